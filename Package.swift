@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// Catbird: an HTTP mock server for UI and integration tests.
+//
+// Layers, lowest first (each target may use only those above it in this list):
+//   CMicroHTTPD, CSQLite   system libraries (Debian libmicrohttpd-dev, libsqlite3-dev)
+//   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler
+//   CatbirdStorage         SQLite wrapper, migrations embedded from ../migrations at build time
+//   CatbirdMatching        request patterns, response mocks, matchers (Catbird 0.11 semantics)
+//   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal
+//   CatbirdServer          routes: control API, journal and admin endpoints, mock serving
+//   catbird                the command-line interface
+import PackageDescription
+
+let package = Package(
+    name: "Catbird",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "catbird", targets: ["catbird"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD"]),
+        .executableTarget(name: "EmbedMigrationsTool"),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["EmbedMigrationsTool"]
+        ),
+        .target(
+            name: "CatbirdStorage",
+            dependencies: ["CSQLite"],
+            plugins: ["EmbedMigrations"]
+        ),
+        .target(name: "CatbirdMatching"),
+        .target(name: "CatbirdDomain", dependencies: ["CatbirdMatching", "CatbirdStorage"]),
+        .target(name: "CatbirdServer", dependencies: ["CatbirdHTTP", "CatbirdStorage", "CatbirdDomain"]),
+        .executableTarget(name: "catbird", dependencies: ["CatbirdServer"]),
+
+        .target(name: "CatbirdTestSupport", dependencies: ["CatbirdServer"], path: "Tests/CatbirdTestSupport"),
+        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdMatching"]),
+        .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage"]),
+        .testTarget(name: "CatbirdServerTests", dependencies: ["CatbirdServer", "CatbirdTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,35 @@
+// microhttpd.h expects these system headers to be included first.
+#include <stdint.h>
+#include <stdarg.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+// MHD_start_daemon is variadic, which Swift cannot call: this wrapper passes the fixed set of
+// options Catbird uses. See https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dinit.html
+typedef void *(*catbird_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+static inline struct MHD_Daemon *catbird_mhd_start(unsigned int flags,
+                                                   const struct sockaddr *address,
+                                                   unsigned int thread_pool_size,
+                                                   unsigned int connection_timeout_seconds,
+                                                   size_t connection_memory_limit_bytes,
+                                                   MHD_AccessHandlerCallback handler,
+                                                   MHD_RequestCompletedCallback completed,
+                                                   catbird_mhd_uri_log_callback uri_log,
+                                                   void *context) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit_bytes,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_log, context,
+                            MHD_OPTION_END);
+}
+
+// MHD_get_daemon_info is variadic: this returns the port the daemon is bound to (0 on failure).
+static inline uint16_t catbird_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}

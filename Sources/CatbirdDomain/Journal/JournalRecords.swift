@@ -1,0 +1,48 @@
+import CatbirdStorage
+
+/// The SQL that writes the `requests` table (schema: migrations/0001_initial.sql).
+enum JournalRecords {
+    static let insertSQL = """
+        INSERT INTO requests (time, tenant, method, url, request_headers, request_body, request_body_size,
+                              request_body_truncated, status, response_headers, response_body, response_body_size,
+                              response_body_truncated, answered_by, mock_id, duration_ms)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// Inserts a batch inside the caller's transaction: tenants first (the journal references
+    /// them), then the rows, then the served mocks' hit counts and limits.
+    static func insert(_ batch: [JournalEntry], into db: Database, bodyLimit: Int) throws {
+        var latest: [TenantID: String] = [:]
+        for entry in batch where (latest[entry.tenant] ?? "") < entry.time { latest[entry.tenant] = entry.time }
+        for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
+
+        let statement = try db.statement(insertSQL)
+        for entry in batch {
+            statement.bind(.text(entry.time), at: 1)
+            statement.bind(.text(entry.tenant.rawValue), at: 2)
+            statement.bind(.text(entry.method), at: 3)
+            statement.bind(.text(entry.url), at: 4)
+            statement.bind(.text(entry.requestHeaders), at: 5)
+            bindBody(entry.requestBody, limit: bodyLimit, statement, at: 6)
+            statement.bind(.text(entry.responseHeaders), at: 10)
+            statement.bind(.integer(Int64(entry.status)), at: 9)
+            bindBody(entry.responseBody, limit: bodyLimit, statement, at: 11)
+            statement.bind(.text(entry.answeredBy.rawValue), at: 14)
+            statement.bind(entry.mockHit.map { .integer($0.mockID) } ?? .null, at: 15)
+            statement.bind(.real(entry.durationMs), at: 16)
+            try statement.run()
+        }
+        for entry in batch {
+            guard let hit = entry.mockHit else { continue }
+            try MockRecords.recordHit(db, id: hit.mockID, exhausted: hit.exhausted)
+        }
+    }
+
+    /// Binds a body at `index`, its full size at `index + 1` and its truncation flag at `index + 2`.
+    private static func bindBody(_ body: [UInt8], limit: Int, _ statement: Statement, at index: Int32) {
+        let truncated = body.count > limit
+        statement.bind(body.isEmpty ? .null : .blob(truncated ? Array(body.prefix(limit)) : body), at: index)
+        statement.bind(.integer(Int64(body.count)), at: index + 1)
+        statement.bind(.integer(truncated ? 1 : 0), at: index + 2)
+    }
+}

@@ -1,0 +1,29 @@
+import CatbirdMatching
+
+/// One dynamic mock (stub): a request pattern and the response served when it matches.
+public struct Mock: Sendable {
+    /// Row id in the `mocks` table. A mock replaced in place gets a new id.
+    public let id: Int64
+    /// The tenant whose table holds this mock.
+    public let tenant: TenantID
+    /// Sort key within the tenant's table: lower positions are tried first.
+    public let position: Int64
+    /// The request pattern, compiled when the mock was added.
+    public let pattern: CompiledRequestPattern
+    /// The response to serve, as sent by the client (`delay` in whole seconds).
+    public let response: ResponseMock
+    /// Responses left before the mock disappears; nil = unlimited.
+    public internal(set) var remainingLimit: Int?
+    /// Responses served so far.
+    public internal(set) var hits: Int
+    /// When the mock was added (UTC, ISO 8601 with milliseconds).
+    public let createdAt: String
+}
+
+/// The outcome of serving a request from a mock.
+public struct MockHit: Sendable {
+    /// The mock as it stands after this hit (hits and remaining limit updated).
+    public let mock: Mock
+    /// True when this hit used up the mock's limit and removed it.
+    public let exhausted: Bool
+}

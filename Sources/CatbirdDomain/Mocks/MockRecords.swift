@@ -1,0 +1,90 @@
+import CatbirdMatching
+import CatbirdStorage
+import Foundation
+
+/// The SQL for the `mocks` table (schema: migrations/0001_initial.sql).
+enum MockRecords {
+    static func loadAll(_ db: Database) throws -> [Mock] {
+        let rows = try db.query("""
+            SELECT id, tenant, position, method, url_kind, url_value, header_patterns, status,
+                   response_headers, response_body, remaining_limit, delay_seconds, hits, created_at
+            FROM mocks ORDER BY tenant, position
+            """)
+        let decoder = JSONDecoder()
+        return try rows.map { row in
+            let headerPatterns = try decoder.decode(
+                [String: PatternMatch].self, from: Data((row["header_patterns"].stringValue ?? "{}").utf8))
+            let responseHeaders = try decoder.decode(
+                [String: String].self, from: Data((row["response_headers"].stringValue ?? "{}").utf8))
+            let pattern = RequestPattern(
+                method: row["method"].stringValue ?? "",
+                url: PatternMatch(
+                    kind: PatternKind(rawValue: row["url_kind"].stringValue ?? "") ?? .equal,
+                    value: row["url_value"].stringValue ?? ""),
+                headers: headerPatterns)
+            let remaining = row["remaining_limit"].intValue.map { Int($0) }
+            let response = ResponseMock(
+                status: Int(row["status"].intValue ?? 200), headers: responseHeaders,
+                body: row["response_body"].blobValue, limit: remaining,
+                delay: row["delay_seconds"].intValue.map { Int($0) })
+            return Mock(
+                id: row["id"].intValue ?? 0, tenant: TenantID(row["tenant"].stringValue ?? ""),
+                position: row["position"].intValue ?? 0, pattern: try CompiledRequestPattern(pattern),
+                response: response, remainingLimit: remaining, hits: Int(row["hits"].intValue ?? 0),
+                createdAt: row["created_at"].stringValue ?? "")
+        }
+    }
+
+    static func maxPosition(_ db: Database, tenant: TenantID) throws -> Int64 {
+        try db.query("SELECT MAX(position) FROM mocks WHERE tenant = ?", [.text(tenant.rawValue)])
+            .first?[0].intValue ?? 0
+    }
+
+    static func insert(
+        _ db: Database, tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock
+    ) throws -> Mock {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let headerPatterns = String(decoding: try encoder.encode(pattern.source.headers), as: UTF8.self)
+        let responseHeaders = String(decoding: try encoder.encode(response.headers), as: UTF8.self)
+        let createdAt = Timestamp.now()
+        let limit = response.effectiveLimit
+        try db.run("""
+            INSERT INTO mocks (tenant, position, method, url_kind, url_value, header_patterns, status,
+                               response_headers, response_body, remaining_limit, delay_seconds, hits, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+            """, [
+                .text(tenant.rawValue), .integer(position), .text(pattern.source.method),
+                .text(pattern.source.url.kind.rawValue), .text(pattern.source.url.value), .text(headerPatterns),
+                .integer(Int64(response.status)), .text(responseHeaders), response.body.map { .blob($0) } ?? .null,
+                limit.map { .integer(Int64($0)) } ?? .null, response.delay.map { .integer(Int64($0)) } ?? .null,
+                .text(createdAt),
+            ])
+        return Mock(
+            id: db.lastInsertRowID, tenant: tenant, position: position, pattern: pattern, response: response,
+            remainingLimit: limit, hits: 0, createdAt: createdAt)
+    }
+
+    static func delete(_ db: Database, id: Int64) throws {
+        try db.run("DELETE FROM mocks WHERE id = ?", [.integer(id)])
+    }
+
+    static func deleteAll(_ db: Database, tenant: TenantID) throws {
+        try db.run("DELETE FROM mocks WHERE tenant = ?", [.text(tenant.rawValue)])
+    }
+
+    /// Records one served response: counts the hit and spends one unit of the limit, or deletes
+    /// the mock when the hit used the limit up. Relative updates, so hits written in any order
+    /// add up to the same row.
+    static func recordHit(_ db: Database, id: Int64, exhausted: Bool) throws {
+        if exhausted {
+            try delete(db, id: id)
+        } else {
+            try db.run("""
+                UPDATE mocks SET hits = hits + 1,
+                    remaining_limit = CASE WHEN remaining_limit IS NULL THEN NULL ELSE remaining_limit - 1 END
+                WHERE id = ?
+                """, [.integer(id)])
+        }
+    }
+}

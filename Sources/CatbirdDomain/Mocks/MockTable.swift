@@ -1,0 +1,97 @@
+import CatbirdMatching
+
+/// One tenant's mocks in match order, in memory.
+///
+/// Mocks with an `equal` URL pattern are indexed by that URL, so finding a match costs the
+/// number of mocks for the requested URL plus the number of wildcard/regexp mocks, not the size
+/// of the whole table. Among all candidates the one with the lowest position wins
+/// (Catbird 0.11: first match in list order).
+struct MockTable: Sendable {
+    private(set) var byID: [Int64: Mock] = [:]
+    /// `equal` URL → ids in ascending position.
+    private var equalURLs: [String: [Int64]] = [:]
+    /// Ids of wildcard and regexp mocks in ascending position.
+    private var others: [Int64] = []
+
+    var isEmpty: Bool { byID.isEmpty }
+
+    /// All mocks in match order.
+    var ordered: [Mock] { byID.values.sorted { $0.position < $1.position } }
+
+    /// The mock whose pattern equals `pattern` (method, url kind and value, header patterns).
+    func mock(samePatternAs pattern: RequestPattern) -> Mock? {
+        let ids = pattern.url.kind == .equal ? equalURLs[pattern.url.value] ?? [] : others
+        return ids.lazy.compactMap { byID[$0] }.first { $0.pattern.source == pattern }
+    }
+
+    /// The highest position in use, or 0 when empty.
+    var lastPosition: Int64 { byID.values.map(\.position).max() ?? 0 }
+
+    mutating func insert(_ mock: Mock) {
+        byID[mock.id] = mock
+        if let url = mock.pattern.equalURL {
+            insertSorted(mock, into: &equalURLs[url, default: []])
+        } else {
+            insertSorted(mock, into: &others)
+        }
+    }
+
+    @discardableResult
+    mutating func remove(id: Int64) -> Mock? {
+        guard let mock = byID.removeValue(forKey: id) else { return nil }
+        if let url = mock.pattern.equalURL {
+            equalURLs[url]?.removeAll { $0 == id }
+            if equalURLs[url]?.isEmpty == true { equalURLs[url] = nil }
+        } else {
+            others.removeAll { $0 == id }
+        }
+        return mock
+    }
+
+    /// Finds the first mock matching the request, counts the hit, and removes the mock when
+    /// this hit uses up its limit.
+    mutating func serve(method: String, target: String, headerValue: (String) -> String?) -> MockHit? {
+        guard let id = firstMatch(method: method, target: target, headerValue: headerValue),
+              var mock = byID[id] else { return nil }
+        mock.hits += 1
+        var exhausted = false
+        if let remaining = mock.remainingLimit {
+            mock.remainingLimit = remaining - 1
+            exhausted = remaining <= 1
+        }
+        if exhausted { remove(id: id) } else { byID[id] = mock }
+        return MockHit(mock: mock, exhausted: exhausted)
+    }
+
+    private func firstMatch(method: String, target: String, headerValue: (String) -> String?) -> Int64? {
+        let equal = equalURLs[target] ?? []
+        var e = 0
+        var o = 0
+        while e < equal.count || o < others.count {
+            let takeEqual: Bool
+            if e == equal.count {
+                takeEqual = false
+            } else if o == others.count {
+                takeEqual = true
+            } else {
+                takeEqual = byID[equal[e]]!.position < byID[others[o]]!.position
+            }
+            let id = takeEqual ? equal[e] : others[o]
+            if takeEqual { e += 1 } else { o += 1 }
+            if byID[id]!.pattern.matches(method: method, target: target, headerValue: headerValue) {
+                return id
+            }
+        }
+        return nil
+    }
+
+    private func insertSorted(_ mock: Mock, into ids: inout [Int64]) {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if byID[ids[middle]]!.position < mock.position { low = middle + 1 } else { high = middle }
+        }
+        ids.insert(mock.id, at: low)
+    }
+}

@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One-line log messages to standard error, filtered by level.
+public struct Logger: Sendable {
+    /// Severity, lowest first. `info` logs one line per request; `warning` is quiet.
+    public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+        case debug, info, warning, error
+
+        /// Parses `debug`, `info`, `warning` (or `warn`), `error`, case-insensitively.
+        public init?(name: String) {
+            switch name.lowercased() {
+            case "debug": self = .debug
+            case "info": self = .info
+            case "warning", "warn": self = .warning
+            case "error": self = .error
+            default: return nil
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Messages below this level are dropped.
+    public let level: Level
+
+    public init(level: Level) {
+        self.level = level
+    }
+
+    public func isEnabled(_ level: Level) -> Bool { level >= self.level }
+
+    public func debug(_ message: @autoclosure () -> String) { emit(.debug, message) }
+    public func info(_ message: @autoclosure () -> String) { emit(.info, message) }
+    public func warning(_ message: @autoclosure () -> String) { emit(.warning, message) }
+    public func error(_ message: @autoclosure () -> String) { emit(.error, message) }
+
+    private func emit(_ level: Level, _ message: () -> String) {
+        guard isEnabled(level) else { return }
+        // One write(2) per line, so lines from concurrent threads do not interleave.
+        var line = "\(Timestamp.now()) [\(level)] \(message())\n"
+        line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+    }
+}

@@ -1,0 +1,81 @@
+import CatbirdStorage
+
+/// One tenant as listed by `GET /catbird/api/tenants`.
+public struct TenantSummary: Sendable, Codable, Equatable {
+    /// The parallel id; "" for the default tenant.
+    public var id: String
+    /// Mocks in the tenant's table.
+    public var mocks: Int
+    /// Entries in the tenant's journal.
+    public var requests: Int
+    /// UTC, ISO 8601 with milliseconds.
+    public var createdAt: String
+    /// The last control change or journaled request (UTC, ISO 8601 with milliseconds).
+    public var lastActivityAt: String
+}
+
+/// Lists tenants and drops them (mocks and journal together).
+public final class TenantDirectory: Sendable {
+    private let mocks: MockStore
+    private let journal: Journal
+    private let database: SerialDatabase
+    private let reader: SerialDatabase
+
+    public init(mocks: MockStore, journal: Journal, database: SerialDatabase, reader: SerialDatabase) {
+        self.mocks = mocks
+        self.journal = journal
+        self.database = database
+        self.reader = reader
+    }
+
+    /// Every tenant with its counts, default tenant first, then by id.
+    /// - Throws: `SQLiteError`.
+    public func list() throws -> [TenantSummary] {
+        journal.writer.flush()
+        let rows = try reader.use { db in
+            try db.query("""
+                SELECT t.id, t.created_at, t.last_activity_at,
+                       (SELECT COUNT(*) FROM mocks m WHERE m.tenant = t.id),
+                       (SELECT COUNT(*) FROM requests r WHERE r.tenant = t.id)
+                FROM tenants t ORDER BY t.id
+                """)
+        }
+        return rows.map { row in
+            TenantSummary(
+                id: row[0].stringValue ?? "", mocks: Int(row[3].intValue ?? 0), requests: Int(row[4].intValue ?? 0),
+                createdAt: row[1].stringValue ?? "", lastActivityAt: row[2].stringValue ?? "")
+        }
+    }
+
+    /// Deletes the tenant's mocks and journal. The default tenant is emptied but kept.
+    /// - Returns: false when the tenant did not exist.
+    /// - Throws: `SQLiteError` (nothing changed).
+    @discardableResult
+    public func drop(_ tenant: TenantID) throws -> Bool {
+        journal.writer.flush()
+        return try database.use { db in
+            let existed = try db.transaction {
+                try db.run("DELETE FROM mocks WHERE tenant = ?", [.text(tenant.rawValue)])
+                try db.run("DELETE FROM requests WHERE tenant = ?", [.text(tenant.rawValue)])
+                if tenant.isDefault { return true }
+                try db.run("DELETE FROM tenants WHERE id = ?", [.text(tenant.rawValue)])
+                return db.changes > 0
+            }
+            // Under the write connection, so no control change can slip in between.
+            mocks.forget(tenant)
+            return existed
+        }
+    }
+
+    /// Deletes every tenant's mocks and journal (the explicit "clear everything" admin action).
+    /// - Throws: `SQLiteError` (nothing changed).
+    public func dropAll() throws {
+        journal.writer.flush()
+        try database.use { db in
+            try db.transaction {
+                try db.execute("DELETE FROM mocks; DELETE FROM requests; DELETE FROM tenants WHERE id <> '';")
+            }
+            mocks.forgetAll()
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// Header fields of a request or response, in the order received or added.
+///
+/// Names keep the case they arrived with; ``first(_:)`` compares names case-insensitively
+/// (RFC 9110 §5.1). Repeated names stay separate entries.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The fields as `(name, value)` pairs.
+    public private(set) var fields: [(name: String, value: String)]
+
+    /// Creates header fields from `(name, value)` pairs, keeping their order.
+    public init(_ fields: [(name: String, value: String)] = []) {
+        self.fields = fields
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// Appends one field.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// The first value of the field called `name` (compared case-insensitively), or nil.
+    public func first(_ name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, enough for header names (tokens are ASCII, RFC 9110 §5.1).
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        var lhs = utf8.makeIterator()
+        var rhs = other.utf8.makeIterator()
+        while true {
+            switch (lhs.next(), rhs.next()) {
+            case (nil, nil): return true
+            case let (a?, b?):
+                if a == b { continue }
+                let lowerA = (a >= 65 && a <= 90) ? a + 32 : a
+                let lowerB = (b >= 65 && b <= 90) ? b + 32 : b
+                if lowerA != lowerB { return false }
+            default: return false
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// One HTTP request as received, body complete.
+public struct HTTPRequest: Sendable {
+    /// The method token exactly as sent, e.g. `GET` (case-sensitive, RFC 9110 §9.1).
+    public var method: String
+    /// The request-target exactly as received, not unescaped: origin-form `/path?query`, or the
+    /// absolute URL for proxy-form requests (`http://host/path?q`).
+    public var target: String
+    /// Request header fields in the order received.
+    public var headers: HTTPHeaders
+    /// The request body bytes; empty when there was none.
+    public var body: [UInt8]
+    /// When the request line arrived (monotonic clock), for measuring time taken.
+    public var receivedAt: ContinuousClock.Instant
+
+    public init(
+        method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        receivedAt: ContinuousClock.Instant = .now
+    ) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.receivedAt = receivedAt
+    }
+
+    /// The target's path: everything before the first `?` (the whole target when there is none).
+    public var path: Substring {
+        target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+    }
+
+    /// The target's query: everything after the first `?`, or nil.
+    public var query: Substring? {
+        target.firstIndex(of: "?").map { target[target.index(after: $0)...] }
+    }
+}

@@ -1,0 +1,43 @@
+extension HTTPServer {
+    /// How the server listens and what it accepts.
+    public struct Configuration: Sendable {
+        /// Address to bind: an IPv4 or IPv6 literal or a host name, e.g. `127.0.0.1`.
+        public var host: String
+        /// TCP port; 0 picks a free one (read it back from ``HTTPServer/port``).
+        public var port: UInt16
+        /// Worker threads, each running its own epoll loop. Defaults to the number of cores.
+        public var threadCount: Int
+        /// Largest request body accepted, in bytes; larger ones get
+        /// ``HTTPHandler/respondToOversizedBody(_:limit:)``.
+        public var maxBodySize: Int
+        /// Idle keep-alive connections are closed after this many seconds.
+        public var idleTimeoutSeconds: Int
+
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 8080,
+            threadCount: Int = HTTPServer.coreCount, maxBodySize: Int = 50 * 1024 * 1024,
+            idleTimeoutSeconds: Int = 120
+        ) {
+            self.host = host
+            self.port = port
+            self.threadCount = max(1, threadCount)
+            self.maxBodySize = maxBodySize
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+        }
+    }
+
+    /// The number of online processor cores.
+    public static var coreCount: Int {
+        #if os(Linux)
+        return Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        #else
+        return ProcessInfo.processInfo.activeProcessorCount
+        #endif
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif

@@ -1,0 +1,86 @@
+import CMicroHTTPD
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each with its own epoll loop,
+/// keep-alive connections, request bodies streamed in and capped, delayed responses that hold
+/// no thread.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 0), handler: myHandler)
+/// try server.start()
+/// print(server.port)
+/// server.stop()
+/// ```
+public final class HTTPServer: Sendable {
+    /// The settings the server was created with.
+    public let configuration: Configuration
+    private let core: ServerCore
+    private let daemon = Mutex<Daemon?>(nil)
+
+    /// `@unchecked Sendable`: the daemon handle is only used under the `daemon` mutex, and the
+    /// MHD calls made with it (stop, quiesce, info) are documented as thread-safe.
+    private struct Daemon: @unchecked Sendable {
+        let handle: OpaquePointer
+        let port: UInt16
+        let core: Unmanaged<ServerCore>
+    }
+
+    /// Creates a stopped server that will answer with `handler`.
+    public init(configuration: Configuration, handler: some HTTPHandler) {
+        self.configuration = configuration
+        self.core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize)
+    }
+
+    /// Starts listening. Returns once the socket is bound and accepting.
+    /// - Throws: ``HTTPServerError`` when the host does not resolve or the port cannot be bound.
+    public func start() throws(HTTPServerError) {
+        var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let retained = Unmanaged.passRetained(core)
+        let handle = withUnsafePointer(to: &address.storage) { storage in
+            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                catbird_mhd_start(
+                    flags, socketAddress, UInt32(configuration.threadCount),
+                    UInt32(configuration.idleTimeoutSeconds), 128 * 1024,
+                    ServerCore.accessHandler, ServerCore.requestCompleted, ServerCore.requestStarted,
+                    retained.toOpaque())
+            }
+        }
+        guard let handle else {
+            retained.release()
+            throw .cannotListen(host: configuration.host, port: configuration.port)
+        }
+        daemon.withLock { $0 = Daemon(handle: handle, port: catbird_mhd_bound_port(handle), core: retained) }
+    }
+
+    /// The port the server is bound to (useful after starting on port 0), or 0 when stopped.
+    public var port: UInt16 {
+        daemon.withLock { $0?.port ?? 0 }
+    }
+
+    /// Stops accepting connections, sends delayed responses at once, then closes every
+    /// connection and joins the worker threads. Safe to call twice.
+    public func stop() {
+        guard let running = daemon.withLock({ state -> Daemon? in defer { state = nil }; return state }) else { return }
+        _ = MHD_quiesce_daemon(running.handle)
+        core.suspended.resumeAll()
+        // Give resumed connections a moment to queue and flush their responses.
+        var waited = 0
+        while core.inFlight.load(ordering: .acquiring) > 0 && waited < 200 {
+            usleep(5_000)
+            waited += 1
+        }
+        MHD_stop_daemon(running.handle)
+        running.core.release()
+    }
+
+    deinit {
+        stop()
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,122 @@
+import CMicroHTTPD
+import Synchronization
+
+/// The state libmicrohttpd's C callbacks reach through their `cls` pointer, and the callbacks.
+///
+/// MHD calls the access handler several times per request: first with no upload data (headers
+/// are complete), then once per chunk of body, then with size 0 when the body is complete; the
+/// response is queued on that last call.
+final class ServerCore: Sendable {
+    let handler: any HTTPHandler
+    let maxBodySize: Int
+    let suspended = SuspendedConnections()
+    /// Requests started and not yet completed.
+    let inFlight = Atomic<Int>(0)
+
+    init(handler: any HTTPHandler, maxBodySize: Int) {
+        self.handler = handler
+        self.maxBodySize = maxBodySize
+    }
+
+    /// MHD_OPTION_URI_LOG_CALLBACK: the raw request-target, before MHD splits off and unescapes
+    /// the query. Creates the request's context, which MHD hands back as `*con_cls`.
+    static let requestStarted: catbird_mhd_uri_log_callback = { cls, uri, _ in
+        let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
+        core.inFlight.add(1, ordering: .relaxed)
+        let context = RequestContext(target: uri.map { String(cString: $0) } ?? "")
+        return Unmanaged.passRetained(context).toOpaque()
+    }
+
+    /// MHD_OPTION_NOTIFY_COMPLETED: releases the request's context.
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, contextSlot, _ in
+        guard let pointer = contextSlot?.pointee else { return }
+        Unmanaged<RequestContext>.fromOpaque(pointer).release()
+        contextSlot?.pointee = nil
+        let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
+        core.inFlight.subtract(1, ordering: .releasing)
+    }
+
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, contextSlot in
+        guard let cls, let connection, let uploadSize, let pointer = contextSlot?.pointee else { return .NO }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+        return core.handle(context, connection, method, uploadData, uploadSize)
+    }
+
+    private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
+        context.headers.add(name: String(cString: key), value: value.map { String(cString: $0) } ?? "")
+        return .YES
+    }
+
+    private func handle(
+        _ context: RequestContext, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?,
+        _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        if let pending = context.pendingResponse {  // resumed after a delay
+            context.pendingResponse = nil
+            return queue(pending, on: connection)
+        }
+        if !context.started {
+            context.started = true
+            context.method = method.map { String(cString: $0) } ?? ""
+            _ = MHD_get_connection_values(
+                connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
+            if let declared = context.headers.first("Content-Length").flatMap({ Int($0) }) {
+                if declared > maxBodySize {
+                    // Answer before reading the body; MHD closes the connection afterwards.
+                    context.oversized = true
+                    return queue(handler.respondToOversizedBody(request(from: context), limit: maxBodySize), on: connection)
+                }
+                context.body.reserveCapacity(declared)
+            }
+            return .YES
+        }
+        let size = uploadSize.pointee
+        if size > 0 {
+            if !context.oversized, let uploadData {
+                if context.body.count + size > maxBodySize {
+                    context.oversized = true
+                    context.body = []
+                } else {
+                    uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                        context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+        let request = request(from: context)
+        let response = context.oversized
+            ? handler.respondToOversizedBody(request, limit: maxBodySize)
+            : handler.respond(to: request)
+        if let delay = response.delay, delay > .zero {
+            context.pendingResponse = response
+            if suspended.suspend(connection, for: delay) { return .YES }
+            context.pendingResponse = nil
+        }
+        return queue(response, on: connection)
+    }
+
+    private func request(from context: RequestContext) -> HTTPRequest {
+        HTTPRequest(
+            method: context.method, target: context.target, headers: context.headers,
+            body: context.oversized ? [] : context.body, receivedAt: context.receivedAt)
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let mustCopy = MHD_ResponseMemoryMode(rawValue: 2)!  // MHD_RESPMEM_MUST_COPY
+        let created = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), mustCopy)
+        }
+        guard let mhdResponse = created else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        for field in response.headers
+        where !field.name.caseInsensitiveEquals("Content-Length") && !field.name.caseInsensitiveEquals("Transfer-Encoding") {
+            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+        }
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+}

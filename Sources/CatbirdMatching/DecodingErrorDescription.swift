@@ -1,0 +1,116 @@
+import Foundation
+
+extension ControlAction {
+    /// A one-line, human-readable reason for a failed decode of a control body, naming the coding
+    /// path, for the `{"error": true, "reason": …}` answer (spec 1.2). Examples:
+    /// - `missing key 'pattern.url'`
+    /// - `'response.status' must be a number` / `'pattern.method' must be a string, not null`
+    /// - `response.body is not valid base64`
+    /// - `unknown action type "x" (expected "update", "remove" or "removeAll")`
+    /// - `malformed JSON: …`
+    public static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case let .keyNotFound(key, context):
+            return "missing key \(CodingPathText.quoted(context.codingPath + [key], orElse: key.stringValue))"
+        case let .typeMismatch(type, context):
+            return "\(subject(context.codingPath)) must be \(expectation(type))"
+        case let .valueNotFound(type, context):
+            return "\(subject(context.codingPath)) must be \(expectation(type)), not null"
+        case let .dataCorrupted(context):
+            if context.underlyingError is ReadableDecodingReason {
+                return context.debugDescription
+            }
+            if context.codingPath.isEmpty {
+                var detail = context.debugDescription
+                if let underlying = context.underlyingError,
+                   let debug = (underlying as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+                    detail = debug
+                }
+                if detail.hasSuffix(".") { detail.removeLast() }
+                return "malformed JSON: \(detail)"
+            }
+            return "\(CodingPathText.quoted(context.codingPath, orElse: "")): \(context.debugDescription)"
+        @unknown default:
+            return String(describing: error)
+        }
+    }
+
+    /// ``describe(_:)-(DecodingError)`` for decoding errors; `String(describing:)` for anything else.
+    public static func describe(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError { return describe(decoding) }
+        return String(describing: error)
+    }
+
+    private static func subject(_ path: [any CodingKey]) -> String {
+        path.isEmpty ? "the JSON body" : CodingPathText.quoted(path, orElse: "")
+    }
+
+    private static func expectation(_ type: Any.Type) -> String {
+        switch type {
+        case is any BinaryInteger.Type, is any BinaryFloatingPoint.Type, is Decimal.Type:
+            return "a number"
+        case is String.Type:
+            return "a string"
+        case is Bool.Type:
+            return "true or false"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Dictionary") || name.hasPrefix("[") && name.contains(":") { return "an object" }
+            if name.hasPrefix("Array") || name.hasPrefix("[") { return "an array" }
+            return "a \(name)"
+        }
+    }
+}
+
+/// Marks a `DecodingError.dataCorrupted` raised by this module whose `debugDescription` is already a
+/// complete, human-readable reason (including the coding path), so `describe` returns it verbatim.
+struct ReadableDecodingReason: Error, Sendable {}
+
+extension DecodingError {
+    /// A `dataCorrupted` error at `path` whose debug description `reason` is shown to users as is.
+    static func readable(at path: [any CodingKey], _ reason: String) -> DecodingError {
+        .dataCorrupted(Context(codingPath: path, debugDescription: reason, underlyingError: ReadableDecodingReason()))
+    }
+}
+
+/// Formatting of coding paths and strings inside human-readable reasons.
+enum CodingPathText {
+    /// `pattern.headers.Accept.kind`; array positions (JSONDecoder's `Index N` keys) as `[N]`.
+    static func dotted(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue, key.stringValue.hasPrefix("Index ") {
+                text += "[\(index)]"
+            } else {
+                if !text.isEmpty { text += "." }
+                text += key.stringValue
+            }
+        }
+        return text
+    }
+
+    /// `'pattern.url'`, or `'fallback'` for an empty path.
+    static func quoted(_ path: [any CodingKey], orElse fallback: String) -> String {
+        let text = dotted(path)
+        return "'\(text.isEmpty ? fallback : text)'"
+    }
+
+    /// `value` in double quotes with `"`, `\` and control characters escaped as in JSON.
+    static func jsonQuoted(_ value: String) -> String {
+        var text = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                text += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+}

@@ -1,0 +1,15 @@
+/// Why a ``PatternMatch`` could not be compiled. Raised once, when a mock is added (spec 1.2: an
+/// invalid regular expression is a 400 for the control call), never while matching requests.
+public enum PatternError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `pattern` is the `value` exactly as sent (the wildcard itself for `.wildcard`); `reason` says
+    /// what is wrong, including the translated expression for wildcards.
+    case invalidRegularExpression(pattern: String, reason: String)
+
+    /// A human-readable sentence naming the pattern, suitable for `{"error":true,"reason":…}`.
+    public var description: String {
+        switch self {
+        case let .invalidRegularExpression(pattern, reason):
+            return "invalid regular expression \(CodingPathText.jsonQuoted(pattern)): \(reason)"
+        }
+    }
+}

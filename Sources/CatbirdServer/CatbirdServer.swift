@@ -1,0 +1,79 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdStorage
+import Synchronization
+
+/// The Catbird mock server: opens and migrates the database, loads the mocks, starts the
+/// journal writer and the HTTP server.
+///
+/// ```swift
+/// let server = try CatbirdServer(settings: .init(port: 0, databasePath: path))
+/// try server.start()
+/// // … http://127.0.0.1:\(server.port)
+/// server.stop()
+/// ```
+public final class CatbirdServer: Sendable {
+    /// This server's version, as `GET /catbird/version` and `catbird --version` print it.
+    public static let version = "0.1.0"
+
+    public let settings: Settings
+    private let http: HTTPServer
+    private let writer: SerialDatabase
+    private let reader: SerialDatabase
+    private let journalWriter: JournalWriter
+    private let stopped = Mutex(false)
+
+    /// Opens (creating if needed) and migrates the database and loads the mocks.
+    /// - Throws: `SQLiteError` when the file cannot be opened, `MigrationError` when the schema
+    ///   cannot be brought up to date (or is newer than this binary), `PatternError` when a
+    ///   stored mock no longer compiles.
+    public init(settings: Settings) throws {
+        self.settings = settings
+        let log = Logger(level: settings.logLevel)
+        let writeConnection = try Database(path: settings.databasePath, mode: .readWrite)
+        let applied = try Migrator.migrate(writeConnection)
+        if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
+        writer = SerialDatabase(writeConnection)
+        // An in-memory database is private to its connection: reads then share the writer.
+        reader = settings.databasePath == ":memory:"
+            ? writer
+            : SerialDatabase(try Database(path: settings.databasePath, mode: .readOnly))
+        let mocks = try MockStore(database: writer)
+        journalWriter = JournalWriter(
+            database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit, log: log)
+        let journal = Journal(writer: journalWriter, database: writer, reader: reader)
+        let services = Services(
+            mocks: mocks, journal: journal,
+            tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
+            reader: reader, log: log, settings: settings)
+        http = HTTPServer(
+            configuration: .init(
+                host: settings.host, port: settings.port,
+                threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
+                maxBodySize: settings.maxBodySize),
+            handler: CatbirdHandler(services: services))
+    }
+
+    /// Starts accepting requests.
+    /// - Throws: `HTTPServerError` when the address cannot be bound.
+    public func start() throws {
+        try http.start()
+    }
+
+    /// The bound port (after ``start()``).
+    public var port: UInt16 { http.port }
+
+    /// Stops accepting, answers delayed requests at once, writes the queued journal, closes the
+    /// database. Safe to call twice.
+    public func stop() {
+        guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
+        http.stop()
+        journalWriter.stop()
+        reader.close()
+        writer.close()
+    }
+
+    deinit {
+        stop()
+    }
+}

@@ -1,0 +1,38 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// Health, version and the web page:
+/// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers, else 503;
+/// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, spec 1.5);
+/// - `GET /catbird/version` → `Version: x.y.z` (text);
+/// - `GET /catbird` → the web page listing the tenant's journal.
+enum InfoRoutes {
+    static func routes(_ services: Services) -> [Route] {
+        [
+            Route("GET", "/catbird/api/health") { _ throws(APIError) in
+                do {
+                    _ = try services.reader.use { try $0.query("SELECT COUNT(*) FROM tenants") }
+                    return JSONBody.response(["status": "ok"])
+                } catch {
+                    services.log.error("health check failed: \(error)")
+                    throw APIError(status: 503, reason: "database unavailable")
+                }
+            },
+            Route("GET", "/catbird/api/info") { context in
+                JSONBody.response([
+                    "version": CatbirdServer.version,
+                    "domain": "http://\(context.request.headers.first("Host") ?? services.settings.host)",
+                    "github": "https://github.com/RedMadRobot/catbird",
+                ])
+            },
+            Route("GET", "/catbird/version") { _ in
+                HTTPResponse(
+                    status: 200, headers: ["Content-Type": "text/plain; charset=utf-8"],
+                    body: Array("Version: \(CatbirdServer.version)".utf8))
+            },
+            Route("GET", "/catbird") { _ in
+                HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(WebPage.html.utf8))
+            },
+        ]
+    }
+}

@@ -1,0 +1,25 @@
+import CatbirdHTTP
+
+/// A failure answered as `{"error": true, "reason": "…"}` with a 4xx/5xx status (spec 1.2).
+struct APIError: Error, Sendable {
+    let status: Int
+    let reason: String
+
+    static func badRequest(_ reason: String) -> APIError { APIError(status: 400, reason: reason) }
+    static let notFound = APIError(status: 404, reason: "Not Found")
+    static func methodNotAllowed(_ allowed: String) -> APIError {
+        APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))")
+    }
+    static func payloadTooLarge(limit: Int) -> APIError {
+        APIError(status: 413, reason: "request body is larger than the limit of \(limit) bytes (CATBIRD_MAX_BODY_SIZE)")
+    }
+    static let unsupportedMediaType = APIError(
+        status: 415, reason: "Content-Type must be application/json")
+
+    /// The JSON error response.
+    var response: HTTPResponse {
+        let body = "{\"error\":true,\"reason\":\(JSONBody.quoted(reason))}"
+        return HTTPResponse(
+            status: status, headers: ["Content-Type": JSONBody.contentType], body: Array(body.utf8))
+    }
+}

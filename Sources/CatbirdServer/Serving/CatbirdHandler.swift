@@ -1,0 +1,57 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// The server's ``HTTPHandler``: `/catbird` control and admin routes, everything else is
+/// served from mocks and journaled. Logs one line per request at info level.
+struct CatbirdHandler: HTTPHandler {
+    let routes: RouteTable
+    let serving: MockServing
+    let log: Logger
+
+    init(services: Services) {
+        routes = RouteTable(routes:
+            MockRoutes.routes(services) + JournalRoutes.routes(services) + TenantRoutes.routes(services)
+            + SQLRoute.routes(services) + InfoRoutes.routes(services))
+        serving = MockServing(mocks: services.mocks, journal: services.journal)
+        log = services.log
+    }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        let tenant = Self.tenant(of: request)
+        let response: HTTPResponse
+        let answeredBy: String
+        if Self.isControl(request.path) {
+            response = routes.respond(to: request, tenant: tenant)
+            answeredBy = "control"
+        } else {
+            let served = serving.respond(to: request, tenant: tenant)
+            response = served.0
+            answeredBy = served.1.rawValue
+        }
+        if log.isEnabled(.info) {
+            let elapsed = (ContinuousClock.now - request.receivedAt).milliseconds
+            let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""
+            log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed))ms\(delay)")
+        }
+        return response
+    }
+
+    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+        log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes")
+        return APIError.payloadTooLarge(limit: limit).response
+    }
+
+    /// `/catbird` and everything under `/catbird/` (never served from mocks nor forwarded).
+    static func isControl(_ path: Substring) -> Bool {
+        path == "/catbird" || path.hasPrefix("/catbird/")
+    }
+
+    static func tenant(of request: HTTPRequest) -> TenantID {
+        TenantID(request.headers.first(TenantID.headerName) ?? "")
+    }
+
+    private static func format(_ milliseconds: Double) -> String {
+        let tenths = Int((milliseconds * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,0 +1,91 @@
+import CSQLite
+
+extension Database {
+    /// Runs one user-supplied read-only statement, for the public `/catbird/api/sql` route.
+    ///
+    /// Checks, in order:
+    /// 1. The first statement compiles under an authorizer (<https://www.sqlite.org/c3ref/set_authorizer.html>)
+    ///    allowing only reads, functions (except `load_extension`), recursive CTEs and the
+    ///    introspection pragmas listed in `ReadOnlyQueryGuard`: anything else — `INSERT`,
+    ///    `UPDATE`, `DELETE`, DDL, `ATTACH`, `BEGIN`, `PRAGMA journal_mode=…` — is `.notReadOnly`.
+    /// 2. Only whitespace, comments and semicolons may follow it, else `.multipleStatements`;
+    ///    an SQL text with no statement is `.empty`.
+    /// 3. `sqlite3_stmt_readonly` (<https://www.sqlite.org/c3ref/stmt_readonly.html>) must be
+    ///    true, else `.notReadOnly`.
+    /// 4. `parameters.count` must equal the statement's parameter count
+    ///    (<https://www.sqlite.org/c3ref/bind_parameter_count.html>), else
+    ///    `.parameterCountMismatch`. Values are bound, never spliced into the SQL.
+    ///
+    /// It then reads at most `maxRows` rows (≥ 0); `truncated` tells whether another row
+    /// existed. Running stops with `.timedOut` once `timeLimit` (wall-clock, from the call) has
+    /// passed, via a progress handler (<https://www.sqlite.org/c3ref/progress_handler.html>)
+    /// checked every 1000 virtual-machine instructions. The statement is compiled afresh, never
+    /// cached, and finalized before returning; the authorizer and progress handler are removed.
+    /// On a `.readOnly` connection the checks are a second line of defence behind `query_only`.
+    ///
+    /// - Throws: `ReadOnlyQueryError`; `.sqlite` wraps SQLite's own refusals (syntax errors,
+    ///   unknown tables) and run-time failures.
+    public func readOnlyQuery(
+        _ sql: String,
+        parameters: [SQLiteValue],
+        maxRows: Int,
+        timeLimit: Duration
+    ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
+        precondition(maxRows >= 0, "maxRows must not be negative, got \(maxRows)")
+        let handle = connection.open("Database")
+        let queryGuard = ReadOnlyQueryGuard(deadline: ContinuousClock.now.advanced(by: timeLimit))
+        // Retained until the end of this call, so both callbacks always find it alive.
+        let context = Unmanaged.passRetained(queryGuard)
+        defer { context.release() }
+
+        sqlite3_set_authorizer(handle, { context, action, detail1, detail2, _, _ in
+            Unmanaged<ReadOnlyQueryGuard>.fromOpaque(context!).takeUnretainedValue()
+                .authorize(action: action, detail1: detail1, detail2: detail2)
+        }, context.toOpaque())
+        let preparation: Preparation
+        do {
+            defer { sqlite3_set_authorizer(handle, nil, nil) }
+            preparation = try Preparation.prepare(handle, sql, flags: 0)
+        } catch {
+            throw queryGuard.deniedAction ? .notReadOnly : .sqlite(error)
+        }
+
+        guard case .statement(let prepared, let hasTrailingStatement) = preparation else {
+            throw .empty
+        }
+        // Not cached: finalized when `statement` goes out of scope.
+        let statement = Statement(handle: prepared, sql: sql, connection: connection, cachingDatabase: nil)
+        guard !hasTrailingStatement else { throw .multipleStatements }
+        guard statement.isReadOnly else { throw .notReadOnly }
+        guard parameters.count == Int(statement.parameterCount) else {
+            throw .parameterCountMismatch(expected: Int(statement.parameterCount), given: parameters.count)
+        }
+
+        sqlite3_progress_handler(handle, 1000, { context in
+            Unmanaged<ReadOnlyQueryGuard>.fromOpaque(context!).takeUnretainedValue().progress()
+        }, context.toOpaque())
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        do {
+            try statement.bind(parameters)
+            let columns = statement.columnNames
+            var rows: [[SQLiteValue]] = []
+            while rows.count < maxRows, try statement.step() {
+                rows.append(statement.currentRow)
+            }
+            let truncated = rows.count == maxRows ? try statement.step() : false
+            statement.reset()
+            return ReadOnlyQueryResult(columns: columns, rows: rows, truncated: truncated)
+        } catch {
+            if queryGuard.timedOut {
+                throw .timedOut(milliseconds: Self.milliseconds(timeLimit))
+            }
+            throw .sqlite(error)
+        }
+    }
+
+    /// `duration` in whole milliseconds, rounded down.
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

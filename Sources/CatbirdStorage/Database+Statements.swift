@@ -1,0 +1,76 @@
+import CSQLite
+
+/// Prepared statements, cached by SQL text, and the one-call `run` / `query` built on them.
+extension Database {
+    /// The prepared statement for `sql`, from the cache when this exact text was seen before,
+    /// else compiled (`sqlite3_prepare_v3` with `SQLITE_PREPARE_PERSISTENT`,
+    /// <https://www.sqlite.org/c3ref/prepare.html>) and cached. It is returned reset, with all
+    /// parameters `NULL`.
+    ///
+    /// The cache holds one statement per text: do not interleave two uses of the same SQL
+    /// (e.g. stepping it while running it again inside the loop). A statement whose `step()`
+    /// failed is dropped from the cache and finalized once no longer referenced.
+    ///
+    /// - Throws: `SQLiteError`: a compile error, or `SQLITE_MISUSE` when `sql` holds no
+    ///   statement or more than one (use `execute(_:)` for scripts).
+    public func statement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let cached = statementCache[sql] {
+            cached.reset()
+            return cached
+        }
+        let handle = connection.open("Database")
+        let prepared: OpaquePointer
+        switch try Preparation.prepare(handle, sql, flags: UInt32(SQLITE_PREPARE_PERSISTENT)) {
+        case .empty:
+            throw SQLiteError(code: SQLITE_MISUSE, message: "no SQL statement in the text", sql: sql)
+        case .statement(let statement, let hasTrailingStatement):
+            guard !hasTrailingStatement else {
+                sqlite3_finalize(statement)
+                throw SQLiteError(
+                    code: SQLITE_MISUSE,
+                    message: "more than one SQL statement; use execute(_:) for scripts",
+                    sql: sql
+                )
+            }
+            prepared = statement
+        }
+        let statement = Statement(handle: prepared, sql: sql, connection: connection, cachingDatabase: self)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement with `bindings` for its parameters (`bindings[0]` is `?1`), discarding
+    /// any rows; see `changes` and `lastInsertRowID` for its effect.
+    ///
+    /// A `bindings.count` other than the statement's parameter count traps (programmer error).
+    /// - Throws: `SQLiteError` from preparing, binding or stepping.
+    public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        try statement.run()
+    }
+
+    /// Runs one statement with `bindings` and returns all its rows, in order; `[]` when none.
+    ///
+    /// A `bindings.count` other than the statement's parameter count traps (programmer error).
+    /// - Throws: `SQLiteError` from preparing, binding or stepping.
+    public func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> [Row] {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        let columns = statement.columnNames
+        var rows: [Row] = []
+        while try statement.step() {
+            rows.append(Row(columns: columns, values: statement.currentRow))
+        }
+        return rows
+    }
+
+    /// Drops `statement` from the cache if it is the one cached for its SQL.
+    func evict(_ statement: Statement) {
+        if statementCache[statement.sql] === statement {
+            statementCache[statement.sql] = nil
+        }
+    }
+}

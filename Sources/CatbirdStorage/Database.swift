@@ -1,0 +1,133 @@
+import CSQLite
+
+/// One SQLite connection (<https://www.sqlite.org/c3ref/sqlite3.html>).
+///
+/// Not Sendable, deliberately: a connection must be used by one thread at a time (it is opened
+/// with `SQLITE_OPEN_NOMUTEX`, SQLite's "multi-thread" mode), so its owner — typically an actor
+/// or a type guarding it with a lock — serialises every call. Statements it hands out share
+/// that rule.
+///
+/// Errors are `SQLiteError` values carrying SQLite's extended result code. Using a `Database`
+/// (or one of its statements) after `close()` is a programmer error and traps.
+public final class Database {
+    /// How a connection opens its file.
+    public enum Mode: Sendable {
+        /// Read and write; creates the file if it is missing. WAL journal, see `init`.
+        case readWrite
+        /// Read only (`SQLITE_OPEN_READONLY` plus `PRAGMA query_only=1`); the file must exist.
+        case readOnly
+    }
+
+    /// The path given to `init`, or `":memory:"`.
+    public let path: String
+    /// The mode given to `init`.
+    public let mode: Mode
+    let connection: Connection
+    /// Prepared statements by SQL text; see `statement(_:)`.
+    var statementCache: [String: Statement] = [:]
+
+    /// Opens (for `.readWrite`, creating if needed) the database at `path`; `":memory:"` opens a
+    /// private in-memory database (<https://www.sqlite.org/c3ref/open.html>).
+    ///
+    /// `.readWrite` then sets, in order: busy timeout 5000 ms, `journal_mode=WAL` (skipped for
+    /// in-memory databases), `synchronous=NORMAL`, `foreign_keys=ON`. `.readOnly` sets the busy
+    /// timeout and `query_only=1`; it sees data committed by other connections to the same file,
+    /// except for `":memory:"`, where every connection has its own empty database.
+    ///
+    /// - Throws: `SQLiteError` when the file cannot be opened (`SQLITE_CANTOPEN`, e.g. a
+    ///   missing file in `.readOnly`, or a missing directory) or is not a database
+    ///   (`SQLITE_NOTADB`), or when a pragma fails (e.g. `SQLITE_BUSY` after 5 s).
+    public init(path: String, mode: Mode = .readWrite) throws(SQLiteError) {
+        // NOMUTEX: the owner serialises access (see the type's documentation), so SQLite's
+        // per-connection mutex would only add cost.
+        let access = mode == .readWrite
+            ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+            : SQLITE_OPEN_READONLY
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let handle else {
+            let error = SQLiteError.current(handle, code: status, sql: nil)
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: error.extendedCode, message: "\(error.message) (path: \(path))")
+        }
+        self.path = path
+        self.mode = mode
+        self.connection = Connection(handle: handle)
+        // Errors then carry e.g. SQLITE_CONSTRAINT_UNIQUE rather than just SQLITE_CONSTRAINT.
+        sqlite3_extended_result_codes(handle, 1)
+        // Wait up to 5 s for another connection's lock (a writer, a checkpoint) instead of
+        // failing at once with SQLITE_BUSY. https://www.sqlite.org/c3ref/busy_timeout.html
+        sqlite3_busy_timeout(handle, 5000)
+        switch mode {
+        case .readWrite:
+            if path != ":memory:" && !path.isEmpty {
+                // WAL: readers never block the writer nor the writer readers, so the read-only
+                // connection (journal, SQL API) runs beside the writer. https://www.sqlite.org/wal.html
+                try execute("PRAGMA journal_mode=WAL")
+            }
+            // NORMAL is durable against application crashes and consistent in WAL mode; only an
+            // OS crash or power loss may lose the last commits — fine for a mock server, and it
+            // spares an fsync per commit. https://www.sqlite.org/pragma.html#pragma_synchronous
+            try execute("PRAGMA synchronous=NORMAL")
+            // SQLite leaves foreign keys unenforced by default; the schema relies on them
+            // (ON DELETE CASCADE from tenants). https://www.sqlite.org/foreignkeys.html
+            try execute("PRAGMA foreign_keys=ON")
+        case .readOnly:
+            // Belt and braces over SQLITE_OPEN_READONLY: any write fails with SQLITE_READONLY,
+            // including to TEMP tables. https://www.sqlite.org/pragma.html#pragma_query_only
+            try execute("PRAGMA query_only=1")
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Runs `sql`, one or more `;`-separated statements without parameters, discarding any
+    /// rows (`sqlite3_exec`, <https://www.sqlite.org/c3ref/exec.html>). Statements before a
+    /// failing one stay executed unless the caller wraps the call in `transaction(_:)`.
+    ///
+    /// - Throws: `SQLiteError` of the first failing statement; its `sql` is the whole text.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        let handle = connection.open("Database")
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard status == SQLITE_OK else {
+            var error = SQLiteError.current(handle, code: status, sql: sql)
+            if let message {
+                error = SQLiteError(code: error.extendedCode, message: String(cString: message), sql: sql)
+            }
+            throw error
+        }
+    }
+
+    /// The rowid of the most recent successful `INSERT` on this connection; 0 if none
+    /// (<https://www.sqlite.org/c3ref/last_insert_rowid.html>).
+    public var lastInsertRowID: Int64 {
+        sqlite3_last_insert_rowid(connection.open("Database"))
+    }
+
+    /// Rows changed by the most recent `INSERT`, `UPDATE` or `DELETE` on this connection,
+    /// not counting trigger or foreign-key cascade changes (<https://www.sqlite.org/c3ref/changes.html>).
+    public var changes: Int {
+        Int(sqlite3_changes(connection.open("Database")))
+    }
+
+    /// `true` while a transaction is open, i.e. outside autocommit mode
+    /// (<https://www.sqlite.org/c3ref/get_autocommit.html>).
+    public var isInTransaction: Bool {
+        sqlite3_get_autocommit(connection.open("Database")) == 0
+    }
+
+    /// `true` once `close()` ran.
+    public var isClosed: Bool { connection.handle == nil }
+
+    /// Drops the statement cache and closes the connection (`sqlite3_close_v2`,
+    /// <https://www.sqlite.org/c3ref/close.html>); an open transaction is rolled back.
+    /// Idempotent; also run by `deinit`. Statements still held elsewhere trap if used afterwards.
+    public func close() {
+        statementCache.removeAll()
+        connection.close()
+    }
+}

@@ -1,0 +1,26 @@
+/// Why `Migrator.migrate` refused to run or stopped.
+public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The database records version `found`, above `latestKnown`, the newest version this
+    /// binary carries: it was migrated by a newer build, whose schema this one may misread.
+    case newerDatabase(found: Int, latestKnown: Int)
+    /// The database records version `found`, not above the newest known but absent from this
+    /// binary's migrations (a migration file was removed or renumbered).
+    case unknownVersion(found: Int)
+    /// Migration `version` (`name`) failed with the given SQLite error; it was rolled back, so
+    /// neither its changes nor its `schema_migrations` row remain. Earlier ones stay applied.
+    case failed(version: Int, name: String, SQLiteError)
+
+    /// One readable line saying what happened and what to do.
+    public var description: String {
+        switch self {
+        case .newerDatabase(let found, let latestKnown):
+            return "database schema is at version \(found) but this catbird knows migrations up to "
+                + "\(latestKnown) only; refusing to run — use a newer catbird or another database file"
+        case .unknownVersion(let found):
+            return "database records migration version \(found), which this catbird does not have; "
+                + "refusing to run — migrations are forward-only and must never be removed or renumbered"
+        case .failed(let version, let name, let error):
+            return "migration \(name) (version \(version)) failed and was rolled back: \(error)"
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// Brings a database's schema up to date with a list of migrations.
+public enum Migrator {
+    /// Applies the pending migrations of `migrations` to `db` and returns their versions, in
+    /// ascending order; `[]` when the database was already up to date.
+    ///
+    /// Creates `schema_migrations(version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+    /// applied_at TEXT NOT NULL)` if missing (`applied_at`: UTC ISO 8601 with milliseconds).
+    /// Each pending migration runs in its own `BEGIN IMMEDIATE` transaction together with the
+    /// insertion of its row, so a failure leaves neither; a version recorded by a concurrent
+    /// process meanwhile is skipped. Pending versions below the highest applied one are
+    /// applied too (in ascending order).
+    ///
+    /// `migrations` need not be sorted; duplicate versions are a programmer error and trap.
+    /// `db` must be `.readWrite` and not inside a transaction.
+    ///
+    /// - Throws: `MigrationError.newerDatabase` or `.unknownVersion` before changing anything
+    ///   when the database records a version absent from `migrations`;
+    ///   `MigrationError.failed` when a migration's SQL fails; `SQLiteError` when the
+    ///   bookkeeping table cannot be created or read.
+    @discardableResult
+    public static func migrate(_ db: Database, migrations: [Migration] = Migration.embedded) throws -> [Int] {
+        let sorted = migrations.sorted { $0.version < $1.version }
+        for (previous, next) in zip(sorted, sorted.dropFirst()) {
+            precondition(previous.version != next.version, "duplicate migration version \(next.version)")
+        }
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version    INTEGER PRIMARY KEY,
+                name       TEXT NOT NULL,
+                applied_at TEXT NOT NULL
+            )
+            """)
+        let recorded = try db.query("SELECT version FROM schema_migrations ORDER BY version")
+            .compactMap { $0[0].intValue.map(Int.init) }
+        let known = Set(sorted.map(\.version))
+        let latestKnown = sorted.last?.version ?? 0
+        if let newest = recorded.last, newest > latestKnown {
+            throw MigrationError.newerDatabase(found: newest, latestKnown: latestKnown)
+        }
+        if let unknown = recorded.first(where: { !known.contains($0) }) {
+            throw MigrationError.unknownVersion(found: unknown)
+        }
+
+        var applied: [Int] = []
+        for migration in sorted where !recorded.contains(migration.version) {
+            do {
+                let didApply = try db.transaction { () throws -> Bool in
+                    let version = SQLiteValue.integer(Int64(migration.version))
+                    let alreadyThere = try db.query("SELECT 1 FROM schema_migrations WHERE version = ?", [version])
+                    guard alreadyThere.isEmpty else { return false }
+                    try db.execute(migration.sql)
+                    try db.run(
+                        """
+                        INSERT INTO schema_migrations (version, name, applied_at)
+                        VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                        """,
+                        [version, .text(migration.name)]
+                    )
+                    return true
+                }
+                if didApply { applied.append(migration.version) }
+            } catch let error as SQLiteError {
+                throw MigrationError.failed(version: migration.version, name: migration.name, error)
+            }
+        }
+        return applied
+    }
+}

@@ -1,0 +1,60 @@
+import CSQLite
+
+/// The outcome of compiling the first statement of an SQL text.
+enum Preparation {
+    /// The text held only whitespace, comments and semicolons.
+    case empty
+    /// A compiled statement (to be finalized by its owner), and whether anything other than
+    /// whitespace, comments and semicolons follows it.
+    case statement(OpaquePointer, hasTrailingStatement: Bool)
+
+    /// Compiles the first statement of `sql` with `sqlite3_prepare_v3`
+    /// (<https://www.sqlite.org/c3ref/prepare.html>); `flags` are `SQLITE_PREPARE_*` flags.
+    ///
+    /// - Throws: `SQLiteError` for a syntax error, an unknown table or column, or a denial by
+    ///   an authorizer (`SQLITE_AUTH`).
+    static func prepare(_ connection: OpaquePointer, _ sql: String, flags: UInt32) throws(SQLiteError) -> Preparation {
+        var statement: OpaquePointer?
+        var trailing = false
+        let status = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let status = sqlite3_prepare_v3(connection, text, -1, flags, &statement, &tail)
+            if status == SQLITE_OK, let tail {
+                trailing = containsStatement(tail)
+            }
+            return status
+        }
+        guard status == SQLITE_OK else {
+            sqlite3_finalize(statement)
+            throw SQLiteError.current(connection, code: status, sql: sql)
+        }
+        guard let statement else { return .empty }
+        return .statement(statement, hasTrailingStatement: trailing)
+    }
+
+    /// `true` when the NUL-terminated `text` holds something besides whitespace, `-- line`
+    /// and `/* block */` comments (an unterminated block comment runs to the end, as in
+    /// SQLite) and semicolons.
+    static func containsStatement(_ text: UnsafePointer<CChar>) -> Bool {
+        var cursor = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+        while true {
+            switch cursor[0] {
+            case 0:
+                return false
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+                 0x0C, UInt8(ascii: ";"):
+                cursor += 1
+            case UInt8(ascii: "-") where cursor[1] == UInt8(ascii: "-"):
+                while cursor[0] != 0 && cursor[0] != UInt8(ascii: "\n") { cursor += 1 }
+            case UInt8(ascii: "/") where cursor[1] == UInt8(ascii: "*"):
+                cursor += 2
+                while cursor[0] != 0 && !(cursor[0] == UInt8(ascii: "*") && cursor[1] == UInt8(ascii: "/")) {
+                    cursor += 1
+                }
+                if cursor[0] != 0 { cursor += 2 }
+            default:
+                return true
+            }
+        }
+    }
+}

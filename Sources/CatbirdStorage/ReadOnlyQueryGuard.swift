@@ -1,0 +1,69 @@
+import CSQLite
+
+/// The state behind one `readOnlyQuery` call, reached from SQLite's C callbacks through their
+/// `void*` argument: the authorizer policy applied while compiling, and the deadline checked
+/// by the progress handler while running.
+///
+/// Not Sendable: SQLite invokes both callbacks synchronously on the thread running the query.
+final class ReadOnlyQueryGuard {
+    /// When the progress handler interrupts the query.
+    let deadline: ContinuousClock.Instant
+    /// Set when the authorizer denied an action; turns SQLITE_AUTH into `.notReadOnly`.
+    private(set) var deniedAction = false
+    /// Set when the progress handler interrupted the query; turns SQLITE_INTERRUPT into `.timedOut`.
+    private(set) var timedOut = false
+
+    init(deadline: ContinuousClock.Instant) {
+        self.deadline = deadline
+    }
+
+    /// Pragmas that only report: allowed with no argument, e.g. `PRAGMA user_version`.
+    /// (Setting one, `PRAGMA user_version = 3`, passes an argument and is denied.)
+    private static let reportingPragmas: Set<String> = [
+        "application_id", "collation_list", "compile_options", "data_version", "database_list",
+        "encoding", "foreign_keys", "freelist_count", "function_list", "module_list",
+        "page_count", "page_size", "pragma_list", "schema_version", "user_version",
+    ]
+    /// Pragmas whose argument names a table or index to describe: allowed with an argument.
+    private static let describingPragmas: Set<String> = [
+        "foreign_key_list", "index_info", "index_list", "index_xinfo", "table_info",
+        "table_list", "table_xinfo",
+    ]
+
+    /// The authorizer decision (<https://www.sqlite.org/c3ref/set_authorizer.html>) for one
+    /// action met while compiling: `SQLITE_OK` for reads (`SELECT`, reading a column,
+    /// functions, recursive CTEs) and allowed pragmas, `SQLITE_DENY` for everything else.
+    func authorize(action: Int32, detail1: UnsafePointer<CChar>?, detail2: UnsafePointer<CChar>?) -> Int32 {
+        switch action {
+        case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE:
+            return SQLITE_OK
+        case SQLITE_FUNCTION:
+            // load_extension is off by default; refuse it here too, whatever the connection says.
+            let name = detail2.map { String(cString: $0).lowercased() }
+            return name == "load_extension" ? deny() : SQLITE_OK
+        case SQLITE_PRAGMA:
+            guard let detail1 else { return deny() }
+            let pragma = String(cString: detail1).lowercased()
+            if Self.describingPragmas.contains(pragma) { return SQLITE_OK }
+            if detail2 == nil && Self.reportingPragmas.contains(pragma) { return SQLITE_OK }
+            return deny()
+        default:
+            return deny()
+        }
+    }
+
+    /// The progress handler's answer (<https://www.sqlite.org/c3ref/progress_handler.html>):
+    /// non-zero, interrupting the statement, once the deadline has passed.
+    func progress() -> Int32 {
+        if ContinuousClock.now >= deadline {
+            timedOut = true
+            return 1
+        }
+        return 0
+    }
+
+    private func deny() -> Int32 {
+        deniedAction = true
+        return SQLITE_DENY
+    }
+}

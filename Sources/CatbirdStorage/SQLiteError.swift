@@ -1,0 +1,86 @@
+import CSQLite
+
+/// A failure reported by SQLite, or by this wrapper where it enforces SQLite's rules.
+///
+/// `code` is the primary result code (`SQLITE_CONSTRAINT` = 19, `SQLITE_BUSY` = 5, …) and
+/// `extendedCode` the extended one (`SQLITE_CONSTRAINT_UNIQUE` = 2067); both are listed at
+/// <https://www.sqlite.org/rescode.html>. `message` is SQLite's English text from
+/// `sqlite3_errmsg` (<https://www.sqlite.org/c3ref/errcode.html>) and `sql` the statement
+/// being prepared or run, when there was one.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The primary result code: `extendedCode & 0xFF`.
+    public let code: Int32
+    /// The extended result code; equals `code` when SQLite gave no extended detail.
+    public let extendedCode: Int32
+    /// SQLite's message, e.g. `UNIQUE constraint failed: tenants.id`.
+    public let message: String
+    /// The SQL text involved, if any.
+    public let sql: String?
+
+    /// Makes an error from a (primary or extended) result code; `code` keeps its low byte.
+    public init(code: Int32, message: String, sql: String? = nil) {
+        self.code = code & 0xFF
+        self.extendedCode = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// One line: `SQLite error 19 (constraint): UNIQUE constraint failed: t.x — in: INSERT …`.
+    /// Runs of whitespace in the SQL are collapsed to one space, and SQL longer than 300
+    /// characters is cut with `…`.
+    public var description: String {
+        var line = "SQLite error \(code) (\(Self.name(ofPrimaryCode: code))): \(message)"
+        if let sql {
+            line += " — in: " + Self.oneLine(sql, limit: 300)
+        }
+        return line
+    }
+
+    /// The lowercase name of a primary result code without its `SQLITE_` prefix (`constraint`
+    /// for 19), or `code N` for a number SQLite does not define.
+    public static func name(ofPrimaryCode code: Int32) -> String {
+        let names = [
+            "ok", "error", "internal", "perm", "abort", "busy", "locked", "nomem", "readonly",
+            "interrupt", "ioerr", "corrupt", "notfound", "full", "cantopen", "protocol", "empty",
+            "schema", "toobig", "constraint", "mismatch", "misuse", "nolfs", "auth", "format",
+            "range", "notadb", "notice", "warning",
+        ]
+        switch code {
+        case 0..<Int32(names.count): return names[Int(code)]
+        case SQLITE_ROW: return "row"
+        case SQLITE_DONE: return "done"
+        default: return "code \(code)"
+        }
+    }
+
+    /// The connection's current error (`sqlite3_extended_errcode` and `sqlite3_errmsg`),
+    /// falling back to `code` and `sqlite3_errstr` when there is no connection.
+    static func current(_ connection: OpaquePointer?, code: Int32, sql: String?) -> SQLiteError {
+        guard let connection else {
+            return SQLiteError(code: code, message: String(cString: sqlite3_errstr(code)), sql: sql)
+        }
+        let extended = sqlite3_extended_errcode(connection)
+        // Trust the connection's code only when it agrees with the failing call's.
+        let best = (extended & 0xFF) == (code & 0xFF) ? extended : code
+        return SQLiteError(code: best, message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+
+    /// `text` on one line: whitespace runs become one space; cut to `limit` characters.
+    private static func oneLine(_ text: String, limit: Int) -> String {
+        var result = ""
+        var count = 0
+        var pendingSpace = false
+        for character in text {
+            if character.isWhitespace {
+                pendingSpace = !result.isEmpty
+                continue
+            }
+            if pendingSpace { result.append(" "); count += 1 }
+            pendingSpace = false
+            result.append(character)
+            count += 1
+            if count >= limit { return result + "…" }
+        }
+        return result
+    }
+}

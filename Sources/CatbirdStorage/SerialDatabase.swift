@@ -1,0 +1,26 @@
+import Synchronization
+
+/// A connection with exactly one user at a time: the owner of a ``Database`` that several
+/// threads share (GRDB's "one owner per connection").
+///
+/// The server keeps two: the write connection (control changes and the journal writer take
+/// turns on it) and the read-only connection for queries.
+public final class SerialDatabase: Sendable {
+    private let database: Mutex<Database>
+
+    /// Takes ownership of `database`; nothing else may use it afterwards.
+    public init(_ database: consuming sending Database) {
+        self.database = Mutex(database)
+    }
+
+    /// Runs `body` with the connection, blocking while another thread uses it.
+    /// - Throws: whatever `body` throws.
+    public func use<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        try database.withLock { database throws -> T in try body(database) }
+    }
+
+    /// Closes the connection once every current user is done.
+    public func close() {
+        database.withLock { $0.close() }
+    }
+}

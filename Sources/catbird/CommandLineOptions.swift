@@ -1,0 +1,117 @@
+import CatbirdDomain
+import CatbirdServer
+
+/// What `catbird` was asked to do.
+enum Command {
+    case serve(CatbirdServer.Settings, ignoredVariables: [String])
+    case help
+    case version
+}
+
+/// A command-line or environment value that cannot be used; printed with the usage, exit 2.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Parses `catbird [serve] [options]` and the `CATBIRD_*` environment variables (flags win).
+enum CommandLineOptions {
+    static let usage = """
+        USAGE: catbird [serve] [options]
+
+        Runs the Catbird HTTP mock server (Catbird 0.11 wire-compatible, one tenant per
+        X-Catbird-Parallel-Id, mocks and request journal stored in SQLite).
+
+        OPTIONS:
+          --host <address>            Address to bind (env CATBIRD_HOST; default 127.0.0.1)
+          --port <port>               Port, 0 = any free port (env CATBIRD_PORT; default 8080)
+          --db <path>                 SQLite database file, or :memory: (env CATBIRD_DB;
+                                      default catbird.sqlite in the working directory)
+          --log-level <level>         debug, info (one line per request), warning, error
+                                      (env CATBIRD_LOG_LEVEL; default info)
+          --max-body-size <size>      Largest request body: bytes, or 1kb / 50mb / 1gb
+                                      (env CATBIRD_MAX_BODY_SIZE; default 50mb); 413 past it
+          --journal-body-limit <size> Bytes of each body kept in the journal; longer ones are
+                                      truncated and marked (env CATBIRD_JOURNAL_BODY_LIMIT; default 64kb)
+          --threads <n>               Worker threads (env CATBIRD_THREADS; default: one per core)
+          -h, --help                  Show this help
+          --version                   Show the version
+
+        Not implemented in this version (a warning is printed, the variable is ignored):
+          CATBIRD_MOCKS_DIR, CATBIRD_RECORD_MODE, CATBIRD_REDIRECT_URL, CATBIRD_PROXY_ENABLED
+
+        SIGINT or SIGTERM stops the server: it stops accepting, writes the queued journal,
+        closes the database and exits 0.
+        """
+
+    static let notImplementedVariables = ["CATBIRD_MOCKS_DIR", "CATBIRD_RECORD_MODE", "CATBIRD_REDIRECT_URL", "CATBIRD_PROXY_ENABLED"]
+
+    /// - Throws: ``UsageError`` naming the flag or variable and what it accepts.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Command {
+        var values: [String: String] = [:]
+        let environmentNames = [
+            "host": "CATBIRD_HOST", "port": "CATBIRD_PORT", "db": "CATBIRD_DB", "log-level": "CATBIRD_LOG_LEVEL",
+            "max-body-size": "CATBIRD_MAX_BODY_SIZE", "journal-body-limit": "CATBIRD_JOURNAL_BODY_LIMIT",
+            "threads": "CATBIRD_THREADS",
+        ]
+        for (option, variable) in environmentNames {
+            if let value = environment[variable], !value.isEmpty { values[option] = value }
+        }
+        var remaining = arguments[...]
+        if remaining.first == "serve" { remaining = remaining.dropFirst() }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help", "help": return .help
+            case "--version", "version": return .version
+            default:
+                guard argument.hasPrefix("--") else { throw UsageError(description: "unexpected argument '\(argument)'") }
+                var name = String(argument.dropFirst(2))
+                var value: String?
+                if let equals = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                guard environmentNames[name] != nil else { throw UsageError(description: "unknown option '--\(name)'") }
+                guard let given = value ?? remaining.popFirst() else {
+                    throw UsageError(description: "option '--\(name)' needs a value")
+                }
+                values[name] = given
+            }
+        }
+        return .serve(try settings(from: values), ignoredVariables: notImplementedVariables.filter { environment[$0] != nil })
+    }
+
+    private static func settings(from values: [String: String]) throws(UsageError) -> CatbirdServer.Settings {
+        var settings = CatbirdServer.Settings()
+        if let host = values["host"] { settings.host = host }
+        if let port = values["port"] {
+            guard let number = UInt16(port) else { throw UsageError(description: "port must be 0...65535, not '\(port)'") }
+            settings.port = number
+        }
+        if let path = values["db"] { settings.databasePath = path }
+        if let level = values["log-level"] {
+            guard let parsed = Logger.Level(name: level) else {
+                throw UsageError(description: "log level must be debug, info, warning or error, not '\(level)'")
+            }
+            settings.logLevel = parsed
+        }
+        if let size = values["max-body-size"] {
+            guard let bytes = ByteSize.parse(size), bytes > 0 else {
+                throw UsageError(description: "max body size must be bytes or a size like 1kb, 50mb, not '\(size)'")
+            }
+            settings.maxBodySize = bytes
+        }
+        if let size = values["journal-body-limit"] {
+            guard let bytes = ByteSize.parse(size) else {
+                throw UsageError(description: "journal body limit must be bytes or a size like 64kb, not '\(size)'")
+            }
+            settings.journalBodyLimit = bytes
+        }
+        if let threads = values["threads"] {
+            guard let count = Int(threads), (1...256).contains(count) else {
+                throw UsageError(description: "threads must be 1...256, not '\(threads)'")
+            }
+            settings.threadCount = count
+        }
+        return settings
+    }
+}

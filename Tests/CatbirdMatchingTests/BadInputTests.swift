@@ -1,0 +1,131 @@
+import CatbirdMatching
+import Foundation
+import XCTest
+
+/// Invalid control bodies give readable reasons naming the coding path (spec 1.2).
+final class BadInputTests: XCTestCase {
+    private let pattern = #""pattern":{"method":"GET","url":{"kind":"equal","value":"\/a"},"headers":{}}"#
+    private let response = #""response":{"status":200,"headers":{}}"#
+
+    /// The reason `describe` gives for `json`; fails the test when it decodes.
+    private func reason(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> String {
+        do {
+            let action = try JSONDecoder().decode(ControlAction.self, from: Data(json.utf8))
+            XCTFail("decoded \(action)", file: file, line: line)
+            return ""
+        } catch let error as DecodingError {
+            return ControlAction.describe(error)
+        } catch {
+            XCTFail("not a DecodingError: \(error)", file: file, line: line)
+            return ""
+        }
+    }
+
+    func testMalformedJSON() {
+        XCTAssertTrue(reason(#"{"type":"#).hasPrefix("malformed JSON: "))
+        XCTAssertTrue(reason("").hasPrefix("malformed JSON: "))
+        XCTAssertTrue(reason("type=update").hasPrefix("malformed JSON: "))
+    }
+
+    func testBodyMustBeAnObject() {
+        XCTAssertEqual(reason("[]"), "the JSON body must be an object")
+        XCTAssertEqual(reason(#""update""#), "the JSON body must be an object")
+    }
+
+    func testUnknownType() {
+        XCTAssertEqual(reason(#"{"type":"frobnicate"}"#), #"unknown action type "frobnicate" (expected "update", "remove" or "removeAll")"#)
+        do {
+            _ = try JSONDecoder().decode(ControlAction.self, from: Data(#"{"type":"x"}"#.utf8))
+            XCTFail("decoded")
+        } catch {
+            XCTAssertTrue(String(describing: error).contains(#"unknown action type "x""#), "\(error)")
+        }
+    }
+
+    func testMissingOrMistypedType() {
+        XCTAssertEqual(reason("{}"), "missing key 'type'")
+        XCTAssertEqual(reason(#"{"type":1}"#), "'type' must be a string")
+    }
+
+    func testMissingPattern() {
+        XCTAssertEqual(reason(#"{"type":"update",\#(response)}"#), "missing key 'pattern'")
+        XCTAssertEqual(reason(#"{"type":"remove"}"#), "missing key 'pattern'")
+    }
+
+    func testMissingResponse() {
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern)}"#), "missing key 'response'")
+    }
+
+    func testMissingNestedKeys() {
+        XCTAssertEqual(reason(#"{"type":"remove","pattern":{"method":"GET"}}"#), "missing key 'pattern.url'")
+        XCTAssertEqual(reason(#"{"type":"remove","pattern":{"url":{"kind":"equal","value":"\/"}}}"#), "missing key 'pattern.method'")
+        XCTAssertEqual(reason(#"{"type":"remove","pattern":{"method":"GET","url":{"kind":"equal"}}}"#), "missing key 'pattern.url.value'")
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"headers":{}}}"#), "missing key 'response.status'")
+    }
+
+    func testInvalidBase64Body() {
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":{},"body":"not base64!"}}"#),
+                       "response.body is not valid base64")
+        do {
+            _ = try JSONDecoder().decode(ResponseMock.self, from: Data(#"{"status":200,"body":"YWI"}"#.utf8))
+            XCTFail("decoded unpadded base64")
+        } catch let DecodingError.dataCorrupted(context) {
+            XCTAssertTrue(context.debugDescription.contains("body is not valid base64"), context.debugDescription)
+        } catch {
+            XCTFail("unexpected \(error)")
+        }
+    }
+
+    func testStatusAsString() {
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":"200","headers":{}}}"#),
+                       "'response.status' must be a number")
+    }
+
+    func testNullStatus() {
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":null,"headers":{}}}"#),
+                       "'response.status' must be a number, not null")
+    }
+
+    func testUnknownPatternKind() {
+        XCTAssertEqual(reason(#"{"type":"remove","pattern":{"method":"GET","url":{"kind":"glob","value":"\/"}}}"#),
+                       #"'pattern.url.kind' must be "equal", "wildcard" or "regexp", not "glob""#)
+    }
+
+    func testMistypedHeaders() {
+        XCTAssertEqual(reason(#"{"type":"remove","pattern":{"method":"GET","url":{"kind":"equal","value":"\/"},"headers":{"X-A":"v"}}}"#),
+                       "'pattern.headers.X-A' must be an object")
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":{"X-A":1}}}"#),
+                       "'response.headers.X-A' must be a string")
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":[]}}"#),
+                       "'response.headers' must be an object")
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"limit":"2"}}"#),
+                       "'response.limit' must be a number")
+    }
+
+    func testDescribeAnyErrorFallsBackToItsDescription() {
+        XCTAssertEqual(ControlAction.describe(PatternError.invalidRegularExpression(pattern: "(", reason: "r") as any Error),
+                       "invalid regular expression \"(\": r")
+    }
+
+    // MARK: accepted variations
+
+    func testExtraKeysAndAnyKeyOrderAreAccepted() throws {
+        let json = #"{"extra":[1,2],"pattern":{"headers":{},"url":{"value":"\/a","kind":"equal"},"method":"GET"},"type":"remove"}"#
+        XCTAssertEqual(try JSONDecoder().decode(ControlAction.self, from: Data(json.utf8)),
+                       .remove(RequestPattern(method: "GET", url: .equal("/a"))))
+        XCTAssertEqual(try JSONDecoder().decode(ControlAction.self, from: Data(#"{"type":"removeAll","pattern":5}"#.utf8)),
+                       .removeAll)
+    }
+
+    func testMissingHeadersAreEmpty() throws {
+        let json = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\/a"}},"response":{"status":204}}"#
+        XCTAssertEqual(try JSONDecoder().decode(ControlAction.self, from: Data(json.utf8)),
+                       .update(RequestPattern(method: "GET", url: .equal("/a"), headers: [:]), ResponseMock(status: 204)))
+    }
+
+    func testNullBodyIsNoBody() throws {
+        let mock = try JSONDecoder().decode(ResponseMock.self, from: Data(#"{"status":200,"headers":{},"body":null,"limit":null}"#.utf8))
+        XCTAssertNil(mock.body)
+        XCTAssertNil(mock.limit)
+    }
+}

@@ -1,0 +1,100 @@
+import CatbirdMatching
+import XCTest
+
+/// `equal` and `regexp` semantics (spec 1.3) and compile-time errors.
+final class CompiledPatternMatchTests: XCTestCase {
+    private func compiled(_ pattern: PatternMatch) throws -> CompiledPatternMatch {
+        try CompiledPatternMatch(pattern)
+    }
+
+    // MARK: equal
+
+    func testEqualIsExactIncludingQuery() throws {
+        let pattern = try compiled(.equal("/api/books?id=1"))
+        XCTAssertTrue(pattern.matches("/api/books?id=1"))
+        XCTAssertFalse(pattern.matches("/api/books"))
+        XCTAssertFalse(pattern.matches("/api/books?id=12"))
+        XCTAssertFalse(pattern.matches("/api/books?id=1&x=2"))
+    }
+
+    func testEqualIsCaseSensitive() throws {
+        let pattern = try compiled(.equal("/api/Books"))
+        XCTAssertTrue(pattern.matches("/api/Books"))
+        XCTAssertFalse(pattern.matches("/api/books"))
+    }
+
+    func testEqualTreatsRegexCharactersLiterally() throws {
+        let pattern = try compiled(.equal("/a.*b"))
+        XCTAssertTrue(pattern.matches("/a.*b"))
+        XCTAssertFalse(pattern.matches("/axxb"))
+        XCTAssertNoThrow(try compiled(.equal("(unbalanced")))
+    }
+
+    func testSourceIsKept() throws {
+        XCTAssertEqual(try compiled(.regexp("x+")).source, PatternMatch(kind: .regexp, value: "x+"))
+    }
+
+    // MARK: regexp
+
+    func testRegexpIsUnanchoredSearch() throws {
+        let pattern = try compiled(.regexp("users/[0-9]+"))
+        XCTAssertTrue(pattern.matches("/api/users/17?expand=true"))
+        XCTAssertFalse(pattern.matches("/api/users/me"))
+    }
+
+    func testRegexpIsCaseInsensitive() throws {
+        let pattern = try compiled(.regexp("/API/Users"))
+        XCTAssertTrue(pattern.matches("/api/users/1"))
+        XCTAssertTrue(try compiled(.regexp("кот|cat")).matches("КОТ"))
+        XCTAssertTrue(try compiled(.regexp("кот|cat")).matches("a CAT"))
+        XCTAssertFalse(try compiled(.regexp("кот|cat")).matches("dog"))
+    }
+
+    func testRegexpAnchorsInsideThePatternWork() throws {
+        let pattern = try compiled(.regexp("^/api/users/[0-9]+$"))
+        XCTAssertTrue(pattern.matches("/api/users/17"))
+        XCTAssertFalse(pattern.matches("/api/users/17/posts"))
+        XCTAssertFalse(pattern.matches("/v1/api/users/17"))
+    }
+
+    func testRegexpMatchesAfterNonASCIIAndEmoji() throws {
+        // The search range is measured in UTF-16 units; a wrong length would miss the tail.
+        let pattern = try compiled(.regexp("end$"))
+        XCTAssertTrue(pattern.matches("🐈‍⬛ привет end"))
+        XCTAssertFalse(pattern.matches("🐈‍⬛ привет en"))
+    }
+
+    func testEmptyRegexpMatchesEverything() throws {
+        let pattern = try compiled(.regexp(""))
+        XCTAssertTrue(pattern.matches(""))
+        XCTAssertTrue(pattern.matches("/anything"))
+    }
+
+    func testInvalidRegexpThrowsPatternErrorNamingThePattern() {
+        for value in ["(abc", "[a-", "a{2,1}", "*x"] {
+            XCTAssertThrowsError(try compiled(.regexp(value)), value) { error in
+                guard let patternError = error as? PatternError,
+                      case let .invalidRegularExpression(pattern, _) = patternError else {
+                    return XCTFail("unexpected error \(error)")
+                }
+                XCTAssertEqual(pattern, value)
+                XCTAssertTrue(patternError.description.contains("\"\(value)\""), patternError.description)
+                XCTAssertTrue(patternError.description.hasPrefix("invalid regular expression"), patternError.description)
+            }
+        }
+    }
+
+    // MARK: wildcard basics (the full list is in WildcardMatchingTests)
+
+    func testWildcardIsAnchoredCaseInsensitiveAndCrossesSlash() throws {
+        let pattern = try compiled(.wildcard("/API/*/edit"))
+        XCTAssertTrue(pattern.matches("/api/a/b/c/edit"))
+        XCTAssertFalse(pattern.matches("/api/a/edit/more"))
+        XCTAssertFalse(pattern.matches("x/api/a/edit"))
+    }
+
+    func testPatternErrorDescriptionEscapesQuotes() {
+        let error = PatternError.invalidRegularExpression(pattern: "a\"(", reason: "bad")
+        XCTAssertEqual(error.description, "invalid regular expression \"a\\\"(\": bad")
+    }
+}

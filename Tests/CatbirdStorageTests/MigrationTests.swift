@@ -1,0 +1,163 @@
+import CatbirdStorage
+import Foundation
+import XCTest
+
+final class MigrationTests: StorageTestCase {
+    /// Column names of `table`, in order, from `PRAGMA table_info`.
+    private func columns(_ db: Database, _ table: String) throws -> [String] {
+        try db.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+            .map { $0["name"].stringValue ?? "?" }
+    }
+
+    func testFreshDatabaseHasExactlyTheExpectedSchema() throws {
+        let db = try openMigrated()
+
+        let tables = try db.query("""
+            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
+            """).map { $0[0].stringValue }
+        XCTAssertEqual(tables, ["mocks", "requests", "schema_migrations", "tenants"])
+
+        XCTAssertEqual(try columns(db, "tenants"), ["id", "created_at", "last_activity_at"])
+        XCTAssertEqual(try columns(db, "mocks"), [
+            "id", "tenant", "position", "method", "url_kind", "url_value", "header_patterns",
+            "status", "response_headers", "response_body", "remaining_limit", "delay_seconds",
+            "hits", "created_at",
+        ])
+        XCTAssertEqual(try columns(db, "requests"), [
+            "id", "time", "tenant", "method", "url", "request_headers", "request_body",
+            "request_body_size", "request_body_truncated", "status", "response_headers",
+            "response_body", "response_body_size", "response_body_truncated", "answered_by",
+            "mock_id", "duration_ms",
+        ])
+        XCTAssertEqual(try columns(db, "schema_migrations"), ["version", "name", "applied_at"])
+
+        let indexes = try db.query("""
+            SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name
+            """).map { $0[0].stringValue }
+        XCTAssertEqual(indexes, ["mocks_by_tenant_position", "requests_by_tenant"])
+
+        XCTAssertEqual(try db.query("SELECT id FROM tenants").map { $0["id"] }, [.text("")])
+        XCTAssertEqual(try scalar(db, "PRAGMA journal_mode"), .text("wal"))
+        XCTAssertEqual(try scalar(db, "PRAGMA foreign_keys"), .integer(1))
+
+        let recorded = try db.query("SELECT version, name, applied_at FROM schema_migrations ORDER BY version")
+        XCTAssertEqual(recorded.map { $0["version"] }, Migration.embedded.map { .integer(Int64($0.version)) })
+        XCTAssertEqual(recorded.map { $0["name"] }, Migration.embedded.map { .text($0.name) })
+        for row in recorded {
+            // e.g. 2025-01-31T12:34:56.789Z
+            let appliedAt = try XCTUnwrap(row["applied_at"].stringValue)
+            XCTAssertEqual(appliedAt.count, 24, appliedAt)
+            XCTAssertTrue(appliedAt.hasSuffix("Z"), appliedAt)
+        }
+    }
+
+    func testEmbeddedMigrationsEqualTheFilesInTheMigrationsFolder() throws {
+        // Test-only look at the source tree: the binary itself never reads it.
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("migrations", isDirectory: true)
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        XCTAssertFalse(files.isEmpty)
+
+        let expected = try files.map { file -> Migration in
+            let name = file.deletingPathExtension().lastPathComponent
+            let version = try XCTUnwrap(Int(name.prefix(4)))
+            return Migration(version: version, name: name, sql: try String(contentsOf: file, encoding: .utf8))
+        }
+        XCTAssertEqual(Migration.embedded.map(\.name), expected.map(\.name))
+        XCTAssertEqual(Migration.embedded.map(\.version), expected.map(\.version))
+        XCTAssertEqual(Migration.embedded, expected)
+        XCTAssertEqual(Migration.embedded.first?.version, 1)
+        XCTAssertEqual(Migration.embedded.first?.name, "0001_initial")
+    }
+
+    func testMigratingAnUpToDateDatabaseAgainChangesNothing() throws {
+        let path = databasePath()
+        do {
+            let db = try openMigrated()
+            try db.run("INSERT INTO tenants (id, created_at, last_activity_at) VALUES ('t1', 'c', 'l')")
+            db.close()
+        }
+        let db = try Database(path: path)
+        let schemaBefore = try schemaSnapshot(db)
+        let recordsBefore = try db.query("SELECT * FROM schema_migrations ORDER BY version")
+        let tenantsBefore = try db.query("SELECT * FROM tenants ORDER BY id")
+        XCTAssertEqual(tenantsBefore.count, 2)
+
+        XCTAssertEqual(try Migrator.migrate(db), [])
+        XCTAssertEqual(try Migrator.migrate(db), [])
+
+        XCTAssertEqual(try schemaSnapshot(db), schemaBefore)
+        XCTAssertEqual(try db.query("SELECT * FROM schema_migrations ORDER BY version"), recordsBefore)
+        XCTAssertEqual(try db.query("SELECT * FROM tenants ORDER BY id"), tenantsBefore)
+    }
+
+    func testFailingMigrationRollsBackItsChangesAndItsRecord() throws {
+        let db = try Database(path: databasePath())
+        let broken = Migration(
+            version: 9999,
+            name: "9999_broken",
+            sql: "CREATE TABLE broken_table (x INTEGER);\nINSERT INTO no_such_table VALUES (1);"
+        )
+
+        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Migration.embedded + [broken])) { error in
+            guard case MigrationError.failed(let version, let name, let sqliteError) = error else {
+                return XCTFail("unexpected error \(error)")
+            }
+            XCTAssertEqual(version, 9999)
+            XCTAssertEqual(name, "9999_broken")
+            XCTAssertTrue(sqliteError.message.contains("no_such_table"), sqliteError.message)
+            XCTAssertTrue("\(error)".contains("9999_broken"), "\(error)")
+        }
+
+        XCTAssertFalse(db.isInTransaction)
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'broken_table'"), .integer(0))
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM schema_migrations WHERE version = 9999"), .integer(0))
+        // The migrations before it were applied, each in its own transaction.
+        XCTAssertEqual(
+            try db.query("SELECT version FROM schema_migrations ORDER BY version").map { $0[0] },
+            Migration.embedded.map { .integer(Int64($0.version)) }
+        )
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM tenants"), .integer(1))
+    }
+
+    func testDatabaseRecordingANewerVersionIsRefused() throws {
+        let db = try openMigrated()
+        try db.run(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            [5000, "5000_from_the_future", "2099-01-01T00:00:00.000Z"]
+        )
+        let schemaBefore = try schemaSnapshot(db)
+        let latest = try XCTUnwrap(Migration.embedded.last?.version)
+
+        XCTAssertThrowsError(try Migrator.migrate(db)) { error in
+            XCTAssertEqual(error as? MigrationError, .newerDatabase(found: 5000, latestKnown: latest))
+            XCTAssertTrue("\(error)".contains("5000"), "\(error)")
+        }
+        XCTAssertEqual(try schemaSnapshot(db), schemaBefore)
+    }
+
+    func testRecordedVersionMissingFromTheBinaryIsRefused() throws {
+        let db = try Database(path: databasePath())
+        let one = Migration(version: 1, name: "0001_a", sql: "CREATE TABLE a (x);")
+        let two = Migration(version: 2, name: "0002_b", sql: "CREATE TABLE b (x);")
+        let three = Migration(version: 3, name: "0003_c", sql: "CREATE TABLE c (x);")
+        XCTAssertEqual(try Migrator.migrate(db, migrations: [two, one]), [1, 2])
+        XCTAssertThrowsError(try Migrator.migrate(db, migrations: [one, three])) { error in
+            XCTAssertEqual(error as? MigrationError, .unknownVersion(found: 2))
+        }
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'c'"), .integer(0))
+    }
+
+    func testOnlyPendingMigrationsAreApplied() throws {
+        let db = try Database(path: databasePath())
+        let one = Migration(version: 1, name: "0001_a", sql: "CREATE TABLE a (x);")
+        let two = Migration(version: 2, name: "0002_b", sql: "CREATE TABLE b (x); INSERT INTO b VALUES (1);")
+        XCTAssertEqual(try Migrator.migrate(db, migrations: [one]), [1])
+        XCTAssertEqual(try Migrator.migrate(db, migrations: [one, two]), [2])
+        XCTAssertEqual(try Migrator.migrate(db, migrations: [one, two]), [])
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM b"), .integer(1))
+    }
+}
