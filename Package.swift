@@ -46,7 +46,7 @@ let package = Package(
         .executableTarget(name: "catbird", dependencies: ["CatbirdServer"]),
 
         .target(name: "CatbirdTestSupport", dependencies: ["CatbirdServer"], path: "Tests/CatbirdTestSupport"),
-        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdMatching"]),
+        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdMatching", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage"]),
         .testTarget(name: "CatbirdServerTests", dependencies: ["CatbirdServer", "CatbirdTestSupport"]),
     ],

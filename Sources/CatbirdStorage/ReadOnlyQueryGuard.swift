@@ -34,6 +34,7 @@ final class ReadOnlyQueryGuard {
     /// action met while compiling: `SQLITE_OK` for reads (`SELECT`, reading a column,
     /// functions, recursive CTEs) and allowed pragmas, `SQLITE_DENY` for everything else.
     func authorize(action: Int32, detail1: UnsafePointer<CChar>?, detail2: UnsafePointer<CChar>?) -> Int32 {
+        print("AUTH", action, detail1.map { String(cString: $0) } ?? "nil", detail2.map { String(cString: $0) } ?? "nil")
         switch action {
         case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE:
             return SQLITE_OK

@@ -1,5 +1,6 @@
 import CatbirdMatching
 import Foundation
+import CatbirdTestSupport
 import XCTest
 
 /// Decodes the body of every real Catbird 0.11 client capture and compares it field by field with

@@ -2,30 +2,30 @@ import Foundation
 import XCTest
 
 /// Reads the Catbird 0.11 client captures in `shared/fixtures/catbird-client-0.11/`.
-enum Fixtures {
+public enum Fixtures {
     /// `<package>/../shared/fixtures/catbird-client-0.11`, found relative to this source file
     /// (symlinks resolved, so a package that links these sources still finds the real folder).
-    static let directory: URL = URL(fileURLWithPath: #filePath)
+    public static let directory: URL = URL(fileURLWithPath: #filePath)
         .resolvingSymlinksInPath()
-        .deletingLastPathComponent()   // CatbirdMatchingTests
+        .deletingLastPathComponent()   // CatbirdTestSupport
         .deletingLastPathComponent()   // Tests
         .deletingLastPathComponent()   // package root
         .appendingPathComponent("../shared/fixtures/catbird-client-0.11")
         .standardizedFileURL
 
     /// One captured request: header lines and the raw body bytes.
-    struct HTTPRequest {
-        var requestLine: String
-        var headers: [(name: String, value: String)]
-        var body: Data
+    public struct HTTPRequest {
+        public var requestLine: String
+        public var headers: [(name: String, value: String)]
+        public var body: Data
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
     }
 
     /// Splits a raw request at the first CRLF CRLF.
-    static func request(named file: String) throws -> HTTPRequest {
+    public static func request(named file: String) throws -> HTTPRequest {
         let data = try Data(contentsOf: directory.appendingPathComponent(file))
         let separator = Data("\r\n\r\n".utf8)
         guard let range = data.range(of: separator) else {
@@ -44,7 +44,7 @@ enum Fixtures {
     }
 
     /// `cases.json`'s `cases` array.
-    static func cases() throws -> [[String: Any]] {
+    public static func cases() throws -> [[String: Any]] {
         let data = try Data(contentsOf: directory.appendingPathComponent("cases.json"))
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let cases = root["cases"] as? [[String: Any]] else {
@@ -54,12 +54,12 @@ enum Fixtures {
     }
 
     /// Every `.http` file name in the folder.
-    static func httpFiles() throws -> [String] {
+    public static func httpFiles() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".http") }.sorted()
     }
 }
 
-struct FixtureError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct FixtureError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A response as read off the socket.
+public struct RawResponse: Sendable {
+    public let status: Int
+    /// Header fields in order received.
+    public let headers: [(name: String, value: String)]
+    public let body: [UInt8]
+
+    /// The first value of a header, name compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body parsed as JSON (`[String: Any]`, `[Any]`, …), or nil when it is not JSON.
+    public var json: Any? { try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) }
+
+    /// The body parsed as a JSON object, or an empty dictionary.
+    public var object: [String: Any] { json as? [String: Any] ?? [:] }
+}
+
+/// A minimal HTTP/1.1 client over one keep-alive TCP connection to 127.0.0.1, for tests that
+/// must control the exact bytes sent (fixture replay, proxy-form targets). Reads responses
+/// framed by Content-Length, which is how the server always frames them.
+public final class RawHTTPClient {
+    private let socket: Int32
+    private var buffer: [UInt8] = []
+
+    public struct ClientError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Connects to `127.0.0.1:port`. Reads time out after `timeoutSeconds`.
+    public init(port: UInt16, timeoutSeconds: Int = 30) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw ClientError(description: "socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw ClientError(description: "connect to 127.0.0.1:\(port) failed: errno \(errno)")
+        }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit {
+        close(socket)
+    }
+
+    /// Sends `bytes` exactly as given.
+    public func send(raw bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw ClientError(description: "send failed: errno \(errno)") }
+            offset += sent
+        }
+    }
+
+    /// Sends a request built from its parts (adds Host and, for a body, Content-Length) and
+    /// reads the response.
+    public func request(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) throws -> RawResponse {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        try send(raw: Array(head.utf8) + (body ?? []))
+        return try readResponse(forHead: method == "HEAD")
+    }
+
+    /// Sends a JSON body (`Content-Type: application/json`), e.g. a control action.
+    public func json(
+        _ method: String, _ target: String, _ jsonText: String, headers: [(String, String)] = []
+    ) throws -> RawResponse {
+        try request(method, target, headers: [("Content-Type", "application/json")] + headers, body: Array(jsonText.utf8))
+    }
+
+    /// Reads one response.
+    public func readResponse(forHead: Bool = false) throws -> RawResponse {
+        let headEnd = try readUntilHeadEnd()
+        let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw ClientError(description: "bad status line in: \(head)")
+        }
+        let headers = lines.compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let length = forHead || status == 204 || status == 304 || status < 200
+            ? 0 : Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
+        while buffer.count < length { try fill() }
+        let body = Array(buffer[..<length])
+        buffer.removeFirst(length)
+        return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    private func readUntilHeadEnd() throws -> Int {
+        var searchFrom = 0
+        while true {
+            if buffer.count >= 4 {
+                for index in searchFrom...(buffer.count - 4)
+                where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+                    return index
+                }
+                searchFrom = buffer.count - 3
+            }
+            try fill()
+        }
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else {
+            throw ClientError(description: count == 0 ? "connection closed by server" : "recv failed: errno \(errno)")
+        }
+        buffer.append(contentsOf: chunk[..<count])
+    }
+}

@@ -1,0 +1,61 @@
+import CatbirdServer
+import Foundation
+
+/// A real Catbird server on a free loopback port with a real SQLite file in its own temporary
+/// directory. Stop it (or let it deinit) at the end of each test; the directory is removed
+/// by ``removeFiles()``.
+public final class TestServer: @unchecked Sendable {
+    // @unchecked Sendable: `server` is replaced only by restart(), which tests call from the
+    // test's own thread while no request is in flight.
+    public let directory: URL
+    public let databasePath: String
+    public private(set) var settings: CatbirdServer.Settings
+    private var server: CatbirdServer?
+
+    /// Starts a server. `configure` may change settings (port and database are set already).
+    public init(configure: (inout CatbirdServer.Settings) -> Void = { _ in }) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        databasePath = directory.appendingPathComponent("catbird.sqlite").path
+        settings = CatbirdServer.Settings(port: 0, databasePath: databasePath, logLevel: .warning)
+        configure(&settings)
+        let server = try CatbirdServer(settings: settings)
+        try server.start()
+        self.server = server
+    }
+
+    /// The bound port.
+    public var port: UInt16 { server?.port ?? 0 }
+
+    /// A client for this server (one keep-alive connection).
+    public func client() throws -> RawHTTPClient {
+        try RawHTTPClient(port: port)
+    }
+
+    /// Stops the server (journal written, database closed) and starts a new one on the same
+    /// file and a new free port.
+    public func restart() throws {
+        server?.stop()
+        server = nil
+        var next = settings
+        next.port = 0
+        let server = try CatbirdServer(settings: next)
+        try server.start()
+        self.server = server
+    }
+
+    public func stop() {
+        server?.stop()
+        server = nil
+    }
+
+    /// Stops the server and deletes its directory.
+    public func removeFiles() {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit {
+        removeFiles()
+    }
+}
