@@ -1,50 +1,43 @@
 // EmbedMigrations: a build-tool plugin that compiles the package's `migrations/*.sql` files
 // into the target that uses it (CatbirdStorage), as `Migration.embedded`.
 //
-// SwiftPM runs build-tool plugins on every build, so the list of input files is read afresh
-// each time: a new `NNNN_name.sql` file changes the command's inputs and arguments, and the
-// generated source is rebuilt. The work itself (validation, code generation) is done by the
-// `EmbedMigrationsTool` executable; see its `main.swift` for the rules a file name must follow.
+// The work (listing, validation, code generation) is done by the `EmbedMigrationsTool`
+// executable, which lists the folder itself each time it runs. Why not pass it the file list:
+// SwiftPM caches its build plan and re-runs plugins only when it re-plans (when a target's
+// source folder, Package.swift, the build flags or the environment change), not when
+// `migrations/` changes. A file list baked into the plan would therefore go stale, and a
+// removed or renamed file would then fail the build with "missing inputs". The folder itself
+// is the command's input instead: adding, removing or renaming a file changes the folder's
+// modification time, so the tool runs again on the next build and sees the current files.
+// Limitation: editing an existing file in place, without rewriting it through a rename, as
+// git and most editors do, does not touch the folder; `touch migrations` then forces a rerun.
 
 import Foundation
 import PackagePlugin
 
 @main
 struct EmbedMigrations: BuildToolPlugin {
-    /// Returns one build command: `EmbedMigrationsTool <output.swift> <file.sql>...`, whose
-    /// inputs are every `*.sql` file directly inside `<package root>/migrations/` (sorted by
-    /// name; other files are ignored) and whose single output is `EmbeddedMigrations.swift`
-    /// in the plugin's work directory. A missing `migrations/` folder yields no files, which
-    /// the tool turns into an empty `Migration.embedded`.
+    /// Returns one build command, `EmbedMigrationsTool <output.swift> <package>/migrations`,
+    /// whose input is the `migrations` folder (when it exists) and whose single output is
+    /// `EmbeddedMigrations.swift` in the plugin's work directory, compiled into `target`.
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        let migrationsDirectory = context.package.directoryURL
+        let migrations = context.package.directoryURL
             .appendingPathComponent("migrations", isDirectory: true)
-        let sqlFiles = try Self.sqlFiles(in: migrationsDirectory)
         let output = context.pluginWorkDirectoryURL
             .appendingPathComponent("EmbeddedMigrations.swift", isDirectory: false)
         let tool = try context.tool(named: "EmbedMigrationsTool")
 
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: migrations.path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
         return [
             .buildCommand(
-                displayName: "Embedding \(sqlFiles.count) SQL migration(s) into \(target.name)",
+                displayName: "Embedding SQL migrations into \(target.name)",
                 executable: tool.url,
-                arguments: [output.path] + sqlFiles.map(\.path),
-                inputFiles: sqlFiles,
+                arguments: [output.path, migrations.path],
+                inputFiles: exists ? [migrations] : [],
                 outputFiles: [output]
             ),
         ]
-    }
-
-    /// The `*.sql` regular files directly inside `directory`, sorted by file name; `[]` when
-    /// the directory does not exist. Throws when it exists but cannot be listed.
-    private static func sqlFiles(in directory: URL) throws -> [URL] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory),
-              isDirectory.boolValue
-        else { return [] }
-        return try FileManager.default
-            .contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "sql" }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 }

@@ -36,12 +36,17 @@ final class SuspendedConnections: Sendable {
             return state.nextTicket
         }
         guard let ticket else { return false }
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(delay)) { [self] in
             resume(ticket)
         }
         return true
+    }
+
+    /// `delay` as a dispatch interval, saturating at about 68 years instead of overflowing.
+    static func interval(_ delay: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = delay.components
+        guard seconds < Int64(Int32.max) else { return .seconds(Int(Int32.max)) }
+        return .nanoseconds(Int(max(0, seconds)) * 1_000_000_000 + Int(max(0, attoseconds) / 1_000_000_000))
     }
 
     /// Resumes every parked connection now and refuses further suspensions.

@@ -21,6 +21,7 @@ public final class CatbirdServer: Sendable {
     private let writer: SerialDatabase
     private let reader: SerialDatabase
     private let journalWriter: JournalWriter
+    private let location: DatabaseLocation
     private let stopped = Mutex(false)
 
     /// Opens (creating if needed) and migrates the database and loads the mocks.
@@ -30,14 +31,12 @@ public final class CatbirdServer: Sendable {
     public init(settings: Settings) throws {
         self.settings = settings
         let log = Logger(level: settings.logLevel)
-        let writeConnection = try Database(path: settings.databasePath, mode: .readWrite)
+        location = DatabaseLocation(settings.databasePath)
+        let writeConnection = try Database(path: location.path, mode: .readWrite)
         let applied = try Migrator.migrate(writeConnection)
         if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
         writer = SerialDatabase(writeConnection)
-        // An in-memory database is private to its connection: reads then share the writer.
-        reader = settings.databasePath == ":memory:"
-            ? writer
-            : SerialDatabase(try Database(path: settings.databasePath, mode: .readOnly))
+        reader = SerialDatabase(try Database(path: location.path, mode: .readOnly))
         let mocks = try MockStore(database: writer)
         journalWriter = JournalWriter(
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit, log: log)
@@ -71,6 +70,7 @@ public final class CatbirdServer: Sendable {
         journalWriter.stop()
         reader.close()
         writer.close()
+        location.removeIfTemporary()
     }
 
     deinit {

@@ -23,6 +23,11 @@ extension Database {
     /// cached, and finalized before returning; the authorizer and progress handler are removed.
     /// On a `.readOnly` connection the checks are a second line of defence behind `query_only`.
     ///
+    /// Side effects on the connection: it replaces any authorizer and progress handler (this
+    /// type installs none elsewhere), and installing an authorizer makes SQLite re-prepare
+    /// this connection's cached statements on their next use, so serve this route from a
+    /// dedicated connection (the read-only one) rather than from the busy writer.
+    ///
     /// - Throws: `ReadOnlyQueryError`; `.sqlite` wraps SQLite's own refusals (syntax errors,
     ///   unknown tables) and run-time failures.
     public func readOnlyQuery(

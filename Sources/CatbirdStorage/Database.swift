@@ -30,7 +30,8 @@ public final class Database {
     /// private in-memory database (<https://www.sqlite.org/c3ref/open.html>).
     ///
     /// `.readWrite` then sets, in order: busy timeout 5000 ms, `journal_mode=WAL` (skipped for
-    /// in-memory databases), `synchronous=NORMAL`, `foreign_keys=ON`. `.readOnly` sets the busy
+    /// in-memory databases; on a file system without shared memory SQLite keeps its previous
+    /// mode without an error), `synchronous=NORMAL`, `foreign_keys=ON`. `.readOnly` sets the busy
     /// timeout and `query_only=1`; it sees data committed by other connections to the same file,
     /// except for `":memory:"`, where every connection has its own empty database.
     ///
@@ -81,43 +82,6 @@ public final class Database {
 
     deinit {
         close()
-    }
-
-    /// Runs `sql`, one or more `;`-separated statements without parameters, discarding any
-    /// rows (`sqlite3_exec`, <https://www.sqlite.org/c3ref/exec.html>). Statements before a
-    /// failing one stay executed unless the caller wraps the call in `transaction(_:)`.
-    ///
-    /// - Throws: `SQLiteError` of the first failing statement; its `sql` is the whole text.
-    public func execute(_ sql: String) throws(SQLiteError) {
-        let handle = connection.open("Database")
-        var message: UnsafeMutablePointer<CChar>?
-        let status = sqlite3_exec(handle, sql, nil, nil, &message)
-        defer { sqlite3_free(message) }
-        guard status == SQLITE_OK else {
-            var error = SQLiteError.current(handle, code: status, sql: sql)
-            if let message {
-                error = SQLiteError(code: error.extendedCode, message: String(cString: message), sql: sql)
-            }
-            throw error
-        }
-    }
-
-    /// The rowid of the most recent successful `INSERT` on this connection; 0 if none
-    /// (<https://www.sqlite.org/c3ref/last_insert_rowid.html>).
-    public var lastInsertRowID: Int64 {
-        sqlite3_last_insert_rowid(connection.open("Database"))
-    }
-
-    /// Rows changed by the most recent `INSERT`, `UPDATE` or `DELETE` on this connection,
-    /// not counting trigger or foreign-key cascade changes (<https://www.sqlite.org/c3ref/changes.html>).
-    public var changes: Int {
-        Int(sqlite3_changes(connection.open("Database")))
-    }
-
-    /// `true` while a transaction is open, i.e. outside autocommit mode
-    /// (<https://www.sqlite.org/c3ref/get_autocommit.html>).
-    public var isInTransaction: Bool {
-        sqlite3_get_autocommit(connection.open("Database")) == 0
     }
 
     /// `true` once `close()` ran.

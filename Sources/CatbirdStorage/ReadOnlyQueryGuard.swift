@@ -33,11 +33,17 @@ final class ReadOnlyQueryGuard {
     /// The authorizer decision (<https://www.sqlite.org/c3ref/set_authorizer.html>) for one
     /// action met while compiling: `SQLITE_OK` for reads (`SELECT`, reading a column,
     /// functions, recursive CTEs) and allowed pragmas, `SQLITE_DENY` for everything else.
+    ///
+    /// One exception: setting up a table-valued pragma function (`pragma_table_info('t')`)
+    /// makes SQLite check `SQLITE_UPDATE` on `sqlite_master`'s columns, so that is allowed; a
+    /// real `UPDATE sqlite_master` is still refused, by the `sqlite3_stmt_readonly` check.
     func authorize(action: Int32, detail1: UnsafePointer<CChar>?, detail2: UnsafePointer<CChar>?) -> Int32 {
-        print("AUTH", action, detail1.map { String(cString: $0) } ?? "nil", detail2.map { String(cString: $0) } ?? "nil")
         switch action {
         case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE:
             return SQLITE_OK
+        case SQLITE_UPDATE:
+            let table = detail1.map { String(cString: $0).lowercased() }
+            return table == "sqlite_master" ? SQLITE_OK : deny()
         case SQLITE_FUNCTION:
             // load_extension is off by default; refuse it here too, whatever the connection says.
             let name = detail2.map { String(cString: $0).lowercased() }

@@ -1,15 +1,20 @@
 // EmbedMigrationsTool: turns SQL migration files into Swift source for module CatbirdStorage.
 //
-// Usage: EmbedMigrationsTool <output.swift> [<NNNN_name.sql> ...]
+// Usage: EmbedMigrationsTool <output.swift> <migrations-directory>
 //
-// Writes `extension Migration { public static let embedded: [Migration] = [...] }` with one
-// element per file, sorted by version. Each file name must match `^[0-9]{4}_[a-z0-9_]+\.sql$`;
-// its version is the leading four digits and its name the file name without `.sql`. The SQL
-// text is emitted as an escaped string literal, so any UTF-8 content survives unchanged.
+// Lists the directory (not recursively) and takes every file whose extension is `sql` in any
+// case; hidden files (leading `.`, e.g. editor swap files) and other files are ignored. A
+// missing directory counts as empty. Writes
+// `extension Migration { public static let embedded: [Migration] = [...] }` with one element
+// per file, sorted by version. Each file name must match `^[0-9]{4}_[a-z0-9_]+\.sql$`; its
+// version is the four leading digits, and its name is the file name without `.sql`. The SQL
+// text is written as an escaped string literal, so any UTF-8 content survives byte for byte.
+// The output file is rewritten only when its content changes, so CatbirdStorage is not
+// recompiled for nothing.
 //
-// Exits with status 1 and a message on standard error (which SwiftPM shows as a build error)
+// Exits with status 1 and a message on standard error (SwiftPM shows it as a build error)
 // when a file name is malformed, two files share a version, a file is not valid UTF-8 or
-// cannot be read, or the output cannot be written.
+// cannot be read, or the directory or the output cannot be accessed.
 
 import Foundation
 
@@ -25,7 +30,8 @@ struct ToolError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Checks `fileName` against `^[0-9]{4}_[a-z0-9_]+\.sql$` and returns (version, name).
+/// Checks `fileName` against `^[0-9]{4}_[a-z0-9_]+\.sql$` (version 0000 excluded) and returns
+/// (version, name).
 func parseFileName(_ fileName: String) throws(ToolError) -> (version: Int, name: String) {
     let bytes = Array(fileName.utf8)
     let isDigit = { (b: UInt8) in b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
@@ -43,6 +49,9 @@ func parseFileName(_ fileName: String) throws(ToolError) -> (version: Int, name:
             + "^[0-9]{4}_[a-z0-9_]+\\.sql$ (e.g. 0002_add_mock_tags.sql)")
     }
     let version = Int(String(decoding: bytes[0..<4], as: UTF8.self))!
+    guard version > 0 else {
+        throw ToolError(description: "migration file name '\(fileName)': versions start at 0001")
+    }
     let name = String(decoding: bytes[0..<(bytes.count - suffix.count)], as: UTF8.self)
     return (version, name)
 }
@@ -57,7 +66,8 @@ func readMigrations(paths: [String]) throws(ToolError) -> [MigrationFile] {
         do { data = try Data(contentsOf: url) } catch {
             throw ToolError(description: "cannot read migration \(path): \(error)")
         }
-        guard let sql = String(data: data, encoding: .utf8) else {
+        // Validating, not repairing, and keeping every byte (a BOM included).
+        guard let sql = String(validating: data, as: UTF8.self) else {
             throw ToolError(description: "migration \(path) is not valid UTF-8")
         }
         files.append(MigrationFile(version: version, name: name, sql: sql))
@@ -111,11 +121,49 @@ func generateSource(_ files: [MigrationFile]) -> String {
     return source
 }
 
+/// The `*.sql` files (extension in any case, hidden files skipped) directly inside `directory`,
+/// as paths; `[]` when the directory does not exist.
+func migrationPaths(in directory: String) throws(ToolError) -> [String] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [] }
+    guard isDirectory.boolValue else {
+        throw ToolError(description: "\(directory) is not a directory")
+    }
+    let names: [String]
+    do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
+        throw ToolError(description: "cannot list \(directory): \(error)")
+    }
+    return names
+        .filter { !$0.hasPrefix(".") && ($0 as NSString).pathExtension.lowercased() == "sql" }
+        .sorted()
+        .map { (directory as NSString).appendingPathComponent($0) }
+}
+
+/// The directory to list. Normally the single argument after the output; a build plan cached
+/// from an older plugin version passes `<file.sql>...` instead, whose folder is listed then, so
+/// that a stale list of files cannot be embedded.
+func migrationsDirectory(from inputs: ArraySlice<String>) -> String? {
+    guard let first = inputs.first else { return nil }
+    var isDirectory: ObjCBool = false
+    if inputs.count == 1, FileManager.default.fileExists(atPath: first, isDirectory: &isDirectory),
+       isDirectory.boolValue {
+        return first
+    }
+    return (first as NSString).deletingLastPathComponent
+}
+
 func run(arguments: [String]) throws(ToolError) {
     guard let outputPath = arguments.first else {
-        throw ToolError(description: "usage: EmbedMigrationsTool <output.swift> [<NNNN_name.sql> ...]")
+        throw ToolError(description: "usage: EmbedMigrationsTool <output.swift> <migrations-directory>")
     }
-    let source = generateSource(try readMigrations(paths: Array(arguments.dropFirst())))
+    var paths: [String] = []
+    if let directory = migrationsDirectory(from: arguments.dropFirst()) {
+        paths = try migrationPaths(in: directory)
+    }
+    let source = generateSource(try readMigrations(paths: paths))
+    if let existing = FileManager.default.contents(atPath: outputPath), existing == Data(source.utf8) {
+        return
+    }
     do {
         try source.write(toFile: outputPath, atomically: true, encoding: .utf8)
     } catch {

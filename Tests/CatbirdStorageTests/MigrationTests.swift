@@ -64,11 +64,14 @@ final class MigrationTests: StorageTestCase {
         let expected = try files.map { file -> Migration in
             let name = file.deletingPathExtension().lastPathComponent
             let version = try XCTUnwrap(Int(name.prefix(4)))
-            return Migration(version: version, name: name, sql: try String(contentsOf: file, encoding: .utf8))
+            let bytes = try Data(contentsOf: file)
+            return Migration(version: version, name: name, sql: String(decoding: bytes, as: UTF8.self))
         }
         XCTAssertEqual(Migration.embedded.map(\.name), expected.map(\.name))
         XCTAssertEqual(Migration.embedded.map(\.version), expected.map(\.version))
         XCTAssertEqual(Migration.embedded, expected)
+        // Byte for byte (String's == would equate canonically equivalent texts).
+        XCTAssertEqual(Migration.embedded.map { Array($0.sql.utf8) }, expected.map { Array($0.sql.utf8) })
         XCTAssertEqual(Migration.embedded.first?.version, 1)
         XCTAssertEqual(Migration.embedded.first?.name, "0001_initial")
     }

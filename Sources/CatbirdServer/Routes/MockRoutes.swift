@@ -44,22 +44,26 @@ enum MockRoutes {
         }
     }
 
-    /// Rejects what libmicrohttpd could not send: a status outside 100...599, header names that
-    /// are not tokens, values with CR or LF, a negative delay.
+    /// The longest `delay` accepted, in seconds (one day).
+    static let maxDelaySeconds = 86_400
+
+    /// Rejects what cannot be sent as a final HTTP response: a status outside 200...599 (1xx
+    /// are interim), header names that are not tokens, values with control characters other
+    /// than tab, a delay below zero or above ``maxDelaySeconds``.
     private static func validate(_ response: ResponseMock) throws(APIError) {
-        guard (100...599).contains(response.status) else {
-            throw .badRequest("'response.status' must be between 100 and 599, not \(response.status)")
+        guard (200...599).contains(response.status) else {
+            throw .badRequest("'response.status' must be between 200 and 599, not \(response.status)")
         }
         for (name, value) in response.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
                 throw .badRequest("response header name \(JSONText.string(name)) is not a valid HTTP field name")
             }
-            guard !value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) else {
-                throw .badRequest("response header \(JSONText.string(name)) has a line break in its value")
+            guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+                throw .badRequest("response header \(JSONText.string(name)) has a control character (such as a line break) in its value")
             }
         }
-        if let delay = response.delay, delay < 0 {
-            throw .badRequest("'response.delay' must be zero or more seconds, not \(delay)")
+        if let delay = response.delay, !(0...maxDelaySeconds).contains(delay) {
+            throw .badRequest("'response.delay' must be from 0 to \(maxDelaySeconds) seconds, not \(delay)")
         }
     }
 

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Where the database file lives. `:memory:` becomes a private file in the temporary directory,
+/// deleted when the server stops: the server needs a file so that its read-only connections see
+/// the writer's data (an SQLite in-memory database is private to one connection).
+struct DatabaseLocation: Sendable {
+    /// The path SQLite opens.
+    let path: String
+    /// True when `path` is a temporary stand-in for `:memory:`.
+    let isTemporary: Bool
+
+    init(_ requested: String) {
+        if requested == ":memory:" {
+            path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("catbird-memory-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).sqlite").path
+            isTemporary = true
+        } else {
+            path = requested
+            isTemporary = false
+        }
+    }
+
+    /// Deletes the temporary file and its WAL and shared-memory files.
+    func removeIfTemporary() {
+        guard isTemporary else { return }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}

@@ -1,0 +1,300 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `catbird` executable as users run it: flags, environment, logging, SIGTERM shutdown,
+/// and a database that keeps everything across runs.
+final class CommandLineTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    // MARK: - Flags that do not start a server
+
+    func testHelpPrintsUsageAndExitsZero() throws {
+        for flag in ["--help", "-h"] {
+            let result = try run([flag])
+            XCTAssertEqual(result.status, 0, flag)
+            XCTAssertTrue(result.stdout.hasPrefix("USAGE: catbird"), "\(flag): \(result.stdout)")
+            XCTAssertTrue(result.stdout.contains("--max-body-size"), flag)
+            XCTAssertTrue(result.stdout.contains("SIGTERM"), flag)
+        }
+    }
+
+    func testVersionPrintsTheVersion() throws {
+        let result = try run(["--version"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stdout, "catbird \(CatbirdServer.version)\n")
+        XCTAssertTrue(E2E.matches(CatbirdServer.version, #"^\d+\.\d+\.\d+$"#))
+    }
+
+    func testABadFlagExitsTwoWithAMessage() throws {
+        let cases: [(arguments: [String], message: String)] = [
+            (["--no-such-flag"], "unknown option '--no-such-flag'"),
+            (["--port", "http"], "port must be 0...65535, not 'http'"),
+            (["--port", "70000"], "port must be 0...65535, not '70000'"),
+            (["--log-level", "loud"], "log level must be debug, info, warning or error, not 'loud'"),
+            (["--max-body-size", "lots"], "max body size"),
+            (["--port"], "option '--port' needs a value"),
+            (["stray"], "unexpected argument 'stray'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("USAGE: catbird"), "\(arguments): usage follows the message")
+            XCTAssertEqual(result.stdout, "", "\(arguments)")
+        }
+        let fromEnvironment = try run([], environment: ["CATBIRD_PORT": "eighty"])
+        XCTAssertEqual(fromEnvironment.status, 2)
+        XCTAssertTrue(fromEnvironment.stderr.contains("port must be 0...65535, not 'eighty'"), fromEnvironment.stderr)
+    }
+
+    // MARK: - Serving
+
+    func testServesLogsEveryRequestAndKeepsTheJournalAcrossSIGTERM() throws {
+        let database = directory.appendingPathComponent("x.sqlite").path
+        let server = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "info"])
+        let client = try server.client()
+        try E2E.addMock(client, url: "/cli/*", kind: "wildcard", body: "from the binary")
+        for index in 0..<50 {
+            let response = try client.request("GET", "/cli/\(index)")
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.text, "from the binary")
+        }
+
+        let (status, reason, stderr) = try server.terminate()
+        XCTAssertEqual(reason, .exit, stderr)
+        XCTAssertEqual(status, 0, stderr)
+        let requestLines = stderr.split(separator: "\n").filter { $0.contains(" GET /cli/") }
+        XCTAssertEqual(requestLines.count, 50, stderr)
+        for index in 0..<50 {
+            let lines = requestLines.filter { $0.contains(" GET /cli/\(index) ") }
+            XCTAssertEqual(lines.count, 1, "one line for /cli/\(index)")
+            XCTAssertTrue(lines.first?.contains("[info]") == true, "\(lines)")
+            XCTAssertTrue(lines.first?.contains("200 mock") == true, "\(lines)")
+        }
+        XCTAssertTrue(stderr.contains("listening on http://127.0.0.1:\(server.port)"), stderr)
+
+        // Nothing lost: a second run on the same file sees all 50 requests and the mock.
+        let again = try Launched(self, ["serve", "--port=\(try freePort())", "--db=\(database)", "--log-level", "warning"])
+        let reader = try again.client()
+        let rows = try E2E.sqlRows(reader, "SELECT COUNT(*), COUNT(DISTINCT url) FROM requests WHERE url LIKE '/cli/%'")
+        XCTAssertEqual(rows.first?.map { E2E.int($0) }, [50, 50])
+        let mock = try E2E.mocks(reader, tenant: nil).first
+        XCTAssertEqual(E2E.int(mock?["hits"]), 50)
+        XCTAssertEqual(try reader.request("GET", "/cli/again").text, "from the binary")
+        let (againStatus, _, againStderr) = try again.terminate()
+        XCTAssertEqual(againStatus, 0, againStderr)
+    }
+
+    func testWarningLevelPrintsNoPerRequestLines() throws {
+        let database = directory.appendingPathComponent("quiet.sqlite").path
+        let server = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        let client = try server.client()
+        try E2E.addMock(client, url: "/quiet", body: "shh")
+        for _ in 0..<10 { XCTAssertEqual(try client.request("GET", "/quiet").text, "shh") }
+        XCTAssertEqual(try client.request("GET", "/not-mocked").status, 404)
+
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertFalse(stderr.contains("/quiet"), stderr)
+        XCTAssertFalse(stderr.contains("/not-mocked"), stderr)
+        XCTAssertFalse(stderr.contains("[info]"), stderr)
+    }
+
+    func testMaxBodySizeFromTheEnvironmentIsHonoured() throws {
+        let database = directory.appendingPathComponent("limit.sqlite").path
+        let server = try Launched(
+            self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
+            environment: ["CATBIRD_MAX_BODY_SIZE": "1kb"])
+        try E2E.addMock(try server.client(), method: "POST", url: "/up", body: "taken")
+
+        let atLimit = try server.client().request("POST", "/up", body: [UInt8](repeating: 0x61, count: 1024))
+        XCTAssertEqual(atLimit.status, 200, atLimit.text)
+        XCTAssertEqual(atLimit.text, "taken")
+        let over = try server.client().request("POST", "/up", body: [UInt8](repeating: 0x61, count: 2000))
+        E2E.assertError(over, status: 413, reasonContains: "1024")
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+
+        // A flag wins over the variable.
+        let flagged = try Launched(
+            self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning", "--max-body-size", "4kb"],
+            environment: ["CATBIRD_MAX_BODY_SIZE": "1kb"])
+        let accepted = try flagged.client().request("POST", "/up", body: [UInt8](repeating: 0x61, count: 2000))
+        XCTAssertEqual(accepted.status, 200, accepted.text)
+        XCTAssertEqual(try flagged.terminate().status, 0)
+    }
+
+    // MARK: - Running the binary
+
+    /// The built `catbird` beside the test bundle (same build directory).
+    private func executable() throws -> URL {
+        var starts: [URL] = [Bundle.main.bundleURL, Bundle(for: Self.self).bundleURL]
+        if let url = Bundle.main.executableURL { starts.append(url.deletingLastPathComponent()) }
+        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        for start in starts {
+            var folder = start.standardizedFileURL
+            for _ in 0..<4 {
+                let candidate = folder.appendingPathComponent("catbird")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                   FileManager.default.isExecutableFile(atPath: candidate.path) {
+                    return candidate
+                }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        throw XCTSkip("the catbird executable is not built next to the tests (looked from \(starts.map(\.path)))")
+    }
+
+    /// The environment for a child: this process's, without any CATBIRD_* variable, plus `extra`.
+    private func childEnvironment(_ extra: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CATBIRD_") }
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
+    /// Runs `catbird arguments` to completion (it must exit within 30 s).
+    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        process.environment = childEnvironment(environment)
+        process.currentDirectoryURL = directory
+        let out = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let outHandle = try FileHandle(forWritingTo: out)
+        let errHandle = try FileHandle(forWritingTo: err)
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        try process.run()
+        try Self.wait(for: process, seconds: 30)
+        try outHandle.close()
+        try errHandle.close()
+        return (
+            process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8)
+        )
+    }
+
+    /// Waits for `process` to exit; kills it and throws after `seconds`.
+    fileprivate static func wait(for process: Process, seconds: Int) throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CLIError("catbird did not exit within \(seconds) s")
+        }
+        process.waitUntilExit()
+    }
+
+    /// A port that was free a moment ago: bind 127.0.0.1:0, read the port, close.
+    private func freePort() throws -> UInt16 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw CLIError("socket() failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw CLIError("bind failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        guard named == 0 else { throw CLIError("getsockname failed: errno \(errno)") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// A `catbird` server process; ``terminate()`` sends SIGTERM and collects its exit.
+    private final class Launched {
+        let process = Process()
+        let port: UInt16
+        private let stderrFile: URL
+        private let stderrHandle: FileHandle
+        private var finished = false
+
+        /// Starts `catbird arguments` (which must include `--port N`) and waits until
+        /// `GET /catbird/api/health` answers 200.
+        init(_ test: CommandLineTests, _ arguments: [String], environment: [String: String] = [:]) throws {
+            let portArgument = arguments.firstIndex(of: "--port").map { arguments[$0 + 1] }
+                ?? arguments.first { $0.hasPrefix("--port=") }.map { String($0.dropFirst("--port=".count)) }
+            guard let portText = portArgument, let port = UInt16(portText) else { throw CLIError("no --port in \(arguments)") }
+            self.port = port
+            process.executableURL = try test.executable()
+            process.arguments = arguments
+            process.environment = test.childEnvironment(environment)
+            process.currentDirectoryURL = test.directory
+            stderrFile = test.directory.appendingPathComponent("server-stderr-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+            stderrHandle = try FileHandle(forWritingTo: stderrFile)
+            process.standardError = stderrHandle
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                guard process.isRunning else {
+                    throw CLIError("catbird exited with \(process.terminationStatus) before serving: \(stderrText)")
+                }
+                if let client = try? RawHTTPClient(port: port, timeoutSeconds: 5),
+                   let health = try? client.request("GET", "/catbird/api/health"), health.status == 200 {
+                    return
+                }
+                usleep(20_000)
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            finished = true
+            throw CLIError("catbird did not become healthy on port \(port): \(stderrText)")
+        }
+
+        func client() throws -> RawHTTPClient {
+            try RawHTTPClient(port: port)
+        }
+
+        var stderrText: String {
+            (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
+        }
+
+        /// Sends SIGTERM and waits (at most 30 s) for the exit.
+        func terminate() throws -> (status: Int32, reason: Process.TerminationReason, stderr: String) {
+            kill(process.processIdentifier, SIGTERM)
+            try CommandLineTests.wait(for: process, seconds: 30)
+            finished = true
+            try? stderrHandle.close()
+            return (process.terminationStatus, process.terminationReason, stderrText)
+        }
+
+        deinit {
+            if !finished && process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+            try? stderrHandle.close()
+        }
+    }
+}
+
+private struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,174 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Spec 1.1: a mock's `delay` must not block a worker thread. Spec 1.2: a body over the
+/// configured limit gets 413, whether framed by Content-Length or chunked.
+final class DelayAndBodyLimitTests: XCTestCase {
+    func testADelayedResponseDoesNotHoldTheOnlyWorkerThread() throws {
+        let server = try TestServer { $0.threadCount = 1 }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/slow", body: "slow body", delay: 1)
+        try E2E.addMock(control, url: "/fast", body: "fast body")
+
+        let port = server.port
+        let finished = LockedList<String>()
+        let slowResult = LockedList<String>()
+        let slowDone = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            defer { slowDone.signal() }
+            do {
+                let client = try RawHTTPClient(port: port)
+                let started = ContinuousClock.now
+                let response = try client.request("GET", "/slow")
+                let elapsed = ContinuousClock.now - started
+                finished.append("slow")
+                slowResult.append("\(response.status) \(response.text) \(elapsed >= .seconds(1))")
+            } catch {
+                slowResult.append("error: \(error)")
+            }
+        }
+        thread.start()
+
+        // Wait until the server has taken the slow request (it is journaled before it is parked);
+        // this poll itself is served by the only worker while the slow response waits.
+        let second = try server.client()
+        var seen = 0
+        for _ in 0..<2000 where seen == 0 {
+            seen = try E2E.journal(second, tenant: nil, query: "url=/slow").count
+            if seen == 0 { usleep(1000) }
+        }
+        XCTAssertEqual(seen, 1, "the slow request reached the server")
+        let fast = try second.request("GET", "/fast")
+        finished.append("fast")
+        XCTAssertEqual(fast.status, 200)
+        XCTAssertEqual(fast.text, "fast body")
+
+        slowDone.wait()
+        XCTAssertEqual(finished.values, ["fast", "slow"], "the second connection completed before the delayed one")
+        XCTAssertEqual(slowResult.values, ["200 slow body true"], "the delayed response takes at least its 1 s delay")
+        let slowEntry = try E2E.journal(second, tenant: nil, query: "url=/slow").first
+        XCTAssertGreaterThanOrEqual(E2E.double(slowEntry?["durationMs"]) ?? 0, 1000, "the journal counts the delay")
+    }
+
+    func testDelayedResponsesOnManyConnectionsAllArriveWithOneWorker() throws {
+        let server = try TestServer { $0.threadCount = 1 }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/slow", body: "slow body", delay: 1)
+        let port = server.port
+        let results = LockedList<String>()
+        E2E.runOnThreads(8) { _ in
+            do {
+                let client = try RawHTTPClient(port: port)
+                let response = try client.request("GET", "/slow")
+                results.append("\(response.status) \(response.text)")
+            } catch {
+                results.append("error: \(error)")
+            }
+        }
+        XCTAssertEqual(results.values, Array(repeating: "200 slow body", count: 8))
+        XCTAssertEqual(try E2E.journal(control, tenant: nil).count, 8)
+    }
+
+    func testStoppingTheServerAnswersAParkedDelayedRequestAtOnce() throws {
+        let server = try TestServer { $0.threadCount = 1 }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/very-slow", body: "late", delay: 120)
+        let port = server.port
+        let result = LockedList<String>()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            defer { done.signal() }
+            do {
+                // Reads time out after 60 s, well before the 120 s delay would end.
+                let client = try RawHTTPClient(port: port, timeoutSeconds: 60)
+                let response = try client.request("GET", "/very-slow")
+                result.append("\(response.status) \(response.text)")
+            } catch {
+                result.append("error: \(error)")
+            }
+        }
+        thread.start()
+        var seen = 0
+        for _ in 0..<2000 where seen == 0 {
+            seen = try E2E.journal(control, tenant: nil, query: "url=/very-slow").count
+            if seen == 0 { usleep(1000) }
+        }
+        XCTAssertEqual(seen, 1)
+
+        try server.restart()
+        done.wait()
+
+        XCTAssertEqual(result.values, ["200 late"], "the parked response is sent when the server stops")
+        let entries = try E2E.journal(try server.client(), tenant: nil)
+        XCTAssertEqual(entries.compactMap { $0["url"] as? String }, ["/very-slow"])
+    }
+
+    func testABodyUpToTheLimitIsAcceptedAndOneByteMoreIs413() throws {
+        let server = try TestServer { $0.maxBodySize = 1000 }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, method: "POST", url: "/upload", body: "stored")
+
+        let atLimit = try server.client().request("POST", "/upload", body: [UInt8](repeating: 0x61, count: 1000))
+        XCTAssertEqual(atLimit.status, 200, atLimit.text)
+        XCTAssertEqual(atLimit.text, "stored")
+
+        let overLimit = try server.client().request("POST", "/upload", body: [UInt8](repeating: 0x61, count: 1001))
+        E2E.assertError(overLimit, status: 413, reasonContains: "1000")
+
+        let entries = try E2E.journal(control, tenant: nil)
+        XCTAssertEqual(entries.count, 1, "only the accepted upload was served and journaled")
+        XCTAssertEqual(E2E.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
+        XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { E2E.int($0["hits"]) }, 1)
+    }
+
+    func testAControlCallOverTheLimitIs413() throws {
+        let server = try TestServer { $0.maxBodySize = 1000 }
+        defer { server.removeFiles() }
+        let big = E2E.updateAction(url: "/big", body: [UInt8](repeating: 0x62, count: 2000))
+        let answer = try server.client().json("POST", "/catbird/api/mocks", big)
+        E2E.assertError(answer, status: 413)
+        XCTAssertEqual(try E2E.mocks(try server.client(), tenant: nil).count, 0)
+    }
+
+    func testAChunkedUploadOverTheLimitIs413() throws {
+        let server = try TestServer { $0.maxBodySize = 1000 }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, method: "POST", url: "/upload", body: "stored")
+
+        let over = try server.client()
+        try over.send(raw: chunkedRequest(chunks: [500, 500, 1]))
+        E2E.assertError(try over.readResponse(), status: 413, reasonContains: "1000")
+
+        let muchOver = try server.client()
+        try muchOver.send(raw: chunkedRequest(chunks: Array(repeating: 4096, count: 16)))
+        E2E.assertError(try muchOver.readResponse(), status: 413)
+
+        let under = try server.client()
+        try under.send(raw: chunkedRequest(chunks: [400, 600]))
+        let accepted = try under.readResponse()
+        XCTAssertEqual(accepted.status, 200, accepted.text)
+        XCTAssertEqual(accepted.text, "stored")
+
+        let entries = try E2E.journal(control, tenant: nil)
+        XCTAssertEqual(entries.count, 1)
+        XCTAssertEqual(E2E.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
+    }
+
+    /// A `POST /upload` with `Transfer-Encoding: chunked`, one chunk of 'c' per size given.
+    private func chunkedRequest(chunks: [Int]) -> [UInt8] {
+        var bytes = Array("POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for size in chunks {
+            bytes += Array("\(String(size, radix: 16))\r\n".utf8)
+            bytes += [UInt8](repeating: 0x63, count: size)
+            bytes += Array("\r\n".utf8)
+        }
+        bytes += Array("0\r\n\r\n".utf8)
+        return bytes
+    }
+}

@@ -1,0 +1,232 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Small helpers shared by the end-to-end suites: building control actions, reading the JSON
+/// answers of the journal, mocks, tenants and SQL routes, and running clients on many threads.
+/// Kept in one namespace so they cannot clash with other files of this test target.
+enum E2E {
+    /// The journal's and tenants' time format: UTC, ISO 8601 with milliseconds.
+    static let timePattern = #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#
+
+    /// The `X-Catbird-Parallel-Id` header for `tenant`; none for the default tenant (nil).
+    static func tenantHeader(_ tenant: String?) -> [(String, String)] {
+        tenant.map { [("X-Catbird-Parallel-Id", $0)] } ?? []
+    }
+
+    /// A `RequestPattern` as a JSON-ready dictionary.
+    static func pattern(
+        method: String = "GET", url: String, kind: String = "equal", headers: [String: (kind: String, value: String)] = [:]
+    ) -> [String: Any] {
+        [
+            "method": method,
+            "url": ["kind": kind, "value": url],
+            "headers": headers.mapValues { ["kind": $0.kind, "value": $0.value] },
+        ]
+    }
+
+    /// JSON text of a dictionary (sorted keys, so failures print stably).
+    static func jsonText(_ object: Any) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `update` control action.
+    static func updateAction(
+        method: String = "GET", url: String, kind: String = "equal", headerPatterns: [String: (kind: String, value: String)] = [:],
+        status: Int = 200, responseHeaders: [String: String] = [:], body: [UInt8]?, limit: Int? = nil, delay: Int? = nil
+    ) -> String {
+        var response: [String: Any] = ["status": status, "headers": responseHeaders]
+        if let body { response["body"] = Data(body).base64EncodedString() }
+        if let limit { response["limit"] = limit }
+        if let delay { response["delay"] = delay }
+        return jsonText([
+            "type": "update",
+            "pattern": pattern(method: method, url: url, kind: kind, headers: headerPatterns),
+            "response": response,
+        ])
+    }
+
+    /// Adds (or replaces) a mock over the control API and asserts the 201.
+    static func addMock(
+        _ client: RawHTTPClient, tenant: String? = nil, method: String = "GET", url: String, kind: String = "equal",
+        headerPatterns: [String: (kind: String, value: String)] = [:], status: Int = 200,
+        responseHeaders: [String: String] = [:], body: String?, limit: Int? = nil, delay: Int? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let action = updateAction(
+            method: method, url: url, kind: kind, headerPatterns: headerPatterns, status: status,
+            responseHeaders: responseHeaders, body: body.map { Array($0.utf8) }, limit: limit, delay: delay)
+        let answer = try client.json("POST", "/catbird/api/mocks", action, headers: tenantHeader(tenant))
+        XCTAssertEqual(answer.status, 201, "update \(url) for tenant \(tenant ?? "(default)"): \(answer.text)", file: file, line: line)
+    }
+
+    /// Sends `removeAll` for the tenant and asserts the 204.
+    static func removeAll(_ client: RawHTTPClient, tenant: String?, file: StaticString = #filePath, line: UInt = #line) throws {
+        let answer = try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#, headers: tenantHeader(tenant))
+        XCTAssertEqual(answer.status, 204, answer.text, file: file, line: line)
+    }
+
+    /// `GET /catbird/api/mocks` for the tenant: the whole answer.
+    static func mockList(_ client: RawHTTPClient, tenant: String?, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let answer = try client.request("GET", "/catbird/api/mocks", headers: tenantHeader(tenant))
+        XCTAssertEqual(answer.status, 200, answer.text, file: file, line: line)
+        return answer.object
+    }
+
+    /// The tenant's mocks as listed, in match order.
+    static func mocks(_ client: RawHTTPClient, tenant: String?, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        try mockList(client, tenant: tenant, file: file, line: line)["mocks"] as? [[String: Any]] ?? []
+    }
+
+    /// `GET /catbird/api/requests?<query>` for the tenant: the page object.
+    static func journalPage(
+        _ client: RawHTTPClient, tenant: String?, query: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [String: Any] {
+        let target = query.isEmpty ? "/catbird/api/requests" : "/catbird/api/requests?\(query)"
+        let answer = try client.request("GET", target, headers: tenantHeader(tenant))
+        XCTAssertEqual(answer.status, 200, "\(target): \(answer.text)", file: file, line: line)
+        return answer.object
+    }
+
+    /// The entries of one journal page.
+    static func journal(
+        _ client: RawHTTPClient, tenant: String?, query: String = "limit=1000", file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [[String: Any]] {
+        try journalPage(client, tenant: tenant, query: query, file: file, line: line)["requests"] as? [[String: Any]] ?? []
+    }
+
+    /// `POST /catbird/api/requests/count` with `patternJSON`; nil when the answer is not a count.
+    static func count(
+        _ client: RawHTTPClient, tenant: String?, patternJSON: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Int? {
+        let answer = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(patternJSON)}"#, headers: tenantHeader(tenant))
+        XCTAssertEqual(answer.status, 200, "count \(patternJSON): \(answer.text)", file: file, line: line)
+        return int(answer.object["count"])
+    }
+
+    /// `POST /catbird/api/sql`.
+    static func sql(_ client: RawHTTPClient, _ sql: String, params: [Any] = [], maxRows: Int? = nil) throws -> RawResponse {
+        var body: [String: Any] = ["sql": sql, "params": params]
+        if let maxRows { body["maxRows"] = maxRows }
+        return try client.json("POST", "/catbird/api/sql", jsonText(body))
+    }
+
+    /// The rows of a successful SQL answer (asserts the 200).
+    static func sqlRows(
+        _ client: RawHTTPClient, _ query: String, params: [Any] = [], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [[Any]] {
+        let answer = try sql(client, query, params: params)
+        XCTAssertEqual(answer.status, 200, "\(query): \(answer.text)", file: file, line: line)
+        return answer.object["rows"] as? [[Any]] ?? []
+    }
+
+    /// `GET /catbird/api/tenants`: the tenant summaries by id.
+    static func tenants(_ client: RawHTTPClient, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        let answer = try client.request("GET", "/catbird/api/tenants")
+        XCTAssertEqual(answer.status, 200, answer.text, file: file, line: line)
+        return answer.object["tenants"] as? [[String: Any]] ?? []
+    }
+
+    /// Asserts Catbird's error shape: the status, `{"error": true, "reason": …}` with a JSON
+    /// Content-Type, and the reason containing `reasonContains` (case-insensitive).
+    static func assertError(
+        _ response: RawResponse, status: Int, reasonContains: String? = nil, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(response.status, status, response.text, file: file, line: line)
+        XCTAssertEqual(response.header("Content-Type"), "application/json; charset=utf-8", file: file, line: line)
+        XCTAssertEqual(response.object["error"] as? Bool, true, response.text, file: file, line: line)
+        let reason = response.object["reason"] as? String ?? ""
+        XCTAssertFalse(reason.isEmpty, "no reason in \(response.text)", file: file, line: line)
+        if let reasonContains {
+            XCTAssertTrue(reason.lowercased().contains(reasonContains.lowercased()), "reason \"\(reason)\" lacks \"\(reasonContains)\"", file: file, line: line)
+        }
+    }
+
+    /// A JSON number as an Int (nil for anything else, including null).
+    static func int(_ value: Any?) -> Int? {
+        if let int = value as? Int { return int }
+        if let number = value as? NSNumber { return Int(exactly: number.doubleValue) }
+        return nil
+    }
+
+    /// A JSON number as a Double.
+    static func double(_ value: Any?) -> Double? {
+        (value as? NSNumber)?.doubleValue
+    }
+
+    /// True for a JSON null or a missing key.
+    static func isNull(_ value: Any?) -> Bool {
+        value == nil || value is NSNull
+    }
+
+    /// Whether `text` matches the regular expression `pattern` (whole-string anchors are the
+    /// pattern's own).
+    static func matches(_ text: String, _ pattern: String) -> Bool {
+        text.range(of: pattern, options: .regularExpression) != nil
+    }
+
+    /// One request to send in a pipeline.
+    struct PipelinedRequest {
+        var method: String
+        var target: String
+        var headers: [(String, String)] = []
+        var body: [UInt8]? = nil
+    }
+
+    /// Sends all `requests` back to back on the connection (HTTP/1.1 pipelining), then reads
+    /// their responses in order. The server handles them one after the other with no client
+    /// round trip in between.
+    static func pipeline(_ client: RawHTTPClient, _ requests: [PipelinedRequest]) throws -> [RawResponse] {
+        var bytes: [UInt8] = []
+        for request in requests {
+            var head = "\(request.method) \(request.target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            for (name, value) in request.headers { head += "\(name): \(value)\r\n" }
+            if let body = request.body { head += "Content-Length: \(body.count)\r\n" }
+            bytes += Array((head + "\r\n").utf8) + (request.body ?? [])
+        }
+        try client.send(raw: bytes)
+        return try requests.map { _ in try client.readResponse() }
+    }
+
+    /// A control action as a pipelined request.
+    static func control(_ action: String, tenant: String?) -> PipelinedRequest {
+        PipelinedRequest(
+            method: "POST", target: "/catbird/api/mocks", headers: [("Content-Type", "application/json")] + tenantHeader(tenant),
+            body: Array(action.utf8))
+    }
+
+    /// Runs `body(index)` on `count` threads at once and waits for all of them.
+    static func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            let thread = Thread {
+                body(index)
+                group.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+    }
+}
+
+/// Values collected from several threads.
+final class LockedList<Element>: @unchecked Sendable {
+    // @unchecked Sendable: `items` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var items: [Element] = []
+
+    func append(_ item: Element) {
+        lock.lock()
+        items.append(item)
+        lock.unlock()
+    }
+
+    var values: [Element] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
