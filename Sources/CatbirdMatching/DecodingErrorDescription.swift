@@ -95,22 +95,12 @@ enum CodingPathText {
         return "'\(text.isEmpty ? fallback : text)'"
     }
 
-    /// `value` in double quotes with `"`, `\` and control characters escaped as in JSON.
+    /// `value` as a JSON string literal (quotes and control characters escaped), for error
+    /// reasons. Not on a hot path, so Foundation's encoder does the escaping.
     static func jsonQuoted(_ value: String) -> String {
-        var text = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                text += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        guard let data = try? encoder.encode(value) else { return "\"\(value)\"" }
+        return String(decoding: data, as: UTF8.self)
     }
 }
