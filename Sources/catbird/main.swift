@@ -1,9 +1,10 @@
 import CatbirdDomain
 import CatbirdServer
-import Dispatch
 import Foundation
 
 // catbird: the command-line entry point. See CommandLineOptions.usage.
+
+TerminationSignals.block()  // before any thread starts; see TerminationSignals
 
 let command: Command
 do {
@@ -32,16 +33,9 @@ case let .serve(settings, ignoredVariables):
         exit(1)
     }
     log.info("Catbird \(CatbirdServer.version) listening on http://\(settings.host):\(server.port) (database: \(settings.databasePath))")
-    let signals = [SIGINT, SIGTERM].map { number in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-        source.setEventHandler {
-            log.info("stopping (signal \(number)): writing the journal and closing the database")
-            server.stop()
-            exit(0)
-        }
-        source.resume()
-        return source
-    }
-    withExtendedLifetime(signals) { dispatchMain() }
+    let number = TerminationSignals.wait()
+    log.info("stopping (signal \(number)): writing the journal and closing the database")
+    server.stop()
+    log.info("stopped")
+    exit(0)
 }

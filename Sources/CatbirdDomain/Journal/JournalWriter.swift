@@ -37,7 +37,7 @@ public final class JournalWriter: Sendable {
         self.bodyLimit = max(0, bodyLimit)
         self.log = log
         let thread = Thread { [self] in run() }
-        thread.name = "catbird-journal-writer"
+        thread.name = "catbird-journal"  // Linux keeps 15 characters
         thread.start()
     }
 
