@@ -15,9 +15,10 @@ VALUES ('', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ'
 
 -- Dynamic mocks (stubs). Within a tenant, mocks are matched in ascending `position`;
 -- the first match wins (Catbird 0.11 semantics). Replacing a mock in place gives it a new
--- id but keeps its position.
+-- id but keeps its position. AUTOINCREMENT: an id is never reused, so a journal row's
+-- mock_id and a hit count written after the mock was removed never point at a newer mock.
 CREATE TABLE mocks (
-    id               INTEGER PRIMARY KEY,
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
     tenant           TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     position         INTEGER NOT NULL,
     method           TEXT NOT NULL,
@@ -35,8 +36,10 @@ CREATE TABLE mocks (
 CREATE INDEX mocks_by_tenant_position ON mocks (tenant, position);
 
 -- The request journal: one row per non-control request, answered or not.
+-- AUTOINCREMENT: ids keep increasing after the journal is cleared, so paging with
+-- `since=<last id seen>` never skips new entries.
 CREATE TABLE requests (
-    id                      INTEGER PRIMARY KEY,
+    id                      INTEGER PRIMARY KEY AUTOINCREMENT,
     time                    TEXT NOT NULL,              -- UTC, ISO 8601 with milliseconds
     tenant                  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     method                  TEXT NOT NULL,

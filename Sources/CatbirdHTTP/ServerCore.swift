@@ -1,4 +1,7 @@
 import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The state libmicrohttpd's C callbacks reach through their `cls` pointer, and the callbacks.
@@ -46,8 +49,20 @@ final class ServerCore: Sendable {
     private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-        context.headers.add(name: String(cString: key), value: value.map { String(cString: $0) } ?? "")
+        context.headers.add(name: String(cString: key), value: value.map(trimmedFieldValue) ?? "")
         return .YES
+    }
+
+    /// A field value without the optional whitespace around it (RFC 9110 §5.5): libmicrohttpd
+    /// strips the leading spaces but keeps trailing ones.
+    private static func trimmedFieldValue(_ value: UnsafePointer<CChar>) -> String {
+        var length = strlen(value)
+        while length > 0, value[length - 1] == 0x20 || value[length - 1] == 0x09 { length -= 1 }
+        var start = 0
+        while start < length, value[start] == 0x20 || value[start] == 0x09 { start += 1 }
+        return value.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+            String(decoding: UnsafeBufferPointer(start: bytes + start, count: length - start), as: UTF8.self)
+        }
     }
 
     private func handle(

@@ -101,17 +101,26 @@ final class CommandLineTests: XCTestCase {
 
     func testWarningLevelPrintsNoPerRequestLines() throws {
         let database = directory.appendingPathComponent("quiet.sqlite").path
-        let server = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        let server = try Launched(
+            self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
+            environment: ["CATBIRD_MOCKS_DIR": directory.path])
         let client = try server.client()
         try E2E.addMock(client, url: "/quiet", body: "shh")
         for _ in 0..<10 { XCTAssertEqual(try client.request("GET", "/quiet").text, "shh") }
         XCTAssertEqual(try client.request("GET", "/not-mocked").status, 404)
 
-        let (status, _, stderr) = try server.terminate()
+        let (status, _, stderr) = try server.terminate(signal: SIGINT)
         XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(stderr.contains("[warning] CATBIRD_MOCKS_DIR is set but not implemented"), stderr)
         XCTAssertFalse(stderr.contains("/quiet"), stderr)
         XCTAssertFalse(stderr.contains("/not-mocked"), stderr)
         XCTAssertFalse(stderr.contains("[info]"), stderr)
+
+        // SIGINT, like SIGTERM, writes the journal before exiting.
+        let reader = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "error"])
+        let rows = try E2E.sqlRows(try reader.client(), "SELECT COUNT(*) FROM requests")
+        XCTAssertEqual(rows.first.map { $0.map { E2E.int($0) } }, [11])
+        XCTAssertEqual(try reader.terminate().status, 0)
     }
 
     func testMaxBodySizeFromTheEnvironmentIsHonoured() throws {
@@ -275,9 +284,9 @@ final class CommandLineTests: XCTestCase {
             (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
         }
 
-        /// Sends SIGTERM and waits (at most 30 s) for the exit.
-        func terminate() throws -> (status: Int32, reason: Process.TerminationReason, stderr: String) {
-            kill(process.processIdentifier, SIGTERM)
+        /// Sends `signal` (SIGTERM by default) and waits (at most 30 s) for the exit.
+        func terminate(signal: Int32 = SIGTERM) throws -> (status: Int32, reason: Process.TerminationReason, stderr: String) {
+            kill(process.processIdentifier, signal)
             try CommandLineTests.wait(for: process, seconds: 30)
             finished = true
             try? stderrHandle.close()

@@ -160,4 +160,22 @@ final class SQLRouteTests: XCTestCase {
                 .map { $0.first as? String },
             ["/schema"], "the named tenant was answered by the default tenant's mock")
     }
+
+    /// JSON has no infinity, but a read-only SELECT can yield one (`1e999`, an overflowing
+    /// product). That is the user's query, not a server fault: a 200 (with some representation)
+    /// or a 400 that says why, never a 5xx.
+    func testAnInfiniteRealIsNotAServerError() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for query in ["SELECT 1e999", "SELECT -1e308 * 10"] {
+            let answer = try E2E.sql(client, query)
+            XCTAssertLessThan(answer.status, 500, "\(query): \(answer.status) \(answer.text)")
+            if answer.status == 200 {
+                XCTAssertEqual((answer.object["rows"] as? [[Any]])?.first?.count, 1, query)
+            } else {
+                E2E.assertError(answer, status: 400)
+            }
+        }
+    }
 }

@@ -178,6 +178,13 @@ enum E2E {
     /// their responses in order. The server handles them one after the other with no client
     /// round trip in between.
     static func pipeline(_ client: RawHTTPClient, _ requests: [PipelinedRequest]) throws -> [RawResponse] {
+        try sendPipelined(client, requests)
+        return try requests.map { _ in try client.readResponse() }
+    }
+
+    /// Sends all `requests` back to back without reading; read the responses with
+    /// `client.readResponse()`, one per request, in order.
+    static func sendPipelined(_ client: RawHTTPClient, _ requests: [PipelinedRequest]) throws {
         var bytes: [UInt8] = []
         for request in requests {
             var head = "\(request.method) \(request.target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -186,7 +193,6 @@ enum E2E {
             bytes += Array((head + "\r\n").utf8) + (request.body ?? [])
         }
         try client.send(raw: bytes)
-        return try requests.map { _ in try client.readResponse() }
     }
 
     /// A control action as a pipelined request.

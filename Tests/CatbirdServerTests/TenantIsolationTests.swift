@@ -103,6 +103,12 @@ final class TenantIsolationTests: XCTestCase {
         XCTAssertEqual(after.count, 1)
         XCTAssertEqual(E2E.int(after.first?["id"]), E2E.int(before.first?["id"]))
         XCTAssertEqual(try client.request("GET", "/api/only-q", headers: E2E.tenantHeader("Q")).text, "only Q")
+        // Nor does P's remove of a pattern only the default tenant has touch the default tenant.
+        try E2E.addMock(client, tenant: nil, url: "/api/shared", body: "shared")
+        let removeShared = E2E.jsonText(["type": "remove", "pattern": E2E.pattern(url: "/api/shared")])
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", removeShared, headers: E2E.tenantHeader("P")).status, 204)
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 1)
+        XCTAssertEqual(try client.request("GET", "/api/shared", headers: E2E.tenantHeader("P")).text, "shared")
         // The same remove sent by Q does remove it: the pattern was right, only the tenant differed.
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", remove, headers: E2E.tenantHeader("Q")).status, 204)
         XCTAssertEqual(try E2E.mocks(client, tenant: "Q").count, 0)
@@ -205,5 +211,22 @@ final class TenantIsolationTests: XCTestCase {
             XCTAssertEqual(E2E.int(summary["requests"]), requestsPerTenant, "\(summary)")
             XCTAssertEqual(E2E.int(summary["mocks"]), 1, "\(summary)")
         }
+    }
+
+    /// RFC 9110 §5.5: a field value does not include leading or trailing whitespace, so
+    /// `X-Catbird-Parallel-Id: P  ` names tenant "P".
+    func testWhitespaceAroundTheParallelIdIsNotPartOfTheTenant() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "P", url: "/api/profile", body: "profile of P")
+
+        let leading = try client.request("GET", "/api/profile", headers: [("X-Catbird-Parallel-Id", "   P")])
+        XCTAssertEqual(leading.text, "profile of P")
+        let trailing = try client.request("GET", "/api/profile", headers: [("X-Catbird-Parallel-Id", "P   ")])
+        XCTAssertEqual(trailing.status, 200, trailing.text)
+        XCTAssertEqual(trailing.text, "profile of P")
+        XCTAssertEqual(try E2E.tenants(client).compactMap { $0["id"] as? String }, ["", "P"])
+        XCTAssertEqual(try E2E.journal(client, tenant: "P").count, 2)
     }
 }

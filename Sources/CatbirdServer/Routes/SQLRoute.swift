@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Runs on the read-only connection after the journal is flushed. One statement, a read,
 /// parameters bound (never interpolated), at most `maxRows` rows (default 1000, at most
-/// 10000) and `Settings.sqlTimeLimit`. Blobs come back as `{"base64": "…"}`.
+/// 10000) and `Settings.sqlTimeLimit`. Blobs come back as `{"base64": "…"}`; reals that JSON
+/// cannot hold as numbers as the strings `"Infinity"` and `"-Infinity"`.
 enum SQLRoute {
     static let defaultMaxRows = 1000
     static let maxMaxRows = 10_000
@@ -100,7 +101,8 @@ struct SQLAnswer: Encodable {
             switch value {
             case .null: try container.encodeNil()
             case let .integer(integer): try container.encode(integer)
-            case let .real(real): try container.encode(real)
+            case let .real(real) where real.isFinite: try container.encode(real)
+            case let .real(real): try container.encode(real > 0 ? "Infinity" : real < 0 ? "-Infinity" : "NaN")
             case let .text(text): try container.encode(text)
             case let .blob(bytes): try container.encode(["base64": Data(bytes).base64EncodedString()])
             }
