@@ -5,8 +5,8 @@ public enum AnsweredBy: String, Sendable, Codable, CaseIterable {
 
 /// One request and its response, as handed to the journal writer.
 ///
-/// Bodies are complete here; the writer stores at most its configured body limit of each and
-/// marks the row truncated.
+/// The writer keeps at most its body limit of each body (``truncateBodies(to:)``, applied when
+/// the entry is queued, so a waiting entry never holds a large body) and records the full sizes.
 public struct JournalEntry: Sendable {
     /// When the request arrived (UTC, ISO 8601 with milliseconds).
     public var time: String
@@ -17,10 +17,14 @@ public struct JournalEntry: Sendable {
     /// Request headers as a JSON object text (see ``JSONText/object(_:)``).
     public var requestHeaders: String
     public var requestBody: [UInt8]
+    /// The full request body size in bytes (`requestBody` may hold a prefix only).
+    public private(set) var requestBodySize: Int
     public var status: Int
     /// Response headers as a JSON object text.
     public var responseHeaders: String
     public var responseBody: [UInt8]
+    /// The full response body size in bytes (`responseBody` may hold a prefix only).
+    public private(set) var responseBodySize: Int
     public var answeredBy: AnsweredBy
     /// The mock that answered, when `answeredBy == .mock`.
     public var mockHit: MockHitRecord?
@@ -38,12 +42,23 @@ public struct JournalEntry: Sendable {
         self.url = url
         self.requestHeaders = requestHeaders
         self.requestBody = requestBody
+        self.requestBodySize = requestBody.count
         self.status = status
         self.responseHeaders = responseHeaders
         self.responseBody = responseBody
+        self.responseBodySize = responseBody.count
         self.answeredBy = answeredBy
         self.mockHit = mockHit
         self.durationMs = durationMs
+    }
+}
+
+extension JournalEntry {
+    /// Keeps at most `limit` bytes of each body; the full sizes stay in `requestBodySize` and
+    /// `responseBodySize`.
+    mutating func truncateBodies(to limit: Int) {
+        if requestBody.count > limit { requestBody = Array(requestBody.prefix(limit)) }
+        if responseBody.count > limit { responseBody = Array(responseBody.prefix(limit)) }
     }
 }
 

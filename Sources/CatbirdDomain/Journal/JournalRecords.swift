@@ -11,7 +11,7 @@ enum JournalRecords {
 
     /// Inserts a batch inside the caller's transaction: tenants first (the journal references
     /// them), then the rows, then the served mocks' hit counts and limits.
-    static func insert(_ batch: [JournalEntry], into db: Database, bodyLimit: Int) throws {
+    static func insert(_ batch: [JournalEntry], into db: Database) throws {
         var latest: [TenantID: String] = [:]
         for entry in batch where (latest[entry.tenant] ?? "") < entry.time { latest[entry.tenant] = entry.time }
         for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
@@ -23,10 +23,10 @@ enum JournalRecords {
             statement.bind(.text(entry.method), at: 3)
             statement.bind(.text(entry.url), at: 4)
             statement.bind(.text(entry.requestHeaders), at: 5)
-            bindBody(entry.requestBody, limit: bodyLimit, statement, at: 6)
+            bindBody(entry.requestBody, fullSize: entry.requestBodySize, statement, at: 6)
             statement.bind(.text(entry.responseHeaders), at: 10)
             statement.bind(.integer(Int64(entry.status)), at: 9)
-            bindBody(entry.responseBody, limit: bodyLimit, statement, at: 11)
+            bindBody(entry.responseBody, fullSize: entry.responseBodySize, statement, at: 11)
             statement.bind(.text(entry.answeredBy.rawValue), at: 14)
             statement.bind(entry.mockHit.map { .integer($0.mockID) } ?? .null, at: 15)
             statement.bind(.real(entry.durationMs), at: 16)
@@ -38,11 +38,11 @@ enum JournalRecords {
         }
     }
 
-    /// Binds a body at `index`, its full size at `index + 1` and its truncation flag at `index + 2`.
-    private static func bindBody(_ body: [UInt8], limit: Int, _ statement: Statement, at index: Int32) {
-        let truncated = body.count > limit
-        statement.bind(body.isEmpty ? .null : .blob(truncated ? Array(body.prefix(limit)) : body), at: index)
-        statement.bind(.integer(Int64(body.count)), at: index + 1)
-        statement.bind(.integer(truncated ? 1 : 0), at: index + 2)
+    /// Binds a (possibly truncated) body at `index`, its full size at `index + 1` and its
+    /// truncation flag at `index + 2`.
+    private static func bindBody(_ body: [UInt8], fullSize: Int, _ statement: Statement, at index: Int32) {
+        if body.isEmpty { statement.bindNull(at: index) } else { statement.bind(bytes: body, at: index) }
+        statement.bind(.integer(Int64(fullSize)), at: index + 1)
+        statement.bind(.integer(fullSize > body.count ? 1 : 0), at: index + 2)
     }
 }

@@ -4,12 +4,14 @@ import Foundation
 /// Writes journal entries off the request path: one writer thread, transactions of many rows,
 /// a bounded queue.
 ///
-/// `append` never touches the disk; it blocks only when `capacity` entries are already waiting
-/// (back-pressure rather than loss). ``flush()`` waits until everything appended before the call
+/// `append` never touches the disk; it blocks only when `capacity` entries or `byteCapacity`
+/// bytes of bodies are already waiting (back-pressure rather than loss). ``flush()`` waits until everything appended before the call
 /// is committed, which is how journal queries read their own writes.
 public final class JournalWriter: Sendable {
     /// Entries waiting at most; `append` blocks beyond this.
     public let capacity: Int
+    /// Body bytes waiting at most (after truncation to `bodyLimit`); `append` blocks beyond this.
+    public let byteCapacity: Int
     /// Bytes of each body stored at most; longer bodies are truncated and marked.
     public let bodyLimit: Int
     private let database: SerialDatabase
@@ -21,6 +23,7 @@ public final class JournalWriter: Sendable {
 
     private struct State {
         var queue: [JournalEntry] = []
+        var queuedBytes = 0
         var appended: UInt64 = 0
         var committed: UInt64 = 0
         var stopping = false
@@ -30,10 +33,14 @@ public final class JournalWriter: Sendable {
     /// Starts the writer thread.
     /// - Parameters:
     ///   - capacity: queue bound, in entries.
+    ///   - byteCapacity: queue bound, in bytes of (truncated) bodies.
     ///   - bodyLimit: bytes of each request/response body kept in the journal.
-    public init(database: SerialDatabase, capacity: Int = 50_000, bodyLimit: Int, log: Logger) {
+    public init(
+        database: SerialDatabase, capacity: Int = 50_000, byteCapacity: Int = 64 << 20, bodyLimit: Int, log: Logger
+    ) {
         self.database = database
         self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
         self.bodyLimit = max(0, bodyLimit)
         self.log = log
         let thread = Thread { [self] in run() }
@@ -43,9 +50,16 @@ public final class JournalWriter: Sendable {
 
     /// Queues an entry for writing. Returns at once unless the queue is full.
     public func append(_ entry: JournalEntry) {
+        var entry = entry
+        entry.truncateBodies(to: bodyLimit)
+        let bytes = entry.requestBody.count + entry.responseBody.count
         condition.lock()
-        while state.queue.count >= capacity && !state.stopping { condition.wait() }
+        while !state.stopping && !state.queue.isEmpty
+            && (state.queue.count >= capacity || state.queuedBytes + bytes > byteCapacity) {
+            condition.wait()
+        }
         state.queue.append(entry)
+        state.queuedBytes += bytes
         state.appended += 1
         condition.broadcast()
         condition.unlock()
@@ -80,6 +94,7 @@ public final class JournalWriter: Sendable {
             }
             let batch = state.queue
             state.queue = []
+            state.queuedBytes = 0
             state.queue.reserveCapacity(min(capacity, 1024))
             condition.broadcast()  // room in the queue again
             condition.unlock()
@@ -97,7 +112,7 @@ public final class JournalWriter: Sendable {
         for attempt in 1...3 {
             do {
                 try database.use { db in
-                    try db.transaction { try JournalRecords.insert(batch, into: db, bodyLimit: bodyLimit) }
+                    try db.transaction { try JournalRecords.insert(batch, into: db) }
                 }
                 return
             } catch {
