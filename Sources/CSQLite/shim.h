@@ -8,3 +8,7 @@ static inline int catbird_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int in
 static inline int catbird_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int index, const void *bytes, int length) {
     return sqlite3_bind_blob(stmt, index, bytes, length, SQLITE_TRANSIENT);
 }
+// The same for a function's text result (https://www.sqlite.org/c3ref/result_blob.html).
+static inline void catbird_sqlite3_result_text_transient(sqlite3_context *context, const char *text, int length) {
+    sqlite3_result_text(context, text, length, SQLITE_TRANSIENT);
+}

@@ -20,6 +20,7 @@ public final class CatbirdServer: Sendable {
     private let http: HTTPServer
     private let writer: SerialDatabase
     private let reader: SerialDatabase
+    private let sqlReader: TenantScopedReader
     private let journalWriter: JournalWriter
     private let location: DatabaseLocation
     private let stopped = Mutex(false)
@@ -37,6 +38,9 @@ public final class CatbirdServer: Sendable {
         if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
         writer = SerialDatabase(writeConnection)
         reader = SerialDatabase(try Database(path: location.path, mode: .readOnly))
+        // After migrating: the SQL route's connections shadow the tables migrated above.
+        sqlReader = try TenantScopedReader(
+            path: location.path, scope: SQLRoute.tenantScope, maxValueLength: SQLRoute.maxValueLength(settings))
         let mocks = try MockStore(database: writer)
         journalWriter = JournalWriter(
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit, log: log)
@@ -44,7 +48,7 @@ public final class CatbirdServer: Sendable {
         let services = Services(
             mocks: mocks, journal: journal,
             tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
-            reader: reader, log: log, settings: settings)
+            reader: reader, sqlReader: sqlReader, log: log, settings: settings)
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port,
@@ -68,6 +72,7 @@ public final class CatbirdServer: Sendable {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         http.stop()
         journalWriter.stop()
+        sqlReader.close()
         reader.close()
         writer.close()
         location.removeIfTemporary()

@@ -28,6 +28,8 @@ extension Database {
     /// this connection's cached statements on their next use, so serve this route from a
     /// dedicated connection (the read-only one) rather than from the busy writer.
     ///
+    /// A string or blob growing past `maxValueLength` stops the query with `.valueTooLarge`.
+    ///
     /// - Throws: `ReadOnlyQueryError`; `.sqlite` wraps SQLite's own refusals (syntax errors,
     ///   unknown tables) and run-time failures.
     public func readOnlyQuery(
@@ -36,25 +38,27 @@ extension Database {
         maxRows: Int,
         timeLimit: Duration
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
+        try readOnlyQuery(sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, readPolicy: nil)
+    }
+
+    /// `readOnlyQuery(_:parameters:maxRows:timeLimit:)` whose authorizer also applies
+    /// `readPolicy` to every table read (`nil`: any read is allowed); a refused read is
+    /// `.outsideTenantScope`.
+    func readOnlyQuery(
+        _ sql: String,
+        parameters: [SQLiteValue],
+        maxRows: Int,
+        timeLimit: Duration,
+        readPolicy: TenantReadPolicy?
+    ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
         precondition(maxRows >= 0, "maxRows must not be negative, got \(maxRows)")
         let handle = connection.open("Database")
-        let queryGuard = ReadOnlyQueryGuard(deadline: ContinuousClock.now.advanced(by: timeLimit))
+        let queryGuard = ReadOnlyQueryGuard(deadline: ContinuousClock.now.advanced(by: timeLimit), readPolicy: readPolicy)
         // Retained until the end of this call, so both callbacks always find it alive.
         let context = Unmanaged.passRetained(queryGuard)
         defer { context.release() }
 
-        sqlite3_set_authorizer(handle, { context, action, detail1, detail2, _, _ in
-            Unmanaged<ReadOnlyQueryGuard>.fromOpaque(context!).takeUnretainedValue()
-                .authorize(action: action, detail1: detail1, detail2: detail2)
-        }, context.toOpaque())
-        let preparation: Preparation
-        do {
-            defer { sqlite3_set_authorizer(handle, nil, nil) }
-            preparation = try Preparation.prepare(handle, sql, flags: 0)
-        } catch {
-            throw queryGuard.deniedAction ? .notReadOnly : .sqlite(error)
-        }
-
+        let preparation = try compile(sql, under: context)
         guard case .statement(let prepared, let hasTrailingStatement) = preparation else {
             throw .empty
         }
@@ -84,7 +88,43 @@ extension Database {
             if queryGuard.timedOut {
                 throw .timedOut(milliseconds: Self.milliseconds(timeLimit))
             }
+            if error.code == SQLITE_TOOBIG {
+                throw .valueTooLarge(limit: maxValueLength)
+            }
             throw .sqlite(error)
+        }
+    }
+
+    /// Compiles the first statement of `sql` under the same authorizer as `readOnlyQuery`,
+    /// with `readPolicy`, and finalizes it without running it: the inspection pass of a
+    /// tenant-scoped query (see `TenantReadPolicy`). Text without a statement passes.
+    ///
+    /// - Throws: `.notReadOnly`, `.outsideTenantScope`, or `.sqlite` for SQLite's own refusals.
+    func inspectReadOnly(_ sql: String, readPolicy: TenantReadPolicy) throws(ReadOnlyQueryError) {
+        let queryGuard = ReadOnlyQueryGuard(deadline: .now, readPolicy: readPolicy)
+        let context = Unmanaged.passRetained(queryGuard)
+        defer { context.release() }
+        if case .statement(let prepared, _) = try compile(sql, under: context) {
+            sqlite3_finalize(prepared)
+        }
+    }
+
+    /// Prepares the first statement of `sql` with `queryGuard`'s authorizer installed
+    /// (<https://www.sqlite.org/c3ref/set_authorizer.html>), removed again before returning.
+    /// The caller keeps `queryGuard` retained and finalizes the statement.
+    private func compile(
+        _ sql: String, under queryGuard: Unmanaged<ReadOnlyQueryGuard>
+    ) throws(ReadOnlyQueryError) -> Preparation {
+        let handle = connection.open("Database")
+        sqlite3_set_authorizer(handle, { context, action, detail1, detail2, database, trigger in
+            Unmanaged<ReadOnlyQueryGuard>.fromOpaque(context!).takeUnretainedValue()
+                .authorize(action: action, detail1: detail1, detail2: detail2, database: database, context: trigger)
+        }, queryGuard.toOpaque())
+        defer { sqlite3_set_authorizer(handle, nil, nil) }
+        do {
+            return try Preparation.prepare(handle, sql, flags: 0)
+        } catch {
+            throw queryGuard.takeUnretainedValue().refusal(for: error)
         }
     }
 

@@ -28,6 +28,14 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     case parameterCountMismatch(expected: Int, given: Int)
     /// The query ran longer than the time limit of `milliseconds` and was interrupted.
     case timedOut(milliseconds: Int)
+    /// A tenant-scoped query (`TenantScopedReader`) read `table` (e.g. `main.requests`)
+    /// directly instead of through the tenant's views named `scopedTables`, or read a table
+    /// that holds every tenant's data and has no view (e.g. `main.sqlite_stat1`, `dbstat`).
+    case outsideTenantScope(table: String, scopedTables: [String])
+    /// A string or blob would have grown past the connection's length limit of `limit` bytes
+    /// (`SQLITE_TOOBIG`, <https://www.sqlite.org/limits.html#max_length>), e.g.
+    /// `SELECT randomblob(900000000)`; SQLite stops before allocating it.
+    case valueTooLarge(limit: Int)
     /// SQLite refused the statement (e.g. a syntax error or unknown table) or failed running it.
     case sqlite(SQLiteError)
 
@@ -45,8 +53,27 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
             return "the statement has \(expected) parameter(s) but \(given) value(s) were given"
         case .timedOut(let milliseconds):
             return "the query was interrupted after its time limit of \(milliseconds) ms"
+        case .outsideTenantScope(let table, let scopedTables):
+            return "\(table) is not available to tenant-scoped queries; read \(Self.list(scopedTables)) "
+                + "through their unqualified names, which show only the caller's tenant's rows"
+        case .valueTooLarge(let limit):
+            return "a string or blob would exceed the limit of \(Self.size(limit)) per value"
         case .sqlite(let error):
             return error.description
         }
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    private static func list(_ names: [String]) -> String {
+        guard let last = names.last else { return "the tenant's tables" }
+        let rest = names.dropLast()
+        return rest.isEmpty ? last : rest.joined(separator: ", ") + " and " + last
+    }
+
+    /// `67108864 bytes (64 MiB)`; whole mebibytes only, else just the bytes.
+    private static func size(_ bytes: Int) -> String {
+        let mebibyte = 1 << 20
+        return bytes >= mebibyte && bytes % mebibyte == 0
+            ? "\(bytes) bytes (\(bytes / mebibyte) MiB)" : "\(bytes) bytes"
     }
 }

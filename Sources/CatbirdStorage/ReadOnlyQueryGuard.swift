@@ -8,13 +8,30 @@ import CSQLite
 final class ReadOnlyQueryGuard {
     /// When the progress handler interrupts the query.
     let deadline: ContinuousClock.Instant
-    /// Set when the authorizer denied an action; turns SQLITE_AUTH into `.notReadOnly`.
+    /// For tenant-scoped queries, which table reads are allowed; `nil` allows every read.
+    let readPolicy: TenantReadPolicy?
+    /// Set when the authorizer denied an action other than a read; turns SQLITE_AUTH into
+    /// `.notReadOnly`.
     private(set) var deniedAction = false
+    /// The first read `readPolicy` refused, e.g. `main.requests`; turns SQLITE_AUTH into
+    /// `.outsideTenantScope` unless `deniedAction` is set too.
+    private(set) var scopeViolation: String?
     /// Set when the progress handler interrupted the query; turns SQLITE_INTERRUPT into `.timedOut`.
     private(set) var timedOut = false
 
-    init(deadline: ContinuousClock.Instant) {
+    init(deadline: ContinuousClock.Instant, readPolicy: TenantReadPolicy? = nil) {
         self.deadline = deadline
+        self.readPolicy = readPolicy
+    }
+
+    /// The error for a compile failure seen under this guard: the authorizer's reason when it
+    /// denied something, else SQLite's own `error`.
+    func refusal(for error: SQLiteError) -> ReadOnlyQueryError {
+        if deniedAction { return .notReadOnly }
+        if let scopeViolation, let readPolicy {
+            return .outsideTenantScope(table: scopeViolation, scopedTables: readPolicy.scopedTableNames)
+        }
+        return .sqlite(error)
     }
 
     /// Pragmas that only report: allowed with no argument, e.g. `PRAGMA user_version`.
@@ -33,13 +50,26 @@ final class ReadOnlyQueryGuard {
     /// The authorizer decision (<https://www.sqlite.org/c3ref/set_authorizer.html>) for one
     /// action met while compiling: `SQLITE_OK` for reads (`SELECT`, reading a column,
     /// functions, recursive CTEs) and allowed pragmas, `SQLITE_DENY` for everything else.
+    /// With a `readPolicy`, a column read (`SQLITE_READ`; `detail1` the table, `database` its
+    /// schema, `context` the inner-most view, trigger or CTE) must also pass that policy.
     ///
     /// One exception: setting up a table-valued pragma function (`pragma_table_info('t')`)
     /// makes SQLite check `SQLITE_UPDATE` on `sqlite_master`'s columns, so that is allowed; a
     /// real `UPDATE sqlite_master` is still refused, by the `sqlite3_stmt_readonly` check.
-    func authorize(action: Int32, detail1: UnsafePointer<CChar>?, detail2: UnsafePointer<CChar>?) -> Int32 {
+    func authorize(
+        action: Int32, detail1: UnsafePointer<CChar>?, detail2: UnsafePointer<CChar>?,
+        database: UnsafePointer<CChar>?, context: UnsafePointer<CChar>?
+    ) -> Int32 {
         switch action {
-        case SQLITE_SELECT, SQLITE_READ, SQLITE_RECURSIVE:
+        case SQLITE_READ:
+            guard let readPolicy, let detail1 else { return SQLITE_OK }
+            let violation = readPolicy.violation(
+                table: String(cString: detail1), database: database.map { String(cString: $0) },
+                context: context.map { String(cString: $0) })
+            guard let violation else { return SQLITE_OK }
+            if scopeViolation == nil { scopeViolation = violation }
+            return SQLITE_DENY
+        case SQLITE_SELECT, SQLITE_RECURSIVE:
             return SQLITE_OK
         case SQLITE_UPDATE:
             let table = detail1.map { String(cString: $0).lowercased() }

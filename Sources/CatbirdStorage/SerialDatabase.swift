@@ -4,7 +4,8 @@ import Synchronization
 /// threads share (GRDB's "one owner per connection").
 ///
 /// The server keeps two: the write connection (control changes and the journal writer take
-/// turns on it) and the read-only connection for queries.
+/// turns on it) and the read-only connection for its own queries. (The SQL route's
+/// ``TenantScopedReader`` serialises its connections itself.)
 public final class SerialDatabase: Sendable {
     private let database: Mutex<Database>
 

@@ -71,7 +71,8 @@ final class ReadYourWritesTests: XCTestCase {
         var counts: [Int?] = []
         for _ in 0..<rounds {
             XCTAssertEqual(try requester.request("GET", "/ryw", headers: E2E.tenantHeader("sql-shard")).status, 200)
-            let rows = try E2E.sqlRows(reader, "SELECT COUNT(*) FROM requests WHERE tenant = ? AND url = ?", params: ["sql-shard", "/ryw"])
+            let rows = try E2E.sqlRows(
+                reader, "SELECT COUNT(*) FROM requests WHERE tenant = ? AND url = ?", params: ["sql-shard", "/ryw"], tenant: "sql-shard")
             counts.append(E2E.int(rows.first?.first))
         }
         XCTAssertEqual(counts, (1...rounds).map { $0 })

@@ -18,7 +18,8 @@ final class SQLRouteTests: XCTestCase {
         _ = try client.request("GET", "/q/ok", headers: E2E.tenantHeader("q"))
 
         let answer = try client.json(
-            "POST", "/catbird/api/sql", #"{"sql":"SELECT url FROM requests WHERE tenant = ? AND status = ?","params":["p",200]}"#)
+            "POST", "/catbird/api/sql", #"{"sql":"SELECT url FROM requests WHERE tenant = ? AND status = ?","params":["p",200]}"#,
+            headers: E2E.tenantHeader("p"))
         XCTAssertEqual(answer.status, 200, answer.text)
         XCTAssertEqual(answer.header("Content-Type"), "application/json; charset=utf-8")
         XCTAssertEqual(answer.object["columns"] as? [String], ["url"])
@@ -26,7 +27,7 @@ final class SQLRouteTests: XCTestCase {
         XCTAssertEqual(answer.object["truncated"] as? Bool, false)
 
         XCTAssertEqual(
-            try E2E.sqlRows(client, "SELECT url FROM requests WHERE tenant = ? AND status = ? ORDER BY id", params: ["p", 404])
+            try E2E.sqlRows(client, "SELECT url FROM requests WHERE tenant = ? AND status = ? ORDER BY id", params: ["p", 404], tenant: "p")
                 .map { $0.first as? String },
             ["/p/missing"])
         // null, boolean, real and text parameters.
@@ -48,17 +49,23 @@ final class SQLRouteTests: XCTestCase {
         _ = try client.request("GET", "/plain", headers: E2E.tenantHeader("p"))
         _ = try client.request("GET", "/tricky", headers: E2E.tenantHeader(Self.injection))
 
-        let byPlain = try E2E.sqlRows(client, "SELECT url FROM requests WHERE tenant = ? AND status = ?", params: [Self.injection, 200])
+        let byPlain = try E2E.sqlRows(
+            client, "SELECT url FROM requests WHERE tenant = ? AND status = ?", params: [Self.injection, 200], tenant: Self.injection)
         XCTAssertEqual(byPlain.count, 0)
-        let literal = try E2E.sqlRows(client, "SELECT url, tenant FROM requests WHERE tenant = ?", params: [Self.injection])
+        let literal = try E2E.sqlRows(
+            client, "SELECT url, tenant FROM requests WHERE tenant = ?", params: [Self.injection], tenant: Self.injection)
         XCTAssertEqual(literal.map { $0.compactMap { $0 as? String } }, [["/tricky", Self.injection]])
-        XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests").first?.first), 2, "nothing was dropped")
+        for tenant in ["p", Self.injection] {
+            XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests", tenant: tenant).first?.first), 1, "nothing was dropped")
+        }
 
         // Statements that write, or more than one statement, are refused and change nothing.
         E2E.assertError(try E2E.sql(client, "DROP TABLE requests"), status: 400)
         E2E.assertError(try E2E.sql(client, "DELETE FROM requests"), status: 400)
         E2E.assertError(try E2E.sql(client, "SELECT 1; DROP TABLE requests"), status: 400)
-        XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests").first?.first), 2)
+        for tenant in ["p", Self.injection] {
+            XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests", tenant: tenant).first?.first), 1)
+        }
         XCTAssertEqual(try E2E.journal(client, tenant: Self.injection).compactMap { $0["url"] as? String }, ["/tricky"])
         XCTAssertEqual(try E2E.journal(client, tenant: "p").compactMap { $0["url"] as? String }, ["/plain"])
     }
@@ -152,13 +159,18 @@ final class SQLRouteTests: XCTestCase {
         XCTAssertEqual(E2E.int(row[7]), mockID)
         XCTAssertGreaterThanOrEqual(E2E.double(row[8]) ?? -1, 0)
 
-        XCTAssertEqual(try E2E.sqlRows(client, "SELECT tenant FROM requests ORDER BY id").map { $0.first as? String }, ["", "named"])
-        XCTAssertEqual(try E2E.sqlRows(client, "SELECT id FROM tenants ORDER BY id").map { $0.first as? String }, ["", "named"])
+        // Each tenant sees its own rows only (see SQLTenantScopeTests).
+        for tenant in ["", "named"] {
+            let header = tenant.isEmpty ? nil : tenant
+            XCTAssertEqual(
+                try E2E.sqlRows(client, "SELECT tenant FROM requests ORDER BY id", tenant: header).map { $0.first as? String }, [tenant])
+            XCTAssertEqual(try E2E.sqlRows(client, "SELECT id FROM tenants ORDER BY id", tenant: header).map { $0.first as? String }, [tenant])
+        }
         XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM mocks").first?.first), 1)
+        XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM mocks", tenant: "named").first?.first), 0)
         XCTAssertEqual(
-            try E2E.sqlRows(client, "SELECT r.url FROM requests r JOIN mocks m ON m.id = r.mock_id WHERE r.tenant = 'named'")
-                .map { $0.first as? String },
-            ["/schema"], "the named tenant was answered by the default tenant's mock")
+            E2E.int(try E2E.sqlRows(client, "SELECT mock_id FROM requests", tenant: "named").first?.first), mockID,
+            "the named tenant was answered by the default tenant's mock")
     }
 
     /// JSON has no infinity, but a read-only SELECT can yield one (`1e999`, an overflowing

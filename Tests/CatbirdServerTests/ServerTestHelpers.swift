@@ -105,18 +105,22 @@ enum E2E {
         return int(answer.object["count"])
     }
 
-    /// `POST /catbird/api/sql`.
-    static func sql(_ client: RawHTTPClient, _ sql: String, params: [Any] = [], maxRows: Int? = nil) throws -> RawResponse {
+    /// `POST /catbird/api/sql` as `tenant` (nil: the default tenant, no header); the query sees
+    /// that tenant's rows only.
+    static func sql(
+        _ client: RawHTTPClient, _ sql: String, params: [Any] = [], maxRows: Int? = nil, tenant: String? = nil
+    ) throws -> RawResponse {
         var body: [String: Any] = ["sql": sql, "params": params]
         if let maxRows { body["maxRows"] = maxRows }
-        return try client.json("POST", "/catbird/api/sql", jsonText(body))
+        return try client.json("POST", "/catbird/api/sql", jsonText(body), headers: tenantHeader(tenant))
     }
 
     /// The rows of a successful SQL answer (asserts the 200).
     static func sqlRows(
-        _ client: RawHTTPClient, _ query: String, params: [Any] = [], file: StaticString = #filePath, line: UInt = #line
+        _ client: RawHTTPClient, _ query: String, params: [Any] = [], tenant: String? = nil,
+        file: StaticString = #filePath, line: UInt = #line
     ) throws -> [[Any]] {
-        let answer = try sql(client, query, params: params)
+        let answer = try sql(client, query, params: params, tenant: tenant)
         XCTAssertEqual(answer.status, 200, "\(query): \(answer.text)", file: file, line: line)
         return answer.object["rows"] as? [[Any]] ?? []
     }

@@ -6,13 +6,39 @@ import Foundation
 /// `POST /catbird/api/sql` with `{"sql": "SELECT …", "params": [...], "maxRows": n}` →
 /// `{"columns": [...], "rows": [[...]], "truncated": bool}` (spec part 3).
 ///
-/// Runs on the read-only connection after the journal is flushed. One statement, a read,
-/// parameters bound (never interpolated), at most `maxRows` rows (default 1000, at most
-/// 10000) and `Settings.sqlTimeLimit`. Blobs come back as `{"base64": "…"}`; reals that JSON
+/// The query sees only the caller's tenant (its `X-Catbird-Parallel-Id`; the default tenant
+/// `''` without one): `requests`, `mocks` and `tenants` are views of that tenant's rows, and
+/// reading `main.requests` or any other table directly is refused (``TenantScopedReader``).
+/// Runs after the journal is flushed, on the SQL route's own read-only connections. One
+/// statement, a read, parameters bound (never interpolated), at most `maxRows` rows (default
+/// 1000, at most 10000), `Settings.sqlTimeLimit`, and strings and blobs of at most
+/// `maxValueLength(_:)` bytes. Blobs come back as `{"base64": "…"}`; reals that JSON
 /// cannot hold as numbers as the strings `"Infinity"` and `"-Infinity"`.
 enum SQLRoute {
     static let defaultMaxRows = 1000
     static let maxMaxRows = 10_000
+
+    /// The public tables and their tenant columns (migrations/0001_initial.sql);
+    /// `catbird_tenant()` returns the caller's tenant.
+    static let tenantScope = TenantScope(
+        tables: [
+            .init("requests", tenantColumn: "tenant"),
+            .init("mocks", tenantColumn: "tenant"),
+            .init("tenants", tenantColumn: "id"),
+        ],
+        sharedTables: ["schema_migrations"],
+        tenantFunction: "catbird_tenant")
+
+    /// The largest string, blob or row a query may build or read, in bytes: 64 MiB, or more when
+    /// the settings let the server store bigger rows (a mock's body and headers come from one
+    /// control request of at most `maxBodySize` bytes; a journal row adds two bodies of at most
+    /// `journalBodyLimit` bytes), plus 1 MiB for the other columns.
+    /// (SQLite caps the limit at 1,000,000,000 bytes.)
+    static func maxValueLength(_ settings: CatbirdServer.Settings) -> Int {
+        let cap = 1 << 40  // keeps the sum from overflowing; far above SQLite's cap
+        let largestRow = min(settings.maxBodySize, cap) + 2 * min(settings.journalBodyLimit, cap) + (1 << 20)
+        return max(TenantScopedReader.defaultMaxValueLength, largestRow)
+    }
 
     static func routes(_ services: Services) -> [Route] {
         [
@@ -61,21 +87,12 @@ enum SQLRoute {
         }
         services.journal.writer.flush()
         let parameters = (body.params ?? []).map(\.value)
-        let limit = services.settings.sqlTimeLimit
-        let result: Result<ReadOnlyQueryResult, ReadOnlyQueryError>
         do {
-            result = try services.reader.use { db in
-                Result { () throws(ReadOnlyQueryError) in
-                    try db.readOnlyQuery(body.sql, parameters: parameters, maxRows: maxRows, timeLimit: limit)
-                }
-            }
-        } catch {
-            throw APIError(status: 500, reason: "storage failure (see the server log)")
-        }
-        switch result {
-        case let .success(rows):
+            let rows = try services.sqlReader.query(
+                body.sql, tenant: context.tenant.rawValue, parameters: parameters, maxRows: maxRows,
+                timeLimit: services.settings.sqlTimeLimit)
             return JSONBody.response(SQLAnswer(rows))
-        case let .failure(error):
+        } catch {
             throw .badRequest(error.description)
         }
     }

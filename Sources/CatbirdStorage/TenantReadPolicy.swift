@@ -1,0 +1,102 @@
+/// Which table reads a tenant-scoped statement may make: the `SQLITE_READ` half of the
+/// authorizer (<https://www.sqlite.org/c3ref/set_authorizer.html>) used by `TenantScopedReader`.
+///
+/// SQLite reports each read with the table, its schema (`main`, `temp`) and the name of the
+/// inner-most view or trigger *or common table expression* enclosing the read. That last name
+/// is chosen by whoever writes the `FROM` clause: `WITH requests AS (SELECT * FROM
+/// main.requests) SELECT * FROM requests` reports the same name, `requests`, as a read through
+/// the temp view `requests`. So the name alone cannot tell the scoping views from user SQL.
+/// Hence two passes over the same statement:
+///
+/// - `.inspection` compiles it on a connection whose temp objects `requests`, `mocks`, … are
+///   empty tables with the same columns. Names resolve exactly as on the executing connection
+///   (unqualified: a CTE, else `temp`, else `main`), so any read of a scoped `main` table there
+///   is the user's own, and is refused whatever name SQLite reports.
+/// - `.execution` compiles it again on the connection whose temp views read the `main` tables
+///   filtered by tenant. It allows scoped reads that come through one of those views, a second
+///   line of defence that on its own already refuses direct reads outside a CTE or view.
+///
+/// Outside the scoped tables, column reads are allowed, whatever the enclosing name, only in the
+/// `temp` schema (the views and `sqlite_temp_schema`) and, in `main`, of the schema table
+/// (`sqlite_schema`), the scope's shared tables, and the table-valued functions `json_each`,
+/// `json_tree` and `pragma_*` (schema only). Everything else is refused: tables not listed in
+/// the scope, even ones created after the reader opened (`sqlite_stat1` and `sqlite_sequence`
+/// summarise every tenant's rows), and virtual tables such as `dbstat` (page statistics).
+///
+/// A read with no schema is SQLite's notice that a `FROM` item is used but none of its columns
+/// (`SELECT COUNT(*) FROM x`), naming the item and its schema as written: no schema means an
+/// unqualified name. It reads nothing itself (the item's own reads are reported apart), and an
+/// unqualified scoped name resolves to the temp view or a CTE, never to the `main` table. Such
+/// a notice could only reveal the row count of a private table, so it is refused for the
+/// tables of `main` outside the scope when the reader opened and SQLite's internal tables.
+///
+/// Table and view names compare ASCII case-insensitively, as SQLite compares them.
+struct TenantReadPolicy {
+    /// Which pass this policy judges; see the type's documentation.
+    enum Pass {
+        case inspection
+        case execution
+    }
+
+    let pass: Pass
+    /// The scoped tables' names as the scope spells them, for error messages.
+    let scopedTableNames: [String]
+    /// The scoped tables' names, lowercased.
+    private let scopedTables: Set<String>
+    /// Unscoped names readable outside `temp`, lowercased: the shared tables, the schema table
+    /// and the JSON table-valued functions; plus any name starting with `pragma_`.
+    private let directlyReadable: Set<String>
+    /// Tables whose row count stays private, lowercased: see the type's documentation.
+    private let privateTables: Set<String>
+    /// SQLite's own tables and page-level virtual tables that summarise every tenant's rows.
+    private static let internalTables: Set<String> = [
+        "sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "dbstat", "sqlite_dbpage",
+    ]
+
+    /// - Parameter mainTables: the names of `main`'s tables (`sqlite_schema` rows of type `table`).
+    init(pass: Pass, scope: TenantScope, mainTables: [String]) {
+        self.pass = pass
+        scopedTableNames = scope.tables.map(\.name)
+        scopedTables = Set(scope.tables.map { Self.folded($0.name) })
+        directlyReadable = Set(
+            (scope.sharedTables + ["sqlite_master", "sqlite_schema", "json_each", "json_tree"]).map(Self.folded))
+        privateTables = Self.internalTables.union(mainTables.map(Self.folded))
+            .subtracting(scopedTables).subtracting(directlyReadable)
+    }
+
+    /// `nil` when the read is allowed; else the table as the refusal names it, e.g.
+    /// `main.requests`.
+    /// - Parameters:
+    ///   - table: the table read (the authorizer's third argument).
+    ///   - database: its schema, `main` or `temp`; `nil` in a no-column notice for an
+    ///     unqualified name.
+    ///   - context: the inner-most view, trigger or common table expression around the read.
+    func violation(table: String, database: String?, context: String?) -> String? {
+        let name = Self.folded(table)
+        guard let database else {
+            return privateTables.contains(name) ? table : nil
+        }
+        let qualified = "\(database).\(table)"
+        // The temp schema holds only the scope's views or stand-in tables (and its own schema
+        // table). A no-column notice names the schema as written, but `temp.x` can only be a
+        // temp object.
+        if Self.folded(database) == "temp" { return nil }
+        if scopedTables.contains(name) {
+            switch pass {
+            case .inspection:
+                return qualified
+            case .execution:
+                let throughView = context.map { scopedTables.contains(Self.folded($0)) } ?? false
+                return throughView ? nil : qualified
+            }
+        }
+        if directlyReadable.contains(name) || name.hasPrefix("pragma_") { return nil }
+        return qualified
+    }
+
+    /// `name` with ASCII letters lowercased, as SQLite folds identifiers (`sqlite3StrICmp`);
+    /// other characters are kept.
+    static func folded(_ name: String) -> String {
+        String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,59 @@
+/// What a `TenantScopedReader` confines to one tenant: the tables holding tenants' rows, each
+/// with its tenant column, the tables every tenant may read whole, and the name of the SQL
+/// function that returns the tenant of the running query.
+///
+/// ```swift
+/// let scope = TenantScope(
+///     tables: [.init("requests", tenantColumn: "tenant"), .init("tenants", tenantColumn: "id")],
+///     sharedTables: ["schema_migrations"],
+///     tenantFunction: "catbird_tenant")
+/// ```
+///
+/// Every other table of the `main` schema is refused to tenant-scoped queries, so a table added
+/// later stays private until it is listed here.
+public struct TenantScope: Sendable, Equatable {
+    /// A table of `main` whose rows each belong to one tenant.
+    public struct Table: Sendable, Equatable {
+        /// The table's name, also the name of the temp view that shows one tenant's rows.
+        public let name: String
+        /// The column holding the row's tenant, compared with `=` to the tenant value.
+        public let tenantColumn: String
+
+        public init(_ name: String, tenantColumn: String) {
+            self.name = name
+            self.tenantColumn = tenantColumn
+        }
+    }
+
+    /// The scoped tables, at least one; names are distinct ignoring ASCII case.
+    public let tables: [Table]
+    /// Tables of `main` holding no tenant's data (e.g. `schema_migrations`), readable whole.
+    /// The schema table (`sqlite_schema`) is always readable.
+    public let sharedTables: [String]
+    /// The SQL function of no arguments returning the running query's tenant as text
+    /// (`NULL` between queries); a plain identifier: ASCII letters, digits and `_`, not
+    /// starting with a digit.
+    public let tenantFunction: String
+
+    /// A scope. Empty `tables`, duplicate table names, or a `tenantFunction` that is not a plain
+    /// identifier are programmer errors and trap.
+    public init(tables: [Table], sharedTables: [String] = [], tenantFunction: String) {
+        precondition(!tables.isEmpty, "a tenant scope needs at least one table")
+        let names = tables.map { TenantReadPolicy.folded($0.name) }
+        precondition(Set(names).count == names.count, "duplicate table in tenant scope: \(tables.map(\.name))")
+        precondition(Self.isPlainIdentifier(tenantFunction), "not a plain SQL identifier: \(tenantFunction)")
+        self.tables = tables
+        self.sharedTables = sharedTables
+        self.tenantFunction = tenantFunction
+    }
+
+    private static func isPlainIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
+        return name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import CSQLite
+import Synchronization
+
+/// Runs user SQL (`readOnlyQuery`'s rules) so that it sees one tenant's rows only: the SQL API
+/// of a server shared by several tenants.
+///
+/// It opens two read-only connections on the database file:
+/// - the *executing* connection, where each scoped table `t` of the `TenantScope` is shadowed
+///   by `CREATE TEMP VIEW t AS SELECT * FROM main.t WHERE <tenant column> = <tenantFunction>()`.
+///   Unqualified names resolve to the `temp` schema first, so `SELECT … FROM requests` reads
+///   the caller's rows only (and through the tenant column's index, when there is one);
+/// - the *inspecting* connection, where each `t` is an empty temp table with the same
+///   columns. Every query is first compiled there (never run): since names resolve alike on
+///   both connections, any read of `main.t` it makes is the user's own, not a view's, and is
+///   refused with `.outsideTenantScope`. That covers `main.requests` written directly, or
+///   inside a subquery, a `WITH` clause, or a CTE named like the view itself — SQLite's
+///   authorizer cannot tell such a CTE from the view (see `TenantReadPolicy`). Being tables,
+///   they also let the authorizer refuse `DELETE FROM requests` as a write (`.notReadOnly`),
+///   which SQLite would otherwise reject first as a write to a view.
+///
+/// Outside the views, a query may read only the `temp` schema, the schema table, the scope's
+/// shared tables and the table-valued functions `json_each`, `json_tree` and `pragma_*`: any
+/// other table (one added later, `sqlite_stat1`) or virtual table (`dbstat`) is refused too.
+///
+/// Both connections are `SQLITE_OPEN_READONLY` with `query_only=1` (switched on after the temp
+/// objects are made: the `temp` schema is writable even on a read-only connection), wait up to
+/// 5000 ms for locks, and cap strings, blobs and rows at `maxValueLength` bytes
+/// (<https://www.sqlite.org/limits.html#max_length>), so `SELECT randomblob(900000000)` fails
+/// with `.valueTooLarge` instead of allocating.
+///
+/// Sendable: queries take turns on a lock, so one reader serves every thread. The stand-in
+/// tables copy the scoped tables' columns when the reader opens: open it after migrating.
+public final class TenantScopedReader: Sendable {
+    /// The default `maxValueLength`: 64 MiB.
+    public static let defaultMaxValueLength = 64 << 20
+
+    /// The database file.
+    public let path: String
+    /// What is scoped.
+    public let scope: TenantScope
+    /// The length limit in effect, in bytes (SQLite may have clamped the requested one).
+    public let maxValueLength: Int
+    private let connections: Mutex<Connections>
+
+    /// The two connections and the tenant of the running query.
+    private final class Connections {
+        let executing: Database
+        let inspecting: Database
+        let tenant: TenantFunction
+        let executionPolicy: TenantReadPolicy
+        let inspectionPolicy: TenantReadPolicy
+
+        init(
+            executing: Database, inspecting: Database, tenant: TenantFunction,
+            executionPolicy: TenantReadPolicy, inspectionPolicy: TenantReadPolicy
+        ) {
+            self.executing = executing
+            self.inspecting = inspecting
+            self.tenant = tenant
+            self.executionPolicy = executionPolicy
+            self.inspectionPolicy = inspectionPolicy
+        }
+    }
+
+    /// Opens the reader on the existing database at `path`.
+    ///
+    /// - Parameter maxValueLength: bytes (≥ 1); keep it above the largest row the database
+    ///   stores, schema rows included (a few KiB), or reading that row fails with
+    ///   `.valueTooLarge` (`SQLiteError` `SQLITE_TOOBIG` here, for the schema).
+    /// - Throws: `SQLiteError`: `SQLITE_CANTOPEN` for a missing file, `SQLITE_ERROR` (`no such
+    ///   table: main.t`) when a scoped table is missing, or a failure creating the temp objects
+    ///   or registering the tenant function.
+    public init(path: String, scope: TenantScope, maxValueLength: Int = defaultMaxValueLength) throws(SQLiteError) {
+        let tenant = TenantFunction()
+        let executing = try Self.open(path, scope: scope, maxValueLength: maxValueLength, tenant: tenant) { table, _ in
+            "CREATE TEMP VIEW \(Self.quoted(table.name)) AS SELECT * FROM main.\(Self.quoted(table.name)) "
+                + "WHERE \(Self.quoted(table.tenantColumn)) = \(scope.tenantFunction)()"
+        }
+        let inspecting = try Self.open(path, scope: scope, maxValueLength: maxValueLength, tenant: tenant) { table, columns in
+            "CREATE TEMP TABLE \(Self.quoted(table.name)) (" + columns.map(Self.quoted).joined(separator: ", ") + ")"
+        }
+        let mainTables = try Self.firstColumn(of: "SELECT name FROM main.sqlite_schema WHERE type = 'table'", in: executing)
+        self.path = path
+        self.scope = scope
+        self.maxValueLength = executing.maxValueLength
+        connections = Mutex(Connections(
+            executing: executing, inspecting: inspecting, tenant: tenant,
+            executionPolicy: TenantReadPolicy(pass: .execution, scope: scope, mainTables: mainTables),
+            inspectionPolicy: TenantReadPolicy(pass: .inspection, scope: scope, mainTables: mainTables)))
+    }
+
+    /// Runs `sql` for `tenant` (e.g. `""`) as `Database.readOnlyQuery` does — one read-only
+    /// statement, `parameters` bound, at most `maxRows` (≥ 0) rows, stopped after `timeLimit` —
+    /// with the scoped tables showing `tenant`'s rows only. Blocks while another thread queries.
+    ///
+    /// - Throws: `ReadOnlyQueryError`: `.outsideTenantScope` for a read that bypasses the views,
+    ///   `.valueTooLarge` past `maxValueLength`, and `readOnlyQuery`'s other cases.
+    public func query(
+        _ sql: String,
+        tenant: String,
+        parameters: [SQLiteValue],
+        maxRows: Int,
+        timeLimit: Duration
+    ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
+        try connections.withLock { (connections: inout Connections) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult in
+            try connections.inspecting.inspectReadOnly(sql, readPolicy: connections.inspectionPolicy)
+            connections.tenant.current = tenant
+            defer { connections.tenant.current = nil }
+            return try connections.executing.readOnlyQuery(
+                sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit,
+                readPolicy: connections.executionPolicy)
+        }
+    }
+
+    /// Closes both connections once the running query (if any) is done. Querying afterwards is
+    /// a programmer error and traps. Idempotent.
+    public func close() {
+        connections.withLock { connections in
+            connections.executing.close()
+            connections.inspecting.close()
+        }
+    }
+
+    /// One connection: read-only, length-capped, the tenant function registered, and one temp
+    /// object per scoped table, created by the statement `shadow` gives from the table and its
+    /// columns.
+    private static func open(
+        _ path: String, scope: TenantScope, maxValueLength: Int, tenant: TenantFunction,
+        shadow: (TenantScope.Table, [String]) -> String
+    ) throws(SQLiteError) -> Database {
+        let database = try Database(path: path, mode: .readOnly)
+        database.setMaxValueLength(maxValueLength)
+        try tenant.register(as: scope.tenantFunction, on: database)
+        var statements: [String] = []
+        for table in scope.tables {
+            statements.append(shadow(table, try columnNames(of: table.name, in: database)))
+        }
+        // query_only forbids writing the temp schema too; the connection itself stays
+        // SQLITE_OPEN_READONLY for the main database throughout.
+        try database.execute("PRAGMA query_only=0")
+        try database.execute(statements.joined(separator: ";\n"))
+        try database.execute("PRAGMA query_only=1")
+        return database
+    }
+
+    /// The columns of `main.<table>`, in order, from a compiled `SELECT *` that is never run.
+    private static func columnNames(of table: String, in database: Database) throws(SQLiteError) -> [String] {
+        try uncachedStatement("SELECT * FROM main.\(quoted(table))", in: database).columnNames
+    }
+
+    /// The first column of every row of `sql`, as text.
+    private static func firstColumn(of sql: String, in database: Database) throws(SQLiteError) -> [String] {
+        let statement = try uncachedStatement(sql, in: database)
+        var values: [String] = []
+        while try statement.step() {
+            if case .text(let text) = statement.column(0) { values.append(text) }
+        }
+        return values
+    }
+
+    /// `sql` compiled outside the statement cache; finalized when released.
+    private static func uncachedStatement(_ sql: String, in database: Database) throws(SQLiteError) -> Statement {
+        let handle = database.connection.open("Database")
+        guard case .statement(let prepared, _) = try Preparation.prepare(handle, sql, flags: 0) else {
+            throw SQLiteError(code: SQLITE_MISUSE, message: "no SQL statement in the text", sql: sql)
+        }
+        return Statement(handle: prepared, sql: sql, connection: database.connection, cachingDatabase: nil)
+    }
+
+    /// `name` as an SQL identifier: in double quotes, inner quotes doubled.
+    private static func quoted(_ name: String) -> String {
+        "\"" + name.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+}
