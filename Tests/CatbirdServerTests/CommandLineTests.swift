@@ -91,9 +91,9 @@ final class CommandLineTests: XCTestCase {
         let again = try Launched(self, ["serve", "--port=\(try freePort())", "--db=\(database)", "--log-level", "warning"])
         let reader = try again.client()
         let rows = try E2E.sqlRows(reader, "SELECT COUNT(*), COUNT(DISTINCT url) FROM requests WHERE url LIKE '/cli/%'")
-        XCTAssertEqual(rows.first?.map { E2E.int($0) }, [50, 50])
+        XCTAssertEqual(rows.first?.map { JSONNumber.int($0) }, [50, 50])
         let mock = try E2E.mocks(reader, tenant: nil).first
-        XCTAssertEqual(E2E.int(mock?["hits"]), 50)
+        XCTAssertEqual(JSONNumber.int(mock?["hits"]), 50)
         XCTAssertEqual(try reader.request("GET", "/cli/again").text, "from the binary")
         let (againStatus, _, againStderr) = try again.terminate()
         XCTAssertEqual(againStatus, 0, againStderr)
@@ -119,7 +119,7 @@ final class CommandLineTests: XCTestCase {
         // SIGINT, like SIGTERM, writes the journal before exiting.
         let reader = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "error"])
         let rows = try E2E.sqlRows(try reader.client(), "SELECT COUNT(*) FROM requests")
-        XCTAssertEqual(rows.first.map { $0.map { E2E.int($0) } }, [11])
+        XCTAssertEqual(rows.first.map { $0.map { JSONNumber.int($0) } }, [11])
         XCTAssertEqual(try reader.terminate().status, 0)
     }
 

@@ -39,7 +39,7 @@ final class ControlBadInputHarness {
         XCTAssertEqual(added.status, 201, "adding the known mock (body: \(added.text))")
         let mocks = try FixtureTestSupport.listMocks(client, tenant: "").object["mocks"] as? [[String: Any]] ?? []
         XCTAssertEqual(mocks.count, 1, "the known mock is listed")
-        knownID = FixtureTestSupport.int(mocks.first?["id"])
+        knownID = JSONNumber.int(mocks.first?["id"])
         XCTAssertNotNil(knownID, "the known mock has an id")
     }
 
@@ -68,7 +68,7 @@ final class ControlBadInputHarness {
     func assertOnlyKnownMock(_ label: String, file: StaticString, line: UInt) throws {
         let mocks = try FixtureTestSupport.listMocks(client, tenant: "").object["mocks"] as? [[String: Any]] ?? []
         XCTAssertEqual(mocks.count, 1, "\(label): exactly the known mock must be listed", file: file, line: line)
-        XCTAssertEqual(FixtureTestSupport.int(mocks.first?["id"]), knownID, "\(label): known mock id", file: file, line: line)
+        XCTAssertEqual(JSONNumber.int(mocks.first?["id"]), knownID, "\(label): known mock id", file: file, line: line)
         let response = mocks.first?["response"] as? [String: Any]
         XCTAssertEqual(response?["body"] as? String, Self.knownBodyBase64, "\(label): known mock body", file: file, line: line)
         let served = try client.request("GET", "/known")

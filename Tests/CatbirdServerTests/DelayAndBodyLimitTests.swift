@@ -49,7 +49,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(finished.values, ["fast", "slow"], "the second connection completed before the delayed one")
         XCTAssertEqual(slowResult.values, ["200 slow body true"], "the delayed response takes at least its 1 s delay")
         let slowEntry = try E2E.journal(second, tenant: nil, query: "url=/slow").first
-        XCTAssertGreaterThanOrEqual(E2E.double(slowEntry?["durationMs"]) ?? 0, 1000, "the journal counts the delay")
+        XCTAssertGreaterThanOrEqual(JSONNumber.double(slowEntry?["durationMs"]) ?? 0, 1000, "the journal counts the delay")
     }
 
     func testDelayedResponsesOnManyConnectionsAllArriveWithOneWorker() throws {
@@ -122,8 +122,8 @@ final class DelayAndBodyLimitTests: XCTestCase {
 
         let entries = try E2E.journal(control, tenant: nil)
         XCTAssertEqual(entries.count, 1, "only the accepted upload was served and journaled")
-        XCTAssertEqual(E2E.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
-        XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { E2E.int($0["hits"]) }, 1)
+        XCTAssertEqual(JSONNumber.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
+        XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 1)
     }
 
     func testAControlCallOverTheLimitIs413() throws {
@@ -157,7 +157,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
 
         let entries = try E2E.journal(control, tenant: nil)
         XCTAssertEqual(entries.count, 1)
-        XCTAssertEqual(E2E.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
+        XCTAssertEqual(JSONNumber.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
     }
 
     /// A `POST /upload` with `Transfer-Encoding: chunked`, one chunk of 'c' per size given.

@@ -120,7 +120,7 @@ final class FixtureReplayTests: XCTestCase {
         var answerOfFile: [String: Int] = [:]
         for other in cases {
             if let name = other["file"] as? String, let answer = other["serverAnswer"] as? [String: Any],
-               let status = FixtureTestSupport.int(answer["status"]) {
+               let status = JSONNumber.int(answer["status"]) {
                 answerOfFile[name] = status
             }
         }
@@ -167,15 +167,15 @@ final class FixtureReplayTests: XCTestCase {
 
         let clock = ContinuousClock()
         let start = clock.now
-        let response = try FixtureTestSupport.send(client, method, target, headers: headers, body: body)
+        let response = try client.request(method, target, headers: headers, body: body)
         let elapsed = start.duration(to: clock.now)
 
-        XCTAssertEqual(response.status, FixtureTestSupport.int(expect["status"]), "\(label): status (body: \(response.text.prefix(300)))")
+        XCTAssertEqual(response.status, JSONNumber.int(expect["status"]), "\(label): status (body: \(response.text.prefix(300)))")
         for (name, value) in expect["headers"] as? [String: String] ?? [:] {
             XCTAssertEqual(response.header(name), value, "\(label): header \(name)")
         }
         let expectedBody = expect["body"] as? [String: Any] ?? [:]
-        if let length = FixtureTestSupport.int(expectedBody["length"]) {
+        if let length = JSONNumber.int(expectedBody["length"]) {
             XCTAssertEqual(response.body.count, length, "\(label): body length")
         }
         if let sha256 = expectedBody["sha256"] as? String {
@@ -189,7 +189,7 @@ final class FixtureReplayTests: XCTestCase {
                 FixtureTestSupport.canonical(response.json), FixtureTestSupport.canonical(json),
                 "\(label): body as JSON (raw: \(response.text.prefix(300)))")
         }
-        if let seconds = FixtureTestSupport.double(expect["minDelaySeconds"]) {
+        if let seconds = JSONNumber.double(expect["minDelaySeconds"]) {
             XCTAssertGreaterThanOrEqual(
                 elapsed, .milliseconds(Int64(seconds * 1000)), "\(label): answered before its \(seconds) s delay")
         }
@@ -209,9 +209,9 @@ final class FixtureReplayTests: XCTestCase {
             XCTAssertEqual(
                 mocks.count, expected.count,
                 "\(label): expected \(expected.map(\.from)), listed \(mocks.map { FixtureTestSupport.canonical($0["pattern"]) })")
-            let ids = mocks.compactMap { FixtureTestSupport.int($0["id"]) }
+            let ids = mocks.compactMap { JSONNumber.int($0["id"]) }
             XCTAssertEqual(Set(ids).count, mocks.count, "\(label): every mock needs a distinct id")
-            let positions = mocks.compactMap { FixtureTestSupport.int($0["position"]) }
+            let positions = mocks.compactMap { JSONNumber.int($0["position"]) }
             XCTAssertEqual(positions, positions.sorted(), "\(label): listed in match order")
             for (index, (mock, want)) in zip(mocks, expected).enumerated() {
                 try checkMock(mock, want, cases: cases, label: "\(label) #\(index + 1) (from case \(want.from))")
@@ -227,11 +227,11 @@ final class FixtureReplayTests: XCTestCase {
 
         let response = mock["response"] as? [String: Any] ?? [:]
         let wantResponse = action["response"] as? [String: Any] ?? [:]
-        XCTAssertEqual(FixtureTestSupport.int(response["status"]), FixtureTestSupport.int(wantResponse["status"]), "\(label): status")
+        XCTAssertEqual(JSONNumber.int(response["status"]), JSONNumber.int(wantResponse["status"]), "\(label): status")
         XCTAssertEqual(
             FixtureTestSupport.canonical(response["headers"]), FixtureTestSupport.canonical(wantResponse["headers"]),
             "\(label): response headers")
-        XCTAssertEqual(FixtureTestSupport.int(response["delay"]), FixtureTestSupport.int(wantResponse["delay"]), "\(label): delay")
+        XCTAssertEqual(JSONNumber.int(response["delay"]), JSONNumber.int(wantResponse["delay"]), "\(label): delay")
 
         let body: [UInt8]
         switch response["body"] {
@@ -246,13 +246,13 @@ final class FixtureReplayTests: XCTestCase {
             body = []
         }
         let wantBody = wantResponse["body"] as? [String: Any] ?? [:]
-        XCTAssertEqual(body.count, FixtureTestSupport.int(wantBody["length"]) ?? 0, "\(label): body length")
+        XCTAssertEqual(body.count, JSONNumber.int(wantBody["length"]) ?? 0, "\(label): body length")
         if let sha256 = wantBody["sha256"] as? String {
             XCTAssertEqual(SHA256.hex(body), sha256, "\(label): body sha256")
         }
 
-        XCTAssertEqual(FixtureTestSupport.int(mock["remainingLimit"]), want.remainingLimit, "\(label): remainingLimit")
-        XCTAssertEqual(FixtureTestSupport.int(response["limit"]), want.remainingLimit, "\(label): response.limit (remaining)")
-        XCTAssertEqual(FixtureTestSupport.int(mock["hits"]), want.hits, "\(label): hits")
+        XCTAssertEqual(JSONNumber.int(mock["remainingLimit"]), want.remainingLimit, "\(label): remainingLimit")
+        XCTAssertEqual(JSONNumber.int(response["limit"]), want.remainingLimit, "\(label): response.limit (remaining)")
+        XCTAssertEqual(JSONNumber.int(mock["hits"]), want.hits, "\(label): hits")
     }
 }

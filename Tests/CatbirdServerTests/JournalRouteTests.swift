@@ -11,7 +11,7 @@ final class JournalRouteTests: XCTestCase {
         try E2E.addMock(
             client, tenant: "journal-t", method: "POST", url: "/submit?id=7&x=a%20b", status: 202,
             responseHeaders: ["X-Reply": "yes", "Content-Type": "text/plain"], body: "accepted")
-        let mockID = E2E.int(try E2E.mocks(client, tenant: "journal-t").first?["id"])
+        let mockID = JSONNumber.int(try E2E.mocks(client, tenant: "journal-t").first?["id"])
         XCTAssertNotNil(mockID)
 
         let served = try client.request(
@@ -26,7 +26,7 @@ final class JournalRouteTests: XCTestCase {
         XCTAssertEqual(entries.count, 2)
         guard entries.count == 2 else { return }
         let hit = entries[0]
-        let hitID = try XCTUnwrap(E2E.int(hit["id"]))
+        let hitID = try XCTUnwrap(JSONNumber.int(hit["id"]))
         XCTAssertGreaterThan(hitID, 0)
         let time = try XCTUnwrap(hit["time"] as? String)
         XCTAssertTrue(E2E.matches(time, E2E.timePattern), time)
@@ -40,23 +40,23 @@ final class JournalRouteTests: XCTestCase {
         XCTAssertEqual(requestHeaders["Content-Length"], "10")
         XCTAssertEqual(request["body"] as? String, "hello body")
         XCTAssertEqual(request["bodyBase64"] as? String, Data("hello body".utf8).base64EncodedString())
-        XCTAssertEqual(E2E.int(request["bodySize"]), 10)
+        XCTAssertEqual(JSONNumber.int(request["bodySize"]), 10)
         XCTAssertEqual(request["bodyTruncated"] as? Bool, false)
         let response = try XCTUnwrap(hit["response"] as? [String: Any])
-        XCTAssertEqual(E2E.int(response["status"]), 202)
+        XCTAssertEqual(JSONNumber.int(response["status"]), 202)
         let responseHeaders = try XCTUnwrap(response["headers"] as? [String: String])
         XCTAssertEqual(responseHeaders["X-Reply"], "yes")
         XCTAssertEqual(responseHeaders["Content-Type"], "text/plain")
         XCTAssertEqual(response["body"] as? String, "accepted")
-        XCTAssertEqual(E2E.int(response["bodySize"]), 8)
+        XCTAssertEqual(JSONNumber.int(response["bodySize"]), 8)
         XCTAssertEqual(response["bodyTruncated"] as? Bool, false)
         XCTAssertEqual(hit["answeredBy"] as? String, "mock")
-        XCTAssertEqual(E2E.int(hit["mockId"]), mockID)
-        let duration = try XCTUnwrap(E2E.double(hit["durationMs"]))
+        XCTAssertEqual(JSONNumber.int(hit["mockId"]), mockID)
+        let duration = try XCTUnwrap(JSONNumber.double(hit["durationMs"]))
         XCTAssertGreaterThanOrEqual(duration, 0)
 
         let miss = entries[1]
-        XCTAssertGreaterThan(E2E.int(miss["id"]) ?? 0, hitID)
+        XCTAssertGreaterThan(JSONNumber.int(miss["id"]) ?? 0, hitID)
         let missTime = try XCTUnwrap(miss["time"] as? String)
         XCTAssertTrue(E2E.matches(missTime, E2E.timePattern), missTime)
         XCTAssertGreaterThanOrEqual(missTime, time, "times sort like the ids")
@@ -65,12 +65,12 @@ final class JournalRouteTests: XCTestCase {
         XCTAssertEqual(miss["answeredBy"] as? String, "none")
         XCTAssertTrue(E2E.isNull(miss["mockId"]), "\(miss["mockId"] ?? "nil")")
         let missRequest = try XCTUnwrap(miss["request"] as? [String: Any])
-        XCTAssertEqual(E2E.int(missRequest["bodySize"]), 0)
+        XCTAssertEqual(JSONNumber.int(missRequest["bodySize"]), 0)
         XCTAssertTrue(E2E.isNull(missRequest["body"]))
         let missResponse = try XCTUnwrap(miss["response"] as? [String: Any])
-        XCTAssertEqual(E2E.int(missResponse["status"]), 404)
+        XCTAssertEqual(JSONNumber.int(missResponse["status"]), 404)
         XCTAssertEqual(missResponse["body"] as? String, #"{"error":true,"reason":"Not Found"}"#)
-        XCTAssertGreaterThanOrEqual(E2E.double(miss["durationMs"]) ?? -1, 0)
+        XCTAssertGreaterThanOrEqual(JSONNumber.double(miss["durationMs"]) ?? -1, 0)
     }
 
     func testPagingWithSinceAndLimit() throws {
@@ -91,9 +91,9 @@ final class JournalRouteTests: XCTestCase {
             pageSizes.append(entries.count)
             hasMores.append(page["hasMore"] as? Bool)
             urls += entries.compactMap { $0["url"] as? String }
-            ids += entries.compactMap { E2E.int($0["id"]) }
-            XCTAssertEqual(E2E.int(page["nextSince"]), E2E.int(entries.last?["id"]), "nextSince is the page's last id")
-            since = E2E.int(page["nextSince"])
+            ids += entries.compactMap { JSONNumber.int($0["id"]) }
+            XCTAssertEqual(JSONNumber.int(page["nextSince"]), JSONNumber.int(entries.last?["id"]), "nextSince is the page's last id")
+            since = JSONNumber.int(page["nextSince"])
         }
         XCTAssertEqual(pageSizes, [10, 10, 5])
         XCTAssertEqual(hasMores, [true, true, false])
@@ -105,7 +105,7 @@ final class JournalRouteTests: XCTestCase {
         let end = try E2E.journalPage(client, tenant: nil, query: "since=\(since ?? 0)&limit=10")
         XCTAssertEqual((end["requests"] as? [Any])?.count, 0)
         XCTAssertEqual(end["hasMore"] as? Bool, false)
-        XCTAssertEqual(E2E.int(end["nextSince"]), since)
+        XCTAssertEqual(JSONNumber.int(end["nextSince"]), since)
         // Exactly one page's worth left: hasMore false.
         let exact = try E2E.journalPage(client, tenant: nil, query: "since=\(ids[14])&limit=10")
         XCTAssertEqual((exact["requests"] as? [Any])?.count, 10)
@@ -167,13 +167,13 @@ final class JournalRouteTests: XCTestCase {
 
         let deleted = try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("P"))
         XCTAssertEqual(deleted.status, 200, deleted.text)
-        XCTAssertEqual(E2E.int(deleted.object["deleted"]), 3)
+        XCTAssertEqual(JSONNumber.int(deleted.object["deleted"]), 3)
         XCTAssertEqual(try E2E.journal(client, tenant: "P").count, 0)
         XCTAssertEqual(try E2E.journal(client, tenant: "Q").compactMap { $0["url"] as? String }, ["/q", "/q"])
         XCTAssertEqual(try E2E.journal(client, tenant: nil).compactMap { $0["url"] as? String }, ["/default"])
 
         let deletedDefault = try client.request("DELETE", "/catbird/api/requests")
-        XCTAssertEqual(E2E.int(deletedDefault.object["deleted"]), 1)
+        XCTAssertEqual(JSONNumber.int(deletedDefault.object["deleted"]), 1)
         XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 0)
         XCTAssertEqual(try E2E.journal(client, tenant: "Q").count, 2)
 
@@ -262,20 +262,20 @@ final class JournalRouteTests: XCTestCase {
         let request = try XCTUnwrap(entries[0]["request"] as? [String: Any])
         XCTAssertEqual(request["body"] as? String, String(decoding: requestBody[..<16], as: UTF8.self))
         XCTAssertEqual(request["bodyBase64"] as? String, Data(requestBody[..<16]).base64EncodedString())
-        XCTAssertEqual(E2E.int(request["bodySize"]), 100)
+        XCTAssertEqual(JSONNumber.int(request["bodySize"]), 100)
         XCTAssertEqual(request["bodyTruncated"] as? Bool, true)
         let response = try XCTUnwrap(entries[0]["response"] as? [String: Any])
         XCTAssertEqual(response["body"] as? String, String(repeating: "r", count: 16))
-        XCTAssertEqual(E2E.int(response["bodySize"]), 40)
+        XCTAssertEqual(JSONNumber.int(response["bodySize"]), 40)
         XCTAssertEqual(response["bodyTruncated"] as? Bool, true)
 
         let exact = try XCTUnwrap(entries[1]["request"] as? [String: Any])
-        XCTAssertEqual(E2E.int(exact["bodySize"]), 16)
+        XCTAssertEqual(JSONNumber.int(exact["bodySize"]), 16)
         XCTAssertEqual(exact["bodyTruncated"] as? Bool, false, "a body of exactly the limit is whole")
 
         let rows = try E2E.sqlRows(
             client, "SELECT length(request_body), request_body_size, request_body_truncated, length(response_body) FROM requests ORDER BY id")
-        XCTAssertEqual(rows.map { $0.map { E2E.int($0) } }, [[16, 100, 1, 16], [16, 16, 0, 16]])
+        XCTAssertEqual(rows.map { $0.map { JSONNumber.int($0) } }, [[16, 100, 1, 16], [16, 16, 0, 16]])
     }
 
     // MARK: - Ids (regression tests)
@@ -289,16 +289,16 @@ final class JournalRouteTests: XCTestCase {
         let app = try server.client()
         for index in 0..<3 { _ = try app.request("GET", "/before/\(index)") }
         let seen = try E2E.journalPage(poller, tenant: nil, query: "limit=10")
-        let lastSeen = try XCTUnwrap(E2E.int(seen["nextSince"]))
+        let lastSeen = try XCTUnwrap(JSONNumber.int(seen["nextSince"]))
         XCTAssertEqual((seen["requests"] as? [Any])?.count, 3)
 
-        XCTAssertEqual(E2E.int(try app.request("DELETE", "/catbird/api/requests").object["deleted"]), 3)
+        XCTAssertEqual(JSONNumber.int(try app.request("DELETE", "/catbird/api/requests").object["deleted"]), 3)
         for index in 0..<2 { _ = try app.request("GET", "/after/\(index)") }
 
         let newer = try E2E.journal(poller, tenant: nil, query: "since=\(lastSeen)&limit=10")
         XCTAssertEqual(newer.compactMap { $0["url"] as? String }, ["/after/0", "/after/1"],
                        "entries after the clear must have ids above the last id handed out")
-        let ids = try E2E.journal(poller, tenant: nil).compactMap { E2E.int($0["id"]) }
+        let ids = try E2E.journal(poller, tenant: nil).compactMap { JSONNumber.int($0["id"]) }
         XCTAssertTrue(ids.allSatisfy { $0 > lastSeen }, "ids \(ids) reuse ids up to \(lastSeen)")
     }
 
@@ -316,7 +316,7 @@ final class JournalRouteTests: XCTestCase {
 
         let entries = try E2E.journal(client, tenant: nil)
         XCTAssertEqual(entries.compactMap { $0["url"] as? String }, ["/first", "/second"])
-        let mockIDs = entries.compactMap { E2E.int($0["mockId"]) }
+        let mockIDs = entries.compactMap { JSONNumber.int($0["mockId"]) }
         XCTAssertEqual(mockIDs.count, 2)
         XCTAssertEqual(Set(mockIDs).count, 2, "two different mocks answered, yet the journal names mock ids \(mockIDs)")
         // Through the public SQL names: the request to /first joined to its mock.
@@ -325,9 +325,9 @@ final class JournalRouteTests: XCTestCase {
         XCTAssertEqual(joined.count, 0, "the mock that answered /first is gone; \(joined) is another mock")
 
         // Replacing in place gives a new id too (migrations/0001_initial.sql, Mock.id).
-        let before = E2E.int(try E2E.mocks(client, tenant: nil).first?["id"])
+        let before = JSONNumber.int(try E2E.mocks(client, tenant: nil).first?["id"])
         try E2E.addMock(client, url: "/second", body: "second mock, v2")
-        let after = E2E.int(try E2E.mocks(client, tenant: nil).first?["id"])
+        let after = JSONNumber.int(try E2E.mocks(client, tenant: nil).first?["id"])
         XCTAssertNotNil(before)
         XCTAssertNotEqual(after, before, "a replaced mock gets a new id")
     }

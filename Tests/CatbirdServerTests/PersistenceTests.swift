@@ -19,14 +19,14 @@ final class PersistenceTests: XCTestCase {
             let pattern = mock["pattern"] as? [String: Any]
             let response = mock["response"] as? [String: Any]
             return ListedMock(
-                id: E2E.int(mock["id"]), url: (pattern?["url"] as? [String: Any])?["value"] as? String,
-                remainingLimit: E2E.int(mock["remainingLimit"]), hits: E2E.int(mock["hits"]),
+                id: JSONNumber.int(mock["id"]), url: (pattern?["url"] as? [String: Any])?["value"] as? String,
+                remainingLimit: JSONNumber.int(mock["remainingLimit"]), hits: JSONNumber.int(mock["hits"]),
                 body: (response?["body"] as? String).flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) })
         }
     }
 
     private func journalIDsAndURLs(_ client: RawHTTPClient, tenant: String?) throws -> [String] {
-        try E2E.journal(client, tenant: tenant).map { "\(E2E.int($0["id"]) ?? -1) \($0["url"] as? String ?? "?")" }
+        try E2E.journal(client, tenant: tenant).map { "\(JSONNumber.int($0["id"]) ?? -1) \($0["url"] as? String ?? "?")" }
     }
 
     func testMocksLimitsHitsAndJournalSurviveARestart() throws {
@@ -80,7 +80,7 @@ final class PersistenceTests: XCTestCase {
         try E2E.addMock(client, tenant: nil, url: "/new", body: "new")
         XCTAssertEqual(try listed(client, tenant: nil).map(\.url), ["/always", "/last", "/new"])
         // New journal ids continue after the old ones.
-        let ids = try E2E.journal(client, tenant: nil).compactMap { E2E.int($0["id"]) }
+        let ids = try E2E.journal(client, tenant: nil).compactMap { JSONNumber.int($0["id"]) }
         XCTAssertEqual(ids, ids.sorted())
         XCTAssertEqual(Set(ids).count, ids.count)
     }
@@ -295,7 +295,7 @@ final class PersistenceTests: XCTestCase {
             XCTAssertLessThan(polls, 100_000, "/once was never served")
             try E2E.addMock(control, tenant: "added-\(round)", url: "/next", body: "next")
             XCTAssertEqual(try (0..<3).map { _ in try shard.readResponse().status }, [404, 200, 204])
-            XCTAssertEqual(E2E.int(try control.request("DELETE", "/catbird/api/requests").object["deleted"]), 1)
+            XCTAssertEqual(JSONNumber.int(try control.request("DELETE", "/catbird/api/requests").object["deleted"]), 1)
         }
         for round in 0..<rounds {
             XCTAssertEqual(try listed(control, tenant: "added-\(round)").map(\.url), ["/next"], "added-\(round) before the restart")
@@ -304,7 +304,7 @@ final class PersistenceTests: XCTestCase {
         // The tenants listing counts stored rows: every added-N tenant stores its one mock.
         let stored = try E2E.tenants(control).filter { ($0["id"] as? String)?.hasPrefix("added-") == true }
         XCTAssertEqual(stored.count, rounds)
-        let missingRows = stored.filter { E2E.int($0["mocks"]) != 1 }.compactMap { $0["id"] as? String }
+        let missingRows = stored.filter { JSONNumber.int($0["mocks"]) != 1 }.compactMap { $0["id"] as? String }
         XCTAssertEqual(
             missingRows.count, 0,
             "\(missingRows.count) of \(rounds) tenants store no row for the mock they are served from, e.g. \(missingRows.prefix(3))")

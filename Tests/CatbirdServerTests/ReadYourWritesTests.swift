@@ -52,7 +52,7 @@ final class ReadYourWritesTests: XCTestCase {
             XCTAssertEqual(try requester.request("GET", "/ryw").status, 200)
             let entries = try E2E.journal(reader, tenant: nil, query: "url=/ryw&limit=1000")
             totals.append(entries.count)
-            lastIDs.append(E2E.int(entries.last?["id"]))
+            lastIDs.append(JSONNumber.int(entries.last?["id"]))
         }
         XCTAssertEqual(totals, (1...rounds).map { $0 })
         let ids = lastIDs.compactMap { $0 }
@@ -73,7 +73,7 @@ final class ReadYourWritesTests: XCTestCase {
             XCTAssertEqual(try requester.request("GET", "/ryw", headers: E2E.tenantHeader("sql-shard")).status, 200)
             let rows = try E2E.sqlRows(
                 reader, "SELECT COUNT(*) FROM requests WHERE tenant = ? AND url = ?", params: ["sql-shard", "/ryw"], tenant: "sql-shard")
-            counts.append(E2E.int(rows.first?.first))
+            counts.append(JSONNumber.int(rows.first?.first))
         }
         XCTAssertEqual(counts, (1...rounds).map { $0 })
     }

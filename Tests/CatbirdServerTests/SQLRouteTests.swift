@@ -33,9 +33,9 @@ final class SQLRouteTests: XCTestCase {
         // null, boolean, real and text parameters.
         let mixed = try E2E.sqlRows(client, "SELECT ? IS NULL, ?, ? * 2, typeof(?)", params: [NSNull(), true, 1.25, "text"])
         XCTAssertEqual(mixed.count, 1)
-        XCTAssertEqual(E2E.int(mixed.first?[0]), 1)
-        XCTAssertEqual(E2E.int(mixed.first?[1]), 1)
-        XCTAssertEqual(E2E.double(mixed.first?[2]), 2.5)
+        XCTAssertEqual(JSONNumber.int(mixed.first?[0]), 1)
+        XCTAssertEqual(JSONNumber.int(mixed.first?[1]), 1)
+        XCTAssertEqual(JSONNumber.double(mixed.first?[2]), 2.5)
         XCTAssertEqual(mixed.first?[3] as? String, "text")
 
         E2E.assertError(try E2E.sql(client, "SELECT url FROM requests WHERE tenant = ?", params: []), status: 400)
@@ -56,7 +56,7 @@ final class SQLRouteTests: XCTestCase {
             client, "SELECT url, tenant FROM requests WHERE tenant = ?", params: [Self.injection], tenant: Self.injection)
         XCTAssertEqual(literal.map { $0.compactMap { $0 as? String } }, [["/tricky", Self.injection]])
         for tenant in ["p", Self.injection] {
-            XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests", tenant: tenant).first?.first), 1, "nothing was dropped")
+            XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests", tenant: tenant).first?.first), 1, "nothing was dropped")
         }
 
         // Statements that write, or more than one statement, are refused and change nothing.
@@ -64,7 +64,7 @@ final class SQLRouteTests: XCTestCase {
         E2E.assertError(try E2E.sql(client, "DELETE FROM requests"), status: 400)
         E2E.assertError(try E2E.sql(client, "SELECT 1; DROP TABLE requests"), status: 400)
         for tenant in ["p", Self.injection] {
-            XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests", tenant: tenant).first?.first), 1)
+            XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests", tenant: tenant).first?.first), 1)
         }
         XCTAssertEqual(try E2E.journal(client, tenant: Self.injection).compactMap { $0["url"] as? String }, ["/tricky"])
         XCTAssertEqual(try E2E.journal(client, tenant: "p").compactMap { $0["url"] as? String }, ["/plain"])
@@ -126,7 +126,7 @@ final class SQLRouteTests: XCTestCase {
         E2E.assertError(slow, status: 400, reasonContains: "time")
 
         // The connection and the server are fine afterwards.
-        XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT 40 + 2").first?.first), 42)
+        XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT 40 + 2").first?.first), 42)
         XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
     }
 
@@ -147,17 +147,17 @@ final class SQLRouteTests: XCTestCase {
         let row = rows.first ?? []
         XCTAssertEqual(row.count, columns.count)
         guard row.count == columns.count else { return }
-        let mockID = E2E.int(try E2E.sqlRows(client, "SELECT id FROM mocks WHERE tenant = '' AND url_value = '/schema'").first?.first)
+        let mockID = JSONNumber.int(try E2E.sqlRows(client, "SELECT id FROM mocks WHERE tenant = '' AND url_value = '/schema'").first?.first)
         XCTAssertNotNil(mockID)
-        XCTAssertNotNil(E2E.int(row[0]))
+        XCTAssertNotNil(JSONNumber.int(row[0]))
         XCTAssertTrue(E2E.matches(row[1] as? String ?? "", E2E.timePattern), "\(row[1])")
         XCTAssertEqual(row[2] as? String, "")
         XCTAssertEqual(row[3] as? String, "GET")
         XCTAssertEqual(row[4] as? String, "/schema")
-        XCTAssertEqual(E2E.int(row[5]), 200)
+        XCTAssertEqual(JSONNumber.int(row[5]), 200)
         XCTAssertEqual(row[6] as? String, "mock")
-        XCTAssertEqual(E2E.int(row[7]), mockID)
-        XCTAssertGreaterThanOrEqual(E2E.double(row[8]) ?? -1, 0)
+        XCTAssertEqual(JSONNumber.int(row[7]), mockID)
+        XCTAssertGreaterThanOrEqual(JSONNumber.double(row[8]) ?? -1, 0)
 
         // Each tenant sees its own rows only (see SQLTenantScopeTests).
         for tenant in ["", "named"] {
@@ -166,10 +166,10 @@ final class SQLRouteTests: XCTestCase {
                 try E2E.sqlRows(client, "SELECT tenant FROM requests ORDER BY id", tenant: header).map { $0.first as? String }, [tenant])
             XCTAssertEqual(try E2E.sqlRows(client, "SELECT id FROM tenants ORDER BY id", tenant: header).map { $0.first as? String }, [tenant])
         }
-        XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM mocks").first?.first), 1)
-        XCTAssertEqual(E2E.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM mocks", tenant: "named").first?.first), 0)
+        XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM mocks").first?.first), 1)
+        XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT COUNT(*) FROM mocks", tenant: "named").first?.first), 0)
         XCTAssertEqual(
-            E2E.int(try E2E.sqlRows(client, "SELECT mock_id FROM requests", tenant: "named").first?.first), mockID,
+            JSONNumber.int(try E2E.sqlRows(client, "SELECT mock_id FROM requests", tenant: "named").first?.first), mockID,
             "the named tenant was answered by the default tenant's mock")
     }
 

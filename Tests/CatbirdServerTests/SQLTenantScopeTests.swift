@@ -41,7 +41,7 @@ final class SQLTenantScopeTests: XCTestCase {
     }
 
     private func count(_ client: RawHTTPClient, _ table: String, tenant: String?, file: StaticString = #filePath, line: UInt = #line) throws -> Int? {
-        E2E.int(try rows(client, "SELECT COUNT(*) FROM \(table)", tenant: tenant, file: file, line: line).first?.first)
+        JSONNumber.int(try rows(client, "SELECT COUNT(*) FROM \(table)", tenant: tenant, file: file, line: line).first?.first)
     }
 
     private func strings(_ client: RawHTTPClient, _ query: String, tenant: String?, file: StaticString = #filePath, line: UInt = #line) throws -> [String?] {
@@ -62,7 +62,7 @@ final class SQLTenantScopeTests: XCTestCase {
             XCTAssertEqual(try strings(client, "SELECT catbird_tenant()", tenant: tenant), [id], label)
             // Every journaled request of the tenant was answered by one of its own mocks.
             XCTAssertEqual(
-                E2E.int(try rows(client, "SELECT COUNT(*) FROM requests r JOIN mocks m ON m.id = r.mock_id", tenant: tenant).first?.first),
+                JSONNumber.int(try rows(client, "SELECT COUNT(*) FROM requests r JOIN mocks m ON m.id = r.mock_id", tenant: tenant).first?.first),
                 min(mocks, requests), label)
         }
         // Asking for another tenant's rows by value finds nothing either.

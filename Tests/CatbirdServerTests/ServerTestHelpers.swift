@@ -102,7 +102,7 @@ enum E2E {
     ) throws -> Int? {
         let answer = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(patternJSON)}"#, headers: tenantHeader(tenant))
         XCTAssertEqual(answer.status, 200, "count \(patternJSON): \(answer.text)", file: file, line: line)
-        return int(answer.object["count"])
+        return JSONNumber.int(answer.object["count"])
     }
 
     /// `POST /catbird/api/sql` as `tenant` (nil: the default tenant, no header); the query sees
@@ -145,18 +145,6 @@ enum E2E {
         if let reasonContains {
             XCTAssertTrue(reason.lowercased().contains(reasonContains.lowercased()), "reason \"\(reason)\" lacks \"\(reasonContains)\"", file: file, line: line)
         }
-    }
-
-    /// A JSON number as an Int (nil for anything else, including null).
-    static func int(_ value: Any?) -> Int? {
-        if let int = value as? Int { return int }
-        if let number = value as? NSNumber { return Int(exactly: number.doubleValue) }
-        return nil
-    }
-
-    /// A JSON number as a Double.
-    static func double(_ value: Any?) -> Double? {
-        (value as? NSNumber)?.doubleValue
     }
 
     /// True for a JSON null or a missing key.

@@ -37,13 +37,13 @@ final class TenantIsolationTests: XCTestCase {
         XCTAssertEqual(forR.text, "shared fixture", "a tenant without its own mock falls back to the default tenant's")
 
         // The fallback is journaled under the caller's tenant, naming the default tenant's mock.
-        let defaultMockID = E2E.int(try E2E.mocks(client, tenant: nil).first?["id"])
+        let defaultMockID = JSONNumber.int(try E2E.mocks(client, tenant: nil).first?["id"])
         let rJournal = try E2E.journal(client, tenant: "R")
         XCTAssertEqual(rJournal.count, 1)
         XCTAssertEqual(rJournal.first?["tenant"] as? String, "R")
         XCTAssertEqual(rJournal.first?["answeredBy"] as? String, "mock")
         XCTAssertNotNil(defaultMockID)
-        XCTAssertEqual(E2E.int(rJournal.first?["mockId"]), defaultMockID)
+        XCTAssertEqual(JSONNumber.int(rJournal.first?["mockId"]), defaultMockID)
         XCTAssertEqual(try E2E.journal(client, tenant: nil).map { $0["tenant"] as? String }, [""])
     }
 
@@ -101,7 +101,7 @@ final class TenantIsolationTests: XCTestCase {
         XCTAssertEqual(answer.status, 204, answer.text)
         let after = try E2E.mocks(client, tenant: "Q")
         XCTAssertEqual(after.count, 1)
-        XCTAssertEqual(E2E.int(after.first?["id"]), E2E.int(before.first?["id"]))
+        XCTAssertEqual(JSONNumber.int(after.first?["id"]), JSONNumber.int(before.first?["id"]))
         XCTAssertEqual(try client.request("GET", "/api/only-q", headers: E2E.tenantHeader("Q")).text, "only Q")
         // Nor does P's remove of a pattern only the default tenant has touch the default tenant.
         try E2E.addMock(client, tenant: nil, url: "/api/shared", body: "shared")
@@ -142,7 +142,7 @@ final class TenantIsolationTests: XCTestCase {
         let pJournal = try E2E.journal(client, tenant: "P")
         XCTAssertEqual(pJournal.compactMap { $0["url"] as? String }, ["/p/one", "/p/two", "/shared", "/q/one"])
         XCTAssertEqual(Set(pJournal.compactMap { $0["tenant"] as? String }), ["P"])
-        XCTAssertEqual(pJournal.compactMap { E2E.int(($0["response"] as? [String: Any])?["status"]) }, [200, 200, 200, 404])
+        XCTAssertEqual(pJournal.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [200, 200, 200, 404])
         let qJournal = try E2E.journal(client, tenant: "Q")
         XCTAssertEqual(qJournal.compactMap { $0["url"] as? String }, ["/q/one"])
         XCTAssertEqual(qJournal.first?["tenant"] as? String, "Q")
@@ -208,8 +208,8 @@ final class TenantIsolationTests: XCTestCase {
         let summaries = try E2E.tenants(reader)
         XCTAssertEqual(summaries.count, tenantCount + 1)
         for summary in summaries where summary["id"] as? String != "" {
-            XCTAssertEqual(E2E.int(summary["requests"]), requestsPerTenant, "\(summary)")
-            XCTAssertEqual(E2E.int(summary["mocks"]), 1, "\(summary)")
+            XCTAssertEqual(JSONNumber.int(summary["requests"]), requestsPerTenant, "\(summary)")
+            XCTAssertEqual(JSONNumber.int(summary["mocks"]), 1, "\(summary)")
         }
     }
 

@@ -8,7 +8,7 @@ final class TenantRouteTests: XCTestCase {
     private func counts(_ client: RawHTTPClient, line: UInt = #line) throws -> [String: [Int?]] {
         var result: [String: [Int?]] = [:]
         for summary in try E2E.tenants(client, line: line) {
-            result[summary["id"] as? String ?? "?"] = [E2E.int(summary["mocks"]), E2E.int(summary["requests"])]
+            result[summary["id"] as? String ?? "?"] = [JSONNumber.int(summary["mocks"]), JSONNumber.int(summary["requests"])]
         }
         return result
     }

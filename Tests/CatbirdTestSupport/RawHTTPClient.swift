@@ -70,12 +70,14 @@ public final class RawHTTPClient {
         }
     }
 
-    /// Sends a request built from its parts (adds Host and, for a body, Content-Length) and
-    /// reads the response.
+    /// Sends a request built from its parts and reads the response. Adds `Host: 127.0.0.1`
+    /// unless `headers` has a Host (proxy-form requests carry the origin's), and a
+    /// Content-Length for a body.
     public func request(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) throws -> RawResponse {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\n"
+        if !headers.contains(where: { $0.0.lowercased() == "host" }) { head += "Host: 127.0.0.1\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
