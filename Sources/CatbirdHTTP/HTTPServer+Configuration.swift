@@ -12,18 +12,30 @@ extension HTTPServer {
         public var maxBodySize: Int
         /// Idle keep-alive connections are closed after this many seconds.
         public var idleTimeoutSeconds: Int
+        /// Open connections accepted at most; further clients wait in the listen backlog.
+        /// Defaults to the process's open-file limit less a reserve for the database and logs.
+        public var connectionLimit: Int
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080,
             threadCount: Int = HTTPServer.coreCount, maxBodySize: Int = 50 * 1024 * 1024,
-            idleTimeoutSeconds: Int = 120
+            idleTimeoutSeconds: Int = 120, connectionLimit: Int = HTTPServer.defaultConnectionLimit
         ) {
             self.host = host
             self.port = port
             self.threadCount = max(1, threadCount)
             self.maxBodySize = maxBodySize
             self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.connectionLimit = max(1, connectionLimit)
         }
+    }
+
+    /// The soft open-file limit (`RLIMIT_NOFILE`) less 64 descriptors for the database, logs
+    /// and listening socket, between 64 and 65536.
+    public static var defaultConnectionLimit: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1000 }
+        return Int(min(max(Int64(limit.rlim_cur) - 64, 64), 65536))
     }
 
     /// The number of online processor cores.

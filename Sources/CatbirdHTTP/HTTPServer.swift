@@ -36,14 +36,16 @@ public final class HTTPServer: Sendable {
     public func start() throws(HTTPServerError) {
         var address = try SocketAddress(host: configuration.host, port: configuration.port)
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
+        // No MHD_USE_ERROR_LOG: libmicrohttpd would print a line to stderr for every client that
+        // hangs up, whatever the log level; failures that matter surface as HTTPServerError.
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let retained = Unmanaged.passRetained(core)
         let handle = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 catbird_mhd_start(
                     flags, socketAddress, UInt32(configuration.threadCount),
-                    UInt32(configuration.idleTimeoutSeconds), 128 * 1024,
+                    UInt32(configuration.idleTimeoutSeconds), 128 * 1024, UInt32(configuration.connectionLimit),
                     ServerCore.accessHandler, ServerCore.requestCompleted, ServerCore.requestStarted,
                     retained.toOpaque())
             }

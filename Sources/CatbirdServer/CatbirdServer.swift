@@ -23,16 +23,20 @@ public final class CatbirdServer: Sendable {
     private let sqlReader: TenantScopedReader
     private let journalWriter: JournalWriter
     private let location: DatabaseLocation
+    private let lock: DatabaseFileLock
+    private let origin = ServerOrigin()
     private let stopped = Mutex(false)
 
     /// Opens (creating if needed) and migrates the database and loads the mocks.
-    /// - Throws: `SQLiteError` when the file cannot be opened, `MigrationError` when the schema
+    /// - Throws: `DatabaseFileLock.LockError` when another server uses the same database file,
+    ///   `SQLiteError` when the file cannot be opened, `MigrationError` when the schema
     ///   cannot be brought up to date (or is newer than this binary), `PatternError` when a
     ///   stored mock no longer compiles.
     public init(settings: Settings) throws {
         self.settings = settings
         let log = Logger(level: settings.logLevel)
         location = DatabaseLocation(settings.databasePath)
+        lock = try DatabaseFileLock(databasePath: location.path)
         let writeConnection = try Database(path: location.path, mode: .readWrite)
         let applied = try Migrator.migrate(writeConnection)
         if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
@@ -48,7 +52,7 @@ public final class CatbirdServer: Sendable {
         let services = Services(
             mocks: mocks, journal: journal,
             tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
-            reader: reader, sqlReader: sqlReader, log: log, settings: settings)
+            reader: reader, sqlReader: sqlReader, log: log, settings: settings, origin: origin)
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port,
@@ -61,6 +65,7 @@ public final class CatbirdServer: Sendable {
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public func start() throws {
         try http.start()
+        origin.set("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(http.port)")
     }
 
     /// The bound port (after ``start()``).
@@ -75,6 +80,7 @@ public final class CatbirdServer: Sendable {
         sqlReader.close()
         reader.close()
         writer.close()
+        lock.release()
         location.removeIfTemporary()
     }
 

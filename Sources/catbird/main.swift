@@ -24,6 +24,7 @@ case let .serve(settings, ignoredVariables):
     for variable in ignoredVariables {
         log.warning("\(variable) is set but not implemented in this version; ignored")
     }
+    OpenFileLimit.raiseToHardLimit()
     let server: CatbirdServer
     do {
         server = try CatbirdServer(settings: settings)

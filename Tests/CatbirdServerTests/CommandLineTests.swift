@@ -123,6 +123,36 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try reader.terminate().status, 0)
     }
 
+    /// Regression: a second server on the same database file used to start and serve its own
+    /// in-memory mocks while deleting the first one's rows.
+    func testASecondServerOnTheSameDatabaseRefusesToStart() throws {
+        let database = directory.appendingPathComponent("shared.sqlite").path
+        let first = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        let second = try run(["--port", "\(try freePort())", "--db", database])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("is in use by another Catbird server"), second.stderr)
+        XCTAssertEqual(try first.terminate().status, 0)
+        // Once the first has stopped, the file is free again.
+        let third = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        XCTAssertEqual(try third.terminate().status, 0)
+    }
+
+    /// Regression: at warning level libmicrohttpd still printed a line per client that hung up
+    /// mid-request ("Connection was closed by remote side …").
+    func testClientsHangingUpLeaveNoLinesAtWarningLevel() throws {
+        let database = directory.appendingPathComponent("hangups.sqlite").path
+        let server = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        for _ in 0..<20 {
+            let client = try server.client()
+            try client.send(raw: Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part".utf8))
+        }  // each client is closed here, mid-body
+        usleep(200_000)
+        XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(stderr, "", "nothing is logged at warning level for ordinary hang-ups")
+    }
+
     func testMaxBodySizeFromTheEnvironmentIsHonoured() throws {
         let database = directory.appendingPathComponent("limit.sqlite").path
         let server = try Launched(

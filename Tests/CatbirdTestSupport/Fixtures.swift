@@ -3,15 +3,21 @@ import XCTest
 
 /// Reads the Catbird 0.11 client captures in `shared/fixtures/catbird-client-0.11/`.
 public enum Fixtures {
-    /// `<package>/../shared/fixtures/catbird-client-0.11`, found relative to this source file
-    /// (symlinks resolved, so a package that links these sources still finds the real folder).
-    public static let directory: URL = URL(fileURLWithPath: #filePath)
+    /// The package root, found relative to this source file.
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .resolvingSymlinksInPath()
         .deletingLastPathComponent()   // CatbirdTestSupport
         .deletingLastPathComponent()   // Tests
         .deletingLastPathComponent()   // package root
-        .appendingPathComponent("../shared/fixtures/catbird-client-0.11")
-        .standardizedFileURL
+
+    /// `Tests/Fixtures/catbird-client-0.11`: the repository's copy of the captures, so a clone
+    /// anywhere runs the replay tests. ``sharedDirectory`` is where they come from.
+    public static let directory: URL = packageRoot.appendingPathComponent("Tests/Fixtures/catbird-client-0.11")
+
+    /// `../shared/fixtures/catbird-client-0.11` beside the package root, where the captures are
+    /// maintained; present on developer machines and in CI, absent in a lone clone.
+    public static let sharedDirectory: URL = packageRoot
+        .appendingPathComponent("../shared/fixtures/catbird-client-0.11").standardizedFileURL
 
     /// One captured request: header lines and the raw body bytes.
     public struct HTTPRequest {

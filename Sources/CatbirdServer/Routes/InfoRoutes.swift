@@ -18,10 +18,10 @@ enum InfoRoutes {
                     throw APIError(status: 503, reason: "database unavailable")
                 }
             },
-            Route("GET", "/catbird/api/info") { context in
+            Route("GET", "/catbird/api/info") { _ in
                 JSONBody.response([
                     "version": CatbirdServer.version,
-                    "domain": "http://\(context.request.headers.first("Host") ?? services.settings.host)",
+                    "domain": services.origin.url,
                     "github": "https://github.com/RedMadRobot/catbird",
                 ])
             },

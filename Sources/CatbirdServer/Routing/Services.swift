@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdStorage
+import Synchronization
 
 /// What the routes work with; built once at start-up by ``CatbirdServer``.
 struct Services: Sendable {
@@ -13,4 +14,16 @@ struct Services: Sendable {
     let sqlReader: TenantScopedReader
     let log: Logger
     let settings: CatbirdServer.Settings
+    /// The server's own base URL, known once it is listening.
+    let origin: ServerOrigin
+}
+
+/// The base URL the server listens on, e.g. `http://127.0.0.1:8080` (set when it starts; the
+/// port may have been chosen by the system).
+final class ServerOrigin: Sendable {
+    private let value = Mutex("")
+
+    func set(_ url: String) { value.withLock { $0 = url } }
+
+    var url: String { value.withLock { $0 } }
 }
