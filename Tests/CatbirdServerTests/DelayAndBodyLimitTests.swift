@@ -120,9 +120,12 @@ final class DelayAndBodyLimitTests: XCTestCase {
         let overLimit = try server.client().request("POST", "/upload", body: [UInt8](repeating: 0x61, count: 1001))
         E2E.assertError(overLimit, status: 413, reasonContains: "1000")
 
+        // Both are journaled (README: every request outside /catbird, answered or not); the
+        // rejected one with its 413 and no body (the upload was discarded).
         let entries = try E2E.journal(control, tenant: nil)
-        XCTAssertEqual(entries.count, 1, "only the accepted upload was served and journaled")
-        XCTAssertEqual(JSONNumber.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [200, 413])
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [1000, 0])
+        XCTAssertEqual(entries.compactMap { $0["answeredBy"] as? String }, ["mock", "none"])
         XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 1)
     }
 
@@ -155,9 +158,12 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(accepted.status, 200, accepted.text)
         XCTAssertEqual(accepted.text, "stored")
 
+        // All three are journaled; only the accepted one was served, with its whole body.
         let entries = try E2E.journal(control, tenant: nil)
-        XCTAssertEqual(entries.count, 1)
-        XCTAssertEqual(JSONNumber.int((entries.first?["request"] as? [String: Any])?["bodySize"]), 1000)
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [413, 413, 200])
+        let served = entries.filter { $0["answeredBy"] as? String == "mock" }
+        XCTAssertEqual(served.count, 1)
+        XCTAssertEqual(JSONNumber.int((served.first?["request"] as? [String: Any])?["bodySize"]), 1000)
     }
 
     /// A `POST /upload` with `Transfer-Encoding: chunked`, one chunk of 'c' per size given.

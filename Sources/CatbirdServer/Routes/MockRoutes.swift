@@ -20,14 +20,17 @@ enum MockRoutes {
     /// update → 201, remove/removeAll → 204, all with empty bodies; each committed to SQLite
     /// before answering. Touches only the caller's tenant.
     private static func control(_ context: RouteContext, _ services: Services) throws(APIError) -> HTTPResponse {
-        let action = try JSONBody.decode(ControlAction.self, from: context.request, describe: ControlAction.describe)
+        let action = try JSONBody.decode(
+            ControlAction.self, from: context.request, shapeHint: shapeHint, describe: ControlAction.describe)
         do {
             switch action {
             case let .update(pattern, response):
+                try validate(pattern)
                 try validate(response)
                 try services.mocks.update(pattern, response: response, tenant: context.tenant)
                 return HTTPResponse(status: 201)
             case let .remove(pattern):
+                // Not validated: a mock stored before method validation existed can still be removed.
                 try services.mocks.remove(pattern, tenant: context.tenant)
                 return HTTPResponse(status: 204)
             case .removeAll:
@@ -43,6 +46,20 @@ enum MockRoutes {
             throw APIError(status: 500, reason: "could not store the change: \(error)")
         }
     }
+
+    /// Rejects a `pattern.method` that is not an HTTP method token (RFC 9110 §9.1: a non-empty
+    /// run of tchar), such as `""` or `"GET POST"`: no request could ever match it.
+    private static func validate(_ pattern: RequestPattern) throws(APIError) {
+        guard !pattern.method.isEmpty, pattern.method.utf8.allSatisfy(isTokenCharacter) else {
+            throw .badRequest(
+                "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
+                    + "not \(JSONText.string(pattern.method))")
+        }
+    }
+
+    /// What to check when an action is well-formed JSON that does not decode.
+    private static let shapeHint =
+        "check that status, limit and delay are whole numbers and every other field is a string or object as documented"
 
     /// The longest `delay` accepted, in seconds (one day).
     static let maxDelaySeconds = 86_400
@@ -85,7 +102,9 @@ struct MockList: Encodable {
 }
 
 /// One mock as listed: id, position, pattern and response (Catbird 0.11 shapes), remaining
-/// limit (null = unlimited) and hits.
+/// limit (null = unlimited) and hits. `remainingLimit` is always written, as `null` for an
+/// unlimited mock; inside `response`, `body`, `limit` and `delay` are omitted when unset, as in
+/// Catbird's wire format.
 struct MockView: Encodable {
     let id: Int64
     let position: Int64
@@ -105,5 +124,21 @@ struct MockView: Encodable {
         remainingLimit = mock.remainingLimit
         hits = mock.hits
         createdAt = mock.createdAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, position, pattern, response, remainingLimit, hits, createdAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(position, forKey: .position)
+        try container.encode(pattern, forKey: .pattern)
+        try container.encode(response, forKey: .response)
+        // `encode` of an Optional writes `null` for nil (the synthesized encodeIfPresent omits the key).
+        try container.encode(remainingLimit, forKey: .remainingLimit)
+        try container.encode(hits, forKey: .hits)
+        try container.encode(createdAt, forKey: .createdAt)
     }
 }

@@ -1,26 +1,45 @@
 import CatbirdDomain
 import CatbirdHTTP
 
-/// Tenants (spec part 3):
-/// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary]}`
+/// Tenants (spec part 3), with shard isolation: a request carrying a non-empty
+/// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; a request
+/// without the header (the default tenant) is the admin and sees or drops any tenant.
+/// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary]}`: every tenant for the admin;
+///   for shard P only P's own row (an empty list while P has no row yet).
 /// - `DELETE /catbird/api/tenants/{id}` → 204, or 404 when no such tenant; drops its mocks and
-///   journal. The default tenant has no id to put in a path: `DELETE /catbird/api/tenants/`
-///   followed by nothing is not a route; empty it with `removeAll` and `DELETE /catbird/api/requests`.
-/// - `DELETE /catbird/api/tenants` → 204: every tenant's mocks and journal (admin action).
+///   journal. Shard P may drop only P (another id → 403). The default tenant has no id to put
+///   in a path: `DELETE /catbird/api/tenants/` followed by nothing is not a route; empty it with
+///   `removeAll` and `DELETE /catbird/api/requests`.
+/// - `DELETE /catbird/api/tenants` → 204: every tenant's mocks and journal. Admin only: from a
+///   shard → 403.
 enum TenantRoutes {
     static func routes(_ services: Services) -> [Route] {
         [
-            Route("GET", "/catbird/api/tenants") { _ throws(APIError) in
-                try storage(services) { JSONBody.response(["tenants": try services.tenants.list()]) }
-            },
-            Route("DELETE", "/catbird/api/tenants") { _ throws(APIError) in
+            Route("GET", "/catbird/api/tenants") { context throws(APIError) in
                 try storage(services) {
+                    var tenants = try services.tenants.list()
+                    if !context.tenant.isDefault { tenants.removeAll { $0.id != context.tenant.rawValue } }
+                    return JSONBody.response(["tenants": tenants])
+                }
+            },
+            Route("DELETE", "/catbird/api/tenants") { context throws(APIError) in
+                guard context.tenant.isDefault else {
+                    throw .forbidden(
+                        "dropping every tenant is an admin action and a shard may drop only its own tenant "
+                            + "(\(TenantID.headerName): \(context.tenant.rawValue)); send the request without the header")
+                }
+                return try storage(services) {
                     try services.tenants.dropAll()
                     return HTTPResponse(status: 204)
                 }
             },
             Route("DELETE", "/catbird/api/tenants/", hasParameter: true) { context throws(APIError) in
                 let tenant = TenantID(context.parameter ?? "")
+                guard context.tenant.isDefault || context.tenant == tenant else {
+                    throw .forbidden(
+                        "a shard may drop only its own tenant (\(TenantID.headerName): \(context.tenant.rawValue)); "
+                            + "send the request without the header for admin actions")
+                }
                 return try storage(services) {
                     guard try services.tenants.drop(tenant) else {
                         throw APIError(status: 404, reason: "no tenant \(JSONBody.quoted(tenant.rawValue))")

@@ -6,6 +6,7 @@ struct APIError: Error, Sendable {
     let reason: String
 
     static func badRequest(_ reason: String) -> APIError { APIError(status: 400, reason: reason) }
+    static func forbidden(_ reason: String) -> APIError { APIError(status: 403, reason: reason) }
     static let notFound = APIError(status: 404, reason: "Not Found")
     static func methodNotAllowed(_ allowed: String) -> APIError {
         APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))")

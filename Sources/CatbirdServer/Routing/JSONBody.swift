@@ -22,17 +22,75 @@ enum JSONBody {
     }
 
     /// Decodes a control body after checking its Content-Type.
+    /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
+    ///   and the decoder cannot say where (see ``wrongShape(_:in:hint:)``).
     /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON; 400 with a
     ///   readable reason when the body does not decode.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, describe: (any Error) -> String) throws(APIError) -> T {
+    static func decode<T: Decodable>(
+        _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint, describe: (any Error) -> String
+    ) throws(APIError) -> T {
         guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
         let data = Data(request.body)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            if let reason = wholeNumberMismatch(error, in: data) { throw .badRequest(reason) }
+            if let reason = wholeNumberMismatch(error, in: data) ?? wrongShape(error, in: data, hint: shapeHint) {
+                throw .badRequest(reason)
+            }
             throw .badRequest(describe(error))
         }
+    }
+
+    /// The check suggested when a well-formed body has the wrong shape.
+    static let defaultShapeHint = "check that every field has the type documented for this route"
+
+    /// Foundation's JSON parsers give up at this many levels of nested arrays and objects.
+    static let parserNestingLimit = 512
+
+    /// Foundation on Linux reports some JSON that is not malformed as "not valid JSON" with no
+    /// coding path: a value of the wrong type where its decoder cannot say where (such as a
+    /// string `"status":"200"` on some versions), or nesting deeper than its parser's limit.
+    /// This says which instead of calling the JSON malformed; nil for other errors and for JSON
+    /// that really is malformed. Called after ``wholeNumberMismatch(_:in:)``, which names
+    /// fractional numbers.
+    private static func wrongShape(_ error: any Error, in data: Data, hint: String) -> String? {
+        guard case let DecodingError.dataCorrupted(context) = error, context.codingPath.isEmpty else { return nil }
+        if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
+            return "the JSON is well-formed but does not have the expected shape: \(hint)"
+        }
+        let depth = nestingDepth(of: data)
+        guard depth >= parserNestingLimit else { return nil }
+        return "the JSON nests arrays and objects \(depth) levels deep; at most \(parserNestingLimit - 1) levels are accepted"
+    }
+
+    /// The deepest nesting of arrays and objects in `data` (brackets inside strings ignored),
+    /// whether or not the JSON is otherwise valid.
+    private static func nestingDepth(of data: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(depth - 1, 0)
+            default: break
+            }
+        }
+        return deepest
     }
 
     /// Foundation on Linux reports a number that does not fit an integer field (`200.5`,

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import Foundation
 
 /// What a route handler gets: the request and the tenant it is scoped to.
 struct RouteContext: Sendable {
@@ -36,8 +37,9 @@ struct Route: Sendable {
     }
 }
 
-/// The `/catbird` route table: finds the route, answers 405 for a known path with another
-/// method, 404 otherwise.
+/// The `/catbird` route table: finds the route, answers 405 with an `Allow` header for a known
+/// path with another method, 404 otherwise. `HEAD` is answered by the `GET` route of the path
+/// (the HTTP layer sends the headers only).
 struct RouteTable: Sendable {
     let routes: [Route]
 
@@ -45,15 +47,31 @@ struct RouteTable: Sendable {
         var allowed: [String] = []
         for route in routes {
             guard let parameter = route.match(request.path) else { continue }
-            guard route.method == request.method else { allowed.append(route.method); continue }
+            guard Self.answers(route.method, request.method) else {
+                for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
+                continue
+            }
             do {
                 return try route.handler(RouteContext(request: request, tenant: tenant, parameter: parameter))
             } catch {
                 return error.response
             }
         }
-        return allowed.isEmpty ? APIError.notFound.response : APIError.methodNotAllowed(allowed.joined(separator: ", ")).response
+        guard !allowed.isEmpty else { return APIError.notFound.response }
+        let allow = allowed.joined(separator: ", ")
+        var response = APIError.methodNotAllowed(allow).response
+        response.headers.add(name: "Allow", value: allow)
+        return response
+    }
+
+    /// Whether a route for `routeMethod` answers `requestMethod`: the same method, or `HEAD`
+    /// for a `GET` route (RFC 9110 §9.3.2).
+    private static func answers(_ routeMethod: String, _ requestMethod: String) -> Bool {
+        routeMethod == requestMethod || (routeMethod == "GET" && requestMethod == "HEAD")
+    }
+
+    /// The methods a route for `method` answers, as listed in `Allow`.
+    private static func methodsServed(by method: String) -> [String] {
+        method == "GET" ? ["GET", "HEAD"] : [method]
     }
 }
-
-import Foundation

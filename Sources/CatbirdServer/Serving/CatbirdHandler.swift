@@ -36,9 +36,16 @@ struct CatbirdHandler: HTTPHandler {
         return response
     }
 
+    /// 413. A request outside `/catbird` is journaled like any other, with an empty request
+    /// body: the upload was discarded (and a chunked one's size is unknown).
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
-        log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes")
-        return APIError.payloadTooLarge(limit: limit).response
+        let response = APIError.payloadTooLarge(limit: limit).response
+        let tenant = Self.tenant(of: request)
+        if !Self.isControl(request.path) {
+            serving.journal(request: request, response: response, answeredBy: .none, hit: nil, tenant: tenant)
+        }
+        log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes tenant=\(tenant)")
+        return response
     }
 
     /// `/catbird` and everything under `/catbird/` (never served from mocks nor forwarded).

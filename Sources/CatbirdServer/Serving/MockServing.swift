@@ -19,16 +19,23 @@ struct MockServing: Sendable {
         } else {
             response = APIError.notFound.response
         }
+        journal(request: request, response: response, answeredBy: hit == nil ? .none : .mock, hit: hit, tenant: tenant)
+        return (response, hit == nil ? .none : .mock)
+    }
+
+    /// Appends the request and its answer to the tenant's journal: the request as received
+    /// (`request.body` is what was kept of it), the response as sent, and the time from arrival
+    /// to the response, any delay included.
+    func journal(request: HTTPRequest, response: HTTPResponse, answeredBy: AnsweredBy, hit: MockHit?, tenant: TenantID) {
         let delayMs = response.delay.map { Double($0.components.seconds) * 1000 } ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
         journal.append(JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.object(request.headers.fields), requestBody: request.body,
             status: response.status, responseHeaders: JSONText.object(response.headers.fields),
-            responseBody: response.body, answeredBy: hit == nil ? .none : .mock,
+            responseBody: response.body, answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
             durationMs: elapsed.milliseconds + delayMs))
-        return (response, hit == nil ? .none : .mock)
     }
 }
 
