@@ -44,7 +44,7 @@ CREATE TABLE requests (
     tenant                  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     method                  TEXT NOT NULL,
     url                     TEXT NOT NULL,              -- request-target as received
-    request_headers         TEXT NOT NULL DEFAULT '{}', -- JSON object; repeated names joined with ", "
+    request_headers         TEXT NOT NULL DEFAULT '{}', -- JSON object; a repeated name maps to an array of its values
     request_body            BLOB,                       -- possibly truncated, see below
     request_body_size       INTEGER NOT NULL DEFAULT 0, -- full size in bytes
     request_body_truncated  INTEGER NOT NULL DEFAULT 0, -- 1 when request_body holds a prefix only

@@ -18,10 +18,20 @@ extension Database {
     ///
     /// It then reads at most `maxRows` rows (≥ 0); `truncated` tells whether another row
     /// existed. Running stops with `.timedOut` once `timeLimit` (wall-clock, from the call) has
-    /// passed, via a progress handler (<https://www.sqlite.org/c3ref/progress_handler.html>)
-    /// checked every 1000 virtual-machine instructions. The statement is compiled afresh, never
-    /// cached, and finalized before returning; the authorizer and progress handler are removed.
-    /// On a `.readOnly` connection the checks are a second line of defence behind `query_only`.
+    /// passed: a progress handler (<https://www.sqlite.org/c3ref/progress_handler.html>)
+    /// checks it every 1000 virtual-machine instructions, and the clock is also read after
+    /// every row, so rows that take long to compute in few instructions (`randomblob(50000000)`
+    /// per row) stop at the limit too (late by at most one row's cost).
+    ///
+    /// The result's size — ``ReadOnlyQueryResult/size(of:)`` summed over every value read: the
+    /// bytes of texts and blobs plus ``ReadOnlyQueryResult/perValueOverhead`` per value — may
+    /// not exceed `maxResultSize` bytes (≥ 0; default 16 MiB): each value's size is read from
+    /// SQLite before the value is copied, and the first value that would cross the limit stops
+    /// the query with `.resultTooLarge`, so a result never holds more than about that much.
+    ///
+    /// The statement is compiled afresh, never cached, and finalized before returning; the
+    /// authorizer and progress handler are removed. On a `.readOnly` connection the checks are
+    /// a second line of defence behind `query_only`.
     ///
     /// Side effects on the connection: it replaces any authorizer and progress handler (this
     /// type installs none elsewhere), and installing an authorizer makes SQLite re-prepare
@@ -30,18 +40,23 @@ extension Database {
     ///
     /// A string or blob growing past `maxValueLength` stops the query with `.valueTooLarge`.
     ///
-    /// - Throws: `ReadOnlyQueryError`; `.sqlite` wraps SQLite's own refusals (syntax errors,
-    ///   unknown tables) and run-time failures.
+    /// - Throws: `ReadOnlyQueryError`: `.timedOut`, `.resultTooLarge`, `.valueTooLarge`, the
+    ///   refusals above; `.sqlite` wraps SQLite's own refusals (syntax errors, unknown tables)
+    ///   and run-time failures.
     public func readOnlyQuery(
         _ sql: String,
         parameters: [SQLiteValue],
         maxRows: Int,
-        timeLimit: Duration
+        timeLimit: Duration,
+        maxResultSize: Int = ReadOnlyQueryResult.defaultMaxSize
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
-        try readOnlyQuery(sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, readPolicy: nil)
+        try readOnlyQuery(
+            sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit,
+            deadline: ContinuousClock.now.advanced(by: timeLimit), maxResultSize: maxResultSize, readPolicy: nil)
     }
 
-    /// `readOnlyQuery(_:parameters:maxRows:timeLimit:)` whose authorizer also applies
+    /// `readOnlyQuery(_:parameters:maxRows:timeLimit:maxResultSize:)` stopped at `deadline`
+    /// (`timeLimit` only names the limit in `.timedOut`), whose authorizer also applies
     /// `readPolicy` to every table read (`nil`: any read is allowed); a refused read is
     /// `.outsideTenantScope`.
     func readOnlyQuery(
@@ -49,11 +64,14 @@ extension Database {
         parameters: [SQLiteValue],
         maxRows: Int,
         timeLimit: Duration,
+        deadline: ContinuousClock.Instant,
+        maxResultSize: Int,
         readPolicy: TenantReadPolicy?
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
         precondition(maxRows >= 0, "maxRows must not be negative, got \(maxRows)")
+        precondition(maxResultSize >= 0, "maxResultSize must not be negative, got \(maxResultSize)")
         let handle = connection.open("Database")
-        let queryGuard = ReadOnlyQueryGuard(deadline: ContinuousClock.now.advanced(by: timeLimit), readPolicy: readPolicy)
+        let queryGuard = ReadOnlyQueryGuard(deadline: deadline, readPolicy: readPolicy)
         // Retained until the end of this call, so both callbacks always find it alive.
         let context = Unmanaged.passRetained(queryGuard)
         defer { context.release() }
@@ -74,16 +92,25 @@ extension Database {
             Unmanaged<ReadOnlyQueryGuard>.fromOpaque(context!).takeUnretainedValue().progress()
         }, context.toOpaque())
         defer { sqlite3_progress_handler(handle, 0, nil, nil) }
-        do {
+        // Leaves the statement's read transaction on every exit, a refusal between rows included.
+        defer { statement.reset() }
+        let columns = statement.columnNames
+        var rows: [[SQLiteValue]] = []
+        var truncated = false
+        var refusal: ReadOnlyQueryError?
+        do throws(SQLiteError) {
             try statement.bind(parameters)
-            let columns = statement.columnNames
-            var rows: [[SQLiteValue]] = []
+            var size = 0
             while rows.count < maxRows, try statement.step() {
+                refusal = Self.refusal(
+                    afterStepping: statement, size: &size, maxResultSize: maxResultSize,
+                    queryGuard: queryGuard, timeLimit: timeLimit)
+                if refusal != nil { break }
                 rows.append(statement.currentRow)
             }
-            let truncated = rows.count == maxRows ? try statement.step() : false
-            statement.reset()
-            return ReadOnlyQueryResult(columns: columns, rows: rows, truncated: truncated)
+            if refusal == nil && rows.count == maxRows {
+                truncated = try statement.step()
+            }
         } catch {
             if queryGuard.timedOut {
                 throw .timedOut(milliseconds: Self.milliseconds(timeLimit))
@@ -93,6 +120,26 @@ extension Database {
             }
             throw .sqlite(error)
         }
+        if let refusal { throw refusal }
+        return ReadOnlyQueryResult(columns: columns, rows: rows, truncated: truncated)
+    }
+
+    /// The checks between two rows, on the row `statement` just stepped to: the deadline, then
+    /// the result's size with this row's values added to `size` (read without copying them).
+    ///
+    /// - Returns: `.timedOut` past the deadline, `.resultTooLarge` past `maxResultSize`, else nil.
+    private static func refusal(
+        afterStepping statement: Statement, size: inout Int, maxResultSize: Int,
+        queryGuard: ReadOnlyQueryGuard, timeLimit: Duration
+    ) -> ReadOnlyQueryError? {
+        if queryGuard.progress() != 0 {
+            return .timedOut(milliseconds: milliseconds(timeLimit))
+        }
+        for column in 0..<statement.columnCount {
+            size += statement.resultSize(at: column)
+            if size > maxResultSize { return .resultTooLarge(limit: maxResultSize) }
+        }
+        return nil
     }
 
     /// Compiles the first statement of `sql` under the same authorizer as `readOnlyQuery`,

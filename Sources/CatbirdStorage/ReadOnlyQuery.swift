@@ -1,5 +1,24 @@
-/// The outcome of `Database.readOnlyQuery`: a table of at most `maxRows` rows.
+/// The outcome of `Database.readOnlyQuery`: a table of at most `maxRows` rows, whose size (see
+/// ``size(of:)``) is at most the query's `maxResultSize`.
 public struct ReadOnlyQueryResult: Sendable, Equatable {
+    /// The default cap on a result's size (``size(of:)`` summed over every value): 16 MiB.
+    public static let defaultMaxSize = 16 << 20
+    /// What each value counts for in a result's size besides its bytes, in bytes: 16. It keeps
+    /// a result of many small values (10,000 rows of 2,000 `NULL`s) from growing without bound.
+    public static let perValueOverhead = 16
+
+    /// How much `value` counts for in a result's size, in bytes: ``perValueOverhead``, plus
+    /// the UTF-8 length of a text or the length of a blob. (The query measures texts in
+    /// SQLite's bytes before decoding them; the two differ only for invalid UTF-8, whose bytes
+    /// are decoded as U+FFFD.)
+    public static func size(of value: SQLiteValue) -> Int {
+        switch value {
+        case .text(let text): return perValueOverhead + text.utf8.count
+        case .blob(let bytes): return perValueOverhead + bytes.count
+        case .null, .integer, .real: return perValueOverhead
+        }
+    }
+
     /// Result column names, in select order.
     public let columns: [String]
     /// The rows, each with one value per column, in the order SQLite produced them.
@@ -36,6 +55,10 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     /// (`SQLITE_TOOBIG`, <https://www.sqlite.org/limits.html#max_length>), e.g.
     /// `SELECT randomblob(900000000)`; SQLite stops before allocating it.
     case valueTooLarge(limit: Int)
+    /// The rows read so far plus the next value would exceed the result size limit of `limit`
+    /// bytes (``ReadOnlyQueryResult/size(of:)`` summed over every value, e.g. 16 MiB); the
+    /// query was stopped before that value was copied out of SQLite.
+    case resultTooLarge(limit: Int)
     /// SQLite refused the statement (e.g. a syntax error or unknown table) or failed running it.
     case sqlite(SQLiteError)
 
@@ -58,6 +81,8 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
                 + "through their unqualified names, which show only the caller's tenant's rows"
         case .valueTooLarge(let limit):
             return "a string or blob would exceed the limit of \(Self.size(limit)) per value"
+        case .resultTooLarge(let limit):
+            return "the result exceeds \(Self.shortSize(limit)); select fewer rows or columns, or use substr()"
         case .sqlite(let error):
             return error.description
         }
@@ -68,6 +93,12 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
         guard let last = names.last else { return "the tenant's tables" }
         let rest = names.dropLast()
         return rest.isEmpty ? last : rest.joined(separator: ", ") + " and " + last
+    }
+
+    /// `16 MiB` for whole mebibytes, `1000 bytes` otherwise.
+    private static func shortSize(_ bytes: Int) -> String {
+        let mebibyte = 1 << 20
+        return bytes >= mebibyte && bytes % mebibyte == 0 ? "\(bytes / mebibyte) MiB" : "\(bytes) bytes"
     }
 
     /// `67108864 bytes (64 MiB)`; whole mebibytes only, else just the bytes.

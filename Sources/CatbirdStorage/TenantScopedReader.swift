@@ -26,7 +26,9 @@ import Synchronization
 /// objects are made: the `temp` schema is writable even on a read-only connection), wait up to
 /// 5000 ms for locks, and cap strings, blobs and rows at `maxValueLength` bytes
 /// (<https://www.sqlite.org/limits.html#max_length>), so `SELECT randomblob(900000000)` fails
-/// with `.valueTooLarge` instead of allocating.
+/// with `.valueTooLarge` instead of allocating. A query's whole result is capped too
+/// (`maxResultSize`, 16 MiB by default), so `SELECT randomblob(60000000) FROM <20 rows>` stops
+/// with `.resultTooLarge` at its first row instead of gathering 1.2 GB.
 ///
 /// Sendable: queries take turns on a lock, so one reader serves every thread. The stand-in
 /// tables copy the scoped tables' columns when the reader opens: open it after migrating.
@@ -90,25 +92,31 @@ public final class TenantScopedReader: Sendable {
     }
 
     /// Runs `sql` for `tenant` (e.g. `""`) as `Database.readOnlyQuery` does — one read-only
-    /// statement, `parameters` bound, at most `maxRows` (≥ 0) rows, stopped after `timeLimit` —
-    /// with the scoped tables showing `tenant`'s rows only. Blocks while another thread queries.
+    /// statement, `parameters` bound, at most `maxRows` (≥ 0) rows, at most `maxResultSize`
+    /// bytes of result (≥ 0; default 16 MiB, see ``ReadOnlyQueryResult/size(of:)``), stopped
+    /// after `timeLimit` — with the scoped tables showing `tenant`'s rows only. Blocks while
+    /// another thread queries; `timeLimit` counts from this call, so the wait is part of it and
+    /// a caller gets its answer within about `timeLimit` however many queries are queued.
     ///
     /// - Throws: `ReadOnlyQueryError`: `.outsideTenantScope` for a read that bypasses the views,
-    ///   `.valueTooLarge` past `maxValueLength`, and `readOnlyQuery`'s other cases.
+    ///   `.valueTooLarge` past `maxValueLength`, `.resultTooLarge` past `maxResultSize`,
+    ///   `.timedOut`, and `readOnlyQuery`'s other cases.
     public func query(
         _ sql: String,
         tenant: String,
         parameters: [SQLiteValue],
         maxRows: Int,
-        timeLimit: Duration
+        timeLimit: Duration,
+        maxResultSize: Int = ReadOnlyQueryResult.defaultMaxSize
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
-        try connections.withLock { (connections: inout Connections) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult in
+        let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        return try connections.withLock { (connections: inout Connections) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult in
             try connections.inspecting.inspectReadOnly(sql, readPolicy: connections.inspectionPolicy)
             connections.tenant.current = tenant
             defer { connections.tenant.current = nil }
             return try connections.executing.readOnlyQuery(
-                sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit,
-                readPolicy: connections.executionPolicy)
+                sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
+                maxResultSize: maxResultSize, readPolicy: connections.executionPolicy)
         }
     }
 

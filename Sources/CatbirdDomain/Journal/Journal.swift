@@ -44,25 +44,63 @@ public final class Journal: Sendable {
         let rows = try reader.use { try $0.query(sql, bindings) }
         let records = rows.prefix(query.limit).map(Self.record(from:))
         return JournalPage(
-            requests: records, hasMore: rows.count > query.limit, nextSince: records.last?.id ?? query.since)
+            requests: records, hasMore: rows.count > query.limit, nextSince: records.last?.id ?? query.since ?? 0)
     }
 
+    /// How long ``count(of:matching:timeLimit:)`` may match by default: 2 seconds.
+    public static let defaultCountTimeLimit = Duration.seconds(2)
+    /// How many journal rows ``count(of:matching:timeLimit:)`` reads per turn on the read
+    /// connection: 1000.
+    public static let countChunkSize = 1000
+
     /// How many of the tenant's journaled requests match `pattern` (method, url, headers;
-    /// Catbird 0.11 matching rules).
-    /// - Throws: `SQLiteError`.
-    public func count(of tenant: TenantID, matching pattern: CompiledRequestPattern) throws -> Int {
+    /// Catbird 0.11 matching rules, as for mocks: a header pattern matches the first value of
+    /// that header, the name compared case-insensitively).
+    ///
+    /// Counts the requests journaled before the call: rows are read by id in chunks of
+    /// ``countChunkSize``, each under the read connection's lock, and matched after the lock
+    /// is released, so a slow pattern never holds up other readers (health, listings).
+    ///
+    /// - Parameter timeLimit: how long matching may take, counted after the queued journal is
+    ///   written; checked before each row (a single regular-expression match is not
+    ///   interrupted: ICU gives up on one after about half a second).
+    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
+    ///   `SQLiteError` when reading fails.
+    public func count(
+        of tenant: TenantID, matching pattern: CompiledRequestPattern, timeLimit: Duration = defaultCountTimeLimit
+    ) throws -> Int {
         writer.flush()
-        var sql = "SELECT url, request_headers FROM requests WHERE tenant = ? AND method = ?"
-        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .text(pattern.source.method)]
+        let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        var sql = """
+            SELECT id, url, request_headers FROM requests
+            WHERE tenant = ? AND id > ? AND id <= ? AND method = ?
+            """
+        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(0), .integer(0), .text(pattern.source.method)]
         if let url = pattern.equalURL { sql += " AND url = ?"; bindings.append(.text(url)) }
-        let rows = try reader.use { try $0.query(sql, bindings) }
+        sql += " ORDER BY id LIMIT \(Self.countChunkSize)"
         let needsHeaders = !pattern.source.headers.isEmpty
-        return rows.reduce(0) { count, row in
-            let headers = needsHeaders ? Self.headers(row[1].stringValue) : [:]
-            let matched = pattern.matches(method: pattern.source.method, target: row[0].stringValue ?? "") { name in
-                headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        let last = try reader.use { db in
+            try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
+        }
+        guard let last else { return 0 }
+        bindings[2] = .integer(last)
+        var count = 0
+        var after: Int64 = 0
+        while true {
+            bindings[1] = .integer(after)
+            let rows = try reader.use { try $0.query(sql, bindings) }
+            for row in rows {
+                if ContinuousClock.now >= deadline {
+                    throw JournalCountError.tooSlow(milliseconds: Self.milliseconds(timeLimit))
+                }
+                let headers = needsHeaders ? JournalHeaders(json: row[2].stringValue) : JournalHeaders()
+                let target = row[1].stringValue ?? ""
+                if pattern.matches(method: pattern.source.method, target: target, headerValue: headers.firstValue(of:)) {
+                    count += 1
+                }
             }
-            return count + (matched ? 1 : 0)
+            guard rows.count == Self.countChunkSize, let lastID = rows.last?[0].intValue else { return count }
+            after = lastID
         }
     }
 
@@ -82,7 +120,7 @@ public final class Journal: Sendable {
         func message(status: Int?, headers: Int, body: Int) -> JournalRecord.Message {
             let bytes = row[body].blobValue ?? []
             return JournalRecord.Message(
-                status: status, headers: Self.headers(row[headers].stringValue),
+                status: status, headers: JournalHeaders(json: row[headers].stringValue).joined,
                 body: bytes.isEmpty ? nil : String(validating: bytes, as: UTF8.self),
                 bodyBase64: bytes.isEmpty ? nil : Data(bytes).base64EncodedString(),
                 bodySize: Int(row[body + 1].intValue ?? 0), bodyTruncated: row[body + 2].intValue == 1)
@@ -96,8 +134,25 @@ public final class Journal: Sendable {
             mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0)
     }
 
-    private static func headers(_ json: String?) -> [String: String] {
-        guard let json else { return [:] }
-        return (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
+    /// `duration` in whole milliseconds, rounded down.
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// Why ``Journal/count(of:matching:timeLimit:)`` stopped.
+public enum JournalCountError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// Matching the journal took longer than the time limit of `milliseconds` (a regular
+    /// expression with catastrophic backtracking, such as `^/(a+)+$`, over many requests).
+    case tooSlow(milliseconds: Int)
+
+    /// One readable line, fit for an HTTP 400 body.
+    public var description: String {
+        switch self {
+        case .tooSlow(let milliseconds):
+            return "the pattern is too slow to count over this journal (stopped after \(milliseconds) ms); "
+                + "simplify the regular expression"
+        }
     }
 }

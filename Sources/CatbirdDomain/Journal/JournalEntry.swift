@@ -14,13 +14,16 @@ public struct JournalEntry: Sendable {
     public var method: String
     /// The request-target as received.
     public var url: String
-    /// Request headers as a JSON object text (see ``JSONText/object(_:)``).
+    /// Request headers as a JSON object text, the `request_headers` column (see
+    /// ``JSONText/object(_:)``): `{"Host": "h", "X-Token": ["abc", "def"]}` — a name sent once
+    /// maps to its value, a repeated name to the array of its values in the order received.
     public var requestHeaders: String
     public var requestBody: [UInt8]
     /// The full request body size in bytes (`requestBody` may hold a prefix only).
     public private(set) var requestBodySize: Int
     public var status: Int
-    /// Response headers as a JSON object text.
+    /// Response headers as a JSON object text, the `response_headers` column, shaped like
+    /// ``requestHeaders``.
     public var responseHeaders: String
     public var responseBody: [UInt8]
     /// The full response body size in bytes (`responseBody` may hold a prefix only).

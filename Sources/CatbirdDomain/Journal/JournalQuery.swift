@@ -37,6 +37,7 @@ public struct JournalPage: Sendable, Codable {
     public var requests: [JournalRecord]
     /// Whether more entries follow; pass ``nextSince`` as `since` to get them.
     public var hasMore: Bool
-    /// The id of the last entry of this page (or the `since` given, when the page is empty).
-    public var nextSince: Int64?
+    /// The id of the last entry of this page; when the page is empty, the `since` given, or 0
+    /// without one. Always present, so it can be passed back as `since` as is.
+    public var nextSince: Int64
 }

@@ -6,7 +6,10 @@ public struct JournalRecord: Sendable, Codable, Equatable {
     public struct Message: Sendable, Codable, Equatable {
         /// Response status; absent on the request side.
         public var status: Int?
-        /// Header fields; repeated names were joined with ", ".
+        /// Header fields, name → value. A repeated name's values are joined with ", " here
+        /// (RFC 9110 §5.3), keeping this shape stable; the database's `request_headers` and
+        /// `response_headers` columns hold them as a JSON array instead (see
+        /// ``JSONText/object(_:)``).
         public var headers: [String: String]
         /// The stored body as UTF-8 text, or nil when empty or not valid UTF-8.
         public var body: String?
@@ -29,8 +32,33 @@ public struct JournalRecord: Sendable, Codable, Equatable {
     public var request: Message
     public var response: Message
     public var answeredBy: AnsweredBy
-    /// The mock that answered (it may since be gone).
+    /// The mock that answered (it may since be gone); nil, encoded as JSON `null`, when no
+    /// mock answered.
     public var mockId: Int64?
     /// Milliseconds from arrival to response, any delay included.
     public var durationMs: Double
+
+    private enum CodingKeys: String, CodingKey {
+        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs
+    }
+
+    /// Encodes every field under its property name; `mockId` is always present, `null` when no
+    /// mock answered (the synthesized encoding would leave it out).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(time, forKey: .time)
+        try container.encode(tenant, forKey: .tenant)
+        try container.encode(method, forKey: .method)
+        try container.encode(url, forKey: .url)
+        try container.encode(request, forKey: .request)
+        try container.encode(response, forKey: .response)
+        try container.encode(answeredBy, forKey: .answeredBy)
+        if let mockId {
+            try container.encode(mockId, forKey: .mockId)
+        } else {
+            try container.encodeNil(forKey: .mockId)
+        }
+        try container.encode(durationMs, forKey: .durationMs)
+    }
 }

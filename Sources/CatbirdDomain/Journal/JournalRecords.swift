@@ -1,6 +1,14 @@
 import CatbirdStorage
 
 /// The SQL that writes the `requests` table (schema: migrations/0001_initial.sql).
+///
+/// Columns as written here:
+/// - `request_headers`, `response_headers`: a JSON object, one key per header name (first
+///   spelling); a name sent once maps to its value as a string, a repeated name to an array of
+///   its values in the order received (``JSONText/object(_:)``).
+/// - `request_body`, `response_body`: at most the writer's body limit of bytes, NULL when empty;
+///   `*_body_size` the full size, `*_body_truncated` 1 when only a prefix was kept.
+/// - `mock_id`: the mock that answered (NULL otherwise); it may since be gone.
 enum JournalRecords {
     static let insertSQL = """
         INSERT INTO requests (time, tenant, method, url, request_headers, request_body, request_body_size,

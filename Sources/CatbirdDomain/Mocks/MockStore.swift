@@ -33,7 +33,9 @@ public final class MockStore: Sendable {
     }
 
     /// Adds a mock, or replaces in place (same position, new id) the tenant's mock whose
-    /// pattern equals `pattern` (Catbird 0.11 `update`).
+    /// pattern is the same as `pattern` (Catbird 0.11 `update`; header names compared
+    /// case-insensitively, see ``RequestPattern/isSamePattern(as:)``). The replacement keeps
+    /// `pattern` as given, header-name spelling included.
     /// - Throws: `PatternError` for an invalid regular expression (nothing stored);
     ///   `SQLiteError` when the write fails (nothing changed).
     @discardableResult
@@ -58,7 +60,8 @@ public final class MockStore: Sendable {
         }
     }
 
-    /// Removes the tenant's mock whose pattern equals `pattern`; nothing when there is none.
+    /// Removes the tenant's mock whose pattern is the same as `pattern` (header names compared
+    /// case-insensitively, see ``RequestPattern/isSamePattern(as:)``); nothing when there is none.
     /// - Returns: whether a mock was removed.
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     @discardableResult

@@ -18,10 +18,12 @@ struct MockTable: Sendable {
     /// All mocks in match order.
     var ordered: [Mock] { byID.values.sorted { $0.position < $1.position } }
 
-    /// The mock whose pattern equals `pattern` (method, url kind and value, header patterns).
+    /// The mock whose pattern is the same as `pattern` (``RequestPattern/isSamePattern(as:)``:
+    /// method, url kind and value, header patterns with names compared case-insensitively).
     func mock(samePatternAs pattern: RequestPattern) -> Mock? {
         let ids = pattern.url.kind == .equal ? equalURLs[pattern.url.value] ?? [] : others
-        return ids.lazy.compactMap { byID[$0] }.first { $0.pattern.source == pattern }
+        let identity = pattern.identity
+        return ids.lazy.compactMap { byID[$0] }.first { $0.pattern.source.identity == identity }
     }
 
     /// The highest position in use, or 0 when empty.

@@ -21,25 +21,36 @@ public enum JSONText {
         return out
     }
 
-    /// A JSON object of string values, keys in the given order. Repeated keys are joined into
-    /// one value with ", " (RFC 9110 §5.3 field combination), keeping the first key's spelling.
+    /// Header fields as the JSON object stored in the journal's `request_headers` and
+    /// `response_headers` columns: one key per name, in order of first appearance, spelled as
+    /// it first appeared (names are grouped case-insensitively). A name sent once has its value
+    /// as a JSON string; a repeated name has a JSON array of its values in the order received.
+    /// `X-Token: abc` then `Host: h` then `x-token: def` gives
+    /// `{"X-Token":["abc","def"],"Host":"h"}`, so `json_extract(request_headers, '$.Host')`
+    /// is the value and `'$.X-Token[0]'`-style reads reach each repeated one (the first value
+    /// is what a mock's header pattern matches).
     public static func object(_ pairs: some Sequence<(name: String, value: String)>) -> String {
         var order: [String] = []
-        var values: [String: (name: String, value: String)] = [:]
+        var fields: [String: (name: String, values: [String])] = [:]
         for pair in pairs {
             let key = pair.name.lowercased()
-            if let existing = values[key] {
-                values[key] = (existing.name, existing.value + ", " + pair.value)
+            if fields[key] != nil {
+                fields[key]!.values.append(pair.value)
             } else {
                 order.append(key)
-                values[key] = pair
+                fields[key] = (pair.name, [pair.value])
             }
         }
         var out = "{"
         for (index, key) in order.enumerated() {
-            let pair = values[key]!
+            let field = fields[key]!
             if index > 0 { out += "," }
-            out += string(pair.name) + ":" + string(pair.value)
+            out += string(field.name) + ":"
+            if field.values.count == 1 {
+                out += string(field.values[0])
+            } else {
+                out += "[" + field.values.map(string).joined(separator: ",") + "]"
+            }
         }
         return out + "}"
     }

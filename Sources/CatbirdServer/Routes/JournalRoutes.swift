@@ -5,8 +5,11 @@ import Foundation
 
 /// The tenant's request journal (spec part 3):
 /// - `GET /catbird/api/requests?since=&limit=&method=&url=&status=&answeredBy=` → ``JournalPage``
+///   (`nextSince` always present, `mockId` `null` when no mock answered)
 /// - `DELETE /catbird/api/requests` → `{"deleted": n}`
-/// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`
+/// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
+///   mocks' matching rules (a header pattern matches the header's first value); 400 when
+///   matching takes longer than ``Journal/defaultCountTimeLimit`` (a catastrophic regexp)
 enum JournalRoutes {
     static func routes(_ services: Services) -> [Route] {
         [
@@ -21,7 +24,13 @@ enum JournalRoutes {
                 let body = try JSONBody.decode(CountBody.self, from: context.request, describe: ControlAction.describe)
                 let pattern: CompiledRequestPattern
                 do { pattern = try CompiledRequestPattern(body.pattern) } catch { throw .badRequest("\(error)") }
-                return try storage(services) { JSONBody.response(["count": try services.journal.count(of: context.tenant, matching: pattern)]) }
+                return try storage(services) {
+                    do {
+                        return JSONBody.response(["count": try services.journal.count(of: context.tenant, matching: pattern)])
+                    } catch let error as JournalCountError {
+                        throw APIError.badRequest(error.description)
+                    }
+                }
             },
         ]
     }

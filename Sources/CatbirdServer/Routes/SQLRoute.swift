@@ -11,12 +11,17 @@ import Foundation
 /// reading `main.requests` or any other table directly is refused (``TenantScopedReader``).
 /// Runs after the journal is flushed, on the SQL route's own read-only connections. One
 /// statement, a read, parameters bound (never interpolated), at most `maxRows` rows (default
-/// 1000, at most 10000), `Settings.sqlTimeLimit`, and strings and blobs of at most
-/// `maxValueLength(_:)` bytes. Blobs come back as `{"base64": "…"}`; reals that JSON
-/// cannot hold as numbers as the strings `"Infinity"` and `"-Infinity"`.
+/// 1000, at most 10000), `Settings.sqlTimeLimit` (waiting for another SQL query included),
+/// strings and blobs of at most `maxValueLength(_:)` bytes, and at most `maxResultSize` bytes
+/// of result in all (texts' and blobs' bytes plus 16 per value; past it → 400 "the result
+/// exceeds 16 MiB; …"). Blobs come back as `{"base64": "…"}`; reals that JSON cannot hold as
+/// numbers as the strings `"Infinity"` and `"-Infinity"`.
 enum SQLRoute {
     static let defaultMaxRows = 1000
     static let maxMaxRows = 10_000
+    /// The cap on one answer's rows, in bytes as ``ReadOnlyQueryResult/size(of:)`` counts
+    /// them: 16 MiB (about 21 MiB of JSON once blobs are base64-encoded).
+    static let maxResultSize = ReadOnlyQueryResult.defaultMaxSize
 
     /// The public tables and their tenant columns (migrations/0001_initial.sql);
     /// `catbird_tenant()` returns the caller's tenant.
@@ -90,7 +95,7 @@ enum SQLRoute {
         do {
             let rows = try services.sqlReader.query(
                 body.sql, tenant: context.tenant.rawValue, parameters: parameters, maxRows: maxRows,
-                timeLimit: services.settings.sqlTimeLimit)
+                timeLimit: services.settings.sqlTimeLimit, maxResultSize: maxResultSize)
             return JSONBody.response(SQLAnswer(rows))
         } catch {
             throw .badRequest(error.description)

@@ -1,0 +1,74 @@
+import CatbirdMatching
+import Foundation
+import XCTest
+
+/// `RequestPattern.isSamePattern(as:)` and `identity`: the "same pattern" test of `update`
+/// (replace in place) and `remove` (spec 1.1), which compares header names case-insensitively
+/// the way matching does (spec 1.3).
+final class PatternIdentityTests: XCTestCase {
+    private func pattern(
+        method: String = "GET", url: PatternMatch = .equal("/api/feed"), headers: [String: PatternMatch]
+    ) -> RequestPattern {
+        RequestPattern(method: method, url: url, headers: headers)
+    }
+
+    /// The reported case: a mock added with `X-Token`, then `update` with `x-token` and
+    /// `remove` with `X-TOKEN`, all `equal "abc"`.
+    func testHeaderNamesAreComparedCaseInsensitively() {
+        let added = pattern(headers: ["X-Token": .equal("abc")])
+        XCTAssertTrue(added.isSamePattern(as: pattern(headers: ["x-token": .equal("abc")])))
+        XCTAssertTrue(added.isSamePattern(as: pattern(headers: ["X-TOKEN": .equal("abc")])))
+        XCTAssertEqual(added.identity, pattern(headers: ["x-TOKEN": .equal("abc")]).identity)
+        XCTAssertEqual(Set([added.identity, pattern(headers: ["x-token": .equal("abc")]).identity]).count, 1)
+        // `==` stays exact (the Codable value as sent).
+        XCTAssertNotEqual(added, pattern(headers: ["x-token": .equal("abc")]))
+    }
+
+    func testEverythingElseIsComparedExactly() {
+        let base = pattern(headers: ["X-Token": .equal("abc"), "Accept": .wildcard("*json*")])
+        XCTAssertTrue(base.isSamePattern(as: base))
+        let different: [RequestPattern] = [
+            pattern(headers: ["X-Token": .equal("ABC"), "Accept": .wildcard("*json*")]),  // value case
+            pattern(headers: ["X-Token": .regexp("abc"), "Accept": .wildcard("*json*")]),  // kind
+            pattern(headers: ["X-Token": .equal("abc")]),  // a header fewer
+            pattern(headers: ["X-Token": .equal("abc"), "Accept": .wildcard("*json*"), "X-More": .equal("")]),
+            pattern(headers: ["X-Tokens": .equal("abc"), "Accept": .wildcard("*json*")]),  // another name
+            pattern(method: "get", headers: ["X-Token": .equal("abc"), "Accept": .wildcard("*json*")]),
+            pattern(url: .equal("/API/feed"), headers: ["X-Token": .equal("abc"), "Accept": .wildcard("*json*")]),
+            pattern(url: .wildcard("/api/feed"), headers: ["X-Token": .equal("abc"), "Accept": .wildcard("*json*")]),
+        ]
+        for other in different {
+            XCTAssertFalse(base.isSamePattern(as: other), "\(other)")
+            XCTAssertFalse(other.isSamePattern(as: base), "\(other)")
+            XCTAssertNotEqual(base.identity, other.identity, "\(other)")
+        }
+    }
+
+    /// A pattern may list one header under two spellings (both are checked when matching); it
+    /// is the same as another listing the same patterns under other spellings, in any order,
+    /// and not the same as one listing only one of them.
+    func testOneHeaderUnderTwoSpellings() {
+        let both = pattern(headers: ["X-Token": .equal("abc"), "x-token": .wildcard("a*")])
+        XCTAssertTrue(both.isSamePattern(as: pattern(headers: ["x-token": .equal("abc"), "X-TOKEN": .wildcard("a*")])))
+        XCTAssertFalse(both.isSamePattern(as: pattern(headers: ["X-Token": .equal("abc")])))
+        XCTAssertFalse(both.isSamePattern(as: pattern(headers: ["X-Token": .equal("abc"), "x-token": .equal("abc")])))
+    }
+
+    /// Only ASCII letters are folded, as header-name matching folds them.
+    func testOnlyASCIILettersAreFolded() {
+        XCTAssertFalse(pattern(headers: ["X-É": .equal("1")]).isSamePattern(as: pattern(headers: ["x-é": .equal("1")])))
+        XCTAssertTrue(pattern(headers: ["X-É": .equal("1")]).isSamePattern(as: pattern(headers: ["x-É": .equal("1")])))
+    }
+
+    /// The patterns decoded from the control actions of the report compare the same.
+    func testDecodedFromTheWire() throws {
+        func decode(_ json: String) throws -> RequestPattern {
+            try JSONDecoder().decode(RequestPattern.self, from: Data(json.utf8))
+        }
+        let added = try decode(#"{"method":"GET","url":{"kind":"equal","value":"/t"},"headers":{"X-Token":{"kind":"equal","value":"abc"}}}"#)
+        let updated = try decode(#"{"method":"GET","url":{"kind":"equal","value":"/t"},"headers":{"x-token":{"kind":"equal","value":"abc"}}}"#)
+        let removed = try decode(#"{"method":"GET","url":{"kind":"equal","value":"/t"},"headers":{"X-TOKEN":{"kind":"equal","value":"abc"}}}"#)
+        XCTAssertTrue(added.isSamePattern(as: updated))
+        XCTAssertTrue(updated.isSamePattern(as: removed))
+    }
+}

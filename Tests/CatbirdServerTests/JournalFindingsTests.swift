@@ -1,0 +1,259 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Regression tests for a new user's findings: the journal count's rules for repeated headers
+/// and its time limit, the journal listing's JSON nulls, `update`/`remove` with header names
+/// spelled differently, and the SQL route's cap on a result's size.
+final class JournalFindingsTests: XCTestCase {
+    private let token = #"{"method":"GET","url":{"kind":"equal","value":"/tokens"},"headers":{"X-Token":{"kind":"equal","value":"abc"}}}"#
+
+    // MARK: Repeated headers: the count follows the mocks' rule (first value)
+
+    func testCountMatchesARepeatedHeaderByItsFirstValueLikeAMock() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/tokens", headerPatterns: ["X-Token": ("equal", "abc")], body: "matched")
+
+        // curl -H 'X-Token: abc' -H 'X-Token: def'
+        let served = try client.request("GET", "/tokens", headers: [("X-Token", "abc"), ("X-Token", "def")])
+        XCTAssertEqual(served.status, 200, "the mock matches the first value")
+        XCTAssertEqual(served.text, "matched")
+        let second = try client.request("GET", "/tokens", headers: [("x-token", "def"), ("X-TOKEN", "abc")])
+        XCTAssertEqual(second.status, 404, "the first value is def: no mock")
+
+        XCTAssertEqual(try E2E.count(client, tenant: nil, patternJSON: token), 1, "was 0: the joined \"abc, def\" was matched")
+        let lowercase = token.replacingOccurrences(of: "X-Token", with: "x-token")
+        XCTAssertEqual(try E2E.count(client, tenant: nil, patternJSON: lowercase), 1)
+        let def = token.replacingOccurrences(of: #""value":"abc""#, with: #""value":"def""#)
+        XCTAssertEqual(try E2E.count(client, tenant: nil, patternJSON: def), 1, "only the second request has def first")
+        let wildcard = token.replacingOccurrences(of: #"{"kind":"equal","value":"abc"}"#, with: #"{"kind":"wildcard","value":"*,*"}"#)
+        XCTAssertEqual(try E2E.count(client, tenant: nil, patternJSON: wildcard), 0, "no value holds a comma")
+
+        // The listing keeps its [String: String] shape, values joined; the first spelling names it.
+        let entries = try E2E.journal(client, tenant: nil)
+        XCTAssertEqual(entries.count, 2)
+        let headers = entries.compactMap { ($0["request"] as? [String: Any])?["headers"] as? [String: String] }
+        XCTAssertEqual(headers.map { $0["X-Token"] }, ["abc, def", nil])
+        XCTAssertEqual(headers.map { $0["x-token"] }, [nil, "def, abc"])
+        XCTAssertEqual(headers.first?["Host"], "127.0.0.1")
+
+        // The database holds a repeated name as an array, a single one as a string.
+        let rows = try E2E.sqlRows(client, """
+            SELECT json_type(request_headers, '$.X-Token'), json_extract(request_headers, '$.X-Token[0]'),
+                   json_extract(request_headers, '$.X-Token[1]'), json_extract(request_headers, '$.Host'),
+                   json_type(request_headers, '$.Host')
+            FROM requests ORDER BY id LIMIT 1
+            """)
+        XCTAssertEqual(rows.first?.compactMap { $0 as? String }, ["array", "abc", "def", "127.0.0.1", "text"])
+    }
+
+    // MARK: update/remove: header names compared case-insensitively
+
+    func testUpdateAndRemoveFindTheMockWhateverTheHeaderNameCase() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/tokens", headerPatterns: ["X-Token": ("equal", "abc")], body: "old")
+        try E2E.addMock(client, url: "/after", body: "after")
+        let before = try E2E.mocks(client, tenant: nil)
+        let position = JSONNumber.int(before.first?["position"])
+
+        try E2E.addMock(client, url: "/tokens", headerPatterns: ["x-token": ("equal", "abc")], body: "new")
+        let after = try E2E.mocks(client, tenant: nil)
+        XCTAssertEqual(after.count, 2, "replaced, not appended: \(after)")
+        XCTAssertEqual(JSONNumber.int(after.first?["position"]), position, "in place")
+        let pattern = after.first?["pattern"] as? [String: Any]
+        XCTAssertEqual((pattern?["headers"] as? [String: Any]).map { Array($0.keys) }, ["x-token"], "the update's spelling")
+        XCTAssertEqual(try client.request("GET", "/tokens", headers: [("X-Token", "abc")]).text, "new", "the older mock no longer wins")
+
+        let remove = E2E.jsonText([
+            "type": "remove", "pattern": E2E.pattern(url: "/tokens", headers: ["X-TOKEN": ("equal", "abc")]),
+        ])
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", remove).status, 204)
+        let left = try E2E.mocks(client, tenant: nil)
+        XCTAssertEqual(left.compactMap { ($0["pattern"] as? [String: Any])?["url"] as? [String: Any] }.compactMap { $0["value"] as? String }, ["/after"])
+        XCTAssertEqual(try client.request("GET", "/tokens", headers: [("X-Token", "abc")]).status, 404)
+
+        // Still per value: another value is another mock.
+        try E2E.addMock(client, url: "/tokens", headerPatterns: ["X-Token": ("equal", "abc")], body: "abc")
+        try E2E.addMock(client, url: "/tokens", headerPatterns: ["x-token": ("equal", "ABC")], body: "ABC")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 3)
+
+        // The replacement survives a restart (it was written through).
+        try server.restart()
+        let restarted = try server.client()
+        XCTAssertEqual(try E2E.mocks(restarted, tenant: nil).count, 3)
+    }
+
+    // MARK: Listing: mockId null, nextSince always present
+
+    func testListingAlwaysHasNextSinceAndMockId() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+
+        // Empty page without since: was {"hasMore":false,"requests":[]}.
+        let empty = try client.request("GET", "/catbird/api/requests?method=post")
+        XCTAssertEqual(empty.status, 200)
+        XCTAssertTrue(empty.object.keys.contains("nextSince"), empty.text)
+        XCTAssertEqual(JSONNumber.int(empty.object["nextSince"]), 0)
+        let again = try client.request("GET", "/catbird/api/requests?method=post&since=\(JSONNumber.int(empty.object["nextSince"]) ?? -1)")
+        XCTAssertEqual(again.status, 200, "a client passes nextSince back as since: \(again.text)")
+
+        XCTAssertEqual(try client.request("GET", "/no-mock").status, 404)
+        let page = try client.request("GET", "/catbird/api/requests")
+        let entry = try XCTUnwrap((page.object["requests"] as? [[String: Any]])?.first)
+        XCTAssertTrue(entry.keys.contains("mockId"), "mockId must be present: \(page.text)")
+        XCTAssertTrue(entry["mockId"] is NSNull, "\(entry["mockId"] ?? "missing")")
+        XCTAssertTrue(page.text.contains(#""mockId":null"#), page.text)
+        XCTAssertEqual(JSONNumber.int(page.object["nextSince"]), JSONNumber.int(entry["id"]))
+        let request = try XCTUnwrap(entry["request"] as? [String: Any])
+        XCTAssertFalse(request.keys.contains("status"), "the request side still has no status")
+
+        // Past the end with a since: nextSince is that since.
+        let past = try E2E.journalPage(client, tenant: nil, query: "since=9999")
+        XCTAssertEqual(JSONNumber.int(past["nextSince"]), 9999)
+    }
+
+    // MARK: Count: a catastrophic regexp stops at the time limit
+
+    private let catastrophic = #"{"pattern":{"method":"GET","url":{"kind":"regexp","value":"^/(a+)+$"},"headers":{}}}"#
+
+    /// A server (with `threadCount` workers; 0: one per core) whose default tenant journaled 40
+    /// requests to `/aaaaaaaaaaaaaaaaaaaaaaaaa!`: `^/(a+)+$` takes about half a second per row
+    /// before ICU gives up on it, 22 s in all.
+    private func slowJournal(threadCount: Int = 0) throws -> (TestServer, RawHTTPClient) {
+        let server = try TestServer { $0.threadCount = threadCount }
+        let client = try server.client()
+        let slowURL = "/aaaaaaaaaaaaaaaaaaaaaaaaa!"
+        let responses = try E2E.pipeline(client, (0..<40).map { _ in E2E.PipelinedRequest(method: "GET", target: slowURL) })
+        XCTAssertEqual(Set(responses.map(\.status)), [404])
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 40)
+        return (server, client)
+    }
+
+    func testACatastrophicRegexpCountStopsAtTheTimeLimitWithAClearError() throws {
+        let (server, client) = try slowJournal()
+        defer { server.removeFiles() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let answer = try client.json("POST", "/catbird/api/requests/count", catastrophic)
+        let took = start.duration(to: clock.now)
+        E2E.assertError(answer, status: 400, reasonContains: "the pattern is too slow to count over this journal")
+        E2E.assertError(answer, status: 400, reasonContains: "simplify the regular expression")
+        XCTAssertLessThan(took, .seconds(4), "the 2 s limit, late by at most one match (was 22 s)")
+
+        // A pattern that is quick on these rows still counts them all.
+        let quick = #"{"method":"GET","url":{"kind":"regexp","value":"^/a+!$"},"headers":{}}"#
+        XCTAssertEqual(try E2E.count(client, tenant: nil, patternJSON: quick), 40)
+    }
+
+    /// The report: two such counts at once on a server with two worker threads, and health
+    /// waited 43 s. Now health waits at most for a count's limit, and each count ends near it
+    /// (the second may queue behind the first on one worker thread).
+    func testTwoCatastrophicCountsDoNotStallTheServer() throws {
+        let (server, _) = try slowJournal(threadCount: 2)
+        defer { server.removeFiles() }
+        let answers = LockedList<(RawResponse, Duration)>()
+        let connected = DispatchSemaphore(value: 0)
+        let port = server.port
+        let catastrophic = catastrophic
+        let group = DispatchGroup()
+        for _ in 0..<2 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                guard let counter = try? RawHTTPClient(port: port) else { connected.signal(); return }
+                connected.signal()
+                let clock = ContinuousClock()
+                let start = clock.now
+                if let answer = try? counter.json("POST", "/catbird/api/requests/count", catastrophic) {
+                    answers.append((answer, start.duration(to: clock.now)))
+                }
+            }.start()
+        }
+        connected.wait()
+        connected.wait()
+        Thread.sleep(forTimeInterval: 0.2)
+        let clock = ContinuousClock()
+        let healthStart = clock.now
+        let health = try RawHTTPClient(port: port).request("GET", "/catbird/api/health")
+        let healthTook = healthStart.duration(to: clock.now)
+        group.wait()
+
+        XCTAssertEqual(health.status, 200, health.text)
+        XCTAssertLessThan(healthTook, .seconds(5), "health waited for the counts (was 43 s)")
+        XCTAssertEqual(answers.values.count, 2)
+        for (answer, took) in answers.values {
+            E2E.assertError(answer, status: 400, reasonContains: "too slow to count")
+            XCTAssertLessThan(took, .seconds(7), "at most two limits back to back (was 22 s each)")
+        }
+    }
+
+    /// The count reads the journal in chunks of 1000 rows: every row is counted once, across
+    /// chunk boundaries, and other tenants' rows never.
+    func testCountAcrossChunks() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let requests = (0..<2101).map { index in
+            E2E.PipelinedRequest(
+                method: index % 7 == 0 ? "POST" : "GET", target: "/chunk/\(index % 3)",
+                headers: index % 5 == 0 ? E2E.tenantHeader("other") : [])
+        }
+        for batch in stride(from: 0, to: requests.count, by: 300) {
+            _ = try E2E.pipeline(client, Array(requests[batch..<min(batch + 300, requests.count)]))
+        }
+        let mine = requests.indices.filter { $0 % 5 != 0 }
+        func expected(_ include: (Int) -> Bool) -> Int { mine.filter(include).count }
+        XCTAssertEqual(
+            try E2E.count(client, tenant: nil, patternJSON: E2E.jsonText(E2E.pattern(url: "/chunk/0"))),
+            expected { $0 % 7 != 0 && $0 % 3 == 0 })
+        XCTAssertEqual(
+            try E2E.count(client, tenant: nil, patternJSON: E2E.jsonText(E2E.pattern(url: "/chunk/*", kind: "wildcard"))),
+            expected { $0 % 7 != 0 })
+        XCTAssertEqual(
+            try E2E.count(client, tenant: nil, patternJSON: E2E.jsonText(E2E.pattern(method: "POST", url: "", kind: "regexp"))),
+            expected { $0 % 7 == 0 })
+        XCTAssertGreaterThan(expected { $0 % 7 != 0 }, 1000, "more than one chunk")
+    }
+
+    // MARK: SQL: the whole result is capped
+
+    func testTheReportedSQLQueryIsRefusedQuicklyForItsSize() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let query = "select randomblob(60000000) from (with recursive c(x) as (select 1 union all select x+1 from c limit 20) select x from c)"
+        let clock = ContinuousClock()
+        let start = clock.now
+        let answer = try client.json("POST", "/catbird/api/sql", #"{"sql":"\#(query)"}"#)
+        XCTAssertLessThan(start.duration(to: clock.now), .seconds(2), "was 20 s and 1.6 GB")
+        // Only the start of the text: the unfixed answer was 1.6 GB.
+        XCTAssertEqual(answer.status, 400, String(answer.text.prefix(200)))
+        if answer.status == 400 {
+            E2E.assertError(answer, status: 400, reasonContains: "the result exceeds 16 MiB; select fewer rows or columns, or use substr()")
+        }
+
+        // Two at once (640 MB each before): both refused within the 2 s limit.
+        let big = "select randomblob(32000000) from (with recursive c(x) as (select 1 union all select x+1 from c limit 20) select x from c)"
+        let took = LockedList<(Int, Duration)>()
+        let port = server.port
+        E2E.runOnThreads(2) { _ in
+            guard let other = try? RawHTTPClient(port: port) else { return }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let status = (try? other.json("POST", "/catbird/api/sql", #"{"sql":"\#(big)"}"#).status) ?? 0
+            took.append((status, start.duration(to: clock.now)))
+        }
+        XCTAssertEqual(took.values.map(\.0), [400, 400])
+        for (_, duration) in took.values { XCTAssertLessThan(duration, .seconds(2)) }
+
+        // A result under the cap still comes back whole: 10 × 1 MB.
+        let fits = try E2E.sql(client, "select length(b), b from (select randomblob(1000000) as b from (with recursive c(x) as (select 1 union all select x+1 from c limit 10) select x from c))")
+        XCTAssertEqual(fits.status, 200, String(fits.text.prefix(300)))
+        XCTAssertEqual((fits.object["rows"] as? [[Any]])?.count, 10)
+    }
+}

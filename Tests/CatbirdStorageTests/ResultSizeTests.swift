@@ -1,0 +1,133 @@
+import CatbirdStorage
+import Foundation
+import XCTest
+
+/// The cap on a read-only query's whole result (`maxResultSize`, `.resultTooLarge`) and the
+/// time limit checked between rows, for `Database.readOnlyQuery` and `TenantScopedReader`.
+final class ResultSizeTests: StorageTestCase {
+    private let twoSeconds = Duration.seconds(2)
+    /// The query a user sent to the SQL route: 20 rows of 60 MB each, 1.2 GB in all. Before
+    /// the cap it answered 1.6 GB of JSON after 20 s and took the server to 5.2 GB.
+    private let twentyHugeRows = """
+        select randomblob(60000000) from (with recursive c(x) as (select 1 union all select x+1 from c limit 20) select x from c)
+        """
+
+    private func rows(_ count: Int) -> String {
+        "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT \(count)) SELECT x FROM c)"
+    }
+
+    private func assertThrows(
+        _ expected: ReadOnlyQueryError, _ body: () throws -> Any, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertThrowsError(try body(), file: file, line: line) { error in
+            XCTAssertEqual(error as? ReadOnlyQueryError, expected, file: file, line: line)
+        }
+    }
+
+    func testTheReportedQueryStopsAtItsFirstRowWithAClearError() throws {
+        let db = try Database(path: ":memory:")
+        let clock = ContinuousClock()
+        let start = clock.now
+        assertThrows(.resultTooLarge(limit: 16 << 20)) {
+            try db.readOnlyQuery(twentyHugeRows, parameters: [], maxRows: 1000, timeLimit: twoSeconds)
+        }
+        XCTAssertLessThan(start.duration(to: clock.now), .seconds(1), "one 60 MB row, not twenty")
+        XCTAssertEqual(
+            ReadOnlyQueryError.resultTooLarge(limit: 16 << 20).description,
+            "the result exceeds 16 MiB; select fewer rows or columns, or use substr()")
+        XCTAssertEqual(ReadOnlyQueryError.resultTooLarge(limit: 1000).description,
+                       "the result exceeds 1000 bytes; select fewer rows or columns, or use substr()")
+        // The connection is left clean: the next query runs.
+        XCTAssertEqual(try db.readOnlyQuery("SELECT 7", parameters: [], maxRows: 1, timeLimit: twoSeconds).rows, [[.integer(7)]])
+    }
+
+    func testTheReportedQueryThroughTheTenantScopedReader() throws {
+        let writer = try openMigrated()
+        defer { writer.close() }
+        let reader = try TenantScopedReader(path: databasePath(), scope: TenantScope(
+            tables: [.init("requests", tenantColumn: "tenant")], sharedTables: [], tenantFunction: "catbird_tenant"))
+        defer { reader.close() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        assertThrows(.resultTooLarge(limit: 16 << 20)) {
+            try reader.query(twentyHugeRows, tenant: "", parameters: [], maxRows: 1000, timeLimit: twoSeconds)
+        }
+        XCTAssertLessThan(start.duration(to: clock.now), .seconds(1))
+        // Configurable per call.
+        assertThrows(.resultTooLarge(limit: 100)) {
+            try reader.query("SELECT zeroblob(85)", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds, maxResultSize: 100)
+        }
+        XCTAssertEqual(
+            try reader.query("SELECT zeroblob(84)", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds, maxResultSize: 100).rows,
+            [[.blob([UInt8](repeating: 0, count: 84))]])
+        XCTAssertEqual(try reader.query("SELECT 1", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds).rows, [[.integer(1)]])
+    }
+
+    /// The size is the bytes of texts and blobs plus 16 per value, summed over the whole result;
+    /// exactly the limit passes, one byte more does not.
+    func testTheSizeCountsBytesPlusAnOverheadPerValue() throws {
+        let db = try Database(path: ":memory:")
+        func query(_ sql: String, maxRows: Int = 1000) throws -> ReadOnlyQueryResult {
+            try db.readOnlyQuery(sql, parameters: [], maxRows: maxRows, timeLimit: twoSeconds, maxResultSize: 1000)
+        }
+        // Blobs: 2 × (16 + 484) = 1000.
+        XCTAssertEqual(try query("SELECT zeroblob(484), zeroblob(484)").rows.first?.count, 2)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT zeroblob(484), zeroblob(485)") }
+        // Texts, in UTF-8 bytes: 16 + 984 = 1000; 983 x and "é" are 984 characters but 985 bytes.
+        XCTAssertEqual(try query("SELECT printf('%.*c', 984, 'x')").rows.count, 1)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 985, 'x')") }
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 983, 'x') || 'é'") }
+        // Numbers and NULLs count 16 each, across rows: 62 × 16 = 992, 63 × 16 = 1008.
+        XCTAssertEqual(try query("SELECT x FROM \(rows(62))").rows.count, 62)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT x FROM \(rows(63))") }
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT NULL, 1.5 FROM \(rows(32))") }
+        // Rows past maxRows are not read, so they do not count.
+        XCTAssertEqual(try query("SELECT x FROM \(rows(500))", maxRows: 62).truncated, true)
+
+        let result = try query("SELECT zeroblob(10), 'abc', 1, 2.5, NULL")
+        XCTAssertEqual(result.rows.joined().map(ReadOnlyQueryResult.size(of:)).reduce(0, +), 26 + 19 + 16 + 16 + 16)
+    }
+
+    /// Each row is cheap in virtual-machine instructions but slow to compute, so the progress
+    /// handler (every 1000 instructions) alone would let about 100 of them run (~3 s); the
+    /// clock read after each row stops the query at the limit.
+    func testRowsThatAreSlowToProduceStopAtTheTimeLimit() throws {
+        let db = try Database(path: ":memory:")
+        let sql = "SELECT length(randomblob(20000000)) FROM \(rows(100))"
+        let clock = ContinuousClock()
+        let start = clock.now
+        assertThrows(.timedOut(milliseconds: 300)) {
+            try db.readOnlyQuery(sql, parameters: [], maxRows: 1000, timeLimit: .milliseconds(300))
+        }
+        XCTAssertLessThan(start.duration(to: clock.now), .milliseconds(1000), "stopped within a row or two of the limit")
+        XCTAssertEqual(try db.readOnlyQuery("SELECT 2", parameters: [], maxRows: 1, timeLimit: twoSeconds).rows, [[.integer(2)]])
+    }
+
+    /// A query queued behind another counts its wait against its own time limit, so its caller
+    /// has an answer within about the limit.
+    func testTheTenantScopedTimeLimitCountsTheWaitForAnotherQuery() throws {
+        let writer = try openMigrated()
+        defer { writer.close() }
+        let reader = try TenantScopedReader(path: databasePath(), scope: TenantScope(
+            tables: [.init("requests", tenantColumn: "tenant")], sharedTables: [], tenantFunction: "catbird_tenant"))
+        defer { reader.close() }
+        let slow = "SELECT length(randomblob(20000000)) FROM \(rows(1000))"
+        let started = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            started.signal()
+            _ = try? reader.query(slow, tenant: "", parameters: [], maxRows: 1000, timeLimit: .milliseconds(1500))
+            finished.signal()
+        }.start()
+        started.wait()
+        Thread.sleep(forTimeInterval: 0.1)
+        let clock = ContinuousClock()
+        let start = clock.now
+        assertThrows(.timedOut(milliseconds: 500)) {
+            try reader.query(slow, tenant: "", parameters: [], maxRows: 1000, timeLimit: .milliseconds(500))
+        }
+        let waited = start.duration(to: clock.now)
+        XCTAssertLessThan(waited, .milliseconds(1700), "at most the other query's run, then stopped at once")
+        finished.wait()
+    }
+}
