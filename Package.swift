@@ -9,13 +9,22 @@
 //   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal
 //   CatbirdServer          routes: control API, journal and admin endpoints, mock serving
 //   catbird                the command-line interface
+//
+// Client side, depending on none of the server's modules (Foundation only):
+//   CatbirdAPI             the test-side client (Catbird 0.11 source-compatible, plus journal/SQL)
+//   CatbirdAppSupport      the app-side helper: server URL and parallel id for the app under test
+//
+// Examples/FeedApp: a stand-in app under test and the UI-test suite that drives it.
 import PackageDescription
 
 let package = Package(
     name: "Catbird",
-    platforms: [.macOS(.v13)],
+    // The client libraries support iOS/macOS 12; the server is built and run on Linux.
+    platforms: [.macOS(.v12), .iOS(.v12)],
     products: [
         .executable(name: "catbird", targets: ["catbird"]),
+        .library(name: "CatbirdAPI", targets: ["CatbirdAPI"]),
+        .library(name: "CatbirdAppSupport", targets: ["CatbirdAppSupport"]),
     ],
     targets: [
         .systemLibrary(
@@ -44,11 +53,17 @@ let package = Package(
         .target(name: "CatbirdDomain", dependencies: ["CatbirdMatching", "CatbirdStorage"]),
         .target(name: "CatbirdServer", dependencies: ["CatbirdHTTP", "CatbirdStorage", "CatbirdDomain"]),
         .executableTarget(name: "catbird", dependencies: ["CatbirdServer"]),
+        .target(name: "CatbirdAPI"),
+        .target(name: "CatbirdAppSupport"),
+        .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),
 
         .target(name: "CatbirdTestSupport", dependencies: ["CatbirdServer"], path: "Tests/CatbirdTestSupport"),
         .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdMatching", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage"]),
         .testTarget(name: "CatbirdServerTests", dependencies: ["CatbirdServer", "CatbirdTestSupport"]),
+        .testTarget(name: "CatbirdAPITests", dependencies: ["CatbirdAPI", "CatbirdAppSupport", "CatbirdTestSupport"]),
+        .testTarget(
+            name: "FeedAppUITests", dependencies: ["CatbirdAPI", "CatbirdTestSupport"], path: "Examples/FeedApp/UITests"),
     ],
     swiftLanguageModes: [.v6]
 )

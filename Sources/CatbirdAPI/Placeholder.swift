@@ -1,0 +1,1 @@
+// The Catbird client library; see Catbird.swift.

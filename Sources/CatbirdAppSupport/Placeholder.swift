@@ -1,0 +1,1 @@
+// The app-side helper; see CatbirdAppSupport.swift.
