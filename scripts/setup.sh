@@ -3,9 +3,10 @@
 # when any is missing, and puts the Swift toolchain on PATH.
 #   libmicrohttpd-dev  HTTP server library          libsqlite3-dev  storage
 #   pkg-config         finds both for SwiftPM       sqlite3         CLI, handy for querying the database
+#   curl, python3      used by deploy/xcode/start.sh and the parallel-shard run
 set -euo pipefail
 
-catbird_packages=(libmicrohttpd-dev libsqlite3-dev pkg-config sqlite3)
+catbird_packages=(libmicrohttpd-dev libsqlite3-dev pkg-config sqlite3 curl python3)
 catbird_missing=()
 for package in "${catbird_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || catbird_missing+=("$package")

@@ -181,22 +181,7 @@ final class CommandLineTests: XCTestCase {
 
     /// The built `catbird` beside the test bundle (same build directory).
     private func executable() throws -> URL {
-        var starts: [URL] = [Bundle.main.bundleURL, Bundle(for: Self.self).bundleURL]
-        if let url = Bundle.main.executableURL { starts.append(url.deletingLastPathComponent()) }
-        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for start in starts {
-            var folder = start.standardizedFileURL
-            for _ in 0..<4 {
-                let candidate = folder.appendingPathComponent("catbird")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                   FileManager.default.isExecutableFile(atPath: candidate.path) {
-                    return candidate
-                }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        throw XCTSkip("the catbird executable is not built next to the tests (looked from \(starts.map(\.path)))")
+        try BuiltProducts.executable(named: "catbird")
     }
 
     /// The environment for a child: this process's, without any CATBIRD_* variable, plus `extra`.

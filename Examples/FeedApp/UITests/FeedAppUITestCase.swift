@@ -1,0 +1,63 @@
+import CatbirdAPI
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// The base of the FeedApp "UI tests": what an XCUITest case with Catbird does, with the
+/// FeedApp executable standing in for `XCUIApplication`.
+///
+/// - Shard mode (the parallel run, `Examples/FeedApp/run-parallel-shards.sh`): `CATBIRD_URL`
+///   names the one shared server and `CATBIRD_SHARD` this process's parallel id.
+/// - Otherwise (plain `swift test`): each test gets its own server on a free port.
+class FeedAppUITestCase: XCTestCase {
+    private(set) var catbird: Catbird!
+    private var localServer: TestServer?
+
+    /// This test's tenant: the shard's id, or a fresh one per test.
+    var shard: String { catbird.parallelId ?? "" }
+
+    override func setUpWithError() throws {
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment["CATBIRD_URL"].flatMap(URL.init(string:)) {
+            catbird = Catbird(url: url, parallelId: environment["CATBIRD_SHARD"] ?? "shard-\(UUID().uuidString)")
+        } else {
+            let server = try TestServer()
+            localServer = server
+            catbird = Catbird(url: URL(string: "http://127.0.0.1:\(server.port)")!, parallelId: "shard-\(UUID().uuidString)")
+        }
+        // A clean slate for this test, whatever ran before in this shard.
+        try catbird.send(.removeAll)
+        _ = try catbird.clearJournal()
+    }
+
+    override func tearDownWithError() throws {
+        try catbird.send(.removeAll)
+        localServer?.removeFiles()
+    }
+
+    /// Launches the app with the Catbird launch arguments and `arguments`, and returns the lines
+    /// it displayed.
+    func launchApp(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        let process = Process()
+        process.executableURL = try BuiltProducts.executable(named: "FeedApp")
+        process.arguments = catbird.launchArguments + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "FeedApp \(arguments) exited with \(process.terminationStatus)", file: file, line: line)
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// The journaled requests of this tenant with this method and URL.
+    func journaled(_ method: HTTPMethod, _ url: String) throws -> [CatbirdRequest] {
+        try catbird.allRequests().filter { $0.method == method && $0.url == url }
+    }
+
+    /// A request body parsed as a JSON object.
+    func jsonObject(_ data: Data) -> [String: String] {
+        (try? JSONSerialization.jsonObject(with: data)) as? [String: String] ?? [:]
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs the FeedApp UI-test suite as parallel shards against ONE Catbird server, the way a CI
+# fleet shares a host: SHARDS (default 8) separate test processes at once, each with its own
+# parallel id (shard-1 … shard-N), the same mock URLs and different bodies. Every shard must
+# pass, and afterwards the server must hold exactly one tenant per shard, each with only its
+# own journal (the suite itself also checks that it sees no other shard's requests).
+#
+# Needs the debug build with tests (`swift build --build-tests`; scripts/test does it first).
+# Starts and stops the server with deploy/xcode/start.sh and stop.sh.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+shards=${SHARDS:-8}
+bin=$(swift build --show-bin-path)
+bundle="$bin/CatbirdPackageTests.xctest"
+suites="FeedAppUITests.FeedFlowUITests,FeedAppUITests.LoginUITests"
+[ -x "$bundle" ] && [ -x "$bin/catbird" ] && [ -x "$bin/FeedApp" ] || {
+    echo "run-parallel-shards: build first with: swift build --build-tests" >&2
+    exit 2
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/catbird-shards.XXXXXX")
+# A free port on 127.0.0.1, chosen by the kernel.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export CATBIRD_BINARY="$bin/catbird"
+deploy/xcode/start.sh --port "$port" --db "$work/shards.sqlite" --timeout 30
+trap 'deploy/xcode/stop.sh --port "$port" >/dev/null; rm -rf "$work"' EXIT
+
+echo "run-parallel-shards: $shards shards against http://127.0.0.1:$port"
+pids=()
+for i in $(seq 1 "$shards"); do
+    CATBIRD_URL="http://127.0.0.1:$port" CATBIRD_SHARD="shard-$i" \
+        timeout 300 "$bundle" "$suites" >"$work/shard-$i.log" 2>&1 &
+    pids+=($!)
+done
+
+passed=0
+failed=0
+for i in $(seq 1 "$shards"); do
+    if wait "${pids[$((i - 1))]}"; then
+        passed=$((passed + 1))
+        echo "shard-$i: $(grep -E 'Executed [0-9]+ tests' "$work/shard-$i.log" | tail -1 | sed 's/^[[:space:]]*//')"
+    else
+        failed=$((failed + 1))
+        echo "shard-$i FAILED:"
+        grep -E "error:|failed" "$work/shard-$i.log" | head -20 || tail -20 "$work/shard-$i.log"
+    fi
+done
+
+# The admin's view of the shared server: one tenant per shard, nothing left over across shards.
+tenants=$(curl -sf "http://127.0.0.1:$port/catbird/api/tenants")
+for i in $(seq 1 "$shards"); do
+    if ! printf '%s' "$tenants" | grep -q "\"id\":\"shard-$i\""; then
+        echo "shard-$i left no tenant on the server: $tenants"
+        failed=$((failed + 1))
+    fi
+done
+others=$(printf '%s' "$tenants" | grep -o '"id":"[^"]*"' | grep -v -E '"id":"(shard-[0-9]+)?"' || true)
+if [ -n "$others" ]; then
+    echo "unexpected tenants on the server: $others"
+    failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
