@@ -62,6 +62,7 @@ let package = Package(
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage"]),
         .testTarget(name: "CatbirdServerTests", dependencies: ["CatbirdServer", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdAPITests", dependencies: ["CatbirdAPI", "CatbirdAppSupport", "CatbirdTestSupport"]),
+        .testTarget(name: "CatbirdAppSupportTests", dependencies: ["CatbirdAppSupport"]),
         .testTarget(
             name: "FeedAppUITests", dependencies: ["CatbirdAPI", "CatbirdTestSupport"], path: "Examples/FeedApp/UITests"),
     ],

@@ -4,7 +4,7 @@ import XCTest
 /// Reads the Catbird 0.11 client captures in `shared/fixtures/catbird-client-0.11/`.
 public enum Fixtures {
     /// The package root, found relative to this source file.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .resolvingSymlinksInPath()
         .deletingLastPathComponent()   // CatbirdTestSupport
         .deletingLastPathComponent()   // Tests

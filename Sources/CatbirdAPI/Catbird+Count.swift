@@ -1,0 +1,68 @@
+import Foundation
+
+extension Catbird {
+    /// How many journaled requests of the caller's tenant match `pattern`, by the same rules
+    /// as mocks (`POST /catbird/api/requests/count`).
+    ///
+    /// - Parameter pattern: method, URL and header patterns to match.
+    /// - Returns: the number of matching requests.
+    /// - Throws: ``CatbirdError`` (400 for an invalid regular expression, or one too slow to
+    ///   evaluate within 2 seconds), `URLError` on a transport failure, `DecodingError` for an
+    ///   unreadable answer.
+    public func count(matching pattern: RequestPattern) throws -> Int {
+        try perform(APICall.count(pattern))
+    }
+
+    /// How many journaled requests of the caller's tenant match the mock's pattern.
+    ///
+    /// - Parameter mock: the mock whose ``CatbirdMockConvertible/pattern`` to match.
+    /// - Returns: the number of matching requests.
+    /// - Throws: as the `RequestPattern` form.
+    public func count(matching mock: any CatbirdMockConvertible) throws -> Int {
+        try perform(APICall.count(mock.pattern))
+    }
+
+    /// How many journaled requests of the caller's tenant match `pattern`
+    /// (`POST /catbird/api/requests/count`).
+    ///
+    /// - Parameter pattern: method, URL and header patterns to match.
+    /// - Returns: the number of matching requests.
+    /// - Throws: ``CatbirdError`` (400 for an invalid or too slow regular expression),
+    ///   `URLError` on a transport failure or cancellation, `DecodingError` for an unreadable answer.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    public func count(matching pattern: RequestPattern) async throws -> Int {
+        try await perform(APICall.count(pattern))
+    }
+
+    /// How many journaled requests of the caller's tenant match the mock's pattern.
+    ///
+    /// - Parameter mock: the mock whose ``CatbirdMockConvertible/pattern`` to match.
+    /// - Returns: the number of matching requests.
+    /// - Throws: as the `RequestPattern` form.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    public func count(matching mock: any CatbirdMockConvertible) async throws -> Int {
+        try await perform(APICall.count(mock.pattern))
+    }
+}
+
+extension APICall where Output == Int {
+    /// `POST /catbird/api/requests/count` with `{"pattern": …}` → `{"count": n}`.
+    static func count(_ pattern: RequestPattern) -> APICall {
+        let body: Data
+        do {
+            body = try CatbirdJSON.encode(CountBody(pattern: pattern))
+        } catch {
+            // Unreachable: a pattern holds only strings, which JSONEncoder always encodes.
+            preconditionFailure("could not encode \(pattern): \(error)")
+        }
+        return .json("POST", ["catbird", "api", "requests", "count"], body: body) { (answer: CountAnswer) in answer.count }
+    }
+}
+
+private struct CountBody: Encodable {
+    let pattern: RequestPattern
+}
+
+private struct CountAnswer: Decodable {
+    let count: Int
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+extension Catbird {
+    /// Runs one read-only SQL statement over the caller's tenant's rows (`POST /catbird/api/sql`).
+    ///
+    /// The tables `requests`, `mocks` and `tenants` show the caller's tenant only (see the
+    /// server's README for their columns). `?` placeholders are bound to `params`, never
+    /// interpolated.
+    ///
+    /// ```swift
+    /// let result = try catbird.sql("SELECT method, status FROM requests WHERE url = ?", params: ["/api/feed"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - query: one SELECT (or other read-only) statement.
+    ///   - params: values for the `?` placeholders, in order: null, integers, reals or texts
+    ///     (no blobs).
+    ///   - maxRows: the most rows to return, 1–10000; nil for the server's default (1000).
+    ///     ``CatbirdSQLResult/truncated`` tells whether rows were left out.
+    /// - Returns: the columns and rows.
+    /// - Throws: ``CatbirdError`` with status 400 when the statement is invalid, writes, reads
+    ///   another tenant's tables, or exceeds the server's limits (2 seconds, 16 MiB);
+    ///   `EncodingError` for a non-finite `.real` parameter; `URLError` on a transport failure;
+    ///   `DecodingError` for an unreadable answer.
+    public func sql(_ query: String, params: [CatbirdSQLValue] = [], maxRows: Int? = nil) throws -> CatbirdSQLResult {
+        try perform(try APICall.sql(query, params: params, maxRows: maxRows))
+    }
+
+    /// Runs one read-only SQL statement over the caller's tenant's rows (`POST /catbird/api/sql`);
+    /// see the synchronous form for the parameters.
+    ///
+    /// - Returns: the columns and rows.
+    /// - Throws: as the synchronous form; `URLError(.cancelled)` when the task is cancelled.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    public func sql(_ query: String, params: [CatbirdSQLValue] = [], maxRows: Int? = nil) async throws -> CatbirdSQLResult {
+        try await perform(try APICall.sql(query, params: params, maxRows: maxRows))
+    }
+}
+
+extension APICall where Output == CatbirdSQLResult {
+    /// `POST /catbird/api/sql` with `{"sql": …, "params": […], "maxRows": n}`.
+    ///
+    /// - Throws: `EncodingError` for a non-finite `.real` parameter.
+    static func sql(_ query: String, params: [CatbirdSQLValue], maxRows: Int?) throws -> APICall {
+        let body = try CatbirdJSON.encode(SQLBody(sql: query, params: params, maxRows: maxRows))
+        return .json("POST", ["catbird", "api", "sql"], body: body) { (result: CatbirdSQLResult) in result }
+    }
+}
+
+private struct SQLBody: Encodable {
+    let sql: String
+    let params: [CatbirdSQLValue]
+    /// Left out when nil (the synthesized encoding uses encodeIfPresent).
+    let maxRows: Int?
+}

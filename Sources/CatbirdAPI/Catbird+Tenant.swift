@@ -1,0 +1,52 @@
+import Foundation
+
+extension Catbird {
+    /// Drops the caller's tenant: all its mocks and its whole request journal.
+    ///
+    /// With a ``parallelId`` this is `DELETE /catbird/api/tenants/{parallelId}` (the id
+    /// percent-encoded). The default tenant (``parallelId`` nil or empty) has no id to drop,
+    /// so for it this sends ``CatbirdAction/removeAll`` and then `clearJournal()` — two
+    /// calls, not atomic.
+    ///
+    /// - Returns: true when the tenant was dropped (always for the default tenant); false
+    ///   when the server had no such tenant (a 404: the shard never sent anything, or it was
+    ///   already dropped).
+    /// - Throws: ``CatbirdError`` (such as 403 for another shard's tenant), `URLError` on a
+    ///   transport failure.
+    @discardableResult
+    public func dropTenant() throws -> Bool {
+        guard let call = APICall.dropTenant(parallelId) else {
+            try send(.removeAll)
+            try clearJournal()
+            return true
+        }
+        return try perform(call)
+    }
+
+    /// Drops the caller's tenant: all its mocks and its whole request journal; see the
+    /// synchronous form for the details, the default tenant's included.
+    ///
+    /// - Returns: true when the tenant was dropped; false when the server had no such tenant.
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @discardableResult
+    public func dropTenant() async throws -> Bool {
+        guard let call = APICall.dropTenant(parallelId) else {
+            try await perform(APICall.send(.removeAll))
+            try await clearJournal()
+            return true
+        }
+        return try await perform(call)
+    }
+}
+
+extension APICall where Output == Bool {
+    /// `DELETE /catbird/api/tenants/{id}`: 2xx → true, 404 → false; nil for the default tenant
+    /// (nil or empty id), which has no such route.
+    static func dropTenant(_ parallelId: String?) -> APICall? {
+        guard let parallelId, !parallelId.isEmpty else { return nil }
+        return APICall(
+            method: "DELETE", path: ["catbird", "api", "tenants", parallelId], decode: { _ in true },
+            recover: { error in error.statusCode == 404 ? false : nil })
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+
+/// One journaled request and the response it got (`GET /catbird/api/requests`).
+public struct CatbirdRequest: Codable, Hashable, Sendable {
+    /// One side of the exchange: headers and body.
+    public struct Message: Codable, Hashable, Sendable {
+        /// The response status; nil on the request side.
+        public var status: Int?
+
+        /// Header fields, name → value; a name sent more than once has its values joined by `, `.
+        public var headers: [String: String]
+
+        /// The stored body bytes (empty for none). Only the first bytes are kept when
+        /// ``bodyTruncated`` is true (the server's `--journal-body-limit`, 64 KiB by default).
+        public var body: Data
+
+        /// The full body size in bytes, even when the stored body is truncated.
+        public var bodySize: Int
+
+        /// Whether ``body`` holds only a prefix of the body.
+        public var bodyTruncated: Bool
+
+        /// The stored body as UTF-8 text; nil when it is not valid UTF-8.
+        public var bodyText: String? { String(data: body, encoding: .utf8) }
+
+        /// The value of a header, its name compared case-insensitively.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+
+        /// A message.
+        ///
+        /// - Parameters:
+        ///   - status: the response status; nil for a request.
+        ///   - headers: header fields.
+        ///   - body: the stored body bytes.
+        ///   - bodySize: the full body size in bytes; `body.count` when nil.
+        ///   - bodyTruncated: whether `body` is a prefix only.
+        public init(status: Int? = nil, headers: [String: String] = [:], body: Data = Data(), bodySize: Int? = nil, bodyTruncated: Bool = false) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.bodySize = bodySize ?? body.count
+            self.bodyTruncated = bodyTruncated
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case status, headers, bodyBase64, bodySize, bodyTruncated
+        }
+
+        /// Reads the server's shape: the body from `bodyBase64` (absent or null for none).
+        ///
+        /// - Throws: `DecodingError` for a missing field or invalid base64.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            status = try container.decodeIfPresent(Int.self, forKey: .status)
+            headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+            if let base64 = try container.decodeIfPresent(String.self, forKey: .bodyBase64) {
+                guard let bytes = Data(base64Encoded: base64) else {
+                    throw DecodingError.dataCorruptedError(forKey: .bodyBase64, in: container, debugDescription: "not valid base64")
+                }
+                body = bytes
+            } else {
+                body = Data()
+            }
+            bodySize = try container.decode(Int.self, forKey: .bodySize)
+            bodyTruncated = try container.decode(Bool.self, forKey: .bodyTruncated)
+        }
+
+        /// Writes the server's shape (`bodyBase64` left out for an empty body).
+        ///
+        /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(status, forKey: .status)
+            try container.encode(headers, forKey: .headers)
+            try container.encodeIfPresent(body.isEmpty ? nil : body.base64EncodedString(), forKey: .bodyBase64)
+            try container.encode(bodySize, forKey: .bodySize)
+            try container.encode(bodyTruncated, forKey: .bodyTruncated)
+        }
+    }
+
+    /// How a request was answered: `mock`, `file`, `proxy`, `redirect` or `none`
+    /// (``unanswered``). Values a newer server may add are kept as they come.
+    public struct AnsweredBy: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+        /// The value on the wire, such as `mock`.
+        public let rawValue: String
+
+        /// The value `rawValue`, as is.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The value on the wire.
+        public var description: String { rawValue }
+
+        /// Reads a plain JSON string.
+        ///
+        /// - Throws: `DecodingError` when the value is not a string.
+        public init(from decoder: any Decoder) throws {
+            self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+        }
+
+        /// Writes a plain JSON string.
+        ///
+        /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
+        /// `mock`: a mock answered (``CatbirdRequest/mockId`` says which).
+        public static let mock = AnsweredBy(rawValue: "mock")
+        /// `file`: a static file mock answered.
+        public static let file = AnsweredBy(rawValue: "file")
+        /// `proxy`: the request was forwarded.
+        public static let proxy = AnsweredBy(rawValue: "proxy")
+        /// `redirect`: the request was redirected.
+        public static let redirect = AnsweredBy(rawValue: "redirect")
+        /// `none`: nothing matched (a 404), or the body was over the size limit (a 413).
+        /// Named `unanswered` so that it cannot be confused with `Optional.none`.
+        public static let unanswered = AnsweredBy(rawValue: "none")
+    }
+
+    /// The entry's id; ids increase in arrival order.
+    public var id: Int64
+
+    /// When the request arrived (the server's clock, millisecond precision). On the wire:
+    /// ISO 8601 UTC text, `2026-11-29T18:01:27.123Z`.
+    public var time: Date
+
+    /// The parallel id of the tenant it belongs to; `""` for the default tenant.
+    public var tenant: String
+
+    /// The request method.
+    public var method: HTTPMethod
+
+    /// The request-target as received (path and query, or the absolute URL of a proxy-form request).
+    public var url: String
+
+    /// The request's headers and body.
+    public var request: Message
+
+    /// The response's status, headers and body.
+    public var response: Message
+
+    /// How the request was answered.
+    public var answeredBy: AnsweredBy
+
+    /// The id of the mock that answered (it may since be gone); nil when no mock answered.
+    public var mockId: Int64?
+
+    /// Milliseconds from the request's arrival until its response was handed to the
+    /// connection, any mock delay included.
+    public var durationMs: Double
+
+    private enum CodingKeys: String, CodingKey {
+        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs
+    }
+
+    /// Reads the server's shape.
+    ///
+    /// - Throws: `DecodingError` for a missing field, a wrong type or a malformed `time`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        time = try Timestamp.decode(.time, from: container)
+        tenant = try container.decode(String.self, forKey: .tenant)
+        method = try container.decode(HTTPMethod.self, forKey: .method)
+        url = try container.decode(String.self, forKey: .url)
+        request = try container.decode(Message.self, forKey: .request)
+        response = try container.decode(Message.self, forKey: .response)
+        answeredBy = try container.decode(AnsweredBy.self, forKey: .answeredBy)
+        mockId = try container.decodeIfPresent(Int64.self, forKey: .mockId)
+        durationMs = try container.decode(Double.self, forKey: .durationMs)
+    }
+
+    /// Writes the server's shape (`mockId` as `null` when no mock answered).
+    ///
+    /// - Throws: `EncodingError` for a non-finite `durationMs`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(Timestamp.string(from: time), forKey: .time)
+        try container.encode(tenant, forKey: .tenant)
+        try container.encode(method, forKey: .method)
+        try container.encode(url, forKey: .url)
+        try container.encode(request, forKey: .request)
+        try container.encode(response, forKey: .response)
+        try container.encode(answeredBy, forKey: .answeredBy)
+        try container.encode(mockId, forKey: .mockId)
+        try container.encode(durationMs, forKey: .durationMs)
+    }
+}
+
+/// One page of the journal (`Catbird.requests(since:limit:method:url:status:answeredBy:)`).
+public struct CatbirdRequestPage: Codable, Hashable, Sendable {
+    /// The entries, oldest first.
+    public var requests: [CatbirdRequest]
+
+    /// Whether more entries follow this page.
+    public var hasMore: Bool
+
+    /// The id to pass as `since` for the next page: the last entry's id (or, for an empty
+    /// page, the `since` given, or 0).
+    public var nextSince: Int64
+}

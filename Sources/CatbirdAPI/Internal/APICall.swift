@@ -1,0 +1,41 @@
+import Foundation
+
+/// One call of the server's API: what to send and how to read a 2xx answer's body.
+///
+/// Every public method builds one of these and hands it to the transport
+/// (`Catbird+Transport.swift`), which adds the base URL, the parallel id header, the status
+/// check and the calling forms (completion handler, async, synchronous).
+struct APICall<Output: Sendable>: Sendable {
+    /// `GET`, `POST` or `DELETE`.
+    var method: String
+    /// Path segments below the base URL, unencoded (each is percent-encoded when sent).
+    var path: [String]
+    /// Query parameters, unencoded.
+    var query: [(name: String, value: String)] = []
+    /// A JSON body, sent with `Content-Type: application/json`.
+    var body: Data?
+    /// Reads a 2xx answer's body.
+    var decode: @Sendable (Data) throws -> Output
+    /// Turns an expected non-2xx answer into an output (such as 404 → `false`); nil for the
+    /// rest, which are thrown as they are.
+    var recover: (@Sendable (CatbirdError) -> Output?)? = nil
+}
+
+extension APICall {
+    /// A call whose JSON answer is read as `Answer` and turned into the output by `extract`.
+    static func json<Answer: Decodable & Sendable>(
+        _ method: String, _ path: [String], query: [(name: String, value: String)] = [], body: Data? = nil,
+        extract: @escaping @Sendable (Answer) -> Output
+    ) -> APICall {
+        APICall(method: method, path: path, query: query, body: body) { data in
+            extract(try CatbirdJSON.decoder().decode(Answer.self, from: data))
+        }
+    }
+}
+
+extension APICall where Output == Void {
+    /// A call whose answer's body is ignored.
+    static func ignoringAnswer(_ method: String, _ path: [String], body: Data? = nil) -> APICall {
+        APICall(method: method, path: path, body: body) { _ in }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one transport every call goes through: request building, the status check, and the
+/// completion-handler, async and synchronous forms.
+extension Catbird {
+    /// The URL request for `call`: base URL plus path and query, the JSON body with
+    /// `Content-Type: application/json`, and `X-Catbird-Parallel-Id` when a parallel id is set.
+    func urlRequest<Output>(for call: APICall<Output>) -> URLRequest {
+        var request = URLRequest(url: endpoint(call.path, query: call.query))
+        request.httpMethod = call.method
+        if let body = call.body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = body
+        }
+        if let parallelId {
+            request.setValue(parallelId, forHTTPHeaderField: CatbirdAction.parallelIdHeaderField)
+        }
+        return request
+    }
+
+    /// `url` with the percent-encoded `segments` appended to its path and the percent-encoded
+    /// `query` as its query.
+    private func endpoint(_ segments: [String], query: [(name: String, value: String)]) -> URL {
+        let encodedPath = segments.map(Self.percentEncoded).joined(separator: "/")
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return url.appendingPathComponent(segments.joined(separator: "/"))
+        }
+        var basePath = components.percentEncodedPath
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        components.percentEncodedPath = basePath + "/" + encodedPath
+        components.percentEncodedQuery =
+            query.isEmpty ? nil : query.map { "\(Self.percentEncoded($0.name))=\(Self.percentEncoded($0.value))" }.joined(separator: "&")
+        components.fragment = nil
+        return components.url ?? url.appendingPathComponent(segments.joined(separator: "/"))
+    }
+
+    /// RFC 3986's unreserved characters, the only ones left unencoded in a path segment or a
+    /// query value (so `/`, `?`, `&`, `+` and `%` always travel encoded).
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    private static func percentEncoded(_ text: String) -> String {
+        // addingPercentEncoding returns nil only for strings that are not valid Unicode,
+        // which a Swift String never is.
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// Starts `call` on ``session``; `completion` runs once, on the session's delegate queue,
+    /// with the decoded answer, a ``CatbirdError`` for a non-2xx status, the `URLError` of a
+    /// transport failure, or the `DecodingError` of an unreadable answer.
+    @discardableResult
+    func start<Output>(
+        _ call: APICall<Output>, completion: @escaping @Sendable (Result<Output, any Error>) -> Void
+    ) -> URLSessionTask {
+        let decode = call.decode
+        let recover = call.recover
+        let task = session.dataTask(with: urlRequest(for: call)) { data, response, error in
+            completion(Result {
+                if let error { throw error }
+                guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                guard (200..<300).contains(http.statusCode) else {
+                    let failure = CatbirdError(statusCode: http.statusCode, body: data ?? Data())
+                    if let recovered = recover?(failure) { return recovered }
+                    throw failure
+                }
+                return try decode(data ?? Data())
+            })
+        }
+        task.resume()
+        return task
+    }
+
+    /// Runs `call` and blocks the calling thread until its answer arrives (see
+    /// ``BlockingWait`` for how the main thread waits).
+    ///
+    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as ``start(_:completion:)``.
+    func perform<Output>(_ call: APICall<Output>) throws -> Output {
+        let outcome = Locked<Result<Output, any Error>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        start(call) { result in
+            outcome.withLock { $0 = result }
+            answered.signal()
+        }
+        BlockingWait.wait(for: answered, deliveredOn: session.delegateQueue)
+        // The semaphore is signalled only after the outcome was stored.
+        guard let result = outcome.current else { preconditionFailure("answered without an outcome") }
+        return try result.get()
+    }
+
+    /// Runs `call`; cancelling the awaiting task cancels the request (it then throws
+    /// `URLError(.cancelled)`).
+    ///
+    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as ``start(_:completion:)``.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    func perform<Output>(_ call: APICall<Output>) async throws -> Output {
+        let running = Locked<RunningTask>(RunningTask())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
+                let task = start(call) { continuation.resume(with: $0) }
+                let cancelled = running.withLock { state in
+                    state.task = task
+                    return state.isCancelled
+                }
+                if cancelled { task.cancel() }
+            }
+        } onCancel: {
+            let task = running.withLock { state in
+                state.isCancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+    }
+}
+
+/// The request of an async call, for its cancellation handler.
+private struct RunningTask: @unchecked Sendable {
+    // @unchecked Sendable: URLSessionTask is documented thread-safe (its state and cancel()
+    // may be used from any thread) though not marked Sendable on every platform; this value
+    // only ever lives inside a `Locked` box.
+    var task: URLSessionTask?
+    var isCancelled = false
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The server's timestamps: UTC, ISO 8601 with milliseconds, `2026-11-29T18:01:27.123Z`.
+enum Timestamp {
+    /// The date of `text` (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`), or nil when it is not of that form.
+    static func date(from text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        // YYYY-MM-DDTHH:MM:SS is 19 bytes; then an optional fraction, then Z.
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"),
+            bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
+            let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]), let second = number(bytes[17..<19]),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var fraction = 0.0
+        let rest = bytes[19..<(bytes.count - 1)]
+        if !rest.isEmpty {
+            guard rest.first == UInt8(ascii: "."), rest.count > 1, let digits = number(rest.dropFirst()) else { return nil }
+            fraction = Double(digits) / pow(10, Double(rest.count - 1))
+        }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction)
+    }
+
+    /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (rounded to the millisecond).
+    static func string(from date: Date) -> String {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let seconds = dayMilliseconds / 1000
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(seconds / 3600, 2)):\(padded(seconds / 60 % 60, 2))"
+            + ":\(padded(seconds % 60, 2)).\(padded(dayMilliseconds % 1000, 3))Z"
+    }
+
+    /// Decodes a timestamp string.
+    ///
+    /// - Throws: `DecodingError` when the value is not a string of the server's form.
+    static func decode<Key: CodingKey>(_ key: Key, from container: KeyedDecodingContainer<Key>) throws -> Date {
+        let text = try container.decode(String.self, forKey: key)
+        guard let date = date(from: text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "\(text) is not an ISO 8601 UTC timestamp such as 2026-11-29T18:01:27.123Z")
+        }
+        return date
+    }
+
+    /// The decimal number written by `digits` (ASCII digits only, at most 18).
+    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    private static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    private static func floorDivision(_ value: Int, _ divisor: Int) -> (quotient: Int, remainder: Int) {
+        let remainder = ((value % divisor) + divisor) % divisor
+        return ((value - remainder) / divisor, remainder)
+    }
+
+    // The calendar arithmetic counts years from 1 March, so that the leap day ends a year;
+    // an era is 400 years (146097 days); day 0 of era 0 is 0000-03-01, 719468 days before 1970-01-01.
+
+    /// Days from 1970-01-01 to the given proleptic Gregorian date.
+    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = floorDivision(marchYear, 400).quotient
+        let yearOfEra = marchYear - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01.
+    private static func civilDate(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = floorDivision(shifted, 146_097).quotient
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// How a request's URL or a header value is compared with a mock's pattern.
+///
+/// Wire shape: `{"kind": "equal" | "wildcard" | "regexp", "value": "…"}`.
+public struct PatternMatch: Codable, Hashable, Sendable {
+    /// The comparison a ``PatternMatch`` makes.
+    public enum Kind: String, Codable, Hashable, Sendable {
+        /// The whole subject equals `value` (case-sensitive). For a URL the subject is the
+        /// request-target as received: path and query, e.g. `/api/books?id=1`.
+        case equal
+        /// Catbird's glob, anchored and case-insensitive: `*` any run (crossing `/`), `?` one
+        /// character, `[a-z]` classes, `{a,b}` alternatives, `\*` a literal star.
+        case wildcard
+        /// An unanchored, case-insensitive regular expression search (ICU syntax). The server
+        /// rejects an invalid expression with a 400 (``CatbirdError``) when the mock is added.
+        case regexp
+    }
+
+    /// The comparison to make.
+    public let kind: Kind
+
+    /// The text, glob or regular expression to compare with.
+    public let value: String
+
+    /// A pattern of the given kind.
+    ///
+    /// - Parameters:
+    ///   - kind: the comparison to make.
+    ///   - value: the text, glob or regular expression to compare with.
+    public init(kind: Kind, value: String) {
+        self.kind = kind
+        self.value = value
+    }
+
+    /// A pattern matching exactly `value` (case-sensitive).
+    public static func equal(_ value: String) -> PatternMatch {
+        PatternMatch(kind: .equal, value: value)
+    }
+
+    /// A pattern matching the glob `value` (anchored, case-insensitive; see ``Kind/wildcard``).
+    public static func wildcard(_ value: String) -> PatternMatch {
+        PatternMatch(kind: .wildcard, value: value)
+    }
+
+    /// A pattern searching for the regular expression `value` (unanchored, case-insensitive).
+    public static func regexp(_ value: String) -> PatternMatch {
+        PatternMatch(kind: .regexp, value: value)
+    }
+}

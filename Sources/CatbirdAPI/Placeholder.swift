@@ -1,1 +1,0 @@
-// The Catbird client library; see Catbird.swift.

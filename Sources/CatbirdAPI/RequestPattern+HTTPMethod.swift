@@ -1,0 +1,59 @@
+import Foundation
+
+extension RequestPattern {
+    /// An HTTP request method, compared exactly (case-sensitive) by the server.
+    ///
+    /// Written as a plain JSON string (`"GET"`). Any method token works: `.GET` or
+    /// `HTTPMethod("PROPFIND")!` or the string literal `"PROPFIND"`. The server rejects a
+    /// method that is not an HTTP token (empty, or with spaces) with a 400 when a mock is added.
+    public struct HTTPMethod: RawRepresentable, Hashable, Codable, Sendable, ExpressibleByStringLiteral,
+        LosslessStringConvertible
+    {
+        /// The method as sent on the request line, such as `GET`.
+        public let rawValue: String
+
+        /// The method `rawValue`, as is.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The method named by the string literal, as is.
+        public init(stringLiteral value: String) {
+            self.init(rawValue: value)
+        }
+
+        /// The method `description`, as is (never nil).
+        public init?(_ description: String) {
+            self.init(rawValue: description)
+        }
+
+        /// The method as sent on the request line.
+        public var description: String { rawValue }
+
+        /// Reads a plain JSON string.
+        ///
+        /// - Throws: `DecodingError` when the value is not a string.
+        public init(from decoder: any Decoder) throws {
+            self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+        }
+
+        /// Writes a plain JSON string.
+        ///
+        /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
+        /// `GET`.
+        public static let GET: HTTPMethod = "GET"
+        /// `POST`.
+        public static let POST: HTTPMethod = "POST"
+        /// `PUT`.
+        public static let PUT: HTTPMethod = "PUT"
+        /// `PATCH`.
+        public static let PATCH: HTTPMethod = "PATCH"
+        /// `DELETE`.
+        public static let DELETE: HTTPMethod = "DELETE"
+    }
+}

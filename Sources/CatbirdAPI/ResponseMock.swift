@@ -1,0 +1,79 @@
+import Foundation
+
+/// The response a mock answers with.
+///
+/// Wire shape: `{"status": 200, "headers": {"K": "V"}, "body": "<base64>", "limit": 2, "delay": 1}`;
+/// `headers` is always written (`{}` when empty), `body`, `limit` and `delay` are left out
+/// when nil. The server adds no Content-Type of its own (set one in `headers`); it always
+/// adds Content-Length.
+public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
+    /// The HTTP status code, 200–599 (the server rejects others with a 400).
+    public var status: Int
+
+    /// Response header fields, name → value. Values may not contain control characters other
+    /// than tab (400 otherwise).
+    public var headers: [String: String]
+
+    /// The response body bytes, sent as is; nil for an empty body. Travels as padded base64.
+    public var body: Data?
+
+    /// How many responses the mock serves before the server removes it; nil for no limit.
+    /// `0` or less behaves as 1.
+    public var limit: Int?
+
+    /// Whole **seconds** the server waits before answering (0–86400); nil for no delay.
+    public var delay: Int?
+
+    /// A response mock.
+    ///
+    /// - Parameters:
+    ///   - status: the HTTP status code, 200–599.
+    ///   - headers: response header fields, name → value.
+    ///   - body: the body bytes; nil for an empty body.
+    ///   - limit: how many responses to serve before the mock is removed; nil for no limit.
+    ///   - delay: whole seconds to wait before answering; nil for none.
+    public init(status: Int = 200, headers: [String: String] = [:], body: Data? = nil, limit: Int? = nil, delay: Int? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.limit = limit
+        self.delay = delay
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case status, headers, body, limit, delay
+    }
+
+    /// Reads the wire shape; a missing or `null` `headers` reads as `{}`.
+    ///
+    /// - Throws: `DecodingError` when `status` is missing, a field has the wrong type, or
+    ///   `body` is not valid base64.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decode(Int.self, forKey: .status)
+        headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        if let base64 = try container.decodeIfPresent(String.self, forKey: .body) {
+            guard let bytes = Data(base64Encoded: base64) else {
+                throw DecodingError.dataCorruptedError(forKey: .body, in: container, debugDescription: "body is not valid base64")
+            }
+            body = bytes
+        } else {
+            body = nil
+        }
+        limit = try container.decodeIfPresent(Int.self, forKey: .limit)
+        delay = try container.decodeIfPresent(Int.self, forKey: .delay)
+    }
+
+    /// Writes the wire shape: `body` as padded base64; `body`, `limit` and `delay` left out
+    /// when nil.
+    ///
+    /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeIfPresent(body?.base64EncodedString(), forKey: .body)
+        try container.encodeIfPresent(limit, forKey: .limit)
+        try container.encodeIfPresent(delay, forKey: .delay)
+    }
+}

@@ -1,1 +1,0 @@
-// The app-side helper; see CatbirdAppSupport.swift.

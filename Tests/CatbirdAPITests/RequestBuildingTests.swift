@@ -1,0 +1,85 @@
+import CatbirdAPI
+import Foundation
+import XCTest
+
+/// What each call puts on the wire, captured: method, path, query, headers, body.
+final class RequestBuildingTests: CatbirdTestCase {
+    func testEveryCallCarriesTheParallelIdAndTheRightRoute() throws {
+        let capture = try CaptureServer(status: 200, body: "{}")
+        defer { capture.stop() }
+        let catbird = Catbird(url: capture.url, parallelId: "a/b c?%")
+        _ = try? catbird.mocks()
+        _ = try? catbird.requests(since: 5, limit: 10, method: "GET", url: "/a+b?c=d&e", status: 404, answeredBy: .unanswered)
+        _ = try? catbird.count(matching: RequestPattern(method: .GET, url: "/x"))
+        _ = try? catbird.clearJournal()
+        _ = try? catbird.sql("SELECT ?", params: ["x"], maxRows: 3)
+        _ = try? catbird.dropTenant()
+
+        let requests = capture.requests
+        XCTAssertEqual(requests.map { "\($0.method) \($0.target)" }, [
+            "GET /catbird/api/mocks",
+            "GET /catbird/api/requests?since=5&limit=10&method=GET&url=%2Fa%2Bb%3Fc%3Dd%26e&status=404&answeredBy=none",
+            "POST /catbird/api/requests/count",
+            "DELETE /catbird/api/requests",
+            "POST /catbird/api/sql",
+            "DELETE /catbird/api/tenants/a%2Fb%20c%3F%25",
+        ])
+        for request in requests {
+            XCTAssertEqual(request.header("X-Catbird-Parallel-Id"), "a/b c?%", request.target)
+            XCTAssertEqual(request.header("Content-Type"), request.body.isEmpty ? nil : "application/json", request.target)
+        }
+        guard requests.count == 6 else { return }
+        XCTAssertEqual(try canonicalJSON(requests[2].body), #"{"pattern":{"headers":{},"method":"GET","url":{"kind":"equal","value":"\/x"}}}"#)
+        XCTAssertEqual(try canonicalJSON(requests[4].body), #"{"maxRows":3,"params":["x"],"sql":"SELECT ?"}"#)
+    }
+
+    func testNoParallelIdHeaderWithoutParallelIdAndBasePathIsKept() throws {
+        let capture = try CaptureServer(status: 200, body: #"{"tenant":"","mocks":[]}"#)
+        defer { capture.stop() }
+        let catbird = Catbird(url: capture.url.appendingPathComponent("prefix/"))
+        XCTAssertEqual(try catbird.mocks(), [])
+        _ = try? catbird.sql("SELECT 1")
+        let requests = capture.requests
+        XCTAssertEqual(requests.map(\.target), ["/prefix/catbird/api/mocks", "/prefix/catbird/api/sql"])
+        XCTAssertTrue(requests.allSatisfy { $0.header("X-Catbird-Parallel-Id") == nil })
+        XCTAssertEqual(try canonicalJSON(try XCTUnwrap(requests.last).body), #"{"params":[],"sql":"SELECT 1"}"#, "maxRows left out")
+    }
+
+    /// A non-JSON error body becomes the reason; an unreadable 2xx answer is a DecodingError.
+    func testErrorsFromOtherServers() throws {
+        let failing = try CaptureServer(status: 502, body: "bad gateway\n")
+        defer { failing.stop() }
+        let error = assertCatbirdError(502, try Catbird(url: failing.url).send(.removeAll))
+        XCTAssertEqual(error?.reason, "bad gateway")
+
+        let empty = try CaptureServer(status: 404, body: "")
+        defer { empty.stop() }
+        XCTAssertNil(assertCatbirdError(404, try Catbird(url: empty.url).mocks())?.reason)
+        XCTAssertFalse(try Catbird(url: empty.url, parallelId: "p").dropTenant(), "404 → false")
+
+        let garbage = try CaptureServer(status: 200, body: "not json")
+        defer { garbage.stop() }
+        XCTAssertThrowsError(try Catbird(url: garbage.url).mocks()) { XCTAssertTrue($0 is DecodingError, "\($0)") }
+        XCTAssertNoThrow(try Catbird(url: garbage.url).send(.removeAll), "send ignores the answer's body")
+    }
+
+    /// Cancelling the awaiting task cancels the request.
+    func testAsyncCallIsCancellable() async throws {
+        let silent = try CaptureServer(status: 0)
+        defer { silent.stop() }
+        let catbird = Catbird(url: silent.url)
+        let task = Task { try await catbird.mocks() }
+        let deadline = Date().addingTimeInterval(4)
+        while silent.requests.isEmpty, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(silent.requests.count, 1, "the request is out and unanswered")
+        let started = Date()
+        task.cancel()
+        do {
+            let mocks = try await task.value
+            XCTFail("expected a cancellation, got \(mocks)")
+        } catch {
+            XCTAssertEqual((error as? URLError)?.code, .cancelled, "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "cancelled, not timed out after 5 s")
+    }
+}
