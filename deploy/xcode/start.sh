@@ -40,7 +40,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
