@@ -12,12 +12,33 @@ public struct Mock: Sendable {
     public let pattern: CompiledRequestPattern
     /// The response to serve, as sent by the client (`delay` in whole seconds).
     public let response: ResponseMock
+    /// `response.headers` as header fields, worked out once when the mock is added (serving
+    /// and journaling a hit need them on every request).
+    public let responseHeaderFields: [(name: String, value: String)]
+    /// `response.headers` as the journal's JSON object (``JSONText/object(_:)``), once.
+    public let responseHeadersJSON: String
     /// Responses left before the mock disappears; nil = unlimited.
     public internal(set) var remainingLimit: Int?
     /// Responses served so far.
     public internal(set) var hits: Int
     /// When the mock was added (UTC, ISO 8601 with milliseconds).
     public let createdAt: String
+
+    init(
+        id: Int64, tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock,
+        remainingLimit: Int?, hits: Int, createdAt: String
+    ) {
+        self.id = id
+        self.tenant = tenant
+        self.position = position
+        self.pattern = pattern
+        self.response = response
+        responseHeaderFields = response.headers.map { (name: $0.key, value: $0.value) }
+        responseHeadersJSON = JSONText.object(responseHeaderFields)
+        self.remainingLimit = remainingLimit
+        self.hits = hits
+        self.createdAt = createdAt
+    }
 }
 
 /// The outcome of serving a request from a mock.

@@ -7,32 +7,42 @@ struct MockServing: Sendable {
     let mocks: MockStore
     let journal: Journal
 
+    /// The answer when nothing matched, built once.
+    private static let notFound = APIError.notFound.response
+    private static let notFoundHeadersJSON = JSONText.object(notFound.headers.fields)
+
     func respond(to request: HTTPRequest, tenant: TenantID) -> (HTTPResponse, AnsweredBy) {
-        let hit = mocks.serve(tenant: tenant, method: request.method, target: request.target) { request.headers.first($0) }
-        let response: HTTPResponse
-        if let hit {
-            let mock = hit.mock.response
-            var headers = HTTPHeaders()
-            for (name, value) in mock.headers { headers.add(name: name, value: value) }
-            let delay = mock.delay.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
-            response = HTTPResponse(status: mock.status, headers: headers, body: mock.body ?? [], delay: delay)
-        } else {
-            response = APIError.notFound.response
+        guard let hit = mocks.serve(tenant: tenant, method: request.method, target: request.target, headerValue: {
+            request.headers.first($0)
+        }) else {
+            journal(request: request, response: Self.notFound, responseHeadersJSON: Self.notFoundHeadersJSON,
+                    answeredBy: .none, hit: nil, tenant: tenant)
+            return (Self.notFound, .none)
         }
-        journal(request: request, response: response, answeredBy: hit == nil ? .none : .mock, hit: hit, tenant: tenant)
-        return (response, hit == nil ? .none : .mock)
+        let mock = hit.mock
+        let delay = mock.response.delay.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
+        let response = HTTPResponse(
+            status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields),
+            body: mock.response.body ?? [], delay: delay)
+        journal(request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
+                answeredBy: .mock, hit: hit, tenant: tenant)
+        return (response, .mock)
     }
 
     /// Appends the request and its answer to the tenant's journal: the request as received
     /// (`request.body` is what was kept of it), the response as sent, and the time from arrival
-    /// to the response, any delay included.
-    func journal(request: HTTPRequest, response: HTTPResponse, answeredBy: AnsweredBy, hit: MockHit?, tenant: TenantID) {
+    /// to the response, any delay included. `responseHeadersJSON` saves re-encoding headers that
+    /// are known in advance (a mock's, the 404's).
+    func journal(
+        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String? = nil,
+        answeredBy: AnsweredBy, hit: MockHit?, tenant: TenantID
+    ) {
         let delayMs = response.delay.map { Double($0.components.seconds) * 1000 } ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
         journal.append(JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.object(request.headers.fields), requestBody: request.body,
-            status: response.status, responseHeaders: JSONText.object(response.headers.fields),
+            status: response.status, responseHeaders: responseHeadersJSON ?? JSONText.object(response.headers.fields),
             responseBody: response.body, answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
             durationMs: elapsed.milliseconds + delayMs))
