@@ -9,8 +9,8 @@ public struct Migration: Sendable, Equatable {
     /// The file name without `.sql`, e.g. `0001_initial`; recorded in `schema_migrations`.
     public let name: String
     /// The script, one or more `;`-separated statements. It must not contain `BEGIN`,
-    /// `COMMIT` or `ROLLBACK`: `Migrator` runs it inside its own transaction, where
-    /// `PRAGMA foreign_keys` and `PRAGMA journal_mode` have no effect either.
+    /// `COMMIT` or `ROLLBACK`: `Migrator` runs it inside its own transaction, with foreign keys
+    /// off (so a table can be rebuilt) and checked before commit.
     public let sql: String
 
     /// A migration; `version` must be positive (traps otherwise).

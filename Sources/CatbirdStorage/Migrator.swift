@@ -10,6 +10,12 @@ public enum Migrator {
     /// process meanwhile is skipped. Pending versions below the highest applied one are
     /// applied too (in ascending order).
     ///
+    /// Foreign keys are off while migrations run (and on again afterwards), so a migration can
+    /// rebuild a table the SQLite way (create new, copy, drop old, rename) without `ON DELETE
+    /// CASCADE` emptying the tables that reference it; `PRAGMA foreign_key_check` must then
+    /// find no violation before the migration commits. A migration that ends the transaction
+    /// itself (`COMMIT`, `BEGIN`) is refused.
+    ///
     /// `migrations` need not be sorted; duplicate versions are a programmer error and trap.
     /// `db` must be `.readWrite` and not inside a transaction.
     ///
@@ -41,6 +47,9 @@ public enum Migrator {
             throw MigrationError.unknownVersion(found: unknown)
         }
 
+        // Must be set outside a transaction to take effect (https://www.sqlite.org/foreignkeys.html).
+        try db.execute("PRAGMA foreign_keys=OFF")
+        defer { try? db.execute("PRAGMA foreign_keys=ON") }
         var applied: [Int] = []
         for migration in sorted where !recorded.contains(migration.version) {
             do {
@@ -49,6 +58,13 @@ public enum Migrator {
                     let alreadyThere = try db.query("SELECT 1 FROM schema_migrations WHERE version = ?", [version])
                     guard alreadyThere.isEmpty else { return false }
                     try db.execute(migration.sql)
+                    guard db.isInTransaction else {
+                        throw SQLiteError(code: 21, message: "the migration ended the transaction itself (BEGIN/COMMIT/ROLLBACK are not allowed in a migration)", sql: nil)
+                    }
+                    let violations = try db.query("PRAGMA foreign_key_check")
+                    guard violations.isEmpty else {
+                        throw SQLiteError(code: 19, message: "the migration leaves \(violations.count) foreign key violation(s), first in table \(violations[0][0].stringValue ?? "?")", sql: nil)
+                    }
                     try db.run(
                         """
                         INSERT INTO schema_migrations (version, name, applied_at)
