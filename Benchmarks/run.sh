@@ -124,10 +124,8 @@ cleanup() {
     progress "stopping the servers"
     stop_pid "$WRK_PID" INT 5
     stop_pid "$NGINX_PID" TERM 10      # the master stops its workers
-    # Catbird should write the queued journal and exit 0 on SIGTERM; the numbers are already
-    # taken, so don't wait long (Catbird 0.1.0 on Linux ignores SIGTERM: it stays pending on a
-    # libdispatch worker thread and the signal source never fires).
-    stop_pid "$CATBIRD_PID" TERM 5
+    # On SIGTERM Catbird writes the queued journal and exits 0 (as deploy/xcode/stop.sh expects).
+    stop_pid "$CATBIRD_PID" TERM 10
     progress "stopped"
     if [ "${BENCH_KEEP:-0}" = "1" ]; then
         echo "run.sh: kept $WORK" >&2

@@ -6,8 +6,9 @@ import XCTest
 /// The base of the FeedApp "UI tests": what an XCUITest case with Catbird does, with the
 /// FeedApp executable standing in for `XCUIApplication`.
 ///
-/// - Shard mode (the parallel run, `Examples/FeedApp/run-parallel-shards.sh`): `CATBIRD_URL`
-///   names the one shared server and `CATBIRD_SHARD` this process's parallel id.
+/// - Shard mode (the parallel run, `Examples/FeedApp/run-parallel-shards.sh`): `FEEDAPP_SHARD_URL`
+///   names the one shared server and `FEEDAPP_SHARD` this process's parallel id. (Not the
+///   `CATBIRD_*` names the app reads: the app must get the server from its launch arguments.)
 /// - Otherwise (plain `swift test`): each test gets its own server on a free port.
 class FeedAppUITestCase: XCTestCase {
     private(set) var catbird: Catbird!
@@ -18,8 +19,8 @@ class FeedAppUITestCase: XCTestCase {
 
     override func setUpWithError() throws {
         let environment = ProcessInfo.processInfo.environment
-        if let url = environment["CATBIRD_URL"].flatMap(URL.init(string:)) {
-            catbird = Catbird(url: url, parallelId: environment["CATBIRD_SHARD"] ?? "shard-\(UUID().uuidString)")
+        if let url = environment["FEEDAPP_SHARD_URL"].flatMap(URL.init(string:)) {
+            catbird = Catbird(url: url, parallelId: environment["FEEDAPP_SHARD"] ?? "shard-\(UUID().uuidString)")
         } else {
             let server = try TestServer()
             localServer = server
@@ -41,6 +42,8 @@ class FeedAppUITestCase: XCTestCase {
         let process = Process()
         process.executableURL = try BuiltProducts.executable(named: "FeedApp")
         process.arguments = catbird.launchArguments + arguments
+        // Only the launch arguments may tell the app where Catbird is.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CATBIRD_") }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
@@ -53,7 +56,7 @@ class FeedAppUITestCase: XCTestCase {
 
     /// The journaled requests of this tenant with this method and URL.
     func journaled(_ method: HTTPMethod, _ url: String) throws -> [CatbirdRequest] {
-        try catbird.allRequests().filter { $0.method == method && $0.url == url }
+        try catbird.allRequests(method: method, url: url).filter { $0.url == url }  // the server's url filter is "contains"
     }
 
     /// A request body parsed as a JSON object.
