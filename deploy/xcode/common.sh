@@ -1,5 +1,5 @@
-# Sourced by start.sh and stop.sh: what both need. Expects `usage` to be defined and sets
-# nothing until called, except the functions.
+# Sourced by start.sh and stop.sh: what both need. Expects `usage` to be defined; defines
+# functions only.
 
 # Prints "<script>: $1", the usage, and exits 2.
 fail_usage() {
@@ -30,4 +30,26 @@ is_running() {
     case "$(ps -p "$1" -o stat= 2>/dev/null)" in
         Z*|'') return 1 ;;
     esac
+}
+
+# Waits up to $2 seconds for process $1 to be gone; false if it is still running.
+wait_gone() {
+    local pid="$1" tenths=$(($2 * 10))
+    while is_running "$pid" && [ "$tenths" -gt 0 ]; do
+        sleep 0.1
+        tenths=$((tenths - 1))
+    done
+    ! is_running "$pid"
+}
+
+# Stops process $1: SIGTERM (to its whole process group when $3 is "group"), up to $2 seconds
+# to exit, then SIGKILL and up to 5 seconds more. False if it is still running after that.
+stop_process() {
+    local pid="$1" grace="$2" target="$1"
+    [ "${3:-}" = group ] && target="-$1"
+    kill -TERM -- "$target" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+    wait_gone "$pid" "$grace" && return 0
+    echo "$(basename "$0"): pid $pid did not exit within $grace s of SIGTERM; sending SIGKILL" >&2
+    kill -KILL -- "$target" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    wait_gone "$pid" 5
 }

@@ -149,15 +149,7 @@ echo "$pid" > "$pid_file"
 
 # Stops what was started (SIGTERM, then SIGKILL after 5 s) and forgets its pid.
 abandon() {
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-    local waited=0
-    while is_running "$pid" && [ "$waited" -lt 50 ]; do
-        sleep 0.1
-        waited=$((waited + 1))
-    done
-    if is_running "$pid"; then
-        kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-    fi
+    stop_process "$pid" 5 group || true
     wait "$pid" 2>/dev/null || true
     rm -f "$pid_file"
 }

@@ -56,24 +56,11 @@ if ! ps -ww -p "$pid" -o args= 2>/dev/null | grep -q -- "--port $port "; then
     exit 0
 fi
 
-kill -TERM "$pid" 2>/dev/null || true
-waited=0
-while is_running "$pid" && [ "$waited" -lt 100 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-done
-if is_running "$pid"; then
-    echo "stop.sh: warning: Catbird (pid $pid, port $port) did not exit within 10 s of SIGTERM; sending SIGKILL (the last journal batch may be lost)." >&2
-    kill -KILL "$pid" 2>/dev/null || true
-    waited=0
-    while is_running "$pid" && [ "$waited" -lt 50 ]; do
-        sleep 0.1
-        waited=$((waited + 1))
-    done
-    if is_running "$pid"; then
-        echo "stop.sh: pid $pid is still running after SIGKILL." >&2
-        exit 1
-    fi
+# SIGTERM: the server writes its queued journal and exits 0. After SIGKILL the last journal
+# batch may be lost.
+if ! stop_process "$pid" 10; then
+    echo "stop.sh: pid $pid is still running after SIGKILL." >&2
+    exit 1
 fi
 rm -f "$pid_file"
 echo "stop.sh: stopped Catbird on port $port (pid $pid)."
