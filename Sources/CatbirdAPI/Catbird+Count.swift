@@ -19,7 +19,7 @@ extension Catbird {
     /// - Returns: the number of matching requests.
     /// - Throws: as the `RequestPattern` form.
     public func count(matching mock: any CatbirdMockConvertible) throws -> Int {
-        try perform(APICall.count(mock.pattern))
+        try count(matching: mock.pattern)
     }
 
     /// How many journaled requests of the caller's tenant match `pattern`
@@ -41,20 +41,15 @@ extension Catbird {
     /// - Throws: as the `RequestPattern` form.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     public func count(matching mock: any CatbirdMockConvertible) async throws -> Int {
-        try await perform(APICall.count(mock.pattern))
+        try await count(matching: mock.pattern)
     }
 }
 
 extension APICall where Output == Int {
     /// `POST /catbird/api/requests/count` with `{"pattern": …}` → `{"count": n}`.
     static func count(_ pattern: RequestPattern) -> APICall {
-        let body: Data
-        do {
-            body = try CatbirdJSON.encode(CountBody(pattern: pattern))
-        } catch {
-            // Unreachable: a pattern holds only strings, which JSONEncoder always encodes.
-            preconditionFailure("could not encode \(pattern): \(error)")
-        }
+        // A pattern holds only strings, which JSONEncoder always encodes.
+        let body = CatbirdJSON.encodeKnownEncodable(CountBody(pattern: pattern))
         return .json("POST", ["catbird", "api", "requests", "count"], body: body) { (answer: CountAnswer) in answer.count }
     }
 }

@@ -53,8 +53,9 @@ extension Catbird {
     public func allRequests(
         method: HTTPMethod? = nil, url: String? = nil, status: Int? = nil, answeredBy: CatbirdRequest.AnsweredBy? = nil
     ) throws -> [CatbirdRequest] {
+        let parallelId = self.parallelId
         var pages = JournalPages(JournalFilter(method: method, url: url, status: status, answeredBy: answeredBy))
-        while let call = pages.nextCall { pages.add(try perform(call)) }
+        while let call = pages.nextCall { pages.add(try perform(call, parallelId: parallelId)) }
         return pages.requests
     }
 
@@ -68,8 +69,9 @@ extension Catbird {
     public func allRequests(
         method: HTTPMethod? = nil, url: String? = nil, status: Int? = nil, answeredBy: CatbirdRequest.AnsweredBy? = nil
     ) async throws -> [CatbirdRequest] {
+        let parallelId = self.parallelId
         var pages = JournalPages(JournalFilter(method: method, url: url, status: status, answeredBy: answeredBy))
-        while let call = pages.nextCall { pages.add(try await perform(call)) }
+        while let call = pages.nextCall { pages.add(try await perform(call, parallelId: parallelId)) }
         return pages.requests
     }
 

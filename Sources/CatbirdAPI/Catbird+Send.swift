@@ -17,7 +17,7 @@ extension Catbird {
     /// - Returns: the running task (already resumed).
     @discardableResult
     public func send(_ action: CatbirdAction, completion: @escaping @Sendable ((any Error)?) -> Void) -> URLSessionTask {
-        start(APICall.send(action)) { result in
+        start(APICall.send(action), parallelId: parallelId, on: session) { result in
             switch result {
             case .success: completion(nil)
             case let .failure(error): completion(error)
@@ -27,8 +27,8 @@ extension Catbird {
 
     /// Sends a mock change (`POST /catbird/api/mocks`) and waits for the server to commit it.
     ///
-    /// Blocks the calling thread; safe on the main thread with a session that delivers on the
-    /// main queue (see ``Catbird``).
+    /// Blocks the calling thread; safe on the main thread, in `@MainActor` code and inside
+    /// main-queue blocks with a session that delivers on the main queue (see ``Catbird``).
     ///
     /// - Parameter action: the change.
     /// - Throws: ``CatbirdError`` when the server refuses the change (such as 400 for an
@@ -41,14 +41,9 @@ extension Catbird {
 extension APICall where Output == Void {
     /// `POST /catbird/api/mocks` with the action's JSON.
     static func send(_ action: CatbirdAction) -> APICall {
-        let body: Data
-        do {
-            body = try CatbirdJSON.encode(action)
-        } catch {
-            // Unreachable: an action holds only strings, integers and bytes, which JSONEncoder
-            // always encodes (it fails only for non-finite floating-point numbers).
-            preconditionFailure("could not encode \(action): \(error)")
-        }
+        // An action holds only strings, integers and bytes, which JSONEncoder always encodes
+        // (it fails only for non-finite floating-point numbers).
+        let body = CatbirdJSON.encodeKnownEncodable(action)
         return .ignoringAnswer("POST", ["catbird", "api", "mocks"], body: body)
     }
 }

@@ -15,12 +15,10 @@ extension Catbird {
     ///   transport failure.
     @discardableResult
     public func dropTenant() throws -> Bool {
-        guard let call = APICall.dropTenant(parallelId) else {
-            try send(.removeAll)
-            try clearJournal()
-            return true
-        }
-        return try perform(call)
+        let parallelId = self.parallelId
+        var dropped = true
+        for call in APICall.dropTenant(parallelId) { dropped = try perform(call, parallelId: parallelId) }
+        return dropped
     }
 
     /// Drops the caller's tenant: all its mocks and its whole request journal; see the
@@ -31,22 +29,26 @@ extension Catbird {
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @discardableResult
     public func dropTenant() async throws -> Bool {
-        guard let call = APICall.dropTenant(parallelId) else {
-            try await perform(APICall.send(.removeAll))
-            try await clearJournal()
-            return true
-        }
-        return try await perform(call)
+        let parallelId = self.parallelId
+        var dropped = true
+        for call in APICall.dropTenant(parallelId) { dropped = try await perform(call, parallelId: parallelId) }
+        return dropped
     }
 }
 
 extension APICall where Output == Bool {
-    /// `DELETE /catbird/api/tenants/{id}`: 2xx → true, 404 → false; nil for the default tenant
-    /// (nil or empty id), which has no such route.
-    static func dropTenant(_ parallelId: String?) -> APICall? {
-        guard let parallelId, !parallelId.isEmpty else { return nil }
-        return APICall(
-            method: "DELETE", path: ["catbird", "api", "tenants", parallelId], decode: { _ in true },
-            recover: { error in error.statusCode == 404 ? false : nil })
+    /// The calls that drop the tenant `parallelId`, to run in order for that tenant; the last
+    /// one's answer is the result. For a shard: `DELETE /catbird/api/tenants/{id}` (2xx → true,
+    /// 404 → false). For the default tenant (nil or empty id), which has no such route:
+    /// ``CatbirdAction/removeAll`` and then the journal's deletion, both → true.
+    static func dropTenant(_ parallelId: String?) -> [APICall] {
+        guard let parallelId, !parallelId.isEmpty else {
+            return [APICall<Void>.send(.removeAll).returning(true), APICall<Int>.clearJournal.returning(true)]
+        }
+        return [
+            APICall(
+                method: "DELETE", path: ["catbird", "api", "tenants", parallelId], decode: { _ in true },
+                recover: { error in error.statusCode == 404 ? false : nil })
+        ]
     }
 }

@@ -18,15 +18,18 @@ import FoundationNetworking
 /// sees and changes only that tenant (test shard): its mocks, its journal, its SQL rows.
 ///
 /// Calls come in three forms: a completion handler (``send(_:completion:)``, as in
-/// Catbird 0.11), `async` (macOS 10.15 / iOS 13 and later; cancelling the task cancels the
-/// request), and synchronous `throws`. The synchronous forms block the calling thread until
-/// the answer arrives or the session's request timeout passes. On the main thread, with a
-/// session that delivers its callbacks on the main queue (as ``session`` does), they run the
-/// current run loop meanwhile instead of blocking it, so they do not deadlock (other
-/// main-queue work may run during the wait). Do not call them from the session's own delegate
-/// queue when that is a serial background queue, nor from a background thread while the main
-/// thread waits for that thread and the session delivers on the main queue: the answer could
-/// never be delivered.
+/// Catbird 0.11, called back on the session's delegate queue), `async` (macOS 10.15 / iOS 13
+/// and later; cancelling the task cancels the request), and synchronous `throws`, which
+/// blocks the calling thread until the answer arrives or the session's request timeout
+/// passes. The `async` and synchronous forms never wait for the main queue: when ``session``
+/// delivers its callbacks there (as the default session does) and has no delegate, they run
+/// on a private twin of it (same configuration) that delivers on a background queue, so a
+/// synchronous call is safe on the main thread, inside a `@MainActor` test or inside a
+/// `DispatchQueue.main.async` block. A caller-supplied session with a delegate and main-queue
+/// callbacks is used as it is; a synchronous call through it from the main thread cannot get
+/// its answer and throws `URLError(.timedOut)` after the request timeout plus 5 seconds.
+/// Do not call the synchronous forms from the session's own delegate queue when that is a
+/// serial background queue: the answer could never be delivered.
 ///
 /// `send(_:)` has no `async` twin, so that existing synchronous calls inside
 /// `async` test methods still compile unchanged (an `async` overload would be preferred there
@@ -38,15 +41,17 @@ import FoundationNetworking
 /// Thread safety: a `Catbird` may be shared between threads and tasks; ``parallelId`` is read
 /// once per call.
 public final class Catbird: @unchecked Sendable {
-    // @unchecked Sendable: `url` and `session` are immutable (`let`; URLSession is thread-safe
-    // by contract), and the only mutable state, the parallel id, lives in a `Locked` box whose
+    // @unchecked Sendable: every stored property but the parallel id is immutable (`let`;
+    // URLSession is thread-safe by contract), and the only mutable state, the parallel id, lives in a `Locked` box whose
     // every access takes its lock.
 
     /// `http://127.0.0.1:8080`, the server's default address.
     public static let localhost = URL(string: "http://127.0.0.1:8080")!
 
     /// The default session: ephemeral configuration, 5-second request timeout, callbacks on
-    /// the main queue (as in Catbird 0.11). The same instance on every access.
+    /// the main queue (as in Catbird 0.11; ``send(_:completion:)`` calls back there, while the
+    /// `async` and synchronous forms run on a background-delivery twin). The same instance on
+    /// every access.
     public static var session: URLSession { defaultSession }
 
     private static let defaultSession: URLSession = {
@@ -57,12 +62,30 @@ public final class Catbird: @unchecked Sendable {
         return session
     }()
 
+    /// A twin of ``defaultSession`` that delivers on a background queue, for the `async` and
+    /// synchronous forms.
+    private static let defaultBackgroundSession: URLSession = backgroundTwin(of: defaultSession)
+
     /// The server's base URL, such as `http://127.0.0.1:8080`. A path is kept and the API's
     /// paths go below it (`http://host/prefix/catbird/api/mocks`).
     public let url: URL
 
-    /// The session every call uses.
+    /// The session every call uses (or, for the `async` and synchronous forms when it delivers
+    /// on the main queue, a twin with its configuration; see ``Catbird``).
     public let session: URLSession
+
+    /// The session the `async` and synchronous forms run on: ``session``, or its background
+    /// twin when ``session`` delivers on the main queue and has no delegate.
+    let performSession: URLSession
+
+    /// How long a synchronous call waits before throwing `URLError(.timedOut)`; nil to wait
+    /// for the answer (the request timeout ends every request). Set for a caller-supplied
+    /// session that delivers on the main queue, whose answer may never come to a waiting
+    /// main thread.
+    let syncDeadline: TimeInterval?
+
+    /// Whether ``performSession`` was made for this client (and is invalidated with it).
+    private let ownsPerformSession: Bool
 
     private let parallelIdBox: Locked<String?>
 
@@ -84,5 +107,42 @@ public final class Catbird: @unchecked Sendable {
         self.url = url
         self.session = session
         self.parallelIdBox = Locked(parallelId)
+        let mainQueue = Self.deliversOnMainQueue(session)
+        if session === Self.defaultSession {
+            performSession = Self.defaultBackgroundSession
+            ownsPerformSession = false
+            syncDeadline = nil
+        } else {
+            if mainQueue, session.delegate == nil {
+                performSession = Self.backgroundTwin(of: session)
+                ownsPerformSession = true
+            } else {
+                performSession = session
+                ownsPerformSession = false
+            }
+            syncDeadline = mainQueue ? session.configuration.timeoutIntervalForRequest + Self.syncDeadlineMargin : nil
+        }
+    }
+
+    deinit {
+        if ownsPerformSession { performSession.finishTasksAndInvalidate() }
+    }
+
+    /// What a synchronous call's deadline adds to the request timeout, in seconds.
+    private static let syncDeadlineMargin: TimeInterval = 5
+
+    /// A session with `session`'s configuration and description, without a delegate, that
+    /// delivers on a background queue.
+    private static func backgroundTwin(of session: URLSession) -> URLSession {
+        let twin = URLSession(configuration: session.configuration, delegate: nil, delegateQueue: nil)
+        twin.sessionDescription = session.sessionDescription
+        return twin
+    }
+
+    /// Whether `session`'s callbacks run on the main thread: its delegate queue is the main
+    /// operation queue, or a queue whose underlying dispatch queue is the main queue.
+    private static func deliversOnMainQueue(_ session: URLSession) -> Bool {
+        let queue = session.delegateQueue
+        return queue === OperationQueue.main || queue.underlyingQueue.map { $0.label == DispatchQueue.main.label } == true
     }
 }

@@ -28,7 +28,7 @@ extension APICall {
         extract: @escaping @Sendable (Answer) -> Output
     ) -> APICall {
         APICall(method: method, path: path, query: query, body: body) { data in
-            extract(try CatbirdJSON.decoder().decode(Answer.self, from: data))
+            extract(try JSONDecoder().decode(Answer.self, from: data))
         }
     }
 }
@@ -37,5 +37,17 @@ extension APICall where Output == Void {
     /// A call whose answer's body is ignored.
     static func ignoringAnswer(_ method: String, _ path: [String], body: Data? = nil) -> APICall {
         APICall(method: method, path: path, body: body) { _ in }
+    }
+}
+
+extension APICall {
+    /// This call with its output replaced by `value` (expected non-2xx answers are no longer
+    /// recovered).
+    func returning<Other: Sendable>(_ value: Other) -> APICall<Other> {
+        let decode = self.decode
+        return APICall<Other>(method: method, path: path, query: query, body: body) { data in
+            _ = try decode(data)
+            return value
+        }
     }
 }

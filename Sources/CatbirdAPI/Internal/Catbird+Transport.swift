@@ -8,8 +8,8 @@ import FoundationNetworking
 /// completion-handler, async and synchronous forms.
 extension Catbird {
     /// The URL request for `call`: base URL plus path and query, the JSON body with
-    /// `Content-Type: application/json`, and `X-Catbird-Parallel-Id` when a parallel id is set.
-    func urlRequest<Output>(for call: APICall<Output>) -> URLRequest {
+    /// `Content-Type: application/json`, and `X-Catbird-Parallel-Id` when `parallelId` is set.
+    func urlRequest<Output>(for call: APICall<Output>, parallelId: String?) -> URLRequest {
         var request = URLRequest(url: endpoint(call.path, query: call.query))
         request.httpMethod = call.method
         if let body = call.body {
@@ -48,16 +48,18 @@ extension Catbird {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// Starts `call` on ``session``; `completion` runs once, on the session's delegate queue,
-    /// with the decoded answer, a ``CatbirdError`` for a non-2xx status, the `URLError` of a
-    /// transport failure, or the `DecodingError` of an unreadable answer.
+    /// Starts `call` on `session` for the tenant `parallelId`; `completion` runs once, on the
+    /// session's delegate queue, with the decoded answer, a ``CatbirdError`` for a non-2xx
+    /// status, the `URLError` of a transport failure, or the `DecodingError` of an unreadable
+    /// answer.
     @discardableResult
     func start<Output>(
-        _ call: APICall<Output>, completion: @escaping @Sendable (Result<Output, any Error>) -> Void
+        _ call: APICall<Output>, parallelId: String?, on session: URLSession,
+        completion: @escaping @Sendable (Result<Output, any Error>) -> Void
     ) -> URLSessionTask {
         let decode = call.decode
         let recover = call.recover
-        let task = session.dataTask(with: urlRequest(for: call)) { data, response, error in
+        let task = session.dataTask(with: urlRequest(for: call, parallelId: parallelId)) { data, response, error in
             completion(Result {
                 if let error { throw error }
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
@@ -73,33 +75,60 @@ extension Catbird {
         return task
     }
 
-    /// Runs `call` and blocks the calling thread until its answer arrives (see
-    /// ``BlockingWait`` for how the main thread waits).
+    /// Runs `call` for the caller's tenant (``parallelId``, read once) and blocks the calling
+    /// thread until its answer arrives.
     ///
-    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as ``start(_:completion:)``.
+    /// - Throws: as ``perform(_:parallelId:)``.
     func perform<Output>(_ call: APICall<Output>) throws -> Output {
+        try perform(call, parallelId: parallelId)
+    }
+
+    /// Runs `call` for the tenant `parallelId` on ``performSession`` (which never delivers on
+    /// the main queue unless a caller-supplied session with a delegate forces it) and blocks
+    /// the calling thread until its answer arrives, or until ``syncDeadline`` passes.
+    ///
+    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as
+    ///   ``start(_:parallelId:on:completion:)``; `URLError(.timedOut)` when the deadline passes
+    ///   (the request is then cancelled).
+    func perform<Output>(_ call: APICall<Output>, parallelId: String?) throws -> Output {
         let outcome = Locked<Result<Output, any Error>?>(nil)
         let answered = DispatchSemaphore(value: 0)
-        start(call) { result in
+        let task = start(call, parallelId: parallelId, on: performSession) { result in
             outcome.withLock { $0 = result }
             answered.signal()
         }
-        BlockingWait.wait(for: answered, deliveredOn: session.delegateQueue)
+        if let syncDeadline {
+            guard answered.wait(timeout: .now() + syncDeadline) == .success else {
+                task.cancel()
+                throw URLError(.timedOut)
+            }
+        } else {
+            answered.wait()
+        }
         // The semaphore is signalled only after the outcome was stored.
         guard let result = outcome.current else { preconditionFailure("answered without an outcome") }
         return try result.get()
     }
 
-    /// Runs `call`; cancelling the awaiting task cancels the request (it then throws
-    /// `URLError(.cancelled)`).
+    /// Runs `call` for the caller's tenant (``parallelId``, read once).
     ///
-    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as ``start(_:completion:)``.
+    /// - Throws: as ``perform(_:parallelId:)-async``.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     func perform<Output>(_ call: APICall<Output>) async throws -> Output {
+        try await perform(call, parallelId: parallelId)
+    }
+
+    /// Runs `call` for the tenant `parallelId` on ``performSession``; cancelling the awaiting
+    /// task cancels the request (it then throws `URLError(.cancelled)`).
+    ///
+    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as
+    ///   ``start(_:parallelId:on:completion:)``.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    func perform<Output>(_ call: APICall<Output>, parallelId: String?) async throws -> Output {
         let running = Locked<RunningTask>(RunningTask())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
-                let task = start(call) { continuation.resume(with: $0) }
+                let task = start(call, parallelId: parallelId, on: performSession) { continuation.resume(with: $0) }
                 let cancelled = running.withLock { state in
                     state.task = task
                     return state.isCancelled

@@ -9,8 +9,14 @@ enum CatbirdJSON {
         try JSONEncoder().encode(value)
     }
 
-    /// A decoder for the server's answers (the models read their own timestamps).
-    static func decoder() -> JSONDecoder {
-        JSONDecoder()
+    /// `value` as compact JSON, for values that always encode (strings, integers, bytes:
+    /// JSONEncoder fails only for non-finite floating-point numbers). A failure is a
+    /// programming error and stops the process.
+    static func encodeKnownEncodable(_ value: some Encodable) -> Data {
+        do {
+            return try encode(value)
+        } catch {
+            preconditionFailure("could not encode \(value): \(error)")
+        }
     }
 }
