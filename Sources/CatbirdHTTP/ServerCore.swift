@@ -15,6 +15,9 @@ final class ServerCore: Sendable {
     let suspended = SuspendedConnections()
     /// Requests started and not yet completed.
     let inFlight = Atomic<Int>(0)
+    /// Bytes reserved for a body up front at most, whatever its Content-Length claims (1 MiB):
+    /// a client may declare up to `maxBodySize` and send nothing.
+    static let maxBodyReservation = 1 << 20
 
     init(handler: any HTTPHandler, maxBodySize: Int) {
         self.handler = handler
@@ -84,7 +87,8 @@ final class ServerCore: Sendable {
                     context.oversized = true
                     return queue(handler.respondToOversizedBody(request(from: context), limit: maxBodySize), on: connection)
                 }
-                context.body.reserveCapacity(declared)
+                // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
+                context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
             }
             return .YES
         }

@@ -59,9 +59,6 @@ final class SuspendedConnections: Sendable {
         for parked in all { MHD_resume_connection(parked.connection) }
     }
 
-    /// The number of connections parked right now.
-    var count: Int { state.withLock { $0.parked.count } }
-
     private func resume(_ ticket: UInt64) {
         guard let parked = state.withLock({ $0.parked.removeValue(forKey: ticket) }) else { return }
         MHD_resume_connection(parked.connection)

@@ -91,7 +91,7 @@ public final class Journal: Sendable {
             let rows = try reader.use { try $0.query(sql, bindings) }
             for row in rows {
                 if ContinuousClock.now >= deadline {
-                    throw JournalCountError.tooSlow(milliseconds: Self.milliseconds(timeLimit))
+                    throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
                 }
                 let headers = needsHeaders ? JournalHeaders(json: row[2].stringValue) : JournalHeaders()
                 let target = row[1].stringValue ?? ""
@@ -111,7 +111,7 @@ public final class Journal: Sendable {
     public func clear(_ tenant: TenantID) throws -> Int {
         writer.flush()
         return try database.use { db in
-            try db.run("DELETE FROM requests WHERE tenant = ?", [.text(tenant.rawValue)])
+            try JournalRecords.deleteAll(db, tenant: tenant)
             return db.changes
         }
     }
@@ -132,12 +132,6 @@ public final class Journal: Sendable {
             response: message(status: Int(row[9].intValue ?? 0), headers: 10, body: 11),
             answeredBy: AnsweredBy(rawValue: row[14].stringValue ?? "") ?? .none,
             mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0)
-    }
-
-    /// `duration` in whole milliseconds, rounded down.
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
 

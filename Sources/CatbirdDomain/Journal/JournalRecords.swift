@@ -46,6 +46,11 @@ enum JournalRecords {
         }
     }
 
+    /// Deletes the tenant's journal rows; `db.changes` is then how many.
+    static func deleteAll(_ db: Database, tenant: TenantID) throws {
+        try db.run("DELETE FROM requests WHERE tenant = ?", [.text(tenant.rawValue)])
+    }
+
     /// Binds a (possibly truncated) body at `index`, its full size at `index + 1` and its
     /// truncation flag at `index + 2`.
     private static func bindBody(_ body: [UInt8], fullSize: Int, _ statement: Statement, at index: Int32) {

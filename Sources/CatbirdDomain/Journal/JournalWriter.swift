@@ -1,16 +1,24 @@
 import CatbirdStorage
 import Foundation
 
-/// Writes journal entries off the request path: one writer thread, transactions of many rows,
-/// a bounded queue.
+/// Writes journal entries off the request path: one writer thread, transactions of up to
+/// ``maxBatchSize`` rows, a bounded queue.
 ///
 /// `append` never touches the disk; it blocks only when `capacity` entries or `byteCapacity`
-/// bytes of bodies are already waiting (back-pressure rather than loss). ``flush()`` waits until everything appended before the call
-/// is committed, which is how journal queries read their own writes.
+/// bytes are already waiting (back-pressure rather than loss). ``flush()`` waits until
+/// everything appended before the call is committed, which is how journal queries read their
+/// own writes.
+///
+/// The writer shares the write connection with control changes. It takes the queue in rounds
+/// of at most ``maxBatchSize`` entries, one transaction each, and lets go of the connection
+/// between rounds, so a control change waits for one round, not for a whole backlog.
 public final class JournalWriter: Sendable {
+    /// Entries written per transaction at most: 1,000.
+    public static let maxBatchSize = 1000
     /// Entries waiting at most; `append` blocks beyond this.
     public let capacity: Int
-    /// Body bytes waiting at most (after truncation to `bodyLimit`); `append` blocks beyond this.
+    /// Bytes waiting at most: bodies (after truncation to `bodyLimit`), header JSON and URL,
+    /// counted as UTF-8; `append` blocks beyond this.
     public let byteCapacity: Int
     /// Bytes of each body stored at most; longer bodies are truncated and marked.
     public let bodyLimit: Int
@@ -22,18 +30,38 @@ public final class JournalWriter: Sendable {
     nonisolated(unsafe) private var state = State()
 
     private struct State {
+        /// Waiting entries are `queue[head...]`; the writer advances `head` rather than
+        /// shifting the array on every round.
         var queue: [JournalEntry] = []
+        var head = 0
         var queuedBytes = 0
         var appended: UInt64 = 0
         var committed: UInt64 = 0
         var stopping = false
         var stopped = false
+
+        var waiting: Int { queue.count - head }
+
+        /// Removes and returns up to `limit` of the oldest waiting entries.
+        mutating func take(_ limit: Int) -> [JournalEntry] {
+            let end = head + min(waiting, limit)
+            let taken = Array(queue[head..<end])
+            head = end
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: queue.capacity <= 1024)  // free a backlog's buffer
+                head = 0
+            } else if head * 2 >= queue.count {
+                queue.removeFirst(head)  // amortised: at most once per half of the array
+                head = 0
+            }
+            return taken
+        }
     }
 
     /// Starts the writer thread.
     /// - Parameters:
     ///   - capacity: queue bound, in entries.
-    ///   - byteCapacity: queue bound, in bytes of (truncated) bodies.
+    ///   - byteCapacity: queue bound, in bytes of (truncated) bodies, header JSON and URLs.
     ///   - bodyLimit: bytes of each request/response body kept in the journal.
     public init(
         database: SerialDatabase, capacity: Int = 50_000, byteCapacity: Int = 64 << 20, bodyLimit: Int, log: Logger
@@ -48,15 +76,21 @@ public final class JournalWriter: Sendable {
         thread.start()
     }
 
-    /// Queues an entry for writing. Returns at once unless the queue is full.
+    /// Queues an entry for writing. Returns at once unless the queue is full. Once the writer
+    /// has stopped (``stop()``), the entry is dropped.
     public func append(_ entry: JournalEntry) {
         var entry = entry
         entry.truncateBodies(to: bodyLimit)
-        let bytes = entry.requestBody.count + entry.responseBody.count
+        let bytes = Self.queuedSize(of: entry)
         condition.lock()
-        while !state.stopping && !state.queue.isEmpty
-            && (state.queue.count >= capacity || state.queuedBytes + bytes > byteCapacity) {
+        while !state.stopping && state.waiting > 0
+            && (state.waiting >= capacity || state.queuedBytes + bytes > byteCapacity) {
             condition.wait()
+        }
+        // While stopping the writer still drains the queue; once stopped nothing would write it.
+        guard !state.stopped else {
+            condition.unlock()
+            return
         }
         state.queue.append(entry)
         state.queuedBytes += bytes
@@ -85,17 +119,15 @@ public final class JournalWriter: Sendable {
     private func run() {
         while true {
             condition.lock()
-            while state.queue.isEmpty && !state.stopping { condition.wait() }
-            if state.queue.isEmpty && state.stopping {
+            while state.waiting == 0 && !state.stopping { condition.wait() }
+            if state.waiting == 0 && state.stopping {
                 state.stopped = true
                 condition.broadcast()
                 condition.unlock()
                 return
             }
-            let batch = state.queue
-            state.queue = []
-            state.queuedBytes = 0
-            state.queue.reserveCapacity(min(capacity, 1024))
+            let batch = state.take(Self.maxBatchSize)
+            state.queuedBytes -= batch.reduce(0) { $0 + Self.queuedSize(of: $1) }
             condition.broadcast()  // room in the queue again
             condition.unlock()
 
@@ -106,6 +138,13 @@ public final class JournalWriter: Sendable {
             condition.broadcast()
             condition.unlock()
         }
+    }
+
+    /// The bytes an entry counts toward ``byteCapacity``: its (truncated) bodies, its header
+    /// JSON and its URL.
+    private static func queuedSize(of entry: JournalEntry) -> Int {
+        entry.requestBody.count + entry.responseBody.count
+            + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
     }
 
     private func write(_ batch: [JournalEntry]) {

@@ -12,8 +12,9 @@ public struct Mock: Sendable {
     public let pattern: CompiledRequestPattern
     /// The response to serve, as sent by the client (`delay` in whole seconds).
     public let response: ResponseMock
-    /// `response.headers` as header fields, worked out once when the mock is added (serving
-    /// and journaling a hit need them on every request).
+    /// `response.headers` as header fields sorted by name, worked out once when the mock is
+    /// added (serving and journaling a hit need them on every request). Sorted so that the
+    /// header order sent and the journal's JSON do not depend on the dictionary's hash seed.
     public let responseHeaderFields: [(name: String, value: String)]
     /// `response.headers` as the journal's JSON object (``JSONText/object(_:)``), once.
     public let responseHeadersJSON: String
@@ -23,6 +24,9 @@ public struct Mock: Sendable {
     public internal(set) var hits: Int
     /// When the mock was added (UTC, ISO 8601 with milliseconds).
     public let createdAt: String
+    /// `pattern.source.identity`, worked out once: the key ``MockTable`` finds the mock by
+    /// for `update` and `remove`.
+    let identity: RequestPattern.Identity
 
     init(
         id: Int64, tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock,
@@ -33,11 +37,14 @@ public struct Mock: Sendable {
         self.position = position
         self.pattern = pattern
         self.response = response
-        responseHeaderFields = response.headers.map { (name: $0.key, value: $0.value) }
+        responseHeaderFields = response.headers
+            .sorted { $0.key < $1.key }
+            .map { (name: $0.key, value: $0.value) }
         responseHeadersJSON = JSONText.object(responseHeaderFields)
         self.remainingLimit = remainingLimit
         self.hits = hits
         self.createdAt = createdAt
+        identity = pattern.source.identity
     }
 }
 

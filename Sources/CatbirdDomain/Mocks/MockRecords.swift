@@ -35,11 +35,6 @@ enum MockRecords {
         }
     }
 
-    static func maxPosition(_ db: Database, tenant: TenantID) throws -> Int64 {
-        try db.query("SELECT MAX(position) FROM mocks WHERE tenant = ?", [.text(tenant.rawValue)])
-            .first?[0].intValue ?? 0
-    }
-
     static func insert(
         _ db: Database, tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock
     ) throws -> Mock {

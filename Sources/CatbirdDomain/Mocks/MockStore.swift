@@ -27,11 +27,6 @@ public final class MockStore: Sendable {
         tables.withLock { $0[tenant]?.ordered ?? [] }
     }
 
-    /// Tenants that have at least one mock.
-    public var tenantsWithMocks: [TenantID] {
-        tables.withLock { tables in tables.compactMap { $0.value.isEmpty ? nil : $0.key } }
-    }
-
     /// Adds a mock, or replaces in place (same position, new id) the tenant's mock whose
     /// pattern is the same as `pattern` (Catbird 0.11 `update`; header names compared
     /// case-insensitively, see ``RequestPattern/isSamePattern(as:)``). The replacement keeps
@@ -42,11 +37,14 @@ public final class MockStore: Sendable {
     public func update(_ pattern: RequestPattern, response: ResponseMock, tenant: TenantID) throws -> Mock {
         let compiled = try CompiledRequestPattern(pattern)
         return try database.use { db in
-            let (replaced, lastPosition) = tables.withLock { tables in
-                (tables[tenant]?.mock(samePatternAs: pattern), tables[tenant]?.lastPosition ?? 0)
+            // Under the write connection, so no other control change moves these. The table's
+            // highest position is never lowered while the table exists (a used-up mock's row
+            // may outlive it until the journal writer deletes it); removeAll, drop and dropAll
+            // delete every row before forgetting the table, so restarting at 1 is safe.
+            let (replaced, highestPosition) = tables.withLock { tables in
+                (tables[tenant]?.mock(samePatternAs: pattern), tables[tenant]?.highestPosition ?? 0)
             }
-            let storedMax = try MockRecords.maxPosition(db, tenant: tenant)
-            let position = replaced?.position ?? max(lastPosition, storedMax) + 1
+            let position = replaced?.position ?? highestPosition + 1
             let mock = try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
                 if let replaced { try MockRecords.delete(db, id: replaced.id) }

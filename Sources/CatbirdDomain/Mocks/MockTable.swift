@@ -12,8 +12,12 @@ struct MockTable: Sendable {
     private var equalURLs: [String: [Int64]] = [:]
     /// Ids of wildcard and regexp mocks in ascending position.
     private var others: [Int64] = []
-
-    var isEmpty: Bool { byID.isEmpty }
+    /// Pattern identity (``RequestPattern/identity``) → id, for `update` and `remove`.
+    private var byIdentity: [RequestPattern.Identity: Int64] = [:]
+    /// The highest position ever inserted into this table, or 0. Raised by ``insert(_:)`` and
+    /// never lowered: a mock removed or used up may still have its row in SQLite until the
+    /// journal writer records the final hit, so its position is not handed out again.
+    private(set) var highestPosition: Int64 = 0
 
     /// All mocks in match order.
     var ordered: [Mock] { byID.values.sorted { $0.position < $1.position } }
@@ -21,16 +25,13 @@ struct MockTable: Sendable {
     /// The mock whose pattern is the same as `pattern` (``RequestPattern/isSamePattern(as:)``:
     /// method, url kind and value, header patterns with names compared case-insensitively).
     func mock(samePatternAs pattern: RequestPattern) -> Mock? {
-        let ids = pattern.url.kind == .equal ? equalURLs[pattern.url.value] ?? [] : others
-        let identity = pattern.identity
-        return ids.lazy.compactMap { byID[$0] }.first { $0.pattern.source.identity == identity }
+        byIdentity[pattern.identity].flatMap { byID[$0] }
     }
-
-    /// The highest position in use, or 0 when empty.
-    var lastPosition: Int64 { byID.values.map(\.position).max() ?? 0 }
 
     mutating func insert(_ mock: Mock) {
         byID[mock.id] = mock
+        byIdentity[mock.identity] = mock.id
+        highestPosition = max(highestPosition, mock.position)
         if let url = mock.pattern.equalURL {
             insertSorted(mock, into: &equalURLs[url, default: []])
         } else {
@@ -41,6 +42,7 @@ struct MockTable: Sendable {
     @discardableResult
     mutating func remove(id: Int64) -> Mock? {
         guard let mock = byID.removeValue(forKey: id) else { return nil }
+        if byIdentity[mock.identity] == id { byIdentity[mock.identity] = nil }
         if let url = mock.pattern.equalURL {
             equalURLs[url]?.removeAll { $0 == id }
             if equalURLs[url]?.isEmpty == true { equalURLs[url] = nil }

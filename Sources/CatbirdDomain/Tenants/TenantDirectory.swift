@@ -55,8 +55,8 @@ public final class TenantDirectory: Sendable {
         journal.writer.flush()
         return try database.use { db in
             let existed = try db.transaction {
-                try db.run("DELETE FROM mocks WHERE tenant = ?", [.text(tenant.rawValue)])
-                try db.run("DELETE FROM requests WHERE tenant = ?", [.text(tenant.rawValue)])
+                try MockRecords.deleteAll(db, tenant: tenant)
+                try JournalRecords.deleteAll(db, tenant: tenant)
                 if tenant.isDefault { return true }
                 try db.run("DELETE FROM tenants WHERE id = ?", [.text(tenant.rawValue)])
                 return db.changes > 0

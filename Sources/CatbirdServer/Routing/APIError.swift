@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdHTTP
 
 /// A failure answered as `{"error": true, "reason": "…"}` with a 4xx/5xx status (spec 1.2).
@@ -17,10 +18,14 @@ struct APIError: Error, Sendable {
     static let unsupportedMediaType = APIError(
         status: 415, reason: "Content-Type must be application/json")
 
-    /// The JSON error response.
+    /// The headers of every error response: the JSON Content-Type alone.
+    static let headers: HTTPHeaders = ["Content-Type": JSONBody.contentType]
+    /// ``headers`` as the journal's JSON object (``JSONText/object(_:)``), built once.
+    static let headersJSON = JSONText.object(headers.fields)
+
+    /// The JSON error response, with ``headers``.
     var response: HTTPResponse {
         let body = "{\"error\":true,\"reason\":\(JSONBody.quoted(reason))}"
-        return HTTPResponse(
-            status: status, headers: ["Content-Type": JSONBody.contentType], body: Array(body.utf8))
+        return HTTPResponse(status: status, headers: Self.headers, body: Array(body.utf8))
     }
 }

@@ -42,7 +42,9 @@ struct CatbirdHandler: HTTPHandler {
         let response = APIError.payloadTooLarge(limit: limit).response
         let tenant = Self.tenant(of: request)
         if !Self.isControl(request.path) {
-            serving.journal(request: request, response: response, answeredBy: .none, hit: nil, tenant: tenant)
+            serving.journal(
+                request: request, response: response, responseHeadersJSON: APIError.headersJSON,
+                answeredBy: .none, hit: nil, tenant: tenant)
         }
         log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes tenant=\(tenant)")
         return response

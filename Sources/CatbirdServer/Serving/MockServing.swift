@@ -9,13 +9,12 @@ struct MockServing: Sendable {
 
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
-    private static let notFoundHeadersJSON = JSONText.object(notFound.headers.fields)
 
     func respond(to request: HTTPRequest, tenant: TenantID) -> (HTTPResponse, AnsweredBy) {
         guard let hit = mocks.serve(tenant: tenant, method: request.method, target: request.target, headerValue: {
             request.headers.first($0)
         }) else {
-            journal(request: request, response: Self.notFound, responseHeadersJSON: Self.notFoundHeadersJSON,
+            journal(request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
                     answeredBy: .none, hit: nil, tenant: tenant)
             return (Self.notFound, .none)
         }
@@ -31,28 +30,21 @@ struct MockServing: Sendable {
 
     /// Appends the request and its answer to the tenant's journal: the request as received
     /// (`request.body` is what was kept of it), the response as sent, and the time from arrival
-    /// to the response, any delay included. `responseHeadersJSON` saves re-encoding headers that
-    /// are known in advance (a mock's, the 404's).
+    /// to the response, any delay included. `responseHeadersJSON` is `response.headers` as the
+    /// journal's JSON object, known in advance (a mock's ``Mock/responseHeadersJSON``, an API
+    /// error's ``APIError/headersJSON``) so it is not encoded again per request.
     func journal(
-        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String? = nil,
+        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String,
         answeredBy: AnsweredBy, hit: MockHit?, tenant: TenantID
     ) {
-        let delayMs = response.delay.map { Double($0.components.seconds) * 1000 } ?? 0
+        let delayMs = response.delay?.milliseconds ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
         journal.append(JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.object(request.headers.fields), requestBody: request.body,
-            status: response.status, responseHeaders: responseHeadersJSON ?? JSONText.object(response.headers.fields),
+            status: response.status, responseHeaders: responseHeadersJSON,
             responseBody: response.body, answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
             durationMs: elapsed.milliseconds + delayMs))
-    }
-}
-
-extension Duration {
-    /// This duration in (fractional) milliseconds.
-    var milliseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 }

@@ -1,0 +1,7 @@
+extension Duration {
+    /// This duration in (fractional) milliseconds, e.g. `.seconds(2).milliseconds == 2000`.
+    public var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}

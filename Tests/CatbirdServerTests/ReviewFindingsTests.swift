@@ -1,0 +1,218 @@
+import CatbirdDomain
+import CatbirdMatching
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Regressions for the server review findings: mock positions, the same-pattern index, the
+/// journal writer's bounded rounds and its behaviour after `stop()`, and deterministic response
+/// header order.
+final class ReviewFindingsTests: XCTestCase {
+    // MARK: - Positions
+
+    /// `(url, position)` of the tenant's listed mocks, in match order.
+    private func positions(_ client: RawHTTPClient, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Int] {
+        var result: [String: Int] = [:]
+        for mock in try E2E.mocks(client, tenant: nil, file: file, line: line) {
+            let url = ((mock["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String ?? "?"
+            result[url] = mock["position"] as? Int
+        }
+        return result
+    }
+
+    /// A mock used up by its limit leaves its position taken: the next `update` appends after
+    /// it, whether or not the journal writer has deleted its row yet, and after a restart.
+    func testUpdateAfterUsedUpLastMockStillAppendsAfterIt() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        var client = try server.client()
+        try E2E.addMock(client, url: "/a", body: "a")
+        try E2E.addMock(client, url: "/b", body: "b", limit: 1)
+        XCTAssertEqual(try client.request("GET", "/b").text, "b")
+        XCTAssertEqual(try client.request("GET", "/b").status, 404, "used up")
+        // Before the journal writer deleted the used-up row…
+        try E2E.addMock(client, url: "/c", body: "c")
+        // …and after (a journal read flushes the writer).
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests").status, 200)
+        try E2E.addMock(client, url: "/d", body: "d")
+        XCTAssertEqual(try positions(client), ["/a": 1, "/c": 3, "/d": 4])
+
+        // Using up the mock with the highest position does not let the next one take it.
+        try E2E.addMock(client, url: "/e", body: "e", limit: 1)
+        XCTAssertEqual(try client.request("GET", "/e").text, "e")
+        try E2E.addMock(client, url: "/f", body: "f")
+        XCTAssertEqual(try positions(client)["/f"], 6)
+
+        // After a restart the stored positions are kept and new ones follow them.
+        try server.restart()
+        client = try server.client()
+        try E2E.addMock(client, url: "/g", body: "g")
+        XCTAssertEqual(try positions(client), ["/a": 1, "/c": 3, "/d": 4, "/f": 6, "/g": 7])
+
+        // removeAll deletes every row at once, so numbering may start over.
+        try E2E.removeAll(client, tenant: nil)
+        try E2E.addMock(client, url: "/h", body: "h")
+        XCTAssertEqual(try positions(client), ["/h": 1])
+    }
+
+    // MARK: - Same pattern
+
+    /// `update` with a header name spelled differently replaces the mock in place (same
+    /// position, new id, new spelling); `remove` finds it under a third spelling; a different
+    /// header value is a different pattern.
+    func testReplaceInPlaceWithCaseDifferentHeaderNames() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/t", headerPatterns: ["X-Token": ("equal", "abc")], body: "first")
+        try E2E.addMock(client, url: "/*", kind: "wildcard", body: "catch-all")
+        try E2E.addMock(client, url: "/t", headerPatterns: ["x-token": ("equal", "abc")], body: "second")
+        try E2E.addMock(client, url: "/t", headerPatterns: ["x-token": ("equal", "other")], body: "other")
+
+        var mocks = try E2E.mocks(client, tenant: nil)
+        XCTAssertEqual(mocks.count, 3, "the case-different update replaced, the different value added")
+        XCTAssertEqual(mocks.first?["position"] as? Int, 1, "replaced in place")
+        let headers = (mocks.first?["pattern"] as? [String: Any])?["headers"] as? [String: Any]
+        XCTAssertEqual(headers.map { Array($0.keys) }, ["x-token"], "the replacement keeps its own spelling")
+        XCTAssertEqual(try client.request("GET", "/t", headers: [("X-Token", "abc")]).text, "second")
+
+        let remove = E2E.jsonText([
+            "type": "remove", "pattern": E2E.pattern(url: "/t", headers: ["X-TOKEN": ("equal", "abc")]),
+        ])
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", remove).status, 204)
+        mocks = try E2E.mocks(client, tenant: nil)
+        XCTAssertEqual(mocks.count, 2)
+        XCTAssertEqual(try client.request("GET", "/t", headers: [("X-Token", "abc")]).text, "catch-all")
+        // The "other" mock (position 3) comes after the catch-all (position 2).
+        XCTAssertEqual(try client.request("GET", "/t", headers: [("X-Token", "other")]).text, "catch-all")
+        XCTAssertEqual(mocks.map { $0["position"] as? Int }, [2, 3])
+
+        // Removed and added again: a new mock at the end, not the old position.
+        try E2E.addMock(client, url: "/t", headerPatterns: ["X-Token": ("equal", "abc")], body: "again")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).last?["position"] as? Int, 4)
+    }
+
+    // MARK: - Response header order
+
+    /// A mock's response headers are sent, and journaled, sorted by name, whatever the hash seed.
+    func testMockResponseHeadersAreSortedByName() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let names = (0..<12).map { "X-H\(String(UnicodeScalar(UInt8(65 + ($0 * 7) % 12))))" }
+        try E2E.addMock(
+            client, url: "/h", responseHeaders: Dictionary(uniqueKeysWithValues: names.map { ($0, "v") }), body: "h")
+        let answer = try client.request("GET", "/h")
+        XCTAssertEqual(answer.headers.map(\.name).filter { $0.hasPrefix("X-H") }, names.sorted())
+
+        let journal = try client.request("GET", "/catbird/api/requests")
+        let requests = journal.object["requests"] as? [[String: Any]] ?? []
+        let response = requests.last?["response"] as? [String: Any]
+        let journaled = response?["headers"] as? [String: Any] ?? [:]
+        XCTAssertEqual(Set(journaled.keys.filter { $0.hasPrefix("X-H") }), Set(names))
+    }
+
+    // MARK: - Journal writer
+
+    /// A temporary database with the schema, its write connection shared by a mock store and a
+    /// journal writer, and a read connection for checking progress.
+    private final class Domain {
+        let directory: URL
+        let path: String
+        let writer: SerialDatabase
+        let reader: Database
+        let mocks: MockStore
+        let journal: JournalWriter
+
+        init(capacity: Int = 50_000) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-review-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            path = directory.appendingPathComponent("catbird.sqlite").path
+            let connection = try Database(path: path, mode: .readWrite)
+            _ = try Migrator.migrate(connection)
+            writer = SerialDatabase(connection)
+            reader = try Database(path: path, mode: .readOnly)
+            mocks = try MockStore(database: writer)
+            journal = JournalWriter(
+                database: writer, capacity: capacity, byteCapacity: 1 << 30, bodyLimit: 4096, log: Logger(level: .error))
+        }
+
+        func journalRows() throws -> Int {
+            Int(try reader.query("SELECT count(*) FROM requests").first?[0].intValue ?? -1)
+        }
+
+        func close() {
+            journal.stop()
+            reader.close()
+            writer.close()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        static func entry(_ index: Int) -> JournalEntry {
+            JournalEntry(
+                time: Timestamp.now(), tenant: .defaultTenant, method: "GET", url: "/backlog/\(index)",
+                requestHeaders: #"{"Host":"127.0.0.1"}"#, requestBody: Array(repeating: 0x61, count: 512),
+                status: 404, responseHeaders: #"{"Content-Type":"application/json"}"#,
+                responseBody: Array(repeating: 0x62, count: 512), answeredBy: .none, mockHit: nil, durationMs: 0.1)
+        }
+    }
+
+    /// The writer commits a backlog in rounds of at most ``JournalWriter/maxBatchSize`` and lets
+    /// go of the write connection between them, so a control change completes long before the
+    /// backlog is written; reads after `flush()` still see every entry.
+    func testControlChangeCompletesWhileLargeJournalBacklogIsWritten() throws {
+        let domain = try Domain()
+        defer { domain.close() }
+        let total = 50_000
+        // Queue the whole backlog while holding the write connection, so the writer cannot
+        // start on it before it is all there.
+        try domain.writer.use { _ in
+            for index in 0..<total { domain.journal.append(Domain.entry(index)) }
+        }
+        // Wait until two partial counts have been committed one after the other: the backlog
+        // is being written in rounds (one transaction for it all would jump straight to total).
+        var partial: [Int] = []
+        let deadline = Date().addingTimeInterval(30)
+        while partial.count < 2, Date() < deadline {
+            let rows = try domain.journalRows()
+            if rows == total { break }
+            if rows > 0, partial.last != rows { partial.append(rows) }
+            usleep(100)
+        }
+        XCTAssertEqual(partial.count, 2, "committed in rounds; partial counts seen: \(partial)")
+
+        let mock = try domain.mocks.update(
+            RequestPattern(method: "GET", url: PatternMatch(kind: .equal, value: "/control")),
+            response: ResponseMock(status: 201), tenant: .defaultTenant)
+        let afterControl = try domain.journalRows()
+        XCTAssertEqual(mock.position, 1)
+        XCTAssertLessThan(afterControl, total, "the control change waited for the whole backlog (\(partial) rows before it)")
+
+        domain.journal.flush()
+        XCTAssertEqual(try domain.journalRows(), total, "flush waits for every round")
+    }
+
+    /// `flush()` sees every entry appended before it when appends keep arriving in rounds.
+    func testFlushSeesEveryEntryAcrossRounds() throws {
+        let domain = try Domain(capacity: 2_500)
+        defer { domain.close() }
+        for round in 0..<3 {
+            for index in 0..<3_100 { domain.journal.append(Domain.entry(round * 10_000 + index)) }
+            domain.journal.flush()
+            XCTAssertEqual(try domain.journalRows(), (round + 1) * 3_100)
+        }
+    }
+
+    /// After `stop()` an appended entry is dropped, and `flush()` does not wait for it.
+    func testAppendAfterStopIsDropped() throws {
+        let domain = try Domain()
+        defer { domain.close() }
+        domain.journal.append(Domain.entry(0))
+        domain.journal.stop()
+        XCTAssertEqual(try domain.journalRows(), 1, "stop writes what is queued")
+        domain.journal.append(Domain.entry(1))
+        domain.journal.flush()
+        XCTAssertEqual(try domain.journalRows(), 1, "appended after stop: dropped")
+    }
+}
