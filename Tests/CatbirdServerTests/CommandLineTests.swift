@@ -146,8 +146,21 @@ final class CommandLineTests: XCTestCase {
             let client = try server.client()
             try client.send(raw: Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part".utf8))
         }  // each client is closed here, mid-body
-        usleep(200_000)
-        XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200)
+        // Connections are accepted in order, so once health is answered all 20 were accepted;
+        // once the server holds no connection on its port it has handled every hang-up (and
+        // written whatever it writes for one) before the SIGTERM below.
+        do {  // scoped: the health connection must be closed before counting again
+            let health = try server.client()
+            XCTAssertEqual(try health.request("GET", "/catbird/api/health").status, 200)
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(10))
+        var open = try establishedConnections(port: server.port, pid: server.process.processIdentifier)
+        while open > 0 && clock.now < deadline {
+            usleep(10_000)
+            open = try establishedConnections(port: server.port, pid: server.process.processIdentifier)
+        }
+        XCTAssertEqual(open, 0, "the server closed every hung-up connection")
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0)
         XCTAssertEqual(stderr, "", "nothing is logged at warning level for ordinary hang-ups")
@@ -248,6 +261,18 @@ final class CommandLineTests: XCTestCase {
         return UInt16(bigEndian: address.sin_port)
     }
 
+    /// The number of sockets (listening and connected) process `pid` has open, from /proc.
+    /// The server side's ESTABLISHED TCP connections on `port` (from `/proc/<pid>/net/tcp`:
+    /// local address ending in the port, state 01).
+    private func establishedConnections(port: UInt16, pid: Int32) throws -> Int {
+        let table = try String(contentsOfFile: "/proc/\(pid)/net/tcp", encoding: .utf8)
+        let localPort = ":" + String(port, radix: 16, uppercase: true).leftPadded(to: 4)
+        return table.split(separator: "\n").dropFirst().filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[1].hasSuffix(localPort) && fields[3] == "01"
+        }.count
+    }
+
     /// A `catbird` server process; ``terminate()`` sends SIGTERM and collects its exit.
     private final class Launched {
         let process = Process()
@@ -321,4 +346,10 @@ final class CommandLineTests: XCTestCase {
 private struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

@@ -9,7 +9,8 @@ final class DelayAndBodyLimitTests: XCTestCase {
         let server = try TestServer { $0.threadCount = 1 }
         defer { server.removeFiles() }
         let control = try server.client()
-        try E2E.addMock(control, url: "/slow", body: "slow body", delay: 1)
+        // 3 s: ample margin for the fast request to finish first on a loaded machine.
+        try E2E.addMock(control, url: "/slow", body: "slow body", delay: 3)
         try E2E.addMock(control, url: "/fast", body: "fast body")
 
         let port = server.port
@@ -24,7 +25,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
                 let response = try client.request("GET", "/slow")
                 let elapsed = ContinuousClock.now - started
                 finished.append("slow")
-                slowResult.append("\(response.status) \(response.text) \(elapsed >= .seconds(1))")
+                slowResult.append("\(response.status) \(response.text) \(elapsed >= .seconds(3))")
             } catch {
                 slowResult.append("error: \(error)")
             }
@@ -34,12 +35,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
         // Wait until the server has taken the slow request (it is journaled before it is parked);
         // this poll itself is served by the only worker while the slow response waits.
         let second = try server.client()
-        var seen = 0
-        for _ in 0..<2000 where seen == 0 {
-            seen = try E2E.journal(second, tenant: nil, query: "url=/slow").count
-            if seen == 0 { usleep(1000) }
-        }
-        XCTAssertEqual(seen, 1, "the slow request reached the server")
+        XCTAssertEqual(try journaledCount(second, url: "/slow"), 1, "the slow request reached the server")
         let fast = try second.request("GET", "/fast")
         finished.append("fast")
         XCTAssertEqual(fast.status, 200)
@@ -47,9 +43,21 @@ final class DelayAndBodyLimitTests: XCTestCase {
 
         slowDone.wait()
         XCTAssertEqual(finished.values, ["fast", "slow"], "the second connection completed before the delayed one")
-        XCTAssertEqual(slowResult.values, ["200 slow body true"], "the delayed response takes at least its 1 s delay")
+        XCTAssertEqual(slowResult.values, ["200 slow body true"], "the delayed response takes at least its 3 s delay")
         let slowEntry = try E2E.journal(second, tenant: nil, query: "url=/slow").first
-        XCTAssertGreaterThanOrEqual(JSONNumber.double(slowEntry?["durationMs"]) ?? 0, 1000, "the journal counts the delay")
+        XCTAssertGreaterThanOrEqual(JSONNumber.double(slowEntry?["durationMs"]) ?? 0, 3000, "the journal counts the delay")
+    }
+
+    /// Polls the journal until it holds an entry for `url` or 10 s have passed; returns the
+    /// number of entries last seen.
+    private func journaledCount(_ client: RawHTTPClient, url: String) throws -> Int {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(10))
+        while true {
+            let seen = try E2E.journal(client, tenant: nil, query: "url=\(url)").count
+            if seen > 0 || clock.now >= deadline { return seen }
+            usleep(1000)
+        }
     }
 
     func testDelayedResponsesOnManyConnectionsAllArriveWithOneWorker() throws {
@@ -92,12 +100,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
             }
         }
         thread.start()
-        var seen = 0
-        for _ in 0..<2000 where seen == 0 {
-            seen = try E2E.journal(control, tenant: nil, query: "url=/very-slow").count
-            if seen == 0 { usleep(1000) }
-        }
-        XCTAssertEqual(seen, 1)
+        XCTAssertEqual(try journaledCount(control, url: "/very-slow"), 1)
 
         try server.restart()
         done.wait()

@@ -12,12 +12,15 @@ final class ServerLimitsTests: XCTestCase {
     /// clients lock every new client out until the idle timeout.
     func testEleventHundredIdleConnectionsDoNotLockOutANewClient() throws {
         var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        XCTAssertEqual(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit), 0, "getrlimit: errno \(errno)")
         guard limit.rlim_max >= 4096 else { throw XCTSkip("hard open-file limit \(limit.rlim_max) is too low for this test") }
         let original = limit
         limit.rlim_cur = limit.rlim_max
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        defer { var restore = original; setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restore) }
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit), 0, "setrlimit: errno \(errno)")
+        defer {
+            var restore = original
+            XCTAssertEqual(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &restore), 0, "restoring the limit: errno \(errno)")
+        }
 
         let server = try TestServer()
         defer { server.removeFiles() }

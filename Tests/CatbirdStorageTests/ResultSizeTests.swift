@@ -114,20 +114,47 @@ final class ResultSizeTests: StorageTestCase {
         let slow = "SELECT length(randomblob(20000000)) FROM \(rows(1000))"
         let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
+        let background = LockedResult()
         Thread {
             started.signal()
-            _ = try? reader.query(slow, tenant: "", parameters: [], maxRows: 1000, timeLimit: .milliseconds(1500))
+            do throws(ReadOnlyQueryError) {
+                _ = try reader.query(slow, tenant: "", parameters: [], maxRows: 1000, timeLimit: .milliseconds(2000))
+                background.set(nil)
+            } catch {
+                background.set(error)
+            }
             finished.signal()
         }.start()
         started.wait()
-        Thread.sleep(forTimeInterval: 0.1)
+        // Lets the background query take the reader first; the `waited` bound below checks it did.
+        Thread.sleep(forTimeInterval: 0.2)
         let clock = ContinuousClock()
         let start = clock.now
         assertThrows(.timedOut(milliseconds: 500)) {
             try reader.query(slow, tenant: "", parameters: [], maxRows: 1000, timeLimit: .milliseconds(500))
         }
         let waited = start.duration(to: clock.now)
-        XCTAssertLessThan(waited, .milliseconds(1700), "at most the other query's run, then stopped at once")
         finished.wait()
+        XCTAssertEqual(background.error, .timedOut(milliseconds: 2000), "the background query ran to its own limit")
+        // About 1.8 s: the rest of the other query's 2 s, then stopped at once, not its own 500 ms
+        // after that (the query really queued: with the reader to itself it would stop at 0.5 s).
+        XCTAssertGreaterThanOrEqual(waited, .milliseconds(1000), "the query queued behind the other one")
+        XCTAssertLessThan(waited, .milliseconds(2500), "at most the other query's run, then stopped at once")
+    }
+}
+
+/// The outcome of a query run on another thread.
+private final class LockedResult: @unchecked Sendable {
+    // @unchecked Sendable: `outcome` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var outcome: ReadOnlyQueryError??
+
+    func set(_ error: ReadOnlyQueryError?) {
+        lock.withLock { outcome = .some(error) }
+    }
+
+    /// The error thrown; nil when the query has not finished or returned rows.
+    var error: ReadOnlyQueryError? {
+        lock.withLock { outcome ?? nil }
     }
 }
