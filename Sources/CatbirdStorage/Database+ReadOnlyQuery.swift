@@ -1,7 +1,9 @@
 import CSQLite
 
 extension Database {
-    /// Runs one user-supplied read-only statement, for the public `/catbird/api/sql` route.
+    /// Runs one user-supplied read-only statement over the whole database, every tenant's rows
+    /// included. The public `/catbird/api/sql` route must not call this directly: it goes through
+    /// ``TenantScopedReader``, which adds the tenant scope on top of these rules.
     ///
     /// Checks, in order:
     /// 1. The first statement compiles under an authorizer (<https://www.sqlite.org/c3ref/set_authorizer.html>)
