@@ -9,7 +9,7 @@ import Glibc
 /// start in the background, wait until healthy, stop with SIGTERM so the journal is written,
 /// and fail loudly (leaving nothing behind) when the server does not come up.
 final class DeployScriptsTests: XCTestCase {
-    private var directory: URL!
+    private(set) var directory: URL!
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-deploy-\(UUID().uuidString)")
@@ -89,7 +89,7 @@ final class DeployScriptsTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("timeout"), result.output)
         XCTAssertTrue(result.stderr.contains("port \(port)"), result.output)
         XCTAssertTrue(result.stderr.contains("within 1 s"), result.output)
-        XCTAssertTrue(result.stderr.contains("never-healthy started with serve --port \(port)"), "the log's last lines: \(result.output)")
+        XCTAssertTrue(result.stderr.contains("never-healthy started with serve --host 127.0.0.1 --port \(port)"), "the log's last lines: \(result.output)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: pidFile(port).path), "pid file removed")
         let pids = try String(contentsOf: processes, encoding: .utf8).split(separator: " ").compactMap {
             Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -146,22 +146,27 @@ final class DeployScriptsTests: XCTestCase {
 
     /// Runs a script with TMPDIR set to this test's directory (so its pid and log files are
     /// the test's own) and CATBIRD_BINARY set to `binary`, by default the built `catbird`.
-    private func script(_ name: String, _ arguments: [String], binary: URL? = nil) throws -> ChildProcesses.Result {
+    /// `environment` is added (a `CATBIRD_BINARY` in it replaces `binary`; an empty value removes the variable).
+    func script(
+        _ name: String, _ arguments: [String], binary: URL? = nil, environment: [String: String] = [:]
+    ) throws -> ChildProcesses.Result {
         let binary = try binary ?? BuiltProducts.executable(named: "catbird")
         return try ChildProcesses.run(
             scriptURL(name), arguments,
-            environment: ["TMPDIR": directory.path, "CATBIRD_BINARY": binary.path], in: directory, seconds: 60)
+            environment: ["TMPDIR": directory.path, "CATBIRD_BINARY": binary.path, "CATBIRD_NO_NOTIFICATION": "1"]
+                .merging(environment) { $1 }.filter { !$0.value.isEmpty },
+            in: directory, seconds: 60)
     }
 
-    private func pidFile(_ port: UInt16) -> URL {
+    func pidFile(_ port: UInt16) -> URL {
         directory.appendingPathComponent("catbird-\(port).pid")
     }
 
-    private func recordedPid(port: UInt16) -> Int32? {
+    func recordedPid(port: UInt16) -> Int32? {
         (try? String(contentsOf: pidFile(port), encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
-    private func makeScript(_ name: String, _ text: String) throws -> URL {
+    func makeScript(_ name: String, _ text: String) throws -> URL {
         let url = directory.appendingPathComponent(name)
         try (text + "\n").write(to: url, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)

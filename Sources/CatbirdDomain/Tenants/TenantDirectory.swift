@@ -67,6 +67,25 @@ public final class TenantDirectory: Sendable {
         }
     }
 
+    /// Deletes every tenant's mocks, default tenant included, and keeps every journal and tenant
+    /// row (the admin's "start clean" action, run by `deploy/xcode/start.sh` at the start of a
+    /// test run: mocks left by an earlier, perhaps crashed, run must not answer the new one,
+    /// while its journal stays queryable).
+    /// - Returns: how many mocks were deleted.
+    /// - Throws: `SQLiteError` (nothing changed).
+    @discardableResult
+    public func removeEveryTenantsMocks() throws -> Int {
+        try database.use { db in
+            let removed = try db.transaction {
+                try db.run("DELETE FROM mocks", [])
+                return db.changes
+            }
+            // Under the write connection, so no control change can slip in between.
+            mocks.forgetAll()
+            return removed
+        }
+    }
+
     /// Deletes every tenant's mocks and journal (the explicit "clear everything" admin action).
     /// - Throws: `SQLiteError` (nothing changed).
     public func dropAll() throws {

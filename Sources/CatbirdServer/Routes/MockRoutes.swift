@@ -3,8 +3,9 @@ import CatbirdHTTP
 import CatbirdMatching
 import Foundation
 
-/// `POST /catbird/api/mocks` (Catbird 0.11 control actions, spec 1.1) and
-/// `GET /catbird/api/mocks` (the tenant's mocks, spec part 3).
+/// `POST /catbird/api/mocks` (Catbird 0.11 control actions, spec 1.1),
+/// `GET /catbird/api/mocks` (the tenant's mocks, spec part 3) and
+/// `DELETE /catbird/api/mocks` (admin only: every tenant's mocks; journals kept).
 enum MockRoutes {
     static func routes(_ services: Services) -> [Route] {
         [
@@ -13,6 +14,20 @@ enum MockRoutes {
             },
             Route("GET", "/catbird/api/mocks") { context in
                 JSONBody.response(MockList(tenant: context.tenant.rawValue, mocks: services.mocks.mocks(of: context.tenant).map(MockView.init)))
+            },
+            // The "start clean" action of `deploy/xcode/start.sh`: mocks left by an earlier run
+            // must not answer this one, while every journal stays queryable. 200
+            // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll).
+            Route("DELETE", "/catbird/api/mocks") { context throws(APIError) in
+                guard context.tenant.isDefault else {
+                    throw .forbidden(
+                        "removing every tenant's mocks is an admin action; a shard removes its own with "
+                            + "{\"type\":\"removeAll\"} (\(TenantID.headerName): \(context.tenant.rawValue)); "
+                            + "send the request without the header for admin actions")
+                }
+                return try storage(services) {
+                    JSONBody.response(["removed": try services.tenants.removeEveryTenantsMocks()])
+                }
             },
         ]
     }
