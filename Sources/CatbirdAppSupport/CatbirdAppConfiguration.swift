@@ -25,7 +25,9 @@ import FoundationNetworking
 /// ```
 ///
 /// or, where every request passes one place, with `request = catbird?.redirect(request) ?? request`
-/// (URL and header in one go).
+/// (URL and header in one go). An app whose SDKs send through `URLSession.shared` can, on Apple
+/// platforms, opt in to ``RedirectingURLProtocol`` (off by default), which redirects every
+/// `http`/`https` request of the shared session.
 ///
 /// Without a Catbird URL there is no configuration (``current`` is nil) and the app talks to
 /// its real backend.
@@ -40,6 +42,12 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
         public static let urlEnvironment = "CATBIRD_URL"
         /// The environment variable holding the parallel id.
         public static let parallelIdEnvironment = "CATBIRD_PARALLEL_ID"
+        /// Catbird 0.11's README launch argument for the server URL (`-url_key <url>`), read
+        /// when ``urlArgument`` is absent, so an app and tests set up as 0.11 showed keep working.
+        public static let legacyURLArgument = "-url_key"
+        /// Catbird 0.11's README launch argument for the parallel id (`-parallelId <id>`), read
+        /// when ``parallelIdArgument`` is absent.
+        public static let legacyParallelIdArgument = "-parallelId"
     }
 
     /// The header that tells Catbird which tenant (test shard) a request belongs to.
@@ -65,13 +73,15 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
     /// Reads the configuration the test process handed over, or returns nil when it handed
     /// over no usable Catbird URL (the app then uses its real backend).
     ///
-    /// - The server URL comes from the launch argument `-catbird_url <url>`, else from the
-    ///   environment variable `CATBIRD_URL`. When the same argument appears more than once,
+    /// - The server URL comes from the launch argument `-catbird_url <url>`, else from Catbird
+    ///   0.11's `-url_key <url>`, else from the environment variable `CATBIRD_URL`. When the
+    ///   same argument appears more than once,
     ///   the last one counts. A value that is not an absolute `http`/`https` URL with a host
     ///   is ignored, as if it were absent: an invalid argument falls back to the environment,
     ///   and with no valid value at all the result is nil.
-    /// - The parallel id comes from `-catbird_parallel_id <id>`, else from
-    ///   `CATBIRD_PARALLEL_ID`; an empty or absent value means the default tenant (nil).
+    /// - The parallel id comes from `-catbird_parallel_id <id>`, else from 0.11's
+    ///   `-parallelId <id>`, else from `CATBIRD_PARALLEL_ID`; an empty or absent value means
+    ///   the default tenant (nil).
     ///   It is read only when there is a server URL.
     ///
     /// A key that is the last argument (no value after it) is ignored. UserDefaults is not
@@ -86,9 +96,14 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
         arguments: [String] = ProcessInfo.processInfo.arguments,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
-        let candidates = [Self.lastValue(of: LaunchKeys.urlArgument, in: arguments), environment[LaunchKeys.urlEnvironment]]
+        let candidates = [
+            Self.lastValue(of: LaunchKeys.urlArgument, in: arguments),
+            Self.lastValue(of: LaunchKeys.legacyURLArgument, in: arguments),
+            environment[LaunchKeys.urlEnvironment],
+        ]
         guard let url = candidates.lazy.compactMap({ $0.flatMap(Self.parseServerURL) }).first else { return nil }
         let parallelId = Self.normalizedParallelId(Self.lastValue(of: LaunchKeys.parallelIdArgument, in: arguments))
+            ?? Self.normalizedParallelId(Self.lastValue(of: LaunchKeys.legacyParallelIdArgument, in: arguments))
             ?? Self.normalizedParallelId(environment[LaunchKeys.parallelIdEnvironment])
         self.init(serverURL: url, parallelId: parallelId)
     }

@@ -55,6 +55,26 @@ final class CatbirdAppConfigurationTests: XCTestCase {
         XCTAssertEqual(mixed.parallelId, "from-env")
     }
 
+    func testReadsCatbird011sLaunchArguments() throws {
+        // The 0.11 README's set-up: `-url_key <url>` and `-parallelId <id>`.
+        let legacy = try XCTUnwrap(CatbirdAppConfiguration(
+            arguments: ["/App", "-url_key", "http://127.0.0.1:8080", "-parallelId", "0F8C-UUID"], environment: [:]))
+        XCTAssertEqual(legacy.serverURL.absoluteString, "http://127.0.0.1:8080")
+        XCTAssertEqual(legacy.parallelId, "0F8C-UUID")
+        XCTAssertEqual(Keys.legacyURLArgument, "-url_key")
+        XCTAssertEqual(Keys.legacyParallelIdArgument, "-parallelId")
+
+        // Ours first, then 0.11's, then the environment, key by key.
+        let mixed = try XCTUnwrap(CatbirdAppConfiguration(
+            arguments: ["/App", "-url_key", "http://127.0.0.1:1", "-catbird_url", "http://127.0.0.1:2", "-parallelId", "old"],
+            environment: ["CATBIRD_URL": "http://127.0.0.1:3", "CATBIRD_PARALLEL_ID": "env"]))
+        XCTAssertEqual(mixed.serverURL.port, 2)
+        XCTAssertEqual(mixed.parallelId, "old")
+        let overEnvironment = try XCTUnwrap(CatbirdAppConfiguration(
+            arguments: ["/App", "-url_key", "http://127.0.0.1:1"], environment: ["CATBIRD_URL": "http://127.0.0.1:3"]))
+        XCTAssertEqual(overEnvironment.serverURL.port, 1)
+    }
+
     func testTheLastOccurrenceOfAnArgumentCounts() throws {
         let configuration = try XCTUnwrap(CatbirdAppConfiguration(
             arguments: ["/App", "-catbird_url", "http://127.0.0.1:1", "-catbird_url", "http://127.0.0.1:2",

@@ -205,8 +205,8 @@ final class ControlBadInputTests: XCTestCase {
         try harness.assertRejected("PUT /catbird/api/mocks", 405, mentioning: []) {
             try $0.json("PUT", "/catbird/api/mocks", ControlBadInputHarness.update(response: #"{"status":200,"headers":{}}"#))
         }
-        try harness.assertRejected("DELETE /catbird/api/mocks", 405, mentioning: []) {
-            try $0.request("DELETE", "/catbird/api/mocks")
+        try harness.assertRejected("PATCH /catbird/api/mocks", 405, mentioning: []) {
+            try $0.request("PATCH", "/catbird/api/mocks")
         }
     }
 

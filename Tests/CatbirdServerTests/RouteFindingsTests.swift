@@ -167,7 +167,7 @@ final class RouteFindingsTests: XCTestCase {
 
         let put = try client.request("PUT", "/catbird/api/mocks")
         E2E.assertError(put, status: 405)
-        XCTAssertEqual(allowed(put), ["GET", "HEAD", "POST"], "PUT /catbird/api/mocks → 405 without Allow")
+        XCTAssertEqual(allowed(put), ["GET", "HEAD", "POST", "DELETE"], "PUT /catbird/api/mocks → 405 without Allow")
         let cases: [(String, String, Set<String>)] = [
             ("POST", "/catbird/api/health", ["GET", "HEAD"]),
             ("GET", "/catbird/api/sql", ["POST"]),
