@@ -15,7 +15,8 @@ enum MockRoutes {
             Route("GET", "/catbird/api/mocks") { context in
                 JSONBody.response(MockList(tenant: context.tenant.rawValue, mocks: services.mocks.mocks(of: context.tenant).map(MockView.init)))
             },
-            // The "start clean" action of `deploy/xcode/start.sh`: mocks left by an earlier run
+            // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md, Control
+            // actions; docs/tenancy.md, Admin): mocks left by an earlier run
             // must not answer this one, while every journal stays queryable. 200
             // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll).
             Route("DELETE", "/catbird/api/mocks") { context throws(APIError) in
