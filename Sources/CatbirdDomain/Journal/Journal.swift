@@ -6,7 +6,7 @@ import Foundation
 /// and then use the read connection, so they see every request answered before they began.
 public final class Journal: Sendable {
     public let writer: JournalWriter
-    private let reader: SerialDatabase
+    let reader: SerialDatabase
     private let database: SerialDatabase
 
     /// - Parameters:
@@ -24,27 +24,29 @@ public final class Journal: Sendable {
         writer.append(entry)
     }
 
-    /// One page of the tenant's journal, oldest first.
+    /// One page of the tenant's journal, oldest first or, when the query says so, newest first.
     /// - Throws: `SQLiteError`.
     public func page(of tenant: TenantID, _ query: JournalQuery) throws -> JournalPage {
         writer.flush()
-        var sql = """
-            SELECT id, time, tenant, method, url, request_headers, request_body, request_body_size,
-                   request_body_truncated, status, response_headers, response_body, response_body_size,
-                   response_body_truncated, answered_by, mock_id, duration_ms
-            FROM requests WHERE tenant = ? AND id > ?
-            """
+        var sql = "SELECT \(Self.columns(bodies: query.includeBodies)) FROM requests WHERE tenant = ? AND id > ?"
         var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(query.since ?? 0)]
+        if let before = query.before { sql += " AND id < ?"; bindings.append(.integer(before)) }
         if let method = query.method { sql += " AND method = ?"; bindings.append(.text(method)) }
         if let text = query.urlContains { sql += " AND instr(url, ?) > 0"; bindings.append(.text(text)) }
         if let status = query.status { sql += " AND status = ?"; bindings.append(.integer(Int64(status))) }
+        if let statusClass = query.statusClass {
+            sql += " AND status BETWEEN ? AND ?"
+            bindings += [.integer(Int64(statusClass * 100)), .integer(Int64(statusClass * 100 + 99))]
+        }
         if let answeredBy = query.answeredBy { sql += " AND answered_by = ?"; bindings.append(.text(answeredBy.rawValue)) }
-        sql += " ORDER BY id LIMIT ?"
+        sql += query.newestFirst ? " ORDER BY id DESC LIMIT ?" : " ORDER BY id LIMIT ?"
         bindings.append(.integer(Int64(query.limit + 1)))
         let rows = try reader.use { try $0.query(sql, bindings) }
         let records = rows.prefix(query.limit).map(Self.record(from:))
+        let ids = records.map(\.id)
         return JournalPage(
-            requests: records, hasMore: rows.count > query.limit, nextSince: records.last?.id ?? query.since ?? 0)
+            requests: records, hasMore: rows.count > query.limit, nextSince: ids.max() ?? query.since ?? 0,
+            nextBefore: ids.min() ?? query.before)
     }
 
     /// How long ``count(of:matching:timeLimit:)`` may match by default: 2 seconds.
@@ -116,7 +118,18 @@ public final class Journal: Sendable {
         }
     }
 
-    private static func record(from row: Row) -> JournalRecord {
+    /// The columns ``record(from:)`` reads, in its order; without bodies, NULL stands in for them.
+    static func columns(bodies: Bool) -> String {
+        let requestBody = bodies ? "request_body" : "NULL"
+        let responseBody = bodies ? "response_body" : "NULL"
+        return """
+            id, time, tenant, method, url, request_headers, \(requestBody), request_body_size,
+            request_body_truncated, status, response_headers, \(responseBody), response_body_size,
+            response_body_truncated, answered_by, mock_id, duration_ms
+            """
+    }
+
+    static func record(from row: Row) -> JournalRecord {
         func message(status: Int?, headers: Int, body: Int) -> JournalRecord.Message {
             let bytes = row[body].blobValue ?? []
             return JournalRecord.Message(

@@ -1,7 +1,12 @@
-/// Which journal entries to list: one tenant's, oldest first, in pages.
+/// Which journal entries to list: one tenant's, oldest or newest first, in pages.
 public struct JournalQuery: Sendable {
     /// Only entries with an id greater than this (the previous page's last id); nil = from the start.
     public var since: Int64?
+    /// Only entries with an id less than this (a newest-first page's `nextBefore`); nil = up to
+    /// the newest.
+    public var before: Int64?
+    /// Newest first (descending id) instead of oldest first; `limit` then takes the newest.
+    public var newestFirst: Bool
     /// Page size: at most this many entries (1...1000).
     public var limit: Int
     /// Only this method (exact).
@@ -10,6 +15,11 @@ public struct JournalQuery: Sendable {
     public var urlContains: String?
     /// Only this response status.
     public var status: Int?
+    /// Only statuses of this class: 2 selects 200...299 (1...5).
+    public var statusClass: Int?
+    /// Whether entries carry their bodies; false leaves `body` and `bodyBase64` out (sizes
+    /// stay), for listings that show summaries and fetch a body on demand.
+    public var includeBodies: Bool
     /// Only entries answered this way.
     public var answeredBy: AnsweredBy?
 
@@ -19,10 +29,15 @@ public struct JournalQuery: Sendable {
     public static let maxLimit = 1000
 
     public init(
-        since: Int64? = nil, limit: Int = JournalQuery.defaultLimit, method: String? = nil,
-        urlContains: String? = nil, status: Int? = nil, answeredBy: AnsweredBy? = nil
+        since: Int64? = nil, before: Int64? = nil, newestFirst: Bool = false, limit: Int = JournalQuery.defaultLimit,
+        method: String? = nil, urlContains: String? = nil, status: Int? = nil, statusClass: Int? = nil,
+        answeredBy: AnsweredBy? = nil, includeBodies: Bool = true
     ) {
         self.since = since
+        self.before = before
+        self.newestFirst = newestFirst
+        self.statusClass = statusClass
+        self.includeBodies = includeBodies
         self.limit = min(max(limit, 1), JournalQuery.maxLimit)
         self.method = method
         self.urlContains = urlContains
@@ -33,11 +48,23 @@ public struct JournalQuery: Sendable {
 
 /// One page of the journal.
 public struct JournalPage: Sendable, Codable {
-    /// The entries, oldest first.
+    /// The entries, oldest first (newest first when the query asked for it).
     public var requests: [JournalRecord]
-    /// Whether more entries follow; pass ``nextSince`` as `since` to get them.
+    /// Whether more entries follow in the page's order: pass ``nextSince`` as `since` (oldest
+    /// first) or ``nextBefore`` as `before` (newest first) to get them.
     public var hasMore: Bool
-    /// The id of the last entry of this page; when the page is empty, the `since` given, or 0
-    /// without one. Always present, so it can be passed back as `since` as is.
+    /// The highest id in this page (the last entry oldest first, the first newest first); when
+    /// the page is empty, the `since` given, or 0 without one. Always present, so it can be
+    /// passed back as `since` as is, to get what was journaled after this page.
     public var nextSince: Int64
+    /// The lowest id in this page; when the page is empty, the `before` given. Absent when
+    /// neither exists. Pass it back as `before` for the next older page.
+    public var nextBefore: Int64?
+
+    public init(requests: [JournalRecord], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil) {
+        self.requests = requests
+        self.hasMore = hasMore
+        self.nextSince = nextSince
+        self.nextBefore = nextBefore
+    }
 }

@@ -4,8 +4,9 @@ import CatbirdMatching
 import Foundation
 
 /// The tenant's request journal (spec part 3):
-/// - `GET /catbird/api/requests?since=&limit=&method=&url=&status=&answeredBy=` → ``JournalPage``
-///   (`nextSince` always present, `mockId` `null` when no mock answered)
+/// - `GET /catbird/api/requests?since=&before=&order=&limit=&method=&url=&status=&answeredBy=&bodies=`
+///   → ``JournalPage`` (`nextSince` always present, `mockId` `null` when no mock answered;
+///   `order=newest` with `before=` pages back from the newest entry)
 /// - `DELETE /catbird/api/requests` → `{"deleted": n}`
 /// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
 ///   mocks' matching rules (a header pattern matches the header's first value); 400 when
@@ -43,15 +44,20 @@ enum JournalRoutes {
     /// - Throws: 400 naming the parameter when a value is not of its type.
     static func journalQuery(from query: Substring) throws(APIError) -> JournalQuery {
         var result = JournalQuery()
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            let name = String(parts[0])
-            let rawValue = parts.count > 1 ? String(parts[1]) : ""
-            let value = rawValue.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? rawValue
+        for (name, value) in QueryParameters.pairs(query) {
             switch name {
             case "since":
                 guard let since = Int64(value), since >= 0 else { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
                 result.since = since
+            case "before":
+                guard let before = Int64(value), before >= 0 else { throw .badRequest("'before' must be a journal id (a whole number >= 0)") }
+                result.before = before
+            case "order":
+                guard value == "oldest" || value == "newest" else { throw .badRequest("'order' must be 'oldest' or 'newest'") }
+                result.newestFirst = value == "newest"
+            case "bodies":
+                guard value == "true" || value == "false" else { throw .badRequest("'bodies' must be 'true' or 'false'") }
+                result.includeBodies = value == "true"
             case "limit":
                 guard let limit = Int(value), (1...JournalQuery.maxLimit).contains(limit) else {
                     throw .badRequest("'limit' must be a whole number from 1 to \(JournalQuery.maxLimit)")
@@ -60,19 +66,33 @@ enum JournalRoutes {
             case "method": result.method = value
             case "url": result.urlContains = value
             case "status":
-                guard let status = Int(value) else { throw .badRequest("'status' must be a whole number") }
-                result.status = status
+                if let statusClass = statusClass(value) {
+                    result.statusClass = statusClass
+                } else {
+                    guard let status = Int(value) else { throw .badRequest("'status' must be a whole number or a class such as 4xx") }
+                    result.status = status
+                }
             case "answeredBy":
                 guard let answeredBy = AnsweredBy(rawValue: value) else {
                     throw .badRequest("'answeredBy' must be one of \(AnsweredBy.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 result.answeredBy = answeredBy
             default:
-                throw .badRequest("unknown query parameter '\(name)' (known: since, limit, method, url, status, answeredBy)")
+                throw .badRequest(
+                    "unknown query parameter '\(name)' (known: since, before, order, limit, method, url, status, answeredBy, bodies)")
             }
         }
         return result
     }
+}
+
+/// The class digit of a status class such as `4xx` (`1xx` to `5xx`, `x` in any case), or nil.
+private func statusClass(_ value: String) -> Int? {
+    let bytes = Array(value.utf8)
+    guard bytes.count == 3, (UInt8(ascii: "1")...UInt8(ascii: "5")).contains(bytes[0]),
+          bytes[1...].allSatisfy({ $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") })
+    else { return nil }
+    return Int(bytes[0] - UInt8(ascii: "0"))
 }
 
 /// Runs a storage call, turning a storage failure into a logged 500 that leaks nothing.

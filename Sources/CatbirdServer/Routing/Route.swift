@@ -45,7 +45,10 @@ struct RouteTable: Sendable {
 
     func respond(to request: HTTPRequest, tenant: TenantID) -> HTTPResponse {
         var allowed: [String] = []
-        for route in routes {
+        // An exact path wins over a parameter route's prefix: `GET /catbird/api/requests/count`
+        // is a 405 of the count route, not entry "count".
+        let exactPathExists = routes.contains { !$0.hasParameter && $0.path == request.path }
+        for route in routes where !(exactPathExists && route.hasParameter) {
             guard let parameter = route.match(request.path) else { continue }
             guard Self.answers(route.method, request.method) else {
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }

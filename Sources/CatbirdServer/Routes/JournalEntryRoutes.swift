@@ -1,0 +1,85 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// One entry of the tenant's journal, and its bodies on demand (what the web page's details
+/// view reads; see README "Request journal"):
+/// - `GET /catbird/api/requests/{id}[?bodies=false]` → the entry, shaped as in the listing;
+///   404 when the tenant has no entry with that id;
+/// - `GET /catbird/api/requests/{id}/request/body[?limit=n]` and `…/response/body[?limit=n]`
+///   → the stored body's bytes (its first `n` when `limit` is given, n >= 0) as
+///   `application/octet-stream`, with `X-Catbird-Body-Size` (bytes received) and
+///   `X-Catbird-Stored-Size` (bytes the journal kept). The bytes are whatever a client sent or
+///   a mock answered, so they are served as an attachment under a sandboxing
+///   Content-Security-Policy: a stored HTML body opened from here cannot run in the server's
+///   origin.
+enum JournalEntryRoutes {
+    static func routes(_ services: Services) -> [Route] {
+        [
+            Route("GET", "/catbird/api/requests/", hasParameter: true) { context throws(APIError) in
+                let parts = (context.parameter ?? "").split(separator: "/", omittingEmptySubsequences: false)
+                guard let id = Int64(parts[0]), id > 0 else {
+                    throw .notFound
+                }
+                let query = context.request.query ?? ""
+                switch parts.count {
+                case 1:
+                    let bodies = try flag(named: "bodies", in: query)
+                    return try storage(services) {
+                        guard let entry = try services.journal.entry(of: context.tenant, id: id, bodies: bodies) else {
+                            throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
+                        }
+                        return JSONBody.response(entry)
+                    }
+                case 3 where parts[2] == "body":
+                    guard let side = JournalSide(rawValue: String(parts[1])) else { throw .notFound }
+                    let limit = try byteLimit(in: query)
+                    return try storage(services) {
+                        guard let body = try services.journal.body(of: context.tenant, id: id, side: side, limit: limit) else {
+                            throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
+                        }
+                        return response(body, id: id, side: side)
+                    }
+                default:
+                    throw .notFound
+                }
+            },
+        ]
+    }
+
+    /// The raw-body answer: an attachment that no browser renders in our origin.
+    private static func response(_ body: JournalBody, id: Int64, side: JournalSide) -> HTTPResponse {
+        HTTPResponse(
+            status: 200,
+            headers: [
+                "Content-Type": "application/octet-stream",
+                "Content-Disposition": "attachment; filename=\"catbird-\(id)-\(side.rawValue).bin\"",
+                "Content-Security-Policy": "sandbox; default-src 'none'",
+                "X-Content-Type-Options": "nosniff",
+                "X-Catbird-Body-Size": "\(body.size)",
+                "X-Catbird-Stored-Size": "\(body.storedSize)",
+            ],
+            body: body.bytes)
+    }
+
+    /// `bodies=true|false` (default true); no other parameter is accepted.
+    private static func flag(named name: String, in query: Substring) throws(APIError) -> Bool {
+        var result = true
+        for (key, value) in QueryParameters.pairs(query) {
+            guard key == name else { throw .badRequest("unknown query parameter '\(key)' (known: \(name))") }
+            guard value == "true" || value == "false" else { throw .badRequest("'\(name)' must be 'true' or 'false'") }
+            result = value == "true"
+        }
+        return result
+    }
+
+    /// `limit=n` (bytes, n >= 0), or nil for the whole body; no other parameter is accepted.
+    private static func byteLimit(in query: Substring) throws(APIError) -> Int? {
+        var result: Int?
+        for (key, value) in QueryParameters.pairs(query) {
+            guard key == "limit" else { throw .badRequest("unknown query parameter '\(key)' (known: limit)") }
+            guard let limit = Int(value), limit >= 0 else { throw .badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
+            result = limit
+        }
+        return result
+    }
+}
