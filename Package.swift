@@ -7,6 +7,7 @@
 //   CatbirdStorage         SQLite wrapper, migrations embedded from ../migrations at build time
 //   CatbirdMatching        request patterns, response mocks, matchers (Catbird 0.11 semantics)
 //   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal
+//   CatbirdWebPage         the web log page's HTML, CSS, JS and icon, embedded at build time
 //   CatbirdServer          routes: control API, journal and admin endpoints, mock serving
 //   catbird                the command-line interface
 //
@@ -51,7 +52,11 @@ let package = Package(
         ),
         .target(name: "CatbirdMatching"),
         .target(name: "CatbirdDomain", dependencies: ["CatbirdMatching", "CatbirdStorage"]),
-        .target(name: "CatbirdServer", dependencies: ["CatbirdHTTP", "CatbirdStorage", "CatbirdDomain"]),
+        .target(
+            name: "CatbirdWebPage",
+            resources: ["index.html", "page.css", "page.js", "icon.svg"].map { .embedInCode("Assets/\($0)") }
+        ),
+        .target(name: "CatbirdServer", dependencies: ["CatbirdHTTP", "CatbirdStorage", "CatbirdDomain", "CatbirdWebPage"]),
         .executableTarget(name: "catbird", dependencies: ["CatbirdServer"]),
         .target(name: "CatbirdAPI"),
         .target(name: "CatbirdAppSupport"),

@@ -1,11 +1,10 @@
 import CatbirdDomain
 import CatbirdHTTP
 
-/// Health, version and the web page:
+/// Health and version (the web page is ``WebPageRoutes``):
 /// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers, else 503;
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, spec 1.5);
-/// - `GET /catbird/version` → `Version: x.y.z` (text);
-/// - `GET /catbird` → the web page listing the tenant's journal.
+/// - `GET /catbird/version` → `Version: x.y.z` (text).
 enum InfoRoutes {
     static func routes(_ services: Services) -> [Route] {
         [
@@ -29,9 +28,6 @@ enum InfoRoutes {
                 HTTPResponse(
                     status: 200, headers: ["Content-Type": "text/plain; charset=utf-8"],
                     body: Array("Version: \(CatbirdServer.version)".utf8))
-            },
-            Route("GET", "/catbird") { _ in
-                HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(WebPage.html.utf8))
             },
         ]
     }

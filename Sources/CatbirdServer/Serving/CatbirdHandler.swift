@@ -10,8 +10,9 @@ struct CatbirdHandler: HTTPHandler {
 
     init(services: Services) {
         routes = RouteTable(routes:
-            MockRoutes.routes(services) + JournalRoutes.routes(services) + TenantRoutes.routes(services)
-            + SQLRoute.routes(services) + InfoRoutes.routes(services))
+            MockRoutes.routes(services) + JournalRoutes.routes(services) + JournalEntryRoutes.routes(services)
+            + TenantRoutes.routes(services) + SQLRoute.routes(services) + InfoRoutes.routes(services)
+            + WebPageRoutes.routes())
         serving = MockServing(mocks: services.mocks, journal: services.journal)
         log = services.log
     }

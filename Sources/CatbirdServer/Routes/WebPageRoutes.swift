@@ -1,0 +1,25 @@
+import CatbirdHTTP
+import CatbirdWebPage
+
+/// The web log page: `GET /catbird` and its assets under `/catbird/assets/` (see
+/// ``WebAsset``). All of it lies under `/catbird`, so nothing the page loads is journaled.
+/// Every answer carries the page's Content-Security-Policy and `X-Content-Type-Options: nosniff`;
+/// `Cache-Control: no-cache` makes a browser revalidate, so an upgraded server's page is seen
+/// at once.
+enum WebPageRoutes {
+    static func routes() -> [Route] {
+        ([WebAsset.page] + WebAsset.assets).map { asset in
+            let response = HTTPResponse(
+                status: 200,
+                headers: [
+                    "Content-Type": asset.contentType,
+                    "Content-Security-Policy": WebAsset.contentSecurityPolicy,
+                    "X-Content-Type-Options": "nosniff",
+                    "Referrer-Policy": "no-referrer",
+                    "Cache-Control": "no-cache",
+                ],
+                body: asset.bytes)
+            return Route("GET", asset.path) { _ in response }
+        }
+    }
+}

@@ -1,0 +1,742 @@
+// Catbird's live log page. Served from /catbird/assets/page.js under a Content-Security-Policy
+// that allows no inline script. Every value that comes from a request or a mock is put into
+// the page with textContent (never innerHTML), so it is shown as text and never runs.
+// The page reads the API documented in the README ("Request journal", "Tenants"); every call
+// goes through api(), the one place that adds the tenant and, if one is set, the admin token.
+"use strict";
+
+const PAGE_SIZE = 100;         // rows per journal page (first page and "load older")
+const MAX_ROWS = 500;          // rows kept in the page; older ones can be paged back in
+const LIVE_BATCH = 200;        // entries asked for per live poll
+const LONG_POLL_SECONDS = 25;  // how long the server may hold a live poll when it supports wait=
+const SHORT_POLL_MS = 500;     // pause between polls when it does not
+const PREVIEW_BYTES = 65536;   // body bytes fetched for a preview
+const TREE_LIMIT = 1048576;    // JSON bodies up to this size are shown as a collapsible tree
+const TENANTS_REFRESH_MS = 3000;
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  tenant: "",            // "" is the default tenant
+  filters: { method: "", status: "", answeredBy: "", url: "" },
+  generation: 0,         // bumped whenever the view is reset; stale answers are dropped
+  abort: null,           // AbortController of the current view's requests
+  since: 0,              // highest journal id seen (live polls ask for entries after it)
+  before: null,          // lowest id shown ("load older" asks for entries before it)
+  hasOlder: false,
+  rows: [],              // entries shown, newest first
+  paused: false,
+  detached: false,       // showing older pages: live entries are not added until resumed
+  pending: [],           // entries that arrived while paused, newest first
+  pendingGap: false,     // more arrived while paused than are kept in `pending`
+  // Whether live polls pass wait= (a long poll). Off until the server supports it: a short poll
+  // every SHORT_POLL_MS holds no connection either. Turned off if the server refuses wait=.
+  longPoll: false,
+  selected: null,        // id of the entry shown in the details panel
+  mocks: new Map(),      // mock id -> mock, the tenant's table as last read
+  tab: "journal",
+  token: sessionStorage.getItem("catbird.token") || "",
+};
+
+// ---------------------------------------------------------------- API access
+
+class APIError extends Error {
+  constructor(status, reason) { super(reason); this.status = status; }
+}
+
+// The tenant header carries the parallel id as UTF-8 bytes: fetch() takes header values as
+// byte strings (one character per byte), and the server reads header bytes as UTF-8, so any
+// Unicode tenant id survives.
+function headerBytes(text) {
+  let out = "";
+  for (const byte of new TextEncoder().encode(text)) out += String.fromCharCode(byte);
+  return out;
+}
+
+// One call to the server's API for `tenant` (the view's tenant by default; null sends no tenant
+// header: the admin view). Answers the parsed JSON, or the raw bytes with `as: "bytes"`.
+async function api(path, { method = "GET", tenant = state.tenant, as = "json", signal } = {}) {
+  const headers = {};
+  if (tenant) headers["X-Catbird-Parallel-Id"] = headerBytes(tenant);
+  if (state.token) headers["Authorization"] = "Bearer " + state.token;
+  const response = await fetch(path, { method, headers, signal, cache: "no-store" });
+  if (response.status === 401) showTokenForm();
+  if (!response.ok) {
+    let reason = response.statusText;
+    try { reason = (await response.json()).reason || reason; } catch (_) { /* not JSON */ }
+    throw new APIError(response.status, reason);
+  }
+  if (as === "bytes") {
+    return { bytes: new Uint8Array(await response.arrayBuffer()), size: Number(response.headers.get("X-Catbird-Body-Size")) };
+  }
+  return response.status === 204 ? null : response.json();
+}
+
+function showTokenForm() {
+  $("token-form").hidden = false;
+  setStatus("the server asks for an admin token", true);
+}
+
+function journalPath(params) {
+  const query = new URLSearchParams({ bodies: "false" });
+  const f = state.filters;
+  if (f.method) query.set("method", f.method);
+  if (f.status) query.set("status", f.status);
+  if (f.answeredBy) query.set("answeredBy", f.answeredBy);
+  if (f.url) query.set("url", f.url);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null) query.set(key, String(value));
+  return "/catbird/api/requests?" + query;
+}
+
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const timer = setTimeout(resolve, ms);
+  signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+});
+
+// ---------------------------------------------------------------- small DOM helpers
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function setStatus(text, offline = false) {
+  $("status").textContent = text;
+  $("status").classList.toggle("offline", offline);
+}
+
+function notice(text) {
+  $("notice").textContent = text || "";
+  $("notice").hidden = !text;
+}
+
+function tenantLabel(id) { return id === "" ? "default tenant" : id; }
+
+function formatTime(iso) {
+  const date = new Date(iso);
+  if (isNaN(date)) return iso;
+  const pad = (n, w = 2) => String(n).padStart(w, "0");
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}
+
+function ago(iso) {
+  const seconds = Math.max(0, Math.round((Date.now() - new Date(iso)) / 1000));
+  if (!isFinite(seconds)) return "";
+  if (seconds < 60) return seconds + " s ago";
+  if (seconds < 3600) return Math.floor(seconds / 60) + " min ago";
+  if (seconds < 86400) return Math.floor(seconds / 3600) + " h ago";
+  return Math.floor(seconds / 86400) + " d ago";
+}
+
+function formatSize(bytes) {
+  if (bytes < 1024) return bytes + " B";
+  if (bytes < 1048576) return (bytes / 1024).toFixed(1) + " KiB";
+  return (bytes / 1048576).toFixed(1) + " MiB";
+}
+
+// ---------------------------------------------------------------- tenants
+
+async function refreshTenants() {
+  let list = [];
+  try {
+    list = (await api("/catbird/api/tenants", { tenant: null })).tenants;
+  } catch (error) {
+    if (error.status !== 401) setStatus("offline: " + error.message, true);
+    return;
+  }
+  if (!list.some((t) => t.id === "")) list.unshift({ id: "", requests: 0, mocks: 0, lastActivityAt: "" });
+  if (!list.some((t) => t.id === state.tenant)) list.push({ id: state.tenant, requests: 0, mocks: 0, lastActivityAt: "" });
+  list.sort((a, b) => (a.id === "" ? -1 : b.id === "" ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const items = list.map((t) => {
+    const button = el("button");
+    button.type = "button";
+    button.dataset.tenant = t.id;
+    button.setAttribute("aria-current", String(t.id === state.tenant));
+    button.append(el("span", tenantLabel(t.id), "name"));
+    const last = t.lastActivityAt ? " · " + ago(t.lastActivityAt) : "";
+    const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    button.append(el("span", `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`, "meta"));
+    if (t.lastActivityAt) button.title = "last activity " + t.lastActivityAt;
+    button.addEventListener("click", () => chooseTenant(t.id));
+    const item = el("li");
+    item.append(button);
+    return item;
+  });
+  $("tenants").replaceChildren(...items);
+}
+
+function chooseTenant(id) {
+  if (id === state.tenant) return;
+  state.tenant = id;
+  writeURL();
+  for (const button of $("tenants").querySelectorAll("button")) {
+    button.setAttribute("aria-current", String(button.dataset.tenant === id));
+  }
+  resetView();
+}
+
+// The address bar mirrors the view (tenant and filters), so it can be pasted into a CI report.
+function writeURL() {
+  const query = new URLSearchParams();
+  if (state.tenant) query.set("tenant", state.tenant);
+  const f = state.filters;
+  if (f.method) query.set("method", f.method);
+  if (f.status) query.set("status", f.status);
+  if (f.answeredBy) query.set("answeredBy", f.answeredBy);
+  if (f.url) query.set("url", f.url);
+  const search = query.toString();
+  history.replaceState(null, "", location.pathname + (search ? "?" + search : ""));
+}
+
+function readURL() {
+  const query = new URLSearchParams(location.search);
+  state.tenant = query.get("tenant") || "";
+  state.filters = {
+    method: query.get("method") || "", status: query.get("status") || "",
+    answeredBy: query.get("answeredBy") || "", url: query.get("url") || "",
+  };
+  $("filter-method").value = state.filters.method;
+  $("filter-status").value = state.filters.status;
+  $("filter-answered").value = state.filters.answeredBy;
+  $("filter-url").value = state.filters.url;
+}
+
+// ---------------------------------------------------------------- journal rows
+
+function rowFor(entry) {
+  const tr = el("tr");
+  tr.dataset.id = entry.id;
+  if (entry.answeredBy === "none") tr.classList.add("unmatched");
+  if (entry.id === state.selected) tr.classList.add("selected");
+  const time = el("td", formatTime(entry.time), "time");
+  time.title = entry.time;
+  const status = entry.response.status;
+  tr.append(time, el("td", entry.method), el("td", entry.url, "url"),
+    el("td", status, "s" + Math.floor(status / 100)), el("td", entry.answeredBy, "answered"),
+    el("td", entry.durationMs.toFixed(1), "ms"));
+  return tr;
+}
+
+function renderRows() {
+  const fragment = document.createDocumentFragment();
+  for (const entry of state.rows) fragment.append(rowFor(entry));
+  $("rows").replaceChildren(fragment);
+  updateFooter();
+}
+
+function updateFooter() {
+  $("empty").hidden = state.rows.length > 0;
+  $("older").hidden = !state.hasOlder;
+}
+
+// Adds entries (newest first) that are newer than every row shown.
+function prepend(entries) {
+  if (entries.length === 0) return;
+  const fragment = document.createDocumentFragment();
+  for (const entry of entries) fragment.append(rowFor(entry));
+  $("rows").prepend(fragment);
+  state.rows = entries.concat(state.rows);
+  if (state.rows.length > MAX_ROWS) {
+    const dropped = state.rows.length - MAX_ROWS;
+    state.rows.length = MAX_ROWS;
+    for (let i = 0; i < dropped; i++) $("rows").lastElementChild.remove();
+    state.before = state.rows[state.rows.length - 1].id;
+    state.hasOlder = true;
+  }
+  updateFooter();
+}
+
+// Resets to the newest page of the current tenant and filters, then follows it live.
+async function resetView() {
+  state.abort?.abort();
+  state.abort = new AbortController();
+  const generation = ++state.generation;
+  const signal = state.abort.signal;
+  Object.assign(state, { since: 0, before: null, hasOlder: false, rows: [], detached: false, pending: [], pendingGap: false });
+  closeDetails();
+  notice("");
+  $("tenant-title").textContent = tenantLabel(state.tenant);
+  document.title = "Catbird · " + tenantLabel(state.tenant);
+  const mocks = refreshMocks();
+  try {
+    const page = await api(journalPath({ order: "newest", limit: PAGE_SIZE }), { signal });
+    if (generation !== state.generation) return;
+    state.rows = page.requests;
+    state.since = page.nextSince;
+    state.before = page.nextBefore ?? null;
+    state.hasOlder = page.hasMore;
+    renderRows();
+    document.documentElement.dataset.firstPageMs ||= String(Math.round(performance.now()));
+    setStatus(state.paused ? "paused" : "live");
+  } catch (error) {
+    if (signal.aborted) return;
+    setStatus("offline: " + error.message, true);
+    await sleep(1000, signal);
+    if (generation === state.generation) resetView();
+    return;
+  }
+  await mocks;
+  follow(generation, signal);
+}
+
+// The live loop: asks for entries after the newest one seen. With a server that supports
+// `wait=`, the request is held until something arrives (a long poll; the server holds no worker
+// thread for it); otherwise it asks again every SHORT_POLL_MS.
+async function follow(generation, signal) {
+  while (generation === state.generation) {
+    let page;
+    try {
+      const wait = state.longPoll ? LONG_POLL_SECONDS : undefined;
+      page = await api(journalPath({ since: state.since, limit: LIVE_BATCH, wait }), { signal });
+    } catch (error) {
+      if (signal.aborted || generation !== state.generation) return;
+      if (error.status === 400 && state.longPoll) { state.longPoll = false; continue; }
+      setStatus("offline: " + error.message + " (retrying)", true);
+      await sleep(1000, signal);
+      continue;
+    }
+    if (generation !== state.generation) return;
+    state.since = page.nextSince;
+    const fresh = page.requests.slice().reverse();
+    if (state.paused || state.detached) {
+      state.pending = fresh.concat(state.pending);
+      if (page.hasMore || state.pending.length > MAX_ROWS) { state.pendingGap = true; state.pending.length = Math.min(state.pending.length, MAX_ROWS); }
+      setStatus(`paused · ${state.pendingGap ? "many" : state.pending.length} new`);
+    } else if (page.hasMore) {
+      resetView();  // more arrived than one poll carries: jump to the newest page
+      return;
+    } else {
+      prepend(fresh);
+      setStatus("live");
+    }
+    if (fresh.length > 0 && state.tab === "mocks") refreshMocks();
+    if (!state.longPoll) await sleep(SHORT_POLL_MS, signal);
+  }
+}
+
+async function loadOlder() {
+  if (!state.hasOlder || state.before === null) return;
+  const generation = state.generation;
+  $("older").disabled = true;
+  try {
+    const page = await api(journalPath({ order: "newest", before: state.before, limit: PAGE_SIZE }), { signal: state.abort.signal });
+    if (generation !== state.generation) return;
+    const fragment = document.createDocumentFragment();
+    for (const entry of page.requests) fragment.append(rowFor(entry));
+    $("rows").append(fragment);
+    state.rows = state.rows.concat(page.requests);
+    state.before = page.nextBefore ?? state.before;
+    state.hasOlder = page.hasMore;
+    if (state.rows.length > MAX_ROWS) {
+      // Keep the page bounded: drop the newest rows and stop adding live ones until resumed.
+      const dropped = state.rows.length - MAX_ROWS;
+      state.rows.splice(0, dropped);
+      for (let i = 0; i < dropped; i++) $("rows").firstElementChild.remove();
+      state.detached = true;
+      state.pendingGap = true;
+      $("pause").textContent = "Resume";
+      notice("Showing older entries; newer ones were set aside. Resume to jump back to the newest.");
+      setStatus("paused");
+    }
+    updateFooter();
+  } catch (error) {
+    if (!state.abort.signal.aborted) notice("Could not load older entries: " + error.message);
+  } finally {
+    $("older").disabled = false;
+  }
+}
+
+function togglePause() {
+  if (state.paused || state.detached) {
+    state.paused = false;
+    $("pause").textContent = "Pause";
+    if (state.detached || state.pendingGap) { state.detached = false; resetView(); return; }
+    const pending = state.pending;
+    state.pending = [];
+    prepend(pending);
+    setStatus("live");
+  } else {
+    state.paused = true;
+    $("pause").textContent = "Resume";
+    setStatus("paused");
+  }
+}
+
+// ---------------------------------------------------------------- clearing
+
+function askClear() {
+  $("clear").hidden = true;
+  $("clear-question").textContent = `Delete every journal entry of ${tenantLabel(state.tenant)}?`;
+  $("clear-confirm").hidden = false;
+  $("clear-no").focus();
+}
+
+function cancelClear() {
+  $("clear-confirm").hidden = true;
+  $("clear").hidden = false;
+}
+
+async function confirmClear() {
+  cancelClear();
+  try {
+    const answer = await api("/catbird/api/requests", { method: "DELETE" });
+    notice(`Deleted ${answer.deleted} entries.`);
+    setTimeout(() => notice(""), 3000);
+  } catch (error) {
+    notice("Could not clear the journal: " + error.message);
+  }
+  const keep = $("notice").textContent;
+  await resetView();
+  notice(keep);
+  refreshTenants();
+}
+
+// ---------------------------------------------------------------- mocks panel
+
+function describePattern(pattern) {
+  return pattern.url.kind === "equal" ? pattern.url.value : `${pattern.url.kind}: ${pattern.url.value}`;
+}
+
+function describeHeaders(headers) {
+  return Object.entries(headers || {}).map(([name, match]) => `${name} ${match.kind} ${match.value}`).join("\n");
+}
+
+async function refreshMocks() {
+  let list;
+  try {
+    list = (await api("/catbird/api/mocks")).mocks;
+  } catch (_) { return; }
+  state.mocks = new Map(list.map((m) => [m.id, m]));
+  $("tab-mocks").textContent = `Mocks (${list.length})`;
+  const rows = list.map((m) => {
+    const tr = el("tr");
+    tr.append(el("td", m.position), el("td", m.pattern.method), el("td", describePattern(m.pattern), "url"),
+      el("td", describeHeaders(m.pattern.headers)), el("td", m.response.status),
+      el("td", m.remainingLimit === null ? "unlimited" : m.remainingLimit), el("td", m.hits),
+      el("td", m.response.delay ? m.response.delay + " s" : ""));
+    return tr;
+  });
+  $("mock-rows").replaceChildren(...rows);
+  $("mocks-empty").hidden = list.length > 0;
+}
+
+function showTab(tab) {
+  state.tab = tab;
+  $("tab-journal").setAttribute("aria-selected", String(tab === "journal"));
+  $("tab-mocks").setAttribute("aria-selected", String(tab === "mocks"));
+  $("journal-panel").hidden = tab !== "journal";
+  $("mocks-panel").hidden = tab !== "mocks";
+  if (tab === "mocks") refreshMocks();
+}
+
+// ---------------------------------------------------------------- details
+
+function closeDetails() {
+  state.selected = null;
+  $("details").hidden = true;
+  $("curl-text").hidden = true;
+  for (const row of $("rows").querySelectorAll("tr.selected")) row.classList.remove("selected");
+}
+
+async function openDetails(id) {
+  closeDetails();
+  state.selected = id;
+  $("rows").querySelector(`tr[data-id="${id}"]`)?.classList.add("selected");
+  $("details").hidden = false;
+  $("details-title").textContent = "Loading…";
+  $("details-body").replaceChildren();
+  let entry;
+  try {
+    entry = await api(`/catbird/api/requests/${id}?bodies=false`);
+  } catch (error) {
+    $("details-title").textContent = "Could not load entry " + id + ": " + error.message;
+    return;
+  }
+  if (state.selected !== id) return;
+  if (entry.mockId !== null && !state.mocks.has(entry.mockId)) await refreshMocks();
+  $("details-title").textContent = `${entry.method} ${entry.url}`;
+  const body = $("details-body");
+  body.append(keyValues("Summary", [
+    ["time", entry.time], ["tenant", tenantLabel(entry.tenant)], ["status", entry.response.status],
+    ["answered by", entry.answeredBy], ["duration", entry.durationMs.toFixed(1) + " ms"],
+  ]));
+  if (entry.mockId !== null) body.append(mockSection(entry.mockId));
+  const request = el("section");
+  const response = el("section");
+  body.append(request, response);
+  state.detailsEntry = entry;
+  await Promise.all([
+    renderMessage(request, "Request", entry, "request"),
+    renderMessage(response, "Response", entry, "response"),
+  ]);
+}
+
+function keyValues(title, pairs) {
+  const section = el("section");
+  section.append(el("h3", title));
+  if (pairs.length === 0) { section.append(el("p", "none", "body-note")); return section; }
+  const table = el("table");
+  for (const [key, value] of pairs) {
+    const tr = el("tr");
+    tr.append(el("td", key), el("td", value));
+    table.append(tr);
+  }
+  section.append(table);
+  return section;
+}
+
+function mockSection(mockId) {
+  const mock = state.mocks.get(mockId);
+  if (!mock) return keyValues("Answered by mock", [["mock", `#${mockId} (no longer in the table)`]]);
+  return keyValues("Answered by mock", [
+    ["mock", `#${mock.id}, position ${mock.position}`],
+    ["method", mock.pattern.method],
+    ["URL pattern", describePattern(mock.pattern)],
+    ["header patterns", describeHeaders(mock.pattern.headers) || "none"],
+    ["remaining limit", mock.remainingLimit === null ? "unlimited" : mock.remainingLimit],
+    ["hits", mock.hits],
+  ]);
+}
+
+async function renderMessage(section, title, entry, side) {
+  const message = entry[side];
+  section.append(keyValues(title + " headers", Object.entries(message.headers)));
+  section.append(el("h3", title + " body"));
+  const holder = el("div");
+  section.append(holder);
+  if (message.bodySize === 0) { holder.append(el("p", "empty", "body-note")); return; }
+  let preview;
+  try {
+    preview = await api(`/catbird/api/requests/${entry.id}/${side}/body?limit=${PREVIEW_BYTES}`, { as: "bytes" });
+  } catch (error) {
+    holder.append(el("p", "could not load the body: " + error.message, "body-note"));
+    return;
+  }
+  renderBody(holder, entry, side, preview.bytes, false);
+}
+
+function contentType(headers) {
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === "content-type") return value.toLowerCase();
+  return "";
+}
+
+// Shows a body: an image, a JSON tree, text, or size plus a hex preview. `bytes` may be the
+// first PREVIEW_BYTES of what the journal stored; `full` says it is all of it.
+function renderBody(holder, entry, side, bytes, full) {
+  const message = entry[side];
+  const stored = message.bodyTruncated ? null : message.bodySize;
+  const complete = full || bytes.length >= (stored ?? Infinity) || bytes.length < PREVIEW_BYTES;
+  const type = contentType(message.headers);
+  const parts = [];
+  if (message.bodyTruncated) parts.push(el("p", `The journal kept only the first ${formatSize(bytes.length)} of ${formatSize(message.bodySize)} (--journal-body-limit).`, "body-note"));
+  const note = el("p", "", "body-note");
+  note.append(`${formatSize(message.bodySize)}${type ? " · " + type : ""}`);
+  if (!complete) {
+    note.append(` · showing the first ${formatSize(bytes.length)}`);
+    const more = el("button", "Show the whole body");
+    more.type = "button";
+    more.addEventListener("click", async () => {
+      more.disabled = true;
+      more.textContent = "Loading…";
+      try {
+        const whole = await api(`/catbird/api/requests/${entry.id}/${side}/body`, { as: "bytes" });
+        renderBody(holder, entry, side, whole.bytes, true);
+      } catch (error) { more.textContent = "Failed: " + error.message; }
+    });
+    note.append(more);
+  }
+  const download = el("button", "Download");
+  download.type = "button";
+  download.addEventListener("click", () => downloadBody(entry, side));
+  note.append(download);
+  parts.push(note);
+
+  if (type.startsWith("image/") && complete && !message.bodyTruncated) {
+    const image = el("img", null, "body-image");
+    image.alt = `${side} body image`;
+    image.src = URL.createObjectURL(new Blob([bytes], { type }));
+    parts.push(image);
+  } else {
+    const text = decodeText(bytes, complete);
+    if (text === null) {
+      parts.push(el("p", `binary: ${formatSize(message.bodySize)}; the first ${Math.min(bytes.length, 512)} bytes:`, "body-note"));
+      parts.push(el("pre", hexDump(bytes.subarray(0, 512)), "hex"));
+    } else {
+      parts.push(textView(text, type, complete && !message.bodyTruncated));
+    }
+  }
+  holder.replaceChildren(...parts);
+}
+
+// UTF-8 text, or null for binary. A preview may end inside a character: stream mode keeps an
+// incomplete last sequence pending instead of failing on it.
+function decodeText(bytes, complete) {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete });
+    return /[\u0000-\u0008\u000e-\u001f]/.test(text.slice(0, 4096)) ? null : text;
+  } catch (_) { return null; }
+}
+
+function textView(text, type, complete) {
+  const looksJSON = type.includes("json") || /^\s*[{[]/.test(text);
+  if (looksJSON && complete && text.length <= TREE_LIMIT) {
+    try { return jsonView(JSON.parse(text)); } catch (_) { /* not JSON after all: show the text */ }
+  }
+  return el("pre", text);
+}
+
+function hexDump(bytes) {
+  const lines = [];
+  for (let offset = 0; offset < bytes.length; offset += 16) {
+    const chunk = bytes.subarray(offset, offset + 16);
+    const hex = Array.from(chunk, (b) => b.toString(16).padStart(2, "0")).join(" ");
+    const ascii = Array.from(chunk, (b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : ".")).join("");
+    lines.push(`${offset.toString(16).padStart(8, "0")}  ${hex.padEnd(47)}  ${ascii}`);
+  }
+  return lines.join("\n");
+}
+
+async function downloadBody(entry, side) {
+  try {
+    const whole = await api(`/catbird/api/requests/${entry.id}/${side}/body`, { as: "bytes" });
+    const link = el("a");
+    link.href = URL.createObjectURL(new Blob([whole.bytes], { type: "application/octet-stream" }));
+    link.download = `catbird-${entry.id}-${side}.bin`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  } catch (error) { notice("Could not download the body: " + error.message); }
+}
+
+// A pretty-printed, collapsible JSON tree: each line reads as indented JSON text. Containers
+// deeper than OPEN_DEPTH or larger than OPEN_ENTRIES start closed and are built when first
+// opened, so a large document costs only what is shown.
+const OPEN_DEPTH = 4;
+const OPEN_ENTRIES = 200;
+
+function jsonView(value) {
+  const root = el("div", null, "json");
+  root.append(jsonNode(null, value, true, 0));
+  return root;
+}
+
+function jsonNode(key, value, last, depth) {
+  const comma = last ? "" : ",";
+  const isContainer = value !== null && typeof value === "object";
+  const prefix = () => {
+    const span = el("span");
+    if (key !== null) { span.append(el("span", JSON.stringify(key), "k"), ": "); }
+    return span;
+  };
+  if (!isContainer) {
+    const line = el("div", null, "line");
+    const kind = typeof value === "string" ? "str" : typeof value === "number" ? "num" : "lit";
+    line.append(prefix(), el("span", JSON.stringify(value), kind), comma);
+    return line;
+  }
+  const isArray = Array.isArray(value);
+  const entries = isArray ? value.map((v, i) => [null, v]) : Object.entries(value);
+  const [open, close] = isArray ? ["[", "]"] : ["{", "}"];
+  if (entries.length === 0) {
+    const line = el("div", null, "line");
+    line.append(prefix(), open + close + comma);
+    return line;
+  }
+  const details = el("details");
+  const summary = el("summary");
+  summary.append(prefix(), open);
+  summary.title = isArray ? `${entries.length} items` : `${entries.length} keys`;
+  details.append(summary);
+  let built = false;
+  const build = () => {
+    if (built) return;
+    built = true;
+    const fragment = document.createDocumentFragment();
+    entries.forEach(([k, v], i) => fragment.append(jsonNode(k, v, i === entries.length - 1, depth + 1)));
+    fragment.append(el("div", close + comma));
+    details.append(fragment);
+  };
+  if (depth < OPEN_DEPTH && entries.length <= OPEN_ENTRIES) { details.open = true; build(); }
+  details.addEventListener("toggle", build);
+  return details;
+}
+
+// ---------------------------------------------------------------- copy as curl
+
+const shellQuote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
+
+async function copyAsCurl() {
+  const entry = state.detailsEntry;
+  if (!entry) return;
+  const parts = ["curl", "-X", shellQuote(entry.method), shellQuote(location.origin + entry.url)];
+  for (const [name, value] of Object.entries(entry.request.headers)) {
+    if (/^(host|content-length|connection)$/i.test(name)) continue;
+    parts.push("-H", shellQuote(`${name}: ${value}`));
+  }
+  let comment = "";
+  if (entry.request.bodySize > 0) {
+    const whole = await api(`/catbird/api/requests/${entry.id}/request/body`, { as: "bytes" });
+    const text = decodeText(whole.bytes, true);
+    if (text !== null) parts.push("--data-binary", shellQuote(text));
+    else { parts.push("--data-binary", `@catbird-${entry.id}-request.bin`); comment = "\n# binary body: use Download in the request body section"; }
+    if (entry.request.bodyTruncated) comment += "\n# the journal kept only part of this body";
+  }
+  const command = parts.join(" ") + comment;
+  const box = $("curl-text");
+  box.value = command;
+  box.hidden = false;
+  try {
+    await navigator.clipboard.writeText(command);
+    $("curl").textContent = "Copied";
+    setTimeout(() => { $("curl").textContent = "Copy as curl"; }, 1500);
+  } catch (_) {
+    box.select();  // no clipboard access (not a secure context): select it for Ctrl-C
+  }
+}
+
+// ---------------------------------------------------------------- wiring
+
+function readFilters() {
+  state.filters = {
+    method: $("filter-method").value, status: $("filter-status").value,
+    answeredBy: $("filter-answered").value, url: $("filter-url").value,
+  };
+  writeURL();
+  resetView();
+}
+
+function start() {
+  readURL();
+  let urlTimer = null;
+  $("filters").addEventListener("submit", (event) => event.preventDefault());
+  for (const id of ["filter-method", "filter-status", "filter-answered"]) $(id).addEventListener("change", readFilters);
+  $("filter-url").addEventListener("input", () => { clearTimeout(urlTimer); urlTimer = setTimeout(readFilters, 300); });
+  $("pause").addEventListener("click", togglePause);
+  $("older").addEventListener("click", loadOlder);
+  $("clear").addEventListener("click", askClear);
+  $("clear-no").addEventListener("click", cancelClear);
+  $("clear-yes").addEventListener("click", confirmClear);
+  $("tab-journal").addEventListener("click", () => showTab("journal"));
+  $("tab-mocks").addEventListener("click", () => showTab("mocks"));
+  $("details-close").addEventListener("click", closeDetails);
+  $("curl").addEventListener("click", () => copyAsCurl().catch((error) => notice("Could not build the command: " + error.message)));
+  $("rows").addEventListener("click", (event) => {
+    const row = event.target.closest("tr");
+    if (row) openDetails(Number(row.dataset.id));
+  });
+  $("token-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    state.token = $("token").value;
+    sessionStorage.setItem("catbird.token", state.token);
+    $("token-form").hidden = true;
+    refreshTenants();
+    resetView();
+  });
+  window.addEventListener("popstate", () => { readURL(); resetView(); });
+  refreshTenants();
+  setInterval(() => { if (!document.hidden) refreshTenants(); }, TENANTS_REFRESH_MS);
+  resetView();
+}
+
+start();

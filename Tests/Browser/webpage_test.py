@@ -1,0 +1,436 @@
+"""Tests of the web log page at /catbird in a real headless Chromium, driven by Selenium.
+
+Each test starts its own Catbird (the binary in $CATBIRD_BINARY) on a free loopback port with
+a fresh SQLite file, sends requests to it over HTTP as an app would, and looks at the page as a
+user would. Run by scripts/browser-tests, which installs Chromium, chromedriver and Selenium.
+
+    python webpage_test.py                      run every test
+    python webpage_test.py -k tenant            run the tests whose name contains "tenant"
+    python webpage_test.py --screenshot out.png save a screenshot of the page with a few requests
+
+The last line of a run reads "browser tests: N passed, N failed".
+"""
+
+import base64
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.parse
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+BINARY = os.environ.get("CATBIRD_BINARY", ".build/debug/catbird")
+XSS = "<img src=x onerror=alert(1)>"
+
+
+# ------------------------------------------------------------------ server and HTTP helpers
+
+class Server:
+    """A Catbird process on a free port with its own database file; stopped by stop()."""
+
+    def __init__(self, *extra):
+        self.dir = tempfile.TemporaryDirectory(prefix="catbird-browser-")
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        self.log = open(os.path.join(self.dir.name, "server.log"), "w")
+        self.process = subprocess.Popen(
+            [BINARY, "--port", str(self.port), "--db", os.path.join(self.dir.name, "catbird.sqlite"),
+             "--log-level", "warning", *extra],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if self.request("GET", "/catbird/api/health")[0] == 200:
+                    return
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"catbird did not start (exit {self.process.poll()})")
+            time.sleep(0.05)
+
+    def request(self, method, target, body=None, headers=None, tenant=None):
+        """Sends one request; answers (status, headers, body bytes)."""
+        headers = dict(headers or {})
+        if tenant is not None:
+            # http.client sends str headers as Latin-1: pass the UTF-8 bytes for any tenant id.
+            headers["X-Catbird-Parallel-Id"] = tenant.encode("utf-8")
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.request(method, target, body=body, headers=headers)
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    def json(self, method, target, body=None, tenant=None):
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        status, _, data = self.request(method, target, json.dumps(body) if body is not None else None, headers, tenant)
+        return status, (json.loads(data) if data else None)
+
+    def add_mock(self, url, status=200, body=b"", headers=None, tenant=None, limit=None):
+        response = {"status": status, "headers": headers or {}, "body": base64.b64encode(body).decode()}
+        if limit is not None:
+            response["limit"] = limit
+        status_code, _ = self.json("POST", "/catbird/api/mocks", {
+            "type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": url}, "headers": {}},
+            "response": response}, tenant)
+        assert status_code == 201, status_code
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+        self.dir.cleanup()
+
+
+def flood(server, count, tenant, connections=8):
+    """Journals `count` GET requests in `tenant` fast: each connection writes its requests in
+    batches without waiting (HTTP/1.1 pipelining) and then reads the answers."""
+    header = f"X-Catbird-Parallel-Id: {tenant}\r\n".encode() if tenant else b""
+
+    def worker(start, n):
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        done = 0
+        while done < n:
+            batch = min(500, n - done)
+            payload = b"".join(
+                b"GET /bulk/%d HTTP/1.1\r\nHost: x\r\n%s\r\n" % (start + done + i, header) for i in range(batch))
+            sock.sendall(payload)
+            seen, buffer = 0, b""
+            while seen < batch:
+                chunk = sock.recv(1 << 20)
+                assert chunk, "server closed the connection"
+                buffer += chunk
+                seen = buffer.count(b"HTTP/1.1 ")
+            done += batch
+        sock.close()
+
+    per = count // connections
+    threads = [threading.Thread(target=worker, args=(i * per, per if i < connections - 1 else count - per * (connections - 1)))
+               for i in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+# ------------------------------------------------------------------ browser helpers
+
+def browser(width=1280, height=860):
+    options = webdriver.ChromeOptions()
+    options.add_argument("--headless=new")
+    options.add_argument("--no-sandbox")  # CI containers run as root
+    options.add_argument("--disable-dev-shm-usage")
+    options.add_argument(f"--window-size={width},{height}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver")
+    return webdriver.Chrome(options=options, service=service)
+
+
+def wait(driver, condition, timeout=10, message=""):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d), message)
+
+
+def rows(driver):
+    """The journal rows shown, as (id, url) pairs, top first."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#rows tr'), tr => [Number(tr.dataset.id), tr.children[2].textContent])")
+
+
+def wait_live(driver):
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "live", message="page never went live")
+
+
+def console_errors(driver):
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def no_alert(driver):
+    try:
+        text = driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return
+    raise AssertionError(f"an alert ran: {text!r}")
+
+
+# ------------------------------------------------------------------ the tests
+
+def test_page_loads_without_console_errors_and_journals_nothing(server, driver):
+    status, headers, body = server.request("GET", "/catbird")
+    assert status == 200
+    policy = headers.get("Content-Security-Policy", "")
+    assert "script-src 'self'" in policy and "default-src 'none'" in policy, policy
+    assert b"<script>" not in body, "the page must carry no inline script"
+    assert len(body) + sum(len(server.request("GET", p)[2]) for p in
+                           ("/catbird/assets/page.js", "/catbird/assets/page.css", "/catbird/assets/icon.svg")) < 150_000
+
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.ID, "tab-mocks").click()
+    driver.find_element(By.ID, "tab-journal").click()
+    time.sleep(1.5)  # a few live polls and a tenants refresh
+    errors = console_errors(driver)
+    assert not errors, errors
+    # Nothing the page did (assets, icon, API calls) is in any tenant's journal.
+    _, tenants = server.json("GET", "/catbird/api/tenants")
+    assert all(t["requests"] == 0 for t in tenants["tenants"]), tenants
+    icon = driver.execute_script("return document.querySelector('link[rel=icon]').href")
+    assert icon.endswith("/catbird/assets/icon.svg"), icon
+
+
+def test_request_made_after_load_appears_within_two_seconds(server, driver):
+    server.request("GET", "/before-load")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    assert [url for _, url in rows(driver)] == ["/before-load"]
+    sent = time.monotonic()
+    server.request("POST", "/after-load?x=1", b"hi")
+    wait(driver, lambda d: any(url == "/after-load?x=1" for _, url in rows(d)), timeout=2,
+         message="the new request did not appear within 2 s")
+    elapsed = time.monotonic() - sent
+    assert [url for _, url in rows(driver)][0] == "/after-load?x=1", "newest first"
+    print(f"    appeared after {elapsed * 1000:.0f} ms")
+
+
+def test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable(server, driver):
+    tenant = "shard-α 東京"
+    server.request("GET", "/default-only")
+    server.request("GET", "/mine/1", tenant=tenant)
+    server.request("GET", "/mine/2", tenant=tenant)
+    server.request("GET", "/other", tenant="shard-2")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    assert [url for _, url in rows(driver)] == ["/default-only"], "the default tenant first"
+    names = [b.text.split("\n")[0] for b in driver.find_elements(By.CSS_SELECTOR, "#tenants button")]
+    assert names[0] == "default tenant" and tenant in names and "shard-2" in names, names
+    button = next(b for b in driver.find_elements(By.CSS_SELECTOR, "#tenants button") if b.text.startswith(tenant))
+    assert "2 requests" in button.text, button.text
+    button.click()
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/mine/2", "/mine/1"], message="tenant's rows")
+    shared = driver.current_url
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(shared).query) == {"tenant": [tenant]}, shared
+    # Live updates stay scoped to the chosen tenant.
+    server.request("GET", "/mine/3", tenant=tenant)
+    server.request("GET", "/other/2", tenant="shard-2")
+    wait(driver, lambda d: [url for _, url in rows(d)][0] == "/mine/3", timeout=3)
+    time.sleep(0.6)
+    assert [url for _, url in rows(driver)] == ["/mine/3", "/mine/2", "/mine/1"]
+    # The pasted link opens that tenant's log.
+    driver.get("about:blank")
+    driver.get(shared)
+    wait_live(driver)
+    assert [url for _, url in rows(driver)] == ["/mine/3", "/mine/2", "/mine/1"]
+    assert driver.find_element(By.ID, "tenant-title").text == tenant
+    assert not console_errors(driver)
+
+
+def test_details_show_headers_pretty_json_and_the_answering_mock(server, driver):
+    server.add_mock("/api/feed", body=b'{"posts":[{"id":1,"author":"alice","tags":["a","b"]}]}',
+                    headers={"Content-Type": "application/json"}, limit=3)
+    server.request("GET", "/api/feed", headers={"X-Trace": "trace-42"})
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.CSS_SELECTOR, "#rows tr").click()
+    wait(driver, lambda d: "Response body" in d.find_element(By.ID, "details").text
+         and d.find_elements(By.CSS_SELECTOR, "#details .json"), message="details")
+    details = driver.find_element(By.ID, "details").text
+    assert "X-Trace" in details and "trace-42" in details, details
+    assert "remaining limit 2" in " ".join(details.split()), details  # the mock's limit of 3, less this hit
+    json_text = driver.find_element(By.CSS_SELECTOR, "#details .json").text
+    assert '"author": "alice",' in json_text, json_text  # pretty-printed, one key per line
+    lines = [line.strip() for line in json_text.splitlines()]
+    assert '"posts": [' in lines and '"id": 1,' in lines, lines
+    # Collapsible: closing the top object hides its keys.
+    driver.find_element(By.CSS_SELECTOR, "#details .json > details > summary").click()
+    assert '"author"' not in driver.find_element(By.CSS_SELECTOR, "#details .json").text
+    driver.find_element(By.ID, "curl").click()
+    wait(driver, lambda d: d.find_element(By.ID, "curl-text").get_attribute("value"))
+    curl = driver.find_element(By.ID, "curl-text").get_attribute("value")
+    assert curl.startswith("curl -X 'GET' '" + server.url + "/api/feed'") and "'X-Trace: trace-42'" in curl, curl
+    assert not console_errors(driver)
+
+
+def test_markup_in_url_header_body_and_tenant_is_shown_as_text(server, driver):
+    tenant = XSS
+    target = "/xss?q=" + urllib.parse.quote(XSS, safe="<>=()")  # <img%20src=x%20onerror=alert(1)>
+    server.request("POST", target, XSS.encode(), {"X-Evil": XSS, "Content-Type": "text/html"}, tenant=tenant)
+    server.add_mock("/xss-mock", body=XSS.encode(), headers={"Content-Type": "text/html", "X-Evil": XSS}, tenant=tenant)
+    server.request("GET", "/xss-mock", tenant=tenant)
+    driver.get(server.url + "/catbird?tenant=" + urllib.parse.quote(tenant))
+    wait_live(driver)
+    assert [url for _, url in rows(driver)] == ["/xss-mock", target]
+    for index in (0, 1):
+        driver.find_elements(By.CSS_SELECTOR, "#rows tr")[index].click()
+        wait(driver, lambda d: "Response body" in d.find_element(By.ID, "details").text
+             and "Loading" not in d.find_element(By.ID, "details").text)
+        time.sleep(0.3)
+    driver.find_element(By.ID, "tab-mocks").click()
+    time.sleep(0.3)
+    page_text = driver.execute_script("return document.body.textContent")
+    assert page_text.count(XSS) >= 4, "tenant, header, bodies shown as text"
+    assert driver.find_element(By.ID, "tenant-title").text == XSS
+    injected = driver.execute_script("return document.querySelectorAll('img[src=\"x\"], img[onerror]').length")
+    assert injected == 0, "an <img> was created from data"
+    no_alert(driver)
+    errors = console_errors(driver)
+    assert not errors, errors  # not even a CSP report: nothing tried to run
+
+
+def test_one_hundred_thousand_entries_open_in_under_a_second(server, driver):
+    started = time.monotonic()
+    flood(server, 100_000, "bulk")
+    _, newest = server.json("GET", "/catbird/api/requests?order=newest&limit=1&bodies=false", tenant="bulk")
+    total = {t["id"]: t["requests"] for t in server.json("GET", "/catbird/api/tenants")[1]["tenants"]}["bulk"]
+    assert total == 100_000, total
+    print(f"    journaled 100,000 requests in {time.monotonic() - started:.1f} s")
+    newest_id = newest["requests"][0]["id"]
+    driver.get(server.url + "/catbird?tenant=bulk")
+    wait(driver, lambda d: d.execute_script("return document.documentElement.dataset.firstPageMs"), timeout=10)
+    opened_ms = int(driver.execute_script("return document.documentElement.dataset.firstPageMs"))
+    shown = rows(driver)
+    assert shown[0][0] == newest_id, (shown[0], newest_id)
+    assert len(shown) <= 500
+    print(f"    newest page shown {opened_ms} ms after navigation started")
+    assert opened_ms < 1000, f"took {opened_ms} ms"
+    # Paging back works from there, and the page stays bounded.
+    for _ in range(6):
+        before = len(rows(driver))
+        driver.find_element(By.ID, "older").click()
+        wait(driver, lambda d: len(rows(d)) != before or not d.find_element(By.ID, "notice").get_attribute("hidden"))
+    ids = [row_id for row_id, _ in rows(driver)]
+    assert len(ids) == 500 and ids == sorted(ids, reverse=True), len(ids)
+    assert ids[-1] < newest_id - 500
+    assert not console_errors(driver)
+
+
+def test_pause_keeps_position_and_clear_asks_first(server, driver):
+    for i in range(3):
+        server.request("GET", f"/p/{i}")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.ID, "pause").click()
+    server.request("GET", "/while-paused")
+    wait(driver, lambda d: "1 new" in d.find_element(By.ID, "status").text, timeout=3)
+    assert [url for _, url in rows(driver)] == ["/p/2", "/p/1", "/p/0"]
+    driver.find_element(By.ID, "pause").click()
+    wait(driver, lambda d: [url for _, url in rows(d)][0] == "/while-paused")
+    driver.find_element(By.ID, "clear").click()
+    assert driver.find_element(By.ID, "clear-confirm").is_displayed()
+    driver.find_element(By.ID, "clear-no").click()
+    assert len(rows(driver)) == 4
+    driver.find_element(By.ID, "clear").click()
+    driver.find_element(By.ID, "clear-yes").click()
+    wait(driver, lambda d: not rows(d))
+    _, page = server.json("GET", "/catbird/api/requests")
+    assert page["requests"] == []
+    assert not console_errors(driver)
+
+
+def test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand(server, driver):
+    text = ("0123456789abcdef" * 64 + "\n") * 5000  # ~5 MB of text
+    server.request("POST", "/upload", text.encode(), {"Content-Type": "text/plain"})
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.CSS_SELECTOR, "#rows tr").click()
+    wait(driver, lambda d: "showing the first 64.0 KiB" in d.find_element(By.ID, "details").text)
+    shown = driver.execute_script("return document.querySelector('#details pre').textContent.length")
+    assert shown == 65536, shown
+    # The page still answers at once (it did not freeze on the body).
+    started = time.monotonic()
+    driver.execute_script("return 1")
+    assert time.monotonic() - started < 1
+    driver.find_element(By.XPATH, "//button[text()='Show the whole body']").click()
+    wait(driver, lambda d: d.execute_script("return document.querySelector('#details pre').textContent.length") == len(text),
+         timeout=20)
+    assert not console_errors(driver)
+
+
+TESTS = [
+    (test_page_loads_without_console_errors_and_journals_nothing, ()),
+    (test_request_made_after_load_appears_within_two_seconds, ()),
+    (test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable, ()),
+    (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
+    (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
+    (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
+    (test_pause_keeps_position_and_clear_asks_first, ()),
+    (test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand, ("--journal-body-limit", "8mb")),
+]
+
+
+# ------------------------------------------------------------------ screenshot for the README
+
+def screenshot(path):
+    server = Server()
+    driver = browser(1280, 1100)
+    try:
+        server.add_mock("/api/feed", body=b'{"posts":[{"id":1,"author":"alice","text":"Hello"}]}',
+                        headers={"Content-Type": "application/json"})
+        server.add_mock("/api/login", status=400, body=b'{"error":{"code":"user_blocked"}}',
+                        headers={"Content-Type": "application/json"}, limit=2)
+        for tenant in ("shard-1", "shard-2"):
+            server.request("GET", "/api/feed", tenant=tenant)
+        server.request("GET", "/api/feed", headers={"Accept": "application/json", "User-Agent": "FeedApp/1.0"})
+        server.request("POST", "/api/createPost", b'{"text":"My new post"}', {"Content-Type": "application/json"})
+        server.request("GET", "/api/login")
+        server.request("GET", "/api/feed", headers={"Accept": "application/json", "User-Agent": "FeedApp/1.0"})
+        driver.get(server.url + "/catbird")
+        wait_live(driver)
+        driver.find_elements(By.CSS_SELECTOR, "#rows tr")[0].click()
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#details .json"))
+        time.sleep(0.3)
+        driver.save_screenshot(path)
+    finally:
+        driver.quit()
+        server.stop()
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["--screenshot"]:
+        screenshot(args[1])
+        return 0
+    selected = args[1] if args[:1] == ["-k"] else ""
+    passed, failed = 0, []
+    for test, extra in TESTS:
+        if selected not in test.__name__:
+            continue
+        print(f"browser test {test.__name__} ...", flush=True)
+        server, driver = Server(*extra), None
+        started = time.monotonic()
+        try:
+            driver = browser()
+            test(server, driver)
+            passed += 1
+            print(f"  passed ({time.monotonic() - started:.1f} s)", flush=True)
+        except Exception:
+            failed.append(test.__name__)
+            print("  FAILED\n" + traceback.format_exc(), flush=True)
+        finally:
+            if driver:
+                driver.quit()
+            server.stop()
+    for name in failed:
+        print(f"browser test failed: {name}")
+    print(f"browser tests: {passed} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
