@@ -133,8 +133,10 @@ def flood(server, count, tenant, connections=8):
 
 # ------------------------------------------------------------------ browser helpers
 
-def browser(width=1280, height=860):
+def browser(width=1280, height=860, phone=False):
     options = webdriver.ChromeOptions()
+    if phone:  # a phone's viewport and pixel ratio (a plain window cannot be narrower than 500 px)
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 3}})
     options.add_argument("--headless=new")
     options.add_argument("--no-sandbox")  # CI containers run as root
     options.add_argument("--disable-dev-shm-usage")
@@ -362,6 +364,49 @@ def test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand(server, driv
     assert not console_errors(driver)
 
 
+# A 1x1 PNG (one red pixel).
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+
+
+def test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview(server, driver):
+    server.add_mock("/logo.png", body=PNG, headers={"Content-Type": "image/png"})
+    server.request("GET", "/logo.png")
+    server.request("PUT", "/blob", bytes(range(256)) * 4, {"Content-Type": "application/octet-stream"})
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_elements(By.CSS_SELECTOR, "#rows tr")[1].click()
+    wait(driver, lambda d: d.execute_script("const i = document.querySelector('#details img.body-image'); return i && i.complete && i.naturalWidth"),
+         message="the PNG is shown")
+    assert driver.execute_script("return document.querySelector('#details img.body-image').naturalWidth") == 1
+    driver.find_elements(By.CSS_SELECTOR, "#rows tr")[0].click()
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#details pre.hex"), message="hex preview")
+    hex_text = driver.find_element(By.CSS_SELECTOR, "#details pre.hex").text
+    assert hex_text.startswith("00000000  00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"), hex_text[:80]
+    assert "binary: 1.0 KiB" in driver.find_element(By.ID, "details").text
+    assert not console_errors(driver)
+
+
+def test_page_fits_a_phone_screen(server, driver):
+    phone = browser(390, 844, phone=True)
+    try:
+        server.request("GET", "/api/a-rather-long-path/with/segments?and=a&query=string&that=goes&on=and-on")
+        phone.get(server.url + "/catbird")
+        wait_live(phone)
+        assert phone.execute_script("return window.innerWidth") == 390
+        overflow = phone.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"the page is {overflow} px wider than the screen"
+        phone.find_element(By.CSS_SELECTOR, "#rows tr").click()
+        wait(phone, lambda d: "Response body" in d.find_element(By.ID, "details").text)
+        rect = phone.execute_script("const r = document.getElementById('details').getBoundingClientRect(); return [r.left, r.width]")
+        assert rect == [0, 390], f"details cover the screen: {rect}"
+        phone.find_element(By.ID, "details-close").click()
+        assert not phone.find_element(By.ID, "details").is_displayed()
+        assert not console_errors(phone)
+    finally:
+        phone.quit()
+
+
 TESTS = [
     (test_page_loads_without_console_errors_and_journals_nothing, ()),
     (test_request_made_after_load_appears_within_two_seconds, ()),
@@ -371,6 +416,8 @@ TESTS = [
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
     (test_pause_keeps_position_and_clear_asks_first, ()),
     (test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand, ("--journal-body-limit", "8mb")),
+    (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
+    (test_page_fits_a_phone_screen, ()),
 ]
 
 
