@@ -243,6 +243,19 @@ def test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable(serv
     assert not console_errors(driver)
 
 
+def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
+    for index in range(12):
+        server.request("GET", "/x", tenant=f"shard-{index}")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    names = lambda d: [b.text.split("\n")[0] for b in d.find_elements(By.CSS_SELECTOR, "#tenants button")]
+    wait(driver, lambda d: len(names(d)) == 13)
+    box = driver.find_element(By.ID, "tenant-filter")
+    box.send_keys("shard-1")
+    wait(driver, lambda d: names(d) == ["default tenant", "shard-1", "shard-10", "shard-11"], message="filtered")
+    assert not console_errors(driver)
+
+
 def test_details_show_headers_pretty_json_and_the_answering_mock(server, driver):
     server.add_mock("/api/feed", body=b'{"posts":[{"id":1,"author":"alice","tags":["a","b"]}]}',
                     headers={"Content-Type": "application/json"}, limit=3)
@@ -411,6 +424,7 @@ TESTS = [
     (test_page_loads_without_console_errors_and_journals_nothing, ()),
     (test_request_made_after_load_appears_within_two_seconds, ()),
     (test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable, ()),
+    (test_many_tenants_can_be_filtered_in_the_picker, ()),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),

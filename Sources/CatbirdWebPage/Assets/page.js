@@ -12,7 +12,8 @@ const LONG_POLL_SECONDS = 25;  // how long the server may hold a live poll when 
 const SHORT_POLL_MS = 500;     // pause between polls when it does not
 const PREVIEW_BYTES = 65536;   // body bytes fetched for a preview
 const TREE_LIMIT = 1048576;    // JSON bodies up to this size are shown as a collapsible tree
-const TENANTS_REFRESH_MS = 3000;
+const TENANTS_REFRESH_MS = 5000;
+const TENANT_FILTER_FROM = 8;  // the tenants filter box shows from this many tenants on
 
 const $ = (id) => document.getElementById(id);
 
@@ -149,6 +150,9 @@ async function refreshTenants() {
   if (!list.some((t) => t.id === "")) list.unshift({ id: "", requests: 0, mocks: 0, lastActivityAt: "" });
   if (!list.some((t) => t.id === state.tenant)) list.push({ id: state.tenant, requests: 0, mocks: 0, lastActivityAt: "" });
   list.sort((a, b) => (a.id === "" ? -1 : b.id === "" ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  $("tenant-filter").hidden = list.length < TENANT_FILTER_FROM;
+  const wanted = $("tenant-filter").hidden ? "" : $("tenant-filter").value.toLowerCase();
+  if (wanted) list = list.filter((t) => t.id === state.tenant || t.id.toLowerCase().includes(wanted));
   const items = list.map((t) => {
     const button = el("button");
     button.type = "button";
@@ -712,6 +716,7 @@ function start() {
   $("filters").addEventListener("submit", (event) => event.preventDefault());
   for (const id of ["filter-method", "filter-status", "filter-answered"]) $(id).addEventListener("change", readFilters);
   $("filter-url").addEventListener("input", () => { clearTimeout(urlTimer); urlTimer = setTimeout(readFilters, 300); });
+  $("tenant-filter").addEventListener("input", refreshTenants);
   $("pause").addEventListener("click", togglePause);
   $("older").addEventListener("click", loadOlder);
   $("clear").addEventListener("click", askClear);
