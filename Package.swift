@@ -3,6 +3,10 @@
 //
 // Layers, lowest first (each target may use only those above it in this list):
 //   CMicroHTTPD, CSQLite   system libraries (Debian libmicrohttpd-dev, libsqlite3-dev)
+//   CatbirdSupport         Foundation-only helpers for both sides: Logger, Timestamp, JSONText,
+//                          ASCII case folding, milliseconds
+//   CatbirdWire            the wire format, once: Catbird 0.11's types and our extensions
+//                          (Foundation only; the client and the server both use it)
 //   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler
 //   CatbirdStorage         SQLite wrapper, migrations embedded from ../migrations at build time
 //   CatbirdMatching        request patterns, response mocks, matchers (Catbird 0.11 semantics)
@@ -11,8 +15,9 @@
 //   CatbirdServer          routes: control API, journal and admin endpoints, mock serving
 //   catbird                the command-line interface
 //
-// Client side, depending on none of the server's modules (Foundation only):
-//   CatbirdAPI             the test-side client (Catbird 0.11 source-compatible, plus journal/SQL)
+// Client side, depending on none of the server's modules (Foundation, CatbirdSupport, CatbirdWire):
+//   CatbirdAPI             the test-side client (Catbird 0.11 source-compatible, plus journal/SQL);
+//                          re-exports CatbirdWire, so `import CatbirdAPI` gives the wire types
 //   CatbirdAppSupport      the app-side helper: server URL and parallel id for the app under test
 //
 // Examples/FeedApp: a stand-in app under test and the UI-test suite that drives it.
@@ -38,7 +43,9 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "CatbirdSupport"),
+        .target(name: "CatbirdWire", dependencies: ["CatbirdSupport"]),
+        .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CatbirdSupport"]),
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(
             name: "EmbedMigrations",
@@ -47,25 +54,37 @@ let package = Package(
         ),
         .target(
             name: "CatbirdStorage",
-            dependencies: ["CSQLite"],
+            dependencies: ["CSQLite", "CatbirdSupport"],
             plugins: ["EmbedMigrations"]
         ),
-        .target(name: "CatbirdMatching"),
-        .target(name: "CatbirdDomain", dependencies: ["CatbirdMatching", "CatbirdStorage"]),
+        .target(name: "CatbirdMatching", dependencies: ["CatbirdSupport", "CatbirdWire"]),
+        .target(
+            name: "CatbirdDomain",
+            dependencies: ["CatbirdSupport", "CatbirdWire", "CatbirdMatching", "CatbirdStorage"]),
         .target(
             name: "CatbirdWebPage",
             resources: ["index.html", "page.css", "page.js", "icon.svg"].map { .embedInCode("Assets/\($0)") }
         ),
-        .target(name: "CatbirdServer", dependencies: ["CatbirdHTTP", "CatbirdStorage", "CatbirdDomain", "CatbirdWebPage"]),
-        .executableTarget(name: "catbird", dependencies: ["CatbirdServer"]),
-        .target(name: "CatbirdAPI"),
+        .target(
+            name: "CatbirdServer",
+            dependencies: [
+                "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdStorage", "CatbirdMatching", "CatbirdDomain",
+                "CatbirdWebPage",
+            ]),
+        .executableTarget(name: "catbird", dependencies: ["CatbirdSupport", "CatbirdServer"]),
+        .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdAppSupport"),
         .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),
 
         .target(name: "CatbirdTestSupport", dependencies: ["CatbirdServer"], path: "Tests/CatbirdTestSupport"),
-        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdMatching", "CatbirdTestSupport"]),
+        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage"]),
-        .testTarget(name: "CatbirdServerTests", dependencies: ["CatbirdServer", "CatbirdTestSupport"]),
+        .testTarget(
+            name: "CatbirdServerTests",
+            dependencies: [
+                "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdStorage", "CatbirdMatching", "CatbirdDomain",
+                "CatbirdServer", "CatbirdTestSupport",
+            ]),
         .testTarget(name: "CatbirdAPITests", dependencies: ["CatbirdAPI", "CatbirdAppSupport", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdAppSupportTests", dependencies: ["CatbirdAppSupport"]),
         .testTarget(

@@ -1,3 +1,4 @@
+@_spi(Server) import CatbirdWire
 import Foundation
 
 extension Catbird {
@@ -49,13 +50,9 @@ extension APICall where Output == Int {
     /// `POST /catbird/api/requests/count` with `{"pattern": …}` → `{"count": n}`.
     static func count(_ pattern: RequestPattern) -> APICall {
         // A pattern holds only strings, which JSONEncoder always encodes.
-        let body = CatbirdJSON.encodeKnownEncodable(CountBody(pattern: pattern))
+        let body = CatbirdJSON.encodeKnownEncodable(CatbirdCountRequest(pattern: pattern))
         return .json("POST", ["catbird", "api", "requests", "count"], body: body) { (answer: CountAnswer) in answer.count }
     }
-}
-
-private struct CountBody: Encodable {
-    let pattern: RequestPattern
 }
 
 private struct CountAnswer: Decodable {

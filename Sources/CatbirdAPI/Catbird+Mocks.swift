@@ -1,3 +1,4 @@
+@_spi(Server) import CatbirdWire
 import Foundation
 
 extension Catbird {

@@ -1,3 +1,4 @@
+@_spi(Server) import CatbirdWire
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -39,10 +40,7 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
     /// The error for an answer with `statusCode` and `body`: the reason is the body's
     /// `reason` when it is Catbird's error JSON, else its trimmed UTF-8 text, else nil.
     init(statusCode: Int, body: Data) {
-        struct ErrorBody: Decodable {
-            let reason: String
-        }
-        let reason = (try? JSONDecoder().decode(ErrorBody.self, from: body))?.reason
+        let reason = (try? JSONDecoder().decode(CatbirdErrorBody.self, from: body))?.reason
             ?? String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.init(statusCode: statusCode, reason: reason?.isEmpty == false ? reason : nil)
     }

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 extension ResponseMock {
@@ -43,7 +44,7 @@ extension ResponseMock {
 extension Dictionary where Key == String, Value == String {
     /// These headers plus `Content-Type: contentType` unless they have a Content-Type already.
     fileprivate func withDefaultContentType(_ contentType: String) -> [String: String] {
-        guard !keys.contains(where: { $0.caseInsensitiveCompare("Content-Type") == .orderedSame }) else { return self }
+        guard !keys.contains(where: { $0.equalsIgnoringASCIICase("Content-Type") }) else { return self }
         var headers = self
         headers["Content-Type"] = contentType
         return headers

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// Header fields of a request or response, in the order received or added.
 ///
 /// Names keep the case they arrived with; ``first(_:)`` compares names case-insensitively
@@ -22,7 +24,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The first value of the field called `name` (compared case-insensitively), or nil.
     public func first(_ name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
@@ -31,24 +33,5 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
-    }
-}
-
-extension String {
-    /// ASCII case-insensitive equality, enough for header names (tokens are ASCII, RFC 9110 §5.1).
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        var lhs = utf8.makeIterator()
-        var rhs = other.utf8.makeIterator()
-        while true {
-            switch (lhs.next(), rhs.next()) {
-            case (nil, nil): return true
-            case let (a?, b?):
-                if a == b { continue }
-                let lowerA = (a >= 65 && a <= 90) ? a + 32 : a
-                let lowerB = (b >= 65 && b <= 90) ? b + 32 : b
-                if lowerA != lowerB { return false }
-            default: return false
-            }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CatbirdSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -133,7 +134,7 @@ final class ServerCore: Sendable {
         guard let mhdResponse = created else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }
         for field in response.headers
-        where !field.name.caseInsensitiveEquals("Content-Length") && !field.name.caseInsensitiveEquals("Transfer-Encoding") {
+        where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Transfer-Encoding") {
             _ = MHD_add_response_header(mhdResponse, field.name, field.value)
         }
         return MHD_queue_response(connection, UInt32(response.status), mhdResponse)

@@ -1,8 +1,10 @@
+import CatbirdSupport
+import CatbirdWire
 import Foundation
 
 /// A ``PatternMatch`` compiled once, when its mock is added, and then matched against many requests.
 ///
-/// Semantics (spec 1.3, Catbird 0.11):
+/// Semantics (Catbird 0.11's, in our words in docs/matching.md#pattern-kinds):
 /// - `.equal`: exact, case-sensitive `==` on the whole subject.
 /// - `.regexp`: ICU (`NSRegularExpression`) **unanchored** search, **case-insensitive**; `^`/`$` in
 ///   the pattern anchor at the subject's ends. An empty expression matches every subject (ICU on Linux
@@ -43,7 +45,7 @@ public struct CompiledPatternMatch: Sendable {
             let expression = WildcardTranslator.regularExpression(fromWildcard: source.value)
             matcher = .expression(try Self.compile(
                 expression, pattern: source.value,
-                reason: "the wildcard translates to \(CodingPathText.jsonQuoted(expression)), which is not a valid ICU regular expression"
+                reason: "the wildcard translates to \(JSONText.string(expression)), which is not a valid ICU regular expression"
             ))
         }
     }

@@ -1,6 +1,8 @@
+import CatbirdWire
+
 /// A ``RequestPattern`` with every ``PatternMatch`` compiled once, when the mock is added.
 ///
-/// A request matches when all of these hold (spec 1.3, Catbird 0.11):
+/// A request matches when all of these hold (Catbird 0.11; docs/matching.md#request-matching):
 /// - its method equals ``RequestPattern/method`` exactly (case-sensitive);
 /// - the url pattern matches the request-target as received: path plus query (`/api/books?id=1`), or
 ///   the absolute URL for proxy-form requests (`http://host/path?q`);
@@ -33,7 +35,7 @@ public struct CompiledRequestPattern: Sendable {
     ///   - headerValue: called with a header name as written in the pattern; returns the request's
     ///     **first** value for that name, looked up case-insensitively by the caller, or `nil`.
     public func matches(method: String, target: String, headerValue: (String) -> String?) -> Bool {
-        guard method == source.method, url.matches(target) else { return false }
+        guard method == source.method.rawValue, url.matches(target) else { return false }
         for header in headers {
             guard let value = headerValue(header.name), header.pattern.matches(value) else { return false }
         }

@@ -1,4 +1,7 @@
-/// Why a ``PatternMatch`` could not be compiled. Raised once, when a mock is added (spec 1.2: an
+import CatbirdSupport
+import CatbirdWire
+
+/// Why a ``PatternMatch`` could not be compiled. Raised once, when a mock is added (docs/protocol.md#errors: an
 /// invalid regular expression is a 400 for the control call), never while matching requests.
 public enum PatternError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `pattern` is the `value` exactly as sent (the wildcard itself for `.wildcard`); `reason` says
@@ -9,7 +12,7 @@ public enum PatternError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalidRegularExpression(pattern, reason):
-            return "invalid regular expression \(CodingPathText.jsonQuoted(pattern)): \(reason)"
+            return "invalid regular expression \(JSONText.string(pattern)): \(reason)"
         }
     }
 }

@@ -1,9 +1,9 @@
 /// Translates Catbird 0.11 wildcard patterns into ICU regular expressions.
 ///
-/// Source of the rules: spec 1.3 (which restates Catbird 0.11's wildcard translation). The result is
+/// Source of the rules: docs/matching.md#wildcard (Catbird 0.11's wildcard translation). The result is
 /// compiled case-insensitively by ``CompiledPatternMatch``.
 public enum WildcardTranslator {
-    /// Catbird 0.11 wildcard → regular expression, anchored as `^…$`. Rules, exactly as spec 1.3,
+    /// Catbird 0.11 wildcard → regular expression, anchored as `^…$`. Rules, as docs/matching.md#wildcard states them,
     /// applied one Unicode scalar at a time:
     /// - `*`, and any run of consecutive stars, → `.*` (crosses `/`);
     /// - `?` → `.` (exactly one character, `/` included);

@@ -1,4 +1,4 @@
-import CatbirdDomain
+import CatbirdSupport
 
 extension CatbirdServer {
     /// Everything the server can be configured with (CLI flags and `CATBIRD_*` variables).

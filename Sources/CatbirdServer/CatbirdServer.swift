@@ -1,6 +1,7 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdStorage
+import CatbirdSupport
 import Synchronization
 
 /// The Catbird mock server: opens and migrates the database, loads the mocks, starts the

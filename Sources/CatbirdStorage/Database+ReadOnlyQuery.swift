@@ -1,4 +1,5 @@
 import CSQLite
+import CatbirdSupport
 
 extension Database {
     /// Runs one user-supplied read-only statement over the whole database, every tenant's rows
@@ -115,7 +116,7 @@ extension Database {
             }
         } catch {
             if queryGuard.timedOut {
-                throw .timedOut(milliseconds: Self.milliseconds(timeLimit))
+                throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
             }
             if error.code == SQLITE_TOOBIG {
                 throw .valueTooLarge(limit: maxValueLength)
@@ -135,7 +136,7 @@ extension Database {
         queryGuard: ReadOnlyQueryGuard, timeLimit: Duration
     ) -> ReadOnlyQueryError? {
         if queryGuard.progress() != 0 {
-            return .timedOut(milliseconds: milliseconds(timeLimit))
+            return .timedOut(milliseconds: Int(timeLimit.milliseconds))
         }
         for column in 0..<statement.columnCount {
             size += statement.resultSize(at: column)
@@ -175,11 +176,5 @@ extension Database {
         } catch {
             throw queryGuard.takeUnretainedValue().refusal(for: error)
         }
-    }
-
-    /// `duration` in whole milliseconds, rounded down.
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// One result row: column names and values at the same positions.
 public struct Row: Sendable, Hashable {
     /// Column names as SQLite reports them (`AS` aliases where given), in select order.
@@ -33,14 +35,9 @@ public struct Row: Sendable, Hashable {
         if let index = columns.firstIndex(of: name) {
             return values[index]
         }
-        let lowered = Self.asciiLowercased(name)
-        if let index = columns.firstIndex(where: { Self.asciiLowercased($0) == lowered }) {
+        if let index = columns.firstIndex(where: { $0.equalsIgnoringASCIICase(name) }) {
             return values[index]
         }
         return nil
-    }
-
-    private static func asciiLowercased(_ text: String) -> String {
-        String(decoding: text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

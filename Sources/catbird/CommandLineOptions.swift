@@ -1,4 +1,4 @@
-import CatbirdDomain
+import CatbirdSupport
 import CatbirdServer
 
 /// What `catbird` was asked to do.

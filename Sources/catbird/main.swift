@@ -1,4 +1,4 @@
-import CatbirdDomain
+import CatbirdSupport
 import CatbirdServer
 import Foundation
 

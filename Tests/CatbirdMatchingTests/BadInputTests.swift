@@ -1,8 +1,9 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import Foundation
 import XCTest
 
-/// Invalid control bodies give readable reasons naming the coding path (spec 1.2).
+/// Invalid control bodies give readable reasons naming the coding path (docs/protocol.md#errors).
 final class BadInputTests: XCTestCase {
     private let pattern = #""pattern":{"method":"GET","url":{"kind":"equal","value":"\/a"},"headers":{}}"#
     private let response = #""response":{"status":200,"headers":{}}"#
@@ -10,11 +11,11 @@ final class BadInputTests: XCTestCase {
     /// The reason `describe` gives for `json`; fails the test when it decodes.
     private func reason(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> String {
         do {
-            let action = try JSONDecoder().decode(ControlAction.self, from: Data(json.utf8))
+            let action = try JSONDecoder().decode(CatbirdAction.self, from: Data(json.utf8))
             XCTFail("decoded \(action)", file: file, line: line)
             return ""
         } catch let error as DecodingError {
-            return ControlAction.describe(error)
+            return error.readableReason
         } catch {
             XCTFail("not a DecodingError: \(error)", file: file, line: line)
             return ""
@@ -35,7 +36,7 @@ final class BadInputTests: XCTestCase {
     func testUnknownType() {
         XCTAssertEqual(reason(#"{"type":"frobnicate"}"#), #"unknown action type "frobnicate" (expected "update", "remove" or "removeAll")"#)
         do {
-            _ = try JSONDecoder().decode(ControlAction.self, from: Data(#"{"type":"x"}"#.utf8))
+            _ = try JSONDecoder().decode(CatbirdAction.self, from: Data(#"{"type":"x"}"#.utf8))
             XCTFail("decoded")
         } catch {
             XCTAssertTrue(String(describing: error).contains(#"unknown action type "x""#), "\(error)")
@@ -102,24 +103,19 @@ final class BadInputTests: XCTestCase {
                        "'response.limit' must be a number")
     }
 
-    func testDescribeAnyErrorFallsBackToItsDescription() {
-        XCTAssertEqual(ControlAction.describe(PatternError.invalidRegularExpression(pattern: "(", reason: "r") as any Error),
-                       "invalid regular expression \"(\": r")
-    }
-
     // MARK: accepted variations
 
     func testExtraKeysAndAnyKeyOrderAreAccepted() throws {
         let json = #"{"extra":[1,2],"pattern":{"headers":{},"url":{"value":"\/a","kind":"equal"},"method":"GET"},"type":"remove"}"#
-        XCTAssertEqual(try JSONDecoder().decode(ControlAction.self, from: Data(json.utf8)),
+        XCTAssertEqual(try JSONDecoder().decode(CatbirdAction.self, from: Data(json.utf8)),
                        .remove(RequestPattern(method: "GET", url: .equal("/a"))))
-        XCTAssertEqual(try JSONDecoder().decode(ControlAction.self, from: Data(#"{"type":"removeAll","pattern":5}"#.utf8)),
+        XCTAssertEqual(try JSONDecoder().decode(CatbirdAction.self, from: Data(#"{"type":"removeAll","pattern":5}"#.utf8)),
                        .removeAll)
     }
 
     func testMissingHeadersAreEmpty() throws {
         let json = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\/a"}},"response":{"status":204}}"#
-        XCTAssertEqual(try JSONDecoder().decode(ControlAction.self, from: Data(json.utf8)),
+        XCTAssertEqual(try JSONDecoder().decode(CatbirdAction.self, from: Data(json.utf8)),
                        .update(RequestPattern(method: "GET", url: .equal("/a"), headers: [:]), ResponseMock(status: 204)))
     }
 

@@ -1,7 +1,8 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import XCTest
 
-/// `equal` and `regexp` semantics (spec 1.3) and compile-time errors.
+/// `equal` and `regexp` semantics (docs/matching.md#pattern-kinds) and compile-time errors.
 final class CompiledPatternMatchTests: XCTestCase {
     private func compiled(_ pattern: PatternMatch) throws -> CompiledPatternMatch {
         try CompiledPatternMatch(pattern)

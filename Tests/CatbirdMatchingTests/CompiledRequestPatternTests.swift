@@ -1,7 +1,8 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import XCTest
 
-/// Whole-request matching: method, url, headers (spec 1.3).
+/// Whole-request matching: method, url, headers (docs/matching.md#request-matching).
 final class CompiledRequestPatternTests: XCTestCase {
     /// Request headers in arrival order; lookup is case-insensitive and returns the first value,
     /// which is what the server's caller provides.

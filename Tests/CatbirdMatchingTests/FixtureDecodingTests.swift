@@ -1,10 +1,11 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import Foundation
 import CatbirdTestSupport
 import XCTest
 
 /// Decodes the body of every real Catbird 0.11 client capture and compares it field by field with
-/// `cases.json`'s `action` (spec 1.1; fixtures README).
+/// `cases.json`'s `action` (docs/protocol.md#control-actions; fixtures README).
 final class FixtureDecodingTests: XCTestCase {
     func testEveryHTTPFileIsACase() throws {
         let files = try Fixtures.httpFiles()
@@ -23,33 +24,33 @@ final class FixtureDecodingTests: XCTestCase {
             XCTAssertEqual(request.requestLine, "POST /catbird/api/mocks HTTP/1.1", id)
             XCTAssertEqual(request.header("Content-Length"), String(request.body.count), id)
 
-            let action: ControlAction
+            let action: CatbirdAction
             do {
-                action = try JSONDecoder().decode(ControlAction.self, from: request.body)
+                action = try JSONDecoder().decode(CatbirdAction.self, from: request.body)
             } catch {
-                XCTFail("case \(id): \(ControlAction.describe(error))")
+                XCTFail("case \(id): \((error as? DecodingError)?.readableReason ?? "\(error)")")
                 continue
             }
             let expected = try XCTUnwrap(testCase["action"] as? [String: Any], id)
             try check(action, against: expected, case: id)
 
             // Encoding and decoding again gives the same value.
-            let again = try JSONDecoder().decode(ControlAction.self, from: JSONEncoder().encode(action))
+            let again = try JSONDecoder().decode(CatbirdAction.self, from: JSONEncoder().encode(action))
             XCTAssertEqual(again, action, id)
         }
     }
 
     func testBinaryBodyIsBytes0Through255() throws {
         let request = try Fixtures.request(named: "d-update-binary-body-256-bytes.http")
-        guard case let .update(_, response) = try JSONDecoder().decode(ControlAction.self, from: request.body) else {
+        guard case let .update(_, response) = try JSONDecoder().decode(CatbirdAction.self, from: request.body) else {
             return XCTFail("case d is not an update")
         }
-        XCTAssertEqual(response.body, Array(0...255))
+        XCTAssertEqual(response.body, Data(0...255))
     }
 
     func testEscapedStringsAreDecoded() throws {
         let request = try Fixtures.request(named: "l-update-json-string-escapes.http")
-        guard case let .update(pattern, response) = try JSONDecoder().decode(ControlAction.self, from: request.body) else {
+        guard case let .update(pattern, response) = try JSONDecoder().decode(CatbirdAction.self, from: request.body) else {
             return XCTFail("case l is not an update")
         }
         XCTAssertEqual(pattern.headers["X-Quote"], .equal("say \"hi\" \\ end"))
@@ -65,7 +66,7 @@ final class FixtureDecodingTests: XCTestCase {
 
     // MARK: comparison with cases.json
 
-    private func check(_ action: ControlAction, against expected: [String: Any], case id: String) throws {
+    private func check(_ action: CatbirdAction, against expected: [String: Any], case id: String) throws {
         let type = expected["type"] as? String
         switch action {
         case let .update(pattern, response):
@@ -82,7 +83,7 @@ final class FixtureDecodingTests: XCTestCase {
     }
 
     private func check(_ pattern: RequestPattern, against expected: [String: Any], case id: String) throws {
-        XCTAssertEqual(pattern.method, expected["method"] as? String, id)
+        XCTAssertEqual(pattern.method.rawValue, expected["method"] as? String, id)
         XCTAssertEqual(pattern.url, try patternMatch(expected["url"], id), id)
         let headers = try XCTUnwrap(expected["headers"] as? [String: Any], id)
         XCTAssertEqual(Set(pattern.headers.keys), Set(headers.keys), id)
@@ -93,7 +94,7 @@ final class FixtureDecodingTests: XCTestCase {
 
     private func patternMatch(_ value: Any?, _ id: String) throws -> PatternMatch {
         let object = try XCTUnwrap(value as? [String: Any], id)
-        let kind = try XCTUnwrap(PatternKind(rawValue: XCTUnwrap(object["kind"] as? String, id)), id)
+        let kind = try XCTUnwrap(PatternMatch.Kind(rawValue: XCTUnwrap(object["kind"] as? String, id)), id)
         return PatternMatch(kind: kind, value: try XCTUnwrap(object["value"] as? String, id))
     }
 

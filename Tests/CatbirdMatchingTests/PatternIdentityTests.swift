@@ -1,13 +1,14 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import Foundation
 import XCTest
 
 /// `RequestPattern.isSamePattern(as:)` and `identity`: the "same pattern" test of `update`
-/// (replace in place) and `remove` (spec 1.1), which compares header names case-insensitively
-/// the way matching does (spec 1.3).
+/// (replace in place) and `remove` (docs/matching.md#update-replaces-in-place), which compares header names case-insensitively
+/// the way matching does (docs/matching.md#request-matching).
 final class PatternIdentityTests: XCTestCase {
     private func pattern(
-        method: String = "GET", url: PatternMatch = .equal("/api/feed"), headers: [String: PatternMatch]
+        method: HTTPMethod = "GET", url: PatternMatch = .equal("/api/feed"), headers: [String: PatternMatch]
     ) -> RequestPattern {
         RequestPattern(method: method, url: url, headers: headers)
     }

@@ -1,21 +1,22 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import Foundation
 import XCTest
 
-/// ResponseMock / RequestPattern wire format (spec 1.1).
+/// ResponseMock / RequestPattern wire format (docs/protocol.md#control-actions).
 final class ResponseMockTests: XCTestCase {
     private func object(_ value: some Encodable) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any])
     }
 
     func testRoundTripWithEveryField() throws {
-        let mock = ResponseMock(status: 201, headers: ["Content-Type": "application/json"], body: Array(0...255), limit: 2, delay: 1)
+        let mock = ResponseMock(status: 201, headers: ["Content-Type": "application/json"], body: Data(0...255), limit: 2, delay: 1)
         let decoded = try JSONDecoder().decode(ResponseMock.self, from: JSONEncoder().encode(mock))
         XCTAssertEqual(decoded, mock)
     }
 
     func testRoundTripWithEmptyBody() throws {
-        let mock = ResponseMock(status: 200, body: [])
+        let mock = ResponseMock(status: 200, body: Data())
         XCTAssertEqual(try JSONDecoder().decode(ResponseMock.self, from: JSONEncoder().encode(mock)), mock)
         XCTAssertEqual(try object(mock)["body"] as? String, "")
     }
@@ -28,17 +29,17 @@ final class ResponseMockTests: XCTestCase {
     }
 
     func testBodyIsPaddedStandardBase64() throws {
-        let encoded = try object(ResponseMock(body: Array("ab".utf8), limit: 3, delay: 0))
+        let encoded = try object(ResponseMock(body: Data("ab".utf8), limit: 3, delay: 0))
         XCTAssertEqual(encoded["body"] as? String, "YWI=")
         XCTAssertEqual(encoded["limit"] as? Int, 3)
         XCTAssertEqual(encoded["delay"] as? Int, 0)
-        let slashes = try object(ResponseMock(body: [0xff, 0xff, 0xff]))
+        let slashes = try object(ResponseMock(body: Data([0xff, 0xff, 0xff])))
         XCTAssertEqual(slashes["body"] as? String, "////")
     }
 
     func testDecodesEscapedSlashesInBase64() throws {
         let mock = try JSONDecoder().decode(ResponseMock.self, from: Data(#"{"headers":{},"body":"\/\/\/\/","status":200}"#.utf8))
-        XCTAssertEqual(mock.body, [0xff, 0xff, 0xff])
+        XCTAssertEqual(mock.body, Data([0xff, 0xff, 0xff]))
     }
 
     func testEffectiveLimit() {
@@ -67,10 +68,10 @@ final class ResponseMockTests: XCTestCase {
         XCTAssertNotEqual(a, RequestPattern(method: "get", url: .equal("/a"), headers: ["X": .equal("1")]))
     }
 
-    func testControlActionEncodesTheWireShape() throws {
-        let encoded = try object(ControlAction.removeAll)
+    func testCatbirdActionEncodesTheWireShape() throws {
+        let encoded = try object(CatbirdAction.removeAll)
         XCTAssertEqual(encoded as? [String: String], ["type": "removeAll"])
-        let update = try object(ControlAction.update(RequestPattern(method: "GET", url: .equal("/")), ResponseMock()))
+        let update = try object(CatbirdAction.update(RequestPattern(method: "GET", url: .equal("/")), ResponseMock()))
         XCTAssertEqual(Set(update.keys), ["type", "pattern", "response"])
     }
 }

@@ -1,7 +1,8 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import XCTest
 
-/// Every example of spec 1.3's wildcard list, plus the rules it states, matched end to end.
+/// Every example of docs/matching.md#wildcard, plus the rules it states, matched end to end.
 final class WildcardMatchingTests: XCTestCase {
     private func matches(_ wildcard: String, _ subject: String, file: StaticString = #filePath, line: UInt = #line) -> Bool {
         do {
@@ -12,7 +13,7 @@ final class WildcardMatchingTests: XCTestCase {
         }
     }
 
-    // MARK: spec 1.3 examples, one assertion each
+    // MARK: docs/matching.md#wildcard examples, one assertion each
 
     func testSpecExampleStar() { XCTAssertTrue(matches("f*uck", "firetruck")) }
     func testSpecExampleAnchored() { XCTAssertFalse(matches("uc", "firetruck")) }

@@ -1,7 +1,8 @@
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import XCTest
 
-/// Exact output of the Catbird 0.11 wildcard translation (spec 1.3).
+/// Exact output of the Catbird 0.11 wildcard translation (docs/matching.md#wildcard).
 final class WildcardTranslatorTests: XCTestCase {
     private func translate(_ wildcard: String) -> String {
         WildcardTranslator.regularExpression(fromWildcard: wildcard)

@@ -7,7 +7,7 @@ import XCTest
 final class ControlBadInputMoreTests: XCTestCase {
     // MARK: - Control actions
 
-    /// A wildcard is translated to a regular expression (spec 1.3); one whose translation does
+    /// A wildcard is translated to a regular expression (docs/matching.md#wildcard); one whose translation does
     /// not compile (`{` → `(` unclosed, `[` unclosed) is an invalid regular expression → 400.
     func testWildcardsThatDoNotCompileAreRejected() throws {
         let harness = try ControlBadInputHarness()

@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Bad input to the control and admin routes: each gets its own 4xx with a JSON error body
-/// (`{"error":true,"reason":"…"}`, `Content-Type: application/json; charset=utf-8`, spec 1.2)
+/// (`{"error":true,"reason":"…"}`, `Content-Type: application/json; charset=utf-8`, docs/protocol.md#errors)
 /// and changes nothing stored. Every test starts a fresh server holding one known mock; after
 /// each bad request the mocks listing, the tenants listing and the journal row count must be
 /// exactly as before, and the known mock must still serve.

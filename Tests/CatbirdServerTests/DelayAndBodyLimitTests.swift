@@ -2,8 +2,8 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// Spec 1.1: a mock's `delay` must not block a worker thread. Spec 1.2: a body over the
-/// configured limit gets 413, whether framed by Content-Length or chunked.
+/// A mock's `delay` must not block a worker thread (docs/protocol.md#control-actions); a body over the
+/// configured limit gets 413, whether framed by Content-Length or chunked (docs/protocol.md#errors).
 final class DelayAndBodyLimitTests: XCTestCase {
     func testADelayedResponseDoesNotHoldTheOnlyWorkerThread() throws {
         let server = try TestServer { $0.threadCount = 1 }

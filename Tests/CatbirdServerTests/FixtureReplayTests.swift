@@ -32,7 +32,7 @@ final class FixtureReplayTests: XCTestCase {
     }
 
     /// Each case's tenants (`""` = default tenant) and their mocks in match order once all of
-    /// its app requests were answered. Derived by hand from the actions and the spec:
+    /// its app requests were answered. Derived by hand from the actions and docs/matching.md:
     /// limits count down per served response, `update` with an equal pattern replaces in place,
     /// `remove`/`removeAll` touch only the caller's tenant.
     private static let storedAfter: [String: [String: [StoredMock]]] = [

@@ -2,7 +2,7 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// `GET|DELETE /catbird/api/requests` and `POST /catbird/api/requests/count` (spec part 3).
+/// `GET|DELETE /catbird/api/requests` and `POST /catbird/api/requests/count` (docs/protocol.md#journal, docs/protocol.md#count).
 final class JournalRouteTests: XCTestCase {
     func testEntryHoldsEveryFieldOfTheExchange() throws {
         let server = try TestServer()

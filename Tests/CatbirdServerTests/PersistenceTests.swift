@@ -2,7 +2,7 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// Spec part 2: mocks and journal are stored in SQLite and survive a restart, `limit` counters
+/// docs/schema.md#tables: mocks and journal are stored in SQLite and survive a restart, `limit` counters
 /// included. Every test stops the server and starts a new one on the same database file.
 final class PersistenceTests: XCTestCase {
     /// The listed mocks reduced to what must survive: id, url, remaining limit, hits, body.

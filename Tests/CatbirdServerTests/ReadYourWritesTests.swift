@@ -2,7 +2,7 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// Spec part 3: "a journal query always sees every request whose response was sent before the
+/// docs/protocol.md#read-your-writes: "a journal query always sees every request whose response was sent before the
 /// query arrived". Each round sends a request on one connection and, as soon as its response is
 /// read, queries the journal on another connection.
 final class ReadYourWritesTests: XCTestCase {

@@ -1,6 +1,8 @@
 import CatbirdDomain
 import CatbirdMatching
 import CatbirdStorage
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -154,7 +156,7 @@ final class ReviewFindingsTests: XCTestCase {
                 time: Timestamp.now(), tenant: .defaultTenant, method: "GET", url: "/backlog/\(index)",
                 requestHeaders: #"{"Host":"127.0.0.1"}"#, requestBody: Array(repeating: 0x61, count: 512),
                 status: 404, responseHeaders: #"{"Content-Type":"application/json"}"#,
-                responseBody: Array(repeating: 0x62, count: 512), answeredBy: .none, mockHit: nil, durationMs: 0.1)
+                responseBody: Array(repeating: 0x62, count: 512), answeredBy: .unanswered, mockHit: nil, durationMs: 0.1)
         }
     }
 

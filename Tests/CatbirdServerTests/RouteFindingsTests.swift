@@ -266,7 +266,7 @@ final class RouteFindingsTests: XCTestCase {
         let body = Array(ControlBadInputHarness.update(response: #"{"status":"200","headers":{}}"#).utf8)
         let request = HTTPRequest(method: "POST", target: "/catbird/api/mocks", headers: ["Content-Type": "application/json"], body: body)
         do {
-            _ = try JSONBody.decode(ThrowsLikeLinuxFoundation.self, from: request, describe: ControlAction.describe)
+            _ = try JSONBody.decode(ThrowsLikeLinuxFoundation.self, from: request)
             XCTFail("decoded")
         } catch {
             XCTAssertEqual(error.status, 400)
@@ -277,7 +277,7 @@ final class RouteFindingsTests: XCTestCase {
         let truncated = HTTPRequest(
             method: "POST", target: "/catbird/api/mocks", headers: ["Content-Type": "application/json"], body: Array(#"{"type":"#.utf8))
         do {
-            _ = try JSONBody.decode(ThrowsLikeLinuxFoundation.self, from: truncated, describe: ControlAction.describe)
+            _ = try JSONBody.decode(ThrowsLikeLinuxFoundation.self, from: truncated)
             XCTFail("decoded")
         } catch {
             XCTAssertTrue(error.reason.hasPrefix("malformed JSON"), error.reason)

@@ -2,7 +2,7 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// `POST /catbird/api/sql` (spec part 3): read-only, bound parameters, row cap, time limit, and
+/// `POST /catbird/api/sql` (docs/protocol.md#sql): read-only, bound parameters, row cap, time limit, and
 /// the public table and column names.
 final class SQLRouteTests: XCTestCase {
     private static let injection = "x'; DROP TABLE requests; --"

@@ -2,7 +2,7 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// `POST /catbird/api/sql` is scoped by the caller's `X-Catbird-Parallel-Id` (spec part 3):
+/// `POST /catbird/api/sql` is scoped by the caller's `X-Catbird-Parallel-Id` (docs/protocol.md#sql, docs/tenancy.md#isolation):
 /// `requests`, `mocks` and `tenants` show the caller's tenant only, and reads around those
 /// views are refused with a reason that says what to write instead.
 final class SQLTenantScopeTests: XCTestCase {

@@ -2,7 +2,7 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// Spec part 2: each `X-Catbird-Parallel-Id` is its own tenant; the default tenant's mocks are
+/// docs/tenancy.md#isolation: each `X-Catbird-Parallel-Id` is its own tenant; the default tenant's mocks are
 /// shared fixtures tried after the tenant's own; control actions and listings touch only the caller.
 final class TenantIsolationTests: XCTestCase {
     func testSamePatternInTwoTenantsServesEachItsOwnBody() throws {

@@ -1,4 +1,5 @@
 import CatbirdStorage
+@_spi(Server) import CatbirdWire
 
 /// One side of a journaled exchange, for reading its stored body.
 public enum JournalSide: String, Sendable, CaseIterable {
@@ -20,7 +21,7 @@ extension Journal {
     /// entry is not found either).
     /// - Parameter bodies: false leaves the bodies out (their sizes stay).
     /// - Throws: `SQLiteError`.
-    public func entry(of tenant: TenantID, id: Int64, bodies: Bool = true) throws -> JournalRecord? {
+    public func entry(of tenant: TenantID, id: Int64, bodies: Bool = true) throws -> CatbirdRequest? {
         writer.flush()
         let rows = try reader.use { db in
             try db.query(

@@ -1,5 +1,7 @@
 import CatbirdMatching
 import CatbirdStorage
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
 import Foundation
 
 /// The request journal: appends go through the ``JournalWriter``; reads wait for it to flush
@@ -26,7 +28,7 @@ public final class Journal: Sendable {
 
     /// One page of the tenant's journal, oldest first or, when the query says so, newest first.
     /// - Throws: `SQLiteError`.
-    public func page(of tenant: TenantID, _ query: JournalQuery) throws -> JournalPage {
+    public func page(of tenant: TenantID, _ query: JournalQuery) throws -> CatbirdRequestPage {
         writer.flush()
         var sql = "SELECT \(Self.columns(bodies: query.includeBodies)) FROM requests WHERE tenant = ? AND id > ?"
         var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(query.since ?? 0)]
@@ -44,7 +46,7 @@ public final class Journal: Sendable {
         let rows = try reader.use { try $0.query(sql, bindings) }
         let records = rows.prefix(query.limit).map(Self.record(from:))
         let ids = records.map(\.id)
-        return JournalPage(
+        return CatbirdRequestPage(
             requests: records, hasMore: rows.count > query.limit, nextSince: ids.max() ?? query.since ?? 0,
             nextBefore: ids.min() ?? query.before)
     }
@@ -77,7 +79,7 @@ public final class Journal: Sendable {
             SELECT id, url, request_headers FROM requests
             WHERE tenant = ? AND id > ? AND id <= ? AND method = ?
             """
-        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(0), .integer(0), .text(pattern.source.method)]
+        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(0), .integer(0), .text(pattern.source.method.rawValue)]
         if let url = pattern.equalURL { sql += " AND url = ?"; bindings.append(.text(url)) }
         sql += " ORDER BY id LIMIT \(Self.countChunkSize)"
         let needsHeaders = !pattern.source.headers.isEmpty
@@ -97,7 +99,7 @@ public final class Journal: Sendable {
                 }
                 let headers = needsHeaders ? JournalHeaders(json: row[2].stringValue) : JournalHeaders()
                 let target = row[1].stringValue ?? ""
-                if pattern.matches(method: pattern.source.method, target: target, headerValue: headers.firstValue(of:)) {
+                if pattern.matches(method: pattern.source.method.rawValue, target: target, headerValue: headers.firstValue(of:)) {
                     count += 1
                 }
             }
@@ -129,21 +131,22 @@ public final class Journal: Sendable {
             """
     }
 
-    static func record(from row: Row) -> JournalRecord {
-        func message(status: Int?, headers: Int, body: Int) -> JournalRecord.Message {
-            let bytes = row[body].blobValue ?? []
-            return JournalRecord.Message(
+    /// A `requests` row as the journal listing's entry. The stored `time` text is read back
+    /// to a date (it is always written by ``Timestamp/now()``, so the listing shows it unchanged).
+    static func record(from row: Row) -> CatbirdRequest {
+        func message(status: Int?, headers: Int, body: Int) -> CatbirdRequest.Message {
+            CatbirdRequest.Message(
                 status: status, headers: JournalHeaders(json: row[headers].stringValue).joined,
-                body: bytes.isEmpty ? nil : String(validating: bytes, as: UTF8.self),
-                bodyBase64: bytes.isEmpty ? nil : Data(bytes).base64EncodedString(),
+                body: Data(row[body].blobValue ?? []),
                 bodySize: Int(row[body + 1].intValue ?? 0), bodyTruncated: row[body + 2].intValue == 1)
         }
-        return JournalRecord(
-            id: row[0].intValue ?? 0, time: row[1].stringValue ?? "", tenant: row[2].stringValue ?? "",
-            method: row[3].stringValue ?? "", url: row[4].stringValue ?? "",
+        return CatbirdRequest(
+            id: row[0].intValue ?? 0, time: Timestamp.date(from: row[1].stringValue ?? "") ?? Date(timeIntervalSince1970: 0),
+            tenant: row[2].stringValue ?? "", method: HTTPMethod(rawValue: row[3].stringValue ?? ""),
+            url: row[4].stringValue ?? "",
             request: message(status: nil, headers: 5, body: 6),
             response: message(status: Int(row[9].intValue ?? 0), headers: 10, body: 11),
-            answeredBy: AnsweredBy(rawValue: row[14].stringValue ?? "") ?? .none,
+            answeredBy: CatbirdRequest.AnsweredBy(rawValue: row[14].stringValue ?? ""),
             mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0)
     }
 }

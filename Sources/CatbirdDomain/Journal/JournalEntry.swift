@@ -1,7 +1,4 @@
-/// How a journaled request was answered (`requests.answered_by`, spec part 3).
-public enum AnsweredBy: String, Sendable, Codable, CaseIterable {
-    case mock, file, proxy, redirect, none
-}
+import CatbirdWire
 
 /// One request and its response, as handed to the journal writer.
 ///
@@ -28,7 +25,8 @@ public struct JournalEntry: Sendable {
     public var responseBody: [UInt8]
     /// The full response body size in bytes (`responseBody` may hold a prefix only).
     public private(set) var responseBodySize: Int
-    public var answeredBy: AnsweredBy
+    /// How the request was answered (`requests.answered_by`).
+    public var answeredBy: CatbirdRequest.AnsweredBy
     /// The mock that answered, when `answeredBy == .mock`.
     public var mockHit: MockHitRecord?
     /// Milliseconds from the request's arrival to its response, any delay included.
@@ -37,7 +35,7 @@ public struct JournalEntry: Sendable {
     public init(
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
-        answeredBy: AnsweredBy, mockHit: MockHitRecord?, durationMs: Double
+        answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double
     ) {
         self.time = time
         self.tenant = tenant

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// Header fields read back from a journal row's `request_headers` or `response_headers` JSON
@@ -25,8 +26,7 @@ struct JournalHeaders: Sendable {
     /// matching does), or nil when absent: what a header pattern is matched against.
     func firstValue(of name: String) -> String? {
         if let values = fields[name] { return values.first }
-        let wanted = Self.asciiLowercased(name)
-        return fields.first { Self.asciiLowercased($0.key) == wanted }?.value.first
+        return fields.first { $0.key.equalsIgnoringASCIICase(name) }?.value.first
     }
 
     /// The journal listing's shape: each name with its values joined by ", " (RFC 9110 §5.3).
@@ -46,9 +46,5 @@ struct JournalHeaders: Sendable {
                 values = try container.decode([String].self)
             }
         }
-    }
-
-    private static func asciiLowercased(_ text: String) -> String {
-        String(decoding: text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

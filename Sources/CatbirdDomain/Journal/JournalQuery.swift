@@ -1,3 +1,5 @@
+import CatbirdWire
+
 /// Which journal entries to list: one tenant's, oldest or newest first, in pages.
 public struct JournalQuery: Sendable {
     /// Only entries with an id greater than this (the previous page's last id); nil = from the start.
@@ -21,7 +23,7 @@ public struct JournalQuery: Sendable {
     /// stay), for listings that show summaries and fetch a body on demand.
     public var includeBodies: Bool
     /// Only entries answered this way.
-    public var answeredBy: AnsweredBy?
+    public var answeredBy: CatbirdRequest.AnsweredBy?
 
     /// The page size used when none is given.
     public static let defaultLimit = 100
@@ -31,7 +33,7 @@ public struct JournalQuery: Sendable {
     public init(
         since: Int64? = nil, before: Int64? = nil, newestFirst: Bool = false, limit: Int = JournalQuery.defaultLimit,
         method: String? = nil, urlContains: String? = nil, status: Int? = nil, statusClass: Int? = nil,
-        answeredBy: AnsweredBy? = nil, includeBodies: Bool = true
+        answeredBy: CatbirdRequest.AnsweredBy? = nil, includeBodies: Bool = true
     ) {
         self.since = since
         self.before = before
@@ -43,28 +45,5 @@ public struct JournalQuery: Sendable {
         self.urlContains = urlContains
         self.status = status
         self.answeredBy = answeredBy
-    }
-}
-
-/// One page of the journal.
-public struct JournalPage: Sendable, Codable {
-    /// The entries, oldest first (newest first when the query asked for it).
-    public var requests: [JournalRecord]
-    /// Whether more entries follow in the page's order: pass ``nextSince`` as `since` (oldest
-    /// first) or ``nextBefore`` as `before` (newest first) to get them.
-    public var hasMore: Bool
-    /// The highest id in this page (the last entry oldest first, the first newest first); when
-    /// the page is empty, the `since` given, or 0 without one. Always present, so it can be
-    /// passed back as `since` as is, to get what was journaled after this page.
-    public var nextSince: Int64
-    /// The lowest id in this page; when the page is empty, the `before` given. Absent when
-    /// neither exists. Pass it back as `before` for the next older page.
-    public var nextBefore: Int64?
-
-    public init(requests: [JournalRecord], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil) {
-        self.requests = requests
-        self.hasMore = hasMore
-        self.nextSince = nextSince
-        self.nextBefore = nextBefore
     }
 }

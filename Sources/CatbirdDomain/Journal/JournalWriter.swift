@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 import Foundation
 
 /// Writes journal entries off the request path: one writer thread, transactions of up to

@@ -1,4 +1,6 @@
 import CatbirdMatching
+import CatbirdSupport
+import CatbirdWire
 
 /// One dynamic mock (stub): a request pattern and the response served when it matches.
 public struct Mock: Sendable {
@@ -16,6 +18,8 @@ public struct Mock: Sendable {
     /// added (serving and journaling a hit need them on every request). Sorted so that the
     /// header order sent and the journal's JSON do not depend on the dictionary's hash seed.
     public let responseHeaderFields: [(name: String, value: String)]
+    /// `response.body` as bytes (empty for none), once: what every hit sends.
+    public let responseBody: [UInt8]
     /// `response.headers` as the journal's JSON object (``JSONText/object(_:)``), once.
     public let responseHeadersJSON: String
     /// Responses left before the mock disappears; nil = unlimited.
@@ -41,6 +45,7 @@ public struct Mock: Sendable {
             .sorted { $0.key < $1.key }
             .map { (name: $0.key, value: $0.value) }
         responseHeadersJSON = JSONText.object(responseHeaderFields)
+        responseBody = response.body.map { [UInt8]($0) } ?? []
         self.remainingLimit = remainingLimit
         self.hits = hits
         self.createdAt = createdAt

@@ -1,5 +1,7 @@
 import CatbirdMatching
 import CatbirdStorage
+import CatbirdSupport
+import CatbirdWire
 import Foundation
 
 /// The SQL for the `mocks` table (schema: migrations/0001_initial.sql).
@@ -17,15 +19,15 @@ enum MockRecords {
             let responseHeaders = try decoder.decode(
                 [String: String].self, from: Data((row["response_headers"].stringValue ?? "{}").utf8))
             let pattern = RequestPattern(
-                method: row["method"].stringValue ?? "",
+                method: HTTPMethod(rawValue: row["method"].stringValue ?? ""),
                 url: PatternMatch(
-                    kind: PatternKind(rawValue: row["url_kind"].stringValue ?? "") ?? .equal,
+                    kind: PatternMatch.Kind(rawValue: row["url_kind"].stringValue ?? "") ?? .equal,
                     value: row["url_value"].stringValue ?? ""),
                 headers: headerPatterns)
             let remaining = row["remaining_limit"].intValue.map { Int($0) }
             let response = ResponseMock(
                 status: Int(row["status"].intValue ?? 200), headers: responseHeaders,
-                body: row["response_body"].blobValue, limit: remaining,
+                body: row["response_body"].blobValue.map { Data($0) }, limit: remaining,
                 delay: row["delay_seconds"].intValue.map { Int($0) })
             return Mock(
                 id: row["id"].intValue ?? 0, tenant: TenantID(row["tenant"].stringValue ?? ""),
@@ -49,9 +51,9 @@ enum MockRecords {
                                response_headers, response_body, remaining_limit, delay_seconds, hits, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
             """, [
-                .text(tenant.rawValue), .integer(position), .text(pattern.source.method),
+                .text(tenant.rawValue), .integer(position), .text(pattern.source.method.rawValue),
                 .text(pattern.source.url.kind.rawValue), .text(pattern.source.url.value), .text(headerPatterns),
-                .integer(Int64(response.status)), .text(responseHeaders), response.body.map { .blob($0) } ?? .null,
+                .integer(Int64(response.status)), .text(responseHeaders), response.body.map { .blob([UInt8]($0)) } ?? .null,
                 limit.map { .integer(Int64($0)) } ?? .null, response.delay.map { .integer(Int64($0)) } ?? .null,
                 .text(createdAt),
             ])

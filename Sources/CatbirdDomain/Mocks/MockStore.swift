@@ -1,4 +1,5 @@
 import CatbirdMatching
+import CatbirdWire
 import CatbirdStorage
 import Synchronization
 
@@ -88,7 +89,7 @@ public final class MockStore: Sendable {
     }
 
     /// Serves a request: the first match among `tenant`'s mocks, else among the default
-    /// tenant's (spec part 2). Counts the hit and removes a mock whose limit runs out.
+    /// tenant's (docs/tenancy.md#default-tenant). Counts the hit and removes a mock whose limit runs out.
     public func serve(tenant: TenantID, method: String, target: String, headerValue: (String) -> String?) -> MockHit? {
         tables.withLock { tables in
             if let hit = tables[tenant]?.serve(method: method, target: target, headerValue: headerValue) {

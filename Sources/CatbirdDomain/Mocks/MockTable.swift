@@ -1,4 +1,5 @@
 import CatbirdMatching
+import CatbirdWire
 
 /// One tenant's mocks in match order, in memory.
 ///

@@ -1,6 +1,8 @@
+import CatbirdWire
+
 /// A tenant: the mocks and journal of one parallel test shard, named by the request's
 /// `X-Catbird-Parallel-Id` header. Requests without the header belong to the default tenant,
-/// whose id is the empty string (spec part 2).
+/// whose id is the empty string (docs/tenancy.md#tenant-of-a-request).
 public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The parallel id exactly as sent; `""` for the default tenant.
     public let rawValue: String
@@ -13,7 +15,7 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static let defaultTenant = TenantID("")
 
     /// The name of the header that selects the tenant.
-    public static let headerName = "X-Catbird-Parallel-Id"
+    public static let headerName = CatbirdAction.parallelIdHeaderField
 
     public var isDefault: Bool { rawValue.isEmpty }
 

@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 
 /// The SQL for the `tenants` table (schema: migrations/0001_initial.sql).
 enum TenantRecords {

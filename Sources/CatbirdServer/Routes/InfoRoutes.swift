@@ -3,7 +3,7 @@ import CatbirdHTTP
 
 /// Health and version (the web page is ``WebPageRoutes``):
 /// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers, else 503;
-/// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, spec 1.5);
+/// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
 enum InfoRoutes {
     static func routes(_ services: Services) -> [Route] {

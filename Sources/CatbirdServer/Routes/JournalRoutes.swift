@@ -1,11 +1,12 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdMatching
+@_spi(Server) import CatbirdWire
 import Foundation
 
-/// The tenant's request journal (spec part 3):
+/// The tenant's request journal (docs/protocol.md#journal, docs/protocol.md#count):
 /// - `GET /catbird/api/requests?since=&before=&order=&limit=&method=&url=&status=&answeredBy=&bodies=`
-///   → ``JournalPage`` (`nextSince` always present, `mockId` `null` when no mock answered;
+///   → ``CatbirdRequestPage`` (`nextSince` always present, `mockId` `null` when no mock answered;
 ///   `order=newest` with `before=` pages back from the newest entry)
 /// - `DELETE /catbird/api/requests` → `{"deleted": n}`
 /// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
@@ -22,7 +23,7 @@ enum JournalRoutes {
                 try storage(services) { JSONBody.response(["deleted": try services.journal.clear(context.tenant)]) }
             },
             Route("POST", "/catbird/api/requests/count") { context throws(APIError) in
-                let body = try JSONBody.decode(CountBody.self, from: context.request, describe: ControlAction.describe)
+                let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)
                 let pattern: CompiledRequestPattern
                 do { pattern = try CompiledRequestPattern(body.pattern) } catch { throw .badRequest("\(error)") }
                 return try storage(services) {
@@ -34,10 +35,6 @@ enum JournalRoutes {
                 }
             },
         ]
-    }
-
-    private struct CountBody: Decodable {
-        let pattern: RequestPattern
     }
 
     /// Parses the listing's query parameters.
@@ -73,8 +70,10 @@ enum JournalRoutes {
                     result.status = status
                 }
             case "answeredBy":
-                guard let answeredBy = AnsweredBy(rawValue: value) else {
-                    throw .badRequest("'answeredBy' must be one of \(AnsweredBy.allCases.map(\.rawValue).joined(separator: ", "))")
+                let answeredBy = CatbirdRequest.AnsweredBy(rawValue: value)
+                guard CatbirdRequest.AnsweredBy.known.contains(answeredBy) else {
+                    throw .badRequest(
+                        "'answeredBy' must be one of \(CatbirdRequest.AnsweredBy.known.map(\.rawValue).joined(separator: ", "))")
                 }
                 result.answeredBy = answeredBy
             default:

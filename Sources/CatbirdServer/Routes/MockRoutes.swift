@@ -1,11 +1,14 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdMatching
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
 import Foundation
 
-/// `POST /catbird/api/mocks` (Catbird 0.11 control actions, spec 1.1),
-/// `GET /catbird/api/mocks` (the tenant's mocks, spec part 3) and
-/// `DELETE /catbird/api/mocks` (admin only: every tenant's mocks; journals kept).
+/// `POST /catbird/api/mocks` (Catbird 0.11 control actions, docs/protocol.md#control-actions),
+/// `GET /catbird/api/mocks` (the tenant's mocks, docs/protocol.md#control-actions) and
+/// `DELETE /catbird/api/mocks` (admin only: every tenant's mocks; journals kept;
+/// docs/tenancy.md#admin).
 enum MockRoutes {
     static func routes(_ services: Services) -> [Route] {
         [
@@ -13,10 +16,11 @@ enum MockRoutes {
                 try control(context, services)
             },
             Route("GET", "/catbird/api/mocks") { context in
-                JSONBody.response(MockList(tenant: context.tenant.rawValue, mocks: services.mocks.mocks(of: context.tenant).map(MockView.init)))
+                JSONBody.response(
+                    CatbirdMockList(tenant: context.tenant.rawValue, mocks: services.mocks.mocks(of: context.tenant).map(listed)))
             },
-            // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md, Control
-            // actions; docs/tenancy.md, Admin): mocks left by an earlier run
+            // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md#control-actions,
+            // docs/tenancy.md#admin): mocks left by an earlier run
             // must not answer this one, while every journal stays queryable. 200
             // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll).
             Route("DELETE", "/catbird/api/mocks") { context throws(APIError) in
@@ -37,7 +41,7 @@ enum MockRoutes {
     /// before answering. Touches only the caller's tenant.
     private static func control(_ context: RouteContext, _ services: Services) throws(APIError) -> HTTPResponse {
         let action = try JSONBody.decode(
-            ControlAction.self, from: context.request, shapeHint: shapeHint, describe: ControlAction.describe)
+            CatbirdAction.self, from: context.request, shapeHint: shapeHint)
         do {
             switch action {
             case let .update(pattern, response):
@@ -66,10 +70,11 @@ enum MockRoutes {
     /// Rejects a `pattern.method` that is not an HTTP method token (RFC 9110 §9.1: a non-empty
     /// run of tchar), such as `""` or `"GET POST"`: no request could ever match it.
     private static func validate(_ pattern: RequestPattern) throws(APIError) {
-        guard !pattern.method.isEmpty, pattern.method.utf8.allSatisfy(isTokenCharacter) else {
+        let method = pattern.method.rawValue
+        guard !method.isEmpty, method.utf8.allSatisfy(isTokenCharacter) else {
             throw .badRequest(
                 "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
-                    + "not \(JSONText.string(pattern.method))")
+                    + "not \(JSONText.string(method))")
         }
     }
 
@@ -111,50 +116,15 @@ enum MockRoutes {
     }
 }
 
-/// The JSON of `GET /catbird/api/mocks`.
-struct MockList: Encodable {
-    let tenant: String
-    let mocks: [MockView]
-}
-
-/// One mock as listed: id, position, pattern and response (Catbird 0.11 shapes), remaining
-/// limit (null = unlimited) and hits. `remainingLimit` is always written, as `null` for an
-/// unlimited mock; inside `response`, `body`, `limit` and `delay` are omitted when unset, as in
-/// Catbird's wire format.
-struct MockView: Encodable {
-    let id: Int64
-    let position: Int64
-    let pattern: RequestPattern
-    let response: ResponseMock
-    let remainingLimit: Int?
-    let hits: Int
-    let createdAt: String
-
-    init(_ mock: Mock) {
-        id = mock.id
-        position = mock.position
-        pattern = mock.pattern.source
+extension MockRoutes {
+    /// A mock as listed: its response's `limit` is the remaining limit, `createdAt` its
+    /// stored time (always written by ``Timestamp/now()``, so shown unchanged).
+    static func listed(_ mock: Mock) -> CatbirdMock {
         var response = mock.response
         response.limit = mock.remainingLimit
-        self.response = response
-        remainingLimit = mock.remainingLimit
-        hits = mock.hits
-        createdAt = mock.createdAt
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id, position, pattern, response, remainingLimit, hits, createdAt
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(position, forKey: .position)
-        try container.encode(pattern, forKey: .pattern)
-        try container.encode(response, forKey: .response)
-        // `encode` of an Optional writes `null` for nil (the synthesized encodeIfPresent omits the key).
-        try container.encode(remainingLimit, forKey: .remainingLimit)
-        try container.encode(hits, forKey: .hits)
-        try container.encode(createdAt, forKey: .createdAt)
+        return CatbirdMock(
+            id: mock.id, position: mock.position, pattern: mock.pattern.source, response: response,
+            remainingLimit: mock.remainingLimit, hits: mock.hits,
+            createdAt: Timestamp.date(from: mock.createdAt) ?? Date(timeIntervalSince1970: 0))
     }
 }

@@ -4,7 +4,7 @@ import CatbirdStorage
 import Foundation
 
 /// `POST /catbird/api/sql` with `{"sql": "SELECT …", "params": [...], "maxRows": n}` →
-/// `{"columns": [...], "rows": [[...]], "truncated": bool}` (spec part 3).
+/// `{"columns": [...], "rows": [[...]], "truncated": bool}` (docs/protocol.md#sql).
 ///
 /// The query sees only the caller's tenant (its `X-Catbird-Parallel-Id`; the default tenant
 /// `''` without one): `requests`, `mocks` and `tenants` are views of that tenant's rows, and

@@ -1,7 +1,7 @@
 import CatbirdDomain
 import CatbirdHTTP
 
-/// Tenants (spec part 3), with shard isolation: a request carrying a non-empty
+/// Tenants (docs/protocol.md#tenants-and-health, docs/tenancy.md#admin), with shard isolation: a request carrying a non-empty
 /// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; a request
 /// without the header (the default tenant) is the admin and sees or drops any tenant.
 /// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary]}`: every tenant for the admin;

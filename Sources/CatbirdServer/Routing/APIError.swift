@@ -1,7 +1,8 @@
-import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
 
-/// A failure answered as `{"error": true, "reason": "…"}` with a 4xx/5xx status (spec 1.2).
+/// A failure answered as `{"error": true, "reason": "…"}` with a 4xx/5xx status (docs/protocol.md#errors).
 struct APIError: Error, Sendable {
     let status: Int
     let reason: String
@@ -25,7 +26,6 @@ struct APIError: Error, Sendable {
 
     /// The JSON error response, with ``headers``.
     var response: HTTPResponse {
-        let body = "{\"error\":true,\"reason\":\(JSONBody.quoted(reason))}"
-        return HTTPResponse(status: status, headers: Self.headers, body: Array(body.utf8))
+        HTTPResponse(status: status, headers: Self.headers, body: Array(CatbirdErrorBody(reason: reason).json.utf8))
     }
 }

@@ -1,5 +1,6 @@
-import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
 import Foundation
 
 /// JSON request and response bodies for the control and admin routes.
@@ -27,7 +28,8 @@ enum JSONBody {
     /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON; 400 with a
     ///   readable reason when the body does not decode.
     static func decode<T: Decodable>(
-        _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint, describe: (any Error) -> String
+        _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint,
+        describe: (any Error) -> String = readableReason
     ) throws(APIError) -> T {
         guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
         let data = Data(request.body)
@@ -39,6 +41,12 @@ enum JSONBody {
             }
             throw .badRequest(describe(error))
         }
+    }
+
+    /// A decoding failure in the user's words (``Swift/DecodingError/readableReason``): the
+    /// field named by its path, never a Swift debug description.
+    static func readableReason(_ error: any Error) -> String {
+        (error as? DecodingError)?.readableReason ?? "the JSON body does not have the expected shape"
     }
 
     /// The check suggested when a well-formed body has the wrong shape.

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdStorage
+import CatbirdSupport
 import Synchronization
 
 /// What the routes work with; built once at start-up by ``CatbirdServer``.

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 
 /// The server's ``HTTPHandler``: `/catbird` control and admin routes, everything else is
 /// served from mocks and journaled. Logs one line per request at info level.
@@ -45,7 +46,7 @@ struct CatbirdHandler: HTTPHandler {
         if !Self.isControl(request.path) {
             serving.journal(
                 request: request, response: response, responseHeadersJSON: APIError.headersJSON,
-                answeredBy: .none, hit: nil, tenant: tenant)
+                answeredBy: .unanswered, hit: nil, tenant: tenant)
         }
         log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes tenant=\(tenant)")
         return response

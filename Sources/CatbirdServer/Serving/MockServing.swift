@@ -1,7 +1,9 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
+import CatbirdWire
 
-/// Answers a non-control request (spec 1.4): the caller's mocks, then the default tenant's,
+/// Answers a non-control request (docs/matching.md#resolution-order): the caller's mocks, then the default tenant's,
 /// else 404 `{"error":true,"reason":"Not Found"}`; journals the request either way.
 struct MockServing: Sendable {
     let mocks: MockStore
@@ -10,19 +12,19 @@ struct MockServing: Sendable {
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
 
-    func respond(to request: HTTPRequest, tenant: TenantID) -> (HTTPResponse, AnsweredBy) {
+    func respond(to request: HTTPRequest, tenant: TenantID) -> (HTTPResponse, CatbirdRequest.AnsweredBy) {
         guard let hit = mocks.serve(tenant: tenant, method: request.method, target: request.target, headerValue: {
             request.headers.first($0)
         }) else {
             journal(request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
-                    answeredBy: .none, hit: nil, tenant: tenant)
-            return (Self.notFound, .none)
+                    answeredBy: .unanswered, hit: nil, tenant: tenant)
+            return (Self.notFound, .unanswered)
         }
         let mock = hit.mock
         let delay = mock.response.delay.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
         let response = HTTPResponse(
             status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields),
-            body: mock.response.body ?? [], delay: delay)
+            body: mock.responseBody, delay: delay)
         journal(request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
                 answeredBy: .mock, hit: hit, tenant: tenant)
         return (response, .mock)
@@ -35,7 +37,7 @@ struct MockServing: Sendable {
     /// error's ``APIError/headersJSON``) so it is not encoded again per request.
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String,
-        answeredBy: AnsweredBy, hit: MockHit?, tenant: TenantID
+        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID
     ) {
         let delayMs = response.delay?.milliseconds ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// One journaled request and the response it got (`GET /catbird/api/requests`).
@@ -25,7 +26,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
 
         /// The value of a header, its name compared case-insensitively.
         public func header(_ name: String) -> String? {
-            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+            headers.first { $0.key.equalsIgnoringASCIICase(name) }?.value
         }
 
         /// A message.
@@ -45,7 +46,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case status, headers, bodyBase64, bodySize, bodyTruncated
+            case status, headers, body, bodyBase64, bodySize, bodyTruncated
         }
 
         /// Reads the server's shape: the body from `bodyBase64` (absent or null for none).
@@ -67,13 +68,19 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
             bodyTruncated = try container.decode(Bool.self, forKey: .bodyTruncated)
         }
 
-        /// Writes the server's shape (`bodyBase64` left out for an empty body).
+        /// Writes the server's shape: `body` the stored body as text when it is valid UTF-8,
+        /// `bodyBase64` the stored bytes; both left out for an empty body.
         ///
         /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(status, forKey: .status)
             try container.encode(headers, forKey: .headers)
+            if !body.isEmpty {
+                let text = String(decoding: body, as: UTF8.self)
+                // Decoding replaces invalid UTF-8 with U+FFFD, so a faithful round trip means valid.
+                if text.utf8.elementsEqual(body) { try container.encode(text, forKey: .body) }
+            }
             try container.encodeIfPresent(body.isEmpty ? nil : body.base64EncodedString(), forKey: .bodyBase64)
             try container.encode(bodySize, forKey: .bodySize)
             try container.encode(bodyTruncated, forKey: .bodyTruncated)
@@ -120,6 +127,9 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         /// `none`: nothing matched (a 404), or the body was over the size limit (a 413).
         /// Named `unanswered` so that it cannot be confused with `Optional.none`.
         public static let unanswered = AnsweredBy(rawValue: "none")
+
+        /// Every value this version of the server writes, in documentation order.
+        @_spi(Server) public static let known: [AnsweredBy] = [.mock, .file, .proxy, .redirect, .unanswered]
     }
 
     /// The entry's id; ids increase in arrival order.
@@ -153,6 +163,23 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     /// Milliseconds from the request's arrival until its response was handed to the
     /// connection, any mock delay included.
     public var durationMs: Double
+
+    /// A journal entry (the server builds these from its rows).
+    @_spi(Server) public init(
+        id: Int64, time: Date, tenant: String, method: HTTPMethod, url: String, request: Message, response: Message,
+        answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double
+    ) {
+        self.id = id
+        self.time = time
+        self.tenant = tenant
+        self.method = method
+        self.url = url
+        self.request = request
+        self.response = response
+        self.answeredBy = answeredBy
+        self.mockId = mockId
+        self.durationMs = durationMs
+    }
 
     private enum CodingKeys: String, CodingKey {
         case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs
@@ -195,7 +222,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
 
 /// One page of the journal (`Catbird.requests(since:limit:method:url:status:answeredBy:)`).
 public struct CatbirdRequestPage: Codable, Hashable, Sendable {
-    /// The entries, oldest first.
+    /// The entries, oldest first (newest first when the listing asked for `order=newest`).
     public var requests: [CatbirdRequest]
 
     /// Whether more entries follow this page.
@@ -204,4 +231,17 @@ public struct CatbirdRequestPage: Codable, Hashable, Sendable {
     /// The id to pass as `since` for the next page: the last entry's id (or, for an empty
     /// page, the `since` given, or 0).
     public var nextSince: Int64
+
+    /// For a newest-first page (`order=newest`): the lowest id in this page, or the `before`
+    /// given for an empty page; pass it back as `before` for the next older page. Nil when
+    /// neither exists (and from servers that do not page backwards).
+    public var nextBefore: Int64?
+
+    /// A page (the server builds these).
+    @_spi(Server) public init(requests: [CatbirdRequest], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil) {
+        self.requests = requests
+        self.hasMore = hasMore
+        self.nextSince = nextSince
+        self.nextBefore = nextBefore
+    }
 }

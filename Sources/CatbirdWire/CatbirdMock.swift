@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// A mock as the server holds it (`GET /catbird/api/mocks`), listed by `Catbird.mocks()`.
@@ -23,6 +24,29 @@ public struct CatbirdMock: Codable, Hashable, Sendable {
     /// When it was added (the server's clock, millisecond precision). On the wire: ISO 8601
     /// UTC text, `2026-11-29T18:01:27.123Z`.
     public var createdAt: Date
+
+    /// A mock as listed (the server builds these).
+    ///
+    /// - Parameters:
+    ///   - id: the mock's id.
+    ///   - position: its place in match order.
+    ///   - pattern: which requests it answers.
+    ///   - response: what it answers with, `limit` set to the remaining limit.
+    ///   - remainingLimit: responses left; nil for unlimited.
+    ///   - hits: responses served.
+    ///   - createdAt: when it was added.
+    @_spi(Server) public init(
+        id: Int64, position: Int64, pattern: RequestPattern, response: ResponseMock, remainingLimit: Int?, hits: Int,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.position = position
+        self.pattern = pattern
+        self.response = response
+        self.remainingLimit = remainingLimit
+        self.hits = hits
+        self.createdAt = createdAt
+    }
 
     private enum CodingKeys: String, CodingKey {
         case id, position, pattern, response, remainingLimit, hits, createdAt
@@ -57,8 +81,17 @@ public struct CatbirdMock: Codable, Hashable, Sendable {
     }
 }
 
-/// The answer of `GET /catbird/api/mocks`.
-struct CatbirdMockList: Decodable, Sendable {
-    var tenant: String
-    var mocks: [CatbirdMock]
+/// The answer of `GET /catbird/api/mocks`: `{"tenant": "<parallel id>", "mocks": [CatbirdMock]}`,
+/// the mocks in match order.
+@_spi(Server) public struct CatbirdMockList: Codable, Sendable {
+    /// The caller's parallel id; `""` for the default tenant.
+    public var tenant: String
+    /// The tenant's mocks in match order.
+    public var mocks: [CatbirdMock]
+
+    /// A listing of `mocks` for `tenant`.
+    public init(tenant: String, mocks: [CatbirdMock]) {
+        self.tenant = tenant
+        self.mocks = mocks
+    }
 }

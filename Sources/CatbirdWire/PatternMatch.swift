@@ -2,10 +2,12 @@ import Foundation
 
 /// How a request's URL or a header value is compared with a mock's pattern.
 ///
-/// Wire shape: `{"kind": "equal" | "wildcard" | "regexp", "value": "…"}`.
+/// Wire shape: `{"kind": "equal" | "wildcard" | "regexp", "value": "…"}`, both keys required.
+/// Two patterns are equal when kind and value are equal (what `update` uses to replace a mock
+/// in place). The rules of each kind: docs/matching.md#pattern-kinds.
 public struct PatternMatch: Codable, Hashable, Sendable {
     /// The comparison a ``PatternMatch`` makes.
-    public enum Kind: String, Codable, Hashable, Sendable {
+    public enum Kind: String, Codable, Hashable, Sendable, CaseIterable {
         /// The whole subject equals `value` (case-sensitive). For a URL the subject is the
         /// request-target as received: path and query, e.g. `/api/books?id=1`.
         case equal
@@ -15,6 +17,21 @@ public struct PatternMatch: Codable, Hashable, Sendable {
         /// An unanchored, case-insensitive regular expression search (ICU syntax). The server
         /// rejects an invalid expression with a 400 (``CatbirdError``) when the mock is added.
         case regexp
+
+        /// Reads one of the three wire names.
+        ///
+        /// - Throws: `DecodingError.dataCorrupted` naming the coding path and the allowed
+        ///   values for any other string; `DecodingError.typeMismatch` for a non-string.
+        public init(from decoder: any Decoder) throws {
+            let raw = try decoder.singleValueContainer().decode(String.self)
+            guard let kind = Kind(rawValue: raw) else {
+                throw DecodingError.readable(
+                    at: decoder.codingPath,
+                    "\(CodingPathText.quoted(decoder.codingPath, orElse: "kind")) must be \"equal\", \"wildcard\" or \"regexp\", not \(CodingPathText.jsonQuoted(raw))"
+                )
+            }
+            self = kind
+        }
     }
 
     /// The comparison to make.

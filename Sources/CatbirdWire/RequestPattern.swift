@@ -1,6 +1,7 @@
 import Foundation
 
-/// Which requests a mock answers: method, URL and header patterns (all must match).
+/// Which requests a mock answers: method, URL and header patterns (all must match; the rules:
+/// docs/matching.md#request-matching).
 ///
 /// Wire shape: `{"method": "GET", "url": PatternMatch, "headers": {"Name": PatternMatch}}`;
 /// `headers` is always written (`{}` when empty) and read as `{}` when missing.
@@ -26,6 +27,14 @@ public struct RequestPattern: Codable, Hashable, Sendable {
         self.method = method
         self.url = url.pattern
         self.headers = headers.mapValues(\.pattern)
+    }
+
+    /// A request pattern from patterns already made (for code that holds ``PatternMatch``
+    /// values, such as the server reading its table, where `.equal("/x")` reads best).
+    @_spi(Server) public init(method: HTTPMethod, url: PatternMatch, headers: [String: PatternMatch] = [:]) {
+        self.method = method
+        self.url = url
+        self.headers = headers
     }
 
     private enum CodingKeys: String, CodingKey {

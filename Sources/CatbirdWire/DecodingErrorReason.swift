@@ -1,21 +1,23 @@
+import CatbirdSupport
 import Foundation
 
-extension ControlAction {
-    /// A one-line, human-readable reason for a failed decode of a control body, naming the coding
-    /// path, for the `{"error": true, "reason": …}` answer (spec 1.2). Examples:
+extension DecodingError {
+    /// A one-line reason for a failed decode of a wire type, naming the field by its coding
+    /// path in the user's words, for the `{"error": true, "reason": …}` answer
+    /// (docs/protocol.md#errors). Never a Swift debug description. Examples:
     /// - `missing key 'pattern.url'`
     /// - `'response.status' must be a number` / `'pattern.method' must be a string, not null`
     /// - `response.body is not valid base64`
     /// - `unknown action type "x" (expected "update", "remove" or "removeAll")`
     /// - `malformed JSON: …`
-    public static func describe(_ error: DecodingError) -> String {
-        switch error {
+    @_spi(Server) public var readableReason: String {
+        switch self {
         case let .keyNotFound(key, context):
             return "missing key \(CodingPathText.quoted(context.codingPath + [key], orElse: key.stringValue))"
         case let .typeMismatch(type, context):
-            return "\(subject(context.codingPath)) must be \(expectation(type))"
+            return "\(Self.subject(context.codingPath)) must be \(Self.expectation(type))"
         case let .valueNotFound(type, context):
-            return "\(subject(context.codingPath)) must be \(expectation(type)), not null"
+            return "\(Self.subject(context.codingPath)) must be \(Self.expectation(type)), not null"
         case let .dataCorrupted(context):
             if context.underlyingError is ReadableDecodingReason {
                 return context.debugDescription
@@ -31,14 +33,8 @@ extension ControlAction {
             }
             return "\(CodingPathText.quoted(context.codingPath, orElse: "")): \(context.debugDescription)"
         @unknown default:
-            return String(describing: error)
+            return "the JSON body does not have the expected shape"
         }
-    }
-
-    /// ``describe(_:)-(DecodingError)`` for decoding errors; `String(describing:)` for anything else.
-    public static func describe(_ error: any Error) -> String {
-        if let decoding = error as? DecodingError { return describe(decoding) }
-        return String(describing: error)
     }
 
     private static func subject(_ path: [any CodingKey]) -> String {
@@ -63,7 +59,8 @@ extension ControlAction {
 }
 
 /// Marks a `DecodingError.dataCorrupted` raised by this module whose `debugDescription` is already a
-/// complete, human-readable reason (including the coding path), so `describe` returns it verbatim.
+/// complete, human-readable reason (including the coding path), so ``Swift/DecodingError/readableReason``
+/// returns it verbatim.
 struct ReadableDecodingReason: Error, Sendable {}
 
 extension DecodingError {
@@ -95,12 +92,8 @@ enum CodingPathText {
         return "'\(text.isEmpty ? fallback : text)'"
     }
 
-    /// `value` as a JSON string literal (quotes and control characters escaped), for error
-    /// reasons. Not on a hot path, so Foundation's encoder does the escaping.
+    /// `value` as a JSON string literal, for error reasons.
     static func jsonQuoted(_ value: String) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        guard let data = try? encoder.encode(value) else { return "\"\(value)\"" }
-        return String(decoding: data, as: UTF8.self)
+        JSONText.string(value)
     }
 }

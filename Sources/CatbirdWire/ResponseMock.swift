@@ -5,7 +5,8 @@ import Foundation
 /// Wire shape: `{"status": 200, "headers": {"K": "V"}, "body": "<base64>", "limit": 2, "delay": 1}`;
 /// `headers` is always written (`{}` when empty), `body`, `limit` and `delay` are left out
 /// when nil. The server adds no Content-Type of its own (set one in `headers`); it always
-/// adds Content-Length.
+/// adds Content-Length. A missing or `null` `headers` reads as `{}` (Catbird 0.11 required it).
+/// The rules: docs/protocol.md#control-actions.
 public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
     /// The HTTP status code, 200–599 (the server rejects others with a 400).
     public var status: Int
@@ -52,16 +53,17 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         status = try container.decode(Int.self, forKey: .status)
         headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        limit = try container.decodeIfPresent(Int.self, forKey: .limit)
+        delay = try container.decodeIfPresent(Int.self, forKey: .delay)
         if let base64 = try container.decodeIfPresent(String.self, forKey: .body) {
             guard let bytes = Data(base64Encoded: base64) else {
-                throw DecodingError.dataCorruptedError(forKey: .body, in: container, debugDescription: "body is not valid base64")
+                let path = container.codingPath + [CodingKeys.body]
+                throw DecodingError.readable(at: path, "\(CodingPathText.dotted(path)) is not valid base64")
             }
             body = bytes
         } else {
             body = nil
         }
-        limit = try container.decodeIfPresent(Int.self, forKey: .limit)
-        delay = try container.decodeIfPresent(Int.self, forKey: .delay)
     }
 
     /// Writes the wire shape: `body` as padded base64; `body`, `limit` and `delay` left out

@@ -23,7 +23,7 @@ public enum JSONText {
 
     /// Header fields as the JSON object stored in the journal's `request_headers` and
     /// `response_headers` columns: one key per name, in order of first appearance, spelled as
-    /// it first appeared (names are grouped case-insensitively). A name sent once has its value
+    /// it first appeared (names are grouped ASCII case-insensitively, as header matching does). A name sent once has its value
     /// as a JSON string; a repeated name has a JSON array of its values in the order received.
     /// `X-Token: abc` then `Host: h` then `x-token: def` gives
     /// `{"X-Token":["abc","def"],"Host":"h"}`, so `json_extract(request_headers, '$.Host')`
@@ -33,7 +33,7 @@ public enum JSONText {
         var order: [String] = []
         var fields: [String: (name: String, values: [String])] = [:]
         for pair in pairs {
-            let key = pair.name.lowercased()
+            let key = pair.name.asciiLowercased()
             if fields[key] != nil {
                 fields[key]!.values.append(pair.value)
             } else {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A change to the caller's mocks, sent with ``Catbird/send(_:)`` as
-/// `POST /catbird/api/mocks`.
+/// A change to the caller's mocks, sent as `POST /catbird/api/mocks` (the client's
+/// `Catbird.send(_:)`); docs/protocol.md#control-actions.
 ///
 /// Wire shape: `{"type": "update", "pattern": …, "response": …}`,
 /// `{"type": "remove", "pattern": …}` or `{"type": "removeAll"}`.
@@ -19,16 +19,6 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
     /// The header carrying the parallel id (tenant) of a test shard: `X-Catbird-Parallel-Id`.
     public static let parallelIdHeaderField = "X-Catbird-Parallel-Id"
 
-    /// Adds (or replaces) a mock: `.update(mock.pattern, mock.response)`.
-    public static func add(_ mock: any CatbirdMockConvertible) -> CatbirdAction {
-        .update(mock.pattern, mock.response)
-    }
-
-    /// Removes a mock: `.remove(mock.pattern)`.
-    public static func remove(_ mock: any CatbirdMockConvertible) -> CatbirdAction {
-        .remove(mock.pattern)
-    }
-
     private enum CodingKeys: String, CodingKey {
         case type, pattern, response
     }
@@ -38,12 +28,21 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
         case update, remove, removeAll
     }
 
-    /// Reads the wire shape.
+    /// Reads the wire shape (keys in any order, unknown keys ignored).
     ///
-    /// - Throws: `DecodingError` for an unknown `type` or a missing `pattern`/`response`.
+    /// - Throws: `DecodingError` for a missing `pattern`/`response`, and for an unknown `type`
+    ///   one whose reason (``Swift/DecodingError/readableReason``) is
+    ///   `unknown action type "x" (expected "update", "remove" or "removeAll")`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        switch try container.decode(Kind.self, forKey: .type) {
+        let type = try container.decode(String.self, forKey: .type)
+        guard let kind = Kind(rawValue: type) else {
+            throw DecodingError.readable(
+                at: container.codingPath + [CodingKeys.type],
+                "unknown action type \(CodingPathText.jsonQuoted(type)) (expected \"update\", \"remove\" or \"removeAll\")"
+            )
+        }
+        switch kind {
         case .update:
             self = .update(
                 try container.decode(RequestPattern.self, forKey: .pattern),

@@ -1,9 +1,23 @@
 import Foundation
 
-/// The server's timestamps: UTC, ISO 8601 with milliseconds, `2026-11-29T18:01:27.123Z`.
-enum Timestamp {
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Catbird's timestamps, as stored in the database and sent on the wire: UTC, ISO 8601 with
+/// milliseconds, `2026-11-29T18:01:27.123Z` (sorts as text in time order).
+public enum Timestamp {
+    /// The current time (the system's real-time clock), formatted.
+    public static func now() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return string(millisecondsSince1970: Int(spec.tv_sec) * 1000 + Int(spec.tv_nsec) / 1_000_000)
+    }
+
     /// The date of `text` (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`), or nil when it is not of that form.
-    static func date(from text: String) -> Date? {
+    public static func date(from text: String) -> Date? {
         let bytes = Array(text.utf8)
         // YYYY-MM-DDTHH:MM:SS is 19 bytes; then an optional fraction, then Z.
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"),
@@ -24,8 +38,12 @@ enum Timestamp {
     }
 
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (rounded to the millisecond).
-    static func string(from date: Date) -> String {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
+    public static func string(from date: Date) -> String {
+        string(millisecondsSince1970: Int((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    /// `milliseconds` since 1970-01-01T00:00:00Z as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    public static func string(millisecondsSince1970 milliseconds: Int) -> String {
         let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let seconds = dayMilliseconds / 1000
@@ -36,7 +54,7 @@ enum Timestamp {
     /// Decodes a timestamp string.
     ///
     /// - Throws: `DecodingError` when the value is not a string of the server's form.
-    static func decode<Key: CodingKey>(_ key: Key, from container: KeyedDecodingContainer<Key>) throws -> Date {
+    public static func decode<Key: CodingKey>(_ key: Key, from container: KeyedDecodingContainer<Key>) throws -> Date {
         let text = try container.decode(String.self, forKey: key)
         guard let date = date(from: text) else {
             throw DecodingError.dataCorruptedError(
