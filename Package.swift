@@ -2,12 +2,14 @@
 // Catbird: an HTTP mock server for UI and integration tests.
 //
 // Layers, lowest first (each target may use only those above it in this list):
-//   CMicroHTTPD, CSQLite   system libraries (Debian libmicrohttpd-dev, libsqlite3-dev)
+//   CMicroHTTPD, CSQLite,  system libraries (Debian libmicrohttpd-dev, libsqlite3-dev,
+//   CCurl                  libcurl4-openssl-dev)
 //   CatbirdSupport         Foundation-only helpers for both sides: Logger, Timestamp, JSONText,
 //                          ASCII case folding, milliseconds
 //   CatbirdWire            the wire format, once: Catbird 0.11's types and our extensions
 //                          (Foundation only; the client and the server both use it)
 //   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler
+//   CatbirdOutbound        outbound HTTP over libcurl (redirect, proxy and record modes)
 //   CatbirdStorage         SQLite wrapper, migrations embedded from ../migrations at build time
 //   CatbirdMatching        request patterns, response mocks, matchers (Catbird 0.11 semantics)
 //   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal
@@ -43,9 +45,15 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(name: "CatbirdSupport"),
         .target(name: "CatbirdWire", dependencies: ["CatbirdSupport"]),
         .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CatbirdSupport"]),
+        .target(name: "CatbirdOutbound", dependencies: ["CCurl"]),
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(
             name: "EmbedMigrations",
@@ -79,6 +87,7 @@ let package = Package(
         .target(name: "CatbirdTestSupport", dependencies: ["CatbirdServer"], path: "Tests/CatbirdTestSupport"),
         .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage"]),
+        .testTarget(name: "CatbirdDomainTests", dependencies: ["CatbirdDomain"]),
         .testTarget(
             name: "CatbirdServerTests",
             dependencies: [

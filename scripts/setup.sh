@@ -3,10 +3,13 @@
 # when any is missing, and puts the Swift toolchain on PATH.
 #   libmicrohttpd-dev  HTTP server library          libsqlite3-dev  storage
 #   pkg-config         finds both for SwiftPM       sqlite3         CLI, handy for querying the database
-#   curl, python3      used by deploy/xcode/start.sh and the parallel-shard run
+#   curl, python3      used by deploy/xcode/start.sh and the parallel-shard run; python3 also
+#                      serves the upstream in the forwarding tests, curl is their proxy client
+#   libcurl4-openssl-dev  outbound HTTP for redirect, proxy and record modes
+#   media-types        /etc/mime.types: media types to file extensions for file mocks
 set -euo pipefail
 
-catbird_packages=(libmicrohttpd-dev libsqlite3-dev pkg-config sqlite3 curl python3)
+catbird_packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev media-types pkg-config sqlite3 curl python3)
 catbird_missing=()
 for package in "${catbird_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || catbird_missing+=("$package")

@@ -22,6 +22,25 @@ extension CatbirdServer {
         public var threadCount: Int
         /// Log level; `info` logs one line per request.
         public var logLevel: Logger.Level
+        /// The mocks directory (`--mocks-dir`, `CATBIRD_MOCKS_DIR`): file mocks are served from it
+        /// after the dynamic mocks, and record mode writes into it (`docs/files.md`). Nil: none.
+        public var mocksDirectory: String? = nil
+        /// Whether a request's query string is part of its file name (`--files-with-query`,
+        /// `CATBIRD_FILES_WITH_QUERY`), when serving and recording.
+        public var filesIncludeQuery = false
+        /// The upstream base URL for redirect mode (`--redirect-url`, `CATBIRD_REDIRECT_URL`):
+        /// requests nothing else answers are forwarded there. Nil: off.
+        public var redirectURL: String? = nil
+        /// Proxy mode (`--proxy`, `CATBIRD_PROXY_ENABLED`): absolute-form requests nothing else
+        /// answers are forwarded to the host they name.
+        public var proxyEnabled = false
+        /// Record mode (`--record`, `CATBIRD_RECORD_MODE`): forwarded exchanges are written to the
+        /// mocks directory, and files are not served meanwhile.
+        public var recordMode = false
+        /// Answer CORS preflights and add CORS headers to every non-control answer (`--cors`).
+        public var cors = false
+        /// Longest a forwarded request may take upstream, connect to last byte; 504 past it.
+        public var upstreamTimeout: Duration = .seconds(30)
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, databasePath: String = "catbird.sqlite",

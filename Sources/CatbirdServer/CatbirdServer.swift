@@ -32,7 +32,7 @@ public final class CatbirdServer: Sendable {
     /// - Throws: `DatabaseFileLock.LockError` when another server uses the same database file,
     ///   `SQLiteError` when the file cannot be opened, `MigrationError` when the schema
     ///   cannot be brought up to date (or is newer than this binary), `PatternError` when a
-    ///   stored mock no longer compiles.
+    ///   stored mock no longer compiles, `FileMockError` when the mocks directory is missing.
     public init(settings: Settings) throws {
         self.settings = settings
         let log = Logger(level: settings.logLevel)
@@ -53,13 +53,30 @@ public final class CatbirdServer: Sendable {
         let services = Services(
             mocks: mocks, journal: journal,
             tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
-            reader: reader, sqlReader: sqlReader, log: log, settings: settings, origin: origin)
+            reader: reader, sqlReader: sqlReader, log: log,
+            files: try Self.fileServing(settings, log: log), settings: settings, origin: origin)
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port,
                 threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
                 maxBodySize: settings.maxBodySize),
             handler: CatbirdHandler(services: services))
+    }
+
+    /// The mocks directory's file serving: nil without `--mocks-dir` or while recording.
+    /// - Throws: ``FileMockError/notADirectory(path:)``.
+    private static func fileServing(_ settings: Settings, log: Logger) throws -> FileServing? {
+        guard let path = settings.mocksDirectory, !settings.recordMode else { return nil }
+        return FileServing(directory: try FileMockDirectory(
+            path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery))
+    }
+
+    /// The system's media-type table; without one (no `/etc/mime.types`), extensions are not
+    /// guessed and a warning says so.
+    static func mediaTypes(_ log: Logger) -> MediaTypes {
+        if let table = MediaTypes.system() { return table }
+        log.warning("no media-type table at \(MediaTypes.systemPaths.joined(separator: " or ")): file mocks get no Content-Type from their extension and Accept picks no extension (install Debian's media-types)")
+        return MediaTypes(table: "")
     }
 
     /// Starts accepting requests.

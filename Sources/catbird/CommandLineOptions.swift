@@ -33,17 +33,25 @@ enum CommandLineOptions {
           --journal-body-limit <size> Bytes of each body kept in the journal; longer ones are
                                       truncated and marked (env CATBIRD_JOURNAL_BODY_LIMIT; default 64kb)
           --threads <n>               Worker threads (env CATBIRD_THREADS; default: one per core)
+          --mocks-dir <path>          Serve file mocks from this directory after the dynamic mocks
+                                      (env CATBIRD_MOCKS_DIR; layout in docs/files.md)
+          --files-with-query          The query string is part of a file mock's name
+                                      (env CATBIRD_FILES_WITH_QUERY=1)
           -h, --help                  Show this help
           --version                   Show the version
 
         Not implemented in this version (a warning is printed, the variable is ignored):
-          CATBIRD_MOCKS_DIR, CATBIRD_RECORD_MODE, CATBIRD_REDIRECT_URL, CATBIRD_PROXY_ENABLED
+          CATBIRD_RECORD_MODE, CATBIRD_REDIRECT_URL, CATBIRD_PROXY_ENABLED
 
         SIGINT or SIGTERM stops the server: it stops accepting, writes the queued journal,
         closes the database and exits 0.
         """
 
-    static let notImplementedVariables = ["CATBIRD_MOCKS_DIR", "CATBIRD_RECORD_MODE", "CATBIRD_REDIRECT_URL", "CATBIRD_PROXY_ENABLED"]
+    static let notImplementedVariables = ["CATBIRD_RECORD_MODE", "CATBIRD_REDIRECT_URL", "CATBIRD_PROXY_ENABLED"]
+
+    /// Options that take no value (`--name` alone means on); their variables are on when set to
+    /// `1`, `true` or `yes` (any case).
+    static let switches: Set<String> = ["files-with-query"]
 
     /// - Throws: ``UsageError`` naming the flag or variable and what it accepts.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Command {
@@ -51,10 +59,11 @@ enum CommandLineOptions {
         let environmentNames = [
             "host": "CATBIRD_HOST", "port": "CATBIRD_PORT", "db": "CATBIRD_DB", "log-level": "CATBIRD_LOG_LEVEL",
             "max-body-size": "CATBIRD_MAX_BODY_SIZE", "journal-body-limit": "CATBIRD_JOURNAL_BODY_LIMIT",
-            "threads": "CATBIRD_THREADS",
+            "threads": "CATBIRD_THREADS", "mocks-dir": "CATBIRD_MOCKS_DIR", "files-with-query": "CATBIRD_FILES_WITH_QUERY",
         ]
         for (option, variable) in environmentNames {
-            if let value = environment[variable], !value.isEmpty { values[option] = value }
+            guard let value = environment[variable], !value.isEmpty else { continue }
+            values[option] = switches.contains(option) ? (isOn(value) ? "true" : nil) : value
         }
         var remaining = arguments[...]
         if remaining.first == "serve" { remaining = remaining.dropFirst() }
@@ -71,6 +80,11 @@ enum CommandLineOptions {
                     name = String(name[..<equals])
                 }
                 guard environmentNames[name] != nil else { throw UsageError(description: "unknown option '--\(name)'") }
+                if switches.contains(name) {
+                    guard value == nil else { throw UsageError(description: "option '--\(name)' takes no value") }
+                    values[name] = "true"
+                    continue
+                }
                 guard let given = value ?? remaining.popFirst() else {
                     throw UsageError(description: "option '--\(name)' needs a value")
                 }
@@ -112,6 +126,13 @@ enum CommandLineOptions {
             }
             settings.threadCount = count
         }
+        settings.mocksDirectory = values["mocks-dir"]
+        settings.filesIncludeQuery = values["files-with-query"] != nil
         return settings
+    }
+
+    /// Whether a switch's variable is on: `1`, `true`, `yes` (any case).
+    static func isOn(_ value: String) -> Bool {
+        ["1", "true", "yes"].contains(value.trimmingCharacters(in: .whitespaces).lowercased())
     }
 }

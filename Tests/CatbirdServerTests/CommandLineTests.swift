@@ -103,7 +103,7 @@ final class CommandLineTests: XCTestCase {
         let database = directory.appendingPathComponent("quiet.sqlite").path
         let server = try Launched(
             self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
-            environment: ["CATBIRD_MOCKS_DIR": directory.path])
+            environment: ["CATBIRD_PROXY_ENABLED": "1"])
         let client = try server.client()
         try E2E.addMock(client, url: "/quiet", body: "shh")
         for _ in 0..<10 { XCTAssertEqual(try client.request("GET", "/quiet").text, "shh") }
@@ -111,7 +111,7 @@ final class CommandLineTests: XCTestCase {
 
         let (status, _, stderr) = try server.terminate(signal: SIGINT)
         XCTAssertEqual(status, 0, stderr)
-        XCTAssertTrue(stderr.contains("[warning] CATBIRD_MOCKS_DIR is set but not implemented"), stderr)
+        XCTAssertTrue(stderr.contains("[warning] CATBIRD_PROXY_ENABLED is set but not implemented"), stderr)
         XCTAssertFalse(stderr.contains("/quiet"), stderr)
         XCTAssertFalse(stderr.contains("/not-mocked"), stderr)
         XCTAssertFalse(stderr.contains("[info]"), stderr)

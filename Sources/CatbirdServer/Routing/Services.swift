@@ -14,6 +14,8 @@ struct Services: Sendable {
     /// The connections for `/catbird/api/sql`, where user SQL sees the caller's tenant only.
     let sqlReader: TenantScopedReader
     let log: Logger
+    /// The mocks directory's file serving, when `--mocks-dir` is set and not recording.
+    let files: FileServing?
     let settings: CatbirdServer.Settings
     /// The server's own base URL, known once it is listening.
     let origin: ServerOrigin

@@ -14,7 +14,7 @@ struct CatbirdHandler: HTTPHandler {
             MockRoutes.routes(services) + JournalRoutes.routes(services) + JournalEntryRoutes.routes(services)
             + TenantRoutes.routes(services) + SQLRoute.routes(services) + InfoRoutes.routes(services)
             + WebPageRoutes.routes())
-        serving = MockServing(mocks: services.mocks, journal: services.journal)
+        serving = MockServing(mocks: services.mocks, journal: services.journal, files: services.files)
         log = services.log
     }
 

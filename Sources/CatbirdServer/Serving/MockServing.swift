@@ -3,11 +3,14 @@ import CatbirdHTTP
 import CatbirdSupport
 import CatbirdWire
 
-/// Answers a non-control request (docs/matching.md#resolution-order): the caller's mocks, then the default tenant's,
-/// else 404 `{"error":true,"reason":"Not Found"}`; journals the request either way.
+/// Answers a non-control request (`docs/matching.md#resolution-order`): the caller's mocks,
+/// then the default tenant's, then the mocks directory's files (``FileServing``), else 404
+/// `{"error":true,"reason":"Not Found"}`; journals the request either way.
 struct MockServing: Sendable {
     let mocks: MockStore
     let journal: Journal
+    /// The mocks directory, when one is configured and files are served (not while recording).
+    let files: FileServing?
 
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
@@ -16,6 +19,12 @@ struct MockServing: Sendable {
         guard let hit = mocks.serve(tenant: tenant, method: request.method, target: request.target, headerValue: {
             request.headers.first($0)
         }) else {
+            if let answer = files?.respond(to: request) {
+                journal(request: request, response: answer.response,
+                        responseHeadersJSON: JSONText.object(answer.response.headers.fields),
+                        answeredBy: .file, hit: nil, tenant: tenant)
+                return (answer.response, .file)
+            }
             journal(request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
                     answeredBy: .unanswered, hit: nil, tenant: tenant)
             return (Self.notFound, .unanswered)

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A mocks directory (`--mocks-dir`, `CATBIRD_MOCKS_DIR`): finds the file mock for a request.
+/// Rules: `docs/files.md`.
+///
+/// Every candidate is resolved with `realpath` (symlinks followed) and used only when the result
+/// lies inside the directory, so no request reads outside it, whatever its encoding or links.
+public struct FileMockDirectory: Sendable {
+    /// The directory, absolute with symlinks resolved.
+    public let root: String
+    /// Extensions tried for a path without one, and `Content-Type` for files without a sidecar.
+    public let mediaTypes: MediaTypes
+    /// Whether the query string is part of the file name (`docs/files.md#query-strings`).
+    public let includesQuery: Bool
+
+    /// - Throws: ``FileMockError/notADirectory(path:)`` when `path` is not an existing directory.
+    public init(path: String, mediaTypes: MediaTypes, includesQuery: Bool = false) throws(FileMockError) {
+        guard let resolved = Self.realPath(path), Self.isDirectory(resolved) else { throw .notADirectory(path: path) }
+        root = resolved
+        self.mediaTypes = mediaTypes
+        self.includesQuery = includesQuery
+    }
+
+    /// The names tried for a request, in order, relative to ``root``; empty when the target is
+    /// refused (``FileMockName``). A name without an extension is tried with each extension of
+    /// each `Accept` type in preference order, then bare.
+    public func candidates(target: String, accept: String?) -> [String] {
+        guard let name = FileMockName(target: target, includesQuery: includesQuery) else { return [] }
+        let bare = name.path
+        guard !name.hasExtension, let accept else { return [bare] }
+        var seen = Set<String>()
+        var names: [String] = []
+        for type in AcceptHeader.preferredTypes(accept) {
+            for ext in mediaTypes.extensions(for: type) where seen.insert(ext).inserted {
+                names.append(bare + "." + ext)
+            }
+        }
+        return names + [bare]
+    }
+
+    /// The file mock answering `target`, or nil when no candidate is a regular file inside the
+    /// directory.
+    /// - Throws: ``FileMockError/badSidecar(path:reason:)`` when the file's sidecar is unreadable.
+    public func lookup(target: String, accept: String?) throws(FileMockError) -> FileMock? {
+        for name in candidates(target: target, accept: accept) {
+            guard let path = confined(name), let info = Self.regularFile(path) else { continue }
+            return try fileMock(name: name, path: path, size: info.size, modified: info.modified)
+        }
+        return nil
+    }
+
+    private func fileMock(name: String, path: String, size: Int, modified: Int) throws(FileMockError) -> FileMock {
+        let sidecarPath = root + "/" + name + FileMockSidecar.suffix
+        var sidecar = FileMockSidecar()
+        if let confinedSidecar = confined(name + FileMockSidecar.suffix), Self.regularFile(confinedSidecar) != nil {
+            guard let data = FileManager.default.contents(atPath: confinedSidecar) else {
+                throw .badSidecar(path: sidecarPath, reason: "cannot be read")
+            }
+            sidecar = try FileMockSidecar(json: data, path: sidecarPath)
+        } else if let type = mediaTypes.type(forFileName: name) {
+            sidecar.headers = [(name: "Content-Type", value: type)]
+        }
+        let tag = sidecar.headers.first { $0.name.lowercased() == "etag" }?.value
+            ?? "\"\(String(size, radix: 16))-\(String(modified, radix: 16))\""
+        let headers = sidecar.headers.filter { !["content-length", "transfer-encoding"].contains($0.name.lowercased()) }
+        return FileMock(path: path, size: size, status: sidecar.status, headers: headers, entityTag: tag)
+    }
+
+    /// `root/name` with symlinks resolved, when it exists and lies inside ``root``.
+    func confined(_ name: String) -> String? {
+        guard let resolved = Self.realPath(root + "/" + name), resolved.hasPrefix(root + "/") else { return nil }
+        return resolved
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Size in bytes and modification time in nanoseconds since 1970 of a regular file, or nil.
+    static func regularFile(_ path: String) -> (size: Int, modified: Int)? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (Int(info.st_size), Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec))
+    }
+}

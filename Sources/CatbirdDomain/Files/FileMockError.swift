@@ -1,0 +1,17 @@
+/// Why a mocks directory cannot be used or a file mock cannot be read or recorded.
+public enum FileMockError: Error, Sendable, CustomStringConvertible {
+    /// The mocks directory does not exist or is not a directory.
+    case notADirectory(path: String)
+    /// A sidecar file is not in the documented format (`docs/files.md#sidecar`).
+    case badSidecar(path: String, reason: String)
+    /// A recording could not be written: `reason` is the system's message or the conflict.
+    case cannotRecord(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .notADirectory(path): return "mocks directory '\(path)' does not exist or is not a directory"
+        case let .badSidecar(path, reason): return "file mock sidecar '\(path)': \(reason)"
+        case let .cannotRecord(path, reason): return "cannot record '\(path)': \(reason)"
+        }
+    }
+}

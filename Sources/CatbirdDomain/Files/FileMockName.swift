@@ -1,0 +1,101 @@
+/// The file name, relative to the mocks directory, that a request-target maps to, before the
+/// `Accept` candidates are added. Rules: `docs/files.md#request-to-file`.
+///
+/// - origin-form `/a/b?q` → `a/b`; absolute-form `http://Host:8080/a/b` → `host/a/b`;
+/// - a trailing `/` (or an empty path) names `index`;
+/// - the path is percent-decoded exactly once (`%20` → space, `%252e` → `%2e`);
+/// - with `includesQuery`, a query is kept in the last segment: `/search?q=a` → `search?q=a`
+///   (a `/` in the query written `%2F`).
+///
+/// Refused (nil), so that no name can leave the directory: a `..` segment after decoding (so
+/// `%2e%2e` and `..%2f` too), a backslash, a NUL, bytes that are not UTF-8, a host that is not a
+/// plain host name or address, and names ending in the sidecar suffix.
+public struct FileMockName: Sendable, Equatable {
+    /// Path segments, none empty, `.` or `..`.
+    public var segments: [String]
+    /// Whether the last segment (before any query) has an extension, so no `Accept` candidates
+    /// are tried.
+    public var hasExtension: Bool
+
+    /// The name joined with `/`.
+    public var path: String { segments.joined(separator: "/") }
+
+    public init?(target: String, includesQuery: Bool) {
+        var rest = Substring(target)
+        var host: String?
+        if let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
+            rest = rest.dropFirst(scheme.count)
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+            guard let name = Self.hostName(rest[..<authorityEnd]) else { return nil }
+            host = name
+            rest = rest[authorityEnd...]
+        }
+        let queryStart = rest.firstIndex(of: "?")
+        let rawPath = queryStart.map { rest[..<$0] } ?? rest
+        let query = queryStart.map { rest[rest.index(after: $0)...] }
+        guard let decoded = Self.percentDecoded(rawPath), !decoded.contains("\\"), !decoded.contains("\0") else { return nil }
+        var segments: [String] = []
+        for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) where segment != "." {
+            if segment == ".." { return nil }
+            segments.append(String(segment))
+        }
+        if decoded.isEmpty || decoded.hasSuffix("/") || segments.isEmpty { segments.append("index") }
+        let last = segments[segments.count - 1]
+        if last.hasSuffix(FileMockSidecar.suffix) { return nil }
+        hasExtension = last.dropFirst().contains(".")
+        if includesQuery, let query, !query.isEmpty {
+            segments[segments.count - 1] = last + "?" + query.replacingSlashes()
+        }
+        if let host { segments.insert(host, at: 0) }
+        self.segments = segments
+    }
+
+    /// The host of an authority (`user@Host:port`, `[::1]:80`) lowercased, or nil when it is not
+    /// made of letters, digits, `.`, `-`, `_` (or hex digits and `:` inside brackets).
+    static func hostName(_ authority: Substring) -> String? {
+        let afterUser = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+        var host: Substring
+        if afterUser.hasPrefix("["), let close = afterUser.firstIndex(of: "]") {
+            host = afterUser[afterUser.index(after: afterUser.startIndex)..<close]
+            guard host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+        } else {
+            host = afterUser.prefix { $0 != ":" }
+            guard host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "." || $0 == "-" || $0 == "_" }) else { return nil }
+        }
+        guard !host.isEmpty, host != ".", host != ".." else { return nil }
+        return host.lowercased()
+    }
+
+    /// `text` with each `%XY` (two hex digits) replaced by its byte, once; other `%` kept. Nil
+    /// when the result is not UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var input = Array(text.utf8)[...]
+        while let byte = input.popFirst() {
+            if byte == UInt8(ascii: "%"), input.count >= 2,
+               let high = hexValue(input[input.startIndex]), let low = hexValue(input[input.startIndex + 1]) {
+                bytes.append(high << 4 | low)
+                input = input.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
+
+extension Substring {
+    fileprivate func replacingSlashes() -> String {
+        split(separator: "/", omittingEmptySubsequences: false).joined(separator: "%2F")
+    }
+}

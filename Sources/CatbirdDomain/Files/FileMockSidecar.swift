@@ -1,0 +1,71 @@
+import Foundation
+
+/// The status and header fields of a file mock, kept in a JSON file beside the body file:
+/// `<body file>.catbird-response.json`, e.g. `api/books.json.catbird-response.json`:
+///
+/// ```json
+/// {"status": 201, "headers": {"Content-Type": "application/json", "Set-Cookie": ["a=1", "b=2"]}}
+/// ```
+/// `status` defaults to 200 and `headers` to none; a header given as an array is sent once per
+/// value. Format: `docs/files.md#sidecar`.
+public struct FileMockSidecar: Sendable, Equatable {
+    /// What is appended to the body file's name.
+    public static let suffix = ".catbird-response.json"
+
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+
+    public init(status: Int = 200, headers: [(name: String, value: String)] = []) {
+        self.status = status
+        self.headers = headers
+    }
+
+    public static func == (lhs: FileMockSidecar, rhs: FileMockSidecar) -> Bool {
+        lhs.status == rhs.status && lhs.headers.elementsEqual(rhs.headers) { $0 == $1 }
+    }
+
+    /// Reads a sidecar's JSON.
+    /// - Throws: ``FileMockError/badSidecar(path:reason:)`` naming what is wrong.
+    public init(json: Data, path: String) throws(FileMockError) {
+        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
+            throw .badSidecar(path: path, reason: "not a JSON object")
+        }
+        status = 200
+        headers = []
+        if let value = object["status"] {
+            guard let number = value as? Int, (100...599).contains(number) else {
+                throw .badSidecar(path: path, reason: "status must be a number 100...599")
+            }
+            status = number
+        }
+        if let value = object["headers"] {
+            guard let fields = value as? [String: Any] else { throw .badSidecar(path: path, reason: "headers must be an object") }
+            for name in fields.keys.sorted() {
+                if let single = fields[name] as? String {
+                    headers.append((name: name, value: single))
+                } else if let many = fields[name] as? [String] {
+                    headers += many.map { (name: name, value: $0) }
+                } else {
+                    throw .badSidecar(path: path, reason: "header '\(name)' must be a string or an array of strings")
+                }
+            }
+        }
+    }
+
+    /// The sidecar as pretty-printed JSON with sorted keys; repeated names become arrays.
+    public var json: Data {
+        var fields: [String: Any] = [:]
+        var order: [String] = []
+        for field in headers {
+            switch fields[field.name] {
+            case nil: fields[field.name] = field.value; order.append(field.name)
+            case let single as String: fields[field.name] = [single, field.value]
+            case let many as [String]: fields[field.name] = many + [field.value]
+            default: break
+            }
+        }
+        let object: [String: Any] = ["status": status, "headers": fields]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return data + Data("\n".utf8)
+    }
+}

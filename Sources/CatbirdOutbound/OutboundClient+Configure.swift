@@ -1,0 +1,68 @@
+import CCurl
+
+extension OutboundClient {
+    /// A new easy handle set up for `transfer`, which it retains (released in `finish`), or nil
+    /// when libcurl cannot allocate one. Options: https://curl.se/libcurl/c/curl_easy_setopt.html
+    func configure(_ transfer: OutboundTransfer) -> UnsafeMutableRawPointer? {
+        guard let easy = curl_easy_init() else { return nil }
+        let request = transfer.request
+        let context = Unmanaged.passRetained(transfer).toOpaque()
+        _ = catbird_curl_setopt_pointer(easy, CURLOPT_PRIVATE, context)
+        setString(easy, CURLOPT_URL, request.url)
+        setString(easy, CURLOPT_CUSTOMREQUEST, request.method)
+        // The target as received: no squashing of `/../` or `/./`.
+        _ = catbird_curl_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)
+        // Straight to the upstream, whatever http_proxy and friends say in our environment.
+        setString(easy, CURLOPT_PROXY, "")
+        _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        _ = catbird_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = catbird_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        _ = catbird_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+        _ = catbird_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
+        if request.decodesContent {
+            setString(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode
+        } else {
+            _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
+        }
+        if request.method == "HEAD" { _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1) }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            _ = catbird_curl_setopt_long(easy, CURLOPT_UPLOAD, 1)
+            _ = catbird_curl_setopt_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.count))
+            _ = catbird_curl_setopt_callback(easy, CURLOPT_READFUNCTION, OutboundTransfer.sendBody)
+            _ = catbird_curl_setopt_pointer(easy, CURLOPT_READDATA, context)
+        }
+        _ = catbird_curl_setopt_callback(easy, CURLOPT_WRITEFUNCTION, OutboundTransfer.receiveBody)
+        _ = catbird_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = catbird_curl_setopt_callback(easy, CURLOPT_HEADERFUNCTION, OutboundTransfer.receiveHeader)
+        _ = catbird_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        transfer.headerList = Self.headerList(request.headers)
+        _ = catbird_curl_setopt_pointer(easy, CURLOPT_HTTPHEADER, transfer.headerList)
+        return easy
+    }
+
+    /// The fields as libcurl's list. libcurl adds `Accept: */*` and, for large uploads,
+    /// `Expect: 100-continue` on its own: an empty `Name:` entry suppresses each one the client did
+    /// not send, so the upstream sees what the client sent. An empty value is written `Name;`,
+    /// libcurl's spelling for a field sent empty.
+    static func headerList(_ fields: [(name: String, value: String)]) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var named = Set<String>()
+        for field in fields where !OutboundRequest.hopByHop.contains(field.name.lowercased()) {
+            named.insert(field.name.lowercased())
+            list = curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        for automatic in ["Accept", "Expect"] where !named.contains(automatic.lowercased()) {
+            list = curl_slist_append(list, "\(automatic):")
+        }
+        return list
+    }
+
+    private func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
+        _ = value.withCString { catbird_curl_setopt_pointer(easy, option, $0) }  // libcurl copies strings
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

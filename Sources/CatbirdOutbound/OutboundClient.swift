@@ -1,0 +1,154 @@
+import CCurl
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Sends requests upstream through libcurl's multi interface on one transfer thread of its own:
+/// any number of requests wait at once without holding a thread each, connections are kept and
+/// reused (libcurl's connection cache), redirects are returned, not followed.
+///
+/// ```swift
+/// let client = OutboundClient(timeout: .seconds(30))
+/// client.send(OutboundRequest(method: "GET", url: "http://127.0.0.1:9000/a")) { result in … }
+/// client.shutdown()
+/// ```
+/// Completions run on a Dispatch global queue, never on the transfer thread.
+public final class OutboundClient: Sendable {
+    /// Longest a whole exchange may take, connect to last byte.
+    public let timeout: Duration
+    /// Longest the connection (TCP and TLS) may take.
+    public let connectTimeout: Duration
+    /// Largest response body accepted, in bytes; past it the request fails with
+    /// ``OutboundError/responseTooLarge(limit:)``.
+    public let maxResponseSize: Int
+
+    private struct State {
+        var pending: [OutboundTransfer] = []
+        var stopping = false
+    }
+
+    /// `@unchecked Sendable`: the multi handle is used only by the transfer thread, except for
+    /// `curl_multi_wakeup`, which libcurl documents as callable from any thread.
+    private struct Multi: @unchecked Sendable {
+        let handle: UnsafeMutableRawPointer
+    }
+
+    private let state = Mutex(State())
+    private let multi: Multi
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts the transfer thread.
+    /// - Parameters:
+    ///   - timeout: longest a whole exchange may take (default 30 s).
+    ///   - connectTimeout: longest connecting may take (default 5 s).
+    ///   - maxResponseSize: largest response body in bytes (default 50 MiB).
+    public init(timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5), maxResponseSize: Int = 50 << 20) {
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.maxResponseSize = maxResponseSize
+        Self.globalInit
+        guard let handle = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        multi = Multi(handle: handle)
+        let thread = Thread { [self] in run() }
+        thread.name = "catbird-outbound"
+        thread.start()
+    }
+
+    /// `curl_global_init` once per process, before any other libcurl call.
+    private static let globalInit: Void = {
+        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }()
+
+    /// Sends `request`; `completion` is called exactly once with the response or the reason
+    /// there is none.
+    public func send(
+        _ request: OutboundRequest,
+        completion: @escaping @Sendable (Result<OutboundResponse, OutboundError>) -> Void
+    ) {
+        let transfer = OutboundTransfer(request: request, maxResponseSize: maxResponseSize, completion: completion)
+        let accepted = state.withLock { state -> Bool in
+            if state.stopping { return false }
+            state.pending.append(transfer)
+            return true
+        }
+        guard accepted else { return completion(.failure(.shutDown)) }
+        curl_multi_wakeup(multi.handle)
+    }
+
+    /// Fails the requests still waiting with ``OutboundError/shutDown`` and stops the transfer
+    /// thread. Safe to call twice.
+    public func shutdown() {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard first else { return }
+        curl_multi_wakeup(multi.handle)
+        finished.wait()
+    }
+
+    deinit {
+        shutdown()
+        curl_multi_cleanup(multi.handle)
+    }
+
+    /// The transfer thread: adds new requests, drives libcurl, hands finished ones back.
+    private func run() {
+        var active: [UnsafeMutableRawPointer] = []
+        while true {
+            let (incoming, stopping) = state.withLock { state in
+                defer { state.pending = [] }
+                return (state.pending, state.stopping)
+            }
+            if stopping {
+                for transfer in incoming { complete(transfer, .failure(.shutDown)) }
+                for easy in active { finish(easy, result: .failure(.shutDown)) }
+                finished.signal()
+                return
+            }
+            for transfer in incoming {
+                guard let easy = configure(transfer) else {
+                    complete(transfer, .failure(.unreachable("cannot set up the upstream request")))
+                    continue
+                }
+                curl_multi_add_handle(multi.handle, easy)
+                active.append(easy)
+            }
+            var running: Int32 = 0
+            curl_multi_perform(multi.handle, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi.handle, &left) {
+                let code = catbird_curl_done_result(message)
+                guard code >= 0, let easy = message.pointee.easy_handle else { continue }
+                active.removeAll { $0 == easy }
+                finish(easy, result: outcome(of: easy, code: CURLcode(UInt32(code))))
+            }
+            curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+        }
+    }
+
+    private func outcome(of easy: UnsafeMutableRawPointer, code: CURLcode) -> Result<OutboundResponse, OutboundError> {
+        let transfer = Unmanaged<OutboundTransfer>.fromOpaque(catbird_curl_private(easy)).takeUnretainedValue()
+        if code == CURLE_OK {
+            let status = Int(catbird_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE))
+            return .success(OutboundResponse(status: status, headers: transfer.headers, body: transfer.body))
+        }
+        if transfer.tooLarge { return .failure(.responseTooLarge(limit: maxResponseSize)) }
+        let reason = "upstream \(transfer.request.url): " + String(cString: curl_easy_strerror(code))
+        return code == CURLE_OPERATION_TIMEDOUT ? .failure(.timedOut(reason)) : .failure(.unreachable(reason))
+    }
+
+    /// Removes `easy` from the multi handle, frees it and completes its transfer.
+    private func finish(_ easy: UnsafeMutableRawPointer, result: Result<OutboundResponse, OutboundError>) {
+        let unmanaged = Unmanaged<OutboundTransfer>.fromOpaque(catbird_curl_private(easy))
+        curl_multi_remove_handle(multi.handle, easy)
+        curl_easy_cleanup(easy)
+        let transfer = unmanaged.takeRetainedValue()
+        complete(transfer, result)
+    }
+
+    private func complete(_ transfer: OutboundTransfer, _ result: Result<OutboundResponse, OutboundError>) {
+        let completion = transfer.completion
+        DispatchQueue.global().async { completion(result) }
+    }
+}

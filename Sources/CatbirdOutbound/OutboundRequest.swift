@@ -1,0 +1,36 @@
+/// A request to send to an upstream server (redirect, proxy and record modes).
+public struct OutboundRequest: Sendable {
+    /// The method token as received, e.g. `GET`; sent unchanged.
+    public var method: String
+    /// The absolute `http://` or `https://` URL to send to.
+    public var url: String
+    /// Header fields to send, in order. `Host`, `Content-Length` and the hop-by-hop fields are
+    /// libcurl's to write and are left out (see ``OutboundRequest/hopByHop``); a field with an
+    /// empty value is sent empty.
+    public var headers: [(name: String, value: String)]
+    /// The whole request body (possibly empty); sent with a `Content-Length`.
+    public var body: [UInt8]
+    /// Whether libcurl decodes a compressed response (`gzip`, `deflate`, `br`, `zstd`): the body
+    /// handed back is then the decoded bytes, while the response headers still name the
+    /// `Content-Encoding` the upstream used (the caller drops it).
+    public var decodesContent: Bool
+
+    public init(
+        method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+        decodesContent: Bool = false
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.decodesContent = decodesContent
+    }
+
+    /// Fields that describe one connection rather than the message (RFC 9110 §7.6.1), plus the
+    /// framing fields libcurl writes itself: never copied between the client's connection and
+    /// the upstream's, in either direction. Lowercased.
+    public static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+        "te", "trailer", "transfer-encoding", "upgrade", "content-length", "host",
+    ]
+}

@@ -1,0 +1,39 @@
+/// What an upstream answered: the final response (interim `1xx` responses are skipped).
+public struct OutboundResponse: Sendable {
+    /// The status code, e.g. 200; redirects (3xx) are returned, never followed.
+    public var status: Int
+    /// The header fields in the order received, names as the upstream spelled them, including
+    /// hop-by-hop and framing fields (the caller filters them).
+    public var headers: [(name: String, value: String)]
+    /// The body as received, or decoded when the request asked for it
+    /// (``OutboundRequest/decodesContent``).
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Why an upstream gave no response. ``description`` is one line for the error body.
+public enum OutboundError: Error, Sendable, CustomStringConvertible {
+    /// No connection could be made or it broke before a complete response (DNS failure, refused,
+    /// reset, empty reply): a gateway answers 502.
+    case unreachable(String)
+    /// The upstream did not answer within the time limit: a gateway answers 504.
+    case timedOut(String)
+    /// The response body exceeded the limit in bytes: a gateway answers 502.
+    case responseTooLarge(limit: Int)
+    /// The client is shut down.
+    case shutDown
+
+    public var description: String {
+        switch self {
+        case let .unreachable(reason): return reason
+        case let .timedOut(reason): return reason
+        case let .responseTooLarge(limit): return "upstream response body is larger than \(limit) bytes"
+        case .shutDown: return "the server is stopping"
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CCurl
+
+/// One request in flight: its libcurl easy handle, the bytes coming back, the completion.
+///
+/// `@unchecked Sendable`: created by ``OutboundClient/send(_:completion:)``, handed to the
+/// client's transfer thread under its lock, and from then on touched only by that thread (libcurl
+/// calls the data callbacks from `curl_multi_perform` on it) until ``finish(_:)`` passes the
+/// result on. No two threads use the mutable fields at once.
+final class OutboundTransfer: @unchecked Sendable {
+    let request: OutboundRequest
+    let completion: @Sendable (Result<OutboundResponse, OutboundError>) -> Void
+    let maxResponseSize: Int
+    var headers: [(name: String, value: String)] = []
+    var body: [UInt8] = []
+    var uploaded = 0
+    var tooLarge = false
+    /// The request's header list, kept alive until the transfer ends (libcurl does not copy it).
+    var headerList: UnsafeMutablePointer<curl_slist>?
+
+    init(
+        request: OutboundRequest, maxResponseSize: Int,
+        completion: @escaping @Sendable (Result<OutboundResponse, OutboundError>) -> Void
+    ) {
+        self.request = request
+        self.maxResponseSize = maxResponseSize
+        self.completion = completion
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+    }
+
+    /// CURLOPT_WRITEFUNCTION: appends body bytes; returning less than offered aborts the transfer.
+    static let receiveBody: catbird_curl_data_callback = { buffer, size, count, user in
+        let transfer = Unmanaged<OutboundTransfer>.fromOpaque(user!).takeUnretainedValue()
+        let length = size * count
+        guard transfer.body.count + length <= transfer.maxResponseSize else {
+            transfer.tooLarge = true
+            return 0
+        }
+        buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {
+            transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+        }
+        return length
+    }
+
+    /// CURLOPT_HEADERFUNCTION: called once per header line, status lines included. A status line
+    /// starts a new response (a `100 Continue` is followed by the real one), so it clears what
+    /// came before; libcurl has already split the lines, this only splits `name: value`.
+    static let receiveHeader: catbird_curl_data_callback = { buffer, size, count, user in
+        let transfer = Unmanaged<OutboundTransfer>.fromOpaque(user!).takeUnretainedValue()
+        let length = size * count
+        let line = buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+        if line.hasPrefix("HTTP/") {
+            transfer.headers = []
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
+            transfer.headers.append((name: name, value: value))
+        }
+        return length
+    }
+
+    /// CURLOPT_READFUNCTION: hands out the request body.
+    static let sendBody: catbird_curl_data_callback = { buffer, size, count, user in
+        let transfer = Unmanaged<OutboundTransfer>.fromOpaque(user!).takeUnretainedValue()
+        let length = min(size * count, transfer.request.body.count - transfer.uploaded)
+        guard length > 0 else { return 0 }
+        transfer.request.body.withUnsafeBytes { bytes in
+            UnsafeMutableRawPointer(buffer!).copyMemory(from: bytes.baseAddress! + transfer.uploaded, byteCount: length)
+        }
+        transfer.uploaded += length
+        return length
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces, tabs, CR and LF.
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,53 @@
+import CatbirdDomain
+import XCTest
+
+/// Request-target → file name, and the forms that must never leave the mocks directory.
+final class FileMockNameTests: XCTestCase {
+    private func name(_ target: String, query: Bool = false) -> String? {
+        FileMockName(target: target, includesQuery: query)?.path
+    }
+
+    func testOriginFormMapsPathAndIgnoresQuery() {
+        XCTAssertEqual(name("/api/books?id=1"), "api/books")
+        XCTAssertEqual(name("/api/books/"), "api/books/index")
+        XCTAssertEqual(name("/"), "index")
+        XCTAssertEqual(name(""), "index")
+        XCTAssertEqual(name("//a//b/./c"), "a/b/c")
+    }
+
+    func testAbsoluteFormPutsTheHostFirst() {
+        XCTAssertEqual(name("http://API.Example.com:8080/v1/x?y"), "api.example.com/v1/x")
+        XCTAssertEqual(name("http://example.com"), "example.com/index")
+        XCTAssertEqual(name("https://user@[::1]:8443/a"), "::1/a")
+        XCTAssertNil(name("http://../etc/passwd"))
+        XCTAssertNil(name("http://a%2f..%2f/x"))
+    }
+
+    func testPercentDecodingHappensOnce() {
+        XCTAssertEqual(name("/a%20b.json"), "a b.json")
+        XCTAssertEqual(name("/a%252e%252e/x"), "a%2e%2e/x")
+        XCTAssertEqual(name("/100%/x%zz"), "100%/x%zz")
+        XCTAssertNil(name("/%ff%fe"))
+    }
+
+    func testTraversalFormsAreRefused() {
+        for target in [
+            "/../etc/passwd", "/a/../../etc/passwd", "/%2e%2e/etc/passwd", "/%2E%2E%2Fetc%2Fpasswd",
+            "/a/..%2f..%2fetc", "/..\\etc\\passwd", "/a%5c..%5cb", "/a%00b", "/x.json.catbird-response.json",
+        ] {
+            XCTAssertNil(name(target), target)
+        }
+    }
+
+    func testAbsolutePathInTheTargetStaysRelative() {
+        XCTAssertEqual(name("//etc/passwd"), "etc/passwd")
+        XCTAssertEqual(name("/%2Fetc%2Fpasswd"), "etc/passwd")
+    }
+
+    func testQueryJoinsTheNameWhenAsked() {
+        XCTAssertEqual(name("/search?q=a/b&x=1", query: true), "search?q=a%2Fb&x=1")
+        XCTAssertEqual(name("/search?", query: true), "search")
+        XCTAssertEqual(FileMockName(target: "/data.json?x=1", includesQuery: true)?.hasExtension, true)
+        XCTAssertEqual(FileMockName(target: "/data?x.json", includesQuery: true)?.hasExtension, false)
+    }
+}

@@ -1,0 +1,149 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// File mocks from `--mocks-dir` over loopback: lookup, Accept candidates, sidecars, ETag,
+/// confinement, and their place after the dynamic mocks.
+final class FileMockServingTests: XCTestCase {
+    private var mocksDirectory: URL!
+    private var outside: URL!
+
+    override func setUpWithError() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-files-\(UUID().uuidString)")
+        mocksDirectory = base.appendingPathComponent("mocks")
+        outside = base.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: mocksDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let mocksDirectory { try? FileManager.default.removeItem(at: mocksDirectory.deletingLastPathComponent()) }
+    }
+
+    private func write(_ name: String, _ bytes: [UInt8]) throws {
+        let url = mocksDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+    }
+
+    private func write(_ name: String, _ text: String) throws { try write(name, Array(text.utf8)) }
+
+    private func server() throws -> TestServer {
+        try TestServer { $0.mocksDirectory = self.mocksDirectory.path }
+    }
+
+    func testFileAnswersWithTypeFromExtensionAndIsJournaled() throws {
+        try write("api/books.json", #"[{"id":1}]"#)
+        let server = try server()
+        let client = try server.client()
+        let answer = try client.request("GET", "/api/books.json?page=1")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.text, #"[{"id":1}]"#)
+        XCTAssertEqual(answer.header("Content-Type"), "application/json")
+        XCTAssertNotNil(answer.header("ETag"))
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).last)
+        XCTAssertEqual(entry["answeredBy"] as? String, "file")
+        XCTAssertEqual(entry["url"] as? String, "/api/books.json?page=1")
+    }
+
+    func testAcceptCandidatesInPreferenceOrderThenBare() throws {
+        try write("profile.json", "json")
+        try write("profile.html", "html")
+        try write("profile", "bare")
+        try write("a b.txt", "spaced")
+        let server = try server()
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/profile", headers: [("Accept", "text/html;q=0.9, application/json")]).text, "json")
+        let html = try client.request("GET", "/profile", headers: [("Accept", "application/json;q=0.1, text/html")])
+        XCTAssertEqual(html.text, "html")
+        XCTAssertEqual(html.header("Content-Type"), "text/html")
+        XCTAssertEqual(try client.request("GET", "/profile", headers: [("Accept", "image/png")]).text, "bare")
+        XCTAssertEqual(try client.request("GET", "/profile").text, "bare")
+        XCTAssertEqual(try client.request("GET", "/a%20b.txt").text, "spaced")
+        XCTAssertEqual(try client.request("GET", "/a%2520b.txt").status, 404, "decoded once only")
+    }
+
+    func testSidecarStatusHeadersAndNotModified() throws {
+        try write("login", #"{"token":"t"}"#)
+        try write("login.catbird-response.json", #"{"status": 201, "headers": {"Content-Type": "application/json", "Set-Cookie": ["a=1", "b=2"]}}"#)
+        try write("logo.png", [0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF, 0x0D, 0x0A])
+        let server = try server()
+        let client = try server.client()
+        let login = try client.request("POST", "/login", body: Array("{}".utf8))
+        XCTAssertEqual(login.status, 201)
+        XCTAssertEqual(login.header("Content-Type"), "application/json")
+        XCTAssertEqual(login.headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value), ["a=1", "b=2"])
+        let logo = try client.request("GET", "/logo.png")
+        XCTAssertEqual(logo.body, [0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF, 0x0D, 0x0A])
+        XCTAssertEqual(logo.header("Content-Type"), "image/png")
+        let tag = try XCTUnwrap(logo.header("ETag"))
+        let again = try client.request("GET", "/logo.png", headers: [("If-None-Match", "\"other\", \(tag)")])
+        XCTAssertEqual(again.status, 304)
+        XCTAssertEqual(again.body, [])
+        XCTAssertEqual(again.header("ETag"), tag)
+        XCTAssertEqual(try client.request("GET", "/logo.png", headers: [("If-None-Match", "\"other\"")]).status, 200)
+    }
+
+    func testBrokenSidecarAnswers500NamingIt() throws {
+        try write("x.json", "{}")
+        try write("x.json.catbird-response.json", "not json")
+        let server = try server()
+        let answer = try server.client().request("GET", "/x.json")
+        XCTAssertEqual(answer.status, 500)
+        XCTAssertTrue(answer.text.contains("x.json.catbird-response.json"), answer.text)
+        XCTAssertEqual(answer.object["error"] as? Bool, true)
+    }
+
+    func testTraversalFormsNeverReadOutside() throws {
+        try Data("secret".utf8).write(to: outside.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: mocksDirectory.appendingPathComponent("link").path, withDestinationPath: outside.path)
+        try write("inside.txt", "inside")
+        let server = try server()
+        let client = try server.client()
+        for target in [
+            "/../outside/secret.txt", "/%2e%2e/outside/secret.txt", "/%2E%2E%2Foutside%2Fsecret.txt",
+            "/..%2foutside%2fsecret.txt", "/..%5coutside%5csecret.txt", "/..\\outside\\secret.txt",
+            "/link/secret.txt", "/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc/passwd", "/" + outside.path + "/secret.txt",
+            "http://localhost/../outside/secret.txt", "http://../outside/secret.txt",
+        ] {
+            let answer = try client.request("GET", target)
+            XCTAssertEqual(answer.status, 404, target)
+            XCTAssertFalse(answer.text.contains("secret"), target)
+            XCTAssertFalse(answer.text.contains("root:"), target)
+        }
+        XCTAssertEqual(try client.request("GET", "/inside.txt").text, "inside")
+    }
+
+    func testProxyFormLooksUnderTheHost() throws {
+        try write("api.example.com/v1/items.json", "[]")
+        let server = try server()
+        let client = try server.client()
+        let answer = try client.request("GET", "http://API.example.com:8080/v1/items.json", headers: [("Host", "api.example.com:8080")])
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.text, "[]")
+        XCTAssertEqual(try client.request("GET", "/v1/items.json").status, 404)
+    }
+
+    func testTenantAndDefaultMocksBeatFilesAndFilesBeatNotFound() throws {
+        try write("shared.txt", "file")
+        let server = try server()
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/shared.txt", headers: [("X-Catbird-Parallel-Id", "p1")]).text, "file")
+        try E2E.addMock(client, tenant: nil, url: "/shared.txt", body: "default mock")
+        XCTAssertEqual(try client.request("GET", "/shared.txt", headers: [("X-Catbird-Parallel-Id", "p1")]).text, "default mock")
+        try E2E.addMock(client, tenant: "p1", url: "/shared.txt", body: "tenant mock")
+        XCTAssertEqual(try client.request("GET", "/shared.txt", headers: [("X-Catbird-Parallel-Id", "p1")]).text, "tenant mock")
+        XCTAssertEqual(try client.request("GET", "/shared.txt", headers: [("X-Catbird-Parallel-Id", "p2")]).text, "default mock")
+        XCTAssertEqual(try client.request("GET", "/missing.txt").status, 404)
+        try write("catbird/api/mocks", "never")
+        XCTAssertNotEqual(try client.request("GET", "/catbird/api/mocks").text, "never", "control routes are not files")
+    }
+
+    func testMissingDirectoryStopsStartUp() {
+        XCTAssertThrowsError(try TestServer { $0.mocksDirectory = "/nonexistent/catbird-mocks" }) { error in
+            XCTAssertTrue("\(error)".contains("/nonexistent/catbird-mocks"), "\(error)")
+        }
+    }
+}
