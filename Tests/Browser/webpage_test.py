@@ -335,6 +335,21 @@ def test_one_hundred_thousand_entries_open_in_under_a_second(server, driver):
     assert not console_errors(driver)
 
 
+def test_reading_further_down_keeps_its_place_as_rows_arrive(server, driver):
+    for index in range(80):
+        server.request("GET", f"/r/{index}")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.execute_script("window.scrollTo(0, 1500)")
+    first_visible = ("const row = [...document.querySelectorAll('#rows tr')].find(r => r.getBoundingClientRect().top >= 0);"
+                     "return [row.children[2].textContent, Math.round(row.getBoundingClientRect().top)]")
+    before = driver.execute_script(first_visible)
+    for index in range(5):
+        server.request("GET", f"/new/{index}")
+    wait(driver, lambda d: rows(d)[0][1] == "/new/4", timeout=3)
+    assert driver.execute_script(first_visible) == before, "the row being read did not move"
+
+
 def test_pause_keeps_position_and_clear_asks_first(server, driver):
     for i in range(3):
         server.request("GET", f"/p/{i}")
@@ -428,6 +443,7 @@ TESTS = [
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
+    (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),
     (test_pause_keeps_position_and_clear_asks_first, ()),
     (test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand, ("--journal-body-limit", "8mb")),
     (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
