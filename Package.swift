@@ -10,9 +10,13 @@
 //                          (Foundation only; the client and the server both use it)
 //   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler
 //   CatbirdOutbound        outbound HTTP over libcurl (redirect, proxy and record modes)
-//   CatbirdStorage         SQLite wrapper, migrations embedded from ../migrations at build time
+//   CatbirdStorage         SQLite library: connections, statements, transactions, a migrator run
+//                          on the migrations it is given; knows nothing of tenants or our tables
+//   CatbirdSQLSandbox      user SQL, read-only and limited (time, rows, bytes), confined to one
+//                          tenant's rows through temporary views (the scope is given by the caller)
 //   CatbirdMatching        request patterns, response mocks, matchers (Catbird 0.11 semantics)
-//   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal
+//   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal,
+//                          the schema (../migrations, embedded at build time) and its SQL
 //   CatbirdWebPage         the web log page's HTML, CSS, JS and icon, embedded at build time
 //   CatbirdServer          routes: control API, journal and admin endpoints, mock serving
 //   catbird                the command-line interface
@@ -62,13 +66,14 @@ let package = Package(
         ),
         .target(
             name: "CatbirdStorage",
-            dependencies: ["CSQLite", "CatbirdSupport"],
-            plugins: ["EmbedMigrations"]
+            dependencies: ["CSQLite", "CatbirdSupport"]
         ),
+        .target(name: "CatbirdSQLSandbox", dependencies: ["CSQLite", "CatbirdSupport", "CatbirdStorage"]),
         .target(name: "CatbirdMatching", dependencies: ["CatbirdSupport", "CatbirdWire"]),
         .target(
             name: "CatbirdDomain",
-            dependencies: ["CatbirdSupport", "CatbirdWire", "CatbirdMatching", "CatbirdStorage"]),
+            dependencies: ["CatbirdSupport", "CatbirdWire", "CatbirdMatching", "CatbirdStorage", "CatbirdSQLSandbox"],
+            plugins: ["EmbedMigrations"]),
         .target(
             name: "CatbirdWebPage",
             resources: ["index.html", "page.css", "page.js", "icon.svg"].map { .embedInCode("Assets/\($0)") }
@@ -76,18 +81,23 @@ let package = Package(
         .target(
             name: "CatbirdServer",
             dependencies: [
-                "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdStorage", "CatbirdMatching", "CatbirdDomain",
-                "CatbirdWebPage",
+                "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdStorage", "CatbirdSQLSandbox", "CatbirdMatching",
+                "CatbirdDomain", "CatbirdWebPage",
             ]),
         .executableTarget(name: "catbird", dependencies: ["CatbirdSupport", "CatbirdServer"]),
         .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdAppSupport"),
         .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),
 
-        .target(name: "CatbirdTestSupport", dependencies: ["CatbirdServer"], path: "Tests/CatbirdTestSupport"),
+        .target(
+            name: "CatbirdTestSupport", dependencies: ["CatbirdStorage", "CatbirdDomain", "CatbirdServer"],
+            path: "Tests/CatbirdTestSupport"),
         .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching", "CatbirdTestSupport"]),
-        .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage"]),
+        .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage", "CatbirdDomain", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdDomainTests", dependencies: ["CatbirdDomain"]),
+        .testTarget(
+            name: "CatbirdSQLSandboxTests",
+            dependencies: ["CatbirdStorage", "CatbirdSQLSandbox", "CatbirdDomain", "CatbirdTestSupport"]),
         .testTarget(
             name: "CatbirdServerTests",
             dependencies: [

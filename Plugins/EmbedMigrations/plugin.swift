@@ -1,5 +1,5 @@
 // EmbedMigrations: a build-tool plugin that compiles the package's `migrations/*.sql` files
-// into the target that uses it (CatbirdStorage), as `Migration.embedded`.
+// into the target that uses it (CatbirdDomain, which owns the schema), as `Schema.migrations`.
 //
 // The work (listing, validation, code generation) is done by the `EmbedMigrationsTool`
 // executable, which lists the folder itself each time it runs. Why not pass it the file list:

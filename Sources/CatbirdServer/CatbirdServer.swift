@@ -21,7 +21,7 @@ public final class CatbirdServer: Sendable {
     private let http: HTTPServer
     private let writer: SerialDatabase
     private let reader: SerialDatabase
-    private let sqlReader: TenantScopedReader
+    private let sql: TenantSQL
     private let journalWriter: JournalWriter
     private let location: DatabaseLocation
     private let lock: DatabaseFileLock
@@ -39,21 +39,20 @@ public final class CatbirdServer: Sendable {
         location = DatabaseLocation(settings.databasePath)
         lock = try DatabaseFileLock(databasePath: location.path)
         let writeConnection = try Database(path: location.path, mode: .readWrite)
-        let applied = try Migrator.migrate(writeConnection)
+        let applied = try Schema.migrate(writeConnection)
         if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
         writer = SerialDatabase(writeConnection)
         reader = SerialDatabase(try Database(path: location.path, mode: .readOnly))
-        // After migrating: the SQL route's connections shadow the tables migrated above.
-        sqlReader = try TenantScopedReader(
-            path: location.path, scope: SQLRoute.tenantScope, maxValueLength: SQLRoute.maxValueLength(settings))
         let mocks = try MockStore(database: writer)
         journalWriter = JournalWriter(
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit, log: log)
         let journal = Journal(writer: journalWriter, database: writer, reader: reader)
+        // After migrating: the SQL route's connections shadow the tables migrated above.
+        sql = try TenantSQL(path: location.path, maxValueLength: SQLRoute.maxValueLength(settings), journal: journal)
         let services = Services(
             mocks: mocks, journal: journal,
             tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
-            reader: reader, sqlReader: sqlReader, log: log,
+            sql: sql, log: log,
             files: try Self.fileServing(settings, log: log), settings: settings, origin: origin)
         http = HTTPServer(
             configuration: .init(
@@ -95,7 +94,7 @@ public final class CatbirdServer: Sendable {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         http.stop()
         journalWriter.stop()
-        sqlReader.close()
+        sql.close()
         reader.close()
         writer.close()
         lock.release()

@@ -4,16 +4,16 @@ import CSQLite
 /// statement can tell that its database was closed (and trap) instead of using a freed handle.
 ///
 /// Not Sendable: it is only touched through its non-Sendable owners, under their serialisation.
-final class Connection {
+package final class Connection {
     /// The open handle; `nil` once `Database.close()` ran.
     private(set) var handle: OpaquePointer?
 
-    init(handle: OpaquePointer) {
+    package init(handle: OpaquePointer) {
         self.handle = handle
     }
 
     /// The open handle; traps with `what` when the database was closed (a programmer error).
-    func open(_ what: @autoclosure () -> String) -> OpaquePointer {
+    package func open(_ what: @autoclosure () -> String) -> OpaquePointer {
         guard let handle else {
             preconditionFailure("\(what()) used after its Database was closed")
         }

@@ -22,7 +22,7 @@ public final class Database {
     public let path: String
     /// The mode given to `init`.
     public let mode: Mode
-    let connection: Connection
+    package let connection: Connection
     /// Prepared statements by SQL text; see `statement(_:)`.
     var statementCache: [String: Statement] = [:]
 
@@ -70,8 +70,8 @@ public final class Database {
             // OS crash or power loss may lose the last commits — fine for a mock server, and it
             // spares an fsync per commit. https://www.sqlite.org/pragma.html#pragma_synchronous
             try execute("PRAGMA synchronous=NORMAL")
-            // SQLite leaves foreign keys unenforced by default; the schema relies on them
-            // (ON DELETE CASCADE from tenants). https://www.sqlite.org/foreignkeys.html
+            // SQLite leaves foreign keys unenforced by default; schemas rely on them (an
+            // ON DELETE CASCADE must cascade). https://www.sqlite.org/foreignkeys.html
             try execute("PRAGMA foreign_keys=ON")
         case .readOnly:
             // Belt and braces over SQLITE_OPEN_READONLY: any write fails with SQLITE_READONLY,

@@ -1,7 +1,7 @@
 /// One forward-only schema change: a numbered SQL script.
 ///
-/// The binary carries the package's `migrations/NNNN_name.sql` files as `Migration.embedded`,
-/// generated at build time by the EmbedMigrations plugin; no file is read at run time.
+/// The application owns its migrations and passes them to ``Migrator/migrate(_:migrations:)``
+/// (Catbird's are `Schema.migrations` in CatbirdDomain, embedded from `migrations/` at build time).
 public struct Migration: Sendable, Equatable {
     /// The number from the file name's four leading digits (`1` for `0001_initial.sql`);
     /// unique, applied in ascending order.

@@ -24,7 +24,7 @@ public enum Migrator {
     ///   `MigrationError.failed` when a migration's SQL fails; `SQLiteError` when the
     ///   bookkeeping table cannot be created or read.
     @discardableResult
-    public static func migrate(_ db: Database, migrations: [Migration] = Migration.embedded) throws -> [Int] {
+    public static func migrate(_ db: Database, migrations: [Migration]) throws -> [Int] {
         let sorted = migrations.sorted { $0.version < $1.version }
         for (previous, next) in zip(sorted, sorted.dropFirst()) {
             precondition(previous.version != next.version, "duplicate migration version \(next.version)")

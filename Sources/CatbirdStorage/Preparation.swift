@@ -1,7 +1,7 @@
 import CSQLite
 
 /// The outcome of compiling the first statement of an SQL text.
-enum Preparation {
+package enum Preparation {
     /// The text held only whitespace, comments and semicolons.
     case empty
     /// A compiled statement (to be finalized by its owner), and whether anything other than
@@ -13,7 +13,7 @@ enum Preparation {
     ///
     /// - Throws: `SQLiteError` for a syntax error, an unknown table or column, or a denial by
     ///   an authorizer (`SQLITE_AUTH`).
-    static func prepare(_ connection: OpaquePointer, _ sql: String, flags: UInt32) throws(SQLiteError) -> Preparation {
+    package static func prepare(_ connection: OpaquePointer, _ sql: String, flags: UInt32) throws(SQLiteError) -> Preparation {
         var statement: OpaquePointer?
         var trailing = false
         let status = sql.withCString { text in

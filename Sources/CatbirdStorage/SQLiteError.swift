@@ -55,7 +55,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// The connection's current error (`sqlite3_extended_errcode` and `sqlite3_errmsg`),
     /// falling back to `code` and `sqlite3_errstr` when there is no connection.
-    static func current(_ connection: OpaquePointer?, code: Int32, sql: String?) -> SQLiteError {
+    package static func current(_ connection: OpaquePointer?, code: Int32, sql: String?) -> SQLiteError {
         guard let connection else {
             return SQLiteError(code: code, message: String(cString: sqlite3_errstr(code)), sql: sql)
         }

@@ -3,9 +3,8 @@ import Synchronization
 /// A connection with exactly one user at a time: the owner of a ``Database`` that several
 /// threads share (GRDB's "one owner per connection").
 ///
-/// The server keeps two: the write connection (control changes and the journal writer take
-/// turns on it) and the read-only connection for its own queries. (The SQL route's
-/// ``TenantScopedReader`` serialises its connections itself.)
+/// A server typically keeps two: the write connection (its writers take turns on it) and a
+/// read-only connection for its own queries.
 public final class SerialDatabase: Sendable {
     private let database: Mutex<Database>
 

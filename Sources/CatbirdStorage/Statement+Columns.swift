@@ -40,17 +40,16 @@ extension Statement {
         }
     }
 
-    /// How much column `index` (0-based) of the current row counts for in a result's size
-    /// (``ReadOnlyQueryResult/size(of:)``), in bytes, read without copying the value out:
-    /// `sqlite3_column_bytes` for a text or blob, nothing for other types (calling it on a
-    /// number would convert the number to text).
-    func resultSize(at index: Int32) -> Int {
+    /// The length in bytes of column `index` (0-based) of the current row when it is a text
+    /// or blob, read without copying the value out (`sqlite3_column_bytes`); 0 for other types
+    /// (calling it on a number would convert the number to text).
+    public func byteCount(at index: Int32) -> Int {
         let index = checkedColumn(index)
         switch sqlite3_column_type(handle, index) {
         case SQLITE_TEXT, SQLITE_BLOB:
-            return ReadOnlyQueryResult.perValueOverhead + Int(sqlite3_column_bytes(handle, index))
+            return Int(sqlite3_column_bytes(handle, index))
         default:
-            return ReadOnlyQueryResult.perValueOverhead
+            return 0
         }
     }
 

@@ -13,13 +13,13 @@ public final class Statement {
     /// (<https://www.sqlite.org/c3ref/bind_parameter_count.html>).
     public let parameterCount: Int32
     let handle: OpaquePointer
-    let connection: Connection
+    package let connection: Connection
     /// The database caching this statement, told to drop it when a step fails.
     weak var cachingDatabase: Database?
     /// A failure of a non-throwing `bind`, reported by the next `step()`.
     var pendingBindError: SQLiteError?
 
-    init(handle: OpaquePointer, sql: String, connection: Connection, cachingDatabase: Database?) {
+    package init(handle: OpaquePointer, sql: String, connection: Connection, cachingDatabase: Database?) {
         self.handle = handle
         self.sql = sql
         self.connection = connection

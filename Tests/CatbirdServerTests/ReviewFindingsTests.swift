@@ -132,7 +132,7 @@ final class ReviewFindingsTests: XCTestCase {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             path = directory.appendingPathComponent("catbird.sqlite").path
             let connection = try Database(path: path, mode: .readWrite)
-            _ = try Migrator.migrate(connection)
+            _ = try Schema.migrate(connection)
             writer = SerialDatabase(connection)
             reader = try Database(path: path, mode: .readOnly)
             mocks = try MockStore(database: writer)

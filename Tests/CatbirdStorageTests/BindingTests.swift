@@ -1,4 +1,6 @@
+import CatbirdDomain
 import CatbirdStorage
+import CatbirdTestSupport
 import XCTest
 
 final class BindingTests: StorageTestCase {

@@ -1,4 +1,6 @@
+import CatbirdDomain
 import CatbirdStorage
+import CatbirdTestSupport
 import XCTest
 
 private struct Boom: Error, Equatable {}

@@ -1,4 +1,6 @@
+import CatbirdDomain
 import CatbirdStorage
+import CatbirdTestSupport
 import XCTest
 
 /// Regression: migrations used to run with foreign keys on, so rebuilding `tenants` the SQLite
@@ -26,7 +28,7 @@ final class MigrationForeignKeyTests: StorageTestCase {
     func testRebuildingAReferencedTableKeepsTheRowsThatReferenceIt() throws {
         let db = try openMigrated()
         try seed(db)
-        XCTAssertEqual(try Migrator.migrate(db, migrations: Migration.embedded + [rebuildTenants]), [9001])
+        XCTAssertEqual(try Migrator.migrate(db, migrations: Schema.migrations + [rebuildTenants]), [9001])
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM mocks"), .integer(1))
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM requests"), .integer(1))
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM tenants WHERE id = 'p'"), .integer(1))
@@ -37,7 +39,7 @@ final class MigrationForeignKeyTests: StorageTestCase {
         let db = try openMigrated()
         try seed(db)
         let dropTenant = Migration(version: 9002, name: "9002_dangling", sql: "DELETE FROM tenants WHERE id = 'p';")
-        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Migration.embedded + [dropTenant])) { error in
+        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Schema.migrations + [dropTenant])) { error in
             XCTAssertTrue("\(error)".contains("foreign key"), "\(error)")
         }
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM tenants WHERE id = 'p'"), .integer(1))
@@ -47,7 +49,7 @@ final class MigrationForeignKeyTests: StorageTestCase {
     func testAMigrationThatCommitsItselfIsRefused() throws {
         let db = try openMigrated()
         let committing = Migration(version: 9003, name: "9003_commits", sql: "CREATE TABLE t (x); COMMIT;")
-        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Migration.embedded + [committing])) { error in
+        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Schema.migrations + [committing])) { error in
             XCTAssertTrue("\(error)".contains("ended the transaction"), "\(error)")
         }
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM schema_migrations WHERE version = 9003"), .integer(0))

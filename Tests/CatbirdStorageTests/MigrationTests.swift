@@ -1,4 +1,6 @@
+import CatbirdDomain
 import CatbirdStorage
+import CatbirdTestSupport
 import Foundation
 import XCTest
 
@@ -41,8 +43,8 @@ final class MigrationTests: StorageTestCase {
         XCTAssertEqual(try scalar(db, "PRAGMA foreign_keys"), .integer(1))
 
         let recorded = try db.query("SELECT version, name, applied_at FROM schema_migrations ORDER BY version")
-        XCTAssertEqual(recorded.map { $0["version"] }, Migration.embedded.map { .integer(Int64($0.version)) })
-        XCTAssertEqual(recorded.map { $0["name"] }, Migration.embedded.map { .text($0.name) })
+        XCTAssertEqual(recorded.map { $0["version"] }, Schema.migrations.map { .integer(Int64($0.version)) })
+        XCTAssertEqual(recorded.map { $0["name"] }, Schema.migrations.map { .text($0.name) })
         for row in recorded {
             // e.g. 2025-01-31T12:34:56.789Z
             let appliedAt = try XCTUnwrap(row["applied_at"].stringValue)
@@ -67,13 +69,13 @@ final class MigrationTests: StorageTestCase {
             let bytes = try Data(contentsOf: file)
             return Migration(version: version, name: name, sql: String(decoding: bytes, as: UTF8.self))
         }
-        XCTAssertEqual(Migration.embedded.map(\.name), expected.map(\.name))
-        XCTAssertEqual(Migration.embedded.map(\.version), expected.map(\.version))
-        XCTAssertEqual(Migration.embedded, expected)
+        XCTAssertEqual(Schema.migrations.map(\.name), expected.map(\.name))
+        XCTAssertEqual(Schema.migrations.map(\.version), expected.map(\.version))
+        XCTAssertEqual(Schema.migrations, expected)
         // Byte for byte (String's == would equate canonically equivalent texts).
-        XCTAssertEqual(Migration.embedded.map { Array($0.sql.utf8) }, expected.map { Array($0.sql.utf8) })
-        XCTAssertEqual(Migration.embedded.first?.version, 1)
-        XCTAssertEqual(Migration.embedded.first?.name, "0001_initial")
+        XCTAssertEqual(Schema.migrations.map { Array($0.sql.utf8) }, expected.map { Array($0.sql.utf8) })
+        XCTAssertEqual(Schema.migrations.first?.version, 1)
+        XCTAssertEqual(Schema.migrations.first?.name, "0001_initial")
     }
 
     func testMigratingAnUpToDateDatabaseAgainChangesNothing() throws {
@@ -89,8 +91,8 @@ final class MigrationTests: StorageTestCase {
         let tenantsBefore = try db.query("SELECT * FROM tenants ORDER BY id")
         XCTAssertEqual(tenantsBefore.count, 2)
 
-        XCTAssertEqual(try Migrator.migrate(db), [])
-        XCTAssertEqual(try Migrator.migrate(db), [])
+        XCTAssertEqual(try Schema.migrate(db), [])
+        XCTAssertEqual(try Schema.migrate(db), [])
 
         XCTAssertEqual(try schemaSnapshot(db), schemaBefore)
         XCTAssertEqual(try db.query("SELECT * FROM schema_migrations ORDER BY version"), recordsBefore)
@@ -105,7 +107,7 @@ final class MigrationTests: StorageTestCase {
             sql: "CREATE TABLE broken_table (x INTEGER);\nINSERT INTO no_such_table VALUES (1);"
         )
 
-        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Migration.embedded + [broken])) { error in
+        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Schema.migrations + [broken])) { error in
             guard case MigrationError.failed(let version, let name, let sqliteError) = error else {
                 return XCTFail("unexpected error \(error)")
             }
@@ -121,7 +123,7 @@ final class MigrationTests: StorageTestCase {
         // The migrations before it were applied, each in its own transaction.
         XCTAssertEqual(
             try db.query("SELECT version FROM schema_migrations ORDER BY version").map { $0[0] },
-            Migration.embedded.map { .integer(Int64($0.version)) }
+            Schema.migrations.map { .integer(Int64($0.version)) }
         )
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM tenants"), .integer(1))
     }
@@ -133,9 +135,9 @@ final class MigrationTests: StorageTestCase {
             [5000, "5000_from_the_future", "2099-01-01T00:00:00.000Z"]
         )
         let schemaBefore = try schemaSnapshot(db)
-        let latest = try XCTUnwrap(Migration.embedded.last?.version)
+        let latest = try XCTUnwrap(Schema.migrations.last?.version)
 
-        XCTAssertThrowsError(try Migrator.migrate(db)) { error in
+        XCTAssertThrowsError(try Schema.migrate(db)) { error in
             XCTAssertEqual(error as? MigrationError, .newerDatabase(found: 5000, latestKnown: latest))
             XCTAssertTrue("\(error)".contains("5000"), "\(error)")
         }

@@ -7,7 +7,8 @@ import Foundation
 /// The request journal: appends go through the ``JournalWriter``; reads wait for it to flush
 /// and then use the read connection, so they see every request answered before they began.
 public final class Journal: Sendable {
-    public let writer: JournalWriter
+    /// Owns appends; reached through ``append(_:)`` and ``flush()`` only.
+    let writer: JournalWriter
     let reader: SerialDatabase
     private let database: SerialDatabase
 
@@ -24,6 +25,12 @@ public final class Journal: Sendable {
     /// Queues one entry; see ``JournalWriter/append(_:)``.
     public func append(_ entry: JournalEntry) {
         writer.append(entry)
+    }
+
+    /// Waits until every entry queued before the call is committed, so that a read that
+    /// follows sees it (docs/protocol.md#read-your-writes).
+    public func flush() {
+        writer.flush()
     }
 
     /// One page of the tenant's journal, oldest first or, when the query says so, newest first.

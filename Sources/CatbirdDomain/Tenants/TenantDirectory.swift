@@ -28,10 +28,17 @@ public final class TenantDirectory: Sendable {
         self.reader = reader
     }
 
+    /// Reads the tenants table on the read connection: throws when the database does not
+    /// answer (the health check).
+    /// - Throws: `SQLiteError`.
+    public func checkReadable() throws {
+        _ = try reader.use { try $0.query("SELECT COUNT(*) FROM tenants") }
+    }
+
     /// Every tenant with its counts, default tenant first, then by id.
     /// - Throws: `SQLiteError`.
     public func list() throws -> [TenantSummary] {
-        journal.writer.flush()
+        journal.flush()
         let rows = try reader.use { db in
             try db.query("""
                 SELECT t.id, t.created_at, t.last_activity_at,
@@ -52,7 +59,7 @@ public final class TenantDirectory: Sendable {
     /// - Throws: `SQLiteError` (nothing changed).
     @discardableResult
     public func drop(_ tenant: TenantID) throws -> Bool {
-        journal.writer.flush()
+        journal.flush()
         return try database.use { db in
             let existed = try db.transaction {
                 try MockRecords.deleteAll(db, tenant: tenant)
@@ -89,7 +96,7 @@ public final class TenantDirectory: Sendable {
     /// Deletes every tenant's mocks and journal (the explicit "clear everything" admin action).
     /// - Throws: `SQLiteError` (nothing changed).
     public func dropAll() throws {
-        journal.writer.flush()
+        journal.flush()
         try database.use { db in
             try db.transaction {
                 try db.execute("DELETE FROM mocks; DELETE FROM requests; DELETE FROM tenants WHERE id <> '';")

@@ -10,7 +10,7 @@ enum InfoRoutes {
         [
             Route("GET", "/catbird/api/health") { _ throws(APIError) in
                 do {
-                    _ = try services.reader.use { try $0.query("SELECT COUNT(*) FROM tenants") }
+                    try services.tenants.checkReadable()
                     return JSONBody.response(["status": "ok"])
                 } catch {
                     services.log.error("health check failed: \(error)")

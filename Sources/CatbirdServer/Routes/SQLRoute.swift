@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSQLSandbox
 import CatbirdStorage
 import Foundation
 
@@ -22,17 +23,6 @@ enum SQLRoute {
     /// The cap on one answer's rows, in bytes as ``ReadOnlyQueryResult/size(of:)`` counts
     /// them: 16 MiB (about 21 MiB of JSON once blobs are base64-encoded).
     static let maxResultSize = ReadOnlyQueryResult.defaultMaxSize
-
-    /// The public tables and their tenant columns (migrations/0001_initial.sql);
-    /// `catbird_tenant()` returns the caller's tenant.
-    static let tenantScope = TenantScope(
-        tables: [
-            .init("requests", tenantColumn: "tenant"),
-            .init("mocks", tenantColumn: "tenant"),
-            .init("tenants", tenantColumn: "id"),
-        ],
-        sharedTables: ["schema_migrations"],
-        tenantFunction: "catbird_tenant")
 
     /// The largest string, blob or row a query may build or read, in bytes: 64 MiB, or more when
     /// the settings let the server store bigger rows (a mock's body and headers come from one
@@ -90,11 +80,10 @@ enum SQLRoute {
         guard (1...maxMaxRows).contains(maxRows) else {
             throw .badRequest("'maxRows' must be from 1 to \(maxMaxRows)")
         }
-        services.journal.writer.flush()
         let parameters = (body.params ?? []).map(\.value)
         do {
-            let rows = try services.sqlReader.query(
-                body.sql, tenant: context.tenant.rawValue, parameters: parameters, maxRows: maxRows,
+            let rows = try services.sql.query(
+                body.sql, tenant: context.tenant, parameters: parameters, maxRows: maxRows,
                 timeLimit: services.settings.sqlTimeLimit, maxResultSize: maxResultSize)
             return JSONBody.response(SQLAnswer(rows))
         } catch {

@@ -1,5 +1,4 @@
 import CatbirdDomain
-import CatbirdStorage
 import CatbirdSupport
 import Synchronization
 
@@ -8,11 +7,8 @@ struct Services: Sendable {
     let mocks: MockStore
     let journal: Journal
     let tenants: TenantDirectory
-    /// The read-only connection for the server's own queries (journal, tenants, health): it
-    /// sees every tenant's rows.
-    let reader: SerialDatabase
-    /// The connections for `/catbird/api/sql`, where user SQL sees the caller's tenant only.
-    let sqlReader: TenantScopedReader
+    /// `/catbird/api/sql`, where user SQL sees the caller's tenant only.
+    let sql: TenantSQL
     let log: Logger
     /// The mocks directory's file serving, when `--mocks-dir` is set and not recording.
     let files: FileServing?

@@ -1,3 +1,4 @@
+import CatbirdStorage
 import CSQLite
 import CatbirdSupport
 
@@ -139,7 +140,7 @@ extension Database {
             return .timedOut(milliseconds: Int(timeLimit.milliseconds))
         }
         for column in 0..<statement.columnCount {
-            size += statement.resultSize(at: column)
+            size += ReadOnlyQueryResult.perValueOverhead + statement.byteCount(at: column)
             if size > maxResultSize { return .resultTooLarge(limit: maxResultSize) }
         }
         return nil

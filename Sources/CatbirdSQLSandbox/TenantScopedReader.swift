@@ -1,3 +1,4 @@
+import CatbirdStorage
 import CSQLite
 import Synchronization
 

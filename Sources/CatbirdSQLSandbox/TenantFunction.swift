@@ -1,3 +1,4 @@
+import CatbirdStorage
 import CSQLite
 
 /// The tenant of the query running on a `TenantScopedReader`, handed to SQL as a function of no

@@ -1,4 +1,7 @@
+import CatbirdDomain
+import CatbirdSQLSandbox
 import CatbirdStorage
+import CatbirdTestSupport
 import Foundation
 import XCTest
 

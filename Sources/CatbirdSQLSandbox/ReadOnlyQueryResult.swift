@@ -1,3 +1,4 @@
+import CatbirdStorage
 /// The outcome of `Database.readOnlyQuery`: a table of at most `maxRows` rows, whose size (see
 /// ``size(of:)``) is at most the query's `maxResultSize`.
 public struct ReadOnlyQueryResult: Sendable, Equatable {

@@ -1,20 +1,21 @@
+import CatbirdDomain
 import CatbirdStorage
 import Foundation
 import XCTest
 
 /// Base class: each test gets a fresh temporary directory for its database files, removed in
 /// tearDown. Real SQLite files, no mocks.
-class StorageTestCase: XCTestCase {
-    private(set) var directory: URL!
+open class StorageTestCase: XCTestCase {
+    public private(set) var directory: URL!
 
-    override func setUpWithError() throws {
+    override open func setUpWithError() throws {
         try super.setUpWithError()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("CatbirdStorageTests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    override func tearDownWithError() throws {
+    override open func tearDownWithError() throws {
         if let directory {
             try FileManager.default.removeItem(at: directory)
         }
@@ -23,19 +24,20 @@ class StorageTestCase: XCTestCase {
     }
 
     /// Path of a database file in this test's directory.
-    func databasePath(_ name: String = "catbird.sqlite") -> String {
+    public func databasePath(_ name: String = "catbird.sqlite") -> String {
         directory.appendingPathComponent(name).path
     }
 
-    /// A read-write connection to a freshly created file migrated with the embedded migrations.
-    func openMigrated(_ name: String = "catbird.sqlite") throws -> Database {
+    /// A read-write connection to a freshly created file migrated with Catbird's schema
+    /// (``Schema/migrations``, a realistic fixture for the SQLite layer's tests).
+    public func openMigrated(_ name: String = "catbird.sqlite") throws -> Database {
         let db = try Database(path: databasePath(name))
-        XCTAssertEqual(try Migrator.migrate(db), Migration.embedded.map(\.version))
+        XCTAssertEqual(try Schema.migrate(db), Schema.migrations.map(\.version))
         return db
     }
 
     /// Every `CREATE` statement of the schema, by object name, from `sqlite_master`.
-    func schemaSnapshot(_ db: Database) throws -> [String: String] {
+    public func schemaSnapshot(_ db: Database) throws -> [String: String] {
         var schema: [String: String] = [:]
         for row in try db.query("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL") {
             schema[row["name"].stringValue ?? "?"] = row["sql"].stringValue
@@ -44,7 +46,7 @@ class StorageTestCase: XCTestCase {
     }
 
     /// The single value of a one-row, one-column query.
-    func scalar(_ db: Database, _ sql: String, _ bindings: [SQLiteValue] = []) throws -> SQLiteValue {
+    public func scalar(_ db: Database, _ sql: String, _ bindings: [SQLiteValue] = []) throws -> SQLiteValue {
         let rows = try db.query(sql, bindings)
         XCTAssertEqual(rows.count, 1, sql)
         return rows.first?.values.first ?? .null

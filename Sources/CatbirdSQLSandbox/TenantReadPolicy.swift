@@ -1,3 +1,4 @@
+import CatbirdStorage
 /// Which table reads a tenant-scoped statement may make: the `SQLITE_READ` half of the
 /// authorizer (<https://www.sqlite.org/c3ref/set_authorizer.html>) used by `TenantScopedReader`.
 ///

@@ -1,3 +1,4 @@
+import CatbirdStorage
 /// What a `TenantScopedReader` confines to one tenant: the tables holding tenants' rows, each
 /// with its tenant column, the tables every tenant may read whole, and the name of the SQL
 /// function that returns the tenant of the running query.

@@ -1,3 +1,4 @@
+import CatbirdStorage
 import CSQLite
 
 /// The state behind one `readOnlyQuery` call, reached from SQLite's C callbacks through their

@@ -1,0 +1,30 @@
+import CatbirdSQLSandbox
+import CatbirdStorage
+
+/// Catbird's database schema, owned here rather than by the SQLite layer: the numbered scripts
+/// of the repository's `migrations/` folder (embedded at build time as ``migrations`` by the
+/// EmbedMigrations plugin) and the tables user SQL may read (docs/schema.md#tables,
+/// docs/schema.md#migrations).
+public enum Schema {
+    /// Brings `db` up to date with ``migrations``.
+    ///
+    /// - Returns: the versions applied, ascending; `[]` when it was up to date.
+    /// - Throws: `MigrationError` (a newer or unknown recorded version, a failing script) or
+    ///   `SQLiteError`, as ``Migrator/migrate(_:migrations:)``.
+    @discardableResult
+    public static func migrate(_ db: Database) throws -> [Int] {
+        try Migrator.migrate(db, migrations: migrations)
+    }
+
+    /// The tables `POST /catbird/api/sql` shows, each narrowed to the caller's tenant by its
+    /// tenant column (docs/schema.md#sql-names, docs/tenancy.md#isolation); `catbird_tenant()`
+    /// returns the caller's parallel id. `schema_migrations` is shared by every tenant.
+    public static let tenantScope = TenantScope(
+        tables: [
+            .init("requests", tenantColumn: "tenant"),
+            .init("mocks", tenantColumn: "tenant"),
+            .init("tenants", tenantColumn: "id"),
+        ],
+        sharedTables: ["schema_migrations"],
+        tenantFunction: "catbird_tenant")
+}
