@@ -10,6 +10,7 @@ extension Catbird {
     /// - Throws: ``CatbirdError`` (400 for an invalid regular expression, or one too slow to
     ///   evaluate within 2 seconds), `URLError` on a transport failure, `DecodingError` for an
     ///   unreadable answer.
+    @_disfavoredOverload
     public func count(matching pattern: RequestPattern) throws -> Int {
         try perform(APICall.count(pattern))
     }
@@ -19,6 +20,7 @@ extension Catbird {
     /// - Parameter mock: the mock whose ``CatbirdMockConvertible/pattern`` to match.
     /// - Returns: the number of matching requests.
     /// - Throws: as the `RequestPattern` form.
+    @_disfavoredOverload
     public func count(matching mock: any CatbirdMockConvertible) throws -> Int {
         try count(matching: mock.pattern)
     }
@@ -31,6 +33,7 @@ extension Catbird {
     /// - Throws: ``CatbirdError`` (400 for an invalid or too slow regular expression),
     ///   `URLError` on a transport failure or cancellation, `DecodingError` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
     public func count(matching pattern: RequestPattern) async throws -> Int {
         try await perform(APICall.count(pattern))
     }
@@ -41,6 +44,7 @@ extension Catbird {
     /// - Returns: the number of matching requests.
     /// - Throws: as the `RequestPattern` form.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
     public func count(matching mock: any CatbirdMockConvertible) async throws -> Int {
         try await count(matching: mock.pattern)
     }

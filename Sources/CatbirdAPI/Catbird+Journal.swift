@@ -18,8 +18,9 @@ extension Catbird {
     /// - Returns: the page.
     /// - Throws: ``CatbirdError`` (400 for a limit outside 1–1000), `URLError` on a transport
     ///   failure, `DecodingError` for an unreadable answer.
+    @_disfavoredOverload
     public func requests(
-        since: Int64? = nil, limit: Int? = nil, method: HTTPMethod? = nil, url: String? = nil, status: Int? = nil,
+        since: Int64? = nil, limit: Int? = nil, method: RequestPattern.HTTPMethod? = nil, url: String? = nil, status: Int? = nil,
         answeredBy: CatbirdRequest.AnsweredBy? = nil
     ) throws -> CatbirdRequestPage {
         try perform(APICall.requests(JournalFilter(method: method, url: url, status: status, answeredBy: answeredBy), since: since, limit: limit))
@@ -32,8 +33,9 @@ extension Catbird {
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
     ///   `DecodingError` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
     public func requests(
-        since: Int64? = nil, limit: Int? = nil, method: HTTPMethod? = nil, url: String? = nil, status: Int? = nil,
+        since: Int64? = nil, limit: Int? = nil, method: RequestPattern.HTTPMethod? = nil, url: String? = nil, status: Int? = nil,
         answeredBy: CatbirdRequest.AnsweredBy? = nil
     ) async throws -> CatbirdRequestPage {
         try await perform(APICall.requests(JournalFilter(method: method, url: url, status: status, answeredBy: answeredBy), since: since, limit: limit))
@@ -50,8 +52,9 @@ extension Catbird {
     /// - Returns: the entries.
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
     ///   unreadable answer.
+    @_disfavoredOverload
     public func allRequests(
-        method: HTTPMethod? = nil, url: String? = nil, status: Int? = nil, answeredBy: CatbirdRequest.AnsweredBy? = nil
+        method: RequestPattern.HTTPMethod? = nil, url: String? = nil, status: Int? = nil, answeredBy: CatbirdRequest.AnsweredBy? = nil
     ) throws -> [CatbirdRequest] {
         let parallelId = self.parallelId
         var pages = JournalPages(JournalFilter(method: method, url: url, status: status, answeredBy: answeredBy))
@@ -66,8 +69,9 @@ extension Catbird {
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
     ///   `DecodingError` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
     public func allRequests(
-        method: HTTPMethod? = nil, url: String? = nil, status: Int? = nil, answeredBy: CatbirdRequest.AnsweredBy? = nil
+        method: RequestPattern.HTTPMethod? = nil, url: String? = nil, status: Int? = nil, answeredBy: CatbirdRequest.AnsweredBy? = nil
     ) async throws -> [CatbirdRequest] {
         let parallelId = self.parallelId
         var pages = JournalPages(JournalFilter(method: method, url: url, status: status, answeredBy: answeredBy))
@@ -81,6 +85,7 @@ extension Catbird {
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
     ///   unreadable answer.
     @discardableResult
+    @_disfavoredOverload
     public func clearJournal() throws -> Int {
         try perform(APICall.clearJournal)
     }
@@ -92,6 +97,7 @@ extension Catbird {
     ///   `DecodingError` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @discardableResult
+    @_disfavoredOverload
     public func clearJournal() async throws -> Int {
         try await perform(APICall.clearJournal)
     }
@@ -99,7 +105,7 @@ extension Catbird {
 
 /// The journal listing's filters.
 struct JournalFilter: Sendable {
-    var method: HTTPMethod?
+    var method: RequestPattern.HTTPMethod?
     var url: String?
     var status: Int?
     var answeredBy: CatbirdRequest.AnsweredBy?

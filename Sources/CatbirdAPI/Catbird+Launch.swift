@@ -22,6 +22,7 @@ extension Catbird {
     /// ```swift
     /// app.launchArguments += catbird.launchArguments   // XCUIApplication
     /// ```
+    @_disfavoredOverload
     public var launchArguments: [String] {
         var arguments = [LaunchKeys.urlArgument, url.absoluteString]
         if let parallelId = launchParallelId { arguments += [LaunchKeys.parallelIdArgument, parallelId] }
@@ -34,6 +35,7 @@ extension Catbird {
     /// ```swift
     /// app.launchEnvironment.merge(catbird.launchEnvironment) { $1 }   // XCUIApplication
     /// ```
+    @_disfavoredOverload
     public var launchEnvironment: [String: String] {
         var environment = [LaunchKeys.urlEnvironment: url.absoluteString]
         environment[LaunchKeys.parallelIdEnvironment] = launchParallelId

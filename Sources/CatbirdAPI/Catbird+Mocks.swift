@@ -8,6 +8,7 @@ extension Catbird {
     /// - Returns: the mocks, first match first.
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
     ///   unreadable answer.
+    @_disfavoredOverload
     public func mocks() throws -> [CatbirdMock] {
         try perform(APICall.mocks)
     }
@@ -18,6 +19,7 @@ extension Catbird {
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
     ///   `DecodingError` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
     public func mocks() async throws -> [CatbirdMock] {
         try await perform(APICall.mocks)
     }

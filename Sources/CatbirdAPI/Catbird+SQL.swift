@@ -22,6 +22,7 @@ extension Catbird {
     ///   another tenant's tables, or exceeds the server's limits (2 seconds, 16 MiB);
     ///   `EncodingError` for a non-finite `.real` parameter; `URLError` on a transport failure;
     ///   `DecodingError` for an unreadable answer.
+    @_disfavoredOverload
     public func sql(_ query: String, params: [CatbirdSQLValue] = [], maxRows: Int? = nil) throws -> CatbirdSQLResult {
         try perform(try APICall.sql(query, params: params, maxRows: maxRows))
     }
@@ -32,6 +33,7 @@ extension Catbird {
     /// - Returns: the columns and rows.
     /// - Throws: as the synchronous form; `URLError(.cancelled)` when the task is cancelled.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
     public func sql(_ query: String, params: [CatbirdSQLValue] = [], maxRows: Int? = nil) async throws -> CatbirdSQLResult {
         try await perform(try APICall.sql(query, params: params, maxRows: maxRows))
     }

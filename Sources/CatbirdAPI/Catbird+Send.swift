@@ -11,16 +11,21 @@ extension Catbird {
     ///   - action: the change: ``CatbirdAction/add(_:)``, ``CatbirdAction/update(_:_:)``,
     ///     `.remove(_:)` or ``CatbirdAction/removeAll``.
     ///   - completion: called once, on the session's delegate queue (the main queue for
-    ///     ``Catbird/session``), with nil on success, ``CatbirdError`` when the server refuses
-    ///     the change (such as 400 for an invalid regular expression), or the `URLError` of a
-    ///     transport failure.
+    ///     ``Catbird/session``, as in Catbird 0.11), with nil on success, ``CatbirdError`` when
+    ///     the server refuses the change (such as 400 for an invalid regular expression), or the
+    ///     `URLError` of a transport failure. Not `@Sendable`, as in 0.11: a closure may touch
+    ///     main-actor state (a test case, a view model) when the session delivers on the main
+    ///     queue. Do not wait for it with a semaphore on the main thread: the main queue could
+    ///     then never run it (a deadlock, as in 0.11); use an `XCTestExpectation`, or the
+    ///     synchronous `send(_:)`.
     /// - Returns: the running task (already resumed).
     @discardableResult
-    public func send(_ action: CatbirdAction, completion: @escaping @Sendable ((any Error)?) -> Void) -> URLSessionTask {
-        start(APICall.send(action), parallelId: parallelId, on: session) { result in
+    public func send(_ action: CatbirdAction, completion: @escaping (Error?) -> Void) -> URLSessionTask {
+        let handler = CompletionHandler(completion)
+        return start(APICall.send(action), parallelId: parallelId, on: session) { result in
             switch result {
-            case .success: completion(nil)
-            case let .failure(error): completion(error)
+            case .success: handler.call(nil)
+            case let .failure(error): handler.call(error)
             }
         }
     }
@@ -35,6 +40,24 @@ extension Catbird {
     ///   invalid regular expression), `URLError` on a transport failure or timeout.
     public func send(_ action: CatbirdAction) throws {
         try perform(APICall.send(action))
+    }
+}
+
+/// The completion closure of ``Catbird/send(_:completion:)``, handed to the session's callback.
+private struct CompletionHandler: @unchecked Sendable {
+    // @unchecked Sendable: the closure is not `@Sendable` (Catbird 0.11's signature, which lets
+    // it touch the caller's main-actor state). It is called exactly once, from the session's
+    // completion handler on the session's delegate queue, which the caller chose with the
+    // session (the main queue for `Catbird.session`), so it runs where 0.11 ran it; nothing else
+    // calls or keeps it.
+    let closure: (Error?) -> Void
+
+    init(_ closure: @escaping (Error?) -> Void) {
+        self.closure = closure
+    }
+
+    func call(_ error: Error?) {
+        closure(error)
     }
 }
 

@@ -14,6 +14,7 @@ extension Catbird {
     /// - Throws: ``CatbirdError`` (such as 403 for another shard's tenant), `URLError` on a
     ///   transport failure.
     @discardableResult
+    @_disfavoredOverload
     public func dropTenant() throws -> Bool {
         let parallelId = self.parallelId
         var dropped = true
@@ -28,6 +29,7 @@ extension Catbird {
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @discardableResult
+    @_disfavoredOverload
     public func dropTenant() async throws -> Bool {
         let parallelId = self.parallelId
         var dropped = true

@@ -48,23 +48,18 @@ public final class Catbird: @unchecked Sendable {
     /// `http://127.0.0.1:8080`, the server's default address.
     public static let localhost = URL(string: "http://127.0.0.1:8080")!
 
-    /// The default session: ephemeral configuration, 5-second request timeout, callbacks on
-    /// the main queue (as in Catbird 0.11; ``send(_:completion:)`` calls back there, while the
-    /// `async` and synchronous forms run on a background-delivery twin). The same instance on
-    /// every access.
-    public static var session: URLSession { defaultSession }
-
-    private static let defaultSession: URLSession = {
+    /// A new default session on every access, as in Catbird 0.11: ephemeral configuration,
+    /// 5-second request timeout, callbacks on the main queue (``send(_:completion:)`` calls back
+    /// there, while the `async` and synchronous forms run on a background-delivery twin).
+    /// Because each access makes a new one, a test that calls `invalidateAndCancel()` on the
+    /// session it got (0.11's own tests did, in tear-down) leaves every other client working.
+    public static var session: URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 5
         let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: .main)
-        session.sessionDescription = "Catbird"
+        session.sessionDescription = "Catbird session"
         return session
-    }()
-
-    /// A twin of ``defaultSession`` that delivers on a background queue, for the `async` and
-    /// synchronous forms.
-    private static let defaultBackgroundSession: URLSession = backgroundTwin(of: defaultSession)
+    }
 
     /// The server's base URL, such as `http://127.0.0.1:8080`. A path is kept and the API's
     /// paths go below it (`http://host/prefix/catbird/api/mocks`).
@@ -108,18 +103,13 @@ public final class Catbird: @unchecked Sendable {
         self.session = session
         self.parallelIdBox = Locked(parallelId)
         let mainQueue = Self.deliversOnMainQueue(session)
-        if session === Self.defaultSession {
-            performSession = Self.defaultBackgroundSession
-            ownsPerformSession = false
+        if mainQueue, session.delegate == nil {
+            performSession = Self.backgroundTwin(of: session)
+            ownsPerformSession = true
             syncDeadline = nil
         } else {
-            if mainQueue, session.delegate == nil {
-                performSession = Self.backgroundTwin(of: session)
-                ownsPerformSession = true
-            } else {
-                performSession = session
-                ownsPerformSession = false
-            }
+            performSession = session
+            ownsPerformSession = false
             syncDeadline = mainQueue ? session.configuration.timeoutIntervalForRequest + Self.syncDeadlineMargin : nil
         }
     }

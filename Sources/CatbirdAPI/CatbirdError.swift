@@ -12,8 +12,15 @@ import FoundationNetworking
 /// failures (server not running, timeout) are thrown as `URLError` instead, and an answer
 /// that cannot be read as the expected JSON as `DecodingError`.
 public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertible, Equatable, Sendable {
-    /// `com.redmadrobot.catbird.APIErrorDomain`, as in Catbird 0.11.
-    public static var errorDomain: String { "com.redmadrobot.catbird.APIErrorDomain" }
+    /// The `NSError` domain: `com.redmadrobot.catbird.APIErrorDomain`, as in Catbird 0.11, and
+    /// settable as there (a suite may rename it; every later bridging uses the new value).
+    /// Thread-safe.
+    public static var errorDomain: String {
+        get { domain.current }
+        set { domain.withLock { $0 = newValue } }
+    }
+
+    private static let domain = Locked("com.redmadrobot.catbird.APIErrorDomain")
 
     /// The HTTP status code of the answer, such as 400 (the `NSError` code).
     public let errorCode: Int
@@ -45,19 +52,29 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
         self.init(statusCode: statusCode, reason: reason?.isEmpty == false ? reason : nil)
     }
 
-    /// `Catbird answered 400 (bad request): <reason>`.
+    /// The status's standard phrase, as in Catbird 0.11: `HTTPURLResponse`'s localized string
+    /// for it on Apple platforms (such as `bad request`), `Status code: 400` on Linux. The
+    /// server's reason is in ``failureReason``; ``description`` has both.
     public var errorDescription: String? {
+        #if os(Linux)
+        "Status code: \(errorCode)"
+        #else
+        HTTPURLResponse.localizedString(forStatusCode: errorCode)
+        #endif
+    }
+
+    /// `Catbird answered 400 (bad request): <reason>`, what a test failure shows.
+    public var description: String {
         let status = "Catbird answered \(errorCode) (\(HTTPURLResponse.localizedString(forStatusCode: errorCode)))"
         return failureReason.map { "\(status): \($0)" } ?? status
     }
 
-    /// The same as ``errorDescription``.
-    public var description: String { errorDescription ?? "Catbird answered \(errorCode)" }
-
-    /// `NSLocalizedDescriptionKey` and `NSLocalizedFailureReasonErrorKey` (when there is a reason).
+    /// `NSLocalizedDescriptionKey` (``errorDescription``) and `NSLocalizedFailureReasonErrorKey`
+    /// (when there is a reason), as in Catbird 0.11.
     public var errorUserInfo: [String: Any] {
-        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
-        if let failureReason { userInfo[NSLocalizedFailureReasonErrorKey] = failureReason }
+        var userInfo: [String: Any] = [:]
+        userInfo[NSLocalizedDescriptionKey] = errorDescription
+        userInfo[NSLocalizedFailureReasonErrorKey] = failureReason
         return userInfo
     }
 }

@@ -143,7 +143,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     public var tenant: String
 
     /// The request method.
-    public var method: HTTPMethod
+    public var method: RequestPattern.HTTPMethod
 
     /// The request-target as received (path and query, or the absolute URL of a proxy-form request).
     public var url: String
@@ -193,7 +193,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         id = try container.decode(Int64.self, forKey: .id)
         time = try Timestamp.decode(.time, from: container)
         tenant = try container.decode(String.self, forKey: .tenant)
-        method = try container.decode(HTTPMethod.self, forKey: .method)
+        method = try container.decode(RequestPattern.HTTPMethod.self, forKey: .method)
         url = try container.decode(String.self, forKey: .url)
         request = try container.decode(Message.self, forKey: .request)
         response = try container.decode(Message.self, forKey: .response)

@@ -4,8 +4,10 @@ extension RequestPattern {
     /// An HTTP request method, compared exactly (case-sensitive) by the server.
     ///
     /// Written as a plain JSON string (`"GET"`). Any method token works: `.GET` or
-    /// `HTTPMethod("PROPFIND")!` or the string literal `"PROPFIND"`. The server rejects a
-    /// method that is not an HTTP token (empty, or with spaces) with a 400 when a mock is added.
+    /// `RequestPattern.HTTPMethod("PROPFIND")` or the string literal `"PROPFIND"`. The server
+    /// rejects a method that is not an HTTP token (empty, or with spaces) with a 400 when a mock
+    /// is added. Nested in ``RequestPattern`` only, as in Catbird 0.11: no top-level
+    /// `HTTPMethod`, which would clash with the many networking modules that export one.
     public struct HTTPMethod: RawRepresentable, Hashable, Codable, Sendable, ExpressibleByStringLiteral,
         LosslessStringConvertible
     {
@@ -22,8 +24,8 @@ extension RequestPattern {
             self.init(rawValue: value)
         }
 
-        /// The method `description`, as is (never nil).
-        public init?(_ description: String) {
+        /// The method `description`, as is: never fails (non-failable, as in Catbird 0.11).
+        public init(_ description: String) {
             self.init(rawValue: description)
         }
 

@@ -61,9 +61,3 @@ public struct RequestPattern: Codable, Hashable, Sendable {
         try container.encode(headers, forKey: .headers)
     }
 }
-
-/// An HTTP method, such as `.GET` or `"PROPFIND"` (``RequestPattern/HTTPMethod``).
-///
-/// A top-level name for convenience; when another imported module also declares `HTTPMethod`,
-/// write `RequestPattern.HTTPMethod` (or `CatbirdAPI.HTTPMethod`).
-public typealias HTTPMethod = RequestPattern.HTTPMethod

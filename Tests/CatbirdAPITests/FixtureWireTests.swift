@@ -195,7 +195,7 @@ final class FixtureWireTests: CatbirdTestCase {
             let object = try XCTUnwrap(description["pattern"] as? [String: Any])
             let headers = try XCTUnwrap(object["headers"] as? [String: Any]).mapValues { try patternMatch(from: $0) }
             return RequestPattern(
-                method: HTTPMethod(rawValue: try XCTUnwrap(object["method"] as? String)),
+                method: RequestPattern.HTTPMethod(rawValue: try XCTUnwrap(object["method"] as? String)),
                 url: try patternMatch(from: object["url"]), headers: headers)
         }
         switch try XCTUnwrap(description["type"] as? String) {

@@ -17,7 +17,7 @@ final class MainQueueTests: CatbirdTestCase {
         let server = try TestServer()
         defer { server.removeFiles() }
         let catbird = Catbird(url: server.baseURL)
-        XCTAssertTrue(catbird.session === Catbird.session)
+        XCTAssertTrue(catbird.session.delegateQueue === OperationQueue.main)
         XCTAssertTrue(Thread.isMainThread)
         let (mocks, count) = try Self.syncRoundTrip(catbird)
         XCTAssertEqual(mocks, 1)

@@ -5,13 +5,13 @@ import XCTest
 /// The value types' public surface and JSON shapes.
 final class ModelTests: CatbirdTestCase {
     func testHTTPMethod() throws {
-        let literal: HTTPMethod = "PROPFIND"
+        let literal: RequestPattern.HTTPMethod = "PROPFIND"
         XCTAssertEqual(literal.rawValue, "PROPFIND")
-        XCTAssertEqual(RequestPattern.HTTPMethod.GET, HTTPMethod(rawValue: "GET"))
-        XCTAssertEqual(HTTPMethod("PUT"), .PUT)
-        XCTAssertEqual([HTTPMethod.GET, .POST, .PUT, .PATCH, .DELETE].map(\.description), ["GET", "POST", "PUT", "PATCH", "DELETE"])
-        XCTAssertEqual(String(decoding: try JSONEncoder().encode([HTTPMethod.PATCH]), as: UTF8.self), #"["PATCH"]"#)
-        XCTAssertEqual(try JSONDecoder().decode([HTTPMethod].self, from: Data(#"["get"]"#.utf8)), ["get"], "kept as is, case included")
+        XCTAssertEqual(RequestPattern.HTTPMethod.GET, RequestPattern.HTTPMethod(rawValue: "GET"))
+        XCTAssertEqual(RequestPattern.HTTPMethod("PUT"), .PUT)
+        XCTAssertEqual([RequestPattern.HTTPMethod.GET, .POST, .PUT, .PATCH, .DELETE].map(\.description), ["GET", "POST", "PUT", "PATCH", "DELETE"])
+        XCTAssertEqual(String(decoding: try JSONEncoder().encode([RequestPattern.HTTPMethod.PATCH]), as: UTF8.self), #"["PATCH"]"#)
+        XCTAssertEqual(try JSONDecoder().decode([RequestPattern.HTTPMethod].self, from: Data(#"["get"]"#.utf8)), ["get"], "kept as is, case included")
     }
 
     func testPatternRepresentable() {
@@ -54,9 +54,25 @@ final class ModelTests: CatbirdTestCase {
         XCTAssertEqual(error.errorCode, 415)
         XCTAssertEqual(error.reason, error.failureReason)
         XCTAssertEqual(CatbirdError.errorDomain, "com.redmadrobot.catbird.APIErrorDomain")
-        XCTAssertTrue(error.localizedDescription.contains("415"), error.localizedDescription)
-        XCTAssertTrue(error.localizedDescription.contains("Content-Type must be application/json"), error.localizedDescription)
+        XCTAssertTrue(error.description.contains("415"), error.description)
+        XCTAssertTrue(error.description.contains("Content-Type must be application/json"), error.description)
         XCTAssertNil(CatbirdError(statusCode: 500, reason: nil).failureReason)
+        // Catbird 0.11's texts: the status phrase as the description, the reason apart.
+        #if os(Linux)
+        let phrase = "Status code: 415"
+        #else
+        let phrase = HTTPURLResponse.localizedString(forStatusCode: 415)
+        #endif
+        XCTAssertEqual(error.errorDescription, phrase)
+        XCTAssertEqual(error.localizedDescription, phrase)
+        XCTAssertEqual(error.errorUserInfo[NSLocalizedFailureReasonErrorKey] as? String, "Content-Type must be application/json")
+        XCTAssertNil(CatbirdError(statusCode: 500, reason: nil).errorUserInfo[NSLocalizedFailureReasonErrorKey])
+        // The domain is settable, as in 0.11, and bridging uses the new value.
+        let original = CatbirdError.errorDomain
+        CatbirdError.errorDomain = "com.example.Renamed"
+        XCTAssertEqual((error as NSError).domain, "com.example.Renamed")
+        CatbirdError.errorDomain = original
+        XCTAssertEqual((error as NSError).domain, "com.redmadrobot.catbird.APIErrorDomain")
     }
 
     /// Journal entries decode from the server's shape, dates included.

@@ -25,8 +25,7 @@ final class ReadmeSnippetTests: XCTestCase {
         XCTAssertTrue(snippets.contains { $0.contains("Catbird(parallelId:") }, "a parallel set-up is shown")
         XCTAssertTrue(snippets.contains { $0.contains("import CatbirdAppSupport") }, "the app-side helper is shown")
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-snippets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try SwiftCompiler.scratchFolder("readme-snippets")
         defer { try? FileManager.default.removeItem(at: folder) }
         var files = [folder.appendingPathComponent("StandIn.swift")]
         try Self.uiTestingStandIn.write(to: files[0], atomically: true, encoding: .utf8)
@@ -36,7 +35,9 @@ final class ReadmeSnippetTests: XCTestCase {
             files.append(file)
         }
 
-        let result = try Self.typecheck(files, modules: try Self.modulesDirectory())
+        let result = try SwiftCompiler.run(
+            ["-typecheck", "-swift-version", "6", "-module-name", "ReadmeSnippets", "-I", try SwiftCompiler.modulesDirectory().path]
+                + files.map(\.path))
         XCTAssertEqual(result.status, 0, "README snippets do not compile:\n\(result.output)")
     }
 
@@ -51,31 +52,5 @@ final class ReadmeSnippetTests: XCTestCase {
     /// The bodies of the ```swift fenced blocks.
     static func swiftBlocks(in text: Substring) -> [String] {
         text.components(separatedBy: "```swift\n").dropFirst().compactMap { $0.components(separatedBy: "\n```").first }
-    }
-
-    /// `.build/<configuration>/Modules`, where SwiftPM puts the built modules.
-    static func modulesDirectory() throws -> URL {
-        let folder = try BuiltProducts.executable(named: "catbird").deletingLastPathComponent().appendingPathComponent("Modules")
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("CatbirdAPI.swiftmodule").path) else {
-            throw FixtureError("no CatbirdAPI.swiftmodule in \(folder.path)")
-        }
-        return folder
-    }
-
-    static func typecheck(_ files: [URL], modules: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = (environment["PATH"] ?? "") + ":/opt/swift/usr/bin"
-        process.environment = environment
-        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-module-name", "ReadmeSnippets", "-I", modules.path]
-            + files.map(\.path)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
     }
 }

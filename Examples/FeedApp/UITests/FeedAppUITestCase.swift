@@ -55,7 +55,7 @@ class FeedAppUITestCase: XCTestCase {
     }
 
     /// The journaled requests of this tenant with this method and URL.
-    func journaled(_ method: HTTPMethod, _ url: String) throws -> [CatbirdRequest] {
+    func journaled(_ method: RequestPattern.HTTPMethod, _ url: String) throws -> [CatbirdRequest] {
         try catbird.allRequests(method: method, url: url).filter { $0.url == url }  // the server's url filter is "contains"
     }
 
