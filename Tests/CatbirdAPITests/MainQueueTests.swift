@@ -97,8 +97,8 @@ final class MainQueueTests: CatbirdTestCase {
 
 private final class NoOpDelegate: NSObject, URLSessionDataDelegate {}
 
-/// A value shared between the main-queue block and the test.
-private final class Locked<Value>: @unchecked Sendable {
+/// A value shared between threads of a test (a main-queue block, a completion handler).
+final class Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: `stored` is only touched under `lock`.
     private let lock = NSLock()
     private var stored: Value
@@ -111,6 +111,11 @@ private final class Locked<Value>: @unchecked Sendable {
     func set(_ value: Value) {
         lock.lock()
         stored = value
+        lock.unlock()
+    }
+    func append<Element>(_ element: Element) where Value == [Element] {
+        lock.lock()
+        stored.append(element)
         lock.unlock()
     }
 }

@@ -26,7 +26,7 @@ extension DeployScriptsTests {
 
         let next = try script("start.sh", ["--port", "\(port)", "--db", database])
         XCTAssertEqual(next.status, 0, next.output)
-        XCTAssertTrue(next.stdout.contains("removed the mocks of earlier runs"), next.output)
+        XCTAssertTrue(next.stdout.contains("removed 2 mock(s) left by earlier runs"), next.output)
         client = try RawHTTPClient(port: port)
         XCTAssertEqual(try client.request("GET", "/api/feed").status, 404, "the default tenant's leftover mock is gone")
         XCTAssertEqual(
@@ -51,7 +51,7 @@ extension DeployScriptsTests {
         // The post-action never ran: the next run reuses the server and still starts clean.
         let reused = try script("start.sh", ["--port", "\(port)", "--db", database])
         XCTAssertEqual(reused.status, 0, reused.output)
-        XCTAssertTrue(reused.stdout.contains("removed the mocks of earlier runs"), reused.output)
+        XCTAssertTrue(reused.stdout.contains("removed 1 mock(s) left by earlier runs"), reused.output)
         XCTAssertEqual(try client.request("GET", "/kept", headers: E2E.tenantHeader("shard-2")).status, 404)
         XCTAssertEqual(try script("stop.sh", ["--port", "\(port)"]).status, 0)
     }

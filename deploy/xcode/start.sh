@@ -132,7 +132,9 @@ clear_mocks() {
         "$@"
         fail "could not remove the mocks of earlier runs (DELETE $base_url/catbird/api/mocks answered: ${answer:-nothing})."
     fi
-    echo "start.sh: removed the mocks of earlier runs (${answer% *}); their journals are kept."
+    local removed
+    removed=$(printf '%s' "${answer% *}" | tr -dc '0-9')
+    echo "start.sh: removed ${removed:-?} mock(s) left by earlier runs; their journals are kept."
 }
 
 # --- An earlier server for this port? ---------------------------------------------------------

@@ -4,35 +4,38 @@ import Foundation
 import XCTest
 
 /// The base of the FeedApp "UI tests": what an XCUITest case with Catbird does, with the
-/// FeedApp executable standing in for `XCUIApplication`.
+/// FeedApp executable standing in for `XCUIApplication`. Each test gets its own tenant from
+/// the library's XCTest helper, `Catbird.TestTenant`: `<TestClass>.<testMethod>@<clone>`,
+/// emptied when the test starts and dropped in its tear-down.
 ///
 /// - Shard mode (the parallel run, `Examples/FeedApp/run-parallel-shards.sh`): `FEEDAPP_SHARD_URL`
-///   names the one shared server and `FEEDAPP_SHARD` this process's parallel id. (Not the
-///   `CATBIRD_*` names the app reads: the app must get the server from its launch arguments.)
+///   names the one shared server and `FEEDAPP_SHARD` this process, which plays a simulator
+///   clone (the tenant's `@<clone>`). (Not the `CATBIRD_*` names the app reads: the app must
+///   get the server from its launch arguments.)
 /// - Otherwise (plain `swift test`): each test gets its own server on a free port.
 class FeedAppUITestCase: XCTestCase {
-    private(set) var catbird: Catbird!
+    private(set) var tenant: Catbird.TestTenant!
     private var localServer: TestServer?
 
-    /// This test's tenant: the shard's id, or a fresh one per test.
-    var shard: String { catbird.parallelId ?? "" }
+    /// The client, scoped to this test's tenant.
+    var catbird: Catbird { tenant.catbird }
+
+    /// This test's tenant (parallel id).
+    var shard: String { tenant.parallelId }
 
     override func setUpWithError() throws {
         let environment = ProcessInfo.processInfo.environment
         if let url = environment["FEEDAPP_SHARD_URL"].flatMap(URL.init(string:)) {
-            catbird = Catbird(url: url, parallelId: environment["FEEDAPP_SHARD"] ?? "shard-\(UUID().uuidString)")
+            tenant = try Catbird.TestTenant(for: self, url: url, clone: environment["FEEDAPP_SHARD"] ?? "shard-\(UUID().uuidString)")
         } else {
             let server = try TestServer()
             localServer = server
-            catbird = Catbird(url: URL(string: "http://127.0.0.1:\(server.port)")!, parallelId: "shard-\(UUID().uuidString)")
+            tenant = try Catbird.TestTenant(for: self, url: URL(string: "http://127.0.0.1:\(server.port)")!, clone: "local")
         }
-        // A clean slate for this test, whatever ran before in this shard.
-        try catbird.send(.removeAll)
-        _ = try catbird.clearJournal()
     }
 
     override func tearDownWithError() throws {
-        try catbird.send(.removeAll)
+        // The tenant's own tear-down block, which drops it, has run by now.
         localServer?.removeFiles()
     }
 
@@ -41,7 +44,7 @@ class FeedAppUITestCase: XCTestCase {
     func launchApp(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         let process = Process()
         process.executableURL = try BuiltProducts.executable(named: "FeedApp")
-        process.arguments = catbird.launchArguments + arguments
+        process.arguments = tenant.launchArguments + arguments
         // Only the launch arguments may tell the app where Catbird is.
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CATBIRD_") }
         let output = Pipe()

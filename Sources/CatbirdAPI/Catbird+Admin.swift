@@ -1,0 +1,78 @@
+import Foundation
+
+extension Catbird {
+    /// One tenant on the server, as `GET /catbird/api/tenants` lists it (docs/protocol.md,
+    /// Tenants and health).
+    public struct Tenant: Codable, Hashable, Sendable {
+        /// The parallel id; `""` for the default tenant.
+        public var id: String
+        /// Mocks in the tenant's table.
+        public var mocks: Int
+        /// Entries in the tenant's journal.
+        public var requests: Int
+        /// When the tenant first appeared (UTC, ISO 8601 with milliseconds, as sent).
+        public var createdAt: String
+        /// Its last control change or journaled request (UTC, ISO 8601 with milliseconds).
+        public var lastActivityAt: String
+    }
+
+    /// Every tenant on the server with its counts, default tenant first, then by id
+    /// (`GET /catbird/api/tenants`). An admin call: sent without `X-Catbird-Parallel-Id`
+    /// whatever ``parallelId`` is (a shard would see only its own row).
+    ///
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
+    ///   unreadable answer.
+    @_disfavoredOverload
+    public func tenants() throws -> [Tenant] {
+        try perform(APICall.tenants, parallelId: nil)
+    }
+
+    /// Every tenant on the server; see the synchronous form.
+    ///
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
+    ///   `DecodingError` for an unreadable answer.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
+    public func tenants() async throws -> [Tenant] {
+        try await perform(APICall.tenants, parallelId: nil)
+    }
+
+    /// Drops the tenant `id`, its mocks and its journal (`DELETE /catbird/api/tenants/{id}`).
+    /// An admin call: sent without `X-Catbird-Parallel-Id`. For the default tenant (`""`) it
+    /// removes its mocks and clears its journal, as ``dropTenant()`` does.
+    ///
+    /// - Returns: true when the tenant was dropped; false when the server had no such tenant.
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure.
+    @discardableResult
+    @_disfavoredOverload
+    public func dropTenant(id: String) throws -> Bool {
+        var dropped = true
+        for call in APICall.dropTenant(id) { dropped = try perform(call, parallelId: nil) }
+        return dropped
+    }
+
+    /// Drops the tenant `id`; see the synchronous form.
+    ///
+    /// - Returns: true when the tenant was dropped; false when the server had no such tenant.
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @discardableResult
+    @_disfavoredOverload
+    public func dropTenant(id: String) async throws -> Bool {
+        var dropped = true
+        for call in APICall.dropTenant(id) { dropped = try await perform(call, parallelId: nil) }
+        return dropped
+    }
+}
+
+extension APICall where Output == [Catbird.Tenant] {
+    /// `GET /catbird/api/tenants`.
+    static var tenants: APICall {
+        .json("GET", ["catbird", "api", "tenants"]) { (list: TenantList) in list.tenants }
+    }
+}
+
+/// The body of `GET /catbird/api/tenants`.
+private struct TenantList: Decodable, Sendable {
+    let tenants: [Catbird.Tenant]
+}

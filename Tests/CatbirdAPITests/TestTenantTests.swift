@@ -1,0 +1,139 @@
+import CatbirdAPI
+import CatbirdTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// `Catbird.TestTenant`, the per-test tenant helper, and the admin calls it relies on, against
+/// a real server.
+final class TestTenantTests: CatbirdTestCase {
+    /// A server that outlives the test method: the tenant's tear-down block, which runs after
+    /// the method and before `tearDown()`, still reaches it.
+    private var server: TestServer?
+
+    override func tearDown() {
+        server?.removeFiles()
+        server = nil
+        super.tearDown()
+    }
+    func testTheParallelIdNamesTheTestAndTheClone() {
+        XCTAssertEqual(
+            Catbird.TestTenant.parallelId(for: self, clone: "6E2C-SIM"),
+            "TestTenantTests.testTheParallelIdNamesTheTestAndTheClone@6E2C-SIM")
+        XCTAssertEqual(
+            Catbird.TestTenant.parallelId(for: self, clone: nil), "TestTenantTests.testTheParallelIdNamesTheTestAndTheClone")
+        XCTAssertEqual(
+            Catbird.TestTenant.parallelId(for: self, clone: "a b/ü"), "TestTenantTests.testTheParallelIdNamesTheTestAndTheClone@a-b--",
+            "only plain characters: a header value and path segment as is")
+        let clone = Catbird.TestTenant.currentClone
+        if let simulator = ProcessInfo.processInfo.environment["SIMULATOR_UDID"], !simulator.isEmpty {
+            XCTAssertEqual(clone, simulator)
+        } else {
+            XCTAssertEqual(clone, "pid-\(ProcessInfo.processInfo.processIdentifier)")
+        }
+    }
+
+    func testATestsTenantStartsEmptyServesItsMocksAndIsDroppedInTearDown() throws {
+        #if os(Linux)
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let admin = server.catbird()
+        let id = "TenantProbe.testProbe@sim-1"
+        // What an interrupted earlier run of the same test left behind.
+        let leftover = server.catbird(id)
+        try leftover.send(.add(LoginMock.blockedUserError))
+        XCTAssertEqual(try server.appRequest("POST", "/login", parallelId: id).status, 400)
+        XCTAssertEqual(try admin.tenants().first { $0.id == id }?.requests, 1)
+
+        let seen = Locked<[String]>([])
+        let probe = TenantProbe(name: "testProbe") { testCase in
+            let tenant = try Catbird.TestTenant(for: testCase, url: server.baseURL, clone: "sim-1")
+            seen.append(tenant.parallelId)
+            XCTAssertEqual(try tenant.catbird.mocks().count, 0, "the leftover mock was dropped")
+            XCTAssertEqual(try tenant.catbird.allRequests().count, 0, "and the leftover journal")
+            try tenant.send(.add(LoginMock.success))
+            XCTAssertEqual(try server.appRequest("POST", "/login", parallelId: tenant.parallelId).status, 200)
+            XCTAssertEqual(tenant.launchArguments, ["-catbird_url", server.baseURL.absoluteString, "-catbird_parallel_id", id])
+            seen.append("tenants: \(try admin.tenants().map(\.id).sorted())")
+        }
+        probe.run()
+        XCTAssertEqual(probe.testRun?.totalFailureCount, 0, "the probe test passed")
+        XCTAssertEqual(seen.value, [id, "tenants: [\"\", \"\(id)\"]"])
+        XCTAssertEqual(try admin.tenants().map(\.id), [""], "the tear-down dropped the test's tenant")
+        #else
+        throw XCTSkip("runs a nested XCTestCase with XCTest's Linux initializer")
+        #endif
+    }
+
+    func testTheAsyncSendReachesTheTenant() async throws {
+        let server = try TestServer()
+        self.server = server
+        let tenant = try Catbird.TestTenant(for: self, url: server.baseURL, clone: "async")
+        try await tenant.send(.add(LoginMock.success))
+        XCTAssertEqual(try server.appRequest("POST", "/login", parallelId: tenant.parallelId).status, 200)
+        await assertCatbirdErrorAsync(400) {
+            try await tenant.send(.update(RequestPattern(method: .GET, url: PatternMatch.regexp("(")), ResponseMock()))
+        }
+        let listed = try await tenant.catbird.tenants().map(\.id)
+        XCTAssertEqual(listed, ["", tenant.parallelId])
+        try server.catbird().send(.add(LoginMock.blockedUserError))  // the default tenant's, untouched by the tear-down
+    }
+
+    func testTheAdminListsAndDropsAnyTenant() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try server.catbird("shard-a").send(.add(LoginMock.success))
+        try server.catbird("shard-b").send(.add(LoginMock.success))
+        _ = try server.appRequest("POST", "/login", parallelId: "shard-b")
+        // Admin calls go without the header, whatever the client's own parallel id.
+        let shardClient = server.catbird("shard-a")
+        let tenants = try shardClient.tenants()
+        XCTAssertEqual(tenants.map(\.id), ["", "shard-a", "shard-b"])
+        XCTAssertEqual(tenants.map(\.mocks), [0, 1, 1])
+        XCTAssertEqual(tenants.map(\.requests), [0, 0, 1])
+        XCTAssertEqual(try shardClient.dropTenant(id: "shard-b"), true)
+        XCTAssertEqual(try shardClient.tenants().map(\.id), ["", "shard-a"])
+        XCTAssertFalse(try shardClient.dropTenant(id: "shard-b"), "no such tenant any more")
+        try server.catbird().send(.add(LoginMock.success))
+        XCTAssertEqual(try shardClient.dropTenant(id: ""), true, "the default tenant is emptied")
+        XCTAssertEqual(try server.catbird().mocks().count, 0)
+    }
+
+    func testTheUITestingBranchTypechecks() throws {
+        // `apply(to:)` exists where XCUIApplication does; here the whole CatbirdAPI source is
+        // typechecked with that branch on and a stand-in XCUIApplication.
+        let folder = try SwiftCompiler.scratchFolder("catbird-ui-branch")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let standIn = folder.appendingPathComponent("XCUIApplicationStandIn.swift")
+        try """
+            @MainActor open class XCUIApplication {
+                public var launchArguments: [String] = []
+                public init() {}
+            }
+            @MainActor func use(_ tenant: Catbird.TestTenant) {
+                let app = XCUIApplication()
+                tenant.apply(to: app)
+            }
+            """.write(to: standIn, atomically: true, encoding: .utf8)
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources/CatbirdAPI")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }.map { sources.appendingPathComponent($0).path } ?? []
+        XCTAssertTrue(files.contains { $0.hasSuffix("Catbird+TestTenant.swift") }, "\(files)")
+        let result = try SwiftCompiler.run(
+            ["-typecheck", "-parse-as-library", "-swift-version", "6", "-warnings-as-errors", "-module-name", "CatbirdAPI",
+             "-D", "CATBIRD_UI_TESTING_STAND_IN", standIn.path] + files)
+        XCTAssertEqual(result.status, 0, result.output)
+    }
+}
+
+#if os(Linux)
+/// A test case run inside a test, to see what happens around it (its tear-down blocks).
+private final class TenantProbe: XCTestCase, @unchecked Sendable {
+    // @unchecked Sendable: made and run on one thread by the enclosing test.
+    convenience init(name: String, body: @escaping (XCTestCase) throws -> Void) {
+        self.init(name: name, testClosure: { try body($0) })
+    }
+}
+#endif
