@@ -25,7 +25,7 @@ import traceback
 import urllib.parse
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -147,7 +147,11 @@ def browser(width=1280, height=860, phone=False):
 
 
 def wait(driver, condition, timeout=10, message=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: condition(d), message)
+    # The page re-renders lists (the tenants picker every 5 s): an element found by a condition
+    # may be replaced before the condition reads it; that poll is simply retried.
+    return WebDriverWait(
+        driver, timeout, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(lambda d: condition(d), message)
 
 
 def rows(driver):
