@@ -37,6 +37,19 @@ final class ClientAgainstServerTests: XCTestCase {
         XCTAssertEqual(try catbird.mocks().count, 0)
     }
 
+    func testATestGetsItsOwnTenant() async throws {
+        let tenant = try Catbird.TestTenant(for: self, url: serverURL)
+        XCTAssertTrue(tenant.parallelId.hasPrefix("ClientAgainstServerTests.testATestGetsItsOwnTenant@"), tenant.parallelId)
+        try await tenant.send(.add(FeedMock.twoPosts))
+        let app = try XCTUnwrap(CatbirdAppConfiguration(arguments: ["/App"] + tenant.launchArguments, environment: [:]))
+        let session = URLSession(configuration: app.sessionConfiguration(.ephemeral))
+        defer { session.invalidateAndCancel() }
+        _ = try await session.data(for: URLRequest(url: app.url(for: URL(string: "https://api.example.com/v1/feed")!)))
+        let listed = try await tenant.catbird.tenants().first { $0.id == tenant.parallelId }
+        XCTAssertEqual(listed?.mocks, 1)
+        XCTAssertEqual(listed?.requests, 1)
+    }
+
     func testTheCompletionFormCallsBackOnTheMainQueue() throws {
         let catbird = Catbird(url: serverURL, parallelId: "client-suite-\(UUID().uuidString)")
         defer { _ = try? catbird.dropTenant() }
