@@ -166,7 +166,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
 
     /// A journal entry (the server builds these from its rows).
     @_spi(Server) public init(
-        id: Int64, time: Date, tenant: String, method: HTTPMethod, url: String, request: Message, response: Message,
+        id: Int64, time: Date, tenant: String, method: RequestPattern.HTTPMethod, url: String, request: Message, response: Message,
         answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double
     ) {
         self.id = id

@@ -6,7 +6,7 @@ import XCTest
 /// module-qualified names Catbird 0.11 code may spell out.
 final class ModuleNameTests: XCTestCase {
     func testWireTypesAreReachableThroughCatbirdAPI() throws {
-        let method: CatbirdAPI.HTTPMethod = .GET
+        let method: CatbirdAPI.RequestPattern.HTTPMethod = .GET  // nested only, as in 0.11
         let pattern = CatbirdAPI.RequestPattern(method: method, url: "/login", headers: ["X-Token": CatbirdAPI.PatternMatch.wildcard("a*")])
         let response = CatbirdAPI.ResponseMock(status: 201, body: Data("ok".utf8))
         let action = CatbirdAPI.CatbirdAction.update(pattern, response)

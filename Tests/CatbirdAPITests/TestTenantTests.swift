@@ -123,7 +123,7 @@ final class TestTenantTests: CatbirdTestCase {
         XCTAssertTrue(files.contains { $0.hasSuffix("Catbird+TestTenant.swift") }, "\(files)")
         let result = try SwiftCompiler.run(
             ["-typecheck", "-parse-as-library", "-swift-version", "6", "-warnings-as-errors", "-module-name", "CatbirdAPI",
-             "-D", "CATBIRD_UI_TESTING_STAND_IN", standIn.path] + files)
+             "-I", try SwiftCompiler.modulesDirectory().path, "-D", "CATBIRD_UI_TESTING_STAND_IN", standIn.path] + files)
         XCTAssertEqual(result.status, 0, result.output)
     }
 }

@@ -8,7 +8,7 @@ import XCTest
 /// the way matching does (docs/matching.md#request-matching).
 final class PatternIdentityTests: XCTestCase {
     private func pattern(
-        method: HTTPMethod = "GET", url: PatternMatch = .equal("/api/feed"), headers: [String: PatternMatch]
+        method: RequestPattern.HTTPMethod = "GET", url: PatternMatch = .equal("/api/feed"), headers: [String: PatternMatch]
     ) -> RequestPattern {
         RequestPattern(method: method, url: url, headers: headers)
     }

@@ -149,7 +149,7 @@ public final class Journal: Sendable {
         }
         return CatbirdRequest(
             id: row[0].intValue ?? 0, time: Timestamp.date(from: row[1].stringValue ?? "") ?? Date(timeIntervalSince1970: 0),
-            tenant: row[2].stringValue ?? "", method: HTTPMethod(rawValue: row[3].stringValue ?? ""),
+            tenant: row[2].stringValue ?? "", method: RequestPattern.HTTPMethod(rawValue: row[3].stringValue ?? ""),
             url: row[4].stringValue ?? "",
             request: message(status: nil, headers: 5, body: 6),
             response: message(status: Int(row[9].intValue ?? 0), headers: 10, body: 11),

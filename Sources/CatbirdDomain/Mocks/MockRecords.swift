@@ -19,7 +19,7 @@ enum MockRecords {
             let responseHeaders = try decoder.decode(
                 [String: String].self, from: Data((row["response_headers"].stringValue ?? "{}").utf8))
             let pattern = RequestPattern(
-                method: HTTPMethod(rawValue: row["method"].stringValue ?? ""),
+                method: RequestPattern.HTTPMethod(rawValue: row["method"].stringValue ?? ""),
                 url: PatternMatch(
                     kind: PatternMatch.Kind(rawValue: row["url_kind"].stringValue ?? "") ?? .equal,
                     value: row["url_value"].stringValue ?? ""),
