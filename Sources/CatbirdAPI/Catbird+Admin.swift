@@ -46,9 +46,7 @@ extension Catbird {
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) throws -> Bool {
-        var dropped = true
-        for call in APICall.dropTenant(id) { dropped = try perform(call, parallelId: nil) }
-        return dropped
+        try drop(id, sentAs: nil)
     }
 
     /// Drops the tenant `id`; see the synchronous form.
@@ -59,9 +57,7 @@ extension Catbird {
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) async throws -> Bool {
-        var dropped = true
-        for call in APICall.dropTenant(id) { dropped = try await perform(call, parallelId: nil) }
-        return dropped
+        try await drop(id, sentAs: nil)
     }
 }
 

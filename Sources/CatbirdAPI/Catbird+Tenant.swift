@@ -17,9 +17,7 @@ extension Catbird {
     @_disfavoredOverload
     public func dropTenant() throws -> Bool {
         let parallelId = self.parallelId
-        var dropped = true
-        for call in APICall.dropTenant(parallelId) { dropped = try perform(call, parallelId: parallelId) }
-        return dropped
+        return try drop(parallelId, sentAs: parallelId)
     }
 
     /// Drops the caller's tenant: all its mocks and its whole request journal; see the
@@ -32,8 +30,23 @@ extension Catbird {
     @_disfavoredOverload
     public func dropTenant() async throws -> Bool {
         let parallelId = self.parallelId
+        return try await drop(parallelId, sentAs: parallelId)
+    }
+
+    /// Runs the calls that drop the tenant `id` (``APICall/dropTenant(_:)``) for the tenant
+    /// `sender` (nil: as the admin).
+    /// - Returns: the last call's answer.
+    func drop(_ id: String?, sentAs sender: String?) throws -> Bool {
         var dropped = true
-        for call in APICall.dropTenant(parallelId) { dropped = try await perform(call, parallelId: parallelId) }
+        for call in APICall.dropTenant(id) { dropped = try perform(call, parallelId: sender) }
+        return dropped
+    }
+
+    /// The `async` form of ``drop(_:sentAs:)``.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    func drop(_ id: String?, sentAs sender: String?) async throws -> Bool {
+        var dropped = true
+        for call in APICall.dropTenant(id) { dropped = try await perform(call, parallelId: sender) }
         return dropped
     }
 }
