@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The operational tests (run by scripts/test after the Swift build): real `catbird serve`
+# processes on loopback, driven from Python.
+#   scale_out_test.py     3 then 4 nodes behind a real nginx running deploy/nginx/catbird.conf
+#   deploy_files_test.py  the Containerfile (hadolint, its promises, the libraries it installs)
+#                         and deploy/k8s/catbird.yaml agree with each other and the binary
+#
+# Installs what they need when missing: nginx-light (Debian) and, in a virtual environment
+# under .build/operations-venv, the PyPI packages in requirements.txt.
+# Usage: Tests/Operations/run.sh [catbird binary]   (default: the debug build's)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+here=Tests/Operations
+catbird=${1:-$(swift build --show-bin-path)/catbird}
+[ -x "$catbird" ] || { echo "operations: no catbird binary at $catbird; run swift build first" >&2; exit 2; }
+
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    echo "operations: installing nginx-light" >&2
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    # RUNLEVEL=1: keep the package's own nginx service from starting; the tests run private ones.
+    RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nginx-light >/dev/null
+fi
+
+venv=.build/operations-venv
+if ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+    python3 -m venv "$venv"
+fi
+python="$venv/bin/python"
+"$python" -c 'import prometheus_client, yaml' 2>/dev/null && [ -x "$venv/bin/hadolint" ] \
+    || "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+
+"$python" "$here/scale_out_test.py" --catbird "$catbird"
+"$python" "$here/deploy_files_test.py" --catbird "$catbird" --hadolint "$venv/bin/hadolint"
