@@ -4,6 +4,8 @@
 #   scale_out_test.py     3 then 4 nodes behind a real nginx running deploy/nginx/catbird.conf
 #   deploy_files_test.py  the Containerfile (hadolint, its promises, the libraries it installs)
 #                         and deploy/k8s/catbird.yaml agree with each other and the binary
+#   container_test.sh     builds the image with deploy/container/build.sh and runs it
+#                         (says clearly what it could not do where a piece is missing)
 #
 # Installs what they need when missing: nginx-light (Debian) and, in a virtual environment
 # under .build/operations-venv, the PyPI packages in requirements.txt.
@@ -32,3 +34,4 @@ python="$venv/bin/python"
 
 "$python" "$here/scale_out_test.py" --catbird "$catbird"
 "$python" "$here/deploy_files_test.py" --catbird "$catbird" --hadolint "$venv/bin/hadolint"
+"$here/container_test.sh"

@@ -4,16 +4,19 @@
 #      build folder (.build/container) so it does not disturb scripts/run's build;
 #   2. an image tagged catbird:<version> (or --tag), with that binary as the only file of the
 #      build context, by podman, docker or buildah (whichever is installed, in that order).
-# Usage: deploy/container/build.sh [--tag NAME:TAG] [--base IMAGE]
+# Usage: deploy/container/build.sh [--tag NAME:TAG] [--base IMAGE] [-- TOOL OPTIONS…]
 #   --base  the Debian 12 slim image to build on (default docker.io/library/debian:12-slim)
+#   after --, options for the build tool itself (e.g. --isolation chroot --network host)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tag="" base=""
+tool_options=()
 while [ $# -gt 0 ]; do
     case "$1" in
+        --) shift; tool_options=("$@"); break ;;
         --tag) tag=$2; shift 2 ;;
         --base) base=$2; shift 2 ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "build.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -39,8 +42,9 @@ case "$tool" in
     *) format=() ;;
 esac
 if [ "$tool" = buildah ]; then
-    buildah bud "${format[@]}" "${build_args[@]}" -f deploy/container/Containerfile -t "$tag" "$context"
+    buildah bud "${format[@]}" "${build_args[@]}" "${tool_options[@]}" -f deploy/container/Containerfile -t "$tag" "$context"
 else
-    "$tool" build "${format[@]}" "${build_args[@]}" -f deploy/container/Containerfile -t "$tag" "$context"
+    "$tool" build "${format[@]}" "${build_args[@]}" "${tool_options[@]}" -f deploy/container/Containerfile -t "$tag" "$context"
 fi
 echo "build.sh: built $tag with $tool" >&2
+echo "$tag"
