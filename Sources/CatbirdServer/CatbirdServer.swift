@@ -53,7 +53,8 @@ public final class CatbirdServer: Sendable {
             mocks: mocks, journal: journal,
             tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
             sql: sql, log: log,
-            files: try Self.fileServing(settings, log: log), settings: settings, origin: origin)
+            files: try Self.fileServing(settings, log: log), settings: settings, origin: origin,
+            metrics: ServerMetrics(databasePath: location.path))
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port,

@@ -33,6 +33,11 @@ public final class Journal: Sendable {
         writer.flush()
     }
 
+    /// The writer's queue and commits so far; see ``JournalWriter/statistics()``.
+    public func writerStatistics() -> JournalWriterStatistics {
+        writer.statistics()
+    }
+
     /// One page of the tenant's journal, oldest first or, when the query says so, newest first.
     /// - Throws: `SQLiteError`.
     public func page(of tenant: TenantID, _ query: JournalQuery) throws -> CatbirdRequestPage {

@@ -40,6 +40,7 @@ public final class JournalWriter: Sendable {
         var committed: UInt64 = 0
         var stopping = false
         var stopped = false
+        var statistics = JournalWriterStatistics()
 
         var waiting: Int { queue.count - head }
 
@@ -117,6 +118,16 @@ public final class JournalWriter: Sendable {
         condition.unlock()
     }
 
+    /// The queue as it is now and the commits so far (for `/catbird/metrics`).
+    public func statistics() -> JournalWriterStatistics {
+        condition.lock()
+        defer { condition.unlock() }
+        var statistics = state.statistics
+        statistics.queuedEntries = state.waiting
+        statistics.queuedBytes = state.queuedBytes
+        return statistics
+    }
+
     private func run() {
         while true {
             condition.lock()
@@ -132,10 +143,15 @@ public final class JournalWriter: Sendable {
             condition.broadcast()  // room in the queue again
             condition.unlock()
 
-            write(batch)
+            let written = write(batch)
 
             condition.lock()
             state.committed += UInt64(batch.count)
+            if written {
+                state.statistics.recordCommit(rows: batch.count)
+            } else {
+                state.statistics.droppedRows += batch.count
+            }
             condition.broadcast()
             condition.unlock()
         }
@@ -148,18 +164,20 @@ public final class JournalWriter: Sendable {
             + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
     }
 
-    private func write(_ batch: [JournalEntry]) {
+    /// - Returns: false when the batch was dropped after three failed attempts.
+    private func write(_ batch: [JournalEntry]) -> Bool {
         for attempt in 1...3 {
             do {
                 try database.use { db in
                     try db.transaction { try JournalRecords.insert(batch, into: db) }
                 }
-                return
+                return true
             } catch {
                 log.error("journal: writing \(batch.count) entries failed (attempt \(attempt) of 3): \(error)")
                 usleep(useconds_t(attempt * 50_000))
             }
         }
         log.error("journal: dropped \(batch.count) entries after 3 failed attempts")
+        return false
     }
 }

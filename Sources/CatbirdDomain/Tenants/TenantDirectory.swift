@@ -19,7 +19,7 @@ public final class TenantDirectory: Sendable {
     private let mocks: MockStore
     private let journal: Journal
     private let database: SerialDatabase
-    private let reader: SerialDatabase
+    let reader: SerialDatabase
 
     public init(mocks: MockStore, journal: Journal, database: SerialDatabase, reader: SerialDatabase) {
         self.mocks = mocks

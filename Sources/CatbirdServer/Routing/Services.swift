@@ -15,6 +15,8 @@ struct Services: Sendable {
     let settings: CatbirdServer.Settings
     /// The server's own base URL, known once it is listening.
     let origin: ServerOrigin
+    /// Request counts and the database's size for `/catbird/metrics`.
+    let metrics: ServerMetrics
 }
 
 /// The base URL the server listens on, e.g. `http://127.0.0.1:8080` (set when it starts; the

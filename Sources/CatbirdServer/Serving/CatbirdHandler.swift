@@ -1,6 +1,7 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
+import CatbirdWire
 
 /// The server's ``HTTPHandler``: `/catbird` control and admin routes, everything else is
 /// served from mocks and journaled. Logs one line per request at info level.
@@ -8,14 +9,16 @@ struct CatbirdHandler: HTTPHandler {
     let routes: RouteTable
     let serving: MockServing
     let log: Logger
+    let metrics: RequestMetrics
 
     init(services: Services) {
         routes = RouteTable(routes:
             MockRoutes.routes(services) + JournalRoutes.routes(services) + JournalEntryRoutes.routes(services)
             + TenantRoutes.routes(services) + SQLRoute.routes(services) + InfoRoutes.routes(services)
-            + WebPageRoutes.routes())
+            + WebPageRoutes.routes() + MetricsRoute.routes(services))
         serving = MockServing(mocks: services.mocks, journal: services.journal, files: services.files)
         log = services.log
+        metrics = services.metrics.requests
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -30,10 +33,11 @@ struct CatbirdHandler: HTTPHandler {
             response = served.0
             answeredBy = served.1.rawValue
         }
+        let elapsed = ContinuousClock.now - request.receivedAt
+        metrics.record(answeredBy: answeredBy, status: response.status, latency: elapsed)
         if log.isEnabled(.info) {
-            let elapsed = (ContinuousClock.now - request.receivedAt).milliseconds
             let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""
-            log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed))ms\(delay)")
+            log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)")
         }
         return response
     }
@@ -48,6 +52,9 @@ struct CatbirdHandler: HTTPHandler {
                 request: request, response: response, responseHeadersJSON: APIError.headersJSON,
                 answeredBy: .unanswered, hit: nil, tenant: tenant)
         }
+        metrics.record(
+            answeredBy: Self.isControl(request.path) ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: response.status,
+            latency: ContinuousClock.now - request.receivedAt)
         log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes tenant=\(tenant)")
         return response
     }

@@ -1,0 +1,27 @@
+/// What the ``JournalWriter`` has done since it started, and its queue at one moment.
+public struct JournalWriterStatistics: Sendable, Equatable {
+    /// Upper bounds of the rows-per-commit buckets (a commit of n rows counts in every bucket
+    /// whose bound is at least n): 1, 10, 100 and ``JournalWriter/maxBatchSize``.
+    public static let rowsPerCommitBounds = [1, 10, 100, JournalWriter.maxBatchSize]
+
+    /// Entries waiting to be written.
+    public var queuedEntries = 0
+    /// Bytes waiting, counted as for ``JournalWriter/byteCapacity``.
+    public var queuedBytes = 0
+    /// Transactions the writer has run (each of 1 to ``JournalWriter/maxBatchSize`` rows).
+    public var commits = 0
+    /// Rows those transactions held, in all.
+    public var rows = 0
+    /// Rows dropped after three failed attempts to write them (each also logged as an error).
+    public var droppedRows = 0
+    /// Commits of at most ``rowsPerCommitBounds``[i] rows, cumulative like a Prometheus histogram.
+    public var commitsAtMost: [Int] = Array(repeating: 0, count: rowsPerCommitBounds.count)
+
+    mutating func recordCommit(rows count: Int) {
+        commits += 1
+        rows += count
+        for (index, bound) in Self.rowsPerCommitBounds.enumerated() where count <= bound {
+            commitsAtMost[index] += 1
+        }
+    }
+}

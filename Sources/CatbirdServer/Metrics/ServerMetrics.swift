@@ -1,0 +1,21 @@
+import Foundation
+
+/// What `/catbird/metrics` reports besides the journal writer's own statistics: the request
+/// counts and where the database files are (their sizes are read at each scrape).
+final class ServerMetrics: Sendable {
+    let requests = RequestMetrics()
+    /// The database file; its `-wal` file is counted with it.
+    let databasePath: String
+
+    init(databasePath: String) {
+        self.databasePath = databasePath
+    }
+
+    /// Bytes on disk of the database file and its write-ahead log (0 for a missing file).
+    func databaseBytes() -> Int {
+        [databasePath, databasePath + "-wal"].reduce(0) { total, path in
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+            return total + (size ?? 0)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// `GET /catbird/metrics` → the server's metrics in the Prometheus text format (version 0.0.4;
+/// names, labels and units in docs/operations.md). Counts cover the whole server, every
+/// tenant together; no tenant's id or data appears. Counters start at 0 when the server starts.
+enum MetricsRoute {
+    static func routes(_ services: Services) -> [Route] {
+        [
+            Route("GET", "/catbird/metrics") { _ throws(APIError) in
+                let text = try render(services)
+                return HTTPResponse(
+                    status: 200, headers: ["Content-Type": PrometheusText.contentType], body: Array(text.utf8))
+            },
+        ]
+    }
+
+    private static func render(_ services: Services) throws(APIError) -> String {
+        let writer = services.journal.writerStatistics()
+        let requests = services.metrics.requests.snapshot()
+        let stored: (tenants: Int, mocks: Int)
+        do {
+            stored = try services.tenants.counts()
+        } catch {
+            services.log.error("metrics: reading the counts failed: \(error)")
+            throw APIError(status: 503, reason: "database unavailable")
+        }
+
+        var out = PrometheusText()
+        out.metric("catbird_build_info", .gauge, help: "Always 1; the version label is the server's version.")
+        out.sample("catbird_build_info", labels: ["version": CatbirdServer.version], 1)
+
+        out.metric(
+            "catbird_requests_total", .counter,
+            help: "Requests answered, by who answered (control = the /catbird routes; otherwise the journal's answered_by) and status class.")
+        for (who, answerer) in RequestMetrics.answerers.enumerated() {
+            for (index, statusClass) in RequestMetrics.statusClasses.enumerated() {
+                out.sample("catbird_requests_total", labels: ["answered_by": answerer, "status_class": statusClass], requests.requests[who][index])
+            }
+        }
+        out.histogram(
+            "catbird_request_duration_seconds",
+            help: "Seconds from a request's arrival to its answer being ready (a mock's delay not included).",
+            bounds: RequestMetrics.latencyBounds, atMost: requests.latencyAtMost, count: requests.latencyCount,
+            sum: requests.latencySum)
+
+        out.metric("catbird_journal_queue_entries", .gauge, help: "Journal entries waiting to be written to SQLite.")
+        out.sample("catbird_journal_queue_entries", writer.queuedEntries)
+        out.metric("catbird_journal_queue_bytes", .gauge, help: "Bytes of bodies, headers and URLs waiting to be written.")
+        out.sample("catbird_journal_queue_bytes", writer.queuedBytes)
+        out.histogram(
+            "catbird_journal_commit_rows", help: "Journal rows per SQLite transaction of the journal writer.",
+            bounds: JournalWriterStatistics.rowsPerCommitBounds.map(Double.init), atMost: writer.commitsAtMost,
+            count: writer.commits, sum: Double(writer.rows))
+        out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped after three failed writes (each logged).")
+        out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
+
+        out.metric("catbird_tenants", .gauge, help: "Tenants stored, the default tenant included.")
+        out.sample("catbird_tenants", stored.tenants)
+        out.metric("catbird_mocks", .gauge, help: "Mocks stored, every tenant's.")
+        out.sample("catbird_mocks", stored.mocks)
+        out.metric("catbird_database_bytes", .gauge, help: "Bytes on disk of the SQLite database and its write-ahead log.")
+        out.sample("catbird_database_bytes", services.metrics.databaseBytes())
+        return out.text
+    }
+}
