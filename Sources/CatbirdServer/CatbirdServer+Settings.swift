@@ -41,12 +41,15 @@ extension CatbirdServer {
         public var cors = false
         /// Longest a forwarded request may take upstream, connect to last byte; 504 past it.
         public var upstreamTimeout: Duration = .seconds(30)
+        /// The bearer token the cross-tenant routes require (`CATBIRD_ADMIN_TOKEN`); nil: none,
+        /// and a request without a parallel id is the admin (docs/tenancy.md#admin).
+        public var adminToken: String?
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, databasePath: String = "catbird.sqlite",
             maxBodySize: Int = 50 * 1024 * 1024, journalBodyLimit: Int = 64 * 1024,
             journalQueueCapacity: Int = 50_000, sqlTimeLimit: Duration = .seconds(2),
-            threadCount: Int = 0, logLevel: Logger.Level = .info
+            threadCount: Int = 0, logLevel: Logger.Level = .info, adminToken: String? = nil
         ) {
             self.host = host
             self.port = port
@@ -57,6 +60,14 @@ extension CatbirdServer {
             self.sqlTimeLimit = sqlTimeLimit
             self.threadCount = threadCount
             self.logLevel = logLevel
+            self.adminToken = adminToken
+        }
+
+        /// Whether ``host`` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): only the
+        /// machine itself can connect.
+        public var listensOnLoopbackOnly: Bool {
+            let lowered = host.lowercased()
+            return lowered == "localhost" || lowered == "::1" || lowered == "[::1]" || lowered.hasPrefix("127.")
         }
     }
 }

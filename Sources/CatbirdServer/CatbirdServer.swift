@@ -54,7 +54,7 @@ public final class CatbirdServer: Sendable {
             tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
             sql: sql, log: log,
             files: try Self.fileServing(settings, log: log), settings: settings, origin: origin,
-            metrics: ServerMetrics(databasePath: location.path))
+            metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken))
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port,

@@ -37,6 +37,10 @@ enum CommandLineOptions {
                                       (env CATBIRD_MOCKS_DIR; layout in docs/files.md)
           --files-with-query          The query string is part of a file mock's name
                                       (env CATBIRD_FILES_WITH_QUERY=1)
+          --admin-token <token>       Bearer token the cross-tenant routes (list and drop every
+                                      tenant, remove every tenant's mocks) then require
+                                      (env CATBIRD_ADMIN_TOKEN; default: none, and a request
+                                      without a parallel id is the admin)
           -h, --help                  Show this help
           --version                   Show the version
 
@@ -60,6 +64,7 @@ enum CommandLineOptions {
             "host": "CATBIRD_HOST", "port": "CATBIRD_PORT", "db": "CATBIRD_DB", "log-level": "CATBIRD_LOG_LEVEL",
             "max-body-size": "CATBIRD_MAX_BODY_SIZE", "journal-body-limit": "CATBIRD_JOURNAL_BODY_LIMIT",
             "threads": "CATBIRD_THREADS", "mocks-dir": "CATBIRD_MOCKS_DIR", "files-with-query": "CATBIRD_FILES_WITH_QUERY",
+            "admin-token": "CATBIRD_ADMIN_TOKEN",
         ]
         for (option, variable) in environmentNames {
             guard let value = environment[variable], !value.isEmpty else { continue }
@@ -128,6 +133,12 @@ enum CommandLineOptions {
         }
         settings.mocksDirectory = values["mocks-dir"]
         settings.filesIncludeQuery = values["files-with-query"] != nil
+        if let token = values["admin-token"] {
+            guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw UsageError(description: "admin token must be printable ASCII without spaces, and not empty")
+            }
+            settings.adminToken = token
+        }
         return settings
     }
 

@@ -24,6 +24,11 @@ case let .serve(settings, ignoredVariables):
     for variable in ignoredVariables {
         log.warning("\(variable) is set but not implemented in this version; ignored")
     }
+    if settings.adminToken == nil && !settings.listensOnLoopbackOnly {
+        log.warning(
+            "listening on \(settings.host) without an admin token: anyone who can reach the port may list and drop "
+                + "every tenant; set --admin-token or CATBIRD_ADMIN_TOKEN")
+    }
     OpenFileLimit.raiseToHardLimit()
     let server: CatbirdServer
     do {

@@ -127,7 +127,10 @@ health_status() {
 clear_mocks() {
     [ "$keep_mocks" = 0 ] || { echo "start.sh: --keep-mocks: mocks of earlier runs are kept."; return 0; }
     local answer
-    if ! answer=$(curl -s -X DELETE --max-time 30 -w ' %{http_code}' "$base_url/catbird/api/mocks" 2>&1) \
+    # An admin action: with CATBIRD_ADMIN_TOKEN set (the server reads it too), send it as the bearer.
+    local auth=()
+    [ -z "${CATBIRD_ADMIN_TOKEN:-}" ] || auth=(-H "Authorization: Bearer $CATBIRD_ADMIN_TOKEN")
+    if ! answer=$(curl -s -X DELETE --max-time 30 "${auth[@]}" -w ' %{http_code}' "$base_url/catbird/api/mocks" 2>&1) \
         || [ "${answer##* }" != 200 ]; then
         "$@"
         fail "could not remove the mocks of earlier runs (DELETE $base_url/catbird/api/mocks answered: ${answer:-nothing})."

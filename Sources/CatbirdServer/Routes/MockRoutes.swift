@@ -24,11 +24,10 @@ enum MockRoutes {
             // must not answer this one, while every journal stays queryable. 200
             // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll).
             Route("DELETE", "/catbird/api/mocks") { context throws(APIError) in
-                guard context.tenant.isDefault else {
-                    throw .forbidden(
-                        "removing every tenant's mocks is an admin action; a shard removes its own with "
-                            + "{\"type\":\"removeAll\"} (\(TenantID.headerName): \(context.tenant.rawValue)); "
-                            + "send the request without the header for admin actions")
+                guard context.isAdmin else {
+                    throw services.admin.refusal(
+                        "removing every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})",
+                        tenant: context.tenant)
                 }
                 return try storage(services) {
                     JSONBody.response(["removed": try services.tenants.removeEveryTenantsMocks()])

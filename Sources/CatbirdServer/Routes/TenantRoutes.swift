@@ -2,8 +2,9 @@ import CatbirdDomain
 import CatbirdHTTP
 
 /// Tenants (docs/protocol.md#tenants-and-health, docs/tenancy.md#admin), with shard isolation: a request carrying a non-empty
-/// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; a request
-/// without the header (the default tenant) is the admin and sees or drops any tenant.
+/// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; the admin
+/// (``AdminAccess``: without a token, a request without the header; with one, its bearer) sees
+/// or drops any tenant. Refusals are 403, or 401 when an admin token is configured.
 /// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary]}`: every tenant for the admin;
 ///   for shard P only P's own row (an empty list while P has no row yet).
 /// - `DELETE /catbird/api/tenants/{id}` → 204, or 404 when no such tenant; drops its mocks and
@@ -18,16 +19,12 @@ enum TenantRoutes {
             Route("GET", "/catbird/api/tenants") { context throws(APIError) in
                 try storage(services) {
                     var tenants = try services.tenants.list()
-                    if !context.tenant.isDefault { tenants.removeAll { $0.id != context.tenant.rawValue } }
+                    if !context.isAdmin { tenants.removeAll { $0.id != context.tenant.rawValue } }
                     return JSONBody.response(["tenants": tenants])
                 }
             },
             Route("DELETE", "/catbird/api/tenants") { context throws(APIError) in
-                guard context.tenant.isDefault else {
-                    throw .forbidden(
-                        "dropping every tenant is an admin action and a shard may drop only its own tenant "
-                            + "(\(TenantID.headerName): \(context.tenant.rawValue)); send the request without the header")
-                }
+                guard context.isAdmin else { throw services.admin.refusal("dropping every tenant", tenant: context.tenant) }
                 return try storage(services) {
                     try services.tenants.dropAll()
                     return HTTPResponse(status: 204)
@@ -35,10 +32,8 @@ enum TenantRoutes {
             },
             Route("DELETE", "/catbird/api/tenants/", hasParameter: true) { context throws(APIError) in
                 let tenant = TenantID(context.parameter ?? "")
-                guard context.tenant.isDefault || context.tenant == tenant else {
-                    throw .forbidden(
-                        "a shard may drop only its own tenant (\(TenantID.headerName): \(context.tenant.rawValue)); "
-                            + "send the request without the header for admin actions")
+                guard context.isAdmin || (context.tenant == tenant && !tenant.isDefault) else {
+                    throw services.admin.refusal("dropping another tenant", tenant: context.tenant)
                 }
                 return try storage(services) {
                     guard try services.tenants.drop(tenant) else {

@@ -9,6 +9,8 @@ struct APIError: Error, Sendable {
 
     static func badRequest(_ reason: String) -> APIError { APIError(status: 400, reason: reason) }
     static func forbidden(_ reason: String) -> APIError { APIError(status: 403, reason: reason) }
+    /// 401, answered with `WWW-Authenticate: Bearer realm="catbird"` (RFC 9110 §11.6.1).
+    static func unauthorized(_ reason: String) -> APIError { APIError(status: 401, reason: reason) }
     static let notFound = APIError(status: 404, reason: "Not Found")
     static func methodNotAllowed(_ allowed: String) -> APIError {
         APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))")
@@ -26,6 +28,8 @@ struct APIError: Error, Sendable {
 
     /// The JSON error response, with ``headers``.
     var response: HTTPResponse {
-        HTTPResponse(status: status, headers: Self.headers, body: Array(CatbirdErrorBody(reason: reason).json.utf8))
+        var response = HTTPResponse(status: status, headers: Self.headers, body: Array(CatbirdErrorBody(reason: reason).json.utf8))
+        if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }
+        return response
     }
 }

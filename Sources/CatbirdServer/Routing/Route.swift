@@ -7,6 +7,8 @@ struct RouteContext: Sendable {
     let request: HTTPRequest
     /// From `X-Catbird-Parallel-Id`; the default tenant when absent or empty.
     let tenant: TenantID
+    /// Whether the request may use the cross-tenant routes (``AdminAccess``).
+    let isAdmin: Bool
     /// The path segments after the route's prefix, percent-decoded (e.g. a tenant id).
     var parameter: String?
 }
@@ -43,7 +45,7 @@ struct Route: Sendable {
 struct RouteTable: Sendable {
     let routes: [Route]
 
-    func respond(to request: HTTPRequest, tenant: TenantID) -> HTTPResponse {
+    func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPResponse {
         var allowed: [String] = []
         // An exact path wins over a parameter route's prefix: `GET /catbird/api/requests/count`
         // is a 405 of the count route, not entry "count".
@@ -55,7 +57,7 @@ struct RouteTable: Sendable {
                 continue
             }
             do {
-                return try route.handler(RouteContext(request: request, tenant: tenant, parameter: parameter))
+                return try route.handler(RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter))
             } catch {
                 return error.response
             }

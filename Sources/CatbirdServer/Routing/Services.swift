@@ -17,6 +17,8 @@ struct Services: Sendable {
     let origin: ServerOrigin
     /// Request counts and the database's size for `/catbird/metrics`.
     let metrics: ServerMetrics
+    /// Who may use the cross-tenant routes (docs/operations.md#admin-token).
+    let admin: AdminAccess
 }
 
 /// The base URL the server listens on, e.g. `http://127.0.0.1:8080` (set when it starts; the

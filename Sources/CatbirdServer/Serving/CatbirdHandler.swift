@@ -10,13 +10,15 @@ struct CatbirdHandler: HTTPHandler {
     let serving: MockServing
     let log: Logger
     let metrics: RequestMetrics
+    let admin: AdminAccess
 
     init(services: Services) {
         routes = RouteTable(routes:
             MockRoutes.routes(services) + JournalRoutes.routes(services) + JournalEntryRoutes.routes(services)
             + TenantRoutes.routes(services) + SQLRoute.routes(services) + InfoRoutes.routes(services)
             + WebPageRoutes.routes() + MetricsRoute.routes(services))
-        serving = MockServing(mocks: services.mocks, journal: services.journal, files: services.files)
+        serving = MockServing(mocks: services.mocks, journal: services.journal, files: services.files, admin: services.admin)
+        admin = services.admin
         log = services.log
         metrics = services.metrics.requests
     }
@@ -26,7 +28,7 @@ struct CatbirdHandler: HTTPHandler {
         let response: HTTPResponse
         let answeredBy: String
         if Self.isControl(request.path) {
-            response = routes.respond(to: request, tenant: tenant)
+            response = routes.respond(to: request, tenant: tenant, isAdmin: admin.isAdmin(request, tenant: tenant))
             answeredBy = "control"
         } else {
             let served = serving.respond(to: request, tenant: tenant)

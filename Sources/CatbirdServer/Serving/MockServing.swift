@@ -11,6 +11,8 @@ struct MockServing: Sendable {
     let journal: Journal
     /// The mocks directory, when one is configured and files are served (not while recording).
     let files: FileServing?
+    /// Keeps the admin token out of the journal (``AdminAccess/redactingToken(in:)``).
+    let admin: AdminAccess
 
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
@@ -52,7 +54,7 @@ struct MockServing: Sendable {
         let elapsed = ContinuousClock.now - request.receivedAt
         journal.append(JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
-            requestHeaders: JSONText.object(request.headers.fields), requestBody: request.body,
+            requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: responseHeadersJSON,
             responseBody: response.body, answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },

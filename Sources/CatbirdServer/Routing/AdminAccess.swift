@@ -1,0 +1,72 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdSupport
+
+/// Who may use the cross-tenant routes (list every tenant, drop another tenant or all of them,
+/// remove every tenant's mocks): the rule of docs/tenancy.md#admin.
+///
+/// - Without an admin token (`--admin-token` / `CATBIRD_ADMIN_TOKEN` unset) a request without
+///   `X-Catbird-Parallel-Id` is the admin, as in Catbird 0.11's single-user world.
+/// - With a token, only a request carrying `Authorization: Bearer <token>` is the admin; one
+///   without a parallel id is then an ordinary client of the default tenant.
+///
+/// The token is compared in time that depends on the length of what was sent, never on how
+/// much of it matches; it is never journaled (``redactingToken(in:)``) nor logged.
+struct AdminAccess: Sendable {
+    /// The token's bytes; nil when none is configured.
+    private let token: [UInt8]?
+
+    /// - Parameter token: the admin token; nil or empty means none.
+    init(token: String?) {
+        self.token = token.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
+    }
+
+    var requiresToken: Bool { token != nil }
+
+    /// Whether `request` (of `tenant`) may use the cross-tenant routes.
+    func isAdmin(_ request: HTTPRequest, tenant: TenantID) -> Bool {
+        guard token != nil else { return tenant.isDefault }
+        return request.headers.fields.contains { $0.name.equalsIgnoringASCIICase("Authorization") && carriesToken($0.value) }
+    }
+
+    /// The refusal of a cross-tenant action to a caller that is not the admin: 401 asking for
+    /// the token when one is configured, else 403 telling a shard to drop its header.
+    /// - Parameter action: what was refused, e.g. "dropping every tenant".
+    func refusal(_ action: String, tenant: TenantID) -> APIError {
+        if requiresToken {
+            return .unauthorized(
+                "\(action) is an admin action: send Authorization: Bearer <admin token> (the server's --admin-token)")
+        }
+        return .forbidden(
+            "\(action) is an admin action, and a shard (\(TenantID.headerName): \(tenant.rawValue)) may act on only its own tenant; "
+                + "send the request without the header for admin actions")
+    }
+
+    /// `fields` with the value of any `Authorization` field that carries the admin token
+    /// replaced by `Bearer [redacted]`: what the journal stores for a request's headers.
+    func redactingToken(in fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard token != nil,
+              fields.contains(where: { $0.name.equalsIgnoringASCIICase("Authorization") && carriesToken($0.value) })
+        else { return fields }
+        return fields.map { field in
+            field.name.equalsIgnoringASCIICase("Authorization") && carriesToken(field.value)
+                ? (name: field.name, value: "Bearer [redacted]") : field
+        }
+    }
+
+    /// Whether an `Authorization` value is `Bearer <token>` (scheme case-insensitive, RFC 9110
+    /// §11.1; token compared byte for byte in constant time for a given length sent).
+    private func carriesToken(_ value: String) -> Bool {
+        guard let token else { return false }
+        let bytes = Array(value.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count + 1, bytes[scheme.count] == 0x20,
+              zip(bytes, scheme).allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) else { return false }
+        let given = bytes[(scheme.count + 1)...].drop { $0 == 0x20 }
+        var difference: UInt8 = given.count == token.count ? 0 : 1
+        for (offset, byte) in given.enumerated() {
+            difference |= byte ^ token[offset % token.count]
+        }
+        return difference == 0
+    }
+}

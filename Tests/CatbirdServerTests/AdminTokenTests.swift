@@ -1,0 +1,139 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// `--admin-token` (docs/operations.md#admin-token): with a token, the cross-tenant routes need
+/// `Authorization: Bearer <token>`, a request without a parallel id is an ordinary default-tenant
+/// client, and the token never reaches the journal.
+final class AdminTokenTests: XCTestCase {
+    private let token = "s3cret-Token_0123456789"
+    private var bearer: [(String, String)] { [("Authorization", "Bearer \(token)")] }
+
+    private func tenantIDs(_ answer: RawResponse) -> [String]? {
+        (answer.object["tenants"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+    }
+
+    func testWithATokenOnlyTheBearerListsAndDropsOtherTenants() throws {
+        let server = try TestServer { $0.adminToken = self.token }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for tenant in ["alpha", "beta"] { try E2E.addMock(client, tenant: tenant, url: "/x", body: tenant) }
+
+        // No header, no token: an ordinary client of the default tenant.
+        XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants")), [""])
+        for (method, target) in [("DELETE", "/catbird/api/tenants"), ("DELETE", "/catbird/api/tenants/alpha"), ("DELETE", "/catbird/api/mocks")] {
+            let refused = try client.request(method, target)
+            E2E.assertError(refused, status: 401, reasonContains: "Authorization: Bearer")
+            XCTAssertEqual(refused.header("WWW-Authenticate"), "Bearer realm=\"catbird\"", "\(method) \(target)")
+        }
+        // A wrong token, a token with a different length, another scheme: the same.
+        for value in ["Bearer s3cret-Token_0123456788", "Bearer \(token)x", "Bearer s3cret", "Basic \(token)", "Bearer", "Bearer "] {
+            let refused = try client.request("DELETE", "/catbird/api/tenants/alpha", headers: [("Authorization", value)])
+            E2E.assertError(refused, status: 401, reasonContains: "admin")
+            XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants", headers: [("Authorization", value)])), [""], value)
+        }
+        XCTAssertEqual(try E2E.mocks(client, tenant: "alpha").count, 1, "nothing was dropped")
+
+        // The token: everything, scheme in any case, with or without a parallel id.
+        XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants", headers: bearer)), ["", "alpha", "beta"])
+        XCTAssertEqual(
+            tenantIDs(try client.request("GET", "/catbird/api/tenants", headers: bearer + E2E.tenantHeader("beta"))),
+            ["", "alpha", "beta"])
+        let dropped = try client.request("DELETE", "/catbird/api/tenants/alpha", headers: [("authorization", "bEaReR \(token)")])
+        XCTAssertEqual(dropped.status, 204, dropped.text)
+        XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants", headers: bearer)), ["", "beta"])
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants", headers: bearer).status, 204)
+        XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants", headers: bearer)), [""])
+    }
+
+    func testWithATokenAShardStillDropsItselfAndTheDefaultTenantStillWorks() throws {
+        let server = try TestServer { $0.adminToken = self.token }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: nil, url: "/shared", body: "default")
+        try E2E.addMock(client, tenant: "gamma", url: "/own", body: "gamma")
+        XCTAssertEqual(try client.request("GET", "/shared").text, "default", "the default tenant needs no token")
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 1)
+        E2E.assertError(
+            try client.request("DELETE", "/catbird/api/tenants/delta", headers: E2E.tenantHeader("gamma")), status: 401)
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/gamma", headers: E2E.tenantHeader("gamma")).status, 204)
+        XCTAssertEqual(try E2E.mocks(client, tenant: "gamma").count, 0)
+    }
+
+    func testWithoutATokenARequestWithoutAParallelIDIsTheAdminAsBefore() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "alpha", url: "/x", body: "a")
+        XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants")), ["", "alpha"])
+        E2E.assertError(
+            try client.request("DELETE", "/catbird/api/tenants", headers: E2E.tenantHeader("alpha")), status: 403,
+            reasonContains: "admin action")
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/alpha").status, 204)
+    }
+
+    /// The journal stores request headers as sent (docs/protocol.md#journal); the admin token
+    /// alone is replaced, in the row itself, so neither the API nor SQL nor the file shows it.
+    func testTheTokenIsNeverJournaled() throws {
+        let server = try TestServer { $0.adminToken = self.token }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "alpha", url: "/app", body: "ok")
+        _ = try client.request("GET", "/app", headers: E2E.tenantHeader("alpha") + bearer)
+        _ = try client.request("GET", "/app", headers: E2E.tenantHeader("alpha") + [("Authorization", "Bearer the-apps-own")])
+        _ = try client.request("GET", "/catbird/api/tenants", headers: bearer)
+
+        let entries = try E2E.journal(client, tenant: "alpha")
+        XCTAssertEqual(entries.count, 2, "control requests are not journaled")
+        let sent = entries.map { (($0["request"] as? [String: Any])?["headers"] as? [String: Any])?["Authorization"] as? String }
+        XCTAssertEqual(sent, ["Bearer [redacted]", "Bearer the-apps-own"])
+        server.stop()
+        let file = try Data(contentsOf: URL(fileURLWithPath: server.databasePath))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: server.databasePath + "-wal"))) ?? Data())
+        XCTAssertNil(file.range(of: Data(token.utf8)), "the token is nowhere in the database file")
+    }
+
+    /// Starts `catbird` with `arguments` and `environment`, waits until it says it listens (or
+    /// exits), stops it with SIGTERM and returns what it printed on stderr.
+    private func startupLog(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-admin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = try BuiltProducts.executable(named: "catbird")
+        process.arguments = ["serve", "--port", "0", "--db", directory.appendingPathComponent("db.sqlite").path] + arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CATBIRD_") }
+            .merging(environment) { $1 }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var output = Data()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning, !String(decoding: output, as: UTF8.self).contains("listening on") {
+            output += stderr.fileHandleForReading.availableData
+        }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        output += stderr.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    func testListeningBeyondLoopbackWithoutATokenWarns() throws {
+        let open = try startupLog(["--host", "0.0.0.0"])
+        XCTAssertTrue(open.contains("listening on http://0.0.0.0:"), open)
+        XCTAssertTrue(open.contains("[warning] listening on 0.0.0.0 without an admin token"), open)
+
+        let guarded = try startupLog(["--host", "0.0.0.0"], environment: ["CATBIRD_ADMIN_TOKEN": token])
+        XCTAssertTrue(guarded.contains("listening on http://0.0.0.0:"), guarded)
+        XCTAssertFalse(guarded.contains("without an admin token"), guarded)
+        XCTAssertFalse(guarded.contains(token), "the token is never logged: \(guarded)")
+
+        let loopback = try startupLog(["--host", "127.0.0.1"])
+        XCTAssertTrue(loopback.contains("listening on http://127.0.0.1:"), loopback)
+        XCTAssertFalse(loopback.contains("without an admin token"), loopback)
+
+        let empty = try startupLog(["--admin-token", ""])
+        XCTAssertTrue(empty.contains("admin token must be printable ASCII without spaces, and not empty"), empty)
+    }
+}
