@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdSupport
 
 extension CatbirdServer {
@@ -44,12 +45,18 @@ extension CatbirdServer {
         /// The bearer token the cross-tenant routes require (`CATBIRD_ADMIN_TOKEN`); nil: none,
         /// and a request without a parallel id is the admin (docs/tenancy.md#admin).
         public var adminToken: String?
+        /// What is pruned and when (`--tenant-ttl`, `--journal-max-rows`, `--journal-max-age`;
+        /// docs/operations.md#retention).
+        public var retention: RetentionPolicy
+        /// How often the pruner runs a pass.
+        public var retentionInterval: Duration
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, databasePath: String = "catbird.sqlite",
             maxBodySize: Int = 50 * 1024 * 1024, journalBodyLimit: Int = 64 * 1024,
             journalQueueCapacity: Int = 50_000, sqlTimeLimit: Duration = .seconds(2),
-            threadCount: Int = 0, logLevel: Logger.Level = .info, adminToken: String? = nil
+            threadCount: Int = 0, logLevel: Logger.Level = .info, adminToken: String? = nil,
+            retention: RetentionPolicy = .defaults, retentionInterval: Duration = .seconds(10)
         ) {
             self.host = host
             self.port = port
@@ -61,6 +68,8 @@ extension CatbirdServer {
             self.threadCount = threadCount
             self.logLevel = logLevel
             self.adminToken = adminToken
+            self.retention = retention
+            self.retentionInterval = retentionInterval
         }
 
         /// Whether ``host`` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): only the

@@ -23,6 +23,7 @@ public final class CatbirdServer: Sendable {
     private let reader: SerialDatabase
     private let sql: TenantSQL
     private let journalWriter: JournalWriter
+    private let pruner: RetentionPruner
     private let location: DatabaseLocation
     private let lock: DatabaseFileLock
     private let origin = ServerOrigin()
@@ -49,12 +50,15 @@ public final class CatbirdServer: Sendable {
         let journal = Journal(writer: journalWriter, database: writer, reader: reader)
         // After migrating: the SQL route's connections shadow the tables migrated above.
         sql = try TenantSQL(path: location.path, maxValueLength: SQLRoute.maxValueLength(settings), journal: journal)
+        let tenants = TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader)
+        pruner = RetentionPruner(
+            retention: Retention(policy: settings.retention, directory: tenants), interval: settings.retentionInterval, log: log)
         let services = Services(
-            mocks: mocks, journal: journal,
-            tenants: TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader),
+            mocks: mocks, journal: journal, tenants: tenants,
             sql: sql, log: log,
             files: try Self.fileServing(settings, log: log), settings: settings, origin: origin,
-            metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken))
+            metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
+            pruner: pruner)
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port,
@@ -83,6 +87,7 @@ public final class CatbirdServer: Sendable {
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public func start() throws {
         try http.start()
+        pruner.start()
         origin.set("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(http.port)")
     }
 
@@ -94,6 +99,7 @@ public final class CatbirdServer: Sendable {
     public func stop() {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         http.stop()
+        pruner.stop()
         journalWriter.stop()
         sql.close()
         reader.close()

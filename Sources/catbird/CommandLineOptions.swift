@@ -37,6 +37,13 @@ enum CommandLineOptions {
                                       (env CATBIRD_MOCKS_DIR; layout in docs/files.md)
           --files-with-query          The query string is part of a file mock's name
                                       (env CATBIRD_FILES_WITH_QUERY=1)
+          --tenant-ttl <duration>     Drop a tenant (mocks and journal) idle this long: 90s, 30m,
+                                      12h, 7d, or off (env CATBIRD_TENANT_TTL; default 7d)
+          --journal-max-rows <n>      Keep at most n journal rows, all tenants together; the
+                                      oldest are pruned (env CATBIRD_JOURNAL_MAX_ROWS;
+                                      default 1000000; 0 or off: no limit)
+          --journal-max-age <duration> Prune journal rows older than this (env
+                                      CATBIRD_JOURNAL_MAX_AGE; default 7d; off: no limit)
           --admin-token <token>       Bearer token the cross-tenant routes (list and drop every
                                       tenant, remove every tenant's mocks) then require
                                       (env CATBIRD_ADMIN_TOKEN; default: none, and a request
@@ -65,6 +72,8 @@ enum CommandLineOptions {
             "max-body-size": "CATBIRD_MAX_BODY_SIZE", "journal-body-limit": "CATBIRD_JOURNAL_BODY_LIMIT",
             "threads": "CATBIRD_THREADS", "mocks-dir": "CATBIRD_MOCKS_DIR", "files-with-query": "CATBIRD_FILES_WITH_QUERY",
             "admin-token": "CATBIRD_ADMIN_TOKEN",
+            "tenant-ttl": "CATBIRD_TENANT_TTL", "journal-max-rows": "CATBIRD_JOURNAL_MAX_ROWS",
+            "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
         ]
         for (option, variable) in environmentNames {
             guard let value = environment[variable], !value.isEmpty else { continue }
@@ -133,6 +142,18 @@ enum CommandLineOptions {
         }
         settings.mocksDirectory = values["mocks-dir"]
         settings.filesIncludeQuery = values["files-with-query"] != nil
+        if let text = values["tenant-ttl"] { settings.retention.tenantTTL = try retentionDuration(text, option: "tenant-ttl") }
+        if let text = values["journal-max-age"] {
+            settings.retention.journalMaxAge = try retentionDuration(text, option: "journal-max-age")
+        }
+        if let text = values["journal-max-rows"] {
+            let lowered = text.lowercased()
+            guard lowered == "off" || (Int(text).map { $0 >= 0 } ?? false) else {
+                throw UsageError(description: "journal-max-rows must be a whole number of rows, or off; not '\(text)'")
+            }
+            let rows = Int(text) ?? 0
+            settings.retention.journalMaxRows = rows > 0 ? rows : nil
+        }
         if let token = values["admin-token"] {
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw UsageError(description: "admin token must be printable ASCII without spaces, and not empty")
@@ -145,5 +166,13 @@ enum CommandLineOptions {
     /// Whether a switch's variable is on: `1`, `true`, `yes` (any case).
     static func isOn(_ value: String) -> Bool {
         ["1", "true", "yes"].contains(value.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    /// A ``RetentionDuration``; nil for `off`.
+    private static func retentionDuration(_ text: String, option: String) throws(UsageError) -> Duration? {
+        guard let duration = RetentionDuration.parse(text) else {
+            throw UsageError(description: "\(option) must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or off; not '\(text)'")
+        }
+        return duration
     }
 }

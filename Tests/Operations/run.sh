@@ -3,6 +3,7 @@
 # processes on loopback, driven from Python.
 #   scale_out_test.py     3 then 4 nodes behind a real nginx running deploy/nginx/catbird.conf
 #   metrics_test.py       /catbird/metrics read with prometheus-client's parser, counts checked
+#   retention_test.py     CATBIRD_JOURNAL_MAX_ROWS & co. on a restarted node: pruned, logged, counted
 #   deploy_files_test.py  the Containerfile (hadolint, its promises, the libraries it installs)
 #                         and deploy/k8s/catbird.yaml agree with each other and the binary
 #   container_test.sh     builds the image with deploy/container/build.sh and runs it
@@ -35,5 +36,6 @@ python="$venv/bin/python"
 
 "$python" "$here/scale_out_test.py" --catbird "$catbird"
 "$python" "$here/metrics_test.py" --catbird "$catbird"
+"$python" "$here/retention_test.py" --catbird "$catbird"
 "$python" "$here/deploy_files_test.py" --catbird "$catbird" --hadolint "$venv/bin/hadolint"
 "$here/container_test.sh"

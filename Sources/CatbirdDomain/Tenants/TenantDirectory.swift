@@ -16,9 +16,9 @@ public struct TenantSummary: Sendable, Codable, Equatable {
 
 /// Lists tenants and drops them (mocks and journal together).
 public final class TenantDirectory: Sendable {
-    private let mocks: MockStore
+    let mocks: MockStore
     private let journal: Journal
-    private let database: SerialDatabase
+    let database: SerialDatabase
     let reader: SerialDatabase
 
     public init(mocks: MockStore, journal: Journal, database: SerialDatabase, reader: SerialDatabase) {

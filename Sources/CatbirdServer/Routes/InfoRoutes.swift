@@ -3,7 +3,8 @@ import CatbirdHTTP
 
 /// Health and version (the web page is ``WebPageRoutes``):
 /// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers, else 503;
-/// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health);
+/// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
+///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
 enum InfoRoutes {
     static func routes(_ services: Services) -> [Route] {
@@ -18,11 +19,10 @@ enum InfoRoutes {
                 }
             },
             Route("GET", "/catbird/api/info") { _ in
-                JSONBody.response([
-                    "version": CatbirdServer.version,
-                    "domain": services.origin.url,
-                    "github": "https://github.com/RedMadRobot/catbird",
-                ])
+                JSONBody.response(ServerInfo(
+                    version: CatbirdServer.version, domain: services.origin.url,
+                    github: "https://github.com/RedMadRobot/catbird",
+                    retention: RetentionInfo(policy: services.settings.retention, pruned: services.pruner.pruned)))
             },
             Route("GET", "/catbird/version") { _ in
                 HTTPResponse(

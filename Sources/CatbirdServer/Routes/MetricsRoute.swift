@@ -55,6 +55,18 @@ enum MetricsRoute {
         out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped after three failed writes (each logged).")
         out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
 
+        let pruned = services.pruner.pruned
+        out.metric(
+            "catbird_pruned_journal_rows_total", .counter,
+            help: "Journal rows deleted by retention, by reason: age (--journal-max-age), max_rows (--journal-max-rows), tenant_ttl (with an idle tenant).")
+        out.sample("catbird_pruned_journal_rows_total", labels: ["reason": "age"], pruned.journalRowsByAge)
+        out.sample("catbird_pruned_journal_rows_total", labels: ["reason": "max_rows"], pruned.journalRowsOverLimit)
+        out.sample("catbird_pruned_journal_rows_total", labels: ["reason": "tenant_ttl"], pruned.idleTenantJournalRows)
+        out.metric("catbird_pruned_tenants_total", .counter, help: "Tenants dropped by retention for being idle longer than --tenant-ttl.")
+        out.sample("catbird_pruned_tenants_total", pruned.idleTenants)
+        out.metric("catbird_pruned_mocks_total", .counter, help: "Mocks deleted with those tenants.")
+        out.sample("catbird_pruned_mocks_total", pruned.idleTenantMocks)
+
         out.metric("catbird_tenants", .gauge, help: "Tenants stored, the default tenant included.")
         out.sample("catbird_tenants", stored.tenants)
         out.metric("catbird_mocks", .gauge, help: "Mocks stored, every tenant's.")

@@ -19,6 +19,8 @@ struct Services: Sendable {
     let metrics: ServerMetrics
     /// Who may use the cross-tenant routes (docs/operations.md#admin-token).
     let admin: AdminAccess
+    /// Retention's totals for `/catbird/api/info` and `/catbird/metrics`.
+    let pruner: RetentionPruner
 }
 
 /// The base URL the server listens on, e.g. `http://127.0.0.1:8080` (set when it starts; the

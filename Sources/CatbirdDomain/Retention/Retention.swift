@@ -1,0 +1,138 @@
+import CatbirdStorage
+import CatbirdSupport
+import Foundation
+
+/// Applies a ``RetentionPolicy`` in small batches (docs/operations.md#retention): each batch is
+/// one short statement on the write connection of at most ``batchSize`` rows, and the
+/// connection is let go between batches, so journal writes and control changes interleave with
+/// pruning instead of waiting for it.
+///
+/// Journal rows are pruned oldest first by id (ids grow with arrival, so the oldest rows are
+/// the lowest ids): no scan of the whole table per pass.
+public final class Retention: Sendable {
+    /// Rows deleted per statement at most: 500.
+    public static let batchSize = 500
+    public let policy: RetentionPolicy
+    private let directory: TenantDirectory
+
+    public init(policy: RetentionPolicy, directory: TenantDirectory) {
+        self.policy = policy
+        self.directory = directory
+    }
+
+    /// One pass over every limit of the policy, at most `maxBatches` statements in all (the
+    /// next pass continues a large backlog).
+    /// - Parameter now: the time the ages are measured from.
+    /// - Returns: what was removed.
+    /// - Throws: `SQLiteError`; what was deleted before the failure stays deleted (each batch
+    ///   is complete in itself).
+    public func prune(now: Date = Date(), maxBatches: Int = 200) throws -> RetentionPass {
+        var pass = RetentionPass()
+        var budget = maxBatches
+        if let age = policy.journalMaxAge {
+            pass.journalRowsByAge = try pruneJournal(olderThan: Timestamp.string(from: now - age.timeInterval), budget: &budget)
+        }
+        if let maxRows = policy.journalMaxRows {
+            pass.journalRowsOverLimit = try pruneJournal(keeping: maxRows, budget: &budget)
+        }
+        if let ttl = policy.tenantTTL {
+            try dropTenants(idleSince: Timestamp.string(from: now - ttl.timeInterval), into: &pass, budget: &budget)
+        }
+        return pass
+    }
+
+    private var database: SerialDatabase { directory.database }
+
+    /// Deletes journal rows whose `time` is before `cutoff`, lowest ids first, stopping at the
+    /// first row that is not that old.
+    private func pruneJournal(olderThan cutoff: String, budget: inout Int) throws -> Int {
+        var deleted = 0
+        while budget > 0 {
+            budget -= 1
+            let removed = try database.use { db -> Int in
+                let rows = try db.query("SELECT id, time FROM requests ORDER BY id LIMIT ?", [.integer(Int64(Self.batchSize))])
+                var last: Int64?
+                for row in rows {
+                    guard let time = row[1].stringValue, time < cutoff, let id = row[0].intValue else { break }
+                    last = id
+                }
+                guard let last else { return 0 }
+                try db.run("DELETE FROM requests WHERE id <= ? AND time < ?", [.integer(last), .text(cutoff)])
+                return db.changes
+            }
+            deleted += removed
+            if removed < Self.batchSize { break }
+        }
+        return deleted
+    }
+
+    /// Deletes the oldest journal rows beyond `maxRows`.
+    private func pruneJournal(keeping maxRows: Int, budget: inout Int) throws -> Int {
+        var excess = try database.use { db in
+            Int(try db.query("SELECT COUNT(*) FROM requests").first?[0].intValue ?? 0)
+        } - maxRows
+        var deleted = 0
+        while excess > 0 && budget > 0 {
+            budget -= 1
+            let removed = try database.use { db -> Int in
+                try db.run(
+                    "DELETE FROM requests WHERE id IN (SELECT id FROM requests ORDER BY id LIMIT ?)",
+                    [.integer(Int64(min(excess, Self.batchSize)))])
+                return db.changes
+            }
+            if removed == 0 { break }
+            deleted += removed
+            excess -= removed
+        }
+        return deleted
+    }
+
+    /// Drops tenants (never the default tenant) last active before `cutoff`: their journal in
+    /// batches, each batch deleted only while the tenant is still idle, then their mocks and
+    /// row in one transaction that checks again.
+    private func dropTenants(idleSince cutoff: String, into pass: inout RetentionPass, budget: inout Int) throws {
+        let idle = try database.use { db in
+            try db.query(
+                "SELECT id FROM tenants WHERE id <> '' AND last_activity_at < ? ORDER BY last_activity_at LIMIT ?",
+                [.text(cutoff), .integer(Int64(Self.batchSize))]
+            ).compactMap { $0[0].stringValue }
+        }
+        for id in idle where budget > 0 {
+            let stillIdle = "(SELECT last_activity_at FROM tenants WHERE id = ?) < ?"
+            var journalRows = 0
+            while budget > 0 {
+                budget -= 1
+                let removed = try database.use { db -> Int in
+                    try db.run(
+                        "DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE tenant = ? ORDER BY id LIMIT ?) AND \(stillIdle)",
+                        [.text(id), .integer(Int64(Self.batchSize)), .text(id), .text(cutoff)])
+                    return db.changes
+                }
+                journalRows += removed
+                if removed < Self.batchSize { break }
+            }
+            pass.idleTenantJournalRows += journalRows
+            guard budget > 0 else { return }
+            budget -= 1
+            let tenant = TenantID(id)
+            let mocks = try database.use { db -> Int? in
+                let dropped = try db.transaction { () -> Int? in
+                    guard try db.query("SELECT 1 WHERE \(stillIdle)", [.text(id), .text(cutoff)]).first != nil else { return nil }
+                    try MockRecords.deleteAll(db, tenant: tenant)
+                    let mocks = db.changes
+                    try JournalRecords.deleteAll(db, tenant: tenant)
+                    pass.idleTenantJournalRows += db.changes
+                    try db.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
+                    return mocks
+                }
+                // Under the write connection, so no control change can slip in between.
+                if dropped != nil { directory.mocks.forget(tenant) }
+                return dropped
+            }
+            if let mocks {
+                pass.idleTenants += 1
+                pass.idleTenantMocks += mocks
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// How long a shared host keeps tenants and journal rows (docs/operations.md#retention).
+/// Each limit is off when nil.
+public struct RetentionPolicy: Sendable, Equatable {
+    /// A tenant (not the default tenant) whose last activity is older than this is dropped
+    /// with its mocks and journal.
+    public var tenantTTL: Duration?
+    /// The journal, all tenants together, keeps at most this many rows; the oldest go first.
+    public var journalMaxRows: Int?
+    /// Journal rows older than this are deleted.
+    public var journalMaxAge: Duration?
+
+    /// The defaults of `catbird serve`: tenants idle for 7 days dropped, journal rows kept for
+    /// 7 days and at most 1,000,000 of them (about 150 MB of rows without bodies; bodies are
+    /// capped by the journal body limit).
+    public static let defaults = RetentionPolicy(
+        tenantTTL: .seconds(7 * 86_400), journalMaxRows: 1_000_000, journalMaxAge: .seconds(7 * 86_400))
+
+    /// Nothing pruned.
+    public static let off = RetentionPolicy(tenantTTL: nil, journalMaxRows: nil, journalMaxAge: nil)
+
+    public init(tenantTTL: Duration?, journalMaxRows: Int?, journalMaxAge: Duration?) {
+        self.tenantTTL = tenantTTL
+        self.journalMaxRows = journalMaxRows
+        self.journalMaxAge = journalMaxAge
+    }
+
+    public var isOff: Bool { tenantTTL == nil && journalMaxRows == nil && journalMaxAge == nil }
+}
+
+/// What one pruning pass removed.
+public struct RetentionPass: Sendable, Equatable {
+    /// Journal rows deleted for being older than ``RetentionPolicy/journalMaxAge``.
+    public var journalRowsByAge = 0
+    /// Journal rows deleted for being over ``RetentionPolicy/journalMaxRows``.
+    public var journalRowsOverLimit = 0
+    /// Tenants dropped for being idle longer than ``RetentionPolicy/tenantTTL``.
+    public var idleTenants = 0
+    /// Journal rows and mocks that went with those tenants.
+    public var idleTenantJournalRows = 0
+    public var idleTenantMocks = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { self == RetentionPass() }
+
+    public static func += (lhs: inout RetentionPass, rhs: RetentionPass) {
+        lhs.journalRowsByAge += rhs.journalRowsByAge
+        lhs.journalRowsOverLimit += rhs.journalRowsOverLimit
+        lhs.idleTenants += rhs.idleTenants
+        lhs.idleTenantJournalRows += rhs.idleTenantJournalRows
+        lhs.idleTenantMocks += rhs.idleTenantMocks
+    }
+}

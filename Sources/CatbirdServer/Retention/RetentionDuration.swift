@@ -1,0 +1,29 @@
+import Foundation
+
+/// Retention durations as `--tenant-ttl`, `--journal-max-age` and their `CATBIRD_*` variables
+/// write them: a whole number and a unit, `s`, `m`, `h` or `d` (`90s`, `30m`, `12h`, `7d`);
+/// `0` or `off` for no limit.
+public enum RetentionDuration {
+    /// Seconds per unit.
+    private static let units: [(Character, Int64)] = [("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
+
+    /// The duration, `.some(nil)` for `0` / `off` (no limit), or nil when `text` is not of that form.
+    public static func parse(_ text: String) -> Duration?? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if trimmed == "off" || trimmed == "0" { return .some(nil) }
+        guard let unit = trimmed.last, let factor = units.first(where: { $0.0 == unit })?.1,
+              let number = Int64(trimmed.dropLast()), number > 0 else { return nil }
+        let (seconds, overflow) = number.multipliedReportingOverflow(by: factor)
+        guard !overflow, seconds <= 100 * 365 * 86_400 else { return nil }
+        return .some(.seconds(seconds))
+    }
+
+    /// The shortest exact form: `7d`, `12h`, `90s`.
+    public static func format(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        for (unit, factor) in units.reversed() where seconds % factor == 0 && seconds >= factor {
+            return "\(seconds / factor)\(unit)"
+        }
+        return "\(seconds)s"
+    }
+}

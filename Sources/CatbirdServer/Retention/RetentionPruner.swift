@@ -1,0 +1,95 @@
+import CatbirdDomain
+import CatbirdSupport
+import Foundation
+import Synchronization
+
+/// Runs ``Retention`` passes on its own thread, one at start and then every `interval`, off the request path, and
+/// keeps the totals for `/catbird/api/info` and `/catbird/metrics`. Every pass that removes
+/// something is logged: the first at warning level (so a quiet log still shows that pruning
+/// happens), later ones at info level. A failed pass is logged as an error and retried at the
+/// next interval.
+final class RetentionPruner: Sendable {
+    let retention: Retention
+    private let interval: Duration
+    private let log: Logger
+    private let totals = Mutex(RetentionPass())
+    /// Guards `stopping`; the thread waits on it between passes.
+    private let condition = NSCondition()
+    /// `nonisolated(unsafe)`: read and written only while `condition` is locked.
+    nonisolated(unsafe) private var stopping = false
+    nonisolated(unsafe) private var stopped = true
+
+    init(retention: Retention, interval: Duration, log: Logger) {
+        self.retention = retention
+        self.interval = interval
+        self.log = log
+    }
+
+    /// Everything removed since the server started.
+    var pruned: RetentionPass { totals.withLock { $0 } }
+
+    /// Starts the thread (nothing when the policy prunes nothing).
+    func start() {
+        guard !retention.policy.isOff else { return }
+        condition.lock()
+        stopped = false
+        condition.unlock()
+        let thread = Thread { [self] in run() }
+        thread.name = "catbird-prune"
+        thread.start()
+    }
+
+    /// Stops the thread after the batch in progress; waits for it.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while !stopped { condition.wait() }
+        condition.unlock()
+    }
+
+    /// A pass at once (a restarted server catches up straight away), then one per interval.
+    private func run() {
+        var logged = false
+        while true {
+            do {
+                let pass = try retention.prune()
+                if !pass.isEmpty {
+                    totals.withLock { $0 += pass }
+                    let message = "retention: " + Self.describe(pass, retention.policy)
+                    if logged { log.info(message) } else { log.warning(message + " (further passes are logged at info level)") }
+                    logged = true
+                }
+            } catch {
+                log.error("retention: a pruning pass failed, retrying in \(interval.timeInterval) s: \(error)")
+            }
+            condition.lock()
+            let deadline = Date().addingTimeInterval(interval.timeInterval)
+            while !stopping && Date() < deadline { _ = condition.wait(until: deadline) }
+            if stopping {
+                stopped = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+        }
+    }
+
+    /// One line: what a pass removed and under which limit.
+    static func describe(_ pass: RetentionPass, _ policy: RetentionPolicy) -> String {
+        var parts: [String] = []
+        if pass.journalRowsByAge > 0, let age = policy.journalMaxAge {
+            parts.append("\(pass.journalRowsByAge) journal rows older than \(RetentionDuration.format(age))")
+        }
+        if pass.journalRowsOverLimit > 0, let rows = policy.journalMaxRows {
+            parts.append("\(pass.journalRowsOverLimit) journal rows over the limit of \(rows)")
+        }
+        if pass.idleTenants > 0 || pass.idleTenantJournalRows > 0, let ttl = policy.tenantTTL {
+            parts.append(
+                "\(pass.idleTenants) tenant(s) idle longer than \(RetentionDuration.format(ttl)) "
+                    + "(with \(pass.idleTenantMocks) mocks and \(pass.idleTenantJournalRows) journal rows)")
+        }
+        return "pruned " + parts.joined(separator: ", ")
+    }
+}

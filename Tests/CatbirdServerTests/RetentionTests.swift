@@ -1,0 +1,146 @@
+import CatbirdDomain
+import CatbirdServer
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Retention on a real database file (docs/operations.md#retention): the journal's row limit
+/// and age limit, idle tenants dropped, every removal counted in `/catbird/api/info` and
+/// `/catbird/metrics`; pruning runs off the request path, in batches.
+final class RetentionTests: XCTestCase {
+    /// `settings.retention` for one test, a pass every 100 ms.
+    private func server(_ policy: RetentionPolicy, database: String? = nil) throws -> TestServer {
+        try TestServer { settings in
+            settings.retention = policy
+            settings.retentionInterval = .milliseconds(100)
+            if let database { settings.databasePath = database }
+        }
+    }
+
+    private func pruned(_ client: RawHTTPClient) throws -> [String: Int] {
+        let info = try client.request("GET", "/catbird/api/info").object
+        let pruned = (info["retention"] as? [String: Any])?["pruned"] as? [String: Any] ?? [:]
+        return pruned.compactMapValues { JSONNumber.int($0) }
+    }
+
+    /// Polls `/catbird/api/info` until `key` reaches `expected` (or 20 s pass).
+    private func waitForPruned(_ client: RawHTTPClient, _ key: String, _ expected: Int, line: UInt = #line) throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if try pruned(client)[key] == expected { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTFail("\(key) never reached \(expected): \(try pruned(client))", line: line)
+    }
+
+    private func journalIDs(_ client: RawHTTPClient, tenant: String?) throws -> [Int] {
+        try E2E.journal(client, tenant: tenant).compactMap { JSONNumber.int($0["id"]) }
+    }
+
+    /// Changes the file while no server has it open (the lock file keeps servers out meanwhile).
+    private func edit(_ path: String, _ sql: String) throws {
+        let database = try Database(path: path, mode: .readWrite)
+        try database.execute(sql)
+    }
+
+    func testTheJournalKeepsItsNewestRowsUpToTheLimit() throws {
+        let test = try server(.init(tenantTTL: nil, journalMaxRows: 1200, journalMaxAge: nil))
+        defer { test.removeFiles() }
+        let client = try test.client()
+        try E2E.addMock(client, tenant: "alpha", url: "/a", body: "a")
+        // 1,500 requests, alternating tenants: 300 over the limit, pruned oldest first.
+        var sent = 0
+        for batch in 0..<15 {
+            let requests = (0..<100).map { index in
+                E2E.PipelinedRequest(method: "GET", target: index % 2 == 0 ? "/a" : "/b", headers: E2E.tenantHeader(index % 2 == 0 ? "alpha" : "beta"))
+            }
+            XCTAssertEqual(try E2E.pipeline(client, requests).count, 100, "batch \(batch)")
+            sent += 100
+        }
+        try waitForPruned(client, "journalRowsOverLimit", sent - 1200)
+        let count = try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests", tenant: "alpha").first?.first
+        XCTAssertEqual(JSONNumber.int(count ?? nil), 600, "alpha keeps its newest 600 of 750")
+        let alpha = try journalIDs(client, tenant: "alpha")
+        let beta = try journalIDs(client, tenant: "beta")
+        XCTAssertEqual(alpha.count + beta.count, 1200)
+        XCTAssertGreaterThan(min(alpha.min() ?? 0, beta.min() ?? 0), 300, "the 300 oldest rows went, no others")
+        XCTAssertEqual(try client.request("GET", "/a", headers: E2E.tenantHeader("alpha")).text, "a", "mocks are untouched")
+
+        let metrics = try client.request("GET", "/catbird/metrics").text
+        XCTAssertTrue(metrics.contains("catbird_pruned_journal_rows_total{reason=\"max_rows\"} 300\n"), metrics)
+    }
+
+    func testRowsOlderThanTheMaximumAgeArePrunedAndNewerOnesKept() throws {
+        let first = try server(.off)
+        let path = first.databasePath
+        let client = try first.client()
+        for index in 0..<30 { _ = try client.request("GET", "/old/\(index)", headers: E2E.tenantHeader("alpha")) }
+        first.stop()
+        try edit(path, "UPDATE requests SET time = '2020-01-01T00:00:00.000Z' WHERE url LIKE '/old/%';")
+
+        let second = try server(.init(tenantTTL: nil, journalMaxRows: nil, journalMaxAge: .seconds(3600)), database: path)
+        defer { second.removeFiles(); first.removeFiles() }
+        let again = try second.client()
+        for index in 0..<5 { _ = try again.request("GET", "/new/\(index)", headers: E2E.tenantHeader("alpha")) }
+        try waitForPruned(again, "journalRowsByAge", 30)
+        let urls = try E2E.journal(again, tenant: "alpha").compactMap { $0["url"] as? String }
+        XCTAssertEqual(urls, (0..<5).map { "/new/\($0)" })
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(try pruned(again)["journalRowsByAge"], 30, "later passes find nothing more")
+    }
+
+    func testATenantIdleLongerThanItsTTLIsDroppedWithItsMocksAndJournal() throws {
+        let first = try server(.off)
+        let path = first.databasePath
+        let client = try first.client()
+        for tenant in ["stale", "fresh"] {
+            try E2E.addMock(client, tenant: tenant, url: "/m", body: tenant)
+            for _ in 0..<3 { _ = try client.request("GET", "/m", headers: E2E.tenantHeader(tenant)) }
+        }
+        try E2E.addMock(client, tenant: nil, url: "/shared", body: "default")
+        first.stop()
+        try edit(path, "UPDATE tenants SET last_activity_at = '2020-01-01T00:00:00.000Z' WHERE id IN ('stale', '');")
+
+        let second = try server(.init(tenantTTL: .seconds(86_400), journalMaxRows: nil, journalMaxAge: nil), database: path)
+        defer { second.removeFiles(); first.removeFiles() }
+        let again = try second.client()
+        try waitForPruned(again, "idleTenants", 1)
+        XCTAssertEqual(try pruned(again)["idleTenantMocks"], 1)
+        XCTAssertEqual(try pruned(again)["idleTenantJournalRows"], 3)
+        let ids = try E2E.tenants(again).compactMap { $0["id"] as? String }
+        XCTAssertEqual(ids, ["", "fresh"], "the default tenant is never dropped")
+        XCTAssertEqual(
+            try again.request("GET", "/m", headers: E2E.tenantHeader("stale")).status, 404,
+            "the dropped tenant's mock no longer answers (forgotten in memory too)")
+        XCTAssertEqual(try again.request("GET", "/m", headers: E2E.tenantHeader("fresh")).text, "fresh")
+        XCTAssertEqual(try again.request("GET", "/shared").text, "default")
+        XCTAssertEqual(try journalIDs(again, tenant: "fresh").count, 4)
+    }
+
+    func testTheLimitsInForceAreInTheInfoAnswer() throws {
+        let test = try server(.init(tenantTTL: .seconds(90), journalMaxRows: nil, journalMaxAge: .seconds(7 * 86_400)))
+        defer { test.removeFiles() }
+        let info = try test.client().request("GET", "/catbird/api/info").object
+        let retention = info["retention"] as? [String: Any] ?? [:]
+        XCTAssertEqual(JSONNumber.int(retention["tenantTTLSeconds"]), 90)
+        XCTAssertTrue(E2E.isNull(retention["journalMaxRows"]) && retention.keys.contains("journalMaxRows"), "\(retention)")
+        XCTAssertEqual(JSONNumber.int(retention["journalMaxAgeSeconds"]), 604_800)
+        XCTAssertEqual(info["version"] as? String, CatbirdServer.version, "Catbird 0.11's keys stay")
+    }
+
+    func testDurationsAreWrittenWithAUnit() {
+        XCTAssertEqual(RetentionDuration.parse("90s"), .some(.seconds(90)))
+        XCTAssertEqual(RetentionDuration.parse("30m"), .some(.seconds(1800)))
+        XCTAssertEqual(RetentionDuration.parse("12h"), .some(.seconds(43_200)))
+        XCTAssertEqual(RetentionDuration.parse("7D"), .some(.seconds(604_800)))
+        XCTAssertEqual(RetentionDuration.parse("off"), .some(nil))
+        XCTAssertEqual(RetentionDuration.parse("0"), .some(nil))
+        for bad in ["", "7", "d", "-1d", "1.5h", "7 days", "9999999999999d", "1w"] {
+            XCTAssertTrue(RetentionDuration.parse(bad) == nil, bad)
+        }
+        XCTAssertEqual(RetentionDuration.format(.seconds(604_800)), "7d")
+        XCTAssertEqual(RetentionDuration.format(.seconds(90)), "90s")
+        XCTAssertEqual(RetentionDuration.format(.seconds(5400)), "90m")
+    }
+}
