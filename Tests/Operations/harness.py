@@ -1,12 +1,15 @@
 """Shared by the operational tests in this folder: real `catbird serve` processes on
 loopback, one-shot HTTP calls, and a pass/fail tally printed as "N passed, N failed"."""
 
+import argparse
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 
 HOST = "127.0.0.1"
@@ -117,3 +120,27 @@ class Checks:
         """Prints the tally; returns the exit code (1 when anything failed or nothing ran)."""
         print(f"{name}: {self.passed} passed, {self.failed} failed")
         return 0 if self.failed == 0 and self.passed > 0 else 1
+
+
+def main(name, description, run, add_arguments=None):
+    """The command line of a test in this folder: `--catbird PATH` (and what `add_arguments`
+    adds), a temporary directory, `run(args, work, checks)`, the tally. A failure of the run
+    itself counts as a failed check, with the nodes' logs printed. Returns the exit code."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--catbird", required=True, help="the catbird binary")
+    if add_arguments:
+        add_arguments(parser)
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix=f"catbird-{name}.")
+    checks = Checks()
+    try:
+        run(args, work, checks)
+    except Exception as error:
+        checks.check(f"{name} run completed", False, repr(error))
+        for log in sorted(os.listdir(work)):
+            if log.endswith(".log"):
+                with open(os.path.join(work, log)) as f:
+                    print(f"--- {log}\n{f.read()[-2000:]}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return checks.finish(name)

@@ -9,16 +9,13 @@ the latency histogram's count, journal rows per commit, tenants, mocks, database
 Usage: metrics_test.py --catbird PATH
 """
 
-import argparse
 import base64
 import os
-import shutil
 import sys
-import tempfile
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from harness import HOST, Checks, Node, call
+from harness import HOST, Node, call, main
 
 import http.client
 
@@ -53,7 +50,8 @@ def mock(tenant, path):
             "response": {"status": 200, "headers": {}, "body": base64.b64encode(b"ok").decode()}}
 
 
-def run(catbird, work, checks):
+def run(args, work, checks):
+    catbird = args.catbird
     node = Node(catbird, work, 1, options=["--max-body-size", "1kb"])
     node.start()
     try:
@@ -136,20 +134,6 @@ def run(catbird, work, checks):
         node.stop()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--catbird", required=True)
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="catbird-metrics.")
-    checks = Checks()
-    try:
-        run(args.catbird, work, checks)
-    except Exception as error:
-        checks.check("metrics run completed", False, repr(error))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return checks.finish("metrics")
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("metrics", __doc__, run))

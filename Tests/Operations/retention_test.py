@@ -10,18 +10,16 @@ newest rows; and that a malformed duration is refused with exit code 2.
 Usage: retention_test.py --catbird PATH
 """
 
-import argparse
 import json
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
-from harness import Checks, Node, call
+from harness import Node, call, main
 
 
-def run(catbird, work, checks):
+def run(args, work, checks):
+    catbird = args.catbird
     off = ["--journal-max-rows", "off", "--tenant-ttl", "off", "--journal-max-age", "off"]
     node = Node(catbird, work, 1, options=off)
     node.start()
@@ -69,20 +67,6 @@ def run(catbird, work, checks):
                  f"{bad.returncode} {bad.stderr[:300]}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--catbird", required=True)
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="catbird-retention.")
-    checks = Checks()
-    try:
-        run(args.catbird, work, checks)
-    except Exception as error:
-        checks.check("retention run completed", False, repr(error))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return checks.finish("retention")
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("retention", __doc__, run))

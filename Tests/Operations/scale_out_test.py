@@ -17,7 +17,6 @@ Usage: scale_out_test.py --catbird PATH [--nginx PATH] [--tenants N]
 Loopback only; every process it starts is stopped on exit. Exit 0 when all checks pass.
 """
 
-import argparse
 import base64
 import http.client
 import json
@@ -27,10 +26,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-from harness import HEADER, HOST, Checks, Node, call, free_port, wait_until
+from harness import HEADER, HOST, Node, call, free_port, main, wait_until
 
 DEPLOY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy", "nginx")
 
@@ -214,26 +212,11 @@ def run(args, work, checks):
             node.stop()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--catbird", required=True, help="the catbird binary")
+
+def add_arguments(parser):
     parser.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
     parser.add_argument("--tenants", type=int, default=200)
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="catbird-scale-out.")
-    checks = Checks()
-    try:
-        run(args, work, checks)
-    except Exception as error:  # a setup failure is a failure, with the logs to read
-        checks.check("scale-out run completed", False, repr(error))
-        for name in sorted(os.listdir(work)):
-            if name.endswith(".log"):
-                with open(os.path.join(work, name)) as f:
-                    print(f"--- {name}\n{f.read()[-2000:]}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return checks.finish("scale-out")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("scale-out", __doc__, run, add_arguments))
