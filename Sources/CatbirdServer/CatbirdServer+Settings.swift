@@ -56,7 +56,7 @@ extension CatbirdServer {
             maxBodySize: Int = 50 * 1024 * 1024, journalBodyLimit: Int = 64 * 1024,
             journalQueueCapacity: Int = 50_000, sqlTimeLimit: Duration = .seconds(2),
             threadCount: Int = 0, logLevel: Logger.Level = .info, adminToken: String? = nil,
-            retention: RetentionPolicy = .defaults, retentionInterval: Duration = .seconds(10)
+            retention: RetentionPolicy = .defaults, retentionInterval: Duration = .seconds(2)
         ) {
             self.host = host
             self.port = port

@@ -38,6 +38,7 @@ public final class Retention: Sendable {
         if let ttl = policy.tenantTTL {
             try dropTenants(idleSince: Timestamp.string(from: now - ttl.timeInterval), into: &pass, budget: &budget)
         }
+        pass.unfinished = budget <= 0
         return pass
     }
 
@@ -68,9 +69,13 @@ public final class Retention: Sendable {
 
     /// Deletes the oldest journal rows beyond `maxRows`.
     private func pruneJournal(keeping maxRows: Int, budget: inout Int) throws -> Int {
-        var excess = try database.use { db in
-            Int(try db.query("SELECT COUNT(*) FROM requests").first?[0].intValue ?? 0)
-        } - maxRows
+        // max(id) - min(id) + 1 is at least the row count (ids only grow; deletes leave gaps):
+        // when it is within the limit, no COUNT(*) over the table is needed.
+        var excess = try database.use { db -> Int in
+            let span = try db.query("SELECT max(id) - min(id) + 1 FROM requests").first?[0].intValue ?? 0
+            guard span > maxRows else { return 0 }
+            return Int(try db.query("SELECT COUNT(*) FROM requests").first?[0].intValue ?? 0) - maxRows
+        }
         var deleted = 0
         while excess > 0 && budget > 0 {
             budget -= 1

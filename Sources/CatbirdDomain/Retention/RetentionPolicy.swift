@@ -38,10 +38,16 @@ public struct RetentionPass: Sendable, Equatable {
     /// Journal rows and mocks that went with those tenants.
     public var idleTenantJournalRows = 0
     public var idleTenantMocks = 0
+    /// True when the pass stopped at its statement budget with work left: run the next at once.
+    public var unfinished = false
 
     public init() {}
 
-    public var isEmpty: Bool { self == RetentionPass() }
+    /// Whether nothing was removed.
+    public var isEmpty: Bool {
+        journalRowsByAge == 0 && journalRowsOverLimit == 0 && idleTenants == 0 && idleTenantJournalRows == 0
+            && idleTenantMocks == 0
+    }
 
     public static func += (lhs: inout RetentionPass, rhs: RetentionPass) {
         lhs.journalRowsByAge += rhs.journalRowsByAge

@@ -3,7 +3,8 @@ import CatbirdSupport
 import Foundation
 import Synchronization
 
-/// Runs ``Retention`` passes on its own thread, one at start and then every `interval`, off the request path, and
+/// Runs ``Retention`` passes on its own thread, one at start and then every `interval` (at
+/// once while a pass leaves work), off the request path, and
 /// keeps the totals for `/catbird/api/info` and `/catbird/metrics`. Every pass that removes
 /// something is logged: the first at warning level (so a quiet log still shows that pruning
 /// happens), later ones at info level. A failed pass is logged as an error and retried at the
@@ -52,8 +53,10 @@ final class RetentionPruner: Sendable {
     private func run() {
         var logged = false
         while true {
+            var unfinished = false
             do {
                 let pass = try retention.prune()
+                unfinished = pass.unfinished
                 if !pass.isEmpty {
                     totals.withLock { $0 += pass }
                     let message = "retention: " + Self.describe(pass, retention.policy)
@@ -64,7 +67,9 @@ final class RetentionPruner: Sendable {
                 log.error("retention: a pruning pass failed, retrying in \(interval.timeInterval) s: \(error)")
             }
             condition.lock()
-            let deadline = Date().addingTimeInterval(interval.timeInterval)
+            // A pass that stopped at its budget is followed at once (the connection was let go
+            // between its statements, so requests were not held up).
+            let deadline = unfinished ? Date() : Date().addingTimeInterval(interval.timeInterval)
             while !stopping && Date() < deadline { _ = condition.wait(until: deadline) }
             if stopping {
                 stopped = true
