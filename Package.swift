@@ -84,7 +84,8 @@ let package = Package(
                 "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdStorage", "CatbirdSQLSandbox", "CatbirdMatching",
                 "CatbirdDomain", "CatbirdWebPage",
             ]),
-        .executableTarget(name: "catbird", dependencies: ["CatbirdSupport", "CatbirdServer"]),
+        .executableTarget(
+            name: "catbird", dependencies: ["CatbirdSupport", "CatbirdServer"], resources: [.embedInCode("Usage.txt")]),
         .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdAppSupport"),
         .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),

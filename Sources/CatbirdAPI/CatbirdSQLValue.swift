@@ -6,8 +6,8 @@ import Foundation
 /// 1/0).
 ///
 /// JSON cannot tell a whole REAL from an INTEGER, so a REAL column holding `2.0` reads as
-/// `.integer(2)`; use ``doubleValue`` to read numbers either way. Non-finite REALs arrive as
-/// the texts `"Infinity"`, `"-Infinity"` and `"NaN"`.
+/// `.integer(2)`; use ``doubleValue`` to read numbers either way. A REAL that JSON cannot
+/// hold (an infinity) arrives as `.null`, as SQLite's own NaN does.
 public enum CatbirdSQLValue: Hashable, Sendable, Codable, ExpressibleByNilLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {

@@ -3,10 +3,16 @@ import CatbirdWire
 
 /// Why a ``PatternMatch`` could not be compiled. Raised once, when a mock is added (docs/protocol.md#errors: an
 /// invalid regular expression is a 400 for the control call), never while matching requests.
-public enum PatternError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
     /// `pattern` is the `value` exactly as sent (the wildcard itself for `.wildcard`); `reason` says
     /// what is wrong, including the translated expression for wildcards.
     case invalidRegularExpression(pattern: String, reason: String)
+
+    /// 400: the control call or count that sent the pattern is at fault.
+    public var status: Int { 400 }
+
+    /// ``description``.
+    public var reason: String { description }
 
     /// A human-readable sentence naming the pattern, suitable for `{"error":true,"reason":…}`.
     public var description: String {

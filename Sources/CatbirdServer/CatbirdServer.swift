@@ -53,7 +53,7 @@ public final class CatbirdServer: Sendable {
         let tenants = TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader)
         pruner = RetentionPruner(
             retention: Retention(policy: settings.retention, directory: tenants), interval: settings.retentionInterval, log: log)
-        let services = Services(
+        let dependencies = RouteDependencies(
             mocks: mocks, journal: journal, tenants: tenants,
             sql: sql, log: log,
             files: try Self.fileServing(settings, log: log), settings: settings, origin: origin,
@@ -64,7 +64,7 @@ public final class CatbirdServer: Sendable {
                 host: settings.host, port: settings.port,
                 threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
                 maxBodySize: settings.maxBodySize),
-            handler: CatbirdHandler(services: services))
+            handler: CatbirdHandler(dependencies: dependencies))
     }
 
     /// The mocks directory's file serving: nil without `--mocks-dir` or while recording.

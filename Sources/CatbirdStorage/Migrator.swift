@@ -1,3 +1,5 @@
+import CSQLite
+
 /// Brings a database's schema up to date with a list of migrations.
 public enum Migrator {
     /// Applies the pending migrations of `migrations` to `db` and returns their versions, in
@@ -59,11 +61,11 @@ public enum Migrator {
                     guard alreadyThere.isEmpty else { return false }
                     try db.execute(migration.sql)
                     guard db.isInTransaction else {
-                        throw SQLiteError(code: 21, message: "the migration ended the transaction itself (BEGIN/COMMIT/ROLLBACK are not allowed in a migration)", sql: nil)
+                        throw SQLiteError(code: SQLITE_MISUSE, message: "the migration ended the transaction itself (BEGIN/COMMIT/ROLLBACK are not allowed in a migration)", sql: nil)
                     }
                     let violations = try db.query("PRAGMA foreign_key_check")
                     guard violations.isEmpty else {
-                        throw SQLiteError(code: 19, message: "the migration leaves \(violations.count) foreign key violation(s), first in table \(violations[0][0].stringValue ?? "?")", sql: nil)
+                        throw SQLiteError(code: SQLITE_CONSTRAINT, message: "the migration leaves \(violations.count) foreign key violation(s), first in table \(violations[0][0].stringValue ?? "?")", sql: nil)
                     }
                     try db.run(
                         """

@@ -25,6 +25,36 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         self.sql = sql
     }
 
+    /// Whether the failure comes from the database's environment rather than from the
+    /// statement: busy or locked by another connection, out of memory, read-only, a disk I/O
+    /// error, a corrupt file or not a database, a full disk, a file that cannot be opened, or
+    /// a permission denied (<https://www.sqlite.org/rescode.html>). Retrying later, or fixing
+    /// the machine, may help; changing the statement will not.
+    public var isEnvironmental: Bool {
+        switch code {
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOMEM, SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_NOTADB,
+            SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_PERM:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// What an environmental failure (``isEnvironmental``) means for a user, in a few words
+    /// (`the database is busy`); nil for other failures.
+    public var environmentalReason: String? {
+        switch code {
+        case SQLITE_BUSY, SQLITE_LOCKED: return "the database is busy (locked by another connection); try again"
+        case SQLITE_NOMEM: return "the database ran out of memory"
+        case SQLITE_READONLY, SQLITE_PERM: return "the database file cannot be written (read-only or permission denied)"
+        case SQLITE_IOERR: return "the database file could not be read or written (disk I/O error)"
+        case SQLITE_CORRUPT, SQLITE_NOTADB: return "the database file is corrupt"
+        case SQLITE_FULL: return "the disk holding the database is full"
+        case SQLITE_CANTOPEN: return "the database file cannot be opened"
+        default: return nil
+        }
+    }
+
     /// One line: `SQLite error 19 (constraint): UNIQUE constraint failed: t.x — in: INSERT …`.
     /// Runs of whitespace in the SQL are collapsed to one space, and SQL longer than 300
     /// characters is cut with `…`.

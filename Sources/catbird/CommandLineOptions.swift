@@ -15,48 +15,10 @@ struct UsageError: Error, CustomStringConvertible {
 
 /// Parses `catbird [serve] [options]` and the `CATBIRD_*` environment variables (flags win).
 enum CommandLineOptions {
-    static let usage = """
-        USAGE: catbird [serve] [options]
-
-        Runs the Catbird HTTP mock server (Catbird 0.11 wire-compatible, one tenant per
-        X-Catbird-Parallel-Id, mocks and request journal stored in SQLite).
-
-        OPTIONS:
-          --host <address>            Address to bind (env CATBIRD_HOST; default 127.0.0.1)
-          --port <port>               Port, 0 = any free port (env CATBIRD_PORT; default 8080)
-          --db <path>                 SQLite database file, or :memory: (env CATBIRD_DB;
-                                      default catbird.sqlite in the working directory)
-          --log-level <level>         debug, info (one line per request), warning, error
-                                      (env CATBIRD_LOG_LEVEL; default info)
-          --max-body-size <size>      Largest request body: bytes, or 1kb / 50mb / 1gb
-                                      (env CATBIRD_MAX_BODY_SIZE; default 50mb); 413 past it
-          --journal-body-limit <size> Bytes of each body kept in the journal; longer ones are
-                                      truncated and marked (env CATBIRD_JOURNAL_BODY_LIMIT; default 64kb)
-          --threads <n>               Worker threads (env CATBIRD_THREADS; default: one per core)
-          --mocks-dir <path>          Serve file mocks from this directory after the dynamic mocks
-                                      (env CATBIRD_MOCKS_DIR; layout in docs/files.md)
-          --files-with-query          The query string is part of a file mock's name
-                                      (env CATBIRD_FILES_WITH_QUERY=1)
-          --tenant-ttl <duration>     Drop a tenant (mocks and journal) idle this long: 90s, 30m,
-                                      12h, 7d, or off (env CATBIRD_TENANT_TTL; default 7d)
-          --journal-max-rows <n>      Keep at most n journal rows, all tenants together; the
-                                      oldest are pruned (env CATBIRD_JOURNAL_MAX_ROWS;
-                                      default 1000000; 0 or off: no limit)
-          --journal-max-age <duration> Prune journal rows older than this (env
-                                      CATBIRD_JOURNAL_MAX_AGE; default 7d; off: no limit)
-          --admin-token <token>       Bearer token the cross-tenant routes (list and drop every
-                                      tenant, remove every tenant's mocks) then require
-                                      (env CATBIRD_ADMIN_TOKEN; default: none, and a request
-                                      without a parallel id is the admin)
-          -h, --help                  Show this help
-          --version                   Show the version
-
-        Not implemented in this version (a warning is printed, the variable is ignored):
-          CATBIRD_RECORD_MODE, CATBIRD_REDIRECT_URL, CATBIRD_PROXY_ENABLED
-
-        SIGINT or SIGTERM stops the server: it stops accepting, writes the queued journal,
-        closes the database and exits 0.
-        """
+    /// The help text: `Usage.txt` in this folder, embedded at build time, so that
+    /// `scripts/run --help` can print the same file without building anything.
+    static let usage = String(decoding: PackageResources.Usage_txt, as: UTF8.self)
+        .trimmingCharacters(in: .newlines)
 
     static let notImplementedVariables = ["CATBIRD_RECORD_MODE", "CATBIRD_REDIRECT_URL", "CATBIRD_PROXY_ENABLED"]
 

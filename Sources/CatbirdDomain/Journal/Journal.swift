@@ -164,10 +164,16 @@ public final class Journal: Sendable {
 }
 
 /// Why ``Journal/count(of:matching:timeLimit:)`` stopped.
-public enum JournalCountError: Error, CustomStringConvertible, Sendable, Equatable {
+public enum JournalCountError: HTTPResponseError, CustomStringConvertible, Sendable, Equatable {
     /// Matching the journal took longer than the time limit of `milliseconds` (a regular
     /// expression with catastrophic backtracking, such as `^/(a+)+$`, over many requests).
     case tooSlow(milliseconds: Int)
+
+    /// 400: the pattern is at fault (a simpler one counts in time).
+    public var status: Int { 400 }
+
+    /// ``description``.
+    public var reason: String { description }
 
     /// One readable line, fit for an HTTP 400 body.
     public var description: String {

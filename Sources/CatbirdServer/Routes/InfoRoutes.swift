@@ -7,22 +7,22 @@ import CatbirdHTTP
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
 enum InfoRoutes {
-    static func routes(_ services: Services) -> [Route] {
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/health") { _ throws(APIError) in
+            Route("GET", "/catbird/api/health") { _ in
                 do {
-                    try services.tenants.checkReadable()
+                    try dependencies.tenants.checkReadable()
                     return JSONBody.response(["status": "ok"])
                 } catch {
-                    services.log.error("health check failed: \(error)")
+                    dependencies.log.error("health check failed: \(error)")
                     throw APIError(status: 503, reason: "database unavailable")
                 }
             },
             Route("GET", "/catbird/api/info") { _ in
                 JSONBody.response(ServerInfo(
-                    version: CatbirdServer.version, domain: services.origin.url,
+                    version: CatbirdServer.version, domain: dependencies.origin.url,
                     github: "https://github.com/RedMadRobot/catbird",
-                    retention: RetentionInfo(policy: services.settings.retention, pruned: services.pruner.pruned)))
+                    retention: RetentionInfo(policy: dependencies.settings.retention, pruned: dependencies.pruner.pruned)))
             },
             Route("GET", "/catbird/version") { _ in
                 HTTPResponse(

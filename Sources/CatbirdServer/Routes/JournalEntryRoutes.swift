@@ -13,34 +13,30 @@ import CatbirdHTTP
 ///   Content-Security-Policy: a stored HTML body opened from here cannot run in the server's
 ///   origin.
 enum JournalEntryRoutes {
-    static func routes(_ services: Services) -> [Route] {
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests/", hasParameter: true) { context throws(APIError) in
+            Route("GET", "/catbird/api/requests/", hasParameter: true) { context in
                 let parts = (context.parameter ?? "").split(separator: "/", omittingEmptySubsequences: false)
                 guard let id = Int64(parts[0]), id > 0 else {
-                    throw .notFound
+                    throw APIError.notFound
                 }
                 let query = context.request.query ?? ""
                 switch parts.count {
                 case 1:
                     let bodies = try flag(named: "bodies", in: query)
-                    return try storage(services) {
-                        guard let entry = try services.journal.entry(of: context.tenant, id: id, bodies: bodies) else {
-                            throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
-                        }
-                        return JSONBody.response(entry)
+                    guard let entry = try dependencies.journal.entry(of: context.tenant, id: id, bodies: bodies) else {
+                        throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
                     }
+                    return JSONBody.response(entry)
                 case 3 where parts[2] == "body":
-                    guard let side = JournalSide(rawValue: String(parts[1])) else { throw .notFound }
+                    guard let side = JournalSide(rawValue: String(parts[1])) else { throw APIError.notFound }
                     let limit = try byteLimit(in: query)
-                    return try storage(services) {
-                        guard let body = try services.journal.body(of: context.tenant, id: id, side: side, limit: limit) else {
-                            throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
-                        }
-                        return response(body, id: id, side: side)
+                    guard let body = try dependencies.journal.body(of: context.tenant, id: id, side: side, limit: limit) else {
+                        throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
                     }
+                    return response(body, id: id, side: side)
                 default:
-                    throw .notFound
+                    throw APIError.notFound
                 }
             },
         ]
@@ -65,8 +61,8 @@ enum JournalEntryRoutes {
     private static func flag(named name: String, in query: Substring) throws(APIError) -> Bool {
         var result = true
         for (key, value) in QueryParameters.pairs(query) {
-            guard key == name else { throw .badRequest("unknown query parameter '\(key)' (known: \(name))") }
-            guard value == "true" || value == "false" else { throw .badRequest("'\(name)' must be 'true' or 'false'") }
+            guard key == name else { throw APIError.badRequest("unknown query parameter '\(key)' (known: \(name))") }
+            guard value == "true" || value == "false" else { throw APIError.badRequest("'\(name)' must be 'true' or 'false'") }
             result = value == "true"
         }
         return result
@@ -76,8 +72,8 @@ enum JournalEntryRoutes {
     private static func byteLimit(in query: Substring) throws(APIError) -> Int? {
         var result: Int?
         for (key, value) in QueryParameters.pairs(query) {
-            guard key == "limit" else { throw .badRequest("unknown query parameter '\(key)' (known: limit)") }
-            guard let limit = Int(value), limit >= 0 else { throw .badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
+            guard key == "limit" else { throw APIError.badRequest("unknown query parameter '\(key)' (known: limit)") }
+            guard let limit = Int(value), limit >= 0 else { throw APIError.badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
             result = limit
         }
         return result

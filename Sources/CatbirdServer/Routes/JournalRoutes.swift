@@ -13,32 +13,31 @@ import Foundation
 ///   mocks' matching rules (a header pattern matches the header's first value); 400 when
 ///   matching takes longer than ``Journal/defaultCountTimeLimit`` (a catastrophic regexp)
 enum JournalRoutes {
-    static func routes(_ services: Services) -> [Route] {
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests") { context throws(APIError) in
+            Route("GET", "/catbird/api/requests") { context in
                 let query = try journalQuery(from: context.request.query ?? "")
-                return try storage(services) { JSONBody.response(try services.journal.page(of: context.tenant, query)) }
+                return JSONBody.response(try dependencies.journal.page(of: context.tenant, query))
             },
-            Route("DELETE", "/catbird/api/requests") { context throws(APIError) in
-                try storage(services) { JSONBody.response(["deleted": try services.journal.clear(context.tenant)]) }
+            Route("DELETE", "/catbird/api/requests") { context in
+                JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },
-            Route("POST", "/catbird/api/requests/count") { context throws(APIError) in
+            Route("POST", "/catbird/api/requests/count") { context in
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)
-                let pattern: CompiledRequestPattern
-                do { pattern = try CompiledRequestPattern(body.pattern) } catch { throw .badRequest("\(error)") }
-                return try storage(services) {
-                    do {
-                        return JSONBody.response(["count": try services.journal.count(of: context.tenant, matching: pattern)])
-                    } catch let error as JournalCountError {
-                        throw APIError.badRequest(error.description)
-                    }
-                }
+                let pattern = try CompiledRequestPattern(body.pattern)
+                return JSONBody.response(["count": try dependencies.journal.count(of: context.tenant, matching: pattern)])
             },
         ]
     }
 
     /// Parses the listing's query parameters.
     /// - Throws: 400 naming the parameter when a value is not of its type.
+    /// Whether `text` is written as a whole number (an optional `-`, then digits), however large.
+    static func isWholeNumber(_ text: String) -> Bool {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
     static func journalQuery(from query: Substring) throws(APIError) -> JournalQuery {
         var result = JournalQuery()
         for (name, value) in QueryParameters.pairs(query) {
@@ -57,7 +56,10 @@ enum JournalRoutes {
                 result.includeBodies = value == "true"
             case "limit":
                 guard let limit = Int(value), (1...JournalQuery.maxLimit).contains(limit) else {
-                    throw .badRequest("'limit' must be a whole number from 1 to \(JournalQuery.maxLimit)")
+                    throw .badRequest(
+                        Self.isWholeNumber(value)
+                            ? "'limit' must be from 1 to \(JournalQuery.maxLimit), not \(value)"
+                            : "'limit' must be a whole number from 1 to \(JournalQuery.maxLimit)")
                 }
                 result.limit = limit
             case "method": result.method = value
@@ -92,16 +94,4 @@ private func statusClass(_ value: String) -> Int? {
           bytes[1...].allSatisfy({ $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") })
     else { return nil }
     return Int(bytes[0] - UInt8(ascii: "0"))
-}
-
-/// Runs a storage call, turning a storage failure into a logged 500 that leaks nothing.
-func storage(_ services: Services, _ body: () throws -> HTTPResponse) throws(APIError) -> HTTPResponse {
-    do {
-        return try body()
-    } catch let error as APIError {
-        throw error
-    } catch {
-        services.log.error("storage failure: \(error)")
-        throw APIError(status: 500, reason: "storage failure (see the server log)")
-    }
 }

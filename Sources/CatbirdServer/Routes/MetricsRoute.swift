@@ -5,24 +5,24 @@ import CatbirdHTTP
 /// names, labels and units in docs/operations.md). Counts cover the whole server, every
 /// tenant together; no tenant's id or data appears. Counters start at 0 when the server starts.
 enum MetricsRoute {
-    static func routes(_ services: Services) -> [Route] {
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             Route("GET", "/catbird/metrics") { _ throws(APIError) in
-                let text = try render(services)
+                let text = try render(dependencies)
                 return HTTPResponse(
                     status: 200, headers: ["Content-Type": PrometheusText.contentType], body: Array(text.utf8))
             },
         ]
     }
 
-    private static func render(_ services: Services) throws(APIError) -> String {
-        let writer = services.journal.writerStatistics()
-        let requests = services.metrics.requests.snapshot()
+    private static func render(_ dependencies: RouteDependencies) throws(APIError) -> String {
+        let writer = dependencies.journal.writerStatistics()
+        let requests = dependencies.metrics.requests.snapshot()
         let stored: (tenants: Int, mocks: Int)
         do {
-            stored = try services.tenants.counts()
+            stored = try dependencies.tenants.counts()
         } catch {
-            services.log.error("metrics: reading the counts failed: \(error)")
+            dependencies.log.error("metrics: reading the counts failed: \(error)")
             throw APIError(status: 503, reason: "database unavailable")
         }
 
@@ -55,7 +55,7 @@ enum MetricsRoute {
         out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped after three failed writes (each logged).")
         out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
 
-        let pruned = services.pruner.pruned
+        let pruned = dependencies.pruner.pruned
         out.metric(
             "catbird_pruned_journal_rows_total", .counter,
             help: "Journal rows deleted by retention, by reason: age (--journal-max-age), max_rows (--journal-max-rows), tenant_ttl (with an idle tenant).")
@@ -72,7 +72,7 @@ enum MetricsRoute {
         out.metric("catbird_mocks", .gauge, help: "Mocks stored, every tenant's.")
         out.sample("catbird_mocks", stored.mocks)
         out.metric("catbird_database_bytes", .gauge, help: "Bytes on disk of the SQLite database and its write-ahead log.")
-        out.sample("catbird_database_bytes", services.metrics.databaseBytes())
+        out.sample("catbird_database_bytes", dependencies.metrics.databaseBytes())
         return out.text
     }
 }

@@ -10,59 +10,51 @@ import Foundation
 /// `DELETE /catbird/api/mocks` (admin only: every tenant's mocks; journals kept;
 /// docs/tenancy.md#admin).
 enum MockRoutes {
-    static func routes(_ services: Services) -> [Route] {
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("POST", "/catbird/api/mocks") { context throws(APIError) in
-                try control(context, services)
+            Route("POST", "/catbird/api/mocks") { context in
+                try control(context, dependencies)
             },
             Route("GET", "/catbird/api/mocks") { context in
                 JSONBody.response(
-                    CatbirdMockList(tenant: context.tenant.rawValue, mocks: services.mocks.mocks(of: context.tenant).map(listed)))
+                    CatbirdMockList(tenant: context.tenant.rawValue, mocks: dependencies.mocks.mocks(of: context.tenant).map(listed)))
             },
             // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md#control-actions,
             // docs/tenancy.md#admin): mocks left by an earlier run
             // must not answer this one, while every journal stays queryable. 200
             // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll).
-            Route("DELETE", "/catbird/api/mocks") { context throws(APIError) in
+            Route("DELETE", "/catbird/api/mocks") { context in
                 guard context.isAdmin else {
-                    throw services.admin.refusal(
+                    throw dependencies.admin.refusal(
                         "removing every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})",
                         tenant: context.tenant)
                 }
-                return try storage(services) {
-                    JSONBody.response(["removed": try services.tenants.removeEveryTenantsMocks()])
-                }
+                return JSONBody.response(["removed": try dependencies.tenants.removeEveryTenantsMocks()])
             },
         ]
     }
 
     /// update → 201, remove/removeAll → 204, all with empty bodies; each committed to SQLite
     /// before answering. Touches only the caller's tenant.
-    private static func control(_ context: RouteContext, _ services: Services) throws(APIError) -> HTTPResponse {
+    /// - Throws: ``APIError`` for a body that does not decode or validate, `PatternError` for
+    ///   an invalid regular expression, `SQLiteError` when the change cannot be stored (the
+    ///   router answers each, see ``ErrorAnswer``).
+    private static func control(_ context: RouteContext, _ dependencies: RouteDependencies) throws -> HTTPResponse {
         let action = try JSONBody.decode(
             CatbirdAction.self, from: context.request, shapeHint: shapeHint)
-        do {
-            switch action {
-            case let .update(pattern, response):
-                try validate(pattern)
-                try validate(response)
-                try services.mocks.update(pattern, response: response, tenant: context.tenant)
-                return HTTPResponse(status: 201)
-            case let .remove(pattern):
-                // Not validated: a mock stored before method validation existed can still be removed.
-                try services.mocks.remove(pattern, tenant: context.tenant)
-                return HTTPResponse(status: 204)
-            case .removeAll:
-                try services.mocks.removeAll(tenant: context.tenant)
-                return HTTPResponse(status: 204)
-            }
-        } catch let error as APIError {
-            throw error
-        } catch let error as PatternError {
-            throw .badRequest(error.description)
-        } catch {
-            services.log.error("control action failed: \(error)")
-            throw APIError(status: 500, reason: "could not store the change: \(error)")
+        switch action {
+        case let .update(pattern, response):
+            try validate(pattern)
+            try validate(response)
+            try dependencies.mocks.update(pattern, response: response, tenant: context.tenant)
+            return HTTPResponse(status: 201)
+        case let .remove(pattern):
+            // Not validated: a mock stored before method validation existed can still be removed.
+            try dependencies.mocks.remove(pattern, tenant: context.tenant)
+            return HTTPResponse(status: 204)
+        case .removeAll:
+            try dependencies.mocks.removeAll(tenant: context.tenant)
+            return HTTPResponse(status: 204)
         }
     }
 
@@ -71,7 +63,7 @@ enum MockRoutes {
     private static func validate(_ pattern: RequestPattern) throws(APIError) {
         let method = pattern.method.rawValue
         guard !method.isEmpty, method.utf8.allSatisfy(isTokenCharacter) else {
-            throw .badRequest(
+            throw APIError.badRequest(
                 "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
                     + "not \(JSONText.string(method))")
         }
@@ -89,18 +81,18 @@ enum MockRoutes {
     /// than tab, a delay below zero or above ``maxDelaySeconds``.
     private static func validate(_ response: ResponseMock) throws(APIError) {
         guard (200...599).contains(response.status) else {
-            throw .badRequest("'response.status' must be between 200 and 599, not \(response.status)")
+            throw APIError.badRequest("'response.status' must be between 200 and 599, not \(response.status)")
         }
         for (name, value) in response.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
-                throw .badRequest("response header name \(JSONText.string(name)) is not a valid HTTP field name")
+                throw APIError.badRequest("response header name \(JSONText.string(name)) is not a valid HTTP field name")
             }
             guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
-                throw .badRequest("response header \(JSONText.string(name)) has a control character (such as a line break) in its value")
+                throw APIError.badRequest("response header \(JSONText.string(name)) has a control character (such as a line break) in its value")
             }
         }
         if let delay = response.delay, !(0...maxDelaySeconds).contains(delay) {
-            throw .badRequest("'response.delay' must be from 0 to \(maxDelaySeconds) seconds, not \(delay)")
+            throw APIError.badRequest("'response.delay' must be from 0 to \(maxDelaySeconds) seconds, not \(delay)")
         }
     }
 

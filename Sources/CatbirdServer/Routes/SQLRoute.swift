@@ -15,8 +15,9 @@ import Foundation
 /// 1000, at most 10000), `Settings.sqlTimeLimit` (waiting for another SQL query included),
 /// strings and blobs of at most `maxValueLength(_:)` bytes, and at most `maxResultSize` bytes
 /// of result in all (texts' and blobs' bytes plus 16 per value; past it → 400 "the result
-/// exceeds 16 MiB; …"). Blobs come back as `{"base64": "…"}`; reals that JSON cannot hold as
-/// numbers as the strings `"Infinity"` and `"-Infinity"`.
+/// exceeds 16 MiB; …"). Blobs come back as `{"base64": "…"}`; a real that JSON cannot hold
+/// (an infinity, `SELECT 1e999`) as `null`, as SQLite turns NaN into NULL itself: a string
+/// `"Infinity"` would pass for text in the client.
 enum SQLRoute {
     static let defaultMaxRows = 1000
     static let maxMaxRows = 10_000
@@ -35,13 +36,16 @@ enum SQLRoute {
         return max(TenantScopedReader.defaultMaxValueLength, largestRow)
     }
 
-    static func routes(_ services: Services) -> [Route] {
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("POST", "/catbird/api/sql") { context throws(APIError) in
-                try run(context, services)
+            Route("POST", "/catbird/api/sql") { context in
+                try run(context, dependencies)
             },
         ]
     }
+
+    /// The body's shape, for reasons that say what was expected.
+    private static let shapeHint = #"{"sql": "SELECT …", "params": [null, true, 1, 2.5, "text"], "maxRows": 1000}"#
 
     private struct Body: Decodable {
         let sql: String
@@ -72,23 +76,21 @@ enum SQLRoute {
         }
     }
 
-    private static func run(_ context: RouteContext, _ services: Services) throws(APIError) -> HTTPResponse {
-        let body = try JSONBody.decode(Body.self, from: context.request) { error in
-            "body must be {\"sql\": string, \"params\": [scalars], \"maxRows\": number}: \(error)"
+    /// - Throws: ``APIError`` for a body that does not decode or a `maxRows` out of range;
+    ///   `ReadOnlyQueryError` (400, or 503 when the database itself failed).
+    private static func run(_ context: RouteContext, _ dependencies: RouteDependencies) throws -> HTTPResponse {
+        let body = try JSONBody.decode(Body.self, from: context.request, shapeHint: shapeHint) { error in
+            "\(JSONBody.readableReason(error)) (the body is \(shapeHint))"
         }
         let maxRows = body.maxRows ?? defaultMaxRows
         guard (1...maxMaxRows).contains(maxRows) else {
-            throw .badRequest("'maxRows' must be from 1 to \(maxMaxRows)")
+            throw APIError.badRequest("'maxRows' must be from 1 to \(maxMaxRows)")
         }
         let parameters = (body.params ?? []).map(\.value)
-        do {
-            let rows = try services.sql.query(
-                body.sql, tenant: context.tenant, parameters: parameters, maxRows: maxRows,
-                timeLimit: services.settings.sqlTimeLimit, maxResultSize: maxResultSize)
-            return JSONBody.response(SQLAnswer(rows))
-        } catch {
-            throw .badRequest(error.description)
-        }
+        let rows = try dependencies.sql.query(
+            body.sql, tenant: context.tenant, parameters: parameters, maxRows: maxRows,
+            timeLimit: dependencies.settings.sqlTimeLimit, maxResultSize: maxResultSize)
+        return JSONBody.response(SQLAnswer(rows))
     }
 }
 
@@ -113,7 +115,7 @@ struct SQLAnswer: Encodable {
             case .null: try container.encodeNil()
             case let .integer(integer): try container.encode(integer)
             case let .real(real) where real.isFinite: try container.encode(real)
-            case let .real(real): try container.encode(real > 0 ? "Infinity" : real < 0 ? "-Infinity" : "NaN")
+            case .real: try container.encodeNil()
             case let .text(text): try container.encode(text)
             case let .blob(bytes): try container.encode(["base64": Data(bytes).base64EncodedString()])
             }

@@ -14,33 +14,27 @@ import CatbirdHTTP
 /// - `DELETE /catbird/api/tenants` → 204: every tenant's mocks and journal. Admin only: from a
 ///   shard → 403.
 enum TenantRoutes {
-    static func routes(_ services: Services) -> [Route] {
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/tenants") { context throws(APIError) in
-                try storage(services) {
-                    var tenants = try services.tenants.list()
-                    if !context.isAdmin { tenants.removeAll { $0.id != context.tenant.rawValue } }
-                    return JSONBody.response(["tenants": tenants])
-                }
+            Route("GET", "/catbird/api/tenants") { context in
+                var tenants = try dependencies.tenants.list()
+                if !context.isAdmin { tenants.removeAll { $0.id != context.tenant.rawValue } }
+                return JSONBody.response(["tenants": tenants])
             },
-            Route("DELETE", "/catbird/api/tenants") { context throws(APIError) in
-                guard context.isAdmin else { throw services.admin.refusal("dropping every tenant", tenant: context.tenant) }
-                return try storage(services) {
-                    try services.tenants.dropAll()
-                    return HTTPResponse(status: 204)
-                }
+            Route("DELETE", "/catbird/api/tenants") { context in
+                guard context.isAdmin else { throw dependencies.admin.refusal("dropping every tenant", tenant: context.tenant) }
+                try dependencies.tenants.dropAll()
+                return HTTPResponse(status: 204)
             },
-            Route("DELETE", "/catbird/api/tenants/", hasParameter: true) { context throws(APIError) in
+            Route("DELETE", "/catbird/api/tenants/", hasParameter: true) { context in
                 let tenant = TenantID(context.parameter ?? "")
                 guard context.isAdmin || (context.tenant == tenant && !tenant.isDefault) else {
-                    throw services.admin.refusal("dropping another tenant", tenant: context.tenant)
+                    throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant)
                 }
-                return try storage(services) {
-                    guard try services.tenants.drop(tenant) else {
-                        throw APIError(status: 404, reason: "no tenant \(JSONBody.quoted(tenant.rawValue))")
-                    }
-                    return HTTPResponse(status: 204)
+                guard try dependencies.tenants.drop(tenant) else {
+                    throw APIError(status: 404, reason: "no tenant \(JSONBody.quoted(tenant.rawValue))")
                 }
+                return HTTPResponse(status: 204)
             },
         ]
     }

@@ -3,7 +3,7 @@ import CatbirdSupport
 @_spi(Server) import CatbirdWire
 
 /// A failure answered as `{"error": true, "reason": "…"}` with a 4xx/5xx status (docs/protocol.md#errors).
-struct APIError: Error, Sendable {
+struct APIError: HTTPResponseError, Sendable {
     let status: Int
     let reason: String
 

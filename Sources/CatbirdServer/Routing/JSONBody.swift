@@ -26,21 +26,37 @@ enum JSONBody {
     /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
     ///   and the decoder cannot say where (see ``wrongShape(_:in:hint:)``).
     /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON; 400 with a
-    ///   readable reason when the body does not decode.
+    ///   readable reason when the body does not decode, or when an object in it names the same
+    ///   key twice (``DuplicateKeys``).
     static func decode<T: Decodable>(
         _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint,
         describe: (any Error) -> String = readableReason
     ) throws(APIError) -> T {
         guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
         let data = Data(request.body)
+        let value: T
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            value = try JSONDecoder().decode(T.self, from: data)
         } catch {
+            // A repeated key may be why well-formed JSON does not decode (`"type"` twice).
+            if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
+                let duplicate = DuplicateKeys.first(in: request.body)
+            {
+                throw duplicateKey(duplicate)
+            }
             if let reason = wholeNumberMismatch(error, in: data) ?? wrongShape(error, in: data, hint: shapeHint) {
                 throw .badRequest(reason)
             }
             throw .badRequest(describe(error))
         }
+        if let duplicate = DuplicateKeys.first(in: request.body) { throw duplicateKey(duplicate) }
+        return value
+    }
+
+    /// 400 naming a key given twice and the object that holds it.
+    private static func duplicateKey(_ duplicate: (path: String, key: String)) -> APIError {
+        let object = duplicate.path.isEmpty ? "the JSON body" : "the JSON object '\(duplicate.path)'"
+        return .badRequest("\(object) has the key \(quoted(duplicate.key)) more than once; give each key once")
     }
 
     /// A decoding failure in the user's words (``Swift/DecodingError/readableReason``): the
@@ -107,7 +123,8 @@ enum JSONBody {
     private static func wholeNumberMismatch(_ error: any Error, in data: Data) -> String? {
         guard case let DecodingError.dataCorrupted(context) = error, context.codingPath.isEmpty,
               let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
-        var found: [String] = []
+        var fractional: [String] = []
+        var tooLarge: [String] = []
         func visit(_ value: Any, _ path: String) {
             if let object = value as? [String: Any] {
                 for key in object.keys.sorted() { visit(object[key]!, path.isEmpty ? key : "\(path).\(key)") }
@@ -115,12 +132,19 @@ enum JSONBody {
                 for (index, element) in array.enumerated() { visit(element, "\(path)[\(index)]") }
             } else if let number = value as? NSNumber, !(value is Bool) {
                 let double = number.doubleValue
-                if double.rounded() != double || abs(double) > 9.2e18 { found.append("'\(path)' (\(number))") }
+                if double.rounded() != double {
+                    fractional.append("'\(path)' (\(number))")
+                } else if abs(double) > 9.2e18 {
+                    tooLarge.append("'\(path)' (\(number))")
+                }
             }
         }
         visit(root, "")
-        guard !found.isEmpty else { return nil }
-        return "\(found.joined(separator: ", ")) must be a whole number"
+        if !fractional.isEmpty { return "\(fractional.joined(separator: ", ")) must be a whole number" }
+        if !tooLarge.isEmpty {
+            return "\(tooLarge.joined(separator: ", ")) is too large (at most \(Int.max))"
+        }
+        return nil
     }
 
     /// `application/json`, `application/json; charset=…` or a `+json` media type.

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 import Foundation
 
 /// What a route handler gets: the request and the tenant it is scoped to.
@@ -19,10 +20,12 @@ struct Route: Sendable {
     /// The exact path, or a prefix ending in `/` when `hasParameter` is set.
     let path: String
     let hasParameter: Bool
-    let handler: @Sendable (RouteContext) throws(APIError) -> HTTPResponse
+    /// Answers the request; any error it throws is answered by ``ErrorAnswer`` (the one place
+    /// errors become HTTP).
+    let handler: @Sendable (RouteContext) throws -> HTTPResponse
 
     init(_ method: String, _ path: String, hasParameter: Bool = false,
-         _ handler: @escaping @Sendable (RouteContext) throws(APIError) -> HTTPResponse) {
+         _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.hasParameter = hasParameter
@@ -44,6 +47,8 @@ struct Route: Sendable {
 /// (the HTTP layer sends the headers only).
 struct RouteTable: Sendable {
     let routes: [Route]
+    /// Where failures that are not the request's fault are logged.
+    let log: Logger
 
     func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPResponse {
         var allowed: [String] = []
@@ -59,7 +64,7 @@ struct RouteTable: Sendable {
             do {
                 return try route.handler(RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter))
             } catch {
-                return error.response
+                return ErrorAnswer.response(for: error, log: log)
             }
         }
         guard !allowed.isEmpty else { return APIError.notFound.response }

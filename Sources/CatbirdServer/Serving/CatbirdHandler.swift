@@ -12,15 +12,15 @@ struct CatbirdHandler: HTTPHandler {
     let metrics: RequestMetrics
     let admin: AdminAccess
 
-    init(services: Services) {
+    init(dependencies: RouteDependencies) {
         routes = RouteTable(routes:
-            MockRoutes.routes(services) + JournalRoutes.routes(services) + JournalEntryRoutes.routes(services)
-            + TenantRoutes.routes(services) + SQLRoute.routes(services) + InfoRoutes.routes(services)
-            + WebPageRoutes.routes() + MetricsRoute.routes(services))
-        serving = MockServing(mocks: services.mocks, journal: services.journal, files: services.files, admin: services.admin)
-        admin = services.admin
-        log = services.log
-        metrics = services.metrics.requests
+            MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
+            + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies) + InfoRoutes.routes(dependencies)
+            + WebPageRoutes.routes() + MetricsRoute.routes(dependencies), log: dependencies.log)
+        serving = MockServing(mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin)
+        admin = dependencies.admin
+        log = dependencies.log
+        metrics = dependencies.metrics.requests
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {

@@ -3,7 +3,7 @@ import CatbirdSupport
 import Synchronization
 
 /// What the routes work with; built once at start-up by ``CatbirdServer``.
-struct Services: Sendable {
+struct RouteDependencies: Sendable {
     let mocks: MockStore
     let journal: Journal
     let tenants: TenantDirectory

@@ -1,0 +1,113 @@
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Error answers a new user met that leaked internals or misled (docs/protocol.md#errors),
+/// each with the exact input that showed it, and storage failures answered as 503, never 400.
+final class ErrorReasonTests: XCTestCase {
+    private var server: TestServer!
+    private var client: RawHTTPClient!
+
+    override func setUpWithError() throws {
+        server = try TestServer()
+        client = try server.client()
+    }
+
+    override func tearDown() {
+        server?.removeFiles()
+        server = nil
+        client = nil
+    }
+
+    func testAWrongJSONTypeInAnSQLRequestNamesTheFieldInsteadOfASwiftDebugDescription() throws {
+        let answer = try client.json("POST", "/catbird/api/sql", #"{"sql":5}"#)
+        E2E.assertError(answer, status: 400, reasonContains: "'sql' must be a string")
+        let reason = answer.object["reason"] as? String ?? ""
+        for leak in ["DecodingError", "typeMismatch", "Debug description", "CodingKeys", "Swift."] {
+            XCTAssertFalse(reason.contains(leak), "\(leak) in \(reason)")
+        }
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT 1","params":{"a":1}}"#), status: 400,
+            reasonContains: "'params' must be an array")
+    }
+
+    func testATooLargeLimitNamesTheRangeInsteadOfCallingItNotAWholeNumber() throws {
+        let tooLarge = try client.request("GET", "/catbird/api/requests?limit=5000")
+        E2E.assertError(tooLarge, status: 400, reasonContains: "'limit' must be from 1 to 1000, not 5000")
+        XCTAssertFalse(tooLarge.text.contains("whole number"), tooLarge.text)
+        E2E.assertError(
+            try client.request("GET", "/catbird/api/requests?limit=abc"), status: 400, reasonContains: "must be a whole number")
+
+        let hugeMockLimit = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{}},"response":{"status":200,"limit":100000000000000000000}}"#)
+        E2E.assertError(hugeMockLimit, status: 400, reasonContains: "'response.limit' (100000000000000000000) is too large")
+        XCTAssertFalse(hugeMockLimit.text.contains("whole number"), hugeMockLimit.text)
+    }
+
+    func testAKeyGivenTwiceIsRefusedNamingTheKeyAndNothingIsStored() throws {
+        let twice = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{}},"response":{"status":200,"limit":2,"limit":3}}"#)
+        E2E.assertError(twice, status: 400, reasonContains: #"the JSON object 'response' has the key "limit" more than once"#)
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "the last limit did not silently win")
+
+        E2E.assertError(
+            try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","type":"remove","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{}}}"#),
+            status: 400, reasonContains: #"the JSON body has the key "type" more than once"#)
+        // Escapes are decoded before keys are compared: "\u0058" is "X".
+        E2E.assertError(
+            try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"remove","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{"X":{"kind":"equal","value":"1"},"\u0058":{"kind":"equal","value":"2"}}}}"#),
+            status: 400, reasonContains: #"'pattern.headers' has the key "X""#)
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT 1","sql":"SELECT 2"}"#), status: 400,
+            reasonContains: #"the key "sql" more than once"#)
+        // Names differing in case are different keys to JSON.
+        let cases = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"remove","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{"X":{"kind":"equal","value":"1"},"x":{"kind":"equal","value":"2"}}}}"#)
+        XCTAssertEqual(cases.status, 204, cases.text)
+    }
+
+    func testANonFiniteSQLResultIsNullNotTheStringInfinity() throws {
+        let rows = try E2E.sqlRows(client, "SELECT 1e999, -1e999, 2.5")
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertTrue(rows.first?[0] is NSNull, "\(rows)")
+        XCTAssertTrue(rows.first?[1] is NSNull, "\(rows)")
+        XCTAssertEqual(JSONNumber.double(rows.first?[2]), 2.5)
+    }
+
+    func testABusyDatabaseIsA503WithAReasonNotA400() throws {
+        // Another connection holds the write lock past the server's 5 s busy timeout.
+        let other = try Database(path: server.databasePath)
+        try other.execute("BEGIN EXCLUSIVE")
+        let answer = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{}},"response":{"status":200}}"#)
+        try other.execute("ROLLBACK")
+        other.close()
+        E2E.assertError(answer, status: 503, reasonContains: "the database is busy")
+        let retried = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{}},"response":{"status":200}}"#)
+        XCTAssertEqual(retried.status, 201, retried.text)
+    }
+
+    func testScriptsRunHelpPrintsTheServersHelpWithoutBuilding() throws {
+        let root = ProcessRunner.repositoryRoot
+        // No swift on PATH: any attempt to set up or build would fail.
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"), ["scripts/run", "--help"], in: root,
+            environment: ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()], seconds: 20)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let catbird = try ProcessRunner.run(try BuiltProducts.executable(named: "catbird"), ["--help"], in: root)
+        XCTAssertEqual(result.stdout, catbird.stdout)
+        XCTAssertTrue(result.stdout.hasPrefix("USAGE: catbird"), result.stdout)
+        XCTAssertEqual(result.stderr, "", "nothing was set up or built")
+    }
+}
