@@ -205,27 +205,8 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// Runs `catbird arguments` to completion (it must exit within 30 s).
-    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        process.environment = childEnvironment(environment)
-        process.currentDirectoryURL = directory
-        let out = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
-        let err = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out)
-        let errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        try process.run()
-        try Self.wait(for: process, seconds: 30)
-        try outHandle.close()
-        try errHandle.close()
-        return (
-            process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8)
-        )
+    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(try executable(), arguments, in: directory, environment: childEnvironment(environment), seconds: 30)
     }
 
     /// Waits for `process` to exit; kills it and throws after `seconds`.
@@ -240,25 +221,9 @@ final class CommandLineTests: XCTestCase {
         process.waitUntilExit()
     }
 
-    /// A port that was free a moment ago: bind 127.0.0.1:0, read the port, close.
+    /// A port that was free a moment ago.
     private func freePort() throws -> UInt16 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw CLIError("socket() failed") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw CLIError("bind failed: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        guard named == 0 else { throw CLIError("getsockname failed: errno \(errno)") }
-        return UInt16(bigEndian: address.sin_port)
+        try FreePort.next()
     }
 
     /// The number of sockets (listening and connected) process `pid` has open, from /proc.

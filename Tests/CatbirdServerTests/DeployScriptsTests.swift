@@ -174,19 +174,10 @@ final class DeployScriptsTests: XCTestCase {
     }
 }
 
-/// Running executables and scripts from tests, free ports, process liveness. (CommandLineTests
-/// has private versions of the first two; they could move to CatbirdTestSupport.)
+/// Running the deploy scripts from tests (through CatbirdTestSupport's ProcessRunner and
+/// FreePort) and process liveness.
 enum ChildProcesses {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-
-        /// Both streams, for failure messages.
-        var output: String { "status \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
-        /// Standard output split into lines.
-        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
-    }
+    typealias Result = ProcessRunner.Result
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -196,59 +187,16 @@ enum ChildProcesses {
     /// CATBIRD_* variable, plus `environment`; kills it and throws after `seconds`.
     static func run(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], in directory: URL, seconds: Int = 60
-    ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CATBIRD_") }
-            .merging(environment) { $1 }
-        process.currentDirectoryURL = directory
-        let id = UUID().uuidString
-        let out = directory.appendingPathComponent("stdout-\(id)")
-        let err = directory.appendingPathComponent("stderr-\(id)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out)
-        let errHandle = try FileHandle(forWritingTo: err)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-            try? FileManager.default.removeItem(at: out)
-            try? FileManager.default.removeItem(at: err)
-        }
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw Failure(description: "\(executable.lastPathComponent) \(arguments) did not exit within \(seconds) s")
-        }
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
+    ) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(
+            executable, arguments, in: directory,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CATBIRD_") }.merging(environment) { $1 },
+            seconds: seconds)
     }
 
-    /// A loopback port that was free a moment ago (bound to port 0 and released).
+    /// A loopback port that was free a moment ago.
     static func freePort() throws -> UInt16 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard named else { throw Failure(description: "bind/getsockname failed: errno \(errno)") }
-        return UInt16(bigEndian: address.sin_port)
+        try FreePort.next()
     }
 
     /// True while `pid` is a running process (a zombie nobody reaped yet counts as exited).

@@ -5,21 +5,7 @@ import XCTest
 
 /// Error answers a new user met that leaked internals or misled (docs/protocol.md#errors),
 /// each with the exact input that showed it, and storage failures answered as 503, never 400.
-final class ErrorReasonTests: XCTestCase {
-    private var server: TestServer!
-    private var client: RawHTTPClient!
-
-    override func setUpWithError() throws {
-        server = try TestServer()
-        client = try server.client()
-    }
-
-    override func tearDown() {
-        server?.removeFiles()
-        server = nil
-        client = nil
-    }
-
+final class ErrorReasonTests: ServerTestCase {
     func testAWrongJSONTypeInAnSQLRequestNamesTheFieldInsteadOfASwiftDebugDescription() throws {
         let answer = try client.json("POST", "/catbird/api/sql", #"{"sql":5}"#)
         E2E.assertError(answer, status: 400, reasonContains: "'sql' must be a string")

@@ -5,21 +5,7 @@ import XCTest
 /// The FeedApp example (the stand-in app under test) against a real server: it must find
 /// Catbird through its launch arguments or environment (CatbirdAppSupport), send every request
 /// there with the shard's `X-Catbird-Parallel-Id`, and show what the mocks say.
-final class FeedAppSmokeTests: XCTestCase {
-    private var server: TestServer!
-    private var client: RawHTTPClient!
-
-    override func setUpWithError() throws {
-        server = try TestServer()
-        client = try server.client()
-    }
-
-    override func tearDown() {
-        client = nil
-        server?.removeFiles()
-        server = nil
-    }
-
+final class FeedAppSmokeTests: ServerTestCase {
     private static let feed = #"{"posts":[{"id":2,"author":"bob","text":"Hi / ünïcode"},{"id":1,"author":"alice","text":"Hello"}]}"#
 
     func testFeedShowsTheMockedPostsAndIsJournaledForItsTenant() throws {

@@ -12,6 +12,11 @@ public enum ProcessRunner {
         public let status: Int32
         public let stdout: String
         public let stderr: String
+
+        /// Both streams, for failure messages.
+        public var output: String { "status \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+        /// Standard output split into lines.
+        public var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     }
 
     /// The run took longer than allowed and was killed.
@@ -45,6 +50,7 @@ public enum ProcessRunner {
         let errHandle = try FileHandle(forWritingTo: err)
         process.standardOutput = outHandle
         process.standardError = errHandle
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = ContinuousClock.now + .seconds(seconds)
         while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
