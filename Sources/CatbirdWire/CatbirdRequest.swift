@@ -164,11 +164,17 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     /// connection, any mock delay included.
     public var durationMs: Double
 
+    /// The file behind the answer: the file mock that answered (`answeredBy` `file`), or the file
+    /// record mode wrote (`redirect`, `proxy`); an absolute path on the server. Nil otherwise, and
+    /// from servers that predate it.
+    public var filePath: String?
+
     /// A journal entry (the server builds these from its rows).
     @_spi(Server) public init(
         id: Int64, time: Date, tenant: String, method: RequestPattern.HTTPMethod, url: String, request: Message, response: Message,
-        answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double
+        answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double, filePath: String? = nil
     ) {
+        self.filePath = filePath
         self.id = id
         self.time = time
         self.tenant = tenant
@@ -182,7 +188,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs
+        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs, filePath
     }
 
     /// Reads the server's shape.
@@ -200,9 +206,10 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         answeredBy = try container.decode(AnsweredBy.self, forKey: .answeredBy)
         mockId = try container.decodeIfPresent(Int64.self, forKey: .mockId)
         durationMs = try container.decode(Double.self, forKey: .durationMs)
+        filePath = try container.decodeIfPresent(String.self, forKey: .filePath)
     }
 
-    /// Writes the server's shape (`mockId` as `null` when no mock answered).
+    /// Writes the server's shape (`mockId` and `filePath` as `null` when absent).
     ///
     /// - Throws: `EncodingError` for a non-finite `durationMs`.
     public func encode(to encoder: any Encoder) throws {
@@ -217,6 +224,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         try container.encode(answeredBy, forKey: .answeredBy)
         try container.encode(mockId, forKey: .mockId)
         try container.encode(durationMs, forKey: .durationMs)
+        try container.encode(filePath, forKey: .filePath)
     }
 }
 

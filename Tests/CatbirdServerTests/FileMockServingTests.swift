@@ -45,6 +45,13 @@ final class FileMockServingTests: XCTestCase {
         let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).last)
         XCTAssertEqual(entry["answeredBy"] as? String, "file")
         XCTAssertEqual(entry["url"] as? String, "/api/books.json?page=1")
+        let root = try XCTUnwrap(realpath(mocksDirectory.path, nil))
+        defer { free(root) }
+        XCTAssertEqual(entry["filePath"] as? String, String(cString: root) + "/api/books.json")
+        let rows = try E2E.sqlRows(client, "SELECT file_path FROM requests WHERE answered_by = 'file'")
+        XCTAssertEqual(rows.first?.first as? String, String(cString: root) + "/api/books.json")
+        XCTAssertEqual(try client.request("GET", "/missing").status, 404)
+        XCTAssertTrue(try XCTUnwrap(try E2E.journal(client, tenant: nil).last)["filePath"] is NSNull, "null when no file")
     }
 
     func testAcceptCandidatesInPreferenceOrderThenBare() throws {

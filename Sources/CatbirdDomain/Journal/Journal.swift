@@ -139,7 +139,7 @@ public final class Journal: Sendable {
         return """
             id, time, tenant, method, url, request_headers, \(requestBody), request_body_size,
             request_body_truncated, status, response_headers, \(responseBody), response_body_size,
-            response_body_truncated, answered_by, mock_id, duration_ms
+            response_body_truncated, answered_by, mock_id, duration_ms, file_path
             """
     }
 
@@ -159,7 +159,7 @@ public final class Journal: Sendable {
             request: message(status: nil, headers: 5, body: 6),
             response: message(status: Int(row[9].intValue ?? 0), headers: 10, body: 11),
             answeredBy: CatbirdRequest.AnsweredBy(rawValue: row[14].stringValue ?? ""),
-            mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0)
+            mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue)
     }
 }
 

@@ -31,12 +31,15 @@ public struct JournalEntry: Sendable {
     public var mockHit: MockHitRecord?
     /// Milliseconds from the request's arrival to its response, any delay included.
     public var durationMs: Double
+    /// The file mock that answered, or the file record mode wrote (absolute path), else nil.
+    public var filePath: String?
 
     public init(
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
-        answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double
+        answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil
     ) {
+        self.filePath = filePath
         self.time = time
         self.tenant = tenant
         self.method = method

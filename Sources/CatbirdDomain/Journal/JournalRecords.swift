@@ -13,8 +13,8 @@ enum JournalRecords {
     static let insertSQL = """
         INSERT INTO requests (time, tenant, method, url, request_headers, request_body, request_body_size,
                               request_body_truncated, status, response_headers, response_body, response_body_size,
-                              response_body_truncated, answered_by, mock_id, duration_ms)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              response_body_truncated, answered_by, mock_id, duration_ms, file_path)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Inserts a batch inside the caller's transaction: tenants first (the journal references
@@ -38,6 +38,7 @@ enum JournalRecords {
             statement.bind(.text(entry.answeredBy.rawValue), at: 14)
             statement.bind(entry.mockHit.map { .integer($0.mockID) } ?? .null, at: 15)
             statement.bind(.real(entry.durationMs), at: 16)
+            statement.bind(entry.filePath.map { .text($0) } ?? .null, at: 17)
             try statement.run()
         }
         for entry in batch {

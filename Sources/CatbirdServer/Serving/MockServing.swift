@@ -24,7 +24,7 @@ struct MockServing: Sendable {
             if let answer = files?.respond(to: request) {
                 journal(request: request, response: answer.response,
                         responseHeadersJSON: JSONText.object(answer.response.headers.fields),
-                        answeredBy: .file, hit: nil, tenant: tenant)
+                        answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path)
                 return (answer.response, .file)
             }
             journal(request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
@@ -48,7 +48,7 @@ struct MockServing: Sendable {
     /// error's ``APIError/headersJSON``) so it is not encoded again per request.
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String,
-        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID
+        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil
     ) {
         let delayMs = response.delay?.milliseconds ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
@@ -58,6 +58,6 @@ struct MockServing: Sendable {
             status: response.status, responseHeaders: responseHeadersJSON,
             responseBody: response.body, answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
-            durationMs: elapsed.milliseconds + delayMs))
+            durationMs: elapsed.milliseconds + delayMs, filePath: filePath))
     }
 }
