@@ -96,6 +96,7 @@ let package = Package(
         .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage", "CatbirdDomain", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdDomainTests", dependencies: ["CatbirdDomain"]),
+        .testTarget(name: "CatbirdHTTPTests", dependencies: ["CatbirdHTTP", "CatbirdTestSupport"]),
         .testTarget(
             name: "CatbirdSQLSandboxTests",
             dependencies: ["CatbirdStorage", "CatbirdSQLSandbox", "CatbirdDomain", "CatbirdTestSupport"]),

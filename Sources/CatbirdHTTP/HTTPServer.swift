@@ -2,8 +2,8 @@ import CMicroHTTPD
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each with its own epoll loop,
-/// keep-alive connections, request bodies streamed in and capped, delayed responses that hold
-/// no thread.
+/// keep-alive connections, request bodies streamed in and capped, responses answered later
+/// (``HTTPAnswer/later(_:)``, ``HTTPResponse/delay``) that hold no thread.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), handler: myHandler)
@@ -14,7 +14,7 @@ import Synchronization
 public final class HTTPServer: Sendable {
     /// The settings the server was created with.
     public let configuration: Configuration
-    private let core: ServerCore
+    let core: ServerCore
     private let daemon = Mutex<Daemon?>(nil)
 
     /// `@unchecked Sendable`: the daemon handle is only used under the `daemon` mutex, and the
@@ -62,12 +62,13 @@ public final class HTTPServer: Sendable {
         daemon.withLock { $0?.port ?? 0 }
     }
 
-    /// Stops accepting connections, sends delayed responses at once, then closes every
-    /// connection and joins the worker threads. Safe to call twice.
+    /// Stops accepting connections, answers every parked request (delayed responses at once,
+    /// deferred ones with 503), then closes every connection and joins the worker threads. A
+    /// responder used afterwards does nothing. Safe to call twice.
     public func stop() {
         guard let running = daemon.withLock({ state -> Daemon? in defer { state = nil }; return state }) else { return }
         _ = MHD_quiesce_daemon(running.handle)
-        core.suspended.resumeAll()
+        core.parked.resumeAll()
         // Give resumed connections a moment to queue and flush their responses.
         var waited = 0
         while core.inFlight.load(ordering: .acquiring) > 0 && waited < 200 {

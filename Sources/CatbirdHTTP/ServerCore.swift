@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import CatbirdSupport
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ import Synchronization
 final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let maxBodySize: Int
-    let suspended = SuspendedConnections()
+    let parked = ParkedConnections()
     /// Requests started and not yet completed.
     let inFlight = Atomic<Int>(0)
     /// Bytes reserved for a body up front at most, whatever its Content-Length claims (1 MiB):
@@ -37,9 +38,10 @@ final class ServerCore: Sendable {
     /// MHD_OPTION_NOTIFY_COMPLETED: releases the request's context.
     static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, contextSlot, _ in
         guard let pointer = contextSlot?.pointee else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
+        core.parked.forget(Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue())
         Unmanaged<RequestContext>.fromOpaque(pointer).release()
         contextSlot?.pointee = nil
-        let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
         core.inFlight.subtract(1, ordering: .releasing)
     }
 
@@ -73,9 +75,9 @@ final class ServerCore: Sendable {
         _ context: RequestContext, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?,
         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
-        if let pending = context.pendingResponse {  // resumed after a delay
+        if let pending = context.pendingResponse {  // resumed: answered later, or delay over
             context.pendingResponse = nil
-            return queue(pending, on: connection)
+            return send(pending, context, connection)
         }
         if !context.started {
             context.started = true
@@ -109,15 +111,40 @@ final class ServerCore: Sendable {
             return .YES
         }
         let request = request(from: context)
-        let response = context.oversized
-            ? handler.respondToOversizedBody(request, limit: maxBodySize)
-            : handler.respond(to: request)
-        if let delay = response.delay, delay > .zero {
-            context.pendingResponse = response
-            if suspended.suspend(connection, for: delay) { return .YES }
-            context.pendingResponse = nil
+        if context.oversized {
+            return send(handler.respondToOversizedBody(request, limit: maxBodySize), context, connection)
         }
-        return queue(response, on: connection)
+        switch handler.respond(to: request) {
+        case let .now(response):
+            return send(response, context, connection)
+        case let .later(start):
+            guard let responder = parked.park(connection, context, atShutdown: ParkedConnections.stoppingResponse) else {
+                return queue(ParkedConnections.stoppingResponse, on: connection)
+            }
+            start(responder)
+            return .YES
+        }
+    }
+
+    /// Queues `response`, or parks the connection for its ``HTTPResponse/delay`` first: the
+    /// delay is one user of the deferred path (a timer sends the response without its delay; at
+    /// shutdown it is sent at once).
+    private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
+        guard let delay = response.delay, delay > .zero else { return queue(response, on: connection) }
+        var undelayed = response
+        undelayed.delay = nil
+        guard let responder = parked.park(connection, context, atShutdown: undelayed) else {
+            return queue(undelayed, on: connection)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(delay)) { [undelayed] in responder.send(undelayed) }
+        return .YES
+    }
+
+    /// `delay` as a dispatch interval, saturating at about 68 years instead of overflowing.
+    static func interval(_ delay: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = delay.components
+        guard seconds < Int64(Int32.max) else { return .seconds(Int(Int32.max)) }
+        return .nanoseconds(Int(max(0, seconds)) * 1_000_000_000 + Int(max(0, attoseconds) / 1_000_000_000))
     }
 
     private func request(from context: RequestContext) -> HTTPRequest {

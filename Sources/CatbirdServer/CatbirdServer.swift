@@ -16,9 +16,15 @@ import Synchronization
 public final class CatbirdServer: Sendable {
     /// This server's version, as `GET /catbird/version` and `catbird --version` print it.
     public static let version = "0.1.0"
+    /// Threads of the control pool: 4, so one tenant's 2-second SQL query or big delete leaves
+    /// three for the others (each SQL query is bounded by `Settings.sqlTimeLimit`).
+    static let controlThreadCount = 4
 
     public let settings: Settings
     private let http: HTTPServer
+    /// The threads slow control routes run on (SQL, counts, journal reads and deletes, tenant
+    /// drops, mock writes), so they never hold a worker that serves mocks.
+    private let controlPool = HTTPWorkPool(threadCount: CatbirdServer.controlThreadCount, name: "catbird-control")
     private let writer: SerialDatabase
     private let reader: SerialDatabase
     private let sql: TenantSQL
@@ -64,7 +70,7 @@ public final class CatbirdServer: Sendable {
                 host: settings.host, port: settings.port,
                 threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
                 maxBodySize: settings.maxBodySize),
-            handler: CatbirdHandler(dependencies: dependencies))
+            handler: CatbirdHandler(dependencies: dependencies, controlPool: controlPool))
     }
 
     /// The mocks directory's file serving: nil without `--mocks-dir` or while recording.
@@ -100,6 +106,7 @@ public final class CatbirdServer: Sendable {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         http.stop()
         pruner.stop()
+        controlPool.stop()
         journalWriter.stop()
         sql.close()
         reader.close()

@@ -15,14 +15,14 @@ import Foundation
 enum JournalRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests") { context in
+            Route("GET", "/catbird/api/requests", slow: true) { context in
                 let query = try journalQuery(from: context.request.query ?? "")
                 return JSONBody.response(try dependencies.journal.page(of: context.tenant, query))
             },
-            Route("DELETE", "/catbird/api/requests") { context in
+            Route("DELETE", "/catbird/api/requests", slow: true) { context in
                 JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },
-            Route("POST", "/catbird/api/requests/count") { context in
+            Route("POST", "/catbird/api/requests/count", slow: true) { context in
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)
                 let pattern = try CompiledRequestPattern(body.pattern)
                 return JSONBody.response(["count": try dependencies.journal.count(of: context.tenant, matching: pattern)])

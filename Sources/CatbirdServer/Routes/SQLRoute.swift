@@ -38,7 +38,7 @@ enum SQLRoute {
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("POST", "/catbird/api/sql") { context in
+            Route("POST", "/catbird/api/sql", slow: true) { context in
                 try run(context, dependencies)
             },
         ]

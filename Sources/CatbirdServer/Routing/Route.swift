@@ -20,15 +20,20 @@ struct Route: Sendable {
     /// The exact path, or a prefix ending in `/` when `hasParameter` is set.
     let path: String
     let hasParameter: Bool
+    /// Whether the handler may take long (SQL, journal queries and deletes, writes that wait for
+    /// the database writer, flush waits): it then runs on the control pool while the connection
+    /// is parked, never on the workers that serve mocks (docs/answering-later.md).
+    let isSlow: Bool
     /// Answers the request; any error it throws is answered by ``ErrorAnswer`` (the one place
     /// errors become HTTP).
     let handler: @Sendable (RouteContext) throws -> HTTPResponse
 
-    init(_ method: String, _ path: String, hasParameter: Bool = false,
+    init(_ method: String, _ path: String, hasParameter: Bool = false, slow: Bool = false,
          _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.hasParameter = hasParameter
+        self.isSlow = slow
         self.handler = handler
     }
 
@@ -44,13 +49,15 @@ struct Route: Sendable {
 
 /// The `/catbird` route table: finds the route, answers 405 with an `Allow` header for a known
 /// path with another method, 404 otherwise. `HEAD` is answered by the `GET` route of the path
-/// (the HTTP layer sends the headers only).
+/// (the HTTP layer sends the headers only). A slow route's handler runs on `pool`.
 struct RouteTable: Sendable {
     let routes: [Route]
     /// Where failures that are not the request's fault are logged.
     let log: Logger
+    /// The control pool slow routes run on.
+    let pool: HTTPWorkPool
 
-    func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPResponse {
+    func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
         var allowed: [String] = []
         // An exact path wins over a parameter route's prefix: `GET /catbird/api/requests/count`
         // is a 405 of the count route, not entry "count".
@@ -61,17 +68,23 @@ struct RouteTable: Sendable {
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
                 continue
             }
-            do {
-                return try route.handler(RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter))
-            } catch {
-                return ErrorAnswer.response(for: error, log: log)
-            }
+            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter)
+            guard route.isSlow else { return .now(run(route, context)) }
+            return .later(on: pool) { run(route, context) }
         }
-        guard !allowed.isEmpty else { return APIError.notFound.response }
+        guard !allowed.isEmpty else { return .now(APIError.notFound.response) }
         let allow = allowed.joined(separator: ", ")
         var response = APIError.methodNotAllowed(allow).response
         response.headers.add(name: "Allow", value: allow)
-        return response
+        return .now(response)
+    }
+
+    private func run(_ route: Route, _ context: RouteContext) -> HTTPResponse {
+        do {
+            return try route.handler(context)
+        } catch {
+            return ErrorAnswer.response(for: error, log: log)
+        }
     }
 
     /// Whether a route for `routeMethod` answers `requestMethod`: the same method, or `HEAD`

@@ -12,36 +12,53 @@ struct CatbirdHandler: HTTPHandler {
     let metrics: RequestMetrics
     let admin: AdminAccess
 
-    init(dependencies: RouteDependencies) {
+    /// - Parameter controlPool: where slow control routes run (``Route/isSlow``).
+    init(dependencies: RouteDependencies, controlPool: HTTPWorkPool) {
         routes = RouteTable(routes:
             MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
             + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies) + InfoRoutes.routes(dependencies)
-            + WebPageRoutes.routes() + MetricsRoute.routes(dependencies), log: dependencies.log)
+            + WebPageRoutes.routes() + MetricsRoute.routes(dependencies), log: dependencies.log, pool: controlPool)
         serving = MockServing(mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin)
         admin = dependencies.admin
         log = dependencies.log
         metrics = dependencies.metrics.requests
     }
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    func respond(to request: HTTPRequest) -> HTTPAnswer {
         let tenant = Self.tenant(of: request)
-        let response: HTTPResponse
-        let answeredBy: String
         if Self.isControl(request.path) {
-            response = routes.respond(to: request, tenant: tenant, isAdmin: admin.isAdmin(request, tenant: tenant))
-            answeredBy = "control"
-        } else {
-            let served = serving.respond(to: request, tenant: tenant)
-            response = served.0
-            answeredBy = served.1.rawValue
+            let isAdmin = admin.isAdmin(request, tenant: tenant)
+            return recorded(routes.respond(to: request, tenant: tenant, isAdmin: isAdmin), request, answeredBy: "control", tenant: tenant)
         }
+        let (response, answeredBy) = serving.respond(to: request, tenant: tenant)
+        record(request, response, answeredBy: answeredBy.rawValue, tenant: tenant)
+        return .now(response)
+    }
+
+    /// `answer`, recorded when its response is known (at once, or when the responder sends it).
+    private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
+        switch answer {
+        case let .now(response):
+            record(request, response, answeredBy: answeredBy, tenant: tenant)
+            return answer
+        case let .later(start):
+            return .later { responder in
+                start(HTTPResponder { response in
+                    record(request, response, answeredBy: answeredBy, tenant: tenant)
+                    responder.send(response)
+                })
+            }
+        }
+    }
+
+    /// The request's metrics and its info line; the time counts from the request's arrival
+    /// (waiting on the control pool included).
+    private func record(_ request: HTTPRequest, _ response: HTTPResponse, answeredBy: String, tenant: TenantID) {
         let elapsed = ContinuousClock.now - request.receivedAt
         metrics.record(answeredBy: answeredBy, status: response.status, latency: elapsed)
-        if log.isEnabled(.info) {
-            let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""
-            log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)")
-        }
-        return response
+        guard log.isEnabled(.info) else { return }
+        let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""
+        log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)")
     }
 
     /// 413. A request outside `/catbird` is journaled like any other, with an empty request

@@ -1,0 +1,86 @@
+import CMicroHTTPD
+import Synchronization
+
+/// Connections whose request is answered later (``HTTPAnswer/later(_:)`` and delayed responses).
+///
+/// A parked connection is suspended (`MHD_suspend_connection`): it holds no worker thread, MHD
+/// stops polling it and it does not time out. It is resumed exactly once, under this registry's
+/// lock: by its responder (which leaves the response in the request's context for the access
+/// handler, called again after `MHD_resume_connection`), or by ``resumeAll()`` at shutdown
+/// (libmicrohttpd forbids stopping a daemon with suspended connections). A responder that comes
+/// after either finds no entry and does nothing, so a late answer never touches a connection
+/// libmicrohttpd may have freed. Rules: https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dflow.html
+final class ParkedConnections: Sendable {
+    /// `@unchecked Sendable`: the connection pointer is only passed to `MHD_resume_connection`
+    /// (callable from any thread), and the context is only written while the connection is
+    /// suspended, i.e. while no worker touches it; both under the registry's lock.
+    private struct Parked: @unchecked Sendable {
+        let connection: OpaquePointer
+        let context: RequestContext
+        /// Sent at shutdown instead of waiting for the responder.
+        let atShutdown: HTTPResponse
+    }
+
+    private struct State {
+        var stopping = false
+        var nextTicket: UInt64 = 0
+        var parked: [UInt64: Parked] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// The answer to a deferred request when the server stops before it is answered.
+    static let stoppingResponse = HTTPResponse(
+        status: 503, headers: ["Content-Type": "text/plain; charset=utf-8", "Connection": "close"],
+        body: Array("the server is stopping".utf8))
+
+    /// Suspends `connection` (call only from its access handler, on its worker thread) and
+    /// returns the responder that resumes it, or nil when the server is stopping (answer at once).
+    /// - Parameter atShutdown: what to send if the server stops first.
+    func park(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse) -> HTTPResponder? {
+        let ticket: UInt64? = state.withLock { state in
+            if state.stopping { return nil }
+            state.nextTicket += 1
+            state.parked[state.nextTicket] = Parked(connection: connection, context: context, atShutdown: atShutdown)
+            context.parkedTicket = state.nextTicket
+            // Suspended under the lock, so no responder or resumeAll() can resume it first.
+            MHD_suspend_connection(connection)
+            return state.nextTicket
+        }
+        guard let ticket else { return nil }
+        return HTTPResponder { [self] response in resume(ticket, with: response) }
+    }
+
+    /// How many connections are parked now.
+    var count: Int {
+        state.withLock { $0.parked.count }
+    }
+
+    /// Resumes every parked connection with its shutdown answer and refuses further parking.
+    func resumeAll() {
+        state.withLock { state in
+            state.stopping = true
+            for parked in state.parked.values {
+                parked.context.pendingResponse = parked.atShutdown
+                MHD_resume_connection(parked.connection)
+            }
+            state.parked.removeAll()
+        }
+    }
+
+    /// Drops the entry of a request libmicrohttpd has finished with (its connection closed while
+    /// parked), so a late responder cannot reach the freed connection. Called from the completion
+    /// callback on the connection's worker thread; cheap when the request was never parked.
+    func forget(_ context: RequestContext) {
+        guard let ticket = context.parkedTicket else { return }
+        state.withLock { _ = $0.parked.removeValue(forKey: ticket) }
+    }
+
+    private func resume(_ ticket: UInt64, with response: HTTPResponse) {
+        state.withLock { state in
+            guard let parked = state.parked.removeValue(forKey: ticket) else { return }
+            parked.context.pendingResponse = response
+            MHD_resume_connection(parked.connection)
+        }
+    }
+}
