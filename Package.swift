@@ -81,8 +81,8 @@ let package = Package(
         .target(
             name: "CatbirdServer",
             dependencies: [
-                "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdStorage", "CatbirdSQLSandbox", "CatbirdMatching",
-                "CatbirdDomain", "CatbirdWebPage",
+                "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdOutbound", "CatbirdStorage", "CatbirdSQLSandbox",
+                "CatbirdMatching", "CatbirdDomain", "CatbirdWebPage",
             ]),
         .executableTarget(
             name: "catbird", dependencies: ["CatbirdSupport", "CatbirdServer"], resources: [.embedInCode("Usage.txt")]),

@@ -35,3 +35,19 @@ static inline uint16_t catbird_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
 }
+
+// MHD_get_connection_info is variadic: this returns the client's address (IPv4 or IPv6) as text,
+// written into `buffer` (at least 46 bytes, INET6_ADDRSTRLEN); an empty string when unknown.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+static inline void catbird_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    buffer[0] = '\0';
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)size);
+    } else if (address->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)size);
+    }
+}

@@ -11,6 +11,8 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// When the request line arrived (monotonic clock), for measuring time taken.
     public var receivedAt: ContinuousClock.Instant
+    /// The client's IP address as text (`127.0.0.1`, `::1`); empty when unknown.
+    public var clientAddress: String = ""
 
     public init(
         method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],

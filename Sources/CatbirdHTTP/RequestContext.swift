@@ -15,6 +15,7 @@ final class RequestContext: @unchecked Sendable {
     let receivedAt: ContinuousClock.Instant
     var connection: OpaquePointer?
     var method = ""
+    var clientAddress = ""
     var headers = HTTPHeaders()
     var body: [UInt8] = []
     var started = false

@@ -82,6 +82,7 @@ final class ServerCore: Sendable {
         if !context.started {
             context.started = true
             context.method = method.map { String(cString: $0) } ?? ""
+            context.clientAddress = Self.clientAddress(connection)
             _ = MHD_get_connection_values(
                 connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
             if let declared = context.headers.first("Content-Length").flatMap({ Int($0) }) {
@@ -148,9 +149,18 @@ final class ServerCore: Sendable {
     }
 
     private func request(from context: RequestContext) -> HTTPRequest {
-        HTTPRequest(
+        var request = HTTPRequest(
             method: context.method, target: context.target, headers: context.headers,
             body: context.oversized ? [] : context.body, receivedAt: context.receivedAt)
+        request.clientAddress = context.clientAddress
+        return request
+    }
+
+    /// The connection's peer address as text (for `X-Forwarded-For`).
+    private static func clientAddress(_ connection: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        buffer.withUnsafeMutableBufferPointer { catbird_mhd_client_address(connection, $0.baseAddress, $0.count) }
+        return String(cString: buffer)
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -1,7 +1,9 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdOutbound
 import CatbirdStorage
 import CatbirdSupport
+import Foundation
 import Synchronization
 
 /// The Catbird mock server: opens and migrates the database, loads the mocks, starts the
@@ -24,6 +26,8 @@ public final class CatbirdServer: Sendable {
     private let http: HTTPServer
     /// The threads slow control routes run on (SQL, counts, journal reads and deletes, tenant
     /// drops, mock writes), so they never hold a worker that serves mocks.
+    /// Sends forwarded requests upstream; nil unless redirect or proxy mode is on.
+    private let outbound: OutboundClient?
     private let controlPool = HTTPWorkPool(threadCount: CatbirdServer.controlThreadCount, name: "catbird-control")
     private let writer: SerialDatabase
     private let reader: SerialDatabase
@@ -42,6 +46,8 @@ public final class CatbirdServer: Sendable {
     ///   stored mock no longer compiles, `FileMockError` when the mocks directory is missing.
     public init(settings: Settings) throws {
         self.settings = settings
+        outbound = settings.redirectURL != nil || settings.proxyEnabled
+            ? OutboundClient(timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize) : nil
         let log = Logger(level: settings.logLevel)
         location = DatabaseLocation(settings.databasePath)
         lock = try DatabaseFileLock(databasePath: location.path)
@@ -62,7 +68,8 @@ public final class CatbirdServer: Sendable {
         let dependencies = RouteDependencies(
             mocks: mocks, journal: journal, tenants: tenants,
             sql: sql, log: log,
-            files: try Self.fileServing(settings, log: log), settings: settings, origin: origin,
+            files: try Self.fileServing(settings, log: log), upstream: try Self.upstreamServing(settings, client: outbound, log: log),
+            settings: settings, origin: origin,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner)
         http = HTTPServer(
@@ -89,6 +96,23 @@ public final class CatbirdServer: Sendable {
         return MediaTypes(table: "")
     }
 
+    /// Redirect and proxy modes' forwarding (with record mode's writer): nil when neither is on.
+    /// Record mode creates the mocks directory when it is missing.
+    /// - Throws: ``FileMockError/notADirectory(path:)``.
+    private static func upstreamServing(_ settings: Settings, client: OutboundClient?, log: Logger) throws -> UpstreamServing? {
+        guard let client else { return nil }
+        var recorder: FileMockRecorder?
+        if settings.recordMode, let path = settings.mocksDirectory {
+            try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            recorder = FileMockRecorder(directory: try FileMockDirectory(
+                path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery))
+        }
+        return UpstreamServing(
+            forwarding: Forwarding(
+                redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled, decodesContent: settings.recordMode),
+            client: client, recorder: recorder, log: log)
+    }
+
     /// Starts accepting requests.
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public func start() throws {
@@ -106,6 +130,7 @@ public final class CatbirdServer: Sendable {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         http.stop()
         pruner.stop()
+        outbound?.shutdown()
         controlPool.stop()
         journalWriter.stop()
         sql.close()

@@ -1,9 +1,10 @@
 import CatbirdSupport
 import CatbirdServer
+import Foundation
 
 /// What `catbird` was asked to do.
 enum Command {
-    case serve(CatbirdServer.Settings, ignoredVariables: [String])
+    case serve(CatbirdServer.Settings)
     case help
     case version
 }
@@ -20,11 +21,9 @@ enum CommandLineOptions {
     static let usage = String(decoding: PackageResources.Usage_txt, as: UTF8.self)
         .trimmingCharacters(in: .newlines)
 
-    static let notImplementedVariables = ["CATBIRD_RECORD_MODE", "CATBIRD_REDIRECT_URL", "CATBIRD_PROXY_ENABLED"]
-
     /// Options that take no value (`--name` alone means on); their variables are on when set to
     /// `1`, `true` or `yes` (any case).
-    static let switches: Set<String> = ["files-with-query"]
+    static let switches: Set<String> = ["files-with-query", "proxy", "record", "cors"]
 
     /// - Throws: ``UsageError`` naming the flag or variable and what it accepts.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Command {
@@ -36,6 +35,8 @@ enum CommandLineOptions {
             "admin-token": "CATBIRD_ADMIN_TOKEN",
             "tenant-ttl": "CATBIRD_TENANT_TTL", "journal-max-rows": "CATBIRD_JOURNAL_MAX_ROWS",
             "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
+            "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
+            "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "cors": "CATBIRD_CORS",
         ]
         for (option, variable) in environmentNames {
             guard let value = environment[variable], !value.isEmpty else { continue }
@@ -67,7 +68,7 @@ enum CommandLineOptions {
                 values[name] = given
             }
         }
-        return .serve(try settings(from: values), ignoredVariables: notImplementedVariables.filter { environment[$0] != nil })
+        return .serve(try settings(from: values))
     }
 
     private static func settings(from values: [String: String]) throws(UsageError) -> CatbirdServer.Settings {
@@ -122,7 +123,36 @@ enum CommandLineOptions {
             }
             settings.adminToken = token
         }
+        try forwardingSettings(from: values, into: &settings)
         return settings
+    }
+
+    /// Redirect, proxy and record modes, CORS and the upstream time limit (`docs/files.md`).
+    private static func forwardingSettings(from values: [String: String], into settings: inout CatbirdServer.Settings) throws(UsageError) {
+        if let url = values["redirect-url"] {
+            guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+                  components.host?.isEmpty == false, components.query == nil, components.fragment == nil else {
+                throw UsageError(description: "redirect URL must be an http:// or https:// URL with a host and no query, not '\(url)'")
+            }
+            settings.redirectURL = url
+        }
+        settings.proxyEnabled = values["proxy"] != nil
+        settings.recordMode = values["record"] != nil
+        settings.cors = values["cors"] != nil
+        if let timeout = values["upstream-timeout"] {
+            guard let seconds = Double(timeout), seconds > 0, seconds <= 3600 else {
+                throw UsageError(description: "upstream timeout must be seconds, more than 0 and at most 3600, not '\(timeout)'")
+            }
+            settings.upstreamTimeout = .milliseconds(Int(seconds * 1000))
+        }
+        if settings.recordMode {
+            guard settings.mocksDirectory != nil else {
+                throw UsageError(description: "record mode writes file mocks: give --mocks-dir (CATBIRD_MOCKS_DIR)")
+            }
+            guard settings.redirectURL != nil || settings.proxyEnabled else {
+                throw UsageError(description: "record mode records what the upstream answers: give --redirect-url or --proxy")
+            }
+        }
     }
 
     /// Whether a switch's variable is on: `1`, `true`, `yes` (any case).

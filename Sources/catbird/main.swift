@@ -19,11 +19,8 @@ case .help:
     print(CommandLineOptions.usage)
 case .version:
     print("catbird \(CatbirdServer.version)")
-case let .serve(settings, ignoredVariables):
+case let .serve(settings):
     let log = Logger(level: settings.logLevel)
-    for variable in ignoredVariables {
-        log.warning("\(variable) is set but not implemented in this version; ignored")
-    }
     if settings.adminToken == nil && !settings.listensOnLoopbackOnly {
         log.warning(
             "listening on \(settings.host) without an admin token: anyone who can reach the port may list and drop "

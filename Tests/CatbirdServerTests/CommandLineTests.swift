@@ -48,6 +48,12 @@ final class CommandLineTests: XCTestCase {
             (["--max-body-size", "lots"], "max body size"),
             (["--port"], "option '--port' needs a value"),
             (["stray"], "unexpected argument 'stray'"),
+            (["--redirect-url", "ftp://example.com"], "redirect URL must be an http:// or https:// URL"),
+            (["--redirect-url", "http://example.com/?q=1"], "redirect URL must be"),
+            (["--record", "--proxy"], "record mode writes file mocks: give --mocks-dir"),
+            (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
+            (["--proxy=yes"], "option '--proxy' takes no value"),
+            (["--upstream-timeout", "0"], "upstream timeout must be seconds"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)
@@ -103,7 +109,7 @@ final class CommandLineTests: XCTestCase {
         let database = directory.appendingPathComponent("quiet.sqlite").path
         let server = try Launched(
             self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
-            environment: ["CATBIRD_PROXY_ENABLED": "1"])
+            environment: ["CATBIRD_MOCKS_DIR": directory.path])
         let client = try server.client()
         try E2E.addMock(client, url: "/quiet", body: "shh")
         for _ in 0..<10 { XCTAssertEqual(try client.request("GET", "/quiet").text, "shh") }
@@ -111,7 +117,6 @@ final class CommandLineTests: XCTestCase {
 
         let (status, _, stderr) = try server.terminate(signal: SIGINT)
         XCTAssertEqual(status, 0, stderr)
-        XCTAssertTrue(stderr.contains("[warning] CATBIRD_PROXY_ENABLED is set but not implemented"), stderr)
         XCTAssertFalse(stderr.contains("/quiet"), stderr)
         XCTAssertFalse(stderr.contains("/not-mocked"), stderr)
         XCTAssertFalse(stderr.contains("[info]"), stderr)

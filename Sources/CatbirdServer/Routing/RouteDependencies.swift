@@ -12,6 +12,8 @@ struct RouteDependencies: Sendable {
     let log: Logger
     /// The mocks directory's file serving, when `--mocks-dir` is set and not recording.
     let files: FileServing?
+    /// Redirect and proxy modes' forwarding, and record mode's writer; nil when neither mode is on.
+    let upstream: UpstreamServing?
     let settings: CatbirdServer.Settings
     /// The server's own base URL, known once it is listening.
     let origin: ServerOrigin

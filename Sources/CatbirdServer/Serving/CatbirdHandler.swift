@@ -8,6 +8,9 @@ import CatbirdWire
 struct CatbirdHandler: HTTPHandler {
     let routes: RouteTable
     let serving: MockServing
+    let upstream: UpstreamServing?
+    /// `--cors`: preflights answered, CORS headers added (``CORS``).
+    let cors: Bool
     let log: Logger
     let metrics: RequestMetrics
     let admin: AdminAccess
@@ -18,7 +21,11 @@ struct CatbirdHandler: HTTPHandler {
             MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
             + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies) + InfoRoutes.routes(dependencies)
             + WebPageRoutes.routes() + MetricsRoute.routes(dependencies), log: dependencies.log, pool: controlPool)
-        serving = MockServing(mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin)
+        serving = MockServing(
+            mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
+            forwarding: dependencies.upstream?.forwarding)
+        upstream = dependencies.upstream
+        cors = dependencies.settings.cors
         admin = dependencies.admin
         log = dependencies.log
         metrics = dependencies.metrics.requests
@@ -30,9 +37,35 @@ struct CatbirdHandler: HTTPHandler {
             let isAdmin = admin.isAdmin(request, tenant: tenant)
             return recorded(routes.respond(to: request, tenant: tenant, isAdmin: isAdmin), request, answeredBy: "control", tenant: tenant)
         }
-        let (response, answeredBy) = serving.respond(to: request, tenant: tenant)
-        record(request, response, answeredBy: answeredBy.rawValue, tenant: tenant)
-        return .now(response)
+        if cors, let preflight = CORS.preflight(request) {
+            _ = serving.answered(preflight, request: request, tenant: tenant)
+            record(request, preflight, answeredBy: "cors-preflight", tenant: tenant)
+            return .now(preflight)
+        }
+        switch serving.respond(to: request, tenant: tenant) {
+        case let .answered(response, answeredBy):
+            let sent = cors ? CORS.decorate(response, for: request) : response
+            record(request, sent, answeredBy: answeredBy.rawValue, tenant: tenant)
+            return .now(sent)
+        case let .forward(destination):
+            return forward(request, to: destination, tenant: tenant)
+        }
+    }
+
+    /// Answers later, when the upstream has (no worker waits meanwhile), and journals it.
+    private func forward(_ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID) -> HTTPAnswer {
+        guard let upstream else { return .now(APIError.notFound.response) }
+        return .later { [serving, cors] responder in
+            upstream.forward(request, to: destination) { answer in
+                serving.journal(
+                    request: request, response: answer.response,
+                    responseHeadersJSON: JSONText.object(answer.response.headers.fields),
+                    answeredBy: answer.answeredBy, hit: nil, tenant: tenant)
+                let sent = cors ? CORS.decorate(answer.response, for: request) : answer.response
+                record(request, sent, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
+                responder.send(sent)
+            }
+        }
     }
 
     /// `answer`, recorded when its response is known (at once, or when the responder sends it).

@@ -4,8 +4,9 @@ import CatbirdSupport
 import CatbirdWire
 
 /// Answers a non-control request (`docs/matching.md#resolution-order`): the caller's mocks,
-/// then the default tenant's, then the mocks directory's files (``FileServing``), else 404
-/// `{"error":true,"reason":"Not Found"}`; journals the request either way.
+/// then the default tenant's, then the mocks directory's files (``FileServing``), then the
+/// upstream (``Forwarding``: the caller forwards), else 404 `{"error":true,"reason":"Not Found"}`;
+/// journals what it answers itself.
 struct MockServing: Sendable {
     let mocks: MockStore
     let journal: Journal
@@ -13,11 +14,20 @@ struct MockServing: Sendable {
     let files: FileServing?
     /// Keeps the admin token out of the journal (``AdminAccess/redactingToken(in:)``).
     let admin: AdminAccess
+    /// Where unanswered requests go in redirect and proxy modes; nil when neither is on.
+    let forwarding: Forwarding?
 
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
 
-    func respond(to request: HTTPRequest, tenant: TenantID) -> (HTTPResponse, CatbirdRequest.AnsweredBy) {
+    /// What serving decided: an answer (journaled), or an upstream to forward to (the caller
+    /// journals the upstream's answer).
+    enum Served {
+        case answered(HTTPResponse, CatbirdRequest.AnsweredBy)
+        case forward(Forwarding.Destination)
+    }
+
+    func respond(to request: HTTPRequest, tenant: TenantID) -> Served {
         guard let hit = mocks.serve(tenant: tenant, method: request.method, target: request.target, headerValue: {
             request.headers.first($0)
         }) else {
@@ -25,11 +35,15 @@ struct MockServing: Sendable {
                 journal(request: request, response: answer.response,
                         responseHeadersJSON: JSONText.object(answer.response.headers.fields),
                         answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path)
-                return (answer.response, .file)
+                return .answered(answer.response, .file)
             }
+            if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
+                return answered(Forwarding.connectNotSupported, request: request, tenant: tenant)
+            }
+            if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
             journal(request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
                     answeredBy: .unanswered, hit: nil, tenant: tenant)
-            return (Self.notFound, .unanswered)
+            return .answered(Self.notFound, .unanswered)
         }
         let mock = hit.mock
         let delay = mock.response.delay.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
@@ -38,7 +52,14 @@ struct MockServing: Sendable {
             body: mock.responseBody, delay: delay)
         journal(request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
                 answeredBy: .mock, hit: hit, tenant: tenant)
-        return (response, .mock)
+        return .answered(response, .mock)
+    }
+
+    /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
+    func answered(_ response: HTTPResponse, request: HTTPRequest, tenant: TenantID) -> Served {
+        journal(request: request, response: response, responseHeadersJSON: JSONText.object(response.headers.fields),
+                answeredBy: .unanswered, hit: nil, tenant: tenant)
+        return .answered(response, .unanswered)
     }
 
     /// Appends the request and its answer to the tenant's journal: the request as received

@@ -1,0 +1,81 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdOutbound
+import CatbirdWire
+
+/// Where a request no mock or file answers is sent (`docs/files.md#redirect-and-proxy`), and
+/// how the request and the upstream's answer are translated.
+struct Forwarding: Sendable {
+    /// The redirect base URL without a trailing `/`, e.g. `http://api.example.com/v2`.
+    let redirectBase: String?
+    let proxyEnabled: Bool
+    /// Record mode: the upstream's body is asked for decoded, so it can be written as a file.
+    let decodesContent: Bool
+
+    /// Where a request goes and how the journal names it.
+    struct Destination: Equatable {
+        var url: String
+        var answeredBy: CatbirdRequest.AnsweredBy
+    }
+
+    init(redirectURL: String?, proxyEnabled: Bool, decodesContent: Bool) {
+        var base = redirectURL
+        while base?.hasSuffix("/") == true { base?.removeLast() }
+        redirectBase = base
+        self.proxyEnabled = proxyEnabled
+        self.decodesContent = decodesContent
+    }
+
+    /// The upstream URL for `target`: an absolute-form target (`http://host/…`) in proxy mode
+    /// goes to itself; an origin-form one (`/…`) in redirect mode goes to the base URL with the
+    /// target appended (`http://up/v2` + `/a?q` → `http://up/v2/a?q`). Nil: not forwarded.
+    func destination(of target: String) -> Destination? {
+        if target.hasPrefix("/") {
+            guard let redirectBase else { return nil }
+            return Destination(url: redirectBase + target, answeredBy: .redirect)
+        }
+        let lowered = target.prefix(8).lowercased()
+        guard proxyEnabled, lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
+        return Destination(url: target, answeredBy: .proxy)
+    }
+
+    /// The request to send: method, headers (hop-by-hop ones left to libcurl) with
+    /// `X-Forwarded-For` (the client's address appended to any received), `X-Forwarded-Host`
+    /// (the Host received) and `X-Forwarded-Proto: http`, and the whole body.
+    func outboundRequest(_ request: HTTPRequest, to destination: Destination) -> OutboundRequest {
+        var headers = request.headers.fields.filter { field in
+            !["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"].contains(field.name.lowercased())
+        }
+        let forwardedFor = request.headers.first("X-Forwarded-For").map { "\($0), \(request.clientAddress)" }
+        headers.append((name: "X-Forwarded-For", value: forwardedFor ?? request.clientAddress))
+        if let host = request.headers.first("Host") { headers.append((name: "X-Forwarded-Host", value: host)) }
+        headers.append((name: "X-Forwarded-Proto", value: "http"))
+        return OutboundRequest(
+            method: request.method, url: destination.url, headers: headers, body: request.body,
+            decodesContent: decodesContent)
+    }
+
+    /// The upstream's answer as ours: status and body unchanged, header fields in order without
+    /// the hop-by-hop and framing ones (the server frames the body itself), and without
+    /// `Content-Encoding` when the body was decoded.
+    func response(from upstream: OutboundResponse) -> HTTPResponse {
+        let fields = upstream.headers.filter { field in
+            let name = field.name.lowercased()
+            return !OutboundRequest.hopByHop.contains(name) && !(decodesContent && name == "content-encoding")
+        }
+        return HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), body: upstream.body)
+    }
+
+    /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 otherwise.
+    static func response(for error: OutboundError) -> HTTPResponse {
+        switch error {
+        case .timedOut: return APIError(status: 504, reason: "upstream timed out: \(error)").response
+        case .shutDown: return APIError(status: 503, reason: "\(error)").response
+        default: return APIError(status: 502, reason: "upstream unreachable: \(error)").response
+        }
+    }
+
+    /// The answer to `CONNECT` (HTTPS tunnelling through the proxy), which is not supported.
+    static let connectNotSupported = APIError(
+        status: 501, reason: "CONNECT (HTTPS through the proxy) is not supported; send plain http:// requests to the proxy").response
+}

@@ -1,0 +1,53 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdOutbound
+import CatbirdSupport
+import CatbirdWire
+
+/// Sends a request no mock or file answered to the upstream (redirect or proxy mode), and in
+/// record mode writes the exchange as a file mock (`docs/files.md#recording`). Holds no thread
+/// while the upstream works: `completion` is called later, from the outbound client's queue.
+struct UpstreamServing: Sendable {
+    let forwarding: Forwarding
+    let client: OutboundClient
+    /// Record mode's writer; nil when not recording.
+    let recorder: FileMockRecorder?
+    let log: Logger
+
+    /// What the upstream answered, as ours, with what the journal needs.
+    struct Answer: Sendable {
+        var response: HTTPResponse
+        var answeredBy: CatbirdRequest.AnsweredBy
+        /// The file written in record mode, or nil.
+        var recordedPath: String?
+    }
+
+    /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
+    /// 502/504 when there is none.
+    func forward(
+        _ request: HTTPRequest, to destination: Forwarding.Destination,
+        completion: @escaping @Sendable (Answer) -> Void
+    ) {
+        let outbound = forwarding.outboundRequest(request, to: destination)
+        client.send(outbound) { [forwarding, recorder, log] result in
+            switch result {
+            case let .success(upstream):
+                let response = forwarding.response(from: upstream)
+                var path: String?
+                if let recorder {
+                    do {
+                        path = try recorder.record(
+                            target: request.target, accept: request.headers.first("Accept"),
+                            status: response.status, headers: response.headers.fields, body: response.body)
+                    } catch {
+                        log.warning("record mode: \(error)")
+                    }
+                }
+                completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: path))
+            case let .failure(error):
+                log.warning("\(request.method) \(request.target) → \(destination.url): \(error)")
+                completion(Answer(response: Forwarding.response(for: error), answeredBy: destination.answeredBy, recordedPath: nil))
+            }
+        }
+    }
+}

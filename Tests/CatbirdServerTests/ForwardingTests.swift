@@ -1,0 +1,176 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Redirect and proxy modes against a real upstream process (`Tests/Upstream/upstream.py`),
+/// with curl as the client: what reaches the upstream, what comes back, and the failures.
+final class ForwardingTests: XCTestCase {
+    private var upstream: Upstream!
+
+    override func setUpWithError() throws {
+        upstream = try Upstream()
+    }
+
+    override func tearDown() {
+        upstream?.stop()
+        upstream = nil
+    }
+
+    private func redirecting(to base: String? = nil, configure: (inout CatbirdServer.Settings) -> Void = { _ in }) throws -> TestServer {
+        let url = base ?? upstream.baseURL
+        return try TestServer { settings in
+            settings.redirectURL = url
+            configure(&settings)
+        }
+    }
+
+    private func url(_ server: TestServer, _ path: String) -> String { "http://127.0.0.1:\(server.port)\(path)" }
+
+    private func echoHeaders(_ response: CurlClient.Response) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in response.object["headers"] as? [[String]] ?? [] where pair.count == 2 { fields[pair[0].lowercased()] = pair[1] }
+        return fields
+    }
+
+    func testRedirectSendsMethodTargetHeadersAndBodyWithForwardedFields() throws {
+        let server = try redirecting(to: upstream.baseURL + "/prefix/")
+        let answer = try CurlClient.run([
+            "-X", "PATCH", "-H", "X-Custom: kept", "-H", "X-Forwarded-For: 10.0.0.9", "-H", "Content-Type: text/plain",
+            "--data-binary", "@-", url(server, "/echo/a%20b?x=1&y=%2F"),
+        ], stdin: Array("patched".utf8))
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.header("X-Upstream"), "yes")
+        XCTAssertEqual(answer.object["method"] as? String, "PATCH")
+        XCTAssertEqual(answer.object["path"] as? String, "/prefix/echo/a%20b?x=1&y=%2F", "joined without //, target as received")
+        XCTAssertEqual(answer.object["body_base64"] as? String, Data("patched".utf8).base64EncodedString())
+        let headers = echoHeaders(answer)
+        XCTAssertEqual(headers["host"], "127.0.0.1:\(upstream.port)", "the upstream gets its own Host")
+        XCTAssertEqual(headers["x-custom"], "kept")
+        XCTAssertEqual(headers["content-type"], "text/plain")
+        XCTAssertEqual(headers["x-forwarded-for"], "10.0.0.9, 127.0.0.1")
+        XCTAssertEqual(headers["x-forwarded-host"], "127.0.0.1:\(server.port)")
+        XCTAssertEqual(headers["x-forwarded-proto"], "http")
+        XCTAssertNil(headers["expect"], "no Expect the client did not send")
+        let entry = try XCTUnwrap(try E2E.journal(try server.client(), tenant: nil).last)
+        XCTAssertEqual(entry["answeredBy"] as? String, "redirect")
+        XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 200)
+    }
+
+    func testUpstreamStatusHeadersAndRedirectsComeBackUnchanged() throws {
+        let server = try redirecting()
+        let teapot = try CurlClient.run([url(server, "/status/418")])
+        XCTAssertEqual(teapot.status, 418)
+        XCTAssertEqual(teapot.text, "status 418")
+        XCTAssertEqual(teapot.header("X-Upstream"), "yes")
+        let moved = try CurlClient.run([url(server, "/redirect")])
+        XCTAssertEqual(moved.status, 302, "redirects are returned, not followed")
+        XCTAssertEqual(moved.header("Location"), "/echo/elsewhere")
+        let cookies = try CurlClient.run([url(server, "/cookies")])
+        XCTAssertEqual(cookies.headers("Set-Cookie"), ["a=1", "b=2"])
+        XCTAssertEqual(cookies.header("ETag"), "\"upstream-tag\"")
+        let head = try server.client().request("HEAD", "/binary")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Type"), "application/octet-stream")
+        XCTAssertEqual(head.body, [])
+    }
+
+    func testBinaryAndGzipBodiesPassThroughByteForByte() throws {
+        let server = try redirecting()
+        XCTAssertEqual(try CurlClient.run([url(server, "/binary")]).body, Array(0...255))
+        let raw = try CurlClient.run(["-H", "Accept-Encoding: gzip", url(server, "/gzip")])
+        XCTAssertEqual(raw.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(Array(raw.body.prefix(2)), [0x1F, 0x8B], "still compressed: forwarded unchanged")
+        let decoded = try CurlClient.run(["--compressed", url(server, "/gzip")])
+        XCTAssertEqual(decoded.object["compressed"] as? Bool, true)
+    }
+
+    func testChunkedPutAndExpectContinueArriveIntact() throws {
+        let server = try redirecting()
+        var generator = SystemRandomNumberGenerator()
+        let body = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let chunked = try CurlClient.run(["-T", "-", "-H", "Transfer-Encoding: chunked", url(server, "/echo/put")], stdin: body)
+        XCTAssertEqual(chunked.object["method"] as? String, "PUT")
+        XCTAssertEqual(chunked.object["body_length"] as? Int, body.count)
+        XCTAssertEqual(chunked.object["body_base64"] as? String, Data(body).base64EncodedString())
+        let expecting = try CurlClient.run(
+            ["-H", "Expect: 100-continue", "--data-binary", "@-", url(server, "/echo/expect")], stdin: body)
+        XCTAssertEqual(expecting.status, 200)
+        XCTAssertEqual(expecting.object["expect"] as? String, "100-continue")
+        XCTAssertEqual(expecting.object["body_base64"] as? String, Data(body).base64EncodedString())
+    }
+
+    func testUpstreamDownIs502AndSlowIs504WithTheJSONError() throws {
+        let server = try redirecting { $0.upstreamTimeout = .seconds(1) }
+        let slow = try CurlClient.run([url(server, "/slow/5")])
+        XCTAssertEqual(slow.status, 504)
+        XCTAssertEqual(slow.object["error"] as? Bool, true)
+        XCTAssertTrue((slow.object["reason"] as? String ?? "").contains("timed out"), slow.text)
+        upstream.stop()
+        let down = try CurlClient.run([url(server, "/echo/x")])
+        XCTAssertEqual(down.status, 502)
+        XCTAssertEqual(down.header("Content-Type"), "application/json; charset=utf-8")
+        XCTAssertTrue((down.object["reason"] as? String ?? "").contains("upstream"), down.text)
+        let entry = try XCTUnwrap(try E2E.journal(try server.client(), tenant: nil).last)
+        XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 502)
+    }
+
+    func testControlRoutesAreNeverForwarded() throws {
+        let server = try redirecting()
+        let mocks = try CurlClient.run([url(server, "/catbird/api/mocks")])
+        XCTAssertEqual(mocks.status, 200)
+        XCTAssertNil(mocks.header("X-Upstream"))
+        let unknown = try CurlClient.run([url(server, "/catbird/no-such-route")])
+        XCTAssertEqual(unknown.status, 404)
+        XCTAssertNil(unknown.header("X-Upstream"))
+    }
+
+    func testProxyModeForwardsAbsoluteFormAndRefusesConnect() throws {
+        let server = try TestServer { $0.proxyEnabled = true }
+        let proxy = "http://127.0.0.1:\(server.port)"
+        let answer = try CurlClient.run(["--proxy", proxy, "\(upstream.baseURL)/echo/p?q=1"])
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.object["path"] as? String, "/echo/p?q=1")
+        XCTAssertEqual(echoHeaders(answer)["host"], "127.0.0.1:\(upstream.port)")
+        XCTAssertEqual(try CurlClient.run(["--proxy", proxy, "\(upstream.baseURL)/binary"]).body, Array(0...255))
+        XCTAssertEqual(try CurlClient.run([url(server, "/echo/origin-form")]).status, 404, "no redirect URL: not forwarded")
+        let entry = try XCTUnwrap(try E2E.journal(try server.client(), tenant: nil).dropLast().last)
+        XCTAssertEqual(entry["answeredBy"] as? String, "proxy")
+        let client = try server.client()
+        try client.send(raw: Array("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n".utf8))
+        let refused = try client.readResponse()
+        XCTAssertEqual(refused.status, 501)
+        XCTAssertTrue(refused.text.contains("CONNECT"), refused.text)
+    }
+
+    func testTenantMocksBeatFilesAndFilesBeatTheUpstream() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-order-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("echo"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("from file".utf8).write(to: directory.appendingPathComponent("echo/both"))
+        let server = try redirecting { $0.mocksDirectory = directory.path }
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/echo/both").text, "from file")
+        XCTAssertEqual(try client.request("GET", "/echo/upstream-only").object["method"] as? String, "GET")
+        try E2E.addMock(client, tenant: "p1", url: "/echo/both", body: "from mock")
+        XCTAssertEqual(try client.request("GET", "/echo/both", headers: [("X-Catbird-Parallel-Id", "p1")]).text, "from mock")
+        XCTAssertEqual(try client.request("GET", "/echo/both", headers: [("X-Catbird-Parallel-Id", "p2")]).text, "from file")
+    }
+
+    func testSlowUpstreamHoldsNoWorkerSoMockHitsStayFast() throws {
+        let server = try redirecting { $0.threadCount = 2 }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/fast", body: "fast")
+        let waiting = try (0..<100).map { _ in try RawHTTPClient(port: server.port) }
+        for parked in waiting {
+            try parked.send(raw: Array("GET /slow/6 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let started = ContinuousClock.now
+        XCTAssertEqual(try client.request("GET", "/fast").text, "fast")
+        let fresh = try server.client()
+        XCTAssertEqual(try fresh.request("GET", "/fast").text, "fast")
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(4), "mock hits answered while 100 forwards wait 6 s upstream")
+        for parked in waiting { XCTAssertEqual(try parked.readResponse().text, "slow") }
+    }
+}

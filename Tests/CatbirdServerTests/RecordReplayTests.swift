@@ -1,0 +1,121 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Record mode against a real upstream, then replay from the files with the upstream stopped:
+/// same status, the headers that matter, the same bytes.
+final class RecordReplayTests: XCTestCase {
+    private var upstream: Upstream!
+    private var mocksDirectory: URL!
+
+    override func setUpWithError() throws {
+        upstream = try Upstream()
+        mocksDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-record-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        upstream?.stop()
+        if let mocksDirectory { try? FileManager.default.removeItem(at: mocksDirectory) }
+    }
+
+    private func recording(proxy: Bool = false, query: Bool = false) throws -> TestServer {
+        try TestServer { settings in
+            if proxy { settings.proxyEnabled = true } else { settings.redirectURL = self.upstream.baseURL }
+            settings.recordMode = true
+            settings.mocksDirectory = self.mocksDirectory.path
+            settings.filesIncludeQuery = query
+        }
+    }
+
+    private func replaying(query: Bool = false) throws -> TestServer {
+        try TestServer { settings in
+            settings.mocksDirectory = self.mocksDirectory.path
+            settings.filesIncludeQuery = query
+        }
+    }
+
+    private func contents(_ name: String) -> String? {
+        FileManager.default.contents(atPath: mocksDirectory.appendingPathComponent(name).path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The requests of a short session: curl arguments after the URL's base.
+    private let session: [(path: String, arguments: [String])] = [
+        ("/echo/users", ["-H", "Accept: application/json"]),
+        ("/status/201", ["-X", "POST", "--data-binary", "name=x"]),
+        ("/binary", []),
+        ("/gzip", ["-H", "Accept: application/json", "-H", "Accept-Encoding: gzip"]),
+        ("/cookies", []),
+        ("/redirect", []),
+        ("/status/404", []),
+    ]
+
+    func testRecordThroughRedirectThenReplayWithTheUpstreamStopped() throws {
+        let recorder = try recording()
+        var recorded: [CurlClient.Response] = []
+        for step in session {
+            recorded.append(try CurlClient.run(step.arguments + ["http://127.0.0.1:\(recorder.port)\(step.path)"]))
+        }
+        XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(recorder.port)/catbird/api/mocks"]).status, 200)
+        XCTAssertNil(recorded[3].header("Content-Encoding"), "recorded bodies are decoded")
+        XCTAssertEqual(recorded[3].object["compressed"] as? Bool, true)
+        let journal = try E2E.journal(try recorder.client(), tenant: nil)
+        XCTAssertEqual(journal.map { $0["answeredBy"] as? String }, Array(repeating: "redirect", count: session.count))
+        recorder.stop()
+        upstream.stop()
+
+        XCTAssertNil(contents("catbird/api/mocks"), "control routes are never recorded")
+        XCTAssertNotNil(contents("echo/users.json"), "Accept picked the extension")
+        XCTAssertTrue(contents("gzip.json.catbird-response.json")?.contains("Content-Encoding") == false)
+        let replayer = try replaying()
+        for (step, original) in zip(session, recorded) {
+            let replayed = try CurlClient.run(step.arguments + ["http://127.0.0.1:\(replayer.port)\(step.path)"])
+            XCTAssertEqual(replayed.status, original.status, step.path)
+            XCTAssertEqual(replayed.body, original.body, step.path)
+            for name in ["Content-Type", "Location", "X-Upstream"] {
+                XCTAssertEqual(replayed.header(name), original.header(name), "\(step.path) \(name)")
+            }
+            XCTAssertEqual(replayed.headers("Set-Cookie"), original.headers("Set-Cookie"), step.path)
+        }
+        let entry = try XCTUnwrap(try E2E.journal(try replayer.client(), tenant: nil).first)
+        XCTAssertEqual(entry["answeredBy"] as? String, "file")
+    }
+
+    func testRecordThroughProxyFilesGoUnderTheHost() throws {
+        let recorder = try recording(proxy: true)
+        let proxy = "http://127.0.0.1:\(recorder.port)"
+        let original = try CurlClient.run(["--proxy", proxy, "\(upstream.baseURL)/binary"])
+        XCTAssertEqual(original.body, Array(0...255))
+        recorder.stop()
+        upstream.stop()
+        XCTAssertNotNil(contents("127.0.0.1/binary"))
+        let replayer = try replaying()
+        let replayed = try CurlClient.run(["--proxy", "http://127.0.0.1:\(replayer.port)", "\(upstream.baseURL)/binary"])
+        XCTAssertEqual(replayed.status, 200)
+        XCTAssertEqual(replayed.body, Array(0...255))
+        XCTAssertEqual(replayed.header("Content-Type"), "application/octet-stream")
+    }
+
+    func testRecordingReplacesOldFilesInsteadOfServingThem() throws {
+        try FileManager.default.createDirectory(at: mocksDirectory.appendingPathComponent("status"), withIntermediateDirectories: true)
+        try Data(String(repeating: "stale ", count: 100).utf8).write(to: mocksDirectory.appendingPathComponent("status/404"))
+        let recorder = try recording()
+        let answer = try CurlClient.run(["http://127.0.0.1:\(recorder.port)/status/404"])
+        XCTAssertEqual(answer.text, "status 404", "files are not served while recording")
+        XCTAssertEqual(contents("status/404"), "status 404", "no tail of the longer old body")
+        XCTAssertTrue(contents("status/404.catbird-response.json")?.contains("404") == true)
+    }
+
+    func testQueryStringInFileNamesKeepsRecordingsApart() throws {
+        let recorder = try recording(query: true)
+        let first = try CurlClient.run(["http://127.0.0.1:\(recorder.port)/echo/q?page=1"])
+        let second = try CurlClient.run(["http://127.0.0.1:\(recorder.port)/echo/q?page=2"])
+        XCTAssertNotEqual(first.body, second.body)
+        recorder.stop()
+        upstream.stop()
+        let replayer = try replaying(query: true)
+        XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?page=2"]).body, second.body)
+        XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?page=1"]).body, first.body)
+        XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?page=3"]).status, 404)
+    }
+}

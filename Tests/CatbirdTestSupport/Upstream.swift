@@ -1,0 +1,58 @@
+import Foundation
+
+/// A real upstream HTTP/1.1 server process (`Tests/Upstream/upstream.py`, Python's
+/// `http.server`) on a free loopback port, for the redirect, proxy and record tests. See the
+/// script's docstring for what each path answers. Stopped on deinit.
+public final class Upstream {
+    public let process = Process()
+    public let port: UInt16
+
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts the script with `python3` (installed by scripts/setup.sh) and reads its port.
+    /// - Throws: ``StartError`` when python3 is missing or the script prints no port in 30 s.
+    public init() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Upstream/upstream.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let line = Self.readLine(output.fileHandleForReading, timeout: .seconds(30))
+        guard let line, let port = UInt16(line) else {
+            process.terminate()
+            throw StartError(description: "upstream.py printed no port (got \(line ?? "nothing"))")
+        }
+        self.port = port
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops the process and waits for it, so the port refuses connections afterwards.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+    }
+
+    private static func readLine(_ handle: FileHandle, timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        var bytes: [UInt8] = []
+        while ContinuousClock.now < deadline {
+            let chunk = handle.readData(ofLength: 1)
+            guard let byte = chunk.first else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""A real upstream HTTP/1.1 server for Catbird's forwarding tests (redirect, proxy, record).
+
+Usage: upstream.py            binds 127.0.0.1 on a free port and prints the port on stdout.
+
+Every answer is made from the request, so a test can check what arrived:
+  /echo/...            200 JSON: method, path (the request-target as received), headers (list of
+                       [name, value]), body_base64, body_length, chunked (whether the body came
+                       chunked), expect (the Expect header, or null)
+  /status/<code>       that status, a text body, X-Upstream: yes
+  /gzip                a gzip-encoded JSON body with Content-Encoding: gzip
+  /binary              the 256 byte values 0..255, application/octet-stream
+  /redirect            302 with Location: /echo/elsewhere (a proxy must not follow it)
+  /slow/<seconds>      waits, then 200 "slow"
+  /cookies             two Set-Cookie fields and an ETag
+anything else          as /echo
+"""
+import base64
+import gzip
+import json
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):
+        pass
+
+    def read_body(self):
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            body = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return body, True
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length", "0") or 0)
+        return self.rfile.read(length), False
+
+    def send(self, status, body, headers=()):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def answer(self):
+        body, chunked = self.read_body()
+        path = self.path.split("?")[0]
+        if path.endswith("/gzip"):
+            payload = json.dumps({"compressed": True, "text": "hello " * 200}).encode()
+            return self.send(200, gzip.compress(payload), [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+        if path.endswith("/binary"):
+            return self.send(200, bytes(range(256)), [("Content-Type", "application/octet-stream")])
+        if path.endswith("/redirect"):
+            return self.send(302, b"moved", [("Location", "/echo/elsewhere"), ("Content-Type", "text/plain")])
+        if "/status/" in path:
+            code = int(path.rsplit("/", 1)[1])
+            return self.send(code, ("status %d" % code).encode(), [("Content-Type", "text/plain"), ("X-Upstream", "yes")])
+        if "/slow/" in path:
+            time.sleep(float(path.rsplit("/", 1)[1]))
+            return self.send(200, b"slow", [("Content-Type", "text/plain")])
+        if path.endswith("/cookies"):
+            return self.send(200, b"{}", [("Content-Type", "application/json"), ("Set-Cookie", "a=1"),
+                                           ("Set-Cookie", "b=2"), ("ETag", '"upstream-tag"')])
+        echo = {
+            "method": self.command, "path": self.path, "headers": [[k, v] for k, v in self.headers.items()],
+            "body_base64": base64.b64encode(body).decode(), "body_length": len(body), "chunked": chunked,
+            "expect": self.headers.get("Expect"),
+        }
+        self.send(200, json.dumps(echo).encode(), [("Content-Type", "application/json"), ("X-Upstream", "yes")])
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = answer
+
+
+class Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default 5 drops connections when a test opens 100 at once
+    daemon_threads = True
+
+
+if __name__ == "__main__":
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
