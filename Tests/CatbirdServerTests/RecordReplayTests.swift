@@ -104,6 +104,10 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(answer.text, "status 404", "files are not served while recording")
         XCTAssertEqual(contents("status/404"), "status 404", "no tail of the longer old body")
         XCTAssertTrue(contents("status/404.catbird-response.json")?.contains("404") == true)
+        XCTAssertEqual(try recorder.client().request("HEAD", "/status/404").status, 404)
+        XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(recorder.port)/status/304"]).status, 304)
+        XCTAssertEqual(contents("status/404"), "status 404", "a HEAD does not replace the recording")
+        XCTAssertNil(contents("status/304"), "a 304 is not recorded")
     }
 
     func testQueryStringInFileNamesKeepsRecordingsApart() throws {

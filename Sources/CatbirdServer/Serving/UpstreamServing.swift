@@ -22,6 +22,13 @@ struct UpstreamServing: Sendable {
         var recordedPath: String?
     }
 
+    /// Whether record mode writes an exchange: not a `HEAD` (no body: it would replace the
+    /// `GET`'s recording with an empty one), nor a `304 Not Modified` or `206 Partial Content`
+    /// (answers to the client's cache and range, not the resource).
+    static func isRecordable(method: String, status: Int) -> Bool {
+        method != "HEAD" && status != 304 && status != 206
+    }
+
     /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
     /// 502/504 when there is none.
     func forward(
@@ -34,7 +41,7 @@ struct UpstreamServing: Sendable {
             case let .success(upstream):
                 let response = forwarding.response(from: upstream)
                 var path: String?
-                if let recorder {
+                if let recorder, Self.isRecordable(method: request.method, status: response.status) {
                     do {
                         path = try recorder.record(
                             target: request.target, accept: request.headers.first("Accept"),
