@@ -29,6 +29,14 @@ import FoundationNetworking
 /// platforms, opt in to ``RedirectingURLProtocol`` (off by default), which redirects every
 /// `http`/`https` request of the shared session.
 ///
+/// A recorded backend (the server's file mocks, record, redirect and proxy modes,
+/// `docs/files.md#reaching-a-recorded-backend-from-the-app`) is reached the same way: with
+/// ``url(for:)`` or ``redirect(_:)`` the app's requests go to Catbird, which answers from its
+/// mocks directory or, in redirect and record mode, forwards them to the real backend it was
+/// started with (`--redirect-url`). For proxy mode (`--proxy`), leave the URLs alone and make
+/// Catbird the session's HTTP proxy instead (plain `http://` only). Either way the session
+/// should send the parallel id (``sessionConfiguration()``), so a shard's mocks win over files.
+///
 /// Without a Catbird URL there is no configuration (``current`` is nil) and the app talks to
 /// its real backend.
 public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertible {

@@ -57,6 +57,14 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 200)
     }
 
+    func testConnectionsToTheUpstreamAreReused() throws {
+        let server = try redirecting()
+        let client = try server.client()
+        let ports = try (0..<3).map { _ in try client.request("GET", "/echo/reuse").object["client_port"] as? Int }
+        XCTAssertNotNil(ports[0])
+        XCTAssertEqual(Set(ports).count, 1, "one upstream connection for three sequential requests: \(ports)")
+    }
+
     func testUpstreamStatusHeadersAndRedirectsComeBackUnchanged() throws {
         let server = try redirecting()
         let teapot = try CurlClient.run([url(server, "/status/418")])

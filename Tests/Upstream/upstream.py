@@ -6,7 +6,8 @@ Usage: upstream.py            binds 127.0.0.1 on a free port and prints the port
 Every answer is made from the request, so a test can check what arrived:
   /echo/...            200 JSON: method, path (the request-target as received), headers (list of
                        [name, value]), body_base64, body_length, chunked (whether the body came
-                       chunked), expect (the Expect header, or null)
+                       chunked), expect (the Expect header, or null), client_port (the
+                       connection's source port: equal across requests when it is reused)
   /status/<code>       that status, a text body, X-Upstream: yes
   /gzip                a gzip-encoded JSON body with Content-Encoding: gzip
   /binary              the 256 byte values 0..255, application/octet-stream
@@ -74,7 +75,7 @@ class Handler(BaseHTTPRequestHandler):
         echo = {
             "method": self.command, "path": self.path, "headers": [[k, v] for k, v in self.headers.items()],
             "body_base64": base64.b64encode(body).decode(), "body_length": len(body), "chunked": chunked,
-            "expect": self.headers.get("Expect"),
+            "expect": self.headers.get("Expect"), "client_port": self.client_address[1],
         }
         self.send(200, json.dumps(echo).encode(), [("Content-Type", "application/json"), ("X-Upstream", "yes")])
 
