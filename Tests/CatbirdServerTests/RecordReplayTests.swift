@@ -61,6 +61,7 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(recorded[3].object["compressed"] as? Bool, true)
         let journal = try E2E.journal(try recorder.client(), tenant: nil)
         XCTAssertEqual(journal.map { $0["answeredBy"] as? String }, Array(repeating: "redirect", count: session.count))
+        XCTAssertTrue((journal.first?["filePath"] as? String)?.hasSuffix("/echo/users.json") == true, "\(journal.first ?? [:])")
         recorder.stop()
         upstream.stop()
 

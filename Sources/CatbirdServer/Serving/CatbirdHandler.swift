@@ -60,7 +60,7 @@ struct CatbirdHandler: HTTPHandler {
                 serving.journal(
                     request: request, response: answer.response,
                     responseHeadersJSON: JSONText.object(answer.response.headers.fields),
-                    answeredBy: answer.answeredBy, hit: nil, tenant: tenant)
+                    answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath)
                 let sent = cors ? CORS.decorate(answer.response, for: request) : answer.response
                 record(request, sent, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
                 responder.send(sent)
