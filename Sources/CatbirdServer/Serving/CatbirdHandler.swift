@@ -3,8 +3,10 @@ import CatbirdHTTP
 import CatbirdSupport
 import CatbirdWire
 
-/// The server's ``HTTPHandler``: `/catbird` control and admin routes, everything else is
-/// served from mocks and journaled. Logs one line per request at info level.
+/// The server's ``HTTPHandler``: `/catbird` control and admin routes; everything else is
+/// answered by mocks, files or the upstream (``MockServing``, ``UpstreamServing``; a forwarded
+/// request is answered later, holding no worker) and journaled; `--cors` preflights first.
+/// Logs one line per request at info level.
 struct CatbirdHandler: HTTPHandler {
     let routes: RouteTable
     let serving: MockServing
