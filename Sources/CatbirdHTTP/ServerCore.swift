@@ -160,7 +160,8 @@ final class ServerCore: Sendable {
     private static func clientAddress(_ connection: OpaquePointer) -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         buffer.withUnsafeMutableBufferPointer { catbird_mhd_client_address(connection, $0.baseAddress, $0.count) }
-        return String(cString: buffer)
+        let text = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: text, as: UTF8.self)
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

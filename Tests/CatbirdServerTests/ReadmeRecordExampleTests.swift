@@ -17,33 +17,25 @@ final class ReadmeRecordExampleTests: XCTestCase {
         let start = try XCTUnwrap(after.range(of: "```sh\n"))
         let end = try XCTUnwrap(after[start.upperBound...].range(of: "```"))
         var script = String(after[start.upperBound..<end.lowerBound])
-        script = script.replacingOccurrences(of: "8080", with: "\(try ChildProcesses.freePort())")
-            .replacingOccurrences(of: "9000", with: "\(try ChildProcesses.freePort())")
+        script = script.replacingOccurrences(of: "8080", with: "\(try FreePort.next())")
+            .replacingOccurrences(of: "9000", with: "\(try FreePort.next())")
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let catbird = try BuiltProducts.executable(named: "catbird").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "set -e\nscripts/run() { exec \"$CATBIRD\" serve \"$@\"; }\n" + script]
-        process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["CATBIRD"] = catbird
         environment["CATBIRD_LOG_LEVEL"] = "warning"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "set -e\nscripts/run() { exec \"$CATBIRD\" serve \"$@\"; }\n" + script],
+            in: directory, environment: environment, seconds: 120)
+        let printed = result.output
 
-        XCTAssertEqual(process.terminationStatus, 0, printed)
+        XCTAssertEqual(result.status, 0, printed)
         XCTAssertEqual(printed.components(separatedBy: #"{"books":["Dune"]}"#).count - 1, 2, printed)
         XCTAssertTrue(printed.contains("books.json.catbird-response.json"), printed)
         let sidecar = FileManager.default.contents(atPath: directory.appendingPathComponent("recorded/api/books.json.catbird-response.json").path)
         XCTAssertTrue(String(decoding: sidecar ?? Data(), as: UTF8.self).contains("application/json"))
     }
-
 }
