@@ -1,21 +1,53 @@
-/// A response to send. `Content-Length` is always added by the server from `body`; no
-/// `Content-Type` is added unless present in `headers`.
+/// A response to send. The server frames the body itself: `Content-Length` from the body's
+/// length (or chunked transfer coding for a stream of unknown length); no `Content-Type` is
+/// added unless present in `headers`.
 public struct HTTPResponse: Sendable {
     /// The status code, e.g. 200.
     public var status: Int
     /// Header fields to send. `Content-Length` and `Transfer-Encoding` given here are ignored:
     /// the server frames the body itself.
     public var headers: HTTPHeaders
-    /// The body bytes.
-    public var body: [UInt8]
+    /// Where the body comes from: bytes in memory, a region of a file, or a stream of chunks.
+    public var content: Body
     /// How long to wait before sending, or nil to send at once. The wait holds no worker thread:
-    /// the connection is suspended and resumed by a timer.
+    /// the connection is parked and resumed by a timer.
     public var delay: Duration?
 
+    /// Where a response's body comes from.
+    public enum Body: Sendable {
+        /// These bytes (copied by libmicrohttpd when the response is queued).
+        case bytes([UInt8])
+        /// `length` bytes (nil: up to the end) of the regular file at `path` from byte `offset`,
+        /// sent by libmicrohttpd from the file descriptor without reading the file into memory.
+        /// The file is opened when the response is queued; if it cannot be opened, is not a
+        /// regular file, or holds fewer than `offset + length` bytes, the client gets a 500.
+        case file(path: String, offset: UInt64 = 0, length: UInt64? = nil)
+        /// A body produced in chunks by `stream` on the worker thread as the client reads;
+        /// `length` in bytes when known (sent as `Content-Length`), nil for chunked transfer
+        /// coding.
+        case stream(length: UInt64?, HTTPBodyStream)
+    }
+
+    /// Creates a response whose body is `body` (bytes in memory).
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], delay: Duration? = nil) {
+        self.init(status: status, headers: headers, content: .bytes(body), delay: delay)
+    }
+
+    /// Creates a response whose body comes from `content`.
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), content: Body, delay: Duration? = nil) {
         self.status = status
         self.headers = headers
-        self.body = body
+        self.content = content
         self.delay = delay
+    }
+
+    /// The body bytes when the body is in memory (`.bytes`), else empty. Setting it makes the
+    /// body these bytes.
+    public var body: [UInt8] {
+        get {
+            if case let .bytes(bytes) = content { return bytes }
+            return []
+        }
+        set { content = .bytes(newValue) }
     }
 }

@@ -137,15 +137,8 @@ final class ServerCore: Sendable {
         guard let responder = parked.park(connection, context, atShutdown: undelayed) else {
             return queue(undelayed, on: connection)
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(delay)) { [undelayed] in responder.send(undelayed) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [undelayed] in responder.send(undelayed) }
         return .YES
-    }
-
-    /// `delay` as a dispatch interval, saturating at about 68 years instead of overflowing.
-    static func interval(_ delay: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = delay.components
-        guard seconds < Int64(Int32.max) else { return .seconds(Int(Int32.max)) }
-        return .nanoseconds(Int(max(0, seconds)) * 1_000_000_000 + Int(max(0, attoseconds) / 1_000_000_000))
     }
 
     private func request(from context: RequestContext) -> HTTPRequest {
@@ -165,16 +158,15 @@ final class ServerCore: Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let mustCopy = MHD_ResponseMemoryMode(rawValue: 2)!  // MHD_RESPMEM_MUST_COPY
-        let created = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), mustCopy)
+        guard let body = ResponseBody.make(response.content) else {
+            if case .bytes = response.content { return .NO }  // out of memory: MHD closes the connection
+            return queue(ResponseBody.unreadableFile, on: connection)
         }
-        guard let mhdResponse = created else { return .NO }
-        defer { MHD_destroy_response(mhdResponse) }
+        defer { MHD_destroy_response(body) }
         for field in response.headers
         where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Transfer-Encoding") {
-            _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+            _ = MHD_add_response_header(body, field.name, field.value)
         }
-        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        return MHD_queue_response(connection, UInt32(response.status), body)
     }
 }

@@ -26,7 +26,7 @@ public struct RawResponse: Sendable {
 
 /// A minimal HTTP/1.1 client over one keep-alive TCP connection to 127.0.0.1, for tests that
 /// must control the exact bytes sent (fixture replay, proxy-form targets). Reads responses
-/// framed by Content-Length, which is how the server always frames them.
+/// framed by Content-Length or chunked (streamed bodies of unknown length).
 public final class RawHTTPClient {
     private let socket: Int32
     private var buffer: [UInt8] = []
@@ -106,12 +106,46 @@ public final class RawHTTPClient {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        let length = forHead || status == 204 || status == 304 || status < 200
-            ? 0 : Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
+        let noBody = forHead || status == 204 || status == 304 || status < 200
+        if !noBody, headers.contains(where: { $0.name.lowercased() == "transfer-encoding" && $0.value.lowercased() == "chunked" }) {
+            return RawResponse(status: status, headers: headers, body: try readChunkedBody())
+        }
+        let length = noBody ? 0 : Int(headers.first { $0.name.lowercased() == "content-length" }?.value ?? "0") ?? 0
         while buffer.count < length { try fill() }
         let body = Array(buffer[..<length])
         buffer.removeFirst(length)
         return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Reads a chunked body (RFC 9112 §7.1): hex size lines, data, and a last chunk of size 0
+    /// followed by an empty trailer section.
+    private func readChunkedBody() throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let line = try readLine()
+            guard let size = Int(line.split(separator: ";").first.map(String.init) ?? "", radix: 16) else {
+                throw ClientError(description: "bad chunk size line: \(line)")
+            }
+            if size == 0 {
+                while try !readLine().isEmpty {}  // trailer fields
+                return body
+            }
+            while buffer.count < size + 2 { try fill() }
+            body.append(contentsOf: buffer[..<size])
+            buffer.removeFirst(size + 2)
+        }
+    }
+
+    /// One line without its CRLF.
+    private func readLine() throws -> String {
+        while true {
+            if let end = buffer.indices.dropLast().first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 }) {
+                let line = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 2)
+                return line
+            }
+            try fill()
+        }
     }
 
     private func readUntilHeadEnd() throws -> Int {
