@@ -5,12 +5,16 @@ import Synchronization
 
 /// Every tenant's mock table: served from memory, written through to SQLite.
 ///
+/// Each tenant's table has its own lock (``TenantMocks``); the map from tenant to table has
+/// another, held only to look a table up or add or drop one. So a slow pattern in one tenant
+/// (a catastrophic regexp) delays only that tenant's requests, never another tenant's.
+///
 /// A control change (update, remove, removeAll) holds the write connection for its whole
 /// duration, commits to SQLite, and only then changes memory, so its 201/204 is sent after the
 /// change is durable. Serving a request touches memory only; the hit counts and limits it
 /// changes are written later by the journal writer (see ``JournalEntry/mockHit``).
 public final class MockStore: Sendable {
-    private let tables = Mutex<[TenantID: MockTable]>([:])
+    private let tables = Mutex<[TenantID: TenantMocks]>([:])
     private let database: SerialDatabase
 
     /// Loads every mock from the `mocks` table.
@@ -18,14 +22,23 @@ public final class MockStore: Sendable {
     public init(database: SerialDatabase) throws {
         self.database = database
         let loaded = try database.use { try MockRecords.loadAll($0) }
+        for mock in loaded { table(of: mock.tenant, creating: true)?.change { $0.insert(mock) } }
+    }
+
+    /// The tenant's table, or nil when it has none (created first when `creating`).
+    private func table(of tenant: TenantID, creating: Bool = false) -> TenantMocks? {
         tables.withLock { tables in
-            for mock in loaded { tables[mock.tenant, default: MockTable()].insert(mock) }
+            if let table = tables[tenant] { return table }
+            guard creating else { return nil }
+            let table = TenantMocks()
+            tables[tenant] = table
+            return table
         }
     }
 
     /// The tenant's mocks in match order.
     public func mocks(of tenant: TenantID) -> [Mock] {
-        tables.withLock { $0[tenant]?.ordered ?? [] }
+        table(of: tenant)?.read(\.ordered) ?? []
     }
 
     /// Adds a mock, or replaces in place (same position, new id) the tenant's mock whose
@@ -42,18 +55,17 @@ public final class MockStore: Sendable {
             // highest position is never lowered while the table exists (a used-up mock's row
             // may outlive it until the journal writer deletes it); removeAll, drop and dropAll
             // delete every row before forgetting the table, so restarting at 1 is safe.
-            let (replaced, highestPosition) = tables.withLock { tables in
-                (tables[tenant]?.mock(samePatternAs: pattern), tables[tenant]?.highestPosition ?? 0)
-            }
+            let table = table(of: tenant, creating: true)!
+            let (replaced, highestPosition) = table.read { ($0.mock(samePatternAs: pattern), $0.highestPosition) }
             let position = replaced?.position ?? highestPosition + 1
             let mock = try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
                 if let replaced { try MockRecords.delete(db, id: replaced.id) }
                 return try MockRecords.insert(db, tenant: tenant, position: position, pattern: compiled, response: response)
             }
-            tables.withLock { tables in
-                if let replaced { tables[tenant]?.remove(id: replaced.id) }
-                tables[tenant, default: MockTable()].insert(mock)
+            table.change { table in
+                if let replaced { table.remove(id: replaced.id) }
+                table.insert(mock)
             }
             return mock
         }
@@ -66,12 +78,13 @@ public final class MockStore: Sendable {
     @discardableResult
     public func remove(_ pattern: RequestPattern, tenant: TenantID) throws -> Bool {
         try database.use { db in
-            guard let existing = tables.withLock({ $0[tenant]?.mock(samePatternAs: pattern) }) else { return false }
+            guard let table = table(of: tenant), let existing = table.read({ $0.mock(samePatternAs: pattern) })
+            else { return false }
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
                 try MockRecords.delete(db, id: existing.id)
             }
-            tables.withLock { _ = $0[tenant]?.remove(id: existing.id) }
+            table.change { _ = $0.remove(id: existing.id) }
             return true
         }
     }
@@ -84,29 +97,49 @@ public final class MockStore: Sendable {
                 try TenantRecords.touch(db, tenant: tenant)
                 try MockRecords.deleteAll(db, tenant: tenant)
             }
-            tables.withLock { $0[tenant] = nil }
+            forget(tenant)
         }
     }
 
     /// Serves a request: the first match among `tenant`'s mocks, else among the default
     /// tenant's (docs/tenancy.md#default-tenant). Counts the hit and removes a mock whose limit runs out.
     public func serve(tenant: TenantID, method: String, target: String, headerValue: (String) -> String?) -> MockHit? {
-        tables.withLock { tables in
-            if let hit = tables[tenant]?.serve(method: method, target: target, headerValue: headerValue) {
-                return hit
-            }
-            guard !tenant.isDefault else { return nil }
-            return tables[.defaultTenant]?.serve(method: method, target: target, headerValue: headerValue)
+        let (own, fallback) = tables.withLock { tables in
+            (tables[tenant], tenant.isDefault ? nil : tables[.defaultTenant])
         }
+        if let hit = own?.change({ $0.serve(method: method, target: target, headerValue: headerValue) }) {
+            return hit
+        }
+        return fallback?.change { $0.serve(method: method, target: target, headerValue: headerValue) }
     }
 
-    /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop).
+    /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A
+    /// request that looked the table up just before still finds it empty.
     func forget(_ tenant: TenantID) {
-        tables.withLock { $0[tenant] = nil }
+        tables.withLock { $0.removeValue(forKey: tenant) }?.change { $0 = MockTable() }
     }
 
     /// Forgets every tenant's mocks in memory after all rows were deleted.
     func forgetAll() {
-        tables.withLock { $0.removeAll() }
+        let all = tables.withLock { tables in
+            defer { tables.removeAll() }
+            return Array(tables.values)
+        }
+        for table in all { table.change { $0 = MockTable() } }
+    }
+}
+
+/// One tenant's ``MockTable`` behind its own lock.
+final class TenantMocks: Sendable {
+    private let table = Mutex(MockTable())
+
+    /// Reads the table under its lock.
+    func read<T>(_ body: (MockTable) -> T) -> T {
+        table.withLock { body($0) }
+    }
+
+    /// Changes the table under its lock (serving changes it too: hit counts, used-up mocks).
+    func change<T>(_ body: (inout MockTable) -> T) -> T {
+        table.withLock { body(&$0) }
     }
 }
