@@ -22,6 +22,20 @@ public final class Journal: Sendable {
         self.reader = reader
     }
 
+    /// Callbacks waiting for a tenant's entries, woken by the writer after each commit.
+    public var waiters: JournalWaiters { writer.waiters }
+
+    /// The highest id in the tenant's journal (0 when it has none), after the queued journal
+    /// is written. Read it before looking at the journal, then wait with
+    /// ``JournalWaiters/wait(for:after:timeout:wake:)`` for what comes after.
+    /// - Throws: `SQLiteError`.
+    public func latestID(of tenant: TenantID) throws -> Int64 {
+        writer.flush()
+        return try reader.use { db in
+            try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue ?? 0
+        }
+    }
+
     /// Queues one entry; see ``JournalWriter/append(_:)``.
     public func append(_ entry: JournalEntry) {
         writer.append(entry)
@@ -85,7 +99,8 @@ public final class Journal: Sendable {
     public func count(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, timeLimit: Duration = defaultCountTimeLimit
     ) throws -> Int {
-        writer.flush()
+        let last = try latestID(of: tenant)  // writes the queued journal first
+        guard last > 0 else { return 0 }
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         var sql = """
             SELECT id, url, request_headers FROM requests
@@ -95,10 +110,6 @@ public final class Journal: Sendable {
         if let url = pattern.equalURL { sql += " AND url = ?"; bindings.append(.text(url)) }
         sql += " ORDER BY id LIMIT \(Self.countChunkSize)"
         let needsHeaders = !pattern.source.headers.isEmpty
-        let last = try reader.use { db in
-            try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
-        }
-        guard let last else { return 0 }
         bindings[2] = .integer(last)
         var count = 0
         var after: Int64 = 0

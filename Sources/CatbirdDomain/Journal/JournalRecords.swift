@@ -19,7 +19,9 @@ enum JournalRecords {
 
     /// Inserts a batch inside the caller's transaction: tenants first (the journal references
     /// them), then the rows, then the served mocks' hit counts and limits.
-    static func insert(_ batch: [JournalEntry], into db: Database) throws {
+    /// - Returns: the highest row id inserted per tenant.
+    static func insert(_ batch: [JournalEntry], into db: Database) throws -> [TenantID: Int64] {
+        var latestIDs: [TenantID: Int64] = [:]
         var latest: [TenantID: String] = [:]
         for entry in batch where (latest[entry.tenant] ?? "") < entry.time { latest[entry.tenant] = entry.time }
         for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
@@ -40,11 +42,13 @@ enum JournalRecords {
             statement.bind(.real(entry.durationMs), at: 16)
             statement.bind(entry.filePath.map { .text($0) } ?? .null, at: 17)
             try statement.run()
+            latestIDs[entry.tenant] = db.lastInsertRowID
         }
         for entry in batch {
             guard let hit = entry.mockHit else { continue }
             try MockRecords.recordHit(db, id: hit.mockID, exhausted: hit.exhausted)
         }
+        return latestIDs
     }
 
     /// Deletes the tenant's journal rows; `db.changes` is then how many.

@@ -23,6 +23,8 @@ public final class JournalWriter: Sendable {
     public let byteCapacity: Int
     /// Bytes of each body stored at most; longer bodies are truncated and marked.
     public let bodyLimit: Int
+    /// Callbacks waiting for a tenant's entries; woken after each commit (``JournalWaiters``).
+    public let waiters = JournalWaiters()
     private let database: SerialDatabase
     private let log: Logger
     /// Guards `state`; also the condition every waiter (appenders, flushers, the writer) waits on.
@@ -109,13 +111,15 @@ public final class JournalWriter: Sendable {
         condition.unlock()
     }
 
-    /// Writes what is queued, then stops the writer thread. Appends after this are dropped.
+    /// Writes what is queued, then stops the writer thread and wakes every waiter (with
+    /// false). Appends after this are dropped.
     public func stop() {
         condition.lock()
         state.stopping = true
         condition.broadcast()
         while !state.stopped { condition.wait() }
         condition.unlock()
+        waiters.stop()
     }
 
     /// The queue as it is now and the commits so far (for `/catbird/metrics`).
@@ -143,17 +147,18 @@ public final class JournalWriter: Sendable {
             condition.broadcast()  // room in the queue again
             condition.unlock()
 
-            let written = write(batch)
+            let latestIDs = write(batch)
 
             condition.lock()
             state.committed += UInt64(batch.count)
-            if written {
+            if latestIDs != nil {
                 state.statistics.recordCommit(rows: batch.count)
             } else {
                 state.statistics.droppedRows += batch.count
             }
             condition.broadcast()
             condition.unlock()
+            if let latestIDs { waiters.committed(latestIDs) }
         }
     }
 
@@ -164,20 +169,21 @@ public final class JournalWriter: Sendable {
             + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
     }
 
-    /// - Returns: false when the batch was dropped after three failed attempts.
-    private func write(_ batch: [JournalEntry]) -> Bool {
+    /// Writes `batch` in one transaction (three attempts).
+    /// - Returns: the highest id written per tenant; nil when the batch was dropped after three
+    ///   failed attempts.
+    private func write(_ batch: [JournalEntry]) -> [TenantID: Int64]? {
         for attempt in 1...3 {
             do {
-                try database.use { db in
+                return try database.use { db in
                     try db.transaction { try JournalRecords.insert(batch, into: db) }
                 }
-                return true
             } catch {
                 log.error("journal: writing \(batch.count) entries failed (attempt \(attempt) of 3): \(error)")
                 usleep(useconds_t(attempt * 50_000))
             }
         }
         log.error("journal: dropped \(batch.count) entries after 3 failed attempts")
-        return false
+        return nil
     }
 }

@@ -5,9 +5,10 @@ import CatbirdMatching
 import Foundation
 
 /// The tenant's request journal (docs/protocol.md#journal, docs/protocol.md#count):
-/// - `GET /catbird/api/requests?since=&before=&order=&limit=&method=&url=&status=&answeredBy=&bodies=`
+/// - `GET /catbird/api/requests?since=&before=&order=&limit=&method=&url=&status=&answeredBy=&bodies=&wait=`
 ///   → ``CatbirdRequestPage`` (`nextSince` always present, `mockId` `null` when no mock answered;
-///   `order=newest` with `before=` pages back from the newest entry)
+///   `order=newest` with `before=` pages back from the newest entry; `wait=` seconds, 0–60, holds
+///   an empty answer until an entry matches: ``JournalLongPoll``)
 /// - `DELETE /catbird/api/requests` → `{"deleted": n}`
 /// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
 ///   mocks' matching rules (a header pattern matches the header's first value); 400 when
@@ -15,10 +16,14 @@ import Foundation
 enum JournalRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests", slow: true) { context in
+            Route("GET", "/catbird/api/requests", answer: { context in
                 let query = try journalQuery(from: context.request.query ?? "")
-                return JSONBody.response(try dependencies.journal.page(of: context.tenant, query))
-            },
+                let wait = try longPollWait(from: context.request.query ?? "")
+                let poll = JournalLongPoll(
+                    dependencies: dependencies, pool: context.pool, tenant: context.tenant, query: query,
+                    deadline: ContinuousClock.now + wait)
+                return .later { responder in poll.start(responder) }
+            }),
             Route("DELETE", "/catbird/api/requests", slow: true) { context in
                 JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },
@@ -71,6 +76,7 @@ enum JournalRoutes {
                     guard let status = Int(value) else { throw .badRequest("'status' must be a whole number or a class such as 4xx") }
                     result.status = status
                 }
+            case "wait": break  // longPollWait(from:)
             case "answeredBy":
                 let answeredBy = CatbirdRequest.AnsweredBy(rawValue: value)
                 guard CatbirdRequest.AnsweredBy.known.contains(answeredBy) else {
@@ -80,11 +86,23 @@ enum JournalRoutes {
                 result.answeredBy = answeredBy
             default:
                 throw .badRequest(
-                    "unknown query parameter '\(name)' (known: since, before, order, limit, method, url, status, answeredBy, bodies)")
+                    "unknown query parameter '\(name)' (known: since, before, order, limit, method, url, status, answeredBy, bodies, wait)")
             }
         }
         return result
     }
+}
+
+/// The listing's `wait` parameter: seconds (a decimal from 0 to ``JournalLongPoll/maxWait``)
+/// to hold the answer until an entry after `since` matches; zero when absent.
+/// - Throws: 400 naming the parameter when the value is not such a number.
+func longPollWait(from query: Substring) throws(APIError) -> Duration {
+    guard let value = QueryParameters.pairs(query).last(where: { $0.name == "wait" })?.value else { return .zero }
+    let maxSeconds = JournalLongPoll.maxWait.components.seconds
+    guard let seconds = Double(value), seconds.isFinite, seconds >= 0, seconds <= Double(maxSeconds) else {
+        throw .badRequest("'wait' must be a number of seconds from 0 to \(maxSeconds)")
+    }
+    return .milliseconds(Int64((seconds * 1000).rounded()))
 }
 
 /// The class digit of a status class such as `4xx` (`1xx` to `5xx`, `x` in any case), or nil.

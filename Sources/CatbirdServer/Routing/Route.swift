@@ -12,6 +12,8 @@ struct RouteContext: Sendable {
     let isAdmin: Bool
     /// The path segments after the route's prefix, percent-decoded (e.g. a tenant id).
     var parameter: String?
+    /// The control pool, for a route that answers later (``Route/init(_:_:hasParameter:answer:)``).
+    let pool: HTTPWorkPool
 }
 
 /// A control or admin endpoint under `/catbird`.
@@ -27,6 +29,8 @@ struct Route: Sendable {
     /// Answers the request; any error it throws is answered by ``ErrorAnswer`` (the one place
     /// errors become HTTP).
     let handler: @Sendable (RouteContext) throws -> HTTPResponse
+    /// Set for a route that decides itself when to answer (a long poll); `handler` is then unused.
+    let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
 
     init(_ method: String, _ path: String, hasParameter: Bool = false, slow: Bool = false,
          _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
@@ -35,6 +39,18 @@ struct Route: Sendable {
         self.hasParameter = hasParameter
         self.isSlow = slow
         self.handler = handler
+        self.answer = nil
+    }
+
+    /// A route that answers now or later as it decides (runs on the worker: must not block).
+    init(_ method: String, _ path: String, hasParameter: Bool = false,
+         answer: @escaping @Sendable (RouteContext) throws -> HTTPAnswer) {
+        self.method = method
+        self.path = path
+        self.hasParameter = hasParameter
+        self.isSlow = false
+        self.handler = { _ in throw APIError.notFound }
+        self.answer = answer
     }
 
     /// The parameter (percent-decoded) when `path` matches this route, `""` for an exact match,
@@ -68,7 +84,10 @@ struct RouteTable: Sendable {
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
                 continue
             }
-            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter)
+            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter, pool: pool)
+            if let answer = route.answer {
+                do { return try answer(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
+            }
             guard route.isSlow else { return .now(run(route, context)) }
             return .later(on: pool) { run(route, context) }
         }

@@ -1,0 +1,98 @@
+import CatbirdSupport
+import Dispatch
+import Synchronization
+
+/// Waits for a tenant's journal to grow without holding a thread: a waiter is a callback the
+/// ``JournalWriter`` calls after it commits entries of that tenant, or a timer calls when the
+/// time is up.
+///
+/// ```swift
+/// let latest = try journal.latestID(of: tenant)      // before looking
+/// // … look at the journal; nothing of interest yet …
+/// journal.waiters.wait(for: tenant, after: latest, timeout: .seconds(10)) { committed in
+///     // committed == true: entries with id > latest are readable now; false: timed out.
+///     pool.run { lookAgain() }                         // never block here
+/// }
+/// ```
+///
+/// Reading the latest id *before* looking, then waiting after it, loses no entry: one committed
+/// between the two wakes the waiter at once.
+public final class JournalWaiters: Sendable {
+    private struct Waiter {
+        let after: Int64
+        let wake: @Sendable (Bool) -> Void
+    }
+
+    private struct State {
+        var nextTicket: UInt64 = 0
+        var waiters: [TenantID: [UInt64: Waiter]] = [:]
+        /// The highest id committed per tenant since the process started.
+        var latest: [TenantID: Int64] = [:]
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Calls `wake` exactly once: with true as soon as entries of `tenant` with an id above
+    /// `after` are committed (at once if they already are), with false after `timeout` or when
+    /// the journal stops. `wake` runs on the journal writer's thread or a timer's thread and
+    /// must return quickly: hand further work to another thread.
+    /// - Parameters:
+    ///   - after: a journal row id (``Journal/latestID(of:)`` read before the caller looked).
+    ///   - timeout: how long to wait at most.
+    public func wait(
+        for tenant: TenantID, after: Int64, timeout: Duration, wake: @escaping @Sendable (_ committed: Bool) -> Void
+    ) {
+        let ticket: UInt64? = state.withLock { state in
+            if state.stopped || (state.latest[tenant] ?? 0) > after { return nil }
+            state.nextTicket += 1
+            state.waiters[tenant, default: [:]][state.nextTicket] = Waiter(after: after, wake: wake)
+            return state.nextTicket
+        }
+        guard let ticket else {
+            wake(!state.withLock { $0.stopped })
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
+            let waiter = state.withLock { state -> Waiter? in
+                defer { if state.waiters[tenant]?.isEmpty == true { state.waiters[tenant] = nil } }
+                return state.waiters[tenant]?.removeValue(forKey: ticket)
+            }
+            waiter?.wake(false)
+        }
+    }
+
+    /// Called by the writer after a commit: `latest` is the highest id committed per tenant.
+    func committed(_ latest: [TenantID: Int64]) {
+        var woken: [Waiter] = []
+        state.withLock { state in
+            for (tenant, id) in latest {
+                state.latest[tenant] = max(state.latest[tenant] ?? 0, id)
+                guard var waiting = state.waiters[tenant] else { continue }
+                for (ticket, waiter) in waiting where waiter.after < id {
+                    woken.append(waiter)
+                    waiting[ticket] = nil
+                }
+                state.waiters[tenant] = waiting.isEmpty ? nil : waiting
+            }
+        }
+        for waiter in woken { waiter.wake(true) }
+    }
+
+    /// Wakes every waiter with false and refuses new ones (they are woken with false at once).
+    func stop() {
+        let all = state.withLock { state in
+            state.stopped = true
+            defer { state.waiters = [:] }
+            return state.waiters.values.flatMap(\.values)
+        }
+        for waiter in all { waiter.wake(false) }
+    }
+
+    /// How many waiters are registered (for tests and diagnostics).
+    public var count: Int {
+        state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } }
+    }
+}

@@ -1,0 +1,44 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// `GET /catbird/api/requests?since=<id>&wait=<seconds>` (docs/protocol.md#journal): answers as
+/// soon as the tenant's journal has at least one entry after `since` that matches the listing's
+/// filters, or with an empty page once `wait` seconds have passed. Without `wait` (or 0) it
+/// answers at once, like a plain listing.
+///
+/// Holds no thread while waiting: each look runs on the control pool, and between looks a
+/// ``JournalWaiters`` callback waits for the journal writer to commit more of the tenant's
+/// entries.
+struct JournalLongPoll: Sendable {
+    /// The longest `wait` accepted: 60 seconds.
+    static let maxWait = Duration.seconds(60)
+
+    let dependencies: RouteDependencies
+    let pool: HTTPWorkPool
+    let tenant: TenantID
+    let query: JournalQuery
+    let deadline: ContinuousClock.Instant
+
+    func start(_ responder: HTTPResponder) {
+        pool.run { look(responder) }
+    }
+
+    /// Reads the page; answers when it has entries or time is up, else waits for a commit.
+    private func look(_ responder: HTTPResponder) {
+        do {
+            // The latest id first: an entry committed after it wakes the waiter below.
+            let latest = try dependencies.journal.latestID(of: tenant)
+            let page = try dependencies.journal.page(of: tenant, query)
+            let remaining = deadline - ContinuousClock.now
+            guard page.requests.isEmpty, remaining > .zero else {
+                responder.send(JSONBody.response(page))
+                return
+            }
+            dependencies.journal.waiters.wait(for: tenant, after: latest, timeout: remaining) { _ in
+                pool.run { look(responder) }
+            }
+        } catch {
+            responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import CatbirdTestSupport
+import Foundation
+import Synchronization
+import XCTest
+
+/// `GET /catbird/api/requests?since=&wait=` (docs/protocol.md#journal): held until an entry
+/// after `since` matches the filters, or an empty page after `wait` seconds; no thread held.
+final class JournalLongPollTests: XCTestCase {
+    /// Runs `GET target` for `tenant` on another thread; `wait()` gives the response and how
+    /// long it took.
+    private final class PendingPoll: @unchecked Sendable {
+        // @unchecked Sendable: `result` is written once by the thread before `done` is signalled
+        // and read only after waiting on `done`.
+        private var result: (RawResponse?, Duration) = (nil, .zero)
+        private let done = DispatchSemaphore(value: 0)
+
+        init(port: UInt16, tenant: String?, target: String) {
+            Thread { [self] in
+                let started = ContinuousClock.now
+                let response = try? RawHTTPClient(port: port).request("GET", target, headers: E2E.tenantHeader(tenant))
+                result = (response, ContinuousClock.now - started)
+                done.signal()
+            }.start()
+        }
+
+        func wait(seconds: Int = 30) -> (RawResponse?, Duration) {
+            guard done.wait(timeout: .now() + .seconds(seconds)) == .success else { return (nil, .seconds(seconds)) }
+            return result
+        }
+    }
+
+    private func latestID(_ client: RawHTTPClient, tenant: String?) throws -> Int {
+        JSONNumber.int(try E2E.journalPage(client, tenant: tenant, query: "order=newest&limit=1")["nextSince"]) ?? -1
+    }
+
+    func testAnswersAsSoonAsAMatchingEntryArrives() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        _ = try client.request("GET", "/before", headers: E2E.tenantHeader("a"))
+        let since = try latestID(client, tenant: "a")
+        XCTAssertGreaterThan(since, 0)
+
+        let poll = PendingPoll(port: server.port, tenant: "a", target: "/catbird/api/requests?since=\(since)&wait=30&url=/wanted")
+        usleep(300_000)
+        _ = try client.request("GET", "/other", headers: E2E.tenantHeader("a"))  // does not match the filter
+        _ = try client.request("GET", "/wanted", headers: E2E.tenantHeader("b"))  // another tenant
+        usleep(300_000)
+        let sent = ContinuousClock.now
+        _ = try client.request("GET", "/wanted?x=1", headers: E2E.tenantHeader("a"))
+        let (response, elapsed) = poll.wait()
+        let answered = ContinuousClock.now
+        XCTAssertEqual(response?.status, 200)
+        let urls = (response?.object["requests"] as? [[String: Any]] ?? []).map { $0["url"] as? String }
+        XCTAssertEqual(urls, ["/wanted?x=1"])
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(600), "held until the matching entry")
+        XCTAssertLessThan(answered - sent, .seconds(10), "answered soon after the entry, not at the 30 s wait")
+    }
+
+    func testAnswersAnEmptyPageWhenTheWaitRunsOut() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        _ = try client.request("GET", "/x", headers: E2E.tenantHeader("a"))
+        let since = try latestID(client, tenant: "a")
+        let poll = PendingPoll(port: server.port, tenant: "a", target: "/catbird/api/requests?since=\(since)&wait=1.5")
+        _ = try client.request("GET", "/y", headers: E2E.tenantHeader("b"))  // another tenant's entry does not answer it
+        let (response, elapsed) = poll.wait()
+        XCTAssertEqual(response?.status, 200)
+        XCTAssertEqual((response?.object["requests"] as? [Any])?.count, 0)
+        XCTAssertEqual(JSONNumber.int(response?.object["nextSince"]), since)
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(1500))
+        XCTAssertLessThan(elapsed, .seconds(15))
+    }
+
+    func testAnEntryAlreadyThereAnswersAtOnce() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        _ = try client.request("GET", "/x")
+        let started = ContinuousClock.now
+        let page = try E2E.journalPage(client, tenant: nil, query: "since=0&wait=30")
+        XCTAssertEqual((page["requests"] as? [Any])?.count, 1)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
+    }
+
+    func testBadWaitValuesAre400() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for value in ["61", "-1", "abc", "nan", "1e9", ""] {
+            let answer = try client.request("GET", "/catbird/api/requests?since=0&wait=\(value)")
+            E2E.assertError(answer, status: 400, reasonContains: "'wait' must be a number of seconds from 0 to 60")
+        }
+    }
+
+    /// Twenty polls wait at once on a server with one worker thread; mock hits are still served
+    /// and each poll is answered by its own tenant's entry.
+    func testWaitingPollsHoldNoWorker() throws {
+        let server = try TestServer { $0.threadCount = 1 }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/hit", body: "hit")
+        let polls = (0..<20).map { index in
+            PendingPoll(port: server.port, tenant: "t\(index)", target: "/catbird/api/requests?since=0&wait=30")
+        }
+        usleep(300_000)
+        for _ in 0..<5 {
+            let started = ContinuousClock.now
+            XCTAssertEqual(try client.request("GET", "/hit").text, "hit")
+            XCTAssertLessThan(ContinuousClock.now - started, .seconds(5))
+        }
+        for index in 0..<20 { _ = try client.request("GET", "/for/\(index)", headers: E2E.tenantHeader("t\(index)")) }
+        for (index, poll) in polls.enumerated() {
+            let (response, _) = poll.wait()
+            let urls = (response?.object["requests"] as? [[String: Any]] ?? []).map { $0["url"] as? String }
+            XCTAssertEqual(urls, ["/for/\(index)"])
+        }
+    }
+
+    func testAPollPendingAtShutdownIsAnsweredAtOnce() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let poll = PendingPoll(port: server.port, tenant: nil, target: "/catbird/api/requests?since=0&wait=60")
+        usleep(300_000)
+        let started = ContinuousClock.now
+        server.stop()
+        let (response, _) = poll.wait()
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
+        XCTAssertEqual(response?.status, 503)
+    }
+}
