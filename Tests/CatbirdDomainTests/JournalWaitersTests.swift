@@ -1,0 +1,62 @@
+@testable import CatbirdDomain
+import Foundation
+import Synchronization
+import XCTest
+
+/// `JournalWaiters`: each waiter is woken exactly once, by a commit of its tenant past its id,
+/// by its timeout, or by stop; a commit that came first wakes a new waiter at once.
+final class JournalWaitersTests: XCTestCase {
+    private final class Wakes: Sendable {
+        let values = Mutex<[Bool]>([])
+        func record(_ committed: Bool) { values.withLock { $0.append(committed) } }
+        var all: [Bool] { values.withLock { $0 } }
+    }
+
+    func testACommitOfTheTenantPastTheIdWakesOnceAndOthersDoNot() {
+        let waiters = JournalWaiters()
+        let wakes = Wakes()
+        waiters.wait(for: TenantID("a"), after: 10, timeout: .seconds(30)) { wakes.record($0) }
+        waiters.committed([TenantID("b"): 50])  // another tenant
+        waiters.committed([TenantID("a"): 10])  // not past the id
+        XCTAssertEqual(wakes.all, [])
+        XCTAssertEqual(waiters.count, 1)
+        waiters.committed([TenantID("a"): 11])
+        waiters.committed([TenantID("a"): 12])
+        XCTAssertEqual(wakes.all, [true], "woken once")
+        XCTAssertEqual(waiters.count, 0)
+    }
+
+    func testAnEntryCommittedBeforeWaitingWakesAtOnce() {
+        let waiters = JournalWaiters()
+        let wakes = Wakes()
+        waiters.committed([TenantID("a"): 7])
+        waiters.wait(for: TenantID("a"), after: 6, timeout: .seconds(30)) { wakes.record($0) }
+        XCTAssertEqual(wakes.all, [true])
+        XCTAssertEqual(waiters.count, 0)
+    }
+
+    func testTheTimeoutWakesWithFalseAndALaterCommitDoesNothing() {
+        let waiters = JournalWaiters()
+        let wakes = Wakes()
+        waiters.wait(for: TenantID("a"), after: 0, timeout: .milliseconds(100)) { wakes.record($0) }
+        let deadline = Date().addingTimeInterval(10)
+        while wakes.all.isEmpty && Date() < deadline { usleep(5000) }
+        XCTAssertEqual(wakes.all, [false])
+        waiters.committed([TenantID("a"): 1])
+        XCTAssertEqual(wakes.all, [false])
+    }
+
+    func testStopWakesEveryWaiterWithFalseAndRefusesNewOnes() {
+        let waiters = JournalWaiters()
+        let wakes = Wakes()
+        for index in 0..<5 {
+            waiters.wait(for: TenantID("t\(index)"), after: 0, timeout: .seconds(30)) { wakes.record($0) }
+        }
+        waiters.stop()
+        XCTAssertEqual(wakes.all, [false, false, false, false, false])
+        waiters.wait(for: TenantID("late"), after: 0, timeout: .seconds(30)) { wakes.record($0) }
+        XCTAssertEqual(wakes.all.count, 6)
+        XCTAssertEqual(wakes.all.last, false)
+        XCTAssertEqual(waiters.count, 0)
+    }
+}
