@@ -39,9 +39,23 @@ class FeedAppUITestCase: XCTestCase {
         localServer?.removeFiles()
     }
 
-    /// Launches the app with the Catbird launch arguments and `arguments`, and returns the lines
-    /// it displayed.
-    func launchApp(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    /// The app launched by ``startApp(_:)``, running while the test goes on (as an
+    /// `XCUIApplication` does).
+    struct RunningApp {
+        let process: Process
+        let output: Pipe
+
+        /// Waits for the app to exit and returns the lines it displayed.
+        func finish(file: StaticString = #filePath, line: UInt = #line) -> [String] {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0, "FeedApp exited with \(process.terminationStatus)", file: file, line: line)
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+    }
+
+    /// Launches the app with the Catbird launch arguments and `arguments`, without waiting for it.
+    func startApp(_ arguments: [String]) throws -> RunningApp {
         let process = Process()
         process.executableURL = try BuiltProducts.executable(named: "FeedApp")
         process.arguments = tenant.launchArguments + arguments
@@ -51,10 +65,13 @@ class FeedAppUITestCase: XCTestCase {
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "FeedApp \(arguments) exited with \(process.terminationStatus)", file: file, line: line)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        return RunningApp(process: process, output: output)
+    }
+
+    /// Launches the app with the Catbird launch arguments and `arguments`, and returns the lines
+    /// it displayed.
+    func launchApp(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        try startApp(arguments).finish(file: file, line: line)
     }
 
     /// The journaled requests of this tenant with this method and URL.

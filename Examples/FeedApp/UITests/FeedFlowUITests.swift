@@ -18,6 +18,22 @@ final class FeedFlowUITests: FeedAppUITestCase {
         XCTAssertEqual(loads.first?.answeredBy, .mock)
     }
 
+    func testTheTestWaitsForTheFeedRequestWhileTheAppRuns() throws {
+        try catbird.send(.add(FeedMock.posts([alice])))
+        let app = try startApp(["feed"])
+
+        // As a UI test waits for a request the app sends on its own schedule.
+        let load = try catbird.waitForRequest(matching: FeedMock.posts([]), timeout: 30)
+        XCTAssertEqual(load.request.header("X-Catbird-Parallel-Id"), shard)
+        XCTAssertEqual(load.answeredBy, .mock)
+        XCTAssertEqual(load.tenant, shard)
+        XCTAssertEqual(app.finish(), ["Feed", "@alice: \(alice.text)"])
+        // Nothing else was loaded after it.
+        XCTAssertThrowsError(try catbird.waitForRequest(matching: FeedMock.posts([]), timeout: 0, since: load.id)) { error in
+            XCTAssertEqual((error as? CatbirdError)?.statusCode, 408)
+        }
+    }
+
     func testCreatedPostAppearsAfterTheFeedMockIsSwapped() throws {
         try catbird.send(.add(FeedMock.posts([bob, alice])))
         XCTAssertEqual(try launchApp("feed"), ["Feed", "@bob: \(bob.text)", "@alice: \(alice.text)"])

@@ -19,6 +19,9 @@ struct APICall<Output: Sendable>: Sendable {
     /// Turns an expected non-2xx answer into an output (such as 404 → `false`); nil for the
     /// rest, which are thrown as they are.
     var recover: (@Sendable (CatbirdError) -> Output?)? = nil
+    /// How long the server may take to answer, in seconds, when that is longer than a session's
+    /// usual request timeout (a long poll); nil for the session's.
+    var timeout: TimeInterval? = nil
 }
 
 extension APICall {
@@ -45,9 +48,9 @@ extension APICall {
     /// recovered).
     func returning<Other: Sendable>(_ value: Other) -> APICall<Other> {
         let decode = self.decode
-        return APICall<Other>(method: method, path: path, query: query, body: body) { data in
+        return APICall<Other>(method: method, path: path, query: query, body: body, decode: { data in
             _ = try decode(data)
             return value
-        }
+        }, timeout: timeout)
     }
 }

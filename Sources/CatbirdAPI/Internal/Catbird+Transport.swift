@@ -19,6 +19,9 @@ extension Catbird {
         if let parallelId {
             request.setValue(parallelId, forHTTPHeaderField: CatbirdAction.parallelIdHeaderField)
         }
+        if let timeout = call.timeout {
+            request.timeoutInterval = timeout
+        }
         return request
     }
 
@@ -98,7 +101,7 @@ extension Catbird {
             answered.signal()
         }
         if let syncDeadline {
-            guard answered.wait(timeout: .now() + syncDeadline) == .success else {
+            guard answered.wait(timeout: .now() + syncDeadline + (call.timeout ?? 0)) == .success else {
                 task.cancel()
                 throw URLError(.timedOut)
             }

@@ -77,60 +77,6 @@ public final class Journal: Sendable {
             nextBefore: ids.min() ?? query.before)
     }
 
-    /// How long ``count(of:matching:timeLimit:)`` may match by default: 2 seconds.
-    public static let defaultCountTimeLimit = Duration.seconds(2)
-    /// How many journal rows ``count(of:matching:timeLimit:)`` reads per turn on the read
-    /// connection: 1000.
-    public static let countChunkSize = 1000
-
-    /// How many of the tenant's journaled requests match `pattern` (method, url, headers;
-    /// Catbird 0.11 matching rules, as for mocks: a header pattern matches the first value of
-    /// that header, the name compared case-insensitively).
-    ///
-    /// Counts the requests journaled before the call: rows are read by id in chunks of
-    /// ``countChunkSize``, each under the read connection's lock, and matched after the lock
-    /// is released, so a slow pattern never holds up other readers (health, listings).
-    ///
-    /// - Parameter timeLimit: how long matching may take, counted after the queued journal is
-    ///   written; checked before each row (a single regular-expression match is not
-    ///   interrupted: ICU gives up on one after about half a second).
-    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
-    ///   `SQLiteError` when reading fails.
-    public func count(
-        of tenant: TenantID, matching pattern: CompiledRequestPattern, timeLimit: Duration = defaultCountTimeLimit
-    ) throws -> Int {
-        let last = try latestID(of: tenant)  // writes the queued journal first
-        guard last > 0 else { return 0 }
-        let deadline = ContinuousClock.now.advanced(by: timeLimit)
-        var sql = """
-            SELECT id, url, request_headers FROM requests
-            WHERE tenant = ? AND id > ? AND id <= ? AND method = ?
-            """
-        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(0), .integer(0), .text(pattern.source.method.rawValue)]
-        if let url = pattern.equalURL { sql += " AND url = ?"; bindings.append(.text(url)) }
-        sql += " ORDER BY id LIMIT \(Self.countChunkSize)"
-        let needsHeaders = !pattern.source.headers.isEmpty
-        bindings[2] = .integer(last)
-        var count = 0
-        var after: Int64 = 0
-        while true {
-            bindings[1] = .integer(after)
-            let rows = try reader.use { try $0.query(sql, bindings) }
-            for row in rows {
-                if ContinuousClock.now >= deadline {
-                    throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
-                }
-                let headers = needsHeaders ? JournalHeaders(json: row[2].stringValue) : JournalHeaders()
-                let target = row[1].stringValue ?? ""
-                if pattern.matches(method: pattern.source.method.rawValue, target: target, headerValue: headers.firstValue(of:)) {
-                    count += 1
-                }
-            }
-            guard rows.count == Self.countChunkSize, let lastID = rows.last?[0].intValue else { return count }
-            after = lastID
-        }
-    }
-
     /// Deletes the tenant's journal (after writing what is queued).
     /// - Returns: the number of entries deleted.
     /// - Throws: `SQLiteError`.

@@ -21,7 +21,7 @@ struct CatbirdHandler: HTTPHandler {
     init(dependencies: RouteDependencies, controlPool: HTTPWorkPool) {
         routes = RouteTable(routes:
             MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
-            + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies) + InfoRoutes.routes(dependencies)
+            + WaitRoute.routes(dependencies) + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies) + InfoRoutes.routes(dependencies)
             + WebPageRoutes.routes() + MetricsRoute.routes(dependencies), log: dependencies.log, pool: controlPool)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,

@@ -48,6 +48,17 @@ final class ClientAgainstServerTests: XCTestCase {
         let listed = try await tenant.catbird.tenants().first { $0.id == tenant.parallelId }
         XCTAssertEqual(listed?.mocks, 1)
         XCTAssertEqual(listed?.requests, 1)
+        let load = try await tenant.waitForRequest(matching: FeedMock.twoPosts, timeout: 10)
+        XCTAssertEqual(load.url, "/v1/feed")
+        XCTAssertEqual(load.response.status, 200)
+    }
+
+    func testWaitingForARequestThatNeverComesTimesOutWithWhatArrived() throws {
+        let catbird = Catbird(url: serverURL, parallelId: "client-suite-\(UUID().uuidString)")
+        XCTAssertThrowsError(try catbird.waitForRequest(matching: RequestPattern(method: .POST, url: "/never"), timeout: 1)) { error in
+            XCTAssertEqual((error as? CatbirdError)?.errorCode, 408)
+            XCTAssertTrue((error as? CatbirdError)?.failureReason?.contains("/never") == true, "\(error)")
+        }
     }
 
     func testTheCompletionFormCallsBackOnTheMainQueue() throws {

@@ -1,0 +1,90 @@
+import Foundation
+@_spi(Server) import CatbirdWire
+
+extension Catbird {
+    /// Waits until a request of the caller's tenant matching `pattern` is in the journal, and
+    /// returns its entry: for fire-and-forget requests (analytics, logging) that the app sends
+    /// some time after the step that triggers them.
+    ///
+    /// `POST /catbird/api/requests/wait` (docs/protocol.md, Waiting for a request): the server
+    /// answers at once with the first matching entry after `since`, already journaled or not,
+    /// else holds the call (without holding a thread) until one arrives or `timeout` passes.
+    /// Matching follows the mocks' rules (method, URL and header patterns).
+    ///
+    /// - Parameters:
+    ///   - pattern: the request to wait for.
+    ///   - timeout: how long the server waits, in seconds (0...300; default 5).
+    ///   - since: a journal entry id: only entries after it count (default: the whole journal;
+    ///     pass the id of an entry already handled to wait for the next one).
+    /// - Returns: the first matching journal entry after `since`.
+    /// - Throws: ``CatbirdError`` 408 when none arrived in time, its `failureReason` listing what
+    ///   did arrive (up to 20 entries); 400 for an invalid pattern or timeout; `URLError` on a
+    ///   transport failure.
+    @_disfavoredOverload
+    public func waitForRequest(matching pattern: RequestPattern, timeout: TimeInterval = 5, since: Int64? = nil) throws -> CatbirdRequest {
+        try perform(APICall.waitForRequest(pattern, timeout: timeout, since: since))
+    }
+
+    /// Waits until a request matching the mock's pattern is in the journal; see the
+    /// `RequestPattern` form.
+    @_disfavoredOverload
+    public func waitForRequest(
+        matching mock: any CatbirdMockConvertible, timeout: TimeInterval = 5, since: Int64? = nil
+    ) throws -> CatbirdRequest {
+        try waitForRequest(matching: mock.pattern, timeout: timeout, since: since)
+    }
+
+    /// Waits until a request of the caller's tenant matching `pattern` is in the journal; see
+    /// the synchronous form. Cancelling the task cancels the wait (`URLError(.cancelled)`).
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
+    public func waitForRequest(
+        matching pattern: RequestPattern, timeout: TimeInterval = 5, since: Int64? = nil
+    ) async throws -> CatbirdRequest {
+        try await perform(APICall.waitForRequest(pattern, timeout: timeout, since: since))
+    }
+
+    /// Waits until a request matching the mock's pattern is in the journal; see the
+    /// synchronous `RequestPattern` form.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    @_disfavoredOverload
+    public func waitForRequest(
+        matching mock: any CatbirdMockConvertible, timeout: TimeInterval = 5, since: Int64? = nil
+    ) async throws -> CatbirdRequest {
+        try await waitForRequest(matching: mock.pattern, timeout: timeout, since: since)
+    }
+}
+
+#if canImport(XCTest)
+extension Catbird.TestTenant {
+    /// Waits until a request of this test's tenant matching `pattern` is in the journal; see
+    /// ``Catbird/waitForRequest(matching:timeout:since:)-(RequestPattern,_,_)``.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    public func waitForRequest(
+        matching pattern: RequestPattern, timeout: TimeInterval = 5, since: Int64? = nil
+    ) async throws -> CatbirdRequest {
+        try await catbird.waitForRequest(matching: pattern, timeout: timeout, since: since)
+    }
+
+    /// Waits until a request matching the mock's pattern is in this test's journal.
+    @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    public func waitForRequest(
+        matching mock: any CatbirdMockConvertible, timeout: TimeInterval = 5, since: Int64? = nil
+    ) async throws -> CatbirdRequest {
+        try await catbird.waitForRequest(matching: mock.pattern, timeout: timeout, since: since)
+    }
+}
+#endif
+
+extension APICall where Output == CatbirdRequest {
+    /// `POST /catbird/api/requests/wait` with `{"pattern": …, "timeout": seconds, "since": id}`,
+    /// allowed 10 seconds more than `timeout` to answer.
+    static func waitForRequest(_ pattern: RequestPattern, timeout: TimeInterval, since: Int64?) -> APICall {
+        // A pattern holds only strings, and the numbers are finite, which JSONEncoder always encodes.
+        let body = CatbirdJSON.encodeKnownEncodable(
+            CatbirdWaitRequest(pattern: pattern, timeout: timeout.isFinite ? timeout : -1, since: since))
+        var call = APICall.json("POST", ["catbird", "api", "requests", "wait"], body: body) { (entry: CatbirdRequest) in entry }
+        call.timeout = max(0, timeout.isFinite ? timeout : 0) + 10
+        return call
+    }
+}

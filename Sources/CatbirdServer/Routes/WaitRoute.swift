@@ -1,0 +1,112 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdMatching
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
+import Synchronization
+
+/// `POST /catbird/api/requests/wait` with `{"pattern": RequestPattern, "timeout": seconds,
+/// "since": id}` (docs/protocol.md#waiting-for-a-request): answers the first journal entry of
+/// the caller's tenant after `since` that matches the pattern, as soon as there is one; `408`
+/// listing what did arrive when `timeout` passes first. The connection is parked meanwhile
+/// (docs/answering-later.md): no worker thread waits; each look at the journal runs on the
+/// control pool, and between looks a journal waiter (``JournalWaiters``) holds the request.
+enum WaitRoute {
+    /// The longest wait accepted, in seconds.
+    static let maxTimeout = 300.0
+    /// How long a wait may take when the body gives no timeout, in seconds.
+    static let defaultTimeout = 5.0
+    /// How many arrived entries a timeout's reason lists.
+    static let listedArrivals = 20
+
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
+        [
+            Route("POST", "/catbird/api/requests/wait") { context in
+                let body = try JSONBody.decode(CatbirdWaitRequest.self, from: context.request)
+                let timeout = body.timeout ?? defaultTimeout
+                guard timeout.isFinite, (0...maxTimeout).contains(timeout) else {
+                    throw APIError.badRequest("'timeout' must be a number of seconds from 0 to \(Int(maxTimeout)), not \(timeout)")
+                }
+                let since = body.since ?? 0
+                guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }
+                let pattern = try CompiledRequestPattern(body.pattern)
+                let wait = RequestWait(
+                    dependencies: dependencies, pool: context.pool, tenant: context.tenant, pattern: pattern, since: since,
+                    timeout: timeout)
+                return .later { responder in wait.start(responder) }
+            },
+        ]
+    }
+}
+
+/// One waiting `POST /catbird/api/requests/wait`: looks at the journal on the control pool
+/// (at once, then each time the tenant's journal gets new entries, only at entries it has not
+/// seen) until a match arrives or the deadline passes, and answers through its responder
+/// exactly once. Between looks nothing runs: a journal waiter wakes it.
+final class RequestWait: Sendable {
+    private let dependencies: RouteDependencies
+    private let pool: HTTPWorkPool
+    private let tenant: TenantID
+    private let pattern: CompiledRequestPattern
+    private let since: Int64
+    private let timeout: Double
+    private let deadline: ContinuousClock.Instant
+    /// The id of the last journal entry looked at; only later ones are matched next time.
+    private let searchedThrough: Mutex<Int64>
+
+    init(dependencies: RouteDependencies, pool: HTTPWorkPool, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double) {
+        self.dependencies = dependencies
+        self.pool = pool
+        self.tenant = tenant
+        self.pattern = pattern
+        self.since = since
+        self.timeout = timeout
+        deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
+        searchedThrough = Mutex(since)
+    }
+
+    /// Looks at the journal (on the pool), and keeps looking until it can answer `responder`.
+    func start(_ responder: HTTPResponder) {
+        pool.run { self.look(responder) }
+    }
+
+    private func look(_ responder: HTTPResponder) {
+        guard !responder.hasAnswered else { return }
+        do {
+            let after = searchedThrough.withLock { $0 }
+            let (entry, through) = try dependencies.journal.firstMatch(of: tenant, matching: pattern, after: after)
+            if let entry {
+                responder.send(JSONBody.response(entry))
+                return
+            }
+            searchedThrough.withLock { $0 = through }
+            let now = ContinuousClock.now
+            guard now < deadline else {
+                responder.send(try timedOut())
+                return
+            }
+            dependencies.journal.waiters.wait(for: tenant, after: through, timeout: now.duration(to: deadline)) { _ in
+                self.pool.run { self.look(responder) }
+            }
+        } catch {
+            responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
+        }
+    }
+
+    /// The 408 answer: which pattern, how long, and what arrived after `since` instead.
+    private func timedOut() throws -> HTTPResponse {
+        let page = try dependencies.journal.page(
+            of: tenant, JournalQuery(since: since, limit: WaitRoute.listedArrivals, includeBodies: false))
+        let source = pattern.source
+        let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
+        var arrived = page.requests.map { "\($0.method.rawValue) \($0.url) → \($0.response.status.map(String.init) ?? "?")" }
+            .joined(separator: ", ")
+        if arrived.isEmpty { arrived = "nothing" }
+        if page.hasMore { arrived += ", … and more" }
+        return APIError(
+            status: 408,
+            reason: "no request matching \(source.method.rawValue) \(source.url.kind.rawValue) \(JSONText.string(source.url.value))"
+                + " arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
+        ).response
+    }
+}

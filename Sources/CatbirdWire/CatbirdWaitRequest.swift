@@ -1,0 +1,19 @@
+import Foundation
+
+/// The body of `POST /catbird/api/requests/wait` (docs/protocol.md#waiting-for-a-request):
+/// `{"pattern": RequestPattern, "timeout": 5, "since": 0}`.
+@_spi(Server) public struct CatbirdWaitRequest: Codable, Sendable {
+    /// The request to wait for (the mocks' matching rules).
+    public var pattern: RequestPattern
+    /// How long to wait, in seconds (0...300); 5 when missing.
+    public var timeout: Double?
+    /// Only journal entries after this id count; 0 (the whole journal) when missing.
+    public var since: Int64?
+
+    /// A wait request.
+    public init(pattern: RequestPattern, timeout: Double?, since: Int64?) {
+        self.pattern = pattern
+        self.timeout = timeout
+        self.since = since
+    }
+}

@@ -1,0 +1,118 @@
+import CatbirdAPI
+import CatbirdTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// `waitForRequest(matching:timeout:since:)` against a real server: an entry already journaled
+/// is answered at once, one that arrives later as soon as it is journaled, and none within the
+/// timeout is a 408 listing what did arrive; waits hold no worker thread.
+final class WaitForRequestTests: CatbirdTestCase {
+    private let analytics = RequestPattern(method: .POST, url: "/analytics/events")
+
+    func testARequestAlreadyJournaledIsAnsweredAtOnce() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("shard-1")
+        try server.appRequest("POST", "/analytics/events", parallelId: "shard-1", body: #"{"event":"opened"}"#)
+
+        let entry = try catbird.waitForRequest(matching: analytics, timeout: 5)
+        XCTAssertEqual(entry.method, .POST)
+        XCTAssertEqual(entry.url, "/analytics/events")
+        XCTAssertEqual(entry.tenant, "shard-1")
+        XCTAssertEqual(entry.request.bodyText, #"{"event":"opened"}"#)
+        XCTAssertEqual(entry.response.status, 404)
+    }
+
+    func testARequestThatArrivesLaterIsAnsweredWhenItIsJournaled() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("shard-2")
+        try catbird.send(.update(analytics, ResponseMock(status: 202)))
+        let first = try server.appRequest("POST", "/analytics/events", parallelId: "shard-2", body: "first")
+        XCTAssertEqual(first.status, 202)
+        let firstId = try await catbird.waitForRequest(matching: analytics).id
+
+        // Only entries after `since` count: wait for the next one, which the "app" sends later.
+        let sent = ContinuousClock.now.advanced(by: .milliseconds(500))
+        let app = Task.detached {
+            try await Task.sleep(until: sent, clock: .continuous)
+            _ = try server.appRequest("POST", "/analytics/events", parallelId: "shard-2", body: "second")
+        }
+        let entry = try await catbird.waitForRequest(matching: analytics, timeout: 30, since: firstId)
+        let answered = ContinuousClock.now
+        try await app.value
+        XCTAssertEqual(entry.request.bodyText, "second")
+        XCTAssertGreaterThan(entry.id, firstId)
+        XCTAssertEqual(entry.response.status, 202)
+        XCTAssertGreaterThanOrEqual(answered, sent, "answered after the request was sent, not before")
+    }
+
+    func testNoMatchWithinTheTimeoutIsA408ListingWhatArrived() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("shard-3")
+        try server.appRequest("GET", "/api/feed", parallelId: "shard-3")
+        try server.appRequest("POST", "/analytics/events", parallelId: "another-shard")
+
+        let started = ContinuousClock.now
+        let error = try XCTUnwrap(assertCatbirdError(408, try catbird.waitForRequest(matching: analytics, timeout: 1)))
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .seconds(1), "it waited the whole timeout")
+        let reason = try XCTUnwrap(error.failureReason)
+        XCTAssertTrue(reason.contains(#"no request matching POST equal "/analytics/events" arrived within 1 s"#), reason)
+        XCTAssertTrue(reason.contains("GET /api/feed → 404"), "what did arrive: \(reason)")
+        XCTAssertFalse(reason.contains("another-shard"), reason)
+
+        let empty = try XCTUnwrap(assertCatbirdError(408, try server.catbird("quiet").waitForRequest(matching: analytics, timeout: 0)))
+        XCTAssertTrue(empty.failureReason?.hasSuffix("the journal has: nothing") == true, empty.failureReason ?? "")
+    }
+
+    func testAnotherTenantsRequestDoesNotCount() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try server.appRequest("POST", "/analytics/events", parallelId: "other")
+        try server.appRequest("POST", "/analytics/events")
+        // Longer than Catbird.session's 5-second request timeout: the call allows for the wait.
+        assertCatbirdError(408, try server.catbird("mine").waitForRequest(matching: analytics, timeout: 6))
+    }
+
+    func testBadWaitsAre400() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird()
+        let tooLong = assertCatbirdError(400, try catbird.waitForRequest(matching: analytics, timeout: 301))
+        XCTAssertTrue(tooLong?.failureReason?.contains("'timeout'") == true, "\(String(describing: tooLong))")
+        assertCatbirdError(400, try catbird.waitForRequest(matching: analytics, timeout: -1))
+        assertCatbirdError(400, try catbird.waitForRequest(matching: analytics, timeout: 1, since: -5))
+        let regexp = RequestPattern(method: .GET, url: PatternMatch.regexp("(unclosed"))
+        assertCatbirdError(400, try catbird.waitForRequest(matching: regexp, timeout: 1))
+    }
+
+    func testWaitsHoldNoWorkerThread() async throws {
+        // One worker thread: four parked waits must leave it free to serve mocks.
+        let server = try TestServer { $0.threadCount = 1 }
+        defer { server.removeFiles() }
+        let catbird = server.catbird("busy")
+        try catbird.send(.add(LoginMock.success))
+        let waits = (0..<4).map { index in
+            Task.detached {
+                try await catbird.waitForRequest(
+                    matching: RequestPattern(method: .GET, url: "/never/\(index)"), timeout: 3)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<5 {
+            XCTAssertEqual(try server.appRequest("POST", "/login", parallelId: "busy").status, 200)
+        }
+        for wait in waits {
+            do {
+                _ = try await wait.value
+                XCTFail("nothing was sent to /never")
+            } catch let error as CatbirdError {
+                XCTAssertEqual(error.statusCode, 408)
+            }
+        }
+    }
+}
