@@ -18,7 +18,8 @@ extension Catbird {
 
     /// Every tenant on the server with its counts, default tenant first, then by id
     /// (`GET /catbird/api/tenants`). An admin call: sent without `X-Catbird-Parallel-Id`
-    /// whatever ``parallelId`` is (a shard would see only its own row).
+    /// whatever ``parallelId`` is (a shard would see only its own row), and with
+    /// ``adminToken`` when the server has one (else 401).
     ///
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
     ///   unreadable answer.
@@ -38,7 +39,8 @@ extension Catbird {
     }
 
     /// Drops the tenant `id`, its mocks and its journal (`DELETE /catbird/api/tenants/{id}`).
-    /// An admin call: sent without `X-Catbird-Parallel-Id`. For the default tenant (`""`) it
+    /// An admin call: sent without `X-Catbird-Parallel-Id`, with ``adminToken`` when set.
+    /// For the default tenant (`""`) it
     /// removes its mocks and clears its journal, as ``dropTenant()`` does.
     ///
     /// - Returns: true when the tenant was dropped; false when the server had no such tenant.
@@ -46,7 +48,7 @@ extension Catbird {
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) throws -> Bool {
-        try drop(id, sentAs: nil)
+        try drop(id, sentAs: nil, admin: true)
     }
 
     /// Drops the tenant `id`; see the synchronous form.
@@ -57,14 +59,14 @@ extension Catbird {
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) async throws -> Bool {
-        try await drop(id, sentAs: nil)
+        try await drop(id, sentAs: nil, admin: true)
     }
 }
 
 extension APICall where Output == [Catbird.Tenant] {
     /// `GET /catbird/api/tenants`.
     static var tenants: APICall {
-        .json("GET", ["catbird", "api", "tenants"]) { (list: TenantList) in list.tenants }
+        APICall.json("GET", ["catbird", "api", "tenants"]) { (list: TenantList) in list.tenants }.asAdmin
     }
 }
 

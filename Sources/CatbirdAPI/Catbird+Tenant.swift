@@ -34,19 +34,19 @@ extension Catbird {
     }
 
     /// Runs the calls that drop the tenant `id` (``APICall/dropTenant(_:)``) for the tenant
-    /// `sender` (nil: as the admin).
+    /// `sender` (nil: the default tenant), with the admin token when `admin`.
     /// - Returns: the last call's answer.
-    func drop(_ id: String?, sentAs sender: String?) throws -> Bool {
+    func drop(_ id: String?, sentAs sender: String?, admin: Bool = false) throws -> Bool {
         var dropped = true
-        for call in APICall.dropTenant(id) { dropped = try perform(call, parallelId: sender) }
+        for call in APICall.dropTenant(id) { dropped = try perform(admin ? call.asAdmin : call, parallelId: sender) }
         return dropped
     }
 
-    /// The `async` form of ``drop(_:sentAs:)``.
+    /// The `async` form of ``drop(_:sentAs:admin:)``.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
-    func drop(_ id: String?, sentAs sender: String?) async throws -> Bool {
+    func drop(_ id: String?, sentAs sender: String?, admin: Bool = false) async throws -> Bool {
         var dropped = true
-        for call in APICall.dropTenant(id) { dropped = try await perform(call, parallelId: sender) }
+        for call in APICall.dropTenant(id) { dropped = try await perform(admin ? call.asAdmin : call, parallelId: sender) }
         return dropped
     }
 }

@@ -41,9 +41,9 @@ import FoundationNetworking
 /// Thread safety: a `Catbird` may be shared between threads and tasks; ``parallelId`` is read
 /// once per call.
 public final class Catbird: @unchecked Sendable {
-    // @unchecked Sendable: every stored property but the parallel id is immutable (`let`;
-    // URLSession is thread-safe by contract), and the only mutable state, the parallel id, lives in a `Locked` box whose
-    // every access takes its lock.
+    // @unchecked Sendable: every stored property but the parallel id and the admin token is
+    // immutable (`let`; URLSession is thread-safe by contract), and the only mutable state, the
+    // parallel id and the admin token, lives in `Locked` boxes whose every access takes the lock.
 
     /// `http://127.0.0.1:8080`, the server's default address.
     public static let localhost = URL(string: "http://127.0.0.1:8080")!
@@ -83,6 +83,18 @@ public final class Catbird: @unchecked Sendable {
     private let ownsPerformSession: Bool
 
     private let parallelIdBox: Locked<String?>
+
+    private let adminTokenBox = Locked<String?>(ProcessInfo.processInfo.environment["CATBIRD_ADMIN_TOKEN"])
+
+    /// The server's admin token (its `--admin-token`), sent as `Authorization: Bearer <token>`
+    /// on the admin calls (``tenants()``, ``dropTenant(id:)``) and on nothing else; nil when the
+    /// server has none (then a call without a parallel id is the admin). Read from the
+    /// environment variable `CATBIRD_ADMIN_TOKEN` when the client is made
+    /// (docs/operations.md#admin-token).
+    public var adminToken: String? {
+        get { adminTokenBox.current }
+        set { adminTokenBox.withLock { $0 = newValue } }
+    }
 
     /// The tenant (test shard) every call is scoped to, sent as `X-Catbird-Parallel-Id`; nil
     /// for the server's default tenant (no header). An empty string also means the default

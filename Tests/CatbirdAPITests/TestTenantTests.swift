@@ -101,6 +101,25 @@ final class TestTenantTests: CatbirdTestCase {
         XCTAssertEqual(try server.catbird().mocks().count, 0)
     }
 
+    func testTheAdminCallsSendTheAdminToken() throws {
+        let server = try TestServer { $0.adminToken = "s3cret-token" }
+        defer { server.removeFiles() }
+        try server.catbird("shard-a").send(.add(LoginMock.success))
+        let admin = server.catbird()
+        admin.adminToken = nil
+        XCTAssertEqual(try admin.tenants().map(\.id), [""], "without the token: the default tenant's own row only")
+        admin.adminToken = "wrong"
+        assertCatbirdError(401, try admin.dropTenant(id: "shard-a"))
+        admin.adminToken = "s3cret-token"
+        XCTAssertEqual(try admin.tenants().map(\.id), ["", "shard-a"])
+        XCTAssertTrue(try admin.dropTenant(id: "shard-a"))
+        // A test's own tenant needs no token: a shard may drop itself.
+        let shard = server.catbird("shard-b")
+        shard.adminToken = nil
+        try shard.send(.add(LoginMock.success))
+        XCTAssertTrue(try shard.dropTenant())
+    }
+
     func testTheUITestingBranchTypechecks() throws {
         // `apply(to:)` exists where XCUIApplication does; here the whole CatbirdAPI source is
         // typechecked with that branch on and a stand-in XCUIApplication.

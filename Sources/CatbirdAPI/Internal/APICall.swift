@@ -22,6 +22,8 @@ struct APICall<Output: Sendable>: Sendable {
     /// How long the server may take to answer, in seconds, when that is longer than a session's
     /// usual request timeout (a long poll); nil for the session's.
     var timeout: TimeInterval? = nil
+    /// Whether the call is an admin action, sent with ``Catbird/adminToken`` when there is one.
+    var isAdmin = false
 }
 
 extension APICall {
@@ -44,6 +46,13 @@ extension APICall where Output == Void {
 }
 
 extension APICall {
+    /// This call, marked as an admin action (see ``isAdmin``).
+    var asAdmin: APICall {
+        var call = self
+        call.isAdmin = true
+        return call
+    }
+
     /// This call with its output replaced by `value` (expected non-2xx answers are no longer
     /// recovered).
     func returning<Other: Sendable>(_ value: Other) -> APICall<Other> {
@@ -51,6 +60,6 @@ extension APICall {
         return APICall<Other>(method: method, path: path, query: query, body: body, decode: { data in
             _ = try decode(data)
             return value
-        }, timeout: timeout)
+        }, timeout: timeout, isAdmin: isAdmin)
     }
 }

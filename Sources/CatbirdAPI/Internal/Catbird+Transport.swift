@@ -22,6 +22,9 @@ extension Catbird {
         if let timeout = call.timeout {
             request.timeoutInterval = timeout
         }
+        if call.isAdmin, let adminToken {
+            request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
+        }
         return request
     }
 
