@@ -91,9 +91,10 @@ let package = Package(
         .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),
 
         .target(
-            name: "CatbirdTestSupport", dependencies: ["CatbirdStorage", "CatbirdDomain", "CatbirdServer"],
+            name: "CatbirdTestSupport", dependencies: ["CatbirdAPI", "CatbirdStorage", "CatbirdDomain", "CatbirdServer"],
             path: "Tests/CatbirdTestSupport"),
-        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching", "CatbirdTestSupport"]),
+        .testTarget(name: "CatbirdWireTests", dependencies: ["CatbirdWire", "CatbirdTestSupport"]),
+        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching"]),
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage", "CatbirdDomain", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdDomainTests", dependencies: ["CatbirdDomain"]),
         .testTarget(name: "CatbirdHTTPTests", dependencies: ["CatbirdHTTP", "CatbirdTestSupport"]),

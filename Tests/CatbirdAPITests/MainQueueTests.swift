@@ -96,26 +96,3 @@ final class MainQueueTests: CatbirdTestCase {
 }
 
 private final class NoOpDelegate: NSObject, URLSessionDataDelegate {}
-
-/// A value shared between threads of a test (a main-queue block, a completion handler).
-final class Locked<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `stored` is only touched under `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-    func set(_ value: Value) {
-        lock.lock()
-        stored = value
-        lock.unlock()
-    }
-    func append<Element>(_ element: Element) where Value == [Element] {
-        lock.lock()
-        stored.append(element)
-        lock.unlock()
-    }
-}

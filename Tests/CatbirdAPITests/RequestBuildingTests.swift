@@ -1,4 +1,5 @@
 import CatbirdAPI
+import CatbirdTestSupport
 import Foundation
 import XCTest
 

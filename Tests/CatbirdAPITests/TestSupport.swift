@@ -26,17 +26,6 @@ extension TestServer {
     }
 }
 
-/// JSON text with sorted keys, for comparing JSON documents regardless of key order.
-func canonicalJSON(_ data: Data) throws -> String {
-    let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-    return try canonicalJSON(object: object)
-}
-
-func canonicalJSON(object: Any) throws -> String {
-    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
-    return String(decoding: data, as: UTF8.self)
-}
-
 /// A control action's JSON with `response.body` replaced by the JSON its base64 bytes hold
 /// (when they are JSON), so that two bodies made by `JSONSerialization` with different key
 /// orders compare equal.
@@ -48,44 +37,6 @@ func canonicalActionJSON(_ data: Data) throws -> String {
         object["response"] = response
     }
     return try canonicalJSON(object: object)
-}
-
-/// The README's example mock (Catbird 0.11), bodies built with JSONSerialization.
-enum LoginMock: CatbirdMockConvertible {
-    case success
-    case blockedUserError
-
-    var pattern: RequestPattern {
-        RequestPattern(method: .POST, url: URL(string: "/login")!)
-    }
-
-    var response: ResponseMock {
-        switch self {
-        case .success:
-            let json: [String: Any] = [
-                "data": [
-                    "access_token": "abc",
-                    "refresh_token": "xyz",
-                    "expired_in": "123",
-                ],
-            ]
-            return ResponseMock(
-                status: 200,
-                headers: ["Content-Type": "application/json"],
-                body: try! JSONSerialization.data(withJSONObject: json))
-        case .blockedUserError:
-            let json: [String: Any] = [
-                "error": [
-                    "code": "user_blocked",
-                    "message": "user blocked",
-                ],
-            ]
-            return ResponseMock(
-                status: 400,
-                headers: ["Content-Type": "application/json"],
-                body: try! JSONSerialization.data(withJSONObject: json))
-        }
-    }
 }
 
 /// A test case whose tests crash the test process when one runs longer than 60 seconds, so

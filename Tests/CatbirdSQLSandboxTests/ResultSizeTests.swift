@@ -120,7 +120,7 @@ final class ResultSizeTests: StorageTestCase {
         let slow = "SELECT length(randomblob(20000000)) FROM \(rows(1000))"
         let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let background = LockedResult()
+        let background = Locked<ReadOnlyQueryError?>(nil)
         Thread {
             started.signal()
             do throws(ReadOnlyQueryError) {
@@ -141,27 +141,11 @@ final class ResultSizeTests: StorageTestCase {
         }
         let waited = start.duration(to: clock.now)
         finished.wait()
-        XCTAssertEqual(background.error, .timedOut(milliseconds: 4000), "the background query ran to its own limit")
+        XCTAssertEqual(background.value, .timedOut(milliseconds: 4000), "the background query ran to its own limit")
         // About 3.8 s: the rest of the other query's 4 s, then stopped at once, not its own 1.5 s
         // after that (about 5.3 s); 1 s of slack for a loaded machine. The query really queued:
         // with the reader to itself it would stop at 1.5 s.
         XCTAssertGreaterThanOrEqual(waited, .milliseconds(2500), "the query queued behind the other one")
         XCTAssertLessThan(waited, .milliseconds(4800), "at most the other query's run, then stopped at once")
-    }
-}
-
-/// The outcome of a query run on another thread.
-private final class LockedResult: @unchecked Sendable {
-    // @unchecked Sendable: `outcome` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var outcome: ReadOnlyQueryError??
-
-    func set(_ error: ReadOnlyQueryError?) {
-        lock.withLock { outcome = .some(error) }
-    }
-
-    /// The error thrown; nil when the query has not finished or returned rows.
-    var error: ReadOnlyQueryError? {
-        lock.withLock { outcome ?? nil }
     }
 }

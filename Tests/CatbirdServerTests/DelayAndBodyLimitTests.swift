@@ -14,8 +14,8 @@ final class DelayAndBodyLimitTests: XCTestCase {
         try E2E.addMock(control, url: "/fast", body: "fast body")
 
         let port = server.port
-        let finished = LockedList<String>()
-        let slowResult = LockedList<String>()
+        let finished = Locked<[String]>([])
+        let slowResult = Locked<[String]>([])
         let slowDone = DispatchSemaphore(value: 0)
         let thread = Thread {
             defer { slowDone.signal() }
@@ -42,8 +42,8 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(fast.text, "fast body")
 
         slowDone.wait()
-        XCTAssertEqual(finished.values, ["fast", "slow"], "the second connection completed before the delayed one")
-        XCTAssertEqual(slowResult.values, ["200 slow body true"], "the delayed response takes at least its 3 s delay")
+        XCTAssertEqual(finished.value, ["fast", "slow"], "the second connection completed before the delayed one")
+        XCTAssertEqual(slowResult.value, ["200 slow body true"], "the delayed response takes at least its 3 s delay")
         let slowEntry = try E2E.journal(second, tenant: nil, query: "url=/slow").first
         XCTAssertGreaterThanOrEqual(JSONNumber.double(slowEntry?["durationMs"]) ?? 0, 3000, "the journal counts the delay")
     }
@@ -66,7 +66,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
         let control = try server.client()
         try E2E.addMock(control, url: "/slow", body: "slow body", delay: 1)
         let port = server.port
-        let results = LockedList<String>()
+        let results = Locked<[String]>([])
         E2E.runOnThreads(8) { _ in
             do {
                 let client = try RawHTTPClient(port: port)
@@ -76,7 +76,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
                 results.append("error: \(error)")
             }
         }
-        XCTAssertEqual(results.values, Array(repeating: "200 slow body", count: 8))
+        XCTAssertEqual(results.value, Array(repeating: "200 slow body", count: 8))
         XCTAssertEqual(try E2E.journal(control, tenant: nil).count, 8)
     }
 
@@ -86,7 +86,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
         let control = try server.client()
         try E2E.addMock(control, url: "/very-slow", body: "late", delay: 120)
         let port = server.port
-        let result = LockedList<String>()
+        let result = Locked<[String]>([])
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             defer { done.signal() }
@@ -105,7 +105,7 @@ final class DelayAndBodyLimitTests: XCTestCase {
         try server.restart()
         done.wait()
 
-        XCTAssertEqual(result.values, ["200 late"], "the parked response is sent when the server stops")
+        XCTAssertEqual(result.value, ["200 late"], "the parked response is sent when the server stops")
         let entries = try E2E.journal(try server.client(), tenant: nil)
         XCTAssertEqual(entries.compactMap { $0["url"] as? String }, ["/very-slow"])
     }

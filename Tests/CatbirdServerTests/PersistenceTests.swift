@@ -165,7 +165,7 @@ final class PersistenceTests: XCTestCase {
         try E2E.addMock(client, tenant: "P", url: "/shared-limit", body: "ok", limit: 100)
         try E2E.addMock(client, tenant: "P", url: "/scarce", body: "scarce", limit: 25)
         let port = server.port
-        let statuses = LockedList<String>()
+        let statuses = Locked<[String]>([])
         E2E.runOnThreads(10) { _ in
             do {
                 let client = try RawHTTPClient(port: port)
@@ -177,7 +177,7 @@ final class PersistenceTests: XCTestCase {
                 statuses.append("error: \(error)")
             }
         }
-        let values = statuses.values
+        let values = statuses.value
         XCTAssertEqual(values.filter { $0 == "shared 200" }.count, 80)
         XCTAssertEqual(values.filter { $0 == "scarce 200" }.count, 25, "a limit is exact under concurrency")
         XCTAssertEqual(values.filter { $0 == "scarce 404" }.count, 55)

@@ -209,22 +209,3 @@ enum E2E {
         group.wait()
     }
 }
-
-/// Values collected from several threads.
-final class LockedList<Element>: @unchecked Sendable {
-    // @unchecked Sendable: `items` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var items: [Element] = []
-
-    func append(_ item: Element) {
-        lock.lock()
-        items.append(item)
-        lock.unlock()
-    }
-
-    var values: [Element] {
-        lock.lock()
-        defer { lock.unlock() }
-        return items
-    }
-}

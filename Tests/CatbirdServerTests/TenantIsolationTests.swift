@@ -166,8 +166,8 @@ final class TenantIsolationTests: XCTestCase {
         }
 
         let port = server.port
-        let failures = LockedList<String>()
-        let answered = LockedList<Int>()
+        let failures = Locked<[String]>([])
+        let answered = Locked<[Int]>([])
         E2E.runOnThreads(tenantCount) { index in
             let tenant = "tenant-\(index)"
             do {
@@ -186,8 +186,8 @@ final class TenantIsolationTests: XCTestCase {
             }
         }
 
-        XCTAssertEqual(failures.values, [])
-        XCTAssertEqual(answered.values.count, tenantCount * requestsPerTenant)
+        XCTAssertEqual(failures.value, [])
+        XCTAssertEqual(answered.value.count, tenantCount * requestsPerTenant)
         let reader = try server.client()
         for index in 0..<tenantCount {
             let tenant = "tenant-\(index)"

@@ -39,28 +39,3 @@ enum CreatePostMock: CatbirdMockConvertible {
         }
     }
 }
-
-/// The login endpoint, as in Catbird 0.11's README.
-enum LoginMock: CatbirdMockConvertible {
-    case success
-    case blockedUserError
-
-    var pattern: RequestPattern {
-        RequestPattern(method: .POST, url: URL(string: "/login")!)
-    }
-
-    var response: ResponseMock {
-        switch self {
-        case .success:
-            let json: [String: Any] = ["data": ["access_token": "abc", "refresh_token": "xyz", "expired_in": "123"]]
-            return ResponseMock(
-                status: 200, headers: ["Content-Type": "application/json"],
-                body: try! JSONSerialization.data(withJSONObject: json))
-        case .blockedUserError:
-            let json: [String: Any] = ["error": ["code": "user_blocked", "message": "user blocked"]]
-            return ResponseMock(
-                status: 400, headers: ["Content-Type": "application/json"],
-                body: try! JSONSerialization.data(withJSONObject: json))
-        }
-    }
-}

@@ -1,4 +1,5 @@
 import CatbirdAPI
+import CatbirdTestSupport
 import XCTest
 
 /// The login flow of Catbird 0.11's README: success leads to the main screen, a blocked user

@@ -1,4 +1,3 @@
-import CatbirdMatching
 @_spi(Server) import CatbirdWire
 import Foundation
 import CatbirdTestSupport

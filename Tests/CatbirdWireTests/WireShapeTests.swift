@@ -1,10 +1,9 @@
-import CatbirdMatching
 @_spi(Server) import CatbirdWire
 import Foundation
 import XCTest
 
 /// ResponseMock / RequestPattern wire format (docs/protocol.md#control-actions).
-final class ResponseMockTests: XCTestCase {
+final class WireShapeTests: XCTestCase {
     private func object(_ value: some Encodable) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any])
     }

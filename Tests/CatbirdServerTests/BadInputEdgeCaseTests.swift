@@ -4,7 +4,7 @@ import XCTest
 
 /// More bad input beyond ``ControlBadInputTests``' list, same rules: each one gets a JSON error
 /// with its own 4xx and leaves the stored mocks, tenants and journal exactly as they were.
-final class ControlBadInputMoreTests: XCTestCase {
+final class BadInputEdgeCaseTests: XCTestCase {
     // MARK: - Control actions
 
     /// A wildcard is translated to a regular expression (docs/matching.md#wildcard); one whose translation does

@@ -5,7 +5,7 @@ import XCTest
 /// Regression tests for a new user's findings: the journal count's rules for repeated headers
 /// and its time limit, the journal listing's JSON nulls, `update`/`remove` with header names
 /// spelled differently, and the SQL route's cap on a result's size.
-final class JournalFindingsTests: XCTestCase {
+final class JournalCountTests: XCTestCase {
     private let token = #"{"method":"GET","url":{"kind":"equal","value":"/tokens"},"headers":{"X-Token":{"kind":"equal","value":"abc"}}}"#
 
     // MARK: Repeated headers: the count follows the mocks' rule (first value)
@@ -157,8 +157,8 @@ final class JournalFindingsTests: XCTestCase {
         let (server, _) = try slowJournal(threadCount: 2)
         defer { server.removeFiles() }
         let clock = ContinuousClock()
-        let answers = LockedList<(RawResponse, Duration, ContinuousClock.Instant)>()
-        let failures = LockedList<String>()
+        let answers = Locked<[(RawResponse, Duration, ContinuousClock.Instant)]>([])
+        let failures = Locked<[String]>([])
         let sending = DispatchSemaphore(value: 0)
         let port = server.port
         let catastrophic = catastrophic
@@ -196,14 +196,14 @@ final class JournalFindingsTests: XCTestCase {
         let healthTook = healthStart.duration(to: clock.now)
         group.wait()
 
-        XCTAssertEqual(failures.values, [])
+        XCTAssertEqual(failures.value, [])
         XCTAssertEqual(health.status, 200, health.text)
         XCTAssertLessThan(healthTook, .seconds(15), "health waited for the counts (was 43 s)")
-        XCTAssertEqual(answers.values.count, 2)
-        if let firstCountEnd = answers.values.map(\.2).min() {
+        XCTAssertEqual(answers.value.count, 2)
+        if let firstCountEnd = answers.value.map(\.2).min() {
             XCTAssertLessThan(healthStart, firstCountEnd, "health was asked while both counts still ran")
         }
-        for (answer, took, _) in answers.values {
+        for (answer, took, _) in answers.value {
             E2E.assertError(answer, status: 400, reasonContains: "too slow to count")
             XCTAssertLessThan(took, .seconds(12), "the count stopped at its limit (was 22 s each)")
         }
@@ -256,8 +256,8 @@ final class JournalFindingsTests: XCTestCase {
 
         // Two at once (640 MB each before): both refused for their size, well before the old 20 s.
         let big = "select randomblob(32000000) from (with recursive c(x) as (select 1 union all select x+1 from c limit 20) select x from c)"
-        let answers = LockedList<(RawResponse, Duration)>()
-        let failures = LockedList<String>()
+        let answers = Locked<[(RawResponse, Duration)]>([])
+        let failures = Locked<[String]>([])
         let port = server.port
         E2E.runOnThreads(2) { _ in
             do {
@@ -270,9 +270,9 @@ final class JournalFindingsTests: XCTestCase {
                 failures.append("\(error)")
             }
         }
-        XCTAssertEqual(failures.values, [])
-        XCTAssertEqual(answers.values.count, 2)
-        for (answer, duration) in answers.values {
+        XCTAssertEqual(failures.value, [])
+        XCTAssertEqual(answers.value.count, 2)
+        for (answer, duration) in answers.value {
             E2E.assertError(answer, status: 400, reasonContains: "exceeds 16 MiB")
             XCTAssertLessThan(duration, .seconds(8), "was 20 s")
         }

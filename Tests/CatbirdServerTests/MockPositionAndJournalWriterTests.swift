@@ -10,7 +10,7 @@ import XCTest
 /// Regressions for the server review findings: mock positions, the same-pattern index, the
 /// journal writer's bounded rounds and its behaviour after `stop()`, and deterministic response
 /// header order.
-final class ReviewFindingsTests: XCTestCase {
+final class MockPositionAndJournalWriterTests: XCTestCase {
     // MARK: - Positions
 
     /// `(url, position)` of the tenant's listed mocks, in match order.

@@ -1,10 +1,9 @@
-import CatbirdMatching
 @_spi(Server) import CatbirdWire
 import Foundation
 import XCTest
 
 /// Invalid control bodies give readable reasons naming the coding path (docs/protocol.md#errors).
-final class BadInputTests: XCTestCase {
+final class DecodingReasonTests: XCTestCase {
     private let pattern = #""pattern":{"method":"GET","url":{"kind":"equal","value":"\/a"},"headers":{}}"#
     private let response = #""response":{"status":200,"headers":{}}"#
 

@@ -8,7 +8,7 @@ import XCTest
 /// Regressions for a new user's findings on the `/catbird` routes: tenant admin isolation,
 /// `remainingLimit: null`, journaling of 413s, `Allow` on 405 and `HEAD`, method tokens, and
 /// the reason for well-formed JSON of the wrong shape.
-final class RouteFindingsTests: XCTestCase {
+final class ControlRouteRulesTests: XCTestCase {
     // MARK: - 1. Tenant admin routes respect isolation
 
     /// The ids listed by `GET /catbird/api/tenants` as `tenant` (nil: no header, the admin).
