@@ -257,6 +257,12 @@ def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
     box = driver.find_element(By.ID, "tenant-filter")
     box.send_keys("shard-1")
     wait(driver, lambda d: names(d) == ["default tenant", "shard-1", "shard-10", "shard-11"], message="filtered")
+    # A refresh updates the counts in place: the button found before it is still the one shown.
+    button = driver.find_elements(By.CSS_SELECTOR, "#tenants button")[2]
+    server.request("GET", "/y", tenant="shard-10")
+    wait(driver, lambda d: "2 requests" in button.text, timeout=8, message="count refreshed in place")
+    button.click()
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/y", "/x"])
     assert not console_errors(driver)
 
 

@@ -139,6 +139,8 @@ function formatSize(bytes) {
 
 // ---------------------------------------------------------------- tenants
 
+const tenantItems = new Map();  // tenant id -> its <li> in the picker
+
 async function refreshTenants() {
   let list = [];
   try {
@@ -153,22 +155,32 @@ async function refreshTenants() {
   $("tenant-filter").hidden = list.length < TENANT_FILTER_FROM;
   const wanted = $("tenant-filter").hidden ? "" : $("tenant-filter").value.toLowerCase();
   if (wanted) list = list.filter((t) => t.id === state.tenant || t.id.toLowerCase().includes(wanted));
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const items = list.map((t) => {
-    const button = el("button");
-    button.type = "button";
-    button.dataset.tenant = t.id;
+    // One item per tenant, kept across refreshes and updated in place, so a refresh never
+    // replaces the button under the pointer.
+    let item = tenantItems.get(t.id);
+    if (!item) {
+      const button = el("button");
+      button.type = "button";
+      button.dataset.tenant = t.id;
+      button.append(el("span", tenantLabel(t.id), "name"), el("span", "", "meta"));
+      button.addEventListener("click", () => chooseTenant(t.id));
+      item = el("li");
+      item.append(button);
+      tenantItems.set(t.id, item);
+    }
+    const button = item.firstElementChild;
     button.setAttribute("aria-current", String(t.id === state.tenant));
-    button.append(el("span", tenantLabel(t.id), "name"));
     const last = t.lastActivityAt ? " · " + ago(t.lastActivityAt) : "";
-    const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-    button.append(el("span", `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`, "meta"));
-    if (t.lastActivityAt) button.title = "last activity " + t.lastActivityAt;
-    button.addEventListener("click", () => chooseTenant(t.id));
-    const item = el("li");
-    item.append(button);
+    button.lastElementChild.textContent = `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`;
+    button.title = t.lastActivityAt ? "last activity " + t.lastActivityAt : "";
     return item;
   });
-  $("tenants").replaceChildren(...items);
+  const shown = new Set(items);
+  for (const [id, item] of tenantItems) if (!shown.has(item)) tenantItems.delete(id);
+  const current = Array.from($("tenants").children);
+  if (current.length !== items.length || current.some((node, i) => node !== items[i])) $("tenants").replaceChildren(...items);
 }
 
 function chooseTenant(id) {
