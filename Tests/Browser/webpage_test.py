@@ -75,8 +75,10 @@ class Server:
         finally:
             connection.close()
 
-    def json(self, method, target, body=None, tenant=None):
-        headers = {"Content-Type": "application/json"} if body is not None else {}
+    def json(self, method, target, body=None, tenant=None, headers=None):
+        headers = dict(headers or {})
+        if body is not None:
+            headers["Content-Type"] = "application/json"
         status, _, data = self.request(method, target, json.dumps(body) if body is not None else None, headers, tenant)
         return status, (json.loads(data) if data else None)
 
@@ -266,6 +268,28 @@ def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
     assert not console_errors(driver)
 
 
+def test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant(server, driver):
+    server.request("GET", "/default/1")
+    server.request("GET", "/shard/1", tenant="shard-1")
+    driver.get(server.url + "/catbird?tenant=shard-1")
+    wait_live(driver)
+    assert [url for _, url in rows(driver)] == ["/shard/1"], "a tenant's link needs no token"
+    wait(driver, lambda d: d.find_element(By.ID, "token-form").is_displayed(), message="token asked for")
+    names = lambda d: [b.text.split("\n")[0] for b in d.find_elements(By.CSS_SELECTOR, "#tenants button")]
+    assert names(driver) == ["default tenant", "shard-1"] and "this view's tenant" in driver.find_element(By.ID, "tenants").text, \
+        "without the token: the default tenant (as an ordinary client) and the link's tenant"
+    driver.find_element(By.ID, "token").send_keys("s3cret")
+    driver.find_element(By.CSS_SELECTOR, "#token-form button").click()
+    wait(driver, lambda d: "1 request" in d.find_elements(By.CSS_SELECTOR, "#tenants button")[1].text,
+         message="every tenant, with counts, with the token")
+    assert not driver.find_element(By.ID, "token-form").is_displayed()
+    driver.find_elements(By.CSS_SELECTOR, "#tenants button")[0].click()
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/default/1"])
+    assert not console_errors(driver)
+    _, tenants = server.json("GET", "/catbird/api/tenants", headers={"Authorization": "Bearer s3cret"})
+    assert {t["id"]: t["requests"] for t in tenants["tenants"]} == {"": 1, "shard-1": 1}, "the page journaled nothing"
+
+
 def test_details_show_headers_pretty_json_and_the_answering_mock(server, driver):
     server.add_mock("/api/feed", body=b'{"posts":[{"id":1,"author":"alice","tags":["a","b"]}]}',
                     headers={"Content-Type": "application/json"}, limit=3)
@@ -450,6 +474,7 @@ TESTS = [
     (test_request_made_after_load_appears_within_two_seconds, ()),
     (test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable, ()),
     (test_many_tenants_can_be_filtered_in_the_picker, ()),
+    (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),

@@ -5,8 +5,9 @@ import CatbirdHTTP
 /// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; the admin
 /// (``AdminAccess``: without a token, a request without the header; with one, its bearer) sees
 /// or drops any tenant. Refusals are 403, or 401 when an admin token is configured.
-/// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary]}`: every tenant for the admin;
-///   for shard P only P's own row (an empty list while P has no row yet).
+/// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary], "admin": bool}`: every tenant for
+///   the admin; for shard P only P's own row (an empty list while P has no row yet). `admin`
+///   says which of the two the caller got (the web page offers the admin token when false).
 /// - `DELETE /catbird/api/tenants/{id}` → 204, or 404 when no such tenant; drops its mocks and
 ///   journal. Shard P may drop only P (another id → 403). The default tenant has no id to put
 ///   in a path: `DELETE /catbird/api/tenants/` followed by nothing is not a route; empty it with
@@ -19,7 +20,7 @@ enum TenantRoutes {
             Route("GET", "/catbird/api/tenants", slow: true) { context in
                 var tenants = try dependencies.tenants.list()
                 if !context.isAdmin { tenants.removeAll { $0.id != context.tenant.rawValue } }
-                return JSONBody.response(["tenants": tenants])
+                return JSONBody.response(TenantList(tenants: tenants, admin: context.isAdmin))
             },
             Route("DELETE", "/catbird/api/tenants", slow: true) { context in
                 guard context.isAdmin else { throw dependencies.admin.refusal("dropping every tenant", tenant: context.tenant) }
@@ -38,4 +39,11 @@ enum TenantRoutes {
             },
         ]
     }
+}
+
+/// The answer of `GET /catbird/api/tenants`.
+private struct TenantList: Encodable {
+    let tenants: [TenantSummary]
+    /// Whether the caller is the admin, so `tenants` lists every tenant.
+    let admin: Bool
 }

@@ -36,7 +36,7 @@ const state = {
   selected: null,        // id of the entry shown in the details panel
   mocks: new Map(),      // mock id -> mock, the tenant's table as last read
   tab: "journal",
-  token: sessionStorage.getItem("catbird.token") || "",
+  token: sessionStorage.getItem("catbird.token") || "",  // the admin token, when the server has one
 };
 
 // ---------------------------------------------------------------- API access
@@ -61,7 +61,7 @@ async function api(path, { method = "GET", tenant = state.tenant, as = "json", s
   if (tenant) headers["X-Catbird-Parallel-Id"] = headerBytes(tenant);
   if (state.token) headers["Authorization"] = "Bearer " + state.token;
   const response = await fetch(path, { method, headers, signal, cache: "no-store" });
-  if (response.status === 401) showTokenForm();
+  if (response.status === 401) $("token-form").hidden = false;
   if (!response.ok) {
     let reason = response.statusText;
     try { reason = (await response.json()).reason || reason; } catch (_) { /* not JSON */ }
@@ -71,11 +71,6 @@ async function api(path, { method = "GET", tenant = state.tenant, as = "json", s
     return { bytes: new Uint8Array(await response.arrayBuffer()), size: Number(response.headers.get("X-Catbird-Body-Size")) };
   }
   return response.status === 204 ? null : response.json();
-}
-
-function showTokenForm() {
-  $("token-form").hidden = false;
-  setStatus("the server asks for an admin token", true);
 }
 
 function journalPath(params) {
@@ -144,13 +139,18 @@ const tenantItems = new Map();  // tenant id -> its <li> in the picker
 async function refreshTenants() {
   let list = [];
   try {
-    list = (await api("/catbird/api/tenants", { tenant: null })).tenants;
+    const answer = await api("/catbird/api/tenants", { tenant: null });
+    list = answer.tenants;
+    // Not the admin: the server has an admin token, and without it the listing holds the
+    // default tenant only. The view's own tenant still works (a tenant's link shows that
+    // tenant only); the token form offers the rest.
+    $("token-form").hidden = answer.admin !== false;
   } catch (error) {
-    if (error.status !== 401) setStatus("offline: " + error.message, true);
+    setStatus("offline: " + error.message, true);
     return;
   }
   if (!list.some((t) => t.id === "")) list.unshift({ id: "", requests: 0, mocks: 0, lastActivityAt: "" });
-  if (!list.some((t) => t.id === state.tenant)) list.push({ id: state.tenant, requests: 0, mocks: 0, lastActivityAt: "" });
+  if (!list.some((t) => t.id === state.tenant)) list.push({ id: state.tenant, requests: null, mocks: null, lastActivityAt: "" });
   list.sort((a, b) => (a.id === "" ? -1 : b.id === "" ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   $("tenant-filter").hidden = list.length < TENANT_FILTER_FROM;
   const wanted = $("tenant-filter").hidden ? "" : $("tenant-filter").value.toLowerCase();
@@ -173,7 +173,8 @@ async function refreshTenants() {
     const button = item.firstElementChild;
     button.setAttribute("aria-current", String(t.id === state.tenant));
     const last = t.lastActivityAt ? " · " + ago(t.lastActivityAt) : "";
-    button.lastElementChild.textContent = `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`;
+    button.lastElementChild.textContent = t.requests === null
+      ? "this view's tenant" : `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`;
     button.title = t.lastActivityAt ? "last activity " + t.lastActivityAt : "";
     return item;
   });
