@@ -215,6 +215,13 @@ def test_request_made_after_load_appears_within_two_seconds(server, driver):
     elapsed = time.monotonic() - sent
     assert [url for _, url in rows(driver)][0] == "/after-load?x=1", "newest first"
     print(f"    appeared after {elapsed * 1000:.0f} ms")
+    # Live updates come through a long poll: while nothing happens, the page's one request waits
+    # at the server instead of asking again and again.
+    time.sleep(0.5)
+    polls = "return performance.getEntriesByType('resource').filter(e => e.name.includes('since=')).length"
+    before = driver.execute_script(polls)
+    time.sleep(3)
+    assert driver.execute_script(polls) - before <= 1, "polled repeatedly while idle"
 
 
 def test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable(server, driver):

@@ -30,9 +30,10 @@ const state = {
   detached: false,       // showing older pages: live entries are not added until resumed
   pending: [],           // entries that arrived while paused, newest first
   pendingGap: false,     // more arrived while paused than are kept in `pending`
-  // Whether live polls pass wait= (a long poll). Off until the server supports it: a short poll
-  // every SHORT_POLL_MS holds no connection either. Turned off if the server refuses wait=.
-  longPoll: false,
+  // Whether live polls pass wait= (a long poll: the server parks the request, holding no
+  // thread, and answers as soon as a matching entry is journaled). Turned off if a server
+  // refuses wait= (an older Catbird); the page then asks every SHORT_POLL_MS instead.
+  longPoll: true,
   selected: null,        // id of the entry shown in the details panel
   mocks: new Map(),      // mock id -> mock, the tenant's table as last read
   tab: "journal",
