@@ -84,8 +84,9 @@ public final class CatbirdServer: Sendable {
     /// - Throws: ``FileMockError/notADirectory(path:)``.
     private static func fileServing(_ settings: Settings, log: Logger) throws -> FileServing? {
         guard let path = settings.mocksDirectory, !settings.recordMode else { return nil }
-        return FileServing(directory: try FileMockDirectory(
-            path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery))
+        return FileServing(
+            directory: try FileMockDirectory(path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery),
+            journalBodyLimit: settings.journalBodyLimit)
     }
 
     /// The system's media-type table; without one (no `/etc/mime.types`), extensions are not

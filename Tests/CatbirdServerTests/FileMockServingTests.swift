@@ -92,6 +92,25 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/logo.png", headers: [("If-None-Match", "\"other\"")]).status, 200)
     }
 
+    func testLargeFileIsSentFromDiskAndJournaledAsAPrefix() throws {
+        var generator = SystemRandomNumberGenerator()
+        let big = (0..<(5 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try write("big.bin", big)
+        let server = try server()
+        let client = try server.client()
+        let answer = try client.request("GET", "/big.bin")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.header("Content-Length"), "\(big.count)")
+        XCTAssertTrue(answer.body == big, "the same 5 MiB, byte for byte")
+        XCTAssertEqual(try client.request("HEAD", "/big.bin").status, 200)
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil, query: "limit=1000").first)
+        let response = try XCTUnwrap(entry["response"] as? [String: Any])
+        XCTAssertEqual(response["bodySize"] as? Int, big.count)
+        XCTAssertEqual(response["bodyTruncated"] as? Bool, true)
+        let stored = Data(base64Encoded: response["bodyBase64"] as? String ?? "") ?? Data()
+        XCTAssertEqual(Array(stored), Array(big.prefix(64 * 1024)), "the journal keeps the first --journal-body-limit bytes")
+    }
+
     func testBrokenSidecarAnswers500NamingIt() throws {
         try write("x.json", "{}")
         try write("x.json.catbird-response.json", "not json")

@@ -34,10 +34,13 @@ public struct JournalEntry: Sendable {
     /// The file mock that answered, or the file record mode wrote (absolute path), else nil.
     public var filePath: String?
 
+    /// - Parameter responseBodySize: the full response body size in bytes when `responseBody`
+    ///   is already a prefix (a file mock sent from disk); nil: `responseBody.count`.
     public init(
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
-        answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil
+        answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil,
+        responseBodySize: Int? = nil
     ) {
         self.filePath = filePath
         self.time = time
@@ -50,7 +53,7 @@ public struct JournalEntry: Sendable {
         self.status = status
         self.responseHeaders = responseHeaders
         self.responseBody = responseBody
-        self.responseBodySize = responseBody.count
+        self.responseBodySize = max(responseBody.count, responseBodySize ?? 0)
         self.answeredBy = answeredBy
         self.mockHit = mockHit
         self.durationMs = durationMs

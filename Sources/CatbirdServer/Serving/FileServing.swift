@@ -8,11 +8,17 @@ import Foundation
 /// names it.
 struct FileServing: Sendable {
     let directory: FileMockDirectory
+    /// Bytes of a body the journal keeps (`--journal-body-limit`): a file up to this size is sent
+    /// from memory; a larger one is sent from its descriptor, never read whole, and only this
+    /// many bytes of it are read for the journal.
+    let journalBodyLimit: Int
 
     /// What a file answered: the response, and the file's path for the journal.
     struct Answer {
         var response: HTTPResponse
         var path: String
+        /// For a file sent from disk: the first bytes the journal keeps and the full size.
+        var journalBody: (bytes: [UInt8], size: Int)?
     }
 
     /// Fields a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5).
@@ -38,6 +44,12 @@ struct FileServing: Sendable {
                 $0.name.lowercased() == "etag" || Self.notModifiedFields.contains($0.name.lowercased())
             }
             return Answer(response: HTTPResponse(status: 304, headers: HTTPHeaders(kept)), path: mock.path)
+        }
+        if mock.size > journalBodyLimit {
+            let prefix = FileHandle(forReadingAtPath: mock.path).flatMap { try? $0.read(upToCount: journalBodyLimit) } ?? Data()
+            let response = HTTPResponse(
+                status: mock.status, headers: headers, content: .file(path: mock.path, offset: 0, length: UInt64(mock.size)))
+            return Answer(response: response, path: mock.path, journalBody: (Array(prefix), mock.size))
         }
         guard let body = FileManager.default.contents(atPath: mock.path) else {
             return Answer(response: APIError(status: 500, reason: "file mock '\(mock.path)' cannot be read").response, path: mock.path)

@@ -34,7 +34,8 @@ struct MockServing: Sendable {
             if let answer = files?.respond(to: request) {
                 journal(request: request, response: answer.response,
                         responseHeadersJSON: JSONText.object(answer.response.headers.fields),
-                        answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path)
+                        answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
+                        bodyPrefix: answer.journalBody)
                 return .answered(answer.response, .file)
             }
             if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
@@ -69,7 +70,8 @@ struct MockServing: Sendable {
     /// error's ``APIError/headersJSON``) so it is not encoded again per request.
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String,
-        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil
+        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil
     ) {
         let delayMs = response.delay?.milliseconds ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
@@ -77,8 +79,9 @@ struct MockServing: Sendable {
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: responseHeadersJSON,
-            responseBody: response.body, answeredBy: answeredBy,
+            responseBody: bodyPrefix?.bytes ?? response.body, answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
-            durationMs: elapsed.milliseconds + delayMs, filePath: filePath))
+            durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
+            responseBodySize: bodyPrefix?.size))
     }
 }
