@@ -50,6 +50,8 @@ extension CatbirdServer {
         public var retention: RetentionPolicy
         /// How often the pruner runs a pass.
         public var retentionInterval: Duration
+        /// Whether an answer waits for its journal entry's commit (`--durability`).
+        public var durability: Durability = .relaxed
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, databasePath: String = "catbird.sqlite",

@@ -36,7 +36,7 @@ enum CommandLineOptions {
             "tenant-ttl": "CATBIRD_TENANT_TTL", "journal-max-rows": "CATBIRD_JOURNAL_MAX_ROWS",
             "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
             "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
-            "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "cors": "CATBIRD_CORS",
+            "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
         ]
         for (option, variable) in environmentNames {
             guard let value = environment[variable], !value.isEmpty else { continue }
@@ -102,6 +102,12 @@ enum CommandLineOptions {
                 throw UsageError(description: "threads must be 1...256, not '\(threads)'")
             }
             settings.threadCount = count
+        }
+        if let text = values["durability"] {
+            guard let durability = Durability(rawValue: text.lowercased()) else {
+                throw UsageError(description: "durability must be relaxed or strict, not '\(text)'")
+            }
+            settings.durability = durability
         }
         settings.mocksDirectory = values["mocks-dir"]
         settings.filesIncludeQuery = values["files-with-query"] != nil

@@ -71,7 +71,7 @@ final class CommandLineTests: XCTestCase {
 
     func testServesLogsEveryRequestAndKeepsTheJournalAcrossSIGTERM() throws {
         let database = directory.appendingPathComponent("x.sqlite").path
-        let server = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "info"])
+        let server = try launch(["--port", "\(try freePort())", "--db", database, "--log-level", "info"])
         let client = try server.client()
         try E2E.addMock(client, url: "/cli/*", kind: "wildcard", body: "from the binary")
         for index in 0..<50 {
@@ -94,7 +94,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(stderr.contains("listening on http://127.0.0.1:\(server.port)"), stderr)
 
         // Nothing lost: a second run on the same file sees all 50 requests and the mock.
-        let again = try Launched(self, ["serve", "--port=\(try freePort())", "--db=\(database)", "--log-level", "warning"])
+        let again = try launch(["serve", "--port=\(try freePort())", "--db=\(database)", "--log-level", "warning"])
         let reader = try again.client()
         let rows = try E2E.sqlRows(reader, "SELECT COUNT(*), COUNT(DISTINCT url) FROM requests WHERE url LIKE '/cli/%'")
         XCTAssertEqual(rows.first?.map { JSONNumber.int($0) }, [50, 50])
@@ -107,8 +107,8 @@ final class CommandLineTests: XCTestCase {
 
     func testWarningLevelPrintsNoPerRequestLines() throws {
         let database = directory.appendingPathComponent("quiet.sqlite").path
-        let server = try Launched(
-            self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
+        let server = try launch(
+            ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
             environment: ["CATBIRD_MOCKS_DIR": directory.path])
         let client = try server.client()
         try E2E.addMock(client, url: "/quiet", body: "shh")
@@ -122,7 +122,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(stderr.contains("[info]"), stderr)
 
         // SIGINT, like SIGTERM, writes the journal before exiting.
-        let reader = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "error"])
+        let reader = try launch(["--port", "\(try freePort())", "--db", database, "--log-level", "error"])
         let rows = try E2E.sqlRows(try reader.client(), "SELECT COUNT(*) FROM requests")
         XCTAssertEqual(rows.first.map { $0.map { JSONNumber.int($0) } }, [11])
         XCTAssertEqual(try reader.terminate().status, 0)
@@ -132,13 +132,13 @@ final class CommandLineTests: XCTestCase {
     /// in-memory mocks while deleting the first one's rows.
     func testASecondServerOnTheSameDatabaseRefusesToStart() throws {
         let database = directory.appendingPathComponent("shared.sqlite").path
-        let first = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        let first = try launch(["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
         let second = try run(["--port", "\(try freePort())", "--db", database])
         XCTAssertEqual(second.status, 1, second.stderr)
         XCTAssertTrue(second.stderr.contains("is in use by another Catbird server"), second.stderr)
         XCTAssertEqual(try first.terminate().status, 0)
         // Once the first has stopped, the file is free again.
-        let third = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        let third = try launch(["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
         XCTAssertEqual(try third.terminate().status, 0)
     }
 
@@ -146,7 +146,7 @@ final class CommandLineTests: XCTestCase {
     /// mid-request ("Connection was closed by remote side …").
     func testClientsHangingUpLeaveNoLinesAtWarningLevel() throws {
         let database = directory.appendingPathComponent("hangups.sqlite").path
-        let server = try Launched(self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
+        let server = try launch(["--port", "\(try freePort())", "--db", database, "--log-level", "warning"])
         for _ in 0..<20 {
             let client = try server.client()
             try client.send(raw: Array("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part".utf8))
@@ -173,8 +173,8 @@ final class CommandLineTests: XCTestCase {
 
     func testMaxBodySizeFromTheEnvironmentIsHonoured() throws {
         let database = directory.appendingPathComponent("limit.sqlite").path
-        let server = try Launched(
-            self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
+        let server = try launch(
+            ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
             environment: ["CATBIRD_MAX_BODY_SIZE": "1kb"])
         try E2E.addMock(try server.client(), method: "POST", url: "/up", body: "taken")
 
@@ -187,8 +187,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(status, 0, stderr)
 
         // A flag wins over the variable.
-        let flagged = try Launched(
-            self, ["--port", "\(try freePort())", "--db", database, "--log-level", "warning", "--max-body-size", "4kb"],
+        let flagged = try launch(
+            ["--port", "\(try freePort())", "--db", database, "--log-level", "warning", "--max-body-size", "4kb"],
             environment: ["CATBIRD_MAX_BODY_SIZE": "1kb"])
         let accepted = try flagged.client().request("POST", "/up", body: [UInt8](repeating: 0x61, count: 2000))
         XCTAssertEqual(accepted.status, 200, accepted.text)
@@ -202,28 +202,13 @@ final class CommandLineTests: XCTestCase {
         try BuiltProducts.executable(named: "catbird")
     }
 
-    /// The environment for a child: this process's, without any CATBIRD_* variable, plus `extra`.
     private func childEnvironment(_ extra: [String: String]) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CATBIRD_") }
-        environment.merge(extra) { $1 }
-        return environment
+        LaunchedServer.childEnvironment(extra)
     }
 
     /// Runs `catbird arguments` to completion (it must exit within 30 s).
     private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessRunner.Result {
         try ProcessRunner.run(try executable(), arguments, in: directory, environment: childEnvironment(environment), seconds: 30)
-    }
-
-    /// Waits for `process` to exit; kills it and throws after `seconds`.
-    fileprivate static func wait(for process: Process, seconds: Int) throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw CLIError("catbird did not exit within \(seconds) s")
-        }
-        process.waitUntilExit()
     }
 
     /// A port that was free a moment ago.
@@ -243,79 +228,10 @@ final class CommandLineTests: XCTestCase {
         }.count
     }
 
-    /// A `catbird` server process; ``terminate()`` sends SIGTERM and collects its exit.
-    private final class Launched {
-        let process = Process()
-        let port: UInt16
-        private let stderrFile: URL
-        private let stderrHandle: FileHandle
-        private var finished = false
-
-        /// Starts `catbird arguments` (which must include `--port N`) and waits until
-        /// `GET /catbird/api/health` answers 200.
-        init(_ test: CommandLineTests, _ arguments: [String], environment: [String: String] = [:]) throws {
-            let portArgument = arguments.firstIndex(of: "--port").map { arguments[$0 + 1] }
-                ?? arguments.first { $0.hasPrefix("--port=") }.map { String($0.dropFirst("--port=".count)) }
-            guard let portText = portArgument, let port = UInt16(portText) else { throw CLIError("no --port in \(arguments)") }
-            self.port = port
-            process.executableURL = try test.executable()
-            process.arguments = arguments
-            process.environment = test.childEnvironment(environment)
-            process.currentDirectoryURL = test.directory
-            stderrFile = test.directory.appendingPathComponent("server-stderr-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-            stderrHandle = try FileHandle(forWritingTo: stderrFile)
-            process.standardError = stderrHandle
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                guard process.isRunning else {
-                    throw CLIError("catbird exited with \(process.terminationStatus) before serving: \(stderrText)")
-                }
-                if let client = try? RawHTTPClient(port: port, timeoutSeconds: 5),
-                   let health = try? client.request("GET", "/catbird/api/health"), health.status == 200 {
-                    return
-                }
-                usleep(20_000)
-            }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            finished = true
-            throw CLIError("catbird did not become healthy on port \(port): \(stderrText)")
-        }
-
-        func client() throws -> RawHTTPClient {
-            try RawHTTPClient(port: port)
-        }
-
-        var stderrText: String {
-            (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
-        }
-
-        /// Sends `signal` (SIGTERM by default) and waits (at most 30 s) for the exit.
-        func terminate(signal: Int32 = SIGTERM) throws -> (status: Int32, reason: Process.TerminationReason, stderr: String) {
-            kill(process.processIdentifier, signal)
-            try CommandLineTests.wait(for: process, seconds: 30)
-            finished = true
-            try? stderrHandle.close()
-            return (process.terminationStatus, process.terminationReason, stderrText)
-        }
-
-        deinit {
-            if !finished && process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-            try? stderrHandle.close()
-        }
+    /// `catbird arguments` started in this test's directory; see ``LaunchedServer``.
+    private func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> LaunchedServer {
+        try LaunchedServer(arguments, in: directory, environment: environment)
     }
-}
-
-private struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 private extension String {

@@ -17,6 +17,12 @@ public final class Locked<Value>: @unchecked Sendable {
         stored = value
         lock.unlock()
     }
+    /// Changes the value in place under the lock.
+    public func change<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&stored)
+    }
     public func append<Element>(_ element: Element) where Value == [Element] {
         lock.lock()
         stored.append(element)

@@ -37,8 +37,16 @@ public final class Journal: Sendable {
     }
 
     /// Queues one entry; see ``JournalWriter/append(_:)``.
-    public func append(_ entry: JournalEntry) {
+    /// - Returns: its ticket, for ``whenCommitted(_:_:)``.
+    @discardableResult
+    public func append(_ entry: JournalEntry) -> JournalTicket {
         writer.append(entry)
+    }
+
+    /// Calls `done(true)` once the entry behind `ticket` (and its mock hit) is committed,
+    /// `done(false)` when it never will be; see ``JournalWriter/whenCommitted(_:_:)``.
+    public func whenCommitted(_ ticket: JournalTicket, _ done: @escaping @Sendable (Bool) -> Void) {
+        writer.whenCommitted(ticket, done)
     }
 
     /// Waits until every entry queued before the call is committed, so that a read that

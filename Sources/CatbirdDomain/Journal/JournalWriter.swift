@@ -43,6 +43,9 @@ public final class JournalWriter: Sendable {
         var stopping = false
         var stopped = false
         var statistics = JournalWriterStatistics()
+        /// Strict durability (``whenCommitted(_:_:)``): callbacks waiting for a commit, in
+        /// ticket order, and the ticket ranges whose batch was dropped.
+        var commitWaiters = CommitWaiters()
 
         var waiting: Int { queue.count - head }
 
@@ -82,7 +85,9 @@ public final class JournalWriter: Sendable {
 
     /// Queues an entry for writing. Returns at once unless the queue is full. Once the writer
     /// has stopped (``stop()``), the entry is dropped.
-    public func append(_ entry: JournalEntry) {
+    /// - Returns: the entry's ticket, for ``whenCommitted(_:_:)`` (strict durability).
+    @discardableResult
+    public func append(_ entry: JournalEntry) -> JournalTicket {
         var entry = entry
         entry.truncateBodies(to: bodyLimit)
         let bytes = Self.queuedSize(of: entry)
@@ -94,13 +99,35 @@ public final class JournalWriter: Sendable {
         // While stopping the writer still drains the queue; once stopped nothing would write it.
         guard !state.stopped else {
             condition.unlock()
-            return
+            return .dropped
         }
         state.queue.append(entry)
         state.queuedBytes += bytes
         state.appended += 1
+        let ticket = JournalTicket(sequence: state.appended)
         condition.broadcast()
         condition.unlock()
+        return ticket
+    }
+
+    /// Strict durability's wait: calls `done(true)` once the entry behind `ticket` is committed
+    /// (together with the mock hit it carries), `done(false)` when its batch was dropped after
+    /// three failed attempts or the writer stopped before writing it. Calls at once when that is
+    /// already known; otherwise on the writer thread right after the commit, so every waiter of
+    /// one transaction is resumed together (group commit). `done` must return quickly.
+    public func whenCommitted(_ ticket: JournalTicket, _ done: @escaping @Sendable (Bool) -> Void) {
+        condition.lock()
+        let known: Bool?
+        if ticket == .dropped {
+            known = false
+        } else if ticket.sequence <= state.committed {
+            known = !state.commitWaiters.wasDropped(ticket)
+        } else {
+            known = state.stopped ? false : nil
+        }
+        if known == nil { state.commitWaiters.add(ticket, done) }
+        condition.unlock()
+        if let known { done(known) }
     }
 
     /// Blocks until every entry appended before this call is committed.
@@ -138,8 +165,10 @@ public final class JournalWriter: Sendable {
             while state.waiting == 0 && !state.stopping { condition.wait() }
             if state.waiting == 0 && state.stopping {
                 state.stopped = true
+                let unanswered = state.commitWaiters.take(through: .max)
                 condition.broadcast()
                 condition.unlock()
+                for done in unanswered { done(false) }
                 return
             }
             let batch = state.take(Self.maxBatchSize)
@@ -150,14 +179,18 @@ public final class JournalWriter: Sendable {
             let latestIDs = write(batch)
 
             condition.lock()
+            let first = state.committed + 1
             state.committed += UInt64(batch.count)
             if latestIDs != nil {
                 state.statistics.recordCommit(rows: batch.count)
             } else {
                 state.statistics.droppedRows += batch.count
+                state.commitWaiters.dropped(first...state.committed)
             }
+            let resumed = state.commitWaiters.take(through: state.committed)
             condition.broadcast()
             condition.unlock()
+            for done in resumed { done(latestIDs != nil) }
             if let latestIDs { waiters.committed(latestIDs) }
         }
     }

@@ -2,6 +2,7 @@ import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
 import CatbirdWire
+import Dispatch
 
 /// The server's ``HTTPHandler``: `/catbird` control and admin routes; everything else is
 /// answered by mocks, files or the upstream (``MockServing``, ``UpstreamServing``; a forwarded
@@ -16,6 +17,9 @@ struct CatbirdHandler: HTTPHandler {
     let log: Logger
     let metrics: RequestMetrics
     let admin: AdminAccess
+    let journal: Journal
+    /// Strict: an answer that is journaled leaves once its entry is committed (``release(_:journaled:_:answeredBy:tenant:)``).
+    let durability: Durability
 
     /// - Parameter controlPool: where slow control routes run (``Route/isSlow``).
     init(dependencies: RouteDependencies, controlPool: HTTPWorkPool) {
@@ -31,6 +35,8 @@ struct CatbirdHandler: HTTPHandler {
         admin = dependencies.admin
         log = dependencies.log
         metrics = dependencies.metrics.requests
+        journal = dependencies.journal
+        durability = dependencies.settings.durability
     }
 
     func respond(to request: HTTPRequest) -> HTTPAnswer {
@@ -40,15 +46,15 @@ struct CatbirdHandler: HTTPHandler {
             return recorded(routes.respond(to: request, tenant: tenant, isAdmin: isAdmin), request, answeredBy: "control", tenant: tenant)
         }
         if cors, let preflight = CORS.preflight(request) {
-            _ = serving.answered(preflight, request: request, tenant: tenant)
-            record(request, preflight, answeredBy: "cors-preflight", tenant: tenant)
-            return .now(preflight)
+            guard case let .answered(_, _, ticket) = serving.answered(preflight, request: request, tenant: tenant) else {
+                return .now(preflight)
+            }
+            return release(preflight, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
         switch serving.respond(to: request, tenant: tenant) {
-        case let .answered(response, answeredBy):
+        case let .answered(response, answeredBy, ticket):
             let sent = cors ? CORS.decorate(response, for: request) : response
-            record(request, sent, answeredBy: answeredBy.rawValue, tenant: tenant)
-            return .now(sent)
+            return release(sent, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
         case let .forward(destination):
             return forward(request, to: destination, tenant: tenant)
         }
@@ -59,16 +65,49 @@ struct CatbirdHandler: HTTPHandler {
         guard let upstream else { return .now(APIError.notFound.response) }
         return .later { [serving, cors] responder in
             upstream.forward(request, to: destination) { answer in
-                serving.journal(
+                let ticket = serving.journal(
                     request: request, response: answer.response,
                     responseHeadersJSON: JSONText.object(answer.response.headers.fields),
                     answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath)
                 let sent = cors ? CORS.decorate(answer.response, for: request) : answer.response
-                record(request, sent, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
-                responder.send(sent)
+                guard durability == .strict else {
+                    record(request, sent, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
+                    responder.send(sent)
+                    return
+                }
+                journal.whenCommitted(ticket) { committed in
+                    let released = committed ? sent : Self.notJournaled
+                    record(request, released, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
+                    responder.send(released)
+                }
             }
         }
     }
+
+    /// Sends a journaled answer: at once (relaxed durability), or once the writer has committed
+    /// its entry, holding no worker meanwhile (strict; 503 ``notJournaled`` if the entry was
+    /// dropped, so no client is told of a request the journal will not show).
+    private func release(
+        _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
+    ) -> HTTPAnswer {
+        guard durability == .strict else {
+            record(request, response, answeredBy: answeredBy, tenant: tenant)
+            return .now(response)
+        }
+        return .later { [journal] responder in
+            journal.whenCommitted(ticket) { committed in
+                let released = committed ? response : Self.notJournaled
+                record(request, released, answeredBy: answeredBy, tenant: tenant)
+                responder.send(released)
+            }
+        }
+    }
+
+    /// Strict durability's answer when the journal entry could not be written (after the
+    /// writer's three attempts; e.g. a full disk): 503, and the mock's answer withheld.
+    static let notJournaled = APIError(
+        status: 503, reason: "the request could not be written to the journal (see the server log and "
+            + "GET /catbird/api/health); with --durability strict no answer leaves unjournaled").response
 
     /// `answer`, recorded when its response is known (at once, or when the responder sends it).
     private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
@@ -102,15 +141,24 @@ struct CatbirdHandler: HTTPHandler {
         let response = APIError.payloadTooLarge(limit: limit).response
         let tenant = Self.tenant(of: request)
         if !Self.isControl(request.path) {
-            serving.journal(
+            let ticket = serving.journal(
                 request: request, response: response, responseHeadersJSON: APIError.headersJSON,
                 answeredBy: .unanswered, hit: nil, tenant: tenant)
+            // Strict durability: this answer cannot be deferred (libmicrohttpd takes it now), so
+            // the worker waits for the commit; rare (an oversized upload) and one batch long.
+            if durability == .strict { Self.waitForCommit(of: ticket, in: journal) }
         }
         metrics.record(
             answeredBy: Self.isControl(request.path) ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: response.status,
             latency: ContinuousClock.now - request.receivedAt)
         log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes tenant=\(tenant)")
         return response
+    }
+
+    private static func waitForCommit(of ticket: JournalTicket, in journal: Journal) {
+        let committed = DispatchSemaphore(value: 0)
+        journal.whenCommitted(ticket) { _ in committed.signal() }
+        committed.wait()
     }
 
     /// `/catbird` and everything under `/catbird/` (never served from mocks nor forwarded).

@@ -20,10 +20,11 @@ struct MockServing: Sendable {
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
 
-    /// What serving decided: an answer (journaled), or an upstream to forward to (the caller
-    /// journals the upstream's answer).
+    /// What serving decided: an answer (journaled; the ticket says when its entry is committed,
+    /// for strict durability), or an upstream to forward to (the caller journals the upstream's
+    /// answer).
     enum Served {
-        case answered(HTTPResponse, CatbirdRequest.AnsweredBy)
+        case answered(HTTPResponse, CatbirdRequest.AnsweredBy, JournalTicket)
         case forward(Forwarding.Destination)
     }
 
@@ -32,35 +33,39 @@ struct MockServing: Sendable {
             request.headers.first($0)
         }) else {
             if let answer = files?.respond(to: request) {
-                journal(request: request, response: answer.response,
-                        responseHeadersJSON: JSONText.object(answer.response.headers.fields),
-                        answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
-                        bodyPrefix: answer.journalBody)
-                return .answered(answer.response, .file)
+                let ticket = journal(
+                    request: request, response: answer.response,
+                    responseHeadersJSON: JSONText.object(answer.response.headers.fields),
+                    answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
+                    bodyPrefix: answer.journalBody)
+                return .answered(answer.response, .file, ticket)
             }
             if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
                 return answered(Forwarding.connectNotSupported, request: request, tenant: tenant)
             }
             if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
-            journal(request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
-                    answeredBy: .unanswered, hit: nil, tenant: tenant)
-            return .answered(Self.notFound, .unanswered)
+            let ticket = journal(
+                request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
+                answeredBy: .unanswered, hit: nil, tenant: tenant)
+            return .answered(Self.notFound, .unanswered, ticket)
         }
         let mock = hit.mock
         let delay = mock.response.delay.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
         let response = HTTPResponse(
             status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields),
             body: mock.responseBody, delay: delay)
-        journal(request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
-                answeredBy: .mock, hit: hit, tenant: tenant)
-        return .answered(response, .mock)
+        let ticket = journal(
+            request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
+            answeredBy: .mock, hit: hit, tenant: tenant)
+        return .answered(response, .mock, ticket)
     }
 
     /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
     func answered(_ response: HTTPResponse, request: HTTPRequest, tenant: TenantID) -> Served {
-        journal(request: request, response: response, responseHeadersJSON: JSONText.object(response.headers.fields),
-                answeredBy: .unanswered, hit: nil, tenant: tenant)
-        return .answered(response, .unanswered)
+        let ticket = journal(
+            request: request, response: response, responseHeadersJSON: JSONText.object(response.headers.fields),
+            answeredBy: .unanswered, hit: nil, tenant: tenant)
+        return .answered(response, .unanswered, ticket)
     }
 
     /// Appends the request and its answer to the tenant's journal: the request as received
@@ -68,14 +73,16 @@ struct MockServing: Sendable {
     /// to the response, any delay included. `responseHeadersJSON` is `response.headers` as the
     /// journal's JSON object, known in advance (a mock's ``Mock/responseHeadersJSON``, an API
     /// error's ``APIError/headersJSON``) so it is not encoded again per request.
+    /// - Returns: the entry's ticket (``Journal/whenCommitted(_:_:)``).
+    @discardableResult
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil
-    ) {
+    ) -> JournalTicket {
         let delayMs = response.delay?.milliseconds ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
-        journal.append(JournalEntry(
+        return journal.append(JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: responseHeadersJSON,
