@@ -45,7 +45,8 @@ public final class HTTPServer: Sendable {
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 catbird_mhd_start(
                     flags, socketAddress, UInt32(configuration.threadCount),
-                    UInt32(configuration.idleTimeoutSeconds), 128 * 1024, UInt32(configuration.connectionLimit),
+                    UInt32(configuration.idleTimeoutSeconds), configuration.connectionMemoryLimit,
+                    UInt32(configuration.connectionLimit),
                     ServerCore.accessHandler, ServerCore.requestCompleted, ServerCore.requestStarted,
                     retained.toOpaque())
             }

@@ -151,10 +151,10 @@ final class ServerCore: Sendable {
 
     /// The connection's peer address as text (for `X-Forwarded-For`).
     private static func clientAddress(_ connection: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        buffer.withUnsafeMutableBufferPointer { catbird_mhd_client_address(connection, $0.baseAddress, $0.count) }
-        let text = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: text, as: UTF8.self)
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            catbird_mhd_client_address(connection, buffer.baseAddress, buffer.count)
+            return String(cString: buffer.baseAddress!)
+        }
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -1,24 +1,15 @@
 /// Builds small JSON texts by hand where the request path cannot afford `JSONEncoder`.
+///
+/// Both functions write UTF-8 bytes into one buffer and make the `String` once: the journal
+/// encodes every request's headers, so the cost per header is a scan and a copy, with no
+/// allocation per field.
 public enum JSONText {
     /// `value` as a JSON string literal, quotes included (RFC 8259 §7).
     public static func string(_ value: String) -> String {
-        var out = "\""
+        var out: [UInt8] = []
         out.reserveCapacity(value.utf8.count + 2)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-        return out
+        appendString(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Header fields as the JSON object stored in the journal's `request_headers` and
@@ -30,28 +21,89 @@ public enum JSONText {
     /// is the value and `'$.X-Token[0]'`-style reads reach each repeated one (the first value
     /// is what a mock's header pattern matches).
     public static func object(_ pairs: some Sequence<(name: String, value: String)>) -> String {
-        var order: [String] = []
-        var fields: [String: (name: String, values: [String])] = [:]
-        for pair in pairs {
-            let key = pair.name.asciiLowercased()
-            if fields[key] != nil {
-                fields[key]!.values.append(pair.value)
-            } else {
-                order.append(key)
-                fields[key] = (pair.name, [pair.value])
+        let fields = Array(pairs)
+        var out: [UInt8] = []
+        out.reserveCapacity(fields.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
+        out.append(UInt8(ascii: "{"))
+        let (isFirst, next) = sameNameChains(fields)
+        var first = true
+        for index in fields.indices where isFirst[index] {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            appendString(fields[index].name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            guard next[index] >= 0 else {
+                appendString(fields[index].value, to: &out)
+                continue
             }
-        }
-        var out = "{"
-        for (index, key) in order.enumerated() {
-            let field = fields[key]!
-            if index > 0 { out += "," }
-            out += string(field.name) + ":"
-            if field.values.count == 1 {
-                out += string(field.values[0])
-            } else {
-                out += "[" + field.values.map(string).joined(separator: ",") + "]"
+            out.append(UInt8(ascii: "["))
+            var member = index
+            while member >= 0 {
+                if member != index { out.append(UInt8(ascii: ",")) }
+                appendString(fields[member].value, to: &out)
+                member = next[member]
             }
+            out.append(UInt8(ascii: "]"))
         }
-        return out + "}"
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Fields chained by name (ASCII case-insensitive): `isFirst[i]` when no earlier field has
+    /// field i's name, `next[i]` the next field with the same name (-1: none). Few fields (the
+    /// usual request) are compared pairwise, with no hashing; many go through a dictionary, so a
+    /// request with thousands of fields stays linear.
+    private static func sameNameChains(_ fields: [(name: String, value: String)]) -> (isFirst: [Bool], next: [Int]) {
+        var isFirst = [Bool](repeating: true, count: fields.count)
+        var next = [Int](repeating: -1, count: fields.count)
+        if fields.count <= 32 {
+            for index in fields.indices where isFirst[index] {
+                var last = index
+                for later in (index + 1)..<fields.count
+                where isFirst[later] && fields[later].name.equalsIgnoringASCIICase(fields[index].name) {
+                    isFirst[later] = false
+                    next[last] = later
+                    last = later
+                }
+            }
+            return (isFirst, next)
+        }
+        var lastOfName: [String: Int] = [:]
+        for index in fields.indices {
+            let key = fields[index].name.asciiLowercased()
+            if let last = lastOfName[key] {
+                isFirst[index] = false
+                next[last] = index
+            }
+            lastOfName[key] = index
+        }
+        return (isFirst, next)
+    }
+
+    /// Appends `value` as a JSON string literal: `"` and `\` escaped, the control characters
+    /// below U+0020 as `\n`, `\r`, `\t` or `\u00XX`; every other byte copied as is (the text
+    /// is valid UTF-8, so the output is too).
+    private static func appendString(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { bytes in
+            var runStart = 0
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+                case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -42,13 +42,40 @@ public enum Timestamp {
         string(millisecondsSince1970: Int((date.timeIntervalSince1970 * 1000).rounded()))
     }
 
-    /// `milliseconds` since 1970-01-01T00:00:00Z as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    /// `milliseconds` since 1970-01-01T00:00:00Z as `YYYY-MM-DDTHH:MM:SS.mmmZ` (years 0–9999;
+    /// others are written with as many digits as they need). Written digit by digit into one
+    /// buffer: every journaled request formats its arrival time, so this makes one allocation.
     public static func string(millisecondsSince1970 milliseconds: Int) -> String {
         let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
+        guard (0...9999).contains(year) else {
+            let seconds = dayMilliseconds / 1000
+            return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(seconds / 3600, 2)):\(padded(seconds / 60 % 60, 2))"
+                + ":\(padded(seconds % 60, 2)).\(padded(dayMilliseconds % 1000, 3))Z"
+        }
         let seconds = dayMilliseconds / 1000
-        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(seconds / 3600, 2)):\(padded(seconds / 60 % 60, 2))"
-            + ":\(padded(seconds % 60, 2)).\(padded(dayMilliseconds % 1000, 3))Z"
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var index = 0
+            func put(_ value: Int, digits: Int) {
+                var divisor = 1
+                for _ in 1..<digits { divisor *= 10 }
+                var rest = value
+                while divisor > 0 {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest / divisor)
+                    rest %= divisor
+                    divisor /= 10
+                    index += 1
+                }
+            }
+            func put(_ byte: Unicode.Scalar) {
+                buffer[index] = UInt8(ascii: byte)
+                index += 1
+            }
+            put(year, digits: 4); put("-"); put(month, digits: 2); put("-"); put(day, digits: 2); put("T")
+            put(seconds / 3600, digits: 2); put(":"); put(seconds / 60 % 60, digits: 2); put(":")
+            put(seconds % 60, digits: 2); put("."); put(dayMilliseconds % 1000, digits: 3); put("Z")
+            return index
+        }
     }
 
     /// Decodes a timestamp string.

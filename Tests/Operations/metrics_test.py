@@ -4,7 +4,8 @@
 Starts a real node on a fresh database, sends a known mix of requests from two tenants (mock
 hits, misses, control calls, one body over the size limit), then checks that the scrape
 parses and that every count equals what was sent: requests by answered_by and status class,
-the latency histogram's count, journal rows per commit, tenants, mocks, database bytes.
+the latency histogram's count, journal rows per commit and the longest queue, tenants, mocks,
+database bytes.
 
 Usage: metrics_test.py --catbird PATH
 """
@@ -115,6 +116,11 @@ def run(args, work, checks):
                      value(values, "catbird_journal_commit_rows_sum") == journaled
                      and value(values, "catbird_journal_commit_rows_count") >= 1,
                      f"sum {value(values, 'catbird_journal_commit_rows_sum')}, expected {journaled}")
+        longest = value(values, "catbird_journal_queue_longest_entries")
+        checks.check("the longest journal queue is at least one entry and at most every journaled request",
+                     types.get("catbird_journal_queue_longest_entries") == "gauge" and longest is not None
+                     and 1 <= longest <= journaled and value(values, "catbird_journal_queue_longest_bytes") >= 1,
+                     f"longest {longest} entries, {value(values, 'catbird_journal_queue_longest_bytes')} bytes")
         checks.check("the journal queue is empty after a read",
                      value(values, "catbird_journal_queue_entries") == 0 and value(values, "catbird_journal_queue_bytes") == 0,
                      f"{value(values, 'catbird_journal_queue_entries')}")

@@ -44,11 +44,29 @@ enum JournalRecords {
             try statement.run()
             latestIDs[entry.tenant] = db.lastInsertRowID
         }
+        try recordHits(of: batch, into: db)
+        return latestIDs
+    }
+
+    /// Writes the batch's mock hits: one `UPDATE` per mock served (its hits summed), not one per
+    /// request, so a batch of a thousand hits on one mock costs one statement; a mock whose limit
+    /// a hit used up is deleted.
+    private static func recordHits(of batch: [JournalEntry], into db: Database) throws {
+        var hits: [Int64: (count: Int, exhausted: Bool)] = [:]
+        var order: [Int64] = []
         for entry in batch {
             guard let hit = entry.mockHit else { continue }
-            try MockRecords.recordHit(db, id: hit.mockID, exhausted: hit.exhausted)
+            if let seen = hits[hit.mockID] {
+                hits[hit.mockID] = (seen.count + 1, seen.exhausted || hit.exhausted)
+            } else {
+                hits[hit.mockID] = (1, hit.exhausted)
+                order.append(hit.mockID)
+            }
         }
-        return latestIDs
+        for id in order {
+            let hit = hits[id]!
+            try MockRecords.recordHits(db, id: id, count: hit.count, exhausted: hit.exhausted)
+        }
     }
 
     /// Deletes the tenant's journal rows; `db.changes` is then how many.

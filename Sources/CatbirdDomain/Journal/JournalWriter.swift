@@ -42,6 +42,8 @@ public final class JournalWriter: Sendable {
         var committed: UInt64 = 0
         var stopping = false
         var stopped = false
+        /// The writer thread waits for entries (an append must wake it).
+        var writerIdle = false
         var statistics = JournalWriterStatistics()
         /// Strict durability (``whenCommitted(_:_:)``): callbacks waiting for a commit, in
         /// ticket order, and the ticket ranges whose batch was dropped.
@@ -105,7 +107,9 @@ public final class JournalWriter: Sendable {
         state.queuedBytes += bytes
         state.appended += 1
         let ticket = JournalTicket(sequence: state.appended)
-        condition.broadcast()
+        state.statistics.longestQueue = max(state.statistics.longestQueue, state.waiting)
+        state.statistics.longestQueueBytes = max(state.statistics.longestQueueBytes, state.queuedBytes)
+        if state.writerIdle { condition.broadcast() }  // only the writer waits for appends
         condition.unlock()
         return ticket
     }
@@ -162,7 +166,11 @@ public final class JournalWriter: Sendable {
     private func run() {
         while true {
             condition.lock()
-            while state.waiting == 0 && !state.stopping { condition.wait() }
+            while state.waiting == 0 && !state.stopping {
+                state.writerIdle = true
+                condition.wait()
+                state.writerIdle = false
+            }
             if state.waiting == 0 && state.stopping {
                 state.stopped = true
                 let unanswered = state.commitWaiters.take(through: .max)

@@ -8,6 +8,11 @@ public struct JournalWriterStatistics: Sendable, Equatable {
     public var queuedEntries = 0
     /// Bytes waiting, counted as for ``JournalWriter/byteCapacity``.
     public var queuedBytes = 0
+    /// The most entries that were waiting at once since the writer started (how far the
+    /// writer fell behind at worst; ``JournalWriter/capacity`` is where appends start to wait).
+    public var longestQueue = 0
+    /// The most bytes that were waiting at once, counted as for ``JournalWriter/byteCapacity``.
+    public var longestQueueBytes = 0
     /// Transactions the writer has run (each of 1 to ``JournalWriter/maxBatchSize`` rows).
     public var commits = 0
     /// Rows those transactions held, in all.

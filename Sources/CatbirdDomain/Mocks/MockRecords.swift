@@ -70,18 +70,18 @@ enum MockRecords {
         try db.run("DELETE FROM mocks WHERE tenant = ?", [.text(tenant.rawValue)])
     }
 
-    /// Records one served response: counts the hit and spends one unit of the limit, or deletes
-    /// the mock when the hit used the limit up. Relative updates, so hits written in any order
-    /// add up to the same row.
-    static func recordHit(_ db: Database, id: Int64, exhausted: Bool) throws {
+    /// Records `count` served responses of one mock: counts the hits and spends as many units
+    /// of the limit, or deletes the mock when one of them used the limit up. Relative updates,
+    /// so hits written in any order, one by one or summed, add up to the same row.
+    static func recordHits(_ db: Database, id: Int64, count: Int, exhausted: Bool) throws {
         if exhausted {
             try delete(db, id: id)
         } else {
             try db.run("""
-                UPDATE mocks SET hits = hits + 1,
-                    remaining_limit = CASE WHEN remaining_limit IS NULL THEN NULL ELSE remaining_limit - 1 END
-                WHERE id = ?
-                """, [.integer(id)])
+                UPDATE mocks SET hits = hits + ?2,
+                    remaining_limit = CASE WHEN remaining_limit IS NULL THEN NULL ELSE remaining_limit - ?2 END
+                WHERE id = ?1
+                """, [.integer(id), .integer(Int64(count))])
         }
     }
 }

@@ -48,6 +48,10 @@ enum MetricsRoute {
         out.sample("catbird_journal_queue_entries", writer.queuedEntries)
         out.metric("catbird_journal_queue_bytes", .gauge, help: "Bytes of bodies, headers and URLs waiting to be written.")
         out.sample("catbird_journal_queue_bytes", writer.queuedBytes)
+        out.metric("catbird_journal_queue_longest_entries", .gauge, help: "The most journal entries that were waiting at once since the server started.")
+        out.sample("catbird_journal_queue_longest_entries", writer.longestQueue)
+        out.metric("catbird_journal_queue_longest_bytes", .gauge, help: "The most bytes that were waiting at once since the server started.")
+        out.sample("catbird_journal_queue_longest_bytes", writer.longestQueueBytes)
         out.histogram(
             "catbird_journal_commit_rows", help: "Journal rows per SQLite transaction of the journal writer.",
             bounds: JournalWriterStatistics.rowsPerCommitBounds.map(Double.init), atMost: writer.commitsAtMost,

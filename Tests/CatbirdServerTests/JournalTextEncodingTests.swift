@@ -1,0 +1,48 @@
+import CatbirdSupport
+import Foundation
+import XCTest
+
+/// The journal's text columns as written on every request: header fields as a JSON object
+/// (`JSONText.object`) and the arrival time (`Timestamp`), checked against Foundation's own
+/// JSON parser and calendar.
+final class JournalTextEncodingTests: XCTestCase {
+    func testHeaderObjectGroupsRepeatedNamesCaseInsensitivelyInOrderOfFirstAppearance() throws {
+        let json = JSONText.object([
+            (name: "X-Token", value: "abc"), (name: "Host", value: "h"), (name: "x-token", value: "def"), (name: "X-TOKEN", value: "ghi"),
+        ])
+        XCTAssertEqual(json, #"{"X-Token":["abc","def","ghi"],"Host":"h"}"#)
+        XCTAssertEqual(JSONText.object([(name: String, value: String)]()), "{}")
+    }
+
+    func testHeaderObjectEscapesQuotesBackslashesAndControlBytesAndKeepsNonASCII() throws {
+        let value = "a\"b\\c\nd\re\tf\u{01}g\u{1F}h é ✓ 🐦"
+        let json = JSONText.object([(name: "Na\"me", value: value)])
+        XCTAssertEqual(json, #"{"Na\"me":"a\"b\\c\nd\re\tf\u0001g\u001fh é ✓ 🐦"}"#)
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String])
+        XCTAssertEqual(parsed, ["Na\"me": value])
+        XCTAssertEqual(JSONText.string("plain"), #""plain""#)
+    }
+
+    func testHeaderObjectWithThousandsOfFieldsGroupsThemAll() throws {
+        // More than the pairwise comparison handles: the dictionary path, same result.
+        let fields = (0..<3000).map { (name: "X-F\($0 % 1000)", value: "\($0)") }
+        let parsed = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(JSONText.object(fields).utf8)) as? [String: [String]])
+        XCTAssertEqual(parsed.count, 1000)
+        XCTAssertEqual(parsed["X-F7"], ["7", "1007", "2007"])
+        let small = (0..<20).map { (name: $0 % 2 == 0 ? "A" : "a", value: "\($0)") }
+        XCTAssertEqual(JSONText.object(small), #"{"A":["# + (0..<20).map { "\"\($0)\"" }.joined(separator: ",") + "]}")
+    }
+
+    func testTimestampsAreWrittenWithMillisecondsAndReadBack() throws {
+        XCTAssertEqual(Timestamp.string(millisecondsSince1970: 0), "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(Timestamp.string(millisecondsSince1970: 1_795_975_287_123), "2026-11-29T18:01:27.123Z")
+        XCTAssertEqual(Timestamp.string(millisecondsSince1970: 951_868_800_000 - 1), "2000-02-29T23:59:59.999Z")
+        XCTAssertEqual(Timestamp.string(millisecondsSince1970: -1), "1969-12-31T23:59:59.999Z")
+        XCTAssertEqual(Timestamp.string(millisecondsSince1970: 253_402_300_800_000), "10000-01-01T00:00:00.000Z")
+        let now = Timestamp.now()
+        let date = try XCTUnwrap(Timestamp.date(from: now))
+        XCTAssertLessThan(abs(date.timeIntervalSinceNow), 5)
+        XCTAssertEqual(Timestamp.string(from: date), now)
+    }
+}
