@@ -4,6 +4,8 @@ public enum HTTPServerError: Error, CustomStringConvertible, Sendable {
     case cannotResolve(host: String, reason: String)
     /// libmicrohttpd refused to start, usually because the port is taken or not permitted.
     case cannotListen(host: String, port: UInt16)
+    /// ``HTTPServer/checkAvailable(host:port:)`` could not bind the port (`reason`: why).
+    case portUnavailable(host: String, port: UInt16, reason: String)
 
     public var description: String {
         switch self {
@@ -11,6 +13,8 @@ public enum HTTPServerError: Error, CustomStringConvertible, Sendable {
             return "cannot resolve host '\(host)': \(reason)"
         case let .cannotListen(host, port):
             return "cannot listen on \(host):\(port) (address in use or not permitted?)"
+        case let .portUnavailable(host, port, reason):
+            return "cannot listen on \(host):\(port): \(reason); nothing was started (choose another --port)"
         }
     }
 }

@@ -39,24 +39,38 @@ public final class CatbirdServer: Sendable {
     private let origin = ServerOrigin()
     private let stopped = Mutex(false)
 
-    /// Opens (creating if needed) and migrates the database and loads the mocks.
-    /// - Throws: `DatabaseFileLock.LockError` when another server uses the same database file,
-    ///   `SQLiteError` when the file cannot be opened, `MigrationError` when the schema
-    ///   cannot be brought up to date (or is newer than this binary), `PatternError` when a
+    /// Checks the port, then opens (creating if needed), checks and migrates the database and
+    /// loads the mocks.
+    /// - Throws: `HTTPServerError` when the port is taken (before the database is touched),
+    ///   `DatabaseFileLock.LockError.inUse` when another server uses the same database file,
+    ///   ``DatabaseUnusable`` when the file cannot be used (not ours, corrupt, read-only, newer
+    ///   schema, a full disk while migrating; README.md#storage-faults), `PatternError` when a
     ///   stored mock no longer compiles, `FileMockError` when the mocks directory is missing.
     public init(settings: Settings) throws {
         self.settings = settings
+        try HTTPServer.checkAvailable(host: settings.host, port: settings.port)
         outbound = settings.redirectURL != nil || settings.proxyEnabled
             ? OutboundClient(timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize) : nil
         let log = Logger(level: settings.logLevel)
         location = DatabaseLocation(settings.databasePath)
-        lock = try DatabaseFileLock(databasePath: location.path)
-        let writeConnection = try Database(path: location.path, mode: .readWrite)
-        let applied = try Schema.migrate(writeConnection)
-        if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
-        writer = SerialDatabase(writeConnection)
-        reader = SerialDatabase(try Database(path: location.path, mode: .readOnly))
-        let mocks = try MockStore(database: writer)
+        let faults = StorageFaults()
+        do {
+            lock = try DatabaseFileLock(databasePath: location.path)
+            try DatabaseUnusable.inspect(location.path, path: settings.databasePath)
+            let writeConnection = try Database(path: location.path, mode: .readWrite)
+            let applied = try Schema.migrate(writeConnection)
+            if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
+            writer = SerialDatabase(writeConnection, faults: faults)
+            reader = SerialDatabase(try Database(path: location.path, mode: .readOnly), faults: faults)
+        } catch {
+            throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+        }
+        let mocks: MockStore
+        do {
+            mocks = try MockStore(database: writer)
+        } catch {
+            throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+        }
         journalWriter = JournalWriter(
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit, log: log)
         let journal = Journal(writer: journalWriter, database: writer, reader: reader)
@@ -69,7 +83,7 @@ public final class CatbirdServer: Sendable {
             mocks: mocks, journal: journal, tenants: tenants,
             sql: sql, log: log,
             files: try Self.fileServing(settings, log: log), upstream: try Self.upstreamServing(settings, client: outbound, log: log),
-            settings: settings, origin: origin,
+            settings: settings, origin: origin, storageFaults: faults,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner)
         http = HTTPServer(
@@ -121,6 +135,10 @@ public final class CatbirdServer: Sendable {
         pruner.start()
         origin.set("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(http.port)")
     }
+
+    /// The base URL the server listens on, usable as is (an IPv6 address in brackets:
+    /// `http://[::1]:8080`); empty before ``start()``.
+    public var url: String { origin.url }
 
     /// The bound port (after ``start()``).
     public var port: UInt16 { http.port }

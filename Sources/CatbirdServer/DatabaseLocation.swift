@@ -20,9 +20,9 @@ struct DatabaseLocation: Sendable {
         }
     }
 
-    /// Deletes the temporary file and its WAL, shared-memory and lock files.
+    /// Deletes the temporary file and its WAL and shared-memory files.
     func removeIfTemporary() {
         guard isTemporary else { return }
-        for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

@@ -33,6 +33,12 @@ extension Database {
         Int(sqlite3_changes(connection.open("Database")))
     }
 
+    /// Rows changed by every `INSERT`, `UPDATE` and `DELETE` this connection has run since it
+    /// opened (<https://www.sqlite.org/c3ref/total_changes.html>).
+    public var totalChanges: Int64 {
+        sqlite3_total_changes64(connection.open("Database"))
+    }
+
     /// `true` while a transaction is open, i.e. outside autocommit mode
     /// (<https://www.sqlite.org/c3ref/get_autocommit.html>).
     public var isInTransaction: Bool {

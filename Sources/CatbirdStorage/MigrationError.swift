@@ -6,6 +6,9 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The database records version `found`, not above the newest known but absent from this
     /// binary's migrations (a migration file was removed or renumbered).
     case unknownVersion(found: Int)
+    /// The database has tables (`tables`, sorted) but no `schema_migrations`: another
+    /// program's database, which migrating would change.
+    case foreignDatabase(tables: [String])
     /// Migration `version` (`name`) failed with the given SQLite error; it was rolled back, so
     /// neither its changes nor its `schema_migrations` row remain. Earlier ones stay applied.
     case failed(version: Int, name: String, SQLiteError)
@@ -19,6 +22,9 @@ public enum MigrationError: Error, CustomStringConvertible, Sendable, Equatable 
         case .unknownVersion(let found):
             return "database records migration version \(found), which this catbird does not have; "
                 + "refusing to run — migrations are forward-only and must never be removed or renumbered"
+        case .foreignDatabase(let tables):
+            return "the file is an SQLite database of another program (tables \(tables.prefix(5).joined(separator: ", "))"
+                + "\(tables.count > 5 ? ", …" : ""), no schema_migrations); refusing to change it — choose another --db"
         case .failed(let version, let name, let error):
             return "migration \(name) (version \(version)) failed and was rolled back: \(error)"
         }

@@ -2,6 +2,18 @@ import CSQLite
 
 /// Brings a database's schema up to date with a list of migrations.
 public enum Migrator {
+    /// Checks that `db` is empty or managed by a migrator (it has `schema_migrations`); reads
+    /// only, so it may run on a read-only connection before anything is written.
+    /// - Throws: `MigrationError.foreignDatabase` listing the tables of another program's
+    ///   database; `SQLiteError` when the file cannot be read (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
+    public static func checkOwnership(_ db: Database) throws {
+        let tables = try db.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .compactMap { $0[0].stringValue }
+        if !tables.isEmpty && !tables.contains("schema_migrations") {
+            throw MigrationError.foreignDatabase(tables: tables.sorted())
+        }
+    }
+
     /// Applies the pending migrations of `migrations` to `db` and returns their versions, in
     /// ascending order; `[]` when the database was already up to date.
     ///
@@ -21,7 +33,9 @@ public enum Migrator {
     /// `migrations` need not be sorted; duplicate versions are a programmer error and trap.
     /// `db` must be `.readWrite` and not inside a transaction.
     ///
-    /// - Throws: `MigrationError.newerDatabase` or `.unknownVersion` before changing anything
+    /// - Throws: `MigrationError.foreignDatabase` before changing anything when the database
+    ///   has tables but no `schema_migrations` (it belongs to something else);
+    ///   `MigrationError.newerDatabase` or `.unknownVersion` before changing anything
     ///   when the database records a version absent from `migrations`;
     ///   `MigrationError.failed` when a migration's SQL fails; `SQLiteError` when the
     ///   bookkeeping table cannot be created or read.
@@ -31,6 +45,7 @@ public enum Migrator {
         for (previous, next) in zip(sorted, sorted.dropFirst()) {
             precondition(previous.version != next.version, "duplicate migration version \(next.version)")
         }
+        try checkOwnership(db)
         try db.execute("""
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version    INTEGER PRIMARY KEY,

@@ -7,16 +7,32 @@ import Synchronization
 /// read-only connection for its own queries.
 public final class SerialDatabase: Sendable {
     private let database: Mutex<Database>
+    /// Where this connection's environmental failures go, and its successful writes.
+    private let faults: StorageFaults?
 
     /// Takes ownership of `database`; nothing else may use it afterwards.
-    public init(_ database: consuming sending Database) {
+    /// - Parameter faults: told of every environmental `SQLiteError` a ``use(_:)`` throws,
+    ///   and cleared by every ``use(_:)`` that changed rows without throwing.
+    public init(_ database: consuming sending Database, faults: StorageFaults? = nil) {
         self.database = Mutex(database)
+        self.faults = faults
     }
 
     /// Runs `body` with the connection, blocking while another thread uses it.
     /// - Throws: whatever `body` throws.
     public func use<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
-        try database.withLock { database throws -> T in try body(database) }
+        guard let faults else { return try database.withLock { database throws -> T in try body(database) } }
+        return try database.withLock { database throws -> T in
+            let changesBefore = database.totalChanges
+            do {
+                let result = try body(database)
+                if database.totalChanges != changesBefore { faults.clear() }
+                return result
+            } catch let error as SQLiteError {
+                faults.record(error)
+                throw error
+            }
+        }
     }
 
     /// Closes the connection once every current user is done.

@@ -73,12 +73,21 @@ enum CommandLineOptions {
 
     private static func settings(from values: [String: String]) throws(UsageError) -> CatbirdServer.Settings {
         var settings = CatbirdServer.Settings()
-        if let host = values["host"] { settings.host = host }
+        if let host = values["host"] {
+            // `[::1]`, as in a URL, is the address `::1`.
+            settings.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            guard !settings.host.isEmpty else { throw UsageError(description: "host must not be empty (e.g. 127.0.0.1, ::1, 0.0.0.0)") }
+        }
         if let port = values["port"] {
             guard let number = UInt16(port) else { throw UsageError(description: "port must be 0...65535, not '\(port)'") }
             settings.port = number
         }
-        if let path = values["db"] { settings.databasePath = path }
+        if let path = values["db"] {
+            guard !path.isEmpty else {
+                throw UsageError(description: "database path must not be empty: give a file path (--db catbird.sqlite) or :memory:")
+            }
+            settings.databasePath = path
+        }
         if let level = values["log-level"] {
             guard let parsed = Logger.Level(name: level) else {
                 throw UsageError(description: "log level must be debug, info, warning or error, not '\(level)'")
@@ -86,8 +95,11 @@ enum CommandLineOptions {
             settings.logLevel = parsed
         }
         if let size = values["max-body-size"] {
-            guard let bytes = ByteSize.parse(size), bytes > 0 else {
+            guard let bytes = ByteSize.parse(size) else {
                 throw UsageError(description: "max body size must be bytes or a size like 1kb, 50mb, not '\(size)'")
+            }
+            guard bytes > 0 else {
+                throw UsageError(description: "max body size must be at least 1 byte, not '\(size)' (a request with a body would always get 413)")
             }
             settings.maxBodySize = bytes
         }

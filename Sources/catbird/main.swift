@@ -31,11 +31,14 @@ case let .serve(settings):
     do {
         server = try CatbirdServer(settings: settings)
         try server.start()
+    } catch let error as DatabaseUnusable {
+        log.error("cannot start: \(error)")
+        exit(3)  // restarting will not help until the file is fixed (README.md#storage-faults)
     } catch {
         log.error("cannot start: \(error)")
         exit(1)
     }
-    log.info("Catbird \(CatbirdServer.version) listening on http://\(settings.host):\(server.port) (database: \(settings.databasePath))")
+    log.info("Catbird \(CatbirdServer.version) listening on \(server.url) (database: \(settings.databasePath))")
     let number = TerminationSignals.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")
     server.stop()

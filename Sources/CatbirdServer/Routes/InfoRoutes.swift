@@ -1,8 +1,12 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdStorage
+import CatbirdSupport
+import Foundation
 
 /// Health and version (the web page is ``WebPageRoutes``):
-/// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers, else 503;
+/// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers and its last
+///   write went through, else 503 ``StorageHealth`` (same for every tenant, one small read);
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
@@ -10,11 +14,15 @@ enum InfoRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             Route("GET", "/catbird/api/health") { _ in
+                if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault) }
                 do {
                     try dependencies.tenants.checkReadable()
                     return JSONBody.response(["status": "ok"])
                 } catch {
                     dependencies.log.error("health check failed: \(error)")
+                    if let sqlite = error as? SQLiteError, let reason = sqlite.environmentalReason {
+                        return StorageHealth.degraded(reason: reason, since: Date())
+                    }
                     throw APIError(status: 503, reason: "database unavailable")
                 }
             },

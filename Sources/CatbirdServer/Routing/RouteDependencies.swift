@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdStorage
 import CatbirdSupport
 import Synchronization
 
@@ -17,6 +18,8 @@ struct RouteDependencies: Sendable {
     let settings: CatbirdServer.Settings
     /// The server's own base URL, known once it is listening.
     let origin: ServerOrigin
+    /// What is wrong with the database file now, for `GET /catbird/api/health`.
+    let storageFaults: StorageFaults
     /// Request counts and the database's size for `/catbird/metrics`.
     let metrics: ServerMetrics
     /// Who may use the cross-tenant routes (docs/operations.md#admin-token).

@@ -1,0 +1,79 @@
+import CSQLite
+import CatbirdStorage
+import Foundation
+
+/// Why the database file cannot be used at start-up: a file that is not an SQLite database, or
+/// is another program's; a corrupt or truncated file; a file or folder that cannot be written;
+/// a full disk while migrating; a schema newer than this binary. `catbird` exits 3 on it:
+/// restarting will not help until someone fixes the file (README.md#storage-faults).
+public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
+    /// The database path as given (`--db`).
+    public let path: String
+    /// What is wrong and what to do, in a sentence.
+    public let reason: String
+
+    /// `database <path>: <reason>`.
+    public var description: String { "database \(path): \(reason)" }
+
+    /// The start-up failure `error` as an unusable file, or nil when it is not about the file
+    /// (another server holds the lock, a port, the mocks directory).
+    static func from(_ error: any Error, path: String) -> DatabaseUnusable? {
+        switch error {
+        case let error as DatabaseUnusable:
+            return error
+        case let error as DatabaseFileLock.LockError:
+            guard case let .cannotOpen(_, reason) = error else { return nil }
+            return DatabaseUnusable(path: path, reason: "cannot open the file for reading and writing: \(reason)")
+        case let error as MigrationError:
+            if case let .failed(_, _, sqlite) = error, let reason = sqlite.environmentalReason {
+                return DatabaseUnusable(path: path, reason: "\(reason); \(error)")
+            }
+            return DatabaseUnusable(path: path, reason: error.description)
+        case let error as SQLiteError:
+            return DatabaseUnusable(path: path, reason: explanation(of: error))
+        default:
+            return nil
+        }
+    }
+
+    /// What an SQLite failure at start-up means for the file, with what to do.
+    private static func explanation(of error: SQLiteError) -> String {
+        switch error.code {
+        case SQLITE_NOTADB:
+            return "the file is not an SQLite database (its first page is not SQLite's: another kind of file, "
+                + "or corrupt); choose another --db, or move it away to start afresh (\(error.message))"
+        case SQLITE_CORRUPT:
+            return "the file is corrupt or truncated (\(error.message)); restore it from a copy, or move it away "
+                + "(with its -wal and -shm files) to start afresh"
+        default:
+            return "\(error.environmentalReason ?? "SQLite failed") (\(error))"
+        }
+    }
+
+    /// Looks at the file before anything writes to it (opening it for writing switches it to
+    /// WAL, which rewrites its header): through a read-only connection, checks that it is an
+    /// SQLite database that is empty or ours, and not corrupt (``quickCheck(_:path:)``). An
+    /// empty or new file passes at once.
+    /// - Throws: ``DatabaseUnusable``, `MigrationError.foreignDatabase`, or `SQLiteError`.
+    static func inspect(_ file: String, path: String) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        guard size > 0 else { return }
+        let db = try Database(path: file, mode: .readOnly)
+        defer { db.close() }
+        try Migrator.checkOwnership(db)
+        try quickCheck(db, path: path)
+    }
+
+    /// `PRAGMA quick_check` (<https://www.sqlite.org/pragma.html#pragma_quick_check>): reads
+    /// every page, checks the b-trees' structure (not index contents); about 0.3 s per 200 MB.
+    /// - Throws: ``DatabaseUnusable`` naming the first problem found, or the `SQLiteError` of a
+    ///   page that cannot be read at all.
+    static func quickCheck(_ db: Database, path: String) throws {
+        let problems = try db.query("PRAGMA quick_check(5)").compactMap { $0[0].stringValue }
+        guard problems != ["ok"] else { return }
+        throw DatabaseUnusable(
+            path: path,
+            reason: "the file is corrupt or truncated (PRAGMA quick_check: \(problems.joined(separator: "; "))); "
+                + "restore it from a copy, or move it away (with its -wal and -shm files) to start afresh")
+    }
+}

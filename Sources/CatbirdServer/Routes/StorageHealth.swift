@@ -1,0 +1,29 @@
+import CatbirdHTTP
+import CatbirdStorage
+import CatbirdSupport
+import Foundation
+
+/// `GET /catbird/api/health`'s answer while the database file is at fault (a full disk, a file
+/// made read-only, corruption; README.md#storage-faults): `503 {"error": true, "status":
+/// "degraded", "reason": "…", "since": "<UTC ISO 8601>"}`. The server keeps serving mocks from
+/// memory meanwhile; control changes are refused with 503 and journal rows are dropped (each
+/// drop logged), until a write commits again.
+struct StorageHealth: Encodable {
+    let error = true
+    let status = "degraded"
+    let reason: String
+    let since: String
+
+    static func degraded(_ fault: StorageFaults.Fault) -> HTTPResponse {
+        degraded(reason: fault.reason, since: fault.since)
+    }
+
+    static func degraded(reason: String, since: Date) -> HTTPResponse {
+        JSONBody.response(
+            StorageHealth(
+                reason: "\(reason): control changes are refused and the journal is not being written; "
+                    + "mocks are still served from memory",
+                since: Timestamp.string(from: since)),
+            status: 503)
+    }
+}

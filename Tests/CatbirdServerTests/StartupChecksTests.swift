@@ -1,0 +1,180 @@
+import CatbirdServer
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `catbird` checks before it touches anything, and one server per database file
+/// whatever the path (issue: the lock went by the path, a lock file was left beside files that
+/// are not ours, an empty `--db=` gave an SQL error, a busy port was found after migrating,
+/// an IPv6 address was logged as an unusable URL, `--max-body-size 0` got a wrong message).
+final class StartupChecksTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-startup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    // MARK: - One server per database file
+
+    /// Regression: a second server reached the same file through a symbolic link, a `./a/../`
+    /// spelling or a hard link, and the two then disagreed on mocks.
+    func testASecondServerIsRefusedWhateverPathReachesTheSameFile() throws {
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let first = try CatbirdServer(settings: .init(port: 0, databasePath: database, logLevel: .error))
+        try first.start()
+        defer { first.stop() }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("a"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.sqlite").path, withDestinationPath: database)
+        try FileManager.default.linkItem(atPath: database, toPath: directory.appendingPathComponent("hard.sqlite").path)
+        let spellings = [
+            directory.appendingPathComponent("link.sqlite").path,
+            directory.path + "/./a/../db.sqlite",
+            directory.appendingPathComponent("hard.sqlite").path,
+            database,
+        ]
+        for path in spellings {
+            XCTAssertThrowsError(try CatbirdServer(settings: .init(port: 0, databasePath: path, logLevel: .error)), path) { error in
+                XCTAssertTrue("\(error)".contains("is in use by another Catbird server"), "\(path): \(error)")
+            }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertFalse(names.contains { $0.hasSuffix(".lock") }, "no lock file beside the database: \(names)")
+    }
+
+    /// The lock goes with the process: the binary killed with SIGKILL leaves the file free.
+    func testTheLockIsFreeAfterTheHolderIsKilled() throws {
+        let database = directory.appendingPathComponent("killed.sqlite").path
+        let holder = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
+        let refused = try run(["--port", "\(try FreePort.next())", "--db", database])
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.stderr.contains("is in use by another Catbird server"), refused.stderr)
+        _ = try holder.terminate(signal: SIGKILL)
+        let next = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
+        XCTAssertEqual(try next.terminate().status, 0)
+    }
+
+    // MARK: - Checked before anything is touched
+
+    /// Regression: `--db` naming a file that is not ours got a `<file>.lock` beside it, left
+    /// there, and an SQL error.
+    func testAFileThatIsNotADatabaseIsLeftAsItWasWithNothingBesideIt() throws {
+        let notes = directory.appendingPathComponent("notes.txt")
+        let text = String(repeating: "my notes, not a database\n", count: 400)
+        try Data(text.utf8).write(to: notes)
+        let result = try run(["--port", "\(try FreePort.next())", "--db", notes.path])
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(result.stderr.contains("database \(notes.path): the file is not an SQLite database"), result.stderr)
+        XCTAssertEqual(try String(contentsOf: notes, encoding: .utf8), text, "the file is unchanged")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["notes.txt"])
+    }
+
+    func testAnotherProgramsSQLiteDatabaseIsRefusedUnchanged() throws {
+        let path = directory.appendingPathComponent("app.sqlite").path
+        do {
+            let db = try Database(path: path)
+            try db.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+            try db.execute("PRAGMA journal_mode=DELETE")
+            db.close()
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let result = try run(["--port", "\(try FreePort.next())", "--db", path])
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(result.stderr.contains("the file is an SQLite database of another program (tables customers"), result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "not migrated")
+    }
+
+    func testAFolderGivenAsTheDatabaseGetsAClearMessage() throws {
+        let result = try run(["--port", "\(try FreePort.next())", "--db", directory.path])
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(result.stderr.contains("give a file path, not a folder"), result.stderr)
+        let missing = try run(["--port", "\(try FreePort.next())", "--db", directory.path + "/no/such/folder/db.sqlite"])
+        XCTAssertEqual(missing.status, 3, missing.output)
+        XCTAssertTrue(missing.stderr.contains("the folder does not exist"), missing.stderr)
+    }
+
+    /// Regression: `--db=` (empty) reached SQLite and came back as an SQL error.
+    func testAnEmptyDatabasePathIsAUsageError() throws {
+        for arguments in [["--db="], ["--db", ""]] {
+            let result = try run(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.output)")
+            XCTAssertTrue(result.stderr.contains("database path must not be empty"), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// Regression: `--max-body-size 0` was told it must be "bytes or a size like 1kb", which 0 is.
+    func testAZeroMaxBodySizeGetsTheRightMessage() throws {
+        let result = try run(["--max-body-size", "0"])
+        XCTAssertEqual(result.status, 2, result.output)
+        XCTAssertTrue(result.stderr.contains("max body size must be at least 1 byte, not '0'"), result.stderr)
+        let unit = try run(["--max-body-size=0kb"])
+        XCTAssertTrue(unit.stderr.contains("max body size must be at least 1 byte, not '0kb'"), unit.stderr)
+    }
+
+    /// Regression: a busy port was found only after the database had been created and migrated.
+    func testABusyPortIsFoundBeforeTheDatabaseIsCreated() throws {
+        let holder = try CatbirdServer(settings: .init(port: 0, databasePath: ":memory:", logLevel: .error))
+        try holder.start()
+        defer { holder.stop() }
+        let database = directory.appendingPathComponent("never.sqlite")
+        let result = try run(["--port", "\(holder.port)", "--db", database.path])
+        XCTAssertEqual(result.status, 1, result.output)
+        XCTAssertTrue(result.stderr.contains("cannot listen on 127.0.0.1:\(holder.port): the port is in use"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database was created")
+    }
+
+    /// Regression: `--host ::1` was logged as `http://::1:8080`, which no client can use.
+    func testAnIPv6AddressIsLoggedAsAUsableURL() throws {
+        guard Self.loopbackIPv6Works() else { throw XCTSkip("this machine has no IPv6 loopback (::1)") }
+        for host in ["::1", "[::1]"] {
+            let port = try FreePort.next()
+            let database = directory.appendingPathComponent("v6-\(port).sqlite").path
+            let process = Process()
+            process.executableURL = try BuiltProducts.executable(named: "catbird")
+            process.arguments = ["--host", host, "--port", "\(port)", "--db", database, "--log-level", "info"]
+            process.environment = LaunchedServer.childEnvironment([:])
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            var logged = ""
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !logged.contains("listening on"), process.isRunning, ContinuousClock.now < deadline {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }  // it exited
+                logged += String(decoding: chunk, as: UTF8.self)
+            }
+            kill(process.processIdentifier, SIGTERM)
+            try LaunchedServer.wait(for: process, seconds: 30)
+            XCTAssertTrue(logged.contains("listening on http://[::1]:\(port) "), "\(host): \(logged)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func run(_ arguments: [String]) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(
+            try BuiltProducts.executable(named: "catbird"), arguments, in: directory,
+            environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+    }
+
+    private static func loopbackIPv6Works() -> Bool {
+        let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+        }
+    }
+}

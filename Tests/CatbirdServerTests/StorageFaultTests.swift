@@ -1,0 +1,234 @@
+import CatbirdServer
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Storage faults on real files (README.md#storage-faults): each is refused at start-up with a
+/// clear message and exit code 3, or run through in an honest degraded state (mocks served from
+/// memory, control changes refused with 503, `GET /catbird/api/health` saying what is wrong).
+final class StorageFaultTests: XCTestCase {
+    private var directory: URL!
+    private var database: String { directory.appendingPathComponent("catbird.sqlite").path }
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-faults-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    // MARK: - Refused at start-up
+
+    func testADatabaseFromANewerVersionIsRefused() throws {
+        try makeDatabase()
+        let db = try Database(path: database)
+        try db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', '2030-01-01T00:00:00.000Z')")
+        db.close()
+        try assertRefused(saying: "database schema is at version 9999 but this catbird knows migrations up to")
+    }
+
+    func testGarbageInTheFilesPagesIsFoundAtStartUp() throws {
+        try makeDatabase()
+        let pageSize = 4096
+        let size = try fileSize(database)
+        XCTAssertGreaterThan(size, pageSize * 8, "enough pages to corrupt")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: database))
+        for page in 1..<(size / pageSize) {  // every page but the first (the header stays valid)
+            try handle.seek(toOffset: UInt64(page * pageSize))
+            handle.write(Data((0..<64).map { _ in UInt8.random(in: 0...255) }))
+        }
+        try handle.close()
+        try assertRefused(saying: "the file is corrupt or truncated")
+    }
+
+    func testGarbageInTheHeaderIsFoundAtStartUp() throws {
+        try makeDatabase()
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: database))
+        handle.write(Data(repeating: 0x5A, count: 100))
+        try handle.close()
+        try assertRefused(saying: "the file is not an SQLite database")
+    }
+
+    func testATruncatedFileIsFoundAtStartUp() throws {
+        try makeDatabase()
+        let size = try fileSize(database)
+        XCTAssertEqual(truncate(database, off_t(size / 2)), 0)
+        try assertRefused(saying: "the file is corrupt or truncated")
+    }
+
+    /// A file the server may not write: `chmod 0444` for an ordinary user; as root (who ignores
+    /// file modes) the file is made immutable with `chattr +i` instead.
+    func testAReadOnlyFileIsRefused() throws {
+        try makeDatabase()
+        let immutable = geteuid() == 0
+        if immutable {
+            let chattr = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["+i", database], in: directory)
+            guard chattr.status == 0 else { throw XCTSkip("running as root and chattr +i is not permitted here: \(chattr.stderr)") }
+        } else {
+            XCTAssertEqual(chmod(database, 0o444), 0)
+        }
+        defer {
+            if immutable { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["-i", database], in: directory) }
+        }
+        try assertRefused(saying: "cannot open the file for reading and writing")
+    }
+
+    // MARK: - A WAL left by a crashed process
+
+    /// Another program (Python's sqlite3) changes a mock in WAL mode and dies without closing:
+    /// its change is in the `-wal` file only. The server replays it and serves the change.
+    func testAWALLeftByACrashedProcessIsReplayed() throws {
+        try makeDatabase()
+        try crashAfterWriting("UPDATE mocks SET status = 202 WHERE url_value = '/kept'")
+        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
+        XCTAssertEqual(try server.client().request("GET", "/kept").status, 202, "the WAL's change is served")
+        XCTAssertEqual(try server.terminate().status, 0)
+    }
+
+    /// The crashed process was a newer version: its WAL records a schema this binary does not
+    /// know, and the server refuses it after replaying, rather than misreading it.
+    func testAWALFromANewerVersionIsRefused() throws {
+        try makeDatabase()
+        try crashAfterWriting("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9998, 'newer', 'x')")
+        try assertRefused(saying: "database schema is at version 9998")
+    }
+
+    // MARK: - Degraded while running: a full disk
+
+    /// A small tmpfs fills up under a running server (where the test may mount one): mocks are
+    /// still served, health says the disk is full, control changes get 503 with the reason, and
+    /// in strict mode a mock's answer is withheld (503) rather than given unjournaled. Once space
+    /// is freed, the next write clears the fault.
+    func testAFullDiskDegradesHonestlyAndRecovers() throws {
+        let mount = directory.appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mount.path], in: directory)
+        guard mounted.status == 0 else {
+            throw XCTSkip("cannot mount a small tmpfs here (needs root or CAP_SYS_ADMIN), so the full disk is not tested: \(mounted.stderr)")
+        }
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), ["-l", mount.path], in: directory) }
+
+        let relaxed = try CatbirdServer(settings: .init(port: 0, databasePath: mount.appendingPathComponent("relaxed.sqlite").path, logLevel: .error))
+        var strictSettings = CatbirdServer.Settings(port: 0, databasePath: mount.appendingPathComponent("strict.sqlite").path, logLevel: .error)
+        strictSettings.durability = .strict
+        let strict = try CatbirdServer(settings: strictSettings)
+        try relaxed.start()
+        try strict.start()
+        defer {
+            relaxed.stop()
+            strict.stop()
+        }
+        let client = try RawHTTPClient(port: relaxed.port)
+        let strictClient = try RawHTTPClient(port: strict.port)
+        try E2E.addMock(client, url: "/ok", body: "from memory")
+        try E2E.addMock(strictClient, url: "/ok", body: "from memory")
+
+        let filler = mount.appendingPathComponent("filler")
+        try fillDisk(with: filler)
+        // The journal writer finds the disk full on its next commit.
+        for _ in 0..<20 {
+            let answer = try client.request("GET", "/ok")
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertEqual(answer.text, "from memory")
+        }
+        let health = try waitForHealth(client, status: 503)
+        XCTAssertEqual(health.object["status"] as? String, "degraded", health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("the disk holding the database is full"), health.text)
+        let refused = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/new", body: Array("x".utf8)))
+        E2E.assertError(refused, status: 503, reasonContains: "full")
+        XCTAssertEqual(try client.request("GET", "/ok").status, 200, "mocks are still served")
+
+        let withheld = try strictClient.request("GET", "/ok")
+        E2E.assertError(withheld, status: 503, reasonContains: "could not be written to the journal")
+
+        // A new database on the full disk cannot be migrated: exit 3, nothing half-made served.
+        let fresh = try ProcessRunner.run(
+            try BuiltProducts.executable(named: "catbird"),
+            ["--port", "\(try FreePort.next())", "--db", mount.appendingPathComponent("fresh.sqlite").path],
+            in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        XCTAssertEqual(fresh.status, 3, fresh.output)
+        XCTAssertTrue(fresh.stderr.contains("the disk holding the database is full"), fresh.stderr)
+
+        try FileManager.default.removeItem(at: filler)
+        XCTAssertEqual(try client.request("GET", "/ok").status, 200)
+        let recovered = try waitForHealth(client, status: 200)
+        XCTAssertEqual(recovered.object["status"] as? String, "ok", recovered.text)
+        let accepted = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/new", body: Array("x".utf8)))
+        XCTAssertEqual(accepted.status, 201, accepted.text)
+        XCTAssertEqual(try strictClient.request("GET", "/ok").text, "from memory", "strict mode answers again")
+    }
+
+    // MARK: - Helpers
+
+    /// A database with a mock `/kept` and 300 journal rows with 1 KB bodies (many pages).
+    private func makeDatabase() throws {
+        let server = try CatbirdServer(settings: .init(port: 0, databasePath: database, logLevel: .error))
+        try server.start()
+        let client = try RawHTTPClient(port: server.port)
+        try E2E.addMock(client, method: "POST", url: "/kept", body: "kept")
+        try E2E.addMock(client, url: "/kept", body: "kept")
+        for _ in 0..<300 {
+            XCTAssertEqual(try client.request("POST", "/kept", body: Array(repeating: 0x61, count: 1024)).status, 200)
+        }
+        server.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database + "-wal"), "a clean stop leaves no WAL")
+    }
+
+    /// Runs `sql` in Python's sqlite3 in WAL mode and exits without closing, as a crash would:
+    /// the change stays in the `-wal` file.
+    private func crashAfterWriting(_ sql: String) throws {
+        let script = """
+            import os, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA wal_autocheckpoint=0")
+            db.execute(sys.argv[2])
+            os._exit(0)
+            """
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, database, sql], in: directory)
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertGreaterThan((try? fileSize(database + "-wal")) ?? 0, 0, "the change is left in the WAL")
+    }
+
+    /// Writes `file` until the file system is full.
+    private func fillDisk(with file: URL) throws {
+        let descriptor = open(file.path, O_WRONLY | O_CREAT, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        defer { close(descriptor) }
+        let block = [UInt8](repeating: 0, count: 64 * 1024)
+        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+        XCTAssertEqual(errno, ENOSPC)
+    }
+
+    /// Polls `GET /catbird/api/health` (at most 15 s) until it answers `status`.
+    private func waitForHealth(_ client: RawHTTPClient, status: Int) throws -> RawResponse {
+        let deadline = ContinuousClock.now + .seconds(15)
+        var health = try client.request("GET", "/catbird/api/health")
+        while health.status != status && ContinuousClock.now < deadline {
+            usleep(50_000)
+            _ = try client.request("GET", "/ok")  // something for the journal writer to commit
+            health = try client.request("GET", "/catbird/api/health")
+        }
+        XCTAssertEqual(health.status, status, health.text)
+        return health
+    }
+
+    private func fileSize(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    /// Runs `catbird` on ``database`` and asserts it exits 3 with `message` in its log.
+    private func assertRefused(saying message: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try ProcessRunner.run(
+            try BuiltProducts.executable(named: "catbird"), ["--port", "\(try FreePort.next())", "--db", database],
+            in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        XCTAssertEqual(result.status, 3, result.output, file: file, line: line)
+        XCTAssertTrue(result.stderr.contains(message), result.stderr, file: file, line: line)
+    }
+}
