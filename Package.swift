@@ -18,7 +18,8 @@
 //   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal,
 //                          the schema (../migrations, embedded at build time) and its SQL
 //   CatbirdWebPage         the web log page's HTML, CSS, JS and icon, embedded at build time
-//   CatbirdServer          routes: control API, journal and admin endpoints, mock serving
+//   CatbirdServer          routes: control API, journal and admin endpoints, mock serving; the
+//                          control API's OpenAPI document (OpenAPI/openapi.json, embedded at build time)
 //   catbird                the command-line interface
 //
 // Client side, depending on none of the server's modules (Foundation, CatbirdSupport, CatbirdWire):
@@ -83,7 +84,8 @@ let package = Package(
             dependencies: [
                 "CatbirdSupport", "CatbirdWire", "CatbirdHTTP", "CatbirdOutbound", "CatbirdStorage", "CatbirdSQLSandbox",
                 "CatbirdMatching", "CatbirdDomain", "CatbirdWebPage",
-            ]),
+            ],
+            resources: [.embedInCode("OpenAPI/openapi.json")]),
         .executableTarget(
             name: "catbird", dependencies: ["CatbirdSupport", "CatbirdServer"], resources: [.embedInCode("Usage.txt")]),
         .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire"]),

@@ -38,6 +38,8 @@ public final class CatbirdServer: Sendable {
     private let lock: DatabaseFileLock
     private let origin = ServerOrigin()
     private let stopped = Mutex(false)
+    /// The `/catbird` routes this server answers (what the OpenAPI document must describe).
+    let controlRoutes: [Route]
 
     /// Checks the port, then opens (creating if needed), checks and migrates the database and
     /// loads the mocks.
@@ -86,12 +88,14 @@ public final class CatbirdServer: Sendable {
             settings: settings, origin: origin, storageFaults: faults,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner)
+        let handler = CatbirdHandler(dependencies: dependencies, controlPool: controlPool)
+        controlRoutes = handler.routes.routes
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port,
                 threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
                 maxBodySize: settings.maxBodySize),
-            handler: CatbirdHandler(dependencies: dependencies, controlPool: controlPool))
+            handler: handler)
     }
 
     /// The mocks directory's file serving: nil without `--mocks-dir` or while recording.

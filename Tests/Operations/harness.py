@@ -109,12 +109,14 @@ class Checks:
         self.failed = 0
 
     def check(self, name, ok, detail=""):
+        """Counts and prints one check; returns `ok`."""
         if ok:
             self.passed += 1
             print(f"ok   {name}")
         else:
             self.failed += 1
             print(f"FAIL {name}: {detail}")
+        return ok
 
     def finish(self, name):
         """Prints the tally; returns the exit code (1 when anything failed or nothing ran)."""

@@ -23,10 +23,7 @@ struct CatbirdHandler: HTTPHandler {
 
     /// - Parameter controlPool: where slow control routes run (``Route/isSlow``).
     init(dependencies: RouteDependencies, controlPool: HTTPWorkPool) {
-        routes = RouteTable(routes:
-            MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
-            + WaitRoute.routes(dependencies) + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies) + InfoRoutes.routes(dependencies)
-            + WebPageRoutes.routes() + MetricsRoute.routes(dependencies), log: dependencies.log, pool: controlPool)
+        routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pool: controlPool)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
             forwarding: dependencies.upstream?.forwarding)
@@ -37,6 +34,14 @@ struct CatbirdHandler: HTTPHandler {
         metrics = dependencies.metrics.requests
         journal = dependencies.journal
         durability = dependencies.settings.durability
+    }
+
+    /// Every `/catbird` route; each is described in the OpenAPI document (``OpenAPIRoute``),
+    /// which a test checks against this list.
+    static func controlRoutes(_ dependencies: RouteDependencies) -> [Route] {
+        MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
+            + WaitRoute.routes(dependencies) + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies)
+            + InfoRoutes.routes(dependencies) + WebPageRoutes.routes() + MetricsRoute.routes(dependencies) + OpenAPIRoute.routes()
     }
 
     func respond(to request: HTTPRequest) -> HTTPAnswer {
