@@ -7,9 +7,10 @@
 #                      serves the upstream in the forwarding tests, curl is their proxy client
 #   libcurl4-openssl-dev  outbound HTTP for redirect, proxy and record modes
 #   media-types        /etc/mime.types: media types to file extensions for file mocks
+#   openssl            makes the self-signed certificate of the HTTPS upstream test
 set -euo pipefail
 
-catbird_packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev media-types pkg-config sqlite3 curl python3)
+catbird_packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev media-types pkg-config sqlite3 curl python3 openssl)
 catbird_missing=()
 for package in "${catbird_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || catbird_missing+=("$package")

@@ -17,6 +17,9 @@ extension OutboundClient {
         _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         _ = catbird_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = catbird_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        // TLS: the URL's host is the SNI and the name checked in the certificate (libcurl's
+        // defaults, CURLOPT_SSL_VERIFYPEER and _VERIFYHOST on); only the CA store may change.
+        if let caFile { setString(easy, CURLOPT_CAINFO, caFile) }
         _ = catbird_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
         _ = catbird_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
         if request.decodesContent {

@@ -21,6 +21,10 @@ public final class OutboundClient: Sendable {
     /// Largest response body accepted, in bytes; past it the request fails with
     /// ``OutboundError/responseTooLarge(limit:)``.
     public let maxResponseSize: Int
+    /// A PEM file of the CA certificates `https://` upstreams are verified against
+    /// (`CURLOPT_CAINFO`); nil: libcurl's default, the system's store. Peer and host name are
+    /// always verified.
+    public let caFile: String?
 
     private struct State {
         var pending: [OutboundTransfer] = []
@@ -42,7 +46,13 @@ public final class OutboundClient: Sendable {
     ///   - timeout: longest a whole exchange may take (default 30 s).
     ///   - connectTimeout: longest connecting may take (default 5 s).
     ///   - maxResponseSize: largest response body in bytes (default 50 MiB).
-    public init(timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5), maxResponseSize: Int = 50 << 20) {
+    ///   - caFile: a PEM file of CA certificates to verify `https://` upstreams against instead of
+    ///     the system's (a test's or a company's own CA); nil: the system's.
+    public init(
+        timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5), maxResponseSize: Int = 50 << 20,
+        caFile: String? = nil
+    ) {
+        self.caFile = caFile
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.maxResponseSize = maxResponseSize

@@ -42,6 +42,10 @@ extension CatbirdServer {
         public var cors = false
         /// Longest a forwarded request may take upstream, connect to last byte; 504 past it.
         public var upstreamTimeout: Duration = .seconds(30)
+        /// A PEM file of CA certificates that an `https://` upstream's certificate may chain to
+        /// (`--upstream-ca-file`, `CATBIRD_UPSTREAM_CA_FILE`), instead of the system's; nil: the
+        /// system's CA store. Verification is never turned off (docs/files.md#redirect-and-proxy).
+        public var upstreamCAFile: String? = nil
         /// The bearer token the cross-tenant routes require (`CATBIRD_ADMIN_TOKEN`); nil: none,
         /// and a request without a parallel id is the admin (docs/tenancy.md#admin).
         public var adminToken: String?

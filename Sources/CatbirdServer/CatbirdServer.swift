@@ -52,7 +52,8 @@ public final class CatbirdServer: Sendable {
         self.settings = settings
         try HTTPServer.checkAvailable(host: settings.host, port: settings.port)
         outbound = settings.redirectURL != nil || settings.proxyEnabled
-            ? OutboundClient(timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize) : nil
+            ? OutboundClient(
+                timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize, caFile: settings.upstreamCAFile) : nil
         let log = Logger(level: settings.logLevel)
         location = DatabaseLocation(settings.databasePath)
         let faults = StorageFaults()

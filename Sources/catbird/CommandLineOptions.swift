@@ -36,7 +36,8 @@ enum CommandLineOptions {
             "tenant-ttl": "CATBIRD_TENANT_TTL", "journal-max-rows": "CATBIRD_JOURNAL_MAX_ROWS",
             "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
             "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
-            "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
+            "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
+            "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
         ]
         for (option, variable) in environmentNames {
             guard let value = environment[variable], !value.isEmpty else { continue }
@@ -162,6 +163,12 @@ enum CommandLineOptions {
                 throw UsageError(description: "upstream timeout must be seconds, more than 0 and at most 3600, not '\(timeout)'")
             }
             settings.upstreamTimeout = .milliseconds(Int(seconds * 1000))
+        }
+        if let path = values["upstream-ca-file"] {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw UsageError(description: "upstream CA file must be a readable PEM file of certificates, not '\(path)'")
+            }
+            settings.upstreamCAFile = path
         }
         if settings.recordMode {
             guard settings.mocksDirectory != nil else {

@@ -5,18 +5,7 @@ import XCTest
 
 /// Redirect and proxy modes against a real upstream process (`Tests/Upstream/upstream.py`),
 /// with curl as the client: what reaches the upstream, what comes back, and the failures.
-final class ForwardingTests: XCTestCase {
-    private var upstream: Upstream!
-
-    override func setUpWithError() throws {
-        upstream = try Upstream()
-    }
-
-    override func tearDown() {
-        upstream?.stop()
-        upstream = nil
-    }
-
+final class ForwardingTests: UpstreamTestCase {
     private func redirecting(to base: String? = nil, configure: (inout CatbirdServer.Settings) -> Void = { _ in }) throws -> TestServer {
         let url = base ?? upstream.baseURL
         return try TestServer { settings in

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 /// A real upstream HTTP/1.1 server process (`Tests/Upstream/upstream.py`, Python's
 /// `http.server`) on a free loopback port, for the redirect, proxy and record tests. See the
@@ -11,13 +12,18 @@ public final class Upstream {
         public let description: String
     }
 
+    /// Whether it speaks HTTPS (``init(tls:)``).
+    public let isTLS: Bool
+
     /// Starts the script with `python3` (installed by scripts/setup.sh) and reads its port.
+    /// - Parameter tls: a PEM certificate and key file to serve HTTPS with; nil: plain HTTP.
     /// - Throws: ``StartError`` when python3 is missing or the script prints no port in 30 s.
-    public init() throws {
+    public init(tls: (certificate: String, key: String)? = nil) throws {
+        isTLS = tls != nil
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Upstream/upstream.py")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        process.arguments = ["python3", script.path] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -30,8 +36,9 @@ public final class Upstream {
         self.port = port
     }
 
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http://127.0.0.1:<port>`, or `https://localhost:<port>` over TLS (a name, so that the
+    /// client sends it as SNI and checks it in the certificate).
+    public var baseURL: String { isTLS ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)" }
 
     /// Stops the process and waits for it, so the port refuses connections afterwards.
     public func stop() {
@@ -54,5 +61,23 @@ public final class Upstream {
             bytes.append(byte)
         }
         return nil
+    }
+}
+
+/// Base class for suites whose every test forwards to a fresh plain-HTTP ``Upstream``, stopped
+/// after each test.
+open class UpstreamTestCase: XCTestCase {
+    /// This test's upstream.
+    public private(set) var upstream: Upstream!
+
+    override open func setUpWithError() throws {
+        try super.setUpWithError()
+        upstream = try Upstream()
+    }
+
+    override open func tearDown() {
+        upstream?.stop()
+        upstream = nil
+        super.tearDown()
     }
 }

@@ -2,12 +2,15 @@
 """A real upstream HTTP/1.1 server for Catbird's forwarding tests (redirect, proxy, record).
 
 Usage: upstream.py            binds 127.0.0.1 on a free port and prints the port on stdout.
+       upstream.py --tls CERT KEY   the same over TLS (HTTPS) with that PEM certificate and key;
+                                    the echo then says which name the client sent as SNI.
 
 Every answer is made from the request, so a test can check what arrived:
   /echo/...            200 JSON: method, path (the request-target as received), headers (list of
                        [name, value]), body_base64, body_length, chunked (whether the body came
                        chunked), expect (the Expect header, or null), client_port (the
-                       connection's source port: equal across requests when it is reused)
+                       connection's source port: equal across requests when it is reused),
+                       sni (the TLS server name the client sent, or null)
   /status/<code>       that status, a text body, X-Upstream: yes
   /gzip                a gzip-encoded JSON body with Content-Encoding: gzip
   /binary              the 256 byte values 0..255, application/octet-stream
@@ -19,6 +22,7 @@ anything else          as /echo
 import base64
 import gzip
 import json
+import ssl
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -76,6 +80,7 @@ class Handler(BaseHTTPRequestHandler):
             "method": self.command, "path": self.path, "headers": [[k, v] for k, v in self.headers.items()],
             "body_base64": base64.b64encode(body).decode(), "body_length": len(body), "chunked": chunked,
             "expect": self.headers.get("Expect"), "client_port": self.client_address[1],
+            "sni": getattr(self.connection, "catbird_sni", None),
         }
         self.send(200, json.dumps(echo).encode(), [("Content-Type", "application/json"), ("X-Upstream", "yes")])
 
@@ -87,7 +92,17 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
+def remember_sni(connection, server_name, context):
+    """ssl's SNI callback: keeps the name on the connection for the echo."""
+    connection.catbird_sni = server_name
+
+
 if __name__ == "__main__":
     server = Server(("127.0.0.1", 0), Handler)
+    if len(sys.argv) == 4 and sys.argv[1] == "--tls":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        context.sni_callback = remember_sni
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     server.serve_forever()

@@ -11,6 +11,10 @@ struct Forwarding: Sendable {
     let proxyEnabled: Bool
     /// Record mode: the upstream's body is asked for decoded, so it can be written as a file.
     let decodesContent: Bool
+    /// This server's name in the `Via` field of what it forwards (`catbird-` and 8 random hex
+    /// digits, new at each start): a request that arrives already carrying it has come round
+    /// a loop (``isLoop(_:)``). Distinct per process, so one Catbird may forward to another.
+    let hopName: String
 
     /// Where a request goes and how the journal names it.
     struct Destination: Equatable {
@@ -18,7 +22,8 @@ struct Forwarding: Sendable {
         var answeredBy: CatbirdRequest.AnsweredBy
     }
 
-    init(redirectURL: String?, proxyEnabled: Bool, decodesContent: Bool) {
+    init(redirectURL: String?, proxyEnabled: Bool, decodesContent: Bool, hopName: String = Forwarding.newHopName()) {
+        self.hopName = hopName
         var base = redirectURL
         while base?.hasSuffix("/") == true { base?.removeLast() }
         redirectBase = base
@@ -39,13 +44,39 @@ struct Forwarding: Sendable {
         return Destination(url: target, answeredBy: .proxy)
     }
 
-    /// The request to send: method, headers (hop-by-hop ones left to libcurl) with
-    /// `X-Forwarded-For` (the client's address appended to any received), `X-Forwarded-Host`
-    /// (the Host received) and `X-Forwarded-Proto: http`, and the whole body.
+    /// A fresh ``hopName``.
+    static func newHopName() -> String {
+        let hex = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return "catbird-" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
+
+    /// Whether `request` has already been forwarded by this server: one of its `Via` entries
+    /// names ``hopName`` (RFC 9110 §7.6.3: `Via: 1.1 a, 1.1 b`, the received-by name second).
+    func isLoop(_ request: HTTPRequest) -> Bool {
+        request.headers.fields.contains { field in
+            field.name.lowercased() == "via"
+                && field.value.split(separator: ",").contains { $0.split(separator: " ").dropFirst().first == Substring(hopName) }
+        }
+    }
+
+    /// The answer to a request that came round a loop: 508 with the JSON error.
+    var loopDetected: HTTPResponse {
+        APIError(
+            status: 508,
+            reason: "forwarding loop: this request was already forwarded by this Catbird (Via: 1.1 \(hopName)); "
+                + "the redirect URL or the proxied host leads back to Catbird itself").response
+    }
+
+    /// The request to send: method, headers (hop-by-hop ones left to libcurl; `Authorization`
+    /// and cookies unchanged) with `X-Forwarded-For` (the client's address appended to any
+    /// received), `X-Forwarded-Host` (the Host received), `X-Forwarded-Proto: http` and
+    /// `Via: 1.1 <hopName>` (appended to any received), and the whole body.
     func outboundRequest(_ request: HTTPRequest, to destination: Destination) -> OutboundRequest {
         var headers = request.headers.fields.filter { field in
-            !["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"].contains(field.name.lowercased())
+            !["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"].contains(field.name.lowercased())
         }
+        let via = request.headers.fields.filter { $0.name.lowercased() == "via" }.map(\.value) + ["1.1 \(hopName)"]
+        headers.append((name: "Via", value: via.joined(separator: ", ")))
         let forwardedFor = request.headers.first("X-Forwarded-For").map { "\($0), \(request.clientAddress)" }
         headers.append((name: "X-Forwarded-For", value: forwardedFor ?? request.clientAddress))
         if let host = request.headers.first("Host") { headers.append((name: "X-Forwarded-Host", value: host)) }
@@ -57,14 +88,24 @@ struct Forwarding: Sendable {
 
     /// The upstream's answer as ours: status and body unchanged, header fields in order without
     /// the hop-by-hop and framing ones (the server frames the body itself), and without
-    /// `Content-Encoding` when the body was decoded.
-    func response(from upstream: OutboundResponse) -> HTTPResponse {
+    /// `Content-Encoding` when the body was decoded. The answer to a `HEAD` has no body but
+    /// announces the upstream's `Content-Length` (RFC 9110 §9.3.2: the size a `GET` would get).
+    func response(from upstream: OutboundResponse, method: String) -> HTTPResponse {
         let fields = upstream.headers.filter { field in
             let name = field.name.lowercased()
             return !OutboundRequest.hopByHop.contains(name) && !(decodesContent && name == "content-encoding")
         }
+        if method == "HEAD",
+           let length = upstream.headers.last(where: { $0.name.lowercased() == "content-length" })
+               .flatMap({ UInt64($0.value.trimmingCharacters(in: .whitespaces)) }) {
+            // A stream of known length that is never read: libmicrohttpd sends no body to a HEAD.
+            return HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), content: .stream(length: length, Self.noBody))
+        }
         return HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), body: upstream.body)
     }
+
+    /// The body of a `HEAD` answer: never asked for.
+    private static let noBody = HTTPBodyStream { _, _ in nil }
 
     /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 otherwise.
     static func response(for error: OutboundError) -> HTTPResponse {

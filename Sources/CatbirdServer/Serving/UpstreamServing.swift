@@ -35,11 +35,16 @@ struct UpstreamServing: Sendable {
         _ request: HTTPRequest, to destination: Forwarding.Destination,
         completion: @escaping @Sendable (Answer) -> Void
     ) {
+        guard !forwarding.isLoop(request) else {
+            log.warning("\(request.method) \(request.target) → \(destination.url): forwarding loop (Via names this server)")
+            completion(Answer(response: forwarding.loopDetected, answeredBy: destination.answeredBy, recordedPath: nil))
+            return
+        }
         let outbound = forwarding.outboundRequest(request, to: destination)
         client.send(outbound) { [forwarding, recorder, log] result in
             switch result {
             case let .success(upstream):
-                let response = forwarding.response(from: upstream)
+                let response = forwarding.response(from: upstream, method: request.method)
                 var path: String?
                 if let recorder, Self.isRecordable(method: request.method, status: response.status) {
                     do {

@@ -1,0 +1,90 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Forwarding's edges (docs/files.md#redirect-and-proxy): a `HEAD` answer announces the
+/// upstream's `Content-Length`, the client's `Authorization` reaches the upstream unchanged, and
+/// a redirect or proxy that leads back to the same Catbird is stopped with a 508 instead of
+/// looping, while one Catbird forwarding to another still works.
+final class ForwardingHopTests: UpstreamTestCase {
+    private func url(_ port: UInt16, _ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Regression: `curl -I` through redirect mode answered `Content-Length: 0` for the
+    /// upstream's 256-byte `/binary`.
+    func testHeadThroughRedirectAndProxyCarriesTheUpstreamsContentLengthAndNoBody() throws {
+        let server = try TestServer { settings in
+            settings.redirectURL = self.upstream.baseURL
+            settings.proxyEnabled = true
+        }
+        let redirected = try CurlClient.run(["-I", url(server.port, "/binary")])
+        XCTAssertEqual(redirected.status, 200)
+        XCTAssertEqual(redirected.header("Content-Length"), "256", "the size a GET gets")
+        XCTAssertEqual(redirected.header("Content-Type"), "application/octet-stream")
+        let proxied = try CurlClient.run(["-I", "--proxy", url(server.port, ""), "\(upstream.baseURL)/status/418"])
+        XCTAssertEqual(proxied.status, 418)
+        XCTAssertEqual(proxied.header("Content-Length"), "10", "\"status 418\" is 10 bytes")
+        // On a kept connection, a HEAD answer has no body: the next answer is read intact.
+        let client = try server.client()
+        let head = try client.request("HEAD", "/binary")
+        XCTAssertEqual(head.header("Content-Length"), "256")
+        XCTAssertEqual(head.body, [])
+        XCTAssertEqual(try client.request("GET", "/binary").body, Array(0...255))
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["method"] as? String == "HEAD" })
+        XCTAssertEqual((entry["response"] as? [String: Any])?["bodySize"] as? Int, 0, "the journal records what was sent: no body")
+    }
+
+    /// Decision (docs/files.md#redirect-and-proxy): `Authorization` is the app's credential for
+    /// the backend and is forwarded unchanged, also when Catbird has an admin token of its own.
+    func testTheClientsAuthorizationReachesTheUpstreamUnchanged() throws {
+        let server = try TestServer { settings in
+            settings.redirectURL = self.upstream.baseURL
+            settings.adminToken = "catbird-admin"
+        }
+        let answer = try CurlClient.run(["-H", "Authorization: Bearer app-user-token", url(server.port, "/echo/me")])
+        XCTAssertEqual(answer.status, 200)
+        let headers = (answer.object["headers"] as? [[String]] ?? []).filter { $0.first?.lowercased() == "authorization" }
+        XCTAssertEqual(headers.map { $0.last }, ["Bearer app-user-token"])
+        let basic = try CurlClient.run(["-u", "user:secret", url(server.port, "/echo/basic")])
+        XCTAssertTrue(basic.text.contains("Basic dXNlcjpzZWNyZXQ="), basic.text)
+    }
+
+    /// Regression: `--redirect-url` naming the server's own address forwarded each request to
+    /// itself until connections ran out.
+    func testRedirectToItselfAnswers508InsteadOfLooping() throws {
+        let port = try FreePort.next()
+        let server = try TestServer { settings in
+            settings.port = port
+            settings.redirectURL = "http://127.0.0.1:\(port)/"
+        }
+        let answer = try server.client().request("GET", "/loop?x=1")
+        E2E.assertError(answer, status: 508, reasonContains: "forwarding loop")
+        let statuses = try E2E.journal(try server.client(), tenant: nil).compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }
+        XCTAssertEqual(statuses, [508, 508], "one hop back to itself, then stopped: \(statuses)")
+    }
+
+    func testProxyAndRedirectBackToItselfAnswer508() throws {
+        let port = try FreePort.next()
+        let server = try TestServer { settings in
+            settings.port = port
+            settings.proxyEnabled = true
+            settings.redirectURL = "http://127.0.0.1:\(port)"
+        }
+        let answer = try CurlClient.run(["--proxy", url(port, ""), "http://127.0.0.1:\(port)/through-proxy"])
+        XCTAssertEqual(answer.status, 508, answer.text)
+        XCTAssertTrue(answer.text.contains("forwarding loop"), answer.text)
+        XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200, "still serving")
+    }
+
+    func testOneCatbirdMayForwardToAnother() throws {
+        let backend = try TestServer()
+        try E2E.addMock(try backend.client(), url: "/from-b", body: "answered by B")
+        let front = try TestServer { settings in settings.redirectURL = "http://127.0.0.1:\(backend.port)" }
+        let answer = try CurlClient.run(["-H", "Via: 1.1 some-gateway", url(front.port, "/from-b")])
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.text, "answered by B")
+        let seen = try XCTUnwrap(try E2E.journal(try backend.client(), tenant: nil).last)
+        let via = ((seen["request"] as? [String: Any])?["headers"] as? [String: String])?["Via"] ?? ""
+        XCTAssertTrue(E2E.matches(via, #"^1\.1 some-gateway, 1\.1 catbird-[0-9a-f]{8}$"#), "Via appended to: \(via)")
+    }
+}
