@@ -6,8 +6,13 @@
 /// wrote (1...buffer.count), or nil when the body is complete. It must not block: the worker
 /// serves other connections too. If the client goes away, it is simply not called again.
 /// With a declared length, returning nil early (or writing past it) closes the connection: the
-/// client sees a short body rather than a wrong one.
+/// client sees a short body rather than a wrong one. Returning ``abort`` closes the connection
+/// without finishing the body (for chunked coding: no last chunk), so a client never takes a
+/// body that failed half-way for a complete one.
 public final class HTTPBodyStream: Sendable {
+    /// What `next` returns when the body cannot be completed (a read failed half-way).
+    public static let abort = -1
+
     let next: @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Int?
 
     public init(_ next: @escaping @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Int?) {

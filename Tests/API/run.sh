@@ -5,6 +5,8 @@
 #                     validates against its schema; every operation's example request is accepted
 #                     by the server and its answer matches the documented schema; Schemathesis
 #                     fuzzes every operation (no 5xx, no hang, the server still serves afterwards)
+#   har_test.py       GET /catbird/api/requests.har: HAR 1.2 by a JSON Schema of the spec's fields,
+#                     the journal's filters, and streaming (a large journal, bounded server memory)
 #
 # Installs the PyPI packages in requirements.txt into .build/api-venv when missing; where they
 # cannot be installed (no network) the tests are skipped with a message saying so.
@@ -23,4 +25,5 @@ if ! "$venv/bin/python" -c 'import jsonschema, openapi_spec_validator, schemathe
         exit 0
     }
 fi
+"$venv/bin/python" "$here/har_test.py" --catbird "$catbird"
 "$venv/bin/python" "$here/openapi_test.py" --catbird "$catbird" --schemathesis "$venv/bin/schemathesis"

@@ -64,7 +64,19 @@ public final class Journal: Sendable {
     /// - Throws: `SQLiteError`.
     public func page(of tenant: TenantID, _ query: JournalQuery) throws -> CatbirdRequestPage {
         writer.flush()
-        var sql = "SELECT \(Self.columns(bodies: query.includeBodies)) FROM requests WHERE tenant = ? AND id > ?"
+        let (sql, bindings) = Self.select(Self.columns(bodies: query.includeBodies), of: tenant, query, limit: query.limit + 1)
+        let rows = try reader.use { try $0.query(sql, bindings) }
+        let records = rows.prefix(query.limit).map(Self.record(from:))
+        let ids = records.map(\.id)
+        return CatbirdRequestPage(
+            requests: records, hasMore: rows.count > query.limit, nextSince: ids.max() ?? query.since ?? 0,
+            nextBefore: ids.min() ?? query.before)
+    }
+
+    /// The statement that reads `columns` of the tenant's entries the query selects, in its
+    /// order, at most `limit` rows (`query.limit` itself is not used).
+    static func select(_ columns: String, of tenant: TenantID, _ query: JournalQuery, limit: Int) -> (String, [SQLiteValue]) {
+        var sql = "SELECT \(columns) FROM requests WHERE tenant = ? AND id > ?"
         var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(query.since ?? 0)]
         if let before = query.before { sql += " AND id < ?"; bindings.append(.integer(before)) }
         if let method = query.method { sql += " AND method = ?"; bindings.append(.text(method)) }
@@ -76,13 +88,8 @@ public final class Journal: Sendable {
         }
         if let answeredBy = query.answeredBy { sql += " AND answered_by = ?"; bindings.append(.text(answeredBy.rawValue)) }
         sql += query.newestFirst ? " ORDER BY id DESC LIMIT ?" : " ORDER BY id LIMIT ?"
-        bindings.append(.integer(Int64(query.limit + 1)))
-        let rows = try reader.use { try $0.query(sql, bindings) }
-        let records = rows.prefix(query.limit).map(Self.record(from:))
-        let ids = records.map(\.id)
-        return CatbirdRequestPage(
-            requests: records, hasMore: rows.count > query.limit, nextSince: ids.max() ?? query.since ?? 0,
-            nextBefore: ids.min() ?? query.before)
+        bindings.append(.integer(Int64(limit)))
+        return (sql, bindings)
     }
 
     /// Deletes the tenant's journal (after writing what is queued).

@@ -34,6 +34,13 @@ struct JournalHeaders: Sendable {
         fields.mapValues { $0.joined(separator: ", ") }
     }
 
+    /// One `(name, value)` per value received (a repeated name once per value, in the order
+    /// received), names sorted ASCII case-insensitively: the stored JSON keeps no order between
+    /// names.
+    var pairs: [(name: String, value: String)] {
+        fields.sorted { $0.key.lowercased() < $1.key.lowercased() }.flatMap { name, values in values.map { (name, $0) } }
+    }
+
     /// One name's stored value: a string or an array of strings.
     private struct Value: Decodable {
         let values: [String]

@@ -39,7 +39,7 @@ struct CatbirdHandler: HTTPHandler {
     /// Every `/catbird` route; each is described in the OpenAPI document (``OpenAPIRoute``),
     /// which a test checks against this list.
     static func controlRoutes(_ dependencies: RouteDependencies) -> [Route] {
-        MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
+        MockRoutes.routes(dependencies) + JournalRoutes.routes(dependencies) + HARRoute.routes(dependencies) + JournalEntryRoutes.routes(dependencies)
             + WaitRoute.routes(dependencies) + TenantRoutes.routes(dependencies) + SQLRoute.routes(dependencies)
             + InfoRoutes.routes(dependencies) + WebPageRoutes.routes() + MetricsRoute.routes(dependencies) + OpenAPIRoute.routes()
     }

@@ -1,0 +1,62 @@
+import CatbirdStorage
+@_spi(Server) import CatbirdWire
+
+/// A journal entry with what an export needs beyond the listing's shape: each header field once
+/// per value (the listing joins repeated ones), the stored time text as written.
+public struct JournalExportEntry: Sendable {
+    public var id: Int64
+    /// UTC, ISO 8601 with milliseconds (`2026-11-30T18:31:34.225Z`).
+    public var time: String
+    public var tenant: String
+    public var method: String
+    /// The request-target as received (origin form, or absolute form in proxy mode).
+    public var url: String
+    public var request: Message
+    public var response: Message
+    public var status: Int
+    public var answeredBy: String
+    public var mockID: Int64?
+    /// Milliseconds from arrival until the answer was ready, plus a mock's delay.
+    public var durationMs: Double
+    public var filePath: String?
+
+    /// One side of the exchange.
+    public struct Message: Sendable {
+        /// One pair per value received; names sorted (``JournalHeaders/pairs``).
+        public var headers: [(name: String, value: String)]
+        /// The stored body (at most the journal body limit).
+        public var body: [UInt8]
+        /// The full size in bytes, as received or sent.
+        public var bodySize: Int
+        /// Whether only the first `body.count` bytes were kept.
+        public var bodyTruncated: Bool
+    }
+}
+
+extension Journal {
+    /// Up to `count` of the tenant's entries the query selects (its filters and order; its
+    /// `limit` is not used), continuing after the entry `cursor` in that order (nil: from the
+    /// start). Does not wait for the journal writer: call ``flush()`` once before a series.
+    /// - Throws: `SQLiteError`.
+    public func exportPage(of tenant: TenantID, _ query: JournalQuery, after cursor: Int64?, count: Int) throws -> [JournalExportEntry] {
+        var query = query
+        if let cursor {
+            if query.newestFirst { query.before = min(query.before ?? cursor, cursor) } else { query.since = max(query.since ?? 0, cursor) }
+        }
+        let (sql, bindings) = Self.select(Self.columns(bodies: query.includeBodies), of: tenant, query, limit: count)
+        let rows = try reader.use { try $0.query(sql, bindings) }
+        return rows.map { row in
+            func message(headers: Int, body: Int) -> JournalExportEntry.Message {
+                JournalExportEntry.Message(
+                    headers: JournalHeaders(json: row[headers].stringValue).pairs, body: row[body].blobValue ?? [],
+                    bodySize: Int(row[body + 1].intValue ?? 0), bodyTruncated: row[body + 2].intValue == 1)
+            }
+            return JournalExportEntry(
+                id: row[0].intValue ?? 0, time: row[1].stringValue ?? "", tenant: row[2].stringValue ?? "",
+                method: row[3].stringValue ?? "", url: row[4].stringValue ?? "",
+                request: message(headers: 5, body: 6), response: message(headers: 10, body: 11),
+                status: Int(row[9].intValue ?? 0), answeredBy: row[14].stringValue ?? "", mockID: row[15].intValue,
+                durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import CatbirdDomain
+import CatbirdHTTP
+import Foundation
+
+/// One journal entry as a HAR 1.2 `entries[]` item (docs/protocol.md#har-export; field list:
+/// http://www.softwareishard.com/blog/har-12-spec/).
+///
+/// What the journal does not know is given as HAR allows: `httpVersion` is `HTTP/1.1` (the
+/// version Catbird speaks), `headersSize` -1, `timings.send` and `receive` 0 with the whole
+/// `durationMs` as `wait`. Bodies: `text` when the stored bytes are UTF-8, else base64 with
+/// `encoding: "base64"` (the request's `postData` says so in `_encoding`, as HAR 1.2 has no such
+/// field there); a body the journal cut short says so in its `comment`.
+struct HAREntry: Encodable {
+    let startedDateTime: String
+    /// Milliseconds: the sum of `timings`.
+    let time: Double
+    let request: Request
+    let response: Response
+    let cache = Cache()
+    let timings: Timings
+    /// Catbird's own fields (HAR's custom fields start with `_`).
+    let _catbird: Catbird
+
+    struct Request: Encodable {
+        let method: String
+        let url: String
+        let httpVersion = "HTTP/1.1"
+        let cookies: [Cookie]
+        let headers: [NameValue]
+        let queryString: [NameValue]
+        let postData: PostData?
+        let headersSize = -1
+        let bodySize: Int
+    }
+
+    struct Response: Encodable {
+        let status: Int
+        let statusText: String
+        let httpVersion = "HTTP/1.1"
+        let cookies: [Cookie]
+        let headers: [NameValue]
+        let content: Content
+        let redirectURL: String
+        let headersSize = -1
+        let bodySize: Int
+    }
+
+    struct NameValue: Encodable {
+        let name: String
+        let value: String
+    }
+
+    typealias Cookie = NameValue
+
+    struct PostData: Encodable {
+        let mimeType: String
+        let text: String
+        let _encoding: String?
+        let comment: String?
+    }
+
+    struct Content: Encodable {
+        /// The full body size in bytes.
+        let size: Int
+        let mimeType: String
+        let text: String?
+        let encoding: String?
+        let comment: String?
+    }
+
+    struct Cache: Encodable {}
+
+    struct Timings: Encodable {
+        let send: Double
+        let wait: Double
+        let receive: Double
+    }
+
+    struct Catbird: Encodable {
+        let id: Int64
+        let tenant: String
+        let answeredBy: String
+        let mockId: Int64?
+        let filePath: String?
+    }
+}
+
+extension HAREntry {
+    /// - Parameter origin: the server's base URL (`http://127.0.0.1:8080`), for an origin-form
+    ///   target of a request that carried no `Host`.
+    init(_ entry: JournalExportEntry, origin: String) {
+        let requestHeaders = entry.request.headers.map { NameValue(name: $0.name, value: $0.value) }
+        let responseHeaders = entry.response.headers.map { NameValue(name: $0.name, value: $0.value) }
+        let url = Self.absoluteURL(entry.url, host: Self.first("Host", in: entry.request.headers), origin: origin)
+        let requestBody = Self.text(entry.request)
+        startedDateTime = entry.time
+        time = entry.durationMs
+        request = Request(
+            method: entry.method, url: url, cookies: Self.requestCookies(entry.request.headers), headers: requestHeaders,
+            queryString: Self.queryString(entry.url),
+            postData: entry.request.bodySize == 0 && entry.request.body.isEmpty
+                ? nil
+                : PostData(
+                    mimeType: Self.first("Content-Type", in: entry.request.headers) ?? "", text: requestBody.text ?? "",
+                    _encoding: requestBody.encoding, comment: Self.truncation(entry.request)),
+            bodySize: entry.request.bodySize)
+        let responseBody = Self.text(entry.response)
+        response = Response(
+            status: entry.status, statusText: HTTPStatus.reasonPhrase(for: entry.status),
+            cookies: Self.responseCookies(entry.response.headers), headers: responseHeaders,
+            content: Content(
+                size: entry.response.bodySize, mimeType: Self.first("Content-Type", in: entry.response.headers) ?? "",
+                text: responseBody.text, encoding: responseBody.encoding, comment: Self.truncation(entry.response)),
+            redirectURL: Self.first("Location", in: entry.response.headers) ?? "", bodySize: entry.response.bodySize)
+        timings = Timings(send: 0, wait: entry.durationMs, receive: 0)
+        _catbird = Catbird(id: entry.id, tenant: entry.tenant, answeredBy: entry.answeredBy, mockId: entry.mockID, filePath: entry.filePath)
+    }
+
+    /// The stored body as HAR text: UTF-8 as is, other bytes as base64 (`encoding` "base64");
+    /// no text for an empty body.
+    static func text(_ message: JournalExportEntry.Message) -> (text: String?, encoding: String?) {
+        guard !message.body.isEmpty else { return (nil, nil) }
+        if let text = String(validating: message.body, as: UTF8.self) { return (text, nil) }
+        return (Data(message.body).base64EncodedString(), "base64")
+    }
+
+    static func truncation(_ message: JournalExportEntry.Message) -> String? {
+        guard message.bodyTruncated else { return nil }
+        return "the journal kept the first \(message.body.count) of \(message.bodySize) bytes (--journal-body-limit)"
+    }
+
+    /// A proxy-form target as is; an origin-form one behind `http://` and the `Host` received
+    /// (else the server's own address).
+    static func absoluteURL(_ target: String, host: String?, origin: String) -> String {
+        let lowered = target.prefix(8).lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return target }
+        guard let host, !host.isEmpty else { return origin + target }
+        return "http://\(host)\(target)"
+    }
+
+    /// The target's query string as pairs, percent-decoded (`+` a space).
+    static func queryString(_ target: String) -> [NameValue] {
+        guard let mark = target.firstIndex(of: "?") else { return [] }
+        let query = target[target.index(after: mark)...].prefix { $0 != "#" }
+        return QueryParameters.pairs(query).map { NameValue(name: $0.name, value: $0.value) }
+    }
+
+    /// `Cookie: a=1; b=2` → `a`, `b`.
+    static func requestCookies(_ headers: [(name: String, value: String)]) -> [Cookie] {
+        headers.filter { $0.name.lowercased() == "cookie" }.flatMap { header in
+            header.value.split(separator: ";").compactMap { cookie(String($0)) }
+        }
+    }
+
+    /// Each `Set-Cookie`'s name and value (attributes after the first `;` left out).
+    static func responseCookies(_ headers: [(name: String, value: String)]) -> [Cookie] {
+        headers.filter { $0.name.lowercased() == "set-cookie" }.compactMap { header in
+            cookie(String(header.value.prefix { $0 != ";" }))
+        }
+    }
+
+    private static func cookie(_ pair: String) -> Cookie? {
+        let trimmed = pair.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return nil }
+        let parts = trimmed.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        return Cookie(name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
+    }
+
+    private static func first(_ name: String, in headers: [(name: String, value: String)]) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}

@@ -1,0 +1,49 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// `GET /catbird/api/requests.har` (docs/protocol.md#har-export): the caller's journal as a
+/// HAR 1.2 file, streamed (``HARExport``). Takes the journal listing's filters (`since`,
+/// `before`, `order`, `method`, `url`, `status`, `answeredBy`, `bodies`); `limit` is the most
+/// entries to export (default: every one selected), not a page size; `wait` is refused.
+enum HARRoute {
+    static let path = "/catbird/api/requests.har"
+
+    static func routes(_ dependencies: RouteDependencies) -> [Route] {
+        [
+            Route("GET", path, slow: true) { context in
+                let (query, limit) = try harQuery(from: context.request.query ?? "")
+                let export = try HARExport(
+                    journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
+                    origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit, log: dependencies.log)
+                return HTTPResponse(
+                    status: 200,
+                    headers: [
+                        "Content-Type": "application/json; charset=utf-8",
+                        "Content-Disposition": "attachment; filename=\"catbird.har\"",
+                        "X-Content-Type-Options": "nosniff",
+                    ],
+                    content: .stream(length: nil, export.body))
+            },
+        ]
+    }
+
+    /// The listing's filters, and `limit` as the most entries to export.
+    /// - Throws: 400 naming the parameter, as the listing does; `wait` is not accepted here.
+    static func harQuery(from query: Substring) throws(APIError) -> (JournalQuery, limit: Int?) {
+        var limit: Int?
+        var listing: [Substring] = []
+        for pair in query.split(separator: "&") {
+            let (name, value) = QueryParameters.pairs(pair).first ?? ("", "")
+            switch name {
+            case "limit":
+                guard let count = Int(value), count >= 1 else { throw .badRequest("'limit' must be a whole number of entries, 1 or more") }
+                limit = count
+            case "wait":
+                throw .badRequest("'wait' is not accepted by the HAR export (it exports what the journal holds now)")
+            default:
+                listing.append(pair)
+            }
+        }
+        return (try JournalRoutes.journalQuery(from: Substring(listing.joined(separator: "&"))), limit)
+    }
+}
