@@ -492,6 +492,10 @@ TESTS = [
     (test_page_fits_a_phone_screen, ()),
 ]
 
+# The HAR export in DevTools' own importer (needs this file's Server and browser()).
+import har_import_test  # noqa: E402
+TESTS += har_import_test.TESTS
+
 
 # ------------------------------------------------------------------ screenshot for the README
 
