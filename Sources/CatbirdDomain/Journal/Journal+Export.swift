@@ -34,17 +34,29 @@ public struct JournalExportEntry: Sendable {
 }
 
 extension Journal {
+    /// A read-only connection of its own on the journal's database, for a long series of reads
+    /// (an export read while the client downloads it): those reads then never wait behind the
+    /// shared reader's other users (SQLite's WAL lets readers run side by side).
+    /// - Throws: `SQLiteError` when the file cannot be opened.
+    public func exportConnection() throws -> SerialDatabase {
+        let path = try reader.use { $0.path }
+        return SerialDatabase(try Database(path: path, mode: .readOnly))
+    }
+
     /// Up to `count` of the tenant's entries the query selects (its filters and order; its
     /// `limit` is not used), continuing after the entry `cursor` in that order (nil: from the
-    /// start). Does not wait for the journal writer: call ``flush()`` once before a series.
+    /// start), read on `connection` (from ``exportConnection()``). Does not wait for the journal
+    /// writer: call ``flush()`` once before a series.
     /// - Throws: `SQLiteError`.
-    public func exportPage(of tenant: TenantID, _ query: JournalQuery, after cursor: Int64?, count: Int) throws -> [JournalExportEntry] {
+    public func exportPage(
+        of tenant: TenantID, _ query: JournalQuery, after cursor: Int64?, count: Int, on connection: SerialDatabase
+    ) throws -> [JournalExportEntry] {
         var query = query
         if let cursor {
             if query.newestFirst { query.before = min(query.before ?? cursor, cursor) } else { query.since = max(query.since ?? 0, cursor) }
         }
         let (sql, bindings) = Self.select(Self.columns(bodies: query.includeBodies), of: tenant, query, limit: count)
-        let rows = try reader.use { try $0.query(sql, bindings) }
+        let rows = try connection.use { try $0.query(sql, bindings) }
         return rows.map { row in
             func message(headers: Int, body: Int) -> JournalExportEntry.Message {
                 JournalExportEntry.Message(

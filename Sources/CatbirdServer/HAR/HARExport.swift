@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdStorage
 import CatbirdSupport
 import Foundation
 import Synchronization
@@ -10,8 +11,8 @@ import Synchronization
 ///
 /// The document is `{"log": {"version": "1.2", "creator": …, "pages": [], "entries": [` + the
 /// entries, comma-separated + `]}}`. Each page is read from SQLite when the previous one has
-/// been sent, on the worker thread that sends the answer (a page is a few dozen indexed rows,
-/// at most ``pageBudget`` bytes of bodies). A read that fails half-way aborts the body (the
+/// been sent, on the worker thread that sends the answer, through the export's own read-only
+/// connection (a page is a few dozen rows by primary key, at most ``pageBudget`` bytes of bodies). A read that fails half-way aborts the body (the
 /// connection closes without the last chunk), so a client never takes a cut document for a
 /// whole one.
 final class HARExport: Sendable {
@@ -19,6 +20,9 @@ final class HARExport: Sendable {
     static let pageBudget = 2 << 20
 
     private let journal: Journal
+    /// This export's own read-only connection (``Journal/exportConnection()``): the pages read
+    /// on a worker thread never wait behind another route's query.
+    private let connection: SerialDatabase
     private let tenant: TenantID
     private let query: JournalQuery
     private let origin: String
@@ -39,22 +43,27 @@ final class HARExport: Sendable {
     }
 
     /// Reads the first page at once, so that a database failure is answered as an error
-    /// before any byte is sent. Waits for the journal writer first (docs/protocol.md#read-your-writes).
+    /// before any byte is sent. Waits for the journal writer first (docs/protocol.md#read-your-writes);
+    /// entries journaled after that are not exported.
     /// - Parameters:
     ///   - limit: the most entries to write; nil: every entry the query selects.
     ///   - journalBodyLimit: the largest body a journal row holds, in bytes (sets the page size).
     /// - Throws: `SQLiteError`.
     init(journal: Journal, tenant: TenantID, query: JournalQuery, limit: Int?, origin: String, journalBodyLimit: Int, log: Logger) throws {
         self.journal = journal
+        connection = try journal.exportConnection()
         self.tenant = tenant
+        // Entries journaled after the export began are left out, so a busy tenant's export ends.
+        var query = query
+        let end = try journal.latestID(of: tenant) + 1
+        query.before = min(query.before ?? end, end)
         self.query = query
         self.origin = origin
         self.log = log
         pageSize = max(1, min(64, Self.pageBudget / max(1, 2 * journalBodyLimit)))
-        journal.flush()
         let header = #"{"log":{"version":"1.2","creator":{"name":"Catbird","version":"\#(CatbirdServer.version)"},"pages":[],"entries":["#
         var first = State(pending: Array(header.utf8), remaining: limit)
-        try Self.append(page: &first, journal: journal, tenant: tenant, query: query, origin: origin, pageSize: pageSize)
+        try Self.append(page: &first, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
         state = Mutex(first)
     }
 
@@ -70,7 +79,7 @@ final class HARExport: Sendable {
                 state.pending = []
                 state.sent = 0
                 do {
-                    try Self.append(page: &state, journal: journal, tenant: tenant, query: query, origin: origin, pageSize: pageSize)
+                    try Self.append(page: &state, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
                 } catch {
                     log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten) entries: \(error)")
                     return HTTPBodyStream.abort
@@ -87,10 +96,10 @@ final class HARExport: Sendable {
 
     /// Appends the next page of entries to `pending`, and the document's end after the last.
     private static func append(
-        page state: inout State, journal: Journal, tenant: TenantID, query: JournalQuery, origin: String, pageSize: Int
+        page state: inout State, journal: Journal, connection: SerialDatabase, tenant: TenantID, query: JournalQuery, origin: String, pageSize: Int
     ) throws {
         let count = min(pageSize, state.remaining ?? pageSize)
-        let entries = count > 0 ? try journal.exportPage(of: tenant, query, after: state.cursor, count: count) : []
+        let entries = count > 0 ? try journal.exportPage(of: tenant, query, after: state.cursor, count: count, on: connection) : []
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         for entry in entries {
