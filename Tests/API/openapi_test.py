@@ -10,7 +10,8 @@
    server with the operation's documented success status, and the answer validates against the
    documented schema for that status;
 4. Schemathesis fuzzes every operation from the served document: no 5xx, no request over its
-   time limit; afterwards the same process still serves a mock and its health.
+   time limit, every answer's status, Content-Type and body as the document says; afterwards
+   the same process still serves a mock and its health.
 
 (That every router route is in the document is OpenAPIRouteCoverageTests, in Swift.)"""
 
@@ -154,7 +155,7 @@ def run_schemathesis(args, node, work, checks):
     base = f"http://{harness.HOST}:{node.port}"
     environment = dict(os.environ, SCHEMATHESIS_HOOKS="schemathesis_hooks", PYTHONPATH=os.path.dirname(os.path.abspath(__file__)))
     command = [os.path.abspath(args.schemathesis), "run", f"{base}/catbird/api/openapi.json", "--url", base,
-               "--checks", "not_a_server_error", "--max-examples", str(args.max_examples), "--workers", "2",
+               "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance", "--max-examples", str(args.max_examples), "--workers", "2",
                "--phases", "examples,coverage,fuzzing", "--request-timeout", "20", "--max-failures", "20",
                "--generation-database", "none", "--seed", str(args.seed), "--no-color", "--suppress-health-check", "all"]
     print("running:", " ".join(command))
@@ -166,7 +167,7 @@ def run_schemathesis(args, node, work, checks):
         output = f"{timeout.stdout or ''}{timeout.stderr or ''}\nSchemathesis did not finish within {args.budget} s"
         ok = False
     print(output[-6000:] if not ok else output[-1500:])
-    checks.check("Schemathesis finds no 5xx, crash or hang", ok, "see its output above")
+    checks.check("Schemathesis finds no 5xx, crash, hang or undocumented answer", ok, "see its output above")
 
 
 def check_still_serves(node, checks):
