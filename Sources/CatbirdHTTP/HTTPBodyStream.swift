@@ -6,12 +6,11 @@
 /// wrote (1...buffer.count), or nil when the body is complete. It must not block: the worker
 /// serves other connections too. If the client goes away, it is simply not called again.
 /// With a declared length, returning nil early (or writing past it) closes the connection: the
-/// client sees a short body rather than a wrong one. Returning ``abort`` closes the connection
-/// without finishing the body (for chunked coding: no last chunk), so a client never takes a
-/// body that failed half-way for a complete one.
+/// client sees a short body rather than a wrong one. (There is no way to fail a chunked body
+/// half-way: libmicrohttpd 0.9.75 with epoll leaves the connection open after
+/// `MHD_CONTENT_READER_END_WITH_ERROR`, and the client waits forever. A stream that fails
+/// should end so that its content is visibly incomplete, e.g. JSON left unterminated.)
 public final class HTTPBodyStream: Sendable {
-    /// What `next` returns when the body cannot be completed (a read failed half-way).
-    public static let abort = -1
 
     let next: @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Int?
 

@@ -59,14 +59,13 @@ enum ResponseBody {
     }
 
     /// MHD_ContentReaderCallback: fills `buffer` from the stream; -1 is
-    /// MHD_CONTENT_READER_END_OF_STREAM, -2 MHD_CONTENT_READER_END_WITH_ERROR (the connection is
-    /// closed without finishing the body).
+    /// MHD_CONTENT_READER_END_OF_STREAM.
     private static let readStream: MHD_ContentReaderCallback = { context, position, buffer, capacity in
         guard let context, let buffer, capacity > 0 else { return -1 }
         let stream = Unmanaged<HTTPBodyStream>.fromOpaque(context).takeUnretainedValue()
-        guard let written = stream.next(position, UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) else { return -1 }
-        if written == HTTPBodyStream.abort { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR
-        guard written > 0 else { return -1 }
+        guard let written = stream.next(position, UnsafeMutableRawBufferPointer(start: buffer, count: capacity)),
+              written > 0
+        else { return -1 }
         return min(written, capacity)
     }
 

@@ -12,9 +12,9 @@ import Synchronization
 /// The document is `{"log": {"version": "1.2", "creator": …, "pages": [], "entries": [` + the
 /// entries, comma-separated + `]}}`. Each page is read from SQLite when the previous one has
 /// been sent, on the worker thread that sends the answer, through the export's own read-only
-/// connection (a page is a few dozen rows by primary key, at most ``pageBudget`` bytes of bodies). A read that fails half-way aborts the body (the
-/// connection closes without the last chunk), so a client never takes a cut document for a
-/// whole one.
+/// connection (a page is a few dozen rows by primary key, at most ``pageBudget`` bytes of
+/// bodies). A read that fails half-way ends the body without the document's closing `]}}`, so
+/// no JSON reader takes the cut document for a whole one.
 final class HARExport: Sendable {
     /// Bodies' bytes one page may hold: 2 MiB (the entries' count follows from the body limit).
     static let pageBudget = 2 << 20
@@ -81,8 +81,11 @@ final class HARExport: Sendable {
                 do {
                     try Self.append(page: &state, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
                 } catch {
+                    // Ends the body without the document's closing `]}}`: no JSON reader takes
+                    // the cut file for a whole one (see HTTPBodyStream on why not abort).
                     log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten) entries: \(error)")
-                    return HTTPBodyStream.abort
+                    state.finished = true
+                    return nil
                 }
             }
             let count = min(buffer.count, state.pending.count - state.sent)
