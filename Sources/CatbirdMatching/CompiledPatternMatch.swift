@@ -10,7 +10,12 @@ import Foundation
 ///   the pattern anchor at the subject's ends. An empty expression matches every subject (ICU on Linux
 ///   refuses to compile `""`, but an empty search succeeds everywhere on Apple platforms).
 /// - `.wildcard`: ``WildcardTranslator/regularExpression(fromWildcard:)`` (anchored `^…$`), matched
-///   **case-insensitively**.
+///   **case-insensitively**: by ``GlobMatcher`` when it handles the translation and the subject
+///   (almost always: ASCII URLs and header values), else by ICU, with the same answer.
+///
+/// An ICU evaluation stops at a deadline (docs/matching.md#evaluation-budget): ``evaluate(_:until:)``
+/// then says ``MatchOutcome/outOfTime``; ICU checks it every 10,000 backtracking steps or so, so a
+/// catastrophic expression is stopped within about a millisecond of its deadline.
 ///
 /// `NSRegularExpression` is `Sendable` in this toolchain's Foundation (it is immutable once created
 /// and documented as safe to use from several threads), so no unchecked conformance is needed.
@@ -23,7 +28,15 @@ public struct CompiledPatternMatch: Sendable {
         case equal(String)
         case everything
         case expression(NSRegularExpression)
+        /// A wildcard: the glob where it applies, ICU for other subjects.
+        case glob(GlobMatcher, NSRegularExpression)
     }
+
+    /// What a subject must contain for this pattern to match it (``PatternIndex`` uses it).
+    public let requirement: LiteralRequirement
+
+    /// How long one match may run when no deadline is given (``matches(_:)``): 100 ms.
+    public static let defaultBudget = Duration.milliseconds(100)
 
     /// Compiles `source`. Throws ``PatternError/invalidRegularExpression(pattern:reason:)`` when a
     /// `.regexp` value, or the translation of a `.wildcard` value, is not a valid ICU expression.
@@ -32,35 +45,77 @@ public struct CompiledPatternMatch: Sendable {
         switch source.kind {
         case .equal:
             matcher = .equal(source.value)
+            requirement = .none
         case .regexp:
             if source.value.isEmpty {
                 matcher = .everything
+                requirement = .none
             } else {
                 matcher = .expression(try Self.compile(
                     source.value, pattern: source.value,
                     reason: "not a valid ICU regular expression"
                 ))
+                requirement = LiteralRequirement(regularExpression: source.value)
             }
         case .wildcard:
             let expression = WildcardTranslator.regularExpression(fromWildcard: source.value)
-            matcher = .expression(try Self.compile(
+            // Compiled by ICU even when the glob applies: ICU decides what is valid, and answers
+            // for the subjects the glob leaves to it.
+            let compiled = try Self.compile(
                 expression, pattern: source.value,
                 reason: "the wildcard translates to \(JSONText.string(expression)), which is not a valid ICU regular expression"
-            ))
+            )
+            matcher = GlobMatcher(translation: expression).map { .glob($0, compiled) } ?? .expression(compiled)
+            requirement = LiteralRequirement(regularExpression: expression)
         }
     }
 
-    /// Whether `subject` (a request-target or a header value) matches; see the type's documentation.
+    /// Whether this is a wildcard matched by ``GlobMatcher`` (for subjects it handles).
+    public var usesGlob: Bool {
+        if case .glob = matcher { return true }
+        return false
+    }
+
+    /// Whether `subject` (a request-target or a header value) matches; see the type's
+    /// documentation. An ICU evaluation longer than ``defaultBudget`` counts as no match.
     public func matches(_ subject: String) -> Bool {
+        evaluate(subject, until: .now.advanced(by: Self.defaultBudget)) == .matched
+    }
+
+    /// Whether `subject` matches, or ``MatchOutcome/outOfTime`` when ICU was still working on it
+    /// at `deadline` (an expression that is cheap for this subject finishes whatever the deadline).
+    public func evaluate(_ subject: String, until deadline: ContinuousClock.Instant) -> MatchOutcome {
         switch matcher {
         case let .equal(value):
-            return subject == value
+            return subject == value ? .matched : .notMatched
         case .everything:
-            return true
+            return .matched
         case let .expression(expression):
-            let whole = NSRange(location: 0, length: subject.utf16.count)
-            return expression.rangeOfFirstMatch(in: subject, options: [], range: whole).location != NSNotFound
+            return Self.search(expression, in: subject, until: deadline)
+        case let .glob(glob, expression):
+            var subject = subject
+            if let matched = subject.withUTF8({ glob.matches($0) }) { return matched ? .matched : .notMatched }
+            return Self.search(expression, in: subject, until: deadline)
         }
+    }
+
+    /// Whether `expression` is found in `subject` as `rangeOfFirstMatch` finds it, stopped at
+    /// `deadline` through ICU's progress callback (`.reportProgress`).
+    static func search(
+        _ expression: NSRegularExpression, in subject: String, until deadline: ContinuousClock.Instant
+    ) -> MatchOutcome {
+        var outcome = MatchOutcome.notMatched
+        let whole = NSRange(location: 0, length: subject.utf16.count)
+        expression.enumerateMatches(in: subject, options: [.reportProgress], range: whole) { result, _, stop in
+            if result != nil {
+                outcome = .matched
+                stop.pointee = true
+            } else if ContinuousClock.now >= deadline {
+                outcome = .outOfTime
+                stop.pointee = true
+            }
+        }
+        return outcome
     }
 
     private static func compile(
@@ -72,4 +127,13 @@ public struct CompiledPatternMatch: Sendable {
             throw PatternError.invalidRegularExpression(pattern: pattern, reason: reason)
         }
     }
+}
+
+/// The answer of one match evaluation.
+public enum MatchOutcome: Sendable, Equatable {
+    case matched
+    case notMatched
+    /// A regular expression was still being evaluated at the deadline and was stopped
+    /// (docs/matching.md#evaluation-budget); callers treat it as not matched and say so.
+    case outOfTime
 }

@@ -1,4 +1,5 @@
 import CatbirdWire
+import Foundation
 
 /// A ``RequestPattern`` with every ``PatternMatch`` compiled once, when the mock is added.
 ///
@@ -34,13 +35,34 @@ public struct CompiledRequestPattern: Sendable {
     ///   - target: the request-target as received (path + query, or the absolute URL in proxy form).
     ///   - headerValue: called with a header name as written in the pattern; returns the request's
     ///     **first** value for that name, looked up case-insensitively by the caller, or `nil`.
+    ///
+    /// A regular expression still running after ``CompiledPatternMatch/defaultBudget`` counts as
+    /// no match; ``evaluate(method:target:headerValue:until:)`` tells that case apart.
     public func matches(method: String, target: String, headerValue: (String) -> String?) -> Bool {
-        guard method == source.method.rawValue, url.matches(target) else { return false }
-        for header in headers {
-            guard let value = headerValue(header.name), header.pattern.matches(value) else { return false }
-        }
-        return true
+        evaluate(method: method, target: target, headerValue: headerValue,
+                 until: .now.advanced(by: CompiledPatternMatch.defaultBudget)) == .matched
     }
+
+    /// Whether a request matches (the rules of ``matches(method:target:headerValue:)``), or
+    /// ``MatchOutcome/outOfTime`` when a regular expression of the pattern was stopped at
+    /// `deadline` before the answer was known (docs/matching.md#evaluation-budget).
+    public func evaluate(
+        method: String, target: String, headerValue: (String) -> String?, until deadline: ContinuousClock.Instant
+    ) -> MatchOutcome {
+        guard method == source.method.rawValue else { return .notMatched }
+        let urlOutcome = url.evaluate(target, until: deadline)
+        guard urlOutcome == .matched else { return urlOutcome }
+        for header in headers {
+            guard let value = headerValue(header.name) else { return .notMatched }
+            let outcome = header.pattern.evaluate(value, until: deadline)
+            guard outcome == .matched else { return outcome }
+        }
+        return .matched
+    }
+
+    /// What the request-target must contain for the url pattern to match (empty for `equal`
+    /// and the empty regexp); ``PatternIndex`` buckets wildcard and regexp mocks by it.
+    public var urlRequirement: LiteralRequirement { url.requirement }
 
     /// The exact request-target this pattern requires when its url kind is `.equal` (lets callers
     /// index mocks by URL), otherwise `nil`.

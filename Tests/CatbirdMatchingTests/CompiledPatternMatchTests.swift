@@ -99,3 +99,29 @@ final class CompiledPatternMatchTests: XCTestCase {
         XCTAssertEqual(error.description, "invalid regular expression \"a\\\"(\": bad")
     }
 }
+
+/// The evaluation budget of regular expressions (docs/matching.md#evaluation-budget).
+final class EvaluationBudgetTests: XCTestCase {
+    func testACatastrophicExpressionStopsAtTheDeadline() throws {
+        let pattern = try CompiledPatternMatch(.regexp("^/(a+)+$"))
+        let subject = "/" + String(repeating: "a", count: 40) + "!"
+        let started = ContinuousClock.now
+        XCTAssertEqual(pattern.evaluate(subject, until: started.advanced(by: .milliseconds(50))), .outOfTime)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(2))
+        XCTAssertFalse(pattern.matches(subject), "out of time counts as no match")
+    }
+
+    func testACheapExpressionFinishesEvenPastItsDeadline() throws {
+        let pattern = try CompiledPatternMatch(.regexp("^/(a+)+$"))
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(-1))), .matched)
+        XCTAssertEqual(pattern.evaluate("/b", until: .now.advanced(by: .seconds(-1))), .notMatched)
+    }
+
+    func testRequestPatternReportsOutOfTimeFromAHeaderPattern() throws {
+        let pattern = try CompiledRequestPattern(RequestPattern(
+            method: .GET, url: .wildcard("/x"), headers: ["X-Slow": .regexp("^(a+)+$")]))
+        let outcome = pattern.evaluate(method: "GET", target: "/x", headerValue: { _ in String(repeating: "a", count: 40) + "!" },
+                                       until: .now.advanced(by: .milliseconds(20)))
+        XCTAssertEqual(outcome, .outOfTime)
+    }
+}

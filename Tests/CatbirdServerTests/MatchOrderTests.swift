@@ -57,6 +57,34 @@ final class MatchOrderTests: XCTestCase {
         let urls = mocks.compactMap { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String }
         XCTAssertEqual(urls, ["/a", "/*"])
     }
-}
 
-import Foundation
+    /// Candidates come from several index buckets (equal URL, required prefix, required 3-byte
+    /// gram, patterns tried for every URL); list order must hold across all of them. Each mock
+    /// answers once (limit 1), so the answers name the matching mocks in position order.
+    func testListOrderHoldsAcrossIndexBuckets() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let mocks: [(kind: String, url: String)] = [
+            ("regexp", "items/4"),               // 3-byte gram bucket
+            ("wildcard", "/shop/other/*"),       // prefix bucket, does not match
+            ("equal", "/shop/items/42?x=1"),     // equal-URL index
+            ("wildcard", "/SHOP/*"),             // prefix bucket, other case
+            ("regexp", "^/nope"),                // prefix bucket, does not match
+            ("regexp", "\\d"),                 // tried for every URL
+            ("wildcard", "*42*"),                // tried for every URL (too little literal text)
+            ("regexp", "^/shop/items"),          // prefix bucket
+            ("wildcard", "*/items/42?x=1"),      // gram bucket
+            ("regexp", "zzz"),                   // gram bucket, does not match
+        ]
+        for (index, mock) in mocks.enumerated() {
+            try E2E.addMock(client, url: mock.url, kind: mock.kind, body: "\(index)", limit: 1)
+        }
+        var answers: [String] = []
+        for _ in 0..<8 {
+            let response = try client.request("GET", "/shop/items/42?x=1")
+            answers.append(response.status == 200 ? response.text : "\(response.status)")
+        }
+        XCTAssertEqual(answers, ["0", "2", "3", "5", "6", "7", "8", "404"])
+    }
+}

@@ -20,8 +20,8 @@ extension Journal {
     /// is released, so a slow pattern never holds up other readers (health, listings).
     ///
     /// - Parameter timeLimit: how long matching may take, counted after the queued journal is
-    ///   written; checked before each row (a single regular-expression match is not
-    ///   interrupted: ICU gives up on one after about half a second).
+    ///   written; checked before each row, and a regular expression still running at the
+    ///   deadline is stopped (docs/matching.md#evaluation-budget).
     /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
     ///   `SQLiteError` when reading fails.
     public func count(
@@ -88,9 +88,12 @@ extension Journal {
                 }
                 let headers = needsHeaders ? JournalHeaders(json: row[2].stringValue) : JournalHeaders()
                 let id = row[0].intValue ?? 0
-                if pattern.matches(method: method, target: row[1].stringValue ?? "", headerValue: headers.firstValue(of:)),
-                   !visit(id) {
-                    return id
+                switch pattern.evaluate(
+                    method: method, target: row[1].stringValue ?? "", headerValue: headers.firstValue(of:), until: deadline)
+                {
+                case .matched: if !visit(id) { return id }
+                case .notMatched: break
+                case .outOfTime: throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
                 }
             }
             guard rows.count == Self.countChunkSize, let lastID = rows.last?[0].intValue else { return newest }

@@ -101,16 +101,30 @@ public final class MockStore: Sendable {
         }
     }
 
+    /// How long the regular expressions of one request may run in all: 100 ms
+    /// (docs/matching.md#evaluation-budget).
+    public static let requestBudget = Duration.milliseconds(100)
+
     /// Serves a request: the first match among `tenant`'s mocks, else among the default
     /// tenant's (docs/tenancy.md#default-tenant). Counts the hit and removes a mock whose limit runs out.
-    public func serve(tenant: TenantID, method: String, target: String, headerValue: (String) -> String?) -> MockHit? {
+    ///
+    /// The request's regular expressions share a budget of `budget` from the call: a mock whose
+    /// expression is still running after it counts as not matching and is passed to `outOfTime`
+    /// (docs/matching.md#evaluation-budget).
+    public func serve(
+        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?,
+        budget: Duration = requestBudget, outOfTime: (Mock) -> Void = { _ in }
+    ) -> MockHit? {
+        let deadline = ContinuousClock.now.advanced(by: budget)
         let (own, fallback) = tables.withLock { tables in
             (tables[tenant], tenant.isDefault ? nil : tables[.defaultTenant])
         }
-        if let hit = own?.change({ $0.serve(method: method, target: target, headerValue: headerValue) }) {
-            return hit
+        func serve(_ table: TenantMocks?) -> MockHit? {
+            table?.change {
+                $0.serve(method: method, target: target, headerValue: headerValue, deadline: deadline, outOfTime: outOfTime)
+            }
         }
-        return fallback?.change { $0.serve(method: method, target: target, headerValue: headerValue) }
+        return serve(own) ?? serve(fallback)
     }
 
     /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A

@@ -3,16 +3,17 @@ import CatbirdWire
 
 /// One tenant's mocks in match order, in memory.
 ///
-/// Mocks with an `equal` URL pattern are indexed by that URL, so finding a match costs the
-/// number of mocks for the requested URL plus the number of wildcard/regexp mocks, not the size
-/// of the whole table. Among all candidates the one with the lowest position wins
-/// (Catbird 0.11: first match in list order).
+/// Mocks with an `equal` URL pattern are indexed by that URL, wildcard and regexp mocks by the
+/// literal text their URL pattern requires (``PatternIndex``), so finding a match costs the
+/// mocks that may match the requested URL, not the size of the whole table
+/// (docs/matching.md#how-matching-scales). Among all candidates the one with the lowest position
+/// wins (Catbird 0.11: first match in list order).
 struct MockTable: Sendable {
     private(set) var byID: [Int64: Mock] = [:]
     /// `equal` URL → ids in ascending position.
     private var equalURLs: [String: [Int64]] = [:]
-    /// Ids of wildcard and regexp mocks in ascending position.
-    private var others: [Int64] = []
+    /// Wildcard and regexp mocks, by the literal text their URL pattern requires.
+    private var patterns = PatternIndex()
     /// Pattern identity (``RequestPattern/identity``) → id, for `update` and `remove`.
     private var byIdentity: [RequestPattern.Identity: Int64] = [:]
     /// The highest position ever inserted into this table, or 0. Raised by ``insert(_:)`` and
@@ -36,7 +37,8 @@ struct MockTable: Sendable {
         if let url = mock.pattern.equalURL {
             insertSorted(mock, into: &equalURLs[url, default: []])
         } else {
-            insertSorted(mock, into: &others)
+            patterns.insert(
+                PatternIndex.Entry(position: mock.position, id: mock.id), requirement: mock.pattern.urlRequirement)
         }
     }
 
@@ -48,16 +50,21 @@ struct MockTable: Sendable {
             equalURLs[url]?.removeAll { $0 == id }
             if equalURLs[url]?.isEmpty == true { equalURLs[url] = nil }
         } else {
-            others.removeAll { $0 == id }
+            patterns.remove(id: id)
         }
         return mock
     }
 
     /// Finds the first mock matching the request, counts the hit, and removes the mock when
-    /// this hit uses up its limit.
-    mutating func serve(method: String, target: String, headerValue: (String) -> String?) -> MockHit? {
-        guard let id = firstMatch(method: method, target: target, headerValue: headerValue),
-              var mock = byID[id] else { return nil }
+    /// this hit uses up its limit. A mock whose regular expression was stopped at `deadline`
+    /// counts as not matching and is passed to `outOfTime` (docs/matching.md#evaluation-budget).
+    mutating func serve(
+        method: String, target: String, headerValue: (String) -> String?, deadline: ContinuousClock.Instant,
+        outOfTime: (Mock) -> Void
+    ) -> MockHit? {
+        guard let id = firstMatch(
+            method: method, target: target, headerValue: headerValue, deadline: deadline, outOfTime: outOfTime),
+            var mock = byID[id] else { return nil }
         mock.hits += 1
         var exhausted = false
         if let remaining = mock.remainingLimit {
@@ -68,8 +75,14 @@ struct MockTable: Sendable {
         return MockHit(mock: mock, exhausted: exhausted)
     }
 
-    private func firstMatch(method: String, target: String, headerValue: (String) -> String?) -> Int64? {
+    /// The id of the first mock in list order that matches: the equal-URL mocks for `target`
+    /// merged by position with the pattern mocks the index names.
+    func firstMatch(
+        method: String, target: String, headerValue: (String) -> String?, deadline: ContinuousClock.Instant,
+        outOfTime: (Mock) -> Void
+    ) -> Int64? {
         let equal = equalURLs[target] ?? []
+        let others = patterns.candidates(for: target)
         var e = 0
         var o = 0
         while e < equal.count || o < others.count {
@@ -79,12 +92,15 @@ struct MockTable: Sendable {
             } else if o == others.count {
                 takeEqual = true
             } else {
-                takeEqual = byID[equal[e]]!.position < byID[others[o]]!.position
+                takeEqual = byID[equal[e]]!.position < others[o].position
             }
-            let id = takeEqual ? equal[e] : others[o]
+            let id = takeEqual ? equal[e] : others[o].id
             if takeEqual { e += 1 } else { o += 1 }
-            if byID[id]!.pattern.matches(method: method, target: target, headerValue: headerValue) {
-                return id
+            let mock = byID[id]!
+            switch mock.pattern.evaluate(method: method, target: target, headerValue: headerValue, until: deadline) {
+            case .matched: return id
+            case .notMatched: break
+            case .outOfTime: outOfTime(mock)
             }
         }
         return nil

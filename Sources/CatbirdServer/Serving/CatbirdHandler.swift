@@ -26,7 +26,7 @@ struct CatbirdHandler: HTTPHandler {
         routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pool: controlPool)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
-            forwarding: dependencies.upstream?.forwarding)
+            forwarding: dependencies.upstream?.forwarding, log: dependencies.log)
         upstream = dependencies.upstream
         cors = dependencies.settings.cors
         admin = dependencies.admin

@@ -16,6 +16,8 @@ struct MockServing: Sendable {
     let admin: AdminAccess
     /// Where unanswered requests go in redirect and proxy modes; nil when neither is on.
     let forwarding: Forwarding?
+    /// Where a regexp stopped by the evaluation budget is reported (warning).
+    let log: Logger
 
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
@@ -29,9 +31,11 @@ struct MockServing: Sendable {
     }
 
     func respond(to request: HTTPRequest, tenant: TenantID) -> Served {
-        guard let hit = mocks.serve(tenant: tenant, method: request.method, target: request.target, headerValue: {
-            request.headers.first($0)
-        }) else {
+        guard let hit = mocks.serve(
+            tenant: tenant, method: request.method, target: request.target,
+            headerValue: { request.headers.first($0) },
+            outOfTime: { reportOutOfTime($0, request: request, tenant: tenant) })
+        else {
             if let answer = files?.respond(to: request) {
                 let ticket = journal(
                     request: request, response: answer.response,
@@ -58,6 +62,14 @@ struct MockServing: Sendable {
             request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
             answeredBy: .mock, hit: hit, tenant: tenant)
         return .answered(response, .mock, ticket)
+    }
+
+    /// Logs a mock whose regular expression ran out of the request's budget
+    /// (docs/matching.md#evaluation-budget): it counted as not matching this request.
+    private func reportOutOfTime(_ mock: Mock, request: HTTPRequest, tenant: TenantID) {
+        let pattern = mock.pattern.source
+        log.warning(
+            "mock \(mock.id) of tenant \(JSONText.string(tenant.rawValue)) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.string(pattern.url.value))) skipped: its pattern ran out of the \(MockStore.requestBudget.milliseconds) ms evaluation budget for \(request.method) \(JSONText.string(request.target))")
     }
 
     /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
