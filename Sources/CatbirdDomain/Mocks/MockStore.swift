@@ -5,9 +5,11 @@ import Synchronization
 
 /// Every tenant's mock table: served from memory, written through to SQLite.
 ///
-/// Each tenant's table has its own lock (``TenantMocks``); the map from tenant to table has
-/// another, held only to look a table up or add or drop one. So a slow pattern in one tenant
-/// (a catastrophic regexp) delays only that tenant's requests, never another tenant's.
+/// Each tenant's table has its own lock (``TenantMocks``), and requests are matched on a
+/// snapshot of the table outside it; the map from tenant to table has another lock, held only to
+/// look a table up or add or drop one. So a slow pattern (a catastrophic regexp, stopped by
+/// the evaluation budget) delays only the request that meets it, never another tenant's, nor
+/// the tenants that fall back to the default tenant's mocks.
 ///
 /// A control change (update, remove, removeAll) holds the write connection for its whole
 /// duration, commits to SQLite, and only then changes memory, so its 201/204 is sent after the
@@ -22,7 +24,7 @@ public final class MockStore: Sendable {
     public init(database: SerialDatabase) throws {
         self.database = database
         let loaded = try database.use { try MockRecords.loadAll($0) }
-        for mock in loaded { table(of: mock.tenant, creating: true)?.change { $0.insert(mock) } }
+        for mock in loaded { table(of: mock.tenant, creating: true)?.insert(mock, replacing: nil) }
     }
 
     /// The tenant's table, or nil when it has none (created first when `creating`).
@@ -38,7 +40,7 @@ public final class MockStore: Sendable {
 
     /// The tenant's mocks in match order.
     public func mocks(of tenant: TenantID) -> [Mock] {
-        table(of: tenant)?.read(\.ordered) ?? []
+        table(of: tenant)?.ordered ?? []
     }
 
     /// Adds a mock, or replaces in place (same position, new id) the tenant's mock whose
@@ -63,10 +65,7 @@ public final class MockStore: Sendable {
                 if let replaced { try MockRecords.delete(db, id: replaced.id) }
                 return try MockRecords.insert(db, tenant: tenant, position: position, pattern: compiled, response: response)
             }
-            table.change { table in
-                if let replaced { table.remove(id: replaced.id) }
-                table.insert(mock)
-            }
+            table.insert(mock, replacing: replaced?.id)
             return mock
         }
     }
@@ -84,7 +83,7 @@ public final class MockStore: Sendable {
                 try TenantRecords.touch(db, tenant: tenant)
                 try MockRecords.delete(db, id: existing.id)
             }
-            table.change { _ = $0.remove(id: existing.id) }
+            table.remove(id: existing.id)
             return true
         }
     }
@@ -120,9 +119,7 @@ public final class MockStore: Sendable {
             (tables[tenant], tenant.isDefault ? nil : tables[.defaultTenant])
         }
         func serve(_ table: TenantMocks?) -> MockHit? {
-            table?.change {
-                $0.serve(method: method, target: target, headerValue: headerValue, deadline: deadline, outOfTime: outOfTime)
-            }
+            table?.serve(method: method, target: target, headerValue: headerValue, deadline: deadline, outOfTime: outOfTime)
         }
         return serve(own) ?? serve(fallback)
     }
@@ -130,7 +127,7 @@ public final class MockStore: Sendable {
     /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A
     /// request that looked the table up just before still finds it empty.
     func forget(_ tenant: TenantID) {
-        tables.withLock { $0.removeValue(forKey: tenant) }?.change { $0 = MockTable() }
+        tables.withLock { $0.removeValue(forKey: tenant) }?.clear()
     }
 
     /// Forgets every tenant's mocks in memory after all rows were deleted.
@@ -139,21 +136,6 @@ public final class MockStore: Sendable {
             defer { tables.removeAll() }
             return Array(tables.values)
         }
-        for table in all { table.change { $0 = MockTable() } }
-    }
-}
-
-/// One tenant's ``MockTable`` behind its own lock.
-final class TenantMocks: Sendable {
-    private let table = Mutex(MockTable())
-
-    /// Reads the table under its lock.
-    func read<T>(_ body: (MockTable) -> T) -> T {
-        table.withLock { body($0) }
-    }
-
-    /// Changes the table under its lock (serving changes it too: hit counts, used-up mocks).
-    func change<T>(_ body: (inout MockTable) -> T) -> T {
-        table.withLock { body(&$0) }
+        for table in all { table.clear() }
     }
 }

@@ -1,7 +1,9 @@
 import CatbirdMatching
 import CatbirdWire
 
-/// One tenant's mocks in match order, in memory.
+/// One tenant's mocks in match order, in memory: what decides which mock answers. Hits and
+/// remaining limits change with every request and are kept beside it by ``TenantMocks``, so a
+/// copy of this table (a snapshot to match on) stays valid until a mock is added or removed.
 ///
 /// Mocks with an `equal` URL pattern are indexed by that URL, wildcard and regexp mocks by the
 /// literal text their URL pattern requires (``PatternIndex``), so finding a match costs the
@@ -21,7 +23,8 @@ struct MockTable: Sendable {
     /// journal writer records the final hit, so its position is not handed out again.
     private(set) var highestPosition: Int64 = 0
 
-    /// All mocks in match order.
+    /// All mocks in match order, with the hits and limits they were inserted with
+    /// (``TenantMocks`` keeps the current ones).
     var ordered: [Mock] { byID.values.sorted { $0.position < $1.position } }
 
     /// The mock whose pattern is the same as `pattern` (``RequestPattern/isSamePattern(as:)``:
@@ -53,26 +56,6 @@ struct MockTable: Sendable {
             patterns.remove(id: id)
         }
         return mock
-    }
-
-    /// Finds the first mock matching the request, counts the hit, and removes the mock when
-    /// this hit uses up its limit. A mock whose regular expression was stopped at `deadline`
-    /// counts as not matching and is passed to `outOfTime` (docs/matching.md#evaluation-budget).
-    mutating func serve(
-        method: String, target: String, headerValue: (String) -> String?, deadline: ContinuousClock.Instant,
-        outOfTime: (Mock) -> Void
-    ) -> MockHit? {
-        guard let id = firstMatch(
-            method: method, target: target, headerValue: headerValue, deadline: deadline, outOfTime: outOfTime),
-            var mock = byID[id] else { return nil }
-        mock.hits += 1
-        var exhausted = false
-        if let remaining = mock.remainingLimit {
-            mock.remainingLimit = remaining - 1
-            exhausted = remaining <= 1
-        }
-        if exhausted { remove(id: id) } else { byID[id] = mock }
-        return MockHit(mock: mock, exhausted: exhausted)
     }
 
     /// The id of the first mock in list order that matches: the equal-URL mocks for `target`
