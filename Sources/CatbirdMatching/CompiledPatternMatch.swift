@@ -7,7 +7,8 @@ import Foundation
 /// Semantics (Catbird 0.11's, in our words in docs/matching.md#pattern-kinds):
 /// - `.equal`: exact, case-sensitive `==` on the whole subject.
 /// - `.regexp`: ICU (`NSRegularExpression`) **unanchored** search, **case-insensitive**; `^`/`$` in
-///   the pattern anchor at the subject's ends. An empty expression matches every subject (ICU on Linux
+///   the pattern anchor at the subject's ends. Plain expressions are searched by
+///   ``SimpleRegexMatcher`` for the subjects it handles, with the same answer. An empty expression matches every subject (ICU on Linux
 ///   refuses to compile `""`, but an empty search succeeds everywhere on Apple platforms).
 /// - `.wildcard`: ``WildcardTranslator/regularExpression(fromWildcard:)`` (anchored `^…$`), matched
 ///   **case-insensitively**: by ``GlobMatcher`` when it handles the translation and the subject
@@ -30,6 +31,8 @@ public struct CompiledPatternMatch: Sendable {
         case expression(NSRegularExpression)
         /// A wildcard: the glob where it applies, ICU for other subjects.
         case glob(GlobMatcher, NSRegularExpression)
+        /// A plain regexp: the automaton where it applies, ICU for other subjects.
+        case simple(SimpleRegexMatcher, NSRegularExpression)
     }
 
     /// What a subject must contain for this pattern to match it (``PatternIndex`` uses it).
@@ -51,10 +54,11 @@ public struct CompiledPatternMatch: Sendable {
                 matcher = .everything
                 requirement = .none
             } else {
-                matcher = .expression(try Self.compile(
+                let compiled = try Self.compile(
                     source.value, pattern: source.value,
                     reason: "not a valid ICU regular expression"
-                ))
+                )
+                matcher = SimpleRegexMatcher(expression: source.value).map { .simple($0, compiled) } ?? .expression(compiled)
                 requirement = LiteralRequirement(regularExpression: source.value)
             }
         case .wildcard:
@@ -73,6 +77,12 @@ public struct CompiledPatternMatch: Sendable {
     /// Whether this is a wildcard matched by ``GlobMatcher`` (for subjects it handles).
     public var usesGlob: Bool {
         if case .glob = matcher { return true }
+        return false
+    }
+
+    /// Whether this is a regexp matched by ``SimpleRegexMatcher`` (for subjects it handles).
+    public var usesSimpleRegex: Bool {
+        if case .simple = matcher { return true }
         return false
     }
 
@@ -95,6 +105,10 @@ public struct CompiledPatternMatch: Sendable {
         case let .glob(glob, expression):
             var subject = subject
             if let matched = subject.withUTF8({ glob.matches($0) }) { return matched ? .matched : .notMatched }
+            return Self.search(expression, in: subject, until: deadline)
+        case let .simple(simple, expression):
+            var subject = subject
+            if let matched = subject.withUTF8({ simple.matches($0) }) { return matched ? .matched : .notMatched }
             return Self.search(expression, in: subject, until: deadline)
         }
     }

@@ -28,6 +28,16 @@ public struct GlobMatcher: Sendable, Equatable {
         case star
         /// `[…]`: one byte in the set (closed under ASCII case), as a 128-bit map.
         case set(UInt64, UInt64)
+
+        /// Whether this single-byte element (not ``star``) matches a subject byte, given
+        /// lowercased and as sent.
+        static func matches(_ element: Element, _ lowered: UInt8, original: UInt8) -> Bool {
+            switch element {
+            case let .byte(expected): expected == lowered
+            case .any, .star: true
+            case let .set(low, high): GlobMatcher.set(low, high, contains: original)
+            }
+        }
     }
 
     /// More alternatives than this (`{a,b}{c,d}…` multiplies them) leave the wildcard to ICU.
@@ -96,7 +106,7 @@ public struct GlobMatcher: Sendable, Equatable {
         return p == pattern.count
     }
 
-    private static func set(_ low: UInt64, _ high: UInt64, contains byte: UInt8) -> Bool {
+    static func set(_ low: UInt64, _ high: UInt64, contains byte: UInt8) -> Bool {
         byte < 64 ? low & (1 << UInt64(byte)) != 0 : high & (1 << UInt64(byte - 64)) != 0
     }
 }
@@ -191,8 +201,15 @@ extension GlobMatcher {
             return expansions
         }
 
-        /// After `[`: ASCII literals and ranges up to `]`, as a set closed under ASCII case.
-        private mutating func parseClass(end: Int) -> Element? {
+        /// After `[`: ASCII literals and ranges up to `]`, as a set closed under ASCII case; a
+        /// leading `^` complements it within ASCII after the closure, as ICU does (`[^a]`
+        /// matches neither `a` nor `A`). A translated wildcard never has one (it escapes `^`).
+        mutating func parseClass(end: Int) -> Element? {
+            var negated = false
+            if index < end, scalars[index] == "^" {
+                negated = true
+                index += 1
+            }
             guard index < end, scalars[index] != ":", scalars[index] != "]" else { return nil }
             var low: UInt64 = 0
             var high: UInt64 = 0
@@ -204,7 +221,7 @@ extension GlobMatcher {
             while index < end {
                 if scalars[index] == "]" {
                     index += 1
-                    return .set(low, high)
+                    return negated ? .set(~low, ~high) : .set(low, high)
                 }
                 guard let first = classMember(end: end) else { return nil }
                 if index < end, scalars[index] == "-" {

@@ -1,0 +1,153 @@
+/// A regexp matched without ICU: the plain subset URL patterns are mostly written in
+/// (`^/api/users/[0-9]+$`, `users/\d+`, `\.json$`), compiled to a small automaton.
+///
+/// docs/matching.md#pattern-kinds says a regexp is searched by ICU, case-insensitively; this
+/// type gives the same answer for the subjects it accepts (``matches(_:)`` returns nil for the
+/// others, and the caller asks ICU), on the terms of ``GlobMatcher``: the subject is ASCII
+/// without line terminators, so `.` is any byte, `$` the end, and case folding ASCII's.
+///
+/// ``init?(expression:)`` accepts an optional leading `^`, an optional trailing `$`, and between
+/// them a sequence of atoms (ASCII literals, `\X` with X ASCII punctuation, `.`, `\d`, classes of
+/// ASCII literals and ranges, negated or not), each optionally quantified by `?`, `*`, `+`,
+/// `{n}`, `{n,}` or `{n,m}` (a lazy `?` after it changes nothing when only whether it matches is
+/// asked). Groups, `|`, other escapes, possessive quantifiers, non-ASCII text and inline flags stay with ICU.
+/// At most ``maximumElements`` atoms once `{n,m}` is spelled out. Matching simulates the
+/// automaton over the subject: O(subject × pattern), no backtracking.
+public struct SimpleRegexMatcher: Sendable, Equatable {
+    /// One atom and how often it may occur.
+    struct Element: Sendable, Equatable {
+        enum Repeat: Sendable, Equatable {
+            case once, optional, any
+        }
+
+        let atom: GlobMatcher.Element
+        let repeats: Repeat
+    }
+
+    /// Longest automaton accepted: one bit per state in a 64-bit set.
+    public static let maximumElements = 63
+
+    let elements: [Element]
+    let anchoredStart: Bool
+    let anchoredEnd: Bool
+
+    /// Compiles a regexp value, or nil when it uses anything this type does not handle.
+    public init?(expression: String) {
+        var parser = GlobMatcher.Parser(scalars: Array(expression.unicodeScalars))
+        var end = parser.scalars.count
+        anchoredStart = parser.scalars.first == "^"
+        if anchoredStart { parser.index = 1 }
+        // A trailing `$` anchors unless it is escaped (`\$`): count the backslashes before it.
+        var anchoredEnd = false
+        if end > parser.index, parser.scalars[end - 1] == "$" {
+            var backslashes = 0
+            while end - 2 - backslashes >= parser.index, parser.scalars[end - 2 - backslashes] == "\\" { backslashes += 1 }
+            if backslashes.isMultiple(of: 2) {
+                anchoredEnd = true
+                end -= 1
+            }
+        }
+        self.anchoredEnd = anchoredEnd
+        var elements: [Element] = []
+        while parser.index < end {
+            guard let atom = Self.atom(&parser, end: end) else { return nil }
+            var count: (low: Int, high: Int?) = (1, 1)
+            if parser.index < end {
+                switch parser.scalars[parser.index] {
+                case "?": count = (0, 1)
+                case "*": count = (0, nil)
+                case "+": count = (1, nil)
+                case "{":
+                    guard let interval = Self.interval(&parser, end: end) else { return nil }
+                    count = interval
+                    parser.index -= 1
+                default: parser.index -= 1
+                }
+                parser.index += 1
+                if count != (1, 1) || parser.scalars[parser.index - 1] == "}", parser.index < end {
+                    // `*?` (lazy) matches the same subjects; `*+` (possessive) does not.
+                    if parser.scalars[parser.index] == "?" { parser.index += 1 }
+                    else if parser.scalars[parser.index] == "+" { return nil }
+                }
+            }
+            for _ in 0..<count.low { elements.append(Element(atom: atom, repeats: .once)) }
+            if let high = count.high {
+                for _ in count.low..<high { elements.append(Element(atom: atom, repeats: .optional)) }
+            } else {
+                elements.append(Element(atom: atom, repeats: .any))
+            }
+            guard elements.count <= Self.maximumElements else { return nil }
+        }
+        self.elements = elements
+    }
+
+    private static func atom(_ parser: inout GlobMatcher.Parser, end: Int) -> GlobMatcher.Element? {
+        let scalar = parser.scalars[parser.index]
+        switch scalar {
+        case ".":
+            parser.index += 1
+            return .any
+        case "[":
+            parser.index += 1
+            return parser.parseClass(end: end)
+        case "\\":
+            guard parser.index + 1 < end else { return nil }
+            let escaped = parser.scalars[parser.index + 1]
+            parser.index += 2
+            if escaped == "d" { return .set(0x03FF_0000_0000_0000, 0) }
+            return GlobMatcher.Parser.escapedLiteral(escaped).map { .byte(ASCIICase.lower($0)) }
+        default:
+            guard let byte = GlobMatcher.Parser.plainLiteral(scalar) else { return nil }
+            parser.index += 1
+            return .byte(ASCIICase.lower(byte))
+        }
+    }
+
+    /// `{n}`, `{n,}` or `{n,m}` (n ≤ m ≤ 63); nil for anything else.
+    private static func interval(_ parser: inout GlobMatcher.Parser, end: Int) -> (Int, Int?)? {
+        guard let close = parser.scalars[parser.index..<end].firstIndex(of: "}") else { return nil }
+        let body = String(String.UnicodeScalarView(parser.scalars[(parser.index + 1)..<close]))
+        parser.index = close + 1
+        let parts = body.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let low = Int(parts[0]), low <= maximumElements else { return nil }
+        if parts.count == 1 { return (low, low) }
+        if parts[1].isEmpty { return (low, nil) }
+        guard let high = Int(parts[1]), high >= low, high <= maximumElements else { return nil }
+        return (low, high)
+    }
+
+    /// Whether the expression is found in `subject`, or nil when `subject` is not plain ASCII
+    /// (see ``GlobMatcher/matches(_:)``): then only ICU knows.
+    public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard GlobMatcher.isPlainASCII(subject) else { return nil }
+        let accept: UInt64 = 1 << UInt64(elements.count)
+        let start = closure(1)
+        var states = start
+        if !anchoredEnd, states & accept != 0 { return true }
+        for byte in subject {
+            var next: UInt64 = 0
+            var remaining = states & ~accept
+            while remaining != 0 {
+                let i = remaining.trailingZeroBitCount
+                remaining &= remaining - 1
+                let element = elements[i]
+                guard GlobMatcher.Element.matches(element.atom, ASCIICase.lower(byte), original: byte) else { continue }
+                next |= element.repeats == .any ? 1 << UInt64(i) : 1 << UInt64(i + 1)
+            }
+            states = closure(next)
+            if !anchoredStart { states |= start }
+            if !anchoredEnd, states & accept != 0 { return true }
+            if states == 0 { return false }
+        }
+        return states & accept != 0
+    }
+
+    /// `states` plus every state reachable by skipping optional and repeated elements.
+    private func closure(_ states: UInt64) -> UInt64 {
+        var states = states
+        for i in elements.indices where states & (1 << UInt64(i)) != 0 && elements[i].repeats != .once {
+            states |= 1 << UInt64(i + 1)
+        }
+        return states
+    }
+}

@@ -1,0 +1,58 @@
+import CatbirdMatching
+@_spi(Server) import CatbirdWire
+import Foundation
+import XCTest
+
+/// The automaton for plain regexps against ICU, which defines a regexp's meaning
+/// (docs/matching.md#pattern-kinds): the same answer for every generated expression and subject.
+final class SimpleRegexDifferentialTests: XCTestCase {
+    private func reference(_ expression: NSRegularExpression, _ subject: String) -> Bool {
+        expression.rangeOfFirstMatch(in: subject, options: [], range: NSRange(location: 0, length: subject.utf16.count))
+            .location != NSNotFound
+    }
+
+    /// Atoms and quantifiers of the subset, and some just outside it.
+    private static let atoms = ["a", "B", "k", "s", "/", "-", "_", "=", "%", "0", "9", "\\.", "\\?", "\\/", "\\$", "\\\\",
+                                ".", "\\d", "[0-9]", "[a-c]", "[^/]", "[^a]", "[K-M]", "[.?]", "[\\]]", "é", "\\w", "(a|b)", " "]
+    private static let quantifiers = ["", "", "", "?", "*", "+", "{2}", "{1,3}", "{0,}", "*?", "+?", "*+", "{2,1}"]
+
+    func testGeneratedPlainExpressionsMatchExactlyAsICU() throws {
+        var random = RandomPatterns(seed: 0x5EED)
+        var bySimple = 0
+        var simpleMatches = 0
+        var simplePatterns = 0
+        for _ in 0..<2500 {
+            var expression = random.chance(50) ? "^" : ""
+            for _ in 0..<random.below(6) { expression += random.pick(Self.atoms) + random.pick(Self.quantifiers) }
+            if random.chance(40) { expression += "$" }
+            guard let icu = try? NSRegularExpression(pattern: expression, options: [.caseInsensitive]) else { continue }
+            let compiled = try CompiledPatternMatch(.regexp(expression))
+            let simple = SimpleRegexMatcher(expression: expression)
+            if simple != nil { simplePatterns += 1 }
+            XCTAssertEqual(compiled.usesSimpleRegex, simple != nil && !expression.isEmpty, expression)
+            for round in 0..<12 {
+                let subject = round % 3 == 0 ? random.subject() : random.subject(nearExpression: expression)
+                let expected = reference(icu, subject)
+                XCTAssertEqual(compiled.matches(subject), expected, "\(expression.debugDescription) on \(subject.debugDescription)")
+                var bytes = subject
+                if let answer = simple.flatMap({ simple in bytes.withUTF8 { simple.matches($0) } }) {
+                    bySimple += 1
+                    if answer { simpleMatches += 1 }
+                    XCTAssertEqual(answer, expected, "automaton \(expression.debugDescription) on \(subject.debugDescription)")
+                }
+            }
+        }
+        print("regexp differential: \(bySimple) answered by the automaton (\(simpleMatches) matches), \(simplePatterns) plain expressions")
+        XCTAssertGreaterThan(bySimple, 5_000)
+        XCTAssertGreaterThan(simpleMatches, 1_000)
+    }
+
+    func testCommonURLExpressionsAvoidICU() throws {
+        for expression in ["^/api/users/[0-9]+$", "users/\\d+", "\\.json$", "^/r/12/[0-9]+$", "^/search\\?q=.*", "/v[12]/"] {
+            XCTAssertTrue(try CompiledPatternMatch(.regexp(expression)).usesSimpleRegex, expression)
+        }
+        for expression in ["кот|cat", "^/(a+)+$", "\\w+", "a*+b"] {
+            XCTAssertFalse(try CompiledPatternMatch(.regexp(expression)).usesSimpleRegex, expression)
+        }
+    }
+}
