@@ -3,8 +3,8 @@ import Synchronization
 /// One tenant's ``MockTable`` behind its own lock, with the hits and remaining limits that
 /// serving changes.
 ///
-/// A request is matched on a snapshot of the table taken under the lock (a copy of a few
-/// collection references) and evaluated **outside** it, so a slow pattern never holds the lock
+/// A request is matched on a snapshot of the table taken under the lock (one shared, immutable
+/// copy per table version, made by the first request after a change) and evaluated **outside** it, so a slow pattern never holds the lock
 /// that other requests of this tenant, or of the tenants falling back to the default tenant's
 /// mocks, need. The hit is then recorded under the lock if no mock was added or removed
 /// meanwhile; otherwise the request is matched again on the new table, so the answer is always
@@ -16,11 +16,49 @@ final class TenantMocks: Sendable {
         var remainingLimit: Int?
     }
 
+    /// The table as it was at one version, shared by the requests matched on it.
+    private final class Snapshot: Sendable {
+        let table: MockTable
+        let version: UInt64
+
+        init(table: MockTable, version: UInt64) {
+            self.table = table
+            self.version = version
+        }
+    }
+
     private struct State {
-        var table = MockTable()
+        private(set) var table = MockTable()
         /// Raised whenever a mock is added or removed: a snapshot of an older version is stale.
-        var version: UInt64 = 0
+        private(set) var version: UInt64 = 0
         var usage: [Int64: Usage] = [:]
+        /// The snapshot of the current version, once a request asked for it.
+        var snapshot: Snapshot?
+
+        init() {}
+
+        /// Adds or removes mocks: drops the snapshot first (so that, when no request holds it
+        /// any more, the table is changed in place rather than copied) and raises the version.
+        mutating func changeTable<T>(_ body: (inout MockTable) -> T) -> T {
+            snapshot = nil
+            version &+= 1
+            return body(&table)
+        }
+
+        /// Forgets every mock (a later version, so snapshots of the old table are stale).
+        mutating func clear() {
+            snapshot = nil
+            version &+= 1
+            table = MockTable()
+            usage = [:]
+        }
+
+        mutating func currentSnapshot() -> Snapshot {
+            if let snapshot { return snapshot }
+            let made = Snapshot(table: table, version: version)
+            snapshot = made
+            return made
+        }
 
         func current(_ mock: Mock) -> Mock {
             guard let usage = usage[mock.id] else { return mock }
@@ -47,29 +85,27 @@ final class TenantMocks: Sendable {
     /// Adds `mock`, first removing the mock with id `replacing` (update in place).
     func insert(_ mock: Mock, replacing: Int64?) {
         state.withLock { state in
-            if let replacing {
-                state.table.remove(id: replacing)
-                state.usage[replacing] = nil
+            if let replacing { state.usage[replacing] = nil }
+            state.changeTable { table in
+                if let replacing { table.remove(id: replacing) }
+                table.insert(mock)
             }
-            state.table.insert(mock)
-            state.version &+= 1
         }
     }
 
     /// Removes the mock with this id, if it is still there.
     func remove(id: Int64) {
         state.withLock { state in
-            if state.table.remove(id: id) != nil {
-                state.usage[id] = nil
-                state.version &+= 1
-            }
+            guard state.table.byID[id] != nil else { return }
+            state.usage[id] = nil
+            state.changeTable { _ = $0.remove(id: id) }
         }
     }
 
     /// Removes every mock.
     func clear() {
         state.withLock { state in
-            state = State(version: state.version &+ 1)
+            state.clear()
         }
     }
 
@@ -82,9 +118,10 @@ final class TenantMocks: Sendable {
         outOfTime: (Mock) -> Void
     ) -> MockHit? {
         while true {
-            let (snapshot, version) = state.withLock { ($0.table, $0.version) }
+            let snapshot = state.withLock { $0.currentSnapshot() }
+            let version = snapshot.version
             var stopped: [Mock] = []
-            let found = snapshot.firstMatch(
+            let found = snapshot.table.firstMatch(
                 method: method, target: target, headerValue: headerValue, deadline: deadline,
                 outOfTime: { stopped.append($0) })
             guard let id = found else {
@@ -101,9 +138,8 @@ final class TenantMocks: Sendable {
                     exhausted = remaining <= 1
                 }
                 if exhausted {
-                    state.table.remove(id: id)
                     state.usage[id] = nil
-                    state.version &+= 1
+                    state.changeTable { _ = $0.remove(id: id) }
                 } else {
                     state.usage[id] = Usage(hits: hit.hits, remainingLimit: hit.remainingLimit)
                 }
