@@ -56,6 +56,10 @@ extension CatbirdServer {
         public var retentionInterval: Duration
         /// Whether an answer waits for its journal entry's commit (`--durability`).
         public var durability: Durability = .relaxed
+        /// A cap on the database file, in pages (`PRAGMA max_page_count`; 4096 bytes each by
+        /// default): past it writes fail with `SQLITE_FULL`, as on a full disk. Nil: no cap. For
+        /// tests of a full disk where none can be mounted; no command-line option sets it.
+        public var maxDatabasePages: Int? = nil
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, databasePath: String = "catbird.sqlite",

@@ -63,6 +63,9 @@ public final class CatbirdServer: Sendable {
             let writeConnection = try Database(path: location.path, mode: .readWrite)
             let applied = try Schema.migrate(writeConnection)
             if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
+            if let pages = settings.maxDatabasePages {  // https://www.sqlite.org/pragma.html#pragma_max_page_count
+                try writeConnection.execute("PRAGMA max_page_count=\(pages)")
+            }
             writer = SerialDatabase(writeConnection, faults: faults)
             reader = SerialDatabase(try Database(path: location.path, mode: .readOnly), faults: faults)
         } catch {

@@ -164,6 +164,59 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertEqual(try strictClient.request("GET", "/ok").text, "from memory", "strict mode answers again")
     }
 
+    // MARK: - Degraded while running: a file at its size limit
+
+    /// The same without privileges: the database capped a few pages above its size (SQLite's
+    /// `max_page_count`, which fails writes with `SQLITE_FULL` as a full disk does). Deleting
+    /// the journal frees pages, and the next commit ends the fault.
+    func testADatabaseAtItsSizeLimitDegradesHonestlyAndRecovers() throws {
+        func capped(_ name: String, _ durability: Durability) throws -> CatbirdServer {
+            var settings = CatbirdServer.Settings(port: 0, databasePath: directory.appendingPathComponent(name).path, logLevel: .error)
+            settings.durability = durability
+            try CatbirdServer(settings: settings).stop()  // creates and migrates the file
+            let db = try Database(path: settings.databasePath, mode: .readOnly)
+            let pages = Int(try db.query("PRAGMA page_count").first?[0].intValue ?? 0)
+            db.close()
+            settings.maxDatabasePages = pages + 3
+            let server = try CatbirdServer(settings: settings)
+            try server.start()
+            return server
+        }
+        let relaxed = try capped("relaxed.sqlite", .relaxed)
+        let strict = try capped("strict.sqlite", .strict)
+        defer {
+            relaxed.stop()
+            strict.stop()
+        }
+        let client = try RawHTTPClient(port: relaxed.port)
+        let strictClient = try RawHTTPClient(port: strict.port)
+        try E2E.addMock(client, url: "/ok", body: "from memory")
+        try E2E.addMock(strictClient, url: "/ok", body: "from memory")
+
+        // Journal rows fill the last pages; then every commit fails.
+        var health = try client.request("GET", "/catbird/api/health")
+        for _ in 0..<100 where health.status == 200 {
+            for _ in 0..<20 { XCTAssertEqual(try client.request("GET", "/ok").text, "from memory", "mocks are still served") }
+            health = try waitForHealth(client, status: 503, required: false)
+        }
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertEqual(health.object["status"] as? String, "degraded", health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("the disk holding the database is full"), health.text)
+        let big = Array(repeating: UInt8(0x62), count: 64 * 1024)  // needs new pages whatever room is left
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/new", body: big)), status: 503, reasonContains: "full")
+        XCTAssertEqual(try client.request("GET", "/ok").status, 200, "mocks are still served")
+        var withheld = try strictClient.request("GET", "/ok")
+        for _ in 0..<200 where withheld.status == 200 { withheld = try strictClient.request("GET", "/ok") }
+        E2E.assertError(withheld, status: 503, reasonContains: "could not be written to the journal")
+
+        let deleted = try client.request("DELETE", "/catbird/api/requests")
+        XCTAssertEqual(deleted.status, 200, deleted.text)
+        XCTAssertEqual(try client.request("GET", "/ok").status, 200)
+        let recovered = try waitForHealth(client, status: 200)
+        XCTAssertEqual(recovered.object["status"] as? String, "ok", recovered.text)
+    }
+
     // MARK: - Helpers
 
     /// A database with a mock `/kept` and 300 journal rows with 1 KB bodies (many pages).
@@ -206,16 +259,17 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertEqual(errno, ENOSPC)
     }
 
-    /// Polls `GET /catbird/api/health` (at most 15 s) until it answers `status`.
-    private func waitForHealth(_ client: RawHTTPClient, status: Int) throws -> RawResponse {
-        let deadline = ContinuousClock.now + .seconds(15)
+    /// Polls `GET /catbird/api/health` (at most 15 s, or 1 s when not `required`) until it
+    /// answers `status`; asserts it did when `required`.
+    private func waitForHealth(_ client: RawHTTPClient, status: Int, required: Bool = true) throws -> RawResponse {
+        let deadline = ContinuousClock.now + .seconds(required ? 15 : 1)
         var health = try client.request("GET", "/catbird/api/health")
         while health.status != status && ContinuousClock.now < deadline {
             usleep(50_000)
             _ = try client.request("GET", "/ok")  // something for the journal writer to commit
             health = try client.request("GET", "/catbird/api/health")
         }
-        XCTAssertEqual(health.status, status, health.text)
+        if required { XCTAssertEqual(health.status, status, health.text) }
         return health
     }
 
