@@ -57,8 +57,14 @@ public final class CatbirdServer: Sendable {
         let log = Logger(level: settings.logLevel)
         location = DatabaseLocation(settings.databasePath)
         let faults = StorageFaults()
+        let claimed: DatabaseFileLock
         do {
-            lock = try DatabaseFileLock(databasePath: location.path)
+            claimed = try DatabaseFileLock(databasePath: location.path)
+        } catch {
+            throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+        }
+        lock = claimed
+        do {
             try DatabaseUnusable.inspect(location.path, path: settings.databasePath)
             let writeConnection = try Database(path: location.path, mode: .readWrite)
             let applied = try Schema.migrate(writeConnection)
@@ -69,6 +75,7 @@ public final class CatbirdServer: Sendable {
             writer = SerialDatabase(writeConnection, faults: faults)
             reader = SerialDatabase(try Database(path: location.path, mode: .readOnly), faults: faults)
         } catch {
+            claimed.discardCreatedFile()  // a failed start leaves no new, half-made file behind
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
         }
         let mocks: MockStore

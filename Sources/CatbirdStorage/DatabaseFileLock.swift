@@ -21,6 +21,8 @@ import Darwin
 public final class DatabaseFileLock: Sendable {
     /// The database file locked.
     public let path: String
+    /// Whether taking the lock created the file (it did not exist before).
+    public let createdFile: Bool
     private let descriptor: Int32
     private let released = Atomic<Bool>(false)
 
@@ -49,7 +51,14 @@ public final class DatabaseFileLock: Sendable {
     ///   created (a missing folder, a directory, a read-only file or file system).
     public init(databasePath: String) throws(LockError) {
         path = databasePath
-        descriptor = open(databasePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var created = true
+        var opened = open(databasePath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if opened < 0 && errno == EEXIST {
+            created = false
+            opened = open(databasePath, O_RDWR | O_CLOEXEC)
+        }
+        descriptor = opened
+        createdFile = created
         guard descriptor >= 0 else { throw .cannotOpen(database: databasePath, reason: Self.explain(errno)) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
@@ -57,6 +66,16 @@ public final class DatabaseFileLock: Sendable {
             close(descriptor)
             throw busy ? .inUse(database: databasePath) : .cannotOpen(database: databasePath, reason: reason)
         }
+    }
+
+    /// For a start-up that failed: deletes the file (with its `-wal` and `-shm`) when taking
+    /// the lock created it, so a failed start leaves nothing behind, then releases the lock.
+    /// Call after closing every SQLite connection on the file.
+    public func discardCreatedFile() {
+        if createdFile {
+            for suffix in ["-wal", "-shm", ""] { unlink(path + suffix) }
+        }
+        release()
     }
 
     /// `strerror`'s text, with what to do for the usual cases.

@@ -154,6 +154,9 @@ final class StorageFaultTests: XCTestCase {
             in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
         XCTAssertEqual(fresh.status, 3, fresh.output)
         XCTAssertTrue(fresh.stderr.contains("the disk holding the database is full"), fresh.stderr)
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: mount.appendingPathComponent("fresh.sqlite").path),
+            "the failed start removed the file it had created")
 
         try FileManager.default.removeItem(at: filler)
         XCTAssertEqual(try client.request("GET", "/ok").status, 200)
