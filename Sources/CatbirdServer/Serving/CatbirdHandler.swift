@@ -75,16 +75,7 @@ struct CatbirdHandler: HTTPHandler {
                     responseHeadersJSON: JSONText.object(answer.response.headers.fields),
                     answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath)
                 let sent = cors ? CORS.decorate(answer.response, for: request) : answer.response
-                guard durability == .strict else {
-                    record(request, sent, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
-                    responder.send(sent)
-                    return
-                }
-                journal.whenCommitted(ticket) { committed in
-                    let released = committed ? sent : Self.notJournaled
-                    record(request, released, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
-                    responder.send(released)
-                }
+                deliver(sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder)
             }
         }
     }
@@ -99,12 +90,26 @@ struct CatbirdHandler: HTTPHandler {
             record(request, response, answeredBy: answeredBy, tenant: tenant)
             return .now(response)
         }
-        return .later { [journal] responder in
-            journal.whenCommitted(ticket) { committed in
-                let released = committed ? response : Self.notJournaled
-                record(request, released, answeredBy: answeredBy, tenant: tenant)
-                responder.send(released)
-            }
+        return .later { responder in
+            deliver(response, journaled: ticket, request, answeredBy: answeredBy, tenant: tenant, to: responder)
+        }
+    }
+
+    /// ``release(_:journaled:_:answeredBy:tenant:)`` for an answer that is already deferred:
+    /// sends through `responder` at once (relaxed), or once the entry is committed (strict).
+    private func deliver(
+        _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String,
+        tenant: TenantID, to responder: HTTPResponder
+    ) {
+        guard durability == .strict else {
+            record(request, response, answeredBy: answeredBy, tenant: tenant)
+            responder.send(response)
+            return
+        }
+        journal.whenCommitted(ticket) { committed in
+            let released = committed ? response : Self.notJournaled
+            record(request, released, answeredBy: answeredBy, tenant: tenant)
+            responder.send(released)
         }
     }
 
