@@ -124,10 +124,7 @@ final class StorageFaultTests: XCTestCase {
             relaxed.stop()
             strict.stop()
         }
-        let client = try RawHTTPClient(port: relaxed.port)
-        let strictClient = try RawHTTPClient(port: strict.port)
-        try E2E.addMock(client, url: "/ok", body: "from memory")
-        try E2E.addMock(strictClient, url: "/ok", body: "from memory")
+        let (client, strictClient) = try clientsServingOK(relaxed, strict)
 
         let filler = mount.appendingPathComponent("filler")
         try fillDisk(with: filler)
@@ -191,10 +188,7 @@ final class StorageFaultTests: XCTestCase {
             relaxed.stop()
             strict.stop()
         }
-        let client = try RawHTTPClient(port: relaxed.port)
-        let strictClient = try RawHTTPClient(port: strict.port)
-        try E2E.addMock(client, url: "/ok", body: "from memory")
-        try E2E.addMock(strictClient, url: "/ok", body: "from memory")
+        let (client, strictClient) = try clientsServingOK(relaxed, strict)
 
         // Journal rows fill the last pages; then every commit fails.
         var health = try client.request("GET", "/catbird/api/health")
@@ -221,6 +215,13 @@ final class StorageFaultTests: XCTestCase {
     }
 
     // MARK: - Helpers
+
+    /// A client for each server, after adding to each the mock `GET /ok` → "from memory".
+    private func clientsServingOK(_ relaxed: CatbirdServer, _ strict: CatbirdServer) throws -> (RawHTTPClient, RawHTTPClient) {
+        let clients = try [relaxed, strict].map { try RawHTTPClient(port: $0.port) }
+        for client in clients { try E2E.addMock(client, url: "/ok", body: "from memory") }
+        return (clients[0], clients[1])
+    }
 
     /// A database with a mock `/kept` and 300 journal rows with 1 KB bodies (many pages).
     private func makeDatabase() throws {
