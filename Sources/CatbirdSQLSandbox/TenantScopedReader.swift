@@ -27,7 +27,9 @@ import Synchronization
 /// objects are made: the `temp` schema is writable even on a read-only connection), wait up to
 /// 5000 ms for locks, and cap strings, blobs and rows at `maxValueLength` bytes
 /// (<https://www.sqlite.org/limits.html#max_length>), so `SELECT randomblob(900000000)` fails
-/// with `.valueTooLarge` instead of allocating. A query's whole result is capped too
+/// with `.valueTooLarge` instead of allocating; `printf`/`format` refuse a width or precision
+/// past that limit the same way before SQLite spins on it (``FormatFunctionGuard``, so
+/// `printf('%.*c', 2000000000, 'x')` answers at once). A query's whole result is capped too
 /// (`maxResultSize`, 16 MiB by default), so `SELECT randomblob(60000000) FROM <20 rows>` stops
 /// with `.resultTooLarge` at its first row instead of gathering 1.2 GB.
 ///
@@ -98,6 +100,7 @@ public final class TenantScopedReader: Sendable {
     /// after `timeLimit` — with the scoped tables showing `tenant`'s rows only. Blocks while
     /// another thread queries; `timeLimit` counts from this call, so the wait is part of it and
     /// a caller gets its answer within about `timeLimit` however many queries are queued.
+    /// A `deadline` given stops it then instead (`timeLimit` still names the limit in `.timedOut`).
     ///
     /// - Throws: `ReadOnlyQueryError`: `.outsideTenantScope` for a read that bypasses the views,
     ///   `.valueTooLarge` past `maxValueLength`, `.resultTooLarge` past `maxResultSize`,
@@ -108,9 +111,10 @@ public final class TenantScopedReader: Sendable {
         parameters: [SQLiteValue],
         maxRows: Int,
         timeLimit: Duration,
+        deadline: ContinuousClock.Instant? = nil,
         maxResultSize: Int = ReadOnlyQueryResult.defaultMaxSize
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
-        let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        let deadline = deadline ?? ContinuousClock.now.advanced(by: timeLimit)
         return try connections.withLock { (connections: inout Connections) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult in
             try connections.inspecting.inspectReadOnly(sql, readPolicy: connections.inspectionPolicy)
             connections.tenant.current = tenant
@@ -140,6 +144,7 @@ public final class TenantScopedReader: Sendable {
         let database = try Database(path: path, mode: .readOnly)
         database.setMaxValueLength(maxValueLength)
         try tenant.register(as: scope.tenantFunction, on: database)
+        try FormatFunctionGuard(limit: database.maxValueLength).install(on: database)
         var statements: [String] = []
         for table in scope.tables {
             statements.append(shadow(table, try columnNames(of: table.name, in: database)))

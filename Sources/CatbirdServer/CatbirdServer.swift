@@ -18,8 +18,8 @@ import Synchronization
 public final class CatbirdServer: Sendable {
     /// This server's version, as `GET /catbird/version` and `catbird --version` print it.
     public static let version = "0.1.0"
-    /// Threads of the control pool: 4, so one tenant's 2-second SQL query or big delete leaves
-    /// three for the others (each SQL query is bounded by `Settings.sqlTimeLimit`).
+    /// Threads of the control pool: 4, so one tenant's big delete or slow count leaves three for
+    /// the others (user SQL has its own threads, `sqlPool`).
     static let controlThreadCount = 4
 
     public let settings: Settings
@@ -29,6 +29,9 @@ public final class CatbirdServer: Sendable {
     /// Sends forwarded requests upstream; nil unless redirect or proxy mode is on.
     private let outbound: OutboundClient?
     private let controlPool = HTTPWorkPool(threadCount: CatbirdServer.controlThreadCount, name: "catbird-control")
+    /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
+    /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
+    private let sqlPool = HTTPWorkPool(threadCount: TenantSQL.defaultConnectionCount, name: "catbird-sql")
     private let writer: SerialDatabase
     private let reader: SerialDatabase
     private let sql: TenantSQL
@@ -94,7 +97,7 @@ public final class CatbirdServer: Sendable {
             retention: Retention(policy: settings.retention, directory: tenants), interval: settings.retentionInterval, log: log)
         let dependencies = RouteDependencies(
             mocks: mocks, journal: journal, tenants: tenants,
-            sql: sql, log: log,
+            sql: sql, sqlPool: sqlPool, log: log,
             files: try Self.fileServing(settings, log: log), upstream: try Self.upstreamServing(settings, client: outbound, log: log),
             settings: settings, origin: origin, storageFaults: faults,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
@@ -166,6 +169,7 @@ public final class CatbirdServer: Sendable {
         pruner.stop()
         outbound?.shutdown()
         controlPool.stop()
+        sqlPool.stop()
         journalWriter.stop()
         sql.close()
         reader.close()

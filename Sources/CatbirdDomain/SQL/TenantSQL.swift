@@ -1,26 +1,75 @@
 import CatbirdSQLSandbox
 import CatbirdStorage
+import CatbirdSupport
+import Dispatch
+import Synchronization
 
-/// User SQL over one tenant's rows (`POST /catbird/api/sql`, docs/protocol.md#sql): a
-/// ``TenantScopedReader`` on the schema's ``Schema/tenantScope``, run after the journal is
-/// flushed so that the query sees every request answered before it.
+/// User SQL over one tenant's rows (`POST /catbird/api/sql`, docs/protocol.md#sql): a small pool
+/// of ``TenantScopedReader``s on the schema's ``Schema/tenantScope``, so queries of different
+/// tenants run side by side, each run after the journal is flushed so that it sees every
+/// request answered before it.
+///
+/// A tenant may have at most ``perTenantLimit`` queries running or waiting at once
+/// (``reserve(for:)``), one fewer than the pool holds, so one tenant's burst of slow queries
+/// always leaves a connection for another tenant.
 public final class TenantSQL: Sendable {
-    private let reader: TenantScopedReader
+    /// Readers in the pool by default: 3 (each holds two read-only connections).
+    public static let defaultConnectionCount = 3
+
+    /// Queries one tenant may have running or waiting at once: ``connectionCount`` − 1 (at least 1).
+    public let perTenantLimit: Int
+    /// How many queries may run at once.
+    public let connectionCount: Int
+    private let idle: Mutex<[TenantScopedReader]>
+    private let all: [TenantScopedReader]
+    /// Counts the idle readers.
+    private let available: DispatchSemaphore
+    private let inFlight = Mutex<[TenantID: Int]>([:])
     private let journal: Journal
 
-    /// Opens the SQL connections on the migrated database at `path`.
+    /// Opens the pool's connections on the migrated database at `path`.
     ///
     /// - Parameters:
     ///   - path: the database file, already migrated (the connections shadow its tables).
     ///   - maxValueLength: the largest string, blob or row a query may build or read, in bytes.
+    ///   - connectionCount: readers in the pool (≥ 1).
     ///   - journal: the journal to flush before each query.
     /// - Throws: `SQLiteError` when the connections cannot be opened.
-    public init(path: String, maxValueLength: Int, journal: Journal) throws {
-        reader = try TenantScopedReader(path: path, scope: Schema.tenantScope, maxValueLength: maxValueLength)
+    public init(path: String, maxValueLength: Int, connectionCount: Int = defaultConnectionCount, journal: Journal) throws {
+        precondition(connectionCount >= 1, "the SQL pool needs at least one connection")
+        var readers: [TenantScopedReader] = []
+        for _ in 0..<connectionCount {
+            readers.append(try TenantScopedReader(path: path, scope: Schema.tenantScope, maxValueLength: maxValueLength))
+        }
+        all = readers
+        idle = Mutex(readers)
+        available = DispatchSemaphore(value: connectionCount)
+        self.connectionCount = connectionCount
+        perTenantLimit = max(1, connectionCount - 1)
         self.journal = journal
     }
 
-    /// Runs one read-only statement over `tenant`'s rows; see
+    /// A place for one of `tenant`'s queries, held from before it is queued until it answered;
+    /// released by ``SQLReservation/release()``.
+    /// - Throws: ``SQLBusyError`` (429) when the tenant already has ``perTenantLimit`` queries
+    ///   running or waiting.
+    public func reserve(for tenant: TenantID) throws(SQLBusyError) -> SQLReservation {
+        let admitted = inFlight.withLock { counts in
+            let count = counts[tenant, default: 0]
+            guard count < perTenantLimit else { return false }
+            counts[tenant] = count + 1
+            return true
+        }
+        guard admitted else { throw SQLBusyError(limit: perTenantLimit) }
+        return SQLReservation { [self] in
+            inFlight.withLock { counts in
+                let count = counts[tenant, default: 1] - 1
+                counts[tenant] = count > 0 ? count : nil
+            }
+        }
+    }
+
+    /// Runs one read-only statement over `tenant`'s rows on an idle reader of the pool; see
     /// ``TenantScopedReader/query(_:tenant:parameters:maxRows:timeLimit:maxResultSize:)``.
     ///
     /// - Parameters:
@@ -28,20 +77,69 @@ public final class TenantSQL: Sendable {
     ///   - tenant: whose rows the tables show.
     ///   - parameters: values bound to the `?` placeholders, in order.
     ///   - maxRows: the most rows returned.
-    ///   - timeLimit: how long the query may take, waiting for another query included.
+    ///   - timeLimit: how long the query may take, counted from this call: waiting for a free
+    ///     connection and for the journal's flush included.
     ///   - maxResultSize: the most bytes of result (``ReadOnlyQueryResult/size(of:)``).
-    /// - Throws: `ReadOnlyQueryError`.
+    /// - Throws: `ReadOnlyQueryError` (`.timedOut` also when no connection came free in time).
     public func query(
         _ sql: String, tenant: TenantID, parameters: [SQLiteValue], maxRows: Int, timeLimit: Duration, maxResultSize: Int
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
+        let deadline = ContinuousClock.now.advanced(by: timeLimit)
         journal.flush()
+        let wait = deadline - ContinuousClock.now
+        guard available.wait(timeout: .now() + (wait > .zero ? wait : .zero).dispatchInterval) == .success else {
+            throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
+        }
+        let reader = idle.withLock { $0.removeLast() }
+        defer {
+            idle.withLock { $0.append(reader) }
+            available.signal()
+        }
         return try reader.query(
             sql, tenant: tenant.rawValue, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit,
-            maxResultSize: maxResultSize)
+            deadline: deadline, maxResultSize: maxResultSize)
     }
 
-    /// Closes the connections; later queries fail.
+    /// Closes the connections once their running queries are done; later queries fail.
     public func close() {
-        reader.close()
+        for reader in all { reader.close() }
+    }
+}
+
+/// One admitted query's place in ``TenantSQL``'s per-tenant count.
+///
+/// Sendable: its only state is the release closure, run at most once under a lock.
+public final class SQLReservation: Sendable {
+    private let onRelease: Mutex<(@Sendable () -> Void)?>
+
+    init(_ onRelease: @escaping @Sendable () -> Void) {
+        self.onRelease = Mutex(onRelease)
+    }
+
+    /// Gives the place back. Idempotent.
+    public func release() {
+        let action = onRelease.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    deinit {
+        release()
+    }
+}
+
+/// A tenant asked for another SQL query while ``TenantSQL/perTenantLimit`` of its queries were
+/// running or waiting: 429, retry once one has answered.
+public struct SQLBusyError: HTTPResponseError, Sendable, Equatable {
+    /// The per-tenant limit.
+    public let limit: Int
+
+    public var status: Int { 429 }
+
+    public var reason: String {
+        "this tenant already has \(limit) SQL \(limit == 1 ? "query" : "queries") running or waiting "
+            + "(at most \(limit) at once per tenant); retry when one has answered"
     }
 }

@@ -10,7 +10,9 @@ import Foundation
 /// The query sees only the caller's tenant (its `X-Catbird-Parallel-Id`; the default tenant
 /// `''` without one): `requests`, `mocks` and `tenants` are views of that tenant's rows, and
 /// reading `main.requests` or any other table directly is refused (``TenantScopedReader``).
-/// Runs after the journal is flushed, on the SQL route's own read-only connections. One
+/// Runs after the journal is flushed, on the SQL route's own pool of read-only connections and
+/// threads (``TenantSQL``; at most `perTenantLimit` queries of one tenant running or waiting,
+/// else 429). One
 /// statement, a read, parameters bound (never interpolated), at most `maxRows` rows (default
 /// 1000, at most 10000), `Settings.sqlTimeLimit` (waiting for another SQL query included),
 /// strings and blobs of at most `maxValueLength(_:)` bytes, and at most `maxResultSize` bytes
@@ -38,9 +40,20 @@ enum SQLRoute {
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("POST", "/catbird/api/sql", slow: true) { context in
-                try run(context, dependencies)
-            },
+            // Answered later on the SQL pool (not the control pool), once the tenant has a place:
+            // a third query of one tenant while two run or wait is a 429 at once.
+            Route("POST", "/catbird/api/sql", answer: { context in
+                let reservation = try dependencies.sql.reserve(for: context.tenant)
+                let log = dependencies.log
+                return .later(on: dependencies.sqlPool) {
+                    defer { reservation.release() }
+                    do {
+                        return try run(context, dependencies)
+                    } catch {
+                        return ErrorAnswer.response(for: error, log: log)
+                    }
+                }
+            }),
         ]
     }
 

@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdHTTP
 import CatbirdStorage
 import CatbirdSupport
 import Synchronization
@@ -10,6 +11,8 @@ struct RouteDependencies: Sendable {
     let tenants: TenantDirectory
     /// `/catbird/api/sql`, where user SQL sees the caller's tenant only.
     let sql: TenantSQL
+    /// The threads SQL queries run on (one per connection of `sql`), apart from the control pool.
+    let sqlPool: HTTPWorkPool
     let log: Logger
     /// The mocks directory's file serving, when `--mocks-dir` is set and not recording.
     let files: FileServing?
