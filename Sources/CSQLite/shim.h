@@ -12,3 +12,6 @@ static inline int catbird_sqlite3_bind_blob_transient(sqlite3_stmt *stmt, int in
 static inline void catbird_sqlite3_result_text_transient(sqlite3_context *context, const char *text, int length) {
     sqlite3_result_text(context, text, length, SQLITE_TRANSIENT);
 }
+static inline void catbird_sqlite3_result_blob_transient(sqlite3_context *context, const void *bytes, int length) {
+    sqlite3_result_blob(context, bytes, length, SQLITE_TRANSIENT);
+}

@@ -21,6 +21,9 @@ public final class CatbirdServer: Sendable {
     /// Threads of the control pool: 4, so one tenant's big delete or slow count leaves three for
     /// the others (user SQL has its own threads, `sqlPool`).
     static let controlThreadCount = 4
+    /// Read connections of the journal: 3, so one tenant's count over a large journal leaves
+    /// two for other readers.
+    static let readConnectionCount = 3
 
     public let settings: Settings
     private let http: HTTPServer
@@ -33,7 +36,8 @@ public final class CatbirdServer: Sendable {
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
     private let sqlPool = HTTPWorkPool(threadCount: TenantSQL.defaultConnectionCount, name: "catbird-sql")
     private let writer: SerialDatabase
-    private let reader: SerialDatabase
+    /// The journal's read connections (listings, counts, entries, tenants, health).
+    private let reader: DatabasePool
     private let sql: TenantSQL
     private let journalWriter: JournalWriter
     private let pruner: RetentionPruner
@@ -76,7 +80,12 @@ public final class CatbirdServer: Sendable {
                 try writeConnection.execute("PRAGMA max_page_count=\(pages)")
             }
             writer = SerialDatabase(writeConnection, faults: faults)
-            reader = SerialDatabase(try Database(path: location.path, mode: .readOnly), faults: faults)
+            let readPath = location.path
+            reader = try DatabasePool(count: Self.readConnectionCount, faults: faults) {
+                let connection = try Database(path: readPath, mode: .readOnly)
+                try Journal.registerFunctions(on: connection)
+                return connection
+            }
         } catch {
             claimed.discardCreatedFile()  // a failed start leaves no new, half-made file behind
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error

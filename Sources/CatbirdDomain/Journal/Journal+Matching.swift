@@ -5,35 +5,41 @@ import CatbirdStorage
 /// Matching journaled requests against a request pattern: counting them
 /// (`POST /catbird/api/requests/count`) and finding the first one after an id
 /// (`POST /catbird/api/requests/wait`); docs/protocol.md#count and #waiting-for-a-request.
+///
+/// Both run in SQLite, as one statement on one of the journal's read connections: the pattern
+/// becomes SQL (``JournalPatternSQL``: indexes for the method and an equal url, `GLOB` for
+/// wildcards and simple regular expressions) and the Swift matcher is called from SQL
+/// (``RequestMatchFunction``) only for what SQL cannot decide exactly.
 extension Journal {
     /// How long ``count(of:matching:timeLimit:)`` may match by default: 2 seconds.
     public static let defaultCountTimeLimit = Duration.seconds(2)
-    /// How many journal rows a match reads per turn on the read connection: 1000.
+    /// How many matching ids a search reads per statement: 1000.
     public static let countChunkSize = 1000
 
     /// How many of the tenant's journaled requests match `pattern` (method, url, headers;
     /// Catbird 0.11 matching rules, as for mocks: a header pattern matches the first value of
     /// that header, the name compared case-insensitively).
     ///
-    /// Counts the requests journaled before the call: rows are read by id in chunks of
-    /// ``countChunkSize``, each under the read connection's lock, and matched after the lock
-    /// is released, so a slow pattern never holds up other readers (health, listings).
+    /// Counts the requests journaled before the call (the queued journal is written first), in
+    /// one statement on one read connection; the other read connections serve other readers.
     ///
-    /// - Parameter timeLimit: how long matching may take, counted after the queued journal is
-    ///   written; checked before each row, and a regular expression still running at the
-    ///   deadline is stopped (docs/matching.md#evaluation-budget).
+    /// - Parameter timeLimit: how long counting may take, counted after the queued journal is
+    ///   written; SQLite's progress handler stops the statement then, and a regular expression
+    ///   the Swift matcher is still running at the deadline is stopped too
+    ///   (docs/matching.md#evaluation-budget).
     /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
     ///   `SQLiteError` when reading fails.
     public func count(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, timeLimit: Duration = defaultCountTimeLimit
     ) throws -> Int {
         writer.flush()
-        var count = 0
-        try matches(of: tenant, pattern, after: 0, timeLimit: timeLimit) { _ in
-            count += 1
-            return true
+        let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        let condition = JournalPatternSQL(pattern.source, deadline: deadline)
+        let sql = "SELECT count(*) FROM requests WHERE tenant = ?" + condition.conditions
+        let count = try reading(until: deadline, timeLimit: timeLimit) { db in
+            try db.query(sql, [.text(tenant.rawValue)] + condition.bindings).first?[0].intValue ?? 0
         }
-        return count
+        return Int(count)
     }
 
     /// The first of the tenant's journaled requests after the entry `since` that matches
@@ -58,7 +64,7 @@ extension Journal {
 
     /// Calls `visit` with the id of each of the tenant's entries after `since` that matches
     /// `pattern`, in id order, up to the newest entry when the call began, until `visit`
-    /// returns false.
+    /// returns false. Reads ``countChunkSize`` matching ids per statement.
     /// - Returns: the id of the last entry examined (`since` when there was none).
     @discardableResult
     private func matches(
@@ -66,38 +72,41 @@ extension Journal {
         _ visit: (Int64) -> Bool
     ) throws -> Int64 {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
-        let method = pattern.source.method.rawValue
-        var sql = """
-            SELECT id, url, request_headers FROM requests
-            WHERE tenant = ? AND id > ? AND id <= ? AND method = ?
-            """
-        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(since), .integer(0), .text(method)]
-        if let url = pattern.equalURL { sql += " AND url = ?"; bindings.append(.text(url)) }
-        sql += " ORDER BY id LIMIT \(Self.countChunkSize)"
-        let needsHeaders = !pattern.source.headers.isEmpty
+        let condition = JournalPatternSQL(pattern.source, deadline: deadline)
+        let sql = "SELECT id FROM requests WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions
+            + " ORDER BY id LIMIT \(Self.countChunkSize)"
         let newest = try reader.use { db in
             try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
         }
         guard let newest, newest > since else { return since }
-        bindings[2] = .integer(newest)
+        var after = since
         while true {
-            let rows = try reader.use { try $0.query(sql, bindings) }
-            for row in rows {
-                if ContinuousClock.now >= deadline {
-                    throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
-                }
-                let headers = needsHeaders ? JournalHeaders(json: row[2].stringValue) : JournalHeaders()
-                let id = row[0].intValue ?? 0
-                switch pattern.evaluate(
-                    method: method, target: row[1].stringValue ?? "", headerValue: headers.firstValue(of:), until: deadline)
-                {
-                case .matched: if !visit(id) { return id }
-                case .notMatched: break
-                case .outOfTime: throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
-                }
+            let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(newest)] + condition.bindings
+            let ids = try reading(until: deadline, timeLimit: timeLimit) { db in
+                try db.query(sql, bindings).map { $0[0].intValue ?? 0 }
             }
-            guard rows.count == Self.countChunkSize, let lastID = rows.last?[0].intValue else { return newest }
-            bindings[1] = .integer(lastID)
+            for id in ids where !visit(id) { return id }
+            guard ids.count == Self.countChunkSize, let last = ids.last else { return newest }
+            after = last
+        }
+    }
+
+    /// `body` on a read connection, its statements stopped at `deadline`.
+    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` when the deadline stopped it.
+    private func reading<T: Sendable>(
+        until deadline: ContinuousClock.Instant, timeLimit: Duration, _ body: @escaping (Database) throws -> T
+    ) throws -> T {
+        guard ContinuousClock.now < deadline else {
+            throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
+        }
+        do {
+            return try reader.use { db in try db.withDeadline(deadline) { try body(db) } }
+        } catch {
+            // The progress handler, or the Swift matcher's own check, stopped it.
+            if error is DeadlinePassed || ContinuousClock.now >= deadline {
+                throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
+            }
+            throw error
         }
     }
 }

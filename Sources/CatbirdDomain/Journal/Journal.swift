@@ -9,17 +9,24 @@ import Foundation
 public final class Journal: Sendable {
     /// Owns appends; reached through ``append(_:)`` and ``flush()`` only.
     let writer: JournalWriter
-    let reader: SerialDatabase
+    let reader: DatabasePool
     private let database: SerialDatabase
 
     /// - Parameters:
     ///   - writer: the writer that owns appends.
     ///   - database: the write connection (for clearing).
-    ///   - reader: a read-only connection on the same file (may be `database` itself).
-    public init(writer: JournalWriter, database: SerialDatabase, reader: SerialDatabase) {
+    ///   - reader: read-only connections on the same file, each with
+    ///     ``registerFunctions(on:)`` applied.
+    public init(writer: JournalWriter, database: SerialDatabase, reader: DatabasePool) {
         self.writer = writer
         self.database = database
         self.reader = reader
+    }
+
+    /// Registers the SQL functions journal reads use (``RequestMatchFunction``) on a read connection.
+    /// - Throws: `SQLiteError` when SQLite refuses a registration.
+    public static func registerFunctions(on connection: Database) throws(SQLiteError) {
+        try RequestMatchFunction.register(on: connection)
     }
 
     /// Callbacks waiting for a tenant's entries, woken by the writer after each commit.

@@ -19,9 +19,9 @@ public final class TenantDirectory: Sendable {
     let mocks: MockStore
     private let journal: Journal
     let database: SerialDatabase
-    let reader: SerialDatabase
+    let reader: DatabasePool
 
-    public init(mocks: MockStore, journal: Journal, database: SerialDatabase, reader: SerialDatabase) {
+    public init(mocks: MockStore, journal: Journal, database: SerialDatabase, reader: DatabasePool) {
         self.mocks = mocks
         self.journal = journal
         self.database = database

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Journal queries at scale: POST /catbird/api/requests/count over one tenant's journal of
+# BENCH_JOURNAL_ROWS rows (default 1,500,000), for each pattern kind, beside the same question
+# asked as plain SQL in the sqlite3 CLI on the same file (the reference run). Prints a markdown
+# table with PASS/FAIL against the target (each count under 1 s); exits 1 on any FAIL.
+#
+# The journal is written straight into the database file with SQLite (a recursive CTE), not
+# through HTTP, so building it takes seconds: rows of tenant "bench" with URLs
+# /api/items/<n>?page=<n%50> (every tenth /api/users/<n>), an Accept header on every row and
+# an X-Token on every third, plus 10% of rows in another tenant.
+#
+# Environment:
+#   BENCH_JOURNAL_ROWS  rows of the benchmarked tenant (default 1500000)
+#   BENCH_NO_BUILD=1    skip `swift build -c release` (use the existing .build/release/catbird)
+#   BENCH_KEEP=1        keep the temp dir (database, log) after the run
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+ROWS="${BENCH_JOURNAL_ROWS:-1500000}"
+TARGET_MS=1000
+cd "$ROOT"
+source scripts/setup.sh >/dev/null
+
+if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then swift build -c release --product catbird >/dev/null; fi
+BINARY="$(swift build -c release --show-bin-path)/catbird"
+
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    if [ "${BENCH_KEEP:-0}" = "1" ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+DB="$WORK/journal.sqlite"
+PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+
+start_server() {
+    # Retention off: the rows are written with an old time and exceed the default row cap.
+    "$BINARY" --db "$DB" --port "$PORT" --log-level warning --journal-max-rows off --journal-max-age off \
+        --tenant-ttl off >"$WORK/server.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 200); do
+        curl -sf "http://127.0.0.1:$PORT/catbird/version" >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "catbird did not start:"; cat "$WORK/server.log"; exit 1
+}
+stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
+
+# Migrate the file, then fill the journal while the server is stopped.
+start_server; stop_server
+echo "building a journal of $ROWS rows for tenant 'bench'…"
+fill_started=$(date +%s.%N)
+sqlite3 "$DB" <<SQL
+PRAGMA journal_mode=WAL;
+INSERT INTO tenants (id, created_at, last_activity_at) VALUES
+  ('bench', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+  ('other', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $ROWS + $ROWS / 10)
+INSERT INTO requests (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+SELECT '2026-01-01T00:00:00.000Z',
+       CASE WHEN i > $ROWS THEN 'other' ELSE 'bench' END,
+       CASE WHEN i % 7 = 0 THEN 'POST' ELSE 'GET' END,
+       CASE WHEN i % 10 = 0 THEN '/api/users/' || i ELSE '/api/items/' || i || '?page=' || (i % 50) END,
+       CASE WHEN i % 3 = 0 THEN '{"Accept":"application/json","X-Token":"t' || (i % 5) || '"}'
+            ELSE '{"Accept":"application/json"}' END,
+       200, 'mock', 0.1
+FROM n;
+SQL
+python3 -c "print('built in %.1f s' % ($(date +%s.%N) - $fill_started))"
+start_server
+
+# name | pattern JSON | the same question in SQL (reference)
+CASES=(
+  "equal|{\"method\":\"GET\",\"url\":{\"kind\":\"equal\",\"value\":\"/api/users/100\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url='/api/users/100'"
+  "wildcard|{\"method\":\"GET\",\"url\":{\"kind\":\"wildcard\",\"value\":\"/API/users/*\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url GLOB '/[Aa][Pp][Ii]/users/*'"
+  "regexp|{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"users/[0-9]+\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url GLOB '*users/[0-9]*'"
+  "regexp (Swift matcher)|{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"users/\\\\d{3}\$\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url GLOB '*users/[0-9][0-9][0-9]'"
+  "header|{\"method\":\"GET\",\"url\":{\"kind\":\"wildcard\",\"value\":\"*\"},\"headers\":{\"X-Token\":{\"kind\":\"equal\",\"value\":\"t1\"}}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND json_extract(request_headers, '\$.\"X-Token\"') = 't1'"
+)
+
+echo
+echo "| count over $ROWS rows | catbird ms | count | sqlite3 CLI ms (reference) | result |"
+echo "|---|---|---|---|---|"
+failed=0
+for case in "${CASES[@]}"; do
+    IFS='|' read -r name pattern reference <<<"$case"
+    answer="$(curl -s -o "$WORK/answer" -w '%{http_code} %{time_total}' -X POST \
+        -H 'Content-Type: application/json' -H 'X-Catbird-Parallel-Id: bench' \
+        --data "{\"pattern\":$pattern}" "http://127.0.0.1:$PORT/catbird/api/requests/count")"
+    status="${answer%% *}"
+    ms="$(python3 -c "print(round(${answer##* } * 1000))")"
+    count="$(python3 -c "import json,sys; print(json.load(open('$WORK/answer')).get('count', 'error'))" 2>/dev/null || cat "$WORK/answer")"
+    ref_started=$(date +%s%N)
+    ref_count="$(sqlite3 "$DB" "$reference")"
+    ref_ms=$(( ($(date +%s%N) - ref_started) / 1000000 ))
+    result=PASS
+    if [ "$status" != "200" ] || [ "$ms" -ge "$TARGET_MS" ] || [ "$count" != "$ref_count" ]; then result=FAIL; failed=1; fi
+    echo "| $name | $ms | $count (SQL: $ref_count) | $ref_ms | $result |"
+done
+echo
+echo "target: every count under $TARGET_MS ms with the same count as the SQL reference"
+exit "$failed"

@@ -1,0 +1,176 @@
+@testable import CatbirdDomain
+import CatbirdMatching
+import CatbirdStorage
+@_spi(Server) import CatbirdWire
+import XCTest
+
+/// Journal queries by pattern run in SQLite (`JournalPatternSQL`, `GlobTranslation`,
+/// `RequestMatchFunction`) and must pick exactly the rows the Swift matcher picks
+/// (docs/matching.md): a differential test over the docs' examples and generated patterns and
+/// subjects, ASCII and not, url and headers, on the real schema.
+final class JournalPatternSQLTests: XCTestCase {
+    private var database: Database!
+
+    override func setUpWithError() throws {
+        database = try Database(path: ":memory:")
+        _ = try Schema.migrate(database)
+        try Journal.registerFunctions(on: database)
+        try database.execute("INSERT INTO tenants (id, created_at, last_activity_at) VALUES ('t', 'x', 'x')")
+    }
+
+    override func tearDown() {
+        database.close()
+    }
+
+    /// Subjects: the docs' examples, characters ICU folds specially, non-ASCII, GLOB's own
+    /// special characters.
+    private static let subjects = [
+        "", "/", "/api", "/api/", "/api/x", "/API/X", "/api/books", "/api/books?id=1", "/api/books?id=12",
+        "/api/books/1/chapters/2?x=y", "/api/book", "/api/users/17", "/api/users/17?expand=true", "/api/users/me",
+        "/v1/api/users/17", "/api/users/17/posts", "/api/a/b/c/edit", "/api/a/edit/more", "x/api/a/edit",
+        "firetruck", "fooo", "fog", "foz", "foobuzz", "foobar", "http://moz.buzz.com/index.html",
+        "http://flozz.buzz.com/index.html", "*o", "foo", "/search?q=abc", "/searchXq=abc", "a/b", "ab", "a?b", "^", "a", "b",
+        "/v7/x", "/vz/x", "a,b", "abc\\", "abc", "/a.b+c(d)=e!f|g$h^", "a.c", "a|b", "кот", "КОТ", "a CAT", "dog",
+        "/\u{212A}ey", "/key", "/KEY", "/u\u{017F}ers/1", "/users/1", "/a%20b", "/a b", "/[x]", "/*", "/?", "/-",
+        "/é", "/É", "x\ny", "abc\n", "abc\r\n", "a\tb", "/api/\u{7F}", "\u{0B}", "/Straße", "/STRASSE", "/a]b", "/a-b", "/a_b", "AbC", "aBc",
+    ]
+
+    private static let wildcards = [
+        "/API/*/edit", "f*uck", "uc", "f?o", "fo[oz]", "foo{bar,b*z}", "http://?o[oz].b*z.com/{*.js,*.html}", "\\*o",
+        "/search\\?q=*", "/API/*", "/api/books/*", "/api/*", "a?b", "[^a]", "/v[0-9]/x", "a,b", "abc\\",
+        "/a.b+c(d)=e!f|g$h^", "a.c", "a\\|b", "/api", "api/*", "*", "", "{a,b},c", "a***b", "\\d", "/[a-c]*", "/*y",
+        "/k*", "/K*", "/us*rs/*", "/STRASSE", "/a[-_]b", "/[\\[]x]", "*\\?", "/{a,b,c}{1,2}*", "К*", "/é",
+    ]
+
+    private static let regexps = [
+        "users/[0-9]+", "/API/Users", "^/api/users/[0-9]+$", "кот|cat", "", "^/api", "x$", "^$", "b.*z", "o+",
+        "^f(o|a)+", "^(a|b)?c", "a.c", "\\.", "[^a-z]", "[a-c]x?", "/KEY", "key", "^/users", "users", "\\d\\d",
+        "[[:alpha:]]", "\\w+", "(?i)x", "a{2}", "^.+$", "^.*$", "^a*", "s$", "e.it", "^/api/.*/edit$", "[:a]",
+    ]
+
+    func testTheDocsWildcardsAndRegexpsCountAsTheSwiftMatcherDoes() throws {
+        for value in Self.wildcards { try assertSameRows(url: PatternMatch(kind: .wildcard, value: value)) }
+        for value in Self.regexps { try assertSameRows(url: PatternMatch(kind: .regexp, value: value)) }
+        for value in ["/api/books?id=1", "/API/Users", "", "кот"] { try assertSameRows(url: PatternMatch(kind: .equal, value: value)) }
+    }
+
+    func testGeneratedPatternsCountAsTheSwiftMatcherDoes() throws {
+        var random = SeededRandom(seed: 7)
+        let wildcardPieces = ["a", "B", "k", "s", "/", ".", "*", "?", "[ab]", "[0-9]", "{a,b}", "\\*", "-", "é", "x", "[^a]", "?*"]
+        let regexpPieces = ["a", "B", "k", "/", ".", ".*", ".+", "[ab]", "[^a]", "(a|b)", "\\d", "x?", "\\.", "s", "^", "$", "o+", "|"]
+        for _ in 0..<150 {
+            let wildcard = (0..<random.next(upTo: 5)).map { _ in wildcardPieces[random.next(upTo: wildcardPieces.count)] }.joined()
+            try assertSameRows(url: PatternMatch(kind: .wildcard, value: wildcard))
+            let regexp = (0..<random.next(upTo: 5)).map { _ in regexpPieces[random.next(upTo: regexpPieces.count)] }.joined()
+            try assertSameRows(url: PatternMatch(kind: .regexp, value: regexp))
+        }
+    }
+
+    func testTranslatedExpressionsAreDecidedByGlobAlone() throws {
+        // On printable ASCII the GLOB patterns must be exact by themselves (the Swift matcher is
+        // only consulted for other subjects): checked without the function.
+        var translated = 0
+        for (kind, values) in [(PatternMatch.Kind.wildcard, Self.wildcards), (.regexp, Self.regexps)] {
+            for value in values {
+                let source = PatternMatch(kind: kind, value: value)
+                guard let compiled = try? CompiledPatternMatch(source) else { continue }
+                let expression = kind == .wildcard ? WildcardTranslator.regularExpression(fromWildcard: value) : value
+                guard let translation = GlobTranslation(regularExpression: expression) else { continue }
+                translated += 1
+                for subject in Self.subjects where subject.utf8.allSatisfy({ $0 < 0x80 }) {
+                    let globs = try translation.patterns.map { glob in
+                        try database.query("SELECT ? GLOB ?", [.text(subject), .text(glob)]).first?[0].intValue == 1
+                    }
+                    if subject.utf8.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) {
+                        XCTAssertEqual(globs.contains(true), compiled.matches(subject), "\(kind) \(value) → \(translation.patterns) on \(subject)")
+                    } else if compiled.matches(subject) {
+                        XCTAssertTrue(globs.contains(true), "an ASCII subject ICU matches passes: \(kind) \(value) on \(subject.debugDescription)")
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(translated, 50, "most of the docs' patterns are translated")
+        XCTAssertNil(GlobTranslation(regularExpression: "\\w+"))
+        XCTAssertEqual(GlobTranslation(regularExpression: "^/api/.*$")?.patterns, ["/[Aa][Pp][Ii]/*", "/[Aa][Pp][Ii]/*[\n-\r]", "/[Aa][Pp][Ii]/*\r\n"])
+        XCTAssertEqual(GlobTranslation(regularExpression: "users/[0-9]+")?.patterns, ["*[Uu][Ss][Ee][Rr][Ss]/[0-9]*"])
+    }
+
+    func testHeaderPatternsCountAsTheSwiftMatcherDoes() throws {
+        let rows: [String] = [
+            #"{"X-Token":"abc"}"#, #"{"x-token":"ABC"}"#, #"{"X-TOKEN":["abc","zzz"]}"#, #"{"X-Token":["zzz","abc"]}"#,
+            #"{"Accept":"*/*"}"#, "{}", #"{"X-Token":"\u00e9bc"}"#, #"{"X-Token":"a\"b"}"#, #"{"X.Y":"1","X-Token":"abd"}"#,
+            #"{"Other":"\"X-Token\""}"#,
+        ]
+        try database.execute("DELETE FROM requests")
+        for headers in rows {
+            try database.run(
+                "INSERT INTO requests (time, tenant, method, url, request_headers, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', '/h', ?, 200, 'none', 0)",
+                [.text(headers)])
+        }
+        let patterns: [[String: PatternMatch]] = [
+            ["X-Token": PatternMatch(kind: .equal, value: "abc")],
+            ["x-token": PatternMatch(kind: .equal, value: "ABC")],
+            ["X-Token": PatternMatch(kind: .wildcard, value: "ab?")],
+            ["x-TOKEN": PatternMatch(kind: .regexp, value: "^a")],
+            ["X-Token": PatternMatch(kind: .regexp, value: "")],
+            ["X-Token": PatternMatch(kind: .regexp, value: "\\w")],
+            ["X-Token": PatternMatch(kind: .wildcard, value: "a\"b")],
+            ["X.Y": PatternMatch(kind: .equal, value: "1")],
+            ["Accept": PatternMatch(kind: .wildcard, value: "*")],
+            ["X-Token": PatternMatch(kind: .wildcard, value: "*b*"), "Accept": PatternMatch(kind: .regexp, value: "")],
+            ["Bad\"Name": PatternMatch(kind: .equal, value: "x")],
+        ]
+        for headers in patterns {
+            try assertSameRows(RequestPattern(method: .GET, url: PatternMatch(kind: .regexp, value: ""), headers: headers), subjects: nil)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Fills the journal with one GET row per subject (and one POST row) and compares the rows
+    /// the SQL condition selects with the rows the Swift matcher accepts.
+    private func assertSameRows(url: PatternMatch, file: StaticString = #filePath, line: UInt = #line) throws {
+        try assertSameRows(RequestPattern(method: .GET, url: url), subjects: Self.subjects, file: file, line: line)
+    }
+
+    private func assertSameRows(
+        _ pattern: RequestPattern, subjects: [String]?, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        guard let compiled = try? CompiledRequestPattern(pattern) else { return }  // refused when added
+        if let subjects {
+            try database.execute("DELETE FROM requests")
+            for subject in subjects {
+                try database.run(
+                    "INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', ?, 200, 'none', 0)",
+                    [.text(subject)])
+            }
+            try database.run(
+                "INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'POST', '/api/x', 200, 'none', 0)",
+                [])
+        }
+        let all = try database.query("SELECT id, method, url, request_headers FROM requests ORDER BY id", [])
+        let expected = all.filter { row in
+            let headers = JournalHeaders(json: row[3].stringValue)
+            return compiled.matches(method: row[1].stringValue ?? "", target: row[2].stringValue ?? "", headerValue: headers.firstValue(of:))
+        }.map { $0[0].intValue ?? 0 }
+        let condition = JournalPatternSQL(pattern)
+        let selected = try database.query(
+            "SELECT id FROM requests WHERE tenant = ?" + condition.conditions + " ORDER BY id", [.text("t")] + condition.bindings
+        ).map { $0[0].intValue ?? 0 }
+        XCTAssertEqual(selected, expected, "\(pattern.url.kind) \(pattern.url.value) headers \(pattern.headers)", file: file, line: line)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure reproduces.
+private struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next(upTo bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
+}
