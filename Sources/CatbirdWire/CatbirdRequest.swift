@@ -245,11 +245,19 @@ public struct CatbirdRequestPage: Codable, Hashable, Sendable {
     /// neither exists (and from servers that do not page backwards).
     public var nextBefore: Int64?
 
+    /// True when the page stopped before its `limit` because the next entry would have taken
+    /// the answer past the server's size limit (4 MiB; `hasMore` is then true: ask again from
+    /// `nextSince` or `nextBefore`). Nil from servers that predate it.
+    public var sizeLimited: Bool?
+
     /// A page (the server builds these).
-    @_spi(Server) public init(requests: [CatbirdRequest], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil) {
+    @_spi(Server) public init(
+        requests: [CatbirdRequest], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil, sizeLimited: Bool? = nil
+    ) {
         self.requests = requests
         self.hasMore = hasMore
         self.nextSince = nextSince
         self.nextBefore = nextBefore
+        self.sizeLimited = sizeLimited
     }
 }

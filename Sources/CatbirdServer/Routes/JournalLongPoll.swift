@@ -28,10 +28,10 @@ struct JournalLongPoll: Sendable {
         do {
             // The latest id first: an entry committed after it wakes the waiter below.
             let latest = try dependencies.journal.latestID(of: tenant)
-            let page = try dependencies.journal.page(of: tenant, query)
+            let page = try dependencies.journal.encodedPage(of: tenant, query)
             let remaining = deadline - ContinuousClock.now
-            guard page.requests.isEmpty, remaining > .zero else {
-                responder.send(JSONBody.response(page))
+            guard page.entryCount == 0, remaining > .zero else {
+                responder.send(HTTPResponse(status: 200, headers: ["Content-Type": JSONBody.contentType], body: page.json))
                 return
             }
             dependencies.journal.waiters.wait(for: tenant, after: latest, timeout: remaining) { _ in

@@ -1,0 +1,79 @@
+import CatbirdStorage
+@_spi(Server) import CatbirdWire
+import Foundation
+
+/// A journal page as the JSON the listing answers (``CatbirdRequestPage``'s shape), built
+/// entry by entry and bounded in bytes.
+public struct EncodedJournalPage: Sendable {
+    /// The whole answer: `{"requests":[…],"hasMore":…,"nextBefore":…,"nextSince":…,"sizeLimited":…}`
+    /// (the entries first, so the answer is written once, in place).
+    public var json: [UInt8]
+    /// How many entries it holds.
+    public var entryCount: Int
+    /// Whether more entries follow (by the page size or by the size limit).
+    public var hasMore: Bool
+    /// Whether the page stopped early because the next entry would have passed the size limit.
+    public var sizeLimited: Bool
+}
+
+extension Journal {
+    /// The most bytes of JSON a journal page holds: 4 MiB (a page always holds at least one
+    /// entry, so a single larger entry, possible with a large `--journal-body-limit`, passes it).
+    public static let maxPageSize = 4 << 20
+    /// Entries read with their bodies per statement while building a page: 4.
+    static let pageChunkSize = 4
+
+    /// One page of the tenant's journal (the rules of ``page(of:_:)``) as JSON, stopping early
+    /// once the next entry would take it past `maxSize` bytes (`hasMore` and `sizeLimited` are
+    /// then true and `nextSince`/`nextBefore` continue from the last entry included).
+    ///
+    /// Built without holding the page twice: the ids are read first (no bodies), then the rows
+    /// a few at a time, each entry encoded and appended to the answer and dropped, so memory
+    /// stays near the answer's size whatever the bodies (docs/protocol.md#journal).
+    ///
+    /// - Throws: `SQLiteError`.
+    public func encodedPage(of tenant: TenantID, _ query: JournalQuery, maxSize: Int = maxPageSize) throws -> EncodedJournalPage {
+        writer.flush()
+        let (filter, bindings) = Self.filter(of: tenant, query)
+        let found = try reader.use { db in
+            try db.query("SELECT id FROM requests WHERE \(filter)", bindings).map { $0[0].intValue ?? 0 }
+        }
+        let ids = Array(found.prefix(query.limit))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var json = Array(#"{"requests":["#.utf8)
+        var included: [Int64] = []
+        var sizeLimited = false
+        var start = 0
+        chunks: while start < ids.count {
+            let chunk = ids[start..<min(start + Self.pageChunkSize, ids.count)]
+            start += chunk.count
+            let rows = try reader.use { db in
+                try db.query(
+                    """
+                    SELECT \(Self.columns(bodies: query.includeBodies)) FROM requests
+                    WHERE tenant = ? AND id IN (\(chunk.map(String.init).joined(separator: ",")))
+                    ORDER BY id \(query.newestFirst ? "DESC" : "")
+                    """, [.text(tenant.rawValue)])
+            }
+            for row in rows {
+                let entry = try encoder.encode(Self.record(from: row))
+                // 200 bytes kept for the closing fields.
+                if !included.isEmpty, json.count + 1 + entry.count > maxSize - 200 {
+                    sizeLimited = true
+                    break chunks
+                }
+                if !included.isEmpty { json.append(UInt8(ascii: ",")) }
+                json.append(contentsOf: entry)
+                included.append(row[0].intValue ?? 0)
+            }
+        }
+        let hasMore = found.count > query.limit || sizeLimited
+        let nextSince = included.max() ?? query.since ?? 0
+        let nextBefore = included.min() ?? query.before
+        json += Array("],\"hasMore\":\(hasMore)".utf8)
+        if let nextBefore { json += Array(",\"nextBefore\":\(nextBefore)".utf8) }
+        json += Array(",\"nextSince\":\(nextSince),\"sizeLimited\":\(sizeLimited)}".utf8)
+        return EncodedJournalPage(json: json, entryCount: included.count, hasMore: hasMore, sizeLimited: sizeLimited)
+    }
+}
