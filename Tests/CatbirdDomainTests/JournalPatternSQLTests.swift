@@ -46,6 +46,7 @@ final class JournalPatternSQLTests: XCTestCase {
         "users/[0-9]+", "/API/Users", "^/api/users/[0-9]+$", "кот|cat", "", "^/api", "x$", "^$", "b.*z", "o+",
         "^f(o|a)+", "^(a|b)?c", "a.c", "\\.", "[^a-z]", "[a-c]x?", "/KEY", "key", "^/users", "users", "\\d\\d",
         "[[:alpha:]]", "\\w+", "(?i)x", "a{2}", "^.+$", "^.*$", "^a*", "s$", "e.it", "^/api/.*/edit$", "[:a]",
+        "users/\\d{3}$", "^/api/\\w+/edit", "ab+c{2}d", "x\\Qy\\E", "/u\\w*rs/", "fo{1,2}", "(ab|cd)\\w?ef", "%_\\.",
     ]
 
     func testTheDocsWildcardsAndRegexpsCountAsTheSwiftMatcherDoes() throws {
@@ -91,6 +92,12 @@ final class JournalPatternSQLTests: XCTestCase {
         }
         XCTAssertGreaterThan(translated, 50, "most of the docs' patterns are translated")
         XCTAssertNil(GlobTranslation(regularExpression: "\\w+"))
+        // Outside the GLOB subset, a literal every match holds still narrows the rows.
+        XCTAssertEqual(RequiredLiteral.longest(in: "users/\\d{3}$"), "users/")
+        XCTAssertEqual(RequiredLiteral.longest(in: "^/api/\\w+/edits"), "/edits")
+        XCTAssertEqual(RequiredLiteral.longest(in: "abcd?\\w"), "abc")
+        XCTAssertNil(RequiredLiteral.longest(in: "a|bcdef"))
+        XCTAssertNil(RequiredLiteral.longest(in: "(?x) a b c"))
         XCTAssertEqual(GlobTranslation(regularExpression: "^/api/.*$")?.patterns, ["/[Aa][Pp][Ii]/*", "/[Aa][Pp][Ii]/*[\n-\r]", "/[Aa][Pp][Ii]/*\r\n"])
         XCTAssertEqual(GlobTranslation(regularExpression: "users/[0-9]+")?.patterns, ["*[Uu][Ss][Ee][Rr][Ss]/[0-9]*"])
     }

@@ -37,6 +37,9 @@ struct JournalPatternSQL {
     ///   - deadline: when calls of the Swift matcher fail the statement (nil: never).
     init(_ pattern: RequestPattern, deadline: ContinuousClock.Instant? = nil) {
         let matcher: [SQLiteValue] = [RequestMatchFunction.argument(pattern), deadline.map(RequestMatchFunction.argument) ?? .integer(0)]
+        // The headers column only when the pattern reads it: without it an index holding the
+        // method and url answers the whole query.
+        let headersColumn = pattern.headers.isEmpty ? "NULL" : "request_headers"
         add("method = ?", .text(pattern.method.rawValue))
         match(subject: "url", pattern.url)
         for (name, headerPattern) in pattern.headers.sorted(by: { $0.key < $1.key }) {
@@ -53,11 +56,11 @@ struct JournalPatternSQL {
             match(subject: value, headerPattern, repeatsSubjectBindings: nameBindings)
         }
         if needsMatcher {
-            conditions += " AND \(RequestMatchFunction.name)(?, ?, method, url, request_headers, NULL)"
+            conditions += " AND \(RequestMatchFunction.name)(?, ?, method, url, \(headersColumn), NULL)"
             bindings += matcher
         } else if !printableGuards.isEmpty {
             conditions += " AND ((" + printableGuards.joined(separator: " AND ") + ") OR "
-                + "\(RequestMatchFunction.name)(?, ?, method, url, request_headers, NULL))"
+                + "\(RequestMatchFunction.name)(?, ?, method, url, \(headersColumn), NULL))"
             bindings += guardBindings + matcher
         }
     }
@@ -85,6 +88,13 @@ struct JournalPatternSQL {
             ? WildcardTranslator.regularExpression(fromWildcard: pattern.value) : pattern.value
         guard let translation = GlobTranslation(regularExpression: expression) else {
             needsMatcher = true
+            // A literal every match contains narrows the rows the matcher sees: LIKE ignores
+            // ASCII case as ICU does on ASCII subjects; other subjects all go to the matcher.
+            if let literal = RequiredLiteral.longest(in: expression) {
+                conditions += " AND (\(subject) LIKE ? ESCAPE '\\' OR length(CAST(\(subject) AS BLOB)) <> length(\(subject)))"
+                bindings += repeatsSubjectBindings + [.text("%" + Self.likeEscaped(literal) + "%")]
+                    + repeatsSubjectBindings + repeatsSubjectBindings
+            }
             return
         }
         // The GLOBs are exact on printable ASCII and admit every ASCII subject ICU would match,
@@ -100,6 +110,16 @@ struct JournalPatternSQL {
         bindings += repeatsSubjectBindings + repeatsSubjectBindings
         printableGuards.append("\(RequestMatchFunction.printableName)(\(subject))")
         guardBindings += repeatsSubjectBindings
+    }
+
+    /// `text` with LIKE's `%`, `_` and the escape character `\` escaped by `\`.
+    private static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
     }
 
     /// The SQL expression (with four `?` for the name) of a header's first value in
