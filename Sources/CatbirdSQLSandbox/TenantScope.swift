@@ -19,10 +19,14 @@ public struct TenantScope: Sendable, Equatable {
         public let name: String
         /// The column holding the row's tenant, compared with `=` to the tenant value.
         public let tenantColumn: String
+        /// A further SQL condition on the table's columns a row must meet to show (e.g.
+        /// `id > catbird_journal_floor(catbird_tenant())` for rows being deleted); nil: none.
+        public let visibleRows: String?
 
-        public init(_ name: String, tenantColumn: String) {
+        public init(_ name: String, tenantColumn: String, visibleRows: String? = nil) {
             self.name = name
             self.tenantColumn = tenantColumn
+            self.visibleRows = visibleRows
         }
     }
 

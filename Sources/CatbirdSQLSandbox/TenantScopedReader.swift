@@ -75,13 +75,19 @@ public final class TenantScopedReader: Sendable {
     /// - Throws: `SQLiteError`: `SQLITE_CANTOPEN` for a missing file, `SQLITE_ERROR` (`no such
     ///   table: main.t`) when a scoped table is missing, or a failure creating the temp objects
     ///   or registering the tenant function.
-    public init(path: String, scope: TenantScope, maxValueLength: Int = defaultMaxValueLength) throws(SQLiteError) {
+    /// - Parameter functions: registers further SQL functions the scope's `visibleRows`
+    ///   conditions call, on each connection before its views are made.
+    public init(
+        path: String, scope: TenantScope, maxValueLength: Int = defaultMaxValueLength,
+        functions: @Sendable (Database) throws(SQLiteError) -> Void = { _ in }
+    ) throws(SQLiteError) {
         let tenant = TenantFunction()
-        let executing = try Self.open(path, scope: scope, maxValueLength: maxValueLength, tenant: tenant) { table, _ in
+        let executing = try Self.open(path, scope: scope, maxValueLength: maxValueLength, tenant: tenant, functions: functions) { table, _ in
             "CREATE TEMP VIEW \(Self.quoted(table.name)) AS SELECT * FROM main.\(Self.quoted(table.name)) "
                 + "WHERE \(Self.quoted(table.tenantColumn)) = \(scope.tenantFunction)()"
+                + (table.visibleRows.map { " AND (\($0))" } ?? "")
         }
-        let inspecting = try Self.open(path, scope: scope, maxValueLength: maxValueLength, tenant: tenant) { table, columns in
+        let inspecting = try Self.open(path, scope: scope, maxValueLength: maxValueLength, tenant: tenant, functions: functions) { table, columns in
             "CREATE TEMP TABLE \(Self.quoted(table.name)) (" + columns.map(Self.quoted).joined(separator: ", ") + ")"
         }
         let mainTables = try Self.firstColumn(of: "SELECT name FROM main.sqlite_schema WHERE type = 'table'", in: executing)
@@ -139,11 +145,12 @@ public final class TenantScopedReader: Sendable {
     /// columns.
     private static func open(
         _ path: String, scope: TenantScope, maxValueLength: Int, tenant: TenantFunction,
-        shadow: (TenantScope.Table, [String]) -> String
+        functions: @Sendable (Database) throws(SQLiteError) -> Void, shadow: (TenantScope.Table, [String]) -> String
     ) throws(SQLiteError) -> Database {
         let database = try Database(path: path, mode: .readOnly)
         database.setMaxValueLength(maxValueLength)
         try tenant.register(as: scope.tenantFunction, on: database)
+        try functions(database)
         try FormatFunctionGuard(limit: database.maxValueLength).install(on: database)
         var statements: [String] = []
         for table in scope.tables {

@@ -38,6 +38,8 @@ public final class CatbirdServer: Sendable {
     private let writer: SerialDatabase
     /// The journal's read connections (listings, counts, entries, tenants, health).
     private let reader: DatabasePool
+    /// Deletes cleared and dropped journals in the background.
+    private let deletions: JournalDeletions
     private let sql: TenantSQL
     private let journalWriter: JournalWriter
     private let pruner: RetentionPruner
@@ -74,6 +76,8 @@ public final class CatbirdServer: Sendable {
         do {
             try DatabaseUnusable.inspect(location.path, path: settings.databasePath)
             let writeConnection = try Database(path: location.path, mode: .readWrite)
+            // Before migrating: a migration's foreign-key check must not meet dropped tenants' rows.
+            try JournalDeletions.finishPending(writeConnection)
             let applied = try Schema.migrate(writeConnection)
             if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
             if let pages = settings.maxDatabasePages {  // https://www.sqlite.org/pragma.html#pragma_max_page_count
@@ -98,7 +102,8 @@ public final class CatbirdServer: Sendable {
         }
         journalWriter = JournalWriter(
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit, log: log)
-        let journal = Journal(writer: journalWriter, database: writer, reader: reader)
+        deletions = try JournalDeletions(database: writer, log: log)
+        let journal = Journal(writer: journalWriter, database: writer, reader: reader, deletions: deletions)
         // After migrating: the SQL route's connections shadow the tables migrated above.
         sql = try TenantSQL(path: location.path, maxValueLength: SQLRoute.maxValueLength(settings), journal: journal)
         let tenants = TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader)
@@ -160,6 +165,7 @@ public final class CatbirdServer: Sendable {
     public func start() throws {
         try http.start()
         pruner.start()
+        deletions.start()
         origin.set("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(http.port)")
     }
 
@@ -180,6 +186,7 @@ public final class CatbirdServer: Sendable {
         controlPool.stop()
         sqlPool.stop()
         journalWriter.stop()
+        deletions.stop()
         sql.close()
         reader.close()
         writer.close()

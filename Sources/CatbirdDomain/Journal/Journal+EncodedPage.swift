@@ -34,10 +34,9 @@ extension Journal {
     /// - Throws: `SQLiteError`.
     public func encodedPage(of tenant: TenantID, _ query: JournalQuery, maxSize: Int = maxPageSize) throws -> EncodedJournalPage {
         writer.flush()
-        let (filter, bindings) = Self.filter(of: tenant, query)
-        let found = try reader.use { db in
-            try db.query("SELECT id FROM requests WHERE \(filter)", bindings).map { $0[0].intValue ?? 0 }
-        }
+        let (sql, bindings) = Self.select(
+            "id", of: tenant, query, limit: query.limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
+        let found = try reader.use { db in try db.query(sql, bindings).map { $0[0].intValue ?? 0 } }
         let ids = Array(found.prefix(query.limit))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

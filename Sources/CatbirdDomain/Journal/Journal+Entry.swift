@@ -25,8 +25,8 @@ extension Journal {
         writer.flush()
         let rows = try reader.use { db in
             try db.query(
-                "SELECT \(Self.columns(bodies: bodies)) FROM requests WHERE tenant = ? AND id = ?",
-                [.text(tenant.rawValue), .integer(id)])
+                "SELECT \(Self.columns(bodies: bodies)) FROM requests WHERE tenant = ? AND id = ? AND id > ?",
+                [.text(tenant.rawValue), .integer(id), .integer(deletions.hiddenThrough(tenant))])
         }
         return rows.first.map(Self.record(from:))
     }
@@ -43,9 +43,10 @@ extension Journal {
             try db.query(
                 """
                 SELECT substr(\(column), 1, ?), \(column)_size, length(\(column))
-                FROM requests WHERE tenant = ? AND id = ?
+                FROM requests WHERE tenant = ? AND id = ? AND id > ?
                 """,
-                [.integer(Int64(limit ?? Int(Int32.max))), .text(tenant.rawValue), .integer(id)])
+                [.integer(Int64(limit ?? Int(Int32.max))), .text(tenant.rawValue), .integer(id),
+                 .integer(deletions.hiddenThrough(tenant))])
         }
         guard let row = rows.first else { return nil }
         return JournalBody(

@@ -55,7 +55,8 @@ extension Journal {
         if let cursor {
             if query.newestFirst { query.before = min(query.before ?? cursor, cursor) } else { query.since = max(query.since ?? 0, cursor) }
         }
-        let (sql, bindings) = Self.select(Self.columns(bodies: query.includeBodies), of: tenant, query, limit: count)
+        let (sql, bindings) = Self.select(
+            Self.columns(bodies: query.includeBodies), of: tenant, query, limit: count, hiddenThrough: deletions.hiddenThrough(tenant))
         let rows = try connection.use { try $0.query(sql, bindings) }
         return rows.map { row in
             func message(headers: Int, body: Int) -> JournalExportEntry.Message {

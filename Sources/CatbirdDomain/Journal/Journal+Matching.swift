@@ -35,9 +35,10 @@ extension Journal {
         writer.flush()
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
-        let sql = "SELECT count(*) FROM requests WHERE tenant = ?" + condition.conditions
+        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND id > ?" + condition.conditions
+        let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))] + condition.bindings
         let count = try reading(until: deadline, timeLimit: timeLimit) { db in
-            try db.query(sql, [.text(tenant.rawValue)] + condition.bindings).first?[0].intValue ?? 0
+            try db.query(sql, bindings).first?[0].intValue ?? 0
         }
         return Int(count)
     }
@@ -79,7 +80,7 @@ extension Journal {
             try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
         }
         guard let newest, newest > since else { return since }
-        var after = since
+        var after = max(since, deletions.hiddenThrough(tenant))
         while true {
             let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(newest)] + condition.bindings
             let ids = try reading(until: deadline, timeLimit: timeLimit) { db in

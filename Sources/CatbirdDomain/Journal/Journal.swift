@@ -11,13 +11,17 @@ public final class Journal: Sendable {
     let writer: JournalWriter
     let reader: DatabasePool
     private let database: SerialDatabase
+    /// Journal rows being deleted in the background, hidden from every read.
+    public let deletions: JournalDeletions
 
     /// - Parameters:
     ///   - writer: the writer that owns appends.
     ///   - database: the write connection (for clearing).
     ///   - reader: read-only connections on the same file, each with
     ///     ``registerFunctions(on:)`` applied.
-    public init(writer: JournalWriter, database: SerialDatabase, reader: DatabasePool) {
+    ///   - deletions: the background deletes of cleared and dropped journals.
+    public init(writer: JournalWriter, database: SerialDatabase, reader: DatabasePool, deletions: JournalDeletions) {
+        self.deletions = deletions
         self.writer = writer
         self.database = database
         self.reader = reader
@@ -71,7 +75,9 @@ public final class Journal: Sendable {
     /// - Throws: `SQLiteError`.
     public func page(of tenant: TenantID, _ query: JournalQuery) throws -> CatbirdRequestPage {
         writer.flush()
-        let (sql, bindings) = Self.select(Self.columns(bodies: query.includeBodies), of: tenant, query, limit: query.limit + 1)
+        let (sql, bindings) = Self.select(
+            Self.columns(bodies: query.includeBodies), of: tenant, query, limit: query.limit + 1,
+            hiddenThrough: deletions.hiddenThrough(tenant))
         let rows = try reader.use { try $0.query(sql, bindings) }
         let records = rows.prefix(query.limit).map(Self.record(from:))
         let ids = records.map(\.id)
@@ -81,10 +87,13 @@ public final class Journal: Sendable {
     }
 
     /// The statement that reads `columns` of the tenant's entries the query selects, in its
-    /// order, at most `limit` rows (`query.limit` itself is not used).
-    static func select(_ columns: String, of tenant: TenantID, _ query: JournalQuery, limit: Int) -> (String, [SQLiteValue]) {
+    /// order, at most `limit` rows (`query.limit` itself is not used); the entries up to
+    /// `hiddenThrough` are being deleted (``JournalDeletions``) and left out.
+    static func select(
+        _ columns: String, of tenant: TenantID, _ query: JournalQuery, limit: Int, hiddenThrough: Int64
+    ) -> (String, [SQLiteValue]) {
         var sql = "SELECT \(columns) FROM requests WHERE tenant = ? AND id > ?"
-        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(query.since ?? 0)]
+        var bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(max(query.since ?? 0, hiddenThrough))]
         if let before = query.before { sql += " AND id < ?"; bindings.append(.integer(before)) }
         if let method = query.method { sql += " AND method = ?"; bindings.append(.text(method)) }
         if let text = query.urlContains { sql += " AND instr(url, ?) > 0"; bindings.append(.text(text)) }
@@ -99,16 +108,27 @@ public final class Journal: Sendable {
         return (sql, bindings)
     }
 
-    /// Deletes the tenant's journal (after writing what is queued).
+    /// Deletes the tenant's journal (after writing what is queued): from the return on, no read
+    /// shows those entries, and they are deleted in the background in small chunks
+    /// (``JournalDeletions``), so a large journal never holds the write connection long.
     /// - Returns: the number of entries deleted.
     /// - Throws: `SQLiteError`.
     @discardableResult
     public func clear(_ tenant: TenantID) throws -> Int {
         writer.flush()
-        return try database.use { db in
-            try JournalRecords.deleteAll(db, tenant: tenant)
-            return db.changes
+        let hidden = deletions.hiddenThrough(tenant)
+        let (count, through) = try database.use { db in
+            try db.transaction {
+                let row = try db.query(
+                    "SELECT count(*), max(id) FROM requests WHERE tenant = ? AND id > ?", [.text(tenant.rawValue), .integer(hidden)]
+                ).first
+                let through = row?[1].intValue
+                if let through { try JournalDeletions.schedule(db, tenant: tenant, through: through) }
+                return (Int(row?[0].intValue ?? 0), through)
+            }
         }
+        if let through { deletions.committed(tenant, through: through) }
+        return count
     }
 
     /// The columns ``record(from:)`` reads, in its order; without bodies, NULL stands in for them.

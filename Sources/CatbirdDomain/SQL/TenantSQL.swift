@@ -39,7 +39,10 @@ public final class TenantSQL: Sendable {
         precondition(connectionCount >= 1, "the SQL pool needs at least one connection")
         var readers: [TenantScopedReader] = []
         for _ in 0..<connectionCount {
-            readers.append(try TenantScopedReader(path: path, scope: Schema.tenantScope, maxValueLength: maxValueLength))
+            readers.append(try TenantScopedReader(path: path, scope: Schema.tenantScope, maxValueLength: maxValueLength) {
+                (connection: Database) throws(SQLiteError) in
+                try journal.deletions.registerFloorFunction(on: connection)
+            })
         }
         all = readers
         idle = Mutex(readers)

@@ -21,7 +21,8 @@ public enum Schema {
     /// returns the caller's parallel id. `schema_migrations` is shared by every tenant.
     public static let tenantScope = TenantScope(
         tables: [
-            .init("requests", tenantColumn: "tenant"),
+            // Rows being deleted in the background are hidden (JournalDeletions).
+            .init("requests", tenantColumn: "tenant", visibleRows: "id > catbird_journal_floor(catbird_tenant())"),
             .init("mocks", tenantColumn: "tenant"),
             .init("tenants", tenantColumn: "id"),
         ],

@@ -43,9 +43,9 @@ public final class TenantDirectory: Sendable {
             try db.query("""
                 SELECT t.id, t.created_at, t.last_activity_at,
                        (SELECT COUNT(*) FROM mocks m WHERE m.tenant = t.id),
-                       (SELECT COUNT(*) FROM requests r WHERE r.tenant = t.id)
+                       (SELECT COUNT(*) FROM requests r WHERE r.tenant = t.id AND r.id > \(JournalDeletions.floorSQL))
                 FROM tenants t ORDER BY t.id
-                """)
+                """.replacingOccurrences(of: "tenant = ?), 0)", with: "tenant = t.id), 0)"))
         }
         return rows.map { row in
             TenantSummary(
@@ -55,23 +55,49 @@ public final class TenantDirectory: Sendable {
     }
 
     /// Deletes the tenant's mocks and journal. The default tenant is emptied but kept.
+    ///
+    /// Answers at once whatever the journal's size: the mocks and the tenant's row go in one
+    /// transaction, and the journal is hidden from every read and deleted in the background
+    /// (``JournalDeletions``). Foreign keys are off for that transaction, so deleting the
+    /// tenant's row does not cascade into its journal; a request of the same parallel id
+    /// afterwards starts a new tenant whose journal holds only what comes next.
     /// - Returns: false when the tenant did not exist.
     /// - Throws: `SQLiteError` (nothing changed).
     @discardableResult
     public func drop(_ tenant: TenantID) throws -> Bool {
         journal.flush()
         return try database.use { db in
-            let existed = try db.transaction {
-                try MockRecords.deleteAll(db, tenant: tenant)
-                try JournalRecords.deleteAll(db, tenant: tenant)
-                if tenant.isDefault { return true }
-                try db.run("DELETE FROM tenants WHERE id = ?", [.text(tenant.rawValue)])
-                return db.changes > 0
+            let (existed, through) = try Self.withoutCascade(db) {
+                try db.transaction { () throws -> (Bool, Int64?) in
+                    try MockRecords.deleteAll(db, tenant: tenant)
+                    let through = try Self.scheduleJournalDeletion(db, tenant: tenant)
+                    if tenant.isDefault { return (true, through) }
+                    try db.run("DELETE FROM tenants WHERE id = ?", [.text(tenant.rawValue)])
+                    return (db.changes > 0, through)
+                }
             }
+            if let through { journal.deletions.committed(tenant, through: through) }
             // Under the write connection, so no control change can slip in between.
             mocks.forget(tenant)
             return existed
         }
+    }
+
+    /// Hides the tenant's journal from readers and queues its deletion (inside the caller's
+    /// transaction).
+    /// - Returns: the highest id hidden, nil when the tenant has no journal.
+    private static func scheduleJournalDeletion(_ db: Database, tenant: TenantID) throws -> Int64? {
+        let through = try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
+        if let through { try JournalDeletions.schedule(db, tenant: tenant, through: through) }
+        return through
+    }
+
+    /// `body` with foreign keys off on `db` (outside any transaction, as SQLite requires), so
+    /// deleting a tenant's row leaves its journal rows to ``JournalDeletions``.
+    private static func withoutCascade<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.execute("PRAGMA foreign_keys=OFF")
+        defer { try? db.execute("PRAGMA foreign_keys=ON") }
+        return try body()
     }
 
     /// Deletes every tenant's mocks, default tenant included, and keeps every journal and tenant
@@ -93,14 +119,25 @@ public final class TenantDirectory: Sendable {
         }
     }
 
-    /// Deletes every tenant's mocks and journal (the explicit "clear everything" admin action).
+    /// Deletes every tenant's mocks and journal (the explicit "clear everything" admin action);
+    /// the journals as ``drop(_:)`` does, hidden at once and deleted in the background.
     /// - Throws: `SQLiteError` (nothing changed).
     public func dropAll() throws {
         journal.flush()
         try database.use { db in
-            try db.transaction {
-                try db.execute("DELETE FROM mocks; DELETE FROM requests; DELETE FROM tenants WHERE id <> '';")
+            let scheduled = try Self.withoutCascade(db) {
+                try db.transaction { () throws -> [(TenantID, Int64)] in
+                    try db.execute("DELETE FROM mocks")
+                    var scheduled: [(TenantID, Int64)] = []
+                    for row in try db.query("SELECT id FROM tenants") {
+                        let tenant = TenantID(row[0].stringValue ?? "")
+                        if let through = try Self.scheduleJournalDeletion(db, tenant: tenant) { scheduled.append((tenant, through)) }
+                    }
+                    try db.execute("DELETE FROM tenants WHERE id <> ''")
+                    return scheduled
+                }
             }
+            for (tenant, through) in scheduled { journal.deletions.committed(tenant, through: through) }
             mocks.forgetAll()
         }
     }
