@@ -40,6 +40,11 @@ struct JournalPatternSQL {
         // The headers column only when the pattern reads it: without it an index holding the
         // method and url answers the whole query.
         let headersColumn = pattern.headers.isEmpty ? "NULL" : "request_headers"
+        // A pattern with parts beyond the method, url and headers (a body pattern, say) is
+        // matched by the Swift matcher on every row, which is then given the body too.
+        let hasOtherParts = RequestPattern(method: pattern.method, url: pattern.url, headers: pattern.headers) != pattern
+        let bodyColumn = hasOtherParts ? "request_body" : "NULL"
+        if hasOtherParts { needsMatcher = true }
         add("method = ?", .text(pattern.method.rawValue))
         match(subject: "url", pattern.url)
         for (name, headerPattern) in pattern.headers.sorted(by: { $0.key < $1.key }) {
@@ -56,11 +61,11 @@ struct JournalPatternSQL {
             match(subject: value, headerPattern, repeatsSubjectBindings: nameBindings)
         }
         if needsMatcher {
-            conditions += " AND \(RequestMatchFunction.name)(?, ?, method, url, \(headersColumn), NULL)"
+            conditions += " AND \(RequestMatchFunction.name)(?, ?, method, url, \(headersColumn), \(bodyColumn))"
             bindings += matcher
         } else if !printableGuards.isEmpty {
             conditions += " AND ((" + printableGuards.joined(separator: " AND ") + ") OR "
-                + "\(RequestMatchFunction.name)(?, ?, method, url, \(headersColumn), NULL))"
+                + "\(RequestMatchFunction.name)(?, ?, method, url, \(headersColumn), \(bodyColumn)))"
             bindings += guardBindings + matcher
         }
     }

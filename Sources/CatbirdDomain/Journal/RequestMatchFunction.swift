@@ -14,7 +14,9 @@ import Foundation
 /// once per statement (SQLite's auxiliary data) and matched with
 /// ``CatbirdMatching/CompiledRequestPattern``'s public entry point, so any part a pattern
 /// gains later is matched here with no change to the SQL. `request_headers` is the stored JSON
-/// object (read only when the pattern has header patterns); `request_body` may be NULL.
+/// object (read only when the pattern has header patterns); `request_body` is the stored body
+/// for a pattern with parts beyond the method, url and headers (``JournalPatternSQL`` passes
+/// NULL otherwise), for a matcher entry point that reads the body.
 /// `deadline` is the `DispatchTime` uptime in nanoseconds past which a call fails the statement
 /// before matching (SQLite's progress handler runs between virtual-machine instructions, too
 /// rarely to stop a statement whose every row is a slow regular expression); 0 for none.
