@@ -17,7 +17,7 @@ final class MigrationTests: StorageTestCase {
         let tables = try db.query("""
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
             """).map { $0[0].stringValue }
-        XCTAssertEqual(tables, ["mocks", "requests", "schema_migrations", "tenants"])
+        XCTAssertEqual(tables, ["journal_deletions", "mocks", "requests", "schema_migrations", "tenants"])
 
         XCTAssertEqual(try columns(db, "tenants"), ["id", "created_at", "last_activity_at"])
         XCTAssertEqual(try columns(db, "mocks"), [
@@ -36,7 +36,8 @@ final class MigrationTests: StorageTestCase {
         let indexes = try db.query("""
             SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name
             """).map { $0[0].stringValue }
-        XCTAssertEqual(indexes, ["mocks_by_tenant_position", "requests_by_tenant"])
+        XCTAssertEqual(indexes, ["mocks_by_tenant_position", "requests_by_tenant", "requests_by_tenant_method_url"])
+        XCTAssertEqual(try columns(db, "journal_deletions"), ["tenant", "through_id"])
 
         XCTAssertEqual(try db.query("SELECT id FROM tenants").map { $0["id"] }, [.text("")])
         XCTAssertEqual(try scalar(db, "PRAGMA journal_mode"), .text("wal"))
