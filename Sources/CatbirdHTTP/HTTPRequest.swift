@@ -27,11 +27,16 @@ public struct HTTPRequest: Sendable {
 
     /// The target's path: everything before the first `?` (the whole target when there is none).
     public var path: Substring {
-        target.firstIndex(of: "?").map { target[..<$0] } ?? target[...]
+        queryMark.map { target[..<$0] } ?? target[...]
     }
 
     /// The target's query: everything after the first `?`, or nil.
     public var query: Substring? {
-        target.firstIndex(of: "?").map { target[target.index(after: $0)...] }
+        queryMark.map { target[target.utf8.index(after: $0)...] }
+    }
+
+    /// The first `?`, found byte by byte (no grapheme breaking: asked on every request).
+    private var queryMark: String.Index? {
+        target.utf8.firstIndex(of: UInt8(ascii: "?"))
     }
 }

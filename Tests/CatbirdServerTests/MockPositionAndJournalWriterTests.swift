@@ -5,6 +5,7 @@ import CatbirdSupport
 @_spi(Server) import CatbirdWire
 import CatbirdTestSupport
 import Foundation
+import Synchronization
 import XCTest
 
 /// Regressions for the server review findings: mock positions, the same-pattern index, the
@@ -203,6 +204,46 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
             for index in 0..<3_100 { domain.journal.append(Domain.entry(round * 10_000 + index)) }
             domain.journal.flush()
             XCTAssertEqual(try domain.journalRows(), (round + 1) * 3_100)
+        }
+    }
+
+    /// One batch of 77 entries from three tenants, runs and interleavings mixed, written by the
+    /// multi-row INSERTs (32 rows per statement, then 32, 8, 4, 1): rows in append order with
+    /// consecutive ids, and each tenant's latest id handed to the waiters is its highest row.
+    func testABatchOfInterleavedTenantsKeepsOrderAndEachTenantsLatestID() throws {
+        let domain = try Domain()
+        defer { domain.close() }
+        let tenants = (0..<77).map { index -> TenantID in
+            index < 10 ? TenantID("a") : index < 40 ? TenantID(["a", "b", "c"][index % 3]) : index < 70 ? TenantID("b") : TenantID("c")
+        }
+        try domain.writer.use { _ in  // queued while the writer cannot start: one batch
+            for (index, tenant) in tenants.enumerated() {
+                var entry = Domain.entry(index)
+                entry.tenant = tenant
+                domain.journal.append(entry)
+            }
+        }
+        domain.journal.flush()
+        let rows = try domain.reader.query("SELECT id, url, tenant FROM requests ORDER BY id")
+        XCTAssertEqual(rows.map { $0[1].stringValue }, (0..<77).map { "/backlog/\($0)" })
+        XCTAssertEqual(rows.map { $0[2].stringValue }, tenants.map(\.rawValue))
+        let ids = rows.compactMap { $0[0].intValue }
+        XCTAssertEqual(ids, Array(ids[0]..<(ids[0] + 77)), "consecutive ids")
+        for tenant in ["a", "b", "c"].map(TenantID.init) {
+            let highest = zip(ids, tenants).filter { $0.1 == tenant }.map(\.0).max()!
+            let woken = Mutex<[Bool]>([])
+            // The writer tells the waiters right after the commit that flush() waited for.
+            domain.journal.waiters.wait(for: tenant, after: highest - 1, timeout: .seconds(10)) { committed in
+                woken.withLock { $0.append(committed) }
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while woken.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(1000) }
+            XCTAssertEqual(woken.withLock { $0 }, [true], "\(tenant): a row above \(highest - 1) is committed")
+            domain.journal.waiters.wait(for: tenant, after: highest, timeout: .milliseconds(50)) { committed in
+                woken.withLock { $0.append(committed) }
+            }
+            while woken.withLock({ $0.count < 2 }) && ContinuousClock.now < deadline { usleep(1000) }
+            XCTAssertEqual(woken.withLock { $0 }, [true, false], "\(tenant): nothing above \(highest)")
         }
     }
 
