@@ -6,6 +6,7 @@
 #   retention_test.py     CATBIRD_JOURNAL_MAX_ROWS & co. on a restarted node: pruned, logged, counted
 #   deploy_files_test.py  the Containerfile (hadolint, its promises, the libraries it installs)
 #                         and deploy/k8s/catbird.yaml agree with each other and the binary
+#   benchmark_smoke_test.py  Benchmarks/run.sh parses; its control.py helper against a real node
 #   container_test.sh     builds the image with deploy/container/build.sh and runs it
 #                         (says clearly what it could not do where a piece is missing)
 #
@@ -38,4 +39,5 @@ python="$venv/bin/python"
 "$python" "$here/metrics_test.py" --catbird "$catbird"
 "$python" "$here/retention_test.py" --catbird "$catbird"
 "$python" "$here/deploy_files_test.py" --catbird "$catbird" --hadolint "$venv/bin/hadolint"
+"$python" "$here/benchmark_smoke_test.py" --catbird "$catbird"
 "$here/container_test.sh"

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""A cheap check of Benchmarks/ (the benchmark itself is not part of the suite: CI time).
+
+`bash -n` on Benchmarks/run.sh; then Benchmarks/control.py against a real node: the scenario
+mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit, a
+miss 404s, the 64 KiB body), a few visibility rounds print their figures, and the metrics line
+carries the journal writer's longest queue and rows per commit.
+
+Usage: benchmark_smoke_test.py --catbird PATH
+"""
+
+import os
+import subprocess
+import sys
+
+from harness import Node, call, main
+
+BENCHMARKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Benchmarks")
+
+
+def control(port, *arguments):
+    result = subprocess.run([sys.executable, os.path.join(BENCHMARKS, "control.py"), str(port), *arguments],
+                            capture_output=True, text=True, timeout=120)
+    return result.returncode, result.stdout.strip() + result.stderr.strip()
+
+
+def fields(line):
+    return dict(field.split("=", 1) for field in line.split() if "=" in field)
+
+
+def run(args, work, checks):
+    syntax = subprocess.run(["bash", "-n", os.path.join(BENCHMARKS, "run.sh")], capture_output=True, text=True)
+    checks.check("Benchmarks/run.sh parses (bash -n)", syntax.returncode == 0, syntax.stderr)
+
+    node = Node(args.catbird, work, 1)
+    node.start()
+    try:
+        for tenant, mock_set in (("equal", "equal:20"), ("mix", "mix:20"), ("", "big:65536"), ("", "upload")):
+            code, output = control(node.port, "mocks", tenant, mock_set)
+            checks.check(f"control.py adds the {mock_set} mocks", code == 0, output)
+        checks.check("the last equal mock answers", call(node.port, "GET", "/m/19", tenant="equal")[0] == 200)
+        checks.check("the last wildcard+regexp mock (a regexp) answers",
+                     call(node.port, "GET", "/r/19/last", tenant="mix")[0] == 200)
+        checks.check("a wildcard mock of the mix answers", call(node.port, "GET", "/w/18/x", tenant="mix")[0] == 200)
+        checks.check("a miss answers 404", call(node.port, "GET", "/miss/nothing", tenant="mix")[0] == 404)
+        status, body = call(node.port, "GET", "/big")
+        checks.check("the 64 KiB mock answers run.sh's bytes",
+                     status == 200 and body == bytes(i * 31 % 251 for i in range(65536)), f"{status} {len(body)}")
+        checks.check("the upload mock answers a POST", call(node.port, "POST", "/upload", body={"x": 1})[0] == 200)
+
+        code, output = control(node.port, "visibility", "5")
+        figures = fields(output)
+        checks.check("control.py visibility prints its figures",
+                     code == 0 and all(float(figures.get(key, "-1")) >= 0 for key in
+                                       ("visible_p50", "visible_p99", "visible_max", "control_p50", "control_p99")),
+                     output)
+        code, output = control(node.port, "metrics")
+        figures = fields(output)
+        checks.check("control.py metrics reads the writer's longest queue and rows per commit",
+                     code == 0 and int(figures.get("longest_queue", "0")) >= 1 and int(figures.get("rows", "0")) >= 11
+                     and float(figures.get("rows_per_commit", "0")) >= 1, output)
+    finally:
+        node.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main("benchmark smoke", __doc__, run))
