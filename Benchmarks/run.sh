@@ -12,14 +12,16 @@
 #   POST 16 KiB      a POST with a 16,384-byte body (nginx: return 200)
 #   visibility       while wrk drives 64 connections at /bench: the time from a mock update's
 #                    201 to the answer of the first request that sees it
-#   memory           BENCH_RSS_REQUESTS journaled requests, then Catbird's peak RSS (VmHWM)
+#   memory           a fresh Catbird (new process and database): BENCH_RSS_REQUESTS journaled
+#                    requests, then its peak RSS (VmHWM)
 # and the journal writer's longest queue and rows per commit (from /catbird/metrics).
 #
 # Targets (issue 7; PASS/FAIL each, exit 1 on any FAIL):
 #   hit c64              Catbird ≥ 0.5 × nginx requests/s
 #   p99 c64              Catbird ≤ 2 × nginx's p99
 #   equal / mix / tenants  within 20 % of the one-mock c64 figure (≥ 0.8 × it)
-#   64 KiB, POST 16 KiB  ≥ 0.5 × nginx (the headline target applied to bigger messages)
+#   64 KiB, POST 16 KiB  reported only (issue 7 sets no target; the journal keeps up to 64 KiB
+#                        of each body, so these measure the journal writer's bytes per second)
 #   visibility           p99 < 5 ms
 #   memory               VmHWM < 64 MB after ≥ 1,000,000 journaled requests (quick: fewer)
 #   journal              every request wrk completed against Catbird's one-mock runs is in the
@@ -226,12 +228,16 @@ parse_wrk() {
     printf -v "${prefix}_sockerr" '%s' "${sockerr:-0}"
 }
 
-run_wrk() {  # run_wrk NAME URL CONNECTIONS SECONDS OUTFILE [extra wrk args…]
+run_wrk() {  # run_wrk NAME URL CONNECTIONS SECONDS OUTFILE [wrk options…] [-- script args…]
     local name="$1" url="$2" connections="$3" seconds="$4" out="$5"; shift 5
     local threads=$(( connections < WRK_MAX_THREADS ? connections : WRK_MAX_THREADS ))
+    local options=() script_args=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do options+=("$1"); shift; done
+    [ $# -gt 0 ] && script_args=("$@")  # "--" and what follows go after the URL
     {
         echo "### $name, $connections connection(s), ${seconds}s"
-        wrk "-t$threads" "-c$connections" "-d${seconds}s" --timeout "$WRK_TIMEOUT" --latency "$@" "$url"
+        wrk "-t$threads" "-c$connections" "-d${seconds}s" --timeout "$WRK_TIMEOUT" --latency \
+            ${options[@]+"${options[@]}"} "$url" ${script_args[@]+"${script_args[@]}"}
         echo
     } >"$out" 2>&1
     cat "$out" >>"$RAW_LOG"
@@ -263,9 +269,13 @@ template="${template//@PREFIX@/$WORK}"
 template="${template//@PORT@/$NGINX_PORT}"
 template="${template//@WORKERS@/$THREADS}"
 template="${template//@TEMP_PATHS@/$temp_paths}"
-# The 64 KiB scenario's file, the same bytes as Catbird's /big mock (control.py big:).
+# The 64 KiB scenario's file, the same bytes as Catbird's /big mock (control.py big:). nginx's
+# workers run as an unprivileged user when started as root: they may pass through the temp dir
+# (711, not list it) and read the file.
 python3 -c 'import sys; sys.stdout.buffer.write(bytes(i * 31 % 251 for i in range(int(sys.argv[1]))))' \
     "$BIG_BODY_BYTES" >"$WORK/big.bin"
+chmod 711 "$WORK"
+chmod 644 "$WORK/big.bin"
 printf '%s\n' "$template" >"$WORK/nginx.conf"
 "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" -t -q || {
     echo "run.sh: nginx rejects $WORK/nginx.conf" >&2; exit 2; }
@@ -392,7 +402,21 @@ stop_pid "$LOAD_PID" INT 5
 LOAD_PID=""
 for field in $visibility_line; do printf -v "vis_${field%%=*}" '%s' "${field#*=}"; done
 
+scenario_writer_line="$("${CONTROL[@]}" metrics)"
+for field in $scenario_writer_line; do printf -v "scenario_writer_${field%%=*}" '%s' "${field#*=}"; done
+
 # --- memory part --------------------------------------------------------------------------------
+# In a fresh Catbird (new process, new database), so that its peak RSS is the journaled hits',
+# not the 64 KiB scenario's queued bodies.
+progress "memory part: restarting Catbird on a fresh database"
+stop_pid "$CATBIRD_PID" TERM 30
+CATBIRD_PID=""
+"$CATBIRD_BIN" serve --host "$HOST" --port "$CATBIRD_PORT" --db "$WORK/memory.sqlite" \
+    --log-level warning --threads "$THREADS" \
+    --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/catbird-memory.log" 2>&1 &
+CATBIRD_PID=$!
+wait_http "$CATBIRD_URL/catbird/api/health" catbird "$CATBIRD_PID"
+"${CONTROL[@]}" mocks "" bench
 rss_threads="$WRK_MAX_THREADS"
 per_thread=$(( (RSS_REQUESTS + rss_threads - 1) / rss_threads ))
 mkdir -p "$WORK/rss-done"
@@ -419,7 +443,7 @@ rss_journal_after="$(journal_count)"
 rss_journal_delta=$(( rss_journal_after - rss_journal_before ))
 hwm_mb="$(vm_field_mb "$CATBIRD_PID" VmHWM)"
 rss_now_mb="$(vm_field_mb "$CATBIRD_PID" VmRSS)"
-db_mb="$(du -cm "$WORK"/bench.sqlite* | awk 'END { print $1 }')"
+db_mb="$(du -cm "$WORK"/memory.sqlite* | awk 'END { print $1 }')"
 writer_line="$("${CONTROL[@]}" metrics)"
 for field in $writer_line; do printf -v "writer_${field%%=*}" '%s' "${field#*=}"; done
 
@@ -448,7 +472,7 @@ one_mock_rps="${result[hit64,catbird,rps]}"
         case "$name" in
             hit64)     target="≥ $THROUGHPUT_TARGET × nginx"; ok="$(at_least "$times_nginx" "$THROUGHPUT_TARGET")" ;;
             hit1|hit16) target="—"; ok="" ;;
-            big|upload) target="≥ $THROUGHPUT_TARGET × nginx"; ok="$(at_least "$times_nginx" "$THROUGHPUT_TARGET")" ;;
+            big|upload) target="— (none in issue 7)"; ok="" ;;
             *)         target="≥ $FLAT_TARGET × one mock"; ok="$(at_least "$times_one" "$FLAT_TARGET")" ;;
         esac
         mark="—"
@@ -461,10 +485,11 @@ one_mock_rps="${result[hit64,catbird,rps]}"
     check "$(at_most "${vis_visible_p99:-n/a}" "$VISIBILITY_TARGET_MS")" "control visibility under 64-connection load: a mock update's change seen by the next request after its 201 in p50 $(fmt_ms "${vis_visible_p50:-0}") / p99 $(fmt_ms "${vis_visible_p99:-0}") / max $(fmt_ms "${vis_visible_max:-0}") ms over $VISIBILITY_ROUNDS updates (target p99 < $VISIBILITY_TARGET_MS ms); the update calls took p50 $(fmt_ms "${vis_control_p50:-0}") / p99 $(fmt_ms "${vis_control_p99:-0}") ms"
     rss_count_ok=$(( rss_journal_delta >= RSS_REQUESTS && rss_journal_delta >= rss_done && rss_done >= RSS_REQUESTS ? 1 : 0 ))
     rss_ok="$(awk -v m="$hwm_mb" -v l="$RSS_LIMIT_MB" -v c="$rss_count_ok" 'BEGIN { print (c == 1 && m + 0 < l) ? 1 : 0 }')"
-    check "$rss_ok" "memory: Catbird VmHWM $hwm_mb MB (target < $RSS_LIMIT_MB MB) after $rss_done journaled requests at 64 connections in ${rss_seconds}s ($(fmt_rps "$rss_rps") req/s, p99 $(fmt_ms "$rss_p99") ms); journal grew by $rss_journal_delta to $rss_journal_after rows (need ≥ $RSS_REQUESTS); VmRSS now $rss_now_mb MB; database files $db_mb MB"
+    check "$rss_ok" "memory: a fresh Catbird's VmHWM $hwm_mb MB (target < $RSS_LIMIT_MB MB) after $rss_done journaled requests at 64 connections in ${rss_seconds}s ($(fmt_rps "$rss_rps") req/s, p99 $(fmt_ms "$rss_p99") ms); journal grew by $rss_journal_delta to $rss_journal_after rows (need ≥ $RSS_REQUESTS); VmRSS now $rss_now_mb MB; database files $db_mb MB"
     check $(( journal_delta >= catbird_completed ? 1 : 0 )) "journal: wrk completed $catbird_completed Catbird requests in the one-mock runs; the journal grew by $journal_delta ($(( journal_delta - catbird_completed )) more = requests in flight when wrk stopped)"
     check $(( socket_errors == 0 && unexpected_non2xx == 0 ? 1 : 0 )) "errors: $socket_errors socket errors, $unexpected_non2xx unexpected statuses (non-2xx outside the 404 scenarios, 2xx inside them), both servers"
-    echo "- journal writer (since start): longest queue ${writer_longest_queue:-?} entries (${writer_longest_queue_bytes:-?} bytes), ${writer_rows:-?} rows in ${writer_commits:-?} commits = ${writer_rows_per_commit:-?} rows per commit, ${writer_dropped:-?} dropped"
+    echo "- journal writer over the scenarios: longest queue ${scenario_writer_longest_queue:-?} entries (${scenario_writer_longest_queue_bytes:-?} bytes), ${scenario_writer_rows:-?} rows in ${scenario_writer_commits:-?} commits = ${scenario_writer_rows_per_commit:-?} rows per commit, ${scenario_writer_dropped:-?} dropped"
+    echo "- journal writer over the memory part: longest queue ${writer_longest_queue:-?} entries (${writer_longest_queue_bytes:-?} bytes), ${writer_rows:-?} rows in ${writer_commits:-?} commits = ${writer_rows_per_commit:-?} rows per commit, ${writer_dropped:-?} dropped"
     echo
     echo "- $(load_note) after the run"
     if [ "$failures" -eq 0 ]; then echo "- result: PASS"; else echo "- result: FAIL ($failures target(s) missed)"; fi

@@ -73,7 +73,7 @@ public final class JournalWriter: Sendable {
     ///   - byteCapacity: queue bound, in bytes of (truncated) bodies, header JSON and URLs.
     ///   - bodyLimit: bytes of each request/response body kept in the journal.
     public init(
-        database: SerialDatabase, capacity: Int = 50_000, byteCapacity: Int = 64 << 20, bodyLimit: Int, log: Logger
+        database: SerialDatabase, capacity: Int = 16_384, byteCapacity: Int = 16 << 20, bodyLimit: Int, log: Logger
     ) {
         self.database = database
         self.capacity = max(1, capacity)
