@@ -16,7 +16,7 @@ import Foundation
 enum JournalRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests", answer: { context in
+            Route("GET", "/catbird/api/requests", query: journalQueryNames, answer: { context in
                 let query = try journalQuery(from: context.request.query ?? "")
                 let wait = try longPollWait(from: context.request.query ?? "")
                 let poll = JournalLongPoll(
@@ -34,6 +34,9 @@ enum JournalRoutes {
             },
         ]
     }
+
+    /// The listing's query parameters (``journalQuery(from:)`` and ``longPollWait(from:)``).
+    static let journalQueryNames = ["since", "before", "order", "limit", "method", "url", "status", "answeredBy", "bodies", "wait"]
 
     /// Parses the listing's query parameters.
     /// - Throws: 400 naming the parameter when a value is not of its type.

@@ -19,7 +19,8 @@ enum WebPageRoutes {
                     "Cache-Control": "no-cache",
                 ],
                 body: asset.bytes)
-            return Route("GET", asset.path) { _ in response }
+            // The page reads its own query (a tenant to show) in the browser.
+            return Route("GET", asset.path, query: nil) { _ in response }
         }
     }
 }

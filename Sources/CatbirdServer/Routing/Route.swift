@@ -22,6 +22,10 @@ struct Route: Sendable {
     /// The exact path, or a prefix ending in `/` when `hasParameter` is set.
     let path: String
     let hasParameter: Bool
+    /// The query parameter names the route understands; any other name is refused with 400
+    /// before the handler runs (a route never does more, or other, than it was asked:
+    /// docs/protocol.md#query-parameters). nil: the route reads any query (the web page).
+    let queryNames: [String]?
     /// Whether the handler may take long (SQL, journal queries and deletes, writes that wait for
     /// the database writer, flush waits): it then runs on the control pool while the connection
     /// is parked, never on the workers that serve mocks (docs/answering-later.md).
@@ -32,22 +36,24 @@ struct Route: Sendable {
     /// Set for a route that decides itself when to answer (a long poll); `handler` is then unused.
     let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
 
-    init(_ method: String, _ path: String, hasParameter: Bool = false, slow: Bool = false,
+    init(_ method: String, _ path: String, hasParameter: Bool = false, query: [String]? = [], slow: Bool = false,
          _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.hasParameter = hasParameter
+        self.queryNames = query
         self.isSlow = slow
         self.handler = handler
         self.answer = nil
     }
 
     /// A route that answers now or later as it decides (runs on the worker: must not block).
-    init(_ method: String, _ path: String, hasParameter: Bool = false,
+    init(_ method: String, _ path: String, hasParameter: Bool = false, query: [String]? = [],
          answer: @escaping @Sendable (RouteContext) throws -> HTTPAnswer) {
         self.method = method
         self.path = path
         self.hasParameter = hasParameter
+        self.queryNames = query
         self.isSlow = false
         self.handler = { _ in throw APIError.notFound }
         self.answer = answer
@@ -60,6 +66,16 @@ struct Route: Sendable {
         guard requestPath.hasPrefix(path), requestPath.count > path.count else { return nil }
         let raw = requestPath.dropFirst(path.count)
         return raw.removingPercentEncoding ?? String(raw)
+    }
+
+    /// Refuses a query parameter the route does not understand.
+    /// - Throws: 400 naming the parameter and the known ones.
+    func checkQuery(_ query: Substring?) throws(APIError) {
+        guard let queryNames, let query, !query.isEmpty else { return }
+        for (name, _) in QueryParameters.pairs(query) where !queryNames.contains(name) {
+            let known = queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))"
+            throw .badRequest("unknown query parameter '\(name)' (\(known))")
+        }
     }
 }
 
@@ -84,6 +100,7 @@ struct RouteTable: Sendable {
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
                 continue
             }
+            do { try route.checkQuery(request.query) } catch { return .now(error.response) }
             let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter, pool: pool)
             if let answer = route.answer {
                 do { return try answer(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
