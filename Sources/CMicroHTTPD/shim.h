@@ -51,3 +51,21 @@ static inline void catbird_mhd_client_address(struct MHD_Connection *connection,
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)size);
     }
 }
+
+// MHD_get_connection_info is variadic: this returns the size in bytes of the request line and
+// header section just parsed (MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE), or 0 when unknown.
+static inline size_t catbird_mhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
+// MHD_get_connection_info is variadic: this returns the connection's socket, or -1.
+static inline int catbird_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+// Swift's Glibc module does not export epoll or eventfd; HangUpWatcher watches parked
+// connections' sockets with them.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>

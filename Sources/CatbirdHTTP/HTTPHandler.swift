@@ -8,4 +8,19 @@ public protocol HTTPHandler: Sendable {
     /// Answers a request whose body exceeded `limit` bytes. `request.body` is empty: the rest of
     /// the upload is discarded. The usual answer is a 413.
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse
+
+    /// Answers a request refused for `problem` before its body is read (the server closes the
+    /// connection afterwards). `request.body` is empty; its target and header values are as
+    /// far as they could be read (bytes that are not UTF-8 shown as U+FFFD). The usual answer
+    /// is `problem.status`.
+    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse
+
+}
+
+extension HTTPHandler {
+    /// A plain-text answer with `problem.status`.
+    public func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse {
+        HTTPResponse(status: problem.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(problem.reason.utf8))
+    }
+
 }

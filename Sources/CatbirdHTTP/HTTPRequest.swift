@@ -5,8 +5,13 @@ public struct HTTPRequest: Sendable {
     /// The request-target exactly as received, not unescaped: origin-form `/path?query`, or the
     /// absolute URL for proxy-form requests (`http://host/path?q`).
     public var target: String
+    /// The protocol version as sent, e.g. `HTTP/1.1`.
+    public var version: String = "HTTP/1.1"
     /// Request header fields in the order received.
     public var headers: HTTPHeaders
+    /// Names of the header fields whose value was not valid UTF-8 (in ``headers`` each such
+    /// byte reads as U+FFFD), in the order received; usually empty.
+    public var fieldsNotUTF8: [String] = []
     /// The request body bytes; empty when there was none.
     public var body: [UInt8]
     /// When the request line arrived (monotonic clock), for measuring time taken.

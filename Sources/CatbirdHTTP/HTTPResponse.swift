@@ -12,6 +12,19 @@ public struct HTTPResponse: Sendable {
     /// How long to wait before sending, or nil to send at once. The wait holds no worker thread:
     /// the connection is parked and resumed by a timer.
     public var delay: Duration?
+    /// Called once for a response with a ``delay``, on a worker thread: ``DelayOutcome/sent``
+    /// when the delay is over (or the server stops) and the response is queued,
+    /// ``DelayOutcome/clientLeft(waited:)`` when the client hung up first: nothing is sent and
+    /// its connection is closed at once.
+    public var whenDelayEnds: (@Sendable (DelayOutcome) -> Void)?
+
+    /// How the wait of a delayed response ended.
+    public enum DelayOutcome: Sendable, Equatable {
+        /// The response was queued.
+        case sent
+        /// The client hung up `waited` after the request arrived; the response was not sent.
+        case clientLeft(waited: Duration)
+    }
 
     /// Where a response's body comes from.
     public enum Body: Sendable {

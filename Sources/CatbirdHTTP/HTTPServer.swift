@@ -28,7 +28,8 @@ public final class HTTPServer: Sendable {
     /// Creates a stopped server that will answer with `handler`.
     public init(configuration: Configuration, handler: some HTTPHandler) {
         self.configuration = configuration
-        self.core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize)
+        self.core = ServerCore(
+            handler: handler, maxBodySize: configuration.maxBodySize, connectionMemory: configuration.connectionMemoryLimit)
     }
 
     /// Starts listening. Returns once the socket is bound and accepting.

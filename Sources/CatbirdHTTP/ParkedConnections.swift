@@ -3,6 +3,9 @@ import Synchronization
 
 /// Connections whose request is answered later (``HTTPAnswer/later(_:)`` and delayed responses).
 ///
+/// While parked, a connection's socket is watched (``HangUpWatcher``): a client that hangs up
+/// is let go at once rather than held until its answer comes.
+///
 /// A parked connection is suspended (`MHD_suspend_connection`): it holds no worker thread, MHD
 /// stops polling it and it does not time out. It is resumed exactly once, under this registry's
 /// lock: by its responder (which leaves the response in the request's context for the access
@@ -16,6 +19,8 @@ final class ParkedConnections: Sendable {
     /// suspended, i.e. while no worker touches it; both under the registry's lock.
     private struct Parked: @unchecked Sendable {
         let connection: OpaquePointer
+        /// Its socket, watched for a hang-up while parked (-1 when unknown).
+        let socket: Int32
         let context: RequestContext
         /// Sent at shutdown instead of waiting for the responder.
         let atShutdown: HTTPResponse
@@ -28,6 +33,15 @@ final class ParkedConnections: Sendable {
     }
 
     private let state = Mutex(State())
+    private let hangUps = HangUpWatcher()
+
+    init() {
+        hangUps.start { [weak self] ticket in self?.clientLeft(ticket) }
+    }
+
+    deinit {
+        hangUps.stop()
+    }
 
     /// The answer to a deferred request when the server stops before it is answered.
     static let stoppingResponse = HTTPResponse(
@@ -41,10 +55,12 @@ final class ParkedConnections: Sendable {
         let ticket: UInt64? = state.withLock { state in
             if state.stopping { return nil }
             state.nextTicket += 1
-            state.parked[state.nextTicket] = Parked(connection: connection, context: context, atShutdown: atShutdown)
+            let socket = catbird_mhd_connection_fd(connection)
+            state.parked[state.nextTicket] = Parked(connection: connection, socket: socket, context: context, atShutdown: atShutdown)
             context.parkedTicket = state.nextTicket
             // Suspended under the lock, so no responder or resumeAll() can resume it first.
             MHD_suspend_connection(connection)
+            hangUps.watch(socket, ticket: state.nextTicket)
             return state.nextTicket
         }
         guard let ticket else { return nil }
@@ -61,11 +77,13 @@ final class ParkedConnections: Sendable {
         state.withLock { state in
             state.stopping = true
             for parked in state.parked.values {
+                hangUps.forget(parked.socket)
                 parked.context.pendingResponse = parked.atShutdown
                 MHD_resume_connection(parked.connection)
             }
             state.parked.removeAll()
         }
+        hangUps.stop()
     }
 
     /// Drops the entry of a request libmicrohttpd has finished with (its connection closed while
@@ -73,13 +91,28 @@ final class ParkedConnections: Sendable {
     /// callback on the connection's worker thread; cheap when the request was never parked.
     func forget(_ context: RequestContext) {
         guard let ticket = context.parkedTicket else { return }
-        state.withLock { _ = $0.parked.removeValue(forKey: ticket) }
+        state.withLock { state in
+            guard let parked = state.parked.removeValue(forKey: ticket) else { return }
+            hangUps.forget(parked.socket)
+        }
     }
 
     private func resume(_ ticket: UInt64, with response: HTTPResponse) {
         state.withLock { state in
             guard let parked = state.parked.removeValue(forKey: ticket) else { return }
+            hangUps.forget(parked.socket)
             parked.context.pendingResponse = response
+            MHD_resume_connection(parked.connection)
+        }
+    }
+
+    /// The client of parked request `ticket` hung up: resumes it marked gone, so the access
+    /// handler lets libmicrohttpd close it at once; its responder, when it comes, finds no entry.
+    private func clientLeft(_ ticket: UInt64) {
+        state.withLock { state in
+            guard let parked = state.parked.removeValue(forKey: ticket) else { return }
+            hangUps.forget(parked.socket)
+            parked.context.clientGone = true
             MHD_resume_connection(parked.connection)
         }
     }

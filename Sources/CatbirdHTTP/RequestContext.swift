@@ -12,21 +12,37 @@ import CMicroHTTPD
 /// the mutable fields at once.
 final class RequestContext: @unchecked Sendable {
     let target: String
+    /// Why the request is refused before the handler sees it (checked when its headers are
+    /// complete), or nil.
+    var problem: HTTPRequestProblem?
+    var version = ""
     let receivedAt: ContinuousClock.Instant
     var connection: OpaquePointer?
     var method = ""
     var clientAddress = ""
     var headers = HTTPHeaders()
+    var fieldsNotUTF8: [String] = []
+    /// Where libmicrohttpd's copy of the raw request-target starts, and its length up to the
+    /// first NUL: a longer span before the version means a NUL byte inside the target.
+    var rawTargetStart = 0
+    var rawTargetLength = 0
     var body: [UInt8] = []
     var started = false
     var oversized = false
     /// The answer left by a responder (or by shutdown) for the access handler to queue on resume.
     var pendingResponse: HTTPResponse?
+    /// The delayed response being waited for (its ``HTTPResponse/whenDelayEnds`` is called on
+    /// resume), or nil.
+    var delayed: HTTPResponse?
+    /// Set (while parked, under ``ParkedConnections``' lock) when the client hung up: on resume
+    /// the connection is closed.
+    var clientGone = false
     /// The request's entry in ``ParkedConnections`` while (or since) it was parked.
     var parkedTicket: UInt64?
 
-    init(target: String) {
+    init(target: String, problem: HTTPRequestProblem? = nil) {
         self.target = target
+        self.problem = problem
         self.receivedAt = .now
     }
 }

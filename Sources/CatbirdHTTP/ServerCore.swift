@@ -20,10 +20,21 @@ final class ServerCore: Sendable {
     /// Bytes reserved for a body up front at most, whatever its Content-Length claims (1 MiB):
     /// a client may declare up to `maxBodySize` and send nothing.
     static let maxBodyReservation = 1 << 20
+    /// The longest request-target answered by the handler; longer ones get 414. A quarter of
+    /// the connection memory (``HTTPServer/Configuration/connectionMemoryLimit``), so that
+    /// libmicrohttpd's own limit is never the one a request that fits its memory meets first
+    /// (docs/protocol.md#malformed-requests).
+    let maxTargetLength: Int
+    /// The largest request line plus header section answered by the handler; larger ones get
+    /// 431. The connection memory less 4 KiB (at least half of it), kept for the response's
+    /// header section (docs/protocol.md#malformed-requests).
+    let maxHeadSize: Int
 
-    init(handler: any HTTPHandler, maxBodySize: Int) {
+    init(handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int) {
         self.handler = handler
         self.maxBodySize = maxBodySize
+        maxTargetLength = connectionMemory / 4
+        maxHeadSize = max(connectionMemory / 2, connectionMemory - 4096)
     }
 
     /// MHD_OPTION_URI_LOG_CALLBACK: the raw request-target, before MHD splits off and unescapes
@@ -31,7 +42,22 @@ final class ServerCore: Sendable {
     static let requestStarted: catbird_mhd_uri_log_callback = { cls, uri, _ in
         let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
         core.inFlight.add(1, ordering: .relaxed)
-        let context = RequestContext(target: uri.map { String(cString: $0) } ?? "")
+        let context: RequestContext
+        if let uri {
+            let length = strlen(uri)
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: length)
+            if length > core.maxTargetLength {
+                context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetTooLong(limit: core.maxTargetLength))
+            } else if let text = String(validating: bytes, as: UTF8.self) {
+                context = RequestContext(target: text)
+            } else {
+                context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetNotText)
+            }
+            context.rawTargetStart = Int(bitPattern: uri)
+            context.rawTargetLength = length
+        } else {
+            context = RequestContext(target: "")
+        }
         return Unmanaged.passRetained(context).toOpaque()
     }
 
@@ -39,35 +65,64 @@ final class ServerCore: Sendable {
     static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, contextSlot, _ in
         guard let pointer = contextSlot?.pointee else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
-        core.parked.forget(Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue())
+        let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+        core.parked.forget(context)
+        if let delayed = context.delayed {
+            // Ended without the access handler seeing the delay end: libmicrohttpd noticed the
+            // client go itself (it read the end of the stream before the connection was parked).
+            context.delayed = nil
+            delayed.whenDelayEnds?(.clientLeft(waited: ContinuousClock.now - context.receivedAt))
+        }
         Unmanaged<RequestContext>.fromOpaque(pointer).release()
         contextSlot?.pointee = nil
         core.inFlight.subtract(1, ordering: .releasing)
     }
 
-    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, contextSlot in
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, uploadData, uploadSize, contextSlot in
         guard let cls, let connection, let uploadSize, let pointer = contextSlot?.pointee else { return .NO }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+        if !context.started, let version {
+            context.version = String(cString: version)
+            // libmicrohttpd ends the target with a NUL where the space before the version was
+            // (0.9.75 keeps the request line in place): a span longer than the target's C
+            // string means a NUL byte inside it, which would otherwise cut the target short.
+            let span = Int(bitPattern: version) - 1 - context.rawTargetStart
+            if context.problem == nil, context.rawTargetStart != 0, span > context.rawTargetLength,
+               span <= core.maxTargetLength
+            {
+                context.problem = .targetNotText
+            }
+        }
         return core.handle(context, connection, method, uploadData, uploadSize)
     }
 
     private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-        context.headers.add(name: String(cString: key), value: value.map(trimmedFieldValue) ?? "")
+        let name = String(cString: key)
+        guard let value else {
+            context.headers.add(name: name, value: "")
+            return .YES
+        }
+        let (text, isUTF8) = trimmedFieldValue(value)
+        if !isUTF8 { context.fieldsNotUTF8.append(name) }
+        context.headers.add(name: name, value: text)
         return .YES
     }
 
     /// A field value without the optional whitespace around it (RFC 9110 §5.5): libmicrohttpd
-    /// strips the leading spaces but keeps trailing ones.
-    private static func trimmedFieldValue(_ value: UnsafePointer<CChar>) -> String {
+    /// strips the leading spaces but keeps trailing ones. Bytes that are not UTF-8 read as
+    /// U+FFFD, and `isUTF8` is then false.
+    private static func trimmedFieldValue(_ value: UnsafePointer<CChar>) -> (text: String, isUTF8: Bool) {
         var length = strlen(value)
         while length > 0, value[length - 1] == 0x20 || value[length - 1] == 0x09 { length -= 1 }
         var start = 0
         while start < length, value[start] == 0x20 || value[start] == 0x09 { start += 1 }
         return value.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-            String(decoding: UnsafeBufferPointer(start: bytes + start, count: length - start), as: UTF8.self)
+            let field = UnsafeBufferPointer(start: bytes + start, count: length - start)
+            if let text = String(validating: field, as: UTF8.self) { return (text, true) }
+            return (String(decoding: field, as: UTF8.self), false)
         }
     }
 
@@ -75,8 +130,20 @@ final class ServerCore: Sendable {
         _ context: RequestContext, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?,
         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
+        if context.clientGone {  // resumed: the client hung up while parked
+            context.clientGone = false
+            if let delayed = context.delayed {
+                context.delayed = nil
+                delayed.whenDelayEnds?(.clientLeft(waited: ContinuousClock.now - context.receivedAt))
+            }
+            return .NO  // MHD closes the connection; nothing is sent
+        }
         if let pending = context.pendingResponse {  // resumed: answered later, or delay over
             context.pendingResponse = nil
+            if let delayed = context.delayed {
+                context.delayed = nil
+                delayed.whenDelayEnds?(.sent)
+            }
             return send(pending, context, connection)
         }
         if !context.started {
@@ -85,6 +152,16 @@ final class ServerCore: Sendable {
             context.clientAddress = Self.clientAddress(connection)
             _ = MHD_get_connection_values(
                 connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
+            if context.problem == nil, catbird_mhd_request_header_size(connection) > maxHeadSize {
+                context.problem = .headTooLarge(limit: maxHeadSize)
+            }
+            if let problem = context.problem {
+                // Answered before any body is read; `Connection: close` ends the connection after.
+                context.oversized = true
+                var response = handler.respondToMalformedRequest(request(from: context), problem: problem)
+                if response.headers.first("Connection") == nil { response.headers.add(name: "Connection", value: "close") }
+                return queue(response, on: connection)
+            }
             if let declared = context.headers.first("Content-Length").flatMap({ Int($0) }) {
                 if declared > maxBodySize {
                     // Answer before reading the body; MHD closes the connection afterwards.
@@ -129,14 +206,17 @@ final class ServerCore: Sendable {
 
     /// Queues `response`, or parks the connection for its ``HTTPResponse/delay`` first: the
     /// delay is one user of the deferred path (a timer sends the response without its delay; at
-    /// shutdown it is sent at once).
+    /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
     private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
         guard let delay = response.delay, delay > .zero else { return queue(response, on: connection) }
         var undelayed = response
         undelayed.delay = nil
+        undelayed.whenDelayEnds = nil
         guard let responder = parked.park(connection, context, atShutdown: undelayed) else {
+            response.whenDelayEnds?(.sent)
             return queue(undelayed, on: connection)
         }
+        context.delayed = response  // parked: no other thread reads it until resumed
         DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [undelayed] in responder.send(undelayed) }
         return .YES
     }
@@ -146,6 +226,8 @@ final class ServerCore: Sendable {
             method: context.method, target: context.target, headers: context.headers,
             body: context.oversized ? [] : context.body, receivedAt: context.receivedAt)
         request.clientAddress = context.clientAddress
+        request.version = context.version
+        request.fieldsNotUTF8 = context.fieldsNotUTF8
         return request
     }
 

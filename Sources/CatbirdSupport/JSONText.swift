@@ -106,4 +106,12 @@ public enum JSONText {
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    /// `object` (a JSON object text from ``object(_:)``) with `pairs` added as further keys;
+    /// their names must not be among its keys already.
+    public static func appending(_ pairs: [(name: String, value: String)], to object: String) -> String {
+        guard !pairs.isEmpty else { return object }
+        let added = pairs.map { string($0.name) + ":" + string($0.value) }.joined(separator: ",")
+        return object == "{}" ? "{" + added + "}" : String(object.dropLast()) + "," + added + "}"
+    }
 }

@@ -32,10 +32,10 @@ final class DelayAndBodyLimitTests: XCTestCase {
         }
         thread.start()
 
-        // Wait until the server has taken the slow request (it is journaled before it is parked);
-        // this poll itself is served by the only worker while the slow response waits.
+        // Wait until the server has taken the slow request (its hit is counted before it is
+        // parked); this poll itself is served by the only worker while the slow response waits.
         let second = try server.client()
-        XCTAssertEqual(try journaledCount(second, url: "/slow"), 1, "the slow request reached the server")
+        XCTAssertTrue(try E2E.waitForHits(second, url: "/slow", 1), "the slow request reached the server")
         let fast = try second.request("GET", "/fast")
         finished.append("fast")
         XCTAssertEqual(fast.status, 200)
@@ -46,18 +46,6 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(slowResult.value, ["200 slow body true"], "the delayed response takes at least its 3 s delay")
         let slowEntry = try E2E.journal(second, tenant: nil, query: "url=/slow").first
         XCTAssertGreaterThanOrEqual(JSONNumber.double(slowEntry?["durationMs"]) ?? 0, 3000, "the journal counts the delay")
-    }
-
-    /// Polls the journal until it holds an entry for `url` or 10 s have passed; returns the
-    /// number of entries last seen.
-    private func journaledCount(_ client: RawHTTPClient, url: String) throws -> Int {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(10))
-        while true {
-            let seen = try E2E.journal(client, tenant: nil, query: "url=\(url)").count
-            if seen > 0 || clock.now >= deadline { return seen }
-            usleep(1000)
-        }
     }
 
     func testDelayedResponsesOnManyConnectionsAllArriveWithOneWorker() throws {
@@ -100,7 +88,8 @@ final class DelayAndBodyLimitTests: XCTestCase {
             }
         }
         thread.start()
-        XCTAssertEqual(try journaledCount(control, url: "/very-slow"), 1)
+        // Parked: the hit is counted at once; the entry is journaled when the response is sent.
+        XCTAssertTrue(try E2E.waitForHits(control, url: "/very-slow", 1))
 
         try server.restart()
         done.wait()

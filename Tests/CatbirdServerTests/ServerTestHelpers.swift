@@ -79,6 +79,18 @@ enum E2E {
         try mockList(client, tenant: tenant, file: file, line: line)["mocks"] as? [[String: Any]] ?? []
     }
 
+    /// Waits up to 10 s until the default tenant's mock for `url` has counted `hits` hits
+    /// (a delayed request has been matched and parked); whether it did.
+    static func waitForHits(_ client: RawHTTPClient, url: String, _ hits: Int) throws -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while ContinuousClock.now < deadline {
+            let mock = try mocks(client, tenant: nil).first { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String == url }
+            if JSONNumber.int(mock?["hits"]) == hits { return true }
+            usleep(2000)
+        }
+        return false
+    }
+
     /// `GET /catbird/api/requests?<query>` for the tenant: the page object.
     static func journalPage(
         _ client: RawHTTPClient, tenant: String?, query: String = "", file: StaticString = #filePath, line: UInt = #line

@@ -60,6 +60,11 @@ public final class RawHTTPClient {
         close(socket)
     }
 
+    /// Hangs up (shuts the socket down both ways: the server sees the client go).
+    public func hangUp() {
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
     /// Sends `bytes` exactly as given.
     public func send(raw bytes: [UInt8]) throws {
         var offset = 0
@@ -90,6 +95,25 @@ public final class RawHTTPClient {
         _ method: String, _ target: String, _ jsonText: String, headers: [(String, String)] = []
     ) throws -> RawResponse {
         try request(method, target, headers: [("Content-Type", "application/json")] + headers, body: Array(jsonText.utf8))
+    }
+
+    /// Every byte the server sends until it closes the connection (or the read times out),
+    /// what was already buffered included; for checking that nothing follows a response.
+    public func readToEnd() -> [UInt8] {
+        var bytes = buffer
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
+    /// The raw bytes of one response's status line and header section (before the blank
+    /// line), left unread otherwise: ``readResponse(forHead:)`` then reads the same response.
+    public func peekHead() throws -> [UInt8] {
+        Array(buffer[..<(try readUntilHeadEnd())])
     }
 
     /// Reads one response.

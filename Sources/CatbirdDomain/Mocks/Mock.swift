@@ -17,6 +17,8 @@ public struct Mock: Sendable {
     /// `response.headers` as header fields sorted by name, worked out once when the mock is
     /// added (serving and journaling a hit need them on every request). Sorted so that the
     /// header order sent and the journal's JSON do not depend on the dictionary's hash seed.
+    /// Without `Content-Length` (the server sends the body's length itself; a mock may only
+    /// set that same value, docs/protocol.md#what-the-journal-records).
     public let responseHeaderFields: [(name: String, value: String)]
     /// `response.body` as bytes (empty for none), once: what every hit sends.
     public let responseBody: [UInt8]
@@ -42,6 +44,7 @@ public struct Mock: Sendable {
         self.pattern = pattern
         self.response = response
         responseHeaderFields = response.headers
+            .filter { !$0.key.equalsIgnoringASCIICase("Content-Length") }
             .sorted { $0.key < $1.key }
             .map { (name: $0.key, value: $0.value) }
         responseHeadersJSON = JSONText.object(responseHeaderFields)

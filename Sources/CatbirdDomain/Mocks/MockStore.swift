@@ -58,7 +58,7 @@ public final class MockStore: Sendable {
             // may outlive it until the journal writer deletes it); removeAll, drop and dropAll
             // delete every row before forgetting the table, so restarting at 1 is safe.
             let table = table(of: tenant, creating: true)!
-            let (replaced, highestPosition) = table.read { ($0.mock(samePatternAs: pattern), $0.highestPosition) }
+            let (replaced, highestPosition) = (table.mock(samePatternAs: pattern), table.read(\.highestPosition))
             let position = replaced?.position ?? highestPosition + 1
             let mock = try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
@@ -77,7 +77,7 @@ public final class MockStore: Sendable {
     @discardableResult
     public func remove(_ pattern: RequestPattern, tenant: TenantID) throws -> Bool {
         try database.use { db in
-            guard let table = table(of: tenant), let existing = table.read({ $0.mock(samePatternAs: pattern) })
+            guard let table = table(of: tenant), let existing = table.mock(samePatternAs: pattern)
             else { return false }
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
@@ -122,6 +122,22 @@ public final class MockStore: Sendable {
             table?.serve(method: method, target: target, headerValue: headerValue, deadline: deadline, outOfTime: outOfTime)
         }
         return serve(own) ?? serve(fallback)
+    }
+
+    /// Gives back a delayed hit whose response was never sent (the client hung up): the mock
+    /// counts one hit less and one more use left, and a mock it used up comes back, unless it
+    /// was removed or replaced meanwhile; its row is then deleted (the hit that would have
+    /// deleted it is never journaled).
+    public func refund(_ hit: MockHit) {
+        let restored = table(of: hit.mock.tenant)?.refund(hit) ?? false
+        guard !restored, hit.exhausted else { return }
+        try? database.use { try MockRecords.delete($0, id: hit.mock.id) }
+    }
+
+    /// Records that a delayed hit's response was sent (its row is updated by the journal
+    /// entry that carries the hit).
+    public func settle(_ hit: MockHit) {
+        table(of: hit.mock.tenant)?.settle(hit)
     }
 
     /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A

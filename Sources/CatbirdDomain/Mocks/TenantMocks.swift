@@ -1,3 +1,5 @@
+import CatbirdMatching
+import CatbirdWire
 import Synchronization
 
 /// One tenant's ``MockTable`` behind its own lock, with the hits and remaining limits that
@@ -32,6 +34,11 @@ final class TenantMocks: Sendable {
         /// Raised whenever a mock is added or removed: a snapshot of an older version is stale.
         private(set) var version: UInt64 = 0
         var usage: [Int64: Usage] = [:]
+        /// Mocks a delayed hit used up while its response still waits: given back by
+        /// ``TenantMocks/refund(_:)`` if the client hangs up, dropped by ``TenantMocks/settle(_:)``
+        /// once it is sent, found by ``TenantMocks/mock(samePatternAs:)`` so that `update` and
+        /// `remove` reach their rows.
+        var pendingExhausted: [Int64: Mock] = [:]
         /// The snapshot of the current version, once a request asked for it.
         var snapshot: Snapshot?
 
@@ -51,6 +58,7 @@ final class TenantMocks: Sendable {
             version &+= 1
             table = MockTable()
             usage = [:]
+            pendingExhausted = [:]
         }
 
         mutating func currentSnapshot() -> Snapshot {
@@ -82,10 +90,19 @@ final class TenantMocks: Sendable {
         state.withLock { state in state.table.ordered.map(state.current) }
     }
 
+    /// The mock whose pattern is the same as `pattern` (``MockTable/mock(samePatternAs:)``), or
+    /// a used-up one with that pattern whose delayed answer still waits.
+    func mock(samePatternAs pattern: RequestPattern) -> Mock? {
+        state.withLock { state in
+            let identity = pattern.identity
+            return state.table.mock(samePatternAs: pattern) ?? state.pendingExhausted.values.first { $0.identity == identity }
+        }
+    }
+
     /// Adds `mock`, first removing the mock with id `replacing` (update in place).
     func insert(_ mock: Mock, replacing: Int64?) {
         state.withLock { state in
-            if let replacing { state.usage[replacing] = nil }
+            if let replacing { state.usage[replacing] = nil; state.pendingExhausted[replacing] = nil }
             state.changeTable { table in
                 if let replacing { table.remove(id: replacing) }
                 table.insert(mock)
@@ -96,6 +113,7 @@ final class TenantMocks: Sendable {
     /// Removes the mock with this id, if it is still there.
     func remove(id: Int64) {
         state.withLock { state in
+            if state.pendingExhausted.removeValue(forKey: id) != nil { return }
             guard state.table.byID[id] != nil else { return }
             state.usage[id] = nil
             state.changeTable { _ = $0.remove(id: id) }
@@ -140,6 +158,7 @@ final class TenantMocks: Sendable {
                 if exhausted {
                     state.usage[id] = nil
                     state.changeTable { _ = $0.remove(id: id) }
+                    if (hit.response.delay ?? 0) > 0 { state.pendingExhausted[id] = hit }
                 } else {
                     state.usage[id] = Usage(hits: hit.hits, remainingLimit: hit.remainingLimit)
                 }
@@ -151,5 +170,34 @@ final class TenantMocks: Sendable {
             }
             // A mock was added or removed while this request was matched: match again.
         }
+    }
+
+    /// Gives back a hit whose response was never sent (its client hung up during the delay):
+    /// one hit less, one more use left; a mock the hit used up comes back at its position
+    /// unless it was removed or replaced meanwhile.
+    /// - Returns: false when the mock is gone for good (its row is then the caller's to delete).
+    func refund(_ hit: MockHit) -> Bool {
+        state.withLock { state in
+            let id = hit.mock.id
+            if let mock = state.table.byID[id] {
+                let current = state.current(mock)
+                state.usage[id] = Usage(hits: max(current.hits - 1, 0), remainingLimit: current.remainingLimit.map { $0 + 1 })
+                return true
+            }
+            guard hit.exhausted, var mock = state.pendingExhausted.removeValue(forKey: id),
+                  state.table.mock(samePatternAs: mock.pattern.source) == nil
+            else { return false }
+            mock.hits = max(mock.hits - 1, 0)
+            mock.remainingLimit = 1
+            state.usage[id] = Usage(hits: mock.hits, remainingLimit: 1)
+            state.changeTable { $0.insert(mock) }
+            return true
+        }
+    }
+
+    /// Forgets a used-up mock's pending entry once its delayed response was sent.
+    func settle(_ hit: MockHit) {
+        guard hit.exhausted else { return }
+        state.withLock { _ = $0.pendingExhausted.removeValue(forKey: hit.mock.id) }
     }
 }

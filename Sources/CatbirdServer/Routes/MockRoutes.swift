@@ -77,11 +77,16 @@ enum MockRoutes {
     static let maxDelaySeconds = 86_400
 
     /// Rejects what cannot be sent as a final HTTP response: a status outside 200...599 (1xx
-    /// are interim), header names that are not tokens, values with control characters other
+    /// are interim), a body on a 204 or 304, header names that are not tokens, values with control characters other
     /// than tab, a delay below zero or above ``maxDelaySeconds``.
     private static func validate(_ response: ResponseMock) throws(APIError) {
         guard (200...599).contains(response.status) else {
             throw APIError.badRequest("'response.status' must be between 200 and 599, not \(response.status)")
+        }
+        if response.status == 204 || response.status == 304, let body = response.body, !body.isEmpty {
+            // RFC 9110 §15.3.5, §15.4.5: these responses end at the header section; a body
+            // would never reach the client while the journal recorded it.
+            throw APIError.badRequest("a \(response.status) response has no body (RFC 9110): remove 'response.body'")
         }
         for (name, value) in response.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
@@ -90,9 +95,32 @@ enum MockRoutes {
             guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
                 throw APIError.badRequest("response header \(JSONText.string(name)) has a control character (such as a line break) in its value")
             }
+            try validateSentAsGiven(name, value, body: response.body?.count ?? 0)
         }
         if let delay = response.delay, !(0...maxDelaySeconds).contains(delay) {
             throw APIError.badRequest("'response.delay' must be from 0 to \(maxDelaySeconds) seconds, not \(delay)")
+        }
+    }
+
+    /// Rejects a response header the server would not send as given, so that what the journal
+    /// records of a mock is what goes out (docs/protocol.md#what-the-journal-records): the
+    /// server frames the body itself (`Transfer-Encoding` refused, `Content-Length` only as the
+    /// body's length), manages the connection (`Connection` only `close`), and libmicrohttpd
+    /// drops empty values.
+    private static func validateSentAsGiven(_ name: String, _ value: String, body: Int) throws(APIError) {
+        let quoted = JSONText.string(name)
+        if value.isEmpty {
+            throw APIError.badRequest("response header \(quoted) has an empty value, which the server cannot send: leave it out")
+        }
+        if name.equalsIgnoringASCIICase("Transfer-Encoding") {
+            throw APIError.badRequest("response header \(quoted) is not allowed: the server frames the body itself (Content-Length)")
+        }
+        if name.equalsIgnoringASCIICase("Content-Length"), value != String(body) {
+            throw APIError.badRequest(
+                "response header \(quoted) must be the body's length (\(body)) or left out: the server sends the body's length")
+        }
+        if name.equalsIgnoringASCIICase("Connection"), value.asciiLowercased() != "close" {
+            throw APIError.badRequest("response header \(quoted) may only be \"close\": the server manages keep-alive itself")
         }
     }
 

@@ -26,7 +26,8 @@ struct CatbirdHandler: HTTPHandler {
         routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pool: controlPool)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
-            forwarding: dependencies.upstream?.forwarding, log: dependencies.log)
+            forwarding: dependencies.upstream?.forwarding, log: dependencies.log, cors: dependencies.settings.cors,
+            strict: dependencies.settings.durability == .strict)
         upstream = dependencies.upstream
         cors = dependencies.settings.cors
         admin = dependencies.admin
@@ -45,20 +46,24 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     func respond(to request: HTTPRequest) -> HTTPAnswer {
+        if !request.fieldsNotUTF8.isEmpty, request.fieldsNotUTF8.contains(where: { $0.equalsIgnoringASCIICase(TenantID.headerName) }) {
+            // Decoded, two different ids could share a tenant (docs/tenancy.md#tenant-of-a-request).
+            return .now(APIError.badRequest("the \(TenantID.headerName) header is not valid UTF-8").response)
+        }
         let tenant = Self.tenant(of: request)
         if Self.isControl(request.path) {
             let isAdmin = admin.isAdmin(request, tenant: tenant)
             return recorded(routes.respond(to: request, tenant: tenant, isAdmin: isAdmin), request, answeredBy: "control", tenant: tenant)
         }
         if cors, let preflight = CORS.preflight(request) {
-            guard case let .answered(_, _, ticket) = serving.answered(preflight, request: request, tenant: tenant) else {
+            guard case let .answered(sent, _, ticket) = serving.answered(preflight, request: request, tenant: tenant) else {
                 return .now(preflight)
             }
-            return release(preflight, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
+            return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
         switch serving.respond(to: request, tenant: tenant) {
-        case let .answered(response, answeredBy, ticket):
-            let sent = cors ? CORS.decorate(response, for: request) : response
+        case let .answered(sent, answeredBy, ticket):
+            // CORS headers are added by serving, before journaling (the journal records them).
             return release(sent, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
         case let .forward(destination):
             return forward(request, to: destination, tenant: tenant)
@@ -68,13 +73,11 @@ struct CatbirdHandler: HTTPHandler {
     /// Answers later, when the upstream has (no worker waits meanwhile), and journals it.
     private func forward(_ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID) -> HTTPAnswer {
         guard let upstream else { return .now(APIError.notFound.response) }
-        return .later { [serving, cors] responder in
+        return .later { [serving] responder in
             upstream.forward(request, to: destination) { answer in
-                let ticket = serving.journal(
-                    request: request, response: answer.response,
-                    responseHeadersJSON: JSONText.object(answer.response.headers.fields),
+                let (sent, ticket) = serving.journal(
+                    request: request, response: answer.response, responseHeadersJSON: nil,
                     answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath)
-                let sent = cors ? CORS.decorate(answer.response, for: request) : answer.response
                 deliver(sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder)
             }
         }
@@ -82,11 +85,12 @@ struct CatbirdHandler: HTTPHandler {
 
     /// Sends a journaled answer: at once (relaxed durability), or once the writer has committed
     /// its entry, holding no worker meanwhile (strict; 503 ``notJournaled`` if the entry was
-    /// dropped, so no client is told of a request the journal will not show).
+    /// dropped, so no client is told of a request the journal will not show). A delayed answer
+    /// (no ticket) is journaled, and waited for, when its delay ends (``MockServing``).
     private func release(
-        _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
+        _ response: HTTPResponse, journaled ticket: JournalTicket?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
-        guard durability == .strict else {
+        guard durability == .strict, let ticket else {
             record(request, response, answeredBy: answeredBy, tenant: tenant)
             return .now(response)
         }
@@ -145,23 +149,38 @@ struct CatbirdHandler: HTTPHandler {
         log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)")
     }
 
-    /// 413. A request outside `/catbird` is journaled like any other, with an empty request
-    /// body: the upload was discarded (and a chunked one's size is unknown).
+    /// 413, journaled (``refused(_:_:journaled:)``).
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
-        let response = APIError.payloadTooLarge(limit: limit).response
-        let tenant = Self.tenant(of: request)
-        if !Self.isControl(request.path) {
-            let ticket = serving.journal(
-                request: request, response: response, responseHeadersJSON: APIError.headersJSON,
-                answeredBy: .unanswered, hit: nil, tenant: tenant)
+        refused(request, APIError.payloadTooLarge(limit: limit))
+    }
+
+    /// 414, 431 or 400 with our JSON error body (docs/protocol.md#malformed-requests),
+    /// journaled like a 413, except a target with a NUL or bytes that are not UTF-8: the
+    /// journal could only hold it altered.
+    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse {
+        refused(request, APIError(status: problem.status, reason: problem.reason), journaled: problem != .targetNotText)
+    }
+
+    /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
+    /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
+    /// empty request body: the upload was discarded (and a chunked one's size is unknown); a
+    /// parallel id that is not UTF-8 puts it in the default tenant's journal.
+    private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPResponse {
+        var response = error.response
+        let tenant = request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) } ? .defaultTenant : Self.tenant(of: request)
+        response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
+        if journaled, !Self.isControl(request.path) {
+            let (sent, ticket) = serving.journal(
+                request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
+            response = sent
             // Strict durability: this answer cannot be deferred (libmicrohttpd takes it now), so
-            // the worker waits for the commit; rare (an oversized upload) and one batch long.
+            // the worker waits for the commit; rare (a refused request) and one batch long.
             if durability == .strict { Self.waitForCommit(of: ticket, in: journal) }
         }
         metrics.record(
             answeredBy: Self.isControl(request.path) ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: response.status,
             latency: ContinuousClock.now - request.receivedAt)
-        log.warning("\(request.method) \(request.target) → 413: body over \(limit) bytes tenant=\(tenant)")
+        log.warning("\(request.method) \(request.target.prefix(200)) → \(error.status): \(error.reason) tenant=\(tenant)")
         return response
     }
 

@@ -2,6 +2,7 @@ import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
 import CatbirdWire
+import Dispatch
 
 /// Answers a non-control request (`docs/matching.md#resolution-order`): the caller's mocks,
 /// then the default tenant's, then the mocks directory's files (``FileServing``), then the
@@ -18,15 +19,19 @@ struct MockServing: Sendable {
     let forwarding: Forwarding?
     /// Where a regexp stopped by the evaluation budget is reported (warning).
     let log: Logger
+    /// `--cors`: CORS headers are added to every answer before it is journaled (``CORS``).
+    let cors: Bool
+    /// `--durability strict`: a delayed response leaves only once its entry is committed.
+    let strict: Bool
 
     /// The answer when nothing matched, built once.
     private static let notFound = APIError.notFound.response
 
     /// What serving decided: an answer (journaled; the ticket says when its entry is committed,
-    /// for strict durability), or an upstream to forward to (the caller journals the upstream's
-    /// answer).
+    /// for strict durability; nil for a delayed answer, journaled when its delay ends), or an
+    /// upstream to forward to (the caller journals the upstream's answer).
     enum Served {
-        case answered(HTTPResponse, CatbirdRequest.AnsweredBy, JournalTicket)
+        case answered(HTTPResponse, CatbirdRequest.AnsweredBy, JournalTicket?)
         case forward(Forwarding.Destination)
     }
 
@@ -37,31 +42,33 @@ struct MockServing: Sendable {
             outOfTime: { reportOutOfTime($0, request: request, tenant: tenant) })
         else {
             if let answer = files?.respond(to: request) {
-                let ticket = journal(
-                    request: request, response: answer.response,
-                    responseHeadersJSON: JSONText.object(answer.response.headers.fields),
+                let (sent, ticket) = journal(
+                    request: request, response: answer.response, responseHeadersJSON: nil,
                     answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
                     bodyPrefix: answer.journalBody)
-                return .answered(answer.response, .file, ticket)
+                return .answered(sent, .file, ticket)
             }
             if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
                 return answered(Forwarding.connectNotSupported, request: request, tenant: tenant)
             }
             if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
-            let ticket = journal(
+            let (sent, ticket) = journal(
                 request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
                 answeredBy: .unanswered, hit: nil, tenant: tenant)
-            return .answered(Self.notFound, .unanswered, ticket)
+            return .answered(sent, .unanswered, ticket)
         }
         let mock = hit.mock
         let delay = mock.response.delay.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
         let response = HTTPResponse(
             status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields),
             body: mock.responseBody, delay: delay)
-        let ticket = journal(
-            request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
-            answeredBy: .mock, hit: hit, tenant: tenant)
-        return .answered(response, .mock, ticket)
+        guard delay != nil else {
+            let (sent, ticket) = journal(
+                request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
+                answeredBy: .mock, hit: hit, tenant: tenant)
+            return .answered(sent, .mock, ticket)
+        }
+        return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil)
     }
 
     /// Logs a mock whose regular expression ran out of the request's budget
@@ -72,35 +79,101 @@ struct MockServing: Sendable {
             "mock \(mock.id) of tenant \(JSONText.string(tenant.rawValue)) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.string(pattern.url.value))) skipped: its pattern ran out of the \(MockStore.requestBudget.milliseconds) ms evaluation budget for \(request.method) \(JSONText.string(request.target))")
     }
 
-    /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
-    func answered(_ response: HTTPResponse, request: HTTPRequest, tenant: TenantID) -> Served {
-        let ticket = journal(
-            request: request, response: response, responseHeadersJSON: JSONText.object(response.headers.fields),
-            answeredBy: .unanswered, hit: nil, tenant: tenant)
-        return .answered(response, .unanswered, ticket)
+    /// A delayed mock response, journaled when its delay ends (docs/protocol.md#delays): as
+    /// sent, or, when the client hung up first, as 499 with no response headers or body and
+    /// the time it waited; the hit is then given back (``MockStore/refund(_:)``). With strict
+    /// durability the worker waits for the sent entry's commit before queueing it (one batch).
+    private func delayed(_ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID) -> HTTPResponse {
+        let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: hit.mock.responseHeadersJSON,
+                                       answeredBy: .mock, hit: hit, tenant: tenant)
+        var sent = stamped
+        sent.whenDelayEnds = { [journal, mocks, strict] outcome in
+            var entry = decided
+            switch outcome {
+            case .sent:
+                mocks.settle(hit)
+                entry.durationMs = (ContinuousClock.now - request.receivedAt).milliseconds
+            case let .clientLeft(waited):
+                mocks.refund(hit)
+                entry = JournalEntry(
+                    time: entry.time, tenant: tenant, method: request.method, url: request.target,
+                    requestHeaders: entry.requestHeaders, requestBody: request.body, status: Self.clientLeftStatus,
+                    responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
+                    durationMs: waited.milliseconds)
+            }
+            let ticket = journal.append(entry)
+            guard strict, outcome == .sent else { return }
+            let committed = DispatchSemaphore(value: 0)
+            journal.whenCommitted(ticket) { _ in committed.signal() }
+            committed.wait()
+        }
+        return sent
     }
 
-    /// Appends the request and its answer to the tenant's journal: the request as received
-    /// (`request.body` is what was kept of it), the response as sent, and the time from arrival
-    /// to the response, any delay included. `responseHeadersJSON` is `response.headers` as the
-    /// journal's JSON object, known in advance (a mock's ``Mock/responseHeadersJSON``, an API
-    /// error's ``APIError/headersJSON``) so it is not encoded again per request.
-    /// - Returns: the entry's ticket (``Journal/whenCommitted(_:_:)``).
+    /// The status journaled for a request whose client hung up before its (delayed) answer
+    /// was sent: nothing was sent; 499 is nginx's "client closed request" in access logs.
+    static let clientLeftStatus = 499
+
+    /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
+    func answered(_ response: HTTPResponse, request: HTTPRequest, tenant: TenantID) -> Served {
+        let (sent, ticket) = journal(
+            request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
+        return .answered(sent, .unanswered, ticket)
+    }
+
+    /// Appends the request and its answer to the tenant's journal, and returns the response
+    /// to send (``HTTPResponse/stamped()``: its `Date` is the one journaled). The journal gets
+    /// the request as received (`request.body` is what was kept of it) and the response as
+    /// it goes out: every header field on the wire, those libmicrohttpd adds included
+    /// (``HTTPResponse/fieldsAddedOnSending(to:fileLength:)``), no body for a HEAD request
+    /// (none is sent), and the time from arrival to the response, any delay included.
+    /// - Parameter responseHeadersJSON: `response.headers` as the journal's JSON object when
+    ///   known in advance (a mock's ``Mock/responseHeadersJSON``, an API error's
+    ///   ``APIError/headersJSON``, fields all sent as given), so it is not encoded again per
+    ///   request; nil: encoded here.
+    /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
     @discardableResult
     func journal(
-        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String,
+        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil
-    ) -> JournalTicket {
+    ) -> (sent: HTTPResponse, ticket: JournalTicket) {
+        let (sent, entry) = entry(
+            request: request, response: response, responseHeadersJSON: responseHeadersJSON, answeredBy: answeredBy, hit: hit,
+            tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix)
+        return (sent, journal.append(entry))
+    }
+
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:answeredBy:hit:tenant:filePath:bodyPrefix:)``
+    /// appends them.
+    private func entry(
+        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?,
+        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil
+    ) -> (sent: HTTPResponse, entry: JournalEntry) {
+        let decorated = cors ? CORS.decorate(response, for: request) : response
+        let sent = decorated.stamped()
+        let added = sent.fieldsAddedOnSending(to: request, fileLength: bodyPrefix.map { UInt64($0.size) })
+        let headersJSON: String
+        if let responseHeadersJSON, decorated.headers.fields.count == response.headers.fields.count,
+           response.headers.allSatisfy(HTTPResponse.isSentAsGiven)
+        {
+            let date: [(name: String, value: String)] = response.headers.first("Date") == nil ? [("Date", sent.headers.first("Date")!)] : []
+            headersJSON = JSONText.appending(date + added, to: responseHeadersJSON)
+        } else {
+            headersJSON = JSONText.object(sent.headers.fields + added)
+        }
+        let bodySent = request.method != "HEAD" && sent.status >= 200 && sent.status != 204
         let delayMs = response.delay?.milliseconds ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
-        return journal.append(JournalEntry(
+        let entry = JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
-            status: response.status, responseHeaders: responseHeadersJSON,
-            responseBody: bodyPrefix?.bytes ?? response.body, answeredBy: answeredBy,
+            status: response.status, responseHeaders: headersJSON,
+            responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
-            responseBodySize: bodyPrefix?.size))
+            responseBodySize: bodySent ? bodyPrefix?.size : nil)
+        return (sent, entry)
     }
 }

@@ -1,0 +1,54 @@
+import CatbirdSupport
+
+extension HTTPResponse {
+    /// The response as it goes out: `Date` added when `headers` has none (so whoever journals
+    /// the response knows the one sent); fields libmicrohttpd would not send as given removed
+    /// (``isSentAsGiven(_:)``).
+    public func stamped() -> HTTPResponse {
+        var stamped = self
+        if !headers.allSatisfy(Self.isSentAsGiven) { stamped.headers = HTTPHeaders(headers.fields.filter(Self.isSentAsGiven)) }
+        if headers.first("Date") == nil { stamped.headers.add(name: "Date", value: HTTPDate.now()) }
+        return stamped
+    }
+
+    /// Whether libmicrohttpd 0.9.75 sends a response field as given: not `Content-Length` nor
+    /// `Transfer-Encoding` (the server frames the body itself), not an empty value (dropped),
+    /// not a `Connection` other than `close` (it manages keep-alive itself).
+    public static func isSentAsGiven(_ field: (name: String, value: String)) -> Bool {
+        if field.value.isEmpty { return false }
+        if field.name.equalsIgnoringASCIICase("Connection") { return field.value.asciiLowercased() == "close" }
+        return !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Transfer-Encoding")
+    }
+
+    /// The fields libmicrohttpd 0.9.75 adds to a ``stamped()`` response when it sends it to
+    /// `request`, as observed on the wire (docs/protocol.md#what-the-journal-records):
+    /// - `Connection: close` when the request asked for it (`Connection: close`) or is HTTP/1.0
+    ///   without `Connection: keep-alive`; `Connection: Keep-Alive` for an HTTP/1.0 request that
+    ///   asked for keep-alive; nothing when the response sets `Connection` itself;
+    /// - `Content-Length` with the body's length (for HEAD too: the length a GET would get),
+    ///   except on 1xx and 204; `Transfer-Encoding: chunked` for a stream of unknown length.
+    /// - Parameter fileLength: the length of a `.file` body when known (it is read at send time).
+    public func fieldsAddedOnSending(to request: HTTPRequest, fileLength: UInt64? = nil) -> [(name: String, value: String)] {
+        var added: [(name: String, value: String)] = []
+        if headers.first("Connection") == nil {
+            let tokens = (request.headers.first("Connection") ?? "").split(separator: ",").map {
+                String($0.filter { $0 != " " && $0 != "\t" }).asciiLowercased()
+            }
+            if tokens.contains("close") {
+                added.append(("Connection", "close"))
+            } else if request.version == "HTTP/1.0" {
+                added.append(("Connection", tokens.contains("keep-alive") ? "Keep-Alive" : "close"))
+            }
+        }
+        guard status >= 200, status != 204 else { return added }
+        switch content {
+        case let .bytes(bytes):
+            added.append(("Content-Length", String(bytes.count)))
+        case let .file(_, _, length):
+            if let length = length ?? fileLength { added.append(("Content-Length", String(length))) }
+        case let .stream(length, _):
+            if let length { added.append(("Content-Length", String(length))) } else { added.append(("Transfer-Encoding", "chunked")) }
+        }
+        return added
+    }
+}

@@ -1,0 +1,64 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// What the journal says was sent is what went out on the socket: every response header
+/// field, those the server adds (`Date`, `Content-Length`, `Connection`) included, and no body
+/// that was not sent (docs/protocol.md#what-the-journal-records).
+final class JournalMatchesWireTests: ServerTestCase {
+    /// Header fields read off the socket as the journal lists them: lowercased name → the
+    /// values of that name joined with `, ` in the order sent (docs/protocol.md#journal).
+    private func fields(_ pairs: [(name: String, value: String)]) -> [String: String] {
+        var map: [String: [String]] = [:]
+        for pair in pairs { map[pair.name.lowercased(), default: []].append(pair.value) }
+        return map.mapValues { $0.joined(separator: ", ") }
+    }
+
+    /// The journal's `headers` object with lowercased names.
+    private func fields(_ object: Any?) -> [String: String] {
+        var map: [String: String] = [:]
+        for (name, value) in object as? [String: Any] ?? [:] { map[name.lowercased()] = value as? String ?? "?" }
+        return map
+    }
+
+    /// Sends `head` (request line and headers) on a new connection and compares the response
+    /// read off the socket with the journal's newest entry.
+    private func assertJournalMatchesWire(_ head: String, _ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let raw = try server.client()
+        try raw.send(raw: Array(head.utf8))
+        let isHead = head.hasPrefix("HEAD ")
+        let response = try raw.readResponse(forHead: isHead)
+        let entry = try E2E.journal(client, tenant: nil, query: "order=newest&limit=1").first ?? [:]
+        let journaled = entry["response"] as? [String: Any] ?? [:]
+        XCTAssertEqual(journaled["status"] as? Int, response.status, "\(label): status", file: file, line: line)
+        XCTAssertEqual(fields(journaled["headers"]), fields(response.headers), "\(label): headers", file: file, line: line)
+        let body = (journaled["bodyBase64"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? []
+        XCTAssertEqual(body, response.body, "\(label): body", file: file, line: line)
+    }
+
+    /// The mock in the issue set `Content-Length: 10` and `Transfer-Encoding: chunked` on a
+    /// 3-byte body; it is now refused (``MockResponseValidationTests``). The unusual headers a
+    /// mock may set are sent and journaled as they went out.
+    func testJournalMatchesRawCaptureForUnusualHeaders() throws {
+        try E2E.addMock(client, url: "/length", responseHeaders: ["Content-Length": "3", "Content-Type": "text/plain"], body: "abc")
+        try E2E.addMock(client, url: "/close", responseHeaders: ["Connection": "close"], body: "bye")
+        try E2E.addMock(client, url: "/date", responseHeaders: ["Date": "Tue, 01 Jan 2030 00:00:00 GMT"], body: "d")
+        try E2E.addMock(client, url: "/repeated", responseHeaders: ["X-A": "1", "x-a": "2", "Keep-Alive": "timeout=5"], body: "r")
+        try E2E.addMock(client, url: "/empty", status: 204, body: nil)
+        try E2E.addMock(client, method: "HEAD", url: "/head", responseHeaders: ["X-H": "h"], body: "not sent")
+        let host = "Host: x\r\n"
+        try assertJournalMatchesWire("GET /length HTTP/1.1\r\n\(host)\r\n", "Content-Length")
+        try assertJournalMatchesWire("GET /close HTTP/1.1\r\n\(host)\r\n", "Connection: close")
+        try assertJournalMatchesWire("GET /date HTTP/1.1\r\n\(host)\r\n", "Date")
+        try assertJournalMatchesWire("GET /repeated HTTP/1.1\r\n\(host)\r\n", "repeated names")
+        try assertJournalMatchesWire("GET /empty HTTP/1.1\r\n\(host)\r\n", "204")
+        try assertJournalMatchesWire("HEAD /head HTTP/1.1\r\n\(host)\r\n", "HEAD")
+        // What the server adds for the client's connection handling.
+        try assertJournalMatchesWire("GET /length HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", "request Connection: close")
+        try assertJournalMatchesWire("GET /length HTTP/1.0\r\n\r\n", "HTTP/1.0")
+        try assertJournalMatchesWire("GET /length HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "HTTP/1.0 keep-alive")
+        // The server's own answers.
+        try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)\r\n", "404")
+        try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n", "431")
+    }
+}

@@ -1,0 +1,96 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Requests refused before a handler sees them get exactly one response with our JSON error
+/// shape, are journaled where the journal can hold them byte-true, and end the connection
+/// (docs/protocol.md#malformed-requests).
+final class MalformedRequestTests: ServerTestCase {
+    /// Header sections filling most of libmicrohttpd's per-connection memory (64 to 128 KiB
+    /// when it was 128 KiB; 28 to 32 KiB now) got the 431 status line and headers twice, then
+    /// HTML, or nothing at all: now one JSON 431, then the connection ends.
+    func testHeadsFillingTheConnectionMemoryGetOneJSON431() throws {
+        for size in [29_000, 30_500, 32_000] {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET /big HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: size))\r\n\r\n".utf8))
+            let response = try raw.readResponse()
+            XCTAssertEqual(response.status, 431, "\(size) bytes: \(response.text)")
+            XCTAssertEqual(response.header("Content-Type"), "application/json; charset=utf-8")
+            XCTAssertEqual(response.object["error"] as? Bool, true)
+            XCTAssertTrue((response.object["reason"] as? String ?? "").contains("28672"), response.text)
+            XCTAssertEqual(response.header("Connection"), "close")
+            XCTAssertEqual(raw.readToEnd(), [], "\(size) bytes: nothing may follow the one response")
+        }
+        let journal = try E2E.journal(client, tenant: nil)
+        XCTAssertEqual(journal.map { ($0["response"] as? [String: Any])?["status"] as? Int }, [431, 431, 431])
+        XCTAssertEqual(Set(journal.map { $0["url"] as? String }), ["/big"])
+    }
+
+    /// A long request-target got a 404 up to libmicrohttpd's limit, then a reset with no
+    /// status line: now a JSON 414 past 8 KiB, journaled with the whole target.
+    func testLongTargetGetsJSON414() throws {
+        let target = "/" + String(repeating: "t", count: 20_000)
+        let raw = try server.client()
+        try raw.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let response = try raw.readResponse()
+        XCTAssertEqual(response.status, 414, response.text)
+        XCTAssertEqual(response.object["error"] as? Bool, true)
+        XCTAssertEqual(raw.readToEnd(), [])
+        let journal = try E2E.journal(client, tenant: nil)
+        XCTAssertEqual(journal.count, 1)
+        XCTAssertEqual((journal.first?["response"] as? [String: Any])?["status"] as? Int, 414)
+        XCTAssertEqual(journal.first?["url"] as? String, target)
+    }
+
+    /// `GET /a<NUL>b` was journaled as `/a`: now refused with 400 and not journaled (the
+    /// journal could only hold it cut short); the same for bytes that are not UTF-8.
+    func testTargetWithNULOrNonUTF8BytesIsRefused() throws {
+        for target in [Array("/a".utf8) + [0] + Array("b".utf8), Array("/a".utf8) + [0xFF] + Array("b".utf8)] {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            let response = try raw.readResponse()
+            XCTAssertEqual(response.status, 400, response.text)
+            XCTAssertTrue((response.object["reason"] as? String ?? "").contains("NUL"), response.text)
+            XCTAssertEqual(raw.readToEnd(), [])
+        }
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 0)
+        // A percent-encoded NUL is ordinary text and served as usual.
+        XCTAssertEqual(try client.request("GET", "/a%00b").status, 404)
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).first?["url"] as? String, "/a%00b")
+    }
+
+    /// Parallel ids `a\xFF` and `a\xFE` both read as `a\u{FFFD}` and shared a tenant: now
+    /// each is refused with 400, and neither creates a tenant nor a mock.
+    func testParallelIdThatIsNotUTF8IsRefused() throws {
+        for byte: UInt8 in [0xFF, 0xFE] {
+            let body = E2E.updateAction(url: "/x", body: Array("x".utf8))
+            let raw = try server.client()
+            try raw.send(raw: Array("POST /catbird/api/mocks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Catbird-Parallel-Id: a".utf8)
+                + [byte] + Array("\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+            let answer = try raw.readResponse()
+            XCTAssertEqual(answer.status, 400, answer.text)
+            XCTAssertTrue((answer.object["reason"] as? String ?? "").contains("UTF-8"), answer.text)
+            try raw.send(raw: Array("GET /x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: a".utf8) + [byte] + Array("\r\n\r\n".utf8))
+            XCTAssertEqual(try raw.readResponse().status, 400)
+        }
+        XCTAssertEqual(try E2E.tenants(client).compactMap { $0["id"] as? String }.filter { $0.hasPrefix("a") }, [])
+        XCTAssertEqual(try E2E.journal(client, tenant: "a\u{FFFD}").count, 0)
+        // A valid UTF-8 id works as before.
+        try E2E.addMock(client, tenant: "a\u{E9}", url: "/x", body: "é")
+        XCTAssertEqual(try client.request("GET", "/x", headers: E2E.tenantHeader("a\u{E9}")).text, "é")
+    }
+
+    /// Past the connection memory libmicrohttpd answers itself (HTML, no hook for the body:
+    /// docs/protocol.md#malformed-requests); still exactly one status line.
+    func testHeadsPastTheConnectionMemoryGetOneResponse() throws {
+        for size in [40_000, 100_000] {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET /big HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: size))\r\n\r\n".utf8))
+            let bytes = raw.readToEnd()
+            let text = String(decoding: bytes, as: UTF8.self)
+            XCTAssertTrue(text.hasPrefix("HTTP/1.1 431 "), "\(size): \(text.prefix(80))")
+            XCTAssertEqual(text.components(separatedBy: "HTTP/1.1 ").count - 1, 1, "\(size): one status line")
+        }
+        XCTAssertEqual(try client.request("GET", "/after").status, 404, "the server goes on")
+    }
+}

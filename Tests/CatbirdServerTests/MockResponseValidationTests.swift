@@ -1,0 +1,37 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A mock whose response could not go out as configured is refused with 400 when it is added,
+/// so what the journal records of it is what is sent (docs/protocol.md#what-the-journal-records).
+final class MockResponseValidationTests: XCTestCase {
+    func testResponsesThatCannotBeSentAsConfiguredAreRefused() throws {
+        let harness = try ControlBadInputHarness()
+        let cases: [(String, String, String)] = [
+            ("204 with a body", #"{"status":204,"headers":{},"body":"eA=="}"#, "204"),
+            ("304 with a body", #"{"status":304,"headers":{},"body":"eA=="}"#, "304"),
+            ("101 (interim)", #"{"status":101,"headers":{}}"#, "status"),
+            ("Transfer-Encoding", #"{"status":200,"headers":{"Transfer-Encoding":"chunked"},"body":"YWJj"}"#, "Transfer-Encoding"),
+            ("Content-Length 10 on 3 bytes", #"{"status":200,"headers":{"Content-Length":"10"},"body":"YWJj"}"#, "length"),
+            ("Connection keep-alive", #"{"status":200,"headers":{"Connection":"keep-alive"}}"#, "Connection"),
+            ("an empty value", #"{"status":200,"headers":{"X-Empty":""}}"#, "empty"),
+        ]
+        for (label, response, mention) in cases {
+            try harness.assertRejected(label, 400, mentioning: [mention]) {
+                try $0.json("POST", "/catbird/api/mocks", ControlBadInputHarness.update(response: response))
+            }
+        }
+    }
+
+    func testResponsesSentAsConfiguredAreAccepted() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/no-content", status: 204, body: nil)
+        try E2E.addMock(client, url: "/not-modified", status: 304, body: "")
+        try E2E.addMock(client, url: "/length", responseHeaders: ["Content-Length": "3", "Connection": "close"], body: "abc")
+        XCTAssertEqual(try client.request("GET", "/no-content").status, 204)
+        XCTAssertEqual(try client.request("GET", "/not-modified").status, 304)
+        XCTAssertEqual(try client.request("GET", "/length").text, "abc")
+    }
+}
