@@ -10,7 +10,8 @@ enum HARRoute {
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", path, slow: true) { context in
+            // Checks its own query (harQuery): `wait` is refused with its own reason.
+            Route("GET", path, query: nil, slow: true) { context in
                 let (query, limit) = try harQuery(from: context.request.query ?? "")
                 let export = try HARExport(
                     journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
