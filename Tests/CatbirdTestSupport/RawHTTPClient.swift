@@ -110,10 +110,20 @@ public final class RawHTTPClient {
         }
     }
 
-    /// The raw bytes of one response's status line and header section (before the blank
-    /// line), left unread otherwise: ``readResponse(forHead:)`` then reads the same response.
-    public func peekHead() throws -> [UInt8] {
-        Array(buffer[..<(try readUntilHeadEnd())])
+    /// Every byte the server sends until it closes the connection, or sends nothing within
+    /// `firstByteWithin` milliseconds, or nothing more for `quietAfter` milliseconds after the
+    /// last bytes; what was buffered included.
+    public func readUntilQuiet(firstByteWithin: Int32, quietAfter: Int32) -> [UInt8] {
+        var bytes = buffer
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, bytes.isEmpty ? firstByteWithin : quietAfter) > 0 else { return bytes }
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return bytes }
+            bytes += chunk[..<count]
+        }
     }
 
     /// Reads one response.

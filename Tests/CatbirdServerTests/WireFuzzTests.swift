@@ -1,0 +1,254 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Thousands of mutated requests over raw sockets against the real binary: every answer parses
+/// as HTTP (whole responses, one status line each, nothing left over), the server never crashes
+/// nor leaks a descriptor, and a normal request still works after
+/// (docs/protocol.md#malformed-requests). Seeded, so a failure replays: the seed and the
+/// request's bytes are in the message.
+final class WireFuzzTests: XCTestCase {
+    static let requests = 2_000
+    static let connectionsAtOnce = 32
+    static let seed: UInt64 = 0xC47B_12D5
+
+    /// Well-formed requests the mutations start from: mocks, bodies (length and chunked), the
+    /// control API, HTTP/1.0, pipelining.
+    static let seeds: [[UInt8]] = {
+        let action = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/f"},"headers":{}},"response":{"status":200,"headers":{"X-F":"1"},"body":"Zg=="}}"#
+        return [
+            "GET /m?x=1 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: fz\r\nAccept: */*\r\n\r\n",
+            "POST /m HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello",
+            "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3;ext=1\r\nabc\r\n0\r\n\r\n",
+            "POST /catbird/api/mocks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Catbird-Parallel-Id: fz\r\nContent-Length: \(action.utf8.count)\r\n\r\n\(action)",
+            "GET /catbird/api/requests?limit=2&order=newest HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: fz\r\n\r\n",
+            "DELETE /catbird/api/requests HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: fz\r\n\r\n",
+            "GET /m HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+            "GET /m HTTP/1.1\r\nHost: x\r\n\r\nGET /f HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: fz\r\nCookie: a=b; c=d\r\n\r\n",
+            "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n",
+        ].map { Array($0.utf8) }
+    }()
+
+    func testMutatedRequestsAllGetWellFormedAnswers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fuzz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("fuzz.sqlite").path, "--log-level", "error",
+             "--max-body-size", "64kb"],
+            in: directory)
+        let control = try server.client()
+        XCTAssertEqual(try control.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/m", responseHeaders: ["X-M": "m"], body: Array("mock".utf8))).status, 201)
+        control.hangUp()
+        let pid = server.process.processIdentifier
+        let descriptorsBefore = try Self.openDescriptors(of: pid)
+
+        var generator = SplitMix64(seed: Self.seed)
+        let inputs = (0..<Self.requests).map { _ in Mutator.mutate(Self.seeds[Int(generator.next() % UInt64(Self.seeds.count))], &generator) }
+        let failures = Locked<[String]>([])
+        let unanswered = Locked<Int>(0)
+        let doubledByLibrary = Locked<Int>(0)
+        let next = Locked<Int>(0)
+        let port = server.port
+        E2E.runOnThreads(Self.connectionsAtOnce) { _ in
+            while true {
+                let index: Int = next.change { value in
+                    value += 1
+                    return value - 1
+                }
+                guard index < inputs.count else { return }
+                let answer = Self.exchange(inputs[index], port: port)
+                if answer.isEmpty { unanswered.change { $0 += 1 }; continue }
+                let (stream, doubled) = HTTPResponseStream.withoutLibraryDoubledHead(answer)
+                if doubled { doubledByLibrary.change { $0 += 1 } }
+                if let problem = HTTPResponseStream.problem(in: stream) {
+                    failures.append("#\(index) \(problem); sent \(Self.hex(inputs[index].prefix(200))); got \(String(decoding: answer.prefix(300), as: UTF8.self).debugDescription)")
+                }
+            }
+        }
+        XCTAssertTrue(server.process.isRunning, "the server crashed: \(server.stderrText.suffix(2000))")
+        XCTAssertEqual(failures.value.count, 0, "seed \(Self.seed): \(failures.value.prefix(5).joined(separator: "\n"))")
+        // A request line libmicrohttpd cannot read at all is closed without an answer; most
+        // mutations still leave a request to answer.
+        // libmicrohttpd 0.9.75 doubles the head of some of its own error pages (a malformed
+        // Content-Length, a Cookie over half its memory): known, no hook
+        // (docs/protocol.md#malformed-requests); never one of Catbird's answers.
+        XCTAssertLessThan(doubledByLibrary.value, Self.requests / 10)
+        XCTAssertLessThan(unanswered.value, Self.requests / 2, "answered: \(Self.requests - unanswered.value) of \(Self.requests)")
+
+        // Every connection is closed again: back to the descriptors the server had before.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var descriptorsAfter = try Self.openDescriptors(of: pid)
+        while descriptorsAfter != descriptorsBefore, ContinuousClock.now < deadline {
+            usleep(50_000)
+            descriptorsAfter = try Self.openDescriptors(of: pid)
+        }
+        XCTAssertEqual(descriptorsAfter, descriptorsBefore, "descriptors leaked")
+        let after = try server.client().request("GET", "/m")
+        XCTAssertEqual(after.status, 200)
+        XCTAssertEqual(after.text, "mock")
+        _ = try server.terminate()
+    }
+
+    /// Sends `bytes` on a new connection and returns what comes back until the server closes,
+    /// or nothing arrives within 0.5 s (a request cut short waits for the rest), or nothing
+    /// more for 0.1 s after the last bytes (a kept-alive connection waits for the next request).
+    static func exchange(_ bytes: [UInt8], port: UInt16) -> [UInt8] {
+        guard let client = try? RawHTTPClient(port: port, timeoutSeconds: 5) else { return Array("connect failed".utf8) }
+        try? client.send(raw: bytes)
+        return client.readUntilQuiet(firstByteWithin: 500, quietAfter: 100)
+    }
+
+    static func openDescriptors(of pid: Int32) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+    }
+
+    static func hex(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.map { byte in
+            (0x20..<0x7F).contains(byte) && byte != 0x5C ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16)
+        }.joined()
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64), so every run mutates the same way.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
+}
+
+/// Mutations in the manner of radamsa: bytes flipped, inserted, deleted, repeated; lines
+/// dropped or doubled; numbers made huge or negative; long runs; the request cut short.
+enum Mutator {
+    static let interesting: [[UInt8]] = [
+        [0], [0xFF], [0xC3], [0x0D], [0x0A], [0x0D, 0x0A], Array(" ".utf8), Array(":".utf8), Array("\t".utf8),
+        Array("99999999999999999999".utf8), Array("-1".utf8), Array("0x10".utf8), Array("%00".utf8), Array("%".utf8),
+        Array("HTTP/2.0".utf8), Array("Transfer-Encoding: chunked\r\n".utf8), Array("Content-Length: 3\r\n".utf8),
+        Array("Expect: 100-continue\r\n".utf8), Array("X-Catbird-Parallel-Id: \u{00}".utf8), Array("Connection: close\r\n".utf8),
+    ]
+
+    static func mutate(_ seed: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
+        var bytes = seed
+        for _ in 0...random.below(4) {
+            guard !bytes.isEmpty else { break }
+            let at = random.below(bytes.count)
+            switch random.below(9) {
+            case 0: bytes[at] ^= UInt8(1 << random.below(8))
+            case 1: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+            case 2: bytes.insert(contentsOf: interesting[random.below(interesting.count)], at: at)
+            case 3: bytes.removeSubrange(at..<min(bytes.count, at + 1 + random.below(16)))
+            case 4:
+                let end = min(bytes.count, at + 1 + random.below(32))
+                bytes.insert(contentsOf: Array(bytes[at..<end]), at: end)
+            case 5: bytes = Array(bytes.prefix(at))  // cut short
+            case 6:
+                let run = [UInt8](repeating: bytes[at], count: [100, 5_000, 9_000, 30_000, 40_000][random.below(5)])
+                bytes.insert(contentsOf: run, at: at)
+            case 7:
+                // A line dropped or doubled.
+                var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+                let line = random.below(lines.count)
+                if random.below(2) == 0, lines.count > 1 { lines.remove(at: line) } else { lines.insert(lines[line], at: line) }
+                bytes = Array(lines.joined(separator: [0x0A]))
+            default:
+                // A digit run replaced by an interesting number.
+                if let digit = bytes[at...].firstIndex(where: { (0x30...0x39).contains($0) }) {
+                    let end = bytes[digit...].firstIndex { !(0x30...0x39).contains($0) } ?? bytes.count
+                    bytes.replaceSubrange(digit..<end, with: interesting[9 + random.below(3)])
+                }
+            }
+        }
+        return bytes
+    }
+}
+
+/// Checks a byte stream read from a connection: whole HTTP/1.x responses one after another.
+enum HTTPResponseStream {
+    /// `bytes` without the first copy of a head libmicrohttpd sent twice before its own HTML
+    /// error page (the same status line and fields twice, then `<html>`), and whether it did.
+    static func withoutLibraryDoubledHead(_ bytes: [UInt8]) -> (bytes: [UInt8], doubled: Bool) {
+        guard let end = find([13, 10, 13, 10], in: bytes, from: 0) else { return (bytes, false) }
+        let head = Array(bytes[..<(end + 4)])
+        let rest = bytes[(end + 4)...]
+        guard rest.starts(with: head), rest.dropFirst(head.count).starts(with: Array("<html>".utf8)) else { return (bytes, false) }
+        return (Array(rest), true)
+    }
+
+    /// Why `bytes` is not a sequence of whole responses, or nil when it is (empty is fine: no
+    /// response). A response without a length is read to the end (RFC 9112 §6.3).
+    static func problem(in bytes: [UInt8]) -> String? {
+        var at = 0
+        var count = 0
+        while at < bytes.count {
+            guard let headEnd = find([13, 10, 13, 10], in: bytes, from: at) else { return "response \(count + 1): no end of header section" }
+            let head = String(decoding: bytes[at..<headEnd], as: UTF8.self)
+            var lines = head.components(separatedBy: "\r\n")
+            let statusLine = lines.removeFirst()
+            let parts = statusLine.split(separator: " ", maxSplits: 2)
+            guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0", let status = Int(parts[1]), (100...599).contains(status),
+                  parts[1].count == 3
+            else { return "response \(count + 1): bad status line \(statusLine.debugDescription)" }
+            var length: Int?
+            var chunked = false
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":"), colon != line.startIndex, !line.hasPrefix("HTTP/") else {
+                    return "response \(count + 1): bad header line \(line.prefix(80).debugDescription)"
+                }
+                let name = line[..<colon].lowercased()
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                if name == "content-length" {
+                    guard let value = Int(value), value >= 0, length == nil || length == value else { return "response \(count + 1): bad Content-Length" }
+                    length = value
+                }
+                if name == "transfer-encoding", value.lowercased() == "chunked" { chunked = true }
+            }
+            at = headEnd + 4
+            count += 1
+            if status < 200 || status == 204 || status == 304 { continue }
+            if chunked {
+                guard let end = chunkedEnd(bytes, from: at) else { return "response \(count): bad chunked body" }
+                at = end
+            } else if let length {
+                guard bytes.count - at >= length else { return "response \(count): body shorter than its Content-Length \(length)" }
+                at += length
+            } else {
+                at = bytes.count
+            }
+        }
+        return nil
+    }
+
+    private static func chunkedEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var at = start
+        while true {
+            guard let lineEnd = find([13, 10], in: bytes, from: at),
+                  let size = Int(String(decoding: bytes[at..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16)
+            else { return nil }
+            at = lineEnd + 2
+            if size == 0 {
+                guard let end = find([13, 10, 13, 10], in: bytes, from: at - 2) else { return nil }
+                return end + 4
+            }
+            at += size + 2
+            guard at <= bytes.count else { return nil }
+        }
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index] == needle[0] {
+            if Array(bytes[index..<index + needle.count]) == needle { return index }
+        }
+        return nil
+    }
+}
