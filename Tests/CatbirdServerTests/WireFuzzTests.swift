@@ -79,14 +79,15 @@ final class WireFuzzTests: XCTestCase {
         XCTAssertLessThan(doubledByLibrary.value, Self.requests / 10)
         XCTAssertLessThan(unanswered.value, Self.requests / 2, "answered: \(Self.requests - unanswered.value) of \(Self.requests)")
 
-        // Every connection is closed again: back to the descriptors the server had before.
+        // Every connection is closed again: no more descriptors than before (the count before
+        // may still include the control connection just hung up).
         let deadline = ContinuousClock.now + .seconds(20)
         var descriptorsAfter = try Self.openDescriptors(of: pid)
-        while descriptorsAfter != descriptorsBefore, ContinuousClock.now < deadline {
+        while descriptorsAfter > descriptorsBefore, ContinuousClock.now < deadline {
             usleep(50_000)
             descriptorsAfter = try Self.openDescriptors(of: pid)
         }
-        XCTAssertEqual(descriptorsAfter, descriptorsBefore, "descriptors leaked")
+        XCTAssertLessThanOrEqual(descriptorsAfter, descriptorsBefore, "descriptors leaked")
         let after = try server.client().request("GET", "/m")
         XCTAssertEqual(after.status, 200)
         XCTAssertEqual(after.text, "mock")
