@@ -14,7 +14,8 @@
 //                          on the migrations it is given; knows nothing of tenants or our tables
 //   CatbirdSQLSandbox      user SQL, read-only and limited (time, rows, bytes), confined to one
 //                          tenant's rows through temporary views (the scope is given by the caller)
-//   CatbirdMatching        request patterns, response mocks, matchers (Catbird 0.11 semantics)
+//   CatbirdMatching        request patterns, response mocks, matchers (Catbird 0.11 semantics), body
+//                          matchers (JSON paths through SQLite's JSON functions), near-miss distance
 //   CatbirdDomain          tenants' mock tables (memory + SQLite write-through), the request journal,
 //                          the schema (../migrations, embedded at build time) and its SQL
 //   CatbirdWebPage         the web log page's HTML, CSS, JS and icon, embedded at build time
@@ -23,7 +24,8 @@
 //   catbird                the command-line interface
 //
 // Client side, depending on none of the server's modules (Foundation, CatbirdSupport, CatbirdWire):
-//   CatbirdAPI             the test-side client (Catbird 0.11 source-compatible, plus journal/SQL);
+//   CatbirdAPI             the test-side client (Catbird 0.11 source-compatible, plus journal/SQL,
+//                          find, near misses, assertRequested);
 //                          re-exports CatbirdWire, so `import CatbirdAPI` gives the wire types
 //   CatbirdAppSupport      the app-side helper: server URL and parallel id for the app under test
 //
@@ -70,7 +72,7 @@ let package = Package(
             dependencies: ["CSQLite", "CatbirdSupport"]
         ),
         .target(name: "CatbirdSQLSandbox", dependencies: ["CSQLite", "CatbirdSupport", "CatbirdStorage"]),
-        .target(name: "CatbirdMatching", dependencies: ["CatbirdSupport", "CatbirdWire"]),
+        .target(name: "CatbirdMatching", dependencies: ["CatbirdSupport", "CatbirdWire", "CatbirdStorage"]),
         .target(
             name: "CatbirdDomain",
             dependencies: ["CatbirdSupport", "CatbirdWire", "CatbirdMatching", "CatbirdStorage", "CatbirdSQLSandbox"],

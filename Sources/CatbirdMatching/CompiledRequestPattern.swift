@@ -8,16 +8,19 @@ import Foundation
 /// - the url pattern matches the request-target as received: path plus query (`/api/books?id=1`), or
 ///   the absolute URL for proxy-form requests (`http://host/path?q`);
 /// - every header in the pattern is present in the request (name compared case-insensitively) and its
-///   first value matches that header's pattern. Extra request headers are ignored.
+///   first value matches that header's pattern. Extra request headers are ignored;
+/// - when the pattern has a body pattern, the body matches it (docs/matching.md#body-matchers).
 public struct CompiledRequestPattern: Sendable {
     /// The pattern as it was received.
     public let source: RequestPattern
-    private let url: CompiledPatternMatch
+    let url: CompiledPatternMatch
     /// Header patterns sorted by name so that evaluation order is deterministic.
-    private let headers: [(name: String, pattern: CompiledPatternMatch)]
+    let headers: [(name: String, pattern: CompiledPatternMatch)]
+    /// The body pattern, nil when the body is not matched.
+    public let body: CompiledBodyPattern?
 
-    /// Compiles the url pattern and every header pattern; throws the first
-    /// ``PatternError/invalidRegularExpression(pattern:reason:)`` met (url first, then headers by name).
+    /// Compiles the url pattern, every header pattern and the body pattern; throws the first
+    /// ``PatternError`` met (url first, then headers by name, then the body).
     public init(_ source: RequestPattern) throws(PatternError) {
         self.source = source
         url = try CompiledPatternMatch(source.url)
@@ -27,6 +30,7 @@ public struct CompiledRequestPattern: Sendable {
             compiled.append((name, try CompiledPatternMatch(pattern)))
         }
         headers = compiled
+        body = try source.body.map { pattern throws(PatternError) in try CompiledBodyPattern(pattern) }
     }
 
     /// Whether a request matches (see the type's documentation).
@@ -35,19 +39,24 @@ public struct CompiledRequestPattern: Sendable {
     ///   - target: the request-target as received (path + query, or the absolute URL in proxy form).
     ///   - headerValue: called with a header name as written in the pattern; returns the request's
     ///     **first** value for that name, looked up case-insensitively by the caller, or `nil`.
+    ///   - body: the request body's bytes (empty, the default, for none; for a journaled request,
+    ///     what the journal kept of it). Read only when the pattern has a body pattern
+    ///     (``hasBodyPattern``): callers that hold no body may leave it out for other patterns.
     ///
     /// A regular expression still running after ``CompiledPatternMatch/defaultBudget`` counts as
-    /// no match; ``evaluate(method:target:headerValue:until:)`` tells that case apart.
-    public func matches(method: String, target: String, headerValue: (String) -> String?) -> Bool {
-        evaluate(method: method, target: target, headerValue: headerValue,
+    /// no match; ``evaluate(method:target:headerValue:body:until:)`` tells that case apart.
+    public func matches(method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = []) -> Bool {
+        evaluate(method: method, target: target, headerValue: headerValue, body: body,
                  until: .now.advanced(by: CompiledPatternMatch.defaultBudget)) == .matched
     }
 
-    /// Whether a request matches (the rules of ``matches(method:target:headerValue:)``), or
-    /// ``MatchOutcome/outOfTime`` when a regular expression of the pattern was stopped at
-    /// `deadline` before the answer was known (docs/matching.md#evaluation-budget).
+    /// Whether a request matches (the rules of ``matches(method:target:headerValue:body:)``), or
+    /// ``MatchOutcome/outOfTime`` when a regular expression of the url or a header pattern was
+    /// stopped at `deadline` before the answer was known (docs/matching.md#evaluation-budget).
+    /// The body pattern is evaluated last, only when everything else matched.
     public func evaluate(
-        method: String, target: String, headerValue: (String) -> String?, until deadline: ContinuousClock.Instant
+        method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = [],
+        until deadline: ContinuousClock.Instant
     ) -> MatchOutcome {
         guard method == source.method.rawValue else { return .notMatched }
         let urlOutcome = url.evaluate(target, until: deadline)
@@ -57,8 +66,13 @@ public struct CompiledRequestPattern: Sendable {
             let outcome = header.pattern.evaluate(value, until: deadline)
             guard outcome == .matched else { return outcome }
         }
-        return .matched
+        guard let bodyPattern = self.body else { return .matched }
+        return bodyPattern.matches(body) ? .matched : .notMatched
     }
+
+    /// Whether the pattern matches the body too (a caller reading requests from storage then
+    /// needs to read their bodies).
+    public var hasBodyPattern: Bool { body != nil }
 
     /// What the request-target must contain for the url pattern to match (empty for `equal`
     /// and the empty regexp); ``PatternIndex`` buckets wildcard and regexp mocks by it.

@@ -7,6 +7,9 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
     /// `pattern` is the `value` exactly as sent (the wildcard itself for `.wildcard`); `reason` says
     /// what is wrong, including the translated expression for wildcards.
     case invalidRegularExpression(pattern: String, reason: String)
+    /// A ``BodyPattern`` that cannot be used: `json` whose value is not JSON, a `jsonPath`
+    /// that is not a SQLite JSON path, `equalTo` on another kind. `reason` names the field.
+    case invalidBodyPattern(reason: String)
 
     /// 400: the control call or count that sent the pattern is at fault.
     public var status: Int { 400 }
@@ -19,6 +22,8 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
         switch self {
         case let .invalidRegularExpression(pattern, reason):
             return "invalid regular expression \(JSONText.string(pattern)): \(reason)"
+        case let .invalidBodyPattern(reason):
+            return reason
         }
     }
 }

@@ -4,8 +4,8 @@ import CatbirdWire
 extension RequestPattern {
     /// What makes two patterns "the same" for `update` and `remove`
     /// (docs/matching.md#update-replaces-in-place): the method (exact), the url pattern (kind
-    /// and value, exact), and the header patterns with their names lowercased (ASCII, as header
-    /// matching compares them). Hashable, so it can key a dictionary of mocks.
+    /// and value, exact), the header patterns with their names lowercased (ASCII, as header
+    /// matching compares them), and the body pattern (exact). Hashable, so it can key a dictionary of mocks.
     public struct Identity: Hashable, Sendable {
         /// The method, exactly as in the pattern.
         public let method: String
@@ -14,6 +14,8 @@ extension RequestPattern {
         /// Lowercased header name → the patterns given under every spelling of that name,
         /// sorted (a pattern may list `X-Token` and `x-token` both; matching checks each).
         public let headers: [String: [PatternMatch]]
+        /// The body pattern, exactly as in the pattern (nil when none).
+        public let body: BodyPattern?
     }
 
     /// This pattern's ``Identity``.
@@ -26,11 +28,11 @@ extension RequestPattern {
             method: method.rawValue, url: url,
             headers: grouped.mapValues { patterns in
                 patterns.sorted { ($0.kind.rawValue, $0.value) < ($1.kind.rawValue, $1.value) }
-            })
+            }, body: body)
     }
 
     /// Whether `other` is the same pattern as this one for `update` (replace in place) and
-    /// `remove`: same method and url pattern, and the same header patterns with header names
+    /// `remove`: same method, url and body pattern, and the same header patterns with header names
     /// compared case-insensitively (ASCII). `{"X-Token": equal "abc"}` and
     /// `{"x-token": equal "abc"}` are the same; values and kinds are still compared exactly.
     public func isSamePattern(as other: RequestPattern) -> Bool {

@@ -169,12 +169,18 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     /// from servers that predate it.
     public var filePath: String?
 
+    /// For a request nothing answered (the 404): the closest mocks, closest first, with the
+    /// fields that differed (docs/matching.md#near-misses); `[]` when there were no mocks to
+    /// compare. Nil for every other request, and from servers that predate near misses.
+    public var nearMisses: [CatbirdNearMiss]?
+
     /// A journal entry (the server builds these from its rows).
     @_spi(Server) public init(
         id: Int64, time: Date, tenant: String, method: RequestPattern.HTTPMethod, url: String, request: Message, response: Message,
-        answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double, filePath: String? = nil
+        answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double, filePath: String? = nil, nearMisses: [CatbirdNearMiss]? = nil
     ) {
         self.filePath = filePath
+        self.nearMisses = nearMisses
         self.id = id
         self.time = time
         self.tenant = tenant
@@ -188,7 +194,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs, filePath
+        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs, filePath, nearMisses
     }
 
     /// Reads the server's shape.
@@ -207,9 +213,11 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         mockId = try container.decodeIfPresent(Int64.self, forKey: .mockId)
         durationMs = try container.decode(Double.self, forKey: .durationMs)
         filePath = try container.decodeIfPresent(String.self, forKey: .filePath)
+        nearMisses = try container.decodeIfPresent([CatbirdNearMiss].self, forKey: .nearMisses)
     }
 
-    /// Writes the server's shape (`mockId` and `filePath` as `null` when absent).
+    /// Writes the server's shape (`mockId` and `filePath` as `null` when absent; `nearMisses`
+    /// only for a request nothing answered).
     ///
     /// - Throws: `EncodingError` for a non-finite `durationMs`.
     public func encode(to encoder: any Encoder) throws {
@@ -225,6 +233,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         try container.encode(mockId, forKey: .mockId)
         try container.encode(durationMs, forKey: .durationMs)
         try container.encode(filePath, forKey: .filePath)
+        try container.encodeIfPresent(nearMisses, forKey: .nearMisses)
     }
 }
 

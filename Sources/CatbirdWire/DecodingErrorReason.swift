@@ -97,3 +97,23 @@ enum CodingPathText {
         JSONText.string(value)
     }
 }
+
+/// A closed set of names on the wire (a matcher's `kind`), read with a reason that lists them.
+protocol WireName: RawRepresentable, CaseIterable where RawValue == String {}
+
+extension WireName {
+    /// Reads one of the names.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` naming the coding path and every allowed value
+    ///   (`'pattern.url.kind' must be "equal", "wildcard" or "regexp", not "glob"`) for any
+    ///   other string; `DecodingError.typeMismatch` for a non-string.
+    static func decodeName(from decoder: any Decoder) throws -> Self {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        if let name = Self(rawValue: raw) { return name }
+        let names = allCases.map { CodingPathText.jsonQuoted($0.rawValue) }
+        let listed = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+        throw DecodingError.readable(
+            at: decoder.codingPath,
+            "\(CodingPathText.quoted(decoder.codingPath, orElse: "kind")) must be \(listed), not \(CodingPathText.jsonQuoted(raw))")
+    }
+}

@@ -7,7 +7,7 @@ import Foundation
 /// in place). The rules of each kind: docs/matching.md#pattern-kinds.
 public struct PatternMatch: Codable, Hashable, Sendable {
     /// The comparison a ``PatternMatch`` makes.
-    public enum Kind: String, Codable, Hashable, Sendable, CaseIterable {
+    public enum Kind: String, Codable, Hashable, Sendable, CaseIterable, WireName {
         /// The whole subject equals `value` (case-sensitive). For a URL the subject is the
         /// request-target as received: path and query, e.g. `/api/books?id=1`.
         case equal
@@ -18,19 +18,12 @@ public struct PatternMatch: Codable, Hashable, Sendable {
         /// rejects an invalid expression with a 400 (``CatbirdError``) when the mock is added.
         case regexp
 
-        /// Reads one of the three wire names.
+        /// Reads one of the wire names.
         ///
         /// - Throws: `DecodingError.dataCorrupted` naming the coding path and the allowed
         ///   values for any other string; `DecodingError.typeMismatch` for a non-string.
         public init(from decoder: any Decoder) throws {
-            let raw = try decoder.singleValueContainer().decode(String.self)
-            guard let kind = Kind(rawValue: raw) else {
-                throw DecodingError.readable(
-                    at: decoder.codingPath,
-                    "\(CodingPathText.quoted(decoder.codingPath, orElse: "kind")) must be \"equal\", \"wildcard\" or \"regexp\", not \(CodingPathText.jsonQuoted(raw))"
-                )
-            }
-            self = kind
+            self = try Self.decodeName(from: decoder)
         }
     }
 

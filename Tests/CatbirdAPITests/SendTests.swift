@@ -24,7 +24,8 @@ final class SendTests: CatbirdTestCase {
         try catbird.send(.remove(LoginMock.success))
         let removed = try server.appRequest("POST", "/login")
         XCTAssertEqual(removed.status, 404)
-        XCTAssertEqual(removed.object["reason"] as? String, "Not Found")
+        XCTAssertEqual(removed.object["error"] as? Bool, true)
+        XCTAssertTrue((removed.object["reason"] as? String ?? "").hasPrefix("no mock matched POST /login in the default tenant"), removed.text)
 
         try catbird.send(.add(LoginMock.blockedUserError))
         XCTAssertEqual(try server.appRequest("POST", "/login").status, 400)

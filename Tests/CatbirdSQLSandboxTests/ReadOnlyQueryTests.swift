@@ -175,7 +175,7 @@ final class ReadOnlyQueryTests: StorageTestCase {
         let viaFunction = try db.readOnlyQuery(
             "SELECT name FROM pragma_table_info(?)", parameters: ["mocks"], maxRows: 100, timeLimit: oneSecond
         )
-        XCTAssertEqual(viaFunction.rows.count, 14)
+        XCTAssertEqual(viaFunction.rows.count, 15)
         let version = try db.readOnlyQuery("PRAGMA user_version", parameters: [], maxRows: 1, timeLimit: oneSecond)
         XCTAssertEqual(version.rows, [[0]])
     }

@@ -184,7 +184,15 @@ final class FixtureReplayTests: XCTestCase {
         if let utf8 = expectedBody["utf8"] as? String {
             XCTAssertEqual(String(bytes: response.body, encoding: .utf8), utf8, "\(label): body text")
         }
-        if let json = expectedBody["json"] {
+        if let json = expectedBody["json"] as? [String: Any], json["reason"] as? String == "Not Found", response.status == 404 {
+            // Catbird 0.11's 404 body; ours keeps its keys, and its reason names the tenant and
+            // the closest mock, with the near misses beside it (docs/matching.md#near-misses).
+            XCTAssertEqual(response.object["error"] as? Bool, true, "\(label): 404 body error")
+            XCTAssertTrue(
+                (response.object["reason"] as? String ?? "").hasPrefix("no mock matched \(method) "),
+                "\(label): 404 reason (raw: \(response.text.prefix(300)))")
+            XCTAssertNotNil(response.object["nearMisses"] as? [Any], "\(label): 404 near misses")
+        } else if let json = expectedBody["json"] {
             XCTAssertEqual(
                 FixtureTestSupport.canonical(response.json), FixtureTestSupport.canonical(json),
                 "\(label): body as JSON (raw: \(response.text.prefix(300)))")

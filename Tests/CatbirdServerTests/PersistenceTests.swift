@@ -71,7 +71,7 @@ final class PersistenceTests: XCTestCase {
         // The limited mock serves exactly its remaining two responses, then is gone.
         XCTAssertEqual(try client.request("GET", "/limited").text, "limited")
         XCTAssertEqual(try client.request("GET", "/limited").text, "limited")
-        E2E.assertError(try client.request("GET", "/limited"), status: 404, reasonContains: "Not Found")
+        E2E.assertError(try client.request("GET", "/limited"), status: 404, reasonContains: "no mock matched GET /limited")
         XCTAssertEqual(try listed(client, tenant: nil).map(\.url), ["/always", "/last"])
         XCTAssertEqual(try client.request("GET", "/always").text, "always")
         XCTAssertEqual(try client.request("GET", "/p/first", headers: E2E.tenantHeader("P")).text, "P first")

@@ -20,7 +20,7 @@ final class TenantIsolationTests: XCTestCase {
         XCTAssertEqual(forP.text, "profile of P")
         XCTAssertEqual(forQ.status, 200)
         XCTAssertEqual(forQ.text, "profile of Q")
-        E2E.assertError(forDefault, status: 404, reasonContains: "Not Found")
+        E2E.assertError(forDefault, status: 404, reasonContains: "no mock matched GET")
     }
 
     func testDefaultTenantMockAddedEarlierDoesNotShadowTenantsOwn() throws {

@@ -23,13 +23,13 @@ final class MigrationTests: StorageTestCase {
         XCTAssertEqual(try columns(db, "mocks"), [
             "id", "tenant", "position", "method", "url_kind", "url_value", "header_patterns",
             "status", "response_headers", "response_body", "remaining_limit", "delay_seconds",
-            "hits", "created_at",
+            "hits", "created_at", "body_pattern",
         ])
         XCTAssertEqual(try columns(db, "requests"), [
             "id", "time", "tenant", "method", "url", "request_headers", "request_body",
             "request_body_size", "request_body_truncated", "status", "response_headers",
             "response_body", "response_body_size", "response_body_truncated", "answered_by",
-            "mock_id", "duration_ms", "file_path",
+            "mock_id", "duration_ms", "file_path", "near_misses",
         ])
         XCTAssertEqual(try columns(db, "schema_migrations"), ["version", "name", "applied_at"])
 

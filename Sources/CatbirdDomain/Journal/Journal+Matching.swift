@@ -1,5 +1,6 @@
 import CatbirdMatching
 import CatbirdStorage
+import CatbirdSupport
 @_spi(Server) import CatbirdWire
 
 /// Matching journaled requests against a request pattern: counting them
@@ -63,6 +64,37 @@ extension Journal {
         return (try entry(of: tenant, id: found), found)
     }
 
+    /// A page of the tenant's journaled requests that match `pattern` (the rules of
+    /// ``count(of:matching:timeLimit:)``) within the query's bounds, oldest first
+    /// (`POST /catbird/api/requests/find`, docs/protocol.md#find).
+    ///
+    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
+    ///   `SQLiteError` when reading fails.
+    public func find(
+        of tenant: TenantID, matching pattern: CompiledRequestPattern, _ query: JournalFindQuery,
+        timeLimit: Duration = defaultCountTimeLimit
+    ) throws -> CatbirdRequestPage {
+        writer.flush()
+        var ids: [Int64] = []
+        try matches(of: tenant, pattern, after: query.since ?? 0, timeLimit: timeLimit, bounds: query) { id in
+            ids.append(id)
+            return ids.count <= query.limit
+        }
+        let hasMore = ids.count > query.limit
+        let pageIDs = ids.prefix(query.limit)
+        let rows = pageIDs.isEmpty ? [] : try reader.use { db in
+            try db.query(
+                """
+                SELECT \(Self.columns(bodies: query.includeBodies)) FROM requests
+                WHERE tenant = ? AND id IN (\(pageIDs.map(String.init).joined(separator: ","))) ORDER BY id
+                """, [.text(tenant.rawValue)])
+        }
+        let records = rows.map(Self.record(from:))
+        return CatbirdRequestPage(
+            requests: records, hasMore: hasMore, nextSince: pageIDs.last ?? query.since ?? 0,
+            nextBefore: pageIDs.first ?? query.before)
+    }
+
     /// Calls `visit` with the id of each of the tenant's entries after `since` that matches
     /// `pattern`, in id order, up to the newest entry when the call began, until `visit`
     /// returns false. Reads ``countChunkSize`` matching ids per statement.
@@ -70,11 +102,16 @@ extension Journal {
     @discardableResult
     private func matches(
         of tenant: TenantID, _ pattern: CompiledRequestPattern, after since: Int64, timeLimit: Duration,
-        _ visit: (Int64) -> Bool
+        bounds: JournalFindQuery? = nil, _ visit: (Int64) -> Bool
     ) throws -> Int64 {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
-        let sql = "SELECT id FROM requests WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions
+        var boundSQL = ""
+        var boundBindings: [SQLiteValue] = []
+        if let before = bounds?.before { boundSQL += " AND id < ?"; boundBindings.append(.integer(before)) }
+        if let from = bounds?.from { boundSQL += " AND time >= ?"; boundBindings.append(.text(Timestamp.string(from: from))) }
+        if let until = bounds?.until { boundSQL += " AND time < ?"; boundBindings.append(.text(Timestamp.string(from: until))) }
+        let sql = "SELECT id FROM requests WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions + boundSQL
             + " ORDER BY id LIMIT \(Self.countChunkSize)"
         let newest = try reader.use { db in
             try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
@@ -82,7 +119,7 @@ extension Journal {
         guard let newest, newest > since else { return since }
         var after = max(since, deletions.hiddenThrough(tenant))
         while true {
-            let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(newest)] + condition.bindings
+            let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(newest)] + condition.bindings + boundBindings
             let ids = try reading(until: deadline, timeLimit: timeLimit) { db in
                 try db.query(sql, bindings).map { $0[0].intValue ?? 0 }
             }

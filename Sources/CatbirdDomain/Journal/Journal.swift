@@ -103,6 +103,7 @@ public final class Journal: Sendable {
             bindings += [.integer(Int64(statusClass * 100)), .integer(Int64(statusClass * 100 + 99))]
         }
         if let answeredBy = query.answeredBy { sql += " AND answered_by = ?"; bindings.append(.text(answeredBy.rawValue)) }
+        if query.unmatchedOnly { sql += " AND near_misses IS NOT NULL" }
         sql += query.newestFirst ? " ORDER BY id DESC LIMIT ?" : " ORDER BY id LIMIT ?"
         bindings.append(.integer(Int64(limit)))
         return (sql, bindings)
@@ -138,7 +139,7 @@ public final class Journal: Sendable {
         return """
             id, time, tenant, method, url, request_headers, \(requestBody), request_body_size,
             request_body_truncated, status, response_headers, \(responseBody), response_body_size,
-            response_body_truncated, answered_by, mock_id, duration_ms, file_path
+            response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses
             """
     }
 
@@ -151,6 +152,9 @@ public final class Journal: Sendable {
                 body: Data(row[body].blobValue ?? []),
                 bodySize: Int(row[body + 1].intValue ?? 0), bodyTruncated: row[body + 2].intValue == 1)
         }
+        let nearMisses = row[18].stringValue.flatMap { text in
+            try? JSONDecoder().decode([CatbirdNearMiss].self, from: Data(text.utf8))
+        }
         return CatbirdRequest(
             id: row[0].intValue ?? 0, time: Timestamp.date(from: row[1].stringValue ?? "") ?? Date(timeIntervalSince1970: 0),
             tenant: row[2].stringValue ?? "", method: RequestPattern.HTTPMethod(rawValue: row[3].stringValue ?? ""),
@@ -158,7 +162,8 @@ public final class Journal: Sendable {
             request: message(status: nil, headers: 5, body: 6),
             response: message(status: Int(row[9].intValue ?? 0), headers: 10, body: 11),
             answeredBy: CatbirdRequest.AnsweredBy(rawValue: row[14].stringValue ?? ""),
-            mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue)
+            mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue,
+            nearMisses: nearMisses)
     }
 }
 

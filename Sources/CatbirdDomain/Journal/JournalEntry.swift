@@ -33,6 +33,9 @@ public struct JournalEntry: Sendable {
     public var durationMs: Double
     /// The file mock that answered, or the file record mode wrote (absolute path), else nil.
     public var filePath: String?
+    /// For a request nothing answered (the 404): its near misses as a JSON array text, the
+    /// `near_misses` column (docs/matching.md#near-misses); nil for every other request.
+    public var nearMisses: String?
 
     /// - Parameter responseBodySize: the full response body size in bytes when `responseBody`
     ///   is already a prefix (a file mock sent from disk); nil: `responseBody.count`.
@@ -40,9 +43,10 @@ public struct JournalEntry: Sendable {
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
         answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil,
-        responseBodySize: Int? = nil
+        responseBodySize: Int? = nil, nearMisses: String? = nil
     ) {
         self.filePath = filePath
+        self.nearMisses = nearMisses
         self.time = time
         self.tenant = tenant
         self.method = method

@@ -24,6 +24,8 @@ public struct JournalQuery: Sendable {
     public var includeBodies: Bool
     /// Only entries answered this way.
     public var answeredBy: CatbirdRequest.AnsweredBy?
+    /// Only requests nothing answered, which carry near misses (`GET /catbird/api/requests/unmatched`).
+    public var unmatchedOnly = false
 
     /// The page size used when none is given.
     public static let defaultLimit = 100

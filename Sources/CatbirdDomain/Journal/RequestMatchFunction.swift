@@ -53,7 +53,8 @@ enum RequestMatchFunction {
                 ? ContinuousClock.now.advanced(by: .nanoseconds(Int64(clamping: deadline) - Int64(clamping: DispatchTime.now().uptimeNanoseconds)))
                 : ContinuousClock.now.advanced(by: .seconds(3600))
             switch pattern.evaluate(
-                method: call.text(2) ?? "", target: call.text(3) ?? "", headerValue: headers.firstValue(of:), until: until)
+                method: call.text(2) ?? "", target: call.text(3) ?? "", headerValue: headers.firstValue(of:),
+                body: pattern.hasBodyPattern ? call.blob(5) ?? [] : [], until: until)
             {
             case .matched: return .integer(1)
             case .notMatched: return .integer(0)

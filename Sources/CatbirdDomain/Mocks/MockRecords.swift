@@ -4,12 +4,13 @@ import CatbirdSupport
 import CatbirdWire
 import Foundation
 
-/// The SQL for the `mocks` table (schema: migrations/0001_initial.sql).
+/// The SQL for the `mocks` table (schema: migrations/0001_initial.sql, `body_pattern` from
+/// migrations/0005_mocks_body_pattern.sql).
 enum MockRecords {
     static func loadAll(_ db: Database) throws -> [Mock] {
         let rows = try db.query("""
             SELECT id, tenant, position, method, url_kind, url_value, header_patterns, status,
-                   response_headers, response_body, remaining_limit, delay_seconds, hits, created_at
+                   response_headers, response_body, remaining_limit, delay_seconds, hits, created_at, body_pattern
             FROM mocks ORDER BY tenant, position
             """)
         let decoder = JSONDecoder()
@@ -23,7 +24,8 @@ enum MockRecords {
                 url: PatternMatch(
                     kind: PatternMatch.Kind(rawValue: row["url_kind"].stringValue ?? "") ?? .equal,
                     value: row["url_value"].stringValue ?? ""),
-                headers: headerPatterns)
+                headers: headerPatterns,
+                body: try row["body_pattern"].stringValue.map { try decoder.decode(BodyPattern.self, from: Data($0.utf8)) })
             let remaining = row["remaining_limit"].intValue.map { Int($0) }
             let response = ResponseMock(
                 status: Int(row["status"].intValue ?? 200), headers: responseHeaders,
@@ -44,18 +46,20 @@ enum MockRecords {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let headerPatterns = String(decoding: try encoder.encode(pattern.source.headers), as: UTF8.self)
         let responseHeaders = String(decoding: try encoder.encode(response.headers), as: UTF8.self)
+        let bodyPattern = try pattern.source.body.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let createdAt = Timestamp.now()
         let limit = response.effectiveLimit
         try db.run("""
             INSERT INTO mocks (tenant, position, method, url_kind, url_value, header_patterns, status,
-                               response_headers, response_body, remaining_limit, delay_seconds, hits, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                               response_headers, response_body, remaining_limit, delay_seconds, hits, created_at,
+                               body_pattern)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
             """, [
                 .text(tenant.rawValue), .integer(position), .text(pattern.source.method.rawValue),
                 .text(pattern.source.url.kind.rawValue), .text(pattern.source.url.value), .text(headerPatterns),
                 .integer(Int64(response.status)), .text(responseHeaders), response.body.map { .blob([UInt8]($0)) } ?? .null,
                 limit.map { .integer(Int64($0)) } ?? .null, response.delay.map { .integer(Int64($0)) } ?? .null,
-                .text(createdAt),
+                .text(createdAt), bodyPattern.map { .text($0) } ?? .null,
             ])
         return Mock(
             id: db.lastInsertRowID, tenant: tenant, position: position, pattern: pattern, response: response,

@@ -109,9 +109,10 @@ public final class MockStore: Sendable {
     ///
     /// The request's regular expressions share a budget of `budget` from the call: a mock whose
     /// expression is still running after it counts as not matching and is passed to `outOfTime`
-    /// (docs/matching.md#evaluation-budget).
+    /// (docs/matching.md#evaluation-budget). `body` is the request body's bytes (empty for
+    /// none), for mocks with a body pattern.
     public func serve(
-        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?,
+        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = [],
         budget: Duration = requestBudget, outOfTime: (Mock) -> Void = { _ in }
     ) -> MockHit? {
         let deadline = ContinuousClock.now.advanced(by: budget)
@@ -119,7 +120,7 @@ public final class MockStore: Sendable {
             (tables[tenant], tenant.isDefault ? nil : tables[.defaultTenant])
         }
         func serve(_ table: TenantMocks?) -> MockHit? {
-            table?.serve(method: method, target: target, headerValue: headerValue, deadline: deadline, outOfTime: outOfTime)
+            table?.serve(method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, outOfTime: outOfTime)
         }
         return serve(own) ?? serve(fallback)
     }
@@ -138,6 +139,11 @@ public final class MockStore: Sendable {
     /// entry that carries the hit).
     public func settle(_ hit: MockHit) {
         table(of: hit.mock.tenant)?.settle(hit)
+    }
+
+    /// Every tenant's table, ordered by tenant id (for near misses, which look across tenants).
+    func tablesSnapshot() -> [(TenantID, TenantMocks)] {
+        tables.withLock { tables in tables.map { ($0.key, $0.value) } }.sorted { $0.0.rawValue < $1.0.rawValue }
     }
 
     /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A

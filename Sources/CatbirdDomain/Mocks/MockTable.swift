@@ -61,7 +61,7 @@ struct MockTable: Sendable {
     /// The id of the first mock in list order that matches: the equal-URL mocks for `target`
     /// merged by position with the pattern mocks the index names.
     func firstMatch(
-        method: String, target: String, headerValue: (String) -> String?, deadline: ContinuousClock.Instant,
+        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
         outOfTime: (Mock) -> Void
     ) -> Int64? {
         let equal = equalURLs[target] ?? []
@@ -80,7 +80,7 @@ struct MockTable: Sendable {
             let id = takeEqual ? equal[e] : others[o].id
             if takeEqual { e += 1 } else { o += 1 }
             let mock = byID[id]!
-            switch mock.pattern.evaluate(method: method, target: target, headerValue: headerValue, until: deadline) {
+            switch mock.pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline) {
             case .matched: return id
             case .notMatched: break
             case .outOfTime: outOfTime(mock)

@@ -132,7 +132,7 @@ final class TenantMocks: Sendable {
     /// stopped at `deadline` counts as not matching and is passed to `outOfTime` (once, for the
     /// table state that decided the answer).
     func serve(
-        method: String, target: String, headerValue: (String) -> String?, deadline: ContinuousClock.Instant,
+        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
         outOfTime: (Mock) -> Void
     ) -> MockHit? {
         while true {
@@ -140,7 +140,7 @@ final class TenantMocks: Sendable {
             let version = snapshot.version
             var stopped: [Mock] = []
             let found = snapshot.table.firstMatch(
-                method: method, target: target, headerValue: headerValue, deadline: deadline,
+                method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
                 outOfTime: { stopped.append($0) })
             guard let id = found else {
                 stopped.forEach(outOfTime)

@@ -1,6 +1,7 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdMatching
+import CatbirdSupport
 @_spi(Server) import CatbirdWire
 import Foundation
 
@@ -13,6 +14,12 @@ import Foundation
 /// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
 ///   mocks' matching rules (a header pattern matches the header's first value); 400 when
 ///   matching takes longer than ``Journal/defaultCountTimeLimit`` (a catastrophic regexp)
+/// - `GET /catbird/api/requests/unmatched?…` (the listing's parameters but `wait` and
+///   `answeredBy`) → ``CatbirdRequestPage`` of the requests nothing answered, each with its
+///   near misses (docs/matching.md#near-misses)
+/// - `POST /catbird/api/requests/find` with `{"pattern": RequestPattern, "since", "before",
+///   "from", "until", "limit", "bodies"}` → ``CatbirdRequestPage`` of the matching entries,
+///   oldest first (docs/protocol.md#find); 400 as for count, and for a bad bound
 enum JournalRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
@@ -32,11 +39,45 @@ enum JournalRoutes {
                 let pattern = try CompiledRequestPattern(body.pattern)
                 return JSONBody.response(["count": try dependencies.journal.count(of: context.tenant, matching: pattern)])
             },
+            Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, slow: true) { context in
+                var query = try journalQuery(from: context.request.query ?? "")
+                query.unmatchedOnly = true
+                return JSONBody.response(try dependencies.journal.page(of: context.tenant, query))
+            },
+            Route("POST", "/catbird/api/requests/find", slow: true) { context in
+                let body = try JSONBody.decode(CatbirdFindRequest.self, from: context.request)
+                let query = try findQuery(body)
+                let pattern = try CompiledRequestPattern(body.pattern)
+                return JSONBody.response(try dependencies.journal.find(of: context.tenant, matching: pattern, query))
+            },
         ]
     }
 
     /// The listing's query parameters (``journalQuery(from:)`` and ``longPollWait(from:)``).
     static let journalQueryNames = ["since", "before", "order", "limit", "method", "url", "status", "answeredBy", "bodies", "wait"]
+
+    /// The unmatched listing's query parameters: the listing's but `wait` and `answeredBy`.
+    static let unmatchedQueryNames = journalQueryNames.filter { $0 != "wait" && $0 != "answeredBy" }
+
+    /// The find body's bounds as a journal query.
+    /// - Throws: 400 naming the field when a bound is out of range or a time is not UTC ISO 8601.
+    static func findQuery(_ body: CatbirdFindRequest) throws(APIError) -> JournalFindQuery {
+        func time(_ text: String?, _ name: String) throws(APIError) -> Date? {
+            guard let text else { return nil }
+            guard let date = Timestamp.date(from: text) else {
+                throw .badRequest("'\(name)' must be a UTC time such as \"2026-11-30T18:31:34.225Z\", not \(JSONBody.quoted(text))")
+            }
+            return date
+        }
+        if let since = body.since, since < 0 { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
+        if let before = body.before, before < 0 { throw .badRequest("'before' must be a journal id (a whole number >= 0)") }
+        if let limit = body.limit, !(1...JournalQuery.maxLimit).contains(limit) {
+            throw .badRequest("'limit' must be from 1 to \(JournalQuery.maxLimit), not \(limit)")
+        }
+        return JournalFindQuery(
+            since: body.since, before: body.before, from: try time(body.from, "from"), until: try time(body.until, "until"),
+            limit: body.limit ?? JournalQuery.defaultLimit, includeBodies: body.bodies ?? true)
+    }
 
     /// Parses the listing's query parameters.
     /// - Throws: 400 naming the parameter when a value is not of its type.

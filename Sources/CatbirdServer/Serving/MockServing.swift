@@ -6,8 +6,8 @@ import Dispatch
 
 /// Answers a non-control request (`docs/matching.md#resolution-order`): the caller's mocks,
 /// then the default tenant's, then the mocks directory's files (``FileServing``), then the
-/// upstream (``Forwarding``: the caller forwards), else 404 `{"error":true,"reason":"Not Found"}`;
-/// journals what it answers itself.
+/// upstream (``Forwarding``: the caller forwards), else a 404 with the request's near misses
+/// (``NotFoundAnswer``); journals what it answers itself.
 struct MockServing: Sendable {
     let mocks: MockStore
     let journal: Journal
@@ -24,9 +24,6 @@ struct MockServing: Sendable {
     /// `--durability strict`: a delayed response leaves only once its entry is committed.
     let strict: Bool
 
-    /// The answer when nothing matched, built once.
-    private static let notFound = APIError.notFound.response
-
     /// What serving decided: an answer (journaled; the ticket says when its entry is committed,
     /// for strict durability; nil for a delayed answer, journaled when its delay ends), or an
     /// upstream to forward to (the caller journals the upstream's answer).
@@ -38,7 +35,7 @@ struct MockServing: Sendable {
     func respond(to request: HTTPRequest, tenant: TenantID) -> Served {
         guard let hit = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
-            headerValue: { request.headers.first($0) },
+            headerValue: { request.headers.first($0) }, body: request.body,
             outOfTime: { reportOutOfTime($0, request: request, tenant: tenant) })
         else {
             if let answer = files?.respond(to: request) {
@@ -52,9 +49,10 @@ struct MockServing: Sendable {
                 return answered(Forwarding.connectNotSupported, request: request, tenant: tenant)
             }
             if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
+            let answer = notFoundAnswer(request, tenant: tenant)
             let (sent, ticket) = journal(
-                request: request, response: Self.notFound, responseHeadersJSON: APIError.headersJSON,
-                answeredBy: .unanswered, hit: nil, tenant: tenant)
+                request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
+                answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesJSON)
             return .answered(sent, .unanswered, ticket)
         }
         let mock = hit.mock
@@ -108,6 +106,14 @@ struct MockServing: Sendable {
             committed.wait()
         }
         return sent
+
+    /// The 404 with the request's near misses (computed only here, on a miss).
+    private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID) -> NotFoundAnswer {
+        let report = mocks.nearMisses(
+            tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
+            body: request.body)
+        return NotFoundAnswer(report: report, method: request.method, target: request.target, tenant: tenant)
+    }
     }
 
     /// The status journaled for a request whose client hung up before its (delayed) answer
@@ -136,20 +142,20 @@ struct MockServing: Sendable {
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, answeredBy: answeredBy, hit: hit,
-            tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix)
+            tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses)
         return (sent, journal.append(entry))
     }
 
-    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:answeredBy:hit:tenant:filePath:bodyPrefix:)``
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
     /// appends them.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
         let decorated = cors ? CORS.decorate(response, for: request) : response
         let sent = decorated.stamped()
@@ -173,7 +179,7 @@ struct MockServing: Sendable {
             responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
-            responseBodySize: bodySent ? bodyPrefix?.size : nil)
+            responseBodySize: bodySent ? bodyPrefix?.size : nil, nearMisses: nearMisses)
         return (sent, entry)
     }
 }

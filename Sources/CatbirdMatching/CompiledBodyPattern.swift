@@ -1,0 +1,88 @@
+import CatbirdSupport
+import CatbirdWire
+import Foundation
+
+/// A ``BodyPattern`` checked and prepared once, when its mock is added (or a count, find or
+/// wait arrives), then matched against many bodies. Rules: docs/matching.md#body-matchers.
+///
+/// - `equal`, `contains`: on the body's bytes and `value`'s UTF-8 bytes, case-sensitive.
+/// - `regexp`: like the url's `regexp` (``CompiledPatternMatch``): an unanchored,
+///   case-insensitive ICU search, in the body read as UTF-8; a body that is not UTF-8 never matches.
+/// - `json`: the body read as JSON equals `value` read as JSON (``JSONValue`` equality: key
+///   order and whitespace ignored).
+/// - `jsonPath`: SQLite's JSON functions find the field (``JSONPathReader``); it must be
+///   present, and equal `equalTo` when that is given.
+public struct CompiledBodyPattern: Sendable {
+    /// The pattern as it was received.
+    public let source: BodyPattern
+    private let matcher: Matcher
+
+    private enum Matcher: Sendable {
+        case equal([UInt8])
+        case contains([UInt8])
+        case regexp(CompiledPatternMatch)
+        case json(JSONValue)
+        case jsonPath(String, JSONValue?)
+    }
+
+    /// Checks and prepares `source`.
+    /// - Throws: ``PatternError/invalidRegularExpression(pattern:reason:)`` for a bad `regexp`;
+    ///   ``PatternError/invalidBodyPattern(reason:)`` for a `json` value that is not JSON, a
+    ///   `jsonPath` SQLite does not accept, or `equalTo` with a kind other than `jsonPath`.
+    public init(_ source: BodyPattern) throws(PatternError) {
+        self.source = source
+        if source.equalTo != nil && source.kind != .jsonPath {
+            throw .invalidBodyPattern(
+                reason: "'body.equalTo' is only for the kind \"jsonPath\", not \"\(source.kind.rawValue)\"")
+        }
+        switch source.kind {
+        case .equal: matcher = .equal(Array(source.value.utf8))
+        case .contains: matcher = .contains(Array(source.value.utf8))
+        case .regexp: matcher = .regexp(try CompiledPatternMatch(.regexp(source.value)))
+        case .json:
+            guard let value = JSONValue(json: Data(source.value.utf8)) else {
+                throw .invalidBodyPattern(
+                    reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(String(source.value.prefix(100))))")
+            }
+            matcher = .json(value)
+        case .jsonPath:
+            try JSONPathReader.validate(path: source.value)
+            matcher = .jsonPath(source.value, source.equalTo)
+        }
+    }
+
+    /// Whether `body` (the request body's bytes, empty for none) matches.
+    public func matches(_ body: [UInt8]) -> Bool {
+        switch matcher {
+        case let .equal(bytes):
+            return body == bytes
+        case let .contains(bytes):
+            return Self.contains(bytes, in: body)
+        case let .regexp(pattern):
+            guard let text = String(validating: body, as: UTF8.self) else { return false }
+            return pattern.matches(text)
+        case let .json(value):
+            return JSONValue(json: Data(body)) == value
+        case let .jsonPath(path, equalTo):
+            guard let text = String(validating: body, as: UTF8.self) else { return false }
+            guard case let .present(found) = JSONPathReader.field(at: path, in: text) else { return false }
+            return equalTo.map { $0 == found } ?? true
+        }
+    }
+
+    /// Whether `needle` occurs in `haystack` (an empty needle always does).
+    private static func contains(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        guard haystack.count >= needle.count else { return false }
+        let needleTail = needle.dropFirst()
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first, haystack[(index + 1)..<(index + needle.count)].elementsEqual(needleTail) {
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,73 @@
+import CatbirdStorage
+import CatbirdWire
+import Foundation
+import Synchronization
+
+/// Reads one field of a JSON text with SQLite's JSON functions (`json_type`, `json_extract`,
+/// `json_quote`; <https://www.sqlite.org/json1.html>), so a `jsonPath` body pattern uses
+/// SQLite's JSON path syntax (`$`, `.key`, `."key with dots"`, `[0]`, `[#-1]`) rather than a
+/// path engine of our own.
+///
+/// The queries run on a few private in-memory connections (``connectionCount``), taken in
+/// turn, each behind its own lock: a field read holds one for the time SQLite takes to parse
+/// the body, and other readers use the others.
+enum JSONPathReader {
+    /// What the path finds in a JSON text.
+    enum Field: Equatable {
+        /// The text is not JSON.
+        case notJSON
+        /// The text is JSON without a field at the path.
+        case absent
+        /// The field's value.
+        case present(JSONValue)
+    }
+
+    /// In-memory connections shared by every `jsonPath` pattern: 4.
+    static let connectionCount = 4
+
+    private static let connections: [SerialDatabase] = (0..<connectionCount).compactMap { _ in openConnection() }
+    private static let turn = Atomic<Int>(0)
+
+    /// Checks that SQLite accepts `path` as a JSON path.
+    /// - Throws: ``PatternError/invalidBodyPattern(reason:)`` naming the path and SQLite's complaint.
+    static func validate(path: String) throws(PatternError) {
+        guard path.hasPrefix("$") else {
+            throw .invalidBodyPattern(
+                reason: "'body.value' \(JSONValue.string(path).jsonText) is not a JSON path: it must start with '$' (such as \"$.user.id\")")
+        }
+        do {
+            _ = try run { db in try db.query("SELECT json_type('{}', ?)", [.text(path)]) }
+        } catch {
+            let message = (error as? SQLiteError)?.message ?? "\(error)"
+            throw .invalidBodyPattern(
+                reason: "'body.value' \(JSONValue.string(path).jsonText) is not a SQLite JSON path (\(message))")
+        }
+    }
+
+    /// The field at `path` in the JSON text `json`.
+    static func field(at path: String, in json: String) -> Field {
+        do {
+            let row = try run { db in
+                try db.query("SELECT json_type(?1, ?2), json_quote(json_extract(?1, ?2))", [.text(json), .text(path)]).first
+            }
+            guard let row, !row[0].isNull else { return .absent }
+            guard let text = row[1].stringValue, let value = JSONValue(json: Data(text.utf8)) else { return .absent }
+            return .present(value)
+        } catch {
+            return .notJSON
+        }
+    }
+
+    /// Runs `body` on the next connection in turn.
+    /// - Throws: `SQLiteError` from `body`, or when no connection could be opened.
+    private static func run<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        guard !connections.isEmpty else { throw SQLiteError(code: 7, message: "no in-memory SQLite connection could be opened") }
+        let turn = UInt(bitPattern: turn.wrappingAdd(1, ordering: .relaxed).oldValue)
+        return try connections[Int(turn % UInt(connections.count))].use(body)
+    }
+
+    private static func openConnection() -> SerialDatabase? {
+        guard let database = try? Database(path: ":memory:") else { return nil }
+        return SerialDatabase(database)
+    }
+}

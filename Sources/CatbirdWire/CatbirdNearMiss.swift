@@ -1,0 +1,114 @@
+import Foundation
+
+/// A mock that came close to answering a request nothing answered: how far it was, and each
+/// field of its pattern beside the request's value (docs/matching.md#near-misses).
+///
+/// Wire shape: `{"mockId": 7, "tenant": "shard-1", "position": 1, "distance": 0.4,
+/// "pattern": RequestPattern, "fields": [Field…]}`. Found in the 404 body an unmatched request
+/// gets, in its journal entry (``CatbirdRequest/nearMisses``) and in
+/// `GET /catbird/api/requests/unmatched`.
+public struct CatbirdNearMiss: Codable, Hashable, Sendable {
+    /// One field of the pattern compared with the request.
+    ///
+    /// Wire shape: `{"field": "url", "verdict": "differs", "expected": "equal \"/api/users\"",
+    /// "actual": "/api/usres"}`; `name` for a header; `actual` absent when the request has no
+    /// such header.
+    public struct Field: Codable, Hashable, Sendable {
+        /// How the request's value compares with the pattern.
+        public enum Verdict: String, Codable, Hashable, Sendable {
+            /// The value matches the pattern.
+            case match
+            /// The value does not match the pattern.
+            case differs
+            /// The request has no such header.
+            case missing
+        }
+
+        /// `method`, `url`, `header` or `body`.
+        public var field: String
+        /// The header's name as the pattern spells it; nil for the other fields.
+        public var name: String?
+        /// How the request's value compares with the pattern.
+        public var verdict: Verdict
+        /// The pattern, for a person: `GET`, `equal "/api/users"`, `jsonPath "$.id" equalTo 7`.
+        public var expected: String
+        /// The request's value (a body as text, cut after 200 characters, or
+        /// `<N bytes, not UTF-8>`); nil for a missing header.
+        public var actual: String?
+
+        /// A field comparison (the server builds these).
+        public init(field: String, name: String? = nil, verdict: Verdict, expected: String, actual: String?) {
+            self.field = field
+            self.name = name
+            self.verdict = verdict
+            self.expected = expected
+            self.actual = actual
+        }
+
+        /// `url`, or `header X-Token`.
+        public var label: String { name.map { "\(field) \($0)" } ?? field }
+    }
+
+    /// The mock's id.
+    public var mockId: Int64
+    /// The tenant whose list holds the mock (`""` for the default tenant).
+    public var tenant: String
+    /// The mock's position in its tenant's list.
+    public var position: Int64
+    /// How far the request is from the mock's pattern (0 would be a match; lower is closer;
+    /// docs/matching.md#near-misses).
+    public var distance: Double
+    /// The mock's request pattern.
+    public var pattern: RequestPattern
+    /// The pattern's fields beside the request's values: method, url, each header, the body.
+    public var fields: [Field]
+
+    /// A near miss (the server builds these).
+    public init(mockId: Int64, tenant: String, position: Int64, distance: Double, pattern: RequestPattern, fields: [Field]) {
+        self.mockId = mockId
+        self.tenant = tenant
+        self.position = position
+        self.distance = distance
+        self.pattern = pattern
+        self.fields = fields
+    }
+
+    /// The fields that did not match.
+    public var mismatches: [Field] { fields.filter { $0.verdict != .match } }
+
+    /// One line: `mock 7 (POST equal "/api/users") of the default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
+    public var summary: String {
+        let owner = tenant.isEmpty ? "the default tenant" : "tenant \(JSONValue.string(tenant).jsonText)"
+        let differences = mismatches.map { field in
+            let got = field.actual.map { JSONValue.string($0).jsonText } ?? "none"
+            return "\(field.label) \(field.verdict == .missing ? "missing" : "differs") (expected \(field.expected), got \(got))"
+        }
+        return "mock \(mockId) (\(pattern.summary)) of \(owner): " + differences.joined(separator: "; ")
+    }
+}
+
+/// The 404 body of a request nothing answered (docs/matching.md#near-misses):
+/// `{"error": true, "reason": "…", "tenant": "…", "nearMisses": [CatbirdNearMiss…], "matchingTenants": ["…"]}`;
+/// `matchingTenants` only when the request carried no parallel id and other tenants have a
+/// mock that matches it.
+public struct CatbirdNotFoundBody: Codable, Hashable, Sendable {
+    /// Always true.
+    public var error: Bool
+    /// One line: the tenant, the request and the closest mock.
+    public var reason: String
+    /// The request's tenant (`""`: the default tenant).
+    public var tenant: String
+    /// The closest mocks, closest first (at most 3).
+    public var nearMisses: [CatbirdNearMiss]
+    /// Tenants with a mock that matches the request, when it carried no parallel id (at most 3).
+    public var matchingTenants: [String]?
+
+    /// A 404 body (the server builds these).
+    public init(reason: String, tenant: String, nearMisses: [CatbirdNearMiss], matchingTenants: [String]?) {
+        error = true
+        self.reason = reason
+        self.tenant = tenant
+        self.nearMisses = nearMisses
+        self.matchingTenants = matchingTenants
+    }
+}

@@ -1,0 +1,83 @@
+import CatbirdSupport
+import Foundation
+
+/// Any JSON value, read and compared as JSON: object key order and whitespace do not matter,
+/// `1` and `1.0` are equal (numbers are compared as `Double`, so integers beyond 2^53 may
+/// compare equal to their neighbours), `true` is not `1`.
+///
+/// Used by ``BodyPattern``: the `equalTo` of a `jsonPath` pattern, and the server's reading of
+/// a `json` pattern and of a request body. JSON `null` is ``null`` (a Swift `nil` would mean
+/// no value at all).
+public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral
+{
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+
+    /// Reads any JSON value.
+    ///
+    /// - Throws: `DecodingError` only for a value that is none of JSON's kinds (not possible
+    ///   with `JSONDecoder`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Writes the value as JSON; a non-finite number (which JSON cannot hold) as `null`.
+    ///
+    /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case let .bool(value): try container.encode(value)
+        case let .number(value): if value.isFinite { try container.encode(value) } else { try container.encodeNil() }
+        case let .string(value): try container.encode(value)
+        case let .array(value): try container.encode(value)
+        case let .object(value): try container.encode(value)
+        }
+    }
+
+    /// The JSON text `data` holds, or nil when it is not JSON (a top-level scalar is accepted).
+    public init?(json data: Data) {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }
+        self = value
+    }
+
+    /// Compact JSON text, keys sorted: `{"a":[1,true,null]}` (integral numbers without `.0`).
+    public var jsonText: String {
+        switch self {
+        case .null: return "null"
+        case let .bool(value): return value ? "true" : "false"
+        case let .number(value):
+            if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+            return "\(value)"
+        case let .string(value): return JSONText.string(value)
+        case let .array(values): return "[" + values.map(\.jsonText).joined(separator: ",") + "]"
+        case let .object(members):
+            return "{" + members.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value.jsonText)" }
+                .joined(separator: ",") + "}"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import CatbirdAPI
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// `assertRequested(_:times:)`, `requestedMismatch(_:times:)` and `unmatched()` through a real
+/// server: an app request with a typo in the path shows, in the app's 404 body, in the journal
+/// and in the assertion's failure, which mock was closest and which field differed.
+final class AssertRequestedTests: CatbirdTestCase {
+    /// Failures recorded while ``capturing`` is set, kept here instead of failing the test, so
+    /// that the failure `assertRequested` reports can be read (XCTest on Linux has no
+    /// `XCTExpectFailure`).
+    private var captured: [String]?
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        if captured != nil {
+            captured?.append(description)
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+
+    func testATypoInThePathIsExplainedInThe404TheJournalAndTheAssertionFailure() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("typo-1")
+        let users = RequestPattern(method: .GET, url: "/api/users", headers: ["Accept": PatternMatch.wildcard("*json*")])
+        try catbird.send(.update(users, ResponseMock(status: 200, body: Data("[]".utf8))))
+        let mockId = try XCTUnwrap(try catbird.mocks().first?.id)
+
+        // The app's request: a typo in the path.
+        let answer = try server.appRequest("GET", "/api/usres", parallelId: "typo-1", headers: [("Accept", "application/json")])
+        XCTAssertEqual(answer.status, 404)
+        let reason = try XCTUnwrap(answer.object["reason"] as? String)
+        XCTAssertEqual(
+            reason,
+            #"no mock matched GET /api/usres in tenant "typo-1"; the closest is mock \#(mockId) (GET equal "/api/users" Accept: wildcard "*json*") of tenant "typo-1": url differs (expected equal "/api/users", got "/api/usres")"#)
+
+        // The journal, through the client.
+        let unmatched = try catbird.unmatched()
+        XCTAssertEqual(unmatched.requests.map(\.url), ["/api/usres"])
+        let nearMiss = try XCTUnwrap(unmatched.requests.first?.nearMisses?.first)
+        XCTAssertEqual(nearMiss.mockId, mockId)
+        XCTAssertEqual(nearMiss.pattern, users)
+        XCTAssertEqual(nearMiss.mismatches.map(\.label), ["url"])
+        XCTAssertEqual(nearMiss.mismatches.first?.expected, #"equal "/api/users""#)
+        XCTAssertEqual(nearMiss.mismatches.first?.actual, "/api/usres")
+        XCTAssertEqual(try catbird.requests().requests.first?.nearMisses?.first, nearMiss, "the journal listing carries it too")
+
+        // The assertion: its message, then the failure XCTest records.
+        let message = try XCTUnwrap(try catbird.requestedMismatch(users, times: 1))
+        let lines = message.components(separatedBy: "\n")
+        let entryID = try XCTUnwrap(unmatched.requests.first?.id)
+        XCTAssertEqual(lines, [
+            #"expected 1 request matching GET equal "/api/users" Accept: wildcard "*json*" in tenant "typo-1", found 0"#,
+            "matching requests: none",
+            "requests no mock answered (latest 1):",
+            "  #\(entryID) GET /api/usres → 404",
+            #"    closest: mock \#(mockId) (GET equal "/api/users" Accept: wildcard "*json*") of tenant "typo-1": url differs (expected equal "/api/users", got "/api/usres")"#,
+        ])
+        captured = []
+        catbird.assertRequested(users)
+        let failures = captured ?? []
+        captured = nil
+        XCTAssertEqual(failures.count, 1)
+        XCTAssertTrue(failures.first?.contains(message) ?? false, failures.first ?? "no failure recorded")
+        XCTAssertFalse(failures.first?.contains("is not equal to") ?? true)
+
+        // Once the app sends the right request, the assertion passes and lists nothing.
+        XCTAssertEqual(try server.appRequest("GET", "/api/users", parallelId: "typo-1", headers: [("Accept", "application/json")]).status, 200)
+        XCTAssertNil(try catbird.requestedMismatch(users, times: 1))
+        catbird.assertRequested(users, times: 1)
+        let twice = try XCTUnwrap(try catbird.requestedMismatch(users, times: 2))
+        XCTAssertTrue(twice.hasPrefix(#"expected 2 requests matching GET equal "/api/users" Accept: wildcard "*json*" in tenant "typo-1", found 1"#), twice)
+        XCTAssertTrue(twice.contains("matching requests:\n  #"), twice)
+    }
+
+    func testUnmatchedAsyncAndAssertRequestedWithABodyMatcher() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird()
+        let login = RequestPattern(method: .POST, url: "/login", body: .jsonPath("$.login", equalTo: "john"))
+        try await catbird.send(.update(login, ResponseMock(status: 200)))
+        _ = try server.appRequest("POST", "/login", body: #"{"login":"jon"}"#)
+        let page = try await catbird.unmatched()
+        XCTAssertEqual(page.requests.first?.nearMisses?.first?.mismatches.map(\.label), ["body"])
+        let message = try XCTUnwrap(try catbird.requestedMismatch(login, times: 1))
+        XCTAssertTrue(message.contains(#"body differs (expected jsonPath "$.login" equalTo "john", got "{\"login\":\"jon\"}")"#), message)
+        XCTAssertTrue(message.contains("in the default tenant, found 0"), message)
+    }
+}

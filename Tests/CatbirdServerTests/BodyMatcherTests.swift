@@ -1,0 +1,103 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Body matchers over real sockets (docs/matching.md#body-matchers): in mocks (kept across a
+/// restart), in count, in `POST /catbird/api/requests/find` with its paging and time bounds,
+/// and a 400 for every bad matcher.
+final class BodyMatcherTests: ServerTestCase {
+    private func addMock(_ body: String, answer: String, tenant: String? = nil) throws {
+        let action = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/login"},"headers":{},"body":\#(body)},"response":{"status":200,"headers":{},"body":"\#(Data(answer.utf8).base64EncodedString())"}}"#
+        let answer = try client.json("POST", "/catbird/api/mocks", action, headers: E2E.tenantHeader(tenant))
+        XCTAssertEqual(answer.status, 201, answer.text)
+    }
+
+    private func login(_ body: String) throws -> RawResponse {
+        try client.request("POST", "/login", headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+    }
+
+    func testMocksMatchTheBodyByEachKindAndKeepTheirBodyPatternAcrossARestart() throws {
+        try addMock(#"{"kind":"jsonPath","value":"$.login","equalTo":"john"}"#, answer: "john")
+        try addMock(#"{"kind":"json","value":"{\"login\": \"ann\", \"remember\": true}"}"#, answer: "ann")
+        try addMock(#"{"kind":"contains","value":"bob"}"#, answer: "bob")
+        try addMock(#"{"kind":"regexp","value":"^login=[a-z]+$"}"#, answer: "form")
+        try addMock(#"{"kind":"equal","value":""}"#, answer: "empty")
+
+        XCTAssertEqual(try login(#"{"login": "john", "password": "x"}"#).text, "john")
+        XCTAssertEqual(try login(#"{"remember":true,  "login":"ann"}"#).text, "ann")
+        XCTAssertEqual(try login(#"{"login":"bobby"}"#).text, "bob")
+        XCTAssertEqual(try login("LOGIN=eve").text, "form")
+        XCTAssertEqual(try client.request("POST", "/login").text, "empty")
+        XCTAssertEqual(try login(#"{"login":"zed"}"#).status, 404)
+
+        // The same method and url with another body pattern is another mock, not a replacement.
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 5)
+        let listed = try E2E.mocks(client, tenant: nil).first?["pattern"] as? [String: Any]
+        XCTAssertEqual((listed?["body"] as? [String: Any])?["equalTo"] as? String, "john")
+
+        try server.restart()
+        let again = try server.client()
+        let john = try again.request("POST", "/login", body: Array(#"{"login":"john"}"#.utf8))
+        XCTAssertEqual(john.text, "john", "the body pattern survived the restart")
+        XCTAssertEqual(try again.request("POST", "/login", body: Array(#"{"login":"zed"}"#.utf8)).status, 404)
+    }
+
+    func testCountAndFindMatchJournaledBodiesAndPageWithinTimeBounds() throws {
+        for name in ["john", "ann", "john", "john"] { _ = try login(#"{"login":"\#(name)"}"#) }
+        let pattern = #"{"method":"POST","url":{"kind":"equal","value":"/login"},"body":{"kind":"jsonPath","value":"$.login","equalTo":"john"}}"#
+        XCTAssertEqual(try E2E.count(client, tenant: nil, patternJSON: pattern), 3)
+
+        let first = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),"limit":2}"#)
+        XCTAssertEqual(first.status, 200, first.text)
+        let entries = try XCTUnwrap(first.object["requests"] as? [[String: Any]])
+        XCTAssertEqual(entries.compactMap { ($0["request"] as? [String: Any])?["body"] as? String }, [#"{"login":"john"}"#, #"{"login":"john"}"#])
+        XCTAssertEqual(first.object["hasMore"] as? Bool, true)
+        let nextSince = try XCTUnwrap(first.object["nextSince"] as? Int)
+        let second = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),"since":\#(nextSince),"bodies":false}"#)
+        let rest = try XCTUnwrap(second.object["requests"] as? [[String: Any]])
+        XCTAssertEqual(rest.count, 1)
+        XCTAssertEqual(second.object["hasMore"] as? Bool, false)
+        XCTAssertNil((rest.first?["request"] as? [String: Any])?["body"], "bodies=false leaves the body out")
+
+        let future = #"{"pattern":\#(pattern),"from":"2999-01-01T00:00:00.000Z"}"#
+        XCTAssertEqual((try client.json("POST", "/catbird/api/requests/find", future).object["requests"] as? [Any])?.count, 0)
+        let past = #"{"pattern":\#(pattern),"until":"2000-01-01T00:00:00Z"}"#
+        XCTAssertEqual((try client.json("POST", "/catbird/api/requests/find", past).object["requests"] as? [Any])?.count, 0)
+        let always = #"{"pattern":\#(pattern),"from":"2000-01-01T00:00:00Z","until":"2999-01-01T00:00:00Z"}"#
+        XCTAssertEqual((try client.json("POST", "/catbird/api/requests/find", always).object["requests"] as? [Any])?.count, 3)
+
+        // Another tenant finds nothing of the default tenant's.
+        let other = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#, headers: E2E.tenantHeader("s1"))
+        XCTAssertEqual((other.object["requests"] as? [Any])?.count, 0)
+    }
+
+    func testBadBodyMatchersAndFindBoundsAreA400NamingTheField() throws {
+        let cases: [(String, String)] = [
+            (#"{"kind":"glob","value":"x"}"#, #"'pattern.body.kind' must be "equal", "contains", "regexp", "json" or "jsonPath", not "glob""#),
+            (#"{"kind":"json","value":"{oops"}"#, "'body.value' must be JSON text"),
+            (#"{"kind":"jsonPath","value":"user.id"}"#, "must start with '$'"),
+            (#"{"kind":"jsonPath","value":"$..id"}"#, "is not a SQLite JSON path"),
+            (#"{"kind":"regexp","value":"("}"#, "invalid regular expression \"(\""),
+            (#"{"kind":"equal","value":"x","equalTo":1}"#, "'body.equalTo' is only for the kind \"jsonPath\""),
+            (#"{"kind":"equal"}"#, "missing key 'pattern.body.value'"),
+        ]
+        for (body, reason) in cases {
+            let action = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/x"},"body":\#(body)},"response":{"status":200}}"#
+            let answer = try client.json("POST", "/catbird/api/mocks", action)
+            XCTAssertEqual(answer.status, 400, body)
+            XCTAssertTrue((answer.object["reason"] as? String ?? "").contains(reason), "\(body): \(answer.text)")
+            let find = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":{"method":"POST","url":{"kind":"equal","value":"/x"},"body":\#(body)}}"#)
+            XCTAssertEqual(find.status, 400, body)
+        }
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing was stored")
+        let pattern = #"{"method":"GET","url":{"kind":"equal","value":"/x"}}"#
+        for (extra, reason) in [
+            (#""from":"yesterday""#, "'from' must be a UTC time"), (#""limit":0"#, "'limit' must be from 1 to 1000"),
+            (#""since":-1"#, "'since' must be a journal id"),
+        ] {
+            let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),\#(extra)}"#)
+            XCTAssertEqual(answer.status, 400, extra)
+            XCTAssertTrue((answer.object["reason"] as? String ?? "").contains(reason), answer.text)
+        }
+    }
+}

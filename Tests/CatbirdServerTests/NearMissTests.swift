@@ -1,0 +1,118 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Near misses over real sockets (docs/matching.md#near-misses): a request with a typo in the
+/// path gets a 404 naming its tenant and closest mock, with each field beside the pattern; the
+/// same near misses are in its journal entry and in `GET /catbird/api/requests/unmatched`; a
+/// request without a parallel id is told which tenant's mock would have matched it.
+final class NearMissTests: ServerTestCase {
+    private func add(_ pattern: String, body: String, tenant: String?) throws -> Int {
+        let action = #"{"type":"update","pattern":\#(pattern),"response":{"status":200,"body":"\#(Data(body.utf8).base64EncodedString())"}}"#
+        let answer = try client.json("POST", "/catbird/api/mocks", action, headers: E2E.tenantHeader(tenant))
+        XCTAssertEqual(answer.status, 201, answer.text)
+        let mocks = try E2E.mocks(client, tenant: tenant)
+        return try XCTUnwrap(JSONNumber.int(mocks.last?["id"]))
+    }
+
+    func testATypoInThePathNamesTheClosestMockAndTheFieldThatDiffersInThe404TheJournalAndTheUnmatchedListing() throws {
+        let users = try add(#"{"method":"GET","url":{"kind":"equal","value":"/api/users"}}"#, body: "users", tenant: "s1")
+        _ = try add(#"{"method":"POST","url":{"kind":"equal","value":"/api/users"}}"#, body: "created", tenant: "s1")
+        _ = try add(#"{"method":"GET","url":{"kind":"equal","value":"/api/feed"}}"#, body: "feed", tenant: nil)
+
+        let miss = try client.request("GET", "/api/usres", headers: E2E.tenantHeader("s1"))
+        XCTAssertEqual(miss.status, 404)
+        XCTAssertEqual(miss.header("Content-Type"), "application/json; charset=utf-8")
+        let body = miss.object
+        XCTAssertEqual(body["error"] as? Bool, true)
+        XCTAssertEqual(body["tenant"] as? String, "s1")
+        let reason = try XCTUnwrap(body["reason"] as? String)
+        XCTAssertEqual(
+            reason,
+            #"no mock matched GET /api/usres in tenant "s1"; the closest is mock \#(users) (GET equal "/api/users") of tenant "s1": url differs (expected equal "/api/users", got "/api/usres")"#)
+        XCTAssertFalse(reason.contains("\n"))
+        XCTAssertNil(body["matchingTenants"], "the request had a parallel id")
+
+        let nearMisses = try XCTUnwrap(body["nearMisses"] as? [[String: Any]])
+        XCTAssertEqual(nearMisses.count, 3, "the tenant's two mocks and the default tenant's one")
+        XCTAssertEqual(nearMisses.compactMap { JSONNumber.int($0["mockId"]) }.first, users)
+        // Closest first: the url typo (0.4), the default tenant's GET with another url (0.55), the
+        // tenant's POST with the typo (a method differs: 1.4).
+        XCTAssertEqual(nearMisses.map { $0["tenant"] as? String }, ["s1", "", "s1"])
+        XCTAssertEqual(nearMisses.compactMap { JSONNumber.double($0["distance"]) }, [0.4, 0.55, 1.4])
+        let fields = try XCTUnwrap(nearMisses.first?["fields"] as? [[String: Any]])
+        XCTAssertEqual(fields.map { $0["field"] as? String }, ["method", "url"])
+        XCTAssertEqual(fields.map { $0["verdict"] as? String }, ["match", "differs"])
+        XCTAssertEqual(fields.last?["expected"] as? String, #"equal "/api/users""#)
+        XCTAssertEqual(fields.last?["actual"] as? String, "/api/usres")
+        let distances = nearMisses.compactMap { JSONNumber.double($0["distance"]) }
+        XCTAssertEqual(distances, distances.sorted())
+        XCTAssertGreaterThan(distances.first ?? 0, 0)
+
+        // The journal entry carries the same near misses; the unmatched listing has that entry only.
+        _ = try client.request("GET", "/api/users", headers: E2E.tenantHeader("s1"))
+        let entries = try E2E.journal(client, tenant: "s1")
+        XCTAssertEqual(entries.count, 2)
+        let journaled = try XCTUnwrap(entries.first?["nearMisses"] as? [[String: Any]])
+        XCTAssertEqual(journaled.compactMap { JSONNumber.int($0["mockId"]) }, nearMisses.compactMap { JSONNumber.int($0["mockId"]) })
+        XCTAssertNil(entries.last?["nearMisses"], "a request a mock answered has none")
+        let unmatched = try client.request("GET", "/catbird/api/requests/unmatched", headers: E2E.tenantHeader("s1"))
+        XCTAssertEqual(unmatched.status, 200, unmatched.text)
+        let listed = try XCTUnwrap(unmatched.object["requests"] as? [[String: Any]])
+        XCTAssertEqual(listed.map { $0["url"] as? String }, ["/api/usres"])
+        XCTAssertEqual((listed.first?["nearMisses"] as? [Any])?.count, 3)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests/unmatched?wait=1").status, 400)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests/unmatched?limit=0").status, 400)
+
+        // SQL sees the column.
+        let rows = try E2E.sqlRows(client, "SELECT url, json_array_length(near_misses) FROM requests WHERE near_misses IS NOT NULL", tenant: "s1")
+        XCTAssertEqual(rows.first?.first as? String, "/api/usres")
+    }
+
+    func testHeadersAndBodiesGetTheirOwnVerdicts() throws {
+        let pattern = #"{"method":"POST","url":{"kind":"equal","value":"/login"},"headers":{"X-Token":{"kind":"equal","value":"abc"},"Accept":{"kind":"wildcard","value":"*json*"}},"body":{"kind":"jsonPath","value":"$.login","equalTo":"john"}}"#
+        _ = try add(pattern, body: "ok", tenant: "s2")
+        let miss = try client.request(
+            "POST", "/login", headers: E2E.tenantHeader("s2") + [("Accept", "text/html")], body: Array(#"{"login":"ann"}"#.utf8))
+        XCTAssertEqual(miss.status, 404)
+        let fields = try XCTUnwrap((miss.object["nearMisses"] as? [[String: Any]])?.first?["fields"] as? [[String: Any]])
+        let verdicts = fields.map { "\($0["field"] as? String ?? "")\(($0["name"] as? String).map { " " + $0 } ?? ""): \($0["verdict"] as? String ?? "")" }
+        XCTAssertEqual(verdicts, ["method: match", "url: match", "header Accept: differs", "header X-Token: missing", "body: differs"])
+        XCTAssertEqual(fields.last?["expected"] as? String, #"jsonPath "$.login" equalTo "john""#)
+        XCTAssertEqual(fields.last?["actual"] as? String, #"{"login":"ann"}"#)
+        XCTAssertTrue(E2E.isNull(fields[3]["actual"]) || fields[3]["actual"] == nil)
+        let reason = miss.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.contains("header X-Token missing"), reason)
+        XCTAssertTrue(reason.contains(#"body differs (expected jsonPath "$.login" equalTo "john", got "{\"login\":\"ann\"}")"#), reason)
+    }
+
+    func testARequestWithoutAParallelIdIsToldWhichTenantsMockWouldHaveMatched() throws {
+        _ = try add(#"{"method":"GET","url":{"kind":"equal","value":"/api/feed"}}"#, body: "feed", tenant: "shard-7")
+        let miss = try client.request("GET", "/api/feed")
+        XCTAssertEqual(miss.status, 404)
+        XCTAssertEqual(miss.object["tenant"] as? String, "")
+        XCTAssertEqual(miss.object["matchingTenants"] as? [String], ["shard-7"])
+        let reason = try XCTUnwrap(miss.object["reason"] as? String)
+        XCTAssertTrue(reason.hasPrefix("no mock matched GET /api/feed in the default tenant (the request has no X-Catbird-Parallel-Id); it has no mocks"), reason)
+        XCTAssertTrue(reason.contains(#"tenant "shard-7" has a mock that matches it"#), reason)
+        XCTAssertEqual((miss.object["nearMisses"] as? [Any])?.count, 0, "the default tenant has no mocks to compare")
+
+        // A shard's request is never told about other shards.
+        let shardMiss = try client.request("GET", "/api/feed", headers: E2E.tenantHeader("shard-8"))
+        XCTAssertNil(shardMiss.object["matchingTenants"])
+        XCTAssertEqual(shardMiss.object["reason"] as? String, #"no mock matched GET /api/feed in tenant "shard-8"; neither it nor the default tenant has mocks"#)
+    }
+
+    func testNearMissesAreBoundedAndAHitIsUnaffected() throws {
+        var actions: [String] = []
+        for index in 0..<150 {
+            actions.append(#"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/item/\#(index)"}},"response":{"status":200}}"#)
+        }
+        for action in actions { XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201) }
+        let miss = try client.request("GET", "/item/x")
+        XCTAssertEqual((miss.object["nearMisses"] as? [Any])?.count, 3, "at most 3 near misses")
+        let hit = try client.request("GET", "/item/149")
+        XCTAssertEqual(hit.status, 200)
+        XCTAssertEqual(hit.body.count, 0)
+    }
+}
