@@ -106,6 +106,7 @@ struct MockServing: Sendable {
             committed.wait()
         }
         return sent
+    }
 
     /// The 404 with the request's near misses (computed only here, on a miss).
     private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID) -> NotFoundAnswer {
@@ -113,7 +114,6 @@ struct MockServing: Sendable {
             tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
             body: request.body)
         return NotFoundAnswer(report: report, method: request.method, target: request.target, tenant: tenant)
-    }
     }
 
     /// The status journaled for a request whose client hung up before its (delayed) answer
