@@ -36,7 +36,7 @@ extension Journal {
         writer.flush()
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
-        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND id > ?" + condition.conditions
+        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND +id > ?" + condition.conditions
         let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))] + condition.bindings
         let count = try reading(until: deadline, timeLimit: timeLimit) { db in
             try db.query(sql, bindings).first?[0].intValue ?? 0
