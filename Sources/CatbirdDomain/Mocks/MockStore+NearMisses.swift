@@ -38,7 +38,7 @@ extension MockStore {
         var candidates: [(rank: Int, mock: Mock, comparison: RequestComparison)] = []
         let owners = tenant.isDefault ? [tenant] : [tenant, .defaultTenant]
         for (rank, owner) in owners.enumerated() {
-            for mock in mocks(of: owner).prefix(Self.nearMissMockLimit) {
+            for mock in table(of: owner)?.first(Self.nearMissMockLimit) ?? [] {
                 guard ContinuousClock.now < deadline else { break }
                 let comparison = mock.pattern.compare(method: method, target: target, headerValue: headerValue, body: body)
                 candidates.append((rank, mock, comparison))

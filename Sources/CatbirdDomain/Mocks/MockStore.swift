@@ -28,7 +28,7 @@ public final class MockStore: Sendable {
     }
 
     /// The tenant's table, or nil when it has none (created first when `creating`).
-    private func table(of tenant: TenantID, creating: Bool = false) -> TenantMocks? {
+    func table(of tenant: TenantID, creating: Bool = false) -> TenantMocks? {
         tables.withLock { tables in
             if let table = tables[tenant] { return table }
             guard creating else { return nil }

@@ -90,6 +90,11 @@ final class TenantMocks: Sendable {
         state.withLock { state in state.table.ordered.map(state.current) }
     }
 
+    /// The first `count` mocks in match order, hits and remaining limits current.
+    func first(_ count: Int) -> [Mock] {
+        state.withLock { state in state.table.first(count).map(state.current) }
+    }
+
     /// The mock whose pattern is the same as `pattern` (``MockTable/mock(samePatternAs:)``), or
     /// a used-up one with that pattern whose delayed answer still waits.
     func mock(samePatternAs pattern: RequestPattern) -> Mock? {
