@@ -19,6 +19,9 @@ struct CommitWaiters {
     private var droppedRanges: [ClosedRange<UInt64>] = []
     private static let remembered = 256
 
+    /// No callback waits for a commit.
+    var isEmpty: Bool { waiting.isEmpty }
+
     mutating func add(_ ticket: JournalTicket, _ done: @escaping @Sendable (Bool) -> Void) {
         waiting.append((ticket.sequence, done))
     }
