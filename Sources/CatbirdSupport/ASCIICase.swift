@@ -9,8 +9,20 @@ extension String {
     }
 
     /// Whether this text equals `other` when ASCII capitals are folded (see ``asciiLowercased()``).
+    /// Lengths are compared first, and the bytes in place when both are stored contiguously
+    /// (native strings are): header lookups call this for every field of every request.
     public func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        utf8.elementsEqual(other.utf8) { Self.asciiLower($0) == Self.asciiLower($1) }
+        guard utf8.count == other.utf8.count else { return false }
+        let contiguous = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in
+                for index in mine.indices where mine[index] != theirs[index] {
+                    guard Self.asciiLower(mine[index]) == Self.asciiLower(theirs[index]) else { return false }
+                }
+                return true
+            }
+        }
+        if let contiguous = contiguous ?? nil { return contiguous }
+        return utf8.elementsEqual(other.utf8) { Self.asciiLower($0) == Self.asciiLower($1) }
     }
 
     private static func isASCIICapital(_ byte: UInt8) -> Bool {

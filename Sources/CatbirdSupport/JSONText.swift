@@ -109,9 +109,21 @@ public enum JSONText {
 
     /// `object` (a JSON object text from ``object(_:)``) with `pairs` added as further keys;
     /// their names must not be among its keys already.
+    /// Written into one buffer (every journaled mock hit adds its `Date` and `Content-Length`).
     public static func appending(_ pairs: [(name: String, value: String)], to object: String) -> String {
         guard !pairs.isEmpty else { return object }
-        let added = pairs.map { string($0.name) + ":" + string($0.value) }.joined(separator: ",")
-        return object == "{}" ? "{" + added + "}" : String(object.dropLast()) + "," + added + "}"
+        var out: [UInt8] = []
+        out.reserveCapacity(pairs.reduce(object.utf8.count + 2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
+        out.append(contentsOf: object.utf8.dropLast())  // without its closing brace
+        var first = object == "{}"
+        for pair in pairs {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            appendString(pair.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendString(pair.value, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 }

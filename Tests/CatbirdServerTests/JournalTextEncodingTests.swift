@@ -23,6 +23,31 @@ final class JournalTextEncodingTests: XCTestCase {
         XCTAssertEqual(JSONText.string("plain"), #""plain""#)
     }
 
+    /// A mock's header JSON with the fields added when sent (Date, Content-Length) appended:
+    /// escaped like the rest, after the mock's own keys, and a valid object in every case.
+    func testAppendingFieldsToAHeaderObject() throws {
+        let added = [(name: "Date", value: "Tue, 01 Dec 2026 02:00:00 GMT"), (name: "X-\"Q", value: "a\nb")]
+        let appended = JSONText.appending(added, to: #"{"Content-Type":"application/json"}"#)
+        XCTAssertEqual(appended, #"{"Content-Type":"application/json","Date":"Tue, 01 Dec 2026 02:00:00 GMT","X-\"Q":"a\nb"}"#)
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(appended.utf8)) as? [String: String])
+        XCTAssertEqual(parsed["X-\"Q"], "a\nb")
+        XCTAssertEqual(JSONText.appending(added, to: "{}"), JSONText.object(added))
+        XCTAssertEqual(JSONText.appending([], to: #"{"A":"b"}"#), #"{"A":"b"}"#)
+    }
+
+    /// Header names compare with ASCII capitals folded only: same length and bytes otherwise,
+    /// long (heap-stored) names as well as short ones, non-ASCII letters exactly.
+    func testHeaderNamesCompareIgnoringASCIICaseOnly() {
+        XCTAssertTrue("Content-Length".equalsIgnoringASCIICase("content-LENGTH"))
+        XCTAssertTrue("X-Catbird-Parallel-Id-With-A-Long-Name".equalsIgnoringASCIICase("x-catbird-parallel-id-with-a-long-name"))
+        XCTAssertFalse("Content-Length".equalsIgnoringASCIICase("Content-Lengths"))
+        XCTAssertFalse("Content-Length".equalsIgnoringASCIICase("Content_Length"))
+        XCTAssertFalse("[".equalsIgnoringASCIICase("{"))  // 0x5B and 0x7B differ by 32 but are not letters
+        XCTAssertFalse("É".equalsIgnoringASCIICase("é"))
+        XCTAssertTrue("é".equalsIgnoringASCIICase("é"))
+        XCTAssertTrue("".equalsIgnoringASCIICase(""))
+    }
+
     func testHeaderObjectWithThousandsOfFieldsGroupsThemAll() throws {
         // More than the pairwise comparison handles: the dictionary path, same result.
         let fields = (0..<3000).map { (name: "X-F\($0 % 1000)", value: "\($0)") }
