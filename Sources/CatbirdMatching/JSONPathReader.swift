@@ -3,8 +3,8 @@ import CatbirdWire
 import Foundation
 import Synchronization
 
-/// Reads one field of a JSON text with SQLite's JSON functions (`json_type`, `json_extract`,
-/// `json_quote`; <https://www.sqlite.org/json1.html>), so a `jsonPath` body pattern uses
+/// Reads one field of a JSON text with SQLite's JSON functions (`json_type` and the `->`
+/// operator; <https://www.sqlite.org/json1.html>), so a `jsonPath` body pattern uses
 /// SQLite's JSON path syntax (`$`, `.key`, `."key with dots"`, `[0]`, `[#-1]`) rather than a
 /// path engine of our own.
 ///
@@ -45,10 +45,14 @@ enum JSONPathReader {
     }
 
     /// The field at `path` in the JSON text `json`.
+    ///
+    /// The field is read as JSON text with `->`, which keeps its JSON kind: `json_extract` would
+    /// turn JSON `true` and `false` into the SQL integers 1 and 0, and `true` is not `1`
+    /// (docs/matching.md#body-matchers).
     static func field(at path: String, in json: String) -> Field {
         do {
             let row = try run { db in
-                try db.query("SELECT json_type(?1, ?2), json_quote(json_extract(?1, ?2))", [.text(json), .text(path)]).first
+                try db.query("SELECT json_type(?1, ?2), ?1 -> ?2", [.text(json), .text(path)]).first
             }
             guard let row, !row[0].isNull else { return .absent }
             guard let text = row[1].stringValue, let value = JSONValue(json: Data(text.utf8)) else { return .absent }

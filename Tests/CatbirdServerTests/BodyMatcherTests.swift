@@ -71,6 +71,46 @@ final class BodyMatcherTests: ServerTestCase {
         XCTAssertEqual((other.object["requests"] as? [Any])?.count, 0)
     }
 
+    /// Regression: `equalTo: true` (and `false`) never matched, in mocks, count, find and wait,
+    /// because SQLite's `json_extract` reads JSON `true` as the integer 1. `true`, `1` and `"1"`
+    /// stay distinct; `1` equals `1.0` (docs/matching.md#body-matchers).
+    func testJSONPathEqualToTrueOrFalseMatchesOnlyThatBoolean() throws {
+        let tenant = [("X-Catbird-Parallel-Id", "bm2")]
+        let mock = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/t"},"body":{"kind":"jsonPath","value":"$.t","equalTo":true}},"response":{"status":200,"body":"dHJ1ZQ=="}}"#
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", mock, headers: tenant).status, 201)
+        let falseMock = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/f"},"body":{"kind":"jsonPath","value":"$.t","equalTo":false}},"response":{"status":200,"body":"ZmFsc2U="}}"#
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", falseMock, headers: tenant).status, 201)
+        let oneMock = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/one"},"body":{"kind":"jsonPath","value":"$.t","equalTo":1}},"response":{"status":200,"body":"MQ=="}}"#
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", oneMock, headers: tenant).status, 201)
+
+        func post(_ url: String, _ body: String) throws -> RawResponse {
+            try client.request("POST", url, headers: tenant, body: Array(body.utf8))
+        }
+        let hit = try post("/t", #"{"t":true}"#)
+        XCTAssertEqual(hit.status, 200, hit.text)
+        XCTAssertEqual(hit.text, "true")
+        XCTAssertEqual(try post("/f", #"{"t":false}"#).text, "false")
+        XCTAssertEqual(try post("/one", #"{"t":1.0}"#).text, "1", "1 equals 1.0")
+        for (url, body) in [("/t", #"{"t":1}"#), ("/t", #"{"t":"true"}"#), ("/t", #"{"t":false}"#), ("/f", #"{"t":0}"#),
+                            ("/one", #"{"t":true}"#), ("/one", #"{"t":"1"}"#)] {
+            XCTAssertEqual(try post(url, body).status, 404, "\(url) \(body)")
+        }
+
+        let pattern = #"{"method":"POST","url":{"kind":"equal","value":"/t"},"body":{"kind":"jsonPath","value":"$.t","equalTo":true}}"#
+        XCTAssertEqual(try E2E.count(client, tenant: "bm2", patternJSON: pattern), 1)
+        let falsePattern = #"{"method":"POST","url":{"kind":"equal","value":"/f"},"body":{"kind":"jsonPath","value":"$.t","equalTo":false}}"#
+        XCTAssertEqual(try E2E.count(client, tenant: "bm2", patternJSON: falsePattern), 1)
+        let onePattern = #"{"method":"POST","url":{"kind":"equal","value":"/one"},"body":{"kind":"jsonPath","value":"$.t","equalTo":1}}"#
+        XCTAssertEqual(try E2E.count(client, tenant: "bm2", patternJSON: onePattern), 1)
+        let found = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#, headers: tenant)
+        XCTAssertEqual(found.status, 200, found.text)
+        let bodies = (found.object["requests"] as? [[String: Any]] ?? []).compactMap { ($0["request"] as? [String: Any])?["body"] as? String }
+        XCTAssertEqual(bodies, [#"{"t":true}"#])
+        let waited = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":\#(pattern),"timeout":5,"since":0}"#, headers: tenant)
+        XCTAssertEqual(waited.status, 200, waited.text)
+        XCTAssertEqual(((waited.object["request"] as? [String: Any])?["body"]) as? String, #"{"t":true}"#, waited.text)
+    }
+
     func testBadBodyMatchersAndFindBoundsAreA400NamingTheField() throws {
         let cases: [(String, String)] = [
             (#"{"kind":"glob","value":"x"}"#, #"'pattern.body.kind' must be "equal", "contains", "regexp", "json" or "jsonPath", not "glob""#),
