@@ -121,6 +121,34 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(answer.object["error"] as? Bool, true)
     }
 
+    /// Regression: a sidecar with `{"status": 100}` sent the interim line alone and the client
+    /// hung; 101 switched protocols and left the connection open. A sidecar follows the mocks'
+    /// rule (docs/files.md#sidecar): refused, answered 500 naming it, the connection usable.
+    func testSidecarThatCannotBeSentAsGivenAnswers500NamingTheRule() throws {
+        try write("api/books.json", #"{"books":["Dune"]}"#)
+        try write("api/books.json.catbird-response.json", #"{"status": 100}"#)
+        try write("api/switch.json", "{}")
+        try write("api/switch.json.catbird-response.json", #"{"status": 101}"#)
+        try write("api/empty", "x")
+        try write("api/empty.catbird-response.json", #"{"status": 204}"#)
+        try write("api/chunked", "abc")
+        try write("api/chunked.catbird-response.json", #"{"headers": {"Transfer-Encoding": "chunked"}}"#)
+        try write("api/gone", "")
+        try write("api/gone.catbird-response.json", #"{"status": 204}"#)
+        let server = try server()
+        let client = try server.client()
+        let cases = [
+            ("/api/books.json", "'status' must be between 200 and 599, not 100"), ("/api/switch.json", "not 101"),
+            ("/api/empty", "the body file must be empty"), ("/api/chunked", "Transfer-Encoding"),
+        ]
+        for (target, reason) in cases {
+            let answer = try client.request("GET", target)
+            E2E.assertError(answer, status: 500, reasonContains: reason)
+            XCTAssertTrue(answer.text.contains(".catbird-response.json"), answer.text)
+        }
+        XCTAssertEqual(try client.request("GET", "/api/gone").status, 204, "an empty 204 file is sent, on the same connection")
+    }
+
     func testTraversalFormsNeverReadOutside() throws {
         try Data("secret".utf8).write(to: outside.appendingPathComponent("secret.txt"))
         try FileManager.default.createSymbolicLink(

@@ -1,3 +1,4 @@
+import CatbirdMatching
 import Foundation
 
 /// A mocks directory (`--mocks-dir`, `CATBIRD_MOCKS_DIR`): finds the file mock for a request.
@@ -40,7 +41,9 @@ public struct FileMockDirectory: Sendable {
 
     /// The file mock answering `target`, or nil when no candidate is a regular file inside the
     /// directory.
-    /// - Throws: ``FileMockError/badSidecar(path:reason:)`` when the file's sidecar is unreadable.
+    /// - Throws: ``FileMockError/badSidecar(path:reason:)`` when the file's sidecar is unreadable
+    ///   or describes a response that cannot be sent as given (``ResponseRules``, the mocks' rule:
+    ///   a 1xx status, a body on a 204 or 304, `Transfer-Encoding`…).
     public func lookup(target: String, accept: String?) throws(FileMockError) -> FileMock? {
         for name in candidates(target: target, accept: accept) {
             guard let path = confined(name), let info = Self.regularFile(path) else { continue }
@@ -57,12 +60,18 @@ public struct FileMockDirectory: Sendable {
                 throw .badSidecar(path: sidecarPath, reason: "cannot be read")
             }
             sidecar = try FileMockSidecar(json: data, path: sidecarPath)
+            do {
+                try ResponseRules.check(status: sidecar.status, headers: sidecar.headers, bodyLength: size, source: .file)
+            } catch {
+                throw .badSidecar(path: sidecarPath, reason: error.reason)
+            }
         } else if let type = mediaTypes.type(forFileName: name) {
             sidecar.headers = [(name: "Content-Type", value: type)]
         }
         let tag = sidecar.headers.first { $0.name.lowercased() == "etag" }?.value
             ?? "\"\(String(size, radix: 16))-\(String(modified, radix: 16))\""
-        let headers = sidecar.headers.filter { !["content-length", "transfer-encoding"].contains($0.name.lowercased()) }
+        // A Content-Length is the file's size (checked above); the server sends its own.
+        let headers = sidecar.headers.filter { $0.name.lowercased() != "content-length" }
         return FileMock(path: path, size: size, status: sidecar.status, headers: headers, entityTag: tag)
     }
 

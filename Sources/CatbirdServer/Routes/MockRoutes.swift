@@ -62,7 +62,7 @@ enum MockRoutes {
     /// run of tchar), such as `""` or `"GET POST"`: no request could ever match it.
     private static func validate(_ pattern: RequestPattern) throws(APIError) {
         let method = pattern.method.rawValue
-        guard !method.isEmpty, method.utf8.allSatisfy(isTokenCharacter) else {
+        guard !method.isEmpty, method.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
             throw APIError.badRequest(
                 "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
                     + "not \(JSONText.string(method))")
@@ -76,61 +76,18 @@ enum MockRoutes {
     /// The longest `delay` accepted, in seconds (one day).
     static let maxDelaySeconds = 86_400
 
-    /// Rejects what cannot be sent as a final HTTP response: a status outside 200...599 (1xx
-    /// are interim), a body on a 204 or 304, header names that are not tokens, values with control characters other
-    /// than tab, a delay below zero or above ``maxDelaySeconds``.
+    /// Rejects what cannot be sent as a final HTTP response (``ResponseRules``, the rule file
+    /// mocks follow too), and a delay below zero or above ``maxDelaySeconds``.
     private static func validate(_ response: ResponseMock) throws(APIError) {
-        guard (200...599).contains(response.status) else {
-            throw APIError.badRequest("'response.status' must be between 200 and 599, not \(response.status)")
-        }
-        if response.status == 204 || response.status == 304, let body = response.body, !body.isEmpty {
-            // RFC 9110 §15.3.5, §15.4.5: these responses end at the header section; a body
-            // would never reach the client while the journal recorded it.
-            throw APIError.badRequest("a \(response.status) response has no body (RFC 9110): remove 'response.body'")
-        }
-        for (name, value) in response.headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
-                throw APIError.badRequest("response header name \(JSONText.string(name)) is not a valid HTTP field name")
-            }
-            guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
-                throw APIError.badRequest("response header \(JSONText.string(name)) has a control character (such as a line break) in its value")
-            }
-            try validateSentAsGiven(name, value, body: response.body?.count ?? 0)
+        do {
+            try ResponseRules.check(
+                status: response.status, headers: response.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+                bodyLength: response.body?.count ?? 0, source: .mock)
+        } catch {
+            throw APIError.badRequest(error.reason)
         }
         if let delay = response.delay, !(0...maxDelaySeconds).contains(delay) {
             throw APIError.badRequest("'response.delay' must be from 0 to \(maxDelaySeconds) seconds, not \(delay)")
-        }
-    }
-
-    /// Rejects a response header the server would not send as given, so that what the journal
-    /// records of a mock is what goes out (docs/protocol.md#what-the-journal-records): the
-    /// server frames the body itself (`Transfer-Encoding` refused, `Content-Length` only as the
-    /// body's length), manages the connection (`Connection` only `close`), and libmicrohttpd
-    /// drops empty values.
-    private static func validateSentAsGiven(_ name: String, _ value: String, body: Int) throws(APIError) {
-        let quoted = JSONText.string(name)
-        if value.isEmpty {
-            throw APIError.badRequest("response header \(quoted) has an empty value, which the server cannot send: leave it out")
-        }
-        if name.equalsIgnoringASCIICase("Transfer-Encoding") {
-            throw APIError.badRequest("response header \(quoted) is not allowed: the server frames the body itself (Content-Length)")
-        }
-        if name.equalsIgnoringASCIICase("Content-Length"), value != String(body) {
-            throw APIError.badRequest(
-                "response header \(quoted) must be the body's length (\(body)) or left out: the server sends the body's length")
-        }
-        if name.equalsIgnoringASCIICase("Connection"), value.asciiLowercased() != "close" {
-            throw APIError.badRequest("response header \(quoted) may only be \"close\": the server manages keep-alive itself")
-        }
-    }
-
-    /// RFC 9110 §5.6.2 tchar.
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 }

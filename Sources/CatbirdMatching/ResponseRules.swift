@@ -1,0 +1,82 @@
+import CatbirdSupport
+
+/// What a configured response (a mock's, or a file mock's sidecar with its body file) must be
+/// for the server to send it as given, so that what the journal records is what goes out
+/// (docs/protocol.md#what-the-journal-records). One rule for both kinds of mock: a mock breaking
+/// it is refused when added (400), a file mock answers 500 naming its sidecar (docs/files.md#sidecar).
+public enum ResponseRules {
+    /// Who configured the response, for the reason's wording.
+    public enum Source: Sendable {
+        /// A mock added through `POST /catbird/api/mocks`: fields named `response.…`.
+        case mock
+        /// A file mock: the sidecar's `status` and `headers`, the body file.
+        case file
+    }
+
+    /// Why a response cannot be sent as configured: one sentence naming the field.
+    public struct Violation: Error, Sendable, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    /// Checks a final response.
+    /// - Parameters:
+    ///   - status: the status code; must be 200...599 (a 1xx is an interim answer, never the
+    ///     final one: libmicrohttpd would send the interim line alone and the client would wait).
+    ///   - headers: the header fields, in order.
+    ///   - bodyLength: the body's length in bytes (0 for none).
+    /// - Throws: ``Violation`` for a status outside 200...599, a body on a 204 or 304
+    ///   (RFC 9110 §15.3.5, §15.4.5), a header name that is not a token, a value with a control
+    ///   character other than tab, an empty value (libmicrohttpd drops it), `Transfer-Encoding`,
+    ///   a `Content-Length` other than the body's length, a `Connection` other than `close`.
+    public static func check(
+        status: Int, headers: [(name: String, value: String)], bodyLength: Int, source: Source
+    ) throws(Violation) {
+        let statusField = source == .mock ? "'response.status'" : "'status'"
+        guard (200...599).contains(status) else {
+            throw Violation(
+                reason: "\(statusField) must be between 200 and 599, not \(status)"
+                    + (status >= 100 && status <= 199 ? " (a 1xx is an interim answer, never a final response)" : ""))
+        }
+        if (status == 204 || status == 304) && bodyLength > 0 {
+            // These responses end at the header section: a body would never reach the client
+            // while the journal recorded it.
+            throw Violation(
+                reason: "a \(status) response has no body (RFC 9110): "
+                    + (source == .mock ? "remove 'response.body'" : "the body file must be empty"))
+        }
+        let where_ = source == .mock ? "response header" : "header"
+        for (name, value) in headers {
+            let quoted = JSONText.string(name)
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
+                throw Violation(reason: "\(where_) name \(quoted) is not a valid HTTP field name")
+            }
+            guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+                throw Violation(reason: "\(where_) \(quoted) has a control character (such as a line break) in its value")
+            }
+            if value.isEmpty {
+                throw Violation(reason: "\(where_) \(quoted) has an empty value, which the server cannot send: leave it out")
+            }
+            if name.equalsIgnoringASCIICase("Transfer-Encoding") {
+                throw Violation(reason: "\(where_) \(quoted) is not allowed: the server frames the body itself (Content-Length)")
+            }
+            if name.equalsIgnoringASCIICase("Content-Length"), value != String(bodyLength) {
+                throw Violation(
+                    reason: "\(where_) \(quoted) must be the body's length (\(bodyLength)) or left out: the server sends the body's length")
+            }
+            if name.equalsIgnoringASCIICase("Connection"), value.asciiLowercased() != "close" {
+                throw Violation(reason: "\(where_) \(quoted) may only be \"close\": the server manages keep-alive itself")
+            }
+        }
+    }
+
+    /// RFC 9110 §5.6.2 tchar: what a field name or a method token is made of.
+    public static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
