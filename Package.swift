@@ -8,7 +8,8 @@
 //                          ASCII case folding, milliseconds
 //   CatbirdWire            the wire format, once: Catbird 0.11's types and our extensions
 //                          (Foundation only; the client and the server both use it)
-//   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler
+//   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler;
+//                          its own answers (shutdown, unreadable file) in the wire's error shape
 //   CatbirdOutbound        outbound HTTP over libcurl (redirect, proxy and record modes)
 //   CatbirdStorage         SQLite library: connections, statements, transactions, a migrator run
 //                          on the migrations it is given; knows nothing of tenants or our tables
@@ -59,7 +60,7 @@ let package = Package(
         ),
         .target(name: "CatbirdSupport"),
         .target(name: "CatbirdWire", dependencies: ["CatbirdSupport"]),
-        .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CatbirdSupport"]),
+        .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdOutbound", dependencies: ["CCurl"]),
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(

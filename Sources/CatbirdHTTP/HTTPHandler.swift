@@ -18,9 +18,9 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
-    /// A plain-text answer with `problem.status`.
+    /// `problem.status` with the JSON error body (``HTTPResponse/error(status:reason:)``).
     public func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse {
-        HTTPResponse(status: problem.status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(problem.reason.utf8))
+        HTTPResponse.error(status: problem.status, reason: problem.reason)
     }
 
 }

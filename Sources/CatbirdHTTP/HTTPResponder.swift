@@ -35,8 +35,6 @@ public final class HTTPResponder: Sendable {
     }
 
     deinit {
-        send(HTTPResponse(
-            status: 500, headers: ["Content-Type": "text/plain; charset=utf-8"],
-            body: Array("the server dropped this request without answering it".utf8)))
+        send(HTTPResponse.error(status: 500, reason: "the server dropped this request without answering it"))
     }
 }

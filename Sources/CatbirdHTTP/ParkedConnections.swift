@@ -44,9 +44,11 @@ final class ParkedConnections: Sendable {
     }
 
     /// The answer to a deferred request when the server stops before it is answered.
-    static let stoppingResponse = HTTPResponse(
-        status: 503, headers: ["Content-Type": "text/plain; charset=utf-8", "Connection": "close"],
-        body: Array("the server is stopping".utf8))
+    static let stoppingResponse: HTTPResponse = {
+        var response = HTTPResponse.error(status: 503, reason: "the server is stopping")
+        response.headers.add(name: "Connection", value: "close")
+        return response
+    }()
 
     /// Suspends `connection` (call only from its access handler, on its worker thread) and
     /// returns the responder that resumes it, or nil when the server is stopping (answer at once).

@@ -10,9 +10,7 @@ import Glibc
 /// https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dresponse-create.html
 enum ResponseBody {
     /// Sent instead of a ``HTTPResponse/Body/file(path:offset:length:)`` that cannot be sent.
-    static let unreadableFile = HTTPResponse(
-        status: 500, headers: ["Content-Type": "text/plain; charset=utf-8"],
-        body: Array("the server could not read the file for this response".utf8))
+    static let unreadableFile = HTTPResponse.error(status: 500, reason: "the server could not read the file for this response")
 
     /// Bytes a stream is asked for at most per call: 64 KiB.
     static let streamBlockSize = 64 * 1024

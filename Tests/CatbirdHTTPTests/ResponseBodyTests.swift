@@ -95,7 +95,9 @@ final class ResponseBodyTests: XCTestCase {
         for target in ["/missing", "/directory", "/file?offset=\(contents.count + 1)", "/file?offset=10&length=\(contents.count)"] {
             let response = try client.request("GET", target)
             XCTAssertEqual(response.status, 500, target)
-            XCTAssertEqual(response.text, "the server could not read the file for this response", target)
+            XCTAssertEqual(response.header("Content-Type"), "application/json; charset=utf-8", target)
+            XCTAssertEqual(response.object["error"] as? Bool, true, target)
+            XCTAssertEqual(response.object["reason"] as? String, "the server could not read the file for this response", target)
         }
     }
 

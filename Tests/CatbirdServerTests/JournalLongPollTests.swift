@@ -14,10 +14,12 @@ final class JournalLongPollTests: XCTestCase {
         private var result: (RawResponse?, Duration) = (nil, .zero)
         private let done = DispatchSemaphore(value: 0)
 
-        init(port: UInt16, tenant: String?, target: String) {
+        init(port: UInt16, tenant: String?, target: String, method: String = "GET", body: String? = nil) {
             Thread { [self] in
                 let started = ContinuousClock.now
-                let response = try? RawHTTPClient(port: port).request("GET", target, headers: E2E.tenantHeader(tenant))
+                let response = try? RawHTTPClient(port: port).request(
+                    method, target, headers: E2E.tenantHeader(tenant) + (body == nil ? [] : [("Content-Type", "application/json")]),
+                    body: Array((body ?? "").utf8))
                 result = (response, ContinuousClock.now - started)
                 done.signal()
             }.start()
@@ -128,5 +130,29 @@ final class JournalLongPollTests: XCTestCase {
         let (response, _) = poll.wait()
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
         XCTAssertEqual(response?.status, 503)
+    }
+
+    /// Regression: a long poll and a wait parked when the server gets SIGTERM were answered
+    /// `503` in plain text; every error is the JSON shape (docs/protocol.md#errors).
+    func testPollAndWaitParkedAtSIGTERMGetTheJSONError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-sigterm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("db.sqlite").path, "--log-level", "error"],
+            in: directory)
+        defer { _ = try? server.terminate() }
+        let poll = PendingPoll(port: server.port, tenant: nil, target: "/catbird/api/requests?wait=50")
+        let wait = PendingPoll(
+            port: server.port, tenant: nil, target: "/catbird/api/requests/wait", method: "POST",
+            body: #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"}},"timeout":50}"#)
+        usleep(500_000)
+        let exit = try server.terminate()
+        XCTAssertEqual(exit.status, 0, exit.stderr)
+        for (name, pending) in [("poll", poll), ("wait", wait)] {
+            let (response, _) = pending.wait()
+            let answer = try XCTUnwrap(response, "\(name) got no answer")
+            E2E.assertError(answer, status: 503, reasonContains: "the server is stopping")
+        }
     }
 }

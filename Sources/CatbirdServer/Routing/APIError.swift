@@ -22,13 +22,13 @@ struct APIError: HTTPResponseError, Sendable {
         status: 415, reason: "Content-Type must be application/json")
 
     /// The headers of every error response: the JSON Content-Type alone.
-    static let headers: HTTPHeaders = ["Content-Type": JSONBody.contentType]
+    static let headers = HTTPResponse.errorHeaders
     /// ``headers`` as the journal's JSON object (``JSONText/object(_:)``), built once.
     static let headersJSON = JSONText.object(headers.fields)
 
     /// The JSON error response, with ``headers``.
     var response: HTTPResponse {
-        var response = HTTPResponse(status: status, headers: Self.headers, body: Array(CatbirdErrorBody(reason: reason).json.utf8))
+        var response = HTTPResponse.error(status: status, reason: reason)
         if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }
         return response
     }
