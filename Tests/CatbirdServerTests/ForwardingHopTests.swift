@@ -76,6 +76,38 @@ final class ForwardingHopTests: UpstreamTestCase {
         XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200, "still serving")
     }
 
+    /// Regression: with `--proxy --redirect-url <itself> --mocks-dir d --record`, a control route
+    /// asked through the proxy in absolute form was forwarded to Catbird itself and recorded as
+    /// `d/127.0.0.1/catbird/api/mocks`, and Catbird's own 508 after a loop was recorded as `d/x`
+    /// as if the backend had answered it.
+    func testControlRoutesThroughTheProxyAndCatbirdsOwnErrorsAreNeverForwardedNorRecorded() throws {
+        let port = try FreePort.next()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-hop-record-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try TestServer { settings in
+            settings.port = port
+            settings.proxyEnabled = true
+            settings.redirectURL = "http://127.0.0.1:\(port)"
+            settings.mocksDirectory = directory.path
+            settings.recordMode = true
+        }
+        try E2E.addMock(try server.client(), url: "/listed", body: "x")
+        let mocks = try CurlClient.run(["--proxy", url(port, ""), url(port, "/catbird/api/mocks")])
+        XCTAssertEqual(mocks.status, 200, mocks.text)
+        XCTAssertEqual((mocks.object["mocks"] as? [Any])?.count, 1, "answered by this Catbird's own route: \(mocks.text)")
+        let elsewhere = try CurlClient.run(["--proxy", url(port, ""), "http://api.example.invalid/catbird/api/mocks"])
+        XCTAssertEqual(elsewhere.status, 200, "a /catbird path is never forwarded, whatever the host: \(elsewhere.text)")
+
+        let loop = try CurlClient.run([url(port, "/x")])
+        XCTAssertEqual(loop.status, 508, loop.text)
+        XCTAssertNotNil(loop.header("X-Catbird-Generated-By"), "marked as Catbird's own answer")
+
+        let journal = try E2E.journal(try server.client(), tenant: nil)
+        XCTAssertEqual(journal.compactMap { $0["url"] as? String }, ["/x", "/x"], "control calls are not journaled; the loop's two hops are")
+        let files = FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []
+        XCTAssertEqual(files, [], "nothing recorded: \(files)")
+    }
+
     func testOneCatbirdMayForwardToAnother() throws {
         let backend = try TestServer()
         try E2E.addMock(try backend.client(), url: "/from-b", body: "answered by B")

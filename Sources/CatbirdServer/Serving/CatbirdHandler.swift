@@ -51,9 +51,9 @@ struct CatbirdHandler: HTTPHandler {
             return .now(APIError.badRequest("the \(TenantID.headerName) header is not valid UTF-8").response)
         }
         let tenant = Self.tenant(of: request)
-        if Self.isControl(request.path) {
-            let isAdmin = admin.isAdmin(request, tenant: tenant)
-            return recorded(routes.respond(to: request, tenant: tenant, isAdmin: isAdmin), request, answeredBy: "control", tenant: tenant)
+        if let control = Self.controlRequest(request) {
+            let isAdmin = admin.isAdmin(control, tenant: tenant)
+            return recorded(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), control, answeredBy: "control", tenant: tenant)
         }
         if cors, let preflight = CORS.preflight(request) {
             guard case let .answered(sent, _, ticket) = serving.answered(preflight, request: request, tenant: tenant) else {
@@ -169,7 +169,8 @@ struct CatbirdHandler: HTTPHandler {
         var response = error.response
         let tenant = request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) } ? .defaultTenant : Self.tenant(of: request)
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
-        if journaled, !Self.isControl(request.path) {
+        let isControl = Self.controlRequest(request) != nil
+        if journaled, !isControl {
             let (sent, ticket) = serving.journal(
                 request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             response = sent
@@ -178,7 +179,7 @@ struct CatbirdHandler: HTTPHandler {
             if durability == .strict { Self.waitForCommit(of: ticket, in: journal) }
         }
         metrics.record(
-            answeredBy: Self.isControl(request.path) ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: response.status,
+            answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: response.status,
             latency: ContinuousClock.now - request.receivedAt)
         log.warning("\(request.method) \(request.target.prefix(200)) → \(error.status): \(error.reason) tenant=\(tenant)")
         return response
@@ -193,6 +194,28 @@ struct CatbirdHandler: HTTPHandler {
     /// `/catbird` and everything under `/catbird/` (never served from mocks nor forwarded).
     static func isControl(_ path: Substring) -> Bool {
         path == "/catbird" || path.hasPrefix("/catbird/")
+    }
+
+    /// `request` as the control routes read it when its path is a control path (``isControl(_:)``),
+    /// else nil. An absolute-form request (`GET http://host:port/catbird/api/mocks`, what a client
+    /// using Catbird as its HTTP proxy sends) whose path is one is a control request too, whatever
+    /// its host, with its target in origin form (`/catbird/api/mocks`): `/catbird` routes are
+    /// never forwarded nor recorded, in any request form (docs/files.md#redirect-and-proxy).
+    static func controlRequest(_ request: HTTPRequest) -> HTTPRequest? {
+        if request.target.hasPrefix("/") { return isControl(request.path) ? request : nil }
+        guard let origin = originForm(of: request.target) else { return nil }
+        var control = request
+        control.target = String(origin)
+        return isControl(control.path) ? control : nil
+    }
+
+    /// The path and query of an absolute-form target (`http://h:1/a?q` → `/a?q`, `http://h?q` →
+    /// `/?q`, `http://h` → `/`), or nil when `target` is not `scheme://…`.
+    static func originForm(of target: String) -> String? {
+        guard let schemeEnd = target.range(of: "://") else { return nil }
+        let rest = target[schemeEnd.upperBound...]
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+        return rest[start] == "/" ? String(rest[start...]) : "/" + rest[start...]
     }
 
     static func tenant(of request: HTTPRequest) -> TenantID {

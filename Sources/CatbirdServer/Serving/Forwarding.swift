@@ -59,12 +59,32 @@ struct Forwarding: Sendable {
         }
     }
 
-    /// The answer to a request that came round a loop: 508 with the JSON error.
+    /// The answer to a request that came round a loop: 508 with the JSON error, marked as made
+    /// by Catbird (``generated(_:)``).
     var loopDetected: HTTPResponse {
-        APIError(
+        generated(APIError(
             status: 508,
             reason: "forwarding loop: this request was already forwarded by this Catbird (Via: 1.1 \(hopName)); "
-                + "the redirect URL or the proxied host leads back to Catbird itself").response
+                + "the redirect URL or the proxied host leads back to Catbird itself"))
+    }
+
+    /// The header field that marks an answer Catbird made itself in place of an upstream's (a
+    /// 502, 503, 504 or 508 of the forwarding path), with the ``hopName`` of the Catbird that
+    /// made it. When such an answer comes back as an upstream's (a loop back to itself, or
+    /// one Catbird forwarding to another), record mode does not write it as a file mock: it is
+    /// not the backend's answer (docs/files.md#recording).
+    static let generatedByHeader = "X-Catbird-Generated-By"
+
+    /// `error`'s JSON answer with ``generatedByHeader``.
+    func generated(_ error: APIError) -> HTTPResponse {
+        var response = error.response
+        response.headers.add(name: Self.generatedByHeader, value: hopName)
+        return response
+    }
+
+    /// Whether `response` (an upstream's) is an answer some Catbird made itself (``generatedByHeader``).
+    static func isGenerated(_ response: HTTPResponse) -> Bool {
+        response.headers.first(generatedByHeader) != nil
     }
 
     /// The request to send: method, headers (hop-by-hop ones left to libcurl; `Authorization`
@@ -107,12 +127,13 @@ struct Forwarding: Sendable {
     /// The body of a `HEAD` answer: never asked for.
     private static let noBody = HTTPBodyStream { _, _ in nil }
 
-    /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 otherwise.
-    static func response(for error: OutboundError) -> HTTPResponse {
+    /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 otherwise
+    /// (503 when the server is stopping); marked as made by Catbird (``generated(_:)``).
+    func response(for error: OutboundError) -> HTTPResponse {
         switch error {
-        case .timedOut: return APIError(status: 504, reason: "upstream timed out: \(error)").response
-        case .shutDown: return APIError(status: 503, reason: "\(error)").response
-        default: return APIError(status: 502, reason: "upstream unreachable: \(error)").response
+        case .timedOut: return generated(APIError(status: 504, reason: "upstream timed out: \(error)"))
+        case .shutDown: return generated(APIError(status: 503, reason: "\(error)"))
+        default: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
         }
     }
 

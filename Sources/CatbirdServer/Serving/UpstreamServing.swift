@@ -24,9 +24,10 @@ struct UpstreamServing: Sendable {
 
     /// Whether record mode writes an exchange: not a `HEAD` (no body: it would replace the
     /// `GET`'s recording with an empty one), nor a `304 Not Modified` or `206 Partial Content`
-    /// (answers to the client's cache and range, not the resource).
-    static func isRecordable(method: String, status: Int) -> Bool {
-        method != "HEAD" && status != 304 && status != 206
+    /// (answers to the client's cache and range, not the resource), nor an answer a Catbird made
+    /// itself (``Forwarding/isGenerated(_:)``: its own 508 after a loop, another Catbird's 502).
+    static func isRecordable(method: String, _ response: HTTPResponse) -> Bool {
+        method != "HEAD" && response.status != 304 && response.status != 206 && !Forwarding.isGenerated(response)
     }
 
     /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
@@ -46,7 +47,7 @@ struct UpstreamServing: Sendable {
             case let .success(upstream):
                 let response = forwarding.response(from: upstream, method: request.method)
                 var path: String?
-                if let recorder, Self.isRecordable(method: request.method, status: response.status) {
+                if let recorder, Self.isRecordable(method: request.method, response) {
                     do {
                         path = try recorder.record(
                             target: request.target, accept: request.headers.first("Accept"),
@@ -58,7 +59,7 @@ struct UpstreamServing: Sendable {
                 completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: path))
             case let .failure(error):
                 log.warning("\(request.method) \(request.target) → \(destination.url): \(error)")
-                completion(Answer(response: Forwarding.response(for: error), answeredBy: destination.answeredBy, recordedPath: nil))
+                completion(Answer(response: forwarding.response(for: error), answeredBy: destination.answeredBy, recordedPath: nil))
             }
         }
     }
