@@ -84,6 +84,10 @@ final class WaitForRequestTests: CatbirdTestCase {
         let catbird = server.catbird()
         let tooLong = assertCatbirdError(400, try catbird.waitForRequest(matching: analytics, timeout: 301))
         XCTAssertTrue(tooLong?.failureReason?.contains("'timeout'") == true, "\(String(describing: tooLong))")
+        // Regression: the reason said "not 301.0".
+        XCTAssertTrue(tooLong?.failureReason?.hasSuffix("not 301") == true, "\(String(describing: tooLong?.failureReason))")
+        let fraction = assertCatbirdError(400, try catbird.waitForRequest(matching: analytics, timeout: 300.5))
+        XCTAssertTrue(fraction?.failureReason?.hasSuffix("not 300.5") == true, "\(String(describing: fraction?.failureReason))")
         assertCatbirdError(400, try catbird.waitForRequest(matching: analytics, timeout: -1))
         assertCatbirdError(400, try catbird.waitForRequest(matching: analytics, timeout: 1, since: -5))
         let regexp = RequestPattern(method: .GET, url: PatternMatch.regexp("(unclosed"))

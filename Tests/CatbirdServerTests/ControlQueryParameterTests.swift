@@ -43,4 +43,28 @@ final class ControlQueryParameterTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/catbird/api/requests?limit=1&order=newest").status, 200)
         XCTAssertEqual(try client.request("GET", "/catbird?tenant=shard-1").status, 200)
     }
+
+    /// Regressions: `?limit=1&limit=2` was accepted (the last won), `?status=99` was a filter,
+    /// and `%FF`/`%ZZ` in a tenant id or a query fell back to the literal text.
+    func testRepeatedOutOfRangeAndMisencodedParametersAreRefused() throws {
+        let shard = [("X-Catbird-Parallel-Id", "%ZZ")]
+        try E2E.addMock(client, tenant: "%ZZ", url: "/kept", body: "kept")
+        let refused: [(String, String, String)] = [
+            ("GET", "/catbird/api/requests?limit=1&limit=2", "'limit' is given more than once"),
+            ("GET", "/catbird/api/requests?status=99", "'status' must be an HTTP status from 100 to 599"),
+            ("GET", "/catbird/api/requests?status=600", "not 600"),
+            ("GET", "/catbird/api/requests?url=%ZZ", "not valid percent-encoded UTF-8"),
+            ("GET", "/catbird/api/requests?url=%FF", "not valid percent-encoded UTF-8"),
+            ("DELETE", "/catbird/api/tenants/%FF", "not valid percent-encoded UTF-8"),
+            ("DELETE", "/catbird/api/tenants/%ZZ", "not valid percent-encoded UTF-8"),
+        ]
+        for (method, target, reason) in refused {
+            E2E.assertError(try client.request(method, target), status: 400, reasonContains: reason)
+        }
+        XCTAssertEqual(try client.request("GET", "/kept", headers: shard).text, "kept", "the tenant named \"%ZZ\" was not deleted")
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?status=404&limit=1").status, 200)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?url=%2Fkept").status, 200)
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/%25ZZ").status, 204, "the id written percent-encoded")
+        XCTAssertEqual(try client.request("GET", "/kept", headers: shard).status, 404)
+    }
 }

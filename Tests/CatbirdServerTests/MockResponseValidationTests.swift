@@ -15,11 +15,25 @@ final class MockResponseValidationTests: XCTestCase {
             ("Content-Length 10 on 3 bytes", #"{"status":200,"headers":{"Content-Length":"10"},"body":"YWJj"}"#, "length"),
             ("Connection keep-alive", #"{"status":200,"headers":{"Connection":"keep-alive"}}"#, "Connection"),
             ("an empty value", #"{"status":200,"headers":{"X-Empty":""}}"#, "empty"),
+            // RFC 9110 §8.6 would allow it, but libmicrohttpd 0.9.75 adds its own
+            // `Content-Length: 0` to a 304: the reason says so.
+            ("304 with the representation's Content-Length", #"{"status":304,"headers":{"Content-Length":"1234"}}"#, "libmicrohttpd"),
         ]
         for (label, response, mention) in cases {
             try harness.assertRejected(label, 400, mentioning: [mention]) {
                 try $0.json("POST", "/catbird/api/mocks", ControlBadInputHarness.update(response: response))
             }
+        }
+    }
+
+    /// Regression: an `equal` url holding `\u0000` was accepted though no request-target can
+    /// hold a NUL (such requests are refused before matching), so it could never match.
+    func testAnEqualURLWithANULIsRefused() throws {
+        let harness = try ControlBadInputHarness()
+        try harness.assertRejected("equal url with NUL", 400, mentioning: ["NUL"]) {
+            try $0.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a\u0000b"}},"response":{"status":200}}"#)
         }
     }
 

@@ -118,6 +118,9 @@ enum JournalRoutes {
                     result.statusClass = statusClass
                 } else {
                     guard let status = Int(value) else { throw .badRequest("'status' must be a whole number or a class such as 4xx") }
+                    guard (100...599).contains(status) else {
+                        throw .badRequest("'status' must be an HTTP status from 100 to 599 or a class such as 4xx, not \(status)")
+                    }
                     result.status = status
                 }
             case "wait": break  // longPollWait(from:)

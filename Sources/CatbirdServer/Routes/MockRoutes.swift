@@ -59,8 +59,15 @@ enum MockRoutes {
     }
 
     /// Rejects a `pattern.method` that is not an HTTP method token (RFC 9110 §9.1: a non-empty
-    /// run of tchar), such as `""` or `"GET POST"`: no request could ever match it.
+    /// run of tchar), such as `""` or `"GET POST"`, and an `equal` url holding a NUL character
+    /// (a request-target with a NUL byte is refused before matching, docs/protocol.md#malformed-requests):
+    /// no request could ever match either.
     private static func validate(_ pattern: RequestPattern) throws(APIError) {
+        if pattern.url.kind == .equal, pattern.url.value.utf8.contains(0) {
+            throw APIError.badRequest(
+                "'pattern.url.value' holds a NUL character (\\u0000), which no request-target can: "
+                    + "the server refuses such requests before matching (percent-encode it as %00)")
+        }
         let method = pattern.method.rawValue
         guard !method.isEmpty, method.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
             throw APIError.badRequest(

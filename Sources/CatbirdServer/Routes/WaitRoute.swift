@@ -25,7 +25,8 @@ enum WaitRoute {
                 let body = try JSONBody.decode(CatbirdWaitRequest.self, from: context.request)
                 let timeout = body.timeout ?? defaultTimeout
                 guard timeout.isFinite, (0...maxTimeout).contains(timeout) else {
-                    throw APIError.badRequest("'timeout' must be a number of seconds from 0 to \(Int(maxTimeout)), not \(timeout)")
+                    throw APIError.badRequest(
+                        "'timeout' must be a number of seconds from 0 to \(Int(maxTimeout)), not \(JSONValue.number(timeout).jsonText)")
                 }
                 let since = body.since ?? 0
                 guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// A request-target's query string as `(name, value)` pairs.
@@ -14,5 +15,26 @@ enum QueryParameters {
     private static func decode(_ raw: Substring) -> String {
         let spaced = raw.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// Refuses a control route's query that ``pairs(_:)`` would read otherwise than it was
+    /// written: a name or value that is not valid percent-encoding of UTF-8 (`%ZZ`, `%FF`; read
+    /// as the literal text otherwise), and a name given twice (`limit=1&limit=2`; the last one
+    /// would win), as a repeated JSON key is refused (docs/protocol.md#query-parameters).
+    /// - Throws: 400 naming the parameter.
+    static func checkWellFormed(_ query: Substring) throws(APIError) {
+        var seen = Set<String>()
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            for part in parts where part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding == nil {
+                throw .badRequest(
+                    "query parameter \(JSONText.string(String(pair.prefix(100)))) is not valid percent-encoded UTF-8 "
+                        + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
+            }
+            let name = decode(parts[0])
+            guard seen.insert(name).inserted else {
+                throw .badRequest("query parameter '\(name)' is given more than once: give it once")
+            }
+        }
     }
 }

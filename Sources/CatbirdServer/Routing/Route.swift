@@ -59,19 +59,32 @@ struct Route: Sendable {
         self.answer = answer
     }
 
-    /// The parameter (percent-decoded) when `path` matches this route, `""` for an exact match,
-    /// or nil when it does not match.
-    func match(_ requestPath: Substring) -> String? {
+    /// The parameter as sent (still percent-encoded) when `path` matches this route, `""` for
+    /// an exact match, or nil when it does not match.
+    func match(_ requestPath: Substring) -> Substring? {
         if !hasParameter { return requestPath == path ? "" : nil }
         guard requestPath.hasPrefix(path), requestPath.count > path.count else { return nil }
-        let raw = requestPath.dropFirst(path.count)
-        return raw.removingPercentEncoding ?? String(raw)
+        return requestPath.dropFirst(path.count)
     }
 
-    /// Refuses a query parameter the route does not understand.
-    /// - Throws: 400 naming the parameter and the known ones.
+    /// The parameter `raw` percent-decoded (such as a tenant id).
+    /// - Throws: 400 when it is not valid percent-encoding of UTF-8 (`%ZZ`, `%FF`): read as
+    ///   literal text instead, it would name another tenant than the one meant.
+    static func decodeParameter(_ raw: Substring) throws(APIError) -> String {
+        guard let decoded = raw.removingPercentEncoding else {
+            throw .badRequest(
+                "the path segment \(JSONText.string(String(raw.prefix(100)))) is not valid percent-encoded UTF-8 "
+                    + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
+        }
+        return decoded
+    }
+
+    /// Refuses a query parameter the route does not understand, one given twice, and one that
+    /// is not valid percent-encoded UTF-8 (``QueryParameters/checkWellFormed(_:)``).
+    /// - Throws: 400 naming the parameter (and the known ones).
     func checkQuery(_ query: Substring?) throws(APIError) {
         guard let queryNames, let query, !query.isEmpty else { return }
+        try QueryParameters.checkWellFormed(query)
         for (name, _) in QueryParameters.pairs(query) where !queryNames.contains(name) {
             let known = queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))"
             throw .badRequest("unknown query parameter '\(name)' (\(known))")
@@ -100,8 +113,14 @@ struct RouteTable: Sendable {
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
                 continue
             }
-            do { try route.checkQuery(request.query) } catch { return .now(error.response) }
-            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: parameter, pool: pool)
+            let decoded: String
+            do {
+                try route.checkQuery(request.query)
+                decoded = try Route.decodeParameter(parameter)
+            } catch {
+                return .now(error.response)
+            }
+            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: decoded, pool: pool)
             if let answer = route.answer {
                 do { return try answer(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
             }
