@@ -1,4 +1,5 @@
 import CatbirdStorage
+@_spi(Server) import CatbirdWire
 
 /// The SQL that writes the `requests` table (schema: migrations/0001_initial.sql).
 ///
@@ -97,6 +98,8 @@ enum JournalRecords {
 
     /// Binds one row's parameters: `entry`'s column values at `base + 1` … `base + columnCount`.
     private static func bind(_ entry: JournalEntry, to statement: Statement, at base: Int32) {
+        // The write connection skips CHECK constraints (CatbirdServer: ignore_check_constraints).
+        assert(CatbirdRequest.AnsweredBy.known.contains(entry.answeredBy), "answered_by \(entry.answeredBy) fails its CHECK")
         statement.bind(.text(entry.time), at: base + 1)
         statement.bind(.text(entry.tenant.rawValue), at: base + 2)
         statement.bind(.text(entry.method), at: base + 3)
