@@ -205,6 +205,24 @@ final class ControlRouteRulesTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/catbird/api/health").object["status"] as? String, "ok")
     }
 
+    /// `/catbird` and the paths under `/catbird/` are control routes; a path that only starts
+    /// with the same letters (`/catbirdish`, `/catbird.json`) is the app's, served by mocks.
+    func testOnlyCatbirdAndItsSubpathsAreControlRoutes() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/catbirdish", body: "mocked")
+        try E2E.addMock(client, url: "/catbird.json?x=1", body: "mocked too")
+
+        XCTAssertEqual(try client.request("GET", "/catbirdish").text, "mocked")
+        XCTAssertEqual(try client.request("GET", "/catbird.json?x=1").text, "mocked too")
+        XCTAssertEqual(try client.request("GET", "/catbird").status, 200, "the web page")
+        XCTAssertEqual(try client.request("GET", "/catbird?x=1").status, 200, "the web page, with a query")
+        let control = try client.request("GET", "/catbird/api/requests")
+        let urls = (control.object["requests"] as? [[String: Any]])?.compactMap { $0["url"] as? String }
+        XCTAssertEqual(urls.map(Set.init), ["/catbirdish", "/catbird.json?x=1"], "only the mocked requests are journaled: \(control.text)")
+    }
+
     // MARK: - 5. pattern.method is an HTTP token
 
     func testPatternMethodMustBeAToken() throws {

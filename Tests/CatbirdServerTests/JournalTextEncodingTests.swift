@@ -35,6 +35,21 @@ final class JournalTextEncodingTests: XCTestCase {
         XCTAssertEqual(JSONText.appending([], to: #"{"A":"b"}"#), #"{"A":"b"}"#)
     }
 
+    /// A memo gives the text `appending` would, reused while the pairs stay the same and
+    /// written anew when one differs (the next second's `Date`, a `Connection: close`).
+    func testAppendingMemoReusesTheTextOnlyForTheSamePairs() {
+        let memo = JSONText.AppendingMemo()
+        let object = #"{"Content-Type":"text/plain"}"#
+        let first = [(name: "Date", value: "Tue, 01 Dec 2026 02:00:00 GMT"), (name: "Content-Length", value: "2")]
+        XCTAssertEqual(memo.appending(first, to: object), JSONText.appending(first, to: object))
+        XCTAssertEqual(memo.appending(first, to: object), JSONText.appending(first, to: object))
+        let later = [(name: "Date", value: "Tue, 01 Dec 2026 02:00:01 GMT"), (name: "Content-Length", value: "2")]
+        XCTAssertEqual(memo.appending(later, to: object), JSONText.appending(later, to: object))
+        let closing = later + [(name: "Connection", value: "close")]
+        XCTAssertEqual(memo.appending(closing, to: object), JSONText.appending(closing, to: object))
+        XCTAssertEqual(memo.appending(later, to: object), JSONText.appending(later, to: object))
+    }
+
     /// Header names compare with ASCII capitals folded only: same length and bytes otherwise,
     /// long (heap-stored) names as well as short ones, non-ASCII letters exactly.
     func testHeaderNamesCompareIgnoringASCIICaseOnly() {

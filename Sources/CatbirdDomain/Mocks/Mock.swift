@@ -24,6 +24,9 @@ public struct Mock: Sendable {
     public let responseBody: [UInt8]
     /// `response.headers` as the journal's JSON object (``JSONText/object(_:)``), once.
     public let responseHeadersJSON: String
+    /// ``responseHeadersJSON`` with the fields added when sent, as last journaled (shared by
+    /// the copies of this mock; the hits of one second reuse it).
+    public let sentHeadersJSON = JSONText.AppendingMemo()
     /// Responses left before the mock disappears; nil = unlimited.
     public internal(set) var remainingLimit: Int?
     /// Responses served so far.

@@ -192,9 +192,15 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     /// `/catbird` and everything under `/catbird/` (never served from mocks nor forwarded).
+    /// Compared byte by byte (asked on every request; `hasPrefix` on a Substring is generic).
     static func isControl(_ path: Substring) -> Bool {
-        path == "/catbird" || path.hasPrefix("/catbird/")
+        let bytes = path.utf8
+        guard bytes.starts(with: controlPrefix) else { return false }
+        let rest = bytes.dropFirst(controlPrefix.count)
+        return rest.isEmpty || rest.first == UInt8(ascii: "/")
     }
+
+    private static let controlPrefix = Array("/catbird".utf8)
 
     /// `request` as the control routes read it when its path is a control path (``isControl(_:)``),
     /// else nil. An absolute-form request (`GET http://host:port/catbird/api/mocks`, what a client

@@ -63,7 +63,7 @@ struct MockServing: Sendable {
         guard delay != nil else {
             let (sent, ticket) = journal(
                 request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
-                answeredBy: .mock, hit: hit, tenant: tenant)
+                headersMemo: mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
             return .answered(sent, .mock, ticket)
         }
         return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil)
@@ -83,7 +83,7 @@ struct MockServing: Sendable {
     /// durability the worker waits for the sent entry's commit before queueing it (one batch).
     private func delayed(_ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID) -> HTTPResponse {
         let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: hit.mock.responseHeadersJSON,
-                                       answeredBy: .mock, hit: hit, tenant: tenant)
+                                       headersMemo: hit.mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
         var sent = stamped
         sent.whenDelayEnds = { [journal, mocks, strict] outcome in
             var entry = decided
@@ -137,23 +137,26 @@ struct MockServing: Sendable {
     ///   known in advance (a mock's ``Mock/responseHeadersJSON``, an API error's
     ///   ``APIError/headersJSON``, fields all sent as given), so it is not encoded again per
     ///   request; nil: encoded here.
+    /// - Parameter headersMemo: where the response header JSON built from `responseHeadersJSON`
+    ///   is remembered for the next request (a mock's ``Mock/sentHeadersJSON``).
     /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
     @discardableResult
     func journal(
-        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?,
+        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let (sent, entry) = entry(
-            request: request, response: response, responseHeadersJSON: responseHeadersJSON, answeredBy: answeredBy, hit: hit,
+            request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
+            answeredBy: answeredBy, hit: hit,
             tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses)
         return (sent, journal.append(entry))
     }
 
-    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
     /// appends them.
     private func entry(
-        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?,
+        request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
@@ -165,7 +168,8 @@ struct MockServing: Sendable {
            response.headers.allSatisfy(HTTPResponse.isSentAsGiven)
         {
             let date: [(name: String, value: String)] = response.headers.first("Date") == nil ? [("Date", sent.headers.first("Date")!)] : []
-            headersJSON = JSONText.appending(date + added, to: responseHeadersJSON)
+            headersJSON = headersMemo?.appending(date + added, to: responseHeadersJSON)
+                ?? JSONText.appending(date + added, to: responseHeadersJSON)
         } else {
             headersJSON = JSONText.object(sent.headers.fields + added)
         }
