@@ -50,7 +50,7 @@ public final class Journal: Sendable {
     /// Queues one entry; see ``JournalWriter/append(_:)``.
     /// - Returns: its ticket, for ``whenCommitted(_:_:)``.
     @discardableResult
-    public func append(_ entry: JournalEntry) -> JournalTicket {
+    public func append(_ entry: consuming JournalEntry) -> JournalTicket {
         writer.append(entry)
     }
 

@@ -70,6 +70,12 @@ public final class JournalWriter: Sendable {
 
         /// Removes and returns up to `limit` of the oldest waiting entries.
         mutating func take(_ limit: Int) -> [JournalEntry] {
+            if head == 0 && queue.count <= limit {  // the usual round: all of it, moved out
+                var taken: [JournalEntry] = []
+                swap(&taken, &queue)
+                queue.reserveCapacity(min(taken.capacity, 1024))  // free a backlog's buffer
+                return taken
+            }
             let end = head + min(waiting, limit)
             let taken = Array(queue[head..<end])
             head = end
@@ -106,7 +112,9 @@ public final class JournalWriter: Sendable {
     /// has stopped (``stop()``), the entry is dropped.
     /// - Returns: the entry's ticket, for ``whenCommitted(_:_:)`` (strict durability).
     @discardableResult
-    public func append(_ entry: JournalEntry) -> JournalTicket {
+    public func append(_ entry: consuming JournalEntry) -> JournalTicket {
+        // `consuming`: the caller's entry is moved in and on into the queue, not copied (a
+        // copy retains each of its strings and arrays).
         var entry = entry
         entry.truncateBodies(to: bodyLimit)
         let bytes = Self.queuedSize(of: entry)
