@@ -1,5 +1,6 @@
 // microhttpd.h expects these system headers to be included first.
 #include <stdint.h>
+#include <string.h>
 #include <stdarg.h>
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -36,20 +37,24 @@ static inline uint16_t catbird_mhd_bound_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
-// MHD_get_connection_info is variadic: this returns the client's address (IPv4 or IPv6) as text,
-// written into `buffer` (at least 46 bytes, INET6_ADDRSTRLEN); an empty string when unknown.
 #include <arpa/inet.h>
 #include <netinet/in.h>
-static inline void catbird_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
-    buffer[0] = '\0';
+// MHD_get_connection_info is variadic: this copies the client's IP address (network byte
+// order; 4 bytes for IPv4, 16 for IPv6) into `bytes` and returns its family, AF_INET or
+// AF_INET6; 0 when unknown. The text is made only when needed (inet_ntop).
+static inline int catbird_mhd_client_ip(struct MHD_Connection *connection, uint8_t bytes[16]) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL) return;
+    if (info == NULL || info->client_addr == NULL) return 0;
     const struct sockaddr *address = info->client_addr;
     if (address->sa_family == AF_INET) {
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)size);
-    } else if (address->sa_family == AF_INET6) {
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)size);
+        memcpy(bytes, &((const struct sockaddr_in *)address)->sin_addr, 4);
+        return AF_INET;
     }
+    if (address->sa_family == AF_INET6) {
+        memcpy(bytes, &((const struct sockaddr_in6 *)address)->sin6_addr, 16);
+        return AF_INET6;
+    }
+    return 0;
 }
 
 // MHD_get_connection_info is variadic: this returns the size in bytes of the request line and

@@ -16,8 +16,15 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// When the request line arrived (monotonic clock), for measuring time taken.
     public var receivedAt: ContinuousClock.Instant
-    /// The client's IP address as text (`127.0.0.1`, `::1`); empty when unknown.
-    public var clientAddress: String = ""
+    /// The client's IP address as text (`127.0.0.1`, `::1`); empty when unknown. Formatted
+    /// when read (only forwarding reads it).
+    public var clientAddress: String {
+        get { clientAddressText ?? peer.text }
+        set { clientAddressText = newValue }
+    }
+    /// The connection's peer, as read from libmicrohttpd.
+    var peer = ClientAddress.unknown
+    private var clientAddressText: String?
 
     public init(
         method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],

@@ -19,7 +19,7 @@ final class RequestContext: @unchecked Sendable {
     let receivedAt: ContinuousClock.Instant
     var connection: OpaquePointer?
     var method = ""
-    var clientAddress = ""
+    var clientAddress = ClientAddress.unknown
     var headers = HTTPHeaders()
     var fieldsNotUTF8: [String] = []
     /// Where libmicrohttpd's copy of the raw request-target starts, and its length up to the

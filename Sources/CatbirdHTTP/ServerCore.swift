@@ -225,18 +225,19 @@ final class ServerCore: Sendable {
         var request = HTTPRequest(
             method: context.method, target: context.target, headers: context.headers,
             body: context.oversized ? [] : context.body, receivedAt: context.receivedAt)
-        request.clientAddress = context.clientAddress
+        request.peer = context.clientAddress
         request.version = context.version
         request.fieldsNotUTF8 = context.fieldsNotUTF8
         return request
     }
 
-    /// The connection's peer address as text (for `X-Forwarded-For`).
-    private static func clientAddress(_ connection: OpaquePointer) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-            catbird_mhd_client_address(connection, buffer.baseAddress, buffer.count)
-            return String(cString: buffer.baseAddress!)
+    /// The connection's peer address (formatted for `X-Forwarded-For` only when read).
+    private static func clientAddress(_ connection: OpaquePointer) -> ClientAddress {
+        var bytes = SIMD16<UInt8>.zero
+        let family = withUnsafeMutableBytes(of: &bytes) {
+            catbird_mhd_client_ip(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
+        return ClientAddress(family: family, bytes: bytes)
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
