@@ -113,6 +113,33 @@ public struct CompiledPatternMatch: Sendable {
         }
     }
 
+    /// ``evaluate(_:until:)`` for a subject given as UTF-8 bytes (a journal column as SQLite
+    /// holds it; invalid UTF-8 is read as `String(decoding:as:)` reads it): the same answer,
+    /// without making a `String` when the bytes decide it — an equal value compared byte for
+    /// byte, an ASCII subject the glob or the automaton handles, an ASCII subject without the
+    /// literal text the pattern requires (``requirement``). ICU runs only on what is left.
+    public func evaluate(utf8 subject: UnsafeBufferPointer<UInt8>, until deadline: ContinuousClock.Instant) -> MatchOutcome {
+        switch matcher {
+        case let .equal(value):
+            return UTF8Text.bytes(subject, equal: value) ? .matched : .notMatched
+        case .everything:
+            return .matched
+        case .expression, .glob, .simple:
+            break
+        }
+        // Most subjects lack the required literal: no automaton, no ICU for them.
+        if UTF8Text.isASCII(subject), !requirement.admits(asciiSubject: subject) { return .notMatched }
+        switch matcher {
+        case let .glob(glob, _):
+            if let matched = glob.matches(subject) { return matched ? .matched : .notMatched }
+        case let .simple(simple, _):
+            if let matched = simple.matches(subject) { return matched ? .matched : .notMatched }
+        case .equal, .everything, .expression:
+            break
+        }
+        return evaluate(String(decoding: subject, as: UTF8.self), until: deadline)
+    }
+
     /// Whether `expression` is found in `subject` as `rangeOfFirstMatch` finds it, stopped at
     /// `deadline` through ICU's progress callback (`.reportProgress`).
     static func search(

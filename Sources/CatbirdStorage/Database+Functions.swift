@@ -23,12 +23,15 @@ extension Database {
             handle, name, argumentCount, SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0), box,
             { context, count, arguments in
                 guard let context else { return }
-                let function = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
-                let call = SQLFunctionCall(context: context, count: Int(count), arguments: arguments)
-                do throws(SQLFunctionError) {
-                    call.setResult(try function.body(call))
-                } catch {
-                    sqlite3_result_error(context, error.message, -1)
+                // The box lives as long as the registration, which outlives every call: no
+                // retain and release per row.
+                Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!)._withUnsafeGuaranteedRef { function in
+                    let call = SQLFunctionCall(context: context, count: Int(count), arguments: arguments)
+                    do throws(SQLFunctionError) {
+                        call.setResult(try function.body(call))
+                    } catch {
+                        sqlite3_result_error(context, error.message, -1)
+                    }
                 }
             },
             nil, nil,
@@ -85,10 +88,24 @@ public struct SQLFunctionCall {
 
     /// `body` on argument `index`'s UTF-8 bytes as SQLite holds them, without copying
     /// (NULL → nil; the buffer is valid only inside `body`).
+    ///
+    /// A text is read with `sqlite3_value_blob`, which gives its bytes where they are:
+    /// `sqlite3_value_text` would first copy a column's text into a new allocation to end it
+    /// with a NUL, once per call. This assumes the database's text encoding is UTF-8 (SQLite's
+    /// default; Catbird never changes it). Numbers are converted to text as SQLite does.
     public func withTextBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         let argument = value(index)
-        guard sqlite3_value_type(argument) != SQLITE_NULL, let bytes = sqlite3_value_text(argument) else { return nil }
-        return body(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(argument))))
+        switch sqlite3_value_type(argument) {
+        case SQLITE_NULL:
+            return nil
+        case SQLITE_TEXT, SQLITE_BLOB:
+            let bytes = sqlite3_value_blob(argument)
+            let count = Int(sqlite3_value_bytes(argument))
+            return body(UnsafeBufferPointer(start: bytes?.assumingMemoryBound(to: UInt8.self), count: bytes == nil ? 0 : count))
+        default:
+            guard let bytes = sqlite3_value_text(argument) else { return nil }
+            return body(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(argument))))
+        }
     }
 
     /// Argument `index` as text (NULL → nil), decoded from UTF-8 with invalid bytes replaced.
@@ -112,7 +129,7 @@ public struct SQLFunctionCall {
     /// rows of one statement, made by `make` on first use; nil when `make` returns nil.
     public func auxiliary<T: AnyObject>(for index: Int, make: () -> T?) -> T? {
         if let stored = sqlite3_get_auxdata(context, Int32(index)) {
-            return Unmanaged<AnyObject>.fromOpaque(stored).takeUnretainedValue() as? T
+            return Unmanaged<AnyObject>.fromOpaque(stored)._withUnsafeGuaranteedRef { $0 as? T }
         }
         guard let made = make() else { return nil }
         // SQLite may call the destructor at once (then the next row makes it again).

@@ -4,8 +4,8 @@ import CatbirdStorage
 @_spi(Server) import CatbirdWire
 import XCTest
 
-/// Journal queries by pattern run in SQLite (`JournalPatternSQL`, `GlobTranslation`,
-/// `RequestMatchFunction`) and must pick exactly the rows the Swift matcher picks
+/// Journal queries by pattern run in SQLite (`JournalPatternSQL`, `RequestMatchFunction` on the
+/// rows' bytes, `JournalHeaderScan`) and must pick exactly the rows the Swift matcher picks
 /// (docs/matching.md): a differential test over the docs' examples and generated patterns and
 /// subjects, ASCII and not, url and headers, on the real schema.
 final class JournalPatternSQLTests: XCTestCase {
@@ -47,6 +47,7 @@ final class JournalPatternSQLTests: XCTestCase {
         "^f(o|a)+", "^(a|b)?c", "a.c", "\\.", "[^a-z]", "[a-c]x?", "/KEY", "key", "^/users", "users", "\\d\\d",
         "[[:alpha:]]", "\\w+", "(?i)x", "a{2}", "^.+$", "^.*$", "^a*", "s$", "e.it", "^/api/.*/edit$", "[:a]",
         "users/\\d{3}$", "^/api/\\w+/edit", "ab+c{2}d", "x\\Qy\\E", "/u\\w*rs/", "fo{1,2}", "(ab|cd)\\w?ef", "%_\\.",
+        "(?i)users/(1|7)\\d*$", "(?i)^/API/", "(?i)KEY",
     ]
 
     func testTheDocsWildcardsAndRegexpsCountAsTheSwiftMatcherDoes() throws {
@@ -67,39 +68,15 @@ final class JournalPatternSQLTests: XCTestCase {
         }
     }
 
-    func testTranslatedExpressionsAreDecidedByGlobAlone() throws {
-        // On printable ASCII the GLOB patterns must be exact by themselves (the Swift matcher is
-        // only consulted for other subjects): checked without the function.
-        var translated = 0
-        for (kind, values) in [(PatternMatch.Kind.wildcard, Self.wildcards), (.regexp, Self.regexps)] {
-            for value in values {
-                let source = PatternMatch(kind: kind, value: value)
-                guard let compiled = try? CompiledPatternMatch(source) else { continue }
-                let expression = kind == .wildcard ? WildcardTranslator.regularExpression(fromWildcard: value) : value
-                guard let translation = GlobTranslation(regularExpression: expression) else { continue }
-                translated += 1
-                for subject in Self.subjects where subject.utf8.allSatisfy({ $0 < 0x80 }) {
-                    let globs = try translation.patterns.map { glob in
-                        try database.query("SELECT ? GLOB ?", [.text(subject), .text(glob)]).first?[0].intValue == 1
-                    }
-                    if subject.utf8.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) {
-                        XCTAssertEqual(globs.contains(true), compiled.matches(subject), "\(kind) \(value) → \(translation.patterns) on \(subject)")
-                    } else if compiled.matches(subject) {
-                        XCTAssertTrue(globs.contains(true), "an ASCII subject ICU matches passes: \(kind) \(value) on \(subject.debugDescription)")
-                    }
-                }
-            }
+    func testARequiredLiteralDecidesTheRowsWithoutIt() throws {
+        // An ICU-only expression: the byte path answers "no" at once for ASCII subjects without
+        // the literal every match holds, and must still agree with ICU on the others.
+        let subjects = ["/api/users/123", "/API/USERS/123", "/api/user/123", "/u\u{017F}ers/123", "/users/12", "/x\nusers/123"]
+        for value in ["users/\\d{3}$", "(?i)users/\\d{3}$", "^/api/\\w+/\\d+", "(?i)^/API/(users|user)/\\d+$"] {
+            try assertSameRows(RequestPattern(method: .GET, url: PatternMatch(kind: .regexp, value: value)), subjects: subjects)
         }
-        XCTAssertGreaterThan(translated, 50, "most of the docs' patterns are translated")
-        XCTAssertNil(GlobTranslation(regularExpression: "\\w+"))
-        // Outside the GLOB subset, a literal every match holds still narrows the rows.
-        XCTAssertEqual(RequiredLiteral.longest(in: "users/\\d{3}$"), "users/")
-        XCTAssertEqual(RequiredLiteral.longest(in: "^/api/\\w+/edits"), "/edits")
-        XCTAssertEqual(RequiredLiteral.longest(in: "abcd?\\w"), "abc")
-        XCTAssertNil(RequiredLiteral.longest(in: "a|bcdef"))
-        XCTAssertNil(RequiredLiteral.longest(in: "(?x) a b c"))
-        XCTAssertEqual(GlobTranslation(regularExpression: "^/api/.*$")?.patterns, ["/[Aa][Pp][Ii]/*", "/[Aa][Pp][Ii]/*[\n-\r]", "/[Aa][Pp][Ii]/*\r\n"])
-        XCTAssertEqual(GlobTranslation(regularExpression: "users/[0-9]+")?.patterns, ["*[Uu][Ss][Ee][Rr][Ss]/[0-9]*"])
+        XCTAssertEqual(LiteralRequirement(regularExpression: "(?i)users/(1|2)\\d*5$").infix, Array("users/".utf8))
+        XCTAssertEqual(LiteralRequirement(regularExpression: "(?x)users"), .none, "other flags change what characters mean")
     }
 
     func testHeaderPatternsCountAsTheSwiftMatcherDoes() throws {
@@ -107,6 +84,12 @@ final class JournalPatternSQLTests: XCTestCase {
             #"{"X-Token":"abc"}"#, #"{"x-token":"ABC"}"#, #"{"X-TOKEN":["abc","zzz"]}"#, #"{"X-Token":["zzz","abc"]}"#,
             #"{"Accept":"*/*"}"#, "{}", #"{"X-Token":"\u00e9bc"}"#, #"{"X-Token":"a\"b"}"#, #"{"X.Y":"1","X-Token":"abd"}"#,
             #"{"Other":"\"X-Token\""}"#,
+            // What JournalHeaderScan leaves to the decoder, and what it must read as the decoder does:
+            #" { "X-Token" : [ "abc" , "x" ] } "#, #"{"X-Token":[]}"#, #"{"X-Token":"abc","X-Token":"zzz"}"#,
+            #"{"X-Token":"zzz","x-token":"abc"}"#, #"{"X-Tok\u0065n":"abc"}"#,
+            #"{"X-Token":"ab\u0063"}"#, #"{"X-Token":1}"#, #"{"X-Token":"abc""#, #"{"X-Token":"abc"} x"#, #"["abc"]"#,
+            "{\"X-\u{212A}ey\":\"abc\",\"X-Token\":\"abc\"}", #"{"X-Key":"abc","Ümlaut":"ü"}"#, "{\"X-Token\":\"a\tc\"}",
+            #"{"X-Token":"abc","Accept":["*/*",2]}"#, #"{"Accept":"text/html","X-Token":["ABC","abc"]}"#,
         ]
         try database.execute("DELETE FROM requests")
         for headers in rows {
@@ -126,9 +109,40 @@ final class JournalPatternSQLTests: XCTestCase {
             ["Accept": PatternMatch(kind: .wildcard, value: "*")],
             ["X-Token": PatternMatch(kind: .wildcard, value: "*b*"), "Accept": PatternMatch(kind: .regexp, value: "")],
             ["Bad\"Name": PatternMatch(kind: .equal, value: "x")],
+            ["X-Key": PatternMatch(kind: .equal, value: "abc")],
+            ["x-\u{212A}EY": PatternMatch(kind: .wildcard, value: "*")],
+            ["X-Token": PatternMatch(kind: .regexp, value: "^abc$")],
+            ["X-Token": PatternMatch(kind: .wildcard, value: "a?c")],
+            ["Ümlaut": PatternMatch(kind: .equal, value: "ü")],
         ]
         for headers in patterns {
             try assertSameRows(RequestPattern(method: .GET, url: PatternMatch(kind: .regexp, value: ""), headers: headers), subjects: nil)
+        }
+    }
+
+    func testTheHeaderScanReadsWhatTheWriterWritesAndLeavesTheRestUndecided() {
+        func scan(_ name: String, _ json: String) -> String {
+            var name = name
+            var json = json
+            return name.withUTF8 { name in
+                json.withUTF8 { bytes in
+                    switch JournalHeaderScan.firstValue(of: name, in: bytes) {
+                    case let .value(range): String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+                    case .absent: "absent"
+                    case .undecided: "undecided"
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(scan("X-Token", #"{"Host":"h","X-Token":["abc","def"]}"#), "abc")
+        XCTAssertEqual(scan("x-token", #"{"X-Token":"abc"}"#), "abc")
+        XCTAssertEqual(scan("X-Token", #"{"x-token":"abc","X-TOKEN":"zzz"}"#), "abc", "the first of two spellings, neither exact")
+        XCTAssertEqual(scan("X-Token", #"{"x-token":"zzz","X-Token":"abc"}"#), "abc", "the exact spelling first")
+        XCTAssertEqual(scan("X-Token", #"{"X-Token":[]}"#), "absent")
+        XCTAssertEqual(scan("X-Token", #"{"Host":"h"}"#), "absent")
+        XCTAssertEqual(scan("X-Token", "{}"), "absent")
+        for undecided in [#"{"X-Token":"a\"b"}"#, #"{"X-Token":"é"}"#, #"{"X-Token":1}"#, #"{"X-Token":"a""#, #"{"X-Token":"a"}x"#, #"["a"]"#, "", #"{"X-Token":"a","X-Token":"b"}"#] {
+            XCTAssertEqual(scan("X-Token", undecided), "undecided", undecided)
         }
     }
 

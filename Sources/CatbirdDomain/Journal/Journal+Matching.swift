@@ -8,9 +8,8 @@ import CatbirdSupport
 /// (`POST /catbird/api/requests/wait`); docs/protocol.md#count and #waiting-for-a-request.
 ///
 /// Both run in SQLite, as one statement on one of the journal's read connections: the pattern
-/// becomes SQL (``JournalPatternSQL``: indexes for the method and an equal url, `GLOB` for
-/// wildcards and simple regular expressions) and the Swift matcher is called from SQL
-/// (``RequestMatchFunction``) only for what SQL cannot decide exactly.
+/// becomes SQL (``JournalPatternSQL``: indexes for the method and an equal url) and the Swift
+/// matcher, called from SQL on the row's bytes (``RequestMatchFunction``), decides the rest.
 extension Journal {
     /// How long ``count(of:matching:timeLimit:)`` may match by default: 2 seconds.
     public static let defaultCountTimeLimit = Duration.seconds(2)
@@ -36,7 +35,10 @@ extension Journal {
         writer.flush()
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
-        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND +id > ?" + condition.conditions
+        // `+id`: the tenant's rows through the covering (tenant, method, url) index, unless the
+        // pattern reads table columns (``JournalPatternSQL/scansByID``).
+        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND \(condition.scansByID ? "id" : "+id") > ?"
+            + condition.conditions
         let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))] + condition.bindings
         let count = try reading(until: deadline, timeLimit: timeLimit) { db in
             try db.query(sql, bindings).first?[0].intValue ?? 0

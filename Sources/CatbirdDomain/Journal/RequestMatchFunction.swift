@@ -6,56 +6,37 @@ import Foundation
 
 /// The SQL function `catbird_request_matches(pattern, deadline, method, url, request_headers, request_body)`:
 /// 1 when a journal row matches the request pattern by the Swift matcher (the mocks' rules,
-/// docs/matching.md#request-matching), else 0. It is what journal queries fall back to for
-/// what ``JournalPatternSQL`` cannot say in SQL exactly (a regexp outside the GLOB subset, a
-/// subject with non-ASCII characters, a header name SQL cannot look up).
+/// docs/matching.md#request-matching), else 0. Journal queries call it on every row
+/// ``JournalPatternSQL``'s conditions leave (all but an `equal` url and the method alone).
 ///
 /// `pattern` is the whole ``RequestPattern`` as its wire JSON, bound as a parameter: compiled
 /// once per statement (SQLite's auxiliary data) and matched with
-/// ``CatbirdMatching/CompiledRequestPattern``'s public entry point, so any part a pattern
-/// gains later is matched here with no change to the SQL. `request_headers` is the stored JSON
-/// object (read only when the pattern has header patterns); `request_body` is the stored body
-/// for a pattern with parts beyond the method, url and headers (``JournalPatternSQL`` passes
-/// NULL otherwise), for a matcher entry point that reads the body.
-/// `deadline` is the `DispatchTime` uptime in nanoseconds past which a call fails the statement
-/// before matching (SQLite's progress handler runs between virtual-machine instructions, too
-/// rarely to stop a statement whose every row is a slow regular expression); 0 for none.
-/// A pattern that does not decode or compile fails the statement.
+/// ``CatbirdMatching/CompiledRequestPattern``'s public entry point for bytes, so any part a
+/// pattern gains later is matched here with no change to the SQL. The row's columns are read
+/// as SQLite holds them, with no copy: a `String` is made only where the bytes cannot decide
+/// (``CatbirdMatching/CompiledPatternMatch/evaluate(utf8:until:)``), and a header's first value
+/// is found in `request_headers` by ``JournalHeaderScan``, decoding the JSON
+/// (``JournalHeaders``) only for texts it leaves undecided. `request_headers` is read only when
+/// the pattern has header patterns; `request_body` (the stored body) only for a pattern with a
+/// body pattern, after everything else matched (``JournalPatternSQL`` passes NULL for the
+/// columns a pattern does not read).
+///
+/// `deadline` is the `DispatchTime` uptime in nanoseconds at which a regular expression ICU is
+/// still evaluating is stopped, which fails the statement (0: none). SQLite's progress
+/// handler stops the statement between rows (``CatbirdStorage/Database/withDeadline(_:_:)``);
+/// this stops one slow row. A pattern that does not decode or compile fails the statement.
 enum RequestMatchFunction {
     /// The function's SQL name.
     static let name = "catbird_request_matches"
 
-    /// The SQL function `catbird_printable(text)`: 1 when every byte of the text is printable
-    /// ASCII (U+0020…U+007E), where ``GlobTranslation`` is exact; 0 otherwise or for NULL.
-    /// (The same test as `text NOT GLOB '*[^ -~]*'`, several times faster.)
-    static let printableName = "catbird_printable"
-
-    /// Registers both functions on `database` (a journal read connection).
-    /// - Throws: `SQLiteError` when SQLite refuses a registration.
+    /// Registers the function on `database` (a journal read connection).
+    /// - Throws: `SQLiteError` when SQLite refuses the registration.
     static func register(on database: Database) throws(SQLiteError) {
-        try database.createFunction(printableName, argumentCount: 1) { call throws(SQLFunctionError) in
-            let printable = call.withTextBytes(0) { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 <= 0x7E } } ?? false
-            return .integer(printable ? 1 : 0)
-        }
         try database.createFunction(name, argumentCount: 6, deterministic: false) { call throws(SQLFunctionError) in
-            let deadline = UInt64(clamping: call.integer(1))
-            if deadline > 0, DispatchTime.now().uptimeNanoseconds >= deadline {
-                throw SQLFunctionError("\(name): past the time limit")
-            }
-            guard let compiled = call.auxiliary(for: 0, make: { Compiled(json: call.text(0)) }) else {
+            guard let compiled = call.auxiliary(for: 0, make: { Compiled(json: call.text(0), deadline: call.integer(1)) }) else {
                 throw SQLFunctionError("\(name): the pattern argument is not a valid request pattern")
             }
-            let pattern = compiled.pattern
-            let headers = pattern.source.headers.isEmpty ? JournalHeaders() : JournalHeaders(json: call.text(4))
-            // The matcher's own budget stops a regular expression still running at the deadline
-            // (docs/matching.md#evaluation-budget).
-            let until = deadline > 0
-                ? ContinuousClock.now.advanced(by: .nanoseconds(Int64(clamping: deadline) - Int64(clamping: DispatchTime.now().uptimeNanoseconds)))
-                : ContinuousClock.now.advanced(by: .seconds(3600))
-            switch pattern.evaluate(
-                method: call.text(2) ?? "", target: call.text(3) ?? "", headerValue: headers.firstValue(of:),
-                body: pattern.hasBodyPattern ? call.blob(5) ?? [] : [], until: until)
-            {
+            switch compiled.evaluate(call) {
             case .matched: return .integer(1)
             case .notMatched: return .integer(0)
             case .outOfTime: throw SQLFunctionError("\(name): past the time limit")
@@ -75,15 +56,74 @@ enum RequestMatchFunction {
         .text(String(decoding: (try? JSONEncoder().encode(pattern)) ?? Data(), as: UTF8.self))
     }
 
-    /// A compiled pattern kept by SQLite across the rows of one statement.
+    /// A compiled pattern and its deadline, kept by SQLite across the rows of one statement.
     private final class Compiled {
         let pattern: CompiledRequestPattern
+        /// When a regular expression still running is stopped.
+        let deadline: ContinuousClock.Instant
+        /// Whether every header name of the pattern is printable ASCII (``JournalHeaderScan``
+        /// decides those; other names are looked up in the decoded JSON).
+        let scansHeaders: Bool
 
-        init?(json: String?) {
+        init?(json: String?, deadline uptime: Int64) {
             guard let json, let source = try? JSONDecoder().decode(RequestPattern.self, from: Data(json.utf8)),
                   let pattern = try? CompiledRequestPattern(source)
             else { return nil }
             self.pattern = pattern
+            let remaining = uptime > 0
+                ? Duration.nanoseconds(uptime - Int64(clamping: DispatchTime.now().uptimeNanoseconds)) : .seconds(3600)
+            deadline = ContinuousClock.now.advanced(by: remaining)
+            scansHeaders = source.headers.keys.allSatisfy { $0.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E } }
+        }
+
+        /// The row's verdict; arguments 2… are the row's columns.
+        func evaluate(_ call: SQLFunctionCall) -> MatchOutcome {
+            var decoded: JournalHeaders?
+            return Self.bytes(call, 2) { method in
+                Self.bytes(call, 3) { target in
+                    pattern.evaluate(
+                        method: method, target: target,
+                        headerValue: { name, match in
+                            self.headerValue(call, name, decoded: &decoded, match)
+                        },
+                        body: { call.blob(5) ?? [] }, until: deadline)
+                }
+            }
+        }
+
+        /// `match` applied to the first value of header `name` of the row, nil when it has none.
+        private func headerValue(
+            _ call: SQLFunctionCall, _ name: String, decoded: inout JournalHeaders?,
+            _ match: (UnsafeBufferPointer<UInt8>) -> MatchOutcome
+        ) -> MatchOutcome? {
+            if scansHeaders {
+                var name = name
+                let scanned = name.withUTF8 { name in
+                    call.withTextBytes(4) { json -> Scanned in
+                        switch JournalHeaderScan.firstValue(of: name, in: json) {
+                        case let .value(range): .decided(match(UnsafeBufferPointer(rebasing: json[range])))
+                        case .absent: .decided(nil)
+                        case .undecided: .undecided
+                        }
+                    } ?? .decided(nil)
+                }
+                if case let .decided(outcome) = scanned { return outcome }
+            }
+            if decoded == nil { decoded = JournalHeaders(json: call.text(4)) }
+            guard var value = decoded?.firstValue(of: name) else { return nil }
+            return value.withUTF8(match)
+        }
+
+        /// What scanning the stored header JSON said.
+        private enum Scanned {
+            /// The outcome on the first value, nil when the header is not there.
+            case decided(MatchOutcome?)
+            case undecided
+        }
+
+        /// `body` on argument `index`'s text bytes (NULL: no bytes).
+        private static func bytes<R>(_ call: SQLFunctionCall, _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            call.withTextBytes(index, body) ?? body(UnsafeBufferPointer(start: nil, count: 0))
         }
     }
 }
