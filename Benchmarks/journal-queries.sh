@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Journal queries at scale: POST /catbird/api/requests/count over one tenant's journal of
-# BENCH_JOURNAL_ROWS rows (default 1,500,000), for each pattern kind, beside the same question
-# asked as plain SQL in the sqlite3 CLI on the same file (the reference run). Prints a markdown
-# table with PASS/FAIL against the target (each count under 1 s); exits 1 on any FAIL.
+# BENCH_JOURNAL_ROWS rows (default 1,500,000), for each pattern kind (equal, wildcard, regexp
+# the small automaton answers, regexp only ICU answers, header patterns of each kind, url and
+# header together), beside the same question asked as plain SQL in the sqlite3 CLI on the same
+# file (the reference run, right after each count). Prints a markdown table with PASS/FAIL
+# against the target (each count under 1 s, the same count as the SQL) and exits 1 on any FAIL.
+# Besides the wall time it prints the CPU time the server spent on each count (utime + stime
+# from /proc, the figure to compare between runs on a loaded machine) and the load average.
 #
-# The journal is written straight into the database file with SQLite (a recursive CTE), not
-# through HTTP, so building it takes seconds: rows of tenant "bench" with URLs
-# /api/items/<n>?page=<n%50> (every tenth /api/users/<n>), an Accept header on every row and
-# an X-Token on every third, plus 10% of rows in another tenant.
+# The journal is written straight into the database file with SQLite (a recursive CTE, before
+# the server starts, after it has migrated the file), not through HTTP, so building it takes
+# seconds: rows of tenant "bench" with URLs /api/items/<n>?page=<n%50> (every tenth
+# /api/users/<n>), an Accept header on every row and an X-Token on every third, plus 10% of
+# rows in another tenant.
 #
 # Environment:
 #   BENCH_JOURNAL_ROWS  rows of the benchmarked tenant (default 1500000)
+#   BENCH_CATBIRD_BIN   the catbird binary to run (default: build, then .build/release/catbird)
 #   BENCH_NO_BUILD=1    skip `swift build -c release` (use the existing .build/release/catbird)
 #   BENCH_KEEP=1        keep the temp dir (database, log) after the run
 set -euo pipefail
@@ -21,8 +27,12 @@ TARGET_MS=1000
 cd "$ROOT"
 source scripts/setup.sh >/dev/null
 
-if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then swift build -c release --product catbird >/dev/null; fi
-BINARY="$(swift build -c release --show-bin-path)/catbird"
+if [ -n "${BENCH_CATBIRD_BIN:-}" ]; then
+    BINARY="$BENCH_CATBIRD_BIN"
+else
+    if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then swift build -c release --product catbird >/dev/null; fi
+    BINARY="$(swift build -c release --show-bin-path)/catbird"
+fi
 
 WORK="$(mktemp -d)"
 SERVER_PID=""
@@ -70,34 +80,49 @@ SQL
 python3 -c "print('built in %.1f s' % ($(date +%s.%N) - $fill_started))"
 start_server
 
-# name | pattern JSON | the same question in SQL (reference)
+# name # pattern JSON # the same question in SQL (reference)
+BENCH="SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET'"
+TOKEN="json_extract(request_headers, '\$.\"X-Token\"')"
 CASES=(
-  "equal|{\"method\":\"GET\",\"url\":{\"kind\":\"equal\",\"value\":\"/api/users/100\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url='/api/users/100'"
-  "wildcard|{\"method\":\"GET\",\"url\":{\"kind\":\"wildcard\",\"value\":\"/API/users/*\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url GLOB '/[Aa][Pp][Ii]/users/*'"
-  "regexp|{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"users/[0-9]+\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url GLOB '*users/[0-9]*'"
-  "regexp (Swift matcher)|{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"users/\\\\d{3}\$\"},\"headers\":{}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND url GLOB '*users/[0-9][0-9][0-9]'"
-  "header|{\"method\":\"GET\",\"url\":{\"kind\":\"wildcard\",\"value\":\"*\"},\"headers\":{\"X-Token\":{\"kind\":\"equal\",\"value\":\"t1\"}}}|SELECT count(*) FROM requests WHERE tenant='bench' AND method='GET' AND json_extract(request_headers, '\$.\"X-Token\"') = 't1'"
+  "equal#{\"method\":\"GET\",\"url\":{\"kind\":\"equal\",\"value\":\"/api/users/100\"},\"headers\":{}}#$BENCH AND url='/api/users/100'"
+  "wildcard#{\"method\":\"GET\",\"url\":{\"kind\":\"wildcard\",\"value\":\"/API/users/*\"},\"headers\":{}}#$BENCH AND url GLOB '/[Aa][Pp][Ii]/users/*'"
+  "regexp#{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"users/[0-9]+\"},\"headers\":{}}#$BENCH AND url GLOB '*users/[0-9]*'"
+  "regexp users/\\d{3}\$#{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"users/\\\\d{3}\$\"},\"headers\":{}}#$BENCH AND url GLOB '*users/[0-9][0-9][0-9]'"
+  "regexp, ICU only: (?i), a group#{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"(?i)users/(1|2)\\\\d*0\$\"},\"headers\":{}}#$BENCH AND url GLOB '*[Uu][Ss][Ee][Rr][Ss]/[12]*0'"
+  "header equal#{\"method\":\"GET\",\"url\":{\"kind\":\"wildcard\",\"value\":\"*\"},\"headers\":{\"X-Token\":{\"kind\":\"equal\",\"value\":\"t1\"}}}#$BENCH AND $TOKEN = 't1'"
+  "header wildcard#{\"method\":\"GET\",\"url\":{\"kind\":\"wildcard\",\"value\":\"*\"},\"headers\":{\"x-token\":{\"kind\":\"wildcard\",\"value\":\"T*\"}}}#$BENCH AND $TOKEN GLOB '[Tt]*'"
+  "url + header regexp#{\"method\":\"GET\",\"url\":{\"kind\":\"regexp\",\"value\":\"items\"},\"headers\":{\"Accept\":{\"kind\":\"regexp\",\"value\":\"json\$\"}}}#$BENCH AND url GLOB '*[Ii][Tt][Ee][Mm][Ss]*' AND json_extract(request_headers, '\$.Accept') GLOB '*[Jj][Ss][Oo][Nn]'"
 )
 
+CLOCK_TICKS="$(getconf CLK_TCK)"
+server_cpu_ms() { awk -v t="$CLOCK_TICKS" '{ print int(($14 + $15) * 1000 / t) }' "/proc/$SERVER_PID/stat"; }
+
 echo
-echo "| count over $ROWS rows | catbird ms | count | sqlite3 CLI ms (reference) | result |"
-echo "|---|---|---|---|---|"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+echo
+echo "| count over $ROWS rows | catbird ms | catbird CPU ms | count | sqlite3 CLI ms (reference) | × reference | result |"
+echo "|---|---:|---:|---|---:|---:|---|"
 failed=0
 for case in "${CASES[@]}"; do
-    IFS='|' read -r name pattern reference <<<"$case"
+    name="${case%%#*}"; rest="${case#*#}"
+    pattern="${rest%%#*}"; reference="${rest#*#}"
+    cpu_before="$(server_cpu_ms)"
     answer="$(curl -s -o "$WORK/answer" -w '%{http_code} %{time_total}' -X POST \
         -H 'Content-Type: application/json' -H 'X-Catbird-Parallel-Id: bench' \
         --data "{\"pattern\":$pattern}" "http://127.0.0.1:$PORT/catbird/api/requests/count")"
+    cpu_ms=$(( $(server_cpu_ms) - cpu_before ))
     status="${answer%% *}"
     ms="$(python3 -c "print(round(${answer##* } * 1000))")"
     count="$(python3 -c "import json,sys; print(json.load(open('$WORK/answer')).get('count', 'error'))" 2>/dev/null || cat "$WORK/answer")"
     ref_started=$(date +%s%N)
     ref_count="$(sqlite3 "$DB" "$reference")"
     ref_ms=$(( ($(date +%s%N) - ref_started) / 1000000 ))
+    times="$(awk -v a="$ms" -v b="$ref_ms" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }')"
     result=PASS
     if [ "$status" != "200" ] || [ "$ms" -ge "$TARGET_MS" ] || [ "$count" != "$ref_count" ]; then result=FAIL; failed=1; fi
-    echo "| $name | $ms | $count (SQL: $ref_count) | $ref_ms | $result |"
+    echo "| $name | $ms | $cpu_ms | $count (SQL: $ref_count) | $ref_ms | $times | $result |"
 done
 echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "target: every count under $TARGET_MS ms with the same count as the SQL reference"
 exit "$failed"

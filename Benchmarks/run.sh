@@ -14,6 +14,9 @@
 #                    201 to the answer of the first request that sees it
 #   memory           a fresh Catbird (new process and database): BENCH_RSS_REQUESTS journaled
 #                    requests, then its peak RSS (VmHWM)
+#   journal queries  journal-queries.sh: POST /catbird/api/requests/count over a tenant journal
+#                    of BENCH_JOURNAL_ROWS rows (written by SQL before its server starts) for
+#                    each pattern kind, beside the same question as plain SQL (sqlite3 CLI)
 # and the journal writer's longest queue and rows per commit (from /catbird/metrics).
 #
 # Targets (issue 7; PASS/FAIL each, exit 1 on any FAIL):
@@ -27,6 +30,7 @@
 #   journal              every request wrk completed against Catbird's one-mock runs is in the
 #                        journal (SELECT COUNT(*) FROM requests via POST /catbird/api/sql)
 #   errors               no socket errors anywhere, no non-2xx except the 404 scenarios'
+#   journal queries      every count under 1 s, with the count the SQL reference gives
 #
 # Environment:
 #   BENCH_DURATION      wrk duration per measured run: 10s (default), 30s, 1m, or plain seconds
@@ -34,6 +38,7 @@
 #                       rounds, 1,000 instead of 10,000 equal mocks
 #   BENCH_RSS_REQUESTS  requests for the memory part (default 1000000; quick 100000)
 #   BENCH_RSS_TIME_CAP  seconds the memory part may take at most (default 600)
+#   BENCH_JOURNAL_ROWS  rows of the counted tenant's journal (default 1500000; quick 300000)
 #   BENCH_THREADS       Catbird --threads and nginx worker_processes (default: nproc)
 #   BENCH_NO_BUILD=1    skip `swift build` (use the existing .build/release/catbird)
 #   BENCH_KEEP=1        keep the temp dir (configs, logs, database) after the run
@@ -59,11 +64,12 @@ UPLOAD_BYTES=16384
 QUICK="${BENCH_QUICK:-0}"
 if [ "$QUICK" = "1" ]; then
     DEFAULT_DURATION=2s; DEFAULT_RSS_REQUESTS=100000; WARMUP_SECONDS=1
-    VISIBILITY_ROUNDS=30; MANY_EQUAL=1000
+    VISIBILITY_ROUNDS=30; MANY_EQUAL=1000; DEFAULT_JOURNAL_ROWS=300000
 else
     DEFAULT_DURATION=10s; DEFAULT_RSS_REQUESTS=1000000; WARMUP_SECONDS=3
-    VISIBILITY_ROUNDS=300; MANY_EQUAL=10000
+    VISIBILITY_ROUNDS=300; MANY_EQUAL=10000; DEFAULT_JOURNAL_ROWS=1500000
 fi
+JOURNAL_ROWS="${BENCH_JOURNAL_ROWS:-$DEFAULT_JOURNAL_ROWS}"
 DURATION_TEXT="${BENCH_DURATION:-$DEFAULT_DURATION}"
 case "$DURATION_TEXT" in
     *[0-9]s) DURATION_SECONDS="${DURATION_TEXT%s}" ;;
@@ -447,6 +453,15 @@ db_mb="$(du -cm "$WORK"/memory.sqlite* | awk 'END { print $1 }')"
 writer_line="$("${CONTROL[@]}" metrics)"
 for field in $writer_line; do printf -v "writer_${field%%=*}" '%s' "${field#*=}"; done
 
+# --- journal queries at scale --------------------------------------------------------------------
+# Its own Catbird on its own database (the journal is written by SQL before it starts); the
+# memory part's Catbird is idle meanwhile.
+progress "journal queries: counts over a tenant journal of $JOURNAL_ROWS rows, each beside plain SQL"
+journal_queries_ok=1
+BENCH_CATBIRD_BIN="$CATBIRD_BIN" BENCH_JOURNAL_ROWS="$JOURNAL_ROWS" bash "$BENCH_DIR/journal-queries.sh" \
+    >"$WORK/journal-queries.txt" 2>&1 || journal_queries_ok=0
+{ echo "### journal queries"; cat "$WORK/journal-queries.txt"; echo; } >>"$RAW_LOG"
+
 # --- report ---------------------------------------------------------------------------------
 verdict() { if [ "$1" = 1 ]; then echo PASS; else echo FAIL; fi; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
@@ -488,6 +503,10 @@ one_mock_rps="${result[hit64,catbird,rps]}"
     check "$rss_ok" "memory: a fresh Catbird's VmHWM $hwm_mb MB (target < $RSS_LIMIT_MB MB) after $rss_done journaled requests at 64 connections in ${rss_seconds}s ($(fmt_rps "$rss_rps") req/s, p99 $(fmt_ms "$rss_p99") ms); journal grew by $rss_journal_delta to $rss_journal_after rows (need ≥ $RSS_REQUESTS); VmRSS now $rss_now_mb MB; database files $db_mb MB"
     check $(( journal_delta >= catbird_completed ? 1 : 0 )) "journal: wrk completed $catbird_completed Catbird requests in the one-mock runs; the journal grew by $journal_delta ($(( journal_delta - catbird_completed )) more = requests in flight when wrk stopped)"
     check $(( socket_errors == 0 && unexpected_non2xx == 0 ? 1 : 0 )) "errors: $socket_errors socket errors, $unexpected_non2xx unexpected statuses (non-2xx outside the 404 scenarios, 2xx inside them), both servers"
+    echo
+    grep '^|' "$WORK/journal-queries.txt" || true
+    echo
+    check "$journal_queries_ok" "journal queries: every count over the $JOURNAL_ROWS-row tenant journal under 1 s with the SQL reference's count ($(grep -o 'load average before: [0-9., ]*' "$WORK/journal-queries.txt" | head -1 | sed 's/ *$//'))"
     echo "- journal writer over the scenarios: longest queue ${scenario_writer_longest_queue:-?} entries (${scenario_writer_longest_queue_bytes:-?} bytes), ${scenario_writer_rows:-?} rows in ${scenario_writer_commits:-?} commits = ${scenario_writer_rows_per_commit:-?} rows per commit, ${scenario_writer_dropped:-?} dropped"
     echo "- journal writer over the memory part: longest queue ${writer_longest_queue:-?} entries (${writer_longest_queue_bytes:-?} bytes), ${writer_rows:-?} rows in ${writer_commits:-?} commits = ${writer_rows_per_commit:-?} rows per commit, ${writer_dropped:-?} dropped"
     echo

@@ -4,7 +4,8 @@
 `bash -n` on Benchmarks/run.sh; then Benchmarks/control.py against a real node: the scenario
 mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit, a
 miss 404s, the 64 KiB body), a few visibility rounds print their figures, and the metrics line
-carries the journal writer's longest queue and rows per commit.
+carries the journal writer's longest queue and rows per commit. Last, Benchmarks/journal-queries.sh
+end to end on a journal of 3,000 rows: every pattern kind's count equals its SQL reference.
 
 Usage: benchmark_smoke_test.py --catbird PATH
 """
@@ -61,6 +62,14 @@ def run(args, work, checks):
                      and float(figures.get("rows_per_commit", "0")) >= 1, output)
     finally:
         node.stop()
+
+    environment = dict(os.environ, BENCH_CATBIRD_BIN=os.path.abspath(args.catbird), BENCH_JOURNAL_ROWS="3000")
+    queries = subprocess.run(["bash", os.path.join(BENCHMARKS, "journal-queries.sh")], capture_output=True, text=True,
+                             timeout=300, env=environment)
+    table = [line for line in queries.stdout.splitlines() if line.startswith("| ") and "SQL:" in line]
+    checks.check("journal-queries.sh counts each pattern kind as its SQL reference does, each PASS",
+                 queries.returncode == 0 and len(table) >= 8 and all(line.endswith("| PASS |") for line in table),
+                 queries.stdout[-1500:] + queries.stderr[-500:])
 
 
 if __name__ == "__main__":
