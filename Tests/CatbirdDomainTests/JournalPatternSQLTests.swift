@@ -86,7 +86,9 @@ final class JournalPatternSQLTests: XCTestCase {
             #"{"Other":"\"X-Token\""}"#,
             // What JournalHeaderScan leaves to the decoder, and what it must read as the decoder does:
             #" { "X-Token" : [ "abc" , "x" ] } "#, #"{"X-Token":[]}"#, #"{"X-Token":"abc","X-Token":"zzz"}"#,
-            #"{"X-Token":"zzz","x-token":"abc"}"#, #"{"X-Tok\u0065n":"abc"}"#,
+            #"{"X-Tok\u0065n":"abc"}"#,
+            // (Two spellings of a name, neither the pattern's, are never written: the decoder would
+            // pick one in no defined order. JournalHeaderScan's own test covers them.)
             #"{"X-Token":"ab\u0063"}"#, #"{"X-Token":1}"#, #"{"X-Token":"abc""#, #"{"X-Token":"abc"} x"#, #"["abc"]"#,
             "{\"X-\u{212A}ey\":\"abc\",\"X-Token\":\"abc\"}", #"{"X-Key":"abc","Ümlaut":"ü"}"#, "{\"X-Token\":\"a\tc\"}",
             #"{"X-Token":"abc","Accept":["*/*",2]}"#, #"{"Accept":"text/html","X-Token":["ABC","abc"]}"#,
