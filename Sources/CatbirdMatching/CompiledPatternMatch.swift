@@ -128,7 +128,7 @@ public struct CompiledPatternMatch: Sendable {
             break
         }
         // Most subjects lack the required literal: no automaton, no ICU for them.
-        if UTF8Text.isASCII(subject), !requirement.admits(asciiSubject: subject) { return .notMatched }
+        if !requirement.isNone, UTF8Text.isASCII(subject), !requirement.admits(asciiSubject: subject) { return .notMatched }
         switch matcher {
         case let .glob(glob, _):
             if let matched = glob.matches(subject) { return matched ? .matched : .notMatched }

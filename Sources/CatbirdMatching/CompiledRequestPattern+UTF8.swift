@@ -6,7 +6,8 @@ extension CompiledRequestPattern {
     /// bytes decode to, with no `String` made where the bytes decide
     /// (``CompiledPatternMatch/evaluate(utf8:until:)``).
     /// - Parameters:
-    ///   - method: the request method's bytes.
+    ///   - method: the request method's bytes; nil when the caller has compared it already,
+    ///     byte for byte (SQL's `method = ?`).
     ///   - target: the request-target's bytes.
     ///   - headerValue: called with a header name as written in the pattern and a function that
     ///     matches that header's pattern against a value's bytes; returns what the function
@@ -16,18 +17,23 @@ extension CompiledRequestPattern {
     ///     and everything else matched.
     ///   - deadline: when a regular expression still running is stopped (``MatchOutcome/outOfTime``).
     public func evaluate(
-        method: UnsafeBufferPointer<UInt8>, target: UnsafeBufferPointer<UInt8>,
+        method: UnsafeBufferPointer<UInt8>?, target: UnsafeBufferPointer<UInt8>,
         headerValue: (String, (UnsafeBufferPointer<UInt8>) -> MatchOutcome) -> MatchOutcome?,
         body: () -> [UInt8], until deadline: ContinuousClock.Instant
     ) -> MatchOutcome {
-        guard UTF8Text.bytes(method, equal: source.method.rawValue) else { return .notMatched }
+        if let method, !UTF8Text.bytes(method, equal: source.method.rawValue) { return .notMatched }
         let urlOutcome = url.evaluate(utf8: target, until: deadline)
         guard urlOutcome == .matched else { return urlOutcome }
-        for header in headers {
-            let outcome = headerValue(header.name) { value in header.pattern.evaluate(utf8: value, until: deadline) }
-            guard let outcome else { return .notMatched }
-            guard outcome == .matched else { return outcome }
+        // Through the buffer: no copy of each (name, pattern) pair per row.
+        let headersOutcome = headers.withUnsafeBufferPointer { headers -> MatchOutcome in
+            for index in headers.indices {
+                let outcome = headerValue(headers[index].name) { value in headers[index].pattern.evaluate(utf8: value, until: deadline) }
+                guard let outcome else { return .notMatched }
+                guard outcome == .matched else { return outcome }
+            }
+            return .matched
         }
+        guard headersOutcome == .matched else { return headersOutcome }
         guard let bodyPattern = self.body else { return .matched }
         return bodyPattern.matches(body()) ? .matched : .notMatched
     }

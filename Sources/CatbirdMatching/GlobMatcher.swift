@@ -45,6 +45,8 @@ public struct GlobMatcher: Sendable, Equatable {
 
     /// The flat alternatives; the wildcard matches when one of them covers the whole subject.
     let alternatives: [[Element]]
+    /// Whether an alternative is a lone star (the wildcard `*`): every plain subject matches.
+    let coversEverything: Bool
 
     /// Compiles a ``WildcardTranslator`` translation (`^…$`), or nil when it uses anything this
     /// type does not handle (see the type's documentation).
@@ -52,12 +54,14 @@ public struct GlobMatcher: Sendable, Equatable {
         var parser = Parser(scalars: Array(translation.unicodeScalars))
         guard let alternatives = parser.parseWhole(), alternatives.count <= Self.maximumAlternatives else { return nil }
         self.alternatives = alternatives.map(Self.collapsingStars)
+        coversEverything = self.alternatives.contains([.star])
     }
 
     /// Whether the glob covers the whole of `subject`, or nil when `subject` is not plain ASCII
     /// (a byte ≥ 0x80, or a line terminator `\n` `\u{0B}` `\u{0C}` `\r`): then only ICU knows.
     public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool? {
         for byte in subject where byte >= 0x80 || (byte >= 0x0A && byte <= 0x0D) { return nil }
+        if coversEverything { return true }
         for alternative in alternatives where Self.glob(alternative, covers: subject) { return true }
         return false
     }

@@ -1,4 +1,7 @@
 extension LiteralRequirement {
+    /// Whether this requires nothing (no prefix, no infix).
+    public var isNone: Bool { prefix.isEmpty && infix.isEmpty }
+
     /// Whether an ASCII `subject` (every byte below 0x80) meets the requirement: it starts with
     /// ``prefix`` and contains ``infix``, both compared ignoring ASCII case. A subject that does
     /// not cannot match the pattern the requirement was read from; one that does may or may

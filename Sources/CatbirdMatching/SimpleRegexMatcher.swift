@@ -30,6 +30,9 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
     let elements: [Element]
     let anchoredStart: Bool
     let anchoredEnd: Bool
+    /// The lowercased bytes of an expression made of literals only, each once (`json$`,
+    /// `^/api/users`, `items`): matched by comparing bytes, with no automaton.
+    let literal: [UInt8]?
 
     /// Compiles a regexp value, or nil when it uses anything this type does not handle.
     public init?(expression: String) {
@@ -79,6 +82,12 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
             guard elements.count <= Self.maximumElements else { return nil }
         }
         self.elements = elements
+        var literal: [UInt8] = []
+        for element in elements {
+            guard element.repeats == .once, case let .byte(byte) = element.atom else { literal = []; break }
+            literal.append(byte)
+        }
+        self.literal = literal.isEmpty ? nil : literal
     }
 
     private static func atom(_ parser: inout GlobMatcher.Parser, end: Int) -> GlobMatcher.Element? {
@@ -120,6 +129,7 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
     /// (see ``GlobMatcher/matches(_:)``): then only ICU knows.
     public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard GlobMatcher.isPlainASCII(subject) else { return nil }
+        if let literal { return Self.find(literal, in: subject, anchoredStart: anchoredStart, anchoredEnd: anchoredEnd) }
         let accept: UInt64 = 1 << UInt64(elements.count)
         let start = closure(1)
         var states = start
@@ -140,6 +150,25 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
             if states == 0 { return false }
         }
         return states & accept != 0
+    }
+
+    /// Whether `literal` (lowercased) occurs in `subject` ignoring ASCII case: at its start when
+    /// `anchoredStart`, at its end when `anchoredEnd`, anywhere otherwise.
+    private static func find(
+        _ literal: [UInt8], in subject: UnsafeBufferPointer<UInt8>, anchoredStart: Bool, anchoredEnd: Bool
+    ) -> Bool {
+        guard subject.count >= literal.count else { return false }
+        let lastStart = subject.count - literal.count
+        if anchoredStart && anchoredEnd && lastStart != 0 { return false }
+        var start = anchoredEnd ? lastStart : 0
+        let end = anchoredStart ? 0 : lastStart
+        while start <= end {
+            var offset = 0
+            while offset < literal.count, ASCIICase.lower(subject[start + offset]) == literal[offset] { offset += 1 }
+            if offset == literal.count { return true }
+            start += 1
+        }
+        return false
     }
 
     /// `states` plus every state reachable by skipping optional and repeated elements.

@@ -47,6 +47,20 @@ final class SimpleRegexDifferentialTests: XCTestCase {
         XCTAssertGreaterThan(simpleMatches, 1_000)
     }
 
+    func testLiteralExpressionsAreFoundByComparingBytesAsICUFindsThem() throws {
+        // Expressions of literals only take the byte comparison (no automaton): each anchoring.
+        let subjects = ["", "a", "items", "ITEMS", "/api/items/1", "/api/ITEMS", "xitem", "application/json", "json", "JSON ",
+                        "/api", "/API/x", "x/api", "abc", "abcabc", "a?b", "a.json", "ajson", "/v1/api"]
+        for expression in ["items", "^/api", "json$", "^abc$", "\\.json$", "a\\?b", "^a", "c$", "^json$", "api"] {
+            let icu = try NSRegularExpression(pattern: expression, options: [.caseInsensitive])
+            let simple = try XCTUnwrap(SimpleRegexMatcher(expression: expression), expression)
+            for subject in subjects {
+                var bytes = subject
+                XCTAssertEqual(bytes.withUTF8 { simple.matches($0) }, reference(icu, subject), "\(expression) on \(subject)")
+            }
+        }
+    }
+
     func testCommonURLExpressionsAvoidICU() throws {
         for expression in ["^/api/users/[0-9]+$", "users/\\d+", "\\.json$", "^/r/12/[0-9]+$", "^/search\\?q=.*", "/v[12]/"] {
             XCTAssertTrue(try CompiledPatternMatch(.regexp(expression)).usesSimpleRegex, expression)

@@ -44,7 +44,7 @@ struct JournalPatternSQL {
         // body, the covering index answers the whole query.
         let headersColumn = pattern.headers.isEmpty ? "NULL" : "request_headers"
         let bodyColumn = hasOtherParts ? "request_body" : "NULL"
-        conditions += " AND \(RequestMatchFunction.name)(?, ?, method, url, \(headersColumn), \(bodyColumn))"
+        conditions += " AND \(RequestMatchFunction.name)(?, ?, url, \(headersColumn), \(bodyColumn))"
         bindings += [RequestMatchFunction.argument(pattern), deadline.map(RequestMatchFunction.argument) ?? .integer(0)]
     }
 }

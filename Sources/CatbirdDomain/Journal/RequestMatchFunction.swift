@@ -4,10 +4,12 @@ import CatbirdWire
 import Dispatch
 import Foundation
 
-/// The SQL function `catbird_request_matches(pattern, deadline, method, url, request_headers, request_body)`:
+/// The SQL function `catbird_request_matches(pattern, deadline, url, request_headers, request_body)`:
 /// 1 when a journal row matches the request pattern by the Swift matcher (the mocks' rules,
-/// docs/matching.md#request-matching), else 0. Journal queries call it on every row
-/// ``JournalPatternSQL``'s conditions leave (all but an `equal` url and the method alone).
+/// docs/matching.md#request-matching), else 0, the method aside: every statement that calls it
+/// compares the method itself (``JournalPatternSQL``'s `method = ?`, byte for byte). Journal
+/// queries call it on every row ``JournalPatternSQL``'s conditions leave (all but an `equal`
+/// url and the method alone).
 ///
 /// `pattern` is the whole ``RequestPattern`` as its wire JSON, bound as a parameter: compiled
 /// once per statement (SQLite's auxiliary data) and matched with
@@ -32,7 +34,7 @@ enum RequestMatchFunction {
     /// Registers the function on `database` (a journal read connection).
     /// - Throws: `SQLiteError` when SQLite refuses the registration.
     static func register(on database: Database) throws(SQLiteError) {
-        try database.createFunction(name, argumentCount: 6, deterministic: false) { call throws(SQLFunctionError) in
+        try database.createFunction(name, argumentCount: 5, deterministic: false) { call throws(SQLFunctionError) in
             guard let compiled = call.auxiliary(for: 0, make: { Compiled(json: call.text(0), deadline: call.integer(1)) }) else {
                 throw SQLFunctionError("\(name): the pattern argument is not a valid request pattern")
             }
@@ -79,15 +81,13 @@ enum RequestMatchFunction {
         /// The row's verdict; arguments 2… are the row's columns.
         func evaluate(_ call: SQLFunctionCall) -> MatchOutcome {
             var decoded: JournalHeaders?
-            return Self.bytes(call, 2) { method in
-                Self.bytes(call, 3) { target in
-                    pattern.evaluate(
-                        method: method, target: target,
-                        headerValue: { name, match in
-                            self.headerValue(call, name, decoded: &decoded, match)
-                        },
-                        body: { call.blob(5) ?? [] }, until: deadline)
-                }
+            return Self.bytes(call, 2) { target in
+                pattern.evaluate(
+                    method: nil, target: target,
+                    headerValue: { name, match in
+                        self.headerValue(call, name, decoded: &decoded, match)
+                    },
+                    body: { call.blob(4) ?? [] }, until: deadline)
             }
         }
 
@@ -99,7 +99,7 @@ enum RequestMatchFunction {
             if scansHeaders {
                 var name = name
                 let scanned = name.withUTF8 { name in
-                    call.withTextBytes(4) { json -> Scanned in
+                    call.withTextBytes(3) { json -> Scanned in
                         switch JournalHeaderScan.firstValue(of: name, in: json) {
                         case let .value(range): .decided(match(UnsafeBufferPointer(rebasing: json[range])))
                         case .absent: .decided(nil)
@@ -109,7 +109,7 @@ enum RequestMatchFunction {
                 }
                 if case let .decided(outcome) = scanned { return outcome }
             }
-            if decoded == nil { decoded = JournalHeaders(json: call.text(4)) }
+            if decoded == nil { decoded = JournalHeaders(json: call.text(3)) }
             guard var value = decoded?.firstValue(of: name) else { return nil }
             return value.withUTF8(match)
         }
