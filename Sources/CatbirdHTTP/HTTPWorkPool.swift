@@ -3,27 +3,59 @@ import Foundation
 import Synchronization
 
 /// A few dedicated threads for work too slow for the server's workers (SQL, big deletes, waits
-/// for a flush): jobs run in arrival order, up to `threadCount` at once, each to completion.
+/// for a flush), shared fairly between keys (the server's key is the tenant): jobs of one key
+/// run in arrival order, at most ``perKeyLimit`` of them at once, and the keys with jobs
+/// waiting take turns (round robin), so one key's burst of slow jobs never holds more than its
+/// share of the threads nor makes another key's job wait behind the whole burst.
 ///
-/// With ``HTTPAnswer/later(on:_:)`` a route's slow work runs here while its connection is parked,
-/// so libmicrohttpd's workers keep serving every other connection (one tenant's 2-second query
-/// never delays another tenant's mock hits).
+/// With ``HTTPAnswer/later(on:key:_:)`` a route's slow work runs here while its connection is
+/// parked, so libmicrohttpd's workers keep serving every other connection (one tenant's
+/// 2-second query never delays another tenant's mock hits).
 public final class HTTPWorkPool: Sendable {
     private struct Queue {
-        var jobs: [@Sendable () -> Void] = []
-        var head = 0
+        /// Each key's jobs not yet started, oldest first.
+        var waiting: [String: KeyQueue] = [:]
+        /// The keys with waiting jobs, in turn order (the next turn goes to the first one that
+        /// is under its limit).
+        var turns: [String] = []
+        /// Running jobs per key (keys with none are absent).
+        var running: [String: Int] = [:]
         var stopped = false
     }
 
+    /// One key's waiting jobs: a FIFO with a moving head (no shift per job).
+    private struct KeyQueue {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var isEmpty: Bool { head == jobs.count }
+
+        mutating func pop() -> @Sendable () -> Void {
+            let job = jobs[head]
+            head += 1
+            if head > 64, head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+    }
+
     private let queue = Mutex(Queue())
-    private let available = DispatchSemaphore(value: 0)
+    /// Signalled when a job is queued or finishes (either may let a waiting job start); a thread
+    /// that wakes and finds nothing it may start waits again.
+    private let changed = DispatchSemaphore(value: 0)
     private let running = DispatchGroup()
     /// The number of threads.
     public let threadCount: Int
+    /// The most jobs of one key running at once (at most ``threadCount``).
+    public let perKeyLimit: Int
 
     /// Starts `threadCount` threads (at least 1) named `name`.
-    public init(threadCount: Int, name: String) {
+    /// - Parameter perKeyLimit: the most jobs of one key running at once; nil: `threadCount`
+    ///   (any key may use every thread, but keys still take turns).
+    public init(threadCount: Int, perKeyLimit: Int? = nil, name: String) {
         self.threadCount = max(1, threadCount)
+        self.perKeyLimit = min(self.threadCount, max(1, perKeyLimit ?? self.threadCount))
         for index in 0..<self.threadCount {
             running.enter()
             let thread = Thread { [self] in
@@ -35,59 +67,83 @@ public final class HTTPWorkPool: Sendable {
         }
     }
 
-    /// Queues `job`. Jobs queued after ``stop()`` never run (and are released at once).
-    public func run(_ job: @escaping @Sendable () -> Void) {
+    /// Queues `job` under `key`. Jobs queued after ``stop()`` never run (and are released at once).
+    public func run(key: String = "", _ job: @escaping @Sendable () -> Void) {
         let accepted = queue.withLock { queue in
             guard !queue.stopped else { return false }
-            queue.jobs.append(job)
+            if queue.waiting[key, default: KeyQueue()].isEmpty { queue.turns.append(key) }
+            queue.waiting[key, default: KeyQueue()].jobs.append(job)
             return true
         }
-        if accepted { available.signal() }
+        if accepted { changed.signal() }
     }
 
     /// Drops the jobs not yet started, waits for the running ones to finish and ends the
     /// threads. Safe to call twice. (A dropped job's responder answers 500 when released, which
     /// after the server's own stop does nothing.)
     public func stop() {
-        let dropped: [@Sendable () -> Void]? = queue.withLock { queue in
+        let dropped: [String: KeyQueue]? = queue.withLock { queue in
             guard !queue.stopped else { return nil }
             queue.stopped = true
-            defer { queue.jobs = []; queue.head = 0 }
-            return queue.jobs
+            defer { queue.waiting = [:]; queue.turns = [] }
+            return queue.waiting
         }
         guard let dropped else { return }
-        for _ in 0..<threadCount { available.signal() }
+        for _ in 0..<threadCount { changed.signal() }
         running.wait()
         _ = dropped  // released here, outside the lock
     }
 
+    private enum Next {
+        case job(key: String, @Sendable () -> Void)
+        case nothingToStart
+        case stop
+    }
+
     private func runJobs() {
         while true {
-            available.wait()
-            let next: (@Sendable () -> Void)?? = queue.withLock { queue in
-                if queue.head < queue.jobs.count {
-                    let job = queue.jobs[queue.head]
-                    queue.head += 1
-                    if queue.head > 64, queue.head * 2 > queue.jobs.count {
-                        queue.jobs.removeFirst(queue.head)
-                        queue.head = 0
-                    }
-                    return .some(job)
+            changed.wait()
+            switch queue.withLock({ Self.next(&$0, perKeyLimit: perKeyLimit) }) {
+            case .stop:
+                changed.signal()  // another thread may be waiting for the same news
+                return
+            case .nothingToStart:
+                continue
+            case let .job(key, job):
+                job()
+                queue.withLock { queue in
+                    let count = queue.running[key, default: 1] - 1
+                    queue.running[key] = count > 0 ? count : nil
                 }
-                return queue.stopped ? .none : .some(nil)
-            }
-            switch next {
-            case .none: return  // stopped and drained
-            case .some(nil): continue
-            case let .some(job?): job()
+                // The finished job freed a place of its key: one waiting job may start now.
+                changed.signal()
             }
         }
+    }
+
+    /// The first key in turn order that is under its limit gives up its oldest job and goes to
+    /// the back of the line (when it still has jobs waiting).
+    private static func next(_ queue: inout Queue, perKeyLimit: Int) -> Next {
+        if queue.stopped, queue.turns.isEmpty { return .stop }
+        guard let turn = queue.turns.firstIndex(where: { queue.running[$0, default: 0] < perKeyLimit }) else {
+            return .nothingToStart
+        }
+        let key = queue.turns.remove(at: turn)
+        let job = queue.waiting[key]!.pop()
+        if queue.waiting[key]!.isEmpty {
+            queue.waiting[key] = nil
+        } else {
+            queue.turns.append(key)
+        }
+        queue.running[key, default: 0] += 1
+        return .job(key: key, job)
     }
 }
 
 extension HTTPAnswer {
-    /// Answers later with what `work` returns, computed on `pool` (not on a server worker).
-    public static func later(on pool: HTTPWorkPool, _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
-        .later { responder in pool.run { responder.send(work()) } }
+    /// Answers later with what `work` returns, computed on `pool` under `key` (not on a server
+    /// worker).
+    public static func later(on pool: HTTPWorkPool, key: String = "", _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
+        .later { responder in pool.run(key: key) { responder.send(work()) } }
     }
 }

@@ -18,20 +18,18 @@ import Synchronization
 public final class CatbirdServer: Sendable {
     /// This server's version, as `GET /catbird/version` and `catbird --version` print it.
     public static let version = "0.1.0"
-    /// Threads of the control pool: 4, so one tenant's big delete or slow count leaves three for
-    /// the others (user SQL has its own threads, `sqlPool`).
-    static let controlThreadCount = 4
-    /// Read connections of the journal: 3, so one tenant's count over a large journal leaves
-    /// two for other readers.
-    static let readConnectionCount = 3
+    /// Read connections of the journal: one per control thread (4 slow, 2 quick), so no control
+    /// call waits for a connection another tenant's slow count holds (docs/tenancy.md#fair-shares).
+    static let readConnectionCount = ControlPools.slowThreadCount + ControlPools.quickThreadCount
 
     public let settings: Settings
     private let http: HTTPServer
-    /// The threads slow control routes run on (SQL, counts, journal reads and deletes, tenant
-    /// drops, mock writes), so they never hold a worker that serves mocks.
     /// Sends forwarded requests upstream; nil unless redirect or proxy mode is on.
     private let outbound: OutboundClient?
-    private let controlPool = HTTPWorkPool(threadCount: CatbirdServer.controlThreadCount, name: "catbird-control")
+    /// The threads control routes run on (mock writes, journal reads and deletes, counts, tenant
+    /// drops), in a quick and a slow lane shared fairly between tenants, so they never hold a
+    /// worker that serves mocks and one tenant's slow work never stalls another's updates.
+    private let controlPools = ControlPools()
     /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
     private let sqlPool = HTTPWorkPool(threadCount: TenantSQL.defaultConnectionCount, name: "catbird-sql")
@@ -123,7 +121,7 @@ public final class CatbirdServer: Sendable {
             settings: settings, origin: origin, storageFaults: faults,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner)
-        let handler = CatbirdHandler(dependencies: dependencies, controlPool: controlPool)
+        let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools)
         controlRoutes = handler.routes.routes
         http = HTTPServer(
             configuration: .init(
@@ -190,7 +188,7 @@ public final class CatbirdServer: Sendable {
         http.stop()
         pruner.stop()
         outbound?.shutdown()
-        controlPool.stop()
+        controlPools.stop()
         sqlPool.stop()
         journalWriter.stop()
         deletions.stop()

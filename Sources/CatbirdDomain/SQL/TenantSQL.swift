@@ -24,7 +24,7 @@ public final class TenantSQL: Sendable {
     private let all: [TenantScopedReader]
     /// Counts the idle readers.
     private let available: DispatchSemaphore
-    private let inFlight = Mutex<[TenantID: Int]>([:])
+    private let admission: TenantAdmission
     private let journal: Journal
 
     /// Opens the pool's connections on the migrated database at `path`.
@@ -49,27 +49,17 @@ public final class TenantSQL: Sendable {
         available = DispatchSemaphore(value: connectionCount)
         self.connectionCount = connectionCount
         perTenantLimit = max(1, connectionCount - 1)
+        admission = TenantAdmission(limit: perTenantLimit)
         self.journal = journal
     }
 
     /// A place for one of `tenant`'s queries, held from before it is queued until it answered;
-    /// released by ``SQLReservation/release()``.
+    /// released by ``TenantReservation/release()``.
     /// - Throws: ``SQLBusyError`` (429) when the tenant already has ``perTenantLimit`` queries
     ///   running or waiting.
-    public func reserve(for tenant: TenantID) throws(SQLBusyError) -> SQLReservation {
-        let admitted = inFlight.withLock { counts in
-            let count = counts[tenant, default: 0]
-            guard count < perTenantLimit else { return false }
-            counts[tenant] = count + 1
-            return true
-        }
-        guard admitted else { throw SQLBusyError(limit: perTenantLimit) }
-        return SQLReservation { [self] in
-            inFlight.withLock { counts in
-                let count = counts[tenant, default: 1] - 1
-                counts[tenant] = count > 0 ? count : nil
-            }
-        }
+    public func reserve(for tenant: TenantID) throws(SQLBusyError) -> TenantReservation {
+        guard let reservation = admission.admit(tenant) else { throw SQLBusyError(limit: perTenantLimit) }
+        return reservation
     }
 
     /// Runs one read-only statement over `tenant`'s rows on an idle reader of the pool; see
@@ -106,30 +96,6 @@ public final class TenantSQL: Sendable {
     /// Closes the connections once their running queries are done; later queries fail.
     public func close() {
         for reader in all { reader.close() }
-    }
-}
-
-/// One admitted query's place in ``TenantSQL``'s per-tenant count.
-///
-/// Sendable: its only state is the release closure, run at most once under a lock.
-public final class SQLReservation: Sendable {
-    private let onRelease: Mutex<(@Sendable () -> Void)?>
-
-    init(_ onRelease: @escaping @Sendable () -> Void) {
-        self.onRelease = Mutex(onRelease)
-    }
-
-    /// Gives the place back. Idempotent.
-    public func release() {
-        let action = onRelease.withLock { action in
-            defer { action = nil }
-            return action
-        }
-        action?()
-    }
-
-    deinit {
-        release()
     }
 }
 

@@ -11,7 +11,7 @@ enum HARRoute {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             // Checks its own query (harQuery): `wait` is refused with its own reason.
-            Route("GET", path, query: nil, slow: true) { context in
+            Route("GET", path, query: nil, lane: .slow) { context in
                 let (query, limit) = try harQuery(from: context.request.query ?? "")
                 let export = try HARExport(
                     journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,

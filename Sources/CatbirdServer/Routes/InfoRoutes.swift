@@ -6,14 +6,15 @@ import Foundation
 
 /// Health and version (the web page is ``WebPageRoutes``):
 /// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers and its last
-///   write went through, else 503 ``StorageHealth`` (same for every tenant, one small read);
+///   write went through, else 503 ``StorageHealth`` (same for every tenant, one small read, on
+///   the quick control lane: it may wait for a read connection, which a worker must not);
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
 enum InfoRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/health") { _ in
+            Route("GET", "/catbird/api/health", lane: .quick) { _ in
                 if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault) }
                 do {
                     try dependencies.tenants.checkReadable()

@@ -15,7 +15,7 @@ import CatbirdHTTP
 enum JournalEntryRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests/", hasParameter: true, query: ["bodies", "limit"], slow: true) { context in
+            Route("GET", "/catbird/api/requests/", hasParameter: true, query: ["bodies", "limit"], lane: .quick) { context in
                 let parts = (context.parameter ?? "").split(separator: "/", omittingEmptySubsequences: false)
                 guard let id = Int64(parts[0]), id > 0 else {
                     throw APIError.notFound

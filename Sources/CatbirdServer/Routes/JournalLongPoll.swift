@@ -6,7 +6,8 @@ import CatbirdHTTP
 /// filters, or with an empty page once `wait` seconds have passed. Without `wait` (or 0) it
 /// answers at once, like a plain listing.
 ///
-/// Holds no thread while waiting: each look runs on the control pool, and between looks a
+/// Holds no thread while waiting: each look runs in the tenant's turn on the quick control lane
+/// (docs/tenancy.md#fair-shares), and between looks a
 /// ``JournalWaiters`` callback waits for the journal writer to commit more of the tenant's
 /// entries.
 struct JournalLongPoll: Sendable {
@@ -14,13 +15,13 @@ struct JournalLongPoll: Sendable {
     static let maxWait = Duration.seconds(60)
 
     let dependencies: RouteDependencies
-    let pool: HTTPWorkPool
+    let lane: TenantLane
     let tenant: TenantID
     let query: JournalQuery
     let deadline: ContinuousClock.Instant
 
     func start(_ responder: HTTPResponder) {
-        pool.run { look(responder) }
+        lane.run { look(responder) }
     }
 
     /// Reads the page; answers when it has entries or time is up, else waits for a commit.
@@ -35,7 +36,7 @@ struct JournalLongPoll: Sendable {
                 return
             }
             dependencies.journal.waiters.wait(for: tenant, after: latest, timeout: remaining) { _ in
-                pool.run { look(responder) }
+                lane.run { look(responder) }
             }
         } catch {
             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))

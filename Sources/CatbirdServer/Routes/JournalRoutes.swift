@@ -27,24 +27,24 @@ enum JournalRoutes {
                 let query = try journalQuery(from: context.request.query ?? "")
                 let wait = try longPollWait(from: context.request.query ?? "")
                 let poll = JournalLongPoll(
-                    dependencies: dependencies, pool: context.pool, tenant: context.tenant, query: query,
+                    dependencies: dependencies, lane: context.quickLane, tenant: context.tenant, query: query,
                     deadline: ContinuousClock.now + wait)
                 return .later { responder in poll.start(responder) }
             }),
-            Route("DELETE", "/catbird/api/requests", slow: true) { context in
+            Route("DELETE", "/catbird/api/requests", lane: .slow) { context in
                 JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },
-            Route("POST", "/catbird/api/requests/count", slow: true) { context in
+            Route("POST", "/catbird/api/requests/count", lane: .slow) { context in
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)
                 let pattern = try CompiledRequestPattern(body.pattern)
                 return JSONBody.response(["count": try dependencies.journal.count(of: context.tenant, matching: pattern)])
             },
-            Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, slow: true) { context in
+            Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, lane: .slow) { context in
                 var query = try journalQuery(from: context.request.query ?? "")
                 query.unmatchedOnly = true
                 return JSONBody.response(try dependencies.journal.page(of: context.tenant, query))
             },
-            Route("POST", "/catbird/api/requests/find", slow: true) { context in
+            Route("POST", "/catbird/api/requests/find", lane: .slow) { context in
                 let body = try JSONBody.decode(CatbirdFindRequest.self, from: context.request)
                 let query = try findQuery(body)
                 let pattern = try CompiledRequestPattern(body.pattern)

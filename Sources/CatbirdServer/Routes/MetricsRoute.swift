@@ -7,7 +7,8 @@ import CatbirdHTTP
 enum MetricsRoute {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/metrics") { _ throws(APIError) in
+            // On the quick control lane: the stored counts wait for a read connection.
+            Route("GET", "/catbird/metrics", lane: .quick) { _ throws(APIError) in
                 let text = try render(dependencies)
                 return HTTPResponse(
                     status: 200, headers: ["Content-Type": PrometheusText.contentType], body: Array(text.utf8))

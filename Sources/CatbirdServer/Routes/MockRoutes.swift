@@ -12,7 +12,7 @@ import Foundation
 enum MockRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("POST", "/catbird/api/mocks", slow: true) { context in
+            Route("POST", "/catbird/api/mocks", lane: .quick) { context in
                 try control(context, dependencies)
             },
             Route("GET", "/catbird/api/mocks") { context in
@@ -23,7 +23,7 @@ enum MockRoutes {
             // docs/tenancy.md#admin): mocks left by an earlier run
             // must not answer this one, while every journal stays queryable. 200
             // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll).
-            Route("DELETE", "/catbird/api/mocks", slow: true) { context in
+            Route("DELETE", "/catbird/api/mocks", lane: .quick) { context in
                 guard context.isAdmin else {
                     throw dependencies.admin.refusal(
                         "removing every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})",

@@ -45,7 +45,7 @@ enum SQLRoute {
             Route("POST", "/catbird/api/sql", answer: { context in
                 let reservation = try dependencies.sql.reserve(for: context.tenant)
                 let log = dependencies.log
-                return .later(on: dependencies.sqlPool) {
+                return .later(on: dependencies.sqlPool, key: context.tenant.rawValue) {
                     defer { reservation.release() }
                     do {
                         return try run(context, dependencies)

@@ -17,17 +17,17 @@ import CatbirdHTTP
 enum TenantRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/tenants", slow: true) { context in
+            Route("GET", "/catbird/api/tenants", lane: .slow) { context in
                 var tenants = try dependencies.tenants.list()
                 if !context.isAdmin { tenants.removeAll { $0.id != context.tenant.rawValue } }
                 return JSONBody.response(TenantList(tenants: tenants, admin: context.isAdmin))
             },
-            Route("DELETE", "/catbird/api/tenants", slow: true) { context in
+            Route("DELETE", "/catbird/api/tenants", lane: .slow) { context in
                 guard context.isAdmin else { throw dependencies.admin.refusal("dropping every tenant", tenant: context.tenant) }
                 try dependencies.tenants.dropAll()
                 return HTTPResponse(status: 204)
             },
-            Route("DELETE", "/catbird/api/tenants/", hasParameter: true, slow: true) { context in
+            Route("DELETE", "/catbird/api/tenants/", hasParameter: true, lane: .slow) { context in
                 let tenant = TenantID(context.parameter ?? "")
                 guard context.isAdmin || (context.tenant == tenant && !tenant.isDefault) else {
                     throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant)

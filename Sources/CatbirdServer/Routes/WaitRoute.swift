@@ -9,8 +9,11 @@ import Synchronization
 /// "since": id}` (docs/protocol.md#waiting-for-a-request): answers the first journal entry of
 /// the caller's tenant after `since` that matches the pattern, as soon as there is one; `408`
 /// listing what did arrive when `timeout` passes first. The connection is parked meanwhile
-/// (docs/answering-later.md): no worker thread waits; each look at the journal runs on the
-/// control pool, and between looks a journal waiter (``JournalWaiters``) holds the request.
+/// (docs/answering-later.md): no worker thread waits; each look at the journal runs in the
+/// tenant's turn on the slow control lane (a look matches the pattern, which may be a slow
+/// regexp; docs/tenancy.md#fair-shares), and between looks a journal waiter
+/// (``JournalWaiters``) holds the request. A wait is not counted among the tenant's admitted
+/// slow calls: it holds no thread between looks.
 enum WaitRoute {
     /// The longest wait accepted, in seconds.
     static let maxTimeout = 300.0
@@ -32,7 +35,7 @@ enum WaitRoute {
                 guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }
                 let pattern = try CompiledRequestPattern(body.pattern)
                 let wait = RequestWait(
-                    dependencies: dependencies, pool: context.pool, tenant: context.tenant, pattern: pattern, since: since,
+                    dependencies: dependencies, lane: context.slowLane, tenant: context.tenant, pattern: pattern, since: since,
                     timeout: timeout)
                 return .later { responder in wait.start(responder) }
             },
@@ -40,13 +43,13 @@ enum WaitRoute {
     }
 }
 
-/// One waiting `POST /catbird/api/requests/wait`: looks at the journal on the control pool
+/// One waiting `POST /catbird/api/requests/wait`: looks at the journal on the slow control lane
 /// (at once, then each time the tenant's journal gets new entries, only at entries it has not
 /// seen) until a match arrives or the deadline passes, and answers through its responder
 /// exactly once. Between looks nothing runs: a journal waiter wakes it.
 final class RequestWait: Sendable {
     private let dependencies: RouteDependencies
-    private let pool: HTTPWorkPool
+    private let lane: TenantLane
     private let tenant: TenantID
     private let pattern: CompiledRequestPattern
     private let since: Int64
@@ -55,9 +58,9 @@ final class RequestWait: Sendable {
     /// The id of the last journal entry looked at; only later ones are matched next time.
     private let searchedThrough: Mutex<Int64>
 
-    init(dependencies: RouteDependencies, pool: HTTPWorkPool, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double) {
+    init(dependencies: RouteDependencies, lane: TenantLane, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double) {
         self.dependencies = dependencies
-        self.pool = pool
+        self.lane = lane
         self.tenant = tenant
         self.pattern = pattern
         self.since = since
@@ -66,9 +69,9 @@ final class RequestWait: Sendable {
         searchedThrough = Mutex(since)
     }
 
-    /// Looks at the journal (on the pool), and keeps looking until it can answer `responder`.
+    /// Looks at the journal (on the lane), and keeps looking until it can answer `responder`.
     func start(_ responder: HTTPResponder) {
-        pool.run { self.look(responder) }
+        lane.run { self.look(responder) }
     }
 
     private func look(_ responder: HTTPResponder) {
@@ -87,7 +90,7 @@ final class RequestWait: Sendable {
                 return
             }
             dependencies.journal.waiters.wait(for: tenant, after: through, timeout: now.duration(to: deadline)) { _ in
-                self.pool.run { self.look(responder) }
+                self.lane.run { self.look(responder) }
             }
         } catch {
             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))

@@ -12,8 +12,19 @@ struct RouteContext: Sendable {
     let isAdmin: Bool
     /// The path segments after the route's prefix, percent-decoded (e.g. a tenant id).
     var parameter: String?
-    /// The control pool, for a route that answers later (``Route/init(_:_:hasParameter:answer:)``).
-    let pool: HTTPWorkPool
+    /// The control pools, for a route that answers later (``Route/init(_:_:hasParameter:query:answer:)``).
+    let pools: ControlPools
+
+    /// `lane`'s pool, running this tenant's jobs in its turn (nil for ``ControlLane/worker``).
+    func lane(_ lane: ControlLane) -> TenantLane? {
+        pools.lane(lane, for: tenant)
+    }
+
+    /// The quick lane for this tenant (a journal listing's looks).
+    var quickLane: TenantLane { TenantLane(pool: pools.quick, tenant: tenant) }
+
+    /// The slow lane for this tenant (a wait's looks, which may match a slow pattern).
+    var slowLane: TenantLane { TenantLane(pool: pools.slow, tenant: tenant) }
 }
 
 /// A control or admin endpoint under `/catbird`.
@@ -26,23 +37,24 @@ struct Route: Sendable {
     /// before the handler runs (a route never does more, or other, than it was asked:
     /// docs/protocol.md#query-parameters). nil: the route reads any query (the web page).
     let queryNames: [String]?
-    /// Whether the handler may take long (SQL, journal queries and deletes, writes that wait for
-    /// the database writer, flush waits): it then runs on the control pool while the connection
-    /// is parked, never on the workers that serve mocks (docs/answering-later.md).
-    let isSlow: Bool
+    /// Where the handler runs: a handler that may wait (journal queries and deletes, writes that
+    /// wait for the database writer, flush waits) runs on a control pool while the connection
+    /// is parked, never on the workers that serve mocks (docs/answering-later.md); slow work
+    /// is admitted per tenant (docs/tenancy.md#fair-shares).
+    let lane: ControlLane
     /// Answers the request; any error it throws is answered by ``ErrorAnswer`` (the one place
     /// errors become HTTP).
     let handler: @Sendable (RouteContext) throws -> HTTPResponse
     /// Set for a route that decides itself when to answer (a long poll); `handler` is then unused.
     let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
 
-    init(_ method: String, _ path: String, hasParameter: Bool = false, query: [String]? = [], slow: Bool = false,
+    init(_ method: String, _ path: String, hasParameter: Bool = false, query: [String]? = [], lane: ControlLane = .worker,
          _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.hasParameter = hasParameter
         self.queryNames = query
-        self.isSlow = slow
+        self.lane = lane
         self.handler = handler
         self.answer = nil
     }
@@ -54,7 +66,7 @@ struct Route: Sendable {
         self.path = path
         self.hasParameter = hasParameter
         self.queryNames = query
-        self.isSlow = false
+        self.lane = .worker
         self.handler = { _ in throw APIError.notFound }
         self.answer = answer
     }
@@ -94,13 +106,13 @@ struct Route: Sendable {
 
 /// The `/catbird` route table: finds the route, answers 405 with an `Allow` header for a known
 /// path with another method, 404 otherwise. `HEAD` is answered by the `GET` route of the path
-/// (the HTTP layer sends the headers only). A slow route's handler runs on `pool`.
+/// (the HTTP layer sends the headers only). A route's handler runs in its lane of `pools`.
 struct RouteTable: Sendable {
     let routes: [Route]
     /// Where failures that are not the request's fault are logged.
     let log: Logger
-    /// The control pool slow routes run on.
-    let pool: HTTPWorkPool
+    /// The control pools quick and slow routes run on.
+    let pools: ControlPools
 
     func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
         var allowed: [String] = []
@@ -120,12 +132,19 @@ struct RouteTable: Sendable {
             } catch {
                 return .now(error.response)
             }
-            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: decoded, pool: pool)
+            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: decoded, pools: pools)
             if let answer = route.answer {
                 do { return try answer(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
             }
-            guard route.isSlow else { return .now(run(route, context)) }
-            return .later(on: pool) { run(route, context) }
+            guard let lane = context.lane(route.lane) else { return .now(run(route, context)) }
+            let reservation: TenantReservation?
+            do { reservation = route.lane == .slow ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
+            return .later { responder in
+                lane.run {
+                    defer { reservation?.release() }
+                    responder.send(run(route, context))
+                }
+            }
         }
         guard !allowed.isEmpty else { return .now(APIError.notFound.response) }
         let allow = allowed.joined(separator: ", ")

@@ -21,9 +21,9 @@ struct CatbirdHandler: HTTPHandler {
     /// Strict: an answer that is journaled leaves once its entry is committed (``release(_:journaled:_:answeredBy:tenant:)``).
     let durability: Durability
 
-    /// - Parameter controlPool: where slow control routes run (``Route/isSlow``).
-    init(dependencies: RouteDependencies, controlPool: HTTPWorkPool) {
-        routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pool: controlPool)
+    /// - Parameter controlPools: where quick and slow control routes run (``Route/lane``).
+    init(dependencies: RouteDependencies, controlPools: ControlPools) {
+        routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
             forwarding: dependencies.upstream?.forwarding, log: dependencies.log, cors: dependencies.settings.cors,

@@ -1,0 +1,88 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// Where a control route's handler runs (docs/tenancy.md#fair-shares).
+enum ControlLane: Sendable {
+    /// On the libmicrohttpd worker, at once: the handler only reads memory (a mock listing, the
+    /// OpenAPI document, the web page) or decides itself when to answer.
+    case worker
+    /// On ``ControlPools/quick``: short work that may wait for the database (a mock update,
+    /// which commits to SQLite; a journal page or entry, read after the journal's flush).
+    case quick
+    /// On ``ControlPools/slow``, admitted per tenant: work whose length grows with a tenant's
+    /// journal or its pattern (counts, finds, unmatched listings, waits' looks, journal clears,
+    /// tenant lists and drops, HAR exports).
+    case slow
+}
+
+/// The control routes' threads, in two lanes, each shared fairly between tenants: a tenant's
+/// jobs take turns with other tenants' (``HTTPWorkPool``'s round robin), and a tenant holds at
+/// most its share of a lane's threads at once. So a quick action (a mock update) never waits
+/// behind slow work (another tenant's counts), and one tenant's slow work only ever delays its
+/// own (docs/tenancy.md#fair-shares). User SQL has a third pool of its own (``TenantSQL``).
+struct ControlPools: Sendable {
+    /// Quick lane threads: 2, at most 1 per tenant (a tenant's burst of updates or listings
+    /// leaves the other thread to the rest).
+    static let quickThreadCount = 2
+    static let quickPerTenant = 1
+    /// Slow lane threads: 4, at most 2 per tenant running at once, so one tenant's slow calls
+    /// leave two threads for the others.
+    static let slowThreadCount = 4
+    static let slowPerTenant = 2
+    /// Slow calls one tenant may have running or waiting: 4 (2 running, 2 queued behind them).
+    /// A fifth is refused at once with 429 (``APIError/slowCallsBusy(limit:running:)``): a
+    /// queued call starts within one slow call's time limit (2 s), so it still answers within
+    /// a client's usual 5-s timeout, and a burst is refused instead of queued without end.
+    static let slowAdmittedPerTenant = 4
+
+    let quick = HTTPWorkPool(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-control")
+    let slow = HTTPWorkPool(threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-control-slow")
+    let slowAdmission = TenantAdmission(limit: slowAdmittedPerTenant)
+
+    /// `lane`'s pool, running `tenant`'s jobs in its turn (nil for ``ControlLane/worker``).
+    func lane(_ lane: ControlLane, for tenant: TenantID) -> TenantLane? {
+        switch lane {
+        case .worker: nil
+        case .quick: TenantLane(pool: quick, tenant: tenant)
+        case .slow: TenantLane(pool: slow, tenant: tenant)
+        }
+    }
+
+    /// A slow call's place among its tenant's admitted ones.
+    /// - Throws: 429 when the tenant already has ``slowAdmittedPerTenant`` slow calls running
+    ///   or waiting.
+    func admitSlow(_ tenant: TenantID) throws(APIError) -> TenantReservation {
+        guard let reservation = slowAdmission.admit(tenant) else {
+            throw .slowCallsBusy(limit: Self.slowAdmittedPerTenant, running: Self.slowPerTenant)
+        }
+        return reservation
+    }
+
+    /// Drops the jobs not yet started and waits for the running ones (``HTTPWorkPool/stop()``).
+    func stop() {
+        quick.stop()
+        slow.stop()
+    }
+}
+
+/// One tenant's turn in one lane's pool.
+struct TenantLane: Sendable {
+    let pool: HTTPWorkPool
+    let tenant: TenantID
+
+    /// Queues `job` among the tenant's jobs on the pool.
+    func run(_ job: @escaping @Sendable () -> Void) {
+        pool.run(key: tenant.rawValue, job)
+    }
+}
+
+extension APIError {
+    /// 429: the tenant already has `limit` slow control calls running or waiting.
+    static func slowCallsBusy(limit: Int, running: Int) -> APIError {
+        APIError(
+            status: 429,
+            reason: "this tenant already has \(limit) slow control calls (counts, finds, journal clears and exports, "
+                + "tenant lists and drops) running or waiting: at most \(limit) per tenant, \(running) running at once "
+                + "(docs/tenancy.md#fair-shares); retry when one has answered")
+    }
+}
