@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// A mock that came close to answering a request nothing answered: how far it was, and each
@@ -78,7 +79,7 @@ public struct CatbirdNearMiss: Codable, Hashable, Sendable {
 
     /// One line: `mock 7 (POST equal "/api/users") of the default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
     public var summary: String {
-        let owner = tenant.isEmpty ? "the default tenant" : "tenant \(JSONValue.string(tenant).jsonText)"
+        let owner = tenant.isEmpty ? "the default tenant" : "tenant \(JSONText.shortString(tenant))"
         let differences = mismatches.map { field in
             let got = field.actual.map { JSONValue.string($0).jsonText } ?? "none"
             return "\(field.label) \(field.verdict == .missing ? "missing" : "differs") (expected \(field.expected), got \(got))"
@@ -100,7 +101,8 @@ public struct CatbirdNotFoundBody: Codable, Hashable, Sendable {
     public var tenant: String
     /// The closest mocks, closest first (at most 3).
     public var nearMisses: [CatbirdNearMiss]
-    /// Tenants with a mock that matches the request, when it carried no parallel id (at most 3).
+    /// Tenants with a mock that matches the request, when it carried no parallel id (at most 3);
+    /// never on a server with an admin token, which names no other tenant (docs/tenancy.md#ids-in-messages).
     public var matchingTenants: [String]?
 
     /// A 404 body (the server builds these).

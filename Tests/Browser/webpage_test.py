@@ -476,11 +476,33 @@ def test_page_fits_a_phone_screen(server, driver):
         phone.quit()
 
 
+def test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view(server, driver):
+    # Regression: a 20,000-character tenant id was shown whole and pushed the others out of view.
+    long_id = "L" * 20000
+    server.request("GET", "/long", tenant=long_id)
+    server.request("GET", "/x", tenant="shard-2")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    buttons = lambda d: d.find_elements(By.CSS_SELECTOR, "#tenants button")
+    wait(driver, lambda d: len(buttons(d)) == 3, message="three tenants")
+    names = [b.text.split("\n")[0] for b in buttons(driver)]
+    assert names == ["default tenant", "L" * 64 + "…", "shard-2"], [name[:80] for name in names]
+    assert buttons(driver)[1].get_attribute("title").split("\n")[0] == long_id, "the whole id in the title"
+    picker = driver.find_element(By.ID, "tenants").rect
+    other = buttons(driver)[2].rect
+    assert other["y"] < picker["y"] + picker["height"] and other["height"] < 200, (picker, other)
+    buttons(driver)[1].click()
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/long"], message="the long tenant's rows")
+    assert driver.find_element(By.ID, "tenant-title").text == "L" * 64 + "…"
+    assert not console_errors(driver)
+
+
 TESTS = [
     (test_page_loads_without_console_errors_and_journals_nothing, ()),
     (test_request_made_after_load_appears_within_two_seconds, ()),
     (test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable, ()),
     (test_many_tenants_can_be_filtered_in_the_picker, ()),
+    (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 
 /// Tenants (docs/protocol.md#tenants-and-health, docs/tenancy.md#admin), with shard isolation: a request carrying a non-empty
 /// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; the admin
@@ -33,7 +34,7 @@ enum TenantRoutes {
                     throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant)
                 }
                 guard try dependencies.tenants.drop(tenant) else {
-                    throw APIError(status: 404, reason: "no tenant \(JSONBody.quoted(tenant.rawValue))")
+                    throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))")
                 }
                 return HTTPResponse(status: 204)
             },

@@ -38,7 +38,7 @@ struct AdminAccess: Sendable {
                 "\(action) is an admin action: send Authorization: Bearer <admin token> (the server's --admin-token)")
         }
         return .forbidden(
-            "\(action) is an admin action, and a shard (\(TenantID.headerName): \(tenant.rawValue)) may act on only its own tenant; "
+            "\(action) is an admin action, and a shard (\(TenantID.headerName): \(JSONText.shortString(tenant.rawValue))) may act on only its own tenant; "
                 + "send the request without the header for admin actions")
     }
 

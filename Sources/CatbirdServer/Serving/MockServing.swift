@@ -113,7 +113,8 @@ struct MockServing: Sendable {
         let report = mocks.nearMisses(
             tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
             body: request.body)
-        return NotFoundAnswer(report: report, method: request.method, target: request.target, tenant: tenant)
+        return NotFoundAnswer(
+            report: report, method: request.method, target: request.target, tenant: tenant, namesOtherTenants: !admin.requiresToken)
     }
 
     /// The status journaled for a request whose client hung up before its (delayed) answer

@@ -8,19 +8,24 @@ import Foundation
 /// `{"error": true, "reason": "<one line>", "tenant": "…", "nearMisses": […], "matchingTenants": […]}`.
 /// Built per unmatched request (never for a hit): the reason names the tenant, the request and
 /// the closest mock with the fields that differ, and, for a request without a parallel id,
-/// the tenants whose mocks match it.
+/// the tenants whose mocks match it; with an admin token set, it only says that another tenant
+/// has one, naming none (docs/tenancy.md#ids-in-messages). Ids in the reason are cut
+/// (``JSONText/shortString(_:maxCharacters:)``); the JSON fields keep them whole.
 struct NotFoundAnswer {
     /// The 404 response (`Content-Type` as every error's, ``APIError/headers``).
     let response: HTTPResponse
     /// The near misses as the journal's `near_misses` JSON array.
     let nearMissesJSON: String
 
-    init(report: NearMissReport, method: String, target: String, tenant: TenantID) {
+    /// - Parameter namesOtherTenants: whether the answer may name the other tenants whose mocks
+    ///   match (false with an admin token set: listing tenants is then the admin's alone).
+    init(report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let matching = report.matchingTenants.map(\.rawValue)
+        let matching = namesOtherTenants ? report.matchingTenants.map(\.rawValue) : []
         let body = CatbirdNotFoundBody(
-            reason: Self.reason(report: report, method: method, target: target, tenant: tenant), tenant: tenant.rawValue,
+            reason: Self.reason(report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants),
+            tenant: tenant.rawValue,
             nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
         // The near misses hold strings and finite numbers only, which JSONEncoder always encodes.
         let bytes = (try? encoder.encode(body)).map(Array.init) ?? Array(CatbirdErrorBody(reason: body.reason).json.utf8)
@@ -30,10 +35,10 @@ struct NotFoundAnswer {
 
     /// One line: `no mock matched GET /api/usres in tenant "s1"; the closest is mock 7 (GET
     /// equal "/api/users") of tenant "s1": url differs (expected …, got …)`.
-    static func reason(report: NearMissReport, method: String, target: String, tenant: TenantID) -> String {
+    static func reason(report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool) -> String {
         let request = "\(method) \(target.count > 200 ? String(target.prefix(200)) + "…" : target)"
         let place = tenant.isDefault
-            ? "the default tenant (the request has no X-Catbird-Parallel-Id)" : "tenant \(JSONText.string(tenant.rawValue))"
+            ? "the default tenant (the request has no X-Catbird-Parallel-Id)" : "tenant \(JSONText.shortString(tenant.rawValue))"
         var reason = "no mock matched \(request) in \(place)"
         if let closest = report.nearMisses.first {
             reason += "; the closest is \(closest.summary)"
@@ -41,8 +46,10 @@ struct NotFoundAnswer {
             reason += tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks"
         }
         if !report.matchingTenants.isEmpty {
-            let names = report.matchingTenants.map { JSONText.string($0.rawValue) }.joined(separator: ", ")
-            reason += "; but tenant \(names) has a mock that matches it: is the app sending its parallel id"
+            let owner = namesOtherTenants
+                ? "tenant " + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ")
+                : "another tenant (not named: an admin token is set)"
+            reason += "; but \(owner) has a mock that matches it: is the app sending its parallel id"
                 + " (an old launch argument or key)?"
         }
         return reason.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")

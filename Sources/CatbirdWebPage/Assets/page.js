@@ -109,7 +109,16 @@ function notice(text) {
   $("notice").hidden = !text;
 }
 
-function tenantLabel(id) { return id === "" ? "default tenant" : id; }
+// The shown characters of a tenant id (code points, as the server's reasons count them):
+// a longer id is cut with "…", so a 20,000-character id cannot push the other tenants out of
+// view; the whole id stays in the button's title and in the address bar (docs/tenancy.md#ids-in-messages).
+const TENANT_SHOWN_CHARACTERS = 64;
+
+function tenantLabel(id) {
+  if (id === "") return "default tenant";
+  const characters = Array.from(id);
+  return characters.length > TENANT_SHOWN_CHARACTERS ? characters.slice(0, TENANT_SHOWN_CHARACTERS).join("") + "…" : id;
+}
 
 function formatTime(iso) {
   const date = new Date(iso);
@@ -176,7 +185,8 @@ async function refreshTenants() {
     const last = t.lastActivityAt ? " · " + ago(t.lastActivityAt) : "";
     button.lastElementChild.textContent = t.requests === null
       ? "this view's tenant" : `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`;
-    button.title = t.lastActivityAt ? "last activity " + t.lastActivityAt : "";
+    const activity = t.lastActivityAt ? "last activity " + t.lastActivityAt : "";
+    button.title = tenantLabel(t.id) === t.id ? activity : [t.id, activity].filter(Boolean).join("\n");
     return item;
   });
   const shown = new Set(items);
