@@ -64,10 +64,26 @@ static inline size_t catbird_mhd_request_header_size(struct MHD_Connection *conn
     return info == NULL ? 0 : info->header_size;
 }
 
+// MHD_get_connection_info is variadic: this returns the status of the response queued on the
+// connection (MHD_CONNECTION_INFO_HTTP_STATUS), or 0 when none is. In the completion callback it
+// is the status of what was sent, libmicrohttpd's own error pages included.
+static inline unsigned int catbird_mhd_response_status(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
+    return info == NULL ? 0 : info->http_status;
+}
+
 // MHD_get_connection_info is variadic: this returns the connection's socket, or -1.
 static inline int catbird_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+// ioctl is variadic: this returns the bytes a socket has not sent yet (SIOCOUTQ), or -1.
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+static inline int catbird_socket_unsent_bytes(int socket) {
+    int unsent = 0;
+    return ioctl(socket, SIOCOUTQ, &unsent) == 0 ? unsent : -1;
 }
 
 // Swift's Glibc module does not export epoll or eventfd; HangUpWatcher watches parked

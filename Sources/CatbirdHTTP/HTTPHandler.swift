@@ -15,6 +15,13 @@ public protocol HTTPHandler: Sendable {
     /// is `problem.status`.
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse
 
+    /// Told of a request whose request line was read but that none of the methods above
+    /// answered (``HTTPRequestEnding``), once the connection is done with it: whatever was
+    /// sent has been sent. `request` holds what is known: the target and arrival time always;
+    /// the method, version and headers only when the header section was read whole and
+    /// accepted (else the method is `""` and there are no headers); the body is empty.
+    /// Must not block. Default: nothing.
+    func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding)
 }
 
 extension HTTPHandler {
@@ -23,4 +30,6 @@ extension HTTPHandler {
         HTTPResponse.error(status: problem.status, reason: problem.reason)
     }
 
+    /// Nothing.
+    public func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {}
 }

@@ -12,11 +12,16 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// The request-target holds a byte that is not valid UTF-8, or a NUL byte: it could not be
     /// matched or journaled byte-true (400).
     case targetNotText
+    /// The query has more than `limit` parameters (`&`-separated; 414). libmicrohttpd keeps a
+    /// record per parameter in the connection memory, and 0.9.75 answers nothing at all when
+    /// they do not fit; this is answered before it parses them, when only the request line is
+    /// known (``ServerCore/refuseBeforeQueryParsing(_:_:)``).
+    case tooManyQueryParameters(limit: Int)
 
     /// The status to answer with.
     public var status: Int {
         switch self {
-        case .targetTooLong: 414
+        case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
         case .targetNotText: 400
         }
@@ -31,6 +36,8 @@ public enum HTTPRequestProblem: Sendable, Equatable {
             "the request line and header fields are larger than \(limit) bytes"
         case .targetNotText:
             "the request-target holds a NUL byte or bytes that are not UTF-8 (percent-encode them)"
+        case let .tooManyQueryParameters(limit):
+            "the request-target has more than \(limit) query parameters"
         }
     }
 }

@@ -28,6 +28,13 @@ final class RequestContext: @unchecked Sendable {
     var rawTargetLength = 0
     var body: [UInt8] = []
     var started = false
+    /// A handler method that answers (and journals) the request was called: the request is
+    /// the handler's; else the completion callback tells it how the request ended
+    /// (``HTTPHandler/requestEndedUnanswered(_:ending:)``).
+    var handled = false
+    /// Answered from the URI log callback, before libmicrohttpd parsed the query
+    /// (``ServerCore/refuseBeforeQueryParsing(_:_:)``): the access handler closes the connection.
+    var answeredEarly = false
     var oversized = false
     /// The answer left by a responder (or by shutdown) for the access handler to queue on resume.
     var pendingResponse: HTTPResponse?

@@ -39,7 +39,7 @@ final class ServerCore: Sendable {
 
     /// MHD_OPTION_URI_LOG_CALLBACK: the raw request-target, before MHD splits off and unescapes
     /// the query. Creates the request's context, which MHD hands back as `*con_cls`.
-    static let requestStarted: catbird_mhd_uri_log_callback = { cls, uri, _ in
+    static let requestStarted: catbird_mhd_uri_log_callback = { cls, uri, connection in
         let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
         core.inFlight.add(1, ordering: .relaxed)
         let context: RequestContext
@@ -55,17 +55,25 @@ final class ServerCore: Sendable {
             }
             context.rawTargetStart = Int(bitPattern: uri)
             context.rawTargetLength = length
+            if let connection, core.mustRefuseBeforeQueryParsing(bytes, context) {
+                core.refuseBeforeQueryParsing(context, connection)
+            }
         } else {
             context = RequestContext(target: "")
         }
         return Unmanaged.passRetained(context).toOpaque()
     }
 
-    /// MHD_OPTION_NOTIFY_COMPLETED: releases the request's context.
-    static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, contextSlot, _ in
+    /// MHD_OPTION_NOTIFY_COMPLETED: tells the handler how a request it never answered ended
+    /// (``unansweredEnding(_:_:)``), then releases the request's context.
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, contextSlot, termination in
         guard let pointer = contextSlot?.pointee else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+        if !context.handled, let connection {
+            core.handler.requestEndedUnanswered(
+                core.request(from: context), ending: unansweredEnding(catbird_mhd_response_status(connection), termination))
+        }
         core.parked.forget(context)
         if let delayed = context.delayed {
             // Ended without the access handler seeing the delay end: libmicrohttpd noticed the
@@ -76,6 +84,18 @@ final class ServerCore: Sendable {
         Unmanaged<RequestContext>.fromOpaque(pointer).release()
         contextSlot?.pointee = nil
         core.inFlight.subtract(1, ordering: .releasing)
+    }
+
+    /// How a request no handler method answered ended: by the termination code when the
+    /// connection timed out or the server stopped (a page libmicrohttpd queued may then not have
+    /// gone out), else by the status libmicrohttpd queued (its own error page; 0: none).
+    static func unansweredEnding(_ status: UInt32, _ termination: MHD_RequestTerminationCode) -> HTTPRequestEnding {
+        switch termination.rawValue {
+        case 2: return .timedOut  // MHD_REQUEST_TERMINATED_TIMEOUT_REACHED
+        case 3: return .serverStopped  // MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN
+        default:  // COMPLETED_OK, WITH_ERROR, READ_ERROR, CLIENT_ABORT
+            return status != 0 ? .refusedByLibrary(status: Int(status)) : .clientLeft
+        }
     }
 
     static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, uploadData, uploadSize, contextSlot in
@@ -130,6 +150,7 @@ final class ServerCore: Sendable {
         _ context: RequestContext, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?,
         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
+        if context.answeredEarly { return .NO }  // answered from the URI log callback: close
         if context.clientGone {  // resumed: the client hung up while parked
             context.clientGone = false
             if let delayed = context.delayed {
@@ -158,6 +179,7 @@ final class ServerCore: Sendable {
             if let problem = context.problem {
                 // Answered before any body is read; `Connection: close` ends the connection after.
                 context.oversized = true
+                context.handled = true
                 var response = handler.respondToMalformedRequest(request(from: context), problem: problem)
                 if response.headers.first("Connection") == nil { response.headers.add(name: "Connection", value: "close") }
                 return queue(response, on: connection)
@@ -166,6 +188,7 @@ final class ServerCore: Sendable {
                 if declared > maxBodySize {
                     // Answer before reading the body; MHD closes the connection afterwards.
                     context.oversized = true
+                    context.handled = true
                     return queue(handler.respondToOversizedBody(request(from: context), limit: maxBodySize), on: connection)
                 }
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
@@ -189,6 +212,7 @@ final class ServerCore: Sendable {
             return .YES
         }
         let request = request(from: context)
+        context.handled = true
         if context.oversized {
             return send(handler.respondToOversizedBody(request, limit: maxBodySize), context, connection)
         }
@@ -221,7 +245,9 @@ final class ServerCore: Sendable {
         return .YES
     }
 
-    private func request(from context: RequestContext) -> HTTPRequest {
+    /// What is known of the request: `context.method` is `""` and the headers empty until the
+    /// header section was accepted (the first access-handler call).
+    func request(from context: RequestContext) -> HTTPRequest {
         var request = HTTPRequest(
             method: context.method, target: context.target, headers: context.headers,
             body: context.oversized ? [] : context.body, receivedAt: context.receivedAt)

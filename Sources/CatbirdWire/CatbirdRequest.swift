@@ -174,11 +174,20 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     /// compare. Nil for every other request, and from servers that predate near misses.
     public var nearMisses: [CatbirdNearMiss]?
 
+    /// For a request journaled without an answer of Catbird's own, why, in one sentence:
+    /// libmicrohttpd refused it with its own error page (`response` then has its status only:
+    /// its headers and HTML body are not recorded), or nothing was sent (the client left, the
+    /// connection timed out; status 499 or 408). Nil for every request Catbird answered, and
+    /// from servers that predate it (docs/protocol.md#malformed-requests).
+    public var problem: String?
+
     /// A journal entry (the server builds these from its rows).
     @_spi(Server) public init(
         id: Int64, time: Date, tenant: String, method: RequestPattern.HTTPMethod, url: String, request: Message, response: Message,
-        answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double, filePath: String? = nil, nearMisses: [CatbirdNearMiss]? = nil
+        answeredBy: AnsweredBy, mockId: Int64?, durationMs: Double, filePath: String? = nil, nearMisses: [CatbirdNearMiss]? = nil,
+        problem: String? = nil
     ) {
+        self.problem = problem
         self.filePath = filePath
         self.nearMisses = nearMisses
         self.id = id
@@ -194,7 +203,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs, filePath, nearMisses
+        case id, time, tenant, method, url, request, response, answeredBy, mockId, durationMs, filePath, nearMisses, problem
     }
 
     /// Reads the server's shape.
@@ -214,10 +223,11 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         durationMs = try container.decode(Double.self, forKey: .durationMs)
         filePath = try container.decodeIfPresent(String.self, forKey: .filePath)
         nearMisses = try container.decodeIfPresent([CatbirdNearMiss].self, forKey: .nearMisses)
+        problem = try container.decodeIfPresent(String.self, forKey: .problem)
     }
 
     /// Writes the server's shape (`mockId` and `filePath` as `null` when absent; `nearMisses`
-    /// only for a request nothing answered).
+    /// only for a request nothing answered, `problem` only when set).
     ///
     /// - Throws: `EncodingError` for a non-finite `durationMs`.
     public func encode(to encoder: any Encoder) throws {
@@ -234,6 +244,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         try container.encode(durationMs, forKey: .durationMs)
         try container.encode(filePath, forKey: .filePath)
         try container.encodeIfPresent(nearMisses, forKey: .nearMisses)
+        try container.encodeIfPresent(problem, forKey: .problem)
     }
 }
 

@@ -29,7 +29,7 @@ final class MigrationTests: StorageTestCase {
             "id", "time", "tenant", "method", "url", "request_headers", "request_body",
             "request_body_size", "request_body_truncated", "status", "response_headers",
             "response_body", "response_body_size", "response_body_truncated", "answered_by",
-            "mock_id", "duration_ms", "file_path", "near_misses",
+            "mock_id", "duration_ms", "file_path", "near_misses", "problem",
         ])
         XCTAssertEqual(try columns(db, "schema_migrations"), ["version", "name", "applied_at"])
 

@@ -139,7 +139,7 @@ public final class Journal: Sendable {
         return """
             id, time, tenant, method, url, request_headers, \(requestBody), request_body_size,
             request_body_truncated, status, response_headers, \(responseBody), response_body_size,
-            response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses
+            response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses, problem
             """
     }
 
@@ -163,7 +163,7 @@ public final class Journal: Sendable {
             response: message(status: Int(row[9].intValue ?? 0), headers: 10, body: 11),
             answeredBy: CatbirdRequest.AnsweredBy(rawValue: row[14].stringValue ?? ""),
             mockId: row[15].intValue, durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue,
-            nearMisses: nearMisses)
+            nearMisses: nearMisses, problem: row[19].stringValue)
     }
 }
 

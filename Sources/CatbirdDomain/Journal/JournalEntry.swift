@@ -36,6 +36,10 @@ public struct JournalEntry: Sendable {
     /// For a request nothing answered (the 404): its near misses as a JSON array text, the
     /// `near_misses` column (docs/matching.md#near-misses); nil for every other request.
     public var nearMisses: String?
+    /// For a request journaled without an answer of Catbird's own (libmicrohttpd's own error
+    /// page, or nothing sent): why, one sentence, the `problem` column
+    /// (docs/protocol.md#malformed-requests); nil for every request Catbird answered.
+    public var problem: String?
 
     /// - Parameter responseBodySize: the full response body size in bytes when `responseBody`
     ///   is already a prefix (a file mock sent from disk); nil: `responseBody.count`.
@@ -43,8 +47,9 @@ public struct JournalEntry: Sendable {
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
         answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil,
-        responseBodySize: Int? = nil, nearMisses: String? = nil
+        responseBodySize: Int? = nil, nearMisses: String? = nil, problem: String? = nil
     ) {
+        self.problem = problem
         self.filePath = filePath
         self.nearMisses = nearMisses
         self.time = time

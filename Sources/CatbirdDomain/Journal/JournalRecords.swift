@@ -11,16 +11,17 @@ import CatbirdStorage
 ///   `*_body_size` the full size, `*_body_truncated` 1 when only a prefix was kept.
 /// - `mock_id`: the mock that answered (NULL otherwise); it may since be gone.
 /// - `near_misses`: a 404's near misses as a JSON array (migrations/0006_requests_near_misses.sql).
+/// - `problem`: why a request has no answer of Catbird's own (migrations/0007_requests_problem.sql).
 enum JournalRecords {
     /// The `requests` columns written, in the order of each row's parameters.
     static let columns = """
         time, tenant, method, url, request_headers, request_body, request_body_size,
         request_body_truncated, status, response_headers, response_body, response_body_size,
-        response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses
+        response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses, problem
         """
     /// Parameters per row.
-    static let columnCount: Int32 = 18
-    /// Rows per `INSERT` at most: 32 (576 parameters, under SQLite's historical limit of 999).
+    static let columnCount: Int32 = 19
+    /// Rows per `INSERT` at most: 32 (608 parameters, under SQLite's historical limit of 999).
     static let rowsPerStatement = 32
 
     /// `INSERT INTO requests (…) VALUES (…), (…), …` for `rows` rows. One statement for many
@@ -114,6 +115,7 @@ enum JournalRecords {
         statement.bind(.real(entry.durationMs), at: base + 16)
         statement.bind(entry.filePath.map { .text($0) } ?? .null, at: base + 17)
         statement.bind(entry.nearMisses.map { .text($0) } ?? .null, at: base + 18)
+        statement.bind(entry.problem.map { .text($0) } ?? .null, at: base + 19)
     }
 
     /// Binds a (possibly truncated) body at `index`, its full size at `index + 1` and its

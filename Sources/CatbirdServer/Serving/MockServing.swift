@@ -97,7 +97,7 @@ struct MockServing: Sendable {
                     time: entry.time, tenant: tenant, method: request.method, url: request.target,
                     requestHeaders: entry.requestHeaders, requestBody: request.body, status: Self.clientLeftStatus,
                     responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
-                    durationMs: waited.milliseconds)
+                    durationMs: waited.milliseconds, problem: Self.clientLeftProblem)
             }
             let ticket = journal.append(entry)
             guard strict, outcome == .sent else { return }
@@ -120,6 +120,8 @@ struct MockServing: Sendable {
     /// The status journaled for a request whose client hung up before its (delayed) answer
     /// was sent: nothing was sent; 499 is nginx's "client closed request" in access logs.
     static let clientLeftStatus = 499
+    /// The journal's `problem` for such a request.
+    static let clientLeftProblem = "the client closed the connection during the delay; nothing was sent"
 
     /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
     func answered(_ response: HTTPResponse, request: HTTPRequest, tenant: TenantID) -> Served {

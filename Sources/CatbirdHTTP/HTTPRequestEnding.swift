@@ -1,0 +1,18 @@
+/// How a request ended that none of the ``HTTPHandler`` answering methods saw to the end:
+/// its request line was read (libmicrohttpd's URI log callback ran), then libmicrohttpd
+/// refused it itself, or the client or the clock ended it first
+/// (``HTTPHandler/requestEndedUnanswered(_:ending:)``, docs/protocol.md#malformed-requests).
+public enum HTTPRequestEnding: Sendable, Equatable {
+    /// libmicrohttpd answered with its own error page, `status` (400, 413, 431): a header line
+    /// without a colon, a `Content-Length` that is not a number, a `Cookie` or a head too large
+    /// for the connection memory, a malformed chunked body. Its headers and HTML body are
+    /// libmicrohttpd's, not known here.
+    case refusedByLibrary(status: Int)
+    /// The client closed or reset the connection before the request was complete; nothing was
+    /// sent.
+    case clientLeft
+    /// The connection's idle timeout passed before the request was complete; nothing was sent.
+    case timedOut
+    /// The server stopped before the request was complete; nothing was sent.
+    case serverStopped
+}

@@ -1,0 +1,69 @@
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Refusals answered from the URI log callback, the only moment Catbird runs before
+/// libmicrohttpd parses the query (docs/protocol.md#malformed-requests).
+///
+/// Right after that callback, libmicrohttpd 0.9.75 splits the query at `&` and keeps a record
+/// per parameter in the connection memory (about 35 bytes each). When they do not fit, its error
+/// path drops the request's buffered bytes and then waits for the rest of that request: nothing
+/// is sent until the idle timeout (120 s). So a query with too many parameters, or a query on a
+/// target past ``maxTargetLength`` (whose bytes leave less memory for the records), is refused
+/// before that: the JSON answer is written to the socket, which is then shut down, and
+/// libmicrohttpd closes the connection when it next reads or is called back.
+extension ServerCore {
+    /// The most query parameters a request-target may have: 200, well under the about 450 that
+    /// fit the half of the 32 KiB connection memory left for them after the request line.
+    static let maxQueryParameters = 200
+
+    /// Whether the raw target must be refused before libmicrohttpd parses its query; sets the
+    /// context's problem when so.
+    func mustRefuseBeforeQueryParsing(_ target: UnsafeBufferPointer<UInt8>, _ context: RequestContext) -> Bool {
+        guard let mark = target.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        if context.problem == .targetTooLong(limit: maxTargetLength) { return true }
+        var parameters = 1
+        for byte in target[(mark + 1)...] where byte == UInt8(ascii: "&") {
+            parameters += 1
+            if parameters > Self.maxQueryParameters {
+                context.problem = .tooManyQueryParameters(limit: Self.maxQueryParameters)
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Answers `context.problem` at once, on the connection's socket (the handler's answer,
+    /// `Connection: close`), then shuts the socket down. The method and headers are not known
+    /// yet: the handler gets the target only. Written only when the socket has nothing left to
+    /// send (a client that pipelined this request without reading a large earlier response may
+    /// still have that response queued): a small answer then goes out whole; else the
+    /// connection closes without one.
+    func refuseBeforeQueryParsing(_ context: RequestContext, _ connection: OpaquePointer) {
+        guard let problem = context.problem else { return }
+        context.handled = true
+        context.answeredEarly = true
+        var response = handler.respondToMalformedRequest(request(from: context), problem: problem).stamped()
+        if response.headers.first("Connection") == nil { response.headers.add(name: "Connection", value: "close") }
+        let socket = catbird_mhd_connection_fd(connection)
+        guard socket >= 0 else { return }
+        let bytes = Self.wireBytes(of: response)
+        if catbird_socket_unsent_bytes(socket) == 0 {
+            _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    /// `response` as HTTP/1.1 bytes (RFC 9112 §4, §6): status line, its fields (those sent as
+    /// given), `Content-Length`, the body. Only for a ``HTTPResponse/Body/bytes(_:)`` body;
+    /// another is sent without its body.
+    static func wireBytes(of response: HTTPResponse) -> [UInt8] {
+        var body: [UInt8] = []
+        if case let .bytes(bytes) = response.content { body = bytes }
+        var head = "HTTP/1.1 \(response.status) \(HTTPStatus.reasonPhrase(for: response.status))\r\n"
+        for field in response.headers where HTTPResponse.isSentAsGiven(field) { head += "\(field.name): \(field.value)\r\n" }
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        return Array(head.utf8) + body
+    }
+}

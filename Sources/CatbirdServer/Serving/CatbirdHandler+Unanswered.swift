@@ -1,0 +1,61 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdSupport
+import CatbirdWire
+import Foundation
+
+extension CatbirdHandler {
+    /// Journals a request whose request line was read but that Catbird never answered
+    /// (docs/protocol.md#malformed-requests): libmicrohttpd refused it with its own error page,
+    /// or the client left or the connection timed out before it was complete. The entry has
+    /// what is known: the target, the arrival time, the method and headers when the header
+    /// section had been accepted (else the method is `""`, and the tenant the default one, the
+    /// parallel id being unknown), the status libmicrohttpd sent (its headers and HTML body
+    /// are not recorded) or 499/408 when nothing was sent, and `problem` saying which. Control
+    /// requests are not journaled; a stopping server journals nothing more.
+    func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {
+        guard ending != .serverStopped else { return }
+        let (status, problem) = Self.statusAndProblem(ending, headerSectionRead: !request.method.isEmpty)
+        let tenant = request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) } ? .defaultTenant : Self.tenant(of: request)
+        let elapsed = ContinuousClock.now - request.receivedAt
+        let isControl = Self.isControl(request.path)
+        if !isControl {
+            let arrival = Date(timeIntervalSinceNow: -elapsed.milliseconds / 1000)
+            journal.append(JournalEntry(
+                time: Timestamp.string(from: arrival), tenant: tenant, method: request.method, url: request.target,
+                requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: [],
+                status: status, responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
+                durationMs: elapsed.milliseconds, problem: problem))
+        }
+        metrics.record(answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status, latency: elapsed)
+        log.warning("\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(problem) tenant=\(tenant)")
+    }
+
+    /// The status journaled for `ending`, and the entry's `problem` sentence.
+    /// - Parameter headerSectionRead: whether libmicrohttpd had accepted the header section
+    ///   (then a refusal was about the body).
+    static func statusAndProblem(_ ending: HTTPRequestEnding, headerSectionRead: Bool) -> (status: Int, problem: String) {
+        switch ending {
+        case let .refusedByLibrary(status):
+            let what: String
+            if headerSectionRead {
+                what = "the body was malformed (a chunk size that is not hex, a chunk without its CRLF)"
+            } else {
+                what = switch status {
+                case 413: "the Content-Length was too large a number"
+                case 431: "the header section (or the Cookie field libmicrohttpd parses) did not fit the connection memory"
+                default: "the header section was malformed (a line without a colon, a Content-Length that is not a number)"
+                }
+            }
+            return (status, "libmicrohttpd refused the request with its own \(status) page (not recorded): \(what)")
+        case .timedOut:
+            return (clientTimedOutStatus, "the connection timed out before the request was complete; nothing was sent")
+        case .clientLeft, .serverStopped:
+            return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
+        }
+    }
+
+    /// The status journaled for a request whose connection timed out before it was complete:
+    /// nothing was sent; 408 (Request Timeout) is what nginx logs in that case.
+    static let clientTimedOutStatus = 408
+}
