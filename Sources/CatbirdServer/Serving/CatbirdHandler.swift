@@ -181,7 +181,7 @@ struct CatbirdHandler: HTTPHandler {
         metrics.record(
             answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: response.status,
             latency: ContinuousClock.now - request.receivedAt)
-        log.warning("\(request.method) \(request.target.prefix(200)) → \(error.status): \(error.reason) tenant=\(tenant)")
+        log.warning("\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(error.status): \(error.reason) tenant=\(tenant)")
         return response
     }
 
