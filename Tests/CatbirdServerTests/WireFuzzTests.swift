@@ -86,6 +86,7 @@ final class WireFuzzTests: XCTestCase {
                 }
             }
         }
+        print("WireFuzzTests: \(answered.value) of \(Self.requests) inputs answered, \(doubledByLibrary.value) with libmicrohttpd's doubled head")
         XCTAssertTrue(server.process.isRunning, "the server crashed: \(server.stderrText.suffix(2000))")
         XCTAssertEqual(failures.value.count, 0, "seed \(Self.seed): \(failures.value.prefix(5).joined(separator: "\n"))")
         // libmicrohttpd 0.9.75 doubles the head of its error page for a Content-Length that is
