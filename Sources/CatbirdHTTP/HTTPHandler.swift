@@ -19,7 +19,7 @@ public protocol HTTPHandler: Sendable {
     /// answered (``HTTPRequestEnding``), once the connection is done with it: whatever was
     /// sent has been sent. `request` holds what is known: the target and arrival time always;
     /// the method, version and headers only when the header section was read whole and
-    /// accepted (else the method is `""` and there are no headers); the body is empty.
+    /// accepted (else the method is `""` and there are no headers); the body as far as it arrived.
     /// Must not block. Default: nothing.
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding)
 }
