@@ -92,7 +92,7 @@ final class ScopedReaderTests: StorageTestCase {
             XCTAssertEqual(try rows(reader, "SELECT COUNT(*) FROM tenants", tenant: tenant), [[1]], tenant)
 
             let requests = try reader.query("SELECT * FROM requests", tenant: tenant, parameters: [], maxRows: 100, timeLimit: generousLimit)
-            XCTAssertEqual(requests.columns.count, 19)
+            XCTAssertEqual(requests.columns.count, 20)
             let tenantColumn = try XCTUnwrap(requests.columns.firstIndex(of: "tenant"))
             XCTAssertEqual(requests.rows.map { $0[tenantColumn] }, Array(repeating: .text(tenant), count: count))
             let mocks = try reader.query("SELECT * FROM mocks", tenant: tenant, parameters: [], maxRows: 100, timeLimit: generousLimit)
@@ -252,8 +252,8 @@ final class ScopedReaderTests: StorageTestCase {
         XCTAssertFalse(try rows(reader, "SELECT name FROM sqlite_schema WHERE type = 'table'", tenant: "a").isEmpty)
         XCTAssertEqual(
             try rows(reader, "SELECT name FROM sqlite_temp_schema ORDER BY name", tenant: "a"), [["mocks"], ["requests"], ["tenants"]])
-        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests')", tenant: "a").count, 19)
-        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests', 'main')", tenant: "a").count, 19)
+        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests')", tenant: "a").count, 20)
+        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests', 'main')", tenant: "a").count, 20)
         XCTAssertEqual(try rows(reader, "PRAGMA table_info(tenants)", tenant: "a").map { $0[1] }, ["id", "created_at", "last_activity_at"])
         XCTAssertEqual(try rows(reader, "SELECT value FROM json_each('[1,2]')", tenant: "a"), [[1], [2]])
     }

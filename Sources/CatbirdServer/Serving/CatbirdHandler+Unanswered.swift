@@ -28,7 +28,9 @@ extension CatbirdHandler {
                 durationMs: elapsed.milliseconds, problem: problem))
         }
         metrics.record(answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status, latency: elapsed)
-        log.warning("\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(problem) tenant=\(tenant)")
+        // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
+        let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(problem) tenant=\(tenant)"
+        if case .refusedByLibrary = ending { log.warning(line) } else { log.info(line) }
     }
 
     /// The status journaled for `ending`, and the entry's `problem` sentence.
