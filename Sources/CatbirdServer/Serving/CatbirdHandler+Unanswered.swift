@@ -18,7 +18,8 @@ extension CatbirdHandler {
         let (status, problem) = Self.statusAndProblem(ending, headerSectionRead: !request.method.isEmpty)
         let tenant = request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) } ? .defaultTenant : Self.tenant(of: request)
         let elapsed = ContinuousClock.now - request.receivedAt
-        let isControl = Self.isControl(request.path)
+        // Absolute-form control targets (`GET http://host/catbird/…`) count as control too.
+        let isControl = Self.controlRequest(request) != nil
         if !isControl {
             let arrival = Date(timeIntervalSinceNow: -elapsed.milliseconds / 1000)
             journal.append(JournalEntry(
