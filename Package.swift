@@ -99,9 +99,9 @@ let package = Package(
             name: "CatbirdTestSupport", dependencies: ["CatbirdAPI", "CatbirdStorage", "CatbirdDomain", "CatbirdServer"],
             path: "Tests/CatbirdTestSupport"),
         .testTarget(name: "CatbirdWireTests", dependencies: ["CatbirdWire", "CatbirdTestSupport"]),
-        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching"]),
+        .testTarget(name: "CatbirdMatchingTests", dependencies: ["CatbirdWire", "CatbirdMatching", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdStorageTests", dependencies: ["CatbirdStorage", "CatbirdDomain", "CatbirdTestSupport"]),
-        .testTarget(name: "CatbirdDomainTests", dependencies: ["CatbirdDomain"]),
+        .testTarget(name: "CatbirdDomainTests", dependencies: ["CatbirdDomain", "CatbirdTestSupport"]),
         .testTarget(name: "CatbirdHTTPTests", dependencies: ["CatbirdHTTP", "CatbirdTestSupport"]),
         .testTarget(
             name: "CatbirdSQLSandboxTests",

@@ -1,6 +1,7 @@
 @testable import CatbirdDomain
 import CatbirdMatching
 import CatbirdStorage
+import CatbirdTestSupport
 @_spi(Server) import CatbirdWire
 import XCTest
 
@@ -61,9 +62,9 @@ final class JournalPatternSQLTests: XCTestCase {
         let wildcardPieces = ["a", "B", "k", "s", "/", ".", "*", "?", "[ab]", "[0-9]", "{a,b}", "\\*", "-", "é", "x", "[^a]", "?*"]
         let regexpPieces = ["a", "B", "k", "/", ".", ".*", ".+", "[ab]", "[^a]", "(a|b)", "\\d", "x?", "\\.", "s", "^", "$", "o+", "|"]
         for _ in 0..<150 {
-            let wildcard = (0..<random.next(upTo: 5)).map { _ in wildcardPieces[random.next(upTo: wildcardPieces.count)] }.joined()
+            let wildcard = (0..<random.below(5)).map { _ in wildcardPieces[random.below(wildcardPieces.count)] }.joined()
             try assertSameRows(url: PatternMatch(kind: .wildcard, value: wildcard))
-            let regexp = (0..<random.next(upTo: 5)).map { _ in regexpPieces[random.next(upTo: regexpPieces.count)] }.joined()
+            let regexp = (0..<random.below(5)).map { _ in regexpPieces[random.below(regexpPieces.count)] }.joined()
             try assertSameRows(url: PatternMatch(kind: .regexp, value: regexp))
         }
     }
@@ -181,19 +182,5 @@ final class JournalPatternSQLTests: XCTestCase {
             "SELECT id FROM requests WHERE tenant = ?" + condition.conditions + " ORDER BY id", [.text("t")] + condition.bindings
         ).map { $0[0].intValue ?? 0 }
         XCTAssertEqual(selected, expected, "\(pattern.url.kind) \(pattern.url.value) headers \(pattern.headers)", file: file, line: line)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure reproduces.
-private struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next(upTo bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

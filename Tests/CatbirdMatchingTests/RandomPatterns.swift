@@ -1,27 +1,20 @@
+import CatbirdTestSupport
 import Foundation
 
 /// Deterministic random wildcards, regular expressions and subjects for the differential tests
-/// (SplitMix64: the same seed gives the same cases on every run and machine).
+/// (on ``SeededRandom``: the same seed gives the same cases on every run and machine).
 struct RandomPatterns {
-    private var state: UInt64
+    private var random: SeededRandom
 
     init(seed: UInt64) {
-        state = seed
+        random = SeededRandom(seed: seed)
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func below(_ bound: Int) -> Int { random.below(bound) }
 
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func pick<T>(_ items: [T]) -> T { random.pick(items) }
 
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    mutating func chance(_ percent: Int) -> Bool { random.chance(percent) }
 
     /// Characters subjects are made of: URL text in both cases, and the odd ones (line
     /// terminators, NUL, tab, DEL, non-ASCII that folds onto ASCII, emoji).

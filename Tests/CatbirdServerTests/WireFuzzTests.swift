@@ -46,8 +46,8 @@ final class WireFuzzTests: XCTestCase {
         let pid = server.process.processIdentifier
         let descriptorsBefore = try Self.openDescriptors(of: pid)
 
-        var generator = SplitMix64(seed: Self.seed)
-        let inputs = (0..<Self.requests).map { _ in Mutator.mutate(Self.seeds[Int(generator.next() % UInt64(Self.seeds.count))], &generator) }
+        var generator = SeededRandom(seed: Self.seed)
+        let inputs = (0..<Self.requests).map { _ in Mutator.mutate(Self.seeds[generator.below(Self.seeds.count)], &generator) }
         // CATBIRD_FUZZ_DUMP=<directory> writes each input to <directory>/<index>, to replay one
         // whole (a failure message shows its first 200 bytes).
         if let dump = ProcessInfo.processInfo.environment["CATBIRD_FUZZ_DUMP"] {
@@ -134,20 +134,6 @@ final class WireFuzzTests: XCTestCase {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64), so every run mutates the same way.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
-}
-
 /// Mutations in the manner of radamsa: bytes flipped, inserted, deleted, repeated; lines
 /// dropped or doubled; numbers made huge or negative; long runs; the request cut short.
 enum Mutator {
@@ -158,7 +144,7 @@ enum Mutator {
         Array("Expect: 100-continue\r\n".utf8), Array("X-Catbird-Parallel-Id: \u{00}".utf8), Array("Connection: close\r\n".utf8),
     ]
 
-    static func mutate(_ seed: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
+    static func mutate(_ seed: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         var bytes = seed
         for _ in 0...random.below(4) {
             guard !bytes.isEmpty else { break }
