@@ -118,7 +118,7 @@ public final class CatbirdServer: Sendable {
             mocks: mocks, journal: journal, tenants: tenants,
             sql: sql, sqlPool: sqlPool, log: log,
             files: try Self.fileServing(settings, log: log), upstream: try Self.upstreamServing(settings, client: outbound, log: log),
-            settings: settings, origin: origin, storageFaults: faults,
+            settings: settings, origin: origin, storageFaults: faults, reader: reader,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner)
         let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools)

@@ -4,44 +4,99 @@ import Synchronization
 
 /// What is wrong with the database file right now, as the connections that use it have found:
 /// the latest environmental failure (a full disk, a read-only or vanished file, a disk I/O
-/// error, corruption; ``SQLiteError/isEnvironmental`` less busy and locked, which pass), kept
-/// until a later write commits. A server reports it on its health route.
+/// error, corruption; ``SQLiteError/isEnvironmental`` less busy and locked, which pass). A
+/// server reports it on its health route.
 ///
 /// Fed by ``SerialDatabase/use(_:)`` of the connections given it: a failure records, a call
-/// that changed rows without failing clears (a commit went through, so the file is writable
-/// again).
+/// that changed rows without failing clears a fault of the writing kind (a commit went
+/// through, so the file is writable again). Corruption (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is
+/// kept apart: a commit proves nothing about the damaged pages (it rarely touches them), so it
+/// stays until ``recheckCorruption(on:notMoreOftenThan:)`` finds the file whole again, or the
+/// process ends (a restart refuses a corrupt file; README.md#storage-faults).
 public final class StorageFaults: Sendable {
     /// One fault: what it means for a user, SQLite's own line, and since when it has lasted.
     public struct Fault: Sendable, Equatable {
         /// ``SQLiteError/environmentalReason``, e.g. `the disk holding the database is full`.
         public let reason: String
-        /// The failing error in full (`SQLiteError.description`).
+        /// The failing error in full (`SQLiteError.description`), or what `PRAGMA quick_check`
+        /// found when a re-check failed.
         public let detail: String
         /// When the first failure of this run of failures happened.
         public let since: Date
+        /// Whether the file is corrupt (not cleared by a commit; see ``StorageFaults``).
+        public let isCorruption: Bool
     }
 
-    private let state = Mutex<Fault?>(nil)
+    private struct State {
+        /// A full disk, a read-only file, an I/O error: ended by the next commit.
+        var writing: Fault?
+        /// Damaged pages: ended by a passing `PRAGMA quick_check` only.
+        var corruption: Fault?
+        /// When the last re-check of `corruption` started; nil before the first.
+        var lastCheck: ContinuousClock.Instant?
+        /// A re-check is running (one at a time).
+        var checking = false
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
-    /// The fault now; nil when the file works as far as anyone knows.
+    /// The fault now, corruption first; nil when the file works as far as anyone knows.
     public var current: Fault? {
-        state.withLock { $0 }
+        state.withLock { $0.corruption ?? $0.writing }
     }
 
     /// Records `error` when it is a fault of the file's environment (not busy or locked).
-    /// Keeps the first failure's time while failures follow one another.
+    /// Keeps the first failure's time while failures of the same kind follow one another.
     public func record(_ error: SQLiteError) {
         guard error.isEnvironmental, error.code != SQLITE_BUSY, error.code != SQLITE_LOCKED,
               let reason = error.environmentalReason else { return }
-        state.withLock { fault in
-            fault = Fault(reason: reason, detail: error.description, since: fault?.since ?? Date())
+        let isCorruption = error.code == SQLITE_CORRUPT || error.code == SQLITE_NOTADB
+        state.withLock { state in
+            if isCorruption {
+                state.corruption = Fault(
+                    reason: reason, detail: error.description, since: state.corruption?.since ?? Date(), isCorruption: true)
+            } else {
+                state.writing = Fault(
+                    reason: reason, detail: error.description, since: state.writing?.since ?? Date(), isCorruption: false)
+            }
         }
     }
 
-    /// Forgets the fault: a write has just committed.
+    /// Forgets a fault of the writing kind: a write has just committed. A corruption stays.
     public func clear() {
-        state.withLock { $0 = nil }
+        state.withLock { $0.writing = nil }
+    }
+
+    /// While a corruption is recorded, runs `PRAGMA quick_check(5)`
+    /// (<https://www.sqlite.org/pragma.html#pragma_quick_check>: every page read, the b-trees'
+    /// structure checked; about 0.3 s per 200 MB) on one of `reader`'s connections, at most
+    /// once per `interval` and one at a time (other callers return at once), and forgets the
+    /// corruption when the check answers `ok`. A check that fails keeps the fault with what
+    /// the check found as its detail; one that cannot read a page records that error.
+    /// Does nothing when no corruption is recorded.
+    public func recheckCorruption(on reader: DatabasePool, notMoreOftenThan interval: Duration) {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            guard state.corruption != nil, !state.checking else { return false }
+            if let last = state.lastCheck, now - last < interval { return false }
+            state.checking = true
+            state.lastCheck = now
+            return true
+        }
+        guard due else { return }
+        let problems = try? reader.use { db in try db.query("PRAGMA quick_check(5)").compactMap { $0[0].stringValue } }
+        state.withLock { state in
+            state.checking = false
+            guard let problems, let found = state.corruption else { return }  // unreadable: recorded by `use`
+            if problems == ["ok"] {
+                state.corruption = nil
+            } else {
+                state.corruption = Fault(
+                    reason: found.reason, detail: "PRAGMA quick_check: " + problems.joined(separator: "; "), since: found.since,
+                    isCorruption: true)
+            }
+        }
     }
 }

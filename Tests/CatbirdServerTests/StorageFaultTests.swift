@@ -214,6 +214,50 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertEqual(recovered.object["status"] as? String, "ok", recovered.text)
     }
 
+    // MARK: - Degraded while running: corruption
+
+    /// Pages of the journal damaged under a running server: the read that meets them fails and
+    /// health reports the corruption. A control change that commits (it writes other pages)
+    /// does not end the report, nor does health's own re-check while the pages stay damaged;
+    /// once the file is whole again, the re-check (`PRAGMA quick_check`) ends it.
+    func testCorruptionFoundWhileRunningStaysReportedUntilTheFileIsWhole() throws {
+        try makeDatabase()
+        let leaves = try DamagedPages.leafPages(of: "requests", in: database)
+        XCTAssertGreaterThan(leaves.count, 10, "enough journal pages to damage")
+        let server = try CatbirdServer(settings: .init(port: 0, databasePath: database, logLevel: .error))
+        try server.start()  // start-up's quick_check passes: the file is still whole
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        let damage = try DamagedPages(Array(leaves.dropLast(2)), in: database)  // the oldest rows' pages
+
+        let read = try client.request("GET", "/catbird/api/requests?limit=100")
+        XCTAssertGreaterThanOrEqual(read.status, 500, read.text)
+        var health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("the database file is corrupt"), health.text)
+        let since = health.object["since"] as? String
+
+        try E2E.addMock(client, url: "/after", body: "added")  // a write commits on other pages
+        XCTAssertEqual(try client.request("GET", "/after").text, "added")
+        usleep(1_200_000)  // past the re-check interval: health reads the whole file again
+        health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, "a commit elsewhere does not mend damaged pages: \(health.text)")
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("PRAGMA quick_check"), health.text)
+        XCTAssertEqual(health.object["since"] as? String, since, "the fault's start is kept")
+
+        try damage.restore()
+        // A commit after the restore: every connection then drops the pages it had cached.
+        try E2E.addMock(client, url: "/mended", body: "mended")
+        let deadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            usleep(200_000)
+            health = try client.request("GET", "/catbird/api/health")
+        } while health.status != 200 && ContinuousClock.now < deadline
+        XCTAssertEqual(health.status, 200, health.text)
+        XCTAssertEqual(health.object["status"] as? String, "ok", health.text)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?limit=100").status, 200, "the journal reads again")
+    }
+
     // MARK: - Helpers
 
     /// A client for each server, after adding to each the mock `GET /ok` → "from memory".

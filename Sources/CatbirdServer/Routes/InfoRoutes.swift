@@ -5,16 +5,22 @@ import CatbirdSupport
 import Foundation
 
 /// Health and version (the web page is ``WebPageRoutes``):
-/// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers and its last
-///   write went through, else 503 ``StorageHealth`` (same for every tenant, one small read, on
-///   the quick control lane: it may wait for a read connection, which a worker must not);
+/// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers, its last
+///   write went through and no corruption found since start-up remains, else 503
+///   ``StorageHealth`` (same for every tenant, one small read on the quick control lane: it
+///   may wait for a read connection, which a worker must not; while a corruption is reported,
+///   also a `PRAGMA quick_check` at most once per ``corruptionRecheckInterval``);
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
 enum InfoRoutes {
+    /// How often health may re-read the whole file to see whether a corruption is gone.
+    static let corruptionRecheckInterval: Duration = .seconds(1)
+
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             Route("GET", "/catbird/api/health", lane: .quick) { _ in
+                dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
                 if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault) }
                 do {
                     try dependencies.tenants.checkReadable()

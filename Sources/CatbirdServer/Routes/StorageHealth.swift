@@ -7,7 +7,9 @@ import Foundation
 /// made read-only, corruption; README.md#storage-faults): `503 {"error": true, "status":
 /// "degraded", "reason": "…", "since": "<UTC ISO 8601>"}`. The server keeps serving mocks from
 /// memory meanwhile; control changes are refused with 503 and journal rows are dropped (each
-/// drop logged), until a write commits again.
+/// drop logged), until a write commits again. A corrupt file stays reported until
+/// `PRAGMA quick_check` passes again (``StorageFaults``): meanwhile what reads or writes its
+/// damaged pages fails, and the rest works.
 struct StorageHealth: Encodable {
     let error = true
     let status = "degraded"
@@ -15,7 +17,13 @@ struct StorageHealth: Encodable {
     let since: String
 
     static func degraded(_ fault: StorageFaults.Fault) -> HTTPResponse {
-        degraded(reason: fault.reason, since: fault.since)
+        guard fault.isCorruption else { return degraded(reason: fault.reason, since: fault.since) }
+        return JSONBody.response(
+            StorageHealth(
+                reason: "\(fault.reason) (\(fault.detail)): what reads or writes the damaged pages fails until the file "
+                    + "is restored; mocks are still served from memory",
+                since: Timestamp.string(from: fault.since)),
+            status: 503)
     }
 
     static func degraded(reason: String, since: Date) -> HTTPResponse {

@@ -23,6 +23,8 @@ struct RouteDependencies: Sendable {
     let origin: ServerOrigin
     /// What is wrong with the database file now, for `GET /catbird/api/health`.
     let storageFaults: StorageFaults
+    /// The read-only connections, where health re-checks a corrupt file (``StorageFaults``).
+    let reader: DatabasePool
     /// Request counts and the database's size for `/catbird/metrics`.
     let metrics: ServerMetrics
     /// Who may use the cross-tenant routes (docs/operations.md#admin-token).
