@@ -2,19 +2,27 @@
 /// generated answers that should not sit in memory whole.
 ///
 /// `next` is called on the server's worker thread each time the connection can take more, with
-/// the body offset reached so far (in bytes) and a buffer to fill; it returns how many bytes it
-/// wrote (1...buffer.count), or nil when the body is complete. It must not block: the worker
-/// serves other connections too. If the client goes away, it is simply not called again.
-/// With a declared length, returning nil early (or writing past it) closes the connection: the
-/// client sees a short body rather than a wrong one. (There is no way to fail a chunked body
-/// half-way: libmicrohttpd 0.9.75 with epoll leaves the connection open after
-/// `MHD_CONTENT_READER_END_WITH_ERROR`, and the client waits forever. A stream that fails
-/// should end so that its content is visibly incomplete, e.g. JSON left unterminated.)
+/// the body offset reached so far (in bytes) and a buffer to fill; it returns ``Step/wrote(_:)``
+/// with how many bytes it wrote (1...buffer.count), ``Step/finished`` when the body is complete,
+/// or ``Step/failed`` when it cannot go on. It must not block: the worker serves other
+/// connections too. If the client goes away, it is simply not called again.
 public final class HTTPBodyStream: Sendable {
+    /// What one call of `next` did.
+    public enum Step: Sendable, Equatable {
+        /// Wrote this many bytes (1...buffer.count) at the start of the buffer.
+        case wrote(Int)
+        /// The body is complete: a chunked body gets its last chunk (`0\r\n\r\n`).
+        case finished
+        /// The body cannot be completed. The connection's socket is shut down at once, so the
+        /// answer ends without a chunked body's last chunk (or short of a declared length) and
+        /// the connection closes: an HTTP client sees an incomplete transfer (curl exits 18)
+        /// rather than a whole body.
+        case failed
+    }
 
-    let next: @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Int?
+    let next: @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Step
 
-    public init(_ next: @escaping @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Int?) {
+    public init(_ next: @escaping @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Step) {
         self.next = next
     }
 }

@@ -17,7 +17,9 @@ enum ResponseBody {
 
     /// A new MHD response for `content` (the caller destroys it), or nil when the file cannot be
     /// sent (or memory ran out).
-    static func make(_ content: HTTPResponse.Body) -> OpaquePointer? {
+    /// - Parameter socket: the connection's socket, which a stream that fails shuts down
+    ///   (``StreamContext``); -1 when unknown.
+    static func make(_ content: HTTPResponse.Body, socket: Int32) -> OpaquePointer? {
         switch content {
         case let .bytes(bytes):
             let mustCopy = MHD_ResponseMemoryMode(rawValue: 2)!  // MHD_RESPMEM_MUST_COPY
@@ -27,12 +29,12 @@ enum ResponseBody {
         case let .file(path, offset, length):
             return file(path, offset: offset, length: length)
         case let .stream(length, stream):
-            let context = Unmanaged.passRetained(stream).toOpaque()
+            let context = Unmanaged.passRetained(StreamContext(stream: stream, socket: socket)).toOpaque()
             guard let response = MHD_create_response_from_callback(
                 length ?? UInt64.max,  // MHD_SIZE_UNKNOWN: chunked
                 streamBlockSize, readStream, context, releaseStream)
             else {
-                Unmanaged<HTTPBodyStream>.fromOpaque(context).release()
+                Unmanaged<StreamContext>.fromOpaque(context).release()
                 return nil
             }
             return response
@@ -56,20 +58,44 @@ enum ResponseBody {
         return response
     }
 
+    /// A stream and the socket of the one connection its response is queued on.
+    ///
+    /// A stream that fails shuts the socket down and then reports the end of the stream: the
+    /// bytes already in the kernel still go out, then FIN; libmicrohttpd's next send (a
+    /// chunked body's last chunk) fails, and it closes the connection as for a client that
+    /// went away. The descriptor stays libmicrohttpd's to close. Not
+    /// `MHD_CONTENT_READER_END_WITH_ERROR`: libmicrohttpd 0.9.75 (epoll) then sends nothing
+    /// more but never closes the connection, so the client waits for ever and the socket stays
+    /// open (measured in HARExportFailureTests: curl timed out after 20 s, one socket left).
+    private final class StreamContext {
+        let stream: HTTPBodyStream
+        let socket: Int32
+
+        init(stream: HTTPBodyStream, socket: Int32) {
+            self.stream = stream
+            self.socket = socket
+        }
+    }
+
     /// MHD_ContentReaderCallback: fills `buffer` from the stream; -1 is
-    /// MHD_CONTENT_READER_END_OF_STREAM.
+    /// MHD_CONTENT_READER_END_OF_STREAM (also after a failure, see ``StreamContext``).
     private static let readStream: MHD_ContentReaderCallback = { context, position, buffer, capacity in
         guard let context, let buffer, capacity > 0 else { return -1 }
-        let stream = Unmanaged<HTTPBodyStream>.fromOpaque(context).takeUnretainedValue()
-        guard let written = stream.next(position, UnsafeMutableRawBufferPointer(start: buffer, count: capacity)),
-              written > 0
-        else { return -1 }
-        return min(written, capacity)
+        let streaming = Unmanaged<StreamContext>.fromOpaque(context).takeUnretainedValue()
+        switch streaming.stream.next(position, UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) {
+        case let .wrote(count) where count > 0:
+            return min(count, capacity)
+        case .wrote, .finished:
+            return -1
+        case .failed:
+            if streaming.socket >= 0 { shutdown(streaming.socket, Int32(SHUT_RDWR)) }
+            return -1
+        }
     }
 
     /// MHD_ContentReaderFreeCallback: releases the stream once MHD is done with the response.
     private static let releaseStream: MHD_ContentReaderFreeCallback = { context in
         guard let context else { return }
-        Unmanaged<HTTPBodyStream>.fromOpaque(context).release()
+        Unmanaged<StreamContext>.fromOpaque(context).release()
     }
 }

@@ -267,7 +267,7 @@ final class ServerCore: Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        guard let body = ResponseBody.make(response.content) else {
+        guard let body = ResponseBody.make(response.content, socket: catbird_mhd_connection_fd(connection)) else {
             if case .bytes = response.content { return .NO }  // out of memory: MHD closes the connection
             return queue(ResponseBody.unreadableFile, on: connection)
         }

@@ -6,8 +6,8 @@ import XCTest
 /// File-backed and streamed response bodies (`HTTPResponse.Body`) over real sockets.
 final class ResponseBodyTests: XCTestCase {
     /// Answers `/file?offset=&length=` from `path`, `/missing` from a file that does not exist,
-    /// `/directory` from a directory, `/stream/<n>` with n bytes of a counting pattern and
-    /// `/chunked/<n>` the same without a length.
+    /// `/directory` from a directory, `/stream/<n>` with n bytes of a counting pattern,
+    /// `/chunked/<n>` the same without a length, and `/failing/<n>` n bytes then a failure.
     private struct BodyHandler: HTTPHandler {
         let path: String
         let directory: String
@@ -31,12 +31,22 @@ final class ResponseBodyTests: XCTestCase {
             case "stream", "chunked":
                 let total = UInt64(parts.last.flatMap { Int($0) } ?? 0)
                 let stream = HTTPBodyStream { offset, buffer in
-                    guard offset < total else { return nil }
+                    guard offset < total else { return .finished }
                     let count = Int(min(UInt64(buffer.count), total - offset, 1000))  // small chunks
                     for index in 0..<count { buffer[index] = ResponseBodyTests.byte(at: offset + UInt64(index)) }
-                    return count
+                    return .wrote(count)
                 }
                 return .now(HTTPResponse(status: 200, content: .stream(length: parts.first == "stream" ? total : nil, stream)))
+            case "failing":
+                // `/failing/<n>?length=<declared>`: n bytes, then the stream fails.
+                let total = UInt64(parts.last.flatMap { Int($0) } ?? 0)
+                let stream = HTTPBodyStream { offset, buffer in
+                    guard offset < total else { return .failed }
+                    let count = Int(min(UInt64(buffer.count), total - offset))
+                    for index in 0..<count { buffer[index] = ResponseBodyTests.byte(at: offset + UInt64(index)) }
+                    return .wrote(count)
+                }
+                return .now(HTTPResponse(status: 200, content: .stream(length: parameters["length"], stream)))
             default:
                 return .now(HTTPResponse(status: 404))
             }
@@ -65,6 +75,24 @@ final class ResponseBodyTests: XCTestCase {
     override func tearDown() {
         server?.stop()
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A stream that fails ends its answer visibly: the connection closes without a chunked
+    /// body's last chunk, or short of the declared length, and the server serves on.
+    func testAFailingStreamClosesTheConnectionWithoutEndingTheBody() throws {
+        for target in ["/failing/100000", "/failing/100000?length=200000"] {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            let (bytes, closed) = client.readUntilClosed(within: 10)
+            XCTAssertTrue(closed, "\(target): the connection is closed, not left waiting")
+            let text = String(decoding: bytes, as: UTF8.self)
+            XCTAssertTrue(text.hasPrefix("HTTP/1.1 200"), target)
+            XCTAssertFalse(text.hasSuffix("0\r\n\r\n"), "\(target): no last chunk")
+            let head = bytes.firstRange(of: Array("\r\n\r\n".utf8)).map { $0.upperBound } ?? 0
+            XCTAssertGreaterThan(bytes.count - head, 50_000, "\(target): what was written before the failure is sent")
+            XCTAssertLessThan(bytes.count - head, 200_000, "\(target): short of the declared length")
+        }
+        XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/stream/10").body.count, 10, "the server serves on")
     }
 
     func testAWholeFileIsSentWithItsLength() throws {

@@ -28,7 +28,14 @@ public struct DamagedPages {
     /// - Parameter pageSize: the file's page size in bytes (Catbird's files use SQLite's
     ///   default, 4096).
     /// - Throws: file errors.
+    /// First copies every page in the `-wal` file into the database file and empties the WAL
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`), so that no newer copy of a page in the WAL hides the
+    /// damage from readers; this needs every other connection idle, and throws if one is not.
     public init(_ pages: [Int], in path: String, pageSize: Int = 4096) throws {
+        let db = try Database(path: path)
+        let checkpoint = try db.query("PRAGMA wal_checkpoint(TRUNCATE)").first?[0].intValue
+        db.close()
+        guard checkpoint == 0 else { throw CheckpointBusy(path: path) }
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         var originals: [(page: Int, bytes: Data)] = []
@@ -54,5 +61,11 @@ public struct DamagedPages {
             try handle.write(contentsOf: bytes)
         }
         try handle.synchronize()
+    }
+
+    /// `PRAGMA wal_checkpoint(TRUNCATE)` could not finish: another connection was reading or writing.
+    public struct CheckpointBusy: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String { "could not checkpoint \(path): another connection is busy" }
     }
 }

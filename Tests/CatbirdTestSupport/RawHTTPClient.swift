@@ -126,6 +126,25 @@ public final class RawHTTPClient {
         }
     }
 
+    /// Every byte the server sends within `seconds`, what was buffered included, and whether
+    /// the server closed (or reset) the connection in that time.
+    public func readUntilClosed(within seconds: Double) -> (bytes: [UInt8], closed: Bool) {
+        var bytes = buffer
+        buffer = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return (bytes, false) }
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))) > 0
+            else { continue }
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return (bytes, true) }
+            bytes += chunk[..<count]
+        }
+    }
+
     /// Reads one response.
     public func readResponse(forHead: Bool = false) throws -> RawResponse {
         let headEnd = try readUntilHeadEnd()

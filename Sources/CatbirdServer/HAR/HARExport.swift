@@ -13,8 +13,9 @@ import Synchronization
 /// entries, comma-separated + `]}}`. Each page is read from SQLite when the previous one has
 /// been sent, on the worker thread that sends the answer, through the export's own read-only
 /// connection (a page is a few dozen rows by primary key, at most ``pageBudget`` bytes of
-/// bodies). A read that fails half-way ends the body without the document's closing `]}}`, so
-/// no JSON reader takes the cut document for a whole one.
+/// bodies). A read that fails half-way ends the answer as ``HTTPBodyStream/Step/failed``: the
+/// connection is closed without the chunked body's last chunk (an HTTP client reports an
+/// incomplete transfer), and the document lacks its closing `]}}`.
 final class HARExport: Sendable {
     /// Bodies' bytes one page may hold: 2 MiB (the entries' count follows from the body limit).
     static let pageBudget = 2 << 20
@@ -72,20 +73,20 @@ final class HARExport: Sendable {
         HTTPBodyStream { [self] _, buffer in fill(buffer) }
     }
 
-    private func fill(_ buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    private func fill(_ buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyStream.Step {
         state.withLock { state in
             while state.sent == state.pending.count {
-                if state.finished { return nil }
+                if state.finished { return .finished }
                 state.pending = []
                 state.sent = 0
                 do {
                     try Self.append(page: &state, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
                 } catch {
-                    // Ends the body without the document's closing `]}}`: no JSON reader takes
-                    // the cut file for a whole one (see HTTPBodyStream on why not abort).
+                    // The connection is closed without the last chunk: the client sees an
+                    // incomplete transfer, and the document lacks its closing `]}}`.
                     log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten) entries: \(error)")
                     state.finished = true
-                    return nil
+                    return .failed
                 }
             }
             let count = min(buffer.count, state.pending.count - state.sent)
@@ -93,7 +94,7 @@ final class HARExport: Sendable {
                 buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.sent..<(state.sent + count)]))
             }
             state.sent += count
-            return count
+            return .wrote(count)
         }
     }
 

@@ -125,7 +125,7 @@ struct Forwarding: Sendable {
     }
 
     /// The body of a `HEAD` answer: never asked for.
-    private static let noBody = HTTPBodyStream { _, _ in nil }
+    private static let noBody = HTTPBodyStream { _, _ in .finished }
 
     /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 otherwise
     /// (503 when the server is stopping); marked as made by Catbird (``generated(_:)``).
