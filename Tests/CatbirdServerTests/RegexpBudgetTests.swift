@@ -4,23 +4,56 @@ import XCTest
 
 /// A regexp mock gets an evaluation budget per request (docs/matching.md#evaluation-budget): a
 /// catastrophic expression is stopped, counts as not matching, and the request goes on to the
-/// next mock at once instead of running for minutes.
+/// next mock at once instead of running for minutes. The overrun is shown where users look: the
+/// 404's reason (and so its journal entry) and `catbird_regexp_budget_overruns_total`.
 final class RegexpBudgetTests: XCTestCase {
+    /// `(a+)+` against 40 a's and a mismatch tries about 2^40 ways: minutes without a budget.
+    static let catastrophic = "^/(a+)+$"
+    static let slowTarget = "/" + String(repeating: "a", count: 40) + "!"
+
     func testACatastrophicRegexpIsStoppedAndTheNextMockAnswers() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
         let client = try server.client()
-        // `(a+)+` against 40 a's and a mismatch tries about 2^40 ways: minutes without a budget.
-        try E2E.addMock(client, url: "^/(a+)+$", kind: "regexp", body: "never")
+        try E2E.addMock(client, url: Self.catastrophic, kind: "regexp", body: "never")
         try E2E.addMock(client, url: "/a*", kind: "wildcard", body: "next")
-        let target = "/" + String(repeating: "a", count: 40) + "!"
         let started = ContinuousClock.now
-        let response = try client.request("GET", target)
+        let response = try client.request("GET", Self.slowTarget)
         let elapsed = ContinuousClock.now - started
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(response.text, "next")
         XCTAssertLessThan(elapsed, .seconds(3), "the budget is 100 ms; took \(elapsed)")
+        XCTAssertEqual(try overruns(client), 1, "the skipped mock is counted")
         // A request the expression answers quickly still matches it.
         XCTAssertEqual(try client.request("GET", "/aaaa").text, "never")
+        XCTAssertEqual(try overruns(client), 1, "a quick evaluation is no overrun")
+    }
+
+    /// When nothing else answers, the 404's reason names the mock that ran out of time, and the
+    /// journal entry keeps that answer.
+    func testA404NamesTheMockThatRanOutOfTime() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "budget", url: Self.catastrophic, kind: "regexp", body: "never")
+        let mockID = JSONNumber.int(try E2E.mocks(client, tenant: "budget").first?["id"])
+        XCTAssertNotNil(mockID)
+        let response = try client.request("GET", Self.slowTarget, headers: E2E.tenantHeader("budget"))
+        let expected = "mock \(mockID ?? -1) (GET regexp \"^/(a+)+$\") of tenant \"budget\" was skipped: its regular expression ran out of the 100 ms evaluation budget"
+        E2E.assertError(response, status: 404, reasonContains: expected)
+        XCTAssertEqual(try overruns(client), 1)
+
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "budget").last)
+        let id = JSONNumber.int(entry["id"]) ?? -1
+        let body = try client.request("GET", "/catbird/api/requests/\(id)/response/body", headers: E2E.tenantHeader("budget"))
+        XCTAssertEqual(body.status, 200, body.text)
+        XCTAssertTrue((body.object["reason"] as? String ?? "").contains(expected), "the journaled 404 says it too: \(body.text)")
+    }
+
+    /// `catbird_regexp_budget_overruns_total` from `/catbird/metrics`.
+    private func overruns(_ client: RawHTTPClient) throws -> Int? {
+        let scrape = try client.request("GET", "/catbird/metrics").text
+        let line = scrape.split(separator: "\n").first { $0.hasPrefix("catbird_regexp_budget_overruns_total ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") }
     }
 }

@@ -1,9 +1,13 @@
 import Foundation
+import Synchronization
 
 /// What `/catbird/metrics` reports besides the journal writer's own statistics: the request
 /// counts and where the database files are (their sizes are read at each scrape).
 final class ServerMetrics: Sendable {
     let requests = RequestMetrics()
+    /// Mocks skipped because their regular expression ran out of a request's evaluation budget
+    /// (docs/matching.md#evaluation-budget), since start; one per mock and request.
+    let regexpBudgetOverruns = Atomic<Int>(0)
     /// The database file; its `-wal` file is counted with it.
     let databasePath: String
 

@@ -45,6 +45,10 @@ enum MetricsRoute {
             bounds: RequestMetrics.latencyBounds, atMost: requests.latencyAtMost, count: requests.latencyCount,
             sum: requests.latencySum)
 
+        out.metric(
+            "catbird_regexp_budget_overruns_total", .counter,
+            help: "Mocks skipped because their regular expression ran out of a request's 100 ms evaluation budget (one per mock and request).")
+        out.sample("catbird_regexp_budget_overruns_total", dependencies.metrics.regexpBudgetOverruns.load(ordering: .relaxed))
         out.metric("catbird_journal_queue_entries", .gauge, help: "Journal entries waiting to be written to SQLite.")
         out.sample("catbird_journal_queue_entries", writer.queuedEntries)
         out.metric("catbird_journal_queue_bytes", .gauge, help: "Bytes of bodies, headers and URLs waiting to be written.")

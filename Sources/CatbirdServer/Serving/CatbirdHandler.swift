@@ -26,8 +26,8 @@ struct CatbirdHandler: HTTPHandler {
         routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
-            forwarding: dependencies.upstream?.forwarding, log: dependencies.log, cors: dependencies.settings.cors,
-            strict: dependencies.settings.durability == .strict)
+            forwarding: dependencies.upstream?.forwarding, log: dependencies.log, metrics: dependencies.metrics,
+            cors: dependencies.settings.cors, strict: dependencies.settings.durability == .strict)
         upstream = dependencies.upstream
         cors = dependencies.settings.cors
         admin = dependencies.admin

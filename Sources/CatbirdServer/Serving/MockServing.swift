@@ -3,6 +3,7 @@ import CatbirdHTTP
 import CatbirdSupport
 import CatbirdWire
 import Dispatch
+import Synchronization
 
 /// Answers a non-control request (`docs/matching.md#resolution-order`): the caller's mocks,
 /// then the default tenant's, then the mocks directory's files (``FileServing``), then the
@@ -19,6 +20,8 @@ struct MockServing: Sendable {
     let forwarding: Forwarding?
     /// Where a regexp stopped by the evaluation budget is reported (warning).
     let log: Logger
+    /// Where a regexp stopped by the evaluation budget is counted.
+    let metrics: ServerMetrics
     /// `--cors`: CORS headers are added to every answer before it is journaled (``CORS``).
     let cors: Bool
     /// `--durability strict`: a delayed response leaves only once its entry is committed.
@@ -33,10 +36,14 @@ struct MockServing: Sendable {
     }
 
     func respond(to request: HTTPRequest, tenant: TenantID) -> Served {
+        var outOfTime: [Mock] = []
         guard let hit = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
             headerValue: { request.headers.first($0) }, body: request.body,
-            outOfTime: { reportOutOfTime($0, request: request, tenant: tenant) })
+            outOfTime: { mock in
+                reportOutOfTime(mock, request: request, tenant: tenant)
+                outOfTime.append(mock)
+            })
         else {
             if let answer = files?.respond(to: request) {
                 let (sent, ticket) = journal(
@@ -49,7 +56,7 @@ struct MockServing: Sendable {
                 return answered(Forwarding.connectNotSupported, request: request, tenant: tenant)
             }
             if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
-            let answer = notFoundAnswer(request, tenant: tenant)
+            let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime)
             let (sent, ticket) = journal(
                 request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
                 answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesJSON)
@@ -69,12 +76,13 @@ struct MockServing: Sendable {
         return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil)
     }
 
-    /// Logs a mock whose regular expression ran out of the request's budget
-    /// (docs/matching.md#evaluation-budget): it counted as not matching this request.
+    /// Logs and counts (`catbird_regexp_budget_overruns_total`) a mock whose regular expression
+    /// ran out of the request's budget (docs/matching.md#evaluation-budget): it counted as not
+    /// matching this request. A 404 also names it in its reason (``NotFoundAnswer``).
     private func reportOutOfTime(_ mock: Mock, request: HTTPRequest, tenant: TenantID) {
-        let pattern = mock.pattern.source
+        metrics.regexpBudgetOverruns.add(1, ordering: .relaxed)
         log.warning(
-            "mock \(mock.id) of tenant \(JSONText.string(tenant.rawValue)) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.string(pattern.url.value))) skipped: its pattern ran out of the \(MockStore.requestBudget.milliseconds) ms evaluation budget for \(request.method) \(JSONText.string(request.target))")
+            "\(NotFoundAnswer.outOfTimeSummary(mock)) for \(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue)))")
     }
 
     /// A delayed mock response, journaled when its delay ends (docs/protocol.md#delays): as
@@ -109,12 +117,13 @@ struct MockServing: Sendable {
     }
 
     /// The 404 with the request's near misses (computed only here, on a miss).
-    private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID) -> NotFoundAnswer {
+    private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock]) -> NotFoundAnswer {
         let report = mocks.nearMisses(
             tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
             body: request.body)
         return NotFoundAnswer(
-            report: report, method: request.method, target: request.target, tenant: tenant, namesOtherTenants: !admin.requiresToken)
+            report: report, method: request.method, target: request.target, tenant: tenant,
+            namesOtherTenants: !admin.requiresToken, outOfTime: outOfTime)
     }
 
     /// The status journaled for a request whose client hung up before its (delayed) answer

@@ -17,14 +17,19 @@ struct NotFoundAnswer {
     /// The near misses as the journal's `near_misses` JSON array.
     let nearMissesJSON: String
 
-    /// - Parameter namesOtherTenants: whether the answer may name the other tenants whose mocks
-    ///   match (false with an admin token set: listing tenants is then the admin's alone).
-    init(report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool) {
+    /// - Parameters:
+    ///   - namesOtherTenants: whether the answer may name the other tenants whose mocks match
+    ///     (false with an admin token set: listing tenants is then the admin's alone).
+    ///   - outOfTime: mocks skipped because their regular expression ran out of the request's
+    ///     evaluation budget (docs/matching.md#evaluation-budget), named in the reason.
+    init(report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = []) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let matching = namesOtherTenants ? report.matchingTenants.map(\.rawValue) : []
         let body = CatbirdNotFoundBody(
-            reason: Self.reason(report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants),
+            reason: Self.reason(
+                report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
+                outOfTime: outOfTime),
             tenant: tenant.rawValue,
             nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
         // The near misses hold strings and finite numbers only, which JSONEncoder always encodes.
@@ -34,8 +39,11 @@ struct NotFoundAnswer {
     }
 
     /// One line: `no mock matched GET /api/usres in tenant "s1"; the closest is mock 7 (GET
-    /// equal "/api/users") of tenant "s1": url differs (expected …, got …)`.
-    static func reason(report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool) -> String {
+    /// equal "/api/users") of tenant "s1": url differs (expected …, got …)`, then, for each mock in
+    /// `outOfTime`, `; ` and its ``outOfTimeSummary(_:)``.
+    static func reason(
+        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = []
+    ) -> String {
         let request = "\(method) \(target.count > 200 ? String(target.prefix(200)) + "…" : target)"
         let place = tenant.isDefault
             ? "the default tenant (the request has no X-Catbird-Parallel-Id)" : "tenant \(JSONText.shortString(tenant.rawValue))"
@@ -52,6 +60,16 @@ struct NotFoundAnswer {
             reason += "; but \(owner) has a mock that matches it: is the app sending its parallel id"
                 + " (an old launch argument or key)?"
         }
+        for mock in outOfTime { reason += "; " + outOfTimeSummary(mock) }
         return reason.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+    }
+
+    /// `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: its regular expression ran out of
+    /// the 100 ms evaluation budget` (docs/matching.md#evaluation-budget).
+    static func outOfTimeSummary(_ mock: Mock) -> String {
+        let pattern = mock.pattern.source
+        return "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.string(pattern.url.value))) of tenant "
+            + "\(JSONText.shortString(mock.tenant.rawValue)) was skipped: its regular expression ran out of the "
+            + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
     }
 }
