@@ -89,31 +89,53 @@ extension HAREntry {
     /// - Parameter origin: the server's base URL (`http://127.0.0.1:8080`), for an origin-form
     ///   target of a request that carried no `Host`.
     init(_ entry: JournalExportEntry, origin: String) {
-        let requestHeaders = entry.request.headers.map { NameValue(name: $0.name, value: $0.value) }
-        let responseHeaders = entry.response.headers.map { NameValue(name: $0.name, value: $0.value) }
-        let url = Self.absoluteURL(entry.url, host: Self.first("Host", in: entry.request.headers), origin: origin)
-        let requestBody = Self.text(entry.request)
+        let sent = Message(entry.request)
+        let received = Message(entry.response)
         startedDateTime = entry.time
         time = entry.durationMs
         request = Request(
-            method: entry.method, url: url, cookies: Self.requestCookies(entry.request.headers), headers: requestHeaders,
-            queryString: Self.queryString(entry.url),
+            method: entry.method, url: Self.absoluteURL(entry.url, host: sent.first("Host"), origin: origin),
+            cookies: Self.requestCookies(entry.request.headers), headers: sent.headers, queryString: Self.queryString(entry.url),
             postData: entry.request.bodySize == 0 && entry.request.body.isEmpty
                 ? nil
-                : PostData(
-                    mimeType: Self.first("Content-Type", in: entry.request.headers) ?? "", text: requestBody.text ?? "",
-                    _encoding: requestBody.encoding, comment: Self.truncation(entry.request)),
+                : PostData(mimeType: sent.mimeType, text: sent.text ?? "", _encoding: sent.encoding, comment: sent.comment),
             bodySize: entry.request.bodySize)
-        let responseBody = Self.text(entry.response)
         response = Response(
             status: entry.status, statusText: HTTPStatus.reasonPhrase(for: entry.status),
-            cookies: Self.responseCookies(entry.response.headers), headers: responseHeaders,
+            cookies: Self.responseCookies(entry.response.headers), headers: received.headers,
             content: Content(
-                size: entry.response.bodySize, mimeType: Self.first("Content-Type", in: entry.response.headers) ?? "",
-                text: responseBody.text, encoding: responseBody.encoding, comment: Self.truncation(entry.response)),
-            redirectURL: Self.first("Location", in: entry.response.headers) ?? "", bodySize: entry.response.bodySize)
+                size: entry.response.bodySize, mimeType: received.mimeType, text: received.text, encoding: received.encoding,
+                comment: received.comment),
+            redirectURL: received.first("Location") ?? "", bodySize: entry.response.bodySize)
         timings = Timings(send: 0, wait: entry.durationMs, receive: 0)
         _catbird = Catbird(id: entry.id, tenant: entry.tenant, answeredBy: entry.answeredBy, mockId: entry.mockID, filePath: entry.filePath)
+    }
+
+    /// What a request and a response are mapped to alike: the header fields in order, the
+    /// `Content-Type` as MIME type (`""` without one), the body as HAR text (``text(_:)``) and
+    /// the note on a body the journal cut short (``truncation(_:)``).
+    private struct Message {
+        let fields: [(name: String, value: String)]
+        let headers: [NameValue]
+        let mimeType: String
+        let text: String?
+        let encoding: String?
+        let comment: String?
+
+        init(_ message: JournalExportEntry.Message) {
+            fields = message.headers
+            headers = message.headers.map { NameValue(name: $0.name, value: $0.value) }
+            (text, encoding) = HAREntry.text(message)
+            comment = HAREntry.truncation(message)
+            mimeType = Self.first("Content-Type", in: message.headers) ?? ""
+        }
+
+        /// The first value of the header field `name` (compared case-insensitively).
+        func first(_ name: String) -> String? { Self.first(name, in: fields) }
+
+        private static func first(_ name: String, in fields: [(name: String, value: String)]) -> String? {
+            fields.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
     }
 
     /// The stored body as HAR text: UTF-8 as is, other bytes as base64 (`encoding` "base64");
@@ -164,9 +186,5 @@ extension HAREntry {
         guard !trimmed.isEmpty else { return nil }
         let parts = trimmed.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         return Cookie(name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
-    }
-
-    private static func first(_ name: String, in headers: [(name: String, value: String)]) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
