@@ -78,23 +78,23 @@ extension Journal {
     ) throws -> CatbirdRequestPage {
         writer.flush()
         var ids: [Int64] = []
-        try matches(of: tenant, pattern, after: query.since ?? 0, timeLimit: timeLimit, bounds: query) { id in
+        try matches(of: tenant, pattern, after: query.page.since ?? 0, timeLimit: timeLimit, bounds: query) { id in
             ids.append(id)
-            return ids.count <= query.limit
+            return ids.count <= query.page.limit
         }
-        let hasMore = ids.count > query.limit
-        let pageIDs = ids.prefix(query.limit)
+        let hasMore = ids.count > query.page.limit
+        let pageIDs = ids.prefix(query.page.limit)
         let rows = pageIDs.isEmpty ? [] : try reader.use { db in
             try db.query(
                 """
-                SELECT \(Self.columns(bodies: query.includeBodies)) FROM requests
+                SELECT \(Self.columns(bodies: query.page.includeBodies)) FROM requests
                 WHERE tenant = ? AND id IN (\(pageIDs.map(String.init).joined(separator: ","))) ORDER BY id
                 """, [.text(tenant.rawValue)])
         }
         let records = rows.map(Self.record(from:))
         return CatbirdRequestPage(
-            requests: records, hasMore: hasMore, nextSince: pageIDs.last ?? query.since ?? 0,
-            nextBefore: pageIDs.first ?? query.before)
+            requests: records, hasMore: hasMore, nextSince: pageIDs.last ?? query.page.since ?? 0,
+            nextBefore: pageIDs.first ?? query.page.before)
     }
 
     /// Calls `visit` with the id of each of the tenant's entries after `since` that matches
@@ -110,7 +110,7 @@ extension Journal {
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
         var boundSQL = ""
         var boundBindings: [SQLiteValue] = []
-        if let before = bounds?.before { boundSQL += " AND id < ?"; boundBindings.append(.integer(before)) }
+        if let before = bounds?.page.before { boundSQL += " AND id < ?"; boundBindings.append(.integer(before)) }
         if let from = bounds?.from { boundSQL += " AND time >= ?"; boundBindings.append(.text(Timestamp.string(from: from))) }
         if let until = bounds?.until { boundSQL += " AND time < ?"; boundBindings.append(.text(Timestamp.string(from: until))) }
         let sql = "SELECT id FROM requests WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions + boundSQL

@@ -75,8 +75,9 @@ enum JournalRoutes {
             throw .badRequest("'limit' must be from 1 to \(JournalQuery.maxLimit), not \(limit)")
         }
         return JournalFindQuery(
-            since: body.since, before: body.before, from: try time(body.from, "from"), until: try time(body.until, "until"),
-            limit: body.limit ?? JournalQuery.defaultLimit, includeBodies: body.bodies ?? true)
+            page: JournalQuery(
+                since: body.since, before: body.before, limit: body.limit ?? JournalQuery.defaultLimit, includeBodies: body.bodies ?? true),
+            from: try time(body.from, "from"), until: try time(body.until, "until"))
     }
 
     /// Parses the listing's query parameters.
