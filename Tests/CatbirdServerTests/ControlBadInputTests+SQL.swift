@@ -1,0 +1,94 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Bad input to `POST /catbird/api/sql`: writes, bad bodies, a query past its time limit.
+extension ControlBadInputTests {
+    func testSQLWriteStatementsAreRejected() throws {
+        let harness = try ControlBadInputHarness()
+        let statements = [
+            "DELETE FROM mocks",
+            "DROP TABLE requests",
+            "INSERT INTO tenants VALUES('x','a','b')",
+            "SELECT 1; DELETE FROM mocks",
+            "PRAGMA journal_mode=DELETE",
+            "ATTACH DATABASE '/tmp/x.db' AS x",
+            "UPDATE mocks SET hits = 99",
+            "REPLACE INTO tenants SELECT * FROM tenants",
+            "WITH x AS (SELECT 1) DELETE FROM requests",
+            "CREATE TABLE t(x)",
+            "CREATE TEMP TABLE t(x)",
+            "PRAGMA user_version = 3",
+            "BEGIN",
+            "DETACH DATABASE main",
+            "VACUUM",
+            "REINDEX",
+            "ANALYZE",
+        ]
+        for sql in statements {
+            try harness.assertRejected("SQL \(sql)", 400, mentioning: ["read-only", "read only", "statement"]) {
+                try $0.json("POST", "/catbird/api/sql", #"{"sql":\#(FixtureTestSupport.canonical(sql))}"#)
+            }
+        }
+    }
+
+    /// Statements that would write a file beside the database are refused before any is made.
+    func testSQLThatWouldCreateAFileCreatesNone() throws {
+        let harness = try ControlBadInputHarness()
+        for (label, file, sql) in [
+            ("ATTACH in the server's folder", "attached.db", "ATTACH DATABASE '%@' AS x"), ("VACUUM INTO", "copy.db", "VACUUM INTO '%@'"),
+        ] {
+            let path = harness.server.directory.appendingPathComponent(file).path
+            let statement = sql.replacingOccurrences(of: "%@", with: path)
+            try harness.assertRejected("SQL \(label)", 400, mentioning: ["read-only", "read only", "statement"]) {
+                try $0.json("POST", "/catbird/api/sql", #"{"sql":\#(FixtureTestSupport.canonical(statement))}"#)
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path), "a refused \(label) must not create \(path)")
+        }
+    }
+
+    func testSQLBadBodiesAreRejected() throws {
+        let harness = try ControlBadInputHarness()
+        let cases: [(String, String, [String])] = [
+            ("body not JSON", "SELECT 1", ["JSON", "sql"]),
+            ("sql missing", #"{"params":[]}"#, ["sql"]),
+            ("sql as a number", #"{"sql":1}"#, ["sql"]),
+            ("sql empty", #"{"sql":""}"#, ["statement", "sql"]),
+            ("sql only a comment", #"{"sql":"-- nothing"}"#, ["statement", "sql"]),
+            ("param is an object", #"{"sql":"SELECT ?","params":[{"a":1}]}"#, ["param"]),
+            ("params not an array", #"{"sql":"SELECT ?","params":1}"#, ["param"]),
+            ("params an array in an array", #"{"sql":"SELECT ?","params":[[1]]}"#, ["param"]),
+            ("too many params", #"{"sql":"SELECT ?","params":[1,2]}"#, ["param"]),
+            ("too few params", #"{"sql":"SELECT ?, ?","params":[1]}"#, ["param"]),
+            ("maxRows 0", #"{"sql":"SELECT 1","maxRows":0}"#, ["maxRows"]),
+            ("maxRows negative", #"{"sql":"SELECT 1","maxRows":-1}"#, ["maxRows"]),
+            ("maxRows over 10000", #"{"sql":"SELECT 1","maxRows":10001}"#, ["maxRows"]),
+            ("maxRows as text", #"{"sql":"SELECT 1","maxRows":"5"}"#, ["maxRows"]),
+            ("syntax error", #"{"sql":"SELEKT 1"}"#, ["syntax", "SELEKT"]),
+            ("unknown table", #"{"sql":"SELECT * FROM no_such_table"}"#, ["no_such_table"]),
+        ]
+        for (label, body, problem) in cases {
+            try harness.assertRejected("SQL \(label)", 400, mentioning: problem) {
+                try $0.json("POST", "/catbird/api/sql", body)
+            }
+        }
+        try harness.assertRejected("SQL body text/plain", 415, mentioning: ["Content-Type", "JSON"]) {
+            try $0.request("POST", "/catbird/api/sql", headers: [("Content-Type", "text/plain")], body: Array(#"{"sql":"SELECT 1"}"#.utf8))
+        }
+        try harness.assertRejected("SQL without Content-Type", 415, mentioning: ["Content-Type", "JSON"]) {
+            try $0.request("POST", "/catbird/api/sql", body: Array(#"{"sql":"SELECT 1"}"#.utf8))
+        }
+    }
+
+    /// A query past the time limit is stopped with a 400, and the server keeps serving.
+    func testSQLPastItsTimeLimitIsStopped() throws {
+        let harness = try ControlBadInputHarness(configure: { $0.sqlTimeLimit = .milliseconds(300) })
+        let sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+        let clock = ContinuousClock()
+        let start = clock.now
+        try harness.assertRejected("SQL endless recursive CTE", 400, mentioning: ["time", "interrupt"]) {
+            try $0.json("POST", "/catbird/api/sql", #"{"sql":\#(FixtureTestSupport.canonical(sql))}"#)
+        }
+        XCTAssertLessThan(start.duration(to: clock.now), .seconds(10), "the time limit must stop the query")
+    }
+}
