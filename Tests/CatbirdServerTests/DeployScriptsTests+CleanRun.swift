@@ -9,7 +9,10 @@ import Glibc
 /// crashed before its post-action) do not answer the next run, while the earlier journal stays
 /// queryable; the server is built without the scheme's environment; `--host 0.0.0.0` warns.
 extension DeployScriptsTests {
-    func testALeftoverMockFromACrashedRunDoesNotAnswerTheNextRun() throws {
+    /// Mocks left by an earlier run: kept with `--keep-mocks` (the server is reused), removed
+    /// by the next plain start whether the earlier server crashed (no post-action ran) or is
+    /// still running and reused; the earlier journal stays queryable.
+    func testMocksLeftByAnEarlierRunDoNotAnswerTheNextRun() throws {
         let port = try ChildProcesses.freePort()
         let database = directory.appendingPathComponent("runs.sqlite").path
         XCTAssertEqual(try script("start.sh", ["--port", "\(port)", "--db", database]).status, 0)
@@ -17,7 +20,12 @@ extension DeployScriptsTests {
         try E2E.addMock(client, tenant: nil, url: "/api/feed", body: "run 1 default")
         try E2E.addMock(client, tenant: "shard-1", url: "/api/feed", body: "run 1 shard")
         XCTAssertEqual(try client.request("GET", "/api/feed").text, "run 1 default")
+
+        let kept = try script("start.sh", ["--port", "\(port)", "--db", database, "--keep-mocks"])
+        XCTAssertEqual(kept.status, 0, kept.output)
+        XCTAssertTrue(kept.stdout.contains("reusing it"), kept.output)
         XCTAssertEqual(try client.request("GET", "/api/feed", headers: E2E.tenantHeader("shard-1")).text, "run 1 shard")
+
         // Let the journal writer commit the two requests, then crash: no post-action runs.
         _ = try E2E.journal(client, tenant: "shard-1")
         let pid = try XCTUnwrap(recordedPid(port: port))
@@ -33,22 +41,9 @@ extension DeployScriptsTests {
             try client.request("GET", "/api/feed", headers: E2E.tenantHeader("shard-1")).status, 404, "and the shard's")
         let earlier = try E2E.sqlRows(client, "SELECT COUNT(*) FROM requests WHERE url = '/api/feed' AND status = 200")
         XCTAssertEqual(earlier.first.map { $0.map { JSONNumber.int($0) } }, [1], "the earlier run's journal is still there")
-        XCTAssertEqual(try script("stop.sh", ["--port", "\(port)"]).status, 0)
-    }
-
-    func testKeepMocksKeepsThemAndAReusedServerIsClearedToo() throws {
-        let port = try ChildProcesses.freePort()
-        let database = directory.appendingPathComponent("keep.sqlite").path
-        XCTAssertEqual(try script("start.sh", ["--port", "\(port)", "--db", database]).status, 0)
-        let client = try RawHTTPClient(port: port)
-        try E2E.addMock(client, tenant: "shard-2", url: "/kept", body: "kept")
-
-        let kept = try script("start.sh", ["--port", "\(port)", "--db", database, "--keep-mocks"])
-        XCTAssertEqual(kept.status, 0, kept.output)
-        XCTAssertTrue(kept.stdout.contains("reusing it"), kept.output)
-        XCTAssertEqual(try client.request("GET", "/kept", headers: E2E.tenantHeader("shard-2")).text, "kept")
 
         // The post-action never ran: the next run reuses the server and still starts clean.
+        try E2E.addMock(client, tenant: "shard-2", url: "/kept", body: "kept")
         let reused = try script("start.sh", ["--port", "\(port)", "--db", database])
         XCTAssertEqual(reused.status, 0, reused.output)
         XCTAssertTrue(reused.stdout.contains("removed 1 mock(s) left by earlier runs"), reused.output)
