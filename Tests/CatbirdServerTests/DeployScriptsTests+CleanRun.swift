@@ -94,10 +94,7 @@ extension DeployScriptsTests {
             """)
         let port = try ChildProcesses.freePort()
         let result = try script("start.sh", ["--port", "\(port)"], environment: ["CATBIRD_BINARY": "", "CATBIRD_SWIFT": swift.path])
-        XCTAssertEqual(result.status, 1, result.output)
-        XCTAssertTrue(result.stderr.contains("no such module 'CMicroHTTPD'"), result.output)
-        XCTAssertTrue(result.stderr.contains("error: start.sh: building catbird failed"), result.output)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: pidFile(port).path))
+        assertFailedStart(result, port: port, saying: ["no such module 'CMicroHTTPD'", "error: start.sh: building catbird failed"])
     }
 
     func testAllAddressesAreServedWithAWarning() throws {

@@ -85,12 +85,10 @@ final class DeployScriptsTests: XCTestCase {
         let result = try script("start.sh", ["--port", "\(port)", "--timeout", "1"], binary: fake)
         XCTAssertLessThan(ContinuousClock.now - startedAt, .seconds(10))
 
-        XCTAssertEqual(result.status, 1, result.output)
-        XCTAssertTrue(result.stderr.contains("timeout"), result.output)
-        XCTAssertTrue(result.stderr.contains("port \(port)"), result.output)
-        XCTAssertTrue(result.stderr.contains("within 1 s"), result.output)
-        XCTAssertTrue(result.stderr.contains("never-healthy started with serve --host 127.0.0.1 --port \(port)"), "the log's last lines: \(result.output)")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: pidFile(port).path), "pid file removed")
+        assertFailedStart(result, port: port, saying: [
+            "timeout", "port \(port)", "within 1 s",
+            "never-healthy started with serve --host 127.0.0.1 --port \(port)",  // the log's last lines
+        ])
         let pids = try String(contentsOf: processes, encoding: .utf8).split(separator: " ").compactMap {
             Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
@@ -108,10 +106,7 @@ final class DeployScriptsTests: XCTestCase {
             """)
         let port = try ChildProcesses.freePort()
         let result = try script("start.sh", ["--port", "\(port)"], binary: fake)
-        XCTAssertEqual(result.status, 1, result.output)
-        XCTAssertTrue(result.stderr.contains("catbird on port \(port) exited (status 3)"), result.output)
-        XCTAssertTrue(result.stderr.contains("cannot open the database"), result.output)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: pidFile(port).path))
+        assertFailedStart(result, port: port, saying: ["catbird on port \(port) exited (status 3)", "cannot open the database"])
     }
 
     func testStopWhenNothingRunsSucceeds() throws {
@@ -156,6 +151,18 @@ final class DeployScriptsTests: XCTestCase {
             environment: ["TMPDIR": directory.path, "CATBIRD_BINARY": binary.path, "CATBIRD_NO_NOTIFICATION": "1"]
                 .merging(environment) { $1 }.filter { !$0.value.isEmpty },
             in: directory, seconds: 60)
+    }
+
+    /// Asserts a start that failed loudly: status 1, each of `messages` in its stderr, and no
+    /// pid file left for `port`.
+    func assertFailedStart(
+        _ result: ChildProcesses.Result, port: UInt16, saying messages: [String], file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(result.status, 1, result.output, file: file, line: line)
+        for message in messages {
+            XCTAssertTrue(result.stderr.contains(message), "no \"\(message)\" in: \(result.output)", file: file, line: line)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pidFile(port).path), "pid file removed", file: file, line: line)
     }
 
     func pidFile(_ port: UInt16) -> URL {

@@ -8,20 +8,9 @@ import XCTest
 /// page was read) must not pass for a whole file: the server closes the connection without the
 /// chunked body's last chunk, so an HTTP client reports an incomplete transfer
 /// (docs/protocol.md#har-export).
-final class HARExportFailureTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-har-failure-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
-
+final class HARExportFailureTests: StorageTestCase {
     func testAnExportCutShortByADamagedPageEndsWithoutTheLastChunk() throws {
-        let database = directory.appendingPathComponent("catbird.sqlite").path
+        let database = databasePath()
         let server = try CatbirdServer(settings: .init(port: 0, databasePath: database, logLevel: .error))
         try server.start()
         defer { server.stop() }
