@@ -6,7 +6,8 @@
 #                    p50/p99 at 1 and 64 connections
 #   equal 1k / 10k   a tenant with 1,000 / 10,000 equal-URL mocks, hitting the last one added
 #   mix 100 / 1k     a tenant with 100 / 1,000 mocks, half wildcard, half regexp: hitting the
-#                    last one added, and a URL none of them matches (404)
+#                    last one added, and URLs none of them matches (404; miss.lua: another
+#                    /miss/<letters> per request)
 #   8 tenants        64 connections spread over 8 tenants, each with its own mock
 #   64 KiB body      a mock answering 65,536 bytes (nginx: a static file of the same size)
 #   POST 16 KiB      a POST with a 16,384-byte body (nginx: return 200)
@@ -391,9 +392,9 @@ if [ "$MANY_EQUAL" != 1000 ]; then
     measure equalmany "$(printf "%'d" "$MANY_EQUAL") equal mocks, last" 64 /bench "/m/$(( MANY_EQUAL - 1 ))" 0 -H "$(tenant equalmany)"
 fi
 measure mix100hit "100 wildcard+regexp, last" 64 /bench /r/99/last 0 -H "$(tenant mix100)"
-measure mix100miss "100 wildcard+regexp, miss (404)" 64 /bench /miss/nothing 1 -H "$(tenant mix100)"
+measure mix100miss "100 wildcard+regexp, miss (404)" 64 /bench /miss/nothing 1 -H "$(tenant mix100)" -s "$BENCH_DIR/miss.lua"
 measure mix1khit "1,000 wildcard+regexp, last" 64 /bench /r/999/last 0 -H "$(tenant mix1k)"
-measure mix1kmiss "1,000 wildcard+regexp, miss (404)" 64 /bench /miss/nothing 1 -H "$(tenant mix1k)"
+measure mix1kmiss "1,000 wildcard+regexp, miss (404)" 64 /bench /miss/nothing 1 -H "$(tenant mix1k)" -s "$BENCH_DIR/miss.lua"
 measure tenants "8 tenants at once" 64 /bench /bench 0 -s "$BENCH_DIR/tenants.lua"
 measure big "64 KiB response body" 64 /big /big 0
 measure upload "POST 16 KiB request body" 64 /upload /upload 0 -s "$BENCH_DIR/post.lua" -- "$UPLOAD_BYTES"
