@@ -2,7 +2,6 @@ import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
 @_spi(Server) import CatbirdWire
-import Foundation
 
 /// The 404 of a request nothing answered, with its near misses (docs/matching.md#near-misses):
 /// `{"error": true, "reason": "<one line>", "tenant": "…", "nearMisses": […], "matchingTenants": […]}`.
@@ -23,8 +22,6 @@ struct NotFoundAnswer {
     ///   - outOfTime: mocks skipped because their regular expression ran out of the request's
     ///     evaluation budget (docs/matching.md#evaluation-budget), named in the reason.
     init(report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = []) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let matching = namesOtherTenants ? report.matchingTenants.map(\.rawValue) : []
         let body = CatbirdNotFoundBody(
             reason: Self.reason(
@@ -32,10 +29,8 @@ struct NotFoundAnswer {
                 outOfTime: outOfTime),
             tenant: tenant.rawValue,
             nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
-        // The near misses hold strings and finite numbers only, which JSONEncoder always encodes.
-        let bytes = (try? encoder.encode(body)).map(Array.init) ?? Array(CatbirdErrorBody(reason: body.reason).json.utf8)
-        response = HTTPResponse(status: 404, headers: APIError.headers, body: bytes)
-        nearMissesJSON = (try? encoder.encode(report.nearMisses)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        nearMissesJSON = CatbirdNearMiss.jsonText(report.nearMisses)
+        response = HTTPResponse(status: 404, headers: APIError.headers, body: Array(body.jsonText(nearMissesJSON: nearMissesJSON).utf8))
     }
 
     /// One line: `no mock matched GET /api/usres in tenant "s1"; the closest is mock 7 (GET
