@@ -18,6 +18,13 @@ public struct CompiledRequestPattern: Sendable {
     let headers: [(name: String, pattern: CompiledPatternMatch)]
     /// The body pattern, nil when the body is not matched.
     public let body: CompiledBodyPattern?
+    /// The url pattern's value as the near-miss distance compares it: its UTF-8 bytes, cut to
+    /// ``comparedURLLength`` (docs/matching.md#near-misses).
+    public let comparedURL: [UInt8]
+    /// ``comparedURL``'s byte classes (a lower bound of its edit distance to a request-target).
+    public let urlHistogram: ByteHistogram
+    /// The method as a number equal for equal methods (``NearMissProbe/methodKey(_:)``).
+    public let methodKey: UInt64
 
     /// Compiles the url pattern, every header pattern and the body pattern; throws the first
     /// ``PatternError`` met (url first, then headers by name, then the body).
@@ -31,6 +38,9 @@ public struct CompiledRequestPattern: Sendable {
         }
         headers = compiled
         body = try source.body.map { pattern throws(PatternError) in try CompiledBodyPattern(pattern) }
+        comparedURL = Array(source.url.value.utf8.prefix(Self.comparedURLLength))
+        urlHistogram = ByteHistogram(comparedURL)
+        methodKey = NearMissProbe.methodKey(source.method.rawValue)
     }
 
     /// Whether a request matches (see the type's documentation).

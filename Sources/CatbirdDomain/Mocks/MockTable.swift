@@ -27,13 +27,11 @@ struct MockTable: Sendable {
     /// (``TenantMocks`` keeps the current ones).
     var ordered: [Mock] { byID.values.sorted { $0.position < $1.position } }
 
-    /// The first `count` mocks in match order: sorts positions and ids only, and copies just
-    /// the mocks it returns (near misses look at the first 100 of a table of any size).
-    func first(_ count: Int) -> [Mock] {
-        byID.map { (position: $0.value.position, id: $0.key) }
-            .sorted { $0.position < $1.position }
-            .prefix(count)
-            .compactMap { byID[$0.id] }
+    /// The ids of the mocks whose url pattern may match `target`: the equal-URL mocks for it
+    /// and the pattern mocks the index names (a superset of those that match; near misses
+    /// treat every other mock's url as differing).
+    func urlCandidates(for target: String) -> [Int64] {
+        (equalURLs[target] ?? []) + patterns.candidates(for: target).map(\.id)
     }
 
     /// The mock whose pattern is the same as `pattern` (``RequestPattern/isSamePattern(as:)``:

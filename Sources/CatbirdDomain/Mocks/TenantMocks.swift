@@ -22,10 +22,22 @@ final class TenantMocks: Sendable {
     private final class Snapshot: Sendable {
         let table: MockTable
         let version: UInt64
+        /// Built by the first unmatched request that needs it, under this lock (so hits, which
+        /// never need it, are not held up), then shared by the later ones.
+        private let catalog = Mutex<NearMissCatalog?>(nil)
 
         init(table: MockTable, version: UInt64) {
             self.table = table
             self.version = version
+        }
+
+        var nearMissCatalog: NearMissCatalog {
+            catalog.withLock { catalog in
+                if let catalog { return catalog }
+                let built = NearMissCatalog(table.byID.values)
+                catalog = built
+                return built
+            }
         }
     }
 
@@ -90,9 +102,22 @@ final class TenantMocks: Sendable {
         state.withLock { state in state.table.ordered.map(state.current) }
     }
 
-    /// The first `count` mocks in match order, hits and remaining limits current.
-    func first(_ count: Int) -> [Mock] {
-        state.withLock { state in state.table.first(count).map(state.current) }
+    /// The id of the first mock that matches the request, found on a snapshot outside the
+    /// lock (a slow pattern holds up no one else), with no hit counted: whether this tenant
+    /// would have answered it (near misses' `matchingTenants`).
+    func firstMatch(
+        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant
+    ) -> Int64? {
+        let snapshot = state.withLock { $0.currentSnapshot() }
+        return snapshot.table.firstMatch(
+            method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, outOfTime: { _ in })
+    }
+
+    /// The current table (to find the mocks whose url may match a target) and its mocks as
+    /// near misses compare them (hits and limits as inserted: near misses show neither).
+    func nearMissView() -> (table: MockTable, catalog: NearMissCatalog) {
+        let snapshot = state.withLock { $0.currentSnapshot() }
+        return (snapshot.table, snapshot.nearMissCatalog)
     }
 
     /// The mock whose pattern is the same as `pattern` (``MockTable/mock(samePatternAs:)``), or

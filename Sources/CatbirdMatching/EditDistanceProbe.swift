@@ -1,0 +1,78 @@
+/// One text (a request-target) prepared for Levenshtein distances to many others, over bytes.
+///
+/// Bit-parallel (Myers 1999, "A fast bit-vector algorithm for approximate string matching based
+/// on dynamic programming", in Hyyrö's formulation for the distance between two whole texts):
+/// the probe's bytes are bit positions in one machine word (two for 65–128 bytes), and each
+/// byte of the other text costs a dozen word operations, whatever the probe's length. Texts
+/// longer than ``CompiledRequestPattern/comparedURLLength`` bytes are compared by their first
+/// that many bytes (docs/matching.md#near-misses).
+public struct EditDistanceProbe: Sendable {
+    /// The probe's bytes, cut.
+    public let bytes: [UInt8]
+    /// For each byte value, the positions of the probe holding it (one word per byte value
+    /// when the probe fits 64 bits, else two: low word, high word).
+    private let positions: [UInt64]
+
+    /// Prepares `text`'s UTF-8 bytes, cut to `limit` (at most 128).
+    public init(_ text: String, limit: Int) {
+        precondition(limit <= 128, "EditDistanceProbe holds at most 128 bytes")
+        bytes = Array(text.utf8.prefix(limit))
+        let wide = bytes.count > 64
+        var positions = [UInt64](repeating: 0, count: wide ? 512 : 256)
+        for (index, byte) in bytes.enumerated() {
+            if wide {
+                positions[Int(byte) * 2 + index / 64] |= 1 << UInt64(index % 64)
+            } else {
+                positions[Int(byte)] |= 1 << UInt64(index)
+            }
+        }
+        self.positions = positions
+    }
+
+    /// The Levenshtein distance (insertions, deletions, substitutions of single bytes) between
+    /// the probe and `other` (the caller cuts `other` as the probe was cut).
+    public func distance(to other: [UInt8]) -> Int {
+        positions.withUnsafeBufferPointer { positions in
+            other.withUnsafeBufferPointer { other in
+                if bytes.count > 64 {
+                    return Self.distance(length: bytes.count, to: other) { byte in
+                        let index = Int(byte) * 2
+                        return UInt128(positions[index]) | UInt128(positions[index + 1]) << 64
+                    }
+                }
+                return Self.distance(length: bytes.count, to: other) { positions[Int($0)] }
+            }
+        }
+    }
+
+    /// The bit-vector recurrence: `vp`/`vn` hold the vertical differences (+1/-1) of the
+    /// current column of the dynamic-programming matrix, one bit per probe position; `score`
+    /// is its last cell. The top row grows by one per column (the carry-in of 1).
+    @inline(__always)
+    private static func distance<Word: FixedWidthInteger & UnsignedInteger>(
+        length: Int, to other: UnsafeBufferPointer<UInt8>, positions: (UInt8) -> Word
+    ) -> Int {
+        guard length > 0 else { return other.count }
+        let last: Word = 1 << (length - 1)
+        var vp: Word = length == Word.bitWidth ? ~0 : (1 << length) - 1
+        var vn: Word = 0
+        var score = length
+        for byte in other {
+            let equal = positions(byte)
+            let xv = equal | vn
+            let xh = (((equal & vp) &+ vp) ^ vp) | equal
+            var hp = vn | ~(xh | vp)
+            var hn = vp & xh
+            if hp & last != 0 {
+                score += 1
+            } else if hn & last != 0 {
+                score -= 1
+            }
+            hp = (hp << 1) | 1
+            hn <<= 1
+            vp = hn | ~(xv | hp)
+            vn = hp & xv
+        }
+        return score
+    }
+}

@@ -1,0 +1,51 @@
+/// An unmatched request as the near-miss distance looks at it, prepared once and compared with
+/// many patterns (``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:until:fields:)``,
+/// docs/matching.md#near-misses).
+public struct NearMissProbe: Sendable {
+    /// The request method as received.
+    public let method: String
+    /// ``methodKey(_:)`` of ``method``.
+    public let methodKey: UInt64
+    /// The request-target as received.
+    public let target: String
+    /// The target's bytes (cut to ``CompiledRequestPattern/comparedURLLength``), ready for
+    /// edit distances.
+    public let url: EditDistanceProbe
+    /// The cut target's byte classes.
+    public let histogram: ByteHistogram
+
+    /// Prepares a request's method and target.
+    public init(method: String, target: String) {
+        self.method = method
+        methodKey = Self.methodKey(method)
+        self.target = target
+        url = EditDistanceProbe(target, limit: CompiledRequestPattern.comparedURLLength)
+        histogram = ByteHistogram(url.bytes)
+    }
+
+    /// A method of at most 7 bytes as a number (its bytes and its length), so that two such
+    /// methods are equal exactly when their numbers are; 0 for a longer (or empty) method,
+    /// meaning "unknown": a bound may then not assume the methods differ.
+    public static func methodKey(_ method: String) -> UInt64 {
+        let bytes = method.utf8
+        guard (1...7).contains(bytes.count) else { return 0 }
+        return bytes.enumerated().reduce(UInt64(bytes.count) << 56) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+    }
+
+    /// The method field's distance to a pattern whose method has `key`, as far as the keys
+    /// tell: 1 when both are known and differ, else 0 (a lower bound).
+    @inline(__always)
+    public func methodDistanceBound(_ key: UInt64) -> Double {
+        key != methodKey && key != 0 && methodKey != 0 ? 1 : 0
+    }
+
+    /// A lower bound of the url field's distance to every url pattern that does not match the
+    /// target and whose text has at least `shortest` bytes and byte classes within `classes`
+    /// (one pattern's histogram, or the union of several): the bag distance over byte classes
+    /// (``ByteHistogram``) in the url formula.
+    @inline(__always)
+    public func urlDistanceBound(classes: ByteHistogram, shortest: Int) -> Double {
+        let longer = max(url.bytes.count, shortest)
+        return CompiledRequestPattern.urlDistance(edits: max(longer - histogram.common(with: classes), 0), longer: longer)
+    }
+}
