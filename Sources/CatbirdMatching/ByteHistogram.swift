@@ -3,41 +3,59 @@
 ///
 /// The classes: `a`–`z` with `A`–`Z` (one class per letter), `0`–`9`, 27 punctuation bytes
 /// common in URLs and patterns (`/-_.~?=&%+*^$[](){}\:,;|!@#`), and one class for every
-/// other byte. For two texts `a` and `b`, `max(|a|, |b|) - common(a, b)` (the bag distance over these
-/// classes) is at most their Levenshtein distance over bytes: each byte of the longer text that
-/// the shorter one cannot pair with a byte of the same class costs at least one edit, and
-/// merging bytes into classes only pairs more of them.
+/// other byte. For two texts `a` and `b`, `max(|a|, |b|) - common(a, b)` (the bag distance over
+/// these classes) is at most their Levenshtein distance over bytes: each byte of the longer
+/// text that the shorter one cannot pair with a byte of the same class costs at least one
+/// edit, and merging bytes into classes only pairs more of them.
+///
+/// Counts are bytes of 8 words, each at most 127 (a class holding all 128 bytes of a cut text
+/// counts 127; ``NearMissProbe`` adds the byte this may lose back to ``common(with:)``), so that
+/// the class-wise minimum is a few word operations (a borrow-free subtraction per byte).
 public struct ByteHistogram: Sendable, Equatable {
-    /// Bytes per class; texts are cut to ``CompiledRequestPattern/comparedURLLength`` bytes
-    /// before counting, so no count exceeds 128.
-    public private(set) var counts: SIMD64<UInt8>
+    @usableFromInline let counts: SIMD8<UInt64>
 
-    /// The histogram of `bytes` (at most 255 of them fall into one class: callers cut texts first).
+    /// The histogram of `bytes`.
     public init(_ bytes: some Sequence<UInt8>) {
-        var counts = SIMD64<UInt8>(repeating: 0)
-        for byte in bytes { counts[Int(Self.classes[Int(byte)])] &+= 1 }
-        self.counts = counts
+        var counts = [UInt8](repeating: 0, count: 64)
+        for byte in bytes {
+            let slot = Int(Self.classes[Int(byte)])
+            counts[slot] = min(counts[slot] + 1, 127)
+        }
+        var words = SIMD8<UInt64>(repeating: 0)
+        for slot in 0..<64 { words[slot / 8] |= UInt64(counts[slot]) << (8 * UInt64(slot % 8)) }
+        self.counts = words
     }
 
-    private init(counts: SIMD64<UInt8>) {
+    @usableFromInline init(counts: SIMD8<UInt64>) {
         self.counts = counts
     }
 
     /// The empty histogram.
-    public static let empty = ByteHistogram(counts: SIMD64<UInt8>(repeating: 0))
+    public static let empty = ByteHistogram(counts: SIMD8<UInt64>(repeating: 0))
+
+    @usableFromInline static let high = SIMD8<UInt64>(repeating: 0x8080_8080_8080_8080)
+
+    /// The class-wise minimum or maximum (counts below 128: `(a | 0x80) - b` has its high bit
+    /// set exactly where `a >= b`, and borrows nothing from the next byte).
+    @inlinable @inline(__always)
+    static func select(_ a: SIMD8<UInt64>, _ b: SIMD8<UInt64>, minimum: Bool) -> SIMD8<UInt64> {
+        let atLeast = (((a | high) &- b) & high) &>> 7
+        let mask = (atLeast &<< 8) &- atLeast
+        return minimum ? (b & mask) | (a & ~mask) : (a & mask) | (b & ~mask)
+    }
 
     /// How many bytes of the two texts pair up class by class: the sum over the classes of the
-    /// smaller count. At most the shorter text's length (at most 128, so the byte-wide sum
-    /// cannot wrap when one side is a cut text).
-    @inline(__always)
+    /// smaller count (at most the shorter text's length, at most 128).
+    @inlinable @inline(__always)
     public func common(with other: ByteHistogram) -> Int {
-        Int(pointwiseMin(counts, other.counts).wrappedSum())
+        let sum = Self.select(counts, other.counts, minimum: true).wrappedSum()
+        return Int(truncatingIfNeeded: (sum &* 0x0101_0101_0101_0101) >> 56)
     }
 
     /// The class-wise maximum of two histograms: `common(with:)` of the result bounds that of
     /// either one from above.
     public func union(_ other: ByteHistogram) -> ByteHistogram {
-        ByteHistogram(counts: pointwiseMax(counts, other.counts))
+        ByteHistogram(counts: Self.select(counts, other.counts, minimum: false))
     }
 
     /// Byte → class (0–63).

@@ -24,7 +24,7 @@ extension CompiledRequestPattern {
 
     /// The url field's distance when the url pattern does not match: 0.25 + 0.75 × `edits` /
     /// `longer` (0.25 when both texts are empty).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func urlDistance(edits: Int, longer: Int) -> Double {
         longer == 0 ? 0.25 : 0.25 + 0.75 * Double(edits) / Double(longer)
     }

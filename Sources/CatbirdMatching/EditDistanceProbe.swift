@@ -32,17 +32,58 @@ public struct EditDistanceProbe: Sendable {
     /// The Levenshtein distance (insertions, deletions, substitutions of single bytes) between
     /// the probe and `other` (the caller cuts `other` as the probe was cut).
     public func distance(to other: [UInt8]) -> Int {
+        other.withUnsafeBufferPointer { distance(to: $0) }
+    }
+
+    /// The distance to bytes in place (see the array version).
+    public func distance(to other: UnsafeBufferPointer<UInt8>) -> Int {
+        withPositions(
+            narrow: { Self.distance(length: bytes.count, to: other, positions: $0) },
+            wide: { Self.distance(length: bytes.count, to: other, positions: $0) })
+    }
+
+    /// Calls `narrow` (a probe of at most 64 bytes) or `wide` with the lookup of a byte's
+    /// positions in the probe.
+    @inline(__always)
+    private func withPositions<Result>(
+        narrow: ((UInt8) -> UInt64) -> Result, wide: ((UInt8) -> UInt128) -> Result
+    ) -> Result {
         positions.withUnsafeBufferPointer { positions in
-            other.withUnsafeBufferPointer { other in
-                if bytes.count > 64 {
-                    return Self.distance(length: bytes.count, to: other) { byte in
-                        let index = Int(byte) * 2
-                        return UInt128(positions[index]) | UInt128(positions[index + 1]) << 64
-                    }
-                }
-                return Self.distance(length: bytes.count, to: other) { positions[Int($0)] }
+            guard bytes.count > 64 else { return narrow { positions[Int($0)] } }
+            return wide { byte in
+                let index = Int(byte) * 2
+                return UInt128(positions[index]) | UInt128(positions[index + 1]) << 64
             }
         }
+    }
+
+    /// The length of the longest common subsequence of the probe and `other` (any length:
+    /// `other` may be a supersequence of several texts, ``CommonSupersequence``), bit-parallel
+    /// (Crochemore, Iliopoulos, Pinzon and Reid 2001): a zero bit per probe position matched.
+    /// `max(|probe|, |u|) - lcs(probe, u)` is at most the edit distance of `u` and the probe
+    /// (every byte of the longer text outside the matched pairs costs an edit), and the LCS
+    /// with a supersequence of `u` is at least that with `u`.
+    public func longestCommonSubsequence(with other: [UInt8]) -> Int {
+        other.withUnsafeBufferPointer { other in
+            withPositions(
+                narrow: { Self.longestCommonSubsequence(length: bytes.count, with: other, positions: $0) },
+                wide: { Self.longestCommonSubsequence(length: bytes.count, with: other, positions: $0) })
+        }
+    }
+
+    @inline(__always)
+    private static func longestCommonSubsequence<Word: FixedWidthInteger & UnsignedInteger>(
+        length: Int, with other: UnsafeBufferPointer<UInt8>, positions: (UInt8) -> Word
+    ) -> Int {
+        guard length > 0 else { return 0 }
+        let mask: Word = length == Word.bitWidth ? ~0 : (1 << length) - 1
+        var v: Word = ~0
+        for byte in other {
+            let equal = positions(byte)
+            let u = v & equal
+            v = (v &+ u) | (v & ~equal)
+        }
+        return length - (v & mask).nonzeroBitCount
     }
 
     /// The bit-vector recurrence: `vp`/`vn` hold the vertical differences (+1/-1) of the

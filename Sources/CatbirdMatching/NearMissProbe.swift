@@ -34,7 +34,7 @@ public struct NearMissProbe: Sendable {
 
     /// The method field's distance to a pattern whose method has `key`, as far as the keys
     /// tell: 1 when both are known and differ, else 0 (a lower bound).
-    @inline(__always)
+    @inlinable @inline(__always)
     public func methodDistanceBound(_ key: UInt64) -> Double {
         key != methodKey && key != 0 && methodKey != 0 ? 1 : 0
     }
@@ -43,9 +43,22 @@ public struct NearMissProbe: Sendable {
     /// target and whose text has at least `shortest` bytes and byte classes within `classes`
     /// (one pattern's histogram, or the union of several): the bag distance over byte classes
     /// (``ByteHistogram``) in the url formula.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func urlDistanceBound(classes: ByteHistogram, shortest: Int) -> Double {
+        let length = url.bytes.count
+        let longer = max(length, shortest)
+        // A cut target of 128 bytes may have had one byte of a class counted out (counts stop at 127).
+        let common = histogram.common(with: classes) + (length == CompiledRequestPattern.comparedURLLength ? 1 : 0)
+        return CompiledRequestPattern.urlDistance(edits: max(longer - common, 0), longer: longer)
+    }
+
+    /// A lower bound of the url field's distance to every url pattern that does not match the
+    /// target, whose text has at least `shortest` bytes and is a subsequence of `supersequence`:
+    /// the longer length less the longest common subsequence with the supersequence
+    /// (``EditDistanceProbe/longestCommonSubsequence(with:)``), in the url formula.
+    public func urlDistanceBound(supersequence: [UInt8], shortest: Int) -> Double {
         let longer = max(url.bytes.count, shortest)
-        return CompiledRequestPattern.urlDistance(edits: max(longer - histogram.common(with: classes), 0), longer: longer)
+        let edits = max(longer - url.longestCommonSubsequence(with: supersequence), 0)
+        return CompiledRequestPattern.urlDistance(edits: edits, longer: longer)
     }
 }

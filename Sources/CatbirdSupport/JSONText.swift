@@ -83,7 +83,7 @@ public enum JSONText {
     /// Appends `value` as a JSON string literal: `"` and `\` escaped, the control characters
     /// below U+0020 as `\n`, `\r`, `\t` or `\u00XX`; every other byte copied as is (the text
     /// is valid UTF-8, so the output is too).
-    private static func appendString(_ value: String, to out: inout [UInt8]) {
+    public static func appendString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { bytes in

@@ -1,63 +1,179 @@
 import CatbirdSupport
 
-// The near misses' wire shapes written by hand: every unmatched request's 404 body and journal
-// entry carry them, and `JSONEncoder` cost more than the rest of a miss. The texts are the
-// `Codable` shapes (keys sorted, as the server's encoder writes them); the tests decode them
-// back with `JSONDecoder` and compare.
+// The near misses' wire shapes written by hand into one byte buffer: every unmatched request's
+// 404 body and journal entry carry them, and `JSONEncoder` cost more than the rest of a miss.
+// The texts are the `Codable` shapes (keys sorted, as the server's encoder writes them); the
+// tests decode them back with `JSONDecoder` and compare.
+
+extension Array where Element == UInt8 {
+    fileprivate mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }
+    }
+
+    fileprivate mutating func appendJSON(_ string: String) {
+        JSONText.appendString(string, to: &self)
+    }
+
+    /// `"kind":…,"value":…` (pattern matches and body patterns).
+    fileprivate mutating func appendKind(_ kind: String, value: String) {
+        append(#""kind":"#)
+        appendJSON(kind)
+        append(#","value":"#)
+        appendJSON(value)
+    }
+
+    fileprivate mutating func appendDecimal<Number: BinaryInteger>(_ number: Number) {
+        append(contentsOf: String(number).utf8)
+    }
+}
 
 extension PatternMatch {
-    /// `{"kind":"equal","value":"/api/users"}`.
-    public var jsonText: String {
-        #"{"kind":\#(JSONText.string(kind.rawValue)),"value":\#(JSONText.string(value))}"#
+    /// Appends `{"kind":"equal","value":"/api/users"}`.
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append("{")
+        out.appendKind(kind.rawValue, value: value)
+        out.append("}")
     }
 }
 
 extension BodyPattern {
-    /// `{"equalTo":7,"kind":"jsonPath","value":"$.id"}`; `equalTo` only when set.
-    public var jsonText: String {
-        let equal = equalTo.map { #""equalTo":\#($0.jsonText),"# } ?? ""
-        return #"{\#(equal)"kind":\#(JSONText.string(kind.rawValue)),"value":\#(JSONText.string(value))}"#
+    /// Appends `{"equalTo":7,"kind":"jsonPath","value":"$.id"}`; `equalTo` only when set.
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append("{")
+        if let equalTo {
+            out.append(#""equalTo":"#)
+            out.append(contentsOf: equalTo.jsonText.utf8)
+            out.append(",")
+        }
+        out.appendKind(kind.rawValue, value: value)
+        out.append("}")
     }
 }
 
 extension RequestPattern {
-    /// `{"body":…,"headers":{…},"method":"GET","url":{…}}`; `headers` always, `body` only when
-    /// set (``encode(to:)``'s shape).
-    public var jsonText: String {
-        let body = self.body.map { #""body":\#($0.jsonText),"# } ?? ""
-        let headers = self.headers.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value.jsonText)" }
-        return #"{\#(body)"headers":{\#(headers.joined(separator: ","))},"method":\#(JSONText.string(method.rawValue)),"url":\#(url.jsonText)}"#
+    /// Appends `{"body":…,"headers":{…},"method":"GET","url":{…}}`: `headers` always, `body`
+    /// only when set (``encode(to:)``'s shape).
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append("{")
+        if let body {
+            out.append(#""body":"#)
+            body.writeJSON(to: &out)
+            out.append(",")
+        }
+        out.append(#""headers":{"#)
+        for (index, header) in headers.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { out.append(",") }
+            out.appendJSON(header.key)
+            out.append(":")
+            header.value.writeJSON(to: &out)
+        }
+        out.append(#"},"method":"#)
+        out.appendJSON(method.rawValue)
+        out.append(#","url":"#)
+        url.writeJSON(to: &out)
+        out.append("}")
     }
 }
 
 extension CatbirdNearMiss.Field {
-    /// `{"actual":"/api/usres","expected":"equal \"/api/users\"","field":"url","verdict":"differs"}`;
+    /// Appends `{"actual":"/api/usres","expected":"equal \"/api/users\"","field":"url","verdict":"differs"}`:
     /// `actual` and `name` only when set.
-    public var jsonText: String {
-        let actual = self.actual.map { #""actual":\#(JSONText.string($0)),"# } ?? ""
-        let name = self.name.map { #","name":\#(JSONText.string($0))"# } ?? ""
-        return #"{\#(actual)"expected":\#(JSONText.string(expected)),"field":\#(JSONText.string(field))\#(name),"verdict":"\#(verdict.rawValue)"}"#
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append("{")
+        if let actual {
+            out.append(#""actual":"#)
+            out.appendJSON(actual)
+            out.append(",")
+        }
+        out.append(#""expected":"#)
+        out.appendJSON(expected)
+        out.append(#","field":"#)
+        out.appendJSON(field)
+        if let name {
+            out.append(#","name":"#)
+            out.appendJSON(name)
+        }
+        out.append(#","verdict":"#)
+        out.appendJSON(verdict.rawValue)
+        out.append("}")
     }
 }
 
 extension CatbirdNearMiss {
-    /// `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`.
-    public var jsonText: String {
-        let fields = self.fields.map(\.jsonText).joined(separator: ",")
-        return #"{"distance":\#(JSONValue.number(distance).jsonText),"fields":[\#(fields)],"mockId":\#(mockId),"pattern":\#(pattern.jsonText),"position":\#(position),"tenant":\#(JSONText.string(tenant))}"#
+    /// Appends `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`.
+    public func writeJSON(to out: inout [UInt8]) {
+        out.append(#"{"distance":"#)
+        Self.writeDistance(distance, to: &out)
+        out.append(#","fields":["#)
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.append(",") }
+            field.writeJSON(to: &out)
+        }
+        out.append(#"],"mockId":"#)
+        out.appendDecimal(mockId)
+        out.append(#","pattern":"#)
+        pattern.writeJSON(to: &out)
+        out.append(#","position":"#)
+        out.appendDecimal(position)
+        out.append(#","tenant":"#)
+        out.appendJSON(tenant)
+        out.append("}")
     }
 
-    /// Near misses as a JSON array (the journal's `near_misses` column).
-    public static func jsonText(_ nearMisses: [CatbirdNearMiss]) -> String {
-        "[" + nearMisses.map(\.jsonText).joined(separator: ",") + "]"
+    /// Appends near misses as a JSON array (the journal's `near_misses` column).
+    public static func writeJSON(_ nearMisses: [CatbirdNearMiss], to out: inout [UInt8]) {
+        out.append("[")
+        for (index, nearMiss) in nearMisses.enumerated() {
+            if index > 0 { out.append(",") }
+            nearMiss.writeJSON(to: &out)
+        }
+        out.append("]")
+    }
+
+    /// A distance as a JSON number: to 3 decimals (as the server rounds it), with no trailing
+    /// zeros (`0.4`, `1.4`, `1`); other finite values as Swift prints them.
+    public static func writeDistance(_ distance: Double, to out: inout [UInt8]) {
+        let thousandths = (distance * 1000).rounded()
+        guard thousandths >= 0, thousandths < 1e15, thousandths / 1000 == distance else {
+            out.append(contentsOf: JSONValue.number(distance).jsonText.utf8)
+            return
+        }
+        let whole = Int64(thousandths)
+        out.appendDecimal(whole / 1000)
+        var fraction = whole % 1000
+        guard fraction > 0 else { return }
+        out.append(".")
+        var digits = 3
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        let text = String(fraction)
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits - text.utf8.count))
+        out.append(contentsOf: text.utf8)
     }
 }
 
 extension CatbirdNotFoundBody {
-    /// The 404 body, with `nearMisses` given as its JSON text (``CatbirdNearMiss/jsonText(_:)``,
-    /// built once for the body and the journal); `matchingTenants` only when set.
-    public func jsonText(nearMissesJSON: String) -> String {
-        let matching = matchingTenants.map { #""matchingTenants":[\#($0.map(JSONText.string).joined(separator: ","))],"# } ?? ""
-        return #"{"error":\#(error),\#(matching)"nearMisses":\#(nearMissesJSON),"reason":\#(JSONText.string(reason)),"tenant":\#(JSONText.string(tenant))}"#
+    /// The 404 body as bytes, with `nearMisses` given as its JSON text
+    /// (``CatbirdNearMiss/writeJSON(_:to:)``, written once for the body and the journal);
+    /// `matchingTenants` only when set.
+    public func json(nearMissesJSON: some Collection<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(nearMissesJSON.count + reason.utf8.count + tenant.utf8.count + 64)
+        out.append(error ? #"{"error":true,"# : #"{"error":false,"#)
+        if let matchingTenants {
+            out.append(#""matchingTenants":["#)
+            for (index, tenant) in matchingTenants.enumerated() {
+                if index > 0 { out.append(",") }
+                out.appendJSON(tenant)
+            }
+            out.append("],")
+        }
+        out.append(#""nearMisses":"#)
+        out.append(contentsOf: nearMissesJSON)
+        out.append(#","reason":"#)
+        out.appendJSON(reason)
+        out.append(#","tenant":"#)
+        out.appendJSON(tenant)
+        out.append("}")
+        return out
     }
 }

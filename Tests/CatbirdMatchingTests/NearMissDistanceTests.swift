@@ -18,7 +18,7 @@ final class NearMissDistanceTests: XCTestCase {
 
     func testTheBitParallelDistanceIsLevenshteinOverBytesForShortAndLongTargets() {
         var random = RandomPatterns(seed: 11)
-        for round in 0..<1500 {
+        for round in 0..<500 {
             // Lengths around the one-word (64) and two-word (128) limits, and beyond the cut.
             let lengths = [0, 1, 2, 5, 13, 40, 63, 64, 65, 100, 127, 128, 129, 200]
             let target = text(&random, length: round % 3 == 0 ? random.pick(lengths) : random.below(30))
@@ -33,7 +33,7 @@ final class NearMissDistanceTests: XCTestCase {
 
     func testTheByteClassBoundsNeverExceedTheDistanceOfAnyPatternTheyCover() {
         var random = RandomPatterns(seed: 12)
-        for _ in 0..<600 {
+        for _ in 0..<200 {
             let probe = NearMissProbe(method: "GET", target: text(&random, length: 1 + random.below(90)))
             let block = (0..<(1 + random.below(16))).map { _ in Array(text(&random, length: random.below(140)).utf8.prefix(128)) }
             let union = block.map(ByteHistogram.init).reduce(ByteHistogram.empty) { $0.union($1) }
@@ -47,6 +47,43 @@ final class NearMissDistanceTests: XCTestCase {
                 XCTAssertLessThanOrEqual(blockBound, own)
             }
         }
+    }
+
+    private func longestCommonSubsequence(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        var previous = [Int](repeating: 0, count: b.count + 1)
+        for x in a {
+            var current = [0]
+            for (j, y) in b.enumerated() { current.append(x == y ? previous[j] + 1 : max(previous[j + 1], current[j])) }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    private func isSubsequence(_ small: [UInt8], of large: [UInt8]) -> Bool {
+        var rest = small[...]
+        for byte in large where rest.first == byte { rest = rest.dropFirst() }
+        return rest.isEmpty
+    }
+
+    func testTheBitParallelLongestCommonSubsequenceAndTheSupersequenceBoundOfABlock() {
+        var random = RandomPatterns(seed: 13)
+        for round in 0..<80 {
+            let target = text(&random, length: round % 4 == 0 ? 60 + random.below(69) : 1 + random.below(30))
+            let probe = NearMissProbe(method: "GET", target: target)
+            let block = (0..<(1 + random.below(8))).map { _ in Array(text(&random, length: random.below(30)).utf8) }
+            for url in block {
+                XCTAssertEqual(probe.url.longestCommonSubsequence(with: url), longestCommonSubsequence(probe.url.bytes, url))
+            }
+            guard let supersequence = CommonSupersequence.of(block) else { continue }
+            XCTAssertTrue(block.allSatisfy { isSubsequence($0, of: supersequence) })
+            let bound = probe.urlDistanceBound(supersequence: supersequence, shortest: block.map(\.count).min() ?? 0)
+            for url in block {
+                let exact = CompiledRequestPattern.urlDistance(
+                    edits: probe.url.distance(to: url), longer: max(url.count, probe.url.bytes.count))
+                XCTAssertLessThanOrEqual(bound, exact, "\(target) → \(String(decoding: url, as: UTF8.self))")
+            }
+        }
+        XCTAssertNil(CommonSupersequence.of([[UInt8]](repeating: [], count: 1) + (0..<20).map { [UInt8](repeating: UInt8($0), count: 20) }))
     }
 
     func testTheMethodBoundAssumesADifferenceOnlyBetweenKnownMethods() {

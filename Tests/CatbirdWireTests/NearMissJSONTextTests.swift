@@ -21,7 +21,19 @@ final class NearMissJSONTextTests: XCTestCase {
             RequestPattern(method: "POST", url: PatternMatch.equal("/"), body: .contains(odd)),
         ]
         for pattern in patterns {
-            XCTAssertEqual(try JSONDecoder().decode(RequestPattern.self, from: Data(pattern.jsonText.utf8)), pattern, pattern.jsonText)
+            var json: [UInt8] = []
+            pattern.writeJSON(to: &json)
+            XCTAssertEqual(try JSONDecoder().decode(RequestPattern.self, from: Data(json)), pattern, String(decoding: json, as: UTF8.self))
+        }
+    }
+
+    func testDistancesAreWrittenToThreeDecimalsAndReadBackAsTheSameNumbers() throws {
+        for distance in [0, 0.4, 0.25, 1.4, 1, 0.885, 2.001, 0.05, 0.007, 12.5, 1.0 / 3, 1e-9] {
+            var json: [UInt8] = []
+            CatbirdNearMiss.writeDistance(distance, to: &json)
+            let text = String(decoding: json, as: UTF8.self)
+            XCTAssertEqual(try JSONDecoder().decode(Double.self, from: Data(json)), distance, text)
+            XCTAssertFalse(text.hasSuffix("0") && text.contains("."), text)
         }
     }
 
@@ -35,14 +47,17 @@ final class NearMissJSONTextTests: XCTestCase {
             nearMiss("s1", pattern: RequestPattern(method: "GET", url: PatternMatch.equal("/api/users")), fields: fields),
             nearMiss(odd, pattern: RequestPattern(method: "GET", url: PatternMatch.wildcard("/a/*")), fields: []),
         ]
-        let array = CatbirdNearMiss.jsonText(misses)
-        XCTAssertEqual(try JSONDecoder().decode([CatbirdNearMiss].self, from: Data(array.utf8)), misses)
-        XCTAssertEqual(CatbirdNearMiss.jsonText([]), "[]")
+        var array: [UInt8] = []
+        CatbirdNearMiss.writeJSON(misses, to: &array)
+        XCTAssertEqual(try JSONDecoder().decode([CatbirdNearMiss].self, from: Data(array)), misses)
+        var empty: [UInt8] = []
+        CatbirdNearMiss.writeJSON([], to: &empty)
+        XCTAssertEqual(empty, Array("[]".utf8))
         for matching in [nil, ["shard-1", odd]] as [[String]?] {
             let body = CatbirdNotFoundBody(reason: odd, tenant: "s1", nearMisses: misses, matchingTenants: matching)
-            let text = body.jsonText(nearMissesJSON: array)
-            XCTAssertEqual(try JSONDecoder().decode(CatbirdNotFoundBody.self, from: Data(text.utf8)), body, text)
-            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let json = body.json(nearMissesJSON: array)
+            XCTAssertEqual(try JSONDecoder().decode(CatbirdNotFoundBody.self, from: Data(json)), body, String(decoding: json, as: UTF8.self))
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
             XCTAssertEqual(object.keys.contains("matchingTenants"), matching != nil, "matchingTenants only when set")
         }
     }

@@ -32,9 +32,10 @@ extension MockStore {
     /// answered.
     ///
     /// Mocks whose url pattern may match the target (``MockTable/urlCandidates(for:)``) are
-    /// compared first. Every other mock's url differs, so its distance is at least the bound of
+    /// compared first. Every other mock's url differs, so its distance is at least the bounds of
     /// ``NearMissCatalog``: blocks are visited lowest bound first, and a block or mock whose
-    /// bound cannot beat the third closest so far is skipped without an edit distance.
+    /// bound cannot beat the third closest so far (ties: rank, then position) is skipped
+    /// without an edit distance.
     public func nearMisses(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8]
     ) -> NearMissReport {
@@ -72,10 +73,16 @@ extension MockStore {
         for block in blocks {
             guard closest.admits(distance: block.bound), ContinuousClock.now < deadline else { break }
             let (rank, catalog, candidates) = catalogs[block.catalog]
+            let first = catalog.blocks[block.block].firstPosition
+            guard closest.admits(distance: block.bound, rank: rank, position: first),
+                  closest.admits(distance: catalog.sequenceBound(ofBlock: block.block, for: probe), rank: rank, position: first)
+            else { continue }
             for index in catalog.blocks[block.block].range where candidates.isEmpty || !candidates.contains(index) {
-                let mock = catalog.mocks[index]
-                if closest.admits(distance: catalog.bound(of: index, for: probe), rank: rank, position: mock.position) {
-                    compare(mock, rank: rank, urlMatches: false)
+                let position = catalog.positions[index]
+                if closest.admits(distance: catalog.bound(of: index, for: probe), rank: rank, position: position),
+                   closest.admits(distance: catalog.urlBound(of: index, for: probe), rank: rank, position: position)
+                {
+                    compare(catalog.mocks[index], rank: rank, urlMatches: false)
                 }
             }
         }

@@ -1,41 +1,58 @@
 import CatbirdMatching
 
 /// One tenant's mocks as the near-miss ranking reads them (docs/matching.md#near-misses), built
-/// once per table version: in match order, with each url's byte classes, length and method key
-/// side by side in flat arrays, and, per block of ``blockSize`` consecutive mocks, what bounds
-/// the distance of all of them at once: the union of their byte classes, their shortest url and
-/// their method when they share one.
+/// once per table version by the first unmatched request that needs it.
+///
+/// The mocks are grouped in blocks of ``blockSize`` alike ones (sorted by method, url length,
+/// then url bytes), and kept in that order with each url's byte classes, length and method key
+/// side by side in flat arrays. Each block keeps what bounds the distance of all its mocks at
+/// once: the union of their byte classes, a common supersequence of their urls, their shortest
+/// url, their method when they share one, and their lowest position (for ties).
 ///
 /// For a mock whose url pattern does not match the request, the method and url fields alone
-/// give a lower bound of its distance (``bound(of:for:)``, ``bound(ofBlock:for:)``), so the
-/// ranking computes edit distances only for mocks (and blocks) whose bound could still place
-/// them among the closest.
+/// give a lower bound of its distance (``bound(of:for:)``, ``bound(ofBlock:for:)``,
+/// ``sequenceBound(ofBlock:for:)``), so the ranking computes edit distances only for the mocks
+/// (and blocks) whose bound could still place them among the closest.
 struct NearMissCatalog: Sendable {
-    /// Consecutive mocks bounded together: 16.
+    /// Mocks bounded together: 16.
     static let blockSize = 16
 
-    /// A run of consecutive mocks and their common bound's parts.
+    /// A run of alike mocks and their common bound's parts.
     struct Block: Sendable {
         let range: Range<Int>
         /// The union of the mocks' url byte classes.
         let classes: ByteHistogram
+        /// A text holding each mock's url (cut) as a subsequence; nil when that would be long.
+        let supersequence: [UInt8]?
         /// The shortest url's length in bytes (cut to 128).
         let shortest: Int
         /// The mocks' method key when all have the same one, else 0 (unknown).
         let methodKey: UInt64
+        /// The lowest position of the block's mocks.
+        let firstPosition: Int64
     }
 
-    /// The tenant's mocks in match order.
+    /// The tenant's mocks, block by block.
     let mocks: [Mock]
     let histograms: [ByteHistogram]
+    let positions: [Int64]
     let lengths: [Int]
     let methodKeys: [UInt64]
+    /// Every url's bytes (cut), one after the other; mock `i`'s start at `urlStarts[i]`.
+    let urls: [UInt8]
+    let urlStarts: [Int]
     let blocks: [Block]
     /// Mock id → index in ``mocks``.
     let indexByID: [Int64: Int]
 
     init(_ unordered: some Sequence<Mock>) {
-        let mocks = unordered.sorted { $0.position < $1.position }
+        let mocks = unordered.sorted { a, b in
+            let (left, right) = (a.pattern, b.pattern)
+            if left.methodKey != right.methodKey { return left.methodKey < right.methodKey }
+            if left.comparedURL.count != right.comparedURL.count { return left.comparedURL.count < right.comparedURL.count }
+            if left.comparedURL != right.comparedURL { return left.comparedURL.lexicographicallyPrecedes(right.comparedURL) }
+            return a.position < b.position
+        }
         let histograms = mocks.map(\.pattern.urlHistogram)
         let lengths = mocks.map(\.pattern.comparedURL.count)
         let methodKeys = mocks.map(\.pattern.methodKey)
@@ -46,10 +63,15 @@ struct NearMissCatalog: Sendable {
             let key = methodKeys[start]
             blocks.append(Block(
                 range: range, classes: histograms[range].reduce(.empty) { $0.union($1) },
-                shortest: lengths[range].min() ?? 0, methodKey: methodKeys[range].allSatisfy { $0 == key } ? key : 0))
+                supersequence: CommonSupersequence.of(mocks[range].map(\.pattern.comparedURL)),
+                shortest: lengths[range].min() ?? 0, methodKey: methodKeys[range].allSatisfy { $0 == key } ? key : 0,
+                firstPosition: mocks[range].map(\.position).min() ?? 0))
         }
         self.mocks = mocks
         self.histograms = histograms
+        positions = mocks.map(\.position)
+        urls = mocks.flatMap(\.pattern.comparedURL)
+        urlStarts = lengths.reduce(into: [0]) { $0.append($0.last! + $1) }
         self.lengths = lengths
         self.methodKeys = methodKeys
         self.blocks = blocks
@@ -63,10 +85,30 @@ struct NearMissCatalog: Sendable {
         probe.methodDistanceBound(methodKeys[index]) + probe.urlDistanceBound(classes: histograms[index], shortest: lengths[index])
     }
 
-    /// A lower bound of ``bound(of:for:)`` for every mock of block `index`.
+    /// A lower bound of the distance of mock `index` (its url not matching) tighter than
+    /// ``bound(of:for:)``: the method's bound plus the url's exact distance, with no header or
+    /// body evaluated and no mock copied.
+    func urlBound(of index: Int, for probe: NearMissProbe) -> Double {
+        let edits = urls.withUnsafeBufferPointer { urls in
+            probe.url.distance(to: UnsafeBufferPointer(rebasing: urls[urlStarts[index]..<urlStarts[index + 1]]))
+        }
+        return probe.methodDistanceBound(methodKeys[index])
+            + CompiledRequestPattern.urlDistance(edits: edits, longer: max(lengths[index], probe.url.bytes.count))
+    }
+
+    /// A lower bound of ``bound(of:for:)`` for every mock of block `index`, from byte classes.
     @inline(__always)
     func bound(ofBlock index: Int, for probe: NearMissProbe) -> Double {
         let block = blocks[index]
         return probe.methodDistanceBound(block.methodKey) + probe.urlDistanceBound(classes: block.classes, shortest: block.shortest)
+    }
+
+    /// Another lower bound of the distance of every mock of block `index` whose url does not
+    /// match, from the order of the bytes (the block's supersequence): dearer than
+    /// ``bound(ofBlock:for:)``, often tighter.
+    func sequenceBound(ofBlock index: Int, for probe: NearMissProbe) -> Double {
+        let block = blocks[index]
+        guard let supersequence = block.supersequence else { return 0 }
+        return probe.methodDistanceBound(block.methodKey) + probe.urlDistanceBound(supersequence: supersequence, shortest: block.shortest)
     }
 }

@@ -29,8 +29,10 @@ struct NotFoundAnswer {
                 outOfTime: outOfTime),
             tenant: tenant.rawValue,
             nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
-        nearMissesJSON = CatbirdNearMiss.jsonText(report.nearMisses)
-        response = HTTPResponse(status: 404, headers: APIError.headers, body: Array(body.jsonText(nearMissesJSON: nearMissesJSON).utf8))
+        var nearMisses: [UInt8] = []
+        CatbirdNearMiss.writeJSON(report.nearMisses, to: &nearMisses)
+        nearMissesJSON = String(decoding: nearMisses, as: UTF8.self)
+        response = HTTPResponse(status: 404, headers: APIError.headers, body: body.json(nearMissesJSON: nearMisses))
     }
 
     /// One line: `no mock matched GET /api/usres in tenant "s1"; the closest is mock 7 (GET
@@ -56,7 +58,9 @@ struct NotFoundAnswer {
                 + " (an old launch argument or key)?"
         }
         for mock in outOfTime { reason += "; " + outOfTimeSummary(mock) }
-        return reason.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+        // One line: a CR or LF in the target or a mock's texts becomes a space.
+        guard reason.utf8.contains(where: { $0 == 10 || $0 == 13 }) else { return reason }
+        return String(decoding: reason.utf8.map { $0 == 10 || $0 == 13 ? 32 : $0 }, as: UTF8.self)
     }
 
     /// `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: its regular expression ran out of
