@@ -19,4 +19,10 @@ public enum HTTPAnswer: Sendable {
     /// register the responder with whatever will answer (a timer, a journal waiter, an upstream
     /// call). If the server is already stopping, `start` is not called and the client gets 503.
     case later(_ start: @Sendable (HTTPResponder) -> Void)
+    /// Answer within moments: parked like ``later(_:)``, but the socket is not watched for a
+    /// hang-up meanwhile (that watch costs two `epoll_ctl` calls and a lock per request); a
+    /// client that hung up is noticed when the answer is written. For waits of a few
+    /// milliseconds that end whatever the client does, e.g. strict durability's wait for a
+    /// journal commit; not for delays, polls or upstream calls.
+    case soon(_ start: @Sendable (HTTPResponder) -> Void)
 }

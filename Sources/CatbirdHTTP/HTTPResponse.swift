@@ -13,14 +13,18 @@ public struct HTTPResponse: Sendable {
     /// the connection is parked and resumed by a timer.
     public var delay: Duration?
     /// Called once for a response with a ``delay``, on a worker thread: ``DelayOutcome/sent``
-    /// when the delay is over (or the server stops) and the response is queued,
-    /// ``DelayOutcome/clientLeft(waited:)`` when the client hung up first: nothing is sent and
-    /// its connection is closed at once.
-    public var whenDelayEnds: (@Sendable (DelayOutcome) -> Void)?
+    /// when the delay is over (or the server stops), ``DelayOutcome/clientLeft(waited:)`` when
+    /// the client hung up first: nothing is sent and its connection is closed at once.
+    ///
+    /// On ``DelayOutcome/sent`` it returns nil to have the response (without its delay) queued
+    /// at once, or the answer to give instead, e.g. ``HTTPAnswer/soon(_:)`` to send it once
+    /// something it waits for is done (no worker is held meanwhile); on
+    /// ``DelayOutcome/clientLeft(waited:)`` what it returns is ignored.
+    public var whenDelayEnds: (@Sendable (DelayOutcome) -> HTTPAnswer?)?
 
     /// How the wait of a delayed response ended.
     public enum DelayOutcome: Sendable, Equatable {
-        /// The response was queued.
+        /// The delay is over: the response is queued (or ``whenDelayEnds``'s answer given instead).
         case sent
         /// The client hung up `waited` after the request arrived; the response was not sent.
         case clientLeft(waited: Duration)

@@ -19,7 +19,7 @@ final class ParkedConnections: Sendable {
     /// suspended, i.e. while no worker touches it; both under the registry's lock.
     private struct Parked: @unchecked Sendable {
         let connection: OpaquePointer
-        /// Its socket, watched for a hang-up while parked (-1 when unknown).
+        /// Its socket, watched for a hang-up while parked (-1 when unknown or not watched).
         let socket: Int32
         let context: RequestContext
         /// Sent at shutdown instead of waiting for the responder.
@@ -52,12 +52,17 @@ final class ParkedConnections: Sendable {
 
     /// Suspends `connection` (call only from its access handler, on its worker thread) and
     /// returns the responder that resumes it, or nil when the server is stopping (answer at once).
-    /// - Parameter atShutdown: what to send if the server stops first.
-    func park(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse) -> HTTPResponder? {
+    /// - Parameters:
+    ///   - atShutdown: what to send if the server stops first.
+    ///   - watchingHangUp: whether a client that hangs up meanwhile lets the connection go at
+    ///     once (``HangUpWatcher``); false for waits of moments (``HTTPAnswer/soon(_:)``).
+    func park(
+        _ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse, watchingHangUp: Bool = true
+    ) -> HTTPResponder? {
         let ticket: UInt64? = state.withLock { state in
             if state.stopping { return nil }
             state.nextTicket += 1
-            let socket = catbird_mhd_connection_fd(connection)
+            let socket = watchingHangUp ? catbird_mhd_connection_fd(connection) : -1
             state.parked[state.nextTicket] = Parked(connection: connection, socket: socket, context: context, atShutdown: atShutdown)
             context.parkedTicket = state.nextTicket
             // Suspended under the lock, so no responder or resumeAll() can resume it first.

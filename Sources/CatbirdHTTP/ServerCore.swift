@@ -79,7 +79,7 @@ final class ServerCore: Sendable {
             // Ended without the access handler seeing the delay end: libmicrohttpd noticed the
             // client go itself (it read the end of the stream before the connection was parked).
             context.delayed = nil
-            delayed.whenDelayEnds?(.clientLeft(waited: ContinuousClock.now - context.receivedAt))
+            _ = delayed.whenDelayEnds?(.clientLeft(waited: ContinuousClock.now - context.receivedAt))
         }
         Unmanaged<RequestContext>.fromOpaque(pointer).release()
         contextSlot?.pointee = nil
@@ -155,7 +155,7 @@ final class ServerCore: Sendable {
             context.clientGone = false
             if let delayed = context.delayed {
                 context.delayed = nil
-                delayed.whenDelayEnds?(.clientLeft(waited: ContinuousClock.now - context.receivedAt))
+                _ = delayed.whenDelayEnds?(.clientLeft(waited: ContinuousClock.now - context.receivedAt))
             }
             return .NO  // MHD closes the connection; nothing is sent
         }
@@ -163,7 +163,7 @@ final class ServerCore: Sendable {
             context.pendingResponse = nil
             if let delayed = context.delayed {
                 context.delayed = nil
-                delayed.whenDelayEnds?(.sent)
+                if let instead = delayed.whenDelayEnds?(.sent) { return answer(instead, context, connection) }
             }
             return send(pending, context, connection)
         }
@@ -216,16 +216,29 @@ final class ServerCore: Sendable {
         if context.oversized {
             return send(handler.respondToOversizedBody(request, limit: maxBodySize), context, connection)
         }
-        switch handler.respond(to: request) {
+        return answer(handler.respond(to: request), context, connection)
+    }
+
+    /// Sends `answer`'s response, or parks the connection and hands its responder to the
+    /// answer's start closure (503 at once when the server is stopping).
+    private func answer(_ answer: HTTPAnswer, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
+        let start: @Sendable (HTTPResponder) -> Void
+        let watchingHangUp: Bool
+        switch answer {
         case let .now(response):
             return send(response, context, connection)
-        case let .later(start):
-            guard let responder = parked.park(connection, context, atShutdown: ParkedConnections.stoppingResponse) else {
-                return queue(ParkedConnections.stoppingResponse, on: connection)
-            }
-            start(responder)
-            return .YES
+        case let .later(later):
+            (start, watchingHangUp) = (later, true)
+        case let .soon(soon):
+            (start, watchingHangUp) = (soon, false)
         }
+        guard let responder = parked.park(
+            connection, context, atShutdown: ParkedConnections.stoppingResponse, watchingHangUp: watchingHangUp)
+        else {
+            return queue(ParkedConnections.stoppingResponse, on: connection)
+        }
+        start(responder)
+        return .YES
     }
 
     /// Queues `response`, or parks the connection for its ``HTTPResponse/delay`` first: the
@@ -237,7 +250,7 @@ final class ServerCore: Sendable {
         undelayed.delay = nil
         undelayed.whenDelayEnds = nil
         guard let responder = parked.park(connection, context, atShutdown: undelayed) else {
-            response.whenDelayEnds?(.sent)
+            if let instead = response.whenDelayEnds?(.sent) { return answer(instead, context, connection) }
             return queue(undelayed, on: connection)
         }
         context.delayed = response  // parked: no other thread reads it until resumed

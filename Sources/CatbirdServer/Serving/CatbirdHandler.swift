@@ -84,7 +84,7 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     /// Sends a journaled answer: at once (relaxed durability), or once the writer has committed
-    /// its entry, holding no worker meanwhile (strict; 503 ``notJournaled`` if the entry was
+    /// its entry, holding no worker meanwhile (strict; 503 ``MockServing/notJournaled`` if the entry was
     /// dropped, so no client is told of a request the journal will not show). A delayed answer
     /// (no ticket) is journaled, and waited for, when its delay ends (``MockServing``).
     private func release(
@@ -94,7 +94,7 @@ struct CatbirdHandler: HTTPHandler {
             record(request, response, answeredBy: answeredBy, tenant: tenant)
             return .now(response)
         }
-        return .later { responder in
+        return .soon { responder in
             deliver(response, journaled: ticket, request, answeredBy: answeredBy, tenant: tenant, to: responder)
         }
     }
@@ -111,17 +111,11 @@ struct CatbirdHandler: HTTPHandler {
             return
         }
         journal.whenCommitted(ticket) { committed in
-            let released = committed ? response : Self.notJournaled
+            let released = committed ? response : MockServing.notJournaled
             record(request, released, answeredBy: answeredBy, tenant: tenant)
             responder.send(released)
         }
     }
-
-    /// Strict durability's answer when the journal entry could not be written (after the
-    /// writer's three attempts; e.g. a full disk): 503, and the mock's answer withheld.
-    static let notJournaled = APIError(
-        status: 503, reason: "the request could not be written to the journal (see the server log and "
-            + "GET /catbird/api/health); with --durability strict no answer leaves unjournaled").response
 
     /// `answer`, recorded when its response is known (at once, or when the responder sends it).
     private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
@@ -130,11 +124,14 @@ struct CatbirdHandler: HTTPHandler {
             record(request, response, answeredBy: answeredBy, tenant: tenant)
             return answer
         case let .later(start):
-            return .later { responder in
-                start(HTTPResponder { response in
-                    record(request, response, answeredBy: answeredBy, tenant: tenant)
-                    responder.send(response)
-                })
+            return .later { responder in start(recording(responder)) }
+        case let .soon(start):
+            return .soon { responder in start(recording(responder)) }
+        }
+        @Sendable func recording(_ responder: HTTPResponder) -> HTTPResponder {
+            HTTPResponder { response in
+                record(request, response, answeredBy: answeredBy, tenant: tenant)
+                responder.send(response)
             }
         }
     }
