@@ -1,5 +1,8 @@
 import CMicroHTTPD
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Connections whose request is answered later (``HTTPAnswer/later(_:)`` and delayed responses).
 ///
@@ -34,6 +37,13 @@ final class ParkedConnections: Sendable {
 
     private let state = Mutex(State())
     private let hangUps = HangUpWatcher()
+    /// ``State/stopping``, readable without the lock.
+    private let stopping = Atomic<Bool>(false)
+    /// Threads between their check of ``stopping`` and the end of their `MHD_suspend_connection`
+    /// or `MHD_resume_connection` call outside the lock (the lock is held for the registry only,
+    /// so parks and resumes on different threads do not wait for each other's system calls).
+    /// ``resumeAll()`` waits for it to drop to 0, so the daemon is never stopped under such a call.
+    private let callsOutsideLock = Atomic<Int>(0)
 
     init() {
         hangUps.start { [weak self] ticket in self?.clientLeft(ticket) }
@@ -59,18 +69,26 @@ final class ParkedConnections: Sendable {
     func park(
         _ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse, watchingHangUp: Bool = true
     ) -> HTTPResponder? {
+        callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
+        defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
+        if stopping.load(ordering: .sequentiallyConsistent) { return nil }
+        // Suspended before it is registered, so nothing can resume it first.
+        MHD_suspend_connection(connection)
+        let socket = watchingHangUp ? catbird_mhd_connection_fd(connection) : -1
         let ticket: UInt64? = state.withLock { state in
             if state.stopping { return nil }
             state.nextTicket += 1
-            let socket = watchingHangUp ? catbird_mhd_connection_fd(connection) : -1
             state.parked[state.nextTicket] = Parked(connection: connection, socket: socket, context: context, atShutdown: atShutdown)
             context.parkedTicket = state.nextTicket
-            // Suspended under the lock, so no responder or resumeAll() can resume it first.
-            MHD_suspend_connection(connection)
             hangUps.watch(socket, ticket: state.nextTicket)
             return state.nextTicket
         }
-        guard let ticket else { return nil }
+        guard let ticket else {
+            // resumeAll() ran since the check above: answer as it does; a responder has nothing left to do.
+            context.pendingResponse = atShutdown
+            MHD_resume_connection(connection)
+            return HTTPResponder { _ in }
+        }
         return HTTPResponder { [self] response in resume(ticket, with: response) }
     }
 
@@ -83,19 +101,24 @@ final class ParkedConnections: Sendable {
     func resumeAll() {
         state.withLock { state in
             state.stopping = true
+            stopping.store(true, ordering: .sequentiallyConsistent)
             for parked in state.parked.values {
                 hangUps.forget(parked.socket)
+                parked.context.parkedTicket = nil
                 parked.context.pendingResponse = parked.atShutdown
                 MHD_resume_connection(parked.connection)
             }
             state.parked.removeAll()
         }
+        // A park or resume past its check finishes its libmicrohttpd call before the daemon stops.
+        while callsOutsideLock.load(ordering: .sequentiallyConsistent) > 0 { sched_yield() }
         hangUps.stop()
     }
 
     /// Drops the entry of a request libmicrohttpd has finished with (its connection closed while
     /// parked), so a late responder cannot reach the freed connection. Called from the completion
-    /// callback on the connection's worker thread; cheap when the request was never parked.
+    /// callback on the connection's worker thread; takes no lock when the request was never
+    /// parked or was resumed (every resume clears the context's ticket).
     func forget(_ context: RequestContext) {
         guard let ticket = context.parkedTicket else { return }
         state.withLock { state in
@@ -105,12 +128,18 @@ final class ParkedConnections: Sendable {
     }
 
     private func resume(_ ticket: UInt64, with response: HTTPResponse) {
-        state.withLock { state in
-            guard let parked = state.parked.removeValue(forKey: ticket) else { return }
+        callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
+        defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
+        let connection: OpaquePointer? = state.withLock { state in
+            guard let parked = state.parked.removeValue(forKey: ticket) else { return nil }
             hangUps.forget(parked.socket)
+            parked.context.parkedTicket = nil
             parked.context.pendingResponse = response
-            MHD_resume_connection(parked.connection)
+            return parked.connection
         }
+        // Outside the lock: its entry is gone, so nothing else resumes it, and resumeAll()
+        // waits for this call before the daemon stops.
+        if let connection { MHD_resume_connection(connection) }
     }
 
     /// The client of parked request `ticket` hung up: resumes it marked gone, so the access
@@ -119,6 +148,7 @@ final class ParkedConnections: Sendable {
         state.withLock { state in
             guard let parked = state.parked.removeValue(forKey: ticket) else { return }
             hangUps.forget(parked.socket)
+            parked.context.parkedTicket = nil
             parked.context.clientGone = true
             MHD_resume_connection(parked.connection)
         }

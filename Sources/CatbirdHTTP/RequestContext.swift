@@ -44,7 +44,8 @@ final class RequestContext: @unchecked Sendable {
     /// Set (while parked, under ``ParkedConnections``' lock) when the client hung up: on resume
     /// the connection is closed.
     var clientGone = false
-    /// The request's entry in ``ParkedConnections`` while (or since) it was parked.
+    /// The request's entry in ``ParkedConnections`` while it is parked; nil once resumed (set
+    /// and cleared under the registry's lock, read by the worker only when not parked).
     var parkedTicket: UInt64?
 
     init(target: String, problem: HTTPRequestProblem? = nil) {
