@@ -4,6 +4,8 @@
 # nginx's figure of the same run (never to a figure from another run). Scenarios (issue 7):
 #   hit c1/c16/c64   one mock (GET /bench, {"ok":true}), every request journaled to SQLite;
 #                    p50/p99 at 1 and 64 connections
+#   strict c64       the same against a second Catbird started with --durability strict (issue 9),
+#                    right after the default (relaxed) Catbird's 64-connection run
 #   equal 1k / 10k   a tenant with 1,000 / 10,000 equal-URL mocks, hitting the last one added
 #   mix 100 / 1k     a tenant with 100 / 1,000 mocks, half wildcard, half regexp: hitting the
 #                    last one added, and URLs none of them matches (404; miss.lua: another
@@ -22,6 +24,9 @@
 #
 # Targets (issue 7; PASS/FAIL each, exit 1 on any FAIL):
 #   hit c64              Catbird ≥ 0.5 × nginx requests/s
+#   strict c64           --durability strict ≥ 0.7 × the default (relaxed) Catbird's requests/s of
+#                        the same run, and its p99 < 10 ms (issue 9); every answered request is in
+#                        its journal
 #   p99 c64              Catbird ≤ 2 × nginx's p99
 #   equal / mix / tenants  within 20 % of the one-mock c64 figure (≥ 0.8 × it)
 #   64 KiB, POST 16 KiB  reported only (issue 7 sets no target; the journal keeps up to 64 KiB
@@ -58,6 +63,8 @@ P99_TARGET=2               # Catbird p99 ≤ this × nginx p99 at 64 connections
 FLAT_TARGET=0.8            # many mocks / tenants: ≥ this × the one-mock figure
 VISIBILITY_TARGET_MS=5     # p99
 RSS_LIMIT_MB=64
+STRICT_TARGET=0.7          # --durability strict: ≥ this × the default (relaxed) Catbird at 64 connections
+STRICT_P99_TARGET_MS=10    # --durability strict: p99 below this at 64 connections
 BIG_BODY_BYTES=65536
 UPLOAD_BYTES=16384
 
@@ -134,7 +141,7 @@ STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 RAW_LOG="$RESULTS_DIR/$STAMP-wrk.txt"
 SUMMARY="$RESULTS_DIR/$STAMP-summary.md"
 : >"$RAW_LOG"
-NGINX_PID=""; CATBIRD_PID=""; WRK_PID=""; LOAD_PID=""
+NGINX_PID=""; CATBIRD_PID=""; STRICT_PID=""; WRK_PID=""; LOAD_PID=""
 
 stop_pid() {  # stop_pid PID SIGNAL SECONDS: signal, wait up to SECONDS, then SIGKILL
     local pid="$1" signal="$2" seconds="$3" waited=0
@@ -158,6 +165,7 @@ cleanup() {
     stop_pid "$NGINX_PID" TERM 10      # the master stops its workers
     # On SIGTERM Catbird writes the queued journal and exits 0 (as deploy/xcode/stop.sh expects).
     stop_pid "$CATBIRD_PID" TERM 10
+    stop_pid "$STRICT_PID" TERM 10
     progress "stopped"
     if [ "${BENCH_KEEP:-0}" = "1" ]; then
         echo "run.sh: kept $WORK" >&2
@@ -194,10 +202,10 @@ wait_http() {  # wait_http URL NAME PID: up to 15 s for a 2xx answer
     echo "run.sh: $name did not answer $url within 15 s" >&2; return 1
 }
 
-journal_count() {  # prints COUNT(*) of the journal (the SQL route flushes the writer first)
+journal_count() {  # [URL]: prints COUNT(*) of the journal (the SQL route flushes the writer first)
     local answer
     answer="$(curl -fsS --max-time 60 -X POST -H 'Content-Type: application/json' \
-        --data '{"sql":"SELECT COUNT(*) FROM requests"}' "$CATBIRD_URL/catbird/api/sql")" || {
+        --data '{"sql":"SELECT COUNT(*) FROM requests"}' "${1:-$CATBIRD_URL}/catbird/api/sql")" || {
         echo "run.sh: SQL route failed" >&2; return 1; }
     echo "$answer" | grep -o '"rows":\[\[[0-9]*' | grep -o '[0-9]*$' || {
         echo "run.sh: unexpected SQL answer: $answer" >&2; return 1; }
@@ -260,8 +268,11 @@ load_note() {
 NGINX_PORT="$(free_port)"
 CATBIRD_PORT="$(free_port)"
 while [ "$CATBIRD_PORT" = "$NGINX_PORT" ]; do CATBIRD_PORT="$(free_port)"; done
+STRICT_PORT="$(free_port)"
+while [ "$STRICT_PORT" = "$NGINX_PORT" ] || [ "$STRICT_PORT" = "$CATBIRD_PORT" ]; do STRICT_PORT="$(free_port)"; done
 NGINX_URL="http://$HOST:$NGINX_PORT"
 CATBIRD_URL="http://$HOST:$CATBIRD_PORT"
+STRICT_URL="http://$HOST:$STRICT_PORT"
 
 temp_paths=""
 nginx_build="$("$NGINX" -V 2>&1)"
@@ -297,6 +308,13 @@ wait_http "$NGINX_URL/bench" nginx "$NGINX_PID"
     --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/catbird.log" 2>&1 &
 CATBIRD_PID=$!
 wait_http "$CATBIRD_URL/catbird/api/health" catbird "$CATBIRD_PID"
+# The same with --durability strict (an answer leaves once its journal row is committed), idle
+# until its one run right after the default Catbird's 64-connection run.
+"$CATBIRD_BIN" serve --host "$HOST" --port "$STRICT_PORT" --db "$WORK/strict.sqlite" \
+    --log-level warning --threads "$THREADS" --durability strict \
+    --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/catbird-strict.log" 2>&1 &
+STRICT_PID=$!
+wait_http "$STRICT_URL/catbird/api/health" "catbird --durability strict" "$STRICT_PID"
 
 # --- mocks --------------------------------------------------------------------------------------
 CONTROL=(python3 "$BENCH_DIR/control.py" "$CATBIRD_PORT")
@@ -309,6 +327,8 @@ progress "adding the scenarios' mocks"
 "${CONTROL[@]}" mocks mix100 mix:100
 "${CONTROL[@]}" mocks mix1k mix:1000
 for i in 0 1 2 3 4 5 6 7; do "${CONTROL[@]}" mocks "t$i" bench; done
+python3 "$BENCH_DIR/control.py" "$STRICT_PORT" mocks "" bench
+[ "$(curl -sS --max-time 5 "$STRICT_URL/bench")" = "$BODY" ] || { echo "run.sh: the strict Catbird's /bench answers differently" >&2; exit 1; }
 
 for server in nginx catbird; do
     url="$NGINX_URL/bench"; [ "$server" = catbird ] && url="$CATBIRD_URL/bench"
@@ -385,6 +405,19 @@ done
 progress "counting the journal"
 journal_after="$(journal_count)"
 journal_delta=$(( journal_after - journal_before ))
+# Strict durability's cost: right after the default (relaxed) Catbird's 64-connection run (and
+# its journal written, counted above), the same wrk run against the --durability strict Catbird.
+run_wrk "strict warm-up" "$STRICT_URL/bench" 16 "$WARMUP_SECONDS" "$WORK/warmup-strict.txt"
+strict_journal_before="$(journal_count "$STRICT_URL")"
+progress "one mock, 64 conn.: catbird --durability strict, ${DURATION_SECONDS}s"
+run_wrk "one mock, 64 conn.: catbird --durability strict" "$STRICT_URL/bench" 64 "$DURATION_SECONDS" "$WORK/wrk-strict.txt"
+parse_wrk "$WORK/wrk-strict.txt" strict
+socket_errors=$(( socket_errors + strict_sockerr ))
+unexpected_non2xx=$(( unexpected_non2xx + strict_non2xx ))
+strict_journal_delta=$(( $(journal_count "$STRICT_URL") - strict_journal_before ))
+strict_commit_rows="$(python3 "$BENCH_DIR/control.py" "$STRICT_PORT" metrics | tr ' ' '\n' | awk -F= '$1 == "rows_per_commit" { print $2 }')"
+stop_pid "$STRICT_PID" TERM 30
+STRICT_PID=""
 
 tenant() { echo "X-Catbird-Parallel-Id: $1"; }
 measure equal1k "1,000 equal mocks, last" 64 /bench /m/999 0 -H "$(tenant equal1k)"
@@ -502,6 +535,10 @@ one_mock_rps="${result[hit64,catbird,rps]}"
     rss_count_ok=$(( rss_journal_delta >= RSS_REQUESTS && rss_journal_delta >= rss_done && rss_done >= RSS_REQUESTS ? 1 : 0 ))
     rss_ok="$(awk -v m="$hwm_mb" -v l="$RSS_LIMIT_MB" -v c="$rss_count_ok" 'BEGIN { print (c == 1 && m + 0 < l) ? 1 : 0 }')"
     check "$rss_ok" "memory: a fresh Catbird's VmHWM $hwm_mb MB (target < $RSS_LIMIT_MB MB) after $rss_done journaled requests at 64 connections in ${rss_seconds}s ($(fmt_rps "$rss_rps") req/s, p99 $(fmt_ms "$rss_p99") ms); journal grew by $rss_journal_delta to $rss_journal_after rows (need ≥ $RSS_REQUESTS); VmRSS now $rss_now_mb MB; database files $db_mb MB"
+    strict_ratio="$(ratio "$strict_rps" "${result[hit64,catbird,rps]}")"
+    strict_ok="$(awk -v r="$strict_ratio" -v t="$STRICT_TARGET" -v p="$strict_p99" -v l="$STRICT_P99_TARGET_MS" -v j="$strict_journal_delta" -v d="$strict_done" \
+        'BEGIN { print (r != "n/a" && r + 0 >= t && p + 0 < l && j + 0 >= d + 0) ? 1 : 0 }')"
+    check "$strict_ok" "strict durability at 64 connections: --durability strict $(fmt_rps "$strict_rps") req/s = $strict_ratio × the default (relaxed) Catbird's $(fmt_rps "${result[hit64,catbird,rps]}") req/s just before (target ≥ $STRICT_TARGET ×); p50 / p99 $(fmt_ms "$strict_p50") / $(fmt_ms "$strict_p99") ms (target p99 < $STRICT_P99_TARGET_MS ms; relaxed $(fmt_ms "${result[hit64,catbird,p50]}") / $(fmt_ms "${result[hit64,catbird,p99]}") ms); its journal grew by $strict_journal_delta for $strict_done answered (need ≥); ${strict_commit_rows:-?} rows per commit over its runs"
     check $(( journal_delta >= catbird_completed ? 1 : 0 )) "journal: wrk completed $catbird_completed Catbird requests in the one-mock runs; the journal grew by $journal_delta ($(( journal_delta - catbird_completed )) more = requests in flight when wrk stopped)"
     check $(( socket_errors == 0 && unexpected_non2xx == 0 ? 1 : 0 )) "errors: $socket_errors socket errors, $unexpected_non2xx unexpected statuses (non-2xx outside the 404 scenarios, 2xx inside them), both servers"
     echo
