@@ -22,6 +22,9 @@ struct CommitWaiters {
     /// No callback waits for a commit.
     var isEmpty: Bool { waiting.isEmpty }
 
+    /// Callbacks waiting.
+    var count: Int { waiting.count }
+
     mutating func add(_ ticket: JournalTicket, _ done: @escaping @Sendable (Bool) -> Void) {
         waiting.append((ticket.sequence, done))
     }
