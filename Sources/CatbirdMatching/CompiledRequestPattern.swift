@@ -50,8 +50,8 @@ public struct CompiledRequestPattern: Sendable {
     ///   - headerValue: called with a header name as written in the pattern; returns the request's
     ///     **first** value for that name, looked up case-insensitively by the caller, or `nil`.
     ///   - body: the request body's bytes (empty, the default, for none; for a journaled request,
-    ///     what the journal kept of it). Read only when the pattern has a body pattern
-    ///     (``hasBodyPattern``): callers that hold no body may leave it out for other patterns.
+    ///     what the journal kept of it). Read only when the pattern has a body pattern: callers
+    ///     that hold no body may leave it out for other patterns.
     ///
     /// A regular expression still running after ``CompiledPatternMatch/defaultBudget`` counts as
     /// no match; ``evaluate(method:target:headerValue:body:until:)`` tells that case apart.
@@ -79,10 +79,6 @@ public struct CompiledRequestPattern: Sendable {
         guard let bodyPattern = self.body else { return .matched }
         return bodyPattern.matches(body) ? .matched : .notMatched
     }
-
-    /// Whether the pattern matches the body too (a caller reading requests from storage then
-    /// needs to read their bodies).
-    public var hasBodyPattern: Bool { body != nil }
 
     /// What the request-target must contain for the url pattern to match (empty for `equal`
     /// and the empty regexp); ``PatternIndex`` buckets wildcard and regexp mocks by it.

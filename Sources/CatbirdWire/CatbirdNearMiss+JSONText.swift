@@ -14,12 +14,20 @@ extension Array where Element == UInt8 {
         JSONText.appendString(string, to: &self)
     }
 
-    /// `"kind":…,"value":…` (pattern matches and body patterns).
-    fileprivate mutating func appendKind(_ kind: String, value: String) {
+    /// `{"equalTo":…,"kind":…,"value":…}` (pattern matches and body patterns; keys sorted),
+    /// `equalTo` (JSON text) only when given.
+    fileprivate mutating func appendKindObject(_ kind: String, value: String, equalTo: String? = nil) {
+        append("{")
+        if let equalTo {
+            append(#""equalTo":"#)
+            append(contentsOf: equalTo.utf8)
+            append(",")
+        }
         append(#""kind":"#)
         appendJSON(kind)
         append(#","value":"#)
         appendJSON(value)
+        append("}")
     }
 
     fileprivate mutating func appendDecimal<Number: BinaryInteger>(_ number: Number) {
@@ -30,23 +38,14 @@ extension Array where Element == UInt8 {
 extension PatternMatch {
     /// Appends `{"kind":"equal","value":"/api/users"}`.
     public func writeJSON(to out: inout [UInt8]) {
-        out.append("{")
-        out.appendKind(kind.rawValue, value: value)
-        out.append("}")
+        out.appendKindObject(kind.rawValue, value: value)
     }
 }
 
 extension BodyPattern {
     /// Appends `{"equalTo":7,"kind":"jsonPath","value":"$.id"}`; `equalTo` only when set.
     public func writeJSON(to out: inout [UInt8]) {
-        out.append("{")
-        if let equalTo {
-            out.append(#""equalTo":"#)
-            out.append(contentsOf: equalTo.jsonText.utf8)
-            out.append(",")
-        }
-        out.appendKind(kind.rawValue, value: value)
-        out.append("}")
+        out.appendKindObject(kind.rawValue, value: value, equalTo: equalTo?.jsonText)
     }
 }
 

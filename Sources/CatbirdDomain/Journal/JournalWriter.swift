@@ -256,16 +256,13 @@ public final class JournalWriter: Sendable {
     /// waiters are queued, up to ``strictGatherWindow`` for ``State/lastGroup`` entries.
     private func gather() {
         guard state.waiting > 0 else { return }
-        let started = ContinuousClock.now
         let deadline = Date(timeIntervalSinceNow: Self.gatherWindow.timeInterval)
         let strictDeadline = Date(timeIntervalSinceNow: Self.strictGatherWindow.timeInterval)
         state.writerGathering = true
         while state.waiting < Self.gatherRows && !state.stopping && state.flushers == 0 {
             if state.commitWaiters.isEmpty {
                 if !condition.wait(until: deadline) { break }
-            } else if state.waiting >= state.lastGroup || ContinuousClock.now - started >= Self.strictGatherWindow
-                || !condition.wait(until: strictDeadline)
-            {
+            } else if state.waiting >= state.lastGroup || !condition.wait(until: strictDeadline) {
                 break
             }
         }
