@@ -10,7 +10,8 @@ import XCTest
 /// (docs/matching.md): a differential test over the docs' examples and generated patterns and
 /// subjects, ASCII and not, url and headers, on the real schema.
 final class JournalPatternSQLTests: XCTestCase {
-    private var database: Database!
+    /// An in-memory journal with one tenant, `t` (the deadline tests in `JournalPatternSQLTests+Deadline.swift` use it too).
+    var database: Database!
 
     override func setUpWithError() throws {
         database = try Database(path: ":memory:")
