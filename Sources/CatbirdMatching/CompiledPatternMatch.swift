@@ -50,7 +50,7 @@ public struct CompiledPatternMatch: Sendable {
             matcher = .equal(source.value)
             requirement = .none
         case .regexp:
-            if source.value.isEmpty {
+            if source.matchesEverything {
                 matcher = .everything
                 requirement = .none
             } else {
@@ -124,6 +124,9 @@ public struct CompiledPatternMatch: Sendable {
             return UTF8Text.bytes(subject, equal: value) ? .matched : .notMatched
         case .everything:
             return .matched
+        case let .simple(simple, _) where simple.literal != nil:
+            // Literals only: the automaton's search is the requirement's own (no search twice).
+            if let matched = simple.matches(subject) { return matched ? .matched : .notMatched }
         case .expression, .glob, .simple:
             break
         }

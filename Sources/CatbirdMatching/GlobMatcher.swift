@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// A wildcard matched without ICU: the subset of ``WildcardTranslator``'s output whose meaning
 /// on an ASCII subject is plain and known, compiled to flat glob sequences.
 ///
@@ -112,21 +114,6 @@ public struct GlobMatcher: Sendable, Equatable {
 
     static func set(_ low: UInt64, _ high: UInt64, contains byte: UInt8) -> Bool {
         byte < 64 ? low & (1 << UInt64(byte)) != 0 : high & (1 << UInt64(byte - 64)) != 0
-    }
-}
-
-/// ASCII case folding on bytes.
-enum ASCIICase {
-    static func lower(_ byte: UInt8) -> UInt8 {
-        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-    }
-
-    static func upper(_ byte: UInt8) -> UInt8 {
-        byte >= 0x61 && byte <= 0x7A ? byte & ~0x20 : byte
-    }
-
-    static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
     }
 }
 

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// Text a subject must hold for a regular expression to match it, read from the expression
 /// conservatively: what lets ``PatternIndex`` skip most wildcard and regexp mocks for a request.
 ///

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// Wildcard and regexp url patterns indexed by the literal text they require
 /// (``LiteralRequirement``), so that a request-target is tried only against the patterns that can
 /// match it (docs/matching.md#how-matching-scales).

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// A regexp matched without ICU: the plain subset URL patterns are mostly written in
 /// (`^/api/users/[0-9]+$`, `users/\d+`, `\.json$`), compiled to a small automaton.
 ///
@@ -129,7 +131,7 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
     /// (see ``GlobMatcher/matches(_:)``): then only ICU knows.
     public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard GlobMatcher.isPlainASCII(subject) else { return nil }
-        if let literal { return Self.find(literal, in: subject, anchoredStart: anchoredStart, anchoredEnd: anchoredEnd) }
+        if let literal { return ASCIICase.find(literal, in: subject, anchoredStart: anchoredStart, anchoredEnd: anchoredEnd) }
         let accept: UInt64 = 1 << UInt64(elements.count)
         let start = closure(1)
         var states = start
@@ -150,25 +152,6 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
             if states == 0 { return false }
         }
         return states & accept != 0
-    }
-
-    /// Whether `literal` (lowercased) occurs in `subject` ignoring ASCII case: at its start when
-    /// `anchoredStart`, at its end when `anchoredEnd`, anywhere otherwise.
-    private static func find(
-        _ literal: [UInt8], in subject: UnsafeBufferPointer<UInt8>, anchoredStart: Bool, anchoredEnd: Bool
-    ) -> Bool {
-        guard subject.count >= literal.count else { return false }
-        let lastStart = subject.count - literal.count
-        if anchoredStart && anchoredEnd && lastStart != 0 { return false }
-        var start = anchoredEnd ? lastStart : 0
-        let end = anchoredStart ? 0 : lastStart
-        while start <= end {
-            var offset = 0
-            while offset < literal.count, ASCIICase.lower(subject[start + offset]) == literal[offset] { offset += 1 }
-            if offset == literal.count { return true }
-            start += 1
-        }
-        return false
     }
 
     /// `states` plus every state reachable by skipping optional and repeated elements.

@@ -1,11 +1,54 @@
 /// ASCII case folding: the one rule Catbird uses wherever letter case does not count (header
-/// names, RFC 9110 §5.1; SQL column names). Only `A`–`Z` are folded; every other byte,
-/// non-ASCII letters included, is compared exactly.
+/// names, RFC 9110 §5.1; SQL column names; the byte matchers' case-insensitive comparisons,
+/// docs/matching.md#pattern-kinds). Only `A`–`Z` are folded; every other byte, non-ASCII
+/// letters included, is compared exactly.
+///
+/// The byte functions are `@inlinable`: the matchers call them per byte of every subject, from
+/// other modules, and a call per byte would cost more than the comparison.
+public enum ASCIICase {
+    /// `byte` with `A`–`Z` lowered; every other byte as is.
+    @inlinable
+    public static func lower(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+    }
+
+    /// `byte` with `a`–`z` raised; every other byte as is.
+    @inlinable
+    public static func upper(_ byte: UInt8) -> UInt8 {
+        byte >= 0x61 && byte <= 0x7A ? byte & ~0x20 : byte
+    }
+
+    /// Whether `scalar` is an ASCII letter or digit.
+    public static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
+    }
+
+    /// Whether `literal` (already lowered by ``lower(_:)``) occurs in `subject` with ASCII case
+    /// folded: at its start when `anchoredStart`, ending at its end when `anchoredEnd` (both:
+    /// the whole subject), anywhere otherwise. An empty literal occurs everywhere.
+    public static func find(
+        _ literal: [UInt8], in subject: UnsafeBufferPointer<UInt8>, anchoredStart: Bool = false, anchoredEnd: Bool = false
+    ) -> Bool {
+        guard subject.count >= literal.count else { return false }
+        let lastStart = subject.count - literal.count
+        if anchoredStart && anchoredEnd && lastStart != 0 { return false }
+        var start = anchoredEnd ? lastStart : 0
+        let end = anchoredStart ? 0 : lastStart
+        while start <= end {
+            var offset = 0
+            while offset < literal.count, lower(subject[start + offset]) == literal[offset] { offset += 1 }
+            if offset == literal.count { return true }
+            start += 1
+        }
+        return false
+    }
+}
+
 extension String {
     /// This text with ASCII capitals `A`–`Z` lowered and every other byte untouched.
     public func asciiLowercased() -> String {
-        guard utf8.contains(where: Self.isASCIICapital) else { return self }
-        return String(decoding: utf8.map(Self.asciiLower), as: UTF8.self)
+        guard utf8.contains(where: { ASCIICase.lower($0) != $0 }) else { return self }
+        return String(decoding: utf8.map(ASCIICase.lower), as: UTF8.self)
     }
 
     /// Whether this text equals `other` when ASCII capitals are folded (see ``asciiLowercased()``).
@@ -16,20 +59,12 @@ extension String {
         let contiguous = utf8.withContiguousStorageIfAvailable { mine in
             other.utf8.withContiguousStorageIfAvailable { theirs in
                 for index in mine.indices where mine[index] != theirs[index] {
-                    guard Self.asciiLower(mine[index]) == Self.asciiLower(theirs[index]) else { return false }
+                    guard ASCIICase.lower(mine[index]) == ASCIICase.lower(theirs[index]) else { return false }
                 }
                 return true
             }
         }
         if let contiguous = contiguous ?? nil { return contiguous }
-        return utf8.elementsEqual(other.utf8) { Self.asciiLower($0) == Self.asciiLower($1) }
-    }
-
-    private static func isASCIICapital(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
-    }
-
-    private static func asciiLower(_ byte: UInt8) -> UInt8 {
-        isASCIICapital(byte) ? byte + 32 : byte
+        return utf8.elementsEqual(other.utf8) { ASCIICase.lower($0) == ASCIICase.lower($1) }
     }
 }

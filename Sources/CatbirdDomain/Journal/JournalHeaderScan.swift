@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// Finds a header's first value in a journal row's `request_headers` JSON without decoding it
 /// (``RequestMatchFunction`` runs it on every row a header pattern is counted over): the bytes
 /// ``JournalHeaders/firstValue(of:)`` would give, or ``Answer/undecided`` where only decoding
@@ -122,10 +124,6 @@ private extension UnsafeBufferPointer<UInt8> {
 
     /// Whether the bytes in `range` equal `other`'s with ASCII capitals folded.
     func equalsIgnoringASCIICase(_ other: UnsafeBufferPointer<UInt8>, in range: Range<Int>) -> Bool {
-        range.count == other.count && zip(self[range], other).allSatisfy { Self.lower($0) == Self.lower($1) }
-    }
-
-    private static func lower(_ byte: UInt8) -> UInt8 {
-        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+        range.count == other.count && zip(self[range], other).allSatisfy { ASCIICase.lower($0) == ASCIICase.lower($1) }
     }
 }

@@ -38,7 +38,7 @@ struct JournalPatternSQL {
             conditions += " AND url = ?"
             bindings.append(.text(pattern.url.value))
         }
-        let matchesURL = !equalURL && !(pattern.url.kind == .regexp && pattern.url.value.isEmpty)
+        let matchesURL = !equalURL && !pattern.url.matchesEverything
         guard matchesURL || readsRows else { return }
         // Only the columns the pattern reads (NULL for the others): without the headers and the
         // body, the covering index answers the whole query.
