@@ -44,8 +44,7 @@ extension ServerCore {
         guard let problem = context.problem else { return }
         context.handled = true
         context.answeredEarly = true
-        var response = handler.respondToMalformedRequest(request(from: context), problem: problem).stamped()
-        if response.headers.first("Connection") == nil { response.headers.add(name: "Connection", value: "close") }
+        let response = malformedRequestResponse(context, problem).stamped()
         let socket = catbird_mhd_connection_fd(connection)
         guard socket >= 0 else { return }
         let bytes = Self.wireBytes(of: response)
@@ -53,6 +52,15 @@ extension ServerCore {
             _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         }
         shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    /// The handler's answer to a request refused for `problem` before its body is read
+    /// (``HTTPHandler/respondToMalformedRequest(_:problem:)``), with `Connection: close` when the
+    /// handler did not say: the connection ends after it.
+    func malformedRequestResponse(_ context: RequestContext, _ problem: HTTPRequestProblem) -> HTTPResponse {
+        var response = handler.respondToMalformedRequest(request(from: context), problem: problem)
+        if response.headers.first("Connection") == nil { response.headers.add(name: "Connection", value: "close") }
+        return response
     }
 
     /// `response` as HTTP/1.1 bytes (RFC 9112 §4, §6): status line, its fields (those sent as

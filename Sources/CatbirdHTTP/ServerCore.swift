@@ -180,9 +180,7 @@ final class ServerCore: Sendable {
                 // Answered before any body is read; `Connection: close` ends the connection after.
                 context.oversized = true
                 context.handled = true
-                var response = handler.respondToMalformedRequest(request(from: context), problem: problem)
-                if response.headers.first("Connection") == nil { response.headers.add(name: "Connection", value: "close") }
-                return queue(response, on: connection)
+                return queue(malformedRequestResponse(context, problem), on: connection)
             }
             if let declared = context.headers.first("Content-Length").flatMap({ Int($0) }) {
                 if declared > maxBodySize {

@@ -16,11 +16,10 @@ extension CatbirdHandler {
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {
         guard ending != .serverStopped else { return }
         let (status, problem) = Self.statusAndProblem(ending, headerSectionRead: !request.method.isEmpty)
-        let tenant = request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) } ? .defaultTenant : Self.tenant(of: request)
-        let elapsed = ContinuousClock.now - request.receivedAt
-        // Absolute-form control targets (`GET http://host/catbird/…`) count as control too.
-        let isControl = Self.controlRequest(request) != nil
-        if !isControl {
+        // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
+        let refused = if case .refusedByLibrary = ending { true } else { false }
+        noteUnanswered(request, status: status, why: problem, warning: refused) { tenant in
+            let elapsed = ContinuousClock.now - request.receivedAt
             let arrival = Date(timeIntervalSinceNow: -elapsed.milliseconds / 1000)
             journal.append(JournalEntry(
                 time: Timestamp.string(from: arrival), tenant: tenant, method: request.method, url: request.target,
@@ -28,10 +27,37 @@ extension CatbirdHandler {
                 status: status, responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
                 durationMs: elapsed.milliseconds, problem: problem))
         }
-        metrics.record(answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status, latency: elapsed)
-        // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
-        let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(problem) tenant=\(tenant)"
-        if case .refusedByLibrary = ending { log.warning(line) } else { log.info(line) }
+    }
+
+    /// What every request Catbird refused, or that ended without an answer, goes through: unless
+    /// it is a control request (absolute-form `GET http://host/catbird/…` too), `journaling` is
+    /// called with its tenant (``tenantOfRefused(_:)``) to journal it; then its metrics (answered
+    /// by `control` or `none`) and one log line, `status` and `why`, at warning or info level.
+    func noteUnanswered(
+        _ request: HTTPRequest, status: Int, why: String, warning: Bool, journaling: (TenantID) -> Void
+    ) {
+        let tenant = Self.tenantOfRefused(request)
+        let isControl = Self.controlRequest(request) != nil
+        if !isControl { journaling(tenant) }
+        metrics.record(
+            answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status,
+            latency: ContinuousClock.now - request.receivedAt)
+        let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(why) tenant=\(tenant)"
+        if warning { log.warning(line) } else { log.info(line) }
+    }
+
+    /// Whether the request's parallel id header has bytes that are not UTF-8: decoded, two
+    /// different ids could share a tenant, so such a request is refused with 400, and journaled
+    /// in the default tenant when it is refused or unanswered for another reason
+    /// (docs/tenancy.md#tenant-of-a-request).
+    static func parallelIDIsNotUTF8(_ request: HTTPRequest) -> Bool {
+        !request.fieldsNotUTF8.isEmpty && request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) }
+    }
+
+    /// The tenant a refused or unanswered request is journaled in: the one its parallel id
+    /// names, the default tenant when that id is not UTF-8 (``parallelIDIsNotUTF8(_:)``).
+    static func tenantOfRefused(_ request: HTTPRequest) -> TenantID {
+        parallelIDIsNotUTF8(request) ? .defaultTenant : tenant(of: request)
     }
 
     /// The status journaled for `ending`, and the entry's `problem` sentence.

@@ -46,8 +46,7 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     func respond(to request: HTTPRequest) -> HTTPAnswer {
-        if !request.fieldsNotUTF8.isEmpty, request.fieldsNotUTF8.contains(where: { $0.equalsIgnoringASCIICase(TenantID.headerName) }) {
-            // Decoded, two different ids could share a tenant (docs/tenancy.md#tenant-of-a-request).
+        if Self.parallelIDIsNotUTF8(request) {
             return .now(APIError.badRequest("the \(TenantID.headerName) header is not valid UTF-8").response)
         }
         let tenant = Self.tenant(of: request)
@@ -164,10 +163,9 @@ struct CatbirdHandler: HTTPHandler {
     /// parallel id that is not UTF-8 puts it in the default tenant's journal.
     private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPResponse {
         var response = error.response
-        let tenant = request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) } ? .defaultTenant : Self.tenant(of: request)
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
-        let isControl = Self.controlRequest(request) != nil
-        if journaled, !isControl {
+        noteUnanswered(request, status: error.status, why: error.reason, warning: true) { tenant in
+            guard journaled else { return }
             let (sent, ticket) = serving.journal(
                 request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             response = sent
@@ -175,10 +173,6 @@ struct CatbirdHandler: HTTPHandler {
             // the worker waits for the commit; rare (a refused request) and one batch long.
             if durability == .strict { Self.waitForCommit(of: ticket, in: journal) }
         }
-        metrics.record(
-            answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: response.status,
-            latency: ContinuousClock.now - request.receivedAt)
-        log.warning("\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(error.status): \(error.reason) tenant=\(tenant)")
         return response
     }
 
