@@ -74,6 +74,11 @@ struct TenantLane: Sendable {
     func run(_ job: @escaping @Sendable () -> Void) {
         pool.run(key: tenant.rawValue, job)
     }
+
+    /// Answers later with what `work` returns, run among the tenant's jobs on the pool.
+    func answer(_ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
+        .later(on: pool, key: tenant.rawValue, work)
+    }
 }
 
 extension APIError {

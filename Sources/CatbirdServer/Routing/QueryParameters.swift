@@ -12,29 +12,36 @@ enum QueryParameters {
         }
     }
 
+    /// `raw` percent-decoded with `+` read as a space; as is (`+` still a space) when it is not
+    /// valid percent-encoding of UTF-8.
     private static func decode(_ raw: Substring) -> String {
         let spaced = raw.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }
 
-    /// Refuses a control route's query that ``pairs(_:)`` would read otherwise than it was
-    /// written: a name or value that is not valid percent-encoding of UTF-8 (`%ZZ`, `%FF`; read
-    /// as the literal text otherwise), and a name given twice (`limit=1&limit=2`; the last one
-    /// would win), as a repeated JSON key is refused (docs/protocol.md#query-parameters).
+    /// ``pairs(_:)`` for a control route's query, refusing one that ``pairs(_:)`` would read
+    /// otherwise than it was written: a name or value that is not valid percent-encoding of
+    /// UTF-8 (`%ZZ`, `%FF`; read as the literal text otherwise), and a name given twice
+    /// (`limit=1&limit=2`; the last one would win), as a repeated JSON key is refused
+    /// (docs/protocol.md#query-parameters). Each part is decoded once.
     /// - Throws: 400 naming the parameter.
-    static func checkWellFormed(_ query: Substring) throws(APIError) {
+    static func wellFormedPairs(_ query: Substring) throws(APIError) -> [(name: String, value: String)] {
         var seen = Set<String>()
+        var result: [(name: String, value: String)] = []
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            for part in parts where part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding == nil {
+            guard let name = parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                  let value = parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+            else {
                 throw .badRequest(
                     "query parameter \(JSONText.string(String(pair.prefix(100)))) is not valid percent-encoded UTF-8 "
                         + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
             }
-            let name = decode(parts[0])
             guard seen.insert(name).inserted else {
                 throw .badRequest("query parameter '\(name)' is given more than once: give it once")
             }
+            result.append((name, value))
         }
+        return result
     }
 }

@@ -92,12 +92,11 @@ struct Route: Sendable {
     }
 
     /// Refuses a query parameter the route does not understand, one given twice, and one that
-    /// is not valid percent-encoded UTF-8 (``QueryParameters/checkWellFormed(_:)``).
+    /// is not valid percent-encoded UTF-8 (``QueryParameters/wellFormedPairs(_:)``).
     /// - Throws: 400 naming the parameter (and the known ones).
     func checkQuery(_ query: Substring?) throws(APIError) {
         guard let queryNames, let query, !query.isEmpty else { return }
-        try QueryParameters.checkWellFormed(query)
-        for (name, _) in QueryParameters.pairs(query) where !queryNames.contains(name) {
+        for (name, _) in try QueryParameters.wellFormedPairs(query) where !queryNames.contains(name) {
             let known = queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))"
             throw .badRequest("unknown query parameter '\(name)' (\(known))")
         }
@@ -139,11 +138,9 @@ struct RouteTable: Sendable {
             guard let lane = context.lane(route.lane) else { return .now(run(route, context)) }
             let reservation: TenantReservation?
             do { reservation = route.lane == .slow ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
-            return .later { responder in
-                lane.run {
-                    defer { reservation?.release() }
-                    responder.send(run(route, context))
-                }
+            return lane.answer {
+                defer { reservation?.release() }
+                return run(route, context)
             }
         }
         guard !allowed.isEmpty else { return .now(APIError.notFound.response) }
