@@ -77,7 +77,7 @@ final class LibraryRefusalTests: ServerTestCase {
     /// head of its error page twice (docs/protocol.md#what-libmicrohttpd-answers-itself: no
     /// option or callback reaches that path). They are journaled; the doubled head is pinned
     /// here so that a libmicrohttpd that fixes it shows up: then drop
-    /// `WireFuzzTests.libraryDoublesHead` and the docs' rows.
+    /// `InputShape.statusesLibraryMayDoubleHeadOf` in WireFuzzTests and the docs' rows.
     func testLibraryRefusalsWithADoubledHeadAreJournaled() throws {
         let cases: [(request: String, status: Int)] = [
             ("GET /length HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
