@@ -36,12 +36,17 @@ final class ControlQueryParameterTests: ServerTestCase {
             XCTAssertTrue(answer.text.contains("unknown query parameter"), "\(method) \(target): \(answer.text)")
         }
         let post = try client.json("POST", "/catbird/api/mocks?type=removeAll", #"{"type":"removeAll"}"#)
-        E2E.assertError(post, status: 400)
+        E2E.assertError(post, status: 400, reasonContains: "unknown query parameter 'type' (this route takes none)")
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 1, "the mock is still there")
         XCTAssertEqual(try client.request("GET", "/kept").text, "kept")
-        // Parameters a route does understand still work, and the web page reads its own.
-        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?limit=1&order=newest").status, 200)
-        XCTAssertEqual(try client.request("GET", "/catbird?tenant=shard-1").status, 200)
+        XCTAssertEqual(try client.request("GET", "/other").status, 404)
+        // Parameters a route does understand still work: the newest entry only.
+        let newest = try E2E.journal(client, tenant: nil, query: "limit=1&order=newest")
+        XCTAssertEqual(newest.map { $0["url"] as? String }, ["/other"], "\(newest)")
+        // The web page reads its own parameters (the page, not an error).
+        let page = try client.request("GET", "/catbird?tenant=shard-1")
+        XCTAssertEqual(page.status, 200, page.text)
+        XCTAssertTrue(page.header("Content-Type")?.hasPrefix("text/html") ?? false, "\(page.header("Content-Type") ?? "none")")
     }
 
     /// Regressions: `?limit=1&limit=2` was accepted (the last won), `?status=99` was a filter,
@@ -49,6 +54,12 @@ final class ControlQueryParameterTests: ServerTestCase {
     func testRepeatedOutOfRangeAndMisencodedParametersAreRefused() throws {
         let shard = [("X-Catbird-Parallel-Id", "%ZZ")]
         try E2E.addMock(client, tenant: "%ZZ", url: "/kept", body: "kept")
+        // The default tenant's journal, for the filters below: one 200, one 404.
+        try E2E.addMock(client, url: "/here", body: "here")
+        XCTAssertEqual(try client.request("GET", "/here").status, 200)
+        XCTAssertEqual(try client.request("GET", "/missing").status, 404)
+        let journalBefore = try E2E.journal(client, tenant: nil).map { JSONNumber.int($0["id"]) }
+        XCTAssertEqual(journalBefore.count, 2)
         let refused: [(String, String, String)] = [
             ("GET", "/catbird/api/requests?limit=1&limit=2", "'limit' is given more than once"),
             ("GET", "/catbird/api/requests?status=99", "'status' must be an HTTP status from 100 to 599"),
@@ -62,8 +73,12 @@ final class ControlQueryParameterTests: ServerTestCase {
             E2E.assertError(try client.request(method, target), status: 400, reasonContains: reason)
         }
         XCTAssertEqual(try client.request("GET", "/kept", headers: shard).text, "kept", "the tenant named \"%ZZ\" was not deleted")
-        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?status=404&limit=1").status, 200)
-        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?url=%2Fkept").status, 200)
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).map { JSONNumber.int($0["id"]) }, journalBefore, "the default tenant's journal is as it was")
+        // The same parameters, well formed, filter as asked.
+        let notFound = try E2E.journal(client, tenant: nil, query: "status=404&limit=1")
+        XCTAssertEqual(notFound.map { $0["url"] as? String }, ["/missing"], "\(notFound)")
+        let here = try E2E.journal(client, tenant: nil, query: "url=%2Fhere")
+        XCTAssertEqual(here.map { $0["url"] as? String }, ["/here"], "\(here)")
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/%25ZZ").status, 204, "the id written percent-encoded")
         XCTAssertEqual(try client.request("GET", "/kept", headers: shard).status, 404)
     }

@@ -92,14 +92,28 @@ final class ForwardingHopTests: UpstreamTestCase {
             settings.recordMode = true
         }
         try E2E.addMock(try server.client(), url: "/listed", body: "x")
+        /// The mocks' urls a `GET /catbird/api/mocks` answer lists.
+        func listedURLs(_ answer: CurlClient.Response) -> [String] {
+            (answer.object["mocks"] as? [[String: Any]] ?? []).compactMap { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String }
+        }
         let mocks = try CurlClient.run(["--proxy", url(port, ""), url(port, "/catbird/api/mocks")])
         XCTAssertEqual(mocks.status, 200, mocks.text)
-        XCTAssertEqual((mocks.object["mocks"] as? [Any])?.count, 1, "answered by this Catbird's own route: \(mocks.text)")
+        XCTAssertEqual(listedURLs(mocks), ["/listed"], "answered by this Catbird's own route: \(mocks.text)")
         let elsewhere = try CurlClient.run(["--proxy", url(port, ""), "http://api.example.invalid/catbird/api/mocks"])
-        XCTAssertEqual(elsewhere.status, 200, "a /catbird path is never forwarded, whatever the host: \(elsewhere.text)")
+        XCTAssertEqual(elsewhere.status, 200, elsewhere.text)
+        XCTAssertEqual(listedURLs(elsewhere), ["/listed"], "a /catbird path is never forwarded, whatever the host: \(elsewhere.text)")
+        // A change through the proxy to another host's /catbird is this Catbird's too: refused
+        // here for its unknown parameter, with our error, and nothing is removed.
+        let removal = try CurlClient.run(["--proxy", url(port, ""), "-X", "DELETE", "http://api.example.invalid/catbird/api/mocks?all=1"])
+        XCTAssertEqual(removal.status, 400, removal.text)
+        XCTAssertEqual(removal.object["error"] as? Bool, true, removal.text)
+        XCTAssertEqual(removal.object["reason"] as? String, "unknown query parameter 'all' (this route takes none)", removal.text)
+        XCTAssertEqual(try E2E.mocks(try server.client(), tenant: nil).count, 1, "the mock is still there")
 
         let loop = try CurlClient.run([url(port, "/x")])
         XCTAssertEqual(loop.status, 508, loop.text)
+        XCTAssertEqual(loop.object["error"] as? Bool, true, loop.text)
+        XCTAssertTrue((loop.object["reason"] as? String ?? "").contains("forwarding loop"), loop.text)
         XCTAssertNotNil(loop.header("X-Catbird-Generated-By"), "marked as Catbird's own answer")
 
         let journal = try E2E.journal(try server.client(), tenant: nil)
