@@ -69,20 +69,31 @@ final class SlowPatternIsolationTests: XCTestCase {
         let slowRunning = Atomic<Int>(2)
         let slowStarted = Atomic<Int>(0)
         let slowTimes = Mutex<[Duration]>([])
+        // What went wrong on A's side: a request that failed, or an answer other than the 404
+        // that names the exhausted budget, would leave B measured beside no slow work at all.
+        let slowFailures = Mutex<[String]>([])
         let slowThreads = (0..<2).map { _ in
             Thread {
                 defer { slowRunning.subtract(1, ordering: .releasing) }
-                guard let client = try? RawHTTPClient(port: slowPort) else { return }
-                while !stop.load(ordering: .acquiring) {
-                    let started = ContinuousClock.now
-                    slowStarted.add(1, ordering: .relaxed)
-                    _ = try? client.request("GET", Self.catastrophicTarget, headers: E2E.tenantHeader("a"))
-                    slowTimes.withLock { $0.append(ContinuousClock.now - started) }
+                do {
+                    let client = try RawHTTPClient(port: slowPort)
+                    while !stop.load(ordering: .acquiring) {
+                        let started = ContinuousClock.now
+                        slowStarted.add(1, ordering: .relaxed)
+                        let answer = try client.request("GET", Self.catastrophicTarget, headers: E2E.tenantHeader("a"))
+                        slowTimes.withLock { $0.append(ContinuousClock.now - started) }
+                        if answer.status != 404 || !answer.text.contains("evaluation budget") {
+                            slowFailures.withLock { $0.append("A got \(answer.status): \(answer.text.prefix(300))") }
+                            return
+                        }
+                    }
+                } catch {
+                    slowFailures.withLock { $0.append("A's request failed: \(error)") }
                 }
             }
         }
         for thread in slowThreads { thread.start() }
-        while slowStarted.load(ordering: .relaxed) < 2 { usleep(1000) }
+        while slowStarted.load(ordering: .relaxed) < 2, slowRunning.load(ordering: .acquiring) == 2 { usleep(1000) }
         usleep(10_000)
 
         // Each of B's requests on a new connection: libmicrohttpd gives it to a worker that is
@@ -97,6 +108,7 @@ final class SlowPatternIsolationTests: XCTestCase {
         }
         stop.store(true, ordering: .releasing)
         while slowRunning.load(ordering: .acquiring) > 0 { usleep(1000) }
+        XCTAssertEqual(slowFailures.withLock { $0 }, [], "tenant A's slow requests", file: file, line: line)
         let slowest = slowTimes.withLock { $0 }.max() ?? .zero
         // At least the budget: the expression cannot finish for this subject, so it runs until stopped.
         XCTAssertGreaterThan(slowest, .milliseconds(90), "tenant A's requests demonstrably took long", file: file, line: line)
