@@ -35,6 +35,11 @@ extension DeployScriptsTests {
         let next = try script("start.sh", ["--port", "\(port)", "--db", database])
         XCTAssertEqual(next.status, 0, next.output)
         XCTAssertTrue(next.stdout.contains("removed 2 mock(s) left by earlier runs"), next.output)
+        // The crashed server's pid file was stale: replaced by the new server's pid.
+        XCTAssertTrue(next.stdout.contains("removing stale \(pidFile(port).path) (pid \(pid) is gone)"), next.output)
+        let newPid = try XCTUnwrap(recordedPid(port: port))
+        XCTAssertNotEqual(newPid, pid)
+        XCTAssertTrue(ChildProcesses.isAlive(newPid), "the pid file names the running server")
         client = try RawHTTPClient(port: port)
         XCTAssertEqual(try client.request("GET", "/api/feed").status, 404, "the default tenant's leftover mock is gone")
         XCTAssertEqual(
@@ -93,8 +98,14 @@ extension DeployScriptsTests {
             exit 1
             """)
         let port = try ChildProcesses.freePort()
+        // A stale pid file from a crashed earlier run: a failed build runs before any server is
+        // started, so without it "no pid file left" would hold whatever start.sh did. It must be
+        // cleared, and nothing written in its place.
+        try "2147483000\n".write(to: pidFile(port), atomically: true, encoding: .utf8)
         let result = try script("start.sh", ["--port", "\(port)"], environment: ["CATBIRD_BINARY": "", "CATBIRD_SWIFT": swift.path])
         assertFailedStart(result, port: port, saying: ["no such module 'CMicroHTTPD'", "error: start.sh: building catbird failed"])
+        XCTAssertTrue(result.stdout.contains("removing stale \(pidFile(port).path)"), result.output)
+        XCTAssertThrowsError(try RawHTTPClient(port: port).request("GET", "/catbird/api/health"), "nothing serves the port")
     }
 
     func testAllAddressesAreServedWithAWarning() throws {
