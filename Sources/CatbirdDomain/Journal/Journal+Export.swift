@@ -19,6 +19,10 @@ public struct JournalExportEntry: Sendable {
     /// Milliseconds from arrival until the answer was ready, plus a mock's delay.
     public var durationMs: Double
     public var filePath: String?
+    /// Why the request has no answer of Catbird's own (libmicrohttpd refused it, the client
+    /// left, the connection timed out), one sentence; nil for an answered request
+    /// (docs/protocol.md#what-libmicrohttpd-answers-itself).
+    public var problem: String?
 
     /// One side of the exchange.
     public struct Message: Sendable {
@@ -69,7 +73,7 @@ extension Journal {
                 method: row[3].stringValue ?? "", url: row[4].stringValue ?? "",
                 request: message(headers: 5, body: 6), response: message(headers: 10, body: 11),
                 status: Int(row[9].intValue ?? 0), answeredBy: row[14].stringValue ?? "", mockID: row[15].intValue,
-                durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue)
+                durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue, problem: row[19].stringValue)
         }
     }
 }

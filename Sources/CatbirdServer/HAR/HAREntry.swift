@@ -82,6 +82,9 @@ struct HAREntry: Encodable {
         let answeredBy: String
         let mockId: Int64?
         let filePath: String?
+        /// The journal entry's `problem`, present only when set (a request with no answer of
+        /// Catbird's own).
+        let problem: String?
     }
 }
 
@@ -108,7 +111,9 @@ extension HAREntry {
                 comment: received.comment),
             redirectURL: received.first("Location") ?? "", bodySize: entry.response.bodySize)
         timings = Timings(send: 0, wait: entry.durationMs, receive: 0)
-        _catbird = Catbird(id: entry.id, tenant: entry.tenant, answeredBy: entry.answeredBy, mockId: entry.mockID, filePath: entry.filePath)
+        _catbird = Catbird(
+            id: entry.id, tenant: entry.tenant, answeredBy: entry.answeredBy, mockId: entry.mockID, filePath: entry.filePath,
+            problem: entry.problem)
     }
 
     /// What a request and a response are mapped to alike: the header fields in order, the
@@ -152,12 +157,46 @@ extension HAREntry {
     }
 
     /// A proxy-form target as is; an origin-form one behind `http://` and the `Host` received
-    /// (else the server's own address).
+    /// when it is a URI authority (``isAuthority(_:)``), else behind the server's own address:
+    /// a `Host` such as `a/b?c` or `user@x` would make another URL than the one asked, and the
+    /// header is in `request.headers` as received either way (docs/protocol.md#har-export).
     static func absoluteURL(_ target: String, host: String?, origin: String) -> String {
         let lowered = target.prefix(8).lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return target }
-        guard let host, !host.isEmpty else { return origin + target }
+        guard let host, isAuthority(host) else { return origin + target }
         return "http://\(host)\(target)"
+    }
+
+    /// Whether `host` is `host[:port]` as RFC 9110 §7.2 allows in `Host` (RFC 3986 §3.2.2): a
+    /// name of letters, digits and `-._~!$&'()*+,;=%`, or an IPv6 literal in brackets, then an
+    /// optional `:` and decimal port. Not empty; no `/`, `?`, `#`, `@`, space or non-ASCII.
+    static func isAuthority(_ host: String) -> Bool {
+        let bytes = Array(host.utf8)
+        let port: ArraySlice<UInt8>
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1 else { return false }
+            let literal = bytes[1..<close]
+            guard literal.allSatisfy({ $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) }) else { return false }
+            port = bytes[(close + 1)...]
+            guard port.isEmpty || port.first == UInt8(ascii: ":") else { return false }
+        } else {
+            let colon = bytes.lastIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
+            let name = bytes[..<colon]
+            guard !name.isEmpty, name.allSatisfy(isNameByte) else { return false }
+            port = bytes[colon...]
+        }
+        return port.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// RFC 3986's reg-name bytes: unreserved, `%` (of pct-encoded) and sub-delims.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        isHexDigit(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || "-._~%!$&'()*+,;=".utf8.contains(byte)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
     }
 
     /// The target's query string as pairs, percent-decoded (`+` a space).

@@ -1,0 +1,74 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// What a HAR entry says of its request beyond the journal's columns
+/// (docs/protocol.md#har-export): `request.url` made absolute from a `Host` that is a URI
+/// authority only, and `_catbird.problem` for a request with no answer of Catbird's own.
+final class HARRequestFieldsTests: ServerTestCase {
+    /// The export's entries once the journal holds `count` (refusals are journaled a moment
+    /// after their answer went out).
+    private func exportedEntries(_ count: Int) throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try E2E.journal(client, tenant: nil).count < count, ContinuousClock.now < deadline { usleep(50_000) }
+        let har = try client.request("GET", "/catbird/api/requests.har")
+        XCTAssertEqual(har.status, 200, har.text)
+        let entries = ((har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(entries.count, count, har.text)
+        return entries
+    }
+
+    /// `bytes` on a connection of its own, read until the server closes it.
+    private func exchange(_ text: String) throws -> String {
+        let raw = try server.client()
+        try raw.send(raw: Array(text.utf8))
+        return String(decoding: raw.readToEnd(), as: UTF8.self)
+    }
+
+    /// Regression: the url was `http://` + any `Host` received, so `Host: evil.example/x?` made
+    /// `http://evil.example/x?/a`, another URL than the one asked for. A `Host` that is not
+    /// `host[:port]` gives the server's own address; the header itself is kept as received.
+    func testTheURLIsMadeFromAHostThatIsAnAuthorityElseFromTheServersAddress() throws {
+        let origin = "http://127.0.0.1:\(server.port)"
+        let cases: [(host: String, url: String)] = [
+            ("api.example.com:8443", "http://api.example.com:8443/h0"),
+            ("[::1]:9", "http://[::1]:9/h1"),
+            ("Example.COM", "http://Example.COM/h2"),
+            ("evil.example/x?", "\(origin)/h3"),
+            ("user@api.example.com", "\(origin)/h4"),
+            ("api.example.com:80x", "\(origin)/h5"),
+            ("[::1", "\(origin)/h6"),
+            ("exa mple", "\(origin)/h7"),
+            ("", "\(origin)/h8"),
+        ]
+        for (index, (host, _)) in cases.enumerated() {
+            let answer = try exchange("GET /h\(index) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 404 "), "Host \(host.debugDescription): \(answer.prefix(100))")
+        }
+        let entries = try exportedEntries(cases.count)
+        for (index, (host, url)) in cases.enumerated() {
+            let request = entries[index]["request"] as? [String: Any] ?? [:]
+            XCTAssertEqual(request["url"] as? String, url, "Host \(host.debugDescription)")
+            let sent = (request["headers"] as? [[String: String]] ?? []).filter { $0["name"]?.lowercased() == "host" }.map { $0["value"] }
+            XCTAssertEqual(sent, [host], "the Host header as received")
+        }
+    }
+
+    /// Regression: `_catbird` left out the journal entry's `problem`, so a request libmicrohttpd
+    /// refused looked like an ordinary 400 in the HAR file. It is there when set, and only then.
+    func testTheProblemOfARefusedRequestIsInTheCatbirdBlock() throws {
+        XCTAssertTrue(try exchange("GET /refused HTTP/1.1\r\nno colon\r\n\r\n").hasPrefix("HTTP/1.1 400 "))
+        XCTAssertEqual(try client.request("GET", "/answered").status, 404)
+        let entries = try exportedEntries(2)
+        let blocks = entries.map { $0["_catbird"] as? [String: Any] ?? [:] }
+        let urls = entries.map { ($0["request"] as? [String: Any])?["url"] as? String ?? "" }
+        let refused = try XCTUnwrap(urls.firstIndex { $0.hasSuffix("/refused") }, "\(urls)")
+        let answered = try XCTUnwrap(urls.firstIndex { $0.hasSuffix("/answered") }, "\(urls)")
+        let journaled = try E2E.journal(client, tenant: nil).first { $0["url"] as? String == "/refused" }
+        let problem = try XCTUnwrap(journaled?["problem"] as? String)
+        XCTAssertTrue(problem.hasPrefix("libmicrohttpd refused the request with its own 400 page"), problem)
+        XCTAssertEqual(blocks[refused]["problem"] as? String, problem, "\(blocks[refused])")
+        XCTAssertEqual(blocks[refused]["answeredBy"] as? String, "none")
+        XCTAssertNil(blocks[answered]["problem"], "no problem for an answered request: \(blocks[answered])")
+    }
+}
