@@ -24,7 +24,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The first value of the field called `name` (compared case-insensitively), or nil.
     public func first(_ name: String) -> String? {
-        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        // By index, not `fields.first { … }`: asked several times per request, and the closure
+        // form copies (retains and releases) every field it passes.
+        for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return fields[index].value }
+        return nil
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

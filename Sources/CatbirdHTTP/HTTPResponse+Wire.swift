@@ -4,10 +4,11 @@ extension HTTPResponse {
     /// The response as it goes out: `Date` added when `headers` has none (so whoever journals
     /// the response knows the one sent); fields libmicrohttpd would not send as given removed
     /// (``isSentAsGiven(_:)``).
-    public func stamped() -> HTTPResponse {
+    /// - Parameter date: the `Date` to add, an HTTP-date (default: now, ``HTTPDate/now()``).
+    public func stamped(date: @autoclosure () -> String = HTTPDate.now()) -> HTTPResponse {
         var stamped = self
         if !headers.allSatisfy(Self.isSentAsGiven) { stamped.headers = HTTPHeaders(headers.fields.filter(Self.isSentAsGiven)) }
-        if headers.first("Date") == nil { stamped.headers.add(name: "Date", value: HTTPDate.now()) }
+        if headers.first("Date") == nil { stamped.headers.add(name: "Date", value: date()) }
         return stamped
     }
 

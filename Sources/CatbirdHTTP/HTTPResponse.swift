@@ -3,12 +3,15 @@
 /// added unless present in `headers`.
 public struct HTTPResponse: Sendable {
     /// The status code, e.g. 200.
-    public var status: Int
+    public var status: Int { didSet { preparedForm = nil } }
     /// Header fields to send. `Content-Length` and `Transfer-Encoding` given here are ignored:
     /// the server frames the body itself.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders { didSet { preparedForm = nil } }
     /// Where the body comes from: bytes in memory, a region of a file, or a stream of chunks.
-    public var content: Body
+    public var content: Body { didSet { preparedForm = nil } }
+    /// libmicrohttpd's form of the status, fields and body, when made ahead (``prepared()``);
+    /// dropped whenever one of them changes.
+    var preparedForm: PreparedResponse?
     /// How long to wait before sending, or nil to send at once. The wait holds no worker thread:
     /// the connection is parked and resumed by a timer.
     public var delay: Duration?
@@ -57,6 +60,21 @@ public struct HTTPResponse: Sendable {
         self.content = content
         self.delay = delay
     }
+
+    /// This response with its libmicrohttpd form made now (a copy of the body and the fields),
+    /// for a response sent many times: each send then queues that one form instead of
+    /// copying the body and fields again. Changing the copy's status, fields or body drops the
+    /// form (it is made again per send). A response whose body is not bytes in memory is
+    /// returned unchanged.
+    public func prepared() -> HTTPResponse {
+        var prepared = self
+        prepared.preparedForm = PreparedResponse(self)
+        return prepared
+    }
+
+    /// Whether a libmicrohttpd form was made for this response (``prepared()``) and is still
+    /// current.
+    public var isPrepared: Bool { preparedForm != nil }
 
     /// The body bytes when the body is in memory (`.bytes`), else empty. Setting it makes the
     /// body these bytes.

@@ -41,6 +41,17 @@ enum ResponseBody {
         }
     }
 
+    /// Adds `response`'s header fields to the MHD response `handle`, except `Content-Length`
+    /// and `Transfer-Encoding` (libmicrohttpd frames the body itself).
+    static func addFields(of response: HTTPResponse, to handle: OpaquePointer) {
+        for field in response.headers
+        where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Transfer-Encoding") {
+            // withCString: a native string lends its own NUL-terminated bytes (the implicit
+            // String-to-pointer conversion makes a copy of each).
+            _ = field.name.withCString { name in field.value.withCString { value in MHD_add_response_header(handle, name, value) } }
+        }
+    }
+
     private static func file(_ path: String, offset: UInt64, length: UInt64?) -> OpaquePointer? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

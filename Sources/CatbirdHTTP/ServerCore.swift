@@ -48,7 +48,7 @@ final class ServerCore: Sendable {
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: length)
             if length > core.maxTargetLength {
                 context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetTooLong(limit: core.maxTargetLength))
-            } else if let text = String(validating: bytes, as: UTF8.self) {
+            } else if let text = String(requestBytes: bytes) {
                 context = RequestContext(target: text)
             } else {
                 context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetNotText)
@@ -141,7 +141,7 @@ final class ServerCore: Sendable {
         while start < length, value[start] == 0x20 || value[start] == 0x09 { start += 1 }
         return value.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
             let field = UnsafeBufferPointer(start: bytes + start, count: length - start)
-            if let text = String(validating: field, as: UTF8.self) { return (text, true) }
+            if let text = String(requestBytes: field) { return (text, true) }
             return (String(decoding: field, as: UTF8.self), false)
         }
     }
@@ -278,15 +278,15 @@ final class ServerCore: Sendable {
     }
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        if let prepared = response.preparedForm {  // made once, queued again (HTTPResponse.prepared())
+            return MHD_queue_response(connection, UInt32(response.status), prepared.handle)
+        }
         guard let body = ResponseBody.make(response.content, socket: catbird_mhd_connection_fd(connection)) else {
             if case .bytes = response.content { return .NO }  // out of memory: MHD closes the connection
             return queue(ResponseBody.unreadableFile, on: connection)
         }
         defer { MHD_destroy_response(body) }
-        for field in response.headers
-        where !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Transfer-Encoding") {
-            _ = MHD_add_response_header(body, field.name, field.value)
-        }
+        ResponseBody.addFields(of: response, to: body)
         return MHD_queue_response(connection, UInt32(response.status), body)
     }
 }

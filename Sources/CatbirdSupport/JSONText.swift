@@ -21,10 +21,26 @@ public enum JSONText {
     /// is the value and `'$.X-Token[0]'`-style reads reach each repeated one (the first value
     /// is what a mock's header pattern matches).
     public static func object(_ pairs: some Sequence<(name: String, value: String)>) -> String {
-        let fields = Array(pairs)
+        object(Array(pairs))
+    }
+
+    /// ``object(_:)`` for an array of fields: what the request path passes. Not generic, so a
+    /// caller in another module runs it specialized (a generic function called across modules
+    /// goes through witness tables and runtime metadata for every element).
+    public static func object(_ fields: [(name: String, value: String)]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(fields.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
         out.append(UInt8(ascii: "{"))
+        if !hasRepeatedName(fields) {  // the usual request: each name once, in order, no chains to build
+            for index in fields.indices {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendString(fields[index].name, to: &out)
+                out.append(UInt8(ascii: ":"))
+                appendString(fields[index].value, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+            return String(decoding: out, as: UTF8.self)
+        }
         let (isFirst, next) = sameNameChains(fields)
         var first = true
         for index in fields.indices where isFirst[index] {
@@ -47,6 +63,18 @@ public enum JSONText {
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether two fields share a name (ASCII case-insensitive). Few fields are compared
+    /// pairwise; many are left to ``sameNameChains(_:)``, which hashes.
+    private static func hasRepeatedName(_ fields: [(name: String, value: String)]) -> Bool {
+        guard fields.count <= 16 else { return true }
+        for index in fields.indices {
+            for later in (index + 1)..<fields.count where fields[later].name.equalsIgnoringASCIICase(fields[index].name) {
+                return true
+            }
+        }
+        return false
     }
 
     /// Fields chained by name (ASCII case-insensitive): `isFirst[i]` when no earlier field has

@@ -42,43 +42,48 @@ enum JournalRecords {
     /// then the served mocks' hit counts and limits.
     /// - Returns: the highest row id inserted per tenant.
     static func insert(_ batch: [JournalEntry], into db: Database) throws -> [TenantID: Int64] {
-        var latestIDs: [TenantID: Int64] = [:]
-        var latest: [TenantID: String] = [:]
-        for entry in batch where (latest[entry.tenant] ?? "") < entry.time { latest[entry.tenant] = entry.time }
-        for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
+        // Read in place through a buffer: an array subscript copies the entry it returns
+        // (a retain and a release for each of its strings and arrays).
+        try batch.withUnsafeBufferPointer { entries in
+            var latestIDs: [TenantID: Int64] = [:]
+            var latest: [TenantID: String] = [:]
+            for index in entries.indices where (latest[entries[index].tenant] ?? "") < entries[index].time {
+                latest[entries[index].tenant] = entries[index].time
+            }
+            for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
 
-        var start = 0
-        var chunk = rowsPerStatement
-        while start < batch.count {
-            while chunk > batch.count - start { chunk /= 2 }
-            let statement = try db.statement(insertSQLByRows[chunk]!)
-            for offset in 0..<chunk {
-                bind(batch[start + offset], to: statement, at: Int32(offset) * columnCount)
+            var start = 0
+            var chunk = rowsPerStatement
+            while start < entries.count {
+                while chunk > entries.count - start { chunk /= 2 }
+                let statement = try db.statement(insertSQLByRows[chunk]!)
+                for offset in 0..<chunk {
+                    bind(entries[start + offset], to: statement, at: Int32(offset) * columnCount)
+                }
+                try statement.run()
+                // One statement's rows get consecutive ids (AUTOINCREMENT, one writer), the last one
+                // lastInsertRowID.
+                let lastID = db.lastInsertRowID
+                for offset in 0..<chunk {
+                    // Only a tenant's last row in a run of its rows can be its latest (no hashing per row).
+                    guard offset == chunk - 1 || entries[start + offset + 1].tenant != entries[start + offset].tenant else { continue }
+                    latestIDs[entries[start + offset].tenant] = lastID - Int64(chunk - 1 - offset)
+                }
+                start += chunk
             }
-            try statement.run()
-            // One statement's rows get consecutive ids (AUTOINCREMENT, one writer), the last one
-            // lastInsertRowID.
-            let lastID = db.lastInsertRowID
-            for offset in 0..<chunk {
-                let tenant = batch[start + offset].tenant
-                // Only a tenant's last row in a run of its rows can be its latest (no hashing per row).
-                guard offset == chunk - 1 || batch[start + offset + 1].tenant != tenant else { continue }
-                latestIDs[tenant] = lastID - Int64(chunk - 1 - offset)
-            }
-            start += chunk
+            try recordHits(of: entries, into: db)
+            return latestIDs
         }
-        try recordHits(of: batch, into: db)
-        return latestIDs
     }
 
     /// Writes the batch's mock hits: one `UPDATE` per mock served (its hits summed), not one per
     /// request, so a batch of a thousand hits on one mock costs one statement; a mock whose limit
     /// a hit used up is deleted.
-    private static func recordHits(of batch: [JournalEntry], into db: Database) throws {
+    private static func recordHits(of batch: UnsafeBufferPointer<JournalEntry>, into db: Database) throws {
         var hits: [Int64: (count: Int, exhausted: Bool)] = [:]
         var order: [Int64] = []
-        for entry in batch {
-            guard let hit = entry.mockHit else { continue }
+        for index in batch.indices {
+            guard let hit = batch[index].mockHit else { continue }
             if let seen = hits[hit.mockID] {
                 hits[hit.mockID] = (seen.count + 1, seen.exhausted || hit.exhausted)
             } else {
@@ -98,7 +103,7 @@ enum JournalRecords {
     }
 
     /// Binds one row's parameters: `entry`'s column values at `base + 1` … `base + columnCount`.
-    private static func bind(_ entry: JournalEntry, to statement: Statement, at base: Int32) {
+    private static func bind(_ entry: borrowing JournalEntry, to statement: Statement, at base: Int32) {
         // The write connection skips CHECK constraints (CatbirdServer: ignore_check_constraints).
         assert(CatbirdRequest.AnsweredBy.known.contains(entry.answeredBy), "answered_by \(entry.answeredBy) fails its CHECK")
         statement.bind(.text(entry.time), at: base + 1)

@@ -137,7 +137,7 @@ public final class JournalWriter: Sendable {
             condition.unlock()
             return .dropped
         }
-        state.queue.append(entry)
+        state.queue.append(consume entry)
         state.queuedBytes += bytes
         state.appended += 1
         let ticket = JournalTicket(sequence: state.appended)
@@ -227,7 +227,9 @@ public final class JournalWriter: Sendable {
                 return
             }
             let batch = state.take(Self.maxBatchSize)
-            state.queuedBytes -= batch.reduce(0) { $0 + Self.queuedSize(of: $1) }
+            state.queuedBytes -= batch.withUnsafeBufferPointer { entries in
+                entries.indices.reduce(0) { $0 + Self.queuedSize(of: entries[$1]) }  // in place, no copies
+            }
             condition.broadcast()  // room in the queue again
             condition.unlock()
 
@@ -271,7 +273,7 @@ public final class JournalWriter: Sendable {
 
     /// The bytes an entry counts toward ``byteCapacity``: its (truncated) bodies, its header
     /// JSON and its URL.
-    private static func queuedSize(of entry: JournalEntry) -> Int {
+    private static func queuedSize(of entry: borrowing JournalEntry) -> Int {
         entry.requestBody.count + entry.responseBody.count
             + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
     }

@@ -3,59 +3,87 @@ import CatbirdSupport
 import CatbirdWire
 
 /// One dynamic mock (stub): a request pattern and the response served when it matches.
+///
+/// A value whose only mutable parts are its hits and remaining limit; everything fixed when the
+/// mock was added lives in one shared ``Definition``, so the copies serving makes on every
+/// request (table lookup, current usage, ``MockHit``) retain one object rather than each string
+/// and array of the mock.
 public struct Mock: Sendable {
+    /// What is fixed when a mock is added, worked out once and shared by every copy.
+    ///
+    /// Sendable: final, and every stored property is an immutable Sendable value.
+    final class Definition: Sendable {
+        let tenant: TenantID
+        let position: Int64
+        let pattern: CompiledRequestPattern
+        let response: ResponseMock
+        let responseHeaderFields: [(name: String, value: String)]
+        let responseBody: [UInt8]
+        let responseHeadersJSON: String
+        let sentHeadersJSON = JSONText.AppendingMemo()
+        let createdAt: String
+        let identity: RequestPattern.Identity
+
+        init(tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock, createdAt: String) {
+            self.tenant = tenant
+            self.position = position
+            self.pattern = pattern
+            self.response = response
+            responseHeaderFields = response.headers
+                .filter { !$0.key.equalsIgnoringASCIICase("Content-Length") }
+                .sorted { $0.key < $1.key }
+                .map { (name: $0.key, value: $0.value) }
+            responseHeadersJSON = JSONText.object(responseHeaderFields)
+            responseBody = response.body.map { [UInt8]($0) } ?? []
+            self.createdAt = createdAt
+            identity = pattern.source.identity
+        }
+    }
+
     /// Row id in the `mocks` table. A mock replaced in place gets a new id.
     public let id: Int64
+    /// The parts fixed when the mock was added (shared by every copy of this mock).
+    let definition: Definition
+    /// Responses left before the mock disappears; nil = unlimited.
+    public internal(set) var remainingLimit: Int?
+    /// Responses served so far.
+    public internal(set) var hits: Int
+
     /// The tenant whose table holds this mock.
-    public let tenant: TenantID
+    public var tenant: TenantID { definition.tenant }
     /// Sort key within the tenant's table: lower positions are tried first.
-    public let position: Int64
+    public var position: Int64 { definition.position }
     /// The request pattern, compiled when the mock was added.
-    public let pattern: CompiledRequestPattern
+    public var pattern: CompiledRequestPattern { definition.pattern }
     /// The response to serve, as sent by the client (`delay` in whole seconds).
-    public let response: ResponseMock
+    public var response: ResponseMock { definition.response }
     /// `response.headers` as header fields sorted by name, worked out once when the mock is
     /// added (serving and journaling a hit need them on every request). Sorted so that the
     /// header order sent and the journal's JSON do not depend on the dictionary's hash seed.
     /// Without `Content-Length` (the server sends the body's length itself; a mock may only
     /// set that same value, docs/protocol.md#what-the-journal-records).
-    public let responseHeaderFields: [(name: String, value: String)]
+    public var responseHeaderFields: [(name: String, value: String)] { definition.responseHeaderFields }
     /// `response.body` as bytes (empty for none), once: what every hit sends.
-    public let responseBody: [UInt8]
+    public var responseBody: [UInt8] { definition.responseBody }
     /// `response.headers` as the journal's JSON object (``JSONText/object(_:)``), once.
-    public let responseHeadersJSON: String
+    public var responseHeadersJSON: String { definition.responseHeadersJSON }
     /// ``responseHeadersJSON`` with the fields added when sent, as last journaled (shared by
     /// the copies of this mock; the hits of one second reuse it).
-    public let sentHeadersJSON = JSONText.AppendingMemo()
-    /// Responses left before the mock disappears; nil = unlimited.
-    public internal(set) var remainingLimit: Int?
-    /// Responses served so far.
-    public internal(set) var hits: Int
+    public var sentHeadersJSON: JSONText.AppendingMemo { definition.sentHeadersJSON }
     /// When the mock was added (UTC, ISO 8601 with milliseconds).
-    public let createdAt: String
+    public var createdAt: String { definition.createdAt }
     /// `pattern.source.identity`, worked out once: the key ``MockTable`` finds the mock by
     /// for `update` and `remove`.
-    let identity: RequestPattern.Identity
+    var identity: RequestPattern.Identity { definition.identity }
 
     init(
         id: Int64, tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock,
         remainingLimit: Int?, hits: Int, createdAt: String
     ) {
         self.id = id
-        self.tenant = tenant
-        self.position = position
-        self.pattern = pattern
-        self.response = response
-        responseHeaderFields = response.headers
-            .filter { !$0.key.equalsIgnoringASCIICase("Content-Length") }
-            .sorted { $0.key < $1.key }
-            .map { (name: $0.key, value: $0.value) }
-        responseHeadersJSON = JSONText.object(responseHeaderFields)
-        responseBody = response.body.map { [UInt8]($0) } ?? []
+        definition = Definition(tenant: tenant, position: position, pattern: pattern, response: response, createdAt: createdAt)
         self.remainingLimit = remainingLimit
         self.hits = hits
-        self.createdAt = createdAt
-        identity = pattern.source.identity
     }
 }
 

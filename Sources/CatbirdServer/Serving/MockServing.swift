@@ -26,6 +26,8 @@ struct MockServing: Sendable {
     let cors: Bool
     /// `--durability strict`: a delayed response leaves only once its entry is committed.
     let strict: Bool
+    /// Each mock's response as sent in the current second, shared by its hits.
+    let sentAnswers = SentMockAnswers()
 
     /// What serving decided: an answer (journaled; the ticket says when its entry is committed,
     /// for strict durability; nil for a delayed answer, journaled when its delay ends), or an
@@ -68,9 +70,11 @@ struct MockServing: Sendable {
             status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields),
             body: mock.responseBody, delay: delay)
         guard delay != nil else {
+            // CORS fields depend on the request, so with --cors each answer is made for its request.
             let (sent, ticket) = journal(
                 request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
-                headersMemo: mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
+                headersMemo: mock.sentHeadersJSON, stamped: cors ? nil : sentAnswers.sent(response, of: mock),
+                answeredBy: .mock, hit: hit, tenant: tenant)
             return .answered(sent, .mock, ticket)
         }
         return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil)
@@ -161,29 +165,32 @@ struct MockServing: Sendable {
     ///   request; nil: encoded here.
     /// - Parameter headersMemo: where the response header JSON built from `responseHeadersJSON`
     ///   is remembered for the next request (a mock's ``Mock/sentHeadersJSON``).
+    /// - Parameter stamped: `response` as it goes out, when already known
+    ///   (``HTTPResponse/stamped(date:)``, shared by a mock's hits of one second:
+    ///   ``SentMockAnswers``); nil: stamped here. Never with CORS fields to add.
     /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
     @discardableResult
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
-        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
+        stamped: HTTPResponse? = nil, answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
-            answeredBy: answeredBy, hit: hit,
+            stamped: stamped, answeredBy: answeredBy, hit: hit,
             tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses)
         return (sent, journal.append(entry))
     }
 
-    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:stamped:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
     /// appends them.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
-        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
+        stamped: HTTPResponse? = nil, answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
         let decorated = cors ? CORS.decorate(response, for: request) : response
-        let sent = decorated.stamped()
+        let sent = stamped ?? decorated.stamped()
         let added = sent.fieldsAddedOnSending(to: request, fileLength: bodyPrefix.map { UInt64($0.size) })
         let headersJSON: String
         if let responseHeadersJSON, decorated.headers.fields.count == response.headers.fields.count,
