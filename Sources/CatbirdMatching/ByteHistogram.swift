@@ -33,7 +33,9 @@ public struct ByteHistogram: Sendable, Equatable {
     /// The empty histogram.
     public static let empty = ByteHistogram(counts: SIMD8<UInt64>(repeating: 0))
 
-    @usableFromInline static let high = SIMD8<UInt64>(repeating: 0x8080_8080_8080_8080)
+    /// Every count's high bit (a constant the compiler folds; a stored `static let` would be
+    /// read through a lazy-initialization check on every comparison).
+    @inlinable static var high: SIMD8<UInt64> { SIMD8<UInt64>(repeating: 0x8080_8080_8080_8080) }
 
     /// The class-wise minimum or maximum (counts below 128: `(a | 0x80) - b` has its high bit
     /// set exactly where `a >= b`, and borrows nothing from the next byte).

@@ -42,15 +42,20 @@ extension CompiledRequestPattern {
     /// ``NearMissProbe/urlDistanceBound(classes:shortest:)``) never exceeds it.
     /// - Parameters:
     ///   - urlMatches: ``urlMatches(_:until:)`` of the probe (false when an index proved it).
+    ///   - urlEdits: the edit distance between the probe's url and ``comparedURL`` when the
+    ///     caller has computed it already (``EditDistanceProbe/distance(to:)``); nil: computed
+    ///     here when the url does not match.
     ///   - deadline: regular expressions of header patterns still running then count as
     ///     differing.
     ///   - fields: whether to build ``RequestComparison/fields`` (the texts a person reads; only
     ///     the closest mocks need them).
     public func compare(
-        _ probe: NearMissProbe, headerValue: (String) -> String?, body: [UInt8], urlMatches: Bool,
+        _ probe: NearMissProbe, headerValue: (String) -> String?, body: [UInt8], urlMatches: Bool, urlEdits: Int? = nil,
         until deadline: ContinuousClock.Instant, fields wanted: Bool
     ) -> RequestComparison {
+        let texts = nearMissTexts
         var fields: [CatbirdNearMiss.Field] = []
+        if wanted { fields.reserveCapacity(2 + headers.count + (self.body == nil ? 0 : 1)) }
         var distance = 0.0
         let methodMatches = probe.method == source.method.rawValue
         if !methodMatches { distance += 1 }
@@ -61,21 +66,19 @@ extension CompiledRequestPattern {
 
         if !urlMatches {
             let longer = max(comparedURL.count, probe.url.bytes.count)
-            distance += Self.urlDistance(edits: probe.url.distance(to: comparedURL), longer: longer)
+            distance += Self.urlDistance(edits: urlEdits ?? probe.url.distance(to: comparedURL), longer: longer)
         }
         if wanted {
-            fields.append(.init(
-                field: "url", verdict: urlMatches ? .match : .differs, expected: Self.summary(source.url), actual: probe.target))
+            fields.append(.init(field: "url", verdict: urlMatches ? .match : .differs, expected: texts.url, actual: probe.target))
         }
 
-        for header in headers {
+        for (index, header) in headers.enumerated() {
             let value = headerValue(header.name)
             let verdict: CatbirdNearMiss.Field.Verdict =
                 value == nil ? .missing : header.pattern.evaluate(value!, until: deadline) == .matched ? .match : .differs
             if verdict != .match { distance += 0.5 }
             if wanted {
-                fields.append(.init(
-                    field: "header", name: header.name, verdict: verdict, expected: Self.summary(header.pattern.source), actual: value))
+                fields.append(.init(field: "header", name: header.name, verdict: verdict, expected: texts.headers[index], actual: value))
             }
         }
 
@@ -83,17 +86,10 @@ extension CompiledRequestPattern {
             let bodyMatches = bodyPattern.matches(body)
             if !bodyMatches { distance += 0.5 }
             if wanted {
-                fields.append(.init(
-                    field: "body", verdict: bodyMatches ? .match : .differs, expected: bodyPattern.source.summary,
-                    actual: Self.shown(body)))
+                fields.append(.init(field: "body", verdict: bodyMatches ? .match : .differs, expected: texts.body!, actual: Self.shown(body)))
             }
         }
         return RequestComparison(distance: distance, fields: fields)
-    }
-
-    /// `equal "/api/users"`.
-    static func summary(_ pattern: PatternMatch) -> String {
-        "\(pattern.kind.rawValue) \(JSONValue.string(pattern.value).jsonText)"
     }
 
     /// The body as text for a person: cut after ``shownBodyLength`` characters (`… (N bytes)`),

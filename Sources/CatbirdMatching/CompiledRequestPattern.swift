@@ -25,6 +25,8 @@ public struct CompiledRequestPattern: Sendable {
     public let urlHistogram: ByteHistogram
     /// The method as a number equal for equal methods (``NearMissProbe/methodKey(_:)``).
     public let methodKey: UInt64
+    /// What a near miss shows of this pattern, written once (``NearMissTexts``).
+    public let nearMissTexts: NearMissTexts
 
     /// Compiles the url pattern, every header pattern and the body pattern; throws the first
     /// ``PatternError`` met (url first, then headers by name, then the body).
@@ -41,6 +43,7 @@ public struct CompiledRequestPattern: Sendable {
         comparedURL = Array(source.url.value.utf8.prefix(Self.comparedURLLength))
         urlHistogram = ByteHistogram(comparedURL)
         methodKey = NearMissProbe.methodKey(source.method.rawValue)
+        nearMissTexts = NearMissTexts(source, headerNames: compiled.map(\.name))
     }
 
     /// Whether a request matches (see the type's documentation).

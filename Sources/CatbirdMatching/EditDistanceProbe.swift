@@ -37,9 +37,11 @@ public struct EditDistanceProbe: Sendable {
 
     /// The distance to bytes in place (see the array version).
     public func distance(to other: UnsafeBufferPointer<UInt8>) -> Int {
-        withPositions(
-            narrow: { Self.distance(length: bytes.count, to: other, positions: $0) },
-            wide: { Self.distance(length: bytes.count, to: other, positions: $0) })
+        positions.withUnsafeBufferPointer { positions in
+            bytes.count > 64
+                ? Self.distance(length: bytes.count, to: other, positions: positions.baseAddress!, word: UInt128.self)
+                : Self.narrowDistance(length: bytes.count, to: other, positions: positions.baseAddress!)
+        }
     }
 
     /// Calls `narrow` (a probe of at most 64 bytes) or `wide` with the lookup of a byte's
@@ -64,11 +66,29 @@ public struct EditDistanceProbe: Sendable {
     /// (every byte of the longer text outside the matched pairs costs an edit), and the LCS
     /// with a supersequence of `u` is at least that with `u`.
     public func longestCommonSubsequence(with other: [UInt8]) -> Int {
-        other.withUnsafeBufferPointer { other in
-            withPositions(
-                narrow: { Self.longestCommonSubsequence(length: bytes.count, with: other, positions: $0) },
-                wide: { Self.longestCommonSubsequence(length: bytes.count, with: other, positions: $0) })
+        other.withUnsafeBufferPointer { longestCommonSubsequence(with: $0) }
+    }
+
+    /// The longest common subsequence with bytes in place (see the array version).
+    public func longestCommonSubsequence(with other: UnsafeBufferPointer<UInt8>) -> Int {
+        let length = bytes.count
+        guard length > 64 else {
+            // One word, written out (as narrowDistance: no call per byte).
+            return positions.withUnsafeBufferPointer { positions in
+                guard length > 0 else { return 0 }
+                let table = positions.baseAddress!
+                let mask: UInt64 = length == 64 ? ~0 : (1 << length) - 1
+                var v: UInt64 = ~0
+                for byte in other {
+                    let equal = table[Int(byte)]
+                    v = (v &+ (v & equal)) | (v & ~equal)
+                }
+                return length - (v & mask).nonzeroBitCount
+            }
         }
+        return withPositions(
+            narrow: { Self.longestCommonSubsequence(length: length, with: other, positions: $0) },
+            wide: { Self.longestCommonSubsequence(length: length, with: other, positions: $0) })
     }
 
     @inline(__always)
@@ -88,10 +108,11 @@ public struct EditDistanceProbe: Sendable {
 
     /// The bit-vector recurrence: `vp`/`vn` hold the vertical differences (+1/-1) of the
     /// current column of the dynamic-programming matrix, one bit per probe position; `score`
-    /// is its last cell. The top row grows by one per column (the carry-in of 1).
-    @inline(__always)
+    /// is its last cell. The top row grows by one per column (the carry-in of 1). `positions`
+    /// is the probe's table (one word per byte value for `UInt64`, two for `UInt128`). Used for
+    /// probes of 65-128 bytes; ``narrowDistance(length:to:positions:)`` is the same for one word.
     private static func distance<Word: FixedWidthInteger & UnsignedInteger>(
-        length: Int, to other: UnsafeBufferPointer<UInt8>, positions: (UInt8) -> Word
+        length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>, word: Word.Type
     ) -> Int {
         guard length > 0 else { return other.count }
         let last: Word = 1 << (length - 1)
@@ -99,20 +120,46 @@ public struct EditDistanceProbe: Sendable {
         var vn: Word = 0
         var score = length
         for byte in other {
-            let equal = positions(byte)
+            let equal: Word = Word.bitWidth == 64
+                ? Word(truncatingIfNeeded: positions[Int(byte)])
+                : Word(truncatingIfNeeded: positions[Int(byte) &* 2]) | Word(truncatingIfNeeded: positions[Int(byte) &* 2 &+ 1]) << 64
             let xv = equal | vn
             let xh = (((equal & vp) &+ vp) ^ vp) | equal
             var hp = vn | ~(xh | vp)
             var hn = vp & xh
             if hp & last != 0 {
-                score += 1
+                score &+= 1
             } else if hn & last != 0 {
-                score -= 1
+                score &-= 1
             }
             hp = (hp << 1) | 1
             hn <<= 1
             vp = hn | ~(xv | hp)
             vn = hp & xv
+        }
+        return score
+    }
+
+    /// ``distance(length:to:positions:word:)`` for a probe of at most 64 bytes, written for
+    /// `UInt64` (the generic version was measured not to be specialized across the call: every
+    /// word operation became a call, several times the instructions per byte).
+    private static func narrowDistance(length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>) -> Int {
+        guard length > 0 else { return other.count }
+        let last: UInt64 = 1 << (length - 1)
+        var vp: UInt64 = length == 64 ? ~0 : (1 << length) - 1
+        var vn: UInt64 = 0
+        var score = length
+        for byte in other {
+            let equal = positions[Int(byte)]
+            let xv = equal | vn
+            let xh = (((equal & vp) &+ vp) ^ vp) | equal
+            let hp = vn | ~(xh | vp)
+            let hn = vp & xh
+            // hp and hn never share a bit: +1, -1 or 0, with no branch.
+            score &+= Int(truncatingIfNeeded: (hp & last) >> UInt64(length &- 1)) &- Int(truncatingIfNeeded: (hn & last) >> UInt64(length &- 1))
+            let shiftedP = (hp << 1) | 1
+            vp = (hn << 1) | ~(xv | shiftedP)
+            vn = shiftedP & xv
         }
         return score
     }

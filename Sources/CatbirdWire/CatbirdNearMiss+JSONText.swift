@@ -99,8 +99,10 @@ extension CatbirdNearMiss.Field {
 }
 
 extension CatbirdNearMiss {
-    /// Appends `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`.
-    public func writeJSON(to out: inout [UInt8]) {
+    /// Appends `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`;
+    /// `patternJSON`, when given, is ``pattern``'s ``RequestPattern/writeJSON(to:)`` written
+    /// before (once per mock).
+    public func writeJSON(to out: inout [UInt8], patternJSON: [UInt8]? = nil) {
         out.append(#"{"distance":"#)
         Self.writeDistance(distance, to: &out)
         out.append(#","fields":["#)
@@ -111,7 +113,7 @@ extension CatbirdNearMiss {
         out.append(#"],"mockId":"#)
         out.appendDecimal(mockId)
         out.append(#","pattern":"#)
-        pattern.writeJSON(to: &out)
+        if let patternJSON { out.append(contentsOf: patternJSON) } else { pattern.writeJSON(to: &out) }
         out.append(#","position":"#)
         out.appendDecimal(position)
         out.append(#","tenant":"#)
@@ -119,12 +121,13 @@ extension CatbirdNearMiss {
         out.append("}")
     }
 
-    /// Appends near misses as a JSON array (the journal's `near_misses` column).
-    public static func writeJSON(_ nearMisses: [CatbirdNearMiss], to out: inout [UInt8]) {
+    /// Appends near misses as a JSON array (the journal's `near_misses` column); `patternJSON`,
+    /// when given, holds each one's pattern JSON (``writeJSON(to:patternJSON:)``).
+    public static func writeJSON(_ nearMisses: [CatbirdNearMiss], patternJSON: [[UInt8]]? = nil, to out: inout [UInt8]) {
         out.append("[")
         for (index, nearMiss) in nearMisses.enumerated() {
             if index > 0 { out.append(",") }
-            nearMiss.writeJSON(to: &out)
+            nearMiss.writeJSON(to: &out, patternJSON: patternJSON?[index])
         }
         out.append("]")
     }
@@ -147,6 +150,41 @@ extension CatbirdNearMiss {
         let text = String(fraction)
         out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits - text.utf8.count))
         out.append(contentsOf: text.utf8)
+    }
+}
+
+extension CatbirdNearMiss {
+    /// Appends ``summary(patternSummary:)``'s text as UTF-8 (the 404's reason is written this
+    /// way, with no `String` made per part): `mock 7 (POST equal "/api/users") of the default
+    /// tenant: url differs (expected equal "/api/users", got "/api/usres")`.
+    public func writeSummary(patternSummary: String, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + patternSummary.utf8.count + 160)
+        out.append("mock ")
+        out.appendDecimal(mockId)
+        out.append(" (")
+        out.append(contentsOf: patternSummary.utf8)
+        if tenant.isEmpty {
+            out.append(") of the default tenant: ")
+        } else {
+            out.append(") of tenant ")
+            out.append(contentsOf: JSONText.shortString(tenant).utf8)
+            out.append(": ")
+        }
+        var first = true
+        for field in fields where field.verdict != .match {
+            if !first { out.append("; ") }
+            first = false
+            out.append(contentsOf: field.field.utf8)
+            if let name = field.name {
+                out.append(" ")
+                out.append(contentsOf: name.utf8)
+            }
+            out.append(field.verdict == .missing ? " missing (expected " : " differs (expected ")
+            out.append(contentsOf: field.expected.utf8)
+            out.append(", got ")
+            if let actual = field.actual { out.appendJSON(actual) } else { out.append("none") }
+            out.append(")")
+        }
     }
 }
 

@@ -78,13 +78,14 @@ public struct CatbirdNearMiss: Codable, Hashable, Sendable {
     public var mismatches: [Field] { fields.filter { $0.verdict != .match } }
 
     /// One line: `mock 7 (POST equal "/api/users") of the default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
-    public var summary: String {
-        let owner = tenant.isEmpty ? "the default tenant" : "tenant \(JSONText.shortString(tenant))"
-        let differences = mismatches.map { field in
-            let got = field.actual.map { JSONValue.string($0).jsonText } ?? "none"
-            return "\(field.label) \(field.verdict == .missing ? "missing" : "differs") (expected \(field.expected), got \(got))"
-        }
-        return "mock \(mockId) (\(pattern.summary)) of \(owner): " + differences.joined(separator: "; ")
+    public var summary: String { summary(patternSummary: pattern.summary) }
+
+    /// ``summary`` with the pattern's ``RequestPattern/summary`` given (the server writes it once
+    /// per mock).
+    public func summary(patternSummary: String) -> String {
+        var out: [UInt8] = []
+        writeSummary(patternSummary: patternSummary, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -5,6 +5,9 @@ import CatbirdWire
 public struct NearMissReport: Sendable {
     /// The closest mocks of the request's tenant and of the default tenant, closest first.
     public var nearMisses: [CatbirdNearMiss]
+    /// Each near miss's pattern texts, written when its mock was added (same order as
+    /// ``nearMisses``): the 404's reason and JSON use them instead of writing them again.
+    public var texts: [NearMissTexts]
     /// Tenants with a mock that matches the request; looked for only when the request carried
     /// no parallel id (the default tenant's request), else empty.
     public var matchingTenants: [TenantID]
@@ -46,43 +49,48 @@ extension MockStore {
         let probe = NearMissProbe(method: method, target: target)
         var closest = NearMissRanking(limit: Self.nearMissLimit)
         var compared = 0
-        func compare(_ mock: Mock, rank: Int, urlMatches: Bool) {
-            let comparison = mock.pattern.compare(
-                probe, headerValue: headerValue, body: body, urlMatches: urlMatches, until: deadline, fields: false)
+        // `rank` is the catalog's place in `catalogs` (0: the request's tenant, 1: the default tenant).
+        func compare(_ catalog: NearMissCatalog, rank: Int, index: Int, urlMatches: Bool, urlEdits: Int? = nil) {
+            let comparison = catalog.mocks[index].pattern.compare(
+                probe, headerValue: headerValue, body: body, urlMatches: urlMatches, urlEdits: urlEdits, until: deadline,
+                fields: false)
             compared += 1
-            closest.offer(distance: comparison.distance, rank: rank, mock: mock)
+            closest.offer(distance: comparison.distance, rank: rank, position: catalog.positions[index], index: index)
         }
 
-        var catalogs: [(rank: Int, catalog: NearMissCatalog, candidates: Set<Int>)] = []
-        for (rank, (table, catalog)) in views.enumerated() where !catalog.mocks.isEmpty {
-            let candidates = Set(table.urlCandidates(for: target).compactMap { catalog.indexByID[$0] })
+        var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>)] = []
+        for (table, catalog) in views where !catalog.mocks.isEmpty {
+            let rank = catalogs.count
+            let ids = table.urlCandidates(for: target)
+            let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
             for index in candidates.sorted() where ContinuousClock.now < deadline {
-                let mock = catalog.mocks[index]
-                compare(mock, rank: rank, urlMatches: mock.pattern.urlMatches(probe, until: deadline))
+                compare(catalog, rank: rank, index: index, urlMatches: catalog.mocks[index].pattern.urlMatches(probe, until: deadline))
             }
-            catalogs.append((rank, catalog, candidates))
+            catalogs.append((catalog, candidates))
         }
 
         var blocks: [(bound: Double, catalog: Int, block: Int)] = []
-        for (number, entry) in catalogs.enumerated() {
+        blocks.reserveCapacity(catalogs.reduce(0) { $0 + $1.catalog.blocks.count })
+        for (rank, entry) in catalogs.enumerated() {
             for block in entry.catalog.blocks.indices {
-                blocks.append((entry.catalog.bound(ofBlock: block, for: probe), number, block))
+                blocks.append((entry.catalog.bound(ofBlock: block, for: probe), rank, block))
             }
         }
         blocks.sort { $0.bound < $1.bound }
         for block in blocks {
             guard closest.admits(distance: block.bound), ContinuousClock.now < deadline else { break }
-            let (rank, catalog, candidates) = catalogs[block.catalog]
-            let first = catalog.blocks[block.block].firstPosition
-            guard closest.admits(distance: block.bound, rank: rank, position: first),
-                  closest.admits(distance: catalog.sequenceBound(ofBlock: block.block, for: probe), rank: rank, position: first)
+            let rank = block.catalog
+            let (catalog, candidates) = catalogs[rank]
+            let members = catalog.blocks[block.block]
+            guard closest.admits(distance: block.bound, rank: rank, position: members.firstPosition),
+                  closest.admits(distance: catalog.sequenceBound(ofBlock: block.block, for: probe), rank: rank, position: members.firstPosition)
             else { continue }
-            for index in catalog.blocks[block.block].range where candidates.isEmpty || !candidates.contains(index) {
+            for index in members.range where candidates.isEmpty || !candidates.contains(index) {
                 let position = catalog.positions[index]
-                if closest.admits(distance: catalog.bound(of: index, for: probe), rank: rank, position: position),
-                   closest.admits(distance: catalog.urlBound(of: index, for: probe), rank: rank, position: position)
-                {
-                    compare(catalog.mocks[index], rank: rank, urlMatches: false)
+                guard closest.admits(distance: catalog.bound(of: index, for: probe), rank: rank, position: position) else { continue }
+                let edits = catalog.urlEdits(of: index, for: probe)
+                if closest.admits(distance: catalog.urlBound(of: index, edits: edits, for: probe), rank: rank, position: position) {
+                    compare(catalog, rank: rank, index: index, urlMatches: false, urlEdits: edits)
                 }
             }
         }
@@ -96,9 +104,9 @@ extension MockStore {
                 }
             }
         }
+        let winners = closest.entries.map { catalogs[$0.rank].catalog.mocks[$0.index] }
         return NearMissReport(
-            nearMisses: closest.entries.map { entry in
-                let mock = entry.mock
+            nearMisses: zip(closest.entries, winners).map { entry, mock in
                 let fields = mock.pattern.compare(
                     probe, headerValue: headerValue, body: body, urlMatches: mock.pattern.urlMatches(probe, until: deadline),
                     until: deadline, fields: true
@@ -107,15 +115,29 @@ extension MockStore {
                     mockId: mock.id, tenant: mock.tenant.rawValue, position: mock.position,
                     distance: (entry.distance * 1000).rounded() / 1000, pattern: mock.pattern.source, fields: fields)
             },
-            matchingTenants: matching, compared: compared)
+            texts: winners.map(\.pattern.nearMissTexts), matchingTenants: matching, compared: compared)
     }
 }
 
 /// The closest mocks seen so far, at most `limit`, ordered by distance, then rank (the
-/// request's own tenant 0, the default tenant 1), then position.
+/// request's own tenant 0, the default tenant 1), then position; each named by its index in
+/// its rank's ``NearMissCatalog``.
 struct NearMissRanking {
+    struct Entry {
+        let distance: Double
+        let rank: Int
+        let position: Int64
+        let index: Int
+
+        /// Whether one at `distance`, `rank` and `position` comes before this entry.
+        @inline(__always)
+        func follows(distance: Double, rank: Int, position: Int64) -> Bool {
+            (distance, rank, position) < (self.distance, self.rank, self.position)
+        }
+    }
+
     let limit: Int
-    private(set) var entries: [(distance: Double, rank: Int, mock: Mock)] = []
+    private(set) var entries: [Entry] = []
 
     init(limit: Int) {
         self.limit = limit
@@ -123,9 +145,10 @@ struct NearMissRanking {
     }
 
     /// Whether a mock at this distance, rank and position would enter the ranking.
+    @inline(__always)
     func admits(distance: Double, rank: Int, position: Int64) -> Bool {
         guard entries.count == limit, let worst = entries.last else { return true }
-        return (distance, rank, position) < (worst.distance, worst.rank, worst.mock.position)
+        return worst.follows(distance: distance, rank: rank, position: position)
     }
 
     /// Whether some mock at this distance could enter the ranking (ties are decided by rank and
@@ -135,10 +158,10 @@ struct NearMissRanking {
         return distance <= worst.distance
     }
 
-    mutating func offer(distance: Double, rank: Int, mock: Mock) {
-        guard admits(distance: distance, rank: rank, position: mock.position) else { return }
-        let index = entries.firstIndex { (distance, rank, mock.position) < ($0.distance, $0.rank, $0.mock.position) } ?? entries.count
-        entries.insert((distance, rank, mock), at: index)
+    mutating func offer(distance: Double, rank: Int, position: Int64, index: Int) {
+        guard admits(distance: distance, rank: rank, position: position) else { return }
+        let at = entries.firstIndex { $0.follows(distance: distance, rank: rank, position: position) } ?? entries.count
+        entries.insert(Entry(distance: distance, rank: rank, position: position, index: index), at: at)
         if entries.count > limit { entries.removeLast() }
     }
 }

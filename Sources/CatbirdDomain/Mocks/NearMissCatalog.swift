@@ -13,12 +13,16 @@ import CatbirdMatching
 /// give a lower bound of its distance (``bound(of:for:)``, ``bound(ofBlock:for:)``,
 /// ``sequenceBound(ofBlock:for:)``), so the ranking computes edit distances only for the mocks
 /// (and blocks) whose bound could still place them among the closest.
-struct NearMissCatalog: Sendable {
+///
+/// A class: one catalog is shared by every unmatched request of its table version and passed
+/// by reference (its arrays are not retained one by one each time a mock is looked at).
+final class NearMissCatalog: Sendable {
     /// Mocks bounded together: 16.
     static let blockSize = 16
 
-    /// A run of alike mocks and their common bound's parts.
-    struct Block: Sendable {
+    /// A run of alike mocks and their common bound's parts (a class: looking a block up
+    /// retains it instead of copying its fields).
+    final class Block: Sendable {
         let range: Range<Int>
         /// The union of the mocks' url byte classes.
         let classes: ByteHistogram
@@ -30,6 +34,15 @@ struct NearMissCatalog: Sendable {
         let methodKey: UInt64
         /// The lowest position of the block's mocks.
         let firstPosition: Int64
+
+        init(range: Range<Int>, classes: ByteHistogram, supersequence: [UInt8]?, shortest: Int, methodKey: UInt64, firstPosition: Int64) {
+            self.range = range
+            self.classes = classes
+            self.supersequence = supersequence
+            self.shortest = shortest
+            self.methodKey = methodKey
+            self.firstPosition = firstPosition
+        }
     }
 
     /// The tenant's mocks, block by block.
@@ -85,14 +98,19 @@ struct NearMissCatalog: Sendable {
         probe.methodDistanceBound(methodKeys[index]) + probe.urlDistanceBound(classes: histograms[index], shortest: lengths[index])
     }
 
-    /// A lower bound of the distance of mock `index` (its url not matching) tighter than
-    /// ``bound(of:for:)``: the method's bound plus the url's exact distance, with no header or
-    /// body evaluated and no mock copied.
-    func urlBound(of index: Int, for probe: NearMissProbe) -> Double {
-        let edits = urls.withUnsafeBufferPointer { urls in
+    /// The edit distance between the probe's url and mock `index`'s (cut) url text, read in
+    /// place (no mock copied).
+    func urlEdits(of index: Int, for probe: NearMissProbe) -> Int {
+        urls.withUnsafeBufferPointer { urls in
             probe.url.distance(to: UnsafeBufferPointer(rebasing: urls[urlStarts[index]..<urlStarts[index + 1]]))
         }
-        return probe.methodDistanceBound(methodKeys[index])
+    }
+
+    /// A lower bound of the distance of mock `index` (its url not matching) tighter than
+    /// ``bound(of:for:)``: the method's bound plus the url's exact distance for `edits`
+    /// (``urlEdits(of:for:)``), with no header or body evaluated.
+    func urlBound(of index: Int, edits: Int, for probe: NearMissProbe) -> Double {
+        probe.methodDistanceBound(methodKeys[index])
             + CompiledRequestPattern.urlDistance(edits: edits, longer: max(lengths[index], probe.url.bytes.count))
     }
 

@@ -30,7 +30,8 @@ struct NotFoundAnswer {
             tenant: tenant.rawValue,
             nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
         var nearMisses: [UInt8] = []
-        CatbirdNearMiss.writeJSON(report.nearMisses, to: &nearMisses)
+        nearMisses.reserveCapacity(1024)
+        CatbirdNearMiss.writeJSON(report.nearMisses, patternJSON: report.texts.map(\.patternJSON), to: &nearMisses)
         nearMissesJSON = String(decoding: nearMisses, as: UTF8.self)
         response = HTTPResponse(status: 404, headers: APIError.headers, body: body.json(nearMissesJSON: nearMisses))
     }
@@ -41,26 +42,38 @@ struct NotFoundAnswer {
     static func reason(
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = []
     ) -> String {
-        let request = "\(method) \(target.count > 200 ? String(target.prefix(200)) + "…" : target)"
-        let place = tenant.isDefault
-            ? "the default tenant (the request has no X-Catbird-Parallel-Id)" : "tenant \(JSONText.shortString(tenant.rawValue))"
-        var reason = "no mock matched \(request) in \(place)"
-        if let closest = report.nearMisses.first {
-            reason += "; the closest is \(closest.summary)"
+        // Written as UTF-8 into one buffer: the reason is built for every unmatched request.
+        var reason: [UInt8] = []
+        reason.reserveCapacity(384 + min(target.utf8.count, 1024))
+        reason.append("no mock matched ")
+        reason.append(method)
+        reason.append(" ")
+        // At most 200 bytes are at most 200 characters: counted only for a longer target.
+        if target.utf8.count > 200 && target.count > 200 {
+            reason.append(String(target.prefix(200)) + "…")
         } else {
-            reason += tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks"
+            reason.append(target)
+        }
+        reason.append(tenant.isDefault
+            ? " in the default tenant (the request has no X-Catbird-Parallel-Id)"
+            : " in tenant " + JSONText.shortString(tenant.rawValue))
+        if let closest = report.nearMisses.first {
+            reason.append("; the closest is ")
+            closest.writeSummary(patternSummary: report.texts[0].summary, to: &reason)
+        } else {
+            reason.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
         }
         if !report.matchingTenants.isEmpty {
             let owner = namesOtherTenants
                 ? "tenant " + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ")
                 : "another tenant (not named: an admin token is set)"
-            reason += "; but \(owner) has a mock that matches it: is the app sending its parallel id"
-                + " (an old launch argument or key)?"
+            reason.append("; but \(owner) has a mock that matches it: is the app sending its parallel id"
+                + " (an old launch argument or key)?")
         }
-        for mock in outOfTime { reason += "; " + outOfTimeSummary(mock) }
+        for mock in outOfTime { reason.append("; " + outOfTimeSummary(mock)) }
         // One line: a CR or LF in the target or a mock's texts becomes a space.
-        guard reason.utf8.contains(where: { $0 == 10 || $0 == 13 }) else { return reason }
-        return String(decoding: reason.utf8.map { $0 == 10 || $0 == 13 ? 32 : $0 }, as: UTF8.self)
+        for index in reason.indices where reason[index] == 10 || reason[index] == 13 { reason[index] = 32 }
+        return String(decoding: reason, as: UTF8.self)
     }
 
     /// `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: its regular expression ran out of
@@ -70,5 +83,12 @@ struct NotFoundAnswer {
         return "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.string(pattern.url.value))) of tenant "
             + "\(JSONText.shortString(mock.tenant.rawValue)) was skipped: its regular expression ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
+    }
+}
+
+extension [UInt8] {
+    /// Appends the text's UTF-8 bytes.
+    fileprivate mutating func append(_ text: String) {
+        append(contentsOf: text.utf8)
     }
 }

@@ -1,0 +1,36 @@
+import CatbirdWire
+
+/// What a near miss shows of one pattern, written once when the pattern is compiled (a mock is
+/// added) instead of on every unmatched request that ranks its mock among the closest
+/// (docs/matching.md#near-misses): the fields' `expected` texts, the one-line summary the 404's
+/// `reason` names it by, and the pattern's JSON.
+///
+/// A class, so that copies of a ``CompiledRequestPattern`` (a ``Mock`` is copied on every hit)
+/// share one reference instead of retaining each text.
+public final class NearMissTexts: Sendable {
+    /// The url field's `expected`: `equal "/api/users"`.
+    public let url: String
+    /// Each header pattern's `expected`, in the order of ``CompiledRequestPattern/headers``.
+    let headers: [String]
+    /// The body field's `expected` (``BodyPattern/summary``); nil without a body pattern.
+    let body: String?
+    /// ``RequestPattern/summary``: `GET equal "/api/users"`.
+    public let summary: String
+    /// The pattern as the near miss's `pattern` member: ``RequestPattern/writeJSON(to:)``'s bytes.
+    public let patternJSON: [UInt8]
+
+    init(_ source: RequestPattern, headerNames: [String]) {
+        url = Self.summary(source.url)
+        headers = headerNames.map { Self.summary(source.headers[$0]!) }
+        body = source.body?.summary
+        summary = source.summary
+        var json: [UInt8] = []
+        source.writeJSON(to: &json)
+        patternJSON = json
+    }
+
+    /// `equal "/api/users"`.
+    static func summary(_ pattern: PatternMatch) -> String {
+        "\(pattern.kind.rawValue) \(JSONValue.string(pattern.value).jsonText)"
+    }
+}
