@@ -23,6 +23,7 @@ public enum HTTPAnswer: Sendable {
     /// hang-up meanwhile (that watch costs two `epoll_ctl` calls and a lock per request); a
     /// client that hung up is noticed when the answer is written. For waits of a few
     /// milliseconds that end whatever the client does, e.g. strict durability's wait for a
-    /// journal commit; not for delays, polls or upstream calls.
+    /// journal commit; not for delays, polls or upstream calls. While the server stops, such a
+    /// wait is still parked and gets its own answer (``HTTPServer/stop()``).
     case soon(_ start: @Sendable (HTTPResponder) -> Void)
 }

@@ -5,15 +5,16 @@ public protocol HTTPHandler: Sendable {
     /// Answers a complete request, now or later.
     func respond(to request: HTTPRequest) -> HTTPAnswer
 
-    /// Answers a request whose body exceeded `limit` bytes. `request.body` is empty: the rest of
-    /// the upload is discarded. The usual answer is a 413.
-    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse
+    /// Answers a request whose body exceeded `limit` bytes, now or later. `request.body` is
+    /// empty: the rest of the upload is discarded, and the server closes the connection after
+    /// the answer (it adds `Connection: close`). The usual answer is a 413.
+    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer
 
-    /// Answers a request refused for `problem` before its body is read (the server closes the
-    /// connection afterwards). `request.body` is empty; its target and header values are as
-    /// far as they could be read (bytes that are not UTF-8 shown as U+FFFD). The usual answer
-    /// is `problem.status`.
-    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse
+    /// Answers a request refused for `problem` before its body is read, now or later (the
+    /// server adds `Connection: close` and closes the connection afterwards). `request.body` is
+    /// empty; its target and header values are as far as they could be read (bytes that are not
+    /// UTF-8 shown as U+FFFD). The usual answer is `problem.status`.
+    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer
 
     /// Told of a request whose request line was read but that none of the methods above
     /// answered (``HTTPRequestEnding``), once the connection is done with it: whatever was
@@ -26,8 +27,8 @@ public protocol HTTPHandler: Sendable {
 
 extension HTTPHandler {
     /// `problem.status` with the JSON error body (``HTTPResponse/error(status:reason:)``).
-    public func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse {
-        HTTPResponse.error(status: problem.status, reason: problem.reason)
+    public func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
+        .now(HTTPResponse.error(status: problem.status, reason: problem.reason))
     }
 
     /// Nothing.

@@ -65,21 +65,37 @@ public final class HTTPServer: Sendable {
     }
 
     /// Stops accepting connections, answers every parked request (delayed responses at once,
-    /// deferred ones with 503), then closes every connection and joins the worker threads. A
-    /// responder used afterwards does nothing. Safe to call twice.
+    /// deferred ones with 503, while a wait of moments, ``HTTPAnswer/soon(_:)``, gets its own
+    /// answer: up to ``momentsAtShutdown``, then 503), then closes every connection and joins the
+    /// worker threads. A responder used afterwards does nothing. Safe to call twice.
     public func stop() {
         guard let running = daemon.withLock({ state -> Daemon? in defer { state = nil }; return state }) else { return }
         _ = MHD_quiesce_daemon(running.handle)
-        core.parked.resumeAll()
-        // Give resumed connections a moment to queue and flush their responses.
-        var waited = 0
-        while core.inFlight.load(ordering: .acquiring) > 0 && waited < 200 {
+        core.parked.beginStopping()
+        // Give resumed connections a moment to queue and flush their responses, and waits of
+        // moments (a strict answer's journal commit) the time to end.
+        let started = ContinuousClock.now
+        while core.inFlight.load(ordering: .acquiring) > 0 {
+            let waited = ContinuousClock.now - started
+            guard waited < .seconds(1) || (waited < Self.momentsAtShutdown && core.parked.holdsWaitsOfMoments) else { break }
             usleep(5_000)
-            waited += 1
+        }
+        if core.parked.resumeAll() > 0 {
+            // Those just answered 503 flush it, as the first ones did.
+            var waited = 0
+            while core.inFlight.load(ordering: .acquiring) > 0 && waited < 200 {
+                usleep(5_000)
+                waited += 1
+            }
         }
         MHD_stop_daemon(running.handle)
         running.core.release()
     }
+
+    /// How long ``stop()`` lets parked waits of moments (``HTTPAnswer/soon(_:)``) end with their
+    /// own answers: 20 s, past the journal writer's longest try at a commit (three attempts
+    /// of SQLite's 5-second busy timeout), after which strict answers are resolved either way.
+    public static let momentsAtShutdown: Duration = .seconds(20)
 
     deinit {
         stop()

@@ -12,10 +12,17 @@ import Glibc
 /// A parked connection is suspended (`MHD_suspend_connection`): it holds no worker thread, MHD
 /// stops polling it and it does not time out. It is resumed exactly once, under this registry's
 /// lock: by its responder (which leaves the response in the request's context for the access
-/// handler, called again after `MHD_resume_connection`), or by ``resumeAll()`` at shutdown
-/// (libmicrohttpd forbids stopping a daemon with suspended connections). A responder that comes
-/// after either finds no entry and does nothing, so a late answer never touches a connection
-/// libmicrohttpd may have freed. Rules: https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dflow.html
+/// handler, called again after `MHD_resume_connection`), or at shutdown (libmicrohttpd forbids
+/// stopping a daemon with suspended connections). A responder that comes after either finds no
+/// entry and does nothing, so a late answer never touches a connection libmicrohttpd may have
+/// freed. Rules: https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dflow.html
+///
+/// Shutdown has two steps. ``beginStopping()`` answers at once what waits on something that may
+/// take long (a delay, a poll, the control pool) and refuses such parks from then on, but lets
+/// a wait of moments (``HTTPAnswer/soon(_:)``, e.g. strict durability's wait for a journal
+/// commit that is already queued) end with its real answer, and still parks new ones: the
+/// answer the journal records is then the one the client gets. ``resumeAll()`` then answers
+/// whatever is left with its shutdown answer and refuses every park.
 final class ParkedConnections: Sendable {
     /// `@unchecked Sendable`: the connection pointer is only passed to `MHD_resume_connection`
     /// (callable from any thread), and the context is only written while the connection is
@@ -25,20 +32,32 @@ final class ParkedConnections: Sendable {
         /// Its socket, watched for a hang-up while parked (-1 when unknown or not watched).
         let socket: Int32
         let context: RequestContext
-        /// Sent at shutdown instead of waiting for the responder.
-        let atShutdown: HTTPResponse
+        /// Sent at shutdown instead of waiting for the responder; nil for a wait of moments,
+        /// which ``beginStopping()`` leaves to its responder (``resumeAll()`` then sends
+        /// ``ParkedConnections/stoppingResponse``).
+        let atShutdown: HTTPResponse?
+    }
+
+    /// How far shutdown has gone.
+    private enum Phase: Int {
+        /// Every answer may be parked.
+        case running = 0
+        /// ``beginStopping()`` ran: only waits of moments are parked.
+        case stopping = 1
+        /// ``resumeAll()`` ran: nothing is parked.
+        case stopped = 2
     }
 
     private struct State {
-        var stopping = false
+        var phase = Phase.running
         var nextTicket: UInt64 = 0
         var parked: [UInt64: Parked] = [:]
     }
 
     private let state = Mutex(State())
     private let hangUps = HangUpWatcher()
-    /// ``State/stopping``, readable without the lock.
-    private let stopping = Atomic<Bool>(false)
+    /// ``State/phase``'s raw value, readable without the lock.
+    private let phase = Atomic<Int>(Phase.running.rawValue)
     /// Threads between their check of ``stopping`` and the end of their `MHD_suspend_connection`
     /// or `MHD_resume_connection` call outside the lock (the lock is held for the registry only,
     /// so parks and resumes on different threads do not wait for each other's system calls).
@@ -63,20 +82,19 @@ final class ParkedConnections: Sendable {
     /// Suspends `connection` (call only from its access handler, on its worker thread) and
     /// returns the responder that resumes it, or nil when the server is stopping (answer at once).
     /// - Parameters:
-    ///   - atShutdown: what to send if the server stops first.
-    ///   - watchingHangUp: whether a client that hangs up meanwhile lets the connection go at
-    ///     once (``HangUpWatcher``); false for waits of moments (``HTTPAnswer/soon(_:)``).
-    func park(
-        _ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse, watchingHangUp: Bool = true
-    ) -> HTTPResponder? {
+    ///   - atShutdown: what to send if the server stops first; nil for a wait of moments
+    ///     (``HTTPAnswer/soon(_:)``), which shutdown lets end with its responder's answer and
+    ///     which is parked until ``resumeAll()``. Its socket is not watched for a hang-up.
+    func park(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse?) -> HTTPResponder? {
         callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
         defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
-        if stopping.load(ordering: .sequentiallyConsistent) { return nil }
+        let allowed: Phase = atShutdown == nil ? .stopping : .running
+        if phase.load(ordering: .sequentiallyConsistent) > allowed.rawValue { return nil }
         // Suspended before it is registered, so nothing can resume it first.
         MHD_suspend_connection(connection)
-        let socket = watchingHangUp ? catbird_mhd_connection_fd(connection) : -1
+        let socket = atShutdown != nil ? catbird_mhd_connection_fd(connection) : -1
         let ticket: UInt64? = state.withLock { state in
-            if state.stopping { return nil }
+            if state.phase.rawValue > allowed.rawValue { return nil }
             state.nextTicket += 1
             state.parked[state.nextTicket] = Parked(connection: connection, socket: socket, context: context, atShutdown: atShutdown)
             context.parkedTicket = state.nextTicket
@@ -84,8 +102,8 @@ final class ParkedConnections: Sendable {
             return state.nextTicket
         }
         guard let ticket else {
-            // resumeAll() ran since the check above: answer as it does; a responder has nothing left to do.
-            context.pendingResponse = atShutdown
+            // Shutdown got here since the check above: answer as it does; a responder has nothing left to do.
+            context.pendingResponse = atShutdown ?? Self.stoppingResponse
             MHD_resume_connection(connection)
             return HTTPResponder { _ in }
         }
@@ -97,22 +115,49 @@ final class ParkedConnections: Sendable {
         state.withLock { $0.parked.count }
     }
 
-    /// Resumes every parked connection with its shutdown answer and refuses further parking.
-    func resumeAll() {
-        state.withLock { state in
-            state.stopping = true
-            stopping.store(true, ordering: .sequentiallyConsistent)
-            for parked in state.parked.values {
-                hangUps.forget(parked.socket)
-                parked.context.parkedTicket = nil
-                parked.context.pendingResponse = parked.atShutdown
-                MHD_resume_connection(parked.connection)
-            }
-            state.parked.removeAll()
-        }
+    /// Shutdown's first step: resumes every parked connection that has a shutdown answer with
+    /// it, and from now on parks only waits of moments (those without one), which are left to
+    /// their responders.
+    func beginStopping() {
+        resume(upTo: .stopping)
+    }
+
+    /// Whether a wait of moments is parked (shutdown waits for it between ``beginStopping()``
+    /// and ``resumeAll()``).
+    var holdsWaitsOfMoments: Bool {
+        state.withLock { $0.parked.values.contains { $0.atShutdown == nil } }
+    }
+
+    /// Shutdown's last step: resumes every parked connection with its shutdown answer
+    /// (``stoppingResponse`` for a wait of moments) and refuses further parking.
+    /// - Returns: how many connections it resumed.
+    @discardableResult
+    func resumeAll() -> Int {
+        let resumed = resume(upTo: .stopped)
         // A park or resume past its check finishes its libmicrohttpd call before the daemon stops.
         while callsOutsideLock.load(ordering: .sequentiallyConsistent) > 0 { sched_yield() }
         hangUps.stop()
+        return resumed
+    }
+
+    /// Moves to `next` and resumes the parked connections it no longer lets wait.
+    @discardableResult
+    private func resume(upTo next: Phase) -> Int {
+        state.withLock { state in
+            guard next.rawValue > state.phase.rawValue else { return 0 }
+            state.phase = next
+            phase.store(next.rawValue, ordering: .sequentiallyConsistent)
+            var resumed = 0
+            for (ticket, parked) in state.parked where parked.atShutdown != nil || next == .stopped {
+                state.parked[ticket] = nil
+                hangUps.forget(parked.socket)
+                parked.context.parkedTicket = nil
+                parked.context.pendingResponse = parked.atShutdown ?? Self.stoppingResponse
+                MHD_resume_connection(parked.connection)
+                resumed += 1
+            }
+            return resumed
+        }
     }
 
     /// Drops the entry of a request libmicrohttpd has finished with (its connection closed while

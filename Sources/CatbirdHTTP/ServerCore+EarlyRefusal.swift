@@ -34,20 +34,42 @@ extension ServerCore {
         return false
     }
 
-    /// Answers `context.problem` at once, on the connection's socket (the handler's answer,
-    /// `Connection: close`), then shuts the socket down. The method and headers are not known
-    /// yet: the handler gets the target only. Written only when the socket has nothing left to
-    /// send (a client that pipelined this request without reading a large earlier response may
+    /// Answers `context.problem` on the connection's socket (the handler's answer, at once or
+    /// when its responder sends it, with `Connection: close`), then shuts the socket down. The
+    /// method and headers are not known yet: the handler gets the target only. Written only when
+    /// the socket has nothing left to send (a client that pipelined this request without reading a large earlier response may
     /// still have that response queued): a small answer then goes out whole; else the
     /// connection closes without one.
     func refuseBeforeQueryParsing(_ context: RequestContext, _ connection: OpaquePointer) {
         guard let problem = context.problem else { return }
         context.handled = true
         context.answeredEarly = true
-        let response = malformedRequestResponse(context, problem).stamped()
+        let refusal = malformedRequestAnswer(context, problem)
         let socket = catbird_mhd_connection_fd(connection)
         guard socket >= 0 else { return }
-        let bytes = Self.wireBytes(of: response)
+        switch refusal {
+        case let .now(response):
+            Self.send(response, andShutDown: socket)
+        case let .later(start), let .soon(start):
+            // Answered from another thread (e.g. once its journal entry is committed), on a
+            // duplicate of the socket: it stays open whatever libmicrohttpd does with its own
+            // descriptor meanwhile (it waits for the rest of the request and sends nothing),
+            // and the connection ends when the answer has been written.
+            let copy = dup(socket)
+            guard copy >= 0 else {
+                shutdown(socket, Int32(SHUT_RDWR))
+                return
+            }
+            start(HTTPResponder { response in
+                Self.send(response, andShutDown: copy)
+                close(copy)
+            })
+        }
+    }
+
+    /// Writes `response` to `socket` when it has nothing else left to send, then shuts it down.
+    private static func send(_ response: HTTPResponse, andShutDown socket: Int32) {
+        let bytes = wireBytes(of: response.stamped())
         if catbird_socket_unsent_bytes(socket) == 0 {
             _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         }
@@ -55,12 +77,11 @@ extension ServerCore {
     }
 
     /// The handler's answer to a request refused for `problem` before its body is read
-    /// (``HTTPHandler/respondToMalformedRequest(_:problem:)``), with `Connection: close` when the
-    /// handler did not say: the connection ends after it.
-    func malformedRequestResponse(_ context: RequestContext, _ problem: HTTPRequestProblem) -> HTTPResponse {
-        var response = handler.respondToMalformedRequest(request(from: context), problem: problem)
-        if response.headers.first("Connection") == nil { response.headers.add(name: "Connection", value: "close") }
-        return response
+    /// (``HTTPHandler/respondToMalformedRequest(_:problem:)``), now or later, with `Connection:
+    /// close` when the handler did not say (``HTTPAnswer/closingConnection()``): the connection
+    /// ends after it.
+    func malformedRequestAnswer(_ context: RequestContext, _ problem: HTTPRequestProblem) -> HTTPAnswer {
+        handler.respondToMalformedRequest(request(from: context), problem: problem).closingConnection()
     }
 
     /// `response` as HTTP/1.1 bytes (RFC 9112 §4, §6): status line, its fields (those sent as

@@ -177,17 +177,20 @@ final class ServerCore: Sendable {
                 context.problem = .headTooLarge(limit: maxHeadSize)
             }
             if let problem = context.problem {
-                // Answered before any body is read; `Connection: close` ends the connection after.
+                // Answered before any body is read (parked meanwhile if answered later: MHD then
+                // calls this first step again, which sends the pending response); `Connection:
+                // close` ends the connection after.
                 context.oversized = true
                 context.handled = true
-                return queue(malformedRequestResponse(context, problem), on: connection)
+                return answer(malformedRequestAnswer(context, problem), context, connection)
             }
             if let declared = context.headers.first("Content-Length").flatMap({ Int($0) }) {
                 if declared > maxBodySize {
                     // Answer before reading the body; MHD closes the connection afterwards.
                     context.oversized = true
                     context.handled = true
-                    return queue(handler.respondToOversizedBody(request(from: context), limit: maxBodySize), on: connection)
+                    let refusal = handler.respondToOversizedBody(request(from: context), limit: maxBodySize)
+                    return answer(refusal.closingConnection(), context, connection)
                 }
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
@@ -212,7 +215,7 @@ final class ServerCore: Sendable {
         let request = request(from: context)
         context.handled = true
         if context.oversized {
-            return send(handler.respondToOversizedBody(request, limit: maxBodySize), context, connection)
+            return answer(handler.respondToOversizedBody(request, limit: maxBodySize).closingConnection(), context, connection)
         }
         return answer(handler.respond(to: request), context, connection)
     }
@@ -221,18 +224,16 @@ final class ServerCore: Sendable {
     /// answer's start closure (503 at once when the server is stopping).
     private func answer(_ answer: HTTPAnswer, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
         let start: @Sendable (HTTPResponder) -> Void
-        let watchingHangUp: Bool
+        let atShutdown: HTTPResponse?
         switch answer {
         case let .now(response):
             return send(response, context, connection)
         case let .later(later):
-            (start, watchingHangUp) = (later, true)
+            (start, atShutdown) = (later, ParkedConnections.stoppingResponse)
         case let .soon(soon):
-            (start, watchingHangUp) = (soon, false)
+            (start, atShutdown) = (soon, nil)  // shutdown waits for its answer
         }
-        guard let responder = parked.park(
-            connection, context, atShutdown: ParkedConnections.stoppingResponse, watchingHangUp: watchingHangUp)
-        else {
+        guard let responder = parked.park(connection, context, atShutdown: atShutdown) else {
             return queue(ParkedConnections.stoppingResponse, on: connection)
         }
         start(responder)

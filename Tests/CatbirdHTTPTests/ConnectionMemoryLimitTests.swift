@@ -14,8 +14,8 @@ final class ConnectionMemoryLimitTests: XCTestCase {
             return .now(HTTPResponse(status: 200, body: Array("\(headerBytes) \(request.body.count)".utf8)))
         }
 
-        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
-            HTTPResponse(status: 413, body: Array("over \(limit)".utf8))
+        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
+            .now(HTTPResponse(status: 413, body: Array("over \(limit)".utf8)))
         }
     }
 

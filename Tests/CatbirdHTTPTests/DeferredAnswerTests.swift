@@ -54,7 +54,7 @@ final class DeferredAnswerTests: XCTestCase {
             func respond(to request: HTTPRequest) -> HTTPAnswer {
                 .later { $0.send(HTTPResponse(status: 201, body: Array("at once".utf8))) }
             }
-            func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse { HTTPResponse(status: 413) }
+            func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
         }
         let server = HTTPServer(configuration: .init(port: 0, threadCount: 1), handler: Immediate())
         try server.start()
@@ -69,7 +69,7 @@ final class DeferredAnswerTests: XCTestCase {
     func testAResponderDroppedWithoutSendingAnswers500() throws {
         struct Forgetful: HTTPHandler {
             func respond(to request: HTTPRequest) -> HTTPAnswer { .later { _ in } }
-            func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse { HTTPResponse(status: 413) }
+            func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
         }
         let server = HTTPServer(configuration: .init(port: 0, threadCount: 1), handler: Forgetful())
         try server.start()

@@ -14,8 +14,8 @@ final class DeferredHandler: HTTPHandler {
         return .later { [self] responder in responders.withLock { $0[key] = responder } }
     }
 
-    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
-        HTTPResponse(status: 413)
+    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
+        .now(HTTPResponse(status: 413))
     }
 
     /// Takes the responder of `path` out, waiting up to 10 s for its request to arrive.

@@ -52,7 +52,7 @@ final class ResponseBodyTests: XCTestCase {
             }
         }
 
-        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse { HTTPResponse(status: 413) }
+        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
     }
 
     static func byte(at offset: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: offset &* 31 &+ offset / 251) }

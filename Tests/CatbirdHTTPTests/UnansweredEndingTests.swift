@@ -16,8 +16,8 @@ final class UnansweredEndingTests: XCTestCase {
             .now(HTTPResponse(status: 200, body: Array("ok".utf8)))
         }
 
-        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
-            HTTPResponse(status: 413)
+        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
+            .now(HTTPResponse(status: 413))
         }
 
         func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {

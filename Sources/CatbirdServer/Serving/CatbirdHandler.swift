@@ -83,9 +83,8 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     /// Sends a journaled answer: at once (relaxed durability), or once the writer has committed
-    /// its entry, holding no worker meanwhile (strict; 503 ``MockServing/notJournaled`` if the entry was
-    /// dropped, so no client is told of a request the journal will not show). A delayed answer
-    /// (no ticket) is journaled, and waited for, when its delay ends (``MockServing``).
+    /// its entry, holding no worker meanwhile (strict: ``Journal/answer(_:onceCommitted:sent:)``).
+    /// A delayed answer (no ticket) is journaled, and waited for, when its delay ends (``MockServing``).
     private func release(
         _ response: HTTPResponse, journaled ticket: JournalTicket?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
@@ -93,9 +92,7 @@ struct CatbirdHandler: HTTPHandler {
             record(request, response, answeredBy: answeredBy, tenant: tenant)
             return .now(response)
         }
-        return .soon { responder in
-            deliver(response, journaled: ticket, request, answeredBy: answeredBy, tenant: tenant, to: responder)
-        }
+        return journal.answer(response, onceCommitted: ticket, sent: recording(request, answeredBy: answeredBy, tenant: tenant))
     }
 
     /// ``release(_:journaled:_:answeredBy:tenant:)`` for an answer that is already deferred:
@@ -104,16 +101,19 @@ struct CatbirdHandler: HTTPHandler {
         _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String,
         tenant: TenantID, to responder: HTTPResponder
     ) {
+        let sent = recording(request, answeredBy: answeredBy, tenant: tenant)
         guard durability == .strict else {
-            record(request, response, answeredBy: answeredBy, tenant: tenant)
+            sent(response)
             responder.send(response)
             return
         }
-        journal.whenCommitted(ticket) { committed in
-            let released = committed ? response : MockServing.notJournaled
-            record(request, released, answeredBy: answeredBy, tenant: tenant)
-            responder.send(released)
-        }
+        journal.send(response, onceCommitted: ticket, to: responder, sent: sent)
+    }
+
+    /// Records (``record(_:_:answeredBy:tenant:)``) the response it is given for `request`;
+    /// captures only the metrics and the log, not the whole handler.
+    private func recording(_ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> @Sendable (HTTPResponse) -> Void {
+        { [metrics, log] response in Self.record(request, response, answeredBy: answeredBy, tenant: tenant, metrics: metrics, log: log) }
     }
 
     /// `answer`, recorded when its response is known (at once, or when the responder sends it).
@@ -138,6 +138,12 @@ struct CatbirdHandler: HTTPHandler {
     /// The request's metrics and its info line; the time counts from the request's arrival
     /// (waiting on the control pool included).
     private func record(_ request: HTTPRequest, _ response: HTTPResponse, answeredBy: String, tenant: TenantID) {
+        Self.record(request, response, answeredBy: answeredBy, tenant: tenant, metrics: metrics, log: log)
+    }
+
+    private static func record(
+        _ request: HTTPRequest, _ response: HTTPResponse, answeredBy: String, tenant: TenantID, metrics: RequestMetrics, log: Logger
+    ) {
         let elapsed = ContinuousClock.now - request.receivedAt
         metrics.record(answeredBy: answeredBy, status: response.status, latency: elapsed)
         guard log.isEnabled(.info) else { return }
@@ -146,40 +152,36 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     /// 413, journaled (``refused(_:_:journaled:)``).
-    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
         refused(request, APIError.payloadTooLarge(limit: limit))
     }
 
     /// 414, 431 or 400 with our JSON error body (docs/protocol.md#malformed-requests),
     /// journaled like a 413, except a target with a NUL or bytes that are not UTF-8: the
     /// journal could only hold it altered.
-    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPResponse {
+    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         refused(request, APIError(status: problem.status, reason: problem.reason), journaled: problem != .targetNotText)
     }
 
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
     /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
     /// empty request body: the upload was discarded (and a chunked one's size is unknown); a
-    /// parallel id that is not UTF-8 puts it in the default tenant's journal.
-    private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPResponse {
+    /// parallel id that is not UTF-8 puts it in the default tenant's journal. With strict
+    /// durability a journaled refusal leaves once its entry is committed, parked meanwhile like
+    /// any strict answer (``Journal/answer(_:onceCommitted:sent:)``).
+    private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPAnswer {
         var response = error.response
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
+        var ticket: JournalTicket?
         noteUnanswered(request, status: error.status, why: error.reason, warning: true) { tenant in
             guard journaled else { return }
-            let (sent, ticket) = serving.journal(
+            let (sent, entryTicket) = serving.journal(
                 request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             response = sent
-            // Strict durability: this answer cannot be deferred (libmicrohttpd takes it now), so
-            // the worker waits for the commit; rare (a refused request) and one batch long.
-            if durability == .strict { Self.waitForCommit(of: ticket, in: journal) }
+            ticket = entryTicket
         }
-        return response
-    }
-
-    private static func waitForCommit(of ticket: JournalTicket, in journal: Journal) {
-        let committed = DispatchSemaphore(value: 0)
-        journal.whenCommitted(ticket) { _ in committed.signal() }
-        committed.wait()
+        guard durability == .strict, let ticket else { return .now(response) }
+        return journal.answer(response, onceCommitted: ticket)
     }
 
     /// `/catbird` and everything under `/catbird/` (never served from mocks nor forwarded).

@@ -92,7 +92,7 @@ struct MockServing: Sendable {
     /// A delayed mock response, journaled when its delay ends (docs/protocol.md#delays): as
     /// sent, or, when the client hung up first, as 499 with no response headers or body and
     /// the time it waited; the hit is then given back (``MockStore/refund(_:)``). With strict
-    /// durability the response leaves once the sent entry is committed (``HTTPAnswer/soon(_:)``:
+    /// durability the response leaves once the sent entry is committed (``Journal/answer(_:onceCommitted:sent:)``:
     /// the connection is parked again, no worker waits), or is withheld with a 503 when the entry
     /// could not be written.
     private func delayed(_ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID) -> HTTPResponse {
@@ -117,18 +117,10 @@ struct MockServing: Sendable {
             }
             let ticket = journal.append(entry)
             guard strict, outcome == .sent else { return nil }
-            return .soon { responder in
-                journal.whenCommitted(ticket) { committed in responder.send(committed ? undelayed : Self.notJournaled) }
-            }
+            return journal.answer(undelayed, onceCommitted: ticket)
         }
         return sent
     }
-
-    /// Strict durability's answer when the journal entry could not be written (after the
-    /// writer's three attempts; e.g. a full disk): 503, and the mock's answer withheld.
-    static let notJournaled = APIError(
-        status: 503, reason: "the request could not be written to the journal (see the server log and "
-            + "GET /catbird/api/health); with --durability strict no answer leaves unjournaled").response
 
     /// The 404 with the request's near misses (computed only here, on a miss).
     private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock]) -> NotFoundAnswer {

@@ -1,0 +1,35 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// Strict durability's release of a journaled answer (README.md#durability): the response
+/// leaves once its journal entry is committed, its connection parked meanwhile (no worker
+/// waits). When the entry was dropped (after the writer's three attempts, e.g. a full disk) the
+/// client gets ``notJournaled`` instead, so no client is told of a request the journal will not
+/// show.
+extension Journal {
+    /// Sends `response` through `responder` once the entry behind `ticket` is committed
+    /// (``notJournaled`` if it never will be), after handing what leaves to `sent`.
+    func send(
+        _ response: HTTPResponse, onceCommitted ticket: JournalTicket, to responder: HTTPResponder,
+        sent: (@Sendable (HTTPResponse) -> Void)? = nil
+    ) {
+        whenCommitted(ticket) { committed in
+            let released = committed ? response : Self.notJournaled
+            sent?(released)
+            responder.send(released)
+        }
+    }
+
+    /// ``send(_:onceCommitted:to:sent:)`` as an answer: parked (``HTTPAnswer/soon(_:)``) until then.
+    func answer(
+        _ response: HTTPResponse, onceCommitted ticket: JournalTicket, sent: (@Sendable (HTTPResponse) -> Void)? = nil
+    ) -> HTTPAnswer {
+        .soon { [self] responder in send(response, onceCommitted: ticket, to: responder, sent: sent) }
+    }
+
+    /// Strict durability's answer when the journal entry could not be written (after the
+    /// writer's three attempts; e.g. a full disk): 503, and the answer withheld.
+    static let notJournaled = APIError(
+        status: 503, reason: "the request could not be written to the journal (see the server log and "
+            + "GET /catbird/api/health); with --durability strict no answer leaves unjournaled").response
+}

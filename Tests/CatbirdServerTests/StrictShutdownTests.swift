@@ -1,0 +1,68 @@
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// `--durability strict` when the server stops with answers still waiting for their journal
+/// commit (README.md#durability, docs/answering-later.md#the-guarantees): each client gets the
+/// answer its journal row records, never a 503 beside a row that says 200. Shutdown lets a
+/// wait for a commit end with its real answer (the writer is stopped only after the HTTP
+/// server, and writes everything queued); a delayed mock's delay is cut short at shutdown, and
+/// its answer too leaves once its row is committed.
+final class StrictShutdownTests: XCTestCase {
+    /// Held up by another connection's write lock, a strict answer is waiting for its commit
+    /// when the server is told to stop; once the lock goes, it leaves as journaled (it used to
+    /// get `503 the server is stopping` at once, while its row was committed as a 200).
+    func testAnAnswerWaitingForItsCommitAtShutdownIsTheOneJournaled() throws {
+        let server = try TestServer { $0.durability = .strict }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/waiting", body: "journaled")
+
+        let blocker = try Database(path: server.databasePath)
+        defer { blocker.close() }
+        try blocker.execute("BEGIN IMMEDIATE")
+        let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try client.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(200_000)  // parked, waiting for the commit the lock holds up
+
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            stopped.signal()
+        }
+        usleep(300_000)
+        try blocker.execute("COMMIT")
+        let answer = try client.readResponse()
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success, "the server stops once the waiting answer left")
+
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.text, "journaled")
+        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/waiting"), [200], "the journal holds the answer the client got")
+    }
+
+    /// A strict delayed mock's answer at shutdown: the delay is cut short, the entry journaled,
+    /// and the mock's own answer leaves once it is committed (it used to be a 503 beside a
+    /// journaled 200).
+    func testADelayedAnswerCutShortAtShutdownIsTheOneJournaled() throws {
+        let server = try TestServer { $0.durability = .strict }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/delayed", body: "late", delay: 30)
+        let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try client.send(raw: Array("GET /delayed HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(200_000)  // parked for its delay
+
+        server.stop()
+        let answer = try client.readResponse()
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.text, "late")
+        let reader = try Database(path: server.databasePath, mode: .readOnly)
+        defer { reader.close() }
+        XCTAssertEqual(try Self.journaledStatuses(reader, url: "/delayed"), [200], "the journal holds the answer the client got")
+    }
+
+    private static func journaledStatuses(_ db: Database, url: String) throws -> [Int64] {
+        try db.query("SELECT status FROM requests WHERE url = ? ORDER BY id", [.text(url)]).compactMap { $0[0].intValue }
+    }
+}
