@@ -18,9 +18,11 @@ import Foundation
 /// count, the WAL pages written), so the writer gathers before it commits: woken by the first
 /// entry, it waits until ``gatherRows`` entries are queued or ``gatherWindow`` has passed, then
 /// writes them all in one round. Whoever needs the commit now does not wait for the window: a
-/// ``flush()`` (journal reads) and ``stop()`` end it. Commit waiters (strict durability, whose
-/// clients wait for the commit) end it once as many entries are queued as the last round with
-/// waiters wrote (one connection: at once), or after ``strictGatherWindow``.
+/// ``flush()`` (journal reads), ``stop()`` and the first commit waiter (strict durability, whose
+/// client waits for the commit) end it. Commit waiters are grouped by the commit itself: what
+/// arrives while one round is written goes into the next (group commit without a delay, as
+/// PostgreSQL's default `commit_delay` of 0); a delay would leave the processors idle while
+/// every connection waits for the commit that the delay holds back.
 public final class JournalWriter: Sendable {
     /// Entries written per transaction at most: 1,000.
     public static let maxBatchSize = 1000
@@ -30,10 +32,6 @@ public final class JournalWriter: Sendable {
     public static let gatherWindow: Duration = .milliseconds(2)
     /// Queued entries that end the gathering at once: 256.
     public static let gatherRows = 256
-    /// How long the writer waits for more entries while clients wait for the commit (strict
-    /// durability), at most: 0.5 ms, a small part of the 10 ms a strict answer may take at p99
-    /// (issue 9), against the fixed cost of a commit shared by fewer answers without it.
-    public static let strictGatherWindow: Duration = .microseconds(500)
     /// Entries waiting at most; `append` blocks beyond this.
     public let capacity: Int
     /// Bytes waiting at most: bodies (after truncation to `bodyLimit`), header JSON and URL,
@@ -67,9 +65,6 @@ public final class JournalWriter: Sendable {
         var writerGathering = false
         /// Flushes waiting: the writer does not gather while there is one.
         var flushers = 0
-        /// Rows of the last round that had commit waiters: while waiters are queued, the writer
-        /// gathers until this many entries are (``strictGatherWindow``).
-        var lastGroup = 1
         var statistics = JournalWriterStatistics()
         /// Strict durability (``whenCommitted(_:_:)``): callbacks waiting for a commit, in
         /// ticket order, and the ticket ranges whose batch was dropped.
@@ -166,10 +161,8 @@ public final class JournalWriter: Sendable {
         }
         if known == nil {
             state.commitWaiters.add(ticket, done)
-            // The first waiter shortens the gathering; the group's size ends it.
-            if state.writerGathering && (state.commitWaiters.count == 1 || state.waiting >= state.lastGroup) {
-                condition.broadcast()
-            }
+            // The first waiter ends the gathering; later ones go into the round it starts or the next.
+            if state.writerGathering && state.commitWaiters.count == 1 { condition.broadcast() }
         }
         condition.unlock()
         if let known { done(known) }
@@ -245,7 +238,6 @@ public final class JournalWriter: Sendable {
                 state.commitWaiters.dropped(first...state.committed)
             }
             let resumed = state.commitWaiters.take(through: state.committed)
-            if !resumed.isEmpty { state.lastGroup = batch.count }
             condition.broadcast()
             condition.unlock()
             for done in resumed { done(latestIDs != nil) }
@@ -254,19 +246,13 @@ public final class JournalWriter: Sendable {
     }
 
     /// Called with `condition` locked and entries queued: waits up to ``gatherWindow`` for
-    /// ``gatherRows`` entries, unless a flush waits or the writer is stopping; while commit
-    /// waiters are queued, up to ``strictGatherWindow`` for ``State/lastGroup`` entries.
+    /// ``gatherRows`` entries, unless a flush or a commit waiter waits or the writer is stopping.
     private func gather() {
         guard state.waiting > 0 else { return }
         let deadline = Date(timeIntervalSinceNow: Self.gatherWindow.timeInterval)
-        let strictDeadline = Date(timeIntervalSinceNow: Self.strictGatherWindow.timeInterval)
         state.writerGathering = true
-        while state.waiting < Self.gatherRows && !state.stopping && state.flushers == 0 {
-            if state.commitWaiters.isEmpty {
-                if !condition.wait(until: deadline) { break }
-            } else if state.waiting >= state.lastGroup || !condition.wait(until: strictDeadline) {
-                break
-            }
+        while state.waiting < Self.gatherRows && !state.stopping && state.flushers == 0 && state.commitWaiters.isEmpty {
+            if !condition.wait(until: deadline) { break }
         }
         state.writerGathering = false
     }
