@@ -50,7 +50,8 @@ final class ControlQueryParameterTests: ServerTestCase {
     }
 
     /// Regressions: `?limit=1&limit=2` was accepted (the last won), `?status=99` was a filter,
-    /// and `%FF`/`%ZZ` in a tenant id or a query fell back to the literal text.
+    /// and `%FF`/`%ZZ` in a tenant id or a query fell back to the literal text; the HAR export
+    /// still accepted repeated and misencoded parameters (it checked only their names).
     func testRepeatedOutOfRangeAndMisencodedParametersAreRefused() throws {
         let shard = [("X-Catbird-Parallel-Id", "%ZZ")]
         try E2E.addMock(client, tenant: "%ZZ", url: "/kept", body: "kept")
@@ -67,6 +68,12 @@ final class ControlQueryParameterTests: ServerTestCase {
             ("GET", "/catbird/api/requests?url=%ZZ", "not valid percent-encoded UTF-8"),
             ("GET", "/catbird/api/requests?url=%FF", "not valid percent-encoded UTF-8"),
             ("DELETE", "/catbird/api/tenants/%FF", "not valid percent-encoded UTF-8"),
+            // The HAR export takes the listing's parameters with the same 400s: these were
+            // exported as if the parameter had been written otherwise.
+            ("GET", "/catbird/api/requests.har?limit=1&limit=2", "'limit' is given more than once"),
+            ("GET", "/catbird/api/requests.har?url=%ZZ", "not valid percent-encoded UTF-8"),
+            ("GET", "/catbird/api/requests.har?status=404&status=200", "'status' is given more than once"),
+            ("GET", "/catbird/api/requests.har?wait=1", "'wait' is not accepted by the HAR export"),
             ("DELETE", "/catbird/api/tenants/%ZZ", "not valid percent-encoded UTF-8"),
         ]
         for (method, target, reason) in refused {

@@ -10,9 +10,10 @@ enum HARRoute {
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            // Checks its own query (harQuery): `wait` is refused with its own reason.
-            Route("GET", path, query: nil, lane: .slow) { context in
-                let (query, limit) = try harQuery(from: context.request.query ?? "")
+            // The listing's names, checked as the listing's are; `wait` is then refused with its
+            // own reason (harQuery).
+            Route("GET", path, query: JournalRoutes.journalQueryNames, lane: .slow) { context in
+                let (query, limit) = try harQuery(from: context.query)
                 let export = try HARExport(
                     journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
                     origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit, log: dependencies.log)
@@ -30,11 +31,10 @@ enum HARRoute {
 
     /// The listing's filters, and `limit` as the most entries to export.
     /// - Throws: 400 naming the parameter, as the listing does; `wait` is not accepted here.
-    static func harQuery(from query: Substring) throws(APIError) -> (JournalQuery, limit: Int?) {
+    static func harQuery(from query: [(name: String, value: String)]) throws(APIError) -> (JournalQuery, limit: Int?) {
         var limit: Int?
-        var listing: [Substring] = []
-        for pair in query.split(separator: "&") {
-            let (name, value) = QueryParameters.pairs(pair).first ?? ("", "")
+        var listing: [(name: String, value: String)] = []
+        for (name, value) in query {
             switch name {
             case "limit":
                 guard let count = Int(value), count >= 1 else { throw .badRequest("'limit' must be a whole number of entries, 1 or more") }
@@ -42,9 +42,9 @@ enum HARRoute {
             case "wait":
                 throw .badRequest("'wait' is not accepted by the HAR export (it exports what the journal holds now)")
             default:
-                listing.append(pair)
+                listing.append((name, value))
             }
         }
-        return (try JournalRoutes.journalQuery(from: Substring(listing.joined(separator: "&"))), limit)
+        return (try JournalRoutes.journalQuery(from: listing), limit)
     }
 }

@@ -20,7 +20,7 @@ enum JournalEntryRoutes {
                 guard let id = Int64(parts[0]), id > 0 else {
                     throw APIError.notFound
                 }
-                let query = context.request.query ?? ""
+                let query = context.query
                 switch parts.count {
                 case 1:
                     let bodies = try flag(named: "bodies", in: query)
@@ -58,9 +58,9 @@ enum JournalEntryRoutes {
     }
 
     /// `bodies=true|false` (default true); no other parameter is accepted.
-    private static func flag(named name: String, in query: Substring) throws(APIError) -> Bool {
+    private static func flag(named name: String, in query: [(name: String, value: String)]) throws(APIError) -> Bool {
         var result = true
-        for (key, value) in QueryParameters.pairs(query) {
+        for (key, value) in query {
             guard key == name else { throw APIError.badRequest("unknown query parameter '\(key)' (known: \(name))") }
             guard value == "true" || value == "false" else { throw APIError.badRequest("'\(name)' must be 'true' or 'false'") }
             result = value == "true"
@@ -69,9 +69,9 @@ enum JournalEntryRoutes {
     }
 
     /// `limit=n` (bytes, n >= 0), or nil for the whole body; no other parameter is accepted.
-    private static func byteLimit(in query: Substring) throws(APIError) -> Int? {
+    private static func byteLimit(in query: [(name: String, value: String)]) throws(APIError) -> Int? {
         var result: Int?
-        for (key, value) in QueryParameters.pairs(query) {
+        for (key, value) in query {
             guard key == "limit" else { throw APIError.badRequest("unknown query parameter '\(key)' (known: limit)") }
             guard let limit = Int(value), limit >= 0 else { throw APIError.badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
             result = limit

@@ -24,8 +24,8 @@ enum JournalRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             Route("GET", "/catbird/api/requests", query: journalQueryNames, answer: { context in
-                let query = try journalQuery(from: context.request.query ?? "")
-                let wait = try longPollWait(from: context.request.query ?? "")
+                let query = try journalQuery(from: context.query)
+                let wait = try longPollWait(from: context.query)
                 let poll = JournalLongPoll(
                     dependencies: dependencies, lane: context.quickLane, tenant: context.tenant, query: query,
                     deadline: ContinuousClock.now + wait)
@@ -40,7 +40,7 @@ enum JournalRoutes {
                 return JSONBody.response(["count": try dependencies.journal.count(of: context.tenant, matching: pattern)])
             },
             Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, lane: .slow) { context in
-                var query = try journalQuery(from: context.request.query ?? "")
+                var query = try journalQuery(from: context.query)
                 query.unmatchedOnly = true
                 return JSONBody.response(try dependencies.journal.page(of: context.tenant, query))
             },
@@ -88,9 +88,9 @@ enum JournalRoutes {
         return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
-    static func journalQuery(from query: Substring) throws(APIError) -> JournalQuery {
+    static func journalQuery(from query: [(name: String, value: String)]) throws(APIError) -> JournalQuery {
         var result = JournalQuery()
-        for (name, value) in QueryParameters.pairs(query) {
+        for (name, value) in query {
             switch name {
             case "since":
                 guard let since = Int64(value), since >= 0 else { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
@@ -144,8 +144,8 @@ enum JournalRoutes {
 /// The listing's `wait` parameter: seconds (a decimal from 0 to ``JournalLongPoll/maxWait``)
 /// to hold the answer until an entry after `since` matches; zero when absent.
 /// - Throws: 400 naming the parameter when the value is not such a number.
-func longPollWait(from query: Substring) throws(APIError) -> Duration {
-    guard let value = QueryParameters.pairs(query).last(where: { $0.name == "wait" })?.value else { return .zero }
+func longPollWait(from query: [(name: String, value: String)]) throws(APIError) -> Duration {
+    guard let value = query.last(where: { $0.name == "wait" })?.value else { return .zero }
     let maxSeconds = JournalLongPoll.maxWait.components.seconds
     guard let seconds = Double(value), seconds.isFinite, seconds >= 0, seconds <= Double(maxSeconds) else {
         throw .badRequest("'wait' must be a number of seconds from 0 to \(maxSeconds)")

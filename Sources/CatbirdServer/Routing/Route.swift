@@ -12,6 +12,9 @@ struct RouteContext: Sendable {
     let isAdmin: Bool
     /// The path segments after the route's prefix, percent-decoded (e.g. a tenant id).
     var parameter: String?
+    /// The query's parameters in order, decoded once by the route table and checked against
+    /// the route's names (``Route/queryPairs(_:)``); empty for a route that reads no query.
+    var query: [(name: String, value: String)] = []
     /// The control pools, for a route that answers later (``Route/init(_:_:hasParameter:query:answer:)``).
     let pools: ControlPools
 
@@ -91,15 +94,19 @@ struct Route: Sendable {
         return decoded
     }
 
-    /// Refuses a query parameter the route does not understand, one given twice, and one that
-    /// is not valid percent-encoded UTF-8 (``QueryParameters/wellFormedPairs(_:)``).
+    /// The query's parameters for the handler (``RouteContext/query``), each part decoded
+    /// once; refuses a parameter the route does not understand, one given twice, and one that
+    /// is not valid percent-encoded UTF-8 (``QueryParameters/wellFormedPairs(_:)``). Empty for
+    /// a route that reads no query (``queryNames`` nil: the web page reads its own).
     /// - Throws: 400 naming the parameter (and the known ones).
-    func checkQuery(_ query: Substring?) throws(APIError) {
-        guard let queryNames, let query, !query.isEmpty else { return }
-        for (name, _) in try QueryParameters.wellFormedPairs(query) where !queryNames.contains(name) {
+    func queryPairs(_ query: Substring?) throws(APIError) -> [(name: String, value: String)] {
+        guard let queryNames, let query, !query.isEmpty else { return [] }
+        let pairs = try QueryParameters.wellFormedPairs(query)
+        for (name, _) in pairs where !queryNames.contains(name) {
             let known = queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))"
             throw .badRequest("unknown query parameter '\(name)' (\(known))")
         }
+        return pairs
     }
 }
 
@@ -124,14 +131,14 @@ struct RouteTable: Sendable {
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
                 continue
             }
-            let decoded: String
+            let context: RouteContext
             do {
-                try route.checkQuery(request.query)
-                decoded = try Route.decodeParameter(parameter)
+                let query = try route.queryPairs(request.query)
+                let decoded = try Route.decodeParameter(parameter)
+                context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: decoded, query: query, pools: pools)
             } catch {
                 return .now(error.response)
             }
-            let context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: decoded, pools: pools)
             if let answer = route.answer {
                 do { return try answer(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
             }
