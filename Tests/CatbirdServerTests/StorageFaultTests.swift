@@ -88,7 +88,8 @@ final class StorageFaultTests: XCTestCase {
         try crashAfterWriting("UPDATE mocks SET status = 202 WHERE url_value = '/kept'")
         let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
         XCTAssertEqual(try server.client().request("GET", "/kept").status, 202, "the WAL's change is served")
-        XCTAssertEqual(try server.terminate().status, 0)
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, "\(ended.reason == .uncaughtSignal ? "killed by signal" : "exit status") \(ended.status): \(ended.stderr.suffix(2000))")
     }
 
     /// The crashed process was a newer version: its WAL records a schema this binary does not
