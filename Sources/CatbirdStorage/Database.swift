@@ -26,6 +26,13 @@ public final class Database {
     /// Prepared statements by SQL text; see `statement(_:)`.
     var statementCache: [String: Statement] = [:]
 
+    /// SQLite's process-wide settings, made once before the first connection opens: memory
+    /// statistics off (nothing reads them, and they take a global mutex around every
+    /// allocation SQLite makes). Refused, and harmless, if SQLite was already initialised.
+    private static let processSettings: Void = {
+        _ = catbird_sqlite3_disable_memory_statistics()
+    }()
+
     /// Opens (for `.readWrite`, creating if needed) the database at `path`; `":memory:"` opens a
     /// private in-memory database (<https://www.sqlite.org/c3ref/open.html>).
     ///
@@ -44,6 +51,7 @@ public final class Database {
         let access = mode == .readWrite
             ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
             : SQLITE_OPEN_READONLY
+        _ = Self.processSettings
         var handle: OpaquePointer?
         let status = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let handle else {

@@ -106,28 +106,29 @@ enum JournalRecords {
     private static func bind(_ entry: borrowing JournalEntry, to statement: Statement, at base: Int32) {
         // The write connection skips CHECK constraints (CatbirdServer: ignore_check_constraints).
         assert(CatbirdRequest.AnsweredBy.known.contains(entry.answeredBy), "answered_by \(entry.answeredBy) fails its CHECK")
-        statement.bind(.text(entry.time), at: base + 1)
-        statement.bind(.text(entry.tenant.rawValue), at: base + 2)
-        statement.bind(.text(entry.method), at: base + 3)
-        statement.bind(.text(entry.url), at: base + 4)
-        statement.bind(.text(entry.requestHeaders), at: base + 5)
+        // The typed binders, not `.text(…)` / `.integer(…)`: no SQLiteValue is made per column.
+        statement.bind(entry.time, at: base + 1)
+        statement.bind(entry.tenant.rawValue, at: base + 2)
+        statement.bind(entry.method, at: base + 3)
+        statement.bind(entry.url, at: base + 4)
+        statement.bind(entry.requestHeaders, at: base + 5)
         bindBody(entry.requestBody, fullSize: entry.requestBodySize, statement, at: base + 6)
-        statement.bind(.integer(Int64(entry.status)), at: base + 9)
-        statement.bind(.text(entry.responseHeaders), at: base + 10)
+        statement.bind(entry.status, at: base + 9)
+        statement.bind(entry.responseHeaders, at: base + 10)
         bindBody(entry.responseBody, fullSize: entry.responseBodySize, statement, at: base + 11)
-        statement.bind(.text(entry.answeredBy.rawValue), at: base + 14)
-        statement.bind(entry.mockHit.map { .integer($0.mockID) } ?? .null, at: base + 15)
-        statement.bind(.real(entry.durationMs), at: base + 16)
-        statement.bind(entry.filePath.map { .text($0) } ?? .null, at: base + 17)
-        statement.bind(entry.nearMisses.map { .text($0) } ?? .null, at: base + 18)
-        statement.bind(entry.problem.map { .text($0) } ?? .null, at: base + 19)
+        statement.bind(entry.answeredBy.rawValue, at: base + 14)
+        if let hit = entry.mockHit { statement.bind(hit.mockID, at: base + 15) } else { statement.bindNull(at: base + 15) }
+        statement.bind(entry.durationMs, at: base + 16)
+        if let path = entry.filePath { statement.bind(path, at: base + 17) } else { statement.bindNull(at: base + 17) }
+        if let nearMisses = entry.nearMisses { statement.bind(nearMisses, at: base + 18) } else { statement.bindNull(at: base + 18) }
+        if let problem = entry.problem { statement.bind(problem, at: base + 19) } else { statement.bindNull(at: base + 19) }
     }
 
     /// Binds a (possibly truncated) body at `index`, its full size at `index + 1` and its
     /// truncation flag at `index + 2`.
     private static func bindBody(_ body: [UInt8], fullSize: Int, _ statement: Statement, at index: Int32) {
         if body.isEmpty { statement.bindNull(at: index) } else { statement.bind(bytes: body, at: index) }
-        statement.bind(.integer(Int64(fullSize)), at: index + 1)
-        statement.bind(.integer(fullSize > body.count ? 1 : 0), at: index + 2)
+        statement.bind(fullSize, at: index + 1)
+        statement.bind(fullSize > body.count ? 1 : 0, at: index + 2)
     }
 }
