@@ -31,6 +31,8 @@
 //   CatbirdAppSupport      the app-side helper: server URL and parallel id for the app under test
 //
 // Examples/FeedApp: a stand-in app under test and the UI-test suite that drives it.
+// Benchmarks/BareMHD (catbird-bare-mhd): benchmark-only, a bare libmicrohttpd handler started as
+// HTTPServer starts its daemon (CMicroHTTPD, CatbirdHTTP): Benchmarks/run.sh's ceiling.
 import PackageDescription
 
 let package = Package(
@@ -94,6 +96,7 @@ let package = Package(
         .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdAppSupport"),
         .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),
+        .executableTarget(name: "catbird-bare-mhd", dependencies: ["CMicroHTTPD", "CatbirdHTTP"], path: "Benchmarks/BareMHD"),
 
         .target(
             name: "CatbirdTestSupport", dependencies: ["CatbirdAPI", "CatbirdStorage", "CatbirdDomain", "CatbirdServer"],

@@ -4,6 +4,10 @@
 # nginx's figure of the same run (never to a figure from another run). Scenarios (issue 7):
 #   hit c1/c16/c64   one mock (GET /bench, {"ok":true}), every request journaled to SQLite;
 #                    p50/p99 at 1 and 64 connections
+#   ceiling c64      catbird-bare-mhd (Benchmarks/BareMHD): a bare libmicrohttpd handler started
+#                    as Catbird's server starts its daemon, answering one response made at start
+#                    (no journal): what libmicrohttpd and the kernel allow here, right after the
+#                    one-mock 64-connection pair
 #   strict c64       the same against a second Catbird started with --durability strict (issue 9),
 #                    right after the default (relaxed) Catbird's 64-connection run
 #   equal 1k / 10k   a tenant with 1,000 / 10,000 equal-URL mocks, hitting the last one added
@@ -129,9 +133,12 @@ cd "$ROOT"
 if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then
     echo "run.sh: building catbird (release)…" >&2
     swift build -c release --product catbird >&2
+    swift build -c release --product catbird-bare-mhd >&2
 fi
 CATBIRD_BIN="$(swift build -c release --show-bin-path)/catbird"
 [ -x "$CATBIRD_BIN" ] || { echo "run.sh: $CATBIRD_BIN not found (build it first)" >&2; exit 2; }
+BARE_BIN="$(swift build -c release --show-bin-path)/catbird-bare-mhd"
+[ -x "$BARE_BIN" ] || { echo "run.sh: $BARE_BIN not found (build it first)" >&2; exit 2; }
 
 # --- temp dir, cleanup ----------------------------------------------------------------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/catbird-bench.XXXXXX")"
@@ -141,7 +148,7 @@ STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
 RAW_LOG="$RESULTS_DIR/$STAMP-wrk.txt"
 SUMMARY="$RESULTS_DIR/$STAMP-summary.md"
 : >"$RAW_LOG"
-NGINX_PID=""; CATBIRD_PID=""; STRICT_PID=""; WRK_PID=""; LOAD_PID=""
+NGINX_PID=""; CATBIRD_PID=""; STRICT_PID=""; BARE_PID=""; WRK_PID=""; LOAD_PID=""
 
 stop_pid() {  # stop_pid PID SIGNAL SECONDS: signal, wait up to SECONDS, then SIGKILL
     local pid="$1" signal="$2" seconds="$3" waited=0
@@ -166,6 +173,7 @@ cleanup() {
     # On SIGTERM Catbird writes the queued journal and exits 0 (as deploy/xcode/stop.sh expects).
     stop_pid "$CATBIRD_PID" TERM 10
     stop_pid "$STRICT_PID" TERM 10
+    stop_pid "$BARE_PID" TERM 10
     progress "stopped"
     if [ "${BENCH_KEEP:-0}" = "1" ]; then
         echo "run.sh: kept $WORK" >&2
@@ -273,6 +281,9 @@ while [ "$STRICT_PORT" = "$NGINX_PORT" ] || [ "$STRICT_PORT" = "$CATBIRD_PORT" ]
 NGINX_URL="http://$HOST:$NGINX_PORT"
 CATBIRD_URL="http://$HOST:$CATBIRD_PORT"
 STRICT_URL="http://$HOST:$STRICT_PORT"
+BARE_PORT="$(free_port)"
+while [ "$BARE_PORT" = "$NGINX_PORT" ] || [ "$BARE_PORT" = "$CATBIRD_PORT" ] || [ "$BARE_PORT" = "$STRICT_PORT" ]; do BARE_PORT="$(free_port)"; done
+BARE_URL="http://$HOST:$BARE_PORT"
 
 temp_paths=""
 nginx_build="$("$NGINX" -V 2>&1)"
@@ -315,6 +326,10 @@ wait_http "$CATBIRD_URL/catbird/api/health" catbird "$CATBIRD_PID"
     --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/catbird-strict.log" 2>&1 &
 STRICT_PID=$!
 wait_http "$STRICT_URL/catbird/api/health" "catbird --durability strict" "$STRICT_PID"
+# The ceiling: a bare libmicrohttpd handler with Catbird's daemon settings, idle until its run.
+"$BARE_BIN" "$BARE_PORT" "$THREADS" >"$WORK/bare.log" 2>&1 &
+BARE_PID=$!
+wait_http "$BARE_URL/bench" catbird-bare-mhd "$BARE_PID"
 
 # --- mocks --------------------------------------------------------------------------------------
 CONTROL=(python3 "$BENCH_DIR/control.py" "$CATBIRD_PORT")
@@ -402,6 +417,15 @@ for connections in "${CONNECTION_COUNTS[@]}"; do
     measure "hit$connections" "one mock, $connections conn." "$connections" /bench /bench 0
     catbird_completed=$(( catbird_completed + r_done ))
 done
+# The ceiling, right after the one-mock 64-connection pair, with the same wrk arguments.
+run_wrk "bare warm-up" "$BARE_URL/bench" 16 "$WARMUP_SECONDS" "$WORK/warmup-bare.txt"
+progress "one mock, 64 conn.: catbird-bare-mhd (ceiling), ${DURATION_SECONDS}s"
+run_wrk "one mock, 64 conn.: catbird-bare-mhd (ceiling)" "$BARE_URL/bench" 64 "$DURATION_SECONDS" "$WORK/wrk-bare.txt"
+parse_wrk "$WORK/wrk-bare.txt" bare
+socket_errors=$(( socket_errors + bare_sockerr ))
+unexpected_non2xx=$(( unexpected_non2xx + bare_non2xx ))
+stop_pid "$BARE_PID" TERM 10
+BARE_PID=""
 progress "counting the journal"
 journal_after="$(journal_count)"
 journal_delta=$(( journal_after - journal_before ))
@@ -531,6 +555,7 @@ one_mock_rps="${result[hit64,catbird,rps]}"
     echo
     p99_ratio="$(ratio "${result[hit64,catbird,p99]}" "${result[hit64,nginx,p99]}")"
     check "$(at_most "$p99_ratio" "$P99_TARGET")" "p99 at 64 connections: Catbird $(fmt_ms "${result[hit64,catbird,p99]}") ms = $p99_ratio × nginx's $(fmt_ms "${result[hit64,nginx,p99]}") ms (target ≤ $P99_TARGET ×); at 1 connection p50 / p99 Catbird $(fmt_ms "${result[hit1,catbird,p50]}") / $(fmt_ms "${result[hit1,catbird,p99]}") ms, nginx $(fmt_ms "${result[hit1,nginx,p50]}") / $(fmt_ms "${result[hit1,nginx,p99]}") ms"
+    echo "- ceiling (reported only): a bare libmicrohttpd handler with Catbird's daemon settings (catbird-bare-mhd: one response made at start, no journal) $(fmt_rps "$bare_rps") req/s = $(ratio "$bare_rps" "${result[hit64,nginx,rps]}") × nginx's $(fmt_rps "${result[hit64,nginx,rps]}") req/s, p50 / p99 $(fmt_ms "$bare_p50") / $(fmt_ms "$bare_p99") ms; Catbird's one mock at 64 connections = $(ratio "${result[hit64,catbird,rps]}" "$bare_rps") × this ceiling"
     check "$(at_most "${vis_visible_p99:-n/a}" "$VISIBILITY_TARGET_MS")" "control visibility under 64-connection load: a mock update's change seen by the next request after its 201 in p50 $(fmt_ms "${vis_visible_p50:-0}") / p99 $(fmt_ms "${vis_visible_p99:-0}") / max $(fmt_ms "${vis_visible_max:-0}") ms over $VISIBILITY_ROUNDS updates (target p99 < $VISIBILITY_TARGET_MS ms); the update calls took p50 $(fmt_ms "${vis_control_p50:-0}") / p99 $(fmt_ms "${vis_control_p99:-0}") ms"
     rss_count_ok=$(( rss_journal_delta >= RSS_REQUESTS && rss_journal_delta >= rss_done && rss_done >= RSS_REQUESTS ? 1 : 0 ))
     rss_ok="$(awk -v m="$hwm_mb" -v l="$RSS_LIMIT_MB" -v c="$rss_count_ok" 'BEGIN { print (c == 1 && m + 0 < l) ? 1 : 0 }')"

@@ -36,11 +36,7 @@ public final class HTTPServer: Sendable {
     /// - Throws: ``HTTPServerError`` when the host does not resolve or the port cannot be bound.
     public func start() throws(HTTPServerError) {
         var address = try SocketAddress(host: configuration.host, port: configuration.port)
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
-        // No MHD_USE_ERROR_LOG: libmicrohttpd would print a line to stderr for every client that
-        // hangs up, whatever the log level; failures that matter surface as HTTPServerError.
-        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let flags = Self.daemonFlags(ipv6: address.isIPv6)
         let retained = Unmanaged.passRetained(core)
         let handle = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
@@ -57,6 +53,20 @@ public final class HTTPServer: Sendable {
             throw .cannotListen(host: configuration.host, port: configuration.port)
         }
         daemon.withLock { $0 = Daemon(handle: handle, port: catbird_mhd_bound_port(handle), core: retained) }
+    }
+
+    /// The libmicrohttpd daemon flags the server starts with: a pool of worker threads each
+    /// polling its own connections with epoll, suspend/resume (answers given later), and
+    /// `MHD_USE_TURBO` (reads, writes and accepts tried before asking epoll whether the socket
+    /// is ready). No
+    /// `MHD_USE_ERROR_LOG`: libmicrohttpd would print a line to stderr for every client that
+    /// hangs up, whatever the log level; failures that matter surface as ``HTTPServerError``.
+    /// `package`: the bare-handler benchmark (Benchmarks/BareMHD) starts its daemon with them.
+    package static func daemonFlags(ipv6: Bool) -> UInt32 {
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
+        if ipv6 { flags |= MHD_USE_IPv6.rawValue }
+        return flags
     }
 
     /// The port the server is bound to (useful after starting on port 0), or 0 when stopped.
