@@ -24,16 +24,11 @@ extension CompiledRequestPattern {
         if let method, !UTF8Text.bytes(method, equal: source.method.rawValue) { return .notMatched }
         let urlOutcome = url.evaluate(utf8: target, until: deadline)
         guard urlOutcome == .matched else { return urlOutcome }
-        // Through the buffer: no copy of each (name, pattern) pair per row.
-        let headersOutcome = headers.withUnsafeBufferPointer { headers -> MatchOutcome in
-            for index in headers.indices {
-                let outcome = headerValue(headers[index].name) { value in headers[index].pattern.evaluate(utf8: value, until: deadline) }
-                guard let outcome else { return .notMatched }
-                guard outcome == .matched else { return outcome }
-            }
-            return .matched
+        for header in headers {
+            let outcome = headerValue(header.name) { value in header.pattern.evaluate(utf8: value, until: deadline) }
+            guard let outcome else { return .notMatched }
+            guard outcome == .matched else { return outcome }
         }
-        guard headersOutcome == .matched else { return headersOutcome }
         guard let bodyPattern = self.body else { return .matched }
         return bodyPattern.matches(body()) ? .matched : .notMatched
     }

@@ -15,7 +15,7 @@ public struct CompiledRequestPattern: Sendable {
     public let source: RequestPattern
     let url: CompiledPatternMatch
     /// Header patterns sorted by name so that evaluation order is deterministic.
-    let headers: [(name: String, pattern: CompiledPatternMatch)]
+    let headers: [CompiledHeaderPattern]
     /// The body pattern, nil when the body is not matched.
     public let body: CompiledBodyPattern?
     /// The url pattern's value as the near-miss distance compares it: its UTF-8 bytes, cut to
@@ -33,10 +33,10 @@ public struct CompiledRequestPattern: Sendable {
     public init(_ source: RequestPattern) throws(PatternError) {
         self.source = source
         url = try CompiledPatternMatch(source.url)
-        var compiled: [(name: String, pattern: CompiledPatternMatch)] = []
+        var compiled: [CompiledHeaderPattern] = []
         compiled.reserveCapacity(source.headers.count)
         for (name, pattern) in source.headers.sorted(by: { $0.key < $1.key }) {
-            compiled.append((name, try CompiledPatternMatch(pattern)))
+            compiled.append(CompiledHeaderPattern(name: name, pattern: try CompiledPatternMatch(pattern)))
         }
         headers = compiled
         body = try source.body.map { pattern throws(PatternError) in try CompiledBodyPattern(pattern) }
@@ -91,5 +91,19 @@ public struct CompiledRequestPattern: Sendable {
     /// index mocks by URL), otherwise `nil`.
     public var equalURL: String? {
         source.url.kind == .equal ? source.url.value : nil
+    }
+}
+
+/// One header pattern of a ``CompiledRequestPattern``: the header name as the pattern spells it
+/// and its compiled matcher. A class, so that evaluating it (per request, and per journal row in
+/// a count) retains one reference instead of copying the name and the matcher: measured, the
+/// copies were about a third of a header-pattern count's time per row.
+final class CompiledHeaderPattern: Sendable {
+    let name: String
+    let pattern: CompiledPatternMatch
+
+    init(name: String, pattern: CompiledPatternMatch) {
+        self.name = name
+        self.pattern = pattern
     }
 }
