@@ -76,8 +76,10 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting connections, answers every parked request (delayed responses at once,
     /// deferred ones with 503, while a wait of moments, ``HTTPAnswer/soon(_:)``, gets its own
-    /// answer: up to ``momentsAtShutdown``, then 503), then closes every connection and joins the
-    /// worker threads. A responder used afterwards does nothing. Safe to call twice.
+    /// answer: up to ``momentsAtShutdown``, then 503; past the first second, while such waits
+    /// remain, a new request gets the 503 without reaching the handler), then closes every
+    /// connection and joins the worker threads. A responder used afterwards does nothing. Safe
+    /// to call twice.
     public func stop() {
         guard let running = daemon.withLock({ state -> Daemon? in defer { state = nil }; return state }) else { return }
         _ = MHD_quiesce_daemon(running.handle)
@@ -87,7 +89,10 @@ public final class HTTPServer: Sendable {
         let started = ContinuousClock.now
         while core.inFlight.load(ordering: .acquiring) > 0 {
             let waited = ContinuousClock.now - started
-            guard waited < .seconds(1) || (waited < Self.momentsAtShutdown && core.parked.holdsWaitsOfMoments) else { break }
+            if waited >= .seconds(1) {
+                guard waited < Self.momentsAtShutdown && core.parked.holdsWaitsOfMoments else { break }
+                core.refusingRequests.store(true, ordering: .relaxed)  // only those waits are left to end
+            }
             usleep(5_000)
         }
         if core.parked.resumeAll() > 0 {

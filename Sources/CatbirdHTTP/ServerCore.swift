@@ -17,6 +17,11 @@ final class ServerCore: Sendable {
     let parked = ParkedConnections()
     /// Requests started and not yet completed.
     let inFlight = Atomic<Int>(0)
+    /// Set by ``HTTPServer/stop()`` once its grace second is over while answers still wait for
+    /// moments: a request that arrives then (on a kept-alive connection) gets the 503 of
+    /// ``ParkedConnections/stoppingResponse`` without reaching the handler, so it is neither
+    /// journaled nor waited for, and a stream of new requests cannot hold the stop up.
+    let refusingRequests = Atomic<Bool>(false)
     /// Bytes reserved for a body up front at most, whatever its Content-Length claims (1 MiB):
     /// a client may declare up to `maxBodySize` and send nothing.
     static let maxBodyReservation = 1 << 20
@@ -211,6 +216,10 @@ final class ServerCore: Sendable {
             }
             uploadSize.pointee = 0
             return .YES
+        }
+        if refusingRequests.load(ordering: .relaxed) {
+            context.handled = true  // nothing to journal: the handler never saw it
+            return queue(ParkedConnections.stoppingResponse, on: connection)
         }
         let request = request(from: context)
         context.handled = true

@@ -62,6 +62,41 @@ final class StrictShutdownTests: XCTestCase {
         XCTAssertEqual(try Self.journaledStatuses(reader, url: "/delayed"), [200], "the journal holds the answer the client got")
     }
 
+    /// While an answer still waits for its commit past the stop's grace second, a new request on
+    /// a kept-alive connection is refused at once with the 503 and not journaled: a stream of
+    /// requests cannot hold the stop up (each would be journaled and wait for a commit), and the
+    /// journal claims nothing for them. (It used to be parked for its commit like the first.)
+    func testARequestAfterTheGraceSecondIsRefusedUnjournaled() throws {
+        let server = try TestServer { $0.durability = .strict }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/waiting", body: "journaled")
+        try E2E.addMock(control, url: "/late", body: "late")
+        let late = try RawHTTPClient(port: server.port, timeoutSeconds: 5)
+        XCTAssertEqual(try late.request("GET", "/catbird/version").status, 200, "connected before the stop")
+
+        let blocker = try Database(path: server.databasePath)
+        defer { blocker.close() }
+        try blocker.execute("BEGIN IMMEDIATE")
+        let waiting = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try waiting.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(200_000)
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            stopped.signal()
+        }
+        usleep(1_500_000)  // past the grace second, /waiting still waiting
+        let refused = try late.request("GET", "/late")
+        try blocker.execute("COMMIT")
+
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertEqual(try waiting.readResponse().text, "journaled")
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/late"), [], "the refused request is not journaled")
+        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/waiting"), [200])
+    }
+
     private static func journaledStatuses(_ db: Database, url: String) throws -> [Int64] {
         try db.query("SELECT status FROM requests WHERE url = ? ORDER BY id", [.text(url)]).compactMap { $0[0].intValue }
     }
