@@ -32,6 +32,59 @@ final class ErrorReasonTests: ServerTestCase {
         XCTAssertFalse(hugeMockLimit.text.contains("whole number"), hugeMockLimit.text)
     }
 
+    /// `equalTo` takes any JSON value: `1e400` was refused with "'pattern.body.equalTo' must be an
+    /// object", and `"status":1e400` with "malformed JSON"; the fault is a number out of range.
+    func testANumberOutOfRangeIsNamedAsSuchWhereverItIs() throws {
+        let equalTo = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/jp3"},"body":{"kind":"jsonPath","value":"$.a","equalTo":1e400}},"response":{"status":200}}"#)
+        E2E.assertError(equalTo, status: 400, reasonContains: "'pattern.body.equalTo' is the number 1e400, out of range")
+        XCTAssertFalse(equalTo.text.contains("must be an object"), equalTo.text)
+        E2E.assertError(
+            try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"}},"response":{"status":-2E+999}}"#),
+            status: 400, reasonContains: "'response.status' is the number -2E+999, out of range")
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT ?","params":[1, 1e400]}"#),
+            status: 400, reasonContains: "'params[1]' is the number 1e400, out of range")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing was stored")
+        // In range, however written, it still works.
+        let large = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/jp3"},"body":{"kind":"jsonPath","value":"$.a","equalTo":1e300}},"response":{"status":200}}"#)
+        XCTAssertEqual(large.status, 201, large.text)
+    }
+
+    /// `"\ud800"` (a lone surrogate escape) was "a parameter must be null, a boolean, a number or
+    /// a string" from the SQL route and "malformed JSON" from the mocks route: one reason,
+    /// naming the field, from every control body.
+    func testALoneSurrogateEscapeGetsOneReasonEverywhere() throws {
+        let pattern = #"{"method":"GET","url":{"kind":"equal","value":"/\ud800"}}"#
+        let cases: [(route: String, body: String, reason: String)] = [
+            ("/catbird/api/sql", #"{"sql":"SELECT ?","params":["\ud800"]}"#, #"'params[0]' holds the escape \ud800, a lone surrogate"#),
+            ("/catbird/api/sql", #"{"sql":"SELECT ?","params":["\uDC00x"]}"#, #"'params[0]' holds the escape \uDC00, a lone surrogate"#),
+            ("/catbird/api/sql", #"{"sql":"SELECT '\ud83d'"}"#, #"'sql' holds the escape \ud83d, a lone surrogate"#),
+            ("/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":{"status":200}}"#,
+             #"'pattern.url.value' holds the escape \ud800, a lone surrogate"#),
+            ("/catbird/api/mocks", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{"\udbff":{"kind":"equal","value":"1"}}},"response":{"status":200}}"#,
+             #"'pattern.headers' holds the escape \udbff, a lone surrogate"#),
+            ("/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#, #"'pattern.url.value' holds the escape \ud800"#),
+            ("/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#, #"'pattern.url.value' holds the escape \ud800"#),
+        ]
+        for (route, body, reason) in cases {
+            let answer = try client.json("POST", route, body)
+            E2E.assertError(answer, status: 400, reasonContains: reason)
+            XCTAssertFalse(answer.text.contains("malformed JSON"), "\(route) \(body): \(answer.text)")
+            XCTAssertFalse(answer.text.contains("must be null, a boolean"), "\(route) \(body): \(answer.text)")
+        }
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing was stored")
+        // A surrogate pair is one character and works.
+        let pair = try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT ?","params":["\ud83d\ude00"]}"#)
+        XCTAssertEqual(pair.status, 200, pair.text)
+        XCTAssertEqual((pair.object["rows"] as? [[String]])?.first?.first, "\u{1F600}")
+    }
+
     func testAKeyGivenTwiceIsRefusedNamingTheKeyAndNothingIsStored() throws {
         let twice = try client.json(
             "POST", "/catbird/api/mocks",

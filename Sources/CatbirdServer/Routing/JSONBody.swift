@@ -26,8 +26,9 @@ enum JSONBody {
     /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
     ///   and the decoder cannot say where (see ``wrongShape(_:in:hint:)``).
     /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON; 400 with a
-    ///   readable reason when the body does not decode, or when an object in it names the same
-    ///   key twice (``DuplicateKeys``).
+    ///   readable reason when the body does not decode, when an object in it names the same
+    ///   key twice, or when it holds a lone surrogate escape or a number out of range
+    ///   (``JSONTextCheck``, named whether or not the decoder would have read the field).
     static func decode<T: Decodable>(
         _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint,
         describe: (any Error) -> String = readableReason
@@ -38,9 +39,12 @@ enum JSONBody {
         do {
             value = try JSONDecoder().decode(T.self, from: data)
         } catch {
+            let findings = JSONTextCheck.scan(request.body)
+            // The decoder calls these malformed JSON or the wrong type; say what they are.
+            if let reason = findings.unrepresentableValue { throw .badRequest(reason) }
             // A repeated key may be why well-formed JSON does not decode (`"type"` twice).
-            if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil,
-                let duplicate = DuplicateKeys.first(in: request.body)
+            if let duplicate = findings.duplicateKey,
+                (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
             {
                 throw duplicateKey(duplicate)
             }
@@ -49,7 +53,9 @@ enum JSONBody {
             }
             throw .badRequest(describe(error))
         }
-        if let duplicate = DuplicateKeys.first(in: request.body) { throw duplicateKey(duplicate) }
+        let findings = JSONTextCheck.scan(request.body)
+        if let reason = findings.unrepresentableValue { throw .badRequest(reason) }
+        if let duplicate = findings.duplicateKey { throw duplicateKey(duplicate) }
         return value
     }
 
