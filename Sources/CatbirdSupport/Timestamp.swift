@@ -16,7 +16,9 @@ public enum Timestamp {
         return string(millisecondsSince1970: Int(spec.tv_sec) * 1000 + Int(spec.tv_nsec) / 1_000_000)
     }
 
-    /// The date of `text` (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`), or nil when it is not of that form.
+    /// The date of `text` (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`), or nil when it is not of that form
+    /// or names a day the calendar does not have (`2026-02-30`, `2025-02-29`, `2026-04-31`:
+    /// the day is checked against its month's length in the proleptic Gregorian calendar).
     public static func date(from text: String) -> Date? {
         let bytes = Array(text.utf8)
         // YYYY-MM-DDTHH:MM:SS is 19 bytes; then an optional fraction, then Z.
@@ -25,7 +27,7 @@ public enum Timestamp {
             bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
             let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
             let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]), let second = number(bytes[17..<19]),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         var fraction = 0.0
         let rest = bytes[19..<(bytes.count - 1)]
@@ -88,6 +90,16 @@ public enum Timestamp {
                 forKey: key, in: container, debugDescription: "\(text) is not an ISO 8601 UTC timestamp such as 2026-11-29T18:01:27.123Z")
         }
         return date
+    }
+
+    /// The number of days in `month` (1…12) of `year`: February has 29 in a leap year (one
+    /// divisible by 4, except centuries not divisible by 400).
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// The decimal number written by `digits` (ASCII digits only, at most 18).

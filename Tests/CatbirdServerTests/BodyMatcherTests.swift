@@ -134,10 +134,20 @@ final class BodyMatcherTests: ServerTestCase {
         for (extra, reason) in [
             (#""from":"yesterday""#, "'from' must be a UTC time"), (#""limit":0"#, "'limit' must be from 1 to 1000"),
             (#""since":-1"#, "'since' must be a journal id"),
+            // Days the calendar does not have: 2026-02-30 was accepted while 2026-13-45 was refused.
+            (#""until":"2026-02-30T00:00:00Z""#, "'until' must be a UTC time"),
+            (#""from":"2025-02-29T00:00:00Z""#, "'from' must be a UTC time"),
+            (#""until":"2026-04-31T12:00:00.5Z""#, "'until' must be a UTC time"),
+            (#""until":"2100-02-29T00:00:00Z""#, "'until' must be a UTC time"),
+            (#""until":"2026-13-45T00:00:00Z""#, "'until' must be a UTC time"),
         ] {
             let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),\#(extra)}"#)
             XCTAssertEqual(answer.status, 400, extra)
             XCTAssertTrue((answer.object["reason"] as? String ?? "").contains(reason), answer.text)
+        }
+        for leapDay in ["2024-02-29T00:00:00Z", "2000-02-29T23:59:59.999Z", "2026-12-31T00:00:00Z"] {
+            let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),"until":"\#(leapDay)"}"#)
+            XCTAssertEqual(answer.status, 200, "\(leapDay): \(answer.text)")
         }
     }
 }
