@@ -14,6 +14,11 @@ public struct HTTPRequest: Sendable {
     public var fieldsNotUTF8: [String] = []
     /// The request body bytes; empty when there was none.
     public var body: [UInt8]
+    /// The size in bytes of a body refused as too large and not kept (``body`` is then empty):
+    /// the declared `Content-Length` when the refusal came before reading it, else (chunked) the
+    /// bytes received and discarded; 0 otherwise. Journaled as the request's `bodySize`
+    /// (docs/protocol.md#what-the-journal-records).
+    public var discardedBodySize = 0
     /// When the request line arrived (monotonic clock), for measuring time taken.
     public var receivedAt: ContinuousClock.Instant
     /// The client's IP address as text (`127.0.0.1`, `::1`); empty when unknown. Formatted

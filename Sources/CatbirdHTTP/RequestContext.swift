@@ -36,6 +36,9 @@ final class RequestContext: @unchecked Sendable {
     /// (``ServerCore/refuseBeforeQueryParsing(_:_:)``): the access handler closes the connection.
     var answeredEarly = false
     var oversized = false
+    /// The body's size as far as known once ``oversized``: the declared `Content-Length` of a
+    /// body refused unread, else every body byte received (kept or discarded).
+    var bodySizeSeen = 0
     /// The answer left by a responder (or by shutdown) for the access handler to queue on resume.
     var pendingResponse: HTTPResponse?
     /// The delayed response being waited for (its ``HTTPResponse/whenDelayEnds`` is called on

@@ -193,6 +193,7 @@ final class ServerCore: Sendable {
                 if declared > maxBodySize {
                     // Answer before reading the body; MHD closes the connection afterwards.
                     context.oversized = true
+                    context.bodySizeSeen = declared
                     context.handled = true
                     let refusal = handler.respondToOversizedBody(request(from: context), limit: maxBodySize)
                     return answer(refusal.closingConnection(), context, connection)
@@ -204,6 +205,7 @@ final class ServerCore: Sendable {
         }
         let size = uploadSize.pointee
         if size > 0 {
+            context.bodySizeSeen += size
             if !context.oversized, let uploadData {
                 if context.body.count + size > maxBodySize {
                     context.oversized = true
@@ -272,6 +274,7 @@ final class ServerCore: Sendable {
         var request = HTTPRequest(
             method: context.method, target: context.target, headers: context.headers,
             body: context.oversized ? [] : context.body, receivedAt: context.receivedAt)
+        if context.oversized { request.discardedBodySize = context.bodySizeSeen }
         request.peer = context.clientAddress
         request.version = context.version
         request.fieldsNotUTF8 = context.fieldsNotUTF8

@@ -113,10 +113,12 @@ final class DelayAndBodyLimitTests: XCTestCase {
         E2E.assertError(overLimit, status: 413, reasonContains: "1000")
 
         // Both are journaled (README: every request outside /catbird, answered or not); the
-        // rejected one with its 413 and no body (the upload was discarded).
+        // rejected one with its 413 and no body (the upload was discarded), its bodySize the
+        // declared Content-Length (it was 0).
         let entries = try E2E.journal(control, tenant: nil)
         XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [200, 413])
-        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [1000, 0])
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [1000, 1001])
+        XCTAssertEqual(entries.compactMap { ($0["request"] as? [String: Any])?["bodyTruncated"] as? Bool }, [false, true])
         XCTAssertEqual(entries.compactMap { $0["answeredBy"] as? String }, ["mock", "none"])
         XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 1)
     }
@@ -156,6 +158,32 @@ final class DelayAndBodyLimitTests: XCTestCase {
         let served = entries.filter { $0["answeredBy"] as? String == "mock" }
         XCTAssertEqual(served.count, 1)
         XCTAssertEqual(JSONNumber.int((served.first?["request"] as? [String: Any])?["bodySize"]), 1000)
+        // The refused ones journal the bytes received (was 0): a chunked body's size is known
+        // only as it arrives.
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [1001, 65536, 1000])
+    }
+
+    /// The exact reports: a declared `Content-Length: 60000000` over the default 50 MiB limit,
+    /// and a 2,000-byte chunked upload with `--max-body-size 1kb`, were journaled with
+    /// `request.bodySize: 0` (docs/protocol.md#journal: the full body size).
+    func testARefusedBodyIsJournaledWithItsDeclaredOrReceivedSize() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let declared = try server.client()
+        try declared.send(raw: Array("POST /big HTTP/1.1\r\nHost: a\r\nContent-Length: 60000000\r\n\r\n".utf8))
+        E2E.assertError(try declared.readResponse(), status: 413)
+        let small = try TestServer { $0.maxBodySize = 1024 }
+        defer { small.removeFiles() }
+        let chunked = try small.client()
+        try chunked.send(raw: chunkedRequest(chunks: [2000]))
+        E2E.assertError(try chunked.readResponse(), status: 413, reasonContains: "1024")
+        for (server, size) in [(server, 60_000_000), (small, 2000)] {
+            let entry = try XCTUnwrap(try E2E.journal(try server.client(), tenant: nil).first)
+            let request = try XCTUnwrap(entry["request"] as? [String: Any])
+            XCTAssertEqual(JSONNumber.int(request["bodySize"]), size, "\(request)")
+            XCTAssertEqual(request["bodyTruncated"] as? Bool, true)
+            XCTAssertNil(request["body"], "nothing of the body is stored")
+        }
     }
 
     /// A `POST /upload` with `Transfer-Encoding: chunked`, one chunk of 'c' per size given.

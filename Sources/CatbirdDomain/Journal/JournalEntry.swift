@@ -41,13 +41,16 @@ public struct JournalEntry: Sendable {
     /// (docs/protocol.md#malformed-requests); nil for every request Catbird answered.
     public var problem: String?
 
-    /// - Parameter responseBodySize: the full response body size in bytes when `responseBody`
-    ///   is already a prefix (a file mock sent from disk); nil: `responseBody.count`.
+    /// - Parameters:
+    ///   - responseBodySize: the full response body size in bytes when `responseBody` is already
+    ///     a prefix (a file mock sent from disk); nil: `responseBody.count`.
+    ///   - requestBodySize: the full request body size in bytes when `requestBody` does not hold
+    ///     it (a body refused as too large and discarded); nil: `requestBody.count`.
     public init(
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
         answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil,
-        responseBodySize: Int? = nil, nearMisses: String? = nil, problem: String? = nil
+        responseBodySize: Int? = nil, nearMisses: String? = nil, problem: String? = nil, requestBodySize: Int? = nil
     ) {
         self.problem = problem
         self.filePath = filePath
@@ -58,7 +61,7 @@ public struct JournalEntry: Sendable {
         self.url = url
         self.requestHeaders = requestHeaders
         self.requestBody = requestBody
-        self.requestBodySize = requestBody.count
+        self.requestBodySize = max(requestBody.count, requestBodySize ?? 0)
         self.status = status
         self.responseHeaders = responseHeaders
         self.responseBody = responseBody

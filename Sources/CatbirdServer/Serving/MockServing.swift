@@ -204,7 +204,8 @@ struct MockServing: Sendable {
             responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
-            responseBodySize: bodySent ? bodyPrefix?.size : nil, nearMisses: nearMisses)
+            responseBodySize: bodySent ? bodyPrefix?.size : nil, nearMisses: nearMisses,
+            requestBodySize: request.discardedBodySize)
         return (sent, entry)
     }
 }
