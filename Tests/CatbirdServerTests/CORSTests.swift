@@ -3,7 +3,8 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// `--cors`: preflights answered, CORS headers on mocked, file and forwarded answers.
+/// `--cors`: preflights answered, CORS headers on mocked, file and forwarded answers, and on the
+/// control routes (docs/files.md#cors).
 final class CORSTests: XCTestCase {
     func testPreflightAndHeadersOnMockFileAndForwardedAnswers() throws {
         let upstream = try Upstream()
@@ -37,5 +38,47 @@ final class CORSTests: XCTestCase {
         let plain = try TestServer()
         let notEnabled = try plain.client().request("OPTIONS", "/mocked", headers: [origin, ("Access-Control-Request-Method", "PUT")])
         XCTAssertEqual(notEnabled.status, 404, "without --cors a preflight is an ordinary request")
+    }
+
+    /// A browser suite on another origin must set its mocks: the exact report was
+    /// `OPTIONS /catbird/api/mocks` with `Origin: http://app.test` and
+    /// `Access-Control-Request-Method: POST` answered 405 under `--cors`.
+    func testTheControlRoutesAnswerPreflightsAndCarryTheHeaders() throws {
+        let server = try TestServer { $0.cors = true }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let origin = ("Origin", "http://app.test")
+        let preflight = try client.request("OPTIONS", "/catbird/api/mocks", headers: [
+            origin, ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "content-type, x-catbird-parallel-id"),
+        ])
+        XCTAssertEqual(preflight.status, 204, preflight.text)
+        XCTAssertEqual(preflight.header("Access-Control-Allow-Origin"), "http://app.test")
+        XCTAssertEqual(preflight.header("Access-Control-Allow-Methods"), "POST")
+        XCTAssertEqual(preflight.header("Access-Control-Allow-Headers"), "content-type, x-catbird-parallel-id")
+
+        let shard = ("X-Catbird-Parallel-Id", "browser-1")
+        let added = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/cors-mocked", body: Array("m".utf8)), headers: [origin, shard])
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(added.header("Access-Control-Allow-Origin"), "http://app.test")
+        XCTAssertEqual(added.header("Access-Control-Allow-Credentials"), "true")
+        XCTAssertEqual(added.header("Vary"), "Origin")
+        XCTAssertEqual(try client.request("GET", "/cors-mocked", headers: [shard]).text, "m")
+        // Answers that come later (run on a control pool) and errors carry them too.
+        let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/cors-mocked"}}}"#, headers: [origin, shard])
+        XCTAssertEqual(JSONNumber.int(count.object["count"]), 1, count.text)
+        XCTAssertEqual(count.header("Access-Control-Allow-Origin"), "http://app.test")
+        let listed = try client.request("GET", "/catbird/api/requests", headers: [origin, shard])
+        XCTAssertEqual(listed.header("Access-Control-Allow-Origin"), "http://app.test")
+        XCTAssertTrue(listed.header("Access-Control-Expose-Headers")?.contains("Content-Type") == true, "\(listed.headers)")
+        let refused = try client.json("POST", "/catbird/api/mocks", "{", headers: [origin])
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(refused.header("Access-Control-Allow-Origin"), "http://app.test")
+        XCTAssertEqual(try E2E.journal(client, tenant: "browser-1").count, 1, "control requests and their preflights are not journaled")
+
+        let plain = try TestServer()
+        defer { plain.removeFiles() }
+        let notEnabled = try plain.client().request("OPTIONS", "/catbird/api/mocks", headers: [origin, ("Access-Control-Request-Method", "POST")])
+        XCTAssertEqual(notEnabled.status, 405, "without --cors the control routes answer no preflight")
+        XCTAssertNil(try plain.client().request("GET", "/catbird/api/mocks", headers: [origin]).header("Access-Control-Allow-Origin"))
     }
 }

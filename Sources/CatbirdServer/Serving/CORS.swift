@@ -1,7 +1,8 @@
 import CatbirdHTTP
 
-/// `--cors`: lets a web app under test, served from another origin, call the server
-/// (`docs/files.md#cors`; the Fetch standard's CORS protocol).
+/// `--cors`: lets a web app under test, served from another origin, call the server: its
+/// mocks, files and upstream, and the control routes under `/catbird` (a browser test suite on
+/// another origin sets its mocks) (`docs/files.md#cors`; the Fetch standard's CORS protocol).
 ///
 /// - A preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) is answered at once,
 ///   before any mock: `204` allowing the origin, the requested method and headers, credentials,
@@ -26,6 +27,21 @@ enum CORS {
             headers.add(name: "Access-Control-Allow-Headers", value: requested)
         }
         return HTTPResponse(status: 204, headers: headers)
+    }
+
+    /// `answer`'s response, whenever it is sent, with the CORS fields for `request`'s origin
+    /// added: the control routes' answers, some of which come later (a long poll, a query run
+    /// on a control pool).
+    static func decorate(_ answer: HTTPAnswer, for request: HTTPRequest) -> HTTPAnswer {
+        guard request.headers.first("Origin") != nil else { return answer }
+        @Sendable func decorating(_ responder: HTTPResponder) -> HTTPResponder {
+            HTTPResponder { response in responder.send(decorate(response, for: request)) }
+        }
+        switch answer {
+        case let .now(response): return .now(decorate(response, for: request))
+        case let .later(start): return .later { responder in start(decorating(responder)) }
+        case let .soon(start): return .soon { responder in start(decorating(responder)) }
+        }
     }
 
     /// `response` with the CORS fields for `request`'s origin added (see the type's comment).

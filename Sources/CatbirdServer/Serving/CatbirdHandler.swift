@@ -51,8 +51,12 @@ struct CatbirdHandler: HTTPHandler {
         }
         let tenant = Self.tenant(of: request)
         if let control = Self.controlRequest(request) {
+            if cors, let preflight = CORS.preflight(control) {
+                return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
+            }
             let isAdmin = admin.isAdmin(control, tenant: tenant)
-            return recorded(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), control, answeredBy: "control", tenant: tenant)
+            let answer = routes.respond(to: control, tenant: tenant, isAdmin: isAdmin)
+            return recorded(cors ? CORS.decorate(answer, for: control) : answer, control, answeredBy: "control", tenant: tenant)
         }
         if cors, let preflight = CORS.preflight(request) {
             guard case let .answered(sent, _, ticket) = serving.answered(preflight, request: request, tenant: tenant) else {
@@ -165,10 +169,11 @@ struct CatbirdHandler: HTTPHandler {
 
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
     /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
-    /// empty request body: the upload was discarded (and a chunked one's size is unknown); a
-    /// parallel id that is not UTF-8 puts it in the default tenant's journal. With strict
-    /// durability a journaled refusal leaves once its entry is committed, parked meanwhile like
-    /// any strict answer (``Journal/answer(_:onceCommitted:sent:)``).
+    /// empty request body: the upload was discarded (its size, declared or received, is
+    /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`); a parallel id that is not
+    /// UTF-8 puts it in the default tenant's journal. With strict durability a journaled refusal
+    /// leaves once its entry is committed, parked meanwhile like any strict answer
+    /// (``Journal/answer(_:onceCommitted:sent:)``).
     private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPAnswer {
         var response = error.response
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
