@@ -9,7 +9,7 @@ final class FileMockRecorderTests: XCTestCase {
         let directory = try TemporaryMocksDirectory()
         let recorder = FileMockRecorder(directory: try directory.mocks())
         let path = try recorder.record(
-            target: "/api/books?page=2", accept: "application/json", status: 201,
+            method: "GET", target: "/api/books?page=2", accept: "application/json", status: 201,
             headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip"), ("Date", "x"),
                       ("Transfer-Encoding", "chunked"), ("X-Id", "7"), ("X-Id", "8")],
             body: Array("[1,2]".utf8))
@@ -23,8 +23,8 @@ final class FileMockRecorderTests: XCTestCase {
     func testShorterBodyReplacesLongerOne() throws {
         let directory = try TemporaryMocksDirectory()
         let recorder = FileMockRecorder(directory: try directory.mocks())
-        try recorder.record(target: "/a.txt", accept: nil, status: 200, headers: [], body: Array("a much longer body".utf8))
-        try recorder.record(target: "/a.txt", accept: nil, status: 404, headers: [], body: Array("short".utf8))
+        try recorder.record(method: "GET", target: "/a.txt", accept: nil, status: 200, headers: [], body: Array("a much longer body".utf8))
+        try recorder.record(method: "GET", target: "/a.txt", accept: nil, status: 404, headers: [], body: Array("short".utf8))
         XCTAssertEqual(directory.read("a.txt"), "short")
         XCTAssertEqual(try recorder.directory.lookup(target: "/a.txt", accept: nil)?.status, 404)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
@@ -36,7 +36,7 @@ final class FileMockRecorderTests: XCTestCase {
         let recorder = FileMockRecorder(directory: try directory.mocks())
         let bodies = (0..<16).map { index in [UInt8](repeating: UInt8(65 + index), count: 200_000 + index) }
         DispatchQueue.concurrentPerform(iterations: bodies.count) { index in
-            _ = try? recorder.record(target: "/big", accept: nil, status: 200 + index, headers: [], body: bodies[index])
+            _ = try? recorder.record(method: "GET", target: "/big", accept: nil, status: 200 + index, headers: [], body: bodies[index])
         }
         let written = try XCTUnwrap(FileManager.default.contents(atPath: directory.path + "/big"))
         let index = try XCTUnwrap(bodies.firstIndex { Data($0) == written }, "the file is one whole body")
@@ -48,16 +48,16 @@ final class FileMockRecorderTests: XCTestCase {
         let directory = try TemporaryMocksDirectory()
         try FileManager.default.createSymbolicLink(atPath: directory.path + "/up", withDestinationPath: outside.path)
         let recorder = FileMockRecorder(directory: try directory.mocks())
-        XCTAssertThrowsError(try recorder.record(target: "/up/x.txt", accept: nil, status: 200, headers: [], body: []))
-        XCTAssertThrowsError(try recorder.record(target: "/%2e%2e/x.txt", accept: nil, status: 200, headers: [], body: []))
+        XCTAssertThrowsError(try recorder.record(method: "GET", target: "/up/x.txt", accept: nil, status: 200, headers: [], body: []))
+        XCTAssertThrowsError(try recorder.record(method: "GET", target: "/%2e%2e/x.txt", accept: nil, status: 200, headers: [], body: []))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [])
     }
 
     func testQueryInFileNameWhenAsked() throws {
         let directory = try TemporaryMocksDirectory()
         let recorder = FileMockRecorder(directory: try directory.mocks(includesQuery: true))
-        try recorder.record(target: "/search?q=a", accept: nil, status: 200, headers: [], body: Array("A".utf8))
-        try recorder.record(target: "/search?q=b", accept: nil, status: 200, headers: [], body: Array("B".utf8))
+        try recorder.record(method: "GET", target: "/search?q=a", accept: nil, status: 200, headers: [], body: Array("A".utf8))
+        try recorder.record(method: "GET", target: "/search?q=b", accept: nil, status: 200, headers: [], body: Array("B".utf8))
         XCTAssertEqual(directory.read("search?q=a"), "A")
         XCTAssertEqual(directory.read("search?q=b"), "B")
         XCTAssertEqual(try recorder.directory.lookup(target: "/search?q=b", accept: nil)?.size, 1)

@@ -82,6 +82,61 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(entry["answeredBy"] as? String, "file")
     }
 
+    /// The exact report: recording through Python's file server (the README's backend), a `POST`
+    /// to the recorded `GET` path (the file server answers 501) replaced `api/books.json` and its
+    /// sidecar with the 501, so the replayed `GET` answered the 501's HTML. A `GET` recording is
+    /// replaced only by a `GET` (docs/files.md#recording); a `POST` where no `GET` was recorded is
+    /// still recorded, and a later `GET` replaces it.
+    func testAnotherMethodNeverReplacesAGETRecording() throws {
+        let backend = mocksDirectory.appendingPathExtension("backend")
+        try FileManager.default.createDirectory(at: backend.appendingPathComponent("api"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: backend) }
+        try Data(#"{"books":["Dune"]}\#n"#.utf8).write(to: backend.appendingPathComponent("api/books.json"))
+        let port = try FreePort.next()
+        let fileServer = Process()
+        fileServer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        fileServer.arguments = ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", backend.path]
+        fileServer.standardOutput = FileHandle.nullDevice
+        fileServer.standardError = FileHandle.nullDevice
+        try fileServer.run()
+        defer { fileServer.terminate(); fileServer.waitUntilExit() }
+        let base = "http://127.0.0.1:\(port)"
+        let deadline = Date().addingTimeInterval(30)
+        while (try? CurlClient.run(["-sf", base + "/"]).status) != 200 && Date() < deadline { usleep(100_000) }
+
+        let recorder = try TestServer { settings in
+            settings.redirectURL = base
+            settings.recordMode = true
+            settings.mocksDirectory = self.mocksDirectory.path
+        }
+        let catbird = "http://127.0.0.1:\(recorder.port)"
+        XCTAssertEqual(try CurlClient.run(["\(catbird)/api/books.json"]).text, #"{"books":["Dune"]}\#n"#)
+        let post = try CurlClient.run(["-X", "POST", "\(catbird)/api/books.json", "-d", "x"])
+        XCTAssertEqual(post.status, 501, "the client still gets the upstream's answer")
+        XCTAssertEqual(contents("api/books.json"), #"{"books":["Dune"]}\#n"#, "the GET's recording is kept")
+        let sidecar = try XCTUnwrap(contents("api/books.json.catbird-response.json"))
+        XCTAssertTrue(sidecar.contains(#""status" : 200"#), sidecar)
+        XCTAssertTrue(sidecar.contains(#""recordedMethod" : "GET""#), sidecar)
+        XCTAssertEqual(try CurlClient.run(["-X", "PUT", "\(catbird)/api/books.json", "-d", "x"]).status, 501)
+        XCTAssertEqual(contents("api/books.json"), #"{"books":["Dune"]}\#n"#, "nor by a PUT")
+
+        // No GET recording: a POST is recorded, and a later GET replaces it.
+        XCTAssertEqual(try CurlClient.run(["-X", "POST", "\(catbird)/api/orders", "-d", "x"]).status, 501)
+        XCTAssertTrue(contents("api/orders.catbird-response.json")?.contains(#""recordedMethod" : "POST""#) == true)
+        XCTAssertEqual(try CurlClient.run(["-X", "POST", "\(catbird)/api/orders", "-d", "y"]).status, 501)
+        try Data("[1]".utf8).write(to: backend.appendingPathComponent("api/orders"))
+        XCTAssertEqual(try CurlClient.run(["\(catbird)/api/orders"]).text, "[1]")
+        XCTAssertEqual(contents("api/orders"), "[1]")
+        recorder.stop()
+        fileServer.terminate()
+        fileServer.waitUntilExit()
+
+        let replayer = try replaying()
+        let replayed = try CurlClient.run(["http://127.0.0.1:\(replayer.port)/api/books.json"])
+        XCTAssertEqual(replayed.status, 200)
+        XCTAssertEqual(replayed.text, #"{"books":["Dune"]}\#n"#)
+    }
+
     func testRecordThroughProxyFilesGoUnderTheHost() throws {
         let recorder = try recording(proxy: true)
         let proxy = "http://127.0.0.1:\(recorder.port)"

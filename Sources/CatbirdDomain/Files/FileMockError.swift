@@ -6,12 +6,17 @@ public enum FileMockError: Error, Sendable, CustomStringConvertible {
     case badSidecar(path: String, reason: String)
     /// A recording could not be written: `reason` is the system's message or the conflict.
     case cannotRecord(path: String, reason: String)
+    /// A recording not written because `path` holds a `GET`'s answer (or a hand-written file),
+    /// which only a `GET` replaces (`docs/files.md#recording`); `method` is the one not recorded.
+    case keptGETRecording(path: String, method: String)
 
     public var description: String {
         switch self {
         case let .notADirectory(path): return "mocks directory '\(path)' does not exist or is not a directory"
         case let .badSidecar(path, reason): return "file mock sidecar '\(path)': \(reason)"
         case let .cannotRecord(path, reason): return "cannot record '\(path)': \(reason)"
+        case let .keptGETRecording(path, method):
+            return "\(method) answer not recorded: '\(path)' keeps its GET recording (a file recorded from a GET, or written by hand, is replaced only by a GET's answer)"
         }
     }
 }

@@ -9,6 +9,12 @@ import Synchronization
 /// one, so a reader never sees a mix and a shorter body never keeps a longer one's tail; the two
 /// renames of one recording happen under one lock, so concurrent recordings of one path never
 /// pair one's body with the other's sidecar.
+///
+/// Files are keyed by path and any method replays them, so a file recorded from a `GET` (or one
+/// without a recorded method: hand-written, or recorded before methods were kept) is replaced
+/// only by a `GET`'s answer: a `POST` to the same path answered 501 must not turn a good `GET`
+/// recording into the 501. Other methods record where no such file exists, and replace each
+/// other's recordings.
 public final class FileMockRecorder: Sendable {
     public let directory: FileMockDirectory
     private let renames = Mutex(0)
@@ -26,15 +32,18 @@ public final class FileMockRecorder: Sendable {
 
     /// Records one exchange and returns the body file's absolute path.
     /// - Parameters:
+    ///   - method: the request's method, kept in the sidecar as `recordedMethod`.
     ///   - target: the request-target as received.
     ///   - accept: the request's `Accept` value, which picks the extension of a path without one.
     ///   - body: the decoded response body.
     /// - Throws: ``FileMockError/cannotRecord(path:reason:)`` when the target is refused, a
     ///   directory stands where the file goes (or a file where a directory must), the path would
-    ///   leave the directory through a symlink, or the system cannot write.
+    ///   leave the directory through a symlink, or the system cannot write;
+    ///   ``FileMockError/keptGETRecording(path:method:)`` when `method` is not `GET` and the file
+    ///   holds a `GET`'s recording (nothing is written).
     @discardableResult
     public func record(
-        target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8]
+        method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8]
     ) throws(FileMockError) -> String {
         guard let name = directory.candidates(target: target, accept: accept).first else {
             throw .cannotRecord(path: target, reason: "the request-target does not map to a file name")
@@ -43,14 +52,33 @@ public final class FileMockRecorder: Sendable {
         let path = parent + "/" + (name.split(separator: "/").last.map(String.init) ?? name)
         if FileMockDirectory.isDirectory(path) { throw .cannotRecord(path: path, reason: "a directory has that name") }
         let sidecar = FileMockSidecar(
-            status: status, headers: headers.filter { !Self.droppedHeaders.contains($0.name.lowercased()) })
+            status: status, headers: headers.filter { !Self.droppedHeaders.contains($0.name.lowercased()) },
+            recordedMethod: method)
+        if method != "GET", Self.holdsGETRecording(path) { throw .keptGETRecording(path: path, method: method) }
         let bodyTemp = try writeTemporary(Data(body), in: parent)
         let sidecarTemp = try writeTemporary(sidecar.json, in: parent)
         try renames.withLock { _ throws(FileMockError) in
+            // Checked again where the renames are serialised: a GET recorded meanwhile wins.
+            if method != "GET", Self.holdsGETRecording(path) {
+                unlink(bodyTemp)
+                unlink(sidecarTemp)
+                throw .keptGETRecording(path: path, method: method)
+            }
             try Self.rename(bodyTemp, to: path)
             try Self.rename(sidecarTemp, to: path + FileMockSidecar.suffix)
         }
         return path
+    }
+
+    /// Whether the file at `path` exists and only a `GET` may replace it: its sidecar names
+    /// `GET`, or names no method (a hand-written file, an older recording), or is unreadable.
+    private static func holdsGETRecording(_ path: String) -> Bool {
+        guard access(path, F_OK) == 0 else { return false }
+        let sidecarPath = path + FileMockSidecar.suffix
+        guard let json = FileManager.default.contents(atPath: sidecarPath),
+              let sidecar = try? FileMockSidecar(json: json, path: sidecarPath),
+              let method = sidecar.recordedMethod else { return true }
+        return method == "GET"
     }
 
     /// Creates the directories above `name` inside the root and returns the last one, resolved.

@@ -7,21 +7,26 @@ import Foundation
 /// {"status": 201, "headers": {"Content-Type": "application/json", "Set-Cookie": ["a=1", "b=2"]}}
 /// ```
 /// `status` defaults to 200 and `headers` to none; a header given as an array is sent once per
-/// value. Format: `docs/files.md#sidecar`.
+/// value. Record mode adds `"recordedMethod": "GET"` (the method of the request that was
+/// recorded), which decides whether a later recording may replace the file and changes nothing
+/// when serving. Format: `docs/files.md#sidecar`.
 public struct FileMockSidecar: Sendable, Equatable {
     /// What is appended to the body file's name.
     public static let suffix = ".catbird-response.json"
 
     public var status: Int
     public var headers: [(name: String, value: String)]
+    /// The method of the recorded request (record mode); nil in a hand-written sidecar.
+    public var recordedMethod: String?
 
-    public init(status: Int = 200, headers: [(name: String, value: String)] = []) {
+    public init(status: Int = 200, headers: [(name: String, value: String)] = [], recordedMethod: String? = nil) {
         self.status = status
         self.headers = headers
+        self.recordedMethod = recordedMethod
     }
 
     public static func == (lhs: FileMockSidecar, rhs: FileMockSidecar) -> Bool {
-        lhs.status == rhs.status && lhs.headers.elementsEqual(rhs.headers) { $0 == $1 }
+        lhs.status == rhs.status && lhs.headers.elementsEqual(rhs.headers) { $0 == $1 } && lhs.recordedMethod == rhs.recordedMethod
     }
 
     /// Reads a sidecar's JSON.
@@ -32,6 +37,11 @@ public struct FileMockSidecar: Sendable, Equatable {
         }
         status = 200
         headers = []
+        recordedMethod = nil
+        if let value = object["recordedMethod"] {
+            guard let method = value as? String else { throw .badSidecar(path: path, reason: "'recordedMethod' must be a string") }
+            recordedMethod = method
+        }
         if let value = object["status"] {
             // The range is the mocks' (``ResponseRules``), checked with the body's size on lookup.
             guard let number = value as? Int else {
@@ -65,7 +75,8 @@ public struct FileMockSidecar: Sendable, Equatable {
             default: break
             }
         }
-        let object: [String: Any] = ["status": status, "headers": fields]
+        var object: [String: Any] = ["status": status, "headers": fields]
+        if let recordedMethod { object["recordedMethod"] = recordedMethod }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return data + Data("\n".utf8)
     }

@@ -50,7 +50,7 @@ struct UpstreamServing: Sendable {
                 if let recorder, Self.isRecordable(method: request.method, response) {
                     do {
                         path = try recorder.record(
-                            target: request.target, accept: request.headers.first("Accept"),
+                            method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body)
                     } catch {
                         log.warning("record mode: \(error)")
