@@ -4,7 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// One-line log messages to standard error, filtered by level.
+/// One-line log messages to standard error, filtered by level. Every message is written with its
+/// control characters escaped (``LogText/escapingControlCharacters(_:)``), so client bytes in it
+/// (tenant ids, targets, methods, header values) can neither drive the terminal nor break the line.
 public struct Logger: Sendable {
     /// Severity, lowest first. `info` logs one line per request; `warning` is quiet.
     public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
@@ -50,7 +52,7 @@ public struct Logger: Sendable {
     private func emit(_ level: Level, _ message: () -> String) {
         guard isEnabled(level) else { return }
         // One write(2) per line, so lines from concurrent threads do not interleave.
-        var line = "\(Timestamp.now()) [\(level)] \(message())\n"
+        var line = "\(Timestamp.now()) [\(level)] \(LogText.escapingControlCharacters(message()))\n"
         line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
     }
 }

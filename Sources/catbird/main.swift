@@ -10,7 +10,8 @@ let command: Command
 do {
     command = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 } catch {
-    FileHandle.standardError.write(Data("catbird: \(error)\n\n\(CommandLineOptions.usage)\n".utf8))
+    // One line and a pointer, not the whole usage: the error stays on screen (README.md#configuration).
+    FileHandle.standardError.write(Data("catbird: \(error)\nRun 'catbird --help' for the options.\n".utf8))
     exit(2)
 }
 

@@ -59,7 +59,10 @@ final class CommandLineTests: XCTestCase {
             let result = try run(arguments)
             XCTAssertEqual(result.status, 2, "\(arguments)")
             XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("USAGE: catbird"), "\(arguments): usage follows the message")
+            XCTAssertFalse(result.stderr.contains("USAGE: catbird"), "\(arguments): the message, not the whole usage")
+            XCTAssertEqual(
+                result.stderr, "catbird: \(result.stderr.dropFirst(9).prefix { $0 != "\n" })\nRun 'catbird --help' for the options.\n",
+                "\(arguments): one line and the hint")
             XCTAssertEqual(result.stdout, "", "\(arguments)")
         }
         let fromEnvironment = try run([], environment: ["CATBIRD_PORT": "eighty"])
@@ -207,6 +210,25 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// Runs `catbird arguments` to completion (it must exit within 30 s).
+    /// Client bytes with control characters (an escape sequence in a parallel id, a C1 in the
+    /// target, a tab in the method's place) reach the log escaped, never raw: the exact input
+    /// that recoloured the terminal (`tenant=a^[[31mRED^[[0m^A`).
+    func testControlCharactersInClientBytesAreEscapedInTheLog() throws {
+        let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--log-level", "info"])
+        let raw = "GET /esc HTTP/1.1\r\nHost: a\r\nX-Catbird-Parallel-Id: a\u{1b}[31mRED\u{1b}[0m\u{01}\r\nConnection: close\r\n\r\n"
+        let client = try RawHTTPClient(port: server.port)
+        try client.send(raw: Array(raw.utf8))
+        XCTAssertEqual(try client.readResponse().status, 404)
+        let c1 = try RawHTTPClient(port: server.port)
+        XCTAssertEqual(try c1.request("GET", "/c1%C2%85/\u{85}x").status, 404)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(stderr.contains(#"GET /esc → 404 none tenant=a\x1b[31mRED\x1b[0m\x01 "#), stderr)
+        XCTAssertTrue(stderr.contains(#"GET /c1%C2%85/\u0085x → 404"#), stderr)
+        let controls = stderr.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+        XCTAssertEqual(controls.count, 0, "no raw control character in the log: \(controls.map(\.value))")
+    }
+
     private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessRunner.Result {
         try ProcessRunner.run(try executable(), arguments, in: directory, environment: childEnvironment(environment), seconds: 30)
     }

@@ -12,7 +12,7 @@ final class WebPageRouteTests: XCTestCase {
         let client = try server.client()
         var total = 0
         for (path, type) in [
-            ("/catbird", "text/html; charset=utf-8"), ("/catbird/assets/page.js", "text/javascript; charset=utf-8"),
+            ("/catbird", "text/html; charset=utf-8"), ("/catbird/", "text/html; charset=utf-8"), ("/catbird/assets/page.js", "text/javascript; charset=utf-8"),
             ("/catbird/assets/page.css", "text/css; charset=utf-8"), ("/catbird/assets/icon.svg", "image/svg+xml"),
         ] {
             let answer = try client.request("GET", path + (path == "/catbird" ? "?tenant=%E2%9C%93" : ""))
@@ -23,8 +23,10 @@ final class WebPageRouteTests: XCTestCase {
             XCTAssertTrue(policy.contains("connect-src 'self';"), policy)
             XCTAssertFalse(policy.contains("unsafe-inline"), policy)
             XCTAssertEqual(answer.header("X-Content-Type-Options"), "nosniff", path)
-            total += answer.body.count
+            if path != "/catbird/" { total += answer.body.count }
         }
+        // `GET /catbird/` (a trailing slash) was a JSON 404; it is the same page.
+        XCTAssertEqual(try client.request("GET", "/catbird/").body, try client.request("GET", "/catbird").body)
         XCTAssertLessThan(total, 150_000, "the page and its assets stay under ~150 KB")
         let page = try client.request("GET", "/catbird")
         XCTAssertTrue(page.text.contains(#"<link rel="icon" href="/catbird/assets/icon.svg""#), "no /favicon.ico request")
