@@ -49,6 +49,23 @@ final class ControlQueryParameterTests: ServerTestCase {
         XCTAssertTrue(page.header("Content-Type")?.hasPrefix("text/html") ?? false, "\(page.header("Content-Type") ?? "none")")
     }
 
+    /// The journal's `url` filter looks for the percent-decoded filter value in the url as received
+    /// (README.md, docs/protocol.md#journal): after `/a%20b?q=x+y&r=1%2B2`, `?url=a%20b` looks for
+    /// `a b` and finds nothing, `?url=a%2520b` finds it, `?url=x%2By` finds the `+` kept as sent.
+    func testTheURLFilterIsDecodedOnceAndTheURLNever() throws {
+        XCTAssertEqual(try client.request("GET", "/a%20b?q=x+y&r=1%2B2").status, 404)
+        func found(_ filter: String) throws -> [String] {
+            let answer = try client.request("GET", "/catbird/api/requests?url=\(filter)")
+            XCTAssertEqual(answer.status, 200, answer.text)
+            return (answer.object["requests"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String }
+        }
+        XCTAssertEqual(try found("a%20b"), [])
+        XCTAssertEqual(try found("a+b"), [], "+ is a space too")
+        XCTAssertEqual(try found("a%2520b"), ["/a%20b?q=x+y&r=1%2B2"])
+        XCTAssertEqual(try found("x%2By"), ["/a%20b?q=x+y&r=1%2B2"])
+        XCTAssertEqual(try found("1%252B2"), ["/a%20b?q=x+y&r=1%2B2"])
+    }
+
     /// Regressions: `?limit=1&limit=2` was accepted (the last won), `?status=99` was a filter,
     /// and `%FF`/`%ZZ` in a tenant id or a query fell back to the literal text; the HAR export
     /// still accepted repeated and misencoded parameters (it checked only their names).
