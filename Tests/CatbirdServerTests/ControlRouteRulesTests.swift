@@ -120,7 +120,9 @@ final class ControlRouteRulesTests: XCTestCase {
         XCTAssertEqual(entry["url"] as? String, "/up")
         XCTAssertEqual(entry["answeredBy"] as? String, "none")
         let request = entry["request"] as? [String: Any] ?? [:]
-        XCTAssertEqual(JSONNumber.int(request["bodySize"]), 0, "the discarded body is not stored")
+        XCTAssertNil(request["body"], "the discarded body is not stored")
+        XCTAssertEqual(JSONNumber.int(request["bodySize"]), 2000, "its size is the declared Content-Length")
+        XCTAssertEqual(request["bodyTruncated"] as? Bool, true)
         XCTAssertEqual((request["headers"] as? [String: Any])?["Content-Length"] as? String, "2000")
         let response = entry["response"] as? [String: Any] ?? [:]
         XCTAssertEqual(JSONNumber.int(response["status"]), 413)
