@@ -87,11 +87,17 @@ public final class HTTPServer: Sendable {
         // Give resumed connections a moment to queue and flush their responses, and waits of
         // moments (a strict answer's journal commit) the time to end.
         let started = ContinuousClock.now
+        var flushUntil = started + .seconds(1)
         while core.inFlight.load(ordering: .acquiring) > 0 {
-            let waited = ContinuousClock.now - started
-            if waited >= .seconds(1) {
-                guard waited < Self.momentsAtShutdown && core.parked.holdsWaitsOfMoments else { break }
-                core.refusingRequests.store(true, ordering: .relaxed)  // only those waits are left to end
+            let now = ContinuousClock.now
+            if now - started < Self.momentsAtShutdown && core.parked.holdsWaitsOfMoments {
+                // The answer of a wait that ends now still has to be written: 200 ms more for it.
+                flushUntil = max(flushUntil, now + .milliseconds(200))
+                if now - started >= .seconds(1) {
+                    core.refusingRequests.store(true, ordering: .relaxed)  // only those waits are left to end
+                }
+            } else if now >= flushUntil {
+                break
             }
             usleep(5_000)
         }
