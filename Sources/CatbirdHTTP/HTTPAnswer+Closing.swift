@@ -3,14 +3,7 @@ extension HTTPAnswer {
     /// sends a refusal (an oversized body, a malformed request), after which it closes the
     /// connection. A response that already names `Connection` keeps its own.
     func closingConnection() -> HTTPAnswer {
-        switch self {
-        case let .now(response):
-            return .now(response.closingConnection())
-        case let .later(start):
-            return .later { responder in start(HTTPResponder { responder.send($0.closingConnection()) }) }
-        case let .soon(start):
-            return .soon { responder in start(HTTPResponder { responder.send($0.closingConnection()) }) }
-        }
+        map { $0.closingConnection() }
     }
 }
 

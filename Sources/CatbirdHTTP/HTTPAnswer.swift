@@ -27,3 +27,20 @@ public enum HTTPAnswer: Sendable {
     /// wait is still parked and gets its own answer (``HTTPServer/stop()``).
     case soon(_ start: @Sendable (HTTPResponder) -> Void)
 }
+
+extension HTTPAnswer {
+    /// This answer with `transform` applied to its response, whenever that is sent: at once for
+    /// ``now(_:)``, else when the responder is used (same kind: a ``later(_:)`` stays watched, a
+    /// ``soon(_:)`` does not). For adding fields or observing what goes out (a log line, CORS,
+    /// `Connection: close`); `transform` runs once, on the thread that sends.
+    public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPAnswer {
+        switch self {
+        case let .now(response):
+            return .now(transform(response))
+        case let .later(start):
+            return .later { responder in start(HTTPResponder { responder.send(transform($0)) }) }
+        case let .soon(start):
+            return .soon { responder in start(HTTPResponder { responder.send(transform($0)) }) }
+        }
+    }
+}

@@ -40,7 +40,7 @@ extension CatbirdServer {
         /// Record mode (`--record`, `CATBIRD_RECORD_MODE`): forwarded exchanges are written to the
         /// mocks directory, and files are not served meanwhile.
         public var recordMode = false
-        /// Answer CORS preflights and add CORS headers to every non-control answer (`--cors`).
+        /// Answer CORS preflights and add CORS headers to every answer, control routes and refusals included (`--cors`; docs/files.md#cors).
         public var cors = false
         /// Longest a forwarded request may take upstream, connect to last byte; 504 past it.
         public var upstreamTimeout: Duration = .seconds(30)

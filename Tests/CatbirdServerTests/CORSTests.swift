@@ -74,11 +74,36 @@ final class CORSTests: XCTestCase {
         XCTAssertEqual(refused.status, 400)
         XCTAssertEqual(refused.header("Access-Control-Allow-Origin"), "http://app.test")
         XCTAssertEqual(try E2E.journal(client, tenant: "browser-1").count, 1, "control requests and their preflights are not journaled")
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 0, "the preflight without a parallel id is not journaled either")
 
         let plain = try TestServer()
         defer { plain.removeFiles() }
         let notEnabled = try plain.client().request("OPTIONS", "/catbird/api/mocks", headers: [origin, ("Access-Control-Request-Method", "POST")])
         XCTAssertEqual(notEnabled.status, 405, "without --cors the control routes answer no preflight")
         XCTAssertNil(try plain.client().request("GET", "/catbird/api/mocks", headers: [origin]).header("Access-Control-Allow-Origin"))
+    }
+
+    /// Refusals made before a route runs carried no CORS fields, so a browser saw them as
+    /// network errors: a control upload over `--max-body-size` (413) and a parallel id that is
+    /// not UTF-8 (400), control route or not.
+    func testRefusalsCarryTheHeadersToo() throws {
+        let server = try TestServer { settings in
+            settings.cors = true
+            settings.maxBodySize = 64
+        }
+        defer { server.removeFiles() }
+        let origin = ("Origin", "http://app.test")
+        for path in ["/catbird/api/mocks", "/upload"] {
+            let tooLarge = try server.client().request("POST", path, headers: [origin], body: Array(repeating: UInt8(ascii: "x"), count: 1000))
+            XCTAssertEqual(tooLarge.status, 413, path)
+            XCTAssertEqual(tooLarge.header("Access-Control-Allow-Origin"), "http://app.test", path)
+            XCTAssertEqual(tooLarge.header("Vary"), "Origin", path)
+
+            let raw = try server.client()
+            try raw.send(raw: Array("GET \(path) HTTP/1.1\r\nHost: x\r\nOrigin: http://app.test\r\nX-Catbird-Parallel-Id: a".utf8) + [0xFF] + Array("\r\n\r\n".utf8))
+            let notUTF8 = try raw.readResponse()
+            XCTAssertEqual(notUTF8.status, 400, path)
+            XCTAssertEqual(notUTF8.header("Access-Control-Allow-Origin"), "http://app.test", path)
+        }
     }
 }

@@ -34,14 +34,7 @@ enum CORS {
     /// on a control pool).
     static func decorate(_ answer: HTTPAnswer, for request: HTTPRequest) -> HTTPAnswer {
         guard request.headers.first("Origin") != nil else { return answer }
-        @Sendable func decorating(_ responder: HTTPResponder) -> HTTPResponder {
-            HTTPResponder { response in responder.send(decorate(response, for: request)) }
-        }
-        switch answer {
-        case let .now(response): return .now(decorate(response, for: request))
-        case let .later(start): return .later { responder in start(decorating(responder)) }
-        case let .soon(start): return .soon { responder in start(decorating(responder)) }
-        }
+        return answer.map { decorate($0, for: request) }
     }
 
     /// `response` with the CORS fields for `request`'s origin added (see the type's comment).

@@ -47,7 +47,8 @@ struct CatbirdHandler: HTTPHandler {
 
     func respond(to request: HTTPRequest) -> HTTPAnswer {
         if Self.parallelIDIsNotUTF8(request) {
-            return .now(APIError.badRequest("the \(TenantID.headerName) header is not valid UTF-8").response)
+            let refusal = APIError.badRequest("the \(TenantID.headerName) header is not valid UTF-8").response
+            return .now(cors ? CORS.decorate(refusal, for: request) : refusal)
         }
         let tenant = Self.tenant(of: request)
         if let control = Self.controlRequest(request) {
@@ -122,20 +123,10 @@ struct CatbirdHandler: HTTPHandler {
 
     /// `answer`, recorded when its response is known (at once, or when the responder sends it).
     private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
-        switch answer {
-        case let .now(response):
-            record(request, response, answeredBy: answeredBy, tenant: tenant)
-            return answer
-        case let .later(start):
-            return .later { responder in start(recording(responder)) }
-        case let .soon(start):
-            return .soon { responder in start(recording(responder)) }
-        }
-        @Sendable func recording(_ responder: HTTPResponder) -> HTTPResponder {
-            HTTPResponder { response in
-                record(request, response, answeredBy: answeredBy, tenant: tenant)
-                responder.send(response)
-            }
+        let record = recording(request, answeredBy: answeredBy, tenant: tenant)
+        return answer.map { response in
+            record(response)
+            return response
         }
     }
 
@@ -177,6 +168,7 @@ struct CatbirdHandler: HTTPHandler {
     private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPAnswer {
         var response = error.response
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
+        if cors { response = CORS.decorate(response, for: request) }  // control routes' refusals too (docs/files.md#cors)
         var ticket: JournalTicket?
         noteUnanswered(request, status: error.status, why: error.reason, warning: true) { tenant in
             guard journaled else { return }
