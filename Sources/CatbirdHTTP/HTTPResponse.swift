@@ -73,8 +73,8 @@ public struct HTTPResponse: Sendable {
     }
 
     /// Whether a libmicrohttpd form was made for this response (``prepared()``) and is still
-    /// current.
-    public var isPrepared: Bool { preparedForm != nil }
+    /// current (for tests).
+    var isPrepared: Bool { preparedForm != nil }
 
     /// The body bytes when the body is in memory (`.bytes`), else empty. Setting it makes the
     /// body these bytes.

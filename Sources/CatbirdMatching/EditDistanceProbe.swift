@@ -39,23 +39,8 @@ public struct EditDistanceProbe: Sendable {
     public func distance(to other: UnsafeBufferPointer<UInt8>) -> Int {
         positions.withUnsafeBufferPointer { positions in
             bytes.count > 64
-                ? Self.distance(length: bytes.count, to: other, positions: positions.baseAddress!, word: UInt128.self)
+                ? Self.wideDistance(length: bytes.count, to: other, positions: positions.baseAddress!)
                 : Self.narrowDistance(length: bytes.count, to: other, positions: positions.baseAddress!)
-        }
-    }
-
-    /// Calls `narrow` (a probe of at most 64 bytes) or `wide` with the lookup of a byte's
-    /// positions in the probe.
-    @inline(__always)
-    private func withPositions<Result>(
-        narrow: ((UInt8) -> UInt64) -> Result, wide: ((UInt8) -> UInt128) -> Result
-    ) -> Result {
-        positions.withUnsafeBufferPointer { positions in
-            guard bytes.count > 64 else { return narrow { positions[Int($0)] } }
-            return wide { byte in
-                let index = Int(byte) * 2
-                return UInt128(positions[index]) | UInt128(positions[index + 1]) << 64
-            }
         }
     }
 
@@ -86,43 +71,37 @@ public struct EditDistanceProbe: Sendable {
                 return length - (v & mask).nonzeroBitCount
             }
         }
-        return withPositions(
-            narrow: { Self.longestCommonSubsequence(length: length, with: other, positions: $0) },
-            wide: { Self.longestCommonSubsequence(length: length, with: other, positions: $0) })
+        // Two words (65-128 bytes): the same recurrence on UInt128.
+        return positions.withUnsafeBufferPointer { positions in
+            let mask: UInt128 = length == 128 ? ~0 : (1 << length) - 1
+            var v: UInt128 = ~0
+            for byte in other {
+                let equal = Self.wideWord(positions.baseAddress!, byte)
+                v = (v &+ (v & equal)) | (v & ~equal)
+            }
+            return length - (v & mask).nonzeroBitCount
+        }
     }
 
+    /// A byte's positions in a probe of 65-128 bytes (two words per byte value: low, high).
     @inline(__always)
-    private static func longestCommonSubsequence<Word: FixedWidthInteger & UnsignedInteger>(
-        length: Int, with other: UnsafeBufferPointer<UInt8>, positions: (UInt8) -> Word
-    ) -> Int {
-        guard length > 0 else { return 0 }
-        let mask: Word = length == Word.bitWidth ? ~0 : (1 << length) - 1
-        var v: Word = ~0
-        for byte in other {
-            let equal = positions(byte)
-            let u = v & equal
-            v = (v &+ u) | (v & ~equal)
-        }
-        return length - (v & mask).nonzeroBitCount
+    private static func wideWord(_ positions: UnsafePointer<UInt64>, _ byte: UInt8) -> UInt128 {
+        UInt128(positions[Int(byte) &* 2]) | UInt128(positions[Int(byte) &* 2 &+ 1]) << 64
     }
 
     /// The bit-vector recurrence: `vp`/`vn` hold the vertical differences (+1/-1) of the
     /// current column of the dynamic-programming matrix, one bit per probe position; `score`
     /// is its last cell. The top row grows by one per column (the carry-in of 1). `positions`
-    /// is the probe's table (one word per byte value for `UInt64`, two for `UInt128`). Used for
-    /// probes of 65-128 bytes; ``narrowDistance(length:to:positions:)`` is the same for one word.
-    private static func distance<Word: FixedWidthInteger & UnsignedInteger>(
-        length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>, word: Word.Type
-    ) -> Int {
+    /// is the probe's table (two words per byte value, ``wideWord(_:_:)``). For probes of
+    /// 65-128 bytes; ``narrowDistance(length:to:positions:)`` is the same for one word.
+    private static func wideDistance(length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>) -> Int {
         guard length > 0 else { return other.count }
-        let last: Word = 1 << (length - 1)
-        var vp: Word = length == Word.bitWidth ? ~0 : (1 << length) - 1
-        var vn: Word = 0
+        let last: UInt128 = 1 << (length - 1)
+        var vp: UInt128 = length == 128 ? ~0 : (1 << length) - 1
+        var vn: UInt128 = 0
         var score = length
         for byte in other {
-            let equal: Word = Word.bitWidth == 64
-                ? Word(truncatingIfNeeded: positions[Int(byte)])
-                : Word(truncatingIfNeeded: positions[Int(byte) &* 2]) | Word(truncatingIfNeeded: positions[Int(byte) &* 2 &+ 1]) << 64
+            let equal = wideWord(positions, byte)
             let xv = equal | vn
             let xh = (((equal & vp) &+ vp) ^ vp) | equal
             var hp = vn | ~(xh | vp)
@@ -140,7 +119,7 @@ public struct EditDistanceProbe: Sendable {
         return score
     }
 
-    /// ``distance(length:to:positions:word:)`` for a probe of at most 64 bytes, written for
+    /// ``wideDistance(length:to:positions:)`` for a probe of at most 64 bytes, written for
     /// `UInt64` (the generic version was measured not to be specialized across the call: every
     /// word operation became a call, several times the instructions per byte).
     private static func narrowDistance(length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>) -> Int {

@@ -1,12 +1,14 @@
 @testable import CatbirdHTTP
 import CatbirdTestSupport
+import Dispatch
+import Synchronization
 import XCTest
 
 /// ``HTTPResponse/prepared()``: a response made into libmicrohttpd's form once is sent as given
 /// on every request, from every worker, and a copy changed afterwards is sent as changed.
 final class PreparedResponseTests: XCTestCase {
     /// `/same`: one prepared response, sent again and again. `/changed`: a copy of it with a field
-    /// added and a new body after preparing. `/stream`: a body that is not bytes in memory.
+    /// added and a new body after preparing.
     private struct Handler: HTTPHandler {
         let prepared = HTTPResponse(
             status: 201, headers: ["Content-Type": "application/json", "X-Kind": "prepared"], body: Array(#"{"ok":true}"#.utf8)
@@ -35,6 +37,22 @@ final class PreparedResponseTests: XCTestCase {
         let server = HTTPServer(configuration: .init(port: 0, threadCount: 2), handler: Handler())
         try server.start()
         defer { server.stop() }
+        // Four clients at once, so both workers send the one shared form at the same time.
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let client = try RawHTTPClient(port: server.port)
+                for _ in 0..<50 {
+                    let response = try client.request("GET", "/same")
+                    if response.status != 201 || response.text != #"{"ok":true}"# || response.header("X-Kind") != "prepared" {
+                        failures.withLock { $0.append("\(response.status) \(response.text)") }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
         for _ in 0..<4 {
             let client = try RawHTTPClient(port: server.port)
             for _ in 0..<5 {
@@ -56,6 +74,15 @@ final class PreparedResponseTests: XCTestCase {
         var copy = Handler().prepared
         copy.status = 200
         XCTAssertFalse(copy.isPrepared, "a new status drops the prepared form")
+        var fieldsOnly = Handler().prepared
+        fieldsOnly.headers.add(name: "X-More", value: "1")
+        XCTAssertFalse(fieldsOnly.isPrepared, "new fields drop the prepared form")
+        var bodyOnly = Handler().prepared
+        bodyOnly.body = Array("other".utf8)
+        XCTAssertFalse(bodyOnly.isPrepared, "a new body drops the prepared form")
+        var delayed = Handler().prepared
+        delayed.delay = .seconds(1)
+        XCTAssertTrue(delayed.isPrepared, "a delay is not part of the bytes sent")
         let server = HTTPServer(configuration: .init(port: 0, threadCount: 1), handler: Handler())
         try server.start()
         defer { server.stop() }

@@ -70,7 +70,9 @@ final class UnansweredEndingTests: XCTestCase {
         // the answered request got no ending. Then nothing more may come.
         XCTAssertEqual(answered.readToEnd(), [], "the idle timeout closes the kept-alive connection, sending nothing")
         _ = handler.endings(4)
-        usleep(200_000)
+        // Stopping returns once libmicrohttpd has told of every connection's end: an ending
+        // wrongly reported for the answered request, however late, is in the list by then.
+        server.stop()
         let endings = handler.endings(4).sorted { $0.target < $1.target }
         XCTAssertEqual(endings.map(\.target), ["/chunked", "/gone", "/refused", "/slow"], "one each, none for the answered request")
         XCTAssertEqual(endings.map(\.ending), [.refusedByLibrary(status: 400), .clientLeft, .refusedByLibrary(status: 400), .timedOut])

@@ -54,6 +54,9 @@ final class ErrorReasonTests: ServerTestCase {
             "POST", "/catbird/api/mocks",
             #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/jp3"},"body":{"kind":"jsonPath","value":"$.a","equalTo":1e300}},"response":{"status":200}}"#)
         XCTAssertEqual(large.status, 201, large.text)
+        // ...and it is stored as that number, not as infinity or 0: 1e300 matches, 1 does not.
+        XCTAssertEqual(try client.request("POST", "/jp3", body: Array(#"{"a":1e300}"#.utf8)).status, 200)
+        XCTAssertEqual(try client.request("POST", "/jp3", body: Array(#"{"a":1}"#.utf8)).status, 404)
     }
 
     /// `"\ud800"` (a lone surrogate escape) was "a parameter must be null, a boolean, a number or

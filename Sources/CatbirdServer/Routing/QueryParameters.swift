@@ -15,8 +15,13 @@ enum QueryParameters {
     /// `raw` percent-decoded with `+` read as a space; as is (`+` still a space) when it is not
     /// valid percent-encoding of UTF-8.
     private static func decode(_ raw: Substring) -> String {
-        let spaced = raw.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
+        strictDecode(raw) ?? raw.replacingOccurrences(of: "+", with: " ")
+    }
+
+    /// `raw` percent-decoded with `+` read as a space; nil when it is not valid
+    /// percent-encoding of UTF-8.
+    private static func strictDecode(_ raw: Substring) -> String? {
+        raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 
     /// ``pairs(_:)`` for a control route's query, refusing one that ``pairs(_:)`` would read
@@ -30,8 +35,7 @@ enum QueryParameters {
         var result: [(name: String, value: String)] = []
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-                  let value = parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+            guard let name = strictDecode(parts[0]), let value = parts.count > 1 ? strictDecode(parts[1]) : ""
             else {
                 throw .badRequest(
                     "query parameter \(JSONText.string(String(pair.prefix(100)))) is not valid percent-encoded UTF-8 "

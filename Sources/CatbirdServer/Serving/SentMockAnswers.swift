@@ -9,25 +9,23 @@ import Synchronization
 /// copying its body and fields into a new libmicrohttpd response.
 ///
 /// Keyed by mock id (a mock replaced in place gets a new id, so a changed mock never meets its
-/// old answer). Bounded: when ``capacity`` mocks are remembered and another one is asked for,
-/// all are forgotten (an entry is only good for its second anyway).
+/// old answer). Only the current second's answers are kept: the first hit of a new second
+/// drops all of the previous second's, so a removed mock's response is not kept past it.
 final class SentMockAnswers: Sendable {
-    /// Mocks remembered at most: 1,024.
-    static let capacity = 1024
-    /// Mock id → the second's HTTP-date (``HTTPDate/now()``) and the response sent in it.
-    private let answers = Mutex<[Int64: (date: String, response: HTTPResponse)]>([:])
+    /// The second's HTTP-date (``HTTPDate/now()``) and, by mock id, the responses sent in it.
+    private let current = Mutex<(date: String, byMockID: [Int64: HTTPResponse])>(("", [:]))
 
-    /// `mock`'s response as sent now: the one remembered in the current second (by the clock's
-    /// HTTP-date, whatever `Date` the mock sets itself), else `response` stamped and prepared
-    /// (and remembered).
+    /// `mock`'s response as sent now: the one made earlier in the current second (by the
+    /// clock's HTTP-date, whatever `Date` the mock sets itself), else `response` stamped and
+    /// prepared (and kept for the rest of the second).
     /// - Parameter response: the mock's response as served (no delay, no CORS fields).
     func sent(_ response: HTTPResponse, of mock: Mock) -> HTTPResponse {
         let now = HTTPDate.now()
-        if let remembered = answers.withLock({ $0[mock.id] }), remembered.date == now { return remembered.response }
+        if let made = current.withLock({ $0.date == now ? $0.byMockID[mock.id] : nil }) { return made }
         let made = response.stamped(date: now).prepared()
-        answers.withLock { answers in
-            if answers.count >= Self.capacity && answers[mock.id] == nil { answers.removeAll(keepingCapacity: true) }
-            answers[mock.id] = (now, made)
+        current.withLock { current in
+            if current.date != now { current = (now, [:]) }
+            current.byMockID[mock.id] = made
         }
         return made
     }
