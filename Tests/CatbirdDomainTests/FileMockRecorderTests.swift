@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdTestSupport
 import Dispatch
 import Foundation
 import XCTest
@@ -35,9 +36,15 @@ final class FileMockRecorderTests: XCTestCase {
         let directory = try TemporaryMocksDirectory()
         let recorder = FileMockRecorder(directory: try directory.mocks())
         let bodies = (0..<16).map { index in [UInt8](repeating: UInt8(65 + index), count: 200_000 + index) }
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: bodies.count) { index in
-            _ = try? recorder.record(method: "GET", target: "/big", accept: nil, status: 200 + index, headers: [], body: bodies[index])
+            do {
+                try recorder.record(method: "GET", target: "/big", accept: nil, status: 200 + index, headers: [], body: bodies[index])
+            } catch {
+                failures.append("\(index): \(error)")
+            }
         }
+        XCTAssertEqual(failures.value, [], "every GET recording of one path is written")
         let written = try XCTUnwrap(FileManager.default.contents(atPath: directory.path + "/big"))
         let index = try XCTUnwrap(bodies.firstIndex { Data($0) == written }, "the file is one whole body")
         XCTAssertEqual(try recorder.directory.lookup(target: "/big", accept: nil)?.status, 200 + index, "sidecar pairs with the body")
@@ -61,5 +68,88 @@ final class FileMockRecorderTests: XCTestCase {
         XCTAssertEqual(directory.read("search?q=a"), "A")
         XCTAssertEqual(directory.read("search?q=b"), "B")
         XCTAssertEqual(try recorder.directory.lookup(target: "/search?q=b", accept: nil)?.size, 1)
+    }
+
+    // The GET-recording rule (docs/files.md#recording): a file recorded from a GET, or one with no
+    // recorded method, is replaced only by a GET's answer; other methods replace each other's.
+
+    func testOnlyAGETReplacesAGETRecording() throws {
+        let directory = try TemporaryMocksDirectory()
+        let recorder = FileMockRecorder(directory: try directory.mocks())
+        try recorder.record(method: "GET", target: "/book", accept: nil, status: 200, headers: [], body: Array("good".utf8))
+        for method in ["POST", "PUT", "DELETE", "get"] {
+            XCTAssertThrowsError(
+                try recorder.record(method: method, target: "/book", accept: nil, status: 501, headers: [], body: Array("no".utf8))
+            ) { error in
+                guard case let FileMockError.keptGETRecording(path, refused) = error else {
+                    return XCTFail("\(method): \(error)")
+                }
+                XCTAssertEqual(path, recorder.directory.root + "/book")
+                XCTAssertEqual(refused, method)
+            }
+        }
+        XCTAssertEqual(directory.read("book"), "good")
+        XCTAssertEqual(try recorder.directory.lookup(target: "/book", accept: nil)?.status, 200)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }, [])
+
+        try recorder.record(method: "GET", target: "/book", accept: nil, status: 203, headers: [], body: Array("newer".utf8))
+        XCTAssertEqual(directory.read("book"), "newer")
+        XCTAssertEqual(try recorder.directory.lookup(target: "/book", accept: nil)?.status, 203)
+    }
+
+    func testOtherMethodsReplaceEachOtherUntilAGETComes() throws {
+        let directory = try TemporaryMocksDirectory()
+        let recorder = FileMockRecorder(directory: try directory.mocks())
+        try recorder.record(method: "POST", target: "/order", accept: nil, status: 201, headers: [], body: Array("posted".utf8))
+        try recorder.record(method: "PUT", target: "/order", accept: nil, status: 200, headers: [], body: Array("put".utf8))
+        XCTAssertEqual(directory.read("order"), "put")
+        try recorder.record(method: "GET", target: "/order", accept: nil, status: 200, headers: [], body: Array("got".utf8))
+        XCTAssertThrowsError(try recorder.record(method: "POST", target: "/order", accept: nil, status: 201, headers: [], body: []))
+        XCTAssertEqual(directory.read("order"), "got")
+    }
+
+    func testAFileWithoutARecordedMethodIsKeptLikeAGETRecording() throws {
+        let directory = try TemporaryMocksDirectory()
+        try directory.write("hand.json", #"{"written":"by hand"}"#)
+        try directory.write("older.json", "older")
+        try directory.write("older.json" + FileMockSidecar.suffix, #"{"status":202}"#)
+        try directory.write("broken.json", "broken")
+        try directory.write("broken.json" + FileMockSidecar.suffix, "{not json")
+        let recorder = FileMockRecorder(directory: try directory.mocks())
+        for name in ["hand", "older", "broken"] {
+            XCTAssertThrowsError(
+                try recorder.record(method: "POST", target: "/\(name).json", accept: nil, status: 500, headers: [], body: []),
+                "\(name).json")
+        }
+        XCTAssertEqual(directory.read("hand.json"), #"{"written":"by hand"}"#)
+        XCTAssertEqual(directory.read("older.json"), "older")
+        XCTAssertEqual(directory.read("broken.json"), "broken")
+        try recorder.record(method: "GET", target: "/older.json", accept: nil, status: 200, headers: [], body: Array("fresh".utf8))
+        XCTAssertEqual(directory.read("older.json"), "fresh")
+    }
+
+    /// A GET and other methods recording one path at once: the GET's answer is the one left,
+    /// whichever renames first (the rule is checked again where the renames are serialised).
+    func testAGETRecordingWinsOverConcurrentOtherMethods() throws {
+        for round in 0..<20 {
+            let directory = try TemporaryMocksDirectory()
+            let recorder = FileMockRecorder(directory: try directory.mocks())
+            let failures = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                let method = index == 4 ? "GET" : "POST"
+                do {
+                    try recorder.record(
+                        method: method, target: "/race", accept: nil, status: method == "GET" ? 200 : 501, headers: [],
+                        body: Array(method.utf8))
+                } catch FileMockError.keptGETRecording {
+                    if method == "GET" { failures.append("the GET was refused") }
+                } catch {
+                    failures.append("\(method): \(error)")
+                }
+            }
+            XCTAssertEqual(failures.value, [], "round \(round)")
+            XCTAssertEqual(directory.read("race"), "GET", "round \(round)")
+            XCTAssertEqual(try recorder.directory.lookup(target: "/race", accept: nil)?.status, 200, "round \(round)")
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -145,9 +146,23 @@ final class BodyMatcherTests: ServerTestCase {
             XCTAssertEqual(answer.status, 400, extra)
             XCTAssertTrue((answer.object["reason"] as? String ?? "").contains(reason), answer.text)
         }
-        for leapDay in ["2024-02-29T00:00:00Z", "2000-02-29T23:59:59.999Z", "2026-12-31T00:00:00Z"] {
-            let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),"until":"\#(leapDay)"}"#)
-            XCTAssertEqual(answer.status, 200, "\(leapDay): \(answer.text)")
+        // Leap days are read as those days (not refused, nor moved to March 1st): the bound
+        // falls where it should around a request journaled now.
+        XCTAssertEqual(try client.request("GET", "/x").status, 404)
+        _ = try E2E.journal(client, tenant: nil, once: 1)
+        let leapDays: [(text: String, secondsSince1970: Double, isPast: Bool)] = [
+            ("2024-02-29T00:00:00Z", 1_709_164_800, true), ("2000-02-29T23:59:59.999Z", 951_868_799.999, true),
+            ("2096-02-29T00:00:00Z", 3_981_312_000, false),
+        ]
+        for leapDay in leapDays {
+            let date = try XCTUnwrap(Timestamp.date(from: leapDay.text), leapDay.text)
+            XCTAssertEqual(date.timeIntervalSince1970, leapDay.secondsSince1970, accuracy: 0.0005, leapDay.text)
+            for (bound, found) in [("from", leapDay.isPast ? 1 : 0), ("until", leapDay.isPast ? 0 : 1)] {
+                let answer = try client.json(
+                    "POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),"\#(bound)":"\#(leapDay.text)"}"#)
+                XCTAssertEqual(answer.status, 200, "\(bound) \(leapDay.text): \(answer.text)")
+                XCTAssertEqual((answer.object["requests"] as? [Any])?.count, found, "\(bound) \(leapDay.text): \(answer.text)")
+            }
         }
     }
 }

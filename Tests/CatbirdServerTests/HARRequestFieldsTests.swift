@@ -9,20 +9,12 @@ final class HARRequestFieldsTests: ServerTestCase {
     /// The export's entries once the journal holds `count` (refusals are journaled a moment
     /// after their answer went out).
     private func exportedEntries(_ count: Int) throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try E2E.journal(client, tenant: nil).count < count, ContinuousClock.now < deadline { usleep(50_000) }
+        _ = try E2E.journal(client, tenant: nil, once: count)
         let har = try client.request("GET", "/catbird/api/requests.har")
         XCTAssertEqual(har.status, 200, har.text)
         let entries = ((har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
         XCTAssertEqual(entries.count, count, har.text)
         return entries
-    }
-
-    /// `bytes` on a connection of its own, read until the server closes it.
-    private func exchange(_ text: String) throws -> String {
-        let raw = try server.client()
-        try raw.send(raw: Array(text.utf8))
-        return String(decoding: raw.readToEnd(), as: UTF8.self)
     }
 
     /// Regression: the url was `http://` + any `Host` received, so `Host: evil.example/x?` made
@@ -42,7 +34,7 @@ final class HARRequestFieldsTests: ServerTestCase {
             ("", "\(origin)/h8"),
         ]
         for (index, (host, _)) in cases.enumerated() {
-            let answer = try exchange("GET /h\(index) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
+            let answer = try E2E.exchange(server, "GET /h\(index) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 404 "), "Host \(host.debugDescription): \(answer.prefix(100))")
         }
         let entries = try exportedEntries(cases.count)
@@ -57,7 +49,7 @@ final class HARRequestFieldsTests: ServerTestCase {
     /// Regression: `_catbird` left out the journal entry's `problem`, so a request libmicrohttpd
     /// refused looked like an ordinary 400 in the HAR file. It is there when set, and only then.
     func testTheProblemOfARefusedRequestIsInTheCatbirdBlock() throws {
-        XCTAssertTrue(try exchange("GET /refused HTTP/1.1\r\nno colon\r\n\r\n").hasPrefix("HTTP/1.1 400 "))
+        XCTAssertTrue(try E2E.exchange(server, "GET /refused HTTP/1.1\r\nno colon\r\n\r\n").hasPrefix("HTTP/1.1 400 "))
         XCTAssertEqual(try client.request("GET", "/answered").status, 404)
         let entries = try exportedEntries(2)
         let blocks = entries.map { $0["_catbird"] as? [String: Any] ?? [:] }

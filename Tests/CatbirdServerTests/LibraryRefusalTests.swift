@@ -7,25 +7,6 @@ import XCTest
 /// (docs/protocol.md#what-libmicrohttpd-answers-itself). Each test sends the exact bytes that
 /// used to leave no trace in the journal.
 final class LibraryRefusalTests: ServerTestCase {
-    /// The entries of `tenant`'s journal once there are `count`: these are written when
-    /// libmicrohttpd is done with the connection, a moment after the answer went out.
-    private func entries(_ count: Int, tenant: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        var journal = try E2E.journal(client, tenant: tenant)
-        while journal.count < count, ContinuousClock.now < deadline {
-            usleep(50_000)
-            journal = try E2E.journal(client, tenant: tenant)
-        }
-        XCTAssertEqual(journal.count, count, "\(journal)", file: file, line: line)
-        return journal
-    }
-
-    private func sendAndReadToEnd(_ text: String) throws -> String {
-        let raw = try server.client()
-        try raw.send(raw: Array(text.utf8))
-        return String(decoding: raw.readToEnd(), as: UTF8.self)
-    }
-
     private static func status(_ entry: [String: Any]) -> Int? {
         (entry["response"] as? [String: Any])?["status"] as? Int
     }
@@ -34,10 +15,10 @@ final class LibraryRefusalTests: ServerTestCase {
     /// not journaled at all. Now it is: status 400, the target, no method (libmicrohttpd gives
     /// none before the header section is accepted), the reason.
     func testHeaderLineWithoutColonIsJournaled() throws {
-        let answer = try sendAndReadToEnd("GET /no-colon HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")
+        let answer = try E2E.exchange(server, "GET /no-colon HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 400 "), answer)
         XCTAssertEqual(answer.components(separatedBy: "HTTP/1.1 ").count - 1, 1, "one status line: \(answer)")
-        let entry = try XCTUnwrap(try entries(1).first)
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 1).first)
         XCTAssertEqual(entry["url"] as? String, "/no-colon")
         XCTAssertEqual(entry["method"] as? String, "")
         XCTAssertEqual(Self.status(entry), 400)
@@ -49,11 +30,11 @@ final class LibraryRefusalTests: ServerTestCase {
     /// A chunk size that is not hex: libmicrohttpd's 400 after the header section was
     /// accepted, so the entry has the method, the headers and the tenant of the parallel id.
     func testMalformedChunkIsJournaledInItsTenant() throws {
-        let answer = try sendAndReadToEnd(
-            "POST /chunked HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: lib\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+        let answer = try E2E.exchange(
+            server, "POST /chunked HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: lib\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 400 "), answer)
         XCTAssertEqual(answer.components(separatedBy: "HTTP/1.1 ").count - 1, 1, "one status line: \(answer)")
-        let entry = try XCTUnwrap(try entries(1, tenant: "lib").first)
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "lib", once: 1).first)
         XCTAssertEqual(entry["method"] as? String, "POST")
         XCTAssertEqual(entry["url"] as? String, "/chunked")
         XCTAssertEqual(Self.status(entry), 400)
@@ -63,9 +44,9 @@ final class LibraryRefusalTests: ServerTestCase {
 
     /// A head past the connection memory: libmicrohttpd's 431, journaled.
     func testHeadPastTheConnectionMemoryIsJournaled() throws {
-        let answer = try sendAndReadToEnd("GET /huge HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n")
+        let answer = try E2E.exchange(server, "GET /huge HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n")
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431 "), String(answer.prefix(80)))
-        let entry = try XCTUnwrap(try entries(1).first)
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 1).first)
         XCTAssertEqual(entry["url"] as? String, "/huge")
         XCTAssertEqual(Self.status(entry), 431)
         XCTAssertTrue((entry["problem"] as? String ?? "").contains("connection memory"), "\(entry)")
@@ -85,12 +66,12 @@ final class LibraryRefusalTests: ServerTestCase {
             ("GET /cookie HTTP/1.1\r\nHost: x\r\nCookie: \(String(repeating: "a;", count: 600))\r\n\r\n", 431),
         ]
         for (request, status) in cases {
-            let answer = try sendAndReadToEnd(request)
+            let answer = try E2E.exchange(server, request)
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 \(status) "), answer)
             XCTAssertEqual(answer.components(separatedBy: "HTTP/1.1 \(status) ").count - 1, 2,
                            "libmicrohttpd 0.9.75 sends this head twice; once means it was fixed (see above): \(answer)")
         }
-        let journal = try entries(3)
+        let journal = try E2E.journal(client, tenant: nil, once: 3)
         XCTAssertEqual(journal.map(Self.status), [400, 413, 431])
         XCTAssertEqual(journal.map { $0["url"] as? String }, ["/length", "/length", "/cookie"])
         XCTAssertTrue(journal.allSatisfy { ($0["problem"] as? String ?? "").hasPrefix("libmicrohttpd refused") }, "\(journal)")
@@ -105,9 +86,9 @@ final class LibraryRefusalTests: ServerTestCase {
             try raw.send(raw: Array(text.utf8))
             usleep(100_000)  // let the server read it before the hang-up
             raw.hangUp()
-            _ = try entries(text.hasPrefix("GET") ? 1 : 2)
+            _ = try E2E.journal(client, tenant: nil, once: text.hasPrefix("GET") ? 1 : 2)
         }
-        let journal = try entries(2)
+        let journal = try E2E.journal(client, tenant: nil, once: 2)
         XCTAssertEqual(journal.map(Self.status), [499, 499])
         XCTAssertEqual(journal.map { $0["method"] as? String }, ["", "POST"])
         XCTAssertEqual(journal.map { $0["url"] as? String }, ["/half", "/part"])
@@ -118,11 +99,11 @@ final class LibraryRefusalTests: ServerTestCase {
     /// cannot read are refused before the request line is handed over; control requests are
     /// never journaled. A request answered normally has no `problem`.
     func testRefusalsBeforeTheRequestLineAndControlRequestsAreNotJournaled() throws {
-        XCTAssertTrue(try sendAndReadToEnd("GET /v HTTP/2.0\r\nHost: x\r\n\r\n").hasPrefix("HTTP/1.1 505 "))
-        XCTAssertEqual(try sendAndReadToEnd("GARBAGE\r\n\r\n"), "", "closed without an answer")
-        XCTAssertTrue(try sendAndReadToEnd("GET /catbird/api/requests HTTP/1.1\r\nno colon\r\n\r\n").hasPrefix("HTTP/1.1 400 "))
+        XCTAssertTrue(try E2E.exchange(server, "GET /v HTTP/2.0\r\nHost: x\r\n\r\n").hasPrefix("HTTP/1.1 505 "))
+        XCTAssertEqual(try E2E.exchange(server, "GARBAGE\r\n\r\n"), "", "closed without an answer")
+        XCTAssertTrue(try E2E.exchange(server, "GET /catbird/api/requests HTTP/1.1\r\nno colon\r\n\r\n").hasPrefix("HTTP/1.1 400 "))
         XCTAssertEqual(try client.request("GET", "/normal").status, 404)
-        let journal = try entries(1)
+        let journal = try E2E.journal(client, tenant: nil, once: 1)
         XCTAssertEqual(journal.first?["url"] as? String, "/normal")
         XCTAssertNil(journal.first?["problem"])
     }

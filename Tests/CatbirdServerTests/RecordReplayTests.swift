@@ -92,18 +92,9 @@ final class RecordReplayTests: XCTestCase {
         try FileManager.default.createDirectory(at: backend.appendingPathComponent("api"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: backend) }
         try Data(#"{"books":["Dune"]}\#n"#.utf8).write(to: backend.appendingPathComponent("api/books.json"))
-        let port = try FreePort.next()
-        let fileServer = Process()
-        fileServer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        fileServer.arguments = ["python3", "-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", backend.path]
-        fileServer.standardOutput = FileHandle.nullDevice
-        fileServer.standardError = FileHandle.nullDevice
-        try fileServer.run()
-        defer { fileServer.terminate(); fileServer.waitUntilExit() }
-        let base = "http://127.0.0.1:\(port)"
-        let deadline = Date().addingTimeInterval(30)
-        while (try? CurlClient.run(["-sf", base + "/"]).status) != 200 && Date() < deadline { usleep(100_000) }
-
+        let fileServer = try Upstream(directory: backend.path)
+        defer { fileServer.stop() }
+        let base = fileServer.baseURL
         let recorder = try TestServer { settings in
             settings.redirectURL = base
             settings.recordMode = true
@@ -128,8 +119,7 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try CurlClient.run(["\(catbird)/api/orders"]).text, "[1]")
         XCTAssertEqual(contents("api/orders"), "[1]")
         recorder.stop()
-        fileServer.terminate()
-        fileServer.waitUntilExit()
+        fileServer.stop()
 
         let replayer = try replaying()
         let replayed = try CurlClient.run(["http://127.0.0.1:\(replayer.port)/api/books.json"])

@@ -108,6 +108,30 @@ enum E2E {
         try journalPage(client, tenant: tenant, query: query, file: file, line: line)["requests"] as? [[String: Any]] ?? []
     }
 
+    /// The entries of `tenant`'s journal once it holds `count`, waiting up to 10 s: a refusal
+    /// that libmicrohttpd made, or that closes the connection, is journaled when libmicrohttpd is
+    /// done with the connection, a moment after its answer went out.
+    static func journal(
+        _ client: RawHTTPClient, tenant: String?, once count: Int, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [[String: Any]] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var journal = try E2E.journal(client, tenant: tenant, file: file, line: line)
+        while journal.count < count, ContinuousClock.now < deadline {
+            usleep(50_000)
+            journal = try E2E.journal(client, tenant: tenant, file: file, line: line)
+        }
+        XCTAssertEqual(journal.count, count, "\(journal)", file: file, line: line)
+        return journal
+    }
+
+    /// `text` sent on a connection of its own to `server`, and what came back until the server
+    /// closed the connection.
+    static func exchange(_ server: TestServer, _ text: String) throws -> String {
+        let raw = try server.client()
+        try raw.send(raw: Array(text.utf8))
+        return String(decoding: raw.readToEnd(), as: UTF8.self)
+    }
+
     /// `POST /catbird/api/requests/count` with `patternJSON`; nil when the answer is not a count.
     static func count(
         _ client: RawHTTPClient, tenant: String?, patternJSON: String, file: StaticString = #filePath, line: UInt = #line

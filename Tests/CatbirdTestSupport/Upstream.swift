@@ -18,12 +18,23 @@ public final class Upstream {
     /// Starts the script with `python3` (installed by scripts/setup.sh) and reads its port.
     /// - Parameter tls: a PEM certificate and key file to serve HTTPS with; nil: plain HTTP.
     /// - Throws: ``StartError`` when python3 is missing or the script prints no port in 30 s.
-    public init(tls: (certificate: String, key: String)? = nil) throws {
-        isTLS = tls != nil
+    public convenience init(tls: (certificate: String, key: String)? = nil) throws {
+        try self.init(arguments: tls.map { ["--tls", $0.certificate, $0.key] } ?? [], isTLS: tls != nil)
+    }
+
+    /// Starts Python's file server (the handler of `python3 -m http.server`) on `directory`
+    /// instead of the echoing upstream, on a port it binds itself and reports.
+    /// - Throws: ``StartError`` as ``init(tls:)``.
+    public convenience init(directory: String) throws {
+        try self.init(arguments: ["--directory", directory], isTLS: false)
+    }
+
+    private init(arguments: [String], isTLS: Bool) throws {
+        self.isTLS = isTLS
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Upstream/upstream.py")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
+        process.arguments = ["python3", script.path] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

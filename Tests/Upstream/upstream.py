@@ -4,6 +4,9 @@
 Usage: upstream.py            binds 127.0.0.1 on a free port and prints the port on stdout.
        upstream.py --tls CERT KEY   the same over TLS (HTTPS) with that PEM certificate and key;
                                     the echo then says which name the client sent as SNI.
+       upstream.py --directory DIR  Python's file server instead (the handler of
+                                    `python3 -m http.server`, the README's backend) serving DIR;
+                                    bound to port 0 like the others, so no port is raced for.
 
 Every answer is made from the request, so a test can check what arrived:
   /echo/...            200 JSON: method, path (the request-target as received), headers (list of
@@ -24,8 +27,9 @@ import gzip
 import json
 import ssl
 import sys
+import functools
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -98,7 +102,11 @@ def remember_sni(connection, server_name, context):
 
 
 if __name__ == "__main__":
-    server = Server(("127.0.0.1", 0), Handler)
+    if len(sys.argv) == 3 and sys.argv[1] == "--directory":
+        files = functools.partial(SimpleHTTPRequestHandler, directory=sys.argv[2])
+        server = ThreadingHTTPServer(("127.0.0.1", 0), files)
+    else:
+        server = Server(("127.0.0.1", 0), Handler)
     if len(sys.argv) == 4 and sys.argv[1] == "--tls":
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[2], sys.argv[3])
