@@ -50,7 +50,8 @@
 #   BENCH_RSS_TIME_CAP  seconds the memory part may take at most (default 600)
 #   BENCH_JOURNAL_ROWS  rows of the counted tenant's journal (default 1500000; quick 300000)
 #   BENCH_THREADS       Catbird --threads and nginx worker_processes (default: nproc)
-#   BENCH_NO_BUILD=1    skip `swift build` (use the existing .build/release/catbird)
+#   BENCH_NO_BUILD=1    skip `swift build` (use the existing release catbird and catbird-bare-mhd:
+#                       both must be built, `swift build -c release --product <name>`)
 #   BENCH_KEEP=1        keep the temp dir (configs, logs, database) after the run
 #
 # Needs root to install wrk / nginx-light / curl / python3 when missing. Loopback only.
@@ -136,9 +137,14 @@ if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then
     swift build -c release --product catbird-bare-mhd >&2
 fi
 CATBIRD_BIN="$(swift build -c release --show-bin-path)/catbird"
-[ -x "$CATBIRD_BIN" ] || { echo "run.sh: $CATBIRD_BIN not found (build it first)" >&2; exit 2; }
 BARE_BIN="$(swift build -c release --show-bin-path)/catbird-bare-mhd"
-[ -x "$BARE_BIN" ] || { echo "run.sh: $BARE_BIN not found (build it first)" >&2; exit 2; }
+for binary in "$CATBIRD_BIN" "$BARE_BIN"; do
+    [ -x "$binary" ] || {
+        echo "run.sh: $binary not found: BENCH_NO_BUILD=1 uses the built release products catbird and catbird-bare-mhd;" \
+            "build it with: swift build -c release --product $(basename "$binary")" >&2
+        exit 2
+    }
+done
 
 # --- temp dir, cleanup ----------------------------------------------------------------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/catbird-bench.XXXXXX")"

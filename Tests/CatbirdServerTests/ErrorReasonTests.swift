@@ -48,8 +48,23 @@ final class ErrorReasonTests: ServerTestCase {
         E2E.assertError(
             try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT ?","params":[1, 1e400]}"#),
             status: 400, reasonContains: "'params[1]' is the number 1e400, out of range")
+        // Not 0 but smaller than any 64-bit float: the decoder refuses it too ("must be an object"
+        // for equalTo, as 1e400 was), while JSONSerialization would read it as 0.
+        let tiny = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/jp3"},"body":{"kind":"jsonPath","value":"$.a","equalTo":1e-400}},"response":{"status":200}}"#)
+        E2E.assertError(tiny, status: 400, reasonContains: "'pattern.body.equalTo' is the number 1e-400, out of range")
+        XCTAssertFalse(tiny.text.contains("must be an object"), tiny.text)
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT ?","params":[-2E-324]}"#),
+            status: 400, reasonContains: "'params[0]' is the number -2E-324, out of range")
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing was stored")
-        // In range, however written, it still works.
+        // In range, however written, it still works: 0 written small, the smallest float.
+        for (number, sql) in [("0e-400", "SELECT ? = 0"), ("-0.000e-999", "SELECT ? = 0"), ("5e-324", "SELECT ? > 0")] {
+            let answer = try client.json("POST", "/catbird/api/sql", #"{"sql":"\#(sql)","params":[\#(number)]}"#)
+            XCTAssertEqual(answer.status, 200, "\(number): \(answer.text)")
+            XCTAssertEqual((answer.object["rows"] as? [[Int]])?.first, [1], "\(number): \(answer.text)")
+        }
         let large = try client.json(
             "POST", "/catbird/api/mocks",
             #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/jp3"},"body":{"kind":"jsonPath","value":"$.a","equalTo":1e300}},"response":{"status":200}}"#)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A cheap check of Benchmarks/ (the benchmark itself is not part of the suite: CI time).
 
-`bash -n` on Benchmarks/run.sh; then Benchmarks/control.py against a real node: the scenario
+`bash -n` on Benchmarks/run.sh, and its check, with BENCH_NO_BUILD=1, that both release products
+it measures are built; then Benchmarks/control.py against a real node: the scenario
 mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit, a
 miss 404s, the 64 KiB body), a few visibility rounds print their figures, and the metrics line
 carries the journal writer's longest queue and rows per commit. Last, Benchmarks/journal-queries.sh
@@ -11,6 +12,7 @@ Usage: benchmark_smoke_test.py --catbird PATH
 """
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -29,9 +31,37 @@ def fields(line):
     return dict(field.split("=", 1) for field in line.split() if "=" in field)
 
 
+def check_products_needed_without_build(work, checks):
+    """BENCH_NO_BUILD=1 measures the release products already built: run.sh in a scratch copy of
+    the tree (nothing built there) names each missing one with the command that builds it, and
+    stops before any benchmark. The exact report: catbird built, catbird-bare-mhd not."""
+    root = os.path.join(work, "bench-root")
+    os.makedirs(os.path.join(root, "Benchmarks"))
+    os.makedirs(os.path.join(root, "scripts"))
+    tree = os.path.join(BENCHMARKS, "..")
+    shutil.copy(os.path.join(BENCHMARKS, "run.sh"), os.path.join(root, "Benchmarks", "run.sh"))
+    for name in ("Package.swift", "scripts/setup.sh"):
+        os.symlink(os.path.abspath(os.path.join(tree, name)), os.path.join(root, name))
+    for product in ("catbird", "catbird-bare-mhd"):
+        result = subprocess.run(["bash", os.path.join(root, "Benchmarks", "run.sh")], capture_output=True, text=True,
+                                timeout=300, env=dict(os.environ, BENCH_NO_BUILD="1"))
+        line = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
+        checks.check(f"BENCH_NO_BUILD=1 without {product} built: exit 2 naming it and its build command",
+                     result.returncode == 2 and f"/{product} not found" in line
+                     and f"swift build -c release --product {product}" in line, result.stdout[-500:] + line)
+        missing = line.split("run.sh: ", 1)[-1].split(" not found", 1)[0]
+        if product == "catbird" and missing.startswith(root):
+            # Built at last (a stand-in: run.sh checks it is there before it runs anything).
+            os.makedirs(os.path.dirname(missing), exist_ok=True)
+            with open(missing, "w") as stand_in:
+                stand_in.write("#!/bin/sh\nexit 1\n")
+            os.chmod(missing, 0o755)
+
+
 def run(args, work, checks):
     syntax = subprocess.run(["bash", "-n", os.path.join(BENCHMARKS, "run.sh")], capture_output=True, text=True)
     checks.check("Benchmarks/run.sh parses (bash -n)", syntax.returncode == 0, syntax.stderr)
+    check_products_needed_without_build(work, checks)
 
     node = Node(args.catbird, work, 1)
     node.start()

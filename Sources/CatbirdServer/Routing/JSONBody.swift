@@ -24,7 +24,7 @@ enum JSONBody {
 
     /// Decodes a control body after checking its Content-Type.
     /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
-    ///   and the decoder cannot say where (see ``wrongShape(_:in:hint:)``).
+    ///   and the decoder cannot say where (see ``wrongShape(_:parsed:nesting:hint:)``).
     /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON; 400 with a
     ///   readable reason when the body does not decode, when an object in it names the same
     ///   key twice, or when it holds a lone surrogate escape or a number out of range
@@ -34,27 +34,26 @@ enum JSONBody {
         describe: (any Error) -> String = readableReason
     ) throws(APIError) -> T {
         guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
+        // One pass over the text, whether or not the decoder reads it; the decoder calls these
+        // values malformed JSON or the wrong type: say what they are.
+        let findings = JSONTextCheck.scan(request.body)
+        if let reason = findings.unrepresentableValue { throw .badRequest(reason) }
         let data = Data(request.body)
         let value: T
         do {
             value = try JSONDecoder().decode(T.self, from: data)
         } catch {
-            let findings = JSONTextCheck.scan(request.body)
-            // The decoder calls these malformed JSON or the wrong type; say what they are.
-            if let reason = findings.unrepresentableValue { throw .badRequest(reason) }
+            // Foundation's reason may not say where; the body is parsed once more to find out.
+            let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             // A repeated key may be why well-formed JSON does not decode (`"type"` twice).
-            if let duplicate = findings.duplicateKey,
-                (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+            if let duplicate = findings.duplicateKey, parsed != nil { throw duplicateKey(duplicate) }
+            if let reason = wholeNumberMismatch(error, in: parsed)
+                ?? wrongShape(error, parsed: parsed != nil, nesting: findings.deepestNesting, hint: shapeHint)
             {
-                throw duplicateKey(duplicate)
-            }
-            if let reason = wholeNumberMismatch(error, in: data) ?? wrongShape(error, in: data, hint: shapeHint) {
                 throw .badRequest(reason)
             }
             throw .badRequest(describe(error))
         }
-        let findings = JSONTextCheck.scan(request.body)
-        if let reason = findings.unrepresentableValue { throw .badRequest(reason) }
         if let duplicate = findings.duplicateKey { throw duplicateKey(duplicate) }
         return value
     }
@@ -83,52 +82,22 @@ enum JSONBody {
     /// This says which instead of calling the JSON malformed; nil for other errors and for JSON
     /// that really is malformed. Called after ``wholeNumberMismatch(_:in:)``, which names
     /// fractional numbers.
-    private static func wrongShape(_ error: any Error, in data: Data, hint: String) -> String? {
+    /// - Parameters:
+    ///   - parsed: whether `JSONSerialization` reads the body.
+    ///   - nesting: the body's deepest nesting (``JSONTextCheck/Findings/deepestNesting``).
+    private static func wrongShape(_ error: any Error, parsed: Bool, nesting: Int, hint: String) -> String? {
         guard case let DecodingError.dataCorrupted(context) = error, context.codingPath.isEmpty else { return nil }
-        if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
-            return "the JSON is well-formed but does not have the expected shape: \(hint)"
-        }
-        let depth = nestingDepth(of: data)
-        guard depth >= parserNestingLimit else { return nil }
-        return "the JSON nests arrays and objects \(depth) levels deep; at most \(parserNestingLimit - 1) levels are accepted"
-    }
-
-    /// The deepest nesting of arrays and objects in `data` (brackets inside strings ignored),
-    /// whether or not the JSON is otherwise valid.
-    private static func nestingDepth(of data: Data) -> Int {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(depth - 1, 0)
-            default: break
-            }
-        }
-        return deepest
+        if parsed { return "the JSON is well-formed but does not have the expected shape: \(hint)" }
+        guard nesting >= parserNestingLimit else { return nil }
+        return "the JSON nests arrays and objects \(nesting) levels deep; at most \(parserNestingLimit - 1) levels are accepted"
     }
 
     /// Foundation on Linux reports a number that does not fit an integer field (`200.5`,
     /// `1e30`) as "not valid JSON" with no coding path. When the JSON is in fact valid, this
-    /// names the offending numbers instead.
-    private static func wholeNumberMismatch(_ error: any Error, in data: Data) -> String? {
+    /// names the offending numbers instead (`parsed`: the body as `JSONSerialization` reads it).
+    private static func wholeNumberMismatch(_ error: any Error, in parsed: Any?) -> String? {
         guard case let DecodingError.dataCorrupted(context) = error, context.codingPath.isEmpty,
-              let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+              let root = parsed else { return nil }
         var fractional: [String] = []
         var tooLarge: [String] = []
         func visit(_ value: Any, _ path: String) {

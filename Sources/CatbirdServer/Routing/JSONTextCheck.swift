@@ -6,13 +6,17 @@
 /// - a lone surrogate escape (`"\ud800"` with no `\udc00`…`\udfff` after it, or a low one
 ///   alone), which encodes no character: the decoder calls the JSON malformed, or the field
 ///   the wrong type;
-/// - a number out of the range of a 64-bit float (`1e400`), which the decoder calls malformed,
-///   or the field the wrong type.
+/// - a number out of the range of a 64-bit float: too large (`1e400`), or so small it would
+///   round to 0 while it is not 0 (`1e-400`), which the decoder calls malformed, or the field
+///   the wrong type.
 ///
-/// A small pass over the JSON text, not a parser: it follows strings (escapes decoded, so
-/// `"a"` and `"\u0061"` are the same key), objects, arrays and numbers, and ignores everything
-/// else. On malformed JSON it may stop early or report nothing; the decoder then reports the
-/// malformation.
+/// It also measures how deep arrays and objects nest, for the reason given when Foundation's
+/// parser gives up on deep nesting.
+///
+/// A small pass over the JSON text, not a parser: it follows strings (a key's escapes decoded,
+/// so `"a"` and `"\u0061"` are the same key), objects, arrays and numbers, and ignores
+/// everything else. On malformed JSON it may stop early or report nothing; the decoder then
+/// reports the malformation.
 enum JSONTextCheck {
     /// What was found first of each kind; paths are dotted (`pattern.body.equalTo`, array
     /// positions as `[N]`, `""` for the top level).
@@ -21,8 +25,12 @@ enum JSONTextCheck {
         var duplicateKey: (path: String, key: String)?
         /// The first lone surrogate: the path of the string holding it, and the escape as written.
         var loneSurrogate: (path: String, escape: String)?
-        /// The first number too large for a 64-bit float: its path and its text.
+        /// The first number a 64-bit float cannot hold (too large, or not 0 but rounding to 0):
+        /// its path and its text.
         var numberOutOfRange: (path: String, literal: String)?
+        /// The deepest nesting of arrays and objects (brackets inside strings not counted), as
+        /// far as the scan went.
+        var deepestNesting = 0
 
         /// The reason for a 400 for a lone surrogate or an out-of-range number, or nil.
         var unrepresentableValue: String? {
@@ -33,7 +41,7 @@ enum JSONTextCheck {
             }
             if let (path, literal) = numberOutOfRange {
                 return "\(Self.subject(path)) is the number \(literal), out of range: a JSON number here must be within "
-                    + "±1.7976931348623157e308 (a 64-bit float)"
+                    + "±1.7976931348623157e308 and, unless it is 0, at least 5e-324 in size (a 64-bit float)"
             }
             return nil
         }
@@ -52,9 +60,10 @@ enum JSONTextCheck {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard let (text, end, lone) = string(in: bytes, from: index + 1) else { return findings }
+                let isKey = if case .object(_, true, _) = stack.last { true } else { false }
+                guard let (text, end, lone) = string(in: bytes, from: index + 1, keepingText: isKey) else { return findings }
                 index = end
-                if case .object(var keys, true, _) = stack.last {
+                if isKey, case .object(var keys, _, _) = stack.last {
                     if let lone, findings.loneSurrogate == nil { findings.loneSurrogate = (path(of: stack.dropLast()), lone) }
                     if !keys.insert(text).inserted, findings.duplicateKey == nil {
                         findings.duplicateKey = (path(of: stack.dropLast()), text)
@@ -67,16 +76,17 @@ enum JSONTextCheck {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 var end = index + 1
                 while end < bytes.count, Self.isNumberByte(bytes[end]) { end += 1 }
-                let literal = String(decoding: bytes[index..<end], as: UTF8.self)
-                if findings.numberOutOfRange == nil, let value = Double(literal), value.isInfinite {
-                    findings.numberOutOfRange = (path(of: stack[...]), literal)
+                if findings.numberOutOfRange == nil, Self.isOutOfRange(bytes[index..<end]) {
+                    findings.numberOutOfRange = (path(of: stack[...]), String(decoding: bytes[index..<end], as: UTF8.self))
                 }
                 index = end
                 continue
             case UInt8(ascii: "{"):
                 stack.append(.object(keys: [], expectsKey: true, key: nil))
+                findings.deepestNesting = max(findings.deepestNesting, stack.count)
             case UInt8(ascii: "["):
                 stack.append(.array(index: 0))
+                findings.deepestNesting = max(findings.deepestNesting, stack.count)
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 if !stack.isEmpty { stack.removeLast() }
             case UInt8(ascii: ","):
@@ -91,6 +101,17 @@ enum JSONTextCheck {
             index += 1
         }
         return findings
+    }
+
+    /// Whether the number written `literal` is beyond a 64-bit float: infinite when read, or
+    /// read as 0 while a digit before its exponent is not 0 (`1e-400`, `2e-324`). Foundation's
+    /// decoder refuses both; its `JSONSerialization` reads the second as 0.
+    private static func isOutOfRange(_ literal: ArraySlice<UInt8>) -> Bool {
+        guard let value = Double(String(decoding: literal, as: UTF8.self)) else { return false }
+        if value.isInfinite { return true }
+        guard value == 0 else { return false }
+        let mantissa = literal.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        return mantissa.contains { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }
     }
 
     private static func isNumberByte(_ byte: UInt8) -> Bool {
@@ -125,18 +146,19 @@ enum JSONTextCheck {
         return text
     }
 
-    /// The string whose text starts at `start` (after the opening quote), escapes decoded, the
-    /// index after its closing quote, and its first lone surrogate escape as written (`\ud800`);
-    /// nil when the text ends first.
-    private static func string(in bytes: [UInt8], from start: Int) -> (String, Int, String?)? {
+    /// The string whose text starts at `start` (after the opening quote), escapes decoded (or
+    /// `""` unless `keepingText`: a value's text is not needed, only a key's), the index after
+    /// its closing quote, and its first lone surrogate escape as written (`\ud800`); nil when
+    /// the text ends first.
+    private static func string(in bytes: [UInt8], from start: Int, keepingText: Bool) -> (String, Int, String?)? {
         var decoded: [UInt8] = []
         var lone: String?
         var index = start
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { return (String(decoding: decoded, as: UTF8.self), index + 1, lone) }
+            if byte == UInt8(ascii: "\"") { return (keepingText ? String(decoding: decoded, as: UTF8.self) : "", index + 1, lone) }
             guard byte == UInt8(ascii: "\\") else {
-                decoded.append(byte)
+                if keepingText { decoded.append(byte) }
                 index += 1
                 continue
             }
