@@ -11,7 +11,9 @@ extension Database {
     /// 1. The first statement compiles under an authorizer (<https://www.sqlite.org/c3ref/set_authorizer.html>)
     ///    allowing only reads, functions (except `load_extension`), recursive CTEs and the
     ///    introspection pragmas listed in `ReadOnlyQueryGuard`: anything else — `INSERT`,
-    ///    `UPDATE`, `DELETE`, DDL, `ATTACH`, `BEGIN`, `PRAGMA journal_mode=…` — is `.notReadOnly`.
+    ///    `UPDATE`, `DELETE`, DDL, `ATTACH`, `BEGIN`, `PRAGMA journal_mode=…` — is `.notReadOnly`;
+    ///    `PRAGMA database_list` and `pragma_database_list`, which name the file's path, are
+    ///    `.pragmaNotAvailable`.
     /// 2. Only whitespace, comments and semicolons may follow it, else `.multipleStatements`;
     ///    an SQL text with no statement is `.empty`.
     /// 3. `sqlite3_stmt_readonly` (<https://www.sqlite.org/c3ref/stmt_readonly.html>) must be

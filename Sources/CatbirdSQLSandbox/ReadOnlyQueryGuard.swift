@@ -17,6 +17,9 @@ final class ReadOnlyQueryGuard {
     /// The first read `readPolicy` refused, e.g. `main.requests`; turns SQLITE_AUTH into
     /// `.outsideTenantScope` unless `deniedAction` is set too.
     private(set) var scopeViolation: String?
+    /// The hidden pragma (``hiddenPragmas``) the statement ran or read, e.g. `database_list`;
+    /// turns SQLITE_AUTH into `.pragmaNotAvailable`, whatever else was refused.
+    private(set) var hiddenPragma: String?
     /// Set when the progress handler interrupted the query; turns SQLITE_INTERRUPT into `.timedOut`.
     private(set) var timedOut = false
 
@@ -28,6 +31,7 @@ final class ReadOnlyQueryGuard {
     /// The error for a compile failure seen under this guard: the authorizer's reason when it
     /// denied something, else SQLite's own `error`.
     func refusal(for error: SQLiteError) -> ReadOnlyQueryError {
+        if let hiddenPragma { return .pragmaNotAvailable(name: hiddenPragma) }
         if deniedAction { return .notReadOnly }
         if let scopeViolation, let readPolicy {
             return .outsideTenantScope(table: scopeViolation, scopedTables: readPolicy.scopedTableNames)
@@ -38,10 +42,14 @@ final class ReadOnlyQueryGuard {
     /// Pragmas that only report: allowed with no argument, e.g. `PRAGMA user_version`.
     /// (Setting one, `PRAGMA user_version = 3`, passes an argument and is denied.)
     private static let reportingPragmas: Set<String> = [
-        "application_id", "collation_list", "compile_options", "data_version", "database_list",
+        "application_id", "collation_list", "compile_options", "data_version",
         "encoding", "foreign_keys", "freelist_count", "function_list", "module_list",
         "page_count", "page_size", "pragma_list", "schema_version", "user_version",
     ]
+    /// Pragmas refused both as a statement and as a table-valued function (`pragma_<name>`):
+    /// `database_list` reports the database file's path on the server, which no query's
+    /// author needs and a shared server must not tell its tenants (docs/protocol.md#sql).
+    static let hiddenPragmas: Set<String> = ["database_list"]
     /// Pragmas whose argument names a table or index to describe: allowed with an argument.
     private static let describingPragmas: Set<String> = [
         "foreign_key_list", "index_info", "index_list", "index_xinfo", "table_info",
@@ -63,6 +71,9 @@ final class ReadOnlyQueryGuard {
     ) -> Int32 {
         switch action {
         case SQLITE_READ:
+            // A pragma's table-valued function is read as the table `pragma_<name>` (a common
+            // table expression is never reported under its own name).
+            if let detail1, let hidden = Self.hiddenPragma(read: detail1) { return hide(hidden) }
             guard let readPolicy, let detail1 else { return SQLITE_OK }
             let violation = readPolicy.violation(
                 table: String(cString: detail1), database: database.map { String(cString: $0) },
@@ -82,6 +93,7 @@ final class ReadOnlyQueryGuard {
         case SQLITE_PRAGMA:
             guard let detail1 else { return deny() }
             let pragma = String(cString: detail1).lowercased()
+            if Self.hiddenPragmas.contains(pragma) { return hide(pragma) }
             if Self.describingPragmas.contains(pragma) { return SQLITE_OK }
             if detail2 == nil && Self.reportingPragmas.contains(pragma) { return SQLITE_OK }
             return deny()
@@ -103,5 +115,19 @@ final class ReadOnlyQueryGuard {
     private func deny() -> Int32 {
         deniedAction = true
         return SQLITE_DENY
+    }
+
+    private func hide(_ pragma: String) -> Int32 {
+        if hiddenPragma == nil { hiddenPragma = pragma }
+        return SQLITE_DENY
+    }
+
+    /// The hidden pragma whose table-valued function `table` is (`pragma_database_list`, in any
+    /// ASCII case), or nil.
+    private static func hiddenPragma(read table: UnsafePointer<CChar>) -> String? {
+        let name = TenantReadPolicy.folded(String(cString: table))
+        guard name.hasPrefix("pragma_") else { return nil }
+        let pragma = String(name.dropFirst("pragma_".count))
+        return hiddenPragmas.contains(pragma) ? pragma : nil
     }
 }

@@ -44,6 +44,9 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     /// The statement could change the database or the connection: a write, DDL, `ATTACH`,
     /// a transaction statement, or a `PRAGMA` outside the read-only introspection list.
     case notReadOnly
+    /// The statement runs or reads a pragma hidden from queries (`PRAGMA database_list`,
+    /// `pragma_database_list`: it names the database file's path on the server).
+    case pragmaNotAvailable(name: String)
     /// The statement has `expected` parameters but `given` values were passed.
     case parameterCountMismatch(expected: Int, given: Int)
     /// The query ran longer than the time limit of `milliseconds` and was interrupted.
@@ -73,6 +76,8 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
         case .notReadOnly:
             return "only read-only statements are allowed (SELECT, WITH … SELECT, VALUES, "
                 + "and introspection pragmas such as table_info)"
+        case .pragmaNotAvailable(let name):
+            return "the pragma \(name) is not available: it would show where the server keeps its database file"
         case .parameterCountMismatch(let expected, let given):
             return "the statement has \(expected) parameter(s) but \(given) value(s) were given"
         case .timedOut(let milliseconds):

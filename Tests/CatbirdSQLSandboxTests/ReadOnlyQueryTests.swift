@@ -180,6 +180,27 @@ final class ReadOnlyQueryTests: StorageTestCase {
         XCTAssertEqual(version.rows, [[0]])
     }
 
+    /// Regression: `SELECT file FROM pragma_database_list` answered the database file's path on
+    /// the server to any tenant. Both forms are refused, however they are written, and the
+    /// other pragma functions still answer.
+    func testTheDatabaseListIsRefusedInEveryForm() throws {
+        let db = try openMigrated()
+        for sql in [
+            "PRAGMA database_list", "pragma DATABASE_LIST", "PRAGMA main.database_list", "SELECT file FROM pragma_database_list",
+            "SELECT * FROM main.pragma_database_list()", "SELECT count(*) FROM PRAGMA_Database_List",
+            "WITH d AS (SELECT * FROM pragma_database_list) SELECT name FROM d",
+            "SELECT (SELECT file FROM pragma_database_list LIMIT 1)",
+        ] {
+            assertRefused(db, sql, .pragmaNotAvailable(name: "database_list"))
+        }
+        XCTAssertEqual(
+            ReadOnlyQueryError.pragmaNotAvailable(name: "database_list").description,
+            "the pragma database_list is not available: it would show where the server keeps its database file")
+        let functions = try db.readOnlyQuery(
+            "SELECT count(*) > 0 FROM pragma_function_list", parameters: [], maxRows: 1, timeLimit: oneSecond)
+        XCTAssertEqual(functions.rows, [[1]])
+    }
+
     func testReadOnlyConnectionAnswersQueries() throws {
         let writer = try openMigrated()
         try writer.run("INSERT INTO tenants VALUES ('t1', 'c', 'l')")

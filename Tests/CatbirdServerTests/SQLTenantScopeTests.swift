@@ -103,6 +103,22 @@ final class SQLTenantScopeTests: XCTestCase {
         XCTAssertGreaterThan(try count(client, "sqlite_schema", tenant: "p") ?? 0, 0)
     }
 
+    /// Regression: any tenant could read the database file's path on the server with
+    /// `SELECT file FROM pragma_database_list`.
+    func testTheDatabasePathIsNotToldToAnyTenant() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for (query, tenant) in [
+            ("SELECT file FROM pragma_database_list", "p"), ("PRAGMA database_list", "p"),
+            ("SELECT group_concat(file) FROM pragma_database_list", nil),
+        ] {
+            let answer = try sql(client, query, tenant: tenant)
+            E2E.assertError(answer, status: 400, reasonContains: "the pragma database_list is not available")
+            XCTAssertFalse(answer.text.contains(server.directory.lastPathComponent), "\(query): \(answer.text)")
+        }
+    }
+
     func testHugeValuesAndWritesAreRefused() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
