@@ -9,6 +9,9 @@ public final class DatabasePool: Sendable {
     private let idle: Mutex<[Int]>
     /// Counts the idle connections.
     private let available: DispatchSemaphore
+    /// Where the connections' environmental failures go (nil: nowhere); a connection opened
+    /// apart on the same file for the same users reports to it too.
+    public let faults: StorageFaults?
 
     /// Opens `count` (≥ 1) connections with `open`.
     /// - Parameter faults: told of the connections' environmental failures (``SerialDatabase``).
@@ -18,6 +21,7 @@ public final class DatabasePool: Sendable {
         var connections: [SerialDatabase] = []
         for _ in 0..<count { connections.append(SerialDatabase(try open(), faults: faults)) }
         self.connections = connections
+        self.faults = faults
         idle = Mutex(Array(0..<count))
         available = DispatchSemaphore(value: count)
     }

@@ -7,7 +7,8 @@ import XCTest
 /// A HAR export whose page read fails half-way (journal pages damaged on disk after the first
 /// page was read) must not pass for a whole file: the server closes the connection without the
 /// chunked body's last chunk, so an HTTP client reports an incomplete transfer
-/// (docs/protocol.md#har-export).
+/// (docs/protocol.md#har-export); `/catbird/api/health` reports the corruption
+/// (README.md#storage-faults).
 final class HARExportFailureTests: StorageTestCase {
     func testAnExportCutShortByADamagedPageEndsWithoutTheLastChunk() throws {
         let database = databasePath()
@@ -42,6 +43,11 @@ final class HARExportFailureTests: StorageTestCase {
         XCTAssertTrue(document.starts(with: Array(#"{"log":{"#.utf8)), "the document begins")
         XCTAssertNil(try? JSONSerialization.jsonObject(with: Data(document)), "the document is cut, not valid JSON")
         cut = nil
+        // Regression: the export's own connection kept the fault to itself; health says it as it
+        // does for every other read that meets a damaged page.
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("the database file is corrupt"), health.text)
         // The server let the connection go: its socket and the export's database connection
         // are closed again (this process is the server).
         var descriptors = try Self.openDescriptors()

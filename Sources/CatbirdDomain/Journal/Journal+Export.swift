@@ -40,11 +40,13 @@ public struct JournalExportEntry: Sendable {
 extension Journal {
     /// A read-only connection of its own on the journal's database, for a long series of reads
     /// (an export read while the client downloads it): those reads then never wait behind the
-    /// shared reader's other users (SQLite's WAL lets readers run side by side).
+    /// shared reader's other users (SQLite's WAL lets readers run side by side). Its failures
+    /// are reported where the shared reader's are (``DatabasePool/faults``), so a corrupt page
+    /// an export meets shows in the server's health as any other read's does.
     /// - Throws: `SQLiteError` when the file cannot be opened.
     public func exportConnection() throws -> SerialDatabase {
         let path = try reader.use { $0.path }
-        return SerialDatabase(try Database(path: path, mode: .readOnly))
+        return SerialDatabase(try Database(path: path, mode: .readOnly), faults: reader.faults)
     }
 
     /// Up to `count` of the tenant's entries the query selects (its filters and order; its
