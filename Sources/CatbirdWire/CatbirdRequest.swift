@@ -21,8 +21,10 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         /// Whether ``body`` holds only a prefix of the body.
         public var bodyTruncated: Bool
 
-        /// The stored body as UTF-8 text; nil when it is not valid UTF-8.
-        public var bodyText: String? { String(data: body, encoding: .utf8) }
+        /// The stored body as text, read by the charset its `Content-Type` declares
+        /// (``BodyText``: UTF-8 when none; ISO-8859-1 byte by byte); nil when it is not valid
+        /// in that charset or the charset is another one.
+        public var bodyText: String? { BodyText.text(of: body, contentType: header("Content-Type")) }
 
         /// The value of a header, its name compared case-insensitively.
         public func header(_ name: String) -> String? {
@@ -68,19 +70,15 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
             bodyTruncated = try container.decode(Bool.self, forKey: .bodyTruncated)
         }
 
-        /// Writes the server's shape: `body` the stored body as text when it is valid UTF-8,
-        /// `bodyBase64` the stored bytes; both left out for an empty body.
+        /// Writes the server's shape: `body` the stored body as text (``bodyText``) when it has
+        /// one, `bodyBase64` the stored bytes; both left out for an empty body.
         ///
         /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(status, forKey: .status)
             try container.encode(headers, forKey: .headers)
-            if !body.isEmpty {
-                let text = String(decoding: body, as: UTF8.self)
-                // Decoding replaces invalid UTF-8 with U+FFFD, so a faithful round trip means valid.
-                if text.utf8.elementsEqual(body) { try container.encode(text, forKey: .body) }
-            }
+            if !body.isEmpty, let text = bodyText { try container.encode(text, forKey: .body) }
             try container.encodeIfPresent(body.isEmpty ? nil : body.base64EncodedString(), forKey: .bodyBase64)
             try container.encode(bodySize, forKey: .bodySize)
             try container.encode(bodyTruncated, forKey: .bodyTruncated)

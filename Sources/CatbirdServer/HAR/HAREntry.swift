@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdWire
 import Foundation
 
 /// One journal entry as a HAR 1.2 `entries[]` item (docs/protocol.md#har-export; field list:
@@ -7,7 +8,8 @@ import Foundation
 ///
 /// What the journal does not know is given as HAR allows: `httpVersion` is `HTTP/1.1` (the
 /// version Catbird speaks), `headersSize` -1, `timings.send` and `receive` 0 with the whole
-/// `durationMs` as `wait`. Bodies: `text` when the stored bytes are UTF-8, else base64 with
+/// `durationMs` as `wait`. Bodies: `text` when the stored bytes read as text by their declared
+/// charset (``BodyText``: UTF-8, or ISO-8859-1 byte by byte), else base64 with
 /// `encoding: "base64"` (the request's `postData` says so in `_encoding`, as HAR 1.2 has no such
 /// field there); a body the journal cut short says so in its `comment`.
 struct HAREntry: Encodable {
@@ -130,9 +132,9 @@ extension HAREntry {
         init(_ message: JournalExportEntry.Message) {
             fields = message.headers
             headers = message.headers.map { NameValue(name: $0.name, value: $0.value) }
-            (text, encoding) = HAREntry.text(message)
-            comment = HAREntry.truncation(message)
             mimeType = Self.first("Content-Type", in: message.headers) ?? ""
+            (text, encoding) = HAREntry.text(message, contentType: mimeType)
+            comment = HAREntry.truncation(message)
         }
 
         /// The first value of the header field `name` (compared case-insensitively).
@@ -143,11 +145,11 @@ extension HAREntry {
         }
     }
 
-    /// The stored body as HAR text: UTF-8 as is, other bytes as base64 (`encoding` "base64");
-    /// no text for an empty body.
-    static func text(_ message: JournalExportEntry.Message) -> (text: String?, encoding: String?) {
+    /// The stored body as HAR text, read by the charset `contentType` declares (``BodyText``),
+    /// else its bytes as base64 (`encoding` "base64"); no text for an empty body.
+    static func text(_ message: JournalExportEntry.Message, contentType: String) -> (text: String?, encoding: String?) {
         guard !message.body.isEmpty else { return (nil, nil) }
-        if let text = String(validating: message.body, as: UTF8.self) { return (text, nil) }
+        if let text = BodyText.text(of: message.body, contentType: contentType) { return (text, nil) }
         return (Data(message.body).base64EncodedString(), "base64")
     }
 

@@ -1,0 +1,31 @@
+import CatbirdWire
+import Foundation
+import XCTest
+
+/// ``BodyText``'s rules (docs/matching.md#body-text-and-charsets), as the Swift client's
+/// `bodyText` applies them to a journal entry.
+final class BodyTextTests: XCTestCase {
+    func testTheDeclaredCharsetDecidesTheText() {
+        let latin1: [UInt8] = [0x63, 0x61, 0x66, 0xE9]
+        for contentType in ["text/plain; charset=latin1", "text/plain;charset=ISO-8859-1", #"text/plain; CHARSET = "l1""#, "a/b; x=y; charset=cp819"] {
+            XCTAssertEqual(BodyText.text(of: latin1, contentType: contentType), "café", contentType)
+        }
+        XCTAssertEqual(BodyText.text(of: [0x80, 0x9F, 0xFF], contentType: "text/plain; charset=latin1"), "\u{80}\u{9F}\u{FF}")
+        XCTAssertEqual(BodyText.text(of: [0xC3, 0xA9], contentType: "text/plain; charset=latin1"), "Ã©")
+        XCTAssertEqual(BodyText.text(of: [0xC3, 0xA9], contentType: "text/plain"), "é")
+        XCTAssertEqual(BodyText.text(of: [0xC3, 0xA9], contentType: nil), "é")
+        XCTAssertEqual(BodyText.text(of: [0xC3, 0xA9], contentType: "text/plain; charset=us-ascii"), "é")
+        XCTAssertNil(BodyText.text(of: latin1, contentType: "text/plain"), "not UTF-8")
+        XCTAssertNil(BodyText.text(of: Array("abc".utf8), contentType: "text/plain; charset=windows-1252"))
+        XCTAssertNil(BodyText.text(of: [0x61, 0x00], contentType: "text/plain; charset=utf-16le"))
+        XCTAssertEqual(BodyText.text(of: [], contentType: "text/plain; charset=latin1"), "")
+    }
+
+    func testAClientReadsAJournalEntrysTextByItsCharset() throws {
+        let json = #"{"headers":{"Content-Type":"text/plain; charset=latin1"},"bodyBase64":"Y2Fm6Q==","bodySize":4,"bodyTruncated":false}"#
+        let message = try JSONDecoder().decode(CatbirdRequest.Message.self, from: Data(json.utf8))
+        XCTAssertEqual(message.bodyText, "café")
+        let encoded = try XCTUnwrap(String(data: try JSONEncoder().encode(message), encoding: .utf8))
+        XCTAssertTrue(encoded.contains(#""body":"café""#), encoded)
+    }
+}
