@@ -73,14 +73,17 @@ final class FileMockRecorderTests: XCTestCase {
     // The GET-recording rule (docs/files.md#recording): a file recorded from a GET, or one with no
     // recorded method, is replaced only by a GET's answer; other methods replace each other's.
 
+    /// Records `method`'s answer `body` at `target` with `recorder`.
+    private static func record(_ recorder: FileMockRecorder, _ method: String, _ target: String, status: Int = 200, _ body: String) throws {
+        try recorder.record(method: method, target: target, accept: nil, status: status, headers: [], body: Array(body.utf8))
+    }
+
     func testOnlyAGETReplacesAGETRecording() throws {
         let directory = try TemporaryMocksDirectory()
         let recorder = FileMockRecorder(directory: try directory.mocks())
-        try recorder.record(method: "GET", target: "/book", accept: nil, status: 200, headers: [], body: Array("good".utf8))
+        try Self.record(recorder, "GET", "/book", "good")
         for method in ["POST", "PUT", "DELETE", "get"] {
-            XCTAssertThrowsError(
-                try recorder.record(method: method, target: "/book", accept: nil, status: 501, headers: [], body: Array("no".utf8))
-            ) { error in
+            XCTAssertThrowsError(try Self.record(recorder, method, "/book", status: 501, "no")) { error in
                 guard case let FileMockError.keptGETRecording(path, refused) = error else {
                     return XCTFail("\(method): \(error)")
                 }
@@ -92,7 +95,7 @@ final class FileMockRecorderTests: XCTestCase {
         XCTAssertEqual(try recorder.directory.lookup(target: "/book", accept: nil)?.status, 200)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }, [])
 
-        try recorder.record(method: "GET", target: "/book", accept: nil, status: 203, headers: [], body: Array("newer".utf8))
+        try Self.record(recorder, "GET", "/book", status: 203, "newer")
         XCTAssertEqual(directory.read("book"), "newer")
         XCTAssertEqual(try recorder.directory.lookup(target: "/book", accept: nil)?.status, 203)
     }
@@ -100,11 +103,11 @@ final class FileMockRecorderTests: XCTestCase {
     func testOtherMethodsReplaceEachOtherUntilAGETComes() throws {
         let directory = try TemporaryMocksDirectory()
         let recorder = FileMockRecorder(directory: try directory.mocks())
-        try recorder.record(method: "POST", target: "/order", accept: nil, status: 201, headers: [], body: Array("posted".utf8))
-        try recorder.record(method: "PUT", target: "/order", accept: nil, status: 200, headers: [], body: Array("put".utf8))
+        try Self.record(recorder, "POST", "/order", status: 201, "posted")
+        try Self.record(recorder, "PUT", "/order", "put")
         XCTAssertEqual(directory.read("order"), "put")
-        try recorder.record(method: "GET", target: "/order", accept: nil, status: 200, headers: [], body: Array("got".utf8))
-        XCTAssertThrowsError(try recorder.record(method: "POST", target: "/order", accept: nil, status: 201, headers: [], body: []))
+        try Self.record(recorder, "GET", "/order", "got")
+        XCTAssertThrowsError(try Self.record(recorder, "POST", "/order", status: 201, ""))
         XCTAssertEqual(directory.read("order"), "got")
     }
 
@@ -117,14 +120,12 @@ final class FileMockRecorderTests: XCTestCase {
         try directory.write("broken.json" + FileMockSidecar.suffix, "{not json")
         let recorder = FileMockRecorder(directory: try directory.mocks())
         for name in ["hand", "older", "broken"] {
-            XCTAssertThrowsError(
-                try recorder.record(method: "POST", target: "/\(name).json", accept: nil, status: 500, headers: [], body: []),
-                "\(name).json")
+            XCTAssertThrowsError(try Self.record(recorder, "POST", "/\(name).json", status: 500, ""), "\(name).json")
         }
         XCTAssertEqual(directory.read("hand.json"), #"{"written":"by hand"}"#)
         XCTAssertEqual(directory.read("older.json"), "older")
         XCTAssertEqual(directory.read("broken.json"), "broken")
-        try recorder.record(method: "GET", target: "/older.json", accept: nil, status: 200, headers: [], body: Array("fresh".utf8))
+        try Self.record(recorder, "GET", "/older.json", "fresh")
         XCTAssertEqual(directory.read("older.json"), "fresh")
     }
 
@@ -138,9 +139,7 @@ final class FileMockRecorderTests: XCTestCase {
             DispatchQueue.concurrentPerform(iterations: 8) { index in
                 let method = index == 4 ? "GET" : "POST"
                 do {
-                    try recorder.record(
-                        method: method, target: "/race", accept: nil, status: method == "GET" ? 200 : 501, headers: [],
-                        body: Array(method.utf8))
+                    try Self.record(recorder, method, "/race", status: method == "GET" ? 200 : 501, method)
                 } catch FileMockError.keptGETRecording {
                     if method == "GET" { failures.append("the GET was refused") }
                 } catch {
