@@ -1,8 +1,8 @@
-// catbird-bare-mhd: the ceiling for Benchmarks/run.sh's one-mock scenario. A libmicrohttpd
-// daemon started exactly as Catbird's HTTPServer starts its own (the same flags, worker threads,
-// idle timeout, connection memory and connection limit), whose handler does nothing but queue
-// one response made at start (`{"ok":true}`, application/json): no request value, no matching,
-// no journal. What it reaches beside nginx is what libmicrohttpd and the kernel allow on the
+// catbird-bare-mhd: the ceiling for Benchmarks/run.sh's one-mock scenario. libmicrohttpd
+// daemons started exactly as Catbird's HTTPServer starts its own (WorkerDaemons: the same
+// acceptor, flags, worker threads, idle timeout, connection memory and connection limit),
+// whose handler does nothing but queue one response made at start (`{"ok":true}`,
+// application/json): no request value, no matching, no journal. What it reaches beside nginx is what libmicrohttpd and the kernel allow on the
 // machine; Catbird's distance from it is Catbird's own work.
 //
 //   catbird-bare-mhd PORT [THREADS]    (127.0.0.1; THREADS defaults to the number of cores)
@@ -53,19 +53,10 @@ let handler: MHD_AccessHandlerCallback = { _, connection, _, _, _, _, uploadSize
     return MHD_queue_response(connection, 200, answer)
 }
 
-var address = sockaddr_in()
-address.sin_family = sa_family_t(AF_INET)
-address.sin_port = port.bigEndian
-address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-let daemon = withUnsafePointer(to: &address) { pointer in
-    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-        catbird_mhd_start(
-            HTTPServer.daemonFlags(ipv6: false), socketAddress, UInt32(configuration.threadCount),
-            UInt32(configuration.idleTimeoutSeconds), configuration.connectionMemoryLimit, UInt32(configuration.connectionLimit),
-            handler, nil, nil, nil)
-    }
-}
-guard let daemon else {
+let daemons: WorkerDaemons
+do {
+    daemons = try WorkerDaemons.start(configuration, flags: HTTPServer.daemonFlags, callbacks: .init(access: handler))
+} catch {
     fail("catbird-bare-mhd: cannot listen on 127.0.0.1:\(port)", status: 1)
 }
 var signals = sigset_t()
@@ -75,4 +66,4 @@ sigaddset(&signals, SIGINT)
 pthread_sigmask(SIG_BLOCK, &signals, nil)
 var received: Int32 = 0
 sigwait(&signals, &received)
-MHD_stop_daemon(daemon)
+daemons.stop()

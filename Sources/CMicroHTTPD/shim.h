@@ -6,35 +6,32 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 
-// MHD_start_daemon is variadic, which Swift cannot call: this wrapper passes the fixed set of
-// options Catbird uses. See https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dinit.html
+// MHD_start_daemon is variadic, which Swift cannot call: this wrapper starts one worker daemon
+// with the fixed set of options Catbird uses: no listening socket of its own (the caller's
+// acceptor hands it connections with MHD_add_connection), its own polling thread, and a
+// notification when each connection starts and closes. See
+// https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dinit.html
 typedef void *(*catbird_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-static inline struct MHD_Daemon *catbird_mhd_start(unsigned int flags,
-                                                   const struct sockaddr *address,
-                                                   unsigned int thread_pool_size,
-                                                   unsigned int connection_timeout_seconds,
-                                                   size_t connection_memory_limit_bytes,
-                                                   unsigned int connection_limit,
-                                                   MHD_AccessHandlerCallback handler,
-                                                   MHD_RequestCompletedCallback completed,
-                                                   catbird_mhd_uri_log_callback uri_log,
-                                                   void *context) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+static inline struct MHD_Daemon *catbird_mhd_start_worker(unsigned int flags,
+                                                          unsigned int connection_timeout_seconds,
+                                                          size_t connection_memory_limit_bytes,
+                                                          unsigned int connection_limit,
+                                                          MHD_AccessHandlerCallback handler,
+                                                          void *handler_context,
+                                                          MHD_RequestCompletedCallback completed,
+                                                          catbird_mhd_uri_log_callback uri_log,
+                                                          void *context,
+                                                          MHD_NotifyConnectionCallback notify_connection,
+                                                          void *notify_context) {
+    return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit_bytes,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, context,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_context,
                             MHD_OPTION_END);
-}
-
-// MHD_get_daemon_info is variadic: this returns the port the daemon is bound to (0 on failure).
-static inline uint16_t catbird_mhd_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info == NULL ? 0 : info->port;
 }
 
 #include <arpa/inet.h>
@@ -90,3 +87,11 @@ static inline int catbird_socket_unsent_bytes(int socket) {
 // connections' sockets with them.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+
+// accept4 is declared only with _GNU_SOURCE, which the module's other headers must not see:
+// declared here as glibc exports it. The acceptor's sockets are non-blocking (libmicrohttpd's
+// epoll mode requires it) and closed on exec, set atomically with the accept.
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+static inline int catbird_accept(int listener, struct sockaddr_storage *address, socklen_t *length) {
+    return accept4(listener, (struct sockaddr *)address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

@@ -17,11 +17,12 @@ public final class HTTPServer: Sendable {
     let core: ServerCore
     private let daemon = Mutex<Daemon?>(nil)
 
-    /// `@unchecked Sendable`: the daemon handle is only used under the `daemon` mutex, and the
-    /// MHD calls made with it (stop, quiesce, info) are documented as thread-safe.
+    /// The running daemons and the retain of `core` they hold (released once they stopped).
+    ///
+    /// `@unchecked Sendable`: `Unmanaged` is a pointer that is only released, once, by
+    /// ``stop()`` after the daemons stopped.
     private struct Daemon: @unchecked Sendable {
-        let handle: OpaquePointer
-        let port: UInt16
+        let workers: WorkerDaemons
         let core: Unmanaged<ServerCore>
     }
 
@@ -35,54 +36,44 @@ public final class HTTPServer: Sendable {
     /// Starts listening. Returns once the socket is bound and accepting.
     /// - Throws: ``HTTPServerError`` when the host does not resolve or the port cannot be bound.
     public func start() throws(HTTPServerError) {
-        var address = try SocketAddress(host: configuration.host, port: configuration.port)
-        let flags = Self.daemonFlags(ipv6: address.isIPv6)
         let retained = Unmanaged.passRetained(core)
-        let handle = withUnsafePointer(to: &address.storage) { storage in
-            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                catbird_mhd_start(
-                    flags, socketAddress, UInt32(configuration.threadCount),
-                    UInt32(configuration.idleTimeoutSeconds), configuration.connectionMemoryLimit,
-                    UInt32(configuration.connectionLimit),
-                    ServerCore.accessHandler, ServerCore.requestCompleted, ServerCore.requestStarted,
-                    retained.toOpaque())
-            }
-        }
-        guard let handle else {
+        let workers: WorkerDaemons
+        do {
+            workers = try WorkerDaemons.start(
+                configuration, flags: Self.daemonFlags,
+                callbacks: .init(
+                    access: ServerCore.accessHandler, completed: ServerCore.requestCompleted,
+                    requestStarted: ServerCore.requestStarted, context: retained.toOpaque()))
+        } catch {
             retained.release()
-            throw .cannotListen(host: configuration.host, port: configuration.port)
+            throw error
         }
-        daemon.withLock { $0 = Daemon(handle: handle, port: catbird_mhd_bound_port(handle), core: retained) }
+        daemon.withLock { $0 = Daemon(workers: workers, core: retained) }
     }
 
-    /// The libmicrohttpd daemon flags the server starts with: a pool of worker threads each
-    /// polling its own connections with epoll, suspend/resume (answers given later), and
-    /// `MHD_USE_TURBO` (reads, writes and accepts tried before asking epoll whether the socket
-    /// is ready). No
-    /// `MHD_USE_ERROR_LOG`: libmicrohttpd would print a line to stderr for every client that
+    /// The libmicrohttpd flags each worker daemon starts with (``WorkerDaemons``): its own
+    /// thread polling its connections with epoll, suspend/resume (answers given later), and
+    /// `MHD_USE_TURBO` (reads and writes tried before asking epoll whether the socket is ready).
+    /// No `MHD_USE_ERROR_LOG`: libmicrohttpd would print a line to stderr for every client that
     /// hangs up, whatever the log level; failures that matter surface as ``HTTPServerError``.
-    /// `package`: the bare-handler benchmark (Benchmarks/BareMHD) starts its daemon with them.
-    package static func daemonFlags(ipv6: Bool) -> UInt32 {
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
-        if ipv6 { flags |= MHD_USE_IPv6.rawValue }
-        return flags
-    }
+    /// `package`: the bare-handler benchmark (Benchmarks/BareMHD) starts its daemons with them.
+    package static let daemonFlags: UInt32 = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
 
     /// The port the server is bound to (useful after starting on port 0), or 0 when stopped.
     public var port: UInt16 {
-        daemon.withLock { $0?.port ?? 0 }
+        daemon.withLock { $0?.workers.port ?? 0 }
     }
 
-    /// Stops accepting connections, answers every parked request (delayed responses at once,
-    /// deferred ones with 503, while a wait of moments, ``HTTPAnswer/soon(_:)``, gets its own
-    /// answer: up to ``momentsAtShutdown``, then 503; past the first second, while such waits
+    /// Stops accepting connections (the port is free again at once), answers every parked
+    /// request (delayed responses at once, deferred ones with 503, while a wait of moments,
+    /// ``HTTPAnswer/soon(_:)``, gets its own answer: up to ``momentsAtShutdown``, then 503; past the first second, while such waits
     /// remain, a new request gets the 503 without reaching the handler), then closes every
     /// connection and joins the worker threads. A responder used afterwards does nothing. Safe
     /// to call twice.
     public func stop() {
         guard let running = daemon.withLock({ state -> Daemon? in defer { state = nil }; return state }) else { return }
-        _ = MHD_quiesce_daemon(running.handle)
+        running.workers.stopAccepting()
         core.parked.beginStopping()
         // Give resumed connections a moment to queue and flush their responses, and waits of
         // moments (a strict answer's journal commit) the time to end.
@@ -109,7 +100,7 @@ public final class HTTPServer: Sendable {
                 waited += 1
             }
         }
-        MHD_stop_daemon(running.handle)
+        running.workers.stop()
         running.core.release()
     }
 

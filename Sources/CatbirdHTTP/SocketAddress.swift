@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A resolved listening address, stored as `sockaddr_storage` bytes for `MHD_OPTION_SOCK_ADDR`.
+/// A resolved listening address, stored as `sockaddr_storage` bytes for `bind` (``ListeningSocket``).
 struct SocketAddress {
     var storage = sockaddr_storage()
     var isIPv6 = false

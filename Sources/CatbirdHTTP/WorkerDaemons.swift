@@ -1,0 +1,198 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The server's worker threads: one libmicrohttpd daemon per worker, each polling its own
+/// connections with epoll on its own thread, and one acceptor thread of ours that accepts every
+/// new connection on the listening socket and hands it to a worker (`MHD_add_connection`).
+///
+/// Why not libmicrohttpd's own thread pool: there every worker polls the shared listening
+/// socket, and whichever wakes first accepts all the connections waiting, so a burst of new
+/// connections (a load generator's, a test suite's connection pool) often lands on one
+/// worker whole and the other cores idle (measured with `catbird-bare-mhd`: 55,000 against
+/// 113,000 req/s from one run to the next). Handing a connection to a pool with
+/// `MHD_add_connection` does not help: 0.9.75 then picks the worker by socket number modulo
+/// the pool size. So each worker is a daemon of its own, and the acceptor chooses
+/// (``choose(_:after:)``): a worker not inside a callback now (one busy with a slow request
+/// does not take new clients, as with libmicrohttpd's own accepting), with the fewest open
+/// connections, ties taken in turn.
+///
+/// `package`: the bare-handler benchmark (Benchmarks/BareMHD) starts its daemons through it, so
+/// its ceiling is measured with the same set-up.
+package final class WorkerDaemons: Sendable {
+    /// The libmicrohttpd callbacks each worker daemon calls, and the pointer they get as `cls`.
+    package struct Callbacks: @unchecked Sendable {
+        // `@unchecked Sendable`: C function pointers and an opaque pointer the caller keeps alive
+        // (and safe to use from the worker threads) until ``WorkerDaemons/stop()`` returns.
+        package var access: MHD_AccessHandlerCallback
+        package var completed: MHD_RequestCompletedCallback?
+        package var requestStarted: catbird_mhd_uri_log_callback?
+        package var context: UnsafeMutableRawPointer?
+
+        package init(
+            access: MHD_AccessHandlerCallback, completed: MHD_RequestCompletedCallback? = nil,
+            requestStarted: catbird_mhd_uri_log_callback? = nil, context: UnsafeMutableRawPointer? = nil
+        ) {
+            self.access = access
+            self.completed = completed
+            self.requestStarted = requestStarted
+            self.context = context
+        }
+    }
+
+    /// One worker daemon and what the acceptor reads to choose it.
+    ///
+    /// `@unchecked Sendable`: `daemon` and `callbacks` are set once before any thread sees the
+    /// worker; libmicrohttpd documents `MHD_add_connection` (with `MHD_USE_ITC`, which
+    /// `MHD_ALLOW_SUSPEND_RESUME` implies) and `MHD_stop_daemon` as callable from any thread;
+    /// the counters are atomics.
+    final class Worker: @unchecked Sendable {
+        fileprivate(set) var daemon: OpaquePointer?
+        let callbacks: Callbacks
+        /// Connections handed to this worker and not closed yet.
+        let connections = Atomic<Int>(0)
+        /// True while the worker's thread runs the access handler.
+        let busy = Atomic<Bool>(false)
+
+        init(callbacks: Callbacks) { self.callbacks = callbacks }
+    }
+
+    let workers: [Worker]
+    /// Open connections at most over all workers; more clients wait in the listen backlog.
+    let connectionLimit: Int
+    private let listener: Int32
+    /// The port listened on.
+    package let port: UInt16
+    private let stopping = Atomic<Bool>(false)
+    /// Signalled once by the acceptor thread as it ends.
+    private let acceptorEnded = DispatchSemaphore(value: 0)
+
+    private init(workers: [Worker], listener: Int32, connectionLimit: Int) {
+        self.workers = workers
+        self.listener = listener
+        self.connectionLimit = connectionLimit
+        port = ListeningSocket.port(of: listener)
+    }
+
+    /// Binds `configuration`'s address, starts a daemon per worker thread with `flags` and the
+    /// configuration's idle timeout, connection memory and limit, and starts accepting.
+    /// - Throws: ``HTTPServerError/cannotResolve(host:reason:)``, or
+    ///   ``HTTPServerError/cannotListen(host:port:)`` when the address cannot be bound or a
+    ///   daemon cannot start.
+    package static func start(
+        _ configuration: HTTPServer.Configuration, flags: UInt32, callbacks: Callbacks
+    ) throws(HTTPServerError) -> WorkerDaemons {
+        let address = try SocketAddress(host: configuration.host, port: configuration.port)
+        guard let listener = ListeningSocket.open(address) else {
+            throw .cannotListen(host: configuration.host, port: configuration.port)
+        }
+        let workers = (0..<configuration.threadCount).map { _ in Worker(callbacks: callbacks) }
+        for worker in workers {
+            // Each daemon may hold the whole limit: the acceptor keeps the sum within it.
+            worker.daemon = catbird_mhd_start_worker(
+                flags, UInt32(configuration.idleTimeoutSeconds), configuration.connectionMemoryLimit,
+                UInt32(configuration.connectionLimit), accessHandler, Unmanaged.passUnretained(worker).toOpaque(),
+                callbacks.completed, callbacks.requestStarted, callbacks.context,
+                connectionNotice, Unmanaged.passUnretained(worker).toOpaque())
+            if worker.daemon == nil {
+                for started in workers { if let daemon = started.daemon { MHD_stop_daemon(daemon) } }
+                close(listener)
+                throw .cannotListen(host: configuration.host, port: configuration.port)
+            }
+        }
+        let group = WorkerDaemons(workers: workers, listener: listener, connectionLimit: configuration.connectionLimit)
+        let thread = Thread { [group] in
+            group.accept()
+            group.acceptorEnded.signal()
+        }
+        thread.name = "catbird-acceptor"
+        thread.start()
+        return group
+    }
+
+    /// Marks the worker busy around the caller's access handler (the acceptor's choice reads it).
+    private static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, data, size, slot in
+        let worker = Unmanaged<Worker>.fromOpaque(cls!).takeUnretainedValue()
+        worker.busy.store(true, ordering: .relaxed)
+        defer { worker.busy.store(false, ordering: .relaxed) }
+        return worker.callbacks.access(worker.callbacks.context, connection, url, method, version, data, size, slot)
+    }
+
+    /// MHD_OPTION_NOTIFY_CONNECTION: a closed connection leaves its worker's count.
+    private static let connectionNotice: MHD_NotifyConnectionCallback = { cls, _, _, code in
+        guard code.rawValue == 1 else { return }  // MHD_CONNECTION_NOTIFY_CLOSED
+        Unmanaged<Worker>.fromOpaque(cls!).takeUnretainedValue().connections.subtract(1, ordering: .relaxed)
+    }
+
+    /// The acceptor thread: waits while the connection limit is reached (clients then wait in
+    /// the backlog), accepts, hands the connection to the chosen worker; ends when
+    /// ``stopAccepting()`` shuts the listening socket down.
+    private func accept() {
+        var next = 0
+        var address = sockaddr_storage()
+        while !stopping.load(ordering: .acquiring) {
+            if workers.reduce(0, { $0 + $1.connections.load(ordering: .relaxed) }) >= connectionLimit {
+                usleep(1_000)
+                continue
+            }
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = catbird_accept(listener, &address, &length)
+            guard client >= 0 else {
+                switch errno {
+                case EINTR, ECONNABORTED, EAGAIN, EPROTO: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: usleep(10_000)  // out of descriptors or memory: retry soon
+                default:
+                    if stopping.load(ordering: .acquiring) { return }
+                    usleep(10_000)
+                }
+                continue
+            }
+            let worker = Self.choose(workers, after: &next)
+            worker.connections.add(1, ordering: .relaxed)
+            let added = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(worker.daemon, client, $0, length) }
+            }
+            // Refused (out of memory): libmicrohttpd closed the socket. A connection it takes but
+            // then fails to start (out of memory) is closed without a notice and stays counted.
+            if added != .YES { worker.connections.subtract(1, ordering: .relaxed) }
+        }
+    }
+
+    /// The worker for a new connection: among those not running the access handler (all, when
+    /// every one is), the one with the fewest connections; ties go to the first after `next`,
+    /// and `next` moves past the one chosen.
+    static func choose(_ workers: [Worker], after next: inout Int) -> Worker {
+        var chosen = next % workers.count
+        var best = (busy: true, connections: Int.max)
+        for offset in 0..<workers.count {
+            let index = (next + offset) % workers.count
+            let load = (busy: workers[index].busy.load(ordering: .relaxed), connections: workers[index].connections.load(ordering: .relaxed))
+            if (!load.busy && best.busy) || (load.busy == best.busy && load.connections < best.connections) {
+                (chosen, best) = (index, load)
+            }
+        }
+        next = chosen + 1
+        return workers[chosen]
+    }
+
+    /// Stops accepting: shuts the listening socket down, waits for the acceptor thread to end,
+    /// closes the socket (the port is free again). Connections already handed to workers stay.
+    /// Safe to call twice.
+    package func stopAccepting() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        acceptorEnded.wait()
+        close(listener)
+    }
+
+    /// Stops accepting, then stops every worker daemon (`MHD_stop_daemon`: closes its
+    /// connections and joins its thread). Call once.
+    package func stop() {
+        stopAccepting()
+        for worker in workers { if let daemon = worker.daemon { MHD_stop_daemon(daemon) } }
+    }
+}
