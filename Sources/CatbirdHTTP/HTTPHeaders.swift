@@ -22,6 +22,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append((name: name, value: value))
     }
 
+    /// Makes room for `count` fields in all, so that adding them one by one allocates once.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// The first value of the field called `name` (compared case-insensitively), or nil.
     public func first(_ name: String) -> String? {
         // By index, not `fields.first { … }`: asked several times per request, and the closure

@@ -176,6 +176,9 @@ final class ServerCore: Sendable {
             context.started = true
             context.method = method.map { String(cString: $0) } ?? ""
             context.clientAddress = Self.clientAddress(connection)
+            // Counted first (no iterator: libmicrohttpd only counts) so the fields are stored in
+            // one allocation rather than regrown as each one is added.
+            context.headers.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
             _ = MHD_get_connection_values(
                 connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
             if context.problem == nil, catbird_mhd_request_header_size(connection) > maxHeadSize {
