@@ -57,6 +57,14 @@ final class JournalMatchesWireTests: ServerTestCase {
         try assertJournalMatchesWire("GET /length HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", "request Connection: close")
         try assertJournalMatchesWire("GET /length HTTP/1.0\r\n\r\n", "HTTP/1.0")
         try assertJournalMatchesWire("GET /length HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "HTTP/1.0 keep-alive")
+        // A mock whose fields all go out as given: the hits of one second share its journaled
+        // fields when the server adds only Content-Length, and not when it adds Connection too.
+        try E2E.addMock(client, url: "/plain", responseHeaders: ["Content-Type": "text/plain"], body: "p")
+        try assertJournalMatchesWire("GET /plain HTTP/1.1\r\n\(host)\r\n", "plain")
+        try assertJournalMatchesWire("GET /plain HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", "plain, request Connection: close")
+        try assertJournalMatchesWire("GET /plain HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "plain, HTTP/1.0 keep-alive")
+        try assertJournalMatchesWire("GET /plain HTTP/1.1\r\n\(host)Connection: keep-alive\r\n\r\n", "plain, request Connection: keep-alive")
+        try assertJournalMatchesWire("GET /plain HTTP/1.1\r\n\(host)\r\n", "plain again")
         // The server's own answers.
         try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)\r\n", "404")
         try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n", "431")

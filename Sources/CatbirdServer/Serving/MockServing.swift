@@ -65,19 +65,59 @@ struct MockServing: Sendable {
             return .answered(sent, .unanswered, ticket)
         }
         let mock = hit.mock
-        let delay = mock.response.delay.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
-        let response = HTTPResponse(
-            status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields),
-            body: mock.responseBody, delay: delay)
-        guard delay != nil else {
+        if let delay = mock.response.delay.flatMap({ $0 > 0 ? Duration.seconds($0) : nil }) {
+            var response = Self.response(of: mock)
+            response.delay = delay
+            return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil)
+        }
+        guard !cors else {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
             let (sent, ticket) = journal(
-                request: request, response: response, responseHeadersJSON: mock.responseHeadersJSON,
-                headersMemo: mock.sentHeadersJSON, stamped: cors ? nil : sentAnswers.sent(response, of: mock),
-                answeredBy: .mock, hit: hit, tenant: tenant)
+                request: request, response: Self.response(of: mock), responseHeadersJSON: mock.responseHeadersJSON,
+                headersMemo: mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
             return .answered(sent, .mock, ticket)
         }
-        return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil)
+        return shared(hit, request: request, tenant: tenant)
+    }
+
+    /// `hit`'s mock answered with the response its hits of this second share (``SentMockAnswers``),
+    /// journaled with the header fields that answer went out with: the ones shared too, unless
+    /// libmicrohttpd adds more than the framing to this request (``addsFramingOnly(_:)``).
+    private func shared(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Served {
+        let mock = hit.mock
+        let answer = sentAnswers.answer(of: mock) { date in
+            let response = Self.response(of: mock)
+            let sent = response.stamped(date: date).prepared()
+            let framingOnly = HTTPRequest(method: "GET", target: "/", receivedAt: request.receivedAt)  // HTTP/1.1, no Connection
+            return SentMockAnswers.Answer(
+                response: sent,
+                journaledHeaders: sentHeadersJSON(
+                    response: response, decorated: response, sent: sent, added: sent.fieldsAddedOnSending(to: framingOnly),
+                    responseHeadersJSON: mock.responseHeadersJSON, headersMemo: nil))
+        }
+        var headersJSON = answer.journaledHeaders
+        if !Self.addsFramingOnly(request) {
+            let response = Self.response(of: mock)
+            headersJSON = sentHeadersJSON(
+                response: response, decorated: response, sent: answer.response,
+                added: answer.response.fieldsAddedOnSending(to: request), responseHeadersJSON: mock.responseHeadersJSON,
+                headersMemo: mock.sentHeadersJSON)
+        }
+        let entry = entry(request: request, response: answer.response, headersJSON: headersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
+        return .answered(answer.response, .mock, journal.append(entry))
+    }
+
+    /// `mock`'s response as given (no delay).
+    private static func response(of mock: Mock) -> HTTPResponse {
+        HTTPResponse(status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields), body: mock.responseBody)
+    }
+
+    /// Whether libmicrohttpd adds only the framing fields (`Content-Length`) to a response to
+    /// `request`, not `Connection` (``HTTPResponse/fieldsAddedOnSending(to:fileLength:)``): an
+    /// HTTP/1.1 request without a `Connection` field. A mock's answer's journaled header fields
+    /// are then the same for every such request (``SentMockAnswers/Answer/journaledHeaders``).
+    static func addsFramingOnly(_ request: HTTPRequest) -> Bool {
+        request.version == "HTTP/1.1" && request.headers.first("Connection") == nil
     }
 
     /// Logs and counts (`catbird_regexp_budget_overruns_total`) a mock whose regular expression
@@ -157,47 +197,64 @@ struct MockServing: Sendable {
     ///   request; nil: encoded here.
     /// - Parameter headersMemo: where the response header JSON built from `responseHeadersJSON`
     ///   is remembered for the next request (a mock's ``Mock/sentHeadersJSON``).
-    /// - Parameter stamped: `response` as it goes out, when already known
-    ///   (``HTTPResponse/stamped(date:)``, shared by a mock's hits of one second:
-    ///   ``SentMockAnswers``); nil: stamped here. Never with CORS fields to add.
     /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
     @discardableResult
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
-        stamped: HTTPResponse? = nil, answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
+        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
-            stamped: stamped, answeredBy: answeredBy, hit: hit,
+            answeredBy: answeredBy, hit: hit,
             tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses)
         return (sent, journal.append(entry))
     }
 
-    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:stamped:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
     /// appends them.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
-        stamped: HTTPResponse? = nil, answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
+        answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
         let decorated = cors ? CORS.decorate(response, for: request) : response
-        let sent = stamped ?? decorated.stamped()
+        let sent = decorated.stamped()
         let added = sent.fieldsAddedOnSending(to: request, fileLength: bodyPrefix.map { UInt64($0.size) })
-        let headersJSON: String
-        if let responseHeadersJSON, decorated.headers.fields.count == response.headers.fields.count,
-           response.headers.allSatisfy(HTTPResponse.isSentAsGiven)
-        {
-            let date: [(name: String, value: String)] = response.headers.first("Date") == nil ? [("Date", sent.headers.first("Date")!)] : []
-            headersJSON = headersMemo?.appending(date + added, to: responseHeadersJSON)
-                ?? JSONText.appending(date + added, to: responseHeadersJSON)
-        } else {
-            headersJSON = JSONText.object(sent.headers.fields + added)
-        }
-        let bodySent = request.method != "HEAD" && sent.status >= 200 && sent.status != 204
+        let headersJSON = sentHeadersJSON(
+            response: response, decorated: decorated, sent: sent, added: added, responseHeadersJSON: responseHeadersJSON,
+            headersMemo: headersMemo)
+        return (sent, entry(
+            request: request, response: response, headersJSON: headersJSON, answeredBy: answeredBy, hit: hit, tenant: tenant,
+            filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses))
+    }
+
+    /// The journal's JSON of the header fields `sent` goes out with: its own plus `added`
+    /// (those libmicrohttpd adds). Built on `responseHeadersJSON` (`response.headers` as JSON,
+    /// when known in advance) when every field of `response` is sent as given and no CORS
+    /// field was added (`decorated`), remembered in `headersMemo` for the next request; else
+    /// encoded from `sent`'s fields.
+    private func sentHeadersJSON(
+        response: HTTPResponse, decorated: HTTPResponse, sent: HTTPResponse, added: [(name: String, value: String)],
+        responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo?
+    ) -> String {
+        guard let responseHeadersJSON, decorated.headers.fields.count == response.headers.fields.count,
+              response.headers.allSatisfy(HTTPResponse.isSentAsGiven)
+        else { return JSONText.object(sent.headers.fields + added) }
+        let date: [(name: String, value: String)] = response.headers.first("Date") == nil ? [("Date", sent.headers.first("Date")!)] : []
+        return headersMemo?.appending(date + added, to: responseHeadersJSON) ?? JSONText.appending(date + added, to: responseHeadersJSON)
+    }
+
+    /// The journal entry of `request` answered with `response` (its status, body and delay)
+    /// whose header fields went out as `headersJSON`.
+    private func entry(
+        request: HTTPRequest, response: HTTPResponse, headersJSON: String, answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?,
+        tenant: TenantID, filePath: String? = nil, bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
+    ) -> JournalEntry {
+        let bodySent = request.method != "HEAD" && response.status >= 200 && response.status != 204
         let delayMs = response.delay?.milliseconds ?? 0
         let elapsed = ContinuousClock.now - request.receivedAt
-        let entry = JournalEntry(
+        return JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: headersJSON,
@@ -206,6 +263,5 @@ struct MockServing: Sendable {
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
             responseBodySize: bodySent ? bodyPrefix?.size : nil, nearMisses: nearMisses,
             requestBodySize: request.discardedBodySize)
-        return (sent, entry)
     }
 }

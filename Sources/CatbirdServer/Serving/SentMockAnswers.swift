@@ -2,27 +2,36 @@ import CatbirdDomain
 import CatbirdHTTP
 import Synchronization
 
-/// Each mock's response as it goes out in the current second: its fields with `Date`
-/// stamped (``HTTPResponse/stamped(date:)``) and its libmicrohttpd form made once
-/// (``HTTPResponse/prepared()``). Every hit on a mock within one second sends the same bytes,
-/// so the hits of that second share one response instead of each stamping its fields and
-/// copying its body and fields into a new libmicrohttpd response.
+/// Each mock's answer as it goes out in the current second: its response with `Date` stamped
+/// (``HTTPResponse/stamped(date:)``) and its libmicrohttpd form made once
+/// (``HTTPResponse/prepared()``), and the response's header fields as journaled. Every hit on a
+/// mock within one second sends the same bytes, so the hits of that second share one answer
+/// instead of each building the response, stamping its fields, copying its body and fields into
+/// a new libmicrohttpd response and writing the journal's header JSON.
 ///
 /// Keyed by mock id (a mock replaced in place gets a new id, so a changed mock never meets its
 /// old answer). Only the current second's answers are kept: the first hit of a new second
-/// drops all of the previous second's, so a removed mock's response is not kept past it.
+/// drops all of the previous second's, so a removed mock's answer is not kept past it.
 final class SentMockAnswers: Sendable {
-    /// The second's HTTP-date (``HTTPDate/now()``) and, by mock id, the responses sent in it.
-    private let current = Mutex<(date: String, byMockID: [Int64: HTTPResponse])>(("", [:]))
+    /// A mock's answer in one second.
+    struct Answer: Sendable {
+        /// The response as sent: stamped and prepared.
+        let response: HTTPResponse
+        /// `response`'s header fields as journaled for a request to which libmicrohttpd adds
+        /// only the framing fields (``MockServing/addsFramingOnly(_:)``), those included.
+        let journaledHeaders: String
+    }
 
-    /// `mock`'s response as sent now: the one made earlier in the current second (by the
-    /// clock's HTTP-date, whatever `Date` the mock sets itself), else `response` stamped and
-    /// prepared (and kept for the rest of the second).
-    /// - Parameter response: the mock's response as served (no delay, no CORS fields).
-    func sent(_ response: HTTPResponse, of mock: Mock) -> HTTPResponse {
+    /// The second's HTTP-date (``HTTPDate/now()``) and, by mock id, the answers made in it.
+    private let current = Mutex<(date: String, byMockID: [Int64: Answer])>(("", [:]))
+
+    /// `mock`'s answer now: the one made earlier in the current second (by the clock's
+    /// HTTP-date, whatever `Date` the mock sets itself), else the one `make` makes for this
+    /// second's HTTP-date (kept for the rest of the second).
+    func answer(of mock: Mock, make: (_ date: String) -> Answer) -> Answer {
         let now = HTTPDate.now()
         if let made = current.withLock({ $0.date == now ? $0.byMockID[mock.id] : nil }) { return made }
-        let made = response.stamped(date: now).prepared()
+        let made = make(now)
         current.withLock { current in
             if current.date != now { current = (now, [:]) }
             current.byMockID[mock.id] = made
