@@ -65,6 +65,12 @@ public final class HTTPServer: Sendable {
         daemon.withLock { $0?.workers.port ?? 0 }
     }
 
+    /// Open connections per worker thread, as the acceptor counts them (for tests); empty when
+    /// stopped.
+    var connectionsPerWorker: [Int] {
+        daemon.withLock { $0?.workers.workers.map { $0.connections.load(ordering: .relaxed) } ?? [] }
+    }
+
     /// Stops accepting connections (the port is free again at once), answers every parked
     /// request (delayed responses at once, deferred ones with 503, while a wait of moments,
     /// ``HTTPAnswer/soon(_:)``, gets its own answer: up to ``momentsAtShutdown``, then 503; past the first second, while such waits

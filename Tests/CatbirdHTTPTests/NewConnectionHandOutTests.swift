@@ -41,6 +41,10 @@ final class NewConnectionHandOutTests: XCTestCase {
         try server.start()
         defer { server.stop() }
         let clients = try (0..<32).map { _ in try RawHTTPClient(port: server.port) }
+        // All handed out before any request makes a worker busy (connect returns before accept).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.connectionsPerWorker.reduce(0, +) < 32, ContinuousClock.now < deadline { usleep(1000) }
+        XCTAssertEqual(server.connectionsPerWorker, [16, 16], "connections per worker")
         for client in clients {
             XCTAssertEqual(try client.request("GET", "/").status, 200)
         }
