@@ -73,41 +73,55 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting connections (the port is free again at once), answers every parked
     /// request (delayed responses at once, deferred ones with 503, while a wait of moments,
-    /// ``HTTPAnswer/soon(_:)``, gets its own answer: up to ``momentsAtShutdown``, then 503; past the first second, while such waits
-    /// remain, a new request gets the 503 without reaching the handler), then closes every
+    /// ``HTTPAnswer/soon(_:)``, gets its own answer: up to ``momentsAtShutdown``, then 503; past
+    /// the first second, while such waits remain, a new request gets the 503 without reaching
+    /// the handler), lets the answers just given be written (up to a second), then closes every
     /// connection and joins the worker threads. A responder used afterwards does nothing. Safe
     /// to call twice.
     public func stop() {
         guard let running = daemon.withLock({ state -> Daemon? in defer { state = nil }; return state }) else { return }
         running.workers.stopAccepting()
         core.parked.beginStopping()
-        // Give resumed connections a moment to queue and flush their responses, and waits of
-        // moments (a strict answer's journal commit) the time to end.
+        waitForWaitsOfMoments()
+        core.parked.resumeAll()
+        // Every answer is given now; those not yet written (the ones resumed above, a wait of
+        // moments that just ended) are written before the daemon closes their connections.
+        waitForInFlight(upTo: ContinuousClock.now + .seconds(1))
+        running.workers.stop()
+        running.core.release()
+    }
+
+    /// Waits while waits of moments are pending, parked (``ParkedConnections/holdsWaitsOfMoments``)
+    /// or answered on a copy of their socket (``ServerCore/refusalsAnsweredLater``), up to
+    /// ``momentsAtShutdown``; and through the first second while requests are in flight, since
+    /// one on a worker may still become such a wait. Past the first second, new requests are
+    /// refused (``ServerCore/refusingRequests``): only those waits are left to end.
+    private func waitForWaitsOfMoments() {
         let started = ContinuousClock.now
-        var flushUntil = started + .seconds(1)
-        while core.inFlight.load(ordering: .acquiring) > 0 {
-            let now = ContinuousClock.now
-            if now - started < Self.momentsAtShutdown && core.parked.holdsWaitsOfMoments {
-                // The answer of a wait that ends now still has to be written: 200 ms more for it.
-                flushUntil = max(flushUntil, now + .milliseconds(200))
-                if now - started >= .seconds(1) {
-                    core.refusingRequests.store(true, ordering: .relaxed)  // only those waits are left to end
-                }
-            } else if now >= flushUntil {
-                break
+        while true {
+            let waited = ContinuousClock.now - started
+            if core.parked.holdsWaitsOfMoments || core.refusalsAnsweredLater.load(ordering: .sequentiallyConsistent) > 0 {
+                guard waited < Self.momentsAtShutdown else { return }
+                if waited >= .seconds(1) { core.refusingRequests.store(true, ordering: .relaxed) }
+            } else if waited >= .seconds(1) || core.inFlight.load(ordering: .acquiring) == 0 {
+                return
             }
             usleep(5_000)
         }
-        if core.parked.resumeAll() > 0 {
-            // Those just answered 503 flush it, as the first ones did.
-            var waited = 0
-            while core.inFlight.load(ordering: .acquiring) > 0 && waited < 200 {
-                usleep(5_000)
-                waited += 1
-            }
-        }
-        running.workers.stop()
-        running.core.release()
+    }
+
+    /// Waits until no request is in flight (each completed: its answer written, or its
+    /// connection closed), or until `deadline`.
+    private func waitForInFlight(upTo deadline: ContinuousClock.Instant) {
+        while core.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline { usleep(5_000) }
+    }
+
+    /// Requests waiting for an answer without holding a worker thread: parked connections (a
+    /// delay, a long poll, a control route at work, a strict answer's journal commit) and
+    /// refusals to be answered later on a copy of their socket. A moment's count; for tests
+    /// and diagnostics.
+    public var waitingAnswers: Int {
+        core.parked.count + core.refusalsAnsweredLater.load(ordering: .relaxed)
     }
 
     /// How long ``stop()`` lets parked waits of moments (``HTTPAnswer/soon(_:)``) end with their

@@ -55,14 +55,18 @@ extension ServerCore {
             // duplicate of the socket: it stays open whatever libmicrohttpd does with its own
             // descriptor meanwhile (it waits for the rest of the request and sends nothing),
             // and the connection ends when the answer has been written.
+            // Counted until written, so that stop() waits for it (a responder always ends up
+            // sending: one dropped unanswered sends its 500).
             let copy = dup(socket)
             guard copy >= 0 else {
                 shutdown(socket, Int32(SHUT_RDWR))
                 return
             }
-            start(HTTPResponder { response in
+            refusalsAnsweredLater.add(1, ordering: .sequentiallyConsistent)
+            start(HTTPResponder { [self] response in
                 Self.send(response, andShutDown: copy)
                 close(copy)
+                refusalsAnsweredLater.subtract(1, ordering: .sequentiallyConsistent)
             })
         }
     }

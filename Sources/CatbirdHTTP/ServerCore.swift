@@ -17,6 +17,10 @@ final class ServerCore: Sendable {
     let parked = ParkedConnections()
     /// Requests started and not yet completed.
     let inFlight = Atomic<Int>(0)
+    /// Refusals answered later on a duplicate of their socket, outside ``ParkedConnections``
+    /// (``refuseBeforeQueryParsing(_:_:)``), whose answer has not been written yet:
+    /// ``HTTPServer/stop()`` waits for them as for parked waits of moments.
+    let refusalsAnsweredLater = Atomic<Int>(0)
     /// Set by ``HTTPServer/stop()`` once its grace second is over while answers still wait for
     /// moments: a request that arrives then (on a kept-alive connection) gets the 503 of
     /// ``ParkedConnections/stoppingResponse`` without reaching the handler, so it is neither

@@ -181,6 +181,10 @@ public final class CatbirdServer: Sendable {
     /// The bound port (after ``start()``).
     public var port: UInt16 { http.port }
 
+    /// Requests waiting for their answer without holding a worker thread now (parked for a
+    /// delay, a long poll, a control route or a strict journal commit; ``HTTPServer/waitingAnswers``).
+    public var waitingAnswers: Int { http.waitingAnswers }
+
     /// Stops accepting, answers delayed requests at once, writes the queued journal, closes the
     /// database. Safe to call twice.
     public func stop() {

@@ -147,6 +147,32 @@ final class DeferredAnswerTests: XCTestCase {
         XCTAssertTrue(responder.send(HTTPResponse(status: 200)), "the first send after stop is accepted and does nothing")
     }
 
+    /// A refusal answered later on a copy of its socket (a query with too many parameters,
+    /// refused before libmicrohttpd parses it) is waited for by stop() as a parked wait of
+    /// moments is: stop() returns once that answer is written. It used not to count them, and
+    /// returned after its grace second with the answer still to come.
+    func testStopWaitsForARefusalAnsweredLaterOnACopyOfItsSocket() throws {
+        let handler = DeferredHandler()
+        let server = try startServer(handler)
+        let client = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
+        let target = "/many?" + (0...ServerCore.maxQueryParameters).map { "p\($0)=1" }.joined(separator: "&")
+        try client.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let responder = try XCTUnwrap(handler.take("refused /many"), "refused before its query was parsed")
+        XCTAssertEqual(server.waitingAnswers, 1, "waiting for its answer, on no worker")
+
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            stopped.signal()
+        }
+        XCTAssertEqual(stopped.wait(timeout: .now() + 2), .timedOut, "stop() still waits for the refusal's answer")
+        XCTAssertTrue(responder.send(HTTPResponse.error(status: 414, reason: "too many parameters")))
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success, "and returns once it is written")
+        let answer = try client.readResponse()
+        XCTAssertEqual(answer.status, 414, answer.text)
+        XCTAssertEqual(server.waitingAnswers, 0)
+    }
+
     /// A client that hangs up while its request waits is let go at once (the parked socket is
     /// watched: MHD itself does not poll a suspended connection); the later answer finds nothing
     /// to write to, and the server goes on.

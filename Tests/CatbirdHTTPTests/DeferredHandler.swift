@@ -4,7 +4,9 @@ import Foundation
 import Synchronization
 
 /// A test handler: `/now` answers at once; any other path answers later, keeping its responder
-/// (keyed by path) for the test to complete from where it likes.
+/// (keyed by path) for the test to complete from where it likes. A malformed request is
+/// answered within moments (``HTTPAnswer/soon(_:)``, as a strict refusal waits for its journal
+/// commit), its responder kept under `refused <path>`.
 final class DeferredHandler: HTTPHandler {
     let responders = Mutex<[String: HTTPResponder]>([:])
 
@@ -16,6 +18,11 @@ final class DeferredHandler: HTTPHandler {
 
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
         .now(HTTPResponse(status: 413))
+    }
+
+    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
+        let key = "refused \(request.path)"
+        return .soon { [self] responder in responders.withLock { $0[key] = responder } }
     }
 
     /// Takes the responder of `path` out, waiting up to 10 s for its request to arrive.

@@ -124,6 +124,14 @@ enum E2E {
         return journal
     }
 
+    /// Waits up to 10 s until `count` requests wait for their answer on no worker thread
+    /// (``TestServer/waitingAnswers``: parked, or a refusal to be answered later), and asserts it.
+    static func waitUntilWaiting(_ server: TestServer, _ count: Int, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.waitingAnswers < count, ContinuousClock.now < deadline { usleep(5_000) }
+        XCTAssertEqual(server.waitingAnswers, count, "requests waiting for their answer without a worker", file: file, line: line)
+    }
+
     /// `text` sent on a connection of its own to `server`, and what came back until the server
     /// closed the connection.
     static func exchange(_ server: TestServer, _ text: String) throws -> String {

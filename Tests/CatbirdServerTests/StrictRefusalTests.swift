@@ -37,7 +37,8 @@ final class StrictRefusalTests: XCTestCase {
             try client.send(raw: Array(refusal.request.utf8))
             return client
         }
-        usleep(300_000)  // each refusal is journaled and waits for the commit the lock holds up
+        // Each refusal is journaled and waits, without a worker, for the commit the lock holds up.
+        E2E.waitUntilWaiting(server, refusals.count)
 
         let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)
         let version: RawResponse

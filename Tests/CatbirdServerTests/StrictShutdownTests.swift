@@ -24,7 +24,7 @@ final class StrictShutdownTests: XCTestCase {
         try blocker.execute("BEGIN IMMEDIATE")
         let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         try client.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(200_000)  // parked, waiting for the commit the lock holds up
+        E2E.waitUntilWaiting(server, 1)  // parked, waiting for the commit the lock holds up
 
         let stopped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -51,7 +51,7 @@ final class StrictShutdownTests: XCTestCase {
         try E2E.addMock(control, url: "/delayed", body: "late", delay: 30)
         let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         try client.send(raw: Array("GET /delayed HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(200_000)  // parked for its delay
+        E2E.waitUntilWaiting(server, 1)  // parked for its delay
 
         server.stop()
         let answer = try client.readResponse()
@@ -80,7 +80,7 @@ final class StrictShutdownTests: XCTestCase {
         try blocker.execute("BEGIN IMMEDIATE")
         let waiting = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         try waiting.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(200_000)
+        E2E.waitUntilWaiting(server, 1)
         let stopped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             server.stop()

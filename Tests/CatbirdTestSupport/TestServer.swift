@@ -27,6 +27,9 @@ public final class TestServer: @unchecked Sendable {
     /// The bound port.
     public var port: UInt16 { server?.port ?? 0 }
 
+    /// Requests waiting for their answer without a worker thread (``CatbirdServer/waitingAnswers``).
+    public var waitingAnswers: Int { server?.waitingAnswers ?? 0 }
+
     /// A client for this server (one keep-alive connection).
     public func client() throws -> RawHTTPClient {
         try RawHTTPClient(port: port)
