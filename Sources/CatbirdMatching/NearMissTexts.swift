@@ -20,17 +20,12 @@ public final class NearMissTexts: Sendable {
     public let patternJSON: [UInt8]
 
     init(_ source: RequestPattern, headerNames: [String]) {
-        url = Self.summary(source.url)
-        headers = headerNames.map { Self.summary(source.headers[$0]!) }
+        url = source.url.summary
+        headers = headerNames.map { source.headers[$0]!.summary }
         body = source.body?.summary
         summary = source.summary
         var json: [UInt8] = []
         source.writeJSON(to: &json)
         patternJSON = json
-    }
-
-    /// `equal "/api/users"`.
-    static func summary(_ pattern: PatternMatch) -> String {
-        "\(pattern.kind.rawValue) \(JSONValue.string(pattern.value).jsonText)"
     }
 }

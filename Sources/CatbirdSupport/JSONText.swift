@@ -31,7 +31,7 @@ public enum JSONText {
         var out: [UInt8] = []
         out.reserveCapacity(fields.reduce(2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
         out.append(UInt8(ascii: "{"))
-        if !hasRepeatedName(fields) {  // the usual request: each name once, in order, no chains to build
+        guard let (isFirst, next) = sameNameChains(fields) else {  // the usual request: each name once, in order
             for index in fields.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 appendString(fields[index].name, to: &out)
@@ -41,7 +41,6 @@ public enum JSONText {
             out.append(UInt8(ascii: "}"))
             return String(decoding: out, as: UTF8.self)
         }
-        let (isFirst, next) = sameNameChains(fields)
         var first = true
         for index in fields.indices where isFirst[index] {
             if !first { out.append(UInt8(ascii: ",")) }
@@ -65,47 +64,44 @@ public enum JSONText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Whether two fields share a name (ASCII case-insensitive). Few fields are compared
-    /// pairwise; many are left to ``sameNameChains(_:)``, which hashes.
-    private static func hasRepeatedName(_ fields: [(name: String, value: String)]) -> Bool {
-        guard fields.count <= 16 else { return true }
-        for index in fields.indices {
-            for later in (index + 1)..<fields.count where fields[later].name.equalsIgnoringASCIICase(fields[index].name) {
-                return true
-            }
-        }
-        return false
-    }
-
     /// Fields chained by name (ASCII case-insensitive): `isFirst[i]` when no earlier field has
-    /// field i's name, `next[i]` the next field with the same name (-1: none). Few fields (the
-    /// usual request) are compared pairwise, with no hashing; many go through a dictionary, so a
+    /// field i's name, `next[i]` the next field with the same name (-1: none); nil when every
+    /// name is used once. Few fields (the usual request) are compared pairwise, with no hashing,
+    /// and the arrays are made only once a name repeats; many go through a dictionary, so a
     /// request with thousands of fields stays linear.
-    private static func sameNameChains(_ fields: [(name: String, value: String)]) -> (isFirst: [Bool], next: [Int]) {
-        var isFirst = [Bool](repeating: true, count: fields.count)
-        var next = [Int](repeating: -1, count: fields.count)
+    private static func sameNameChains(_ fields: [(name: String, value: String)]) -> (isFirst: [Bool], next: [Int])? {
+        var isFirst: [Bool] = []
+        var next: [Int] = []
         if fields.count <= 32 {
-            for index in fields.indices where isFirst[index] {
+            for index in fields.indices where isFirst.isEmpty || isFirst[index] {
                 var last = index
                 for later in (index + 1)..<fields.count
-                where isFirst[later] && fields[later].name.equalsIgnoringASCIICase(fields[index].name) {
+                where (isFirst.isEmpty || isFirst[later]) && fields[later].name.equalsIgnoringASCIICase(fields[index].name) {
+                    if isFirst.isEmpty {
+                        isFirst = [Bool](repeating: true, count: fields.count)
+                        next = [Int](repeating: -1, count: fields.count)
+                    }
                     isFirst[later] = false
                     next[last] = later
                     last = later
                 }
             }
-            return (isFirst, next)
+            return isFirst.isEmpty ? nil : (isFirst, next)
         }
+        isFirst = [Bool](repeating: true, count: fields.count)
+        next = [Int](repeating: -1, count: fields.count)
+        var repeated = false
         var lastOfName: [String: Int] = [:]
         for index in fields.indices {
             let key = fields[index].name.asciiLowercased()
             if let last = lastOfName[key] {
                 isFirst[index] = false
                 next[last] = index
+                repeated = true
             }
             lastOfName[key] = index
         }
-        return (isFirst, next)
+        return repeated ? (isFirst, next) : nil
     }
 
     /// Appends `value` as a JSON string literal: `"` and `\` escaped, the control characters

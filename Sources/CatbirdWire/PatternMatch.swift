@@ -58,3 +58,11 @@ public struct PatternMatch: Codable, Hashable, Sendable {
         PatternMatch(kind: .regexp, value: value)
     }
 }
+
+extension PatternMatch {
+    /// One line for a person: the kind and the value as a JSON string, `equal "/api/users"`
+    /// (near misses' `expected`, ``RequestPattern/summary``).
+    public var summary: String {
+        "\(kind.rawValue) \(JSONValue.string(value).jsonText)"
+    }
+}

@@ -81,8 +81,8 @@ extension RequestPattern {
     /// One line for a person: `POST equal "/login" X-Token: equal "abc" body jsonPath "$.login" equalTo "john"`
     /// (headers by name).
     public var summary: String {
-        var parts = [method.rawValue, "\(url.kind.rawValue) \(JSONValue.string(url.value).jsonText)"]
-        parts += headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.kind.rawValue) \(JSONValue.string($0.value.value).jsonText)" }
+        var parts = [method.rawValue, url.summary]
+        parts += headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.summary)" }
         if let body { parts.append("body \(body.summary)") }
         return parts.joined(separator: " ")
     }

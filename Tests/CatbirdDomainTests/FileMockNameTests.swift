@@ -21,6 +21,10 @@ final class FileMockNameTests: XCTestCase {
         XCTAssertEqual(name("https://user@[::1]:8443/a"), "::1/a")
         XCTAssertNil(name("http://../etc/passwd"))
         XCTAssertNil(name("http://a%2f..%2f/x"))
+        // Regression: Character.isHexDigit takes fullwidth digits, so this was the folder "１ｆ::1".
+        XCTAssertNil(name("http://[１ｆ::1]/a"))
+        XCTAssertNil(name("http://ｅｘａｍｐｌｅ.com/a"))
+        XCTAssertEqual(name("http://[2001:DB8::1]/a"), "2001:db8::1/a")
     }
 
     func testPercentDecodingHappensOnce() {

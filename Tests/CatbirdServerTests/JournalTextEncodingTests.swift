@@ -72,6 +72,16 @@ final class JournalTextEncodingTests: XCTestCase {
         XCTAssertEqual(parsed["X-F7"], ["7", "1007", "2007"])
         let small = (0..<20).map { (name: $0 % 2 == 0 ? "A" : "a", value: "\($0)") }
         XCTAssertEqual(JSONText.object(small), #"{"A":["# + (0..<20).map { "\"\($0)\"" }.joined(separator: ",") + "]}")
+        // Each name once, whatever the count (pairwise up to 32 fields, then the dictionary):
+        // one string per name, in order; one repeat at the end turns that name into an array.
+        for count in [1, 16, 17, 32, 33, 100] {
+            let distinct = (0..<count).map { (name: "N\($0)", value: "v\($0)") }
+            let expected = (0..<count).map { #""N\#($0)":"v\#($0)""# }.joined(separator: ",")
+            XCTAssertEqual(JSONText.object(distinct), "{\(expected)}", "\(count) names")
+            let repeated = distinct + [(name: "n0", value: "again")]
+            let grouped = [#""N0":["v0","again"]"#] + (1..<count).map { #""N\#($0)":"v\#($0)""# }
+            XCTAssertEqual(JSONText.object(repeated), "{\(grouped.joined(separator: ","))}", "\(count) names and a repeat")
+        }
     }
 
     func testTimestampsAreWrittenWithMillisecondsAndReadBack() throws {

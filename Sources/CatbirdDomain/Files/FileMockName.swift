@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// The file name, relative to the mocks directory, that a request-target maps to, before the
 /// `Accept` candidates are added. Rules: `docs/files.md#request-to-file`.
 ///
@@ -51,16 +53,17 @@ public struct FileMockName: Sendable, Equatable {
     }
 
     /// The host of an authority (`user@Host:port`, `[::1]:80`) lowercased, or nil when it is not
-    /// made of letters, digits, `.`, `-`, `_` (or hex digits and `:` inside brackets).
+    /// made of ASCII letters, digits, `.`, `-`, `_` (or ASCII hex digits, `:` and `.` inside
+    /// brackets; ``ASCIIByte``).
     static func hostName(_ authority: Substring) -> String? {
         let afterUser = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
         var host: Substring
         if afterUser.hasPrefix("["), let close = afterUser.firstIndex(of: "]") {
             host = afterUser[afterUser.index(after: afterUser.startIndex)..<close]
-            guard host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+            guard host.utf8.allSatisfy({ ASCIIByte.isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else { return nil }
         } else {
             host = afterUser.prefix { $0 != ":" }
-            guard host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "." || $0 == "-" || $0 == "_" }) else { return nil }
+            guard host.utf8.allSatisfy({ ASCIIByte.isLetter($0) || ASCIIByte.isDigit($0) || "._-".utf8.contains($0) }) else { return nil }
         }
         guard !host.isEmpty, host != ".", host != ".." else { return nil }
         return host.lowercased()

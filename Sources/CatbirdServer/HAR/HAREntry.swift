@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 import CatbirdWire
 import Foundation
 
@@ -178,7 +179,7 @@ extension HAREntry {
         if bytes.first == UInt8(ascii: "[") {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1 else { return false }
             let literal = bytes[1..<close]
-            guard literal.allSatisfy({ $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || isHexDigit($0) }) else { return false }
+            guard literal.allSatisfy({ $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || ASCIIByte.isHexDigit($0) }) else { return false }
             port = bytes[(close + 1)...]
             guard port.isEmpty || port.first == UInt8(ascii: ":") else { return false }
         } else {
@@ -187,18 +188,12 @@ extension HAREntry {
             guard !name.isEmpty, name.allSatisfy(isNameByte) else { return false }
             port = bytes[colon...]
         }
-        return port.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        return port.dropFirst().allSatisfy(ASCIIByte.isDigit)
     }
 
     /// RFC 3986's reg-name bytes: unreserved, `%` (of pct-encoded) and sub-delims.
     private static func isNameByte(_ byte: UInt8) -> Bool {
-        isHexDigit(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || "-._~%!$&'()*+,;=".utf8.contains(byte)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
-            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
+        ASCIIByte.isLetter(byte) || ASCIIByte.isDigit(byte) || "-._~%!$&'()*+,;=".utf8.contains(byte)
     }
 
     /// The target's query string as pairs, percent-decoded (`+` a space).
