@@ -15,7 +15,8 @@ extension Catbird {
     ///   - from: only requests answered at or after this time (millisecond precision).
     ///   - until: only requests answered before this time.
     ///   - limit: the page size, 1–1000; nil for the server's default (100).
-    /// - Returns: the page; read on while ``CatbirdRequestPage/hasMore``.
+    /// - Returns: the page (at most 4 MiB of JSON: it may stop before `limit` with
+    ///   ``CatbirdRequestPage/sizeLimited``); read on while ``CatbirdRequestPage/hasMore``.
     /// - Throws: ``CatbirdError`` (400 for an invalid pattern or bound, or a pattern too slow
     ///   to match within 2 seconds), `URLError` on a transport failure, `DecodingError` for an
     ///   unreadable answer.

@@ -8,7 +8,9 @@ extension Catbird {
     /// - Parameters:
     ///   - since: only entries after this entry id (a page's ``CatbirdRequestPage/nextSince``).
     ///   - limit: the page size, 1–1000; nil for the server's default (100).
-    /// - Returns: the page.
+    /// - Returns: the page (at most 4 MiB of JSON: it may stop before `limit` with
+    ///   ``CatbirdRequestPage/sizeLimited``); read on from its ``CatbirdRequestPage/nextSince``
+    ///   while ``CatbirdRequestPage/hasMore``.
     /// - Throws: ``CatbirdError`` (400 for a limit outside 1–1000), `URLError` on a transport
     ///   failure, `DecodingError` for an unreadable answer.
     @_disfavoredOverload

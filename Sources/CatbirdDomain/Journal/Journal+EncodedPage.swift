@@ -2,8 +2,8 @@ import CatbirdStorage
 @_spi(Server) import CatbirdWire
 import Foundation
 
-/// A journal page as the JSON the listing answers (``CatbirdRequestPage``'s shape), built
-/// entry by entry and bounded in bytes.
+/// A journal page as the JSON every journal-page route answers (``CatbirdRequestPage``'s
+/// shape: the listing, the unmatched listing, find), built entry by entry and bounded in bytes.
 public struct EncodedJournalPage: Sendable {
     /// The whole answer: `{"requests":[…],"hasMore":…,"nextBefore":…,"nextSince":…,"sizeLimited":…}`
     /// (the entries first, so the answer is written once, in place).
@@ -23,13 +23,9 @@ extension Journal {
     /// Entries read with their bodies per statement while building a page: 4.
     static let pageChunkSize = 4
 
-    /// One page of the tenant's journal (the rules of ``page(of:_:)``) as JSON, stopping early
-    /// once the next entry would take it past `maxSize` bytes (`hasMore` and `sizeLimited` are
-    /// then true and `nextSince`/`nextBefore` continue from the last entry included).
-    ///
-    /// Built without holding the page twice: the ids are read first (no bodies), then the rows
-    /// a few at a time, each entry encoded and appended to the answer and dropped, so memory
-    /// stays near the answer's size whatever the bodies (docs/protocol.md#journal).
+    /// One page of the tenant's journal as JSON: the entries `query` selects (its filters; with
+    /// `query.unmatchedOnly`, the unmatched listing's), oldest first or, when it says so,
+    /// newest first, bounded by ``encodedPage(of:ids:_:maxSize:)``.
     ///
     /// - Throws: `SQLiteError`.
     public func encodedPage(of tenant: TenantID, _ query: JournalQuery, maxSize: Int = maxPageSize) throws -> EncodedJournalPage {
@@ -37,6 +33,22 @@ extension Journal {
         let (sql, bindings) = Self.select(
             "id", of: tenant, query, limit: query.limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
         let found = try reader.use { db in try db.query(sql, bindings).map { $0[0].intValue ?? 0 } }
+        return try encodedPage(of: tenant, ids: found, query, maxSize: maxSize)
+    }
+
+    /// The page of the tenant's entries `found` (ids in the page's order; one more than
+    /// `query.limit` when more follow) as JSON, stopping early once the next entry would take
+    /// it past `maxSize` bytes (`hasMore` and `sizeLimited` are then true and
+    /// `nextSince`/`nextBefore` continue from the last entry included). Of `query` it uses
+    /// `limit`, `includeBodies`, `newestFirst` and, for an empty page, `since` and `before`.
+    ///
+    /// The one encoder of every journal-page route, so each is bounded alike
+    /// (docs/protocol.md#journal): the rows are read a few at a time, each entry encoded,
+    /// appended to the answer and dropped, so memory stays near the answer's size whatever the
+    /// bodies.
+    ///
+    /// - Throws: `SQLiteError`.
+    func encodedPage(of tenant: TenantID, ids found: [Int64], _ query: JournalQuery, maxSize: Int) throws -> EncodedJournalPage {
         let ids = Array(found.prefix(query.limit))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -67,34 +67,26 @@ extension Journal {
     }
 
     /// A page of the tenant's journaled requests that match `pattern` (the rules of
-    /// ``count(of:matching:timeLimit:)``) within the query's bounds, oldest first
-    /// (`POST /catbird/api/requests/find`, docs/protocol.md#find).
+    /// ``count(of:matching:timeLimit:)``) within the query's bounds, oldest first, as JSON
+    /// bounded like every journal page (``encodedPage(of:ids:_:maxSize:)``: at most `maxSize`
+    /// bytes, `sizeLimited` when it stopped early; `POST /catbird/api/requests/find`,
+    /// docs/protocol.md#find).
     ///
     /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
     ///   `SQLiteError` when reading fails.
     public func find(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, _ query: JournalFindQuery,
-        timeLimit: Duration = defaultCountTimeLimit
-    ) throws -> CatbirdRequestPage {
+        timeLimit: Duration = defaultCountTimeLimit, maxSize: Int = maxPageSize
+    ) throws -> EncodedJournalPage {
         writer.flush()
         var ids: [Int64] = []
         try matches(of: tenant, pattern, after: query.page.since ?? 0, timeLimit: timeLimit, bounds: query) { id in
             ids.append(id)
             return ids.count <= query.page.limit
         }
-        let hasMore = ids.count > query.page.limit
-        let pageIDs = ids.prefix(query.page.limit)
-        let rows = pageIDs.isEmpty ? [] : try reader.use { db in
-            try db.query(
-                """
-                SELECT \(Self.columns(bodies: query.page.includeBodies)) FROM requests
-                WHERE tenant = ? AND id IN (\(pageIDs.map(String.init).joined(separator: ","))) ORDER BY id
-                """, [.text(tenant.rawValue)])
-        }
-        let records = rows.map(Self.record(from:))
-        return CatbirdRequestPage(
-            requests: records, hasMore: hasMore, nextSince: pageIDs.last ?? query.page.since ?? 0,
-            nextBefore: pageIDs.first ?? query.page.before)
+        var page = query.page
+        page.newestFirst = false
+        return try encodedPage(of: tenant, ids: ids, page, maxSize: maxSize)
     }
 
     /// Calls `visit` with the id of each of the tenant's entries after `since` that matches

@@ -32,7 +32,7 @@ struct JournalLongPoll: Sendable {
             let page = try dependencies.journal.encodedPage(of: tenant, query)
             let remaining = deadline - ContinuousClock.now
             guard page.entryCount == 0, remaining > .zero else {
-                responder.send(HTTPResponse(status: 200, headers: ["Content-Type": JSONBody.contentType], body: page.json))
+                responder.send(JSONBody.page(page))
                 return
             }
             dependencies.journal.waiters.wait(for: tenant, after: latest, timeout: remaining) { _ in

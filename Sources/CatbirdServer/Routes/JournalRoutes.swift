@@ -42,13 +42,13 @@ enum JournalRoutes {
             Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, lane: .slow) { context in
                 var query = try journalQuery(from: context.query)
                 query.unmatchedOnly = true
-                return JSONBody.response(try dependencies.journal.page(of: context.tenant, query))
+                return JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, query))
             },
             Route("POST", "/catbird/api/requests/find", lane: .slow) { context in
                 let body = try JSONBody.decode(CatbirdFindRequest.self, from: context.request)
                 let query = try findQuery(body)
                 let pattern = try CompiledRequestPattern(body.pattern)
-                return JSONBody.response(try dependencies.journal.find(of: context.tenant, matching: pattern, query))
+                return JSONBody.page(try dependencies.journal.find(of: context.tenant, matching: pattern, query))
             },
         ]
     }

@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
 @_spi(Server) import CatbirdWire
@@ -20,6 +21,11 @@ enum JSONBody {
         } catch {
             return APIError(status: 500, reason: "could not encode the answer: \(error)").response
         }
+    }
+
+    /// A journal page's answer: its JSON as built, bounded in bytes (``EncodedJournalPage``).
+    static func page(_ page: EncodedJournalPage) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: ["Content-Type": contentType], body: page.json)
     }
 
     /// Decodes a control body after checking its Content-Type.
