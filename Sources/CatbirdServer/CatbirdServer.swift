@@ -32,7 +32,8 @@ public final class CatbirdServer: Sendable {
     private let controlPools = ControlPools()
     /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
-    private let sqlPool = HTTPWorkPool(threadCount: TenantSQL.defaultConnectionCount, name: "catbird-sql")
+    private let sqlPool = HTTPWorkPool(
+        threadCount: TenantSQL.defaultConnectionCount, perKeyLimit: TenantSQL.runningPerTenant, name: "catbird-sql")
     private let writer: SerialDatabase
     /// The journal's read connections (listings, counts, entries, tenants, health).
     private let reader: DatabasePool

@@ -90,4 +90,47 @@ final class SQLIsolationTests: XCTestCase {
         XCTAssertEqual(slowStatuses.withLock { $0 }, [400, 400], "both slow queries ran into the time limit")
         XCTAssertEqual(try E2E.sql(client, "SELECT 1", tenant: "a").status, 200, "the tenant's places came back")
     }
+    /// Regression: while tenant A had 2 slow queries and tenant B 1, tenant C's `SELECT 1`
+    /// waited 1.81 s (the pool's 3 threads were all taken, two of them by A). A tenant runs one
+    /// query at a time (its second waits for its first, within the same 2 seconds from
+    /// arrival), so the third thread stays free for C (docs/tenancy.md#fair-shares).
+    func testATenantRunsOneQueryAtATimeSoAThirdTenantDoesNotWait() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let port = server.port
+        // The user's query: counts for ever, until the time limit stops it.
+        let slowSQL = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
+
+        let answers = Mutex<[String: (status: Int, took: Duration)]>([:])
+        let slow = DispatchGroup()
+        for name in ["A1", "A2", "A3", "B1"] {
+            slow.enter()
+            Thread {
+                defer { slow.leave() }
+                let started = ContinuousClock.now
+                let answer = try? E2E.sql(try RawHTTPClient(port: port), slowSQL, tenant: String(name.prefix(1)))
+                answers.withLock { $0[name] = (answer?.status ?? 0, ContinuousClock.now - started) }
+            }.start()
+            usleep(50_000)
+        }
+        usleep(200_000)
+        let started = ContinuousClock.now
+        let trivial = try E2E.sql(try server.client(), "SELECT 1", tenant: "C")
+        let took = ContinuousClock.now - started
+        XCTAssertEqual(trivial.status, 200, trivial.text)
+        XCTAssertEqual(trivial.object["rows"] as? [[Int]], [[1]])
+        // The slow queries end about 1.7 s after this one was sent: a wait for one of their
+        // threads would take that long. Generous for a loaded machine.
+        XCTAssertLessThan(took, .milliseconds(1200), "tenant C's SELECT 1 waited for another tenant's query")
+
+        XCTAssertEqual(slow.wait(timeout: .now() + 20), .success)
+        let result = answers.withLock { $0 }
+        XCTAssertEqual(result["A3"]?.status, 429, "a third query of one tenant is refused at once")
+        for name in ["A1", "A2", "B1"] {
+            XCTAssertEqual(result[name]?.status, 400, "\(name) ran into the time limit")
+            // A2 waited for A1: its 2 seconds count from its arrival, so it ends with A1, not
+            // 2 seconds after it.
+            XCTAssertLessThan(result[name]?.took ?? .seconds(99), .milliseconds(3500), "\(name) answered past its time limit")
+        }
+    }
 }

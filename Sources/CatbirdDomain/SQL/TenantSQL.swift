@@ -10,14 +10,18 @@ import Synchronization
 /// request answered before it.
 ///
 /// A tenant may have at most ``perTenantLimit`` queries running or waiting at once
-/// (``reserve(for:)``), one fewer than the pool holds, so one tenant's burst of slow queries
-/// always leaves a connection for another tenant.
+/// (``reserve(for:)``); the route runs at most ``runningPerTenant`` of them at once (the SQL
+/// pool's per-tenant share), so one tenant's slow queries hold one connection and leave the
+/// others to other tenants (docs/tenancy.md#fair-shares).
 public final class TenantSQL: Sendable {
     /// Readers in the pool by default: 3 (each holds two read-only connections).
     public static let defaultConnectionCount = 3
 
     /// Queries one tenant may have running or waiting at once: ``connectionCount`` − 1 (at least 1).
     public let perTenantLimit: Int
+    /// Queries of one tenant that run at once: 1. Its other admitted query waits for it in the
+    /// tenant's turn, so a tenant's burst holds one of the ``connectionCount`` connections.
+    public static let runningPerTenant = 1
     /// How many queries may run at once.
     public let connectionCount: Int
     private let idle: Mutex<[TenantScopedReader]>
@@ -63,21 +67,23 @@ public final class TenantSQL: Sendable {
     }
 
     /// Runs one read-only statement over `tenant`'s rows on an idle reader of the pool; see
-    /// ``TenantScopedReader/query(_:tenant:parameters:maxRows:timeLimit:maxResultSize:)``.
+    /// ``TenantScopedReader/query(_:tenant:parameters:maxRows:timeLimit:deadline:maxResultSize:)``.
     ///
     /// - Parameters:
     ///   - sql: one read-only statement.
     ///   - tenant: whose rows the tables show.
     ///   - parameters: values bound to the `?` placeholders, in order.
     ///   - maxRows: the most rows returned.
-    ///   - timeLimit: how long the query may take, counted from this call: waiting for a free
-    ///     connection and for the journal's flush included.
+    ///   - timeLimit: how long the query may take (names the limit in `.timedOut`).
+    ///   - deadline: when it stops: the request's arrival plus `timeLimit`, so waiting for a
+    ///     thread, a free connection and the journal's flush all count.
     ///   - maxResultSize: the most bytes of result (``ReadOnlyQueryResult/size(of:)``).
     /// - Throws: `ReadOnlyQueryError` (`.timedOut` also when no connection came free in time).
     public func query(
-        _ sql: String, tenant: TenantID, parameters: [SQLiteValue], maxRows: Int, timeLimit: Duration, maxResultSize: Int
+        _ sql: String, tenant: TenantID, parameters: [SQLiteValue], maxRows: Int, timeLimit: Duration,
+        deadline: ContinuousClock.Instant, maxResultSize: Int
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
-        let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        guard ContinuousClock.now < deadline else { throw .timedOut(milliseconds: Int(timeLimit.milliseconds)) }
         journal.flush()
         let wait = deadline - ContinuousClock.now
         guard available.wait(timeout: .now() + (wait > .zero ? wait : .zero).dispatchInterval) == .success else {

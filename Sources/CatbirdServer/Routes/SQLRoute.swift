@@ -12,9 +12,10 @@ import Foundation
 /// reading `main.requests` or any other table directly is refused (``TenantScopedReader``).
 /// Runs after the journal is flushed, on the SQL route's own pool of read-only connections and
 /// threads (``TenantSQL``; at most `perTenantLimit` queries of one tenant running or waiting,
-/// else 429). One
+/// else 429, and one of them running at once). One
 /// statement, a read, parameters bound (never interpolated), at most `maxRows` rows (default
-/// 1000, at most 10000), `Settings.sqlTimeLimit` (waiting for another SQL query included),
+/// 1000, at most 10000), `Settings.sqlTimeLimit` from the request's arrival (waiting for another
+/// SQL query included),
 /// strings and blobs of at most `maxValueLength(_:)` bytes, and at most `maxResultSize` bytes
 /// of result in all (texts' and blobs' bytes plus 16 per value; past it → 400 "the result
 /// exceeds 16 MiB; …"). Blobs come back as `{"base64": "…"}`; a real that JSON cannot hold
@@ -41,14 +42,16 @@ enum SQLRoute {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             // Answered later on the SQL pool (not the control pool), once the tenant has a place:
-            // a third query of one tenant while two run or wait is a 429 at once.
+            // a third query of one tenant while two run or wait is a 429 at once; the second
+            // waits for the first (one running per tenant). The time limit counts from arrival.
             Route("POST", "/catbird/api/sql", answer: { context in
                 let reservation = try dependencies.sql.reserve(for: context.tenant)
                 let log = dependencies.log
+                let deadline = context.request.receivedAt.advanced(by: dependencies.settings.sqlTimeLimit)
                 return .later(on: dependencies.sqlPool, key: context.tenant.rawValue) {
                     defer { reservation.release() }
                     do {
-                        return try run(context, dependencies)
+                        return try run(context, dependencies, deadline: deadline)
                     } catch {
                         return ErrorAnswer.response(for: error, log: log)
                     }
@@ -91,7 +94,9 @@ enum SQLRoute {
 
     /// - Throws: ``APIError`` for a body that does not decode or a `maxRows` out of range;
     ///   `ReadOnlyQueryError` (400, or 503 when the database itself failed).
-    private static func run(_ context: RouteContext, _ dependencies: RouteDependencies) throws -> HTTPResponse {
+    private static func run(
+        _ context: RouteContext, _ dependencies: RouteDependencies, deadline: ContinuousClock.Instant
+    ) throws -> HTTPResponse {
         let body = try JSONBody.decode(Body.self, from: context.request, shapeHint: shapeHint) { error in
             "\(JSONBody.readableReason(error)) (the body is \(shapeHint))"
         }
@@ -102,7 +107,7 @@ enum SQLRoute {
         let parameters = (body.params ?? []).map(\.value)
         let rows = try dependencies.sql.query(
             body.sql, tenant: context.tenant, parameters: parameters, maxRows: maxRows,
-            timeLimit: dependencies.settings.sqlTimeLimit, maxResultSize: maxResultSize)
+            timeLimit: dependencies.settings.sqlTimeLimit, deadline: deadline, maxResultSize: maxResultSize)
         return JSONBody.response(SQLAnswer(rows))
     }
 }
