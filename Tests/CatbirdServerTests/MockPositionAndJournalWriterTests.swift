@@ -128,7 +128,7 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
         let mocks: MockStore
         let journal: JournalWriter
 
-        init(capacity: Int = 50_000) throws {
+        init(capacity: Int = 50_000, waiterGatherWindow: Duration = JournalWriter.defaultWaiterGatherWindow) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-review-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             path = directory.appendingPathComponent("catbird.sqlite").path
@@ -138,7 +138,8 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
             reader = try Database(path: path, mode: .readOnly)
             mocks = try MockStore(database: writer)
             journal = JournalWriter(
-                database: writer, capacity: capacity, byteCapacity: 1 << 30, bodyLimit: 4096, log: Logger(level: .error))
+                database: writer, capacity: capacity, byteCapacity: 1 << 30, bodyLimit: 4096,
+                waiterGatherWindow: waiterGatherWindow, log: Logger(level: .error))
         }
 
         func journalRows() throws -> Int {
@@ -245,6 +246,56 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
             while woken.withLock({ $0.count < 2 }) && ContinuousClock.now < deadline { usleep(1000) }
             XCTAssertEqual(woken.withLock { $0 }, [true, false], "\(tenant): nothing above \(highest)")
         }
+    }
+
+    /// Strict durability's group commit is sized by the last group (JournalWriter's notes): after
+    /// a round released three commit waiters, the next waiter is held until three wait, and the
+    /// three are released by one commit; a flush ends the wait at once, and after a round of
+    /// one, a lone waiter is not held. The window is 30 s here, so "held" cannot be the writer
+    /// being slow, and "not held" cannot be the window ending.
+    func testACommitWaitsForAsManyWaitersAsTheLastRoundReleased() throws {
+        let domain = try Domain(waiterGatherWindow: .seconds(30))
+        defer { domain.close() }
+        let released = Mutex<[Int]>([])
+        func appendAndWait(_ index: Int) {
+            let ticket = domain.journal.append(Domain.entry(index))
+            domain.journal.whenCommitted(ticket) { committed in released.withLock { $0.append(committed ? index : -index) } }
+        }
+        func waitUntilReleased(_ count: Int) {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while released.withLock({ $0.count < count }) && ContinuousClock.now < deadline { usleep(1000) }
+        }
+        // A first round of three: the three entries are queued before any waiter, while the
+        // writer cannot start its transaction, so the one round takes them all.
+        try domain.writer.use { _ in
+            let tickets = (0..<3).map { domain.journal.append(Domain.entry($0)) }
+            for (index, ticket) in tickets.enumerated() {
+                domain.journal.whenCommitted(ticket) { committed in released.withLock { $0.append(committed ? index : -index) } }
+            }
+        }
+        waitUntilReleased(3)
+        XCTAssertEqual(released.withLock { $0.sorted() }, [0, 1, 2])
+        let commitsBefore = domain.journal.statistics().commits
+
+        appendAndWait(3)
+        usleep(300_000)
+        XCTAssertEqual(released.withLock { $0.count }, 3, "one waiter after a round of three is held")
+        appendAndWait(4)
+        appendAndWait(5)
+        waitUntilReleased(6)
+        XCTAssertEqual(released.withLock { Array($0.dropFirst(3)).sorted() }, [3, 4, 5], "the third waiter ends the wait")
+        XCTAssertEqual(domain.journal.statistics().commits, commitsBefore + 1, "the three are released by one commit")
+
+        appendAndWait(6)
+        usleep(100_000)
+        XCTAssertEqual(released.withLock { $0.count }, 6, "held again: the last round released three")
+        domain.journal.flush()
+        waitUntilReleased(7)
+        XCTAssertEqual(released.withLock { $0.last }, 6, "a flush ends the wait")
+
+        appendAndWait(7)  // the last round released one: not held
+        waitUntilReleased(8)
+        XCTAssertEqual(released.withLock { $0.last }, 7, "a lone waiter after a round of one is committed at once")
     }
 
     /// After `stop()` an appended entry is dropped, and `flush()` does not wait for it.
