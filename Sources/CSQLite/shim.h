@@ -23,3 +23,41 @@ static inline void catbird_sqlite3_result_blob_transient(sqlite3_context *contex
 static inline int catbird_sqlite3_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+
+// The same for SQLite's memory allocator (https://www.sqlite.org/c3ref/mem_methods.html):
+// read the default methods, and install ours, before SQLite initialises (SQLITE_MISUSE after).
+static inline int catbird_sqlite3_get_allocator(sqlite3_mem_methods *methods) {
+    return sqlite3_config(SQLITE_CONFIG_GETMALLOC, methods);
+}
+static inline int catbird_sqlite3_set_allocator(const sqlite3_mem_methods *methods) {
+    return sqlite3_config(SQLITE_CONFIG_MALLOC, methods);
+}
+
+// glibc's allocator settings (malloc.h, which Swift's Glibc module leaves out), for the large
+// values user SQL builds (https://man7.org/linux/man-pages/man3/mallopt.3.html). By default
+// glibc raises its mmap threshold (up to 32 MiB) each time a large block is freed, so the next
+// blocks of that size come from a thread's arena, whose free top is never given back: after a
+// few queries with 30 MB values each SQL thread kept 30-60 MB resident. A fixed threshold keeps
+// every block of at least `bytes` in its own mapping, returned to the system when freed.
+// Returns 1 on success, 0 where it does not apply.
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+#if defined(M_MMAP_THRESHOLD)
+static inline int catbird_map_large_allocations(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}
+// malloc_trim(0): gives back the free pages inside every thread's arena too (a block SQLite grew
+// with realloc stays in its thread's arena, whatever the threshold). Returns 1 when it did.
+static inline int catbird_release_freed_memory(void) {
+    return malloc_trim(0);
+}
+#else
+static inline int catbird_release_freed_memory(void) {
+    return 0;
+}
+static inline int catbird_map_large_allocations(int bytes) {
+    (void)bytes;
+    return 0;
+}
+#endif

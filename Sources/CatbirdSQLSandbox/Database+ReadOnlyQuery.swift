@@ -58,13 +58,27 @@ extension Database {
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
         try readOnlyQuery(
             sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit,
-            deadline: ContinuousClock.now.advanced(by: timeLimit), maxResultSize: maxResultSize, readPolicy: nil)
+            deadline: ContinuousClock.now.advanced(by: timeLimit), maxResultSize: maxResultSize, maxMemory: nil,
+            readPolicy: nil)
     }
+
+    /// Memory SQLite held for one query above which, once the query is done, the connection's
+    /// unused cache is released and the C heap trimmed: 16 MiB.
+    static let releaseThreshold = 16 << 20
 
     /// `readOnlyQuery(_:parameters:maxRows:timeLimit:maxResultSize:)` stopped at `deadline`
     /// (`timeLimit` only names the limit in `.timedOut`), whose authorizer also applies
-    /// `readPolicy` to every table read (`nil`: any read is allowed); a refused read is
-    /// `.outsideTenantScope`.
+    /// `readPolicy` to every table read (`nil`: any read is allowed; a refused read is
+    /// `.outsideTenantScope`), its statement interrupted at `deadline` from another thread as well
+    /// (``CatbirdStorage/Database/interrupting(at:_:)``), and with at most `maxMemory` bytes of
+    /// SQLite's heap allocated for it on this thread at once (``SQLiteMemoryBudget``; nil: no
+    /// bound). An allocation past `maxMemory` fails the query with `.memoryLimit`. After a
+    /// query that held more than ``releaseThreshold``, the connection's unused cache is
+    /// released (`sqlite3_db_release_memory`) and the C heap's free pages given back
+    /// (`malloc_trim`; large values are mapped one by one and go back when freed, see
+    /// ``CatbirdStorage/Database``'s process settings), so the server returns to its size.
+    ///
+    /// - Throws: `ReadOnlyQueryError`, `.memoryLimit` included.
     func readOnlyQuery(
         _ sql: String,
         parameters: [SQLiteValue],
@@ -72,8 +86,45 @@ extension Database {
         timeLimit: Duration,
         deadline: ContinuousClock.Instant,
         maxResultSize: Int,
+        maxMemory: Int?,
         readPolicy: TenantReadPolicy?
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
+        let limits = Limits(maxRows: maxRows, timeLimit: timeLimit, deadline: deadline, maxResultSize: maxResultSize)
+        let run = { () -> Result<ReadOnlyQueryResult, ReadOnlyQueryError> in
+            self.interrupting(at: deadline) {
+                do throws(ReadOnlyQueryError) {
+                    return .success(try self.readOnlyQuery(sql, parameters: parameters, limits, readPolicy: readPolicy))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        guard let maxMemory else { return try run().get() }
+        let (outcome, usage) = SQLiteMemoryBudget.withBudget(maxMemory, run)
+        if usage.peak > Self.releaseThreshold {
+            sqlite3_db_release_memory(connection.open("Database"))
+            _ = catbird_release_freed_memory()
+        }
+        if usage.refused, case .failure = outcome { throw .memoryLimit(limit: maxMemory) }
+        return try outcome.get()
+    }
+
+    /// The bounds of one query run: rows, the time limit and the deadline, result bytes.
+    private struct Limits {
+        let maxRows: Int
+        /// Names the limit in `.timedOut`.
+        let timeLimit: Duration
+        let deadline: ContinuousClock.Instant
+        let maxResultSize: Int
+    }
+
+    /// `readOnlyQuery(_:parameters:maxRows:timeLimit:maxResultSize:)` stopped at the deadline
+    /// of `limits`, whose authorizer also applies `readPolicy` to every table read (`nil`: any
+    /// read is allowed); a refused read is `.outsideTenantScope`.
+    private func readOnlyQuery(
+        _ sql: String, parameters: [SQLiteValue], _ limits: Limits, readPolicy: TenantReadPolicy?
+    ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
+        let (maxRows, timeLimit, deadline, maxResultSize) = (limits.maxRows, limits.timeLimit, limits.deadline, limits.maxResultSize)
         precondition(maxRows >= 0, "maxRows must not be negative, got \(maxRows)")
         precondition(maxResultSize >= 0, "maxResultSize must not be negative, got \(maxResultSize)")
         let handle = connection.open("Database")
@@ -118,7 +169,7 @@ extension Database {
                 truncated = try statement.step()
             }
         } catch {
-            if queryGuard.timedOut {
+            if queryGuard.timedOut || error.code == SQLITE_INTERRUPT {
                 throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
             }
             if error.code == SQLITE_TOOBIG {

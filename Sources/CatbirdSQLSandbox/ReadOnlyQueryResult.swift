@@ -63,6 +63,10 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     /// bytes (``ReadOnlyQueryResult/size(of:)`` summed over every value, e.g. 16 MiB); the
     /// query was stopped before that value was copied out of SQLite.
     case resultTooLarge(limit: Int)
+    /// The query needed more than `limit` bytes of SQLite's memory at once (many large values
+    /// held together, e.g. ten columns of `hex(zeroblob(30000000))`); it was stopped when an
+    /// allocation would have passed the limit (``CatbirdStorage/SQLiteMemoryBudget``).
+    case memoryLimit(limit: Int)
     /// SQLite refused the statement (e.g. a syntax error or unknown table) or failed running it.
     case sqlite(SQLiteError)
 
@@ -89,6 +93,9 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
             return "a string or blob would exceed the limit of \(Self.size(limit)) per value"
         case .resultTooLarge(let limit):
             return "the result exceeds \(Self.shortSize(limit)); select fewer rows or columns, or use substr()"
+        case .memoryLimit(let limit):
+            return "the query needs more than \(Self.shortSize(limit)) of memory at once (the limit per query); "
+                + "hold fewer large values together, or use substr() or length()"
         case .sqlite(let error):
             return error.description
         }

@@ -31,7 +31,10 @@ import Synchronization
 /// past that limit the same way before SQLite spins on it (``FormatFunctionGuard``, so
 /// `printf('%.*c', 2000000000, 'x')` answers at once). A query's whole result is capped too
 /// (`maxResultSize`, 16 MiB by default), so `SELECT randomblob(60000000) FROM <20 rows>` stops
-/// with `.resultTooLarge` at its first row instead of gathering 1.2 GB.
+/// with `.resultTooLarge` at its first row instead of gathering 1.2 GB. Many values held at
+/// once are bounded by ``maxQueryMemory`` (SQLite's memory for one query), and a statement is
+/// interrupted at its deadline from another thread too, so a heavy step per row stops within
+/// one step of it.
 ///
 /// Sendable: queries take turns on a lock, so one reader serves every thread. The stand-in
 /// tables copy the scoped tables' columns when the reader opens: open it after migrating.
@@ -45,6 +48,12 @@ public final class TenantScopedReader: Sendable {
     public let scope: TenantScope
     /// The length limit in effect, in bytes (SQLite may have clamped the requested one).
     public let maxValueLength: Int
+    /// The most bytes of SQLite's memory one query may hold at once: 4 × ``maxValueLength``
+    /// (256 MiB with the default 64 MiB), room for one value of the largest size with SQLite's
+    /// copies of it and the value it was built from (`SELECT length(hex(zeroblob(30000000)))`,
+    /// a 60 MB value, peaks at about 230 MB: the expanded blob, the text and a copy of it).
+    /// Past it the query fails with `.memoryLimit` (``CatbirdStorage/SQLiteMemoryBudget``).
+    public var maxQueryMemory: Int { 4 * maxValueLength }
     private let connections: Mutex<Connections>
 
     /// The two connections and the tenant of the running query.
@@ -110,6 +119,7 @@ public final class TenantScopedReader: Sendable {
     ///
     /// - Throws: `ReadOnlyQueryError`: `.outsideTenantScope` for a read that bypasses the views,
     ///   `.valueTooLarge` past `maxValueLength`, `.resultTooLarge` past `maxResultSize`,
+    ///   `.memoryLimit` past ``maxQueryMemory``,
     ///   `.timedOut`, and `readOnlyQuery`'s other cases.
     public func query(
         _ sql: String,
@@ -127,7 +137,7 @@ public final class TenantScopedReader: Sendable {
             defer { connections.tenant.current = nil }
             return try connections.executing.readOnlyQuery(
                 sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
-                maxResultSize: maxResultSize, readPolicy: connections.executionPolicy)
+                maxResultSize: maxResultSize, maxMemory: maxQueryMemory, readPolicy: connections.executionPolicy)
         }
     }
 

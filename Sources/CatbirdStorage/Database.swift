@@ -28,9 +28,14 @@ public final class Database {
 
     /// SQLite's process-wide settings, made once before the first connection opens: memory
     /// statistics off (nothing reads them, and they take a global mutex around every
-    /// allocation SQLite makes). Refused, and harmless, if SQLite was already initialised.
+    /// allocation SQLite makes), and the allocator that bounds user SQL per thread
+    /// (``SQLiteMemoryBudget``). Refused, and harmless, if SQLite was already initialised.
+    /// Also the C heap's: blocks of 1 MiB or more each in their own mapping, so the large
+    /// values SQLite frees go back to the system at once (`catbird_map_large_allocations`).
     private static let processSettings: Void = {
         _ = catbird_sqlite3_disable_memory_statistics()
+        SQLiteMemoryBudget.install()
+        _ = catbird_map_large_allocations(1 << 20)
     }()
 
     /// Opens (for `.readWrite`, creating if needed) the database at `path`; `":memory:"` opens a
