@@ -5,6 +5,12 @@ import Darwin
 #endif
 
 extension HTTPServer {
+    /// Checks that `host` is an address or a name that resolves (getaddrinfo), without binding.
+    /// - Throws: ``HTTPServerError/cannotResolve(host:reason:)``.
+    public static func checkResolvable(host: String) throws(HTTPServerError) {
+        _ = try SocketAddress(host: host, port: 0)
+    }
+
     /// Checks, before anything else is set up, that `host:port` can be bound now: binds a
     /// socket there (with `SO_REUSEADDR`, as libmicrohttpd does) and closes it again. Port 0
     /// always can. Another process may still take the port before ``start()``, which then

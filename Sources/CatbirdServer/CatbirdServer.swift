@@ -49,15 +49,18 @@ public final class CatbirdServer: Sendable {
     /// The `/catbird` routes this server answers (what the OpenAPI document must describe).
     let controlRoutes: [Route]
 
-    /// Checks the port, then opens (creating if needed), checks and migrates the database and
+    /// Checks the options that name paths or resources (``Settings/checkOptions()``), then the
+    /// port, then opens (creating if needed), checks and migrates the database and
     /// loads the mocks.
-    /// - Throws: `HTTPServerError` when the port is taken (before the database is touched),
+    /// - Throws: ``UnusableOption`` when an option names a path or host that cannot be used,
+    ///   `HTTPServerError` when the port is taken (before the database is touched),
     ///   `DatabaseFileLock.LockError.inUse` when another server uses the same database file,
     ///   ``DatabaseUnusable`` when the file cannot be used (not ours, corrupt, read-only, newer
     ///   schema, a full disk while migrating; README.md#storage-faults), `PatternError` when a
     ///   stored mock no longer compiles, `FileMockError` when the mocks directory is missing.
     public init(settings: Settings) throws {
         self.settings = settings
+        try settings.checkOptions()
         try HTTPServer.checkAvailable(host: settings.host, port: settings.port)
         outbound = settings.redirectURL != nil || settings.proxyEnabled
             ? OutboundClient(
@@ -172,11 +175,23 @@ public final class CatbirdServer: Sendable {
         try http.start()
         pruner.start()
         deletions.start()
-        origin.set("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(http.port)")
+        origin.set("http://\(Self.clientHost(settings.host)):\(http.port)")
+    }
+
+    /// The host a client on this machine uses to reach a server bound to `host`: the loopback
+    /// address for a wildcard (`0.0.0.0` → `127.0.0.1`, `::` → `[::1]`), an IPv6 address in
+    /// brackets, anything else as given.
+    static func clientHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0": return "127.0.0.1"
+        case "::", "::0": return "[::1]"
+        default: return host.contains(":") ? "[\(host)]" : host
+        }
     }
 
     /// The base URL the server listens on, usable as is (an IPv6 address in brackets:
-    /// `http://[::1]:8080`); empty before ``start()``.
+    /// `http://[::1]:8080`; a wildcard address as loopback: `http://127.0.0.1:8080` for
+    /// `0.0.0.0`); empty before ``start()``.
     public var url: String { origin.url }
 
     /// The bound port (after ``start()``).

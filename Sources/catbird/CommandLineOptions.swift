@@ -41,7 +41,15 @@ enum CommandLineOptions {
         ]
         for (option, variable) in environmentNames {
             guard let value = environment[variable], !value.isEmpty else { continue }
-            values[option] = switches.contains(option) ? (isOn(value) ? "true" : nil) : value
+            guard switches.contains(option) else {
+                values[option] = value
+                continue
+            }
+            // A value that is neither on nor off is refused as a bad flag value is, not taken as off.
+            guard let on = switchValue(value) else {
+                throw UsageError(description: "\(variable) must be 1, true or yes (on) or 0, false or no (off), not '\(value)'")
+            }
+            values[option] = on ? "true" : nil
         }
         var remaining = arguments[...]
         if remaining.first == "serve" { remaining = remaining.dropFirst() }
@@ -164,12 +172,7 @@ enum CommandLineOptions {
             }
             settings.upstreamTimeout = .milliseconds(Int(seconds * 1000))
         }
-        if let path = values["upstream-ca-file"] {
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw UsageError(description: "upstream CA file must be a readable PEM file of certificates, not '\(path)'")
-            }
-            settings.upstreamCAFile = path
-        }
+        settings.upstreamCAFile = values["upstream-ca-file"]  // checked by Settings.checkOptions()
         if settings.recordMode {
             guard settings.mocksDirectory != nil else {
                 throw UsageError(description: "record mode writes file mocks: give --mocks-dir (CATBIRD_MOCKS_DIR)")
@@ -180,9 +183,14 @@ enum CommandLineOptions {
         }
     }
 
-    /// Whether a switch's variable is on: `1`, `true`, `yes` (any case).
-    static func isOn(_ value: String) -> Bool {
-        ["1", "true", "yes"].contains(value.trimmingCharacters(in: .whitespaces).lowercased())
+    /// Whether a switch's variable is on (`1`, `true`, `yes`) or off (`0`, `false`, `no`), any
+    /// case; nil for anything else.
+    static func switchValue(_ value: String) -> Bool? {
+        switch value.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: return nil
+        }
     }
 
     /// A ``RetentionDuration``; nil for `off`.

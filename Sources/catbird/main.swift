@@ -9,6 +9,8 @@ TerminationSignals.block()  // before any thread starts; see TerminationSignals
 let command: Command
 do {
     command = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    // Paths and the host too, before the admin-token warning and before anything is touched.
+    if case let .serve(settings) = command { try settings.checkOptions() }
 } catch {
     // One line and a pointer, not the whole usage: the error stays on screen (README.md#configuration).
     FileHandle.standardError.write(Data("catbird: \(error)\nRun 'catbird --help' for the options.\n".utf8))

@@ -136,7 +136,9 @@ final class RetentionTests: XCTestCase {
         XCTAssertEqual(RetentionDuration.parse("7D"), .some(.seconds(604_800)))
         XCTAssertEqual(RetentionDuration.parse("off"), .some(nil))
         XCTAssertEqual(RetentionDuration.parse("0"), .some(nil))
-        for bad in ["", "7", "d", "-1d", "1.5h", "7 days", "9999999999999d", "1w"] {
+        XCTAssertEqual(RetentionDuration.parse("0s"), .some(nil), "regression: `--tenant-ttl 0s` was refused")
+        XCTAssertEqual(RetentionDuration.parse("0d"), .some(nil))
+        for bad in ["", "7", "d", "-1d", "-0s", "+5d", "1.5h", "7 days", "9999999999999d", "1w"] {
             XCTAssertTrue(RetentionDuration.parse(bad) == nil, bad)
         }
         XCTAssertEqual(RetentionDuration.format(.seconds(604_800)), "7d")

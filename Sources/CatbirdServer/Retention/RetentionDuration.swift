@@ -2,17 +2,19 @@ import Foundation
 
 /// Retention durations as `--tenant-ttl`, `--journal-max-age` and their `CATBIRD_*` variables
 /// write them: a whole number and a unit, `s`, `m`, `h` or `d` (`90s`, `30m`, `12h`, `7d`);
-/// `0` or `off` for no limit.
+/// `0` (with or without a unit: `0s`, `0d`) or `off` for no limit.
 public enum RetentionDuration {
     /// Seconds per unit.
     private static let units: [(Character, Int64)] = [("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
 
-    /// The duration, `.some(nil)` for `0` / `off` (no limit), or nil when `text` is not of that form.
+    /// The duration, `.some(nil)` for `0`, `0s` … / `off` (no limit), or nil when `text` is not of that form.
     public static func parse(_ text: String) -> Duration?? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         if trimmed == "off" || trimmed == "0" { return .some(nil) }
         guard let unit = trimmed.last, let factor = units.first(where: { $0.0 == unit })?.1,
-              let number = Int64(trimmed.dropLast()), number > 0 else { return nil }
+              let number = Int64(trimmed.dropLast()), number >= 0,
+              ("0"..."9").contains(trimmed.first ?? " ") else { return nil }
+        if number == 0 { return .some(nil) }  // `0s` as `0`: no limit
         let (seconds, overflow) = number.multipliedReportingOverflow(by: factor)
         guard !overflow, seconds <= 100 * 365 * 86_400 else { return nil }
         return .some(.seconds(seconds))

@@ -1,0 +1,54 @@
+import CatbirdHTTP
+import Foundation
+
+/// An option naming a path or resource that cannot be used (README.md#configuration: checked
+/// before anything is touched); `description` names the option and what is wrong.
+public struct UnusableOption: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}
+
+extension CatbirdServer.Settings {
+    /// The text a PEM certificate block starts with (RFC 7468 section 2).
+    static let pemCertificateLabel = "-----BEGIN CERTIFICATE-----"
+
+    /// Checks every option that names a path or resource, in the order the README gives, before
+    /// the database, the port or any file is touched: the listening host resolves, the mocks
+    /// directory is a directory (in record mode: is one, or does not exist yet and is created
+    /// later), the upstream CA file is a readable file holding at least one PEM certificate.
+    /// - Throws: ``UnusableOption`` naming the option.
+    public func checkOptions() throws(UnusableOption) {
+        do {
+            try HTTPServer.checkResolvable(host: host)
+        } catch {
+            throw UnusableOption(description: "--host: \(error)")
+        }
+        if let path = mocksDirectory {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            if exists && !isDirectory.boolValue {
+                throw UnusableOption(description: "--mocks-dir: '\(path)' is a file, not a directory")
+            }
+            if !exists && !recordMode {
+                throw UnusableOption(description: "--mocks-dir: the directory '\(path)' does not exist (record mode creates it; serving needs it)")
+            }
+        }
+        if let path = upstreamCAFile {
+            try Self.checkCertificateFile(path)
+        }
+    }
+
+    /// A readable file of at most 16 MiB holding a PEM certificate block.
+    private static func checkCertificateFile(_ path: String) throws(UnusableOption) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let handle = FileHandle(forReadingAtPath: path) else {
+            throw UnusableOption(description: "--upstream-ca-file: '\(path)' is not a readable file")
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16 << 20)) ?? Data()
+        guard head.range(of: Data(pemCertificateLabel.utf8)) != nil else {
+            throw UnusableOption(
+                description: "--upstream-ca-file: '\(path)' holds no PEM certificate (a '\(pemCertificateLabel)' block)")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Every option that names a path or resource is checked before the database is touched, and a
+/// bad environment value is refused as a bad flag value is (issue 9, found by a new user: a
+/// missing mocks directory was found after the database had been created and migrated, a CA file
+/// that is not PEM started without complaint, `CATBIRD_CORS=banana` meant off).
+final class StartupOptionChecksTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-options-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Regression: `--mocks-dir /nonexistent` logged "applied migrations" and left cli.sqlite,
+    /// -wal and -shm behind; a file given as the directory did the same.
+    func testAMocksDirectoryThatIsMissingOrAFileIsRefusedBeforeTheDatabase() throws {
+        let file = directory.appendingPathComponent("plain.txt")
+        try Data("x".utf8).write(to: file)
+        for (given, words) in [("/nonexistent", "does not exist"), (file.path, "is a file, not a directory")] {
+            let result = try run(["--port", "\(try FreePort.next())", "--db", "cli.sqlite", "--mocks-dir", given])
+            XCTAssertEqual(result.status, 2, result.output)
+            XCTAssertTrue(result.stderr.contains("--mocks-dir: "), result.stderr)
+            XCTAssertTrue(result.stderr.contains(words), result.stderr)
+            XCTAssertFalse(result.stderr.contains("applied migrations"), result.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["plain.txt"], given)
+        }
+    }
+
+    /// Regression: `--upstream-ca-file /etc/passwd` started without complaint.
+    func testAnUpstreamCAFileWithoutAPEMCertificateIsRefused() throws {
+        for path in ["/etc/passwd", directory.path, "/no/such/ca.pem"] {
+            let result = try run(["--port", "\(try FreePort.next())", "--db", "cli.sqlite", "--redirect-url", "https://127.0.0.1:9", "--upstream-ca-file", path])
+            XCTAssertEqual(result.status, 2, "\(path): \(result.output)")
+            XCTAssertTrue(result.stderr.contains("--upstream-ca-file: '\(path)'"), result.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], path)
+        }
+        XCTAssertTrue(try run(["--upstream-ca-file", "/etc/passwd"]).stderr.contains("holds no PEM certificate"))
+    }
+
+    /// Regression: `--host 999.1.1.1` first warned "listening on 999.1.1.1 without an admin
+    /// token", then failed to resolve.
+    func testAHostThatDoesNotResolveIsRefusedBeforeTheWarning() throws {
+        let result = try run(["--host", "999.1.1.1", "--port", "\(try FreePort.next())", "--db", "cli.sqlite"])
+        XCTAssertEqual(result.status, 2, result.output)
+        XCTAssertTrue(result.stderr.contains("--host: cannot resolve host '999.1.1.1'"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("without an admin token"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+    }
+
+    /// The same checks for a server made in code: thrown before the database file exists.
+    func testTheLibraryChecksTheSameOptionsFirst() throws {
+        let database = directory.appendingPathComponent("lib.sqlite").path
+        var settings = CatbirdServer.Settings(port: 0, databasePath: database, logLevel: .error)
+        settings.mocksDirectory = "/nonexistent"
+        XCTAssertThrowsError(try CatbirdServer(settings: settings)) { error in
+            XCTAssertTrue(error is UnusableOption, "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database))
+    }
+
+    /// Regression: `CATBIRD_CORS=banana` silently meant off, while `--cors=banana` exits 2.
+    func testASwitchVariableThatIsNeitherOnNorOffIsRefused() throws {
+        for variable in ["CATBIRD_CORS", "CATBIRD_PROXY_ENABLED", "CATBIRD_RECORD_MODE", "CATBIRD_FILES_WITH_QUERY"] {
+            let result = try run(["--port", "\(try FreePort.next())", "--db", "cli.sqlite"], environment: [variable: "banana"])
+            XCTAssertEqual(result.status, 2, "\(variable): \(result.output)")
+            XCTAssertTrue(result.stderr.contains("\(variable) must be 1, true or yes (on) or 0, false or no (off), not 'banana'"), result.stderr)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+        let off = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", ":memory:"], in: directory, environment: ["CATBIRD_CORS": "No"])
+        let preflight = try off.client().request("OPTIONS", "/x", headers: [("Origin", "http://a.test"), ("Access-Control-Request-Method", "GET")])
+        XCTAssertNil(preflight.header("Access-Control-Allow-Origin"), "CATBIRD_CORS=No is off")
+        XCTAssertEqual(try off.terminate().status, 0)
+    }
+
+    /// Regression: `--host 0.0.0.0` logged `listening on http://0.0.0.0:18098`, which no client
+    /// can use; `--tenant-ttl 0s` was refused while `0` and `off` worked.
+    func testAWildcardHostIsLoggedAsLoopbackAndAZeroTTLTakesAUnit() throws {
+        let port = try FreePort.next()
+        let server = try LaunchedServer(["--host", "0.0.0.0", "--port", "\(port)", "--db", ":memory:", "--tenant-ttl", "0s", "--admin-token", "t"], in: directory)
+        let info = try server.client().request("GET", "/catbird/api/info")
+        let stopped = try server.terminate()
+        XCTAssertEqual(stopped.status, 0, stopped.stderr)
+        XCTAssertTrue(stopped.stderr.contains("listening on http://127.0.0.1:\(port) "), stopped.stderr)
+        let retention = info.object["retention"] as? [String: Any] ?? [:]
+        XCTAssertTrue(retention.keys.contains("tenantTTLSeconds") && retention["tenantTTLSeconds"] is NSNull, info.text)
+    }
+
+    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(
+            try BuiltProducts.executable(named: "catbird"), arguments, in: directory,
+            environment: LaunchedServer.childEnvironment(environment), seconds: 30)
+    }
+}
