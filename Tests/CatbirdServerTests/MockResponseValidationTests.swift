@@ -37,6 +37,34 @@ final class MockResponseValidationTests: XCTestCase {
         }
     }
 
+    /// Regression: `{"kind":"equal","value":"/catbird/api/mocks"}` was added (201) though a
+    /// request with that target is a control request, never matched (docs/matching.md#resolution-order).
+    func testAnEqualURLThatIsAControlPathIsRefused() throws {
+        let harness = try ControlBadInputHarness()
+        for url in ["/catbird/api/mocks", "/catbird", "/catbird?x=1", "/catbird/", "http://api.example.com/catbird/api/mocks"] {
+            try harness.assertRejected("equal url \(url)", 400, mentioning: ["is a control path"]) {
+                try $0.json(
+                    "POST", "/catbird/api/mocks",
+                    #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#)
+            }
+        }
+    }
+
+    /// A wildcard or regexp under `/catbird` may still match: both are case-insensitive and
+    /// `/CATBIRD/x` is not a control path; `/catbirdx` is not one either.
+    func testPatternsThatMayMatchOutsideTheControlPathsAreKept() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/catbird/w*", kind: "wildcard", body: "w")
+        try E2E.addMock(client, url: "^/catbird/r", kind: "regexp", body: "r")
+        try E2E.addMock(client, url: "/catbirdx", body: "x")
+        XCTAssertEqual(try client.request("GET", "/CATBIRD/w1").text, "w")
+        XCTAssertEqual(try client.request("GET", "/CatBird/r").text, "r")
+        XCTAssertEqual(try client.request("GET", "/catbirdx").text, "x")
+        XCTAssertEqual(try client.request("GET", "/catbird/w1").status, 404, "a control path, never matched")
+    }
+
     func testResponsesSentAsConfiguredAreAccepted() throws {
         let server = try TestServer()
         defer { server.removeFiles() }

@@ -59,10 +59,18 @@ enum MockRoutes {
     }
 
     /// Rejects a `pattern.method` that is not an HTTP method token (RFC 9110 §9.1: a non-empty
-    /// run of tchar), such as `""` or `"GET POST"`, and an `equal` url holding a NUL character
-    /// (a request-target with a NUL byte is refused before matching, docs/protocol.md#malformed-requests):
-    /// no request could ever match either.
+    /// run of tchar), such as `""` or `"GET POST"`, an `equal` url holding a NUL character
+    /// (a request-target with a NUL byte is refused before matching, docs/protocol.md#malformed-requests),
+    /// and an `equal` url that is a control path (`/catbird…`, in origin or absolute form: a
+    /// control request, never matched; docs/matching.md#resolution-order): no request could
+    /// ever match any of them. A `wildcard` or `regexp` under `/catbird` is kept: both match
+    /// case-insensitively, so they also match `/CATBIRD/…`, which is not a control path.
     private static func validate(_ pattern: RequestPattern) throws(APIError) {
+        if pattern.url.kind == .equal, CatbirdHandler.isControlTarget(pattern.url.value) {
+            throw APIError.badRequest(
+                "'pattern.url.value' \(JSONText.shortString(pattern.url.value)) is a control path (/catbird or under "
+                    + "/catbird/): such a request is answered by the control API and never matched against mocks")
+        }
         if pattern.url.kind == .equal, pattern.url.value.utf8.contains(0) {
             throw APIError.badRequest(
                 "'pattern.url.value' holds a NUL character (\\u0000), which no request-target can: "

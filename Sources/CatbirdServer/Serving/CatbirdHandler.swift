@@ -205,6 +205,14 @@ struct CatbirdHandler: HTTPHandler {
         return isControl(control.path) ? control : nil
     }
 
+    /// Whether a request with exactly this target is a control request (``controlRequest(_:)``):
+    /// its path, in origin or absolute form, is `/catbird` or under `/catbird/`.
+    static func isControlTarget(_ target: String) -> Bool {
+        let origin = target.hasPrefix("/") ? target : originForm(of: target)
+        guard let origin else { return false }
+        return isControl(origin.prefix { $0 != "?" })
+    }
+
     /// The path and query of an absolute-form target (`http://h:1/a?q` → `/a?q`, `http://h?q` →
     /// `/?q`, `http://h` → `/`), or nil when `target` is not `scheme://…`.
     static func originForm(of target: String) -> String? {
