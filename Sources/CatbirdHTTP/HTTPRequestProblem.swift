@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// Why a request is refused before a handler answers it (``HTTPHandler/respondToMalformedRequest(_:problem:)``).
 ///
 /// Our own limits, checked before libmicrohttpd's: its per-connection memory (32 KiB) holds
@@ -17,13 +19,24 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// they do not fit; this is answered before it parses them, when only the request line is
     /// known (``ServerCore/refuseBeforeQueryParsing(_:_:)``).
     case tooManyQueryParameters(limit: Int)
+    /// The method is not a token (RFC 9110 §9.1: a run of tchar), e.g. `MéTH`; `isText`: its
+    /// bytes are UTF-8, so the journal can hold it as sent (400).
+    case methodNotToken(isText: Bool)
+    /// A header field line whose name is not a token, e.g. `X-Catbird-Parallel-Id : v` (RFC
+    /// 9112 §5.1: no whitespace between the name and the colon; a server answers 400). `name`
+    /// is the name as libmicrohttpd read it.
+    case fieldNameNotToken(name: String)
+    /// A field line folded onto the next (obs-fold: a line starting with a space or tab; RFC
+    /// 9112 §5.2 lets a server refuse it with 400). libmicrohttpd 0.9.75 joins such a line into
+    /// the field's *name* (`X-F: a` + `  folded` reads as `X-Ffolded: a`), so it is refused.
+    case foldedFieldLine
 
     /// The status to answer with.
     public var status: Int {
         switch self {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
-        case .targetNotText: 400
+        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine: 400
         }
     }
 
@@ -38,6 +51,12 @@ public enum HTTPRequestProblem: Sendable, Equatable {
             "the request-target holds a NUL byte or bytes that are not UTF-8 (percent-encode them)"
         case let .tooManyQueryParameters(limit):
             "the request-target has more than \(limit) query parameters"
+        case .methodNotToken:
+            "the method is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~; RFC 9110 section 9.1)"
+        case let .fieldNameNotToken(name):
+            "the header field name \(JSONText.shortString(name)) is not an HTTP token (no spaces, not even before the colon; RFC 9112 section 5.1)"
+        case .foldedFieldLine:
+            "a header field line is folded (a line starting with a space or tab, obs-fold; RFC 9112 section 5.2): send each field on one line"
         }
     }
 }

@@ -26,6 +26,13 @@ final class RequestContext: @unchecked Sendable {
     /// first NUL: a longer span before the version means a NUL byte inside the target.
     var rawTargetStart = 0
     var rawTargetLength = 0
+    /// Where the request line and header section lie in libmicrohttpd's read buffer while the
+    /// headers are collected (0.9.75 parses them in place): a field name outside it was made by
+    /// joining a folded line (``HTTPRequestProblem/foldedFieldLine``).
+    var rawHeadStart = 0
+    var rawHeadEnd = 0
+    /// The first field line refused while the headers are collected (left out of ``headers``).
+    var fieldProblem: HTTPRequestProblem?
     var body: [UInt8] = []
     var started = false
     /// A handler method that answers (and journals) the request was called: the request is

@@ -130,6 +130,11 @@ final class ServerCore: Sendable {
         guard let cls, let key else { return .YES }
         let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
         let name = String(cString: key)
+        if let problem = fieldLineProblem(name: name, at: Int(bitPattern: key), context) {
+            // Left out: the journal never holds a field name that was not sent as one.
+            if context.fieldProblem == nil { context.fieldProblem = problem }
+            return .YES
+        }
         guard let value else {
             context.headers.add(name: name, value: "")
             return .YES
@@ -138,6 +143,23 @@ final class ServerCore: Sendable {
         if !isUTF8 { context.fieldsNotUTF8.append(name) }
         context.headers.add(name: name, value: text)
         return .YES
+    }
+
+    /// Why a field line libmicrohttpd 0.9.75 accepted must be refused: its name lies outside the
+    /// header section in the read buffer (a folded line joined into the name), or is not a token.
+    private static func fieldLineProblem(name: String, at address: Int, _ context: RequestContext) -> HTTPRequestProblem? {
+        if context.rawHeadEnd > 0, !(context.rawHeadStart..<context.rawHeadEnd).contains(address) { return .foldedFieldLine }
+        if name.isEmpty || !name.utf8.allSatisfy(HTTPToken.isTokenCharacter) { return .fieldNameNotToken(name: name) }
+        return nil
+    }
+
+    /// The method as text, and its problem when it is not a token (RFC 9110 §9.1): the text is
+    /// the bytes as sent when they are UTF-8, else empty (never a repaired spelling).
+    private static func methodText(_ method: UnsafePointer<CChar>) -> (String, HTTPRequestProblem?) {
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(method).assumingMemoryBound(to: UInt8.self), count: strlen(method))
+        if !bytes.isEmpty, bytes.allSatisfy(HTTPToken.isTokenCharacter) { return (String(decoding: bytes, as: UTF8.self), nil) }
+        guard let text = String(requestBytes: bytes) else { return ("", .methodNotToken(isText: false)) }
+        return (text, .methodNotToken(isText: true))
     }
 
     /// A field value without the optional whitespace around it (RFC 9110 §5.5): libmicrohttpd
@@ -178,16 +200,26 @@ final class ServerCore: Sendable {
         }
         if !context.started {
             context.started = true
-            context.method = method.map { String(cString: $0) } ?? ""
             context.clientAddress = Self.clientAddress(connection)
+            let headSize = catbird_mhd_request_header_size(connection)
+            if let method {
+                // libmicrohttpd 0.9.75 keeps the request line and header section in place,
+                // starting with the method (see fieldLineProblem).
+                context.rawHeadStart = Int(bitPattern: method)
+                context.rawHeadEnd = headSize > 0 ? context.rawHeadStart + headSize : 0
+                let (text, problem) = Self.methodText(method)
+                context.method = text
+                if context.problem == nil { context.problem = problem }
+            }
             // Counted first (no iterator: libmicrohttpd only counts) so the fields are stored in
             // one allocation rather than regrown as each one is added.
             context.headers.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
             _ = MHD_get_connection_values(
                 connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
-            if context.problem == nil, catbird_mhd_request_header_size(connection) > maxHeadSize {
+            if context.problem == nil, headSize > maxHeadSize {
                 context.problem = .headTooLarge(limit: maxHeadSize)
             }
+            if context.problem == nil { context.problem = context.fieldProblem }
             if let problem = context.problem {
                 // Answered before any body is read (parked meanwhile if answered later: MHD then
                 // calls this first step again, which sends the pending response); `Connection:

@@ -82,11 +82,6 @@ public enum ResponseRules {
 
     /// RFC 9110 §5.6.2 tchar: what a field name or a method token is made of.
     public static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        HTTPToken.isTokenCharacter(byte)
     }
 }

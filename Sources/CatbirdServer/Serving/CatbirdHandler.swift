@@ -152,10 +152,11 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     /// 414, 431 or 400 with our JSON error body (docs/protocol.md#malformed-requests),
-    /// journaled like a 413, except a target with a NUL or bytes that are not UTF-8: the
-    /// journal could only hold it altered.
+    /// journaled like a 413 (a refused field line left out), except a target or method with a
+    /// NUL or bytes that are not UTF-8: the journal could only hold it altered.
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
-        refused(request, APIError(status: problem.status, reason: problem.reason), journaled: problem != .targetNotText)
+        let journaled = problem != .targetNotText && problem != .methodNotToken(isText: false)
+        return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: journaled)
     }
 
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
