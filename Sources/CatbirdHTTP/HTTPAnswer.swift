@@ -38,9 +38,34 @@ extension HTTPAnswer {
         case let .now(response):
             return .now(transform(response))
         case let .later(start):
-            return .later { responder in start(HTTPResponder { responder.send(transform($0)) }) }
+            return .later { responder in start(HTTPResponder.delivering { responder.deliver(transform($0), beforeSending: $1) }) }
         case let .soon(start):
-            return .soon { responder in start(HTTPResponder { responder.send(transform($0)) }) }
+            return .soon { responder in start(HTTPResponder.delivering { responder.deliver(transform($0), beforeSending: $1) }) }
+        }
+    }
+
+    /// This answer, with `observe` told what goes out once that is known, before it is written:
+    /// at once for ``now(_:)``, else when the responder is used, with what the server sent in its place if
+    /// it answered first (a 503 at shutdown; nothing when the client hung up). For a log line or
+    /// a metric that must show what was sent, not what the handler meant to send.
+    public func whenDelivered(_ observe: @escaping @Sendable (HTTPDelivery) -> Void) -> HTTPAnswer {
+        switch self {
+        case let .now(response):
+            observe(.sent(response))
+            return self
+        case let .later(start):
+            return .later { responder in start(Self.observing(responder, observe)) }
+        case let .soon(start):
+            return .soon { responder in start(Self.observing(responder, observe)) }
+        }
+    }
+
+    private static func observing(_ responder: HTTPResponder, _ observe: @escaping @Sendable (HTTPDelivery) -> Void) -> HTTPResponder {
+        HTTPResponder.delivering { response, beforeSending in
+            responder.deliver(response) { delivery in
+                observe(delivery)
+                beforeSending(delivery)
+            }
         }
     }
 }

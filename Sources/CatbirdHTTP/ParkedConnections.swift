@@ -52,6 +52,10 @@ final class ParkedConnections: Sendable {
         var phase = Phase.running
         var nextTicket: UInt64 = 0
         var parked: [UInt64: Parked] = [:]
+        /// Requests answered without their responder (at shutdown: what was sent; a client that
+        /// hung up: nil), until the responder is used and learns it (``HTTPResponder/deliver(_:)``).
+        /// Every responder is used once, if only when dropped, so each entry is taken once.
+        var answeredInstead: [UInt64: HTTPResponse?] = [:]
     }
 
     private let state = Mutex(State())
@@ -103,11 +107,12 @@ final class ParkedConnections: Sendable {
         }
         guard let ticket else {
             // Shutdown got here since the check above: answer as it does; a responder has nothing left to do.
-            context.pendingResponse = atShutdown ?? Self.stoppingResponse
+            let sent = atShutdown ?? Self.stoppingResponse
+            context.pendingResponse = sent
             MHD_resume_connection(connection)
-            return HTTPResponder { _ in }
+            return HTTPResponder.delivering { _, beforeSending in beforeSending(.sent(sent)) }
         }
-        return HTTPResponder { [self] response in resume(ticket, with: response) }
+        return HTTPResponder.delivering { [self] response, beforeSending in resume(ticket, with: response, beforeSending: beforeSending) }
     }
 
     /// How many connections are parked now.
@@ -153,6 +158,7 @@ final class ParkedConnections: Sendable {
                 hangUps.forget(parked.socket)
                 parked.context.parkedTicket = nil
                 parked.context.pendingResponse = parked.atShutdown ?? Self.stoppingResponse
+                state.answeredInstead[ticket] = parked.context.pendingResponse
                 MHD_resume_connection(parked.connection)
                 resumed += 1
             }
@@ -169,22 +175,32 @@ final class ParkedConnections: Sendable {
         state.withLock { state in
             guard let parked = state.parked.removeValue(forKey: ticket) else { return }
             hangUps.forget(parked.socket)
+            state.answeredInstead[ticket] = .some(nil)
         }
     }
 
-    private func resume(_ ticket: UInt64, with response: HTTPResponse) {
+    /// Resumes parked request `ticket` with `response`, after telling `beforeSending` what goes
+    /// out: `response`, or what was sent in its place when shutdown or a hang-up came first.
+    private func resume(_ ticket: UInt64, with response: HTTPResponse, beforeSending: (HTTPDelivery) -> Void) {
         callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
         defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
-        let connection: OpaquePointer? = state.withLock { state in
-            guard let parked = state.parked.removeValue(forKey: ticket) else { return nil }
+        let (connection, instead): (OpaquePointer?, HTTPResponse??) = state.withLock { state in
+            guard let parked = state.parked.removeValue(forKey: ticket) else {
+                return (nil, state.answeredInstead.removeValue(forKey: ticket))
+            }
             hangUps.forget(parked.socket)
             parked.context.parkedTicket = nil
             parked.context.pendingResponse = response
-            return parked.connection
+            return (parked.connection, nil)
         }
         // Outside the lock: its entry is gone, so nothing else resumes it, and resumeAll()
         // waits for this call before the daemon stops.
-        if let connection { MHD_resume_connection(connection) }
+        guard let connection else {
+            guard case let .some(.some(sent)) = instead else { return beforeSending(.nothingSent) }
+            return beforeSending(.sent(sent))
+        }
+        beforeSending(.sent(response))
+        MHD_resume_connection(connection)
     }
 
     /// The client of parked request `ticket` hung up: resumes it marked gone, so the access
@@ -193,6 +209,7 @@ final class ParkedConnections: Sendable {
         state.withLock { state in
             guard let parked = state.parked.removeValue(forKey: ticket) else { return }
             hangUps.forget(parked.socket)
+            state.answeredInstead[ticket] = .some(nil)
             parked.context.parkedTicket = nil
             parked.context.clientGone = true
             MHD_resume_connection(parked.connection)

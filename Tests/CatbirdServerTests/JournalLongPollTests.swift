@@ -133,16 +133,18 @@ final class JournalLongPollTests: XCTestCase {
     }
 
     /// Regression: a long poll and a wait parked when the server gets SIGTERM were answered
-    /// `503` in plain text; every error is the JSON shape (docs/protocol.md#errors).
+    /// `503` in plain text; every error is the JSON shape (docs/protocol.md#errors). And the log
+    /// said `→ 500 control` for the poll (its dropped responder's status) while the client got
+    /// the 503: the log line shows what was sent.
     func testPollAndWaitParkedAtSIGTERMGetTheJSONError() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-sigterm-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try LaunchedServer(
-            ["--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("db.sqlite").path, "--log-level", "error"],
+            ["--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("db.sqlite").path, "--log-level", "info"],
             in: directory)
         defer { _ = try? server.terminate() }
-        let poll = PendingPoll(port: server.port, tenant: nil, target: "/catbird/api/requests?wait=50")
+        let poll = PendingPoll(port: server.port, tenant: nil, target: "/catbird/api/requests?since=99999&wait=60")
         let wait = PendingPoll(
             port: server.port, tenant: nil, target: "/catbird/api/requests/wait", method: "POST",
             body: #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"}},"timeout":50}"#)
@@ -154,5 +156,8 @@ final class JournalLongPollTests: XCTestCase {
             let answer = try XCTUnwrap(response, "\(name) got no answer")
             E2E.assertError(answer, status: 503, reasonContains: "the server is stopping")
         }
+        XCTAssertTrue(exit.stderr.contains("GET /catbird/api/requests?since=99999&wait=60 → 503 control"), exit.stderr)
+        XCTAssertTrue(exit.stderr.contains("POST /catbird/api/requests/wait → 503 control"), exit.stderr)
+        XCTAssertFalse(exit.stderr.contains("→ 500"), exit.stderr)
     }
 }

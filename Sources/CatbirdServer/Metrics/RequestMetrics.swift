@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Counts of answered requests since start, for `/catbird/metrics`: by who answered and the
-/// status class, and a histogram of the time taken to work out each answer.
+/// status class, and a histogram of the time taken to work out each answer; and, apart, the
+/// requests that ended with nothing sent (``Unanswered``).
 ///
 /// No lock: every count is its own atomic counter, bumped with one relaxed add per request
 /// (two more for the latency bucket and sum), so request threads never wait for each other
@@ -30,6 +31,18 @@ final class RequestMetrics: Sendable {
         var latencyCount = 0
         /// Seconds, summed over every request.
         var latencySum = 0.0
+        /// Requests that ended with nothing sent, indexed as ``Unanswered/allCases``.
+        var unanswered = Array(repeating: 0, count: Unanswered.allCases.count)
+    }
+
+    /// Why a request ended with nothing sent (counted apart from the answered ones: not in
+    /// `catbird_requests_total` nor in the latency histogram; journaled as 499 or 408).
+    enum Unanswered: String, CaseIterable, Sendable {
+        /// The client hung up first (journaled 499): before its request was complete, during a
+        /// mock's delay, or while a control route or the upstream was answering.
+        case clientLeft = "client_left"
+        /// The connection timed out before the request was complete (journaled 408).
+        case timedOut = "timed_out"
     }
 
     /// One counter; a class so that an array can hold the (non-copyable) atomics.
@@ -42,6 +55,12 @@ final class RequestMetrics: Sendable {
     /// Requests per latency bucket, not cumulative; the last one is over every bound.
     private let latencyBuckets = (0...latencyBounds.count).map { _ in Counter() }
     private let latencyNanoseconds = Atomic<Int>(0)
+    private let unanswered = Unanswered.allCases.map { _ in Counter() }
+
+    /// Counts one request that ended with nothing sent.
+    func recordUnanswered(_ why: Unanswered) {
+        unanswered[Unanswered.allCases.firstIndex(of: why)!].value.add(1, ordering: .relaxed)
+    }
 
     /// Counts one answer. `answeredBy` outside ``answerers`` counts as `none`; a status outside
     /// 100…599 counts in the nearest class.
@@ -71,6 +90,7 @@ final class RequestMetrics: Sendable {
         }
         snapshot.latencyCount = cumulative
         snapshot.latencySum = Double(latencyNanoseconds.load(ordering: .relaxed)) / 1e9
+        snapshot.unanswered = unanswered.map { $0.value.load(ordering: .relaxed) }
         return snapshot
     }
 }

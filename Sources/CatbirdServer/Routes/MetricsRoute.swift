@@ -44,6 +44,12 @@ enum MetricsRoute {
             help: "Seconds from a request's arrival to its answer being ready (a mock's delay not included).",
             bounds: RequestMetrics.latencyBounds, atMost: requests.latencyAtMost, count: requests.latencyCount,
             sum: requests.latencySum)
+        out.metric(
+            "catbird_requests_unanswered_total", .counter,
+            help: "Requests that ended with nothing sent (journaled 499 or 408), by why: not in catbird_requests_total.")
+        for (index, why) in RequestMetrics.Unanswered.allCases.enumerated() {
+            out.sample("catbird_requests_unanswered_total", labels: ["reason": why.rawValue], requests.unanswered[index])
+        }
 
         out.metric(
             "catbird_regexp_budget_overruns_total", .counter,

@@ -18,7 +18,12 @@ extension CatbirdHandler {
         let (status, problem) = Self.statusAndProblem(ending, headerSectionRead: !request.method.isEmpty)
         // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
         let refused = if case .refusedByLibrary = ending { true } else { false }
-        noteUnanswered(request, status: status, why: problem, warning: refused) { tenant in
+        let nothingSent: RequestMetrics.Unanswered? = switch ending {
+        case .timedOut: .timedOut
+        case .clientLeft, .serverStopped: .clientLeft
+        case .refusedByLibrary: nil
+        }
+        noteUnanswered(request, status: status, why: problem, warning: refused, nothingSent: nothingSent) { tenant in
             let elapsed = ContinuousClock.now - request.receivedAt
             let arrival = Date(timeIntervalSinceNow: -elapsed.milliseconds / 1000)
             journal.append(JournalEntry(
@@ -32,16 +37,22 @@ extension CatbirdHandler {
     /// What every request Catbird refused, or that ended without an answer, goes through: unless
     /// it is a control request (absolute-form `GET http://host/catbird/…` too), `journaling` is
     /// called with its tenant (``tenantOfRefused(_:)``) to journal it; then its metrics (answered
-    /// by `control` or `none`) and one log line, `status` and `why`, at warning or info level.
+    /// by `control` or `none`; or, when `nothingSent` says why nothing was sent, as unanswered)
+    /// and one log line, `status` and `why`, at warning or info level.
     func noteUnanswered(
-        _ request: HTTPRequest, status: Int, why: String, warning: Bool, journaling: (TenantID) -> Void
+        _ request: HTTPRequest, status: Int, why: String, warning: Bool, nothingSent: RequestMetrics.Unanswered? = nil,
+        journaling: (TenantID) -> Void
     ) {
         let tenant = Self.tenantOfRefused(request)
         let isControl = Self.controlRequest(request) != nil
         if !isControl { journaling(tenant) }
-        metrics.record(
-            answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status,
-            latency: ContinuousClock.now - request.receivedAt)
+        if let nothingSent {
+            metrics.recordUnanswered(nothingSent)
+        } else {
+            metrics.record(
+                answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status,
+                latency: ContinuousClock.now - request.receivedAt)
+        }
         let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(why) tenant=\(tenant)"
         if warning { log.warning(line) } else { log.info(line) }
     }

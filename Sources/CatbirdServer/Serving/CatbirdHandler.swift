@@ -94,8 +94,11 @@ struct CatbirdHandler: HTTPHandler {
         _ response: HTTPResponse, journaled ticket: JournalTicket?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
         guard durability == .strict, let ticket else {
-            record(request, response, answeredBy: answeredBy, tenant: tenant)
-            return .now(response)
+            guard let delay = response.delay else {
+                record(request, response, answeredBy: answeredBy, tenant: tenant)
+                return .now(response)
+            }
+            return .now(recordedWhenDelayEnds(response, delay: delay, request, answeredBy: answeredBy, tenant: tenant))
         }
         return journal.answer(response, onceCommitted: ticket, sent: recording(request, answeredBy: answeredBy, tenant: tenant))
     }
@@ -108,26 +111,67 @@ struct CatbirdHandler: HTTPHandler {
     ) {
         let sent = recording(request, answeredBy: answeredBy, tenant: tenant)
         guard durability == .strict else {
-            sent(response)
-            responder.send(response)
+            responder.deliver(response, beforeSending: sent)
             return
         }
         journal.send(response, onceCommitted: ticket, to: responder, sent: sent)
     }
 
-    /// Records (``record(_:_:answeredBy:tenant:)``) the response it is given for `request`;
-    /// captures only the metrics and the log, not the whole handler.
-    private func recording(_ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> @Sendable (HTTPResponse) -> Void {
-        { [metrics, log] response in Self.record(request, response, answeredBy: answeredBy, tenant: tenant, metrics: metrics, log: log) }
+    /// Records (``record(_:_:answeredBy:tenant:)``) what went out for `request`: the response
+    /// sent (the server's 503 when it stopped first), or a 499 when the client hung up first and
+    /// nothing was sent; captures only the metrics and the log, not the whole handler.
+    /// - Parameters:
+    ///   - readyAfter: the time from arrival to the answer being ready, when known before it is
+    ///     sent (a delayed answer: the delay is not part of it); nil: until now.
+    ///   - delay: a mock's delay, shown in the log line.
+    private func recording(
+        _ request: HTTPRequest, answeredBy: String, tenant: TenantID, readyAfter: Duration? = nil, delay: Duration? = nil
+    ) -> @Sendable (HTTPDelivery) -> Void {
+        { [metrics, log] delivery in
+            guard case var .sent(response) = delivery else {
+                metrics.recordUnanswered(.clientLeft)
+                log.info("\(request.method) \(request.target) → \(Self.nothingSent.status) \(answeredBy) tenant=\(tenant): the client hung up first; nothing was sent")
+                return
+            }
+            if let delay { response.delay = delay }
+            Self.record(request, response, answeredBy: answeredBy, tenant: tenant, metrics: metrics, log: log, elapsed: readyAfter)
+        }
     }
 
-    /// `answer`, recorded when its response is known (at once, or when the responder sends it).
-    private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
-        let record = recording(request, answeredBy: answeredBy, tenant: tenant)
-        return answer.map { response in
-            record(response)
-            return response
+    /// A delayed `response`, recorded when its delay ends with what went out then: the response
+    /// (or the answer its ``HTTPResponse/whenDelayEnds`` gives instead, e.g. strict durability's),
+    /// or a 499 when the client hung up during the delay (as the journal records it,
+    /// docs/protocol.md#delays). The time recorded is until the answer was ready, without the delay.
+    private func recordedWhenDelayEnds(
+        _ response: HTTPResponse, delay: Duration, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
+    ) -> HTTPResponse {
+        let record = recording(
+            request, answeredBy: answeredBy, tenant: tenant, readyAfter: ContinuousClock.now - request.receivedAt, delay: delay)
+        let journaling = response.whenDelayEnds
+        var observed = response
+        observed.whenDelayEnds = { [response] outcome in
+            let instead = journaling?(outcome)
+            guard outcome == .sent else {
+                record(.nothingSent)
+                return instead
+            }
+            guard let instead else {
+                record(.sent(response))
+                return nil
+            }
+            return instead.whenDelivered(record)
         }
+        return observed
+    }
+
+    /// What a log line and the metrics show for a request whose client hung up before its answer:
+    /// 499 (nginx's "client closed request"), as the journal does (docs/protocol.md#delays).
+    private static let nothingSent = HTTPResponse(status: 499)
+
+    /// `answer`, recorded when what went out is known (at once, or when the responder is used:
+    /// ``HTTPAnswer/whenDelivered(_:)``).
+    private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
+        answer.whenDelivered(recording(request, answeredBy: answeredBy, tenant: tenant))
     }
 
     /// The request's metrics and its info line; the time counts from the request's arrival
@@ -137,9 +181,10 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     private static func record(
-        _ request: HTTPRequest, _ response: HTTPResponse, answeredBy: String, tenant: TenantID, metrics: RequestMetrics, log: Logger
+        _ request: HTTPRequest, _ response: HTTPResponse, answeredBy: String, tenant: TenantID, metrics: RequestMetrics, log: Logger,
+        elapsed readyAfter: Duration? = nil
     ) {
-        let elapsed = ContinuousClock.now - request.receivedAt
+        let elapsed = readyAfter ?? ContinuousClock.now - request.receivedAt
         metrics.record(answeredBy: answeredBy, status: response.status, latency: elapsed)
         guard log.isEnabled(.info) else { return }
         let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""

@@ -8,21 +8,19 @@ import CatbirdHTTP
 /// show.
 extension Journal {
     /// Sends `response` through `responder` once the entry behind `ticket` is committed
-    /// (``notJournaled`` if it never will be), after handing what leaves to `sent`.
+    /// (``notJournaled`` if it never will be), telling `sent` what goes out first.
     func send(
         _ response: HTTPResponse, onceCommitted ticket: JournalTicket, to responder: HTTPResponder,
-        sent: (@Sendable (HTTPResponse) -> Void)? = nil
+        sent: (@Sendable (HTTPDelivery) -> Void)? = nil
     ) {
         whenCommitted(ticket) { committed in
-            let released = committed ? response : Self.notJournaled
-            sent?(released)
-            responder.send(released)
+            responder.deliver(committed ? response : Self.notJournaled) { sent?($0) }
         }
     }
 
     /// ``send(_:onceCommitted:to:sent:)`` as an answer: parked (``HTTPAnswer/soon(_:)``) until then.
     func answer(
-        _ response: HTTPResponse, onceCommitted ticket: JournalTicket, sent: (@Sendable (HTTPResponse) -> Void)? = nil
+        _ response: HTTPResponse, onceCommitted ticket: JournalTicket, sent: (@Sendable (HTTPDelivery) -> Void)? = nil
     ) -> HTTPAnswer {
         .soon { [self] responder in send(response, onceCommitted: ticket, to: responder, sent: sent) }
     }

@@ -1,0 +1,49 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// `catbird_requests_total` counts requests answered, as docs/operations.md#metrics says;
+/// requests that ended with nothing sent are counted apart (found by a new user: 4,021
+/// connections that sent half a head and closed were counted as answered 499s, and their
+/// durations went into the histogram).
+final class UnansweredMetricsTests: ServerTestCase {
+    func testRequestsThatEndedWithNothingSentAreCountedApart() throws {
+        let before = try metrics()
+        // Half a head, then a hang-up (the new user's case); and a client leaving a delayed mock.
+        let raw = try server.client()
+        try raw.send(raw: Array("GET /half HTTP/1.1\r\nHost: x\r\n".utf8))
+        usleep(100_000)
+        raw.hangUp()
+        try E2E.addMock(client, url: "/slow", body: "late", delay: 5)
+        let leaving = try server.client()
+        try leaving.send(raw: Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(200_000)
+        leaving.hangUp()
+        XCTAssertEqual(try client.request("GET", "/missing").status, 404)
+        var after = try metrics()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while after[#"catbird_requests_unanswered_total{reason="client_left"}"#] != 2, ContinuousClock.now < deadline {
+            usleep(50_000)
+            after = try metrics()
+        }
+        XCTAssertEqual(after[#"catbird_requests_unanswered_total{reason="client_left"}"#], 2, "\(after)")
+        XCTAssertEqual(after[#"catbird_requests_unanswered_total{reason="timed_out"}"#], 0)
+        let none4xx = #"catbird_requests_total{answered_by="none",status_class="4xx"}"#
+        XCTAssertEqual(after[none4xx, default: 0] - before[none4xx, default: 0], 1, "only the 404 was answered")
+        let mock2xx = #"catbird_requests_total{answered_by="mock",status_class="2xx"}"#
+        XCTAssertEqual(after[mock2xx, default: 0] - before[mock2xx, default: 0], 0, "the delayed answer never went out")
+        let journal = try E2E.journal(client, tenant: nil)
+        XCTAssertEqual(journal.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }.sorted(), [404, 499, 499])
+    }
+
+    /// The scrape's samples by name and labels, e.g. `catbird_requests_total{answered_by="mock",status_class="2xx"}`.
+    private func metrics() throws -> [String: Double] {
+        let text = try client.request("GET", "/catbird/metrics").text
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+}
