@@ -207,6 +207,13 @@ final class StorageFaultTests: XCTestCase {
         var withheld = try strictClient.request("GET", "/ok")
         for _ in 0..<200 where withheld.status == 200 { withheld = try strictClient.request("GET", "/ok") }
         E2E.assertError(withheld, status: 503, reasonContains: "could not be written to the journal")
+        // Regression: strict mode's health said "mocks are still served from memory", which is false there.
+        XCTAssertTrue((health.object["reason"] as? String ?? "").hasSuffix("mocks are still served from memory"), health.text)
+        let strictHealth = try waitForHealth(strictClient, status: 503)
+        let strictReason = strictHealth.object["reason"] as? String ?? ""
+        XCTAssertTrue(strictReason.contains("the disk holding the database is full"), strictHealth.text)
+        XCTAssertTrue(strictReason.contains("answers are withheld (503)"), strictHealth.text)
+        XCTAssertFalse(strictReason.contains("still served"), strictHealth.text)
 
         let deleted = try client.request("DELETE", "/catbird/api/requests")
         XCTAssertEqual(deleted.status, 200, deleted.text)

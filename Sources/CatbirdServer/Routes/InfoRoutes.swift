@@ -21,14 +21,14 @@ enum InfoRoutes {
         [
             Route("GET", "/catbird/api/health", lane: .quick) { _ in
                 dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
-                if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault) }
+                if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault, durability: dependencies.settings.durability) }
                 do {
                     try dependencies.tenants.checkReadable()
                     return JSONBody.response(["status": "ok"])
                 } catch {
                     dependencies.log.error("health check failed: \(error)")
                     if let sqlite = error as? SQLiteError, let reason = sqlite.environmentalReason {
-                        return StorageHealth.degraded(reason: reason, since: Date())
+                        return StorageHealth.degraded(reason: reason, since: Date(), durability: dependencies.settings.durability)
                     }
                     throw APIError(status: 503, reason: "database unavailable")
                 }

@@ -6,7 +6,8 @@ import Foundation
 /// `GET /catbird/api/health`'s answer while the database file is at fault (a full disk, a file
 /// made read-only, corruption; README.md#storage-faults): `503 {"error": true, "status":
 /// "degraded", "reason": "…", "since": "<UTC ISO 8601>"}`. The server keeps serving mocks from
-/// memory meanwhile; control changes are refused with 503 and journal rows are dropped (each
+/// memory meanwhile (with strict durability their answers are withheld instead, and the reason
+/// says so); control changes are refused with 503 and journal rows are dropped (each
 /// drop logged), until a write commits again. A corrupt file stays reported until
 /// `PRAGMA quick_check` passes again (``StorageFaults``): meanwhile what reads or writes its
 /// damaged pages fails, and the rest works.
@@ -16,22 +17,30 @@ struct StorageHealth: Encodable {
     let reason: String
     let since: String
 
-    static func degraded(_ fault: StorageFaults.Fault) -> HTTPResponse {
-        guard fault.isCorruption else { return degraded(reason: fault.reason, since: fault.since) }
+    /// - Parameter durability: what mocks do meanwhile depends on it: served from memory
+    ///   (relaxed), or their answers withheld with 503 when their journal rows cannot be written
+    ///   (strict: no answer leaves unjournaled; README.md#durability).
+    static func degraded(_ fault: StorageFaults.Fault, durability: Durability) -> HTTPResponse {
+        guard fault.isCorruption else { return degraded(reason: fault.reason, since: fault.since, durability: durability) }
+        let mocks = switch durability {
+        case .relaxed: "mocks are still served from memory"
+        case .strict: "a mock's answer whose journal row cannot be written is withheld (503; --durability strict)"
+        }
         return JSONBody.response(
             StorageHealth(
                 reason: "\(fault.reason) (\(fault.detail)): what reads or writes the damaged pages fails until the file "
-                    + "is restored; mocks are still served from memory",
+                    + "is restored; \(mocks)",
                 since: Timestamp.string(from: fault.since)),
             status: 503)
     }
 
-    static func degraded(reason: String, since: Date) -> HTTPResponse {
-        JSONBody.response(
-            StorageHealth(
-                reason: "\(reason): control changes are refused and the journal is not being written; "
-                    + "mocks are still served from memory",
-                since: Timestamp.string(from: since)),
-            status: 503)
+    static func degraded(reason: String, since: Date, durability: Durability) -> HTTPResponse {
+        let mocks = switch durability {
+        case .relaxed: "control changes are refused and the journal is not being written; mocks are still served from memory"
+        case .strict:
+            "control changes are refused, and mocks' answers are withheld (503) since the journal cannot be written "
+                + "and --durability strict sends no answer unjournaled"
+        }
+        return JSONBody.response(StorageHealth(reason: "\(reason): \(mocks)", since: Timestamp.string(from: since)), status: 503)
     }
 }
