@@ -121,11 +121,11 @@ final class AdminTokenTests: XCTestCase {
 
     func testListeningBeyondLoopbackWithoutATokenWarns() throws {
         let open = try startupLog(["--host", "0.0.0.0"])
-        XCTAssertTrue(open.contains("listening on http://0.0.0.0:"), open)
+        XCTAssertTrue(open.contains("listening on http://127.0.0.1:"), open)
         XCTAssertTrue(open.contains("[warning] listening on 0.0.0.0 without an admin token"), open)
 
         let guarded = try startupLog(["--host", "0.0.0.0"], environment: ["CATBIRD_ADMIN_TOKEN": token])
-        XCTAssertTrue(guarded.contains("listening on http://0.0.0.0:"), guarded)
+        XCTAssertTrue(guarded.contains("listening on http://127.0.0.1:"), guarded)
         XCTAssertFalse(guarded.contains("without an admin token"), guarded)
         XCTAssertFalse(guarded.contains(token), "the token is never logged: \(guarded)")
 
