@@ -46,6 +46,31 @@ final class HARRequestFieldsTests: ServerTestCase {
         }
     }
 
+    /// Regression: `request.url` was `http://127.0.0.1*` for the target `*`, and held raw
+    /// spaces, tabs and control characters (`http://127.0.0.1/sp ace`): not URLs.
+    func testTheURLIsAValidURLWhateverTheTargetHeld() throws {
+        let cases: [(target: String, url: String)] = [
+            ("/sp ace", "http://127.0.0.1/sp%20ace"),
+            ("/tab\there", "http://127.0.0.1/tab%09here"),
+            ("/ctl\u{1}x\u{7F}", "http://127.0.0.1/ctl%01x%7F"),
+            ("/caf\u{E9}?q=\"a\"&b={1}|^`", "http://127.0.0.1/caf%C3%A9?q=%22a%22&b=%7B1%7D%7C%5E%60"),
+            ("/100%?ok=%20&bad=%zz%4", "http://127.0.0.1/100%25?ok=%20&bad=%25zz%254"),
+            ("/kept/a;b,c@d:e!$'()*+=~-._", "http://127.0.0.1/kept/a;b,c@d:e!$'()*+=~-._"),
+            ("*", "http://127.0.0.1/"),
+        ]
+        for (target, _) in cases {
+            let method = target == "*" ? "OPTIONS" : "GET"
+            let answer = try E2E.exchange(server, "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 404 "), "\(target.debugDescription): \(answer.prefix(100))")
+        }
+        let entries = try exportedEntries(cases.count)
+        for (index, (target, url)) in cases.enumerated() {
+            let got = (entries[index]["request"] as? [String: Any])?["url"] as? String ?? ""
+            XCTAssertEqual(got, url, target.debugDescription)
+            XCTAssertNotNil(URLComponents(string: got), "\(got) parses as a URL")
+        }
+    }
+
     /// Regression: `_catbird` left out the journal entry's `problem`, so a request libmicrohttpd
     /// refused looked like an ordinary 400 in the HAR file. It is there when set, and only then.
     func testTheProblemOfARefusedRequestIsInTheCatbirdBlock() throws {

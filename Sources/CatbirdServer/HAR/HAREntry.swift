@@ -163,11 +163,16 @@ extension HAREntry {
     /// when it is a URI authority (``isAuthority(_:)``), else behind the server's own address:
     /// a `Host` such as `a/b?c` or `user@x` would make another URL than the one asked, and the
     /// header is in `request.headers` as received either way (docs/protocol.md#har-export).
+    /// The asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`) name no path:
+    /// they become that base URL with the path `/`. Bytes a URL may not hold are percent-encoded
+    /// (``HARURL/encoded(_:)``), so the url parses wherever HAR files are read.
     static func absoluteURL(_ target: String, host: String?, origin: String) -> String {
         let lowered = target.prefix(8).lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return target }
-        guard let host, isAuthority(host) else { return origin + target }
-        return "http://\(host)\(target)"
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return HARURL.encoded(target) }
+        let base = if let host, isAuthority(host) { "http://\(host)" } else { origin }
+        if target.hasPrefix("/") { return base + HARURL.encoded(target) }
+        if target != "*", isAuthority(target) { return "http://\(target)/" }  // authority form
+        return base + "/"  // asterisk form, or a target of no form
     }
 
     /// Whether `host` is `host[:port]` as RFC 9110 §7.2 allows in `Host` (RFC 3986 §3.2.2): a
