@@ -112,6 +112,17 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 502)
     }
 
+    /// Regression: an upstream answer over `--max-body-size` was reported as "upstream
+    /// unreachable: upstream response body is larger than 10485760 bytes".
+    func testAnUpstreamAnswerOverTheBodyLimitIs502NamedAsTooLarge() throws {
+        let server = try redirecting { $0.maxBodySize = 100 }
+        let big = try CurlClient.run([url(server, "/binary")])
+        XCTAssertEqual(big.status, 502, big.text)
+        let reason = big.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasPrefix("upstream answer too large: its body is larger than the limit of 100 bytes"), big.text)
+        XCTAssertFalse(reason.contains("unreachable"), big.text)
+    }
+
     func testControlRoutesAreNeverForwarded() throws {
         let server = try redirecting()
         let mocks = try CurlClient.run([url(server, "/catbird/api/mocks")])

@@ -127,13 +127,19 @@ struct Forwarding: Sendable {
     /// The body of a `HEAD` answer: never asked for.
     private static let noBody = HTTPBodyStream { _, _ in .finished }
 
-    /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 otherwise
-    /// (503 when the server is stopping); marked as made by Catbird (``generated(_:)``).
+    /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 when it
+    /// could not be reached or its answer was larger than `--max-body-size` (each named as
+    /// what it is), 503 when the server is stopping; marked as made by Catbird (``generated(_:)``).
     func response(for error: OutboundError) -> HTTPResponse {
         switch error {
         case .timedOut: return generated(APIError(status: 504, reason: "upstream timed out: \(error)"))
         case .shutDown: return generated(APIError(status: 503, reason: "\(error)"))
-        default: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
+        case let .responseTooLarge(limit):
+            return generated(APIError(
+                status: 502,
+                reason: "upstream answer too large: its body is larger than the limit of \(limit) bytes (--max-body-size, "
+                    + "CATBIRD_MAX_BODY_SIZE); nothing of it was sent"))
+        case .unreachable: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
         }
     }
 
