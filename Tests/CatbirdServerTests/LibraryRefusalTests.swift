@@ -92,6 +92,9 @@ final class LibraryRefusalTests: ServerTestCase {
         XCTAssertEqual(journal.map(Self.status), [499, 499])
         XCTAssertEqual(journal.map { $0["method"] as? String }, ["", "POST"])
         XCTAssertEqual(journal.map { $0["url"] as? String }, ["/half", "/part"])
+        // Regression: the POST's 3 body bytes had arrived, but bodySize said 0.
+        XCTAssertEqual(journal.map { ($0["request"] as? [String: Any])?["bodySize"] as? Int }, [0, 3])
+        XCTAssertEqual((journal.last?["request"] as? [String: Any])?["body"] as? String, "abc")
         XCTAssertTrue(journal.allSatisfy { ($0["problem"] as? String ?? "").contains("closed the connection") }, "\(journal)")
     }
 

@@ -10,8 +10,9 @@ extension CatbirdHandler {
     /// or the client left or the connection timed out before it was complete. The entry has
     /// what is known: the target, the arrival time, the method and headers when the header
     /// section had been accepted (else the method is `""`, and the tenant the default one, the
-    /// parallel id being unknown), the status libmicrohttpd sent (its headers and HTML body
-    /// are not recorded) or 499/408 when nothing was sent, and `problem` saying which. Control
+    /// parallel id being unknown), the body bytes that had arrived, the status libmicrohttpd
+    /// sent (its headers and HTML body are not recorded) or 499/408 when nothing was sent, and
+    /// `problem` saying which. Control
     /// requests are not journaled; a stopping server journals nothing more.
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {
         guard ending != .serverStopped else { return }
@@ -28,7 +29,7 @@ extension CatbirdHandler {
             let arrival = Date(timeIntervalSinceNow: -elapsed.milliseconds / 1000)
             journal.append(JournalEntry(
                 time: Timestamp.string(from: arrival), tenant: tenant, method: request.method, url: request.target,
-                requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: [],
+                requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
                 status: status, responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
                 durationMs: elapsed.milliseconds, problem: problem))
         }

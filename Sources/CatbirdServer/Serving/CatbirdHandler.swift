@@ -51,6 +51,11 @@ struct CatbirdHandler: HTTPHandler {
             return .now(cors ? CORS.decorate(refusal, for: request) : refusal)
         }
         let tenant = Self.tenant(of: request)
+        guard tenant.isWithinMaxLength else {
+            let refusal = APIError.badRequest(
+                "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)").response
+            return .now(cors ? CORS.decorate(refusal, for: request) : refusal)
+        }
         if let control = Self.controlRequest(request) {
             if cors, let preflight = CORS.preflight(control) {
                 return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)

@@ -1,0 +1,48 @@
+@testable import CatbirdDomain
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// One maximum tenant-id length, ids cut in log lines, and drop-by-id taking exactly one path
+/// segment (docs/tenancy.md#tenant-of-a-request; found by a new user).
+final class TenantIDLimitsTests: ServerTestCase {
+    /// Regression: an id above about 8,170 bytes could be created (headers allow 28 KiB) but never
+    /// dropped by id (414). Now 1,024 bytes is the most, refused with 400 on any route, and an id
+    /// of that length is dropped by id even percent-encoded whole.
+    func testAnIDOverTheMaximumIsRefusedAndOneAtItIsDroppedByID() throws {
+        let over = String(repeating: "x", count: TenantID.maxLength + 1)
+        for (method, target, body) in [("POST", "/catbird/api/mocks", E2E.updateAction(url: "/a", body: Array("a".utf8))), ("GET", "/a", "")] {
+            let answer = try client.request(
+                method, target, headers: E2E.tenantHeader(over) + [("Content-Type", "application/json")],
+                body: body.isEmpty ? nil : Array(body.utf8))
+            E2E.assertError(answer, status: 400, reasonContains: "longer than 1024 bytes")
+        }
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 0, "not journaled")
+
+        let longest = String(repeating: "é", count: TenantID.maxLength / 2)  // 1,024 bytes
+        try E2E.addMock(client, tenant: longest, url: "/a", body: "a")
+        let encoded = longest.utf8.map { String(format: "%%%02X", $0) }.joined()  // 3,072 bytes
+        let dropped = try client.request("DELETE", "/catbird/api/tenants/\(encoded)")
+        XCTAssertEqual(dropped.status, 204, dropped.text)
+        E2E.assertError(
+            try client.request("DELETE", "/catbird/api/tenants/\(String(repeating: "y", count: TenantID.maxLength + 1))"),
+            status: 400, reasonContains: "at most 1024 bytes")
+    }
+
+    /// Regression: `DELETE /catbird/api/tenants/a%2Fb/extra` answered `no tenant "a/b/extra"`:
+    /// the unescaped `/` was taken into the id.
+    func testDropByIDTakesOneSegment() throws {
+        try E2E.addMock(client, tenant: "a/b", url: "/a", body: "a")
+        E2E.assertError(try client.request("DELETE", "/catbird/api/tenants/a%2Fb/extra"), status: 400, reasonContains: "one path segment")
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/a%2Fb").status, 204)
+    }
+
+    /// Regression: a 20,000-character id made a 20,065-character log line; log lines cut it as
+    /// reasons do.
+    func testLogLinesCutALongID() {
+        let id = TenantID(String(repeating: "t", count: 1024))
+        XCTAssertEqual(id.description, String(repeating: "t", count: 64) + "… (1024 characters)")
+        XCTAssertEqual(TenantID("shard-1").description, "shard-1")
+        XCTAssertEqual(TenantID.defaultTenant.description, "(default)")
+    }
+}
