@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// A HAR `request.url` that parses as a URL (RFC 3986) whatever bytes the request-target held.
 enum HARURL {
     /// `text` with every byte a URI may not hold percent-encoded as `%XX` (RFC 3986 §2.1): C0
@@ -11,7 +13,7 @@ enum HARURL {
         out.reserveCapacity(bytes.count + 16)
         for (index, byte) in bytes.enumerated() {
             let escapesNothing = byte == UInt8(ascii: "%")
-                && !(index + 2 < bytes.count && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2]))
+                && !(index + 2 < bytes.count && ASCIIByte.isHexDigit(bytes[index + 1]) && ASCIIByte.isHexDigit(bytes[index + 2]))
             if mustEncode(byte) || escapesNothing {
                 out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
             } else {
@@ -25,10 +27,5 @@ enum HARURL {
 
     private static func mustEncode(_ byte: UInt8) -> Bool {
         byte <= 0x20 || byte >= 0x7F || #""<>\^`{|}"#.utf8.contains(byte)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 }
