@@ -190,9 +190,15 @@ extension CatbirdNearMiss {
 
 extension CatbirdNotFoundBody {
     /// The 404 body as bytes, with `nearMisses` given as its JSON text
-    /// (``CatbirdNearMiss/writeJSON(_:to:)``, written once for the body and the journal);
-    /// `matchingTenants` only when set.
+    /// (``CatbirdNearMiss/writeJSON(_:patternJSON:to:)``); `matchingTenants` only when set.
     public func json(nearMissesJSON: some Collection<UInt8>) -> [UInt8] {
+        jsonLocatingNearMisses(nearMissesJSON).bytes
+    }
+
+    /// ``json(nearMissesJSON:)``, and where in it the `nearMisses` array is: those bytes are
+    /// `nearMissesJSON`, so the journal stores their place rather than a second copy
+    /// (docs/schema.md, `near_misses`).
+    public func jsonLocatingNearMisses(_ nearMissesJSON: some Collection<UInt8>) -> (bytes: [UInt8], nearMisses: Range<Int>) {
         var out: [UInt8] = []
         out.reserveCapacity(nearMissesJSON.count + reason.utf8.count + tenant.utf8.count + 64)
         out.append(error ? #"{"error":true,"# : #"{"error":false,"#)
@@ -205,12 +211,14 @@ extension CatbirdNotFoundBody {
             out.append("],")
         }
         out.append(#""nearMisses":"#)
+        let start = out.count
         out.append(contentsOf: nearMissesJSON)
+        let nearMisses = start..<out.count
         out.append(#","reason":"#)
         out.appendJSON(reason)
         out.append(#","tenant":"#)
         out.appendJSON(tenant)
         out.append("}")
-        return out
+        return (out, nearMisses)
     }
 }

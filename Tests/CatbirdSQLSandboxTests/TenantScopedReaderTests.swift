@@ -92,7 +92,8 @@ final class ScopedReaderTests: StorageTestCase {
             XCTAssertEqual(try rows(reader, "SELECT COUNT(*) FROM tenants", tenant: tenant), [[1]], tenant)
 
             let requests = try reader.query("SELECT * FROM requests", tenant: tenant, parameters: [], maxRows: 100, timeLimit: generousLimit)
-            XCTAssertEqual(requests.columns.count, 20)
+            XCTAssertEqual(requests.columns.count, 23)
+            XCTAssertEqual(requests.columns.last, "near_misses", "the generated column too (migration 0008)")
             let tenantColumn = try XCTUnwrap(requests.columns.firstIndex(of: "tenant"))
             XCTAssertEqual(requests.rows.map { $0[tenantColumn] }, Array(repeating: .text(tenant), count: count))
             let mocks = try reader.query("SELECT * FROM mocks", tenant: tenant, parameters: [], maxRows: 100, timeLimit: generousLimit)
@@ -252,8 +253,10 @@ final class ScopedReaderTests: StorageTestCase {
         XCTAssertFalse(try rows(reader, "SELECT name FROM sqlite_schema WHERE type = 'table'", tenant: "a").isEmpty)
         XCTAssertEqual(
             try rows(reader, "SELECT name FROM sqlite_temp_schema ORDER BY name", tenant: "a"), [["mocks"], ["requests"], ["tenants"]])
-        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests')", tenant: "a").count, 20)
-        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests', 'main')", tenant: "a").count, 20)
+        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests')", tenant: "a").count, 23)
+        // The main table's table_info leaves out the generated near_misses (table_xinfo lists it).
+        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_info('requests', 'main')", tenant: "a").count, 22)
+        XCTAssertEqual(try rows(reader, "SELECT name FROM pragma_table_xinfo('requests', 'main')", tenant: "a").count, 23)
         XCTAssertEqual(try rows(reader, "PRAGMA table_info(tenants)", tenant: "a").map { $0[1] }, ["id", "created_at", "last_activity_at"])
         XCTAssertEqual(try rows(reader, "SELECT value FROM json_each('[1,2]')", tenant: "a"), [[1], [2]])
     }

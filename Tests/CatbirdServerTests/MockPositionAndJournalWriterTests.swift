@@ -197,6 +197,27 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
         XCTAssertEqual(try domain.journalRows(), total, "flush waits for every round")
     }
 
+    /// Near misses kept as their own text count toward the queue's byte bound; near misses that
+    /// are bytes of the response body are not counted twice (JournalWriter.byteCapacity).
+    func testNearMissTextCountsTowardTheQueuedBytesOnce() throws {
+        var copied = Domain.entry(0)
+        copied.nearMisses = .text(String(repeating: "n", count: 10_000))
+        var pointing = Domain.entry(1)
+        pointing.nearMisses = .inResponseBody(0..<512)
+        let plain = 512 + 512 + copied.requestHeaders.utf8.count + copied.responseHeaders.utf8.count + "/backlog/0".utf8.count
+        for (entry, expected) in [(copied, plain + 10_000), (pointing, plain)] {
+            let domain = try Domain()
+            defer { domain.close() }
+            // The longest queue is recorded by the append itself, into an empty queue.
+            domain.journal.append(entry)
+            domain.journal.flush()
+            XCTAssertEqual(domain.journal.statistics().longestQueueBytes, expected)
+            let row = try domain.reader.query("SELECT length(near_misses), near_misses_copy IS NULL, near_misses_offset FROM requests")
+            XCTAssertEqual(
+                row.map(\.values), [expected > plain ? [.integer(10_000), .integer(0), .null] : [.integer(512), .integer(1), .integer(1)]])
+        }
+    }
+
     /// `flush()` sees every entry appended before it when appends keep arriving in rounds.
     func testFlushSeesEveryEntryAcrossRounds() throws {
         let domain = try Domain(capacity: 2_500)

@@ -115,4 +115,58 @@ final class NearMissTests: ServerTestCase {
         XCTAssertEqual(hit.status, 200)
         XCTAssertEqual(hit.body.count, 0)
     }
+
+    /// A 404's near misses are journaled once (docs/schema.md, `near_misses`): the row stores
+    /// where they are in the stored 404 body, and `near_misses` reads them from there, the same
+    /// bytes the app received; a HEAD request (no body sent) and a body cut by
+    /// `--journal-body-limit` keep their own copy, so `nearMisses` is whole in every case.
+    func testTheJournalStoresA404sNearMissesOnceAndReadsThemWholeWhateverTheBodyKept() throws {
+        let limited = try TestServer { $0.journalBodyLimit = 40 }
+        defer { limited.removeFiles() }
+        let limitedClient = try limited.client()
+        for (server, client) in [(server!, client!), (limited, limitedClient)] {
+            let action = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/users"}},"response":{"status":200}}"#
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action, headers: E2E.tenantHeader("s1")).status, 201)
+            let miss = try client.request("GET", "/api/usérs", headers: E2E.tenantHeader("s1"))
+            XCTAssertEqual(miss.status, 404)
+            let head = try client.request("HEAD", "/api/usérs", headers: E2E.tenantHeader("s1"))
+            XCTAssertEqual(head.status, 404)
+            // The body's nearMisses array as sent, byte for byte.
+            let body = miss.text
+            let start = try XCTUnwrap(body.range(of: #""nearMisses":"#)).upperBound
+            let end = try XCTUnwrap(body.range(of: #","reason":"#)).lowerBound
+            let sent = String(body[start..<end])
+
+            let rows = try E2E.sqlRows(
+                client,
+                """
+                SELECT method, near_misses, near_misses_copy IS NULL, near_misses_offset IS NULL, length(response_body)
+                FROM requests WHERE near_misses IS NOT NULL ORDER BY id
+                """, tenant: "s1")
+            XCTAssertEqual(rows.map { $0[0] as? String }, ["GET", "HEAD"])
+            XCTAssertEqual(rows.first?[1] as? String, sent, "the text the app received, whole")
+            // HEAD's own near misses (its method differs: 1 + 0.386), whole though no body was kept.
+            let headText = try XCTUnwrap(rows.last?[1] as? String)
+            XCTAssertEqual(
+                headText, sent.replacingOccurrences(of: #""distance":0.386"#, with: #""distance":1.386"#)
+                    .replacingOccurrences(of: #"{"actual":"GET","expected":"GET","field":"method","verdict":"match"}"#,
+                                          with: #"{"actual":"HEAD","expected":"GET","field":"method","verdict":"differs"}"#))
+            let limit = server === limited ? 40 : nil
+            let onceInBody = limit == nil
+            XCTAssertEqual(rows.first.map { JSONNumber.int($0[2]) }, onceInBody ? 1 : 0, "a copy only when the stored body lacks them")
+            XCTAssertEqual(rows.first.map { JSONNumber.int($0[3]) }, onceInBody ? 0 : 1)
+            XCTAssertEqual(rows.first.map { JSONNumber.int($0[4]) }, limit ?? miss.body.count)
+            XCTAssertEqual(rows.last.map { JSONNumber.int($0[2]) }, 0, "HEAD: no body journaled, so a copy")
+            XCTAssertTrue(rows.last.map { E2E.isNull($0[4]) } ?? false)
+
+            let entries = try E2E.journal(client, tenant: "s1")
+            XCTAssertEqual(entries.count, 2)
+            let journaled = try XCTUnwrap(entries.first?["nearMisses"] as? [[String: Any]])
+            let expected = try XCTUnwrap(miss.object["nearMisses"] as? [[String: Any]])
+            XCTAssertEqual(try canonicalJSON(object: journaled), try canonicalJSON(object: expected))
+            XCTAssertEqual((entries.last?["nearMisses"] as? [Any])?.count, 1)
+            let unmatched = try client.request("GET", "/catbird/api/requests/unmatched", headers: E2E.tenantHeader("s1"))
+            XCTAssertEqual((unmatched.object["requests"] as? [Any])?.count, 2, unmatched.text)
+        }
+    }
 }

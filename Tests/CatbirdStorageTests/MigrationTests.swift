@@ -5,9 +5,9 @@ import Foundation
 import XCTest
 
 final class MigrationTests: StorageTestCase {
-    /// Column names of `table`, in order, from `PRAGMA table_info`.
+    /// Column names of `table`, in order, from `PRAGMA table_xinfo` (generated columns included).
     private func columns(_ db: Database, _ table: String) throws -> [String] {
-        try db.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+        try db.query("SELECT name FROM pragma_table_xinfo(?) ORDER BY cid", [.text(table)])
             .map { $0["name"].stringValue ?? "?" }
     }
 
@@ -29,8 +29,12 @@ final class MigrationTests: StorageTestCase {
             "id", "time", "tenant", "method", "url", "request_headers", "request_body",
             "request_body_size", "request_body_truncated", "status", "response_headers",
             "response_body", "response_body_size", "response_body_truncated", "answered_by",
-            "mock_id", "duration_ms", "file_path", "near_misses", "problem",
+            "mock_id", "duration_ms", "file_path", "near_misses_copy", "problem", "near_misses_offset",
+            "near_misses_length", "near_misses",
         ])
+        // near_misses is computed when read (migration 0008), never stored.
+        XCTAssertEqual(
+            try scalar(db, "SELECT hidden FROM pragma_table_xinfo('requests') WHERE name = 'near_misses'"), .integer(2))
         XCTAssertEqual(try columns(db, "schema_migrations"), ["version", "name", "applied_at"])
 
         let indexes = try db.query("""
@@ -165,5 +169,40 @@ final class MigrationTests: StorageTestCase {
         XCTAssertEqual(try Migrator.migrate(db, migrations: [one, two]), [2])
         XCTAssertEqual(try Migrator.migrate(db, migrations: [one, two]), [])
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM b"), .integer(1))
+    }
+
+    /// Migration 0008 (a 404's near misses stored once) on a journal written before it: the
+    /// rows' `near_misses` read as before, byte for byte, and a new row's text is read from its
+    /// place in the body.
+    func testNearMissesJournaledBeforeMigration8ReadTheSameAfterIt() throws {
+        let db = try Database(path: databasePath())
+        let before = Schema.migrations.filter { $0.version < 8 }
+        XCTAssertEqual(try Migrator.migrate(db, migrations: before), before.map(\.version))
+        let old = #"[{"distance":0.4,"fields":[],"mockId":7,"pattern":{"headers":{},"method":"GET","url":{"kind":"equal","value":"/é"}},"position":1,"tenant":""}]"#
+        let insert = """
+            INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms, response_body, near_misses)
+            VALUES ('2026-12-01T10:00:00.000Z', '', 'GET', ?, 404, 'none', 1, ?, ?)
+            """
+        try db.run(insert, [.text("/old-miss"), .blob(Array(#"{"nearMisses":[]}"#.utf8)), .text(old)])
+        try db.run(insert, [.text("/old-hit"), .null, .null])
+
+        XCTAssertEqual(try Migrator.migrate(db, migrations: Schema.migrations), Schema.migrations.filter { $0.version >= 8 }.map(\.version))
+        let rows = try db.query("SELECT near_misses, typeof(near_misses), near_misses_copy FROM requests ORDER BY id")
+        XCTAssertEqual(rows.map { $0[0] }, [.text(old), .null])
+        XCTAssertEqual(rows.first?[1], .text("text"))
+        XCTAssertEqual(rows.first?[2], .text(old), "the old text stays where it was, renamed")
+
+        // A row written the new way: the array's place in the body, 1-based.
+        let body = #"{"error":true,"nearMisses":[{"tenant":"ü"}],"reason":"r"}"#
+        let offset = try XCTUnwrap(body.utf8.firstIndex(of: UInt8(ascii: "[")).map { body.utf8.distance(from: body.utf8.startIndex, to: $0) })
+        try db.run(
+            """
+            INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms, response_body,
+                                  near_misses_offset, near_misses_length)
+            VALUES ('2026-12-01T10:00:01.000Z', '', 'GET', '/new-miss', 404, 'none', 1, ?, ?, ?)
+            """, [.blob(Array(body.utf8)), .integer(Int64(offset + 1)), .integer(Int64(#"[{"tenant":"ü"}]"#.utf8.count))])
+        XCTAssertEqual(
+            try scalar(db, "SELECT near_misses FROM requests WHERE url = '/new-miss'"), .text(#"[{"tenant":"ü"}]"#))
+        XCTAssertThrowsError(try db.run("UPDATE requests SET near_misses = '[]'"), "a generated column cannot be written")
     }
 }

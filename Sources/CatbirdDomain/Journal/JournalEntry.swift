@@ -33,9 +33,10 @@ public struct JournalEntry: Sendable {
     public var durationMs: Double
     /// The file mock that answered, or the file record mode wrote (absolute path), else nil.
     public var filePath: String?
-    /// For a request nothing answered (the 404): its near misses as a JSON array text, the
-    /// `near_misses` column (docs/matching.md#near-misses); nil for every other request.
-    public var nearMisses: String?
+    /// For a request nothing answered (the 404): its near misses as a JSON array, the
+    /// `near_misses` column (docs/matching.md#near-misses): where they are in ``responseBody``
+    /// (stored once) or their own text; nil for every other request.
+    public var nearMisses: JournalNearMisses?
     /// For a request journaled without an answer of Catbird's own (libmicrohttpd's own error
     /// page, or nothing sent): why, one sentence, the `problem` column
     /// (docs/protocol.md#malformed-requests); nil for every request Catbird answered.
@@ -50,7 +51,7 @@ public struct JournalEntry: Sendable {
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
         answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil,
-        responseBodySize: Int? = nil, nearMisses: String? = nil, problem: String? = nil, requestBodySize: Int? = nil
+        responseBodySize: Int? = nil, nearMisses: JournalNearMisses? = nil, problem: String? = nil, requestBodySize: Int? = nil
     ) {
         self.problem = problem
         self.filePath = filePath
@@ -75,10 +76,27 @@ public struct JournalEntry: Sendable {
 extension JournalEntry {
     /// Keeps at most `limit` bytes of each body; the full sizes stay in `requestBodySize` and
     /// `responseBodySize`.
+    /// Near misses the kept prefix no longer holds (or that point outside the body) become
+    /// their own text first.
     mutating func truncateBodies(to limit: Int) {
         if requestBody.count > limit { requestBody = Array(requestBody.prefix(limit)) }
+        if case let .inResponseBody(range) = nearMisses, range.upperBound > min(limit, responseBody.count) {
+            assert(range.upperBound <= responseBody.count, "near misses \(range) outside a \(responseBody.count)-byte body")
+            nearMisses = .text(String(decoding: responseBody[range.clamped(to: responseBody.indices)], as: UTF8.self))
+        }
         if responseBody.count > limit { responseBody = Array(responseBody.prefix(limit)) }
     }
+}
+
+/// Where a journal entry's near misses (a JSON array text, docs/matching.md#near-misses) are
+/// kept: the `near_misses` column is computed from how they were stored
+/// (migrations/0008_requests_near_misses_once.sql, docs/schema.md).
+public enum JournalNearMisses: Sendable, Equatable {
+    /// These bytes of the entry's response body are the array (the 404 body holds it): the row
+    /// stores their place (`near_misses_offset`, `near_misses_length`), not a second copy.
+    case inResponseBody(Range<Int>)
+    /// The array's own text (`near_misses_copy`): when the stored body does not hold it.
+    case text(String)
 }
 
 /// A mock's served response, to be written to its row with the journal entry.

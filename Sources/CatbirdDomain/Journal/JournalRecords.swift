@@ -10,18 +10,22 @@ import CatbirdStorage
 /// - `request_body`, `response_body`: at most the writer's body limit of bytes, NULL when empty;
 ///   `*_body_size` the full size, `*_body_truncated` 1 when only a prefix was kept.
 /// - `mock_id`: the mock that answered (NULL otherwise); it may since be gone.
-/// - `near_misses`: a 404's near misses as a JSON array (migrations/0006_requests_near_misses.sql).
+/// - `near_misses`: a 404's near misses as a JSON array (migrations/0006_requests_near_misses.sql),
+///   a generated column since migrations/0008_requests_near_misses_once.sql: written as their
+///   place in `response_body` (`near_misses_offset`, 1-based, and `near_misses_length`, bytes) or,
+///   when the stored body does not hold them, as their text (`near_misses_copy`).
 /// - `problem`: why a request has no answer of Catbird's own (migrations/0007_requests_problem.sql).
 enum JournalRecords {
     /// The `requests` columns written, in the order of each row's parameters.
     static let columns = """
         time, tenant, method, url, request_headers, request_body, request_body_size,
         request_body_truncated, status, response_headers, response_body, response_body_size,
-        response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses, problem
+        response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses_copy, problem,
+        near_misses_offset, near_misses_length
         """
     /// Parameters per row.
-    static let columnCount: Int32 = 19
-    /// Rows per `INSERT` at most: 32 (608 parameters, under SQLite's historical limit of 999).
+    static let columnCount: Int32 = 21
+    /// Rows per `INSERT` at most: 32 (672 parameters, under SQLite's historical limit of 999).
     static let rowsPerStatement = 32
 
     /// `INSERT INTO requests (…) VALUES (…), (…), …` for `rows` rows. One statement for many
@@ -120,8 +124,21 @@ enum JournalRecords {
         if let hit = entry.mockHit { statement.bind(hit.mockID, at: base + 15) } else { statement.bindNull(at: base + 15) }
         statement.bind(entry.durationMs, at: base + 16)
         if let path = entry.filePath { statement.bind(path, at: base + 17) } else { statement.bindNull(at: base + 17) }
-        if let nearMisses = entry.nearMisses { statement.bind(nearMisses, at: base + 18) } else { statement.bindNull(at: base + 18) }
         if let problem = entry.problem { statement.bind(problem, at: base + 19) } else { statement.bindNull(at: base + 19) }
+        switch entry.nearMisses {
+        case let .text(text)?:
+            statement.bind(text, at: base + 18)
+            statement.bindNull(at: base + 20)
+            statement.bindNull(at: base + 21)
+        case let .inResponseBody(range)?:  // truncateBodies(to:) left the whole range in the stored body
+            statement.bindNull(at: base + 18)
+            statement.bind(range.lowerBound + 1, at: base + 20)
+            statement.bind(range.count, at: base + 21)
+        case nil:
+            statement.bindNull(at: base + 18)
+            statement.bindNull(at: base + 20)
+            statement.bindNull(at: base + 21)
+        }
     }
 
     /// Binds a (possibly truncated) body at `index`, its full size at `index + 1` and its

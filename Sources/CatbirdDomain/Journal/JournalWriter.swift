@@ -47,8 +47,8 @@ public final class JournalWriter: Sendable {
     public let waiterGatherWindow: Duration
     /// Entries waiting at most; `append` blocks beyond this.
     public let capacity: Int
-    /// Bytes waiting at most: bodies (after truncation to `bodyLimit`), header JSON and URL,
-    /// counted as UTF-8; `append` blocks beyond this.
+    /// Bytes waiting at most: bodies (after truncation to `bodyLimit`), header JSON, URL and
+    /// near-miss text, counted as UTF-8; `append` blocks beyond this.
     public let byteCapacity: Int
     /// Bytes of each body stored at most; longer bodies are truncated and marked.
     public let bodyLimit: Int
@@ -114,7 +114,8 @@ public final class JournalWriter: Sendable {
     /// Starts the writer thread.
     /// - Parameters:
     ///   - capacity: queue bound, in entries.
-    ///   - byteCapacity: queue bound, in bytes of (truncated) bodies, header JSON and URLs.
+    ///   - byteCapacity: queue bound, in bytes of (truncated) bodies, header JSON, URLs and
+    ///     near-miss texts.
     ///   - bodyLimit: bytes of each request/response body kept in the journal.
     ///   - waiterGatherWindow: ``waiterGatherWindow`` (tests give a long one to see the rounds).
     public init(
@@ -287,10 +288,12 @@ public final class JournalWriter: Sendable {
     }
 
     /// The bytes an entry counts toward ``byteCapacity``: its (truncated) bodies, its header
-    /// JSON and its URL.
+    /// JSON, its URL and near misses kept as their own text.
     private static func queuedSize(of entry: borrowing JournalEntry) -> Int {
-        entry.requestBody.count + entry.responseBody.count
+        var size = entry.requestBody.count + entry.responseBody.count
             + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
+        if case let .text(text)? = entry.nearMisses { size += text.utf8.count }
+        return size
     }
 
     /// Writes `batch` in one transaction (three attempts).

@@ -61,7 +61,7 @@ struct MockServing: Sendable {
             let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime)
             let (sent, ticket) = journal(
                 request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
-                answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesJSON)
+                answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesRange)
             return .answered(sent, .unanswered, ticket)
         }
         let mock = hit.mock
@@ -197,12 +197,14 @@ struct MockServing: Sendable {
     ///   request; nil: encoded here.
     /// - Parameter headersMemo: where the response header JSON built from `responseHeadersJSON`
     ///   is remembered for the next request (a mock's ``Mock/sentHeadersJSON``).
+    /// - Parameter nearMisses: where a 404's near misses (a JSON array) are in `response.body`;
+    ///   the entry points there, or copies them when no body is journaled (a HEAD request).
     /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
     @discardableResult
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
@@ -216,7 +218,7 @@ struct MockServing: Sendable {
     private func entry(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
         let decorated = cors ? CORS.decorate(response, for: request) : response
         let sent = decorated.stamped()
@@ -249,7 +251,7 @@ struct MockServing: Sendable {
     /// whose header fields went out as `headersJSON`.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, headersJSON: String, answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?,
-        tenant: TenantID, filePath: String? = nil, bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: String? = nil
+        tenant: TenantID, filePath: String? = nil, bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil
     ) -> JournalEntry {
         let bodySent = request.method != "HEAD" && response.status >= 200 && response.status != 204
         let delayMs = response.delay?.milliseconds ?? 0
@@ -261,7 +263,8 @@ struct MockServing: Sendable {
             responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
-            responseBodySize: bodySent ? bodyPrefix?.size : nil, nearMisses: nearMisses,
+            responseBodySize: bodySent ? bodyPrefix?.size : nil,
+            nearMisses: nearMisses.map { bodySent ? .inResponseBody($0) : .text(String(decoding: response.body[$0], as: UTF8.self)) },
             requestBodySize: request.discardedBodySize)
     }
 }

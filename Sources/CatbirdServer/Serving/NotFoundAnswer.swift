@@ -13,8 +13,8 @@ import CatbirdSupport
 struct NotFoundAnswer {
     /// The 404 response (`Content-Type` as every error's, ``APIError/headers``).
     let response: HTTPResponse
-    /// The near misses as the journal's `near_misses` JSON array.
-    let nearMissesJSON: String
+    /// Where the near misses (the journal's `near_misses` JSON array) are in `response.body`.
+    let nearMissesRange: Range<Int>
 
     /// - Parameters:
     ///   - namesOtherTenants: whether the answer may name the other tenants whose mocks match
@@ -32,8 +32,9 @@ struct NotFoundAnswer {
         var nearMisses: [UInt8] = []
         nearMisses.reserveCapacity(1024)
         CatbirdNearMiss.writeJSON(report.nearMisses, patternJSON: report.texts.map(\.patternJSON), to: &nearMisses)
-        nearMissesJSON = String(decoding: nearMisses, as: UTF8.self)
-        response = HTTPResponse(status: 404, headers: APIError.headers, body: body.json(nearMissesJSON: nearMisses))
+        let (bytes, range) = body.jsonLocatingNearMisses(nearMisses)
+        nearMissesRange = range
+        response = HTTPResponse(status: 404, headers: APIError.headers, body: bytes)
     }
 
     /// One line: `no mock matched GET /api/usres in tenant "s1"; the closest is mock 7 (GET
