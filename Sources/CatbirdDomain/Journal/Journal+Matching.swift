@@ -8,7 +8,7 @@ import CatbirdSupport
 /// (`POST /catbird/api/requests/wait`); docs/protocol.md#count and #waiting-for-a-request.
 ///
 /// Both run in SQLite, as one statement on one of the journal's read connections: the pattern
-/// becomes SQL (``JournalPatternSQL``: indexes for the method and an equal url) and the Swift
+/// becomes SQL (``JournalPatternSQL``: the method and an equal url compared on the index) and the Swift
 /// matcher, called from SQL on the row's bytes (``RequestMatchFunction``), decides the rest.
 extension Journal {
     /// How long ``count(of:matching:timeLimit:)`` may match by default: 2 seconds.
@@ -35,10 +35,8 @@ extension Journal {
         writer.flush()
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
-        // `+id`: the tenant's rows through the covering (tenant, method, url) index, unless the
-        // pattern reads table columns (``JournalPatternSQL/scansByID``).
-        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND \(condition.scansByID ? "id" : "+id") > ?"
-            + condition.conditions
+        // The tenant's rows in id order through the covering (tenant, id, method, url) index.
+        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND id > ?" + condition.conditions
         let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))] + condition.bindings
         let count = try reading(until: deadline, timeLimit: timeLimit) { db in
             try db.query(sql, bindings).first?[0].intValue ?? 0
