@@ -124,8 +124,10 @@ public struct EditDistanceProbe: Sendable {
     /// word operation became a call, several times the instructions per byte).
     private static func narrowDistance(length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>) -> Int {
         guard length > 0 else { return other.count }
-        let last: UInt64 = 1 << (length - 1)
-        var vp: UInt64 = length == 64 ? ~0 : (1 << length) - 1
+        // Masking shifts (`&<<`, `&>>`) throughout: every amount here is below 64, and the
+        // plain operators would test each one for overshifting (a third of the work per byte).
+        let lastBit = UInt64(length &- 1)
+        var vp: UInt64 = length == 64 ? ~0 : (1 &<< UInt64(length)) &- 1
         var vn: UInt64 = 0
         var score = length
         for byte in other {
@@ -135,9 +137,9 @@ public struct EditDistanceProbe: Sendable {
             let hp = vn | ~(xh | vp)
             let hn = vp & xh
             // hp and hn never share a bit: +1, -1 or 0, with no branch.
-            score &+= Int(truncatingIfNeeded: (hp & last) >> UInt64(length &- 1)) &- Int(truncatingIfNeeded: (hn & last) >> UInt64(length &- 1))
-            let shiftedP = (hp << 1) | 1
-            vp = (hn << 1) | ~(xv | shiftedP)
+            score &+= Int(truncatingIfNeeded: (hp &>> lastBit) & 1) &- Int(truncatingIfNeeded: (hn &>> lastBit) & 1)
+            let shiftedP = (hp &<< 1) | 1
+            vp = (hn &<< 1) | ~(xv | shiftedP)
             vn = shiftedP & xv
         }
         return score
