@@ -10,8 +10,9 @@ extension Database {
     /// Checks, in order:
     /// 1. The first statement compiles under an authorizer (<https://www.sqlite.org/c3ref/set_authorizer.html>)
     ///    allowing only reads, functions (except `load_extension`), recursive CTEs and the
-    ///    introspection pragmas listed in `ReadOnlyQueryGuard`: anything else — `INSERT`,
-    ///    `UPDATE`, `DELETE`, DDL, `ATTACH`, `BEGIN`, `PRAGMA journal_mode=…` — is `.notReadOnly`;
+    ///    introspection pragmas listed in `ReadOnlyQueryGuard`, as statements or as table-valued
+    ///    functions (`pragma_table_info('t')`): anything else — `INSERT`, `UPDATE`, `DELETE`,
+    ///    DDL, `ATTACH`, `BEGIN`, `PRAGMA journal_mode=…`, `pragma_quick_check` — is `.notReadOnly`;
     ///    `PRAGMA database_list` and `pragma_database_list`, which name the file's path, are
     ///    `.pragmaNotAvailable`.
     /// 2. Only whitespace, comments and semicolons may follow it, else `.multipleStatements`;

@@ -55,10 +55,16 @@ final class ReadOnlyQueryGuard {
         "foreign_key_list", "index_info", "index_list", "index_xinfo", "table_info",
         "table_list", "table_xinfo",
     ]
+    /// Pragmas whose table-valued function (`pragma_<name>`) may be read: the reporting and
+    /// describing ones. Any other, e.g. `pragma_quick_check`, is refused as `.notReadOnly`,
+    /// as its `PRAGMA` statement is. (Only pragmas without side effects have such a function,
+    /// <https://www.sqlite.org/pragma.html#pragfunc>, so its arguments never set anything.)
+    private static let functionPragmas = reportingPragmas.union(describingPragmas)
 
     /// The authorizer decision (<https://www.sqlite.org/c3ref/set_authorizer.html>) for one
     /// action met while compiling: `SQLITE_OK` for reads (`SELECT`, reading a column,
-    /// functions, recursive CTEs) and allowed pragmas, `SQLITE_DENY` for everything else.
+    /// functions, recursive CTEs) and allowed pragmas (as statements and as table-valued
+    /// functions, ``functionPragmas``), `SQLITE_DENY` for everything else.
     /// With a `readPolicy`, a column read (`SQLITE_READ`; `detail1` the table, `database` its
     /// schema, `context` the inner-most view, trigger or CTE) must also pass that policy.
     ///
@@ -72,8 +78,14 @@ final class ReadOnlyQueryGuard {
         switch action {
         case SQLITE_READ:
             // A pragma's table-valued function is read as the table `pragma_<name>` (a common
-            // table expression is never reported under its own name).
-            if let detail1, let hidden = Self.hiddenPragma(read: detail1) { return hide(hidden) }
+            // table expression is never reported under its own name). It prepares its own
+            // `PRAGMA` when the statement runs, after this authorizer is removed, so it is
+            // judged here by the statement form's lists: `pragma_quick_check` and
+            // `pragma_foreign_key_check` would otherwise read every tenant's rows.
+            if let detail1, let pragma = Self.pragmaFunction(read: detail1) {
+                if Self.hiddenPragmas.contains(pragma) { return hide(pragma) }
+                return Self.functionPragmas.contains(pragma) ? SQLITE_OK : deny()
+            }
             guard let readPolicy, let detail1 else { return SQLITE_OK }
             let violation = readPolicy.violation(
                 table: String(cString: detail1), database: database.map { String(cString: $0) },
@@ -122,12 +134,11 @@ final class ReadOnlyQueryGuard {
         return SQLITE_DENY
     }
 
-    /// The hidden pragma whose table-valued function `table` is (`pragma_database_list`, in any
-    /// ASCII case), or nil.
-    private static func hiddenPragma(read table: UnsafePointer<CChar>) -> String? {
+    /// The pragma whose table-valued function `table` is, lowercased (`pragma_Table_Info` →
+    /// `table_info`), or nil when `table` does not start with `pragma_` in any ASCII case.
+    private static func pragmaFunction(read table: UnsafePointer<CChar>) -> String? {
         let name = TenantReadPolicy.folded(String(cString: table))
         guard name.hasPrefix("pragma_") else { return nil }
-        let pragma = String(name.dropFirst("pragma_".count))
-        return hiddenPragmas.contains(pragma) ? pragma : nil
+        return String(name.dropFirst("pragma_".count))
     }
 }

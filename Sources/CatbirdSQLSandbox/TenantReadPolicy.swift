@@ -20,7 +20,8 @@ import CatbirdStorage
 /// Outside the scoped tables, column reads are allowed, whatever the enclosing name, only in the
 /// `temp` schema (the views and `sqlite_temp_schema`) and, in `main`, of the schema table
 /// (`sqlite_schema`), the scope's shared tables, and the table-valued functions `json_each`,
-/// `json_tree` and `pragma_*` (schema only). Everything else is refused: tables not listed in
+/// `json_tree` and `pragma_*` (schema only; `ReadOnlyQueryGuard` has already refused every
+/// pragma function outside its introspection list before this policy is asked). Everything else is refused: tables not listed in
 /// the scope, even ones created after the reader opened (`sqlite_stat1` and `sqlite_sequence`
 /// summarise every tenant's rows), and virtual tables such as `dbstat` (page statistics).
 ///

@@ -201,6 +201,22 @@ final class ReadOnlyQueryTests: StorageTestCase {
         XCTAssertEqual(functions.rows, [[1]])
     }
 
+    /// Regression: a pragma's table function prepares its `PRAGMA` when the query runs, where
+    /// no allow-list judged it, so `pragma_foreign_key_check` and `pragma_quick_check` read
+    /// rows past any scope. Only the introspection pragmas' functions are allowed.
+    func testPragmaFunctionsOutsideTheIntrospectionListAreRefused() throws {
+        let db = try openMigrated()
+        for sql in [
+            "SELECT * FROM pragma_foreign_key_check", "SELECT * FROM pragma_quick_check",
+            "SELECT count(*) FROM PRAGMA_integrity_check", "SELECT * FROM main.pragma_foreign_key_check('requests')",
+            "SELECT name FROM pragma_table_info('mocks') JOIN pragma_quick_check",
+        ] {
+            assertRefused(db, sql, .notReadOnly)
+        }
+        let version = try db.readOnlyQuery("SELECT * FROM pragma_user_version", parameters: [], maxRows: 1, timeLimit: oneSecond)
+        XCTAssertEqual(version.rows, [[0]])
+    }
+
     func testReadOnlyConnectionAnswersQueries() throws {
         let writer = try openMigrated()
         try writer.run("INSERT INTO tenants VALUES ('t1', 'c', 'l')")

@@ -119,6 +119,29 @@ final class SQLTenantScopeTests: XCTestCase {
         }
     }
 
+    /// Regression: every `pragma_*` table function was readable, and SQLite prepares the
+    /// function's own `PRAGMA` when the query runs, after the allow-list of pragmas was last
+    /// asked. Right after tenant P was dropped (its rows waiting for the background delete,
+    /// with no `tenants` row), `SELECT * FROM pragma_foreign_key_check` from tenant Q listed
+    /// P's row ids. Only the introspection pragmas' functions answer now.
+    func testPragmaFunctionsThatReadEveryTenantsRowsAreRefused() throws {
+        let (server, client) = try populatedServer()
+        defer { server.removeFiles() }
+        let dropped = try client.request("DELETE", "/catbird/api/tenants/p")
+        XCTAssertEqual(dropped.status, 204, dropped.text)
+        for query in [
+            "SELECT * FROM pragma_foreign_key_check", "SELECT * FROM pragma_quick_check",
+            "SELECT * FROM PRAGMA_Integrity_Check", "SELECT count(*) FROM main.pragma_foreign_key_check('requests')",
+            "SELECT (SELECT 1 FROM pragma_quick_check LIMIT 1)", "PRAGMA foreign_key_check",
+        ] {
+            let answer = try sql(client, query, tenant: "q")
+            E2E.assertError(answer, status: 400, reasonContains: "only read-only statements are allowed")
+            XCTAssertFalse(answer.text.contains("rowid") || answer.text.contains("\"rows\""), "\(query): \(answer.text)")
+        }
+        XCTAssertEqual(try rows(client, "SELECT name FROM pragma_table_info('requests')", tenant: "q").count, 23)
+        XCTAssertEqual(try rows(client, "SELECT * FROM pragma_user_version", tenant: "q").count, 1)
+    }
+
     func testHugeValuesAndWritesAreRefused() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
