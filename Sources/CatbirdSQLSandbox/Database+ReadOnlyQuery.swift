@@ -73,7 +73,8 @@ extension Database {
     /// `.outsideTenantScope`), its statement interrupted at `deadline` from another thread as well
     /// (``CatbirdStorage/Database/interrupting(at:_:)``), and with at most `maxMemory` bytes of
     /// SQLite's heap allocated for it on this thread at once (``SQLiteMemoryBudget``; nil: no
-    /// bound). An allocation past `maxMemory` fails the query with `.memoryLimit`. After a
+    /// bound). An allocation past `maxMemory` that fails the query (SQLite answers
+    /// `SQLITE_NOMEM`) is reported as `.memoryLimit`; any other failure keeps its own error. After a
     /// query that held more than ``releaseThreshold``, the connection's unused cache is
     /// released (`sqlite3_db_release_memory`) and the C heap's free pages given back
     /// (`malloc_trim`; large values are mapped one by one and go back when freed, see
@@ -106,7 +107,12 @@ extension Database {
             sqlite3_db_release_memory(connection.open("Database"))
             _ = catbird_release_freed_memory()
         }
-        if usage.refused, case .failure = outcome { throw .memoryLimit(limit: maxMemory) }
+        // Only SQLite's own out-of-memory failure is the budget's doing: a query that was once
+        // refused an allocation SQLite could do without (a cache page) may still stop for
+        // another reason, its time limit or its result size, and must say so.
+        if usage.refused, case .failure(.sqlite(let error)) = outcome, error.code == SQLITE_NOMEM {
+            throw .memoryLimit(limit: maxMemory)
+        }
         return try outcome.get()
     }
 
