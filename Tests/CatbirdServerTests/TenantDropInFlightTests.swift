@@ -7,10 +7,10 @@ import XCTest
 /// (docs/tenancy.md, "Dropping a tenant while its requests are in flight").
 final class TenantDropInFlightTests: ServerTestCase {
     func testALateAnswerAfterTheDropIsJournaledAndRecreatesTheTenant() throws {
-        try E2E.addMock(client, tenant: "DL", url: "/slow", body: "late", delay: 1)
+        try E2E.addMock(client, tenant: "DL", url: "/slow", body: "late", delay: 5)
         let waiting = try server.client()
         try waiting.send(raw: Array("GET /slow HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: DL\r\n\r\n".utf8))
-        usleep(200_000)  // arrived, and its mock chosen, before the drop
+        E2E.waitUntilWaiting(server, 1)  // arrived, its mock chosen and parked for the delay, before the drop
         let dropped = try client.request("DELETE", "/catbird/api/tenants/DL", headers: E2E.tenantHeader("DL"))
         XCTAssertEqual(dropped.status, 204, dropped.text)
         XCTAssertEqual(try waiting.readResponse().text, "late", "the answer still goes out")

@@ -17,7 +17,7 @@ final class UnansweredMetricsTests: ServerTestCase {
         try E2E.addMock(client, url: "/slow", body: "late", delay: 5)
         let leaving = try server.client()
         try leaving.send(raw: Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(200_000)
+        E2E.waitUntilWaiting(server, 1)  // parked for its delay: the client leaves a chosen mock
         leaving.hangUp()
         XCTAssertEqual(try client.request("GET", "/missing").status, 404)
         var after = try metrics()
