@@ -114,7 +114,8 @@ public struct SQLBusyError: HTTPResponseError, Sendable, Equatable {
     public var status: Int { 429 }
 
     public var reason: String {
-        "this tenant already has \(limit) SQL \(limit == 1 ? "query" : "queries") running or waiting "
-            + "(at most \(limit) at once per tenant); retry when one has answered"
+        "this tenant already has \(limit) SQL \(limit == 1 ? "query" : "queries") running or waiting: "
+            + "at most \(limit) per tenant, \(TenantSQL.runningPerTenant) running at once (docs/tenancy.md#fair-shares); "
+            + "retry when one has answered"
     }
 }
