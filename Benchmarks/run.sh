@@ -104,6 +104,27 @@ done
 WRK_MAX_THREADS=$(( CORES < 2 ? 1 : 2 ))
 WRK_TIMEOUT=10s   # a slow answer counts in the latency figures rather than as a timeout
 
+# --- products -----------------------------------------------------------------------------
+# Build dependencies (libmicrohttpd-dev, libsqlite3-dev, pkg-config) and swift on PATH.
+# shellcheck source=../scripts/setup.sh
+source "$ROOT/scripts/setup.sh"
+cd "$ROOT"
+BIN_DIR="$(swift build -c release --show-bin-path)"
+CATBIRD_BIN="$BIN_DIR/catbird"
+BARE_BIN="$BIN_DIR/catbird-bare-mhd"
+check_products() {  # exit 2 naming the first release product not built
+    local binary
+    for binary in "$CATBIRD_BIN" "$BARE_BIN"; do
+        [ -x "$binary" ] || {
+            echo "run.sh: $binary not found: BENCH_NO_BUILD=1 uses the built release products catbird and catbird-bare-mhd;" \
+                "build it with: swift build -c release --product $(basename "$binary")" >&2
+            exit 2
+        }
+    done
+}
+# Without a build the products must be there already: said before any benchmark tool is installed.
+if [ "${BENCH_NO_BUILD:-0}" = "1" ]; then check_products; fi
+
 # --- tools --------------------------------------------------------------------------------
 find_nginx() {
     command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true
@@ -127,24 +148,12 @@ fi
 NGINX="$(find_nginx)"
 [ -n "$NGINX" ] || { echo "run.sh: nginx not found after install" >&2; exit 2; }
 
-# Build dependencies (libmicrohttpd-dev, libsqlite3-dev, pkg-config) and swift on PATH.
-# shellcheck source=../scripts/setup.sh
-source "$ROOT/scripts/setup.sh"
-cd "$ROOT"
 if [ "${BENCH_NO_BUILD:-0}" != "1" ]; then
     echo "run.sh: building catbird (release)…" >&2
     swift build -c release --product catbird >&2
     swift build -c release --product catbird-bare-mhd >&2
+    check_products
 fi
-CATBIRD_BIN="$(swift build -c release --show-bin-path)/catbird"
-BARE_BIN="$(swift build -c release --show-bin-path)/catbird-bare-mhd"
-for binary in "$CATBIRD_BIN" "$BARE_BIN"; do
-    [ -x "$binary" ] || {
-        echo "run.sh: $binary not found: BENCH_NO_BUILD=1 uses the built release products catbird and catbird-bare-mhd;" \
-            "build it with: swift build -c release --product $(basename "$binary")" >&2
-        exit 2
-    }
-done
 
 # --- temp dir, cleanup ----------------------------------------------------------------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/catbird-bench.XXXXXX")"
