@@ -140,7 +140,14 @@ extension Database {
         let context = Unmanaged.passRetained(queryGuard)
         defer { context.release() }
 
-        let preparation = try compile(sql, under: context)
+        let preparation: Preparation
+        do throws(ReadOnlyQueryError) {
+            preparation = try compile(sql, under: context)
+        } catch .sqlite(let error) where error.code == SQLITE_INTERRUPT {
+            // The deadline's interrupt (`interrupting(at:_:)`) landed while compiling: a query
+            // that waited for its connection past its deadline is interrupted at once.
+            throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
+        }
         guard case .statement(let prepared, let hasTrailingStatement) = preparation else {
             throw .empty
         }
