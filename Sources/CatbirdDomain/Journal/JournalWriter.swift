@@ -24,11 +24,13 @@ import Foundation
 /// That is group commit sized by the last group: every answer a commit releases lets its
 /// client send its next request, so a round that released n waiters is followed by about n
 /// more, and the next round waits for them (at most ``waiterGatherWindow``) instead of
-/// committing for the first. A lone client (n = 1) is never held. Under load each commit's
-/// fixed cost (the transaction, about six WAL pages written however few the rows, the writer's
-/// sleep and wake-up) is then shared by more answers: committing for the first waiter gave
-/// about 12 rows per commit at 64 connections (README.md#performance prints the figure). A
-/// fixed delay (PostgreSQL's `commit_delay`) would hold every commit, a lone client's too.
+/// committing for the first. After a round of one (a lone client) nothing is held; after a
+/// larger round, one answer may wait up to the window once when fewer clients are left. Under
+/// load each commit's fixed cost (the transaction, about six WAL pages written however few the
+/// rows, the writer's sleep and wake-up) is then shared by more answers: committing for the
+/// first waiter gave about 12 rows per commit at 64 connections (README.md#performance prints
+/// the figure). A fixed delay (PostgreSQL's `commit_delay`) would hold every commit, a lone
+/// client's too.
 public final class JournalWriter: Sendable {
     /// Entries written per transaction at most: 1,000.
     public static let maxBatchSize = 1000
@@ -39,11 +41,12 @@ public final class JournalWriter: Sendable {
     /// Queued entries that end the gathering at once: 256.
     public static let gatherRows = 256
     /// How long a round with commit waiters waits for as many waiters as the last round
-    /// released, at most: 0.5 ms after its first entry (the default ``waiterGatherWindow``).
+    /// released, at most: 0.5 ms from when the writer starts gathering (the default
+    /// ``waiterGatherWindow``).
     public static let defaultWaiterGatherWindow: Duration = .microseconds(500)
     /// How long a round with commit waiters waits for as many waiters as the last round
-    /// released, at most, counted from its first entry (so no strict answer waits longer than
-    /// this plus one commit for its round to start).
+    /// released, at most, counted from when the writer starts gathering: an entry queued while
+    /// the previous round commits waits for that commit and then this window.
     public let waiterGatherWindow: Duration
     /// Entries waiting at most; `append` blocks beyond this.
     public let capacity: Int
