@@ -57,8 +57,22 @@ package final class WorkerDaemons: Sendable {
         let connections = Atomic<Int>(0)
         /// True while the worker's thread runs the access handler.
         let busy = Atomic<Bool>(false)
+        /// Told when one of this worker's connections closes (shared by all workers).
+        let freedSlot: FreedSlot
 
-        init(callbacks: Callbacks) { self.callbacks = callbacks }
+        init(callbacks: Callbacks, freedSlot: FreedSlot) {
+            self.callbacks = callbacks
+            self.freedSlot = freedSlot
+        }
+    }
+
+    /// How the acceptor, waiting at the connection limit, learns that a connection closed: it
+    /// sets `waiting` and sleeps on `semaphore`; the close that finds `waiting` set signals it.
+    final class FreedSlot: Sendable {
+        let waiting = Atomic<Bool>(false)
+        let semaphore = DispatchSemaphore(value: 0)
+
+        func notify() { if waiting.exchange(false, ordering: .acquiringAndReleasing) { semaphore.signal() } }
     }
 
     let workers: [Worker]
@@ -90,7 +104,8 @@ package final class WorkerDaemons: Sendable {
         guard let listener = ListeningSocket.open(address) else {
             throw .cannotListen(host: configuration.host, port: configuration.port)
         }
-        let workers = (0..<configuration.threadCount).map { _ in Worker(callbacks: callbacks) }
+        let freedSlot = FreedSlot()
+        let workers = (0..<configuration.threadCount).map { _ in Worker(callbacks: callbacks, freedSlot: freedSlot) }
         for worker in workers {
             // Each daemon may hold the whole limit: the acceptor keeps the sum within it.
             worker.daemon = catbird_mhd_start_worker(
@@ -125,18 +140,25 @@ package final class WorkerDaemons: Sendable {
     /// MHD_OPTION_NOTIFY_CONNECTION: a closed connection leaves its worker's count.
     private static let connectionNotice: MHD_NotifyConnectionCallback = { cls, _, _, code in
         guard code.rawValue == 1 else { return }  // MHD_CONNECTION_NOTIFY_CLOSED
-        Unmanaged<Worker>.fromOpaque(cls!).takeUnretainedValue().connections.subtract(1, ordering: .relaxed)
+        let worker = Unmanaged<Worker>.fromOpaque(cls!).takeUnretainedValue()
+        worker.connections.subtract(1, ordering: .relaxed)
+        worker.freedSlot.notify()
     }
 
     /// The acceptor thread: waits while the connection limit is reached (clients then wait in
-    /// the backlog), accepts, hands the connection to the chosen worker; ends when
+    /// the backlog) until a connection closes (or 100 ms, the bound for a close it missed), accepts, hands the connection to the chosen worker; ends when
     /// ``stopAccepting()`` shuts the listening socket down.
     private func accept() {
         var next = 0
         var address = sockaddr_storage()
         while !stopping.load(ordering: .acquiring) {
-            if workers.reduce(0, { $0 + $1.connections.load(ordering: .relaxed) }) >= connectionLimit {
-                usleep(1_000)
+            if openConnections >= connectionLimit {
+                let freedSlot = workers[0].freedSlot
+                freedSlot.waiting.store(true, ordering: .sequentiallyConsistent)
+                if openConnections >= connectionLimit && !stopping.load(ordering: .acquiring) {
+                    _ = freedSlot.semaphore.wait(timeout: .now() + .milliseconds(100))
+                }
+                freedSlot.waiting.store(false, ordering: .sequentiallyConsistent)
                 continue
             }
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -162,6 +184,9 @@ package final class WorkerDaemons: Sendable {
         }
     }
 
+    /// Connections handed to workers and not closed yet, over all workers.
+    private var openConnections: Int { workers.reduce(0) { $0 + $1.connections.load(ordering: .sequentiallyConsistent) } }
+
     /// The worker for a new connection: among those not running the access handler (all, when
     /// every one is), the one with the fewest connections; ties go to the first after `next`,
     /// and `next` moves past the one chosen.
@@ -185,6 +210,7 @@ package final class WorkerDaemons: Sendable {
     package func stopAccepting() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
+        workers[0].freedSlot.semaphore.signal()  // an acceptor waiting at the limit ends now
         acceptorEnded.wait()
         close(listener)
     }
