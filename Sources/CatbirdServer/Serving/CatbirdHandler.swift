@@ -47,14 +47,12 @@ struct CatbirdHandler: HTTPHandler {
 
     func respond(to request: HTTPRequest) -> HTTPAnswer {
         if Self.parallelIDIsNotUTF8(request) {
-            let refusal = APIError.badRequest("the \(TenantID.headerName) header is not valid UTF-8").response
-            return .now(cors ? CORS.decorate(refusal, for: request) : refusal)
+            return refusedParallelID(request, "the \(TenantID.headerName) header is not valid UTF-8")
         }
         let tenant = Self.tenant(of: request)
         guard tenant.isWithinMaxLength else {
-            let refusal = APIError.badRequest(
-                "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)").response
-            return .now(cors ? CORS.decorate(refusal, for: request) : refusal)
+            return refusedParallelID(
+                request, "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
         }
         if let control = Self.controlRequest(request) {
             if cors, let preflight = CORS.preflight(control) {
@@ -207,6 +205,14 @@ struct CatbirdHandler: HTTPHandler {
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         let journaled = problem != .targetNotText && problem != .methodNotToken(isText: false)
         return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: journaled)
+    }
+
+    /// The 400 for a parallel id no tenant can have (not UTF-8, too long): not journaled (no
+    /// tenant to journal it in), but logged and counted (as the default tenant's) like every
+    /// other answer, with CORS fields under `--cors`.
+    private func refusedParallelID(_ request: HTTPRequest, _ reason: String) -> HTTPAnswer {
+        let refusal = HTTPAnswer.now(APIError.badRequest(reason).response)
+        return recorded(cors ? CORS.decorate(refusal, for: request) : refusal, request, answeredBy: "none", tenant: .defaultTenant)
     }
 
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
