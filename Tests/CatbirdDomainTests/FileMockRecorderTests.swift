@@ -107,7 +107,13 @@ final class FileMockRecorderTests: XCTestCase {
         try Self.record(recorder, "PUT", "/order", "put")
         XCTAssertEqual(directory.read("order"), "put")
         try Self.record(recorder, "GET", "/order", "got")
-        XCTAssertThrowsError(try Self.record(recorder, "POST", "/order", status: 201, ""))
+        XCTAssertThrowsError(try Self.record(recorder, "POST", "/order", status: 201, "")) { error in
+            guard case let FileMockError.keptGETRecording(path, refused) = error else {
+                return XCTFail("POST after a GET recording: \(error)")
+            }
+            XCTAssertEqual(path, recorder.directory.root + "/order")
+            XCTAssertEqual(refused, "POST")
+        }
         XCTAssertEqual(directory.read("order"), "got")
     }
 

@@ -307,12 +307,16 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
         XCTAssertEqual(released.withLock { Array($0.dropFirst(3)).sorted() }, [3, 4, 5], "the third waiter ends the wait")
         XCTAssertEqual(domain.journal.statistics().commits, commitsBefore + 1, "the three are released by one commit")
 
+        let commitsBeforeHeld = domain.journal.statistics().commits
         appendAndWait(6)
-        usleep(100_000)
+        usleep(300_000)
         XCTAssertEqual(released.withLock { $0.count }, 6, "held again: the last round released three")
+        // Not merely a slow writer: nothing was committed while it was held.
+        XCTAssertEqual(domain.journal.statistics().commits, commitsBeforeHeld, "held again: no commit before the flush")
         domain.journal.flush()
         waitUntilReleased(7)
         XCTAssertEqual(released.withLock { $0.last }, 6, "a flush ends the wait")
+        XCTAssertEqual(domain.journal.statistics().commits, commitsBeforeHeld + 1, "the flush commits the held entry once")
 
         appendAndWait(7)  // the last round released one: not held
         waitUntilReleased(8)

@@ -78,6 +78,13 @@ final class StartupOptionChecksTests: XCTestCase {
         let preflight = try off.client().request("OPTIONS", "/x", headers: [("Origin", "http://a.test"), ("Access-Control-Request-Method", "GET")])
         XCTAssertNil(preflight.header("Access-Control-Allow-Origin"), "CATBIRD_CORS=No is off")
         XCTAssertEqual(try off.terminate().status, 0)
+        // The same preflight with CATBIRD_CORS=Yes is answered with CORS fields, so "No is off"
+        // cannot pass because every value means off.
+        let on = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", ":memory:"], in: directory, environment: ["CATBIRD_CORS": "Yes"])
+        let onPreflight = try on.client().request("OPTIONS", "/x", headers: [("Origin", "http://a.test"), ("Access-Control-Request-Method", "GET")])
+        XCTAssertEqual(onPreflight.status, 204, onPreflight.text)
+        XCTAssertEqual(onPreflight.header("Access-Control-Allow-Origin"), "http://a.test", "CATBIRD_CORS=Yes is on")
+        XCTAssertEqual(try on.terminate().status, 0)
     }
 
     /// Regression: `--host 0.0.0.0` logged `listening on http://0.0.0.0:18098`, which no client
