@@ -55,16 +55,11 @@ final class ReadOnlyQueryGuard {
         "foreign_key_list", "index_info", "index_list", "index_xinfo", "table_info",
         "table_list", "table_xinfo",
     ]
-    /// Pragmas whose table-valued function (`pragma_<name>`) may be read: the reporting and
-    /// describing ones. Any other, e.g. `pragma_quick_check`, is refused as `.notReadOnly`,
-    /// as its `PRAGMA` statement is. (Only pragmas without side effects have such a function,
-    /// <https://www.sqlite.org/pragma.html#pragfunc>, so its arguments never set anything.)
-    private static let functionPragmas = reportingPragmas.union(describingPragmas)
 
     /// The authorizer decision (<https://www.sqlite.org/c3ref/set_authorizer.html>) for one
     /// action met while compiling: `SQLITE_OK` for reads (`SELECT`, reading a column,
     /// functions, recursive CTEs) and allowed pragmas (as statements and as table-valued
-    /// functions, ``functionPragmas``), `SQLITE_DENY` for everything else.
+    /// functions, ``pragmaDecision(_:argument:)``), `SQLITE_DENY` for everything else.
     /// With a `readPolicy`, a column read (`SQLITE_READ`; `detail1` the table, `database` its
     /// schema, `context` the inner-most view, trigger or CTE) must also pass that policy.
     ///
@@ -83,8 +78,7 @@ final class ReadOnlyQueryGuard {
             // judged here by the statement form's lists: `pragma_quick_check` and
             // `pragma_foreign_key_check` would otherwise read every tenant's rows.
             if let detail1, let pragma = Self.pragmaFunction(read: detail1) {
-                if Self.hiddenPragmas.contains(pragma) { return hide(pragma) }
-                return Self.functionPragmas.contains(pragma) ? SQLITE_OK : deny()
+                return pragmaDecision(pragma, argument: false)
             }
             guard let readPolicy, let detail1 else { return SQLITE_OK }
             let violation = readPolicy.violation(
@@ -104,11 +98,8 @@ final class ReadOnlyQueryGuard {
             return name == "load_extension" ? deny() : SQLITE_OK
         case SQLITE_PRAGMA:
             guard let detail1 else { return deny() }
-            let pragma = String(cString: detail1).lowercased()
-            if Self.hiddenPragmas.contains(pragma) { return hide(pragma) }
-            if Self.describingPragmas.contains(pragma) { return SQLITE_OK }
-            if detail2 == nil && Self.reportingPragmas.contains(pragma) { return SQLITE_OK }
-            return deny()
+            let pragma = TenantReadPolicy.folded(String(cString: detail1))
+            return pragmaDecision(pragma, argument: detail2 != nil)
         default:
             return deny()
         }
@@ -127,6 +118,20 @@ final class ReadOnlyQueryGuard {
     private func deny() -> Int32 {
         deniedAction = true
         return SQLITE_DENY
+    }
+
+    /// The decision for `pragma` (folded as SQLite folds identifiers), as a `PRAGMA` statement
+    /// (`argument` when it has one) or as a table-valued function `pragma_<name>` (judged as
+    /// without one): a hidden pragma is refused with its own reason, a describing one is
+    /// allowed, a reporting one is allowed without an argument, anything else is refused as
+    /// `.notReadOnly`, e.g. `pragma_quick_check`. (Only pragmas without side effects have a
+    /// function, <https://www.sqlite.org/pragma.html#pragfunc>, so its arguments never set
+    /// anything.)
+    private func pragmaDecision(_ pragma: String, argument: Bool) -> Int32 {
+        if Self.hiddenPragmas.contains(pragma) { return hide(pragma) }
+        if Self.describingPragmas.contains(pragma) { return SQLITE_OK }
+        if !argument && Self.reportingPragmas.contains(pragma) { return SQLITE_OK }
+        return deny()
     }
 
     private func hide(_ pragma: String) -> Int32 {
