@@ -87,8 +87,10 @@ public final class JournalWriter: Sendable {
         var commitWaiters = CommitWaiters()
         /// Commit waiters the last round released: the waiters the next round waits for.
         var lastReleased = 0
-        /// Commit waiters that end the current gathering (``gather()``).
-        var waitersToCommit = 1
+        /// Commit waiters that end the current gathering (``gather()``): as many as the last
+        /// round released, at least one. (Only the writer thread commits, so this does not
+        /// change while it gathers.)
+        var waitersToCommit: Int { max(1, lastReleased) }
 
         var waiting: Int { queue.count - head }
 
@@ -281,7 +283,6 @@ public final class JournalWriter: Sendable {
         // that completes the count wakes the writer), so it is held for the shorter window.
         let window = state.lastReleased > 0 ? waiterGatherWindow : Self.gatherWindow
         let deadline = Date(timeIntervalSinceNow: window.timeInterval)
-        state.waitersToCommit = max(1, state.lastReleased)
         state.writerGathering = true
         while state.waiting < Self.gatherRows && !state.stopping && state.flushers == 0
             && state.commitWaiters.count < state.waitersToCommit {
