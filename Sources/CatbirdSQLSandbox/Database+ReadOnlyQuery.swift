@@ -91,11 +91,13 @@ extension Database {
         maxMemory: Int?,
         readPolicy: TenantReadPolicy?
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
-        let limits = Limits(maxRows: maxRows, timeLimit: timeLimit, deadline: deadline, maxResultSize: maxResultSize)
         let run = { () -> Result<ReadOnlyQueryResult, ReadOnlyQueryError> in
             self.interrupting(at: deadline) {
                 do throws(ReadOnlyQueryError) {
-                    return .success(try self.readOnlyQuery(sql, parameters: parameters, limits, readPolicy: readPolicy))
+                    return .success(
+                        try self.readOnlyQuery(
+                            sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
+                            maxResultSize: maxResultSize, readPolicy: readPolicy))
                 } catch {
                     return .failure(error)
                 }
@@ -116,22 +118,13 @@ extension Database {
         return try outcome.get()
     }
 
-    /// The bounds of one query run: rows, the time limit and the deadline, result bytes.
-    private struct Limits {
-        let maxRows: Int
-        /// Names the limit in `.timedOut`.
-        let timeLimit: Duration
-        let deadline: ContinuousClock.Instant
-        let maxResultSize: Int
-    }
-
-    /// `readOnlyQuery(_:parameters:maxRows:timeLimit:maxResultSize:)` stopped at the deadline
-    /// of `limits`, whose authorizer also applies `readPolicy` to every table read (`nil`: any
-    /// read is allowed); a refused read is `.outsideTenantScope`.
+    /// The query run without a memory budget, stopped at `deadline` (`timeLimit` names the
+    /// limit in `.timedOut`), whose authorizer also applies `readPolicy` to every table read
+    /// (`nil`: any read is allowed); a refused read is `.outsideTenantScope`.
     private func readOnlyQuery(
-        _ sql: String, parameters: [SQLiteValue], _ limits: Limits, readPolicy: TenantReadPolicy?
+        _ sql: String, parameters: [SQLiteValue], maxRows: Int, timeLimit: Duration,
+        deadline: ContinuousClock.Instant, maxResultSize: Int, readPolicy: TenantReadPolicy?
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
-        let (maxRows, timeLimit, deadline, maxResultSize) = (limits.maxRows, limits.timeLimit, limits.deadline, limits.maxResultSize)
         precondition(maxRows >= 0, "maxRows must not be negative, got \(maxRows)")
         precondition(maxResultSize >= 0, "maxResultSize must not be negative, got \(maxResultSize)")
         let handle = connection.open("Database")
