@@ -125,20 +125,17 @@ enum JournalRecords {
         statement.bind(entry.durationMs, at: base + 16)
         if let path = entry.filePath { statement.bind(path, at: base + 17) } else { statement.bindNull(at: base + 17) }
         if let problem = entry.problem { statement.bind(problem, at: base + 19) } else { statement.bindNull(at: base + 19) }
-        switch entry.nearMisses {
-        case let .text(text)?:
-            statement.bind(text, at: base + 18)
-            statement.bindNull(at: base + 20)
-            statement.bindNull(at: base + 21)
-        case let .inResponseBody(range)?:  // truncateBodies(to:) left the whole range in the stored body
-            statement.bindNull(at: base + 18)
-            statement.bind(range.lowerBound + 1, at: base + 20)
-            statement.bind(range.count, at: base + 21)
-        case nil:
-            statement.bindNull(at: base + 18)
-            statement.bindNull(at: base + 20)
-            statement.bindNull(at: base + 21)
-        }
+        // Near misses: their own text, or the 1-based offset and length of their range in the stored response body.
+        let (copy, offset, length): (String?, Int?, Int?) =
+            switch entry.nearMisses {
+            case let .text(text)?: (text, nil, nil)
+            // truncateBodies(to:) left the whole range in the stored body
+            case let .inResponseBody(range)?: (nil, range.lowerBound + 1, range.count)
+            case nil: (nil, nil, nil)
+            }
+        if let copy { statement.bind(copy, at: base + 18) } else { statement.bindNull(at: base + 18) }
+        if let offset { statement.bind(offset, at: base + 20) } else { statement.bindNull(at: base + 20) }
+        if let length { statement.bind(length, at: base + 21) } else { statement.bindNull(at: base + 21) }
     }
 
     /// Binds a (possibly truncated) body at `index`, its full size at `index + 1` and its
