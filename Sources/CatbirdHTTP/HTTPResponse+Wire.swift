@@ -27,7 +27,9 @@ extension HTTPResponse {
     ///   without `Connection: keep-alive`; `Connection: Keep-Alive` for an HTTP/1.0 request that
     ///   asked for keep-alive; nothing when the response sets `Connection` itself;
     /// - `Content-Length` with the body's length (for HEAD too: the length a GET would get),
-    ///   except on 1xx and 204; `Transfer-Encoding: chunked` for a stream of unknown length.
+    ///   except on 1xx, 204 and a 2xx answer to `CONNECT` (RFC 9110 §9.3.6: the connection
+    ///   becomes a tunnel, so no field frames a body); `Transfer-Encoding: chunked` for a stream
+    ///   of unknown length, with the same exceptions.
     /// - Parameter fileLength: the length of a `.file` body when known (it is read at send time).
     public func fieldsAddedOnSending(to request: HTTPRequest, fileLength: UInt64? = nil) -> [(name: String, value: String)] {
         var added: [(name: String, value: String)] = []
@@ -41,7 +43,7 @@ extension HTTPResponse {
                 added.append(("Connection", tokens.contains("keep-alive") ? "Keep-Alive" : "close"))
             }
         }
-        guard status >= 200, status != 204 else { return added }
+        guard status >= 200, status != 204, status >= 300 || request.method != "CONNECT" else { return added }
         switch content {
         case let .bytes(bytes):
             added.append(("Content-Length", String(bytes.count)))

@@ -71,6 +71,35 @@ final class HARRequestFieldsTests: ServerTestCase {
         }
     }
 
+    /// The authority form (`CONNECT host:port`, RFC 9112 §3.2.3) end to end: the HAR url is
+    /// `http://host:port/` (a HAR url is absolute, and the target names no path), the journal's
+    /// url the target as received. Regression: a mock's 2xx answer to CONNECT went out without
+    /// `Content-Length` (libmicrohttpd sends no field framing a body there, as RFC 9110 §9.3.6
+    /// asks), while the journal and the HAR file said `Content-Length: 6`.
+    func testTheAuthorityFormEndToEnd() throws {
+        try E2E.addMock(client, method: "CONNECT", url: "[::1]:8443", body: "tunnel")
+        let unmocked = try E2E.exchange(server, "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(unmocked.hasPrefix("HTTP/1.1 404 "), unmocked)
+        let mocked = try E2E.exchange(server, "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nConnection: close\r\n\r\n")
+        let parts = mocked.components(separatedBy: "\r\n\r\n")
+        XCTAssertEqual(parts.count, 2, mocked)
+        XCTAssertTrue(mocked.hasPrefix("HTTP/1.1 200 "), mocked)
+        XCTAssertEqual(parts.last, "tunnel")
+        let sent = parts[0].components(separatedBy: "\r\n").dropFirst().compactMap { $0.split(separator: ":").first?.lowercased() }.sorted()
+        XCTAssertFalse(sent.contains("content-length"), mocked)
+
+        let entries = try exportedEntries(2)
+        let urls = entries.map { ($0["request"] as? [String: Any])?["url"] as? String ?? "" }
+        XCTAssertEqual(urls, ["http://api.example.com:443/", "http://[::1]:8443/"])
+        let harSent = ((entries[1]["response"] as? [String: Any])?["headers"] as? [[String: String]] ?? []).compactMap { $0["name"]?.lowercased() }
+        XCTAssertEqual(harSent.sorted(), sent, "the HAR file lists the fields that went out")
+        let journal = try E2E.journal(client, tenant: nil)
+        XCTAssertEqual(Set(journal.compactMap { $0["url"] as? String }), ["api.example.com:443", "[::1]:8443"], "the targets as received")
+        let entry = try XCTUnwrap(journal.first { $0["url"] as? String == "[::1]:8443" })
+        let journaled = ((entry["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]).keys.map { $0.lowercased() }
+        XCTAssertEqual(journaled.sorted(), sent, "the journal lists the fields that went out")
+    }
+
     /// Regression: `_catbird` left out the journal entry's `problem`, so a request libmicrohttpd
     /// refused looked like an ordinary 400 in the HAR file. It is there when set, and only then.
     func testTheProblemOfARefusedRequestIsInTheCatbirdBlock() throws {
