@@ -12,16 +12,18 @@ public protocol HTTPHandler: Sendable {
 
     /// Answers a request refused for `problem` before its body is read, now or later (the
     /// server adds `Connection: close` and closes the connection afterwards). `request.body` is
-    /// empty; its target and header values are as far as they could be read (bytes that are not
-    /// UTF-8 shown as U+FFFD). The usual answer is `problem.status`.
+    /// empty; its target is as far as it could be read (bytes that are not UTF-8 shown as
+    /// U+FFFD), its headers those accepted (a refused field line is left out). The usual answer
+    /// is `problem.status`.
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer
 
-    /// Told of a request whose request line was read but that none of the methods above
-    /// answered (``HTTPRequestEnding``), once the connection is done with it: whatever was
-    /// sent has been sent. `request` holds what is known: the target and arrival time always;
-    /// the method, version and headers only when the header section was read whole and
-    /// accepted (else the method is `""` and there are no headers); the body as far as it arrived.
-    /// Must not block. Default: nothing.
+    /// Told of a request whose request line was read but whose answer came from none of the
+    /// methods above (``HTTPRequestEnding``), once the connection is done with it: whatever was
+    /// sent has been sent (a stopping server's own 503 is told as it is queued). `request`
+    /// holds what is known: the target and arrival time always; the method, version and
+    /// headers only when the header section was read whole and accepted (else the method is
+    /// `""` and there are no headers); the body as far as it arrived. Must not block. Default:
+    /// nothing.
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding)
 }
 

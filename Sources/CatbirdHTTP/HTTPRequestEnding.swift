@@ -1,6 +1,6 @@
 /// How a request ended that none of the ``HTTPHandler`` answering methods saw to the end:
 /// its request line was read (libmicrohttpd's URI log callback ran), then libmicrohttpd
-/// refused it itself, or the client or the clock ended it first
+/// refused it itself, the client or the clock ended it first, or a stopping server answered it
 /// (``HTTPHandler/requestEndedUnanswered(_:ending:)``, docs/protocol.md#malformed-requests).
 public enum HTTPRequestEnding: Sendable, Equatable {
     /// libmicrohttpd answered with its own error page, `status` (400, 413, 431): a header line
@@ -15,4 +15,10 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     case timedOut
     /// The server stopped before the request was complete; nothing was sent.
     case serverStopped
+    /// The server was stopping and sent its own `status` (503, `the server is stopping`) in
+    /// place of the handler's answer: a request that came past the stop's grace second (the
+    /// handler never saw it), or an answer the handler gave for later when the server could no
+    /// longer park the connection for it (its start closure was never called). Told when the
+    /// answer is queued, for the log line and the metrics (``HTTPServer/stop()``).
+    case refusedWhileStopping(status: Int)
 }

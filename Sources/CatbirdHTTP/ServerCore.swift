@@ -260,7 +260,7 @@ final class ServerCore: Sendable {
         }
         if refusingRequests.load(ordering: .relaxed) {
             context.handled = true  // nothing to journal: the handler never saw it
-            return queue(ParkedConnections.stoppingResponse, on: connection)
+            return refuseWhileStopping(context, connection)
         }
         let request = request(from: context)
         context.handled = true
@@ -284,10 +284,18 @@ final class ServerCore: Sendable {
             (start, atShutdown) = (soon, nil)  // shutdown waits for its answer
         }
         guard let responder = parked.park(connection, context, atShutdown: atShutdown) else {
-            return queue(ParkedConnections.stoppingResponse, on: connection)
+            return refuseWhileStopping(context, connection)
         }
         start(responder)
         return .YES
+    }
+
+    /// Queues the 503 of a stopping server in place of any answer, and tells the handler
+    /// (``HTTPRequestEnding/refusedWhileStopping(status:)``: its log line and metrics).
+    private func refuseWhileStopping(_ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
+        let response = ParkedConnections.stoppingResponse
+        handler.requestEndedUnanswered(request(from: context), ending: .refusedWhileStopping(status: response.status))
+        return queue(response, on: connection)
     }
 
     /// Queues `response`, or parks the connection for its ``HTTPResponse/delay`` first: the

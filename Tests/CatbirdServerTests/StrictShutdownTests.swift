@@ -97,6 +97,48 @@ final class StrictShutdownTests: XCTestCase {
         XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/waiting"), [200])
     }
 
+    /// Regression: the 503 a stopping server gives in place of an answer had no log line and
+    /// no metric: a control call that would be answered later (`GET /catbird/api/health`, on
+    /// the quick control pool) during the stop's grace second, and a mock request past it, both
+    /// on connections kept alive from before the stop, while a strict answer holds the stop up.
+    /// Each is now logged at info level, as every answer is; neither is journaled.
+    func testTheStoppingServersOwn503sAreLogged() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-stopping-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", database, "--durability", "strict", "--log-level", "info"], in: directory)
+        let control = try server.client()
+        try E2E.addMock(control, url: "/waiting", body: "journaled")
+        try E2E.addMock(control, url: "/late", body: "late")
+        let (early, late) = (try server.client(), try server.client())
+        XCTAssertEqual(try early.request("GET", "/catbird/version").status, 200, "connected before the stop")
+        XCTAssertEqual(try late.request("GET", "/catbird/version").status, 200, "connected before the stop")
+
+        let blocker = try Database(path: database)
+        defer { blocker.close() }
+        try blocker.execute("BEGIN IMMEDIATE")
+        let waiting = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
+        try waiting.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(300_000)  // parked, waiting for the commit the lock holds up
+        kill(server.process.processIdentifier, SIGTERM)
+        usleep(300_000)
+        let duringGrace = try early.request("GET", "/catbird/api/health")
+        usleep(1_200_000)  // past the grace second
+        let pastGrace = try late.request("GET", "/late")
+        try blocker.execute("COMMIT")
+        XCTAssertEqual(try waiting.readResponse().text, "journaled")
+        let (status, _, log) = try server.terminate()
+
+        XCTAssertEqual(status, 0, log)
+        XCTAssertEqual(duringGrace.status, 503, duringGrace.text)
+        XCTAssertEqual(pastGrace.status, 503, pastGrace.text)
+        XCTAssertTrue(log.contains("[info] GET /catbird/api/health → 503: the server is stopping"), log)
+        XCTAssertTrue(log.contains("[info] GET /late → 503: the server is stopping"), log)
+        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/late"), [], "not journaled")
+    }
+
     private static func journaledStatuses(_ db: Database, url: String) throws -> [Int64] {
         try db.query("SELECT status FROM requests WHERE url = ? ORDER BY id", [.text(url)]).compactMap { $0[0].intValue }
     }

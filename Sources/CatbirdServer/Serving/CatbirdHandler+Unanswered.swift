@@ -12,8 +12,8 @@ extension CatbirdHandler {
     /// section had been accepted (else the method is `""`, and the tenant the default one, the
     /// parallel id being unknown), the body bytes that had arrived, the status libmicrohttpd
     /// sent (its headers and HTML body are not recorded) or 499/408 when nothing was sent, and
-    /// `problem` saying which. Control
-    /// requests are not journaled; a stopping server journals nothing more.
+    /// `problem` saying which. Control requests are not journaled; a stopping server journals
+    /// nothing more (its own 503s are logged and counted).
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {
         guard ending != .serverStopped else { return }
         let (status, problem) = Self.statusAndProblem(ending, headerSectionRead: !request.method.isEmpty)
@@ -22,9 +22,12 @@ extension CatbirdHandler {
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
         case .timedOut: .timedOut
         case .clientLeft, .serverStopped: .clientLeft
-        case .refusedByLibrary: nil
+        case .refusedByLibrary, .refusedWhileStopping: nil
         }
+        // A stopping server's own 503 is logged and counted like every answer, not journaled.
+        let journaled = if case .refusedWhileStopping = ending { false } else { true }
         noteUnanswered(request, status: status, why: problem, warning: refused, nothingSent: nothingSent) { tenant in
+            guard journaled else { return }
             let elapsed = ContinuousClock.now - request.receivedAt
             let arrival = Date(timeIntervalSinceNow: -elapsed.milliseconds / 1000)
             journal.append(JournalEntry(
@@ -93,6 +96,8 @@ extension CatbirdHandler {
             return (clientTimedOutStatus, "the connection timed out before the request was complete; nothing was sent")
         case .clientLeft, .serverStopped:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
+        case let .refusedWhileStopping(status):
+            return (status, "the server is stopping (not journaled)")
         }
     }
 
