@@ -9,9 +9,6 @@ public struct HTTPRequest: Sendable {
     public var version: String = "HTTP/1.1"
     /// Request header fields in the order received.
     public var headers: HTTPHeaders
-    /// Names of the header fields whose value was not valid UTF-8 (in ``headers`` each such
-    /// byte reads as U+FFFD), in the order received; usually empty.
-    public var fieldsNotUTF8: [String] = []
     /// The request body bytes; empty when there was none.
     public var body: [UInt8]
     /// The size in bytes of a body refused as too large and not kept (``body`` is then empty):

@@ -30,13 +30,18 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// 9112 §5.2 lets a server refuse it with 400). libmicrohttpd 0.9.75 joins such a line into
     /// the field's *name* (`X-F: a` + `  folded` reads as `X-Ffolded: a`), so it is refused.
     case foldedFieldLine
+    /// A header field value whose bytes are not UTF-8 (obs-text such as ISO-8859-1's `\xE9`,
+    /// which a browser's `fetch` sends for `é`): the journal's header values are JSON text, so
+    /// it could only be held altered, and a header matcher compares text (400; RFC 9110 §5.5
+    /// asks new fields to use US-ASCII). `name` is the field's name.
+    case fieldValueNotUTF8(name: String)
 
     /// The status to answer with.
     public var status: Int {
         switch self {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
-        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine: 400
+        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8: 400
         }
     }
 
@@ -57,6 +62,8 @@ public enum HTTPRequestProblem: Sendable, Equatable {
             "the header field name \(JSONText.shortString(name)) is not an HTTP token (no spaces, not even before the colon; RFC 9112 section 5.1)"
         case .foldedFieldLine:
             "a header field line is folded (a line starting with a space or tab, obs-fold; RFC 9112 section 5.2): send each field on one line"
+        case let .fieldValueNotUTF8(name):
+            "the value of the header field \(JSONText.shortString(name)) is not UTF-8 (the journal keeps header values as text): send ASCII, or percent-encode it"
         }
     }
 }

@@ -21,7 +21,6 @@ final class RequestContext: @unchecked Sendable {
     var method = ""
     var clientAddress = ClientAddress.unknown
     var headers = HTTPHeaders()
-    var fieldsNotUTF8: [String] = []
     /// Where libmicrohttpd's copy of the raw request-target starts, and its length up to the
     /// first NUL: a longer span before the version means a NUL byte inside the target.
     var rawTargetStart = 0

@@ -139,8 +139,12 @@ final class ServerCore: Sendable {
             context.headers.add(name: name, value: "")
             return .YES
         }
-        let (text, isUTF8) = trimmedFieldValue(value)
-        if !isUTF8 { context.fieldsNotUTF8.append(name) }
+        guard let text = trimmedFieldValue(value) else {
+            // Left out too: the journal holds header values as text, and could only hold this
+            // one altered (docs/protocol.md#malformed-requests).
+            if context.fieldProblem == nil { context.fieldProblem = .fieldValueNotUTF8(name: name) }
+            return .YES
+        }
         context.headers.add(name: name, value: text)
         return .YES
     }
@@ -163,17 +167,14 @@ final class ServerCore: Sendable {
     }
 
     /// A field value without the optional whitespace around it (RFC 9110 §5.5): libmicrohttpd
-    /// strips the leading spaces but keeps trailing ones. Bytes that are not UTF-8 read as
-    /// U+FFFD, and `isUTF8` is then false.
-    private static func trimmedFieldValue(_ value: UnsafePointer<CChar>) -> (text: String, isUTF8: Bool) {
+    /// strips the leading spaces but keeps trailing ones. Nil when its bytes are not UTF-8.
+    private static func trimmedFieldValue(_ value: UnsafePointer<CChar>) -> String? {
         var length = strlen(value)
         while length > 0, value[length - 1] == 0x20 || value[length - 1] == 0x09 { length -= 1 }
         var start = 0
         while start < length, value[start] == 0x20 || value[start] == 0x09 { start += 1 }
         return value.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-            let field = UnsafeBufferPointer(start: bytes + start, count: length - start)
-            if let text = String(requestBytes: field) { return (text, true) }
-            return (String(decoding: field, as: UTF8.self), false)
+            String(requestBytes: UnsafeBufferPointer(start: bytes + start, count: length - start))
         }
     }
 
@@ -324,7 +325,6 @@ final class ServerCore: Sendable {
         if context.oversized { request.discardedBodySize = context.bodySizeSeen }
         request.peer = context.clientAddress
         request.version = context.version
-        request.fieldsNotUTF8 = context.fieldsNotUTF8
         return request
     }
 

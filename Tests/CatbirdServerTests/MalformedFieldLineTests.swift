@@ -39,6 +39,36 @@ final class MalformedFieldLineTests: ServerTestCase {
         XCTAssertEqual(kept, [["Host"], [], ["Host"], ["Host"], ["Host"]], "only the field lines that were sent as such")
     }
 
+    /// Regression: `X-Bin: \xFF\xFE\x80abc` was served and journaled as `"\u{FFFD}\u{FFFD}\u{FFFD}abc"`,
+    /// and ISO-8859-1's `é` (`\xE9`, what a browser's `fetch` sends for it) as `"Jos\u{FFFD}"`:
+    /// the journal claimed bytes that were never sent. Now our JSON 400 naming the field, and
+    /// the connection ends; journaled without that field (its value could only be held
+    /// altered), logged and counted. The same value as UTF-8 is served.
+    func testAHeaderValueThatIsNotUTF8GetsJSON400() throws {
+        try E2E.addMock(client, url: "/v", body: "served")
+        let cases: [(name: String, value: [UInt8])] = [("X-Bin", [0xFF, 0xFE, 0x80] + Array("abc".utf8)), ("X-User", Array("Jos".utf8) + [0xE9])]
+        for (name, value) in cases {
+            let connection = try server.client()
+            try connection.send(raw: Array("GET /v HTTP/1.1\r\nHost: x\r\n\(name): ".utf8) + value + Array("\r\nX-After: 1\r\n\r\n".utf8))
+            let response = try connection.readResponse()
+            XCTAssertEqual(response.status, 400, "\(name): \(response.text)")
+            XCTAssertEqual(response.header("Content-Type"), "application/json; charset=utf-8", name)
+            XCTAssertEqual(response.object["reason"] as? String, "the value of the header field \"\(name)\" is not UTF-8 (the journal keeps header values as text): send ASCII, or percent-encode it")
+            XCTAssertEqual(response.header("Connection"), "close", name)
+            XCTAssertEqual(connection.readToEnd(), [], "\(name): nothing may follow the one response")
+        }
+        let journal = try E2E.journal(client, tenant: nil, once: cases.count)
+        XCTAssertEqual(journal.map { ($0["response"] as? [String: Any])?["status"] as? Int }, [400, 400])
+        let kept = journal.map { entry in ((entry["request"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]).keys.sorted() }
+        XCTAssertEqual(kept, [["Host", "X-After"], ["Host", "X-After"]], "the refused field is left out, the others kept")
+        XCTAssertEqual(try E2E.metrics(client)[#"catbird_requests_total{answered_by="none",status_class="4xx"}"#], 2, "logged and counted")
+
+        let utf8 = try client.request("GET", "/v", headers: [("X-User", "Jos\u{E9}")])
+        XCTAssertEqual(utf8.text, "served")
+        let served = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { ($0["response"] as? [String: Any])?["status"] as? Int == 200 })
+        XCTAssertEqual(((served["request"] as? [String: Any])?["headers"] as? [String: Any])?["X-User"] as? String, "Jos\u{E9}")
+    }
+
     /// Methods and field names that are tokens, values with tabs and a large head in pieces are
     /// still served as sent (no false refusal from the in-place check).
     func testWellFormedLinesAreStillServed() throws {

@@ -132,6 +132,18 @@ enum E2E {
         XCTAssertEqual(server.waitingAnswers, count, "requests waiting for their answer without a worker", file: file, line: line)
     }
 
+    /// The `/catbird/metrics` scrape's samples by name and labels, e.g.
+    /// `catbird_requests_total{answered_by="mock",status_class="2xx"}`.
+    static func metrics(_ client: RawHTTPClient) throws -> [String: Double] {
+        let text = try client.request("GET", "/catbird/metrics").text
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+
     /// `text` sent on a connection of its own to `server`, and what came back until the server
     /// closed the connection.
     static func exchange(_ server: TestServer, _ text: String) throws -> String {

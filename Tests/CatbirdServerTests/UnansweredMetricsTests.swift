@@ -8,7 +8,7 @@ import XCTest
 /// durations went into the histogram).
 final class UnansweredMetricsTests: ServerTestCase {
     func testRequestsThatEndedWithNothingSentAreCountedApart() throws {
-        let before = try metrics()
+        let before = try E2E.metrics(client)
         // Half a head, then a hang-up (the new user's case); and a client leaving a delayed mock.
         let raw = try server.client()
         try raw.send(raw: Array("GET /half HTTP/1.1\r\nHost: x\r\n".utf8))
@@ -21,11 +21,11 @@ final class UnansweredMetricsTests: ServerTestCase {
         leaving.hangUp()
         let delayOver = ContinuousClock.now + .seconds(1)
         XCTAssertEqual(try client.request("GET", "/missing").status, 404)
-        var after = try metrics()
+        var after = try E2E.metrics(client)
         let deadline = ContinuousClock.now + .seconds(10)
         while after[#"catbird_requests_unanswered_total{reason="client_left"}"#] != 2, ContinuousClock.now < deadline {
             usleep(50_000)
-            after = try metrics()
+            after = try E2E.metrics(client)
         }
         XCTAssertEqual(after[#"catbird_requests_unanswered_total{reason="client_left"}"#], 2, "\(after)")
         XCTAssertEqual(after[#"catbird_requests_unanswered_total{reason="timed_out"}"#], 0)
@@ -37,21 +37,10 @@ final class UnansweredMetricsTests: ServerTestCase {
         // client and counted it as a mock's 2xx (or counted it twice) shows it in a fresh scrape.
         let settled = delayOver + .milliseconds(1500)
         while ContinuousClock.now < settled { usleep(20_000) }
-        let later = try metrics()
+        let later = try E2E.metrics(client)
         XCTAssertEqual(later[mock2xx, default: 0] - before[mock2xx, default: 0], 0, "the delayed answer never went out, even after its delay: \(later)")
         XCTAssertEqual(later[#"catbird_requests_unanswered_total{reason="client_left"}"#], 2, "the left delayed request is counted unanswered once (the half head is the other): \(later)")
         let journal = try E2E.journal(client, tenant: nil)
         XCTAssertEqual(journal.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }.sorted(), [404, 499, 499])
-    }
-
-    /// The scrape's samples by name and labels, e.g. `catbird_requests_total{answered_by="mock",status_class="2xx"}`.
-    private func metrics() throws -> [String: Double] {
-        let text = try client.request("GET", "/catbird/metrics").text
-        var samples: [String: Double] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-            samples[String(line[..<space])] = value
-        }
-        return samples
     }
 }

@@ -40,14 +40,16 @@ extension CatbirdHandler {
 
     /// What every request Catbird refused, or that ended without an answer, goes through: unless
     /// it is a control request (absolute-form `GET http://host/catbird/…` too), `journaling` is
-    /// called with its tenant (``tenantOfRefused(_:)``) to journal it; then its metrics (answered
-    /// by `control` or `none`; or, when `nothingSent` says why nothing was sent, as unanswered)
-    /// and one log line, `status` and `why`, at warning or info level.
+    /// called with its tenant (the one its parallel id names; the default tenant when that
+    /// field was refused for not being UTF-8, and so is not among the headers) to journal it;
+    /// then its metrics (answered by `control` or `none`; or, when `nothingSent` says why
+    /// nothing was sent, as unanswered) and one log line, `status` and `why`, at warning or
+    /// info level.
     func noteUnanswered(
         _ request: HTTPRequest, status: Int, why: String, warning: Bool, nothingSent: RequestMetrics.Unanswered? = nil,
         journaling: (TenantID) -> Void
     ) {
-        let tenant = Self.tenantOfRefused(request)
+        let tenant = Self.tenant(of: request)
         let isControl = Self.controlRequest(request) != nil
         if !isControl { journaling(tenant) }
         if let nothingSent {
@@ -59,20 +61,6 @@ extension CatbirdHandler {
         }
         let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(why) tenant=\(tenant)"
         if warning { log.warning(line) } else { log.info(line) }
-    }
-
-    /// Whether the request's parallel id header has bytes that are not UTF-8: decoded, two
-    /// different ids could share a tenant, so such a request is refused with 400, and journaled
-    /// in the default tenant when it is refused or unanswered for another reason
-    /// (docs/tenancy.md#tenant-of-a-request).
-    static func parallelIDIsNotUTF8(_ request: HTTPRequest) -> Bool {
-        !request.fieldsNotUTF8.isEmpty && request.fieldsNotUTF8.contains { $0.equalsIgnoringASCIICase(TenantID.headerName) }
-    }
-
-    /// The tenant a refused or unanswered request is journaled in: the one its parallel id
-    /// names, the default tenant when that id is not UTF-8 (``parallelIDIsNotUTF8(_:)``).
-    static func tenantOfRefused(_ request: HTTPRequest) -> TenantID {
-        parallelIDIsNotUTF8(request) ? .defaultTenant : tenant(of: request)
     }
 
     /// The status journaled for `ending`, and the entry's `problem` sentence.

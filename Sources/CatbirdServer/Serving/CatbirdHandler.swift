@@ -46,9 +46,6 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     func respond(to request: HTTPRequest) -> HTTPAnswer {
-        if Self.parallelIDIsNotUTF8(request) {
-            return refusedParallelID(request, "the \(TenantID.headerName) header is not valid UTF-8")
-        }
         let tenant = Self.tenant(of: request)
         guard tenant.isWithinMaxLength else {
             return refusedParallelID(
@@ -203,13 +200,21 @@ struct CatbirdHandler: HTTPHandler {
     /// journaled like a 413 (a refused field line left out), except a target or method with a
     /// NUL or bytes that are not UTF-8: the journal could only hold it altered.
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
-        let journaled = problem != .targetNotText && problem != .methodNotToken(isText: false)
-        return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: journaled)
+        switch problem {
+        case .targetNotText, .methodNotToken(isText: false):
+            return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: false)
+        case let .fieldValueNotUTF8(name) where name.equalsIgnoringASCIICase(TenantID.headerName):
+            // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
+            // journal it in (docs/tenancy.md#tenant-of-a-request).
+            return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
+        default:
+            return refused(request, APIError(status: problem.status, reason: problem.reason))
+        }
     }
 
-    /// The 400 for a parallel id no tenant can have (not UTF-8, too long): not journaled (no
-    /// tenant to journal it in), but logged and counted (as the default tenant's) like every
-    /// other answer, with CORS fields under `--cors`.
+    /// The 400 for a parallel id no tenant can have (too long): not journaled (no tenant to
+    /// journal it in), but logged and counted (as the default tenant's) like every other
+    /// answer, with CORS fields under `--cors`.
     private func refusedParallelID(_ request: HTTPRequest, _ reason: String) -> HTTPAnswer {
         let refusal = HTTPAnswer.now(APIError.badRequest(reason).response)
         return recorded(cors ? CORS.decorate(refusal, for: request) : refusal, request, answeredBy: "none", tenant: .defaultTenant)
@@ -219,7 +224,8 @@ struct CatbirdHandler: HTTPHandler {
     /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
     /// empty request body: the upload was discarded (its size, declared or received, is
     /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`); a parallel id that is not
-    /// UTF-8 puts it in the default tenant's journal. With strict durability a journaled refusal
+    /// UTF-8 is not among the headers, so it goes to the default tenant's journal. With strict
+    /// durability a journaled refusal
     /// leaves once its entry is committed, parked meanwhile like any strict answer
     /// (``Journal/answer(_:onceCommitted:sent:)``).
     private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPAnswer {
