@@ -2,7 +2,8 @@
 # Builds the image of deploy/container/Containerfile with deploy/container/build.sh and runs
 # it: the server inside answers /catbird/api/health and serves a mock, runs as the image's
 # non-root user, keeps its database on the volume path, and the image's own HEALTHCHECK
-# command passes inside the container.
+# command passes inside the container. The image gets a tag of this run's own and is removed
+# at the end, so runs at the same time do not collide.
 #
 # Where a piece cannot be had, it says so and does that much less, never pretending:
 # - no podman/buildah and none installable → skip (the Containerfile is still linted by
@@ -48,7 +49,19 @@ else
     echo "container: base $local_base (Debian 12 by mmdebstrap, not the registry's debian:12-slim)"
 fi
 
-tag=localhost/catbird:test
+# A tag of this run's own, removed at the end: runs at the same time (two worktrees, two CI
+# jobs on one host) must neither build over nor run each other's image.
+tag="localhost/catbird:test-$$-$(date +%s%N)"
+container="" server_pid=""
+server_log=$(mktemp "${TMPDIR:-/tmp}/catbird-container-log.XXXXXX")
+cleanup() {
+    [ -z "$server_pid" ] || { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
+    [ -z "$container" ] || buildah rm "$container" >/dev/null 2>&1 || true
+    if podman image exists "$tag" 2>/dev/null; then podman rmi -f "$tag" >/dev/null 2>&1 || echo "container: could not remove $tag" >&2; fi
+    rm -f "$server_log"
+    server_pid="" container=""
+}
+trap cleanup EXIT
 build_log=$(mktemp "${TMPDIR:-/tmp}/catbird-image-build.XXXXXX")
 deploy/container/build.sh --tag "$tag" --base "$base" -- --isolation chroot --network host >"$build_log" 2>&1 \
     || { tail -40 "$build_log"; rm -f "$build_log"; echo "container: FAIL the image does not build"; exit 1; }
@@ -57,12 +70,6 @@ echo "container: built $tag on $base"
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 container=$(buildah from -q "$tag")
-server_pid=""
-cleanup() {
-    [ -z "$server_pid" ] || { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
-    buildah rm "$container" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
 inside() { buildah run --isolation chroot --network host --env "CATBIRD_PORT=$port" "$container" -- "$@"; }
 
 passed=0 failed=0
@@ -81,7 +88,7 @@ print(shlex.join(config["Entrypoint"] if sys.argv[1] == "entrypoint" else config
 read -r -a entrypoint <<<"$(config entrypoint)"
 # Not through `inside`: a backgrounded function is a subshell, and killing it would leave
 # buildah running; buildah itself ends the server when killed.
-buildah run --isolation chroot --network host --env "CATBIRD_PORT=$port" "$container" -- "${entrypoint[@]}" >"${TMPDIR:-/tmp}/catbird-container-$port.log" 2>&1 &
+buildah run --isolation chroot --network host --env "CATBIRD_PORT=$port" "$container" -- "${entrypoint[@]}" >"$server_log" 2>&1 &
 server_pid=$!
 up=0
 for _ in $(seq 1 100); do
@@ -89,7 +96,7 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 check "the image's entry point serves /catbird/api/health" [ "$up" = 1 ]
-[ "$up" = 1 ] || { cat "${TMPDIR:-/tmp}/catbird-container-$port.log"; }
+[ "$up" = 1 ] || cat "$server_log"
 
 health=$(config healthcheck)
 check "the image's HEALTHCHECK command passes inside the container" eval "inside $health >/dev/null"
@@ -99,6 +106,9 @@ check "a mock is added" curl -fsS -o /dev/null -H 'Content-Type: application/jso
     "http://127.0.0.1:$port/catbird/api/mocks"
 check "the mock answers" [ "$(curl -fsS "http://127.0.0.1:$port/hello")" = hi ]
 check "the database is on the volume path" inside test -s /var/lib/catbird/catbird.sqlite
+
+cleanup
+check "this run's image ($tag) is removed after it" eval '! podman image exists "$tag"'
 
 echo "container: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
