@@ -8,27 +8,38 @@
 #   libcurl4-openssl-dev  outbound HTTP for redirect, proxy and record modes
 #   media-types        /etc/mime.types: media types to file extensions for file mocks
 #   openssl            makes the self-signed certificate of the HTTPS upstream test
-set -euo pipefail
+# The caller's shell options are left as they were (no `set -e` leaks into an interactive
+# shell that sources it); a failure says why on stderr and makes `source` return 1 (exit 1
+# when run as a script), which stops a caller running under `set -e`.
 
-catbird_packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev media-types pkg-config sqlite3 curl python3 openssl)
-catbird_missing=()
-for package in "${catbird_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || catbird_missing+=("$package")
-done
-if [ ${#catbird_missing[@]} -gt 0 ]; then
-    echo "setup: installing ${catbird_missing[*]}" >&2
-    catbird_sudo=""
-    [ "$(id -u)" -eq 0 ] || catbird_sudo="sudo"
-    $catbird_sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $catbird_sudo apt-get install -y -qq "${catbird_missing[@]}" >/dev/null
-fi
-
-if ! command -v swift >/dev/null 2>&1; then
-    for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
-        if [ -x "$candidate/swift" ]; then export PATH="$candidate:$PATH"; break; fi
+catbird_setup() {
+    local packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev media-types pkg-config sqlite3 curl python3 openssl)
+    local missing=() package candidate sudo=""
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
-fi
-if ! command -v swift >/dev/null 2>&1; then
-    echo "setup: no Swift toolchain found (need Swift 6.0 or newer on PATH or in /opt/swift)" >&2
-    exit 1
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup: installing ${missing[*]}" >&2
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq || { echo "setup: apt-get update failed" >&2; return 1; }
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null \
+            || { echo "setup: could not install ${missing[*]}" >&2; return 1; }
+    fi
+
+    if ! command -v swift >/dev/null 2>&1; then
+        for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+            if [ -x "$candidate/swift" ]; then export PATH="$candidate:$PATH"; break; fi
+        done
+    fi
+    if ! command -v swift >/dev/null 2>&1; then
+        echo "setup: no Swift toolchain found (need Swift 6.0 or newer on PATH or in /opt/swift)" >&2
+        return 1
+    fi
+}
+
+if catbird_setup; then
+    unset -f catbird_setup
+else
+    unset -f catbird_setup
+    return 1 2>/dev/null || exit 1
 fi
