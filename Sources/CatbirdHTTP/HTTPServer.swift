@@ -36,6 +36,7 @@ public final class HTTPServer: Sendable {
     /// Starts listening. Returns once the socket is bound and accepting.
     /// - Throws: ``HTTPServerError`` when the host does not resolve or the port cannot be bound.
     public func start() throws(HTTPServerError) {
+        _ = LibraryPanic.installed  // a libmicrohttpd panic is logged before the abort
         let retained = Unmanaged.passRetained(core)
         let workers: WorkerDaemons
         do {
