@@ -27,8 +27,10 @@ public enum Migrator {
     /// Foreign keys are off while migrations run (and on again afterwards), so a migration can
     /// rebuild a table the SQLite way (create new, copy, drop old, rename) without `ON DELETE
     /// CASCADE` emptying the tables that reference it; `PRAGMA foreign_key_check` must then
-    /// find no violation before the migration commits. A migration that ends the transaction
-    /// itself (`COMMIT`, `BEGIN`) is refused.
+    /// find no violation before the migration commits, on the tables the migration changed and
+    /// those referring to them (``foreignKeyViolations(_:after:)``: none for a migration that
+    /// only builds indexes). A migration that ends the transaction itself (`COMMIT`, `BEGIN`)
+    /// is refused.
     ///
     /// `migrations` need not be sorted; duplicate versions are a programmer error and trap.
     /// `db` must be `.readWrite` and not inside a transaction.
@@ -74,11 +76,11 @@ public enum Migrator {
                     let version = SQLiteValue.integer(Int64(migration.version))
                     let alreadyThere = try db.query("SELECT 1 FROM schema_migrations WHERE version = ?", [version])
                     guard alreadyThere.isEmpty else { return false }
-                    try db.execute(migration.sql)
+                    let changed = try executeNotingChanges(db, migration.sql)
                     guard db.isInTransaction else {
                         throw SQLiteError(code: SQLITE_MISUSE, message: "the migration ended the transaction itself (BEGIN/COMMIT/ROLLBACK are not allowed in a migration)", sql: nil)
                     }
-                    let violations = try db.query("PRAGMA foreign_key_check")
+                    let violations = try foreignKeyViolations(db, after: changed)
                     guard violations.isEmpty else {
                         throw SQLiteError(code: SQLITE_CONSTRAINT, message: "the migration leaves \(violations.count) foreign key violation(s), first in table \(violations[0][0].stringValue ?? "?")", sql: nil)
                     }
