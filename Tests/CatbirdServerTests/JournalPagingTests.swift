@@ -100,11 +100,16 @@ final class JournalPagingTests: XCTestCase {
         // Another tenant (here the default one) does not see it; odd paths are 404s, bad limits 400s.
         XCTAssertEqual(try client.request("GET", "/catbird/api/requests/\(id)").status, 404)
         XCTAssertEqual(try client.request("GET", "/catbird/api/requests/\(id)/response/body").status, 404)
-        for path in ["abc", "0", "\(id)/headers", "\(id)/other/body", "\(id)/response/body/x"] {
+        // Regression: `\(id)%2Fresponse%2Fbody` was decoded before it was split at '/' and served
+        // the body; each segment is decoded on its own now, so it is one segment, no entry id.
+        for path in ["abc", "0", "\(id)/headers", "\(id)/other/body", "\(id)%2Fresponse%2Fbody"] {
             let answer = try client.request("GET", "/catbird/api/requests/\(path)", headers: E2E.tenantHeader("shard-ü"))
             XCTAssertEqual(answer.status, 404, path)
             XCTAssertEqual(answer.object["error"] as? Bool, true, path)
         }
+        E2E.assertError(
+            try client.request("GET", "/catbird/api/requests/\(id)/response/body/x", headers: E2E.tenantHeader("shard-ü")),
+            status: 400, reasonContains: "takes at most 3 path segments")
         let badLimit = try client.request("GET", "/catbird/api/requests/\(id)/response/body?limit=-1", headers: E2E.tenantHeader("shard-ü"))
         XCTAssertEqual(badLimit.status, 400)
         // The count route keeps its 405 for GET; the entry route does not take it over.

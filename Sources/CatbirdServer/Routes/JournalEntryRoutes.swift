@@ -15,8 +15,8 @@ import CatbirdHTTP
 enum JournalEntryRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests/", hasParameter: true, query: ["bodies", "limit"], lane: .quick) { context in
-                let parts = (context.parameter ?? "").split(separator: "/", omittingEmptySubsequences: false)
+            Route("GET", "/catbird/api/requests/", maxSegments: 3, query: ["bodies", "limit"], lane: .quick) { context in
+                let parts = context.segments
                 guard let id = Int64(parts[0]), id > 0 else {
                     throw APIError.notFound
                 }

@@ -28,15 +28,9 @@ enum TenantRoutes {
                 try dependencies.tenants.dropAll()
                 return HTTPResponse(status: 204)
             },
-            Route("DELETE", "/catbird/api/tenants/", hasParameter: true, lane: .slow) { context in
-                // One segment: a '/' inside an id is written %2F (`a%2Fb/extra` is not the id "a/b/extra").
-                let raw = context.request.path.dropFirst("/catbird/api/tenants/".count)
-                guard !raw.contains("/") else {
-                    throw APIError.badRequest(
-                        "DELETE /catbird/api/tenants/{id} takes one path segment, the id; "
-                            + "\(JSONText.shortString(String(raw))) has more (write a '/' inside an id as %2F)")
-                }
-                let tenant = TenantID(context.parameter ?? "")
+            // One segment: a '/' inside an id is written %2F (`a%2Fb/extra` is not the id "a/b/extra").
+            Route("DELETE", "/catbird/api/tenants/", maxSegments: 1, lane: .slow) { context in
+                let tenant = TenantID(context.segments[0])
                 guard tenant.isWithinMaxLength else {
                     throw APIError.badRequest("a tenant id is at most \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
                 }

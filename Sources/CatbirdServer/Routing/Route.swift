@@ -10,8 +10,9 @@ struct RouteContext: Sendable {
     let tenant: TenantID
     /// Whether the request may use the cross-tenant routes (``AdminAccess``).
     let isAdmin: Bool
-    /// The path segments after the route's prefix, percent-decoded (e.g. a tenant id).
-    var parameter: String?
+    /// The path segments after a parameter route's prefix, each percent-decoded on its own
+    /// (e.g. a tenant id; an entry id, `response`, `body`); empty for an exact path.
+    var segments: [String] = []
     /// The query's parameters in order, decoded once by the route table and checked against
     /// the route's names (``Route/queryPairs(_:)``); empty for a route that reads no query.
     var query: [(name: String, value: String)] = []
@@ -33,9 +34,14 @@ struct RouteContext: Sendable {
 /// A control or admin endpoint under `/catbird`.
 struct Route: Sendable {
     let method: String
-    /// The exact path, or a prefix ending in `/` when `hasParameter` is set.
+    /// The exact path, or a prefix ending in `/` when ``maxSegments`` is set.
     let path: String
-    let hasParameter: Bool
+    /// For a parameter route, the most path segments it takes after ``path`` (a `/` inside
+    /// one is written `%2F`); more are refused with 400 by the route table, so that
+    /// `DELETE /catbird/api/tenants/a%2Fb/extra` is never read as the id `a/b/extra`. nil: an
+    /// exact path.
+    let maxSegments: Int?
+    var hasParameter: Bool { maxSegments != nil }
     /// The query parameter names the route understands; any other name is refused with 400
     /// before the handler runs (a route never does more, or other, than it was asked:
     /// docs/protocol.md#query-parameters). nil: the route reads any query (the web page).
@@ -51,11 +57,11 @@ struct Route: Sendable {
     /// Set for a route that decides itself when to answer (a long poll); `handler` is then unused.
     let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
 
-    init(_ method: String, _ path: String, hasParameter: Bool = false, query: [String]? = [], lane: ControlLane = .worker,
+    init(_ method: String, _ path: String, maxSegments: Int? = nil, query: [String]? = [], lane: ControlLane = .worker,
          _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
-        self.hasParameter = hasParameter
+        self.maxSegments = maxSegments
         self.queryNames = query
         self.lane = lane
         self.handler = handler
@@ -63,11 +69,11 @@ struct Route: Sendable {
     }
 
     /// A route that answers now or later as it decides (runs on the worker: must not block).
-    init(_ method: String, _ path: String, hasParameter: Bool = false, query: [String]? = [],
+    init(_ method: String, _ path: String, maxSegments: Int? = nil, query: [String]? = [],
          answer: @escaping @Sendable (RouteContext) throws -> HTTPAnswer) {
         self.method = method
         self.path = path
-        self.hasParameter = hasParameter
+        self.maxSegments = maxSegments
         self.queryNames = query
         self.lane = .worker
         self.handler = { _ in throw APIError.notFound }
@@ -82,16 +88,29 @@ struct Route: Sendable {
         return requestPath.dropFirst(path.count)
     }
 
-    /// The parameter `raw` percent-decoded (such as a tenant id).
-    /// - Throws: 400 when it is not valid percent-encoding of UTF-8 (`%ZZ`, `%FF`): read as
-    ///   literal text instead, it would name another tenant than the one meant.
-    static func decodeParameter(_ raw: Substring) throws(APIError) -> String {
-        guard let decoded = raw.removingPercentEncoding else {
+    /// The parameter `raw` (the path after ``path``, as sent) split at `/` into its segments,
+    /// each then percent-decoded; `[]` for an exact path.
+    /// - Throws: 400 when there are more segments than ``maxSegments``, or one is not valid
+    ///   percent-encoding of UTF-8 (`%ZZ`, `%FF`): read as literal text instead, it would name
+    ///   another tenant than the one meant.
+    func segments(of raw: Substring) throws(APIError) -> [String] {
+        guard let maxSegments else { return [] }
+        let parts = raw.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= maxSegments else {
+            let most = maxSegments == 1 ? "one path segment" : "at most \(maxSegments) path segments"
             throw .badRequest(
-                "the path segment \(JSONText.string(String(raw.prefix(100)))) is not valid percent-encoded UTF-8 "
-                    + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
+                "\(method) \(path)… takes \(most); \(JSONText.shortString(String(raw))) has \(parts.count) (write a '/' inside one as %2F)")
         }
-        return decoded
+        var segments: [String] = []
+        for part in parts {
+            guard let decoded = part.removingPercentEncoding else {
+                throw .badRequest(
+                    "the path segment \(JSONText.string(String(part.prefix(100)))) is not valid percent-encoded UTF-8 "
+                        + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
+            }
+            segments.append(decoded)
+        }
+        return segments
     }
 
     /// The query's parameters for the handler (``RouteContext/query``), each part decoded
@@ -134,8 +153,8 @@ struct RouteTable: Sendable {
             let context: RouteContext
             do {
                 let query = try route.queryPairs(request.query)
-                let decoded = try Route.decodeParameter(parameter)
-                context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, parameter: decoded, query: query, pools: pools)
+                let segments = try route.segments(of: parameter)
+                context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, segments: segments, query: query, pools: pools)
             } catch {
                 return .now(error.response)
             }
