@@ -2,7 +2,8 @@ import CSQLite
 
 /// Binding parameter values (<https://www.sqlite.org/c3ref/bind_blob.html>). Indexes are
 /// 1-based, up to `parameterCount`; an index out of that range is a programmer error and traps.
-/// Text and blobs are copied by SQLite (`SQLITE_TRANSIENT`), so the Swift value may go away.
+/// Text and blobs are copied by SQLite (`SQLITE_TRANSIENT`), so the Swift value may go away,
+/// except with the `borrowed` binders, which spare the copy for bytes the caller keeps.
 ///
 /// The single-value binders do not throw: a failure (`SQLITE_TOOBIG` for a value longer than
 /// SQLite's length limit, `SQLITE_MISUSE` when the statement is mid-step, `SQLITE_NOMEM`) is
@@ -59,6 +60,29 @@ extension Statement {
     public func bind(bytes: [UInt8], at index: Int32) {
         let index = checked(index)
         record(bytes.withUnsafeBytes { bindBytes($0, at: index) })
+    }
+
+    /// Binds UTF-8 text at `index` (1-based) without copying it (`SQLITE_STATIC`): SQLite reads
+    /// the bytes where they are when the statement runs. The caller keeps `utf8` alive and
+    /// unchanged until the parameter is bound again or the statement is reset with ``reset()``
+    /// (which binds every parameter to `NULL`) or finalized
+    /// (<https://www.sqlite.org/c3ref/bind_blob.html>). Empty text is `""`, not `NULL`.
+    public func bind(borrowedText utf8: UnsafeRawBufferPointer, at index: Int32) {
+        let index = checked(index)
+        guard utf8.count <= Int(Int32.max) else { return record(SQLITE_TOOBIG) }
+        guard let base = utf8.baseAddress, !utf8.isEmpty else {
+            return record(catbird_sqlite3_bind_text_transient(handle, index, "", 0))
+        }
+        record(sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(utf8.count), nil))
+    }
+
+    /// Binds a blob at `index` (1-based) without copying it (`SQLITE_STATIC`), on the terms of
+    /// ``bind(borrowedText:at:)``; zero bytes bind an empty blob, not `NULL`.
+    public func bind(borrowedBytes bytes: UnsafeRawBufferPointer, at index: Int32) {
+        let index = checked(index)
+        guard bytes.count <= Int(Int32.max) else { return record(SQLITE_TOOBIG) }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return record(sqlite3_bind_zeroblob(handle, index, 0)) }
+        record(sqlite3_bind_blob(handle, index, base, Int32(bytes.count), nil))
     }
 
     /// Binds `NULL` at `index` (1-based).

@@ -49,22 +49,20 @@ enum JournalRecords {
         // Read in place through a buffer: an array subscript copies the entry it returns
         // (a retain and a release for each of its strings and arrays).
         try batch.withUnsafeBufferPointer { entries in
+            try touchTenants(of: entries, db)
             var latestIDs: [TenantID: Int64] = [:]
-            var latest: [TenantID: String] = [:]
-            for index in entries.indices where (latest[entries[index].tenant] ?? "") < entries[index].time {
-                latest[entries[index].tenant] = entries[index].time
-            }
-            for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
-
+            // Each statement's texts and blobs, bound without SQLite copying each one.
+            var borrowed = BorrowedBindings()
             var start = 0
             var chunk = rowsPerStatement
             while start < entries.count {
                 while chunk > entries.count - start { chunk /= 2 }
                 let statement = try db.statement(insertSQLByRows[chunk]!)
+                borrowed.removeAll()
                 for offset in 0..<chunk {
-                    bind(entries[start + offset], to: statement, at: Int32(offset) * columnCount)
+                    bind(entries[start + offset], to: statement, at: Int32(offset) * columnCount, borrowing: &borrowed)
                 }
-                try statement.run()
+                try borrowed.bound(to: statement) { () throws(SQLiteError) in try statement.run() }
                 // One statement's rows get consecutive ids (AUTOINCREMENT, one writer), the last one
                 // lastInsertRowID.
                 let lastID = db.lastInsertRowID
@@ -80,18 +78,46 @@ enum JournalRecords {
         }
     }
 
+    /// Sets each tenant's activity time to its latest row's (a batch is usually one or a few
+    /// runs of one tenant's rows: compared with the run's tenant, hashed once per run).
+    private static func touchTenants(of entries: UnsafeBufferPointer<JournalEntry>, _ db: Database) throws {
+        var latest: [TenantID: String] = [:]
+        var index = entries.startIndex
+        while index < entries.endIndex {
+            let tenant = entries[index].tenant
+            var time = entries[index].time
+            index += 1
+            while index < entries.endIndex, entries[index].tenant == tenant {
+                if entries[index].time > time { time = entries[index].time }
+                index += 1
+            }
+            if (latest[tenant] ?? "") < time { latest[tenant] = time }
+        }
+        for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
+    }
+
     /// Writes the batch's mock hits: one `UPDATE` per mock served (its hits summed), not one per
     /// request, so a batch of a thousand hits on one mock costs one statement; a mock whose limit
-    /// a hit used up is deleted.
+    /// a hit used up is deleted. Runs of hits on one mock are summed before they are hashed.
     private static func recordHits(of batch: UnsafeBufferPointer<JournalEntry>, into db: Database) throws {
         var hits: [Int64: (count: Int, exhausted: Bool)] = [:]
         var order: [Int64] = []
-        for index in batch.indices {
-            guard let hit = batch[index].mockHit else { continue }
+        var index = batch.startIndex
+        while index < batch.endIndex {
+            guard let hit = batch[index].mockHit else {
+                index += 1
+                continue
+            }
+            var run = (count: 1, exhausted: hit.exhausted)
+            index += 1
+            while index < batch.endIndex, let next = batch[index].mockHit, next.mockID == hit.mockID {
+                run = (run.count + 1, run.exhausted || next.exhausted)
+                index += 1
+            }
             if let seen = hits[hit.mockID] {
-                hits[hit.mockID] = (seen.count + 1, seen.exhausted || hit.exhausted)
+                hits[hit.mockID] = (seen.count + run.count, seen.exhausted || run.exhausted)
             } else {
-                hits[hit.mockID] = (1, hit.exhausted)
+                hits[hit.mockID] = run
                 order.append(hit.mockID)
             }
         }
@@ -106,25 +132,26 @@ enum JournalRecords {
         try db.run("DELETE FROM requests WHERE tenant = ?", [.text(tenant.rawValue)])
     }
 
-    /// Binds one row's parameters: `entry`'s column values at `base + 1` … `base + columnCount`.
-    private static func bind(_ entry: borrowing JournalEntry, to statement: Statement, at base: Int32) {
+    /// Binds one row's parameters: `entry`'s column values at `base + 1` … `base + columnCount`,
+    /// its texts and blobs through `borrowed`.
+    private static func bind(_ entry: borrowing JournalEntry, to statement: Statement, at base: Int32, borrowing borrowed: inout BorrowedBindings) {
         // The write connection skips CHECK constraints (CatbirdServer: ignore_check_constraints).
         assert(CatbirdRequest.AnsweredBy.known.contains(entry.answeredBy), "answered_by \(entry.answeredBy) fails its CHECK")
         // The typed binders, not `.text(…)` / `.integer(…)`: no SQLiteValue is made per column.
-        statement.bind(entry.time, at: base + 1)
-        statement.bind(entry.tenant.rawValue, at: base + 2)
-        statement.bind(entry.method, at: base + 3)
-        statement.bind(entry.url, at: base + 4)
-        statement.bind(entry.requestHeaders, at: base + 5)
-        bindBody(entry.requestBody, fullSize: entry.requestBodySize, statement, at: base + 6)
+        borrowed.add(text: entry.time, at: base + 1)
+        borrowed.add(text: entry.tenant.rawValue, at: base + 2)
+        borrowed.add(text: entry.method, at: base + 3)
+        borrowed.add(text: entry.url, at: base + 4)
+        borrowed.add(text: entry.requestHeaders, at: base + 5)
+        bindBody(entry.requestBody, fullSize: entry.requestBodySize, statement, at: base + 6, &borrowed)
         statement.bind(entry.status, at: base + 9)
-        statement.bind(entry.responseHeaders, at: base + 10)
-        bindBody(entry.responseBody, fullSize: entry.responseBodySize, statement, at: base + 11)
-        statement.bind(entry.answeredBy.rawValue, at: base + 14)
+        borrowed.add(text: entry.responseHeaders, at: base + 10)
+        bindBody(entry.responseBody, fullSize: entry.responseBodySize, statement, at: base + 11, &borrowed)
+        borrowed.add(text: entry.answeredBy.rawValue, at: base + 14)
         if let hit = entry.mockHit { statement.bind(hit.mockID, at: base + 15) } else { statement.bindNull(at: base + 15) }
         statement.bind(entry.durationMs, at: base + 16)
-        if let path = entry.filePath { statement.bind(path, at: base + 17) } else { statement.bindNull(at: base + 17) }
-        if let problem = entry.problem { statement.bind(problem, at: base + 19) } else { statement.bindNull(at: base + 19) }
+        if let path = entry.filePath { borrowed.add(text: path, at: base + 17) } else { statement.bindNull(at: base + 17) }
+        if let problem = entry.problem { borrowed.add(text: problem, at: base + 19) } else { statement.bindNull(at: base + 19) }
         // Near misses: their own text, or the 1-based offset and length of their range in the stored response body.
         let (copy, offset, length): (String?, Int?, Int?) =
             switch entry.nearMisses {
@@ -133,15 +160,17 @@ enum JournalRecords {
             case let .inResponseBody(range)?: (nil, range.lowerBound + 1, range.count)
             case nil: (nil, nil, nil)
             }
-        if let copy { statement.bind(copy, at: base + 18) } else { statement.bindNull(at: base + 18) }
+        if let copy { borrowed.add(text: copy, at: base + 18) } else { statement.bindNull(at: base + 18) }
         if let offset { statement.bind(offset, at: base + 20) } else { statement.bindNull(at: base + 20) }
         if let length { statement.bind(length, at: base + 21) } else { statement.bindNull(at: base + 21) }
     }
 
-    /// Binds a (possibly truncated) body at `index`, its full size at `index + 1` and its
-    /// truncation flag at `index + 2`.
-    private static func bindBody(_ body: [UInt8], fullSize: Int, _ statement: Statement, at index: Int32) {
-        if body.isEmpty { statement.bindNull(at: index) } else { statement.bind(bytes: body, at: index) }
+    /// Binds a (possibly truncated) body at `index` (through `borrowed`; NULL when empty), its
+    /// full size at `index + 1` and its truncation flag at `index + 2`.
+    private static func bindBody(
+        _ body: [UInt8], fullSize: Int, _ statement: Statement, at index: Int32, _ borrowed: inout BorrowedBindings
+    ) {
+        if body.isEmpty { statement.bindNull(at: index) } else { borrowed.add(bytes: body, at: index) }
         statement.bind(fullSize, at: index + 1)
         statement.bind(fullSize > body.count ? 1 : 0, at: index + 2)
     }
