@@ -258,7 +258,7 @@ struct MockServing: Sendable {
         let elapsed = ContinuousClock.now - request.receivedAt
         return JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
-            requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
+            requestHeaders: JSONText.objectReusingLast(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: headersJSON,
             responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
