@@ -18,6 +18,11 @@ public final class NearMissTexts: Sendable {
     public let summary: String
     /// The pattern as the near miss's `pattern` member: ``RequestPattern/writeJSON(to:)``'s bytes.
     public let patternJSON: [UInt8]
+    /// Each field's JSON part that depends on the pattern only
+    /// (``CatbirdNearMiss/Field/patternPartJSON(field:name:expected:)``), in the order of the
+    /// fields ``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:urlEdits:until:fields:)``
+    /// builds: method, url, each header, the body.
+    public let fieldPartsJSON: [[UInt8]]
 
     init(_ source: RequestPattern, headerNames: [String]) {
         url = source.url.summary
@@ -27,5 +32,10 @@ public final class NearMissTexts: Sendable {
         var json: [UInt8] = []
         source.writeJSON(to: &json)
         patternJSON = json
+        fieldPartsJSON = [
+            CatbirdNearMiss.Field.patternPartJSON(field: "method", name: nil, expected: source.method.rawValue),
+            CatbirdNearMiss.Field.patternPartJSON(field: "url", name: nil, expected: url),
+        ] + zip(headerNames, headers).map { CatbirdNearMiss.Field.patternPartJSON(field: "header", name: $0, expected: $1) }
+            + (body.map { [CatbirdNearMiss.Field.patternPartJSON(field: "body", name: nil, expected: $0)] } ?? [])
     }
 }

@@ -127,27 +127,57 @@ public enum JSONText {
     /// below U+0020 as `\n`, `\r`, `\t` or `\u00XX`; every other byte copied as is (the text
     /// is valid UTF-8, so the output is too).
     public static func appendString(_ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
         var value = value
-        value.withUTF8 { bytes in
-            var runStart = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                runStart = index + 1
-                out.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
-                case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
-        }
+        value.withUTF8 { appendString(utf8: $0, to: &out) }
+    }
+
+    /// ``appendString(_:to:)`` for UTF-8 bytes in place. Runs of bytes that need no escape are
+    /// found by a plain scan and copied whole (most texts are one run): the 404 of every
+    /// unmatched request escapes a dozen texts.
+    public static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                index &+= 1
+                continue
+            }
+            if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            index &+= 1
+            runStart = index
+            out.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
+            default:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            }
+        }
+        if count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count])) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `number` in decimal (ASCII digits, a leading `-` when negative), with no `String`
+    /// made: JSON numbers of ids and positions on the 404 path.
+    public static func appendDecimal(_ number: Int64, to out: inout [UInt8]) {
+        var magnitude = number.magnitude
+        if number < 0 { out.append(UInt8(ascii: "-")) }
+        // At most 20 digits, written backwards into a fixed buffer.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start &-= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start..<20]))
+        }
     }
 
     /// `object` (a JSON object text from ``object(_:)``) with `pairs` added as further keys;

@@ -30,8 +30,8 @@ extension Array where Element == UInt8 {
         append("}")
     }
 
-    fileprivate mutating func appendDecimal<Number: BinaryInteger>(_ number: Number) {
-        append(contentsOf: String(number).utf8)
+    fileprivate mutating func appendDecimal(_ number: Int64) {
+        JSONText.appendDecimal(number, to: &self)
     }
 }
 
@@ -78,12 +78,14 @@ extension CatbirdNearMiss.Field {
     /// Appends `{"actual":"/api/usres","expected":"equal \"/api/users\"","field":"url","verdict":"differs"}`:
     /// `actual` and `name` only when set.
     public func writeJSON(to out: inout [UInt8]) {
-        out.append("{")
-        if let actual {
-            out.append(#""actual":"#)
-            out.appendJSON(actual)
-            out.append(",")
-        }
+        writeJSON(to: &out, patternPart: Self.patternPartJSON(field: field, name: name, expected: expected), actualJSON: nil)
+    }
+
+    /// The part of a field's JSON that depends on the pattern only, between `actual` and the
+    /// verdict's value: `"expected":"equal \"/api/users\"","field":"url","verdict":"` (with
+    /// `"name":…` before `"verdict"` for a header). The server writes it once per pattern.
+    public static func patternPartJSON(field: String, name: String?, expected: String) -> [UInt8] {
+        var out: [UInt8] = []
         out.append(#""expected":"#)
         out.appendJSON(expected)
         out.append(#","field":"#)
@@ -92,23 +94,74 @@ extension CatbirdNearMiss.Field {
             out.append(#","name":"#)
             out.appendJSON(name)
         }
-        out.append(#","verdict":"#)
-        out.appendJSON(verdict.rawValue)
-        out.append("}")
+        out.append(#","verdict":""#)
+        return out
+    }
+
+    /// ``writeJSON(to:)`` with the pattern's part written before (``patternPartJSON(field:name:expected:)``
+    /// of this field's `field`, `name` and `expected`) and, when given, ``actual`` already as a
+    /// JSON string (a request's method or target, written once for all its near misses).
+    public func writeJSON(to out: inout [UInt8], patternPart: [UInt8], actualJSON: [UInt8]?) {
+        out.append("{")
+        if let actual {
+            out.append(#""actual":"#)
+            if let actualJSON { out.append(contentsOf: actualJSON) } else { out.appendJSON(actual) }
+            out.append(",")
+        }
+        out.append(contentsOf: patternPart)
+        switch verdict {
+        case .match: out.append(#"match"}"#)
+        case .differs: out.append(#"differs"}"#)
+        case .missing: out.append(#"missing"}"#)
+        }
     }
 }
 
 extension CatbirdNearMiss {
+    /// Parts of near misses' JSON written before: once per pattern (``pattern`` and each field's
+    /// ``Field/patternPartJSON(field:name:expected:)``) and once per request (its method and
+    /// target as JSON strings, the `actual` of the first two fields).
+    public struct PrewrittenJSON {
+        /// ``RequestPattern/writeJSON(to:)`` of the near miss's pattern.
+        public var pattern: [UInt8]
+        /// Each field's pattern part, in the order of ``CatbirdNearMiss/fields``.
+        public var fieldParts: [[UInt8]]
+        /// The request's method and target as JSON strings: `fields[0]` is the method's and
+        /// `fields[1]` the url's comparison, whose `actual` they are.
+        public var method: [UInt8]
+        public var target: [UInt8]
+
+        public init(pattern: [UInt8], fieldParts: [[UInt8]], method: [UInt8], target: [UInt8]) {
+            self.pattern = pattern
+            self.fieldParts = fieldParts
+            self.method = method
+            self.target = target
+        }
+    }
+
     /// Appends `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`;
     /// `patternJSON`, when given, is ``pattern``'s ``RequestPattern/writeJSON(to:)`` written
     /// before (once per mock).
     public func writeJSON(to out: inout [UInt8], patternJSON: [UInt8]? = nil) {
+        writeJSON(to: &out, pattern: patternJSON) { index, field, out in field.writeJSON(to: &out) }
+    }
+
+    /// ``writeJSON(to:patternJSON:)`` from parts written before (``PrewrittenJSON``): the same bytes.
+    public func writeJSON(to out: inout [UInt8], prewritten: PrewrittenJSON) {
+        writeJSON(to: &out, pattern: prewritten.pattern) { index, field, out in
+            field.writeJSON(
+                to: &out, patternPart: prewritten.fieldParts[index],
+                actualJSON: index == 0 ? prewritten.method : index == 1 ? prewritten.target : nil)
+        }
+    }
+
+    private func writeJSON(to out: inout [UInt8], pattern patternJSON: [UInt8]?, field writeField: (Int, Field, inout [UInt8]) -> Void) {
         out.append(#"{"distance":"#)
         Self.writeDistance(distance, to: &out)
         out.append(#","fields":["#)
-        for (index, field) in fields.enumerated() {
+        for index in fields.indices {
             if index > 0 { out.append(",") }
-            field.writeJSON(to: &out)
+            writeField(index, fields[index], &out)
         }
         out.append(#"],"mockId":"#)
         out.appendDecimal(mockId)
@@ -142,14 +195,15 @@ extension CatbirdNearMiss {
         }
         let whole = Int64(thousandths)
         out.appendDecimal(whole / 1000)
-        var fraction = whole % 1000
+        let fraction = Int(whole % 1000)
         guard fraction > 0 else { return }
+        // Three digits, trailing zeros dropped: 400 → ".4", 5 → ".005".
         out.append(".")
-        var digits = 3
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        let text = String(fraction)
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits - text.utf8.count))
-        out.append(contentsOf: text.utf8)
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        guard fraction % 100 > 0 else { return }
+        out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        guard fraction % 10 > 0 else { return }
+        out.append(UInt8(ascii: "0") + UInt8(fraction % 10))
     }
 }
 

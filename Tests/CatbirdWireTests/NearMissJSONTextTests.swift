@@ -28,7 +28,7 @@ final class NearMissJSONTextTests: XCTestCase {
     }
 
     func testDistancesAreWrittenToThreeDecimalsAndReadBackAsTheSameNumbers() throws {
-        for distance in [0, 0.4, 0.25, 1.4, 1, 0.885, 2.001, 0.05, 0.007, 12.5, 1.0 / 3, 1e-9] {
+        for distance in [0, 0.4, 0.25, 1.4, 1, 0.885, 2.001, 0.05, 0.007, 0.105, 0.5, 10.01, 3.11, 12.5, 1.0 / 3, 1e-9] {
             var json: [UInt8] = []
             CatbirdNearMiss.writeDistance(distance, to: &json)
             let text = String(decoding: json, as: UTF8.self)

@@ -29,9 +29,21 @@ struct NotFoundAnswer {
                 outOfTime: outOfTime),
             tenant: tenant.rawValue,
             nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
-        var nearMisses: [UInt8] = []
-        nearMisses.reserveCapacity(1024)
-        CatbirdNearMiss.writeJSON(report.nearMisses, patternJSON: report.texts.map(\.patternJSON), to: &nearMisses)
+        // The request's method and target as JSON strings once, not once per near miss; each
+        // pattern's parts as written when its mock was added (NearMissTexts).
+        var methodJSON: [UInt8] = []
+        JSONText.appendString(method, to: &methodJSON)
+        var targetJSON: [UInt8] = []
+        JSONText.appendString(target, to: &targetJSON)
+        var nearMisses: [UInt8] = [UInt8(ascii: "[")]
+        nearMisses.reserveCapacity(1024 + 3 * targetJSON.count)
+        for (index, nearMiss) in report.nearMisses.enumerated() {
+            if index > 0 { nearMisses.append(UInt8(ascii: ",")) }
+            let texts = report.texts[index]
+            nearMiss.writeJSON(to: &nearMisses, prewritten: CatbirdNearMiss.PrewrittenJSON(
+                pattern: texts.patternJSON, fieldParts: texts.fieldPartsJSON, method: methodJSON, target: targetJSON))
+        }
+        nearMisses.append(UInt8(ascii: "]"))
         let (bytes, range) = body.jsonLocatingNearMisses(nearMisses)
         nearMissesRange = range
         response = HTTPResponse(status: 404, headers: APIError.headers, body: bytes)
