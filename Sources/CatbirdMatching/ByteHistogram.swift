@@ -16,14 +16,20 @@ public struct ByteHistogram: Sendable, Equatable {
 
     /// The histogram of `bytes`.
     public init(_ bytes: some Sequence<UInt8>) {
-        var counts = [UInt8](repeating: 0, count: 64)
-        for byte in bytes {
-            let slot = Int(Self.classes[Int(byte)])
-            counts[slot] = min(counts[slot] + 1, 127)
+        // Counted in a buffer on the stack (every unmatched request makes one), then read as
+        // 8 little-endian words: count `slot` is byte `slot % 8` of word `slot / 8`.
+        counts = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { counts in
+            counts.initialize(repeating: 0)
+            Self.classes.withUnsafeBufferPointer { classes in
+                for byte in bytes {
+                    let slot = Int(classes[Int(byte)])
+                    if counts[slot] < 127 { counts[slot] &+= 1 }
+                }
+            }
+            let raw = UnsafeRawBufferPointer(counts)
+            func word(_ index: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self)) }
+            return SIMD8(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))
         }
-        var words = SIMD8<UInt64>(repeating: 0)
-        for slot in 0..<64 { words[slot / 8] |= UInt64(counts[slot]) << (8 * UInt64(slot % 8)) }
-        self.counts = words
     }
 
     @usableFromInline init(counts: SIMD8<UInt64>) {

@@ -37,111 +37,114 @@ public struct EditDistanceProbe: Sendable {
 
     /// The distance to bytes in place (see the array version).
     public func distance(to other: UnsafeBufferPointer<UInt8>) -> Int {
-        positions.withUnsafeBufferPointer { positions in
-            bytes.count > 64
-                ? Self.wideDistance(length: bytes.count, to: other, positions: positions.baseAddress!)
-                : Self.narrowDistance(length: bytes.count, to: other, positions: positions.baseAddress!)
-        }
-    }
-
-    /// The length of the longest common subsequence of the probe and `other` (any length:
-    /// `other` may be a supersequence of several texts, ``CommonSupersequence``), bit-parallel
-    /// (Crochemore, Iliopoulos, Pinzon and Reid 2001): a zero bit per probe position matched.
-    /// `max(|probe|, |u|) - lcs(probe, u)` is at most the edit distance of `u` and the probe
-    /// (every byte of the longer text outside the matched pairs costs an edit), and the LCS
-    /// with a supersequence of `u` is at least that with `u`.
-    public func longestCommonSubsequence(with other: [UInt8]) -> Int {
-        other.withUnsafeBufferPointer { longestCommonSubsequence(with: $0) }
-    }
-
-    /// The longest common subsequence with bytes in place (see the array version).
-    public func longestCommonSubsequence(with other: UnsafeBufferPointer<UInt8>) -> Int {
-        let length = bytes.count
-        guard length > 64 else {
-            // One word, written out (as narrowDistance: no call per byte).
-            return positions.withUnsafeBufferPointer { positions in
-                guard length > 0 else { return 0 }
-                let table = positions.baseAddress!
-                let mask: UInt64 = length == 64 ? ~0 : (1 << length) - 1
-                var v: UInt64 = ~0
-                for byte in other {
-                    let equal = table[Int(byte)]
-                    v = (v &+ (v & equal)) | (v & ~equal)
-                }
-                return length - (v & mask).nonzeroBitCount
-            }
-        }
-        // Two words (65-128 bytes): the same recurrence on UInt128.
+        guard !bytes.isEmpty else { return other.count }
         return positions.withUnsafeBufferPointer { positions in
-            let mask: UInt128 = length == 128 ? ~0 : (1 << length) - 1
-            var v: UInt128 = ~0
-            for byte in other {
-                let equal = Self.wideWord(positions.baseAddress!, byte)
-                v = (v &+ (v & equal)) | (v & ~equal)
-            }
-            return length - (v & mask).nonzeroBitCount
+            bytes.count > 64
+                ? Self.distance(UInt128.self, length: bytes.count, to: other, positions: positions.baseAddress!)
+                : Self.distance(UInt64.self, length: bytes.count, to: other, positions: positions.baseAddress!)
         }
     }
 
-    /// A byte's positions in a probe of 65-128 bytes (two words per byte value: low, high).
+    /// The least Levenshtein distance between the probe and any text of `columns.length` bytes
+    /// whose byte `j` is one of column `j`'s bytes (``ColumnClasses``): the same recurrence,
+    /// with a column matching each probe position whose byte it holds. At most the distance
+    /// to each text the columns were made from.
+    public func leastDistance(to columns: ColumnClasses) -> Int {
+        guard !bytes.isEmpty else { return columns.length }
+        return positions.withUnsafeBufferPointer { positions in
+            columns.bytes.withUnsafeBufferPointer { classBytes in
+                columns.ends.withUnsafeBufferPointer { ends in
+                    bytes.count > 64
+                        ? Self.leastDistance(UInt128.self, length: bytes.count, to: (classBytes, ends), positions: positions.baseAddress!)
+                        : Self.leastDistance(UInt64.self, length: bytes.count, to: (classBytes, ends), positions: positions.baseAddress!)
+                }
+            }
+        }
+    }
+
+    /// The recurrence over `other`'s bytes (`positions`: the probe's table, ``ProbeWord/positions(of:in:)``).
+    /// Generic over the word size but private and always inlined, so each use is specialized
+    /// (an unspecialized generic recurrence was measured several times the instructions per byte).
     @inline(__always)
-    private static func wideWord(_ positions: UnsafePointer<UInt64>, _ byte: UInt8) -> UInt128 {
-        UInt128(positions[Int(byte) &* 2]) | UInt128(positions[Int(byte) &* 2 &+ 1]) << 64
+    private static func distance<Word: ProbeWord>(
+        _: Word.Type, length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>
+    ) -> Int {
+        var column = BitColumn<Word>(length: length)
+        for byte in other { column.advance(equal: Word.positions(of: byte, in: positions)) }
+        return column.score
     }
 
-    /// The bit-vector recurrence: `vp`/`vn` hold the vertical differences (+1/-1) of the
-    /// current column of the dynamic-programming matrix, one bit per probe position; `score`
-    /// is its last cell. The top row grows by one per column (the carry-in of 1). `positions`
-    /// is the probe's table (two words per byte value, ``wideWord(_:_:)``). For probes of
-    /// 65-128 bytes; ``narrowDistance(length:to:positions:)`` is the same for one word.
-    private static func wideDistance(length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>) -> Int {
-        guard length > 0 else { return other.count }
-        let last: UInt128 = 1 << (length - 1)
-        var vp: UInt128 = length == 128 ? ~0 : (1 << length) - 1
-        var vn: UInt128 = 0
-        var score = length
-        for byte in other {
-            let equal = wideWord(positions, byte)
-            let xv = equal | vn
-            let xh = (((equal & vp) &+ vp) ^ vp) | equal
-            var hp = vn | ~(xh | vp)
-            var hn = vp & xh
-            if hp & last != 0 {
-                score &+= 1
-            } else if hn & last != 0 {
-                score &-= 1
-            }
-            hp = (hp << 1) | 1
-            hn <<= 1
-            vp = hn | ~(xv | hp)
-            vn = hp & xv
+    /// The recurrence over columns of bytes (``ColumnClasses``), a column's word the union of its bytes'.
+    @inline(__always)
+    private static func leastDistance<Word: ProbeWord>(
+        _: Word.Type, length: Int, to columns: (bytes: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int32>),
+        positions: UnsafePointer<UInt64>
+    ) -> Int {
+        var column = BitColumn<Word>(length: length)
+        var start = 0
+        for end in columns.ends {
+            var equal: Word = 0
+            for index in start..<Int(end) { equal |= Word.positions(of: columns.bytes[index], in: positions) }
+            start = Int(end)
+            column.advance(equal: equal)
         }
-        return score
+        return column.score
+    }
+}
+
+/// One column of the bit-vector recurrence (Myers/Hyyrö, ``EditDistanceProbe``) in a word of
+/// the probe's size: `vp`/`vn` hold the vertical differences (+1/-1) of the dynamic-programming
+/// matrix's current column, one bit per probe position; `score` is its last cell. The top row
+/// grows by one per column (the carry-in of 1).
+private struct BitColumn<Word: ProbeWord> {
+    var vp: Word
+    var vn: Word = 0
+    var score: Int
+    let lastBit: Word
+
+    /// The first column for a probe of `length` bytes (1 to the word's bits).
+    @inline(__always)
+    init(length: Int) {
+        vp = length == Word.bitWidth ? ~0 : (1 &<< Word(length)) &- 1
+        score = length
+        lastBit = Word(length &- 1)
     }
 
-    /// ``wideDistance(length:to:positions:)`` for a probe of at most 64 bytes, written for
-    /// `UInt64` (the generic version was measured not to be specialized across the call: every
-    /// word operation became a call, several times the instructions per byte).
-    private static func narrowDistance(length: Int, to other: UnsafeBufferPointer<UInt8>, positions: UnsafePointer<UInt64>) -> Int {
-        guard length > 0 else { return other.count }
-        // Masking shifts (`&<<`, `&>>`) throughout: every amount here is below 64, and the
-        // plain operators would test each one for overshifting (a third of the work per byte).
-        let lastBit = UInt64(length &- 1)
-        var vp: UInt64 = length == 64 ? ~0 : (1 &<< UInt64(length)) &- 1
-        var vn: UInt64 = 0
-        var score = length
-        for byte in other {
-            let equal = positions[Int(byte)]
-            let xv = equal | vn
-            let xh = (((equal & vp) &+ vp) ^ vp) | equal
-            let hp = vn | ~(xh | vp)
-            let hn = vp & xh
-            // hp and hn never share a bit: +1, -1 or 0, with no branch.
-            score &+= Int(truncatingIfNeeded: (hp &>> lastBit) & 1) &- Int(truncatingIfNeeded: (hn &>> lastBit) & 1)
-            let shiftedP = (hp &<< 1) | 1
-            vp = (hn &<< 1) | ~(xv | shiftedP)
-            vn = shiftedP & xv
-        }
-        return score
+    /// Moves to the next column, whose byte matches the probe positions set in `equal`.
+    @inline(__always)
+    mutating func advance(equal: Word) {
+        // Masking shifts (`&<<`, `&>>`) throughout: every amount here is below the word's
+        // bits, and the plain operators would test each one for overshifting (a third of the
+        // work per byte).
+        let xv = equal | vn
+        let xh = (((equal & vp) &+ vp) ^ vp) | equal
+        let hp = vn | ~(xh | vp)
+        let hn = vp & xh
+        // hp and hn never share a bit: +1, -1 or 0, with no branch.
+        score &+= Int(truncatingIfNeeded: (hp &>> lastBit) & 1) &- Int(truncatingIfNeeded: (hn &>> lastBit) & 1)
+        let shiftedP = (hp &<< 1) | 1
+        vp = (hn &<< 1) | ~(xv | shiftedP)
+        vn = shiftedP & xv
+    }
+}
+
+/// A word holding a probe's positions: `UInt64` for 1-64 bytes (one table word per byte
+/// value), `UInt128` for 65-128 (two: low, high).
+private protocol ProbeWord: FixedWidthInteger, UnsignedInteger {
+    /// A byte's positions in the probe's table.
+    static func positions(of byte: UInt8, in table: UnsafePointer<UInt64>) -> Self
+}
+
+extension UInt64: ProbeWord {
+    @inline(__always)
+    fileprivate static func positions(of byte: UInt8, in table: UnsafePointer<UInt64>) -> UInt64 {
+        table[Int(byte)]
+    }
+}
+
+extension UInt128: ProbeWord {
+    @inline(__always)
+    fileprivate static func positions(of byte: UInt8, in table: UnsafePointer<UInt64>) -> UInt128 {
+        UInt128(table[Int(byte) &* 2]) | UInt128(table[Int(byte) &* 2 &+ 1]) &<< 64
     }
 }

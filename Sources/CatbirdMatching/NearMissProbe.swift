@@ -51,14 +51,4 @@ public struct NearMissProbe: Sendable {
         let common = histogram.common(with: classes) + (length == CompiledRequestPattern.comparedURLLength ? 1 : 0)
         return CompiledRequestPattern.urlDistance(edits: max(longer - common, 0), longer: longer)
     }
-
-    /// A lower bound of the url field's distance to every url pattern that does not match the
-    /// target, whose text has at least `shortest` bytes and is a subsequence of `supersequence`:
-    /// the longer length less the longest common subsequence with the supersequence
-    /// (``EditDistanceProbe/longestCommonSubsequence(with:)``), in the url formula.
-    public func urlDistanceBound(supersequence: [UInt8], shortest: Int) -> Double {
-        let longer = max(url.bytes.count, shortest)
-        let edits = max(longer - url.longestCommonSubsequence(with: supersequence), 0)
-        return CompiledRequestPattern.urlDistance(edits: edits, longer: longer)
-    }
 }

@@ -4,8 +4,8 @@ import CatbirdTestSupport
 import XCTest
 
 /// The near-miss distance's parts (docs/matching.md#near-misses): the bit-parallel edit
-/// distance against a plain dynamic-programming Levenshtein over bytes, and the byte-class
-/// bounds the ranking skips mocks by, which must never exceed the distance they bound.
+/// distance against a plain dynamic-programming Levenshtein over bytes, and the byte-class and
+/// column bounds the ranking skips mocks by, which must never exceed the distance they bound.
 final class NearMissDistanceTests: XCTestCase {
     /// Text of URL bytes, a few odd ones and non-ASCII, `length` bytes at most.
     private func text(_ random: inout RandomPatterns, length: Int) -> String {
@@ -49,41 +49,47 @@ final class NearMissDistanceTests: XCTestCase {
         }
     }
 
-    private func longestCommonSubsequence(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        var previous = [Int](repeating: 0, count: b.count + 1)
-        for x in a {
-            var current = [0]
-            for (j, y) in b.enumerated() { current.append(x == y ? previous[j] + 1 : max(previous[j + 1], current[j])) }
+    /// The plain dynamic-programming distance to a text of byte classes: column `j` matches a
+    /// probe byte that is one of `columns[j]`.
+    private func referenceLeastDistance(_ probe: [UInt8], _ columns: [Set<UInt8>]) -> Int {
+        var previous = Array(0...columns.count)
+        for (i, byte) in probe.enumerated() {
+            var current = [i + 1]
+            for (j, column) in columns.enumerated() {
+                current.append(min(previous[j] + (column.contains(byte) ? 0 : 1), previous[j + 1] + 1, current[j] + 1))
+            }
             previous = current
         }
-        return previous[b.count]
+        return previous[columns.count]
     }
 
-    private func isSubsequence(_ small: [UInt8], of large: [UInt8]) -> Bool {
-        var rest = small[...]
-        for byte in large where rest.first == byte { rest = rest.dropFirst() }
-        return rest.isEmpty
-    }
-
-    func testTheBitParallelLongestCommonSubsequenceAndTheSupersequenceBoundOfABlock() {
+    func testTheColumnBoundOfMocksOfOneLengthIsTheClassDistanceAndNeverExceedsAnyOfTheirDistances() {
         var random = RandomPatterns(seed: 13)
-        for round in 0..<80 {
-            let target = text(&random, length: round % 4 == 0 ? 60 + random.below(69) : 1 + random.below(30))
+        let lengths = [0, 1, 2, 13, 63, 64, 65, 100, 127, 128]
+        for round in 0..<160 {
+            let target = text(&random, length: round % 3 == 0 ? random.pick(lengths) : random.below(30))
             let probe = NearMissProbe(method: "GET", target: target)
-            let block = (0..<(1 + random.below(8))).map { _ in Array(text(&random, length: random.below(30)).utf8) }
-            for url in block {
-                XCTAssertEqual(probe.url.longestCommonSubsequence(with: url), longestCommonSubsequence(probe.url.bytes, url))
+            let length = round % 4 == 0 ? random.pick(lengths) : random.below(30)
+            let block = (0..<(1 + random.below(16))).map { _ in
+                Array((Array(text(&random, length: length).utf8) + repeatElement(UInt8(ascii: "x"), count: length)).prefix(length))
             }
-            guard let supersequence = CommonSupersequence.of(block) else { continue }
-            XCTAssertTrue(block.allSatisfy { isSubsequence($0, of: supersequence) })
-            let bound = probe.urlDistanceBound(supersequence: supersequence, shortest: block.map(\.count).min() ?? 0)
+            let columns = ColumnClasses(block, maximumBytes: .max)!
+            XCTAssertEqual(columns.length, length)
+            let least = probe.url.leastDistance(to: columns)
+            XCTAssertEqual(least, referenceLeastDistance(probe.url.bytes, (0..<length).map { j in Set(block.map { $0[j] }) }), target)
             for url in block {
-                let exact = CompiledRequestPattern.urlDistance(
-                    edits: probe.url.distance(to: url), longer: max(url.count, probe.url.bytes.count))
-                XCTAssertLessThanOrEqual(bound, exact, "\(target) → \(String(decoding: url, as: UTF8.self))")
+                XCTAssertLessThanOrEqual(least, referenceLevenshtein(probe.url.bytes, url), "\(target) → \(String(decoding: url, as: UTF8.self))")
             }
+            // Texts that differ only in bytes the probe does not hold are bounded exactly.
+            let absent = (0...255).map(UInt8.init).filter { !probe.url.bytes.contains($0) }
+            let varied = block.map { _ in block[0].map { probe.url.bytes.contains($0) ? $0 : random.pick(absent) } }
+            let exact = probe.url.leastDistance(to: ColumnClasses(varied, maximumBytes: .max)!)
+            XCTAssertTrue(varied.allSatisfy { referenceLevenshtein(probe.url.bytes, $0) == exact }, target)
         }
-        XCTAssertNil(CommonSupersequence.of([[UInt8]](repeating: [], count: 1) + (0..<20).map { [UInt8](repeating: UInt8($0), count: 20) }))
+        XCTAssertNil(ColumnClasses([Array("ab".utf8), Array("abc".utf8)], maximumBytes: .max), "texts of different lengths")
+        XCTAssertNil(ColumnClasses((0..<16).map { [UInt8($0), UInt8($0 + 16)] }, maximumBytes: 20), "more bytes than allowed")
+        XCTAssertEqual(NearMissProbe(method: "GET", target: "").url.leastDistance(to: ColumnClasses([Array("/abc".utf8)], maximumBytes: 8)!), 4)
+        XCTAssertEqual(NearMissProbe(method: "GET", target: "/abc").url.leastDistance(to: ColumnClasses([[UInt8]()], maximumBytes: 8)!), 4)
     }
 
     func testTheMethodBoundAssumesADifferenceOnlyBetweenKnownMethods() {

@@ -58,4 +58,53 @@ final class NearMissScaleTests: ServerTestCase {
             (typo.object["reason"] as? String ?? "").contains(#"the closest is mock \#(mocks[899].id) (GET equal "/api/orders/recent") of tenant "big""#),
             typo.text)
     }
+
+    /// Many mocks of few url lengths and methods, urls from a small alphabet (so that groups,
+    /// blocks and ties by position abound): for random targets, the three reported are the three
+    /// closest of a plain computation over every mock, whichever group, block or tenant order
+    /// the search skips by its bounds.
+    func testRandomMocksOfFewLengthsGetTheSameThreeAsAPlainRanking() throws {
+        var random = SeededRandom(seed: 77)
+        let alphabet = Array("/ab1-".utf8)
+        func text(_ length: Int) -> String {
+            String(decoding: (0..<length).map { _ in random.pick(alphabet) }, as: UTF8.self)
+        }
+        var added: [(method: String, url: String)] = []
+        for _ in 0..<400 {
+            let method = random.pick(["GET", "GET", "POST", "PUT"])
+            // Wildcards and regexps under /q/ (no target starts so): no url pattern matches a target.
+            let (kind, url): (String, String) = switch random.below(4) {
+            case 0: ("wildcard", "/q/" + text(random.pick([2, 5])) + "*")
+            case 1: ("regexp", "^/q/" + text(random.pick([3, 6])) + "$")
+            default: ("equal", "/" + text(random.pick([4, 7, 8, 12])))
+            }
+            let action = #"{"type":"update","pattern":{"method":"\#(method)","url":{"kind":"\#(kind)","value":"\#(url)"}},"response":{"status":200}}"#
+            let answer = try client.json("POST", "/catbird/api/mocks", action, headers: E2E.tenantHeader("random"))
+            XCTAssertEqual(answer.status, 201, answer.text)
+            added.append((method, url))
+        }
+        let mocks = try E2E.mocks(client, tenant: "random").map { mock in
+            let pattern = mock["pattern"] as? [String: Any]
+            return (id: JSONNumber.int(mock["id"]) ?? -1, method: pattern?["method"] as? String ?? "",
+                    url: (pattern?["url"] as? [String: Any])?["value"] as? String ?? "")
+        }
+        XCTAssertEqual(mocks.count, Set(added.map { "\($0.method) \($0.url)" }).count, "one mock per distinct pattern")
+        for round in 0..<40 {
+            let method = random.pick(["GET", "POST", "DELETE"])
+            let target = "/" + text(random.pick([0, 3, 4, 7, 8, 11, 12, 20]))
+            guard !mocks.contains(where: { $0.method == method && $0.url == target }) else { continue }
+            let miss = try client.request(method, target, headers: E2E.tenantHeader("random"))
+            XCTAssertEqual(miss.status, 404, target)
+            let reported = try XCTUnwrap(miss.object["nearMisses"] as? [[String: Any]], target)
+            let ranked = mocks.enumerated().map { position, mock in
+                let longer = max(mock.url.utf8.count, target.utf8.count)
+                let url = 0.25 + 0.75 * Double(referenceLevenshtein(Array(mock.url.utf8), Array(target.utf8))) / Double(longer)
+                return (distance: (mock.method == method ? 0 : 1) + url, position: position, id: mock.id)
+            }.sorted { ($0.distance, $0.position) < ($1.distance, $1.position) }
+            XCTAssertEqual(reported.compactMap { JSONNumber.int($0["mockId"]) }, ranked.prefix(3).map(\.id), "round \(round): \(method) \(target)")
+            XCTAssertEqual(
+                reported.compactMap { JSONNumber.double($0["distance"]) }, ranked.prefix(3).map { ($0.distance * 1000).rounded() / 1000 },
+                "round \(round): \(method) \(target)")
+        }
+    }
 }

@@ -36,8 +36,8 @@ extension MockStore {
     ///
     /// Mocks whose url pattern may match the target (``MockTable/urlCandidates(for:)``) are
     /// compared first. Every other mock's url differs, so its distance is at least the bounds of
-    /// ``NearMissCatalog``: blocks are visited lowest bound first, and a block or mock whose
-    /// bound cannot beat the third closest so far (ties: rank, then position) is skipped
+    /// ``NearMissCatalog``: blocks are visited lowest bound first, and a group, block or mock
+    /// whose bound cannot beat the third closest so far (ties: rank, then position) is skipped
     /// without an edit distance.
     public func nearMisses(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8]
@@ -77,13 +77,22 @@ extension MockStore {
             }
         }
         blocks.sort { $0.bound < $1.bound }
+        // Each group's columns bound, computed when one of its blocks is first reached (NaN: not yet).
+        var groupBounds = catalogs.map { [Double](repeating: .nan, count: $0.catalog.groups.count) }
         for block in blocks {
             guard closest.admits(distance: block.bound), ContinuousClock.now < deadline else { break }
             let rank = block.catalog
             let (catalog, candidates) = catalogs[rank]
             let members = catalog.blocks[block.block]
-            guard closest.admits(distance: block.bound, rank: rank, position: members.firstPosition),
-                  closest.admits(distance: catalog.sequenceBound(ofBlock: block.block, for: probe), rank: rank, position: members.firstPosition)
+            guard closest.admits(distance: block.bound, rank: rank, position: members.firstPosition) else { continue }
+            let group = catalog.groups[members.group]
+            if groupBounds[rank][members.group].isNaN {
+                groupBounds[rank][members.group] = catalog.columnsBound(group.columns, methodKey: group.methodKey, for: probe)
+            }
+            guard closest.admits(distance: groupBounds[rank][members.group], rank: rank, position: group.firstPosition),
+                  closest.admits(
+                    distance: catalog.columnsBound(members.columns, methodKey: members.methodKey, for: probe), rank: rank,
+                    position: members.firstPosition)
             else { continue }
             for index in members.range where candidates.isEmpty || !candidates.contains(index) {
                 let position = catalog.positions[index]

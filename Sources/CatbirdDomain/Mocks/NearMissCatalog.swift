@@ -3,45 +3,67 @@ import CatbirdMatching
 /// One tenant's mocks as the near-miss ranking reads them (docs/matching.md#near-misses), built
 /// once per table version by the first unmatched request that needs it.
 ///
-/// The mocks are grouped in blocks of ``blockSize`` alike ones (sorted by method, url length,
-/// then url bytes), and kept in that order with each url's byte classes, length and method key
-/// side by side in flat arrays. Each block keeps what bounds the distance of all its mocks at
-/// once: the union of their byte classes, a common supersequence of their urls, their shortest
-/// url, their method when they share one, and their lowest position (for ties).
+/// The mocks are sorted by method, url length, then url bytes, and kept in that order with
+/// each url's byte classes, length and method key side by side in flat arrays. Mocks with the
+/// same method and url length form a group, cut into blocks of at most ``blockSize``. Each
+/// group and each block keeps what bounds the distance of all its mocks at once: their urls'
+/// bytes column by column (``ColumnClasses``), their lowest position (for ties), and for a
+/// block the union of its urls' byte classes.
 ///
 /// For a mock whose url pattern does not match the request, the method and url fields alone
 /// give a lower bound of its distance (``bound(of:for:)``, ``bound(ofBlock:for:)``,
-/// ``sequenceBound(ofBlock:for:)``), so the ranking computes edit distances only for the mocks
-/// (and blocks) whose bound could still place them among the closest.
+/// ``columnsBound(_:methodKey:for:)``), so the ranking computes edit distances only for the
+/// mocks (and blocks, and groups) whose bound could still place them among the closest.
 ///
 /// A class: one catalog is shared by every unmatched request of its table version and passed
 /// by reference (its arrays are not retained one by one each time a mock is looked at).
 final class NearMissCatalog: Sendable {
-    /// Mocks bounded together: 16.
+    /// Mocks bounded together at most: 16.
     static let blockSize = 16
 
-    /// A run of alike mocks and their common bound's parts (a class: looking a block up
-    /// retains it instead of copying its fields).
+    /// Mocks of one method and url length, bounded together: their urls' columns (nil when
+    /// they hold many different bytes, or when the group is one block) and their lowest
+    /// position (for ties). A class, as ``Block``.
+    final class Group: Sendable {
+        let columns: ColumnClasses?
+        let methodKey: UInt64
+        let firstPosition: Int64
+
+        init(columns: ColumnClasses?, methodKey: UInt64, firstPosition: Int64) {
+            self.columns = columns
+            self.methodKey = methodKey
+            self.firstPosition = firstPosition
+        }
+    }
+
+    /// A run of at most ``blockSize`` mocks of one group and their common bound's parts (a
+    /// class: looking a block up retains it instead of copying its fields).
     final class Block: Sendable {
         let range: Range<Int>
         /// The union of the mocks' url byte classes.
         let classes: ByteHistogram
-        /// A text holding each mock's url (cut) as a subsequence; nil when that would be long.
-        let supersequence: [UInt8]?
-        /// The shortest url's length in bytes (cut to 128).
-        let shortest: Int
-        /// The mocks' method key when all have the same one, else 0 (unknown).
+        /// The mocks' urls (cut) column by column; nil when they hold many different bytes.
+        let columns: ColumnClasses?
+        /// The urls' length in bytes (cut to 128); the same for every mock of the block.
+        let length: Int
+        /// The mocks' method key (the same for every mock of the block; 0: unknown).
         let methodKey: UInt64
         /// The lowest position of the block's mocks.
         let firstPosition: Int64
+        /// The block's group (index in ``NearMissCatalog/groups``).
+        let group: Int
 
-        init(range: Range<Int>, classes: ByteHistogram, supersequence: [UInt8]?, shortest: Int, methodKey: UInt64, firstPosition: Int64) {
+        init(
+            range: Range<Int>, classes: ByteHistogram, columns: ColumnClasses?, length: Int, methodKey: UInt64, firstPosition: Int64,
+            group: Int
+        ) {
             self.range = range
             self.classes = classes
-            self.supersequence = supersequence
-            self.shortest = shortest
+            self.columns = columns
+            self.length = length
             self.methodKey = methodKey
             self.firstPosition = firstPosition
+            self.group = group
         }
     }
 
@@ -55,6 +77,7 @@ final class NearMissCatalog: Sendable {
     let urls: [UInt8]
     let urlStarts: [Int]
     let blocks: [Block]
+    let groups: [Group]
     /// Mock id → index in ``mocks``.
     let indexByID: [Int64: Int]
 
@@ -69,25 +92,38 @@ final class NearMissCatalog: Sendable {
         let histograms = mocks.map(\.pattern.urlHistogram)
         let lengths = mocks.map(\.pattern.comparedURL.count)
         let methodKeys = mocks.map(\.pattern.methodKey)
+        let positions = mocks.map(\.position)
         var blocks: [Block] = []
-        blocks.reserveCapacity((mocks.count + Self.blockSize - 1) / Self.blockSize)
-        for start in stride(from: 0, to: mocks.count, by: Self.blockSize) {
-            let range = start..<min(start + Self.blockSize, mocks.count)
-            let key = methodKeys[start]
-            blocks.append(Block(
-                range: range, classes: histograms[range].reduce(.empty) { $0.union($1) },
-                supersequence: CommonSupersequence.of(mocks[range].map(\.pattern.comparedURL)),
-                shortest: lengths[range].min() ?? 0, methodKey: methodKeys[range].allSatisfy { $0 == key } ? key : 0,
-                firstPosition: mocks[range].map(\.position).min() ?? 0))
+        var groups: [Group] = []
+        var groupStart = 0
+        while groupStart < mocks.count {
+            let (key, length) = (methodKeys[groupStart], lengths[groupStart])
+            var groupEnd = groupStart + 1
+            while groupEnd < mocks.count, methodKeys[groupEnd] == key, lengths[groupEnd] == length { groupEnd += 1 }
+            let group = groupStart..<groupEnd
+            for start in stride(from: groupStart, to: groupEnd, by: Self.blockSize) {
+                let range = start..<min(start + Self.blockSize, groupEnd)
+                blocks.append(Block(
+                    range: range, classes: histograms[range].reduce(.empty) { $0.union($1) },
+                    columns: ColumnClasses(mocks[range].lazy.map(\.pattern.comparedURL), maximumBytes: 4 * length + 32),
+                    length: length, methodKey: key, firstPosition: positions[range].min()!, group: groups.count))
+            }
+            groups.append(Group(
+                // A group of one block is bounded by the block's columns.
+                columns: group.count > Self.blockSize
+                    ? ColumnClasses(mocks[group].lazy.map(\.pattern.comparedURL), maximumBytes: 8 * length + 64) : nil,
+                methodKey: key, firstPosition: positions[group].min()!))
+            groupStart = groupEnd
         }
         self.mocks = mocks
         self.histograms = histograms
-        positions = mocks.map(\.position)
+        self.positions = positions
         urls = mocks.flatMap(\.pattern.comparedURL)
         urlStarts = lengths.reduce(into: [0]) { $0.append($0.last! + $1) }
         self.lengths = lengths
         self.methodKeys = methodKeys
         self.blocks = blocks
+        self.groups = groups
         indexByID = Dictionary(uniqueKeysWithValues: mocks.indices.map { (mocks[$0].id, $0) })
     }
 
@@ -118,15 +154,18 @@ final class NearMissCatalog: Sendable {
     @inline(__always)
     func bound(ofBlock index: Int, for probe: NearMissProbe) -> Double {
         let block = blocks[index]
-        return probe.methodDistanceBound(block.methodKey) + probe.urlDistanceBound(classes: block.classes, shortest: block.shortest)
+        return probe.methodDistanceBound(block.methodKey) + probe.urlDistanceBound(classes: block.classes, shortest: block.length)
     }
 
-    /// Another lower bound of the distance of every mock of block `index` whose url does not
-    /// match, from the order of the bytes (the block's supersequence): dearer than
-    /// ``bound(ofBlock:for:)``, often tighter.
-    func sequenceBound(ofBlock index: Int, for probe: NearMissProbe) -> Double {
-        let block = blocks[index]
-        guard let supersequence = block.supersequence else { return 0 }
-        return probe.methodDistanceBound(block.methodKey) + probe.urlDistanceBound(supersequence: supersequence, shortest: block.shortest)
+    /// Another lower bound of the distance of every mock whose url does not match, among mocks
+    /// of one method key whose urls of one length were read column by column (a block's or a
+    /// group's ``ColumnClasses``): the least edit distance to any text of those columns
+    /// (``EditDistanceProbe/leastDistance(to:)``). Dearer than ``bound(ofBlock:for:)``, often
+    /// much tighter; 0 without columns.
+    func columnsBound(_ columns: ColumnClasses?, methodKey: UInt64, for probe: NearMissProbe) -> Double {
+        guard let columns else { return 0 }
+        return probe.methodDistanceBound(methodKey)
+            + CompiledRequestPattern.urlDistance(
+                edits: probe.url.leastDistance(to: columns), longer: max(columns.length, probe.url.bytes.count))
     }
 }
