@@ -95,3 +95,21 @@ extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 static inline int catbird_accept(int listener, struct sockaddr_storage *address, socklen_t *length) {
     return accept4(listener, (struct sockaddr *)address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+
+// MHD_get_daemon_info is variadic: this returns the epoll descriptor of a daemon started with
+// MHD_USE_EPOLL and without its own polling thread (MHD_DAEMON_INFO_EPOLL_FD), or -1.
+static inline int catbird_mhd_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info == NULL ? -1 : info->epoll_fd;
+}
+
+// Adds `fd` to the epoll set `epoll_fd` for reading (level-triggered) with a NULL data pointer,
+// which libmicrohttpd 0.9.75's epoll loop skips (daemon.c, MHD_epoll: "shutdown signal!"): the
+// event only ends its wait. WorkerLoop wakes a daemon's loop this way.
+static inline int catbird_epoll_add_unmarked(int epoll_fd, int fd) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLIN;
+    event.data.ptr = NULL;
+    return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
+}

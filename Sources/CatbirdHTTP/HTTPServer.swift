@@ -52,14 +52,14 @@ public final class HTTPServer: Sendable {
         daemon.withLock { $0 = Daemon(workers: workers, core: retained) }
     }
 
-    /// The libmicrohttpd flags each worker daemon starts with (``WorkerDaemons``): its own
-    /// thread polling its connections with epoll, suspend/resume (answers given later), and
+    /// The libmicrohttpd flags each worker daemon starts with (``WorkerDaemons``): polling its
+    /// connections with epoll, run by a thread of ours (``WorkerLoop``; hence no
+    /// `MHD_USE_INTERNAL_POLLING_THREAD`), suspend/resume (answers given later), and
     /// `MHD_USE_TURBO` (reads and writes tried before asking epoll whether the socket is ready).
     /// No `MHD_USE_ERROR_LOG`: libmicrohttpd would print a line to stderr for every client that
     /// hangs up, whatever the log level; failures that matter surface as ``HTTPServerError``.
     /// `package`: the bare-handler benchmark (Benchmarks/BareMHD) starts its daemons with them.
-    package static let daemonFlags: UInt32 = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-        | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
+    package static let daemonFlags: UInt32 = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_TURBO.rawValue
 
     /// The port the server is bound to (useful after starting on port 0), or 0 when stopped.
     public var port: UInt16 {

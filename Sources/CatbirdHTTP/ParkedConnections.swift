@@ -29,6 +29,8 @@ final class ParkedConnections: Sendable {
     /// suspended, i.e. while no worker touches it; both under the registry's lock.
     private struct Parked: @unchecked Sendable {
         let connection: OpaquePointer
+        /// The loop running the connection's daemon, woken after the resume (``WorkerLoop``).
+        let loop: WorkerLoop?
         /// Its socket, watched for a hang-up while parked (-1 when unknown or not watched).
         let socket: Int32
         let context: RequestContext
@@ -100,7 +102,8 @@ final class ParkedConnections: Sendable {
         let ticket: UInt64? = state.withLock { state in
             if state.phase.rawValue > allowed.rawValue { return nil }
             state.nextTicket += 1
-            state.parked[state.nextTicket] = Parked(connection: connection, socket: socket, context: context, atShutdown: atShutdown)
+            state.parked[state.nextTicket] = Parked(
+                connection: connection, loop: WorkerLoop.current, socket: socket, context: context, atShutdown: atShutdown)
             context.parkedTicket = state.nextTicket
             hangUps.watch(socket, ticket: state.nextTicket)
             return state.nextTicket
@@ -109,7 +112,7 @@ final class ParkedConnections: Sendable {
             // Shutdown got here since the check above: answer as it does; a responder has nothing left to do.
             let sent = atShutdown ?? Self.stoppingResponse
             context.pendingResponse = sent
-            MHD_resume_connection(connection)
+            Self.resume(connection, loop: WorkerLoop.current)
             return HTTPResponder.delivering { _, beforeSending in beforeSending(.sent(sent)) }
         }
         return HTTPResponder.delivering { [self] response, beforeSending in resume(ticket, with: response, beforeSending: beforeSending) }
@@ -159,7 +162,7 @@ final class ParkedConnections: Sendable {
                 parked.context.parkedTicket = nil
                 parked.context.pendingResponse = parked.atShutdown ?? Self.stoppingResponse
                 state.answeredInstead[ticket] = parked.context.pendingResponse
-                MHD_resume_connection(parked.connection)
+                Self.resume(parked.connection, loop: parked.loop)
                 resumed += 1
             }
             return resumed
@@ -184,23 +187,23 @@ final class ParkedConnections: Sendable {
     private func resume(_ ticket: UInt64, with response: HTTPResponse, beforeSending: (HTTPDelivery) -> Void) {
         callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
         defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
-        let (connection, instead): (OpaquePointer?, HTTPResponse??) = state.withLock { state in
+        let (parked, instead): (Parked?, HTTPResponse??) = state.withLock { state in
             guard let parked = state.parked.removeValue(forKey: ticket) else {
                 return (nil, state.answeredInstead.removeValue(forKey: ticket))
             }
             hangUps.forget(parked.socket)
             parked.context.parkedTicket = nil
             parked.context.pendingResponse = response
-            return (parked.connection, nil)
+            return (parked, nil)
         }
         // Outside the lock: its entry is gone, so nothing else resumes it, and resumeAll()
         // waits for this call before the daemon stops.
-        guard let connection else {
+        guard let parked else {
             guard case let .some(.some(sent)) = instead else { return beforeSending(.nothingSent) }
             return beforeSending(.sent(sent))
         }
         beforeSending(.sent(response))
-        MHD_resume_connection(connection)
+        Self.resume(parked.connection, loop: parked.loop)
     }
 
     /// The client of parked request `ticket` hung up: resumes it marked gone, so the access
@@ -212,7 +215,14 @@ final class ParkedConnections: Sendable {
             state.answeredInstead[ticket] = .some(nil)
             parked.context.parkedTicket = nil
             parked.context.clientGone = true
-            MHD_resume_connection(parked.connection)
+            Self.resume(parked.connection, loop: parked.loop)
         }
+    }
+
+    /// `MHD_resume_connection`, then a wake-up of the loop running its daemon, which takes the
+    /// connection back on its next round (``WorkerLoop``: one wake-up for many resumes).
+    private static func resume(_ connection: OpaquePointer, loop: WorkerLoop?) {
+        MHD_resume_connection(connection)
+        loop?.wake()
     }
 }

@@ -7,8 +7,9 @@ import Glibc
 #endif
 
 /// The server's worker threads: one libmicrohttpd daemon per worker, each polling its own
-/// connections with epoll on its own thread, and one acceptor thread of ours that accepts every
-/// new connection on the listening socket and hands it to a worker (`MHD_add_connection`).
+/// connections with epoll on its own thread (``WorkerLoop``: ours, not libmicrohttpd's, so a
+/// commit's resumes wake it once), and one acceptor thread of ours that accepts every new
+/// connection on the listening socket and hands it to a worker (`MHD_add_connection`).
 ///
 /// Why not libmicrohttpd's own thread pool: there every worker polls the shared listening
 /// socket, and whichever wakes first accepts all the connections waiting, so a burst of new
@@ -46,12 +47,14 @@ package final class WorkerDaemons: Sendable {
 
     /// One worker daemon and what the acceptor reads to choose it.
     ///
-    /// `@unchecked Sendable`: `daemon` and `callbacks` are set once before any thread sees the
-    /// worker; libmicrohttpd documents `MHD_add_connection` (with `MHD_USE_ITC`, which
-    /// `MHD_ALLOW_SUSPEND_RESUME` implies) and `MHD_stop_daemon` as callable from any thread;
-    /// the counters are atomics.
+    /// `@unchecked Sendable`: `daemon`, `loop` and `callbacks` are set once before any thread
+    /// sees the worker; the daemon is run by its loop's thread only (connections are added there
+    /// too), then stopped by ``WorkerDaemons/stop()`` after that thread ended; the counters are
+    /// atomics.
     final class Worker: @unchecked Sendable {
         fileprivate(set) var daemon: OpaquePointer?
+        /// The thread running `daemon`.
+        fileprivate(set) var loop: WorkerLoop?
         let callbacks: Callbacks
         /// Connections handed to this worker and not closed yet.
         let connections = Atomic<Int>(0)
@@ -113,11 +116,15 @@ package final class WorkerDaemons: Sendable {
                 UInt32(configuration.connectionLimit), accessHandler, Unmanaged.passUnretained(worker).toOpaque(),
                 callbacks.completed, callbacks.requestStarted, callbacks.context,
                 connectionNotice, Unmanaged.passUnretained(worker).toOpaque())
-            if worker.daemon == nil {
+            worker.loop = worker.daemon.flatMap { WorkerLoop(daemon: $0) }
+            if worker.loop == nil {
                 for started in workers { if let daemon = started.daemon { MHD_stop_daemon(daemon) } }
                 close(listener)
                 throw .cannotListen(host: configuration.host, port: configuration.port)
             }
+        }
+        for worker in workers {
+            worker.loop?.start(worker.daemon!, name: "catbird-worker") { worker.connections.subtract(1, ordering: .relaxed) }
         }
         let group = WorkerDaemons(workers: workers, listener: listener, connectionLimit: configuration.connectionLimit)
         let thread = Thread { [group] in
@@ -175,12 +182,10 @@ package final class WorkerDaemons: Sendable {
             }
             let worker = Self.choose(workers, after: &next)
             worker.connections.add(1, ordering: .relaxed)
-            let added = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(worker.daemon, client, $0, length) }
-            }
-            // Refused (out of memory): libmicrohttpd closed the socket. A connection it takes but
-            // then fails to start (out of memory) is closed without a notice and stays counted.
-            if added != .YES { worker.connections.subtract(1, ordering: .relaxed) }
+            // Its loop adds it (`MHD_add_connection`); one refused (out of memory: libmicrohttpd
+            // closed the socket) leaves the count there. A connection it takes but then fails to
+            // start (out of memory) is closed without a notice and stays counted.
+            worker.loop!.hand(client, address: address, length: length)
         }
     }
 
@@ -215,10 +220,13 @@ package final class WorkerDaemons: Sendable {
         close(listener)
     }
 
-    /// Stops accepting, then stops every worker daemon (`MHD_stop_daemon`: closes its
-    /// connections and joins its thread). Call once.
+    /// Stops accepting, then ends every worker's loop thread and stops its daemon
+    /// (`MHD_stop_daemon`: closes its connections). Call once.
     package func stop() {
         stopAccepting()
-        for worker in workers { if let daemon = worker.daemon { MHD_stop_daemon(daemon) } }
+        for worker in workers {
+            worker.loop?.stop { worker.connections.subtract(1, ordering: .relaxed) }
+            if let daemon = worker.daemon { MHD_stop_daemon(daemon) }
+        }
     }
 }

@@ -110,7 +110,8 @@ public final class CatbirdServer: Sendable {
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
         }
         journalWriter = JournalWriter(
-            database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit, log: log)
+            database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit,
+            releasing: HTTPServer.resumingTogether, log: log)
         deletions = try JournalDeletions(database: writer, log: log)
         let journal = Journal(writer: journalWriter, database: writer, reader: reader, deletions: deletions)
         // After migrating: the SQL route's connections shadow the tables migrated above.

@@ -57,6 +57,10 @@ public final class JournalWriter: Sendable {
     public let bodyLimit: Int
     /// Callbacks waiting for a tenant's entries; woken after each commit (``JournalWaiters``).
     public let waiters = JournalWaiters()
+    /// Runs the release of one commit's waiters (``whenCommitted(_:_:)``): given by the HTTP
+    /// server, which then wakes each of its worker threads once for the whole group rather
+    /// than once per answer.
+    private let releasing: @Sendable (() -> Void) -> Void
     private let database: SerialDatabase
     private let log: Logger
     /// Guards `state`; also the condition every waiter (appenders, flushers, the writer) waits on.
@@ -123,11 +127,16 @@ public final class JournalWriter: Sendable {
     ///     near-miss texts.
     ///   - bodyLimit: bytes of each request/response body kept in the journal.
     ///   - waiterGatherWindow: ``waiterGatherWindow`` (tests give a long one to see the rounds).
+    ///   - releasing: runs its argument, which calls one commit's waiters (strict durability),
+    ///     on the writer thread; e.g. to hold back the wake-ups those calls ask for until all
+    ///     are made. By default it just runs it.
     public init(
         database: SerialDatabase, capacity: Int = 16_384, byteCapacity: Int = 16 << 20, bodyLimit: Int,
-        waiterGatherWindow: Duration = JournalWriter.defaultWaiterGatherWindow, log: Logger
+        waiterGatherWindow: Duration = JournalWriter.defaultWaiterGatherWindow,
+        releasing: @escaping @Sendable (() -> Void) -> Void = { $0() }, log: Logger
     ) {
         self.database = database
+        self.releasing = releasing
         self.waiterGatherWindow = waiterGatherWindow
         self.capacity = max(1, capacity)
         self.byteCapacity = max(1, byteCapacity)
@@ -268,7 +277,7 @@ public final class JournalWriter: Sendable {
             state.lastReleased = resumed.count
             condition.broadcast()
             condition.unlock()
-            for done in resumed { done(latestIDs != nil) }
+            if !resumed.isEmpty { releasing { for done in resumed { done(latestIDs != nil) } } }
             if let latestIDs { waiters.committed(latestIDs) }
         }
     }
