@@ -279,6 +279,9 @@ public final class JournalWriter: Sendable {
             condition.unlock()
             if !resumed.isEmpty { releasing { for done in resumed { done(latestIDs != nil) } } }
             if let latestIDs { waiters.committed(latestIDs) }
+            // The written entries are freed only now: after the answers waiting for them left,
+            // and outside the lock (their last use above is under it, where appenders wait).
+            withExtendedLifetime(batch) {}
         }
     }
 
