@@ -3,6 +3,9 @@ import CatbirdTestSupport
 import Foundation
 import Synchronization
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// New connections are accepted by the server's own acceptor and handed to a worker
 /// (``WorkerDaemons``): spread evenly, never to a worker stuck in a slow request while another
