@@ -1,3 +1,7 @@
+// CMicroHTTPD: its shim includes <sys/socket.h>. When this file is compiled in one batch with
+// a file importing it (LibraryPanicTests), SOCK_STREAM is found only through that module
+// ("cannot find 'SOCK_STREAM' in scope"); importing Glibc does not help.
+import CMicroHTTPD
 @testable import CatbirdHTTP
 import CatbirdTestSupport
 import Foundation
