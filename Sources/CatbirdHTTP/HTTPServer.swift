@@ -66,6 +66,11 @@ public final class HTTPServer: Sendable {
         daemon.withLock { $0?.workers.port ?? 0 }
     }
 
+    /// Each worker thread's loop (for tests); empty when stopped.
+    var workerLoops: [WorkerLoop] {
+        daemon.withLock { $0?.workers.workers.compactMap(\.loop) ?? [] }
+    }
+
     /// Open connections per worker thread, as the acceptor counts them (for tests); empty when
     /// stopped.
     var connectionsPerWorker: [Int] {

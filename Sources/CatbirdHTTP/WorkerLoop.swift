@@ -40,9 +40,11 @@ final class WorkerLoop: Sendable {
 
     /// Ends the daemon's epoll wait (``wake()``); non-blocking, closed at deinit (so a late
     /// ``wake()`` never writes to a reused descriptor).
-    private let wakeFD: Int32
+    let wakeFD: Int32
     /// Set by the first ``wake()`` since the loop last took its wake-ups; those after it skip the write.
-    private let wakePending = Atomic<Bool>(false)
+    let wakePending = Atomic<Bool>(false)
+    /// Rounds of the loop run so far (`MHD_run_wait` calls), for tests.
+    let rounds = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let handed = Mutex<[Handed]>([])
     /// Signalled once by the loop thread as it ends.
@@ -86,6 +88,7 @@ final class WorkerLoop: Sendable {
             pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
             while !stopping.load(ordering: .acquiring) {
                 _ = MHD_run_wait(target.pointer, -1)
+                rounds.add(1, ordering: .relaxed)
                 if wakePending.load(ordering: .relaxed) { takeWakeUp(target.pointer, refused: refused) }
             }
             pthread_setspecific(Self.currentKey, nil)
@@ -141,10 +144,15 @@ final class WorkerLoop: Sendable {
     /// after this writes the `eventfd` again) and adds the connections handed over.
     private func takeWakeUp(_ daemon: OpaquePointer, refused: @Sendable () -> Void) {
         var count: UInt64 = 0
-        _ = read(wakeFD, &count, 8)
-        // An exchange, not a store: it reads the waker's write, so what the waker did before
-        // (`MHD_resume_connection`) is seen by the next `MHD_run`.
-        _ = wakePending.exchange(false, ordering: .acquiringAndReleasing)
+        // Nothing to read: the waker that set the flag has not written yet. The flag stays set
+        // (later wakers skip their write) and that write, when it comes, ends a wait and is read
+        // then; cleared now, the write would stay unread and end every wait at once (a spin).
+        // Whatever was resumed so far is taken by the next `MHD_run` either way.
+        if read(wakeFD, &count, 8) == 8 {
+            // An exchange, not a store: it reads the waker's write, so what the waker did before
+            // (`MHD_resume_connection`) is seen by the next `MHD_run`.
+            _ = wakePending.exchange(false, ordering: .acquiringAndReleasing)
+        }
         let connections = handed.withLock { handed in
             defer { handed.removeAll(keepingCapacity: true) }
             return handed

@@ -48,3 +48,31 @@ final class ResumingTogetherTests: XCTestCase {
         XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/now").text, "now", "the workers still serve")
     }
 }
+
+/// ``WorkerLoop``'s wake-up flag and eventfd: a waker sets the flag, then writes. When the loop
+/// looks in between (woken by a request), the write comes after its read.
+final class WorkerLoopWakeUpTests: XCTestCase {
+    /// Regression: the loop cleared the flag although its read found nothing; the write that
+    /// came after it was then never read, so every wait ended at once and the idle loop spun
+    /// (hundreds of thousands of rounds a second) until the next wake-up.
+    func testAWriteThatComesAfterTheLoopLookedIsReadAndTheLoopRestsAgain() throws {
+        let server = HTTPServer(configuration: .init(port: 0, threadCount: 1), handler: DeferredHandler())
+        try server.start()
+        defer { server.stop() }
+        let loop = try XCTUnwrap(server.workerLoops.first)
+        let client = try RawHTTPClient(port: server.port)
+        XCTAssertEqual(try client.request("GET", "/now").text, "now")
+
+        loop.wakePending.store(true, ordering: .sequentiallyConsistent)  // a waker between its flag and its write
+        XCTAssertEqual(try client.request("GET", "/now").text, "now", "a round while the write is missing")
+        var one: UInt64 = 1
+        XCTAssertEqual(write(loop.wakeFD, &one, 8), 8)  // the waker's write, late
+        XCTAssertTrue(eventually { !loop.wakePending.load(ordering: .sequentiallyConsistent) }, "the late write is read")
+
+        let before = loop.rounds.load(ordering: .relaxed)
+        usleep(300_000)
+        let rounds = loop.rounds.load(ordering: .relaxed) - before
+        XCTAssertLessThan(rounds, 50, "an idle loop rests (\(rounds) rounds in 0.3 s)")
+        XCTAssertEqual(try client.request("GET", "/now").text, "now")
+    }
+}
