@@ -25,6 +25,12 @@ public protocol HTTPHandler: Sendable {
     /// `""` and there are no headers); the body as far as it arrived. Must not block. Default:
     /// nothing.
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding)
+
+    /// Told that a file body (``HTTPResponse/Body/file(path:offset:length:)``) ended after `sent`
+    /// of its `promised` bytes because the file at `path` shrank while it was sent: the
+    /// connection is closed, so the client sees an incomplete answer. Must not block. Default:
+    /// nothing.
+    func fileBodyEndedShort(path: String, sent: UInt64, promised: UInt64)
 }
 
 extension HTTPHandler {
@@ -35,4 +41,7 @@ extension HTTPHandler {
 
     /// Nothing.
     public func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {}
+
+    /// Nothing.
+    public func fileBodyEndedShort(path: String, sent: UInt64, promised: UInt64) {}
 }

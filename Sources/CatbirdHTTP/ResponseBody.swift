@@ -4,9 +4,9 @@ import Glibc
 #endif
 
 /// Makes libmicrohttpd responses from ``HTTPResponse/Body``: bytes copied
-/// (`MHD_create_response_from_buffer`), a file region sent from its descriptor
-/// (`MHD_create_response_from_fd_at_offset64`, which closes the descriptor when the response is
-/// destroyed), a stream read through a callback (`MHD_create_response_from_callback`).
+/// (`MHD_create_response_from_buffer`), a stream read through a callback
+/// (`MHD_create_response_from_callback`), and a file region as such a stream read from its
+/// descriptor (closed when the response is destroyed; see ``file(_:offset:length:endedShort:)``).
 /// https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dresponse-create.html
 enum ResponseBody {
     /// Sent instead of a ``HTTPResponse/Body/file(path:offset:length:)`` that cannot be sent.
@@ -19,7 +19,9 @@ enum ResponseBody {
     /// sent (or memory ran out).
     /// - Parameter socket: the connection's socket, which a stream that fails shuts down
     ///   (``StreamContext``); -1 when unknown.
-    static func make(_ content: HTTPResponse.Body, socket: Int32) -> OpaquePointer? {
+    /// - Parameter handler: told when a file body ends early because the file shrank while it
+    ///   was sent (``HTTPHandler/fileBodyEndedShort(path:sent:promised:)``).
+    static func make(_ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil) -> OpaquePointer? {
         switch content {
         case let .bytes(bytes):
             let mustCopy = MHD_ResponseMemoryMode(rawValue: 2)!  // MHD_RESPMEM_MUST_COPY
@@ -27,7 +29,9 @@ enum ResponseBody {
                 MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), mustCopy)
             }
         case let .file(path, offset, length):
-            return file(path, offset: offset, length: length)
+            let endedShort: @Sendable (String, UInt64, UInt64) -> Void = { handler?.fileBodyEndedShort(path: $0, sent: $1, promised: $2) }
+            guard let (length, stream) = file(path, offset: offset, length: length, endedShort: endedShort) else { return nil }
+            return make(.stream(length: length, stream), socket: socket)
         case let .stream(length, stream):
             let context = Unmanaged.passRetained(StreamContext(stream: stream, socket: socket)).toOpaque()
             guard let response = MHD_create_response_from_callback(
@@ -52,21 +56,53 @@ enum ResponseBody {
         }
     }
 
-    private static func file(_ path: String, offset: UInt64, length: UInt64?) -> OpaquePointer? {
+    /// The file region as a stream read with `pread`, and its length; nil when the file cannot be
+    /// opened, is not a regular file or is shorter than the region. Not libmicrohttpd's own file
+    /// response (`MHD_create_response_from_fd_at_offset64`): when the file shrinks while it is
+    /// sent, 0.9.75's `sendfile` loop sends nothing more and never closes the connection (a 200 MB
+    /// file truncated to 1000 bytes left the client waiting for ever after 3.9 MB). A read that
+    /// comes back short fails the stream instead, which closes the connection
+    /// (``HTTPBodyStream/Step/failed``), after telling `endedShort` how far it got.
+    private static func file(
+        _ path: String, offset: UInt64, length: UInt64?, endedShort: @escaping @Sendable (String, UInt64, UInt64) -> Void
+    ) -> (UInt64, HTTPBodyStream)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
+        let region = OpenFile(descriptor)
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, UInt64(info.st_size) >= offset else {
-            close(descriptor)
-            return nil
-        }
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, UInt64(info.st_size) >= offset else { return nil }
         let available = UInt64(info.st_size) - offset
         let count = length ?? available
-        guard count <= available, let response = MHD_create_response_from_fd_at_offset64(count, descriptor, offset) else {
-            close(descriptor)  // not handed over
-            return nil
+        guard count <= available else { return nil }
+        let stream = HTTPBodyStream { position, buffer in
+            guard position < count else { return .finished }
+            let wanted = Int(min(UInt64(buffer.count), count - position))
+            var read: Int
+            repeat {
+                read = pread(region.descriptor, buffer.baseAddress, wanted, off_t(offset + position))
+            } while read < 0 && errno == EINTR
+            guard read > 0 else {
+                endedShort(path, position, count)
+                return .failed
+            }
+            return .wrote(read)
         }
-        return response
+        return (count, stream)
+    }
+
+    /// An open file descriptor, closed when the last stream reading it is released.
+    /// Sendable: the descriptor never changes, and `pread` takes its own offset, so streams on
+    /// any thread may read it at once.
+    private final class OpenFile: Sendable {
+        let descriptor: Int32
+
+        init(_ descriptor: Int32) {
+            self.descriptor = descriptor
+        }
+
+        deinit {
+            close(descriptor)
+        }
     }
 
     /// A stream and the socket of the one connection its response is queued on.

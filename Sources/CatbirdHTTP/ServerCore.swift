@@ -341,7 +341,7 @@ final class ServerCore: Sendable {
         if let prepared = response.preparedForm {  // made once, queued again (HTTPResponse.prepared())
             return MHD_queue_response(connection, UInt32(response.status), prepared.handle)
         }
-        guard let body = ResponseBody.make(response.content, socket: catbird_mhd_connection_fd(connection)) else {
+        guard let body = ResponseBody.make(response.content, socket: catbird_mhd_connection_fd(connection), handler: handler) else {
             if case .bytes = response.content { return .NO }  // out of memory: MHD closes the connection
             return queue(ResponseBody.unreadableFile, on: connection)
         }

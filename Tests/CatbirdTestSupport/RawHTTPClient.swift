@@ -126,6 +126,24 @@ public final class RawHTTPClient {
         }
     }
 
+    /// Up to `count` bytes (what was buffered first), reading for at most `seconds`: a slow
+    /// reader that takes a part of a large answer and leaves the rest in the server's hands.
+    public func read(upTo count: Int, within seconds: Double) -> [UInt8] {
+        var bytes = Array(buffer.prefix(count))
+        buffer.removeFirst(bytes.count)
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while bytes.count < count, ContinuousClock.now < deadline {
+            var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) > 0 else { continue }
+            let wanted = min(chunk.count, count - bytes.count)
+            let received = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, wanted, 0) }
+            guard received > 0 else { break }
+            bytes += chunk[..<received]
+        }
+        return bytes
+    }
+
     /// Every byte the server sends within `seconds`, what was buffered included, and whether
     /// the server closed (or reset) the connection in that time.
     public func readUntilClosed(within seconds: Double) -> (bytes: [UInt8], closed: Bool) {

@@ -5,6 +5,13 @@ import CatbirdWire
 import Foundation
 
 extension CatbirdHandler {
+    /// A file mock's body cut short because its file shrank while it was sent (the connection
+    /// was closed): a warning naming the file and the bytes that went out (docs/files.md). The
+    /// journal entry, written when the answer started, keeps the full size.
+    func fileBodyEndedShort(path: String, sent: UInt64, promised: UInt64) {
+        log.warning("file mock '\(path)' shrank while it was sent: \(sent) of \(promised) bytes went out; the connection was closed")
+    }
+
     /// Journals a request whose request line was read but that Catbird never answered
     /// (docs/protocol.md#malformed-requests): libmicrohttpd refused it with its own error page,
     /// or the client left or the connection timed out before it was complete. The entry has
