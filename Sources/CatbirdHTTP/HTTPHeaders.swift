@@ -22,6 +22,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append((name: name, value: value))
     }
 
+    /// Removes the field added last, if any (a field line found malformed once the next was read).
+    mutating func removeLast() {
+        if !fields.isEmpty { fields.removeLast() }
+    }
+
     /// Makes room for `count` fields in all, so that adding them one by one allocates once.
     public mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)

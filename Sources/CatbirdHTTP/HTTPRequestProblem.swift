@@ -35,13 +35,18 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// it could only be held altered, and a header matcher compares text (400; RFC 9110 §5.5
     /// asks new fields to use US-ASCII). `name` is the field's name.
     case fieldValueNotUTF8(name: String)
+    /// A NUL byte inside the request line or a header field line (`field`: the field's name as
+    /// read up to the NUL; nil: the request line), which no line may hold (RFC 9110 section
+    /// 5.5; RFC 9112 section 2.2). libmicrohttpd would hand the line over cut at the NUL, so
+    /// `X-Catbird-Parallel-Id: \0attacker` would read as no id at all (400).
+    case nulByte(field: String?)
 
     /// The status to answer with.
     public var status: Int {
         switch self {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
-        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8: 400
+        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .nulByte: 400
         }
     }
 
@@ -64,6 +69,10 @@ public enum HTTPRequestProblem: Sendable, Equatable {
             "a header field line is folded (a line starting with a space or tab, obs-fold; RFC 9112 section 5.2): send each field on one line"
         case let .fieldValueNotUTF8(name):
             "the value of the header field \(JSONText.shortString(name)) is not UTF-8 (the journal keeps header values as text): send ASCII, or percent-encode it"
+        case let .nulByte(field?):
+            "the header field \(JSONText.shortString(field)) holds a NUL byte, which no field may hold (RFC 9110 section 5.5)"
+        case .nulByte(nil):
+            "the request line holds a NUL byte, which it may not (RFC 9112 section 3)"
         }
     }
 }

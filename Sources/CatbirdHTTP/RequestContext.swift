@@ -30,6 +30,12 @@ final class RequestContext: @unchecked Sendable {
     /// joining a folded line (``HTTPRequestProblem/foldedFieldLine``).
     var rawHeadStart = 0
     var rawHeadEnd = 0
+    /// Where the last C string libmicrohttpd handed over ends (the version, then each field
+    /// value), and the field it was (nil: the version): the bytes after it up to the next one
+    /// tell whether a NUL byte cut it (``ServerCore/nulProblem(key:name:value:valueLength:_:)``).
+    /// 0: not known, nothing is checked.
+    var rawLineEnd = 0
+    var rawLineField: String?
     /// The first field line refused while the headers are collected (left out of ``headers``).
     var fieldProblem: HTTPRequestProblem?
     var body: [UInt8] = []

@@ -113,6 +113,7 @@ final class ServerCore: Sendable {
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
         if !context.started, let version {
             context.version = String(cString: version)
+            context.rawLineEnd = Int(bitPattern: version) + strlen(version)
             // libmicrohttpd ends the target with a NUL where the space before the version was
             // (0.9.75 keeps the request line in place): a span longer than the target's C
             // string means a NUL byte inside it, which would otherwise cut the target short.
@@ -135,11 +136,18 @@ final class ServerCore: Sendable {
             if context.fieldProblem == nil { context.fieldProblem = problem }
             return .YES
         }
+        let valueLength = value.map { strlen($0) } ?? 0
+        if context.fieldProblem == nil,
+           let (problem, skip) = nulProblem(key: key, name: name, value: value, valueLength: valueLength, context)
+        {
+            context.fieldProblem = problem
+            if skip { return .YES }
+        }
         guard let value else {
             context.headers.add(name: name, value: "")
             return .YES
         }
-        guard let text = trimmedFieldValue(value) else {
+        guard let text = trimmedFieldValue(value, length: valueLength) else {
             // Left out too: the journal holds header values as text, and could only hold this
             // one altered (docs/protocol.md#malformed-requests).
             if context.fieldProblem == nil { context.fieldProblem = .fieldValueNotUTF8(name: name) }
@@ -168,8 +176,8 @@ final class ServerCore: Sendable {
 
     /// A field value without the optional whitespace around it (RFC 9110 §5.5): libmicrohttpd
     /// strips the leading spaces but keeps trailing ones. Nil when its bytes are not UTF-8.
-    private static func trimmedFieldValue(_ value: UnsafePointer<CChar>) -> String? {
-        var length = strlen(value)
+    private static func trimmedFieldValue(_ value: UnsafePointer<CChar>, length: Int) -> String? {
+        var length = length
         while length > 0, value[length - 1] == 0x20 || value[length - 1] == 0x09 { length -= 1 }
         var start = 0
         while start < length, value[start] == 0x20 || value[start] == 0x09 { start += 1 }
@@ -211,6 +219,11 @@ final class ServerCore: Sendable {
                 let (text, problem) = Self.methodText(method)
                 context.method = text
                 if context.problem == nil { context.problem = problem }
+                if context.problem == nil, context.rawTargetStart != 0,
+                   !Self.methodEndsAtSpace(method, targetStart: context.rawTargetStart)
+                {
+                    context.problem = .nulByte(field: nil)
+                }
             }
             // Counted first (no iterator: libmicrohttpd only counts) so the fields are stored in
             // one allocation rather than regrown as each one is added.
@@ -220,6 +233,7 @@ final class ServerCore: Sendable {
             if context.problem == nil, headSize > maxHeadSize {
                 context.problem = .headTooLarge(limit: maxHeadSize)
             }
+            if context.fieldProblem == nil { context.fieldProblem = Self.checkHeadEnd(context) }
             if context.problem == nil { context.problem = context.fieldProblem }
             if let problem = context.problem {
                 // Answered before any body is read (parked meanwhile if answered later: MHD then

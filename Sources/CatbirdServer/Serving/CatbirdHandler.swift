@@ -198,10 +198,11 @@ struct CatbirdHandler: HTTPHandler {
 
     /// 414, 431 or 400 with our JSON error body (docs/protocol.md#malformed-requests),
     /// journaled like a 413 (a refused field line left out), except a target or method with a
-    /// NUL or bytes that are not UTF-8: the journal could only hold it altered.
+    /// NUL or bytes that are not UTF-8, or a request line with a NUL: the journal could only
+    /// hold it altered.
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         switch problem {
-        case .targetNotText, .methodNotToken(isText: false):
+        case .targetNotText, .methodNotToken(isText: false), .nulByte(field: nil):
             return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: false)
         case let .fieldValueNotUTF8(name) where name.equalsIgnoringASCIICase(TenantID.headerName):
             // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
