@@ -61,3 +61,16 @@ static inline int catbird_map_large_allocations(int bytes) {
     return 0;
 }
 #endif
+
+// sqlite3_db_config is variadic: this hardens one connection against untrusted SQL, as SQLite's
+// "Defense Against The Dark Arts" advises (https://www.sqlite.org/security.html): defensive mode
+// (no writable_schema, no writes to shadow tables or sqlite_dbpage), and off the two-argument
+// fts3_tokenizer() (installs any address as a tokenizer) and load_extension() (loads code).
+// See https://www.sqlite.org/c3ref/c_dbconfig_defensive.html. Returns SQLITE_OK or the first
+// error.
+static inline int catbird_sqlite3_harden(sqlite3 *db) {
+    int status = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
+    if (status == SQLITE_OK) status = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, (int *)0);
+    if (status == SQLITE_OK) status = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
+    return status;
+}

@@ -39,6 +39,19 @@ final class ReadOnlyQueryGuard {
         return .sqlite(error)
     }
 
+    /// Built-in functions refused whatever their arguments (docs/protocol.md#sql): they load
+    /// code, hand out or take raw pointers, write, or parse blobs as internal structures.
+    /// `load_extension` (off on every connection too, ``CatbirdStorage/Database/init(path:mode:)``);
+    /// `fts3_tokenizer` (with one argument it returns a tokenizer's address in the server's
+    /// memory, with two it installs any address as a tokenizer; its two-argument form is off on
+    /// every connection too); `fts5` (takes a pointer); `optimize` (rewrites an FTS table);
+    /// `sqlite_log` (writes to SQLite's error log); `rtreenode`, `rtreedepth` and `rtreecheck`
+    /// (debugging functions that parse any blob as an R*Tree node or read an R*Tree's shadow
+    /// tables). SQLite's advice for untrusted SQL: <https://www.sqlite.org/security.html>.
+    static let deniedFunctions: Set<String> = [
+        "load_extension", "fts3_tokenizer", "fts5", "optimize", "sqlite_log", "rtreenode", "rtreedepth", "rtreecheck",
+    ]
+
     /// Pragmas that only report: allowed with no argument, e.g. `PRAGMA user_version`.
     /// (Setting one, `PRAGMA user_version = 3`, passes an argument and is denied.)
     private static let reportingPragmas: Set<String> = [
@@ -93,9 +106,8 @@ final class ReadOnlyQueryGuard {
             let table = detail1.map { String(cString: $0).lowercased() }
             return table == "sqlite_master" ? SQLITE_OK : deny()
         case SQLITE_FUNCTION:
-            // load_extension is off by default; refuse it here too, whatever the connection says.
-            let name = detail2.map { String(cString: $0).lowercased() }
-            return name == "load_extension" ? deny() : SQLITE_OK
+            let name = detail2.map { TenantReadPolicy.folded(String(cString: $0)) }
+            return name.map(Self.deniedFunctions.contains) == true ? deny() : SQLITE_OK
         case SQLITE_PRAGMA:
             guard let detail1 else { return deny() }
             let pragma = TenantReadPolicy.folded(String(cString: detail1))

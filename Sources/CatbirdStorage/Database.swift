@@ -18,6 +18,12 @@ public final class Database {
         case readOnly
     }
 
+    /// The size in bytes the WAL file is truncated to once a checkpoint lets it start over
+    /// (`PRAGMA journal_size_limit`): 16 MiB, four times what SQLite's automatic checkpoint
+    /// (every 1000 pages of 4 KiB) lets it reach in steady use, so only a burst leaves it
+    /// larger, and only until the next restart of the WAL.
+    public static let walSizeLimit = 16 << 20
+
     /// The path given to `init`, or `":memory:"`.
     public let path: String
     /// The mode given to `init`.
@@ -41,9 +47,12 @@ public final class Database {
     /// Opens (for `.readWrite`, creating if needed) the database at `path`; `":memory:"` opens a
     /// private in-memory database (<https://www.sqlite.org/c3ref/open.html>).
     ///
-    /// `.readWrite` then sets, in order: busy timeout 5000 ms, `journal_mode=WAL` (skipped for
-    /// in-memory databases; on a file system without shared memory SQLite keeps its previous
-    /// mode without an error), `synchronous=NORMAL`, `foreign_keys=ON`. `.readOnly` sets the busy
+    /// Every connection is hardened for untrusted SQL (<https://www.sqlite.org/security.html>):
+    /// `SQLITE_DBCONFIG_DEFENSIVE` on, `SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER` and
+    /// `SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION` off.
+    /// `.readWrite` then sets, in order: busy timeout 5000 ms, `journal_mode=WAL` and
+    /// `journal_size_limit` ``walSizeLimit`` (skipped for in-memory databases; on a file system
+    /// without shared memory SQLite keeps its previous mode without an error), `synchronous=NORMAL`, `foreign_keys=ON`. `.readOnly` sets the busy
     /// timeout and `query_only=1`; it sees data committed by other connections to the same file,
     /// except for `":memory:"`, where every connection has its own empty database.
     ///
@@ -72,12 +81,20 @@ public final class Database {
         // Wait up to 5 s for another connection's lock (a writer, a checkpoint) instead of
         // failing at once with SQLITE_BUSY. https://www.sqlite.org/c3ref/busy_timeout.html
         sqlite3_busy_timeout(handle, 5000)
+        // Every connection may run user SQL (the SQL route's reader) or share the file with one:
+        // defensive mode, no fts3_tokenizer() installing addresses, no extension loading.
+        let hardened = catbird_sqlite3_harden(handle)
+        guard hardened == SQLITE_OK else { throw SQLiteError.current(handle, code: hardened, sql: nil) }
         switch mode {
         case .readWrite:
             if path != ":memory:" && !path.isEmpty {
                 // WAL: readers never block the writer nor the writer readers, so the read-only
                 // connection (journal, SQL API) runs beside the writer. https://www.sqlite.org/wal.html
                 try execute("PRAGMA journal_mode=WAL")
+                // Without a limit the WAL file keeps the largest size it ever reached (61 MB after
+                // a load test, for good); with one, SQLite truncates it to this size each time a
+                // checkpoint lets the WAL start over. https://www.sqlite.org/pragma.html#pragma_journal_size_limit
+                try execute("PRAGMA journal_size_limit=\(Self.walSizeLimit)")
             }
             // NORMAL is durable against application crashes and consistent in WAL mode; only an
             // OS crash or power loss may lose the last commits — fine for a mock server, and it

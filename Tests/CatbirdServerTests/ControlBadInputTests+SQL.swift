@@ -32,6 +32,34 @@ extension ControlBadInputTests {
         }
     }
 
+    /// Regression: `SELECT fts3_tokenizer('simple')` answered 200 with a raw pointer (an address
+    /// in the server's memory), and `fts3_tokenizer('simple', x'4141414141414141')` answered 200
+    /// after installing that address as the connection's tokenizer. Every function of that kind
+    /// (docs/protocol.md#sql) is refused, and the reader still answers afterwards.
+    func testSQLFunctionsThatHandOutPointersLoadCodeOrWriteAreRejected() throws {
+        let harness = try ControlBadInputHarness()
+        let statements = [
+            "SELECT fts3_tokenizer('simple')",
+            "SELECT fts3_tokenizer('simple', x'4141414141414141')",
+            "SELECT hex(FTS3_TOKENIZER('porter'))",
+            "SELECT load_extension('x')",
+            "SELECT fts5(NULL)",
+            "SELECT sqlite_log(1, 'x')",
+            "SELECT rtreenode(2, x'00000000')",
+            "SELECT rtreedepth(x'0000')",
+            "SELECT rtreecheck('requests')",
+            "SELECT optimize(1)",
+        ]
+        for sql in statements {
+            try harness.assertRejected("SQL \(sql)", 400, mentioning: ["read-only"]) {
+                try $0.json("POST", "/catbird/api/sql", #"{"sql":\#(FixtureTestSupport.canonical(sql))}"#)
+            }
+        }
+        let after = try harness.client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT 6 * 7"}"#)
+        XCTAssertEqual(after.status, 200, after.text)
+        XCTAssertEqual(after.object["rows"] as? [[Int]], [[42]])
+    }
+
     /// Statements that would write a file beside the database are refused before any is made.
     func testSQLThatWouldCreateAFileCreatesNone() throws {
         let harness = try ControlBadInputHarness()

@@ -1,3 +1,4 @@
+import Foundation
 import CatbirdDomain
 import CatbirdStorage
 import CatbirdTestSupport
@@ -135,5 +136,39 @@ final class DatabaseTests: StorageTestCase {
         try db.execute("CREATE TABLE t (x)")
         try db.run("INSERT INTO t VALUES (?)", [1])
         XCTAssertEqual(try scalar(db, "SELECT x FROM t"), .integer(1))
+    }
+
+    /// Every connection, the writer too, is hardened for untrusted SQL
+    /// (https://www.sqlite.org/security.html): the two-argument fts3_tokenizer() (installs any
+    /// address as a tokenizer; Debian's SQLite enables it) fails, and defensive mode refuses
+    /// editing the schema table even with writable_schema on.
+    func testConnectionsRefuseInstallingTokenizersAndEditingTheSchema() throws {
+        let writer = try openMigrated()
+        let reader = try Database(path: databasePath(), mode: .readOnly)
+        for db in [writer, reader] {
+            XCTAssertThrowsError(try scalar(db, "SELECT fts3_tokenizer('simple', x'4141414141414141')")) { error in
+                XCTAssertTrue("\(error)".contains("fts3tokenize disabled"), "\(error)")
+            }
+        }
+        try writer.execute("PRAGMA writable_schema = ON")
+        XCTAssertThrowsError(try writer.execute("UPDATE sqlite_master SET sql = 'x' WHERE name = 'tenants'"))
+        try writer.execute("PRAGMA writable_schema = OFF")
+        XCTAssertEqual(try scalar(writer, "SELECT count(*) FROM tenants"), .integer(1), "the schema is intact")
+    }
+
+    /// Regression: the WAL file stayed at its largest size for good (61 MB after a load
+    /// test). A burst still grows it, but once a checkpoint lets the WAL start over the next
+    /// commit truncates it to `walSizeLimit`.
+    func testTheWALFileShrinksToItsLimitAfterACheckpoint() throws {
+        let db = try Database(path: databasePath())
+        try db.execute("CREATE TABLE blobs (b BLOB)")
+        try db.run("INSERT INTO blobs VALUES (zeroblob(?))", [.integer(Int64(Database.walSizeLimit + (8 << 20)))])
+        let wal = databasePath() + "-wal"
+        func walSize() throws -> Int { (try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? -1 }
+        XCTAssertGreaterThan(try walSize(), Database.walSizeLimit, "the burst grew the WAL past the limit")
+        try db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        try db.run("INSERT INTO blobs VALUES (x'01')")
+        XCTAssertLessThanOrEqual(try walSize(), Database.walSizeLimit)
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM blobs"), .integer(2))
     }
 }
