@@ -25,6 +25,9 @@ enum CommandLineOptions {
     /// `1`, `true` or `yes` (any case).
     static let switches: Set<String> = ["files-with-query", "proxy", "record", "cors"]
 
+    /// Refused (README.md#configuration): an unknown option or argument, an option given twice,
+    /// `--version` with anything else, a `CATBIRD_*` variable set but empty, and any value the
+    /// option does not accept.
     /// - Throws: ``UsageError`` naming the flag or variable and what it accepts.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Command {
         var values: [String: String] = [:]
@@ -40,7 +43,12 @@ enum CommandLineOptions {
             "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
         ]
         for (option, variable) in environmentNames {
-            guard let value = environment[variable], !value.isEmpty else { continue }
+            guard let value = environment[variable] else { continue }
+            // Set but empty is a mistake (a template's unfilled value), not "use the default":
+            // refused as the flag with an empty value is.
+            guard !value.isEmpty else {
+                throw UsageError(description: "\(variable) is set but empty: give it a value or unset it")
+            }
             guard switches.contains(option) else {
                 values[option] = value
                 continue
@@ -53,10 +61,15 @@ enum CommandLineOptions {
         }
         var remaining = arguments[...]
         if remaining.first == "serve" { remaining = remaining.dropFirst() }
+        var given: Set<String> = []
         while let argument = remaining.popFirst() {
             switch argument {
             case "-h", "--help", "help": return .help
-            case "--version", "version": return .version
+            case "--version", "version":
+                guard given.isEmpty, remaining.isEmpty else {
+                    throw UsageError(description: "'\(argument)' takes no other arguments: run `catbird --version` alone")
+                }
+                return .version
             default:
                 guard argument.hasPrefix("--") else { throw UsageError(description: "unexpected argument '\(argument)'") }
                 var name = String(argument.dropFirst(2))
@@ -66,6 +79,10 @@ enum CommandLineOptions {
                     name = String(name[..<equals])
                 }
                 guard environmentNames[name] != nil else { throw UsageError(description: "unknown option '--\(name)'") }
+                // Given twice, which one counts would be a guess: refused rather than the last taken.
+                guard given.insert(name).inserted else {
+                    throw UsageError(description: "option '--\(name)' is given more than once: give it once")
+                }
                 if switches.contains(name) {
                     guard value == nil else { throw UsageError(description: "option '--\(name)' takes no value") }
                     values[name] = "true"

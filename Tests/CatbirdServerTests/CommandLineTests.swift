@@ -70,6 +70,32 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(fromEnvironment.stderr.contains("port must be 0...65535, not 'eighty'"), fromEnvironment.stderr)
     }
 
+    /// Regression: `CATBIRD_DB=` (empty) silently served from ./catbird.sqlite (creating it)
+    /// while `--db ''` exited 2; `CATBIRD_PORT=` was ignored; `--version extra` exited 0;
+    /// `--port 19102 --port 19103` took the last. Each now exits 2 with one clear line, and
+    /// nothing is created.
+    func testEmptyVariablesRepeatedOptionsAndExtraArgumentsExitTwo() throws {
+        let cases: [(arguments: [String], environment: [String: String], message: String)] = [
+            ([], ["CATBIRD_DB": ""], "CATBIRD_DB is set but empty: give it a value or unset it"),
+            ([], ["CATBIRD_PORT": ""], "CATBIRD_PORT is set but empty"),
+            ([], ["CATBIRD_CORS": ""], "CATBIRD_CORS is set but empty"),
+            (["--port", "0"], ["CATBIRD_MOCKS_DIR": ""], "CATBIRD_MOCKS_DIR is set but empty"),
+            (["--version", "extra"], [:], "'--version' takes no other arguments"),
+            (["--port", "0", "--version"], [:], "'--version' takes no other arguments"),
+            (["--port", "19102", "--port", "19103"], [:], "option '--port' is given more than once"),
+            (["--db=a.sqlite", "--db", "b.sqlite"], [:], "option '--db' is given more than once"),
+            (["--cors", "--cors"], [:], "option '--cors' is given more than once"),
+        ]
+        for (arguments, environment, message) in cases {
+            let result = try run(arguments, environment: environment)
+            XCTAssertEqual(result.status, 2, "\(arguments) \(environment): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments) \(environment): \(result.stderr)")
+            XCTAssertEqual(result.stdout, "", "\(arguments)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database file was created")
+        XCTAssertEqual(try run(["serve", "--version"]).status, 0, "serve --version still prints the version")
+    }
+
     // MARK: - Serving
 
     func testServesLogsEveryRequestAndKeepsTheJournalAcrossSIGTERM() throws {
