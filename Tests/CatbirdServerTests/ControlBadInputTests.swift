@@ -134,6 +134,34 @@ final class ControlBadInputTests: XCTestCase {
         }
     }
 
+    /// Regression: header patterns no request could match were stored (201): an empty name, a
+    /// name that is not a token, a value holding \u0000 (a url with \u0000 was already a 400).
+    /// Each is now a 400 naming the header, and nothing is stored; a regexp may name a NUL.
+    func testHeaderPatternsThatCouldNeverMatchAreRejected() throws {
+        let harness = try ControlBadInputHarness()
+        let cases: [(headers: String, mentioning: [String])] = [
+            (#"{"":{"kind":"equal","value":"x"}}"#, ["'pattern.headers' name \"\"", "not an HTTP header field name"]),
+            (#"{"Bad Name":{"kind":"equal","value":"x"}}"#, ["\"Bad Name\"", "not an HTTP header field name"]),
+            (#"{"X-A:":{"kind":"equal","value":"x"}}"#, ["\"X-A:\"", "not an HTTP header field name"]),
+            (#"{"X-Token":{"kind":"equal","value":"a\u0000b"}}"#, ["'pattern.headers.X-Token.value'", "NUL"]),
+            (#"{"X-Token":{"kind":"wildcard","value":"a*\r\nb"}}"#, ["'pattern.headers.X-Token.value'", "LF"]),
+        ]
+        for (headers, mentioning) in cases {
+            try harness.assertRejected("headers \(headers)", 400, mentioning: mentioning) {
+                try $0.json("POST", "/catbird/api/mocks", #"""
+                    {"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/h"},"headers":\#(headers)},
+                     "response":{"status":200,"headers":{}}}
+                    """#)
+            }
+        }
+        let regexp = try harness.client.json("POST", "/catbird/api/mocks", #"""
+            {"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/h"},
+             "headers":{"X-Token":{"kind":"regexp","value":"^[^\u0000]+$"}}},"response":{"status":200,"headers":{}}}
+            """#)
+        XCTAssertEqual(regexp.status, 201, regexp.text)
+        XCTAssertEqual(try harness.client.request("GET", "/h", headers: [("X-Token", "abc")]).status, 200)
+    }
+
     // MARK: - Control actions: responses the server could not send
 
     func testStatusOutOfRangeIsRejected() throws {

@@ -82,6 +82,25 @@ enum MockRoutes {
                 "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
                     + "not \(JSONText.string(method))")
         }
+        for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try validateHeader(name, match) }
+    }
+
+    /// Rejects a header pattern no request could match (docs/matching.md#request-matching): a name that is
+    /// not a field name (empty, or not an HTTP token: RFC 9110 section 5.1, such as `"Bad Name"`),
+    /// and an `equal` or `wildcard` value holding a NUL, CR or LF character, which no field value
+    /// can hold (RFC 9110 section 5.5; a request holding one is refused before matching,
+    /// docs/protocol.md#malformed-requests). A `regexp` may name them (`[^\u0000]`), so it is kept.
+    private static func validateHeader(_ name: String, _ match: PatternMatch) throws(APIError) {
+        guard !name.isEmpty, name.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
+            throw APIError.badRequest(
+                "'pattern.headers' name \(JSONText.shortString(name)) is not an HTTP header field name (letters, digits and "
+                    + "!#$%&'*+-.^_`|~, not empty, no spaces or colons): no request could match it")
+        }
+        if match.kind != .regexp, match.value.utf8.contains(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) {
+            throw APIError.badRequest(
+                "'pattern.headers.\(name).value' holds a NUL, CR or LF character (\\u0000, \\r, \\n), which no header field "
+                    + "value can: no request could match it")
+        }
     }
 
     /// What to check when an action is well-formed JSON that does not decode.
