@@ -1,0 +1,50 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// `scripts/run` started in the background by a non-interactive bash script, as the README's
+/// snippets do, and stopped with `kill %1; wait`: the server itself must stop, or the next
+/// snippet meets a port in use while its health loop talks to the old server (found by a new
+/// user). Runs the real `scripts/run` and `scripts/setup.sh` from a copy of the repository's
+/// scripts, with two stand-ins only: `swift` on PATH is a stub that builds nothing, and
+/// `.build/release/catbird` is the `catbird` built beside the tests (a release build takes
+/// minutes on CI).
+final class ScriptsRunStopTests: XCTestCase {
+    func testKillPercentOneStopsTheServerStartedByScriptsRun() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let scripts = root.appendingPathComponent("scripts")
+        let release = root.appendingPathComponent(".build/release")
+        let stubs = root.appendingPathComponent("stubs")
+        for folder in [scripts, release, stubs] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        for name in ["run", "setup.sh"] {
+            try FileManager.default.copyItem(
+                at: repository.appendingPathComponent("scripts/\(name)"), to: scripts.appendingPathComponent(name))
+        }
+        try FileManager.default.createSymbolicLink(
+            at: release.appendingPathComponent("catbird"), withDestinationURL: try BuiltProducts.executable(named: "catbird"))
+        let swift = stubs.appendingPathComponent("swift")
+        try "#!/bin/sh\nexit 0\n".write(to: swift, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+
+        // The README's file-mock snippet as written, on a free port.
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try XCTUnwrap(readme.range(of: "## File mocks, record and replay"), "README section renamed?")
+        let start = try XCTUnwrap(readme[section.upperBound...].range(of: "```sh\n"))
+        let end = try XCTUnwrap(readme[start.upperBound...].range(of: "```"))
+        let port = try FreePort.next()
+        let snippet = String(readme[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "8080", with: "\(port)")
+        XCTAssertTrue(snippet.contains("kill %1; wait"), snippet)
+
+        var environment = LaunchedServer.childEnvironment(["CATBIRD_LOG_LEVEL": "warning"])
+        environment["PATH"] = stubs.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", snippet], in: root, environment: environment, seconds: 60)
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertTrue(result.output.contains(#"{"books":[]}"#), result.output)
+        XCTAssertNil(try? RawHTTPClient(port: port, timeoutSeconds: 2).request("GET", "/catbird/api/health"),
+                     "nothing serves on the port once `kill %1; wait` returned")
+    }
+}
