@@ -27,13 +27,16 @@ final class MockResponseValidationTests: XCTestCase {
     }
 
     /// Regression: an `equal` url holding `\u0000` was accepted though no request-target can
-    /// hold a NUL (such requests are refused before matching), so it could never match.
+    /// hold a NUL (such requests are refused before matching), so it could never match; the same
+    /// for CR or LF, and in a wildcard.
     func testAnEqualURLWithANULIsRefused() throws {
         let harness = try ControlBadInputHarness()
-        try harness.assertRejected("equal url with NUL", 400, mentioning: ["NUL"]) {
-            try $0.json(
-                "POST", "/catbird/api/mocks",
-                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a\u0000b"}},"response":{"status":200}}"#)
+        for (kind, url) in [("equal", #"/a\u0000b"#), ("equal", #"/a\r\nX-Injected: 1"#), ("wildcard", #"/a\u0000*"#)] {
+            try harness.assertRejected("\(kind) url \(url)", 400, mentioning: ["NUL, CR or LF"]) {
+                try $0.json(
+                    "POST", "/catbird/api/mocks",
+                    #"{"type":"update","pattern":{"method":"GET","url":{"kind":"\#(kind)","value":"\#(url)"}},"response":{"status":200}}"#)
+            }
         }
     }
 

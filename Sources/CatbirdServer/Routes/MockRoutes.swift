@@ -59,8 +59,9 @@ enum MockRoutes {
     }
 
     /// Rejects a `pattern.method` that is not an HTTP method token (RFC 9110 §9.1: a non-empty
-    /// run of tchar), such as `""` or `"GET POST"`, an `equal` url holding a NUL character
-    /// (a request-target with a NUL byte is refused before matching, docs/protocol.md#malformed-requests),
+    /// run of tchar), such as `""` or `"GET POST"`, an `equal` or `wildcard` url holding a NUL,
+    /// CR or LF character (a request-target with a NUL byte is refused before matching,
+    /// docs/protocol.md#malformed-requests; CR and LF end the request line),
     /// and an `equal` url that is a control path (`/catbird…`, in origin or absolute form: a
     /// control request, never matched; docs/matching.md#resolution-order): no request could
     /// ever match any of them. A `wildcard` or `regexp` under `/catbird` is kept: both match
@@ -71,10 +72,10 @@ enum MockRoutes {
                 "'pattern.url.value' \(JSONText.shortString(pattern.url.value)) is a control path (/catbird or under "
                     + "/catbird/): such a request is answered by the control API and never matched against mocks")
         }
-        if pattern.url.kind == .equal, pattern.url.value.utf8.contains(0) {
+        if pattern.url.kind != .regexp, pattern.url.value.utf8.contains(where: Self.neverInALine) {
             throw APIError.badRequest(
-                "'pattern.url.value' holds a NUL character (\\u0000), which no request-target can: "
-                    + "the server refuses such requests before matching (percent-encode it as %00)")
+                "'pattern.url.value' holds a NUL, CR or LF character (\\u0000, \\r, \\n), which no request-target can: "
+                    + "the server refuses such requests before matching (percent-encode it: %00, %0D, %0A)")
         }
         let method = pattern.method.rawValue
         guard !method.isEmpty, method.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
@@ -84,6 +85,10 @@ enum MockRoutes {
         }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try validateHeader(name, match) }
     }
+
+    /// Bytes no request line or header field line can hold: NUL (refused, docs/protocol.md#malformed-requests),
+    /// CR and LF (they end the line).
+    private static func neverInALine(_ byte: UInt8) -> Bool { byte == 0 || byte == 0x0D || byte == 0x0A }
 
     /// Rejects a header pattern no request could match (docs/matching.md#request-matching): a name that is
     /// not a field name (empty, or not an HTTP token: RFC 9110 section 5.1, such as `"Bad Name"`),
@@ -96,7 +101,7 @@ enum MockRoutes {
                 "'pattern.headers' name \(JSONText.shortString(name)) is not an HTTP header field name (letters, digits and "
                     + "!#$%&'*+-.^_`|~, not empty, no spaces or colons): no request could match it")
         }
-        if match.kind != .regexp, match.value.utf8.contains(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) {
+        if match.kind != .regexp, match.value.utf8.contains(where: neverInALine) {
             throw APIError.badRequest(
                 "'pattern.headers.\(name).value' holds a NUL, CR or LF character (\\u0000, \\r, \\n), which no header field "
                     + "value can: no request could match it")
