@@ -4,6 +4,7 @@
 import CMicroHTTPD
 @testable import CatbirdHTTP
 import CatbirdTestSupport
+import CMicroHTTPD  // SOCK_STREAM: <sys/socket.h> is reached through its shim in this target (LibraryPanicTests)
 import Foundation
 import Synchronization
 import XCTest
