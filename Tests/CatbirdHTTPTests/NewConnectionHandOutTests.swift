@@ -4,7 +4,6 @@
 import CMicroHTTPD
 @testable import CatbirdHTTP
 import CatbirdTestSupport
-import CMicroHTTPD  // SOCK_STREAM: <sys/socket.h> is reached through its shim in this target (LibraryPanicTests)
 import Foundation
 import Synchronization
 import XCTest
