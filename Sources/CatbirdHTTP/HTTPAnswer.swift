@@ -60,6 +60,17 @@ extension HTTPAnswer {
         }
     }
 
+    /// Gives this answer through `responder`, the responder of a request already answered
+    /// later (e.g. one whose work moved to a pool after the handler returned): ``now(_:)``
+    /// sends its response (its delay still applies); ``later(_:)`` and ``soon(_:)`` hand
+    /// `responder` to their start closure.
+    public func complete(through responder: HTTPResponder) {
+        switch self {
+        case let .now(response): responder.send(response)
+        case let .later(start), let .soon(start): start(responder)
+        }
+    }
+
     private static func observing(_ responder: HTTPResponder, _ observe: @escaping @Sendable (HTTPDelivery) -> Void) -> HTTPResponder {
         HTTPResponder.delivering { response, beforeSending in
             responder.deliver(response) { delivery in

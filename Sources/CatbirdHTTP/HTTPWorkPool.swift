@@ -53,12 +53,17 @@ public final class HTTPWorkPool: Sendable {
     /// Starts `threadCount` threads (at least 1) named `name`.
     /// - Parameter perKeyLimit: the most jobs of one key running at once; nil: `threadCount`
     ///   (any key may use every thread, but keys still take turns).
-    public init(threadCount: Int, perKeyLimit: Int? = nil, name: String) {
+    /// - Parameter niceness: the threads' nice value (Linux `setpriority` on each thread, 0 to
+    ///   19): a pool of CPU-bound work given 10 yields the cores to the server's
+    ///   workers when both want them.
+    public init(threadCount: Int, perKeyLimit: Int? = nil, name: String, niceness: Int32 = 0) {
         self.threadCount = max(1, threadCount)
         self.perKeyLimit = min(self.threadCount, max(1, perKeyLimit ?? self.threadCount))
         for index in 0..<self.threadCount {
             running.enter()
             let thread = Thread { [self] in
+                // Linux keeps the nice value per thread: `who` 0 is the calling thread (setpriority(2), NOTES).
+                if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                 runJobs()
                 running.leave()
             }

@@ -51,22 +51,31 @@ public struct CompiledBodyPattern: Sendable {
         }
     }
 
-    /// Whether `body` (the request body's bytes, empty for none) matches.
+    /// Whether `body` (the request body's bytes, empty for none) matches. A regular expression
+    /// still running after ``CompiledPatternMatch/defaultBudget`` counts as no match.
     public func matches(_ body: [UInt8]) -> Bool {
+        evaluate(body, until: .now.advanced(by: CompiledPatternMatch.defaultBudget)) == .matched
+    }
+
+    /// Whether `body` (the request body's bytes, empty for none) matches, or
+    /// ``MatchOutcome/outOfTime`` when a `regexp` was still running at `deadline`: the deadline
+    /// of the whole request's evaluation budget, shared with its url and header patterns
+    /// (docs/matching.md#evaluation-budget). `slice`: as for ``CompiledPatternMatch/evaluate(_:until:slice:)``.
+    public func evaluate(_ body: [UInt8], until deadline: ContinuousClock.Instant, slice: Bool = false) -> MatchOutcome {
         switch matcher {
         case let .equal(bytes):
-            return body == bytes
+            return body == bytes ? .matched : .notMatched
         case let .contains(bytes):
-            return Self.contains(bytes, in: body)
+            return Self.contains(bytes, in: body) ? .matched : .notMatched
         case let .regexp(pattern):
-            guard let text = String(validating: body, as: UTF8.self) else { return false }
-            return pattern.matches(text)
+            guard let text = String(validating: body, as: UTF8.self) else { return .notMatched }
+            return pattern.evaluate(text, until: deadline, slice: slice)
         case let .json(value):
-            return JSONValue(json: Data(body)) == value
+            return JSONValue(json: Data(body)) == value ? .matched : .notMatched
         case let .jsonPath(path, equalTo):
-            guard let text = String(validating: body, as: UTF8.self) else { return false }
-            guard case let .present(found) = JSONPathReader.field(at: path, in: text) else { return false }
-            return equalTo.map { $0 == found } ?? true
+            guard let text = String(validating: body, as: UTF8.self) else { return .notMatched }
+            guard case let .present(found) = JSONPathReader.field(at: path, in: text) else { return .notMatched }
+            return equalTo.map { $0 == found } ?? true ? .matched : .notMatched
         }
     }
 

@@ -18,8 +18,8 @@ import Foundation
 /// then says ``MatchOutcome/outOfTime``; ICU checks it every 10,000 backtracking steps or so, so a
 /// catastrophic expression is stopped within about a millisecond of its deadline.
 ///
-/// `NSRegularExpression` is `Sendable` in this toolchain's Foundation (it is immutable once created
-/// and documented as safe to use from several threads), so no unchecked conformance is needed.
+/// ICU expressions are held as ``ICUExpression``s (Sendable: the expression is immutable, its
+/// slice mark atomic), so no unchecked conformance is needed.
 public struct CompiledPatternMatch: Sendable {
     /// The pattern as it was received.
     public let source: PatternMatch
@@ -28,11 +28,11 @@ public struct CompiledPatternMatch: Sendable {
     private enum Matcher: Sendable {
         case equal(String)
         case everything
-        case expression(NSRegularExpression)
+        case expression(ICUExpression)
         /// A wildcard: the glob where it applies, ICU for other subjects.
-        case glob(GlobMatcher, NSRegularExpression)
+        case glob(GlobMatcher, ICUExpression)
         /// A plain regexp: the automaton where it applies, ICU for other subjects.
-        case simple(SimpleRegexMatcher, NSRegularExpression)
+        case simple(SimpleRegexMatcher, ICUExpression)
     }
 
     /// What a subject must contain for this pattern to match it (``PatternIndex`` uses it).
@@ -94,22 +94,25 @@ public struct CompiledPatternMatch: Sendable {
 
     /// Whether `subject` matches, or ``MatchOutcome/outOfTime`` when ICU was still working on it
     /// at `deadline` (an expression that is cheap for this subject finishes whatever the deadline).
-    public func evaluate(_ subject: String, until deadline: ContinuousClock.Instant) -> MatchOutcome {
+    /// With `slice` (the deadline is a worker's slice, not the request's budget), an ICU
+    /// expression that outlasted a slice before answers ``MatchOutcome/outOfTime`` without
+    /// running (``ICUExpression``).
+    public func evaluate(_ subject: String, until deadline: ContinuousClock.Instant, slice: Bool = false) -> MatchOutcome {
         switch matcher {
         case let .equal(value):
             return subject == value ? .matched : .notMatched
         case .everything:
             return .matched
         case let .expression(expression):
-            return Self.search(expression, in: subject, until: deadline)
+            return expression.search(subject, until: deadline, slice: slice)
         case let .glob(glob, expression):
             var subject = subject
             if let matched = subject.withUTF8({ glob.matches($0) }) { return matched ? .matched : .notMatched }
-            return Self.search(expression, in: subject, until: deadline)
+            return expression.search(subject, until: deadline, slice: slice)
         case let .simple(simple, expression):
             var subject = subject
             if let matched = subject.withUTF8({ simple.matches($0) }) { return matched ? .matched : .notMatched }
-            return Self.search(expression, in: subject, until: deadline)
+            return expression.search(subject, until: deadline, slice: slice)
         }
     }
 
@@ -143,30 +146,11 @@ public struct CompiledPatternMatch: Sendable {
         return evaluate(String(decoding: subject, as: UTF8.self), until: deadline)
     }
 
-    /// Whether `expression` is found in `subject` as `rangeOfFirstMatch` finds it, stopped at
-    /// `deadline` through ICU's progress callback (`.reportProgress`).
-    static func search(
-        _ expression: NSRegularExpression, in subject: String, until deadline: ContinuousClock.Instant
-    ) -> MatchOutcome {
-        var outcome = MatchOutcome.notMatched
-        let whole = NSRange(location: 0, length: subject.utf16.count)
-        expression.enumerateMatches(in: subject, options: [.reportProgress], range: whole) { result, _, stop in
-            if result != nil {
-                outcome = .matched
-                stop.pointee = true
-            } else if ContinuousClock.now >= deadline {
-                outcome = .outOfTime
-                stop.pointee = true
-            }
-        }
-        return outcome
-    }
-
     private static func compile(
         _ expression: String, pattern: String, reason: String
-    ) throws(PatternError) -> NSRegularExpression {
+    ) throws(PatternError) -> ICUExpression {
         do {
-            return try NSRegularExpression(pattern: expression, options: [.caseInsensitive])
+            return ICUExpression(try NSRegularExpression(pattern: expression, options: [.caseInsensitive]))
         } catch {
             throw PatternError.invalidRegularExpression(pattern: pattern, reason: reason)
         }

@@ -45,8 +45,8 @@ extension CompiledRequestPattern {
     ///   - urlEdits: the edit distance between the probe's url and ``comparedURL`` when the
     ///     caller has computed it already (``EditDistanceProbe/distance(to:)``); nil: computed
     ///     here when the url does not match.
-    ///   - deadline: regular expressions of header patterns still running then count as
-    ///     differing.
+    ///   - deadline: regular expressions of header and body patterns still running then count
+    ///     as differing.
     ///   - fields: whether to build ``RequestComparison/fields`` (the texts a person reads; only
     ///     the closest mocks need them).
     public func compare(
@@ -83,7 +83,7 @@ extension CompiledRequestPattern {
         }
 
         if let bodyPattern = self.body {
-            let bodyMatches = bodyPattern.matches(body)
+            let bodyMatches = bodyPattern.evaluate(body, until: deadline) == .matched
             if !bodyMatches { distance += 0.5 }
             if wanted {
                 fields.append(.init(field: "body", verdict: bodyMatches ? .match : .differs, expected: texts.body!, actual: Self.shown(body)))

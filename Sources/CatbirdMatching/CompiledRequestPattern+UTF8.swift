@@ -30,7 +30,7 @@ extension CompiledRequestPattern {
             guard outcome == .matched else { return outcome }
         }
         guard let bodyPattern = self.body else { return .matched }
-        return bodyPattern.matches(body()) ? .matched : .notMatched
+        return bodyPattern.evaluate(body(), until: deadline)
     }
 }
 

@@ -64,23 +64,25 @@ public struct CompiledRequestPattern: Sendable {
     }
 
     /// Whether a request matches (the rules of ``matches(method:target:headerValue:body:)``), or
-    /// ``MatchOutcome/outOfTime`` when a regular expression of the url or a header pattern was
-    /// stopped at `deadline` before the answer was known (docs/matching.md#evaluation-budget).
-    /// The body pattern is evaluated last, only when everything else matched.
+    /// ``MatchOutcome/outOfTime`` when a regular expression of the url, a header or the body
+    /// pattern was stopped at `deadline` before the answer was known: one deadline for every
+    /// expression of the request (docs/matching.md#evaluation-budget). The body pattern is
+    /// evaluated last, only when everything else matched. `slice`: the deadline is a worker's
+    /// slice (``CompiledPatternMatch/evaluate(_:until:slice:)``).
     public func evaluate(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = [],
-        until deadline: ContinuousClock.Instant
+        until deadline: ContinuousClock.Instant, slice: Bool = false
     ) -> MatchOutcome {
         guard method == source.method.rawValue else { return .notMatched }
-        let urlOutcome = url.evaluate(target, until: deadline)
+        let urlOutcome = url.evaluate(target, until: deadline, slice: slice)
         guard urlOutcome == .matched else { return urlOutcome }
         for header in headers {
             guard let value = headerValue(header.name) else { return .notMatched }
-            let outcome = header.pattern.evaluate(value, until: deadline)
+            let outcome = header.pattern.evaluate(value, until: deadline, slice: slice)
             guard outcome == .matched else { return outcome }
         }
         guard let bodyPattern = self.body else { return .matched }
-        return bodyPattern.matches(body) ? .matched : .notMatched
+        return bodyPattern.evaluate(body, until: deadline, slice: slice)
     }
 
     /// What the request-target must contain for the url pattern to match (empty for `equal`

@@ -30,6 +30,9 @@ public final class CatbirdServer: Sendable {
     /// drops), in a quick and a slow lane shared fairly between tenants, so they never hold a
     /// worker that serves mocks and one tenant's slow work never stalls another's updates.
     private let controlPools = ControlPools()
+    /// The threads requests whose regular expressions outlast a worker's slice are matched on,
+    /// in each tenant's turn (docs/tenancy.md#fair-shares).
+    private let matchingLane = MatchingLane()
     /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
     private let sqlPool = HTTPWorkPool(
@@ -126,7 +129,7 @@ public final class CatbirdServer: Sendable {
             settings: settings, origin: origin, storageFaults: faults, reader: reader,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner)
-        let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools)
+        let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane)
         controlRoutes = handler.routes.routes
         http = HTTPServer(
             configuration: .init(
@@ -210,6 +213,7 @@ public final class CatbirdServer: Sendable {
         pruner.stop()
         outbound?.shutdown()
         controlPools.stop()
+        matchingLane.stop()
         sqlPool.stop()
         journalWriter.stop()
         deletions.stop()

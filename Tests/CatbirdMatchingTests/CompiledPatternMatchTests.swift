@@ -124,4 +124,32 @@ final class EvaluationBudgetTests: XCTestCase {
                                        until: .now.advanced(by: .milliseconds(20)))
         XCTAssertEqual(outcome, .outOfTime)
     }
+
+    /// A body regexp is stopped at the request's deadline too (it had 100 ms of its own per
+    /// mock, whatever the deadline).
+    func testRequestPatternReportsOutOfTimeFromABodyPattern() throws {
+        let pattern = try CompiledRequestPattern(RequestPattern(
+            method: .POST, url: .equal("/b"), body: BodyPattern(kind: .regexp, value: "(a|aa)+$")))
+        let body = Array((String(repeating: "a", count: 5000) + "!").utf8)
+        let started = ContinuousClock.now
+        let outcome = pattern.evaluate(method: "POST", target: "/b", headerValue: { _ in nil }, body: body,
+                                       until: started.advanced(by: .milliseconds(-1)))
+        XCTAssertEqual(outcome, .outOfTime)
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(90), "stopped at its first check, not after 100 ms of its own")
+    }
+
+    /// An expression stopped within a worker's slice is not started within a slice again (ICU
+    /// checks its deadline only every block of steps, up to 25 ms apart); with a budget it runs
+    /// as before, and subjects that never need ICU are unaffected.
+    func testAnExpressionThatOutlastedASliceIsNotStartedInOneAgain() throws {
+        let pattern = try CompiledPatternMatch(.regexp("^/(a|aa)+$"))
+        let slow = "/" + String(repeating: "a", count: 3000) + "!"
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .milliseconds(1)), slice: true), .matched)
+        XCTAssertEqual(pattern.evaluate(slow, until: .now.advanced(by: .milliseconds(1)), slice: true), .outOfTime)
+        let started = ContinuousClock.now
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: true), .outOfTime, "marked: not started in a slice")
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(5))
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .milliseconds(100))), .matched, "with the request's budget it runs")
+        XCTAssertEqual(pattern.evaluate("/b", until: .now.advanced(by: .seconds(10)), slice: true), .outOfTime)
+    }
 }

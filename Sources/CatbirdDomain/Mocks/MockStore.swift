@@ -115,14 +115,30 @@ public final class MockStore: Sendable {
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = [],
         budget: Duration = requestBudget, outOfTime: (Mock) -> Void = { _ in }
     ) -> MockHit? {
-        let deadline = ContinuousClock.now.advanced(by: budget)
+        serve(
+            tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
+            deadline: ContinuousClock.now.advanced(by: budget), slice: false, outOfTime: outOfTime)
+    }
+
+    /// ``serve(tenant:method:target:headerValue:body:budget:outOfTime:)`` with the deadline
+    /// given; with `slice` the first mock stopped at it ends the search with nil, no hit
+    /// counted and the default tenant's mocks not tried (``serve(tenant:method:target:headerValue:body:within:)``).
+    func serve(
+        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
+        deadline: ContinuousClock.Instant, slice: Bool, outOfTime: (Mock) -> Void
+    ) -> MockHit? {
         let (own, fallback) = tables.withLock { tables in
             (tables[tenant], tenant.isDefault ? nil : tables[.defaultTenant])
         }
+        var overran = false
         func serve(_ table: TenantMocks?) -> MockHit? {
-            table?.serve(method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, outOfTime: outOfTime)
+            table?.serve(
+                method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
+                slice: slice, outOfTime: { overran = true; outOfTime($0) })
         }
-        return serve(own) ?? serve(fallback)
+        if let hit = serve(own) { return hit }
+        if slice && overran { return nil }
+        return serve(fallback)
     }
 
     /// Gives back a delayed hit whose response was never sent (the client hung up): the mock

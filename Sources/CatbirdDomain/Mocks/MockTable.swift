@@ -66,10 +66,13 @@ struct MockTable: Sendable {
     }
 
     /// The id of the first mock in list order that matches: the equal-URL mocks for `target`
-    /// merged by position with the pattern mocks the index names.
+    /// merged by position with the pattern mocks the index names. A mock whose regular
+    /// expression was stopped at `deadline` is passed to `outOfTime` and counts as not matching;
+    /// with `slice` (the deadline is a worker's slice, ``CompiledPatternMatch/evaluate(_:until:slice:)``)
+    /// the search ends there (nil: the answer is not known yet).
     func firstMatch(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        outOfTime: (Mock) -> Void
+        slice: Bool = false, outOfTime: (Mock) -> Void
     ) -> Int64? {
         let equal = equalURLs[target] ?? []
         let others = patterns.candidates(for: target)
@@ -87,10 +90,12 @@ struct MockTable: Sendable {
             let id = takeEqual ? equal[e] : others[o].id
             if takeEqual { e += 1 } else { o += 1 }
             let mock = byID[id]!
-            switch mock.pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline) {
+            switch mock.pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice) {
             case .matched: return id
             case .notMatched: break
-            case .outOfTime: outOfTime(mock)
+            case .outOfTime:
+                outOfTime(mock)
+                if slice { return nil }
             }
         }
         return nil

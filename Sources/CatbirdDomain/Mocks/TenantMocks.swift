@@ -160,10 +160,12 @@ final class TenantMocks: Sendable {
     /// Finds the first mock matching the request (outside the lock), counts the hit, and
     /// removes the mock when this hit uses up its limit. A mock whose regular expression was
     /// stopped at `deadline` counts as not matching and is passed to `outOfTime` (once, for the
-    /// table state that decided the answer).
+    /// table state that decided the answer); with `slice` the first such mock ends the
+    /// search with nil and no hit counted (the caller matches the request again later, with
+    /// more time).
     func serve(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        outOfTime: (Mock) -> Void
+        slice: Bool = false, outOfTime: (Mock) -> Void
     ) -> MockHit? {
         while true {
             let snapshot = state.withLock { $0.currentSnapshot() }
@@ -171,7 +173,7 @@ final class TenantMocks: Sendable {
             var stopped: [Mock] = []
             let found = snapshot.table.firstMatch(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
-                outOfTime: { stopped.append($0) })
+                slice: slice, outOfTime: { stopped.append($0) })
             guard let id = found else {
                 stopped.forEach(outOfTime)
                 return nil

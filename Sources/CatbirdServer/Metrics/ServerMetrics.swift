@@ -8,6 +8,12 @@ final class ServerMetrics: Sendable {
     /// Mocks skipped because their regular expression ran out of a request's evaluation budget
     /// (docs/matching.md#evaluation-budget), since start; one per mock and request.
     let regexpBudgetOverruns = Atomic<Int>(0)
+    /// Requests whose regular expressions outlasted a worker's slice and were matched on the
+    /// matching lane (``MatchingLane``), since start.
+    let slowMatchingRequests = Atomic<Int>(0)
+    /// Requests refused with 429 because their tenant already had ``MatchingLane/admittedPerTenant``
+    /// requests on the matching lane, since start.
+    let slowMatchingRefused = Atomic<Int>(0)
     /// The database file; its `-wal` file is counted with it.
     let databasePath: String
 

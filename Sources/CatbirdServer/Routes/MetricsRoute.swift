@@ -55,6 +55,14 @@ enum MetricsRoute {
             "catbird_regexp_budget_overruns_total", .counter,
             help: "Mocks skipped because their regular expression ran out of a request's 100 ms evaluation budget (one per mock and request).")
         out.sample("catbird_regexp_budget_overruns_total", dependencies.metrics.regexpBudgetOverruns.load(ordering: .relaxed))
+        out.metric(
+            "catbird_slow_matching_requests_total", .counter,
+            help: "Requests whose regular expressions took longer than a worker's 1 ms slice, matched on the matching lane in their tenant's turn.")
+        out.sample("catbird_slow_matching_requests_total", dependencies.metrics.slowMatchingRequests.load(ordering: .relaxed))
+        out.metric(
+            "catbird_slow_matching_refused_total", .counter,
+            help: "Requests refused with 429 because their tenant already had 32 requests on the matching lane.")
+        out.sample("catbird_slow_matching_refused_total", dependencies.metrics.slowMatchingRefused.load(ordering: .relaxed))
         out.metric("catbird_journal_queue_entries", .gauge, help: "Journal entries waiting to be written to SQLite.")
         out.sample("catbird_journal_queue_entries", writer.queuedEntries)
         out.metric("catbird_journal_queue_bytes", .gauge, help: "Bytes of bodies, headers and URLs waiting to be written.")

@@ -20,9 +20,12 @@ struct CatbirdHandler: HTTPHandler {
     let journal: Journal
     /// Strict: an answer that is journaled leaves once its entry is committed (``release(_:journaled:_:answeredBy:tenant:)``).
     let durability: Durability
+    /// Where requests whose regular expressions outlast the worker's slice are matched.
+    let matchingLane: MatchingLane
 
     /// - Parameter controlPools: where quick and slow control routes run (``Route/lane``).
-    init(dependencies: RouteDependencies, controlPools: ControlPools) {
+    /// - Parameter matchingLane: where requests with slow regular expressions are matched.
+    init(dependencies: RouteDependencies, controlPools: ControlPools, matchingLane: MatchingLane) {
         routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
@@ -35,6 +38,7 @@ struct CatbirdHandler: HTTPHandler {
         metrics = dependencies.metrics.requests
         journal = dependencies.journal
         durability = dependencies.settings.durability
+        self.matchingLane = matchingLane
     }
 
     /// Every `/catbird` route; each is described in the OpenAPI document (``OpenAPIRoute``),
@@ -65,12 +69,39 @@ struct CatbirdHandler: HTTPHandler {
             }
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
-        switch serving.respond(to: request, tenant: tenant) {
+        return answer(serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice), request, tenant: tenant)
+    }
+
+    /// What goes out for what serving decided; a request whose regular expressions need more
+    /// than the worker's slice is matched again on the matching lane.
+    private func answer(_ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
+        switch served {
         case let .answered(sent, answeredBy, ticket):
             // CORS headers are added by serving, before journaling (the journal records them).
             return release(sent, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
         case let .forward(destination):
             return forward(request, to: destination, tenant: tenant)
+        case .unfinished:
+            return matchOnMatchingLane(request, tenant: tenant)
+        }
+    }
+
+    /// Matches `request` again, with its whole evaluation budget, on the matching lane in its
+    /// tenant's turn, its connection parked meanwhile (no worker held); refused with
+    /// ``APIError/slowMatchingBusy`` (journaled, counted) when its tenant already has
+    /// ``MatchingLane/admittedPerTenant`` requests there (docs/tenancy.md#fair-shares).
+    private func matchOnMatchingLane(_ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
+        guard let reservation = matchingLane.admit(tenant) else {
+            serving.metrics.slowMatchingRefused.add(1, ordering: .relaxed)
+            log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(APIError.slowMatchingBusy.reason)")
+            return answer(serving.answered(APIError.slowMatchingBusy.response, request: request, tenant: tenant), request, tenant: tenant)
+        }
+        serving.metrics.slowMatchingRequests.add(1, ordering: .relaxed)
+        return .later { [self] responder in
+            matchingLane.run(tenant) {
+                defer { reservation.release() }
+                answer(serving.respond(to: request, tenant: tenant, within: nil), request, tenant: tenant).complete(through: responder)
+            }
         }
     }
 

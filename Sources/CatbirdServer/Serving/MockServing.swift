@@ -30,23 +30,40 @@ struct MockServing: Sendable {
     let sentAnswers = SentMockAnswers()
 
     /// What serving decided: an answer (journaled; the ticket says when its entry is committed,
-    /// for strict durability; nil for a delayed answer, journaled when its delay ends), or an
-    /// upstream to forward to (the caller journals the upstream's answer).
+    /// for strict durability; nil for a delayed answer, journaled when its delay ends), an
+    /// upstream to forward to (the caller journals the upstream's answer), or, for a request
+    /// matched within a slice, that its regular expressions need longer (nothing counted nor
+    /// journaled: the caller serves it again without a slice, elsewhere; ``MatchingLane``).
     enum Served {
         case answered(HTTPResponse, CatbirdRequest.AnsweredBy, JournalTicket?)
         case forward(Forwarding.Destination)
+        case unfinished
     }
 
-    func respond(to request: HTTPRequest, tenant: TenantID) -> Served {
+    /// Serves `request`: with a `slice`, only if its regular expressions finish within it
+    /// (else ``Served/unfinished``); without, with the whole evaluation budget
+    /// (docs/matching.md#evaluation-budget).
+    func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration?) -> Served {
         var outOfTime: [Mock] = []
-        guard let hit = mocks.serve(
-            tenant: tenant, method: request.method, target: request.target,
-            headerValue: { request.headers.first($0) }, body: request.body,
-            outOfTime: { mock in
-                reportOutOfTime(mock, request: request, tenant: tenant)
-                outOfTime.append(mock)
-            })
-        else {
+        let served: MockHit?
+        if let slice {
+            switch mocks.serve(
+                tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
+                body: request.body, within: slice) {
+            case let .hit(hit): served = hit
+            case .miss: served = nil
+            case .unfinished: return .unfinished
+            }
+        } else {
+            served = mocks.serve(
+                tenant: tenant, method: request.method, target: request.target,
+                headerValue: { request.headers.first($0) }, body: request.body,
+                outOfTime: { mock in
+                    reportOutOfTime(mock, request: request, tenant: tenant)
+                    outOfTime.append(mock)
+                })
+        }
+        guard let hit = served else {
             if let answer = files?.respond(to: request) {
                 let (sent, ticket) = journal(
                     request: request, response: answer.response, responseHeadersJSON: nil,

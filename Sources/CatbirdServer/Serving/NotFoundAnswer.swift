@@ -83,18 +83,33 @@ struct NotFoundAnswer {
             reason.append("; but \(owner) has a mock that matches it: is the app sending its parallel id"
                 + " (an old launch argument or key)?")
         }
-        for mock in outOfTime { reason.append("; " + outOfTimeSummary(mock)) }
+        for mock in outOfTime.prefix(Self.outOfTimeShown) { reason.append("; " + outOfTimeSummary(mock)) }
+        if outOfTime.count > Self.outOfTimeShown {
+            reason.append("; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
+        }
         // One line: a CR or LF in the target or a mock's texts becomes a space.
         for index in reason.indices where reason[index] == 10 || reason[index] == 13 { reason[index] = 32 }
         return String(decoding: reason, as: UTF8.self)
     }
 
+    /// Mocks skipped for their regular expression's overrun that a 404's reason names at most: 3
+    /// (the others are counted; each is in the log and the metric).
+    static let outOfTimeShown = 3
+
     /// `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: its regular expression ran out of
-    /// the 100 ms evaluation budget` (docs/matching.md#evaluation-budget).
+    /// the 100 ms evaluation budget` (docs/matching.md#evaluation-budget). The mock's header and
+    /// body regular expressions are named too (`mock 7 (POST equal "/b", body regexp "(a|aa)+$")…`),
+    /// so an overrun of any of them can be found.
     static func outOfTimeSummary(_ mock: Mock) -> String {
         let pattern = mock.pattern.source
-        return "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.string(pattern.url.value))) of tenant "
-            + "\(JSONText.shortString(mock.tenant.rawValue)) was skipped: its regular expression ran out of the "
+        var summary = "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.shortString(pattern.url.value))"
+        for (name, header) in pattern.headers.sorted(by: { $0.key < $1.key }) where header.kind == .regexp {
+            summary += ", header \(JSONText.shortString(name)) regexp \(JSONText.shortString(header.value))"
+        }
+        if let body = pattern.body, body.kind == .regexp {
+            summary += ", body regexp \(JSONText.shortString(body.value))"
+        }
+        return summary + ") of tenant \(JSONText.shortString(mock.tenant.rawValue)) was skipped: its regular expression ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
     }
 }

@@ -1,0 +1,62 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdSupport
+
+/// Where a request whose regular expressions are slow is matched: not on libmicrohttpd's
+/// workers, which serve every tenant's mocks (docs/tenancy.md#fair-shares).
+///
+/// A worker matches a request within ``workerSlice`` (``MockStore/serve(tenant:method:target:headerValue:body:within:)``).
+/// When an expression is still running then, the request is parked (no worker held) and
+/// matched again from the start, with its whole 100 ms evaluation budget, on this lane's
+/// threads: each tenant has its own queue, at most one of its requests is matched at a time,
+/// and tenants with requests waiting take turns (``HTTPWorkPool``'s round robin). A tenant
+/// may have ``admittedPerTenant`` requests here (running or waiting); past that a request is
+/// answered at once with ``APIError/slowMatchingBusy`` (journaled and counted). So one
+/// tenant's slow patterns cost its own requests time, and other tenants' requests at most
+/// one slice of a worker each.
+struct MatchingLane: Sendable {
+    /// Regular-expression time a request may take on a worker: 1 ms. Checked by ICU about
+    /// every 10,000 backtracking steps, so a worker is held a few milliseconds at most.
+    static let workerSlice = Duration.milliseconds(1)
+    /// Threads: 2 (at most 1 per tenant, so one tenant's slow requests leave the other to the rest).
+    static let threadCount = 2
+    /// Requests of one tenant on this lane at once, running or waiting: 32. Each takes up to
+    /// the 100 ms budget (and a 404's 50 ms near-miss search), one at a time, so the last one
+    /// admitted still answers within about 3-5 s; a longer queue would only end in client
+    /// timeouts.
+    static let admittedPerTenant = 32
+
+    /// Nice value of the lane's threads: 10, so their CPU-bound matching yields the cores to
+    /// the workers (other tenants' requests) when both want them.
+    static let niceness: Int32 = 10
+
+    private let pool = HTTPWorkPool(threadCount: threadCount, perKeyLimit: 1, name: "catbird-matching", niceness: niceness)
+    private let admission = TenantAdmission(limit: admittedPerTenant)
+
+    /// A place for one of `tenant`'s requests on this lane, or nil when it already has
+    /// ``admittedPerTenant``.
+    func admit(_ tenant: TenantID) -> TenantReservation? {
+        admission.admit(tenant)
+    }
+
+    /// Queues `job` among `tenant`'s jobs (one at a time per tenant, tenants in turn).
+    func run(_ tenant: TenantID, _ job: @escaping @Sendable () -> Void) {
+        pool.run(key: tenant.rawValue, job)
+    }
+
+    /// Drops the jobs not yet started and waits for the running ones (``HTTPWorkPool/stop()``).
+    func stop() {
+        pool.stop()
+    }
+}
+
+extension APIError {
+    /// 429: the tenant already has ``MatchingLane/admittedPerTenant`` requests waiting to be
+    /// matched on the matching lane (docs/tenancy.md#fair-shares).
+    static let slowMatchingBusy = APIError(
+        status: 429,
+        reason: "this tenant already has \(MatchingLane.admittedPerTenant) requests being matched against regular expressions "
+            + "that take more than \(Int(MatchingLane.workerSlice.milliseconds)) ms (up to the 100 ms evaluation budget each, "
+            + "one at a time per tenant; docs/tenancy.md#fair-shares): this request was not matched; make the mocks' "
+            + "regular expressions cheaper, or send fewer such requests at once")
+}
