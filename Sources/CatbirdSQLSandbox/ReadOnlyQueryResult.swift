@@ -67,6 +67,10 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     /// held together, e.g. ten columns of `hex(zeroblob(30000000))`); it was stopped when an
     /// allocation would have passed the limit (``CatbirdStorage/SQLiteMemoryBudget``).
     case memoryLimit(limit: Int)
+    /// One call of the SQL function `function` (e.g. `instr`) would take longer than SQLite
+    /// can be interrupted for: its arguments' lengths multiply past its bound (`reason` says
+    /// by how much; docs/protocol.md#sql). It was refused before it ran.
+    case functionTooCostly(function: String, reason: String)
     /// SQLite refused the statement (e.g. a syntax error or unknown table) or failed running it.
     case sqlite(SQLiteError)
 
@@ -96,6 +100,8 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
         case .memoryLimit(let limit):
             return "the query needs more than \(Self.shortSize(limit)) of memory at once (the limit per query); "
                 + "hold fewer large values together, or use substr() or length()"
+        case .functionTooCostly(_, let reason):
+            return reason
         case .sqlite(let error):
             return error.description
         }

@@ -28,8 +28,10 @@ import Synchronization
 /// 5000 ms for locks, and cap strings, blobs and rows at `maxValueLength` bytes
 /// (<https://www.sqlite.org/limits.html#max_length>), so `SELECT randomblob(900000000)` fails
 /// with `.valueTooLarge` instead of allocating; `printf`/`format` refuse a width or precision
-/// past that limit the same way before SQLite spins on it (``FormatFunctionGuard``, so
-/// `printf('%.*c', 2000000000, 'x')` answers at once). A query's whole result is capped too
+/// past that limit the same way before SQLite spins on it (so `printf('%.*c', 2000000000, 'x')`
+/// answers at once), and `instr`, `replace`, `like`, `glob`, the `trim`s and `json_patch`
+/// refuse arguments whose lengths multiply past their bound with `.functionTooCostly`
+/// (``CheckedBuiltinFunctions``: SQLite cannot interrupt one function call). A query's whole result is capped too
 /// (`maxResultSize`, 16 MiB by default), so `SELECT randomblob(60000000) FROM <20 rows>` stops
 /// with `.resultTooLarge` at its first row instead of gathering 1.2 GB. Many values held at
 /// once are bounded by ``maxQueryMemory`` (SQLite's memory for one query), and a statement is
@@ -59,16 +61,18 @@ public final class TenantScopedReader: Sendable {
     /// The two connections and the tenant of the running query.
     private final class Connections {
         let executing: Database
+        /// The executing connection's checked built-ins, which tell why a call was refused.
+        let checkedFunctions: CheckedBuiltinFunctions
         let inspecting: Database
         let tenant: TenantFunction
         let executionPolicy: TenantReadPolicy
         let inspectionPolicy: TenantReadPolicy
 
         init(
-            executing: Database, inspecting: Database, tenant: TenantFunction,
+            executing: (Database, CheckedBuiltinFunctions), inspecting: Database, tenant: TenantFunction,
             executionPolicy: TenantReadPolicy, inspectionPolicy: TenantReadPolicy
         ) {
-            self.executing = executing
+            (self.executing, checkedFunctions) = executing
             self.inspecting = inspecting
             self.tenant = tenant
             self.executionPolicy = executionPolicy
@@ -99,12 +103,12 @@ public final class TenantScopedReader: Sendable {
         let inspecting = try Self.open(path, scope: scope, maxValueLength: maxValueLength, tenant: tenant, functions: functions) { table, columns in
             "CREATE TEMP TABLE \(Self.quoted(table.name)) (" + columns.map(Self.quoted).joined(separator: ", ") + ")"
         }
-        let mainTables = try Self.firstColumn(of: "SELECT name FROM main.sqlite_schema WHERE type = 'table'", in: executing)
+        let mainTables = try Self.firstColumn(of: "SELECT name FROM main.sqlite_schema WHERE type = 'table'", in: executing.0)
         self.path = path
         self.scope = scope
-        self.maxValueLength = executing.maxValueLength
+        self.maxValueLength = executing.0.maxValueLength
         connections = Mutex(Connections(
-            executing: executing, inspecting: inspecting, tenant: tenant,
+            executing: executing, inspecting: inspecting.0, tenant: tenant,
             executionPolicy: TenantReadPolicy(pass: .execution, scope: scope, mainTables: mainTables),
             inspectionPolicy: TenantReadPolicy(pass: .inspection, scope: scope, mainTables: mainTables)))
     }
@@ -135,9 +139,18 @@ public final class TenantScopedReader: Sendable {
             try connections.inspecting.inspectReadOnly(sql, readPolicy: connections.inspectionPolicy)
             connections.tenant.current = tenant
             defer { connections.tenant.current = nil }
-            return try connections.executing.readOnlyQuery(
-                sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
-                maxResultSize: maxResultSize, maxMemory: maxQueryMemory, readPolicy: connections.executionPolicy)
+            _ = connections.checkedFunctions.takeRefusal()
+            do throws(ReadOnlyQueryError) {
+                return try connections.executing.readOnlyQuery(
+                    sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
+                    maxResultSize: maxResultSize, maxMemory: maxQueryMemory, readPolicy: connections.executionPolicy)
+            } catch .sqlite(let error) {
+                // SQLite reports a refused call as the function's error; say which and why.
+                guard case .tooCostly(let function, _, _, _)? = connections.checkedFunctions.takeRefusal() else {
+                    throw .sqlite(error)
+                }
+                throw .functionTooCostly(function: function, reason: error.message)
+            }
         }
     }
 
@@ -150,18 +163,19 @@ public final class TenantScopedReader: Sendable {
         }
     }
 
-    /// One connection: read-only, length-capped, the tenant function registered, and one temp
-    /// object per scoped table, created by the statement `shadow` gives from the table and its
-    /// columns.
+    /// One connection: read-only, length-capped, the tenant function registered, costly
+    /// built-ins checked (returned beside it), and one temp object per scoped table, created by
+    /// the statement `shadow` gives from the table and its columns.
     private static func open(
         _ path: String, scope: TenantScope, maxValueLength: Int, tenant: TenantFunction,
         functions: @Sendable (Database) throws(SQLiteError) -> Void, shadow: (TenantScope.Table, [String]) -> String
-    ) throws(SQLiteError) -> Database {
+    ) throws(SQLiteError) -> (Database, CheckedBuiltinFunctions) {
         let database = try Database(path: path, mode: .readOnly)
         database.setMaxValueLength(maxValueLength)
         try tenant.register(as: scope.tenantFunction, on: database)
         try functions(database)
-        try FormatFunctionGuard(limit: database.maxValueLength).install(on: database)
+        let checkedFunctions = try CheckedBuiltinFunctions(limitsOf: database)
+        try checkedFunctions.install(on: database)
         var statements: [String] = []
         for table in scope.tables {
             statements.append(shadow(table, try columnNames(of: table.name, in: database)))
@@ -171,7 +185,7 @@ public final class TenantScopedReader: Sendable {
         try database.execute("PRAGMA query_only=0")
         try database.execute(statements.joined(separator: ";\n"))
         try database.execute("PRAGMA query_only=1")
-        return database
+        return (database, checkedFunctions)
     }
 
     /// The columns of `main.<table>`, in order, from a compiled `SELECT *` that is never run.

@@ -1,0 +1,127 @@
+import CatbirdTestSupport
+import Foundation
+import Synchronization
+import XCTest
+
+/// One SQL function call cannot hold an SQL connection past the time limit
+/// (docs/protocol.md#sql, "one function call"): SQLite cannot interrupt a call, so the calls
+/// whose work grows as length × length are refused at once past their bound.
+///
+/// Each case is a regression: before the check, the exact query below ran for tens of seconds
+/// inside one SQLite call (`instr`: 41 s over a real server at load 8; the others measured
+/// with the same SQLite library: `like` ~57 s, `glob` ~57 s, `ltrim` ~90 s, `json_patch` ~40 s
+/// of CPU), and three tenants running it took all three SQL connections, so a fourth
+/// tenant's `SELECT 1` waited into its own time limit.
+final class SQLFunctionCostTests: XCTestCase {
+    /// 8,000,000 `a`s.
+    private static let haystack = "replace(hex(zeroblob(4000000)), '0', 'a')"
+    /// 100,000 `a`s and a `b`: compared in full at every byte of the haystack.
+    private static let needle = "replace(hex(zeroblob(50000)), '0', 'a') || 'b'"
+
+    func testInstrOfALongNeedleInALongHaystackIsRefusedAtOnce() throws {
+        try assertRefusedWhileOthersQuery(
+            "SELECT instr(\(Self.haystack), \(Self.needle))",
+            reason: "instr() of a 8000000-byte haystack and a 100001-byte needle could take 800008000000 steps in one call, past the limit of 2147483648 per call")
+    }
+
+    func testReplaceOfALongPatternInALongValueIsRefusedAtOnce() throws {
+        try assertRefusedWhileOthersQuery(
+            "SELECT length(replace(\(Self.haystack), \(Self.needle), 'x'))",
+            reason: "replace() of a 8000000-byte value and a 100001-byte pattern could take 800008000000 steps in one call, past the limit of 2147483648 per call")
+    }
+
+    func testLikeWithALongWildcardTailOverALongValueIsRefusedAtOnce() throws {
+        try assertRefusedWhileOthersQuery(
+            "SELECT replace(hex(zeroblob(2000000)), '0', 'a') LIKE '%' || replace(hex(zeroblob(5000)), '0', 'a') || 'b'",
+            reason: "like() of a 10002-byte pattern from its first % and a 4000000-byte value could take 40008000000 steps in one call, past the limit of 67108864 per call")
+    }
+
+    func testGlobWithALongWildcardTailOverALongValueIsRefusedAtOnce() throws {
+        try assertRefusedWhileOthersQuery(
+            "SELECT replace(hex(zeroblob(2000000)), '0', 'a') GLOB '*' || replace(hex(zeroblob(5000)), '0', 'a') || 'b'",
+            reason: "glob() of a 10002-byte pattern from its first * and a 4000000-byte value could take 40008000000 steps in one call, past the limit of 67108864 per call")
+    }
+
+    func testTrimWithALongSetOverALongValueIsRefusedAtOnce() throws {
+        try assertRefusedWhileOthersQuery(
+            "SELECT length(ltrim(replace(hex(zeroblob(2000000)), '0', 'a'), replace(hex(zeroblob(5000)), '0', 'b') || 'a'))",
+            reason: "ltrim() of a 4000000-byte value and a 10001-byte set of characters could take 40004000000 steps in one call, past the limit of 67108864 per call")
+    }
+
+    func testJSONPatchOfTwoLargeObjectsIsRefusedAtOnce() throws {
+        let objects = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000), "
+            + "o AS (SELECT json_group_object('a' || i, i) AS t, json_group_object('b' || i, i) AS p FROM c) "
+        try assertRefusedWhileOthersQuery(
+            objects + "SELECT length(json_patch(t, p)) FROM o",
+            reason: "json_patch() of a 1477791-byte target and a 1477791-byte patch could take 2183866239681 steps in one call, past the limit of 2147483648 per call")
+    }
+
+    /// The checked functions still give SQLite's own answers within their bounds, types,
+    /// NULLs, blobs, UTF-8 positions, ESCAPE and JSON subtypes included (the values are the
+    /// `sqlite3` CLI's for the same query).
+    func testCheckedFunctionsAnswerAsSQLiteWithinTheirBounds() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let rows = try E2E.sqlRows(
+            client,
+            "SELECT instr(\(Self.haystack) || 'b', 'aab'), instr('héllo', 'l'), instr(x'0102', x'02'), instr(NULL, 'a'), "
+                + "instr('abc', 2), replace('abcabc', 'b', 'XY'), 'abc' LIKE 'A%', 'abc' GLOB 'a*', 'a%' LIKE 'a\\%' ESCAPE '\\', "
+                + "trim('xxaxx', 'x'), ltrim('xxa', 'x'), rtrim('axx', 'x'), json_object('p', json_patch('{\"a\":1}', '{\"b\":2}')), "
+                + "typeof(replace(x'6161', 'a', 'b')), instr('', ''), typeof(replace(x'', 'a', 'b')), instr(x'', x''), "
+                + "length(replace(\(Self.haystack), 'a', 'bc'))")
+        let row = try XCTUnwrap(rows.first)
+        XCTAssertEqual(row.count, 18)
+        XCTAssertEqual(row[0] as? Int, 7_999_999)
+        XCTAssertEqual(row[1] as? Int, 3)
+        XCTAssertEqual(row[2] as? Int, 2)
+        XCTAssertTrue(row[3] is NSNull)
+        XCTAssertEqual(row[4] as? Int, 0)
+        XCTAssertEqual(row[5] as? String, "aXYcaXYc")
+        XCTAssertEqual(row[6..<9].map { $0 as? Int }, [1, 1, 1])
+        XCTAssertEqual(row[9..<12].map { $0 as? String }, ["a", "a", "a"])
+        XCTAssertEqual(row[12] as? String, #"{"p":{"a":1,"b":2}}"#)
+        XCTAssertEqual(row[13] as? String, "text")
+        XCTAssertEqual(row[14] as? Int, 1)
+        XCTAssertEqual(row[15] as? String, "text")
+        XCTAssertEqual(row[16] as? Int, 1)
+        XCTAssertEqual(row[17] as? Int, 16_000_000)
+    }
+
+    /// Runs `sql` as three tenants at once (every connection of the SQL pool) while a fourth
+    /// tenant asks `SELECT 1`: each of the three gets a 400 naming the function and its limit
+    /// within the time limit, and the fourth is answered without waiting for them.
+    private func assertRefusedWhileOthersQuery(
+        _ sql: String, reason: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let port = server.port
+        let answers = Mutex<[(status: Int, text: String, took: Duration)]>([])
+        let costly = DispatchGroup()
+        for tenant in ["a", "b", "c"] {
+            costly.enter()
+            Thread {
+                defer { costly.leave() }
+                let started = ContinuousClock.now
+                let answer = try? E2E.sql(try RawHTTPClient(port: port), sql, tenant: tenant)
+                answers.withLock { $0.append((answer?.status ?? 0, answer?.text ?? "no answer", ContinuousClock.now - started)) }
+            }.start()
+        }
+        usleep(300_000)
+        let started = ContinuousClock.now
+        let other = try E2E.sql(try server.client(), "SELECT 1", tenant: "d")
+        XCTAssertEqual(other.status, 200, other.text, file: file, line: line)
+        // Generous for a loaded 2-core machine; it waited into its 2-second limit before.
+        XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(1500), "tenant d's SELECT 1 waited", file: file, line: line)
+
+        XCTAssertEqual(costly.wait(timeout: .now() + 30), .success, "the costly queries never answered", file: file, line: line)
+        for answer in answers.withLock({ $0 }) {
+            XCTAssertEqual(answer.status, 400, answer.text, file: file, line: line)
+            XCTAssertTrue(answer.text.contains(reason), answer.text, file: file, line: line)
+            XCTAssertTrue(answer.text.contains(#""error":true"#), answer.text, file: file, line: line)
+            // The promise is 2 s; generous for building the values on a loaded machine.
+            XCTAssertLessThan(answer.took, .seconds(3), "the query ran past its time limit", file: file, line: line)
+        }
+    }
+}
