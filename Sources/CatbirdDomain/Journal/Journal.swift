@@ -71,19 +71,24 @@ public final class Journal: Sendable {
         writer.statistics()
     }
 
-    /// One page of the tenant's journal, oldest first or, when the query says so, newest first.
+    /// The first `limit` entries of the tenant's journal after entry `since`, oldest first, as
+    /// little as a person needs to see what arrived (the wait route's 408 lists them): method,
+    /// URL cut to its first `urlCharacters` characters, and status; nothing else is read, so
+    /// the answer stays small whatever the requests' headers and bodies.
+    /// - Returns: the entries, and whether more follow.
     /// - Throws: `SQLiteError`.
-    public func page(of tenant: TenantID, _ query: JournalQuery) throws -> CatbirdRequestPage {
+    public func arrivals(of tenant: TenantID, after since: Int64, limit: Int, urlCharacters: Int) throws -> (entries: [JournalArrival], hasMore: Bool) {
         writer.flush()
         let (sql, bindings) = Self.select(
-            Self.columns(bodies: query.includeBodies), of: tenant, query, limit: query.limit + 1,
-            hiddenThrough: deletions.hiddenThrough(tenant))
+            "method, substr(url, 1, \(urlCharacters)), length(url), status", of: tenant, JournalQuery(since: since, limit: limit),
+            limit: limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
         let rows = try reader.use { try $0.query(sql, bindings) }
-        let records = rows.prefix(query.limit).map(Self.record(from:))
-        let ids = records.map(\.id)
-        return CatbirdRequestPage(
-            requests: records, hasMore: rows.count > query.limit, nextSince: ids.max() ?? query.since ?? 0,
-            nextBefore: ids.min() ?? query.before)
+        let entries = rows.prefix(limit).map { row in
+            JournalArrival(
+                method: row[0].stringValue ?? "", url: row[1].stringValue ?? "", urlCharacters: Int(row[2].intValue ?? 0),
+                status: row[3].intValue.map { Int($0) })
+        }
+        return (entries, rows.count > limit)
     }
 
     /// The statement that reads `columns` of the tenant's entries the query selects, in its
@@ -187,4 +192,16 @@ public enum JournalCountError: HTTPResponseError, CustomStringConvertible, Senda
                 + "simplify the regular expression"
         }
     }
+}
+
+/// One journal entry as ``Journal/arrivals(of:after:limit:urlCharacters:)`` reads it.
+public struct JournalArrival: Sendable, Equatable {
+    /// The request's method.
+    public let method: String
+    /// The start of its URL (all of it when ``urlCharacters`` is no longer).
+    public let url: String
+    /// How many characters the whole URL has.
+    public let urlCharacters: Int
+    /// The status sent; nil when none was.
+    public let status: Int?
 }

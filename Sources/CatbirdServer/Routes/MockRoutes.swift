@@ -15,9 +15,11 @@ enum MockRoutes {
             Route("POST", "/catbird/api/mocks", lane: .quick) { context in
                 try control(context, dependencies)
             },
+            // Streamed mock by mock (``MockListStream``): the answer is never held whole.
             Route("GET", "/catbird/api/mocks") { context in
-                JSONBody.response(
-                    CatbirdMockList(tenant: context.tenant.rawValue, mocks: dependencies.mocks.mocks(of: context.tenant).map(listed)))
+                let listing = MockListStream(tenant: context.tenant.rawValue, mocks: dependencies.mocks.mocks(of: context.tenant))
+                return HTTPResponse(
+                    status: 200, headers: ["Content-Type": JSONBody.contentType], content: .stream(length: nil, listing.body))
             },
             // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md#control-actions,
             // docs/tenancy.md#admin): mocks left by an earlier run

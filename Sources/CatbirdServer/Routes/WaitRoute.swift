@@ -21,6 +21,8 @@ enum WaitRoute {
     static let defaultTimeout = 5.0
     /// How many arrived entries a timeout's reason lists.
     static let listedArrivals = 20
+    /// How many characters of each arrived entry's URL a timeout's reason shows.
+    static let shownURLCharacters = 200
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
@@ -97,16 +99,20 @@ final class RequestWait: Sendable {
         }
     }
 
-    /// The 408 answer: which pattern, how long, and what arrived after `since` instead.
+    /// The 408 answer: which pattern, how long, and what arrived after `since` instead (at most
+    /// ``WaitRoute/listedArrivals`` entries, each URL cut to ``WaitRoute/shownURLCharacters``
+    /// characters, so the reason stays a few KiB whatever arrived).
     private func timedOut() throws -> HTTPResponse {
-        let page = try dependencies.journal.page(
-            of: tenant, JournalQuery(since: since, limit: WaitRoute.listedArrivals, includeBodies: false))
+        let (entries, hasMore) = try dependencies.journal.arrivals(
+            of: tenant, after: since, limit: WaitRoute.listedArrivals, urlCharacters: WaitRoute.shownURLCharacters)
         let source = pattern.source
         let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
-        var arrived = page.requests.map { "\($0.method.rawValue) \($0.url) → \($0.response.status.map(String.init) ?? "?")" }
-            .joined(separator: ", ")
+        var arrived = entries.map { entry in
+            let url = entry.urlCharacters > entry.url.count ? entry.url + "… (\(entry.urlCharacters) characters)" : entry.url
+            return "\(entry.method) \(url) → \(entry.status.map(String.init) ?? "?")"
+        }.joined(separator: ", ")
         if arrived.isEmpty { arrived = "nothing" }
-        if page.hasMore { arrived += ", … and more" }
+        if hasMore { arrived += ", … and more" }
         return APIError(
             status: 408,
             reason: "no request matching \(source.method.rawValue) \(source.url.kind.rawValue) \(JSONText.string(source.url.value))"
