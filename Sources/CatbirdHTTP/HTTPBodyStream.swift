@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Produces a response body in chunks (``HTTPResponse/Body/stream(length:_:)``), for large
 /// generated answers that should not sit in memory whole.
 ///
@@ -24,5 +26,47 @@ public final class HTTPBodyStream: Sendable {
 
     public init(_ next: @escaping @Sendable (_ offset: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Step) {
         self.next = next
+    }
+}
+
+extension HTTPBodyStream {
+    /// A body sent as parts produced one at a time: `first`, then whatever `next` returns, each
+    /// call made once everything before it was sent (so at most one part is held), until `next`
+    /// returns nil (``Step/finished``) or throws (``Step/failed``: the connection is shut, the
+    /// client sees an incomplete transfer). `next` runs on the worker thread sending the answer,
+    /// one call at a time, and must not block; an empty part is fine.
+    public static func parts(first: [UInt8] = [], _ next: @escaping @Sendable () throws -> [UInt8]?) -> HTTPBodyStream {
+        let state = Mutex(PartsState(pending: first))
+        return HTTPBodyStream { _, buffer in
+            state.withLock { state in
+                while state.sent == state.pending.count {
+                    if state.finished { return .finished }
+                    do {
+                        guard let part = try next() else {
+                            state.finished = true
+                            return .finished
+                        }
+                        state.pending = part
+                        state.sent = 0
+                    } catch {
+                        state.finished = true
+                        return .failed
+                    }
+                }
+                let count = min(buffer.count, state.pending.count - state.sent)
+                state.pending.withUnsafeBytes { bytes in
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.sent..<(state.sent + count)]))
+                }
+                state.sent += count
+                return .wrote(count)
+            }
+        }
+    }
+
+    /// The part being sent by a ``parts(first:_:)`` stream, and how much of it was sent.
+    private struct PartsState {
+        var pending: [UInt8]
+        var sent = 0
+        var finished = false
     }
 }

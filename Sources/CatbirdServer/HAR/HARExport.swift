@@ -31,10 +31,12 @@ final class HARExport: Sendable {
     private let log: Logger
     private let state: Mutex<State>
 
+    /// The document's start and first page, produced before answering.
+    private let first: [UInt8]
+
     private struct State {
-        /// Bytes produced and not yet sent, from `sent` on.
-        var pending: [UInt8]
-        var sent = 0
+        /// The part produced last (a page, and the document's end after the last).
+        var pending: [UInt8] = []
         /// The last entry written (the next page starts after it).
         var cursor: Int64?
         /// Entries still allowed by `limit`; nil: no limit.
@@ -63,38 +65,33 @@ final class HARExport: Sendable {
         self.log = log
         pageSize = max(1, min(64, Self.pageBudget / max(1, 2 * journalBodyLimit)))
         let header = #"{"log":{"version":"1.2","creator":{"name":"Catbird","version":"\#(CatbirdServer.version)"},"pages":[],"entries":["#
-        var first = State(pending: Array(header.utf8), remaining: limit)
-        try Self.append(page: &first, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
-        state = Mutex(first)
+        var opening = State(pending: Array(header.utf8), remaining: limit)
+        try Self.append(page: &opening, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
+        first = opening.pending
+        opening.pending = []
+        state = Mutex(opening)
     }
 
     /// The response body.
     var body: HTTPBodyStream {
-        HTTPBodyStream { [self] _, buffer in fill(buffer) }
+        HTTPBodyStream.parts(first: first) { [self] in try nextPart() }
     }
 
-    private func fill(_ buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyStream.Step {
-        state.withLock { state in
-            while state.sent == state.pending.count {
-                if state.finished { return .finished }
-                state.pending = []
-                state.sent = 0
-                do {
-                    try Self.append(page: &state, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
-                } catch {
-                    // The connection is closed without the last chunk: the client sees an
-                    // incomplete transfer, and the document lacks its closing `]}}`.
-                    log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten) entries: \(error)")
-                    state.finished = true
-                    return .failed
-                }
+    /// The next page, the document's end after the last, or nil once that was sent.
+    private func nextPart() throws -> [UInt8]? {
+        try state.withLock { state in
+            if state.finished { return nil }
+            do {
+                try Self.append(page: &state, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
+            } catch {
+                // The connection is closed without the last chunk: the client sees an
+                // incomplete transfer, and the document lacks its closing `]}}`.
+                log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten) entries: \(error)")
+                state.finished = true
+                throw error
             }
-            let count = min(buffer.count, state.pending.count - state.sent)
-            state.pending.withUnsafeBytes { bytes in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.sent..<(state.sent + count)]))
-            }
-            state.sent += count
-            return .wrote(count)
+            defer { state.pending = [] }
+            return state.pending
         }
     }
 

@@ -23,9 +23,6 @@ final class MockListStream: Sendable {
     static let bodyPieceSize = 48 * 1024
 
     private struct State {
-        /// Bytes ready to send, and how many of them were sent.
-        var pending: [UInt8] = []
-        var sent = 0
         /// The next mock to encode.
         var next = 0
         /// The body being sent and how much of it was encoded, and the mock's JSON after it.
@@ -48,84 +45,58 @@ final class MockListStream: Sendable {
         var generator = SystemRandomNumberGenerator()
         let token = Data((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
         marker = (token, Array(#""body":"\#(token.base64EncodedString())""#.utf8))
-        state.withLock { $0.pending = Array(#"{"mocks":["#.utf8) }
     }
 
     /// The response body.
     var body: HTTPBodyStream {
-        HTTPBodyStream { [self] _, buffer in fill(buffer) }
-    }
-
-    private func fill(_ buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyStream.Step {
-        state.withLock { state in
-            while state.sent == state.pending.count {
-                if state.finished { return .finished }
-                state.pending = []
-                state.sent = 0
-                do {
-                    try produce(into: &state)
-                } catch {
-                    // The connection is closed without the last chunk: the client sees an
-                    // incomplete transfer rather than a listing that lacks a mock.
-                    state.finished = true
-                    return .failed
-                }
-            }
-            let count = min(buffer.count, state.pending.count - state.sent)
-            state.pending.withUnsafeBytes { bytes in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.sent..<(state.sent + count)]))
-            }
-            state.sent += count
-            return .wrote(count)
+        HTTPBodyStream.parts(first: Array(#"{"mocks":["#.utf8)) { [self] in
+            try state.withLock { state in try nextPart(&state) }
         }
     }
 
-    /// Puts the next part of the document in `pending`: a piece of the current body, the rest
-    /// of its mock, the next mock up to its body, or the document's end.
-    /// - Throws: what the encoder throws (a JSONEncoder never does for ``CatbirdMock``).
-    private func produce(into state: inout State) throws {
+    /// The next part of the document: a piece of the current body, the rest of its mock, the
+    /// next mock up to its body, or the document's end; nil once that was sent.
+    /// - Throws: what the encoder throws (a JSONEncoder never does for ``CatbirdMock``); the
+    ///   connection is then closed without the last chunk, an incomplete transfer.
+    private func nextPart(_ state: inout State) throws -> [UInt8]? {
+        if state.finished { return nil }
         if state.bodyOffset < state.body.count {
             let end = min(state.body.count, state.bodyOffset + Self.bodyPieceSize)
-            state.pending = Array(state.body[(state.body.startIndex + state.bodyOffset)..<(state.body.startIndex + end)]
-                .base64EncodedString().utf8)
+            let piece = state.body[(state.body.startIndex + state.bodyOffset)..<(state.body.startIndex + end)]
             state.bodyOffset = end
             if end == state.body.count {
                 state.body = Data()
                 state.bodyOffset = 0
             }
-            return
+            return Array(piece.base64EncodedString().utf8)
         }
         if !state.afterBody.isEmpty {
-            state.pending = state.afterBody
-            state.afterBody = []
-            return
+            defer { state.afterBody = [] }
+            return state.afterBody
         }
         guard state.next < mocks.count else {
-            state.pending = Array(#"],"tenant":"#.utf8) + Array(JSONText.string(tenant).utf8) + [UInt8(ascii: "}")]
             state.finished = true
-            return
+            return Array(#"],"tenant":"#.utf8) + Array(JSONText.string(tenant).utf8) + [UInt8(ascii: "}")]
         }
         let mock = MockRoutes.listed(mocks[state.next])
-        if state.next > 0 { state.pending.append(UInt8(ascii: ",")) }
+        var part: [UInt8] = state.next > 0 ? [UInt8(ascii: ",")] : []
         state.next += 1
         guard let body = mock.response.body, !body.isEmpty else {
-            state.pending += try Self.encoded(mock)
-            return
+            return part + (try Self.encoded(mock))
         }
         var standIn = mock
         standIn.response.body = marker.data
         let json = try Self.encoded(standIn)
         guard let range = Self.range(of: marker.text, in: json) else {
             // Cannot happen (the encoder writes the stand-in body as given); send it whole.
-            state.pending += try Self.encoded(mock)
-            return
+            return part + (try Self.encoded(mock))
         }
         // Up to and including `"body":"`, then the body's pieces, then from the closing quote on.
-        let opening = range.lowerBound + #""body":""#.utf8.count
-        state.pending += json[..<opening]
+        part += json[..<(range.lowerBound + #""body":""#.utf8.count)]
         state.body = body
         state.bodyOffset = 0
         state.afterBody = Array(json[(range.upperBound - 1)...])
+        return part
     }
 
     /// `mock` in the listing's shape: keys sorted, slashes unescaped.
