@@ -54,6 +54,17 @@ final class MockListStream: Sendable {
         }
     }
 
+    /// The listing's length in bytes, counted by producing it once without keeping it: the
+    /// answer to `HEAD` declares it, since libmicrohttpd 0.9.75 sends a chunked body's last
+    /// chunk (`0`) even to `HEAD`, which the client would read as the next answer's start.
+    /// - Throws: what the encoder throws (never, for a JSONEncoder).
+    func byteCount() throws -> Int {
+        var state = State()
+        var total = #"{"mocks":["#.utf8.count
+        while let part = try nextPart(&state) { total += part.count }
+        return total
+    }
+
     /// The next part of the document: a piece of the current body, the rest of its mock, the
     /// next mock up to its body, or the document's end; nil once that was sent.
     /// - Throws: what the encoder throws (a JSONEncoder never does for ``CatbirdMock``); the

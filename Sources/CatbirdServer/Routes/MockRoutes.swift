@@ -15,11 +15,13 @@ enum MockRoutes {
             Route("POST", "/catbird/api/mocks", lane: .quick) { context in
                 try control(context, dependencies)
             },
-            // Streamed mock by mock (``MockListStream``): the answer is never held whole.
+            // Streamed mock by mock (``MockListStream``): the answer is never held whole. HEAD
+            // gets GET's length, its body never read.
             Route("GET", "/catbird/api/mocks") { context in
                 let listing = MockListStream(tenant: context.tenant.rawValue, mocks: dependencies.mocks.mocks(of: context.tenant))
+                let length = context.request.method == "HEAD" ? UInt64(try listing.byteCount()) : nil
                 return HTTPResponse(
-                    status: 200, headers: ["Content-Type": JSONBody.contentType], content: .stream(length: nil, listing.body))
+                    status: 200, headers: ["Content-Type": JSONBody.contentType], content: .stream(length: length, listing.body))
             },
             // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md#control-actions,
             // docs/tenancy.md#admin): mocks left by an earlier run
