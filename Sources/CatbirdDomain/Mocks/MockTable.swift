@@ -90,7 +90,9 @@ struct MockTable: Sendable {
             let id = takeEqual ? equal[e] : others[o].id
             if takeEqual { e += 1 } else { o += 1 }
             let mock = byID[id]!
-            switch mock.pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice) {
+            // Through the shared definition: `mock.pattern` would copy the compiled pattern
+            // (a retain and a release of each of its parts) on every request.
+            switch mock.definition.pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice) {
             case .matched: return id
             case .notMatched: break
             case .outOfTime:

@@ -31,6 +31,16 @@ final class TenantMocks: Sendable {
             self.version = version
         }
 
+        /// ``MockTable/firstMatch(method:target:headerValue:body:deadline:outOfTime:)`` on
+        /// `table`, read in place (called as `snapshot.table.firstMatch`, the table was copied,
+        /// a retain and a release of each of its parts, on every request).
+        func firstMatch(
+            method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
+            outOfTime: (Mock) -> Void
+        ) -> Int64? {
+            table.firstMatch(method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, outOfTime: outOfTime)
+        }
+
         var nearMissCatalog: NearMissCatalog {
             catalog.withLock { catalog in
                 if let catalog { return catalog }
@@ -109,7 +119,7 @@ final class TenantMocks: Sendable {
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant
     ) -> Int64? {
         let snapshot = state.withLock { $0.currentSnapshot() }
-        return snapshot.table.firstMatch(
+        return snapshot.firstMatch(
             method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, outOfTime: { _ in })
     }
 
@@ -171,7 +181,7 @@ final class TenantMocks: Sendable {
             let snapshot = state.withLock { $0.currentSnapshot() }
             let version = snapshot.version
             var stopped: [Mock] = []
-            let found = snapshot.table.firstMatch(
+            let found = snapshot.firstMatch(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
                 slice: slice, outOfTime: { stopped.append($0) })
             guard let id = found else {
