@@ -38,6 +38,17 @@ public struct Mock: Sendable {
             self.createdAt = createdAt
             identity = pattern.source.identity
         }
+
+        /// ``CompiledRequestPattern/evaluate(method:target:headerValue:body:until:slice:)`` of
+        /// `pattern`, read in place: called from outside as `definition.pattern.evaluate`, the
+        /// compiled pattern was copied (a retain and a release of each of its parts) on every
+        /// request matched.
+        func evaluate(
+            method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
+            until deadline: ContinuousClock.Instant, slice: Bool = false
+        ) -> MatchOutcome {
+            pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice)
+        }
     }
 
     /// Row id in the `mocks` table. A mock replaced in place gets a new id.

@@ -92,7 +92,7 @@ struct MockTable: Sendable {
             let mock = byID[id]!
             // Through the shared definition: `mock.pattern` would copy the compiled pattern
             // (a retain and a release of each of its parts) on every request.
-            switch mock.definition.pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice) {
+            switch mock.definition.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice) {
             case .matched: return id
             case .notMatched: break
             case .outOfTime:
