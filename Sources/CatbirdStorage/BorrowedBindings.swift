@@ -22,8 +22,13 @@ public struct BorrowedBindings {
 
     /// Adds `text` (UTF-8) for parameter `index` (1-based); `""` binds empty text, not `NULL`.
     public mutating func add(text: String, at index: Int32) {
-        values.append((index, bytes.count, text.utf8.count, true))
-        bytes.append(contentsOf: text.utf8)
+        var text = text
+        // Copied from the string's own UTF-8 storage (`append(contentsOf: text.utf8)` walks the
+        // view byte by byte).
+        text.withUTF8 { utf8 in
+            values.append((index, bytes.count, utf8.count, true))
+            bytes.append(contentsOf: utf8)
+        }
     }
 
     /// Adds a blob for parameter `index` (1-based); `[]` binds an empty blob, not `NULL`.
