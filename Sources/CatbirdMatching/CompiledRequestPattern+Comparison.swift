@@ -30,9 +30,9 @@ extension CompiledRequestPattern {
     }
 
     /// Whether the url pattern matches the probe's target (a regular expression still running
-    /// at `deadline` counts as not matching).
-    public func urlMatches(_ probe: NearMissProbe, until deadline: ContinuousClock.Instant) -> Bool {
-        url.evaluate(probe.target, until: deadline) == .matched
+    /// at `deadline` counts as not matching; `slice`: as for ``CompiledPatternMatch/evaluate(_:until:slice:)``).
+    public func urlMatches(_ probe: NearMissProbe, until deadline: ContinuousClock.Instant, slice: Bool = false) -> Bool {
+        url.evaluate(probe.target, until: deadline, slice: slice) == .matched
     }
 
     /// Compares a request with this pattern field by field (``RequestComparison``), evaluating
@@ -47,11 +47,12 @@ extension CompiledRequestPattern {
     ///     here when the url does not match.
     ///   - deadline: regular expressions of header and body patterns still running then count
     ///     as differing.
+    ///   - slice: the deadline is a worker's slice (``CompiledPatternMatch/evaluate(_:until:slice:)``).
     ///   - fields: whether to build ``RequestComparison/fields`` (the texts a person reads; only
     ///     the closest mocks need them).
     public func compare(
         _ probe: NearMissProbe, headerValue: (String) -> String?, body: [UInt8], urlMatches: Bool, urlEdits: Int? = nil,
-        until deadline: ContinuousClock.Instant, fields wanted: Bool
+        until deadline: ContinuousClock.Instant, slice: Bool = false, fields wanted: Bool
     ) -> RequestComparison {
         let texts = nearMissTexts
         var fields: [CatbirdNearMiss.Field] = []
@@ -75,7 +76,7 @@ extension CompiledRequestPattern {
         for (index, header) in headers.enumerated() {
             let value = headerValue(header.name)
             let verdict: CatbirdNearMiss.Field.Verdict =
-                value == nil ? .missing : header.pattern.evaluate(value!, until: deadline) == .matched ? .match : .differs
+                value == nil ? .missing : header.pattern.evaluate(value!, until: deadline, slice: slice) == .matched ? .match : .differs
             if verdict != .match { distance += 0.5 }
             if wanted {
                 fields.append(.init(field: "header", name: header.name, verdict: verdict, expected: texts.headers[index], actual: value))
@@ -83,7 +84,7 @@ extension CompiledRequestPattern {
         }
 
         if let bodyPattern = self.body {
-            let bodyMatches = bodyPattern.evaluate(body, until: deadline) == .matched
+            let bodyMatches = bodyPattern.evaluate(body, until: deadline, slice: slice) == .matched
             if !bodyMatches { distance += 0.5 }
             if wanted {
                 fields.append(.init(field: "body", verdict: bodyMatches ? .match : .differs, expected: texts.body!, actual: Self.shown(body)))

@@ -39,21 +39,30 @@ extension MockStore {
     /// ``NearMissCatalog``: blocks are visited lowest bound first, and a group, block or mock
     /// whose bound cannot beat the third closest so far (ties: rank, then position) is skipped
     /// without an edit distance.
+    ///
+    /// `regexpSlice`: on a server worker, the regular-expression time the search may take
+    /// (docs/tenancy.md#slow-regular-expressions): an expression still running then, or one
+    /// that outlasted a slice before, counts as differing (or as not matching, for
+    /// `matchingTenants`), so another tenant's slow pattern cannot hold the worker. Nil: up to
+    /// ``nearMissTimeLimit``.
     public func nearMisses(
-        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8]
+        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
+        regexpSlice: Duration? = nil
     ) -> NearMissReport {
         let owners = tenant.isDefault ? [tenant] : [tenant, .defaultTenant]
         // Built once per table version, by the first miss after a change: not counted in the time limit.
         let views = owners.compactMap { table(of: $0)?.nearMissView() }
         let deadline = ContinuousClock.now.advanced(by: Self.nearMissTimeLimit)
+        let slice = regexpSlice != nil
+        let regexpDeadline = regexpSlice.map { min(deadline, ContinuousClock.now.advanced(by: $0)) } ?? deadline
         let probe = NearMissProbe(method: method, target: target)
         var closest = NearMissRanking(limit: Self.nearMissLimit)
         var compared = 0
         // `rank` is the catalog's place in `catalogs` (0: the request's tenant, 1: the default tenant).
         func compare(_ catalog: NearMissCatalog, rank: Int, index: Int, urlMatches: Bool, urlEdits: Int? = nil) {
             let comparison = catalog.mocks[index].pattern.compare(
-                probe, headerValue: headerValue, body: body, urlMatches: urlMatches, urlEdits: urlEdits, until: deadline,
-                fields: false)
+                probe, headerValue: headerValue, body: body, urlMatches: urlMatches, urlEdits: urlEdits, until: regexpDeadline,
+                slice: slice, fields: false)
             compared += 1
             closest.offer(distance: comparison.distance, rank: rank, position: catalog.positions[index], index: index)
         }
@@ -64,7 +73,7 @@ extension MockStore {
             let ids = table.urlCandidates(for: target)
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
             for index in candidates.sorted() where ContinuousClock.now < deadline {
-                compare(catalog, rank: rank, index: index, urlMatches: catalog.mocks[index].pattern.urlMatches(probe, until: deadline))
+                compare(catalog, rank: rank, index: index, urlMatches: catalog.mocks[index].pattern.urlMatches(probe, until: regexpDeadline, slice: slice))
             }
             catalogs.append((catalog, candidates))
         }
@@ -108,7 +117,9 @@ extension MockStore {
         if tenant.isDefault {
             for (other, table) in tablesSnapshot().prefix(Self.nearMissTenantLimit) where !other.isDefault {
                 guard ContinuousClock.now < deadline, matching.count < Self.matchingTenantLimit else { break }
-                if table.firstMatch(method: method, target: target, headerValue: headerValue, body: body, deadline: deadline) != nil {
+                if table.firstMatch(
+                    method: method, target: target, headerValue: headerValue, body: body, deadline: regexpDeadline, slice: slice
+                ) != nil {
                     matching.append(other)
                 }
             }
@@ -117,8 +128,9 @@ extension MockStore {
         return NearMissReport(
             nearMisses: zip(closest.entries, winners).map { entry, mock in
                 let fields = mock.pattern.compare(
-                    probe, headerValue: headerValue, body: body, urlMatches: mock.pattern.urlMatches(probe, until: deadline),
-                    until: deadline, fields: true
+                    probe, headerValue: headerValue, body: body,
+                    urlMatches: mock.pattern.urlMatches(probe, until: regexpDeadline, slice: slice),
+                    until: regexpDeadline, slice: slice, fields: true
                 ).fields
                 return CatbirdNearMiss(
                     mockId: mock.id, tenant: mock.tenant.rawValue, position: mock.position,

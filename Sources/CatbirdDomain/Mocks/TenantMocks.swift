@@ -31,14 +31,16 @@ final class TenantMocks: Sendable {
             self.version = version
         }
 
-        /// ``MockTable/firstMatch(method:target:headerValue:body:deadline:outOfTime:)`` on
+        /// ``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)`` on
         /// `table`, read in place (called as `snapshot.table.firstMatch`, the table was copied,
         /// a retain and a release of each of its parts, on every request).
         func firstMatch(
             method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-            outOfTime: (Mock) -> Void
+            slice: Bool = false, outOfTime: (Mock) -> Void
         ) -> Int64? {
-            table.firstMatch(method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, outOfTime: outOfTime)
+            table.firstMatch(
+                method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, slice: slice,
+                outOfTime: outOfTime)
         }
 
         var nearMissCatalog: NearMissCatalog {
@@ -114,13 +116,16 @@ final class TenantMocks: Sendable {
 
     /// The id of the first mock that matches the request, found on a snapshot outside the
     /// lock (a slow pattern holds up no one else), with no hit counted: whether this tenant
-    /// would have answered it (near misses' `matchingTenants`).
+    /// would have answered it (near misses' `matchingTenants`). With `slice` (``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)``)
+    /// an expression still running at `deadline` ends the search with nil.
     func firstMatch(
-        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant
+        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
+        slice: Bool = false
     ) -> Int64? {
         let snapshot = state.withLock { $0.currentSnapshot() }
         return snapshot.firstMatch(
-            method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, outOfTime: { _ in })
+            method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, slice: slice,
+            outOfTime: { _ in })
     }
 
     /// The current table (to find the mocks whose url may match a target) and its mocks as

@@ -75,7 +75,7 @@ struct MockServing: Sendable {
                 return answered(Forwarding.connectNotSupported, request: request, tenant: tenant)
             }
             if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
-            let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime)
+            let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: slice)
             let (sent, ticket) = journal(
                 request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
                 answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesRange)
@@ -179,11 +179,12 @@ struct MockServing: Sendable {
         return sent
     }
 
-    /// The 404 with the request's near misses (computed only here, on a miss).
-    private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock]) -> NotFoundAnswer {
+    /// The 404 with the request's near misses (computed only here, on a miss); on a worker,
+    /// their regular expressions get the worker's slice (``MockStore/nearMisses(tenant:method:target:headerValue:body:regexpSlice:)``).
+    private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> NotFoundAnswer {
         let report = mocks.nearMisses(
             tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
-            body: request.body)
+            body: request.body, regexpSlice: regexpSlice)
         return NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
             namesOtherTenants: !admin.requiresToken, outOfTime: outOfTime)
