@@ -8,7 +8,8 @@ extension JSONText {
     /// `"aaaa…" (20000 characters)`, so a 20,000-character tenant id cannot swamp a message.
     /// JSON fields meant for programs keep the whole value (docs/tenancy.md#ids-in-messages).
     public static func shortString(_ value: String, maxCharacters: Int = shownCharacters) -> String {
-        guard let end = value.index(value.startIndex, offsetBy: maxCharacters, limitedBy: value.endIndex), end != value.endIndex
+        // No more bytes than allowed characters: nothing to cut, no characters counted.
+        guard value.utf8.count > maxCharacters, let end = value.index(value.startIndex, offsetBy: maxCharacters, limitedBy: value.endIndex), end != value.endIndex
         else { return string(value) }
         return string(value[..<end] + "…") + " (\(value.count) characters)"
     }

@@ -187,7 +187,8 @@ public enum JSONText {
         guard !pairs.isEmpty else { return object }
         var out: [UInt8] = []
         out.reserveCapacity(pairs.reduce(object.utf8.count + 2) { $0 + $1.name.utf8.count + $1.value.utf8.count + 6 })
-        out.append(contentsOf: object.utf8.dropLast())  // without its closing brace
+        var object = object
+        object.withUTF8 { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0.dropLast())) }  // without its closing brace
         var first = object == "{}"
         for pair in pairs {
             if !first { out.append(UInt8(ascii: ",")) }

@@ -78,14 +78,16 @@ extension MockStore {
             catalogs.append((catalog, candidates))
         }
 
-        var blocks: [(bound: Double, catalog: Int, block: Int)] = []
+        var blocks: [(bound: Double, catalog: Int, firstPosition: Int64, block: Int)] = []
         blocks.reserveCapacity(catalogs.reduce(0) { $0 + $1.catalog.blocks.count })
         for (rank, entry) in catalogs.enumerated() {
             for block in entry.catalog.blocks.indices {
-                blocks.append((entry.catalog.bound(ofBlock: block, for: probe), rank, block))
+                blocks.append((entry.catalog.bound(ofBlock: block, for: probe), rank, entry.catalog.blocks[block].firstPosition, block))
             }
         }
-        blocks.sort { $0.bound < $1.bound }
+        // Equal bounds in ranking order (rank, then position): ties go to the earlier mock, so
+        // visiting it first lets the later ones be skipped.
+        blocks.sort { ($0.bound, $0.catalog, $0.firstPosition) < ($1.bound, $1.catalog, $1.firstPosition) }
         // Each group's columns bound, computed when one of its blocks is first reached (NaN: not yet).
         var groupBounds = catalogs.map { [Double](repeating: .nan, count: $0.catalog.groups.count) }
         for block in blocks {
