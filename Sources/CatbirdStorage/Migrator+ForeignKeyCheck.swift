@@ -3,7 +3,9 @@ import CSQLite
 extension Migrator {
     /// The tables a migration changed, as SQLite's authorizer reports them while the
     /// migration's statements are prepared (<https://www.sqlite.org/c3ref/set_authorizer.html>):
-    /// rows inserted, updated or deleted, tables created, altered or dropped. SQLite's own
+    /// rows inserted, updated or deleted, tables created, altered or dropped, and the table of
+    /// an index dropped (the index may be the unique one a child's foreign key needs, whose
+    /// loss `PRAGMA foreign_key_check` reports as "foreign key mismatch"). SQLite's own
     /// tables (`sqlite_*`, written by any schema change) are left out; a write to the schema
     /// itself (`PRAGMA writable_schema`) makes the change unknown.
     final class ChangedTables {
@@ -19,6 +21,7 @@ extension Migrator {
             let table: UnsafePointer<CChar>? = switch action {
             case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE: detail1
             case SQLITE_ALTER_TABLE: detail2  // detail1 is the database's name
+            case SQLITE_DROP_INDEX, SQLITE_DROP_TEMP_INDEX: detail2  // detail1 is the index's name
             default: nil
             }
             guard let table else { return }
@@ -47,8 +50,10 @@ extension Migrator {
     /// each changed table that still exists and on every table whose foreign keys refer to a
     /// changed one (a parent's rows deleted or its table dropped); on every table when the
     /// change is unknown (the schema written directly, or a table altered away). A migration
-    /// that only builds or drops indexes checks nothing, instead of reading every row of a
-    /// large journal. Each row: table, rowid, parent, foreign key index.
+    /// that only builds indexes checks nothing, instead of reading every row of a large
+    /// journal; one that drops an index checks that index's table and its children (a
+    /// parent's unique index gone makes the children's check fail with "foreign key
+    /// mismatch"). Each row: table, rowid, parent, foreign key index.
     static func foreignKeyViolations(_ db: Database, after changed: ChangedTables) throws -> [Row] {
         guard !changed.names.isEmpty else { return [] }
         let tables = try db.query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")

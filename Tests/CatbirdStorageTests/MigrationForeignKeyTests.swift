@@ -77,6 +77,27 @@ final class MigrationForeignKeyTests: StorageTestCase {
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM tenants WHERE id = 'p'"), .integer(1), "rolled back")
     }
 
+    /// Regression: dropping an index was not noted as a change, so a migration dropping the
+    /// unique index a child's foreign key needs checked nothing and committed (the full
+    /// `PRAGMA foreign_key_check` it replaced failed with "foreign key mismatch").
+    func testDroppingTheUniqueIndexBehindAForeignKeyIsRolledBack() throws {
+        let db = try openMigrated()
+        let tables = Migration(version: 9008, name: "9008_parent_child", sql: """
+            CREATE TABLE p (k TEXT);
+            CREATE UNIQUE INDEX p_k ON p (k);
+            CREATE TABLE c (x TEXT REFERENCES p (k));
+            INSERT INTO p VALUES ('a');
+            INSERT INTO c VALUES ('a');
+            """)
+        XCTAssertEqual(try Migrator.migrate(db, migrations: Schema.migrations + [tables]), [9008])
+        let dropIndex = Migration(version: 9009, name: "9009_drop_index", sql: "DROP INDEX p_k;")
+        XCTAssertThrowsError(try Migrator.migrate(db, migrations: Schema.migrations + [tables, dropIndex])) { error in
+            XCTAssertTrue("\(error)".contains("foreign key mismatch"), "\(error)")
+        }
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'p_k'"), .integer(1), "rolled back")
+        XCTAssertEqual(try scalar(db, "SELECT count(*) FROM schema_migrations WHERE version = 9009"), .integer(0))
+    }
+
     func testAMigrationThatCommitsItselfIsRefused() throws {
         let db = try openMigrated()
         let committing = Migration(version: 9003, name: "9003_commits", sql: "CREATE TABLE t (x); COMMIT;")
