@@ -26,7 +26,24 @@ final class AnswerSizeTests: XCTestCase {
             try E2E.addMock(client, tenant: "big", url: "/small", body: "")
             let before = try server.peakResidentMegabytes()
 
+            // Regression: HEAD counted the listing's bytes by base64-encoding every body, on the
+            // worker (48 MB of bodies, 64 MB of base64, per HEAD). Now the bodies' base64 is
+            // counted arithmetically, so 20 HEADs cost the server far less than encoding once.
+            let cpuBefore = try server.cpuSeconds()
+            var declared: [String?] = []
+            for _ in 0..<20 {
+                let head = try client.request("HEAD", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "big")])
+                XCTAssertEqual(head.status, 200)
+                declared.append(head.header("Content-Length"))
+            }
+            let headCPU = try server.cpuSeconds() - cpuBefore
+            let peakAfterHead = try server.peakResidentMegabytes()
+            XCTAssertLessThan(headCPU, 0.3, "20 HEADs of the listing took \(headCPU) s of the server's CPU")
+            XCTAssertLessThan(peakAfterHead - before, 10, "HEAD raised the server's peak RSS from \(before) MB to \(peakAfterHead) MB")
+            print("20 HEADs of a \(count * bodySize)-byte listing: \(headCPU) s of server CPU")
+
             let answer = try client.request("GET", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "big")])
+            XCTAssertEqual(Set(declared), ["\(answer.body.count)"], "HEAD declares GET's length")
             XCTAssertEqual(answer.status, 200)
             XCTAssertEqual(answer.header("Content-Type"), "application/json; charset=utf-8")
             XCTAssertGreaterThan(answer.body.count, count * bodySize * 4 / 3)

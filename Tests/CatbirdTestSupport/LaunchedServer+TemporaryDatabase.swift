@@ -31,6 +31,20 @@ extension LaunchedServer {
         try residentMegabytes("VmRSS:")
     }
 
+    /// The CPU time the server process has used so far (user and system), in seconds, from
+    /// /proc/<pid>/stat (fields 14 and 15, in clock ticks: proc(5)); as fine as a tick (10 ms).
+    /// - Throws: ``Failure`` when the file cannot be read or parsed.
+    public func cpuSeconds() throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
+        // Fields after the command name, which may hold spaces: ") state ppid …"; utime is 14th.
+        guard let afterName = stat.range(of: ") ", options: .backwards) else { throw Failure("no command name in \(stat)") }
+        let fields = stat[afterName.upperBound...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw Failure("no utime and stime in /proc/\(process.processIdentifier)/stat: \(stat)")
+        }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     private func residentMegabytes(_ field: String) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),

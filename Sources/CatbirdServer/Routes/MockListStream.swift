@@ -32,6 +32,9 @@ final class MockListStream: Sendable {
         var finished = false
     }
 
+    /// The document's start.
+    private static let opening = Array(#"{"mocks":["#.utf8)
+
     private let tenant: String
     private let mocks: [Mock]
     /// The stand-in body's base64 with its JSON key: `"body":"<token>"`; 24 random bytes, so
@@ -49,20 +52,31 @@ final class MockListStream: Sendable {
 
     /// The response body.
     var body: HTTPBodyStream {
-        HTTPBodyStream.parts(first: Array(#"{"mocks":["#.utf8)) { [self] in
+        HTTPBodyStream.parts(first: Self.opening) { [self] in
             try state.withLock { state in try nextPart(&state) }
         }
     }
 
-    /// The listing's length in bytes, counted by producing it once without keeping it: the
-    /// answer to `HEAD` declares it, since libmicrohttpd 0.9.75 sends a chunked body's last
-    /// chunk (`0`) even to `HEAD`, which the client would read as the next answer's start.
+    /// The listing's length in bytes: the answer to `HEAD` declares it, since libmicrohttpd
+    /// 0.9.75 sends a chunked body's last chunk (`0`) even to `HEAD`, which the client would
+    /// read as the next answer's start. Each mock's JSON is encoded with the stand-in body as
+    /// for `GET`, but the bodies are not: a body of n bytes is counted as its base64's length,
+    /// 4 × ⌈n / 3⌉ (RFC 4648 §4, padded; the pieces of ``bodyPieceSize``, a multiple of 3,
+    /// concatenate to the whole body's base64), so `HEAD` costs the mocks' fields, not their
+    /// bodies.
     /// - Throws: what the encoder throws (never, for a JSONEncoder).
     func byteCount() throws -> Int {
-        var state = State()
-        var total = #"{"mocks":["#.utf8.count
-        while let part = try nextPart(&state) { total += part.count }
+        var total = Self.opening.count + closing.count
+        for index in mocks.indices {
+            let mock = try split(index)
+            total += mock.head.count + Self.base64Length(mock.body.count) + mock.tail.count
+        }
         return total
+    }
+
+    /// The length of the padded base64 of `count` bytes (RFC 4648 §4).
+    private static func base64Length(_ count: Int) -> Int {
+        4 * ((count + 2) / 3)
     }
 
     /// The next part of the document: a piece of the current body, the rest of its mock, the
@@ -87,27 +101,44 @@ final class MockListStream: Sendable {
         }
         guard state.next < mocks.count else {
             state.finished = true
-            return Array(#"],"tenant":"#.utf8) + Array(JSONText.string(tenant).utf8) + [UInt8(ascii: "}")]
+            return closing
         }
-        let mock = MockRoutes.listed(mocks[state.next])
-        var part: [UInt8] = state.next > 0 ? [UInt8(ascii: ",")] : []
+        let mock = try split(state.next)
         state.next += 1
+        if !mock.body.isEmpty {
+            state.body = mock.body
+            state.bodyOffset = 0
+            state.afterBody = mock.tail
+        }
+        return mock.head
+    }
+
+    /// The document's end: `],"tenant":"…"}`.
+    private var closing: [UInt8] {
+        Array(#"],"tenant":"#.utf8) + Array(JSONText.string(tenant).utf8) + [UInt8(ascii: "}")]
+    }
+
+    /// Mock `index`'s part of the document, split where its body's base64 goes: `head` (a
+    /// comma before every mock but the first, then its JSON up to and including `"body":"`),
+    /// the `body` to send as base64, and `tail` (its JSON from the body's closing quote on). A
+    /// mock without a body, or with an empty one, is all `head`.
+    /// - Throws: what the encoder throws (a JSONEncoder never does for ``CatbirdMock``).
+    private func split(_ index: Int) throws -> (head: [UInt8], body: Data, tail: [UInt8]) {
+        let mock = MockRoutes.listed(mocks[index])
+        let comma: [UInt8] = index > 0 ? [UInt8(ascii: ",")] : []
         guard let body = mock.response.body, !body.isEmpty else {
-            return part + (try Self.encoded(mock))
+            return (comma + (try Self.encoded(mock)), Data(), [])
         }
         var standIn = mock
         standIn.response.body = marker.data
         let json = try Self.encoded(standIn)
         guard let range = Self.range(of: marker.text, in: json) else {
             // Cannot happen (the encoder writes the stand-in body as given); send it whole.
-            return part + (try Self.encoded(mock))
+            return (comma + (try Self.encoded(mock)), Data(), [])
         }
         // Up to and including `"body":"`, then the body's pieces, then from the closing quote on.
-        part += json[..<(range.lowerBound + #""body":""#.utf8.count)]
-        state.body = body
-        state.bodyOffset = 0
-        state.afterBody = Array(json[(range.upperBound - 1)...])
-        return part
+        let head = comma + json[..<(range.lowerBound + #""body":""#.utf8.count)]
+        return (head, body, Array(json[(range.upperBound - 1)...]))
     }
 
     /// `mock` in the listing's shape: keys sorted, slashes unescaped.
