@@ -69,6 +69,26 @@ final class AnswerSizeTests: XCTestCase {
         }
     }
 
+    /// Regression: the 408 said a URL was cut when it was not if it held combining marks:
+    /// SQLite's `length` and `substr` count code points (`/e\u{301}` is 3) and the check
+    /// compared Swift's `String.count`, graphemes (2), so `GET /é… (3 characters)` was shown.
+    func testTheWaitTimeoutCutsURLsWithCombiningMarksOnlyWhenLong() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let tenant = [("X-Catbird-Parallel-Id", "marks")]
+        let long = "/" + String(repeating: "e\u{301}", count: 150)  // 301 code points, 151 graphemes
+        XCTAssertEqual(try client.request("GET", "/e\u{301}", headers: tenant).status, 404)
+        XCTAssertEqual(try client.request("GET", long, headers: tenant).status, 404)
+        let answer = try client.json(
+            "POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"},"headers":{}},"timeout":0}"#,
+            headers: tenant)
+        XCTAssertEqual(answer.status, 408, answer.text)
+        let reason = try XCTUnwrap(answer.object["reason"] as? String)
+        let cut = "/" + String(repeating: "e\u{301}", count: 99) + "e… (301 characters)"
+        XCTAssertTrue(reason.hasSuffix("the journal has: GET /e\u{301} → 404, GET \(cut) → 404"), reason)
+    }
+
     /// Regression: the wait route's 408 listed what arrived through a second page builder that
     /// read each entry whole (headers, near misses) and put every URL in the reason in full:
     /// 20 requests with 6,000-character URLs made a 120 KB reason. Now it reads the method, the

@@ -73,7 +73,8 @@ public final class Journal: Sendable {
 
     /// The first `limit` entries of the tenant's journal after entry `since`, oldest first, as
     /// little as a person needs to see what arrived (the wait route's 408 lists them): method,
-    /// URL cut to its first `urlCharacters` characters, and status; nothing else is read, so
+    /// URL cut to its first `urlCharacters` characters (Unicode code points, as SQLite's `substr`
+    /// counts them), and status; nothing else is read, so
     /// the answer stays small whatever the requests' headers and bodies.
     /// - Returns: the entries, and whether more follow.
     /// - Throws: `SQLiteError`.
@@ -200,7 +201,8 @@ public struct JournalArrival: Sendable, Equatable {
     public let method: String
     /// The start of its URL (all of it when ``urlCharacters`` is no longer).
     public let url: String
-    /// How many characters the whole URL has.
+    /// How many characters the whole URL has, in Unicode code points (SQLite's `length`): `é`
+    /// written as `e` and a combining accent is two.
     public let urlCharacters: Int
     /// The status sent; nil when none was.
     public let status: Int?

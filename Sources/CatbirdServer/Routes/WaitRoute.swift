@@ -108,7 +108,9 @@ final class RequestWait: Sendable {
         let source = pattern.source
         let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
         var arrived = entries.map { entry in
-            let url = entry.urlCharacters > entry.url.count ? entry.url + "… (\(entry.urlCharacters) characters)" : entry.url
+            // Counted as SQLite's substr and length count, in code points: a combining mark is
+            // one of them but no grapheme (String.count) of its own.
+            let url = entry.urlCharacters > entry.url.unicodeScalars.count ? entry.url + "… (\(entry.urlCharacters) characters)" : entry.url
             return "\(entry.method) \(url) → \(entry.status.map(String.init) ?? "?")"
         }.joined(separator: ", ")
         if arrived.isEmpty { arrived = "nothing" }
