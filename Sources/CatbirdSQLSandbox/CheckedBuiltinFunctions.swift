@@ -108,6 +108,14 @@ final class CheckedBuiltinFunctions {
             }
             return
         }
+        if function.returnsFirstArgument(values) {
+            // As SQLite's replaceFunc (func.c, 3.40.1): the value read as text first (which
+            // makes a blob read as text), then returned itself, subtype and all; bound on the
+            // private connection it would lose its JSON subtype.
+            _ = sqlite3_value_text(values[0])
+            sqlite3_result_value(context, values[0])
+            return
+        }
         guard let statement = statement(function.name, arguments: count) else {
             sqlite3_result_error(context, sqlite3_errmsg(side), -1)
             return

@@ -68,6 +68,19 @@ struct CheckedFunction: Sendable {
         CheckedFunction(name: "format", argumentCounts: [-1], check: PrintfFields.check),
     ]
 
+    /// Whether SQLite's built-in returns this call's first argument itself
+    /// (`sqlite3_result_value`, keeping its subtype, so `json(…)` stays JSON in an enclosing
+    /// `json_object`) rather than a value it computed: `replace(x, p, y)` is x when the
+    /// pattern p, read as text, starts with a NUL byte (func.c's replaceFunc tests
+    /// `zPattern[0]==0`: an empty pattern, `zeroblob(0)`, `x'00…'`). The other checked
+    /// functions compute a new value (without subtype, as `trim`, `printf` and a `replace`
+    /// that searched give it: checked against the `sqlite3` CLI of SQLite 3.40.1) or,
+    /// `json_patch`, give theirs the JSON subtype themselves.
+    func returnsFirstArgument(_ arguments: UnsafeBufferPointer<OpaquePointer?>) -> Bool {
+        guard name == "replace", arguments.count == 3, let pattern = sqlite3_value_text(arguments[1]) else { return false }
+        return pattern[0] == 0
+    }
+
     /// The value's length in bytes as SQLite's loops see it (its text or blob; 0 for NULL).
     static func bytes(_ value: OpaquePointer?) -> Int {
         sqlite3_value_type(value) == SQLITE_NULL ? 0 : Int(sqlite3_value_bytes(value))

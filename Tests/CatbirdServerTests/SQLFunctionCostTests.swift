@@ -90,6 +90,41 @@ final class SQLFunctionCostTests: XCTestCase {
         XCTAssertEqual(row[17] as? Int, 4_000_000)
     }
 
+    /// Regression: `replace(x, '', y)` is x itself in SQLite, JSON subtype and all, but the
+    /// checked replace() computed it on its private connection, where x had lost its subtype:
+    /// `json_object('k', replace(json('{"a":1}'), '', ''))` gave `{"k":"{\"a\":1}"}` where
+    /// SQLite gives `{"k":{"a":1}}`. The other checked functions give no subtype, as SQLite's
+    /// own do (each value here is the `sqlite3` CLI's, SQLite 3.40.1).
+    func testCheckedFunctionsKeepOrDropJSONSubtypesAsSQLite() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let object = #"json('{"a":1}')"#
+        let string = #"{"k":"{\"a\":1}"}"#
+        // Each expression and what the `sqlite3` CLI gives for it.
+        let cases: [(expression: String, sqlite: String)] = [
+            ("json_object('k', replace(\(object), '', ''))", #"{"k":{"a":1}}"#),
+            ("json_object('k', replace(\(object), '', 'x'))", #"{"k":{"a":1}}"#),
+            ("json_object('k', replace(\(object), zeroblob(0), 'x'))", #"{"k":{"a":1}}"#),
+            ("json_object('k', replace(json('[1]'), x'0041', 'z'))", #"{"k":[1]}"#),
+            ("json_object('k', replace(\(object), 'zz', ''))", string),
+            ("json_object('k', replace(\(object), NULL, ''))", #"{"k":null}"#),
+            ("json_object('k', trim(\(object), 'x'))", string),
+            ("json_object('k', ltrim(\(object), ''))", string),
+            ("json_object('k', printf('%s', \(object)))", string),
+            ("json_object('k', format(\(object)))", string),
+            ("typeof(replace(5, '', ''))", "integer"),
+            ("typeof(replace(x'00', zeroblob(0), 'a'))", "text"),
+            ("typeof(replace(1.5, '', 'a'))", "real"),
+        ]
+        let rows = try E2E.sqlRows(client, "SELECT " + cases.map(\.expression).joined(separator: ", "))
+        let row = try XCTUnwrap(rows.first)
+        XCTAssertEqual(row.count, cases.count)
+        for (value, expected) in zip(row, cases) {
+            XCTAssertEqual(value as? String, expected.sqlite, expected.expression)
+        }
+    }
+
     /// Runs `sql` as three tenants at once (every connection of the SQL pool) while a fourth
     /// tenant asks `SELECT 1`: each of the three gets a 400 naming the function and its limit
     /// within the time limit, and the fourth is answered without waiting for them.
