@@ -25,24 +25,72 @@ enum CommandLineOptions {
     /// `1`, `true` or `yes` (any case).
     static let switches: Set<String> = ["files-with-query", "proxy", "record", "cors"]
 
+    /// The option each `CATBIRD_*` variable stands for, by option name.
+    private static let environmentNames = [
+        "host": "CATBIRD_HOST", "port": "CATBIRD_PORT", "db": "CATBIRD_DB", "log-level": "CATBIRD_LOG_LEVEL",
+        "max-body-size": "CATBIRD_MAX_BODY_SIZE", "journal-body-limit": "CATBIRD_JOURNAL_BODY_LIMIT",
+        "threads": "CATBIRD_THREADS", "mocks-dir": "CATBIRD_MOCKS_DIR", "files-with-query": "CATBIRD_FILES_WITH_QUERY",
+        "admin-token": "CATBIRD_ADMIN_TOKEN",
+        "tenant-ttl": "CATBIRD_TENANT_TTL", "journal-max-rows": "CATBIRD_JOURNAL_MAX_ROWS",
+        "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
+        "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
+        "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
+        "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
+    ]
+
     /// Refused (README.md#configuration): an unknown option or argument, an option given twice,
     /// `--version` with anything else, a `CATBIRD_*` variable set but empty, and any value the
-    /// option does not accept.
+    /// option does not accept. The arguments are read first, so `--help` and `--version`
+    /// answer whatever the environment holds; then the variables, in the order of their names,
+    /// so that of two bad ones the same is named on every run.
     /// - Throws: ``UsageError`` naming the flag or variable and what it accepts.
     static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Command {
+        var flags: [String: String] = [:]
+        var remaining = arguments[...]
+        if remaining.first == "serve" { remaining = remaining.dropFirst() }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-h", "--help", "help": return .help
+            case "--version", "version":
+                guard flags.isEmpty, remaining.isEmpty else {
+                    throw UsageError(description: "'\(argument)' takes no other arguments: run `catbird --version` alone")
+                }
+                return .version
+            default:
+                guard argument.hasPrefix("--") else { throw UsageError(description: "unexpected argument '\(argument)'") }
+                var name = String(argument.dropFirst(2))
+                var value: String?
+                if let equals = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                guard environmentNames[name] != nil else { throw UsageError(description: "unknown option '--\(name)'") }
+                // Given twice, which one counts would be a guess: refused rather than the last taken.
+                guard flags[name] == nil else {
+                    throw UsageError(description: "option '--\(name)' is given more than once: give it once")
+                }
+                if switches.contains(name) {
+                    guard value == nil else { throw UsageError(description: "option '--\(name)' takes no value") }
+                    flags[name] = "true"
+                    continue
+                }
+                guard let given = value ?? remaining.popFirst() else {
+                    throw UsageError(description: "option '--\(name)' needs a value")
+                }
+                flags[name] = given
+            }
+        }
+        // A flag wins over its variable, but a bad variable is refused even then.
+        return .serve(try settings(from: try environmentValues(environment).merging(flags) { $1 }))
+    }
+
+    /// The options the `CATBIRD_*` variables in `environment` set, checked in the order of the
+    /// variables' names; a switch's variable that is off sets nothing.
+    /// - Throws: ``UsageError`` for the first variable (by name) set but empty, or a switch's
+    ///   variable that is neither on nor off.
+    private static func environmentValues(_ environment: [String: String]) throws(UsageError) -> [String: String] {
         var values: [String: String] = [:]
-        let environmentNames = [
-            "host": "CATBIRD_HOST", "port": "CATBIRD_PORT", "db": "CATBIRD_DB", "log-level": "CATBIRD_LOG_LEVEL",
-            "max-body-size": "CATBIRD_MAX_BODY_SIZE", "journal-body-limit": "CATBIRD_JOURNAL_BODY_LIMIT",
-            "threads": "CATBIRD_THREADS", "mocks-dir": "CATBIRD_MOCKS_DIR", "files-with-query": "CATBIRD_FILES_WITH_QUERY",
-            "admin-token": "CATBIRD_ADMIN_TOKEN",
-            "tenant-ttl": "CATBIRD_TENANT_TTL", "journal-max-rows": "CATBIRD_JOURNAL_MAX_ROWS",
-            "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
-            "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
-            "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
-            "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
-        ]
-        for (option, variable) in environmentNames {
+        for (option, variable) in environmentNames.sorted(by: { $0.value < $1.value }) {
             guard let value = environment[variable] else { continue }
             // Set but empty is a mistake (a template's unfilled value), not "use the default":
             // refused as the flag with an empty value is.
@@ -57,44 +105,9 @@ enum CommandLineOptions {
             guard let on = switchValue(value) else {
                 throw UsageError(description: "\(variable) must be 1, true or yes (on) or 0, false or no (off), not '\(value)'")
             }
-            values[option] = on ? "true" : nil
+            if on { values[option] = "true" }
         }
-        var remaining = arguments[...]
-        if remaining.first == "serve" { remaining = remaining.dropFirst() }
-        var given: Set<String> = []
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "-h", "--help", "help": return .help
-            case "--version", "version":
-                guard given.isEmpty, remaining.isEmpty else {
-                    throw UsageError(description: "'\(argument)' takes no other arguments: run `catbird --version` alone")
-                }
-                return .version
-            default:
-                guard argument.hasPrefix("--") else { throw UsageError(description: "unexpected argument '\(argument)'") }
-                var name = String(argument.dropFirst(2))
-                var value: String?
-                if let equals = name.firstIndex(of: "=") {
-                    value = String(name[name.index(after: equals)...])
-                    name = String(name[..<equals])
-                }
-                guard environmentNames[name] != nil else { throw UsageError(description: "unknown option '--\(name)'") }
-                // Given twice, which one counts would be a guess: refused rather than the last taken.
-                guard given.insert(name).inserted else {
-                    throw UsageError(description: "option '--\(name)' is given more than once: give it once")
-                }
-                if switches.contains(name) {
-                    guard value == nil else { throw UsageError(description: "option '--\(name)' takes no value") }
-                    values[name] = "true"
-                    continue
-                }
-                guard let given = value ?? remaining.popFirst() else {
-                    throw UsageError(description: "option '--\(name)' needs a value")
-                }
-                values[name] = given
-            }
-        }
-        return .serve(try settings(from: values))
+        return values
     }
 
     private static func settings(from values: [String: String]) throws(UsageError) -> CatbirdServer.Settings {

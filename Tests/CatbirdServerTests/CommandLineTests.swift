@@ -96,7 +96,30 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["serve", "--version"]).status, 0, "serve --version still prints the version")
     }
 
-    // MARK: - Serving
+    /// Regression: the variables were checked before the arguments, so an empty `CATBIRD_*`
+    /// variable made `--help` exit 2; and in Dictionary order, so with two bad ones the one
+    /// named changed from run to run. Now `--help` and `--version` answer whatever the
+    /// environment, and the variables are checked in the order of their names.
+    func testHelpIgnoresTheEnvironmentAndTheFirstBadVariableByNameIsNamed() throws {
+        let empty = ["CATBIRD_PORT": "", "CATBIRD_THREADS": "", "CATBIRD_DB": ""]
+        for flag in ["--help", "-h"] {
+            let result = try run([flag], environment: empty)
+            XCTAssertEqual(result.status, 0, "\(flag): \(result.stderr)")
+            XCTAssertTrue(result.stdout.hasPrefix("USAGE: catbird"), "\(flag): \(result.stdout)")
+        }
+        XCTAssertEqual(try run(["--version"], environment: empty).stdout, "catbird \(CatbirdServer.version)\n")
+        // Six runs: in a per-process Dictionary order, the same one of three would come first
+        // every time once in 729 ((1/3)^6).
+        for _ in 0..<6 {
+            let result = try run([], environment: empty)
+            XCTAssertEqual(result.status, 2, result.stderr)
+            XCTAssertTrue(result.stderr.hasPrefix("catbird: CATBIRD_DB is set but empty"), result.stderr)
+        }
+        let badSwitches = try run([], environment: ["CATBIRD_PROXY_ENABLED": "maybe", "CATBIRD_CORS": "banana"])
+        XCTAssertTrue(badSwitches.stderr.hasPrefix("catbird: CATBIRD_CORS must be 1, true or yes"), badSwitches.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database file was created")
+    }
+
 
     func testServesLogsEveryRequestAndKeepsTheJournalAcrossSIGTERM() throws {
         let database = directory.appendingPathComponent("x.sqlite").path
