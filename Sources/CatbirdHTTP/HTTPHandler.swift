@@ -31,6 +31,12 @@ public protocol HTTPHandler: Sendable {
     /// connection is closed, so the client sees an incomplete answer. Must not block. Default:
     /// nothing.
     func fileBodyEndedShort(path: String, sent: UInt64, promised: UInt64)
+
+    /// Told that a file body (``HTTPResponse/Body/file(path:offset:length:)``) ended after `sent`
+    /// of its `promised` bytes because reading the file at `path` failed with `errorNumber` (an
+    /// `errno` value such as `EIO`): the connection is closed, so the client sees an incomplete
+    /// answer. Must not block. Default: nothing.
+    func fileBodyReadFailed(path: String, sent: UInt64, promised: UInt64, errorNumber: Int32)
 }
 
 extension HTTPHandler {
@@ -44,4 +50,7 @@ extension HTTPHandler {
 
     /// Nothing.
     public func fileBodyEndedShort(path: String, sent: UInt64, promised: UInt64) {}
+
+    /// Nothing.
+    public func fileBodyReadFailed(path: String, sent: UInt64, promised: UInt64, errorNumber: Int32) {}
 }

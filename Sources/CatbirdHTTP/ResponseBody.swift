@@ -20,7 +20,8 @@ enum ResponseBody {
     /// - Parameter socket: the connection's socket, which a stream that fails shuts down
     ///   (``StreamContext``); -1 when unknown.
     /// - Parameter handler: told when a file body ends early because the file shrank while it
-    ///   was sent (``HTTPHandler/fileBodyEndedShort(path:sent:promised:)``).
+    ///   was sent (``HTTPHandler/fileBodyEndedShort(path:sent:promised:)``) or could not be read
+    ///   (``HTTPHandler/fileBodyReadFailed(path:sent:promised:errorNumber:)``).
     static func make(_ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil) -> OpaquePointer? {
         switch content {
         case let .bytes(bytes):
@@ -29,8 +30,14 @@ enum ResponseBody {
                 MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), mustCopy)
             }
         case let .file(path, offset, length):
-            let endedShort: @Sendable (String, UInt64, UInt64) -> Void = { handler?.fileBodyEndedShort(path: $0, sent: $1, promised: $2) }
-            guard let (length, stream) = file(path, offset: offset, length: length, endedShort: endedShort) else { return nil }
+            let endedEarly: @Sendable (UInt64, UInt64, Int32?) -> Void = { sent, promised, errorNumber in
+                if let errorNumber {
+                    handler?.fileBodyReadFailed(path: path, sent: sent, promised: promised, errorNumber: errorNumber)
+                } else {
+                    handler?.fileBodyEndedShort(path: path, sent: sent, promised: promised)
+                }
+            }
+            guard let (length, stream) = file(path, offset: offset, length: length, endedEarly: endedEarly) else { return nil }
             return make(.stream(length: length, stream), socket: socket)
         case let .stream(length, stream):
             let context = Unmanaged.passRetained(StreamContext(stream: stream, socket: socket)).toOpaque()
@@ -61,10 +68,11 @@ enum ResponseBody {
     /// response (`MHD_create_response_from_fd_at_offset64`): when the file shrinks while it is
     /// sent, 0.9.75's `sendfile` loop sends nothing more and never closes the connection (a 200 MB
     /// file truncated to 1000 bytes left the client waiting for ever after 3.9 MB). A read that
-    /// comes back short fails the stream instead, which closes the connection
-    /// (``HTTPBodyStream/Step/failed``), after telling `endedShort` how far it got.
+    /// comes back short, or fails, fails the stream instead, which closes the connection
+    /// (``HTTPBodyStream/Step/failed``), after telling `endedEarly` how far it got of how much,
+    /// and the read's `errno` when it failed (nil when the file ended early: it shrank).
     private static func file(
-        _ path: String, offset: UInt64, length: UInt64?, endedShort: @escaping @Sendable (String, UInt64, UInt64) -> Void
+        _ path: String, offset: UInt64, length: UInt64?, endedEarly: @escaping @Sendable (UInt64, UInt64, Int32?) -> Void
     ) -> (UInt64, HTTPBodyStream)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -82,7 +90,7 @@ enum ResponseBody {
                 read = pread(region.descriptor, buffer.baseAddress, wanted, off_t(offset + position))
             } while read < 0 && errno == EINTR
             guard read > 0 else {
-                endedShort(path, position, count)
+                endedEarly(position, count, read < 0 ? errno : nil)
                 return .failed
             }
             return .wrote(read)

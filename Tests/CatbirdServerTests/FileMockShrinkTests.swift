@@ -5,8 +5,9 @@ import XCTest
 import Glibc
 #endif
 
-/// A file mock whose file shrinks while it is sent ends with the connection closed, not a
-/// client left waiting (docs/files.md; found by a new user).
+/// A file mock whose file shrinks, or cannot be read, while it is sent ends with the
+/// connection closed, not a client left waiting, and a warning saying which (docs/files.md;
+/// found by a new user).
 final class FileMockShrinkTests: XCTestCase {
     /// Regression: a 200 MB file from --mocks-dir sent to a slow reader, truncated to 1000 bytes
     /// meanwhile: the client got about 3.9 MB and then waited until its own timeout, and nothing
@@ -39,5 +40,43 @@ final class FileMockShrinkTests: XCTestCase {
         XCTAssertTrue(stderr.contains("file mock '"), stderr)
         XCTAssertTrue(stderr.contains("big.bin' shrank while it was sent: "), stderr)
         XCTAssertTrue(stderr.contains(" of \(size) bytes went out; the connection was closed"), stderr)
+    }
+
+    /// Regression: a read that failed (`pread` < 0, as `EIO` from a failing disk) was logged as
+    /// the file having shrunk. A real failing read: sysfs's `/sys/class/net/lo/speed` is a
+    /// regular file of 4096 bytes whose every read fails with `EINVAL` (the loopback has no
+    /// link speed), served from `--mocks-dir /sys/class/net/lo` with `--journal-body-limit 1`
+    /// so that it is sent from its descriptor.
+    func testAFileWhoseReadFailsIsLoggedAsAReadError() throws {
+        let speed = "/sys/class/net/lo/speed"
+        let descriptor = open(speed, O_RDONLY)
+        var byte: UInt8 = 0
+        let read = descriptor >= 0 ? Glibc.read(descriptor, &byte, 1) : 0
+        let readError = errno
+        if descriptor >= 0 { close(descriptor) }
+        guard descriptor >= 0, read < 0 else {
+            throw XCTSkip("\(speed) is missing or readable here, so it cannot stand for a failing read")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-read-error-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", ":memory:", "--mocks-dir", "/sys/class/net/lo", "--journal-body-limit", "1",
+             "--log-level", "warning"],
+            in: directory)
+        let client = try server.client()
+        try client.send(raw: Array("GET /speed HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let (answer, closed) = client.readUntilClosed(within: 20)
+        XCTAssertTrue(closed, "the connection is closed")
+        let head = String(decoding: answer.prefix(400), as: UTF8.self)
+        XCTAssertTrue(head.hasPrefix("HTTP/1.1 200"), head)
+        XCTAssertTrue(head.contains("Content-Length: 4096"), head)
+
+        let stderr = try server.terminate().stderr
+        XCTAssertTrue(
+            stderr.contains("/speed' could not be read while it was sent (\(String(cString: strerror(readError)))): "
+                + "0 of 4096 bytes went out; the connection was closed"), stderr)
+        XCTAssertFalse(stderr.contains("shrank"), stderr)
     }
 }

@@ -12,6 +12,14 @@ extension CatbirdHandler {
         log.warning("file mock '\(path)' shrank while it was sent: \(sent) of \(promised) bytes went out; the connection was closed")
     }
 
+    /// A file mock's body cut short because reading its file failed (the connection was
+    /// closed): a warning naming the file, the error (`strerror`) and the bytes that went out.
+    func fileBodyReadFailed(path: String, sent: UInt64, promised: UInt64, errorNumber: Int32) {
+        log.warning(
+            "file mock '\(path)' could not be read while it was sent (\(String(cString: strerror(errorNumber)))): "
+                + "\(sent) of \(promised) bytes went out; the connection was closed")
+    }
+
     /// Journals a request whose request line was read but that Catbird never answered
     /// (docs/protocol.md#malformed-requests): libmicrohttpd refused it with its own error page,
     /// or the client left or the connection timed out before it was complete. The entry has
