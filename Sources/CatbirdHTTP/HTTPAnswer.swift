@@ -38,9 +38,9 @@ extension HTTPAnswer {
         case let .now(response):
             return .now(transform(response))
         case let .later(start):
-            return .later { responder in start(HTTPResponder.delivering { responder.deliver(transform($0), beforeSending: $1) }) }
+            return .later { responder in start(Self.transforming(responder, transform)) }
         case let .soon(start):
-            return .soon { responder in start(HTTPResponder.delivering { responder.deliver(transform($0), beforeSending: $1) }) }
+            return .soon { responder in start(Self.transforming(responder, transform)) }
         }
     }
 
@@ -71,8 +71,12 @@ extension HTTPAnswer {
         }
     }
 
+    private static func transforming(_ responder: HTTPResponder, _ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPResponder {
+        HTTPResponder.delivering(waiting: { responder.isWaiting }) { responder.deliver(transform($0), beforeSending: $1) }
+    }
+
     private static func observing(_ responder: HTTPResponder, _ observe: @escaping @Sendable (HTTPDelivery) -> Void) -> HTTPResponder {
-        HTTPResponder.delivering { response, beforeSending in
+        HTTPResponder.delivering(waiting: { responder.isWaiting }) { response, beforeSending in
             responder.deliver(response) { delivery in
                 observe(delivery)
                 beforeSending(delivery)

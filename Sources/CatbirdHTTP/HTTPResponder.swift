@@ -15,6 +15,9 @@ public final class HTTPResponder: Sendable {
 
     private let answered = Atomic<Bool>(false)
     private let sink: Sink
+    /// Whether whoever answers in the responder's place (the server at shutdown, a client's
+    /// hang-up) has not done so yet.
+    private let unansweredElsewhere: @Sendable () -> Bool
 
     /// A responder that hands the first response sent to `sink`. The server makes the ones it
     /// passes to handlers; make your own to wrap one (e.g. to log the answer, then forward it).
@@ -22,18 +25,22 @@ public final class HTTPResponder: Sendable {
         self.init(sinkWithDelivery: { response, beforeSending in
             beforeSending(.sent(response))
             sink(response)
-        })
+        }, waiting: { true })
     }
 
-    private init(sinkWithDelivery sink: @escaping Sink) {
+    private init(sinkWithDelivery sink: @escaping Sink, waiting: @escaping @Sendable () -> Bool) {
         self.sink = sink
+        unansweredElsewhere = waiting
     }
 
     /// A responder whose `sink` learns what goes out, which may differ from the response it was
     /// handed when the server answered first (``HTTPDelivery``); for wrapping another
     /// responder's ``deliver(_:beforeSending:)``.
-    public static func delivering(_ sink: @escaping Sink) -> HTTPResponder {
-        HTTPResponder(sinkWithDelivery: sink)
+    /// - Parameter waiting: whether the request is still waiting for this responder's answer
+    ///   (``isWaiting``): false once the server or the client ended it otherwise; a wrapper
+    ///   passes the wrapped responder's ``isWaiting``.
+    public static func delivering(waiting: @escaping @Sendable () -> Bool = { true }, _ sink: @escaping Sink) -> HTTPResponder {
+        HTTPResponder(sinkWithDelivery: sink, waiting: waiting)
     }
 
     /// Answers the request with `response` (its ``HTTPResponse/delay`` still applies).
@@ -62,6 +69,15 @@ public final class HTTPResponder: Sendable {
         answered.load(ordering: .acquiring)
     }
 
+    /// Whether an answer sent now could still reach the client: not answered through this
+    /// responder, nor by the server in its place (a 503 at shutdown), nor given up by a client
+    /// that hung up while it waited. For work that must not start, or count, for a request
+    /// nobody waits for any more (docs/tenancy.md#slow-regular-expressions); a moment later it
+    /// may be false, so what went out is still told by ``deliver(_:beforeSending:)``.
+    public var isWaiting: Bool {
+        !hasAnswered && unansweredElsewhere()
+    }
+
     deinit {
         // Checked first: the 500 is built only for a responder dropped unanswered, not for
         // every one released after answering (each strict answer's, on the journal writer).
@@ -75,6 +91,17 @@ public final class HTTPResponder: Sendable {
 public enum HTTPDelivery: Sendable {
     /// This response was sent (or queued to be).
     case sent(HTTPResponse)
+    /// The server had answered the request itself before this responder was used, with this
+    /// response (a 503 when it stopped first); the responder's response was not sent.
+    case sentInstead(HTTPResponse)
     /// Nothing was sent: the client hung up while the request waited.
     case nothingSent
+
+    /// The response that went out (the responder's or the server's), nil when none did.
+    public var response: HTTPResponse? {
+        switch self {
+        case let .sent(response), let .sentInstead(response): response
+        case .nothingSent: nil
+        }
+    }
 }

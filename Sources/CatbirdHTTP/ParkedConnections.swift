@@ -113,9 +113,17 @@ final class ParkedConnections: Sendable {
             let sent = atShutdown ?? Self.stoppingResponse
             context.pendingResponse = sent
             Self.resume(connection, loop: WorkerLoop.current)
-            return HTTPResponder.delivering { _, beforeSending in beforeSending(.sent(sent)) }
+            return HTTPResponder.delivering(waiting: { false }) { _, beforeSending in beforeSending(.sentInstead(sent)) }
         }
-        return HTTPResponder.delivering { [self] response, beforeSending in resume(ticket, with: response, beforeSending: beforeSending) }
+        return HTTPResponder.delivering(waiting: { [self] in isParked(ticket) }) { [self] response, beforeSending in
+            resume(ticket, with: response, beforeSending: beforeSending)
+        }
+    }
+
+    /// Whether request `ticket` is still parked: not yet answered, by its responder or by
+    /// shutdown, and its client has not hung up (``HTTPResponder/isWaiting``).
+    private func isParked(_ ticket: UInt64) -> Bool {
+        state.withLock { $0.parked[ticket] != nil }
     }
 
     /// How many connections are parked now.
@@ -200,7 +208,7 @@ final class ParkedConnections: Sendable {
         // waits for this call before the daemon stops.
         guard let parked else {
             guard case let .some(.some(sent)) = instead else { return beforeSending(.nothingSent) }
-            return beforeSending(.sent(sent))
+            return beforeSending(.sentInstead(sent))
         }
         beforeSending(.sent(response))
         Self.resume(parked.connection, loop: parked.loop)

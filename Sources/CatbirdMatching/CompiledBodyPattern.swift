@@ -61,7 +61,7 @@ public struct CompiledBodyPattern: Sendable {
     /// ``MatchOutcome/outOfTime`` when a `regexp` was still running at `deadline`: the deadline
     /// of the whole request's evaluation budget, shared with its url and header patterns
     /// (docs/matching.md#evaluation-budget). `slice`: as for ``CompiledPatternMatch/evaluate(_:until:slice:)``.
-    public func evaluate(_ body: [UInt8], until deadline: ContinuousClock.Instant, slice: Bool = false) -> MatchOutcome {
+    public func evaluate(_ body: [UInt8], until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> MatchOutcome {
         switch matcher {
         case let .equal(bytes):
             return body == bytes ? .matched : .notMatched

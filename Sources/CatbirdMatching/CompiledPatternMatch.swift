@@ -97,7 +97,7 @@ public struct CompiledPatternMatch: Sendable {
     /// With `slice` (the deadline is a worker's slice, not the request's budget), an ICU
     /// expression that outlasted a slice before answers ``MatchOutcome/outOfTime`` without
     /// running (``ICUExpression``).
-    public func evaluate(_ subject: String, until deadline: ContinuousClock.Instant, slice: Bool = false) -> MatchOutcome {
+    public func evaluate(_ subject: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> MatchOutcome {
         switch matcher {
         case let .equal(value):
             return subject == value ? .matched : .notMatched

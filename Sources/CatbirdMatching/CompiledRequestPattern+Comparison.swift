@@ -31,7 +31,7 @@ extension CompiledRequestPattern {
 
     /// Whether the url pattern matches the probe's target (a regular expression still running
     /// at `deadline` counts as not matching; `slice`: as for ``CompiledPatternMatch/evaluate(_:until:slice:)``).
-    public func urlMatches(_ probe: NearMissProbe, until deadline: ContinuousClock.Instant, slice: Bool = false) -> Bool {
+    public func urlMatches(_ probe: NearMissProbe, until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> Bool {
         url.evaluate(probe.target, until: deadline, slice: slice) == .matched
     }
 
@@ -52,7 +52,7 @@ extension CompiledRequestPattern {
     ///     the closest mocks need them).
     public func compare(
         _ probe: NearMissProbe, headerValue: (String) -> String?, body: [UInt8], urlMatches: Bool, urlEdits: Int? = nil,
-        until deadline: ContinuousClock.Instant, slice: Bool = false, fields wanted: Bool
+        until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole, fields wanted: Bool
     ) -> RequestComparison {
         let texts = nearMissTexts
         var fields: [CatbirdNearMiss.Field] = []

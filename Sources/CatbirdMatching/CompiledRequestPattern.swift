@@ -71,7 +71,7 @@ public struct CompiledRequestPattern: Sendable {
     /// slice (``CompiledPatternMatch/evaluate(_:until:slice:)``).
     public func evaluate(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = [],
-        until deadline: ContinuousClock.Instant, slice: Bool = false
+        until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole
     ) -> MatchOutcome {
         guard method == source.method.rawValue else { return .notMatched }
         let urlOutcome = url.evaluate(target, until: deadline, slice: slice)

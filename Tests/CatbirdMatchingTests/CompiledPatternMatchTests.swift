@@ -140,16 +140,36 @@ final class EvaluationBudgetTests: XCTestCase {
 
     /// An expression stopped within a worker's slice is not started within a slice again (ICU
     /// checks its deadline only every block of steps, up to 25 ms apart); with a budget it runs
-    /// as before, and subjects that never need ICU are unaffected.
+    /// as before, and subjects that never need ICU are unaffected. A quick run with the whole
+    /// budget on a shorter subject leaves the mark; on one as long, it clears it.
     func testAnExpressionThatOutlastedASliceIsNotStartedInOneAgain() throws {
         let pattern = try CompiledPatternMatch(.regexp("^/(a|aa)+$"))
         let slow = "/" + String(repeating: "a", count: 3000) + "!"
-        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .milliseconds(1)), slice: true), .matched)
-        XCTAssertEqual(pattern.evaluate(slow, until: .now.advanced(by: .milliseconds(1)), slice: true), .outOfTime)
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .milliseconds(1)), slice: .matching), .matched)
+        XCTAssertEqual(pattern.evaluate(slow, until: .now.advanced(by: .milliseconds(1)), slice: .matching), .outOfTime)
         let started = ContinuousClock.now
-        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: true), .outOfTime, "marked: not started in a slice")
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: .matching), .outOfTime, "marked: not started in a slice")
         XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(5))
         XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .milliseconds(100))), .matched, "with the request's budget it runs")
-        XCTAssertEqual(pattern.evaluate("/b", until: .now.advanced(by: .seconds(10)), slice: true), .outOfTime)
+        XCTAssertEqual(pattern.evaluate("/b", until: .now.advanced(by: .seconds(10)), slice: .matching), .outOfTime, "a shorter quick subject kept the mark")
+        let asLong = "/" + String(repeating: "b", count: 3001)
+        XCTAssertEqual(pattern.evaluate(asLong, until: .now.advanced(by: .milliseconds(100))), .notMatched)
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: .matching), .matched, "cleared by a quick run as long")
+    }
+
+    /// An expression reached after earlier work used up the request's slice is stopped there
+    /// but not marked: its own search ran only a moment (docs/tenancy.md#slow-regular-expressions).
+    /// Nor does the near-miss comparison mark one, however long it ran.
+    func testAnExpressionStoppedByAnotherOnesSliceIsNotMarked() throws {
+        // Unanchored: ICU reports progress at each start position, so it is stopped at once.
+        let quick = try CompiledPatternMatch(.regexp("q(?=z)"))
+        let spent = ContinuousClock.now.advanced(by: .milliseconds(-1))  // the slice is over before it starts
+        XCTAssertEqual(quick.evaluate("/" + String(repeating: "a", count: 3000), until: spent, slice: .matching), .outOfTime)
+        XCTAssertEqual(quick.evaluate("/qz", until: .now.advanced(by: .seconds(10)), slice: .matching), .matched, "not marked")
+
+        let slow = try CompiledPatternMatch(.regexp("^/(a|aa)+$"))
+        let subject = "/" + String(repeating: "a", count: 3000) + "!"
+        XCTAssertEqual(slow.evaluate(subject, until: .now.advanced(by: .milliseconds(1)), slice: .comparing), .outOfTime)
+        XCTAssertEqual(slow.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: .matching), .matched, "the comparison marks none")
     }
 }

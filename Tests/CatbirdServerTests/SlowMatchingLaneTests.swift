@@ -16,7 +16,7 @@ import XCTest
 /// `catbird` binary with its default workers (one per core) and bounds the victim generously:
 /// well under 1 s where it took 8-10 s.
 final class SlowMatchingLaneTests: XCTestCase {
-    private static let slowTarget = "/" + String(repeating: "a", count: 3000) + "!"
+    static let slowTarget = "/" + String(repeating: "a", count: 3000) + "!"
 
     func testAHundredRequestsAgainstCatastrophicURLRegexpsDoNotStallAnotherTenant() throws {
         try LaunchedServer.withTemporaryDatabase { server, client in
@@ -108,7 +108,7 @@ final class SlowMatchingLaneTests: XCTestCase {
     }
 
     /// Requests sent at once, each on its own connection and thread.
-    private final class InFlight: Sendable {
+    final class InFlight: Sendable {
         let answers = Mutex<[RawResponse]>([])
         let failures = Mutex<[String]>([])
         let done = DispatchGroup()
@@ -121,7 +121,7 @@ final class SlowMatchingLaneTests: XCTestCase {
         }
     }
 
-    private static func inFlight(_ count: Int, port: UInt16, _ send: @escaping @Sendable (RawHTTPClient) throws -> RawResponse) -> InFlight {
+    static func inFlight(_ count: Int, port: UInt16, _ send: @escaping @Sendable (RawHTTPClient) throws -> RawResponse) -> InFlight {
         let flight = InFlight()
         for _ in 0..<count {
             flight.done.enter()

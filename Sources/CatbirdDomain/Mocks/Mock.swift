@@ -45,7 +45,7 @@ public struct Mock: Sendable {
         /// request matched.
         func evaluate(
             method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
-            until deadline: ContinuousClock.Instant, slice: Bool = false
+            until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole
         ) -> MatchOutcome {
             pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice)
         }

@@ -53,7 +53,7 @@ extension MockStore {
         // Built once per table version, by the first miss after a change: not counted in the time limit.
         let views = owners.compactMap { table(of: $0)?.nearMissView() }
         let deadline = ContinuousClock.now.advanced(by: Self.nearMissTimeLimit)
-        let slice = regexpSlice != nil
+        let slice: RegexpSlice = regexpSlice != nil ? .comparing : .whole
         let regexpDeadline = regexpSlice.map { min(deadline, ContinuousClock.now.advanced(by: $0)) } ?? deadline
         let probe = NearMissProbe(method: method, target: target)
         var closest = NearMissRanking(limit: Self.nearMissLimit)

@@ -25,7 +25,7 @@ extension MockStore {
         var unfinished = false
         let hit = serve(
             tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
-            deadline: ContinuousClock.now.advanced(by: slice), slice: true, outOfTime: { _ in unfinished = true })
+            deadline: ContinuousClock.now.advanced(by: slice), slice: .matching, outOfTime: { _ in unfinished = true })
         if let hit { return .hit(hit) }
         return unfinished ? .unfinished : .miss
     }

@@ -110,14 +110,16 @@ public final class MockStore: Sendable {
     /// The request's regular expressions share a budget of `budget` from the call: a mock whose
     /// expression is still running after it counts as not matching and is passed to `outOfTime`
     /// (docs/matching.md#evaluation-budget). `body` is the request body's bytes (empty for
-    /// none), for mocks with a body pattern.
+    /// none), for mocks with a body pattern. With `refundable`, the hit can be given back
+    /// (``refund(_:)``) until it is settled (``settle(_:)``), as a delayed hit can: for a
+    /// caller that learns only later whether its answer went out (docs/tenancy.md#slow-regular-expressions).
     public func serve(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = [],
-        budget: Duration = requestBudget, outOfTime: (Mock) -> Void = { _ in }
+        budget: Duration = requestBudget, refundable: Bool = false, outOfTime: (Mock) -> Void = { _ in }
     ) -> MockHit? {
         serve(
             tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
-            deadline: ContinuousClock.now.advanced(by: budget), slice: false, outOfTime: outOfTime)
+            deadline: ContinuousClock.now.advanced(by: budget), slice: .whole, refundable: refundable, outOfTime: outOfTime)
     }
 
     /// ``serve(tenant:method:target:headerValue:body:budget:outOfTime:)`` with the deadline
@@ -125,7 +127,7 @@ public final class MockStore: Sendable {
     /// counted and the default tenant's mocks not tried (``serve(tenant:method:target:headerValue:body:within:)``).
     func serve(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
-        deadline: ContinuousClock.Instant, slice: Bool, outOfTime: (Mock) -> Void
+        deadline: ContinuousClock.Instant, slice: RegexpSlice, refundable: Bool = false, outOfTime: (Mock) -> Void
     ) -> MockHit? {
         let (own, fallback) = tables.withLock { tables in
             (tables[tenant], tenant.isDefault ? nil : tables[.defaultTenant])
@@ -134,14 +136,15 @@ public final class MockStore: Sendable {
         func serve(_ table: TenantMocks?) -> MockHit? {
             table?.serve(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
-                slice: slice, outOfTime: { overran = true; outOfTime($0) })
+                slice: slice, refundable: refundable, outOfTime: { overran = true; outOfTime($0) })
         }
         if let hit = serve(own) { return hit }
-        if slice && overran { return nil }
+        if slice.isSlice && overran { return nil }
         return serve(fallback)
     }
 
-    /// Gives back a delayed hit whose response was never sent (the client hung up): the mock
+    /// Gives back a delayed or refundable hit whose response was never sent (the client hung
+    /// up, or the server answered in its place): the mock
     /// counts one hit less and one more use left, and a mock it used up comes back, unless it
     /// was removed or replaced meanwhile; its row is then deleted (the hit that would have
     /// deleted it is never journaled).
@@ -151,8 +154,8 @@ public final class MockStore: Sendable {
         try? database.use { try MockRecords.delete($0, id: hit.mock.id) }
     }
 
-    /// Records that a delayed hit's response was sent (its row is updated by the journal
-    /// entry that carries the hit).
+    /// Records that a delayed or refundable hit's response was sent (its row is updated by the
+    /// journal entry that carries the hit).
     public func settle(_ hit: MockHit) {
         table(of: hit.mock.tenant)?.settle(hit)
     }

@@ -72,7 +72,7 @@ struct MockTable: Sendable {
     /// the search ends there (nil: the answer is not known yet).
     func firstMatch(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        slice: Bool = false, outOfTime: (Mock) -> Void
+        slice: RegexpSlice = .whole, outOfTime: (Mock) -> Void
     ) -> Int64? {
         let equal = equalURLs[target] ?? []
         let others = patterns.candidates(for: target)
@@ -97,7 +97,7 @@ struct MockTable: Sendable {
             case .notMatched: break
             case .outOfTime:
                 outOfTime(mock)
-                if slice { return nil }
+                if slice.isSlice { return nil }
             }
         }
         return nil

@@ -36,7 +36,7 @@ final class TenantMocks: Sendable {
         /// a retain and a release of each of its parts, on every request).
         func firstMatch(
             method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-            slice: Bool = false, outOfTime: (Mock) -> Void
+            slice: RegexpSlice = .whole, outOfTime: (Mock) -> Void
         ) -> Int64? {
             table.firstMatch(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, slice: slice,
@@ -120,7 +120,7 @@ final class TenantMocks: Sendable {
     /// an expression still running at `deadline` ends the search with nil.
     func firstMatch(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        slice: Bool = false
+        slice: RegexpSlice = .whole
     ) -> Int64? {
         let snapshot = state.withLock { $0.currentSnapshot() }
         return snapshot.firstMatch(
@@ -177,10 +177,11 @@ final class TenantMocks: Sendable {
     /// stopped at `deadline` counts as not matching and is passed to `outOfTime` (once, for the
     /// table state that decided the answer); with `slice` the first such mock ends the
     /// search with nil and no hit counted (the caller matches the request again later, with
-    /// more time).
+    /// more time). With `refundable`, a hit that uses up its mock is kept for
+    /// ``refund(_:)`` until ``settle(_:)``, as a delayed hit always is.
     func serve(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        slice: Bool = false, outOfTime: (Mock) -> Void
+        slice: RegexpSlice = .whole, refundable: Bool = false, outOfTime: (Mock) -> Void
     ) -> MockHit? {
         while true {
             let snapshot = state.withLock { $0.currentSnapshot() }
@@ -205,7 +206,7 @@ final class TenantMocks: Sendable {
                 if exhausted {
                     state.usage[id] = nil
                     state.changeTable { _ = $0.remove(id: id) }
-                    if (hit.response.delay ?? 0) > 0 { state.pendingExhausted[id] = hit }
+                    if refundable || (hit.response.delay ?? 0) > 0 { state.pendingExhausted[id] = hit }
                 } else {
                     state.usage[id] = Usage(hits: hit.hits, remainingLimit: hit.remainingLimit)
                 }

@@ -74,7 +74,7 @@ struct CatbirdHandler: HTTPHandler {
 
     /// What goes out for what serving decided; a request whose regular expressions need more
     /// than the worker's slice is matched again on the matching lane.
-    private func answer(_ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
+    func answer(_ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
         switch served {
         case let .answered(sent, answeredBy, ticket):
             // CORS headers are added by serving, before journaling (the journal records them).
@@ -86,27 +86,8 @@ struct CatbirdHandler: HTTPHandler {
         }
     }
 
-    /// Matches `request` again, with its whole evaluation budget, on the matching lane in its
-    /// tenant's turn, its connection parked meanwhile (no worker held); refused with
-    /// ``APIError/slowMatchingBusy`` (journaled, counted) when its tenant already has
-    /// ``MatchingLane/admittedPerTenant`` requests there (docs/tenancy.md#fair-shares).
-    private func matchOnMatchingLane(_ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
-        guard let reservation = matchingLane.admit(tenant) else {
-            serving.metrics.slowMatchingRefused.add(1, ordering: .relaxed)
-            log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(APIError.slowMatchingBusy.reason)")
-            return answer(serving.answered(APIError.slowMatchingBusy.response, request: request, tenant: tenant), request, tenant: tenant)
-        }
-        serving.metrics.slowMatchingRequests.add(1, ordering: .relaxed)
-        return .later { [self] responder in
-            matchingLane.run(tenant) {
-                defer { reservation.release() }
-                answer(serving.respond(to: request, tenant: tenant, within: nil), request, tenant: tenant).complete(through: responder)
-            }
-        }
-    }
-
     /// Answers later, when the upstream has (no worker waits meanwhile), and journals it.
-    private func forward(_ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID) -> HTTPAnswer {
+    func forward(_ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID) -> HTTPAnswer {
         guard let upstream else { return .now(APIError.notFound.response) }
         return .later { [serving] responder in
             upstream.forward(request, to: destination) { answer in
@@ -155,11 +136,11 @@ struct CatbirdHandler: HTTPHandler {
     ///   - readyAfter: the time from arrival to the answer being ready, when known before it is
     ///     sent (a delayed answer: the delay is not part of it); nil: until now.
     ///   - delay: a mock's delay, shown in the log line.
-    private func recording(
+    func recording(
         _ request: HTTPRequest, answeredBy: String, tenant: TenantID, readyAfter: Duration? = nil, delay: Duration? = nil
     ) -> @Sendable (HTTPDelivery) -> Void {
         { [metrics, log] delivery in
-            guard case var .sent(response) = delivery else {
+            guard var response = delivery.response else {
                 metrics.recordUnanswered(.clientLeft)
                 log.info("\(request.method) \(request.target) → \(Self.nothingSent.status) \(answeredBy) tenant=\(tenant): the client hung up first; nothing was sent")
                 return
@@ -173,7 +154,7 @@ struct CatbirdHandler: HTTPHandler {
     /// (or the answer its ``HTTPResponse/whenDelayEnds`` gives instead, e.g. strict durability's),
     /// or a 499 when the client hung up during the delay (as the journal records it,
     /// docs/protocol.md#delays). The time recorded is until the answer was ready, without the delay.
-    private func recordedWhenDelayEnds(
+    func recordedWhenDelayEnds(
         _ response: HTTPResponse, delay: Duration, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPResponse {
         let record = recording(
@@ -197,7 +178,7 @@ struct CatbirdHandler: HTTPHandler {
 
     /// What a log line and the metrics show for a request whose client hung up before its answer:
     /// 499 (nginx's "client closed request"), as the journal does (docs/protocol.md#delays).
-    private static let nothingSent = HTTPResponse(status: 499)
+    static let nothingSent = HTTPResponse(status: 499)
 
     /// `answer`, recorded when what went out is known (at once, or when the responder is used:
     /// ``HTTPAnswer/whenDelivered(_:)``).

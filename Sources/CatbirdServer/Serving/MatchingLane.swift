@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdMatching
 import CatbirdSupport
 
 /// Where a request whose regular expressions are slow is matched: not on libmicrohttpd's
@@ -17,7 +18,7 @@ import CatbirdSupport
 struct MatchingLane: Sendable {
     /// Regular-expression time a request may take on a worker: 1 ms. Checked by ICU about
     /// every 10,000 backtracking steps, so a worker is held a few milliseconds at most.
-    static let workerSlice = Duration.milliseconds(1)
+    static let workerSlice = RegexpSlice.length
     /// Threads: 2 (at most 1 per tenant, so one tenant's slow requests leave the other to the rest).
     static let threadCount = 2
     /// Requests of one tenant on this lane at once, running or waiting: 32. Each takes up to

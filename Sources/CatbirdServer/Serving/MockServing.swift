@@ -40,10 +40,33 @@ struct MockServing: Sendable {
         case unfinished
     }
 
+    /// What serving decided, before anything is journaled: an answer and its journal entry
+    /// (nil for a delayed answer, journaled when its delay ends) with the hit it counted, an
+    /// upstream to forward to, or ``Served/unfinished``.
+    enum Decision {
+        case answered(HTTPResponse, CatbirdRequest.AnsweredBy, JournalEntry?, MockHit?)
+        case forward(Forwarding.Destination)
+        case unfinished
+    }
+
     /// Serves `request`: with a `slice`, only if its regular expressions finish within it
     /// (else ``Served/unfinished``); without, with the whole evaluation budget
-    /// (docs/matching.md#evaluation-budget).
+    /// (docs/matching.md#evaluation-budget). The answer is journaled now.
     func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration?) -> Served {
+        switch decide(request, tenant: tenant, within: slice, refundable: false) {
+        case let .answered(response, answeredBy, entry, _):
+            return .answered(response, answeredBy, entry.map { journal.append($0) })
+        case let .forward(destination):
+            return .forward(destination)
+        case .unfinished:
+            return .unfinished
+        }
+    }
+
+    /// What ``respond(to:tenant:within:)`` answers, with the journal entry left to the caller
+    /// (the matching lane journals what went out once it is known). With `refundable`, the hit
+    /// stays refundable (``MockStore/refund(_:)``) until the caller settles it.
+    func decide(_ request: HTTPRequest, tenant: TenantID, within slice: Duration?, refundable: Bool) -> Decision {
         var outOfTime: [Mock] = []
         let served: MockHit?
         if let slice {
@@ -57,7 +80,7 @@ struct MockServing: Sendable {
         } else {
             served = mocks.serve(
                 tenant: tenant, method: request.method, target: request.target,
-                headerValue: { request.headers.first($0) }, body: request.body,
+                headerValue: { request.headers.first($0) }, body: request.body, refundable: refundable,
                 outOfTime: { mock in
                     reportOutOfTime(mock, request: request, tenant: tenant)
                     outOfTime.append(mock)
@@ -65,42 +88,46 @@ struct MockServing: Sendable {
         }
         guard let hit = served else {
             if let answer = files?.respond(to: request) {
-                let (sent, ticket) = journal(
+                let (sent, entry) = entry(
                     request: request, response: answer.response, responseHeadersJSON: nil,
                     answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
                     bodyPrefix: answer.journalBody)
-                return .answered(sent, .file, ticket)
+                return .answered(sent, .file, entry, nil)
             }
             if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
-                return answered(Forwarding.connectNotSupported, request: request, tenant: tenant)
+                let (sent, entry) = entry(
+                    request: request, response: Forwarding.connectNotSupported, responseHeadersJSON: nil, answeredBy: .unanswered,
+                    hit: nil, tenant: tenant)
+                return .answered(sent, .unanswered, entry, nil)
             }
             if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
             let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: slice)
-            let (sent, ticket) = journal(
+            let (sent, entry) = entry(
                 request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
                 answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesRange)
-            return .answered(sent, .unanswered, ticket)
+            return .answered(sent, .unanswered, entry, nil)
         }
         let mock = hit.mock
         if let delay = mock.response.delay.flatMap({ $0 > 0 ? Duration.seconds($0) : nil }) {
             var response = Self.response(of: mock)
             response.delay = delay
-            return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil)
+            return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil, hit)
         }
         guard !cors else {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
-            let (sent, ticket) = journal(
+            let (sent, entry) = entry(
                 request: request, response: Self.response(of: mock), responseHeadersJSON: mock.responseHeadersJSON,
                 headersMemo: mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
-            return .answered(sent, .mock, ticket)
+            return .answered(sent, .mock, entry, hit)
         }
-        return shared(hit, request: request, tenant: tenant)
+        let (sent, entry) = shared(hit, request: request, tenant: tenant)
+        return .answered(sent, .mock, entry, hit)
     }
 
     /// `hit`'s mock answered with the response its hits of this second share (``SentMockAnswers``),
     /// journaled with the header fields that answer went out with: the ones shared too, unless
     /// libmicrohttpd adds more than the framing to this request (``addsFramingOnly(_:)``).
-    private func shared(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Served {
+    private func shared(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> (sent: HTTPResponse, entry: JournalEntry) {
         let mock = hit.mock
         let answer = sentAnswers.answer(of: mock) { date in
             let response = Self.response(of: mock)
@@ -120,8 +147,7 @@ struct MockServing: Sendable {
                 added: answer.response.fieldsAddedOnSending(to: request), responseHeadersJSON: mock.responseHeadersJSON,
                 headersMemo: mock.sentHeadersJSON)
         }
-        let entry = entry(request: request, response: answer.response, headersJSON: headersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
-        return .answered(answer.response, .mock, journal.append(entry))
+        return (answer.response, entry(request: request, response: answer.response, headersJSON: headersJSON, answeredBy: .mock, hit: hit, tenant: tenant))
     }
 
     /// `mock`'s response as given (no delay).
@@ -166,11 +192,9 @@ struct MockServing: Sendable {
                 entry.durationMs = (ContinuousClock.now - request.receivedAt).milliseconds
             case let .clientLeft(waited):
                 mocks.refund(hit)
-                entry = JournalEntry(
-                    time: entry.time, tenant: tenant, method: request.method, url: request.target,
-                    requestHeaders: entry.requestHeaders, requestBody: request.body, status: Self.clientLeftStatus,
-                    responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
-                    durationMs: waited.milliseconds, problem: Self.clientLeftProblem)
+                entry = Self.clientLeftEntry(
+                    request: request, tenant: tenant, time: entry.time, requestHeaders: entry.requestHeaders, waited: waited,
+                    problem: Self.clientLeftProblem)
             }
             let ticket = journal.append(entry)
             guard strict, outcome == .sent else { return nil }
@@ -195,6 +219,18 @@ struct MockServing: Sendable {
     static let clientLeftStatus = 499
     /// The journal's `problem` for such a request.
     static let clientLeftProblem = "the client closed the connection during the delay; nothing was sent"
+
+    /// The journal entry of a request whose client hung up before its answer was sent: 499, no
+    /// response header fields nor body, no mock hit, the time it waited, and `problem`.
+    static func clientLeftEntry(
+        request: HTTPRequest, tenant: TenantID, time: String, requestHeaders: String, waited: Duration, problem: String
+    ) -> JournalEntry {
+        JournalEntry(
+            time: time, tenant: tenant, method: request.method, url: request.target,
+            requestHeaders: requestHeaders, requestBody: request.body, status: clientLeftStatus,
+            responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
+            durationMs: waited.milliseconds, problem: problem)
+    }
 
     /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
     func answered(_ response: HTTPResponse, request: HTTPRequest, tenant: TenantID) -> Served {

@@ -1,0 +1,111 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdSupport
+import CatbirdWire
+import Foundation
+
+/// Requests matched on the matching lane (docs/tenancy.md#slow-regular-expressions): only while
+/// their client still waits, their hit counted and their journal entry written only for an
+/// answer that went out.
+extension CatbirdHandler {
+    /// Matches `request` again, with its whole evaluation budget, on the matching lane in its
+    /// tenant's turn, its connection parked meanwhile (no worker held); refused with
+    /// ``APIError/slowMatchingBusy`` (journaled, counted) when its tenant already has
+    /// ``MatchingLane/admittedPerTenant`` requests there (docs/tenancy.md#fair-shares).
+    ///
+    /// A request that is no longer waiting when its turn comes (its client hung up, or the
+    /// server answered it 503 while stopping) is not matched: it spends no limit and is
+    /// journaled as the client having gone, with the time it waited (``abandonedOnLane(_:tenant:_:)``).
+    func matchOnMatchingLane(_ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
+        guard let reservation = matchingLane.admit(tenant) else {
+            serving.metrics.slowMatchingRefused.add(1, ordering: .relaxed)
+            log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(APIError.slowMatchingBusy.reason)")
+            return answer(serving.answered(APIError.slowMatchingBusy.response, request: request, tenant: tenant), request, tenant: tenant)
+        }
+        serving.metrics.slowMatchingRequests.add(1, ordering: .relaxed)
+        return .later { [self] responder in
+            matchingLane.run(tenant) {
+                defer { reservation.release() }
+                guard responder.isWaiting else { return abandonedOnLane(request, tenant: tenant, responder) }
+                switch serving.decide(request, tenant: tenant, within: nil, refundable: true) {
+                case let .answered(response, answeredBy, entry, hit):
+                    deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, to: responder)
+                case let .forward(destination):
+                    forward(request, to: destination, tenant: tenant).complete(through: responder)
+                case .unfinished:  // only matching within a slice ends so
+                    deliverFromLane(
+                        APIError(status: 500, reason: "matching on the matching lane stopped unfinished").response, entry: nil, hit: nil,
+                        request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant, to: responder)
+                }
+            }
+        }
+    }
+
+    /// The lane's answer, sent through `responder`, with what went out logged, counted and
+    /// journaled (relaxed durability: the entry is queued just before the answer is written).
+    /// When nothing went out (the client hung up during matching) or the server's 503 went in
+    /// its place, the hit is given back (``MockStore/refund(_:)``) and the entry is not written:
+    /// a 499 entry stands for a client that left; a stopping server journals nothing more.
+    /// Strict durability commits the entry before the answer leaves, so the request is checked
+    /// once more just before the entry is queued; a client that leaves during the commit's few
+    /// milliseconds is logged and counted as gone, but its entry and hit stand.
+    /// A delayed mock answer (`entry` nil) is journaled, and its hit settled or refunded, when
+    /// its delay ends (``MockServing``), or here as the client having gone when it is not sent.
+    private func deliverFromLane(
+        _ response: HTTPResponse, entry: JournalEntry?, hit: MockHit?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID,
+        to responder: HTTPResponder
+    ) {
+        let mocks = serving.mocks
+        guard let entry else {
+            let observed = response.delay.map { recordedWhenDelayEnds(response, delay: $0, request, answeredBy: answeredBy, tenant: tenant) }
+            let record = recording(request, answeredBy: answeredBy, tenant: tenant)
+            responder.deliver(observed ?? response) { delivery in
+                guard let observed else { return record(delivery) }
+                if case .sent = delivery { return }  // recorded when the delay ends
+                _ = observed.whenDelayEnds?(.clientLeft(waited: ContinuousClock.now - request.receivedAt))
+            }
+            return
+        }
+        let record = recording(request, answeredBy: answeredBy, tenant: tenant)
+        guard durability == .strict else {
+            responder.deliver(response) { delivery in
+                if case .sent = delivery {
+                    journal.append(entry)
+                    if let hit { mocks.settle(hit) }
+                } else {
+                    if let hit { mocks.refund(hit) }
+                    if case .nothingSent = delivery { journal.append(clientLeftOnLaneEntry(request, tenant: tenant)) }
+                }
+                record(delivery)
+            }
+            return
+        }
+        guard responder.isWaiting else {
+            if let hit { mocks.refund(hit) }
+            return abandonedOnLane(request, tenant: tenant, responder)
+        }
+        if let hit { mocks.settle(hit) }
+        journal.send(response, onceCommitted: journal.append(entry), to: responder, sent: record)
+    }
+
+    /// A request that waited on the lane until it was no longer waiting: not matched; what went
+    /// out instead is logged and counted (a 499 when its client hung up, the stopping server's
+    /// 503), and a client that hung up is journaled (a stopping server journals nothing more).
+    private func abandonedOnLane(_ request: HTTPRequest, tenant: TenantID, _ responder: HTTPResponder) {
+        let record = recording(request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant)
+        responder.deliver(Self.nothingSent) { delivery in
+            if case .nothingSent = delivery { journal.append(clientLeftOnLaneEntry(request, tenant: tenant)) }
+            record(delivery)
+        }
+    }
+
+    /// The journal entry of a request whose client hung up while it waited for, or was matched
+    /// on, the matching lane: 499, at its arrival's time, with the time it waited.
+    private func clientLeftOnLaneEntry(_ request: HTTPRequest, tenant: TenantID) -> JournalEntry {
+        let waited = ContinuousClock.now - request.receivedAt
+        return MockServing.clientLeftEntry(
+            request: request, tenant: tenant, time: Timestamp.string(from: Date(timeIntervalSinceNow: -waited.milliseconds / 1000)),
+            requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), waited: waited,
+            problem: "the client closed the connection while the request waited to be matched on the matching lane; nothing was sent")
+    }
+}
