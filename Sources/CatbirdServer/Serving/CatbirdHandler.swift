@@ -236,10 +236,11 @@ struct CatbirdHandler: HTTPHandler {
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
     /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
     /// empty request body: the upload was discarded (its size, declared or received, is
-    /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`); a parallel id that is not
-    /// UTF-8 is not among the headers, so it goes to the default tenant's journal. With strict
-    /// durability a journaled refusal
-    /// leaves once its entry is committed, parked meanwhile like any strict answer
+    /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`). A parallel id that is not
+    /// UTF-8 is refused on its own, not journaled (`journaled: false` above); only another
+    /// refusal of a request that also carries such an id lands in the default tenant's journal,
+    /// the id not being among the headers. With strict durability a journaled refusal leaves
+    /// once its entry is committed, parked meanwhile like any strict answer
     /// (``Journal/answer(_:onceCommitted:sent:)``).
     private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPAnswer {
         var response = error.response
