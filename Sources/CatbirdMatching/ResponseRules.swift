@@ -25,8 +25,8 @@ public enum ResponseRules {
     ///     final one: libmicrohttpd would send the interim line alone and the client would wait).
     ///   - headers: the header fields, in order.
     ///   - bodyLength: the body's length in bytes (0 for none).
-    /// - Throws: ``Violation`` for a status outside 200...599, a body on a 204 or 304
-    ///   (RFC 9110 §15.3.5, §15.4.5), a header name that is not a token, a value with a control
+    /// - Throws: ``Violation`` for a status outside 200...599, a body on a 204, 205 or 304
+    ///   (RFC 9110 §15.3.5, §15.3.6, §15.4.5), a header name that is not a token, a value with a control
     ///   character other than tab, an empty value (libmicrohttpd drops it), `Transfer-Encoding`,
     ///   a `Content-Length` other than the body's length (on a 304 too, where RFC 9110 §8.6 would
     ///   allow the representation's: libmicrohttpd sends its own `Content-Length: 0` there), a
@@ -40,9 +40,11 @@ public enum ResponseRules {
                 reason: "\(statusField) must be between 200 and 599, not \(status)"
                     + (status >= 100 && status <= 199 ? " (a 1xx is an interim answer, never a final response)" : ""))
         }
-        if (status == 204 || status == 304) && bodyLength > 0 {
-            // These responses end at the header section: a body would never reach the client
-            // while the journal recorded it.
+        if (status == 204 || status == 205 || status == 304) && bodyLength > 0 {
+            // These responses end at the header section (a 205 "MUST NOT" have content, RFC
+            // 9110 §15.3.6; libmicrohttpd would send it, and a client reading none would take
+            // it for the start of the next response): a body would never be read as this
+            // response's while the journal recorded it.
             throw Violation(
                 reason: "a \(status) response has no body (RFC 9110): "
                     + (source == .mock ? "remove 'response.body'" : "the body file must be empty"))

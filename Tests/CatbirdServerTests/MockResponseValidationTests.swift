@@ -10,6 +10,9 @@ final class MockResponseValidationTests: XCTestCase {
         let cases: [(String, String, String)] = [
             ("204 with a body", #"{"status":204,"headers":{},"body":"eA=="}"#, "204"),
             ("304 with a body", #"{"status":304,"headers":{},"body":"eA=="}"#, "304"),
+            // Regression (a new user): a 205 with `hello` was accepted and its 5 bytes sent,
+            // though RFC 9110 §15.3.6 forbids content there.
+            ("205 with a body", #"{"status":205,"headers":{},"body":"aGVsbG8="}"#, "a 205 response has no body"),
             ("101 (interim)", #"{"status":101,"headers":{}}"#, "status"),
             ("Transfer-Encoding", #"{"status":200,"headers":{"Transfer-Encoding":"chunked"},"body":"YWJj"}"#, "Transfer-Encoding"),
             ("Content-Length 10 on 3 bytes", #"{"status":200,"headers":{"Content-Length":"10"},"body":"YWJj"}"#, "length"),

@@ -113,6 +113,23 @@ struct Route: Sendable {
         return segments
     }
 
+    /// Whether the route reads a request body: its `POST` routes do; a `GET` (also answering
+    /// `HEAD`) or `DELETE` route reads none.
+    var readsBody: Bool { method != "GET" && method != "DELETE" }
+
+    /// Refuses a body sent to a route that reads none, so that nothing is done on a request
+    /// whose body meant something to its sender: `DELETE /catbird/api/requests` with a
+    /// MockServer-style filter in the body would otherwise delete every entry of the tenant
+    /// (docs/protocol.md#request-bodies; the query's rule, ``queryPairs(_:)``, for the body).
+    /// - Throws: 400 naming the route and the body's size in bytes.
+    func checkBody(of request: HTTPRequest) throws(APIError) {
+        let size = request.body.count + request.discardedBodySize
+        guard !readsBody, size > 0 else { return }
+        throw .badRequest(
+            "\(request.method) \(path)\(hasParameter ? "…" : "") takes no request body, but \(size) bytes were sent: nothing was done "
+                + "(a filter or options in the body are not read here; see GET /catbird/api/openapi.json)")
+    }
+
     /// The query's parameters for the handler (``RouteContext/query``), each part decoded
     /// once; refuses a parameter the route does not understand, one given twice, and one that
     /// is not valid percent-encoded UTF-8 (``QueryParameters/wellFormedPairs(_:)``). Empty for
@@ -152,6 +169,7 @@ struct RouteTable: Sendable {
             }
             let context: RouteContext
             do {
+                try route.checkBody(of: request)
                 let query = try route.queryPairs(request.query)
                 let segments = try route.segments(of: parameter)
                 context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, segments: segments, query: query, pools: pools)
