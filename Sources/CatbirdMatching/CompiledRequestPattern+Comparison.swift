@@ -14,6 +14,10 @@ public struct RequestComparison: Sendable {
     public let distance: Double
     /// Method, url, each header (by name), then the body; empty when not asked for.
     public let fields: [CatbirdNearMiss.Field]
+    /// Whether a header or body regular expression was stopped at the deadline, or not started
+    /// within a slice, and so counted as differing: the comparison then depends on timing, not
+    /// only on the request and the pattern.
+    public let cutShort: Bool
 }
 
 extension CompiledRequestPattern {
@@ -32,7 +36,13 @@ extension CompiledRequestPattern {
     /// Whether the url pattern matches the probe's target (a regular expression still running
     /// at `deadline` counts as not matching; `slice`: as for ``CompiledPatternMatch/evaluate(_:until:slice:)``).
     public func urlMatches(_ probe: NearMissProbe, until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> Bool {
-        url.evaluate(probe.target, until: deadline, slice: slice) == .matched
+        urlOutcome(probe, until: deadline, slice: slice) == .matched
+    }
+
+    /// ``urlMatches(_:until:slice:)``, telling a regular expression stopped at `deadline` (or not
+    /// started within a slice) apart: ``MatchOutcome/outOfTime``.
+    public func urlOutcome(_ probe: NearMissProbe, until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> MatchOutcome {
+        url.evaluate(probe.target, until: deadline, slice: slice)
     }
 
     /// Compares a request with this pattern field by field (``RequestComparison``), evaluating
@@ -73,10 +83,17 @@ extension CompiledRequestPattern {
             fields.append(.init(field: "url", verdict: urlMatches ? .match : .differs, expected: texts.url, actual: probe.target))
         }
 
+        var cutShort = false
         for (index, header) in headers.enumerated() {
             let value = headerValue(header.name)
-            let verdict: CatbirdNearMiss.Field.Verdict =
-                value == nil ? .missing : header.pattern.evaluate(value!, until: deadline, slice: slice) == .matched ? .match : .differs
+            let verdict: CatbirdNearMiss.Field.Verdict
+            if let value {
+                let outcome = header.pattern.evaluate(value, until: deadline, slice: slice)
+                if outcome == .outOfTime { cutShort = true }
+                verdict = outcome == .matched ? .match : .differs
+            } else {
+                verdict = .missing
+            }
             if verdict != .match { distance += 0.5 }
             if wanted {
                 fields.append(.init(field: "header", name: header.name, verdict: verdict, expected: texts.headers[index], actual: value))
@@ -84,13 +101,15 @@ extension CompiledRequestPattern {
         }
 
         if let bodyPattern = self.body {
-            let bodyMatches = bodyPattern.evaluate(body, until: deadline, slice: slice) == .matched
+            let outcome = bodyPattern.evaluate(body, until: deadline, slice: slice)
+            if outcome == .outOfTime { cutShort = true }
+            let bodyMatches = outcome == .matched
             if !bodyMatches { distance += 0.5 }
             if wanted {
                 fields.append(.init(field: "body", verdict: bodyMatches ? .match : .differs, expected: texts.body!, actual: Self.shown(body)))
             }
         }
-        return RequestComparison(distance: distance, fields: fields)
+        return RequestComparison(distance: distance, fields: fields, cutShort: cutShort)
     }
 
     /// The body as text for a person: cut after ``shownBodyLength`` characters (`… (N bytes)`),

@@ -14,6 +14,11 @@ public struct NearMissReport: Sendable {
     /// How many mocks were compared field by field (edit distance included); the others were
     /// ruled out by a bound.
     public var compared: Int
+    /// Whether the report depends on the request and the tables alone: false when the time
+    /// limit ended the search early or a regular expression was stopped at its deadline (or not
+    /// started within a worker's slice) and counted as differing or not matching. Only a
+    /// complete report may be reused for the same request (docs/matching.md#near-misses).
+    public var complete: Bool
 }
 
 extension MockStore {
@@ -58,11 +63,26 @@ extension MockStore {
         let probe = NearMissProbe(method: method, target: target)
         var closest = NearMissRanking(limit: Self.nearMissLimit)
         var compared = 0
+        var complete = true
+        /// Whether there is time left for more; when not, the report is not complete.
+        func inTime() -> Bool {
+            if ContinuousClock.now < deadline { return true }
+            complete = false
+            return false
+        }
+        /// Whether the url pattern matches (a regular expression stopped counts as not matching,
+        /// and the report is then not complete).
+        func urlMatches(_ pattern: CompiledRequestPattern) -> Bool {
+            let outcome = pattern.urlOutcome(probe, until: regexpDeadline, slice: slice)
+            if outcome == .outOfTime { complete = false }
+            return outcome == .matched
+        }
         // `rank` is the catalog's place in `catalogs` (0: the request's tenant, 1: the default tenant).
         func compare(_ catalog: NearMissCatalog, rank: Int, index: Int, urlMatches: Bool, urlEdits: Int? = nil) {
             let comparison = catalog.mocks[index].pattern.compare(
                 probe, headerValue: headerValue, body: body, urlMatches: urlMatches, urlEdits: urlEdits, until: regexpDeadline,
                 slice: slice, fields: false)
+            if comparison.cutShort { complete = false }
             compared += 1
             closest.offer(distance: comparison.distance, rank: rank, position: catalog.positions[index], index: index)
         }
@@ -72,8 +92,8 @@ extension MockStore {
             let rank = catalogs.count
             let ids = table.urlCandidates(for: target)
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
-            for index in candidates.sorted() where ContinuousClock.now < deadline {
-                compare(catalog, rank: rank, index: index, urlMatches: catalog.mocks[index].pattern.urlMatches(probe, until: regexpDeadline, slice: slice))
+            for index in candidates.sorted() where inTime() {
+                compare(catalog, rank: rank, index: index, urlMatches: urlMatches(catalog.mocks[index].pattern))
             }
             catalogs.append((catalog, candidates))
         }
@@ -91,7 +111,7 @@ extension MockStore {
         // Each group's columns bound, computed when one of its blocks is first reached (NaN: not yet).
         var groupBounds = catalogs.map { [Double](repeating: .nan, count: $0.catalog.groups.count) }
         for block in blocks {
-            guard closest.admits(distance: block.bound), ContinuousClock.now < deadline else { break }
+            guard closest.admits(distance: block.bound), inTime() else { break }
             let rank = block.catalog
             let (catalog, candidates) = catalogs[rank]
             let members = catalog.blocks[block.block]
@@ -118,27 +138,28 @@ extension MockStore {
         var matching: [TenantID] = []
         if tenant.isDefault {
             for (other, table) in tablesSnapshot().prefix(Self.nearMissTenantLimit) where !other.isDefault {
-                guard ContinuousClock.now < deadline, matching.count < Self.matchingTenantLimit else { break }
+                guard matching.count < Self.matchingTenantLimit, inTime() else { break }
                 if table.firstMatch(
-                    method: method, target: target, headerValue: headerValue, body: body, deadline: regexpDeadline, slice: slice
+                    method: method, target: target, headerValue: headerValue, body: body, deadline: regexpDeadline, slice: slice,
+                    outOfTime: { _ in complete = false }
                 ) != nil {
                     matching.append(other)
                 }
             }
         }
         let winners = closest.entries.map { catalogs[$0.rank].catalog.mocks[$0.index] }
+        let nearMisses = zip(closest.entries, winners).map { entry, mock in
+            let comparison = mock.pattern.compare(
+                probe, headerValue: headerValue, body: body, urlMatches: urlMatches(mock.pattern),
+                until: regexpDeadline, slice: slice, fields: true)
+            if comparison.cutShort { complete = false }
+            return CatbirdNearMiss(
+                mockId: mock.id, tenant: mock.tenant.rawValue, position: mock.position,
+                distance: (entry.distance * 1000).rounded() / 1000, pattern: mock.pattern.source, fields: comparison.fields)
+        }
         return NearMissReport(
-            nearMisses: zip(closest.entries, winners).map { entry, mock in
-                let fields = mock.pattern.compare(
-                    probe, headerValue: headerValue, body: body,
-                    urlMatches: mock.pattern.urlMatches(probe, until: regexpDeadline, slice: slice),
-                    until: regexpDeadline, slice: slice, fields: true
-                ).fields
-                return CatbirdNearMiss(
-                    mockId: mock.id, tenant: mock.tenant.rawValue, position: mock.position,
-                    distance: (entry.distance * 1000).rounded() / 1000, pattern: mock.pattern.source, fields: fields)
-            },
-            texts: winners.map(\.pattern.nearMissTexts), matchingTenants: matching, compared: compared)
+            nearMisses: nearMisses, texts: winners.map(\.pattern.nearMissTexts), matchingTenants: matching, compared: compared,
+            complete: complete)
     }
 }
 

@@ -18,6 +18,15 @@ import Synchronization
 public final class MockStore: Sendable {
     private let tables = Mutex<[TenantID: TenantMocks]>([:])
     private let database: SerialDatabase
+    private let changes = MockTablesGeneration()
+
+    /// A number changed after every change of any tenant's mock table (a mock added, replaced or
+    /// removed, a limit used up, a used-up mock given back, a tenant cleared or dropped), never
+    /// the same for two stores of one process; hits that leave their mock in place do not change
+    /// it. An answer computed from the tables is still the answer while this number is the one
+    /// read **before** the computation (``MockTablesGeneration``): the rule of the 404 memo
+    /// (docs/matching.md#repeated-misses).
+    public var generation: UInt64 { changes.current }
 
     /// Loads every mock from the `mocks` table.
     /// - Throws: `SQLiteError`, or `PatternError` when a stored pattern no longer compiles.
@@ -32,7 +41,7 @@ public final class MockStore: Sendable {
         tables.withLock { tables in
             if let table = tables[tenant] { return table }
             guard creating else { return nil }
-            let table = TenantMocks()
+            let table = TenantMocks(generation: changes)
             tables[tenant] = table
             return table
         }

@@ -65,14 +65,20 @@ final class TenantMocks: Sendable {
         var pendingExhausted: [Int64: Mock] = [:]
         /// The snapshot of the current version, once a request asked for it.
         var snapshot: Snapshot?
+        /// Raised after each change of this table, as of every tenant's (``MockStore/generation``).
+        let generation: MockTablesGeneration
 
-        init() {}
+        init(generation: MockTablesGeneration) {
+            self.generation = generation
+        }
 
         /// Adds or removes mocks: drops the snapshot first (so that, when no request holds it
-        /// any more, the table is changed in place rather than copied) and raises the version.
+        /// any more, the table is changed in place rather than copied) and raises the version;
+        /// raises the tables' generation once the change is made.
         mutating func changeTable<T>(_ body: (inout MockTable) -> T) -> T {
             snapshot = nil
             version &+= 1
+            defer { generation.raise() }
             return body(&table)
         }
 
@@ -83,6 +89,7 @@ final class TenantMocks: Sendable {
             table = MockTable()
             usage = [:]
             pendingExhausted = [:]
+            generation.raise()
         }
 
         mutating func currentSnapshot() -> Snapshot {
@@ -101,7 +108,12 @@ final class TenantMocks: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// An empty table whose changes raise `generation` (``MockStore/generation``).
+    init(generation: MockTablesGeneration) {
+        state = Mutex(State(generation: generation))
+    }
 
     /// Reads the table under its lock (the table's hits and limits are those the mocks were
     /// inserted with; ``ordered`` gives the current ones).
@@ -117,15 +129,16 @@ final class TenantMocks: Sendable {
     /// The id of the first mock that matches the request, found on a snapshot outside the
     /// lock (a slow pattern holds up no one else), with no hit counted: whether this tenant
     /// would have answered it (near misses' `matchingTenants`). With `slice` (``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)``)
-    /// an expression still running at `deadline` ends the search with nil.
+    /// an expression still running at `deadline` ends the search with nil; each mock whose
+    /// expression was stopped (or not started) is passed to `outOfTime`.
     func firstMatch(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        slice: RegexpSlice = .whole
+        slice: RegexpSlice = .whole, outOfTime: (Mock) -> Void = { _ in }
     ) -> Int64? {
         let snapshot = state.withLock { $0.currentSnapshot() }
         return snapshot.firstMatch(
             method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, slice: slice,
-            outOfTime: { _ in })
+            outOfTime: outOfTime)
     }
 
     /// The current table (to find the mocks whose url may match a target) and its mocks as

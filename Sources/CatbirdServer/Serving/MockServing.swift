@@ -28,6 +28,9 @@ struct MockServing: Sendable {
     let strict: Bool
     /// Each mock's response as sent in the current second, shared by its hits.
     let sentAnswers = SentMockAnswers()
+    /// The journaled header JSON of the last 404 with near misses (the same `Date` and
+    /// `Content-Length` as the next one, for a repeated miss within a second).
+    private static let notFoundHeadersMemo = JSONText.AppendingMemo()
 
     /// What serving decided: an answer (journaled; the ticket says when its entry is committed,
     /// for strict durability; nil for a delayed answer, journaled when its delay ends), an
@@ -104,7 +107,8 @@ struct MockServing: Sendable {
             let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: slice)
             let (sent, entry) = entry(
                 request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
-                answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesRange)
+                headersMemo: Self.notFoundHeadersMemo, answeredBy: .unanswered, hit: nil, tenant: tenant,
+                nearMisses: answer.nearMissesRange)
             return .answered(sent, .unanswered, entry, nil)
         }
         let mock = hit.mock
@@ -205,13 +209,36 @@ struct MockServing: Sendable {
 
     /// The 404 with the request's near misses (computed only here, on a miss); on a worker,
     /// their regular expressions get the worker's slice (``MockStore/nearMisses(tenant:method:target:headerValue:body:regexpSlice:)``).
+    /// The same request against unchanged mock tables gets the answer this thread kept for it
+    /// (``NotFoundMemo``), unless mocks were skipped for their evaluation budget (named in the
+    /// reason, so the answer depends on timing).
     private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> NotFoundAnswer {
+        let namesOtherTenants = !admin.requiresToken
+        let reusable = outOfTime.isEmpty
+        // Read before the tables are: a change made meanwhile leaves the kept answer stale.
+        let generation = mocks.generation
+        if reusable, let kept = NotFoundMemo.answer(
+            to: request, tenant: tenant, namesOtherTenants: namesOtherTenants, generation: generation) {
+            return kept
+        }
+        var asked: [(name: String, value: String?)] = []
         let report = mocks.nearMisses(
-            tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
+            tenant: tenant, method: request.method, target: request.target,
+            headerValue: { name in
+                let value = request.headers.first(name)
+                if reusable, !asked.contains(where: { $0.name == name }) { asked.append((name, value)) }
+                return value
+            },
             body: request.body, regexpSlice: regexpSlice)
-        return NotFoundAnswer(
+        let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
-            namesOtherTenants: !admin.requiresToken, outOfTime: outOfTime)
+            namesOtherTenants: namesOtherTenants, outOfTime: outOfTime)
+        if reusable, report.complete {
+            NotFoundMemo.keep(answer, key: NotFoundMemo.Key(
+                generation: generation, tenant: tenant, namesOtherTenants: namesOtherTenants, method: request.method,
+                target: request.target, body: request.body, headers: asked))
+        }
+        return answer
     }
 
     /// The status journaled for a request whose client hung up before its (delayed) answer

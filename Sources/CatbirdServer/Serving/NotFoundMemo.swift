@@ -1,0 +1,100 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdSupport
+import Synchronization
+
+/// The last 404 answers each thread computed (``NotFoundAnswer``: near misses, reason, body
+/// bytes, where the near misses are in them), reused for the same request against unchanged
+/// mock tables instead of comparing it with every mock again (docs/matching.md#repeated-misses).
+///
+/// The answer is the same bytes as a fresh one because the key holds everything it was
+/// computed from:
+/// - ``MockStore/generation``, read before the computation: any change of any tenant's mock
+///   table since (a mock added, replaced or removed, a limit used up, a hit given back, a
+///   tenant cleared or dropped) makes every entry stale; no two stores of the process (two
+///   servers in one test process, whose lane threads may be shared) ever share a number;
+/// - the tenant, the method, the request-target and the body, byte for byte;
+/// - each header field the computation asked for (the names the compared patterns hold, in
+///   this tenant, the default tenant and, for a request of the default tenant, the others
+///   searched for `matchingTenants`), with the request's first value for it or none: a request
+///   that agrees on all of them takes the same path through the same tables and asks nothing
+///   else;
+/// - whether other tenants may be named (no admin token).
+///
+/// An answer that depends on timing is never kept: one whose search ended at its time limit,
+/// or in which a regular expression was stopped (or, on a worker, not started;
+/// ``NearMissReport/complete``), or that names mocks skipped for their evaluation budget.
+///
+/// Bounds: ``entriesPerThread`` entries per thread (each worker's and each matching lane's
+/// thread), each at most ``entryBytesLimit`` bytes of key and answer body; a larger answer is
+/// not kept. The oldest entry goes first. No lock: each thread reads only its own entries.
+enum NotFoundMemo {
+    /// Entries each thread keeps at most: 8 (eight tenants' repeated misses on one worker).
+    static let entriesPerThread = 8
+    /// Bytes of one entry's key (method, target, body, tenant id, header names and values) and
+    /// answer body at most: 16 KiB. So a thread keeps at most 128 KiB of them.
+    static let entryBytesLimit = 16 * 1024
+
+    /// What an answer was computed from (see the type's documentation).
+    struct Key {
+        let generation: UInt64
+        let tenant: TenantID
+        let namesOtherTenants: Bool
+        let method: String
+        let target: String
+        let body: [UInt8]
+        /// Each header name the computation asked for, as asked, and the value it got.
+        let headers: [(name: String, value: String?)]
+
+        /// Bytes held by the key's texts.
+        var size: Int {
+            headers.reduce(tenant.rawValue.utf8.count + method.utf8.count + target.utf8.count + body.count) {
+                $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0)
+            }
+        }
+
+        /// Whether `request` of `tenant`, at `generation`, would be computed from the same inputs.
+        func holds(for request: HTTPRequest, tenant: TenantID, namesOtherTenants: Bool, generation: UInt64) -> Bool {
+            self.generation == generation && target == request.target && method == request.method && self.tenant == tenant
+                && self.namesOtherTenants == namesOtherTenants && body == request.body
+                && headers.allSatisfy { request.headers.first($0.name) == $0.value }
+        }
+    }
+
+    private struct Entry {
+        let key: Key
+        let answer: NotFoundAnswer
+    }
+
+    private static let recent = PerThreadMemo<[Entry]> { [] }
+
+    /// Answers reused so far, in this process (for tests: that the memo is used at all).
+    static let reuses = Atomic<Int>(0)
+    /// Off: every 404 is computed afresh (for tests comparing reused answers with fresh ones).
+    static let isEnabled = Atomic<Bool>(true)
+
+    /// The answer this thread kept for `request` of `tenant` at `generation`, if any; entries of
+    /// older generations are dropped on the way.
+    static func answer(to request: HTTPRequest, tenant: TenantID, namesOtherTenants: Bool, generation: UInt64) -> NotFoundAnswer? {
+        guard isEnabled.load(ordering: .relaxed) else { return nil }
+        return recent.with { entries in
+            if entries.contains(where: { $0.key.generation != generation }) {
+                entries.removeAll { $0.key.generation != generation }
+            }
+            guard let found = entries.first(where: {
+                $0.key.holds(for: request, tenant: tenant, namesOtherTenants: namesOtherTenants, generation: generation)
+            }) else { return nil }
+            reuses.wrappingAdd(1, ordering: .relaxed)
+            return found.answer
+        }
+    }
+
+    /// Keeps `answer`, computed from `key`, unless it is larger than ``entryBytesLimit``.
+    static func keep(_ answer: NotFoundAnswer, key: Key) {
+        guard isEnabled.load(ordering: .relaxed), key.size + answer.response.body.count <= entryBytesLimit else { return }
+        recent.with { entries in
+            if entries.count >= entriesPerThread { entries.removeFirst() }
+            entries.append(Entry(key: key, answer: answer))
+        }
+    }
+}
