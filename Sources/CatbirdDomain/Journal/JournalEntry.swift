@@ -99,14 +99,13 @@ public enum JournalNearMisses: Sendable, Equatable {
     case text(String)
 }
 
-/// A mock's served response, to be written to its row with the journal entry.
+/// A mock's served response, to be written to its row with the journal entry (one hit
+/// counted, one use of its limit spent; the row is deleted when that uses the limit up,
+/// ``MockRecords/recordHits(_:id:count:)``).
 public struct MockHitRecord: Sendable {
     public var mockID: Int64
-    /// The hit used up the mock's limit: its row is deleted.
-    public var exhausted: Bool
 
-    public init(mockID: Int64, exhausted: Bool) {
+    public init(mockID: Int64) {
         self.mockID = mockID
-        self.exhausted = exhausted
     }
 }

@@ -98,9 +98,10 @@ enum JournalRecords {
 
     /// Writes the batch's mock hits: one `UPDATE` per mock served (its hits summed), not one per
     /// request, so a batch of a thousand hits on one mock costs one statement; a mock whose limit
-    /// a hit used up is deleted. Runs of hits on one mock are summed before they are hashed.
+    /// the hits use up is deleted (``MockRecords/recordHits(_:id:count:)``). Runs of hits on one
+    /// mock are summed before they are hashed.
     private static func recordHits(of batch: UnsafeBufferPointer<JournalEntry>, into db: Database) throws {
-        var hits: [Int64: (count: Int, exhausted: Bool)] = [:]
+        var hits: [Int64: Int] = [:]
         var order: [Int64] = []
         var index = batch.startIndex
         while index < batch.endIndex {
@@ -108,22 +109,21 @@ enum JournalRecords {
                 index += 1
                 continue
             }
-            var run = (count: 1, exhausted: hit.exhausted)
+            var run = 1
             index += 1
             while index < batch.endIndex, let next = batch[index].mockHit, next.mockID == hit.mockID {
-                run = (run.count + 1, run.exhausted || next.exhausted)
+                run += 1
                 index += 1
             }
             if let seen = hits[hit.mockID] {
-                hits[hit.mockID] = (seen.count + run.count, seen.exhausted || run.exhausted)
+                hits[hit.mockID] = seen + run
             } else {
                 hits[hit.mockID] = run
                 order.append(hit.mockID)
             }
         }
         for id in order {
-            let hit = hits[id]!
-            try MockRecords.recordHits(db, id: id, count: hit.count, exhausted: hit.exhausted)
+            try MockRecords.recordHits(db, id: id, count: hits[id]!)
         }
     }
 

@@ -102,6 +102,4 @@ public struct Mock: Sendable {
 public struct MockHit: Sendable {
     /// The mock as it stands after this hit (hits and remaining limit updated).
     public let mock: Mock
-    /// True when this hit used up the mock's limit and removed it.
-    public let exhausted: Bool
 }

@@ -75,17 +75,18 @@ enum MockRecords {
     }
 
     /// Records `count` served responses of one mock: counts the hits and spends as many units
-    /// of the limit, or deletes the mock when one of them used the limit up. Relative updates,
-    /// so hits written in any order, one by one or summed, add up to the same row.
-    static func recordHits(_ db: Database, id: Int64, count: Int, exhausted: Bool) throws {
-        if exhausted {
-            try delete(db, id: id)
-        } else {
-            try db.run("""
-                UPDATE mocks SET hits = hits + ?2,
-                    remaining_limit = CASE WHEN remaining_limit IS NULL THEN NULL ELSE remaining_limit - ?2 END
-                WHERE id = ?1
-                """, [.integer(id), .integer(Int64(count))])
-        }
+    /// of the limit, or deletes the mock when they use the limit up. Relative updates, so hits
+    /// written in any order, one by one or summed, add up to the same row: `remaining_limit` =
+    /// the limit − answers journaled, whichever hits were given back meanwhile (a hit that
+    /// used the mock up in memory may have been followed by refunds of earlier ones, README.md
+    /// ResponseMock `delay`).
+    static func recordHits(_ db: Database, id: Int64, count: Int) throws {
+        try db.run("""
+            UPDATE mocks SET hits = hits + ?2,
+                remaining_limit = CASE WHEN remaining_limit IS NULL THEN NULL ELSE remaining_limit - ?2 END
+            WHERE id = ?1 AND (remaining_limit IS NULL OR remaining_limit > ?2)
+            """, [.integer(id), .integer(Int64(count))])
+        // No row changed: the limit is used up (or the mock was removed already).
+        if db.changes == 0 { try delete(db, id: id) }
     }
 }

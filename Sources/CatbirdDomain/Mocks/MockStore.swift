@@ -153,18 +153,19 @@ public final class MockStore: Sendable {
     }
 
     /// Gives back a delayed or refundable hit whose response was never sent (the client hung
-    /// up, or the server answered in its place): the mock
-    /// counts one hit less and one more use left, and a mock it used up comes back, unless it
-    /// was removed or replaced meanwhile; its row is then deleted (the hit that would have
-    /// deleted it is never journaled).
+    /// up, or the server answered in its place or withheld the answer): the mock counts one
+    /// hit less and one more use left, and a mock its hits used up comes back with every use
+    /// given back (``TenantMocks/refund(_:)``), unless it was removed or replaced meanwhile;
+    /// its row, if any is left, is then deleted. The row itself is untouched otherwise: only
+    /// answers sent are written to it (``MockRecords/recordHits(_:id:count:)``).
     public func refund(_ hit: MockHit) {
         let restored = table(of: hit.mock.tenant)?.refund(hit) ?? false
-        guard !restored, hit.exhausted else { return }
+        guard !restored else { return }
         try? database.use { try MockRecords.delete($0, id: hit.mock.id) }
     }
 
-    /// Records that a delayed or refundable hit's response was sent (its row is updated by the
-    /// journal entry that carries the hit).
+    /// Records that a delayed or refundable hit's response was sent: it can no longer be given
+    /// back (its row is updated by the journal entry that carries the hit).
     public func settle(_ hit: MockHit) {
         table(of: hit.mock.tenant)?.settle(hit)
     }

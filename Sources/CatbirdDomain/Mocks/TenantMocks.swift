@@ -58,10 +58,14 @@ final class TenantMocks: Sendable {
         /// Raised whenever a mock is added or removed: a snapshot of an older version is stale.
         private(set) var version: UInt64 = 0
         var usage: [Int64: Usage] = [:]
-        /// Mocks a delayed hit used up while its response still waits: given back by
-        /// ``TenantMocks/refund(_:)`` if the client hangs up, dropped by ``TenantMocks/settle(_:)``
-        /// once it is sent, found by ``TenantMocks/mock(samePatternAs:)`` so that `update` and
-        /// `remove` reach their rows.
+        /// Refundable hits (delayed ones, the matching lane's, strict durability's) not yet
+        /// settled nor refunded, by mock id: while a mock has any, it can come back.
+        var unsettled: [Int64: Int] = [:]
+        /// Used-up mocks that still have unsettled hits, as their last hit left them (hits
+        /// counted, no use left): brought back by ``TenantMocks/refund(_:)`` when one of those
+        /// hits is given back, dropped once the last of them is settled (``TenantMocks/settle(_:)``),
+        /// found by ``TenantMocks/mock(samePatternAs:)`` so that `update` and `remove` reach
+        /// their rows.
         var pendingExhausted: [Int64: Mock] = [:]
         /// The snapshot of the current version, once a request asked for it.
         var snapshot: Snapshot?
@@ -88,8 +92,26 @@ final class TenantMocks: Sendable {
             version &+= 1
             table = MockTable()
             usage = [:]
+            unsettled = [:]
             pendingExhausted = [:]
             generation.raise()
+        }
+
+        /// Forgets the usage of a mock that was removed or replaced: hits of it still unsettled
+        /// are then refunded to nothing (``TenantMocks/refund(_:)`` finds no mock).
+        mutating func forgetUsage(of id: Int64) {
+            usage[id] = nil
+            unsettled[id] = nil
+            pendingExhausted[id] = nil
+        }
+
+        /// One of the mock's unsettled hits ends (settled or refunded); with the last one a
+        /// used-up mock can no longer come back.
+        /// - Returns: whether the mock had one (false: it was removed or replaced meanwhile).
+        mutating func endUnsettled(_ id: Int64) -> Bool {
+            guard let count = unsettled[id] else { return false }
+            unsettled[id] = count > 1 ? count - 1 : nil
+            return true
         }
 
         mutating func currentSnapshot() -> Snapshot {
@@ -160,7 +182,7 @@ final class TenantMocks: Sendable {
     /// Adds `mock`, first removing the mock with id `replacing` (update in place).
     func insert(_ mock: Mock, replacing: Int64?) {
         state.withLock { state in
-            if let replacing { state.usage[replacing] = nil; state.pendingExhausted[replacing] = nil }
+            if let replacing { state.forgetUsage(of: replacing) }
             state.changeTable { table in
                 if let replacing { table.remove(id: replacing) }
                 table.insert(mock)
@@ -171,9 +193,9 @@ final class TenantMocks: Sendable {
     /// Removes the mock with this id, if it is still there.
     func remove(id: Int64) {
         state.withLock { state in
-            if state.pendingExhausted.removeValue(forKey: id) != nil { return }
-            guard state.table.byID[id] != nil else { return }
-            state.usage[id] = nil
+            let pending = state.pendingExhausted[id] != nil
+            state.forgetUsage(of: id)
+            guard !pending, state.table.byID[id] != nil else { return }
             state.changeTable { _ = $0.remove(id: id) }
         }
     }
@@ -190,8 +212,8 @@ final class TenantMocks: Sendable {
     /// stopped at `deadline` counts as not matching and is passed to `outOfTime` (once, for the
     /// table state that decided the answer); with `slice` the first such mock ends the
     /// search with nil and no hit counted (the caller matches the request again later, with
-    /// more time). With `refundable`, a hit that uses up its mock is kept for
-    /// ``refund(_:)`` until ``settle(_:)``, as a delayed hit always is.
+    /// more time). With `refundable`, as a delayed hit always is, the hit can be given back
+    /// (``refund(_:)``) until it is settled (``settle(_:)``); the caller must do one of the two.
     func serve(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
         slice: RegexpSlice = .whole, refundable: Bool = false, outOfTime: (Mock) -> Void
@@ -216,14 +238,16 @@ final class TenantMocks: Sendable {
                     hit.remainingLimit = remaining - 1
                     exhausted = remaining <= 1
                 }
+                if refundable || (hit.response.delay ?? 0) > 0 { state.unsettled[id, default: 0] += 1 }
                 if exhausted {
                     state.usage[id] = nil
                     state.changeTable { _ = $0.remove(id: id) }
-                    if refundable || (hit.response.delay ?? 0) > 0 { state.pendingExhausted[id] = hit }
+                    // This hit or an earlier one may still be given back.
+                    if state.unsettled[id] != nil { state.pendingExhausted[id] = hit }
                 } else {
                     state.usage[id] = Usage(hits: hit.hits, remainingLimit: hit.remainingLimit)
                 }
-                return MockHit(mock: hit, exhausted: exhausted)
+                return MockHit(mock: hit)
             }
             if let hit {
                 stopped.forEach(outOfTime)
@@ -233,32 +257,41 @@ final class TenantMocks: Sendable {
         }
     }
 
-    /// Gives back a hit whose response was never sent (its client hung up during the delay):
-    /// one hit less, one more use left; a mock the hit used up comes back at its position
-    /// unless it was removed or replaced meanwhile.
+    /// Gives back a hit whose response was never sent (its client hung up during the delay, or
+    /// the server withheld it): one hit less, one more use left. A used-up mock comes back at its
+    /// position, with the uses given back so far, unless it was removed or replaced meanwhile;
+    /// so, whatever order its hits end in, a mock ends with `hits` = answers sent and
+    /// `remainingLimit` = its limit − answers sent (README.md, ResponseMock `delay`).
     /// - Returns: false when the mock is gone for good (its row is then the caller's to delete).
     func refund(_ hit: MockHit) -> Bool {
         state.withLock { state in
             let id = hit.mock.id
+            guard state.endUnsettled(id) else { return false }
             if let mock = state.table.byID[id] {
                 let current = state.current(mock)
                 state.usage[id] = Usage(hits: max(current.hits - 1, 0), remainingLimit: current.remainingLimit.map { $0 + 1 })
                 return true
             }
-            guard hit.exhausted, var mock = state.pendingExhausted.removeValue(forKey: id),
-                  state.table.mock(samePatternAs: mock.pattern.source) == nil
-            else { return false }
+            guard var mock = state.pendingExhausted.removeValue(forKey: id) else { return false }
+            guard state.table.mock(samePatternAs: mock.pattern.source) == nil else {
+                state.forgetUsage(of: id)
+                return false
+            }
             mock.hits = max(mock.hits - 1, 0)
-            mock.remainingLimit = 1
-            state.usage[id] = Usage(hits: mock.hits, remainingLimit: 1)
+            mock.remainingLimit = (mock.remainingLimit ?? 0) + 1
+            state.usage[id] = Usage(hits: mock.hits, remainingLimit: mock.remainingLimit)
             state.changeTable { $0.insert(mock) }
             return true
         }
     }
 
-    /// Forgets a used-up mock's pending entry once its delayed response was sent.
+    /// Records that a refundable hit's response was sent: it can no longer be given back; a
+    /// used-up mock whose last unsettled hit this was is gone for good.
     func settle(_ hit: MockHit) {
-        guard hit.exhausted else { return }
-        state.withLock { _ = $0.pendingExhausted.removeValue(forKey: hit.mock.id) }
+        state.withLock { state in
+            let id = hit.mock.id
+            guard state.endUnsettled(id), state.unsettled[id] == nil else { return }
+            state.pendingExhausted[id] = nil
+        }
     }
 }

@@ -342,7 +342,7 @@ struct MockServing: Sendable {
             requestHeaders: JSONText.objectReusingLast(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: headersJSON,
             responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
-            mockHit: hit.map { MockHitRecord(mockID: $0.mock.id, exhausted: $0.exhausted) },
+            mockHit: hit.map { MockHitRecord(mockID: $0.mock.id) },
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
             responseBodySize: bodySent ? bodyPrefix?.size : nil,
             nearMisses: nearMisses.map { bodySent ? .inResponseBody($0) : .text(String(decoding: response.body[$0], as: UTF8.self)) },
