@@ -18,14 +18,18 @@ extension MockStore {
     /// Serves a request as ``serve(tenant:method:target:headerValue:body:budget:outOfTime:)``
     /// does, if its regular expressions all finish within `slice` (measured from the call).
     /// The first one still running then is stopped and the answer is ``SlicedMatch/unfinished``:
-    /// no hit counted, no overrun reported (the slice is not the request's budget).
+    /// no hit counted, no overrun reported (the slice is not the request's budget). With
+    /// `refundable`, a hit can be given back until it is settled, as
+    /// ``serve(tenant:method:target:headerValue:body:budget:refundable:outOfTime:)`` says.
     public func serve(
-        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8], within slice: Duration
+        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8], within slice: Duration,
+        refundable: Bool = false
     ) -> SlicedMatch {
         var unfinished = false
         let hit = serve(
             tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
-            deadline: ContinuousClock.now.advanced(by: slice), slice: .matching, outOfTime: { _ in unfinished = true })
+            deadline: ContinuousClock.now.advanced(by: slice), slice: .matching, refundable: refundable,
+            outOfTime: { _ in unfinished = true })
         if let hit { return .hit(hit) }
         return unfinished ? .unfinished : .miss
     }

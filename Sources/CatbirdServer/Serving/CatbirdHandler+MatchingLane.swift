@@ -48,7 +48,8 @@ extension CatbirdHandler {
     /// a 499 entry stands for a client that left; a stopping server journals nothing more.
     /// Strict durability commits the entry before the answer leaves, so the request is checked
     /// once more just before the entry is queued; a client that leaves during the commit's few
-    /// milliseconds is logged and counted as gone, but its entry and hit stand.
+    /// milliseconds is logged and counted as gone, but its entry and hit stand. An entry that
+    /// cannot be committed gives the hit back, its answer withheld (``MockServing/settleOnceCommitted(_:_:)``).
     /// A delayed mock answer (`entry` nil) is journaled, and its hit settled or refunded, when
     /// its delay ends (``MockServing``), or here as the client having gone when it is not sent.
     private func deliverFromLane(
@@ -84,8 +85,9 @@ extension CatbirdHandler {
             if let hit { mocks.refund(hit) }
             return abandonedOnLane(request, tenant: tenant, responder)
         }
-        if let hit { mocks.settle(hit) }
-        journal.send(response, onceCommitted: journal.append(entry), to: responder, sent: record)
+        let ticket = journal.append(entry)
+        serving.settleOnceCommitted(hit, ticket)
+        journal.send(response, onceCommitted: ticket, to: responder, sent: record)
     }
 
     /// A request that waited on the lane until it was no longer waiting: not matched; what went

@@ -54,11 +54,15 @@ struct MockServing: Sendable {
 
     /// Serves `request`: with a `slice`, only if its regular expressions finish within it
     /// (else ``Served/unfinished``); without, with the whole evaluation budget
-    /// (docs/matching.md#evaluation-budget). The answer is journaled now.
+    /// (docs/matching.md#evaluation-budget). The answer is journaled now; with strict
+    /// durability a mock's hit stands once its entry is committed (``settleOnceCommitted(_:_:)``).
     func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration?) -> Served {
-        switch decide(request, tenant: tenant, within: slice, refundable: false) {
-        case let .answered(response, answeredBy, entry, _):
-            return .answered(response, answeredBy, entry.map { journal.append($0) })
+        switch decide(request, tenant: tenant, within: slice, refundable: strict) {
+        case let .answered(response, answeredBy, entry, hit):
+            guard let entry else { return .answered(response, answeredBy, nil) }
+            let ticket = journal.append(entry)
+            if strict { settleOnceCommitted(hit, ticket) }
+            return .answered(response, answeredBy, ticket)
         case let .forward(destination):
             return .forward(destination)
         case .unfinished:
@@ -75,7 +79,7 @@ struct MockServing: Sendable {
         if let slice {
             switch mocks.serve(
                 tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
-                body: request.body, within: slice) {
+                body: request.body, within: slice, refundable: refundable) {
             case let .hit(hit): served = hit
             case .miss: served = nil
             case .unfinished: return .unfinished
@@ -188,11 +192,11 @@ struct MockServing: Sendable {
         var undelayed = stamped
         undelayed.delay = nil
         var sent = stamped
-        sent.whenDelayEnds = { [journal, mocks, strict, undelayed] outcome in
+        sent.whenDelayEnds = { [self, undelayed] outcome in
             var entry = decided
             switch outcome {
             case .sent:
-                mocks.settle(hit)
+                if !strict { mocks.settle(hit) }
                 entry.durationMs = (ContinuousClock.now - request.receivedAt).milliseconds
             case let .clientLeft(waited):
                 mocks.refund(hit)
@@ -202,9 +206,23 @@ struct MockServing: Sendable {
             }
             let ticket = journal.append(entry)
             guard strict, outcome == .sent else { return nil }
+            settleOnceCommitted(hit, ticket)
             return journal.answer(undelayed, onceCommitted: ticket)
         }
         return sent
+    }
+
+    /// Strict durability (README.md#durability): `hit` stands once the entry behind `ticket`
+    /// (which carries it) is committed; when the entry is dropped the answer is withheld (503,
+    /// ``Journal/notJournaled``) and the hit given back (``MockStore/refund(_:)``), so the live
+    /// table agrees with the `mocks` row, which the dropped entry never changed. Registered
+    /// before the answer waits for the same commit, so a client that gets the 503 finds the
+    /// use given back.
+    func settleOnceCommitted(_ hit: MockHit?, _ ticket: JournalTicket) {
+        guard let hit else { return }
+        journal.whenCommitted(ticket) { [mocks] committed in
+            if committed { mocks.settle(hit) } else { mocks.refund(hit) }
+        }
     }
 
     /// The 404 with the request's near misses (computed only here, on a miss); on a worker,
