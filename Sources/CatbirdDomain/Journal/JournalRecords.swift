@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 @_spi(Server) import CatbirdWire
 
 /// The SQL that writes the `requests` table (schema: migrations/0001_initial.sql).
@@ -78,22 +79,23 @@ enum JournalRecords {
         }
     }
 
-    /// Sets each tenant's activity time to its latest row's (a batch is usually one or a few
-    /// runs of one tenant's rows: compared with the run's tenant, hashed once per run).
+    /// Sets each tenant's activity time to now, the time its rows are journaled (not their
+    /// `time`, the request's arrival: a request answered after a long `delay` is activity when
+    /// it ends, docs/operations.md#retention), creating the tenant's row when missing (a
+    /// request answered after its tenant was dropped re-creates it, docs/tenancy.md). A batch
+    /// is usually one or a few runs of one tenant's rows: compared with the run's tenant,
+    /// hashed once per run.
     private static func touchTenants(of entries: UnsafeBufferPointer<JournalEntry>, _ db: Database) throws {
-        var latest: [TenantID: String] = [:]
+        var tenants: Set<TenantID> = []
         var index = entries.startIndex
         while index < entries.endIndex {
             let tenant = entries[index].tenant
-            var time = entries[index].time
             index += 1
-            while index < entries.endIndex, entries[index].tenant == tenant {
-                if entries[index].time > time { time = entries[index].time }
-                index += 1
-            }
-            if (latest[tenant] ?? "") < time { latest[tenant] = time }
+            while index < entries.endIndex, entries[index].tenant == tenant { index += 1 }
+            tenants.insert(tenant)
         }
-        for (tenant, time) in latest { try TenantRecords.touch(db, tenant: tenant, at: time) }
+        let now = Timestamp.now()
+        for tenant in tenants { try TenantRecords.touch(db, tenant: tenant, at: now) }
     }
 
     /// Writes the batch's mock hits: one `UPDATE` per mock served (its hits summed), not one per

@@ -36,7 +36,9 @@ public final class Retention: Sendable {
             pass.journalRowsOverLimit = try pruneJournal(keeping: maxRows, budget: &budget)
         }
         if let ttl = policy.tenantTTL {
-            try dropTenants(idleSince: Timestamp.string(from: now - ttl.timeInterval), into: &pass, budget: &budget)
+            let cutoff = now - ttl.timeInterval
+            directory.activity.forget(endedBefore: cutoff)
+            try dropTenants(idleSince: cutoff, into: &pass, budget: &budget)
         }
         pass.unfinished = budget <= 0
         return pass
@@ -92,10 +94,15 @@ public final class Retention: Sendable {
         return deleted
     }
 
-    /// Drops tenants (never the default tenant) last active before `cutoff`: their journal in
-    /// batches, each batch deleted only while the tenant is still idle, then their mocks and
-    /// row in one transaction that checks again.
-    private func dropTenants(idleSince cutoff: String, into pass: inout RetentionPass, budget: inout Int) throws {
+    /// Drops tenants (never the default tenant) idle since `cutoff`: last active before it
+    /// (`last_activity_at`: their last control change or journaled request) and with no work in
+    /// flight nor ended since (``TenantActivity``: a delayed answer, a parked wait). Their
+    /// journal goes in batches, each deleted only while the tenant is still idle, then their
+    /// mocks and row in one transaction that checks again, after every journal entry queued
+    /// so far is committed (a request answered just before counts as activity).
+    private func dropTenants(idleSince cutoffDate: Date, into pass: inout RetentionPass, budget: inout Int) throws {
+        let cutoff = Timestamp.string(from: cutoffDate)
+        let activity = directory.activity
         let idle = try database.use { db in
             try db.query(
                 "SELECT id FROM tenants WHERE id <> '' AND last_activity_at < ? ORDER BY last_activity_at LIMIT ?",
@@ -103,9 +110,10 @@ public final class Retention: Sendable {
             ).compactMap { $0[0].stringValue }
         }
         for id in idle where budget > 0 {
+            let tenant = TenantID(id)
             let stillIdle = "(SELECT last_activity_at FROM tenants WHERE id = ?) < ?"
             var journalRows = 0
-            while budget > 0 {
+            while budget > 0, !activity.isBusy(tenant, since: cutoffDate) {
                 budget -= 1
                 let removed = try database.use { db -> Int in
                     try db.run(
@@ -118,11 +126,16 @@ public final class Retention: Sendable {
             }
             pass.idleTenantJournalRows += journalRows
             guard budget > 0 else { return }
+            guard !activity.isBusy(tenant, since: cutoffDate) else { continue }
             budget -= 1
-            let tenant = TenantID(id)
+            // Entries queued before this point are committed, their tenants' activity set.
+            directory.flushJournal()
             let mocks = try database.use { db -> Int? in
                 let dropped = try db.transaction { () -> Int? in
-                    guard try db.query("SELECT 1 WHERE \(stillIdle)", [.text(id), .text(cutoff)]).first != nil else { return nil }
+                    // Checked again under the write connection: work begun since keeps the tenant.
+                    guard try db.query("SELECT 1 WHERE \(stillIdle)", [.text(id), .text(cutoff)]).first != nil,
+                          !activity.isBusy(tenant, since: cutoffDate)
+                    else { return nil }
                     try MockRecords.deleteAll(db, tenant: tenant)
                     let mocks = db.changes
                     try JournalRecords.deleteAll(db, tenant: tenant)

@@ -20,6 +20,9 @@ public final class TenantDirectory: Sendable {
     private let journal: Journal
     let database: SerialDatabase
     let reader: DatabasePool
+    /// Work in flight per tenant, which keeps `--tenant-ttl` from dropping a tenant that is
+    /// not idle (``Retention``).
+    public let activity = TenantActivity()
 
     public init(mocks: MockStore, journal: Journal, database: SerialDatabase, reader: DatabasePool) {
         self.mocks = mocks
@@ -52,6 +55,11 @@ public final class TenantDirectory: Sendable {
                 id: row[0].stringValue ?? "", mocks: Int(row[3].intValue ?? 0), requests: Int(row[4].intValue ?? 0),
                 createdAt: row[1].stringValue ?? "", lastActivityAt: row[2].stringValue ?? "")
         }
+    }
+
+    /// Waits until every journal entry queued so far is committed (``Journal/flush()``).
+    func flushJournal() {
+        journal.flush()
     }
 
     /// Deletes the tenant's mocks and journal. The default tenant is emptied but kept.

@@ -22,6 +22,9 @@ struct CatbirdHandler: HTTPHandler {
     let durability: Durability
     /// Where requests whose regular expressions outlast the worker's slice are matched.
     let matchingLane: MatchingLane
+    /// Tenants' requests answered later, which keep `--tenant-ttl` from dropping their tenant
+    /// (``holdingTenant(_:_:)``).
+    let activity: TenantActivity
 
     /// - Parameter controlPools: where quick and slow control routes run (``Route/lane``).
     /// - Parameter matchingLane: where requests with slow regular expressions are matched.
@@ -39,6 +42,7 @@ struct CatbirdHandler: HTTPHandler {
         journal = dependencies.journal
         durability = dependencies.settings.durability
         self.matchingLane = matchingLane
+        activity = dependencies.tenants.activity
     }
 
     /// Every `/catbird` route; each is described in the OpenAPI document (``OpenAPIRoute``),
@@ -60,7 +64,7 @@ struct CatbirdHandler: HTTPHandler {
                 return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
             }
             let isAdmin = admin.isAdmin(control, tenant: tenant)
-            let answer = routes.respond(to: control, tenant: tenant, isAdmin: isAdmin)
+            let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant)
             return recorded(cors ? CORS.decorate(answer, for: control) : answer, control, answeredBy: "control", tenant: tenant)
         }
         if cors, let preflight = CORS.preflight(request) {
@@ -69,7 +73,19 @@ struct CatbirdHandler: HTTPHandler {
             }
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
-        return answer(serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice), request, tenant: tenant)
+        return holdingTenant(answer(serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice), request, tenant: tenant), tenant)
+    }
+
+    /// `answer`, holding `tenant` as active (``TenantActivity``) until it is delivered when it
+    /// is answered later (a parked wait or long poll, a slow control route, an upstream call,
+    /// the matching lane), so `--tenant-ttl` does not drop a tenant in the middle of it
+    /// (docs/operations.md#retention). A mock's `delay` holds it until the delay ends
+    /// (``recordedWhenDelayEnds(_:delay:_:answeredBy:tenant:)``); an answer given at once needs
+    /// no hold (its journal entry is activity once queued).
+    private func holdingTenant(_ answer: HTTPAnswer, _ tenant: TenantID) -> HTTPAnswer {
+        guard case .later = answer else { return answer }
+        activity.begin(tenant)
+        return answer.whenDelivered { [activity] _ in activity.end(tenant) }
     }
 
     /// What goes out for what serving decided; a request whose regular expressions need more
@@ -161,8 +177,11 @@ struct CatbirdHandler: HTTPHandler {
             request, answeredBy: answeredBy, tenant: tenant, readyAfter: ContinuousClock.now - request.receivedAt, delay: delay)
         let journaling = response.whenDelayEnds
         var observed = response
-        observed.whenDelayEnds = { [response] outcome in
+        // The tenant is active until the delay ends and its entry is queued (``holdingTenant(_:_:)``).
+        activity.begin(tenant)
+        observed.whenDelayEnds = { [response, activity] outcome in
             let instead = journaling?(outcome)
+            activity.end(tenant)
             guard outcome == .sent else {
                 record(.nothingSent)
                 return instead

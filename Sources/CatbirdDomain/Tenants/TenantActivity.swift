@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+/// A tenant's work in progress that the `tenants` table does not show: requests answered later
+/// (a mock's `delay`, the matching lane, an upstream call) until their journal entry is queued,
+/// and parked waits and long polls until they answer. While a tenant has any, it is not idle,
+/// and its idle time counts from the end of the last one, so `--tenant-ttl` never drops a
+/// tenant in the middle of its work (docs/operations.md#retention).
+///
+/// In memory only: after a restart nothing is in flight.
+public final class TenantActivity: Sendable {
+    private struct Work {
+        var inFlight = 0
+        /// When the last piece of work ended (nil while the first is still in flight).
+        var lastEnded: Date?
+    }
+
+    private let work = Mutex<[TenantID: Work]>([:])
+
+    public init() {}
+
+    /// Work of `tenant` starts; call ``end(_:)`` exactly once when it is done.
+    public func begin(_ tenant: TenantID) {
+        work.withLock { $0[tenant, default: Work()].inFlight += 1 }
+    }
+
+    /// Work of `tenant` that ``begin(_:)`` started is done (for a request: its journal entry
+    /// is queued, so the row's own activity time takes over).
+    public func end(_ tenant: TenantID) {
+        let now = Date()
+        work.withLock { work in
+            guard var entry = work[tenant] else { return }
+            entry.inFlight = max(entry.inFlight - 1, 0)
+            entry.lastEnded = now
+            work[tenant] = entry
+        }
+    }
+
+    /// Whether `tenant` has work in flight, or ended some at or after `cutoff`.
+    func isBusy(_ tenant: TenantID, since cutoff: Date) -> Bool {
+        work.withLock { work in
+            guard let entry = work[tenant] else { return false }
+            return entry.inFlight > 0 || (entry.lastEnded.map { $0 >= cutoff } ?? true)
+        }
+    }
+
+    /// Forgets the tenants with nothing in flight whose last work ended before `cutoff` (they
+    /// no longer hold anything), so the map holds only recent tenants.
+    func forget(endedBefore cutoff: Date) {
+        work.withLock { work in
+            work = work.filter { $0.value.inFlight > 0 || ($0.value.lastEnded.map { $0 >= cutoff } ?? true) }
+        }
+    }
+}
