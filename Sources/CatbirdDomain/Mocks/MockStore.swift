@@ -155,12 +155,11 @@ public final class MockStore: Sendable {
     /// Gives back a delayed or refundable hit whose response was never sent (the client hung
     /// up, or the server answered in its place or withheld the answer): the mock counts one
     /// hit less and one more use left, and a mock its hits used up comes back with every use
-    /// given back (``TenantMocks/refund(_:)``), unless it was removed or replaced meanwhile;
-    /// its row, if any is left, is then deleted. The row itself is untouched otherwise: only
-    /// answers sent are written to it (``MockRecords/recordHits(_:id:count:)``).
+    /// given back (``TenantMocks/refund(_:)``), unless it was removed or replaced meanwhile
+    /// (its row went with it); one that cannot come back has its row deleted. The row is
+    /// untouched otherwise: only answers sent are written to it (``MockRecords/recordHits(_:id:count:)``).
     public func refund(_ hit: MockHit) {
-        let restored = table(of: hit.mock.tenant)?.refund(hit) ?? false
-        guard !restored else { return }
+        guard table(of: hit.mock.tenant)?.refund(hit) == .displaced else { return }
         try? database.use { try MockRecords.delete($0, id: hit.mock.id) }
     }
 

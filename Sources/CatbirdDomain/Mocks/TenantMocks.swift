@@ -262,27 +262,37 @@ final class TenantMocks: Sendable {
     /// position, with the uses given back so far, unless it was removed or replaced meanwhile;
     /// so, whatever order its hits end in, a mock ends with `hits` = answers sent and
     /// `remainingLimit` = its limit − answers sent (README.md, ResponseMock `delay`).
-    /// - Returns: false when the mock is gone for good (its row is then the caller's to delete).
-    func refund(_ hit: MockHit) -> Bool {
+    func refund(_ hit: MockHit) -> Refund {
         state.withLock { state in
             let id = hit.mock.id
-            guard state.endUnsettled(id) else { return false }
+            guard state.endUnsettled(id) else { return .removed }
             if let mock = state.table.byID[id] {
                 let current = state.current(mock)
                 state.usage[id] = Usage(hits: max(current.hits - 1, 0), remainingLimit: current.remainingLimit.map { $0 + 1 })
-                return true
+                return .restored
             }
-            guard var mock = state.pendingExhausted.removeValue(forKey: id) else { return false }
+            guard var mock = state.pendingExhausted.removeValue(forKey: id) else { return .removed }
             guard state.table.mock(samePatternAs: mock.pattern.source) == nil else {
                 state.forgetUsage(of: id)
-                return false
+                return .displaced
             }
             mock.hits = max(mock.hits - 1, 0)
             mock.remainingLimit = (mock.remainingLimit ?? 0) + 1
             state.usage[id] = Usage(hits: mock.hits, remainingLimit: mock.remainingLimit)
             state.changeTable { $0.insert(mock) }
-            return true
+            return .restored
         }
+    }
+
+    /// What ``refund(_:)`` did with a hit.
+    enum Refund {
+        /// The use is back: the mock is in the table.
+        case restored
+        /// The mock was removed or replaced meanwhile (its row went with it): nothing to give back.
+        case removed
+        /// The used-up mock could not come back, another mock having its pattern: its row is
+        /// the caller's to delete.
+        case displaced
     }
 
     /// Records that a refundable hit's response was sent: it can no longer be given back; a
