@@ -49,6 +49,27 @@ public struct Mock: Sendable {
         ) -> MatchOutcome {
             pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice)
         }
+
+        /// ``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:urlEdits:until:slice:fields:)``
+        /// of `pattern`, read in place (as ``evaluate(method:target:headerValue:body:until:slice:)``):
+        /// for each mock a 404 compares field by field.
+        func compare(
+            _ probe: NearMissProbe, headerValue: (String) -> String?, body: [UInt8], urlMatches: Bool, urlEdits: Int? = nil,
+            until deadline: ContinuousClock.Instant, slice: RegexpSlice, fields: Bool
+        ) -> RequestComparison {
+            pattern.compare(
+                probe, headerValue: headerValue, body: body, urlMatches: urlMatches, urlEdits: urlEdits, until: deadline,
+                slice: slice, fields: fields)
+        }
+
+        /// `pattern`'s near-miss texts and source, read in place (for a 404's closest mocks).
+        var nearMissTexts: NearMissTexts { pattern.nearMissTexts }
+        var patternSource: RequestPattern { pattern.source }
+
+        /// ``CompiledRequestPattern/urlOutcome(_:until:slice:)`` of `pattern`, read in place.
+        func urlOutcome(_ probe: NearMissProbe, until deadline: ContinuousClock.Instant, slice: RegexpSlice) -> MatchOutcome {
+            pattern.urlOutcome(probe, until: deadline, slice: slice)
+        }
     }
 
     /// Row id in the `mocks` table. A mock replaced in place gets a new id.

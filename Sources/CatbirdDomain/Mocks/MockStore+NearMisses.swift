@@ -56,7 +56,7 @@ extension MockStore {
     ) -> NearMissReport {
         let owners = tenant.isDefault ? [tenant] : [tenant, .defaultTenant]
         // Built once per table version, by the first miss after a change: not counted in the time limit.
-        let views = owners.compactMap { table(of: $0)?.nearMissView() }
+        let views = owners.compactMap { table(of: $0)?.nearMissView(for: target) }
         let deadline = ContinuousClock.now.advanced(by: Self.nearMissTimeLimit)
         let slice: RegexpSlice = regexpSlice != nil ? .comparing : .whole
         let regexpDeadline = regexpSlice.map { min(deadline, ContinuousClock.now.advanced(by: $0)) } ?? deadline
@@ -72,14 +72,14 @@ extension MockStore {
         }
         /// Whether the url pattern matches (a regular expression stopped counts as not matching,
         /// and the report is then not complete).
-        func urlMatches(_ pattern: CompiledRequestPattern) -> Bool {
-            let outcome = pattern.urlOutcome(probe, until: regexpDeadline, slice: slice)
+        func urlMatches(_ mock: Mock) -> Bool {
+            let outcome = mock.definition.urlOutcome(probe, until: regexpDeadline, slice: slice)
             if outcome == .outOfTime { complete = false }
             return outcome == .matched
         }
         // `rank` is the catalog's place in `catalogs` (0: the request's tenant, 1: the default tenant).
         func compare(_ catalog: NearMissCatalog, rank: Int, index: Int, urlMatches: Bool, urlEdits: Int? = nil) {
-            let comparison = catalog.mocks[index].pattern.compare(
+            let comparison = catalog.mocks[index].definition.compare(
                 probe, headerValue: headerValue, body: body, urlMatches: urlMatches, urlEdits: urlEdits, until: regexpDeadline,
                 slice: slice, fields: false)
             if comparison.cutShort { complete = false }
@@ -88,12 +88,11 @@ extension MockStore {
         }
 
         var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>)] = []
-        for (table, catalog) in views where !catalog.mocks.isEmpty {
+        for (ids, catalog) in views where !catalog.mocks.isEmpty {
             let rank = catalogs.count
-            let ids = table.urlCandidates(for: target)
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
             for index in candidates.sorted() where inTime() {
-                compare(catalog, rank: rank, index: index, urlMatches: urlMatches(catalog.mocks[index].pattern))
+                compare(catalog, rank: rank, index: index, urlMatches: urlMatches(catalog.mocks[index]))
             }
             catalogs.append((catalog, candidates))
         }
@@ -149,16 +148,16 @@ extension MockStore {
         }
         let winners = closest.entries.map { catalogs[$0.rank].catalog.mocks[$0.index] }
         let nearMisses = zip(closest.entries, winners).map { entry, mock in
-            let comparison = mock.pattern.compare(
-                probe, headerValue: headerValue, body: body, urlMatches: urlMatches(mock.pattern),
+            let comparison = mock.definition.compare(
+                probe, headerValue: headerValue, body: body, urlMatches: urlMatches(mock),
                 until: regexpDeadline, slice: slice, fields: true)
             if comparison.cutShort { complete = false }
             return CatbirdNearMiss(
                 mockId: mock.id, tenant: mock.tenant.rawValue, position: mock.position,
-                distance: (entry.distance * 1000).rounded() / 1000, pattern: mock.pattern.source, fields: comparison.fields)
+                distance: (entry.distance * 1000).rounded() / 1000, pattern: mock.definition.patternSource, fields: comparison.fields)
         }
         return NearMissReport(
-            nearMisses: nearMisses, texts: winners.map(\.pattern.nearMissTexts), matchingTenants: matching, compared: compared,
+            nearMisses: nearMisses, texts: winners.map(\.definition.nearMissTexts), matchingTenants: matching, compared: compared,
             complete: complete)
     }
 }

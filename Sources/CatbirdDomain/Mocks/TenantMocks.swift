@@ -163,11 +163,12 @@ final class TenantMocks: Sendable {
             outOfTime: outOfTime)
     }
 
-    /// The current table (to find the mocks whose url may match a target) and its mocks as
-    /// near misses compare them (hits and limits as inserted: near misses show neither).
-    func nearMissView() -> (table: MockTable, catalog: NearMissCatalog) {
+    /// The ids of the current table's mocks whose url may match `target`
+    /// (``MockTable/urlCandidates(for:)``) and its mocks as near misses compare them (hits and
+    /// limits as inserted: near misses show neither). The table is read in place, not copied.
+    func nearMissView(for target: String) -> (candidates: [Int64], catalog: NearMissCatalog) {
         let snapshot = state.withLock { $0.currentSnapshot() }
-        return (snapshot.table, snapshot.nearMissCatalog)
+        return (snapshot.table.urlCandidates(for: target), snapshot.nearMissCatalog)
     }
 
     /// The mock whose pattern is the same as `pattern` (``MockTable/mock(samePatternAs:)``), or

@@ -66,7 +66,22 @@ enum NotFoundMemo {
         let answer: NotFoundAnswer
     }
 
-    private static let recent = PerThreadMemo<[Entry]> { [] }
+    /// One thread's entries, all of one generation, and the slot the next one replaces when full.
+    private struct Recent {
+        var generation: UInt64 = 0
+        var entries: [Entry] = []
+        var next = 0
+
+        /// Forgets every entry unless they are of `generation`.
+        mutating func keepOnly(_ generation: UInt64) {
+            guard generation != self.generation else { return }
+            self.generation = generation
+            entries.removeAll(keepingCapacity: true)
+            next = 0
+        }
+    }
+
+    private static let recent = PerThreadMemo<Recent> { Recent() }
 
     /// Answers reused so far, in this process (for tests: that the memo is used at all).
     static let reuses = Atomic<Int>(0)
@@ -74,27 +89,33 @@ enum NotFoundMemo {
     static let isEnabled = Atomic<Bool>(true)
 
     /// The answer this thread kept for `request` of `tenant` at `generation`, if any; entries of
-    /// older generations are dropped on the way.
+    /// another generation are dropped on the way.
     static func answer(to request: HTTPRequest, tenant: TenantID, namesOtherTenants: Bool, generation: UInt64) -> NotFoundAnswer? {
         guard isEnabled.load(ordering: .relaxed) else { return nil }
-        return recent.with { entries in
-            if entries.contains(where: { $0.key.generation != generation }) {
-                entries.removeAll { $0.key.generation != generation }
+        return recent.with { recent in
+            recent.keepOnly(generation)
+            for entry in recent.entries
+            where entry.key.holds(for: request, tenant: tenant, namesOtherTenants: namesOtherTenants, generation: generation) {
+                reuses.wrappingAdd(1, ordering: .relaxed)
+                return entry.answer
             }
-            guard let found = entries.first(where: {
-                $0.key.holds(for: request, tenant: tenant, namesOtherTenants: namesOtherTenants, generation: generation)
-            }) else { return nil }
-            reuses.wrappingAdd(1, ordering: .relaxed)
-            return found.answer
+            return nil
         }
     }
 
-    /// Keeps `answer`, computed from `key`, unless it is larger than ``entryBytesLimit``.
+    /// Keeps `answer`, computed from `key`, unless it is larger than ``entryBytesLimit``; when
+    /// the thread keeps ``entriesPerThread`` already, in place of the oldest.
     static func keep(_ answer: NotFoundAnswer, key: Key) {
         guard isEnabled.load(ordering: .relaxed), key.size + answer.response.body.count <= entryBytesLimit else { return }
-        recent.with { entries in
-            if entries.count >= entriesPerThread { entries.removeFirst() }
-            entries.append(Entry(key: key, answer: answer))
+        recent.with { recent in
+            recent.keepOnly(key.generation)
+            let entry = Entry(key: key, answer: answer)
+            if recent.entries.count < entriesPerThread {
+                recent.entries.append(entry)
+            } else {
+                recent.entries[recent.next] = entry
+                recent.next = (recent.next + 1) % entriesPerThread
+            }
         }
     }
 }
