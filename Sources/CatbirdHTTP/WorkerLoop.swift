@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CatbirdSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -45,6 +46,8 @@ final class WorkerLoop: Sendable {
     let wakePending = Atomic<Bool>(false)
     /// Rounds of the loop run so far (`MHD_run_wait` calls), for tests.
     let rounds = Atomic<Int>(0)
+    /// `eventfd` writes made by ``wake()`` so far (one per wake-up the loop is sent), for tests.
+    let wakeWrites = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let handed = Mutex<[Handed]>([])
     /// Signalled once by the loop thread as it ends.
@@ -67,15 +70,11 @@ final class WorkerLoop: Sendable {
 
     /// The loop whose thread runs the caller (libmicrohttpd's callbacks run on it), or nil.
     static var current: WorkerLoop? {
-        guard let loop = pthread_getspecific(currentKey) else { return nil }
-        return Unmanaged<WorkerLoop>.fromOpaque(loop).takeUnretainedValue()
+        currentLoop.with { $0 }
     }
 
-    private static let currentKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// Each loop thread's own loop (set while it runs), nil on every other thread.
+    private static let currentLoop = PerThreadMemo<WorkerLoop?> { nil }
 
     /// Starts the loop thread running `daemon` (started without its own polling thread);
     /// `refused` is called on it for each handed connection `MHD_add_connection` refused
@@ -85,13 +84,13 @@ final class WorkerLoop: Sendable {
         struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
         let target = Daemon(pointer: daemon)
         let thread = Thread { [self] in
-            pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+            Self.currentLoop.with { $0 = self }
             while !stopping.load(ordering: .acquiring) {
                 _ = MHD_run_wait(target.pointer, -1)
                 rounds.add(1, ordering: .relaxed)
                 if wakePending.load(ordering: .relaxed) { takeWakeUp(target.pointer, refused: refused) }
             }
-            pthread_setspecific(Self.currentKey, nil)
+            Self.currentLoop.with { $0 = nil }
             ended.signal()
         }
         thread.name = name
@@ -102,14 +101,16 @@ final class WorkerLoop: Sendable {
     /// thread, or a connection handed over). Cheap when a wake-up is already pending; inside
     /// ``wakingOnce(_:)`` only noted, and made when its body returns.
     func wake() {
-        if let deferred = pthread_getspecific(Self.deferredKey) {
-            let loops = deferred.assumingMemoryBound(to: [WorkerLoop].self)
-            if !loops.pointee.contains(where: { $0 === self }) { loops.pointee.append(self) }
-            return
+        let heldBack = Self.heldWakeUps.with { loops in
+            guard loops != nil else { return false }
+            if !loops!.contains(where: { $0 === self }) { loops!.append(self) }
+            return true
         }
+        if heldBack { return }
         guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
+        wakeWrites.add(1, ordering: .relaxed)
     }
 
     /// Runs `body`, holding back the wake-ups it asks for on this thread (``wake()``) until it
@@ -117,22 +118,23 @@ final class WorkerLoop: Sendable {
     /// answers): the loop's thread is not woken, and does not take the core from the caller, once
     /// per answer, and it then finds the whole group resumed.
     static func wakingOnce(_ body: () -> Void) {
-        guard pthread_getspecific(deferredKey) == nil else { return body() }  // nested: the outer call wakes
-        var loops: [WorkerLoop] = []
-        withUnsafeMutablePointer(to: &loops) { pointer in
-            pthread_setspecific(deferredKey, pointer)
-            body()
-            pthread_setspecific(deferredKey, nil)
+        let outermost = heldWakeUps.with { loops in
+            guard loops == nil else { return false }  // nested: the outer call wakes
+            loops = []
+            return true
+        }
+        guard outermost else { return body() }
+        body()
+        let loops = heldWakeUps.with { loops in
+            defer { loops = nil }
+            return loops ?? []
         }
         for loop in loops { loop.wake() }
     }
 
-    /// This thread's wake-ups held back by ``wakingOnce(_:)``: a pointer to its `[WorkerLoop]`.
-    private static let deferredKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// The loops this thread's ``wakingOnce(_:)`` holds wake-ups back for (once each); nil
+    /// outside it.
+    private static let heldWakeUps = PerThreadMemo<[WorkerLoop]?> { nil }
 
     /// Hands a new connection to the loop, which adds it to the daemon (`MHD_add_connection`).
     func hand(_ socket: Int32, address: sockaddr_storage, length: socklen_t) {

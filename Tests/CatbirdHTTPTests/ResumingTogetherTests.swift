@@ -7,6 +7,9 @@ import XCTest
 /// `HTTPServer.resumingTogether`: answers given inside it (as the journal writer releases one
 /// commit's strict answers) wake each worker thread once, after the body returns; every answer
 /// then leaves, on every worker, nested calls included. Two workers, so both loops are woken.
+/// The wake-ups are counted (``WorkerLoop/wakeWrites``): none while the body runs (each idle
+/// loop's first resume would write its `eventfd` at once if they were not held back), then
+/// exactly one per loop.
 final class ResumingTogetherTests: XCTestCase {
     func testAnswersGivenTogetherAllLeaveOnceTheBodyReturns() throws {
         let handler = DeferredHandler()
@@ -29,6 +32,11 @@ final class ResumingTogetherTests: XCTestCase {
         XCTAssertEqual(server.connectionsPerWorker.filter { $0 > 0 }.count, 2, "both workers hold parked requests")
 
         let responders = (0..<count).map { handler.take("/together/\($0)")! }
+        let loops = server.workerLoops
+        XCTAssertEqual(loops.count, 2)
+        XCTAssertTrue(eventually { loops.allSatisfy { !$0.wakePending.load(ordering: .sequentiallyConsistent) } }, "the loops rest")
+        let writesBefore = loops.map { $0.wakeWrites.load(ordering: .sequentiallyConsistent) }
+        var writesInside: [Int] = []
         HTTPServer.resumingTogether {
             for (index, responder) in responders.enumerated() where index % 2 == 0 {
                 responder.send(HTTPResponse(status: 200, body: Array("answer \(index)".utf8)))
@@ -38,7 +46,11 @@ final class ResumingTogetherTests: XCTestCase {
                     responder.send(HTTPResponse(status: 200, body: Array("answer \(index)".utf8)))
                 }
             }
+            writesInside = loops.map { $0.wakeWrites.load(ordering: .sequentiallyConsistent) }
         }
+        let writesAfter = loops.map { $0.wakeWrites.load(ordering: .sequentiallyConsistent) }
+        XCTAssertEqual(writesInside, writesBefore, "a loop was woken while the answers were being given")
+        XCTAssertEqual(zip(writesAfter, writesBefore).map { $0 - $1 }, [1, 1], "one wake-up per worker for the whole group")
         XCTAssertEqual(clients.wait(timeout: .now() + 30), .success, "an answer given together never left")
         let answers = results.withLock { $0 }
         for index in 0..<count {
