@@ -25,6 +25,14 @@ extension LaunchedServer {
         try residentMegabytes("VmHWM:")
     }
 
+    /// Resets the server process's `VmHWM` to its resident memory now (writes `5` to
+    /// /proc/<pid>/clear_refs: proc(5)), so that ``peakResidentMegabytes()`` then gives the peak
+    /// of what follows only, not of an earlier upload.
+    /// - Throws: when the file cannot be written.
+    public func resetPeakResident() throws {
+        try Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/clear_refs"))
+    }
+
     /// `VmRSS` (resident memory now) of the server process in megabytes.
     /// - Throws: ``Failure`` when the file has no such line.
     public func currentResidentMegabytes() throws -> Int {
