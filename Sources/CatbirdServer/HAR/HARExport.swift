@@ -77,6 +77,18 @@ final class HARExport: Sendable {
         HTTPBodyStream.parts(first: first) { [self] in try nextPart() }
     }
 
+    /// The document's length in bytes, for the answer to `HEAD` to declare: libmicrohttpd 0.9.75
+    /// sends a chunked body's last chunk (`0`) even to `HEAD`, which the client would read as
+    /// the next answer's start. The document is produced page by page as for `GET` and only
+    /// counted: a `GET`'s reading and encoding, one page in memory at a time. Uses up this
+    /// export (its body then sends nothing more).
+    /// - Throws: `SQLiteError` when a page cannot be read.
+    func byteCount() throws -> Int {
+        var total = first.count
+        while let part = try nextPart() { total += part.count }
+        return total
+    }
+
     /// The next page, the document's end after the last, or nil once that was sent.
     private func nextPart() throws -> [UInt8]? {
         try state.withLock { state in

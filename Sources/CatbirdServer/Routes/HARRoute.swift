@@ -17,6 +17,8 @@ enum HARRoute {
                 let export = try HARExport(
                     journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
                     origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit, log: dependencies.log)
+                // HEAD declares GET's length (its body is never read): chunked, it would get a stray last chunk.
+                let length = context.request.method == "HEAD" ? UInt64(try export.byteCount()) : nil
                 return HTTPResponse(
                     status: 200,
                     headers: [
@@ -24,7 +26,7 @@ enum HARRoute {
                         "Content-Disposition": "attachment; filename=\"catbird.har\"",
                         "X-Content-Type-Options": "nosniff",
                     ],
-                    content: .stream(length: nil, export.body))
+                    content: .stream(length: length, export.body))
             },
         ]
     }
