@@ -277,22 +277,32 @@ struct CatbirdHandler: HTTPHandler {
         return journal.answer(response, onceCommitted: ticket)
     }
 
-    /// `/catbird` and everything under `/catbird/` (never served from mocks nor forwarded).
-    /// Compared byte by byte (asked on every request; `hasPrefix` on a Substring is generic).
-    static func isControl(_ path: Substring) -> Bool {
-        let bytes = path.utf8
-        guard bytes.starts(with: controlPrefix) else { return false }
-        let rest = bytes.dropFirst(controlPrefix.count)
-        return rest.isEmpty || rest.first == UInt8(ascii: "/")
+    /// `request` as the control routes read it when its path is `/catbird` or under `/catbird/`
+    /// (``isControlTarget(_:)``), else nil. An absolute-form request (`GET http://host:port/catbird/api/mocks`,
+    /// what a client using Catbird as its HTTP proxy sends) whose path is one is a control request
+    /// too, whatever its host, with its target in origin form (`/catbird/api/mocks`): `/catbird`
+    /// routes are never served from mocks, forwarded nor recorded, in any request form
+    /// (docs/files.md#redirect-and-proxy).
+    static func controlRequest(_ request: HTTPRequest) -> HTTPRequest? {
+        if request.target.utf8.first == UInt8(ascii: "/") { return startsWithControlPath(request.target) ? request : nil }
+        guard let origin = originForm(of: request.target), startsWithControlPath(origin) else { return nil }
+        var control = request
+        control.target = origin
+        return control
     }
 
-    private static let controlPrefix = Array("/catbird".utf8)
+    /// Whether a request with exactly this target is a control request (``controlRequest(_:)``):
+    /// its path, in origin or absolute form, is `/catbird` or under `/catbird/`.
+    static func isControlTarget(_ target: String) -> Bool {
+        if target.utf8.first == UInt8(ascii: "/") { return startsWithControlPath(target) }
+        return originForm(of: target).map(startsWithControlPath) ?? false
+    }
 
-    /// ``isControl(_:)`` of an origin-form target's path: `/catbird`, then its end, `/` or `?`.
-    /// Reads the target's bytes from the start only, so the usual mock request is told apart
-    /// at its second byte (splitting off the path and comparing it generically took about
-    /// 700 instructions on every request).
-    static func isControlOriginForm(_ target: String) -> Bool {
+    /// Whether an origin-form target (path and query) starts with a control path: `/catbird`,
+    /// then its end, `/` or `?`. Reads the bytes from the start only, so the usual mock request
+    /// is told apart at its second byte (splitting off the path and comparing it generically
+    /// took about 700 instructions on every request).
+    private static func startsWithControlPath(_ target: String) -> Bool {
         var bytes = target.utf8.makeIterator()
         for expected in controlPrefix {
             guard bytes.next() == expected else { return false }
@@ -301,26 +311,7 @@ struct CatbirdHandler: HTTPHandler {
         return next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
     }
 
-    /// `request` as the control routes read it when its path is a control path (``isControl(_:)``),
-    /// else nil. An absolute-form request (`GET http://host:port/catbird/api/mocks`, what a client
-    /// using Catbird as its HTTP proxy sends) whose path is one is a control request too, whatever
-    /// its host, with its target in origin form (`/catbird/api/mocks`): `/catbird` routes are
-    /// never forwarded nor recorded, in any request form (docs/files.md#redirect-and-proxy).
-    static func controlRequest(_ request: HTTPRequest) -> HTTPRequest? {
-        if request.target.utf8.first == UInt8(ascii: "/") { return isControlOriginForm(request.target) ? request : nil }
-        guard let origin = originForm(of: request.target) else { return nil }
-        var control = request
-        control.target = String(origin)
-        return isControl(control.path) ? control : nil
-    }
-
-    /// Whether a request with exactly this target is a control request (``controlRequest(_:)``):
-    /// its path, in origin or absolute form, is `/catbird` or under `/catbird/`.
-    static func isControlTarget(_ target: String) -> Bool {
-        let origin = target.hasPrefix("/") ? target : originForm(of: target)
-        guard let origin else { return false }
-        return isControl(origin.prefix { $0 != "?" })
-    }
+    private static let controlPrefix = Array("/catbird".utf8)
 
     /// The path and query of an absolute-form target (`http://h:1/a?q` → `/a?q`, `http://h?q` →
     /// `/?q`, `http://h` → `/`), or nil when `target` is not `scheme://…`.
