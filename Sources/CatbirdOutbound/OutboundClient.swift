@@ -71,11 +71,15 @@ public final class OutboundClient: Sendable {
 
     /// Sends `request`; `completion` is called exactly once with the response or the reason
     /// there is none.
+    /// - Parameter isWanted: asked on the transfer thread while the transfer runs, at least every
+    ///   ``wantedCheckInterval``; once it returns false the transfer is given up (its connection
+    ///   closed, `curl_multi_remove_handle`) and `completion` gets ``OutboundError/cancelled``.
+    ///   Must be quick and must not call into this client.
     public func send(
-        _ request: OutboundRequest,
+        _ request: OutboundRequest, isWanted: @escaping @Sendable () -> Bool = { true },
         completion: @escaping @Sendable (Result<OutboundResponse, OutboundError>) -> Void
     ) {
-        let transfer = OutboundTransfer(request: request, maxResponseSize: maxResponseSize, completion: completion)
+        let transfer = OutboundTransfer(request: request, maxResponseSize: maxResponseSize, isWanted: isWanted, completion: completion)
         let accepted = state.withLock { state -> Bool in
             if state.stopping { return false }
             state.pending.append(transfer)
@@ -133,8 +137,23 @@ public final class OutboundClient: Sendable {
                 active.removeAll { $0 == easy }
                 finish(easy, result: outcome(of: easy, code: CURLcode(UInt32(code))))
             }
-            curl_multi_poll(multi.handle, nil, 0, 1000, nil)
+            active.removeAll { easy in
+                guard !Self.transfer(of: easy).isWanted() else { return false }
+                finish(easy, result: .failure(.cancelled))
+                return true
+            }
+            // While transfers run, woken at least every wantedCheckInterval to ask isWanted.
+            let wait: Int32 = active.isEmpty ? 1000 : Int32(Self.wantedCheckInterval / .milliseconds(1))
+            curl_multi_poll(multi.handle, nil, 0, wait, nil)
         }
+    }
+
+    /// How often, at most, a running transfer's `isWanted` is asked (``send(_:isWanted:completion:)``):
+    /// a transfer nobody waits for is given up within about this time.
+    public static let wantedCheckInterval = Duration.milliseconds(100)
+
+    private static func transfer(of easy: UnsafeMutableRawPointer) -> OutboundTransfer {
+        Unmanaged<OutboundTransfer>.fromOpaque(catbird_curl_private(easy)).takeUnretainedValue()
     }
 
     private func outcome(of easy: UnsafeMutableRawPointer, code: CURLcode) -> Result<OutboundResponse, OutboundError> {

@@ -27,6 +27,9 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     case responseTooLarge(limit: Int)
     /// The client is shut down.
     case shutDown
+    /// The transfer was given up because nobody waits for its answer any more (the request's
+    /// `isWanted` turned false: its own client hung up).
+    case cancelled
 
     public var description: String {
         switch self {
@@ -34,6 +37,7 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
         case let .timedOut(reason): return reason
         case let .responseTooLarge(limit): return "upstream response body is larger than \(limit) bytes"
         case .shutDown: return "the server is stopping"
+        case .cancelled: return "the upstream transfer was cancelled"
         }
     }
 }

@@ -10,6 +10,8 @@ final class OutboundTransfer: @unchecked Sendable {
     let request: OutboundRequest
     let completion: @Sendable (Result<OutboundResponse, OutboundError>) -> Void
     let maxResponseSize: Int
+    /// Whether the answer is still wanted; asked on the transfer thread (``OutboundClient``).
+    let isWanted: @Sendable () -> Bool
     var headers: [(name: String, value: String)] = []
     var body: [UInt8] = []
     var uploaded = 0
@@ -18,10 +20,11 @@ final class OutboundTransfer: @unchecked Sendable {
     var headerList: UnsafeMutablePointer<curl_slist>?
 
     init(
-        request: OutboundRequest, maxResponseSize: Int,
+        request: OutboundRequest, maxResponseSize: Int, isWanted: @escaping @Sendable () -> Bool,
         completion: @escaping @Sendable (Result<OutboundResponse, OutboundError>) -> Void
     ) {
         self.request = request
+        self.isWanted = isWanted
         self.maxResponseSize = maxResponseSize
         self.completion = completion
     }

@@ -19,10 +19,15 @@ Every answer is made from the request, so a test can check what arrived:
   /binary              the 256 byte values 0..255, application/octet-stream
   /redirect            302 with Location: /echo/elsewhere (a proxy must not follow it)
   /slow/<seconds>      waits, then 200 "slow"
+  /hold/<seconds>      waits like /slow, but watches its connection: if the client (Catbird)
+                       closes it first, the path is added to the list /abandoned answers
+  /abandoned           200 JSON: the /hold/... paths whose client closed the connection first
   /cookies             two Set-Cookie fields and an ETag
 anything else          as /echo
 """
 import base64
+import select
+import socket
 import gzip
 import json
 import ssl
@@ -77,6 +82,10 @@ class Handler(BaseHTTPRequestHandler):
         if "/slow/" in path:
             time.sleep(float(path.rsplit("/", 1)[1]))
             return self.send(200, b"slow", [("Content-Type", "text/plain")])
+        if "/hold/" in path:
+            return self.hold(path, float(path.rsplit("/", 1)[1]))
+        if path.endswith("/abandoned"):
+            return self.send(200, json.dumps(ABANDONED).encode(), [("Content-Type", "application/json")])
         if path.endswith("/cookies"):
             return self.send(200, b"{}", [("Content-Type", "application/json"), ("Set-Cookie", "a=1"),
                                            ("Set-Cookie", "b=2"), ("ETag", '"upstream-tag"')])
@@ -88,7 +97,21 @@ class Handler(BaseHTTPRequestHandler):
         }
         self.send(200, json.dumps(echo).encode(), [("Content-Type", "application/json"), ("X-Upstream", "yes")])
 
+    def hold(self, path, seconds):
+        """/hold/<seconds>: 200 "held" after the wait, unless the client closes first (recorded)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([self.connection], [], [], 0.05)
+            if readable and self.connection.recv(1, socket.MSG_PEEK) == b"":
+                ABANDONED.append(path)
+                self.close_connection = True
+                return
+        self.send(200, b"held", [("Content-Type", "text/plain")])
+
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = answer
+
+
+ABANDONED = []  # /hold/... paths whose client left first (list.append is atomic in CPython)
 
 
 class Server(ThreadingHTTPServer):

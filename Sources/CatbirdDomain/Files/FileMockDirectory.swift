@@ -27,6 +27,11 @@ public struct FileMockDirectory: Sendable {
     /// each `Accept` type in preference order, then bare.
     public func candidates(target: String, accept: String?) -> [String] {
         guard let name = FileMockName(target: target, includesQuery: includesQuery) else { return [] }
+        return candidates(name, accept: accept)
+    }
+
+    /// The names tried for `name`: with each `Accept` extension, then bare (``candidates(target:accept:)``).
+    func candidates(_ name: FileMockName, accept: String?) -> [String] {
         let bare = name.path
         guard !name.hasExtension, let accept else { return [bare] }
         var seen = Set<String>()
@@ -39,13 +44,67 @@ public struct FileMockDirectory: Sendable {
         return names + [bare]
     }
 
-    /// The file mock answering `target`, or nil when no candidate is a regular file inside the
-    /// directory.
+    /// The names tried after ``candidates(target:accept:)`` when the bare name is a directory
+    /// inside ``root``: the same candidates of its `index` (``FileMockName/directoryIndex``;
+    /// `/api/users` → `api/users/index.json`, `api/users/index`), where record mode writes a
+    /// collection whose items made its name a directory. Empty otherwise.
+    public func indexCandidates(target: String, accept: String?) -> [String] {
+        guard let name = FileMockName(target: target, includesQuery: includesQuery), let index = name.directoryIndex,
+              let directory = confined(name.path), Self.isDirectory(directory) else { return [] }
+        return candidates(index, accept: accept)
+    }
+
+    /// The file mock answering `target`, or nil when no candidate (``candidates(target:accept:)``,
+    /// then ``indexCandidates(target:accept:)``) is a regular file inside the directory.
     /// - Throws: ``FileMockError/badSidecar(path:reason:)`` when the file's sidecar is unreadable
     ///   or describes a response that cannot be sent as given (``ResponseRules``, the mocks' rule:
     ///   a 1xx status, a body on a 204 or 304, `Transfer-Encoding`…).
     public func lookup(target: String, accept: String?) throws(FileMockError) -> FileMock? {
-        for name in candidates(target: target, accept: accept) {
+        if let found = try firstFileMock(candidates(target: target, accept: accept)) { return found }
+        return try firstFileMock(indexCandidates(target: target, accept: accept))
+    }
+
+    /// What a 404's reason says about this directory when no file answered `target`
+    /// (docs/matching.md#near-misses): `no file mock in <root> (tried api/books)`, the names
+    /// tried (at most ``missHintNames``); for a name without an extension, the first file
+    /// beside it with one (sidecars and hidden files left out) and the `Accept` type that
+    /// selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`.
+    /// Reads the directory: asked only for a 404 with a mocks directory set.
+    public func missHint(target: String, accept: String?) -> String {
+        let tried = candidates(target: target, accept: accept) + indexCandidates(target: target, accept: accept)
+        guard let name = FileMockName(target: target, includesQuery: includesQuery), !tried.isEmpty else {
+            return "no file mock: the request-target maps to no file name in \(root) (docs/files.md#confinement)"
+        }
+        var names = tried.prefix(Self.missHintNames).joined(separator: ", ")
+        if tried.count > Self.missHintNames { names += ", …" }
+        var hint = "no file mock in \(root) (tried \(names))"
+        guard !name.hasExtension, !name.hasQuery, let sibling = fileWithExtension(beside: name) else { return hint }
+        let ext = sibling[sibling.index(after: sibling.lastIndex(of: ".")!)...]
+        let selects = mediaTypes.type(forFileName: sibling).map { "send Accept: \($0), or " } ?? ""
+        hint += "; \(sibling) is beside it: \(selects)add .\(ext) to the path"
+        return hint
+    }
+
+    /// Names a 404's reason lists at most (``missHint(target:accept:)``).
+    public static let missHintNames = 6
+
+    /// The first (in byte order) regular file named `<name's last segment>.<extension>` in the
+    /// name's directory, relative to ``root``, without sidecars; nil when none.
+    private func fileWithExtension(beside name: FileMockName) -> String? {
+        let parent = name.segments.dropLast().joined(separator: "/")
+        guard let directory = parent.isEmpty ? root : confined(parent),
+              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        let stem = name.segments[name.segments.count - 1] + "."
+        let found = entries.filter { entry in
+            entry.hasPrefix(stem) && entry.count > stem.count && !entry.hasSuffix(FileMockSidecar.suffix)
+                && Self.regularFile(directory + "/" + entry) != nil
+        }.sorted().first
+        return found.map { parent.isEmpty ? $0 : parent + "/" + $0 }
+    }
+
+    /// The file mock of the first of `names` that is a regular file inside the directory.
+    private func firstFileMock(_ names: [String]) throws(FileMockError) -> FileMock? {
+        for name in names {
             guard let path = confined(name), let info = Self.regularFile(path) else { continue }
             return try fileMock(name: name, path: path, size: info.size, modified: info.modified)
         }

@@ -10,6 +10,17 @@ public enum FileMockError: Error, Sendable, CustomStringConvertible {
     /// which only a `GET` replaces (`docs/files.md#recording`); `method` is the one not recorded.
     case keptGETRecording(path: String, method: String)
 
+    /// The journal entry's `problem` for an answer record mode did not write
+    /// (docs/files.md#recording): `not recorded: ` and why.
+    public var notRecordedProblem: String {
+        switch self {
+        case let .cannotRecord(path, reason): return "not recorded: cannot write '\(path)': \(reason)"
+        case let .keptGETRecording(path, _):
+            return "not recorded: '\(path)' keeps its GET recording (a file recorded from a GET, or written by hand, is replaced only by a GET's answer)"
+        default: return "not recorded: \(self)"
+        }
+    }
+
     public var description: String {
         switch self {
         case let .notADirectory(path): return "mocks directory '\(path)' does not exist or is not a directory"

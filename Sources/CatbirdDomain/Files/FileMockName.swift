@@ -5,6 +5,8 @@ import CatbirdSupport
 ///
 /// - origin-form `/a/b?q` → `a/b`; absolute-form `http://Host:8080/a/b` → `host/a/b`;
 /// - a trailing `/` (or an empty path) names `index`;
+/// - a path without extension whose name is a directory also names that directory's `index`
+///   (``directoryIndex``: `/api/users` is `api/users/index` when `api/users/` holds `1`);
 /// - the path is percent-decoded exactly once (`%20` → space, `%252e` → `%2e`);
 /// - with `includesQuery`, a query is kept in the last segment: `/search?q=a` → `search?q=a`
 ///   (a `/` in the query written `%2F`).
@@ -21,6 +23,23 @@ public struct FileMockName: Sendable, Equatable {
 
     /// The name joined with `/`.
     public var path: String { segments.joined(separator: "/") }
+
+    /// The `index` inside this name, tried when the name itself is a directory and recorded
+    /// there when a directory is (or must become) in its place (`docs/files.md#request-to-file`):
+    /// `api/users` → `api/users/index`. Nil for a name that is an `index` already (a trailing
+    /// `/`), has an extension, or carries a query (``init(target:includesQuery:)``).
+    public var directoryIndex: FileMockName? {
+        guard !namesIndex, !hasExtension, !hasQuery else { return nil }
+        var index = self
+        index.segments.append("index")
+        index.namesIndex = true
+        return index
+    }
+
+    /// Whether the last segment is the `index` a trailing `/` (or an empty path) names.
+    private var namesIndex = false
+    /// Whether the query string is part of the last segment (`--files-with-query`).
+    public private(set) var hasQuery = false
 
     public init?(target: String, includesQuery: Bool) {
         var rest = Substring(target)
@@ -41,12 +60,16 @@ public struct FileMockName: Sendable, Equatable {
             if segment == ".." { return nil }
             segments.append(String(segment))
         }
-        if decoded.isEmpty || decoded.hasSuffix("/") || segments.isEmpty { segments.append("index") }
+        if decoded.isEmpty || decoded.hasSuffix("/") || segments.isEmpty {
+            segments.append("index")
+            namesIndex = true
+        }
         let last = segments[segments.count - 1]
         if last.hasSuffix(FileMockSidecar.suffix) { return nil }
         hasExtension = last.dropFirst().contains(".")
         if includesQuery, let query, !query.isEmpty {
             segments[segments.count - 1] = last + "?" + query.replacingSlashes()
+            hasQuery = true
         }
         if let host { segments.insert(host, at: 0) }
         self.segments = segments

@@ -18,6 +18,9 @@ import Synchronization
 public final class FileMockRecorder: Sendable {
     public let directory: FileMockDirectory
     private let renames = Mutex(0)
+    /// Answers that could not be written (``FileMockError/cannotRecord(path:reason:)``) since
+    /// start; `/catbird/metrics` reports it as `catbird_recordings_failed_total`.
+    public let failures = Atomic<Int>(0)
 
     /// Response fields not recorded: per-connection and framing fields, `Content-Encoding` (the
     /// body is stored decoded) and `Date` (a replay is sent now). Lowercased.
@@ -36,21 +39,48 @@ public final class FileMockRecorder: Sendable {
     ///   - target: the request-target as received.
     ///   - accept: the request's `Accept` value, which picks the extension of a path without one.
     ///   - body: the decoded response body.
-    /// - Throws: ``FileMockError/cannotRecord(path:reason:)`` when the target is refused, a
-    ///   directory stands where the file goes (or a file where a directory must), the path would
-    ///   leave the directory through a symlink, or the system cannot write;
-    ///   ``FileMockError/keptGETRecording(path:method:)`` when `method` is not `GET` and the file
-    ///   holds a `GET`'s recording (nothing is written).
+    /// - Throws: ``FileMockError/cannotRecord(path:reason:)`` when the target is refused, a name
+    ///   segment is longer than ``maxSegmentBytes``, a file with an extension stands where a
+    ///   directory must, the path would leave the directory through a symlink, or the system
+    ///   cannot write; ``FileMockError/keptGETRecording(path:method:)`` when `method` is not
+    ///   `GET` and the file holds a `GET`'s recording (nothing is written).
+    ///
+    /// A collection and its items both record (`docs/files.md#recording`): `/api/users` goes to
+    /// `api/users/index` when `api/users/` is a directory, and a recording of `/api/users/1`
+    /// moves a file `api/users` (no extension) and its sidecar to `api/users/index` first.
     @discardableResult
     public func record(
         method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8]
     ) throws(FileMockError) -> String {
-        guard let name = directory.candidates(target: target, accept: accept).first else {
+        do {
+            return try write(method: method, target: target, accept: accept, status: status, headers: headers, body: body)
+        } catch {
+            if case .cannotRecord = error { failures.add(1, ordering: .relaxed) }
+            throw error
+        }
+    }
+
+    private func write(
+        method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8]
+    ) throws(FileMockError) -> String {
+        guard let fileName = FileMockName(target: target, includesQuery: directory.includesQuery),
+              var name = directory.candidates(fileName, accept: accept).first else {
             throw .cannotRecord(path: target, reason: "the request-target does not map to a file name")
+        }
+        if let long = fileName.segments.first(where: { $0.utf8.count > Self.maxSegmentBytes }) {
+            throw .cannotRecord(
+                path: directory.root + "/" + name,
+                reason: "a name segment is \(long.utf8.count) bytes long; the file system takes at most \(Self.maxSegmentBytes)")
+        }
+        if name == fileName.path, let index = fileName.directoryIndex, let existing = directory.confined(name),
+           FileMockDirectory.isDirectory(existing) {
+            name = index.path
         }
         let parent = try makeParent(of: name)
         let path = parent + "/" + (name.split(separator: "/").last.map(String.init) ?? name)
-        if FileMockDirectory.isDirectory(path) { throw .cannotRecord(path: path, reason: "a directory has that name") }
+        if FileMockDirectory.isDirectory(path) {
+            throw .cannotRecord(path: path, reason: "a directory has that name (a name with an extension has no index inside)")
+        }
         let sidecar = FileMockSidecar(
             status: status, headers: headers.filter { !Self.droppedHeaders.contains($0.name.lowercased()) },
             recordedMethod: method)
@@ -81,26 +111,63 @@ public final class FileMockRecorder: Sendable {
         return method == "GET"
     }
 
+    /// Longest name segment written, in bytes (`NAME_MAX` of Linux file systems).
+    public static let maxSegmentBytes = 255
+
     /// Creates the directories above `name` inside the root and returns the last one, resolved.
+    /// A file without extension in the way becomes its directory's `index` (``moveIntoIndex(_:)``).
     private func makeParent(of name: String) throws(FileMockError) -> String {
         var current = directory.root
         for segment in name.split(separator: "/").dropLast() {
             let next = current + "/" + segment
+            if FileMockDirectory.regularFile(next) != nil {
+                guard !segment.dropFirst().contains(".") else {
+                    throw .cannotRecord(
+                        path: next, reason: "a file is in the way where a directory must be (a name with an extension is not moved to an index)")
+                }
+                try moveIntoIndex(next)
+            }
             if !FileMockDirectory.isDirectory(next), mkdir(next, 0o755) != 0, errno != EEXIST {
                 throw .cannotRecord(path: next, reason: String(cString: strerror(errno)))
             }
-            guard let resolved = directory.confined(String(next.dropFirst(directory.root.count + 1))),
-                  FileMockDirectory.isDirectory(resolved) else {
-                throw .cannotRecord(path: next, reason: "not a directory inside the mocks directory")
+            guard let resolved = directory.confined(String(next.dropFirst(directory.root.count + 1))) else {
+                throw .cannotRecord(path: next, reason: "it leads out of the mocks directory (a symlink)")
+            }
+            guard FileMockDirectory.isDirectory(resolved) else {
+                throw .cannotRecord(path: next, reason: "a file is in the way where a directory must be")
             }
             current = resolved
         }
         return current
     }
 
-    private func writeTemporary(_ data: Data, in parent: String) throws(FileMockError) -> String {
+    /// Turns the file at `path` (a recording of a collection, `api/users`) into the `index` of a
+    /// new directory of that name, its sidecar beside it, so items under it can be recorded.
+    /// Done under the renames lock; a concurrent recording that moved it first leaves nothing to do.
+    private func moveIntoIndex(_ path: String) throws(FileMockError) {
+        let temporary = temporaryPath(in: String(path[..<path.lastIndex(of: "/")!]))
+        try renames.withLock { _ throws(FileMockError) in
+            guard FileMockDirectory.regularFile(path) != nil else { return }
+            try Self.rename(path, to: temporary)
+            guard mkdir(path, 0o755) == 0 else {
+                let reason = String(cString: strerror(errno))
+                _ = Foundation.rename(temporary, path)
+                throw .cannotRecord(path: path, reason: reason)
+            }
+            try Self.rename(temporary, to: path + "/index")
+            if access(path + FileMockSidecar.suffix, F_OK) == 0 {
+                try Self.rename(path + FileMockSidecar.suffix, to: path + "/index" + FileMockSidecar.suffix)
+            }
+        }
+    }
+
+    private func temporaryPath(in parent: String) -> String {
         let ticket = renames.withLock { count in count += 1; return count }
-        let path = "\(parent)/.catbird-recording-\(getpid())-\(ticket).tmp"
+        return "\(parent)/.catbird-recording-\(getpid())-\(ticket).tmp"
+    }
+
+    private func writeTemporary(_ data: Data, in parent: String) throws(FileMockError) -> String {
+        let path = temporaryPath(in: parent)
         do {
             try data.write(to: URL(fileURLWithPath: path))
         } catch {

@@ -63,6 +63,12 @@ enum MetricsRoute {
             "catbird_slow_matching_refused_total", .counter,
             help: "Requests refused with 429 because their tenant already had 32 requests on the matching lane.")
         out.sample("catbird_slow_matching_refused_total", dependencies.metrics.slowMatchingRefused.load(ordering: .relaxed))
+        if let recorder = dependencies.upstream?.recorder {
+            out.metric(
+                "catbird_recordings_failed_total", .counter,
+                help: "Forwarded answers record mode could not write as file mocks (journaled with a problem 'not recorded: ...').")
+            out.sample("catbird_recordings_failed_total", recorder.failures.load(ordering: .relaxed))
+        }
         out.metric("catbird_journal_queue_entries", .gauge, help: "Journal entries waiting to be written to SQLite.")
         out.sample("catbird_journal_queue_entries", writer.queuedEntries)
         out.metric("catbird_journal_queue_bytes", .gauge, help: "Bytes of bodies, headers and URLs waiting to be written.")

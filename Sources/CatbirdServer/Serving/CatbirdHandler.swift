@@ -102,14 +102,20 @@ struct CatbirdHandler: HTTPHandler {
         }
     }
 
-    /// Answers later, when the upstream has (no worker waits meanwhile), and journals it.
+    /// Answers later, when the upstream has (no worker waits meanwhile), and journals it. A
+    /// client that hangs up meanwhile has its upstream transfer cancelled and is journaled as
+    /// 499 (``deliverToGone(_:_:destination:tenant:to:)``).
     func forward(_ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID) -> HTTPAnswer {
         guard let upstream else { return .now(APIError.notFound.response) }
         return .later { [serving] responder in
-            upstream.forward(request, to: destination) { answer in
+            upstream.forward(request, to: destination, isWanted: { responder.isWaiting }) { answer in
+                guard responder.isWaiting else {
+                    return deliverToGone(answer, request, destination: destination, tenant: tenant, to: responder)
+                }
                 let (sent, ticket) = serving.journal(
                     request: request, response: answer.response, responseHeadersJSON: nil,
-                    answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath)
+                    answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath,
+                    problem: answer.notRecorded)
                 deliver(sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder)
             }
         }

@@ -56,4 +56,10 @@ struct FileServing: Sendable {
         }
         return Answer(response: HTTPResponse(status: mock.status, headers: headers, body: Array(body)), path: mock.path)
     }
+
+    /// What the 404's reason says about the mocks directory when no file answered `request`
+    /// (``FileMockDirectory/missHint(target:accept:)``).
+    func missHint(for request: HTTPRequest) -> String {
+        directory.missHint(target: request.target, accept: request.headers.first("Accept"))
+    }
 }

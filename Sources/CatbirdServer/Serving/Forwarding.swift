@@ -134,6 +134,9 @@ struct Forwarding: Sendable {
         switch error {
         case .timedOut: return generated(APIError(status: 504, reason: "upstream timed out: \(error)"))
         case .shutDown: return generated(APIError(status: 503, reason: "\(error)"))
+        case .cancelled:
+            // Never sent: the client it was for has gone (UpstreamServing).
+            return generated(APIError(status: 499, reason: "the client closed the connection; \(error)"))
         case let .responseTooLarge(limit):
             return generated(APIError(
                 status: 502,

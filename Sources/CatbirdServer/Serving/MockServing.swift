@@ -229,10 +229,11 @@ struct MockServing: Sendable {
     /// their regular expressions get the worker's slice (``MockStore/nearMisses(tenant:method:target:headerValue:body:regexpSlice:)``).
     /// The same request against unchanged mock tables gets the answer this thread kept for it
     /// (``NotFoundMemo``), unless mocks were skipped for their evaluation budget (named in the
-    /// reason, so the answer depends on timing).
+    /// reason, so the answer depends on timing) or a mocks directory is set (the reason names
+    /// the files tried, ``FileServing/missHint(for:)``, which the memo's key does not cover).
     private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> NotFoundAnswer {
         let namesOtherTenants = !admin.requiresToken
-        let reusable = outOfTime.isEmpty
+        let reusable = outOfTime.isEmpty && files == nil
         // Read before the tables are: a change made meanwhile leaves the kept answer stale.
         let generation = mocks.generation
         if reusable, let kept = NotFoundMemo.answer(
@@ -250,7 +251,7 @@ struct MockServing: Sendable {
             body: request.body, regexpSlice: regexpSlice)
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
-            namesOtherTenants: namesOtherTenants, outOfTime: outOfTime)
+            namesOtherTenants: namesOtherTenants, outOfTime: outOfTime, filesHint: files?.missHint(for: request))
         if reusable, report.complete {
             NotFoundMemo.keep(answer, key: NotFoundMemo.Key(
                 generation: generation, tenant: tenant, namesOtherTenants: namesOtherTenants, method: request.method,
@@ -298,17 +299,19 @@ struct MockServing: Sendable {
     ///   is remembered for the next request (a mock's ``Mock/sentHeadersJSON``).
     /// - Parameter nearMisses: where a 404's near misses (a JSON array) are in `response.body`;
     ///   the entry points there, or copies them when no body is journaled (a HEAD request).
+    /// - Parameter problem: the entry's `problem` (a forwarded answer record mode did not write).
     /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
     @discardableResult
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil, problem: String? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
-        let (sent, entry) = entry(
+        var (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
             answeredBy: answeredBy, hit: hit,
             tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses)
+        if let problem { entry.problem = problem }
         return (sent, journal.append(entry))
     }
 

@@ -21,12 +21,17 @@ struct NotFoundAnswer {
     ///     (false with an admin token set: listing tenants is then the admin's alone).
     ///   - outOfTime: mocks skipped because their regular expression ran out of the request's
     ///     evaluation budget (docs/matching.md#evaluation-budget), named in the reason.
-    init(report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = []) {
+    ///   - filesHint: with a mocks directory, which file names were tried
+    ///     (``FileServing/missHint(for:)``), the reason's last part; nil without one.
+    init(
+        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
+        filesHint: String? = nil
+    ) {
         let matching = namesOtherTenants ? report.matchingTenants.map(\.rawValue) : []
         let body = CatbirdNotFoundBody(
             reason: Self.reason(
                 report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
-                outOfTime: outOfTime),
+                outOfTime: outOfTime, filesHint: filesHint),
             tenant: tenant.rawValue,
             nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
         // The request's method and target as JSON strings once, not once per near miss; each
@@ -51,9 +56,10 @@ struct NotFoundAnswer {
 
     /// One line: `no mock matched GET /api/usres in tenant "s1"; the closest is mock 7 (GET
     /// equal "/api/users") of tenant "s1": url differs (expected …, got …)`, then, for each mock in
-    /// `outOfTime`, `; ` and its ``outOfTimeSummary(_:)``.
+    /// `outOfTime`, `; ` and its ``outOfTimeSummary(_:)``, then `; ` and `filesHint` when given.
     static func reason(
-        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = []
+        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
+        filesHint: String? = nil
     ) -> String {
         // Written as UTF-8 into one buffer: the reason is built for every unmatched request.
         var reason: [UInt8] = []
@@ -87,6 +93,7 @@ struct NotFoundAnswer {
         if outOfTime.count > Self.outOfTimeShown {
             reason.append("; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
         }
+        if let filesHint { reason.append("; " + filesHint) }
         // One line: a CR or LF in the target or a mock's texts becomes a space.
         for index in reason.indices where reason[index] == 10 || reason[index] == 13 { reason[index] = 32 }
         return String(decoding: reason, as: UTF8.self)

@@ -20,6 +20,9 @@ struct UpstreamServing: Sendable {
         var answeredBy: CatbirdRequest.AnsweredBy
         /// The file written in record mode, or nil.
         var recordedPath: String?
+        /// Why record mode did not write this answer (``FileMockError/notRecordedProblem``), for
+        /// the journal entry's `problem`; nil when it did, or was not asked to.
+        var notRecorded: String? = nil
     }
 
     /// Whether record mode writes an exchange: not a `HEAD` (no body: it would replace the
@@ -32,8 +35,11 @@ struct UpstreamServing: Sendable {
 
     /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
     /// 502/504 when there is none.
+    /// - Parameter isWanted: whether the client still waits (``HTTPResponder/isWaiting``); once
+    ///   it does not, the upstream transfer is cancelled (``OutboundClient/send(_:isWanted:completion:)``)
+    ///   and `completion` gets the JSON error of ``OutboundError/cancelled``, which is not sent.
     func forward(
-        _ request: HTTPRequest, to destination: Forwarding.Destination,
+        _ request: HTTPRequest, to destination: Forwarding.Destination, isWanted: @escaping @Sendable () -> Bool = { true },
         completion: @escaping @Sendable (Answer) -> Void
     ) {
         guard !forwarding.isLoop(request) else {
@@ -42,21 +48,25 @@ struct UpstreamServing: Sendable {
             return
         }
         let outbound = forwarding.outboundRequest(request, to: destination)
-        client.send(outbound) { [forwarding, recorder, log] result in
+        client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log] result in
             switch result {
             case let .success(upstream):
                 let response = forwarding.response(from: upstream, method: request.method)
                 var path: String?
+                var notRecorded: String?
                 if let recorder, Self.isRecordable(method: request.method, response) {
-                    do {
+                    do throws(FileMockError) {
                         path = try recorder.record(
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body)
                     } catch {
                         log.warning("record mode: \(error)")
+                        notRecorded = error.notRecordedProblem
                     }
                 }
-                completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: path))
+                completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: path, notRecorded: notRecorded))
+            case .failure(.cancelled):
+                completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
                 log.warning("\(request.method) \(request.target) → \(destination.url): \(error)")
                 completion(Answer(response: forwarding.response(for: error), answeredBy: destination.answeredBy, recordedPath: nil))

@@ -1,0 +1,45 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// With a mocks directory, a 404's reason says which file names were tried and names a file
+/// with an extension beside the bare name with the `Accept` that selects it
+/// (docs/matching.md#near-misses). try5 finding 7: it talked only about dynamic mocks.
+final class FileMissReasonTests: XCTestCase {
+    func testA404NamesTheFilesTriedAndTheAcceptThatSelectsTheFileBeside() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("api"), withIntermediateDirectories: true)
+        try Data("{\"books\":[]}\n".utf8).write(to: directory.appendingPathComponent("api/books.json"))
+        try Data("<h1>x</h1>\n".utf8).write(to: directory.appendingPathComponent("index.html"))
+        let root = directory.resolvingSymlinksInPath().path
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        let base = "http://127.0.0.1:\(server.port)"
+
+        // curl's default Accept: */* adds no extension.
+        let books = try CurlClient.run(["\(base)/api/books"])
+        XCTAssertEqual(books.status, 404)
+        XCTAssertEqual(Set(books.object.keys), ["error", "reason", "tenant", "nearMisses"], "the 404's documented shape")
+        XCTAssertEqual(
+            books.object["reason"] as? String,
+            "no mock matched GET /api/books in the default tenant (the request has no X-Catbird-Parallel-Id); it has no mocks; "
+                + "no file mock in \(root) (tried api/books); api/books.json is beside it: send Accept: application/json, or add .json to the path")
+        let index = try CurlClient.run(["\(base)/"])
+        XCTAssertEqual(index.status, 404)
+        XCTAssertTrue((index.object["reason"] as? String ?? "").hasSuffix(
+            "; no file mock in \(root) (tried index); index.html is beside it: send Accept: text/html, or add .html to the path"),
+            "\(index.object)")
+        // With an Accept that has extensions, every name tried is listed; nothing beside.
+        let missing = try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/none"])
+        XCTAssertTrue((missing.object["reason"] as? String ?? "").hasSuffix("; no file mock in \(root) (tried api/none.json, api/none)"), "\(missing.object)")
+        // The same request again after a file appeared beside it: the reason is not a kept one.
+        try Data("x\n".utf8).write(to: directory.appendingPathComponent("api/none.txt"))
+        let again = try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/none"])
+        XCTAssertTrue((again.object["reason"] as? String ?? "").hasSuffix(
+            "; no file mock in \(root) (tried api/none.json, api/none); api/none.txt is beside it: send Accept: text/plain, or add .txt to the path"),
+            "\(again.object)")
+        // The hint was right: the Accept it names selects the file.
+        XCTAssertEqual(try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/books"]).status, 200)
+    }
+}

@@ -1,0 +1,93 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Record mode with a REST collection and its items (`/api/users` and `/api/users/1`, curl's
+/// default `Accept: */*`): both are recorded, in either order, and replay (docs/files.md#recording);
+/// a recording that cannot be written says so in the journal entry's `problem` and in
+/// `catbird_recordings_failed_total`. try5 finding 11: the second one was only logged.
+final class RecordCollectionTests: XCTestCase {
+    private var upstream: Upstream!
+    private var mocksDirectory: URL!
+
+    override func setUpWithError() throws {
+        upstream = try Upstream()
+        mocksDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-collection-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        upstream?.stop()
+        if let mocksDirectory { try? FileManager.default.removeItem(at: mocksDirectory) }
+    }
+
+    private func server(recording: Bool) throws -> TestServer {
+        try TestServer { settings in
+            if recording {
+                settings.redirectURL = self.upstream.baseURL
+                settings.recordMode = true
+            }
+            settings.mocksDirectory = self.mocksDirectory.path
+        }
+    }
+
+    private func get(_ server: TestServer, _ path: String) throws -> CurlClient.Response {
+        try CurlClient.run(["http://127.0.0.1:\(server.port)\(path)"])
+    }
+
+    private func isFile(_ name: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent(name).path, isDirectory: &isDirectory)
+            && !isDirectory.boolValue
+    }
+
+    func testACollectionAndItsItemsAreRecordedInEitherOrderAndReplay() throws {
+        let recorder = try server(recording: true)
+        // Items first, then the collection (its name is a directory by then) ...
+        XCTAssertEqual(try get(recorder, "/echo/api/users/1").status, 200)
+        XCTAssertEqual(try get(recorder, "/echo/api/users").status, 200)
+        // ... and the collection first (its file becomes the directory's index), then an item.
+        XCTAssertEqual(try get(recorder, "/echo/p/a").status, 200)
+        XCTAssertEqual(try get(recorder, "/echo/p/a/b").status, 200)
+        let journal = try E2E.journal(try recorder.client(), tenant: nil)
+        XCTAssertEqual(journal.count, 4)
+        for entry in journal {
+            XCTAssertTrue(E2E.isNull(entry["problem"]), "\(entry)")
+            XCTAssertNotNil(entry["filePath"] as? String, "recorded: \(entry)")
+        }
+        for name in ["echo/api/users/1", "echo/api/users/index", "echo/p/a/index", "echo/p/a/index.catbird-response.json", "echo/p/a/b"] {
+            XCTAssertTrue(isFile(name), "\(name) recorded")
+        }
+        recorder.stop()
+        upstream.stop()
+
+        let replay = try server(recording: false)
+        for path in ["/echo/api/users/1", "/echo/api/users", "/echo/p/a", "/echo/p/a/b"] {
+            let answer = try get(replay, path)
+            XCTAssertEqual(answer.status, 200, path)
+            XCTAssertEqual(answer.object["path"] as? String, path, "the recording of \(path) answers it")
+        }
+        XCTAssertEqual(try E2E.journal(try replay.client(), tenant: nil).compactMap { $0["answeredBy"] as? String }, Array(repeating: "file", count: 4))
+    }
+
+    func testARecordingThatCannotBeWrittenIsAProblemInTheJournalAndCounted() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let long = "/echo/long/" + String(repeating: "s", count: 300)
+        XCTAssertEqual(try get(recorder, long).status, 200, "the client still gets the upstream's answer")
+        XCTAssertEqual(try get(recorder, "/echo/x.json").status, 200)
+        XCTAssertEqual(try get(recorder, "/echo/x.json/1").status, 200)
+        let journal = try E2E.journal(client, tenant: nil)
+        XCTAssertEqual(journal.count, 3)
+        let byURL = Dictionary(uniqueKeysWithValues: journal.map { ($0["url"] as? String ?? "", $0) })
+        let tooLong = byURL[long]?["problem"] as? String ?? ""
+        XCTAssertTrue(tooLong.hasPrefix("not recorded: cannot write '"), tooLong)
+        XCTAssertTrue(tooLong.hasSuffix("a name segment is 300 bytes long; the file system takes at most 255"), tooLong)
+        XCTAssertTrue(E2E.isNull(byURL[long]?["filePath"]))
+        XCTAssertTrue(E2E.isNull(byURL["/echo/x.json"]?["problem"]))
+        let inTheWay = byURL["/echo/x.json/1"]?["problem"] as? String ?? ""
+        XCTAssertTrue(inTheWay.hasSuffix("/echo/x.json': a file is in the way where a directory must be (a name with an extension is not moved to an index)"), inTheWay)
+        XCTAssertEqual(byURL["/echo/x.json/1"]?["answeredBy"] as? String, "redirect")
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
+    }
+}
