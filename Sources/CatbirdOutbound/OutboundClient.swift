@@ -71,8 +71,8 @@ public final class OutboundClient: Sendable {
 
     /// Sends `request`; `completion` is called exactly once with the response or the reason
     /// there is none.
-    /// - Parameter isWanted: asked on the transfer thread while the transfer runs, at least every
-    ///   ``wantedCheckInterval``; once it returns false the transfer is given up (its connection
+    /// - Parameter isWanted: asked on the transfer thread while the transfer runs, once per
+    ///   ``wantedCheckInterval`` (the gap is at most twice it); once it returns false the transfer is given up (its connection
     ///   closed, `curl_multi_remove_handle`) and `completion` gets ``OutboundError/cancelled``.
     ///   Must be quick and must not call into this client.
     public func send(
@@ -109,6 +109,7 @@ public final class OutboundClient: Sendable {
     /// The transfer thread: adds new requests, drives libcurl, hands finished ones back.
     private func run() {
         var active: [UnsafeMutableRawPointer] = []
+        var lastWantedCheck = ContinuousClock.now
         while true {
             let (incoming, stopping) = state.withLock { state in
                 defer { state.pending = [] }
@@ -137,19 +138,24 @@ public final class OutboundClient: Sendable {
                 active.removeAll { $0 == easy }
                 finish(easy, result: outcome(of: easy, code: CURLcode(UInt32(code))))
             }
-            active.removeAll { easy in
-                guard !Self.transfer(of: easy).isWanted() else { return false }
-                finish(easy, result: .failure(.cancelled))
-                return true
+            // Asked once per interval, not on every round (a round per socket event).
+            if !active.isEmpty, ContinuousClock.now - lastWantedCheck >= Self.wantedCheckInterval {
+                lastWantedCheck = ContinuousClock.now
+                active.removeAll { easy in
+                    guard !Self.transfer(of: easy).isWanted() else { return false }
+                    finish(easy, result: .failure(.cancelled))
+                    return true
+                }
             }
-            // While transfers run, woken at least every wantedCheckInterval to ask isWanted.
+            // While transfers run, woken at least every wantedCheckInterval, so isWanted is
+            // asked at most twice that apart.
             let wait: Int32 = active.isEmpty ? 1000 : Int32(Self.wantedCheckInterval / .milliseconds(1))
             curl_multi_poll(multi.handle, nil, 0, wait, nil)
         }
     }
 
-    /// How often, at most, a running transfer's `isWanted` is asked (``send(_:isWanted:completion:)``):
-    /// a transfer nobody waits for is given up within about this time.
+    /// How often running transfers' `isWanted` is asked (``send(_:isWanted:completion:)``): a
+    /// transfer nobody waits for is given up within twice this time.
     public static let wantedCheckInterval = Duration.milliseconds(100)
 
     private static func transfer(of easy: UnsafeMutableRawPointer) -> OutboundTransfer {

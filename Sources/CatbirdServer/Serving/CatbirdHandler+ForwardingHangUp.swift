@@ -33,7 +33,7 @@ extension CatbirdHandler {
 
     /// The journal entry of a forwarded request whose client hung up before the answer came:
     /// 499, no response header fields nor body, `answeredBy` `none`, `durationMs` from arrival
-    /// until the server noticed (within ``OutboundClient/wantedCheckInterval`` of the hang-up
+    /// until the server noticed (within twice ``OutboundClient/wantedCheckInterval`` of the hang-up
     /// while the transfer ran), and a `problem` naming the destination and what became of the
     /// transfer: cancelled, or the status that came too late (the upstream's, or Catbird's own
     /// 502/504). The file record mode wrote, if any, is kept as `filePath`.
