@@ -67,7 +67,7 @@ INSERT INTO tenants (id, created_at, last_activity_at) VALUES
   ('bench', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
   ('other', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $ROWS + $ROWS / 10)
-INSERT INTO requests (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
 SELECT '2026-01-01T00:00:00.000Z',
        CASE WHEN i > $ROWS THEN 'other' ELSE 'bench' END,
        CASE WHEN i % 7 = 0 THEN 'POST' ELSE 'GET' END,

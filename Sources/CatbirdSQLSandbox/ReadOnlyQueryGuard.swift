@@ -33,6 +33,10 @@ final class ReadOnlyQueryGuard {
     func refusal(for error: SQLiteError) -> ReadOnlyQueryError {
         if let hiddenPragma { return .pragmaNotAvailable(name: hiddenPragma) }
         if deniedAction { return .notReadOnly }
+        // A write to a view of `main` (e.g. `DELETE FROM main.requests`) fails while compiling,
+        // before the authorizer is asked (SQLite 3.40 sqlite3IsReadOnly: "cannot modify %s
+        // because it is a view"); it is still a write.
+        if error.message.hasPrefix("cannot modify "), error.message.hasSuffix(" because it is a view") { return .notReadOnly }
         if let scopeViolation, let readPolicy {
             return .outsideTenantScope(table: scopeViolation, scopedTables: readPolicy.scopedTableNames)
         }

@@ -25,6 +25,9 @@ import CatbirdStorage
 /// the scope, even ones created after the reader opened (`sqlite_stat1` and `sqlite_sequence`
 /// summarise every tenant's rows), and virtual tables such as `dbstat` (page statistics).
 ///
+/// A scoped name may be a view of `main` (``TenantScope/Table/storedIn``): its tables are read
+/// with the view's name as context, allowed in the execution pass only, like the scoped tables.
+///
 /// A read with no schema is SQLite's notice that a `FROM` item is used but none of its columns
 /// (`SELECT COUNT(*) FROM x`), naming the item and its schema as written: no schema means an
 /// unqualified name. It reads nothing itself (the item's own reads are reported apart), and an
@@ -45,6 +48,11 @@ struct TenantReadPolicy {
     let scopedTableNames: [String]
     /// The scoped tables' names, lowercased.
     private let scopedTables: Set<String>
+    /// The scoped tables' names as the scope spells them, by their lowercased names.
+    private let scopedNames: [String: String]
+    /// The `main` tables behind scoped names that are views (``TenantScope/Table/storedIn``),
+    /// lowercased: read only through such a view.
+    private let storageTables: Set<String>
     /// Unscoped names readable outside `temp`, lowercased: the shared tables, the schema table
     /// and the JSON table-valued functions; plus any name starting with `pragma_`.
     private let directlyReadable: Set<String>
@@ -60,6 +68,8 @@ struct TenantReadPolicy {
         self.pass = pass
         scopedTableNames = scope.tables.map(\.name)
         scopedTables = Set(scope.tables.map { Self.folded($0.name) })
+        scopedNames = Dictionary(scope.tables.map { (Self.folded($0.name), $0.name) }, uniquingKeysWith: { first, _ in first })
+        storageTables = Set(scope.tables.flatMap(\.storedIn).map(Self.folded))
         directlyReadable = Set(
             (scope.sharedTables + ["sqlite_master", "sqlite_schema", "json_each", "json_tree"]).map(Self.folded))
         privateTables = Self.internalTables.union(mainTables.map(Self.folded))
@@ -76,14 +86,21 @@ struct TenantReadPolicy {
     func violation(table: String, database: String?, context: String?) -> String? {
         let name = Self.folded(table)
         guard let database else {
+            // A scoped view's notice for a table it joins without reading it (`COUNT(*)`), which
+            // SQLite gives without the view's name; the inspection pass refuses the user's own.
+            if pass == .execution, storageTables.contains(name) { return nil }
             return privateTables.contains(name) ? table : nil
         }
-        let qualified = "\(database).\(table)"
+        // A table behind a scoped view is named as the view it was read through, when it was.
+        let shown = storageTables.contains(name) ? context.flatMap { scopedNames[Self.folded($0)] } : nil
+        let qualified = "\(database).\(shown ?? table)"
         // The temp schema holds only the scope's views or stand-in tables (and its own schema
         // table). A no-column notice names the schema as written, but `temp.x` can only be a
         // temp object.
         if Self.folded(database) == "temp" { return nil }
-        if scopedTables.contains(name) {
+        // A scoped view of `main` reads its tables with its own name as the context; in the
+        // inspection pass the scoped names are stand-in tables, so such a read is the user's own.
+        if scopedTables.contains(name) || storageTables.contains(name) {
             switch pass {
             case .inspection:
                 return qualified

@@ -22,11 +22,16 @@ public struct TenantScope: Sendable, Equatable {
         /// A further SQL condition on the table's columns a row must meet to show (e.g.
         /// `id > catbird_journal_floor(catbird_tenant())` for rows being deleted); nil: none.
         public let visibleRows: String?
+        /// When `name` is a view of `main` rather than a table: the `main` tables it reads (e.g.
+        /// `journal_rows` and `journal_bodies` behind the view `requests`). They are read only
+        /// through the scoped view; a query naming them itself is refused like any other table.
+        public let storedIn: [String]
 
-        public init(_ name: String, tenantColumn: String, visibleRows: String? = nil) {
+        public init(_ name: String, tenantColumn: String, visibleRows: String? = nil, storedIn: [String] = []) {
             self.name = name
             self.tenantColumn = tenantColumn
             self.visibleRows = visibleRows
+            self.storedIn = storedIn
         }
     }
 

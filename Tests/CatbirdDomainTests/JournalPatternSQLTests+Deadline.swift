@@ -34,7 +34,7 @@ extension JournalPatternSQLTests {
     /// enough for its progress callback, which checks the deadline, to run.
     private func journalSlowRow() throws {
         try database.run(
-            "INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', ?, 200, 'none', 0)",
+            "INSERT INTO journal_rows (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', ?, 200, 'none', 0)",
             [.text("/" + String(repeating: "a", count: 18) + "b")])
     }
 

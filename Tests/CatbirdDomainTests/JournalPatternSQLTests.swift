@@ -95,10 +95,10 @@ final class JournalPatternSQLTests: XCTestCase {
             "{\"X-\u{212A}ey\":\"abc\",\"X-Token\":\"abc\"}", #"{"X-Key":"abc","Ümlaut":"ü"}"#, "{\"X-Token\":\"a\tc\"}",
             #"{"X-Token":"abc","Accept":["*/*",2]}"#, #"{"Accept":"text/html","X-Token":["ABC","abc"]}"#,
         ]
-        try database.execute("DELETE FROM requests")
+        try database.execute("DELETE FROM journal_rows")
         for headers in rows {
             try database.run(
-                "INSERT INTO requests (time, tenant, method, url, request_headers, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', '/h', ?, 200, 'none', 0)",
+                "INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', '/h', ?, 200, 'none', 0)",
                 [.text(headers)])
         }
         let patterns: [[String: PatternMatch]] = [
@@ -163,14 +163,14 @@ final class JournalPatternSQLTests: XCTestCase {
     ) throws {
         guard let compiled = try? CompiledRequestPattern(pattern) else { return }  // refused when added
         if let subjects {
-            try database.execute("DELETE FROM requests")
+            try database.execute("DELETE FROM journal_rows")
             for subject in subjects {
                 try database.run(
-                    "INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', ?, 200, 'none', 0)",
+                    "INSERT INTO journal_rows (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'GET', ?, 200, 'none', 0)",
                     [.text(subject)])
             }
             try database.run(
-                "INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'POST', '/api/x', 200, 'none', 0)",
+                "INSERT INTO journal_rows (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 't', 'POST', '/api/x', 200, 'none', 0)",
                 [])
         }
         let all = try database.query("SELECT id, method, url, request_headers FROM requests ORDER BY id", [])

@@ -20,7 +20,7 @@ final class BackgroundJournalDeletionTests: XCTestCase {
               ('a', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
               ('b', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000)
-            INSERT INTO requests (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+            INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
             SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END, 'GET', '/x/' || i,
                    '{"Accept":"*/*"}', 404, 'none', 0.1 FROM n;
             """)

@@ -25,7 +25,7 @@ final class HARExportFailureTests: StorageTestCase {
         XCTAssertEqual(((whole.object["log"] as? [String: Any])?["entries"] as? [Any])?.count, 200, "the whole export parses")
 
         // The first page (the oldest entries) stays readable; the rest of the journal is damaged.
-        let leaves = try DamagedPages.leafPages(of: "requests", in: database)
+        let leaves = try DamagedPages.leafPages(of: "journal_rows", in: database)
         XCTAssertGreaterThan(leaves.count, 20, "enough journal pages to damage")
         let damage = try DamagedPages(Array(leaves.dropFirst(leaves.count / 3)), in: database)
 

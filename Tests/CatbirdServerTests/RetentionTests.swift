@@ -77,7 +77,7 @@ final class RetentionTests: XCTestCase {
         let client = try first.client()
         for index in 0..<30 { _ = try client.request("GET", "/old/\(index)", headers: E2E.tenantHeader("alpha")) }
         first.stop()
-        try edit(path, "UPDATE requests SET time = '2020-01-01T00:00:00.000Z' WHERE url LIKE '/old/%';")
+        try edit(path, "UPDATE journal_rows SET time = '2020-01-01T00:00:00.000Z' WHERE url LIKE '/old/%';")
 
         let second = try server(.init(tenantTTL: nil, journalMaxRows: nil, journalMaxAge: .seconds(3600)), database: path)
         defer { second.removeFiles(); first.removeFiles() }

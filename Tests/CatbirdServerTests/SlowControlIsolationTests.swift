@@ -17,7 +17,7 @@ final class SlowControlIsolationTests: XCTestCase {
         try database.execute("""
             INSERT INTO tenants (id, created_at, last_activity_at) VALUES ('a', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
-            INSERT INTO requests (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+            INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
             SELECT '2026-01-01T00:00:00.000Z', 'a', 'GET', '/a/' || i, '{"Accept":"*/*"}', 404, 'none', 0.1 FROM n;
             """)
         database.close()

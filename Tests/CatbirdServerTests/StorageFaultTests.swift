@@ -230,7 +230,7 @@ final class StorageFaultTests: XCTestCase {
     /// once the file is whole again, the re-check (`PRAGMA quick_check`) ends it.
     func testCorruptionFoundWhileRunningStaysReportedUntilTheFileIsWhole() throws {
         try makeDatabase()
-        let leaves = try DamagedPages.leafPages(of: "requests", in: database)
+        let leaves = try DamagedPages.leafPages(of: "journal_rows", in: database)
         XCTAssertGreaterThan(leaves.count, 10, "enough journal pages to damage")
         let server = try CatbirdServer(settings: .init(port: 0, databasePath: database, logLevel: .error))
         try server.start()  // start-up's quick_check passes: the file is still whole

@@ -20,7 +20,7 @@ final class MigrationForeignKeyTests: StorageTestCase {
             INSERT INTO tenants VALUES ('p', 'x', 'x');
             INSERT INTO mocks (tenant, position, method, url_kind, url_value, status, created_at)
                 VALUES ('p', 1, 'GET', 'equal', '/a', 200, 'x');
-            INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms)
+            INSERT INTO journal_rows (time, tenant, method, url, status, answered_by, duration_ms)
                 VALUES ('x', 'p', 'GET', '/a', 200, 'mock', 1);
             """)
     }
@@ -50,25 +50,25 @@ final class MigrationForeignKeyTests: StorageTestCase {
     /// only builds an index (0009) read a large journal whole once more. Now only the tables a
     /// migration changed, and those referring to them, are checked: told apart here by a
     /// journal row left dangling before (with foreign keys off, as `sqlite3` allows), which an
-    /// index or a change to `mocks` no longer trips over, while a change to `requests` still
+    /// index or a change to `mocks` no longer trips over, while a change to `journal_rows` (the journal's rows) still
     /// does.
     func testOnlyTheTablesAMigrationChangedAreChecked() throws {
         let db = try openMigrated()
         try seed(db)
         try db.execute("PRAGMA foreign_keys=OFF")
-        try db.execute("INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 'gone', 'GET', '/d', 404, 'none', 1)")
+        try db.execute("INSERT INTO journal_rows (time, tenant, method, url, status, answered_by, duration_ms) VALUES ('x', 'gone', 'GET', '/d', 404, 'none', 1)")
         try db.execute("PRAGMA foreign_keys=ON")
-        let index = Migration(version: 9004, name: "9004_index", sql: "CREATE INDEX requests_by_status ON requests (status);")
+        let index = Migration(version: 9004, name: "9004_index", sql: "CREATE INDEX requests_by_status ON journal_rows (status);")
         let mocks = Migration(version: 9005, name: "9005_mocks", sql: "UPDATE mocks SET status = 201 WHERE tenant = 'p';")
         XCTAssertEqual(try Migrator.migrate(db, migrations: Schema.migrations + [index, mocks]), [9004, 9005])
 
-        let requests = Migration(version: 9006, name: "9006_requests", sql: "UPDATE requests SET duration_ms = 2;")
+        let requests = Migration(version: 9006, name: "9006_requests", sql: "UPDATE journal_rows SET duration_ms = 2;")
         XCTAssertThrowsError(try Migrator.migrate(db, migrations: Schema.migrations + [index, mocks, requests])) { error in
-            XCTAssertTrue("\(error)".contains("1 foreign key violation(s), first in table requests"), "\(error)")
+            XCTAssertTrue("\(error)".contains("1 foreign key violation(s), first in table journal_rows"), "\(error)")
         }
         // A parent's change checks its children: dropping every tenant leaves mocks and requests dangling.
         try db.execute("PRAGMA foreign_keys=OFF")
-        try db.execute("DELETE FROM requests WHERE tenant = 'gone'")
+        try db.execute("DELETE FROM journal_rows WHERE tenant = 'gone'")
         try db.execute("PRAGMA foreign_keys=ON")
         let parent = Migration(version: 9007, name: "9007_parent", sql: "DELETE FROM tenants;")
         XCTAssertThrowsError(try Migrator.migrate(db, migrations: Schema.migrations + [index, mocks, parent])) { error in

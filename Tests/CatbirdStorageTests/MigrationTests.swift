@@ -17,7 +17,10 @@ final class MigrationTests: StorageTestCase {
         let tables = try db.query("""
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
             """).map { $0[0].stringValue }
-        XCTAssertEqual(tables, ["journal_deletions", "mocks", "requests", "schema_migrations", "tenants"])
+        XCTAssertEqual(tables, ["journal_bodies", "journal_deletions", "journal_rows", "mocks", "schema_migrations", "tenants"])
+        XCTAssertEqual(
+            try db.query("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name").map { $0.values },
+            [[.text("trigger"), .text("journal_rows_release_body")], [.text("view"), .text("requests")]])
 
         XCTAssertEqual(try columns(db, "tenants"), ["id", "created_at", "last_activity_at"])
         XCTAssertEqual(try columns(db, "mocks"), [
@@ -32,9 +35,12 @@ final class MigrationTests: StorageTestCase {
             "mock_id", "duration_ms", "file_path", "near_misses_copy", "problem", "near_misses_offset",
             "near_misses_length", "near_misses",
         ])
+        // The rows' table: the former requests (migration 0010) plus where a body stored once is.
+        XCTAssertEqual(try columns(db, "journal_rows"), try columns(db, "requests") + ["response_body_id"])
+        XCTAssertEqual(try columns(db, "journal_bodies"), ["id", "body", "url_marked", "refs"])
         // near_misses is computed when read (migration 0008), never stored.
         XCTAssertEqual(
-            try scalar(db, "SELECT hidden FROM pragma_table_xinfo('requests') WHERE name = 'near_misses'"), .integer(2))
+            try scalar(db, "SELECT hidden FROM pragma_table_xinfo('journal_rows') WHERE name = 'near_misses'"), .integer(2))
         XCTAssertEqual(try columns(db, "schema_migrations"), ["version", "name", "applied_at"])
 
         let indexes = try db.query("""
@@ -200,12 +206,12 @@ final class MigrationTests: StorageTestCase {
         let offset = try XCTUnwrap(body.utf8.firstIndex(of: UInt8(ascii: "[")).map { body.utf8.distance(from: body.utf8.startIndex, to: $0) })
         try db.run(
             """
-            INSERT INTO requests (time, tenant, method, url, status, answered_by, duration_ms, response_body,
-                                  near_misses_offset, near_misses_length)
+            INSERT INTO journal_rows (time, tenant, method, url, status, answered_by, duration_ms, response_body,
+                                      near_misses_offset, near_misses_length)
             VALUES ('2026-12-01T10:00:01.000Z', '', 'GET', '/new-miss', 404, 'none', 1, ?, ?, ?)
             """, [.blob(Array(body.utf8)), .integer(Int64(offset + 1)), .integer(Int64(#"[{"tenant":"ü"}]"#.utf8.count))])
         XCTAssertEqual(
             try scalar(db, "SELECT near_misses FROM requests WHERE url = '/new-miss'"), .text(#"[{"tenant":"ü"}]"#))
-        XCTAssertThrowsError(try db.run("UPDATE requests SET near_misses = '[]'"), "a generated column cannot be written")
+        XCTAssertThrowsError(try db.run("UPDATE journal_rows SET near_misses = '[]'"), "a generated column cannot be written")
     }
 }

@@ -36,7 +36,7 @@ extension Journal {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
         // The tenant's rows in id order through the covering (tenant, id, method, url) index.
-        let sql = "SELECT count(*) FROM requests WHERE tenant = ? AND id > ?" + condition.conditions
+        let sql = "SELECT count(*) FROM journal_rows WHERE tenant = ? AND id > ?" + condition.conditions
         let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))] + condition.bindings
         let count = try reading(until: deadline, timeLimit: timeLimit) { db in
             try db.query(sql, bindings).first?[0].intValue ?? 0
@@ -103,10 +103,10 @@ extension Journal {
         if let before = bounds?.page.before { boundSQL += " AND id < ?"; boundBindings.append(.integer(before)) }
         if let from = bounds?.from { boundSQL += " AND time >= ?"; boundBindings.append(.text(Timestamp.string(from: from))) }
         if let until = bounds?.until { boundSQL += " AND time < ?"; boundBindings.append(.text(Timestamp.string(from: until))) }
-        let sql = "SELECT id FROM requests WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions + boundSQL
+        let sql = "SELECT id FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions + boundSQL
             + " ORDER BY id LIMIT \(Self.countChunkSize)"
         let newest = try reader.use { db in
-            try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
+            try db.query("SELECT max(id) FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
         }
         guard let newest, newest > since else { return since }
         var after = max(since, deletions.hiddenThrough(tenant))

@@ -43,7 +43,7 @@ public final class Journal: Sendable {
     public func latestID(of tenant: TenantID) throws -> Int64 {
         writer.flush()
         return try reader.use { db in
-            try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue ?? 0
+            try db.query("SELECT max(id) FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue ?? 0
         }
     }
 
@@ -127,7 +127,7 @@ public final class Journal: Sendable {
         let (count, through) = try database.use { db in
             try db.transaction {
                 let row = try db.query(
-                    "SELECT count(*), max(id) FROM requests WHERE tenant = ? AND id > ?", [.text(tenant.rawValue), .integer(hidden)]
+                    "SELECT count(*), max(id) FROM journal_rows WHERE tenant = ? AND id > ?", [.text(tenant.rawValue), .integer(hidden)]
                 ).first
                 let through = row?[1].intValue
                 if let through { try JournalDeletions.schedule(db, tenant: tenant, through: through) }

@@ -126,7 +126,7 @@ public final class JournalDeletions: Sendable {
             let tenant = row[0].stringValue ?? ""
             let through = row[1].intValue ?? 0
             try db.run(
-                "DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE tenant = ? AND id <= ? ORDER BY id LIMIT ?)",
+                "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows WHERE tenant = ? AND id <= ? ORDER BY id LIMIT ?)",
                 [.text(tenant), .integer(through), .integer(Int64(Self.chunkSize))])
             guard db.changes == 0 else { return .some(nil) }
             try db.run("DELETE FROM journal_deletions WHERE tenant = ? AND through_id = ?", [.text(tenant), .integer(through)])
@@ -152,10 +152,14 @@ public final class JournalDeletions: Sendable {
     public static func finishPending(_ db: Database) throws {
         let exists = try db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'journal_deletions'")
         guard !exists.isEmpty else { return }
+        // The rows' table: `requests` before migrations/0010_requests_response_bodies_once.sql,
+        // which renamed it `journal_rows` (and made `requests` a view).
+        let renamed = try db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'journal_rows'")
+        let rows = renamed.isEmpty ? "requests" : "journal_rows"
         try db.transaction {
             try db.execute("""
-                DELETE FROM requests WHERE EXISTS (
-                    SELECT 1 FROM journal_deletions d WHERE d.tenant = requests.tenant AND requests.id <= d.through_id);
+                DELETE FROM \(rows) WHERE EXISTS (
+                    SELECT 1 FROM journal_deletions d WHERE d.tenant = \(rows).tenant AND \(rows).id <= d.through_id);
                 DELETE FROM journal_deletions;
                 """)
         }

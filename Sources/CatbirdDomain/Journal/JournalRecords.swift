@@ -2,7 +2,9 @@ import CatbirdStorage
 import CatbirdSupport
 @_spi(Server) import CatbirdWire
 
-/// The SQL that writes the `requests` table (schema: migrations/0001_initial.sql).
+/// The SQL that writes the journal: `journal_rows`, the former `requests` table, which SQL users
+/// read through the `requests` view (schema: migrations/0001_initial.sql,
+/// migrations/0010_requests_response_bodies_once.sql).
 ///
 /// Columns as written here:
 /// - `request_headers`, `response_headers`: a JSON object, one key per header name (first
@@ -16,26 +18,28 @@ import CatbirdSupport
 ///   place in `response_body` (`near_misses_offset`, 1-based, and `near_misses_length`, bytes) or,
 ///   when the stored body does not hold them, as their text (`near_misses_copy`).
 /// - `problem`: why a request has no answer of Catbird's own (migrations/0007_requests_problem.sql).
+/// - `response_body_id`: the `journal_bodies` row holding a response body the tenant's rows
+///   repeat (``JournalBodies``); `response_body` is then NULL.
 enum JournalRecords {
     /// The `requests` columns written, in the order of each row's parameters.
     static let columns = """
         time, tenant, method, url, request_headers, request_body, request_body_size,
         request_body_truncated, status, response_headers, response_body, response_body_size,
         response_body_truncated, answered_by, mock_id, duration_ms, file_path, near_misses_copy, problem,
-        near_misses_offset, near_misses_length
+        near_misses_offset, near_misses_length, response_body_id
         """
     /// Parameters per row.
-    static let columnCount: Int32 = 21
-    /// Rows per `INSERT` at most: 32 (672 parameters, under SQLite's historical limit of 999).
+    static let columnCount: Int32 = 22
+    /// Rows per `INSERT` at most: 32 (704 parameters, under SQLite's historical limit of 999).
     static let rowsPerStatement = 32
 
-    /// `INSERT INTO requests (…) VALUES (…), (…), …` for `rows` rows. One statement for many
+    /// `INSERT INTO journal_rows (…) VALUES (…), (…), …` for `rows` rows. One statement for many
     /// rows: SQLite's per-statement work (AUTOINCREMENT's `sqlite_sequence` read and write,
     /// starting the program) is paid once, not per row; measured, a third less of the writer's
     /// time per row than one statement per row.
     static func insertSQL(rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: Int(columnCount)).joined(separator: ", ") + ")"
-        return "INSERT INTO requests (\(columns)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+        return "INSERT INTO journal_rows (\(columns)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// The statement texts, built once: ``rowsPerStatement`` rows and each power of two below it.
@@ -43,14 +47,16 @@ enum JournalRecords {
         uniqueKeysWithValues: sequence(first: rowsPerStatement) { $0 > 1 ? $0 / 2 : nil }.map { ($0, insertSQL(rows: $0)) })
 
     /// Inserts a batch inside the caller's transaction: tenants first (the journal references
-    /// them), then the rows (``rowsPerStatement`` per statement, the rest in halving chunks),
-    /// then the served mocks' hit counts and limits.
+    /// them), then the repeated response bodies (`bodies`), then the rows (``rowsPerStatement``
+    /// per statement, the rest in halving chunks), then the served mocks' hit counts and limits.
+    /// When this throws, the caller rolls back and must call `bodies.removeAll()`.
     /// - Returns: the highest row id inserted per tenant.
-    static func insert(_ batch: [JournalEntry], into db: Database) throws -> [TenantID: Int64] {
+    static func insert(_ batch: [JournalEntry], into db: Database, bodies: inout JournalBodies) throws -> [TenantID: Int64] {
         // Read in place through a buffer: an array subscript copies the entry it returns
         // (a retain and a release for each of its strings and arrays).
         try batch.withUnsafeBufferPointer { entries in
             try touchTenants(of: entries, db)
+            let bodyIDs = try bodies.assign(entries, db)
             var latestIDs: [TenantID: Int64] = [:]
             // Each statement's texts and blobs, bound without SQLite copying each one.
             var borrowed = BorrowedBindings()
@@ -61,7 +67,9 @@ enum JournalRecords {
                 let statement = try db.statement(insertSQLByRows[chunk]!)
                 borrowed.removeAll()
                 for offset in 0..<chunk {
-                    bind(entries[start + offset], to: statement, at: Int32(offset) * columnCount, borrowing: &borrowed)
+                    bind(
+                        entries[start + offset], bodyID: bodyIDs[start + offset], to: statement, at: Int32(offset) * columnCount,
+                        borrowing: &borrowed)
                 }
                 try borrowed.bound(to: statement) { () throws(SQLiteError) in try statement.run() }
                 // One statement's rows get consecutive ids (AUTOINCREMENT, one writer), the last one
@@ -131,12 +139,15 @@ enum JournalRecords {
 
     /// Deletes the tenant's journal rows; `db.changes` is then how many.
     static func deleteAll(_ db: Database, tenant: TenantID) throws {
-        try db.run("DELETE FROM requests WHERE tenant = ?", [.text(tenant.rawValue)])
+        try db.run("DELETE FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)])
     }
 
     /// Binds one row's parameters: `entry`'s column values at `base + 1` … `base + columnCount`,
-    /// its texts and blobs through `borrowed`.
-    private static func bind(_ entry: borrowing JournalEntry, to statement: Statement, at base: Int32, borrowing borrowed: inout BorrowedBindings) {
+    /// its texts and blobs through `borrowed`; with a `bodyID`, the response body as that
+    /// `journal_bodies` row (and `response_body` NULL).
+    private static func bind(
+        _ entry: borrowing JournalEntry, bodyID: Int64?, to statement: Statement, at base: Int32, borrowing borrowed: inout BorrowedBindings
+    ) {
         // The write connection skips CHECK constraints (CatbirdServer: ignore_check_constraints).
         assert(CatbirdRequest.AnsweredBy.known.contains(entry.answeredBy), "answered_by \(entry.answeredBy) fails its CHECK")
         // The typed binders, not `.text(…)` / `.integer(…)`: no SQLiteValue is made per column.
@@ -148,7 +159,15 @@ enum JournalRecords {
         bindBody(entry.requestBody, fullSize: entry.requestBodySize, statement, at: base + 6, &borrowed)
         statement.bind(entry.status, at: base + 9)
         borrowed.add(text: entry.responseHeaders, at: base + 10)
-        bindBody(entry.responseBody, fullSize: entry.responseBodySize, statement, at: base + 11, &borrowed)
+        if let bodyID {
+            statement.bindNull(at: base + 11)
+            statement.bind(entry.responseBodySize, at: base + 12)
+            statement.bind(entry.responseBodySize > entry.responseBody.count ? 1 : 0, at: base + 13)
+            statement.bind(bodyID, at: base + 22)
+        } else {
+            bindBody(entry.responseBody, fullSize: entry.responseBodySize, statement, at: base + 11, &borrowed)
+            statement.bindNull(at: base + 22)
+        }
         borrowed.add(text: entry.answeredBy.rawValue, at: base + 14)
         if let hit = entry.mockHit { statement.bind(hit.mockID, at: base + 15) } else { statement.bindNull(at: base + 15) }
         statement.bind(entry.durationMs, at: base + 16)

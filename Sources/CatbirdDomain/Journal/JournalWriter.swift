@@ -67,6 +67,9 @@ public final class JournalWriter: Sendable {
     private let condition = NSCondition()
     /// `nonisolated(unsafe)`: read and written only while `condition` is locked.
     nonisolated(unsafe) private var state = State()
+    /// The repeated response bodies stored once (``JournalBodies``). `nonisolated(unsafe)`:
+    /// read and written only by the writer thread (``write(_:)``, called from ``run()`` only).
+    nonisolated(unsafe) private var bodies = JournalBodies()
 
     private struct State {
         /// Waiting entries are `queue[head...]`; the writer advances `head` rather than
@@ -319,9 +322,10 @@ public final class JournalWriter: Sendable {
         for attempt in 1...3 {
             do {
                 return try database.use { db in
-                    try db.transaction { try JournalRecords.insert(batch, into: db) }
+                    try db.transaction { try JournalRecords.insert(batch, into: db, bodies: &bodies) }
                 }
             } catch {
+                bodies.removeAll()  // the rolled-back transaction's body ids may be reused
                 log.error("journal: writing \(batch.count) entries failed (attempt \(attempt) of 3): \(error)")
                 usleep(useconds_t(attempt * 50_000))
             }

@@ -53,14 +53,14 @@ public final class Retention: Sendable {
         while budget > 0 {
             budget -= 1
             let removed = try database.use { db -> Int in
-                let rows = try db.query("SELECT id, time FROM requests ORDER BY id LIMIT ?", [.integer(Int64(Self.batchSize))])
+                let rows = try db.query("SELECT id, time FROM journal_rows ORDER BY id LIMIT ?", [.integer(Int64(Self.batchSize))])
                 var last: Int64?
                 for row in rows {
                     guard let time = row[1].stringValue, time < cutoff, let id = row[0].intValue else { break }
                     last = id
                 }
                 guard let last else { return 0 }
-                try db.run("DELETE FROM requests WHERE id <= ? AND time < ?", [.integer(last), .text(cutoff)])
+                try db.run("DELETE FROM journal_rows WHERE id <= ? AND time < ?", [.integer(last), .text(cutoff)])
                 return db.changes
             }
             deleted += removed
@@ -74,16 +74,16 @@ public final class Retention: Sendable {
         // max(id) - min(id) + 1 is at least the row count (ids only grow; deletes leave gaps):
         // when it is within the limit, no COUNT(*) over the table is needed.
         var excess = try database.use { db -> Int in
-            let span = try db.query("SELECT max(id) - min(id) + 1 FROM requests").first?[0].intValue ?? 0
+            let span = try db.query("SELECT max(id) - min(id) + 1 FROM journal_rows").first?[0].intValue ?? 0
             guard span > maxRows else { return 0 }
-            return Int(try db.query("SELECT COUNT(*) FROM requests").first?[0].intValue ?? 0) - maxRows
+            return Int(try db.query("SELECT COUNT(*) FROM journal_rows").first?[0].intValue ?? 0) - maxRows
         }
         var deleted = 0
         while excess > 0 && budget > 0 {
             budget -= 1
             let removed = try database.use { db -> Int in
                 try db.run(
-                    "DELETE FROM requests WHERE id IN (SELECT id FROM requests ORDER BY id LIMIT ?)",
+                    "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows ORDER BY id LIMIT ?)",
                     [.integer(Int64(min(excess, Self.batchSize)))])
                 return db.changes
             }
@@ -117,7 +117,7 @@ public final class Retention: Sendable {
                 budget -= 1
                 let removed = try database.use { db -> Int in
                     try db.run(
-                        "DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE tenant = ? ORDER BY id LIMIT ?) AND \(stillIdle)",
+                        "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows WHERE tenant = ? ORDER BY id LIMIT ?) AND \(stillIdle)",
                         [.text(id), .integer(Int64(Self.batchSize)), .text(id), .text(cutoff)])
                     return db.changes
                 }

@@ -21,8 +21,11 @@ public enum Schema {
     /// returns the caller's parallel id. `schema_migrations` is shared by every tenant.
     public static let tenantScope = TenantScope(
         tables: [
-            // Rows being deleted in the background are hidden (JournalDeletions).
-            .init("requests", tenantColumn: "tenant", visibleRows: "id > catbird_journal_floor(catbird_tenant())"),
+            // Rows being deleted in the background are hidden (JournalDeletions). A view of
+            // main since migrations/0010_requests_response_bodies_once.sql.
+            .init(
+                "requests", tenantColumn: "tenant", visibleRows: "id > catbird_journal_floor(catbird_tenant())",
+                storedIn: ["journal_rows", "journal_bodies"]),
             .init("mocks", tenantColumn: "tenant"),
             .init("tenants", tenantColumn: "id"),
         ],

@@ -46,7 +46,7 @@ public final class TenantDirectory: Sendable {
             try db.query("""
                 SELECT t.id, t.created_at, t.last_activity_at,
                        (SELECT COUNT(*) FROM mocks m WHERE m.tenant = t.id),
-                       (SELECT COUNT(*) FROM requests r WHERE r.tenant = t.id AND r.id > \(JournalDeletions.floorSQL))
+                       (SELECT COUNT(*) FROM journal_rows r WHERE r.tenant = t.id AND r.id > \(JournalDeletions.floorSQL))
                 FROM tenants t ORDER BY t.id
                 """.replacingOccurrences(of: "tenant = ?), 0)", with: "tenant = t.id), 0)"))
         }
@@ -95,7 +95,7 @@ public final class TenantDirectory: Sendable {
     /// transaction).
     /// - Returns: the highest id hidden, nil when the tenant has no journal.
     private static func scheduleJournalDeletion(_ db: Database, tenant: TenantID) throws -> Int64? {
-        let through = try db.query("SELECT max(id) FROM requests WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
+        let through = try db.query("SELECT max(id) FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
         if let through { try JournalDeletions.schedule(db, tenant: tenant, through: through) }
         return through
     }

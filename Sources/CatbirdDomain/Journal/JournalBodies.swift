@@ -1,0 +1,160 @@
+import CatbirdStorage
+import Glibc
+
+/// The journal writer's memory of recent response bodies, so that a body a tenant's rows repeat
+/// is stored once in `journal_bodies` and pointed at by `journal_rows.response_body_id`
+/// (migrations/0010_requests_response_bodies_once.sql; docs/schema.md#tables).
+///
+/// The first time a body is seen its row holds it, as before; from the second time on, the body
+/// is in `journal_bodies` (inserted then) and each row points at it, its `refs` counting them
+/// (the table's delete trigger releases them). A body Catbird wrote itself (`answered_by` =
+/// `none`: the 404 with its near misses, which repeats the request's url in its reason and in
+/// each near miss) is compared and stored with every occurrence of the row's url replaced by the
+/// byte 0x01 (`url_marked`), so 404s of different urls with the same closest mocks share one
+/// body; a body holding a raw 0x01 byte is never marked. The `requests` view puts the url back
+/// (`replace`), so every reader gets the same bytes as the app received.
+///
+/// Only the writer thread uses it, inside the transaction that writes the rows: an id it
+/// remembers is checked by the `UPDATE` that counts the new reference (a body deleted since,
+/// by a journal clear, tenant drop or retention, is forgotten; ids are never reused), and a
+/// failed transaction must be followed by ``removeAll()`` (its ids may be rolled back).
+struct JournalBodies {
+    /// Bodies shorter than this many bytes stay in their rows: 256 (a reference and the refs
+    /// update would cost about as much as the bytes).
+    static let minimumSize = 256
+    /// Bodies remembered at most (all forgotten when reached): 256.
+    static let maxRemembered = 256
+    /// Bytes of bodies remembered at most (all forgotten when reached): 8 MiB.
+    static let maxRememberedBytes = 8 << 20
+
+    /// A body's identity for a first look: its tenant, its length and its first and last 8 bytes;
+    /// equal keys are then compared byte for byte.
+    private struct Key: Hashable {
+        var tenant: TenantID
+        var count: Int
+        var head: UInt64
+        var tail: UInt64
+        var marked: Bool
+    }
+
+    /// A remembered body; `id` nil while only the row that first had it holds it.
+    private final class Known {
+        let bytes: [UInt8]
+        var id: Int64?
+        init(bytes: [UInt8]) { self.bytes = bytes }
+    }
+
+    private var known: [Key: [Known]] = [:]
+    private var rememberedCount = 0
+    private var rememberedBytes = 0
+
+    /// Forgets every body (after a failed transaction, whose inserted ids were rolled back).
+    mutating func removeAll() {
+        known.removeAll()
+        rememberedCount = 0
+        rememberedBytes = 0
+    }
+
+    /// The `journal_bodies` id each entry's row points at, or nil where the row holds its own
+    /// body; inserts the bodies seen for the second time and counts every new reference.
+    /// Runs inside the caller's transaction, before the rows are inserted.
+    /// - Throws: `SQLiteError`.
+    mutating func assign(_ entries: UnsafeBufferPointer<JournalEntry>, _ db: Database) throws -> [Int64?] {
+        var ids = [Int64?](repeating: nil, count: entries.count)
+        // Ids referenced in this batch (already checked and counted once) and their further uses.
+        var further: [Int64: Int] = [:]
+        var order: [Int64] = []
+        for index in entries.indices where entries[index].responseBody.count >= Self.minimumSize {
+            let marked = entries[index].answeredBy == .unanswered
+                ? Self.marked(entries[index].responseBody, url: entries[index].url) : nil
+            let bytes = marked ?? entries[index].responseBody
+            let key = Self.key(entries[index].tenant, bytes, marked: marked != nil)
+            guard let body = known[key]?.first(where: { $0.bytes == bytes }) else {
+                remember(bytes, as: key)
+                continue
+            }
+            if let id = body.id {
+                if let uses = further[id] {
+                    further[id] = uses + 1
+                    ids[index] = id
+                    continue
+                }
+                try db.run("UPDATE journal_bodies SET refs = refs + 1 WHERE id = ?", [.integer(id)])
+                guard db.changes == 1 else {
+                    // Deleted since (its last row went): this row holds the body and starts over.
+                    body.id = nil
+                    continue
+                }
+                further[id] = 0
+                order.append(id)
+                ids[index] = id
+            } else {
+                try db.run(
+                    "INSERT INTO journal_bodies (body, url_marked, refs) VALUES (?, ?, 1)",
+                    [.blob(bytes), .integer(marked != nil ? 1 : 0)])
+                let id = db.lastInsertRowID
+                body.id = id
+                further[id] = 0
+                order.append(id)
+                ids[index] = id
+            }
+        }
+        for id in order where further[id]! > 0 {
+            try db.run("UPDATE journal_bodies SET refs = refs + ? WHERE id = ?", [.integer(Int64(further[id]!)), .integer(id)])
+        }
+        return ids
+    }
+
+    private mutating func remember(_ bytes: [UInt8], as key: Key) {
+        if rememberedCount >= Self.maxRemembered || rememberedBytes + bytes.count > Self.maxRememberedBytes { removeAll() }
+        known[key, default: []].append(Known(bytes: bytes))
+        rememberedCount += 1
+        rememberedBytes += bytes.count
+    }
+
+    private static func key(_ tenant: TenantID, _ bytes: [UInt8], marked: Bool) -> Key {
+        bytes.withUnsafeBytes { raw in
+            Key(
+                tenant: tenant, count: raw.count, head: raw.loadUnaligned(as: UInt64.self),
+                tail: raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self), marked: marked)
+        }
+    }
+
+    /// `body` with every occurrence of `url`'s UTF-8 bytes (left to right, not overlapping)
+    /// replaced by the byte 0x01; nil when the url does not occur or `body` already holds a
+    /// 0x01 byte (it could not be told from a marker).
+    static func marked(_ body: [UInt8], url: String) -> [UInt8]? {
+        var url = url
+        return url.withUTF8 { needle -> [UInt8]? in
+            guard !needle.isEmpty else { return nil }
+            return body.withUnsafeBytes { haystack -> [UInt8]? in
+                guard let base = haystack.baseAddress, memchr(base, 1, haystack.count) == nil else { return nil }
+                var result: [UInt8] = []
+                var start = 0
+                while let at = Self.firstIndex(of: needle, in: haystack, from: start) {
+                    if result.isEmpty { result.reserveCapacity(haystack.count) }
+                    result.append(contentsOf: haystack[start..<at])
+                    result.append(1)
+                    start = at + needle.count
+                }
+                guard start > 0 else { return nil }
+                result.append(contentsOf: haystack[start...])
+                return result
+            }
+        }
+    }
+
+    /// Where `needle` (not empty) first occurs in `haystack` at or after `start`: candidates by
+    /// its first byte (`memchr`), each compared whole (`memcmp`).
+    private static func firstIndex(of needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let base = haystack.baseAddress, let first = needle.first else { return nil }
+        var from = start
+        while haystack.count - from >= needle.count {
+            guard let hit = memchr(base + from, Int32(first), haystack.count - from - needle.count + 1) else { return nil }
+            let at = base.distance(to: UnsafeRawPointer(hit))
+            if memcmp(base + at, needle.baseAddress!, needle.count) == 0 { return at }
+            from = at + 1
+        }
+        return nil
+    }
+}
