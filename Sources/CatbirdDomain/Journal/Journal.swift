@@ -109,7 +109,9 @@ public final class Journal: Sendable {
             bindings += [.integer(Int64(statusClass * 100)), .integer(Int64(statusClass * 100 + 99))]
         }
         if let answeredBy = query.answeredBy { sql += " AND answered_by = ?"; bindings.append(.text(answeredBy.rawValue)) }
-        if query.unmatchedOnly { sql += " AND near_misses IS NOT NULL" }
+        // near_misses is NULL exactly when both are (migrations/0008 and 0010): compared on the
+        // stored columns, the rows of other requests are skipped without building their bodies.
+        if query.unmatchedOnly { sql += " AND (near_misses_offset IS NOT NULL OR near_misses_copy IS NOT NULL)" }
         sql += query.newestFirst ? " ORDER BY id DESC LIMIT ?" : " ORDER BY id LIMIT ?"
         bindings.append(.integer(Int64(limit)))
         return (sql, bindings)

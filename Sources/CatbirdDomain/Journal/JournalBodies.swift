@@ -69,7 +69,7 @@ struct JournalBodies {
                 ? Self.marked(entries[index].responseBody, url: entries[index].url) : nil
             let bytes = marked ?? entries[index].responseBody
             let key = Self.key(entries[index].tenant, bytes, marked: marked != nil)
-            guard let body = known[key]?.first(where: { $0.bytes == bytes }) else {
+            guard let body = known[key]?.first(where: { Self.equal($0.bytes, bytes) }) else {
                 remember(bytes, as: key)
                 continue
             }
@@ -110,6 +110,14 @@ struct JournalBodies {
         known[key, default: []].append(Known(bytes: bytes))
         rememberedCount += 1
         rememberedBytes += bytes.count
+    }
+
+    /// Byte equality by `memcmp` (the same buffer is equal at once).
+    private static func equal(_ one: [UInt8], _ other: [UInt8]) -> Bool {
+        guard one.count == other.count else { return false }
+        return one.withUnsafeBytes { a in
+            other.withUnsafeBytes { b in a.baseAddress == b.baseAddress || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
     }
 
     private static func key(_ tenant: TenantID, _ bytes: [UInt8], marked: Bool) -> Key {
