@@ -153,15 +153,17 @@ struct JournalBodies {
     }
 
     /// Where `needle` (not empty) first occurs in `haystack` at or after `start`: candidates by
-    /// its first byte (`memchr`), each compared whole (`memcmp`).
+    /// its last byte (`memchr`; a url's last byte is rarer in a 404 body than its leading `/`),
+    /// each compared whole (`memcmp`).
     private static func firstIndex(of needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        guard let base = haystack.baseAddress, let first = needle.first else { return nil }
-        var from = start
-        while haystack.count - from >= needle.count {
-            guard let hit = memchr(base + from, Int32(first), haystack.count - from - needle.count + 1) else { return nil }
-            let at = base.distance(to: UnsafeRawPointer(hit))
+        guard let base = haystack.baseAddress, let last = needle.last else { return nil }
+        let tail = needle.count - 1
+        var from = start + tail  // where the last byte of the first possible occurrence is
+        while from < haystack.count {
+            guard let hit = memchr(base + from, Int32(last), haystack.count - from) else { return nil }
+            let at = base.distance(to: UnsafeRawPointer(hit)) - tail
             if memcmp(base + at, needle.baseAddress!, needle.count) == 0 { return at }
-            from = at + 1
+            from = at + tail + 1
         }
         return nil
     }
