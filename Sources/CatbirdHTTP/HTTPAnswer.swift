@@ -19,28 +19,30 @@ public enum HTTPAnswer: Sendable {
     /// register the responder with whatever will answer (a timer, a journal waiter, an upstream
     /// call). If the server is already stopping, `start` is not called and the client gets 503.
     case later(_ start: @Sendable (HTTPResponder) -> Void)
-    /// Answer within moments: parked like ``later(_:)``, but the socket is not watched for a
-    /// hang-up meanwhile (that watch costs two `epoll_ctl` calls and a lock per request); a
-    /// client that hung up is noticed when the answer is written. For waits of a few
-    /// milliseconds that end whatever the client does, e.g. strict durability's wait for a
-    /// journal commit; not for delays, polls or upstream calls. While the server stops, such a
-    /// wait is still parked and gets its own answer (``HTTPServer/stop()``).
-    case soon(_ start: @Sendable (HTTPResponder) -> Void)
+    /// Send an answer known now within moments, once it is released (``HTTPHeldAnswer``):
+    /// parked like ``later(_:)``, but the socket is not watched for a hang-up meanwhile (that
+    /// watch costs two `epoll_ctl` calls and a lock per request); a client that hung up is
+    /// noticed when the answer is written. For waits of a few milliseconds that end whatever
+    /// the client does, e.g. strict durability's wait for a journal commit; not for delays,
+    /// polls or upstream calls. While the server stops, such a wait is still parked and gets
+    /// its own answer (``HTTPServer/stop()``).
+    case soon(HTTPHeldAnswer)
 }
 
 extension HTTPAnswer {
     /// This answer with `transform` applied to its response, whenever that is sent: at once for
     /// ``now(_:)``, else when the responder is used (same kind: a ``later(_:)`` stays watched, a
     /// ``soon(_:)`` does not). For adding fields or observing what goes out (a log line, CORS,
-    /// `Connection: close`); `transform` runs once, on the thread that sends.
+    /// `Connection: close`); `transform` runs once, on the thread that sends (for ``soon(_:)``:
+    /// at once, once on each of the two responses it may send).
     public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPAnswer {
         switch self {
         case let .now(response):
             return .now(transform(response))
         case let .later(start):
             return .later { responder in start(Self.transforming(responder, transform)) }
-        case let .soon(start):
-            return .soon { responder in start(Self.transforming(responder, transform)) }
+        case let .soon(held):
+            return .soon(held.mapped(transform))
         }
     }
 
@@ -55,19 +57,23 @@ extension HTTPAnswer {
             return self
         case let .later(start):
             return .later { responder in start(Self.observing(responder, observe)) }
-        case let .soon(start):
-            return .soon { responder in start(Self.observing(responder, observe)) }
+        case let .soon(held):
+            return .soon(held.observed(by: observe))
         }
     }
 
     /// Gives this answer through `responder`, the responder of a request already answered
     /// later (e.g. one whose work moved to a pool after the handler returned): ``now(_:)``
-    /// sends its response (its delay still applies); ``later(_:)`` and ``soon(_:)`` hand
-    /// `responder` to their start closure.
+    /// sends its response (its delay still applies); ``later(_:)`` hands `responder` to its
+    /// start closure; ``soon(_:)`` sends through it the response its release picks.
     public func complete(through responder: HTTPResponder) {
         switch self {
         case let .now(response): responder.send(response)
-        case let .later(start), let .soon(start): start(responder)
+        case let .later(start): start(responder)
+        case let .soon(held):
+            held.start { send in
+                responder.deliver(send ? held.response : held.otherwise) { held.observe?($0) }
+            }
         }
     }
 

@@ -80,7 +80,7 @@ public final class HTTPResponder: Sendable {
 
     deinit {
         // Checked first: the 500 is built only for a responder dropped unanswered, not for
-        // every one released after answering (each strict answer's, on the journal writer).
+        // every one released after answering.
         guard !hasAnswered else { return }
         send(HTTPResponse.error(status: 500, reason: "the server dropped this request without answering it"))
     }

@@ -20,7 +20,7 @@ import Glibc
 /// Shutdown has two steps. ``beginStopping()`` answers at once what waits on something that may
 /// take long (a delay, a poll, the control pool) and refuses such parks from then on, but lets
 /// a wait of moments (``HTTPAnswer/soon(_:)``, e.g. strict durability's wait for a journal
-/// commit that is already queued) end with its real answer, and still parks new ones: the
+/// commit that is already queued) end with its real answer, and still holds new ones: the
 /// answer the journal records is then the one the client gets. ``resumeAll()`` then answers
 /// whatever is left with its shutdown answer and refuses every park.
 final class ParkedConnections: Sendable {
@@ -35,9 +35,12 @@ final class ParkedConnections: Sendable {
         let socket: Int32
         let context: RequestContext
         /// Sent at shutdown instead of waiting for the responder; nil for a wait of moments,
-        /// which ``beginStopping()`` leaves to its responder (``resumeAll()`` then sends
+        /// which ``beginStopping()`` leaves to its release (``resumeAll()`` then sends
         /// ``ParkedConnections/stoppingResponse``).
         let atShutdown: HTTPResponse?
+        /// A held answer's wait (``hold(_:_:_:)``): its worker tells what went out when it takes
+        /// the connection back, so nothing is kept for a late release in ``State/answeredInstead``.
+        var holds: Bool { atShutdown == nil }
     }
 
     /// How far shutdown has gone.
@@ -87,13 +90,46 @@ final class ParkedConnections: Sendable {
 
     /// Suspends `connection` (call only from its access handler, on its worker thread) and
     /// returns the responder that resumes it, or nil when the server is stopping (answer at once).
-    /// - Parameters:
-    ///   - atShutdown: what to send if the server stops first; nil for a wait of moments
-    ///     (``HTTPAnswer/soon(_:)``), which shutdown lets end with its responder's answer and
-    ///     which is parked until ``resumeAll()``. Its socket is not watched for a hang-up.
-    func park(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse?) -> HTTPResponder? {
+    /// Its socket is watched for a hang-up meanwhile.
+    /// - Parameter atShutdown: what to send if the server stops first.
+    func park(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse) -> HTTPResponder? {
         callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
         defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
+        guard let ticket = suspend(connection, context, atShutdown: atShutdown) else { return nil }
+        guard ticket != 0 else {
+            // Shutdown got here since the check: answered as it does; a responder has nothing left to do.
+            return HTTPResponder.delivering(waiting: { false }) { _, beforeSending in beforeSending(.sentInstead(atShutdown)) }
+        }
+        return HTTPResponder.delivering(waiting: { [self] in isParked(ticket) }) { [self] response, beforeSending in
+            resume(ticket, with: response, beforeSending: beforeSending)
+        }
+    }
+
+    /// Suspends `connection` (call only from its access handler, on its worker thread) until
+    /// `held`'s release, and calls its start with that release; false when the server has
+    /// stopped (answer at once). A wait of moments: shutdown lets it end with its own answer,
+    /// and it is parked until ``resumeAll()``; its socket is not watched for a hang-up. The
+    /// worker taken back sends what the release picked (``RequestContext/heldReleased``), or
+    /// the server's answer when it came first (``RequestContext/pendingResponse``), and tells
+    /// the answer's observer: the releasing thread only resumes the connection.
+    func hold(_ connection: OpaquePointer, _ context: RequestContext, _ held: HTTPHeldAnswer) -> Bool {
+        callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
+        defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
+        context.held = held  // the worker's own field until the connection is suspended
+        guard let ticket = suspend(connection, context, atShutdown: nil) else {
+            context.held = nil
+            return false
+        }
+        // 0: shutdown got here since the check, and resumed it with its answer.
+        if ticket != 0 { held.start { [self] send in release(ticket, send: send) } }
+        return true
+    }
+
+    /// Suspends and registers `connection` (its socket watched when it has an `atShutdown`
+    /// answer) and returns its ticket; nil when the server is stopping beyond what the park
+    /// allows (nothing done); 0 when shutdown got past its check meanwhile: it is resumed with
+    /// its shutdown answer at once.
+    private func suspend(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse?) -> UInt64? {
         let allowed: Phase = atShutdown == nil ? .stopping : .running
         if phase.load(ordering: .sequentiallyConsistent) > allowed.rawValue { return nil }
         // Suspended before it is registered, so nothing can resume it first.
@@ -109,15 +145,11 @@ final class ParkedConnections: Sendable {
             return state.nextTicket
         }
         guard let ticket else {
-            // Shutdown got here since the check above: answer as it does; a responder has nothing left to do.
-            let sent = atShutdown ?? Self.stoppingResponse
-            context.pendingResponse = sent
+            context.pendingResponse = atShutdown ?? Self.stoppingResponse
             Self.resume(connection, loop: WorkerLoop.current)
-            return HTTPResponder.delivering(waiting: { false }) { _, beforeSending in beforeSending(.sentInstead(sent)) }
+            return 0
         }
-        return HTTPResponder.delivering(waiting: { [self] in isParked(ticket) }) { [self] response, beforeSending in
-            resume(ticket, with: response, beforeSending: beforeSending)
-        }
+        return ticket
     }
 
     /// Whether request `ticket` is still parked: not yet answered, by its responder or by
@@ -169,7 +201,7 @@ final class ParkedConnections: Sendable {
                 hangUps.forget(parked.socket)
                 parked.context.parkedTicket = nil
                 parked.context.pendingResponse = parked.atShutdown ?? Self.stoppingResponse
-                state.answeredInstead[ticket] = parked.context.pendingResponse
+                if !parked.holds { state.answeredInstead[ticket] = parked.context.pendingResponse }
                 Self.resume(parked.connection, loop: parked.loop)
                 resumed += 1
             }
@@ -186,7 +218,7 @@ final class ParkedConnections: Sendable {
         state.withLock { state in
             guard let parked = state.parked.removeValue(forKey: ticket) else { return }
             hangUps.forget(parked.socket)
-            state.answeredInstead[ticket] = .some(nil)
+            if !parked.holds { state.answeredInstead[ticket] = .some(nil) }
         }
     }
 
@@ -212,6 +244,22 @@ final class ParkedConnections: Sendable {
         }
         beforeSending(.sent(response))
         Self.resume(parked.connection, loop: parked.loop)
+    }
+
+    /// Releases held request `ticket` (``hold(_:_:_:)``): `send` picks what its worker sends.
+    /// Does nothing when shutdown answered it first. Outside the lock: only the resume.
+    private func release(_ ticket: UInt64, send: Bool) {
+        callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
+        defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
+        let parked: Parked? = state.withLock { state in
+            guard let parked = state.parked.removeValue(forKey: ticket) else { return nil }
+            parked.context.parkedTicket = nil
+            parked.context.heldReleased = send
+            return parked
+        }
+        // Outside the lock: its entry is gone, so nothing else resumes it, and resumeAll()
+        // waits for this call before the daemon stops.
+        if let parked { Self.resume(parked.connection, loop: parked.loop) }
     }
 
     /// The client of parked request `ticket` hung up: resumes it marked gone, so the access

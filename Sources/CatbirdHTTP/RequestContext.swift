@@ -7,7 +7,7 @@ import CMicroHTTPD
 ///
 /// `@unchecked Sendable`: MHD calls back for one connection on one worker thread at a time, and a
 /// suspended connection is not called at all until resumed. Another thread writes
-/// `pendingResponse` only while the connection is parked, under ``ParkedConnections``' lock,
+/// `pendingResponse`, `heldReleased` or `clientGone` only while the connection is parked, under ``ParkedConnections``' lock,
 /// before resuming it; the worker reads it after MHD calls it again. So no two threads access
 /// the mutable fields at once.
 final class RequestContext: @unchecked Sendable {
@@ -53,6 +53,12 @@ final class RequestContext: @unchecked Sendable {
     var bodySizeSeen = 0
     /// The answer left by a responder (or by shutdown) for the access handler to queue on resume.
     var pendingResponse: HTTPResponse?
+    /// The held answer being waited for (``ParkedConnections/hold(_:_:_:)``), or nil; sent
+    /// (``heldReleased`` picks which of its responses) when the connection is taken back.
+    var held: HTTPHeldAnswer?
+    /// What the held answer's release picked: its response (true) or its other one (false).
+    /// Written by the releasing thread while parked, under ``ParkedConnections``' lock.
+    var heldReleased = false
     /// The delayed response being waited for (its ``HTTPResponse/whenDelayEnds`` is called on
     /// resume), or nil.
     var delayed: HTTPResponse?

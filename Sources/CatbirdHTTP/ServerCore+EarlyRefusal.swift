@@ -50,7 +50,7 @@ extension ServerCore {
         switch refusal {
         case let .now(response):
             Self.send(response, andShutDown: socket)
-        case let .later(start), let .soon(start):
+        case .later, .soon:
             // Answered from another thread (e.g. once its journal entry is committed), on a
             // duplicate of the socket: it stays open whatever libmicrohttpd does with its own
             // descriptor meanwhile (it waits for the rest of the request and sends nothing),
@@ -63,7 +63,7 @@ extension ServerCore {
                 return
             }
             refusalsAnsweredLater.add(1, ordering: .sequentiallyConsistent)
-            start(HTTPResponder { [self] response in
+            refusal.complete(through: HTTPResponder { [self] response in
                 Self.send(response, andShutDown: copy)
                 close(copy)
                 refusalsAnsweredLater.subtract(1, ordering: .sequentiallyConsistent)

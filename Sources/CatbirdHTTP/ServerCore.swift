@@ -74,7 +74,8 @@ final class ServerCore: Sendable {
     }
 
     /// MHD_OPTION_NOTIFY_COMPLETED: tells the handler how a request it never answered ended
-    /// (``unansweredEnding(_:_:)``), then releases the request's context.
+    /// (``unansweredEnding(_:_:)``), and a held answer's observer that nothing was sent when it
+    /// never was, then releases the request's context.
     static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, contextSlot, termination in
         guard let pointer = contextSlot?.pointee else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
@@ -84,6 +85,12 @@ final class ServerCore: Sendable {
                 core.request(from: context), ending: unansweredEnding(catbird_mhd_response_status(connection), termination))
         }
         core.parked.forget(context)
+        if let held = context.held {
+            // Released but never sent: its client hung up while it waited, and libmicrohttpd,
+            // taking the connection back, read the end of the stream before calling us again.
+            context.held = nil
+            _ = held.delivering(.nothingSent)
+        }
         if let delayed = context.delayed {
             // Ended without the access handler seeing the delay end: libmicrohttpd noticed the
             // client go itself (it read the end of the stream before the connection was parked).
@@ -199,6 +206,13 @@ final class ServerCore: Sendable {
             }
             return .NO  // MHD closes the connection; nothing is sent
         }
+        if let held = context.held {  // resumed: a held answer released, or the server's answer first
+            context.held = nil
+            let instead = context.pendingResponse
+            context.pendingResponse = nil
+            let delivery = instead.map(HTTPDelivery.sentInstead) ?? .sent(context.heldReleased ? held.response : held.otherwise)
+            return send(held.delivering(delivery) ?? delivery.response!, context, connection)
+        }
         if let pending = context.pendingResponse {  // resumed: answered later, or delay over
             context.pendingResponse = nil
             if let delayed = context.delayed {
@@ -285,24 +299,22 @@ final class ServerCore: Sendable {
         return answer(handler.respond(to: request), context, connection)
     }
 
-    /// Sends `answer`'s response, or parks the connection and hands its responder to the
-    /// answer's start closure (503 at once when the server is stopping).
+    /// Sends `answer`'s response, or parks the connection: hands its responder to a later
+    /// answer's start closure, or holds an answer known now until its release (503 at once
+    /// when the server is stopping).
     private func answer(_ answer: HTTPAnswer, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
-        let start: @Sendable (HTTPResponder) -> Void
-        let atShutdown: HTTPResponse?
         switch answer {
         case let .now(response):
             return send(response, context, connection)
-        case let .later(later):
-            (start, atShutdown) = (later, ParkedConnections.stoppingResponse)
-        case let .soon(soon):
-            (start, atShutdown) = (soon, nil)  // shutdown waits for its answer
+        case let .later(start):
+            guard let responder = parked.park(connection, context, atShutdown: ParkedConnections.stoppingResponse) else {
+                return refuseWhileStopping(context, connection)
+            }
+            start(responder)
+            return .YES
+        case let .soon(held):  // shutdown waits for its answer
+            return parked.hold(connection, context, held) ? .YES : refuseWhileStopping(context, connection)
         }
-        guard let responder = parked.park(connection, context, atShutdown: atShutdown) else {
-            return refuseWhileStopping(context, connection)
-        }
-        start(responder)
-        return .YES
     }
 
     /// Queues the 503 of a stopping server in place of any answer, and tells the handler

@@ -6,7 +6,8 @@ import Synchronization
 /// A test handler: `/now` answers at once; any other path answers later, keeping its responder
 /// (keyed by path) for the test to complete from where it likes. A malformed request is
 /// answered within moments (``HTTPAnswer/soon(_:)``, as a strict refusal waits for its journal
-/// commit), its responder kept under `refused <path>`.
+/// commit) with `problem.status`, a responder that releases it (whatever it is sent) kept under
+/// `refused <path>`.
 final class DeferredHandler: HTTPHandler {
     let responders = Mutex<[String: HTTPResponder]>([:])
 
@@ -22,7 +23,10 @@ final class DeferredHandler: HTTPHandler {
 
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         let key = "refused \(request.path)"
-        return .soon { [self] responder in responders.withLock { $0[key] = responder } }
+        let held = HTTPHeldAnswer(HTTPResponse.error(status: problem.status, reason: problem.reason), otherwise: HTTPResponse(status: 503)) {
+            [self] release in responders.withLock { $0[key] = HTTPResponder { _ in release(true) } }
+        }
+        return .soon(held)
     }
 
     /// Takes the responder of `path` out, waiting up to 10 s for its request to arrive.

@@ -18,11 +18,15 @@ extension Journal {
         }
     }
 
-    /// ``send(_:onceCommitted:to:sent:)`` as an answer: parked (``HTTPAnswer/soon(_:)``) until then.
+    /// ``send(_:onceCommitted:to:sent:)`` as an answer: held, its connection parked
+    /// (``HTTPAnswer/soon(_:)``), until then. The commit only releases it: `sent` (the request's
+    /// metrics and log line) runs on the worker that sends it, not on the journal writer.
     func answer(
         _ response: HTTPResponse, onceCommitted ticket: JournalTicket, sent: (@Sendable (HTTPDelivery) -> Void)? = nil
     ) -> HTTPAnswer {
-        .soon { [self] responder in send(response, onceCommitted: ticket, to: responder, sent: sent) }
+        .soon(HTTPHeldAnswer(response, otherwise: Self.notJournaled, observe: sent) { [self] release in
+            whenCommitted(ticket, release)
+        })
     }
 
     /// Strict durability's answer when the journal entry could not be written (after the
