@@ -16,6 +16,10 @@ public struct HTTPRequest: Sendable {
     /// bytes received and discarded; 0 otherwise. Journaled as the request's `bodySize`
     /// (docs/protocol.md#what-the-journal-records).
     public var discardedBodySize = 0
+    /// The bytes of connection memory libmicrohttpd has left for the response's head beside
+    /// this request (``ResponseHeadRoom``); a response whose head is larger is not sent at all.
+    /// `Int.max` for a request not read from a connection.
+    public var responseHeadRoom = Int.max
     /// When the request line arrived (monotonic clock), for measuring time taken.
     public var receivedAt: ContinuousClock.Instant
     /// The client's IP address as text (`127.0.0.1`, `::1`); empty when unknown. Formatted

@@ -39,6 +39,9 @@ final class RequestContext: @unchecked Sendable {
     /// The first field line refused while the headers are collected (left out of ``headers``).
     var fieldProblem: HTTPRequestProblem?
     var body: [UInt8] = []
+    /// The bytes of connection memory left for the response's head (``ResponseHeadRoom``),
+    /// known once the header section is accepted.
+    var responseHeadRoom = Int.max
     var started = false
     /// A handler method that answers (and journals) the request was called: the request is
     /// the handler's; else the completion callback tells it how the request ended

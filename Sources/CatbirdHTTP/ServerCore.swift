@@ -38,9 +38,12 @@ final class ServerCore: Sendable {
     /// 431. The connection memory less 4 KiB (at least half of it), kept for the response's
     /// header section (docs/protocol.md#malformed-requests).
     let maxHeadSize: Int
+    /// Bytes of memory per connection (``HTTPServer/Configuration/connectionMemoryLimit``).
+    let connectionMemory: Int
 
     init(handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int) {
         self.handler = handler
+        self.connectionMemory = connectionMemory
         self.maxBodySize = maxBodySize
         maxTargetLength = connectionMemory / 4
         maxHeadSize = max(connectionMemory / 2, connectionMemory - 4096)
@@ -241,9 +244,11 @@ final class ServerCore: Sendable {
             }
             // Counted first (no iterator: libmicrohttpd only counts) so the fields are stored in
             // one allocation rather than regrown as each one is added.
-            context.headers.reserveCapacity(Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)))
+            let fieldCount = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+            context.headers.reserveCapacity(fieldCount)
             _ = MHD_get_connection_values(
                 connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
+            context.responseHeadRoom = responseHeadRoom(context, connection, headSize: headSize, fieldCount: fieldCount)
             if context.problem == nil, headSize > maxHeadSize {
                 context.problem = .headTooLarge(limit: maxHeadSize)
             }
@@ -342,6 +347,22 @@ final class ServerCore: Sendable {
         return .YES
     }
 
+    /// What libmicrohttpd leaves of the connection memory for the response's head beside this
+    /// request (``ResponseHeadRoom``). Query parameters and cookie pairs are counted only when
+    /// the target has a query or the request a `Cookie` field.
+    private func responseHeadRoom(_ context: RequestContext, _ connection: OpaquePointer, headSize: Int, fieldCount: Int) -> Int {
+        var entries = fieldCount
+        if context.target.utf8.contains(UInt8(ascii: "?")) {
+            entries += Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))
+        }
+        var cookieLength = 0
+        if let cookie = MHD_lookup_connection_value(connection, .HEADER_KIND, "Cookie") {
+            cookieLength = strlen(cookie)
+            entries += Int(MHD_get_connection_values(connection, .COOKIE_KIND, nil, nil))
+        }
+        return ResponseHeadRoom.room(memory: connectionMemory, headSize: headSize, entries: entries, cookieLength: cookieLength)
+    }
+
     /// What is known of the request: `context.method` is `""` and the headers empty until the
     /// header section was accepted (the first access-handler call).
     func request(from context: RequestContext) -> HTTPRequest {
@@ -351,6 +372,7 @@ final class ServerCore: Sendable {
         if context.oversized { request.discardedBodySize = context.bodySizeSeen }
         request.peer = context.clientAddress
         request.version = context.version
+        request.responseHeadRoom = context.responseHeadRoom
         return request
     }
 

@@ -23,6 +23,7 @@ Every answer is made from the request, so a test can check what arrived:
                        closes it first, the path is added to the list /abandoned answers
   /abandoned           200 JSON: the /hold/... paths whose client closed the connection first
   /cookies             two Set-Cookie fields and an ETag
+  /bigheader/<n>       200 "big" with an X-Big field of n bytes
 anything else          as /echo
 """
 import base64
@@ -86,6 +87,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.hold(path, float(path.rsplit("/", 1)[1]))
         if path.endswith("/abandoned"):
             return self.send(200, json.dumps(ABANDONED).encode(), [("Content-Type", "application/json")])
+        if "/bigheader/" in path:
+            return self.send(200, b"big", [("X-Big", "b" * int(path.rsplit("/", 1)[1]))])
         if path.endswith("/cookies"):
             return self.send(200, b"{}", [("Content-Type", "application/json"), ("Set-Cookie", "a=1"),
                                            ("Set-Cookie", "b=2"), ("ETag", '"upstream-tag"')])

@@ -120,7 +120,8 @@ enum MockRoutes {
     static let maxDelaySeconds = 86_400
 
     /// Rejects what cannot be sent as a final HTTP response (``ResponseRules``, the rule file
-    /// mocks follow too), and a delay below zero or above ``maxDelaySeconds``.
+    /// mocks follow too), a header section over ``OversizedHead/mockLimit`` as sent, and a delay
+    /// below zero or above ``maxDelaySeconds``.
     private static func validate(_ response: ResponseMock) throws(APIError) {
         do {
             try ResponseRules.check(
@@ -129,6 +130,10 @@ enum MockRoutes {
         } catch {
             throw APIError.badRequest(error.reason)
         }
+        let headSize = OversizedHead.mockHeadSize(
+            HTTPResponse(status: response.status, headers: HTTPHeaders(response.headers.map { (name: $0.key, value: $0.value) })),
+            bodyLength: response.body?.count ?? 0)
+        if headSize > OversizedHead.mockLimit { throw APIError.badRequest(OversizedHead.mockRefusal(size: headSize)) }
         if let delay = response.delay, !(0...maxDelaySeconds).contains(delay) {
             throw APIError.badRequest("'response.delay' must be from 0 to \(maxDelaySeconds) seconds, not \(delay)")
         }

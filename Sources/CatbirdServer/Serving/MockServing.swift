@@ -116,6 +116,9 @@ struct MockServing: Sendable {
             return .answered(sent, .unanswered, entry, nil)
         }
         let mock = hit.mock
+        if request.responseHeadRoom < OversizedHead.mockLimit, let refused = refusedForHead(hit, request: request, tenant: tenant) {
+            return refused
+        }
         if let delay = mock.response.delay.flatMap({ $0 > 0 ? Duration.seconds($0) : nil }) {
             var response = Self.response(of: mock)
             response.delay = delay
@@ -156,6 +159,39 @@ struct MockServing: Sendable {
                 headersMemo: mock.sentHeadersJSON)
         }
         return (answer.response, entry(request: request, response: answer.response, headersJSON: headersJSON, answeredBy: .mock, hit: hit, tenant: tenant))
+    }
+
+    /// The 500 sent in place of `hit`'s mock's response when its head does not fit beside this
+    /// request's (``OversizedHead``; a mock's head is at most ``OversizedHead/mockLimit``, so only
+    /// a request whose head leaves less than that is checked): the hit is given back, and the
+    /// error journaled as the server's answer. Nil when the head fits.
+    private func refusedForHead(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Decision? {
+        let response = Self.response(of: hit.mock)
+        let sent = (cors ? CORS.decorate(response, for: request) : response).stamped()
+        let size = sent.headSize(adding: sent.fieldsAddedOnSending(to: request))
+        guard size > request.responseHeadRoom else { return nil }
+        mocks.refund(hit)
+        let (refusal, entry) = oversized(
+            request, source: "mock \(hit.mock.id)'s response", size: size, answeredBy: .unanswered, filePath: nil, tenant: tenant)
+        return .answered(refusal, .unanswered, entry, nil)
+    }
+
+    /// The JSON error sent in place of an answer whose head of `size` bytes does not fit beside
+    /// `request`'s (``OversizedHead``): 502 for an upstream's answer, else 500; journaled with
+    /// `answeredBy` and `filePath` as the answer would have been, and the reason as its `problem`.
+    private func oversized(
+        _ request: HTTPRequest, source: String, size: Int, answeredBy: CatbirdRequest.AnsweredBy, filePath: String?,
+        tenant: TenantID
+    ) -> (sent: HTTPResponse, entry: JournalEntry) {
+        let forwarded = answeredBy == .proxy || answeredBy == .redirect
+        let error = OversizedHead.error(status: forwarded ? 502 : 500, source: source, size: size, room: request.responseHeadRoom)
+        let sent = error.response.stamped()
+        let added = sent.fieldsAddedOnSending(to: request)
+        var entry = entry(
+            request: request, response: error.response, headersJSON: JSONText.object(sent.headers.fields + added),
+            answeredBy: answeredBy, hit: nil, tenant: tenant, filePath: filePath)
+        entry.problem = OversizedHead.problem(source: source, size: size, room: request.responseHeadRoom)
+        return (sent, entry)
     }
 
     /// `mock`'s response as given (no delay).
@@ -325,6 +361,23 @@ struct MockServing: Sendable {
         let decorated = cors ? CORS.decorate(response, for: request) : response
         let sent = decorated.stamped()
         let added = sent.fieldsAddedOnSending(to: request, fileLength: bodyPrefix.map { UInt64($0.size) })
+        if answeredBy != .unanswered || request.responseHeadRoom < OversizedHead.mockLimit {
+            // A file's or an upstream's head may be of any size; the server's own answers and a
+            // mock's (checked when added) fit beside any request that leaves the mock limit.
+            let size = sent.headSize(adding: added)
+            if size > request.responseHeadRoom {
+                if let hit { mocks.refund(hit) }
+                let source = switch answeredBy {
+                case .mock: "mock \(hit?.mock.id ?? 0)'s response"
+                case .file: "file mock \(JSONText.string(filePath ?? "")) (its sidecar's headers)"
+                case .proxy, .redirect: "the upstream's answer"
+                default: "the answer"
+                }
+                return oversized(
+                    request, source: source, size: size, answeredBy: answeredBy == .mock ? .unanswered : answeredBy,
+                    filePath: filePath, tenant: tenant)
+            }
+        }
         let headersJSON = sentHeadersJSON(
             response: response, decorated: decorated, sent: sent, added: added, responseHeadersJSON: responseHeadersJSON,
             headersMemo: headersMemo)

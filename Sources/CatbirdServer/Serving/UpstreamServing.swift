@@ -54,7 +54,15 @@ struct UpstreamServing: Sendable {
                 let response = forwarding.response(from: upstream, method: request.method)
                 var path: String?
                 var notRecorded: String?
-                if let recorder, Self.isRecordable(method: request.method, response) {
+                let sent = response.stamped()
+                let headSize = sent.headSize(adding: sent.fieldsAddedOnSending(to: request))
+                if recorder != nil, headSize > request.responseHeadRoom {
+                    // Answered with a 502 in its place (MockServing): a file mock made of it
+                    // could not be sent either (docs/files.md#recording).
+                    let problem = OversizedHead.problem(source: "the upstream's answer", size: headSize, room: request.responseHeadRoom)
+                    log.warning("record mode: \(request.method) \(request.target) not recorded: " + problem)
+                    notRecorded = "not recorded: " + problem
+                } else if let recorder, Self.isRecordable(method: request.method, response) {
                     do throws(FileMockError) {
                         path = try recorder.record(
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),

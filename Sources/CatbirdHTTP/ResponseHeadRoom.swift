@@ -1,0 +1,50 @@
+import CMicroHTTPD
+
+/// Whether a response's header section fits the connection memory libmicrohttpd has left for it
+/// (docs/protocol.md#response-head-size).
+///
+/// libmicrohttpd 0.9.75 writes a response's status line and header fields into the connection's
+/// memory (``HTTPServer/Configuration/connectionMemoryLimit``, 32 KiB), beside what the request
+/// still holds there; a head that does not fit is not sent at all: the connection is closed with
+/// nothing written, after the handler already counted the answer as given. Measured on the wire
+/// (`ResponseHeadRoomTests`), the request holds its line and header section rounded up to 16
+/// bytes, 64 bytes per header field, query parameter and cookie pair, and a copy of the `Cookie`
+/// field's value (with its NUL, rounded up to 16 bytes); the response's head may use all the rest.
+public enum ResponseHeadRoom {
+    /// Bytes libmicrohttpd 0.9.75 keeps per header field, query parameter and cookie pair
+    /// (its `struct MHD_HTTP_Header`, 56 bytes, rounded up to its 16-byte alignment).
+    static let bytesPerEntry = 64
+
+    /// The bytes left for the response head of a request whose line and header section took
+    /// `headSize` bytes, with `entries` header fields, query parameters and cookie pairs, and a
+    /// `Cookie` field of `cookieLength` bytes (0: none), in `memory` bytes of connection memory.
+    static func room(memory: Int, headSize: Int, entries: Int, cookieLength: Int) -> Int {
+        memory - roundedUp(headSize) - entries * bytesPerEntry - (cookieLength > 0 ? roundedUp(cookieLength + 1) : 0)
+    }
+
+    private static func roundedUp(_ size: Int) -> Int { (size + 15) & ~15 }
+}
+
+extension HTTPResponse {
+    /// The size in bytes of this response's head as libmicrohttpd 0.9.75 writes it: the status
+    /// line (`HTTP/1.1 200 OK` and CR LF, with libmicrohttpd's reason phrase), each of
+    /// `headers` and `added` as `Name: value` and CR LF, and the empty line. Call it on the
+    /// ``stamped()`` response with ``fieldsAddedOnSending(to:fileLength:)`` as `added`.
+    public func headSize(adding added: [(name: String, value: String)]) -> Int {
+        let reason = MHD_get_reason_phrase_for(UInt32(clamping: status)).map { strlen($0) } ?? 0
+        var size = "HTTP/1.1 200 ".utf8.count + reason + 2 + 2
+        for field in headers.fields { size += field.name.utf8.count + field.value.utf8.count + 4 }
+        for field in added { size += field.name.utf8.count + field.value.utf8.count + 4 }
+        return size
+    }
+
+    /// Whether this (``stamped()``) response's head fits beside `request` in the connection
+    /// memory (``HTTPRequest/responseHeadRoom``), with `added` the fields libmicrohttpd adds.
+    public func headFits(_ request: HTTPRequest, adding added: [(name: String, value: String)]) -> Bool {
+        headSize(adding: added) <= request.responseHeadRoom
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
