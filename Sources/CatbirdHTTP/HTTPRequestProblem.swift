@@ -40,13 +40,22 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// 5.5; RFC 9112 section 2.2). libmicrohttpd would hand the line over cut at the NUL, so
     /// `X-Catbird-Parallel-Id: \0attacker` would read as no id at all (400).
     case nulByte(field: String?)
+    /// `Content-Length` given more than once, or as a list, with different values (`3` and `5`):
+    /// the body's framing is ambiguous, and a server must answer 400 and close the connection
+    /// (RFC 9112 section 6.3). libmicrohttpd 0.9.75 would frame the body by the first and read
+    /// the rest as the next request. Equal values (`5` twice) are one length and accepted.
+    case conflictingContentLength(values: [String])
+    /// An HTTP/1.1 request with no `Host` field, or with more than one (`count`): a server must
+    /// answer 400 (RFC 9112 section 3.2).
+    case hostFieldCount(Int)
 
     /// The status to answer with.
     public var status: Int {
         switch self {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
-        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .nulByte: 400
+        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .nulByte,
+             .conflictingContentLength, .hostFieldCount: 400
         }
     }
 
@@ -73,6 +82,13 @@ public enum HTTPRequestProblem: Sendable, Equatable {
             "the header field \(JSONText.shortString(field)) holds a NUL byte, which no field may hold (RFC 9110 section 5.5)"
         case .nulByte(nil):
             "the request line holds a NUL byte, which it may not (RFC 9112 section 3)"
+        case let .conflictingContentLength(values):
+            "the request has Content-Length values that differ (\(values.map { JSONText.shortString($0) }.joined(separator: ", "))), "
+                + "so where its body ends is ambiguous (RFC 9112 section 6.3): send one Content-Length; the connection is closed"
+        case .hostFieldCount(0):
+            "an HTTP/1.1 request must have a Host header field (RFC 9112 section 3.2)"
+        case let .hostFieldCount(count):
+            "the request has \(count) Host header fields; it may have only one (RFC 9112 section 3.2)"
         }
     }
 }

@@ -254,6 +254,7 @@ final class ServerCore: Sendable {
             }
             if context.fieldProblem == nil { context.fieldProblem = Self.checkHeadEnd(context) }
             if context.problem == nil { context.problem = context.fieldProblem }
+            if context.problem == nil { context.problem = Self.framingProblem(context) }
             if let problem = context.problem {
                 // Answered before any body is read (parked meanwhile if answered later: MHD then
                 // calls this first step again, which sends the pending response); `Connection:

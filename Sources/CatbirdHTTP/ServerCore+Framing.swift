@@ -1,0 +1,46 @@
+import CatbirdSupport
+
+extension ServerCore {
+    /// What makes the request's framing or target ambiguous, which libmicrohttpd 0.9.75 lets
+    /// through (docs/protocol.md#malformed-requests): `Content-Length` values that differ
+    /// (RFC 9112 section 6.3: 400, and the connection closed, which the malformed-request answer
+    /// does), and an HTTP/1.1 request without exactly one `Host` field (RFC 9112 section 3.2).
+    /// One pass over the fields, comparing names only when their length matches.
+    static func framingProblem(_ context: RequestContext) -> HTTPRequestProblem? {
+        var hosts = 0
+        var length: Substring?
+        var conflicting = false
+        for field in context.headers.fields {
+            switch field.name.utf8.count {
+            case 4 where field.name.equalsIgnoringASCIICase("Host"):
+                hosts += 1
+            case 14 where field.name.equalsIgnoringASCIICase("Content-Length"):
+                // A list (`5, 5`) counts as its members (RFC 9112 section 6.3 lets equal ones be one).
+                for member in field.value.split(separator: ",") {
+                    let value = member.trimmingSpacesAndTabs()
+                    if let length, length != value { conflicting = true }
+                    length = value
+                }
+            default:
+                break
+            }
+        }
+        if conflicting {
+            return .conflictingContentLength(values: context.headers.fields.filter {
+                $0.name.equalsIgnoringASCIICase("Content-Length")
+            }.map(\.value))
+        }
+        if context.version == "HTTP/1.1", hosts != 1 { return .hostFieldCount(hosts) }
+        return nil
+    }
+}
+
+extension Substring {
+    /// Without the spaces and tabs around it (RFC 9110 section 5.6.1's OWS around list members).
+    fileprivate func trimmingSpacesAndTabs() -> Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,54 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Requests whose framing libmicrohttpd 0.9.75 would read one way and another server another:
+/// differing `Content-Length` values (RFC 9112 section 6.3) and an HTTP/1.1 request without
+/// exactly one `Host` (RFC 9112 section 3.2) get one JSON 400, then the connection is closed
+/// (docs/protocol.md#malformed-requests).
+final class AmbiguousFramingTests: ServerTestCase {
+    /// Regression (try5 finding 2): `Content-Length: 3` and `Content-Length: 5` framed the body
+    /// by the first (`abc`), and `de` joined the next request, journaled as method `deGET`.
+    func testDifferingContentLengthsGetOne400AndTheConnectionIsClosed() throws {
+        let raw = try server.client()
+        try raw.send(raw: Array((
+            "POST /cl HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: cl\r\n"
+                + "Content-Length: 3\r\nContent-Length: 5\r\n\r\nabcde"
+                + "GET /next HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: cl\r\nConnection: close\r\n\r\n").utf8))
+        let response = try raw.readResponse()
+        XCTAssertEqual(response.status, 400, response.text)
+        XCTAssertEqual(response.object["error"] as? Bool, true)
+        let reason = try XCTUnwrap(response.object["reason"] as? String)
+        XCTAssertTrue(reason.contains("Content-Length values that differ"), reason)
+        XCTAssertEqual(response.header("Connection"), "close")
+        XCTAssertEqual(raw.readToEnd(), [], "nothing follows: the rest is not read as a request")
+        let journal = try E2E.journal(client, tenant: "cl", once: 1)
+        XCTAssertEqual(journal.first?["method"] as? String, "POST")
+        XCTAssertEqual((journal.first?["response"] as? [String: Any])?["status"] as? Int, 400)
+        XCTAssertFalse(journal.contains { ($0["method"] as? String)?.hasSuffix("GET") == true }, "\(journal)")
+        // The same length twice is one length: served. (A list, `5, 5`, is refused by
+        // libmicrohttpd itself as not a number, docs/protocol.md#what-libmicrohttpd-answers-itself.)
+        let same = try server.client()
+        try same.send(raw: Array("POST /same HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nabcde".utf8))
+        XCTAssertEqual(try same.readResponse().status, 404)
+    }
+
+    /// Regression (try5 finding 2): `GET /s HTTP/1.1` with no `Host` was answered 404 and
+    /// journaled. Two `Host` fields are refused too; HTTP/1.0 needs none.
+    func testAnHTTP11RequestWithoutOneHostGets400() throws {
+        for (text, mention) in [
+            ("GET /s HTTP/1.1\r\n\r\n", "must have a Host"),
+            ("GET /s HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "2 Host header fields"),
+        ] {
+            let raw = try server.client()
+            try raw.send(raw: Array(text.utf8))
+            let response = try raw.readResponse()
+            XCTAssertEqual(response.status, 400, response.text)
+            XCTAssertTrue((response.object["reason"] as? String ?? "").contains(mention), response.text)
+            XCTAssertEqual(raw.readToEnd(), [])
+        }
+        let old = try server.client()
+        try old.send(raw: Array("GET /s HTTP/1.0\r\n\r\n".utf8))
+        XCTAssertEqual(try old.readResponse().status, 404)
+    }
+}
