@@ -88,6 +88,23 @@ enum MockRoutes {
                     + "not \(JSONText.string(method))")
         }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try validateHeader(name, match) }
+        try validateHeaderNamesDistinct(pattern.headers.keys.sorted())
+    }
+
+    /// Rejects a header pattern naming one field twice in different case (`X-A` and `x-a`): field
+    /// names are case-insensitive (RFC 9110 section 5.1) and a header pattern matches the first
+    /// value of the named field (docs/matching.md#request-matching), so both would test that one
+    /// value, and two different `equal` values could never both match.
+    private static func validateHeaderNamesDistinct(_ names: [String]) throws(APIError) {
+        var seen: [String: String] = [:]
+        for name in names {
+            if let earlier = seen.updateValue(name, forKey: name.asciiLowercased()) {
+                throw APIError.badRequest(
+                    "'pattern.headers' names the header \(JSONText.shortString(earlier)) twice (as \(JSONText.shortString(earlier)) "
+                        + "and \(JSONText.shortString(name))): header names are case-insensitive, so both would test its one value; "
+                        + "keep one")
+            }
+        }
     }
 
     /// Bytes no request line or header field line can hold: NUL (refused, docs/protocol.md#malformed-requests),
