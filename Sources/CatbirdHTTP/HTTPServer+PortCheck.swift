@@ -23,10 +23,24 @@ extension HTTPServer {
         guard port != 0 else { return }
         let address = try SocketAddress(host: host, port: port)
         guard let probe = ListeningSocket.open(address) else {
-            let code = errno
-            let reason = code == EADDRINUSE ? "the port is in use by another process" : String(cString: strerror(code))
-            throw .portUnavailable(host: host, port: port, reason: reason)
+            throw .portUnavailable(host: host, port: port, reason: unavailableReason(errno))
         }
         close(probe)
+    }
+
+    /// Why binding failed with `code`, and which option to change: the port when it is taken or
+    /// privileged, the host when no interface of this machine has that address (`EADDRNOTAVAIL`).
+    static func unavailableReason(_ code: Int32) -> String {
+        switch code {
+        case EADDRINUSE:
+            return "the port is in use by another process (choose another --port)"
+        case EADDRNOTAVAIL:
+            return "\(String(cString: strerror(code))): no network interface of this machine has that address "
+                + "(choose another --host: 127.0.0.1, 0.0.0.0 for every interface, or one of this machine's addresses)"
+        case EACCES:
+            return "\(String(cString: strerror(code))) (ports below 1024 need privileges: choose another --port)"
+        default:
+            return "\(String(cString: strerror(code))) (check --host and --port)"
+        }
     }
 }

@@ -4,7 +4,8 @@ public enum HTTPServerError: Error, CustomStringConvertible, Sendable {
     case cannotResolve(host: String, reason: String)
     /// libmicrohttpd refused to start, usually because the port is taken or not permitted.
     case cannotListen(host: String, port: UInt16)
-    /// ``HTTPServer/checkAvailable(host:port:)`` could not bind the port (`reason`: why).
+    /// ``HTTPServer/checkAvailable(host:port:)`` could not bind the port (`reason`: why, and
+    /// which option to change).
     case portUnavailable(host: String, port: UInt16, reason: String)
 
     public var description: String {
@@ -12,9 +13,9 @@ public enum HTTPServerError: Error, CustomStringConvertible, Sendable {
         case let .cannotResolve(host, reason):
             return "cannot resolve host '\(host)': \(reason)"
         case let .cannotListen(host, port):
-            return "cannot listen on \(host):\(port) (address in use or not permitted?)"
+            return "cannot listen on \(host):\(port) (the port in use or not permitted, or the host not an address of this machine?)"
         case let .portUnavailable(host, port, reason):
-            return "cannot listen on \(host):\(port): \(reason); nothing was started (choose another --port)"
+            return "cannot listen on \(host):\(port): \(reason); nothing was started"
         }
     }
 }

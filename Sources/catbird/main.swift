@@ -24,11 +24,6 @@ case .version:
     print("catbird \(CatbirdServer.version)")
 case let .serve(settings):
     let log = Logger(level: settings.logLevel)
-    if settings.adminToken == nil && !settings.listensOnLoopbackOnly {
-        log.warning(
-            "listening on \(settings.host) without an admin token: anyone who can reach the port may list and drop "
-                + "every tenant; set --admin-token or CATBIRD_ADMIN_TOKEN")
-    }
     OpenFileLimit.raiseToHardLimit()
     let server: CatbirdServer
     do {
@@ -42,6 +37,12 @@ case let .serve(settings):
         exit(1)
     }
     log.info("Catbird \(CatbirdServer.version) listening on \(server.url) (database: \(settings.databasePath))")
+    if settings.adminToken == nil && !settings.listensOnLoopbackOnly {
+        // Once listening, not before: a host that cannot be bound starts nothing (try5 finding 8c).
+        log.warning(
+            "listening on \(settings.host) without an admin token: anyone who can reach the port may list and drop "
+                + "every tenant; set --admin-token or CATBIRD_ADMIN_TOKEN")
+    }
     let number = TerminationSignals.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")
     server.stop()

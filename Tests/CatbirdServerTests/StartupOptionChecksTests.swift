@@ -55,6 +55,18 @@ final class StartupOptionChecksTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
     }
 
+    /// Regression (try5 finding 8c): `--host 1.2.3.4` (an address of no interface here) warned
+    /// "listening on 1.2.3.4 without an admin token", then failed with "(choose another --port)".
+    /// Now the hint names the host, and nothing claims to listen.
+    func testAHostThatIsNotAnAddressOfThisMachineIsBlamedNotThePort() throws {
+        let result = try run(["serve", "--host", "1.2.3.4", "--port", "\(try FreePort.next())", "--db", "cli.sqlite"])
+        XCTAssertEqual(result.status, 1, result.output)
+        XCTAssertTrue(result.stderr.contains("cannot listen on 1.2.3.4:"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("choose another --host"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("choose another --port"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("without an admin token"), result.stderr)
+    }
+
     /// The same checks for a server made in code: thrown before the database file exists.
     func testTheLibraryChecksTheSameOptionsFirst() throws {
         let database = directory.appendingPathComponent("lib.sqlite").path
