@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 
 /// One entry of the tenant's journal, and its bodies on demand (what the web page's details
 /// view reads; see README "Request journal"):
@@ -18,7 +19,10 @@ enum JournalEntryRoutes {
             Route("GET", "/catbird/api/requests/", maxSegments: 3, query: ["bodies", "limit"], lane: .quick) { context in
                 let parts = context.segments
                 guard let id = Int64(parts[0]), id > 0 else {
-                    throw APIError.notFound
+                    throw APIError(
+                        status: 404,
+                        reason: "\(JSONText.shortString(parts[0])) is not a journal id: ids are whole numbers from 1, "
+                            + "each entry's \"id\" in GET /catbird/api/requests")
                 }
                 let query = context.query
                 switch parts.count {
@@ -29,14 +33,16 @@ enum JournalEntryRoutes {
                     }
                     return JSONBody.response(entry)
                 case 3 where parts[2] == "body":
-                    guard let side = JournalSide(rawValue: String(parts[1])) else { throw APIError.notFound }
+                    guard let side = JournalSide(rawValue: String(parts[1])) else {
+                        throw APIError.noControlRoute(context.request.method, context.request.path)
+                    }
                     let limit = try byteLimit(in: query)
                     guard let body = try dependencies.journal.body(of: context.tenant, id: id, side: side, limit: limit) else {
                         throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
                     }
                     return response(body, id: id, side: side)
                 default:
-                    throw APIError.notFound
+                    throw APIError.noControlRoute(context.request.method, context.request.path)
                 }
             },
         ]

@@ -12,6 +12,14 @@ struct APIError: HTTPResponseError, Sendable {
     /// 401, answered with `WWW-Authenticate: Bearer realm="catbird"` (RFC 9110 §11.6.1).
     static func unauthorized(_ reason: String) -> APIError { APIError(status: 401, reason: reason) }
     static let notFound = APIError(status: 404, reason: "Not Found")
+    /// 404 for a path under `/catbird/` that no control route serves: says what was asked and
+    /// where the routes are listed (docs/protocol.md#openapi-document).
+    static func noControlRoute(_ method: String, _ path: Substring) -> APIError {
+        APIError(
+            status: 404,
+            reason: "no control route \(method) \(JSONText.shortString(String(path))); the control routes are listed in "
+                + "GET /catbird/api/openapi.json")
+    }
     static func methodNotAllowed(_ allowed: String) -> APIError {
         APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))")
     }

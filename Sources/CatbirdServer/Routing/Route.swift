@@ -187,7 +187,7 @@ struct RouteTable: Sendable {
                 return run(route, context)
             }
         }
-        guard !allowed.isEmpty else { return .now(APIError.notFound.response) }
+        guard !allowed.isEmpty else { return .now(APIError.noControlRoute(request.method, request.path).response) }
         let allow = allowed.joined(separator: ", ")
         var response = APIError.methodNotAllowed(allow).response
         response.headers.add(name: "Allow", value: allow)
