@@ -48,6 +48,10 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// An HTTP/1.1 request with no `Host` field, or with more than one (`count`): a server must
     /// answer 400 (RFC 9112 section 3.2).
     case hostFieldCount(Int)
+    /// A request-target in none of HTTP/1.1's forms (RFC 9112 section 3.2): not starting with
+    /// `/` (origin form), not an absolute URI (`http://host/path`, as sent to a proxy), not `*`,
+    /// and not a `CONNECT`'s `host:port`; e.g. `GET nopath` (400).
+    case targetForm
 
     /// The status to answer with.
     public var status: Int {
@@ -55,7 +59,7 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
         case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .nulByte,
-             .conflictingContentLength, .hostFieldCount: 400
+             .conflictingContentLength, .hostFieldCount, .targetForm: 400
         }
     }
 
@@ -85,6 +89,9 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case let .conflictingContentLength(values):
             "the request has Content-Length values that differ (\(values.map { JSONText.shortString($0) }.joined(separator: ", "))), "
                 + "so where its body ends is ambiguous (RFC 9112 section 6.3): send one Content-Length; the connection is closed"
+        case .targetForm:
+            "the request-target is in no form HTTP/1.1 defines (RFC 9112 section 3.2): it must start with '/', "
+                + "or be an absolute URL such as http://host/path (to a proxy), '*', or host:port for CONNECT"
         case .hostFieldCount(0):
             "an HTTP/1.1 request must have a Host header field (RFC 9112 section 3.2)"
         case let .hostFieldCount(count):

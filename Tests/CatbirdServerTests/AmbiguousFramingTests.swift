@@ -51,4 +51,26 @@ final class AmbiguousFramingTests: ServerTestCase {
         try old.send(raw: Array("GET /s HTTP/1.0\r\n\r\n".utf8))
         XCTAssertEqual(try old.readResponse().status, 404)
     }
+
+    /// Regression (try5 finding 9): `GET nopath` was served and journaled as an ordinary request,
+    /// and the HAR export made it `http://nopath/`, another host. Now it is refused with 400
+    /// (RFC 9112 section 3.2), and its journal entry's HAR url is `http://x/nopath`.
+    func testATargetInNoFormIsRefusedAndItsHARURLKeepsTheHost() throws {
+        let raw = try server.client()
+        try raw.send(raw: Array("GET nopath HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: odd\r\nConnection: close\r\n\r\n".utf8))
+        let response = try raw.readResponse()
+        XCTAssertEqual(response.status, 400, response.text)
+        XCTAssertTrue((response.object["reason"] as? String ?? "").contains("in no form HTTP/1.1 defines"), response.text)
+        _ = try E2E.journal(client, tenant: "odd", once: 1)
+        let har = try client.request("GET", "/catbird/api/requests.har", headers: E2E.tenantHeader("odd"))
+        XCTAssertEqual(har.status, 200, har.text)
+        let entries = ((har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }, ["http://x/nopath"])
+        // The forms HTTP/1.1 defines are still served: absolute (to a proxy) and asterisk.
+        for text in ["GET http://api.example.com/p HTTP/1.1\r\nHost: api.example.com\r\n\r\n", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n"] {
+            let other = try server.client()
+            try other.send(raw: Array(text.utf8))
+            XCTAssertEqual(try other.readResponse().status, 404, text)
+        }
+    }
 }

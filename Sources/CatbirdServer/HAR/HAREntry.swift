@@ -100,7 +100,7 @@ extension HAREntry {
         startedDateTime = entry.time
         time = entry.durationMs
         request = Request(
-            method: entry.method, url: Self.absoluteURL(entry.url, host: sent.first("Host"), origin: origin),
+            method: entry.method, url: Self.absoluteURL(entry.url, method: entry.method, host: sent.first("Host"), origin: origin),
             cookies: Self.requestCookies(entry.request.headers), headers: sent.headers, queryString: Self.queryString(entry.url),
             postData: entry.request.bodySize == 0 && entry.request.body.isEmpty
                 ? nil
@@ -163,16 +163,19 @@ extension HAREntry {
     /// when it is a URI authority (``isAuthority(_:)``), else behind the server's own address:
     /// a `Host` such as `a/b?c` or `user@x` would make another URL than the one asked, and the
     /// header is in `request.headers` as received either way (docs/protocol.md#har-export).
-    /// The asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`) name no path:
-    /// they become that base URL with the path `/`. Bytes a URL may not hold are percent-encoded
+    /// The asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`, only for
+    /// `CONNECT`) name no path: they become that base URL with the path `/`. A target in no form
+    /// (`GET nopath`, refused with 400 but journaled) is put behind the base and a `/`
+    /// (`http://x/nopath`): it never names a host. Bytes a URL may not hold are percent-encoded
     /// (``HARURL/encoded(_:)``), so the url parses wherever HAR files are read.
-    static func absoluteURL(_ target: String, host: String?, origin: String) -> String {
+    static func absoluteURL(_ target: String, method: String, host: String?, origin: String) -> String {
         let lowered = target.prefix(8).lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return HARURL.encoded(target) }
         let base = if let host, isAuthority(host) { "http://\(host)" } else { origin }
         if target.hasPrefix("/") { return base + HARURL.encoded(target) }
-        if target != "*", isAuthority(target) { return "http://\(target)/" }  // authority form
-        return base + "/"  // asterisk form, or a target of no form
+        if method == "CONNECT", isAuthority(target) { return "http://\(target)/" }  // authority form
+        if target == "*" { return base + "/" }  // asterisk form
+        return base + "/" + HARURL.encoded(target)  // a target of no form
     }
 
     /// Whether `host` is `host[:port]` as RFC 9110 §7.2 allows in `Host` (RFC 3986 §3.2.2): a
