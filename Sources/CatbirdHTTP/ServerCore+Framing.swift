@@ -19,7 +19,7 @@ extension ServerCore {
             case 14 where field.name.equalsIgnoringASCIICase("Content-Length"):
                 // A list (`5, 5`) counts as its members (RFC 9112 section 6.3 lets equal ones be one).
                 for member in field.value.split(separator: ",") {
-                    let value = member.trimmingSpacesAndTabs()
+                    let value = member.trimmingOptionalWhitespace()
                     if let length, length != value { conflicting = true }
                     length = value
                 }
@@ -48,15 +48,5 @@ extension ServerCore {
         // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 section 3.1), then ":".
         guard ASCIIByte.isLetter(first), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
         return bytes[..<colon].allSatisfy { ASCIIByte.isLetter($0) || ASCIIByte.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
-    }
-}
-
-extension Substring {
-    /// Without the spaces and tabs around it (RFC 9110 section 5.6.1's OWS around list members).
-    fileprivate func trimmingSpacesAndTabs() -> Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
     }
 }

@@ -38,21 +38,11 @@ public enum BodyText {
         guard let contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, String(pair[0].trimmingASCIISpaces()).equalsIgnoringASCIICase("charset") else { continue }
-            var value = pair[1].trimmingASCIISpaces()
+            guard pair.count == 2, String(pair[0].trimmingOptionalWhitespace()).equalsIgnoringASCIICase("charset") else { continue }
+            var value = pair[1].trimmingOptionalWhitespace()
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
             return String(value).asciiLowercased()
         }
         return nil
-    }
-}
-
-extension Substring {
-    /// Without the spaces and tabs around it (a parameter's optional whitespace, RFC 9110 §5.6.3).
-    fileprivate func trimmingASCIISpaces() -> Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
     }
 }
