@@ -87,6 +87,28 @@ extension Journal {
         return try encodedPage(of: tenant, ids: ids, page, maxSize: maxSize)
     }
 
+    /// The ids of the tenant's entries after `since`, up to `through`, that match `pattern` in
+    /// everything but its body pattern: for one whose request body the journal kept only in part,
+    /// the body pattern was tested on that prefix alone (docs/matching.md#body-matchers), which
+    /// is why it may not have matched. Empty for a pattern without a body pattern.
+    /// - Throws: as ``firstMatch(of:matching:after:timeLimit:)``.
+    public func matchesButForBody(
+        of tenant: TenantID, _ pattern: CompiledRequestPattern, after since: Int64, through: Int64,
+        timeLimit: Duration = defaultCountTimeLimit
+    ) throws -> Set<Int64> {
+        guard pattern.source.body != nil, through > since else { return [] }
+        var source = pattern.source
+        source.body = nil
+        guard let withoutBody = try? CompiledRequestPattern(source) else { return [] }
+        var ids: Set<Int64> = []
+        try matches(of: tenant, withoutBody, after: since, timeLimit: timeLimit) { id in
+            guard id <= through else { return false }
+            ids.insert(id)
+            return true
+        }
+        return ids
+    }
+
     /// Calls `visit` with the id of each of the tenant's entries after `since` that matches
     /// `pattern`, in id order, up to the newest entry when the call began, until `visit`
     /// returns false. Reads ``countChunkSize`` matching ids per statement.

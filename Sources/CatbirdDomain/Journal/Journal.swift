@@ -81,13 +81,15 @@ public final class Journal: Sendable {
     public func arrivals(of tenant: TenantID, after since: Int64, limit: Int, urlCharacters: Int) throws -> (entries: [JournalArrival], hasMore: Bool) {
         writer.flush()
         let (sql, bindings) = Self.select(
-            "method, substr(url, 1, \(urlCharacters)), length(url), status", of: tenant, JournalQuery(since: since, limit: limit),
+            "method, substr(url, 1, \(urlCharacters)), length(url), status, id, request_body_truncated, request_body_size, "
+                + "length(request_body)", of: tenant, JournalQuery(since: since, limit: limit),
             limit: limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
         let rows = try reader.use { try $0.query(sql, bindings) }
         let entries = rows.prefix(limit).map { row in
             JournalArrival(
                 method: row[0].stringValue ?? "", url: row[1].stringValue ?? "", urlCharacters: Int(row[2].intValue ?? 0),
-                status: row[3].intValue.map { Int($0) })
+                status: row[3].intValue.map { Int($0) }, id: row[4].intValue ?? 0,
+                requestBodyKept: (row[5].intValue ?? 0) != 0 ? Int(row[7].intValue ?? 0) : nil, requestBodySize: Int(row[6].intValue ?? 0))
         }
         return (entries, rows.count > limit)
     }
@@ -208,4 +210,11 @@ public struct JournalArrival: Sendable, Equatable {
     public let urlCharacters: Int
     /// The status sent; nil when none was.
     public let status: Int?
+    /// The entry's id.
+    public var id: Int64 = 0
+    /// How many bytes of the request body the journal kept when it kept only a prefix
+    /// (`request_body_truncated`, `--journal-body-limit`), else nil.
+    public var requestBodyKept: Int?
+    /// The request body's full size in bytes.
+    public var requestBodySize = 0
 }

@@ -99,7 +99,9 @@ final class RequestWait: Sendable {
         }
     }
 
-    /// The 408 answer: which pattern, how long, and what arrived after `since` instead (at most
+    /// The 408 answer: which pattern (all of it, headers and body too: ``RequestPattern/summary``),
+    /// how long, and what arrived after `since` instead, an entry that matches but for a body the
+    /// journal kept cut short marked so (at most
     /// ``WaitRoute/listedArrivals`` entries, each URL cut to ``WaitRoute/shownURLCharacters``
     /// characters, so the reason stays a few KiB whatever arrived).
     private func timedOut() throws -> HTTPResponse {
@@ -107,18 +109,26 @@ final class RequestWait: Sendable {
             of: tenant, after: since, limit: WaitRoute.listedArrivals, urlCharacters: WaitRoute.shownURLCharacters)
         let source = pattern.source
         let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
+        // Entries kept with a cut request body that match all but the body pattern: it was
+        // tested on the part kept (docs/matching.md#body-matchers), which the reason says.
+        let cutShort = entries.contains { $0.requestBodyKept != nil }
+            ? try dependencies.journal.matchesButForBody(of: tenant, pattern, after: since, through: entries.last?.id ?? since) : []
         var arrived = entries.map { entry in
             // Counted as SQLite's substr and length count, in code points: a combining mark is
             // one of them but no grapheme (String.count) of its own.
             let url = entry.urlCharacters > entry.url.unicodeScalars.count ? entry.url + "… (\(entry.urlCharacters) characters)" : entry.url
-            return "\(entry.method) \(url) → \(entry.status.map(String.init) ?? "?")"
+            var line = "\(entry.method) \(url) → \(entry.status.map(String.init) ?? "?")"
+            if let kept = entry.requestBodyKept, cutShort.contains(entry.id) {
+                line += " (matches but for the body, which was tested on the \(kept) of its \(entry.requestBodySize) bytes "
+                    + "the journal kept: raise --journal-body-limit)"
+            }
+            return line
         }.joined(separator: ", ")
         if arrived.isEmpty { arrived = "nothing" }
         if hasMore { arrived += ", … and more" }
         return APIError(
             status: 408,
-            reason: "no request matching \(source.method.rawValue) \(source.url.kind.rawValue) \(JSONText.string(source.url.value))"
-                + " arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
+            reason: "no request matching \(source.summary) arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
         ).response
     }
 }
