@@ -111,8 +111,8 @@ final class RequestWait: Sendable {
         let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
         // Entries kept with a cut request body that match all but the body pattern: it was
         // tested on the part kept (docs/matching.md#body-matchers), which the reason says.
-        let cutShort = entries.contains { $0.requestBodyKept != nil }
-            ? try dependencies.journal.matchesButForBody(of: tenant, pattern, after: since, through: entries.last?.id ?? since) : []
+        let cutShort = try entries.contains { $0.requestBodyKept != nil }
+            ? dependencies.journal.matchesButForBody(of: tenant, pattern, after: since, through: entries.last?.id ?? since) : []
         var arrived = entries.map { entry in
             // Counted as SQLite's substr and length count, in code points: a combining mark is
             // one of them but no grapheme (String.count) of its own.
