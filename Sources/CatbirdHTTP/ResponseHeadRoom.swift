@@ -37,12 +37,6 @@ extension HTTPResponse {
         for field in added { size += field.name.utf8.count + field.value.utf8.count + 4 }
         return size
     }
-
-    /// Whether this (``stamped()``) response's head fits beside `request` in the connection
-    /// memory (``HTTPRequest/responseHeadRoom``), with `added` the fields libmicrohttpd adds.
-    public func headFits(_ request: HTTPRequest, adding added: [(name: String, value: String)]) -> Bool {
-        headSize(adding: added) <= request.responseHeadRoom
-    }
 }
 
 #if canImport(Glibc)
