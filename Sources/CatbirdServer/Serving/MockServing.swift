@@ -73,9 +73,13 @@ struct MockServing: Sendable {
     /// What ``respond(to:tenant:within:)`` answers, with the journal entry left to the caller
     /// (the matching lane journals what went out once it is known). With `refundable`, the hit
     /// stays refundable (``MockStore/refund(_:)``) until the caller settles it.
-    func decide(_ request: HTTPRequest, tenant: TenantID, within slice: Duration?, refundable: Bool) -> Decision {
+    func decide(_ request: HTTPRequest, tenant: TenantID, within slice: Duration?, refundable callerRefunds: Bool) -> Decision {
         var outOfTime: [Mock] = []
         let served: MockHit?
+        // A mock's head may not fit beside a request head leaving less than the mock limit: its
+        // hit is then kept refundable until ``refusedForHead(_:request:tenant:)`` has decided.
+        let mayNotFit = request.responseHeadRoom < OversizedHead.mockLimit
+        let refundable = callerRefunds || mayNotFit
         if let slice {
             switch mocks.serve(
                 tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
@@ -116,8 +120,9 @@ struct MockServing: Sendable {
             return .answered(sent, .unanswered, entry, nil)
         }
         let mock = hit.mock
-        if request.responseHeadRoom < OversizedHead.mockLimit, let refused = refusedForHead(hit, request: request, tenant: tenant) {
-            return refused
+        if mayNotFit {
+            if let refused = refusedForHead(hit, request: request, tenant: tenant) { return refused }
+            if !callerRefunds { mocks.settle(hit) }
         }
         if let delay = mock.response.delay.flatMap({ $0 > 0 ? Duration.seconds($0) : nil }) {
             var response = Self.response(of: mock)
