@@ -58,10 +58,11 @@ struct UpstreamServing: Sendable {
                 let headSize = sent.headSize(adding: sent.fieldsAddedOnSending(to: request))
                 if recorder != nil, headSize > request.responseHeadRoom {
                     // Answered with a 502 in its place (MockServing): a file mock made of it
-                    // could not be sent either (docs/files.md#recording).
-                    let problem = OversizedHead.problem(source: "the upstream's answer", size: headSize, room: request.responseHeadRoom)
-                    log.warning("record mode: \(request.method) \(request.target) not recorded: " + problem)
-                    notRecorded = "not recorded: " + problem
+                    // could not be sent either (docs/files.md#recording). Its journal entry's
+                    // `problem` is the 502's (MockServing), which says why.
+                    log.warning(
+                        "record mode: \(request.method) \(request.target) not recorded: "
+                            + OversizedHead.problem(source: "the upstream's answer", size: headSize, room: request.responseHeadRoom))
                 } else if let recorder, Self.isRecordable(method: request.method, response) {
                     do throws(FileMockError) {
                         path = try recorder.record(
