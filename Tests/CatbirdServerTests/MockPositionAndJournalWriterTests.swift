@@ -270,57 +270,66 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
     }
 
     /// Strict durability's group commit is sized by the last group (JournalWriter's notes): after
-    /// a round released three commit waiters, the next waiter is held until three wait, and the
-    /// three are released by one commit; a flush ends the wait at once, and after a round of
-    /// one, a lone waiter is not held. The window is 30 s here, so "held" cannot be the writer
-    /// being slow, and "not held" cannot be the window ending.
-    func testACommitWaitsForAsManyWaitersAsTheLastRoundReleased() throws {
+    /// a round released six commit waiters, the next waiter is held until three (half) wait, and
+    /// the three are released by one commit; after that round of three a lone waiter is not held
+    /// (half of three, rounded down, is one); after a round of four, one is held again and a
+    /// flush ends the wait at once. The window is 30 s here, so "held" cannot be the writer being
+    /// slow, and "not held" cannot be the window ending.
+    func testACommitWaitsForHalfAsManyWaitersAsTheLastRoundReleased() throws {
         let domain = try Domain(waiterGatherWindow: .seconds(30))
         defer { domain.close() }
         let released = Mutex<[Int]>([])
-        func appendAndWait(_ index: Int) {
-            let ticket = domain.journal.append(Domain.entry(index))
+        func wait(for ticket: JournalTicket, _ index: Int) {
             domain.journal.whenCommitted(ticket) { committed in released.withLock { $0.append(committed ? index : -index) } }
+        }
+        func appendAndWait(_ index: Int) {
+            wait(for: domain.journal.append(Domain.entry(index)), index)
         }
         func waitUntilReleased(_ count: Int) {
             let deadline = ContinuousClock.now + .seconds(10)
             while released.withLock({ $0.count < count }) && ContinuousClock.now < deadline { usleep(1000) }
         }
-        // A first round of three: the three entries are queued before any waiter, while the
-        // writer cannot start its transaction, so the one round takes them all.
-        try domain.writer.use { _ in
-            let tickets = (0..<3).map { domain.journal.append(Domain.entry($0)) }
-            for (index, ticket) in tickets.enumerated() {
-                domain.journal.whenCommitted(ticket) { committed in released.withLock { $0.append(committed ? index : -index) } }
+        // One round of `indices`: the entries are queued before any waiter, while the writer
+        // cannot start its transaction, so the one round takes them all.
+        func round(_ indices: Range<Int>) {
+            try? domain.writer.use { _ in
+                for index in indices { wait(for: domain.journal.append(Domain.entry(index)), index) }
             }
+            waitUntilReleased(indices.upperBound)
+            XCTAssertEqual(released.withLock { Array($0.suffix(indices.count)).sorted() }, Array(indices))
         }
-        waitUntilReleased(3)
-        XCTAssertEqual(released.withLock { $0.sorted() }, [0, 1, 2])
+        round(0..<6)
         let commitsBefore = domain.journal.statistics().commits
 
-        appendAndWait(3)
-        usleep(300_000)
-        XCTAssertEqual(released.withLock { $0.count }, 3, "one waiter after a round of three is held")
-        appendAndWait(4)
-        appendAndWait(5)
-        waitUntilReleased(6)
-        XCTAssertEqual(released.withLock { Array($0.dropFirst(3)).sorted() }, [3, 4, 5], "the third waiter ends the wait")
-        XCTAssertEqual(domain.journal.statistics().commits, commitsBefore + 1, "the three are released by one commit")
-
-        let commitsBeforeHeld = domain.journal.statistics().commits
         appendAndWait(6)
         usleep(300_000)
-        XCTAssertEqual(released.withLock { $0.count }, 6, "held again: the last round released three")
+        XCTAssertEqual(released.withLock { $0.count }, 6, "one waiter after a round of six is held")
+        appendAndWait(7)
+        XCTAssertEqual(domain.journal.statistics().commits, commitsBefore, "two are held too")
+        appendAndWait(8)
+        waitUntilReleased(9)
+        XCTAssertEqual(released.withLock { Array($0.dropFirst(6)).sorted() }, [6, 7, 8], "the third waiter ends the wait")
+        XCTAssertEqual(domain.journal.statistics().commits, commitsBefore + 1, "the three are released by one commit")
+
+        appendAndWait(9)  // half of three, rounded down: one
+        waitUntilReleased(10)
+        XCTAssertEqual(released.withLock { $0.last }, 9, "a lone waiter after a round of three is committed at once")
+
+        round(10..<14)
+        let commitsBeforeHeld = domain.journal.statistics().commits
+        appendAndWait(14)
+        usleep(300_000)
+        XCTAssertEqual(released.withLock { $0.count }, 14, "held again: the last round released four")
         // Not merely a slow writer: nothing was committed while it was held.
         XCTAssertEqual(domain.journal.statistics().commits, commitsBeforeHeld, "held again: no commit before the flush")
         domain.journal.flush()
-        waitUntilReleased(7)
-        XCTAssertEqual(released.withLock { $0.last }, 6, "a flush ends the wait")
+        waitUntilReleased(15)
+        XCTAssertEqual(released.withLock { $0.last }, 14, "a flush ends the wait")
         XCTAssertEqual(domain.journal.statistics().commits, commitsBeforeHeld + 1, "the flush commits the held entry once")
 
-        appendAndWait(7)  // the last round released one: not held
-        waitUntilReleased(8)
-        XCTAssertEqual(released.withLock { $0.last }, 7, "a lone waiter after a round of one is committed at once")
+        appendAndWait(15)  // the last round released one: not held
+        waitUntilReleased(16)
+        XCTAssertEqual(released.withLock { $0.last }, 15, "a lone waiter after a round of one is committed at once")
     }
 
     /// After `stop()` an appended entry is dropped, and `flush()` does not wait for it.
