@@ -140,8 +140,11 @@ final class ServerCore: Sendable {
     private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-        let name = String(cString: key)
-        if let problem = fieldLineProblem(name: name, at: Int(bitPattern: key), context) {
+        let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: strlen(key))
+        // A token is ASCII: decoded without validation; anything else as before, repaired.
+        let isToken = HTTPToken.isToken(nameBytes)
+        let name = isToken ? String(decoding: nameBytes, as: UTF8.self) : String(cString: key)
+        if let problem = fieldLineProblem(name: name, isToken: isToken, at: Int(bitPattern: key), context) {
             // Left out: the journal never holds a field name that was not sent as one.
             if context.fieldProblem == nil { context.fieldProblem = problem }
             return .YES
@@ -169,17 +172,17 @@ final class ServerCore: Sendable {
 
     /// Why a field line libmicrohttpd 0.9.75 accepted must be refused: its name lies outside the
     /// header section in the read buffer (a folded line joined into the name), or is not a token.
-    private static func fieldLineProblem(name: String, at address: Int, _ context: RequestContext) -> HTTPRequestProblem? {
+    /// - Parameter isToken: whether the name's bytes are a token (``HTTPToken/isToken(_:)``).
+    private static func fieldLineProblem(name: String, isToken: Bool, at address: Int, _ context: RequestContext) -> HTTPRequestProblem? {
         if context.rawHeadEnd > 0, !(context.rawHeadStart..<context.rawHeadEnd).contains(address) { return .foldedFieldLine }
-        if name.isEmpty || !name.utf8.allSatisfy(HTTPToken.isTokenCharacter) { return .fieldNameNotToken(name: name) }
-        return nil
+        return isToken ? nil : .fieldNameNotToken(name: name)
     }
 
     /// The method as text, and its problem when it is not a token (RFC 9110 §9.1): the text is
     /// the bytes as sent when they are UTF-8, else empty (never a repaired spelling).
     private static func methodText(_ method: UnsafePointer<CChar>) -> (String, HTTPRequestProblem?) {
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(method).assumingMemoryBound(to: UInt8.self), count: strlen(method))
-        if !bytes.isEmpty, bytes.allSatisfy(HTTPToken.isTokenCharacter) { return (String(decoding: bytes, as: UTF8.self), nil) }
+        if HTTPToken.isToken(bytes) { return (String(decoding: bytes, as: UTF8.self), nil) }
         guard let text = String(requestBytes: bytes) else { return ("", .methodNotToken(isText: false)) }
         return (text, .methodNotToken(isText: true))
     }

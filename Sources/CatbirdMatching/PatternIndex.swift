@@ -97,7 +97,14 @@ public struct PatternIndex: Sendable {
         var target = target
         return target.withUTF8 { bytes -> [Entry] in
             if bytes.contains(where: { $0 >= 0x80 }) { return all }
+            // Each bucket's list is sorted and holds a pattern once: one list found (the usual
+            // case) is the answer as it is, shared, not copied; more are merged below.
             var found = always
+            var lists = always.isEmpty ? 0 : 1
+            func add(_ entries: [Entry]) {
+                if found.isEmpty { found = entries } else { found += entries }
+                lists += 1
+            }
             if !sortedPrefixLengths.isEmpty {
                 var hash = Self.hashSeed
                 var length = 0
@@ -107,17 +114,17 @@ public struct PatternIndex: Sendable {
                         hash = Self.hash(hash, ASCIICase.lower(bytes[length]))
                         length += 1
                     }
-                    if let entries = prefixes[Self.finish(hash, length: length)] { found += entries }
+                    if let entries = prefixes[Self.finish(hash, length: length)] { add(entries) }
                 }
             }
             if !grams.isEmpty, bytes.count >= 3 {
                 var gram: UInt32 = (UInt32(ASCIICase.lower(bytes[0])) << 8) | UInt32(ASCIICase.lower(bytes[1]))
                 for i in 2..<bytes.count {
                     gram = ((gram << 8) | UInt32(ASCIICase.lower(bytes[i]))) & 0xFF_FFFF
-                    if let entries = grams[gram] { found += entries }
+                    if let entries = grams[gram] { add(entries) }
                 }
             }
-            if found.count > 1 {
+            if lists > 1 {
                 found.sort()
                 var unique: [Entry] = []
                 unique.reserveCapacity(found.count)

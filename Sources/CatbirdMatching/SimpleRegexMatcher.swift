@@ -35,6 +35,18 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
     /// The lowercased bytes of an expression made of literals only, each once (`json$`,
     /// `^/api/users`, `items`): matched by comparing bytes, with no automaton.
     let literal: [UInt8]?
+    /// How many elements at the start, after a leading `^`, are single literal bytes (`^/api/`
+    /// of `^/api/[0-9]+$`: 5): compared byte by byte before the automaton starts after them.
+    let anchoredLiteralCount: Int
+    /// Element i's accepted subject bytes (its atom, ASCII case folded as the atom compares):
+    /// bit b of `lowSets[i]` for byte b < 64, bit b − 64 of `highSets[i]` for 64 ≤ b < 128
+    /// (the automaton runs on plain ASCII subjects only).
+    let lowSets: [UInt64]
+    let highSets: [UInt64]
+    /// Bit i set when element i may be skipped (`?`, `*`): ``closure(_:)`` follows these.
+    let skippable: UInt64
+    /// Bit i set when element i repeats (`*`): a byte it accepts keeps the automaton there.
+    let repeating: UInt64
 
     /// Compiles a regexp value, or nil when it uses anything this type does not handle.
     public init?(expression: String) {
@@ -90,6 +102,32 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
             literal.append(byte)
         }
         self.literal = literal.isEmpty ? nil : literal
+        anchoredLiteralCount = anchoredStart ? elements.prefix { element in
+            guard element.repeats == .once, case .byte = element.atom else { return false }
+            return true
+        }.count : 0
+        let sets = elements.map { Self.acceptedBytes(of: $0.atom) }
+        lowSets = sets.map(\.low)
+        highSets = sets.map(\.high)
+        var skippable: UInt64 = 0
+        var repeating: UInt64 = 0
+        for (index, element) in elements.enumerated() {
+            if element.repeats != .once { skippable |= 1 << UInt64(index) }
+            if element.repeats == .any { repeating |= 1 << UInt64(index) }
+        }
+        self.skippable = skippable
+        self.repeating = repeating
+    }
+
+    /// The ASCII bytes `atom` accepts as ``GlobMatcher/Element/matches(_:_:original:)`` does: a
+    /// byte, compared lowered (so both cases of a letter), any byte, or its set.
+    private static func acceptedBytes(of atom: GlobMatcher.Element) -> (low: UInt64, high: UInt64) {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for byte in UInt8(0)..<128 where GlobMatcher.Element.matches(atom, ASCIICase.lower(byte), original: byte) {
+            if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+        }
+        return (low, high)
     }
 
     private static func atom(_ parser: inout GlobMatcher.Parser, end: Int) -> GlobMatcher.Element? {
@@ -135,16 +173,27 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
         let accept: UInt64 = 1 << UInt64(elements.count)
         let start = closure(1)
         var states = start
+        var rest = subject[...]
+        if anchoredLiteralCount > 0 {
+            // The automaton would walk states 0, 1, … through these: the same bytes compared directly.
+            guard subject.count >= anchoredLiteralCount else { return false }
+            for index in 0..<anchoredLiteralCount {
+                guard case let .byte(expected) = elements[index].atom, expected == ASCIICase.lower(subject[index]) else { return false }
+            }
+            states = closure(1 << UInt64(anchoredLiteralCount))
+            rest = subject[anchoredLiteralCount...]
+        }
         if !anchoredEnd, states & accept != 0 { return true }
-        for byte in subject {
+        for byte in rest {
             var next: UInt64 = 0
             var remaining = states & ~accept
             while remaining != 0 {
                 let i = remaining.trailingZeroBitCount
                 remaining &= remaining - 1
-                let element = elements[i]
-                guard GlobMatcher.Element.matches(element.atom, ASCIICase.lower(byte), original: byte) else { continue }
-                next |= element.repeats == .any ? 1 << UInt64(i) : 1 << UInt64(i + 1)
+                let accepted = byte < 64 ? lowSets[i] >> UInt64(byte) : highSets[i] >> UInt64(byte &- 64)
+                guard accepted & 1 != 0 else { continue }
+                let state: UInt64 = 1 << UInt64(i)
+                next |= repeating & state != 0 ? state : state << 1
             }
             states = closure(next)
             if !anchoredStart { states |= start }
@@ -157,9 +206,10 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
     /// `states` plus every state reachable by skipping optional and repeated elements.
     private func closure(_ states: UInt64) -> UInt64 {
         var states = states
-        for i in elements.indices where states & (1 << UInt64(i)) != 0 && elements[i].repeats != .once {
-            states |= 1 << UInt64(i + 1)
+        while true {
+            let grown = states | (states & skippable) << 1
+            if grown == states { return states }
+            states = grown
         }
-        return states
     }
 }

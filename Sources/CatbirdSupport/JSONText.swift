@@ -24,25 +24,6 @@ public enum JSONText {
         object(Array(pairs))
     }
 
-    /// ``object(_:)``, reused when `fields` equal (names and values, in order) the last fields
-    /// the calling thread encoded with this method: a client sends the same header fields with
-    /// every request on its connection (a test suite's session, a load generator), so a worker
-    /// mostly compares the fields instead of writing the text again; other fields cost that
-    /// comparison more. The request path's journaled request headers.
-    public static func objectReusingLast(_ fields: [(name: String, value: String)]) -> String {
-        lastObject.with { last in
-            if let last, last.fields.elementsEqual(fields, by: { $0.name == $1.name && $0.value == $1.value }) {
-                return last.text
-            }
-            let text = object(fields)
-            last = (fields, text)
-            return text
-        }
-    }
-
-    /// Each thread's last ``objectReusingLast(_:)``: the fields and their text.
-    private static let lastObject = PerThreadMemo<(fields: [(name: String, value: String)], text: String)?> { nil }
-
     /// ``object(_:)`` for an array of fields: what the request path passes. Not generic, so a
     /// caller in another module runs it specialized (a generic function called across modules
     /// goes through witness tables and runtime metadata for every element).

@@ -16,9 +16,18 @@ import Darwin
 /// only read afterwards; `pthread_getspecific` gives each thread the box it stored itself, so
 /// no box is ever reached from two threads.
 public final class PerThreadMemo<Value>: @unchecked Sendable {
+    /// The thread's value, behind a pointer: changed in place through it with no dynamic
+    /// exclusivity check (a class's stored `var` passed `inout` costs one on every call).
     private final class Box {
-        var value: Value
-        init(_ value: Value) { self.value = value }
+        let value: UnsafeMutablePointer<Value>
+        init(_ initial: Value) {
+            value = .allocate(capacity: 1)
+            value.initialize(to: initial)
+        }
+        deinit {
+            value.deinitialize(count: 1)
+            value.deallocate()
+        }
     }
 
     private var key = pthread_key_t()
@@ -37,10 +46,10 @@ public final class PerThreadMemo<Value>: @unchecked Sendable {
     /// Runs `body` with the calling thread's value, which it may change.
     public func with<Result>(_ body: (inout Value) -> Result) -> Result {
         if let stored = pthread_getspecific(key) {
-            return body(&Unmanaged<Box>.fromOpaque(stored).takeUnretainedValue().value)
+            return body(&Unmanaged<Box>.fromOpaque(stored).takeUnretainedValue().value.pointee)
         }
         let box = Box(initial())
         pthread_setspecific(key, Unmanaged.passRetained(box).toOpaque())
-        return body(&box.value)
+        return body(&box.value.pointee)
     }
 }

@@ -47,6 +47,23 @@ final class SimpleRegexDifferentialTests: XCTestCase {
         XCTAssertGreaterThan(simpleMatches, 1_000)
     }
 
+    func testAnchoredLiteralStartsAreComparedBeforeTheAutomatonAsICUMatches() throws {
+        // `^` then single literal bytes, then more: the start is compared byte for byte (ASCII
+        // case folded), the rest run by the automaton from there.
+        let subjects = ["", "/", "/r", "/r/99", "/r/99/", "/r/99/last", "/R/99/LAST", "/r/99/l4st", "/r/9/last", "/r/999/last",
+                        "/r/99/last/", "x/r/99/last", "/api/12", "/API/123x", "/api/", "ac", "abbbc", "abc", "bc", "AC", "/w/1/x",
+                        "/w/1/", "/w/1/x/y", "a-b", "a.b"]
+        for expression in ["^/r/99/[a-z]+$", "^/r/99/[a-z]+", "^/api/\\d+", "^/api/\\d+$", "^ab*c", "^a?bc", "^/w/1/[^/]*$",
+                           "^/w/1/.*", "^a\\.b", "^a.b$", "^/r/99/.?$", "^/R/9+/last$"] {
+            let icu = try NSRegularExpression(pattern: expression, options: [.caseInsensitive])
+            let simple = try XCTUnwrap(SimpleRegexMatcher(expression: expression), expression)
+            for subject in subjects {
+                var bytes = subject
+                XCTAssertEqual(bytes.withUTF8 { simple.matches($0) }, reference(icu, subject), "\(expression) on \(subject)")
+            }
+        }
+    }
+
     func testLiteralExpressionsAreFoundByComparingBytesAsICUFindsThem() throws {
         // Expressions of literals only take the byte comparison (no automaton): each anchoring.
         let subjects = ["", "a", "items", "ITEMS", "/api/items/1", "/api/ITEMS", "xitem", "application/json", "json", "JSON ",

@@ -52,6 +52,29 @@ final class JournalTextEncodingTests: XCTestCase {
 
     /// Header names compare with ASCII capitals folded only: same length and bytes otherwise,
     /// long (heap-stored) names as well as short ones, non-ASCII letters exactly.
+    /// The reused header text is always the text of the fields given: lists interleaved, more
+    /// of them than a thread remembers, lists whose cheap fingerprint is the same (same lengths,
+    /// same last 8 bytes of each value) and lists equal but for a name's case or one field.
+    func testHeaderObjectReuseGivesTheTextOfTheFieldsGiven() {
+        var lists: [[(name: String, value: String)]] = []
+        for index in 0..<40 {
+            let shard = "\(Character(Unicode.Scalar(UInt8(97 + index % 26))))\(index / 26)-shard-00000000"
+            lists.append([(name: "Host", value: "h"), (name: "X-Catbird-Parallel-Id", value: shard)])
+        }
+        lists.append([(name: "Host", value: "h"), (name: "x-catbird-parallel-id", value: "a0-shard-00000000")])
+        lists.append([(name: "Host", value: "h"), (name: "X-Catbird-Parallel-Id", value: "a0-shard-00000000"), (name: "Host", value: "h")])
+        lists.append([(name: "Host", value: "h")])
+        lists.append([])
+        for round in 0..<3 {
+            for (index, fields) in lists.enumerated() where round < 2 || index % 3 == 0 {
+                XCTAssertEqual(JSONText.objectReusingRecent(fields), JSONText.object(fields), "round \(round), list \(index)")
+            }
+            for fields in lists.prefix(8).reversed() {
+                XCTAssertEqual(JSONText.objectReusingRecent(fields), JSONText.object(fields))
+            }
+        }
+    }
+
     func testHeaderNamesCompareIgnoringASCIICaseOnly() {
         XCTAssertTrue("Content-Length".equalsIgnoringASCIICase("content-LENGTH"))
         XCTAssertTrue("X-Catbird-Parallel-Id-With-A-Long-Name".equalsIgnoringASCIICase("x-catbird-parallel-id-with-a-long-name"))

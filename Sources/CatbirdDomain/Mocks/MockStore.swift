@@ -138,9 +138,9 @@ public final class MockStore: Sendable {
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
         deadline: ContinuousClock.Instant, slice: RegexpSlice, refundable: Bool = false, outOfTime: (Mock) -> Void
     ) -> MockHit? {
-        let (own, fallback) = tables.withLock { tables in
-            (tables[tenant], tenant.isDefault ? nil : tables[.defaultTenant])
-        }
+        // The default tenant's table is looked up only when the tenant's own mocks miss (a hit
+        // hashes one id, not two); a table found is matched on its snapshot either way.
+        let own = tables.withLock { $0[tenant] }
         var overran = false
         func serve(_ table: TenantMocks?) -> MockHit? {
             table?.serve(
@@ -149,7 +149,8 @@ public final class MockStore: Sendable {
         }
         if let hit = serve(own) { return hit }
         if slice.isSlice && overran { return nil }
-        return serve(fallback)
+        guard !tenant.isDefault else { return nil }
+        return serve(tables.withLock { $0[.defaultTenant] })
     }
 
     /// Gives back a delayed or refundable hit whose response was never sent (the client hung

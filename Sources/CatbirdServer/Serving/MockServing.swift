@@ -418,7 +418,7 @@ struct MockServing: Sendable {
         let elapsed = ContinuousClock.now - request.receivedAt
         return JournalEntry(
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
-            requestHeaders: JSONText.objectReusingLast(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
+            requestHeaders: JSONText.objectReusingRecent(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: headersJSON,
             responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id) },
