@@ -141,9 +141,9 @@ final class ServerCore: Sendable {
         guard let cls, let key else { return .YES }
         let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
         let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: strlen(key))
-        // A token is ASCII: decoded without validation; anything else as before, repaired.
+        // A token is ASCII (``tokenFieldName(_:)``); anything else as before, repaired.
         let isToken = HTTPToken.isToken(nameBytes)
-        let name = isToken ? String(decoding: nameBytes, as: UTF8.self) : String(cString: key)
+        let name = isToken ? ServerCore.tokenFieldName(nameBytes) : String(cString: key)
         if let problem = fieldLineProblem(name: name, isToken: isToken, at: Int(bitPattern: key), context) {
             // Left out: the journal never holds a field name that was not sent as one.
             if context.fieldProblem == nil { context.fieldProblem = problem }

@@ -106,12 +106,10 @@ public struct CompiledPatternMatch: Sendable {
         case let .expression(expression):
             return expression.search(subject, until: deadline, slice: slice)
         case let .glob(glob, expression):
-            var subject = subject
-            if let matched = subject.withUTF8({ glob.matches($0) }) { return matched ? .matched : .notMatched }
+            if let matched = glob.matches(text: subject) { return matched ? .matched : .notMatched }
             return expression.search(subject, until: deadline, slice: slice)
         case let .simple(simple, expression):
-            var subject = subject
-            if let matched = subject.withUTF8({ simple.matches($0) }) { return matched ? .matched : .notMatched }
+            if let matched = simple.matches(text: subject) { return matched ? .matched : .notMatched }
             return expression.search(subject, until: deadline, slice: slice)
         }
     }

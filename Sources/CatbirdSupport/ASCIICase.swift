@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// ASCII case folding: the one rule Catbird uses wherever letter case does not count (header
 /// names, RFC 9110 §5.1; SQL column names; the byte matchers' case-insensitive comparisons,
 /// docs/matching.md#pattern-kinds). Only `A`–`Z` are folded; every other byte, non-ASCII
@@ -58,6 +64,8 @@ extension String {
         guard utf8.count == other.utf8.count else { return false }
         let contiguous = utf8.withContiguousStorageIfAvailable { mine in
             other.utf8.withContiguousStorageIfAvailable { theirs in
+                // The same bytes (the usual case: spelled as expected) compared in one go.
+                if mine.isEmpty || memcmp(mine.baseAddress!, theirs.baseAddress!, mine.count) == 0 { return true }
                 for index in mine.indices where mine[index] != theirs[index] {
                     guard ASCIICase.lower(mine[index]) == ASCIICase.lower(theirs[index]) else { return false }
                 }

@@ -48,4 +48,18 @@ final class InterleavedHeadersJournalTests: ServerTestCase {
             }
         }
     }
+
+    /// The parallel id's field name is journaled as each request spelled it (the server keeps
+    /// one shared string for the wire's spelling), and any spelling selects the tenant.
+    func testTheParallelIdFieldNameIsJournaledAsSpelled() throws {
+        try E2E.addMock(client, url: "/shared", body: "ok")
+        for name in ["X-Catbird-Parallel-Id", "x-catbird-parallel-id", "X-CATBIRD-PARALLEL-ID", "X-Catbird-Parallel-Id"] {
+            XCTAssertEqual(try client.request("GET", "/shared", headers: [(name, "spelled")]).status, 200)
+        }
+        let rows = try E2E.sqlRows(client, "SELECT request_headers FROM requests ORDER BY id", tenant: "spelled")
+        XCTAssertEqual(rows.map { $0[0] as? String ?? "" }, [
+            #"{"Host":"127.0.0.1","X-Catbird-Parallel-Id":"spelled"}"#, #"{"Host":"127.0.0.1","x-catbird-parallel-id":"spelled"}"#,
+            #"{"Host":"127.0.0.1","X-CATBIRD-PARALLEL-ID":"spelled"}"#, #"{"Host":"127.0.0.1","X-Catbird-Parallel-Id":"spelled"}"#,
+        ])
+    }
 }

@@ -84,6 +84,9 @@ final class JournalTextEncodingTests: XCTestCase {
         XCTAssertFalse("É".equalsIgnoringASCIICase("é"))
         XCTAssertTrue("é".equalsIgnoringASCIICase("é"))
         XCTAssertTrue("".equalsIgnoringASCIICase(""))
+        // Bytes, not Unicode equivalence: the same marks in another order are another text.
+        XCTAssertFalse("a\u{301}\u{316}".equalsIgnoringASCIICase("a\u{316}\u{301}"))
+        XCTAssertTrue("X-Catbird-Parallel-Id".equalsIgnoringASCIICase(String(decoding: Array("X-Catbird-Parallel-Id".utf8), as: UTF8.self)))
     }
 
     func testHeaderObjectWithThousandsOfFieldsGroupsThemAll() throws {
