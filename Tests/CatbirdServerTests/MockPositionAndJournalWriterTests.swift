@@ -289,11 +289,13 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
             let deadline = ContinuousClock.now + .seconds(10)
             while released.withLock({ $0.count < count }) && ContinuousClock.now < deadline { usleep(1000) }
         }
-        // One round of `indices`: the entries are queued before any waiter, while the writer
-        // cannot start its transaction, so the one round takes them all.
+        // One round of `indices`: every entry is queued before any waiter is registered (a
+        // waiter wakes the writer), while the writer cannot start its transaction, so the one
+        // round takes them all.
         func round(_ indices: Range<Int>) {
             try? domain.writer.use { _ in
-                for index in indices { wait(for: domain.journal.append(Domain.entry(index)), index) }
+                let tickets = indices.map { domain.journal.append(Domain.entry($0)) }
+                for (index, ticket) in zip(indices, tickets) { wait(for: ticket, index) }
             }
             waitUntilReleased(indices.upperBound)
             XCTAssertEqual(released.withLock { Array($0.suffix(indices.count)).sorted() }, Array(indices))
@@ -305,7 +307,9 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
         usleep(300_000)
         XCTAssertEqual(released.withLock { $0.count }, 6, "one waiter after a round of six is held")
         appendAndWait(7)
-        XCTAssertEqual(domain.journal.statistics().commits, commitsBefore, "two are held too")
+        usleep(300_000)
+        XCTAssertEqual(released.withLock { $0.count }, 6, "two are held too")
+        XCTAssertEqual(domain.journal.statistics().commits, commitsBefore, "two are held: nothing committed")
         appendAndWait(8)
         waitUntilReleased(9)
         XCTAssertEqual(released.withLock { Array($0.dropFirst(6)).sorted() }, [6, 7, 8], "the third waiter ends the wait")
