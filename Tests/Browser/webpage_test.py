@@ -253,7 +253,8 @@ def test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable(serv
     wait_live(driver)
     assert [url for _, url in rows(driver)] == ["/mine/3", "/mine/2", "/mine/1"]
     assert driver.find_element(By.ID, "tenant-title").text == tenant
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
@@ -272,7 +273,8 @@ def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
     wait(driver, lambda d: "2 requests" in button.text, timeout=8, message="count refreshed in place")
     button.click()
     wait(driver, lambda d: [url for _, url in rows(d)] == ["/y", "/x"])
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 def test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant(server, driver):
@@ -292,7 +294,8 @@ def test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenan
     assert not driver.find_element(By.ID, "token-form").is_displayed()
     driver.find_elements(By.CSS_SELECTOR, "#tenants button")[0].click()
     wait(driver, lambda d: [url for _, url in rows(d)] == ["/default/1"])
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
     _, tenants = server.json("GET", "/catbird/api/tenants", headers={"Authorization": "Bearer s3cret"})
     assert {t["id"]: t["requests"] for t in tenants["tenants"]} == {"": 1, "shard-1": 1}, "the page journaled nothing"
 
@@ -320,7 +323,8 @@ def test_details_show_headers_pretty_json_and_the_answering_mock(server, driver)
     wait(driver, lambda d: d.find_element(By.ID, "curl-text").get_attribute("value"))
     curl = driver.find_element(By.ID, "curl-text").get_attribute("value")
     assert curl.startswith("curl -X 'GET' '" + server.url + "/api/feed'") and "'X-Trace: trace-42'" in curl, curl
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 def test_markup_in_url_header_body_and_tenant_is_shown_as_text(server, driver):
@@ -373,7 +377,8 @@ def test_one_hundred_thousand_entries_open_in_under_a_second(server, driver):
     ids = [row_id for row_id, _ in rows(driver)]
     assert len(ids) == 500 and ids == sorted(ids, reverse=True), len(ids)
     assert ids[-1] < newest_id - 500
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 def test_reading_further_down_keeps_its_place_as_rows_arrive(server, driver):
@@ -411,7 +416,8 @@ def test_pause_keeps_position_and_clear_asks_first(server, driver):
     wait(driver, lambda d: not rows(d))
     _, page = server.json("GET", "/catbird/api/requests")
     assert page["requests"] == []
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 def test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand(server, driver):
@@ -430,7 +436,8 @@ def test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand(server, driv
     driver.find_element(By.XPATH, "//button[text()='Show the whole body']").click()
     wait(driver, lambda d: d.execute_script("return document.querySelector('#details pre').textContent.length") == len(text),
          timeout=20)
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 # A 1x1 PNG (one red pixel).
@@ -453,7 +460,8 @@ def test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview(server, driv
     hex_text = driver.find_element(By.CSS_SELECTOR, "#details pre.hex").text
     assert hex_text.startswith("00000000  00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"), hex_text[:80]
     assert "binary: 1.0 KiB" in driver.find_element(By.ID, "details").text
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 def test_page_fits_a_phone_screen(server, driver):
@@ -495,7 +503,8 @@ def test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view(server, driv
     buttons(driver)[1].click()
     wait(driver, lambda d: [url for _, url in rows(d)] == ["/long"], message="the long tenant's rows")
     assert driver.find_element(By.ID, "tenant-title").text == "L" * 64 + "…"
-    assert not console_errors(driver)
+    errors = console_errors(driver)
+    assert not errors, errors
 
 
 TESTS = [
