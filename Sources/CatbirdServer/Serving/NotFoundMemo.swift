@@ -23,7 +23,9 @@ import Synchronization
 ///
 /// An answer that depends on timing is never kept: one whose search ended at its time limit,
 /// or in which a regular expression was stopped (or, on a worker, not started;
-/// ``NearMissReport/complete``), or that names mocks skipped for their evaluation budget.
+/// ``NearMissReport/complete``), or that names mocks skipped for their evaluation budget. Nor
+/// is any answer kept while a mocks directory is set: its reason names the files tried
+/// (``FileServing/missHint(for:)``), which the key does not cover.
 ///
 /// Bounds: ``entriesPerThread`` entries per thread (each worker's and each matching lane's
 /// thread), each at most ``entryBytesLimit`` bytes of key and answer body; a larger answer is
