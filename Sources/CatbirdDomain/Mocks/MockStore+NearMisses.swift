@@ -24,7 +24,7 @@ public struct NearMissReport: Sendable {
 extension MockStore {
     /// Near misses reported per request at most: 3.
     public static let nearMissLimit = 3
-    /// Other tenants searched for a matching mock at most: 100.
+    /// Other tenants searched for a matching mock at most: 100 (in id order, those with mocks).
     public static let nearMissTenantLimit = 100
     /// Tenants with a matching mock reported at most: 3.
     public static let matchingTenantLimit = 3
@@ -136,7 +136,11 @@ extension MockStore {
 
         var matching: [TenantID] = []
         if tenant.isDefault {
-            for (other, table) in tablesSnapshot().prefix(Self.nearMissTenantLimit) where !other.isDefault {
+            // Only tables that could match count toward the limit: not the default tenant's (already
+            // compared), nor an empty one (a tenant whose last mock went, or whose first `update`
+            // failed after its table was made), which would push a matching tenant out unseen.
+            let others = tablesSnapshot().lazy.filter { !$0.0.isDefault && !$0.1.isEmpty }
+            for (other, table) in others.prefix(Self.nearMissTenantLimit) {
                 guard matching.count < Self.matchingTenantLimit, inTime() else { break }
                 if table.firstMatch(
                     method: method, target: target, headerValue: headerValue, body: body, deadline: regexpDeadline, slice: slice,

@@ -143,6 +143,11 @@ final class TenantMocks: Sendable {
         state.withLock { body($0.table) }
     }
 
+    /// Whether the table holds no mock (a used-up one whose delayed answer still waits is not in it).
+    var isEmpty: Bool {
+        state.withLock { $0.table.byID.isEmpty }
+    }
+
     /// All mocks in match order, hits and remaining limits current.
     var ordered: [Mock] {
         state.withLock { state in state.table.ordered.map(state.current) }
