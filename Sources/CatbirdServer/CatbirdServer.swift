@@ -170,7 +170,7 @@ public final class CatbirdServer: Sendable {
         return UpstreamServing(
             forwarding: Forwarding(
                 redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled, decodesContent: settings.recordMode),
-            client: client, recorder: recorder, log: log)
+            client: client, recorder: recorder, cors: settings.cors, log: log)
     }
 
     /// Starts accepting requests.

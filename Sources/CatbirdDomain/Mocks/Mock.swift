@@ -89,6 +89,9 @@ public struct Mock: Sendable {
     public var pattern: CompiledRequestPattern { definition.pattern }
     /// The response to serve, as sent by the client (`delay` in whole seconds).
     public var response: ResponseMock { definition.response }
+    /// Whether the response waits before it is sent (a `delay` above 0 seconds): its hits are
+    /// refundable until the delay ends (``MockHit/isRefundable``; docs/protocol.md#delays).
+    public var isDelayed: Bool { (definition.response.delay ?? 0) > 0 }
     /// `response.headers` as header fields sorted by name, worked out once when the mock is
     /// added (serving and journaling a hit need them on every request). Sorted so that the
     /// header order sent and the journal's JSON do not depend on the dictionary's hash seed.
@@ -123,4 +126,9 @@ public struct Mock: Sendable {
 public struct MockHit: Sendable {
     /// The mock as it stands after this hit (hits and remaining limit updated).
     public let mock: Mock
+    /// Whether the hit can be given back (``MockStore/refund(_:)``) until it is settled
+    /// (``MockStore/settle(_:)``): a delayed mock's (``Mock/isDelayed``), or one its caller asked
+    /// to be refundable. Decided once, when the hit is counted; ``MockStore/refund(_:)`` and
+    /// ``MockStore/settle(_:)`` do nothing with a hit that is not (it stood when counted).
+    public let isRefundable: Bool
 }

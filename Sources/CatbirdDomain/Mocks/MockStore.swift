@@ -159,13 +159,16 @@ public final class MockStore: Sendable {
     /// given back (``TenantMocks/refund(_:)``), unless it was removed or replaced meanwhile
     /// (its row went with it); one that cannot come back has its row deleted. The row is
     /// untouched otherwise: only answers sent are written to it (``MockRecords/recordHits(_:id:count:)``).
+    /// Nothing for a hit that is not ``MockHit/isRefundable`` (it stood when counted). Each
+    /// refundable hit is refunded or settled once.
     public func refund(_ hit: MockHit) {
         guard table(of: hit.mock.tenant)?.refund(hit) == .displaced else { return }
         try? database.use { try MockRecords.delete($0, id: hit.mock.id) }
     }
 
     /// Records that a delayed or refundable hit's response was sent: it can no longer be given
-    /// back (its row is updated by the journal entry that carries the hit).
+    /// back (its row is updated by the journal entry that carries the hit). Nothing for a hit that
+    /// is not ``MockHit/isRefundable``.
     public func settle(_ hit: MockHit) {
         table(of: hit.mock.tenant)?.settle(hit)
     }

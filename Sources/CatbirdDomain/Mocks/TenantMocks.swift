@@ -244,7 +244,8 @@ final class TenantMocks: Sendable {
                     hit.remainingLimit = remaining - 1
                     exhausted = remaining <= 1
                 }
-                if refundable || (hit.response.delay ?? 0) > 0 { state.unsettled[id, default: 0] += 1 }
+                let isRefundable = refundable || hit.isDelayed
+                if isRefundable { state.unsettled[id, default: 0] += 1 }
                 if exhausted {
                     state.usage[id] = nil
                     state.changeTable { _ = $0.remove(id: id) }
@@ -253,7 +254,7 @@ final class TenantMocks: Sendable {
                 } else {
                     state.usage[id] = Usage(hits: hit.hits, remainingLimit: hit.remainingLimit)
                 }
-                return MockHit(mock: hit)
+                return MockHit(mock: hit, isRefundable: isRefundable)
             }
             if let hit {
                 stopped.forEach(outOfTime)
@@ -263,15 +264,16 @@ final class TenantMocks: Sendable {
         }
     }
 
-    /// Gives back a hit whose response was never sent (its client hung up during the delay, or
-    /// the server withheld it): one hit less, one more use left. A used-up mock comes back at its
+    /// Gives back a refundable hit (``MockHit/isRefundable``; nothing for another) whose response
+    /// was never sent (its client hung up during the delay, or the server withheld it): one hit
+    /// less, one more use left. A used-up mock comes back at its
     /// position, with the uses given back so far, unless it was removed or replaced meanwhile;
     /// so, whatever order its hits end in, a mock ends with `hits` = answers sent and
     /// `remainingLimit` = its limit − answers sent (README.md, ResponseMock `delay`).
     func refund(_ hit: MockHit) -> Refund {
         state.withLock { state in
             let id = hit.mock.id
-            guard state.endUnsettled(id) else { return .removed }
+            guard hit.isRefundable, state.endUnsettled(id) else { return .removed }
             if let mock = state.table.byID[id] {
                 let current = state.current(mock)
                 state.usage[id] = Usage(hits: max(current.hits - 1, 0), remainingLimit: current.remainingLimit.map { $0 + 1 })
@@ -301,9 +303,12 @@ final class TenantMocks: Sendable {
         case displaced
     }
 
-    /// Records that a refundable hit's response was sent: it can no longer be given back; a
-    /// used-up mock whose last unsettled hit this was is gone for good.
+    /// Records that a refundable hit's response was sent (nothing for a hit that is not
+    /// ``MockHit/isRefundable``): it can no longer be given back; a used-up mock whose last
+    /// unsettled hit this was is gone for good. Each refundable hit is settled or refunded
+    /// once: a second call would end another hit's turn.
     func settle(_ hit: MockHit) {
+        guard hit.isRefundable else { return }
         state.withLock { state in
             let id = hit.mock.id
             guard state.endUnsettled(id), state.unsettled[id] == nil else { return }

@@ -76,9 +76,11 @@ struct MockServing: Sendable {
     func decide(_ request: HTTPRequest, tenant: TenantID, within slice: Duration?, refundable callerRefunds: Bool) -> Decision {
         var outOfTime: [Mock] = []
         let served: MockHit?
-        // A mock's head may not fit beside a request head leaving less than the mock limit: its
-        // hit is then kept refundable until ``refusedForHead(_:request:tenant:)`` has decided.
-        let mayNotFit = request.responseHeadRoom < OversizedHead.mockLimit
+        // A mock's head may not fit beside a request head leaving less than the mock limit, nor
+        // with the CORS fields added (their size depends on the request's `Origin`, not checked
+        // when the mock was added): its hit is then kept refundable until
+        // ``refusedForHead(_:request:tenant:)`` has decided.
+        let mayNotFit = request.responseHeadRoom < OversizedHead.mockLimit || (cors && request.headers.first("Origin") != nil)
         let refundable = callerRefunds || mayNotFit
         if let slice {
             switch mocks.serve(
@@ -122,11 +124,14 @@ struct MockServing: Sendable {
         let mock = hit.mock
         if mayNotFit {
             if let refused = refusedForHead(hit, request: request, tenant: tenant) { return refused }
-            if !callerRefunds { mocks.settle(hit) }
+            // The head fits: a hit refundable for this check alone stands now. One its caller or
+            // its delay keeps refundable is settled or refunded once, when its answer goes out
+            // or does not (``delayed(_:hit:request:tenant:)``, the caller).
+            if !callerRefunds && !mock.isDelayed { mocks.settle(hit) }
         }
-        if let delay = mock.response.delay.flatMap({ $0 > 0 ? Duration.seconds($0) : nil }) {
+        if mock.isDelayed, let seconds = mock.response.delay {
             var response = Self.response(of: mock)
-            response.delay = delay
+            response.delay = .seconds(seconds)
             return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil, hit)
         }
         guard !cors else {
@@ -168,12 +173,13 @@ struct MockServing: Sendable {
 
     /// The 500 sent in place of `hit`'s mock's response when its head does not fit beside this
     /// request's (``OversizedHead``; a mock's head is at most ``OversizedHead/mockLimit``, so only
-    /// a request whose head leaves less than that is checked): the hit is given back, and the
-    /// error journaled as the server's answer. Nil when the head fits.
+    /// a request whose head leaves less than that, or one with `Origin` under `--cors`, is
+    /// checked, its hit refundable): the hit is given back, and the error journaled as the
+    /// server's answer. Nil when the head fits. The only place a mock's answer is refused for
+    /// its head (``entry(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
+    /// checks the other answers').
     private func refusedForHead(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Decision? {
-        let response = Self.response(of: hit.mock)
-        let sent = (cors ? CORS.decorate(response, for: request) : response).stamped()
-        let size = sent.headSize(adding: sent.fieldsAddedOnSending(to: request))
+        let size = OversizedHead.Outgoing(Self.response(of: hit.mock), to: request, cors: cors).headSize
         guard size > request.responseHeadRoom else { return nil }
         mocks.refund(hit)
         let (refusal, entry) = oversized(
@@ -363,24 +369,21 @@ struct MockServing: Sendable {
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
-        let decorated = cors ? CORS.decorate(response, for: request) : response
-        let sent = decorated.stamped()
-        let added = sent.fieldsAddedOnSending(to: request, fileLength: bodyPrefix.map { UInt64($0.size) })
-        if answeredBy != .unanswered || request.responseHeadRoom < OversizedHead.mockLimit {
-            // A file's or an upstream's head may be of any size; the server's own answers and a
-            // mock's (checked when added) fit beside any request that leaves the mock limit.
-            let size = sent.headSize(adding: added)
+        let outgoing = OversizedHead.Outgoing(response, to: request, cors: cors, fileLength: bodyPrefix.map { UInt64($0.size) })
+        let (decorated, sent, added) = (outgoing.decorated, outgoing.sent, outgoing.added)
+        if answeredBy != .mock && (answeredBy != .unanswered || request.responseHeadRoom < OversizedHead.mockLimit) {
+            // A file's or an upstream's head may be of any size; the server's own answers fit
+            // beside any request that leaves the mock limit. A mock's was checked where its hit
+            // could still be given back (``refusedForHead(_:request:tenant:)``): nothing here
+            // refunds a hit.
+            let size = outgoing.headSize
             if size > request.responseHeadRoom {
-                if let hit { mocks.refund(hit) }
                 let source = switch answeredBy {
-                case .mock: "mock \(hit?.mock.id ?? 0)'s response"
                 case .file: "file mock \(JSONText.string(filePath ?? "")) (its sidecar's headers)"
                 case .proxy, .redirect: "the upstream's answer"
                 default: "the answer"
                 }
-                return oversized(
-                    request, source: source, size: size, answeredBy: answeredBy == .mock ? .unanswered : answeredBy,
-                    filePath: filePath, tenant: tenant)
+                return oversized(request, source: source, size: size, answeredBy: answeredBy, filePath: filePath, tenant: tenant)
             }
         }
         let headersJSON = sentHeadersJSON(

@@ -26,6 +26,32 @@ enum OversizedHead {
         return stamped.headSize(adding: added)
     }
 
+    /// A response as it goes out to one request, and the size of its head: what every check of
+    /// an answer's head against ``CatbirdHTTP/HTTPRequest/responseHeadRoom`` measures (a mock's
+    /// beside a large request head, a file mock's, an upstream's before record mode writes it
+    /// and again before it is sent), so that all of them count the same fields.
+    struct Outgoing {
+        /// The response with the CORS fields for the request's `Origin` when `--cors` is on
+        /// (``CORS/decorate(_:for:)``), else as given.
+        let decorated: HTTPResponse
+        /// `decorated` with its `Date` (``CatbirdHTTP/HTTPResponse/stamped()``): what is sent.
+        let sent: HTTPResponse
+        /// The fields libmicrohttpd adds when sending `sent` to the request
+        /// (``CatbirdHTTP/HTTPResponse/fieldsAddedOnSending(to:fileLength:)``).
+        let added: [(name: String, value: String)]
+
+        /// `response` as sent to `request`; `cors`: whether `--cors` is on; `fileLength`: the
+        /// length in bytes of a file body sent from disk (nil: `response.body`).
+        init(_ response: HTTPResponse, to request: HTTPRequest, cors: Bool, fileLength: UInt64? = nil) {
+            decorated = cors ? CORS.decorate(response, for: request) : response
+            sent = decorated.stamped()
+            added = sent.fieldsAddedOnSending(to: request, fileLength: fileLength)
+        }
+
+        /// The size in bytes of the head that goes out (``CatbirdHTTP/HTTPResponse/headSize(adding:)``).
+        var headSize: Int { sent.headSize(adding: added) }
+    }
+
     /// The reason of a mock refused when added: its head as sent is `size` bytes.
     static func mockRefusal(size: Int) -> String {
         "the response's header section would be \(size) bytes as sent (status line, 'response.headers', and the Date, "

@@ -12,6 +12,9 @@ struct UpstreamServing: Sendable {
     let client: OutboundClient
     /// Record mode's writer; nil when not recording.
     let recorder: FileMockRecorder?
+    /// `--cors`: the answer goes out with CORS fields (``CORS``), counted when its head is
+    /// measured before recording.
+    let cors: Bool
     let log: Logger
 
     /// What the upstream answered, as ours, with what the journal needs.
@@ -48,14 +51,14 @@ struct UpstreamServing: Sendable {
             return
         }
         let outbound = forwarding.outboundRequest(request, to: destination)
-        client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log] result in
+        client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors] result in
             switch result {
             case let .success(upstream):
                 let response = forwarding.response(from: upstream, method: request.method)
                 var path: String?
                 var notRecorded: String?
-                let sent = response.stamped()
-                let headSize = sent.headSize(adding: sent.fieldsAddedOnSending(to: request))
+                // Measured as MockServing measures it before sending, CORS fields included.
+                let headSize = recorder == nil ? 0 : OversizedHead.Outgoing(response, to: request, cors: cors).headSize
                 if recorder != nil, headSize > request.responseHeadRoom {
                     // Answered with a 502 in its place (MockServing): a file mock made of it
                     // could not be sent either (docs/files.md#recording). Its journal entry's
