@@ -15,7 +15,11 @@ import CatbirdStorage
 ///   is the user's own, and is refused whatever name SQLite reports.
 /// - `.execution` compiles it again on the connection whose temp views read the `main` tables
 ///   filtered by tenant. It allows scoped reads that come through one of those views, a second
-///   line of defence that on its own already refuses direct reads outside a CTE or view.
+///   line of defence that on its own refuses direct reads of a scoped table outside a CTE or
+///   view. It does not on its own refuse reads of the tables behind a scoped view of `main`
+///   (``TenantScope/Table/storedIn``, e.g. `journal_rows` behind `requests`): a CTE named like
+///   the view (`WITH requests AS (SELECT * FROM main.journal_rows) …`) reports the view's name,
+///   and no-column notices for those tables are allowed here; the inspection pass refuses both.
 ///
 /// Outside the scoped tables, column reads are allowed, whatever the enclosing name, only in the
 /// `temp` schema (the views and `sqlite_temp_schema`) and, in `main`, of the schema table
@@ -87,7 +91,9 @@ struct TenantReadPolicy {
         let name = Self.folded(table)
         guard let database else {
             // A scoped view's notice for a table it joins without reading it (`COUNT(*)`), which
-            // SQLite gives without the view's name; the inspection pass refuses the user's own.
+            // SQLite gives without the view's name (migration 0010's `requests` joined
+            // journal_bodies so; 0011's reads it in scalar subqueries, which give none); the
+            // inspection pass refuses the user's own.
             if pass == .execution, storageTables.contains(name) { return nil }
             return privateTables.contains(name) ? table : nil
         }

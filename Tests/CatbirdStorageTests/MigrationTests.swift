@@ -67,6 +67,26 @@ final class MigrationTests: StorageTestCase {
         }
     }
 
+    /// Regression (migration 0011): 0010's view joined journal_bodies, and SQLite kept the join
+    /// in a count by tenant: `requests_by_tenant` stopped covering it (each row read for its
+    /// body id) and journal_bodies was searched once per row. The bodies are now read in scalar
+    /// subqueries, only by the queries that read a body column.
+    func testReadsOfTheRequestsViewThatUseNoBodyReadTheTenantIndexAlone() throws {
+        let db = try openMigrated()
+        func plan(_ sql: String) throws -> [String] {
+            try db.query("EXPLAIN QUERY PLAN " + sql, [.text("t")]).map { $0["detail"].stringValue ?? "?" }
+        }
+        for sql in [
+            "SELECT count(*) FROM requests WHERE tenant = ?",
+            "SELECT id, method, url FROM requests WHERE tenant = ? ORDER BY id DESC LIMIT 50",
+        ] {
+            XCTAssertEqual(try plan(sql), ["SEARCH r USING COVERING INDEX requests_by_tenant (tenant=?)"], sql)
+        }
+        let body = try plan("SELECT response_body, near_misses FROM requests WHERE tenant = ?")
+        XCTAssertTrue(body.contains { $0.hasPrefix("CORRELATED SCALAR SUBQUERY") }, "\(body)")
+        XCTAssertTrue(body.contains("SEARCH b USING INTEGER PRIMARY KEY (rowid=?)"), "\(body)")
+    }
+
     func testEmbeddedMigrationsEqualTheFilesInTheMigrationsFolder() throws {
         // Test-only look at the source tree: the binary itself never reads it.
         let folder = URL(fileURLWithPath: #filePath)
