@@ -92,6 +92,25 @@ final class SQLTenantScopeTests: XCTestCase {
                 XCTAssertEqual(answer.object["reason"] as? String, reason, query)
             }
         }
+        // The tables behind the view requests (migration 0010): every tenant's rows and bodies.
+        for (query, table) in [
+            ("SELECT body FROM journal_bodies", "main.journal_bodies"),
+            ("SELECT COUNT(*) FROM journal_bodies", "journal_bodies"),
+            ("SELECT * FROM main.journal_rows", "main.journal_rows"),
+            ("SELECT COUNT(*) FROM main.journal_rows", "main.journal_rows"),
+            // SQLite reports the CTE's name, requests, as it would the view's.
+            ("WITH requests AS (SELECT * FROM main.journal_rows) SELECT * FROM requests", "main.requests"),
+            ("SELECT * FROM requests r JOIN journal_bodies b ON b.id = r.rowid", "main.journal_bodies"),
+        ] {
+            for tenant in ["p", nil] {
+                let answer = try sql(client, query, tenant: tenant)
+                E2E.assertError(answer, status: 400)
+                XCTAssertEqual(
+                    answer.object["reason"] as? String,
+                    "\(table) is not available to tenant-scoped queries; read requests, mocks and tenants "
+                        + "through their unqualified names, which show only the caller's tenant's rows", query)
+            }
+        }
         E2E.assertError(try sql(client, "SELECT * FROM main.mocks", tenant: "p"), status: 400, reasonContains: "main.mocks is not available")
         E2E.assertError(try sql(client, "SELECT id FROM main.tenants", tenant: "q"), status: 400, reasonContains: "main.tenants is not available")
         // AUTOINCREMENT's bookkeeping holds every tenant's highest id.
