@@ -120,9 +120,16 @@ struct JournalBodies {
         }
     }
 
+    /// A marked body can be shorter than 8 bytes (only the unmarked body is at least
+    /// ``minimumSize``; one that is mostly its url marks down to a few bytes): its bytes are then
+    /// its head, and its tail 0.
     private static func key(_ tenant: TenantID, _ bytes: [UInt8], marked: Bool) -> Key {
         bytes.withUnsafeBytes { raw in
-            Key(
+            guard raw.count >= 8 else {
+                let head = raw.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                return Key(tenant: tenant, count: raw.count, head: head, tail: 0, marked: marked)
+            }
+            return Key(
                 tenant: tenant, count: raw.count, head: raw.loadUnaligned(as: UInt64.self),
                 tail: raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self), marked: marked)
         }
