@@ -50,17 +50,7 @@ final class JournalBodiesAfterFailedWriteTests: XCTestCase {
         XCTAssertEqual(try client.request("POST", "/a", headers: E2E.tenantHeader("t")).status, 200)
 
         // Rows with 2 KB request bodies fill the last pages; then small ones until three in a row fail.
-        var filled = false
-        for _ in 0..<200 where !filled {
-            let answer = try client.request("POST", "/fill", headers: E2E.tenantHeader("fill"), body: Array(repeating: 0x62, count: 2048))
-            filled = answer.status == 503
-        }
-        var withheldInARow = 0
-        for _ in 0..<400 where filled && withheldInARow < 3 {
-            let status = try client.request("GET", "/fill", headers: E2E.tenantHeader("fill")).status
-            withheldInARow = status == 503 ? withheldInARow + 1 : 0
-        }
-        XCTAssertEqual(withheldInARow, 3, "the capped database never filled up")
+        XCTAssertTrue(try E2E.fillCappedDatabase(client, tenant: "fill", url: "/fill"), "the capped database never filled up")
 
         // /a again, with a 2 KB request body: its body goes to journal_bodies (id 1), then its row
         // does not fit, and the write is rolled back.

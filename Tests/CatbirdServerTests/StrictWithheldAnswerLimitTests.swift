@@ -37,17 +37,7 @@ final class StrictWithheldAnswerLimitTests: XCTestCase {
 
         // Journal rows fill the last pages: 404s with 2 KB bodies until one is withheld, then
         // small hits until three in a row are.
-        var filled = false
-        for _ in 0..<200 where !filled {
-            let answer = try client.request("POST", "/fill", headers: E2E.tenantHeader(tenant), body: Array(repeating: 0x62, count: 2048))
-            filled = answer.status == 503
-        }
-        var withheldInARow = 0
-        for _ in 0..<400 where filled && withheldInARow < 3 {
-            let status = try client.request("GET", "/fill", headers: E2E.tenantHeader(tenant)).status
-            withheldInARow = status == 503 ? withheldInARow + 1 : 0
-        }
-        XCTAssertEqual(withheldInARow, 3, "the capped database never filled up")
+        XCTAssertTrue(try E2E.fillCappedDatabase(client, tenant: tenant, url: "/fill"), "the capped database never filled up")
 
         let once = try client.request("GET", "/once", headers: E2E.tenantHeader(tenant))
         E2E.assertError(once, status: 503, reasonContains: "could not be written to the journal")
