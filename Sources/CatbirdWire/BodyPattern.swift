@@ -77,15 +77,17 @@ public struct BodyPattern: Codable, Hashable, Sendable {
         BodyPattern(kind: .jsonPath, value: path, equalTo: equalTo)
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case kind, value, equalTo
     }
 
     /// Reads the wire shape. `"equalTo": null` is a null to compare with, not an absent key.
     ///
-    /// - Throws: `DecodingError` when `kind` or `value` is missing or of the wrong type.
+    /// - Throws: `DecodingError` when `kind` or `value` is missing or of the wrong type, or for
+    ///   an unknown key when refused (``UnknownWireKeys``).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
         kind = try container.decode(Kind.self, forKey: .kind)
         value = try container.decode(String.self, forKey: .value)
         equalTo = container.contains(.equalTo) ? try container.decode(JSONValue.self, forKey: .equalTo) : nil

@@ -19,7 +19,7 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
     /// The header carrying the parallel id (tenant) of a test shard: `X-Catbird-Parallel-Id`.
     public static let parallelIdHeaderField = "X-Catbird-Parallel-Id"
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case type, pattern, response
     }
 
@@ -28,13 +28,18 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
         case update, remove, removeAll
     }
 
-    /// Reads the wire shape (keys in any order, unknown keys ignored).
+    /// Reads the wire shape (keys in any order). When the decoder asks
+    /// (``Foundation/CodingUserInfoKey/catbirdRefusesUnknownKeys``), a key the action's type
+    /// does not use is refused (`pattern` on `removeAll`, say); otherwise it is ignored.
     ///
-    /// - Throws: `DecodingError` for a missing `pattern`/`response`, and for an unknown `type`
+    /// - Throws: `DecodingError` for a missing `pattern`/`response`, for an unknown key or one
+    ///   the type does not use (when refused: ``UnknownWireKeys``, `the key "pattern" is not
+    ///   used by a "removeAll" action (its keys: "type")`), and for an unknown `type`
     ///   one whose reason (``Swift/DecodingError/readableReason``) is
     ///   `unknown action type "x" (expected "update", "remove" or "removeAll")`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
         let type = try container.decode(String.self, forKey: .type)
         guard let kind = Kind(rawValue: type) else {
             throw DecodingError.readable(
@@ -42,6 +47,7 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
                 "unknown action type \(CodingPathText.jsonQuoted(type)) (expected \"update\", \"remove\" or \"removeAll\")"
             )
         }
+        try Self.refuseKeysNotUsed(by: kind, decoder)
         switch kind {
         case .update:
             self = .update(
@@ -52,6 +58,26 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
         case .removeAll:
             self = .removeAll
         }
+    }
+
+    /// When unknown keys are refused: refuses `pattern` on `removeAll` and `response` on
+    /// `remove` and `removeAll` (an action of the other type was meant, or a field was put
+    /// in the wrong action).
+    private static func refuseKeysNotUsed(by kind: Kind, _ decoder: any Decoder) throws {
+        guard decoder.refusesUnknownKeys else { return }
+        let used: [CodingKeys] = switch kind {
+        case .update: [.type, .pattern, .response]
+        case .remove: [.type, .pattern]
+        case .removeAll: [.type]
+        }
+        let names = used.map(\.stringValue)
+        // Unknown keys were refused before: what is left is one of CodingKeys.
+        guard let extra = try decoder.presentKeys().filter({ !names.contains($0) }).sorted().first,
+            let key = CodingKeys(rawValue: extra) else { return }
+        throw DecodingError.readable(
+            at: decoder.codingPath + [key],
+            "the key \(CodingPathText.jsonQuoted(extra)) is not used by a \(CodingPathText.jsonQuoted(kind.rawValue)) action "
+                + "(its keys: \(UnknownWireKeys.listed(names.map(CodingPathText.jsonQuoted))))")
     }
 
     /// Writes the wire shape.

@@ -41,4 +41,18 @@ import CatbirdSupport
     public init(pattern: RequestPattern) {
         self.pattern = pattern
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case pattern
+    }
+
+    /// Reads the body.
+    ///
+    /// - Throws: `DecodingError` as ``RequestPattern`` does, or for an unknown key when
+    ///   refused (``UnknownWireKeys``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
+        pattern = try container.decode(RequestPattern.self, forKey: .pattern)
+    }
 }

@@ -32,4 +32,24 @@ import Foundation
         self.limit = limit
         self.bodies = bodies
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case pattern, since, before, from, until, limit, bodies
+    }
+
+    /// Reads the body.
+    ///
+    /// - Throws: `DecodingError` for a missing `pattern`, a field of the wrong type, or an
+    ///   unknown key when refused (``UnknownWireKeys``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
+        pattern = try container.decode(RequestPattern.self, forKey: .pattern)
+        since = try container.decodeIfPresent(Int64.self, forKey: .since)
+        before = try container.decodeIfPresent(Int64.self, forKey: .before)
+        from = try container.decodeIfPresent(String.self, forKey: .from)
+        until = try container.decodeIfPresent(String.self, forKey: .until)
+        limit = try container.decodeIfPresent(Int.self, forKey: .limit)
+        bodies = try container.decodeIfPresent(Bool.self, forKey: .bodies)
+    }
 }

@@ -16,4 +16,20 @@ import Foundation
         self.timeout = timeout
         self.since = since
     }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case pattern, timeout, since
+    }
+
+    /// Reads the body.
+    ///
+    /// - Throws: `DecodingError` for a missing `pattern`, a field of the wrong type, or an
+    ///   unknown key when refused (``UnknownWireKeys``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
+        pattern = try container.decode(RequestPattern.self, forKey: .pattern)
+        timeout = try container.decodeIfPresent(Double.self, forKey: .timeout)
+        since = try container.decodeIfPresent(Int64.self, forKey: .since)
+    }
 }

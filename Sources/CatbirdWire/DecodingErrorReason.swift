@@ -19,6 +19,9 @@ extension DecodingError {
         case let .valueNotFound(type, context):
             return "\(Self.subject(context.codingPath)) must be \(Self.expectation(type)), not null"
         case let .dataCorrupted(context):
+            if let keys = context.underlyingError as? UnknownWireKeys {
+                return keys.reason()
+            }
             if context.underlyingError is ReadableDecodingReason {
                 return context.debugDescription
             }

@@ -43,6 +43,21 @@ public struct PatternMatch: Codable, Hashable, Sendable {
         self.value = value
     }
 
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case kind, value
+    }
+
+    /// Reads the wire shape.
+    ///
+    /// - Throws: `DecodingError` when `kind` or `value` is missing or of the wrong type, or for
+    ///   an unknown key when refused (``UnknownWireKeys``).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        value = try container.decode(String.self, forKey: .value)
+    }
+
     /// A pattern matching exactly `value` (case-sensitive).
     public static func equal(_ value: String) -> PatternMatch {
         PatternMatch(kind: .equal, value: value)

@@ -49,16 +49,18 @@ public struct RequestPattern: Codable, Hashable, Sendable {
         self.body = body
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case method, url, headers, body
     }
 
     /// Reads the wire shape; a missing or `null` `headers` reads as `{}`, a missing or `null`
     /// `body` as none.
     ///
-    /// - Throws: `DecodingError` when `method` or `url` is missing or of the wrong type.
+    /// - Throws: `DecodingError` when `method` or `url` is missing or of the wrong type, or for
+    ///   an unknown key when refused (``UnknownWireKeys``).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
         method = try container.decode(HTTPMethod.self, forKey: .method)
         url = try container.decode(PatternMatch.self, forKey: .url)
         headers = try container.decodeIfPresent([String: PatternMatch].self, forKey: .headers) ?? [:]

@@ -41,16 +41,17 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
         self.delay = delay
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case status, headers, body, limit, delay
     }
 
     /// Reads the wire shape; a missing or `null` `headers` reads as `{}`.
     ///
     /// - Throws: `DecodingError` when `status` is missing, a field has the wrong type, or
-    ///   `body` is not valid base64.
+    ///   `body` is not valid base64, or for an unknown key when refused (``UnknownWireKeys``).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
         status = try container.decode(Int.self, forKey: .status)
         headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
         limit = try container.decodeIfPresent(Int.self, forKey: .limit)

@@ -294,20 +294,22 @@ final class ControlRouteRulesTests: XCTestCase {
             XCTAssertFalse(error.reason.localizedCaseInsensitiveContains("malformed"), error.reason)
             XCTAssertTrue(error.reason.contains("well-formed but does not have the expected shape"), error.reason)
         }
-        // Truly malformed input with the same error keeps "malformed JSON".
+        // Truly malformed input is refused before the decoder runs, naming the place.
         let truncated = HTTPRequest(
             method: "POST", target: "/catbird/api/mocks", headers: ["Content-Type": "application/json"], body: Array(#"{"type":"#.utf8))
         do {
             _ = try JSONBody.decode(ThrowsLikeLinuxFoundation.self, from: truncated)
             XCTFail("decoded")
         } catch {
-            XCTAssertTrue(error.reason.hasPrefix("malformed JSON"), error.reason)
+            XCTAssertEqual(
+                error.reason, "invalid JSON at line 1, column 9 (byte offset 8): expected a value (an object, array, string, number, "
+                    + "true, false or null), found the end of the body")
         }
     }
 
     func testTrulyMalformedJSONIsStillCalledMalformed() throws {
         let harness = try ControlBadInputHarness()
-        try harness.assertRejected("truncated", 400, mentioning: ["malformed JSON"]) {
+        try harness.assertRejected("truncated", 400, mentioning: ["invalid JSON at line 1, column 9 (byte offset 8)"]) {
             try $0.json("POST", "/catbird/api/mocks", #"{"type":"#)
         }
     }

@@ -2,6 +2,7 @@ import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSQLSandbox
 import CatbirdStorage
+@_spi(Server) import CatbirdWire
 import Foundation
 
 /// `POST /catbird/api/sql` with `{"sql": "SELECT …", "params": [...], "maxRows": n}` →
@@ -67,6 +68,18 @@ enum SQLRoute {
         let sql: String
         let params: [Parameter]?
         let maxRows: Int?
+
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case sql, params, maxRows
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            try decoder.refuseUnknownKeys(besides: CodingKeys.self)
+            sql = try container.decode(String.self, forKey: .sql)
+            params = try container.decodeIfPresent([Parameter].self, forKey: .params)
+            maxRows = try container.decodeIfPresent(Int.self, forKey: .maxRows)
+        }
     }
 
     /// A JSON scalar bound as an SQLite value: null, bool (0/1), integer, real or text.

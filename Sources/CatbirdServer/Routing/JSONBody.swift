@@ -32,9 +32,12 @@ enum JSONBody {
     /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
     ///   and the decoder cannot say where (see ``wrongShape(_:parsed:nesting:hint:)``).
     /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON; 400 with a
-    ///   readable reason when the body does not decode, when an object in it names the same
-    ///   key twice, or when it holds a lone surrogate escape or a number out of range
-    ///   (``JSONTextCheck``, named whether or not the decoder would have read the field).
+    ///   readable reason when the body is not JSON by RFC 8259 (naming the line, column and
+    ///   byte offset: ``JSONSyntaxError``), when it holds a lone surrogate escape or a number
+    ///   out of range (``JSONTextCheck``, named whether or not the decoder would have read the
+    ///   field), when an object in it has a key its type does not know (``UnknownWireKeys``,
+    ///   with the key probably meant), when it does not decode, or when an object in it names
+    ///   the same key twice.
     static func decode<T: Decodable>(
         _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint,
         describe: (any Error) -> String = readableReason
@@ -43,12 +46,13 @@ enum JSONBody {
         // One pass over the text, whether or not the decoder reads it; the decoder calls these
         // values malformed JSON or the wrong type: say what they are.
         let findings = JSONTextCheck.scan(request.body)
-        if let reason = findings.unrepresentableValue { throw .badRequest(reason) }
+        if let reason = findings.syntaxError ?? findings.unrepresentableValue { throw .badRequest(reason) }
         let data = Data(request.body)
         let value: T
         do {
-            value = try JSONDecoder().decode(T.self, from: data)
+            value = try decoder.decode(T.self, from: data)
         } catch {
+            if let keys = UnknownWireKeys(error) { throw .badRequest(keys.reasonWithSuggestions) }
             // Foundation's reason may not say where; the body is parsed once more to find out.
             let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             // A repeated key may be why well-formed JSON does not decode (`"type"` twice).
@@ -62,6 +66,13 @@ enum JSONBody {
         }
         if let duplicate = findings.duplicateKey { throw duplicateKey(duplicate) }
         return value
+    }
+
+    /// The decoder of control bodies: unknown keys refused (docs/protocol.md#errors).
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.userInfo[.catbirdRefusesUnknownKeys] = true
+        return decoder
     }
 
     /// 400 naming a key given twice and the object that holds it.

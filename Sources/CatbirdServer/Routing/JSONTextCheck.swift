@@ -1,6 +1,13 @@
-/// Finds what Foundation's JSON parsers either accept silently or refuse without saying where
-/// or why, so that a control body gets a 400 naming the field (docs/protocol.md#errors):
+import CatbirdSupport
+
+/// Reads a control body's JSON text once, strictly by RFC 8259, before the decoder does, so
+/// that a control body gets a 400 naming the place of what is wrong (docs/protocol.md#errors):
 ///
+/// - JSON syntax errors, with the line, column and byte offset (``JSONSyntaxError``), and
+///   what JSON5 or JavaScript allow but JSON does not, which Foundation's parser accepts
+///   silently or refuses without saying where: a trailing comma (`{"a":1,}`, `[1,2,]`), a
+///   comment, a single-quoted string or unquoted key, `NaN` and `Infinity`, a leading `+`,
+///   `0`, or `.` in a number, a control character in a string, bytes that are not UTF-8;
 /// - an object that names the same key twice (accepted, the last value wins): a control body
 ///   whose `"limit"` appears twice is a mistake, and guessing which one was meant would hide it;
 /// - a lone surrogate escape (`"\ud800"` with no `\udc00`…`\udfff` after it, or a low one
@@ -11,16 +18,16 @@
 ///   the wrong type.
 ///
 /// It also measures how deep arrays and objects nest, for the reason given when Foundation's
-/// parser gives up on deep nesting.
-///
-/// A small pass over the JSON text, not a parser: it follows strings (a key's escapes decoded,
-/// so `"a"` and `"\u0061"` are the same key), objects, arrays and numbers, and ignores
-/// everything else. On malformed JSON it may stop early or report nothing; the decoder then
-/// reports the malformation.
+/// parser gives up on deep nesting. Keys are compared with their escapes decoded (`"a"` and
+/// `"\u0061"` are the same key). Containers are tracked on a stack, not by recursion, so any
+/// depth is read.
 enum JSONTextCheck {
-    /// What was found first of each kind; paths are dotted (`pattern.body.equalTo`, array
-    /// positions as `[N]`, `""` for the top level).
+    /// What was found: the first syntax error, else the first of each other kind; paths are
+    /// dotted (`pattern.body.equalTo`, array positions as `[N]`, `""` for the top level).
     struct Findings {
+        /// The reason for a 400 for the first syntax error (``JSONSyntaxError/reason(in:)``);
+        /// the scan stops there, so the other findings cover only the text before it.
+        var syntaxError: String?
         /// The first duplicate key: the path of the object holding it, and the key.
         var duplicateKey: (path: String, key: String)?
         /// The first lone surrogate: the path of the string holding it, and the escape as written.
@@ -28,8 +35,7 @@ enum JSONTextCheck {
         /// The first number a 64-bit float cannot hold (too large, or not 0 but rounding to 0):
         /// its path and its text.
         var numberOutOfRange: (path: String, literal: String)?
-        /// The deepest nesting of arrays and objects (brackets inside strings not counted), as
-        /// far as the scan went.
+        /// The deepest nesting of arrays and objects, as far as the scan went.
         var deepestNesting = 0
 
         /// The reason for a 400 for a lone surrogate or an out-of-range number, or nil.
@@ -51,149 +57,195 @@ enum JSONTextCheck {
         }
     }
 
-    /// Scans `bytes` once.
+    /// Reads `bytes` once, up to the first syntax error.
     static func scan(_ bytes: [UInt8]) -> Findings {
-        var findings = Findings()
-        var stack: [Frame] = []
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                let isKey = if case .object(_, true, _) = stack.last { true } else { false }
-                guard let (text, end, lone) = string(in: bytes, from: index + 1, keepingText: isKey) else { return findings }
-                index = end
-                if isKey, case .object(var keys, _, _) = stack.last {
-                    if let lone, findings.loneSurrogate == nil { findings.loneSurrogate = (path(of: stack.dropLast()), lone) }
-                    if !keys.insert(text).inserted, findings.duplicateKey == nil {
-                        findings.duplicateKey = (path(of: stack.dropLast()), text)
-                    }
-                    stack[stack.count - 1] = .object(keys: keys, expectsKey: false, key: text)
-                } else if let lone, findings.loneSurrogate == nil {
-                    findings.loneSurrogate = (path(of: stack[...]), lone)
-                }
-                continue
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                var end = index + 1
-                while end < bytes.count, Self.isNumberByte(bytes[end]) { end += 1 }
-                if findings.numberOutOfRange == nil, Self.isOutOfRange(bytes[index..<end]) {
-                    findings.numberOutOfRange = (path(of: stack[...]), String(decoding: bytes[index..<end], as: UTF8.self))
-                }
-                index = end
-                continue
-            case UInt8(ascii: "{"):
-                stack.append(.object(keys: [], expectsKey: true, key: nil))
-                findings.deepestNesting = max(findings.deepestNesting, stack.count)
-            case UInt8(ascii: "["):
-                stack.append(.array(index: 0))
-                findings.deepestNesting = max(findings.deepestNesting, stack.count)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if !stack.isEmpty { stack.removeLast() }
-            case UInt8(ascii: ","):
-                switch stack.last {
-                case .object(let keys, _, let key): stack[stack.count - 1] = .object(keys: keys, expectsKey: true, key: key)
-                case .array(let position): stack[stack.count - 1] = .array(index: position + 1)
-                case nil: break
-                }
-            default:
-                break
-            }
-            index += 1
+        var reader = JSONTextReader(bytes: bytes)
+        do {
+            try reader.readText()
+        } catch {
+            reader.findings.syntaxError = error.reason(in: bytes)
         }
-        return findings
+        return reader.findings
     }
+}
 
-    /// Whether the number written `literal` is beyond a 64-bit float: infinite when read, or
-    /// read as 0 while a digit before its exponent is not 0 (`1e-400`, `2e-324`). Foundation's
-    /// decoder refuses both; its `JSONSerialization` reads the second as 0.
-    private static func isOutOfRange(_ literal: ArraySlice<UInt8>) -> Bool {
-        guard let value = Double(String(decoding: literal, as: UTF8.self)) else { return false }
-        if value.isInfinite { return true }
-        guard value == 0 else { return false }
-        let mantissa = literal.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
-        return mantissa.contains { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }
-    }
+/// The reading behind ``JSONTextCheck/scan(_:)``: one JSON text, its containers on ``stack``.
+/// Lexing of strings, numbers and literals: `JSONTextReader+Tokens.swift`.
+struct JSONTextReader {
+    let bytes: [UInt8]
+    /// The next byte to read.
+    var index = 0
+    /// The open containers, outermost first.
+    var stack: [Frame] = []
+    var findings = JSONTextCheck.Findings()
 
-    private static func isNumberByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
-            UInt8(ascii: "e"), UInt8(ascii: "E"): true
-        default: false
-        }
-    }
-
-    /// One open container: an object's keys so far (and whether a key comes next, and the
-    /// last key read), or an array's current position.
-    private enum Frame {
-        case object(keys: Set<String>, expectsKey: Bool, key: String?)
+    /// One open container: an object's keys so far and its last key, or an array's position.
+    enum Frame {
+        case object(keys: Set<String>, key: String?)
         case array(index: Int)
     }
 
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Reads the whole text: one value between optional whitespace, after an optional UTF-8
+    /// byte order mark (which RFC 8259 §8.1 lets a parser ignore, and Foundation's did).
+    /// - Throws: ``JSONSyntaxError`` at the first byte that is not JSON; at 0 for UTF-16 or
+    ///   UTF-32 text (a byte order mark of theirs, or a NUL byte among the first two), which
+    ///   RFC 8259 §8.1 does not allow between systems.
+    mutating func readText() throws(JSONSyntaxError) {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) || bytes.prefix(2).contains(0) {
+            throw JSONSyntaxError(at: 0, "the body is UTF-16 or UTF-32 text: JSON text is UTF-8 (RFC 8259 §8.1)")
+        }
+        skipWhitespace()
+        guard index < bytes.count else { throw JSONSyntaxError(at: index, "the body is empty: a JSON value was expected") }
+        try readValue()
+        skipWhitespace()
+        guard index < bytes.count else { return }
+        throw JSONSyntaxError(
+            at: index, notJSON(at: index) ?? "more text after the JSON value: found \(found(at: index)) (a body holds one value)")
+    }
+
+    /// Reads one value at ``index``, nested containers included: each value is followed by
+    /// the `,` or closing bracket of its container, until the outermost one closes.
+    private mutating func readValue() throws(JSONSyntaxError) {
+        var comma: Int?  // where the `,` before this value was, for a trailing comma's reason
+        values: while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw JSONSyntaxError(at: index, "\(Self.expectedValue), found the end of the body") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                index += 1
+                open(.object(keys: [], key: nil))
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    stack.removeLast()
+                } else {
+                    try readKey(afterComma: nil)
+                    comma = nil
+                    continue values
+                }
+            case UInt8(ascii: "["):
+                index += 1
+                open(.array(index: 0))
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    stack.removeLast()
+                } else {
+                    comma = nil
+                    continue values
+                }
+            case UInt8(ascii: "\""):
+                if let lone = try readString(keepingText: false).lone, findings.loneSurrogate == nil {
+                    findings.loneSurrogate = (path(of: stack[...]), lone)
+                }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                try readNumber()
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                try readLiteral()
+            default:
+                if let comma, bytes[index] == UInt8(ascii: "]") {
+                    throw JSONSyntaxError(at: comma, "a trailing comma before ']': JSON allows none (RFC 8259)")
+                }
+                throw JSONSyntaxError(
+                    at: index, notJSON(at: index) ?? wordProblem(at: index)
+                        ?? "\(Self.expectedValue), found \(found(at: index))")
+            }
+            // The value is complete: close the containers it ends, or go on after a comma.
+            while let top = stack.last {
+                skipWhitespace()
+                let close = if case .object = top { UInt8(ascii: "}") } else { UInt8(ascii: "]") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == close else {
+                    let after = if case .object(_, let key?) = top { "the value of \(JSONText.string(key))" } else { "an array element" }
+                    throw JSONSyntaxError(
+                        at: index, notJSON(at: index) ?? "expected ',' or '\(Character(Unicode.Scalar(close)))' after \(after), "
+                            + "found \(found(at: index))")
+                }
+                index += 1
+                if bytes[index - 1] == close {
+                    stack.removeLast()
+                    continue
+                }
+                switch top {
+                case .array(let position):
+                    stack[stack.count - 1] = .array(index: position + 1)
+                    comma = index - 1
+                case .object:
+                    try readKey(afterComma: index - 1)
+                    comma = nil
+                }
+                continue values
+            }
+            return
+        }
+    }
+
+    /// Reads an object's key and the `:` after it, at ``index`` (whitespace before it skipped),
+    /// and notes a key given twice.
+    /// - Parameter comma: where the `,` before the key was, when there was one.
+    private mutating func readKey(afterComma comma: Int?) throws(JSONSyntaxError) {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                throw JSONSyntaxError(at: comma, "a trailing comma before '}': JSON allows none (RFC 8259)")
+            }
+            if let word = word(at: index) {
+                throw JSONSyntaxError(at: index, "the key \(word) is not in double quotes: write \"\(word)\"")
+            }
+            throw JSONSyntaxError(
+                at: index, notJSON(at: index) ?? "expected a key in double quotes, found \(found(at: index))")
+        }
+        let (key, lone) = try readString(keepingText: true)
+        guard case .object(var keys, _) = stack.last else { return }
+        if let lone, findings.loneSurrogate == nil { findings.loneSurrogate = (path(of: stack.dropLast()), lone) }
+        if !keys.insert(key).inserted, findings.duplicateKey == nil {
+            findings.duplicateKey = (path(of: stack.dropLast()), key)
+        }
+        stack[stack.count - 1] = .object(keys: keys, key: key)
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+            throw JSONSyntaxError(
+                at: index, notJSON(at: index) ?? "expected ':' after the key \(JSONText.string(key)), found \(found(at: index))")
+        }
+        index += 1
+    }
+
+    /// What a value may be, for the reasons that expected one.
+    static let expectedValue = "expected a value (an object, array, string, number, true, false or null)"
+
+    private mutating func open(_ frame: Frame) {
+        stack.append(frame)
+        findings.deepestNesting = max(findings.deepestNesting, stack.count)
+    }
+
+    /// Skips JSON's whitespace: space, tab, LF and CR (RFC 8259 §2), nothing else.
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
     /// `pattern.headers`, `items[2].name`: the path of the containers in `frames`.
-    private static func path(of frames: ArraySlice<Frame>) -> String {
+    func path(of frames: ArraySlice<Frame>) -> String {
         var text = ""
         for frame in frames {
             switch frame {
-            case .object(_, _, let key?):
+            case .object(_, let key?):
                 if !text.isEmpty { text += "." }
                 text += key
             case .array(let position):
                 text += "[\(position)]"
-            case .object(_, _, nil):
+            case .object(_, nil):
                 break
             }
         }
         return text
-    }
-
-    /// The string whose text starts at `start` (after the opening quote), escapes decoded (or
-    /// `""` unless `keepingText`: a value's text is not needed, only a key's), the index after
-    /// its closing quote, and its first lone surrogate escape as written (`\ud800`); nil when
-    /// the text ends first.
-    private static func string(in bytes: [UInt8], from start: Int, keepingText: Bool) -> (String, Int, String?)? {
-        var decoded: [UInt8] = []
-        var lone: String?
-        var index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { return (keepingText ? String(decoding: decoded, as: UTF8.self) : "", index + 1, lone) }
-            guard byte == UInt8(ascii: "\\") else {
-                if keepingText { decoded.append(byte) }
-                index += 1
-                continue
-            }
-            guard index + 1 < bytes.count else { return nil }
-            let escaped = bytes[index + 1]
-            index += 2
-            switch escaped {
-            case UInt8(ascii: "b"): decoded.append(0x08)
-            case UInt8(ascii: "f"): decoded.append(0x0C)
-            case UInt8(ascii: "n"): decoded.append(0x0A)
-            case UInt8(ascii: "r"): decoded.append(0x0D)
-            case UInt8(ascii: "t"): decoded.append(0x09)
-            case UInt8(ascii: "u"):
-                guard var unit = hex(bytes, at: index) else { return nil }
-                let written = "\\u" + String(decoding: bytes[index..<(index + 4)], as: UTF8.self)
-                index += 4
-                // A high surrogate followed by `\uDC00`…`\uDFFF` is one scalar; any other surrogate is lone.
-                if (0xD800...0xDBFF).contains(unit), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                    bytes[index + 1] == UInt8(ascii: "u"), let low = hex(bytes, at: index + 2), (0xDC00...0xDFFF).contains(low)
-                {
-                    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                    index += 6
-                } else if (0xD800...0xDFFF).contains(unit), lone == nil {
-                    lone = written
-                }
-                decoded.append(contentsOf: Array(String(Unicode.Scalar(unit) ?? "\u{FFFD}").utf8))
-            default: decoded.append(escaped)  // `"`, `\`, `/` stand for themselves
-            }
-        }
-        return nil
-    }
-
-    /// The four hexadecimal digits at `index` as a number; nil when they are not.
-    private static func hex(_ bytes: [UInt8], at index: Int) -> UInt32? {
-        guard index + 4 <= bytes.count else { return nil }
-        return UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
     }
 }

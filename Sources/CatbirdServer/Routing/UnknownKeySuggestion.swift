@@ -1,0 +1,27 @@
+import CatbirdMatching
+@_spi(Server) import CatbirdWire
+
+extension UnknownWireKeys {
+    /// The reason for the 400, each unknown key followed by the known key it was probably
+    /// meant to be (``suggestion(for:)``): `unknown key "limt" in the JSON body (did you mean
+    /// "limit"?); the keys here are …` (docs/protocol.md#errors).
+    var reasonWithSuggestions: String { reason(suggesting: suggestion(for:)) }
+
+    /// The known key `key` was probably meant to be: one equal to it but for case, else the
+    /// nearest by Levenshtein distance (the first in documented order on a tie) when it is
+    /// at most 1 edit away for a key of up to 4 characters (`limt`, `ur`), 2 for a longer one
+    /// (`stauts`); nil when none is that close.
+    func suggestion(for key: String) -> String? {
+        let lowered = key.lowercased()
+        if let same = known.first(where: { $0.lowercased() == lowered }) { return same }
+        let probe = EditDistanceProbe(key, limit: Self.comparedLength)
+        let nearest = known.map { (key: $0, distance: probe.distance(to: Array($0.utf8.prefix(Self.comparedLength)))) }
+            .min { $0.distance < $1.distance }
+        guard let nearest, nearest.distance <= (key.count <= 4 ? 1 : 2) else { return nil }
+        return nearest.key
+    }
+
+    /// The bytes of a key compared (``EditDistanceProbe`` holds at most 128); the known keys
+    /// are far shorter.
+    private static let comparedLength = 128
+}

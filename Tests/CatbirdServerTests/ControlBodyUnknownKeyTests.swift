@@ -1,0 +1,105 @@
+import CatbirdTestSupport
+@_spi(Server) import CatbirdWire
+import Foundation
+import XCTest
+
+/// A key a control body's object does not take is refused with 400 naming it, where it is,
+/// the key probably meant and the keys the object takes (docs/protocol.md#control-actions);
+/// the keys the Catbird 0.11 client and our Swift client send are all taken.
+final class ControlBodyUnknownKeyTests: XCTestCase {
+    private static let pattern = #"{"method":"GET","url":{"kind":"wildcard","value":"*"}}"#
+
+    /// Regression: each of these was answered 201, 204 or 200 and the misspelled key did
+    /// nothing (`"timout":0` waited the default 5 s and answered 408; `"maxrows":5` returned
+    /// every row). Nothing is stored by any of them.
+    func testAMisspelledKeyIsRefusedNamingItAndTheKeyMeant() throws {
+        let harness = try ControlBadInputHarness()
+        let cases: [(route: String, body: String, reason: String)] = [
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"metod":"GET","method":"GET","url":{"kind":"equal","value":"/a"}},"response":{"staus":404,"status":200}}"#,
+             #"unknown key "metod" in 'pattern' (did you mean "method"?); the keys here are "method", "url", "headers" and "body""#),
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"dealy":3}}"#,
+             #"unknown key "dealy" in 'response' (did you mean "delay"?); the keys here are "status", "headers", "body", "limit" and "delay""#),
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b","knd":"x"}},"response":{"status":200}}"#,
+             #"unknown key "knd" in 'pattern.url' (did you mean "kind"?); the keys here are "kind" and "value""#),
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/b"},"body":{"kind":"jsonPath","value":"$.a","equalto":1}},"response":{"status":200}}"#,
+             #"unknown key "equalto" in 'pattern.body' (did you mean "equalTo"?); the keys here are "kind", "value" and "equalTo""#),
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"},"headers":{"X-A":{"kind":"equal","value":"1","Value":"2"}}},"response":{"status":200}}"#,
+             #"unknown key "Value" in 'pattern.headers.X-A' (did you mean "value"?); the keys here are "kind" and "value""#),
+            ("/catbird/api/mocks", #"{"type":"removeAll","extra":1}"#,
+             #"unknown key "extra" in the JSON body; the keys here are "type", "pattern" and "response""#),
+            ("/catbird/api/mocks", #"{"type":"removeAll","pattern":\#(Self.pattern)}"#,
+             #"the key "pattern" is not used by a "removeAll" action (its keys: "type")"#),
+            ("/catbird/api/mocks", #"{"type":"remove","pattern":\#(Self.pattern),"response":{"status":200}}"#,
+             #"the key "response" is not used by a "remove" action (its keys: "type" and "pattern")"#),
+            ("/catbird/api/requests/find", #"{"pattern":\#(Self.pattern),"limt":5}"#,
+             #"unknown key "limt" in the JSON body (did you mean "limit"?); the keys here are "pattern", "since", "before", "from", "until", "limit" and "bodies""#),
+            ("/catbird/api/requests/count", #"{"pattern":\#(Self.pattern),"limit":5}"#,
+             #"unknown key "limit" in the JSON body; the keys here are "pattern""#),
+            ("/catbird/api/requests/wait", #"{"pattern":\#(Self.pattern),"timout":0}"#,
+             #"unknown key "timout" in the JSON body (did you mean "timeout"?); the keys here are "pattern", "timeout" and "since""#),
+            ("/catbird/api/sql", #"{"sql":"SELECT 1","maxrows":5}"#,
+             #"unknown key "maxrows" in the JSON body (did you mean "maxRows"?); the keys here are "sql", "params" and "maxRows""#),
+            ("/catbird/api/sql", #"{"sql":"SELECT 1","zz":1,"parms":[]}"#,
+             #"unknown keys "parms" (did you mean "params"?) and "zz" in the JSON body; the keys here are "sql", "params" and "maxRows""#),
+        ]
+        for (route, body, reason) in cases {
+            try harness.assertRejected("\(route) \(body)", 400, mentioning: []) { client in
+                let answer = try client.json("POST", route, body)
+                XCTAssertEqual(answer.object["reason"] as? String, reason, "\(route) \(body)")
+                return answer
+            }
+        }
+    }
+
+    /// An unknown key is named before a missing one it was probably meant to be: `"metod"`
+    /// alone says "did you mean", not "missing key 'pattern.method'".
+    func testAnUnknownKeyIsNamedBeforeTheMissingKeyItStoodFor() throws {
+        let harness = try ControlBadInputHarness()
+        try harness.assertRejected("metod alone", 400, mentioning: []) { client in
+            let answer = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"metod":"GET","url":{"kind":"equal","value":"/a"}},"response":{"status":200}}"#)
+            XCTAssertEqual(
+                answer.object["reason"] as? String,
+                #"unknown key "metod" in 'pattern' (did you mean "method"?); the keys here are "method", "url", "headers" and "body""#)
+            return answer
+        }
+    }
+
+    /// Every key our Swift client writes, each optional field set, is taken by its route (the
+    /// Catbird 0.11 client's exact requests are replayed bit for bit by FixtureReplayTests).
+    func testEveryKeyTheSwiftClientSendsIsTaken() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let pattern = RequestPattern(
+            method: "POST", url: .wildcard("/k/*"), headers: ["X-A": PatternMatch.regexp("a")],
+            body: .jsonPath("$.a", equalTo: .number(1)))
+        func send(_ route: String, _ value: some Encodable) throws -> RawResponse {
+            let body = try JSONEncoder().encode(value)
+            return try client.request("POST", route, headers: [("Content-Type", "application/json")], body: Array(body))
+        }
+        let response = ResponseMock(status: 201, headers: ["X-B": "b"], body: Data("ok".utf8), limit: 2, delay: 0)
+        XCTAssertEqual(try send("/catbird/api/mocks", CatbirdAction.update(pattern, response)).status, 201)
+        XCTAssertEqual(try client.request("POST", "/k/1", headers: [("X-A", "a")], body: Array(#"{"a":1}"#.utf8)).text, "ok")
+        XCTAssertEqual(try send("/catbird/api/mocks", CatbirdAction.remove(pattern)).status, 204)
+        XCTAssertEqual(try send("/catbird/api/mocks", CatbirdAction.removeAll).status, 204)
+        let count = try send("/catbird/api/requests/count", CatbirdCountRequest(pattern: pattern))
+        XCTAssertEqual(count.object["count"] as? Int, 1, count.text)
+        let find = try send(
+            "/catbird/api/requests/find",
+            CatbirdFindRequest(
+                pattern: pattern, since: 0, before: 1000, from: "2000-01-01T00:00:00.000Z", until: "2999-01-01T00:00:00.000Z",
+                limit: 10, bodies: false))
+        XCTAssertEqual((find.object["requests"] as? [Any])?.count, 1, find.text)
+        let wait = try send("/catbird/api/requests/wait", CatbirdWaitRequest(pattern: pattern, timeout: 1, since: 0))
+        XCTAssertEqual(wait.status, 200, wait.text)
+        let sql = try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT ?","params":[1],"maxRows":1}"#)
+        XCTAssertEqual(sql.status, 200, sql.text)
+    }
+}
