@@ -1,0 +1,43 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A request whose body only partly arrived is journaled as what happened, never as the
+/// mock's answer with the declared size (docs/protocol.md#what-the-journal-records): the
+/// handler is not called before the whole body is in, so a mock for it is not used.
+final class PartlyReadBodyJournalTests: ServerTestCase {
+    /// Checked against main at 3b68a16: a POST declaring `Content-Length: 10` that sent `abc`
+    /// and hung up, and a chunked POST cut inside its second chunk, both for a mock with
+    /// `limit: 1`, are journaled 499 with `answeredBy` `none`, no mock id and the bytes that
+    /// arrived (3 and 7); the mock's one use is left for the next, whole request.
+    func testABodyCutByTheClientIsJournaled499WithTheBytesThatArrivedAndUsesNoMock() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/part"}},"response":{"status":200,"body":"c3RvcmVk","limit":1}}"#)
+        XCTAssertEqual(added.status, 201, added.text)
+        let cuts = [
+            "POST /part HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc",
+            "POST /part HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\nab",
+        ]
+        for (number, text) in cuts.enumerated() {
+            let raw = try server.client()
+            try raw.send(raw: Array(text.utf8))
+            usleep(100_000)  // let the server read it before the hang-up
+            raw.hangUp()
+            _ = try E2E.journal(client, tenant: nil, once: number + 1)
+        }
+        let journal = try E2E.journal(client, tenant: nil, once: 2)
+        XCTAssertEqual(journal.map { ($0["response"] as? [String: Any])?["status"] as? Int }, [499, 499])
+        XCTAssertEqual(journal.map { $0["answeredBy"] as? String }, ["none", "none"])
+        XCTAssertTrue(journal.allSatisfy { $0["mockId"] is NSNull }, "\(journal)")
+        let requests = journal.map { $0["request"] as? [String: Any] ?? [:] }
+        XCTAssertEqual(requests.map { $0["bodySize"] as? Int }, [3, 7], "the bytes that arrived, not the declared 10")
+        XCTAssertEqual(requests.map { $0["body"] as? String }, ["abc", "helloab"])
+        XCTAssertEqual(requests.map { $0["bodyTruncated"] as? Bool }, [false, false])
+        XCTAssertTrue(journal.allSatisfy { ($0["problem"] as? String ?? "").contains("before the request was complete") }, "\(journal)")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 0, "no use taken")
+        let whole = try client.request("POST", "/part", body: Array("abcdefghij".utf8))
+        XCTAssertEqual(whole.status, 200, whole.text)
+        XCTAssertEqual(whole.text, "stored")
+    }
+}
