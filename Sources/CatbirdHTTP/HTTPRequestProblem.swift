@@ -45,6 +45,20 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// (RFC 9112 section 6.3). libmicrohttpd 0.9.75 would frame the body by the first and read
     /// the rest as the next request. Equal values (`5` twice) are one length and accepted.
     case conflictingContentLength(values: [String])
+    /// `Transfer-Encoding` (`value`: its fields' values joined with `, `) whose final coding is
+    /// not `chunked` (`gzip`, `identity`), or that applies `chunked` more than once, or is not
+    /// spelled as one `chunked` member (`, chunked`): where the body ends cannot be told, so a
+    /// server must answer 400 and close the connection (RFC 9112 section 6.1). libmicrohttpd
+    /// 0.9.75 would wait for a body it cannot frame and answer nothing.
+    case transferCodingNotFinalChunked(value: String)
+    /// `Transfer-Encoding` that ends in `chunked` after codings the server does not implement
+    /// (`gzip, chunked`; `value` as above): 501 (RFC 9112 section 6.1), and the connection
+    /// closed, its body not read.
+    case transferCodingNotImplemented(value: String)
+    /// `Transfer-Encoding: chunked` and a `Content-Length`: a server must not take both, and one
+    /// that reads the length reads the chunked body as another request (request smuggling);
+    /// RFC 9112 section 6.1 has it answered as an error and the connection closed (400).
+    case contentLengthBesideChunked
     /// An HTTP/1.1 request with no `Host` field, or with more than one (`count`): a server must
     /// answer 400 (RFC 9112 section 3.2).
     case hostFieldCount(Int)
@@ -58,8 +72,10 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         switch self {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
+        case .transferCodingNotImplemented: 501
         case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .nulByte,
-             .conflictingContentLength, .hostFieldCount, .targetForm: 400
+             .conflictingContentLength, .transferCodingNotFinalChunked, .contentLengthBesideChunked, .hostFieldCount,
+             .targetForm: 400
         }
     }
 
@@ -89,6 +105,15 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case let .conflictingContentLength(values):
             "the request has Content-Length values that differ (\(values.map { JSONText.shortString($0) }.joined(separator: ", "))), "
                 + "so where its body ends is ambiguous (RFC 9112 section 6.3): send one Content-Length; the connection is closed"
+        case let .transferCodingNotFinalChunked(value):
+            "the request's Transfer-Encoding is \(JSONText.shortString(value)): its last coding must be chunked, once, "
+                + "or where its body ends cannot be told (RFC 9112 section 6.1); the connection is closed"
+        case let .transferCodingNotImplemented(value):
+            "the request's Transfer-Encoding is \(JSONText.shortString(value)): only chunked is implemented "
+                + "(RFC 9112 section 6.1); send the body unencoded; the connection is closed"
+        case .contentLengthBesideChunked:
+            "the request has both Transfer-Encoding: chunked and Content-Length, so where its body ends is ambiguous "
+                + "(RFC 9112 section 6.1): send one of them; the connection is closed"
         case .targetForm:
             "the request-target is in no form HTTP/1.1 defines (RFC 9112 section 3.2): it must start with '/', "
                 + "or be an absolute URL such as http://host/path (to a proxy), '*', or host:port for CONNECT"

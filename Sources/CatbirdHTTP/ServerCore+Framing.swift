@@ -4,18 +4,25 @@ extension ServerCore {
     /// What makes the request's framing or target ambiguous, which libmicrohttpd 0.9.75 lets
     /// through (docs/protocol.md#malformed-requests): `Content-Length` values that differ
     /// (RFC 9112 section 6.3: 400, and the connection closed, which the malformed-request answer
-    /// does), an HTTP/1.1 request without exactly one `Host` field, and a request-target in none
-    /// of HTTP/1.1's forms (both RFC 9112 section 3.2).
+    /// does), a `Transfer-Encoding` other than `chunked` alone, or beside a `Content-Length`
+    /// (RFC 9112 section 6.1, ``transferEncodingProblem(_:asRead:hasContentLength:)``), an HTTP/1.1
+    /// request without exactly one `Host` field, and a request-target in none of HTTP/1.1's
+    /// forms (both RFC 9112 section 3.2).
     /// One pass over the fields, comparing names only when their length matches.
-    static func framingProblem(_ context: RequestContext) -> HTTPRequestProblem? {
+    /// - Parameter transferEncodingAsRead: the first `Transfer-Encoding` value as libmicrohttpd
+    ///   keeps it (trailing whitespace included), asked only when the request has one.
+    static func framingProblem(_ context: RequestContext, transferEncodingAsRead: () -> String?) -> HTTPRequestProblem? {
         if !isInATargetForm(context.target, method: context.method) { return .targetForm }
         var hosts = 0
         var length: Substring?
         var conflicting = false
+        var transferEncodings: [String] = []
         for field in context.headers.fields {
             switch field.name.utf8.count {
             case 4 where field.name.equalsIgnoringASCIICase("Host"):
                 hosts += 1
+            case 17 where field.name.equalsIgnoringASCIICase("Transfer-Encoding"):
+                transferEncodings.append(field.value)
             case 14 where field.name.equalsIgnoringASCIICase("Content-Length"):
                 // A list (`5, 5`) counts as its members (RFC 9112 section 6.3 lets equal ones be one).
                 for member in field.value.split(separator: ",") {
@@ -26,6 +33,11 @@ extension ServerCore {
             default:
                 break
             }
+        }
+        if !transferEncodings.isEmpty,
+           let problem = transferEncodingProblem(
+               transferEncodings, asRead: transferEncodingAsRead() ?? "", hasContentLength: length != nil) {
+            return problem
         }
         if conflicting {
             return .conflictingContentLength(values: context.headers.fields.filter {
@@ -38,6 +50,30 @@ extension ServerCore {
 }
 
 extension ServerCore {
+    /// Why a request's `Transfer-Encoding` fields (`values`, in order, trimmed; `asRead`: the
+    /// first as libmicrohttpd keeps it) leave its body unframed, or nil for the one framing
+    /// libmicrohttpd 0.9.75 reads: one field, exactly `chunked` (any case, no trailing space).
+    /// For anything else it waits for a body it cannot frame and answers nothing until the
+    /// client or the idle timeout gives up. RFC 9112 section 6.1: a final coding other than
+    /// `chunked` (`gzip`, `identity`), or `chunked` applied twice, is 400 and the connection
+    /// closed; a coding the server does not implement before a final `chunked` (`gzip, chunked`,
+    /// also on two lines) is 501; `chunked` beside a `Content-Length` is 400 and closed (a
+    /// request-smuggling shape: a server in front that reads the length reads another request).
+    static func transferEncodingProblem(_ values: [String], asRead: String, hasContentLength: Bool) -> HTTPRequestProblem? {
+        if values.count == 1, values[0].equalsIgnoringASCIICase("chunked") {
+            // `chunked ` (a space after it) reads as another coding to libmicrohttpd.
+            guard asRead.equalsIgnoringASCIICase("chunked") else { return .transferCodingNotFinalChunked(value: asRead) }
+            return hasContentLength ? .contentLengthBesideChunked : nil
+        }
+        let codings = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingOptionalWhitespace() }.filter { !$0.isEmpty }
+        let value = values.joined(separator: ", ")
+        let chunked = codings.filter { String($0).equalsIgnoringASCIICase("chunked") }.count
+        if chunked == 1, let last = codings.last, String(last).equalsIgnoringASCIICase("chunked"), codings.count > 1 {
+            return .transferCodingNotImplemented(value: value)
+        }
+        return .transferCodingNotFinalChunked(value: value)
+    }
+
     /// Whether `target` is in one of HTTP/1.1's request-target forms (RFC 9112 section 3.2):
     /// origin (`/…`), absolute (a scheme, `:`, then anything), asterisk (`*`), or, for
     /// `CONNECT`, authority.

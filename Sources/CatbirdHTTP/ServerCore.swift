@@ -257,7 +257,11 @@ final class ServerCore: Sendable {
             }
             if context.fieldProblem == nil { context.fieldProblem = Self.checkHeadEnd(context) }
             if context.problem == nil { context.problem = context.fieldProblem }
-            if context.problem == nil { context.problem = Self.framingProblem(context) }
+            if context.problem == nil {
+                context.problem = Self.framingProblem(context) {
+                    MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding").map { String(cString: $0) }
+                }
+            }
             if let problem = context.problem {
                 // Answered before any body is read (parked meanwhile if answered later: MHD then
                 // calls this first step again, which sends the pending response); `Connection:

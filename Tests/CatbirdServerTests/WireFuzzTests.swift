@@ -277,10 +277,9 @@ enum HTTPResponseStream {
 /// LF, a CR before it dropped, as libmicrohttpd 0.9.75 reads them).
 enum InputShape {
     /// Whether the input may go without any answer: it holds no complete request (the head or
-    /// the body is cut short, or the body has no length but a Transfer-Encoding that is not
-    /// chunked: the server waits for the rest), or its first line has no space, so it is no
-    /// request line (libmicrohttpd closes the connection without an answer: there is no request
-    /// to answer, so no status could be honest). An input this says no to must be answered.
+    /// the body is cut short: the server waits for the rest), or its first line has no space, so
+    /// it is no request line (libmicrohttpd closes the connection without an answer: there is no
+    /// request to answer, so no status could be honest). An input this says no to must be answered.
     static func mayGoUnanswered(_ bytes: [UInt8]) -> Bool {
         var lines = bytes.split(separator: 0x0A, maxSplits: Int.max, omittingEmptySubsequences: false).map(line)
         let complete = lines.count - 1  // the last piece has no LF
@@ -294,7 +293,10 @@ enum InputShape {
         let lineFeeds = bytes.indices.lazy.filter { bytes[$0] == 0x0A }
         let body = Array(bytes[(lineFeeds.dropFirst(headEnd).first! + 1)...])
         if let encoding = value(of: "transfer-encoding", in: fields) {
-            guard String(decoding: encoding, as: UTF8.self).lowercased() == "chunked" else { return true }
+            // Any other Transfer-Encoding, or one beside a Content-Length, is refused once the
+            // head is read (docs/protocol.md#malformed-requests): such a request is answered.
+            guard String(decoding: encoding, as: UTF8.self).lowercased() == "chunked",
+                  value(of: "content-length", in: fields) == nil else { return false }
             return find(Array("0\r\n\r\n".utf8), in: body) == nil
         }
         if let length = value(of: "content-length", in: fields), let declared = Int(String(decoding: length, as: UTF8.self)) {
