@@ -22,11 +22,9 @@ extension OutboundClient {
         if let caFile { setString(easy, CURLOPT_CAINFO, caFile) }
         _ = catbird_curl_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
         _ = catbird_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
-        if request.decodesContent {
-            setString(easy, CURLOPT_ACCEPT_ENCODING, "")  // every encoding libcurl can decode
-        } else {
-            _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
-        }
+        // The answer's body as the upstream encoded it, and no Accept-Encoding but the client's
+        // (CURLOPT_ACCEPT_ENCODING is never set): forwarding passes both through unchanged.
+        _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
         if request.method == "HEAD" { _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1) }
         if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
             _ = catbird_curl_setopt_long(easy, CURLOPT_UPLOAD, 1)

@@ -166,7 +166,8 @@ public final class OutboundClient: Sendable {
         let transfer = Unmanaged<OutboundTransfer>.fromOpaque(catbird_curl_private(easy)).takeUnretainedValue()
         if code == CURLE_OK {
             let status = Int(catbird_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE))
-            return .success(OutboundResponse(status: status, headers: transfer.headers, body: transfer.body))
+            return .success(OutboundResponse(
+                status: status, headers: transfer.headers, fieldsNotUTF8: transfer.fieldsNotUTF8, body: transfer.body))
         }
         if transfer.tooLarge { return .failure(.responseTooLarge(limit: maxResponseSize)) }
         let reason = "upstream \(transfer.request.url): " + String(cString: curl_easy_strerror(code))

@@ -10,20 +10,12 @@ public struct OutboundRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The whole request body (possibly empty); sent with a `Content-Length`.
     public var body: [UInt8]
-    /// Whether libcurl decodes a compressed response (`gzip`, `deflate`, `br`, `zstd`): the body
-    /// handed back is then the decoded bytes, while the response headers still name the
-    /// `Content-Encoding` the upstream used (the caller drops it).
-    public var decodesContent: Bool
 
-    public init(
-        method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
-        decodesContent: Bool = false
-    ) {
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
-        self.decodesContent = decodesContent
     }
 
     /// Fields that describe one connection rather than the message (RFC 9110 §7.6.1), plus the

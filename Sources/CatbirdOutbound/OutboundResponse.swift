@@ -3,15 +3,19 @@ public struct OutboundResponse: Sendable {
     /// The status code, e.g. 200; redirects (3xx) are returned, never followed.
     public var status: Int
     /// The header fields in the order received, names as the upstream spelled them, including
-    /// hop-by-hop and framing fields (the caller filters them).
+    /// hop-by-hop and framing fields (the caller filters them). A line whose bytes are not UTF-8
+    /// is held with each invalid byte as U+FFFD (and named in ``fieldsNotUTF8``).
     public var headers: [(name: String, value: String)]
-    /// The body as received, or decoded when the request asked for it
-    /// (``OutboundRequest/decodesContent``).
+    /// The names of the header fields whose lines were not UTF-8 (`X-Bin: \xFF\xFE`), in order:
+    /// ``headers`` holds them altered.
+    public var fieldsNotUTF8: [String]
+    /// The body as received: encoded as its `Content-Encoding` says (never decoded).
     public var body: [UInt8]
 
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+    public init(status: Int, headers: [(name: String, value: String)], fieldsNotUTF8: [String] = [], body: [UInt8]) {
         self.status = status
         self.headers = headers
+        self.fieldsNotUTF8 = fieldsNotUTF8
         self.body = body
     }
 }

@@ -13,6 +13,8 @@ final class OutboundTransfer: @unchecked Sendable {
     /// Whether the answer is still wanted; asked on the transfer thread (``OutboundClient``).
     let isWanted: @Sendable () -> Bool
     var headers: [(name: String, value: String)] = []
+    /// Names of the fields among ``headers`` whose lines were not UTF-8 (held repaired).
+    var fieldsNotUTF8: [String] = []
     var body: [UInt8] = []
     var uploaded = 0
     var tooLarge = false
@@ -49,19 +51,25 @@ final class OutboundTransfer: @unchecked Sendable {
 
     /// CURLOPT_HEADERFUNCTION: called once per header line, status lines included. A status line
     /// starts a new response (a `100 Continue` is followed by the real one), so it clears what
-    /// came before; libcurl has already split the lines, this only splits `name: value`.
+    /// came before; libcurl has already split the lines, this only splits `name: value`. A line
+    /// that is not UTF-8 is kept repaired (U+FFFD) and its field named in ``fieldsNotUTF8``.
     static let receiveHeader: catbird_curl_data_callback = { buffer, size, count, user in
         let transfer = Unmanaged<OutboundTransfer>.fromOpaque(user!).takeUnretainedValue()
         let length = size * count
-        let line = buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        let (line, isUTF8) = buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {
+            let bytes = UnsafeBufferPointer(start: $0, count: length)
+            let text = String(decoding: bytes, as: UTF8.self)
+            // Decoding repairs: a line that is UTF-8 decodes to as many bytes as it has.
+            return (text, text.utf8.count == length && text.utf8.elementsEqual(bytes))
         }
         if line.hasPrefix("HTTP/") {
             transfer.headers = []
+            transfer.fieldsNotUTF8 = []
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingWhitespace()
             transfer.headers.append((name: name, value: value))
+            if !isUTF8 { transfer.fieldsNotUTF8.append(name) }
         }
         return length
     }

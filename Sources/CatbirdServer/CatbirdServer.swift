@@ -168,8 +168,7 @@ public final class CatbirdServer: Sendable {
                 path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery))
         }
         return UpstreamServing(
-            forwarding: Forwarding(
-                redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled, decodesContent: settings.recordMode),
+            forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),
             client: client, recorder: recorder, cors: settings.cors, log: log)
     }
 

@@ -57,8 +57,8 @@ final class RecordReplayTests: XCTestCase {
             recorded.append(try CurlClient.run(step.arguments + ["http://127.0.0.1:\(recorder.port)\(step.path)"]))
         }
         XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(recorder.port)/catbird/api/mocks"]).status, 200)
-        XCTAssertNil(recorded[3].header("Content-Encoding"), "recorded bodies are decoded")
-        XCTAssertEqual(recorded[3].object["compressed"] as? Bool, true)
+        XCTAssertEqual(recorded[3].header("Content-Encoding"), "gzip", "bodies are forwarded and recorded as sent")
+        XCTAssertEqual(Array(recorded[3].body.prefix(2)), [0x1F, 0x8B])
         let journal = try E2E.journal(try recorder.client(), tenant: nil)
         XCTAssertEqual(journal.map { $0["answeredBy"] as? String }, Array(repeating: "redirect", count: session.count))
         XCTAssertTrue((journal.first?["filePath"] as? String)?.hasSuffix("/echo/users.json") == true, "\(journal.first ?? [:])")
@@ -67,13 +67,13 @@ final class RecordReplayTests: XCTestCase {
 
         XCTAssertNil(contents("catbird/api/mocks"), "control routes are never recorded")
         XCTAssertNotNil(contents("echo/users.json"), "Accept picked the extension")
-        XCTAssertTrue(contents("gzip.json.catbird-response.json")?.contains("Content-Encoding") == false)
+        XCTAssertTrue(contents("gzip.json.catbird-response.json")?.contains(#""Content-Encoding" : "gzip""#) == true)
         let replayer = try replaying()
         for (step, original) in zip(session, recorded) {
             let replayed = try CurlClient.run(step.arguments + ["http://127.0.0.1:\(replayer.port)\(step.path)"])
             XCTAssertEqual(replayed.status, original.status, step.path)
             XCTAssertEqual(replayed.body, original.body, step.path)
-            for name in ["Content-Type", "Location", "X-Upstream"] {
+            for name in ["Content-Type", "Content-Encoding", "Location", "X-Upstream"] {
                 XCTAssertEqual(replayed.header(name), original.header(name), "\(step.path) \(name)")
             }
             XCTAssertEqual(replayed.headers("Set-Cookie"), original.headers("Set-Cookie"), step.path)

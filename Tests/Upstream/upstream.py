@@ -24,6 +24,9 @@ Every answer is made from the request, so a test can check what arrived:
   /abandoned           200 JSON: the /hold/... paths whose client closed the connection first
   /cookies             two Set-Cookie fields and an ETag
   /bigheader/<n>       200 "big" with an X-Big field of n bytes
+  /raw/<name>          exact bytes no well-behaved server sends (RAW below), then the connection
+                       is closed: status999 (a status outside 100-599), emptyval (a 204 with an
+                       empty-valued field), badhdr (a field value that is not UTF-8)
 anything else          as /echo
 """
 import base64
@@ -89,6 +92,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, json.dumps(ABANDONED).encode(), [("Content-Type", "application/json")])
         if "/bigheader/" in path:
             return self.send(200, b"big", [("X-Big", "b" * int(path.rsplit("/", 1)[1]))])
+        if path.startswith("/raw/") and path[5:] in RAW:
+            self.wfile.write(RAW[path[5:]])
+            self.close_connection = True
+            return
         if path.endswith("/cookies"):
             return self.send(200, b"{}", [("Content-Type", "application/json"), ("Set-Cookie", "a=1"),
                                            ("Set-Cookie", "b=2"), ("ETag", '"upstream-tag"')])
@@ -115,6 +122,12 @@ class Handler(BaseHTTPRequestHandler):
 
 
 ABANDONED = []  # /hold/... paths whose client left first (list.append is atomic in CPython)
+
+RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6a F1)
+    "status999": b"HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok",
+    "emptyval": b"HTTP/1.1 204 No Content\r\nX-Empty:\r\nContent-Length: 5\r\n\r\nhello",
+    "badhdr": b"HTTP/1.1 200 OK\r\nX-Bin: \xff\xfe\r\nContent-Length: 2\r\n\r\nok",
+}
 
 
 class Server(ThreadingHTTPServer):

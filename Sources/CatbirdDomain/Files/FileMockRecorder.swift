@@ -1,3 +1,5 @@
+import CatbirdMatching
+import CatbirdSupport
 import Foundation
 import Synchronization
 
@@ -18,15 +20,18 @@ import Synchronization
 public final class FileMockRecorder: Sendable {
     public let directory: FileMockDirectory
     private let renames = Mutex(0)
-    /// Answers that could not be written (``FileMockError/cannotRecord(path:reason:)``) since
+    /// Answers that could not be written (``FileMockError/cannotRecord(path:reason:)``), or
+    /// could not be replayed as received (``FileMockError/cannotReplay(target:reason:)``), since
     /// start; `/catbird/metrics` reports it as `catbird_recordings_failed_total`.
     public let failures = Atomic<Int>(0)
 
-    /// Response fields not recorded: per-connection and framing fields, `Content-Encoding` (the
-    /// body is stored decoded) and `Date` (a replay is sent now). Lowercased.
+    /// Response fields not recorded: per-connection and framing fields, and `Date` (a replay is
+    /// sent now). `Content-Encoding` is kept: the body is stored as the upstream encoded it.
+    /// Fields with an empty value are not recorded either (libmicrohttpd cannot send them; the
+    /// journal drops them too). Lowercased.
     public static let droppedHeaders: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "content-length", "content-encoding", "date",
+        "content-length", "date",
     ]
 
     public init(directory: FileMockDirectory) {
@@ -38,8 +43,13 @@ public final class FileMockRecorder: Sendable {
     ///   - method: the request's method, kept in the sidecar as `recordedMethod`.
     ///   - target: the request-target as received.
     ///   - accept: the request's `Accept` value, which picks the extension of a path without one.
-    ///   - body: the decoded response body.
-    /// - Throws: ``FileMockError/cannotRecord(path:reason:)`` when the target is refused, a name
+    ///   - body: the response body as received (encoded as its `Content-Encoding` says).
+    ///   - fieldsNotUTF8: names of header fields whose bytes were not UTF-8 (held repaired in
+    ///     `headers`).
+    /// - Throws: ``FileMockError/cannotReplay(target:reason:)`` when replay could not serve the
+    ///   answer as received: a field in `fieldsNotUTF8`, or a status or field that
+    ///   ``CatbirdMatching/ResponseRules`` refuses for a file mock (a status outside 200...599);
+    ///   ``FileMockError/cannotRecord(path:reason:)`` when the target is refused, a name
     ///   segment is longer than ``maxSegmentBytes``, a file with an extension stands where a
     ///   directory must, the path would leave the directory through a symlink, or the system
     ///   cannot write; ``FileMockError/keptGETRecording(path:method:)`` when `method` is not
@@ -50,13 +60,37 @@ public final class FileMockRecorder: Sendable {
     /// moves a file `api/users` (no extension) and its sidecar to `api/users/index` first.
     @discardableResult
     public func record(
-        method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8]
+        method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8],
+        fieldsNotUTF8: [String] = []
     ) throws(FileMockError) -> String {
         do {
-            return try write(method: method, target: target, accept: accept, status: status, headers: headers, body: body)
+            let kept = headers.filter { !$0.value.isEmpty && !Self.droppedHeaders.contains($0.name.lowercased()) }
+            try Self.checkReplayable(target: target, status: status, headers: kept, bodyLength: body.count, fieldsNotUTF8: fieldsNotUTF8)
+            return try write(method: method, target: target, accept: accept, status: status, headers: kept, body: body)
         } catch {
-            if case .cannotRecord = error { failures.add(1, ordering: .relaxed) }
+            switch error {
+            case .cannotRecord, .cannotReplay: failures.add(1, ordering: .relaxed)
+            default: break
+            }
             throw error
+        }
+    }
+
+    /// Throws ``FileMockError/cannotReplay(target:reason:)`` when a file mock of this answer
+    /// (`headers` as the sidecar would hold them) could not be served as the upstream sent it.
+    private static func checkReplayable(
+        target: String, status: Int, headers: [(name: String, value: String)], bodyLength: Int, fieldsNotUTF8: [String]
+    ) throws(FileMockError) {
+        if let name = fieldsNotUTF8.first {
+            throw .cannotReplay(
+                target: target,
+                reason: "the upstream's header field \(JSONText.shortString(name)) is not UTF-8, and a sidecar holds header "
+                    + "values as text: a replay would send other bytes (each invalid byte as U+FFFD, as this answer went out)")
+        }
+        do throws(ResponseRules.Violation) {
+            try ResponseRules.check(status: status, headers: headers, bodyLength: bodyLength, source: .file)
+        } catch {
+            throw .cannotReplay(target: target, reason: "a file mock of this answer could not be served: \(error.reason)")
         }
     }
 
@@ -81,9 +115,7 @@ public final class FileMockRecorder: Sendable {
         if FileMockDirectory.isDirectory(path) {
             throw .cannotRecord(path: path, reason: "a directory has that name (a name with an extension has no index inside)")
         }
-        let sidecar = FileMockSidecar(
-            status: status, headers: headers.filter { !Self.droppedHeaders.contains($0.name.lowercased()) },
-            recordedMethod: method)
+        let sidecar = FileMockSidecar(status: status, headers: headers, recordedMethod: method)
         if method != "GET", Self.holdsGETRecording(path) { throw .keptGETRecording(path: path, method: method) }
         let bodyTemp = try writeTemporary(Data(body), in: parent)
         let sidecarTemp = try writeTemporary(sidecar.json, in: parent)

@@ -9,8 +9,6 @@ struct Forwarding: Sendable {
     /// The redirect base URL without a trailing `/`, e.g. `http://api.example.com/v2`.
     let redirectBase: String?
     let proxyEnabled: Bool
-    /// Record mode: the upstream's body is asked for decoded, so it can be written as a file.
-    let decodesContent: Bool
     /// This server's name in the `Via` field of what it forwards (`catbird-` and 8 random hex
     /// digits, new at each start): a request that arrives already carrying it has come round
     /// a loop (``isLoop(_:)``). Distinct per process, so one Catbird may forward to another.
@@ -22,13 +20,12 @@ struct Forwarding: Sendable {
         var answeredBy: CatbirdRequest.AnsweredBy
     }
 
-    init(redirectURL: String?, proxyEnabled: Bool, decodesContent: Bool, hopName: String = Forwarding.newHopName()) {
+    init(redirectURL: String?, proxyEnabled: Bool, hopName: String = Forwarding.newHopName()) {
         self.hopName = hopName
         var base = redirectURL
         while base?.hasSuffix("/") == true { base?.removeLast() }
         redirectBase = base
         self.proxyEnabled = proxyEnabled
-        self.decodesContent = decodesContent
     }
 
     /// The upstream URL for `target`: an absolute-form target (`http://host/…`) in proxy mode
@@ -90,7 +87,8 @@ struct Forwarding: Sendable {
     /// The request to send: method, headers (hop-by-hop ones left to libcurl; `Authorization`
     /// and cookies unchanged) with `X-Forwarded-For` (the client's address appended to any
     /// received), `X-Forwarded-Host` (the Host received), `X-Forwarded-Proto: http` and
-    /// `Via: 1.1 <hopName>` (appended to any received), and the whole body.
+    /// `Via: 1.1 <hopName>` (appended to any received), and the whole body. `Accept-Encoding`
+    /// is the client's, or none: nothing is added.
     func outboundRequest(_ request: HTTPRequest, to destination: Destination) -> OutboundRequest {
         var headers = request.headers.fields.filter { field in
             !["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"].contains(field.name.lowercased())
@@ -101,20 +99,15 @@ struct Forwarding: Sendable {
         headers.append((name: "X-Forwarded-For", value: forwardedFor ?? request.clientAddress))
         if let host = request.headers.first("Host") { headers.append((name: "X-Forwarded-Host", value: host)) }
         headers.append((name: "X-Forwarded-Proto", value: "http"))
-        return OutboundRequest(
-            method: request.method, url: destination.url, headers: headers, body: request.body,
-            decodesContent: decodesContent)
+        return OutboundRequest(method: request.method, url: destination.url, headers: headers, body: request.body)
     }
 
-    /// The upstream's answer as ours: status and body unchanged, header fields in order without
-    /// the hop-by-hop and framing ones (the server frames the body itself), and without
-    /// `Content-Encoding` when the body was decoded. The answer to a `HEAD` has no body but
+    /// The upstream's answer as ours: status and body unchanged (still encoded as its
+    /// `Content-Encoding` says), header fields in order without the hop-by-hop and framing ones
+    /// (the server frames the body itself). The answer to a `HEAD` has no body but
     /// announces the upstream's `Content-Length` (RFC 9110 §9.3.2: the size a `GET` would get).
     func response(from upstream: OutboundResponse, method: String) -> HTTPResponse {
-        let fields = upstream.headers.filter { field in
-            let name = field.name.lowercased()
-            return !OutboundRequest.hopByHop.contains(name) && !(decodesContent && name == "content-encoding")
-        }
+        let fields = upstream.headers.filter { !OutboundRequest.hopByHop.contains($0.name.lowercased()) }
         if method == "HEAD",
            let length = upstream.headers.last(where: { $0.name.lowercased() == "content-length" })
                .flatMap({ UInt64($0.value.trimmingCharacters(in: .whitespaces)) }) {

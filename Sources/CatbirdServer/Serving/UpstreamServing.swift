@@ -70,7 +70,8 @@ struct UpstreamServing: Sendable {
                     do throws(FileMockError) {
                         path = try recorder.record(
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
-                            status: response.status, headers: response.headers.fields, body: response.body)
+                            status: response.status, headers: response.headers.fields, body: response.body,
+                            fieldsNotUTF8: upstream.fieldsNotUTF8)
                     } catch {
                         log.warning("record mode: \(error)")
                         notRecorded = error.notRecordedProblem

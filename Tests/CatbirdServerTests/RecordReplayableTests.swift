@@ -1,0 +1,97 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Record mode writes only what replay can serve as the upstream sent it (docs/files.md#recording):
+/// an empty-valued field is left out of the sidecar; an answer replay would refuse (a status
+/// outside 200–599) or alter (header bytes that are not UTF-8) is not recorded, and says so in
+/// the journal, the log and `catbird_recordings_failed_total`. Forwarding passes encodings through.
+final class RecordReplayableTests: XCTestCase {
+    private var upstream: Upstream!
+    private var mocksDirectory: URL!
+
+    override func setUpWithError() throws {
+        upstream = try Upstream()
+        mocksDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-replayable-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        upstream?.stop()
+        if let mocksDirectory { try? FileManager.default.removeItem(at: mocksDirectory) }
+    }
+
+    private func server(recording: Bool) throws -> TestServer {
+        try TestServer { settings in
+            if recording {
+                settings.redirectURL = self.upstream.baseURL
+                settings.recordMode = true
+            }
+            settings.mocksDirectory = self.mocksDirectory.path
+        }
+    }
+
+    private func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent(name).path)
+    }
+
+    /// Regression (try6b finding 4, try6a F1): `HTTP/1.1 999 Weird` and a 204 with `X-Empty:`
+    /// were recorded as sidecars replay answered with 500 (`'status' must be between 200 and 599,
+    /// not 999`; `header "X-Empty" has an empty value`), and `X-Bin: \xFF\xFE` was recorded as
+    /// U+FFFD twice, silently.
+    func testOnlyWhatReplayCanServeAsSentIsRecorded() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let weird = try client.request("GET", "/raw/status999")
+        XCTAssertEqual(weird.status, 999, "the client still gets the upstream's answer")
+        XCTAssertEqual(try client.request("GET", "/raw/emptyval").status, 204)
+        let binary = try client.request("GET", "/raw/badhdr")
+        XCTAssertEqual(binary.status, 200)
+        XCTAssertEqual(binary.text, "ok")
+
+        let journal = try E2E.journal(client, tenant: nil)
+        let byURL = Dictionary(uniqueKeysWithValues: journal.map { ($0["url"] as? String ?? "", $0) })
+        XCTAssertEqual(
+            byURL["/raw/status999"]?["problem"] as? String,
+            "not recorded: a file mock of this answer could not be served: 'status' must be between 200 and 599, not 999")
+        XCTAssertNil(byURL["/raw/status999"]?["filePath"] as? String)
+        XCTAssertNil(byURL["/raw/emptyval"]?["problem"] as? String, "\(byURL["/raw/emptyval"] ?? [:])")
+        let notText = byURL["/raw/badhdr"]?["problem"] as? String ?? ""
+        XCTAssertTrue(notText.hasPrefix("not recorded: the upstream's header field \"X-Bin\" is not UTF-8"), notText)
+        XCTAssertFalse(exists("raw/status999") || exists("raw/status999.catbird-response.json"))
+        XCTAssertFalse(exists("raw/badhdr") || exists("raw/badhdr.catbird-response.json"))
+        let sidecar = try String(contentsOf: mocksDirectory.appendingPathComponent("raw/emptyval.catbird-response.json"), encoding: .utf8)
+        XCTAssertFalse(sidecar.contains("X-Empty"), sidecar)
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
+        recorder.stop()
+        upstream.stop()
+
+        let replayer = try server(recording: false)
+        let replay = try replayer.client()
+        XCTAssertEqual(try replay.request("GET", "/raw/emptyval").status, 204, "replayed, not a 500")
+        XCTAssertEqual(try replay.request("GET", "/raw/status999").status, 404, "nothing recorded to replay")
+    }
+
+    /// Regression (try6a F2): record mode forwarded `Accept-Encoding: deflate, gzip, br, zstd`
+    /// that the client never sent, and answered a gzip upstream's body decoded without its
+    /// `Content-Encoding`. Now the client's `Accept-Encoding` (or none) goes as sent, the body
+    /// comes back encoded, and its recording replays the same bytes and `Content-Encoding`.
+    func testRecordModeForwardsTheClientsAcceptEncodingAndKeepsTheEncodedBody() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let echo = try client.request("GET", "/echo/plain")
+        let sent = (echo.object["headers"] as? [[String]] ?? []).map { $0.first?.lowercased() ?? "" }
+        XCTAssertFalse(sent.contains("accept-encoding"), "\(sent)")
+        let gzip = try client.request("GET", "/gzip", headers: [("Accept-Encoding", "gzip")])
+        XCTAssertEqual(gzip.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(Array(gzip.body.prefix(2)), [0x1F, 0x8B], "still compressed")
+        recorder.stop()
+        upstream.stop()
+
+        let replayer = try server(recording: false)
+        let replayed = try replayer.client().request("GET", "/gzip")
+        XCTAssertEqual(replayed.status, 200)
+        XCTAssertEqual(replayed.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(replayed.body, gzip.body)
+    }
+}
