@@ -122,6 +122,35 @@ final class ForwardingHopTests: UpstreamTestCase {
         XCTAssertEqual(files, [], "nothing recorded: \(files)")
     }
 
+    /// Regression (try6a F7): `--proxy --record` without a redirect URL, and
+    /// `curl --proxy <catbird> http://<catbird>/foo`: the hop back to itself (origin form, not
+    /// forwarded again) was answered with Catbird's own 404 "no mock matched", which the first
+    /// hop recorded as `127.0.0.1/foo` with status 404, as if a backend had said it. A request
+    /// that came round from this Catbird and that nothing here answers is now the loop's 508,
+    /// marked as Catbird's own, and not recorded.
+    func testProxyToItselfWithoutARedirectIsA508AndNotRecorded() throws {
+        let port = try FreePort.next()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-hop-self-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try TestServer { settings in
+            settings.port = port
+            settings.proxyEnabled = true
+            settings.mocksDirectory = directory.path
+            settings.recordMode = true
+        }
+        let answer = try CurlClient.run(["--proxy", url(port, ""), url(port, "/foo")])
+        XCTAssertEqual(answer.status, 508, answer.text)
+        XCTAssertTrue((answer.object["reason"] as? String ?? "").contains("forwarding loop"), answer.text)
+        XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "marked as Catbird's own answer")
+        let files = FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []
+        XCTAssertEqual(files, [], "nothing recorded: \(files)")
+        let journal = try E2E.journal(try server.client(), tenant: nil)
+        XCTAssertEqual(journal.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }, [508, 508], "\(journal)")
+        // A mock still answers the hop back: only a miss is the loop's.
+        try E2E.addMock(try server.client(), url: "/mocked", body: "from the mock")
+        XCTAssertEqual(try CurlClient.run(["--proxy", url(port, ""), url(port, "/mocked")]).text, "from the mock")
+    }
+
     func testOneCatbirdMayForwardToAnother() throws {
         let backend = try TestServer()
         try E2E.addMock(try backend.client(), url: "/from-b", body: "answered by B")

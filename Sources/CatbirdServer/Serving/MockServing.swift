@@ -114,6 +114,14 @@ struct MockServing: Sendable {
                 return .answered(sent, .unanswered, entry, nil)
             }
             if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
+            if let forwarding, forwarding.isLoop(request) {
+                // Came round from this Catbird (a proxy to itself) and nothing here answers it:
+                // the loop's 508, marked as Catbird's own, which the hop before does not record.
+                let (sent, entry) = entry(
+                    request: request, response: forwarding.loopDetected, responseHeadersJSON: nil, answeredBy: .unanswered,
+                    hit: nil, tenant: tenant)
+                return .answered(sent, .unanswered, entry, nil)
+            }
             let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: slice)
             let (sent, entry) = entry(
                 request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
