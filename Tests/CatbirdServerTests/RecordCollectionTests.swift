@@ -7,30 +7,7 @@ import XCTest
 /// default `Accept: */*`): both are recorded, in either order, and replay (docs/files.md#recording);
 /// a recording that cannot be written says so in the journal entry's `problem` and in
 /// `catbird_recordings_failed_total`. try5 finding 11: the second one was only logged.
-final class RecordCollectionTests: XCTestCase {
-    private var upstream: Upstream!
-    private var mocksDirectory: URL!
-
-    override func setUpWithError() throws {
-        upstream = try Upstream()
-        mocksDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-collection-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        upstream?.stop()
-        if let mocksDirectory { try? FileManager.default.removeItem(at: mocksDirectory) }
-    }
-
-    private func server(recording: Bool) throws -> TestServer {
-        try TestServer { settings in
-            if recording {
-                settings.redirectURL = self.upstream.baseURL
-                settings.recordMode = true
-            }
-            settings.mocksDirectory = self.mocksDirectory.path
-        }
-    }
-
+final class RecordCollectionTests: RecordingTestCase {
     private func get(_ server: TestServer, _ path: String) throws -> CurlClient.Response {
         try CurlClient.run(["http://127.0.0.1:\(server.port)\(path)"])
     }

@@ -7,30 +7,7 @@ import XCTest
 /// an empty-valued field is left out of the sidecar; an answer replay would refuse (a status
 /// outside 200–599) or alter (header bytes that are not UTF-8) is not recorded, and says so in
 /// the journal, the log and `catbird_recordings_failed_total`. Forwarding passes encodings through.
-final class RecordReplayableTests: XCTestCase {
-    private var upstream: Upstream!
-    private var mocksDirectory: URL!
-
-    override func setUpWithError() throws {
-        upstream = try Upstream()
-        mocksDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-replayable-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        upstream?.stop()
-        if let mocksDirectory { try? FileManager.default.removeItem(at: mocksDirectory) }
-    }
-
-    private func server(recording: Bool) throws -> TestServer {
-        try TestServer { settings in
-            if recording {
-                settings.redirectURL = self.upstream.baseURL
-                settings.recordMode = true
-            }
-            settings.mocksDirectory = self.mocksDirectory.path
-        }
-    }
-
+final class RecordReplayableTests: RecordingTestCase {
     private func exists(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent(name).path)
     }
