@@ -40,8 +40,6 @@ extension CatbirdHandler {
     func forwardingClientLeftEntry(
         _ answer: UpstreamServing.Answer, _ request: HTTPRequest, destination: Forwarding.Destination, tenant: TenantID
     ) -> JournalEntry {
-        let waited = ContinuousClock.now - request.receivedAt
-        let arrival = Date(timeIntervalSinceNow: -waited.milliseconds / 1000)
         let status = answer.response.status
         let outcome = if status == MockServing.clientLeftStatus {
             "the upstream transfer was cancelled"
@@ -50,9 +48,8 @@ extension CatbirdHandler {
         } else {
             "the upstream's answer, \(status), came after it left"
         }
-        var entry = MockServing.clientLeftEntry(
-            request: request, tenant: tenant, time: Timestamp.string(from: arrival),
-            requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), waited: waited,
+        var entry = serving.nothingSentEntry(
+            request, tenant: tenant,
             problem: "the client closed the connection while the request was forwarded to \(destination.url); \(outcome); nothing was sent")
         entry.filePath = answer.recordedPath
         return entry

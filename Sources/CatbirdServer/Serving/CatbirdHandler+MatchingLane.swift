@@ -27,15 +27,11 @@ extension CatbirdHandler {
             matchingLane.run(tenant) {
                 defer { reservation.release() }
                 guard responder.isWaiting else { return abandonedOnLane(request, tenant: tenant, responder) }
-                switch serving.decide(request, tenant: tenant, within: nil, refundable: true) {
+                switch serving.respond(to: request, tenant: tenant, refundable: true) {
                 case let .answered(response, answeredBy, entry, hit):
                     deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, to: responder)
                 case let .forward(destination):
                     forward(request, to: destination, tenant: tenant).complete(through: responder)
-                case .unfinished:  // only matching within a slice ends so
-                    deliverFromLane(
-                        APIError(status: 500, reason: "matching on the matching lane stopped unfinished").response, entry: nil, hit: nil,
-                        request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant, to: responder)
                 }
             }
         }
@@ -104,10 +100,8 @@ extension CatbirdHandler {
     /// The journal entry of a request whose client hung up while it waited for, or was matched
     /// on, the matching lane: 499, at its arrival's time, with the time it waited.
     private func clientLeftOnLaneEntry(_ request: HTTPRequest, tenant: TenantID) -> JournalEntry {
-        let waited = ContinuousClock.now - request.receivedAt
-        return MockServing.clientLeftEntry(
-            request: request, tenant: tenant, time: Timestamp.string(from: Date(timeIntervalSinceNow: -waited.milliseconds / 1000)),
-            requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), waited: waited,
+        serving.nothingSentEntry(
+            request, tenant: tenant,
             problem: "the client closed the connection while the request waited to be matched on the matching lane; nothing was sent")
     }
 }

@@ -43,13 +43,7 @@ extension CatbirdHandler {
         let journaled = if case .refusedWhileStopping = ending { false } else { true }
         noteUnanswered(request, status: status, why: problem, warning: refused, nothingSent: nothingSent) { tenant in
             guard journaled else { return }
-            let elapsed = ContinuousClock.now - request.receivedAt
-            let arrival = Date(timeIntervalSinceNow: -elapsed.milliseconds / 1000)
-            journal.append(JournalEntry(
-                time: Timestamp.string(from: arrival), tenant: tenant, method: request.method, url: request.target,
-                requestHeaders: JSONText.object(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
-                status: status, responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
-                durationMs: elapsed.milliseconds, problem: problem))
+            journal.append(serving.nothingSentEntry(request, tenant: tenant, status: status, problem: problem))
         }
     }
 
@@ -96,15 +90,11 @@ extension CatbirdHandler {
             }
             return (status, "libmicrohttpd refused the request with its own \(status) page (not recorded): \(what)")
         case .timedOut:
-            return (clientTimedOutStatus, "the connection timed out before the request was complete; nothing was sent")
+            return (MockServing.clientTimedOutStatus, "the connection timed out before the request was complete; nothing was sent")
         case .clientLeft, .serverStopped:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):
             return (status, "the server is stopping (not journaled)")
         }
     }
-
-    /// The status journaled for a request whose connection timed out before it was complete:
-    /// nothing was sent; 408 (Request Timeout) is what nginx logs in that case.
-    static let clientTimedOutStatus = 408
 }

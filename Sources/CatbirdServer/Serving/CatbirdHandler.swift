@@ -68,12 +68,16 @@ struct CatbirdHandler: HTTPHandler {
             return recorded(cors ? CORS.decorate(answer, for: control) : answer, control, answeredBy: "control", tenant: tenant)
         }
         if cors, let preflight = CORS.preflight(request) {
-            guard case let .answered(sent, _, ticket) = serving.answered(preflight, request: request, tenant: tenant) else {
-                return .now(preflight)
-            }
+            let (sent, ticket) = serving.journal(
+                request: request, response: preflight, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
-        return holdingTenant(answer(serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice), request, tenant: tenant), tenant)
+        let refundable = durability == .strict  // settled once its entry is committed
+        guard let served = serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable) else {
+            // Its regular expressions need more than the worker's slice.
+            return holdingTenant(matchOnMatchingLane(request, tenant: tenant), tenant)
+        }
+        return holdingTenant(answer(served, request, tenant: tenant), tenant)
     }
 
     /// `answer`, holding `tenant` as active (``TenantActivity``) until it is delivered when it
@@ -88,17 +92,16 @@ struct CatbirdHandler: HTTPHandler {
         return answer.whenDelivered { [activity] _ in activity.end(tenant) }
     }
 
-    /// What goes out for what serving decided; a request whose regular expressions need more
-    /// than the worker's slice is matched again on the matching lane.
+    /// What goes out for what serving decided on a worker: its entry journaled now (a delayed
+    /// answer's when its delay ends), or the request forwarded.
     func answer(_ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
         switch served {
-        case let .answered(sent, answeredBy, ticket):
+        case let .answered(sent, answeredBy, entry, hit):
             // CORS headers are added by serving, before journaling (the journal records them).
+            let ticket = entry.map { serving.append($0, settling: hit) }
             return release(sent, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
         case let .forward(destination):
             return forward(request, to: destination, tenant: tenant)
-        case .unfinished:
-            return matchOnMatchingLane(request, tenant: tenant)
         }
     }
 

@@ -32,103 +32,101 @@ struct MockServing: Sendable {
     /// `Content-Length` as the next one, for a repeated miss within a second).
     private static let notFoundHeadersMemo = JSONText.AppendingMemo()
 
-    /// What serving decided: an answer (journaled; the ticket says when its entry is committed,
-    /// for strict durability; nil for a delayed answer, journaled when its delay ends), an
-    /// upstream to forward to (the caller journals the upstream's answer), or, for a request
-    /// matched within a slice, that its regular expressions need longer (nothing counted nor
-    /// journaled: the caller serves it again without a slice, elsewhere; ``MatchingLane``).
+    /// What serving decided for a request, before anything is journaled: an answer with its
+    /// journal entry (nil for a delayed answer, journaled when its delay ends) and the hit it
+    /// counted, for the caller to journal (``append(_:settling:)``) when it sends the answer; or
+    /// an upstream to forward to (the caller journals the upstream's answer).
     enum Served {
-        case answered(HTTPResponse, CatbirdRequest.AnsweredBy, JournalTicket?)
-        case forward(Forwarding.Destination)
-        case unfinished
-    }
-
-    /// What serving decided, before anything is journaled: an answer and its journal entry
-    /// (nil for a delayed answer, journaled when its delay ends) with the hit it counted, an
-    /// upstream to forward to, or ``Served/unfinished``.
-    enum Decision {
         case answered(HTTPResponse, CatbirdRequest.AnsweredBy, JournalEntry?, MockHit?)
         case forward(Forwarding.Destination)
-        case unfinished
     }
 
-    /// Serves `request`: with a `slice`, only if its regular expressions finish within it
-    /// (else ``Served/unfinished``); without, with the whole evaluation budget
-    /// (docs/matching.md#evaluation-budget). The answer is journaled now; with strict
-    /// durability a mock's hit stands once its entry is committed (``settleOnceCommitted(_:_:)``).
-    func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration?) -> Served {
-        switch decide(request, tenant: tenant, within: slice, refundable: strict) {
-        case let .answered(response, answeredBy, entry, hit):
-            guard let entry else { return .answered(response, answeredBy, nil) }
-            let ticket = journal.append(entry)
-            if strict { settleOnceCommitted(hit, ticket) }
-            return .answered(response, answeredBy, ticket)
-        case let .forward(destination):
-            return .forward(destination)
-        case .unfinished:
-            return .unfinished
+    /// Serves `request` on a worker, if its regular expressions finish within `slice`; nil when
+    /// one was still running then: nothing was counted nor journaled, and the caller serves it
+    /// again with the whole budget, elsewhere (``respond(to:tenant:refundable:)``, ``MatchingLane``).
+    /// With `refundable`, the hit stays refundable (``MockStore/refund(_:)``) until the caller
+    /// settles it (strict durability: ``append(_:settling:)``).
+    func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration, refundable callerRefunds: Bool) -> Served? {
+        let mayNotFit = mayNotFit(request)
+        switch mocks.serve(
+            tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
+            body: request.body, within: slice, refundable: callerRefunds || mayNotFit) {
+        case let .hit(hit): return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
+        case .miss: return unmatched(request, tenant: tenant, outOfTime: [], regexpSlice: slice)
+        case .unfinished: return nil
         }
     }
 
-    /// What ``respond(to:tenant:within:)`` answers, with the journal entry left to the caller
-    /// (the matching lane journals what went out once it is known). With `refundable`, the hit
-    /// stays refundable (``MockStore/refund(_:)``) until the caller settles it.
-    func decide(_ request: HTTPRequest, tenant: TenantID, within slice: Duration?, refundable callerRefunds: Bool) -> Decision {
+    /// Serves `request` with its whole evaluation budget (docs/matching.md#evaluation-budget):
+    /// a mock whose regular expression overruns it counts as not matching, and is reported
+    /// (``reportOutOfTime(_:request:tenant:)``). `refundable` as in ``respond(to:tenant:within:refundable:)``.
+    func respond(to request: HTTPRequest, tenant: TenantID, refundable callerRefunds: Bool) -> Served {
+        let mayNotFit = mayNotFit(request)
         var outOfTime: [Mock] = []
-        let served: MockHit?
-        // A mock's head may not fit beside a request head leaving less than the mock limit, nor
-        // with the CORS fields added (their size depends on the request's `Origin`, not checked
-        // when the mock was added): its hit is then kept refundable until
-        // ``refusedForHead(_:request:tenant:)`` has decided.
-        let mayNotFit = request.responseHeadRoom < OversizedHead.mockLimit || (cors && request.headers.first("Origin") != nil)
-        let refundable = callerRefunds || mayNotFit
-        if let slice {
-            switch mocks.serve(
-                tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
-                body: request.body, within: slice, refundable: refundable) {
-            case let .hit(hit): served = hit
-            case .miss: served = nil
-            case .unfinished: return .unfinished
-            }
-        } else {
-            served = mocks.serve(
-                tenant: tenant, method: request.method, target: request.target,
-                headerValue: { request.headers.first($0) }, body: request.body, refundable: refundable,
-                outOfTime: { mock in
-                    reportOutOfTime(mock, request: request, tenant: tenant)
-                    outOfTime.append(mock)
-                })
-        }
-        guard let hit = served else {
-            if let answer = files?.respond(to: request) {
-                let (sent, entry) = entry(
-                    request: request, response: answer.response, responseHeadersJSON: nil,
-                    answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
-                    bodyPrefix: answer.journalBody)
-                return .answered(sent, .file, entry, nil)
-            }
-            if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
-                let (sent, entry) = entry(
-                    request: request, response: Forwarding.connectNotSupported, responseHeadersJSON: nil, answeredBy: .unanswered,
-                    hit: nil, tenant: tenant)
-                return .answered(sent, .unanswered, entry, nil)
-            }
-            if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
-            if let forwarding, forwarding.isLoop(request) {
-                // Came round from this Catbird (a proxy to itself) and nothing here answers it:
-                // the loop's 508, marked as Catbird's own, which the hop before does not record.
-                let (sent, entry) = entry(
-                    request: request, response: forwarding.loopDetected, responseHeadersJSON: nil, answeredBy: .unanswered,
-                    hit: nil, tenant: tenant)
-                return .answered(sent, .unanswered, entry, nil)
-            }
-            let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: slice)
+        let served = mocks.serve(
+            tenant: tenant, method: request.method, target: request.target,
+            headerValue: { request.headers.first($0) }, body: request.body, refundable: callerRefunds || mayNotFit,
+            outOfTime: { mock in
+                reportOutOfTime(mock, request: request, tenant: tenant)
+                outOfTime.append(mock)
+            })
+        guard let hit = served else { return unmatched(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil) }
+        return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
+    }
+
+    /// Appends an answer's journal entry now and returns its ticket; with strict durability the
+    /// hit it carries stands once the entry is committed (``settleOnceCommitted(_:_:)``).
+    func append(_ entry: JournalEntry, settling hit: MockHit?) -> JournalTicket {
+        let ticket = journal.append(entry)
+        if strict { settleOnceCommitted(hit, ticket) }
+        return ticket
+    }
+
+    /// Whether a mock's head may not fit beside `request`'s: its head leaves less than the mock
+    /// limit, or the CORS fields are added (their size depends on the request's `Origin`, not
+    /// checked when the mock was added). A hit is then kept refundable until
+    /// ``refusedForHead(_:request:tenant:)`` has decided.
+    private func mayNotFit(_ request: HTTPRequest) -> Bool {
+        request.responseHeadRoom < OversizedHead.mockLimit || (cors && request.headers.first("Origin") != nil)
+    }
+
+    /// What answers a request no mock matched: a file mock, the proxy's refusal of `CONNECT`, the
+    /// upstream (``Served/forward(_:)``), the loop's 508 for a request that came round from this
+    /// Catbird, else the 404 with its near misses (``notFoundAnswer(_:tenant:outOfTime:regexpSlice:)``).
+    private func unmatched(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> Served {
+        if let answer = files?.respond(to: request) {
             let (sent, entry) = entry(
-                request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
-                headersMemo: Self.notFoundHeadersMemo, answeredBy: .unanswered, hit: nil, tenant: tenant,
-                nearMisses: answer.nearMissesRange)
+                request: request, response: answer.response, responseHeadersJSON: nil,
+                answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
+                bodyPrefix: answer.journalBody)
+            return .answered(sent, .file, entry, nil)
+        }
+        if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
+            let (sent, entry) = entry(
+                request: request, response: Forwarding.connectNotSupported, responseHeadersJSON: nil, answeredBy: .unanswered,
+                hit: nil, tenant: tenant)
             return .answered(sent, .unanswered, entry, nil)
         }
+        if let destination = forwarding?.destination(of: request.target) { return .forward(destination) }
+        if let forwarding, forwarding.isLoop(request) {
+            // Came round from this Catbird (a proxy to itself) and nothing here answers it:
+            // the loop's 508, marked as Catbird's own, which the hop before does not record.
+            let (sent, entry) = entry(
+                request: request, response: forwarding.loopDetected, responseHeadersJSON: nil, answeredBy: .unanswered,
+                hit: nil, tenant: tenant)
+            return .answered(sent, .unanswered, entry, nil)
+        }
+        let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: regexpSlice)
+        let (sent, entry) = entry(
+            request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
+            headersMemo: Self.notFoundHeadersMemo, answeredBy: .unanswered, hit: nil, tenant: tenant,
+            nearMisses: answer.nearMissesRange)
+        return .answered(sent, .unanswered, entry, nil)
+    }
+
+    /// `hit`'s mock's answer. A hit made refundable for the head check alone (`mayNotFit`, not
+    /// `callerRefunds`) is settled once its head is known to fit.
+    private func answer(_ hit: MockHit, request: HTTPRequest, tenant: TenantID, mayNotFit: Bool, callerRefunds: Bool) -> Served {
         let mock = hit.mock
         if mayNotFit {
             if let refused = refusedForHead(hit, request: request, tenant: tenant) { return refused }
@@ -186,7 +184,7 @@ struct MockServing: Sendable {
     /// server's answer. Nil when the head fits. The only place a mock's answer is refused for
     /// its head (``entry(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
     /// checks the other answers').
-    private func refusedForHead(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Decision? {
+    private func refusedForHead(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Served? {
         let size = OversizedHead.Outgoing(Self.response(of: hit.mock), to: request, cors: cors).headSize
         guard size > request.responseHeadRoom else { return nil }
         mocks.refund(hit)
@@ -255,9 +253,11 @@ struct MockServing: Sendable {
                 entry.durationMs = (ContinuousClock.now - request.receivedAt).milliseconds
             case let .clientLeft(waited):
                 mocks.refund(hit)
-                entry = Self.clientLeftEntry(
-                    request: request, tenant: tenant, time: entry.time, requestHeaders: entry.requestHeaders, waited: waited,
-                    problem: Self.clientLeftProblem)
+                // At the time and with the request's header JSON of the answer it was to get.
+                entry = Self.nothingSentEntry(
+                    request: request, tenant: tenant, status: Self.clientLeftStatus, time: entry.time,
+                    requestHeaders: entry.requestHeaders, waited: waited,
+                    problem: "the client closed the connection during the delay; nothing was sent")
             }
             let ticket = journal.append(entry)
             guard strict, outcome == .sent else { return nil }
@@ -315,29 +315,10 @@ struct MockServing: Sendable {
         return answer
     }
 
-    /// The status journaled for a request whose client hung up before its (delayed) answer
-    /// was sent: nothing was sent; 499 is nginx's "client closed request" in access logs.
-    static let clientLeftStatus = 499
-    /// The journal's `problem` for such a request.
-    static let clientLeftProblem = "the client closed the connection during the delay; nothing was sent"
-
-    /// The journal entry of a request whose client hung up before its answer was sent: 499, no
-    /// response header fields nor body, no mock hit, the time it waited, and `problem`.
-    static func clientLeftEntry(
-        request: HTTPRequest, tenant: TenantID, time: String, requestHeaders: String, waited: Duration, problem: String
-    ) -> JournalEntry {
-        JournalEntry(
-            time: time, tenant: tenant, method: request.method, url: request.target,
-            requestHeaders: requestHeaders, requestBody: request.body, status: clientLeftStatus,
-            responseHeaders: "{}", responseBody: [], answeredBy: .unanswered, mockHit: nil,
-            durationMs: waited.milliseconds, problem: problem)
-    }
-
-    /// `response`, answered by the server itself (no mock, file or upstream) and journaled so.
+    /// `response`, answered by the server itself (no mock, file or upstream), with its journal entry.
     func answered(_ response: HTTPResponse, request: HTTPRequest, tenant: TenantID) -> Served {
-        let (sent, ticket) = journal(
-            request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
-        return .answered(sent, .unanswered, ticket)
+        let (sent, entry) = entry(request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
+        return .answered(sent, .unanswered, entry, nil)
     }
 
     /// Appends the request and its answer to the tenant's journal, and returns the response
