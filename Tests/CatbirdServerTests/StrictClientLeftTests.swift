@@ -11,18 +11,12 @@ import XCTest
 /// let go once the commit releases it; nothing stays parked.
 final class StrictClientLeftTests: XCTestCase {
     func testAClientGoneWhileItsAnswerWaitsForTheCommitKeepsItsEntryAndHit() throws {
-        let server = try TestServer {
-            $0.durability = .strict
-            $0.threadCount = 1
-        }
+        let server = try TestServer.strictWithOneWorker()
         defer { server.removeFiles() }
         let control = try server.client()
         try E2E.addMock(control, url: "/held", body: "held", limit: 2)
-        let blocker = try Database(path: server.databasePath)
-        defer { blocker.close() }
-        try blocker.execute("BEGIN IMMEDIATE")  // holds the journal writer's commit up
-        var locked = true
-        defer { if locked { try? blocker.execute("ROLLBACK") } }
+        let writer = try JournalWriterHold(server)
+        defer { writer.end() }
 
         let leaving = try server.client()
         try leaving.send(raw: Array("GET /held HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
@@ -31,8 +25,7 @@ final class StrictClientLeftTests: XCTestCase {
         usleep(50_000)
         XCTAssertEqual(server.waitingAnswers, 1, "still held: a wait for a commit is not watched for a hang-up")
 
-        try blocker.execute("COMMIT")
-        locked = false
+        try writer.release()
         // Counted once, as sent or as gone, when the worker has taken the connection back.
         func counted() throws -> (sent: Double, gone: Double) {
             let metrics = try E2E.metrics(control)
@@ -49,7 +42,7 @@ final class StrictClientLeftTests: XCTestCase {
         usleep(50_000)
         count = try counted()
         XCTAssertEqual(count.sent + count.gone, 1, "counted once: \(count)")
-        let rows = try blocker.query("SELECT status, mock_id IS NOT NULL FROM requests WHERE url = '/held'")
+        let rows = try writer.database.query("SELECT status, mock_id IS NOT NULL FROM requests WHERE url = '/held'")
         XCTAssertEqual(rows.map { [$0[0].intValue, $0[1].intValue] }, [[200, 1]], "journaled as the mock's answer, committed before it could leave")
 
         // The hit was spent once: one use of the limit of 2 is left.

@@ -14,20 +14,13 @@ final class StrictDelayedAnswerTests: XCTestCase {
     private static let delayedClients = 6
 
     func testDelayedAnswersWaitingForTheirCommitHoldNoWorker() throws {
-        let server = try TestServer {
-            $0.durability = .strict
-            $0.threadCount = 1
-        }
+        let server = try TestServer.strictWithOneWorker()
         defer { server.removeFiles() }
         let control = try server.client()
         try E2E.addMock(control, url: "/delayed", body: "late", delay: 1)
 
-        // The journal writer's next transaction waits for this lock (its busy timeout is 5 s).
-        let blocker = try Database(path: server.databasePath)
-        defer { blocker.close() }
-        try blocker.execute("BEGIN IMMEDIATE")
-        var locked = true
-        defer { if locked { try? blocker.execute("ROLLBACK") } }
+        let writer = try JournalWriterHold(server)
+        defer { writer.end() }
 
         let delayed = try (0..<Self.delayedClients).map { _ in
             let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
@@ -54,14 +47,13 @@ final class StrictDelayedAnswerTests: XCTestCase {
             delayed[0].readUntilQuiet(firstByteWithin: 100, quietAfter: 50), [],
             "no delayed answer leaves before its entry is committed")
 
-        try blocker.execute("COMMIT")
-        locked = false
+        try writer.release()
         for client in delayed {
             let answer = try client.readResponse()
             XCTAssertEqual(answer.status, 200)
             XCTAssertEqual(answer.text, "late")
         }
-        let rows = try blocker.query("SELECT count(*) FROM requests WHERE url = '/delayed' AND status = 200")
+        let rows = try writer.database.query("SELECT count(*) FROM requests WHERE url = '/delayed' AND status = 200")
         XCTAssertEqual(rows.first?[0].intValue, Int64(Self.delayedClients), "every delayed answer is journaled")
     }
 }

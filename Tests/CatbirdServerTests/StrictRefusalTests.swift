@@ -13,17 +13,10 @@ import XCTest
 /// once the lock goes, each gets its refusal and is in the file.
 final class StrictRefusalTests: XCTestCase {
     func testRefusalsWaitingForTheirCommitHoldNoWorker() throws {
-        let server = try TestServer {
-            $0.durability = .strict
-            $0.threadCount = 1
-            $0.maxBodySize = 1024
-        }
+        let server = try TestServer.strictWithOneWorker { $0.maxBodySize = 1024 }
         defer { server.removeFiles() }
-        let blocker = try Database(path: server.databasePath)
-        defer { blocker.close() }
-        try blocker.execute("BEGIN IMMEDIATE")
-        var locked = true
-        defer { if locked { try? blocker.execute("ROLLBACK") } }
+        let writer = try JournalWriterHold(server)
+        defer { writer.end() }
 
         let longTarget = "/long/" + String(repeating: "a", count: 9000)
         let manyParameters = "/many?" + (0...200).map { "p\($0)=1" }.joined(separator: "&")
@@ -54,13 +47,12 @@ final class StrictRefusalTests: XCTestCase {
                 "\(refusal.request.prefix(30)): no refusal leaves before its entry is committed")
         }
 
-        try blocker.execute("COMMIT")
-        locked = false
+        try writer.release()
         for (client, refusal) in zip(clients, refusals) {
             let answer = try client.readResponse()
             XCTAssertEqual(answer.status, refusal.status, "\(refusal.request.prefix(30)): \(answer.text)")
             XCTAssertEqual(answer.header("Connection"), "close")
-            let rows = try blocker.query("SELECT status FROM requests WHERE url = ?", [.text(refusal.url)])
+            let rows = try writer.database.query("SELECT status FROM requests WHERE url = ?", [.text(refusal.url)])
             XCTAssertEqual(rows.map { $0[0].intValue }, [Int64(refusal.status)], "\(refusal.request.prefix(30)) is journaled as answered")
         }
     }

@@ -19,9 +19,8 @@ final class StrictShutdownTests: XCTestCase {
         let control = try server.client()
         try E2E.addMock(control, url: "/waiting", body: "journaled")
 
-        let blocker = try Database(path: server.databasePath)
-        defer { blocker.close() }
-        try blocker.execute("BEGIN IMMEDIATE")
+        let writer = try JournalWriterHold(server)
+        defer { writer.end() }
         let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         try client.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         E2E.waitUntilWaiting(server, 1)  // parked, waiting for the commit the lock holds up
@@ -32,13 +31,13 @@ final class StrictShutdownTests: XCTestCase {
             stopped.signal()
         }
         usleep(300_000)
-        try blocker.execute("COMMIT")
+        try writer.release()
         let answer = try client.readResponse()
         XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success, "the server stops once the waiting answer left")
 
         XCTAssertEqual(answer.status, 200, answer.text)
         XCTAssertEqual(answer.text, "journaled")
-        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/waiting"), [200], "the journal holds the answer the client got")
+        XCTAssertEqual(try Self.journaledStatuses(writer.database, url: "/waiting"), [200], "the journal holds the answer the client got")
     }
 
     /// A strict delayed mock's answer at shutdown: the delay is cut short, the entry journaled,
@@ -75,9 +74,8 @@ final class StrictShutdownTests: XCTestCase {
         let late = try RawHTTPClient(port: server.port, timeoutSeconds: 5)
         XCTAssertEqual(try late.request("GET", "/catbird/version").status, 200, "connected before the stop")
 
-        let blocker = try Database(path: server.databasePath)
-        defer { blocker.close() }
-        try blocker.execute("BEGIN IMMEDIATE")
+        let writer = try JournalWriterHold(server)
+        defer { writer.end() }
         let waiting = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         try waiting.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         E2E.waitUntilWaiting(server, 1)
@@ -88,13 +86,13 @@ final class StrictShutdownTests: XCTestCase {
         }
         usleep(1_500_000)  // past the grace second, /waiting still waiting
         let refused = try late.request("GET", "/late")
-        try blocker.execute("COMMIT")
+        try writer.release()
 
         XCTAssertEqual(refused.status, 503, refused.text)
         XCTAssertEqual(try waiting.readResponse().text, "journaled")
         XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/late"), [], "the refused request is not journaled")
-        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/waiting"), [200])
+        XCTAssertEqual(try Self.journaledStatuses(writer.database, url: "/late"), [], "the refused request is not journaled")
+        XCTAssertEqual(try Self.journaledStatuses(writer.database, url: "/waiting"), [200])
     }
 
     /// Regression: the 503 a stopping server gives in place of an answer had no log line and
@@ -116,9 +114,8 @@ final class StrictShutdownTests: XCTestCase {
         XCTAssertEqual(try early.request("GET", "/catbird/version").status, 200, "connected before the stop")
         XCTAssertEqual(try late.request("GET", "/catbird/version").status, 200, "connected before the stop")
 
-        let blocker = try Database(path: database)
-        defer { blocker.close() }
-        try blocker.execute("BEGIN IMMEDIATE")
+        let writer = try JournalWriterHold(path: database)
+        defer { writer.end() }
         let waiting = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
         try waiting.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         usleep(300_000)  // parked, waiting for the commit the lock holds up
@@ -127,7 +124,7 @@ final class StrictShutdownTests: XCTestCase {
         let duringGrace = try early.request("GET", "/catbird/api/health")
         usleep(1_200_000)  // past the grace second
         let pastGrace = try late.request("GET", "/late")
-        try blocker.execute("COMMIT")
+        try writer.release()
         XCTAssertEqual(try waiting.readResponse().text, "journaled")
         let (status, _, log) = try server.terminate()
 
@@ -136,7 +133,7 @@ final class StrictShutdownTests: XCTestCase {
         XCTAssertEqual(pastGrace.status, 503, pastGrace.text)
         XCTAssertTrue(log.contains("[info] GET /catbird/api/health → 503: the server is stopping"), log)
         XCTAssertTrue(log.contains("[info] GET /late → 503: the server is stopping"), log)
-        XCTAssertEqual(try Self.journaledStatuses(blocker, url: "/late"), [], "not journaled")
+        XCTAssertEqual(try Self.journaledStatuses(writer.database, url: "/late"), [], "not journaled")
     }
 
     private static func journaledStatuses(_ db: Database, url: String) throws -> [Int64] {
