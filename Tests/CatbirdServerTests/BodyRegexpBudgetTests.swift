@@ -27,9 +27,11 @@ final class BodyRegexpBudgetTests: XCTestCase {
         }
     }
 
-    /// 100 body-regexp mocks: one request's regexps share 100 ms, not 100 ms each (10 s before).
+    /// 100 body-regexp mocks: one request's regexps share 100 ms, not 100 ms each (10 s before);
+    /// all 100 overruns are counted, and logged in one warning for the request (it was one line
+    /// per mock: 100 lines for one request), naming the first 3 as the 404 does.
     func testAHundredBodyRegexpMocksShareOneRequestsBudget() throws {
-        try LaunchedServer.withTemporaryDatabase { _, client in
+        try LaunchedServer.withTemporaryDatabase { server, client in
             for n in 1...100 {
                 let added = try client.json("POST", "/catbird/api/mocks", Self.bodyRegexpMock("(a|aa)+$\(n)"), headers: E2E.tenantHeader("bodyre"))
                 XCTAssertEqual(added.status, 201, added.text)
@@ -42,6 +44,13 @@ final class BodyRegexpBudgetTests: XCTestCase {
             XCTAssertEqual(try E2E.metrics(client)["catbird_regexp_budget_overruns_total"], 100, "each mock skipped is counted (one per mock and request)")
             XCTAssertLessThan(response.text.utf8.count, 4000, "the reason names a few skipped mocks, not all 100: \(response.text.prefix(600))")
             E2E.assertError(response, status: 404, reasonContains: "and 97 more mocks were skipped")
+            let warnings = server.stderrText.split(separator: "\n").filter { $0.contains("[warning]") && $0.contains("evaluation budget") }
+            XCTAssertEqual(warnings.count, 1, "one warning for the request's 100 overruns: \(warnings.prefix(3))")
+            let warning = warnings.first ?? ""
+            XCTAssertTrue(warning.contains("body regexp \"(a|aa)+$1\") of tenant \"bodyre\" was skipped"), "names the first: \(warning)")
+            XCTAssertTrue(
+                warning.hasSuffix("; and 97 more mocks were skipped the same way for POST \"/b\" (tenant \"bodyre\")"),
+                "counts the rest and names the request: \(warning)")
         }
     }
 

@@ -58,18 +58,17 @@ struct MockServing: Sendable {
     }
 
     /// Serves `request` with its whole evaluation budget (docs/matching.md#evaluation-budget):
-    /// a mock whose regular expression overruns it counts as not matching, and is reported
-    /// (``reportOutOfTime(_:request:tenant:)``). `refundable` as in ``respond(to:tenant:within:refundable:)``.
+    /// a mock whose regular expression overruns it counts as not matching, and the request's
+    /// overruns are reported together (``reportOutOfTime(_:request:tenant:)``). `refundable` as
+    /// in ``respond(to:tenant:within:refundable:)``.
     func respond(to request: HTTPRequest, tenant: TenantID, refundable callerRefunds: Bool) -> Served {
         let mayNotFit = mayNotFit(request)
         var outOfTime: [Mock] = []
         let served = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
             headerValue: { request.headers.first($0) }, body: request.body, refundable: callerRefunds || mayNotFit,
-            outOfTime: { mock in
-                reportOutOfTime(mock, request: request, tenant: tenant)
-                outOfTime.append(mock)
-            })
+            outOfTime: { outOfTime.append($0) })
+        if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
         guard let hit = served else { return unmatched(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil) }
         return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
     }
@@ -224,13 +223,19 @@ struct MockServing: Sendable {
         request.version == "HTTP/1.1" && request.headers.first("Connection") == nil
     }
 
-    /// Logs and counts (`catbird_regexp_budget_overruns_total`) a mock whose regular expression
-    /// ran out of the request's budget (docs/matching.md#evaluation-budget): it counted as not
-    /// matching this request. A 404 also names it in its reason (``NotFoundAnswer``).
-    private func reportOutOfTime(_ mock: Mock, request: HTTPRequest, tenant: TenantID) {
-        metrics.regexpBudgetOverruns.add(1, ordering: .relaxed)
-        log.warning(
-            "\(NotFoundAnswer.outOfTimeSummary(mock)) for \(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue)))")
+    /// Counts (`catbird_regexp_budget_overruns_total`, one per mock) and logs the mocks whose
+    /// regular expressions ran out of `request`'s budget (docs/matching.md#evaluation-budget):
+    /// they counted as not matching it. One warning per request, naming the first
+    /// ``NotFoundAnswer/outOfTimeShown`` mocks as a 404's reason does (``NotFoundAnswer``), then
+    /// how many more: `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: …; and 97 more
+    /// mocks were skipped the same way for GET "/x" (tenant "s1")`.
+    private func reportOutOfTime(_ outOfTime: [Mock], request: HTTPRequest, tenant: TenantID) {
+        metrics.regexpBudgetOverruns.add(outOfTime.count, ordering: .relaxed)
+        var named = outOfTime.prefix(NotFoundAnswer.outOfTimeShown).map(NotFoundAnswer.outOfTimeSummary).joined(separator: "; ")
+        if outOfTime.count > NotFoundAnswer.outOfTimeShown {
+            named += "; and \(outOfTime.count - NotFoundAnswer.outOfTimeShown) more mocks were skipped the same way"
+        }
+        log.warning("\(named) for \(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue)))")
     }
 
     /// A delayed mock response, journaled when its delay ends (docs/protocol.md#delays): as
