@@ -118,7 +118,7 @@ struct CatbirdHandler: HTTPHandler {
                 let (sent, ticket) = serving.journal(
                     request: request, response: answer.response, responseHeadersJSON: nil,
                     answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath,
-                    problem: answer.notRecorded)
+                    problem: answer.notRecorded, measured: answer.measured)
                 deliver(sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder)
             }
         }

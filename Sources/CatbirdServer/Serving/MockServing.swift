@@ -181,7 +181,7 @@ struct MockServing: Sendable {
     /// a request whose head leaves less than that, or one with `Origin` under `--cors`, is
     /// checked, its hit refundable): the hit is given back, and the error journaled as the
     /// server's answer. Nil when the head fits. The only place a mock's answer is refused for
-    /// its head (``entry(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
+    /// its head (``entry(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:measured:)``
     /// checks the other answers').
     private func refusedForHead(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Served? {
         let size = OversizedHead.Outgoing(Self.response(of: hit.mock), to: request, cors: cors).headSize
@@ -341,36 +341,40 @@ struct MockServing: Sendable {
     /// - Parameter nearMisses: where a 404's near misses (a JSON array) are in `response.body`;
     ///   the entry points there, or copies them when no body is journaled (a HEAD request).
     /// - Parameter problem: the entry's `problem` (a forwarded answer record mode did not write).
+    /// - Parameter measured: `response` as it goes out to `request`, with its head's size, when
+    ///   already measured (``UpstreamServing/Answer/measured``): sent and checked as it is.
     /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
     @discardableResult
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil, problem: String? = nil
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil, problem: String? = nil,
+        measured: OversizedHead.Measured? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         var (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
             answeredBy: answeredBy, hit: hit,
-            tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses)
+            tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses, measured: measured)
         if let problem { entry.problem = problem }
         return (sent, journal.append(entry))
     }
 
-    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:)``
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:problem:measured:)``
     /// appends them.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil
+        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil, measured: OversizedHead.Measured? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
-        let outgoing = OversizedHead.Outgoing(response, to: request, cors: cors, fileLength: bodyPrefix.map { UInt64($0.size) })
+        let outgoing = measured?.outgoing
+            ?? OversizedHead.Outgoing(response, to: request, cors: cors, fileLength: bodyPrefix.map { UInt64($0.size) })
         let (decorated, sent, added) = (outgoing.decorated, outgoing.sent, outgoing.added)
         if answeredBy != .mock && (answeredBy != .unanswered || request.responseHeadRoom < OversizedHead.mockLimit) {
             // A file's or an upstream's head may be of any size; the server's own answers fit
             // beside any request that leaves the mock limit. A mock's was checked where its hit
             // could still be given back (``refusedForHead(_:request:tenant:)``): nothing here
             // refunds a hit.
-            let size = outgoing.headSize
+            let size = measured?.headSize ?? outgoing.headSize
             if size > request.responseHeadRoom {
                 let source = switch answeredBy {
                 case .file: "file mock \(JSONText.string(filePath ?? "")) (its sidecar's headers)"

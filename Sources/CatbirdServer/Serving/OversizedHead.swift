@@ -28,9 +28,10 @@ enum OversizedHead {
 
     /// A response as it goes out to one request, and the size of its head: what every check of
     /// an answer's head against ``CatbirdHTTP/HTTPRequest/responseHeadRoom`` measures (a mock's
-    /// beside a large request head, a file mock's, an upstream's before record mode writes it
-    /// and again before it is sent), so that all of them count the same fields.
-    struct Outgoing {
+    /// beside a large request head, a file mock's, an upstream's before record mode writes it,
+    /// measured once and checked again before it is sent: ``Measured``), so that all of them
+    /// count the same fields.
+    struct Outgoing: Sendable {
         /// The response with the CORS fields for the request's `Origin` when `--cors` is on
         /// (``CORS/decorate(_:for:)``), else as given.
         let decorated: HTTPResponse
@@ -50,7 +51,13 @@ enum OversizedHead {
 
         /// The size in bytes of the head that goes out (``CatbirdHTTP/HTTPResponse/headSize(adding:)``).
         var headSize: Int { sent.headSize(adding: added) }
+
+        /// This response with ``headSize``, measured once for every check of it.
+        var measured: Measured { (self, headSize) }
     }
+
+    /// A response as it goes out to one request, and its head's size in bytes.
+    typealias Measured = (outgoing: Outgoing, headSize: Int)
 
     /// The reason of a mock refused when added: its head as sent is `size` bytes.
     static func mockRefusal(size: Int) -> String {

@@ -26,6 +26,9 @@ struct UpstreamServing: Sendable {
         /// Why record mode did not write this answer (``FileMockError/notRecordedProblem``), for
         /// the journal entry's `problem`; nil when it did, or was not asked to.
         var notRecorded: String? = nil
+        /// `response` as it goes out to the request and its head's size, when record mode
+        /// measured it before writing it: the journal's head check reuses it. Nil: not measured.
+        var measured: OversizedHead.Measured? = nil
     }
 
     /// Whether record mode writes an exchange: not a `HEAD` (no body: it would replace the
@@ -57,9 +60,10 @@ struct UpstreamServing: Sendable {
                 let response = forwarding.response(from: upstream, method: request.method)
                 var path: String?
                 var notRecorded: String?
-                // Measured as MockServing measures it before sending, CORS fields included.
-                let headSize = recorder == nil ? 0 : OversizedHead.Outgoing(response, to: request, cors: cors).headSize
-                if recorder != nil, headSize > request.responseHeadRoom {
+                // Measured as MockServing measures it before sending, CORS fields included, once:
+                // MockServing's check before sending reuses it (Answer.measured).
+                let measured = recorder == nil ? nil : OversizedHead.Outgoing(response, to: request, cors: cors).measured
+                if let headSize = measured?.headSize, headSize > request.responseHeadRoom {
                     // Answered with a 502 in its place (MockServing): a file mock made of it
                     // could not be sent either (docs/files.md#recording). Its journal entry's
                     // `problem` is the 502's (MockServing), which says why.
@@ -77,7 +81,9 @@ struct UpstreamServing: Sendable {
                         notRecorded = error.notRecordedProblem
                     }
                 }
-                completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: path, notRecorded: notRecorded))
+                completion(Answer(
+                    response: response, answeredBy: destination.answeredBy, recordedPath: path, notRecorded: notRecorded,
+                    measured: measured))
             case .failure(.cancelled):
                 completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
