@@ -17,9 +17,10 @@ public enum ResponseHeadRoom {
 
     /// The bytes left for the response head of a request whose line and header section took
     /// `headSize` bytes, with `entries` header fields, query parameters and cookie pairs, and a
-    /// `Cookie` field of `cookieLength` bytes (0: none), in `memory` bytes of connection memory.
-    static func room(memory: Int, headSize: Int, entries: Int, cookieLength: Int) -> Int {
-        memory - roundedUp(headSize) - entries * bytesPerEntry - (cookieLength > 0 ? roundedUp(cookieLength + 1) : 0)
+    /// `Cookie` field of `cookieLength` bytes (nil: none), in `memory` bytes of connection memory.
+    /// An empty `Cookie` field is copied too: its NUL takes 16 bytes.
+    static func room(memory: Int, headSize: Int, entries: Int, cookieLength: Int?) -> Int {
+        memory - roundedUp(headSize) - entries * bytesPerEntry - (cookieLength.map { roundedUp($0 + 1) } ?? 0)
     }
 
     private static func roundedUp(_ size: Int) -> Int { (size + 15) & ~15 }

@@ -363,7 +363,7 @@ final class ServerCore: Sendable {
         if context.target.utf8.contains(UInt8(ascii: "?")) {
             entries += Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))
         }
-        var cookieLength = 0
+        var cookieLength: Int?
         if let cookie = MHD_lookup_connection_value(connection, .HEADER_KIND, "Cookie") {
             cookieLength = strlen(cookie)
             entries += Int(MHD_get_connection_values(connection, .COOKIE_KIND, nil, nil))

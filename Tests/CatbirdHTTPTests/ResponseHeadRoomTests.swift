@@ -50,9 +50,18 @@ final class ResponseHeadRoomTests: XCTestCase {
             ("8 KB field", "", [("X-Pad", String(repeating: "p", count: 8_000))]),
             ("cookie", "", [("Cookie", "a=1; b=2")]),
             ("1 KB cookie", "?q=1", [("Cookie", "a=" + String(repeating: "c", count: 1_000)), ("X-Pad", String(repeating: "p", count: 20_000))]),
+            // Regression: libmicrohttpd copies an empty Cookie field too (its NUL, 16 bytes); the
+            // room was counted 16 bytes too large, and a head that filled it was not sent at all.
+            ("empty cookie", "?x", [("Cookie", "")]),
         ]
         for shape in shapes {
-            let fits = try RawHTTPClient(port: server.port).request("GET", "/fit" + shape.query, headers: shape.headers + [("Connection", "close")])
+            let fits: RawResponse
+            do {
+                fits = try RawHTTPClient(port: server.port).request("GET", "/fit" + shape.query, headers: shape.headers + [("Connection", "close")])
+            } catch {
+                XCTFail("\(shape.label): a head of exactly the room got no answer: \(error)")
+                continue
+            }
             XCTAssertEqual(fits.status, 200, shape.label)
             XCTAssertEqual(fits.text, "ok", shape.label)
             let over = try RawHTTPClient(port: server.port)
