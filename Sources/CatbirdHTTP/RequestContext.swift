@@ -42,6 +42,13 @@ final class RequestContext: @unchecked Sendable {
     /// The bytes of connection memory left for the response's head (``ResponseHeadRoom``),
     /// known once the header section is accepted.
     var responseHeadRoom = Int.max
+    /// Whether the raw target has a `?` (seen when it is checked before libmicrohttpd parses the
+    /// query, ``ServerCore/mustRefuseBeforeQueryParsing(_:_:)``): only then has libmicrohttpd
+    /// query parameters to count in ``responseHeadRoom``.
+    var targetHasQuery = false
+    /// The length of the first `Cookie` field's value, the one libmicrohttpd copies and parses
+    /// into cookie pairs (seen as the fields are collected); nil: no `Cookie` field.
+    var cookieLength: Int?
     var started = false
     /// A handler method that answers (and journals) the request was called: the request is
     /// the handler's; else the completion callback tells it how the request ended

@@ -19,9 +19,11 @@ extension ServerCore {
     static let maxQueryParameters = 200
 
     /// Whether the raw target must be refused before libmicrohttpd parses its query; sets the
-    /// context's problem when so.
+    /// context's problem when so, and notes whether the target has a query at all
+    /// (``RequestContext/targetHasQuery``).
     func mustRefuseBeforeQueryParsing(_ target: UnsafeBufferPointer<UInt8>, _ context: RequestContext) -> Bool {
         guard let mark = target.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        context.targetHasQuery = true
         if context.problem == .targetTooLong(limit: maxTargetLength) { return true }
         var parameters = 1
         for byte in target[(mark + 1)...] where byte == UInt8(ascii: "&") {

@@ -67,7 +67,7 @@ final class ServerCore: Sendable {
             }
             context.rawTargetStart = Int(bitPattern: uri)
             context.rawTargetLength = length
-            if let connection, core.mustRefuseBeforeQueryParsing(bytes, context) {
+            if core.mustRefuseBeforeQueryParsing(bytes, context), let connection {
                 core.refuseBeforeQueryParsing(context, connection)
             }
         } else {
@@ -141,6 +141,9 @@ final class ServerCore: Sendable {
         guard let cls, let key else { return .YES }
         let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
         let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(key).assumingMemoryBound(to: UInt8.self), count: strlen(key))
+        if nameBytes.count == 6, context.cookieLength == nil, isCookie(nameBytes) {
+            context.cookieLength = value.map { strlen($0) } ?? 0  // the first, as libmicrohttpd's lookup finds it
+        }
         // A token is ASCII (``tokenFieldName(_:)``); anything else as before, repaired.
         let isToken = HTTPToken.isToken(nameBytes)
         let name = isToken ? ServerCore.tokenFieldName(nameBytes) : String(cString: key)
@@ -168,6 +171,13 @@ final class ServerCore: Sendable {
         }
         context.headers.add(name: name, value: text)
         return .YES
+    }
+
+    /// Whether a 6-byte field name is `Cookie` in any case, as libmicrohttpd compares it.
+    private static func isCookie(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Setting bit 5 lowers an ASCII capital and changes no other byte into a lowercase letter.
+        name[0] | 0x20 == UInt8(ascii: "c") && name[1] | 0x20 == UInt8(ascii: "o") && name[2] | 0x20 == UInt8(ascii: "o")
+            && name[3] | 0x20 == UInt8(ascii: "k") && name[4] | 0x20 == UInt8(ascii: "i") && name[5] | 0x20 == UInt8(ascii: "e")
     }
 
     /// Why a field line libmicrohttpd 0.9.75 accepted must be refused: its name lies outside the
@@ -357,18 +367,18 @@ final class ServerCore: Sendable {
 
     /// What libmicrohttpd leaves of the connection memory for the response's head beside this
     /// request (``ResponseHeadRoom``). Query parameters and cookie pairs are counted only when
-    /// the target has a query or the request a `Cookie` field.
+    /// the target has a query or the request a `Cookie` field, both already seen on the way
+    /// (``RequestContext/targetHasQuery``, ``RequestContext/cookieLength``): the usual request,
+    /// with neither, costs no search of its target nor lookup of its fields here.
     private func responseHeadRoom(_ context: RequestContext, _ connection: OpaquePointer, headSize: Int, fieldCount: Int) -> Int {
         var entries = fieldCount
-        if context.target.utf8.contains(UInt8(ascii: "?")) {
+        if context.targetHasQuery {
             entries += Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))
         }
-        var cookieLength: Int?
-        if let cookie = MHD_lookup_connection_value(connection, .HEADER_KIND, "Cookie") {
-            cookieLength = strlen(cookie)
+        if context.cookieLength != nil {
             entries += Int(MHD_get_connection_values(connection, .COOKIE_KIND, nil, nil))
         }
-        return ResponseHeadRoom.room(memory: connectionMemory, headSize: headSize, entries: entries, cookieLength: cookieLength)
+        return ResponseHeadRoom.room(memory: connectionMemory, headSize: headSize, entries: entries, cookieLength: context.cookieLength)
     }
 
     /// What is known of the request: `context.method` is `""` and the headers empty until the

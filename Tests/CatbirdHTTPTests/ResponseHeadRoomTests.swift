@@ -53,6 +53,11 @@ final class ResponseHeadRoomTests: XCTestCase {
             // Regression: libmicrohttpd copies an empty Cookie field too (its NUL, 16 bytes); the
             // room was counted 16 bytes too large, and a head that filled it was not sent at all.
             ("empty cookie", "?x", [("Cookie", "")]),
+            // The query and the Cookie field as the server notes them on the way (a `?` in the
+            // raw target, the first field named Cookie in any case), not looked up again.
+            ("empty query", "?", []),
+            ("lower-case cookie", "", [("cookie", "a=1; b=2; c=3")]),
+            ("two cookie fields", "", [("COOKIE", "a=1"), ("Cookie", "b=" + String(repeating: "c", count: 500) + "; d=4")]),
         ]
         for shape in shapes {
             let fits: RawResponse
