@@ -12,12 +12,47 @@ import CatbirdWire
 public struct RequestComparison: Sendable {
     /// The sum of the fields' distances; 0 when the request matches.
     public let distance: Double
-    /// Method, url, each header (by name), then the body; empty when not asked for.
-    public let fields: [CatbirdNearMiss.Field]
     /// Whether a header or body regular expression was stopped at the deadline, or not started
     /// within a slice, and so counted as differing: the comparison then depends on timing, not
     /// only on the request and the pattern.
     public let cutShort: Bool
+    /// What the fields show, when asked for (``fields``); nil when not.
+    let shown: Shown?
+
+    /// The fields of a comparison asked for them, kept as verdicts and the request's values
+    /// beside the pattern's texts: what the 404 writes (``writeNearMissJSON(to:distance:mockId:position:tenant:requestJSON:)``)
+    /// with no ``CatbirdNearMiss/Field`` made.
+    struct Shown: Sendable {
+        let texts: NearMissTexts
+        let method: String
+        let target: String
+        let methodMatches: Bool
+        let urlMatches: Bool
+        /// Each header pattern's verdict and the request's value (nil: missing), then, for a
+        /// pattern with a body, the body's verdict and its text as shown. Empty for a pattern
+        /// with neither (no array made).
+        let others: [(verdict: CatbirdNearMiss.Field.Verdict, actual: String?)]
+    }
+
+    /// Method, url, each header (by name), then the body; empty when not asked for.
+    public var fields: [CatbirdNearMiss.Field] {
+        guard let shown else { return [] }
+        let texts = shown.texts
+        var fields: [CatbirdNearMiss.Field] = [
+            .init(field: "method", verdict: shown.methodMatches ? .match : .differs, expected: texts.method, actual: shown.method),
+            .init(field: "url", verdict: shown.urlMatches ? .match : .differs, expected: texts.url, actual: shown.target),
+        ]
+        for (index, other) in shown.others.enumerated() {
+            if index < texts.headerNames.count {
+                fields.append(.init(
+                    field: "header", name: texts.headerNames[index], verdict: other.verdict, expected: texts.headers[index],
+                    actual: other.actual))
+            } else {
+                fields.append(.init(field: "body", verdict: other.verdict, expected: texts.body!, actual: other.actual))
+            }
+        }
+        return fields
+    }
 }
 
 extension CompiledRequestPattern {
@@ -64,27 +99,19 @@ extension CompiledRequestPattern {
         _ probe: NearMissProbe, headerValue: (String) -> String?, body: [UInt8], urlMatches: Bool, urlEdits: Int? = nil,
         until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole, fields wanted: Bool
     ) -> RequestComparison {
-        let texts = nearMissTexts
-        var fields: [CatbirdNearMiss.Field] = []
-        if wanted { fields.reserveCapacity(2 + headers.count + (self.body == nil ? 0 : 1)) }
         var distance = 0.0
         let methodMatches = probe.method == source.method.rawValue
         if !methodMatches { distance += 1 }
-        if wanted {
-            fields.append(.init(
-                field: "method", verdict: methodMatches ? .match : .differs, expected: source.method.rawValue, actual: probe.method))
-        }
 
         if !urlMatches {
             let longer = max(comparedURL.count, probe.url.bytes.count)
             distance += Self.urlDistance(edits: urlEdits ?? probe.url.distance(to: comparedURL), longer: longer)
         }
-        if wanted {
-            fields.append(.init(field: "url", verdict: urlMatches ? .match : .differs, expected: texts.url, actual: probe.target))
-        }
 
         var cutShort = false
-        for (index, header) in headers.enumerated() {
+        var others: [(verdict: CatbirdNearMiss.Field.Verdict, actual: String?)] = []
+        if wanted && (!headers.isEmpty || self.body != nil) { others.reserveCapacity(headers.count + 1) }
+        for header in headers {
             let value = headerValue(header.name)
             let verdict: CatbirdNearMiss.Field.Verdict
             if let value {
@@ -95,9 +122,7 @@ extension CompiledRequestPattern {
                 verdict = .missing
             }
             if verdict != .match { distance += 0.5 }
-            if wanted {
-                fields.append(.init(field: "header", name: header.name, verdict: verdict, expected: texts.headers[index], actual: value))
-            }
+            if wanted { others.append((verdict, value)) }
         }
 
         if let bodyPattern = self.body {
@@ -105,11 +130,14 @@ extension CompiledRequestPattern {
             if outcome == .outOfTime { cutShort = true }
             let bodyMatches = outcome == .matched
             if !bodyMatches { distance += 0.5 }
-            if wanted {
-                fields.append(.init(field: "body", verdict: bodyMatches ? .match : .differs, expected: texts.body!, actual: Self.shown(body)))
-            }
+            if wanted { others.append((bodyMatches ? .match : .differs, Self.shown(body))) }
         }
-        return RequestComparison(distance: distance, fields: fields, cutShort: cutShort)
+        let shown = wanted
+            ? RequestComparison.Shown(
+                texts: nearMissTexts, method: probe.method, target: probe.target, methodMatches: methodMatches, urlMatches: urlMatches,
+                others: others)
+            : nil
+        return RequestComparison(distance: distance, cutShort: cutShort, shown: shown)
     }
 
     /// The body as text for a person: cut after ``shownBodyLength`` characters (`… (N bytes)`),

@@ -16,7 +16,8 @@ public struct EditDistanceProbe: Sendable {
     /// Prepares `text`'s UTF-8 bytes, cut to `limit` (at most 128).
     public init(_ text: String, limit: Int) {
         precondition(limit <= 128, "EditDistanceProbe holds at most 128 bytes")
-        bytes = Array(text.utf8.prefix(limit))
+        // A text within the limit is copied whole (one copy of a native string's bytes).
+        bytes = text.utf8.count <= limit ? Array(text.utf8) : Array(text.utf8.prefix(limit))
         let wide = bytes.count > 64
         var positions = [UInt64](repeating: 0, count: wide ? 512 : 256)
         for (index, byte) in bytes.enumerated() {

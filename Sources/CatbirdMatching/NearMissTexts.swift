@@ -8,8 +8,12 @@ import CatbirdWire
 /// A class, so that copies of a ``CompiledRequestPattern`` (a ``Mock`` is copied on every hit)
 /// share one reference instead of retaining each text.
 public final class NearMissTexts: Sendable {
+    /// The method field's `expected`: the pattern's method, `GET`.
+    let method: String
     /// The url field's `expected`: `equal "/api/users"`.
     public let url: String
+    /// Each header pattern's name as the pattern spells it, in the order of ``CompiledRequestPattern/headers``.
+    let headerNames: [String]
     /// Each header pattern's `expected`, in the order of ``CompiledRequestPattern/headers``.
     let headers: [String]
     /// The body field's `expected` (``BodyPattern/summary``); nil without a body pattern.
@@ -25,7 +29,9 @@ public final class NearMissTexts: Sendable {
     public let fieldPartsJSON: [[UInt8]]
 
     init(_ source: RequestPattern, headerNames: [String]) {
+        method = source.method.rawValue
         url = source.url.summary
+        self.headerNames = headerNames
         headers = headerNames.map { source.headers[$0]!.summary }
         body = source.body?.summary
         summary = source.summary

@@ -13,4 +13,13 @@ extension JSONText {
         else { return string(value) }
         return string(value[..<end] + "…") + " (\(value.count) characters)"
     }
+
+    /// Appends ``shortString(_:maxCharacters:)`` of `value` (a 404's reason names tenants so).
+    public static func appendShortString(_ value: String, maxCharacters: Int = shownCharacters, to out: inout ByteWriter) {
+        if value.utf8.count <= maxCharacters {
+            out.appendJSONString(value)
+        } else {
+            out.append(utf8: shortString(value, maxCharacters: maxCharacters))
+        }
+    }
 }

@@ -188,9 +188,16 @@ extension CatbirdNearMiss {
     /// A distance as a JSON number: to 3 decimals (as the server rounds it), with no trailing
     /// zeros (`0.4`, `1.4`, `1`); other finite values as Swift prints them.
     public static func writeDistance(_ distance: Double, to out: inout [UInt8]) {
+        var writer = ByteWriter(capacity: 32)
+        writeDistance(distance, to: &writer)
+        writer.withBytes { out.append(contentsOf: $0) }
+    }
+
+    /// ``writeDistance(_:to:)-([UInt8])`` into a ``ByteWriter`` (the 404's near misses).
+    public static func writeDistance(_ distance: Double, to out: inout ByteWriter) {
         let thousandths = (distance * 1000).rounded()
         guard thousandths >= 0, thousandths < 1e15, thousandths / 1000 == distance else {
-            out.append(contentsOf: JSONValue.number(distance).jsonText.utf8)
+            out.append(utf8: JSONValue.number(distance).jsonText)
             return
         }
         let whole = Int64(thousandths)
@@ -198,7 +205,7 @@ extension CatbirdNearMiss {
         let fraction = Int(whole % 1000)
         guard fraction > 0 else { return }
         // Three digits, trailing zeros dropped: 400 → ".4", 5 → ".005".
-        out.append(".")
+        out.append(UInt8(ascii: "."))
         out.append(UInt8(ascii: "0") + UInt8(fraction / 100))
         guard fraction % 100 > 0 else { return }
         out.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
@@ -208,37 +215,55 @@ extension CatbirdNearMiss {
 }
 
 extension CatbirdNearMiss {
-    /// Appends ``summary(patternSummary:)``'s text as UTF-8 (the 404's reason is written this
-    /// way, with no `String` made per part): `mock 7 (POST equal "/api/users") of the default
-    /// tenant: url differs (expected equal "/api/users", got "/api/usres")`.
+    /// Appends ``summary(patternSummary:)``'s text as UTF-8: `mock 7 (POST equal "/api/users")
+    /// of the default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
     public func writeSummary(patternSummary: String, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + patternSummary.utf8.count + 160)
+        var writer = ByteWriter(capacity: patternSummary.utf8.count + 160)
+        Self.writeSummaryHead(mockId: mockId, patternSummary: patternSummary, tenant: tenant, to: &writer)
+        var first = true
+        for field in fields {
+            Self.writeMismatch(
+                field.field, name: field.name, verdict: field.verdict, expected: field.expected, actual: field.actual, first: &first,
+                to: &writer)
+        }
+        writer.withBytes { out.append(contentsOf: $0) }
+    }
+
+    /// The start of a near miss's summary: `mock 7 (POST equal "/api/users") of the default
+    /// tenant: `, or `of tenant "s1": ` (the id cut, ``JSONText/shortString(_:maxCharacters:)``).
+    public static func writeSummaryHead(mockId: Int64, patternSummary: String, tenant: String, to out: inout ByteWriter) {
         out.append("mock ")
         out.appendDecimal(mockId)
         out.append(" (")
-        out.append(contentsOf: patternSummary.utf8)
+        out.append(utf8: patternSummary)
         if tenant.isEmpty {
             out.append(") of the default tenant: ")
         } else {
             out.append(") of tenant ")
-            out.append(contentsOf: JSONText.shortString(tenant).utf8)
+            JSONText.appendShortString(tenant, to: &out)
             out.append(": ")
         }
-        var first = true
-        for field in fields where field.verdict != .match {
-            if !first { out.append("; ") }
-            first = false
-            out.append(contentsOf: field.field.utf8)
-            if let name = field.name {
-                out.append(" ")
-                out.append(contentsOf: name.utf8)
-            }
-            out.append(field.verdict == .missing ? " missing (expected " : " differs (expected ")
-            out.append(contentsOf: field.expected.utf8)
-            out.append(", got ")
-            if let actual = field.actual { out.appendJSON(actual) } else { out.append("none") }
-            out.append(")")
+    }
+
+    /// One field of a near miss's summary, unless it matched: `header X-Token missing
+    /// (expected equal "t", got none)`, after `; ` unless it is the `first` written.
+    public static func writeMismatch(
+        _ field: String, name: String?, verdict: Field.Verdict, expected: String, actual: String?, first: inout Bool,
+        to out: inout ByteWriter
+    ) {
+        guard verdict != .match else { return }
+        if !first { out.append("; ") }
+        first = false
+        out.append(utf8: field)
+        if let name {
+            out.append(UInt8(ascii: " "))
+            out.append(utf8: name)
         }
+        out.append(verdict == .missing ? " missing (expected " : " differs (expected ")
+        out.append(utf8: expected)
+        out.append(", got ")
+        if let actual { out.appendJSONString(actual) } else { out.append("none") }
+        out.append(UInt8(ascii: ")"))
     }
 }
 

@@ -3,11 +3,17 @@ import CatbirdWire
 
 /// What a request nothing answered came close to (docs/matching.md#near-misses).
 public struct NearMissReport: Sendable {
+    /// One of the closest mocks: the mock, its distance (rounded to 3 decimals, as shown) and
+    /// its comparison with the request, fields included (what the 404 writes as a near miss,
+    /// ``RequestComparison/writeNearMissJSON(to:distance:mockId:position:tenant:requestJSON:)``).
+    public struct Closest: Sendable {
+        public let mock: Mock
+        public let distance: Double
+        public let comparison: RequestComparison
+    }
+
     /// The closest mocks of the request's tenant and of the default tenant, closest first.
-    public var nearMisses: [CatbirdNearMiss]
-    /// Each near miss's pattern texts, written when its mock was added (same order as
-    /// ``nearMisses``): the 404's reason and JSON use them instead of writing them again.
-    public var texts: [NearMissTexts]
+    public var closest: [Closest]
     /// Tenants with a mock that matches the request; looked for only when the request carried
     /// no parallel id (the default tenant's request), else empty.
     public var matchingTenants: [TenantID]
@@ -54,9 +60,11 @@ extension MockStore {
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
         regexpSlice: Duration? = nil
     ) -> NearMissReport {
-        let owners = tenant.isDefault ? [tenant] : [tenant, .defaultTenant]
         // Built once per table version, by the first miss after a change: not counted in the time limit.
-        let views = owners.compactMap { table(of: $0)?.nearMissView(for: target) }
+        var views: [(candidates: [Int64], catalog: NearMissCatalog)] = []
+        views.reserveCapacity(2)
+        if let view = table(of: tenant)?.nearMissView(for: target) { views.append(view) }
+        if !tenant.isDefault, let view = table(of: .defaultTenant)?.nearMissView(for: target) { views.append(view) }
         let deadline = ContinuousClock.now.advanced(by: Self.nearMissTimeLimit)
         let slice: RegexpSlice = regexpSlice != nil ? .comparing : .whole
         let regexpDeadline = regexpSlice.map { min(deadline, ContinuousClock.now.advanced(by: $0)) } ?? deadline
@@ -84,17 +92,24 @@ extension MockStore {
                 slice: slice, fields: false)
             if comparison.cutShort { complete = false }
             compared += 1
-            closest.offer(distance: comparison.distance, rank: rank, position: catalog.positions[index], index: index)
+            closest.offer(
+                distance: comparison.distance, rank: rank, position: catalog.positions[index], index: index, urlMatches: urlMatches,
+                urlEdits: urlEdits)
         }
 
-        var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>)] = []
+        // Each catalog with the mocks its index named (compared first) and where its groups'
+        // bounds start in `groupBounds`.
+        var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>, groupBase: Int)] = []
+        catalogs.reserveCapacity(views.count)
+        var groupCount = 0
         for (ids, catalog) in views where !catalog.mocks.isEmpty {
             let rank = catalogs.count
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
             for index in candidates.sorted() where inTime() {
                 compare(catalog, rank: rank, index: index, urlMatches: urlMatches(catalog.mocks[index]))
             }
-            catalogs.append((catalog, candidates))
+            catalogs.append((catalog, candidates, groupCount))
+            groupCount += catalog.groups.count
         }
 
         var blocks: [(bound: Double, catalog: Int, firstPosition: Int64, block: Int)] = []
@@ -108,18 +123,20 @@ extension MockStore {
         // visiting it first lets the later ones be skipped.
         blocks.sort { ($0.bound, $0.catalog, $0.firstPosition) < ($1.bound, $1.catalog, $1.firstPosition) }
         // Each group's columns bound, computed when one of its blocks is first reached (NaN: not yet).
-        var groupBounds = catalogs.map { [Double](repeating: .nan, count: $0.catalog.groups.count) }
+        var groupBounds = [Double](repeating: .nan, count: groupCount)
         for block in blocks {
-            guard closest.admits(distance: block.bound), inTime() else { break }
+            guard closest.admits(distance: block.bound) else { break }
             let rank = block.catalog
-            let (catalog, candidates) = catalogs[rank]
+            let (catalog, candidates, groupBase) = catalogs[rank]
             let members = catalog.blocks[block.block]
             guard closest.admits(distance: block.bound, rank: rank, position: members.firstPosition) else { continue }
+            // The clock is read before each block whose mocks may be looked at, not for one skipped.
+            guard inTime() else { break }
             let group = catalog.groups[members.group]
-            if groupBounds[rank][members.group].isNaN {
-                groupBounds[rank][members.group] = catalog.columnsBound(group.columns, methodKey: group.methodKey, for: probe)
+            if groupBounds[groupBase + members.group].isNaN {
+                groupBounds[groupBase + members.group] = catalog.columnsBound(group.columns, methodKey: group.methodKey, for: probe)
             }
-            guard closest.admits(distance: groupBounds[rank][members.group], rank: rank, position: group.firstPosition),
+            guard closest.admits(distance: groupBounds[groupBase + members.group], rank: rank, position: group.firstPosition),
                   closest.admits(
                     distance: catalog.columnsBound(members.columns, methodKey: members.methodKey, for: probe), rank: rank,
                     position: members.firstPosition)
@@ -150,19 +167,16 @@ extension MockStore {
                 }
             }
         }
-        let winners = closest.entries.map { catalogs[$0.rank].catalog.mocks[$0.index] }
-        let nearMisses = zip(closest.entries, winners).map { entry, mock in
+        let nearMisses = closest.entries.map { entry in
+            let mock = catalogs[entry.rank].catalog.mocks[entry.index]
+            // The url's outcome and edit distance as found while ranking: not evaluated again.
             let comparison = mock.definition.compare(
-                probe, headerValue: headerValue, body: body, urlMatches: urlMatches(mock),
+                probe, headerValue: headerValue, body: body, urlMatches: entry.urlMatches, urlEdits: entry.urlEdits,
                 until: regexpDeadline, slice: slice, fields: true)
             if comparison.cutShort { complete = false }
-            return CatbirdNearMiss(
-                mockId: mock.id, tenant: mock.tenant.rawValue, position: mock.position,
-                distance: (entry.distance * 1000).rounded() / 1000, pattern: mock.definition.patternSource, fields: comparison.fields)
+            return NearMissReport.Closest(mock: mock, distance: (entry.distance * 1000).rounded() / 1000, comparison: comparison)
         }
-        return NearMissReport(
-            nearMisses: nearMisses, texts: winners.map(\.definition.nearMissTexts), matchingTenants: matching, compared: compared,
-            complete: complete)
+        return NearMissReport(closest: nearMisses, matchingTenants: matching, compared: compared, complete: complete)
     }
 }
 
@@ -175,6 +189,10 @@ struct NearMissRanking {
         let rank: Int
         let position: Int64
         let index: Int
+        /// Whether the mock's url pattern matched, and the url's edit distance when known: what
+        /// its comparison with fields reuses.
+        let urlMatches: Bool
+        let urlEdits: Int?
 
         /// Whether one at `distance`, `rank` and `position` comes before this entry.
         @inline(__always)
@@ -205,10 +223,11 @@ struct NearMissRanking {
         return distance <= worst.distance
     }
 
-    mutating func offer(distance: Double, rank: Int, position: Int64, index: Int) {
+    mutating func offer(distance: Double, rank: Int, position: Int64, index: Int, urlMatches: Bool, urlEdits: Int?) {
         guard admits(distance: distance, rank: rank, position: position) else { return }
         let at = entries.firstIndex { $0.follows(distance: distance, rank: rank, position: position) } ?? entries.count
-        entries.insert(Entry(distance: distance, rank: rank, position: position, index: index), at: at)
+        entries.insert(
+            Entry(distance: distance, rank: rank, position: position, index: index, urlMatches: urlMatches, urlEdits: urlEdits), at: at)
         if entries.count > limit { entries.removeLast() }
     }
 }

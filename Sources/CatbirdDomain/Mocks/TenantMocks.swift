@@ -43,6 +43,11 @@ final class TenantMocks: Sendable {
                 outOfTime: outOfTime)
         }
 
+        /// ``MockTable/urlCandidates(for:)`` on `table`, read in place (as ``firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)``).
+        func urlCandidates(for target: String) -> [Int64] {
+            table.urlCandidates(for: target)
+        }
+
         var nearMissCatalog: NearMissCatalog {
             catalog.withLock { catalog in
                 if let catalog { return catalog }
@@ -173,7 +178,7 @@ final class TenantMocks: Sendable {
     /// limits as inserted: near misses show neither). The table is read in place, not copied.
     func nearMissView(for target: String) -> (candidates: [Int64], catalog: NearMissCatalog) {
         let snapshot = state.withLock { $0.currentSnapshot() }
-        return (snapshot.table.urlCandidates(for: target), snapshot.nearMissCatalog)
+        return (snapshot.urlCandidates(for: target), snapshot.nearMissCatalog)
     }
 
     /// The mock whose pattern is the same as `pattern` (``MockTable/mock(samePatternAs:)``), or

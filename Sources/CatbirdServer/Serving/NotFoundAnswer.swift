@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdMatching
 import CatbirdHTTP
 import CatbirdSupport
 @_spi(Server) import CatbirdWire
@@ -27,76 +28,86 @@ struct NotFoundAnswer {
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
         filesHint: String? = nil
     ) {
-        let matching = namesOtherTenants ? report.matchingTenants.map(\.rawValue) : []
-        let body = CatbirdNotFoundBody(
-            reason: Self.reason(
-                report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
-                outOfTime: outOfTime, filesHint: filesHint),
-            tenant: tenant.rawValue,
-            nearMisses: report.nearMisses, matchingTenants: matching.isEmpty ? nil : matching)
-        // The request's method and target as JSON strings once, not once per near miss; each
-        // pattern's parts as written when its mock was added (NearMissTexts).
-        var methodJSON: [UInt8] = []
-        JSONText.appendString(method, to: &methodJSON)
-        var targetJSON: [UInt8] = []
-        JSONText.appendString(target, to: &targetJSON)
-        var nearMisses: [UInt8] = [UInt8(ascii: "[")]
-        nearMisses.reserveCapacity(1024 + 3 * targetJSON.count)
-        for (index, nearMiss) in report.nearMisses.enumerated() {
-            if index > 0 { nearMisses.append(UInt8(ascii: ",")) }
-            let texts = report.texts[index]
-            nearMiss.writeJSON(to: &nearMisses, prewritten: CatbirdNearMiss.PrewrittenJSON(
-                pattern: texts.patternJSON, fieldParts: texts.fieldPartsJSON, method: methodJSON, target: targetJSON))
+        // The body's JSON written into one buffer (``CatbirdNotFoundBody``'s shape, keys
+        // sorted): every unmatched request makes one. Each pattern's parts come written when
+        // its mock was added (NearMissTexts), the request's method and target are escaped once.
+        var out = ByteWriter(capacity: 1536 + 4 * target.utf8.count)
+        out.append(#"{"error":true,"#)
+        if namesOtherTenants && !report.matchingTenants.isEmpty {
+            out.append(#""matchingTenants":["#)
+            for (index, other) in report.matchingTenants.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.appendJSONString(other.rawValue)
+            }
+            out.append("],")
         }
-        nearMisses.append(UInt8(ascii: "]"))
-        let (bytes, range) = body.jsonLocatingNearMisses(nearMisses)
-        nearMissesRange = range
-        response = HTTPResponse(status: 404, headers: APIError.headers, body: bytes)
+        out.append(#""nearMisses":"#)
+        let nearMissesStart = out.count
+        out.append(UInt8(ascii: "["))
+        var requestJSON = NearMissRequestJSON()
+        for (index, closest) in report.closest.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            closest.comparison.writeNearMissJSON(
+                to: &out, distance: closest.distance, mockId: closest.mock.id, position: closest.mock.position,
+                tenant: closest.mock.tenant.rawValue, requestJSON: &requestJSON)
+        }
+        out.append(UInt8(ascii: "]"))
+        nearMissesRange = nearMissesStart..<out.count
+        out.append(#","reason":"#)
+        var reason = ByteWriter(capacity: 384 + min(target.utf8.count, 1024))
+        Self.writeReason(
+            report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
+            outOfTime: outOfTime, filesHint: filesHint, to: &reason)
+        // One line: a CR or LF in the target or a mock's texts becomes a space.
+        reason.withBytes { out.appendJSONString($0, lineBreaksAsSpaces: true) }
+        out.append(#","tenant":"#)
+        out.appendJSONString(tenant.rawValue)
+        out.append(UInt8(ascii: "}"))
+        response = HTTPResponse(status: 404, headers: APIError.headers, body: out.bytes())
     }
 
-    /// One line: `no mock matched GET /api/usres in tenant "s1"; the closest is mock 7 (GET
-    /// equal "/api/users") of tenant "s1": url differs (expected …, got …)`, then, for each mock in
-    /// `outOfTime`, `; ` and its ``outOfTimeSummary(_:)``, then `; ` and `filesHint` when given.
-    static func reason(
+    /// The reason, one line once its CR and LF bytes are spaces: `no mock matched GET /api/usres
+    /// in tenant "s1"; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
+    /// (expected …, got …)`, then, for each mock in `outOfTime`, `; ` and its
+    /// ``outOfTimeSummary(_:)``, then `; ` and `filesHint` when given. Written as UTF-8 into
+    /// `out` (not escaped).
+    static func writeReason(
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
-        filesHint: String? = nil
-    ) -> String {
-        // Written as UTF-8 into one buffer: the reason is built for every unmatched request.
-        var reason: [UInt8] = []
-        reason.reserveCapacity(384 + min(target.utf8.count, 1024))
-        reason.append("no mock matched ")
-        reason.append(method)
-        reason.append(" ")
+        filesHint: String? = nil, to out: inout ByteWriter
+    ) {
+        out.append("no mock matched ")
+        out.append(utf8: method)
+        out.append(UInt8(ascii: " "))
         // At most 200 bytes are at most 200 characters: counted only for a longer target.
         if target.utf8.count > 200 && target.count > 200 {
-            reason.append(String(target.prefix(200)) + "…")
+            out.append(utf8: String(target.prefix(200)) + "…")
         } else {
-            reason.append(target)
+            out.append(utf8: target)
         }
-        reason.append(tenant.isDefault
-            ? " in the default tenant (the request has no X-Catbird-Parallel-Id)"
-            : " in tenant " + JSONText.shortString(tenant.rawValue))
-        if let closest = report.nearMisses.first {
-            reason.append("; the closest is ")
-            closest.writeSummary(patternSummary: report.texts[0].summary, to: &reason)
+        if tenant.isDefault {
+            out.append(" in the default tenant (the request has no X-Catbird-Parallel-Id)")
         } else {
-            reason.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
+            out.append(" in tenant ")
+            JSONText.appendShortString(tenant.rawValue, to: &out)
+        }
+        if let closest = report.closest.first {
+            out.append("; the closest is ")
+            closest.comparison.writeSummary(mockId: closest.mock.id, tenant: closest.mock.tenant.rawValue, to: &out)
+        } else {
+            out.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
         }
         if !report.matchingTenants.isEmpty {
             let owner = namesOtherTenants
                 ? "tenant " + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ")
                 : "another tenant (not named: an admin token is set)"
-            reason.append("; but \(owner) has a mock that matches it: is the app sending its parallel id"
+            out.append(utf8: "; but \(owner) has a mock that matches it: is the app sending its parallel id"
                 + " (an old launch argument or key)?")
         }
-        for mock in outOfTime.prefix(Self.outOfTimeShown) { reason.append("; " + outOfTimeSummary(mock)) }
+        for mock in outOfTime.prefix(Self.outOfTimeShown) { out.append(utf8: "; " + outOfTimeSummary(mock)) }
         if outOfTime.count > Self.outOfTimeShown {
-            reason.append("; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
+            out.append(utf8: "; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
         }
-        if let filesHint { reason.append("; " + filesHint) }
-        // One line: a CR or LF in the target or a mock's texts becomes a space.
-        for index in reason.indices where reason[index] == 10 || reason[index] == 13 { reason[index] = 32 }
-        return String(decoding: reason, as: UTF8.self)
+        if let filesHint { out.append(utf8: "; " + filesHint) }
     }
 
     /// Mocks skipped for their regular expression's overrun that a 404's reason names at most: 3
@@ -118,12 +129,5 @@ struct NotFoundAnswer {
         }
         return summary + ") of tenant \(JSONText.shortString(mock.tenant.rawValue)) was skipped: its regular expression ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
-    }
-}
-
-extension [UInt8] {
-    /// Appends the text's UTF-8 bytes.
-    fileprivate mutating func append(_ text: String) {
-        append(contentsOf: text.utf8)
     }
 }

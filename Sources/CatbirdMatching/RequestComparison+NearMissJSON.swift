@@ -1,0 +1,102 @@
+import CatbirdSupport
+import CatbirdWire
+
+// A 404's near miss written straight from a comparison (docs/matching.md#near-misses): the
+// pattern's parts come written already (``NearMissTexts``), the request's method and target
+// are escaped once per 404, and no ``CatbirdNearMiss`` or ``CatbirdNearMiss/Field`` is made.
+// The bytes are ``CatbirdNearMiss/writeJSON(to:patternJSON:)``'s and the text
+// ``CatbirdNearMiss/writeSummary(patternSummary:to:)``'s for the same near miss (tests compare).
+
+/// Where a 404's request method and target were first written as JSON strings into its
+/// ``ByteWriter``: the later near misses copy those bytes instead of escaping the texts again.
+public struct NearMissRequestJSON {
+    var method: Range<Int>?
+    var target: Range<Int>?
+
+    public init() {}
+}
+
+extension RequestComparison {
+    /// Appends `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`
+    /// for a comparison made with its fields (``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:urlEdits:until:slice:fields:)``).
+    /// - Parameters:
+    ///   - distance: the distance shown (rounded to 3 decimals, ``CatbirdNearMiss/writeDistance(_:to:)-([UInt8])``).
+    ///   - mockId, position, tenant: the mock's.
+    ///   - requestJSON: where the request's method and target were written before, if they were.
+    public func writeNearMissJSON(
+        to out: inout ByteWriter, distance: Double, mockId: Int64, position: Int64, tenant: String,
+        requestJSON: inout NearMissRequestJSON
+    ) {
+        guard let shown else { preconditionFailure("writeNearMissJSON: the comparison was made without its fields") }
+        let texts = shown.texts
+        out.append(#"{"distance":"#)
+        CatbirdNearMiss.writeDistance(distance, to: &out)
+        out.append(#","fields":[{"actual":"#)
+        out.appendJSONString(shown.method, once: &requestJSON.method)
+        out.append(UInt8(ascii: ","))
+        texts.fieldPartsJSON.withUnsafeBufferPointer { parts in
+            out.append(parts[0])
+            Self.writeVerdict(shown.methodMatches ? .match : .differs, to: &out)
+            out.append(#",{"actual":"#)
+            out.appendJSONString(shown.target, once: &requestJSON.target)
+            out.append(UInt8(ascii: ","))
+            out.append(parts[1])
+            Self.writeVerdict(shown.urlMatches ? .match : .differs, to: &out)
+            for (index, other) in shown.others.enumerated() {
+                out.append(",{")
+                if let actual = other.actual {
+                    out.append(#""actual":"#)
+                    out.appendJSONString(actual)
+                    out.append(UInt8(ascii: ","))
+                }
+                out.append(parts[2 + index])
+                Self.writeVerdict(other.verdict, to: &out)
+            }
+        }
+        out.append(#"],"mockId":"#)
+        out.appendDecimal(mockId)
+        out.append(#","pattern":"#)
+        out.append(texts.patternJSON)
+        out.append(#","position":"#)
+        out.appendDecimal(position)
+        out.append(#","tenant":"#)
+        out.appendJSONString(tenant)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A field's verdict and the end of its object, after its pattern part.
+    @inline(__always)
+    private static func writeVerdict(_ verdict: CatbirdNearMiss.Field.Verdict, to out: inout ByteWriter) {
+        switch verdict {
+        case .match: out.append(#"match"}"#)
+        case .differs: out.append(#"differs"}"#)
+        case .missing: out.append(#"missing"}"#)
+        }
+    }
+
+    /// Appends the one-line summary a 404's reason names the closest mock by (UTF-8, not
+    /// escaped): `mock 7 (POST equal "/api/users") of the default tenant: url differs (expected
+    /// equal "/api/users", got "/api/usres")`, the fields that did not match joined by `; `.
+    public func writeSummary(mockId: Int64, tenant: String, to out: inout ByteWriter) {
+        guard let shown else { preconditionFailure("writeSummary: the comparison was made without its fields") }
+        let texts = shown.texts
+        CatbirdNearMiss.writeSummaryHead(mockId: mockId, patternSummary: texts.summary, tenant: tenant, to: &out)
+        var first = true
+        CatbirdNearMiss.writeMismatch(
+            "method", name: nil, verdict: shown.methodMatches ? .match : .differs, expected: texts.method, actual: shown.method,
+            first: &first, to: &out)
+        CatbirdNearMiss.writeMismatch(
+            "url", name: nil, verdict: shown.urlMatches ? .match : .differs, expected: texts.url, actual: shown.target, first: &first,
+            to: &out)
+        for (index, other) in shown.others.enumerated() {
+            if index < texts.headerNames.count {
+                CatbirdNearMiss.writeMismatch(
+                    "header", name: texts.headerNames[index], verdict: other.verdict, expected: texts.headers[index], actual: other.actual,
+                    first: &first, to: &out)
+            } else {
+                CatbirdNearMiss.writeMismatch(
+                    "body", name: nil, verdict: other.verdict, expected: texts.body!, actual: other.actual, first: &first, to: &out)
+            }
+        }
+    }
+}
