@@ -12,7 +12,9 @@ import Glibc
 /// each near miss) is compared and stored with every occurrence of the row's url replaced by the
 /// byte 0x01 (`url_marked`), so 404s of different urls with the same closest mocks share one
 /// body; a body holding a raw 0x01 byte is never marked. The `requests` view puts the url back
-/// (`replace`), so every reader gets the same bytes as the app received.
+/// (`replace`), so every reader gets the same bytes as the app received. A tenant's last few
+/// marked bodies are tried first, piece by piece, and a row may point at one whenever its url
+/// put back gives the row's body (even where that body holds its url once more, unmarked).
 ///
 /// Only the writer thread uses it, inside the transaction that writes the rows: an id it
 /// remembers is checked by the `UPDATE` that counts the new reference (a body deleted since,
@@ -41,16 +43,31 @@ struct JournalBodies {
     private final class Known {
         let bytes: [UInt8]
         var id: Int64?
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        /// Where the url markers (0x01) of a url-marked body are, ascending; empty otherwise.
+        let markers: [Int]
+        init(bytes: [UInt8], marked: Bool) {
+            self.bytes = bytes
+            markers = marked ? bytes.indices.filter { bytes[$0] == 1 } : []
+        }
     }
 
     private var known: [Key: [Known]] = [:]
+    /// Each tenant's url-marked bodies last stored or found (of `known`'s), the latest first,
+    /// at most ``recentMarked``: the 404s of a tenant's new urls mostly repeat one of a few
+    /// (one per set of closest mocks), and comparing with one piece by piece
+    /// (``isBody(_:url:of:)``, most fail at their length) is one pass over the body, with
+    /// neither the search for the url nor the marked copy that looking it up by
+    /// ``marked(_:url:)`` costs.
+    private var lastMarked: [TenantID: [Known]] = [:]
+    /// Marked bodies kept per tenant in `lastMarked`: 4.
+    static let recentMarked = 4
     private var rememberedCount = 0
     private var rememberedBytes = 0
 
     /// Forgets every body (after a failed transaction, whose inserted ids were rolled back).
     mutating func removeAll() {
         known.removeAll()
+        lastMarked.removeAll()
         rememberedCount = 0
         rememberedBytes = 0
     }
@@ -65,14 +82,7 @@ struct JournalBodies {
         var further: [Int64: Int] = [:]
         var order: [Int64] = []
         for index in entries.indices where entries[index].responseBody.count >= Self.minimumSize {
-            let marked = entries[index].answeredBy == .unanswered
-                ? Self.marked(entries[index].responseBody, url: entries[index].url) : nil
-            let bytes = marked ?? entries[index].responseBody
-            let key = Self.key(entries[index].tenant, bytes, marked: marked != nil)
-            guard let body = known[key]?.first(where: { Self.equal($0.bytes, bytes) }) else {
-                remember(bytes, as: key)
-                continue
-            }
+            guard let body = find(entries[index]) else { continue }
             if let id = body.id {
                 if let uses = further[id] {
                     further[id] = uses + 1
@@ -91,7 +101,7 @@ struct JournalBodies {
             } else {
                 try db.run(
                     "INSERT INTO journal_bodies (body, url_marked, refs) VALUES (?, ?, 1)",
-                    [.blob(bytes), .integer(marked != nil ? 1 : 0)])
+                    [.blob(body.bytes), .integer(body.markers.isEmpty ? 0 : 1)])
                 let id = db.lastInsertRowID
                 body.id = id
                 further[id] = 0
@@ -105,11 +115,65 @@ struct JournalBodies {
         return ids
     }
 
+    /// The remembered body `entry`'s row can point at (its response body, or a body Catbird
+    /// wrote itself with the row's url marked); nil when it is seen for the first time, and
+    /// then remembered (its row holds it).
+    private mutating func find(_ entry: borrowing JournalEntry) -> Known? {
+        let unanswered = entry.answeredBy == .unanswered
+        if unanswered, let at = lastMarked[entry.tenant]?.firstIndex(where: { Self.isBody(entry.responseBody, url: entry.url, of: $0) }) {
+            let found = lastMarked[entry.tenant]![at]
+            if at > 0 { lastMarked[entry.tenant]!.swapAt(at, at - 1) }  // the often found move up
+            return found
+        }
+        let marked = unanswered ? Self.marked(entry.responseBody, url: entry.url) : nil
+        let bytes = marked ?? entry.responseBody
+        let key = Self.key(entry.tenant, bytes, marked: marked != nil)
+        let body = known[key]?.first(where: { Self.equal($0.bytes, bytes) })
+        if body == nil { remember(bytes, as: key) }
+        if marked != nil {
+            // Comes first; the least recently found goes.
+            var recent = lastMarked[entry.tenant] ?? []
+            recent.insert(body ?? known[key]!.last!, at: 0)
+            if recent.count > Self.recentMarked { recent.removeLast() }
+            lastMarked[entry.tenant] = recent
+        }
+        return body
+    }
+
     private mutating func remember(_ bytes: [UInt8], as key: Key) {
         if rememberedCount >= Self.maxRemembered || rememberedBytes + bytes.count > Self.maxRememberedBytes { removeAll() }
-        known[key, default: []].append(Known(bytes: bytes))
+        known[key, default: []].append(Known(bytes: bytes, marked: key.marked))
         rememberedCount += 1
         rememberedBytes += bytes.count
+    }
+
+    /// Whether `body` is `known`'s url-marked bytes with each marker replaced by `url`'s
+    /// UTF-8 bytes: the bytes the `requests` view gives back for a row of that url pointing
+    /// at it, so the row may point at it. (The marked copy ``marked(_:url:)`` would make of
+    /// `body` can differ only where `known`'s own bytes hold `url`, which it would mark too;
+    /// either way the row reads back as `body`.) One pass: each piece between two markers
+    /// and each url compared in place (`memcmp`). False for a body that is not url-marked.
+    private static func isBody(_ body: [UInt8], url: String, of known: Known) -> Bool {
+        guard !known.markers.isEmpty else { return false }
+        var url = url
+        return url.withUTF8 { needle in
+            guard body.count == known.bytes.count + known.markers.count * (needle.count - 1) else { return false }
+            return body.withUnsafeBytes { body in
+                known.bytes.withUnsafeBytes { marked in
+                    var from = 0  // in `marked`
+                    var at = 0  // in `body`
+                    for marker in known.markers {
+                        let piece = marker - from
+                        guard memcmp(body.baseAddress! + at, marked.baseAddress! + from, piece) == 0,
+                              needle.isEmpty || memcmp(body.baseAddress! + at + piece, needle.baseAddress!, needle.count) == 0
+                        else { return false }
+                        from = marker + 1
+                        at += piece + needle.count
+                    }
+                    return memcmp(body.baseAddress! + at, marked.baseAddress! + from, marked.count - from) == 0
+                }
+            }
+        }
     }
 
     /// Byte equality by `memcmp` (the same buffer is equal at once).
