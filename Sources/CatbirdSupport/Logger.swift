@@ -51,7 +51,9 @@ public struct Logger: Sendable {
 
     private func emit(_ level: Level, _ message: () -> String) {
         guard isEnabled(level) else { return }
-        // One write(2) per line, so lines from concurrent threads do not interleave.
+        // One write(2) per line, so lines from concurrent threads do not interleave. A failed
+        // write (EPIPE once a `| head` reading stderr has exited; SIGPIPE is ignored, see
+        // TerminationSignals) drops the line: logging must never stop the server serving.
         var line = "\(Timestamp.now()) [\(level)] \(LogText.escapingControlCharacters(message()))\n"
         line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
     }

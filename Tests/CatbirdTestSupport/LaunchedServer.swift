@@ -23,8 +23,10 @@ public final class LaunchedServer {
     /// most 30 s) until `GET /catbird/api/health` answers 200.
     /// - Parameter environment: added to this process's environment, from which every
     ///   `CATBIRD_*` variable is removed first.
+    /// - Parameter stderrPipe: the server's standard error instead of a file (``stderrText`` is
+    ///   then empty); a test reads or closes its reading end.
     /// - Throws: ``Failure`` when it exits first or never becomes healthy.
-    public init(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], stderrPipe: Pipe? = nil) throws {
         let portArgument = arguments.firstIndex(of: "--port").map { arguments[$0 + 1] }
             ?? arguments.first { $0.hasPrefix("--port=") }.map { String($0.dropFirst("--port=".count)) }
         guard let portText = portArgument, let port = UInt16(portText) else { throw Failure("no --port in \(arguments)") }
@@ -36,7 +38,7 @@ public final class LaunchedServer {
         stderrFile = directory.appendingPathComponent("server-stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         stderrHandle = try FileHandle(forWritingTo: stderrFile)
-        process.standardError = stderrHandle
+        process.standardError = stderrPipe ?? stderrHandle
         process.standardOutput = FileHandle.nullDevice
         try process.run()
 
