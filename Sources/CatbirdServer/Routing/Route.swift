@@ -18,6 +18,11 @@ struct RouteContext: Sendable {
     var query: [(name: String, value: String)] = []
     /// The control pools, for a route that answers later (``Route/init(_:_:hasParameter:query:answer:)``).
     let pools: ControlPools
+    /// A slow route's place among its tenant's admitted slow calls (``ControlPools/admitSlow(_:)``);
+    /// nil on other lanes. The route table gives it back when the handler returns, unless the
+    /// route keeps it (``Route/keepsSlowAdmission``) and answers with a stream: the stream then
+    /// holds it until its last part was sent, it failed, or the connection closed.
+    var slowReservation: TenantReservation?
 
     /// `lane`'s pool, running this tenant's jobs in its turn (nil for ``ControlLane/worker``).
     func lane(_ lane: ControlLane) -> TenantLane? {
@@ -56,9 +61,15 @@ struct Route: Sendable {
     let handler: @Sendable (RouteContext) throws -> HTTPResponse
     /// Set for a route that decides itself when to answer (a long poll); `handler` is then unused.
     let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
+    /// Whether a streamed answer keeps the tenant's slow-lane admission
+    /// (``RouteContext/slowReservation``) until it is sent: a HAR export's later pages are read
+    /// and encoded while the client downloads, and counted against the tenant's slow calls
+    /// until the last (try6b finding 9: admission that ended with the first page let one
+    /// tenant stream 9 full exports at once and starve every tenant's mock serving).
+    let keepsSlowAdmission: Bool
 
     init(_ method: String, _ path: String, maxSegments: Int? = nil, query: [String]? = [], lane: ControlLane = .worker,
-         _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
+         keepsSlowAdmission: Bool = false, _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.maxSegments = maxSegments
@@ -66,6 +77,7 @@ struct Route: Sendable {
         self.lane = lane
         self.handler = handler
         self.answer = nil
+        self.keepsSlowAdmission = keepsSlowAdmission
     }
 
     /// A route that answers now or later as it decides (runs on the worker: must not block).
@@ -78,6 +90,7 @@ struct Route: Sendable {
         self.lane = .worker
         self.handler = { _ in throw APIError.notFound }
         self.answer = answer
+        self.keepsSlowAdmission = false
     }
 
     /// The parameter as sent (still percent-encoded) when `path` matches this route, `""` for
@@ -183,8 +196,12 @@ struct RouteTable: Sendable {
             let reservation: TenantReservation?
             do { reservation = route.lane == .slow ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
             return lane.answer {
-                defer { reservation?.release() }
-                return run(route, context)
+                var context = context
+                context.slowReservation = reservation
+                let response = run(route, context)
+                let streams = if case .stream = response.content { true } else { false }
+                if !(route.keepsSlowAdmission && streams) { reservation?.release() }
+                return response
             }
         }
         guard !allowed.isEmpty else { return .now(APIError.noControlRoute(request.method, request.path).response) }
