@@ -14,8 +14,9 @@ import FoundationNetworking
 /// try catbird.send(.removeAll)
 /// ```
 ///
-/// Every call carries `X-Catbird-Parallel-Id: <parallelId>` when ``parallelId`` is set, so it
-/// sees and changes only that tenant (test shard): its mocks, its journal, its SQL rows.
+/// Every call carries `X-Catbird-Parallel-Id: <parallelId>` when ``parallelId`` is set and not
+/// empty (an empty id sends no header: the default tenant), so it sees and changes only that
+/// tenant (test shard): its mocks, its journal, its SQL rows.
 ///
 /// Calls come in three forms: a completion handler (``send(_:completion:)``, as in
 /// Catbird 0.11, called back on the session's delegate queue), `async` (macOS 10.15 / iOS 13

@@ -16,7 +16,9 @@ extension Catbird {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = body
         }
-        if let parallelId {
+        // An empty id is the default tenant, as in launchArguments: no header (the server
+        // refuses an empty X-Catbird-Parallel-Id on control calls, docs/tenancy.md).
+        if let parallelId, !parallelId.isEmpty {
             request.setValue(parallelId, forHTTPHeaderField: CatbirdAction.parallelIdHeaderField)
         }
         if let timeout = call.timeout {

@@ -63,6 +63,7 @@ struct CatbirdHandler: HTTPHandler {
             if cors, let preflight = CORS.preflight(control) {
                 return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
             }
+            if let problem = ControlParallelID.problem(of: control) { return refusedParallelID(control, problem) }
             let isAdmin = admin.isAdmin(control, tenant: tenant)
             let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant)
             return recorded(cors ? CORS.decorate(answer, for: control) : answer, control, answeredBy: "control", tenant: tenant)

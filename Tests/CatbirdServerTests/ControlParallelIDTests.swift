@@ -1,0 +1,47 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// try6b finding 11: an empty `X-Catbird-Parallel-Id` (a shard whose id variable is unset), or
+/// an empty first value followed by a real one, was read as "no header", the admin, and
+/// `DELETE /catbird/api/mocks` removed every shard's mocks. A control call's parallel id must
+/// name one tenant or be absent (docs/tenancy.md#tenant-of-a-request).
+final class ControlParallelIDTests: StorageTestCase {
+    func testAnEmptyOrConflictingParallelIdIsRefusedOnControlCallsAndRemovesNothing() throws {
+        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
+        try server.start()
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        try E2E.addMock(client, tenant: "S1", url: "/s1", body: "s1")
+        try E2E.addMock(client, url: "/default", body: "default")
+
+        // The exact failing inputs: `X-Catbird-Parallel-Id:` (empty), a blank one, and an empty
+        // first value followed by S1.
+        let inputs = [
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id:\r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id:   \r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id: \r\nX-Catbird-Parallel-Id: S1\r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/tenants HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id: \r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id: S1\r\nX-Catbird-Parallel-Id: S2\r\nConnection: close\r\n\r\n",
+        ]
+        for input in inputs {
+            let raw = try RawHTTPClient(port: server.port)
+            try raw.send(raw: Array(input.utf8))
+            let response = try raw.readResponse()
+            XCTAssertEqual(response.status, 400, "\(input.debugDescription): \(response.text)")
+            XCTAssertEqual(response.object["error"] as? Bool, true, response.text)
+            XCTAssertTrue((response.object["reason"] as? String ?? "").contains("X-Catbird-Parallel-Id header"), response.text)
+        }
+        // Nothing was removed: both tenants' mocks still answer.
+        XCTAssertEqual(try client.request("GET", "/s1", headers: [("X-Catbird-Parallel-Id", "S1")]).text, "s1")
+        XCTAssertEqual(try client.request("GET", "/default").text, "default")
+        // A mocked request with an empty id is still the default tenant's (docs/tenancy.md), the
+        // same id twice is that tenant, and no header is still the admin.
+        XCTAssertEqual(try client.request("GET", "/default", headers: [("X-Catbird-Parallel-Id", "")]).text, "default")
+        let same = try client.request("GET", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "S1"), ("X-Catbird-Parallel-Id", "S1")])
+        XCTAssertEqual(same.status, 200, same.text)
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/mocks").status, 200)
+        XCTAssertEqual(try client.request("GET", "/s1", headers: [("X-Catbird-Parallel-Id", "S1")]).status, 404)
+    }
+}
