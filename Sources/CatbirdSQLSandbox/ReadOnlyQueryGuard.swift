@@ -20,6 +20,10 @@ final class ReadOnlyQueryGuard {
     /// The hidden pragma (``hiddenPragmas``) the statement ran or read, e.g. `database_list`;
     /// turns SQLITE_AUTH into `.pragmaNotAvailable`, whatever else was refused.
     private(set) var hiddenPragma: String?
+    /// What a tenant-scoped statement ran or read that reports beyond its tenant
+    /// (``wholeDatabasePragmas``, a view-only function), e.g. `page_count`; turns SQLITE_AUTH
+    /// into `.notAvailableToTenants`.
+    private(set) var beyondTenant: String?
     /// Set when the progress handler interrupted the query; turns SQLITE_INTERRUPT into `.timedOut`.
     private(set) var timedOut = false
 
@@ -32,6 +36,7 @@ final class ReadOnlyQueryGuard {
     /// denied something, else SQLite's own `error`.
     func refusal(for error: SQLiteError) -> ReadOnlyQueryError {
         if let hiddenPragma { return .pragmaNotAvailable(name: hiddenPragma) }
+        if let beyondTenant { return .notAvailableToTenants(name: beyondTenant) }
         if deniedAction { return .notReadOnly }
         // A write to a view of `main` (e.g. `DELETE FROM main.requests`) fails while compiling,
         // before the authorizer is asked (SQLite 3.40 sqlite3IsReadOnly: "cannot modify %s
@@ -67,6 +72,10 @@ final class ReadOnlyQueryGuard {
     /// `database_list` reports the database file's path on the server, which no query's
     /// author needs and a shared server must not tell its tenants (docs/protocol.md#sql).
     static let hiddenPragmas: Set<String> = ["database_list"]
+    /// Reporting pragmas refused to tenant-scoped queries (as statements and functions): they
+    /// count the whole file's pages or changes, so a tenant could watch other tenants' write
+    /// volume (try6b finding 1).
+    static let wholeDatabasePragmas: Set<String> = ["data_version", "freelist_count", "page_count"]
     /// Pragmas whose argument names a table or index to describe: allowed with an argument.
     private static let describingPragmas: Set<String> = [
         "foreign_key_list", "index_info", "index_list", "index_xinfo", "table_info",
@@ -111,6 +120,10 @@ final class ReadOnlyQueryGuard {
             return table == "sqlite_master" ? SQLITE_OK : deny()
         case SQLITE_FUNCTION:
             let name = detail2.map { TenantReadPolicy.folded(String(cString: $0)) }
+            // A view-only function called from the statement itself, not from inside a view.
+            if let name, context == nil, readPolicy?.viewOnlyFunctions.contains(name) == true {
+                return refuseBeyondTenant("\(name)()")
+            }
             return name.map(Self.deniedFunctions.contains) == true ? deny() : SQLITE_OK
         case SQLITE_PRAGMA:
             guard let detail1 else { return deny() }
@@ -145,9 +158,15 @@ final class ReadOnlyQueryGuard {
     /// anything.)
     private func pragmaDecision(_ pragma: String, argument: Bool) -> Int32 {
         if Self.hiddenPragmas.contains(pragma) { return hide(pragma) }
+        if readPolicy != nil, Self.wholeDatabasePragmas.contains(pragma) { return refuseBeyondTenant("the pragma \(pragma)") }
         if Self.describingPragmas.contains(pragma) { return SQLITE_OK }
         if !argument && Self.reportingPragmas.contains(pragma) { return SQLITE_OK }
         return deny()
+    }
+
+    private func refuseBeyondTenant(_ name: String) -> Int32 {
+        if beyondTenant == nil { beyondTenant = name }
+        return SQLITE_DENY
     }
 
     private func hide(_ pragma: String) -> Int32 {

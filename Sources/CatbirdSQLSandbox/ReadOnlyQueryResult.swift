@@ -47,6 +47,11 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     /// The statement runs or reads a pragma hidden from queries (`PRAGMA database_list`,
     /// `pragma_database_list`: it names the database file's path on the server).
     case pragmaNotAvailable(name: String)
+    /// A tenant-scoped query ran or read `name`, which reports on the whole database every
+    /// tenant shares or on another tenant: the pragmas `data_version`, `freelist_count` and
+    /// `page_count` (other tenants' write volume), or a function only the scoped views call
+    /// (`catbird_journal_floor()`, which took any tenant's id; try6b finding 1).
+    case notAvailableToTenants(name: String)
     /// The statement has `expected` parameters but `given` values were passed.
     case parameterCountMismatch(expected: Int, given: Int)
     /// The query ran longer than the time limit of `milliseconds` and was interrupted.
@@ -86,6 +91,9 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
                 + "and introspection pragmas such as table_info)"
         case .pragmaNotAvailable(let name):
             return "the pragma \(name) is not available: it would show where the server keeps its database file"
+        case .notAvailableToTenants(let name):
+            return "\(name) is not available to tenant-scoped queries: it reports on the database every tenant shares, "
+                + "or on another tenant"
         case .parameterCountMismatch(let expected, let given):
             return "the statement has \(expected) parameter(s) but \(given) value(s) were given"
         case .timedOut(let milliseconds):

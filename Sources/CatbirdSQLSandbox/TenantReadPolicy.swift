@@ -62,6 +62,8 @@ struct TenantReadPolicy {
     private let directlyReadable: Set<String>
     /// Tables whose row count stays private, lowercased: see the type's documentation.
     private let privateTables: Set<String>
+    /// Functions only the scoped views may call (``TenantScope/viewOnlyFunctions``), lowercased.
+    let viewOnlyFunctions: Set<String>
     /// SQLite's own tables and page-level virtual tables that summarise every tenant's rows.
     private static let internalTables: Set<String> = [
         "sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "dbstat", "sqlite_dbpage",
@@ -76,6 +78,7 @@ struct TenantReadPolicy {
         storageTables = Set(scope.tables.flatMap(\.storedIn).map(Self.folded))
         directlyReadable = Set(
             (scope.sharedTables + ["sqlite_master", "sqlite_schema", "json_each", "json_tree"]).map(Self.folded))
+        viewOnlyFunctions = Set(scope.viewOnlyFunctions.map(Self.folded))
         privateTables = Self.internalTables.union(mainTables.map(Self.folded))
             .subtracting(scopedTables).subtracting(directlyReadable)
     }

@@ -44,10 +44,14 @@ public struct TenantScope: Sendable, Equatable {
     /// (`NULL` between queries); a plain identifier: ASCII letters, digits and `_`, not
     /// starting with a digit.
     public let tenantFunction: String
+    /// SQL functions only the scoped views may call (e.g. `catbird_journal_floor`, behind
+    /// `requests`' `visibleRows`): a query calling one itself is refused, since its argument
+    /// could name another tenant (try6b finding 1). Lowercase plain identifiers.
+    public let viewOnlyFunctions: [String]
 
     /// A scope. Empty `tables`, duplicate table names, or a `tenantFunction` that is not a plain
     /// identifier are programmer errors and trap.
-    public init(tables: [Table], sharedTables: [String] = [], tenantFunction: String) {
+    public init(tables: [Table], sharedTables: [String] = [], tenantFunction: String, viewOnlyFunctions: [String] = []) {
         precondition(!tables.isEmpty, "a tenant scope needs at least one table")
         let names = tables.map { TenantReadPolicy.folded($0.name) }
         precondition(Set(names).count == names.count, "duplicate table in tenant scope: \(tables.map(\.name))")
@@ -55,6 +59,7 @@ public struct TenantScope: Sendable, Equatable {
         self.tables = tables
         self.sharedTables = sharedTables
         self.tenantFunction = tenantFunction
+        self.viewOnlyFunctions = viewOnlyFunctions
     }
 
     private static func isPlainIdentifier(_ name: String) -> Bool {

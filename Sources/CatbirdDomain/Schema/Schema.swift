@@ -30,5 +30,5 @@ public enum Schema {
             .init("tenants", tenantColumn: "id"),
         ],
         sharedTables: ["schema_migrations"],
-        tenantFunction: "catbird_tenant")
+        tenantFunction: "catbird_tenant", viewOnlyFunctions: ["catbird_journal_floor"])
 }
