@@ -43,6 +43,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What an environmental failure (``isEnvironmental``) means for a user, in a few words
     /// (`the database is busy`); nil for other failures.
     public var environmentalReason: String? {
+        // SQLITE_IOERR_SHMSIZE: the WAL index (`-shm`) could not be grown, which on a full disk
+        // is what opening an up-to-date WAL file meets first (try6a F5: it read "disk I/O error").
+        if extendedCode == SQLITE_IOERR | (19 << 8) {
+            return "the disk holding the database is full (no room for its WAL index, the -shm file)"
+        }
         switch code {
         case SQLITE_BUSY, SQLITE_LOCKED: return "the database is busy (locked by another connection); try again"
         case SQLITE_NOMEM: return "the database ran out of memory"
@@ -56,10 +61,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// One line: `SQLite error 19 (constraint): UNIQUE constraint failed: t.x — in: INSERT …`.
-    /// Runs of whitespace in the SQL are collapsed to one space, and SQL longer than 300
-    /// characters is cut with `…`.
+    /// Runs of whitespace are collapsed to one space; a message longer than 200 characters and
+    /// SQL longer than 300 are cut with `…` (a message echoes the statement's identifiers:
+    /// `no such column: xyyy…` of a 10 MB name made a 10 MB error reason, try6b finding 10).
     public var description: String {
-        var line = "SQLite error \(code) (\(Self.name(ofPrimaryCode: code))): \(message)"
+        var line = "SQLite error \(code) (\(Self.name(ofPrimaryCode: code))): \(Self.oneLine(message, limit: 200))"
         if let sql {
             line += " — in: " + Self.oneLine(sql, limit: 300)
         }

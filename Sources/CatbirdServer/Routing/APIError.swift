@@ -34,9 +34,16 @@ struct APIError: HTTPResponseError, Sendable {
     /// ``headers`` as the journal's JSON object (``JSONText/object(_:)``), built once.
     static let headersJSON = JSONText.object(headers.fields)
 
-    /// The JSON error response, with ``headers``.
+    /// The most characters of a reason: 2,000. Input a reason echoes is cut where it is quoted
+    /// (ids and values to 64 characters, SQL to 300, SQLite's message to 200); this bounds the
+    /// rest, so that no error answer grows with its request (try6b finding 10).
+    static let maxReasonCharacters = 2000
+
+    /// The JSON error response, with ``headers``; the reason cut to ``maxReasonCharacters``
+    /// characters and `…`.
     var response: HTTPResponse {
-        var response = HTTPResponse.error(status: status, reason: reason)
+        let shown = reason.count > Self.maxReasonCharacters ? String(reason.prefix(Self.maxReasonCharacters)) + "…" : reason
+        var response = HTTPResponse.error(status: status, reason: shown)
         if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }
         return response
     }
