@@ -10,6 +10,10 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
     /// A ``BodyPattern`` that cannot be used: `json` whose value is not JSON, a `jsonPath`
     /// that is not a SQLite JSON path, `equalTo` on another kind. `reason` names the field.
     case invalidBodyPattern(reason: String)
+    /// A mock's `equal` or `wildcard` value longer than it can ever match (``MockPatternLimits``):
+    /// `what` names the pattern, `length` and `limit` are in UTF-8 bytes, `why` says what the
+    /// server does with a request that long.
+    case tooLong(what: String, length: Int, limit: Int, why: String)
 
     /// 400: the control call or count that sent the pattern is at fault.
     public var status: Int { 400 }
@@ -24,6 +28,9 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
             return "invalid regular expression \(JSONText.string(pattern)): \(reason)"
         case let .invalidBodyPattern(reason):
             return reason
+        case let .tooLong(what, length, limit, why):
+            return "\(what) is \(length) bytes, longer than the limit of \(limit) bytes: it could never match, since \(why) "
+                + "(docs/matching.md#pattern-lengths)"
         }
     }
 }

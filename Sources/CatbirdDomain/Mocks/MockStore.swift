@@ -56,10 +56,12 @@ public final class MockStore: Sendable {
     /// pattern is the same as `pattern` (Catbird 0.11 `update`; header names compared
     /// case-insensitively, see ``RequestPattern/isSamePattern(as:)``). The replacement keeps
     /// `pattern` as given, header-name spelling included.
-    /// - Throws: `PatternError` for an invalid regular expression (nothing stored);
+    /// - Throws: `PatternError` for an invalid regular expression or a url or header value
+    ///   longer than it can match (``MockPatternLimits``; nothing stored);
     ///   `SQLiteError` when the write fails (nothing changed).
     @discardableResult
     public func update(_ pattern: RequestPattern, response: ResponseMock, tenant: TenantID) throws -> Mock {
+        try MockPatternLimits.check(pattern)
         let compiled = try CompiledRequestPattern(pattern)
         return try database.use { db in
             // Under the write connection, so no other control change moves these. The table's

@@ -1,0 +1,53 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// try6a F14: an `update` whose url `wildcard` was `*a` × 500,000 (1 MB) took 524 s of server
+/// CPU (160 KB: 6.8 s). A url `equal`/`wildcard` value longer than the 8 KiB request-target
+/// limit, or a header one longer than the 28 KiB head, can never match: refused with 400 naming
+/// the limit (docs/matching.md#pattern-lengths).
+final class MockPatternLengthTests: StorageTestCase {
+    func testURLAndHeaderValuesLongerThanARequestCanBeAreRefused() throws {
+        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
+        try server.start()
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        let tenant = [("X-Catbird-Parallel-Id", "huge")]
+
+        let huge = String(repeating: "*a", count: 500_000)
+        let refused = try client.json(
+            "POST", "/catbird/api/mocks",
+            E2E.jsonText(["type": "update", "pattern": ["method": "GET", "url": ["kind": "wildcard", "value": huge]], "response": ["status": 200]]),
+            headers: tenant)
+        E2E.assertError(
+            refused, status: 400,
+            reasonContains: "the url pattern (wildcard) is 1000000 bytes, longer than the limit of 8192 bytes: it could never match, "
+                + "since a longer request-target is refused with 414")
+        let equal = try client.json(
+            "POST", "/catbird/api/mocks",
+            E2E.updateAction(url: "/" + String(repeating: "e", count: 8192), body: Array("x".utf8)), headers: tenant)
+        E2E.assertError(equal, status: 400, reasonContains: "the url pattern (equal) is 8193 bytes, longer than the limit of 8192 bytes")
+        let header = try client.json(
+            "POST", "/catbird/api/mocks",
+            E2E.jsonText([
+                "type": "update",
+                "pattern": ["method": "GET", "url": ["kind": "equal", "value": "/h"], "headers": ["X-Big": ["kind": "wildcard", "value": String(repeating: "*b", count: 14337)]]],
+                "response": ["status": 200],
+            ]), headers: tenant)
+        E2E.assertError(
+            header, status: 400, reasonContains: "the pattern of header \"X-Big\" (wildcard) is 28674 bytes, longer than the limit of 28672 bytes")
+        XCTAssertEqual(try E2E.mocks(client, tenant: "huge").count, 0, "nothing stored")
+
+        // At the limits: stored, and the longest url wildcard matches a target of the longest length.
+        let longest = "/" + String(repeating: "*a", count: 4095) + "z"
+        XCTAssertEqual(longest.utf8.count, 8192)
+        try E2E.addMock(client, tenant: "huge", url: longest, kind: "wildcard", body: "longest")
+        let target = "/" + String(repeating: "a", count: 8190) + "z"
+        XCTAssertEqual(try client.request("GET", target, headers: tenant).text, "longest")
+        // A long regexp is not bounded: it may be far longer than what it matches.
+        let alternatives = (0..<2000).map { "alt\($0)" }.joined(separator: "|")
+        try E2E.addMock(client, tenant: "huge", url: "^/(\(alternatives))$", kind: "regexp", body: "regexp")
+        XCTAssertEqual(try client.request("GET", "/alt1999", headers: tenant).text, "regexp")
+    }
+}
