@@ -156,6 +156,11 @@ public final class JournalDeletions: Sendable {
         // which renamed it `journal_rows` (and made `requests` a view).
         let renamed = try db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'journal_rows'")
         let rows = renamed.isEmpty ? "requests" : "journal_rows"
+        // Nothing pending (a clean stop finished them): no transaction at all. An empty
+        // `DELETE FROM journal_deletions` still rewrites the table's root page, so an up-to-date
+        // file on a full disk failed to start with `full … in: COMMIT` (try6a F5); start-up must
+        // not write to a file that needs no change (README.md#storage-faults).
+        guard try !db.query("SELECT 1 FROM journal_deletions LIMIT 1").isEmpty else { return }
         try db.transaction {
             try db.execute("""
                 DELETE FROM \(rows) WHERE EXISTS (

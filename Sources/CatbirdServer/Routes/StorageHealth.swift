@@ -7,8 +7,10 @@ import Foundation
 /// made read-only, corruption; README.md#storage-faults): `503 {"error": true, "status":
 /// "degraded", "reason": "…", "since": "<UTC ISO 8601>"}`. The server keeps serving mocks from
 /// memory meanwhile (with strict durability their answers are withheld instead, and the reason
-/// says so); control changes are refused with 503 and journal rows are dropped (each
-/// drop logged), until a write commits again. A corrupt file stays reported until
+/// says so); a control change that cannot be written is refused with 503 and journal rows
+/// that cannot be written are dropped (each drop logged), until a write commits again. (Not
+/// "control changes are refused": a change that still fits, e.g. into pages freed meanwhile,
+/// commits and answers 201; try6a F5.) A corrupt file stays reported until
 /// `PRAGMA quick_check` passes again (``StorageFaults``): meanwhile what reads or writes its
 /// damaged pages fails, and the rest works.
 struct StorageHealth: Encodable {
@@ -36,10 +38,12 @@ struct StorageHealth: Encodable {
 
     static func degraded(reason: String, since: Date, durability: Durability) -> HTTPResponse {
         let mocks = switch durability {
-        case .relaxed: "control changes are refused and the journal is not being written; mocks are still served from memory"
+        case .relaxed:
+            "a control change that cannot be written is refused (503) and journal rows that cannot be written are dropped; "
+                + "mocks are still served from memory"
         case .strict:
-            "control changes are refused, and mocks' answers are withheld (503) since the journal cannot be written "
-                + "and --durability strict sends no answer unjournaled"
+            "a control change that cannot be written is refused (503), and mocks' answers are withheld (503) while their "
+                + "journal rows cannot be written, since --durability strict sends no answer unjournaled"
         }
         return JSONBody.response(StorageHealth(reason: "\(reason): \(mocks)", since: Timestamp.string(from: since)), status: 503)
     }

@@ -1,0 +1,60 @@
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// try6a F5: after a disk-full episode, a restart on the same up-to-date file refused to start
+/// (exit 3, `the disk holding the database is full (… in: COMMIT)`): start-up finished pending
+/// journal deletions in a transaction even when there were none, and the empty `DELETE`
+/// rewrote a page. README.md#storage-faults: an up-to-date file needs no write to start.
+final class FullDiskRestartTests: XCTestCase {
+    func testAnUpToDateFileStartsOnAFullDiskAndDegradesAtItsFirstWrite() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fullrestart-\(UUID().uuidString)")
+        let mount = directory.appendingPathComponent("full")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.path], in: directory)
+        guard mounted.status == 0 else {
+            throw XCTSkip("cannot mount a small tmpfs here (needs root or CAP_SYS_ADMIN), so the full disk is not tested: \(mounted.stderr)")
+        }
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), ["-l", mount.path], in: directory) }
+        let database = mount.appendingPathComponent("f.sqlite").path
+        let arguments = { ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"] }
+
+        // The try6a steps: a mock, the disk filled, 60 KB bodies until the journal drops rows.
+        let first = try LaunchedServer(try arguments(), in: directory)
+        let client = try first.client()
+        try E2E.addMock(client, method: "POST", url: "/ok", body: "ok")
+        let filler = mount.appendingPathComponent("filler")
+        let descriptor = open(filler.path, O_WRONLY | O_CREAT, 0o644)
+        let block = [UInt8](repeating: 0, count: 64 * 1024)
+        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+        close(descriptor)
+        let body = Array(repeating: UInt8(ascii: "x"), count: 60_000)
+        var health = try client.request("GET", "/catbird/api/health")
+        for _ in 0..<12 where health.status == 200 {
+            XCTAssertEqual(try client.request("POST", "/ok", body: body).text, "ok")
+            usleep(300_000)
+            health = try client.request("GET", "/catbird/api/health")
+        }
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertEqual(try first.terminate().status, 0)
+
+        // The same command again: it starts, serves the mock from the file, and degrades at its
+        // first write.
+        let again = try LaunchedServer(try arguments(), in: directory)
+        let second = try again.client()
+        XCTAssertEqual(try second.request("POST", "/ok").text, "ok")
+        var degraded = try second.request("GET", "/catbird/api/health")
+        for _ in 0..<100 where degraded.status == 200 {
+            usleep(100_000)
+            degraded = try second.request("GET", "/catbird/api/health")
+        }
+        XCTAssertEqual(degraded.status, 503, degraded.text)
+        XCTAssertTrue((degraded.object["reason"] as? String ?? "").hasPrefix("the disk holding the database is full: a control change that cannot be written is refused (503)"), degraded.text)
+        XCTAssertEqual(try again.terminate().status, 0)
+    }
+}
