@@ -108,7 +108,12 @@ public final class CatbirdServer: Sendable {
         }
         let mocks: MockStore
         do {
+            // Logged before and after: a start-up holding many mocks is seen loading, not hung.
+            let stored = try MockStore.storedCount(in: writer)
+            if stored.mocks > 0 { log.info("loading \(stored.mocks) mocks of \(stored.tenants) tenants") }
+            let began = ContinuousClock.now
             mocks = try MockStore(database: writer)
+            if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
         } catch {
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
         }

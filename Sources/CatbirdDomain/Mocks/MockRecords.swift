@@ -14,11 +14,14 @@ enum MockRecords {
             FROM mocks ORDER BY tenant, position
             """)
         let decoder = JSONDecoder()
+        /// A stored JSON object; the usual empty one (`{}`) without running the decoder.
+        func object<Value: Decodable>(_ text: String?) throws -> [String: Value] {
+            guard let text, text != "{}" else { return [:] }
+            return try decoder.decode([String: Value].self, from: Data(text.utf8))
+        }
         return try rows.map { row in
-            let headerPatterns = try decoder.decode(
-                [String: PatternMatch].self, from: Data((row["header_patterns"].stringValue ?? "{}").utf8))
-            let responseHeaders = try decoder.decode(
-                [String: String].self, from: Data((row["response_headers"].stringValue ?? "{}").utf8))
+            let headerPatterns: [String: PatternMatch] = try object(row["header_patterns"].stringValue)
+            let responseHeaders: [String: String] = try object(row["response_headers"].stringValue)
             let pattern = RequestPattern(
                 method: RequestPattern.HTTPMethod(rawValue: row["method"].stringValue ?? ""),
                 url: PatternMatch(
@@ -37,6 +40,12 @@ enum MockRecords {
                 response: response, remainingLimit: remaining, hits: Int(row["hits"].intValue ?? 0),
                 createdAt: row["created_at"].stringValue ?? "")
         }
+    }
+
+    /// How many mocks are stored, of how many tenants (one pass over the tenant-and-position index).
+    static func count(_ db: Database) throws -> (mocks: Int, tenants: Int) {
+        let row = try db.query("SELECT COUNT(*) AS mocks, COUNT(DISTINCT tenant) AS tenants FROM mocks").first
+        return (Int(row?["mocks"].intValue ?? 0), Int(row?["tenants"].intValue ?? 0))
     }
 
     static func insert(

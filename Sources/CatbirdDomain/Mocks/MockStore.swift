@@ -28,12 +28,29 @@ public final class MockStore: Sendable {
     /// (docs/matching.md#repeated-misses).
     public var generation: UInt64 { changes.current }
 
-    /// Loads every mock from the `mocks` table.
+    /// Loads every mock from the `mocks` table, each tenant's table built once from all its
+    /// rows (linear in the rows).
     /// - Throws: `SQLiteError`, or `PatternError` when a stored pattern no longer compiles.
     public init(database: SerialDatabase) throws {
         self.database = database
         let loaded = try database.use { try MockRecords.loadAll($0) }
-        for mock in loaded { table(of: mock.tenant, creating: true)?.insert(mock, replacing: nil) }
+        var tables: [TenantID: TenantMocks] = [:]
+        // Rows come ordered by tenant, then position: each tenant's are one run.
+        var start = loaded.startIndex
+        while start < loaded.endIndex {
+            let tenant = loaded[start].tenant
+            let end = loaded[start...].firstIndex { $0.tenant != tenant } ?? loaded.endIndex
+            tables[tenant] = TenantMocks(Array(loaded[start..<end]), generation: changes)
+            start = end
+        }
+        self.tables.withLock { $0 = tables }
+    }
+
+    /// How many mocks the `mocks` table holds, of how many tenants: what ``init(database:)``
+    /// will load (for a log line before a long load).
+    /// - Throws: `SQLiteError`.
+    public static func storedCount(in database: SerialDatabase) throws -> (mocks: Int, tenants: Int) {
+        try database.use { try MockRecords.count($0) }
     }
 
     /// The tenant's table, or nil when it has none (created first when `creating`).

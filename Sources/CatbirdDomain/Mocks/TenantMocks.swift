@@ -77,7 +77,8 @@ final class TenantMocks: Sendable {
         /// Raised after each change of this table, as of every tenant's (``MockStore/generation``).
         let generation: MockTablesGeneration
 
-        init(generation: MockTablesGeneration) {
+        init(table: MockTable, generation: MockTablesGeneration) {
+            self.table = table
             self.generation = generation
         }
 
@@ -137,9 +138,9 @@ final class TenantMocks: Sendable {
 
     private let state: Mutex<State>
 
-    /// An empty table whose changes raise `generation` (``MockStore/generation``).
-    init(generation: MockTablesGeneration) {
-        state = Mutex(State(generation: generation))
+    /// A table of `mocks` (none: empty) whose changes raise `generation` (``MockStore/generation``).
+    init(_ mocks: [Mock] = [], generation: MockTablesGeneration) {
+        state = Mutex(State(table: MockTable(mocks), generation: generation))
     }
 
     /// Reads the table under its lock (the table's hits and limits are those the mocks were
