@@ -15,6 +15,9 @@ extension CatbirdServer {
         /// Bytes of each request and response body kept in the journal; longer bodies are
         /// truncated and marked (`request_body_truncated`, `response_body_truncated`).
         public var journalBodyLimit: Int
+        /// What one tenant's mocks may hold: how many, and how many bytes of response bodies
+        /// (`--max-tenant-mocks`, `--max-tenant-mock-bytes`; docs/protocol.md#mock-limits).
+        public var mockLimits = TenantMockLimits()
         /// Journal entries that may wait for the writer before requests are held back (default
         /// 16,384: a third of a second of the writer's work; a longer queue only holds more
         /// memory, as the journal benchmark's peak RSS showed at 50,000).

@@ -112,7 +112,7 @@ public final class CatbirdServer: Sendable {
             let stored = try MockStore.storedCount(in: writer)
             if stored.mocks > 0 { log.info("loading \(stored.mocks) mocks of \(stored.tenants) tenants") }
             let began = ContinuousClock.now
-            mocks = try MockStore(database: writer)
+            mocks = try MockStore(database: writer, limits: settings.mockLimits)
             if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
         } catch {
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error

@@ -36,6 +36,7 @@ enum CommandLineOptions {
         "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
         "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
         "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
+        "max-tenant-mocks": "CATBIRD_MAX_TENANT_MOCKS", "max-tenant-mock-bytes": "CATBIRD_MAX_TENANT_MOCK_BYTES",
     ]
 
     /// Refused (README.md#configuration): an unknown option or argument, an option given twice,
@@ -147,6 +148,19 @@ enum CommandLineOptions {
                 throw UsageError(description: "journal body limit must be bytes or a size like 64kb, not '\(size)'")
             }
             settings.journalBodyLimit = bytes
+        }
+        if let text = values["max-tenant-mocks"] {
+            guard text.lowercased() == "off" || (Int(text).map { $0 > 0 } ?? false) else {
+                throw UsageError(description: "max tenant mocks must be a whole number of mocks from 1, or off; not '\(text)'")
+            }
+            settings.mockLimits.maxMocks = Int(text)
+        }
+        if let text = values["max-tenant-mock-bytes"] {
+            let bytes = ByteSize.parse(text)
+            guard text.lowercased() == "off" || (bytes.map { $0 > 0 } ?? false) else {
+                throw UsageError(description: "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off; not '\(text)'")
+            }
+            settings.mockLimits.maxBodyBytes = bytes
         }
         if let threads = values["threads"] {
             guard let count = Int(threads), (1...256).contains(count) else {

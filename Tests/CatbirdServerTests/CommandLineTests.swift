@@ -54,6 +54,8 @@ final class CommandLineTests: XCTestCase {
             (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
             (["--proxy=yes"], "option '--proxy' takes no value"),
             (["--upstream-timeout", "0"], "upstream timeout must be seconds"),
+            (["--max-tenant-mocks", "0"], "max tenant mocks must be a whole number of mocks from 1, or off; not '0'"),
+            (["--max-tenant-mock-bytes", "lots"], "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off; not 'lots'"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)
@@ -244,6 +246,26 @@ final class CommandLineTests: XCTestCase {
             environment: ["CATBIRD_MAX_BODY_SIZE": "1kb"])
         let accepted = try flagged.client().request("POST", "/up", body: [UInt8](repeating: 0x61, count: 2000))
         XCTAssertEqual(accepted.status, 200, accepted.text)
+        XCTAssertEqual(try flagged.terminate().status, 0)
+    }
+
+    /// `CATBIRD_MAX_TENANT_MOCKS` bounds each tenant's mocks (docs/protocol.md#mock-limits); the
+    /// flag wins over it, and `off` lifts the limit.
+    func testMaxTenantMocksFromTheEnvironmentIsHonouredAndTheFlagWins() throws {
+        let database = directory.appendingPathComponent("mock-limit.sqlite").path
+        let server = try launch(
+            ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
+            environment: ["CATBIRD_MAX_TENANT_MOCKS": "1"])
+        try E2E.addMock(try server.client(), tenant: "S", url: "/one", body: "1")
+        let refused = try server.client().json(
+            "POST", "/catbird/api/mocks", E2E.updateAction(url: "/two", body: nil), headers: E2E.tenantHeader("S"))
+        E2E.assertError(refused, status: 409, reasonContains: #"tenant "S" holds 1 mocks, the limit is 1 (--max-tenant-mocks"#)
+        XCTAssertEqual(try server.terminate().status, 0)
+
+        let flagged = try launch(
+            ["--port", "\(try freePort())", "--db", database, "--log-level", "warning", "--max-tenant-mocks", "off"],
+            environment: ["CATBIRD_MAX_TENANT_MOCKS": "1"])
+        try E2E.addMock(try flagged.client(), tenant: "S", url: "/two", body: "2")
         XCTAssertEqual(try flagged.terminate().status, 0)
     }
 

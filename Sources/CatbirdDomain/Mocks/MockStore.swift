@@ -19,6 +19,8 @@ public final class MockStore: Sendable {
     private let tables = Mutex<[TenantID: TenantMocks]>([:])
     private let database: SerialDatabase
     private let changes = MockTablesGeneration()
+    /// What one tenant's mocks may hold; `update` refuses past it.
+    let limits: TenantMockLimits
 
     /// A number changed after every change of any tenant's mock table (a mock added, replaced or
     /// removed, a limit used up, a used-up mock given back, a tenant cleared or dropped), never
@@ -29,10 +31,12 @@ public final class MockStore: Sendable {
     public var generation: UInt64 { changes.current }
 
     /// Loads every mock from the `mocks` table, each tenant's table built once from all its
-    /// rows (linear in the rows).
+    /// rows (linear in the rows). Mocks already stored are loaded whatever `limits` say; the
+    /// limits bound later updates.
     /// - Throws: `SQLiteError`, or `PatternError` when a stored pattern no longer compiles.
-    public init(database: SerialDatabase) throws {
+    public init(database: SerialDatabase, limits: TenantMockLimits = TenantMockLimits()) throws {
         self.database = database
+        self.limits = limits
         let loaded = try database.use { try MockRecords.loadAll($0) }
         var tables: [TenantID: TenantMocks] = [:]
         // Rows come ordered by tenant, then position: each tenant's are one run.
@@ -46,7 +50,7 @@ public final class MockStore: Sendable {
         self.tables.withLock { $0 = tables }
     }
 
-    /// How many mocks the `mocks` table holds, of how many tenants: what ``init(database:)``
+    /// How many mocks the `mocks` table holds, of how many tenants: what ``init(database:limits:)``
     /// will load (for a log line before a long load).
     /// - Throws: `SQLiteError`.
     public static func storedCount(in database: SerialDatabase) throws -> (mocks: Int, tenants: Int) {
@@ -75,7 +79,8 @@ public final class MockStore: Sendable {
     /// `pattern` as given, header-name spelling included.
     /// - Throws: `PatternError` for an invalid regular expression or a url or header value
     ///   longer than it can match (``MockPatternLimits``; nothing stored);
-    ///   `SQLiteError` when the write fails (nothing changed).
+    ///   ``TenantMockLimitError`` when the tenant would hold more than ``TenantMockLimits``
+    ///   allows (nothing stored); `SQLiteError` when the write fails (nothing changed).
     @discardableResult
     public func update(_ pattern: RequestPattern, response: ResponseMock, tenant: TenantID) throws -> Mock {
         try MockPatternLimits.check(pattern)
@@ -87,6 +92,13 @@ public final class MockStore: Sendable {
             // delete every row before forgetting the table, so restarting at 1 is safe.
             let table = table(of: tenant, creating: true)!
             let (replaced, highestPosition) = (table.mock(samePatternAs: pattern), table.read(\.highestPosition))
+            let before = table.footprint(replacing: nil)
+            let kept = table.footprint(replacing: replaced?.id)
+            if let refusal = limits.refusal(
+                tenant: tenant, before: before, after: (kept.mocks + 1, kept.bodyBytes + (response.body?.count ?? 0)))
+            {
+                throw refusal
+            }
             let position = replaced?.position ?? highestPosition + 1
             let mock = try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)

@@ -154,6 +154,16 @@ final class TenantMocks: Sendable {
         state.withLock { $0.table.byID.isEmpty }
     }
 
+    /// How many mocks the table would hold, and how many bytes of response bodies, without
+    /// the mock with id `replacing` (nil: all of them); what ``TenantMockLimits`` bounds.
+    func footprint(replacing: Int64?) -> (mocks: Int, bodyBytes: Int) {
+        state.withLock { state in
+            let (count, bytes) = (state.table.count, state.table.bodyBytes)
+            guard let replacing, let replaced = state.table.byID[replacing] else { return (count, bytes) }
+            return (count - 1, bytes - replaced.responseBody.count)
+        }
+    }
+
     /// All mocks in match order, hits and remaining limits current.
     var ordered: [Mock] {
         state.withLock { state in state.table.ordered.map(state.current) }
