@@ -51,12 +51,13 @@ final class MockLoadAtStartTests: XCTestCase {
         XCTAssertTrue(log.contains("loaded 57819 mocks in "), log)
 
         let client = try server.client()
+        let listed = try E2E.mocks(client, tenant: "bulk")
+        XCTAssertEqual(listed.compactMap { JSONNumber.int($0["position"]) }, Array(1...10_001))
+        // The larger tenant by requests alone (its listing takes long in a debug build).
         for (tenant, count) in [("bulk", 10_001), ("bulk100k", 47_818)] {
-            let mocks = try E2E.mocks(client, tenant: tenant)
-            XCTAssertEqual(mocks.count, count, tenant)
-            XCTAssertEqual(mocks.compactMap { JSONNumber.int($0["position"]) }, Array(1...count), tenant)
-            XCTAssertEqual(try client.request("GET", "/m/1", headers: E2E.tenantHeader(tenant)).text, "b1", tenant)
-            XCTAssertEqual(try client.request("GET", "/m/\(count)", headers: E2E.tenantHeader(tenant)).text, "b\(count)", tenant)
+            for index in [1, count / 2, count] {
+                XCTAssertEqual(try client.request("GET", "/m/\(index)", headers: E2E.tenantHeader(tenant)).text, "b\(index)", tenant)
+            }
         }
         XCTAssertEqual(try client.request("GET", "/m/10002", headers: E2E.tenantHeader("bulk")).status, 404)
 
