@@ -19,11 +19,10 @@ equal-url mocks, `t40k` 40,000, `rest` the remaining N − 50,000, each one a GE
   list40k_s    `GET /catbird/api/mocks` of `t40k` (seconds) and its size (MB)
 
 Figures are wall-clock times on a loaded machine: compare the binaries of one run, not runs.
-Needs the sqlite3 CLI; standard library only. Exits 1 on an unexpected answer.
+Needs the sqlite3 CLI; standard library only (and control.py beside it). Exits 1 on an unexpected answer.
 """
 
 import http.client
-import json
 import os
 import signal
 import socket
@@ -33,7 +32,8 @@ import sys
 import tempfile
 import time
 
-HOST = "127.0.0.1"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from control import HOST, Client  # noqa: E402  (the benchmark's keep-alive client, beside this file)
 
 
 def free_port():
@@ -81,21 +81,6 @@ SELECT '{tenant}', i, 'GET', 'equal', '/m/' || i, '{{}}', 200, '{{}}', CAST('{{"
        '2026-12-01T00:00:00.000Z' FROM n WHERE {count} > 0;""")
     sql.append("COMMIT;")
     subprocess.run(["sqlite3", db], input="\n".join(sql), text=True, check=True, stdout=subprocess.DEVNULL)
-
-
-class Client:
-    def __init__(self, port):
-        self.connection = http.client.HTTPConnection(HOST, port, timeout=600)
-
-    def call(self, method, path, tenant, body=None):
-        headers = {"X-Catbird-Parallel-Id": tenant}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        self.connection.request(method, path, body=data, headers=headers)
-        response = self.connection.getresponse()
-        return response.status, response.read()
 
 
 def pattern(url):
@@ -146,6 +131,8 @@ def measure(binary, mocks, rounds):
                 wait_healthy(port, process)
                 started = time.perf_counter() - began
                 client = Client(port)
+                # Untimed: the first writes after the fill may pay for checkpointing its WAL.
+                timed_updates(client, "warm-up", rounds)
                 upd10k = timed_updates(client, "t10k", rounds)
                 upd40k = timed_updates(client, "t40k", rounds)
                 rm40k = timed_removes(client, "t40k", rounds)
