@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ left in Benchmarks/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from control import HOST, Client  # noqa: E402  (the benchmark's keep-alive client, beside this file)
 
