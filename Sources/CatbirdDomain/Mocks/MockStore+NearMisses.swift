@@ -25,6 +25,10 @@ public struct NearMissReport: Sendable {
     /// started within a worker's slice) and counted as differing or not matching. Only a
     /// complete report may be reused for the same request (docs/matching.md#near-misses).
     public var complete: Bool
+    /// Whether every other tenant that may be searched for ``matchingTenants`` was searched:
+    /// false when ``MockStore/matchingTenantTimeLimit`` (or the whole search's time limit) ended
+    /// that search first. Always true for a request with a parallel id.
+    public var searchedOtherTenants = true
 }
 
 extension MockStore {
@@ -37,6 +41,13 @@ extension MockStore {
     /// Time the whole comparison may take: 50 ms; checked before each block of mocks and each
     /// tenant, so a request with a huge body and many body patterns stops early with what it has.
     public static let nearMissTimeLimit = Duration.milliseconds(50)
+    /// Time the search of other tenants' mocks for ``NearMissReport/matchingTenants`` may take:
+    /// 2 ms of the thread's CPU time (``ThreadCPUTime``: a worker descheduled on a loaded machine
+    /// keeps its budget), checked before each tenant. A default-tenant miss whose URL is not ASCII tries every
+    /// wildcard and regexp mock of each tenant (docs/matching.md#how-matching-scales), so across
+    /// a fleet the search could otherwise hold a worker for the whole time limit on every such
+    /// request (docs/tenancy.md#fair-shares).
+    public static let matchingTenantTimeLimit = Duration.milliseconds(2)
 
     /// The closest mocks to a request no mock answered, among all of the tenant's and the
     /// default tenant's mocks, ranked by ``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:until:fields:)``
@@ -152,13 +163,20 @@ extension MockStore {
         }
 
         var matching: [TenantID] = []
+        var searchedOtherTenants = true
         if tenant.isDefault {
+            let othersDeadline = ThreadCPUTime.now() + Self.matchingTenantTimeLimit
             // Only tables that could match count toward the limit: not the default tenant's (already
             // compared), nor an empty one (a tenant whose last mock went, or whose first `update`
             // failed after its table was made), which would push a matching tenant out unseen.
             let others = tablesSnapshot().lazy.filter { !$0.0.isDefault && !$0.1.isEmpty }
             for (other, table) in others.prefix(Self.nearMissTenantLimit) {
-                guard matching.count < Self.matchingTenantLimit, inTime() else { break }
+                guard matching.count < Self.matchingTenantLimit else { break }
+                guard inTime(), ThreadCPUTime.now() < othersDeadline else {
+                    complete = false
+                    searchedOtherTenants = false
+                    break
+                }
                 if table.firstMatch(
                     method: method, target: target, headerValue: headerValue, body: body, deadline: regexpDeadline, slice: slice,
                     outOfTime: { _ in complete = false }
@@ -176,7 +194,9 @@ extension MockStore {
             if comparison.cutShort { complete = false }
             return NearMissReport.Closest(mock: mock, distance: (entry.distance * 1000).rounded() / 1000, comparison: comparison)
         }
-        return NearMissReport(closest: nearMisses, matchingTenants: matching, compared: compared, complete: complete)
+        return NearMissReport(
+            closest: nearMisses, matchingTenants: matching, compared: compared, complete: complete,
+            searchedOtherTenants: searchedOtherTenants)
     }
 }
 

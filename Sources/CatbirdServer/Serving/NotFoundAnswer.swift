@@ -102,6 +102,9 @@ struct NotFoundAnswer {
                 : "another tenant (not named: an admin token is set)"
             out.append(utf8: "; but \(owner) has a mock that matches it: is the app sending its parallel id"
                 + " (an old launch argument or key)?")
+        } else if !report.searchedOtherTenants {
+            out.append(utf8: "; other tenants' mocks were not searched fully for one that matches it (the search stops after "
+                + "\(Int(MockStore.matchingTenantTimeLimit.milliseconds)) ms)")
         }
         for mock in outOfTime.prefix(Self.outOfTimeShown) { out.append(utf8: "; " + outOfTimeSummary(mock)) }
         if outOfTime.count > Self.outOfTimeShown {
