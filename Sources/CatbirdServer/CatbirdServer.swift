@@ -18,9 +18,9 @@ import Synchronization
 public final class CatbirdServer: Sendable {
     /// This server's version, as `GET /catbird/version` and `catbird --version` print it.
     public static let version = "0.1.0"
-    /// Read connections of the journal: one per control thread (4 slow, 2 quick), so no control
-    /// call waits for a connection another tenant's slow count holds (docs/tenancy.md#fair-shares).
-    static let readConnectionCount = ControlPools.slowThreadCount + ControlPools.quickThreadCount
+    /// Read connections of the journal: one per control thread (4 slow, 2 quick, 1 health), so no
+    /// control call waits for a connection another tenant's slow count holds (docs/tenancy.md#fair-shares).
+    static let readConnectionCount = ControlPools.slowThreadCount + ControlPools.quickThreadCount + ControlPools.healthThreadCount
 
     public let settings: Settings
     private let http: HTTPServer

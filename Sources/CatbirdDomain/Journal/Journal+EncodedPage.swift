@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 @_spi(Server) import CatbirdWire
 import Foundation
 
@@ -27,12 +28,28 @@ extension Journal {
     /// `query.unmatchedOnly`, the unmatched listing's), oldest first or, when it says so,
     /// newest first, bounded by ``encodedPage(of:ids:_:maxSize:)``.
     ///
-    /// - Throws: `SQLiteError`.
-    public func encodedPage(of tenant: TenantID, _ query: JournalQuery, maxSize: Int = maxPageSize) throws -> EncodedJournalPage {
+    /// A filtered page (``JournalQuery/filtersRows``) reads the tenant's entries until it has
+    /// `limit` that pass, however many that takes: that read is stopped after `timeLimit`
+    /// (counted after the queued journal is written), so a filter that matches few of a
+    /// large journal holds its thread no longer than a count does.
+    ///
+    /// - Throws: ``JournalCountError/listingTooSlow(milliseconds:)`` once `timeLimit` has
+    ///   passed; `SQLiteError`.
+    public func encodedPage(
+        of tenant: TenantID, _ query: JournalQuery, maxSize: Int = maxPageSize, timeLimit: Duration = defaultCountTimeLimit
+    ) throws -> EncodedJournalPage {
         writer.flush()
+        let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let (sql, bindings) = Self.select(
             "id", of: tenant, query, limit: query.limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
-        let found = try reader.use { db in try db.query(sql, bindings).map { $0[0].intValue ?? 0 } }
+        let found: [Int64]
+        do {
+            found = try reader.use { db in
+                try db.withDeadline(deadline) { try db.query(sql, bindings).map { $0[0].intValue ?? 0 } }
+            }
+        } catch is DeadlinePassed {
+            throw JournalCountError.listingTooSlow(milliseconds: Int(timeLimit.milliseconds))
+        }
         return try encodedPage(of: tenant, ids: found, query, maxSize: maxSize)
     }
 

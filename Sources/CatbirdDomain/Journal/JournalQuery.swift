@@ -27,6 +27,14 @@ public struct JournalQuery: Sendable {
     /// Only requests nothing answered, which carry near misses (`GET /catbird/api/requests/unmatched`).
     public var unmatchedOnly = false
 
+    /// Whether a filter may skip rows (method, url, status, its class, `answeredBy`, the
+    /// unmatched listing's): such a page reads the tenant's entries until it has `limit` that
+    /// pass, so its cost grows with the journal (docs/tenancy.md#fair-shares: the slow lane,
+    /// with ``Journal/defaultCountTimeLimit``); without one it reads `limit` rows by id.
+    public var filtersRows: Bool {
+        method != nil || urlContains != nil || status != nil || statusClass != nil || answeredBy != nil || unmatchedOnly
+    }
+
     /// The page size used when none is given.
     public static let defaultLimit = 100
     /// The largest page size accepted.

@@ -7,8 +7,9 @@ import Foundation
 /// Health and version (the web page is ``WebPageRoutes``):
 /// - `GET /catbird/api/health` → `200 {"status":"ok"}` when the database answers, its last
 ///   write went through and no corruption found since start-up remains, else 503
-///   ``StorageHealth`` (same for every tenant, one small read on the quick control lane: it
-///   may wait for a read connection, which a worker must not; while a corruption is reported,
+///   ``StorageHealth`` (same for every tenant, one small read on health's own thread,
+///   ``ControlLane/health``: it may wait for a read connection, which a worker must not, and
+///   never waits behind a tenant's control calls; while a corruption is reported,
 ///   also a `PRAGMA quick_check` at most once per ``corruptionRecheckInterval``);
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
@@ -19,7 +20,7 @@ enum InfoRoutes {
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/health", lane: .quick) { _ in
+            Route("GET", "/catbird/api/health", lane: .health) { _ in
                 dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
                 if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault, durability: dependencies.settings.durability) }
                 do {

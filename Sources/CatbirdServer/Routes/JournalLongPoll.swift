@@ -6,8 +6,9 @@ import CatbirdHTTP
 /// filters, or with an empty page once `wait` seconds have passed. Without `wait` (or 0) it
 /// answers at once, like a plain listing.
 ///
-/// Holds no thread while waiting: each look runs in the tenant's turn on the quick control lane
-/// (docs/tenancy.md#fair-shares), and between looks a
+/// Holds no thread while waiting: each look runs in the tenant's turn on its lane
+/// (docs/tenancy.md#fair-shares: the quick lane, or for a filtered listing, whose look may read
+/// the whole journal, the slow lane one look of the tenant at a time), and between looks a
 /// ``JournalWaiters`` callback waits for the journal writer to commit more of the tenant's
 /// entries.
 struct JournalLongPoll: Sendable {
@@ -15,7 +16,7 @@ struct JournalLongPoll: Sendable {
     static let maxWait = Duration.seconds(60)
 
     let dependencies: RouteDependencies
-    let lane: TenantLane
+    let lane: LookLane
     let tenant: TenantID
     let query: JournalQuery
     let deadline: ContinuousClock.Instant

@@ -9,7 +9,10 @@ import Foundation
 /// - `GET /catbird/api/requests?since=&before=&order=&limit=&method=&url=&status=&answeredBy=&bodies=&wait=`
 ///   → ``CatbirdRequestPage`` (`nextSince` always present, `mockId` `null` when no mock answered;
 ///   `order=newest` with `before=` pages back from the newest entry; `wait=` seconds, 0–60, holds
-///   an empty answer until an entry matches: ``JournalLongPoll``)
+///   an empty answer until an entry matches: ``JournalLongPoll``); with a filter (`method`,
+///   `url`, `status`, `answeredBy`) a page may read the whole journal, so it runs on the slow
+///   lane, admitted like a count (its looks, with `wait=`, one of the tenant's at a time) and
+///   stopped after ``Journal/defaultCountTimeLimit`` with a 400 (docs/tenancy.md#fair-shares)
 /// - `DELETE /catbird/api/requests` → `{"deleted": n}`
 /// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
 ///   mocks' matching rules (a header pattern matches the header's first value); 400 when
@@ -26,10 +29,29 @@ enum JournalRoutes {
             Route("GET", "/catbird/api/requests", query: journalQueryNames, answer: { context in
                 let query = try journalQuery(from: context.query)
                 let wait = try longPollWait(from: context.query)
-                let poll = JournalLongPoll(
-                    dependencies: dependencies, lane: context.quickLane, tenant: context.tenant, query: query,
-                    deadline: ContinuousClock.now + wait)
-                return .later { responder in poll.start(responder) }
+                guard query.filtersRows else {
+                    let poll = JournalLongPoll(
+                        dependencies: dependencies, lane: context.quickLooks, tenant: context.tenant, query: query,
+                        deadline: ContinuousClock.now + wait)
+                    return .later { responder in poll.start(responder) }
+                }
+                // A filter may read the whole journal for a page: slow work (docs/tenancy.md#fair-shares).
+                // A long poll's looks, like a wait's, are not admitted; a page answered at once is, like a count.
+                guard wait == .zero else {
+                    let poll = JournalLongPoll(
+                        dependencies: dependencies, lane: context.slowLooks, tenant: context.tenant, query: query,
+                        deadline: ContinuousClock.now + wait)
+                    return .later { responder in poll.start(responder) }
+                }
+                let reservation = try context.pools.admitSlow(context.tenant)
+                return context.slowLooks.lane.answer {
+                    defer { reservation.release() }
+                    do {
+                        return JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, query))
+                    } catch {
+                        return ErrorAnswer.response(for: error, log: dependencies.log)
+                    }
+                }
             }),
             Route("DELETE", "/catbird/api/requests", lane: .slow) { context in
                 JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])

@@ -11,7 +11,8 @@ import Synchronization
 /// listing what did arrive when `timeout` passes first. The connection is parked meanwhile
 /// (docs/answering-later.md): no worker thread waits; each look at the journal runs in the
 /// tenant's turn on the slow control lane (a look matches the pattern, which may be a slow
-/// regexp; docs/tenancy.md#fair-shares), and between looks a journal waiter
+/// regexp; docs/tenancy.md#fair-shares), one of the tenant's looks at a time (``SerialLooks``:
+/// its parked waits hold at most one of its slow threads), and between looks a journal waiter
 /// (``JournalWaiters``) holds the request. A wait is not counted among the tenant's admitted
 /// slow calls: it holds no thread between looks.
 enum WaitRoute {
@@ -37,7 +38,7 @@ enum WaitRoute {
                 guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }
                 let pattern = try CompiledRequestPattern(body.pattern)
                 let wait = RequestWait(
-                    dependencies: dependencies, lane: context.slowLane, tenant: context.tenant, pattern: pattern, since: since,
+                    dependencies: dependencies, lane: context.slowLooks, tenant: context.tenant, pattern: pattern, since: since,
                     timeout: timeout)
                 return .later { responder in wait.start(responder) }
             },
@@ -51,7 +52,7 @@ enum WaitRoute {
 /// exactly once. Between looks nothing runs: a journal waiter wakes it.
 final class RequestWait: Sendable {
     private let dependencies: RouteDependencies
-    private let lane: TenantLane
+    private let lane: LookLane
     private let tenant: TenantID
     private let pattern: CompiledRequestPattern
     private let since: Int64
@@ -60,7 +61,7 @@ final class RequestWait: Sendable {
     /// The id of the last journal entry looked at; only later ones are matched next time.
     private let searchedThrough: Mutex<Int64>
 
-    init(dependencies: RouteDependencies, lane: TenantLane, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double) {
+    init(dependencies: RouteDependencies, lane: LookLane, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double) {
         self.dependencies = dependencies
         self.lane = lane
         self.tenant = tenant

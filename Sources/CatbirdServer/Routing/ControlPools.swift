@@ -10,9 +10,12 @@ enum ControlLane: Sendable {
     /// which commits to SQLite; a journal page or entry, read after the journal's flush).
     case quick
     /// On ``ControlPools/slow``, admitted per tenant: work whose length grows with a tenant's
-    /// journal or its pattern (counts, finds, unmatched listings, waits' looks, journal clears,
-    /// tenant lists and drops, HAR exports).
+    /// journal or its pattern (counts, finds, filtered and unmatched listings, waits' looks,
+    /// journal clears, tenant lists and drops, HAR exports).
     case slow
+    /// On ``ControlPools/health``, a thread of its own: the readiness probe never waits behind
+    /// any tenant's work.
+    case health
 }
 
 /// The control routes' threads, in two lanes, each shared fairly between tenants: a tenant's
@@ -38,6 +41,11 @@ struct ControlPools: Sendable {
     let quick = HTTPWorkPool(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-control")
     let slow = HTTPWorkPool(threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-control-slow")
     let slowAdmission = TenantAdmission(limit: slowAdmittedPerTenant)
+    /// Health's own thread (its read may wait for a read connection, which a worker must not).
+    static let healthThreadCount = 1
+    let health = HTTPWorkPool(threadCount: healthThreadCount, name: "catbird-health")
+    /// Parked calls' looks (waits, long polls of filtered listings), one at a time per tenant.
+    let looks = SerialLooks()
 
     /// `lane`'s pool, running `tenant`'s jobs in its turn (nil for ``ControlLane/worker``).
     func lane(_ lane: ControlLane, for tenant: TenantID) -> TenantLane? {
@@ -45,6 +53,7 @@ struct ControlPools: Sendable {
         case .worker: nil
         case .quick: TenantLane(pool: quick, tenant: tenant)
         case .slow: TenantLane(pool: slow, tenant: tenant)
+        case .health: TenantLane(pool: health, tenant: tenant)
         }
     }
 
@@ -62,6 +71,7 @@ struct ControlPools: Sendable {
     func stop() {
         quick.stop()
         slow.stop()
+        health.stop()
     }
 }
 

@@ -29,11 +29,12 @@ struct RouteContext: Sendable {
         pools.lane(lane, for: tenant)
     }
 
-    /// The quick lane for this tenant (a journal listing's looks).
-    var quickLane: TenantLane { TenantLane(pool: pools.quick, tenant: tenant) }
+    /// The quick lane for this tenant (an unfiltered journal listing's looks).
+    var quickLooks: LookLane { LookLane(lane: TenantLane(pool: pools.quick, tenant: tenant), serial: nil) }
 
-    /// The slow lane for this tenant (a wait's looks, which may match a slow pattern).
-    var slowLane: TenantLane { TenantLane(pool: pools.slow, tenant: tenant) }
+    /// The slow lane for this tenant, one look at a time (a wait's looks, which may match a slow
+    /// pattern; a filtered listing's, which may read the whole journal): ``SerialLooks``.
+    var slowLooks: LookLane { LookLane(lane: TenantLane(pool: pools.slow, tenant: tenant), serial: pools.looks) }
 }
 
 /// A control or admin endpoint under `/catbird`.
