@@ -5,7 +5,7 @@ import XCTest
 
 /// try6b finding 10: `SELECT x` + 10,000,000 × `y` answered a 10,000,379-byte 400: SQLite's
 /// message `no such column: xyyy…` was echoed whole. Reasons now cut what they echo, and no
-/// reason is longer than 2,000 characters (docs/protocol.md#errors).
+/// reason is longer than 8,000 characters (docs/protocol.md#errors).
 final class ErrorReasonSizeTests: StorageTestCase {
     func testAnSQLErrorNamingATenMegabyteIdentifierAnswersAShortReason() throws {
         let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
