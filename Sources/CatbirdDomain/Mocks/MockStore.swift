@@ -92,8 +92,7 @@ public final class MockStore: Sendable {
             // delete every row before forgetting the table, so restarting at 1 is safe.
             let table = table(of: tenant, creating: true)!
             let (replaced, highestPosition) = (table.mock(samePatternAs: pattern), table.read(\.highestPosition))
-            let before = table.footprint(replacing: nil)
-            let kept = table.footprint(replacing: replaced?.id)
+            let (before, kept) = table.footprint(replacing: replaced?.id)
             if let refusal = limits.refusal(
                 tenant: tenant, before: before, after: (kept.mocks + 1, kept.bodyBytes + (response.body?.count ?? 0)))
             {

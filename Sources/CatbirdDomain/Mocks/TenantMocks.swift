@@ -154,13 +154,14 @@ final class TenantMocks: Sendable {
         state.withLock { $0.table.byID.isEmpty }
     }
 
-    /// How many mocks the table would hold, and how many bytes of response bodies, without
-    /// the mock with id `replacing` (nil: all of them); what ``TenantMockLimits`` bounds.
-    func footprint(replacing: Int64?) -> (mocks: Int, bodyBytes: Int) {
+    /// How many mocks the table holds and how many bytes of response bodies (`now`), and the
+    /// same without the mock with id `replacing` (`kept`; nil or an unknown id: `now`), read
+    /// under one lock; what ``TenantMockLimits`` bounds.
+    func footprint(replacing: Int64?) -> (now: (mocks: Int, bodyBytes: Int), kept: (mocks: Int, bodyBytes: Int)) {
         state.withLock { state in
-            let (count, bytes) = (state.table.count, state.table.bodyBytes)
-            guard let replacing, let replaced = state.table.byID[replacing] else { return (count, bytes) }
-            return (count - 1, bytes - replaced.responseBody.count)
+            let now = (mocks: state.table.count, bodyBytes: state.table.bodyBytes)
+            guard let replacing, let replaced = state.table.byID[replacing] else { return (now, now) }
+            return (now, (now.mocks - 1, now.bodyBytes - replaced.responseBody.count))
         }
     }
 
