@@ -43,8 +43,16 @@ extension CatbirdServer {
         /// Record mode (`--record`, `CATBIRD_RECORD_MODE`): forwarded exchanges are written to the
         /// mocks directory, and files are not served meanwhile.
         public var recordMode = false
-        /// Answer CORS preflights and add CORS headers to every answer, control routes and refusals included (`--cors`; docs/files.md#cors).
+        /// Answer CORS preflights and add CORS headers (`--cors`, `CATBIRD_CORS`): for any origin on
+        /// the mocks, files and upstream; on the control routes only for ``corsOrigins``
+        /// (docs/files.md#cors).
         public var cors = false
+        /// The browser origins allowed on every route, the control routes included
+        /// (`--cors-origin`, `CATBIRD_CORS_ORIGINS`): each `http://host[:port]` or
+        /// `https://host[:port]`, compared without regard to case; `*` allows any origin on every
+        /// route. When some are listed, other origins get no CORS fields anywhere; a list turns
+        /// CORS on without ``cors`` (docs/files.md#cors).
+        public var corsOrigins: [String] = []
         /// Longest a forwarded request may take upstream, connect to last byte; 504 past it.
         public var upstreamTimeout: Duration = .seconds(30)
         /// A PEM file of CA certificates that an `https://` upstream's certificate may chain to

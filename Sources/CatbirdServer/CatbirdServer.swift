@@ -174,7 +174,7 @@ public final class CatbirdServer: Sendable {
         }
         return UpstreamServing(
             forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),
-            client: client, recorder: recorder, cors: settings.cors, log: log)
+            client: client, recorder: recorder, cors: settings.corsPolicy, log: log)
     }
 
     /// Starts accepting requests.

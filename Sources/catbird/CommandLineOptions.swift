@@ -35,7 +35,7 @@ enum CommandLineOptions {
         "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
         "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
         "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
-        "cors": "CATBIRD_CORS", "durability": "CATBIRD_DURABILITY",
+        "cors": "CATBIRD_CORS", "cors-origin": "CATBIRD_CORS_ORIGINS", "durability": "CATBIRD_DURABILITY",
         "max-tenant-mocks": "CATBIRD_MAX_TENANT_MOCKS", "max-tenant-mock-bytes": "CATBIRD_MAX_TENANT_MOCK_BYTES",
     ]
 
@@ -210,6 +210,7 @@ enum CommandLineOptions {
         settings.proxyEnabled = values["proxy"] != nil
         settings.recordMode = values["record"] != nil
         settings.cors = values["cors"] != nil
+        if let origins = values["cors-origin"] { settings.corsOrigins = try corsOrigins(origins) }
         if let timeout = values["upstream-timeout"] {
             guard let seconds = Double(timeout), seconds > 0, seconds <= 3600 else {
                 throw UsageError(description: "upstream timeout must be seconds, more than 0 and at most 3600, not '\(timeout)'")
@@ -225,6 +226,20 @@ enum CommandLineOptions {
                 throw UsageError(description: "record mode records what the upstream answers: give --redirect-url or --proxy")
             }
         }
+    }
+
+    /// `--cors-origin`'s comma-separated list: each `*` or an origin as a browser sends it in
+    /// `Origin`, `http://` or `https://`, a host and an optional port, no path (docs/files.md#cors).
+    static func corsOrigins(_ list: String) throws(UsageError) -> [String] {
+        let origins = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        for origin in origins where origin != "*" {
+            guard let components = URLComponents(string: origin), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+                  components.host?.isEmpty == false, components.path.isEmpty, components.query == nil, components.fragment == nil,
+                  components.user == nil else {
+                throw UsageError(description: "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not '\(origin)'")
+            }
+        }
+        return origins
     }
 
     /// Whether a switch's variable is on (`1`, `true`, `yes`) or off (`0`, `false`, `no`), any

@@ -43,6 +43,7 @@ case let .serve(settings):
             "listening on \(settings.host) without an admin token: anyone who can reach the port may list and drop "
                 + "every tenant; set --admin-token or CATBIRD_ADMIN_TOKEN")
     }
+    for warning in settings.corsWarnings { log.warning(warning) }
     let number = TerminationSignals.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")
     server.stop()

@@ -119,6 +119,23 @@ final class AdminTokenTests: XCTestCase {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// try6a F6: `--cors` gave no warning without `--admin-token`. The control routes are now
+    /// closed to other origins under `--cors` alone (no warning needed); listing origins without a
+    /// token, or `*`, warns at start-up.
+    func testCORSOriginsWithoutATokenWarn() throws {
+        let listed = try startupLog(["--cors-origin", "http://localhost:3000"])
+        XCTAssertTrue(listed.contains(
+            "[warning] --cors-origin without --admin-token: pages of http://localhost:3000 can use the cross-tenant routes"), listed)
+        let any = try startupLog([], environment: ["CATBIRD_CORS_ORIGINS": "*", "CATBIRD_ADMIN_TOKEN": token])
+        XCTAssertTrue(any.contains("[warning] --cors-origin '*': a page of any site a browser here opens can call the control routes"), any)
+        XCTAssertFalse(any.contains("drop every tenant"), "the token keeps the cross-tenant routes closed: \(any)")
+        for quiet in [["--cors"], ["--cors-origin", "http://localhost:3000", "--admin-token", token]] {
+            let log = try startupLog(quiet)
+            XCTAssertTrue(log.contains("listening on"), log)
+            XCTAssertFalse(log.contains("--cors"), "\(quiet): \(log)")
+        }
+    }
+
     func testListeningBeyondLoopbackWithoutATokenWarns() throws {
         let open = try startupLog(["--host", "0.0.0.0"])
         XCTAssertTrue(open.contains("listening on http://127.0.0.1:"), open)

@@ -3,8 +3,8 @@ import CatbirdTestSupport
 import Foundation
 import XCTest
 
-/// `--cors`: preflights answered, CORS headers on mocked, file and forwarded answers, and on the
-/// control routes (docs/files.md#cors).
+/// `--cors`: preflights answered, CORS headers on mocked, file and forwarded answers; on the
+/// control routes for `--cors-origin`'s origins only (docs/files.md#cors).
 final class CORSTests: XCTestCase {
     func testPreflightAndHeadersOnMockFileAndForwardedAnswers() throws {
         let upstream = try Upstream()
@@ -44,7 +44,7 @@ final class CORSTests: XCTestCase {
     /// `OPTIONS /catbird/api/mocks` with `Origin: http://app.test` and
     /// `Access-Control-Request-Method: POST` answered 405 under `--cors`.
     func testTheControlRoutesAnswerPreflightsAndCarryTheHeaders() throws {
-        let server = try TestServer { $0.cors = true }
+        let server = try TestServer { $0.corsOrigins = ["http://app.test"] }
         defer { server.removeFiles() }
         let client = try server.client()
         let origin = ("Origin", "http://app.test")
@@ -88,7 +88,7 @@ final class CORSTests: XCTestCase {
     /// not UTF-8 (400), control route or not.
     func testRefusalsCarryTheHeadersToo() throws {
         let server = try TestServer { settings in
-            settings.cors = true
+            settings.corsOrigins = ["http://APP.test"]
             settings.maxBodySize = 64
         }
         defer { server.removeFiles() }
@@ -105,5 +105,78 @@ final class CORSTests: XCTestCase {
             XCTAssertEqual(notUTF8.status, 400, path)
             XCTAssertEqual(notUTF8.header("Access-Control-Allow-Origin"), "http://app.test", path)
         }
+    }
+
+    /// Regression (try6a F6): `catbird --admin-token s3cret --cors` answered
+    /// `OPTIONS /catbird/api/tenants` with `Origin: http://evil.example` and
+    /// `Access-Control-Request-Method: DELETE` 204 with `Access-Control-Allow-Origin: http://evil.example`
+    /// and `Access-Control-Allow-Credentials: true`, and the journal was readable cross-origin: any
+    /// page a developer opened could read every journal and, without the token, drop every
+    /// tenant. Now `--cors` alone keeps other origins off the control routes (403, no CORS
+    /// fields, the route not run) while still serving them the mocks.
+    func testAnotherSitesPageMayNotUseTheControlRoutes() throws {
+        let server = try TestServer { settings in
+            settings.cors = true
+            settings.adminToken = "s3cret"
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let evil = ("Origin", "http://evil.example")
+        try E2E.addMock(client, tenant: "shard-1", url: "/mocked", body: "m")
+        let preflight = try client.request("OPTIONS", "/catbird/api/tenants", headers: [evil, ("Access-Control-Request-Method", "DELETE")])
+        XCTAssertEqual(preflight.status, 403, preflight.text)
+        XCTAssertNil(preflight.header("Access-Control-Allow-Origin"))
+        XCTAssertNil(preflight.header("Access-Control-Allow-Credentials"))
+        XCTAssertEqual(
+            preflight.text,
+            #"{"error":true,"reason":"the origin http://evil.example may not use the control routes: give --cors-origin http://evil.example to let a test suite there set mocks (docs/files.md#cors)"}"#)
+        let shard = ("X-Catbird-Parallel-Id", "shard-1")
+        XCTAssertEqual(try client.request("GET", "/mocked", headers: [shard]).status, 200)
+        let journal = try client.request("GET", "/catbird/api/requests", headers: [evil, shard])
+        XCTAssertEqual(journal.status, 403, journal.text)
+        XCTAssertFalse(journal.text.contains("/mocked"), journal.text)
+        // A cross-site form POST needs no preflight: refused before its route runs.
+        let cleared = try client.request("DELETE", "/catbird/api/requests", headers: [evil, shard])
+        XCTAssertEqual(cleared.status, 403, cleared.text)
+        let added = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/planted", body: Array("x".utf8)), headers: [evil, shard])
+        XCTAssertEqual(added.status, 403, added.text)
+        XCTAssertEqual(try client.request("GET", "/planted", headers: [shard]).status, 404, "the refused POST added no mock")
+        XCTAssertEqual(try E2E.journal(client, tenant: "shard-1").count, 2, "the journal was not cleared")
+
+        // The mocks still answer any origin under --cors alone, with credentials.
+        let mocked = try client.request("GET", "/mocked", headers: [evil, shard])
+        XCTAssertEqual(mocked.status, 200)
+        XCTAssertEqual(mocked.header("Access-Control-Allow-Origin"), "http://evil.example")
+        XCTAssertEqual(mocked.header("Access-Control-Allow-Credentials"), "true")
+        // The server's own origin (the web page) and a client sending no Origin still reach the control routes.
+        let own = try client.request("GET", "/catbird/api/requests", headers: [("Origin", "http://127.0.0.1"), shard])
+        XCTAssertEqual(own.status, 200, own.text)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests", headers: [shard]).status, 200)
+    }
+
+    /// With `--cors-origin` only the listed origins get CORS fields, on every route; `*` is any
+    /// origin on every route (the old `--cors`).
+    func testListedOriginsAndTheWildcard() throws {
+        let server = try TestServer { $0.corsOrigins = ["http://localhost:3000"] }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/mocked", body: "m")
+        let listed = try client.request("GET", "/mocked", headers: [("Origin", "http://localhost:3000")])
+        XCTAssertEqual(listed.header("Access-Control-Allow-Origin"), "http://localhost:3000")
+        let unlisted = try client.request("GET", "/mocked", headers: [("Origin", "http://evil.example")])
+        XCTAssertEqual(unlisted.status, 200)
+        XCTAssertNil(unlisted.header("Access-Control-Allow-Origin"), "an unlisted origin gets no CORS fields on a mock")
+        let preflight = try client.request("OPTIONS", "/mocked", headers: [("Origin", "http://evil.example"), ("Access-Control-Request-Method", "PUT")])
+        XCTAssertEqual(preflight.status, 404, "an unlisted origin's preflight is an ordinary request")
+        let control = try client.request("OPTIONS", "/catbird/api/tenants", headers: [("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "DELETE")])
+        XCTAssertEqual(control.status, 204, control.text)
+        XCTAssertEqual(control.header("Access-Control-Allow-Origin"), "http://localhost:3000")
+
+        let any = try TestServer { $0.corsOrigins = ["*"] }
+        defer { any.removeFiles() }
+        let anyPreflight = try any.client().request(
+            "OPTIONS", "/catbird/api/tenants", headers: [("Origin", "http://evil.example"), ("Access-Control-Request-Method", "DELETE")])
+        XCTAssertEqual(anyPreflight.status, 204, anyPreflight.text)
+        XCTAssertEqual(anyPreflight.header("Access-Control-Allow-Origin"), "http://evil.example")
     }
 }

@@ -55,6 +55,8 @@ final class CommandLineTests: XCTestCase {
             (["--proxy=yes"], "option '--proxy' takes no value"),
             (["--upstream-timeout", "0"], "upstream timeout must be seconds"),
             (["--max-tenant-mocks", "0"], "max tenant mocks must be a whole number of mocks from 1, or off; not '0'"),
+            (["--cors-origin", "http://app.test/"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not 'http://app.test/'"),
+            (["--cors-origin", "http://app.test,"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not ''"),
             (["--max-tenant-mock-bytes", "lots"], "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off; not 'lots'"),
         ]
         for (arguments, message) in cases {

@@ -1,21 +1,83 @@
 import CatbirdHTTP
 
-/// `--cors`: lets a web app under test, served from another origin, call the server: its
-/// mocks, files and upstream, and the control routes under `/catbird` (a browser test suite on
-/// another origin sets its mocks) (`docs/files.md#cors`; the Fetch standard's CORS protocol).
+/// `--cors` and `--cors-origin`: which browser origins may call the server, and the fields that
+/// tell the browser so (`docs/files.md#cors`; the Fetch standard's CORS protocol).
 ///
-/// - A preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) is answered at once,
-///   before any mock: `204` allowing the origin, the requested method and headers, credentials,
-///   cached for 10 minutes.
-/// - Every other answer to a request with an `Origin` gets `Access-Control-Allow-Origin` (that
-///   origin), `Access-Control-Allow-Credentials: true`, `Access-Control-Expose-Headers` (the
-///   answer's own field names) and `Vary: Origin`, unless it already has its own
+/// Which origins are allowed (``allowedOrigin(of:control:)``):
+/// - `--cors-origin` listing origins: those only, on every route, the control routes under
+///   `/catbird` included (a browser test suite on a listed origin sets its mocks);
+/// - `--cors` alone: any origin on the mocks, files and upstream (reflected), but on the control
+///   routes only the server's own: a page of any site a developer opens must not read the
+///   journals or drop the tenants of a Catbird it can reach (tester finding try6a F6);
+/// - `--cors-origin '*'`: any origin on every route, with a warning at start-up.
+///
+/// For an allowed origin:
+/// - a preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) is answered at
+///   once, before any mock: `204` allowing the origin, the requested method and headers,
+///   credentials, cached for 10 minutes;
+/// - every other answer to it gets `Access-Control-Allow-Origin` (that origin),
+///   `Access-Control-Allow-Credentials: true`, `Access-Control-Expose-Headers` (the answer's own
+///   field names) and `Vary: Origin`, unless it already has its own
 ///   `Access-Control-Allow-Origin` (a mock's or the upstream's is kept as it is).
-enum CORS {
-    /// The preflight answer, or nil when `request` is not a preflight.
-    static func preflight(_ request: HTTPRequest) -> HTTPResponse? {
-        guard request.method == "OPTIONS", let origin = request.headers.first("Origin"),
-              let method = request.headers.first("Access-Control-Request-Method") else { return nil }
+///
+/// A control request (preflight or not) from another origin that is not allowed is refused
+/// with 403 before its route runs (``controlRefusal(_:)``): a cross-site form `POST` needs no
+/// preflight and would otherwise still act. Outside the control routes such a request is served
+/// as without `--cors` (no CORS fields, a preflight is an ordinary request).
+struct CORS: Sendable {
+    /// The origins of `--cors-origin`, lowercased; empty when none is listed.
+    let listed: Set<String>
+    /// Any origin on every route (`--cors-origin '*'`).
+    let anyOrigin: Bool
+
+    /// The policy of `--cors` (`enabled`) and `--cors-origin` (`origins`: `scheme://host[:port]`
+    /// or `*`); nil when both are off.
+    init?(enabled: Bool, origins: [String]) {
+        guard enabled || !origins.isEmpty else { return nil }
+        anyOrigin = origins.contains("*")
+        listed = Set(origins.filter { $0 != "*" }.map { $0.lowercased() })
+    }
+
+    /// The start-up warnings of this policy: any origin on the control routes, or listed
+    /// origins acting as the admin when no `--admin-token` is set.
+    func warnings(adminToken: String?) -> [String] {
+        if anyOrigin {
+            return ["--cors-origin '*': a page of any site a browser here opens can call the control routes (read every journal, change mocks"
+                + (adminToken == nil ? ", drop every tenant: no --admin-token is set" : "") + "); list the test suite's origins instead (docs/files.md#cors)"]
+        }
+        guard !listed.isEmpty, adminToken == nil else { return [] }
+        return ["--cors-origin without --admin-token: pages of \(listed.sorted().joined(separator: ", ")) can use the cross-tenant routes (list and drop every tenant); set --admin-token (docs/operations.md#admin-token)"]
+    }
+
+    /// `request`'s `Origin` when it is allowed on this kind of route (`control`: under
+    /// `/catbird`), else nil (no `Origin`, or one this policy does not allow).
+    func allowedOrigin(of request: HTTPRequest, control: Bool) -> String? {
+        guard let origin = request.headers.first("Origin") else { return nil }
+        if anyOrigin || listed.contains(origin.lowercased()) { return origin }
+        if control { return Self.isOwn(origin, of: request) ? origin : nil }
+        return listed.isEmpty ? origin : nil
+    }
+
+    /// Whether `origin` is the server's own as `request` reached it: `http://` or `https://`
+    /// followed by its `Host` field (a same-origin request of the web page).
+    private static func isOwn(_ origin: String, of request: HTTPRequest) -> Bool {
+        guard let host = request.headers.first("Host")?.lowercased() else { return false }
+        let lowered = origin.lowercased()
+        return lowered == "http://" + host || lowered == "https://" + host
+    }
+
+    /// The 403 for a control request from an origin that may not use the control routes; nil
+    /// when it has no `Origin` or its origin is allowed.
+    func controlRefusal(_ request: HTTPRequest) -> APIError? {
+        guard let origin = request.headers.first("Origin"), allowedOrigin(of: request, control: true) == nil else { return nil }
+        return .forbidden(
+            "the origin \(origin) may not use the control routes: give --cors-origin \(origin) to let a test suite there set mocks (docs/files.md#cors)")
+    }
+
+    /// The preflight answer, or nil when `request` is not a preflight from an allowed origin.
+    func preflight(_ request: HTTPRequest, control: Bool) -> HTTPResponse? {
+        guard request.method == "OPTIONS", let method = request.headers.first("Access-Control-Request-Method"),
+              let origin = allowedOrigin(of: request, control: control) else { return nil }
         var headers: HTTPHeaders = [
             "Access-Control-Allow-Origin": origin,
             "Access-Control-Allow-Methods": method,
@@ -32,14 +94,16 @@ enum CORS {
     /// `answer`'s response, whenever it is sent, with the CORS fields for `request`'s origin
     /// added: the control routes' answers, some of which come later (a long poll, a query run
     /// on a control pool).
-    static func decorate(_ answer: HTTPAnswer, for request: HTTPRequest) -> HTTPAnswer {
-        guard request.headers.first("Origin") != nil else { return answer }
-        return answer.map { decorate($0, for: request) }
+    func decorate(_ answer: HTTPAnswer, for request: HTTPRequest, control: Bool) -> HTTPAnswer {
+        guard allowedOrigin(of: request, control: control) != nil else { return answer }
+        return answer.map { decorate($0, for: request, control: control) }
     }
 
-    /// `response` with the CORS fields for `request`'s origin added (see the type's comment).
-    static func decorate(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse {
-        guard let origin = request.headers.first("Origin"), response.headers.first("Access-Control-Allow-Origin") == nil else {
+    /// `response` with the CORS fields for `request`'s origin added when it is allowed (see the
+    /// type's comment); `control`: an answer of a route under `/catbird`.
+    func decorate(_ response: HTTPResponse, for request: HTTPRequest, control: Bool = false) -> HTTPResponse {
+        guard let origin = allowedOrigin(of: request, control: control),
+              response.headers.first("Access-Control-Allow-Origin") == nil else {
             return response
         }
         var decorated = response
@@ -50,4 +114,13 @@ enum CORS {
         decorated.headers.add(name: "Vary", value: "Origin")
         return decorated
     }
+}
+
+extension CatbirdServer.Settings {
+    /// The CORS policy of ``cors`` and ``corsOrigins``; nil when both are off.
+    var corsPolicy: CORS? { CORS(enabled: cors, origins: corsOrigins) }
+
+    /// What start-up warns of these CORS settings (``CORS/warnings(adminToken:)``): any origin
+    /// allowed on the control routes, or listed origins without ``adminToken``; empty otherwise.
+    public var corsWarnings: [String] { corsPolicy?.warnings(adminToken: adminToken) ?? [] }
 }

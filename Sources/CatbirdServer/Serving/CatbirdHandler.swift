@@ -12,8 +12,9 @@ struct CatbirdHandler: HTTPHandler {
     let routes: RouteTable
     let serving: MockServing
     let upstream: UpstreamServing?
-    /// `--cors`: preflights answered, CORS headers added (``CORS``).
-    let cors: Bool
+    /// `--cors`, `--cors-origin`: preflights answered, CORS headers added, other origins kept off
+    /// the control routes (``CORS``); nil when off.
+    let cors: CORS?
     let log: Logger
     let metrics: RequestMetrics
     let admin: AdminAccess
@@ -33,9 +34,9 @@ struct CatbirdHandler: HTTPHandler {
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
             forwarding: dependencies.upstream?.forwarding, log: dependencies.log, metrics: dependencies.metrics,
-            cors: dependencies.settings.cors, strict: dependencies.settings.durability == .strict)
+            cors: dependencies.settings.corsPolicy, strict: dependencies.settings.durability == .strict)
         upstream = dependencies.upstream
-        cors = dependencies.settings.cors
+        cors = dependencies.settings.corsPolicy
         admin = dependencies.admin
         log = dependencies.log
         metrics = dependencies.metrics.requests
@@ -60,15 +61,18 @@ struct CatbirdHandler: HTTPHandler {
                 request, "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
         }
         if let control = Self.controlRequest(request) {
-            if cors, let preflight = CORS.preflight(control) {
+            if let refusal = cors?.controlRefusal(control) {
+                return recorded(.now(refusal.response), control, answeredBy: "control", tenant: tenant)
+            }
+            if let preflight = cors?.preflight(control, control: true) {
                 return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
             }
             if let problem = ControlParallelID.problem(of: control) { return refusedParallelID(control, problem) }
             let isAdmin = admin.isAdmin(control, tenant: tenant)
             let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant)
-            return recorded(cors ? CORS.decorate(answer, for: control) : answer, control, answeredBy: "control", tenant: tenant)
+            return recorded(cors?.decorate(answer, for: control, control: true) ?? answer, control, answeredBy: "control", tenant: tenant)
         }
-        if cors, let preflight = CORS.preflight(request) {
+        if let preflight = cors?.preflight(request, control: false) {
             let (sent, ticket) = serving.journal(
                 request: request, response: preflight, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
@@ -259,7 +263,8 @@ struct CatbirdHandler: HTTPHandler {
     /// answer, with CORS fields under `--cors`.
     private func refusedParallelID(_ request: HTTPRequest, _ reason: String) -> HTTPAnswer {
         let refusal = HTTPAnswer.now(APIError.badRequest(reason).response)
-        return recorded(cors ? CORS.decorate(refusal, for: request) : refusal, request, answeredBy: "none", tenant: .defaultTenant)
+        let decorated = cors?.decorate(refusal, for: request, control: Self.isControlTarget(request.target)) ?? refusal
+        return recorded(decorated, request, answeredBy: "none", tenant: .defaultTenant)
     }
 
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
@@ -274,7 +279,9 @@ struct CatbirdHandler: HTTPHandler {
     private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPAnswer {
         var response = error.response
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
-        if cors { response = CORS.decorate(response, for: request) }  // control routes' refusals too (docs/files.md#cors)
+        if let cors {  // control routes' refusals too (docs/files.md#cors)
+            response = cors.decorate(response, for: request, control: Self.isControlTarget(request.target))
+        }
         var ticket: JournalTicket?
         noteUnanswered(request, status: error.status, why: error.reason, warning: true) { tenant in
             guard journaled else { return }

@@ -22,8 +22,9 @@ struct MockServing: Sendable {
     let log: Logger
     /// Where a regexp stopped by the evaluation budget is counted.
     let metrics: ServerMetrics
-    /// `--cors`: CORS headers are added to every answer before it is journaled (``CORS``).
-    let cors: Bool
+    /// `--cors`, `--cors-origin`: CORS headers are added to an allowed origin's answer before it
+    /// is journaled (``CORS``); nil when off.
+    let cors: CORS?
     /// `--durability strict`: a delayed response leaves only once its entry is committed.
     let strict: Bool
     /// Each mock's response as sent in the current second, shared by its hits.
@@ -86,7 +87,7 @@ struct MockServing: Sendable {
     /// checked when the mock was added). A hit is then kept refundable until
     /// ``refusedForHead(_:request:tenant:)`` has decided.
     private func mayNotFit(_ request: HTTPRequest) -> Bool {
-        request.responseHeadRoom < OversizedHead.mockLimit || (cors && request.headers.first("Origin") != nil)
+        request.responseHeadRoom < OversizedHead.mockLimit || (cors != nil && request.headers.first("Origin") != nil)
     }
 
     /// What answers a request no mock matched: a file mock, the proxy's refusal of `CONNECT`, the
@@ -139,7 +140,7 @@ struct MockServing: Sendable {
             response.delay = .seconds(seconds)
             return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil, hit)
         }
-        guard !cors else {
+        guard cors == nil else {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
             let (sent, entry) = entry(
                 request: request, response: Self.response(of: mock), responseHeadersJSON: mock.responseHeadersJSON,

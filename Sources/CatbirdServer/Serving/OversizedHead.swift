@@ -32,8 +32,8 @@ enum OversizedHead {
     /// measured once and checked again before it is sent: ``Measured``), so that all of them
     /// count the same fields.
     struct Outgoing: Sendable {
-        /// The response with the CORS fields for the request's `Origin` when `--cors` is on
-        /// (``CORS/decorate(_:for:)``), else as given.
+        /// The response with the CORS fields for the request's `Origin` when `--cors` allows it
+        /// (``CORS/decorate(_:for:control:)``), else as given.
         let decorated: HTTPResponse
         /// `decorated` with its `Date` (``CatbirdHTTP/HTTPResponse/stamped()``): what is sent.
         let sent: HTTPResponse
@@ -41,10 +41,10 @@ enum OversizedHead {
         /// (``CatbirdHTTP/HTTPResponse/fieldsAddedOnSending(to:fileLength:)``).
         let added: [(name: String, value: String)]
 
-        /// `response` as sent to `request`; `cors`: whether `--cors` is on; `fileLength`: the
+        /// `response` as sent to `request`; `cors`: the CORS policy, nil when off; `fileLength`: the
         /// length in bytes of a file body sent from disk (nil: `response.body`).
-        init(_ response: HTTPResponse, to request: HTTPRequest, cors: Bool, fileLength: UInt64? = nil) {
-            decorated = cors ? CORS.decorate(response, for: request) : response
+        init(_ response: HTTPResponse, to request: HTTPRequest, cors: CORS?, fileLength: UInt64? = nil) {
+            decorated = cors?.decorate(response, for: request) ?? response
             sent = decorated.stamped()
             added = sent.fieldsAddedOnSending(to: request, fileLength: fileLength)
         }

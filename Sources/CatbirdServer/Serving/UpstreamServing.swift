@@ -12,9 +12,9 @@ struct UpstreamServing: Sendable {
     let client: OutboundClient
     /// Record mode's writer; nil when not recording.
     let recorder: FileMockRecorder?
-    /// `--cors`: the answer goes out with CORS fields (``CORS``), counted when its head is
-    /// measured before recording.
-    let cors: Bool
+    /// `--cors`: the answer goes out with CORS fields for an allowed origin (``CORS``), counted
+    /// when its head is measured before recording; nil when off.
+    let cors: CORS?
     let log: Logger
 
     /// What the upstream answered, as ours, with what the journal needs.
