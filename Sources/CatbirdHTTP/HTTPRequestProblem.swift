@@ -16,8 +16,9 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     case targetNotText
     /// The query has more than `limit` parameters (`&`-separated; 414). libmicrohttpd keeps a
     /// record per parameter in the connection memory, and 0.9.75 answers nothing at all when
-    /// they do not fit; this is answered before it parses them, when only the request line is
-    /// known (``ServerCore/refuseBeforeQueryParsing(_:_:)``).
+    /// they do not fit; so it is found before it parses them, which it is then kept from doing
+    /// past the limit, and answered once the method and headers are read
+    /// (``ServerCore/mustRefuseBeforeQueryParsing(_:_:)``).
     case tooManyQueryParameters(limit: Int)
     /// The method is not a token (RFC 9110 §9.1: a run of tchar), e.g. `MéTH`; `isText`: its
     /// bytes are UTF-8, so the journal can hold it as sent (400).

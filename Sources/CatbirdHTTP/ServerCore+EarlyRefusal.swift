@@ -3,34 +3,47 @@ import CMicroHTTPD
 import Glibc
 #endif
 
-/// Refusals answered from the URI log callback, the only moment Catbird runs before
-/// libmicrohttpd parses the query (docs/protocol.md#malformed-requests).
+/// Refusals decided in the URI log callback, the only moment Catbird runs before libmicrohttpd
+/// parses the query (docs/protocol.md#malformed-requests).
 ///
 /// Right after that callback, libmicrohttpd 0.9.75 splits the query at `&` and keeps a record
 /// per parameter in the connection memory (about 35 bytes each). When they do not fit, its error
 /// path drops the request's buffered bytes and then waits for the rest of that request: nothing
-/// is sent until the idle timeout (120 s). So a query with too many parameters, or a query on a
-/// target past ``maxTargetLength`` (whose bytes leave less memory for the records), is refused
-/// before that: the JSON answer is written to the socket, which is then shut down, and
-/// libmicrohttpd closes the connection when it next reads or is called back.
+/// is sent until the idle timeout (120 s).
+/// - A query with too many parameters has its `&` past the limit overwritten in libmicrohttpd's
+///   buffer (the target's text was copied first), so that it parses no more than the limit; the
+///   request then goes on and is refused with its method and headers once they are read, like
+///   any malformed request (it used to be refused here and journaled with an empty method:
+///   tester finding try6a F12).
+/// - A query on a target past ``maxTargetLength`` (whose bytes leave less memory for the records)
+///   is refused here: the JSON answer is written to the socket, which is then shut down, and
+///   libmicrohttpd closes the connection when it next reads or is called back.
 extension ServerCore {
     /// The most query parameters a request-target may have: 200, well under the about 450 that
     /// fit the half of the 32 KiB connection memory left for them after the request line.
     static let maxQueryParameters = 200
 
-    /// Whether the raw target must be refused before libmicrohttpd parses its query; sets the
-    /// context's problem when so, and notes whether the target has a query at all
-    /// (``RequestContext/targetHasQuery``).
+    /// Whether the raw target must be refused before libmicrohttpd parses its query (sets the
+    /// context's problem when so); notes whether the target has a query at all
+    /// (``RequestContext/targetHasQuery``). A query with more than ``maxQueryParameters`` gets
+    /// the problem too, but is not refused here: its `&` from the one that would start parameter
+    /// 201 on become `;` in `target`, libmicrohttpd's own buffer of the request line (0.9.75
+    /// passes it to the URI log callback in place), so the request is read on and refused with
+    /// its method and headers (the type's comment). `context.target` keeps the text as sent.
     func mustRefuseBeforeQueryParsing(_ target: UnsafeBufferPointer<UInt8>, _ context: RequestContext) -> Bool {
         guard let mark = target.firstIndex(of: UInt8(ascii: "?")) else { return false }
         context.targetHasQuery = true
         if context.problem == .targetTooLong(limit: maxTargetLength) { return true }
         var parameters = 1
-        for byte in target[(mark + 1)...] where byte == UInt8(ascii: "&") {
+        for index in (mark + 1)..<target.endIndex where target[index] == UInt8(ascii: "&") {
             parameters += 1
             if parameters > Self.maxQueryParameters {
-                context.problem = .tooManyQueryParameters(limit: Self.maxQueryParameters)
-                return true
+                if context.problem == nil { context.problem = .tooManyQueryParameters(limit: Self.maxQueryParameters) }
+                let writable = UnsafeMutableBufferPointer(mutating: target)
+                for later in index..<target.endIndex where writable[later] == UInt8(ascii: "&") {
+                    writable[later] = UInt8(ascii: ";")
+                }
+                return false
             }
         }
         return false

@@ -147,15 +147,15 @@ final class DeferredAnswerTests: XCTestCase {
         XCTAssertTrue(responder.send(HTTPResponse(status: 200)), "the first send after stop is accepted and does nothing")
     }
 
-    /// A refusal answered later on a copy of its socket (a query with too many parameters,
-    /// refused before libmicrohttpd parses it) is waited for by stop() as a parked wait of
+    /// A refusal answered later on a copy of its socket (a query on a target over the length
+    /// limit, refused before libmicrohttpd parses it) is waited for by stop() as a parked wait of
     /// moments is: stop() returns once that answer is written. It used not to count them, and
     /// returned after its grace second with the answer still to come.
     func testStopWaitsForARefusalAnsweredLaterOnACopyOfItsSocket() throws {
         let handler = DeferredHandler()
         let server = try startServer(handler)
         let client = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
-        let target = "/many?" + (0...ServerCore.maxQueryParameters).map { "p\($0)=1" }.joined(separator: "&")
+        let target = "/many?" + String(repeating: "p", count: server.core.maxTargetLength)
         try client.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         let responder = try XCTUnwrap(handler.take("refused /many"), "refused before its query was parsed")
         XCTAssertEqual(server.waitingAnswers, 1, "waiting for its answer, on no worker")

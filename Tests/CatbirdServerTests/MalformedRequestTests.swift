@@ -44,9 +44,9 @@ final class MalformedRequestTests: ServerTestCase {
 
     /// A query of 500 parameters (or 9,000 `&`, what the fuzz test found) got no answer at all
     /// until the idle timeout: libmicrohttpd ran out of connection memory for its records
-    /// and waited for a request it had dropped. Now a JSON 414 at once, then the connection
-    /// ends; journaled without method (not known yet), except on a control route. 200
-    /// parameters are still served.
+    /// and waited for a request it had dropped. Now a JSON 414, then the connection ends;
+    /// journaled with its method and headers (try6a F12: it was journaled with method `""` and
+    /// no headers), except on a control route. 200 parameters are still served.
     func testQueryWithTooManyParametersGetsJSON414AtOnce() throws {
         let cases = [
             ("GET /many?\(String(repeating: "a&", count: 500)) HTTP/1.1\r\nHost: x\r\n\r\n", "more than 200 query parameters"),
@@ -67,7 +67,18 @@ final class MalformedRequestTests: ServerTestCase {
         XCTAssertEqual(journal.count, 1, "the control request is not journaled")
         XCTAssertEqual((journal.first?["response"] as? [String: Any])?["status"] as? Int, 414)
         XCTAssertEqual(journal.first?["url"] as? String, "/many?" + String(repeating: "a&", count: 500))
-        XCTAssertEqual(journal.first?["method"] as? String, "")
+        XCTAssertEqual(journal.first?["method"] as? String, "GET")
+        // The exact report: 201 parameters `a0=1` to `a200=1`, here with a parallel id and a POST.
+        let target = "/q?" + (0...200).map { "a\($0)=1" }.joined(separator: "&")
+        let raw = try server.client()
+        try raw.send(raw: Array("POST \(target) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: f12\r\nX-Probe: 1\r\n\r\n".utf8))
+        let refused = try raw.readResponse()
+        XCTAssertEqual(refused.status, 414, refused.text)
+        XCTAssertEqual(refused.object["reason"] as? String, "the request-target has more than 200 query parameters")
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "f12", once: 1).first)
+        XCTAssertEqual(entry["method"] as? String, "POST")
+        XCTAssertEqual(entry["url"] as? String, target, "the target as sent, every & kept")
+        XCTAssertEqual(((entry["request"] as? [String: Any])?["headers"] as? [String: Any])?["X-Probe"] as? String, "1", "\(entry)")
         let allowed = try client.request("GET", "/few?" + Array(repeating: "a=1", count: 200).joined(separator: "&"))
         XCTAssertEqual(allowed.status, 404, "200 parameters are served: \(allowed.text.prefix(200))")
     }
