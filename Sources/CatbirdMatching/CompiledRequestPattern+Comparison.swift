@@ -117,7 +117,7 @@ extension CompiledRequestPattern {
             if let value {
                 let outcome = header.pattern.evaluate(value, until: deadline, slice: slice)
                 if outcome == .outOfTime { cutShort = true }
-                verdict = outcome == .matched ? .match : .differs
+                verdict = Self.verdict(outcome)
             } else {
                 verdict = .missing
             }
@@ -130,7 +130,7 @@ extension CompiledRequestPattern {
             if outcome == .outOfTime { cutShort = true }
             let bodyMatches = outcome == .matched
             if !bodyMatches { distance += 0.5 }
-            if wanted { others.append((bodyMatches ? .match : .differs, Self.shown(body))) }
+            if wanted { others.append((Self.verdict(outcome), Self.shown(body))) }
         }
         let shown = wanted
             ? RequestComparison.Shown(
@@ -138,6 +138,15 @@ extension CompiledRequestPattern {
                 others: others)
             : nil
         return RequestComparison(distance: distance, cutShort: cutShort, shown: shown)
+    }
+
+    /// A header's or body's verdict: `skipped` when its regexp ran out of the evaluation budget.
+    private static func verdict(_ outcome: MatchOutcome) -> CatbirdNearMiss.Field.Verdict {
+        switch outcome {
+        case .matched: .match
+        case .notMatched: .differs
+        case .outOfTime: .skipped
+        }
     }
 
     /// The body as text for a person: cut after ``shownBodyLength`` characters (`… (N bytes)`),

@@ -71,6 +71,7 @@ extension RequestComparison {
         case .match: out.append(#"match"}"#)
         case .differs: out.append(#"differs"}"#)
         case .missing: out.append(#"missing"}"#)
+        case .skipped: out.append(#"skipped"}"#)
         }
     }
 

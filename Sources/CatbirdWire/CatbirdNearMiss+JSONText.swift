@@ -113,6 +113,7 @@ extension CatbirdNearMiss.Field {
         case .match: out.append(#"match"}"#)
         case .differs: out.append(#"differs"}"#)
         case .missing: out.append(#"missing"}"#)
+        case .skipped: out.append(#"skipped"}"#)
         }
     }
 }
@@ -246,7 +247,8 @@ extension CatbirdNearMiss {
     }
 
     /// One field of a near miss's summary, unless it matched: `header X-Token missing
-    /// (expected equal "t", got none)`, after `; ` unless it is the `first` written.
+    /// (expected equal "t", got none)`, `body not evaluated (expected regexp "(.*a){20}", got
+    /// "aaa…")` for a skipped one, after `; ` unless it is the `first` written.
     public static func writeMismatch(
         _ field: String, name: String?, verdict: Field.Verdict, expected: String, actual: String?, first: inout Bool,
         to out: inout ByteWriter
@@ -259,7 +261,11 @@ extension CatbirdNearMiss {
             out.append(UInt8(ascii: " "))
             out.append(utf8: name)
         }
-        out.append(verdict == .missing ? " missing (expected " : " differs (expected ")
+        switch verdict {
+        case .missing: out.append(" missing (expected ")
+        case .skipped: out.append(" not evaluated (expected ")
+        case .match, .differs: out.append(" differs (expected ")
+        }
         out.append(utf8: expected)
         out.append(", got ")
         if let actual { out.appendJSONString(actual) } else { out.append("none") }

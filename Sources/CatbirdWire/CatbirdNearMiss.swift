@@ -11,7 +11,7 @@ import Foundation
 public struct CatbirdNearMiss: Codable, Hashable, Sendable {
     /// One field of the pattern compared with the request.
     ///
-    /// Wire shape: `{"field": "url", "verdict": "differs", "expected": "equal \"/api/users\"",
+    /// Wire shape (`verdict`: `match`, `differs`, `missing` or `skipped`): `{"field": "url", "verdict": "differs", "expected": "equal \"/api/users\"",
     /// "actual": "/api/usres"}`; `name` for a header; `actual` absent when the request has no
     /// such header.
     public struct Field: Codable, Hashable, Sendable {
@@ -23,6 +23,10 @@ public struct CatbirdNearMiss: Codable, Hashable, Sendable {
             case differs
             /// The request has no such header.
             case missing
+            /// Not evaluated: the field's regular expression ran out of the request's evaluation
+            /// budget, so whether the value matches is not known (docs/matching.md#evaluation-budget;
+            /// it used to show as `differs`, which told the author the expression was wrong).
+            case skipped
         }
 
         /// `method`, `url`, `header` or `body`.

@@ -75,6 +75,29 @@ final class AssertRequestedTests: CatbirdTestCase {
         XCTAssertTrue(twice.contains("matching requests:\n  #"), twice)
     }
 
+    /// Regression (try6a F11): a mock `POST /b` with body regexp `(.*a){20}` and a body of
+    /// 100,000 `a` (which the expression does match, given time) got a 404 whose near miss said
+    /// `"verdict":"differs"` and whose reason began "body differs": the author was told the
+    /// expression was wrong, though it was never finished. Now `skipped`, "not evaluated", and
+    /// the client decodes it.
+    func testABodyRegexpSkippedForTheBudgetIsShownAsNotEvaluated() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("f11")
+        try catbird.send(.update(RequestPattern(method: .POST, url: "/b", body: .regexp("(.*a){20}")), ResponseMock(status: 200)))
+        let answer = try server.appRequest("POST", "/b", parallelId: "f11", body: String(repeating: "a", count: 100_000))
+        XCTAssertEqual(answer.status, 404, answer.text)
+        let reason = try XCTUnwrap(answer.object["reason"] as? String)
+        XCTAssertTrue(reason.contains(#": body not evaluated (expected regexp "(.*a){20}", got "aaaa"#), reason)
+        XCTAssertTrue(reason.contains("ran out of the 100 ms evaluation budget"), reason)
+        let fields = try XCTUnwrap(((answer.object["nearMisses"] as? [[String: Any]])?.first)?["fields"] as? [[String: Any]])
+        XCTAssertEqual(fields.map { $0["verdict"] as? String }, ["match", "match", "skipped"], "\(fields)")
+
+        let nearMiss = try XCTUnwrap(try catbird.unmatched().requests.first?.nearMisses?.first, "the client decodes the verdict")
+        XCTAssertEqual(nearMiss.fields.map(\.verdict), [.match, .match, .skipped])
+        XCTAssertEqual(nearMiss.mismatches.map(\.label), ["body"])
+    }
+
     func testUnmatchedAsyncAndAssertRequestedWithABodyMatcher() async throws {
         let server = try TestServer()
         defer { server.removeFiles() }
