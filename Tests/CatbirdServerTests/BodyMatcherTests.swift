@@ -43,6 +43,34 @@ final class BodyMatcherTests: ServerTestCase {
         XCTAssertEqual(try again.request("POST", "/login", body: Array(#"{"login":"zed"}"#.utf8)).status, 404)
     }
 
+    /// try6a F8: a `json` mock `{"a":1,"b":[1,2]}` matched `POST /j` with the body
+    /// `{"a":1,"b":[1,2],"a":2}`, silently by its first `a`, while the control API refuses a key
+    /// given twice. A pattern naming a key twice is now refused with 400; a request body naming
+    /// one twice is read by its first value, by `json` and `jsonPath` alike (docs/matching.md#body-matchers).
+    func testAJSONPatternWithADuplicateKeyIsRefusedAndABodysFirstValueCounts() throws {
+        for (value, reason) in [
+            (#"{\"a\":1,\"b\":[1,2],\"a\":2}"#, #"its top-level object has the key "a" more than once"#),
+            (#"{\"x\":[{\"k\":1,\"k\":1}]}"#, #"its object 'x[0]' has the key "k" more than once"#),
+        ] {
+            let action = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"body":{"kind":"json","value":"\#(value)"}},"response":{"status":200}}"#
+            let refused = try client.json("POST", "/catbird/api/mocks", action)
+            E2E.assertError(refused, status: 400, reasonContains: "'pattern.body.value' is JSON whose " + reason)
+        }
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing was added")
+
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"body":{"kind":"json","value":"{\"a\":1,\"b\":[1,2]}"}},"response":{"status":200,"body":"anNvbg=="}}"#)
+        XCTAssertEqual(added.status, 201, added.text)
+        try addMock(#"{"kind":"jsonPath","value":"$.a","equalTo":1}"#, answer: "path")
+        let duplicate = try client.request("POST", "/j", body: Array(#"{"a":1,"b":[1,2],"a":2}"#.utf8))
+        XCTAssertEqual(duplicate.status, 200, "the body's first a counts: \(duplicate.text)")
+        XCTAssertEqual(duplicate.text, "json")
+        XCTAssertEqual(try client.request("POST", "/j", body: Array(#"{"a":2,"b":[1,2],"a":1}"#.utf8)).status, 404, "its first a is 2")
+        XCTAssertEqual(try login(#"{"a":1,"a":2}"#).text, "path", "jsonPath reads the first value too")
+        XCTAssertEqual(try login(#"{"a":2,"a":1}"#).status, 404)
+    }
+
     func testCountAndFindMatchJournaledBodiesAndPageWithinTimeBounds() throws {
         for name in ["john", "ann", "john", "john"] { _ = try login(#"{"login":"\#(name)"}"#) }
         let pattern = #"{"method":"POST","url":{"kind":"equal","value":"/login"},"body":{"kind":"jsonPath","value":"$.login","equalTo":"john"}}"#

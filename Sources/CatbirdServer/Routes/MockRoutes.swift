@@ -89,6 +89,19 @@ enum MockRoutes {
         }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try validateHeader(name, match) }
         try validateHeaderNamesDistinct(pattern.headers.keys.sorted())
+        if let body = pattern.body, body.kind == .json { try validateJSONKeysDistinct(body.value) }
+    }
+
+    /// Rejects a `json` body pattern whose JSON text names a key twice in one object
+    /// (`{"a":1,"a":2}`): which value the mock expects would be a guess (parsers differ: this
+    /// server's reads the first, JavaScript's, Python's and Jackson's the last), as it is for a
+    /// control body (``JSONBody``; tester finding try6a F8; docs/matching.md#body-matchers).
+    private static func validateJSONKeysDistinct(_ text: String) throws(APIError) {
+        guard let (path, key) = JSONTextCheck.scan(Array(text.utf8)).duplicateKey else { return }
+        let object = path.isEmpty ? "its top-level object" : "its object '\(path)'"
+        throw APIError.badRequest(
+            "'pattern.body.value' is JSON whose \(object) has the key \(JSONText.shortString(key)) more than once, "
+                + "so which value the mock expects is unclear; give each key once")
     }
 
     /// Rejects a header pattern naming one field twice in different case (`X-A` and `x-a`): field
