@@ -123,6 +123,22 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertFalse(reason.contains("unreachable"), big.text)
     }
 
+    /// Regression (wire6 leftover): through the proxy, an upstream's `HTTP/1.1 999 Weird` reached
+    /// the client as status 999, which HTTP does not define. Now a JSON 502 saying why, its
+    /// reason the journal entry's `problem`.
+    func testAnUpstreamStatusOutside200To599IsAnswered502() throws {
+        let server = try TestServer { $0.proxyEnabled = true }
+        let weird = try CurlClient.run(["--proxy", "http://127.0.0.1:\(server.port)", "\(upstream.baseURL)/raw/status999"])
+        XCTAssertEqual(weird.status, 502, weird.text)
+        XCTAssertEqual(weird.header("Content-Type"), "application/json; charset=utf-8")
+        let reason = "the upstream answered with status 999, which is no final HTTP status (200-599, RFC 9110 section 15): answered 502 in its place"
+        XCTAssertEqual(weird.object["reason"] as? String, reason)
+        let entry = try XCTUnwrap(try E2E.journal(try server.client(), tenant: nil).last)
+        XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 502)
+        XCTAssertEqual(entry["answeredBy"] as? String, "proxy")
+        XCTAssertEqual(entry["problem"] as? String, reason)
+    }
+
     func testControlRoutesAreNeverForwarded() throws {
         let server = try redirecting()
         let mocks = try CurlClient.run([url(server, "/catbird/api/mocks")])

@@ -5,8 +5,8 @@ import XCTest
 
 /// Record mode writes only what replay can serve as the upstream sent it (docs/files.md#recording):
 /// an empty-valued field is left out of the sidecar; an answer replay would refuse (a status
-/// outside 200–599) or alter (header bytes that are not UTF-8) is not recorded, and says so in
-/// the journal, the log and `catbird_recordings_failed_total`. Forwarding passes encodings through.
+/// outside 200–599, which the client gets as a 502) or alter (header bytes that are not UTF-8)
+/// is not recorded, and says so in the journal, the log and `catbird_recordings_failed_total`. Forwarding passes encodings through.
 final class RecordReplayableTests: RecordingTestCase {
     private func exists(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent(name).path)
@@ -20,7 +20,7 @@ final class RecordReplayableTests: RecordingTestCase {
         let recorder = try server(recording: true)
         let client = try recorder.client()
         let weird = try client.request("GET", "/raw/status999")
-        XCTAssertEqual(weird.status, 999, "the client still gets the upstream's answer")
+        XCTAssertEqual(weird.status, 502, "a status no client can take is not passed on: \(weird.text)")
         XCTAssertEqual(try client.request("GET", "/raw/emptyval").status, 204)
         let binary = try client.request("GET", "/raw/badhdr")
         XCTAssertEqual(binary.status, 200)
@@ -30,7 +30,7 @@ final class RecordReplayableTests: RecordingTestCase {
         let byURL = Dictionary(uniqueKeysWithValues: journal.map { ($0["url"] as? String ?? "", $0) })
         XCTAssertEqual(
             byURL["/raw/status999"]?["problem"] as? String,
-            "not recorded: a file mock of this answer could not be served: 'status' must be between 200 and 599, not 999")
+            "not recorded: the upstream answered with status 999, which is no final HTTP status (200-599, RFC 9110 section 15): answered 502 in its place")
         XCTAssertNil(byURL["/raw/status999"]?["filePath"] as? String)
         XCTAssertNil(byURL["/raw/emptyval"]?["problem"] as? String, "\(byURL["/raw/emptyval"] ?? [:])")
         let notText = byURL["/raw/badhdr"]?["problem"] as? String ?? ""

@@ -23,8 +23,9 @@ struct UpstreamServing: Sendable {
         var answeredBy: CatbirdRequest.AnsweredBy
         /// The file written in record mode, or nil.
         var recordedPath: String?
-        /// Why record mode did not write this answer (``FileMockError/notRecordedProblem``), for
-        /// the journal entry's `problem`; nil when it did, or was not asked to.
+        /// The journal entry's `problem`: why record mode did not write this answer
+        /// (``FileMockError/notRecordedProblem``), or why the upstream's answer was replaced
+        /// (``unsendableStatus(_:recording:)``); nil when neither.
         var notRecorded: String? = nil
         /// `response` as it goes out to the request and its head's size, when record mode
         /// measured it before writing it: the journal's head check reuses it. Nil: not measured.
@@ -39,8 +40,22 @@ struct UpstreamServing: Sendable {
         method != "HEAD" && response.status != 304 && response.status != 206 && !Forwarding.isGenerated(response)
     }
 
+    /// Why an upstream status cannot be passed on, or nil when it can: a final answer's status is
+    /// 200–599 (RFC 9110 section 15: a 1xx is interim, and no class above 5 exists); libcurl
+    /// hands over any three digits (`HTTP/1.1 999 Weird`), which clients refuse or misread. Such
+    /// an answer is replaced by a JSON 502 with this reason, which the journal entry's `problem`
+    /// also holds (docs/files.md#redirect-and-proxy); `recording`: record mode, which then
+    /// records nothing (`not recorded: ` first; counted in `catbird_recordings_failed_total`).
+    static func unsendableStatus(_ status: Int, recording: Bool) -> String? {
+        guard !(200...599).contains(status) else { return nil }
+        return (recording ? "not recorded: " : "")
+            + "the upstream answered with status \(status), which is no final HTTP status (200-599, RFC 9110 section 15): "
+            + "answered 502 in its place"
+    }
+
     /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
-    /// 502/504 when there is none.
+    /// 502/504 when there is none, or in place of one whose status cannot be passed on
+    /// (``unsendableStatus(_:recording:)``).
     /// - Parameter isWanted: whether the client still waits (``HTTPResponder/isWaiting``); once
     ///   it does not, the upstream transfer is cancelled (``OutboundClient/send(_:isWanted:completion:)``)
     ///   and `completion` gets the JSON error of ``OutboundError/cancelled``, which is not sent.
@@ -57,6 +72,14 @@ struct UpstreamServing: Sendable {
         client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors] result in
             switch result {
             case let .success(upstream):
+                if let problem = Self.unsendableStatus(upstream.status, recording: recorder != nil) {
+                    // Never passed on: a client cannot read it as a final answer (try6a, wire6 leftover).
+                    log.warning("\(request.method) \(request.target) → \(destination.url): \(problem)")
+                    recorder?.failures.add(1, ordering: .relaxed)
+                    let replaced = forwarding.generated(APIError(status: 502, reason: problem))
+                    completion(Answer(response: replaced, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
+                    return
+                }
                 let response = forwarding.response(from: upstream, method: request.method)
                 var path: String?
                 var notRecorded: String?
