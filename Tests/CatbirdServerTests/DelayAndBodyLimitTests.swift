@@ -120,6 +120,10 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [1000, 1001])
         XCTAssertEqual(entries.compactMap { ($0["request"] as? [String: Any])?["bodyTruncated"] as? Bool }, [false, true])
         XCTAssertEqual(entries.compactMap { $0["answeredBy"] as? String }, ["mock", "none"])
+        // json6 leftover: the bodySize of a body never read is the declared one, and says so.
+        XCTAssertEqual(
+            entries.map { $0["problem"] as? String },
+            [nil, "refused before its body was read: bodySize is the declared Content-Length, not bytes received"])
         XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 1)
     }
 
@@ -161,6 +165,8 @@ final class DelayAndBodyLimitTests: XCTestCase {
         // The refused ones journal the bytes received (was 0): a chunked body's size is known
         // only as it arrives.
         XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [1001, 65536, 1000])
+        let received = "refused once its chunked body passed the size limit: bodySize is the bytes received, which were discarded"
+        XCTAssertEqual(entries.map { $0["problem"] as? String }, [received, received, nil])
     }
 
     /// The exact reports: a declared `Content-Length: 60000000` over the default 50 MiB limit,

@@ -38,6 +38,10 @@ final class TransferEncodingFramingTests: ServerTestCase {
             XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, item.status, "\(entry)")
             XCTAssertEqual(entry["method"] as? String, "POST")
             XCTAssertFalse((entry["problem"] as? String ?? "").contains("client closed"), "\(entry)")
+            // wire6 leftover: the entry said nothing of the body it does not hold. (Its fields as
+            // journaled: two joined, the trailing space gone.)
+            let coding = ["gzip, chunked", "identity", "gzip", "chunked, chunked", "gzip, chunked", "chunked"][index]
+            XCTAssertEqual(entry["problem"] as? String, "refused at its head: its body (Transfer-Encoding: \(coding)) was not read", "\(entry)")
         }
     }
 

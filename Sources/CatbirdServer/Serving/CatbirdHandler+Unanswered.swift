@@ -47,6 +47,29 @@ extension CatbirdHandler {
         }
     }
 
+    /// The journal `problem` of a request Catbird refused (``refused(_:_:journaled:)``) whose body
+    /// is not in its entry: one refused for `--max-body-size` (`bodySize` is then the declared
+    /// `Content-Length`, none of it read, or, for a chunked body, the bytes received and
+    /// discarded), or one refused at its head while it announced a body (`Transfer-Encoding`,
+    /// a `Content-Length` above 0). Nil for a request without a body (a 414 `GET`): its entry
+    /// lacks nothing (docs/protocol.md#what-the-journal-records; wire6 and json6 leftovers).
+    static func unreadBodyProblem(of request: HTTPRequest) -> String? {
+        let declared = request.headers.first("Content-Length")
+        if request.discardedBodySize > 0 {
+            return declared != nil
+                ? "refused before its body was read: bodySize is the declared Content-Length, not bytes received"
+                : "refused once its chunked body passed the size limit: bodySize is the bytes received, which were discarded"
+        }
+        let codings = request.headers.fields.filter { $0.name.equalsIgnoringASCIICase("Transfer-Encoding") }.map(\.value)
+        if !codings.isEmpty {
+            return "refused at its head: its body (Transfer-Encoding: \(codings.joined(separator: ", ").prefix(100))) was not read"
+        }
+        if let declared, declared != "0" {
+            return "refused at its head: its body (Content-Length: \(declared.prefix(20))) was not read"
+        }
+        return nil
+    }
+
     /// What every request Catbird refused, or that ended without an answer, goes through: unless
     /// it is a control request (absolute-form `GET http://host/catbird/…` too), `journaling` is
     /// called with its tenant (the one its parallel id names; the default tenant when that

@@ -270,7 +270,8 @@ struct CatbirdHandler: HTTPHandler {
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
     /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
     /// empty request body: the upload was discarded (its size, declared or received, is
-    /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`). A parallel id that is not
+    /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`), and the entry's `problem`
+    /// says so when the request had a body (``unreadBodyProblem(of:)``). A parallel id that is not
     /// UTF-8 is refused on its own, not journaled (`journaled: false` above); only another
     /// refusal of a request that also carries such an id lands in the default tenant's journal,
     /// the id not being among the headers. With strict durability a journaled refusal leaves
@@ -286,7 +287,8 @@ struct CatbirdHandler: HTTPHandler {
         noteUnanswered(request, status: error.status, why: error.reason, warning: true) { tenant in
             guard journaled else { return }
             let (sent, entryTicket) = serving.journal(
-                request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
+                request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant,
+                problem: Self.unreadBodyProblem(of: request))
             response = sent
             ticket = entryTicket
         }
