@@ -36,6 +36,12 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// it could only be held altered, and a header matcher compares text (400; RFC 9110 §5.5
     /// asks new fields to use US-ASCII). `name` is the field's name.
     case fieldValueNotUTF8(name: String)
+    /// A header field value holding a CR byte not followed by LF (`X-A: a\rX-Injected: yes`):
+    /// RFC 9112 section 2.2 has a recipient treat such an element as invalid (or replace the CR
+    /// with SP) before processing or forwarding it; a proxy or record mode would otherwise
+    /// forward it as sent, and an upstream that ends lines at CR would read an injected field
+    /// (400). `name` is the field's name.
+    case bareCarriageReturn(name: String)
     /// A NUL byte inside the request line or a header field line (`field`: the field's name as
     /// read up to the NUL; nil: the request line), which no line may hold (RFC 9110 section
     /// 5.5; RFC 9112 section 2.2). libmicrohttpd would hand the line over cut at the NUL, so
@@ -74,7 +80,7 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
         case .transferCodingNotImplemented: 501
-        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .nulByte,
+        case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .bareCarriageReturn, .nulByte,
              .conflictingContentLength, .transferCodingNotFinalChunked, .contentLengthBesideChunked, .hostFieldCount,
              .targetForm: 400
         }
@@ -99,6 +105,8 @@ public enum HTTPRequestProblem: Sendable, Equatable {
             "a header field line is folded (a line starting with a space or tab, obs-fold; RFC 9112 section 5.2): send each field on one line"
         case let .fieldValueNotUTF8(name):
             "the value of the header field \(JSONText.shortString(name)) is not UTF-8 (the journal keeps header values as text): send ASCII, or percent-encode it"
+        case let .bareCarriageReturn(name):
+            "the value of the header field \(JSONText.shortString(name)) holds a CR not followed by LF, which no field may hold (RFC 9112 section 2.2): percent-encode it"
         case let .nulByte(field?):
             "the header field \(JSONText.shortString(field)) holds a NUL byte, which no field may hold (RFC 9110 section 5.5)"
         case .nulByte(nil):

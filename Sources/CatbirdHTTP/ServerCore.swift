@@ -163,6 +163,12 @@ final class ServerCore: Sendable {
             context.headers.add(name: name, value: "")
             return .YES
         }
+        if valueLength > 0, memchr(value, 0x0D, valueLength) != nil {
+            // Left out as well: a bare CR (libmicrohttpd 0.9.75 ends lines at LF and takes only
+            // the CR right before it) could end the line for whoever this value is forwarded to.
+            if context.fieldProblem == nil { context.fieldProblem = .bareCarriageReturn(name: name) }
+            return .YES
+        }
         guard let text = trimmedFieldValue(value, length: valueLength) else {
             // Left out too: the journal holds header values as text, and could only hold this
             // one altered (docs/protocol.md#malformed-requests).

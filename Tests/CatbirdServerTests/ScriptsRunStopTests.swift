@@ -47,4 +47,48 @@ final class ScriptsRunStopTests: XCTestCase {
         XCTAssertNil(try? RawHTTPClient(port: port, timeoutSeconds: 2).request("GET", "/catbird/api/health"),
                      "nothing serves on the port once `kill %1; wait` returned")
     }
+
+    /// Relative paths given to `scripts/run` are the caller's, not the repository's (try7a F2:
+    /// `cd ws && catbird/scripts/run --db rel.sqlite --mocks-dir mocks` said "the directory
+    /// 'mocks' does not exist" for a folder beside the caller, and a database went into the
+    /// checkout).
+    func testRelativePathsAreTakenFromTheCallersDirectory() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let checkout = root.appendingPathComponent("catbird")
+        let workspace = root.appendingPathComponent("ws")
+        let scripts = checkout.appendingPathComponent("scripts")
+        let release = checkout.appendingPathComponent(".build/release")
+        let stubs = root.appendingPathComponent("stubs")
+        let mocks = workspace.appendingPathComponent("mocks/api")
+        for folder in [scripts, release, stubs, mocks] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        for name in ["run", "setup.sh"] {
+            try FileManager.default.copyItem(
+                at: repository.appendingPathComponent("scripts/\(name)"), to: scripts.appendingPathComponent(name))
+        }
+        try FileManager.default.createSymbolicLink(
+            at: release.appendingPathComponent("catbird"), withDestinationURL: try BuiltProducts.executable(named: "catbird"))
+        let swift = stubs.appendingPathComponent("swift")
+        try "#!/bin/sh\nexit 0\n".write(to: swift, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+        try #"{"books":[]}"#.write(to: mocks.appendingPathComponent("books.json"), atomically: true, encoding: .utf8)
+
+        let port = try FreePort.next()
+        let script = """
+            ../catbird/scripts/run --port \(port) --db rel.sqlite --mocks-dir mocks &
+            for _ in $(seq 200); do curl -fsS http://127.0.0.1:\(port)/api/books.json 2>/dev/null && break; sleep 0.05; done
+            kill %1; wait
+            """
+        var environment = LaunchedServer.childEnvironment(["CATBIRD_LOG_LEVEL": "warning"])
+        environment["PATH"] = stubs.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script], in: workspace, environment: environment, seconds: 60)
+        XCTAssertTrue(result.output.contains(#"{"books":[]}"#), "the file mock beside the caller is served: \(result.output)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.appendingPathComponent("rel.sqlite").path),
+                      "the database is created in the caller's directory")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: checkout.appendingPathComponent("rel.sqlite").path),
+                       "not in the checkout")
+    }
 }
