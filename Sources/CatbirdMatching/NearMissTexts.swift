@@ -28,7 +28,10 @@ public final class NearMissTexts: Sendable {
     /// builds: method, url, each header, the body.
     public let fieldPartsJSON: [[UInt8]]
 
-    init(_ source: RequestPattern, headerNames: [String]) {
+    /// - Parameter pattern: the mock's pattern; its long values are shown cut
+    ///   (``RequestPattern/shownInNearMisses``).
+    init(_ pattern: RequestPattern, headerNames: [String]) {
+        let source = pattern.shownInNearMisses
         method = source.method.rawValue
         url = source.url.summary
         self.headerNames = headerNames
