@@ -6,25 +6,125 @@ import XCTest
 
 /// The 404's near misses written straight from a comparison into a ``ByteWriter``
 /// (``RequestComparison/writeNearMissJSON(to:distance:mockId:position:tenant:requestJSON:)``,
-/// ``RequestComparison/writeSummary(mockId:tenant:to:)``) are byte for byte what the plain
-/// writers make from the ``CatbirdNearMiss`` of the same comparison, for every field kind and
-/// odd texts (quotes, backslashes, control bytes, non-ASCII), the request's method and target
+/// ``RequestComparison/writeSummary(mockId:tenant:to:)``): for fixed cases, the exact JSON and
+/// summary written by hand here; for random patterns and requests with odd texts (quotes,
+/// backslashes, control bytes, non-ASCII), the bytes the plain writers make from a
+/// ``CatbirdNearMiss`` whose verdicts this test works out itself, each field through the
+/// matcher alone (``CompiledRequestPattern/matches(method:target:headerValue:body:)`` of a
+/// pattern with that one field), not from the comparison; the request's method and target
 /// escaped once and copied into the later near misses.
 final class NearMissComparisonJSONTests: XCTestCase {
     private let odd = ["plain", "quote \" backslash \\", "newline \n tab \t nul \u{0} \u{1F}", "é 🐈 </script>", ""]
+    private let deadline = ContinuousClock.now.advanced(by: .seconds(60))
 
-    func testComparisonWritesTheSameBytesAsTheNearMissWriters() throws {
+    /// `pattern` compared with a request, written as one near miss (mock 7 at position 2).
+    private func written(
+        _ pattern: RequestPattern, method: String, target: String, headers: [String: String] = [:], body: String = "",
+        tenant: String = "s1"
+    ) throws -> (json: String, summary: String) {
+        let compiled = try CompiledRequestPattern(pattern)
+        let probe = NearMissProbe(method: method, target: target)
+        let comparison = compiled.compare(
+            probe, headerValue: { name in headers.first { $0.key.lowercased() == name.lowercased() }?.value }, body: Array(body.utf8),
+            urlMatches: compiled.urlMatches(probe, until: deadline), until: deadline, fields: true)
+        var json = ByteWriter(capacity: 16)
+        var requestJSON = NearMissRequestJSON()
+        comparison.writeNearMissJSON(
+            to: &json, distance: (comparison.distance * 1000).rounded() / 1000, mockId: 7, position: 2, tenant: tenant,
+            requestJSON: &requestJSON)
+        var summary = ByteWriter(capacity: 16)
+        comparison.writeSummary(mockId: 7, tenant: tenant, to: &summary)
+        return (String(decoding: json.bytes(), as: UTF8.self), String(decoding: summary.bytes(), as: UTF8.self))
+    }
+
+    func testAMethodUrlAndHeaderThatDifferAreWrittenAsDiffering() throws {
+        let near = try written(
+            RequestPattern(method: "GET", url: PatternMatch.equal("/api/users"), headers: ["X-Token": PatternMatch.equal("abc")]),
+            method: "POST", target: "/api/usres", headers: ["x-token": "abd"])
+        // method 1 + url 0.25 + 0.75 × 2/10 + header 0.5
+        XCTAssertEqual(
+            near.json,
+            [
+                #"{"distance":1.9,"fields":[{"actual":"POST","expected":"GET","field":"method","verdict":"differs"},"#,
+                #"{"actual":"/api/usres","expected":"equal \"/api/users\"","field":"url","verdict":"differs"},"#,
+                #"{"actual":"abd","expected":"equal \"abc\"","field":"header","name":"X-Token","verdict":"differs"}],"#,
+                #""mockId":7,"pattern":{"headers":{"X-Token":{"kind":"equal","value":"abc"}},"method":"GET","#,
+                #""url":{"kind":"equal","value":"/api/users"}},"position":2,"tenant":"s1"}"#,
+            ].joined())
+        XCTAssertEqual(
+            near.summary,
+            [
+                #"mock 7 (GET equal "/api/users" X-Token: equal "abc") of tenant "s1": method differs (expected GET, got "POST"); "#,
+                #"url differs (expected equal "/api/users", got "/api/usres"); header X-Token differs (expected equal "abc", got "abd")"#,
+            ].joined())
+    }
+
+    func testAMissingHeaderHasNoActualAndMatchingFieldsAreNotInTheSummary() throws {
+        let near = try written(
+            RequestPattern(method: "POST", url: PatternMatch.wildcard("/w/*"), headers: ["Accept": PatternMatch.regexp("^b.$")], body: .contains("x\"y")),
+            method: "POST", target: "/w/q", body: "a\"b\n", tenant: "")
+        XCTAssertEqual(
+            near.json,
+            [
+                #"{"distance":1,"fields":[{"actual":"POST","expected":"POST","field":"method","verdict":"match"},"#,
+                #"{"actual":"/w/q","expected":"wildcard \"/w/*\"","field":"url","verdict":"match"},"#,
+                #"{"expected":"regexp \"^b.$\"","field":"header","name":"Accept","verdict":"missing"},"#,
+                #"{"actual":"a\"b\n","expected":"contains \"x\\\"y\"","field":"body","verdict":"differs"}],"#,
+                #""mockId":7,"pattern":{"body":{"kind":"contains","value":"x\"y"},"headers":{"Accept":{"kind":"regexp","value":"^b.$"}},"#,
+                #""method":"POST","url":{"kind":"wildcard","value":"/w/*"}},"position":2,"tenant":""}"#,
+            ].joined())
+        XCTAssertEqual(
+            near.summary,
+            [
+                #"mock 7 (POST wildcard "/w/*" Accept: regexp "^b.$" body contains "x\"y") of the default tenant: header Accept missing (expected regexp "^b.$", got none); "#,
+                #"body differs (expected contains "x\"y", got "a\"b\n")"#,
+            ].joined())
+    }
+
+    func testEveryFieldMatchingIsWrittenAsMatching() throws {
+        let near = try written(
+            RequestPattern(method: "PUT", url: PatternMatch.regexp("^/r/[a-z]+$"), headers: ["Accept": PatternMatch.wildcard("a*")], body: .jsonPath("$.id", equalTo: 7)),
+            method: "PUT", target: "/r/abc", headers: ["ACCEPT": "ab"], body: #"{"id":7}"#, tenant: "q\"t")
+        XCTAssertEqual(
+            near.json,
+            [
+                #"{"distance":0,"fields":[{"actual":"PUT","expected":"PUT","field":"method","verdict":"match"},"#,
+                #"{"actual":"/r/abc","expected":"regexp \"^/r/[a-z]+$\"","field":"url","verdict":"match"},"#,
+                #"{"actual":"ab","expected":"wildcard \"a*\"","field":"header","name":"Accept","verdict":"match"},"#,
+                #"{"actual":"{\"id\":7}","expected":"jsonPath \"$.id\" equalTo 7","field":"body","verdict":"match"}],"#,
+                #""mockId":7,"pattern":{"body":{"equalTo":7,"kind":"jsonPath","value":"$.id"},"headers":{"Accept":{"kind":"wildcard","value":"a*"}},"#,
+                #""method":"PUT","url":{"kind":"regexp","value":"^/r/[a-z]+$"}},"position":2,"tenant":"q\"t"}"#,
+            ].joined())
+        XCTAssertEqual(near.summary, #"mock 7 (PUT regexp "^/r/[a-z]+$" Accept: wildcard "a*" body jsonPath "$.id" equalTo 7) of tenant "q\"t": "#)
+    }
+
+    /// The verdict of one field as matching alone gives it: a pattern of that field only (the
+    /// request's method, and its target as an `equal` url, for the others) matches the request.
+    private func matchesAlone(
+        _ method: String, _ target: String, url: PatternMatch? = nil, header: (String, PatternMatch)? = nil, body: BodyPattern? = nil,
+        values: [String: String], requestBody: [UInt8]
+    ) throws -> CatbirdNearMiss.Field.Verdict {
+        let alone = try CompiledRequestPattern(RequestPattern(
+            method: RequestPattern.HTTPMethod(rawValue: method), url: url ?? .equal(target), headers: header.map { [$0.0: $0.1] } ?? [:], body: body))
+        let found = alone.matches(
+            method: method, target: target, headerValue: { name in values.first { $0.key.lowercased() == name.lowercased() }?.value },
+            body: requestBody)
+        return found ? .match : .differs
+    }
+
+    func testComparisonWritesTheVerdictsTheMatcherGivesEachFieldAlone() throws {
         var random = RandomPatterns(seed: 43)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         for round in 0..<200 {
             let method = random.pick(["GET", "POST", "we\"ird"])
             let target = random.pick(["/api/plain", "/w/x", "/r/abc", "/\(random.pick(odd))?q=\"1\"", "/a\r\nb"])
             let probe = NearMissProbe(method: method, target: target)
             let requestBody = Array(random.pick(odd + [#"{"id":7}"#]).utf8) + (random.chance(10) ? [0xFF] : [])
+            let shownBody = String(validating: requestBody, as: UTF8.self) ?? "<\(requestBody.count) bytes, not UTF-8>"
             // Up to three near misses of one 404: the method and target JSON are written by the first.
             var written = ByteWriter(capacity: 64)
             var requestJSON = NearMissRequestJSON()
             var plain: [UInt8] = []
+            var expected: [CatbirdNearMiss] = []
             for index in 0..<(1 + random.below(3)) {
                 var headers: [String: PatternMatch] = [:]
                 for _ in 0..<random.below(4) {
@@ -43,8 +143,24 @@ final class NearMissComparisonJSONTests: XCTestCase {
                     urlMatches: pattern.urlMatches(probe, until: deadline), until: deadline, fields: true)
                 let distance = (comparison.distance * 1000).rounded() / 1000
                 let (mockId, position, tenant) = (Int64(round) * 7_919 - 3 + Int64(index), Int64(round + index), random.pick(odd + ["s1"]))
-                let nearMiss = CatbirdNearMiss(
-                    mockId: mockId, tenant: tenant, position: position, distance: distance, pattern: source, fields: comparison.fields)
+
+                var fields: [CatbirdNearMiss.Field] = [
+                    .init(field: "method", verdict: method == source.method.rawValue ? .match : .differs, expected: source.method.rawValue, actual: method),
+                    .init(field: "url", verdict: try matchesAlone(method, target, url: url, values: values, requestBody: requestBody),
+                          expected: url.summary, actual: target),
+                ]
+                for (name, header) in headers.sorted(by: { $0.key < $1.key }) {
+                    let verdict = values[name] == nil
+                        ? .missing : try matchesAlone(method, target, header: (name, header), values: values, requestBody: requestBody)
+                    fields.append(.init(field: "header", name: name, verdict: verdict, expected: header.summary, actual: values[name]))
+                }
+                if let body {
+                    fields.append(.init(
+                        field: "body", verdict: try matchesAlone(method, target, body: body, values: values, requestBody: requestBody),
+                        expected: body.summary, actual: shownBody))
+                }
+                let nearMiss = CatbirdNearMiss(mockId: mockId, tenant: tenant, position: position, distance: distance, pattern: source, fields: fields)
+                expected.append(nearMiss)
 
                 if index > 0 {
                     written.append(UInt8(ascii: ","))
@@ -62,6 +178,7 @@ final class NearMissComparisonJSONTests: XCTestCase {
             let bytes = written.bytes()
             XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(decoding: plain, as: UTF8.self))
             XCTAssertEqual(bytes, plain)
+            XCTAssertEqual(try JSONDecoder().decode([CatbirdNearMiss].self, from: Data(Array("[".utf8) + bytes + Array("]".utf8))), expected)
         }
     }
 
