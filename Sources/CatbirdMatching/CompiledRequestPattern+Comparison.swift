@@ -16,7 +16,8 @@ public struct RequestComparison: Sendable {
     /// within a slice, and so counted as differing: the comparison then depends on timing, not
     /// only on the request and the pattern.
     public let cutShort: Bool
-    /// What the fields show, when asked for (``fields``); nil when not.
+    /// What the fields show, when asked for (``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:urlEdits:until:slice:fields:)``'s
+    /// `fields`); nil when not.
     let shown: Shown?
 
     /// The fields of a comparison asked for them, kept as verdicts and the request's values
@@ -32,26 +33,6 @@ public struct RequestComparison: Sendable {
         /// pattern with a body, the body's verdict and its text as shown. Empty for a pattern
         /// with neither (no array made).
         let others: [(verdict: CatbirdNearMiss.Field.Verdict, actual: String?)]
-    }
-
-    /// Method, url, each header (by name), then the body; empty when not asked for.
-    public var fields: [CatbirdNearMiss.Field] {
-        guard let shown else { return [] }
-        let texts = shown.texts
-        var fields: [CatbirdNearMiss.Field] = [
-            .init(field: "method", verdict: shown.methodMatches ? .match : .differs, expected: texts.method, actual: shown.method),
-            .init(field: "url", verdict: shown.urlMatches ? .match : .differs, expected: texts.url, actual: shown.target),
-        ]
-        for (index, other) in shown.others.enumerated() {
-            if index < texts.headerNames.count {
-                fields.append(.init(
-                    field: "header", name: texts.headerNames[index], verdict: other.verdict, expected: texts.headers[index],
-                    actual: other.actual))
-            } else {
-                fields.append(.init(field: "body", verdict: other.verdict, expected: texts.body!, actual: other.actual))
-            }
-        }
-        return fields
     }
 }
 
@@ -93,8 +74,9 @@ extension CompiledRequestPattern {
     ///   - deadline: regular expressions of header and body patterns still running then count
     ///     as differing.
     ///   - slice: the deadline is a worker's slice (``CompiledPatternMatch/evaluate(_:until:slice:)``).
-    ///   - fields: whether to build ``RequestComparison/fields`` (the texts a person reads; only
-    ///     the closest mocks need them).
+    ///   - fields: whether to keep what the fields show (the verdicts and the request's values a
+    ///     404's near miss is written from, ``RequestComparison/writeNearMissJSON(to:distance:mockId:position:tenant:requestJSON:)``;
+    ///     only the closest mocks need them).
     public func compare(
         _ probe: NearMissProbe, headerValue: (String) -> String?, body: [UInt8], urlMatches: Bool, urlEdits: Int? = nil,
         until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole, fields wanted: Bool

@@ -78,7 +78,19 @@ extension CatbirdNearMiss.Field {
     /// Appends `{"actual":"/api/usres","expected":"equal \"/api/users\"","field":"url","verdict":"differs"}`:
     /// `actual` and `name` only when set.
     public func writeJSON(to out: inout [UInt8]) {
-        writeJSON(to: &out, patternPart: Self.patternPartJSON(field: field, name: name, expected: expected), actualJSON: nil)
+        out.append("{")
+        if let actual {
+            out.append(#""actual":"#)
+            out.appendJSON(actual)
+            out.append(",")
+        }
+        out.append(contentsOf: Self.patternPartJSON(field: field, name: name, expected: expected))
+        switch verdict {
+        case .match: out.append(#"match"}"#)
+        case .differs: out.append(#"differs"}"#)
+        case .missing: out.append(#"missing"}"#)
+        case .skipped: out.append(#"skipped"}"#)
+        }
     }
 
     /// The part of a field's JSON that depends on the pattern only, between `actual` and the
@@ -97,72 +109,19 @@ extension CatbirdNearMiss.Field {
         out.append(#","verdict":""#)
         return out
     }
-
-    /// ``writeJSON(to:)`` with the pattern's part written before (``patternPartJSON(field:name:expected:)``
-    /// of this field's `field`, `name` and `expected`) and, when given, ``actual`` already as a
-    /// JSON string (a request's method or target, written once for all its near misses).
-    public func writeJSON(to out: inout [UInt8], patternPart: [UInt8], actualJSON: [UInt8]?) {
-        out.append("{")
-        if let actual {
-            out.append(#""actual":"#)
-            if let actualJSON { out.append(contentsOf: actualJSON) } else { out.appendJSON(actual) }
-            out.append(",")
-        }
-        out.append(contentsOf: patternPart)
-        switch verdict {
-        case .match: out.append(#"match"}"#)
-        case .differs: out.append(#"differs"}"#)
-        case .missing: out.append(#"missing"}"#)
-        case .skipped: out.append(#"skipped"}"#)
-        }
-    }
 }
 
 extension CatbirdNearMiss {
-    /// Parts of near misses' JSON written before: once per pattern (``pattern`` and each field's
-    /// ``Field/patternPartJSON(field:name:expected:)``) and once per request (its method and
-    /// target as JSON strings, the `actual` of the first two fields).
-    public struct PrewrittenJSON {
-        /// ``RequestPattern/writeJSON(to:)`` of the near miss's pattern.
-        public var pattern: [UInt8]
-        /// Each field's pattern part, in the order of ``CatbirdNearMiss/fields``.
-        public var fieldParts: [[UInt8]]
-        /// The request's method and target as JSON strings: `fields[0]` is the method's and
-        /// `fields[1]` the url's comparison, whose `actual` they are.
-        public var method: [UInt8]
-        public var target: [UInt8]
-
-        public init(pattern: [UInt8], fieldParts: [[UInt8]], method: [UInt8], target: [UInt8]) {
-            self.pattern = pattern
-            self.fieldParts = fieldParts
-            self.method = method
-            self.target = target
-        }
-    }
-
     /// Appends `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`;
     /// `patternJSON`, when given, is ``pattern``'s ``RequestPattern/writeJSON(to:)`` written
     /// before (once per mock).
     public func writeJSON(to out: inout [UInt8], patternJSON: [UInt8]? = nil) {
-        writeJSON(to: &out, pattern: patternJSON) { index, field, out in field.writeJSON(to: &out) }
-    }
-
-    /// ``writeJSON(to:patternJSON:)`` from parts written before (``PrewrittenJSON``): the same bytes.
-    public func writeJSON(to out: inout [UInt8], prewritten: PrewrittenJSON) {
-        writeJSON(to: &out, pattern: prewritten.pattern) { index, field, out in
-            field.writeJSON(
-                to: &out, patternPart: prewritten.fieldParts[index],
-                actualJSON: index == 0 ? prewritten.method : index == 1 ? prewritten.target : nil)
-        }
-    }
-
-    private func writeJSON(to out: inout [UInt8], pattern patternJSON: [UInt8]?, field writeField: (Int, Field, inout [UInt8]) -> Void) {
         out.append(#"{"distance":"#)
         Self.writeDistance(distance, to: &out)
         out.append(#","fields":["#)
         for index in fields.indices {
             if index > 0 { out.append(",") }
-            writeField(index, fields[index], &out)
+            fields[index].writeJSON(to: &out)
         }
         out.append(#"],"mockId":"#)
         out.appendDecimal(mockId)

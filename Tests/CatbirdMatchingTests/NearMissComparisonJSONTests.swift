@@ -205,6 +205,9 @@ final class NearMissComparisonJSONTests: XCTestCase {
             writer.appendDecimal(number)
             let decimal = String(decoding: writer.bytes(), as: UTF8.self)
             XCTAssertEqual(decimal, String(number))
+            var array: [UInt8] = []
+            JSONText.appendDecimal(number, to: &array)
+            XCTAssertEqual(String(decoding: array, as: UTF8.self), String(number))
         }
     }
 }

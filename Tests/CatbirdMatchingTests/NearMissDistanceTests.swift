@@ -1,6 +1,8 @@
 import CatbirdMatching
+import CatbirdSupport
 import CatbirdTestSupport
 @_spi(Server) import CatbirdWire
+import Foundation
 import XCTest
 
 /// The near-miss distance's parts (docs/matching.md#near-misses): the bit-parallel edit
@@ -101,7 +103,7 @@ final class NearMissDistanceTests: XCTestCase {
         XCTAssertNotEqual(NearMissProbe.methodKey("GE"), NearMissProbe.methodKey("GET"))
     }
 
-    func testCompareSumsTheFieldsAndBuildsTheirTextsOnlyWhenAsked() throws {
+    func testCompareSumsTheFieldsWhetherOrNotItKeepsWhatTheyShow() throws {
         let pattern = try CompiledRequestPattern(RequestPattern(
             method: "GET", url: .equal("/api/users"), headers: ["X-Token": .equal("abc")]))
         let probe = NearMissProbe(method: "POST", target: "/api/usres")
@@ -112,8 +114,11 @@ final class NearMissDistanceTests: XCTestCase {
         // method 1 + url 0.25 + 0.75 × 2/10 + header 0.5
         XCTAssertEqual(bare.distance, 1.9, accuracy: 1e-9)
         XCTAssertEqual(full.distance, bare.distance)
-        XCTAssertTrue(bare.fields.isEmpty)
-        XCTAssertEqual(full.fields.map(\.label), ["method", "url", "header X-Token"])
-        XCTAssertEqual(full.fields.map(\.verdict), [.differs, .differs, .differs])
+        var json = ByteWriter(capacity: 16)
+        var requestJSON = NearMissRequestJSON()
+        full.writeNearMissJSON(to: &json, distance: full.distance, mockId: 1, position: 1, tenant: "", requestJSON: &requestJSON)
+        let fields = try JSONDecoder().decode(CatbirdNearMiss.self, from: Data(json.bytes())).fields
+        XCTAssertEqual(fields.map(\.label), ["method", "url", "header X-Token"])
+        XCTAssertEqual(fields.map(\.verdict), [.differs, .differs, .differs])
     }
 }
