@@ -103,9 +103,17 @@ public struct ByteWriter: ~Copyable {
         [UInt8](UnsafeBufferPointer(start: start, count: written))
     }
 
-    /// Appends `bytes` as a JSON string literal (``JSONText/appendString(utf8:to:)``'s escapes),
-    /// with CR and LF first turned into spaces when `lineBreaksAsSpaces` (a one-line text).
-    /// Runs that need no escape are found 8 bytes at a time and copied whole.
+    /// The bytes written, as a `String` (UTF-8; an invalid sequence would become U+FFFD).
+    public func text() -> String {
+        withBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Appends `bytes` (UTF-8) as a JSON string literal, quotes included (RFC 8259 §7): `"` and
+    /// `\` escaped, the control characters below U+0020 as `\n`, `\r`, `\t` or `\u00XX`; every
+    /// other byte copied as is (valid UTF-8 in, valid UTF-8 out). With `lineBreaksAsSpaces`, CR
+    /// and LF first become spaces (a one-line text). The project's one JSON string escaper
+    /// (``JSONText`` writes with it). Runs that need no escape are found 8 bytes at a time and
+    /// copied whole.
     public mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, lineBreaksAsSpaces: Bool = false) {
         append(UInt8(ascii: "\""))
         guard let base = bytes.baseAddress else { return append(UInt8(ascii: "\"")) }
@@ -187,7 +195,8 @@ public struct ByteWriter: ~Copyable {
         }
     }
 
-    /// Appends `number` in decimal (``JSONText/appendDecimal(_:to:)``).
+    /// Appends `number` in decimal (ASCII digits, a leading `-` when negative), with no `String`
+    /// made: JSON numbers of ids and positions on the 404 path.
     public mutating func appendDecimal(_ number: Int64) {
         reserve(20)
         var magnitude = number.magnitude

@@ -182,20 +182,28 @@ final class NearMissComparisonJSONTests: XCTestCase {
         }
     }
 
-    func testJSONStringsAreEscapedAsJSONTextDoes() {
-        for text in odd + ["", "a\"b\\c\u{7F}\u{1}\r\n", String(repeating: "é\"", count: 300)] {
-            var writer = ByteWriter(capacity: 1)
-            writer.appendJSONString(text)
-            var expected: [UInt8] = []
-            JSONText.appendString(text, to: &expected)
-            let escaped = writer.bytes()
-            XCTAssertEqual(escaped, expected)
-            // One line: CR and LF first become spaces.
-            var oneLine = ByteWriter(capacity: 1)
-            Array(text.utf8).withUnsafeBufferPointer { oneLine.appendJSONString($0, lineBreaksAsSpaces: true) }
-            let spaced = String(decoding: text.utf8.map { $0 == 10 || $0 == 13 ? 32 : $0 }, as: UTF8.self)
-            let written = oneLine.bytes()
-            XCTAssertEqual(written, Array(JSONText.string(spaced).utf8))
+    /// ``ByteWriter/appendJSONString(_:lineBreaksAsSpaces:)`` (the one escaper; ``JSONText``
+    /// writes with it): the escapes written by hand for one text, and every odd text, with its
+    /// escape at each place of the 8-byte words the scan reads, read back by `JSONDecoder`.
+    func testJSONStringsAreEscapedAndReadBack() throws {
+        XCTAssertEqual(JSONText.string("a\"b\\c\u{7F}\u{1}\r\n\té"), #""a\"b\\c\#u{7F}\u0001\r\n\té""#)
+        var array: [UInt8] = []
+        JSONText.appendString("q\"", to: &array)
+        XCTAssertEqual(array, Array(#""q\"""#.utf8))
+        for text in odd + ["a\"b\\c\u{7F}\u{1}\r\n", String(repeating: "é\"", count: 300)] {
+            for padding in 0..<9 {
+                let padded = String(repeating: "x", count: padding) + text + String(repeating: "y", count: padding)
+                var writer = ByteWriter(capacity: 1)
+                writer.appendJSONString(padded)
+                let escaped = writer.bytes()
+                XCTAssertEqual(try JSONDecoder().decode(String.self, from: Data(escaped)), padded)
+                // One line: CR and LF become spaces.
+                var oneLine = ByteWriter(capacity: 1)
+                Array(padded.utf8).withUnsafeBufferPointer { oneLine.appendJSONString($0, lineBreaksAsSpaces: true) }
+                let spaced = String(decoding: padded.utf8.map { $0 == 10 || $0 == 13 ? 32 : $0 }, as: UTF8.self)
+                let line = oneLine.bytes()
+                XCTAssertEqual(try JSONDecoder().decode(String.self, from: Data(line)), spaced)
+            }
         }
     }
 
