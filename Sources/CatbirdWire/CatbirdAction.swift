@@ -64,7 +64,6 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
     /// `remove` and `removeAll` (an action of the other type was meant, or a field was put
     /// in the wrong action).
     private static func refuseKeysNotUsed(by kind: Kind, _ decoder: any Decoder) throws {
-        guard decoder.refusesUnknownKeys else { return }
         let used: [CodingKeys] = switch kind {
         case .update: [.type, .pattern, .response]
         case .remove: [.type, .pattern]
@@ -72,8 +71,7 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
         }
         let names = used.map(\.stringValue)
         // Unknown keys were refused before: what is left is one of CodingKeys.
-        guard let extra = try decoder.presentKeys().filter({ !names.contains($0) }).sorted().first,
-            let key = CodingKeys(rawValue: extra) else { return }
+        guard let extra = try decoder.keys(besides: names).first, let key = CodingKeys(rawValue: extra) else { return }
         throw DecodingError.readable(
             at: decoder.codingPath + [key],
             "the key \(CodingPathText.jsonQuoted(extra)) is not used by a \(CodingPathText.jsonQuoted(kind.rawValue)) action "

@@ -73,11 +73,10 @@ extension Decoder {
     /// - Throws: `DecodingError.dataCorrupted` at this object's path whose underlying error is
     ///   ``UnknownWireKeys`` (every unknown key, sorted).
     @_spi(Server) public func refuseUnknownKeys<Keys: CodingKey & CaseIterable>(besides _: Keys.Type) throws {
-        guard refusesUnknownKeys else { return }
         let known = Keys.allCases.map(\.stringValue)
-        let unknown = try presentKeys().filter { !known.contains($0) }
+        let unknown = try keys(besides: known)
         guard !unknown.isEmpty else { return }
-        let keys = UnknownWireKeys(path: CodingPathText.dotted(codingPath), unknown: unknown.sorted(), known: known)
+        let keys = UnknownWireKeys(path: CodingPathText.dotted(codingPath), unknown: unknown, known: known)
         throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: keys.reason(), underlyingError: keys))
     }
 
@@ -85,8 +84,12 @@ extension Decoder {
     /// (``Foundation/CodingUserInfoKey/catbirdRefusesUnknownKeys``).
     var refusesUnknownKeys: Bool { userInfo[.catbirdRefusesUnknownKeys] as? Bool == true }
 
-    /// The keys of the object being decoded, as written.
-    func presentKeys() throws -> [String] {
-        try container(keyedBy: AnyWireKey.self).allKeys.map(\.stringValue)
+    /// The keys of the object being decoded that are not among `names`, as written and sorted,
+    /// when the decoder asks for unknown keys to be refused (``refusesUnknownKeys``); empty
+    /// otherwise. What ``refuseUnknownKeys(besides:)`` refuses, and what a type refusing keys
+    /// by its own rule reads (an action's keys of another action type).
+    func keys(besides names: [String]) throws -> [String] {
+        guard refusesUnknownKeys else { return [] }
+        return try container(keyedBy: AnyWireKey.self).allKeys.map(\.stringValue).filter { !names.contains($0) }.sorted()
     }
 }
