@@ -78,39 +78,39 @@ struct JournalBodies {
     /// - Throws: `SQLiteError`.
     mutating func assign(_ entries: UnsafeBufferPointer<JournalEntry>, _ db: Database) throws -> [Int64?] {
         var ids = [Int64?](repeating: nil, count: entries.count)
-        // Ids referenced in this batch (already checked and counted once) and their further uses.
-        var further: [Int64: Int] = [:]
-        var order: [Int64] = []
+        // The remembered bodies rows of this batch can point at, in order of first use, each
+        // with those rows: its references are then counted by one statement.
+        var found: [(body: Known, rows: [Int])] = []
+        var place: [ObjectIdentifier: Int] = [:]
         for index in entries.indices where entries[index].responseBody.count >= Self.minimumSize {
             guard let body = find(entries[index]) else { continue }
-            if let id = body.id {
-                if let uses = further[id] {
-                    further[id] = uses + 1
-                    ids[index] = id
-                    continue
-                }
-                try db.run("UPDATE journal_bodies SET refs = refs + 1 WHERE id = ?", [.integer(id)])
-                guard db.changes == 1 else {
-                    // Deleted since (its last row went): this row holds the body and starts over.
-                    body.id = nil
-                    continue
-                }
-                further[id] = 0
-                order.append(id)
-                ids[index] = id
+            if let at = place[ObjectIdentifier(body)] {
+                found[at].rows.append(index)
             } else {
-                try db.run(
-                    "INSERT INTO journal_bodies (body, url_marked, refs) VALUES (?, ?, 1)",
-                    [.blob(body.bytes), .integer(body.markers.isEmpty ? 0 : 1)])
-                let id = db.lastInsertRowID
-                body.id = id
-                further[id] = 0
-                order.append(id)
-                ids[index] = id
+                place[ObjectIdentifier(body)] = found.count
+                found.append((body, [index]))
             }
         }
-        for id in order where further[id]! > 0 {
-            try db.run("UPDATE journal_bodies SET refs = refs + ? WHERE id = ?", [.integer(Int64(further[id]!)), .integer(id)])
+        for (body, rows) in found {
+            var pointing = rows[...]
+            if let id = body.id {
+                try db.run("UPDATE journal_bodies SET refs = refs + ? WHERE id = ?", [.integer(Int64(rows.count)), .integer(id)])
+                if db.changes == 1 {
+                    for row in rows { ids[row] = id }
+                    continue
+                }
+                // Deleted since (its last row went): the first row holds the body and starts
+                // over, as a body seen for the first time; the others point at it stored anew.
+                body.id = nil
+                pointing = rows.dropFirst()
+                if pointing.isEmpty { continue }
+            }
+            try db.run(
+                "INSERT INTO journal_bodies (body, url_marked, refs) VALUES (?, ?, ?)",
+                [.blob(body.bytes), .integer(body.markers.isEmpty ? 0 : 1), .integer(Int64(pointing.count))])
+            let id = db.lastInsertRowID
+            body.id = id
+            for row in pointing { ids[row] = id }
         }
         return ids
     }
@@ -176,7 +176,9 @@ struct JournalBodies {
         }
     }
 
-    /// Byte equality by `memcmp` (the same buffer is equal at once).
+    /// Byte equality by `memcmp` (the same buffer is equal at once). Not `[UInt8] ==`, which
+    /// compares element by element: about 7 instructions a byte, against memcmp's 0.14 (two
+    /// equal 4,096-byte arrays in separate buffers, swiftc -O, callgrind: 28,900 against 580).
     private static func equal(_ one: [UInt8], _ other: [UInt8]) -> Bool {
         guard one.count == other.count else { return false }
         return one.withUnsafeBytes { a in
