@@ -34,17 +34,11 @@ struct APIError: HTTPResponseError, Sendable {
     /// ``headers`` as the journal's JSON object (``JSONText/object(_:)``), built once.
     static let headersJSON = JSONText.object(headers.fields)
 
-    /// The most characters of a reason: 8,000. Input a reason echoes is cut where it is quoted
-    /// (ids and values to 64 characters, SQL to 300, SQLite's message to 200); this bounds the
-    /// rest, so that no error answer grows with its request (try6b finding 10); room enough for
-    /// the longest reason built on purpose, the wait timeout's 20 arrivals of 200-character URLs.
-    static let maxReasonCharacters = 8000
-
-    /// The JSON error response, with ``headers``; the reason cut to ``maxReasonCharacters``
-    /// characters and `…`.
+    /// The JSON error response, with ``headers`` (the reason cut by
+    /// ``CatbirdHTTP/HTTPResponse/error(status:reason:)`` past
+    /// ``CatbirdHTTP/HTTPResponse/maxErrorReasonCharacters``).
     var response: HTTPResponse {
-        let shown = reason.count > Self.maxReasonCharacters ? String(reason.prefix(Self.maxReasonCharacters)) + "…" : reason
-        var response = HTTPResponse.error(status: status, reason: shown)
+        var response = HTTPResponse.error(status: status, reason: reason)
         if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }
         return response
     }
