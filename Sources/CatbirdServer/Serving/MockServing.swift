@@ -85,7 +85,7 @@ struct MockServing: Sendable {
     /// Whether a mock's head may not fit beside `request`'s: its head leaves less than the mock
     /// limit, or the CORS fields are added (their size depends on the request's `Origin`, not
     /// checked when the mock was added). A hit is then kept refundable until
-    /// ``refusedForHead(_:request:tenant:)`` has decided.
+    /// ``refusedForHead(_:_:request:tenant:)`` has decided.
     private func mayNotFit(_ request: HTTPRequest) -> Bool {
         request.responseHeadRoom < OversizedHead.mockLimit || (cors != nil && request.headers.first("Origin") != nil)
     }
@@ -128,8 +128,12 @@ struct MockServing: Sendable {
     /// `callerRefunds`) is settled once its head is known to fit.
     private func answer(_ hit: MockHit, request: HTTPRequest, tenant: TenantID, mayNotFit: Bool, callerRefunds: Bool) -> Served {
         let mock = hit.mock
+        // With --cors, the head checked is the one sent: measured once (CORS fields, Date, framing).
+        var checked: OversizedHead.Measured?
         if mayNotFit {
-            if let refused = refusedForHead(hit, request: request, tenant: tenant) { return refused }
+            let outgoing = OversizedHead.Outgoing(Self.response(of: mock), to: request, cors: cors).measured
+            if let refused = refusedForHead(hit, outgoing, request: request, tenant: tenant) { return refused }
+            checked = outgoing
             // The head fits: a hit refundable for this check alone stands now. One its caller or
             // its delay keeps refundable is settled or refunded once, when its answer goes out
             // or does not (``delayed(_:hit:request:tenant:)``, the caller).
@@ -144,7 +148,7 @@ struct MockServing: Sendable {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
             let (sent, entry) = entry(
                 request: request, response: Self.response(of: mock), responseHeadersJSON: mock.responseHeadersJSON,
-                headersMemo: mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
+                headersMemo: mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant, measured: checked)
             return .answered(sent, .mock, entry, hit)
         }
         let (sent, entry) = shared(hit, request: request, tenant: tenant)
@@ -183,9 +187,10 @@ struct MockServing: Sendable {
     /// checked, its hit refundable): the hit is given back, and the error journaled as the
     /// server's answer. Nil when the head fits. The only place a mock's answer is refused for
     /// its head (``entry(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:measured:)``
-    /// checks the other answers').
-    private func refusedForHead(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> Served? {
-        let size = OversizedHead.Outgoing(Self.response(of: hit.mock), to: request, cors: cors).headSize
+    /// checks the other answers'). `outgoing`: the mock's response as it goes out to `request`,
+    /// measured (with `--cors`, then sent as measured).
+    private func refusedForHead(_ hit: MockHit, _ outgoing: OversizedHead.Measured, request: HTTPRequest, tenant: TenantID) -> Served? {
+        let size = outgoing.headSize
         guard size > request.responseHeadRoom else { return nil }
         mocks.refund(hit)
         let (refusal, entry) = oversized(
@@ -373,7 +378,7 @@ struct MockServing: Sendable {
         if answeredBy != .mock && (answeredBy != .unanswered || request.responseHeadRoom < OversizedHead.mockLimit) {
             // A file's or an upstream's head may be of any size; the server's own answers fit
             // beside any request that leaves the mock limit. A mock's was checked where its hit
-            // could still be given back (``refusedForHead(_:request:tenant:)``): nothing here
+            // could still be given back (``refusedForHead(_:_:request:tenant:)``): nothing here
             // refunds a hit.
             let size = measured?.headSize ?? outgoing.headSize
             if size > request.responseHeadRoom {
