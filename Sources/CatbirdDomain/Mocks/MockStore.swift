@@ -90,9 +90,14 @@ public final class MockStore: Sendable {
             // highest position is never lowered while the table exists (a used-up mock's row
             // may outlive it until the journal writer deletes it); removeAll, drop and dropAll
             // delete every row before forgetting the table, so restarting at 1 is safe.
-            let table = table(of: tenant, creating: true)!
-            let (replaced, highestPosition) = (table.mock(samePatternAs: pattern), table.read(\.highestPosition))
-            let (before, kept) = table.footprint(replacing: replaced?.id)
+            // A tenant's first mock makes its table only once stored: a refused or failed first
+            // update leaves no empty table behind (which the cross-tenant search of every
+            // default-tenant miss would then pass over).
+            let existing = table(of: tenant)
+            let replaced = existing?.mock(samePatternAs: pattern)
+            let highestPosition = existing?.read(\.highestPosition) ?? 0
+            let none = (mocks: 0, bodyBytes: 0)
+            let (before, kept) = existing?.footprint(replacing: replaced?.id) ?? (now: none, kept: none)
             if let refusal = limits.refusal(
                 tenant: tenant, before: before, after: (kept.mocks + 1, kept.bodyBytes + (response.body?.count ?? 0)))
             {
@@ -104,7 +109,7 @@ public final class MockStore: Sendable {
                 if let replaced { try MockRecords.delete(db, id: replaced.id) }
                 return try MockRecords.insert(db, tenant: tenant, position: position, pattern: compiled, response: response)
             }
-            table.insert(mock, replacing: replaced?.id)
+            (existing ?? table(of: tenant, creating: true)!).insert(mock, replacing: replaced?.id)
             return mock
         }
     }
