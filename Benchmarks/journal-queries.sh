@@ -14,9 +14,16 @@
 # /api/users/<n>), an Accept header on every row and an X-Token on every third, plus 10% of
 # rows in another tenant.
 #
+# With BENCH_BASELINE_BIN (another build, say the previous main's) it runs the same counts on
+# the same file with both binaries, the baseline first, BENCH_ROUNDS times in alternation (one
+# server at a time: a second catbird refuses the file), and prints both builds' times side by
+# side with the reference; PASS/FAIL then judges this build's slowest round.
+#
 # Environment:
 #   BENCH_JOURNAL_ROWS  rows of the benchmarked tenant (default 1500000)
 #   BENCH_CATBIRD_BIN   the catbird binary to run (default: build, then .build/release/catbird)
+#   BENCH_BASELINE_BIN  a second binary to compare with, side by side (default: none)
+#   BENCH_ROUNDS        rounds of counts per binary with a baseline (default 2; 1 without)
 #   BENCH_NO_BUILD=1    skip `swift build -c release` (use the existing .build/release/catbird)
 #   BENCH_KEEP=1        keep the temp dir (database, log) after the run
 set -euo pipefail
@@ -97,31 +104,91 @@ CASES=(
 CLOCK_TICKS="$(getconf CLK_TCK)"
 server_cpu_ms() { awk -v t="$CLOCK_TICKS" '{ print int(($14 + $15) * 1000 / t) }' "/proc/$SERVER_PID/stat"; }
 
+# One pass over the cases on the running server: "label index ms cpu_ms status count" lines in
+# $WORK/results, and (with `reference`) the SQL reference's "index ms count" in $WORK/references.
+run_cases() {
+    local label="$1" with_reference="$2" index=0
+    for case in "${CASES[@]}"; do
+        rest="${case#*#}"
+        pattern="${rest%%#*}"; reference="${rest#*#}"
+        cpu_before="$(server_cpu_ms)"
+        answer="$(curl -s -o "$WORK/answer" -w '%{http_code} %{time_total}' -X POST \
+            -H 'Content-Type: application/json' -H 'X-Catbird-Parallel-Id: bench' \
+            --data "{\"pattern\":$pattern}" "http://127.0.0.1:$PORT/catbird/api/requests/count")"
+        cpu_ms=$(( $(server_cpu_ms) - cpu_before ))
+        ms="$(python3 -c "print(round(${answer##* } * 1000))")"
+        count="$(python3 -c "import json,sys; print(json.load(open('$WORK/answer')).get('count', 'error'))" 2>/dev/null || cat "$WORK/answer")"
+        echo "$label $index $ms $cpu_ms ${answer%% *} $count" >>"$WORK/results"
+        if [ "$with_reference" = reference ]; then
+            ref_started=$(date +%s%N)
+            ref_count="$(sqlite3 "$DB" "$reference")"
+            echo "$index $(( ($(date +%s%N) - ref_started) / 1000000 )) $ref_count" >>"$WORK/references"
+        fi
+        index=$((index + 1))
+    done
+}
+
 echo
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
-echo "| count over $ROWS rows | catbird ms | catbird CPU ms | count | sqlite3 CLI ms (reference) | × reference | result |"
-echo "|---|---:|---:|---|---:|---:|---|"
+: >"$WORK/results"; : >"$WORK/references"
+if [ -z "${BENCH_BASELINE_BIN:-}" ]; then
+    run_cases this reference
+else
+    echo "baseline: $BENCH_BASELINE_BIN; this build: $BINARY; ${BENCH_ROUNDS:-2} rounds each, in alternation"
+    echo
+    stop_server
+    CANDIDATE="$BINARY"
+    for _ in $(seq 1 "${BENCH_ROUNDS:-2}"); do
+        BINARY="$BENCH_BASELINE_BIN"; start_server; run_cases baseline none; stop_server
+        BINARY="$CANDIDATE"; start_server; run_cases this reference; stop_server
+    done
+fi
 failed=0
-for case in "${CASES[@]}"; do
-    name="${case%%#*}"; rest="${case#*#}"
-    pattern="${rest%%#*}"; reference="${rest#*#}"
-    cpu_before="$(server_cpu_ms)"
-    answer="$(curl -s -o "$WORK/answer" -w '%{http_code} %{time_total}' -X POST \
-        -H 'Content-Type: application/json' -H 'X-Catbird-Parallel-Id: bench' \
-        --data "{\"pattern\":$pattern}" "http://127.0.0.1:$PORT/catbird/api/requests/count")"
-    cpu_ms=$(( $(server_cpu_ms) - cpu_before ))
-    status="${answer%% *}"
-    ms="$(python3 -c "print(round(${answer##* } * 1000))")"
-    count="$(python3 -c "import json,sys; print(json.load(open('$WORK/answer')).get('count', 'error'))" 2>/dev/null || cat "$WORK/answer")"
-    ref_started=$(date +%s%N)
-    ref_count="$(sqlite3 "$DB" "$reference")"
-    ref_ms=$(( ($(date +%s%N) - ref_started) / 1000000 ))
-    times="$(awk -v a="$ms" -v b="$ref_ms" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }')"
-    result=PASS
-    if [ "$status" != "200" ] || [ "$ms" -ge "$TARGET_MS" ] || [ "$count" != "$ref_count" ]; then result=FAIL; failed=1; fi
-    echo "| $name | $ms | $cpu_ms | $count (SQL: $ref_count) | $ref_ms | $times | $result |"
-done
+python3 - "$WORK/results" "$WORK/references" "$TARGET_MS" "$ROWS" "${CASES[@]}" <<'PY' || failed=1
+import sys
+results_path, references_path, target, rows, *cases = sys.argv[1:]
+target = int(target)
+names = [case.split('#', 1)[0] for case in cases]
+runs = {}
+for line in open(results_path):
+    label, index, ms, cpu, status, count = line.split(maxsplit=5)
+    runs.setdefault((label, int(index)), []).append((int(ms), int(cpu), status, count.strip()))
+references = {}
+for line in open(references_path):
+    index, ms, count = line.split(maxsplit=2)
+    references.setdefault(int(index), []).append((int(ms), count.strip()))
+side_by_side = any(label == 'baseline' for label, _ in runs)
+def times(entries):
+    return ' / '.join(str(ms) for ms, _, _, _ in entries)
+def cpus(entries):
+    return ' / '.join(str(cpu) for _, cpu, _, _ in entries)
+if side_by_side:
+    print(f"| count over {rows} rows | baseline ms | baseline CPU ms | this build ms | this build CPU ms | count | sqlite3 CLI ms (reference) | result |")
+    print("|---|---:|---:|---:|---:|---|---:|---|")
+else:
+    print(f"| count over {rows} rows | catbird ms | catbird CPU ms | count | sqlite3 CLI ms (reference) | × reference | result |")
+    print("|---|---:|---:|---|---:|---:|---|")
+failed = False
+for index, name in enumerate(names):
+    mine = runs[('this', index)]
+    refs = references[index]
+    ref_count = refs[-1][1]
+    counts = {count for _, _, _, count in mine} | ({count for _, _, _, count in runs[('baseline', index)]} if side_by_side else set())
+    ok = all(status == '200' and ms < target for ms, _, status, _ in mine) and counts == {ref_count}
+    failed = failed or not ok
+    shown = ' / '.join(sorted(counts))
+    ref_ms = ' / '.join(str(ms) for ms, _ in refs)
+    result = 'PASS' if ok else 'FAIL'
+    if side_by_side:
+        base = runs[('baseline', index)]
+        print(f"| {name} | {times(base)} | {cpus(base)} | {times(mine)} | {cpus(mine)} | {shown} (SQL: {ref_count}) | {ref_ms} | {result} |")
+    else:
+        ms = mine[0][0]
+        ratio = f"{ms / refs[0][0]:.1f}" if refs[0][0] > 0 else "n/a"
+        print(f"| {name} | {ms} | {mine[0][1]} | {shown} (SQL: {ref_count}) | {ref_ms} | {ratio} | {result} |")
+sys.exit(1 if failed else 0)
+PY
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "target: every count under $TARGET_MS ms with the same count as the SQL reference"

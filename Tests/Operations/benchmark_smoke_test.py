@@ -6,7 +6,8 @@ it measures are built; then Benchmarks/control.py against a real node: the scena
 mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit, a
 miss 404s, the 64 KiB body), a few visibility rounds print their figures, and the metrics line
 carries the journal writer's longest queue and rows per commit. Last, Benchmarks/journal-queries.sh
-end to end on a journal of 3,000 rows: every pattern kind's count equals its SQL reference.
+end to end on a journal of 3,000 rows: every pattern kind's count equals its SQL reference, alone
+and beside a baseline binary (side by side).
 
 Usage: benchmark_smoke_test.py --catbird PATH
 """
@@ -99,6 +100,16 @@ def run(args, work, checks):
     table = [line for line in queries.stdout.splitlines() if line.startswith("| ") and "SQL:" in line]
     checks.check("journal-queries.sh counts each pattern kind as its SQL reference does, each PASS",
                  queries.returncode == 0 and len(table) >= 8 and all(line.endswith("| PASS |") for line in table),
+                 queries.stdout[-1500:] + queries.stderr[-500:])
+
+    # Side by side: the same binary as the baseline, one round each.
+    environment = dict(environment, BENCH_BASELINE_BIN=os.path.abspath(args.catbird), BENCH_ROUNDS="1")
+    queries = subprocess.run(["bash", os.path.join(BENCHMARKS, "journal-queries.sh")], capture_output=True, text=True,
+                             timeout=300, env=environment)
+    table = [line for line in queries.stdout.splitlines() if line.startswith("| ") and "SQL:" in line]
+    checks.check("journal-queries.sh with a baseline prints both builds' times beside the reference, each PASS",
+                 queries.returncode == 0 and "| baseline ms |" in queries.stdout and len(table) >= 8
+                 and all(line.endswith("| PASS |") and line.count("|") == 9 for line in table),
                  queries.stdout[-1500:] + queries.stderr[-500:])
 
 

@@ -13,6 +13,13 @@ import CatbirdSupport
 extension Journal {
     /// How long ``count(of:matching:timeLimit:)`` may match by default: 2 seconds.
     public static let defaultCountTimeLimit = Duration.seconds(2)
+    /// A count over at least this many ids (from the tenant's first to its newest) is shared
+    /// with a spare thread when one is free: 100,000 (below that, starting a thread costs more
+    /// than it saves).
+    public static let countSplitSpan: Int64 = 100_000
+    /// How many parts a shared count's range is cut into: 16 (a spare thread slowed by other
+    /// work then delays the count by at most a sixteenth of it).
+    static let countPartCount = 16
     /// How many matching ids a search reads per statement: 1000.
     public static let countChunkSize = 1000
 
@@ -20,11 +27,15 @@ extension Journal {
     /// Catbird 0.11 matching rules, as for mocks: a header pattern matches the first value of
     /// that header, the name compared case-insensitively).
     ///
-    /// Counts the requests journaled before the call (the queued journal is written first), in
-    /// one statement on one read connection; the other read connections serve other readers.
+    /// Counts the requests journaled before the call (the queued journal is written first, and
+    /// the tenant's newest id then bounds the count). Over a range of at least
+    /// ``countSplitSpan`` ids, while one of the journal's ``countHelpers`` is free, the range is
+    /// cut into ``countPartCount`` parts that the caller and that thread count side by side,
+    /// each on a read connection of its own (``JournalCountParts``: the same sum, on two cores);
+    /// otherwise one statement on one read connection counts it all.
     ///
     /// - Parameter timeLimit: how long counting may take, counted after the queued journal is
-    ///   written; SQLite's progress handler stops the statement then, and a regular expression
+    ///   written; SQLite's progress handler stops the statements then, and a regular expression
     ///   the Swift matcher is still running at the deadline is stopped too
     ///   (docs/matching.md#evaluation-budget).
     /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
@@ -34,14 +45,31 @@ extension Journal {
     ) throws -> Int {
         writer.flush()
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        let hidden = deletions.hiddenThrough(tenant)
+        // The tenant's first and newest visible ids, from the index's ends.
+        let ends = try reading(until: deadline, timeLimit: timeLimit) { db in
+            try db.query(
+                "SELECT (SELECT min(id) FROM journal_rows WHERE tenant = ?1 AND id > ?2), "
+                    + "(SELECT max(id) FROM journal_rows WHERE tenant = ?1)",
+                [.text(tenant.rawValue), .integer(hidden)]
+            ).first.map { ($0[0].intValue, $0[1].intValue) }
+        }
+        guard let ends, let first = ends.0, let newest = ends.1, newest >= first else { return 0 }
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
         // The tenant's rows in id order through the covering (tenant, id, method, url) index.
-        let sql = "SELECT count(*) FROM journal_rows WHERE tenant = ? AND id > ?" + condition.conditions
-        let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))] + condition.bindings
-        let count = try reading(until: deadline, timeLimit: timeLimit) { db in
-            try db.query(sql, bindings).first?[0].intValue ?? 0
+        let sql = "SELECT count(*) FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions
+        let countPart: @Sendable (JournalCountParts.Part) throws -> Int64 = { part in
+            let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(part.after), .integer(part.through)] + condition.bindings
+            return try self.reading(until: deadline, timeLimit: timeLimit) { db in
+                try db.query(sql, bindings).first?[0].intValue ?? 0
+            }
         }
-        return Int(count)
+        if newest - first >= Self.countSplitSpan {
+            let parts = JournalCountParts(after: first - 1, through: newest, partCount: Self.countPartCount, countPart)
+            if countHelpers.offer({ parts.help() }) { return Int(try parts.total(helped: true)) }
+        }
+        // Short, or no core to share: one statement over the whole range.
+        return Int(try countPart(JournalCountParts.Part(after: first - 1, through: newest)))
     }
 
     /// The first of the tenant's journaled requests after the entry `since` that matches
@@ -145,7 +173,7 @@ extension Journal {
 
     /// `body` on a read connection, its statements stopped at `deadline`.
     /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` when the deadline stopped it.
-    private func reading<T: Sendable>(
+    func reading<T: Sendable>(
         until deadline: ContinuousClock.Instant, timeLimit: Duration, _ body: @escaping (Database) throws -> T
     ) throws -> T {
         guard ContinuousClock.now < deadline else {

@@ -11,6 +11,14 @@ public final class Journal: Sendable {
     let writer: JournalWriter
     let reader: DatabasePool
     private let database: SerialDatabase
+    /// Threads that take part of a long count while a core is free
+    /// (``count(of:matching:timeLimit:)``), at nice 10: they yield to the server's workers.
+    let countHelpers = SpareThreads(limit: Journal.countHelperLimit, name: "catbird-count", niceness: 10)
+
+    /// How many counts may have a spare thread at once: 2. Each holds a read connection while
+    /// it runs, so the server's read pool has this many connections beyond its control threads'
+    /// (docs/tenancy.md#fair-shares: reads never wait for a connection).
+    public static let countHelperLimit = 2
     /// Journal rows being deleted in the background, hidden from every read.
     public let deletions: JournalDeletions
 
@@ -18,7 +26,8 @@ public final class Journal: Sendable {
     ///   - writer: the writer that owns appends.
     ///   - database: the write connection (for clearing).
     ///   - reader: read-only connections on the same file, each with
-    ///     ``registerFunctions(on:)`` applied.
+    ///     ``registerFunctions(on:)`` applied: one per thread that reads, and
+    ///     ``countHelperLimit`` more for the counts' spare threads.
     ///   - deletions: the background deletes of cleared and dropped journals.
     public init(writer: JournalWriter, database: SerialDatabase, reader: DatabasePool, deletions: JournalDeletions) {
         self.deletions = deletions
