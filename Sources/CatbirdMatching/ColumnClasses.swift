@@ -7,9 +7,9 @@
 /// the bound is their exact distance.
 public struct ColumnClasses: Sendable {
     /// Column 0's distinct bytes, then column 1's, and so on.
-    let bytes: [UInt8]
+    public let bytes: [UInt8]
     /// Where each column's bytes end in ``bytes`` (column `j` is `ends[j - 1]..<ends[j]`).
-    let ends: [Int32]
+    public let ends: [Int32]
 
     /// The columns of `texts`; nil when they are not all of one length, or when the columns
     /// would hold more than `maximumBytes` bytes together (a bound that costs more than the

@@ -51,15 +51,21 @@ public struct EditDistanceProbe: Sendable {
     /// with a column matching each probe position whose byte it holds. At most the distance
     /// to each text the columns were made from.
     public func leastDistance(to columns: ColumnClasses) -> Int {
-        guard !bytes.isEmpty else { return columns.length }
+        columns.bytes.withUnsafeBufferPointer { classBytes in
+            columns.ends.withUnsafeBufferPointer { ends in leastDistance(columnBytes: classBytes, from: 0, ends: ends) }
+        }
+    }
+
+    /// ``leastDistance(to:)`` for columns stored in place (several ``ColumnClasses`` laid out
+    /// one after another, read without copying): the first column's bytes start at
+    /// `columnBytes[start]`, and column `j`'s end at `columnBytes[ends[j]]` (`ends` as in
+    /// ``ColumnClasses``, offset by `start`); `ends.count` is the texts' length.
+    public func leastDistance(columnBytes: UnsafeBufferPointer<UInt8>, from start: Int, ends: UnsafeBufferPointer<Int32>) -> Int {
+        guard !bytes.isEmpty else { return ends.count }
         return positions.withUnsafeBufferPointer { positions in
-            columns.bytes.withUnsafeBufferPointer { classBytes in
-                columns.ends.withUnsafeBufferPointer { ends in
-                    bytes.count > 64
-                        ? Self.leastDistance(UInt128.self, length: bytes.count, to: (classBytes, ends), positions: positions.baseAddress!)
-                        : Self.leastDistance(UInt64.self, length: bytes.count, to: (classBytes, ends), positions: positions.baseAddress!)
-                }
-            }
+            bytes.count > 64
+                ? Self.leastDistance(UInt128.self, length: bytes.count, to: (columnBytes, start, ends), positions: positions.baseAddress!)
+                : Self.leastDistance(UInt64.self, length: bytes.count, to: (columnBytes, start, ends), positions: positions.baseAddress!)
         }
     }
 
@@ -78,11 +84,11 @@ public struct EditDistanceProbe: Sendable {
     /// The recurrence over columns of bytes (``ColumnClasses``), a column's word the union of its bytes'.
     @inline(__always)
     private static func leastDistance<Word: ProbeWord>(
-        _: Word.Type, length: Int, to columns: (bytes: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int32>),
+        _: Word.Type, length: Int, to columns: (bytes: UnsafeBufferPointer<UInt8>, start: Int, ends: UnsafeBufferPointer<Int32>),
         positions: UnsafePointer<UInt64>
     ) -> Int {
         var column = BitColumn<Word>(length: length)
-        var start = 0
+        var start = columns.start
         for end in columns.ends {
             var equal: Word = 0
             for index in start..<Int(end) { equal |= Word.positions(of: columns.bytes[index], in: positions) }

@@ -38,8 +38,9 @@ extension MockStore {
     public static let nearMissTenantLimit = 100
     /// Tenants with a matching mock reported at most: 3.
     public static let matchingTenantLimit = 3
-    /// Time the whole comparison may take: 50 ms; checked before each block of mocks and each
-    /// tenant, so a request with a huge body and many body patterns stops early with what it has.
+    /// Time the whole comparison may take: 50 ms; checked before each tenant, before a block of
+    /// mocks after any mock was compared field by field (headers and body), and otherwise every
+    /// 8 blocks, so a request with a huge body and many body patterns stops early with what it has.
     public static let nearMissTimeLimit = Duration.milliseconds(50)
     /// Time the search of other tenants' mocks for ``NearMissReport/matchingTenants`` may take:
     /// 2 ms of the thread's CPU time (``ThreadCPUTime``: a worker descheduled on a loaded machine
@@ -82,6 +83,8 @@ extension MockStore {
         let probe = NearMissProbe(method: method, target: target)
         var closest = NearMissRanking(limit: Self.nearMissLimit)
         var compared = 0
+        /// `compared` when the clock was last read in the block loop.
+        var comparedAtClock = 0
         var complete = true
         /// Whether there is time left for more; when not, the report is not complete.
         func inTime() -> Bool {
@@ -104,13 +107,13 @@ extension MockStore {
             if comparison.cutShort { complete = false }
             compared += 1
             closest.offer(
-                distance: comparison.distance, rank: rank, position: catalog.positions[index], index: index, urlMatches: urlMatches,
+                distance: comparison.distance, rank: rank, position: catalog.bounds[index].position, index: index, urlMatches: urlMatches,
                 urlEdits: urlEdits)
         }
 
-        // Each catalog with the mocks its index named (compared first) and where its groups'
-        // bounds start in `groupBounds`.
-        var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>, groupBase: Int)] = []
+        // Each catalog with the mocks its index named (compared first); at most two (the
+        // tenant's, the default tenant's), kept in locals for the block loop.
+        var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>)] = []
         catalogs.reserveCapacity(views.count)
         var groupCount = 0
         for (ids, catalog) in views where !catalog.mocks.isEmpty {
@@ -119,49 +122,92 @@ extension MockStore {
             for index in candidates.sorted() where inTime() {
                 compare(catalog, rank: rank, index: index, urlMatches: urlMatches(catalog.mocks[index]))
             }
-            catalogs.append((catalog, candidates, groupCount))
+            catalogs.append((catalog, candidates))
             groupCount += catalog.groups.count
         }
-
-        var blocks: [(bound: Double, catalog: Int, firstPosition: Int64, block: Int)] = []
-        blocks.reserveCapacity(catalogs.reduce(0) { $0 + $1.catalog.blocks.count })
-        for (rank, entry) in catalogs.enumerated() {
-            for block in entry.catalog.blocks.indices {
-                blocks.append((entry.catalog.bound(ofBlock: block, for: probe), rank, entry.catalog.blocks[block].firstPosition, block))
-            }
+        guard let first = catalogs.first else {
+            return report(closest: closest, catalogs: [], compared: compared, complete: complete, tenant: tenant, probe: probe,
+                          headerValue: headerValue, body: body, deadline: deadline, regexpDeadline: regexpDeadline, slice: slice)
         }
-        // Equal bounds in ranking order (rank, then position): ties go to the earlier mock, so
-        // visiting it first lets the later ones be skipped.
-        blocks.sort { ($0.bound, $0.catalog, $0.firstPosition) < ($1.bound, $1.catalog, $1.firstPosition) }
-        // Each group's columns bound, computed when one of its blocks is first reached (NaN: not yet).
-        var groupBounds = [Double](repeating: .nan, count: groupCount)
-        for block in blocks {
-            guard closest.admits(distance: block.bound) else { break }
-            let rank = block.catalog
-            let (catalog, candidates, groupBase) = catalogs[rank]
-            let members = catalog.blocks[block.block]
-            guard closest.admits(distance: block.bound, rank: rank, position: members.firstPosition) else { continue }
-            // The clock is read before each block whose mocks may be looked at, not for one skipped.
-            guard inTime() else { break }
-            let group = catalog.groups[members.group]
-            if groupBounds[groupBase + members.group].isNaN {
-                groupBounds[groupBase + members.group] = catalog.columnsBound(group.columns, methodKey: group.methodKey, for: probe)
+        let (catalog0, candidates0) = first
+        let (catalog1, candidates1) = catalogs.count > 1 ? catalogs[1] : first
+
+        withUnsafeTemporaryAllocation(of: UInt128.self, capacity: groupCount) { keys in
+            // Groups are visited lowest bound first (ties: the ranking's order, so that the
+            // earlier mocks are met first and the later ones skipped), each group's blocks lowest
+            // first position first; a group whose bound cannot enter the ranking ends the search.
+            var heap = NearMissGroupHeap(keys)
+            for rank in 0..<catalogs.count {
+                let catalog = rank == 0 ? catalog0 : catalog1
+                for group in catalog.groups.indices {
+                    heap.append(bound: catalog.bound(ofGroup: group, for: probe), rank: rank, order: catalog.groups[group].order)
+                }
             }
-            guard closest.admits(distance: groupBounds[groupBase + members.group], rank: rank, position: group.firstPosition),
-                  closest.admits(
-                    distance: catalog.columnsBound(members.columns, methodKey: members.methodKey, for: probe), rank: rank,
-                    position: members.firstPosition)
-            else { continue }
-            for index in members.range where candidates.isEmpty || !candidates.contains(index) {
-                let position = catalog.positions[index]
-                guard closest.admits(distance: catalog.bound(of: index, for: probe), rank: rank, position: position) else { continue }
-                let edits = catalog.urlEdits(of: index, for: probe)
-                if closest.admits(distance: catalog.urlBound(of: index, edits: edits, for: probe), rank: rank, position: position) {
-                    compare(catalog, rank: rank, index: index, urlMatches: false, urlEdits: edits)
+            heap.arrange()
+            // The clock is read before a block whose mocks may be looked at when a mock was
+            // compared field by field since the last reading (headers and body may take long),
+            // else every `clockEvery` such blocks (bounds and edit distances take microseconds).
+            let clockEvery = 8
+            var sinceClock = 0
+            groups: while let (bound, rank, order) = heap.popFirst() {
+                guard closest.admits(distance: bound) else { break }
+                let catalog = rank == 0 ? catalog0 : catalog1
+                let candidates = rank == 0 ? candidates0 : candidates1
+                let group = catalog.groups[Int(catalog.groupByOrder[order])]
+                // The group's columns bound, computed when one of its blocks is first looked at (NaN: not yet).
+                var groupBound = Double.nan
+                for blockIndex in catalog.groupBlocks[Int(group.blocksStart)..<Int(group.blocksEnd)] {
+                    let members = catalog.blocks[Int(blockIndex)]
+                    guard closest.admits(distance: catalog.bound(ofBlock: Int(blockIndex), for: probe), rank: rank, position: members.firstPosition)
+                    else { continue }
+                    sinceClock += 1
+                    if sinceClock >= clockEvery || compared != comparedAtClock {
+                        guard inTime() else { break groups }
+                        sinceClock = 0
+                        comparedAtClock = compared
+                    }
+                    if groupBound.isNaN {
+                        groupBound = catalog.columnsBound(group.columns, length: group.length, methodKey: group.methodKey, for: probe)
+                    }
+                    // The group's bound holds for each of the block's mocks, none of which comes before
+                    // the block's first position; nor does any mock of the group's later blocks.
+                    guard closest.admits(distance: groupBound, rank: rank, position: members.firstPosition) else { continue groups }
+                    let blockBound = max(
+                        groupBound, catalog.columnsBound(members.columns, length: members.length, methodKey: members.methodKey, for: probe))
+                    guard closest.admits(distance: blockBound, rank: rank, position: members.firstPosition) else { continue }
+                    for index in members.range where candidates.isEmpty || !candidates.contains(index) {
+                        let position = catalog.bounds[index].position
+                        // Both the block's bound and the mock's own bound hold for it.
+                        guard closest.admits(distance: max(blockBound, catalog.bound(of: index, for: probe)), rank: rank, position: position)
+                        else { continue }
+                        let edits = catalog.urlEdits(of: index, for: probe)
+                        if closest.admits(distance: catalog.urlBound(of: index, edits: edits, for: probe), rank: rank, position: position) {
+                            compare(catalog, rank: rank, index: index, urlMatches: false, urlEdits: edits)
+                        }
+                    }
                 }
             }
         }
+        return report(
+            closest: closest, catalogs: catalogs.map(\.catalog), compared: compared, complete: complete, tenant: tenant, probe: probe,
+            headerValue: headerValue, body: body, deadline: deadline, regexpDeadline: regexpDeadline, slice: slice)
+    }
 
+    /// The report of a ranking done: for a default-tenant request, the other tenants with a
+    /// mock that matches it; the closest mocks compared again with their fields.
+    private func report(
+        closest: NearMissRanking, catalogs: [NearMissCatalog], compared: Int, complete: Bool, tenant: TenantID, probe: NearMissProbe,
+        headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant, regexpDeadline: ContinuousClock.Instant,
+        slice: RegexpSlice
+    ) -> NearMissReport {
+        var complete = complete
+        let (method, target) = (probe.method, probe.target)
+        /// Whether there is time left for more; when not, the report is not complete.
+        func inTime() -> Bool {
+            if ContinuousClock.now < deadline { return true }
+            complete = false
+            return false
+        }
         var matching: [TenantID] = []
         var searchedOtherTenants = true
         if tenant.isDefault {
@@ -186,7 +232,7 @@ extension MockStore {
             }
         }
         let nearMisses = closest.entries.map { entry in
-            let mock = catalogs[entry.rank].catalog.mocks[entry.index]
+            let mock = catalogs[entry.rank].mocks[entry.index]
             // The url's outcome and edit distance as found while ranking: not evaluated again.
             let comparison = mock.definition.compare(
                 probe, headerValue: headerValue, body: body, urlMatches: entry.urlMatches, urlEdits: entry.urlEdits,

@@ -3,83 +3,100 @@ import CatbirdMatching
 /// One tenant's mocks as the near-miss ranking reads them (docs/matching.md#near-misses), built
 /// once per table version by the first unmatched request that needs it.
 ///
-/// The mocks are sorted by method, url length, then url bytes, and kept in that order with
-/// each url's byte classes, length and method key side by side in flat arrays. Mocks with the
-/// same method and url length form a group, cut into blocks of at most ``blockSize``. Each
-/// group and each block keeps what bounds the distance of all its mocks at once: their urls'
-/// bytes column by column (``ColumnClasses``), their lowest position (for ties), and for a
-/// block the union of its urls' byte classes.
+/// The mocks are sorted by method, url length, then url bytes. Mocks with the same method and
+/// url length form a group, cut into blocks of at most ``blockSize``. Each group and each block
+/// keeps what bounds the distance of all its mocks at once: their urls' bytes column by column
+/// (``ColumnClasses``), and for a block its lowest position (for ties) and the union of its
+/// urls' byte classes.
 ///
 /// For a mock whose url pattern does not match the request, the method and url fields alone
 /// give a lower bound of its distance (``bound(of:for:)``, ``bound(ofBlock:for:)``,
 /// ``columnsBound(_:methodKey:for:)``), so the ranking computes edit distances only for the
 /// mocks (and blocks, and groups) whose bound could still place them among the closest.
 ///
-/// A class: one catalog is shared by every unmatched request of its table version and passed
-/// by reference (its arrays are not retained one by one each time a mock is looked at).
-final class NearMissCatalog: Sendable {
+/// Everything a bound reads (per mock, per block, per group, the urls' bytes and their columns)
+/// is kept in flat buffers of plain values, allocated once here and read in place: looking at a
+/// block or a mock retains and releases nothing (an unmatched request looks at dozens of blocks).
+///
+/// `@unchecked Sendable`: the buffers are written only in `init`, before the catalog is shared,
+/// read only afterwards (never handed out mutable), and freed only in `deinit`, when no request
+/// holds the catalog; so concurrent requests only ever read memory nobody writes.
+final class NearMissCatalog: @unchecked Sendable {
     /// Mocks bounded together at most: 16.
     static let blockSize = 16
 
-    /// Mocks of one method and url length, bounded together: their urls' columns (nil when
-    /// they hold many different bytes, or when the group is one block) and their lowest
-    /// position (for ties). A class, as ``Block``.
-    final class Group: Sendable {
-        let columns: ColumnClasses?
+    /// What bounds one mock whose url does not match: its url's byte classes, length and bytes
+    /// (where they start in ``urls``), its method key and its position.
+    struct MockBound {
+        let classes: ByteHistogram
         let methodKey: UInt64
-        let firstPosition: Int64
-
-        init(columns: ColumnClasses?, methodKey: UInt64, firstPosition: Int64) {
-            self.columns = columns
-            self.methodKey = methodKey
-            self.firstPosition = firstPosition
-        }
+        let position: Int64
+        let urlStart: Int32
+        let length: Int32
     }
 
-    /// A run of at most ``blockSize`` mocks of one group and their common bound's parts (a
-    /// class: looking a block up retains it instead of copying its fields).
-    final class Block: Sendable {
-        let range: Range<Int>
+    /// Where a ``ColumnClasses`` is in ``columnBytes`` and ``columnEnds``: its first byte and
+    /// its first column's end (its length is the urls' length).
+    struct Columns {
+        let bytesStart: Int32
+        let endsStart: Int32
+    }
+
+    /// Mocks of one method and url length, bounded together: the union of their urls' byte
+    /// classes, their urls' columns (nil when they hold many different bytes, or when the
+    /// group is one block), and their blocks.
+    struct Group {
+        let classes: ByteHistogram
+        let columns: Columns?
+        let length: Int32
+        let methodKey: UInt64
+        /// The group's blocks, lowest first position first: ``groupBlocks``[`blocksStart..<blocksEnd`].
+        let blocksStart: Int32
+        let blocksEnd: Int32
+        /// The group's place among the catalog's groups ordered by their lowest position
+        /// (``groupByOrder`` maps it back): the tie-break order, as one small number.
+        let order: Int32
+    }
+
+    /// A run of at most ``blockSize`` mocks of one group and their common bound's parts.
+    struct Block {
         /// The union of the mocks' url byte classes.
         let classes: ByteHistogram
-        /// The mocks' urls (cut) column by column; nil when they hold many different bytes.
-        let columns: ColumnClasses?
-        /// The urls' length in bytes (cut to 128); the same for every mock of the block.
-        let length: Int
         /// The mocks' method key (the same for every mock of the block; 0: unknown).
         let methodKey: UInt64
         /// The lowest position of the block's mocks.
         let firstPosition: Int64
+        /// The mocks (indexes in ``NearMissCatalog/mocks``): `start..<end`.
+        let start: Int32
+        let end: Int32
+        /// The urls' length in bytes (cut to 128); the same for every mock of the block.
+        let length: Int32
         /// The block's group (index in ``NearMissCatalog/groups``).
-        let group: Int
+        let group: Int32
+        /// The mocks' urls (cut) column by column; nil when they hold many different bytes.
+        let columns: Columns?
 
-        init(
-            range: Range<Int>, classes: ByteHistogram, columns: ColumnClasses?, length: Int, methodKey: UInt64, firstPosition: Int64,
-            group: Int
-        ) {
-            self.range = range
-            self.classes = classes
-            self.columns = columns
-            self.length = length
-            self.methodKey = methodKey
-            self.firstPosition = firstPosition
-            self.group = group
-        }
+        var range: Range<Int> { Int(start)..<Int(end) }
     }
 
     /// The tenant's mocks, block by block.
     let mocks: [Mock]
-    let histograms: [ByteHistogram]
-    let positions: [Int64]
-    let lengths: [Int]
-    let methodKeys: [UInt64]
-    /// Every url's bytes (cut), one after the other; mock `i`'s start at `urlStarts[i]`.
-    let urls: [UInt8]
-    let urlStarts: [Int]
-    let blocks: [Block]
-    let groups: [Group]
     /// Mock id → index in ``mocks``.
     let indexByID: [Int64: Int]
+    /// Per mock (same indexes as ``mocks``).
+    let bounds: UnsafeBufferPointer<MockBound>
+    /// Every url's bytes (cut), one after the other (``MockBound/urlStart``).
+    let urls: UnsafeBufferPointer<UInt8>
+    let blocks: UnsafeBufferPointer<Block>
+    let groups: UnsafeBufferPointer<Group>
+    /// Each group's blocks (indexes in ``blocks``), group after group (``Group/blocksStart``).
+    let groupBlocks: UnsafeBufferPointer<Int32>
+    /// Group index by ``Group/order``.
+    let groupByOrder: UnsafeBufferPointer<Int32>
+    /// Every ``ColumnClasses`` kept, one after the other: their bytes, and their columns' ends
+    /// (each an index in ``columnBytes``).
+    let columnBytes: UnsafeBufferPointer<UInt8>
+    let columnEnds: UnsafeBufferPointer<Int32>
 
     init(_ unordered: some Sequence<Mock>) {
         let mocks = unordered.sorted { a, b in
@@ -89,83 +106,148 @@ final class NearMissCatalog: Sendable {
             if left.comparedURL != right.comparedURL { return left.comparedURL.lexicographicallyPrecedes(right.comparedURL) }
             return a.position < b.position
         }
-        let histograms = mocks.map(\.pattern.urlHistogram)
-        let lengths = mocks.map(\.pattern.comparedURL.count)
-        let methodKeys = mocks.map(\.pattern.methodKey)
-        let positions = mocks.map(\.position)
+        var urls: [UInt8] = []
+        var bounds: [MockBound] = []
+        bounds.reserveCapacity(mocks.count)
+        for mock in mocks {
+            let pattern = mock.pattern
+            bounds.append(MockBound(
+                classes: pattern.urlHistogram, methodKey: pattern.methodKey, position: mock.position, urlStart: Int32(urls.count),
+                length: Int32(pattern.comparedURL.count)))
+            urls += pattern.comparedURL
+        }
+        var columnBytes: [UInt8] = []
+        var columnEnds: [Int32] = []
+        /// `columns` appended to the flat column storage, and where.
+        func keep(_ columns: ColumnClasses?) -> Columns? {
+            guard let columns else { return nil }
+            let kept = Columns(bytesStart: Int32(columnBytes.count), endsStart: Int32(columnEnds.count))
+            columnEnds += columns.ends.map { $0 + kept.bytesStart }
+            columnBytes += columns.bytes
+            return kept
+        }
         var blocks: [Block] = []
         var groups: [Group] = []
+        var groupBlocks: [Int32] = []
+        var groupPositions: [Int64] = []
         var groupStart = 0
         while groupStart < mocks.count {
-            let (key, length) = (methodKeys[groupStart], lengths[groupStart])
+            let (key, length) = (bounds[groupStart].methodKey, bounds[groupStart].length)
             var groupEnd = groupStart + 1
-            while groupEnd < mocks.count, methodKeys[groupEnd] == key, lengths[groupEnd] == length { groupEnd += 1 }
+            while groupEnd < mocks.count, bounds[groupEnd].methodKey == key, bounds[groupEnd].length == length { groupEnd += 1 }
             let group = groupStart..<groupEnd
+            let firstBlock = blocks.count
             for start in stride(from: groupStart, to: groupEnd, by: Self.blockSize) {
                 let range = start..<min(start + Self.blockSize, groupEnd)
                 blocks.append(Block(
-                    range: range, classes: histograms[range].reduce(.empty) { $0.union($1) },
-                    columns: ColumnClasses(mocks[range].lazy.map(\.pattern.comparedURL), maximumBytes: 4 * length + 32),
-                    length: length, methodKey: key, firstPosition: positions[range].min()!, group: groups.count))
+                    classes: bounds[range].reduce(.empty) { $0.union($1.classes) }, methodKey: key,
+                    firstPosition: bounds[range].lazy.map(\.position).min()!, start: Int32(range.lowerBound),
+                    end: Int32(range.upperBound), length: length, group: Int32(groups.count),
+                    columns: keep(ColumnClasses(mocks[range].lazy.map(\.pattern.comparedURL), maximumBytes: 4 * Int(length) + 32))))
             }
+            // Lowest first position first: ties are decided by position, so the earlier mocks
+            // are met first and the later ones skipped.
+            let blocksStart = Int32(groupBlocks.count)
+            groupBlocks += (firstBlock..<blocks.count).sorted { (blocks[$0].firstPosition, $0) < (blocks[$1].firstPosition, $1) }
+                .map { Int32($0) }
             groups.append(Group(
+                classes: blocks[firstBlock...].reduce(.empty) { $0.union($1.classes) },
                 // A group of one block is bounded by the block's columns.
                 columns: group.count > Self.blockSize
-                    ? ColumnClasses(mocks[group].lazy.map(\.pattern.comparedURL), maximumBytes: 8 * length + 64) : nil,
-                methodKey: key, firstPosition: positions[group].min()!))
+                    ? keep(ColumnClasses(mocks[group].lazy.map(\.pattern.comparedURL), maximumBytes: 8 * Int(length) + 64)) : nil,
+                length: length, methodKey: key, blocksStart: blocksStart, blocksEnd: Int32(groupBlocks.count), order: 0))
+            groupPositions.append(blocks[Int(groupBlocks[Int(blocksStart)])].firstPosition)
             groupStart = groupEnd
         }
+        // Ties between groups of equal bound go to the lower position (then the earlier group).
+        let byOrder = groups.indices.sorted { (groupPositions[$0], $0) < (groupPositions[$1], $1) }
+        for (order, index) in byOrder.enumerated() {
+            let group = groups[index]
+            groups[index] = Group(
+                classes: group.classes, columns: group.columns, length: group.length, methodKey: group.methodKey,
+                blocksStart: group.blocksStart, blocksEnd: group.blocksEnd, order: Int32(order))
+        }
         self.mocks = mocks
-        self.histograms = histograms
-        self.positions = positions
-        urls = mocks.flatMap(\.pattern.comparedURL)
-        urlStarts = lengths.reduce(into: [0]) { $0.append($0.last! + $1) }
-        self.lengths = lengths
-        self.methodKeys = methodKeys
-        self.blocks = blocks
-        self.groups = groups
         indexByID = Dictionary(uniqueKeysWithValues: mocks.indices.map { (mocks[$0].id, $0) })
+        self.bounds = Self.kept(bounds)
+        self.urls = Self.kept(urls)
+        self.blocks = Self.kept(blocks)
+        self.groups = Self.kept(groups)
+        self.groupBlocks = Self.kept(groupBlocks)
+        groupByOrder = Self.kept(byOrder.map { Int32($0) })
+        self.columnBytes = Self.kept(columnBytes)
+        self.columnEnds = Self.kept(columnEnds)
+    }
+
+    deinit {
+        bounds.deallocate()
+        urls.deallocate()
+        blocks.deallocate()
+        groups.deallocate()
+        groupBlocks.deallocate()
+        groupByOrder.deallocate()
+        columnBytes.deallocate()
+        columnEnds.deallocate()
+    }
+
+    /// A copy of `values` in memory of the catalog's own (plain values only: never deinitialized).
+    private static func kept<Value>(_ values: [Value]) -> UnsafeBufferPointer<Value> {
+        let buffer = UnsafeMutableBufferPointer<Value>.allocate(capacity: max(values.count, 1))
+        _ = buffer.initialize(from: values)
+        return UnsafeBufferPointer(start: buffer.baseAddress, count: values.count)
     }
 
     /// A lower bound of the distance (``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:until:fields:)``)
     /// between the probe and mock `index`, valid when its url pattern does not match the target.
     @inline(__always)
     func bound(of index: Int, for probe: NearMissProbe) -> Double {
-        probe.methodDistanceBound(methodKeys[index]) + probe.urlDistanceBound(classes: histograms[index], shortest: lengths[index])
+        let mock = bounds[index]
+        return probe.methodDistanceBound(mock.methodKey) + probe.urlDistanceBound(classes: mock.classes, shortest: Int(mock.length))
     }
 
     /// The edit distance between the probe's url and mock `index`'s (cut) url text, read in
     /// place (no mock copied).
+    @inline(__always)
     func urlEdits(of index: Int, for probe: NearMissProbe) -> Int {
-        urls.withUnsafeBufferPointer { urls in
-            probe.url.distance(to: UnsafeBufferPointer(rebasing: urls[urlStarts[index]..<urlStarts[index + 1]]))
-        }
+        let mock = bounds[index]
+        return probe.url.distance(to: UnsafeBufferPointer(rebasing: urls[Int(mock.urlStart)..<Int(mock.urlStart) + Int(mock.length)]))
     }
 
     /// A lower bound of the distance of mock `index` (its url not matching) tighter than
     /// ``bound(of:for:)``: the method's bound plus the url's exact distance for `edits`
     /// (``urlEdits(of:for:)``), with no header or body evaluated.
+    @inline(__always)
     func urlBound(of index: Int, edits: Int, for probe: NearMissProbe) -> Double {
-        probe.methodDistanceBound(methodKeys[index])
-            + CompiledRequestPattern.urlDistance(edits: edits, longer: max(lengths[index], probe.url.bytes.count))
+        let mock = bounds[index]
+        return probe.methodDistanceBound(mock.methodKey)
+            + CompiledRequestPattern.urlDistance(edits: edits, longer: max(Int(mock.length), probe.url.bytes.count))
     }
 
     /// A lower bound of ``bound(of:for:)`` for every mock of block `index`, from byte classes.
     @inline(__always)
     func bound(ofBlock index: Int, for probe: NearMissProbe) -> Double {
         let block = blocks[index]
-        return probe.methodDistanceBound(block.methodKey) + probe.urlDistanceBound(classes: block.classes, shortest: block.length)
+        return probe.methodDistanceBound(block.methodKey) + probe.urlDistanceBound(classes: block.classes, shortest: Int(block.length))
+    }
+
+    /// A lower bound of ``bound(ofBlock:for:)`` for every block of group `index`, from byte classes.
+    @inline(__always)
+    func bound(ofGroup index: Int, for probe: NearMissProbe) -> Double {
+        let group = groups[index]
+        return probe.methodDistanceBound(group.methodKey) + probe.urlDistanceBound(classes: group.classes, shortest: Int(group.length))
     }
 
     /// Another lower bound of the distance of every mock whose url does not match, among mocks
-    /// of one method key whose urls of one length were read column by column (a block's or a
-    /// group's ``ColumnClasses``): the least edit distance to any text of those columns
-    /// (``EditDistanceProbe/leastDistance(to:)``). Dearer than ``bound(ofBlock:for:)``, often
-    /// much tighter; 0 without columns.
-    func columnsBound(_ columns: ColumnClasses?, methodKey: UInt64, for probe: NearMissProbe) -> Double {
+    /// of one method key whose urls of one length (`length`) were read column by column (a
+    /// block's or a group's ``Columns``): the least edit distance to any text of those columns
+    /// (``EditDistanceProbe/leastDistance(columnBytes:from:ends:)``). Dearer than
+    /// ``bound(ofBlock:for:)``, often much tighter; 0 without columns.
+    func columnsBound(_ columns: Columns?, length: Int32, methodKey: UInt64, for probe: NearMissProbe) -> Double {
         guard let columns else { return 0 }
+        let ends = UnsafeBufferPointer(rebasing: columnEnds[Int(columns.endsStart)..<Int(columns.endsStart) + Int(length)])
         return probe.methodDistanceBound(methodKey)
             + CompiledRequestPattern.urlDistance(
-                edits: probe.url.leastDistance(to: columns), longer: max(columns.length, probe.url.bytes.count))
+                edits: probe.url.leastDistance(columnBytes: columnBytes, from: Int(columns.bytesStart), ends: ends),
+                longer: max(Int(length), probe.url.bytes.count))
     }
 }
