@@ -14,6 +14,9 @@
 #   mix 100 / 1k     a tenant with 100 / 1,000 mocks, half wildcard, half regexp: hitting the
 #                    last one added, and URLs none of them matches (404; miss.lua: another
 #                    /miss/<letters> per request)
+#   1 mock, miss     the same misses in a tenant with one equal-URL mock (reported only: how the
+#                    404's near-miss search scales from 1 to 100 to 1,000 mocks; each of these
+#                    tenants' misses is also compared with the default tenant's 3 mocks)
 #   8 tenants        64 connections spread over 8 tenants, each with its own mock
 #   64 KiB body      a mock answering 65,536 bytes (nginx: a static file of the same size)
 #   POST 16 KiB      a POST with a 16,384-byte body (nginx: return 200)
@@ -35,6 +38,7 @@
 #   equal / mix / tenants  within 20 % of the one-mock c64 figure (≥ 0.8 × it)
 #   64 KiB, POST 16 KiB  reported only (issue 7 sets no target; the journal keeps up to 64 KiB
 #                        of each body, so these measure the journal writer's bytes per second)
+#   1 mock, miss         reported only (its ratio to the one-mock hit, beside the 100 / 1,000 misses')
 #   visibility           p99 < 5 ms
 #   memory               VmHWM < 64 MB after ≥ 1,000,000 journaled requests (quick: fewer)
 #   journal              every request wrk completed against Catbird's one-mock runs is in the
@@ -354,6 +358,7 @@ progress "adding the scenarios' mocks"
 "${CONTROL[@]}" mocks "" upload
 "${CONTROL[@]}" mocks equal1k equal:1000
 [ "$MANY_EQUAL" = 1000 ] || "${CONTROL[@]}" mocks equalmany "equal:$MANY_EQUAL"
+"${CONTROL[@]}" mocks miss1 bench
 "${CONTROL[@]}" mocks mix100 mix:100
 "${CONTROL[@]}" mocks mix1k mix:1000
 for i in 0 1 2 3 4 5 6 7; do "${CONTROL[@]}" mocks "t$i" bench; done
@@ -381,6 +386,7 @@ expect_status 200 equal1k /m/999
 expect_status 200 mix100 /r/99/last
 expect_status 200 mix1k /r/999/last
 expect_status 404 mix1k /miss/nothing
+expect_status 404 miss1 /miss/nothing
 expect_status 200 t7 /bench
 
 # --- measured runs ----------------------------------------------------------------------------
@@ -463,6 +469,7 @@ measure equal1k "1,000 equal mocks, last" 64 /bench /m/999 0 -H "$(tenant equal1
 if [ "$MANY_EQUAL" != 1000 ]; then
     measure equalmany "$(printf "%'d" "$MANY_EQUAL") equal mocks, last" 64 /bench "/m/$(( MANY_EQUAL - 1 ))" 0 -H "$(tenant equalmany)"
 fi
+measure miss1 "1 equal mock, miss (404)" 64 /bench /miss/nothing 1 -H "$(tenant miss1)" -s "$BENCH_DIR/miss.lua"
 measure mix100hit "100 wildcard+regexp, last" 64 /bench /r/99/last 0 -H "$(tenant mix100)"
 measure mix100miss "100 wildcard+regexp, miss (404)" 64 /bench /miss/nothing 1 -H "$(tenant mix100)" -s "$BENCH_DIR/miss.lua"
 measure mix1khit "1,000 wildcard+regexp, last" 64 /bench /r/999/last 0 -H "$(tenant mix1k)"
@@ -561,6 +568,7 @@ one_mock_rps="${result[hit64,catbird,rps]}"
             hit64)     target="≥ $THROUGHPUT_TARGET × nginx"; ok="$(at_least "$times_nginx" "$THROUGHPUT_TARGET")" ;;
             hit1|hit16) target="—"; ok="" ;;
             big|upload) target="— (none in issue 7)"; ok="" ;;
+            miss1)     target="— (reported only)"; ok="" ;;
             *)         target="≥ $FLAT_TARGET × one mock"; ok="$(at_least "$times_one" "$FLAT_TARGET")" ;;
         esac
         mark="—"
@@ -568,6 +576,7 @@ one_mock_rps="${result[hit64,catbird,rps]}"
         echo "| ${result[$name,label]} | ${result[$name,connections]} | $(fmt_rps "$nginx_rps") | $(fmt_rps "$catbird_rps") | $times_nginx | $times_one | $(fmt_ms "${result[$name,nginx,p50]}") / $(fmt_ms "${result[$name,nginx,p99]}") | $(fmt_ms "${result[$name,catbird,p50]}") / $(fmt_ms "${result[$name,catbird,p99]}") | $target | $mark |"
     done
     echo
+    echo "- 404 miss by the tenant's mock count (reported only; ratios to the one-mock hit): 1 equal mock $(ratio "${result[miss1,catbird,rps]}" "$one_mock_rps") ×, 100 wildcard+regexp $(ratio "${result[mix100miss,catbird,rps]}" "$one_mock_rps") ×, 1,000 $(ratio "${result[mix1kmiss,catbird,rps]}" "$one_mock_rps") ×"
     p99_ratio="$(ratio "${result[hit64,catbird,p99]}" "${result[hit64,nginx,p99]}")"
     check "$(at_most "$p99_ratio" "$P99_TARGET")" "p99 at 64 connections: Catbird $(fmt_ms "${result[hit64,catbird,p99]}") ms = $p99_ratio × nginx's $(fmt_ms "${result[hit64,nginx,p99]}") ms (target ≤ $P99_TARGET ×); at 1 connection p50 / p99 Catbird $(fmt_ms "${result[hit1,catbird,p50]}") / $(fmt_ms "${result[hit1,catbird,p99]}") ms, nginx $(fmt_ms "${result[hit1,nginx,p50]}") / $(fmt_ms "${result[hit1,nginx,p99]}") ms"
     echo "- ceiling (reported only): a bare libmicrohttpd handler with Catbird's daemon settings (catbird-bare-mhd: one response made at start, no journal) $(fmt_rps "$bare_rps") req/s = $(ratio "$bare_rps" "${result[hit64,nginx,rps]}") × nginx's $(fmt_rps "${result[hit64,nginx,rps]}") req/s, p50 / p99 $(fmt_ms "$bare_p50") / $(fmt_ms "$bare_p99") ms; Catbird's one mock at 64 connections = $(ratio "${result[hit64,catbird,rps]}" "$bare_rps") × this ceiling"
