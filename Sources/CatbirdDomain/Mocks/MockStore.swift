@@ -210,7 +210,7 @@ public final class MockStore: Sendable {
 
     /// Every tenant's table, ordered by tenant id (for near misses, which look across tenants).
     func tablesSnapshot() -> [(TenantID, TenantMocks)] {
-        tables.withLock { tables in tables.map { ($0.key, $0.value) } }.sorted { $0.0.rawValue < $1.0.rawValue }
+        tables.withLock { tables in tables.map { ($0.key, $0.value) } }.sorted { $0.0 < $1.0 }
     }
 
     /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A

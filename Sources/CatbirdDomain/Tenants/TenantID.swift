@@ -3,8 +3,16 @@ import CatbirdWire
 /// A tenant: the mocks and journal of one parallel test shard, named by the request's
 /// `X-Catbird-Parallel-Id` header. Requests without the header belong to the default tenant,
 /// whose id is the empty string (docs/tenancy.md#tenant-of-a-request).
+///
+/// Two ids are one tenant when their UTF-8 bytes are the same, as SQLite compares the `tenant`
+/// columns: ``==``, ``hash(into:)`` and ``<`` compare bytes, not Swift `String`'s canonical
+/// equivalence (under which `shard-\u{212A}` with KELVIN SIGN equals `shard-K`, and NFC `café`
+/// equals NFD `cafe\u{301}`). Every table, queue and limit keyed by tenant in memory therefore
+/// agrees with the rows in the database (docs/tenancy.md#tenant-of-a-request; Catbird 0.11 keyed
+/// by `String` and made such ids one tenant: README's difference table).
 public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// The parallel id exactly as sent; `""` for the default tenant.
+    /// The parallel id exactly as sent; `""` for the default tenant. Compare ids as
+    /// ``TenantID``s (bytes), never their `rawValue`s (canonical equivalence).
     public let rawValue: String
 
     public init(_ rawValue: String) {
@@ -37,5 +45,36 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
         return "\(rawValue[..<end])… (\(rawValue.count) characters)"
     }
 
-    public static func < (lhs: TenantID, rhs: TenantID) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// The same UTF-8 bytes.
+    public static func == (lhs: TenantID, rhs: TenantID) -> Bool {
+        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+    }
+
+    /// Hashes the UTF-8 bytes (so equal ids, and only byte-equal ones, hash alike).
+    public func hash(into hasher: inout Hasher) {
+        let hashed: Void? = rawValue.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { for byte in rawValue.utf8 { hasher.combine(byte) } }
+        hasher.combine(rawValue.utf8.count)
+    }
+
+    /// Byte order of the UTF-8 bytes, as SQLite's `BINARY` collation orders the `tenant` columns.
+    public static func < (lhs: TenantID, rhs: TenantID) -> Bool {
+        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+    }
+
+    /// A `String` whose `==` is this id's byte equality, for keying `String`-keyed work queues
+    /// (`HTTPWorkPool`'s keys) by tenant: the id itself when it is ASCII (ASCII texts are
+    /// canonically equivalent only when byte-equal), otherwise `\u{FFFF}` and the id's UTF-8 bytes
+    /// in hex (never equal to an ASCII id's key, nor to another id's).
+    public var poolKey: String {
+        guard rawValue.utf8.contains(where: { $0 >= 0x80 }) else { return rawValue }
+        var key = "\u{FFFF}"
+        for byte in rawValue.utf8 {
+            key.append(Self.hexDigits[Int(byte >> 4)])
+            key.append(Self.hexDigits[Int(byte & 0xF)])
+        }
+        return key
+    }
+
+    private static let hexDigits = Array("0123456789abcdef")
 }

@@ -20,7 +20,7 @@ enum TenantRoutes {
         [
             Route("GET", "/catbird/api/tenants", lane: .slow) { context in
                 var tenants = try dependencies.tenants.list()
-                if !context.isAdmin { tenants.removeAll { $0.id != context.tenant.rawValue } }
+                if !context.isAdmin { tenants.removeAll { TenantID($0.id) != context.tenant } }
                 return JSONBody.response(TenantList(tenants: tenants, admin: context.isAdmin))
             },
             Route("DELETE", "/catbird/api/tenants", lane: .slow) { context in

@@ -22,7 +22,7 @@ enum ControlParallelID {
                     + "(the default tenant; the admin when no admin token is set), and an empty id is most often an unset "
                     + "variable, so it is refused rather than read as either (docs/tenancy.md#tenant-of-a-request)"
             }
-            if let first, first != value {
+            if let first, TenantID(first) != TenantID(value) {
                 return "the \(TenantID.headerName) header is sent twice with different values (\(JSONText.shortString(first)), "
                     + "\(JSONText.shortString(value))): a control call names one tenant (docs/tenancy.md#tenant-of-a-request)"
             }

@@ -82,12 +82,12 @@ struct TenantLane: Sendable {
 
     /// Queues `job` among the tenant's jobs on the pool.
     func run(_ job: @escaping @Sendable () -> Void) {
-        pool.run(key: tenant.rawValue, job)
+        pool.run(key: tenant.poolKey, job)
     }
 
     /// Answers later with what `work` returns, run among the tenant's jobs on the pool.
     func answer(_ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
-        .later(on: pool, key: tenant.rawValue, work)
+        .later(on: pool, key: tenant.poolKey, work)
     }
 }
 

@@ -1,4 +1,5 @@
 import Synchronization
+import CatbirdDomain
 
 /// Runs the looks of a tenant's parked calls (a wait's, a filtered listing's long poll) one at a
 /// time on their lane: a look matches the tenant's journal against a pattern or filter, which may
@@ -8,11 +9,11 @@ import Synchronization
 final class SerialLooks: Sendable {
     /// Per tenant with a look running or queued: the looks queued behind the running one, oldest
     /// first (a tenant with none running is absent).
-    private let queued = Mutex<[String: [@Sendable () -> Void]]>([:])
+    private let queued = Mutex<[TenantID: [@Sendable () -> Void]]>([:])
 
     /// Runs `look` on `lane` once the tenant's earlier looks have run.
     func run(on lane: TenantLane, _ look: @escaping @Sendable () -> Void) {
-        let key = lane.tenant.rawValue
+        let key = lane.tenant
         let startsNow = queued.withLock { queued in
             if queued[key] != nil {
                 queued[key]!.append(look)
@@ -33,7 +34,7 @@ final class SerialLooks: Sendable {
 
     /// Starts the tenant's next queued look, or notes that none runs.
     private func next(on lane: TenantLane) {
-        let key = lane.tenant.rawValue
+        let key = lane.tenant
         let look = queued.withLock { queued -> (@Sendable () -> Void)? in
             guard var waiting = queued[key], !waiting.isEmpty else {
                 queued[key] = nil

@@ -42,7 +42,7 @@ struct MatchingLane: Sendable {
 
     /// Queues `job` among `tenant`'s jobs (one at a time per tenant, tenants in turn).
     func run(_ tenant: TenantID, _ job: @escaping @Sendable () -> Void) {
-        pool.run(key: tenant.rawValue, job)
+        pool.run(key: tenant.poolKey, job)
     }
 
     /// Drops the jobs not yet started and waits for the running ones (``HTTPWorkPool/stop()``).

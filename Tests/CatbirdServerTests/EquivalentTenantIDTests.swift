@@ -1,0 +1,135 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// docs/tenancy.md#tenant-of-a-request: a parallel id is taken byte for byte, so two ids that
+/// are canonically equivalent Unicode but different bytes (KELVIN SIGN and `K`, NFC and NFD
+/// `café`, OHM and OMEGA, `Å` and `A` + combining ring) are two tenants, in memory as in SQLite
+/// (try7b F1: the in-memory tables were keyed by Swift `String`, whose `==` is canonical
+/// equivalence, so one shard served, listed and removed the other's mocks and re-labelled its
+/// stored rows). The tester's exact ids. Test strings are compared as UTF-8 bytes: Swift's `==`
+/// would hide the very difference under test.
+final class EquivalentTenantIDTests: XCTestCase {
+    /// The tester's four pairs (`t_unicode.py`): A, then B, equivalent but not byte-equal.
+    private static let pairs: [(String, String)] = [
+        ("caf\u{E9}", "cafe\u{301}"), ("shard-\u{212A}", "shard-K"), ("\u{2126}", "\u{3A9}"), ("\u{C5}x", "A\u{30A}x"),
+    ]
+
+    func testEquivalentIdsAreTwoTenantsForServingListingRemovingAndDropping() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for (a, b) in Self.pairs {
+            XCTAssertNotEqual(Array(a.utf8), Array(b.utf8))
+            XCTAssertEqual(a, b, "the pair is canonically equivalent (Swift ==)")
+            try E2E.addMock(client, tenant: a, url: "/u1", body: "A-body")
+
+            let forB = try client.request("GET", "/u1", headers: E2E.tenantHeader(b))
+            E2E.assertError(forB, status: 404, reasonContains: "no mock matched GET /u1")
+            XCTAssertEqual(try E2E.mocks(client, tenant: b).count, 0, "B lists none of A's mocks (\(b.debugDescription))")
+            XCTAssertEqual(Self.bytes(try E2E.mockList(client, tenant: b)["tenant"]), Array(b.utf8))
+            XCTAssertEqual(try E2E.journal(client, tenant: a).count, 0)
+            XCTAssertEqual(try E2E.journal(client, tenant: b).count, 1)
+            // Memory and SQL agree: A holds the mock, B none.
+            XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT count(*) FROM mocks", tenant: a).first?.first), 1)
+            XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT count(*) FROM mocks", tenant: b).first?.first), 0)
+            let listed = try E2E.tenants(client)
+            let rowA = listed.first { Self.bytes($0["id"]) == Array(a.utf8) }
+            let rowB = listed.first { Self.bytes($0["id"]) == Array(b.utf8) }
+            XCTAssertEqual(JSONNumber.int(rowA?["mocks"]), 1)
+            XCTAssertEqual(JSONNumber.int(rowB?["mocks"]), 0)
+            XCTAssertEqual(JSONNumber.int(rowB?["requests"]), 1)
+
+            // B's removeAll and B's drop of its own id leave A's mock.
+            try E2E.removeAll(client, tenant: b)
+            let dropB = try client.request(
+                "DELETE", "/catbird/api/tenants/" + Self.percentEncoded(b), headers: E2E.tenantHeader(b))
+            XCTAssertEqual(dropB.status, 204, dropB.text)
+            let forA = try client.request("GET", "/u1", headers: E2E.tenantHeader(a))
+            XCTAssertEqual(forA.status, 200)
+            XCTAssertEqual(forA.text, "A-body")
+            XCTAssertEqual(try E2E.mocks(client, tenant: a).count, 1)
+            XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(client, "SELECT count(*) FROM mocks", tenant: a).first?.first), 1)
+            let afterDrop = try E2E.tenants(client)
+            XCTAssertNil(afterDrop.first { Self.bytes($0["id"]) == Array(b.utf8) }, "B's row is dropped")
+            XCTAssertEqual(JSONNumber.int(afterDrop.first { Self.bytes($0["id"]) == Array(a.utf8) }?["mocks"]), 1)
+            // A shard's listing of tenants is its own row only, by bytes.
+            let ownA = try client.request("GET", "/catbird/api/tenants", headers: E2E.tenantHeader(a))
+            let ownIDs = (ownA.object["tenants"] as? [[String: Any]] ?? []).map { Self.bytes($0["id"]) }
+            XCTAssertEqual(ownIDs, [Array(a.utf8)])
+
+            let clear = try client.request("DELETE", "/catbird/api/tenants")
+            XCTAssertEqual(clear.status, 204)
+        }
+    }
+
+    /// The tester's `t_unicode2.py`: A (KELVIN SIGN) adds `/a` and `/shared`; B (ASCII K) adds
+    /// `/shared`, `/b` and removes `/a`. Each keeps its own mocks and rows, also after a restart
+    /// (the rows are loaded back into two tables, not one).
+    func testStoredRowsOfEquivalentIdsStayApartAcrossARestart() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let (a, b) = ("shard-\u{212A}", "shard-K")
+        var client = try server.client()
+        try E2E.addMock(client, tenant: a, url: "/a", body: "A-a")
+        try E2E.addMock(client, tenant: a, url: "/shared", body: "A-shared")
+        try E2E.addMock(client, tenant: b, url: "/shared", body: "B-shared")
+        try E2E.addMock(client, tenant: b, url: "/b", body: "B-b")
+        let remove = try client.json(
+            "POST", "/catbird/api/mocks", E2E.jsonText(["type": "remove", "pattern": E2E.pattern(url: "/a")]), headers: E2E.tenantHeader(b))
+        XCTAssertEqual(remove.status, 204, remove.text)
+
+        for restarted in [false, true] {
+            if restarted {
+                try server.restart()
+                client = try server.client()
+            }
+            let context = restarted ? "after the restart" : "before the restart"
+            XCTAssertEqual(try Self.urlsAndBodies(client, tenant: a), ["/a A-a", "/shared A-shared"], context)
+            XCTAssertEqual(try Self.urlsAndBodies(client, tenant: b), ["/shared B-shared", "/b B-b"], context)
+            for (tenant, hex) in [(a, "73686172642DE284AA"), (b, "73686172642D4B")] {
+                let rows = try E2E.sqlRows(client, "SELECT DISTINCT hex(tenant) FROM mocks", tenant: tenant)
+                XCTAssertEqual(rows.map { $0.first as? String }, [hex], context)
+            }
+            let expected: [(String, String, Int, String)] = [
+                (a, "/a", 200, "A-a"), (a, "/shared", 200, "A-shared"), (a, "/b", 404, ""),
+                (b, "/a", 404, ""), (b, "/shared", 200, "B-shared"), (b, "/b", 200, "B-b"),
+            ]
+            for (tenant, url, status, body) in expected {
+                let answer = try client.request("GET", url, headers: E2E.tenantHeader(tenant))
+                XCTAssertEqual(answer.status, status, "\(tenant.debugDescription) GET \(url) \(context)")
+                if status == 200 { XCTAssertEqual(answer.text, body, "\(tenant.debugDescription) GET \(url) \(context)") }
+            }
+        }
+    }
+
+    /// A control call naming two equivalent ids (the header twice) names two tenants: refused
+    /// like any two different ids (docs/tenancy.md#tenant-of-a-request).
+    func testAControlCallWithTwoEquivalentIdsIsRefused() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let answer = try client.request(
+            "GET", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "caf\u{E9}"), ("X-Catbird-Parallel-Id", "cafe\u{301}")])
+        E2E.assertError(answer, status: 400, reasonContains: "sent twice with different values")
+    }
+
+    /// `url value body` of the tenant's mocks, in list order.
+    private static func urlsAndBodies(_ client: RawHTTPClient, tenant: String) throws -> [String] {
+        try E2E.mocks(client, tenant: tenant).map { mock in
+            let url = ((mock["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String ?? "?"
+            let body = ((mock["response"] as? [String: Any])?["body"] as? String).flatMap { Data(base64Encoded: $0) } ?? Data()
+            return url + " " + String(decoding: body, as: UTF8.self)
+        }
+    }
+
+    /// A JSON string's UTF-8 bytes (nil for anything else).
+    private static func bytes(_ value: Any?) -> [UInt8]? {
+        (value as? String).map { Array($0.utf8) }
+    }
+
+    /// Every byte of the id's UTF-8 percent-encoded (one path segment).
+    private static func percentEncoded(_ id: String) -> String {
+        id.utf8.map { String(format: "%%%02X", $0) }.joined()
+    }
+}
