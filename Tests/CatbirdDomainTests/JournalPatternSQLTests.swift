@@ -35,6 +35,8 @@ final class JournalPatternSQLTests: XCTestCase {
         "/v7/x", "/vz/x", "a,b", "abc\\", "abc", "/a.b+c(d)=e!f|g$h^", "a.c", "a|b", "кот", "КОТ", "a CAT", "dog",
         "/\u{212A}ey", "/key", "/KEY", "/u\u{017F}ers/1", "/users/1", "/a%20b", "/a b", "/[x]", "/*", "/?", "/-",
         "/é", "/É", "x\ny", "abc\n", "abc\r\n", "a\tb", "/api/\u{7F}", "\u{0B}", "/Straße", "/STRASSE", "/a]b", "/a-b", "/a_b", "AbC", "aBc",
+        // Canonically equivalent spellings (try7b F4): NFC/NFD, KELVIN SIGN, GREEK QUESTION MARK, GREEK VARIA.
+        "/caf\u{E9}", "/cafe\u{301}", "/K", "/\u{212A}", "/k", "/a;b", "/a\u{37E}b", "/`", "/\u{1FEF}", "/K\u{301}", "/\u{212A}\u{301}",
     ]
 
     private static let wildcards = [
@@ -56,6 +58,19 @@ final class JournalPatternSQLTests: XCTestCase {
         for value in Self.wildcards { try assertSameRows(url: PatternMatch(kind: .wildcard, value: value)) }
         for value in Self.regexps { try assertSameRows(url: PatternMatch(kind: .regexp, value: value)) }
         for value in ["/api/books?id=1", "/API/Users", "", "кот"] { try assertSameRows(url: PatternMatch(kind: .equal, value: value)) }
+    }
+
+    /// An `equal` url selects the rows Swift's `==` selects (canonical equivalence, the mocks'
+    /// rule), for every subject as the value, alone and with a header pattern (try7b F4).
+    func testEqualURLsCountByCanonicalEquivalenceAsTheSwiftMatcherDoes() throws {
+        for value in Self.subjects {
+            try assertSameRows(url: PatternMatch(kind: .equal, value: value))
+            // Every other row gets the header the pattern asks for.
+            try database.execute(#"UPDATE journal_rows SET request_headers = '{"X-N":"1"}' WHERE id % 2 = 1"#)
+            let withHeader = RequestPattern(
+                method: .GET, url: PatternMatch(kind: .equal, value: value), headers: ["X-N": PatternMatch(kind: .equal, value: "1")])
+            try assertSameRows(withHeader, subjects: nil)
+        }
     }
 
     func testGeneratedPatternsCountAsTheSwiftMatcherDoes() throws {

@@ -7,11 +7,20 @@ import CatbirdStorage
 ///
 /// The caller narrows to a tenant's rows after an id (`tenant = ? AND id > ?`), which the
 /// `requests_by_tenant` index (tenant, id, method, url) serves in id order; the method
-/// (`method = ?`) and an `equal` url (`url = ?`) are said in SQL and compared on that index's
-/// entries. Everything else — a `wildcard` or `regexp` url, header patterns, a body pattern — is
-/// decided by ``RequestMatchFunction`` (the Swift matcher on the row's bytes) on the rows those
-/// conditions leave: the function is as cheap per row as SQLite's own `GLOB`, and exact by
-/// construction (docs/protocol.md#count). Without headers and body the index alone answers.
+/// (`method = ?`) and an ASCII `equal` url (`url = ?`) are said in SQL and compared on that
+/// index's entries. Everything else — a `wildcard` or `regexp` url, header patterns, a body
+/// pattern — is decided by ``RequestMatchFunction`` (the Swift matcher on the row's bytes) on
+/// the rows those conditions leave: the function is as cheap per row as SQLite's own `GLOB`,
+/// and exact by construction (docs/protocol.md#count). Without headers and body the index alone
+/// answers.
+///
+/// An `equal` url matches as the mocks match it, by Swift's `==` (Unicode canonical
+/// equivalence: `/caf\u{E9}` equals `/cafe\u{301}`, `/\u{212A}` equals `/K`), which SQL's byte
+/// `=` is not (try7b F4). An ASCII value is equivalent to other bytes only through the three
+/// characters of ``asciiWithOtherSpellings``: without them `url = ?` is exact; with one, rows
+/// of other bytes whose url has a non-ASCII byte (`length(url)` in characters differs from its
+/// length in bytes) go to the function too. A non-ASCII value is decided by the function on
+/// every row.
 struct JournalPatternSQL {
     /// `AND …` terms to append to a `WHERE` over `requests`.
     private(set) var conditions = ""
@@ -30,17 +39,40 @@ struct JournalPatternSQL {
         let equalURL = pattern.url.kind == .equal
         conditions += " AND method = ?"
         bindings.append(.text(pattern.method.rawValue))
-        if equalURL {
-            conditions += " AND url = ?"
-            bindings.append(.text(pattern.url.value))
-        }
-        let matchesURL = !equalURL && !pattern.url.matchesEverything
-        guard matchesURL || readsRows else { return }
         // Only the columns the pattern reads (NULL for the others): without the headers and the
         // body, the covering index answers the whole query.
         let headersColumn = pattern.headers.isEmpty ? "NULL" : "request_headers"
         let bodyColumn = hasOtherParts ? "request_body" : "NULL"
-        conditions += " AND \(RequestMatchFunction.name)(?, ?, url, \(headersColumn), \(bodyColumn))"
-        bindings += [RequestMatchFunction.argument(pattern), deadline.map(RequestMatchFunction.argument) ?? .integer(0)]
+        let function = " \(RequestMatchFunction.name)(?, ?, url, \(headersColumn), \(bodyColumn))"
+        let functionBindings = [RequestMatchFunction.argument(pattern), deadline.map(RequestMatchFunction.argument) ?? .integer(0)]
+        let asciiEqualURL = equalURL && pattern.url.value.utf8.allSatisfy { $0 < 0x80 }
+        if asciiEqualURL {
+            bindings.append(.text(pattern.url.value))
+            if !pattern.url.value.utf8.contains(where: Self.asciiWithOtherSpellings.contains) {
+                conditions += " AND url = ?"
+            } else if readsRows {
+                conditions += " AND (url = ? OR \(Self.hasNonASCII))"
+            } else {
+                // Rows of the value's bytes never reach the function.
+                conditions += " AND (url = ? OR (\(Self.hasNonASCII) AND" + function + "))"
+                bindings += functionBindings
+                return
+            }
+        }
+        let urlByFunction = equalURL ? !asciiEqualURL : !pattern.url.matchesEverything
+        guard urlByFunction || readsRows else { return }
+        conditions += " AND" + function
+        bindings += functionBindings
     }
+
+    /// The ASCII characters a text of other bytes can be canonically equivalent to (Swift's `==`):
+    /// `K` (U+212A KELVIN SIGN), `;` (U+037E GREEK QUESTION MARK) and `` ` `` (U+1FEF GREEK VARIA),
+    /// the only characters whose canonical decomposition is ASCII (Unicode never changes an
+    /// assigned character's decomposition; `ASCIIOtherSpellingsTests` checks every scalar with
+    /// the toolchain's `==`). Any other ASCII text equals only itself.
+    static let asciiWithOtherSpellings: Set<UInt8> = [UInt8(ascii: "K"), UInt8(ascii: ";"), UInt8(ascii: "`")]
+
+    /// True for a row whose url has a byte outside ASCII: its length in characters differs from
+    /// its length in bytes (SQLite's `length` counts characters of a text, bytes of a blob).
+    private static let hasNonASCII = "length(url) <> length(CAST(url AS BLOB))"
 }
