@@ -29,10 +29,21 @@ public struct RequestComparison: Sendable {
         let target: String
         let methodMatches: Bool
         let urlMatches: Bool
-        /// Each header pattern's verdict and the request's value (nil: missing), then, for a
-        /// pattern with a body, the body's verdict and its text as shown. Empty for a pattern
-        /// with neither (no array made).
-        let others: [(verdict: CatbirdNearMiss.Field.Verdict, actual: String?)]
+        /// The header patterns' and the body's fields listed (at most
+        /// ``CompiledRequestPattern/shownFieldLimit`` minus 2, ``CompiledRequestPattern/listed(_:)``):
+        /// each one's place among the pattern's headers (``CompiledRequestPattern/headers``'s
+        /// count for the body), verdict and the request's value (nil: missing). Empty for a
+        /// pattern with neither (no array made).
+        let others: [(index: Int, verdict: CatbirdNearMiss.Field.Verdict, actual: String?)]
+        /// How many of the pattern's header and body fields are not listed (all of them match
+        /// when fewer than the limit differ).
+        let omitted: Int
+        /// The `pattern` written when fields are left out: the pattern with only the headers
+        /// listed; nil: ``NearMissTexts/patternJSON``.
+        let patternJSON: [UInt8]?
+        /// That pattern's ``RequestPattern/summary`` (the reason names the mock by it); nil:
+        /// ``NearMissTexts/summary``.
+        let patternSummary: String?
     }
 }
 
@@ -41,6 +52,23 @@ extension CompiledRequestPattern {
     public static let comparedURLLength = 128
     /// Characters of a body shown as a near miss's `actual` at most: 200.
     public static let shownBodyLength = 200
+    /// Fields a near miss lists at most: 20 (method and url, then up to 18 header and body
+    /// fields, those that did not match first). A mock with thousands of header patterns would
+    /// otherwise make every 404 near it megabytes long (docs/matching.md#near-misses).
+    public static let shownFieldLimit = 20
+
+    /// The header and body fields a near miss lists (``shownFieldLimit`` minus method and url):
+    /// those that did not match first, then those that did, each kept in the pattern's order;
+    /// and how many are left out.
+    static func listed(
+        _ fields: [(index: Int, verdict: CatbirdNearMiss.Field.Verdict, actual: String?)]
+    ) -> (listed: [(index: Int, verdict: CatbirdNearMiss.Field.Verdict, actual: String?)], omitted: Int) {
+        let room = shownFieldLimit - 2
+        guard fields.count > room else { return (fields, 0) }
+        var listed = fields.filter { $0.verdict != .match }.prefix(room)
+        if listed.count < room { listed += fields.lazy.filter { $0.verdict == .match }.prefix(room - listed.count) }
+        return (listed.sorted { $0.index < $1.index }, fields.count - listed.count)
+    }
 
     /// The url field's distance when the url pattern does not match: 0.25 + 0.75 × `edits` /
     /// `longer` (0.25 when both texts are empty).
@@ -91,7 +119,7 @@ extension CompiledRequestPattern {
         }
 
         var cutShort = false
-        var others: [(verdict: CatbirdNearMiss.Field.Verdict, actual: String?)] = []
+        var others: [(index: Int, verdict: CatbirdNearMiss.Field.Verdict, actual: String?)] = []
         if wanted && (!headers.isEmpty || self.body != nil) { others.reserveCapacity(headers.count + 1) }
         for header in headers {
             let value = headerValue(header.name)
@@ -104,7 +132,7 @@ extension CompiledRequestPattern {
                 verdict = .missing
             }
             if verdict != .match { distance += 0.5 }
-            if wanted { others.append((verdict, value)) }
+            if wanted { others.append((others.count, verdict, value)) }
         }
 
         if let bodyPattern = self.body {
@@ -112,12 +140,29 @@ extension CompiledRequestPattern {
             if outcome == .outOfTime { cutShort = true }
             let bodyMatches = outcome == .matched
             if !bodyMatches { distance += 0.5 }
-            if wanted { others.append((Self.verdict(outcome), Self.shown(body))) }
+            if wanted { others.append((headers.count, Self.verdict(outcome), Self.shown(body))) }
         }
         let shown = wanted
-            ? RequestComparison.Shown(
-                texts: nearMissTexts, method: probe.method, target: probe.target, methodMatches: methodMatches, urlMatches: urlMatches,
-                others: others)
+            ? { () -> RequestComparison.Shown in
+                let (listed, omitted) = Self.listed(others)
+                var patternJSON: [UInt8]?
+                var patternSummary: String?
+                if omitted > 0 {
+                    var shortened = source
+                    shortened.headers = Dictionary(uniqueKeysWithValues: listed.lazy.filter { $0.index < headers.count }.map {
+                        let name = nearMissTexts.headerNames[$0.index]
+                        return (name, source.headers[name]!)
+                    })
+                    var json: [UInt8] = []
+                    shortened.writeJSON(to: &json)
+                    patternJSON = json
+                    patternSummary = shortened.summary
+                }
+                return RequestComparison.Shown(
+                    texts: nearMissTexts, method: probe.method, target: probe.target, methodMatches: methodMatches,
+                    urlMatches: urlMatches, others: listed, omitted: omitted, patternJSON: patternJSON,
+                    patternSummary: patternSummary)
+            }()
             : nil
         return RequestComparison(distance: distance, cutShort: cutShort, shown: shown)
     }

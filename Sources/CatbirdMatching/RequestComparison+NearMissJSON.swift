@@ -42,21 +42,25 @@ extension RequestComparison {
             out.append(UInt8(ascii: ","))
             out.append(parts[1])
             Self.writeVerdict(shown.urlMatches ? .match : .differs, to: &out)
-            for (index, other) in shown.others.enumerated() {
+            for other in shown.others {
                 out.append(",{")
                 if let actual = other.actual {
                     out.append(#""actual":"#)
                     out.appendJSONString(actual)
                     out.append(UInt8(ascii: ","))
                 }
-                out.append(parts[2 + index])
+                out.append(parts[2 + other.index])
                 Self.writeVerdict(other.verdict, to: &out)
             }
         }
         out.append(#"],"mockId":"#)
         out.appendDecimal(mockId)
+        if shown.omitted > 0 {
+            out.append(#","omittedFields":"#)
+            out.appendDecimal(Int64(shown.omitted))
+        }
         out.append(#","pattern":"#)
-        out.append(texts.patternJSON)
+        out.append(shown.patternJSON ?? texts.patternJSON)
         out.append(#","position":"#)
         out.appendDecimal(position)
         out.append(#","tenant":"#)
@@ -81,7 +85,7 @@ extension RequestComparison {
     public func writeSummary(mockId: Int64, tenant: String, to out: inout ByteWriter) {
         guard let shown else { preconditionFailure("writeSummary: the comparison was made without its fields") }
         let texts = shown.texts
-        CatbirdNearMiss.writeSummaryHead(mockId: mockId, patternSummary: texts.summary, tenant: tenant, to: &out)
+        CatbirdNearMiss.writeSummaryHead(mockId: mockId, patternSummary: shown.patternSummary ?? texts.summary, tenant: tenant, to: &out)
         var first = true
         CatbirdNearMiss.writeMismatch(
             "method", name: nil, verdict: shown.methodMatches ? .match : .differs, expected: texts.method, actual: shown.method,
@@ -89,7 +93,8 @@ extension RequestComparison {
         CatbirdNearMiss.writeMismatch(
             "url", name: nil, verdict: shown.urlMatches ? .match : .differs, expected: texts.url, actual: shown.target, first: &first,
             to: &out)
-        for (index, other) in shown.others.enumerated() {
+        for other in shown.others {
+            let index = other.index
             if index < texts.headerNames.count {
                 CatbirdNearMiss.writeMismatch(
                     "header", name: texts.headerNames[index], verdict: other.verdict, expected: texts.headers[index], actual: other.actual,
@@ -99,5 +104,6 @@ extension RequestComparison {
                     "body", name: nil, verdict: other.verdict, expected: texts.body!, actual: other.actual, first: &first, to: &out)
             }
         }
+        if shown.omitted > 0 { CatbirdNearMiss.writeOmitted(shown.omitted, to: &out) }
     }
 }

@@ -125,6 +125,10 @@ extension CatbirdNearMiss {
         }
         out.append(#"],"mockId":"#)
         out.appendDecimal(mockId)
+        if let omittedFields {
+            out.append(#","omittedFields":"#)
+            out.appendDecimal(Int64(omittedFields))
+        }
         out.append(#","pattern":"#)
         if let patternJSON { out.append(contentsOf: patternJSON) } else { pattern.writeJSON(to: &out) }
         out.append(#","position":"#)
@@ -186,7 +190,15 @@ extension CatbirdNearMiss {
                 field.field, name: field.name, verdict: field.verdict, expected: field.expected, actual: field.actual, first: &first,
                 to: &writer)
         }
+        if let omittedFields { Self.writeOmitted(omittedFields, to: &writer) }
         writer.withBytes { out.append(contentsOf: $0) }
+    }
+
+    /// The end of a near miss's summary when fields were left out: `; 1980 more fields not listed`.
+    public static func writeOmitted(_ count: Int, to out: inout ByteWriter) {
+        out.append("; ")
+        out.appendDecimal(Int64(count))
+        out.append(" more fields not listed")
     }
 
     /// The start of a near miss's summary: `mock 7 (POST equal "/api/users") of the default

@@ -65,17 +65,25 @@ public struct CatbirdNearMiss: Codable, Hashable, Sendable {
     public var distance: Double
     /// The mock's request pattern.
     public var pattern: RequestPattern
-    /// The pattern's fields beside the request's values: method, url, each header, the body.
+    /// The pattern's fields beside the request's values: method, url, each header, the body;
+    /// at most 20 (those that did not match first), the others counted in ``omittedFields``.
     public var fields: [Field]
+    /// How many of the pattern's header and body fields ``fields`` leaves out (a pattern with
+    /// more than 18 of them); nil when none is. ``pattern`` then holds only the headers listed.
+    public var omittedFields: Int?
 
     /// A near miss (the server builds these).
-    public init(mockId: Int64, tenant: String, position: Int64, distance: Double, pattern: RequestPattern, fields: [Field]) {
+    public init(
+        mockId: Int64, tenant: String, position: Int64, distance: Double, pattern: RequestPattern, fields: [Field],
+        omittedFields: Int? = nil
+    ) {
         self.mockId = mockId
         self.tenant = tenant
         self.position = position
         self.distance = distance
         self.pattern = pattern
         self.fields = fields
+        self.omittedFields = omittedFields
     }
 
     /// The fields that did not match.

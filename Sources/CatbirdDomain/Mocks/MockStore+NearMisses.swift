@@ -39,8 +39,9 @@ extension MockStore {
     /// Tenants with a matching mock reported at most: 3.
     public static let matchingTenantLimit = 3
     /// Time the whole comparison may take: 50 ms; checked before each tenant, before a block of
-    /// mocks after any mock was compared field by field (headers and body), and otherwise every
-    /// 8 blocks, so a request with a huge body and many body patterns stops early with what it has.
+    /// mocks or a mock of a block after any mock was compared field by field (headers and body),
+    /// and otherwise every 8 blocks, so a request with a huge body and many body patterns, or
+    /// mocks with thousands of header patterns, stops early with what it has.
     public static let nearMissTimeLimit = Duration.milliseconds(50)
     /// Time the search of other tenants' mocks for ``NearMissReport/matchingTenants`` may take:
     /// 2 ms of the thread's CPU time (``ThreadCPUTime``: a worker descheduled on a loaded machine
@@ -182,6 +183,12 @@ extension MockStore {
                         else { continue }
                         let edits = catalog.urlEdits(of: index, for: probe)
                         if closest.admits(distance: catalog.urlBound(of: index, edits: edits, for: probe), rank: rank, position: position) {
+                            // Also before each further mock of the block compared field by field: one
+                            // with thousands of header patterns takes a millisecond (try7b F8).
+                            if compared != comparedAtClock {
+                                guard inTime() else { break groups }
+                                comparedAtClock = compared
+                            }
                             compare(catalog, rank: rank, index: index, urlMatches: false, urlEdits: edits)
                         }
                     }

@@ -307,11 +307,17 @@ struct MockServing: Sendable {
             return kept
         }
         var asked: [(name: String, value: String?)] = []
+        // Each name looked up once: mocks with thousands of header patterns ask for each of
+        // them once per mock compared (a search of `asked` or of the request's fields per ask
+        // made such a 404 cost a second, try7b F8).
+        var seen: [String: String?] = [:]
         let report = mocks.nearMisses(
             tenant: tenant, method: request.method, target: request.target,
             headerValue: { name in
+                if let value = seen[name] { return value }
                 let value = request.headers.first(name)
-                if reusable, !asked.contains(where: { $0.name == name }) { asked.append((name, value)) }
+                seen[name] = .some(value)
+                if reusable { asked.append((name, value)) }
                 return value
             },
             body: request.body, regexpSlice: regexpSlice)

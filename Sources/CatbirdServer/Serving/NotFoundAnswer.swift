@@ -46,6 +46,8 @@ struct NotFoundAnswer {
         out.append(UInt8(ascii: "["))
         var requestJSON = NearMissRequestJSON()
         for (index, closest) in report.closest.enumerated() {
+            // The next near misses are left out once the array holds `nearMissesBytesLimit`.
+            if index > 0 && out.count - nearMissesStart >= Self.nearMissesBytesLimit { break }
             if index > 0 { out.append(UInt8(ascii: ",")) }
             closest.comparison.writeNearMissJSON(
                 to: &out, distance: closest.distance, mockId: closest.mock.id, position: closest.mock.position,
@@ -113,6 +115,10 @@ struct NotFoundAnswer {
         }
         if let filesHint { out.append(utf8: "; " + filesHint) }
     }
+
+    /// Bytes of near misses after which no further one is written: 64 KiB (the first is always
+    /// written; each lists at most ``CompiledRequestPattern/shownFieldLimit`` fields).
+    static let nearMissesBytesLimit = 64 * 1024
 
     /// Mocks skipped for their regular expression's overrun that a 404's reason names at most: 3
     /// (the others are counted; each is in the log and the metric).
