@@ -208,6 +208,42 @@ final class ControlFairShareTests: XCTestCase {
         XCTAssertEqual(afterwards.status, 200, "its share given back, rx's filtered listing runs: \(afterwards.text)")
     }
 
+    /// Regression (try7b F2): a journal page without a filter but of up to 1,000 entries (0.4 to
+    /// 2 s over a large journal, up to 4 MiB) ran on the quick lane, so two tenants paging their
+    /// journals held both quick threads and another tenant's `update` waited p50 250-700 ms. A
+    /// page of more than 100 entries is slow work now, admitted with the tenant's counts: rx's
+    /// is refused while its four counts hold its share, its page of 100 (the default) still
+    /// answers on the quick lane, and another tenant's page of 1,000 answers.
+    func testAPageOfMoreThan100EntriesIsSlowWorkAdmittedWithTheTenantsCounts() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let (counts, answers) = try startFourSlowCountsOfRx(server)
+
+        let rx = try server.client()
+        let victim = try server.client()
+        for target in ["/catbird/api/requests?limit=101", "/catbird/api/requests?limit=1000&bodies=false&order=newest"] {
+            let refused = try rx.request("GET", target, headers: E2E.tenantHeader("rx"))
+            XCTAssertEqual(refused.status, 429, "\(target) of rx: \(refused.text)")
+            XCTAssertTrue(refused.text.contains("already has 4 slow control calls"), refused.text)
+            let answered = try victim.request("GET", target, headers: E2E.tenantHeader("victim"))
+            XCTAssertEqual(answered.status, 200, "\(target) of victim: \(answered.text)")
+            XCTAssertNotNil(answered.object["requests"] as? [Any], answered.text)
+        }
+        for target in ["/catbird/api/requests?limit=100&order=newest", "/catbird/api/requests?order=newest"] {
+            let quick = try rx.request("GET", target, headers: E2E.tenantHeader("rx"))
+            XCTAssertEqual(quick.status, 200, "\(target) of rx: \(quick.text)")
+            XCTAssertEqual((quick.object["requests"] as? [Any])?.count, 4, quick.text)
+        }
+        let stillRunning = answers.value.filter { $0.status == 400 }.isEmpty
+        XCTAssertTrue(stillRunning, "the calls were made while rx's counts ran")
+
+        XCTAssertEqual(counts.wait(timeout: .now() + 30), .success, "rx's counts answered")
+        XCTAssertEqual(answers.value.map(\.status), [400, 400, 400, 400], "rx's four counts were admitted and ran")
+        let afterwards = try rx.request("GET", "/catbird/api/requests?limit=1000", headers: E2E.tenantHeader("rx"))
+        XCTAssertEqual(afterwards.status, 200, "its share given back, rx's page of 1,000 runs: \(afterwards.text)")
+        XCTAssertEqual((afterwards.object["requests"] as? [Any])?.count, 4, afterwards.text)
+    }
+
     /// Regression (try6b finding 8): a tenant's parked waits looked at its journal on as many
     /// slow threads as its share (2), so two tenants whose waits' patterns run into their
     /// 2-second limit held all four, and another tenant's count (15 ms alone) took ~2 s (max

@@ -10,8 +10,9 @@ import Foundation
 ///   → ``CatbirdRequestPage`` (`nextSince` always present, `mockId` `null` when no mock answered;
 ///   `order=newest` with `before=` pages back from the newest entry; `wait=` seconds, 0–60, holds
 ///   an empty answer until an entry matches: ``JournalLongPoll``); with a filter (`method`,
-///   `url`, `status`, `answeredBy`) a page may read the whole journal, so it runs on the slow
-///   lane, admitted like a count (its looks, with `wait=`, one of the tenant's at a time) and
+///   `url`, `status`, `answeredBy`) a page may read the whole journal, and a page of more than
+///   ``quickPageLimit`` entries is long to build, so either runs on the slow lane, admitted
+///   like a count (its looks, with `wait=`, one of the tenant's at a time); a filtered one is
 ///   stopped after ``Journal/defaultCountTimeLimit`` with a 400 (docs/tenancy.md#fair-shares)
 /// - `DELETE /catbird/api/requests` → `{"deleted": n}`
 /// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
@@ -29,13 +30,15 @@ enum JournalRoutes {
             Route("GET", "/catbird/api/requests", query: journalQueryNames, answer: { context in
                 let query = try journalQuery(from: context.query)
                 let wait = try longPollWait(from: context.query)
-                guard query.filtersRows else {
+                // A filter may read the whole journal for a page, and a page of more than
+                // `quickPageLimit` entries takes up to seconds to read and write (try7b F2): slow
+                // work (docs/tenancy.md#fair-shares).
+                guard query.filtersRows || query.limit > quickPageLimit else {
                     let poll = JournalLongPoll(
                         dependencies: dependencies, lane: context.quickLooks, tenant: context.tenant, query: query,
                         deadline: ContinuousClock.now + wait)
                     return .later { responder in poll.start(responder) }
                 }
-                // A filter may read the whole journal for a page: slow work (docs/tenancy.md#fair-shares).
                 // A long poll's looks, like a wait's, are not admitted; a page answered at once is, like a count.
                 guard wait == .zero else {
                     let poll = JournalLongPoll(
@@ -76,6 +79,13 @@ enum JournalRoutes {
     }
 
     /// The listing's query parameters (``journalQuery(from:)`` and ``longPollWait(from:)``).
+    /// Entries a journal page without a filter may hold and still be built on the quick lane:
+    /// 100 (the default page). A page of up to 1,000 entries with their bodies and near misses
+    /// (up to 4 MiB of JSON, 0.4 to 2 s over a large journal) runs on the slow lane, admitted
+    /// like a count, so that two tenants paging their journals do not hold both quick threads
+    /// while a third tenant's `update` waits (docs/tenancy.md#fair-shares).
+    static let quickPageLimit = JournalQuery.defaultLimit
+
     static let journalQueryNames = ["since", "before", "order", "limit", "method", "url", "status", "answeredBy", "bodies", "wait"]
 
     /// The unmatched listing's query parameters: the listing's but `wait` and `answeredBy`.
