@@ -67,4 +67,29 @@ final class RecordCollectionTests: RecordingTestCase {
         XCTAssertEqual(byURL["/echo/x.json/1"]?["answeredBy"] as? String, "redirect")
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
     }
+
+    /// Regression (try7b F5): a path of 1,000 segments took 50 s to record (each level was
+    /// resolved from the root: a `readlink` per level above it), holding one of the two threads
+    /// answering every forwarded request. A path deeper than 128 segments is not recorded now
+    /// (the client gets the upstream's answer, the journal says why), and one of 128 is.
+    func testAPathOf1000SegmentsIsNotRecordedAndOneOf128Is() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let deep = "/echo/" + String(repeating: "d/", count: 1000) + "end"
+        XCTAssertEqual(try get(recorder, deep).status, 200, "the client still gets the upstream's answer")
+        // 126 levels under echo/: 128 segments with echo and the file.
+        let deepest = "/echo/" + String(repeating: "d/", count: 126) + "end"
+        XCTAssertEqual(try get(recorder, deepest).status, 200)
+        let journal = try E2E.journal(client, tenant: nil)
+        let byURL = Dictionary(uniqueKeysWithValues: journal.map { ($0["url"] as? String ?? "", $0) })
+        let problem = byURL[deep]?["problem"] as? String ?? ""
+        XCTAssertTrue(problem.hasPrefix("not recorded: cannot write '"), problem)
+        XCTAssertTrue(problem.hasSuffix("the path has 1002 segments; record mode writes at most 128"), problem)
+        XCTAssertTrue(E2E.isNull(byURL[deep]?["filePath"]))
+        XCTAssertTrue(E2E.isNull(byURL[deepest]?["problem"]), "\(byURL[deepest] ?? [:])")
+        XCTAssertTrue(isFile("echo/" + String(repeating: "d/", count: 126) + "end"), "the path of 128 segments recorded")
+        let pastTheOther = mocksDirectory.path + "/echo/" + Array(repeating: "d", count: 127).joined(separator: "/")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pastTheOther), "no directory made past the other recording's 126 levels")
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 1)
+    }
 }

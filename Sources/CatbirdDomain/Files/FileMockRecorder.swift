@@ -106,6 +106,17 @@ public final class FileMockRecorder: Sendable {
                 path: directory.root + "/" + name,
                 reason: "a name segment is \(long.utf8.count) bytes long; the file system takes at most \(Self.maxSegmentBytes)")
         }
+        if fileName.segments.count > Self.maxSegments {
+            throw .cannotRecord(
+                path: directory.root + "/" + String(name.prefix(200)) + "…",
+                reason: "the path has \(fileName.segments.count) segments; record mode writes at most \(Self.maxSegments)")
+        }
+        if directory.root.utf8.count + 1 + name.utf8.count + Self.longestSuffix > Self.maxPathBytes {
+            throw .cannotRecord(
+                path: directory.root + "/" + String(name.prefix(200)) + "…",
+                reason: "the file's path would be \(directory.root.utf8.count + 1 + name.utf8.count) bytes long; "
+                    + "the file system takes at most \(Self.maxPathBytes), its sidecar's name included")
+        }
         if name == fileName.path, let index = fileName.directoryIndex, let existing = directory.confined(name),
            FileMockDirectory.isDirectory(existing) {
             name = index.path
@@ -145,9 +156,23 @@ public final class FileMockRecorder: Sendable {
 
     /// Longest name segment written, in bytes (`NAME_MAX` of Linux file systems).
     public static let maxSegmentBytes = 255
+    /// Most segments of a recorded file's name (directories and the file): 128. A deeper
+    /// request path (a client appending segments in a loop, a fuzzer) is not recorded: each
+    /// level is a directory made and checked, and 1,000 of them took 50 s (try7b F5).
+    public static let maxSegments = 128
+    /// Longest path of a recorded file, its sidecar's name included, in bytes (`PATH_MAX` of
+    /// Linux, the terminating NUL excluded): 4,095.
+    public static let maxPathBytes = 4095
+    /// The longest name added to a body file's path: the sidecar's suffix, or `/index` and it.
+    private static let longestSuffix = "/index".utf8.count + FileMockSidecar.suffix.utf8.count
 
     /// Creates the directories above `name` inside the root and returns the last one, resolved.
     /// A file without extension in the way becomes its directory's `index` (``moveIntoIndex(_:)``).
+    ///
+    /// Each level is resolved from the one above (already resolved): a real directory is itself,
+    /// and only a symlink is resolved whole (``FileMockDirectory/confined(_:)``). So the work is
+    /// linear in the levels; resolving every level from the root made it quadratic in system
+    /// calls (a `readlink` per level above it) and cubic in time (try7b F5).
     private func makeParent(of name: String) throws(FileMockError) -> String {
         var current = directory.root
         for segment in name.split(separator: "/").dropLast() {
@@ -162,6 +187,10 @@ public final class FileMockRecorder: Sendable {
             if !FileMockDirectory.isDirectory(next), mkdir(next, 0o755) != 0, errno != EEXIST {
                 throw .cannotRecord(path: next, reason: String(cString: strerror(errno)))
             }
+            if Self.isRealDirectory(next) {
+                current = next
+                continue
+            }
             guard let resolved = directory.confined(String(next.dropFirst(directory.root.count + 1))) else {
                 throw .cannotRecord(path: next, reason: "it leads out of the mocks directory (a symlink)")
             }
@@ -171,6 +200,13 @@ public final class FileMockRecorder: Sendable {
             current = resolved
         }
         return current
+    }
+
+    /// Whether `path` is a directory and not a symlink (`lstat`): inside its parent, so confined
+    /// when the parent is.
+    private static func isRealDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Turns the file at `path` (a recording of a collection, `api/users`) into the `index` of a
