@@ -4,6 +4,7 @@
 // Layers, lowest first (each target may use only those above it in this list):
 //   CMicroHTTPD, CSQLite,  system libraries (Debian libmicrohttpd-dev, libsqlite3-dev,
 //   CCurl                  libcurl4-openssl-dev)
+//   CByteSearch            memmem(3) (glibc declares it only under _GNU_SOURCE): linear substring search
 //   CatbirdSupport         Foundation-only helpers for both sides: Logger, Timestamp, JSONText,
 //                          ASCII case folding, milliseconds
 //   CatbirdWire            the wire format, once: Catbird 0.11's types and our extensions
@@ -60,7 +61,8 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "CatbirdSupport"),
+        .target(name: "CByteSearch"),
+        .target(name: "CatbirdSupport", dependencies: ["CByteSearch"]),
         .target(name: "CatbirdWire", dependencies: ["CatbirdSupport"]),
         .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdOutbound", dependencies: ["CCurl"]),

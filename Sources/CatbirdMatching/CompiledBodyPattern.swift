@@ -5,7 +5,8 @@ import Foundation
 /// A ``BodyPattern`` checked and prepared once, when its mock is added (or a count, find or
 /// wait arrives), then matched against many bodies. Rules: docs/matching.md#body-matchers.
 ///
-/// - `equal`, `contains`: on the body's bytes and `value`'s UTF-8 bytes, case-sensitive.
+/// - `equal`, `contains`: on the body's bytes and `value`'s UTF-8 bytes, case-sensitive;
+///   `contains` in time linear in both lengths (``ByteSearch``).
 /// - `regexp`: like the url's `regexp` (``CompiledPatternMatch``): an unanchored,
 ///   case-insensitive ICU search, in the body read as UTF-8; a body that is not UTF-8 never matches.
 /// - `json`: the body read as JSON equals `value` read as JSON (``JSONValue`` equality: key
@@ -66,7 +67,7 @@ public struct CompiledBodyPattern: Sendable {
         case let .equal(bytes):
             return body == bytes ? .matched : .notMatched
         case let .contains(bytes):
-            return Self.contains(bytes, in: body) ? .matched : .notMatched
+            return ByteSearch.contains(bytes, in: body) ? .matched : .notMatched
         case let .regexp(pattern):
             guard let text = String(validating: body, as: UTF8.self) else { return .notMatched }
             return pattern.evaluate(text, until: deadline, slice: slice)
@@ -77,21 +78,5 @@ public struct CompiledBodyPattern: Sendable {
             guard case let .present(found) = JSONPathReader.field(at: path, in: text) else { return .notMatched }
             return equalTo.map { $0 == found } ?? true ? .matched : .notMatched
         }
-    }
-
-    /// Whether `needle` occurs in `haystack` (an empty needle always does).
-    private static func contains(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
-        guard let first = needle.first else { return true }
-        guard haystack.count >= needle.count else { return false }
-        let needleTail = needle.dropFirst()
-        var index = 0
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first, haystack[(index + 1)..<(index + needle.count)].elementsEqual(needleTail) {
-                return true
-            }
-            index += 1
-        }
-        return false
     }
 }

@@ -38,6 +38,9 @@ public enum ASCIICase {
         guard subject.count >= literal.count else { return false }
         let lastStart = subject.count - literal.count
         if anchoredStart && anchoredEnd && lastStart != 0 { return false }
+        if !anchoredStart && !anchoredEnd && literal.count > 8 && subject.count > 1024 {
+            return findLinear(literal, in: subject)
+        }
         var start = anchoredEnd ? lastStart : 0
         let end = anchoredStart ? 0 : lastStart
         while start <= end {
@@ -47,6 +50,18 @@ public enum ASCIICase {
             start += 1
         }
         return false
+    }
+
+    /// The unanchored ``find(_:in:anchoredStart:anchoredEnd:)`` in time linear in both lengths:
+    /// `subject` lowered into a scratch buffer, then ``ByteSearch``. The byte-by-byte loop is
+    /// O(subject × literal) on self-similar input; it is kept for short literals or subjects
+    /// (at most 1,024 × 8 bytes compared per start, no allocation), the usual url and header.
+    @usableFromInline
+    static func findLinear(_ literal: [UInt8], in subject: UnsafeBufferPointer<UInt8>) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: subject.count) { lowered in
+            for index in subject.indices { lowered[index] = lower(subject[index]) }
+            return literal.withUnsafeBytes { ByteSearch.contains($0, in: UnsafeRawBufferPointer(lowered)) }
+        }
     }
 }
 
