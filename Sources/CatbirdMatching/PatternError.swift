@@ -14,6 +14,9 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
     /// `what` names the pattern, `length` and `limit` are in UTF-8 bytes, `why` says what the
     /// server does with a request that long.
     case tooLong(what: String, length: Int, limit: Int, why: String)
+    /// A mock with more header patterns (`count`) than a request can carry fields
+    /// (``MockPatternLimits/maxHeaderPatterns``, `limit`): it could never match.
+    case tooManyHeaders(count: Int, limit: Int)
 
     /// 400: the control call or count that sent the pattern is at fault.
     public var status: Int { 400 }
@@ -31,6 +34,10 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
         case let .tooLong(what, length, limit, why):
             return "\(what) is \(length) bytes, longer than the limit of \(limit) bytes: it could never match, since \(why) "
                 + "(docs/matching.md#pattern-lengths)"
+        case let .tooManyHeaders(count, limit):
+            return "the pattern has \(count) header patterns, more than the limit of \(limit): it could never match, since a "
+                + "request's line and header section are at most \(MockPatternLimits.maxHeaderValueLength) bytes (431 past it) and a header field takes at least 4 "
+                + "of them (docs/matching.md#pattern-lengths)"
         }
     }
 }

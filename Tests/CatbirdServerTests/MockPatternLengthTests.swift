@@ -1,3 +1,4 @@
+import CatbirdMatching
 import CatbirdServer
 import CatbirdTestSupport
 import Foundation
@@ -49,5 +50,36 @@ final class MockPatternLengthTests: StorageTestCase {
         let alternatives = (0..<2000).map { "alt\($0)" }.joined(separator: "|")
         try E2E.addMock(client, tenant: "huge", url: "^/(\(alternatives))$", kind: "regexp", body: "regexp")
         XCTAssertEqual(try client.request("GET", "/alt1999", headers: tenant).text, "regexp")
+    }
+    /// try7b F9: an `update` with 20,000 header patterns took 11 s (100,000: over 300 s), as the
+    /// control body's key check copied the set of an object's keys for every key. A pattern
+    /// with more header patterns than a request can carry fields is refused with 400 naming the
+    /// bound; one at the bound is stored.
+    func testMoreHeaderPatternsThanARequestCanCarryAreRefused() throws {
+        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
+        try server.start()
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        func update(headerPatterns count: Int) throws -> RawResponse {
+            let headers = Dictionary(uniqueKeysWithValues: (0..<count).map { ("H\($0)", ["kind": "equal", "value": "v"]) })
+            return try client.json(
+                "POST", "/catbird/api/mocks",
+                E2E.jsonText([
+                    "type": "update", "pattern": ["method": "GET", "url": ["kind": "equal", "value": "/big\(count)"], "headers": headers],
+                    "response": ["status": 200],
+                ]), headers: [("X-Catbird-Parallel-Id", "many")])
+        }
+
+        E2E.assertError(
+            try update(headerPatterns: 20_000), status: 400,
+            reasonContains: "the pattern has 20000 header patterns, more than the limit of 7168: it could never match, since a request's "
+                + "line and header section are at most 28672 bytes (431 past it) and a header field takes at least 4 of them")
+        XCTAssertEqual(try E2E.mocks(client, tenant: "many").count, 0, "nothing stored")
+
+        XCTAssertEqual(try update(headerPatterns: MockPatternLimits.maxHeaderPatterns).status, 201)
+        let stored = try E2E.mocks(client, tenant: "many")
+        XCTAssertEqual(stored.count, 1)
+        let pattern = try XCTUnwrap(stored.first?["pattern"] as? [String: Any])
+        XCTAssertEqual((pattern["headers"] as? [String: Any])?.count, MockPatternLimits.maxHeaderPatterns)
     }
 }
