@@ -327,6 +327,43 @@ def test_details_show_headers_pretty_json_and_the_answering_mock(server, driver)
     assert not errors, errors
 
 
+def test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests(server, driver):
+    # try7a F8: a proxy-form entry gave 'http://127.0.0.1:8080http://…', `OPTIONS *` '…:8080*', a
+    # HEAD `-X 'HEAD'` (curl then waits for the announced body: rc 28), and an empty header
+    # value `-H 'X-Empty: '` (which curl leaves out). Each copied command, run, journals the
+    # same method, target and headers again.
+    server.request("HEAD", "/h", headers={"X-Empty": ""})
+    server.request("GET", "http://api.example.com/x?q=1", headers={"X-Empty": ""})
+    server.request("OPTIONS", "*", headers={"X-Empty": ""})
+    _, page = server.json("GET", "/catbird/api/requests")
+    sent = {entry["id"]: entry for entry in page["requests"]}
+    assert sorted((e["method"], e["url"]) for e in sent.values()) == [
+        ("GET", "http://api.example.com/x?q=1"), ("HEAD", "/h"), ("OPTIONS", "*")], sent
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    commands = {}
+    for entry_id in sent:
+        driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]').click()
+        wait(driver, lambda d: d.find_element(By.ID, "curl").is_displayed(), message="details")
+        driver.execute_script("document.getElementById('curl-text').value = ''")
+        driver.find_element(By.ID, "curl").click()
+        wait(driver, lambda d: d.find_element(By.ID, "curl-text").get_attribute("value"), message="curl text")
+        commands[sent[entry_id]["method"]] = driver.find_element(By.ID, "curl-text").get_attribute("value")
+    assert commands["HEAD"].startswith("curl --head '" + server.url + "/h'"), commands
+    assert commands["GET"].startswith("curl -X 'GET' --proxy '" + server.url + "' 'http://api.example.com/x?q=1'"), commands
+    assert commands["OPTIONS"].startswith("curl -X 'OPTIONS' --request-target '*' '" + server.url + "'"), commands
+    assert all("-H 'X-Empty;'" in command for command in commands.values()), commands
+    for command in commands.values():
+        run = subprocess.run(["bash", "-c", command + " -s -o /dev/null -m 10"], capture_output=True)
+        assert run.returncode == 0, (command, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests")
+    replayed = [entry for entry in page["requests"] if entry["id"] not in sent]
+    key = lambda e: (e["method"], e["url"], e["request"]["headers"].get("X-Empty"))
+    assert sorted(map(key, replayed)) == sorted(map(key, sent.values())), (replayed, sent)
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_markup_in_url_header_body_and_tenant_is_shown_as_text(server, driver):
     tenant = XSS
     target = "/xss?q=" + urllib.parse.quote(XSS, safe="<>=()")  # <img%20src=x%20onerror=alert(1)>
@@ -515,6 +552,7 @@ TESTS = [
     (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
+    (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
     (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),

@@ -694,13 +694,25 @@ function jsonNode(key, value, last, depth) {
 
 const shellQuote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
 
+// curl's method and URL options for a journaled request to this server at `origin`: a HEAD is
+// `--head` (with `-X 'HEAD'` curl waits for the body Content-Length announces); an absolute URL
+// (proxy form) goes through `--proxy origin`; `*` or `host:443` (OPTIONS, CONNECT) is sent
+// as written with `--request-target`.
+function curlTarget(method, target, origin) {
+  const methodParts = method === "HEAD" ? ["--head"] : ["-X", shellQuote(method)];
+  if (target.startsWith("/")) return [...methodParts, shellQuote(origin + target)];
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return [...methodParts, "--proxy", shellQuote(origin), shellQuote(target)];
+  return [...methodParts, "--request-target", shellQuote(target), shellQuote(origin)];
+}
+
 async function copyAsCurl() {
   const entry = state.detailsEntry;
   if (!entry) return;
-  const parts = ["curl", "-X", shellQuote(entry.method), shellQuote(location.origin + entry.url)];
+  const parts = ["curl", ...curlTarget(entry.method, entry.url, location.origin)];
   for (const [name, value] of Object.entries(entry.request.headers)) {
     if (/^(host|content-length|connection)$/i.test(name)) continue;
-    parts.push("-H", shellQuote(`${name}: ${value}`));
+    // curl drops a header written `Name: ` with nothing after it; `Name;` sends it empty.
+    parts.push("-H", shellQuote(value === "" ? `${name};` : `${name}: ${value}`));
   }
   let comment = "";
   if (entry.request.bodySize > 0) {
