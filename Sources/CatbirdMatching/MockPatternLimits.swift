@@ -2,7 +2,8 @@ import CatbirdSupport
 import CatbirdWire
 
 /// The longest `equal` and `wildcard` values a mock's url and header patterns may have, and how
-/// many header patterns it may have, checked when a mock is added (docs/matching.md#pattern-lengths). A longer value could only ever
+/// many header patterns it may have, checked when a mock is added
+/// (docs/matching.md#pattern-lengths). A longer value could only ever
 /// match a request the server refuses before matching (a request-target over 8 KiB gets 414, a
 /// head over 28 KiB gets 431), and a long wildcard cost super-linear CPU to compile: a 1 MB
 /// `*a*a…` took 524 s of one control call (try6a F14). `regexp` values are not bounded: an

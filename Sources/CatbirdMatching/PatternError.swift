@@ -36,8 +36,8 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
                 + "(docs/matching.md#pattern-lengths)"
         case let .tooManyHeaders(count, limit):
             return "the pattern has \(count) header patterns, more than the limit of \(limit): it could never match, since a "
-                + "request's line and header section are at most \(MockPatternLimits.maxHeaderValueLength) bytes (431 past it) and a header field takes at least 4 "
-                + "of them (docs/matching.md#pattern-lengths)"
+                + "request's line and header section are at most \(MockPatternLimits.maxHeaderValueLength) bytes (431 past it) "
+                + "and a header field takes at least 4 of them (docs/matching.md#pattern-lengths)"
         }
     }
 }

@@ -701,7 +701,8 @@ const shellQuote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
 function curlTarget(method, target, origin) {
   const methodParts = method === "HEAD" ? ["--head"] : ["-X", shellQuote(method)];
   if (target.startsWith("/")) return [...methodParts, shellQuote(origin + target)];
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) return [...methodParts, "--proxy", shellQuote(origin), shellQuote(target)];
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+  if (absolute) return [...methodParts, "--proxy", shellQuote(origin), shellQuote(target)];
   return [...methodParts, "--request-target", shellQuote(target), shellQuote(origin)];
 }
 
