@@ -42,7 +42,7 @@ final class AdminTokenTests: XCTestCase {
         let dropped = try client.request("DELETE", "/catbird/api/tenants/alpha", headers: [("authorization", "bEaReR \(token)")])
         XCTAssertEqual(dropped.status, 204, dropped.text)
         XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants", headers: bearer)), ["", "beta"])
-        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants", headers: bearer).status, 204)
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants?all=true", headers: bearer).status, 204)
         XCTAssertEqual(tenantIDs(try client.request("GET", "/catbird/api/tenants", headers: bearer)), [""])
     }
 

@@ -41,7 +41,7 @@ final class ControlParallelIDTests: StorageTestCase {
         XCTAssertEqual(try client.request("GET", "/default", headers: [("X-Catbird-Parallel-Id", "")]).text, "default")
         let same = try client.request("GET", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "S1"), ("X-Catbird-Parallel-Id", "S1")])
         XCTAssertEqual(same.status, 200, same.text)
-        XCTAssertEqual(try client.request("DELETE", "/catbird/api/mocks").status, 200)
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/mocks?all=true").status, 200)
         XCTAssertEqual(try client.request("GET", "/s1", headers: [("X-Catbird-Parallel-Id", "S1")]).status, 404)
     }
 }

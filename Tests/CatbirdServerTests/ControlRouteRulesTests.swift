@@ -78,7 +78,7 @@ final class ControlRouteRulesTests: XCTestCase {
             XCTAssertEqual(try E2E.mocks(client, tenant: tenant).count, 1, "mocks of \(tenant ?? "(default)")")
         }
 
-        let admin = try client.request("DELETE", "/catbird/api/tenants")
+        let admin = try client.request("DELETE", "/catbird/api/tenants?all=true")
         XCTAssertEqual(admin.status, 204, admin.text)
         XCTAssertEqual(try tenantIDs(client, as: nil), [""])
     }

@@ -15,7 +15,7 @@ final class EveryTenantsMocksRemovalTests: XCTestCase {
         }
         try E2E.addMock(client, tenant: "P", url: "/second", body: "second")
 
-        let removed = try client.request("DELETE", "/catbird/api/mocks")
+        let removed = try client.request("DELETE", "/catbird/api/mocks?all=true")
         XCTAssertEqual(removed.status, 200, removed.text)
         XCTAssertEqual(JSONNumber.int(removed.object["removed"]), 4)
 
@@ -54,7 +54,7 @@ final class EveryTenantsMocksRemovalTests: XCTestCase {
         let server = try TestServer()
         defer { server.removeFiles() }
         let client = try server.client()
-        let removed = try client.request("DELETE", "/catbird/api/mocks")
+        let removed = try client.request("DELETE", "/catbird/api/mocks?all=true")
         XCTAssertEqual(removed.status, 200, removed.text)
         XCTAssertEqual(JSONNumber.int(removed.object["removed"]), 0)
     }

@@ -112,7 +112,7 @@ final class TenantRouteTests: XCTestCase {
             _ = try client.request("GET", "/all", headers: E2E.tenantHeader(tenant))
         }
 
-        let dropped = try client.request("DELETE", "/catbird/api/tenants")
+        let dropped = try client.request("DELETE", "/catbird/api/tenants?all=true")
         XCTAssertEqual(dropped.status, 204, dropped.text)
 
         XCTAssertEqual(try counts(client), ["": [0, 0]], "only the (empty) default tenant is left")

@@ -12,7 +12,7 @@
 #   --db          database file (default ${TMPDIR:-/tmp}/catbird-<port>.sqlite; it persists)
 #   --timeout     seconds to wait for the server to become healthy (default 30)
 #   --keep-mocks  keep the mocks earlier runs left; by default every tenant's mocks are
-#                 removed once the server is healthy (DELETE /catbird/api/mocks), so a mock
+#                 removed once the server is healthy (DELETE /catbird/api/mocks?all=true), so a mock
 #                 left by an earlier (perhaps crashed) run never answers this one. Journals
 #                 of earlier runs are kept and stay queryable.
 #
@@ -130,10 +130,10 @@ clear_mocks() {
     # An admin action: with CATBIRD_ADMIN_TOKEN set (the server reads it too), send it as the bearer.
     local auth=()
     [ -z "${CATBIRD_ADMIN_TOKEN:-}" ] || auth=(-H "Authorization: Bearer $CATBIRD_ADMIN_TOKEN")
-    if ! answer=$(curl -s -X DELETE --max-time 30 "${auth[@]}" -w ' %{http_code}' "$base_url/catbird/api/mocks" 2>&1) \
+    if ! answer=$(curl -s -X DELETE --max-time 30 "${auth[@]}" -w ' %{http_code}' "$base_url/catbird/api/mocks?all=true" 2>&1) \
         || [ "${answer##* }" != 200 ]; then
         "$@"
-        fail "could not remove the mocks of earlier runs (DELETE $base_url/catbird/api/mocks answered: ${answer:-nothing})."
+        fail "could not remove the mocks of earlier runs (DELETE $base_url/catbird/api/mocks?all=true answered: ${answer:-nothing})."
     fi
     local removed
     removed=$(printf '%s' "${answer% *}" | tr -dc '0-9')

@@ -7,8 +7,8 @@ import Foundation
 
 /// `POST /catbird/api/mocks` (Catbird 0.11 control actions, docs/protocol.md#control-actions),
 /// `GET /catbird/api/mocks` (the tenant's mocks, docs/protocol.md#control-actions) and
-/// `DELETE /catbird/api/mocks` (admin only: every tenant's mocks; journals kept;
-/// docs/tenancy.md#admin).
+/// `DELETE /catbird/api/mocks?all=true` (admin only, with the opt-in ``EveryTenantOptIn``:
+/// every tenant's mocks; journals kept; docs/tenancy.md#admin).
 enum MockRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
@@ -26,13 +26,17 @@ enum MockRoutes {
             // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md#control-actions,
             // docs/tenancy.md#admin): mocks left by an earlier run
             // must not answer this one, while every journal stays queryable. 200
-            // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll).
-            Route("DELETE", "/catbird/api/mocks", lane: .quick) { context in
+            // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll);
+            // without `all=true` 400 and nothing removed.
+            Route("DELETE", "/catbird/api/mocks", query: [EveryTenantOptIn.name], lane: .quick) { context in
                 guard context.isAdmin else {
                     throw dependencies.admin.refusal(
                         "removing every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})",
                         tenant: context.tenant)
                 }
+                try EveryTenantOptIn.require(
+                    in: context.query, route: "DELETE /catbird/api/mocks",
+                    action: "removes every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})")
                 return JSONBody.response(["removed": try dependencies.tenants.removeEveryTenantsMocks()])
             },
         ]

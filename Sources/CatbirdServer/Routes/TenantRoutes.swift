@@ -11,10 +11,12 @@ import CatbirdSupport
 ///   says which of the two the caller got (the web page offers the admin token when false).
 /// - `DELETE /catbird/api/tenants/{id}` → 204, or 404 when no such tenant; drops its mocks and
 ///   journal. Shard P may drop only P (another id → 403). The default tenant has no id to put
-///   in a path: `DELETE /catbird/api/tenants/` followed by nothing is not a route; empty it with
-///   `removeAll` and `DELETE /catbird/api/requests`.
-/// - `DELETE /catbird/api/tenants` → 204: every tenant's mocks and journal. Admin only: from a
-///   shard → 403.
+///   in a path: `DELETE /catbird/api/tenants/` followed by nothing is a 400 (most often
+///   `tenants/$SHARD` with the variable unset); empty it with `removeAll` and
+///   `DELETE /catbird/api/requests`.
+/// - `DELETE /catbird/api/tenants?all=true` → 204: every tenant's mocks and journal. Admin only
+///   (from a shard → 403), and only with `all=true` (else 400, nothing dropped:
+///   ``EveryTenantOptIn``).
 enum TenantRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
@@ -23,14 +25,23 @@ enum TenantRoutes {
                 if !context.isAdmin { tenants.removeAll { TenantID($0.id) != context.tenant } }
                 return JSONBody.response(TenantList(tenants: tenants, admin: context.isAdmin))
             },
-            Route("DELETE", "/catbird/api/tenants", lane: .slow) { context in
+            Route("DELETE", "/catbird/api/tenants", query: [EveryTenantOptIn.name], lane: .slow) { context in
                 guard context.isAdmin else { throw dependencies.admin.refusal("dropping every tenant", tenant: context.tenant) }
+                try EveryTenantOptIn.require(
+                    in: context.query, route: "DELETE /catbird/api/tenants", action: "drops every tenant's mocks and journal")
                 try dependencies.tenants.dropAll()
                 return HTTPResponse(status: 204)
             },
             // One segment: a '/' inside an id is written %2F (`a%2Fb/extra` is not the id "a/b/extra").
-            Route("DELETE", "/catbird/api/tenants/", maxSegments: 1, lane: .slow) { context in
+            // Nothing after the '/' (`tenants/$SHARD` with SHARD unset) reaches the handler as "".
+            Route("DELETE", "/catbird/api/tenants/", maxSegments: 1, matchesEmptyParameter: true, lane: .slow) { context in
                 let tenant = TenantID(context.segments[0])
+                guard !tenant.isDefault else {
+                    throw APIError.badRequest(
+                        "DELETE /catbird/api/tenants/ names no tenant after the '/' (an unset id variable?): nothing was dropped. "
+                            + "Drop one tenant with DELETE /catbird/api/tenants/{id}, every tenant with DELETE /catbird/api/tenants?all=true "
+                            + "(admin); the default tenant is emptied with {\"type\":\"removeAll\"} and DELETE /catbird/api/requests")
+                }
                 guard tenant.isWithinMaxLength else {
                     throw APIError.badRequest("a tenant id is at most \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
                 }

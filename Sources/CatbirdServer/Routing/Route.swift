@@ -48,6 +48,10 @@ struct Route: Sendable {
     /// exact path.
     let maxSegments: Int?
     var hasParameter: Bool { maxSegments != nil }
+    /// Whether a parameter route also matches its prefix followed by nothing (the handler then
+    /// gets one empty segment and refuses it itself, e.g. `DELETE /catbird/api/tenants/` with an
+    /// unset id variable: a 400, not a 404 that reads like "no such tenant").
+    let matchesEmptyParameter: Bool
     /// The query parameter names the route understands; any other name is refused with 400
     /// before the handler runs (a route never does more, or other, than it was asked:
     /// docs/protocol.md#query-parameters). nil: the route reads any query (the web page).
@@ -69,11 +73,13 @@ struct Route: Sendable {
     /// tenant stream 9 full exports at once and starve every tenant's mock serving).
     let keepsSlowAdmission: Bool
 
-    init(_ method: String, _ path: String, maxSegments: Int? = nil, query: [String]? = [], lane: ControlLane = .worker,
-         keepsSlowAdmission: Bool = false, _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
+    init(_ method: String, _ path: String, maxSegments: Int? = nil, matchesEmptyParameter: Bool = false, query: [String]? = [],
+         lane: ControlLane = .worker, keepsSlowAdmission: Bool = false,
+         _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.maxSegments = maxSegments
+        self.matchesEmptyParameter = matchesEmptyParameter
         self.queryNames = query
         self.lane = lane
         self.handler = handler
@@ -87,6 +93,7 @@ struct Route: Sendable {
         self.method = method
         self.path = path
         self.maxSegments = maxSegments
+        self.matchesEmptyParameter = false
         self.queryNames = query
         self.lane = .worker
         self.handler = { _ in throw APIError.notFound }
@@ -98,7 +105,7 @@ struct Route: Sendable {
     /// an exact match, or nil when it does not match.
     func match(_ requestPath: Substring) -> Substring? {
         if !hasParameter { return requestPath == path ? "" : nil }
-        guard requestPath.hasPrefix(path), requestPath.count > path.count else { return nil }
+        guard requestPath.hasPrefix(path), requestPath.count > path.count || matchesEmptyParameter else { return nil }
         return requestPath.dropFirst(path.count)
     }
 
