@@ -25,6 +25,8 @@ final class TenantMocks: Sendable {
         /// Built by the first unmatched request that needs it, under this lock (so hits, which
         /// never need it, are not held up), then shared by the later ones.
         private let catalog = Mutex<NearMissCatalog?>(nil)
+        /// Set once ``nearMissCatalog`` is built: read without waiting for a build under way.
+        private let catalogBuilt = Atomic<Bool>(false)
 
         init(table: MockTable, version: UInt64) {
             self.table = table
@@ -53,9 +55,13 @@ final class TenantMocks: Sendable {
                 if let catalog { return catalog }
                 let built = NearMissCatalog(table.byID.values)
                 catalog = built
+                catalogBuilt.store(true, ordering: .releasing)
                 return built
             }
         }
+
+        /// Whether ``nearMissCatalog`` is built (false while a build is under way).
+        var hasNearMissCatalog: Bool { catalogBuilt.load(ordering: .acquiring) }
     }
 
     private struct State {
@@ -191,6 +197,16 @@ final class TenantMocks: Sendable {
     func nearMissView(for target: String) -> (candidates: [Int64], catalog: NearMissCatalog) {
         let snapshot = state.withLock { $0.currentSnapshot() }
         return (snapshot.urlCandidates(for: target), snapshot.nearMissCatalog)
+    }
+
+    /// How many mocks the current version's near-miss catalog is still to be built from (its
+    /// first miss builds it, ``nearMissView(for:)``): the table's count, or 0 once it is built.
+    /// Never waits for a build under way.
+    var nearMissCatalogToBuild: Int {
+        state.withLock { state in
+            if let snapshot = state.snapshot, snapshot.hasNearMissCatalog { return 0 }
+            return state.table.count
+        }
     }
 
     /// The mock whose pattern is the same as `pattern` (``MockTable/mock(samePatternAs:)``), or

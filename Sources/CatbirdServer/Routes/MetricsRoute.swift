@@ -57,7 +57,7 @@ enum MetricsRoute {
         out.sample("catbird_regexp_budget_overruns_total", dependencies.metrics.regexpBudgetOverruns.load(ordering: .relaxed))
         out.metric(
             "catbird_slow_matching_requests_total", .counter,
-            help: "Requests whose regular expressions took longer than a worker's 1 ms slice, matched on the matching lane in their tenant's turn.")
+            help: "Requests whose regular expressions took longer than a worker's 1 ms slice, or whose 404 first had to build the near-miss catalogs of more than 1,000 mocks, matched on the matching lane in their tenant's turn.")
         out.sample("catbird_slow_matching_requests_total", dependencies.metrics.slowMatchingRequests.load(ordering: .relaxed))
         out.metric(
             "catbird_slow_matching_refused_total", .counter,

@@ -4,7 +4,9 @@ import CatbirdMatching
 import CatbirdSupport
 
 /// Where a request whose regular expressions are slow is matched: not on libmicrohttpd's
-/// workers, which serve every tenant's mocks (docs/tenancy.md#fair-shares).
+/// workers, which serve every tenant's mocks (docs/tenancy.md#fair-shares). So is a request
+/// no mock matched whose 404 would first build the near-miss catalogs of more than
+/// ``MockStore/nearMissCatalogWorkerLimit`` mocks (``MockServing/respond(to:tenant:within:refundable:)``).
 ///
 /// A worker matches a request within ``workerSlice`` (``MockStore/serve(tenant:method:target:headerValue:body:within:)``).
 /// When an expression is still running then, the request is parked (no worker held) and
@@ -58,6 +60,7 @@ extension APIError {
         status: 429,
         reason: "this tenant already has \(MatchingLane.admittedPerTenant) requests being matched against regular expressions "
             + "that take more than \(Int(MatchingLane.workerSlice.milliseconds)) ms (up to the 100 ms evaluation budget each, "
-            + "one at a time per tenant; docs/tenancy.md#fair-shares): this request was not matched; make the mocks' "
-            + "regular expressions cheaper, or send fewer such requests at once")
+            + "one at a time per tenant; docs/tenancy.md#fair-shares), or unmatched right after a change of a table of more than "
+            + "\(MockStore.nearMissCatalogWorkerLimit) mocks (docs/matching.md#near-misses): this request was not matched; make the "
+            + "mocks' regular expressions cheaper, or send fewer such requests at once")
 }

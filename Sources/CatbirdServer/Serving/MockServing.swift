@@ -43,8 +43,10 @@ struct MockServing: Sendable {
     }
 
     /// Serves `request` on a worker, if its regular expressions finish within `slice`; nil when
-    /// one was still running then: nothing was counted nor journaled, and the caller serves it
-    /// again with the whole budget, elsewhere (``respond(to:tenant:refundable:)``, ``MatchingLane``).
+    /// one was still running then, or when no mock matched and its 404 would first build the
+    /// near-miss catalogs of more than ``MockStore/nearMissCatalogWorkerLimit`` mocks: nothing
+    /// was counted nor journaled, and the caller serves it again with the whole budget,
+    /// elsewhere (``respond(to:tenant:refundable:)``, ``MatchingLane``).
     /// With `refundable`, the hit stays refundable (``MockStore/refund(_:)``) until the caller
     /// settles it (strict durability: ``append(_:settling:)``).
     func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration, refundable callerRefunds: Bool) -> Served? {
@@ -53,7 +55,11 @@ struct MockServing: Sendable {
             tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
             body: request.body, within: slice, refundable: callerRefunds || mayNotFit) {
         case let .hit(hit): return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
-        case .miss: return unmatched(request, tenant: tenant, outOfTime: [], regexpSlice: slice)
+        case .miss:
+            if let other = answeredWithoutMock(request, tenant: tenant) { return other }
+            // The 404's near-miss catalogs of a large table are built off the workers.
+            guard mocks.nearMissCatalogsToBuild(for: tenant) <= MockStore.nearMissCatalogWorkerLimit else { return nil }
+            return notFound(request, tenant: tenant, outOfTime: [], regexpSlice: slice)
         case .unfinished: return nil
         }
     }
@@ -70,7 +76,9 @@ struct MockServing: Sendable {
             headerValue: { request.headers.first($0) }, body: request.body, refundable: callerRefunds || mayNotFit,
             outOfTime: { outOfTime.append($0) })
         if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
-        guard let hit = served else { return unmatched(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil) }
+        guard let hit = served else {
+            return answeredWithoutMock(request, tenant: tenant) ?? notFound(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil)
+        }
         return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
     }
 
@@ -90,10 +98,10 @@ struct MockServing: Sendable {
         request.responseHeadRoom < OversizedHead.mockLimit || (cors != nil && request.headers.first("Origin") != nil)
     }
 
-    /// What answers a request no mock matched: a file mock, the proxy's refusal of `CONNECT`, the
-    /// upstream (``Served/forward(_:)``), the loop's 508 for a request that came round from this
-    /// Catbird, else the 404 with its near misses (``notFoundAnswer(_:tenant:outOfTime:regexpSlice:)``).
-    private func unmatched(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> Served {
+    /// What answers a request no mock matched before the 404: a file mock, the proxy's refusal of
+    /// `CONNECT`, the upstream (``Served/forward(_:)``), the loop's 508 for a request that came
+    /// round from this Catbird; nil: the 404 (``notFound(_:tenant:outOfTime:regexpSlice:)``).
+    private func answeredWithoutMock(_ request: HTTPRequest, tenant: TenantID) -> Served? {
         if let answer = files?.respond(to: request) {
             let (sent, entry) = entry(
                 request: request, response: answer.response, responseHeadersJSON: nil,
@@ -116,6 +124,11 @@ struct MockServing: Sendable {
                 hit: nil, tenant: tenant)
             return .answered(sent, .unanswered, entry, nil)
         }
+        return nil
+    }
+
+    /// The 404 with its near misses (``notFoundAnswer(_:tenant:outOfTime:regexpSlice:)``) and its journal entry.
+    private func notFound(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> Served {
         let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: regexpSlice)
         let (sent, entry) = entry(
             request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
