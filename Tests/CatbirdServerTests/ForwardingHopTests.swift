@@ -104,10 +104,10 @@ final class ForwardingHopTests: UpstreamTestCase {
         XCTAssertEqual(listedURLs(elsewhere), ["/listed"], "a /catbird path is never forwarded, whatever the host: \(elsewhere.text)")
         // A change through the proxy to another host's /catbird is this Catbird's too: refused
         // here for its unknown parameter, with our error, and nothing is removed.
-        let removal = try CurlClient.run(["--proxy", url(port, ""), "-X", "DELETE", "http://api.example.invalid/catbird/api/mocks?all=1"])
+        let removal = try CurlClient.run(["--proxy", url(port, ""), "-X", "DELETE", "http://api.example.invalid/catbird/api/mocks?every=1"])
         XCTAssertEqual(removal.status, 400, removal.text)
         XCTAssertEqual(removal.object["error"] as? Bool, true, removal.text)
-        XCTAssertEqual(removal.object["reason"] as? String, "unknown query parameter 'all' (this route takes none)", removal.text)
+        XCTAssertEqual(removal.object["reason"] as? String, "unknown query parameter 'every' (known: all)", removal.text)
         XCTAssertEqual(try E2E.mocks(try server.client(), tenant: nil).count, 1, "the mock is still there")
 
         let loop = try CurlClient.run([url(port, "/x")])
