@@ -171,6 +171,26 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/inside.txt").text, "inside")
     }
 
+    /// Regression (try7b F13): with `--mocks-dir` an NFC-named `mdé`, a symlink inside it to the
+    /// sibling directory NFD-named `mdé` (another directory to the file system) was followed and
+    /// its file served: the inside check compared the two names as equal text.
+    func testASymlinkToASiblingNamedByAnotherNormalizationIsOutside() throws {
+        let base = mocksDirectory.deletingLastPathComponent()
+        let root = base.path + "/md\u{E9}", sibling = base.path + "/mde\u{301}"
+        XCTAssertNotEqual(Array(root.utf8), Array(sibling.utf8))
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: sibling, withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: sibling + "/secret.txt"))
+        try Data("inside".utf8).write(to: URL(fileURLWithPath: root + "/inside.txt"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: sibling)
+        let server = try TestServer { $0.mocksDirectory = root }
+        let client = try server.client()
+        let answer = try client.request("GET", "/link/secret.txt")
+        XCTAssertEqual(answer.status, 404, answer.text)
+        XCTAssertFalse(answer.text.replacingOccurrences(of: "secret.txt", with: "").contains("secret"), answer.text)
+        XCTAssertEqual(try client.request("GET", "/inside.txt").text, "inside")
+    }
+
     func testProxyFormLooksUnderTheHost() throws {
         try write("api.example.com/v1/items.json", "[]")
         let server = try server()

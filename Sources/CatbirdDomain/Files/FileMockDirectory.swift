@@ -96,7 +96,7 @@ public struct FileMockDirectory: Sendable {
               let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         let stem = name.segments[name.segments.count - 1] + "."
         let found = entries.filter { entry in
-            entry.hasPrefix(stem) && entry.count > stem.count && !entry.hasSuffix(FileMockSidecar.suffix)
+            entry.utf8.starts(with: stem.utf8) && entry.utf8.count > stem.utf8.count && !entry.hasSuffix(FileMockSidecar.suffix)
                 && Self.regularFile(directory + "/" + entry) != nil
         }.sorted().first
         return found.map { parent.isEmpty ? $0 : parent + "/" + $0 }
@@ -134,9 +134,13 @@ public struct FileMockDirectory: Sendable {
         return FileMock(path: path, size: size, status: sidecar.status, headers: headers, entityTag: tag)
     }
 
-    /// `root/name` with symlinks resolved, when it exists and lies inside ``root``.
+    /// `root/name` with symlinks resolved, when it exists and lies inside ``root``. Inside means
+    /// its bytes start with the root's and a `/`: `String.hasPrefix` compares canonically
+    /// equivalent text as equal, so a symlink to a sibling directory whose name differs only in
+    /// normalization (NFC `mdé` beside NFD `mdé`, two directories to the file system) passed as
+    /// inside (try7b F13).
     func confined(_ name: String) -> String? {
-        guard let resolved = Self.realPath(root + "/" + name), resolved.hasPrefix(root + "/") else { return nil }
+        guard let resolved = Self.realPath(root + "/" + name), resolved.utf8.starts(with: (root + "/").utf8) else { return nil }
         return resolved
     }
 
