@@ -7,7 +7,7 @@
 
 const PAGE_SIZE = 100;         // rows per journal page (first page and "load older")
 const MAX_ROWS = 500;          // rows kept in the page; older ones can be paged back in
-const LIVE_BATCH = 200;        // entries asked for per live poll
+const LIVE_BATCH = 100;        // entries asked for per live poll: a page of more than 100 is slow-lane work (docs/tenancy.md), which a parked poll would hold
 const LONG_POLL_SECONDS = 25;  // how long the server may hold a live poll when it supports wait=
 const SHORT_POLL_MS = 500;     // pause between polls when it does not
 const PREVIEW_BYTES = 65536;   // body bytes fetched for a preview
