@@ -13,14 +13,27 @@ enum SwiftCompiler {
         return folder
     }
 
-    /// Runs `swiftc arguments` and returns its exit status and combined output.
+    /// `-Xcc -fmodule-map-file=…` for each C target SwiftPM built (a `module.modulemap` in
+    /// `.build/<configuration>/<target>.build/`): the client's modules import CatbirdSupport,
+    /// which imports the C target CByteSearch, and a package depending on CatbirdAPI gets these
+    /// flags from SwiftPM.
+    static func clangModuleFlags() throws -> [String] {
+        let bin = try modulesDirectory().deletingLastPathComponent()
+        let entries = try FileManager.default.contentsOfDirectory(atPath: bin.path).filter { $0.hasSuffix(".build") }.sorted()
+        return entries.map { bin.appendingPathComponent($0).appendingPathComponent("module.modulemap") }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
+            .flatMap { ["-Xcc", "-fmodule-map-file=\($0.path)"] }
+    }
+
+    /// Runs `swiftc arguments` (with ``clangModuleFlags()``) and returns its exit status and
+    /// combined output.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = (environment["PATH"] ?? "") + ":/opt/swift/usr/bin"
         process.environment = environment
-        process.arguments = ["swiftc"] + arguments
+        process.arguments = ["swiftc"] + arguments + (try clangModuleFlags())
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

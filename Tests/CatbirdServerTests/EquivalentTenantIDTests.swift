@@ -58,7 +58,7 @@ final class EquivalentTenantIDTests: XCTestCase {
             let ownIDs = (ownA.object["tenants"] as? [[String: Any]] ?? []).map { Self.bytes($0["id"]) }
             XCTAssertEqual(ownIDs, [Array(a.utf8)])
 
-            let clear = try client.request("DELETE", "/catbird/api/tenants")
+            let clear = try client.request("DELETE", "/catbird/api/tenants?all=true")
             XCTAssertEqual(clear.status, 204)
         }
     }
