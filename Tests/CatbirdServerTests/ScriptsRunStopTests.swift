@@ -10,14 +10,14 @@ import XCTest
 /// `.build/release/catbird` is the `catbird` built beside the tests (a release build takes
 /// minutes on CI).
 final class ScriptsRunStopTests: XCTestCase {
-    func testKillPercentOneStopsTheServerStartedByScriptsRun() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-run-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let scripts = root.appendingPathComponent("scripts")
-        let release = root.appendingPathComponent(".build/release")
-        let stubs = root.appendingPathComponent("stubs")
+    /// A stand-in checkout at `checkout`: the real `scripts/run` and `scripts/setup.sh`,
+    /// `.build/release/catbird` linked to the `catbird` built beside the tests, and in
+    /// `folder/stubs` a `swift` that builds nothing.
+    /// - Returns: the stubs folder, to put first on `PATH`.
+    private static func makeCheckout(at checkout: URL, stubsIn folder: URL, from repository: URL) throws -> URL {
+        let scripts = checkout.appendingPathComponent("scripts")
+        let release = checkout.appendingPathComponent(".build/release")
+        let stubs = folder.appendingPathComponent("stubs")
         for folder in [scripts, release, stubs] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         for name in ["run", "setup.sh"] {
             try FileManager.default.copyItem(
@@ -28,6 +28,15 @@ final class ScriptsRunStopTests: XCTestCase {
         let swift = stubs.appendingPathComponent("swift")
         try "#!/bin/sh\nexit 0\n".write(to: swift, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+        return stubs
+    }
+
+    func testKillPercentOneStopsTheServerStartedByScriptsRun() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let stubs = try Self.makeCheckout(at: root, stubsIn: root, from: repository)
 
         // The README's file-mock snippet as written, on a free port.
         let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
@@ -59,20 +68,9 @@ final class ScriptsRunStopTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let checkout = root.appendingPathComponent("catbird")
         let workspace = root.appendingPathComponent("ws")
-        let scripts = checkout.appendingPathComponent("scripts")
-        let release = checkout.appendingPathComponent(".build/release")
-        let stubs = root.appendingPathComponent("stubs")
         let mocks = workspace.appendingPathComponent("mocks/api")
-        for folder in [scripts, release, stubs, mocks] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
-        for name in ["run", "setup.sh"] {
-            try FileManager.default.copyItem(
-                at: repository.appendingPathComponent("scripts/\(name)"), to: scripts.appendingPathComponent(name))
-        }
-        try FileManager.default.createSymbolicLink(
-            at: release.appendingPathComponent("catbird"), withDestinationURL: try BuiltProducts.executable(named: "catbird"))
-        let swift = stubs.appendingPathComponent("swift")
-        try "#!/bin/sh\nexit 0\n".write(to: swift, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+        try FileManager.default.createDirectory(at: mocks, withIntermediateDirectories: true)
+        let stubs = try Self.makeCheckout(at: checkout, stubsIn: root, from: repository)
         try #"{"books":[]}"#.write(to: mocks.appendingPathComponent("books.json"), atomically: true, encoding: .utf8)
 
         let port = try FreePort.next()
