@@ -106,14 +106,15 @@ public final class FileMockRecorder: Sendable {
                 path: directory.root + "/" + name,
                 reason: "a name segment is \(long.utf8.count) bytes long; the file system takes at most \(Self.maxSegmentBytes)")
         }
+        let shownPath = directory.root + "/" + String(name.prefix(200)) + "…"
         if fileName.segments.count > Self.maxSegments {
             throw .cannotRecord(
-                path: directory.root + "/" + String(name.prefix(200)) + "…",
+                path: shownPath,
                 reason: "the path has \(fileName.segments.count) segments; record mode writes at most \(Self.maxSegments)")
         }
         if directory.root.utf8.count + 1 + name.utf8.count + Self.longestSuffix > Self.maxPathBytes {
             throw .cannotRecord(
-                path: directory.root + "/" + String(name.prefix(200)) + "…",
+                path: shownPath,
                 reason: "the file's path would be \(directory.root.utf8.count + 1 + name.utf8.count) bytes long; "
                     + "the file system takes at most \(Self.maxPathBytes), its sidecar's name included")
         }
@@ -159,10 +160,10 @@ public final class FileMockRecorder: Sendable {
     /// Most segments of a recorded file's name (directories and the file): 128. A deeper
     /// request path (a client appending segments in a loop, a fuzzer) is not recorded: each
     /// level is a directory made and checked, and 1,000 of them took 50 s (try7b F5).
-    public static let maxSegments = 128
+    static let maxSegments = 128
     /// Longest path of a recorded file, its sidecar's name included, in bytes (`PATH_MAX` of
     /// Linux, the terminating NUL excluded): 4,095.
-    public static let maxPathBytes = 4095
+    static let maxPathBytes = 4095
     /// The longest name added to a body file's path: the sidecar's suffix, or `/index` and it.
     private static let longestSuffix = "/index".utf8.count + FileMockSidecar.suffix.utf8.count
 

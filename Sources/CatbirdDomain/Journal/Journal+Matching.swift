@@ -16,7 +16,7 @@ extension Journal {
     /// A count over at least this many ids (from the tenant's first to its newest) is shared
     /// with a spare thread when one is free: 100,000 (below that, starting a thread costs more
     /// than it saves).
-    public static let countSplitSpan: Int64 = 100_000
+    static let countSplitSpan: Int64 = 100_000
     /// How many parts a shared count's range is cut into: 16 (a spare thread slowed by other
     /// work then delays the count by at most a sixteenth of it).
     static let countPartCount = 16
