@@ -43,7 +43,7 @@ public struct CompiledBodyPattern: Sendable {
         case .json:
             guard let value = JSONValue(json: Data(source.value.utf8)) else {
                 throw .invalidBodyPattern(
-                    reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(String(source.value.prefix(100))))")
+                    reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(source.value.utf8Prefix(100)))")
             }
             matcher = .json(value)
         case .jsonPath:

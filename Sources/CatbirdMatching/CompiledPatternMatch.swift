@@ -67,7 +67,7 @@ public struct CompiledPatternMatch: Sendable {
             // for the subjects the glob leaves to it.
             let compiled = try Self.compile(
                 expression, pattern: source.value,
-                reason: "the wildcard translates to \(JSONText.string(expression)), which is not a valid ICU regular expression"
+                reason: "the wildcard translates to \(JSONText.shortString(expression)), which is not a valid ICU regular expression"
             )
             matcher = GlobMatcher(translation: expression).map { .glob($0, compiled) } ?? .expression(compiled)
             requirement = LiteralRequirement(regularExpression: expression)

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CatbirdWire
 
 /// How far a request is from a pattern it did not match, field by field: the near-miss
@@ -50,7 +51,7 @@ public struct RequestComparison: Sendable {
 extension CompiledRequestPattern {
     /// Bytes of a url compared by the edit distance at most: 128.
     public static let comparedURLLength = 128
-    /// Characters of a body shown as a near miss's `actual` at most: 200.
+    /// UTF-8 bytes of a body or pattern value shown in a near miss at most: 200.
     public static let shownBodyLength = 200
     /// Fields a near miss lists at most: 20 (method and url, then up to 18 header and body
     /// fields, those that did not match first). A mock with thousands of header patterns would
@@ -176,11 +177,11 @@ extension CompiledRequestPattern {
         }
     }
 
-    /// The body as text for a person: cut after ``shownBodyLength`` characters (`… (N bytes)`),
-    /// or `<N bytes, not UTF-8>`.
+    /// The body as text for a person: cut after ``shownBodyLength`` UTF-8 bytes, at a scalar
+    /// boundary (`… (N bytes)`), or `<N bytes, not UTF-8>`.
     static func shown(_ body: [UInt8]) -> String {
         guard let text = String(validating: body, as: UTF8.self) else { return "<\(body.count) bytes, not UTF-8>" }
-        guard text.count > shownBodyLength else { return text }
-        return "\(text.prefix(shownBodyLength))… (\(body.count) bytes)"
+        guard body.count > shownBodyLength else { return text }
+        return "\(text.utf8Prefix(shownBodyLength))… (\(body.count) bytes)"
     }
 }

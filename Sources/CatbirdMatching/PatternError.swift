@@ -4,8 +4,9 @@ import CatbirdWire
 /// Why a ``PatternMatch`` could not be compiled. Raised once, when a mock is added (docs/protocol.md#errors: an
 /// invalid regular expression is a 400 for the control call), never while matching requests.
 public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
-    /// `pattern` is the `value` exactly as sent (the wildcard itself for `.wildcard`); `reason` says
-    /// what is wrong, including the translated expression for wildcards.
+    /// `pattern` is the `value` exactly as sent (the wildcard itself for `.wildcard`; the reason
+    /// shows its first 64 bytes, ``CatbirdSupport/JSONText/shortString(_:maxBytes:)``); `reason`
+    /// says what is wrong, including the translated expression (cut so too) for wildcards.
     case invalidRegularExpression(pattern: String, reason: String)
     /// A ``BodyPattern`` that cannot be used: `json` whose value is not JSON, a `jsonPath`
     /// that is not a SQLite JSON path, `equalTo` on another kind. `reason` names the field.
@@ -28,7 +29,7 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
     public var description: String {
         switch self {
         case let .invalidRegularExpression(pattern, reason):
-            return "invalid regular expression \(JSONText.string(pattern)): \(reason)"
+            return "invalid regular expression \(JSONText.shortString(pattern)): \(reason)"
         case let .invalidBodyPattern(reason):
             return reason
         case let .tooLong(what, length, limit, why):

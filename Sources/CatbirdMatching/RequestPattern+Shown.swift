@@ -1,10 +1,11 @@
+import CatbirdSupport
 import CatbirdWire
 
 extension RequestPattern {
     /// This pattern as a near miss shows it (docs/matching.md#near-misses): its `pattern`
     /// member, its fields' `expected` texts and the 404's `reason`. A url, header or body value
-    /// longer than ``CompiledRequestPattern/shownBodyLength`` (200) characters is cut to its first
-    /// 200, followed by `… (N bytes)` with its length in UTF-8 bytes, as a request body is. A mock
+    /// longer than ``CompiledRequestPattern/shownBodyLength`` (200) UTF-8 bytes is cut to its
+    /// first 200 (at a Unicode scalar boundary), followed by `… (N bytes)` with its length in UTF-8 bytes, as a request body is. A mock
     /// whose body pattern holds a 4 MB upload made every miss near it a 16 MB 404 with an
     /// 8-million-character reason and an 8 MB journal row (try7b F12). The pattern itself, and
     /// what it matches, are unchanged; a `jsonPath`'s `equalTo` is shown whole.
@@ -18,15 +19,14 @@ extension RequestPattern {
             body: body.map { BodyPattern(kind: $0.kind, value: Self.shown($0.value), equalTo: $0.equalTo) })
     }
 
-    /// Whether `value` has more characters than a near miss shows (bytes first: no count needed
-    /// for a value with no more bytes than the limit).
+    /// Whether `value` has more bytes than a near miss shows.
     private static func needsCut(_ value: String) -> Bool {
-        value.utf8.count > CompiledRequestPattern.shownBodyLength && value.count > CompiledRequestPattern.shownBodyLength
+        value.utf8.count > CompiledRequestPattern.shownBodyLength
     }
 
     /// `value` cut as ``shownInNearMisses`` says, or whole.
     private static func shown(_ value: String) -> String {
         guard needsCut(value) else { return value }
-        return "\(value.prefix(CompiledRequestPattern.shownBodyLength))… (\(value.utf8.count) bytes)"
+        return "\(value.utf8Prefix(CompiledRequestPattern.shownBodyLength))… (\(value.utf8.count) bytes)"
     }
 }

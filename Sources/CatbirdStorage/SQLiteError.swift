@@ -61,7 +61,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// One line: `SQLite error 19 (constraint): UNIQUE constraint failed: t.x — in: INSERT …`.
-    /// Runs of whitespace are collapsed to one space; a message longer than 200 characters and
+    /// Runs of whitespace are collapsed to one space; a message longer than 200 UTF-8 bytes and
     /// SQL longer than 300 are cut with `…` (a message echoes the statement's identifiers:
     /// `no such column: xyyy…` of a 10 MB name made a 10 MB error reason, try6b finding 10).
     public var description: String {
@@ -101,22 +101,25 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         return SQLiteError(code: best, message: String(cString: sqlite3_errmsg(connection)), sql: sql)
     }
 
-    /// `text` on one line: whitespace runs become one space; cut to `limit` characters.
+    /// `text` on one line: whitespace runs become one space; cut with `…` after `limit` UTF-8
+    /// bytes, between code points (counted by code point, not `Character`: one character can be
+    /// any number of combining marks, try7b F10).
     private static func oneLine(_ text: String, limit: Int) -> String {
-        var result = ""
-        var count = 0
+        var result = String.UnicodeScalarView()
+        var bytes = 0
         var pendingSpace = false
-        for character in text {
-            if character.isWhitespace {
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isWhitespace {
                 pendingSpace = !result.isEmpty
                 continue
             }
-            if pendingSpace { result.append(" "); count += 1 }
+            let added = (pendingSpace ? 1 : 0) + scalar.utf8.count
+            if bytes + added > limit { return String(result) + "…" }
+            if pendingSpace { result.append(" ") }
             pendingSpace = false
-            result.append(character)
-            count += 1
-            if count >= limit { return result + "…" }
+            result.append(scalar)
+            bytes += added
         }
-        return result
+        return String(result)
     }
 }

@@ -1,25 +1,24 @@
 extension JSONText {
-    /// How many characters of a long string (a tenant id) text for people shows: 64.
-    public static let shownCharacters = 64
+    /// How many UTF-8 bytes of a long string (a tenant id) text for people shows: 64.
+    public static let shownBytes = 64
 
     /// `value` as a JSON string literal for text people read (an error's reason, the web
-    /// page): a value longer than `maxCharacters` characters is cut to its first
-    /// `maxCharacters`, with `…` inside the quotes and its length after them, e.g.
-    /// `"aaaa…" (20000 characters)`, so a 20,000-character tenant id cannot swamp a message.
-    /// JSON fields meant for programs keep the whole value (docs/tenancy.md#ids-in-messages).
-    public static func shortString(_ value: String, maxCharacters: Int = shownCharacters) -> String {
-        // No more bytes than allowed characters: nothing to cut, no characters counted.
-        guard value.utf8.count > maxCharacters, let end = value.index(value.startIndex, offsetBy: maxCharacters, limitedBy: value.endIndex), end != value.endIndex
-        else { return string(value) }
-        return string(value[..<end] + "…") + " (\(value.count) characters)"
+    /// page): a value longer than `maxBytes` UTF-8 bytes is cut to its first `maxBytes` (at a
+    /// Unicode scalar boundary, ``Swift/StringProtocol/utf8Prefix(_:)``), with `…` inside the
+    /// quotes and its length in bytes after them, e.g. `"aaaa…" (20000 bytes)`, so a
+    /// 20,000-byte tenant id cannot swamp a message. JSON fields meant for programs keep the
+    /// whole value (docs/tenancy.md#ids-in-messages).
+    public static func shortString(_ value: String, maxBytes: Int = shownBytes) -> String {
+        guard value.utf8.count > maxBytes else { return string(value) }
+        return string(value.utf8Prefix(maxBytes) + "…") + " (\(value.utf8.count) bytes)"
     }
 
-    /// Appends ``shortString(_:maxCharacters:)`` of `value` (a 404's reason names tenants so).
-    public static func appendShortString(_ value: String, maxCharacters: Int = shownCharacters, to out: inout ByteWriter) {
-        if value.utf8.count <= maxCharacters {
+    /// Appends ``shortString(_:maxBytes:)`` of `value` (a 404's reason names tenants so).
+    public static func appendShortString(_ value: String, maxBytes: Int = shownBytes, to out: inout ByteWriter) {
+        if value.utf8.count <= maxBytes {
             out.appendJSONString(value)
         } else {
-            out.append(utf8: shortString(value, maxCharacters: maxCharacters))
+            out.append(utf8: shortString(value, maxBytes: maxBytes))
         }
     }
 }

@@ -202,7 +202,7 @@ extension CatbirdNearMiss {
     }
 
     /// The start of a near miss's summary: `mock 7 (POST equal "/api/users") of the default
-    /// tenant: `, or `of tenant "s1": ` (the id cut, ``JSONText/shortString(_:maxCharacters:)``).
+    /// tenant: `, or `of tenant "s1": ` (the id cut, ``JSONText/shortString(_:maxBytes:)``).
     public static func writeSummaryHead(mockId: Int64, patternSummary: String, tenant: String, to out: inout ByteWriter) {
         out.append("mock ")
         out.appendDecimal(mockId)

@@ -44,7 +44,7 @@ final class TenantIDLimitsTests: ServerTestCase {
     /// reasons do.
     func testLogLinesCutALongID() {
         let id = TenantID(String(repeating: "t", count: 1024))
-        XCTAssertEqual(id.description, String(repeating: "t", count: 64) + "… (1024 characters)")
+        XCTAssertEqual(id.description, String(repeating: "t", count: 64) + "… (1024 bytes)")
         XCTAssertEqual(TenantID("shard-1").description, "shard-1")
         XCTAssertEqual(TenantID.defaultTenant.description, "(default)")
     }

@@ -47,7 +47,7 @@ final class TenantIdsInMessagesTests: XCTestCase {
     }
 
     /// Regression: a 20,000-character tenant id was echoed whole in the 404's reason and near
-    /// misses' summaries (a 56 KB 404). Now the reason shows its first 64 characters and its
+    /// misses' summaries (a 56 KB 404). Now the reason shows its first 64 bytes and its
     /// length; the `tenant` fields keep it whole. (Ids are now at most 1,024 bytes: the longest
     /// is used.)
     func testALongTenantIDIsCutInReasonsAndKeptWholeInFields() throws {
@@ -55,7 +55,7 @@ final class TenantIdsInMessagesTests: XCTestCase {
         defer { server.removeFiles() }
         let client = try server.client()
         let longID = String(repeating: "t", count: 1024)
-        let shown = "\"\(String(repeating: "t", count: 64))…\" (1024 characters)"
+        let shown = "\"\(String(repeating: "t", count: 64))…\" (1024 bytes)"
         try E2E.addMock(client, tenant: longID, url: "/api/users", body: "users")
 
         let miss = try client.request("GET", "/api/usres", headers: E2E.tenantHeader(longID))
@@ -78,6 +78,6 @@ final class TenantIdsInMessagesTests: XCTestCase {
         let unknown = String(repeating: "u", count: 300)
         let missing = try client.request("DELETE", "/catbird/api/tenants/\(unknown)")
         XCTAssertEqual(missing.status, 404, missing.text)
-        XCTAssertEqual(missing.object["reason"] as? String, "no tenant \"\(String(repeating: "u", count: 64))…\" (300 characters)")
+        XCTAssertEqual(missing.object["reason"] as? String, "no tenant \"\(String(repeating: "u", count: 64))…\" (300 bytes)")
     }
 }

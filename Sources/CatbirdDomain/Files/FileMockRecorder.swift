@@ -106,7 +106,7 @@ public final class FileMockRecorder: Sendable {
                 path: directory.root + "/" + name,
                 reason: "a name segment is \(long.utf8.count) bytes long; the file system takes at most \(Self.maxSegmentBytes)")
         }
-        let shownPath = directory.root + "/" + String(name.prefix(200)) + "…"
+        let shownPath = directory.root + "/" + name.utf8Prefix(200) + "…"
         if fileName.segments.count > Self.maxSegments {
             throw .cannotRecord(
                 path: shownPath,

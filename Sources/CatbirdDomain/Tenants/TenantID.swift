@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CatbirdWire
 
 /// A tenant: the mocks and journal of one parallel test shard, named by the request's
@@ -36,13 +37,13 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     public var isDefault: Bool { rawValue.isEmpty }
 
-    /// For log lines: `(default)`, or the id; one of more than 64 characters cut to its first 64,
-    /// `…` and its length (`tttt… (1000 characters)`), as reasons show it (docs/tenancy.md#ids-in-messages).
+    /// For log lines: `(default)`, or the id; one of more than 64 UTF-8 bytes cut to its first 64
+    /// (at a scalar boundary), `…` and its length (`tttt… (1000 bytes)`), as reasons show it
+    /// (docs/tenancy.md#ids-in-messages).
     public var description: String {
         guard !isDefault else { return "(default)" }
-        guard let end = rawValue.index(rawValue.startIndex, offsetBy: 64, limitedBy: rawValue.endIndex), end != rawValue.endIndex
-        else { return rawValue }
-        return "\(rawValue[..<end])… (\(rawValue.count) characters)"
+        guard rawValue.utf8.count > JSONText.shownBytes else { return rawValue }
+        return "\(rawValue.utf8Prefix(JSONText.shownBytes))… (\(rawValue.utf8.count) bytes)"
     }
 
     /// The same UTF-8 bytes.

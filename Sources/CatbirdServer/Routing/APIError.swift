@@ -36,7 +36,7 @@ struct APIError: HTTPResponseError, Sendable {
 
     /// The JSON error response, with ``headers`` (the reason cut by
     /// ``CatbirdHTTP/HTTPResponse/error(status:reason:)`` past
-    /// ``CatbirdHTTP/HTTPResponse/maxErrorReasonCharacters``).
+    /// ``CatbirdHTTP/HTTPResponse/maxErrorReasonBytes``).
     var response: HTTPResponse {
         var response = HTTPResponse.error(status: status, reason: reason)
         if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }

@@ -38,7 +38,7 @@ enum QueryParameters {
             guard let name = strictDecode(parts[0]), let value = parts.count > 1 ? strictDecode(parts[1]) : ""
             else {
                 throw .badRequest(
-                    "query parameter \(JSONText.string(String(pair.prefix(100)))) is not valid percent-encoded UTF-8 "
+                    "query parameter \(JSONText.string(pair.utf8Prefix(100))) is not valid percent-encoded UTF-8 "
                         + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
             }
             guard seen.insert(name).inserted else {

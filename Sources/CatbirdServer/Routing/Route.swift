@@ -126,7 +126,7 @@ struct Route: Sendable {
         for part in parts {
             guard let decoded = part.removingPercentEncoding else {
                 throw .badRequest(
-                    "the path segment \(JSONText.string(String(part.prefix(100)))) is not valid percent-encoded UTF-8 "
+                    "the path segment \(JSONText.string(part.utf8Prefix(100))) is not valid percent-encoded UTF-8 "
                         + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
             }
             segments.append(decoded)

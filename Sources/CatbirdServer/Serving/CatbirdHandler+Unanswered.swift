@@ -62,10 +62,10 @@ extension CatbirdHandler {
         }
         let codings = request.headers.fields.filter { $0.name.equalsIgnoringASCIICase("Transfer-Encoding") }.map(\.value)
         if !codings.isEmpty {
-            return "refused at its head: its body (Transfer-Encoding: \(codings.joined(separator: ", ").prefix(100))) was not read"
+            return "refused at its head: its body (Transfer-Encoding: \(codings.joined(separator: ", ").utf8Prefix(100))) was not read"
         }
         if let declared, declared != "0" {
-            return "refused at its head: its body (Content-Length: \(declared.prefix(20))) was not read"
+            return "refused at its head: its body (Content-Length: \(declared.utf8Prefix(20))) was not read"
         }
         return nil
     }
@@ -91,7 +91,7 @@ extension CatbirdHandler {
                 answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status,
                 latency: ContinuousClock.now - request.receivedAt)
         }
-        let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.prefix(200)) → \(status): \(why) tenant=\(tenant)"
+        let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.utf8Prefix(200)) → \(status): \(why) tenant=\(tenant)"
         if warning { log.warning(line) } else { log.info(line) }
     }
 

@@ -10,7 +10,7 @@ import CatbirdSupport
 /// the closest mock with the fields that differ, and, for a request without a parallel id,
 /// the tenants whose mocks match it; with an admin token set, it only says that another tenant
 /// has one, naming none (docs/tenancy.md#ids-in-messages). Ids in the reason are cut
-/// (``JSONText/shortString(_:maxCharacters:)``); the JSON fields keep them whole.
+/// (``JSONText/shortString(_:maxBytes:)``); the JSON fields keep them whole.
 struct NotFoundAnswer {
     /// The 404 response (`Content-Type` as every error's, ``APIError/headers``).
     let response: HTTPResponse
@@ -80,9 +80,8 @@ struct NotFoundAnswer {
         out.append("no mock matched ")
         out.append(utf8: method)
         out.append(UInt8(ascii: " "))
-        // At most 200 bytes are at most 200 characters: counted only for a longer target.
-        if target.utf8.count > 200 && target.count > 200 {
-            out.append(utf8: String(target.prefix(200)) + "…")
+        if target.utf8.count > 200 {
+            out.append(utf8: target.utf8Prefix(200) + "…")
         } else {
             out.append(utf8: target)
         }

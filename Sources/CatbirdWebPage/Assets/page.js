@@ -109,7 +109,7 @@ function notice(text) {
   $("notice").hidden = !text;
 }
 
-// The shown characters of a tenant id (code points, as the server's reasons count them):
+// The shown characters of a tenant id (code points, so at most 256 bytes; the server's reasons cut at 64 bytes):
 // a longer id is cut with "…", so a 20,000-character id cannot push the other tenants out of
 // view; the whole id stays in the button's title and in the address bar (docs/tenancy.md#ids-in-messages).
 const TENANT_SHOWN_CHARACTERS = 64;
