@@ -141,7 +141,7 @@ final class ParkedConnections: Sendable {
             state.parked[state.nextTicket] = Parked(
                 connection: connection, loop: WorkerLoop.current, socket: socket, context: context, atShutdown: atShutdown)
             context.parkedTicket = state.nextTicket
-            hangUps.watch(socket, ticket: state.nextTicket)
+            hangUps.watch(socket, ticket: state.nextTicket, probe: context.version == "HTTP/1.1")
             return state.nextTicket
         }
         guard let ticket else {

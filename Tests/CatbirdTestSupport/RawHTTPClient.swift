@@ -65,6 +65,12 @@ public final class RawHTTPClient {
         shutdown(socket, Int32(SHUT_RDWR))
     }
 
+    /// Shuts down the sending side only (`shutdown(SHUT_WR)`, as `nc -N` does after its input):
+    /// the server reads the end of the stream, and this client still reads its answers.
+    public func halfClose() {
+        shutdown(socket, Int32(SHUT_WR))
+    }
+
     /// Sends `bytes` exactly as given.
     public func send(raw bytes: [UInt8]) throws {
         var offset = 0
