@@ -83,6 +83,13 @@ static inline int catbird_socket_unsent_bytes(int socket) {
     return ioctl(socket, SIOCOUTQ, &unsent) == 0 ? unsent : -1;
 }
 
+// Bytes received on `socket` and not read yet (FIONREAD), or -1: ChunkLineWatch tells a body
+// libmicrohttpd stopped reading by them (ioctl is variadic, which Swift cannot call).
+static inline int catbird_socket_unread_bytes(int socket) {
+    int unread = 0;
+    return ioctl(socket, FIONREAD, &unread) == 0 ? unread : -1;
+}
+
 // Swift's Glibc module does not export epoll or eventfd; HangUpWatcher watches parked
 // connections' sockets with them.
 #include <sys/epoll.h>

@@ -73,12 +73,19 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// `/` (origin form), not an absolute URI (`http://host/path`, as sent to a proxy), not `*`,
     /// and not a `CONNECT`'s `host:port`; e.g. `GET nopath` (400).
     case targetForm
+    /// A chunked body's chunk-size line (the size and its chunk extensions, `5;eeee…`) longer
+    /// than the about `limit` bytes of connection memory left after the request's head, where
+    /// libmicrohttpd 0.9.75 must hold it whole: it would read no further and answer nothing
+    /// until the idle timeout (``ChunkLineWatch``). Chunk extensions have no use here, and
+    /// none that long (413, RFC 9110 section 15.5.14; the connection closed).
+    case chunkLineTooLong(limit: Int)
 
     /// The status to answer with.
     public var status: Int {
         switch self {
         case .targetTooLong, .tooManyQueryParameters: 414
         case .headTooLarge: 431
+        case .chunkLineTooLong: 413
         case .transferCodingNotImplemented: 501
         case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .bareCarriageReturn, .nulByte,
              .conflictingContentLength, .transferCodingNotFinalChunked, .contentLengthBesideChunked, .hostFieldCount,
@@ -126,6 +133,9 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .targetForm:
             "the request-target is in no form HTTP/1.1 defines (RFC 9112 section 3.2): it must start with '/', "
                 + "or be an absolute URL such as http://host/path (to a proxy), '*', or host:port for CONNECT"
+        case let .chunkLineTooLong(limit):
+            "a chunk-size line of the chunked body (the size and its chunk extensions) is longer than the about \(limit) bytes "
+                + "this server holds of it (RFC 9112 section 7.1.1): send chunk extensions short, or none; the connection is closed"
         case .hostFieldCount(0):
             "an HTTP/1.1 request must have a Host header field (RFC 9112 section 3.2)"
         case let .hostFieldCount(count):

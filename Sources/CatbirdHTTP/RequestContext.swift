@@ -58,6 +58,9 @@ final class RequestContext: @unchecked Sendable {
     /// (``ServerCore/refuseBeforeQueryParsing(_:_:)``): the access handler closes the connection.
     var answeredEarly = false
     var oversized = false
+    /// Its chunked body is watched by ``ServerCore/chunkLines`` (from its head to its end; the
+    /// worker's field).
+    var watchesChunkLines = false
     /// The body's size as far as known once ``oversized``: the declared `Content-Length` of a
     /// body refused unread, else every body byte received (kept or discarded).
     var bodySizeSeen = 0

@@ -86,6 +86,17 @@ extension ServerCore {
         }
     }
 
+    /// Refuses a chunked request whose body stalled on a chunk-size line longer than the `room`
+    /// left in the connection memory (``ChunkLineWatch``), on its socket as
+    /// ``refuseBeforeQueryParsing(_:_:)`` does: 413, journaled with the body bytes received
+    /// (discarded), the connection closed. Called on the watch's thread while libmicrohttpd
+    /// reads nothing of the connection.
+    func refuseStalledChunkLine(_ context: RequestContext, _ connection: OpaquePointer, room: Int) {
+        context.problem = .chunkLineTooLong(limit: room)
+        context.oversized = true
+        refuseBeforeQueryParsing(context, connection)
+    }
+
     /// Writes `response` to `socket` when it has nothing else left to send, then shuts it down.
     private static func send(_ response: HTTPResponse, andShutDown socket: Int32) {
         let bytes = wireBytes(of: response.stamped())

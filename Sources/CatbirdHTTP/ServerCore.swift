@@ -15,6 +15,8 @@ final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let maxBodySize: Int
     let parked = ParkedConnections()
+    /// Chunked bodies watched for a chunk-size line libmicrohttpd cannot read (``ChunkLineWatch``).
+    let chunkLines = ChunkLineWatch()
     /// Requests started and not yet completed.
     let inFlight = Atomic<Int>(0)
     /// Refusals answered later on a duplicate of their socket, outside ``ParkedConnections``
@@ -88,6 +90,7 @@ final class ServerCore: Sendable {
                 core.request(from: context), ending: unansweredEnding(catbird_mhd_response_status(connection), termination))
         }
         core.parked.forget(context)
+        if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
         if let held = context.held {
             // Released but never sent: its client hung up while it waited, and libmicrohttpd,
             // taking the connection back, read the end of the stream before calling us again.
@@ -297,24 +300,42 @@ final class ServerCore: Sendable {
                 }
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
+            } else if context.headers.first("Transfer-Encoding") != nil {
+                // Chunked (any other coding was refused above): its chunk-size lines may not fit.
+                context.watchesChunkLines = true
+                let room = connectionMemory - headSize
+                chunkLines.watch(context, connection) { [unowned self] context, connection in
+                    refuseStalledChunkLine(context, connection, room: room)
+                }
             }
             return .YES
         }
         let size = uploadSize.pointee
         if size > 0 {
-            context.bodySizeSeen += size
-            if !context.oversized, let uploadData {
-                if context.body.count + size > maxBodySize {
-                    context.oversized = true
-                    context.body = []
-                } else {
-                    uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
-                        context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+            let addBody = {
+                context.bodySizeSeen += size
+                if !context.oversized, let uploadData {
+                    if context.body.count + size > self.maxBodySize {
+                        context.oversized = true
+                        context.body = []
+                    } else {
+                        uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
+                            context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
+                        }
                     }
                 }
             }
+            if context.watchesChunkLines {
+                guard chunkLines.bodyArrived(context, addBody) else { return .NO }  // refused as stalled meanwhile
+            } else {
+                addBody()
+            }
             uploadSize.pointee = 0
             return .YES
+        }
+        if context.watchesChunkLines {
+            context.watchesChunkLines = false
+            guard chunkLines.forget(context) else { return .NO }  // refused as stalled meanwhile
         }
         if refusingRequests.load(ordering: .relaxed) {
             context.handled = true  // nothing to journal: the handler never saw it

@@ -253,6 +253,12 @@ struct CatbirdHandler: HTTPHandler {
             // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
             // journal it in (docs/tenancy.md#tenant-of-a-request).
             return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
+        case .chunkLineTooLong:
+            // Refused while its body was read (ServerCore's ChunkLineWatch): what arrived of it was dropped.
+            return refused(
+                request, APIError(status: problem.status, reason: problem.reason),
+                problem: "refused while its chunked body was read, at a chunk-size line too long to hold: bodySize is the "
+                    + "chunk data received, which was discarded")
         default:
             return refused(request, APIError(status: problem.status, reason: problem.reason))
         }
@@ -277,7 +283,8 @@ struct CatbirdHandler: HTTPHandler {
     /// the id not being among the headers. With strict durability a journaled refusal leaves
     /// once its entry is committed, parked meanwhile like any strict answer
     /// (``Journal/answer(_:onceCommitted:sent:)``).
-    private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true) -> HTTPAnswer {
+    /// - Parameter problem: the entry's `problem`; by default what ``unreadBodyProblem(of:)`` says.
+    private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true, problem: String? = nil) -> HTTPAnswer {
         var response = error.response
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
         if let cors {  // control routes' refusals too (docs/files.md#cors)
@@ -288,7 +295,7 @@ struct CatbirdHandler: HTTPHandler {
             guard journaled else { return }
             let (sent, entryTicket) = serving.journal(
                 request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant,
-                problem: Self.unreadBodyProblem(of: request))
+                problem: problem ?? Self.unreadBodyProblem(of: request))
             response = sent
             ticket = entryTicket
         }
