@@ -49,6 +49,23 @@ final class ControlQueryParameterTests: ServerTestCase {
         XCTAssertTrue(page.header("Content-Type")?.hasPrefix("text/html") ?? false, "\(page.header("Content-Type") ?? "none")")
     }
 
+    /// Regression (try7a F6): `GET /catbird/api/health?x=1`, `/catbird/metrics?name=x` and
+    /// `/catbird/version?x` were 400 `unknown query parameter`, so a monitor adding a
+    /// cache-buster or a scrape `params:` entry marked a healthy node down. The read-only
+    /// probes ignore their query; `info` (an API route) still refuses one.
+    func testTheProbesIgnoreTheirQuery() throws {
+        let health = try client.request("GET", "/catbird/api/health?x=1")
+        XCTAssertEqual(health.status, 200, health.text)
+        XCTAssertEqual(health.object["status"] as? String, "ok", health.text)
+        let metrics = try client.request("GET", "/catbird/metrics?name=x")
+        XCTAssertEqual(metrics.status, 200, metrics.text)
+        XCTAssertTrue(metrics.text.contains("catbird_build_info"), metrics.text)
+        let version = try client.request("GET", "/catbird/version?x")
+        XCTAssertEqual(version.status, 200, version.text)
+        XCTAssertTrue(version.text.hasPrefix("Version: "), version.text)
+        E2E.assertError(try client.request("GET", "/catbird/api/info?x=1"), status: 400, reasonContains: "unknown query parameter 'x'")
+    }
+
     /// The journal's `url` filter looks for the percent-decoded filter value in the url as received
     /// (README.md, docs/protocol.md#journal): after `/a%20b?q=x+y&r=1%2B2`, `?url=a%20b` looks for
     /// `a b` and finds nothing, `?url=a%2520b` finds it, `?url=x%2By` finds the `+` kept as sent.

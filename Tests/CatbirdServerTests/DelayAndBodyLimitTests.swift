@@ -111,6 +111,9 @@ final class DelayAndBodyLimitTests: XCTestCase {
 
         let overLimit = try server.client().request("POST", "/upload", body: [UInt8](repeating: 0x61, count: 1001))
         E2E.assertError(overLimit, status: 413, reasonContains: "1000")
+        XCTAssertEqual(
+            overLimit.object["reason"] as? String,
+            "request body is larger than the limit of 1000 bytes (--max-body-size, CATBIRD_MAX_BODY_SIZE)", "no word of mocks: not a control request")
 
         // Both are journaled (README: every request outside /catbird, answered or not); the
         // rejected one with its 413 and no body (the upload was discarded), its bodySize the
@@ -127,12 +130,20 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 1)
     }
 
+    /// Regression (try7a F6): a mock body under `--max-body-size` (40 MiB at the default 50 MiB)
+    /// got 413 `… (CATBIRD_MAX_BODY_SIZE)`, which named neither the option nor why: the control
+    /// request carries the body as base64, 4/3 of its size. Same shape at a 1,000-byte limit: a
+    /// 900-byte mock body is 1,200 bytes of base64.
     func testAControlCallOverTheLimitIs413() throws {
         let server = try TestServer { $0.maxBodySize = 1000 }
         defer { server.removeFiles() }
-        let big = E2E.updateAction(url: "/big", body: [UInt8](repeating: 0x62, count: 2000))
+        let big = E2E.updateAction(url: "/big", body: [UInt8](repeating: 0x62, count: 900))
         let answer = try server.client().json("POST", "/catbird/api/mocks", big)
         E2E.assertError(answer, status: 413)
+        XCTAssertEqual(
+            answer.object["reason"] as? String,
+            "request body is larger than the limit of 1000 bytes (--max-body-size, CATBIRD_MAX_BODY_SIZE); a control request "
+                + "carries a mock's body as base64, 4/3 of its size, so a mock body of at most about 750 bytes fits", answer.text)
         XCTAssertEqual(try E2E.mocks(try server.client(), tenant: nil).count, 0)
     }
 

@@ -20,7 +20,10 @@ enum InfoRoutes {
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/health", lane: .health) { _ in
+            // The probes read no query and ignore one (a monitor's cache-buster, a scrape's
+            // `params:`): refusing it would mark a healthy node down (try7a F6). They change
+            // nothing, so a misread parameter cannot make them do more than asked.
+            Route("GET", "/catbird/api/health", query: nil, lane: .health) { _ in
                 dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
                 if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault, durability: dependencies.settings.durability) }
                 do {
@@ -40,7 +43,7 @@ enum InfoRoutes {
                     github: "https://github.com/RedMadRobot/catbird",
                     retention: RetentionInfo(policy: dependencies.settings.retention, pruned: dependencies.pruner.pruned)))
             },
-            Route("GET", "/catbird/version") { _ in
+            Route("GET", "/catbird/version", query: nil) { _ in
                 HTTPResponse(
                     status: 200, headers: ["Content-Type": "text/plain; charset=utf-8"],
                     body: Array("Version: \(CatbirdServer.version)".utf8))

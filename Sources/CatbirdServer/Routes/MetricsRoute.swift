@@ -8,7 +8,8 @@ enum MetricsRoute {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             // On the quick control lane: the stored counts wait for a read connection.
-            Route("GET", "/catbird/metrics", lane: .quick) { _ throws(APIError) in
+            // Ignores a query, as the health probe does (InfoRoutes).
+            Route("GET", "/catbird/metrics", query: nil, lane: .quick) { _ throws(APIError) in
                 let text = try render(dependencies)
                 return HTTPResponse(
                     status: 200, headers: ["Content-Type": PrometheusText.contentType], body: Array(text.utf8))

@@ -23,8 +23,17 @@ struct APIError: HTTPResponseError, Sendable {
     static func methodNotAllowed(_ allowed: String) -> APIError {
         APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))")
     }
-    static func payloadTooLarge(limit: Int) -> APIError {
-        APIError(status: 413, reason: "request body is larger than the limit of \(limit) bytes (CATBIRD_MAX_BODY_SIZE)")
+    /// 413 for a body over `limit` bytes, naming the option and its variable. For a control
+    /// request (`control`), also what that means for a mock: its body travels as base64, 4/3
+    /// of its size, so the largest mock body an `update` can carry is about 3/4 of the limit
+    /// (try7a F6: a 40 MiB mock body was refused at the default 50 MiB with no word of why).
+    static func payloadTooLarge(limit: Int, control: Bool) -> APIError {
+        var reason = "request body is larger than the limit of \(limit) bytes (--max-body-size, CATBIRD_MAX_BODY_SIZE)"
+        if control {
+            reason += "; a control request carries a mock's body as base64, 4/3 of its size, so a mock body of at most "
+                + "about \(limit / 4 * 3) bytes fits"
+        }
+        return APIError(status: 413, reason: reason)
     }
     static let unsupportedMediaType = APIError(
         status: 415, reason: "Content-Type must be application/json")

@@ -238,7 +238,7 @@ struct CatbirdHandler: HTTPHandler {
 
     /// 413, journaled (``refused(_:_:journaled:)``).
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
-        refused(request, APIError.payloadTooLarge(limit: limit))
+        refused(request, APIError.payloadTooLarge(limit: limit, control: Self.controlRequest(request) != nil))
     }
 
     /// 414, 431 or 400 with our JSON error body (docs/protocol.md#malformed-requests),
