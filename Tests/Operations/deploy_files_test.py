@@ -10,11 +10,16 @@
   mounted where CATBIRD_DB points, readiness asks /catbird/api/health and liveness
   /catbird/version, the Ingress hashes the same header as deploy/nginx/catbird.conf, the user
   and volume path are the image's, the image tag is the binary's version and every CATBIRD_* variable set is one `catbird --help` documents.
+- Both balancers' read timeouts (nginx's proxy_read_timeout, the Ingress's proxy-read-timeout)
+  are at least a mock's longest delay, the OpenAPI document's maximum for `delay`: a node may
+  rightly send nothing that long, and a shorter timeout turns the answer into the balancer's
+  own 504 (try7a F6: both were 300 s against 86,400).
 
 Usage: deploy_files_test.py --catbird PATH [--hadolint PATH]
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -28,6 +33,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 CONTAINERFILE = os.path.join(ROOT, "deploy", "container", "Containerfile")
 MANIFEST = os.path.join(ROOT, "deploy", "k8s", "catbird.yaml")
 NGINX = os.path.join(ROOT, "deploy", "nginx", "catbird.conf")
+OPENAPI = os.path.join(ROOT, "Sources", "CatbirdServer", "OpenAPI", "openapi.json")
 # In every Debian 12 slim image already (Essential or required by apt).
 BASE_PACKAGES = {"libc6", "libgcc-s1", "libstdc++6", "zlib1g"}
 
@@ -158,10 +164,39 @@ def check_manifest(checks, catbird, image):
                  f"{annotations.get('nginx.ingress.kubernetes.io/upstream-hash-by')} vs {hashed and hashed.group(1)}")
     checks.check("the Ingress never retries on another pod",
                  annotations.get("nginx.ingress.kubernetes.io/proxy-next-upstream") == "off", f"{annotations}")
+    longest_delay = longest_mock_delay()
+    nginx_read = re.search(r"proxy_read_timeout (\d+)s;", open(NGINX).read())
+    checks.check("nginx's read timeout is at least a mock's longest delay",
+                 nginx_read is not None and int(nginx_read.group(1)) >= longest_delay,
+                 f"{nginx_read and nginx_read.group(0)} vs delay up to {longest_delay} s")
+    ingress_read = annotations.get("nginx.ingress.kubernetes.io/proxy-read-timeout", "0")
+    checks.check("the Ingress's read timeout is at least a mock's longest delay",
+                 ingress_read.isdigit() and int(ingress_read) >= longest_delay, f"{ingress_read} vs delay up to {longest_delay} s")
     backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
     checks.check("the Ingress sends to the headless Service's http port",
                  backend["name"] == service["metadata"]["name"] and backend["port"].get("name") in
                  {p["name"] for p in service["spec"]["ports"]}, f"{backend}")
+
+
+def longest_mock_delay():
+    """The most seconds a mock may delay its answer: `delay`'s maximum in the OpenAPI document."""
+    document = json.load(open(OPENAPI))
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            delay = node.get("properties", {}).get("delay")
+            if isinstance(delay, dict) and "maximum" in delay:
+                found.append(delay["maximum"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(document)
+    assert found, "no delay maximum in the OpenAPI document"
+    return max(found)
 
 
 def main():
