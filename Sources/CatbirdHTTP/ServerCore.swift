@@ -85,12 +85,14 @@ final class ServerCore: Sendable {
         guard let pointer = contextSlot?.pointee else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls!).takeUnretainedValue()
         let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+        // First: a stalled-body refusal the watch is making meanwhile (it sets `handled` and
+        // journals the 413 under its lock) ends before `handled` is read here.
+        if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
         if !context.handled, let connection {
             core.handler.requestEndedUnanswered(
                 core.request(from: context), ending: unansweredEnding(catbird_mhd_response_status(connection), termination))
         }
         core.parked.forget(context)
-        if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
         if let held = context.held {
             // Released but never sent: its client hung up while it waited, and libmicrohttpd,
             // taking the connection back, read the end of the stream before calling us again.
