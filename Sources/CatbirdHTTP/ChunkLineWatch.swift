@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import CatbirdSupport
-import Dispatch
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -64,14 +64,14 @@ final class ChunkLineWatch: Sendable {
         let socket = catbird_mhd_connection_fd(connection)
         guard socket >= 0 else { return }
         let loop = WorkerLoop.current
-        let startTicking = state.withLock { state in
+        let first = state.withLock { state in
             state.watched[ObjectIdentifier(context)] = Watched(
                 context: context, connection: connection, socket: socket, loop: loop, refuse: refuse, received: context.bodySizeSeen,
                 rounds: loop?.rounds.load(ordering: .relaxed) ?? 0)
             defer { state.ticking = true }
             return !state.ticking
         }
-        if startTicking { scheduleTick() }
+        if first { startTicking() }
     }
 
     /// Runs `add` (the worker adding body bytes to `context`) unless the body was refused as
@@ -92,15 +92,25 @@ final class ChunkLineWatch: Sendable {
         }
     }
 
-    private func scheduleTick() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.tickInterval.dispatchInterval) { [weak self] in
-            self?.tick()
+    /// A thread that looks every ``tickInterval`` while any body is watched, then ends (started
+    /// again by the next ``watch(_:_:refuse:)``). A thread that sleeps, not a Dispatch timer:
+    /// libdispatch's first timer opens an epoll, an eventfd and a timerfd in the process for
+    /// good, which WireFuzzTests counts as descriptors leaked.
+    private func startTicking() {
+        let thread = Thread { [weak self] in
+            while true {
+                Thread.sleep(forTimeInterval: Self.tickInterval.timeInterval)
+                guard let self, self.tick() else { return }
+            }
         }
+        thread.name = "catbird-chunks"
+        thread.start()
     }
 
     /// One look at every watched body; refuses those stalled, under the lock (so their worker,
-    /// should it read again after all, finds them refused and adds nothing).
-    private func tick() {
+    /// should it read again after all, finds them refused and adds nothing). Returns whether
+    /// any body is still watched.
+    private func tick() -> Bool {
         let again = state.withLock { state in
             for (key, var entry) in state.watched {
                 let received = entry.context.bodySizeSeen
@@ -126,7 +136,7 @@ final class ChunkLineWatch: Sendable {
             state.ticking = !state.watched.isEmpty
             return state.ticking
         }
-        if again { scheduleTick() }
+        return again
     }
 
     /// Reads and drops what waits unread on `socket` (at most ``maxDrained`` bytes).
