@@ -67,6 +67,11 @@ final class JournalMatchesWireTests: ServerTestCase {
         try assertJournalMatchesWire("GET /plain HTTP/1.1\r\n\(host)\r\n", "plain again")
         // The server's own answers.
         try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)\r\n", "404")
+        // The 404's head of the second is shared (NotFoundHead); its Content-Length is each one's.
+        try assertJournalMatchesWire("GET /nothing/longer/than/the/first HTTP/1.1\r\n\(host)\r\n", "404, another length")
+        try assertJournalMatchesWire("HEAD /nothing HTTP/1.1\r\n\(host)\r\n", "404 to HEAD")
+        try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", "404, request Connection: close")
+        try assertJournalMatchesWire("GET /nothing HTTP/1.0\r\n\r\n", "404, HTTP/1.0")
         try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n", "431")
     }
 }

@@ -30,8 +30,11 @@ struct MockServing: Sendable {
     /// Each mock's response as sent in the current second, shared by its hits.
     let sentAnswers = SentMockAnswers()
     /// The journaled header JSON of the last 404 with near misses (the same `Date` and
-    /// `Content-Length` as the next one, for a repeated miss within a second).
+    /// `Content-Length` as the next one, for a repeated miss within a second), for a 404 that
+    /// does not take ``notFoundHead``'s.
     private static let notFoundHeadersMemo = JSONText.AppendingMemo()
+    /// The 404's head in the current second, shared by its misses (``NotFoundHead``).
+    let notFoundHead = NotFoundHead()
 
     /// What serving decided for a request, before anything is journaled: an answer with its
     /// journal entry (nil for a delayed answer, journaled when its delay ends) and the hit it
@@ -130,6 +133,17 @@ struct MockServing: Sendable {
     /// The 404 with its near misses (``notFoundAnswer(_:tenant:outOfTime:regexpSlice:)``) and its journal entry.
     private func notFound(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> Served {
         let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: regexpSlice)
+        if cors == nil, Self.addsFramingOnly(request), request.responseHeadRoom >= OversizedHead.mockLimit {
+            // The usual request: the second's head and its journal JSON (``NotFoundHead``), as a
+            // mock's hit gets its answer's, instead of stamping and encoding the fields per miss.
+            let head = notFoundHead.now()
+            var sent = answer.response
+            sent.headers = head.headers
+            let entry = entry(
+                request: request, response: answer.response, headersJSON: head.journaledJSON(bodyLength: answer.response.body.count),
+                answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesRange)
+            return .answered(sent, .unanswered, entry, nil)
+        }
         let (sent, entry) = entry(
             request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
             headersMemo: Self.notFoundHeadersMemo, answeredBy: .unanswered, hit: nil, tenant: tenant,
