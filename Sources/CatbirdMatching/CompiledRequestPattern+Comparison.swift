@@ -168,6 +168,20 @@ extension CompiledRequestPattern {
         return RequestComparison(distance: distance, cutShort: cutShort, shown: shown)
     }
 
+    /// The comparison ``compare(_:headerValue:body:urlMatches:urlEdits:until:slice:fields:)`` made
+    /// without fields (its `distance`, the url's verdict `urlMatches`), with what its fields
+    /// show, when this pattern has neither header nor body patterns: its method and url are all
+    /// there is to show, so nothing is compared again. Nil for a pattern with either (the ranking
+    /// keeps no verdicts per compared mock, which would cost an array each): compare it again
+    /// with `fields`.
+    public func fieldsWithoutComparing(distance: Double, _ probe: NearMissProbe, urlMatches: Bool) -> RequestComparison? {
+        guard headers.isEmpty, body == nil else { return nil }
+        // Only header and body regular expressions cut a comparison short.
+        return RequestComparison(distance: distance, cutShort: false, shown: RequestComparison.Shown(
+            texts: nearMissTexts, method: probe.method, target: probe.target, methodMatches: probe.method == source.method.rawValue,
+            urlMatches: urlMatches, others: [], omitted: 0, patternJSON: nil, patternSummary: nil))
+    }
+
     /// A header's or body's verdict: `skipped` when its regexp ran out of the evaluation budget.
     private static func verdict(_ outcome: MatchOutcome) -> CatbirdNearMiss.Field.Verdict {
         switch outcome {

@@ -218,4 +218,48 @@ final class NearMissComparisonJSONTests: XCTestCase {
             XCTAssertEqual(String(decoding: array, as: UTF8.self), String(number))
         }
     }
+
+    /// A 404's closest mocks keep the ranking's comparison (made without fields) when their
+    /// pattern has neither header nor body patterns (``CompiledRequestPattern/fieldsWithoutComparing(distance:_:urlMatches:)``):
+    /// the near miss and summary written from it are the bytes a comparison with fields gives,
+    /// for each url kind, matching and differing urls and methods, and odd texts; a pattern with
+    /// a header or a body pattern is not taken (its verdicts were not kept).
+    func testTheRankingsComparisonWithoutHeadersOrBodyWritesWhatAComparisonWithFieldsWrites() throws {
+        let urls: [PatternMatch] = odd.flatMap { [PatternMatch.equal("/a/" + $0), .wildcard("/a/*" + $0), .regexp("^/a/")] }
+        for url in urls {
+            for method: RequestPattern.HTTPMethod in [.GET, .POST] {
+                for target in odd.map({ "/a/" + $0 }) + ["/b", ""] {
+                    let compiled = try CompiledRequestPattern(RequestPattern(method: method, url: url))
+                    let probe = NearMissProbe(method: "GET", target: target)
+                    let urlMatches = compiled.urlMatches(probe, until: deadline)
+                    func compared(fields: Bool) -> RequestComparison {
+                        compiled.compare(probe, headerValue: { _ in nil }, body: [], urlMatches: urlMatches, until: deadline, fields: fields)
+                    }
+                    let ranked = compared(fields: false)
+                    let kept = try XCTUnwrap(compiled.fieldsWithoutComparing(distance: ranked.distance, probe, urlMatches: urlMatches))
+                    let fresh = compared(fields: true)
+                    XCTAssertEqual(kept.distance, fresh.distance)
+                    XCTAssertFalse(kept.cutShort)
+                    XCTAssertEqual(written(kept), written(fresh), "\(method) \(url) for GET \(target)")
+                }
+            }
+        }
+        let withHeader = try CompiledRequestPattern(RequestPattern(method: .GET, url: .equal("/h"), headers: ["X-A": .equal("1")]))
+        let withBody = try CompiledRequestPattern(RequestPattern(method: .GET, url: .equal("/h"), body: .contains("x")))
+        let probe = NearMissProbe(method: "GET", target: "/h")
+        XCTAssertNil(withHeader.fieldsWithoutComparing(distance: 0.5, probe, urlMatches: true))
+        XCTAssertNil(withBody.fieldsWithoutComparing(distance: 0.5, probe, urlMatches: true))
+    }
+
+    /// `comparison` written as a near miss and as the reason's summary (mock 7 at position 2 of tenant "s1").
+    private func written(_ comparison: RequestComparison) -> [String] {
+        var json = ByteWriter(capacity: 16)
+        var requestJSON = NearMissRequestJSON()
+        comparison.writeNearMissJSON(
+            to: &json, distance: (comparison.distance * 1000).rounded() / 1000, mockId: 7, position: 2, tenant: "s1",
+            requestJSON: &requestJSON)
+        var summary = ByteWriter(capacity: 16)
+        comparison.writeSummary(mockId: 7, tenant: "s1", to: &summary)
+        return [String(decoding: json.bytes(), as: UTF8.self), String(decoding: summary.bytes(), as: UTF8.self)]
+    }
 }

@@ -62,6 +62,12 @@ public struct Mock: Sendable {
                 slice: slice, fields: fields)
         }
 
+        /// ``CompiledRequestPattern/fieldsWithoutComparing(distance:_:urlMatches:)`` of `pattern`,
+        /// read in place: a 404's closest mock's ranking comparison with its fields.
+        func fieldsWithoutComparing(distance: Double, _ probe: NearMissProbe, urlMatches: Bool) -> RequestComparison? {
+            pattern.fieldsWithoutComparing(distance: distance, probe, urlMatches: urlMatches)
+        }
+
         /// `pattern`'s near-miss texts and source, read in place (for a 404's closest mocks).
         var nearMissTexts: NearMissTexts { pattern.nearMissTexts }
         var patternSource: RequestPattern { pattern.source }

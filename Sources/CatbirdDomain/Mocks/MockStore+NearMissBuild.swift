@@ -7,12 +7,24 @@ extension MockStore {
     /// (about 10 ms). A miss that would build more is handed to the matching lane.
     public static let nearMissCatalogWorkerLimit = 1_000
 
-    /// How many mocks a miss of `tenant` would build near-miss catalogs from before it could
-    /// compare them: its own table's and, for a shard, the default tenant's, each counted only
-    /// while its current version's catalog is not built. Never waits for a build under way.
-    public func nearMissCatalogsToBuild(for tenant: TenantID) -> Int {
-        let own = table(of: tenant)?.nearMissCatalogToBuild ?? 0
-        guard !tenant.isDefault else { return own }
-        return own + (table(of: .defaultTenant)?.nearMissCatalogToBuild ?? 0)
+    /// The tables a miss of one tenant is compared with (``nearMisses(tenant:in:method:target:headerValue:body:regexpSlice:)``),
+    /// looked up once for the check of ``catalogsToBuild`` and the search.
+    public struct NearMissTables: Sendable {
+        /// The tenant's own table; nil when it has none.
+        let own: TenantMocks?
+        /// The default tenant's, for a shard's miss; nil for the default tenant's own, or when it has none.
+        let shared: TenantMocks?
+
+        /// How many mocks a miss would build near-miss catalogs from before it could compare
+        /// them: each table's count while its current version's catalog is not built. Never
+        /// waits for a build under way.
+        public var catalogsToBuild: Int {
+            (own?.nearMissCatalogToBuild ?? 0) + (shared?.nearMissCatalogToBuild ?? 0)
+        }
+    }
+
+    /// `tenant`'s table and, for a shard, the default tenant's, as they are now.
+    public func nearMissTables(of tenant: TenantID) -> NearMissTables {
+        NearMissTables(own: table(of: tenant), shared: tenant.isDefault ? nil : table(of: .defaultTenant))
     }
 }

@@ -69,15 +69,19 @@ extension MockStore {
     /// that outlasted a slice before, counts as differing (or as not matching, for
     /// `matchingTenants`), so another tenant's slow pattern cannot hold the worker. Nil: up to
     /// ``nearMissTimeLimit``.
+    ///
+    /// `tables`: the tables as ``nearMissTables(of:)`` found them for the caller's check; nil:
+    /// looked up here.
     public func nearMisses(
-        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
-        regexpSlice: Duration? = nil
+        tenant: TenantID, in tables: NearMissTables? = nil, method: String, target: String, headerValue: (String) -> String?,
+        body: [UInt8], regexpSlice: Duration? = nil
     ) -> NearMissReport {
+        let tables = tables ?? nearMissTables(of: tenant)
         // Built once per table version, by the first miss after a change: not counted in the time limit.
         var views: [(candidates: [Int64], catalog: NearMissCatalog)] = []
         views.reserveCapacity(2)
-        if let view = table(of: tenant)?.nearMissView(for: target) { views.append(view) }
-        if !tenant.isDefault, let view = table(of: .defaultTenant)?.nearMissView(for: target) { views.append(view) }
+        if let view = tables.own?.nearMissView(for: target) { views.append(view) }
+        if let view = tables.shared?.nearMissView(for: target) { views.append(view) }
         let deadline = ContinuousClock.now.advanced(by: Self.nearMissTimeLimit)
         let slice: RegexpSlice = regexpSlice != nil ? .comparing : .whole
         let regexpDeadline = regexpSlice.map { min(deadline, ContinuousClock.now.advanced(by: $0)) } ?? deadline
@@ -209,23 +213,30 @@ extension MockStore {
     ) -> NearMissReport {
         var complete = complete
         let (method, target) = (probe.method, probe.target)
-        /// Whether there is time left for more; when not, the report is not complete.
-        func inTime() -> Bool {
-            if ContinuousClock.now < deadline { return true }
-            complete = false
-            return false
-        }
         var matching: [TenantID] = []
         var searchedOtherTenants = true
         if tenant.isDefault {
+            // The thread's CPU time grows no faster than the wall clock (read first): until the
+            // wall clock has gone `matchingTenantTimeLimit` past this, the CPU time limit cannot
+            // be reached, and only the cheap clock is read per tenant.
+            let cpuClockFrom = ContinuousClock.now.advanced(by: Self.matchingTenantTimeLimit)
             let othersDeadline = ThreadCPUTime.now() + Self.matchingTenantTimeLimit
+            /// Whether the search of other tenants may go on (one clock read, two past `cpuClockFrom`).
+            func othersInTime() -> Bool {
+                let now = ContinuousClock.now
+                guard now < deadline else {
+                    complete = false
+                    return false
+                }
+                return now < cpuClockFrom || ThreadCPUTime.now() < othersDeadline
+            }
             // Only tables that could match count toward the limit: not the default tenant's (already
             // compared), nor an empty one (a tenant whose last mock went, or whose first `update`
             // failed after its table was made), which would push a matching tenant out unseen.
             let others = tablesSnapshot().lazy.filter { !$0.0.isDefault && !$0.1.isEmpty }
             for (other, table) in others.prefix(Self.nearMissTenantLimit) {
                 guard matching.count < Self.matchingTenantLimit else { break }
-                guard inTime(), ThreadCPUTime.now() < othersDeadline else {
+                guard othersInTime() else {
                     complete = false
                     searchedOtherTenants = false
                     break
@@ -240,10 +251,13 @@ extension MockStore {
         }
         let nearMisses = closest.entries.map { entry in
             let mock = catalogs[entry.rank].mocks[entry.index]
-            // The url's outcome and edit distance as found while ranking: not evaluated again.
-            let comparison = mock.definition.compare(
-                probe, headerValue: headerValue, body: body, urlMatches: entry.urlMatches, urlEdits: entry.urlEdits,
-                until: regexpDeadline, slice: slice, fields: true)
+            // The ranking's comparison, its fields added; a pattern with header or body patterns
+            // is compared again for them, with the url's outcome and edit distance as found while
+            // ranking (not evaluated again).
+            let comparison = mock.definition.fieldsWithoutComparing(distance: entry.distance, probe, urlMatches: entry.urlMatches)
+                ?? mock.definition.compare(
+                    probe, headerValue: headerValue, body: body, urlMatches: entry.urlMatches, urlEdits: entry.urlEdits,
+                    until: regexpDeadline, slice: slice, fields: true)
             if comparison.cutShort { complete = false }
             return NearMissReport.Closest(mock: mock, distance: (entry.distance * 1000).rounded() / 1000, comparison: comparison)
         }

@@ -9,14 +9,16 @@ import Foundation
 /// answer that went out.
 extension CatbirdHandler {
     /// Matches `request` again, with its whole evaluation budget, on the matching lane in its
-    /// tenant's turn, its connection parked meanwhile (no worker held); refused with
+    /// tenant's turn, its connection parked meanwhile (no worker held); a request a worker
+    /// found no mock for while the tables were at `missedAt` (``MockServing/OnWorker/notFoundOnLane(generation:)``)
+    /// gets its 404 there without being matched again, unless a table changed since. Refused with
     /// ``APIError/slowMatchingBusy`` (journaled, counted) when its tenant already has
     /// ``MatchingLane/admittedPerTenant`` requests there (docs/tenancy.md#fair-shares).
     ///
     /// A request that is no longer waiting when its turn comes (its client hung up, or the
     /// server answered it 503 while stopping) is not matched: it spends no limit and is
     /// journaled as the client having gone, with the time it waited (``abandonedOnLane(_:tenant:_:)``).
-    func matchOnMatchingLane(_ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
+    func matchOnMatchingLane(_ request: HTTPRequest, tenant: TenantID, missedAt generation: UInt64? = nil) -> HTTPAnswer {
         guard let reservation = matchingLane.admit(tenant) else {
             serving.metrics.slowMatchingRefused.add(1, ordering: .relaxed)
             log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(APIError.slowMatchingBusy.reason)")
@@ -27,7 +29,8 @@ extension CatbirdHandler {
             matchingLane.run(tenant) {
                 defer { reservation.release() }
                 guard responder.isWaiting else { return abandonedOnLane(request, tenant: tenant, responder) }
-                switch serving.respond(to: request, tenant: tenant, refundable: true) {
+                let served = generation.flatMap { serving.notFound(missedAt: $0, request, tenant: tenant) }
+                switch served ?? serving.respond(to: request, tenant: tenant, refundable: true) {
                 case let .answered(response, answeredBy, entry, hit):
                     deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, to: responder)
                 case let .forward(destination):

@@ -78,11 +78,13 @@ struct CatbirdHandler: HTTPHandler {
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
         let refundable = durability == .strict  // settled once its entry is committed
-        guard let served = serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable) else {
-            // Its regular expressions need more than the worker's slice.
-            return holdingTenant(matchOnMatchingLane(request, tenant: tenant), tenant)
+        switch serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable) {
+        case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)
+        // Its regular expressions need more than the worker's slice.
+        case .unfinished: return holdingTenant(matchOnMatchingLane(request, tenant: tenant), tenant)
+        // Its 404 first builds a large near-miss catalog.
+        case let .notFoundOnLane(generation): return holdingTenant(matchOnMatchingLane(request, tenant: tenant, missedAt: generation), tenant)
         }
-        return holdingTenant(answer(served, request, tenant: tenant), tenant)
     }
 
     /// `answer`, holding `tenant` as active (``TenantActivity``) until it is delivered when it

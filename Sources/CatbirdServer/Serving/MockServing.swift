@@ -45,26 +45,52 @@ struct MockServing: Sendable {
         case forward(Forwarding.Destination)
     }
 
-    /// Serves `request` on a worker, if its regular expressions finish within `slice`; nil when
-    /// one was still running then, or when no mock matched and its 404 would first build the
-    /// near-miss catalogs of more than ``MockStore/nearMissCatalogWorkerLimit`` mocks: nothing
-    /// was counted nor journaled, and the caller serves it again with the whole budget,
-    /// elsewhere (``respond(to:tenant:refundable:)``, ``MatchingLane``).
-    /// With `refundable`, the hit stays refundable (``MockStore/refund(_:)``) until the caller
-    /// settles it (strict durability: ``append(_:settling:)``).
-    func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration, refundable callerRefunds: Bool) -> Served? {
+    /// What a worker decided for a request (``respond(to:tenant:within:refundable:)``).
+    enum OnWorker {
+        /// Served on the worker.
+        case served(Served)
+        /// A regular expression was still running at the end of the worker's slice: nothing
+        /// was counted nor journaled; the matching lane serves the request again with the whole
+        /// budget (``respond(to:tenant:refundable:)``).
+        case unfinished
+        /// No mock matched while the tables were at `generation` (``MockStore/generation``, read
+        /// before matching), and the 404 would first build the near-miss catalogs of more than
+        /// ``MockStore/nearMissCatalogWorkerLimit`` mocks: nothing was counted nor journaled; the
+        /// matching lane answers the 404 without matching again while the tables are unchanged
+        /// (``notFound(missedAt:_:tenant:)``).
+        case notFoundOnLane(generation: UInt64)
+    }
+
+    /// Serves `request` on a worker, if its regular expressions finish within `slice` and its
+    /// 404 needs no large near-miss catalog built first (``OnWorker``). With `refundable`, the
+    /// hit stays refundable (``MockStore/refund(_:)``) until the caller settles it (strict
+    /// durability: ``append(_:settling:)``).
+    func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration, refundable callerRefunds: Bool) -> OnWorker {
         let mayNotFit = mayNotFit(request)
+        // Read before matching: a miss stands on the lane only while no table changed since.
+        let generation = mocks.generation
         switch mocks.serve(
             tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
             body: request.body, within: slice, refundable: callerRefunds || mayNotFit) {
-        case let .hit(hit): return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
+        case let .hit(hit): return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds))
         case .miss:
-            if let other = answeredWithoutMock(request, tenant: tenant) { return other }
+            if let other = answeredWithoutMock(request, tenant: tenant) { return .served(other) }
             // The 404's near-miss catalogs of a large table are built off the workers.
-            guard mocks.nearMissCatalogsToBuild(for: tenant) <= MockStore.nearMissCatalogWorkerLimit else { return nil }
-            return notFound(request, tenant: tenant, outOfTime: [], regexpSlice: slice)
-        case .unfinished: return nil
+            let tables = mocks.nearMissTables(of: tenant)
+            guard tables.catalogsToBuild <= MockStore.nearMissCatalogWorkerLimit else { return .notFoundOnLane(generation: generation) }
+            return .served(notFound(request, tenant: tenant, outOfTime: [], regexpSlice: slice, generation: generation, tables: tables))
+        case .unfinished: return .unfinished
         }
+    }
+
+    /// The 404 of a request a worker matched with no mock, nor file or upstream answering it,
+    /// while the tables were at `generation` (``OnWorker/notFoundOnLane(generation:)``), made on
+    /// the matching lane with the whole budget, without matching the request again; nil when a
+    /// table changed since (a mock added may now answer it): the caller serves it afresh
+    /// (``respond(to:tenant:refundable:)``).
+    func notFound(missedAt generation: UInt64, _ request: HTTPRequest, tenant: TenantID) -> Served? {
+        guard mocks.generation == generation else { return nil }
+        return notFound(request, tenant: tenant, outOfTime: [], regexpSlice: nil, generation: generation)
     }
 
     /// Serves `request` with its whole evaluation budget (docs/matching.md#evaluation-budget):
@@ -74,13 +100,15 @@ struct MockServing: Sendable {
     func respond(to request: HTTPRequest, tenant: TenantID, refundable callerRefunds: Bool) -> Served {
         let mayNotFit = mayNotFit(request)
         var outOfTime: [Mock] = []
+        // Read before matching: what the 404's memo is keyed by (``NotFoundMemo``).
+        let generation = mocks.generation
         let served = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
             headerValue: { request.headers.first($0) }, body: request.body, refundable: callerRefunds || mayNotFit,
             outOfTime: { outOfTime.append($0) })
         if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
         guard let hit = served else {
-            return answeredWithoutMock(request, tenant: tenant) ?? notFound(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil)
+            return answeredWithoutMock(request, tenant: tenant) ?? notFound(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil, generation: generation)
         }
         return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
     }
@@ -103,7 +131,7 @@ struct MockServing: Sendable {
 
     /// What answers a request no mock matched before the 404: a file mock, the proxy's refusal of
     /// `CONNECT`, the upstream (``Served/forward(_:)``), the loop's 508 for a request that came
-    /// round from this Catbird; nil: the 404 (``notFound(_:tenant:outOfTime:regexpSlice:)``).
+    /// round from this Catbird; nil: the 404 (``notFound(_:tenant:outOfTime:regexpSlice:generation:tables:)``).
     private func answeredWithoutMock(_ request: HTTPRequest, tenant: TenantID) -> Served? {
         if let answer = files?.respond(to: request) {
             let (sent, entry) = entry(
@@ -130,9 +158,13 @@ struct MockServing: Sendable {
         return nil
     }
 
-    /// The 404 with its near misses (``notFoundAnswer(_:tenant:outOfTime:regexpSlice:)``) and its journal entry.
-    private func notFound(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> Served {
-        let answer = notFoundAnswer(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: regexpSlice)
+    /// The 404 with its near misses (``notFoundAnswer(_:tenant:outOfTime:regexpSlice:generation:tables:)``) and its journal entry.
+    private func notFound(
+        _ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?, generation: UInt64,
+        tables: MockStore.NearMissTables? = nil
+    ) -> Served {
+        let answer = notFoundAnswer(
+            request, tenant: tenant, outOfTime: outOfTime, regexpSlice: regexpSlice, generation: generation, tables: tables)
         if cors == nil, Self.addsFramingOnly(request), request.responseHeadRoom >= OversizedHead.mockLimit {
             // The usual request: the second's head and its journal JSON (``NotFoundHead``), as a
             // mock's hit gets its answer's, instead of stamping and encoding the fields per miss.
@@ -324,27 +356,31 @@ struct MockServing: Sendable {
     /// (``NotFoundMemo``), unless mocks were skipped for their evaluation budget (named in the
     /// reason, so the answer depends on timing) or a mocks directory is set (the reason names
     /// the files tried, ``FileServing/missHint(for:)``, which the memo's key does not cover).
-    private func notFoundAnswer(_ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?) -> NotFoundAnswer {
+    ///
+    /// `generation`: ``MockStore/generation`` read before the request was matched (and so
+    /// before the tables are read here: a change made meanwhile leaves the kept answer stale).
+    /// `tables`: as looked up after it (``MockStore/nearMissTables(of:)``); nil: looked up here.
+    private func notFoundAnswer(
+        _ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?, generation: UInt64,
+        tables: MockStore.NearMissTables?
+    ) -> NotFoundAnswer {
         let namesOtherTenants = !admin.requiresToken
         let reusable = outOfTime.isEmpty && files == nil
-        // Read before the tables are: a change made meanwhile leaves the kept answer stale.
-        let generation = mocks.generation
         if reusable, let kept = NotFoundMemo.answer(
             to: request, tenant: tenant, namesOtherTenants: namesOtherTenants, generation: generation) {
             return kept
         }
-        var asked: [(name: String, value: String?)] = []
-        // Each name looked up once: mocks with thousands of header patterns ask for each of
-        // them once per mock compared (a search of `asked` or of the request's fields per ask
-        // made such a 404 cost a second, try7b F8).
-        var seen: [String: String?] = [:]
+        // Each name looked up once, and the names asked with their values are the memo's key:
+        // mocks with thousands of header patterns ask for each of them once per mock compared
+        // (a search of a list or of the request's fields per ask made such a 404 cost a
+        // second, try7b F8).
+        var asked: [String: String?] = [:]
         let report = mocks.nearMisses(
-            tenant: tenant, method: request.method, target: request.target,
+            tenant: tenant, in: tables, method: request.method, target: request.target,
             headerValue: { name in
-                if let value = seen[name] { return value }
+                if let value = asked[name] { return value }
                 let value = request.headers.first(name)
-                seen[name] = .some(value)
-                if reusable { asked.append((name, value)) }
+                asked[name] = .some(value)
                 return value
             },
             body: request.body, regexpSlice: regexpSlice)

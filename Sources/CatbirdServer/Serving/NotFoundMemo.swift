@@ -45,13 +45,13 @@ enum NotFoundMemo {
         let method: String
         let target: String
         let body: [UInt8]
-        /// Each header name the computation asked for, as asked, and the value it got.
-        let headers: [(name: String, value: String?)]
+        /// Each header name the computation asked for, as asked, and the value it got (nil: none).
+        let headers: [String: String?]
 
         /// Bytes held by the key's texts.
         var size: Int {
             headers.reduce(tenant.rawValue.utf8.count + method.utf8.count + target.utf8.count + body.count) {
-                $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0)
+                $0 + $1.key.utf8.count + ($1.value?.utf8.count ?? 0)
             }
         }
 
@@ -59,7 +59,7 @@ enum NotFoundMemo {
         func holds(for request: HTTPRequest, tenant: TenantID, namesOtherTenants: Bool, generation: UInt64) -> Bool {
             self.generation == generation && target == request.target && method == request.method && self.tenant == tenant
                 && self.namesOtherTenants == namesOtherTenants && body == request.body
-                && headers.allSatisfy { request.headers.first($0.name) == $0.value }
+                && headers.allSatisfy { request.headers.first($0.key) == $0.value }
         }
     }
 
