@@ -244,8 +244,8 @@ final class NearMissComparisonJSONTests: XCTestCase {
                 }
             }
         }
-        let withHeader = try CompiledRequestPattern(RequestPattern(method: .GET, url: .equal("/h"), headers: ["X-A": .equal("1")]))
-        let withBody = try CompiledRequestPattern(RequestPattern(method: .GET, url: .equal("/h"), body: .contains("x")))
+        let withHeader = try CompiledRequestPattern(RequestPattern(method: .GET, url: PatternMatch.equal("/h"), headers: ["X-A": PatternMatch.equal("1")]))
+        let withBody = try CompiledRequestPattern(RequestPattern(method: .GET, url: PatternMatch.equal("/h"), body: .contains("x")))
         let probe = NearMissProbe(method: "GET", target: "/h")
         XCTAssertNil(withHeader.fieldsWithoutComparing(distance: 0.5, probe, urlMatches: true))
         XCTAssertNil(withBody.fieldsWithoutComparing(distance: 0.5, probe, urlMatches: true))

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Side by side: the 404 miss against the one-mock hit, for two Catbird builds (A, the reference,
+# and B) in one invocation, interleaved round by round so both see the same machine conditions
+# (docs/matching.md#repeated-misses says which figure is which). Each round runs, for A then B:
+#   hit        GET /bench (one equal mock), 64 connections
+#   miss 1     another /miss/<letters> per request (miss.lua) in a tenant with one equal mock
+#   miss 100   the same in a tenant with 100 wildcard+regexp mocks (control.py mix:100)
+#   miss 1k    the same with 1,000
+#   repeated   one URL nobody mocked, asked again and again (the 404 memo answers it), 100 mocks
+# and prints each run's requests/s, then per build the median of the rounds and each miss's
+# ratio to the same build's hit (issue 7's target for the 1,000-mock miss: >= 0.8).
+#
+#   bash Benchmarks/miss-ab.sh A_BINARY B_BINARY [PORT_A PORT_B]
+#
+# Environment: AB_ROUNDS (default 3), AB_SECONDS per run (default 5), AB_THREADS (Catbird
+# --threads; default: nproc). Needs wrk, curl, python3. Loopback only; each server gets its own
+# temp database, removed at the end.
+set -euo pipefail
+
+A_BIN="$1"; B_BIN="$2"
+PORT_A="${3:-19110}"; PORT_B="${4:-19111}"
+ROUNDS="${AB_ROUNDS:-3}"; SECONDS_PER_RUN="${AB_SECONDS:-5}"; THREADS="${AB_THREADS:-$(nproc)}"
+BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+start() {  # start NAME BINARY PORT
+    "$2" serve --host 127.0.0.1 --port "$3" --db "$WORK/$1.sqlite" --log-level warning --threads "$THREADS" \
+        --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/$1.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 100); do
+        curl -fsS -o /dev/null "http://127.0.0.1:$3/catbird/api/health" 2>/dev/null && break
+        sleep 0.2
+    done
+    local control=(python3 "$BENCH_DIR/control.py" "$3")
+    "${control[@]}" mocks "" bench
+    "${control[@]}" mocks miss1 bench
+    "${control[@]}" mocks mix100 mix:100
+    "${control[@]}" mocks mix1k mix:1000
+}
+start A "$A_BIN" "$PORT_A"
+start B "$B_BIN" "$PORT_B"
+
+rps() {  # rps PORT PATH [wrk args…]: requests/s of one run
+    local port="$1" path="$2"; shift 2
+    wrk -t2 -c64 "-d${SECONDS_PER_RUN}s" "$@" "http://127.0.0.1:$port$path" | awk '/^Requests\/sec:/ { printf "%.0f", $2 }'
+}
+run() {  # run SCENARIO PORT
+    case "$1" in
+        hit) rps "$2" /bench ;;
+        miss1) rps "$2" /miss/x -H "X-Catbird-Parallel-Id: miss1" -s "$BENCH_DIR/miss.lua" ;;
+        miss100) rps "$2" /miss/x -H "X-Catbird-Parallel-Id: mix100" -s "$BENCH_DIR/miss.lua" ;;
+        miss1k) rps "$2" /miss/x -H "X-Catbird-Parallel-Id: mix1k" -s "$BENCH_DIR/miss.lua" ;;
+        repeated) rps "$2" /miss/always-the-same -H "X-Catbird-Parallel-Id: mix100" ;;
+    esac
+}
+
+SCENARIOS=(hit miss1 miss100 miss1k repeated)
+for scenario in "${SCENARIOS[@]}"; do run "$scenario" "$PORT_A" >/dev/null; run "$scenario" "$PORT_B" >/dev/null; done  # warm-up
+declare -A figures
+echo "round scenario A B (requests/s, load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores)"
+for round in $(seq 1 "$ROUNDS"); do
+    for scenario in "${SCENARIOS[@]}"; do
+        a="$(run "$scenario" "$PORT_A")"; b="$(run "$scenario" "$PORT_B")"
+        figures[A,$scenario]+="$a "; figures[B,$scenario]+="$b "
+        echo "$round $scenario $a $b"
+    done
+done
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo
+echo "median of $ROUNDS rounds (ratio to the same build's hit):"
+for build in A B; do
+    hit="$(echo "${figures[$build,hit]}" | median)"
+    line="$build: hit $hit"
+    for scenario in miss1 miss100 miss1k repeated; do
+        value="$(echo "${figures[$build,$scenario]}" | median)"
+        line+=", $scenario $value ($(awk -v m="$value" -v h="$hit" 'BEGIN { printf "%.2f", m / h }') x)"
+    done
+    echo "$line"
+done
