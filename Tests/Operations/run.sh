@@ -6,7 +6,7 @@
 #   retention_test.py     CATBIRD_JOURNAL_MAX_ROWS & co. on a restarted node: pruned, logged, counted
 #   deploy_files_test.py  the Containerfile (hadolint, its promises, the libraries it installs)
 #                         and deploy/k8s/catbird.yaml agree with each other and the binary
-#   benchmark_smoke_test.py  Benchmarks/run.sh parses and, with BENCH_NO_BUILD=1, names a release product not built; its control.py helper against a real node; journal-queries.sh on 3,000 rows
+#   benchmark_smoke_test.py  Benchmarks/run.sh and miss-ab.sh parse and, with BENCH_NO_BUILD=1, names a release product not built; its control.py helper against a real node; journal-queries.sh on 3,000 rows
 #   container_test.sh     builds the image with deploy/container/build.sh and runs it
 #                         (says clearly what it could not do where a piece is missing)
 #
