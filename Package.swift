@@ -94,7 +94,7 @@ let package = Package(
             ],
             resources: [.embedInCode("OpenAPI/openapi.json")]),
         .executableTarget(
-            name: "catbird", dependencies: ["CatbirdSupport", "CatbirdServer"], resources: [.embedInCode("Usage.txt")]),
+            name: "catbird", dependencies: ["CatbirdSupport", "CatbirdMatching", "CatbirdServer"], resources: [.embedInCode("Usage.txt")]),
         .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdAppSupport"),
         .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),

@@ -26,7 +26,7 @@ enum CommandLineOptions {
     static let switches: Set<String> = ["files-with-query", "proxy", "record", "cors"]
 
     /// The option each `CATBIRD_*` variable stands for, by option name.
-    private static let environmentNames = [
+    static let environmentNames = [
         "host": "CATBIRD_HOST", "port": "CATBIRD_PORT", "db": "CATBIRD_DB", "log-level": "CATBIRD_LOG_LEVEL",
         "max-body-size": "CATBIRD_MAX_BODY_SIZE", "journal-body-limit": "CATBIRD_JOURNAL_BODY_LIMIT",
         "threads": "CATBIRD_THREADS", "mocks-dir": "CATBIRD_MOCKS_DIR", "files-with-query": "CATBIRD_FILES_WITH_QUERY",

@@ -24,6 +24,8 @@ case .version:
     print("catbird \(CatbirdServer.version)")
 case let .serve(settings):
     let log = Logger(level: settings.logLevel)
+    // Warned, not refused: a variable meant for another program may share the prefix (F9 of try7a).
+    for warning in UnknownVariables.warnings(in: ProcessInfo.processInfo.environment) { log.warning(warning) }
     OpenFileLimit.raiseToHardLimit()
     let server: CatbirdServer
     do {
@@ -37,6 +39,7 @@ case let .serve(settings):
         exit(1)
     }
     log.info("Catbird \(CatbirdServer.version) listening on \(server.url) (database: \(settings.databasePath))")
+    log.info(settings.modeSummary)
     if settings.adminToken == nil && !settings.listensOnLoopbackOnly {
         // Once listening, not before: a host that cannot be bound starts nothing (try5 finding 8c).
         log.warning(

@@ -1,0 +1,74 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// What the `catbird` binary's start-up log tells an operator: one line with the modes in
+/// effect, and a warning for each `CATBIRD_*` variable it does not read (README.md#configuration).
+final class StartupLogTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-startup-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Regression (try7a F9): `CATBIRD_RECORD=1 CATBIRD_MOCK_DIR=/tmp catbird --port … --db :memory:`
+    /// started in plain mode without a word. Each unknown name is now warned about with the
+    /// variable meant, the server still serves, and variables other Catbird parts read are not
+    /// warned about.
+    func testUnknownCatbirdVariablesAreWarnedAboutWithTheClosestKnownName() throws {
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", ":memory:"], in: directory,
+            environment: [
+                "CATBIRD_RECORD": "1", "CATBIRD_MOCK_DIR": "/tmp", "CATBIRD_PROXY": "yes",
+                "CATBIRD_URL": "http://127.0.0.1:8080", "CATBIRD_PARALLEL_ID": "shard-1",
+            ])
+        XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        let warnings = stderr.split(separator: "\n").filter { $0.contains("[warning] environment variable") }
+        XCTAssertEqual(warnings.count, 3, stderr)
+        for (unknown, meant) in [
+            ("CATBIRD_MOCK_DIR", "CATBIRD_MOCKS_DIR"), ("CATBIRD_PROXY", "CATBIRD_PROXY_ENABLED"),
+            ("CATBIRD_RECORD", "CATBIRD_RECORD_MODE"),
+        ] {
+            XCTAssertTrue(
+                stderr.contains(
+                    "environment variable \(unknown) is not a Catbird server variable and is ignored (the closest is \(meant);"),
+                stderr)
+        }
+        XCTAssertFalse(stderr.contains("CATBIRD_URL"), stderr)
+        XCTAssertFalse(stderr.contains("CATBIRD_PARALLEL_ID"), stderr)
+        XCTAssertTrue(
+            stderr.contains(
+                "modes: redirect off, proxy off, record off, mocks-dir none, files-with-query off, cors off, "
+                    + "durability relaxed, admin token none"),
+            stderr)
+    }
+
+    /// Regression (try7a F9): `--redirect-url … --record --mocks-dir recorded` logged only the
+    /// `listening on` line. The modes line names each mode, the mocks directory as an absolute
+    /// path, and whether an admin token is set, never the token.
+    func testTheModesInEffectAreLoggedOnceWithoutTheToken() throws {
+        let token = "s3cret-token-never-logged"
+        let upstream = "http://127.0.0.1:\(try FreePort.next())/base/"
+        let server = try LaunchedServer(
+            [
+                "--port", "\(try FreePort.next())", "--db", ":memory:", "--redirect-url", upstream, "--record",
+                "--mocks-dir", "recorded", "--cors-origin", "http://localhost:3000", "--durability", "strict",
+            ],
+            in: directory, environment: ["CATBIRD_ADMIN_TOKEN": token])
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        let recorded = directory.appendingPathComponent("recorded").standardizedFileURL.path
+        let expected = "[info] modes: redirect \(upstream), proxy off, record on, mocks-dir \(recorded), files-with-query off, "
+            + "cors http://localhost:3000, durability strict, admin token set"
+        XCTAssertEqual(stderr.split(separator: "\n").filter { $0.contains("modes: ") }.map { String($0.drop { $0 != "[" }) }, [expected], stderr)
+        XCTAssertFalse(stderr.contains(token), stderr)
+        XCTAssertFalse(stderr.contains("environment variable"), stderr)
+    }
+}
