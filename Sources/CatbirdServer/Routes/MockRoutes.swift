@@ -42,7 +42,8 @@ enum MockRoutes {
         ]
     }
 
-    /// update → 201, remove/removeAll → 204, all with empty bodies; each committed to SQLite
+    /// update → 201, remove/removeAll → 204, all with empty bodies but the 201 of a mock no
+    /// request can match (``NeverMatchingMock``: `{"warnings": [...]}`); each committed to SQLite
     /// before answering. Touches only the caller's tenant.
     /// - Throws: ``APIError`` for a body that does not decode or validate, `PatternError` for
     ///   an invalid regular expression, `SQLiteError` when the change cannot be stored (the
@@ -55,7 +56,13 @@ enum MockRoutes {
             try validate(pattern)
             try validate(response)
             try dependencies.mocks.update(pattern, response: response, tenant: context.tenant)
-            return HTTPResponse(status: 201)
+            // Kept as 0.11 keeps it, but said: 0.11's client ignores a 2xx answer's body.
+            let warnings = NeverMatchingMock.warnings(for: pattern)
+            guard !warnings.isEmpty else { return HTTPResponse(status: 201) }
+            for warning in warnings {
+                dependencies.log.warning("tenant \(JSONText.shortString(context.tenant.rawValue)): a mock was added that can never match: \(warning)")
+            }
+            return JSONBody.response(["warnings": warnings], status: 201)
         case let .remove(pattern):
             // Not validated: a mock stored before method validation existed can still be removed.
             try dependencies.mocks.remove(pattern, tenant: context.tenant)

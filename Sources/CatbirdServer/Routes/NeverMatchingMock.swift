@@ -1,0 +1,34 @@
+import CatbirdSupport
+import CatbirdHTTP
+import CatbirdWire
+
+/// What makes a mock that `update` accepts impossible to match: Catbird 0.11 accepts such
+/// mocks, so they are kept (wire compatibility), but the 201 names each reason in a `warnings`
+/// array and the server logs it (docs/protocol.md#control-actions; tester finding try7a F5).
+enum NeverMatchingMock {
+    /// One sentence per reason no request could match `pattern`, in this order: an `equal` url
+    /// in none of the request-target forms (``HTTPRequest/isInATargetForm(_:method:)``, such
+    /// as `api/users` without its leading `/`), then each `equal` header value with spaces or
+    /// tabs around it (matched without them, docs/matching.md#request-matching), by header
+    /// name. Empty for a mock some request can match.
+    static func warnings(for pattern: RequestPattern) -> [String] {
+        var warnings: [String] = []
+        let url = pattern.url.value
+        if pattern.url.kind == .equal, !HTTPRequest.isInATargetForm(url, method: pattern.method.rawValue) {
+            let hint = url.isEmpty ? "" : "; did you mean \(JSONText.shortString("/" + url))?"
+            warnings.append(
+                "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is not a request-target (it starts "
+                    + "with neither '/' nor a scheme such as http://, and is not '*' or host:port for CONNECT): "
+                    + "no request can match this mock\(hint)")
+        }
+        for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind == .equal {
+            let trimmed = match.value[...].trimmingOptionalWhitespace()
+            guard trimmed.utf8.count != match.value.utf8.count else { continue }
+            warnings.append(
+                "'pattern.headers.\(name).value' \(JSONText.shortString(match.value)) has spaces or tabs around it, but "
+                    + "header values are matched without them: no request can match this mock; did you mean "
+                    + "\(JSONText.shortString(String(trimmed)))?")
+        }
+        return warnings
+    }
+}

@@ -1,0 +1,70 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A mock no request can match is kept, as Catbird 0.11 keeps it, and its 201 names why in
+/// `warnings` (docs/protocol.md#mocks-that-can-never-match).
+final class NeverMatchingMockWarningTests: ServerTestCase {
+    private let tenant = [("X-Catbird-Parallel-Id", "wm")]
+
+    /// Regression (try7a F5): an `equal` url without its leading `/` ("api/nolead") was added
+    /// with an empty 201, and `GET /api/nolead` then missed without a hint. The 201 now says
+    /// so; the mock is still stored (0.11 accepts it) and still never matches.
+    func testAnEqualURLWithoutALeadingSlashIsKeptWithAWarning() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"api/nolead"}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(added.header("Content-Type"), "application/json; charset=utf-8")
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                #"'pattern.url.value' "api/nolead" is an equal url that is not a request-target (it starts with neither '/' nor "#
+                    + #"a scheme such as http://, and is not '*' or host:port for CONNECT): no request can match this mock; "#
+                    + #"did you mean "/api/nolead"?"#
+            ])
+        XCTAssertEqual(try client.request("GET", "/api/nolead", headers: tenant).status, 404)
+        let listed = try client.request("GET", "/catbird/api/mocks", headers: tenant)
+        XCTAssertTrue(listed.text.contains(#""value":"api/nolead""#), listed.text)
+    }
+
+    /// Regression (try7a F5): a header `equal` value with spaces around it (`" abc "`) was
+    /// added silently, and `X-V:  abc ` never matched it (values are matched without them).
+    func testAnEqualHeaderValueWithSpacesAroundItIsKeptWithAWarning() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/hv"},"headers":{"X-V":{"kind":"equal","value":" abc "}}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                #"'pattern.headers.X-V.value' " abc " has spaces or tabs around it, but header values are matched without "#
+                    + #"them: no request can match this mock; did you mean "abc"?"#
+            ])
+        XCTAssertEqual(try client.request("GET", "/hv", headers: tenant + [("X-V", " abc ")]).status, 404)
+    }
+
+    /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk
+    /// forms, `host:port` for CONNECT, any wildcard or regexp url, a header value without
+    /// spaces around it.
+    func testMatchableMocksKeepTheEmpty201() throws {
+        let patterns = [
+            #"{"method":"GET","url":{"kind":"equal","value":"/api/users"},"headers":{"X-V":{"kind":"equal","value":"a b"}}}"#,
+            #"{"method":"GET","url":{"kind":"equal","value":"http://example.com/api/feed"}}"#,
+            #"{"method":"OPTIONS","url":{"kind":"equal","value":"*"}}"#,
+            #"{"method":"CONNECT","url":{"kind":"equal","value":"api.example.com:443"}}"#,
+            #"{"method":"GET","url":{"kind":"wildcard","value":"api/*"}}"#,
+            #"{"method":"GET","url":{"kind":"regexp","value":"api/"}}"#,
+        ]
+        for pattern in patterns {
+            let added = try client.json(
+                "POST", "/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":{"status":200}}"#, headers: tenant)
+            XCTAssertEqual(added.status, 201, pattern)
+            XCTAssertEqual(added.body, [], pattern)
+            XCTAssertNil(added.header("Content-Type"), pattern)
+        }
+        XCTAssertEqual(try client.request("OPTIONS", "*", headers: tenant).status, 200)
+    }
+}
