@@ -40,6 +40,13 @@ public final class OutboundClient: Sendable {
     private let state = Mutex(State())
     private let multi: Multi
     private let finished = DispatchSemaphore(value: 0)
+    /// Completions handed to Dispatch that have not returned yet: ``shutdown()`` waits for them,
+    /// so that what they do (journal a forwarded request's answer, the 503 of a stopping server
+    /// included) is done before the caller closes what they use (try7a F3: half the time the
+    /// journal was closed first and the entry lost).
+    private let completing = DispatchGroup()
+    /// Longest ``shutdown()`` waits for running completions.
+    private static let completionsAtShutdown: DispatchTimeInterval = .seconds(10)
 
     /// Starts the transfer thread.
     /// - Parameters:
@@ -89,8 +96,9 @@ public final class OutboundClient: Sendable {
         curl_multi_wakeup(multi.handle)
     }
 
-    /// Fails the requests still waiting with ``OutboundError/shutDown`` and stops the transfer
-    /// thread. Safe to call twice.
+    /// Fails the requests still waiting with ``OutboundError/shutDown``, stops the transfer
+    /// thread, and waits (at most 10 s) until every completion handed out has returned. Safe to
+    /// call twice.
     public func shutdown() {
         let first = state.withLock { state -> Bool in
             defer { state.stopping = true }
@@ -99,6 +107,7 @@ public final class OutboundClient: Sendable {
         guard first else { return }
         curl_multi_wakeup(multi.handle)
         finished.wait()
+        _ = completing.wait(timeout: .now() + Self.completionsAtShutdown)
     }
 
     deinit {
@@ -185,6 +194,10 @@ public final class OutboundClient: Sendable {
 
     private func complete(_ transfer: OutboundTransfer, _ result: Result<OutboundResponse, OutboundError>) {
         let completion = transfer.completion
-        DispatchQueue.global().async { completion(result) }
+        completing.enter()
+        DispatchQueue.global().async { [completing] in
+            completion(result)
+            completing.leave()
+        }
     }
 }

@@ -10,18 +10,24 @@ extension CatbirdHandler {
     /// upstream answered (docs/files.md#redirect-and-proxy). A client that hung up gets the
     /// 499 entry of a request with no answer (``forwardingClientLeftEntry(_:_:destination:tenant:)``);
     /// a request the server answered itself in the meantime (its 503 at shutdown) is journaled
-    /// with that answer.
+    /// with that answer, `answeredBy` `none` and a `problem` naming the destination (nothing
+    /// answered is lost, docs/answering-later.md#the-guarantees), and logged as `none` too.
     func deliverToGone(
         _ answer: UpstreamServing.Answer, _ request: HTTPRequest, destination: Forwarding.Destination, tenant: TenantID,
         to responder: HTTPResponder
     ) {
         let record = recording(request, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
+        let recordInstead = recording(request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant)
         responder.deliver(answer.response) { delivery in
             switch delivery {
             case .nothingSent:
                 journal.append(forwardingClientLeftEntry(answer, request, destination: destination, tenant: tenant))
             case let .sentInstead(response):
-                serving.journal(request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
+                // Journaled with why (try7a F3): the row once had no problem, and the log said `redirect`.
+                serving.journal(
+                    request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant,
+                    problem: UpstreamServing.stoppingProblem(destination, status: response.status))
+                return recordInstead(delivery)
             case let .sent(response):
                 serving.journal(
                     request: request, response: response, responseHeadersJSON: nil, answeredBy: answer.answeredBy, hit: nil,

@@ -25,7 +25,8 @@ struct UpstreamServing: Sendable {
         var recordedPath: String?
         /// The journal entry's `problem`: why record mode did not write this answer
         /// (``FileMockError/notRecordedProblem``), or why the upstream's answer was replaced
-        /// (``unsendableStatus(_:recording:)``); nil when neither.
+        /// (``unsendableStatus(_:recording:)``), or that the server stopped while it was forwarded
+        /// (``stoppingProblem(_:status:)``); nil when none.
         var notRecorded: String? = nil
         /// `response` as it goes out to the request and its head's size, when record mode
         /// measured it before writing it: the journal's head check reuses it. Nil: not measured.
@@ -51,6 +52,13 @@ struct UpstreamServing: Sendable {
         return (recording ? "not recorded: " : "")
             + "the upstream answered with status \(status), which is no final HTTP status (200-599, RFC 9110 section 15): "
             + "answered 502 in its place"
+    }
+
+    /// The journal entry's `problem` of a forwarded request that the server answered itself
+    /// with `status` (503) because it was stopping (docs/answering-later.md#the-guarantees).
+    static func stoppingProblem(_ destination: Forwarding.Destination, status: Int) -> String {
+        "the server was stopping while the request was forwarded to \(destination.url): it answered \(status) itself; "
+            + "the upstream's answer was not sent"
     }
 
     /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
@@ -111,7 +119,10 @@ struct UpstreamServing: Sendable {
                 completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
                 log.warning("\(request.method) \(request.target) → \(destination.url): \(error)")
-                completion(Answer(response: forwarding.response(for: error), answeredBy: destination.answeredBy, recordedPath: nil))
+                let response = forwarding.response(for: error)
+                var problem: String?
+                if case .shutDown = error { problem = Self.stoppingProblem(destination, status: response.status) }
+                completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
             }
         }
     }
