@@ -4,13 +4,16 @@
 // Layers, lowest first (each target may use only those above it in this list):
 //   CMicroHTTPD, CSQLite,  system libraries (Debian libmicrohttpd-dev, libsqlite3-dev,
 //   CCurl                  libcurl4-openssl-dev)
+//   CZlib                  system library (Debian zlib1g-dev): inflate, for request bodies sent with
+//                          Content-Encoding gzip or deflate
 //   CByteSearch            memmem(3) (glibc declares it only under _GNU_SOURCE): linear substring search
 //   CatbirdSupport         Foundation-only helpers for both sides: Logger, Timestamp, JSONText,
 //                          ASCII case folding, milliseconds
 //   CatbirdWire            the wire format, once: Catbird 0.11's types and our extensions
 //                          (Foundation only; the client and the server both use it)
 //   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler;
-//                          its own answers (shutdown, unreadable file) in the wire's error shape
+//                          its own answers (shutdown, unreadable file) in the wire's error shape;
+//                          request bodies' content codings undone (CZlib)
 //   CatbirdOutbound        outbound HTTP over libcurl (redirect, proxy and record modes)
 //   CatbirdStorage         SQLite library: connections, statements, transactions, a migrator run
 //                          on the migrations it is given; knows nothing of tenants or our tables
@@ -61,10 +64,15 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "CByteSearch"),
         .target(name: "CatbirdSupport", dependencies: ["CByteSearch"]),
         .target(name: "CatbirdWire", dependencies: ["CatbirdSupport"]),
-        .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CatbirdSupport", "CatbirdWire"]),
+        .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CZlib", "CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdOutbound", dependencies: ["CCurl"]),
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(

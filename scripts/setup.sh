@@ -6,6 +6,7 @@
 #   curl, python3      used by deploy/xcode/start.sh and the parallel-shard run; python3 also
 #                      serves the upstream in the forwarding tests, curl is their proxy client
 #   libcurl4-openssl-dev  outbound HTTP for redirect, proxy and record modes
+#   zlib1g-dev         inflate, for request bodies sent with Content-Encoding gzip or deflate
 #   media-types        /etc/mime.types: media types to file extensions for file mocks
 #   openssl            makes the self-signed certificate of the HTTPS upstream test
 # The caller's shell options are left as they were (no `set -e` leaks into an interactive
@@ -13,7 +14,7 @@
 # when run as a script), which stops a caller running under `set -e`.
 
 catbird_setup() {
-    local packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev media-types pkg-config sqlite3 curl python3 openssl)
+    local packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev media-types pkg-config sqlite3 curl python3 openssl)
     local missing=() package candidate sudo=""
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -16,6 +16,10 @@ public struct HTTPRequest: Sendable {
     /// bytes received and discarded; 0 otherwise. Journaled as the request's `bodySize`
     /// (docs/protocol.md#what-the-journal-records).
     public var discardedBodySize = 0
+    /// ``body`` with its `Content-Encoding` (gzip, deflate) undone, or why it could not be, set
+    /// by the handler before matching (``matchedBody``); nil: nothing to undo, or not asked.
+    /// ``body`` stays as received (journaled and forwarded so).
+    public var contentDecoding: ContentDecoding?
     /// The bytes of connection memory libmicrohttpd has left for the response's head beside
     /// this request (``ResponseHeadRoom``); a response whose head is larger is not sent at all.
     /// `Int.max` for a request not read from a connection.

@@ -26,6 +26,8 @@ struct CatbirdHandler: HTTPHandler {
     /// Tenants' requests answered later, which keep `--tenant-ttl` from dropping their tenant
     /// (``holdingTenant(_:_:)``).
     let activity: TenantActivity
+    /// `--max-body-size`: also the most a request body may decode to (``decodingBody(_:tenant:)``).
+    let maxBodySize: Int
 
     /// - Parameter controlPools: where quick and slow control routes run (``Route/lane``).
     /// - Parameter matchingLane: where requests with slow regular expressions are matched.
@@ -44,6 +46,7 @@ struct CatbirdHandler: HTTPHandler {
         durability = dependencies.settings.durability
         self.matchingLane = matchingLane
         activity = dependencies.tenants.activity
+        maxBodySize = dependencies.settings.maxBodySize
     }
 
     /// Every `/catbird` route; each is described in the OpenAPI document (``OpenAPIRoute``),
@@ -54,7 +57,8 @@ struct CatbirdHandler: HTTPHandler {
             + InfoRoutes.routes(dependencies) + WebPageRoutes.routes() + MetricsRoute.routes(dependencies) + OpenAPIRoute.routes()
     }
 
-    func respond(to request: HTTPRequest) -> HTTPAnswer {
+    func respond(to received: HTTPRequest) -> HTTPAnswer {
+        var request = received
         let tenant = Self.tenant(of: request)
         guard tenant.isWithinMaxLength else {
             return refusedParallelID(
@@ -77,6 +81,7 @@ struct CatbirdHandler: HTTPHandler {
                 request: request, response: preflight, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
+        if let refusal = decodingBody(&request, tenant: tenant) { return holdingTenant(refusal, tenant) }
         let refundable = durability == .strict  // settled once its entry is committed
         switch serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable) {
         case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)

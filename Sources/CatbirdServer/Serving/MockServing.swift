@@ -71,7 +71,7 @@ struct MockServing: Sendable {
         let generation = mocks.generation
         switch mocks.serve(
             tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
-            body: request.body, within: slice, refundable: callerRefunds || mayNotFit) {
+            body: request.matchedBody, within: slice, refundable: callerRefunds || mayNotFit) {
         case let .hit(hit): return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds))
         case .miss:
             if let other = answeredWithoutMock(request, tenant: tenant) { return .served(other) }
@@ -104,7 +104,7 @@ struct MockServing: Sendable {
         let generation = mocks.generation
         let served = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
-            headerValue: { request.headers.first($0) }, body: request.body, refundable: callerRefunds || mayNotFit,
+            headerValue: { request.headers.first($0) }, body: request.matchedBody, refundable: callerRefunds || mayNotFit,
             outOfTime: { outOfTime.append($0) })
         if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
         guard let hit = served else {
@@ -383,7 +383,7 @@ struct MockServing: Sendable {
                 asked[name] = .some(value)
                 return value
             },
-            body: request.body, regexpSlice: regexpSlice)
+            body: request.matchedBody, regexpSlice: regexpSlice)
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
             namesOtherTenants: namesOtherTenants, outOfTime: outOfTime, filesHint: files?.missHint(for: request))
@@ -501,6 +501,6 @@ struct MockServing: Sendable {
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
             responseBodySize: bodySent ? bodyPrefix?.size : nil,
             nearMisses: nearMisses.map { bodySent ? .inResponseBody($0) : .text(String(decoding: response.body[$0], as: UTF8.self)) },
-            requestBodySize: request.discardedBodySize)
+            problem: request.contentDecoding?.note(receivedBytes: request.body.count), requestBodySize: request.discardedBodySize)
     }
 }

@@ -1,0 +1,134 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A request body sent with `Content-Encoding: gzip` or `deflate` is decoded for body patterns;
+/// the journal keeps it as received and says what matching saw; a body that decodes past
+/// `--max-body-size` gets a JSON 413 (docs/matching.md#compressed-request-bodies).
+final class ContentEncodedBodyTests: XCTestCase {
+    private let tenant = [("X-Catbird-Parallel-Id", "gz")]
+    private let event = Array(#"{"event":"feed_opened"}"#.utf8)
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-gz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// `bytes` compressed by Python's zlib module: `gzip` (RFC 1952), `zlib` (RFC 1950, what
+    /// HTTP calls deflate), `raw` (RFC 1951), or `zeros` (gzip of `count` zero bytes).
+    private func compressed(_ format: String, _ bytes: [UInt8] = [], count: Int = 0) throws -> [UInt8] {
+        let input = directory.appendingPathComponent("in-\(UUID().uuidString)")
+        let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
+        try Data(bytes).write(to: input)
+        let script = """
+            import gzip, sys, zlib
+            data = open(sys.argv[2], 'rb').read()
+            mode = sys.argv[1]
+            if mode == 'gzip': out = gzip.compress(data, mtime=0)
+            elif mode == 'zlib': out = zlib.compress(data)
+            elif mode == 'raw': c = zlib.compressobj(wbits=-15); out = c.compress(data) + c.flush()
+            else: out = gzip.compress(bytes(int(sys.argv[4])), compresslevel=9, mtime=0)
+            open(sys.argv[3], 'wb').write(out)
+            """
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, format, input.path, output.path, "\(count)"],
+            in: directory)
+        XCTAssertEqual(result.status, 0, result.output)
+        return Array(try Data(contentsOf: output))
+    }
+
+    private func addEventMock(_ client: RawHTTPClient) throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/events"},"body":{"kind":"jsonPath","value":"$.event","equalTo":"feed_opened"}},"response":{"status":202}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+    }
+
+    private func post(_ client: RawHTTPClient, _ body: [UInt8], encoding: String) throws -> RawResponse {
+        try client.request(
+            "POST", "/events", headers: tenant + [("Content-Type", "application/json"), ("Content-Encoding", encoding)], body: body)
+    }
+
+    /// Regression (try7a F4): the finding's exact input, `printf '{"event":"feed_opened"}' |
+    /// gzip -c` (43 bytes) POSTed with `Content-Encoding: gzip` to a jsonPath mock, got 404
+    /// "got "<43 bytes, not UTF-8>"". It now matches; the journal keeps the 43 bytes as received
+    /// with a `problem` saying what was matched; deflate (zlib and raw) matches too.
+    func testAGzipBodyMatchesABodyPatternAndIsJournaledAsReceived() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try addEventMock(client)
+        let gzipped = try compressed("gzip", event)
+        XCTAssertEqual(gzipped.count, 43)
+        XCTAssertEqual(try post(client, gzipped, encoding: "gzip").status, 202)
+        XCTAssertEqual(try post(client, try compressed("zlib", event), encoding: "deflate").status, 202)
+        XCTAssertEqual(try post(client, try compressed("raw", event), encoding: "Deflate").status, 202)
+        XCTAssertEqual(try post(client, gzipped + gzipped, encoding: "x-gzip").status, 404, "two members: the event twice, not JSON")
+        XCTAssertEqual(try post(client, event, encoding: "identity").status, 202, "identity is no coding")
+
+        let entries = try E2E.journal(client, tenant: "gz").filter { $0["url"] as? String == "/events" }
+        XCTAssertEqual(entries.count, 5)
+        let first = try XCTUnwrap(entries.first { ($0["problem"] as? String)?.contains("gzip (43 bytes") == true }, "\(entries)")
+        let request = try XCTUnwrap(first["request"] as? [String: Any])
+        XCTAssertEqual(request["bodyBase64"] as? String, Data(gzipped).base64EncodedString())
+        XCTAssertNil(request["body"], "not UTF-8: no text")
+        XCTAssertEqual(
+            first["problem"] as? String,
+            "the request body was sent with Content-Encoding: gzip (43 bytes, journaled as received); body patterns were matched "
+                + "against its 23 decoded bytes")
+        XCTAssertEqual(JSONNumber.int((first["response"] as? [String: Any])?["status"]), 202)
+    }
+
+    /// A body that says gzip but is not (plain JSON, or cut short) is matched as received, as
+    /// before (a mock without a body pattern still answers it), and its entry says why.
+    func testABodyThatIsNotGzipIsMatchedAsReceived() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try addEventMock(client)
+        XCTAssertEqual(try post(client, event, encoding: "gzip").status, 202, "plain JSON under a gzip label still matches")
+        let cut = Array(try compressed("gzip", event).dropLast(10))
+        let miss = try post(client, cut, encoding: "gzip")
+        XCTAssertEqual(miss.status, 404)
+        let problems = try E2E.journal(client, tenant: "gz").compactMap { $0["problem"] as? String }
+        XCTAssertTrue(
+            problems.contains(
+                "the request body was sent with Content-Encoding: gzip but could not be decoded (the compressed data ends early "
+                    + "(cut short)); body patterns were matched against its 33 bytes as received"),
+            "\(problems)")
+        XCTAssertTrue(problems.contains { $0.contains("could not be decoded (incorrect header check)") }, "\(problems)")
+    }
+
+    /// A "zip bomb": 2 MiB of zeros gzipped to about 2 KB against `--max-body-size 1mb` gets a
+    /// JSON 413 naming the limit, journaled; decoding stops at the limit.
+    func testABodyThatDecodesPastTheBodyLimitGets413() throws {
+        let server = try TestServer { $0.maxBodySize = 1 << 20 }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try addEventMock(client)
+        let bomb = try compressed("zeros", count: 2 << 20)
+        XCTAssertLessThan(bomb.count, 4096)
+        let refused = try post(client, bomb, encoding: "gzip")
+        XCTAssertEqual(refused.status, 413, refused.text)
+        XCTAssertEqual(refused.object["error"] as? Bool, true)
+        XCTAssertEqual(
+            refused.object["reason"] as? String,
+            "the request body (Content-Encoding: gzip, \(bomb.count) bytes) decodes to more than the limit of 1048576 bytes "
+                + "(--max-body-size, CATBIRD_MAX_BODY_SIZE); body patterns are matched against the decoded body, so it was refused")
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "gz").first { $0["url"] as? String == "/events" })
+        XCTAssertEqual(entry["answeredBy"] as? String, "none")
+        XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 413)
+        XCTAssertEqual(
+            entry["problem"] as? String,
+            "the request body was sent with Content-Encoding: gzip (\(bomb.count) bytes) and decodes to more than the limit of "
+                + "1048576 bytes (--max-body-size): refused with 413")
+        // Exactly at the limit is fine (and not the event: 404).
+        XCTAssertEqual(try post(client, try compressed("zeros", count: 1 << 20), encoding: "gzip").status, 404)
+    }
+}
