@@ -62,7 +62,38 @@ public struct CompiledBodyPattern: Sendable {
     /// ``MatchOutcome/outOfTime`` when a `regexp` was still running at `deadline`: the deadline
     /// of the whole request's evaluation budget, shared with its url and header patterns
     /// (docs/matching.md#evaluation-budget). `slice`: as for ``CompiledPatternMatch/evaluate(_:until:slice:)``.
+    ///
+    /// Within a ``RequestBodyScope`` for `body`, what it reads of the body is read once for the
+    /// whole request (``RequestBodyReading``), and a pass over the body it may not start (over
+    /// 64 KiB within a slice, or past `deadline`) is ``MatchOutcome/outOfTime``.
     public func evaluate(_ body: [UInt8], until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> MatchOutcome {
+        guard let reading = RequestBodyScope.reading(of: body) else { return evaluateUnread(body, until: deadline, slice: slice) }
+        do throws(RequestBodyReading.Refused) {
+            switch matcher {
+            case let .equal(bytes):
+                guard body.count == bytes.count else { return .notMatched }
+                try reading.admit(until: deadline, slice: slice)
+                return body == bytes ? .matched : .notMatched
+            case let .contains(bytes):
+                try reading.admit(until: deadline, slice: slice)
+                return ByteSearch.contains(bytes, in: body) ? .matched : .notMatched
+            case let .regexp(pattern):
+                guard let text = try reading.utf8Text(until: deadline, slice: slice) else { return .notMatched }
+                try reading.admit(until: deadline, slice: slice)
+                return pattern.evaluate(text, until: deadline, slice: slice)
+            case let .json(value):
+                return try reading.jsonValue(until: deadline, slice: slice) == value ? .matched : .notMatched
+            case let .jsonPath(path, equalTo):
+                guard case let .present(found) = try reading.field(at: path, until: deadline, slice: slice) else { return .notMatched }
+                return equalTo.map { $0 == found } ?? true ? .matched : .notMatched
+            }
+        } catch {
+            return .outOfTime
+        }
+    }
+
+    /// ``evaluate(_:until:slice:)`` outside a scope: the body read for this pattern alone.
+    private func evaluateUnread(_ body: [UInt8], until deadline: ContinuousClock.Instant, slice: RegexpSlice) -> MatchOutcome {
         switch matcher {
         case let .equal(bytes):
             return body == bytes ? .matched : .notMatched

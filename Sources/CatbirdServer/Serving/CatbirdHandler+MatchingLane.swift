@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdMatching
 import CatbirdSupport
 import CatbirdWire
 import Foundation
@@ -29,8 +30,11 @@ extension CatbirdHandler {
             matchingLane.run(tenant) {
                 defer { reservation.release() }
                 guard responder.isWaiting else { return abandonedOnLane(request, tenant: tenant, responder) }
-                let served = generation.flatMap { serving.notFound(missedAt: $0, request, tenant: tenant) }
-                switch served ?? serving.respond(to: request, tenant: tenant, refundable: true) {
+                let served = RequestBodyScope.reading(request.matchedBody) {
+                    generation.flatMap { serving.notFound(missedAt: $0, request, tenant: tenant) }
+                        ?? serving.respond(to: request, tenant: tenant, refundable: true)
+                }
+                switch served {
                 case let .answered(response, answeredBy, entry, hit):
                     deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, to: responder)
                 case let .forward(destination):

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdMatching
 import CatbirdSupport
 import CatbirdWire
 import Dispatch
@@ -83,9 +84,12 @@ struct CatbirdHandler: HTTPHandler {
         }
         if let refusal = decodingBody(&request, tenant: tenant) { return holdingTenant(refusal, tenant) }
         let refundable = durability == .strict  // settled once its entry is committed
-        switch serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable) {
+        let served = RequestBodyScope.reading(request.matchedBody) {
+            serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable)
+        }
+        switch served {
         case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)
-        // Its regular expressions need more than the worker's slice.
+        // Its regular expressions (or body patterns) need more than the worker's slice.
         case .unfinished: return holdingTenant(matchOnMatchingLane(request, tenant: tenant), tenant)
         // Its 404 first builds a large near-miss catalog.
         case let .notFoundOnLane(generation): return holdingTenant(matchOnMatchingLane(request, tenant: tenant, missedAt: generation), tenant)

@@ -133,10 +133,12 @@ struct NotFoundAnswer {
         for (name, header) in pattern.headers.sorted(by: { $0.key < $1.key }) where header.kind == .regexp {
             summary += ", header \(JSONText.shortString(name)) regexp \(JSONText.shortString(header.value))"
         }
-        if let body = pattern.body, body.kind == .regexp {
-            summary += ", body regexp \(JSONText.shortString(body.value))"
+        if let body = pattern.body {
+            summary += ", body \(body.kind.rawValue) \(JSONText.shortString(body.value))"
         }
-        return summary + ") of tenant \(JSONText.shortString(mock.tenant.rawValue)) was skipped: its regular expression ran out of the "
+        // A body pattern of another kind runs out of the budget too (a pass over the body not started).
+        let what = pattern.body.map { $0.kind != .regexp } ?? false ? "its regular expression or body pattern" : "its regular expression"
+        return summary + ") of tenant \(JSONText.shortString(mock.tenant.rawValue)) was skipped: \(what) ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
     }
 }

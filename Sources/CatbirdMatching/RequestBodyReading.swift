@@ -1,0 +1,119 @@
+import CatbirdSupport
+import CatbirdWire
+import Foundation
+
+/// What the body patterns of one request have read of its body, kept for every other mock and
+/// the near-miss comparison of the same request (``RequestBodyScope``), and the meter that keeps
+/// their work within the request's time (docs/matching.md#evaluation-budget):
+///
+/// - the body as UTF-8 text, validated once (`regexp`, `jsonPath`);
+/// - the body read as JSON, parsed once (`json`);
+/// - the field each distinct JSON path finds, read once per path (`jsonPath`: a GraphQL-style
+///   suite's 1,000 mocks on `$.operationName` read the body once, not 1,000 times).
+///
+/// A pass over the body not read before (a parse, a `contains` or `regexp` search, an `equal`
+/// comparison of equal lengths) is admitted by ``admit(_:until:slice:)``: within a worker's
+/// slice, none over ``workerPassBytes``; otherwise none once `deadline` has passed (the clock
+/// is read once per ``clockEveryBytes`` of passes). A pass refused is the body pattern's
+/// ``MatchOutcome/outOfTime``, so a request whose body work overruns its worker's slice is
+/// matched again on the matching lane (docs/tenancy.md#slow-regular-expressions).
+///
+/// Used on one thread only: the scope that made it (``RequestBodyScope/reading(_:_:)``).
+final class RequestBodyReading {
+    /// The request body's bytes (retained, so ``holds(_:)``'s identity check is sound: the
+    /// storage cannot be freed and reused for another body while it is kept here).
+    let bytes: [UInt8]
+    private var text: String??
+    private var json: JSONValue??
+    private var fields: [String: JSONPathReader.Field] = [:]
+    private var bytesSinceClock = 0
+
+    /// The longest pass over a body a worker makes within its slice: 64 KiB (a JSON parse of
+    /// that takes about 0.3 ms; a larger body's patterns are matched on the matching lane).
+    static let workerPassBytes = 64 * 1024
+    /// Bytes of passes between two readings of the clock: 16 KiB.
+    static let clockEveryBytes = 16 * 1024
+
+    /// Refused: the pass may not start (``admit(_:until:slice:)``).
+    struct Refused: Error {}
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Whether `body` is this reading's body: the same storage (an array that shares it has
+    /// the same bytes), or both empty.
+    func holds(_ body: [UInt8]) -> Bool {
+        guard body.count == bytes.count else { return false }
+        guard !body.isEmpty else { return true }
+        return body.withUnsafeBufferPointer { given in
+            bytes.withUnsafeBufferPointer { kept in given.baseAddress == kept.baseAddress }
+        }
+    }
+
+    /// Admits one pass over the whole body (see the type's documentation).
+    /// - Throws: ``Refused`` within a slice for a body over ``workerPassBytes``, or when
+    ///   `deadline` has passed.
+    func admit(until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) {
+        if slice.isSlice && bytes.count > Self.workerPassBytes { throw Refused() }
+        bytesSinceClock += max(bytes.count, 1)
+        guard bytesSinceClock >= Self.clockEveryBytes else { return }
+        bytesSinceClock = 0
+        if ContinuousClock.now >= deadline { throw Refused() }
+    }
+
+    /// The body as text; nil when it is not UTF-8.
+    func utf8Text(until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> String? {
+        if let text { return text }
+        try admit(until: deadline, slice: slice)
+        let read = String(validating: bytes, as: UTF8.self)
+        text = .some(read)
+        return read
+    }
+
+    /// The body read as JSON; nil when it is not JSON.
+    func jsonValue(until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> JSONValue? {
+        if let json { return json }
+        try admit(until: deadline, slice: slice)
+        let read = JSONValue(json: Data(bytes))
+        json = .some(read)
+        return read
+    }
+
+    /// What `path` finds in the body (``JSONPathReader/field(at:in:)``); `.notJSON` for a body
+    /// that is not UTF-8.
+    func field(at path: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> JSONPathReader.Field {
+        if let field = fields[path] { return field }
+        guard let text = try utf8Text(until: deadline, slice: slice) else { return .notJSON }
+        try admit(until: deadline, slice: slice)
+        let field = JSONPathReader.field(at: path, in: text)
+        fields[path] = field
+        return field
+    }
+}
+
+/// The request whose body the body patterns evaluated on this thread read through one
+/// ``RequestBodyReading``: set by the server around serving one request (its mocks, the
+/// default tenant's, its near misses). A body pattern evaluated on other bytes (a journal
+/// count's rows) or outside a scope reads the body itself, as before, with no meter.
+public enum RequestBodyScope {
+    private static let current = PerThreadMemo<RequestBodyReading?> { nil }
+
+    /// Runs `work` with `body` as the request body read once for every body pattern that
+    /// `work` evaluates on this thread against the same bytes (the same array).
+    public static func reading<Result>(_ body: [UInt8], _ work: () -> Result) -> Result {
+        let reading = RequestBodyReading(body)
+        let previous = current.with { slot in
+            defer { slot = reading }
+            return slot
+        }
+        defer { current.with { $0 = previous } }
+        return work()
+    }
+
+    /// The reading of `body` in this thread's scope, or nil (no scope, or other bytes).
+    static func reading(of body: [UInt8]) -> RequestBodyReading? {
+        guard let reading = current.with({ $0 }), reading.holds(body) else { return nil }
+        return reading
+    }
+}
