@@ -69,8 +69,10 @@ struct MockServing: Sendable {
         let mayNotFit = mayNotFit(request)
         // Read before matching: a miss stands on the lane only while no table changed since.
         let generation = mocks.generation
+        // Each mock tried asks for its header patterns' names (try8b F10: by index, not a search per ask).
+        var fields = HTTPHeaders.Lookup(request.headers)
         switch mocks.serve(
-            tenant: tenant, method: request.method, target: request.target, headerValue: { request.headers.first($0) },
+            tenant: tenant, method: request.method, target: request.target, headerValue: { fields.first($0) },
             body: request.matchedBody, within: slice, refundable: callerRefunds || mayNotFit) {
         case let .hit(hit): return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds))
         case .miss:
@@ -102,9 +104,10 @@ struct MockServing: Sendable {
         var outOfTime: [Mock] = []
         // Read before matching: what the 404's memo is keyed by (``NotFoundMemo``).
         let generation = mocks.generation
+        var fields = HTTPHeaders.Lookup(request.headers)
         let served = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
-            headerValue: { request.headers.first($0) }, body: request.matchedBody, refundable: callerRefunds || mayNotFit,
+            headerValue: { fields.first($0) }, body: request.matchedBody, refundable: callerRefunds || mayNotFit,
             outOfTime: { outOfTime.append($0) })
         if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
         guard let hit = served else {
@@ -375,11 +378,12 @@ struct MockServing: Sendable {
         // (a search of a list or of the request's fields per ask made such a 404 cost a
         // second, try7b F8).
         var asked: [String: String?] = [:]
+        var fields = HTTPHeaders.Lookup(request.headers)
         let report = mocks.nearMisses(
             tenant: tenant, in: tables, method: request.method, target: request.target,
             headerValue: { name in
                 if let value = asked[name] { return value }
-                let value = request.headers.first(name)
+                let value = fields.first(name)
                 asked[name] = .some(value)
                 return value
             },
