@@ -212,42 +212,15 @@ extension MockStore {
         slice: RegexpSlice
     ) -> NearMissReport {
         var complete = complete
-        let (method, target) = (probe.method, probe.target)
         var matching: [TenantID] = []
         var searchedOtherTenants = true
         if tenant.isDefault {
-            // The thread's CPU time grows no faster than the wall clock (read first): until the
-            // wall clock has gone `matchingTenantTimeLimit` past this, the CPU time limit cannot
-            // be reached, and only the cheap clock is read per tenant.
-            let cpuClockFrom = ContinuousClock.now.advanced(by: Self.matchingTenantTimeLimit)
-            let othersDeadline = ThreadCPUTime.now() + Self.matchingTenantTimeLimit
-            /// Whether the search of other tenants may go on (one clock read, two past `cpuClockFrom`).
-            func othersInTime() -> Bool {
-                let now = ContinuousClock.now
-                guard now < deadline else {
-                    complete = false
-                    return false
-                }
-                return now < cpuClockFrom || ThreadCPUTime.now() < othersDeadline
-            }
-            // Only tables that could match count toward the limit: not the default tenant's (already
-            // compared), nor an empty one (a tenant whose last mock went, or whose first `update`
-            // failed after its table was made), which would push a matching tenant out unseen.
-            let others = tablesSnapshot().lazy.filter { !$0.0.isDefault && !$0.1.isEmpty }
-            for (other, table) in others.prefix(Self.nearMissTenantLimit) {
-                guard matching.count < Self.matchingTenantLimit else { break }
-                guard othersInTime() else {
-                    complete = false
-                    searchedOtherTenants = false
-                    break
-                }
-                if table.firstMatch(
-                    method: method, target: target, headerValue: headerValue, body: body, deadline: regexpDeadline, slice: slice,
-                    outOfTime: { _ in complete = false }
-                ) != nil {
-                    matching.append(other)
-                }
-            }
+            let search = matchingTenantsSearch(
+                method: probe.method, target: probe.target, headerValue: headerValue, body: body, until: deadline,
+                regexpDeadline: regexpDeadline, slice: slice)
+            matching = search.tenants
+            searchedOtherTenants = search.searchedAll
+            if search.cutShort { complete = false }
         }
         let nearMisses = closest.entries.map { entry in
             let mock = catalogs[entry.rank].mocks[entry.index]

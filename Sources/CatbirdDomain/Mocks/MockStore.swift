@@ -16,7 +16,7 @@ import Synchronization
 /// change is durable. Serving a request touches memory only; the hit counts and limits it
 /// changes are written later by the journal writer (see ``JournalEntry/mockHit``).
 public final class MockStore: Sendable {
-    private let tables = Mutex<[TenantID: TenantMocks]>([:])
+    private let tables = Mutex(TenantTables())
     private let database: SerialDatabase
     private let changes = MockTablesGeneration()
     /// What one tenant's mocks may hold; `update` refuses past it.
@@ -47,7 +47,7 @@ public final class MockStore: Sendable {
             tables[tenant] = TenantMocks(Array(loaded[start..<end]), generation: changes)
             start = end
         }
-        self.tables.withLock { $0 = tables }
+        self.tables.withLock { $0 = TenantTables(tables) }
     }
 
     /// How many mocks the `mocks` table holds, of how many tenants: what ``init(database:limits:)``
@@ -208,9 +208,11 @@ public final class MockStore: Sendable {
         table(of: hit.mock.tenant)?.settle(hit)
     }
 
-    /// Every tenant's table, ordered by tenant id (for near misses, which look across tenants).
-    func tablesSnapshot() -> [(TenantID, TenantMocks)] {
-        tables.withLock { tables in tables.map { ($0.key, $0.value) } }.sorted { $0.0 < $1.0 }
+    /// At most `limit` shards' tables (every tenant but the default one) in id order, from the
+    /// first whose id comes after `after` (nil: the first shard); for near misses, which look
+    /// across tenants. Takes time in `limit`, not in the number of tenants.
+    func shardTables(after: TenantID?, limit: Int) -> [(tenant: TenantID, table: TenantMocks)] {
+        tables.withLock { $0.shards(after: after, limit: limit) }
     }
 
     /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A
