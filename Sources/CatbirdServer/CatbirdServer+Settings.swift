@@ -53,6 +53,11 @@ extension CatbirdServer {
         /// route. When some are listed, other origins get no CORS fields anywhere; a list turns
         /// CORS on without ``cors`` (docs/files.md#cors).
         public var corsOrigins: [String] = []
+        /// Host names the control routes answer under besides IP addresses and `localhost`
+        /// (`--allowed-host`, `CATBIRD_ALLOWED_HOSTS`, comma-separated; `*`: any), while the
+        /// server listens on a loopback address; listening beyond loopback, names are checked
+        /// only when some are listed (docs/files.md#host-names, ``ControlHosts``).
+        public var allowedHosts: [String] = []
         /// Longest a forwarded request may take upstream, connect to last byte; 504 past it.
         public var upstreamTimeout: Duration = .seconds(30)
         /// A PEM file of CA certificates that an `https://` upstream's certificate may chain to

@@ -35,7 +35,7 @@ enum CommandLineOptions {
         "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
         "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
         "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
-        "cors": "CATBIRD_CORS", "cors-origin": "CATBIRD_CORS_ORIGINS", "durability": "CATBIRD_DURABILITY",
+        "cors": "CATBIRD_CORS", "cors-origin": "CATBIRD_CORS_ORIGINS", "allowed-host": "CATBIRD_ALLOWED_HOSTS", "durability": "CATBIRD_DURABILITY",
         "max-tenant-mocks": "CATBIRD_MAX_TENANT_MOCKS", "max-tenant-mock-bytes": "CATBIRD_MAX_TENANT_MOCK_BYTES",
     ]
 
@@ -211,6 +211,7 @@ enum CommandLineOptions {
         settings.recordMode = values["record"] != nil
         settings.cors = values["cors"] != nil
         if let origins = values["cors-origin"] { settings.corsOrigins = try corsOrigins(origins) }
+        if let names = values["allowed-host"] { settings.allowedHosts = try allowedHosts(names) }
         if let timeout = values["upstream-timeout"] {
             guard let seconds = Double(timeout), seconds > 0, seconds <= 3600 else {
                 throw UsageError(description: "upstream timeout must be seconds, more than 0 and at most 3600, not '\(timeout)'")
@@ -240,6 +241,18 @@ enum CommandLineOptions {
             }
         }
         return origins
+    }
+
+    /// `--allowed-host`'s comma-separated list: each `*` or a host name without port, scheme or
+    /// path, as it appears in `Host` (docs/files.md#host-names).
+    static func allowedHosts(_ list: String) throws(UsageError) -> [String] {
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        for name in names where name != "*" {
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"/:@[]*,".utf8.contains($0) }) else {
+                throw UsageError(description: "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not '\(name)'")
+            }
+        }
+        return names
     }
 
     /// Whether a switch's variable is on (`1`, `true`, `yes`) or off (`0`, `false`, `no`), any

@@ -57,6 +57,8 @@ final class CommandLineTests: XCTestCase {
             (["--max-tenant-mocks", "0"], "max tenant mocks must be a whole number of mocks from 1, or off; not '0'"),
             (["--cors-origin", "http://app.test/"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not 'http://app.test/'"),
             (["--cors-origin", "http://app.test,"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not ''"),
+            (["--allowed-host", "ci-mocks.internal:8080"], "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not 'ci-mocks.internal:8080'"),
+            (["--allowed-host", "a.test,,b.test"], "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not ''"),
             (["--max-tenant-mock-bytes", "lots"], "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off; not 'lots'"),
         ]
         for (arguments, message) in cases {

@@ -16,6 +16,8 @@ struct CatbirdHandler: HTTPHandler {
     /// `--cors`, `--cors-origin`: preflights answered, CORS headers added, other origins kept off
     /// the control routes (``CORS``); nil when off.
     let cors: CORS?
+    /// The `Host` names the control routes answer under (DNS rebinding; ``ControlHosts``).
+    let controlHosts: ControlHosts
     let log: Logger
     let metrics: RequestMetrics
     let admin: AdminAccess
@@ -40,6 +42,7 @@ struct CatbirdHandler: HTTPHandler {
             cors: dependencies.settings.corsPolicy, strict: dependencies.settings.durability == .strict)
         upstream = dependencies.upstream
         cors = dependencies.settings.corsPolicy
+        controlHosts = dependencies.settings.controlHosts
         admin = dependencies.admin
         log = dependencies.log
         metrics = dependencies.metrics.requests
@@ -66,7 +69,7 @@ struct CatbirdHandler: HTTPHandler {
                 request, "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
         }
         if let control = Self.controlRequest(request) {
-            if let refusal = cors?.controlRefusal(control) {
+            if let refusal = controlHosts.refusal(control) ?? cors?.controlRefusal(control) {
                 return recorded(.now(refusal.response), control, answeredBy: "control", tenant: tenant)
             }
             if let preflight = cors?.preflight(control, control: true) {

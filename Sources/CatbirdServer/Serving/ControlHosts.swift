@@ -1,0 +1,76 @@
+import CatbirdHTTP
+
+/// Which `Host` values the control routes (`/catbird`, the web page included) answer: a
+/// defence against DNS rebinding (docs/files.md#host-names; tester finding try8b F7).
+///
+/// A page of any site the developer's browser opens can point its own DNS name at `127.0.0.1`
+/// (a rebinding, TTL 0); its requests then reach a Catbird on this machine as the page's own
+/// origin, so the browser lets the page read the answers (every journal: the app's tokens and
+/// bodies) and the CORS check (``CORS``) sees a same-origin request. Such a request carries the
+/// attacker's name in `Host`. While the server listens on a loopback address only
+/// (``CatbirdServer/Settings/listensOnLoopbackOnly``, the default `127.0.0.1`), the control
+/// routes therefore answer only:
+/// - a request without `Host` (HTTP/1.0; a browser always sends one);
+/// - an IP address literal (`127.0.0.1:8080`, `[::1]:8080`, an emulator's `10.0.2.2:8080`): a
+///   rebinding needs a name;
+/// - `localhost` and names under `.localhost` (RFC 6761: always loopback, browsers never ask
+///   DNS for them);
+/// - the names of `--allowed-host` (any case, a trailing dot ignored; `*`: any name).
+///
+/// Listening on another address (a fleet's shared host, reached under its DNS name) the names
+/// are not checked unless `--allowed-host` lists some. Mocks, files and forwarding answer any
+/// `Host` (an app under test, a proxy client).
+struct ControlHosts: Sendable {
+    /// The names of `--allowed-host`, lowercased, without a trailing dot.
+    private let listed: Set<String>
+    /// Whether any name is answered: `--allowed-host '*'`, or a server listening beyond
+    /// loopback with no names listed.
+    private let anyName: Bool
+
+    /// The policy for a server listening on `host` (`--host`) with `allowed` (`--allowed-host`).
+    init(listening loopbackOnly: Bool, allowed: [String]) {
+        listed = Set(allowed.map(Self.normalized))
+        anyName = listed.contains("*") || (!loopbackOnly && allowed.isEmpty)
+    }
+
+    /// The 403 for a control request whose `Host` names a host this policy does not answer;
+    /// nil when it is answered.
+    func refusal(_ request: HTTPRequest) -> APIError? {
+        guard !anyName, let field = request.headers.first("Host") else { return nil }
+        guard let name = Self.name(inHost: field) else { return nil }  // an IP address literal
+        if name == "localhost" || name.hasSuffix(".localhost") || listed.contains(name) { return nil }
+        return .forbidden(
+            "the Host \(field) is not a name this server answers its control routes under: listening on a loopback address, it "
+                + "answers them for IP addresses, localhost and --allowed-host names only, so that a web page cannot reach them "
+                + "through a rebound DNS name; give --allowed-host \(name) if that name is this machine's (docs/files.md#host-names)")
+    }
+
+    /// The lowercased host name of a `Host` field (port and trailing dot removed); nil for an IP
+    /// address literal (`[…]` or four decimal numbers).
+    static func name(inHost field: String) -> String? {
+        if field.hasPrefix("[") { return nil }
+        var host = Substring(field)
+        if let colon = host.lastIndex(of: ":"), host[host.index(after: colon)...].allSatisfy(\.isASCIIDigit) {
+            host = host[..<colon]
+        }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) }) { return nil }
+        return normalized(String(host))
+    }
+
+    /// `name` lowercased, without a trailing dot (`Localhost.` is `localhost`).
+    private static func normalized(_ name: String) -> String {
+        let lowered = name.lowercased()
+        return lowered.hasSuffix(".") && lowered.count > 1 ? String(lowered.dropLast()) : lowered
+    }
+}
+
+extension Character {
+    /// `0`–`9` only (not other scripts' digits, which `isNumber` admits).
+    fileprivate var isASCIIDigit: Bool { isASCII && isWholeNumber }
+}
+
+extension CatbirdServer.Settings {
+    /// The `Host` policy of the control routes for ``host`` and ``allowedHosts``.
+    var controlHosts: ControlHosts { ControlHosts(listening: listensOnLoopbackOnly, allowed: allowedHosts) }
+}
