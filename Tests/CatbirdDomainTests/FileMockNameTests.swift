@@ -53,5 +53,9 @@ final class FileMockNameTests: XCTestCase {
         XCTAssertEqual(name("/search?", query: true), "search")
         XCTAssertEqual(FileMockName(target: "/data.json?x=1", includesQuery: true)?.hasExtension, true)
         XCTAssertEqual(FileMockName(target: "/data?x.json", includesQuery: true)?.hasExtension, false)
+        // A query that makes the name a sidecar's (tester finding try8b F9) names no file.
+        XCTAssertNil(FileMockName(target: "/q?y.catbird-response.json", includesQuery: true))
+        XCTAssertNil(FileMockName(target: "/q?..%2F..%2Fz.catbird-response.json", includesQuery: true))
+        XCTAssertEqual(name("/q?y.catbird-response.json"), "q", "without --files-with-query the query is no part of the name")
     }
 }

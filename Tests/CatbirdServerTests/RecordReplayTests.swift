@@ -168,4 +168,29 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?page=1"]).body, first.body)
         XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?page=3"]).status, 404)
     }
+
+    /// Tester finding try8b F9: with `--files-with-query`, `/q?y.catbird-response.json` was
+    /// recorded as a body file over `q?y`'s sidecar (its replay then a 500), and served the
+    /// sidecar of `q?..%2F..%2Fz` as a body. A name ending in the sidecar suffix, query
+    /// included, is neither recorded nor served.
+    func testAQueryNamingASidecarIsNeitherRecordedNorServed() throws {
+        let recorder = try recording(query: true)
+        let base = "http://127.0.0.1:\(recorder.port)"
+        let kept = try CurlClient.run(["\(base)/echo/q?y"])
+        XCTAssertEqual(kept.status, 200)
+        let sidecar = contents("echo/q?y.catbird-response.json")
+        XCTAssertNotNil(sidecar)
+        let forged = try CurlClient.run(["\(base)/echo/q?y.catbird-response.json"])
+        XCTAssertEqual(forged.status, 200, "forwarded, only not recorded")
+        XCTAssertEqual(contents("echo/q?y.catbird-response.json"), sidecar, "the sidecar is left as recorded")
+        XCTAssertNil(contents("echo/q?y.catbird-response.json.catbird-response.json"))
+        recorder.stop()
+        upstream.stop()
+        let replayer = try replaying(query: true)
+        let replayed = try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?y"])
+        XCTAssertEqual(replayed.status, 200)
+        XCTAssertEqual(replayed.body, kept.body)
+        let asked = try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?y.catbird-response.json"])
+        XCTAssertEqual(asked.status, 404, "a sidecar is never a body: \(String(decoding: asked.body, as: UTF8.self))")
+    }
 }

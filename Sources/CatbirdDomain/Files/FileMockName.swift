@@ -68,7 +68,10 @@ public struct FileMockName: Sendable, Equatable {
         if last.hasSuffix(FileMockSidecar.suffix) { return nil }
         hasExtension = last.dropFirst().contains(".")
         if includesQuery, let query, !query.isEmpty {
-            segments[segments.count - 1] = last + "?" + query.replacingSlashes()
+            let withQuery = last + "?" + query.replacingSlashes()
+            // `/q?y.catbird-response.json` would name `q?y`'s sidecar (tester finding try8b F9).
+            if withQuery.hasSuffix(FileMockSidecar.suffix) { return nil }
+            segments[segments.count - 1] = withQuery
             hasQuery = true
         }
         if let host { segments.insert(host, at: 0) }
