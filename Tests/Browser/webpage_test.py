@@ -277,6 +277,34 @@ def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
     assert not errors, errors
 
 
+def test_typing_in_the_tenant_filter_asks_the_server_nothing(server, driver):
+    """Tester finding try8a F8: each keystroke in "Filter tenants…" sent one tenant list, the
+    default tenant's slow call, so typing 10 characters tripped its 4-call share (429, the page
+    "offline", the default tenant's own count calls refused). The box now filters the list the
+    page has; the list is asked for by the periodic refresh alone, one call at a time."""
+    for index in range(12):
+        server.request("GET", "/x", tenant=f"shard-{index}")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    names = lambda d: [b.text.split("\n")[0] for b in d.find_elements(By.CSS_SELECTOR, "#tenants button")]
+    wait(driver, lambda d: len(names(d)) == 13)
+    asked = lambda: driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/catbird/api/tenants')).length")
+    before = asked()
+    box = driver.find_element(By.ID, "tenant-filter")
+    for character in "shard-11":
+        box.send_keys(character)
+    wait(driver, lambda d: names(d) == ["default tenant", "shard-11"], message="filtered")
+    # At most one periodic refresh may fall in the typing; one call per keystroke would be 8.
+    assert asked() - before <= 1, f"{asked() - before} tenant lists for 8 keystrokes"
+    assert "offline" not in driver.find_element(By.ID, "status").text
+    box.clear()
+    box.send_keys("shard-1")
+    wait(driver, lambda d: names(d) == ["default tenant", "shard-1", "shard-10", "shard-11"], message="filtered again")
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant(server, driver):
     server.request("GET", "/default/1")
     server.request("GET", "/shard/1", tenant="shard-1")
@@ -549,6 +577,7 @@ TESTS = [
     (test_request_made_after_load_appears_within_two_seconds, ()),
     (test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable, ()),
     (test_many_tenants_can_be_filtered_in_the_picker, ()),
+    (test_typing_in_the_tenant_filter_asks_the_server_nothing, ()),
     (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
