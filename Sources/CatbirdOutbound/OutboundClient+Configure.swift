@@ -38,6 +38,7 @@ extension OutboundClient {
         _ = catbird_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         transfer.headerList = Self.headerList(request.headers)
         _ = catbird_curl_setopt_pointer(easy, CURLOPT_HTTPHEADER, transfer.headerList)
+        _ = catbird_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         return easy
     }
 

@@ -179,8 +179,13 @@ public final class OutboundClient: Sendable {
                 status: status, headers: transfer.headers, fieldsNotUTF8: transfer.fieldsNotUTF8, body: transfer.body))
         }
         if transfer.tooLarge { return .failure(.responseTooLarge(limit: maxResponseSize)) }
-        let reason = "upstream \(transfer.request.url): " + String(cString: curl_easy_strerror(code))
-        return code == CURLE_OPERATION_TIMEDOUT ? .failure(.timedOut(reason)) : .failure(.unreachable(reason))
+        let detail = transfer.errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: transfer.errorBuffer)
+        let reason = "upstream \(transfer.request.url): " + detail
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(reason))
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM: return .failure(.untrusted(reason))
+        default: return .failure(.unreachable(reason))
+        }
     }
 
     /// Removes `easy` from the multi handle, frees it and completes its transfer.

@@ -25,6 +25,9 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     /// No connection could be made or it broke before a complete response (DNS failure, refused,
     /// reset, empty reply): a gateway answers 502.
     case unreachable(String)
+    /// The upstream was reached but its TLS certificate did not verify (libcurl's message says
+    /// why: self-signed, unknown CA, name mismatch, expired): a gateway answers 502.
+    case untrusted(String)
     /// The upstream did not answer within the time limit: a gateway answers 504.
     case timedOut(String)
     /// The response body exceeded the limit in bytes: a gateway answers 502.
@@ -39,6 +42,7 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
         switch self {
         case let .unreachable(reason): return reason
         case let .timedOut(reason): return reason
+        case let .untrusted(reason): return reason
         case let .responseTooLarge(limit): return "upstream response body is larger than \(limit) bytes"
         case .shutDown: return "the server is stopping"
         case .cancelled: return "the upstream transfer was cancelled"

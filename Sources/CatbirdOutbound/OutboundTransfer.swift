@@ -20,6 +20,13 @@ final class OutboundTransfer: @unchecked Sendable {
     var tooLarge = false
     /// The request's header list, kept alive until the transfer ends (libcurl does not copy it).
     var headerList: UnsafeMutablePointer<curl_slist>?
+    /// libcurl's detailed message of a failed transfer (CURLOPT_ERRORBUFFER: `CURL_ERROR_SIZE`
+    /// bytes, written by libcurl on the transfer thread, read there once the transfer ended).
+    let errorBuffer: UnsafeMutablePointer<CChar> = {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        return buffer
+    }()
 
     init(
         request: OutboundRequest, maxResponseSize: Int, isWanted: @escaping @Sendable () -> Bool,
@@ -33,6 +40,7 @@ final class OutboundTransfer: @unchecked Sendable {
 
     deinit {
         curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
     }
 
     /// CURLOPT_WRITEFUNCTION: appends body bytes; returning less than offered aborts the transfer.

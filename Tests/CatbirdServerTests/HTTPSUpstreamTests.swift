@@ -62,5 +62,13 @@ final class HTTPSUpstreamTests: XCTestCase {
         let server = try TestServer { settings in settings.redirectURL = self.upstream.baseURL }
         let answer = try server.client().request("GET", "/echo/untrusted")
         E2E.assertError(answer, status: 502, reasonContains: "certificate")
+        // Tester finding try8a F3: the reason was "upstream unreachable: … SSL peer certificate or
+        // SSH remote key was not OK" (libcurl's generic text): the upstream was reached; say what
+        // was wrong with its certificate and what fixes it.
+        let reason = answer.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasPrefix("upstream certificate not trusted: upstream \(upstream.baseURL)/echo/untrusted: "), reason)
+        XCTAssertTrue(reason.localizedCaseInsensitiveContains("self-signed") || reason.localizedCaseInsensitiveContains("self signed"), reason)
+        XCTAssertTrue(reason.hasSuffix("give its CA certificate with --upstream-ca-file (CATBIRD_UPSTREAM_CA_FILE) (docs/files.md#redirect-and-proxy)"), reason)
+        XCTAssertFalse(reason.contains("SSH"), reason)
     }
 }

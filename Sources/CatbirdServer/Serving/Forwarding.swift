@@ -136,6 +136,11 @@ struct Forwarding: Sendable {
                 reason: "upstream answer too large: its body is larger than the limit of \(limit) bytes (--max-body-size, "
                     + "CATBIRD_MAX_BODY_SIZE); nothing of it was sent"))
         case .unreachable: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
+        case .untrusted:
+            return generated(APIError(
+                status: 502,
+                reason: "upstream certificate not trusted: \(error); give its CA certificate with --upstream-ca-file "
+                    + "(CATBIRD_UPSTREAM_CA_FILE) (docs/files.md#redirect-and-proxy)"))
         }
     }
 
