@@ -121,6 +121,23 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(answer.object["error"] as? Bool, true)
     }
 
+    /// Tester finding try8a F10: `{"satus":201,"header":{"X-Trace":"1"}}` was served as a plain
+    /// 200 without `X-Trace`, nothing said; an unknown key is refused like a wrong value.
+    func testASidecarWithAMisspelledKeyAnswers500NamingIt() throws {
+        try write("f.json", #"{"a":1}"#)
+        try write("f.json.catbird-response.json", #"{"satus":201,"header":{"X-Trace":"1"}}"#)
+        try write("g.json", #"{"a":1}"#)
+        try write("g.json.catbird-response.json", #"{"status":201,"extra":1}"#)
+        let server = try server()
+        let client = try server.client()
+        E2E.assertError(
+            try client.request("GET", "/f.json"), status: 500,
+            reasonContains: #"f.json.catbird-response.json': unknown keys "header", "satus": the keys of a sidecar are "status", "headers" and "recordedMethod""#)
+        E2E.assertError(try client.request("GET", "/g.json"), status: 500, reasonContains: #"unknown key "extra": the keys of a sidecar"#)
+        try write("g.json.catbird-response.json", #"{"status":201,"recordedMethod":"GET"}"#)
+        XCTAssertEqual(try client.request("GET", "/g.json").status, 201, "the known keys are served")
+    }
+
     /// Regression: a sidecar with `{"status": 100}` sent the interim line alone and the client
     /// hung; 101 switched protocols and left the connection open. A sidecar follows the mocks'
     /// rule (docs/files.md#sidecar): refused, answered 500 naming it, the connection usable.

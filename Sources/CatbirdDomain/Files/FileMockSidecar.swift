@@ -11,6 +11,9 @@ import Foundation
 /// recorded), which decides whether a later recording may replace the file and changes nothing
 /// when serving. Format: `docs/files.md#sidecar`.
 public struct FileMockSidecar: Sendable, Equatable {
+    /// The keys a sidecar may hold; any other is refused (``init(json:path:)``).
+    static let keys: Set<String> = ["status", "headers", "recordedMethod"]
+
     /// What is appended to the body file's name.
     public static let suffix = ".catbird-response.json"
 
@@ -34,6 +37,13 @@ public struct FileMockSidecar: Sendable, Equatable {
     public init(json: Data, path: String) throws(FileMockError) {
         guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
             throw .badSidecar(path: path, reason: "not a JSON object")
+        }
+        // A misspelled key ("satus") would otherwise change nothing, silently (tester finding try8a F10).
+        let unknown = object.keys.filter { !Self.keys.contains($0) }.sorted()
+        if !unknown.isEmpty {
+            let named = unknown.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw .badSidecar(
+                path: path, reason: "unknown key\(unknown.count == 1 ? "" : "s") \(named): the keys of a sidecar are \"status\", \"headers\" and \"recordedMethod\"")
         }
         status = 200
         headers = []
