@@ -418,6 +418,30 @@ def test_markup_in_url_header_body_and_tenant_is_shown_as_text(server, driver):
     assert not errors, errors  # not even a CSP report: nothing tried to run
 
 
+def test_mocks_that_differ_by_body_pattern_show_it(server, driver):
+    """Tester finding try8a F5: two POST /login mocks differing only by their body pattern read
+    the same in the Mocks tab and in the entry's "Answered by mock"."""
+    for body in ({"kind": "jsonPath", "value": "$.login", "equalTo": "john"}, {"kind": "contains", "value": "mary"}):
+        status, _ = server.json("POST", "/catbird/api/mocks", {
+            "type": "update", "pattern": {"method": "POST", "url": {"kind": "equal", "value": "/login"}, "headers": {}, "body": body},
+            "response": {"status": 200, "headers": {}, "body": ""}})
+        assert status == 201, status
+    server.request("POST", "/login", b'{"login":"john"}', {"Content-Type": "application/json"})
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.ID, "tab-mocks").click()
+    cells = lambda d: [[td.text for td in tr.find_elements(By.TAG_NAME, "td")] for tr in d.find_elements(By.CSS_SELECTOR, "#mock-rows tr")]
+    wait(driver, lambda d: len(cells(d)) == 2, message="two mocks listed")
+    assert [row[4] for row in cells(driver)] == ["jsonPath $.login = john", "contains mary"], cells(driver)
+    driver.find_element(By.ID, "tab-journal").click()
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/login"])
+    driver.find_elements(By.CSS_SELECTOR, "#rows tr")[0].click()
+    wait(driver, lambda d: "body pattern" in d.find_element(By.ID, "details").text, message="answering mock shown")
+    assert "jsonPath $.login = john" in driver.find_element(By.ID, "details").text
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_one_hundred_thousand_entries_open_in_under_a_second(server, driver):
     started = time.monotonic()
     flood(server, 100_000, "bulk")
@@ -583,6 +607,7 @@ TESTS = [
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
+    (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
     (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),
     (test_pause_keeps_position_and_clear_asks_first, ()),

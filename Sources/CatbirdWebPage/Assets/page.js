@@ -445,6 +445,14 @@ function describeHeaders(headers) {
   return Object.entries(headers || {}).map(([name, match]) => `${name} ${match.kind} ${match.value}`).join("\n");
 }
 
+// A body pattern as one line: "jsonPath $.login = john", "contains token" (tester finding
+// try8a F5: two mocks differing by body alone looked the same).
+function describeBody(body) {
+  if (!body) return "";
+  return body.kind === "jsonPath" && body.equalTo !== undefined && body.equalTo !== null
+    ? `jsonPath ${body.value} = ${body.equalTo}` : `${body.kind} ${body.value}`;
+}
+
 async function refreshMocks() {
   let list;
   try {
@@ -455,7 +463,7 @@ async function refreshMocks() {
   const rows = list.map((m) => {
     const tr = el("tr");
     tr.append(el("td", m.position), el("td", m.pattern.method), el("td", describePattern(m.pattern), "url"),
-      el("td", describeHeaders(m.pattern.headers)), el("td", m.response.status),
+      el("td", describeHeaders(m.pattern.headers)), el("td", describeBody(m.pattern.body), "body"), el("td", m.response.status),
       el("td", m.remainingLimit === null ? "unlimited" : m.remainingLimit), el("td", m.hits),
       el("td", m.response.delay ? m.response.delay + " s" : ""));
     return tr;
@@ -537,6 +545,7 @@ function mockSection(mockId) {
     ["method", mock.pattern.method],
     ["URL pattern", describePattern(mock.pattern)],
     ["header patterns", describeHeaders(mock.pattern.headers) || "none"],
+    ["body pattern", describeBody(mock.pattern.body) || "none"],
     ["remaining limit", mock.remainingLimit === null ? "unlimited" : mock.remainingLimit],
     ["hits", mock.hits],
   ]);
