@@ -27,35 +27,23 @@ import Foundation
 enum JournalRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/requests", query: journalQueryNames, answer: { context in
-                let query = try journalQuery(from: context.query)
-                let wait = try longPollWait(from: context.query)
-                // A filter may read the whole journal for a page, and a page of more than
-                // `quickPageLimit` entries takes up to seconds to read and write (try7b F2): slow
-                // work (docs/tenancy.md#fair-shares).
-                guard query.filtersRows || query.limit > quickPageLimit else {
-                    let poll = JournalLongPoll(
-                        dependencies: dependencies, lane: context.quickLooks, tenant: context.tenant, query: query,
-                        deadline: ContinuousClock.now + wait)
-                    return .later { responder in poll.start(responder) }
-                }
-                // A long poll's looks, like a wait's, are not admitted; a page answered at once is, like a count.
-                guard wait == .zero else {
-                    let poll = JournalLongPoll(
-                        dependencies: dependencies, lane: context.slowLooks, tenant: context.tenant, query: query,
-                        deadline: ContinuousClock.now + wait)
-                    return .later { responder in poll.start(responder) }
-                }
-                let reservation = try context.pools.admitSlow(context.tenant)
-                return context.slowLooks.lane.answer {
-                    defer { reservation.release() }
-                    do {
-                        return JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, query))
-                    } catch {
-                        return ErrorAnswer.response(for: error, log: dependencies.log)
-                    }
-                }
-            }),
+            // A filter may read the whole journal for a page, and a page of more than
+            // `quickPageLimit` entries takes up to seconds to read and write (try7b F2): slow
+            // work (docs/tenancy.md#fair-shares), run on the slow lane and admitted like a count
+            // when answered at once. Any other listing is answered by a long poll, whose looks,
+            // like a wait's, are not admitted (slow ones run one of the tenant's at a time).
+            Route("GET", "/catbird/api/requests", query: journalQueryNames, lane: { context in
+                let asked = try listing(context)
+                return asked.wait == .zero && asked.work == .slow ? .slow : .worker
+            }, answer: { context in
+                let (query, wait, work) = try listing(context)
+                let poll = JournalLongPoll(
+                    dependencies: dependencies, lane: work == .slow ? context.slowLooks : context.quickLooks, tenant: context.tenant,
+                    query: query, deadline: ContinuousClock.now + wait)
+                return .later { responder in poll.start(responder) }
+            }) { context in
+                JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, try listing(context).query))
+            },
             Route("DELETE", "/catbird/api/requests", lane: .slow) { context in
                 JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },
@@ -78,7 +66,17 @@ enum JournalRoutes {
         ]
     }
 
-    /// The listing's query parameters (``journalQuery(from:)`` and ``longPollWait(from:)``).
+    /// The listing's query, its `wait`, and the lane of its looks: ``ControlLane/slow`` for a
+    /// filtered page or one of more than ``quickPageLimit`` entries, else ``ControlLane/quick``.
+    /// A slow page answered at once runs on the slow lane, admitted; every other listing is a
+    /// long poll (``JournalLongPoll``) whose looks run on `work`'s lane.
+    /// - Throws: 400 naming the parameter when a value is not of its type.
+    static func listing(_ context: RouteContext) throws(APIError) -> (query: JournalQuery, wait: Duration, work: ControlLane) {
+        let query = try journalQuery(from: context.query)
+        let wait = try longPollWait(from: context.query)
+        return (query, wait, query.filtersRows || query.limit > quickPageLimit ? .slow : .quick)
+    }
+
     /// Entries a journal page without a filter may hold and still be built on the quick lane:
     /// 100 (the default page). A page of up to 1,000 entries with their bodies and near misses
     /// (up to 4 MiB of JSON, 0.4 to 2 s over a large journal) runs on the slow lane, admitted

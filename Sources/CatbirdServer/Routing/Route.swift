@@ -56,15 +56,18 @@ struct Route: Sendable {
     /// before the handler runs (a route never does more, or other, than it was asked:
     /// docs/protocol.md#query-parameters). nil: the route reads any query (the web page).
     let queryNames: [String]?
-    /// Where the handler runs: a handler that may wait (journal queries and deletes, writes that
-    /// wait for the database writer, flush waits) runs on a control pool while the connection
-    /// is parked, never on the workers that serve mocks (docs/answering-later.md); slow work
-    /// is admitted per tenant (docs/tenancy.md#fair-shares).
-    let lane: ControlLane
+    /// Where the handler runs, chosen for each request (most routes name one lane; the journal
+    /// listing's depends on its query): a handler that may wait (journal queries and deletes,
+    /// writes that wait for the database writer, flush waits) runs on a control pool while the
+    /// connection is parked, never on the workers that serve mocks (docs/answering-later.md);
+    /// slow work is admitted per tenant by the route table (docs/tenancy.md#fair-shares). An
+    /// error it throws is answered like the handler's.
+    let lane: @Sendable (RouteContext) throws -> ControlLane
     /// Answers the request; any error it throws is answered by ``ErrorAnswer`` (the one place
     /// errors become HTTP).
     let handler: @Sendable (RouteContext) throws -> HTTPResponse
-    /// Set for a route that decides itself when to answer (a long poll); `handler` is then unused.
+    /// Set for a route that decides itself when to answer (a long poll): used instead of
+    /// `handler` for a request whose lane is ``ControlLane/worker``.
     let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
     /// Whether a streamed answer keeps the tenant's slow-lane admission
     /// (``RouteContext/slowReservation``) until it is sent: a HAR export's later pages are read
@@ -81,7 +84,7 @@ struct Route: Sendable {
         self.maxSegments = maxSegments
         self.matchesEmptyParameter = matchesEmptyParameter
         self.queryNames = query
-        self.lane = lane
+        self.lane = { _ in lane }
         self.handler = handler
         self.answer = nil
         self.keepsSlowAdmission = keepsSlowAdmission
@@ -90,13 +93,23 @@ struct Route: Sendable {
     /// A route that answers now or later as it decides (runs on the worker: must not block).
     init(_ method: String, _ path: String, maxSegments: Int? = nil, query: [String]? = [],
          answer: @escaping @Sendable (RouteContext) throws -> HTTPAnswer) {
+        self.init(method, path, query: query, lane: { _ in .worker }, answer: answer) { _ in throw APIError.notFound }
+    }
+
+    /// A route whose lane `lane` chooses for each request: on ``ControlLane/worker`` `answer`
+    /// answers now or later as it decides (it must not block); on another lane `handler` runs
+    /// there, admitted as that lane's work is.
+    init(_ method: String, _ path: String, maxSegments: Int? = nil, query: [String]? = [],
+         lane: @escaping @Sendable (RouteContext) throws -> ControlLane,
+         answer: @escaping @Sendable (RouteContext) throws -> HTTPAnswer,
+         _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.maxSegments = maxSegments
         self.matchesEmptyParameter = false
         self.queryNames = query
-        self.lane = .worker
-        self.handler = { _ in throw APIError.notFound }
+        self.lane = lane
+        self.handler = handler
         self.answer = answer
         self.keepsSlowAdmission = false
     }
@@ -197,12 +210,14 @@ struct RouteTable: Sendable {
             } catch {
                 return .now(error.response)
             }
-            if let answer = route.answer {
+            let chosen: ControlLane
+            do { chosen = try route.lane(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
+            if chosen == .worker, let answer = route.answer {
                 do { return try answer(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
             }
-            guard let lane = context.lane(route.lane) else { return .now(run(route, context)) }
+            guard let lane = context.lane(chosen) else { return .now(run(route, context)) }
             let reservation: TenantReservation?
-            do { reservation = route.lane == .slow ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
+            do { reservation = chosen == .slow ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
             return lane.answer {
                 var context = context
                 context.slowReservation = reservation
