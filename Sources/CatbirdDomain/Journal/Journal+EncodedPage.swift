@@ -42,13 +42,8 @@ extension Journal {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let (sql, bindings) = Self.select(
             "id", of: tenant, query, limit: query.limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
-        let found: [Int64]
-        do {
-            found = try reader.use { db in
-                try db.withDeadline(deadline) { try db.query(sql, bindings).map { $0[0].intValue ?? 0 } }
-            }
-        } catch is DeadlinePassed {
-            throw JournalCountError.listingTooSlow(milliseconds: Int(timeLimit.milliseconds))
+        let found = try reading(until: deadline, timeLimit: timeLimit, tooSlow: JournalCountError.listingTooSlow) { db in
+            try db.query(sql, bindings).map { $0[0].intValue ?? 0 }
         }
         return try encodedPage(of: tenant, ids: found, query, maxSize: maxSize)
     }

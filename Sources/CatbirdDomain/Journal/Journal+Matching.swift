@@ -172,20 +172,20 @@ extension Journal {
     }
 
     /// `body` on a read connection, its statements stopped at `deadline`.
-    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` when the deadline stopped it.
+    /// - Parameter tooSlow: the error for a stop at the deadline, given `timeLimit` in
+    ///   milliseconds (a count's, or a filtered listing's ``JournalCountError/listingTooSlow(milliseconds:)``).
+    /// - Throws: `tooSlow`'s error (by default ``JournalCountError/tooSlow(milliseconds:)``)
+    ///   when the deadline stopped it; what `body` throws otherwise.
     func reading<T: Sendable>(
-        until deadline: ContinuousClock.Instant, timeLimit: Duration, _ body: @escaping (Database) throws -> T
+        until deadline: ContinuousClock.Instant, timeLimit: Duration,
+        tooSlow: (_ milliseconds: Int) -> JournalCountError = JournalCountError.tooSlow, _ body: @escaping (Database) throws -> T
     ) throws -> T {
-        guard ContinuousClock.now < deadline else {
-            throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
-        }
+        guard ContinuousClock.now < deadline else { throw tooSlow(Int(timeLimit.milliseconds)) }
         do {
             return try reader.use { db in try db.withDeadline(deadline) { try body(db) } }
         } catch {
             // The progress handler, or the Swift matcher's own check, stopped it.
-            if error is DeadlinePassed || ContinuousClock.now >= deadline {
-                throw JournalCountError.tooSlow(milliseconds: Int(timeLimit.milliseconds))
-            }
+            if error is DeadlinePassed || ContinuousClock.now >= deadline { throw tooSlow(Int(timeLimit.milliseconds)) }
             throw error
         }
     }
