@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 import Glibc
 
 /// The journal writer's memory of recent response bodies, so that a body a tenant's rows repeat
@@ -212,7 +213,7 @@ struct JournalBodies {
                 guard let base = haystack.baseAddress, memchr(base, 1, haystack.count) == nil else { return nil }
                 var result: [UInt8] = []
                 var start = 0
-                while let at = Self.firstIndex(of: needle, in: haystack, from: start) {
+                while let at = ByteSearch.firstOffset(of: UnsafeRawBufferPointer(needle), in: haystack, from: start) {
                     if result.isEmpty { result.reserveCapacity(haystack.count) }
                     result.append(contentsOf: haystack[start..<at])
                     result.append(1)
@@ -223,21 +224,5 @@ struct JournalBodies {
                 return result
             }
         }
-    }
-
-    /// Where `needle` (not empty) first occurs in `haystack` at or after `start`: candidates by
-    /// its last byte (`memchr`; a url's last byte is rarer in a 404 body than its leading `/`),
-    /// each compared whole (`memcmp`).
-    private static func firstIndex(of needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        guard let base = haystack.baseAddress, let last = needle.last else { return nil }
-        let tail = needle.count - 1
-        var from = start + tail  // where the last byte of the first possible occurrence is
-        while from < haystack.count {
-            guard let hit = memchr(base + from, Int32(last), haystack.count - from) else { return nil }
-            let at = base.distance(to: UnsafeRawPointer(hit)) - tail
-            if memcmp(base + at, needle.baseAddress!, needle.count) == 0 { return at }
-            from = at + tail + 1
-        }
-        return nil
     }
 }
