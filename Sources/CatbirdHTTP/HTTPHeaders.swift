@@ -2,7 +2,7 @@ import CatbirdSupport
 
 /// Header fields of a request or response, in the order received or added.
 ///
-/// Names keep the case they arrived with; ``first(_:)`` compares names case-insensitively
+/// Names keep the case they arrived with; ``first(_:)`` and ``values(_:)`` compare names case-insensitively
 /// (RFC 9110 §5.1). Repeated names stay separate entries.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     /// The fields as `(name, value)` pairs.
@@ -38,6 +38,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         // form copies (retains and releases) every field it passes.
         for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { return fields[index].value }
         return nil
+    }
+
+    /// Every value of the fields called `name` (compared case-insensitively), in the order
+    /// received; empty when there is none.
+    public func values(_ name: String) -> [String] {
+        var values: [String] = []
+        for index in fields.indices where fields[index].name.equalsIgnoringASCIICase(name) { values.append(fields[index].value) }
+        return values
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

@@ -40,9 +40,7 @@ extension ServerCore {
             return problem
         }
         if conflicting {
-            return .conflictingContentLength(values: context.headers.fields.filter {
-                $0.name.equalsIgnoringASCIICase("Content-Length")
-            }.map(\.value))
+            return .conflictingContentLength(values: context.headers.values("Content-Length"))
         }
         if context.version == "HTTP/1.1", hosts != 1 { return .hostFieldCount(hosts) }
         return nil

@@ -60,7 +60,7 @@ extension CatbirdHandler {
                 ? "refused before its body was read: bodySize is the declared Content-Length, not bytes received"
                 : "refused once its chunked body passed the size limit: bodySize is the bytes received, which were discarded"
         }
-        let codings = request.headers.fields.filter { $0.name.equalsIgnoringASCIICase("Transfer-Encoding") }.map(\.value)
+        let codings = request.headers.values("Transfer-Encoding")
         if !codings.isEmpty {
             return "refused at its head: its body (Transfer-Encoding: \(codings.joined(separator: ", ").utf8Prefix(100))) was not read"
         }

@@ -93,7 +93,7 @@ struct Forwarding: Sendable {
         var headers = request.headers.fields.filter { field in
             !["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"].contains(field.name.lowercased())
         }
-        let via = request.headers.fields.filter { $0.name.lowercased() == "via" }.map(\.value) + ["1.1 \(hopName)"]
+        let via = request.headers.values("Via") + ["1.1 \(hopName)"]
         headers.append((name: "Via", value: via.joined(separator: ", ")))
         let forwardedFor = request.headers.first("X-Forwarded-For").map { "\($0), \(request.clientAddress)" }
         headers.append((name: "X-Forwarded-For", value: forwardedFor ?? request.clientAddress))
