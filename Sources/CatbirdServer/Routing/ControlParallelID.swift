@@ -13,20 +13,19 @@ import CatbirdSupport
 /// ours, send no header when they have no id.
 enum ControlParallelID {
     /// Why the control call's parallel id is refused, or nil when it is absent or names one tenant.
-    static func problem(of request: HTTPRequest) -> String? {
-        var first: String?
-        for field in request.headers.fields where field.name.equalsIgnoringASCIICase(TenantID.headerName) {
-            let value = String(field.value[...].trimmingOptionalWhitespace())
-            if value.isEmpty {
+    /// - Parameter tenant: the tenant the call was read as (``CatbirdHandler/tenant(of:)``: the
+    ///   header's first value); every other value must name it too.
+    static func problem(of request: HTTPRequest, tenant: TenantID) -> String? {
+        for value in request.headers.values(TenantID.headerName) {
+            if value[...].trimmingOptionalWhitespace().isEmpty {
                 return "the \(TenantID.headerName) header is empty: a control call names its tenant or sends no header "
                     + "(the default tenant; the admin when no admin token is set), and an empty id is most often an unset "
                     + "variable, so it is refused rather than read as either (docs/tenancy.md#tenant-of-a-request)"
             }
-            if let first, TenantID(first) != TenantID(value) {
-                return "the \(TenantID.headerName) header is sent twice with different values (\(JSONText.shortString(first)), "
+            if TenantID(value) != tenant {
+                return "the \(TenantID.headerName) header is sent twice with different values (\(JSONText.shortString(tenant.rawValue)), "
                     + "\(JSONText.shortString(value))): a control call names one tenant (docs/tenancy.md#tenant-of-a-request)"
             }
-            first = value
         }
         return nil
     }

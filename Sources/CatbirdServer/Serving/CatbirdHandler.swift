@@ -75,7 +75,7 @@ struct CatbirdHandler: HTTPHandler {
             if let preflight = cors?.preflight(control, control: true) {
                 return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
             }
-            if let problem = ControlParallelID.problem(of: control) { return refusedParallelID(control, problem) }
+            if let problem = ControlParallelID.problem(of: control, tenant: tenant) { return refusedParallelID(control, problem) }
             let isAdmin = admin.isAdmin(control, tenant: tenant)
             let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant)
             return recorded(cors?.decorate(answer, for: control, control: true) ?? answer, control, answeredBy: "control", tenant: tenant)
