@@ -150,17 +150,12 @@ enum CommandLineOptions {
             settings.journalBodyLimit = bytes
         }
         if let text = values["max-tenant-mocks"] {
-            guard text.lowercased() == "off" || (Int(text).map { $0 > 0 } ?? false) else {
-                throw UsageError(description: "max tenant mocks must be a whole number of mocks from 1, or off; not '\(text)'")
-            }
-            settings.mockLimits.maxMocks = Int(text)
+            settings.mockLimits.maxMocks = try offOrPositive(
+                text, { Int($0) }, else: "max tenant mocks must be a whole number of mocks from 1, or off")
         }
         if let text = values["max-tenant-mock-bytes"] {
-            let bytes = ByteSize.parse(text)
-            guard text.lowercased() == "off" || (bytes.map { $0 > 0 } ?? false) else {
-                throw UsageError(description: "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off; not '\(text)'")
-            }
-            settings.mockLimits.maxBodyBytes = bytes
+            settings.mockLimits.maxBodyBytes = try offOrPositive(
+                text, ByteSize.parse, else: "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off")
         }
         if let threads = values["threads"] {
             guard let count = Int(threads), (1...256).contains(count) else {
@@ -181,12 +176,8 @@ enum CommandLineOptions {
             settings.retention.journalMaxAge = try retentionDuration(text, option: "journal-max-age")
         }
         if let text = values["journal-max-rows"] {
-            let lowered = text.lowercased()
-            guard lowered == "off" || (Int(text).map { $0 >= 0 } ?? false) else {
-                throw UsageError(description: "journal-max-rows must be a whole number of rows, or off; not '\(text)'")
-            }
-            let rows = Int(text) ?? 0
-            settings.retention.journalMaxRows = rows > 0 ? rows : nil
+            settings.retention.journalMaxRows = try offOrPositive(
+                text, zeroIsOff: true, { Int($0) }, else: "journal-max-rows must be a whole number of rows, or off")
         }
         if let token = values["admin-token"] {
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -263,6 +254,19 @@ enum CommandLineOptions {
         case "0", "false", "no": return false
         default: return nil
         }
+    }
+
+    /// A limit that is `off` (any case: nil) or a number `parse` reads from `text` that is
+    /// above 0 (or, with `zeroIsOff`, 0 too, which is also off: nil).
+    /// - Throws: ``UsageError`` saying `problem`, then the text given, for anything else.
+    private static func offOrPositive(
+        _ text: String, zeroIsOff: Bool = false, _ parse: (String) -> Int?, else problem: String
+    ) throws(UsageError) -> Int? {
+        if text.lowercased() == "off" { return nil }
+        guard let number = parse(text), number > 0 || (zeroIsOff && number == 0) else {
+            throw UsageError(description: "\(problem); not '\(text)'")
+        }
+        return number > 0 ? number : nil
     }
 
     /// A ``RetentionDuration``; nil for `off`.
