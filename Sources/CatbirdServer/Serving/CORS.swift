@@ -21,7 +21,7 @@ import CatbirdHTTP
 ///   `Access-Control-Allow-Origin` (a mock's or the upstream's is kept as it is).
 ///
 /// A control request (preflight or not) from another origin that is not allowed is refused
-/// with 403 before its route runs (``controlRefusal(_:)``): a cross-site form `POST` needs no
+/// with 403 before its route runs (``controlRefusal(_:allowedOrigin:)``): a cross-site form `POST` needs no
 /// preflight and would otherwise still act. Outside the control routes such a request is served
 /// as without `--cors` (no CORS fields, a preflight is an ordinary request).
 struct CORS: Sendable {
@@ -50,34 +50,40 @@ struct CORS: Sendable {
     }
 
     /// `request`'s `Origin` when it is allowed on this kind of route (`control`: under
-    /// `/catbird`), else nil (no `Origin`, or one this policy does not allow).
+    /// `/catbird`), else nil (no `Origin`, or one this policy does not allow). A control request
+    /// works it out once and passes it to ``controlRefusal(_:allowedOrigin:)``,
+    /// ``preflight(_:origin:)`` and ``decorate(_:origin:)-(HTTPAnswer,_)``.
     func allowedOrigin(of request: HTTPRequest, control: Bool) -> String? {
         guard let origin = request.headers.first("Origin") else { return nil }
-        if anyOrigin || listed.contains(origin.lowercased()) { return origin }
-        if control { return Self.isOwn(origin, of: request) ? origin : nil }
+        if anyOrigin { return origin }
+        let lowered = origin.lowercased()
+        if listed.contains(lowered) { return origin }
+        if control { return Self.isOwn(lowered, of: request) ? origin : nil }
         return listed.isEmpty ? origin : nil
     }
 
-    /// Whether `origin` is the server's own as `request` reached it: `http://` or `https://`
-    /// followed by its `Host` field (a same-origin request of the web page).
+    /// Whether `origin` (lowercased) is the server's own as `request` reached it: `http://` or
+    /// `https://` followed by its `Host` field (a same-origin request of the web page).
     private static func isOwn(_ origin: String, of request: HTTPRequest) -> Bool {
         guard let host = request.headers.first("Host")?.lowercased() else { return false }
-        let lowered = origin.lowercased()
-        return lowered == "http://" + host || lowered == "https://" + host
+        return origin == "http://" + host || origin == "https://" + host
     }
 
     /// The 403 for a control request from an origin that may not use the control routes; nil
     /// when it has no `Origin` or its origin is allowed.
-    func controlRefusal(_ request: HTTPRequest) -> APIError? {
-        guard let origin = request.headers.first("Origin"), allowedOrigin(of: request, control: true) == nil else { return nil }
+    /// - Parameter allowedOrigin: ``allowedOrigin(of:control:)`` of `request` as a control request.
+    func controlRefusal(_ request: HTTPRequest, allowedOrigin: String?) -> APIError? {
+        guard allowedOrigin == nil, let origin = request.headers.first("Origin") else { return nil }
         return .forbidden(
             "the origin \(origin) may not use the control routes: give --cors-origin \(origin) to let a test suite there set mocks (docs/files.md#cors)")
     }
 
     /// The preflight answer, or nil when `request` is not a preflight from an allowed origin.
-    func preflight(_ request: HTTPRequest, control: Bool) -> HTTPResponse? {
+    /// - Parameter origin: ``allowedOrigin(of:control:)`` of `request`, asked only for an
+    ///   `OPTIONS` request with `Access-Control-Request-Method`.
+    func preflight(_ request: HTTPRequest, origin allowedOrigin: @autoclosure () -> String?) -> HTTPResponse? {
         guard request.method == "OPTIONS", let method = request.headers.first("Access-Control-Request-Method"),
-              let origin = allowedOrigin(of: request, control: control) else { return nil }
+              let origin = allowedOrigin() else { return nil }
         var headers: HTTPHeaders = [
             "Access-Control-Allow-Origin": origin,
             "Access-Control-Allow-Methods": method,
@@ -91,21 +97,26 @@ struct CORS: Sendable {
         return HTTPResponse(status: 204, headers: headers)
     }
 
-    /// `answer`'s response, whenever it is sent, with the CORS fields for `request`'s origin
-    /// added: the control routes' answers, some of which come later (a long poll, a query run
-    /// on a control pool).
-    func decorate(_ answer: HTTPAnswer, for request: HTTPRequest, control: Bool) -> HTTPAnswer {
-        guard allowedOrigin(of: request, control: control) != nil else { return answer }
-        return answer.map { decorate($0, for: request, control: control) }
+    /// `answer`'s response, whenever it is sent, with the CORS fields for `origin` added: the
+    /// control routes' answers, some of which come later (a long poll, a query run on a
+    /// control pool).
+    /// - Parameter origin: ``allowedOrigin(of:control:)`` of the request; nil: `answer` as it is.
+    func decorate(_ answer: HTTPAnswer, origin: String?) -> HTTPAnswer {
+        guard let origin else { return answer }
+        return answer.map { decorate($0, origin: origin) }
     }
 
     /// `response` with the CORS fields for `request`'s origin added when it is allowed (see the
     /// type's comment); `control`: an answer of a route under `/catbird`.
     func decorate(_ response: HTTPResponse, for request: HTTPRequest, control: Bool = false) -> HTTPResponse {
-        guard let origin = allowedOrigin(of: request, control: control),
-              response.headers.first("Access-Control-Allow-Origin") == nil else {
-            return response
-        }
+        guard let origin = allowedOrigin(of: request, control: control) else { return response }
+        return decorate(response, origin: origin)
+    }
+
+    /// `response` with the CORS fields for the allowed `origin` added, unless it has its own
+    /// `Access-Control-Allow-Origin`.
+    func decorate(_ response: HTTPResponse, origin: String) -> HTTPResponse {
+        guard response.headers.first("Access-Control-Allow-Origin") == nil else { return response }
         var decorated = response
         let exposed = response.headers.fields.map(\.name)
         decorated.headers.add(name: "Access-Control-Allow-Origin", value: origin)

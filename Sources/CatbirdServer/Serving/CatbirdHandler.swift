@@ -66,21 +66,26 @@ struct CatbirdHandler: HTTPHandler {
         let tenant = Self.tenant(of: request)
         guard tenant.isWithinMaxLength else {
             return refusedParallelID(
-                request, "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
+                request, "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)",
+                origin: cors?.allowedOrigin(of: request, control: Self.isControlTarget(request.target)))
         }
         if let control = Self.controlRequest(request) {
-            if let refusal = controlHosts.refusal(control) ?? cors?.controlRefusal(control) {
+            // Worked out once for the refusal, the preflight and the answer's fields.
+            let origin = cors?.allowedOrigin(of: control, control: true)
+            if let refusal = controlHosts.refusal(control) ?? cors?.controlRefusal(control, allowedOrigin: origin) {
                 return recorded(.now(refusal.response), control, answeredBy: "control", tenant: tenant)
             }
-            if let preflight = cors?.preflight(control, control: true) {
+            if let preflight = cors?.preflight(control, origin: origin) {
                 return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
             }
-            if let problem = ControlParallelID.problem(of: control, tenant: tenant) { return refusedParallelID(control, problem) }
+            if let problem = ControlParallelID.problem(of: control, tenant: tenant) {
+                return refusedParallelID(control, problem, origin: origin)
+            }
             let isAdmin = admin.isAdmin(control, tenant: tenant)
             let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant)
-            return recorded(cors?.decorate(answer, for: control, control: true) ?? answer, control, answeredBy: "control", tenant: tenant)
+            return recorded(cors?.decorate(answer, origin: origin) ?? answer, control, answeredBy: "control", tenant: tenant)
         }
-        if let preflight = cors?.preflight(request, control: false) {
+        if let cors, let preflight = cors.preflight(request, origin: cors.allowedOrigin(of: request, control: false)) {
             let (sent, ticket) = serving.journal(
                 request: request, response: preflight, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
@@ -281,10 +286,10 @@ struct CatbirdHandler: HTTPHandler {
     /// The 400 for a parallel id no tenant can have (too long): not journaled (no tenant to
     /// journal it in), but logged and counted (as the default tenant's) like every other
     /// answer, with CORS fields under `--cors`.
-    private func refusedParallelID(_ request: HTTPRequest, _ reason: String) -> HTTPAnswer {
+    /// - Parameter origin: the request's allowed origin (``CORS/allowedOrigin(of:control:)``).
+    private func refusedParallelID(_ request: HTTPRequest, _ reason: String, origin: String?) -> HTTPAnswer {
         let refusal = HTTPAnswer.now(APIError.badRequest(reason).response)
-        let decorated = cors?.decorate(refusal, for: request, control: Self.isControlTarget(request.target)) ?? refusal
-        return recorded(decorated, request, answeredBy: "none", tenant: .defaultTenant)
+        return recorded(cors?.decorate(refusal, origin: origin) ?? refusal, request, answeredBy: "none", tenant: .defaultTenant)
     }
 
     /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
