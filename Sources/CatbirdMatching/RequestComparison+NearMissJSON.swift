@@ -4,8 +4,8 @@ import CatbirdWire
 // A 404's near miss written straight from a comparison (docs/matching.md#near-misses): the
 // pattern's parts come written already (``NearMissTexts``), the request's method and target
 // are escaped once per 404, and no ``CatbirdNearMiss`` or ``CatbirdNearMiss/Field`` is made.
-// The bytes are ``CatbirdNearMiss/writeJSON(to:patternJSON:)``'s and the text
-// ``CatbirdNearMiss/writeSummary(patternSummary:to:)``'s for the same near miss (tests compare).
+// The bytes read back with `JSONDecoder` as that ``CatbirdNearMiss``, and the text is its
+// ``CatbirdNearMiss/summary(patternSummary:)`` (tests compare).
 
 /// Where a 404's request method and target were first written as JSON strings into its
 /// ``ByteWriter``: the later near misses copy those bytes instead of escaping the texts again.
@@ -20,7 +20,7 @@ extension RequestComparison {
     /// Appends `{"distance":0.4,"fields":[…],"mockId":7,"pattern":{…},"position":1,"tenant":"s1"}`
     /// for a comparison made with its fields (``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:urlEdits:until:slice:fields:)``).
     /// - Parameters:
-    ///   - distance: the distance shown (rounded to 3 decimals, ``CatbirdNearMiss/writeDistance(_:to:)-([UInt8])``).
+    ///   - distance: the distance shown (rounded to 3 decimals, ``CatbirdNearMiss/writeDistance(_:to:)``).
     ///   - mockId, position, tenant: the mock's.
     ///   - requestJSON: where the request's method and target were written before, if they were.
     public func writeNearMissJSON(

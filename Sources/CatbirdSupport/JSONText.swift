@@ -103,21 +103,6 @@ public enum JSONText {
         return repeated ? (isFirst, next) : nil
     }
 
-    /// Appends `value` as a JSON string literal to an array: ``ByteWriter/appendJSONString(_:lineBreaksAsSpaces:)``'s
-    /// bytes (for writers that build an `[UInt8]`, not on the request path).
-    public static func appendString(_ value: String, to out: inout [UInt8]) {
-        var writer = ByteWriter(capacity: value.utf8.count + 2)
-        writer.appendJSONString(value)
-        writer.withBytes { out.append(contentsOf: $0) }
-    }
-
-    /// Appends `number` in decimal to an array: ``ByteWriter/appendDecimal(_:)``'s bytes.
-    public static func appendDecimal(_ number: Int64, to out: inout [UInt8]) {
-        var writer = ByteWriter(capacity: 20)
-        writer.appendDecimal(number)
-        writer.withBytes { out.append(contentsOf: $0) }
-    }
-
     /// `object` (a JSON object text from ``object(_:)``) with `pairs` added as further keys;
     /// their names must not be among its keys already.
     /// Written into one buffer (every journaled mock hit adds its `Date` and `Content-Length`).

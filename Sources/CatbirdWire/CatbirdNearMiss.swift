@@ -95,9 +95,9 @@ public struct CatbirdNearMiss: Codable, Hashable, Sendable {
     /// ``summary`` with the pattern's ``RequestPattern/summary`` given (the server writes it once
     /// per mock).
     public func summary(patternSummary: String) -> String {
-        var out: [UInt8] = []
+        var out = ByteWriter(capacity: patternSummary.utf8.count + 160)
         writeSummary(patternSummary: patternSummary, to: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out.text()
     }
 }
 
