@@ -28,7 +28,9 @@ extension Journal {
     /// that header, the name compared case-insensitively).
     ///
     /// Counts the requests journaled before the call (the queued journal is written first, and
-    /// the tenant's newest id then bounds the count). Over a range of at least
+    /// the journal's highest id then bounds the count: ``JournalWriter/highestID``). Only when
+    /// that id is more than ``countSplitSpan`` past the tenant's hidden ids are the tenant's
+    /// own first and newest ids looked up; over a range of at least
     /// ``countSplitSpan`` ids, while one of the journal's ``countHelpers`` is free, the range is
     /// cut into ``countPartCount`` parts that the caller and that thread count side by side,
     /// each on a read connection of its own (``JournalCountParts``: the same sum, on two cores);
@@ -46,15 +48,8 @@ extension Journal {
         writer.flush()
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let hidden = deletions.hiddenThrough(tenant)
-        // The tenant's first and newest visible ids, from the index's ends.
-        let ends = try reading(until: deadline, timeLimit: timeLimit) { db in
-            try db.query(
-                "SELECT (SELECT min(id) FROM journal_rows WHERE tenant = ?1 AND id > ?2), "
-                    + "(SELECT max(id) FROM journal_rows WHERE tenant = ?1)",
-                [.text(tenant.rawValue), .integer(hidden)]
-            ).first.map { ($0[0].intValue, $0[1].intValue) }
-        }
-        guard let ends, let first = ends.0, let newest = ends.1, newest >= first else { return 0 }
+        // Every visible id of the tenant is after `hidden` and at most the journal's highest.
+        let highest = writer.highestID
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
         // The tenant's rows in id order through the covering (tenant, id, method, url) index.
         let sql = "SELECT count(*) FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions
@@ -64,12 +59,25 @@ extension Journal {
                 try db.query(sql, bindings).first?[0].intValue ?? 0
             }
         }
-        if newest - first >= Self.countSplitSpan {
-            let parts = JournalCountParts(after: first - 1, through: newest, partCount: Self.countPartCount, countPart)
-            if countHelpers.offer({ parts.help() }) { return Int(try parts.total(helped: true)) }
+        // Only a journal whose ids reach past the split span may hold a range worth sharing:
+        // the tenant's own ends are looked up for it alone.
+        if highest - hidden > Self.countSplitSpan {
+            let ends = try reading(until: deadline, timeLimit: timeLimit) { db in
+                try db.query(
+                    "SELECT (SELECT min(id) FROM journal_rows WHERE tenant = ?1 AND id > ?2), "
+                        + "(SELECT max(id) FROM journal_rows WHERE tenant = ?1)",
+                    [.text(tenant.rawValue), .integer(hidden)]
+                ).first.map { ($0[0].intValue, $0[1].intValue) }
+            }
+            guard let ends, let first = ends.0, let newest = ends.1, newest >= first else { return 0 }
+            if newest - first >= Self.countSplitSpan {
+                let parts = JournalCountParts(after: first - 1, through: newest, partCount: Self.countPartCount, countPart)
+                if countHelpers.offer({ parts.help() }) { return Int(try parts.total(helped: true)) }
+            }
+            return Int(try countPart(JournalCountParts.Part(after: first - 1, through: newest)))
         }
         // Short, or no core to share: one statement over the whole range.
-        return Int(try countPart(JournalCountParts.Part(after: first - 1, through: newest)))
+        return Int(try countPart(JournalCountParts.Part(after: hidden, through: highest)))
     }
 
     /// The first of the tenant's journaled requests after the entry `since` that matches

@@ -1,6 +1,7 @@
 import CatbirdStorage
 import CatbirdSupport
 import Foundation
+import Synchronization
 
 /// Writes journal entries off the request path: one writer thread, transactions of up to
 /// ``maxBatchSize`` rows, a bounded queue.
@@ -60,6 +61,13 @@ public final class JournalWriter: Sendable {
     public let bodyLimit: Int
     /// Callbacks waiting for a tenant's entries; woken after each commit (``JournalWaiters``).
     public let waiters = JournalWaiters()
+    /// ``highestID``'s value: set at start from the file, then by the writer thread after each commit.
+    private let highest: Atomic<Int64>
+    /// The highest journal row id in the file as far as this writer knows: the file's when it
+    /// started (`Int64.max` when that could not be read), then raised by each commit. Every
+    /// row is written by the writer, so once the queue is flushed no row has a higher id (a
+    /// count's bound: ``Journal/count(of:matching:timeLimit:)``).
+    public var highestID: Int64 { highest.load(ordering: .acquiring) }
     /// Runs the release of one commit's waiters (``whenCommitted(_:_:)``): given by the HTTP
     /// server, which then wakes each of its worker threads once for the whole group rather
     /// than once per answer.
@@ -142,6 +150,8 @@ public final class JournalWriter: Sendable {
         releasing: @escaping @Sendable (() -> Void) -> Void = { $0() }, log: Logger
     ) {
         self.database = database
+        let start = try? database.use { db in try db.query("SELECT max(id) FROM journal_rows").first?[0].intValue ?? 0 }
+        highest = Atomic(start ?? .max)
         self.releasing = releasing
         self.waiterGatherWindow = waiterGatherWindow
         self.capacity = max(1, capacity)
@@ -269,6 +279,8 @@ public final class JournalWriter: Sendable {
             condition.unlock()
 
             let latestIDs = write(batch)
+            // Before a flusher is told the batch is committed (below), so what it reads next is bounded by it.
+            if let top = latestIDs?.values.max(), top > highest.load(ordering: .relaxed) { highest.store(top, ordering: .releasing) }
 
             condition.lock()
             let first = state.committed + 1
