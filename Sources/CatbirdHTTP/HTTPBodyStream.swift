@@ -63,10 +63,43 @@ extension HTTPBodyStream {
         }
     }
 
+    /// This stream, with `ended` called once when it has finished or failed, or when it is
+    /// dropped before either (the client went away and it is not called again): for what must
+    /// last exactly as long as the body is being produced (a slow call's admission).
+    public func whenEnded(_ ended: @escaping @Sendable () -> Void) -> HTTPBodyStream {
+        let once = EndAction(ended)
+        return HTTPBodyStream { [next] offset, buffer in
+            let step = next(offset, buffer)
+            if step == .finished || step == .failed { once.run() }
+            return step
+        }
+    }
+
     /// The part being sent by a ``parts(first:_:)`` stream, and how much of it was sent.
     private struct PartsState {
         var pending: [UInt8]
         var sent = 0
         var finished = false
+    }
+}
+
+/// An action run at most once: by ``run()``, or when the last reference goes (``HTTPBodyStream/whenEnded(_:)``).
+private final class EndAction: Sendable {
+    private let action: Mutex<(@Sendable () -> Void)?>
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = Mutex(action)
+    }
+
+    func run() {
+        let pending = action.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        pending?()
+    }
+
+    deinit {
+        run()
     }
 }

@@ -30,11 +30,6 @@ final class HARExport: Sendable {
     private let pageSize: Int
     private let log: Logger
     private let state: Mutex<State>
-    /// The tenant's slow-lane admission, held while the pages are produced and given back after
-    /// the last, on a failure, or when the export is dropped (the client went away): reading
-    /// and encoding the whole journal is slow work, counted against the tenant's 4 slow calls
-    /// for as long as it goes on (docs/tenancy.md#fair-shares; try6b finding 9).
-    private let admission: TenantReservation?
 
     /// The document's start and first page, produced before answering.
     private let first: [UInt8]
@@ -56,13 +51,10 @@ final class HARExport: Sendable {
     /// - Parameters:
     ///   - limit: the most entries to write; nil: every entry the query selects.
     ///   - journalBodyLimit: the largest body a journal row holds, in bytes (sets the page size).
-    ///   - admission: the slow-lane admission to hold until the last page was produced.
     /// - Throws: `SQLiteError`.
     init(
-        journal: Journal, tenant: TenantID, query: JournalQuery, limit: Int?, origin: String, journalBodyLimit: Int, log: Logger,
-        admission: TenantReservation? = nil
+        journal: Journal, tenant: TenantID, query: JournalQuery, limit: Int?, origin: String, journalBodyLimit: Int, log: Logger
     ) throws {
-        self.admission = admission
         self.journal = journal
         connection = try journal.exportConnection()
         self.tenant = tenant
@@ -102,14 +94,10 @@ final class HARExport: Sendable {
     /// The next page, the document's end after the last, or nil once that was sent.
     private func nextPart() throws -> [UInt8]? {
         try state.withLock { state in
-            if state.finished {
-                admission?.release()
-                return nil
-            }
+            if state.finished { return nil }
             do {
                 try Self.append(page: &state, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
             } catch {
-                admission?.release()
                 // The connection is closed without the last chunk: the client sees an
                 // incomplete transfer, and the document lacks its closing `]}}`.
                 log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten) entries: \(error)")

@@ -12,13 +12,12 @@ enum HARRoute {
         [
             // The listing's names, checked as the listing's are; `wait` is then refused with its
             // own reason (harQuery).
-            // The stream keeps the tenant's slow admission until its last page (HARExport.admission).
-            Route("GET", path, query: JournalRoutes.journalQueryNames, lane: .slow, keepsSlowAdmission: true) { context in
+            // The stream keeps the tenant's slow admission until its last page was sent (the route table).
+            Route("GET", path, query: JournalRoutes.journalQueryNames, lane: .slow) { context in
                 let (query, limit) = try harQuery(from: context.query)
                 let export = try HARExport(
                     journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
-                    origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit, log: dependencies.log,
-                    admission: context.slowReservation)
+                    origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit, log: dependencies.log)
                 // HEAD declares GET's length (its body is never read): chunked, it would get a stray last chunk.
                 let length = context.request.method == "HEAD" ? UInt64(try export.byteCount()) : nil
                 return HTTPResponse(

@@ -28,16 +28,13 @@ enum MockRoutes {
             // must not answer this one, while every journal stays queryable. 200
             // `{"removed": n}`; from a shard 403 (a shard clears its own mocks with removeAll);
             // without `all=true` 400 and nothing removed.
-            Route("DELETE", "/catbird/api/mocks", query: [EveryTenantOptIn.name], lane: .quick) { context in
-                guard context.isAdmin else {
-                    throw dependencies.admin.refusal(
-                        "removing every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})",
-                        tenant: context.tenant)
-                }
-                try EveryTenantOptIn.require(
-                    in: context.query, route: "DELETE /catbird/api/mocks",
+            Route(
+                "DELETE", "/catbird/api/mocks", lane: .quick,
+                everyTenant: EveryTenantAction(
+                    refusal: "removing every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})",
                     action: "removes every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})")
-                return JSONBody.response(["removed": try dependencies.tenants.removeEveryTenantsMocks()])
+            ) { _ in
+                JSONBody.response(["removed": try dependencies.tenants.removeEveryTenantsMocks()])
             },
         ]
     }

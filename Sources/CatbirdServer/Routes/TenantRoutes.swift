@@ -25,10 +25,10 @@ enum TenantRoutes {
                 if !context.isAdmin { tenants.removeAll { TenantID($0.id) != context.tenant } }
                 return JSONBody.response(TenantList(tenants: tenants, admin: context.isAdmin))
             },
-            Route("DELETE", "/catbird/api/tenants", query: [EveryTenantOptIn.name], lane: .slow) { context in
-                guard context.isAdmin else { throw dependencies.admin.refusal("dropping every tenant", tenant: context.tenant) }
-                try EveryTenantOptIn.require(
-                    in: context.query, route: "DELETE /catbird/api/tenants", action: "drops every tenant's mocks and journal")
+            Route(
+                "DELETE", "/catbird/api/tenants", lane: .slow,
+                everyTenant: EveryTenantAction(refusal: "dropping every tenant", action: "drops every tenant's mocks and journal")
+            ) { _ in
                 try dependencies.tenants.dropAll()
                 return HTTPResponse(status: 204)
             },

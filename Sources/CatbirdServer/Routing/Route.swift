@@ -16,13 +16,8 @@ struct RouteContext: Sendable {
     /// The query's parameters in order, decoded once by the route table and checked against
     /// the route's names (``Route/queryPairs(_:)``); empty for a route that reads no query.
     var query: [(name: String, value: String)] = []
-    /// The control pools, for a route that answers later (``Route/init(_:_:hasParameter:query:answer:)``).
+    /// The control pools, for a route that answers later (``Route/init(_:_:maxSegments:query:answer:)``).
     let pools: ControlPools
-    /// A slow route's place among its tenant's admitted slow calls (``ControlPools/admitSlow(_:)``);
-    /// nil on other lanes. The route table gives it back when the handler returns, unless the
-    /// route keeps it (``Route/keepsSlowAdmission``) and answers with a stream: the stream then
-    /// holds it until its last part was sent, it failed, or the connection closed.
-    var slowReservation: TenantReservation?
 
     /// `lane`'s pool, running this tenant's jobs in its turn (nil for ``ControlLane/worker``).
     func lane(_ lane: ControlLane) -> TenantLane? {
@@ -69,25 +64,27 @@ struct Route: Sendable {
     /// Set for a route that decides itself when to answer (a long poll): used instead of
     /// `handler` for a request whose lane is ``ControlLane/worker``.
     let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
-    /// Whether a streamed answer keeps the tenant's slow-lane admission
-    /// (``RouteContext/slowReservation``) until it is sent: a HAR export's later pages are read
-    /// and encoded while the client downloads, and counted against the tenant's slow calls
-    /// until the last (try6b finding 9: admission that ended with the first page let one
-    /// tenant stream 9 full exports at once and starve every tenant's mock serving).
-    let keepsSlowAdmission: Bool
+    /// Set for a route that acts on every tenant at once (`DELETE /catbird/api/tenants`,
+    /// `DELETE /catbird/api/mocks`; docs/tenancy.md#admin): the route table refuses a caller that
+    /// is not the admin (401 or 403, ``AdminAccess/refusal(_:tenant:)``), then a request without
+    /// the opt-in `all=true` (400, ``EveryTenantOptIn``), before the handler runs or a slow call
+    /// is admitted. The route takes the query parameter `all`.
+    let everyTenant: EveryTenantAction?
 
+    /// - Parameter everyTenant: for a route acting on every tenant, what its refusals name
+    ///   (``everyTenant``); the route then also takes the query parameter `all`.
     init(_ method: String, _ path: String, maxSegments: Int? = nil, matchesEmptyParameter: Bool = false, query: [String]? = [],
-         lane: ControlLane = .worker, keepsSlowAdmission: Bool = false,
+         lane: ControlLane = .worker, everyTenant: EveryTenantAction? = nil,
          _ handler: @escaping @Sendable (RouteContext) throws -> HTTPResponse) {
         self.method = method
         self.path = path
         self.maxSegments = maxSegments
         self.matchesEmptyParameter = matchesEmptyParameter
-        self.queryNames = query
+        self.queryNames = everyTenant == nil ? query : (query ?? []) + [EveryTenantOptIn.name]
         self.lane = { _ in lane }
         self.handler = handler
         self.answer = nil
-        self.keepsSlowAdmission = keepsSlowAdmission
+        self.everyTenant = everyTenant
     }
 
     /// A route that answers now or later as it decides (runs on the worker: must not block).
@@ -111,7 +108,7 @@ struct Route: Sendable {
         self.lane = lane
         self.handler = handler
         self.answer = answer
-        self.keepsSlowAdmission = false
+        self.everyTenant = nil
     }
 
     /// The parameter as sent (still percent-encoded) when `path` matches this route, `""` for
@@ -145,6 +142,18 @@ struct Route: Sendable {
             segments.append(decoded)
         }
         return segments
+    }
+
+    /// For a route acting on every tenant (``everyTenant``): refuses a caller that is not the
+    /// admin, then a request without the opt-in; nothing for other routes.
+    /// - Throws: 401 or 403 (``AdminAccess/refusal(_:tenant:)``), then 400
+    ///   (``EveryTenantOptIn/require(in:route:action:)``).
+    func checkEveryTenant(
+        _ query: [(name: String, value: String)], isAdmin: Bool, tenant: TenantID, admin: AdminAccess
+    ) throws(APIError) {
+        guard let everyTenant else { return }
+        guard isAdmin else { throw admin.refusal(everyTenant.refusal, tenant: tenant) }
+        try EveryTenantOptIn.require(in: query, route: "\(method) \(path)", action: everyTenant.action)
     }
 
     /// Whether the route reads a request body: its `POST` routes do; a `GET` (also answering
@@ -189,6 +198,8 @@ struct RouteTable: Sendable {
     let log: Logger
     /// The control pools quick and slow routes run on.
     let pools: ControlPools
+    /// Who is the admin, for the refusals of the routes that act on every tenant (``Route/everyTenant``).
+    let admin: AdminAccess
 
     func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
         var allowed: [String] = []
@@ -206,6 +217,7 @@ struct RouteTable: Sendable {
                 try route.checkBody(of: request)
                 let query = try route.queryPairs(request.query)
                 let segments = try route.segments(of: parameter)
+                try route.checkEveryTenant(query, isAdmin: isAdmin, tenant: tenant, admin: admin)
                 context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, segments: segments, query: query, pools: pools)
             } catch {
                 return .now(error.response)
@@ -219,11 +231,18 @@ struct RouteTable: Sendable {
             let reservation: TenantReservation?
             do { reservation = chosen == .slow ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
             return lane.answer {
-                var context = context
-                context.slowReservation = reservation
-                let response = run(route, context)
-                let streams = if case .stream = response.content { true } else { false }
-                if !(route.keepsSlowAdmission && streams) { reservation?.release() }
+                var response = run(route, context)
+                guard let reservation else { return response }
+                // A streamed answer (a HAR export) is read and encoded while the client
+                // downloads: slow work, counted against the tenant's slow calls until its last
+                // part was sent, it failed, or the client went away (try6b finding 9: admission
+                // that ended with the first page let one tenant stream 9 full exports at once
+                // and starve every tenant's mock serving).
+                guard case let .stream(length, body) = response.content else {
+                    reservation.release()
+                    return response
+                }
+                response.content = .stream(length: length, body.whenEnded { reservation.release() })
                 return response
             }
         }

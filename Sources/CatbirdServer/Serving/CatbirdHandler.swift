@@ -35,7 +35,7 @@ struct CatbirdHandler: HTTPHandler {
     /// - Parameter controlPools: where quick and slow control routes run (``Route/lane``).
     /// - Parameter matchingLane: where requests with slow regular expressions are matched.
     init(dependencies: RouteDependencies, controlPools: ControlPools, matchingLane: MatchingLane) {
-        routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools)
+        routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools, admin: dependencies.admin)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
             forwarding: dependencies.upstream?.forwarding, log: dependencies.log, metrics: dependencies.metrics,
