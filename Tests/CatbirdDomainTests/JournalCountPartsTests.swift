@@ -10,7 +10,7 @@ final class JournalCountPartsTests: XCTestCase {
     /// ranges shorter than, equal to and far longer than the part count, and uneven ones.
     func testThePartsCoverTheRangeExactlyOnce() {
         for (after, through) in [(0, 1), (4, 20), (0, 16), (99, 100_099), (1_234_566, 2_734_566), (7, 7), (10, 1_000_003)] {
-            let parts = JournalCountParts(after: Int64(after), through: Int64(through), partCount: 16) { _ in 0 }.parts
+            let parts = JournalCountParts(after: Int64(after), through: Int64(through), partCount: 16, statistics: JournalCountStatistics()) { _ in 0 }.parts
             XCTAssertEqual(parts.first?.after, Int64(after), "\(after)…\(through)")
             XCTAssertEqual(parts.last?.through, Int64(through), "\(after)…\(through)")
             XCTAssertLessThanOrEqual(parts.count, 16)
@@ -26,7 +26,7 @@ final class JournalCountPartsTests: XCTestCase {
     /// part that are multiples of 3, counted one by one), the same as one pass over the range.
     func testASharedCountSumsItsPartsWhoeverTookThem() throws {
         let taken = Mutex<[JournalCountParts.Part]>([])
-        let parts = JournalCountParts(after: 999, through: 200_000, partCount: 16) { part in
+        let parts = JournalCountParts(after: 999, through: 200_000, partCount: 16, statistics: JournalCountStatistics()) { part in
             taken.withLock { $0.append(part) }
             return Int64((part.after + 1...part.through).count { $0 % 3 == 0 })
         }
@@ -40,7 +40,7 @@ final class JournalCountPartsTests: XCTestCase {
     func testAFailingPartFailsTheCount() {
         struct Stopped: Error {}
         let started = Mutex(0)
-        let parts = JournalCountParts(after: 0, through: 1600, partCount: 16) { part in
+        let parts = JournalCountParts(after: 0, through: 1600, partCount: 16, statistics: JournalCountStatistics()) { part in
             started.withLock { $0 += 1 }
             if part.after >= 500 { throw Stopped() }
             return 1

@@ -7,7 +7,9 @@ import XCTest
 /// caller (docs/protocol.md#count): the parts' sum must be exactly the count, for every pattern
 /// kind, whatever ids the parts' ends fall on. On a real server and file: the journal's id
 /// sequence is moved on between rounds of requests (a second connection on the file), so two
-/// tenants' few rows lie spread over 240,000 ids, the first and last at the range's ends.
+/// tenants' few rows lie spread over 240,000 ids, the first and last at the range's ends. The
+/// metric `catbird_journal_count_parts_total` shows the counts were cut into parts and that a
+/// spare thread counted some (the totals alone would pass for counts never shared).
 final class JournalCountSplitTests: XCTestCase {
     func testACountSpreadOverManyIdsCountsEachRowOnceForEveryPatternKind() throws {
         let server = try TestServer()
@@ -44,8 +46,36 @@ final class JournalCountSplitTests: XCTestCase {
             (#"{"method":"GET","url":{"kind":"regexp","value":"users"},"headers":{"X-TOKEN":{"kind":"regexp","value":"^t0$"}}}"#,
              rounds - odd),
         ]
+        let before = try countParts(client)
+        XCTAssertEqual(before.caller + before.spareThread, 0, "no count was shared before")
         for (pattern, expected) in cases {
             XCTAssertEqual(try E2E.count(client, tenant: "split", patternJSON: pattern), expected, pattern)
         }
+
+        // The counts were shared: each shared count is cut into 16 parts (the range holds far
+        // more ids), counted by the caller or the spare thread. One that was not shared (both
+        // spare threads still finishing) adds none.
+        let parts = try countParts(client)
+        XCTAssertGreaterThan(parts.caller + parts.spareThread, 0, "no count was cut into parts")
+        XCTAssertEqual((parts.caller + parts.spareThread) % 16, 0, "\(parts): whole counts of 16 parts")
+        // And a spare thread took part: it starts while the caller already counts, so it may
+        // find every part of one count taken; the count is asked again (at most 200 times) until
+        // it took one.
+        var spareThread = parts.spareThread
+        var again = 0
+        while spareThread == 0 && again < 200 {
+            XCTAssertEqual(try E2E.count(client, tenant: "split", patternJSON: cases[2].0), cases[2].1)
+            spareThread = try countParts(client).spareThread
+            again += 1
+        }
+        XCTAssertGreaterThan(spareThread, 0, "no part of \(again) more shared counts was counted by a spare thread")
+    }
+
+    /// `catbird_journal_count_parts_total` by who counted the parts.
+    private func countParts(_ client: RawHTTPClient) throws -> (caller: Int, spareThread: Int) {
+        let metrics = try E2E.metrics(client)
+        let name = "catbird_journal_count_parts_total"
+        return (Int(try XCTUnwrap(metrics[name + #"{counted_by="caller"}"#])),
+                Int(try XCTUnwrap(metrics[name + #"{counted_by="spare_thread"}"#])))
     }
 }

@@ -71,7 +71,8 @@ extension Journal {
             }
             guard let ends, let first = ends.0, let newest = ends.1, newest >= first else { return 0 }
             if newest - first >= Self.countSplitSpan {
-                let parts = JournalCountParts(after: first - 1, through: newest, partCount: Self.countPartCount, countPart)
+                let parts = JournalCountParts(
+                    after: first - 1, through: newest, partCount: Self.countPartCount, statistics: countStatistics, countPart)
                 if countHelpers.offer({ parts.help() }) { return Int(try parts.total(helped: true)) }
             }
             return Int(try countPart(JournalCountParts.Part(after: first - 1, through: newest)))

@@ -14,6 +14,8 @@ public final class Journal: Sendable {
     /// Threads that take part of a long count while a core is free
     /// (``count(of:matching:timeLimit:)``), at nice 10: they yield to the server's workers.
     let countHelpers = SpareThreads(limit: Journal.countHelperLimit, name: "catbird-count", niceness: 10)
+    /// Who counted the parts of shared counts (``JournalCountStatistics``).
+    public let countStatistics = JournalCountStatistics()
 
     /// How many counts may have a spare thread at once: 2. Each holds a read connection while
     /// it runs, so the server's read pool has this many connections beyond its control threads'

@@ -23,23 +23,29 @@ final class JournalCountParts: Sendable {
     private let state = Mutex(State())
     private let countPart: @Sendable (Part) throws -> Int64
     private let helperDone = DispatchSemaphore(value: 0)
+    private let statistics: JournalCountStatistics
 
     /// - Parameters:
     ///   - after, through: the range: ids after `after`, up to and including `through`.
     ///   - partCount: how many parts (at least 1; fewer when the range holds fewer ids).
+    ///   - statistics: where each part counted is added, by who counted it.
     ///   - countPart: counts the matching rows of one part (on a read connection of its own).
-    init(after: Int64, through: Int64, partCount: Int, _ countPart: @escaping @Sendable (Part) throws -> Int64) {
+    init(
+        after: Int64, through: Int64, partCount: Int, statistics: JournalCountStatistics,
+        _ countPart: @escaping @Sendable (Part) throws -> Int64
+    ) {
         let span = max(0, through - after)
         let count = Int64(max(1, min(Int64(partCount), span)))
         parts = (0..<count).map { index in
             Part(after: after + span * index / count, through: after + span * (index + 1) / count)
         }
+        self.statistics = statistics
         self.countPart = countPart
     }
 
     /// What a spare thread runs: takes parts until none is left, then tells the caller.
     func help() {
-        takeParts()
+        takeParts(counted: statistics.partsBySpareThread)
         helperDone.signal()
     }
 
@@ -47,7 +53,7 @@ final class JournalCountParts: Sendable {
     /// was started) and answers the sum.
     /// - Throws: the first error a part threw (no part is started after it).
     func total(helped: Bool) throws -> Int64 {
-        takeParts()
+        takeParts(counted: statistics.partsByCaller)
         if helped { helperDone.wait() }
         return try state.withLock { state in
             if let failure = state.failure { throw failure }
@@ -55,15 +61,17 @@ final class JournalCountParts: Sendable {
         }
     }
 
-    private func takeParts() {
+    /// - Parameter counted: the statistic each part counted here is added to.
+    private func takeParts(counted: borrowing Atomic<Int>) {
         while let part = state.withLock({ state -> Part? in
             guard state.next < parts.count else { return nil }
             defer { state.next += 1 }
             return parts[state.next]
         }) {
             do {
-                let counted = try countPart(part)
-                state.withLock { $0.total += counted }
+                let count = try countPart(part)
+                state.withLock { $0.total += count }
+                counted.add(1, ordering: .relaxed)
             } catch {
                 state.withLock { state in
                     if state.failure == nil { state.failure = error }
@@ -72,4 +80,16 @@ final class JournalCountParts: Sendable {
             }
         }
     }
+}
+
+/// How the parts of shared counts were counted since the server started (``JournalCountParts``;
+/// `/catbird/metrics`' `catbird_journal_count_parts_total`): by the count's caller, or by a
+/// spare thread beside it.
+public final class JournalCountStatistics: Sendable {
+    /// Parts the calling control thread counted.
+    public let partsByCaller = Atomic<Int>(0)
+    /// Parts a spare thread (``Journal/countHelpers``) counted.
+    public let partsBySpareThread = Atomic<Int>(0)
+
+    public init() {}
 }

@@ -84,6 +84,12 @@ enum MetricsRoute {
             count: writer.commits, sum: Double(writer.rows))
         out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped after three failed writes (each logged).")
         out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
+        let counts = dependencies.journal.countStatistics
+        out.metric(
+            "catbird_journal_count_parts_total", .counter,
+            help: "Parts of counts over 100,000 ids or more shared with a spare thread, by who counted them: caller (the control thread) or spare_thread.")
+        out.sample("catbird_journal_count_parts_total", labels: ["counted_by": "caller"], counts.partsByCaller.load(ordering: .relaxed))
+        out.sample("catbird_journal_count_parts_total", labels: ["counted_by": "spare_thread"], counts.partsBySpareThread.load(ordering: .relaxed))
 
         let pruned = dependencies.pruner.pruned
         out.metric(
