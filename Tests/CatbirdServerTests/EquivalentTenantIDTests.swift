@@ -103,6 +103,62 @@ final class EquivalentTenantIDTests: XCTestCase {
         }
     }
 
+    /// The control lanes' per-tenant shares are kept by bytes too (docs/tenancy.md#fair-shares:
+    /// a tenant's slow calls take turns on the slow pool, at most two running and four admitted,
+    /// and its waits look one at a time, ``SerialLooks``). A (KELVIN SIGN) has two catastrophic
+    /// counts running, each for its 2-s limit (its two slow threads), and a wait whose look is
+    /// as slow queued behind them; B (ASCII K) then counts and waits at once, answered while A's
+    /// calls still run. Were the two ids one key of the pool, B's count would queue behind A's
+    /// counts (and of the admission: a 429); were they one key of the looks, B's wait's look
+    /// would queue behind A's.
+    func testEquivalentIdsTakeTheirOwnTurnsOnTheControlLanes() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let (a, b) = ("shard-\u{212A}", "shard-K")
+        let client = try server.client()
+        // `^/(a+)+$` takes about half a second per such row before ICU gives up (JournalCountTests).
+        let slowURL = "/aaaaaaaaaaaaaaaaaaaaaaaaa!"
+        let misses = try E2E.pipeline(
+            client, (0..<40).map { _ in E2E.PipelinedRequest(method: "GET", target: slowURL, headers: E2E.tenantHeader(a)) })
+        XCTAssertEqual(Set(misses.map(\.status)), [404])
+        XCTAssertEqual(try client.request("GET", "/b", headers: E2E.tenantHeader(b)).status, 404)
+
+        let catastrophic = #"{"method":"GET","url":{"kind":"regexp","value":"^/(a+)+$"},"headers":{}}"#
+        let slowCalls = [
+            ("/catbird/api/requests/count", #"{"pattern":\#(catastrophic)}"#),
+            ("/catbird/api/requests/count", #"{"pattern":\#(catastrophic)}"#),
+            ("/catbird/api/requests/wait", #"{"pattern":\#(catastrophic),"timeout":5,"since":0}"#),
+        ]
+        let clock = ContinuousClock()
+        let aEnded = Locked<[ContinuousClock.Instant]>([])
+        let group = DispatchGroup()
+        let port = server.port
+        for (path, body) in slowCalls {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                _ = try? RawHTTPClient(port: port).json("POST", path, body, headers: E2E.tenantHeader(a))
+                aEnded.append(clock.now)
+            }.start()
+        }
+        usleep(300_000)  // A's calls reach their lanes (B's, if they came first, would prove nothing)
+
+        let bPattern = #"{"method":"GET","url":{"kind":"equal","value":"/b"},"headers":{}}"#
+        let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(bPattern)}"#, headers: E2E.tenantHeader(b))
+        let wait = try client.json(
+            "POST", "/catbird/api/requests/wait", #"{"pattern":\#(bPattern),"timeout":5,"since":0}"#, headers: E2E.tenantHeader(b))
+        let bEnded = clock.now
+        XCTAssertEqual(count.status, 200, count.text)
+        XCTAssertEqual(JSONNumber.int(count.object["count"]), 1, count.text)
+        XCTAssertEqual(wait.status, 200, wait.text)
+        XCTAssertEqual(wait.object["url"] as? String, "/b", wait.text)
+        group.wait()
+        XCTAssertEqual(aEnded.value.count, 3)
+        for ended in aEnded.value {
+            XCTAssertGreaterThan(bEnded.duration(to: ended), .zero, "B's count and wait were answered while A's slow calls ran")
+        }
+    }
+
     /// A control call naming two equivalent ids (the header twice) names two tenants: refused
     /// like any two different ids (docs/tenancy.md#tenant-of-a-request).
     func testAControlCallWithTwoEquivalentIdsIsRefused() throws {
