@@ -63,14 +63,13 @@ extension HTTPBodyStream {
         }
     }
 
-    /// This stream, with `ended` called once when it has finished or failed, or when it is
-    /// dropped before either (the client went away and it is not called again): for what must
-    /// last exactly as long as the body is being produced (a slow call's admission).
+    /// This stream, with `ended` called when it has finished or failed (the server then calls
+    /// it no more). A stream dropped before either (the client went away) drops `ended` with it,
+    /// uncalled: what `ended` holds is released then (a slow call's admission gives itself back).
     public func whenEnded(_ ended: @escaping @Sendable () -> Void) -> HTTPBodyStream {
-        let once = EndAction(ended)
-        return HTTPBodyStream { [next] offset, buffer in
+        HTTPBodyStream { [next] offset, buffer in
             let step = next(offset, buffer)
-            if step == .finished || step == .failed { once.run() }
+            if step == .finished || step == .failed { ended() }
             return step
         }
     }
@@ -80,26 +79,5 @@ extension HTTPBodyStream {
         var pending: [UInt8]
         var sent = 0
         var finished = false
-    }
-}
-
-/// An action run at most once: by ``run()``, or when the last reference goes (``HTTPBodyStream/whenEnded(_:)``).
-private final class EndAction: Sendable {
-    private let action: Mutex<(@Sendable () -> Void)?>
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        self.action = Mutex(action)
-    }
-
-    func run() {
-        let pending = action.withLock { action in
-            defer { action = nil }
-            return action
-        }
-        pending?()
-    }
-
-    deinit {
-        run()
     }
 }

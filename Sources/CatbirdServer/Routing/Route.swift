@@ -237,7 +237,8 @@ struct RouteTable: Sendable {
                 // downloads: slow work, counted against the tenant's slow calls until its last
                 // part was sent, it failed, or the client went away (try6b finding 9: admission
                 // that ended with the first page let one tenant stream 9 full exports at once
-                // and starve every tenant's mock serving).
+                // and starve every tenant's mock serving). A stream dropped unfinished drops the
+                // reservation with it, which gives itself back (``TenantReservation``).
                 guard case let .stream(length, body) = response.content else {
                     reservation.release()
                     return response
