@@ -8,18 +8,22 @@ import Synchronization
 /// waiting take turns (round robin), so one key's burst of slow jobs never holds more than its
 /// share of the threads nor makes another key's job wait behind the whole burst.
 ///
+/// `Key` is whatever names a share; the server keys its pools by tenant (`TenantID`, whose
+/// equality is byte equality, so two canonically equivalent ids are two keys:
+/// docs/tenancy.md#tenant-of-a-request), with no per-job conversion to another type.
+///
 /// With ``HTTPAnswer/later(on:key:_:)`` a route's slow work runs here while its connection is
 /// parked, so libmicrohttpd's workers keep serving every other connection (one tenant's
 /// 2-second query never delays another tenant's mock hits).
-public final class HTTPWorkPool: Sendable {
+public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
     private struct Queue {
         /// Each key's jobs not yet started, oldest first.
-        var waiting: [String: KeyQueue] = [:]
+        var waiting: [Key: KeyQueue] = [:]
         /// The keys with waiting jobs, in turn order (the next turn goes to the first one that
         /// is under its limit).
-        var turns: [String] = []
+        var turns: [Key] = []
         /// Running jobs per key (keys with none are absent).
-        var running: [String: Int] = [:]
+        var running: [Key: Int] = [:]
         var stopped = false
     }
 
@@ -73,7 +77,7 @@ public final class HTTPWorkPool: Sendable {
     }
 
     /// Queues `job` under `key`. Jobs queued after ``stop()`` never run (and are released at once).
-    public func run(key: String = "", _ job: @escaping @Sendable () -> Void) {
+    public func run(key: Key, _ job: @escaping @Sendable () -> Void) {
         let accepted = queue.withLock { queue in
             guard !queue.stopped else { return false }
             if queue.waiting[key, default: KeyQueue()].isEmpty { queue.turns.append(key) }
@@ -87,7 +91,7 @@ public final class HTTPWorkPool: Sendable {
     /// threads. Safe to call twice. (A dropped job's responder answers 500 when released, which
     /// after the server's own stop does nothing.)
     public func stop() {
-        let dropped: [String: KeyQueue]? = queue.withLock { queue in
+        let dropped: [Key: KeyQueue]? = queue.withLock { queue in
             guard !queue.stopped else { return nil }
             queue.stopped = true
             defer { queue.waiting = [:]; queue.turns = [] }
@@ -100,7 +104,7 @@ public final class HTTPWorkPool: Sendable {
     }
 
     private enum Next {
-        case job(key: String, @Sendable () -> Void)
+        case job(key: Key, @Sendable () -> Void)
         case nothingToStart
         case stop
     }
@@ -148,7 +152,7 @@ public final class HTTPWorkPool: Sendable {
 extension HTTPAnswer {
     /// Answers later with what `work` returns, computed on `pool` under `key` (not on a server
     /// worker).
-    public static func later(on pool: HTTPWorkPool, key: String = "", _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
+    public static func later<Key>(on pool: HTTPWorkPool<Key>, key: Key, _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
         .later { responder in pool.run(key: key) { responder.send(work()) } }
     }
 }

@@ -37,7 +37,7 @@ public final class CatbirdServer: Sendable {
     private let matchingLane = MatchingLane()
     /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
-    private let sqlPool = HTTPWorkPool(
+    private let sqlPool = HTTPWorkPool<TenantID>(
         threadCount: TenantSQL.defaultConnectionCount, perKeyLimit: TenantSQL.runningPerTenant, name: "catbird-sql")
     private let writer: SerialDatabase
     /// The journal's read connections (listings, counts, entries, tenants, health).

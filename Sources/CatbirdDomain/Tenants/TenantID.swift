@@ -46,12 +46,21 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
         return "\(rawValue.utf8Prefix(JSONText.shownBytes))… (\(rawValue.utf8.count) bytes)"
     }
 
-    /// The same UTF-8 bytes.
+    /// The same UTF-8 bytes: lengths first (O(1) for a native string), then the bytes in
+    /// place; never `String`'s `==` (canonical equivalence). Asked on every request that
+    /// looks its tenant up (``MockStore``'s tables, journal waiters, admissions).
     public static func == (lhs: TenantID, rhs: TenantID) -> Bool {
-        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+        let left = lhs.rawValue.utf8
+        let right = rhs.rawValue.utf8
+        guard left.count == right.count else { return false }
+        let inPlace = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in leftBytes.elementsEqual(rightBytes) }
+        }
+        return (inPlace ?? nil) ?? left.elementsEqual(right)
     }
 
-    /// Hashes the UTF-8 bytes (so equal ids, and only byte-equal ones, hash alike).
+    /// Hashes the UTF-8 bytes and their count (so equal ids, and only byte-equal ones, hash
+    /// alike): the same work as `String`'s own hash of an ASCII text, in one call.
     public func hash(into hasher: inout Hasher) {
         let hashed: Void? = rawValue.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         if hashed == nil { for byte in rawValue.utf8 { hasher.combine(byte) } }
@@ -62,20 +71,4 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static func < (lhs: TenantID, rhs: TenantID) -> Bool {
         lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
     }
-
-    /// A `String` whose `==` is this id's byte equality, for keying `String`-keyed work queues
-    /// (`HTTPWorkPool`'s keys) by tenant: the id itself when it is ASCII (ASCII texts are
-    /// canonically equivalent only when byte-equal), otherwise `\u{FFFF}` and the id's UTF-8 bytes
-    /// in hex (never equal to an ASCII id's key, nor to another id's).
-    public var poolKey: String {
-        guard rawValue.utf8.contains(where: { $0 >= 0x80 }) else { return rawValue }
-        var key = "\u{FFFF}"
-        for byte in rawValue.utf8 {
-            key.append(Self.hexDigits[Int(byte >> 4)])
-            key.append(Self.hexDigits[Int(byte & 0xF)])
-        }
-        return key
-    }
-
-    private static let hexDigits = Array("0123456789abcdef")
 }

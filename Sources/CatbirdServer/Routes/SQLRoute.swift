@@ -49,7 +49,7 @@ enum SQLRoute {
                 let reservation = try dependencies.sql.reserve(for: context.tenant)
                 let log = dependencies.log
                 let deadline = context.request.receivedAt.advanced(by: dependencies.settings.sqlTimeLimit)
-                return .later(on: dependencies.sqlPool, key: context.tenant.poolKey) {
+                return .later(on: dependencies.sqlPool, key: context.tenant) {
                     defer { reservation.release() }
                     do {
                         return try run(context, dependencies, deadline: deadline)

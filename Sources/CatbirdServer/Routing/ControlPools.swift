@@ -38,12 +38,12 @@ struct ControlPools: Sendable {
     /// a client's usual 5-s timeout, and a burst is refused instead of queued without end.
     static let slowAdmittedPerTenant = 4
 
-    let quick = HTTPWorkPool(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-control")
-    let slow = HTTPWorkPool(threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-control-slow")
+    let quick = HTTPWorkPool<TenantID>(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-control")
+    let slow = HTTPWorkPool<TenantID>(threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-control-slow")
     let slowAdmission = TenantAdmission(limit: slowAdmittedPerTenant)
     /// Health's own thread (its read may wait for a read connection, which a worker must not).
     static let healthThreadCount = 1
-    let health = HTTPWorkPool(threadCount: healthThreadCount, name: "catbird-health")
+    let health = HTTPWorkPool<TenantID>(threadCount: healthThreadCount, name: "catbird-health")
     /// Parked calls' looks (waits, long polls of filtered listings), one at a time per tenant.
     let looks = SerialLooks()
 
@@ -77,17 +77,17 @@ struct ControlPools: Sendable {
 
 /// One tenant's turn in one lane's pool.
 struct TenantLane: Sendable {
-    let pool: HTTPWorkPool
+    let pool: HTTPWorkPool<TenantID>
     let tenant: TenantID
 
     /// Queues `job` among the tenant's jobs on the pool.
     func run(_ job: @escaping @Sendable () -> Void) {
-        pool.run(key: tenant.poolKey, job)
+        pool.run(key: tenant, job)
     }
 
     /// Answers later with what `work` returns, run among the tenant's jobs on the pool.
     func answer(_ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
-        .later(on: pool, key: tenant.poolKey, work)
+        .later(on: pool, key: tenant, work)
     }
 }
 

@@ -12,7 +12,7 @@ struct RouteDependencies: Sendable {
     /// `/catbird/api/sql`, where user SQL sees the caller's tenant only.
     let sql: TenantSQL
     /// The threads SQL queries run on (one per connection of `sql`), apart from the control pool.
-    let sqlPool: HTTPWorkPool
+    let sqlPool: HTTPWorkPool<TenantID>
     let log: Logger
     /// The mocks directory's file serving, when `--mocks-dir` is set and not recording.
     let files: FileServing?

@@ -33,7 +33,7 @@ struct MatchingLane: Sendable {
     /// the workers (other tenants' requests) when both want them.
     static let niceness: Int32 = 10
 
-    private let pool = HTTPWorkPool(threadCount: threadCount, perKeyLimit: 1, name: "catbird-matching", niceness: niceness)
+    private let pool = HTTPWorkPool<TenantID>(threadCount: threadCount, perKeyLimit: 1, name: "catbird-matching", niceness: niceness)
     private let admission = TenantAdmission(limit: admittedPerTenant)
 
     /// A place for one of `tenant`'s requests on this lane, or nil when it already has
@@ -44,7 +44,7 @@ struct MatchingLane: Sendable {
 
     /// Queues `job` among `tenant`'s jobs (one at a time per tenant, tenants in turn).
     func run(_ tenant: TenantID, _ job: @escaping @Sendable () -> Void) {
-        pool.run(key: tenant.poolKey, job)
+        pool.run(key: tenant, job)
     }
 
     /// Drops the jobs not yet started and waits for the running ones (``HTTPWorkPool/stop()``).
