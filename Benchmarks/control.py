@@ -9,8 +9,10 @@
       big:BYTES        GET /big → BYTES bytes of application/octet-stream
       upload           POST /upload → {"ok":true}
   control.py PORT visibility ROUNDS    time from a control action's 201 to the first request
-      that sees it, ROUNDS times (tenant "visibility"); prints p50, p99 and max in ms, and the
-      control calls' own p50/p99
+      that sees it, ROUNDS times (tenant "visibility"); prints p50, p99 and max in ms, the
+      control calls' own p50/p99, and the reference: p50, p99 and max of one GET of a mock no
+      update touches, asked on the same connection after each round (plain request latency
+      under the same load), and how many rounds needed more than one GET
   control.py PORT metrics              the journal writer's figures from /catbird/metrics
 
 Standard library only. Prints one line of results (or nothing for `mocks`); exits 1 on an
@@ -84,8 +86,16 @@ def percentile(values, fraction):
 
 
 def visibility(port, rounds):
+    """Each round: an update of /visible, then GETs of it until its new body shows (the time
+    from the 201 to that answer), then, as a reference, one GET of /steady, a mock of the same
+    tenant no update touches, on the same connection (the time of a plain request under the
+    same load: what the visibility figure is made of when the first GET already sees it)."""
     control, app = Client(port), Client(port)
-    seen_after, control_times = [], []
+    status, answer = control.call("POST", "/catbird/api/mocks", tenant="visibility",
+                                  body=mock("GET", "equal", "/steady", b"steady", "text/plain"))
+    if status != 201:
+        sys.exit(f"control.py: adding /steady answered {status}: {answer[:200]!r}")
+    seen_after, control_times, reference, gets = [], [], [], []
     for i in range(rounds):
         body = f"v{i}".encode()
         started = time.perf_counter()
@@ -94,7 +104,9 @@ def visibility(port, rounds):
         created = time.perf_counter()
         if status != 201:
             sys.exit(f"control.py: update answered {status}: {answer[:200]!r}")
+        count = 0
         while True:
+            count += 1
             status, answer = app.call("GET", "/visible", tenant="visibility")
             if status == 200 and answer == body:
                 break
@@ -102,9 +114,17 @@ def visibility(port, rounds):
                 sys.exit(f"control.py: round {i}: the change was not visible after 10 s ({status} {answer[:80]!r})")
         seen_after.append((time.perf_counter() - created) * 1000)
         control_times.append((created - started) * 1000)
+        gets.append(count)
+        asked = time.perf_counter()
+        status, answer = app.call("GET", "/steady", tenant="visibility")
+        if status != 200 or answer != b"steady":
+            sys.exit(f"control.py: round {i}: GET /steady answered {status} {answer[:80]!r}")
+        reference.append((time.perf_counter() - asked) * 1000)
     print(f"visible_p50={percentile(seen_after, 0.5):.3f} visible_p99={percentile(seen_after, 0.99):.3f} "
           f"visible_max={max(seen_after):.3f} control_p50={percentile(control_times, 0.5):.3f} "
-          f"control_p99={percentile(control_times, 0.99):.3f}")
+          f"control_p99={percentile(control_times, 0.99):.3f} reference_p50={percentile(reference, 0.5):.3f} "
+          f"reference_p99={percentile(reference, 0.99):.3f} reference_max={max(reference):.3f} "
+          f"gets_max={max(gets)} gets_over_one={sum(1 for n in gets if n > 1)}")
 
 
 def metrics(port):
