@@ -27,43 +27,37 @@ final class EquivalentTenantLaneTests: XCTestCase {
     func testWorkPoolRunsAnEquivalentIdsJobWhileTheOtherIdsJobHoldsItsOnlyPlace() {
         let pool = HTTPWorkPool<TenantID>(threadCount: 2, perKeyLimit: 1, name: "test-equivalent-lanes")
         defer { pool.stop() }
-        let release = DispatchSemaphore(value: 0)
-        let aStarted = DispatchSemaphore(value: 0)
-        let secondAStarted = DispatchSemaphore(value: 0)
-        let bStarted = DispatchSemaphore(value: 0)
-        pool.run(key: a) {
-            aStarted.signal()
-            release.wait()
-        }
-        XCTAssertEqual(aStarted.wait(timeout: startLimit), .success)
-        pool.run(key: a) { secondAStarted.signal() }
-        pool.run(key: b) { bStarted.signal() }
-        XCTAssertEqual(bStarted.wait(timeout: startLimit), .success, "b's job ran while a's held a's only place")
-        XCTAssertEqual(secondAStarted.wait(timeout: .now()), .timedOut, "a's second job waits behind a's first (limit 1 per key)")
-        release.signal()
-        XCTAssertEqual(secondAStarted.wait(timeout: startLimit), .success)
+        assertBRunsWhileAHolds("job", runA: { pool.run(key: a, $0) }, runB: { pool.run(key: b, $0) })
     }
 
     func testSerialLooksRunAnEquivalentIdsLookWhileTheOtherIdsLookRuns() {
         let pools = ControlPools()
         defer { pools.stop() }
         let looks = SerialLooks()
+        guard let laneA = pools.lane(.slow, for: a), let laneB = pools.lane(.slow, for: b) else {
+            return XCTFail("the slow lane has a pool")
+        }
+        assertBRunsWhileAHolds("look", runA: { looks.run(on: laneA, $0) }, runB: { looks.run(on: laneB, $0) })
+    }
+
+    /// a's first `what` blocks until released; then a's second and b's first are queued: b's
+    /// runs meanwhile, a's second only once a's first has ended.
+    private func assertBRunsWhileAHolds(
+        _ what: String, runA: (@escaping @Sendable () -> Void) -> Void, runB: (@escaping @Sendable () -> Void) -> Void
+    ) {
         let release = DispatchSemaphore(value: 0)
         let aStarted = DispatchSemaphore(value: 0)
         let secondAStarted = DispatchSemaphore(value: 0)
         let bStarted = DispatchSemaphore(value: 0)
-        guard let laneA = pools.lane(.slow, for: a), let laneB = pools.lane(.slow, for: b) else {
-            return XCTFail("the slow lane has a pool")
-        }
-        looks.run(on: laneA) {
+        runA {
             aStarted.signal()
             release.wait()
         }
         XCTAssertEqual(aStarted.wait(timeout: startLimit), .success)
-        looks.run(on: laneA) { secondAStarted.signal() }
-        looks.run(on: laneB) { bStarted.signal() }
-        XCTAssertEqual(bStarted.wait(timeout: startLimit), .success, "b's look ran while a's look was running")
-        XCTAssertEqual(secondAStarted.wait(timeout: .now()), .timedOut, "a's second look waits for a's first (one look per tenant)")
+        runA { secondAStarted.signal() }
+        runB { bStarted.signal() }
+        XCTAssertEqual(bStarted.wait(timeout: startLimit), .success, "b's \(what) ran while a's first held a's place")
+        XCTAssertEqual(secondAStarted.wait(timeout: .now()), .timedOut, "a's second \(what) waits behind a's first")
         release.signal()
         XCTAssertEqual(secondAStarted.wait(timeout: startLimit), .success)
     }
