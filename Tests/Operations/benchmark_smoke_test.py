@@ -4,7 +4,8 @@
 `bash -n` on Benchmarks/run.sh and Benchmarks/miss-ab.sh, and run.sh's check, with BENCH_NO_BUILD=1, that both release products
 it measures are built; then Benchmarks/control.py against a real node: the scenario
 mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit, a
-miss 404s, the 64 KiB body), a few visibility rounds print their figures, and the metrics line
+miss 404s, the 64 KiB body), a few visibility rounds print their figures beside their reference's
+(a GET of a mock no update touches), and the metrics line
 carries the journal writer's longest queue and rows per commit. Last, Benchmarks/journal-queries.sh
 end to end on a journal of 3,000 rows: every pattern kind's count equals its SQL reference, alone
 and beside a baseline binary (side by side).
@@ -84,9 +85,11 @@ def run(args, work, checks):
 
         code, output = control(node.port, "visibility", "5")
         figures = fields(output)
-        checks.check("control.py visibility prints its figures",
+        checks.check("control.py visibility prints its figures and its reference's",
                      code == 0 and all(float(figures.get(key, "-1")) >= 0 for key in
-                                       ("visible_p50", "visible_p99", "visible_max", "control_p50", "control_p99")),
+                                       ("visible_p50", "visible_p99", "visible_max", "control_p50", "control_p99",
+                                        "reference_p50", "reference_p99", "reference_max", "gets_over_one"))
+                     and int(figures.get("gets_max", "0")) >= 1,
                      output)
         code, output = control(node.port, "metrics")
         figures = fields(output)
