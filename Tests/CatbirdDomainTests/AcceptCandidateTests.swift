@@ -38,4 +38,43 @@ final class AcceptCandidateTests: XCTestCase {
         XCTAssertEqual(mocks.candidates(target: "/a/b", accept: nil), ["a/b"])
         XCTAssertEqual(mocks.candidates(target: "/../b", accept: "application/json"), [])
     }
+
+    /// try8b F13's exact inputs: an `Accept` of as many distinct types of /etc/mime.types as fit
+    /// in 27,000 bytes, most extensions first (thousands of names, 30 ms of a worker per request
+    /// before), and one type written about 1,000 times: each extension once, from at most 16
+    /// distinct types, at most 64 names, then the bare name.
+    func testA27KBAcceptMakesAtMost64NamesThenBare() throws {
+        let text = try String(contentsOfFile: "/etc/mime.types", encoding: .utf8)
+        var types: [(type: String, extensions: Int)] = []
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if parts.count > 1 { types.append((String(parts[0]), parts.count - 1)) }
+        }
+        types = types.enumerated().sorted { $0.element.extensions != $1.element.extensions ? $0.element.extensions > $1.element.extensions : $0.offset < $1.offset }.map(\.element)
+        var all = ""
+        for (type, _) in types {
+            if all.utf8.count + type.utf8.count + 1 > 27000 { break }
+            all += (all.isEmpty ? "" : ",") + type
+        }
+        let repeated = Array(repeating: types[0].type, count: 27000 / (types[0].type.utf8.count + 1)).joined(separator: ",")
+        let directory = try TemporaryMocksDirectory()
+        let mocks = try directory.mocks(table: text)
+
+        let names = mocks.candidates(target: "/api/deep/x", accept: all)
+        XCTAssertGreaterThan(all.utf8.count, 26000)
+        XCTAssertEqual(names.count, FileMockDirectory.acceptNamesTried + 1, "\(names.count) names")
+        XCTAssertEqual(Set(names).count, names.count, "no name twice")
+        XCTAssertEqual(names.last, "api/deep/x")
+        let table = MediaTypes(table: text)
+        let firstTypes = AcceptHeader.preferredTypes(all).prefix(FileMockDirectory.acceptTypesTried)
+        XCTAssertEqual(
+            Array(names.dropLast()),
+            Array(firstTypes.flatMap(table.extensions(for:)).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+                .prefix(FileMockDirectory.acceptNamesTried).map { "api/deep/x." + $0 }),
+            "the first types' extensions, in preference order")
+
+        let once = mocks.candidates(target: "/api/deep/x", accept: repeated)
+        XCTAssertEqual(once, table.extensions(for: types[0].type).map { "api/deep/x." + $0 } + ["api/deep/x"])
+        XCTAssertEqual(AcceptHeader.preferredTypes(repeated, distinctAtMost: 16), [types[0].type])
+    }
 }

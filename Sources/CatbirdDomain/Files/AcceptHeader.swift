@@ -22,4 +22,16 @@ public enum AcceptHeader {
         }
         return ranges.sorted { $0.weight != $1.weight ? $0.weight > $1.weight : $0.order < $1.order }.map(\.type)
     }
+
+    /// The first `limit` distinct ranges of ``preferredTypes(_:)`` (a range written twice counts
+    /// once, where it ranks first).
+    public static func preferredTypes(_ value: String, distinctAtMost limit: Int) -> [String] {
+        var seen = Set<String>()
+        var distinct: [String] = []
+        for type in preferredTypes(value) where seen.insert(type).inserted {
+            distinct.append(type)
+            if distinct.count == limit { break }
+        }
+        return distinct
+    }
 }

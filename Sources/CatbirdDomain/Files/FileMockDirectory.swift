@@ -30,14 +30,23 @@ public struct FileMockDirectory: Sendable {
         return candidates(name, accept: accept)
     }
 
-    /// The names tried for `name`: with each `Accept` extension, then bare (``candidates(target:accept:)``).
+    /// `Accept` media types whose extensions are tried at most: the first 16 distinct ones in
+    /// preference order (docs/files.md#accept-candidates). A 27 KB `Accept` naming every type of
+    /// the media-type table made thousands of names, 30 ms of a worker per request (try8b F13).
+    public static let acceptTypesTried = 16
+    /// Names tried with an `Accept` extension at most, before the bare name: 64.
+    public static let acceptNamesTried = 64
+
+    /// The names tried for `name`: with each `Accept` extension, then bare (``candidates(target:accept:)``);
+    /// each extension once, from at most ``acceptTypesTried`` types, at most ``acceptNamesTried`` names.
     func candidates(_ name: FileMockName, accept: String?) -> [String] {
         let bare = name.path
         guard !name.hasExtension, let accept else { return [bare] }
         var seen = Set<String>()
         var names: [String] = []
-        for type in AcceptHeader.preferredTypes(accept) {
+        search: for type in AcceptHeader.preferredTypes(accept, distinctAtMost: Self.acceptTypesTried) {
             for ext in mediaTypes.extensions(for: type) where seen.insert(ext).inserted {
+                guard names.count < Self.acceptNamesTried else { break search }
                 names.append(bare + "." + ext)
             }
         }
