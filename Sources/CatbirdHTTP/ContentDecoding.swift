@@ -14,7 +14,7 @@ public enum ContentDecoding: Sendable, Equatable {
     /// `reason` says what zlib found. The body is matched as received.
     case undecodable(coding: String, reason: String)
     /// Decoded, the body would be larger than `limit` bytes (a "zip bomb": 50 KB of gzip may
-    /// hold 50 MB); decoding stopped there.
+    /// hold 50 MB); decoding stopped there. The body is matched as received.
     case tooLarge(coding: String, limit: Int)
 
     /// Each inflate call's output buffer (a whole small body in one call).
@@ -56,6 +56,7 @@ public enum ContentDecoding: Sendable, Equatable {
         defer { inflateEnd(stream) }
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: chunkSize)
+        guard body.count <= Int(UInt32.max) else { return .tooLarge(coding: coding, limit: limit) }  // zlib counts in UInt32
         return body.withUnsafeBufferPointer { input -> ContentDecoding in
             stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.pointee.avail_in = UInt32(input.count)
@@ -103,7 +104,7 @@ extension ContentDecoding {
                 + "body patterns were matched against its \(receivedBytes) bytes as received"
         case let .tooLarge(coding, limit):
             "the request body was sent with Content-Encoding: \(coding) (\(receivedBytes) bytes) and decodes to more than "
-                + "the limit of \(limit) bytes (--max-body-size): refused with 413"
+                + "\(limit) bytes, the most decoded for matching; body patterns were matched against its \(receivedBytes) bytes as received"
         }
     }
 }

@@ -90,7 +90,7 @@ struct CatbirdHandler: HTTPHandler {
                 request: request, response: preflight, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
-        if let refusal = decodingBody(&request, tenant: tenant) { return holdingTenant(refusal, tenant) }
+        decodeBody(&request)
         let refundable = durability == .strict  // settled once its entry is committed
         let served = RequestBodyScope.reading(request.matchedBody) {
             serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable)

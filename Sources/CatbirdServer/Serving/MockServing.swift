@@ -394,7 +394,7 @@ struct MockServing: Sendable {
         if reusable, report.complete {
             NotFoundMemo.keep(answer, key: NotFoundMemo.Key(
                 generation: generation, tenant: tenant, namesOtherTenants: namesOtherTenants, method: request.method,
-                target: request.target, body: request.body, headers: asked))
+                target: request.target, body: request.matchedBody, headers: asked))
         }
         return answer
     }

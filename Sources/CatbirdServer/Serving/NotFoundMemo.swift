@@ -13,7 +13,9 @@ import Synchronization
 ///   table since (a mock added, replaced or removed, a limit used up, a hit given back, a
 ///   tenant cleared or dropped) makes every entry stale; no two stores of the process (two
 ///   servers in one test process, whose lane threads may be shared) ever share a number;
-/// - the tenant, the method, the request-target and the body, byte for byte;
+/// - the tenant, the method, the request-target and the body the patterns were matched against
+///   (decoded for a gzip or deflate `Content-Encoding`: the same bytes sent without it differ),
+///   byte for byte;
 /// - each header field the computation asked for (the names the compared patterns hold, in
 ///   this tenant, the default tenant and, for a request of the default tenant, the others
 ///   searched for `matchingTenants`), with the request's first value for it or none: a request
@@ -58,7 +60,7 @@ enum NotFoundMemo {
         /// Whether `request` of `tenant`, at `generation`, would be computed from the same inputs.
         func holds(for request: HTTPRequest, tenant: TenantID, namesOtherTenants: Bool, generation: UInt64) -> Bool {
             self.generation == generation && target == request.target && method == request.method && self.tenant == tenant
-                && self.namesOtherTenants == namesOtherTenants && body == request.body
+                && self.namesOtherTenants == namesOtherTenants && body == request.matchedBody
                 && headers.allSatisfy { request.headers.first($0.key) == $0.value }
         }
     }
