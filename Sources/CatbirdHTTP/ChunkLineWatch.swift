@@ -125,11 +125,16 @@ final class ChunkLineWatch: Sendable {
                     entry.rounds = rounds
                     entry.loop?.wake()
                 }
-                if entry.quietTicks >= Self.stalledTicks, rounds > entry.rounds {
-                    state.watched[key] = nil
-                    Self.drain(entry.socket)
-                    entry.refuse(entry.context, entry.connection)
-                    continue
+                // Two rounds past the wake: the round under way when it was asked for may have
+                // begun before the bytes came, so it proves nothing (review of this change).
+                if entry.quietTicks >= Self.stalledTicks {
+                    if rounds >= entry.rounds &+ 2 {
+                        state.watched[key] = nil
+                        Self.drain(entry.socket)
+                        entry.refuse(entry.context, entry.connection)
+                        continue
+                    }
+                    entry.loop?.wake()  // one more round, begun after the bytes came
                 }
                 state.watched[key] = entry
             }

@@ -7,11 +7,11 @@ extension CatbirdServer.Settings {
     /// /home/ci/mocks, files-with-query off, cors off, durability relaxed, admin token none`.
     /// The mocks directory is shown absolute (a relative one against the working directory);
     /// CORS as `off`, `any origin` or the listed origins; the admin token only as `set` or
-    /// `none`, never its value.
+    /// `none`, never its value, nor the redirect URL's password.
     public var modeSummary: String {
         let cors = corsOrigins.isEmpty ? (self.cors ? "any origin" : "off") : corsOrigins.joined(separator: " ")
         return "modes: " + [
-            "redirect \(redirectURL ?? "off")",
+            "redirect \(redirectURL.map(Self.withoutPassword) ?? "off")",
             "proxy \(proxyEnabled ? "on" : "off")",
             "record \(recordMode ? "on" : "off")",
             "mocks-dir \(mocksDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "none")",
@@ -20,5 +20,13 @@ extension CatbirdServer.Settings {
             "durability \(durability.rawValue)",
             "admin token \(adminToken == nil ? "none" : "set")",
         ].joined(separator: ", ")
+    }
+
+    /// `url` with the password of its user information shown as `***`
+    /// (`http://ci:***@api.test/`): the log keeps secrets out, as it does the admin token.
+    static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
     }
 }

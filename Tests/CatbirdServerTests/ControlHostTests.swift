@@ -37,7 +37,7 @@ final class ControlHostTests: XCTestCase {
         defer { server.removeFiles() }
         let client = try server.client()
         for host in ["127.0.0.1", "127.0.0.1:\(server.port)", "[::1]:\(server.port)", "10.0.2.2:8080", "localhost", "LOCALHOST:\(server.port)",
-                     "localhost.", "app.localhost:\(server.port)"] {
+                     "localhost.", "app.localhost:\(server.port)", "127.0.0.1.:\(server.port)"] {
             let answer = try client.request("GET", "/catbird/api/tenants", headers: [("Host", host)])
             XCTAssertEqual(answer.status, 200, "\(host): \(answer.text)")
         }

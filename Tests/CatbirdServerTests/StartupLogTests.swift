@@ -55,7 +55,9 @@ final class StartupLogTests: XCTestCase {
     /// path, and whether an admin token is set, never the token.
     func testTheModesInEffectAreLoggedOnceWithoutTheToken() throws {
         let token = "s3cret-token-never-logged"
-        let upstream = "http://127.0.0.1:\(try FreePort.next())/base/"
+        // A password in the redirect URL is not logged either (review of this change).
+        let port = try FreePort.next()
+        let upstream = "http://ci:pw-never-logged@127.0.0.1:\(port)/base/"
         let server = try LaunchedServer(
             [
                 "--port", "\(try FreePort.next())", "--db", ":memory:", "--redirect-url", upstream, "--record",
@@ -65,10 +67,11 @@ final class StartupLogTests: XCTestCase {
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
         let recorded = directory.appendingPathComponent("recorded").standardizedFileURL.path
-        let expected = "[info] modes: redirect \(upstream), proxy off, record on, mocks-dir \(recorded), files-with-query off, "
+        let expected = "[info] modes: redirect http://ci:***@127.0.0.1:\(port)/base/, proxy off, record on, mocks-dir \(recorded), files-with-query off, "
             + "cors http://localhost:3000, durability strict, admin token set"
         XCTAssertEqual(stderr.split(separator: "\n").filter { $0.contains("modes: ") }.map { String($0.drop { $0 != "[" }) }, [expected], stderr)
         XCTAssertFalse(stderr.contains(token), stderr)
+        XCTAssertFalse(stderr.contains("pw-never-logged"), stderr)
         XCTAssertFalse(stderr.contains("environment variable"), stderr)
     }
 }

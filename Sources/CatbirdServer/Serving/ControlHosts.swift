@@ -53,6 +53,7 @@ struct ControlHosts: Sendable {
         if let colon = host.lastIndex(of: ":"), host[host.index(after: colon)...].allSatisfy(\.isASCIIDigit) {
             host = host[..<colon]
         }
+        if host.count > 1, host.hasSuffix(".") { host = host.dropLast() }  // `127.0.0.1.` is the address
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) }) { return nil }
         return normalized(String(host))
