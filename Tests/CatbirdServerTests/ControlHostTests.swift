@@ -27,6 +27,8 @@ final class ControlHostTests: XCTestCase {
         let removal = try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#, headers: page)
         XCTAssertEqual(removal.status, 403, removal.text)
         XCTAssertEqual(try client.request("GET", "/catbird", headers: [("Host", "EVIL.example.")]).status, 403, "the page too")
+        // A proxy client's absolute-form request carries the upstream's Host: answered.
+        XCTAssertEqual(try client.request("GET", "http://api.example.invalid/catbird/api/tenants", headers: [("Host", "api.example.invalid")]).status, 200)
         // Nothing was removed; the mock is still served, under any Host (an app under test).
         XCTAssertEqual(try client.request("GET", "/kept", headers: [("Host", evil)]).text, "kept")
         XCTAssertEqual(try client.request("GET", "/kept").text, "kept")

@@ -19,11 +19,11 @@ final class ControlParallelIDTests: StorageTestCase {
         // The exact failing inputs: `X-Catbird-Parallel-Id:` (empty), a blank one, and an empty
         // first value followed by S1.
         let inputs = [
-            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id:\r\nConnection: close\r\n\r\n",
-            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id:   \r\nConnection: close\r\n\r\n",
-            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id: \r\nX-Catbird-Parallel-Id: S1\r\nConnection: close\r\n\r\n",
-            "DELETE /catbird/api/tenants HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id: \r\nConnection: close\r\n\r\n",
-            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: h\r\nX-Catbird-Parallel-Id: S1\r\nX-Catbird-Parallel-Id: S2\r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id:\r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id:   \r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: \r\nX-Catbird-Parallel-Id: S1\r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/tenants HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: \r\nConnection: close\r\n\r\n",
+            "DELETE /catbird/api/mocks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: S1\r\nX-Catbird-Parallel-Id: S2\r\nConnection: close\r\n\r\n",
         ]
         for input in inputs {
             let raw = try RawHTTPClient(port: server.port)

@@ -51,13 +51,13 @@ final class HalfClosedClientTests: XCTestCase {
         let server = try TestServer()
         defer { server.removeFiles() }
         let poll = try halfClosedExchange(
-            server, "GET /catbird/api/requests?since=99999999&wait=2 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: hc\r\n\r\n")
+            server, "GET /catbird/api/requests?since=99999999&wait=2 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: hc\r\n\r\n")
         XCTAssertTrue(poll.hasPrefix(Self.interim + "HTTP/1.1 200 OK\r\n"), poll)
         XCTAssertTrue(poll.contains(#""requests":[]"#), poll)
         let body = #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/zz"}},"timeout":2}"#
         let wait = try halfClosedExchange(
             server,
-            "POST /catbird/api/requests/wait HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: hc\r\nContent-Type: application/json\r\n"
+            "POST /catbird/api/requests/wait HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: hc\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
         XCTAssertTrue(wait.hasPrefix(Self.interim + "HTTP/1.1 408 "), wait)
         XCTAssertTrue(wait.contains(#"no request matching GET equal \"/zz\" arrived within 2 s"#), wait)

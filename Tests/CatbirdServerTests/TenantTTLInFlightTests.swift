@@ -41,7 +41,7 @@ final class TenantTTLInFlightTests: XCTestCase {
         let waiting = try RawHTTPClient(port: server.port)
         let wait = #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"}},"timeout":4}"#
         try waiting.send(raw: Array((
-            "POST /catbird/api/requests/wait HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: waiter\r\n"
+            "POST /catbird/api/requests/wait HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: waiter\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(wait.utf8.count)\r\n\r\n\(wait)").utf8))
         let dropTime = Date()
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/rs3").status, 204)

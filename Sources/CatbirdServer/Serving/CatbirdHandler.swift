@@ -72,7 +72,7 @@ struct CatbirdHandler: HTTPHandler {
         if let control = Self.controlRequest(request) {
             // Worked out once for the refusal, the preflight and the answer's fields.
             let origin = cors?.allowedOrigin(of: control, control: true)
-            if let refusal = controlHosts.refusal(control) ?? cors?.controlRefusal(control, allowedOrigin: origin) {
+            if let refusal = controlHosts.refusal(request) ?? cors?.controlRefusal(control, allowedOrigin: origin) {
                 return recorded(.now(refusal.response), control, answeredBy: "control", tenant: tenant)
             }
             if let preflight = cors?.preflight(control, origin: origin) {

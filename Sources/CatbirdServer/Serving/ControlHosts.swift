@@ -36,13 +36,21 @@ struct ControlHosts: Sendable {
     /// The 403 for a control request whose `Host` names a host this policy does not answer;
     /// nil when it is answered.
     func refusal(_ request: HTTPRequest) -> APIError? {
-        guard !anyName, let field = request.headers.first("Host") else { return nil }
+        guard !anyName, !Self.isAbsoluteForm(request.target), let field = request.headers.first("Host") else { return nil }
         guard let name = Self.name(inHost: field) else { return nil }  // an IP address literal
         if name == "localhost" || name.hasSuffix(".localhost") || listed.contains(name) { return nil }
         return .forbidden(
             "the Host \(field) is not a name this server answers its control routes under: listening on a loopback address, it "
                 + "answers them for IP addresses, localhost and --allowed-host names only, so that a web page cannot reach them "
                 + "through a rebound DNS name; give --allowed-host \(name) if that name is this machine's (docs/files.md#host-names)")
+    }
+
+    /// Whether `target` is absolute-form (`http://api.test/catbird/api/mocks`): sent only to a
+    /// proxy (RFC 9112 section 3.2.2), here by an app using Catbird as its proxy, whose `Host`
+    /// is the upstream's; a page in a browser sends origin-form, so a rebinding never does.
+    private static func isAbsoluteForm(_ target: String) -> Bool {
+        let prefix = target.prefix(8).lowercased()
+        return prefix.hasPrefix("http://") || prefix.hasPrefix("https://")
     }
 
     /// The lowercased host name of a `Host` field (port and trailing dot removed); nil for an IP
