@@ -257,13 +257,24 @@ def test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable(serv
     assert not errors, errors
 
 
-def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
+def tenant_names(driver):
+    """The tenant picker's names, top to bottom."""
+    return [b.text.split("\n")[0] for b in driver.find_elements(By.CSS_SELECTOR, "#tenants button")]
+
+
+def open_with_twelve_shards(server, driver):
+    """Journals one request in each of shard-0 … shard-11, opens the page and waits until the
+    picker lists them beside the default tenant; returns the picker's name reader."""
     for index in range(12):
         server.request("GET", "/x", tenant=f"shard-{index}")
     driver.get(server.url + "/catbird")
     wait_live(driver)
-    names = lambda d: [b.text.split("\n")[0] for b in d.find_elements(By.CSS_SELECTOR, "#tenants button")]
-    wait(driver, lambda d: len(names(d)) == 13)
+    wait(driver, lambda d: len(tenant_names(d)) == 13)
+    return tenant_names
+
+
+def test_many_tenants_can_be_filtered_in_the_picker(server, driver):
+    names = open_with_twelve_shards(server, driver)
     box = driver.find_element(By.ID, "tenant-filter")
     box.send_keys("shard-1")
     wait(driver, lambda d: names(d) == ["default tenant", "shard-1", "shard-10", "shard-11"], message="filtered")
@@ -282,12 +293,7 @@ def test_typing_in_the_tenant_filter_asks_the_server_nothing(server, driver):
     default tenant's slow call, so typing 10 characters tripped its 4-call share (429, the page
     "offline", the default tenant's own count calls refused). The box now filters the list the
     page has; the list is asked for by the periodic refresh alone, one call at a time."""
-    for index in range(12):
-        server.request("GET", "/x", tenant=f"shard-{index}")
-    driver.get(server.url + "/catbird")
-    wait_live(driver)
-    names = lambda d: [b.text.split("\n")[0] for b in d.find_elements(By.CSS_SELECTOR, "#tenants button")]
-    wait(driver, lambda d: len(names(d)) == 13)
+    names = open_with_twelve_shards(server, driver)
     asked = lambda: driver.execute_script(
         "return performance.getEntriesByType('resource').filter(e => e.name.includes('/catbird/api/tenants')).length")
     before = asked()
