@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "CatbirdSupport", dependencies: ["CByteSearch"]),
         .target(name: "CatbirdWire", dependencies: ["CatbirdSupport"]),
         .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CZlib", "CatbirdSupport", "CatbirdWire"]),
-        .target(name: "CatbirdOutbound", dependencies: ["CCurl"]),
+        .target(name: "CatbirdOutbound", dependencies: ["CCurl", "CatbirdSupport"]),
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(
             name: "EmbedMigrations",

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CCurl
 import Dispatch
 import Foundation
@@ -180,7 +181,7 @@ public final class OutboundClient: Sendable {
         }
         if transfer.tooLarge { return .failure(.responseTooLarge(limit: maxResponseSize)) }
         let detail = transfer.errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: transfer.errorBuffer)
-        let reason = "upstream \(transfer.request.url): " + detail
+        let reason = "upstream \(URLPassword.hidden(in: transfer.request.url)): " + detail
         switch code {
         case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(reason))
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM: return .failure(.untrusted(reason))

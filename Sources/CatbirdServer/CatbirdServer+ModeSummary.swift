@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 extension CatbirdServer.Settings {
@@ -11,7 +12,7 @@ extension CatbirdServer.Settings {
     public var modeSummary: String {
         let cors = corsOrigins.isEmpty ? (self.cors ? "any origin" : "off") : corsOrigins.joined(separator: " ")
         return "modes: " + [
-            "redirect \(redirectURL.map(Self.withoutPassword) ?? "off")",
+            "redirect \(redirectURL.map(URLPassword.hidden(in:)) ?? "off")",
             "proxy \(proxyEnabled ? "on" : "off")",
             "record \(recordMode ? "on" : "off")",
             "mocks-dir \(mocksDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "none")",
@@ -20,13 +21,5 @@ extension CatbirdServer.Settings {
             "durability \(durability.rawValue)",
             "admin token \(adminToken == nil ? "none" : "set")",
         ].joined(separator: ", ")
-    }
-
-    /// `url` with the password of its user information shown as `***`
-    /// (`http://ci:***@api.test/`): the log keeps secrets out, as it does the admin token.
-    static func withoutPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? url
     }
 }

@@ -64,6 +64,12 @@ final class StartupLogTests: XCTestCase {
                 "--mocks-dir", "recorded", "--cors-origin", "http://localhost:3000", "--durability", "strict",
             ],
             in: directory, environment: ["CATBIRD_ADMIN_TOKEN": token])
+        // Nor in a forwarded request's 502 (its reason is journaled too) or its log line: the
+        // upstream here is a closed port.
+        let refused = try RawHTTPClient(port: server.port).request("GET", "/a")
+        XCTAssertEqual(refused.status, 502, refused.text)
+        XCTAssertTrue(refused.text.contains("ci:***@127.0.0.1"), refused.text)
+        XCTAssertFalse(refused.text.contains("pw-never-logged"), refused.text)
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
         let recorded = directory.appendingPathComponent("recorded").standardizedFileURL.path

@@ -72,7 +72,7 @@ struct UpstreamServing: Sendable {
         completion: @escaping @Sendable (Answer) -> Void
     ) {
         guard !forwarding.isLoop(request) else {
-            log.warning("\(request.method) \(request.target) → \(destination.url): forwarding loop (Via names this server)")
+            log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): forwarding loop (Via names this server)")
             completion(Answer(response: forwarding.loopDetected, answeredBy: destination.answeredBy, recordedPath: nil))
             return
         }
@@ -82,7 +82,7 @@ struct UpstreamServing: Sendable {
             case let .success(upstream):
                 if let problem = Self.unsendableStatus(upstream.status, recording: recorder != nil) {
                     // Never passed on: a client cannot read it as a final answer (try6a, wire6 leftover).
-                    log.warning("\(request.method) \(request.target) → \(destination.url): \(problem)")
+                    log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): \(problem)")
                     recorder?.failures.add(1, ordering: .relaxed)
                     let replaced = forwarding.generated(APIError(status: 502, reason: problem))
                     completion(Answer(response: replaced, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
@@ -118,7 +118,7 @@ struct UpstreamServing: Sendable {
             case .failure(.cancelled):
                 completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
-                log.warning("\(request.method) \(request.target) → \(destination.url): \(error)")
+                log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): \(error)")
                 let response = forwarding.response(for: error)
                 var problem: String?
                 if case .shutDown = error { problem = Self.stoppingProblem(destination, status: response.status) }
