@@ -27,11 +27,45 @@ final class ControlHostTests: XCTestCase {
         let removal = try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#, headers: page)
         XCTAssertEqual(removal.status, 403, removal.text)
         XCTAssertEqual(try client.request("GET", "/catbird", headers: [("Host", "EVIL.example.")]).status, 403, "the page too")
-        // A proxy client's absolute-form request carries the upstream's Host: answered.
-        XCTAssertEqual(try client.request("GET", "http://api.example.invalid/catbird/api/tenants", headers: [("Host", "api.example.invalid")]).status, 200)
         // Nothing was removed; the mock is still served, under any Host (an app under test).
         XCTAssertEqual(try client.request("GET", "/kept", headers: [("Host", evil)]).text, "kept")
         XCTAssertEqual(try client.request("GET", "/kept").text, "kept")
+    }
+
+    /// Tester finding try9b F1, the exact requests: a browser proxied through a `--proxy` server
+    /// sends a page's own `/catbird/…` calls in absolute form under the page's name; they listed
+    /// every tenant's journal and `DELETE …/tenants?all=true` dropped every tenant (204).
+    func testAnAbsoluteFormControlRequestIsCheckedByItsTargetsHost() throws {
+        let server = try TestServer { $0.proxyEnabled = true }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "victim", url: "/kept", body: "kept")
+        let page = [("Host", "evil.test"), ("Origin", "http://evil.test")]
+        let tenants = try client.request("GET", "http://evil.test/catbird/api/tenants", headers: page)
+        XCTAssertEqual(tenants.status, 403, tenants.text)
+        XCTAssertTrue((tenants.object["reason"] as? String ?? "").hasPrefix("the Host evil.test is not a name"), tenants.text)
+        let journal = try client.request(
+            "GET", "http://evil.test/catbird/api/requests", headers: page + [("X-Catbird-Parallel-Id", "victim")])
+        XCTAssertEqual(journal.status, 403, journal.text)
+        let drop = try client.request("DELETE", "http://evil.test/catbird/api/tenants?all=true", headers: page)
+        XCTAssertEqual(drop.status, 403, drop.text)
+        // The target's host counts, not Host: a loopback Host does not let a foreign target through,
+        // and userinfo does not hide the name.
+        XCTAssertEqual(try client.request("GET", "http://evil.test:80/catbird/api/tenants", headers: [("Host", "127.0.0.1")]).status, 403)
+        XCTAssertEqual(try client.request("GET", "http://127.0.0.1@evil.test/catbird/api/tenants", headers: [("Host", "127.0.0.1")]).status, 403)
+        // The server's own names in absolute form are answered (a proxy client reaching the routes).
+        for target in ["http://127.0.0.1:\(server.port)/catbird/api/tenants", "http://localhost:\(server.port)/catbird/api/tenants",
+                       "HTTP://[::1]:\(server.port)/catbird/api/tenants"] {
+            let answer = try client.request("GET", target, headers: [("Host", "evil.test")])
+            XCTAssertEqual(answer.status, 200, "\(target): \(answer.text)")
+        }
+        XCTAssertEqual(try client.request("GET", "/kept", headers: [("X-Catbird-Parallel-Id", "victim")]).text, "kept", "nothing dropped")
+        let listed = try TestServer {
+            $0.proxyEnabled = true
+            $0.allowedHosts = ["mocks.test"]
+        }
+        defer { listed.removeFiles() }
+        XCTAssertEqual(try listed.client().request("GET", "http://mocks.test/catbird/api/tenants", headers: [("Host", "mocks.test")]).status, 200)
     }
 
     func testIPAddressesLocalhostAndNoHostAreAnswered() throws {

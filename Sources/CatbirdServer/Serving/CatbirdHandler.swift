@@ -325,7 +325,7 @@ struct CatbirdHandler: HTTPHandler {
     /// `request` as the control routes read it when its path is `/catbird` or under `/catbird/`
     /// (``isControlTarget(_:)``), else nil. An absolute-form request (`GET http://host:port/catbird/api/mocks`,
     /// what a client using Catbird as its HTTP proxy sends) whose path is one is a control request
-    /// too, whatever its host, with its target in origin form (`/catbird/api/mocks`): `/catbird`
+    /// too, whatever its host (``ControlHosts`` checks that host), with its target in origin form (`/catbird/api/mocks`): `/catbird`
     /// routes are never served from mocks, forwarded nor recorded, in any request form
     /// (docs/files.md#redirect-and-proxy).
     static func controlRequest(_ request: HTTPRequest) -> HTTPRequest? {

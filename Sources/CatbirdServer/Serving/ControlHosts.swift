@@ -20,6 +20,12 @@ import CatbirdHTTP
 /// Listening on another address (a fleet's shared host, reached under its DNS name) the names
 /// are not checked unless `--allowed-host` lists some. Mocks, files and forwarding answer any
 /// `Host` (an app under test, a proxy client).
+///
+/// An absolute-form request (`GET http://evil.test/catbird/api/tenants`, what a client using
+/// Catbird as its HTTP proxy sends) is checked by the target's host, which RFC 9112 section
+/// 3.2.2 says stands for `Host`: a browser proxied through a `--proxy` server sends a page's
+/// own calls to `/catbird/…` in that form under the page's name, so exempting it let any
+/// page the proxied browser loaded read every journal (tester finding try9b F1).
 struct ControlHosts: Sendable {
     /// The names of `--allowed-host`, lowercased, without a trailing dot.
     private let listed: Set<String>
@@ -36,7 +42,7 @@ struct ControlHosts: Sendable {
     /// The 403 for a control request whose `Host` names a host this policy does not answer;
     /// nil when it is answered.
     func refusal(_ request: HTTPRequest) -> APIError? {
-        guard !anyName, !Self.isAbsoluteForm(request.target), let field = request.headers.first("Host") else { return nil }
+        guard !anyName, let field = Self.authority(ofAbsolute: request.target) ?? request.headers.first("Host") else { return nil }
         guard let name = Self.name(inHost: field) else { return nil }  // an IP address literal
         if name == "localhost" || name.hasSuffix(".localhost") || listed.contains(name) { return nil }
         return .forbidden(
@@ -45,12 +51,18 @@ struct ControlHosts: Sendable {
                 + "through a rebound DNS name; give --allowed-host \(name) if that name is this machine's (docs/files.md#host-names)")
     }
 
-    /// Whether `target` is absolute-form (`http://api.test/catbird/api/mocks`): sent only to a
-    /// proxy (RFC 9112 section 3.2.2), here by an app using Catbird as its proxy, whose `Host`
-    /// is the upstream's; a page in a browser sends origin-form, so a rebinding never does.
-    private static func isAbsoluteForm(_ target: String) -> Bool {
+    /// The authority (`host[:port]`, without `user@`) of an absolute-form `target`
+    /// (`http://api.test:81/catbird/api/mocks` → `api.test:81`), which RFC 9112 section 3.2.2
+    /// makes the request's host in place of `Host`; nil for any other form.
+    private static func authority(ofAbsolute target: String) -> String? {
         let prefix = target.prefix(8).lowercased()
-        return prefix.hasPrefix("http://") || prefix.hasPrefix("https://")
+        guard prefix.hasPrefix("http://") || prefix.hasPrefix("https://"), let schemeEnd = target.range(of: "://") else {
+            return nil
+        }
+        let rest = target[schemeEnd.upperBound...]
+        var authority = rest[..<(rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex)]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        return String(authority)
     }
 
     /// The lowercased host name of a `Host` field (port and trailing dot removed); nil for an IP
