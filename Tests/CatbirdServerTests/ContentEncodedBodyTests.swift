@@ -1,3 +1,4 @@
+import CatbirdHTTP
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -20,7 +21,9 @@ final class ContentEncodedBodyTests: XCTestCase {
     }
 
     /// `bytes` compressed by Python's zlib module: `gzip` (RFC 1952), `zlib` (RFC 1950, what
-    /// HTTP calls deflate), `raw` (RFC 1951), or `zeros` (gzip of `count` zero bytes).
+    /// HTTP calls deflate), `raw` (RFC 1951), `members` (gzip of `bytes`, then empty gzip
+    /// members up to `count` in all), `syncs` (zlib data of `bytes` padded to `count` empty
+    /// stored blocks), or `zeros` (gzip of `count` zero bytes).
     private func compressed(_ format: String, _ bytes: [UInt8] = [], count: Int = 0) throws -> [UInt8] {
         let input = directory.appendingPathComponent("in-\(UUID().uuidString)")
         let output = directory.appendingPathComponent("out-\(UUID().uuidString)")
@@ -32,6 +35,10 @@ final class ContentEncodedBodyTests: XCTestCase {
             if mode == 'gzip': out = gzip.compress(data, mtime=0)
             elif mode == 'zlib': out = zlib.compress(data)
             elif mode == 'raw': c = zlib.compressobj(wbits=-15); out = c.compress(data) + c.flush()
+            elif mode == 'syncs':
+                c = zlib.compressobj(); out = c.compress(data) + c.flush(zlib.Z_SYNC_FLUSH)
+                out += bytes([0, 0, 0, 255, 255]) * (int(sys.argv[4]) - 1) + c.flush()  # empty stored blocks
+            elif mode == 'members': out = gzip.compress(data, mtime=0) + gzip.compress(b'', mtime=0) * (int(sys.argv[4]) - 1)
             else: out = gzip.compress(bytes(int(sys.argv[4])), compresslevel=9, mtime=0)
             open(sys.argv[3], 'wb').write(out)
             """
@@ -152,5 +159,60 @@ final class ContentEncodedBodyTests: XCTestCase {
                 + "the most decoded for matching; body patterns were matched against its \(bomb.count) bytes as received")
         // Exactly at the limit is decoded (and not the event: 404).
         XCTAssertEqual(try post(client, try compressed("zeros", count: 1 << 20), encoding: "gzip").status, 404)
+    }
+
+    /// Tester finding try9b F4, the exact body: 2,000,000 empty gzip members (40 MB, under the
+    /// default 50 MB `--max-body-size`) decode to nothing, so the decoded-size bound never
+    /// stopped the work (0.2 s of a worker per request). At most 1,000 members are decoded, and
+    /// no more compressed bytes than an 8 MiB decoding can need; past either the body is matched
+    /// as received, and the entry says why.
+    func testABodyOfMoreThanAThousandGzipMembersIsMatchedAsReceived() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try addEventMock(client)
+        XCTAssertEqual(try post(client, try compressed("members", event, count: 1_000), encoding: "gzip").status, 202, "1,000 members: decoded")
+        let padded = try compressed("members", event, count: 1_001)
+        XCTAssertEqual(try post(client, padded, encoding: "gzip").status, 404, "1,001 members: matched as received")
+        let exact = try compressed("members", count: 2_000_000)
+        XCTAssertEqual(exact.count, 40_000_000)
+        XCTAssertEqual(try post(client, exact, encoding: "gzip").status, 404)
+        let problems = try E2E.journal(client, tenant: "gz").compactMap { $0["problem"] as? String }
+        let expected = { (bytes: Int) in
+            "the request body was sent with Content-Encoding: gzip but could not be decoded (it holds more than 1000 gzip members, "
+                + "the most decoded); body patterns were matched against its \(bytes) bytes as received"
+        }
+        XCTAssertTrue(problems.contains(expected(padded.count)), "\(problems)")
+        // The exact 40 MB body is not even read: longer than any body that decodes within 8 MiB.
+        XCTAssertTrue(
+            problems.contains(
+                "the request body was sent with Content-Encoding: gzip but could not be decoded (its 40000000 bytes are more than "
+                    + "the 8520704 compressed bytes read for 8388608 decoded bytes, the most decoded for matching); body patterns "
+                    + "were matched against its 40000000 bytes as received"),
+            "\(problems)")
+    }
+
+    /// The same kind through padding inside one stream: 2,000,000 empty deflate blocks (a
+    /// zlib sync flush each) after the event decode to the event's 23 bytes, but a body of
+    /// more than 8 MiB + 1/64 + 1 KiB is not read for an 8 MiB decoding limit.
+    func testACompressedBodyLongerThanAnyDecodableOneIsNotRead() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try addEventMock(client)
+        let bound = ContentDecoding.maxCompressedBytes(forLimit: 8 << 20)
+        XCTAssertEqual(bound, 8_520_704)
+        let padded = try compressed("syncs", event, count: 2_000_000)
+        XCTAssertGreaterThan(padded.count, bound)
+        XCTAssertEqual(try post(client, padded, encoding: "deflate").status, 404)
+        let short = try compressed("syncs", event, count: 1_000)
+        XCTAssertEqual(try post(client, short, encoding: "deflate").status, 202, "the same stream, short enough, is decoded")
+        let problems = try E2E.journal(client, tenant: "gz").compactMap { $0["problem"] as? String }
+        XCTAssertTrue(
+            problems.contains(
+                "the request body was sent with Content-Encoding: deflate but could not be decoded (its \(padded.count) bytes are more than "
+                    + "the 8520704 compressed bytes read for 8388608 decoded bytes, the most decoded for matching); body patterns were "
+                    + "matched against its \(padded.count) bytes as received"),
+            "\(problems)")
     }
 }
