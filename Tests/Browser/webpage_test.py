@@ -398,6 +398,30 @@ def test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_reque
     assert not errors, errors
 
 
+def test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written(server, driver):
+    # try9b F3, the exact body: `--data-binary '@/etc/hostname'` made curl upload that file
+    # instead of the 14 journaled bytes (a hostile request could name any file of the developer's).
+    server.request("POST", "/api/comment", b"@/etc/hostname", {"Content-Type": "text/plain"})
+    _, page = server.json("GET", "/catbird/api/requests")
+    [entry] = page["requests"]
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry["id"]}"]').click()
+    wait(driver, lambda d: d.find_element(By.ID, "curl").is_displayed(), message="details")
+    driver.find_element(By.ID, "curl").click()
+    wait(driver, lambda d: d.find_element(By.ID, "curl-text").get_attribute("value"), message="curl text")
+    command = driver.find_element(By.ID, "curl-text").get_attribute("value")
+    assert "--data-raw '@/etc/hostname'" in command, command
+    run = subprocess.run(["bash", "-c", command + " -s -o /dev/null -m 10"], capture_output=True)
+    assert run.returncode == 0, (command, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests")
+    [replayed] = [e for e in page["requests"] if e["id"] != entry["id"]]
+    status, _, body = server.request("GET", f"/catbird/api/requests/{replayed['id']}/request/body")
+    assert (status, body) == (200, b"@/etc/hostname"), (status, body)
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_markup_in_url_header_body_and_tenant_is_shown_as_text(server, driver):
     tenant = XSS
     target = "/xss?q=" + urllib.parse.quote(XSS, safe="<>=()")  # <img%20src=x%20onerror=alert(1)>
@@ -612,6 +636,7 @@ TESTS = [
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
+    (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),

@@ -742,7 +742,9 @@ async function copyAsCurl() {
   if (entry.request.bodySize > 0) {
     const whole = await api(`/catbird/api/requests/${entry.id}/request/body`, { as: "bytes" });
     const text = decodeText(whole.bytes, true);
-    if (text !== null) parts.push("--data-binary", shellQuote(text));
+    // --data-raw, not --data-binary: curl reads a --data-binary value starting with `@` as a
+    // file name, so a journaled body `@/etc/hostname` uploaded that file (try9b F3).
+    if (text !== null) parts.push("--data-raw", shellQuote(text));
     else { parts.push("--data-binary", `@catbird-${entry.id}-request.bin`); comment = "\n# binary body: use Download in the request body section"; }
     if (entry.request.bodyTruncated) comment += "\n# the journal kept only part of this body";
   }
