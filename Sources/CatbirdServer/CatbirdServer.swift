@@ -176,7 +176,7 @@ public final class CatbirdServer: Sendable {
         }
         return UpstreamServing(
             forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),
-            client: client, recorder: recorder, cors: settings.corsPolicy, log: log)
+            client: client, recorder: recorder, cors: settings.corsPolicy, admin: AdminAccess(token: settings.adminToken), log: log)
     }
 
     /// Starts accepting requests.

@@ -46,6 +46,33 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 200)
     }
 
+    /// Tester finding try9b F8, the exact request: with `--admin-token TOPSECRET123` a request
+    /// carrying `Authorization: Bearer TOPSECRET123` to a redirected path sent the token to the
+    /// upstream, whose echo put it back, unredacted, in the tenant's journal.
+    func testTheAdminTokenIsNeverSentUpstream() throws {
+        let server = try redirecting { $0.adminToken = "TOPSECRET123" }
+        let client = try server.client()
+        let tenant = ("X-Catbird-Parallel-Id", "s1")
+        let carrying = try client.request("GET", "/echo/x", headers: [("Authorization", "Bearer TOPSECRET123"), tenant])
+        XCTAssertEqual(carrying.status, 200, carrying.text)
+        XCTAssertFalse(carrying.text.contains("TOPSECRET123"), carrying.text)
+        XCTAssertTrue(carrying.text.contains("s1"), "the other fields still go: \(carrying.text)")
+        let appToken = try client.request("GET", "/echo/y", headers: [("Authorization", "Bearer app-token"), tenant])
+        XCTAssertTrue(appToken.text.contains("Bearer app-token"), "the app's own credential goes as sent: \(appToken.text)")
+        let journal = try client.request("GET", "/catbird/api/requests", headers: [tenant])
+        XCTAssertEqual(journal.status, 200, journal.text)
+        XCTAssertFalse(journal.text.contains("TOPSECRET123"), journal.text)
+        let entries = try XCTUnwrap(journal.object["requests"] as? [[String: Any]])
+        XCTAssertEqual(entries.count, 2)
+        for entry in entries {
+            let id = try XCTUnwrap(JSONNumber.int(entry["id"]))
+            let stored = try client.request("GET", "/catbird/api/requests/\(id)/response/body", headers: [tenant])
+            XCTAssertEqual(stored.status, 200, stored.text)
+            XCTAssertTrue(stored.text.contains("/echo/"), "the upstream's echo is what was stored: \(stored.text)")
+            XCTAssertFalse(stored.text.contains("TOPSECRET123"), stored.text)
+        }
+    }
+
     func testConnectionsToTheUpstreamAreReused() throws {
         let server = try redirecting()
         let client = try server.client()

@@ -54,6 +54,16 @@ struct AdminAccess: Sendable {
         }
     }
 
+    /// `fields` without any `Authorization` field that carries the admin token: what redirect,
+    /// proxy and record modes send upstream. The token is Catbird's own credential, never the
+    /// app's, so it must not reach a third-party API (tester finding try9b F8: a harness that
+    /// set it as its session's default header sent it to the `--redirect-url` upstream, whose
+    /// echo then came back unredacted in the journal and in recorded files).
+    func removingToken(from fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard token != nil else { return fields }
+        return fields.filter { !($0.name.equalsIgnoringASCIICase("Authorization") && carriesToken($0.value)) }
+    }
+
     /// Whether an `Authorization` value is `Bearer <token>` (scheme case-insensitive, RFC 9110
     /// §11.1; token compared byte for byte in constant time for a given length sent).
     private func carriesToken(_ value: String) -> Bool {

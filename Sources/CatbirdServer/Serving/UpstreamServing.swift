@@ -15,6 +15,8 @@ struct UpstreamServing: Sendable {
     /// `--cors`: the answer goes out with CORS fields for an allowed origin (``CORS``), counted
     /// when its head is measured before recording; nil when off.
     let cors: CORS?
+    /// Keeps the admin token from the upstream (``AdminAccess/removingToken(from:)``).
+    let admin: AdminAccess
     let log: Logger
 
     /// What the upstream answered, as ours, with what the journal needs.
@@ -76,7 +78,9 @@ struct UpstreamServing: Sendable {
             completion(Answer(response: forwarding.loopDetected, answeredBy: destination.answeredBy, recordedPath: nil))
             return
         }
-        let outbound = forwarding.outboundRequest(request, to: destination)
+        var sent = request
+        sent.headers = HTTPHeaders(admin.removingToken(from: request.headers.fields))
+        let outbound = forwarding.outboundRequest(sent, to: destination)
         client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors] result in
             switch result {
             case let .success(upstream):
