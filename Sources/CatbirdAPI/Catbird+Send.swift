@@ -67,6 +67,8 @@ extension APICall where Output == Void {
         // An action holds only strings, integers and bytes, which JSONEncoder always encodes
         // (it fails only for non-finite floating-point numbers).
         let body = CatbirdJSON.encodeKnownEncodable(action)
-        return .ignoringAnswer("POST", ["catbird", "api", "mocks"], body: body)
+        var call = APICall.ignoringAnswer("POST", ["catbird", "api", "mocks"], body: body)
+        call.isAdminForDefaultTenant = true
+        return call
     }
 }

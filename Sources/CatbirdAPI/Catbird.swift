@@ -88,7 +88,9 @@ public final class Catbird: @unchecked Sendable {
     private let adminTokenBox = Locked<String?>(ProcessInfo.processInfo.environment["CATBIRD_ADMIN_TOKEN"])
 
     /// The server's admin token (its `--admin-token`), sent as `Authorization: Bearer <token>`
-    /// on the admin calls (``tenants()``, ``dropTenant(id:)``) and on nothing else; nil when the
+    /// on the admin calls (``tenants()``, ``dropTenant(id:)``) and on a ``send(_:)`` without a
+    /// parallel id (the default tenant's mocks are the shared fixtures, the admin's to change on
+    /// a server with a token), and on nothing else; nil when the
     /// server has none (then a call without a parallel id is the admin). Read from the
     /// environment variable `CATBIRD_ADMIN_TOKEN` when the client is made
     /// (docs/operations.md#admin-token).

@@ -118,6 +118,12 @@ final class TestTenantTests: CatbirdTestCase {
         shard.adminToken = nil
         try shard.send(.add(LoginMock.success))
         XCTAssertTrue(try shard.dropTenant())
+        // The default tenant's mocks (shared fixtures) are the admin's: sent with the token
+        // (try9b F5), refused without it.
+        try admin.send(.add(LoginMock.success))
+        admin.adminToken = nil
+        assertCatbirdError(401, try admin.send(.removeAll))
+        try shard.send(.removeAll)  // a shard's own mocks need no token
     }
 
     func testTheUITestingBranchTypechecks() throws {

@@ -50,14 +50,43 @@ final class AdminTokenTests: XCTestCase {
         let server = try TestServer { $0.adminToken = self.token }
         defer { server.removeFiles() }
         let client = try server.client()
-        try E2E.addMock(client, tenant: nil, url: "/shared", body: "default")
+        let shared = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/shared", body: Array("default".utf8)), headers: bearer)
+        XCTAssertEqual(shared.status, 201, "the shared fixtures are the admin's to set: \(shared.text)")
         try E2E.addMock(client, tenant: "gamma", url: "/own", body: "gamma")
-        XCTAssertEqual(try client.request("GET", "/shared").text, "default", "the default tenant needs no token")
+        XCTAssertEqual(try client.request("GET", "/shared").text, "default", "the default tenant's mocks answer without a token")
         XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 1)
         E2E.assertError(
             try client.request("DELETE", "/catbird/api/tenants/delta", headers: E2E.tenantHeader("gamma")), status: 401)
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/gamma", headers: E2E.tenantHeader("gamma")).status, 204)
         XCTAssertEqual(try E2E.mocks(client, tenant: "gamma").count, 0)
+    }
+
+    /// Tester finding try9b F5, the exact calls: with `--admin-token TOPSECRET123`, a client
+    /// without a parallel id and without the token added a catch-all to the default tenant's
+    /// mocks (every shard's fallbacks: shard-5's 404s became 200 "hijacked") and removed them
+    /// all with `removeAll`. Now each is a 401 and the fixtures stay.
+    func testWithATokenTheSharedFixturesAreTheAdminsToChange() throws {
+        let server = try TestServer { $0.adminToken = "TOPSECRET123" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let admin = [("Authorization", "Bearer TOPSECRET123")]
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/fixture", body: Array("shared".utf8)), headers: admin).status, 201)
+        let hijack = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"*"},"headers":{}},"response":{"status":200,"body":"aGlqYWNrZWQ="}}"#)
+        E2E.assertError(hijack, status: 401, reasonContains: "changing the default tenant's mocks (the shared fixtures every shard falls back to) is an admin action")
+        XCTAssertEqual(hijack.header("WWW-Authenticate"), "Bearer realm=\"catbird\"")
+        XCTAssertEqual(try client.request("GET", "/anything", headers: E2E.tenantHeader("shard-5")).status, 404, "not hijacked")
+        E2E.assertError(try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#), status: 401)
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/fixture", body: Array("shared".utf8)).replacingOccurrences(of: "\"update\"", with: "\"remove\"")),
+            status: 401)
+        XCTAssertEqual(try client.request("GET", "/fixture", headers: E2E.tenantHeader("shard-5")).text, "shared", "the fixture stays")
+        // A shard changes its own mocks without the token, as before.
+        try E2E.addMock(client, tenant: "shard-5", url: "/own", body: "own")
+        try E2E.removeAll(client, tenant: "shard-5")
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#, headers: admin).status, 204)
+        XCTAssertEqual(try client.request("GET", "/fixture", headers: E2E.tenantHeader("shard-5")).status, 404, "the admin removed it")
     }
 
     func testWithoutATokenARequestWithoutAParallelIDIsTheAdminAsBefore() throws {

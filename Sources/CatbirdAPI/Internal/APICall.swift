@@ -24,6 +24,9 @@ struct APICall<Output: Sendable>: Sendable {
     var timeout: TimeInterval? = nil
     /// Whether the call is an admin action, sent with ``Catbird/adminToken`` when there is one.
     var isAdmin = false
+    /// Whether the call is an admin action when it acts on the default tenant (no parallel id):
+    /// a change of the default tenant's mocks, the shared fixtures (docs/tenancy.md#default-tenant).
+    var isAdminForDefaultTenant = false
 }
 
 extension APICall {

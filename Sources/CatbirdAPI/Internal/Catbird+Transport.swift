@@ -24,7 +24,7 @@ extension Catbird {
         if let timeout = call.timeout {
             request.timeoutInterval = timeout
         }
-        if call.isAdmin, let adminToken {
+        if let adminToken, call.isAdmin || (call.isAdminForDefaultTenant && (parallelId ?? "").isEmpty) {
             request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
         }
         return request

@@ -42,6 +42,21 @@ struct AdminAccess: Sendable {
                 + "send the request without the header for admin actions")
     }
 
+    /// The 401 for a change of the default tenant's mocks (`update`, `remove`, `removeAll`
+    /// without a parallel id) by a caller that is not the admin, when a token is configured; nil
+    /// otherwise. The default tenant's mocks are the shared fixtures every shard falls back to
+    /// (docs/tenancy.md#default-tenant), so with a token they are the admin's to change: a shard
+    /// whose id variable was unset (it then sends no header) wiped or hijacked every shard's
+    /// fallbacks (tester finding try9b F5). Without a token a caller without a parallel id is
+    /// the admin anyway.
+    func sharedFixturesRefusal(tenant: TenantID, isAdmin: Bool) -> APIError? {
+        guard requiresToken, tenant.isDefault, !isAdmin else { return nil }
+        return .unauthorized(
+            "changing the default tenant's mocks (the shared fixtures every shard falls back to) is an admin action on a server "
+                + "with an admin token: send Authorization: Bearer <admin token>, or send your \(TenantID.headerName) to change "
+                + "your own tenant's mocks (docs/tenancy.md#default-tenant)")
+    }
+
     /// `fields` with the value of any `Authorization` field that carries the admin token
     /// replaced by `Bearer [redacted]`: what the journal stores for a request's headers.
     func redactingToken(in fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
