@@ -25,11 +25,28 @@ public enum Timestamp {
     /// Each thread's last ``now()``: its millisecond and text.
     private static let lastFormatted = PerThreadMemo<(milliseconds: Int, text: String)> { (Int.min, "") }
 
-    /// The date of `text` (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`), or nil when it is not of that form
-    /// or names a day the calendar does not have (`2026-02-30`, `2025-02-29`, `2026-04-31`:
-    /// the day is checked against its month's length in the proleptic Gregorian calendar).
+    /// The date of `text` (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`, or with an RFC 3339 offset
+    /// `±HH:MM` in place of `Z`: `2026-12-02T03:55:14.217717+00:00`, what Python's
+    /// `datetime.isoformat()` writes, is the same instant as `…Z`; `+01:00` is an hour earlier
+    /// in UTC), or nil when it is not of that form or names a day the calendar does not have
+    /// (`2026-02-30`, `2025-02-29`, `2026-04-31`: the day is checked against its month's length
+    /// in the proleptic Gregorian calendar).
     public static func date(from text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        var bytes = Array(text.utf8)
+        var offsetSeconds = 0
+        if bytes.count >= 25, bytes[bytes.count - 3] == UInt8(ascii: ":"),
+           bytes[bytes.count - 6] == UInt8(ascii: "+") || bytes[bytes.count - 6] == UInt8(ascii: "-") {
+            guard let hours = number(bytes[(bytes.count - 5)..<(bytes.count - 3)]), let minutes = number(bytes[(bytes.count - 2)...]),
+                  hours < 24, minutes < 60 else { return nil }
+            offsetSeconds = (hours * 3_600 + minutes * 60) * (bytes[bytes.count - 6] == UInt8(ascii: "+") ? 1 : -1)
+            bytes.replaceSubrange((bytes.count - 6)..., with: [UInt8(ascii: "Z")])
+        }
+        guard let utc = utcDate(bytes) else { return nil }
+        return utc.addingTimeInterval(Double(-offsetSeconds))
+    }
+
+    /// ``date(from:)`` of `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
+    private static func utcDate(_ bytes: [UInt8]) -> Date? {
         // YYYY-MM-DDTHH:MM:SS is 19 bytes; then an optional fraction, then Z.
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"),
             bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),

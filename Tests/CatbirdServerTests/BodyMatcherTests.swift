@@ -94,6 +94,24 @@ final class BodyMatcherTests: ServerTestCase {
         XCTAssertEqual((try client.json("POST", "/catbird/api/requests/find", past).object["requests"] as? [Any])?.count, 0)
         let always = #"{"pattern":\#(pattern),"from":"2000-01-01T00:00:00Z","until":"2999-01-01T00:00:00Z"}"#
         XCTAssertEqual((try client.json("POST", "/catbird/api/requests/find", always).object["requests"] as? [Any])?.count, 3)
+        // RFC 3339 offsets (try9a F3: Python's `isoformat()` writes `+00:00`, which was refused
+        // with 400): the same instant as `Z`, and another offset converted to UTC.
+        let pythonForm = #"{"pattern":\#(pattern),"from":"2000-01-01T00:00:00.000000+00:00","until":"2999-01-01T00:00:00+00:00"}"#
+        let python = try client.json("POST", "/catbird/api/requests/find", pythonForm)
+        XCTAssertEqual((python.object["requests"] as? [Any])?.count, 3, python.text)
+        let plusOne = ISO8601DateFormatter()
+        plusOne.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        plusOne.timeZone = TimeZone(secondsFromGMT: 3_600)
+        let found = try XCTUnwrap(python.object["requests"] as? [[String: Any]])
+        let latest = try XCTUnwrap(found.compactMap { $0["time"] as? String }.compactMap(Timestamp.date(from:)).max())
+        let atLatest = found.filter { ($0["time"] as? String).flatMap(Timestamp.date(from:)) == latest }.count
+        XCTAssertGreaterThan(atLatest, 0)
+        for (from, expected) in [(latest, atLatest), (latest.addingTimeInterval(0.001), 0)] {
+            let text = plusOne.string(from: from)
+            XCTAssertTrue(text.hasSuffix("+01:00"), text)
+            let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),"from":"\#(text)"}"#)
+            XCTAssertEqual((answer.object["requests"] as? [Any])?.count, expected, "\(text): \(answer.text)")
+        }
 
         // Another tenant finds nothing of the default tenant's.
         let other = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#, headers: E2E.tenantHeader("s1"))
@@ -169,6 +187,8 @@ final class BodyMatcherTests: ServerTestCase {
             (#""until":"2026-04-31T12:00:00.5Z""#, "'until' must be a UTC time"),
             (#""until":"2100-02-29T00:00:00Z""#, "'until' must be a UTC time"),
             (#""until":"2026-13-45T00:00:00Z""#, "'until' must be a UTC time"),
+            (#""until":"2026-12-02T03:00:00+24:00""#, "'until' must be a UTC time"),
+            (#""until":"2026-12-02T03:00:00+0100""#, "'until' must be a UTC time"),
         ] {
             let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),\#(extra)}"#)
             XCTAssertEqual(answer.status, 400, extra)

@@ -95,7 +95,7 @@ enum JournalRoutes {
         func time(_ text: String?, _ name: String) throws(APIError) -> Date? {
             guard let text else { return nil }
             guard let date = Timestamp.date(from: text) else {
-                throw .badRequest("'\(name)' must be a UTC time such as \"2026-11-30T18:31:34.225Z\", not \(JSONBody.quoted(text))")
+                throw .badRequest("'\(name)' must be a UTC time such as \"2026-11-30T18:31:34.225Z\" (or an RFC 3339 offset in place of Z, such as +01:00), not \(JSONBody.quoted(text))")
             }
             return date
         }
