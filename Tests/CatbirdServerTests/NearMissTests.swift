@@ -101,6 +101,13 @@ final class NearMissTests: ServerTestCase {
         let shardMiss = try client.request("GET", "/api/feed", headers: E2E.tenantHeader("shard-8"))
         XCTAssertNil(shardMiss.object["matchingTenants"])
         XCTAssertEqual(shardMiss.object["reason"] as? String, #"no mock matched GET /api/feed in tenant "shard-8"; neither it nor the default tenant has mocks"#)
+
+        // Two tenants: plural (try9a F12: `but tenant "swift-1", "swift-2" has a mock`).
+        _ = try add(#"{"method":"GET","url":{"kind":"equal","value":"/api/feed"}}"#, body: "feed", tenant: "shard-9")
+        let both = try client.request("GET", "/api/feed")
+        XCTAssertEqual(both.object["matchingTenants"] as? [String], ["shard-7", "shard-9"])
+        let plural = try XCTUnwrap(both.object["reason"] as? String)
+        XCTAssertTrue(plural.contains(#"; but tenants "shard-7", "shard-9" have mocks that match it: is the app sending"#), plural)
     }
 
     func testNearMissesAreBoundedAndAHitIsUnaffected() throws {

@@ -99,10 +99,11 @@ struct NotFoundAnswer {
             out.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
         }
         if !report.matchingTenants.isEmpty {
+            let several = namesOtherTenants && report.matchingTenants.count > 1
             let owner = namesOtherTenants
-                ? "tenant " + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ")
+                ? (several ? "tenants " : "tenant ") + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ")
                 : "another tenant (not named: an admin token is set)"
-            out.append(utf8: "; but \(owner) has a mock that matches it: is the app sending its parallel id"
+            out.append(utf8: "; but \(owner) \(several ? "have mocks" : "has a mock") that match\(several ? "" : "es") it: is the app sending its parallel id"
                 + " (an old launch argument or key)?")
         } else if !report.searchedOtherTenants {
             out.append(utf8: "; other tenants' mocks were not searched fully for one that matches it (the search stops after "
