@@ -46,6 +46,27 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/hv", headers: tenant + [("X-V", " abc ")]).status, 404)
     }
 
+    /// Tester finding try9a F14, the exact mocks: an `equal` url with a fragment or a literal
+    /// space (pasted from a browser or a log) got a bare 201, though no HTTP client sends either.
+    func testAnEqualURLWithAFragmentOrASpaceIsKeptWithAWarning() throws {
+        let cases = [
+            ("/api/feed#top", #"'pattern.url.value' "/api/feed#top" holds a fragment ('#...'), which HTTP clients never send "#
+                + #"(RFC 9110 section 4.2.4): no usual client's request can match this mock; did you mean "/api/feed"?"#),
+            ("/api/search?q=hello world", #"'pattern.url.value' "/api/search?q=hello world" holds a space, which HTTP clients "#
+                + #"send as %20 (a space ends the request-target, RFC 9112 section 3): no usual client's request can match this "#
+                + #"mock; did you mean "/api/search?q=hello%20world"?"#),
+        ]
+        for (url, warning) in cases {
+            let added = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#,
+                headers: tenant)
+            XCTAssertEqual(added.status, 201, added.text)
+            XCTAssertEqual(added.object["warnings"] as? [String], [warning])
+        }
+        XCTAssertEqual(try client.request("GET", "/api/search?q=hello%20world", headers: tenant).status, 404, "curl's request misses it")
+    }
+
     /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk
     /// forms, `host:port` for CONNECT, any wildcard or regexp url, a header value without
     /// spaces around it.

@@ -59,7 +59,7 @@ enum MockRoutes {
             let warnings = NeverMatchingMock.warnings(for: pattern)
             guard !warnings.isEmpty else { return HTTPResponse(status: 201) }
             for warning in warnings {
-                dependencies.log.warning("tenant \(JSONText.shortString(context.tenant.rawValue)): a mock was added that can never match: \(warning)")
+                dependencies.log.warning("tenant \(JSONText.shortString(context.tenant.rawValue)): a mock was added that no usual request can match: \(warning)")
             }
             return JSONBody.response(["warnings": warnings], status: 201)
         case let .remove(pattern):

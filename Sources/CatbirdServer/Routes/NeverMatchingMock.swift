@@ -10,7 +10,8 @@ enum NeverMatchingMock {
     /// in none of the request-target forms (``HTTPRequest/isInATargetForm(_:method:)``, such
     /// as `api/users` without its leading `/`), then each `equal` header value with spaces or
     /// tabs around it (matched without them, docs/matching.md#request-matching), by header
-    /// name. Empty for a mock some request can match.
+    /// name; an `equal` url in a target form holding a fragment or a space, which clients never
+    /// send, is named in the url's place. Empty for a mock some request can match.
     static func warnings(for pattern: RequestPattern) -> [String] {
         var warnings: [String] = []
         let url = pattern.url.value
@@ -21,6 +22,9 @@ enum NeverMatchingMock {
                     + "with neither '/' nor a scheme such as http://, and is not '*' or host:port for CONNECT): "
                     + "no request can match this mock\(hint)")
         }
+        else if pattern.url.kind == .equal, let hint = clientsNeverSend(url) {
+            warnings.append(hint)
+        }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind == .equal {
             let trimmed = match.value[...].trimmingOptionalWhitespace()
             guard trimmed.utf8.count != match.value.utf8.count else { continue }
@@ -30,5 +34,23 @@ enum NeverMatchingMock {
                     + "\(JSONText.shortString(String(trimmed)))?")
         }
         return warnings
+    }
+
+    /// The warning for an `equal` url in a target form that HTTP clients never send (tester
+    /// finding try9a F14, both pasted from a browser or a log): a fragment (`/api/feed#top`;
+    /// a client keeps `#…` to itself, RFC 9110 section 4.2.4) or a space (`?q=hello world`;
+    /// clients send `%20`, a space ends the request-target, RFC 9112 section 3). This server
+    /// reads a raw space or `#` into the target, so a hand-made request could still match:
+    /// hence a warning, not a refusal. Nil for other urls.
+    private static func clientsNeverSend(_ url: String) -> String? {
+        if let hash = url.firstIndex(of: "#") {
+            return "'pattern.url.value' \(JSONText.shortString(url)) holds a fragment ('#...'), which HTTP clients never "
+                + "send (RFC 9110 section 4.2.4): no usual client's request can match this mock; did you mean "
+                + "\(JSONText.shortString(String(url[..<hash])))?"
+        }
+        guard url.contains(" ") else { return nil }
+        return "'pattern.url.value' \(JSONText.shortString(url)) holds a space, which HTTP clients send as %20 (a space "
+            + "ends the request-target, RFC 9112 section 3): no usual client's request can match this mock; did you mean "
+            + "\(JSONText.shortString(url.replacingOccurrences(of: " ", with: "%20")))?"
     }
 }
