@@ -59,12 +59,22 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
         if let base64 = try container.decodeIfPresent(String.self, forKey: .body) {
             guard let bytes = Data(base64Encoded: base64) else {
                 let path = container.codingPath + [CodingKeys.body]
-                throw DecodingError.readable(at: path, "\(CodingPathText.dotted(path)) is not valid base64")
+                throw DecodingError.readable(at: path, "\(CodingPathText.dotted(path)) is not valid base64" + Self.base64Hint(base64))
             }
             body = bytes
         } else {
             body = nil
         }
+    }
+
+    /// What to send instead of `text`, a `body` that is not base64 (tester finding try9a F13:
+    /// everyone's first mock sends the body as text): `: the body is its bytes in standard
+    /// padded base64 (Catbird 0.11's format); for the text "{\"a\":1}" send "eyJhIjoxfQ=="`.
+    /// The encoding is shown for a value of up to 64 bytes; a longer one gets the rule only.
+    static func base64Hint(_ text: String) -> String {
+        let rule = ": the body is its bytes in standard padded base64 (Catbird 0.11's format)"
+        guard text.utf8.count <= 64 else { return rule }
+        return rule + "; for the text \(CodingPathText.jsonQuoted(text)) send \"\(Data(text.utf8).base64EncodedString())\""
     }
 
     /// Writes the wire shape: `body` as padded base64; `body`, `limit` and `delay` left out

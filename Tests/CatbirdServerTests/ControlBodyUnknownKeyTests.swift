@@ -30,6 +30,13 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
             ("/catbird/api/mocks",
              #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"},"headers":{"X-A":{"kind":"equal","value":"1","Value":"2"}}},"response":{"status":200}}"#,
              #"unknown key "Value" in 'pattern.headers.X-A' (did you mean "value"?); the keys here are "kind" and "value""#),
+            // try9a F13: WireMock's names get ours.
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"fixedDelayMilliseconds":500}}"#,
+             #"unknown key "fixedDelayMilliseconds" in 'response' (did you mean "delay"?); the keys here are "status", "headers", "body", "limit" and "delay""#),
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"jsonBody":{"a":1},"times":1}}"#,
+             #"unknown keys "jsonBody" (did you mean "body"?) and "times" (did you mean "limit"?) in 'response'; the keys here are "status", "headers", "body", "limit" and "delay""#),
             ("/catbird/api/mocks", #"{"type":"removeAll","extra":1}"#,
              #"unknown key "extra" in the JSON body; the keys here are "type", "pattern" and "response""#),
             ("/catbird/api/mocks", #"{"type":"removeAll","pattern":\#(Self.pattern)}"#,

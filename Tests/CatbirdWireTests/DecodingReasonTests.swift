@@ -65,7 +65,15 @@ final class DecodingReasonTests: XCTestCase {
 
     func testInvalidBase64Body() {
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":{},"body":"not base64!"}}"#),
-                       "response.body is not valid base64")
+                       #"response.body is not valid base64: the body is its bytes in standard padded base64 (Catbird 0.11's format); "#
+                        + #"for the text "not base64!" send "bm90IGJhc2U2NCE=""#)
+        // try9a F13, the exact bodies: JSON and plain text, the first thing everyone sends.
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"body":"{\"a\":1}"}}"#),
+                       #"response.body is not valid base64: the body is its bytes in standard padded base64 (Catbird 0.11's format); "#
+                        + #"for the text "{\"a\":1}" send "eyJhIjoxfQ==""#)
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"body":"hello world"}}"#),
+                       #"response.body is not valid base64: the body is its bytes in standard padded base64 (Catbird 0.11's format); "#
+                        + #"for the text "hello world" send "aGVsbG8gd29ybGQ=""#)
         do {
             _ = try JSONDecoder().decode(ResponseMock.self, from: Data(#"{"status":200,"body":"YWI"}"#.utf8))
             XCTFail("decoded unpadded base64")

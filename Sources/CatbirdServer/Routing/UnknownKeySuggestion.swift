@@ -14,12 +14,22 @@ extension UnknownWireKeys {
     func suggestion(for key: String) -> String? {
         let lowered = key.lowercased()
         if let same = known.first(where: { $0.lowercased() == lowered }) { return same }
+        if let ours = Self.wireMockNames[lowered], known.contains(ours) { return ours }
         let probe = EditDistanceProbe(key, limit: Self.comparedLength)
         let nearest = known.map { (key: $0, distance: probe.distance(to: Array($0.utf8.prefix(Self.comparedLength)))) }
             .min { $0.distance < $1.distance }
         guard let nearest, nearest.distance <= (key.count <= 4 ? 1 : 2) else { return nil }
         return nearest.key
     }
+
+    /// WireMock's names of what Catbird calls otherwise (lowercased), for users bringing their
+    /// mappings (tester finding try9a F13): `fixedDelayMilliseconds` is `delay` (whole
+    /// seconds here), `jsonBody`/`base64Body` are `body` (base64), `times` is `limit`,
+    /// `urlPath`/`urlPattern`/`urlPathPattern` are `url`, `bodyPatterns` is `body`.
+    private static let wireMockNames = [
+        "fixeddelaymilliseconds": "delay", "jsonbody": "body", "base64body": "body", "times": "limit", "urlpath": "url",
+        "urlpattern": "url", "urlpathpattern": "url", "bodypatterns": "body",
+    ]
 
     /// The bytes of a key compared (``EditDistanceProbe`` holds at most 128); the known keys
     /// are far shorter.
