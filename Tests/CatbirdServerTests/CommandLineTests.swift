@@ -304,6 +304,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(controls.count, 0, "no raw control character in the log: \(controls.map(\.value))")
     }
 
+    /// Tester finding try9a F10, the exact case: a 404's log line said only
+    /// `GET /api/usres → 404 none tenant=(default) 7.4ms`; in CI the log is often all that is
+    /// kept, so it now ends with the 404's one-line reason (the closest mock and how it differs).
+    func testA404sLogLineCarriesItsReason() throws {
+        let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--log-level", "info"])
+        let client = try RawHTTPClient(port: server.port)
+        try E2E.addMock(client, url: "/api/users", body: "users")
+        XCTAssertEqual(try client.request("GET", "/api/usres").status, 404)
+        XCTAssertEqual(try client.request("GET", "/api/users").status, 200)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        let line = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/usres → 404 none") }, stderr)
+        XCTAssertTrue(
+            line.contains(
+                #"ms: no mock matched GET /api/usres in the default tenant (the request has no X-Catbird-Parallel-Id); the closest "#
+                    + #"is mock 1 (GET equal "/api/users") of the default tenant: url differs"#),
+            String(line))
+        let hit = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/users → 200 mock") }, stderr)
+        XCTAssertTrue(hit.hasSuffix("ms"), "a hit's line is unchanged: \(hit)")
+    }
+
     private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessRunner.Result {
         try ProcessRunner.run(try executable(), arguments, in: directory, environment: childEnvironment(environment), seconds: 30)
     }

@@ -4,6 +4,7 @@ import CatbirdMatching
 import CatbirdSupport
 import CatbirdWire
 import Dispatch
+import Foundation
 
 /// The server's ``HTTPHandler``: `/catbird` control and admin routes; everything else is
 /// answered by mocks, files or the upstream (``MockServing``, ``UpstreamServing``; a forwarded
@@ -252,7 +253,19 @@ struct CatbirdHandler: HTTPHandler {
         metrics.record(answeredBy: answeredBy, status: response.status, latency: elapsed)
         guard log.isEnabled(.info) else { return }
         let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""
-        log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)")
+        let why = answeredBy == "none" ? Self.notFoundReason(response).map { ": " + $0 } ?? "" : ""
+        log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)\(why)")
+    }
+
+    /// The one-line reason of a 404 nothing answered (the closest mock and how it differs,
+    /// docs/matching.md#near-misses), at most 300 bytes, for its log line: in CI the server
+    /// log is often the only thing kept after a failed run (tester finding try9a F10). Read
+    /// back from the answer's JSON only when info lines are logged.
+    private static func notFoundReason(_ response: HTTPResponse) -> String? {
+        guard response.status == 404, case let .bytes(body) = response.content, body.count <= 256 * 1024,
+              let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let reason = object["reason"] as? String else { return nil }
+        return reason.utf8.count <= 300 ? reason : String(reason.utf8Prefix(300)) + "…"
     }
 
     /// 413, journaled (``refused(_:_:journaled:)``).
