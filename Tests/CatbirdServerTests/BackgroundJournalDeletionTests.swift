@@ -77,8 +77,9 @@ final class BackgroundJournalDeletionTests: XCTestCase {
         print("clear answered in \(clearTook), drop in \(dropTook)")
     }
 
-    /// A deletion left unfinished by a stopped server is completed at the next start, before
-    /// the schema is migrated.
+    /// A deletion left unfinished by a stopped server is completed by the next run, in the
+    /// background once it listens (tester finding try9b F6: a start right after dropping
+    /// 100,000 rows waited 9-16 s before listening); its rows stay hidden meanwhile.
     func testADeletionLeftUnfinishedIsCompletedAtTheNextStart() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
@@ -90,8 +91,13 @@ final class BackgroundJournalDeletionTests: XCTestCase {
         try database.run("INSERT INTO journal_deletions (tenant, through_id) VALUES ('d', ?)", [.integer(newest - 2)])
         database.close()
         try server.restart()
+        XCTAssertEqual(try E2E.journal(try server.client(), tenant: "d").map { $0["url"] as? String }, ["/d/3", "/d/4"])
         let reader = try Database(path: server.databasePath, mode: .readOnly)
         defer { reader.close() }
+        let deadline = Date().addingTimeInterval(20)
+        while try reader.query("SELECT count(*) FROM journal_deletions").first?[0].intValue != 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         XCTAssertEqual(try reader.query("SELECT count(*) FROM requests WHERE tenant = 'd'").first?[0].intValue, 2)
         XCTAssertEqual(try reader.query("SELECT count(*) FROM journal_deletions").first?[0].intValue, 0)
         XCTAssertEqual(try E2E.journal(try server.client(), tenant: "d").map { $0["url"] as? String }, ["/d/3", "/d/4"])

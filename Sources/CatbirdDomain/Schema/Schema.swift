@@ -16,6 +16,16 @@ public enum Schema {
         try Migrator.migrate(db, migrations: migrations)
     }
 
+    /// Whether ``migrate(_:)`` has anything to apply to `db`: true when `db` records no
+    /// version yet (new, or not migrated) or lacks one of ``migrations``.
+    /// - Throws: `SQLiteError`.
+    public static func hasPendingMigrations(_ db: Database) throws -> Bool {
+        let table = try db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'")
+        guard !table.isEmpty else { return true }
+        let recorded = Set(try db.query("SELECT version FROM schema_migrations").compactMap { $0[0].intValue.map(Int.init) })
+        return migrations.contains { !recorded.contains($0.version) }
+    }
+
     /// The tables `POST /catbird/api/sql` shows, each narrowed to the caller's tenant by its
     /// tenant column (docs/schema.md#sql-names, docs/tenancy.md#isolation); `catbird_tenant()`
     /// returns the caller's parallel id. `schema_migrations` is shared by every tenant.
