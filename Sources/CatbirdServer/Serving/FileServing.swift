@@ -4,8 +4,9 @@ import Foundation
 
 /// Answers a request from the mocks directory (`--mocks-dir`), after the dynamic mocks
 /// (`docs/files.md`): the file's status and headers (sidecar, or 200 and a `Content-Type` from
-/// the extension), an `ETag`, and `304 Not Modified` to a `GET`/`HEAD` whose `If-None-Match`
-/// names it.
+/// the extension), an `ETag`, `304 Not Modified` to a `GET`/`HEAD` whose `If-None-Match`
+/// names it, and byte ranges of a 200 (`Accept-Ranges: bytes`, 206 or 416 to a `GET` with
+/// `Range`: ``RangedAnswer``, docs/files.md#byte-ranges).
 struct FileServing: Sendable {
     let directory: FileMockDirectory
     /// Bytes of a body the journal keeps (`--journal-body-limit`): a file up to this size is sent
@@ -45,16 +46,39 @@ struct FileServing: Sendable {
             }
             return Answer(response: HTTPResponse(status: 304, headers: HTTPHeaders(kept)), path: mock.path)
         }
-        if mock.size > journalBodyLimit {
-            let prefix = FileHandle(forReadingAtPath: mock.path).flatMap { try? $0.read(upToCount: journalBodyLimit) } ?? Data()
+        // Byte ranges (docs/files.md#byte-ranges): `region` is the part of the file sent.
+        var status = mock.status
+        var region = 0..<mock.size
+        if RangedAnswer.takesRanges(status: mock.status, headers: headers) {
+            headers = RangedAnswer.advertising(headers)
+            switch RangedAnswer.outcome(of: request, headers: headers, length: mock.size) {
+            case .whole: break
+            case let .part(part):
+                status = 206
+                region = part
+                headers.add(name: "Content-Range", value: ByteRanges.contentRange(part, length: mock.size))
+            case .unsatisfiable:
+                return Answer(response: RangedAnswer.unsatisfiable(request, length: mock.size), path: mock.path)
+            }
+        }
+        if region.count > journalBodyLimit {
+            let prefix = FileHandle(forReadingAtPath: mock.path).flatMap { file in
+                (try? file.seek(toOffset: UInt64(region.lowerBound))).flatMap { try? file.read(upToCount: journalBodyLimit) }
+            } ?? Data()
             let response = HTTPResponse(
-                status: mock.status, headers: headers, content: .file(path: mock.path, offset: 0, length: UInt64(mock.size)))
-            return Answer(response: response, path: mock.path, journalBody: (Array(prefix), mock.size))
+                status: status, headers: headers,
+                content: .file(path: mock.path, offset: UInt64(region.lowerBound), length: UInt64(region.count)))
+            return Answer(response: response, path: mock.path, journalBody: (Array(prefix), region.count))
         }
         guard let body = FileManager.default.contents(atPath: mock.path) else {
             return Answer(response: APIError(status: 500, reason: "file mock '\(mock.path)' cannot be read").response, path: mock.path)
         }
-        return Answer(response: HTTPResponse(status: mock.status, headers: headers, body: Array(body)), path: mock.path)
+        guard status == 206 else { return Answer(response: HTTPResponse(status: status, headers: headers, body: Array(body)), path: mock.path) }
+        // The part of the file as it was found (its size read when it was looked up).
+        guard region.upperBound <= body.count else {
+            return Answer(response: APIError(status: 500, reason: "file mock '\(mock.path)' shrank while it was read").response, path: mock.path)
+        }
+        return Answer(response: HTTPResponse(status: status, headers: headers, body: Array(body[region])), path: mock.path)
     }
 
     /// What the 404's reason says about the mocks directory when no file answered `request`

@@ -190,10 +190,14 @@ struct MockServing: Sendable {
     /// `callerRefunds`) is settled once its head is known to fit.
     private func answer(_ hit: MockHit, request: HTTPRequest, tenant: TenantID, mayNotFit: Bool, callerRefunds: Bool) -> Served {
         let mock = hit.mock
+        // A `Range` request's part of a 200 (docs/files.md#byte-ranges): made for this request,
+        // its fields journaled as sent, not the mock's as given nor the second's shared answer.
+        let ranged = RangedAnswer.isAsked(by: request) ? RangedAnswer.response(Self.response(of: mock), for: request) : nil
+        let (headersJSON, headersMemo) = ranged == nil ? (mock.responseHeadersJSON, mock.sentHeadersJSON) : (nil, nil)
         // With --cors, the head checked is the one sent: measured once (CORS fields, Date, framing).
         var checked: OversizedHead.Measured?
         if mayNotFit {
-            let outgoing = OversizedHead.Outgoing(Self.response(of: mock), to: request, cors: cors).measured
+            let outgoing = OversizedHead.Outgoing(ranged ?? Self.response(of: mock), to: request, cors: cors).measured
             if let refused = refusedForHead(hit, outgoing, request: request, tenant: tenant) { return refused }
             checked = outgoing
             // The head fits: a hit refundable for this check alone stands now. One its caller or
@@ -202,15 +206,17 @@ struct MockServing: Sendable {
             if !callerRefunds && !mock.isDelayed { mocks.settle(hit) }
         }
         if mock.isDelayed, let seconds = mock.response.delay {
-            var response = Self.response(of: mock)
+            var response = ranged ?? Self.response(of: mock)
             response.delay = .seconds(seconds)
-            return .answered(delayed(response, hit: hit, request: request, tenant: tenant), .mock, nil, hit)
+            return .answered(
+                delayed(response, hit: hit, request: request, tenant: tenant, headersJSON: headersJSON, headersMemo: headersMemo),
+                .mock, nil, hit)
         }
-        guard cors == nil else {
+        guard cors == nil, ranged == nil else {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
             let (sent, entry) = entry(
-                request: request, response: Self.response(of: mock), responseHeadersJSON: mock.responseHeadersJSON,
-                headersMemo: mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant, measured: checked)
+                request: request, response: ranged ?? Self.response(of: mock), responseHeadersJSON: headersJSON,
+                headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, measured: checked)
             return .answered(sent, .mock, entry, hit)
         }
         let (sent, entry) = shared(hit, request: request, tenant: tenant)
@@ -312,9 +318,14 @@ struct MockServing: Sendable {
     /// durability the response leaves once the sent entry is committed (``Journal/answer(_:onceCommitted:sent:)``:
     /// the connection is parked again, no worker waits), or is withheld with a 503 when the entry
     /// could not be written.
-    private func delayed(_ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID) -> HTTPResponse {
-        let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: hit.mock.responseHeadersJSON,
-                                       headersMemo: hit.mock.sentHeadersJSON, answeredBy: .mock, hit: hit, tenant: tenant)
+    /// `headersJSON`, `headersMemo`: the mock's header JSON and its memo, nil for an answer made
+    /// for this request (a byte range's).
+    private func delayed(
+        _ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID, headersJSON: String?,
+        headersMemo: JSONText.AppendingMemo?
+    ) -> HTTPResponse {
+        let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: headersJSON,
+                                       headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant)
         var undelayed = stamped
         undelayed.delay = nil
         var sent = stamped

@@ -1,0 +1,185 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// try8a F7: a `Range` request got 200 and the whole body, with no `Accept-Ranges`, from file
+/// mocks and mocks alike; iOS AVPlayer sends `Range: bytes=0-1` first and gives up on a 200
+/// (CoreMedia -12939). File mocks and mocks answering 200 now serve single byte ranges (206,
+/// `Content-Range`), 416 for a range past the end, `If-Range`, and the whole body (200) for
+/// several ranges (docs/files.md#byte-ranges); the journal keeps what was sent.
+final class ByteRangeServingTests: XCTestCase {
+    private var mocksDirectory: URL!
+
+    override func setUpWithError() throws {
+        mocksDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-ranges-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: mocksDirectory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let mocksDirectory { try? FileManager.default.removeItem(at: mocksDirectory) }
+    }
+
+    private func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var random = SeededRandom(seed: seed)
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+    }
+
+    /// The journal's last row: status, response body length kept, full size, truncated flag.
+    private func lastRow(_ client: RawHTTPClient) throws -> [Any] {
+        let rows = try E2E.sqlRows(
+            client, "SELECT status, length(response_body), response_body_size, response_body_truncated, response_headers "
+                + "FROM requests ORDER BY id DESC LIMIT 1")
+        return try XCTUnwrap(rows.first)
+    }
+
+    /// The finding's file: `head -c 300000 /dev/urandom > mocks/clip.mp4`, `Range: bytes=0-1`.
+    func testFileMockAnswersSingleRangesAndJournalsWhatWasSent() throws {
+        let clip = randomBytes(300_000, seed: 7)
+        try Data(clip).write(to: mocksDirectory.appendingPathComponent("clip.mp4"))
+        let server = try TestServer { $0.mocksDirectory = self.mocksDirectory.path }
+        defer { server.removeFiles() }
+        let client = try server.client()
+
+        let first = try client.request("GET", "/clip.mp4", headers: [("Range", "bytes=0-1")])
+        XCTAssertEqual(first.status, 206, first.text)
+        XCTAssertEqual(first.body, Array(clip[0..<2]))
+        XCTAssertEqual(first.header("Content-Range"), "bytes 0-1/300000")
+        XCTAssertEqual(first.header("Content-Length"), "2")
+        XCTAssertEqual(first.header("Content-Type"), "video/mp4")
+        XCTAssertEqual(first.header("Accept-Ranges"), "bytes")
+        let etag = try XCTUnwrap(first.header("ETag"))
+        var row = try lastRow(client)
+        XCTAssertEqual(JSONNumber.int(row[0]), 206)
+        XCTAssertEqual(JSONNumber.int(row[1]), 2, "the two bytes sent")
+        XCTAssertTrue((row[4] as? String ?? "").contains(#""Content-Range":"bytes 0-1/300000""#), "\(row[4])")
+
+        // A part over the journal body limit is sent from the file's descriptor; the journal keeps
+        // the part's first 64 KiB and its size.
+        let tail = try client.request("GET", "/clip.mp4", headers: [("Range", "bytes=1000-")])
+        XCTAssertEqual(tail.status, 206)
+        XCTAssertEqual(tail.body, Array(clip[1000...]))
+        XCTAssertEqual(tail.header("Content-Range"), "bytes 1000-299999/300000")
+        row = try lastRow(client)
+        XCTAssertEqual(JSONNumber.int(row[1]), 64 * 1024)
+        XCTAssertEqual(JSONNumber.int(row[2]), 299_000)
+        XCTAssertEqual(JSONNumber.int(row[3]), 1)
+        let kept = try E2E.sqlRows(client, "SELECT hex(substr(response_body, 1, 4)) FROM requests ORDER BY id DESC LIMIT 1")
+        XCTAssertEqual(kept.first?.first as? String, clip[1000..<1004].map { String(format: "%02X", $0) }.joined(), "from the range's start")
+
+        let suffix = try client.request("GET", "/clip.mp4", headers: [("Range", "bytes=-100")])
+        XCTAssertEqual(suffix.status, 206)
+        XCTAssertEqual(suffix.body, Array(clip[299_900...]))
+
+        // If-Range: the file's own tag lets the range through; another one gets the whole file.
+        XCTAssertEqual(try client.request("GET", "/clip.mp4", headers: [("Range", "bytes=5-9"), ("If-Range", etag)]).body, Array(clip[5...9]))
+        let changed = try client.request("GET", "/clip.mp4", headers: [("Range", "bytes=5-9"), ("If-Range", "\"older\"")])
+        XCTAssertEqual(changed.status, 200)
+        XCTAssertEqual(changed.body.count, 300_000)
+
+        // Several ranges: the whole file with 200 (RFC 9110 section 14.2 allows it).
+        let several = try client.request("GET", "/clip.mp4", headers: [("Range", "bytes=0-1,10-20")])
+        XCTAssertEqual(several.status, 200)
+        XCTAssertEqual(several.body, clip)
+        XCTAssertNil(several.header("Content-Range"))
+
+        let past = try client.request("GET", "/clip.mp4", headers: [("Range", "bytes=300000-")])
+        E2E.assertError(past, status: 416, reasonContains: "names no byte of this answer's 300000 bytes")
+        XCTAssertEqual(past.header("Content-Range"), "bytes */300000")
+        XCTAssertEqual(JSONNumber.int(try lastRow(client)[0]), 416)
+
+        // HEAD has no ranges (RFC 9110 section 14.2): the whole answer's head, ranges advertised.
+        let head = try client.request("HEAD", "/clip.mp4", headers: [("Range", "bytes=0-1")])
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Length"), "300000")
+        XCTAssertEqual(head.header("Accept-Ranges"), "bytes")
+        let plain = try client.request("GET", "/clip.mp4")
+        XCTAssertEqual(plain.status, 200)
+        XCTAssertEqual(plain.header("Accept-Ranges"), "bytes")
+        XCTAssertEqual(plain.body, clip)
+    }
+
+    /// A sidecar that sets another status, or its own Content-Range, is sent as given.
+    func testFileMockWithItsOwnStatusOrContentRangeIsLeftAlone() throws {
+        try Data("created".utf8).write(to: mocksDirectory.appendingPathComponent("made.txt"))
+        try Data(#"{"status": 201}"#.utf8).write(to: mocksDirectory.appendingPathComponent("made.txt.catbird-response.json"))
+        try Data("abcdef".utf8).write(to: mocksDirectory.appendingPathComponent("part.bin"))
+        try Data(#"{"headers": {"Content-Range": "bytes 0-5/100"}}"#.utf8)
+            .write(to: mocksDirectory.appendingPathComponent("part.bin.catbird-response.json"))
+        let server = try TestServer { $0.mocksDirectory = self.mocksDirectory.path }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let made = try client.request("GET", "/made.txt", headers: [("Range", "bytes=0-1")])
+        XCTAssertEqual(made.status, 201)
+        XCTAssertEqual(made.text, "created")
+        XCTAssertNil(made.header("Accept-Ranges"))
+        let part = try client.request("GET", "/part.bin", headers: [("Range", "bytes=0-1")])
+        XCTAssertEqual(part.status, 200)
+        XCTAssertEqual(part.text, "abcdef")
+        XCTAssertEqual(part.header("Content-Range"), "bytes 0-5/100")
+    }
+
+    /// The finding's mock: a 20 MB (20,971,520 bytes) `video/mp4` body, `Range: bytes=0-99`.
+    func testMockAnswersARangeOfItsBodyAndLeavesOtherRequestsAsIn011() throws {
+        // 5,120 copies of a random 4 KiB block (bytes made one by one took most of 30 s in a debug build).
+        let block = randomBytes(4096, seed: 11)
+        var video: [UInt8] = []
+        video.reserveCapacity(20_971_520)
+        for _ in 0..<5120 { video.append(contentsOf: block) }
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let update = E2E.updateAction(url: "/media/clip.mp4", responseHeaders: ["Content-Type": "video/mp4", "ETag": "\"v1\""], body: video)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", update).status, 201)
+
+        let part = try client.request("GET", "/media/clip.mp4", headers: [("Range", "bytes=0-99")])
+        XCTAssertEqual(part.status, 206)
+        XCTAssertEqual(part.body, Array(video[0..<100]))
+        XCTAssertEqual(part.header("Content-Range"), "bytes 0-99/20971520")
+        XCTAssertEqual(part.header("Content-Type"), "video/mp4")
+        XCTAssertEqual(part.header("Accept-Ranges"), "bytes")
+        var row = try lastRow(client)
+        XCTAssertEqual(JSONNumber.int(row[0]), 206)
+        XCTAssertEqual(JSONNumber.int(row[1]), 100)
+        XCTAssertTrue((row[4] as? String ?? "").contains(#""Content-Range":"bytes 0-99/20971520""#), "\(row[4])")
+
+        XCTAssertEqual(
+            try client.request("GET", "/media/clip.mp4", headers: [("Range", "bytes=-2"), ("If-Range", "\"v1\"")]).body, Array(video.suffix(2)))
+        let unsatisfiable = try client.request("GET", "/media/clip.mp4", headers: [("Range", "bytes=20971520-")])
+        E2E.assertError(unsatisfiable, status: 416, reasonContains: "bytes=20971520-")
+        XCTAssertEqual(unsatisfiable.header("Content-Range"), "bytes */20971520")
+
+        // Without Range the answer is the mock's as given, as in Catbird 0.11: no Accept-Ranges.
+        let whole = try client.request("GET", "/media/clip.mp4")
+        XCTAssertEqual(whole.status, 200)
+        XCTAssertNil(whole.header("Accept-Ranges"))
+        XCTAssertEqual(whole.body.count, video.count)
+        row = try lastRow(client)
+        XCTAssertEqual(JSONNumber.int(row[2]), 20_971_520)
+        let hits = try E2E.mocks(client, tenant: nil).first?["hits"]
+        XCTAssertEqual(JSONNumber.int(hits), 4, "each range request is a hit of the mock")
+    }
+
+    func testMockWithAnotherStatusOrItsOwnContentRangeIsSentAsGiven() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/gone", status: 404, body: "not here")
+        try E2E.addMock(client, url: "/own", status: 206, responseHeaders: ["Content-Range": "bytes 0-3/10"], body: "abcd")
+        try E2E.addMock(client, url: "/late", responseHeaders: ["Content-Type": "text/plain"], body: "0123456789", delay: 1)
+        let gone = try client.request("GET", "/gone", headers: [("Range", "bytes=0-1")])
+        XCTAssertEqual(gone.status, 404)
+        XCTAssertEqual(gone.text, "not here")
+        let own = try client.request("GET", "/own", headers: [("Range", "bytes=0-1")])
+        XCTAssertEqual(own.status, 206)
+        XCTAssertEqual(own.text, "abcd")
+        XCTAssertEqual(own.header("Content-Range"), "bytes 0-3/10")
+        // A delayed mock's part is sent, and journaled, when its delay ends.
+        let late = try client.request("GET", "/late", headers: [("Range", "bytes=2-4")])
+        XCTAssertEqual(late.status, 206)
+        XCTAssertEqual(late.text, "234")
+        let response = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 3).last?["response"] as? [String: Any])
+        XCTAssertEqual(JSONNumber.int(response["status"]), 206)
+        XCTAssertEqual((response["headers"] as? [String: Any])?["Content-Range"] as? String, "bytes 2-4/10")
+        XCTAssertEqual(response["body"] as? String, "234")
+    }
+}
