@@ -39,6 +39,25 @@ final class AcceptCandidateTests: XCTestCase {
         XCTAssertEqual(mocks.candidates(target: "/../b", accept: "application/json"), [])
     }
 
+    /// try8a F6: a structured syntax suffix (RFC 6839) finds its base type's file after the
+    /// type's own extensions; the real table lists `application/vnd.api+json` with none.
+    func testStructuredSyntaxSuffixAddsTheBaseTypesExtensions() throws {
+        let table = MediaTypes(table: "application/json json\napplication/xml xml\napplication/json-patch+json json-patch\napplication/vnd.api+json\n")
+        XCTAssertEqual(table.extensions(for: "application/vnd.api+json"), ["json"])
+        XCTAssertEqual(table.extensions(for: "application/hal+json; charset=utf-8"), ["json"])
+        XCTAssertEqual(table.extensions(for: "application/json-patch+json"), ["json-patch", "json"])
+        XCTAssertEqual(table.extensions(for: "application/atom+XML"), ["xml"])
+        XCTAssertEqual(table.extensions(for: "application/x+"), [], "no suffix after the +")
+        XCTAssertEqual(table.extensions(for: "application/x+unknown"), [], "a suffix with no base type in the table")
+        let system = try XCTUnwrap(MediaTypes.system())
+        for type in ["application/vnd.api+json", "application/hal+json", "application/vnd.github+json"] {
+            XCTAssertEqual(system.extensions(for: type).last, "json", type)
+        }
+        let directory = try TemporaryMocksDirectory()
+        let mocks = try directory.mocks(table: "application/json json\napplication/vnd.api+json\n")
+        XCTAssertEqual(mocks.candidates(target: "/api/books", accept: "application/vnd.api+json"), ["api/books.json", "api/books"])
+    }
+
     /// try8b F13's exact inputs: an `Accept` of as many distinct types of /etc/mime.types as fit
     /// in 27,000 bytes, most extensions first (thousands of names, 30 ms of a worker per request
     /// before), and one type written about 1,000 times: each extension once, from at most 16

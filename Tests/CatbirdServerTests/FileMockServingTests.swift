@@ -71,6 +71,20 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/a%2520b.txt").status, 404, "decoded once only")
     }
 
+    /// try8a F6's exact inputs: the README's `mocks/api/books.json` and JSON:API, HAL and
+    /// GitHub clients' `Accept` (404 before: /etc/mime.types gives those types no extension).
+    func testStructuredSyntaxSuffixAcceptFindsTheJSONFile() throws {
+        try write("api/books.json", #"{"books":[]}"#)
+        let server = try server()
+        let client = try server.client()
+        for accept in ["application/vnd.api+json", "application/hal+json", "application/vnd.github+json"] {
+            let answer = try client.request("GET", "/api/books", headers: [("Accept", accept)])
+            XCTAssertEqual(answer.status, 200, "\(accept): \(answer.text)")
+            XCTAssertEqual(answer.text, #"{"books":[]}"#)
+            XCTAssertEqual(answer.header("Content-Type"), "application/json", "the file's type, from its extension")
+        }
+    }
+
     func testSidecarStatusHeadersAndNotModified() throws {
         try write("login", #"{"token":"t"}"#)
         try write("login.catbird-response.json", #"{"status": 201, "headers": {"Content-Type": "application/json", "Set-Cookie": ["a=1", "b=2"]}}"#)

@@ -33,9 +33,26 @@ public struct MediaTypes: Sendable {
     }
 
     /// The extensions for `mediaType` (parameters and case ignored), preferred first; empty for
-    /// an unknown type or a wildcard.
+    /// an unknown type or a wildcard. A type with a structured syntax suffix (RFC 6839: `+json`,
+    /// `+xml`, `+zip`, `+cbor`…) also has its base type's after its own:
+    /// `application/vnd.api+json` → `json`, `application/json-patch+json` → `json-patch`, `json`
+    /// (docs/files.md#accept-candidates; tester finding try8a F6: JSON:API and HAL clients,
+    /// which must send their own type, never found `books.json`).
     public func extensions(for mediaType: String) -> [String] {
-        extensionsByType[Self.essence(mediaType)] ?? []
+        let essence = Self.essence(mediaType)
+        let own = extensionsByType[essence] ?? []
+        guard let base = Self.suffixBaseType(of: essence), let inherited = extensionsByType[base] else { return own }
+        return own + inherited.filter { !own.contains($0) }
+    }
+
+    /// The base type of a structured syntax suffix (RFC 6839 section 4: `+json` is
+    /// `application/json`, `+xml` `application/xml`, and so on for every registered suffix):
+    /// `application/<suffix>`; nil without a suffix (no `+` in the subtype, or nothing after it).
+    static func suffixBaseType(of essence: String) -> String? {
+        guard let slash = essence.firstIndex(of: "/"), let plus = essence[slash...].lastIndex(of: "+") else { return nil }
+        let suffix = essence[essence.index(after: plus)...]
+        guard !suffix.isEmpty else { return nil }
+        return "application/" + suffix
     }
 
     /// The media type for a file name's extension (case ignored), or nil.
