@@ -70,7 +70,7 @@ struct NotFoundAnswer {
 
     /// The reason, one line once its CR and LF bytes are spaces: `no mock matched GET /api/usres
     /// in tenant "s1"; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
-    /// (expected …, got …)`, its ``PercentEncodingHint`` when it has one, then, for each mock in `outOfTime`, `; ` and its
+    /// (expected …, got …)`, its ``PercentEncodingHint`` when it has one, the ``NearMissHints``, then, for each mock in `outOfTime`, `; ` and its
     /// ``outOfTimeSummary(_:)``, then `; ` and `filesHint` when given. Written as UTF-8 into
     /// `out` (not escaped).
     static func writeReason(
@@ -95,6 +95,7 @@ struct NotFoundAnswer {
             out.append("; the closest is ")
             closest.comparison.writeSummary(mockId: closest.mock.id, tenant: closest.mock.tenant.rawValue, to: &out)
             if let hint = PercentEncodingHint.hint(closest.mock, target: target) { out.append(utf8: "; " + hint) }
+            for hint in NearMissHints.hints(report, method: method, target: target) { out.append(utf8: "; " + hint) }
         } else {
             out.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
         }

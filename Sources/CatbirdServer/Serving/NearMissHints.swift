@@ -1,0 +1,76 @@
+import CatbirdDomain
+import CatbirdSupport
+
+/// The 404 reason's hints for slips a near miss shows but does not explain (docs/matching.md#near-misses;
+/// tester finding try8a F2), after the closest mock's summary, each for the first of the near
+/// misses (at most ``MockStore/nearMissLimit``) it fits, so a mock that ranks second (a `get`
+/// mock at distance 1 behind an unrelated url at 0.925) is still pointed at:
+///
+/// - a method that differs only in case (`"method": "get"`, a WireMock or JavaScript habit), the
+///   rest of the mock matching: `mock 88's method "get" differs from the request's "GET" only in
+///   case: methods are compared case-sensitively, as sent (RFC 9110 section 9.1), so write "GET"`;
+/// - an `equal` url with the request's query parameters in another order;
+/// - an `equal` url that is the path of a proxy-form (absolute-form) request, which is matched
+///   on its absolute URL, as in Catbird 0.11; or an absolute `equal` url against an origin-form
+///   request with that path.
+///
+/// Each check looks at a near miss's method and url texts only (no matching), and most stop at
+/// their first comparison.
+enum NearMissHints {
+    /// The hints for `report`'s near misses of `method` `target`, in the order above; empty
+    /// when none fits.
+    static func hints(_ report: NearMissReport, method: String, target: String) -> [String] {
+        var hints: [String] = []
+        if let hint = report.closest.lazy.compactMap({ methodCase($0, method: method) }).first { hints.append(hint) }
+        if let hint = report.closest.lazy.compactMap({ queryOrder($0.mock, target: target) }).first { hints.append(hint) }
+        if let hint = report.closest.lazy.compactMap({ requestForm($0.mock, target: target) }).first { hints.append(hint) }
+        return hints
+    }
+
+    /// The method hint when `closest` differs from the request in its method's case alone (its
+    /// distance is the method's 1: every other field matches).
+    private static func methodCase(_ closest: NearMissReport.Closest, method: String) -> String? {
+        let expected = closest.mock.pattern.source.method.rawValue
+        guard closest.distance == 1, expected != method, expected.equalsIgnoringASCIICase(method) else { return nil }
+        return "mock \(closest.mock.id)'s method \(JSONText.shortString(expected)) differs from the request's "
+            + "\(JSONText.shortString(method)) only in case: methods are compared case-sensitively, as sent (RFC 9110 "
+            + "section 9.1), so write \(JSONText.shortString(method))"
+    }
+
+    /// The query hint when `mock`'s url is `equal` to the target but for the order of its
+    /// query's `&`-separated parameters (the same ones, as many times each).
+    private static func queryOrder(_ mock: Mock, target: String) -> String? {
+        let url = mock.pattern.source.url
+        guard url.kind == .equal, url.value != target, let query = target.firstIndex(of: "?"),
+              let expectedQuery = url.value.firstIndex(of: "?"), url.value[..<expectedQuery] == target[..<query],
+              parameters(url.value[expectedQuery...]) == parameters(target[query...]) else { return nil }
+        return "mock \(mock.id)'s url \(JSONText.shortString(url.value)) has the request's query parameters in another "
+            + "order: equal compares the request-target as sent, so write them in the app's order, \(JSONText.shortString(target))"
+    }
+
+    /// A query's parameters (after its `?`), sorted: equal for the same ones in any order.
+    private static func parameters(_ query: Substring) -> [Substring] {
+        query.dropFirst().split(separator: "&", omittingEmptySubsequences: false).sorted()
+    }
+
+    /// The request-form hint when `mock`'s `equal` url is the target in the other form: the
+    /// path (and query) of a proxy-form target, or an absolute URL whose path is the
+    /// origin-form target.
+    private static func requestForm(_ mock: Mock, target: String) -> String? {
+        let url = mock.pattern.source.url
+        guard url.kind == .equal, url.value != target else { return nil }
+        let targetIsAbsolute = target.utf8.first != UInt8(ascii: "/")
+        let urlIsAbsolute = url.value.utf8.first != UInt8(ascii: "/")
+        guard targetIsAbsolute != urlIsAbsolute else { return nil }
+        if targetIsAbsolute {
+            guard let path = CatbirdHandler.originForm(of: target), path == url.value else { return nil }
+            return "the request is in proxy form (an absolute URL, as a client sends to an HTTP proxy), which is matched on "
+                + "its absolute URL, as in Catbird 0.11: mock \(mock.id)'s url \(JSONText.shortString(url.value)) is its path; "
+                + "write \(JSONText.shortString(target)), or a wildcard \(JSONText.shortString("*" + path))"
+        }
+        guard let path = CatbirdHandler.originForm(of: url.value), path == target else { return nil }
+        return "mock \(mock.id)'s url \(JSONText.shortString(url.value)) is an absolute URL, which only a proxy-form request "
+            + "matches; the request came in origin form, its path alone: write \(JSONText.shortString(target)), or a wildcard "
+            + "\(JSONText.shortString("*" + target))"
+    }
+}

@@ -1,0 +1,71 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// try8a F2: the 404's reason now points at a near miss that differs from the request only in
+/// its method's case, in the order of its query parameters, or in the request's form (proxy or
+/// origin), even when it is not the closest (docs/matching.md#near-misses, ``NearMissHints``).
+final class NearMissHintTests: ServerTestCase {
+    private func update(_ tenant: String?, _ json: String) throws {
+        let added = try client.json("POST", "/catbird/api/mocks", json, headers: E2E.tenantHeader(tenant))
+        XCTAssertEqual(added.status, 201, added.text)
+    }
+
+    private func reason(_ target: String, method: String = "GET", tenant: String? = nil, headers: [(String, String)] = []) throws -> String {
+        let miss = try client.request(method, target, headers: E2E.tenantHeader(tenant) + headers)
+        XCTAssertEqual(miss.status, 404, miss.text)
+        return try XCTUnwrap(miss.object["reason"] as? String)
+    }
+
+    private func mockID(_ tenant: String?, url: String) throws -> Int {
+        let mock = try E2E.mocks(client, tenant: tenant).first { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String == url }
+        return try XCTUnwrap(JSONNumber.int(mock?["id"]))
+    }
+
+    /// The finding's exact input: tenant "old" holds `GET equal "api/nolead"`, then gets
+    /// `"method":"get"` for `/lower`; `GET /lower` named only the unrelated url (0.925) as closest.
+    func testALowerCaseMethodIsPointedAtThoughAnotherMockIsCloser() throws {
+        try update("old", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"api/nolead"}},"response":{"status":200}}"#)
+        try update("old", #"{"type":"update","pattern":{"method":"get","url":{"kind":"equal","value":"/lower"}},"response":{"status":200}}"#)
+        let id = try mockID("old", url: "/lower")
+        let text = try reason("/lower", tenant: "old")
+        XCTAssertTrue(text.contains(#"the closest is mock \#(try mockID("old", url: "api/nolead")) (GET equal "api/nolead")"#), text)
+        XCTAssertTrue(
+            text.contains(#"; mock \#(id)'s method "get" differs from the request's "GET" only in case: methods are compared case-sensitively, as sent (RFC 9110 section 9.1), so write "GET""#),
+            text)
+        // Only when the rest of the mock matches: another url with a lower-case method gets no hint.
+        XCTAssertFalse(try reason("/lowr", tenant: "old").contains("only in case"))
+    }
+
+    /// WireMock users expect query parameters in any order; `equal` compares the target as sent.
+    func testQueryParametersInAnotherOrderGetAHint() throws {
+        try update(nil, #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/search?q=x&page=1"}},"response":{"status":200}}"#)
+        let id = try mockID(nil, url: "/api/search?q=x&page=1")
+        let text = try reason("/api/search?page=1&q=x")
+        XCTAssertTrue(
+            text.contains(#"; mock \#(id)'s url "/api/search?q=x&page=1" has the request's query parameters in another order: equal compares the request-target as sent, so write them in the app's order, "/api/search?page=1&q=x""#),
+            text)
+        XCTAssertFalse(try reason("/api/search?page=2&q=x").contains("another order"), "other values")
+        XCTAssertFalse(try reason("/api/searc?page=1&q=x").contains("another order"), "another path")
+    }
+
+    /// The finding's addendum: `curl --proxy $C http://api.example.com/api/feed` against a mock
+    /// `equal "/api/feed"` said only "url differs"; and the other way round.
+    func testAProxyFormRequestAndAnAbsoluteMockURLGetAHint() throws {
+        try update(nil, #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/feed"}},"response":{"status":200}}"#)
+        try update(nil, #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"http://api.example.com/api/other"}},"response":{"status":200}}"#)
+        let feed = try mockID(nil, url: "/api/feed")
+        let proxied = try reason("http://api.example.com/api/feed", headers: [("Host", "api.example.com")])
+        XCTAssertTrue(
+            proxied.contains(#"; the request is in proxy form (an absolute URL, as a client sends to an HTTP proxy), which is matched on its absolute URL, as in Catbird 0.11: mock \#(feed)'s url "/api/feed" is its path; write "http://api.example.com/api/feed", or a wildcard "*/api/feed""#),
+            proxied)
+        let other = try mockID(nil, url: "http://api.example.com/api/other")
+        let direct = try reason("/api/other")
+        XCTAssertTrue(
+            direct.contains(#"; mock \#(other)'s url "http://api.example.com/api/other" is an absolute URL, which only a proxy-form request matches; the request came in origin form, its path alone: write "/api/other", or a wildcard "*/api/other""#),
+            direct)
+        // The wildcard the hint suggests matches both forms.
+        try update(nil, #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"*/api/feed"}},"response":{"status":200}}"#)
+        XCTAssertEqual(try client.request("GET", "http://api.example.com/api/feed", headers: [("Host", "api.example.com")]).status, 200)
+    }
+}
