@@ -27,6 +27,9 @@ final class RequestBodyReading {
     private var json: JSONValue??
     private var fields: [String: JSONPathReader.Field] = [:]
     private var bytesSinceClock = 0
+    /// Whether a pass was refused for the body's size within a slice (over ``workerPassBytes``):
+    /// what sends the request to the matching lane, named in its 429 when the lane is full.
+    private(set) var refusedForSize = false
 
     /// The longest pass over a body a worker makes within its slice: 64 KiB (a JSON parse of
     /// that takes about 0.3 ms; a larger body's patterns are matched on the matching lane).
@@ -61,7 +64,10 @@ final class RequestBodyReading {
         // on the machine's load (review of the session's change: 50 jsonPath mocks and a 5 MB
         // body matching the 50th answered 404 on the lane).
         guard slice.isSlice else { return }
-        if bytes.count > Self.workerPassBytes { throw Refused() }
+        if bytes.count > Self.workerPassBytes {
+            refusedForSize = true
+            throw Refused()
+        }
         bytesSinceClock += max(bytes.count, 1)
         guard bytesSinceClock >= Self.clockEveryBytes else { return }
         bytesSinceClock = 0
@@ -116,6 +122,18 @@ public enum RequestBodyScope {
         defer { current.with { $0 = previous } }
         return work()
     }
+
+    /// Whether a body pattern evaluated in this thread's scope was refused a pass over the
+    /// request's body for its size (over 64 KiB within a worker's slice): the request must be
+    /// matched on the matching lane for its body, not (only) for its regular expressions. False
+    /// outside a scope.
+    public static var refusedLargeBody: Bool {
+        current.with { $0?.refusedForSize ?? false }
+    }
+
+    /// The longest body a worker's slice reads for body patterns: 64 KiB (larger ones are read on
+    /// the matching lane, docs/matching.md#evaluation-budget).
+    public static var workerPassBytes: Int { RequestBodyReading.workerPassBytes }
 
     /// The reading of `body` in this thread's scope, or nil (no scope, or other bytes).
     static func reading(of body: [UInt8]) -> RequestBodyReading? {

@@ -13,17 +13,34 @@ extension CatbirdHandler {
     /// tenant's turn, its connection parked meanwhile (no worker held); a request a worker
     /// found no mock for while the tables were at `missedAt` (``MockServing/OnWorker/notFoundOnLane(generation:)``)
     /// gets its 404 there without being matched again, unless a table changed since. Refused with
-    /// ``APIError/slowMatchingBusy`` (journaled, counted) when its tenant already has
-    /// ``MatchingLane/admittedPerTenant`` requests there (docs/tenancy.md#fair-shares).
+    /// ``APIError/slowMatchingBusy(_:)`` naming `cause` (journaled, counted) when its tenant
+    /// already has ``MatchingLane/admittedPerTenant`` requests there (docs/tenancy.md#fair-shares),
+    /// except such a 404, which is then answered on the worker
+    /// (``MockServing/notFoundBesideLane(missedAt:_:tenant:within:refundable:)``: a burst of misses
+    /// after a large table's change got 429s, tester finding try8a F9).
     ///
     /// A request that is no longer waiting when its turn comes (its client hung up, or the
     /// server answered it 503 while stopping) is not matched: it spends no limit and is
     /// journaled as the client having gone, with the time it waited (``abandonedOnLane(_:tenant:_:)``).
-    func matchOnMatchingLane(_ request: HTTPRequest, tenant: TenantID, missedAt generation: UInt64? = nil) -> HTTPAnswer {
+    func matchOnMatchingLane(
+        _ request: HTTPRequest, tenant: TenantID, cause: MatchingLane.Cause = .slowExpressions, missedAt generation: UInt64? = nil
+    ) -> HTTPAnswer {
         guard let reservation = matchingLane.admit(tenant) else {
+            var cause = cause
+            if let generation {
+                let beside = RequestBodyScope.reading(request.matchedBody) {
+                    serving.notFoundBesideLane(
+                        missedAt: generation, request, tenant: tenant, within: MatchingLane.workerSlice, refundable: durability == .strict)
+                }
+                switch beside {
+                case let .served(served): return answer(served, request, tenant: tenant)
+                case let .needsLane(needed): cause = needed
+                }
+            }
+            let refusal = APIError.slowMatchingBusy(cause)
             serving.metrics.slowMatchingRefused.add(1, ordering: .relaxed)
-            log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(APIError.slowMatchingBusy.reason)")
-            return answer(serving.answered(APIError.slowMatchingBusy.response, request: request, tenant: tenant), request, tenant: tenant)
+            log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(refusal.reason)")
+            return answer(serving.answered(refusal.response, request: request, tenant: tenant), request, tenant: tenant)
         }
         serving.metrics.slowMatchingRequests.add(1, ordering: .relaxed)
         return .later { [self] responder in

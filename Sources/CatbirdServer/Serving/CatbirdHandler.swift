@@ -99,9 +99,10 @@ struct CatbirdHandler: HTTPHandler {
         switch served {
         case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)
         // Its regular expressions (or body patterns) need more than the worker's slice.
-        case .unfinished: return holdingTenant(matchOnMatchingLane(request, tenant: tenant), tenant)
+        case let .unfinished(cause): return holdingTenant(matchOnMatchingLane(request, tenant: tenant, cause: cause), tenant)
         // Its 404 first builds a large near-miss catalog.
-        case let .notFoundOnLane(generation): return holdingTenant(matchOnMatchingLane(request, tenant: tenant, missedAt: generation), tenant)
+        case let .notFoundOnLane(generation):
+            return holdingTenant(matchOnMatchingLane(request, tenant: tenant, missedAt: generation), tenant)
         }
     }
 

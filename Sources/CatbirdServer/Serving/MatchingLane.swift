@@ -14,7 +14,9 @@ import CatbirdSupport
 /// threads: each tenant has its own queue, at most one of its requests is matched at a time,
 /// and tenants with requests waiting take turns (``HTTPWorkPool``'s round robin). A tenant
 /// may have ``admittedPerTenant`` requests here (running or waiting); past that a request is
-/// answered at once with ``APIError/slowMatchingBusy`` (journaled and counted). So one
+/// answered at once with ``APIError/slowMatchingBusy(_:)`` (journaled and counted), except a
+/// miss waiting for a near-miss catalog, which gets its 404 on the worker
+/// (``MockServing/notFoundBesideLane(missedAt:_:tenant:within:refundable:)``). So one
 /// tenant's slow patterns cost its own requests time, and other tenants' requests at most
 /// one slice of a worker each.
 struct MatchingLane: Sendable {
@@ -53,14 +55,40 @@ struct MatchingLane: Sendable {
     }
 }
 
+extension MatchingLane {
+    /// Why a request goes to the matching lane, which its 429 says when the lane is full
+    /// (``APIError/slowMatchingBusy(_:)``).
+    enum Cause {
+        /// Its regular expressions ran past the worker's slice, or one of them was found slow before.
+        case slowExpressions
+        /// A body pattern must read its body of this many bytes, over the 64 KiB a worker reads.
+        case largeBody(bytes: Int)
+    }
+}
+
 extension APIError {
-    /// 429: the tenant already has ``MatchingLane/admittedPerTenant`` requests waiting to be
-    /// matched on the matching lane (docs/tenancy.md#fair-shares).
-    static let slowMatchingBusy = APIError(
-        status: 429,
-        reason: "this tenant already has \(MatchingLane.admittedPerTenant) requests being matched against regular expressions "
-            + "that take more than \(Int(MatchingLane.workerSlice.milliseconds)) ms (up to the 100 ms evaluation budget each, "
-            + "one at a time per tenant; docs/tenancy.md#fair-shares), or unmatched right after a change of a table of more than "
-            + "\(MockStore.nearMissCatalogWorkerLimit) mocks (docs/matching.md#near-misses): this request was not matched; make the "
-            + "mocks' regular expressions cheaper, or send fewer such requests at once")
+    /// 429: the tenant already has ``MatchingLane/admittedPerTenant`` requests on the matching
+    /// lane (docs/tenancy.md#fair-shares); the reason says why this one was to go there (tester
+    /// finding try8a F9: every refusal read as one about regular expressions, also for a
+    /// tenant that had none). A 404 waiting for a near-miss catalog is never refused
+    /// (``MockServing/notFoundBesideLane(missedAt:_:tenant:within:refundable:)``).
+    static func slowMatchingBusy(_ cause: MatchingLane.Cause) -> APIError {
+        let why = switch cause {
+        case .slowExpressions:
+            "its mocks' regular expressions take more than \(Int(MatchingLane.workerSlice.milliseconds)) ms (one ran past a "
+                + "worker's slice, or was found slow on a worker before)"
+        case let .largeBody(bytes):
+            "its body of \(bytes) bytes is over the \(RequestBodyScope.workerPassBytes / 1024) KiB a worker reads for body "
+                + "patterns (a mock whose method, url and headers match it has one)"
+        }
+        let advice = switch cause {
+        case .slowExpressions: "make the mocks' regular expressions cheaper, or send fewer such requests at once"
+        case .largeBody: "send fewer such requests at once"
+        }
+        return APIError(
+            status: 429,
+            reason: "this request was not matched: \(why), so it is matched on the matching lane, where this tenant already has "
+                + "\(MatchingLane.admittedPerTenant) requests running or waiting (one at a time per tenant, each up to the 100 ms "
+                + "evaluation budget; docs/tenancy.md#fair-shares); \(advice)")
+    }
 }

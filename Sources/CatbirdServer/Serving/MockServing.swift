@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdMatching
 import CatbirdSupport
 import CatbirdWire
 import Dispatch
@@ -49,10 +50,11 @@ struct MockServing: Sendable {
     enum OnWorker {
         /// Served on the worker.
         case served(Served)
-        /// A regular expression was still running at the end of the worker's slice: nothing
-        /// was counted nor journaled; the matching lane serves the request again with the whole
-        /// budget (``respond(to:tenant:refundable:)``).
-        case unfinished
+        /// A regular expression was still running at the end of the worker's slice, or a body
+        /// pattern was not let read a body over 64 KiB (the cause): nothing was counted nor
+        /// journaled; the matching lane serves the request again with the whole budget
+        /// (``respond(to:tenant:refundable:)``).
+        case unfinished(MatchingLane.Cause)
         /// No mock matched while the tables were at `generation` (``MockStore/generation``, read
         /// before matching), and the 404 would first build the near-miss catalogs of more than
         /// ``MockStore/nearMissCatalogWorkerLimit`` mocks: nothing was counted nor journaled; the
@@ -81,7 +83,8 @@ struct MockServing: Sendable {
             let tables = mocks.nearMissTables(of: tenant)
             guard tables.catalogsToBuild <= MockStore.nearMissCatalogWorkerLimit else { return .notFoundOnLane(generation: generation) }
             return .served(notFound(request, tenant: tenant, outOfTime: [], regexpSlice: slice, generation: generation, tables: tables))
-        case .unfinished: return .unfinished
+        case .unfinished:
+            return .unfinished(RequestBodyScope.refusedLargeBody ? .largeBody(bytes: request.matchedBody.count) : .slowExpressions)
         }
     }
 
@@ -93,6 +96,56 @@ struct MockServing: Sendable {
     func notFound(missedAt generation: UInt64, _ request: HTTPRequest, tenant: TenantID) -> Served? {
         guard mocks.generation == generation else { return nil }
         return notFound(request, tenant: tenant, outOfTime: [], regexpSlice: nil, generation: generation)
+    }
+
+    /// The 404 of a request a worker matched with no mock at `generation`
+    /// (``OnWorker/notFoundOnLane(generation:)``) when the matching lane has no place for it
+    /// (tester finding try8a F9: a burst of misses right after a change of a large table, each
+    /// waiting for the first to build the catalogs, was refused with 429s): made on the worker
+    /// when the catalogs were built meanwhile, else without near misses
+    /// (``NotFoundAnswer/init(unsearched:target:tenant:catalogMocks:)``). A request whose tables
+    /// changed since is matched again within the worker's `slice` first (a mock added meanwhile
+    /// may answer it): what that serves is returned, a 404 that needs the lane again is answered
+    /// without near misses, and regular expressions or a body that need it are
+    /// ``BesideLane/needsLane(_:)`` (the caller refuses the request). Call it in the request's
+    /// ``RequestBodyScope``.
+    func notFoundBesideLane(
+        missedAt generation: UInt64, _ request: HTTPRequest, tenant: TenantID, within slice: Duration, refundable: Bool
+    ) -> BesideLane {
+        guard mocks.generation == generation else {
+            switch respond(to: request, tenant: tenant, within: slice, refundable: refundable) {
+            case let .served(served): return .served(served)
+            case let .unfinished(cause): return .needsLane(cause)
+            case .notFoundOnLane: return .served(unsearchedNotFound(request, tenant: tenant))
+            }
+        }
+        let tables = mocks.nearMissTables(of: tenant)
+        guard tables.catalogsToBuild <= MockStore.nearMissCatalogWorkerLimit else {
+            return .served(unsearchedNotFound(request, tenant: tenant, catalogMocks: tables.catalogsToBuild))
+        }
+        return .served(notFound(request, tenant: tenant, outOfTime: [], regexpSlice: slice, generation: generation, tables: tables))
+    }
+
+    /// What ``notFoundBesideLane(missedAt:_:tenant:within:refundable:)`` decided.
+    enum BesideLane {
+        /// Served on the worker.
+        case served(Served)
+        /// Matched again, it needs the matching lane for this cause.
+        case needsLane(MatchingLane.Cause)
+    }
+
+    /// The 404 without near misses of a request no mock matched whose near-miss catalogs of
+    /// `catalogMocks` mocks (nil: looked up) are still to be built, journaled with an empty
+    /// `nearMisses` (never kept by ``NotFoundMemo``).
+    private func unsearchedNotFound(_ request: HTTPRequest, tenant: TenantID, catalogMocks: Int? = nil) -> Served {
+        let answer = NotFoundAnswer(
+            unsearched: request.method, target: request.target, tenant: tenant,
+            catalogMocks: catalogMocks ?? mocks.nearMissTables(of: tenant).catalogsToBuild)
+        let (sent, entry) = entry(
+            request: request, response: answer.response, responseHeadersJSON: APIError.headersJSON,
+            headersMemo: Self.notFoundHeadersMemo, answeredBy: .unanswered, hit: nil, tenant: tenant,
+            nearMisses: answer.nearMissesRange)
+        return .answered(sent, .unanswered, entry, nil)
     }
 
     /// Serves `request` with its whole evaluation budget (docs/matching.md#evaluation-budget):

@@ -77,20 +77,7 @@ struct NotFoundAnswer {
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
         filesHint: String? = nil, to out: inout ByteWriter
     ) {
-        out.append("no mock matched ")
-        out.append(utf8: method)
-        out.append(UInt8(ascii: " "))
-        if target.utf8.count > 200 {
-            out.append(utf8: target.utf8Prefix(200) + "…")
-        } else {
-            out.append(utf8: target)
-        }
-        if tenant.isDefault {
-            out.append(" in the default tenant (the request has no X-Catbird-Parallel-Id)")
-        } else {
-            out.append(" in tenant ")
-            JSONText.appendShortString(tenant.rawValue, to: &out)
-        }
+        writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
         if let closest = report.closest.first {
             out.append("; the closest is ")
             closest.comparison.writeSummary(mockId: closest.mock.id, tenant: closest.mock.tenant.rawValue, to: &out)
@@ -115,6 +102,25 @@ struct NotFoundAnswer {
             out.append(utf8: "; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
         }
         if let filesHint { out.append(utf8: "; " + filesHint) }
+    }
+
+    /// The reason's first part: `no mock matched GET /api/usres in tenant "s1"` (the target cut
+    /// after 200 bytes; `in the default tenant (the request has no X-Catbird-Parallel-Id)`).
+    static func writeUnmatched(method: String, target: String, tenant: TenantID, to out: inout ByteWriter) {
+        out.append("no mock matched ")
+        out.append(utf8: method)
+        out.append(UInt8(ascii: " "))
+        if target.utf8.count > 200 {
+            out.append(utf8: target.utf8Prefix(200) + "…")
+        } else {
+            out.append(utf8: target)
+        }
+        if tenant.isDefault {
+            out.append(" in the default tenant (the request has no X-Catbird-Parallel-Id)")
+        } else {
+            out.append(" in tenant ")
+            JSONText.appendShortString(tenant.rawValue, to: &out)
+        }
     }
 
     /// Bytes of near misses after which no further one is written: 64 KiB (the first is always
