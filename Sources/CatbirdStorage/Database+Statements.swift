@@ -14,7 +14,15 @@ extension Database {
     /// - Throws: `SQLiteError`: a compile error, or `SQLITE_MISUSE` when `sql` holds no
     ///   statement or more than one (use `execute(_:)` for scripts).
     public func statement(_ sql: String) throws(SQLiteError) -> Statement {
-        if let cached = statementCache[sql] {
+        try statement(StatementText(sql))
+    }
+
+    /// `statement(_:)` for a text whose hash is already worked out: a text used on
+    /// every call of a hot path (the journal writer's `INSERT`) is kept as a ``StatementText``
+    /// and not hashed again per lookup.
+    public func statement(_ text: StatementText) throws(SQLiteError) -> Statement {
+        let sql = text.sql
+        if let cached = statementCache[text] {
             cached.reset()
             return cached
         }
@@ -35,7 +43,7 @@ extension Database {
             prepared = statement
         }
         let statement = Statement(handle: prepared, sql: sql, connection: connection, cachingDatabase: self)
-        statementCache[sql] = statement
+        statementCache[text] = statement
         return statement
     }
 
@@ -69,8 +77,9 @@ extension Database {
 
     /// Drops `statement` from the cache if it is the one cached for its SQL.
     func evict(_ statement: Statement) {
-        if statementCache[statement.sql] === statement {
-            statementCache[statement.sql] = nil
+        let text = StatementText(statement.sql)
+        if statementCache[text] === statement {
+            statementCache[text] = nil
         }
     }
 }

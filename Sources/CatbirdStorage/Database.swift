@@ -30,7 +30,7 @@ public final class Database {
     public let mode: Mode
     package let connection: Connection
     /// Prepared statements by SQL text; see `statement(_:)`.
-    var statementCache: [String: Statement] = [:]
+    var statementCache: [StatementText: Statement] = [:]
 
     /// SQLite's process-wide settings, made once before the first connection opens: memory
     /// statistics off (nothing reads them, and they take a global mutex around every

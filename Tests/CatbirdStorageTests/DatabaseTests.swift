@@ -70,6 +70,25 @@ final class DatabaseTests: StorageTestCase {
         XCTAssertEqual(try scalar(db, "SELECT count(*) FROM t"), .integer(2))
     }
 
+    /// A text hashed once (``StatementText``, the journal writer's `INSERT`) finds the statement
+    /// its `String` form cached and the other way round, and a failed step drops it for both.
+    func testStatementTextSharesTheCacheWithItsString() throws {
+        let db = try Database(path: databasePath())
+        try db.execute("CREATE TABLE t (x INTEGER UNIQUE)")
+        let sql = "INSERT INTO t (x) VALUES (?)"
+        let text = StatementText(sql)
+        let first = try db.statement(text)
+        XCTAssertIdentical(try db.statement(sql), first)
+        XCTAssertIdentical(try db.statement(StatementText(sql)), first)
+        XCTAssertNotIdentical(try db.statement(StatementText("INSERT INTO t (x) VALUES (?) ")), first)
+
+        try db.run(sql, [1])
+        XCTAssertThrowsError(try db.run(sql, [1]))
+        let replacement = try db.statement(text)
+        XCTAssertNotIdentical(replacement, first)
+        XCTAssertIdentical(try db.statement(sql), replacement)
+    }
+
     func testStatementRequiresExactlyOneStatement() throws {
         let db = try Database(path: ":memory:")
         XCTAssertThrowsError(try db.statement("SELECT 1; SELECT 2")) { error in

@@ -42,9 +42,10 @@ enum JournalRecords {
         return "INSERT INTO journal_rows (\(columns)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
-    /// The statement texts, built once: ``rowsPerStatement`` rows and each power of two below it.
-    private static let insertSQLByRows: [Int: String] = Dictionary(
-        uniqueKeysWithValues: sequence(first: rowsPerStatement) { $0 > 1 ? $0 / 2 : nil }.map { ($0, insertSQL(rows: $0)) })
+    /// The statement texts, built and hashed once (``StatementText``): ``rowsPerStatement`` rows
+    /// and each power of two below it.
+    private static let insertSQLByRows: [Int: StatementText] = Dictionary(
+        uniqueKeysWithValues: sequence(first: rowsPerStatement) { $0 > 1 ? $0 / 2 : nil }.map { ($0, StatementText(insertSQL(rows: $0))) })
 
     /// Inserts a batch inside the caller's transaction: tenants first (the journal references
     /// them), then the repeated response bodies (`bodies`), then the rows (``rowsPerStatement``
