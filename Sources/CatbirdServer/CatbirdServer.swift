@@ -142,7 +142,7 @@ public final class CatbirdServer: Sendable {
             files: try Self.fileServing(settings, log: log), upstream: try Self.upstreamServing(settings, client: outbound, log: log),
             settings: settings, origin: origin, storageFaults: faults, reader: reader,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
-            pruner: pruner)
+            pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil))
         let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane)
         controlRoutes = handler.routes.routes
         http = HTTPServer(

@@ -54,7 +54,9 @@ enum MockRoutes {
         case let .update(pattern, response):
             try validate(pattern)
             try validate(response)
-            try dependencies.mocks.update(pattern, response: response, tenant: context.tenant)
+            let mock = try dependencies.mocks.update(pattern, response: response, tenant: context.tenant)
+            // Its answer made here, off the workers: the first request after the 201 finds it.
+            dependencies.sentAnswers.prepare(mock)
             // Kept as 0.11 keeps it, but said: 0.11's client ignores a 2xx answer's body.
             let warnings = NeverMatchingMock.warnings(for: pattern)
             guard !warnings.isEmpty else { return HTTPResponse(status: 201) }

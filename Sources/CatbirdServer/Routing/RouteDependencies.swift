@@ -31,6 +31,9 @@ struct RouteDependencies: Sendable {
     let admin: AdminAccess
     /// Retention's totals for `/catbird/api/info` and `/catbird/metrics`.
     let pruner: RetentionPruner
+    /// Each mock's answer as its hits share it in the current second (``MockServing``), which
+    /// `update` makes for the mock it stored before its 201.
+    let sentAnswers: SentMockAnswers
 }
 
 /// The base URL the server listens on, e.g. `http://127.0.0.1:8080` (set when it starts; the

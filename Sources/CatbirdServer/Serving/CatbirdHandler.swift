@@ -40,7 +40,8 @@ struct CatbirdHandler: HTTPHandler {
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
             forwarding: dependencies.upstream?.forwarding, log: dependencies.log, metrics: dependencies.metrics,
-            cors: dependencies.settings.corsPolicy, strict: dependencies.settings.durability == .strict)
+            cors: dependencies.settings.corsPolicy, strict: dependencies.settings.durability == .strict,
+            sentAnswers: dependencies.sentAnswers)
         upstream = dependencies.upstream
         cors = dependencies.settings.corsPolicy
         controlHosts = dependencies.settings.controlHosts

@@ -28,8 +28,9 @@ struct MockServing: Sendable {
     let cors: CORS?
     /// `--durability strict`: a delayed response leaves only once its entry is committed.
     let strict: Bool
-    /// Each mock's response as sent in the current second, shared by its hits.
-    let sentAnswers = SentMockAnswers()
+    /// Each mock's response as sent in the current second, shared by its hits (not used with
+    /// `--cors`); `update` prepares a changed mock's (``SentMockAnswers/prepare(_:)``).
+    let sentAnswers: SentMockAnswers
     /// The journaled header JSON of the last 404 with near misses (the same `Date` and
     /// `Content-Length` as the next one, for a repeated miss within a second), for a 404 that
     /// does not take ``notFoundHead``'s.
@@ -281,20 +282,11 @@ struct MockServing: Sendable {
     /// libmicrohttpd adds more than the framing to this request (``addsFramingOnly(_:)``).
     private func shared(_ hit: MockHit, request: HTTPRequest, tenant: TenantID) -> (sent: HTTPResponse, entry: JournalEntry) {
         let mock = hit.mock
-        let answer = sentAnswers.answer(of: mock) { date in
-            let response = Self.response(of: mock)
-            let sent = response.stamped(date: date).prepared()
-            let framingOnly = HTTPRequest(method: "GET", target: "/", receivedAt: request.receivedAt)  // HTTP/1.1, no Connection
-            return SentMockAnswers.Answer(
-                response: sent,
-                journaledHeaders: sentHeadersJSON(
-                    response: response, decorated: response, sent: sent, added: sent.fieldsAddedOnSending(to: framingOnly),
-                    responseHeadersJSON: mock.responseHeadersJSON, headersMemo: nil))
-        }
+        let answer = sentAnswers.answer(of: mock)
         var headersJSON = answer.journaledHeaders
         if !Self.addsFramingOnly(request) {
             let response = Self.response(of: mock)
-            headersJSON = sentHeadersJSON(
+            headersJSON = Self.sentHeadersJSON(
                 response: response, decorated: response, sent: answer.response,
                 added: answer.response.fieldsAddedOnSending(to: request), responseHeadersJSON: mock.responseHeadersJSON,
                 headersMemo: mock.sentHeadersJSON)
@@ -335,6 +327,21 @@ struct MockServing: Sendable {
             answeredBy: answeredBy, hit: nil, tenant: tenant, filePath: filePath)
         entry.problem = OversizedHead.problem(source: source, size: size, room: request.responseHeadRoom)
         return (sent, entry)
+    }
+
+    /// `mock`'s answer as its hits share it (``SentMockAnswers``) in the second whose HTTP-date
+    /// is `date`: its response stamped with `date` and prepared, and the header fields it goes
+    /// out with to a request to which libmicrohttpd adds only the framing (``addsFramingOnly(_:)``)
+    /// as journaled.
+    static func sharedAnswer(of mock: Mock, date: String) -> SentMockAnswers.Answer {
+        let response = response(of: mock)
+        let sent = response.stamped(date: date).prepared()
+        let framingOnly = HTTPRequest(method: "GET", target: "/")  // HTTP/1.1, no Connection
+        return SentMockAnswers.Answer(
+            response: sent,
+            journaledHeaders: Self.sentHeadersJSON(
+                response: response, decorated: response, sent: sent, added: sent.fieldsAddedOnSending(to: framingOnly),
+                responseHeadersJSON: mock.responseHeadersJSON, headersMemo: nil))
     }
 
     /// `mock`'s response as given (no delay).
@@ -527,7 +534,7 @@ struct MockServing: Sendable {
                 return oversized(request, source: source, size: size, answeredBy: answeredBy, filePath: filePath, tenant: tenant)
             }
         }
-        let headersJSON = sentHeadersJSON(
+        let headersJSON = Self.sentHeadersJSON(
             response: response, decorated: decorated, sent: sent, added: added, responseHeadersJSON: responseHeadersJSON,
             headersMemo: headersMemo)
         return (sent, entry(
@@ -540,7 +547,7 @@ struct MockServing: Sendable {
     /// when known in advance) when every field of `response` is sent as given and no CORS
     /// field was added (`decorated`), remembered in `headersMemo` for the next request; else
     /// encoded from `sent`'s fields.
-    private func sentHeadersJSON(
+    private static func sentHeadersJSON(
         response: HTTPResponse, decorated: HTTPResponse, sent: HTTPResponse, added: [(name: String, value: String)],
         responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo?
     ) -> String {

@@ -10,8 +10,13 @@ import Synchronization
 /// a new libmicrohttpd response and writing the journal's header JSON.
 ///
 /// Keyed by mock id (a mock replaced in place gets a new id, so a changed mock never meets its
-/// old answer). Only the current second's answers are kept: the first hit of a new second
-/// drops all of the previous second's, so a removed mock's answer is not kept past it.
+/// old answer). Only the current second's answers are kept: the first hit (or ``prepare(_:)``)
+/// of a new second drops all of the previous second's, so a removed mock's answer is not kept
+/// past it.
+///
+/// A mock added or replaced by `update` has its answer made at once on the control lane
+/// (``prepare(_:)``), so the first request after the 201, the one that sees the change, finds it
+/// made rather than making it on a worker (docs/protocol.md#control-actions).
 final class SentMockAnswers: Sendable {
     /// A mock's answer in one second.
     struct Answer: Sendable {
@@ -22,20 +27,36 @@ final class SentMockAnswers: Sendable {
         let journaledHeaders: String
     }
 
+    /// Whether hits share answers: not with `--cors`, whose fields depend on the request
+    /// (``MockServing``'s answers are then made for each request, and nothing is prepared).
+    let inUse: Bool
     /// The second's HTTP-date (``HTTPDate/now()``) and, by mock id, the answers made in it.
     private let current = Mutex<(date: String, byMockID: [Int64: Answer])>(("", [:]))
 
+    /// - Parameter inUse: ``inUse``.
+    init(inUse: Bool) {
+        self.inUse = inUse
+    }
+
     /// `mock`'s answer now: the one made earlier in the current second (by the clock's
-    /// HTTP-date, whatever `Date` the mock sets itself), else the one `make` makes for this
-    /// second's HTTP-date (kept for the rest of the second).
-    func answer(of mock: Mock, make: (_ date: String) -> Answer) -> Answer {
+    /// HTTP-date, whatever `Date` the mock sets itself), else the one made now for this
+    /// second's HTTP-date (``MockServing/sharedAnswer(of:date:)``, kept for the rest of the second).
+    func answer(of mock: Mock) -> Answer {
         let now = HTTPDate.now()
         if let made = current.withLock({ $0.date == now ? $0.byMockID[mock.id] : nil }) { return made }
-        let made = make(now)
+        let made = MockServing.sharedAnswer(of: mock, date: now)
         current.withLock { current in
             if current.date != now { current = (now, [:]) }
             current.byMockID[mock.id] = made
         }
         return made
+    }
+
+    /// Makes `mock`'s answer for the current second now, when its hits will share one (not a
+    /// delayed mock's, whose answer waits; nothing when not ``inUse``): called by `update` with
+    /// the mock it stored, off the workers, before its 201.
+    func prepare(_ mock: Mock) {
+        guard inUse, !mock.isDelayed else { return }
+        _ = answer(of: mock)
     }
 }
