@@ -21,24 +21,11 @@ PORT_A="${3:-19210}"; PORT_B="${4:-19211}"
 ROUNDS="${AB_ROUNDS:-3}"; SECONDS_PER_RUN="${AB_SECONDS:-5}"; UPDATES="${AB_UPDATES:-1000}"
 THREADS="${AB_THREADS:-$(nproc)}"
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
-WORK="$(mktemp -d)"
-PIDS=()
-LOAD_PID=""
-cleanup() {
-    [ -n "$LOAD_PID" ] && { kill -INT "$LOAD_PID" 2>/dev/null || true; wait "$LOAD_PID" 2>/dev/null || true; }
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=ab-servers.sh
+source "$BENCH_DIR/ab-servers.sh"
 
 start() {  # start NAME BINARY PORT
-    "$2" serve --host 127.0.0.1 --port "$3" --db "$WORK/$1.sqlite" --log-level warning --threads "$THREADS" \
-        --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/$1.log" 2>&1 &
-    PIDS+=($!)
-    for _ in $(seq 1 100); do
-        curl -fsS -o /dev/null "http://127.0.0.1:$3/catbird/api/health" 2>/dev/null && break
-        sleep 0.2
-    done
+    ab_start "$@"
     python3 "$BENCH_DIR/control.py" "$3" mocks "" bench
 }
 start A "$A_BIN" "$PORT_A"
