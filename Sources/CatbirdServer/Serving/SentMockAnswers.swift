@@ -16,7 +16,9 @@ import Synchronization
 ///
 /// A mock added or replaced by `update` has its answer made at once on the control lane
 /// (``prepare(_:)``), so the first request after the 201, the one that sees the change, finds it
-/// made rather than making it on a worker (docs/protocol.md#control-actions).
+/// made rather than making it on a worker (docs/protocol.md#control-actions); up to
+/// ``preparedBytesPerSecond`` of bodies a second, so a burst of updates (a suite loading its
+/// mocks) does not keep a copy of every body it sent.
 final class SentMockAnswers: Sendable {
     /// A mock's answer in one second.
     struct Answer: Sendable {
@@ -30,8 +32,21 @@ final class SentMockAnswers: Sendable {
     /// Whether hits share answers: not with `--cors`, whose fields depend on the request
     /// (``MockServing``'s answers are then made for each request, and nothing is prepared).
     let inUse: Bool
-    /// The second's HTTP-date (``HTTPDate/now()``) and, by mock id, the answers made in it.
-    private let current = Mutex<(date: String, byMockID: [Int64: Answer])>(("", [:]))
+    /// The bytes of response bodies ``prepare(_:)`` copies in one second at most: 8 MiB. Past
+    /// them, a mock's first hit makes its answer, as it does for a mock no update prepared.
+    static let preparedBytesPerSecond = 8 << 20
+
+    /// The answers of one second.
+    private struct Second {
+        /// The second's HTTP-date (``HTTPDate/now()``).
+        var date = ""
+        /// By mock id, the answers made in it.
+        var byMockID: [Int64: Answer] = [:]
+        /// The bytes of the bodies ``prepare(_:)`` made answers of in it.
+        var preparedBytes = 0
+    }
+
+    private let current = Mutex(Second())
 
     /// - Parameter inUse: ``inUse``.
     init(inUse: Bool) {
@@ -46,17 +61,26 @@ final class SentMockAnswers: Sendable {
         if let made = current.withLock({ $0.date == now ? $0.byMockID[mock.id] : nil }) { return made }
         let made = MockServing.sharedAnswer(of: mock, date: now)
         current.withLock { current in
-            if current.date != now { current = (now, [:]) }
+            if current.date != now { current = Second(date: now) }
             current.byMockID[mock.id] = made
         }
         return made
     }
 
     /// Makes `mock`'s answer for the current second now, when its hits will share one (not a
-    /// delayed mock's, whose answer waits; nothing when not ``inUse``): called by `update` with
-    /// the mock it stored, off the workers, before its 201.
+    /// delayed mock's, whose answer waits; nothing when not ``inUse``) and the second's
+    /// ``preparedBytesPerSecond`` leave room for its body: called by `update` with the mock it
+    /// stored, off the workers, before its 201.
     func prepare(_ mock: Mock) {
         guard inUse, !mock.isDelayed else { return }
-        _ = answer(of: mock)
+        let now = HTTPDate.now()
+        let bytes = mock.responseBody.count
+        let room = current.withLock { current in
+            if current.date != now { current = Second(date: now) }
+            guard current.preparedBytes + bytes <= Self.preparedBytesPerSecond else { return false }
+            current.preparedBytes += bytes
+            return true
+        }
+        if room { _ = answer(of: mock) }
     }
 }
