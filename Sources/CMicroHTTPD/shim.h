@@ -120,3 +120,23 @@ static inline int catbird_epoll_add_unmarked(int epoll_fd, int fd) {
     event.data.ptr = NULL;
     return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
 }
+
+// MHD_get_connection_info is variadic: this returns the connection's socket context, the pointer
+// the MHD_OPTION_NOTIFY_CONNECTION callback stored when the connection started
+// (MHD_CONNECTION_INFO_SOCKET_CONTEXT), or NULL. ConnectionWatch keeps its record there.
+static inline void *catbird_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+// Milliseconds since the last data segment arrived on the TCP socket `socket`
+// (TCP_INFO's tcpi_last_data_recv), or -1 when unknown (not TCP). ConnectionWatch tells a
+// request line trickled in slowly by it: libmicrohttpd has read the bytes, so none wait unread.
+#include <netinet/tcp.h>
+static inline long catbird_socket_ms_since_data_received(int socket) {
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    memset(&info, 0, sizeof info);
+    if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    return (long)info.tcpi_last_data_recv;
+}

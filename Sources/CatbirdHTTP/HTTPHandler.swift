@@ -26,6 +26,13 @@ public protocol HTTPHandler: Sendable {
     /// nothing.
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding)
 
+    /// The answer written to a connection whose request head was not complete `timeout` after
+    /// its request line (``HTTPServer/Configuration/headTimeout``), or that trickled a request
+    /// line for that long; asked once, when the server is created, and written as it is
+    /// (`Connection: close` added). The request is told afterwards as
+    /// ``HTTPRequestEnding/headTimedOut(limit:)``. Default: 408 with the JSON error body.
+    func respondToSlowHead(timeout: Duration) -> HTTPResponse
+
     /// Told that a file body (``HTTPResponse/Body/file(path:offset:length:)``) ended after `sent`
     /// of its `promised` bytes because the file at `path` shrank while it was sent: the
     /// connection is closed, so the client sees an incomplete answer. Must not block. Default:
@@ -43,6 +50,13 @@ extension HTTPHandler {
     /// `problem.status` with the JSON error body (``HTTPResponse/error(status:reason:)``).
     public func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         .now(HTTPResponse.error(status: problem.status, reason: problem.reason))
+    }
+
+    /// 408 with the JSON error body, saying the limit.
+    public func respondToSlowHead(timeout: Duration) -> HTTPResponse {
+        HTTPResponse.error(
+            status: 408,
+            reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds; the connection is closed")
     }
 
     /// Nothing.

@@ -13,6 +13,10 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     case clientLeft
     /// The connection's idle timeout passed before the request was complete; nothing was sent.
     case timedOut
+    /// The request's head (request line and header section) was not complete `limit` after
+    /// its request line arrived (``HTTPServer/Configuration/headTimeout``): the server wrote
+    /// its 408 (``HTTPHandler/respondToSlowHead(timeout:)``) and closed the connection.
+    case headTimedOut(limit: Duration)
     /// The server stopped before the request was complete; nothing was sent.
     case serverStopped
     /// The server was stopping and sent its own `status` (503, `the server is stopping`) in

@@ -79,6 +79,11 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// until the idle timeout (``ChunkLineWatch``). Chunk extensions have no use here, and
     /// none that long (413, RFC 9110 section 15.5.14; the connection closed).
     case chunkLineTooLong(limit: Int)
+    /// The request bodies held at once, all connections together, would pass `limit` bytes
+    /// with this one (``HTTPServer/Configuration/bodyBudget``): 503, the body not kept
+    /// (a declared `Content-Length` refused before it is read; a chunked body read and
+    /// discarded), the connection closed. Worth retrying once other uploads end.
+    case bodiesOverBudget(limit: Int)
 
     /// The status to answer with.
     public var status: Int {
@@ -87,6 +92,7 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .headTooLarge: 431
         case .chunkLineTooLong: 413
         case .transferCodingNotImplemented: 501
+        case .bodiesOverBudget: 503
         case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .bareCarriageReturn, .nulByte,
              .conflictingContentLength, .transferCodingNotFinalChunked, .contentLengthBesideChunked, .hostFieldCount,
              .targetForm: 400
@@ -136,6 +142,9 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case let .chunkLineTooLong(limit):
             "a chunk-size line of the chunked body (the size and its chunk extensions) is longer than the about \(limit) bytes "
                 + "this server holds of it (RFC 9112 section 7.1.1): send chunk extensions short, or none; the connection is closed"
+        case let .bodiesOverBudget(limit):
+            "the server is holding as many request bodies as its limit of \(limit) bytes for all of them at once allows: "
+                + "retry once other uploads ended; the connection is closed"
         case .hostFieldCount(0):
             "an HTTP/1.1 request must have a Host header field (RFC 9112 section 3.2)"
         case let .hostFieldCount(count):

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// A response to send. The server frames the body itself: `Content-Length` from the body's
 /// length (or chunked transfer coding for a stream of unknown length); no `Content-Type` is
 /// added unless present in `headers`.
@@ -24,6 +26,10 @@ public struct HTTPResponse: Sendable {
     /// something it waits for is done (no worker is held meanwhile); on
     /// ``DelayOutcome/clientLeft(waited:)`` what it returns is ignored.
     public var whenDelayEnds: (@Sendable (DelayOutcome) -> HTTPAnswer?)?
+    /// The bytes of the server's body budget (``HTTPServer/Configuration/bodyBudget``) this
+    /// response's body holds, e.g. a forwarded answer's: kept with its request until the
+    /// response was sent (or the connection closed), then given back. Nil: none.
+    public var budgetShare: ByteBudget.Share?
 
     /// How the wait of a delayed response ended.
     public enum DelayOutcome: Sendable, Equatable {

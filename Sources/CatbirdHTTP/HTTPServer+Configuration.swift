@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 extension HTTPServer {
     /// How the server listens and what it accepts.
     public struct Configuration: Sendable {
@@ -20,6 +22,27 @@ extension HTTPServer {
         /// whose line and headers do not fit is answered 431 by libmicrohttpd. Bodies do not
         /// count: they are streamed to the handler. Default ``defaultConnectionMemoryLimit``.
         public var connectionMemoryLimit: Int
+        /// The bytes of request bodies held in memory at once, all connections together (a
+        /// declared `Content-Length` counts whole from the head on): a body that does not fit
+        /// is refused with 503 (``HTTPRequestProblem/bodiesOverBudget(limit:)``). Its limit is
+        /// `maxBufferedBodies` (default ``defaultMaxBufferedBodies(maxBodySize:)``, at least
+        /// `maxBodySize`). One object: whoever else holds it (an upstream client's answers, a
+        /// second server made from this configuration) counts against the same limit.
+        public var bodyBudget: ByteBudget
+        /// Longest a request's head (request line and header fields) may take from its request
+        /// line, and a request line trickling in without completing; nil: no deadline, only the
+        /// idle timeout (which every byte restarts). Default ``defaultHeadTimeout``.
+        public var headTimeout: Duration?
+
+        /// 30 s: a head is one packet or a few; a client on the slowest link sends it in well
+        /// under a second, a slow-loris one byte a minute.
+        public static let defaultHeadTimeout: Duration = .seconds(30)
+
+        /// Eight bodies of `maxBodySize` (400 MiB at the default 50 MiB): the largest uploads
+        /// the server promises to take, eight at once, and any number of small ones.
+        public static func defaultMaxBufferedBodies(maxBodySize: Int) -> Int {
+            maxBodySize.multipliedReportingOverflow(by: 8).overflow ? Int.max : maxBodySize * 8
+        }
 
         /// 32 KiB: room for about 28 KiB of request line and headers, a Cookie field counting
         /// twice (libmicrohttpd keeps a parsed copy); Node.js accepts 16 KiB by default and
@@ -32,7 +55,8 @@ extension HTTPServer {
             host: String = "127.0.0.1", port: UInt16 = 8080,
             threadCount: Int = HTTPServer.coreCount, maxBodySize: Int = 50 * 1024 * 1024,
             idleTimeoutSeconds: Int = 120, connectionLimit: Int = HTTPServer.defaultConnectionLimit,
-            connectionMemoryLimit: Int = defaultConnectionMemoryLimit
+            connectionMemoryLimit: Int = defaultConnectionMemoryLimit, maxBufferedBodies: Int? = nil,
+            headTimeout: Duration? = defaultHeadTimeout
         ) {
             self.host = host
             self.port = port
@@ -41,6 +65,8 @@ extension HTTPServer {
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.connectionLimit = max(1, connectionLimit)
             self.connectionMemoryLimit = max(4096, connectionMemoryLimit)
+            bodyBudget = ByteBudget(limit: max(maxBodySize, maxBufferedBodies ?? Self.defaultMaxBufferedBodies(maxBodySize: maxBodySize)))
+            self.headTimeout = headTimeout
         }
     }
 

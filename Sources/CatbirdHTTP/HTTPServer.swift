@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CatbirdSupport
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each with its own epoll loop,
@@ -30,7 +31,8 @@ public final class HTTPServer: Sendable {
     public init(configuration: Configuration, handler: some HTTPHandler) {
         self.configuration = configuration
         self.core = ServerCore(
-            handler: handler, maxBodySize: configuration.maxBodySize, connectionMemory: configuration.connectionMemoryLimit)
+            handler: handler, maxBodySize: configuration.maxBodySize, connectionMemory: configuration.connectionMemoryLimit,
+            bodyBudget: configuration.bodyBudget, headTimeout: configuration.headTimeout)
     }
 
     /// Starts listening. Returns once the socket is bound and accepting.
@@ -39,16 +41,17 @@ public final class HTTPServer: Sendable {
         _ = LibraryPanic.installed  // a libmicrohttpd panic is logged before the abort
         let retained = Unmanaged.passRetained(core)
         let workers: WorkerDaemons
+        var callbacks = WorkerDaemons.Callbacks(
+            access: ServerCore.accessHandler, completed: ServerCore.requestCompleted,
+            requestStarted: ServerCore.requestStarted, context: retained.toOpaque())
+        callbacks.watch = core.watch
         do {
-            workers = try WorkerDaemons.start(
-                configuration, flags: Self.daemonFlags,
-                callbacks: .init(
-                    access: ServerCore.accessHandler, completed: ServerCore.requestCompleted,
-                    requestStarted: ServerCore.requestStarted, context: retained.toOpaque()))
+            workers = try WorkerDaemons.start(configuration, flags: Self.daemonFlags, callbacks: callbacks)
         } catch {
             retained.release()
             throw error
         }
+        core.watch.start()
         daemon.withLock { $0 = Daemon(workers: workers, core: retained) }
     }
 
@@ -64,6 +67,16 @@ public final class HTTPServer: Sendable {
     /// The port the server is bound to (useful after starting on port 0), or 0 when stopped.
     public var port: UInt16 {
         daemon.withLock { $0?.workers.port ?? 0 }
+    }
+
+    /// Bytes of request bodies (and forwarded answers) held now (``Configuration/bodyBudget``;
+    /// for tests and diagnostics).
+    public var bufferedBodyBytes: Int { core.bodyBudget.taken }
+
+    /// Connections the server closed since it started: idle ones to make room at the connection
+    /// limit, and slow heads (``Configuration/headTimeout``). For tests and diagnostics.
+    public var closedConnections: (idle: Int, slowHeads: Int) {
+        (core.watch.closedIdle.load(ordering: .relaxed), core.watch.closedSlow.load(ordering: .relaxed))
     }
 
     /// Each worker thread's loop (for tests); empty when stopped.
@@ -94,6 +107,7 @@ public final class HTTPServer: Sendable {
         // moments that just ended) are written before the daemon closes their connections.
         waitForInFlight(upTo: ContinuousClock.now + .seconds(1))
         running.workers.stop()
+        core.watch.stop()
         running.core.release()
     }
 

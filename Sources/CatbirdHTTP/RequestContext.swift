@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CMicroHTTPD
 
 /// Per-request state kept between libmicrohttpd's calls to the access handler.
@@ -61,6 +62,17 @@ final class RequestContext: @unchecked Sendable {
     /// Its chunked body is watched by ``ServerCore/chunkLines`` (from its head to its end; the
     /// worker's field).
     var watchesChunkLines = false
+    /// Bytes of ``ServerCore/bodyBudget`` this request's body holds (its declared
+    /// `Content-Length`, or what its chunked body grew to), given back when it completes.
+    var bodyCharge = 0
+    /// Its chunked body was refused because the budget had no room for it (with ``oversized``).
+    var overBudget = false
+    /// Its connection's record in ``ServerCore/watch`` (its socket context, which outlives the
+    /// request), or nil.
+    var watched: Unmanaged<ConnectionWatch.Connection>?
+    /// The budget share of the response sent (``HTTPResponse/budgetShare``), released with
+    /// the context once the request completed.
+    var answerShare: ByteBudget.Share?
     /// The body's size as far as known once ``oversized``: the declared `Content-Length` of a
     /// body refused unread, else every body byte received (kept or discarded).
     var bodySizeSeen = 0

@@ -42,11 +42,18 @@ final class ServerCore: Sendable {
     let maxHeadSize: Int
     /// Bytes of memory per connection (``HTTPServer/Configuration/connectionMemoryLimit``).
     let connectionMemory: Int
+    /// The bytes of request bodies held at once, all connections together
+    /// (``HTTPServer/Configuration/bodyBudget``; ServerCore+BodyBudget.swift).
+    let bodyBudget: ByteBudget
+    /// The head deadline and the room made at the connection limit (``ConnectionWatch``).
+    let watch: ConnectionWatch
 
-    init(handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int) {
+    init(handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int, bodyBudget: ByteBudget, headTimeout: Duration?) {
         self.handler = handler
         self.connectionMemory = connectionMemory
         self.maxBodySize = maxBodySize
+        self.bodyBudget = bodyBudget
+        watch = ConnectionWatch(headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero))
         maxTargetLength = connectionMemory / 4
         maxHeadSize = max(connectionMemory / 2, connectionMemory - 4096)
     }
@@ -75,6 +82,10 @@ final class ServerCore: Sendable {
         } else {
             context = RequestContext(target: "")
         }
+        if let connection, let watched = ConnectionWatch.record(of: connection) {
+            context.watched = watched
+            watched._withUnsafeGuaranteedRef { $0.requestStarted() }
+        }
         return Unmanaged.passRetained(context).toOpaque()
     }
 
@@ -88,10 +99,14 @@ final class ServerCore: Sendable {
         // First: a stalled-body refusal the watch is making meanwhile (it sets `handled` and
         // journals the 413 under its lock) ends before `handled` is read here.
         if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
+        let headTimedOut = context.watched?._withUnsafeGuaranteedRef { $0.requestEnded() } ?? false
         if !context.handled, let connection {
-            core.handler.requestEndedUnanswered(
-                core.request(from: context), ending: unansweredEnding(catbird_mhd_response_status(connection), termination))
+            let ending = headTimedOut
+                ? .headTimedOut(limit: core.watch.headTimeout ?? .zero)
+                : unansweredEnding(catbird_mhd_response_status(connection), termination)
+            core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)
         }
+        core.giveBackBody(context)
         core.parked.forget(context)
         if let held = context.held {
             // Released but never sent: its client hung up while it waited, and libmicrohttpd,
@@ -249,6 +264,8 @@ final class ServerCore: Sendable {
             return send(pending, context, connection)
         }
         if !context.started {
+            // Timed out by the watch meanwhile: its 408 is written on the socket; close.
+            if let watched = context.watched, !watched._withUnsafeGuaranteedRef({ $0.headCompleted() }) { return .NO }
             context.started = true
             context.clientAddress = Self.clientAddress(connection)
             let headSize = catbird_mhd_request_header_size(connection)
@@ -300,6 +317,13 @@ final class ServerCore: Sendable {
                     let refusal = handler.respondToOversizedBody(request(from: context), limit: maxBodySize)
                     return answer(refusal.closingConnection(), context, connection)
                 }
+                guard takeBody(declared, context) else {
+                    // The budget has no room for it: answered before reading it, as above.
+                    context.oversized = true
+                    context.bodySizeSeen = declared
+                    context.handled = true
+                    return answer(malformedRequestAnswer(context, .bodiesOverBudget(limit: bodyBudget.limit)), context, connection)
+                }
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
             } else if context.headers.first("Transfer-Encoding") != nil {
@@ -317,9 +341,12 @@ final class ServerCore: Sendable {
             let addBody = {
                 context.bodySizeSeen += size
                 if !context.oversized, let uploadData {
-                    if context.body.count + size > self.maxBodySize {
+                    let total = context.body.count + size
+                    if total > self.maxBodySize || (total > context.bodyCharge && !self.growBody(to: total, context)) {
+                        context.overBudget = total <= self.maxBodySize
                         context.oversized = true
                         context.body = []
+                        self.giveBackBody(context)
                     } else {
                         uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { bytes in
                             context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size))
@@ -345,6 +372,9 @@ final class ServerCore: Sendable {
         }
         let request = request(from: context)
         context.handled = true
+        if context.overBudget {
+            return answer(malformedRequestAnswer(context, .bodiesOverBudget(limit: bodyBudget.limit)), context, connection)
+        }
         if context.oversized {
             return answer(handler.respondToOversizedBody(request, limit: maxBodySize).closingConnection(), context, connection)
         }
@@ -381,6 +411,7 @@ final class ServerCore: Sendable {
     /// delay is one user of the deferred path (a timer sends the response without its delay; at
     /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
     private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
+        if let share = response.budgetShare { context.answerShare = share }
         guard let delay = response.delay, delay > .zero else { return queue(response, on: connection) }
         var undelayed = response
         undelayed.delay = nil

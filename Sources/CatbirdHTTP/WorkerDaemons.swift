@@ -33,6 +33,9 @@ package final class WorkerDaemons: Sendable {
         package var completed: MHD_RequestCompletedCallback?
         package var requestStarted: catbird_mhd_uri_log_callback?
         package var context: UnsafeMutableRawPointer?
+        /// Keeps a record of each connection in its socket context, and makes room at the
+        /// connection limit (``ConnectionWatch``); nil: none (the bare-handler benchmark).
+        var watch: ConnectionWatch?
 
         package init(
             access: MHD_AccessHandlerCallback, completed: MHD_RequestCompletedCallback? = nil,
@@ -144,22 +147,34 @@ package final class WorkerDaemons: Sendable {
         return worker.callbacks.access(worker.callbacks.context, connection, url, method, version, data, size, slot)
     }
 
-    /// MHD_OPTION_NOTIFY_CONNECTION: a closed connection leaves its worker's count.
-    private static let connectionNotice: MHD_NotifyConnectionCallback = { cls, _, _, code in
-        guard code.rawValue == 1 else { return }  // MHD_CONNECTION_NOTIFY_CLOSED
+    /// MHD_OPTION_NOTIFY_CONNECTION: a new connection gets its ``ConnectionWatch`` record in its
+    /// socket context; a closed one gives it up and leaves its worker's count.
+    private static let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
         let worker = Unmanaged<Worker>.fromOpaque(cls!).takeUnretainedValue()
+        guard code.rawValue == 1 else {  // MHD_CONNECTION_NOTIFY_STARTED
+            if let watch = worker.callbacks.watch, let connection, let socketContext {
+                socketContext.pointee = watch.opened(socket: catbird_mhd_connection_fd(connection))
+            }
+            return
+        }
+        if let watch = worker.callbacks.watch, let record = socketContext?.pointee {
+            socketContext?.pointee = nil
+            watch.closed(record)
+        }
         worker.connections.subtract(1, ordering: .relaxed)
         worker.freedSlot.notify()
     }
 
     /// The acceptor thread: waits while the connection limit is reached (clients then wait in
-    /// the backlog) until a connection closes (or 100 ms, the bound for a close it missed), accepts, hands the connection to the chosen worker; ends when
+    /// the backlog; the idle connections seen longest are closed first, ``ConnectionWatch/makeRoom(_:)``) until a connection closes (or 100 ms, the bound for a close it missed), accepts, hands the connection to the chosen worker; ends when
     /// ``stopAccepting()`` shuts the listening socket down.
     private func accept() {
         var next = 0
         var address = sockaddr_storage()
         while !stopping.load(ordering: .acquiring) {
             if openConnections >= connectionLimit {
+                // Room for the clients waiting: the connections idle longest go first.
+                if let watch = workers[0].callbacks.watch { _ = watch.makeRoom(max(1, connectionLimit / 64)) }
                 let freedSlot = workers[0].freedSlot
                 freedSlot.waiting.store(true, ordering: .sequentiallyConsistent)
                 if openConnections >= connectionLimit && !stopping.load(ordering: .acquiring) {

@@ -26,6 +26,10 @@ public final class OutboundClient: Sendable {
     /// (`CURLOPT_CAINFO`); nil: libcurl's default, the system's store. Peer and host name are
     /// always verified.
     public let caFile: String?
+    /// The server-wide budget response bodies take their bytes from as they arrive (the one
+    /// request bodies take from: `--max-buffered-bodies`); past it the request fails with
+    /// ``OutboundError/overBudget(limit:)``. Nil: none.
+    public let budget: ByteBudget?
 
     private struct State {
         var pending: [OutboundTransfer] = []
@@ -56,11 +60,13 @@ public final class OutboundClient: Sendable {
     ///   - maxResponseSize: largest response body in bytes (default 50 MiB).
     ///   - caFile: a PEM file of CA certificates to verify `https://` upstreams against instead of
     ///     the system's (a test's or a company's own CA); nil: the system's.
+    ///   - budget: the budget response bodies take from (``budget``); nil: none.
     public init(
         timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(5), maxResponseSize: Int = 50 << 20,
-        caFile: String? = nil
+        caFile: String? = nil, budget: ByteBudget? = nil
     ) {
         self.caFile = caFile
+        self.budget = budget
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.maxResponseSize = maxResponseSize
@@ -87,7 +93,8 @@ public final class OutboundClient: Sendable {
         _ request: OutboundRequest, isWanted: @escaping @Sendable () -> Bool = { true },
         completion: @escaping @Sendable (Result<OutboundResponse, OutboundError>) -> Void
     ) {
-        let transfer = OutboundTransfer(request: request, maxResponseSize: maxResponseSize, isWanted: isWanted, completion: completion)
+        let transfer = OutboundTransfer(
+            request: request, maxResponseSize: maxResponseSize, budget: budget, isWanted: isWanted, completion: completion)
         let accepted = state.withLock { state -> Bool in
             if state.stopping { return false }
             state.pending.append(transfer)
@@ -176,10 +183,12 @@ public final class OutboundClient: Sendable {
         let transfer = Unmanaged<OutboundTransfer>.fromOpaque(catbird_curl_private(easy)).takeUnretainedValue()
         if code == CURLE_OK {
             let status = Int(catbird_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE))
-            return .success(OutboundResponse(
-                status: status, headers: transfer.headers, fieldsNotUTF8: transfer.fieldsNotUTF8, body: transfer.body))
+            var response = OutboundResponse(status: status, headers: transfer.headers, fieldsNotUTF8: transfer.fieldsNotUTF8, body: transfer.body)
+            response.share = transfer.share
+            return .success(response)
         }
         if transfer.tooLarge { return .failure(.responseTooLarge(limit: maxResponseSize)) }
+        if transfer.overBudget, let budget { return .failure(.overBudget(limit: budget.limit)) }
         let detail = transfer.errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: transfer.errorBuffer)
         let reason = "upstream \(URLPassword.hidden(in: transfer.request.url)): " + detail
         switch code {

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// What an upstream answered: the final response (interim `1xx` responses are skipped).
 public struct OutboundResponse: Sendable {
     /// The status code, e.g. 200; redirects (3xx) are returned, never followed.
@@ -11,6 +13,10 @@ public struct OutboundResponse: Sendable {
     public var fieldsNotUTF8: [String]
     /// The body as received: encoded as its `Content-Encoding` says (never decoded).
     public var body: [UInt8]
+    /// The bytes of the server-wide budget ``body`` holds (``OutboundClient/budget``), given
+    /// back when the last holder releases it: pass it on with the body
+    /// (`HTTPResponse.budgetShare`) so that it counts until the answer was sent. Nil: no budget.
+    public var share: ByteBudget.Share?
 
     public init(status: Int, headers: [(name: String, value: String)], fieldsNotUTF8: [String] = [], body: [UInt8]) {
         self.status = status
@@ -32,6 +38,9 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     case timedOut(String)
     /// The response body exceeded the limit in bytes: a gateway answers 502.
     case responseTooLarge(limit: Int)
+    /// The server-wide budget of buffered bodies (`limit` bytes, ``OutboundClient/budget``) had
+    /// no room for the rest of the response body: a server answers 503 (try again later).
+    case overBudget(limit: Int)
     /// The client is shut down.
     case shutDown
     /// The transfer was given up because nobody waits for its answer any more (the request's
@@ -44,6 +53,7 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
         case let .timedOut(reason): return reason
         case let .untrusted(reason): return reason
         case let .responseTooLarge(limit): return "upstream response body is larger than \(limit) bytes"
+        case let .overBudget(limit): return "the upstream's answer did not fit the \(limit) bytes the server buffers at once"
         case .shutDown: return "the server is stopping"
         case .cancelled: return "the upstream transfer was cancelled"
         }

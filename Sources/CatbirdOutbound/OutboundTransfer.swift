@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CCurl
 
 /// One request in flight: its libcurl easy handle, the bytes coming back, the completion.
@@ -18,6 +19,9 @@ final class OutboundTransfer: @unchecked Sendable {
     var body: [UInt8] = []
     var uploaded = 0
     var tooLarge = false
+    /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
+    let share: ByteBudget.Share?
+    var overBudget = false
     /// The request's header list, kept alive until the transfer ends (libcurl does not copy it).
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// libcurl's detailed message of a failed transfer (CURLOPT_ERRORBUFFER: `CURL_ERROR_SIZE`
@@ -29,10 +33,11 @@ final class OutboundTransfer: @unchecked Sendable {
     }()
 
     init(
-        request: OutboundRequest, maxResponseSize: Int, isWanted: @escaping @Sendable () -> Bool,
+        request: OutboundRequest, maxResponseSize: Int, budget: ByteBudget?, isWanted: @escaping @Sendable () -> Bool,
         completion: @escaping @Sendable (Result<OutboundResponse, OutboundError>) -> Void
     ) {
         self.request = request
+        share = budget.map { ByteBudget.Share(of: $0) }
         self.isWanted = isWanted
         self.maxResponseSize = maxResponseSize
         self.completion = completion
@@ -49,6 +54,10 @@ final class OutboundTransfer: @unchecked Sendable {
         let length = size * count
         guard transfer.body.count + length <= transfer.maxResponseSize else {
             transfer.tooLarge = true
+            return 0
+        }
+        if let share = transfer.share, !share.grow(toHold: transfer.body.count + length, largest: transfer.maxResponseSize) {
+            transfer.overBudget = true
             return 0
         }
         buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {

@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdHTTP
 import CatbirdSupport
 
 extension CatbirdServer {
@@ -12,6 +13,13 @@ extension CatbirdServer {
         public var databasePath: String
         /// Largest request body accepted, in bytes (`CATBIRD_MAX_BODY_SIZE`); 413 past it.
         public var maxBodySize: Int
+        /// Bytes of request bodies and forwarded answers held in memory at once, all connections
+        /// together (`--max-buffered-bodies`, `CATBIRD_MAX_BUFFERED_BODIES`); 503 past it. Nil:
+        /// eight times ``maxBodySize`` (docs/operations.md#connections-and-memory).
+        public var maxBufferedBodies: Int? = nil
+        /// Longest a request's head may take from its request line (`--head-timeout`,
+        /// `CATBIRD_HEAD_TIMEOUT`); 408 past it. Nil: no deadline.
+        public var headTimeout: Duration? = HTTPServer.Configuration.defaultHeadTimeout
         /// Bytes of each request and response body kept in the journal; longer bodies are
         /// truncated and marked (`request_body_truncated`, `response_body_truncated`).
         public var journalBodyLimit: Int

@@ -67,9 +67,15 @@ public final class CatbirdServer: Sendable {
         self.settings = settings
         try settings.checkOptions()
         try HTTPServer.checkAvailable(host: settings.host, port: settings.port)
+        let configuration = HTTPServer.Configuration(
+            host: settings.host, port: settings.port,
+            threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
+            maxBodySize: settings.maxBodySize, maxBufferedBodies: settings.maxBufferedBodies, headTimeout: settings.headTimeout)
+        // Forwarded answers wait for their clients in the same budget as request bodies (try8b F1).
         outbound = settings.redirectURL != nil || settings.proxyEnabled
             ? OutboundClient(
-                timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize, caFile: settings.upstreamCAFile) : nil
+                timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize, caFile: settings.upstreamCAFile,
+                budget: configuration.bodyBudget) : nil
         let log = Logger(level: settings.logLevel)
         location = DatabaseLocation(settings.databasePath)
         let faults = StorageFaults()
@@ -145,12 +151,7 @@ public final class CatbirdServer: Sendable {
             pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil))
         let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane)
         controlRoutes = handler.routes.routes
-        http = HTTPServer(
-            configuration: .init(
-                host: settings.host, port: settings.port,
-                threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
-                maxBodySize: settings.maxBodySize),
-            handler: handler)
+        http = HTTPServer(configuration: configuration, handler: handler)
     }
 
     /// The mocks directory's file serving: nil without `--mocks-dir` or while recording.

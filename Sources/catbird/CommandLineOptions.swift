@@ -37,6 +37,7 @@ enum CommandLineOptions {
         "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
         "cors": "CATBIRD_CORS", "cors-origin": "CATBIRD_CORS_ORIGINS", "allowed-host": "CATBIRD_ALLOWED_HOSTS", "durability": "CATBIRD_DURABILITY",
         "max-tenant-mocks": "CATBIRD_MAX_TENANT_MOCKS", "max-tenant-mock-bytes": "CATBIRD_MAX_TENANT_MOCK_BYTES",
+        "max-buffered-bodies": "CATBIRD_MAX_BUFFERED_BODIES", "head-timeout": "CATBIRD_HEAD_TIMEOUT",
     ]
 
     /// Refused (README.md#configuration): an unknown option or argument, an option given twice,
@@ -143,6 +144,7 @@ enum CommandLineOptions {
             }
             settings.maxBodySize = bytes
         }
+        try connectionSettings(from: values, into: &settings)
         if let size = values["journal-body-limit"] {
             guard let bytes = ByteSize.parse(size) else {
                 throw UsageError(description: "journal body limit must be bytes or a size like 64kb, not '\(size)'")
@@ -187,6 +189,33 @@ enum CommandLineOptions {
         }
         try forwardingSettings(from: values, into: &settings)
         return settings
+    }
+
+    /// What the connections may hold: the bodies buffered at once, all together, and how long a
+    /// request's head may take (docs/operations.md#connections-and-memory). Read after
+    /// `--max-body-size`, which the budget must hold at least once.
+    private static func connectionSettings(from values: [String: String], into settings: inout CatbirdServer.Settings) throws(UsageError) {
+        if let size = values["max-buffered-bodies"] {
+            guard let bytes = ByteSize.parse(size) else {
+                throw UsageError(description: "max buffered bodies must be bytes or a size like 400mb, 2gb, not '\(size)'")
+            }
+            guard bytes >= settings.maxBodySize else {
+                throw UsageError(
+                    description: "max buffered bodies must be at least --max-body-size (\(settings.maxBodySize) bytes), "
+                        + "or a body of the largest size could never be taken; not '\(size)'")
+            }
+            settings.maxBufferedBodies = bytes
+        }
+        if let text = values["head-timeout"] {
+            if text.lowercased() == "off" {
+                settings.headTimeout = nil
+            } else {
+                guard let seconds = Int(text), (1...3600).contains(seconds) else {
+                    throw UsageError(description: "head timeout must be whole seconds from 1 to 3600, or off; not '\(text)'")
+                }
+                settings.headTimeout = .seconds(seconds)
+            }
+        }
     }
 
     /// Redirect, proxy and record modes, CORS and the upstream time limit (`docs/files.md`).

@@ -35,6 +35,14 @@ struct APIError: HTTPResponseError, Sendable {
         }
         return APIError(status: 413, reason: reason)
     }
+    /// 503 for a request body the server-wide budget has no room for (docs/protocol.md#errors).
+    static func bodiesOverBudget(limit: Int) -> APIError {
+        APIError(
+            status: 503,
+            reason: "the server is holding its limit of \(limit) bytes of request bodies and forwarded answers at once "
+                + "(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other uploads ended, or raise it; "
+                + "its body was not kept")
+    }
     static let unsupportedMediaType = APIError(
         status: 415, reason: "Content-Type must be application/json")
 

@@ -35,7 +35,7 @@ extension CatbirdHandler {
         // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
         let refused = if case .refusedByLibrary = ending { true } else { false }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
-        case .timedOut: .timedOut
+        case .timedOut, .headTimedOut: .timedOut
         case .clientLeft, .serverStopped: .clientLeft
         case .refusedByLibrary, .refusedWhileStopping: nil
         }
@@ -114,6 +114,11 @@ extension CatbirdHandler {
             return (status, "libmicrohttpd refused the request with its own \(status) page (not recorded): \(what)")
         case .timedOut:
             return (MockServing.clientTimedOutStatus, "the connection timed out before the request was complete; nothing was sent")
+        case let .headTimedOut(limit):
+            return (
+                MockServing.clientTimedOutStatus,
+                "the request line and header fields were not complete within \(limit.components.seconds) s (--head-timeout): "
+                    + "408 sent, the connection closed")
         case .clientLeft, .serverStopped:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):

@@ -270,6 +270,15 @@ struct CatbirdHandler: HTTPHandler {
         return reason.utf8.count <= 300 ? reason : String(reason.utf8Prefix(300)) + "…"
     }
 
+    /// The 408 written to a connection whose request head took longer than `--head-timeout`
+    /// (docs/protocol.md#malformed-requests).
+    func respondToSlowHead(timeout: Duration) -> HTTPResponse {
+        APIError(
+            status: 408,
+            reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds "
+                + "(--head-timeout, CATBIRD_HEAD_TIMEOUT); the connection is closed").response
+    }
+
     /// 413, journaled (``refused(_:_:journaled:)``).
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
         refused(request, APIError.payloadTooLarge(limit: limit, control: Self.controlRequest(request) != nil))
@@ -287,6 +296,15 @@ struct CatbirdHandler: HTTPHandler {
             // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
             // journal it in (docs/tenancy.md#tenant-of-a-request).
             return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
+        case let .bodiesOverBudget(limit):
+            // Refused at its head (a declared Content-Length) or once its chunked body ended (discarded).
+            let chunked = request.headers.first("Content-Length") == nil
+            return refused(
+                request, APIError.bodiesOverBudget(limit: limit),
+                problem: chunked
+                    ? "refused while its chunked body arrived, the server's buffered bodies being at their limit: bodySize is the "
+                        + "bytes received, which were discarded"
+                    : nil)
         case .chunkLineTooLong:
             // Refused while its body was read (ServerCore's ChunkLineWatch): what arrived of it was dropped.
             return refused(

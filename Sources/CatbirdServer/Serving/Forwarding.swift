@@ -114,7 +114,9 @@ struct Forwarding: Sendable {
             // A stream of known length that is never read: libmicrohttpd sends no body to a HEAD.
             return HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), content: .stream(length: length, Self.noBody))
         }
-        return HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), body: upstream.body)
+        var response = HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), body: upstream.body)
+        response.budgetShare = upstream.share  // counted until sent to a client that may read slowly
+        return response
     }
 
     /// The body of a `HEAD` answer: never asked for.
@@ -135,6 +137,8 @@ struct Forwarding: Sendable {
                 status: 502,
                 reason: "upstream answer too large: its body is larger than the limit of \(limit) bytes (--max-body-size, "
                     + "CATBIRD_MAX_BODY_SIZE); nothing of it was sent"))
+        case let .overBudget(limit):
+            return generated(APIError.bodiesOverBudget(limit: limit))
         case .unreachable: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
         case .untrusted:
             return generated(APIError(

@@ -1,0 +1,247 @@
+import CMicroHTTPD
+import CatbirdSupport
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps slow and idle connections from holding the server (tester finding try8b F12: one
+/// client held all ~20,000 connection slots with idle sockets, and a head trickled one byte per
+/// 55 s was never timed out, since libmicrohttpd's idle timeout starts again with every byte).
+///
+/// libmicrohttpd 0.9.75 offers an idle timeout (`MHD_OPTION_CONNECTION_TIMEOUT`, per connection
+/// `MHD_CONNECTION_OPTION_TIMEOUT`), a connection limit that refuses past it
+/// (`MHD_OPTION_CONNECTION_LIMIT`) and a per-IP limit, which a CI fleet cannot use (its shards
+/// and an nginx in front all come from 127.0.0.1); no deadline for a request's head and no way
+/// to let idle connections go first. This watch adds both on its
+/// `MHD_OPTION_NOTIFY_CONNECTION` record of each connection (``Connection``, the socket context):
+/// - **Head deadline**: a request whose line arrived but whose header section is not complete
+///   ``headTimeout`` later (seen on a tick, so within a ``tickInterval`` past it) gets a 408
+///   (``slowHeadAnswer``) on its socket, which is then shut down; so does a connection that
+///   received bytes of a request line for ``headTimeout`` without completing it (a trickled
+///   request line; told by the socket's last received data, `TCP_INFO`).
+/// - **Room at the limit**: when the acceptor finds every slot taken, ``makeRoom(_:)`` closes
+///   the connections idle longest (between requests, no request started; a keep-alive client
+///   sees its idle connection closed, as after an idle timeout, and opens another), so new
+///   clients, health checks and other tenants get in while idle sockets hold the slots.
+///
+/// What a request pays: three relaxed atomic writes on its connection's record (request line
+/// read, head complete, request done; the second a compare-and-swap) and one
+/// `MHD_get_connection_info` call; the ticks run on a thread of their own.
+final class ConnectionWatch: Sendable {
+    /// How often the records are looked at: 1 s.
+    static let tickInterval: Duration = .seconds(1)
+
+    /// One TCP connection's record, kept in its socket context from its start to its close.
+    ///
+    /// `@unchecked Sendable`: ``phase`` is atomic; the other variables are read and written
+    /// only under the watch's lock (by the tick and ``makeRoom(_:)``).
+    final class Connection: @unchecked Sendable {
+        let socket: Int32
+        /// When libmicrohttpd took the connection.
+        let opened = ContinuousClock.now
+        /// The request's number on this connection (bits 3 up) and its state (bits 0-2,
+        /// ``State``); written by the connection's worker, and by the watch when it closes it.
+        let phase = Atomic<UInt64>(0)
+        /// The phase the last tick saw, and since when it has seen it.
+        var seenPhase = UInt64.max
+        var seenSince = ContinuousClock.now
+        /// Since when a tick has seen request-line bytes arrive while no request started.
+        var partialSince: ContinuousClock.Instant?
+
+        init(socket: Int32) {
+            self.socket = socket
+        }
+
+        /// How long it has been idle as far as the ticks know (under the watch's lock): since it
+        /// opened, when it never had a request; since a tick first saw it idle after one; 0
+        /// when it is not idle, or its last request ended after the last tick.
+        func idleAge(at now: ContinuousClock.Instant) -> Duration {
+            let current = phase.load(ordering: .relaxed)
+            guard current & State.mask == State.idle else { return .zero }
+            if current >> State.bits == 0 { return now - opened }
+            return current == seenPhase ? now - seenSince : .zero
+        }
+
+        /// The request line was read: its head is under way.
+        func requestStarted() {
+            let current = phase.load(ordering: .relaxed)
+            guard current & State.mask < State.headTimedOut else { return }
+            phase.store(((current >> State.bits) + 1) << State.bits | State.head, ordering: .relaxed)
+        }
+
+        /// The head is complete; false when the watch timed it out meanwhile (its 408 is on
+        /// the way: close the connection, touch nothing of the request).
+        func headCompleted() -> Bool {
+            let current = phase.load(ordering: .relaxed)
+            guard current & State.mask == State.head else { return current & State.mask < State.headTimedOut }
+            return phase.compareExchange(
+                expected: current, desired: current & ~State.mask | State.busy, ordering: .relaxed
+            ).exchanged
+        }
+
+        /// The request is done (its answer sent, or the connection closing); true when the watch
+        /// timed out its head.
+        func requestEnded() -> Bool {
+            let current = phase.load(ordering: .relaxed)
+            let state = current & State.mask
+            if state == State.headTimedOut { return true }
+            if state < State.headTimedOut { phase.store(current & ~State.mask | State.idle, ordering: .relaxed) }
+            return false
+        }
+    }
+
+    /// A connection's states (``Connection/phase``'s low bits).
+    enum State {
+        static let bits: UInt64 = 3
+        static let mask: UInt64 = 7
+        /// Between requests (or none yet).
+        static let idle: UInt64 = 0
+        /// The request line was read, the header section not yet.
+        static let head: UInt64 = 1
+        /// The head is complete: its body, its answer.
+        static let busy: UInt64 = 2
+        /// Closed by the watch for its slow head (408 sent).
+        static let headTimedOut: UInt64 = 3
+        /// Closed by the watch to make room, or for a trickled request line.
+        static let closedIdle: UInt64 = 4
+    }
+
+    /// How long a request's head may take from its request line; nil: no deadline.
+    let headTimeout: Duration?
+    /// The 408 written to a connection whose head timed out (`Connection: close` added).
+    let slowHeadAnswer: HTTPResponse
+    private let connections = Mutex<[ObjectIdentifier: Connection]>([:])
+    private let stopping = Atomic<Bool>(false)
+    /// Connections closed by ``makeRoom(_:)`` and by the head deadline, since the start (for
+    /// tests and the log).
+    let closedIdle = Atomic<Int>(0)
+    let closedSlow = Atomic<Int>(0)
+
+    init(headTimeout: Duration?, slowHeadAnswer: HTTPResponse) {
+        self.headTimeout = headTimeout
+        var answer = slowHeadAnswer
+        answer.headers.add(name: "Connection", value: "close")
+        self.slowHeadAnswer = answer
+    }
+
+    /// Starts the tick thread (ended by ``stop()``).
+    func start() {
+        let thread = Thread { [self] in
+            while !stopping.load(ordering: .relaxed) {
+                Thread.sleep(forTimeInterval: Self.tickInterval.timeInterval)
+                tick()
+            }
+        }
+        thread.name = "catbird-conns"
+        thread.start()
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+    }
+
+    /// A connection started (its worker, `MHD_CONNECTION_NOTIFY_STARTED`): its record, retained
+    /// for the socket context.
+    func opened(socket: Int32) -> UnsafeMutableRawPointer {
+        let connection = Connection(socket: socket)
+        connections.withLock { $0[ObjectIdentifier(connection)] = connection }
+        return Unmanaged.passRetained(connection).toOpaque()
+    }
+
+    /// A connection closed (`MHD_CONNECTION_NOTIFY_CLOSED`, before libmicrohttpd closes its
+    /// socket: under the lock, no tick shuts down a descriptor reused since).
+    func closed(_ record: UnsafeMutableRawPointer) {
+        let connection = Unmanaged<Connection>.fromOpaque(record).takeRetainedValue()
+        _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    /// The record of `connection` (its socket context), or nil.
+    static func record(of connection: OpaquePointer) -> Unmanaged<Connection>? {
+        catbird_mhd_socket_context(connection).map { Unmanaged<Connection>.fromOpaque($0) }
+    }
+
+    /// Connections idle for less than this are never closed to make room: 1 s, so that a
+    /// client between two requests of a burst, or one that just connected and is sending its
+    /// first request, keeps its connection.
+    static let minimumIdleAge: Duration = .seconds(1)
+
+    /// Closes up to `count` of the connections idle longest (``Connection/idleAge(at:)``, at
+    /// least ``minimumIdleAge``), longest first; returns how many. Called by the acceptor when
+    /// every slot is taken.
+    func makeRoom(_ count: Int) -> Int {
+        let now = ContinuousClock.now
+        return connections.withLock { connections in
+            var idle: [(connection: Connection, age: Duration, phase: UInt64)] = []
+            for connection in connections.values {
+                let phase = connection.phase.load(ordering: .relaxed)
+                let age = connection.idleAge(at: now)
+                if age >= Self.minimumIdleAge { idle.append((connection, age, phase)) }
+            }
+            var closed = 0
+            for candidate in idle.sorted(by: { $0.age > $1.age }) where closed < count {
+                if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: false) { closed += 1 }
+            }
+            closedIdle.add(closed, ordering: .relaxed)
+            return closed
+        }
+    }
+
+    /// One look at every record: notes phase changes, times out slow heads and trickled
+    /// request lines.
+    private func tick() {
+        let now = ContinuousClock.now
+        connections.withLock { connections in
+            for connection in connections.values {
+                let phase = connection.phase.load(ordering: .relaxed)
+                if phase != connection.seenPhase {
+                    connection.seenPhase = phase
+                    connection.seenSince = now
+                    connection.partialSince = nil
+                    continue
+                }
+                guard let headTimeout else { continue }
+                switch phase & State.mask {
+                case State.head where now - connection.seenSince >= headTimeout:
+                    if close(connection, from: phase, as: State.headTimedOut, answer: true) { closedSlow.add(1, ordering: .relaxed) }
+                case State.idle where now - connection.seenSince >= Self.tickInterval * 2:
+                    guard let partialSince = connection.partialSince else {
+                        // Bytes received since it was first seen idle: a request line under way.
+                        let quiet = catbird_socket_ms_since_data_received(connection.socket)
+                        if quiet >= 0, .milliseconds(quiet) < now - connection.seenSince { connection.partialSince = now }
+                        continue
+                    }
+                    if now - partialSince >= headTimeout, close(connection, from: phase, as: State.closedIdle, answer: true) {
+                        closedSlow.add(1, ordering: .relaxed)
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Marks `connection` closed (unless its worker moved it on from `phase` meanwhile), writes
+    /// the 408 when `answer` and the socket has nothing else to send, and shuts the socket
+    /// down: libmicrohttpd then reads its end and closes the connection. Under the lock.
+    private func close(_ connection: Connection, from phase: UInt64, as state: UInt64, answer: Bool) -> Bool {
+        guard connection.phase.compareExchange(expected: phase, desired: phase & ~State.mask | state, ordering: .relaxed).exchanged
+        else { return false }
+        let socket = connection.socket
+        if answer {
+            // What the client sent and libmicrohttpd did not read: dropped, so that closing
+            // does not reset the connection before the client reads the 408.
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<16 {
+                let read = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if read <= 0 { break }
+            }
+            if catbird_socket_unsent_bytes(socket) == 0 {
+                _ = ServerCore.wireBytes(of: slowHeadAnswer.stamped()).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            }
+        }
+        shutdown(socket, Int32(SHUT_RDWR))
+        return true
+    }
+}

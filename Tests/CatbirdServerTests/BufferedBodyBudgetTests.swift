@@ -1,0 +1,178 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// try8b F1: request bodies and forwarded answers had no server-wide bound: 40 uploads declaring
+/// 50 MB, sent but for the last byte and left stalled, held 2 GB of RSS; 20 clients that did not
+/// read a 45 MB forwarded answer held 918 MB. Now both take their bytes from one budget,
+/// `--max-buffered-bodies` (default 8 × `--max-body-size`), and what does not fit gets a 503
+/// naming the option (docs/operations.md#connections-and-memory), while small requests are
+/// still served.
+final class BufferedBodyBudgetTests: XCTestCase {
+    private static let mebibyte = 1 << 20
+
+    private static func uploadHead(_ path: String, length: Int) -> [UInt8] {
+        Array("POST \(path) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: f1\r\nContent-Length: \(length)\r\n\r\n".utf8)
+    }
+
+    /// The finding's input scaled down: 10 uploads declaring `--max-body-size` (1 MiB), each
+    /// sent but for its last byte and left stalled, against a budget of 4 MiB whose last half
+    /// MiB is kept for bodies of at most 64 KiB. Three are taken and wait; the other seven get
+    /// the 503 at their head, unread; a small request is served
+    /// meanwhile; a stalled upload that completes is answered as usual (nothing lost), and
+    /// its bytes are free again for the next upload once it is done.
+    func testStalledUploadsPastTheBudgetGet503AndSmallRequestsAreStillServed() throws {
+        let server = try TestServer {
+            $0.maxBodySize = Self.mebibyte
+            $0.maxBufferedBodies = 4 * Self.mebibyte
+        }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "f1", method: "POST", url: "/up", body: "stored")
+        try E2E.addMock(control, tenant: "f1", method: "POST", url: "/small", body: "small ok")
+
+        var waiting: [RawHTTPClient] = []
+        var refusals: [String] = []
+        for _ in 0..<10 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Self.uploadHead("/up", length: Self.mebibyte))
+            let answer = client.readUntilQuiet(firstByteWithin: 500, quietAfter: 200)
+            if answer.isEmpty {
+                try client.send(raw: [UInt8](repeating: UInt8(ascii: "a"), count: Self.mebibyte - 1))
+                waiting.append(client)
+            } else {
+                refusals.append(String(decoding: answer, as: UTF8.self))
+            }
+        }
+        XCTAssertEqual(waiting.count, 3, "uploads taken while they fit the 3.5 MiB left to large bodies")
+        XCTAssertEqual(refusals.count, 7)
+        for refusal in refusals {
+            XCTAssertTrue(refusal.hasPrefix("HTTP/1.1 503 "), refusal)
+            XCTAssertTrue(refusal.contains(#""error":true"#), refusal)
+            XCTAssertTrue(refusal.contains("(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES)"), refusal)
+        }
+
+        let small = try server.client()
+        let served = try small.request("POST", "/small", headers: [("X-Catbird-Parallel-Id", "f1")], body: Array("hello".utf8))
+        XCTAssertEqual(served.status, 200, served.text)
+        XCTAssertEqual(served.text, "small ok")
+
+        // A stalled upload completes: answered from its mock, journaled with its whole body.
+        try waiting[0].send(raw: [UInt8(ascii: "a")])
+        let completed = try waiting[0].readResponse()
+        XCTAssertEqual(completed.status, 200, completed.text)
+        XCTAssertEqual(completed.text, "stored")
+        // Its bytes are given back: a new upload of the largest size is taken and answered.
+        let next = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try next.send(raw: Self.uploadHead("/up", length: Self.mebibyte) + [UInt8](repeating: UInt8(ascii: "b"), count: Self.mebibyte))
+        XCTAssertEqual(try next.readResponse().status, 200)
+
+        let journal = try E2E.journal(control, tenant: "f1", once: 10)
+        let statuses = journal.map { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) ?? 0 }.sorted()
+        XCTAssertEqual(statuses, [200, 200, 200, 503, 503, 503, 503, 503, 503, 503], "\(journal)")
+        let stored = journal.filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 200 && $0["url"] as? String == "/up" }
+        XCTAssertEqual(stored.map { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [Self.mebibyte, Self.mebibyte])
+    }
+
+    /// Chunked uploads have no declared length: they take from the budget as they grow. Three
+    /// uploads of 1.5 MiB each, sent one after another and left open, against a 4 MiB budget
+    /// whose last half MiB is kept for small bodies: what passes it is read and discarded (the
+    /// server holds at most the budget), and once they end each gets its mock's answer or the
+    /// 503; the bytes are given back afterwards.
+    func testChunkedUploadsPastTheBudgetAreDiscardedAndAnswered503() throws {
+        let server = try TestServer {
+            $0.maxBodySize = 2 * Self.mebibyte
+            $0.maxBufferedBodies = 4 * Self.mebibyte
+        }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "f1", method: "POST", url: "/up", body: "stored")
+        let head = Array("POST /up HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: f1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "c"), count: 0x10000) + Array("\r\n".utf8)
+        var uploads: [RawHTTPClient] = []
+        for _ in 0..<3 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: head)
+            for _ in 0..<24 { try client.send(raw: chunk) }  // 24 × 64 KiB = 1.5 MiB
+            uploads.append(client)
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        var statuses: [Int] = []
+        for client in uploads {
+            try client.send(raw: Array("0\r\n\r\n".utf8))
+            let answer = try client.readResponse()
+            statuses.append(answer.status)
+            if answer.status == 503 {
+                XCTAssertTrue(answer.text.contains("(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES)"), answer.text)
+            } else {
+                XCTAssertEqual(answer.text, "stored")
+            }
+        }
+        XCTAssertEqual(statuses, [200, 503, 503], "the first holds 2 MiB; another 2 MiB would pass the 3.5 MiB left to large bodies")
+        let journal = try E2E.journal(control, tenant: "f1", once: 3)
+        let refused = journal.filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 503 }
+        XCTAssertEqual(refused.count, 2)
+        XCTAssertTrue(refused.allSatisfy { ($0["problem"] as? String ?? "").hasPrefix("refused while its chunked body arrived") }, "\(refused)")
+
+        let again = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try again.send(raw: head + Array(repeating: chunk, count: 24).flatMap { $0 } + Array("0\r\n\r\n".utf8))
+        XCTAssertEqual(try again.readResponse().status, 200, "the budget is free again")
+    }
+}
+
+/// try8b F1's second vector: a forwarded answer is held whole until its client reads it; 20
+/// clients that did not read a 45 MB answer held 918 MB. Its bytes now come from the same
+/// budget as request bodies, as they arrive from the upstream, until the answer was sent.
+final class ForwardedAnswerBudgetTests: XCTestCase {
+    /// Scaled down: an 8 MiB file behind the redirect URL (more than the kernel's socket buffers
+    /// take from a client that does not read), `--max-body-size 8mb`, `--max-buffered-bodies
+    /// 10mb`. A client that does not read holds its answer's 8 MiB; a second client's answer
+    /// does not fit what is left to large holdings (8.75 MiB) and gets
+    /// the 503 naming the option; once the first has read its answer, whole and unaltered,
+    /// the next one is forwarded again.
+    func testASecondLargeForwardedAnswerWaitingOnASlowReaderGets503() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-budget-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 8 << 20
+        var content = Data(count: size)
+        for index in stride(from: 0, to: size, by: 4096) { content[index] = UInt8(truncatingIfNeeded: index >> 12 | 1) }
+        try content.write(to: directory.appendingPathComponent("big.bin"))
+        let upstream = try Upstream(directory: directory.path)
+        defer { upstream.stop() }
+        let server = try TestServer {
+            $0.redirectURL = upstream.baseURL
+            $0.maxBodySize = size
+            $0.maxBufferedBodies = 10 << 20
+        }
+        defer { server.removeFiles() }
+
+        let slow = try server.client()
+        try slow.send(raw: Array("GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        // Its status line arrived: the answer's 8 MiB came from the upstream and wait to be read.
+        let firstBytes = slow.read(upTo: 12, within: 20)
+        XCTAssertEqual(String(decoding: firstBytes, as: UTF8.self), "HTTP/1.1 200")
+
+        let second = try server.client()
+        let refused = try second.request("GET", "/big.bin")
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertTrue(refused.text.contains("(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES)"), refused.text)
+
+        var whole = firstBytes + slow.readUntilQuiet(firstByteWithin: 5000, quietAfter: 1000)
+        let headEnd = try XCTUnwrap((0..<min(whole.count, 2000)).first { whole[$0...].starts(with: Array("\r\n\r\n".utf8)) })
+        let headText = String(decoding: whole[..<headEnd], as: UTF8.self)
+        XCTAssertTrue(headText.hasPrefix("HTTP/1.1 200 "), headText)
+        whole.removeFirst(headEnd + 4)
+        XCTAssertEqual(whole.count, size)
+        XCTAssertTrue(Data(whole) == content, "the slow reader's answer arrived whole and unaltered")
+
+        let deadline = ContinuousClock.now + .seconds(10)
+        var again = try server.client().request("GET", "/big.bin")
+        while again.status == 503, ContinuousClock.now < deadline {
+            usleep(100_000)  // the first answer's bytes are given back once libmicrohttpd is done with it
+            again = try server.client().request("GET", "/big.bin")
+        }
+        XCTAssertEqual(again.status, 200, again.text)
+        XCTAssertEqual(again.body.count, size)
+    }
+}

@@ -1,0 +1,79 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// try8b F12 (second repro): three connections sent `GET /x HTTP/1.1\r\nHost: x\r\nX-A: ` and
+/// then one byte every 55 s were all still open after 280 s: libmicrohttpd's idle timeout
+/// (120 s) starts again with every byte, and nothing bounded how long a head may take. Now a
+/// head not complete `--head-timeout` after its request line (here 2 s; 30 s by default) gets
+/// a 408 naming the option and the connection is closed; so does a request line trickled in
+/// (docs/protocol.md#malformed-requests).
+final class SlowHeadTests: XCTestCase {
+    /// Sends `start`, then one byte every 0.5 s, until the server closes the connection (at most
+    /// 12 s); returns what it sent back and how long it took.
+    private static func trickle(_ start: String, to server: TestServer) throws -> (answer: String, after: Duration, closed: Bool) {
+        let client = try server.client()
+        let began = ContinuousClock.now
+        try client.send(raw: Array(start.utf8))
+        var received: [UInt8] = []
+        while ContinuousClock.now - began < .seconds(12) {
+            let (bytes, closed) = client.readUntilClosed(within: 0.5)
+            received += bytes
+            if closed { return (String(decoding: received, as: UTF8.self), ContinuousClock.now - began, true) }
+            do { try client.send(raw: Array("a".utf8)) } catch { break }
+        }
+        return (String(decoding: received, as: UTF8.self), ContinuousClock.now - began, false)
+    }
+
+    /// The finding's head, its bytes trickled every 0.5 s against a 2 s deadline: answered 408
+    /// and closed within a second or two past it (the watch looks once a second), and
+    /// journaled as such.
+    func testAHeadTrickledPastTheDeadlineGets408AndIsClosed() throws {
+        let server = try TestServer { $0.headTimeout = .seconds(2) }
+        defer { server.removeFiles() }
+        let (answer, after, closed) = try Self.trickle("GET /x HTTP/1.1\r\nHost: x\r\nX-A: ", to: server)
+        XCTAssertTrue(closed, "closed, not left open: \(answer)")
+        XCTAssertGreaterThanOrEqual(after, .seconds(2), "not before the deadline")
+        XCTAssertLessThan(after, .seconds(8), "within a few seconds past the deadline")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+        XCTAssertTrue(answer.contains(#""error":true"#), answer)
+        XCTAssertTrue(answer.contains("were not complete within 2 seconds (--head-timeout, CATBIRD_HEAD_TIMEOUT)"), answer)
+
+        // Its header section was never read: the default tenant's journal, method unknown.
+        let control = try server.client()
+        let journal = try E2E.journal(control, tenant: nil, once: 1)
+        XCTAssertEqual(journal.first?["url"] as? String, "/x")
+        XCTAssertEqual(JSONNumber.int((journal.first?["response"] as? [String: Any])?["status"]), 408, "\(journal)")
+        XCTAssertTrue((journal.first?["problem"] as? String ?? "").contains("not complete within 2 s (--head-timeout)"), "\(journal)")
+    }
+
+    /// A request line trickled in (no request has started, so libmicrohttpd's callbacks tell
+    /// nothing): closed with the 408 too, after the deadline.
+    func testARequestLineTrickledPastTheDeadlineIsClosed() throws {
+        let server = try TestServer { $0.headTimeout = .seconds(2) }
+        defer { server.removeFiles() }
+        let (answer, after, closed) = try Self.trickle("GET /slow-li", to: server)
+        XCTAssertTrue(closed, "closed, not left open: \(answer)")
+        XCTAssertGreaterThanOrEqual(after, .seconds(2))
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+    }
+
+    /// Guards: a keep-alive connection idle for longer than the deadline between requests is
+    /// not closed by it (the idle timeout governs that), and a head sent in two parts a second
+    /// apart, within the deadline, is answered.
+    func testIdleKeepAliveAndAHeadWithinTheDeadlineAreServed() throws {
+        let server = try TestServer { $0.headTimeout = .seconds(2) }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "f12", url: "/ok", body: "ok")
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/ok", headers: [("X-Catbird-Parallel-Id", "f12")]).text, "ok")
+        Thread.sleep(forTimeInterval: 4)
+        XCTAssertEqual(try client.request("GET", "/ok", headers: [("X-Catbird-Parallel-Id", "f12")]).text, "ok", "idle 4 s, still open")
+
+        try client.send(raw: Array("GET /ok HTTP/1.1\r\nHost: x\r\n".utf8))
+        Thread.sleep(forTimeInterval: 1)
+        try client.send(raw: Array("X-Catbird-Parallel-Id: f12\r\n\r\n".utf8))
+        XCTAssertEqual(try client.readResponse().text, "ok")
+    }
+}
