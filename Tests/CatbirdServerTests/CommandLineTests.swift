@@ -60,6 +60,9 @@ final class CommandLineTests: XCTestCase {
             (["--allowed-host", "ci-mocks.internal:8080"], "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not 'ci-mocks.internal:8080'"),
             (["--allowed-host", "a.test,,b.test"], "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not ''"),
             (["--max-tenant-mock-bytes", "lots"], "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off; not 'lots'"),
+            (["--max-buffered-bodies", "1mb"], "max buffered bodies must be at least --max-body-size (52428800 bytes)"),
+            (["--max-buffered-bodies", "lots"], "max buffered bodies must be bytes or a size like 400mb, 2gb, not 'lots'"),
+            (["--head-timeout", "0"], "head timeout must be whole seconds from 1 to 3600, or off; not '0'"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)
@@ -251,6 +254,34 @@ final class CommandLineTests: XCTestCase {
         let accepted = try flagged.client().request("POST", "/up", body: [UInt8](repeating: 0x61, count: 2000))
         XCTAssertEqual(accepted.status, 200, accepted.text)
         XCTAssertEqual(try flagged.terminate().status, 0)
+    }
+
+    /// `CATBIRD_MAX_BUFFERED_BODIES` and `CATBIRD_HEAD_TIMEOUT` are read (try8b F1, F12;
+    /// docs/operations.md#connections-and-memory): with a 2 KiB budget two stalled 1 KiB
+    /// uploads take it all and a third gets the 503 naming 2048 bytes; a head trickled past a
+    /// 1 s deadline gets the 408.
+    func testBufferedBodiesAndHeadTimeoutFromTheEnvironmentAreHonoured() throws {
+        let database = directory.appendingPathComponent("budget.sqlite").path
+        let server = try launch(
+            ["--port", "\(try freePort())", "--db", database, "--log-level", "warning", "--max-body-size", "1kb"],
+            environment: ["CATBIRD_MAX_BUFFERED_BODIES": "2kb", "CATBIRD_HEAD_TIMEOUT": "1"])
+        let head = Array("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n".utf8)
+        let stalled = try (0..<2).map { _ in try server.client() }
+        for client in stalled {
+            try client.send(raw: head + [UInt8](repeating: 0x61, count: 1023))
+            XCTAssertEqual(client.readUntilQuiet(firstByteWithin: 300, quietAfter: 100), [], "taken, waiting for its last byte")
+        }
+        let third = try server.client()
+        try third.send(raw: head)
+        let refused = try third.readResponse()
+        E2E.assertError(refused, status: 503, reasonContains: "limit of 2048 bytes of request bodies")
+
+        let slow = try server.client()
+        try slow.send(raw: Array("GET /x HTTP/1.1\r\nHost: x\r\nX-A: ".utf8))
+        let (bytes, closed) = slow.readUntilClosed(within: 6)
+        XCTAssertTrue(closed)
+        XCTAssertTrue(String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 408 "), String(decoding: bytes, as: UTF8.self))
+        XCTAssertEqual(try server.terminate().status, 0)
     }
 
     /// `CATBIRD_MAX_TENANT_MOCKS` bounds each tenant's mocks (docs/protocol.md#mock-limits); the
