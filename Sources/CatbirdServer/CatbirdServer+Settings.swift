@@ -75,7 +75,7 @@ extension CatbirdServer {
         /// The bearer token the cross-tenant routes require (`CATBIRD_ADMIN_TOKEN`); nil: none,
         /// and a request without a parallel id is the admin (docs/tenancy.md#admin).
         public var adminToken: String?
-        /// What is pruned and when (`--tenant-ttl`, `--journal-max-rows`, `--journal-max-age`;
+        /// What is pruned and when (`--tenant-ttl`, `--journal-max-rows`, `--journal-max-age`, `--journal-max-bytes`;
         /// docs/operations.md#retention).
         public var retention: RetentionPolicy
         /// How often the pruner runs a pass.

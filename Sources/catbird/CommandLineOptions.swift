@@ -32,7 +32,7 @@ enum CommandLineOptions {
         "threads": "CATBIRD_THREADS", "mocks-dir": "CATBIRD_MOCKS_DIR", "files-with-query": "CATBIRD_FILES_WITH_QUERY",
         "admin-token": "CATBIRD_ADMIN_TOKEN",
         "tenant-ttl": "CATBIRD_TENANT_TTL", "journal-max-rows": "CATBIRD_JOURNAL_MAX_ROWS",
-        "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE",
+        "journal-max-age": "CATBIRD_JOURNAL_MAX_AGE", "journal-max-bytes": "CATBIRD_JOURNAL_MAX_BYTES",
         "redirect-url": "CATBIRD_REDIRECT_URL", "proxy": "CATBIRD_PROXY_ENABLED", "record": "CATBIRD_RECORD_MODE",
         "upstream-timeout": "CATBIRD_UPSTREAM_TIMEOUT", "upstream-ca-file": "CATBIRD_UPSTREAM_CA_FILE",
         "cors": "CATBIRD_CORS", "cors-origin": "CATBIRD_CORS_ORIGINS", "allowed-host": "CATBIRD_ALLOWED_HOSTS", "durability": "CATBIRD_DURABILITY",
@@ -180,6 +180,14 @@ enum CommandLineOptions {
         if let text = values["journal-max-rows"] {
             settings.retention.journalMaxRows = try offOrPositive(
                 text, zeroIsOff: true, { Int($0) }, else: "journal-max-rows must be a whole number of rows, or off")
+        }
+        if let text = values["journal-max-bytes"] {
+            let bytes = try offOrPositive(
+                text, zeroIsOff: true, ByteSize.parse, else: "journal-max-bytes must be a size like 500mb or 2gb, or off")
+            if let bytes, bytes < 1 << 20 {
+                throw UsageError(description: "journal-max-bytes must be at least 1mb (a journal row alone may hold two bodies of --journal-body-limit), or off; not '\(text)'")
+            }
+            settings.retention.journalMaxBytes = bytes
         }
         if let token = values["admin-token"] {
             guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {

@@ -14,6 +14,8 @@ public final class Retention: Sendable {
     public static let batchSize = 500
     public let policy: RetentionPolicy
     private let directory: TenantDirectory
+    /// The journal's bytes, counted for ``RetentionPolicy/journalMaxBytes``.
+    private let journalBytes = JournalBytes()
 
     public init(policy: RetentionPolicy, directory: TenantDirectory) {
         self.policy = policy
@@ -34,6 +36,9 @@ public final class Retention: Sendable {
         }
         if let maxRows = policy.journalMaxRows {
             pass.journalRowsOverLimit = try pruneJournal(keeping: maxRows, budget: &budget)
+        }
+        if let maxBytes = policy.journalMaxBytes {
+            pass.journalRowsOverBytes = try pruneJournal(keepingBytes: maxBytes, into: &pass, budget: &budget)
         }
         if let ttl = policy.tenantTTL {
             let cutoff = now - ttl.timeInterval
@@ -90,6 +95,42 @@ public final class Retention: Sendable {
             if removed == 0 { break }
             deleted += removed
             excess -= removed
+        }
+        return deleted
+    }
+
+    /// Deletes the oldest journal rows while the journal holds more than `maxBytes`
+    /// (``JournalBytes``): first counts what was written since the last pass (a restarted
+    /// server counts its whole journal over its first passes, deleting nothing by bytes until
+    /// then), then deletes, oldest id first, just enough rows to bring the count within the
+    /// limit. Rows written after the count are never deleted by it: the newest rows that fit
+    /// in the limit are always kept.
+    private func pruneJournal(keepingBytes maxBytes: Int, into pass: inout RetentionPass, budget: inout Int) throws -> Int {
+        var countedAll = false
+        while !countedAll && budget > 0 {
+            budget -= 1
+            countedAll = try database.use { db in try journalBytes.catchUp(db) }
+        }
+        guard countedAll else { return 0 }
+        var deleted = 0
+        while budget > 0 {
+            budget -= 1
+            let (removed, bytes) = try database.use { db -> (Int, Int) in
+                let bytes = try journalBytes.bytes(db)
+                var excess = bytes - maxBytes
+                guard excess > 0 else { return (0, bytes) }
+                var last: Int64?
+                for row in try journalBytes.oldest(db, limit: Self.batchSize) where excess > 0 {
+                    last = row.id
+                    excess -= row.bytes
+                }
+                guard let last else { return (0, bytes) }
+                try db.run("DELETE FROM journal_rows WHERE id <= ?", [.integer(last)])
+                return (db.changes, try journalBytes.bytes(db))
+            }
+            pass.journalBytes = bytes
+            if removed == 0 { break }
+            deleted += removed
         }
         return deleted
     }

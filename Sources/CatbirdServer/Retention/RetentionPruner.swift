@@ -57,8 +57,8 @@ final class RetentionPruner: Sendable {
             do {
                 let pass = try retention.prune()
                 unfinished = pass.unfinished
+                totals.withLock { $0 += pass }  // also when empty: the journal's bytes as counted now
                 if !pass.isEmpty {
-                    totals.withLock { $0 += pass }
                     let message = "retention: " + Self.describe(pass, retention.policy)
                     if logged { log.info(message) } else { log.warning(message + " (further passes are logged at info level)") }
                     logged = true
@@ -89,6 +89,9 @@ final class RetentionPruner: Sendable {
         }
         if pass.journalRowsOverLimit > 0, let rows = policy.journalMaxRows {
             parts.append("\(pass.journalRowsOverLimit) journal rows over the limit of \(rows)")
+        }
+        if pass.journalRowsOverBytes > 0, let bytes = policy.journalMaxBytes {
+            parts.append("\(pass.journalRowsOverBytes) journal rows over the limit of \(bytes) bytes")
         }
         if pass.idleTenants > 0 || pass.idleTenantJournalRows > 0, let ttl = policy.tenantTTL {
             parts.append(

@@ -94,14 +94,21 @@ enum MetricsRoute {
         let pruned = dependencies.pruner.pruned
         out.metric(
             "catbird_pruned_journal_rows_total", .counter,
-            help: "Journal rows deleted by retention, by reason: age (--journal-max-age), max_rows (--journal-max-rows), tenant_ttl (with an idle tenant).")
+            help: "Journal rows deleted by retention, by reason: age (--journal-max-age), max_rows (--journal-max-rows), max_bytes (--journal-max-bytes), tenant_ttl (with an idle tenant).")
         out.sample("catbird_pruned_journal_rows_total", labels: ["reason": "age"], pruned.journalRowsByAge)
         out.sample("catbird_pruned_journal_rows_total", labels: ["reason": "max_rows"], pruned.journalRowsOverLimit)
+        out.sample("catbird_pruned_journal_rows_total", labels: ["reason": "max_bytes"], pruned.journalRowsOverBytes)
         out.sample("catbird_pruned_journal_rows_total", labels: ["reason": "tenant_ttl"], pruned.idleTenantJournalRows)
         out.metric("catbird_pruned_tenants_total", .counter, help: "Tenants dropped by retention for being idle longer than --tenant-ttl.")
         out.sample("catbird_pruned_tenants_total", pruned.idleTenants)
         out.metric("catbird_pruned_mocks_total", .counter, help: "Mocks deleted with those tenants.")
         out.sample("catbird_pruned_mocks_total", pruned.idleTenantMocks)
+        if let bytes = pruned.journalBytes {
+            out.metric(
+                "catbird_journal_bytes", .gauge,
+                help: "The journal's bytes as --journal-max-bytes counts them (rows' texts and blobs, shared bodies once), at the last pruning pass.")
+            out.sample("catbird_journal_bytes", bytes)
+        }
 
         out.metric("catbird_tenants", .gauge, help: "Tenants stored, the default tenant included.")
         out.sample("catbird_tenants", stored.tenants)

@@ -1,0 +1,103 @@
+import CatbirdDomain
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// The journal's byte limit (`--journal-max-bytes`, docs/operations.md#retention) on a real
+/// server and database file: try8b F6, where one tenant's uploads grew the shared file by
+/// 40-60 MB/s with no bound but rows (1,000,000 rows of up to two 64-KiB bodies).
+final class JournalByteLimitTests: XCTestCase {
+    /// 1,000,000 bytes: about 16 rows of try8b F6's 60,000-byte uploads.
+    private static let limit = 1_000_000
+
+    private func server() throws -> TestServer {
+        try TestServer { settings in
+            settings.retention = RetentionPolicy(tenantTTL: nil, journalMaxRows: nil, journalMaxAge: nil, journalMaxBytes: Self.limit)
+            settings.retentionInterval = .milliseconds(100)
+        }
+    }
+
+    private func retention(_ client: RawHTTPClient) throws -> [String: Any] {
+        try client.request("GET", "/catbird/api/info").object["retention"] as? [String: Any] ?? [:]
+    }
+
+    private func pruned(_ client: RawHTTPClient) throws -> Int {
+        JSONNumber.int((try retention(client)["pruned"] as? [String: Any])?["journalRowsOverBytes"]) ?? 0
+    }
+
+    /// Polls `/catbird/api/info` until `done` holds for its retention object (or 20 s pass).
+    private func waitForRetention(
+        _ client: RawHTTPClient, _ what: String, line: UInt = #line, _ done: ([String: Any]) -> Bool
+    ) throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if done(try retention(client)) { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTFail("never: \(what): \(try retention(client))", line: line)
+    }
+
+    private func upload(_ client: RawHTTPClient, tenant: String) throws -> Int {
+        let body = (0..<60_000).map { _ in UInt8.random(in: 0...255) }
+        return try client.request("POST", "/up", headers: E2E.tenantHeader(tenant), body: body).status
+    }
+
+    /// try8b F6's shape, scaled down: a tenant POSTs 60,000-byte random bodies to a POST mock
+    /// answering 60,000 bytes. The oldest rows go, whoever's they are (another tenant's older
+    /// rows first, as under the row limit), until the journal is within the limit; the newest
+    /// rows that fit are kept, and a request answered now is read back at once.
+    func testUploadsKeepTheJournalWithinItsByteLimitOldestFirst() throws {
+        let test = try server()
+        defer { test.removeFiles() }
+        let client = try test.client()
+        for index in 0..<3 { _ = try client.request("GET", "/early/\(index)", headers: E2E.tenantHeader("beta")) }
+        try E2E.addMock(client, tenant: "flood", method: "POST", url: "/up", body: String(repeating: "r", count: 60_000))
+        for index in 0..<60 { XCTAssertEqual(try upload(client, tenant: "flood"), 200, "upload \(index)") }
+
+        try waitForRetention(client, "the journal within its limit after pruning") { retention in
+            let pruned = JSONNumber.int((retention["pruned"] as? [String: Any])?["journalRowsOverBytes"]) ?? 0
+            return pruned > 0 && (JSONNumber.int(retention["journalBytes"]) ?? .max) <= Self.limit
+        }
+        XCTAssertEqual(JSONNumber.int(try retention(client)["journalMaxBytes"]), Self.limit)
+        XCTAssertEqual(try E2E.journal(client, tenant: "beta").count, 0, "the oldest rows, another tenant's, went first")
+        let kept = try E2E.journal(client, tenant: "flood").compactMap { JSONNumber.int($0["id"]) }.sorted()
+        XCTAssertTrue((14...16).contains(kept.count), "about 1,000,000 bytes of 60,000-byte rows are kept: \(kept.count)")
+        XCTAssertEqual(kept, Array((kept.first ?? 0)...(kept.first ?? 0) + kept.count - 1), "the newest rows, without gaps")
+        let stored = try E2E.sqlRows(client, "SELECT sum(length(request_body)), max(id) FROM requests", tenant: "flood").first ?? []
+        XCTAssertLessThanOrEqual(JSONNumber.int(stored.first ?? nil) ?? .max, Self.limit)
+        XCTAssertEqual(JSONNumber.int(stored.last ?? nil), kept.last, "the last upload is among them")
+
+        // Read your writes: a row answered now is there when the test reads, whatever the pruner does.
+        var newest = kept.last ?? .max
+        for index in 0..<5 {
+            XCTAssertEqual(try upload(client, tenant: "flood"), 200)
+            let last = try E2E.sqlRows(client, "SELECT max(id) FROM requests", tenant: "flood").first?.first
+            XCTAssertGreaterThan(JSONNumber.int(last ?? nil) ?? 0, newest, "upload \(index) after pruning is read back at once")
+            newest = JSONNumber.int(last ?? nil) ?? newest
+        }
+        let metrics = try client.request("GET", "/catbird/metrics").text
+        XCTAssertTrue(metrics.contains("catbird_pruned_journal_rows_total{reason=\"max_bytes\"} \(try pruned(client))\n"), metrics)
+        XCTAssertTrue(metrics.contains("catbird_journal_bytes "), metrics)
+    }
+
+    /// Rows deleted by others (a journal clear) leave the count with them: without that, the
+    /// bytes of a cleared journal would go on counting, and the next tenant's rows would be
+    /// pruned under a limit they are far within.
+    func testAClearedJournalNoLongerCountsAgainstTheLimit() throws {
+        let test = try server()
+        defer { test.removeFiles() }
+        let client = try test.client()
+        for tenant in ["alpha", "beta"] {
+            try E2E.addMock(client, tenant: tenant, method: "POST", url: "/up", body: "ok")
+        }
+        // 12 rows of 60,000 bytes (about 720,000 bytes of the 1,000,000) each, alpha's cleared in between.
+        for _ in 0..<12 { XCTAssertEqual(try upload(client, tenant: "alpha"), 200) }
+        try waitForRetention(client, "alpha's rows counted") { (JSONNumber.int($0["journalBytes"]) ?? 0) >= 12 * 60_000 }
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("alpha")).status, 200)
+        try waitForRetention(client, "alpha's cleared rows no longer counted") { (JSONNumber.int($0["journalBytes"]) ?? .max) < 60_000 }
+        for _ in 0..<12 { XCTAssertEqual(try upload(client, tenant: "beta"), 200) }
+        try waitForRetention(client, "beta's rows counted") { (JSONNumber.int($0["journalBytes"]) ?? 0) >= 12 * 60_000 }
+        XCTAssertEqual(try pruned(client), 0, "nothing was over the limit")
+        XCTAssertEqual(try E2E.journal(client, tenant: "beta").count, 12, "beta keeps every row")
+    }
+}
