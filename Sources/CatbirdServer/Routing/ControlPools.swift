@@ -9,6 +9,10 @@ enum ControlLane: Sendable {
     /// On ``ControlPools/quick``: short work that may wait for the database (a mock update,
     /// which commits to SQLite; a journal page or entry, read after the journal's flush).
     case quick
+    /// On ``ControlPools/bulk``: a quick route's call whose request body is over
+    /// ``ControlPools/bulkBodySize`` (a mock update with a large fixture, which decodes and stores
+    /// megabytes for up to seconds), so that it never holds a quick thread (try8b F8).
+    case bulk
     /// On ``ControlPools/slow``, admitted per tenant: work whose length grows with a tenant's
     /// journal or its pattern (counts, finds, filtered and unmatched listings, waits' looks,
     /// journal clears, tenant lists and drops, HAR exports).
@@ -18,7 +22,7 @@ enum ControlLane: Sendable {
     case health
 }
 
-/// The control routes' threads, in two lanes, each shared fairly between tenants: a tenant's
+/// The control routes' threads, in lanes each shared fairly between tenants: a tenant's
 /// jobs take turns with other tenants' (``HTTPWorkPool``'s round robin), and a tenant holds at
 /// most its share of a lane's threads at once. So a quick action (a mock update) never waits
 /// behind slow work (another tenant's counts), and one tenant's slow work only ever delays its
@@ -37,9 +41,19 @@ struct ControlPools: Sendable {
     /// queued call starts within one slow call's time limit (2 s), so it still answers within
     /// a client's usual 5-s timeout, and a burst is refused instead of queued without end.
     static let slowAdmittedPerTenant = 4
+    /// A quick call whose request body holds more bytes than this runs on the bulk lane:
+    /// 1 MiB (a 1-MiB mock update is answered in tens of milliseconds; try8b F8's 30-MB ones
+    /// held a quick thread for 2-6 s each, and two of them held both).
+    static let bulkBodySize = 1 << 20
+    /// Bulk lane threads: 2, at most 1 per tenant, so two tenants' large updates leave the
+    /// quick lane to everyone else's small calls, and a third tenant's large update waits for
+    /// at most one running.
+    static let bulkThreadCount = 2
+    static let bulkPerTenant = 1
 
     let quick = HTTPWorkPool<TenantID>(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-control")
     let slow = HTTPWorkPool<TenantID>(threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-control-slow")
+    let bulk = HTTPWorkPool<TenantID>(threadCount: bulkThreadCount, perKeyLimit: bulkPerTenant, name: "catbird-control-bulk")
     let slowAdmission = TenantAdmission(limit: slowAdmittedPerTenant)
     /// Health's own thread (its read may wait for a read connection, which a worker must not).
     static let healthThreadCount = 1
@@ -53,6 +67,7 @@ struct ControlPools: Sendable {
         case .worker: nil
         case .quick: TenantLane(pool: quick, tenant: tenant)
         case .slow: TenantLane(pool: slow, tenant: tenant)
+        case .bulk: TenantLane(pool: bulk, tenant: tenant)
         case .health: TenantLane(pool: health, tenant: tenant)
         }
     }
@@ -71,6 +86,7 @@ struct ControlPools: Sendable {
     func stop() {
         quick.stop()
         slow.stop()
+        bulk.stop()
         health.stop()
     }
 }

@@ -81,7 +81,7 @@ struct Route: Sendable {
         self.maxSegments = maxSegments
         self.matchesEmptyParameter = matchesEmptyParameter
         self.queryNames = everyTenant == nil ? query : (query ?? []) + [EveryTenantOptIn.name]
-        self.lane = { _ in lane }
+        self.lane = lane == .quick ? Self.quickOrBulk : { _ in lane }
         self.handler = handler
         self.answer = nil
         self.everyTenant = everyTenant
@@ -109,6 +109,12 @@ struct Route: Sendable {
         self.handler = handler
         self.answer = answer
         self.everyTenant = nil
+    }
+
+    /// A quick route's lane for one request: ``ControlLane/bulk`` for a body over
+    /// ``ControlPools/bulkBodySize`` bytes, else ``ControlLane/quick`` (docs/tenancy.md#fair-shares).
+    private static let quickOrBulk: @Sendable (RouteContext) -> ControlLane = { context in
+        context.request.body.count > ControlPools.bulkBodySize ? .bulk : .quick
     }
 
     /// The parameter as sent (still percent-encoded) when `path` matches this route, `""` for
