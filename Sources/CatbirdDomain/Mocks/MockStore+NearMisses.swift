@@ -60,7 +60,9 @@ extension MockStore {
     ///
     /// Mocks whose url pattern may match the target (``MockTable/urlCandidates(for:)``) are
     /// compared first. Every other mock's url differs, so its distance is at least the bounds of
-    /// ``NearMissCatalog``: blocks are visited lowest bound first, and a group, block or mock
+    /// ``NearMissCatalog``, plus 0.5 for each header or body field its group or block shares
+    /// that the request differs from (``SharedField``, each evaluated once per request, when first
+    /// needed): blocks are visited lowest bound first, and a group, block or mock
     /// whose bound cannot beat the third closest so far (ties: rank, then position) is skipped
     /// without an edit distance.
     ///
@@ -136,6 +138,20 @@ extension MockStore {
         }
         let (catalog0, candidates0) = first
         let (catalog1, candidates1) = catalogs.count > 1 ? catalogs[1] : first
+        // The shared fields the request differs from, per catalog, found as groups and blocks are looked at.
+        var floors0 = NearMissFloors()
+        var floors1 = NearMissFloors()
+        /// How many of `fields` (of the catalog of `rank`) the request differs from.
+        func differing(_ fields: NearMissCatalog.FieldRange, rank: Int) -> Int {
+            guard fields.start < fields.end else { return 0 }
+            func outcome(_ field: SharedField) -> MatchOutcome {
+                let outcome = field.outcome(headerValue: headerValue, body: body, until: regexpDeadline, slice: slice)
+                if outcome == .outOfTime { complete = false }
+                return outcome
+            }
+            return rank == 0
+                ? floors0.differing(fields, of: catalog0, outcome: outcome) : floors1.differing(fields, of: catalog1, outcome: outcome)
+        }
 
         withUnsafeTemporaryAllocation(of: UInt128.self, capacity: groupCount) { keys in
             // Groups are visited lowest bound first (ties: the ranking's order, so that the
@@ -154,16 +170,33 @@ extension MockStore {
             // else every `clockEvery` such blocks (bounds and edit distances take microseconds).
             let clockEvery = 8
             var sinceClock = 0
-            groups: while let (bound, rank, order) = heap.popFirst() {
+            groups: while let (bound, floored, rank, order) = heap.popFirst() {
                 guard closest.admits(distance: bound) else { break }
                 let catalog = rank == 0 ? catalog0 : catalog1
                 let candidates = rank == 0 ? candidates0 : candidates1
                 let group = catalog.groups[Int(catalog.groupByOrder[order])]
+                // The shared fields the request differs from, counted in every bound of the group's mocks.
+                let groupDiffering = differing(group.fields, rank: rank)
+                if !floored, groupDiffering > 0 {
+                    // Back in the heap with them counted: it comes out again when no group's bound is lower.
+                    heap.insert(bound: NearMissCatalog.floored(bound, differing: groupDiffering), rank: rank, order: order)
+                    continue
+                }
                 // The group's columns bound, computed when one of its blocks is first looked at (NaN: not yet).
                 var groupBound = Double.nan
                 for blockIndex in catalog.groupBlocks[Int(group.blocksStart)..<Int(group.blocksEnd)] {
                     let members = catalog.blocks[Int(blockIndex)]
-                    guard closest.admits(distance: catalog.bound(ofBlock: Int(blockIndex), for: probe), rank: rank, position: members.firstPosition)
+                    let blockClassBound = catalog.bound(ofBlock: Int(blockIndex), for: probe)
+                    guard closest.admits(
+                        distance: NearMissCatalog.floored(blockClassBound, differing: groupDiffering), rank: rank,
+                        position: members.firstPosition)
+                    else { continue }
+                    // The block's own shared fields, evaluated only for a block its url bound did not rule out.
+                    let blockDiffering = max(groupDiffering, differing(members.fields, rank: rank))
+                    guard blockDiffering == groupDiffering
+                        || closest.admits(
+                            distance: NearMissCatalog.floored(blockClassBound, differing: blockDiffering), rank: rank,
+                            position: members.firstPosition)
                     else { continue }
                     sinceClock += 1
                     if sinceClock >= clockEvery || compared != comparedAtClock {
@@ -172,21 +205,29 @@ extension MockStore {
                         comparedAtClock = compared
                     }
                     if groupBound.isNaN {
-                        groupBound = catalog.columnsBound(group.columns, length: group.length, methodKey: group.methodKey, for: probe)
+                        groupBound = NearMissCatalog.floored(
+                            catalog.columnsBound(group.columns, length: group.length, methodKey: group.methodKey, for: probe),
+                            differing: groupDiffering)
                     }
                     // The group's bound holds for each of the block's mocks, none of which comes before
                     // the block's first position; nor does any mock of the group's later blocks.
                     guard closest.admits(distance: groupBound, rank: rank, position: members.firstPosition) else { continue groups }
                     let blockBound = max(
-                        groupBound, catalog.columnsBound(members.columns, length: members.length, methodKey: members.methodKey, for: probe))
+                        groupBound,
+                        NearMissCatalog.floored(
+                            catalog.columnsBound(members.columns, length: members.length, methodKey: members.methodKey, for: probe),
+                            differing: blockDiffering))
                     guard closest.admits(distance: blockBound, rank: rank, position: members.firstPosition) else { continue }
                     for index in members.range where candidates.isEmpty || !candidates.contains(index) {
                         let position = catalog.bounds[index].position
                         // Both the block's bound and the mock's own bound hold for it.
-                        guard closest.admits(distance: max(blockBound, catalog.bound(of: index, for: probe)), rank: rank, position: position)
+                        guard closest.admits(
+                            distance: max(blockBound, NearMissCatalog.floored(catalog.bound(of: index, for: probe), differing: blockDiffering)),
+                            rank: rank, position: position)
                         else { continue }
                         let edits = catalog.urlEdits(of: index, for: probe)
-                        if closest.admits(distance: catalog.urlBound(of: index, edits: edits, for: probe), rank: rank, position: position) {
+                        let urlBound = NearMissCatalog.floored(catalog.urlBound(of: index, edits: edits, for: probe), differing: blockDiffering)
+                        if closest.admits(distance: urlBound, rank: rank, position: position) {
                             // Also before each further mock of the block compared field by field: one
                             // with thousands of header patterns takes a millisecond (try7b F8).
                             if compared != comparedAtClock {
