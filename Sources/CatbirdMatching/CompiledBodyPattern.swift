@@ -10,7 +10,8 @@ import Foundation
 /// - `regexp`: like the url's `regexp` (``CompiledPatternMatch``): an unanchored,
 ///   case-insensitive ICU search, in the body read as UTF-8; a body that is not UTF-8 never matches.
 /// - `json`: the body read as JSON equals `value` read as JSON (``JSONValue`` equality: key
-///   order and whitespace ignored).
+///   order and whitespace ignored), both read by ``JSONBodyParser``: `value` when the mock is
+///   added, the body once per request, in one pass.
 /// - `jsonPath`: SQLite's JSON functions find the field (``JSONPathReader``); it must be
 ///   present, and equal `equalTo` when that is given.
 public struct CompiledBodyPattern: Sendable {
@@ -41,7 +42,7 @@ public struct CompiledBodyPattern: Sendable {
         case .contains: matcher = .contains(Array(source.value.utf8))
         case .regexp: matcher = .regexp(try CompiledPatternMatch(.regexp(source.value)))
         case .json:
-            guard let value = JSONValue(json: Data(source.value.utf8)) else {
+            guard let value = JSONBodyParser.value(of: Array(source.value.utf8)) else {
                 throw .invalidBodyPattern(
                     reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(source.value.utf8Prefix(100)))")
             }
@@ -103,7 +104,7 @@ public struct CompiledBodyPattern: Sendable {
             guard let text = String(validating: body, as: UTF8.self) else { return .notMatched }
             return pattern.evaluate(text, until: deadline, slice: slice)
         case let .json(value):
-            return JSONValue(json: Data(body)) == value ? .matched : .notMatched
+            return JSONBodyParser.value(of: body) == value ? .matched : .notMatched
         case let .jsonPath(path, equalTo):
             guard let text = String(validating: body, as: UTF8.self) else { return .notMatched }
             guard case let .present(found) = JSONPathReader.field(at: path, in: text) else { return .notMatched }

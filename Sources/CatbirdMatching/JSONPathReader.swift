@@ -55,7 +55,7 @@ enum JSONPathReader {
                 try db.query("SELECT json_type(?1, ?2), ?1 -> ?2", [.text(json), .text(path)]).first
             }
             guard let row, !row[0].isNull else { return .absent }
-            guard let text = row[1].stringValue, let value = JSONValue(json: Data(text.utf8)) else { return .absent }
+            guard let text = row[1].stringValue, let value = JSONBodyParser.value(of: Array(text.utf8)) else { return .absent }
             return .present(value)
         } catch {
             return .notJSON
