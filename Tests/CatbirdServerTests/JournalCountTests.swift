@@ -150,6 +150,21 @@ final class JournalCountTests: XCTestCase {
         XCTAssertEqual(try E2E.count(client, tenant: nil, patternJSON: quick), 40)
     }
 
+    /// try9a F19: a wait stopped at its limit answered "too slow to count … simplify the regular
+    /// expression" whatever the pattern held. Each search now names itself and the slow part.
+    func testATooSlowWaitOrFindNamesItselfAndTheSlowPart() throws {
+        let (server, client) = try slowJournal()
+        defer { server.removeFiles() }
+        let pattern = #"{"method":"GET","url":{"kind":"regexp","value":"^/(a+)+$"},"headers":{}}"#
+        let wait = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":\#(pattern),"timeout":5}"#)
+        E2E.assertError(wait, status: 400, reasonContains: "the pattern is too slow to look for in this journal for a wait")
+        E2E.assertError(wait, status: 400, reasonContains: "simplify the regular expression (the url's)")
+        XCTAssertFalse(wait.text.contains("count"), wait.text)
+        let find = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#)
+        E2E.assertError(find, status: 400, reasonContains: "the pattern is too slow to find in this journal")
+        XCTAssertFalse(find.text.contains("count"), find.text)
+    }
+
     /// The report: two such counts at once on a server with two worker threads, and health
     /// waited 43 s. Now health waits at most for a count's limit (both workers may be busy), and
     /// each count ends near its limit (the second may queue behind the first on one worker).

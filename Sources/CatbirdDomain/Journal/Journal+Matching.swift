@@ -40,7 +40,7 @@ extension Journal {
     ///   written; SQLite's progress handler stops the statements then, and a regular expression
     ///   the Swift matcher is still running at the deadline is stopped too
     ///   (docs/matching.md#evaluation-budget).
-    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
+    /// - Throws: ``JournalCountError/tooSlow(milliseconds:search:pattern:)`` once `timeLimit` has passed;
     ///   `SQLiteError` when reading fails.
     public func count(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, timeLimit: Duration = defaultCountTimeLimit
@@ -53,16 +53,17 @@ extension Journal {
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
         // The tenant's rows in id order through the covering (tenant, id, method, url) index.
         let sql = "SELECT count(*) FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions
+        let tooSlow = Self.tooSlow(.count, pattern)
         let countPart: @Sendable (JournalCountParts.Part) throws -> Int64 = { part in
             let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(part.after), .integer(part.through)] + condition.bindings
-            return try self.reading(until: deadline, timeLimit: timeLimit) { db in
+            return try self.reading(until: deadline, timeLimit: timeLimit, tooSlow: tooSlow) { db in
                 try db.query(sql, bindings).first?[0].intValue ?? 0
             }
         }
         // Only a journal whose ids reach past the split span may hold a range worth sharing:
         // the tenant's own ends are looked up for it alone.
         if highest - hidden > Self.countSplitSpan {
-            let ends = try reading(until: deadline, timeLimit: timeLimit) { db in
+            let ends = try reading(until: deadline, timeLimit: timeLimit, tooSlow: tooSlow) { db in
                 try db.query(
                     "SELECT (SELECT min(id) FROM journal_rows WHERE tenant = ?1 AND id > ?2), "
                         + "(SELECT max(id) FROM journal_rows WHERE tenant = ?1)",
@@ -85,7 +86,7 @@ extension Journal {
     /// `pattern` (the rules of ``count(of:matching:timeLimit:)``), with its bodies, and the id
     /// of the last entry searched: search again after it to see only what arrived since.
     ///
-    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
+    /// - Throws: ``JournalCountError/tooSlow(milliseconds:search:pattern:)`` once `timeLimit` has passed;
     ///   `SQLiteError` when reading fails.
     public func firstMatch(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64,
@@ -93,7 +94,7 @@ extension Journal {
     ) throws -> (entry: CatbirdRequest?, searchedThrough: Int64) {
         writer.flush()
         var found: Int64?
-        let searched = try matches(of: tenant, pattern, after: since, timeLimit: timeLimit) { id in
+        let searched = try matches(of: tenant, pattern, .wait, after: since, timeLimit: timeLimit) { id in
             found = id
             return false
         }
@@ -107,7 +108,7 @@ extension Journal {
     /// bytes, `sizeLimited` when it stopped early; `POST /catbird/api/requests/find`,
     /// docs/protocol.md#find).
     ///
-    /// - Throws: ``JournalCountError/tooSlow(milliseconds:)`` once `timeLimit` has passed;
+    /// - Throws: ``JournalCountError/tooSlow(milliseconds:search:pattern:)`` once `timeLimit` has passed;
     ///   `SQLiteError` when reading fails.
     public func find(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, _ query: JournalFindQuery,
@@ -115,7 +116,7 @@ extension Journal {
     ) throws -> EncodedJournalPage {
         writer.flush()
         var ids: [Int64] = []
-        try matches(of: tenant, pattern, after: query.page.since ?? 0, timeLimit: timeLimit, bounds: query) { id in
+        try matches(of: tenant, pattern, .find, after: query.page.since ?? 0, timeLimit: timeLimit, bounds: query) { id in
             ids.append(id)
             return ids.count <= query.page.limit
         }
@@ -138,7 +139,7 @@ extension Journal {
         source.body = nil
         guard let withoutBody = try? CompiledRequestPattern(source) else { return [] }
         var ids: Set<Int64> = []
-        try matches(of: tenant, withoutBody, after: since, timeLimit: timeLimit) { id in
+        try matches(of: tenant, withoutBody, .wait, after: since, timeLimit: timeLimit) { id in
             guard id <= through else { return false }
             ids.insert(id)
             return true
@@ -149,10 +150,11 @@ extension Journal {
     /// Calls `visit` with the id of each of the tenant's entries after `since` that matches
     /// `pattern`, in id order, up to the newest entry when the call began, until `visit`
     /// returns false. Reads ``countChunkSize`` matching ids per statement.
+    /// - Parameter search: the route searching, named when it is too slow.
     /// - Returns: the id of the last entry examined (`since` when there was none).
     @discardableResult
     private func matches(
-        of tenant: TenantID, _ pattern: CompiledRequestPattern, after since: Int64, timeLimit: Duration,
+        of tenant: TenantID, _ pattern: CompiledRequestPattern, _ search: JournalSearch, after since: Int64, timeLimit: Duration,
         bounds: JournalFindQuery? = nil, _ visit: (Int64) -> Bool
     ) throws -> Int64 {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
@@ -171,7 +173,7 @@ extension Journal {
         var after = max(since, deletions.hiddenThrough(tenant))
         while true {
             let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(newest)] + condition.bindings + boundBindings
-            let ids = try reading(until: deadline, timeLimit: timeLimit) { db in
+            let ids = try reading(until: deadline, timeLimit: timeLimit, tooSlow: Self.tooSlow(search, pattern)) { db in
                 try db.query(sql, bindings).map { $0[0].intValue ?? 0 }
             }
             for id in ids where !visit(id) { return id }
@@ -180,14 +182,20 @@ extension Journal {
         }
     }
 
+    /// The error of a `search` for `pattern` stopped at its time limit, given in milliseconds.
+    private static func tooSlow(_ search: JournalSearch, _ pattern: CompiledRequestPattern) -> @Sendable (Int) -> JournalCountError {
+        let source = pattern.source
+        return { milliseconds in .tooSlow(milliseconds: milliseconds, search: search, pattern: source) }
+    }
+
     /// `body` on a read connection, its statements stopped at `deadline`.
     /// - Parameter tooSlow: the error for a stop at the deadline, given `timeLimit` in
-    ///   milliseconds (a count's, or a filtered listing's ``JournalCountError/listingTooSlow(milliseconds:)``).
-    /// - Throws: `tooSlow`'s error (by default ``JournalCountError/tooSlow(milliseconds:)``)
-    ///   when the deadline stopped it; what `body` throws otherwise.
+    ///   milliseconds (a search's ``JournalCountError/tooSlow(milliseconds:search:pattern:)``, or a
+    ///   filtered listing's ``JournalCountError/listingTooSlow(milliseconds:)``).
+    /// - Throws: `tooSlow`'s error when the deadline stopped it; what `body` throws otherwise.
     func reading<T: Sendable>(
         until deadline: ContinuousClock.Instant, timeLimit: Duration,
-        tooSlow: (_ milliseconds: Int) -> JournalCountError = JournalCountError.tooSlow, _ body: @escaping (Database) throws -> T
+        tooSlow: (_ milliseconds: Int) -> JournalCountError, _ body: @escaping (Database) throws -> T
     ) throws -> T {
         guard ContinuousClock.now < deadline else { throw tooSlow(Int(timeLimit.milliseconds)) }
         do {

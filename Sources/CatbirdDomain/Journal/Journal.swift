@@ -188,35 +188,6 @@ public final class Journal: Sendable {
     }
 }
 
-/// Why ``Journal/count(of:matching:timeLimit:)`` stopped.
-public enum JournalCountError: HTTPResponseError, CustomStringConvertible, Sendable, Equatable {
-    /// Matching the journal took longer than the time limit of `milliseconds` (a regular
-    /// expression with catastrophic backtracking, such as `^/(a+)+$`, over many requests).
-    case tooSlow(milliseconds: Int)
-    /// A filtered journal listing read the journal for longer than the time limit of
-    /// `milliseconds` without filling its page (a filter that matches few of a huge journal).
-    case listingTooSlow(milliseconds: Int)
-
-    /// 400: the pattern (or the listing's filter) is at fault (a simpler one, or a narrower
-    /// range, answers in time).
-    public var status: Int { 400 }
-
-    /// ``description``.
-    public var reason: String { description }
-
-    /// One readable line, fit for an HTTP 400 body.
-    public var description: String {
-        switch self {
-        case .tooSlow(let milliseconds):
-            return "the pattern is too slow to count over this journal (stopped after \(milliseconds) ms); "
-                + "simplify the regular expression"
-        case .listingTooSlow(let milliseconds):
-            return "the listing's filters matched too few of this journal's entries to fill a page within \(milliseconds) ms "
-                + "(stopped); list a narrower range with 'since' or 'before', or a smaller 'limit'"
-        }
-    }
-}
-
 /// One journal entry as ``Journal/arrivals(of:after:limit:urlCharacters:)`` reads it.
 public struct JournalArrival: Sendable, Equatable {
     /// The request's method.
