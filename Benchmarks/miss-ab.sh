@@ -24,11 +24,11 @@ A_BIN="$1"; B_BIN="$2"
 PORT_A="${3:-19110}"; PORT_B="${4:-19111}"
 ROUNDS="${AB_ROUNDS:-3}"; SECONDS_PER_RUN="${AB_SECONDS:-5}"; THREADS="${AB_THREADS:-$(nproc)}"
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=ab-servers.sh
-source "$BENCH_DIR/ab-servers.sh"
+# shellcheck source=miss-common.sh
+source "$BENCH_DIR/miss-common.sh"
 
-start() {  # start NAME BINARY PORT
-    ab_start "$@"
+start() {  # start NAME BINARY PORT: a Catbird with the scenarios' mocks
+    start_catbird "$@"
     local control=(python3 "$BENCH_DIR/control.py" "$3")
     "${control[@]}" mocks "" bench
     "${control[@]}" mocks miss1 bench
@@ -66,7 +66,6 @@ for round in $(seq 1 "$ROUNDS"); do
         echo "$round $scenario $a $b"
     done
 done
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo
 echo "median of $ROUNDS rounds (ratio to the same build's hit.lua; in parentheses to its plain hit):"
 for build in A B; do

@@ -3,14 +3,14 @@
 # round by round, the same server asked for the same response without a script and through
 # each script form (docs/matching.md#measuring-a-miss):
 #   nginx  plain          return 200, no script (run.sh's reference form)
-#   nginx  built          Benchmarks/miss-built.lua: a new /miss/<letters> URL built in Lua per
-#                         request (a table, 7 string.sub, a concat, wrk.format): miss.lua's form
-#                         before it made its requests in init()
-#   nginx  miss.lua       miss.lua: 32,768 distinct /miss/<letters> requests made in init(),
+#   nginx  built          miss.lua -- built: a new /miss/<letters> URL built in Lua per request
+#                         (a table, 7 string.sub, a concat, wrk.format): miss.lua's form before
+#                         it made its requests in init()
+#   nginx  miss.lua       miss.lua: 4,096 distinct /miss/<letters> requests made in init(),
 #                         request() returns the next
 #   nginx  miss.lua hit   miss.lua -- hit: the same mechanics, every request the URL's path
 #   Catbird plain / built-hit / miss.lua hit   the one-mock hit (GET /bench, journaled): without a
-#                         script; through miss-built.lua's per-request work asking for /bench
+#                         script; through the built form's per-request work asking for /bench
 #                         (`-- hit`); through miss.lua -- hit
 # nginx answers every URL alike, so its rows differ only in what wrk does; Catbird's hit rows
 # show the same on a server that uses more of the cores. Prints each run's requests/s and wrk's
@@ -29,13 +29,8 @@ NGINX_PORT="${2:-19120}"; CATBIRD_PORT="${3:-19121}"
 ROUNDS="${CLIENT_ROUNDS:-3}"; SECONDS_PER_RUN="${CLIENT_SECONDS:-5}"; THREADS="${CLIENT_THREADS:-$(nproc)}"
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
 NGINX="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=miss-common.sh
+source "$BENCH_DIR/miss-common.sh"
 
 # nginx as run.sh starts it (Benchmarks/nginx.conf.template), without the 64 KiB file.
 temp_paths=""
@@ -52,22 +47,15 @@ chmod 711 "$WORK"
 printf '%s\n' "$template" >"$WORK/nginx.conf"
 "$NGINX" -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" >"$WORK/nginx.out" 2>&1 &
 PIDS+=($!)
-"$CATBIRD_BIN" serve --host 127.0.0.1 --port "$CATBIRD_PORT" --db "$WORK/catbird.sqlite" --log-level warning \
-    --threads "$THREADS" --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/catbird.log" 2>&1 &
-PIDS+=($!)
-for port in "$NGINX_PORT" "$CATBIRD_PORT"; do
-    for _ in $(seq 1 100); do
-        curl -fsS -o /dev/null "http://127.0.0.1:$port/catbird/api/health" 2>/dev/null && break
-        sleep 0.2
-    done
-done
+wait_health "$NGINX_PORT"  # nginx answers every path with 200
+start_catbird catbird "$CATBIRD_BIN" "$CATBIRD_PORT"
 python3 "$BENCH_DIR/control.py" "$CATBIRD_PORT" mocks "" bench
 
 rps() {  # rps PORT [SCRIPT [SCRIPT_ARGUMENT]]: "REQUESTS/S WRK_CPU_US" of one run of GET /bench,
     # the second wrk's own CPU time (user + system) per request, in microseconds
     local port="$1" script=() arguments=()
     [ -n "${2:-}" ] && script=(-s "$BENCH_DIR/$2")
-    [ -n "${3:-}" ] && arguments=(-- "$3")
+    [ -n "${3:-}" ] && read -ra arguments <<<"-- $3"  # "built hit": two arguments
     /usr/bin/time -f '%U %S' -o "$WORK/time" \
         wrk -t2 -c64 "-d${SECONDS_PER_RUN}s" "${script[@]}" "http://127.0.0.1:$port/bench" "${arguments[@]}" >"$WORK/wrk"
     awk -v cpu="$(awk '{ print $1 + $2 }' "$WORK/time")" '
@@ -78,11 +66,11 @@ rps() {  # rps PORT [SCRIPT [SCRIPT_ARGUMENT]]: "REQUESTS/S WRK_CPU_US" of one r
 run() {  # run FORM
     case "$1" in
         nginx-plain) rps "$NGINX_PORT" ;;
-        nginx-built) rps "$NGINX_PORT" miss-built.lua ;;
+        nginx-built) rps "$NGINX_PORT" miss.lua built ;;
         nginx-miss.lua) rps "$NGINX_PORT" miss.lua ;;
         nginx-miss.lua-hit) rps "$NGINX_PORT" miss.lua hit ;;
         catbird-plain) rps "$CATBIRD_PORT" ;;
-        catbird-built-hit) rps "$CATBIRD_PORT" miss-built.lua hit ;;
+        catbird-built-hit) rps "$CATBIRD_PORT" miss.lua "built hit" ;;
         catbird-miss.lua-hit) rps "$CATBIRD_PORT" miss.lua hit ;;
     esac
 }
@@ -98,7 +86,6 @@ for round in $(seq 1 "$ROUNDS"); do
         echo "$round $form $value $client"
     done
 done
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo
 echo "median of $ROUNDS rounds: requests/s (ratio to the same server's plain run), wrk's CPU µs per request:"
 for server in nginx catbird; do

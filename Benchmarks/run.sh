@@ -13,7 +13,7 @@
 #   equal 1k / 10k   a tenant with 1,000 / 10,000 equal-URL mocks, hitting the last one added
 #   mix 100 / 1k     a tenant with 100 / 1,000 mocks, half wildcard, half regexp: hitting the
 #                    last one added, and URLs none of them matches (404; miss.lua: another
-#                    /miss/<letters> per request, from 32,768 per wrk thread made in init())
+#                    /miss/<letters> per request, from 4,096 per wrk thread made in init())
 #   1 mock, miss     the same misses in a tenant with one equal-URL mock (reported only: how the
 #                    404's near-miss search scales from 1 to 100 to 1,000 mocks; each of these
 #                    tenants' misses is also compared with the default tenant's 3 mocks)
