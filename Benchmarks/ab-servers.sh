@@ -1,4 +1,4 @@
-# Sourced by the side-by-side scripts (miss-ab.sh, visibility-ab.sh): a temp dir ($WORK), and
+# Sourced by the side-by-side scripts (visibility-ab.sh; miss-ab.sh and miss-client.sh through miss-common.sh): a temp dir ($WORK), and
 # ab_start NAME BINARY PORT, which starts a Catbird with the benchmark's settings (its own
 # database in $WORK, retention off, --threads $THREADS) and waits until it answers. Every server
 # started is stopped, and $WORK removed, on exit; so is a load generator whose pid is in

@@ -1,13 +1,8 @@
-# Sourced by Benchmarks/miss-ab.sh and miss-client.sh: a temp dir ($WORK) and the servers they
-# start, each stopped (by its pid) and the dir removed when the script exits (needs THREADS
-# set), and the median of their rounds.
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# Sourced by Benchmarks/miss-ab.sh and miss-client.sh: ab-servers.sh's temp dir ($WORK) and
+# servers (each stopped, the dir removed, when the script exits; needs THREADS set), plus
+# wait_health and the median of rounds.
+# shellcheck source=ab-servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ab-servers.sh"
 
 wait_health() {  # wait_health PORT: until GET /catbird/api/health answers 2xx (at most 20 s)
     for _ in $(seq 1 100); do
@@ -16,11 +11,8 @@ wait_health() {  # wait_health PORT: until GET /catbird/api/health answers 2xx (
     done
 }
 
-start_catbird() {  # start_catbird NAME BINARY PORT: a Catbird on its own database, retention off
-    "$2" serve --host 127.0.0.1 --port "$3" --db "$WORK/$1.sqlite" --log-level warning --threads "$THREADS" \
-        --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/$1.log" 2>&1 &
-    PIDS+=($!)
-    wait_health "$3"
+start_catbird() {  # start_catbird NAME BINARY PORT: ab_start (a Catbird on its own database, retention off)
+    ab_start "$@"
 }
 
 median() {  # echo "3 1 2" | median: the median of the numbers read (the lower middle of an even count)
