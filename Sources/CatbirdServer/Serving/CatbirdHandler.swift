@@ -262,13 +262,28 @@ struct CatbirdHandler: HTTPHandler {
     /// The one-line reason of a 404 nothing answered (the closest mock and how it differs,
     /// docs/matching.md#near-misses), at most 300 bytes, for its log line: in CI the server
     /// log is often the only thing kept after a failed run (tester finding try9a F10). Read
-    /// back from the answer's JSON only when info lines are logged.
+    /// back from the answer's JSON only when info lines are logged, without parsing the rest
+    /// of it (its near misses may be 64 KiB): the 404's keys are written sorted, so `"reason"`
+    /// follows `"nearMisses"`, and its last `"reason":"` is the top-level one (inside a JSON
+    /// string a quote is escaped).
     private static func notFoundReason(_ response: HTTPResponse) -> String? {
-        guard response.status == 404, case let .bytes(body) = response.content, body.count <= 256 * 1024,
-              let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let reason = object["reason"] as? String else { return nil }
+        guard response.status == 404, case let .bytes(body) = response.content else { return nil }
+        let key = reasonKey
+        var start = body.count - key.count
+        while start >= 0, !body[start..<(start + key.count)].elementsEqual(key) { start -= 1 }
+        guard start >= 0 else { return nil }
+        let opening = start + key.count - 1  // the string's opening quote
+        var end = opening + 1
+        var escaped = false
+        while end < body.count {
+            if escaped { escaped = false } else if body[end] == UInt8(ascii: "\\") { escaped = true } else if body[end] == UInt8(ascii: "\"") { break }
+            end += 1
+        }
+        guard end < body.count, let reason = try? JSONDecoder().decode(String.self, from: Data(body[opening...end])) else { return nil }
         return reason.utf8.count <= 300 ? reason : String(reason.utf8Prefix(300)) + "…"
     }
+
+    private static let reasonKey = Array(#""reason":""#.utf8)
 
     /// The 408 written to a connection whose request head took longer than `--head-timeout`
     /// (docs/protocol.md#malformed-requests).
