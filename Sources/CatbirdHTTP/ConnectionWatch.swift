@@ -66,9 +66,16 @@ final class ConnectionWatch: Sendable {
 
         /// The request line was read: its head is under way.
         func requestStarted() {
-            let current = phase.load(ordering: .relaxed)
-            guard current & State.mask < State.headTimedOut else { return }
-            phase.store(((current >> State.bits) + 1) << State.bits | State.head, ordering: .relaxed)
+            // Compare-and-swap, not a store: the watch may close the connection (idle, to make
+            // room) between this thread's load and its write, and that must not be undone
+            // (review of this change: the request was then served on a shut-down socket).
+            var current = phase.load(ordering: .relaxed)
+            while current & State.mask < State.headTimedOut {
+                let (exchanged, found) = phase.compareExchange(
+                    expected: current, desired: ((current >> State.bits) + 1) << State.bits | State.head, ordering: .relaxed)
+                if exchanged { return }
+                current = found
+            }
         }
 
         /// The head is complete; false when the watch timed it out meanwhile (its 408 is on
@@ -84,11 +91,14 @@ final class ConnectionWatch: Sendable {
         /// The request is done (its answer sent, or the connection closing); true when the watch
         /// timed out its head.
         func requestEnded() -> Bool {
-            let current = phase.load(ordering: .relaxed)
-            let state = current & State.mask
-            if state == State.headTimedOut { return true }
-            if state < State.headTimedOut { phase.store(current & ~State.mask | State.idle, ordering: .relaxed) }
-            return false
+            var current = phase.load(ordering: .relaxed)
+            while current & State.mask < State.headTimedOut {
+                let (exchanged, found) = phase.compareExchange(
+                    expected: current, desired: current & ~State.mask | State.idle, ordering: .relaxed)
+                if exchanged { return false }
+                current = found
+            }
+            return current & State.mask == State.headTimedOut
         }
     }
 

@@ -68,9 +68,9 @@ extension ByteBudget {
     /// Bytes taken from a budget that are given back when this object is released: what travels
     /// with a buffer handed from one holder to the next (a forwarded answer from the upstream
     /// client to the response that sends it), so that it is counted until the last one lets it
-    /// go. Grows with ``grow(to:leaving:)``; never shrinks before its release.
+    /// go. Grows with ``grow(toHold:largest:)``; never shrinks before its release.
     ///
-    /// `@unchecked Sendable`: ``bytes`` is written only by ``grow(to:leaving:)``, which its one
+    /// `@unchecked Sendable`: ``bytes`` is written only by ``grow(toHold:largest:)``, which its one
     /// holder at a time calls (the upstream client's transfer thread while the answer arrives);
     /// handing it on to another thread goes through a lock or a queue, which orders the writes
     /// before the next holder's reads; `deinit` runs once, after the last holder let go.
