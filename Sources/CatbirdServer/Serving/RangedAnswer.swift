@@ -41,9 +41,12 @@ enum RangedAnswer {
     /// `response` (a mock's answer as given, its body in memory) for `request`, which asks for a
     /// part of it (``isAsked(by:)``): with `Accept-Ranges: bytes`, as 206 with that part, as 416
     /// when no part of it exists, or whole (200) when the `Range` does not apply (``ByteRanges/Outcome/whole``);
-    /// nil when the response does not take ranges (``takesRanges(status:headers:)``): it goes out as given.
+    /// nil when the response does not take ranges (``takesRanges(status:headers:)``) or has no
+    /// body: it goes out as given.
     static func response(_ response: HTTPResponse, for request: HTTPRequest) -> HTTPResponse? {
-        guard takesRanges(status: response.status, headers: response.headers) else { return nil }
+        // An empty body has no part to send: it goes out as given, as in 0.11, not as a 416
+        // (review of this change; RFC 9110 section 14.2 lets a server ignore Range).
+        guard !response.body.isEmpty, takesRanges(status: response.status, headers: response.headers) else { return nil }
         var ranged = response
         ranged.headers = advertising(response.headers)
         let length = response.body.count
