@@ -239,19 +239,18 @@ final class ConnectionWatch: Sendable {
         guard connection.phase.compareExchange(expected: phase, desired: phase & ~State.mask | state, ordering: .relaxed).exchanged
         else { return false }
         let socket = connection.socket
-        if answer {
-            // What the client sent and libmicrohttpd did not read: dropped, so that closing
-            // does not reset the connection before the client reads the 408.
-            var scratch = [UInt8](repeating: 0, count: 4096)
-            for _ in 0..<16 {
-                let read = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-                if read <= 0 { break }
-            }
-            if catbird_socket_unsent_bytes(socket) == 0 {
-                _ = ServerCore.wireBytes(of: slowHeadAnswer.stamped()).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            }
+        guard answer else {
+            shutdown(socket, Int32(SHUT_RDWR))
+            return true
         }
-        shutdown(socket, Int32(SHUT_RDWR))
+        // What the client sent and libmicrohttpd did not read: dropped, so that closing does
+        // not reset the connection before the client reads the 408.
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            let read = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if read <= 0 { break }
+        }
+        ServerCore.send(slowHeadAnswer, andShutDown: socket)
         return true
     }
 }

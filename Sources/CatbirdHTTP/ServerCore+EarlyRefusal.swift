@@ -97,8 +97,9 @@ extension ServerCore {
         refuseBeforeQueryParsing(context, connection)
     }
 
-    /// Writes `response` to `socket` when it has nothing else left to send, then shuts it down.
-    private static func send(_ response: HTTPResponse, andShutDown socket: Int32) {
+    /// Writes `response` to `socket` when it has nothing else left to send, then shuts it down
+    /// (also ``ConnectionWatch``'s 408 for a slow head).
+    static func send(_ response: HTTPResponse, andShutDown socket: Int32) {
         let bytes = wireBytes(of: response.stamped())
         if catbird_socket_unsent_bytes(socket) == 0 {
             _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
