@@ -35,7 +35,9 @@ public final class HTTPServer: Sendable {
             bodyBudget: configuration.bodyBudget, headTimeout: configuration.headTimeout)
     }
 
-    /// Starts listening. Returns once the socket is bound and accepting.
+    /// Starts listening. Returns once the socket is bound and accepting. A server is started
+    /// once: after ``stop()`` it stays stopped (its parked-connection state and connection watch
+    /// have ended); create another.
     /// - Throws: ``HTTPServerError`` when the host does not resolve or the port cannot be bound.
     public func start() throws(HTTPServerError) {
         _ = LibraryPanic.installed  // a libmicrohttpd panic is logged before the abort
