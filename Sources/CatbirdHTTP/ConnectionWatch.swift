@@ -21,13 +21,19 @@ import Glibc
 ///   (``slowHeadAnswer``) on its socket, which is then shut down; so does a connection that
 ///   received bytes of a request line for ``headTimeout`` without completing it (a trickled
 ///   request line; told by the socket's last received data, `TCP_INFO`).
+/// - **Stalled bodies**: a request whose body is under way and whose socket has received no
+///   byte for ``headTimeout`` gets a 408 (``stalledBodyAnswer``) and is shut down, so that
+///   what its body holds of the server's body budget is given back (tester finding try10b F2:
+///   uploads that sent 2 bytes of a declared 50 MB held the budget for good). A slow upload
+///   that keeps sending is never cut.
 /// - **Room at the limit**: when the acceptor finds every slot taken, ``makeRoom(_:)`` closes
 ///   the connections idle longest (between requests, no request started; a keep-alive client
 ///   sees its idle connection closed, as after an idle timeout, and opens another), so new
 ///   clients, health checks and other tenants get in while idle sockets hold the slots.
 ///
 /// What a request pays: three relaxed atomic writes on its connection's record (request line
-/// read, head complete, request done; the second a compare-and-swap) and one
+/// read, head complete, request done; the second a compare-and-swap), one atomic load when its
+/// body ended (two compare-and-swaps more for a request with a body) and one
 /// `MHD_get_connection_info` call; the ticks run on a thread of their own.
 final class ConnectionWatch: Sendable {
     /// How often the records are looked at: 1 s.
@@ -88,17 +94,39 @@ final class ConnectionWatch: Sendable {
             ).exchanged
         }
 
-        /// The request is done (its answer sent, or the connection closing); true when the watch
-        /// timed out its head.
-        func requestEnded() -> Bool {
+        /// Its body is under way (the head declared one): watched for stalling until
+        /// ``bodyEnded()``.
+        func bodyStarted() {
+            let current = phase.load(ordering: .relaxed)
+            guard current & State.mask == State.busy else { return }
+            _ = phase.compareExchange(expected: current, desired: current & ~State.mask | State.body, ordering: .relaxed)
+        }
+
+        /// Its body arrived whole (or it had none); false when the watch closed the connection
+        /// meanwhile (its 408 is on the way: close, touch nothing of the request).
+        func bodyEnded() -> Bool {
+            var current = phase.load(ordering: .relaxed)
+            while current & State.mask == State.body {
+                let (exchanged, found) = phase.compareExchange(
+                    expected: current, desired: current & ~State.mask | State.busy, ordering: .relaxed)
+                if exchanged { return true }
+                current = found
+            }
+            return current & State.mask < State.headTimedOut
+        }
+
+        /// The request is done (its answer sent, or the connection closing); the state the
+        /// watch closed it in (``State/headTimedOut``, ``State/bodyStalled``,
+        /// ``State/closedIdle``), or ``State/idle`` when it did not.
+        func requestEnded() -> UInt64 {
             var current = phase.load(ordering: .relaxed)
             while current & State.mask < State.headTimedOut {
                 let (exchanged, found) = phase.compareExchange(
                     expected: current, desired: current & ~State.mask | State.idle, ordering: .relaxed)
-                if exchanged { return false }
+                if exchanged { return State.idle }
                 current = found
             }
-            return current & State.mask == State.headTimedOut
+            return current & State.mask
         }
     }
 
@@ -110,18 +138,25 @@ final class ConnectionWatch: Sendable {
         static let idle: UInt64 = 0
         /// The request line was read, the header section not yet.
         static let head: UInt64 = 1
-        /// The head is complete: its body, its answer.
-        static let busy: UInt64 = 2
-        /// Closed by the watch for its slow head (408 sent).
-        static let headTimedOut: UInt64 = 3
+        /// The head is complete, its body under way.
+        static let body: UInt64 = 2
+        /// The head (and body) complete: its answer.
+        static let busy: UInt64 = 3
+        /// Closed by the watch for its slow head (408 sent). This and the states after it are
+        /// closed ones.
+        static let headTimedOut: UInt64 = 4
         /// Closed by the watch to make room, or for a trickled request line.
-        static let closedIdle: UInt64 = 4
+        static let closedIdle: UInt64 = 5
+        /// Closed by the watch because its body stopped arriving (408 sent).
+        static let bodyStalled: UInt64 = 6
     }
 
     /// How long a request's head may take from its request line; nil: no deadline.
     let headTimeout: Duration?
     /// The 408 written to a connection whose head timed out (`Connection: close` added).
     let slowHeadAnswer: HTTPResponse
+    /// The 408 written to a connection whose body stopped arriving (`Connection: close` added).
+    let stalledBodyAnswer: HTTPResponse
     private let connections = Mutex<[ObjectIdentifier: Connection]>([:])
     private let stopping = Atomic<Bool>(false)
     /// Connections closed by ``makeRoom(_:)`` and by the head deadline, since the start (for
@@ -129,11 +164,14 @@ final class ConnectionWatch: Sendable {
     let closedIdle = Atomic<Int>(0)
     let closedSlow = Atomic<Int>(0)
 
-    init(headTimeout: Duration?, slowHeadAnswer: HTTPResponse) {
+    init(headTimeout: Duration?, slowHeadAnswer: HTTPResponse, stalledBodyAnswer: HTTPResponse) {
         self.headTimeout = headTimeout
         var answer = slowHeadAnswer
         answer.headers.add(name: "Connection", value: "close")
         self.slowHeadAnswer = answer
+        answer = stalledBodyAnswer
+        answer.headers.add(name: "Connection", value: "close")
+        self.stalledBodyAnswer = answer
     }
 
     /// Starts the tick thread (ended by ``stop()``; an `HTTPServer` is started once).
@@ -191,75 +229,89 @@ final class ConnectionWatch: Sendable {
             }
             var closed = 0
             for candidate in idle.sorted(by: { $0.age > $1.age }) where closed < count {
-                if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: false) { closed += 1 }
+                if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) { closed += 1 }
             }
             closedIdle.add(closed, ordering: .relaxed)
             return closed
         }
     }
 
-    /// One look at every record: notes phase changes, times out slow heads and trickled
-    /// request lines. The `TCP_INFO` reads (one syscall per connection idle two ticks) are made
-    /// outside the lock, which the workers take for every connection they open or close
-    /// (review of try8b F12's change: with 20,000 idle sockets each accept waited behind
-    /// 20,000 syscalls once a second); closing stays under it (``closed(_:)``).
+    /// One look at every record: notes phase changes, times out slow heads, trickled request
+    /// lines and bodies that stopped arriving. The `TCP_INFO` reads (one syscall per connection
+    /// idle two ticks, or in its body past the deadline) are made outside the lock, which the
+    /// workers take for every connection they open or close (review of try8b F12's change:
+    /// with 20,000 idle sockets each accept waited behind 20,000 getsockopt calls once a
+    /// second); closing stays under it (``closed(_:)``).
     private func tick() {
+        guard let headTimeout else {
+            connections.withLock { connections in
+                for connection in connections.values { noteChange(connection, at: ContinuousClock.now) }
+            }
+            return
+        }
         let now = ContinuousClock.now
-        let idle = connections.withLock { connections in
-            var idle: [(connection: Connection, phase: UInt64, idleFor: Duration)] = []
-            for connection in connections.values {
+        let quiet = connections.withLock { connections in
+            var asked: [(connection: Connection, phase: UInt64, seenFor: Duration)] = []
+            for connection in connections.values where !noteChange(connection, at: now) {
                 let phase = connection.phase.load(ordering: .relaxed)
-                if phase != connection.seenPhase {
-                    connection.seenPhase = phase
-                    connection.seenSince = now
-                    connection.partialSince = nil
-                    continue
-                }
-                guard let headTimeout else { continue }
+                let seenFor = now - connection.seenSince
                 switch phase & State.mask {
-                case State.head where now - connection.seenSince >= headTimeout:
-                    if close(connection, from: phase, as: State.headTimedOut, answer: true) { closedSlow.add(1, ordering: .relaxed) }
-                case State.idle where now - connection.seenSince >= Self.tickInterval * 2:
+                case State.head where seenFor >= headTimeout:
+                    if close(connection, from: phase, as: State.headTimedOut, answer: slowHeadAnswer) { closedSlow.add(1, ordering: .relaxed) }
+                case State.idle where seenFor >= Self.tickInterval * 2:
                     guard let partialSince = connection.partialSince else {
-                        idle.append((connection, phase, now - connection.seenSince))
+                        asked.append((connection, phase, seenFor))
                         continue
                     }
-                    if now - partialSince >= headTimeout, close(connection, from: phase, as: State.closedIdle, answer: true) {
+                    if now - partialSince >= headTimeout, close(connection, from: phase, as: State.closedIdle, answer: slowHeadAnswer) {
                         closedSlow.add(1, ordering: .relaxed)
                     }
+                case State.body where seenFor >= headTimeout:
+                    asked.append((connection, phase, seenFor))
                 default:
                     continue
                 }
             }
-            return idle
+            return asked
         }
-        guard !idle.isEmpty else { return }
-        // Bytes received since it was first seen idle: a request line under way. A socket
-        // closed meanwhile (its descriptor perhaps reused) has lost its record: its answer is
-        // not used.
-        let receiving = idle.filter { candidate in
-            let quiet = catbird_socket_ms_since_data_received(candidate.connection.socket)
-            return quiet >= 0 && .milliseconds(quiet) < candidate.idleFor
-        }
-        guard !receiving.isEmpty else { return }
+        guard !quiet.isEmpty else { return }
+        // How long each socket has received nothing. A socket closed meanwhile (its descriptor
+        // perhaps reused) has lost its record: its answer is not used.
+        let found = quiet.map { ($0, catbird_socket_ms_since_data_received($0.connection.socket)) }
         connections.withLock { connections in
-            for candidate in receiving where connections[ObjectIdentifier(candidate.connection)] != nil {
+            for (candidate, quietMs) in found where quietMs >= 0 && connections[ObjectIdentifier(candidate.connection)] != nil {
                 let connection = candidate.connection
-                if connection.phase.load(ordering: .relaxed) == candidate.phase, connection.partialSince == nil {
-                    connection.partialSince = now
+                guard connection.phase.load(ordering: .relaxed) == candidate.phase else { continue }
+                if candidate.phase & State.mask == State.idle {
+                    // Bytes received since it was first seen idle: a request line under way.
+                    if connection.partialSince == nil, .milliseconds(quietMs) < candidate.seenFor { connection.partialSince = now }
+                } else if .milliseconds(quietMs) >= headTimeout,
+                          close(connection, from: candidate.phase, as: State.bodyStalled, answer: stalledBodyAnswer) {
+                    closedSlow.add(1, ordering: .relaxed)
                 }
             }
         }
     }
 
+    /// Notes a phase `connection` was not seen in before (under the lock); true when it changed.
+    @discardableResult
+    private func noteChange(_ connection: Connection, at now: ContinuousClock.Instant) -> Bool {
+        let phase = connection.phase.load(ordering: .relaxed)
+        guard phase != connection.seenPhase else { return false }
+        connection.seenPhase = phase
+        connection.seenSince = now
+        connection.partialSince = nil
+        return true
+    }
+
     /// Marks `connection` closed (unless its worker moved it on from `phase` meanwhile), writes
-    /// the 408 when `answer` and the socket has nothing else to send, and shuts the socket
-    /// down: libmicrohttpd then reads its end and closes the connection. Under the lock.
-    private func close(_ connection: Connection, from phase: UInt64, as state: UInt64, answer: Bool) -> Bool {
+    /// `answer` (a 408) when given and the socket has nothing else to send, and shuts the
+    /// socket down: libmicrohttpd then reads its end and closes the connection. Under the lock.
+    private func close(_ connection: Connection, from phase: UInt64, as state: UInt64, answer: HTTPResponse?) -> Bool {
         guard connection.phase.compareExchange(expected: phase, desired: phase & ~State.mask | state, ordering: .relaxed).exchanged
         else { return false }
         let socket = connection.socket
-        guard answer else {
+        guard let answer else {
             shutdown(socket, Int32(SHUT_RDWR))
             return true
         }
@@ -270,7 +322,7 @@ final class ConnectionWatch: Sendable {
             let read = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if read <= 0 { break }
         }
-        ServerCore.send(slowHeadAnswer, andShutDown: socket)
+        ServerCore.send(answer, andShutDown: socket)
         return true
     }
 }

@@ -33,6 +33,12 @@ public protocol HTTPHandler: Sendable {
     /// ``HTTPRequestEnding/headTimedOut(limit:)``. Default: 408 with the JSON error body.
     func respondToSlowHead(timeout: Duration) -> HTTPResponse
 
+    /// The answer written to a connection whose request body stopped arriving: no byte for
+    /// `timeout` (``HTTPServer/Configuration/headTimeout``); asked once, when the server is
+    /// created, and written as it is (`Connection: close` added). The request is told
+    /// afterwards as ``HTTPRequestEnding/bodyStalled(limit:)``. Default: 408 with the JSON error body.
+    func respondToStalledBody(timeout: Duration) -> HTTPResponse
+
     /// Told that a file body (``HTTPResponse/Body/file(path:offset:length:)``) ended after `sent`
     /// of its `promised` bytes because the file at `path` shrank while it was sent: the
     /// connection is closed, so the client sees an incomplete answer. Must not block. Default:
@@ -50,6 +56,12 @@ extension HTTPHandler {
     /// `problem.status` with the JSON error body (``HTTPResponse/error(status:reason:)``).
     public func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         .now(HTTPResponse.error(status: problem.status, reason: problem.reason))
+    }
+
+    /// 408 with the JSON error body, saying the limit.
+    public func respondToStalledBody(timeout: Duration) -> HTTPResponse {
+        HTTPResponse.error(
+            status: 408, reason: "the request body received no byte for \(timeout.components.seconds) seconds; the connection is closed")
     }
 
     /// 408 with the JSON error body, saying the limit.

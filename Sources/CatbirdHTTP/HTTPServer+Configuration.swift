@@ -30,8 +30,9 @@ extension HTTPServer {
         /// second server made from this configuration) counts against the same limit.
         public var bodyBudget: ByteBudget
         /// Longest a request's head (request line and header fields) may take from its request
-        /// line, and a request line trickling in without completing; nil: no deadline, only the
-        /// idle timeout (which every byte restarts). Default ``defaultHeadTimeout``.
+        /// line, a request line trickling in without completing, and a request body may go
+        /// without receiving a byte; nil: no deadline, only the idle timeout (which every byte
+        /// restarts). Default ``defaultHeadTimeout``.
         public var headTimeout: Duration?
 
         /// 30 s: a head is one packet or a few; a client on the slowest link sends it in well

@@ -62,10 +62,12 @@ final class RequestContext: @unchecked Sendable {
     /// Its chunked body is watched by ``ServerCore/chunkLines`` (from its head to its end; the
     /// worker's field).
     var watchesChunkLines = false
-    /// Bytes of ``ServerCore/bodyBudget`` this request's body holds (its declared
-    /// `Content-Length`, or what its chunked body grew to), given back when it completes.
+    /// Bytes of ``ServerCore/bodyBudget`` this request's body holds (what it grew to as its
+    /// bytes arrived), given back when it completes.
     var bodyCharge = 0
-    /// Its chunked body was refused because the budget had no room for it (with ``oversized``).
+    /// The body's declared `Content-Length`, when it has one (its budget share grows up to it).
+    var declaredBodySize: Int?
+    /// Its body was refused because the budget had no room for it (with ``oversized``).
     var overBudget = false
     /// Its connection's record in ``ServerCore/watch`` (its socket context, which outlives the
     /// request), or nil.

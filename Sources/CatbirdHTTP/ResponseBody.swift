@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// Makes libmicrohttpd responses from ``HTTPResponse/Body``: bytes copied
-/// (`MHD_create_response_from_buffer`), a stream read through a callback
+/// (`MHD_create_response_from_buffer`; for one connection, only up to
+/// ``HTTPResponse/Body/copiedBytesLimit``, larger ones are sent from the array), a stream read through a callback
 /// (`MHD_create_response_from_callback`), and a file region as such a stream read from its
 /// descriptor (closed when the response is destroyed; see ``file(_:offset:length:endedShort:)``).
 /// https://www.gnu.org/software/libmicrohttpd/manual/html_node/microhttpd_002dresponse-create.html
@@ -22,8 +23,13 @@ enum ResponseBody {
     /// - Parameter handler: told when a file body ends early because the file shrank while it
     ///   was sent (``HTTPHandler/fileBodyEndedShort(path:sent:promised:)``) or could not be read
     ///   (``HTTPHandler/fileBodyReadFailed(path:sent:promised:errorNumber:)``).
-    static func make(_ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil) -> OpaquePointer? {
+    /// - Parameter sharingBytes: whether bytes over ``HTTPResponse/Body/copiedBytesLimit`` are
+    ///   sent from the array itself (a response queued on one connection), not copied (a
+    ///   response made once and queued on many, ``PreparedResponse``).
+    static func make(_ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil, sharingBytes: Bool = false) -> OpaquePointer? {
         switch content {
+        case let .bytes(bytes) where sharingBytes && bytes.count > HTTPResponse.Body.copiedBytesLimit:
+            return make(.part(of: bytes, 0..<bytes.count), socket: socket)
         case let .bytes(bytes):
             let mustCopy = MHD_ResponseMemoryMode(rawValue: 2)!  // MHD_RESPMEM_MUST_COPY
             return bytes.withUnsafeBytes { buffer in

@@ -53,7 +53,9 @@ final class ServerCore: Sendable {
         self.connectionMemory = connectionMemory
         self.maxBodySize = maxBodySize
         self.bodyBudget = bodyBudget
-        watch = ConnectionWatch(headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero))
+        watch = ConnectionWatch(
+            headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero),
+            stalledBodyAnswer: handler.respondToStalledBody(timeout: headTimeout ?? .zero))
         maxTargetLength = connectionMemory / 4
         maxHeadSize = max(connectionMemory / 2, connectionMemory - 4096)
     }
@@ -99,11 +101,13 @@ final class ServerCore: Sendable {
         // First: a stalled-body refusal the watch is making meanwhile (it sets `handled` and
         // journals the 413 under its lock) ends before `handled` is read here.
         if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
-        let headTimedOut = context.watched?._withUnsafeGuaranteedRef { $0.requestEnded() } ?? false
+        let closedAs = context.watched?._withUnsafeGuaranteedRef { $0.requestEnded() } ?? ConnectionWatch.State.idle
         if !context.handled, let connection {
-            let ending = headTimedOut
-                ? .headTimedOut(limit: core.watch.headTimeout ?? .zero)
-                : unansweredEnding(catbird_mhd_response_status(connection), termination)
+            let ending: HTTPRequestEnding = switch closedAs {
+            case ConnectionWatch.State.headTimedOut: .headTimedOut(limit: core.watch.headTimeout ?? .zero)
+            case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero)
+            default: unansweredEnding(catbird_mhd_response_status(connection), termination)
+            }
             core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)
         }
         core.giveBackBody(context)
@@ -317,7 +321,7 @@ final class ServerCore: Sendable {
                     let refusal = handler.respondToOversizedBody(request(from: context), limit: maxBodySize)
                     return answer(refusal.closingConnection(), context, connection)
                 }
-                guard takeBody(declared, context) else {
+                guard hasRoomForBody(declared) else {
                     // The budget has no room for it: answered before reading it, as above.
                     context.oversized = true
                     context.bodySizeSeen = declared
@@ -326,9 +330,12 @@ final class ServerCore: Sendable {
                 }
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
+                context.declaredBodySize = declared
+                if declared > 0 { context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted() } }
             } else if context.headers.first("Transfer-Encoding") != nil {
                 // Chunked (any other coding was refused above): its chunk-size lines may not fit.
                 context.watchesChunkLines = true
+                context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted() }
                 let room = connectionMemory - headSize
                 chunkLines.watch(context, connection) { [unowned self] context, connection in
                     refuseStalledChunkLine(context, connection, room: room)
@@ -366,6 +373,8 @@ final class ServerCore: Sendable {
             context.watchesChunkLines = false
             guard chunkLines.forget(context) else { return .NO }  // refused as stalled meanwhile
         }
+        // Closed by the watch meanwhile, its body stalled: its 408 is written on the socket.
+        if let watched = context.watched, !watched._withUnsafeGuaranteedRef({ $0.bodyEnded() }) { return .NO }
         if refusingRequests.load(ordering: .relaxed) {
             context.handled = true  // nothing to journal: the handler never saw it
             return refuseWhileStopping(context, connection)
@@ -467,7 +476,8 @@ final class ServerCore: Sendable {
         if let prepared = response.preparedForm {  // made once, queued again (HTTPResponse.prepared())
             return MHD_queue_response(connection, UInt32(response.status), prepared.handle)
         }
-        guard let body = ResponseBody.make(response.content, socket: catbird_mhd_connection_fd(connection), handler: handler) else {
+        guard let body = ResponseBody.make(
+            response.content, socket: catbird_mhd_connection_fd(connection), handler: handler, sharingBytes: true) else {
             if case .bytes = response.content { return .NO }  // out of memory: MHD closes the connection
             return queue(ResponseBody.unreadableFile, on: connection)
         }

@@ -17,8 +17,8 @@ extension CatbirdServer {
         /// together (`--max-buffered-bodies`, `CATBIRD_MAX_BUFFERED_BODIES`); 503 past it. Nil:
         /// eight times ``maxBodySize`` (docs/operations.md#connections-and-memory).
         public var maxBufferedBodies: Int? = nil
-        /// Longest a request's head may take from its request line (`--head-timeout`,
-        /// `CATBIRD_HEAD_TIMEOUT`); 408 past it. Nil: no deadline.
+        /// Longest a request's head may take from its request line, and a request body may go
+        /// without a byte (`--head-timeout`, `CATBIRD_HEAD_TIMEOUT`); 408 past it. Nil: no deadline.
         public var headTimeout: Duration? = HTTPServer.Configuration.defaultHeadTimeout
         /// Bytes of each request and response body kept in the journal; longer bodies are
         /// truncated and marked (`request_body_truncated`, `response_body_truncated`).

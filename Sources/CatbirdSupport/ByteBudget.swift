@@ -30,6 +30,12 @@ public final class ByteBudget: Sendable {
         return false
     }
 
+    /// Whether `bytes` could be taken now leaving `reserve` (nothing is taken: a moment's
+    /// answer, for refusing a declared body before reading it when it could not be held).
+    public func hasRoom(for bytes: Int, leaving reserve: Int = 0) -> Bool {
+        used.load(ordering: .relaxed) + bytes <= limit - reserve
+    }
+
     /// Gives back `bytes` taken before.
     public func giveBack(_ bytes: Int) {
         if bytes > 0 { used.subtract(bytes, ordering: .relaxed) }
@@ -51,14 +57,20 @@ public final class ByteBudget: Sendable {
         total <= Self.smallHolding ? 0 : max(0, min(limit / 8, limit - largest))
     }
 
+    /// The first size a growing holding takes (``grow(_:toHold:largest:)``): 4 KiB, so that
+    /// holders that received little hold little (tester finding try10b F2: 907 uploads that
+    /// declared 50 MB or 64 KiB and sent 2 bytes each held the whole budget; at 4 KiB each, the
+    /// 65,536 connections the server takes at most hold 256 MiB).
+    public static let firstHolding = 4 * 1024
+
     /// Takes what a holding of `held` bytes lacks to hold `total`: it grows in doublings from
-    /// 64 KiB, at most to `largest` (or `total`, when larger), so that one growing in small
-    /// steps takes from the budget a few times, not at every step; the holder's
+    /// ``firstHolding``, at most to `largest` (or `total`, when larger), so that one growing in
+    /// small steps takes from the budget a few times, not at every step; the holder's
     /// ``reserve(forHolding:largest:)`` is left. Returns the holding's new size, or nil (nothing
     /// taken) when the budget cannot give it.
     public func grow(_ held: Int, toHold total: Int, largest: Int) -> Int? {
         guard total > held else { return held }
-        let target = max(total, min(largest, max(held * 2, 64 * 1024)))
+        let target = max(total, min(largest, max(held * 2, Self.firstHolding)))
         guard take(target - held, leaving: reserve(forHolding: target, largest: largest)) else { return nil }
         return target
     }
@@ -84,7 +96,7 @@ extension ByteBudget {
             self.budget = budget
         }
 
-        /// Takes what ``bytes`` lacks to hold `total`, in doublings from 64 KiB up to `largest`
+        /// Takes what ``bytes`` lacks to hold `total`, in doublings from ``ByteBudget/firstHolding`` up to `largest`
         /// (so a holding that grows in small steps takes from the budget a few times, not at
         /// every step), leaving the budget's ``ByteBudget/reserve(forHolding:largest:)``; false
         /// (nothing more taken) when the budget cannot give it.

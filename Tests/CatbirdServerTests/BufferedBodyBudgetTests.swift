@@ -40,6 +40,8 @@ final class BufferedBodyBudgetTests: XCTestCase {
             if answer.isEmpty {
                 try client.send(raw: [UInt8](repeating: UInt8(ascii: "a"), count: Self.mebibyte - 1))
                 waiting.append(client)
+                // A body counts as it arrives (try10b F2): let the server read it before the next head.
+                Thread.sleep(forTimeInterval: 0.5)
             } else {
                 refusals.append(String(decoding: answer, as: UTF8.self))
             }
@@ -72,6 +74,82 @@ final class BufferedBodyBudgetTests: XCTestCase {
         XCTAssertEqual(statuses, [200, 200, 200, 503, 503, 503, 503, 503, 503, 503], "\(journal)")
         let stored = journal.filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 200 && $0["url"] as? String == "/up" }
         XCTAssertEqual(stored.map { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [Self.mebibyte, Self.mebibyte])
+    }
+
+    /// try10b F2 (High): 7 uploads declaring 50 MB and 900 declaring 64 KiB, 2 bytes sent each and
+    /// left stalled, held the whole budget (a declared length counted whole from its head), and
+    /// every tenant's POST and `update` got 503 for as long as the sockets stayed. Scaled: a 4 MiB
+    /// budget, `--max-body-size` 1 MiB, 7 uploads declaring 1 MiB and 60 declaring 64 KiB, 2
+    /// bytes each. A body now counts as it arrives (4 KiB each here): another tenant's `update`,
+    /// its small POST and its 1 MiB upload are all served.
+    func testDeclaredButUnsentBodiesHoldLittleOfTheBudget() throws {
+        let server = try TestServer {
+            $0.maxBodySize = Self.mebibyte
+            $0.maxBufferedBodies = 4 * Self.mebibyte
+        }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "vic", method: "POST", url: "/up", body: "stored")
+        var stalled: [RawHTTPClient] = []
+        for length in Array(repeating: Self.mebibyte, count: 7) + Array(repeating: 65536, count: 60) {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: att\r\nContent-Length: \(length)\r\n\r\nab".utf8))
+            stalled.append(client)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        for client in stalled.prefix(3) {
+            XCTAssertTrue(client.readUntilQuiet(firstByteWithin: 100, quietAfter: 100).isEmpty, "taken: its body is awaited")
+        }
+
+        let update = E2E.updateAction(url: "/one", body: Array("1".utf8))
+        let updated = try control.request(
+            "POST", "/catbird/api/mocks", headers: E2E.tenantHeader("vic2") + [("Content-Type", "application/json")], body: Array(update.utf8))
+        XCTAssertEqual(updated.status, 201, updated.text)
+        let small = try server.client().request("POST", "/up", headers: E2E.tenantHeader("vic"), body: Array("0123456789".utf8))
+        XCTAssertEqual(small.text, "stored")
+        let upload = try server.client().request(
+            "POST", "/up", headers: E2E.tenantHeader("vic"), body: [UInt8](repeating: UInt8(ascii: "u"), count: Self.mebibyte))
+        XCTAssertEqual(upload.status, 200, upload.text)
+        XCTAssertEqual(upload.text, "stored")
+    }
+
+    /// try10b F2's other half: a body that stops arriving held its share for as long as its
+    /// socket stayed (libmicrohttpd's idle timeout restarts with every byte). Now a body that
+    /// receives no byte for `--head-timeout` (2 s here) gets a JSON 408 and its connection is
+    /// closed, its share given back; it is journaled with what had arrived. An upload that
+    /// keeps sending, more slowly than that in total, is served.
+    func testABodyThatStopsArrivingGets408AndGivesItsShareBack() throws {
+        let server = try TestServer {
+            $0.maxBodySize = Self.mebibyte
+            $0.maxBufferedBodies = 4 * Self.mebibyte
+            $0.headTimeout = .seconds(2)
+        }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "f2", method: "POST", url: "/up", body: "stored")
+        let stalled = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        let began = ContinuousClock.now
+        try stalled.send(raw: Array("POST /up HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: f2\r\nContent-Length: 1000\r\n\r\nab".utf8))
+        let slow = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try slow.send(raw: Array("POST /up HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: f2\r\nContent-Length: 5\r\n\r\n".utf8))
+        for byte in "slow!".utf8 {  // 5 bytes over 4 s, one a second: slower than the deadline in total
+            Thread.sleep(forTimeInterval: 1)
+            try slow.send(raw: [byte])
+        }
+        XCTAssertEqual(try slow.readResponse().text, "stored", "an upload that keeps sending is served")
+
+        let (bytes, closed) = stalled.readUntilClosed(within: 10)
+        let answer = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(closed, "closed: \(answer)")
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - began, .seconds(2))
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+        XCTAssertTrue(answer.contains("the request body received no byte for 2 seconds (--head-timeout, CATBIRD_HEAD_TIMEOUT)"), answer)
+
+        let journal = try E2E.journal(control, tenant: "f2", once: 2)
+        let cut = try XCTUnwrap(journal.first { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 408 }, "\(journal)")
+        XCTAssertEqual(cut["method"] as? String, "POST")
+        XCTAssertTrue((cut["problem"] as? String ?? "").contains("received no byte for 2 s (--head-timeout)"), "\(cut)")
+        XCTAssertEqual(JSONNumber.int((cut["request"] as? [String: Any])?["bodySize"]), 2, "what had arrived")
     }
 
     /// Chunked uploads have no declared length: they take from the budget as they grow. Three

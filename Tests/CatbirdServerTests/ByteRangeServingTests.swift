@@ -1,6 +1,9 @@
 import CatbirdTestSupport
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// try8a F7: a `Range` request got 200 and the whole body, with no `Accept-Ranges`, from file
 /// mocks and mocks alike; iOS AVPlayer sends `Range: bytes=0-1` first and gives up on a 200
@@ -197,6 +200,101 @@ final class ByteRangeServingTests: XCTestCase {
         let empty = try client.request("GET", "/empty", headers: [("Range", "bytes=0-")])
         XCTAssertEqual(empty.status, 200, empty.text)
         XCTAssertNil(empty.header("Content-Range"))
+    }
+
+    /// try10a F4: an empty file mock answered `Range: bytes=0-` with 416 while an empty mock
+    /// answers 200 as given: `: > fm/api/empty.json`, `curl -H 'Range: bytes=0-' …/api/empty.json`.
+    func testAnEmptyFileIsSentAsGiven() throws {
+        try FileManager.default.createDirectory(at: mocksDirectory.appendingPathComponent("api"), withIntermediateDirectories: true)
+        try Data().write(to: mocksDirectory.appendingPathComponent("api/empty.json"))
+        let server = try TestServer { $0.mocksDirectory = self.mocksDirectory.path }
+        defer { server.removeFiles() }
+        let empty = try server.client().request("GET", "/api/empty.json", headers: [("Range", "bytes=0-")])
+        XCTAssertEqual(empty.status, 200, empty.text)
+        XCTAssertEqual(empty.body, [])
+        XCTAssertNil(empty.header("Content-Range"))
+        XCTAssertNil(empty.header("Accept-Ranges"), "as an empty mock: sent as given")
+    }
+
+    /// The peak resident size of this process (the server runs in it), in KiB.
+    private func peakResidentKB() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        return try XCTUnwrap(Int(line.split(separator: " ").dropFirst().first ?? ""))
+    }
+
+    /// A socket that sends `request` to `port` and never reads (its receive buffer 4 KiB).
+    private static func nonReadingClient(_ port: UInt16, _ request: String) -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var size: Int32 = 4096
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        _ = Array(request.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return socket
+    }
+
+    /// try10b F1 (High): tenant `att`'s `GET /video.mp4` with a 36,000,000-byte body, 60 clients
+    /// sending `Range: bytes=1-` that never read: each 206 held its own copy of the part (two,
+    /// with libmicrohttpd's), 104 MB -> 1.9 GB, and another tenant's hits stopped for 10 s. Here
+    /// 24 such clients of an 8 MiB mock (12 asking `bytes=1-`, 12 whose `If-Range` does not
+    /// match, so each gets the whole answer made for it): the process's peak resident size
+    /// grows by far less than one copy per client (old code: 24 × 8-16 MiB), another tenant's
+    /// hit answers meanwhile, and a part read to the end is the stored body's bytes, journaled
+    /// with its first 64 KiB and its size.
+    func testLargeAnswersMadeForOneRequestAreSentFromTheStoredBody() throws {
+        let block = randomBytes(4096, seed: 13)
+        var video: [UInt8] = []
+        video.reserveCapacity(8 << 20)
+        for _ in 0..<2048 { video.append(contentsOf: block) }
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let update = E2E.updateAction(url: "/video.mp4", responseHeaders: ["Content-Type": "video/mp4", "ETag": "\"v1\""], body: video)
+        XCTAssertEqual(try client.request(
+            "POST", "/catbird/api/mocks", headers: E2E.tenantHeader("att") + [("Content-Type", "application/json")], body: Array(update.utf8)
+        ).status, 201)
+        try E2E.addMock(client, tenant: "vic", url: "/v", body: "ok")
+
+        let before = try peakResidentKB()
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        for index in 0..<24 {
+            let field = index % 2 == 0 ? "Range: bytes=1-" : "Range: bytes=1-\r\nIf-Range: \"v0\""
+            sockets.append(Self.nonReadingClient(
+                server.port, "GET /video.mp4 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: att\r\n\(field)\r\n\r\n"))
+        }
+        // Every request answered (its hit counted) and stuck in its send.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var hits = 0
+        while ContinuousClock.now < deadline {
+            hits = JSONNumber.int(try E2E.mocks(client, tenant: "att").first?["hits"]) ?? 0
+            if hits >= 24 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        XCTAssertEqual(hits, 24, "every non-reading client's request was answered")
+        Thread.sleep(forTimeInterval: 0.5)
+        let victim = try server.client().request("GET", "/v", headers: E2E.tenantHeader("vic"))
+        XCTAssertEqual(victim.text, "ok")
+        let grown = try peakResidentKB() - before
+        XCTAssertLessThan(grown, 48 * 1024, "24 answers of 8 MiB held no copy each (grew \(grown) KiB)")
+
+        let part = try client.request("GET", "/video.mp4", headers: E2E.tenantHeader("att") + [("Range", "bytes=100000-")])
+        XCTAssertEqual(part.status, 206)
+        XCTAssertEqual(part.header("Content-Length"), String(video.count - 100_000))
+        XCTAssertTrue(part.body == Array(video[100_000...]), "the stored body's bytes from 100,000 (\(part.body.count) bytes came)")
+        let row = try XCTUnwrap(try E2E.sqlRows(
+            client, "SELECT status, length(response_body), response_body_size, hex(substr(response_body, 1, 8)) FROM requests "
+                + "ORDER BY id DESC LIMIT 1", tenant: "att").first)
+        XCTAssertEqual(JSONNumber.int(row[0]), 206)
+        XCTAssertEqual(JSONNumber.int(row[1]), 64 * 1024, "the journal keeps the part's first 64 KiB")
+        XCTAssertEqual(JSONNumber.int(row[2]), video.count - 100_000, "and its size")
+        XCTAssertEqual(row[3] as? String, video[100_000..<100_008].map { String(format: "%02X", $0) }.joined(), "the part's own first bytes")
     }
 
     func testMockWithAnotherStatusOrItsOwnContentRangeIsSentAsGiven() throws {

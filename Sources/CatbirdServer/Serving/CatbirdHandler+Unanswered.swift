@@ -35,7 +35,7 @@ extension CatbirdHandler {
         // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
         let refused = if case .refusedByLibrary = ending { true } else { false }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
-        case .timedOut, .headTimedOut: .timedOut
+        case .timedOut, .headTimedOut, .bodyStalled: .timedOut
         case .clientLeft, .serverStopped: .clientLeft
         case .refusedByLibrary, .refusedWhileStopping: nil
         }
@@ -119,6 +119,10 @@ extension CatbirdHandler {
                 MockServing.clientTimedOutStatus,
                 "the request line and header fields were not complete within \(limit.components.seconds) s (--head-timeout): "
                     + "408 sent, the connection closed")
+        case let .bodyStalled(limit):
+            return (
+                MockServing.clientTimedOutStatus,
+                "the request body received no byte for \(limit.components.seconds) s (--head-timeout): 408 sent, the connection closed")
         case .clientLeft, .serverStopped:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):

@@ -294,6 +294,15 @@ struct CatbirdHandler: HTTPHandler {
                 + "(--head-timeout, CATBIRD_HEAD_TIMEOUT); the connection is closed").response
     }
 
+    /// The 408 written to a connection whose request body received no byte for `--head-timeout`
+    /// (docs/operations.md#connections-and-memory).
+    func respondToStalledBody(timeout: Duration) -> HTTPResponse {
+        APIError(
+            status: 408,
+            reason: "the request body received no byte for \(timeout.components.seconds) seconds (--head-timeout, "
+                + "CATBIRD_HEAD_TIMEOUT); the connection is closed and the body dropped: send it again").response
+    }
+
     /// 413, journaled (``refused(_:_:journaled:)``).
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
         refused(request, APIError.payloadTooLarge(limit: limit, control: Self.controlRequest(request) != nil))

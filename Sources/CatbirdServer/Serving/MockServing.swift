@@ -246,7 +246,9 @@ struct MockServing: Sendable {
         let mock = hit.mock
         // A `Range` request's part of a 200 (docs/files.md#byte-ranges): made for this request,
         // its fields journaled as sent, not the mock's as given nor the second's shared answer.
-        let ranged = RangedAnswer.isAsked(by: request) ? RangedAnswer.response(Self.response(of: mock), for: request) : nil
+        let made = RangedAnswer.isAsked(by: request)
+            ? RangedAnswer.response(Self.response(of: mock), for: request, journalBodyLimit: journal.bodyLimit) : nil
+        let ranged = made?.response
         let (headersJSON, headersMemo) = ranged == nil ? (mock.responseHeadersJSON, mock.sentHeadersJSON) : (nil, nil)
         // With --cors, the head checked is the one sent: measured once (CORS fields, Date, framing).
         var checked: OversizedHead.Measured?
@@ -263,14 +265,16 @@ struct MockServing: Sendable {
             var response = ranged ?? Self.response(of: mock)
             response.delay = .seconds(seconds)
             return .answered(
-                delayed(response, hit: hit, request: request, tenant: tenant, headersJSON: headersJSON, headersMemo: headersMemo),
+                delayed(
+                    response, hit: hit, request: request, tenant: tenant, headersJSON: headersJSON, headersMemo: headersMemo,
+                    journalBody: made?.journalBody),
                 .mock, nil, hit)
         }
         guard cors == nil, ranged == nil else {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
             let (sent, entry) = entry(
                 request: request, response: ranged ?? Self.response(of: mock), responseHeadersJSON: headersJSON,
-                headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, measured: checked)
+                headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, bodyPrefix: made?.journalBody, measured: checked)
             return .answered(sent, .mock, entry, hit)
         }
         let (sent, entry) = shared(hit, request: request, tenant: tenant)
@@ -379,13 +383,14 @@ struct MockServing: Sendable {
     /// the connection is parked again, no worker waits), or is withheld with a 503 when the entry
     /// could not be written.
     /// `headersJSON`, `headersMemo`: the mock's header JSON and its memo, nil for an answer made
-    /// for this request (a byte range's).
+    /// for this request (a byte range's). `journalBody`: what the journal keeps of a body sent
+    /// from the mock's stored one (``RangedAnswer/Made/journalBody``), nil when it is in `response`.
     private func delayed(
         _ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID, headersJSON: String?,
-        headersMemo: JSONText.AppendingMemo?
+        headersMemo: JSONText.AppendingMemo?, journalBody: (bytes: [UInt8], size: Int)? = nil
     ) -> HTTPResponse {
         let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: headersJSON,
-                                       headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant)
+                                       headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, bodyPrefix: journalBody)
         var undelayed = stamped
         undelayed.delay = nil
         var sent = stamped
