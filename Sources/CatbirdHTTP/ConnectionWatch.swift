@@ -55,6 +55,9 @@ final class ConnectionWatch: Sendable {
         var seenSince = ContinuousClock.now
         /// Since when a tick has seen request-line bytes arrive while no request started.
         var partialSince: ContinuousClock.Instant?
+        /// Since when its socket has received nothing, as the last tick that looked saw it
+        /// (a connection whose body is under way).
+        var quietSince: ContinuousClock.Instant?
 
         init(socket: Int32) {
             self.socket = socket
@@ -149,6 +152,8 @@ final class ConnectionWatch: Sendable {
         static let closedIdle: UInt64 = 5
         /// Closed by the watch because its body stopped arriving (408 sent).
         static let bodyStalled: UInt64 = 6
+        /// Closed by the watch to make room while its body had stopped arriving (408 sent).
+        static let bodyClosedForRoom: UInt64 = 7
     }
 
     /// How long a request's head may take from its request line; nil: no deadline.
@@ -216,39 +221,49 @@ final class ConnectionWatch: Sendable {
     static let minimumIdleAge: Duration = .seconds(1)
 
     /// Closes up to `count` of the connections idle longest (``Connection/idleAge(at:)``, at
-    /// least ``minimumIdleAge``), longest first; returns how many. Called by the acceptor when
-    /// every slot is taken.
+    /// least ``minimumIdleAge``), longest first; when there are not that many, then the
+    /// connections whose body has received nothing for longest (at least ``minimumIdleAge``,
+    /// as the ticks saw), which get the ``stalledBodyAnswer`` (tester finding try10b F5:
+    /// 19,990 connections each holding an unfinished 1,000-byte body, a byte now and then,
+    /// locked every tenant and the health check out, since a connection "at work" was never
+    /// closed for room). Returns how many. Called by the acceptor when every slot is taken.
     func makeRoom(_ count: Int) -> Int {
         let now = ContinuousClock.now
         return connections.withLock { connections in
             var idle: [(connection: Connection, age: Duration, phase: UInt64)] = []
+            var stalled: [(connection: Connection, age: Duration, phase: UInt64)] = []
             for connection in connections.values {
                 let phase = connection.phase.load(ordering: .relaxed)
                 let age = connection.idleAge(at: now)
-                if age >= Self.minimumIdleAge { idle.append((connection, age, phase)) }
+                if age >= Self.minimumIdleAge {
+                    idle.append((connection, age, phase))
+                } else if phase & State.mask == State.body, phase == connection.seenPhase, let quietSince = connection.quietSince,
+                          now - quietSince >= Self.minimumIdleAge {
+                    stalled.append((connection, now - quietSince, phase))
+                }
             }
             var closed = 0
             for candidate in idle.sorted(by: { $0.age > $1.age }) where closed < count {
                 if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) { closed += 1 }
             }
             closedIdle.add(closed, ordering: .relaxed)
-            return closed
+            var cut = 0
+            for candidate in stalled.sorted(by: { $0.age > $1.age }) where closed + cut < count {
+                if close(candidate.connection, from: candidate.phase, as: State.bodyClosedForRoom, answer: stalledBodyAnswer) { cut += 1 }
+            }
+            closedSlow.add(cut, ordering: .relaxed)
+            return closed + cut
         }
     }
 
     /// One look at every record: notes phase changes, times out slow heads, trickled request
-    /// lines and bodies that stopped arriving. The `TCP_INFO` reads (one syscall per connection
-    /// idle two ticks, or in its body past the deadline) are made outside the lock, which the
+    /// lines and bodies that stopped arriving, and notes since when bodies receive nothing (for
+    /// ``makeRoom(_:)``). The `TCP_INFO` reads (one syscall per connection idle two ticks, or
+    /// in its body for a second) are made outside the lock, which the
     /// workers take for every connection they open or close (review of try8b F12's change:
     /// with 20,000 idle sockets each accept waited behind 20,000 getsockopt calls once a
     /// second); closing stays under it (``closed(_:)``).
     private func tick() {
-        guard let headTimeout else {
-            connections.withLock { connections in
-                for connection in connections.values { noteChange(connection, at: ContinuousClock.now) }
-            }
-            return
-        }
         let now = ContinuousClock.now
         let quiet = connections.withLock { connections in
             var asked: [(connection: Connection, phase: UInt64, seenFor: Duration)] = []
@@ -256,9 +271,13 @@ final class ConnectionWatch: Sendable {
                 let phase = connection.phase.load(ordering: .relaxed)
                 let seenFor = now - connection.seenSince
                 switch phase & State.mask {
-                case State.head where seenFor >= headTimeout:
+                case State.body where seenFor >= Self.minimumIdleAge:
+                    asked.append((connection, phase, seenFor))
+                case State.head:
+                    guard let headTimeout, seenFor >= headTimeout else { continue }
                     if close(connection, from: phase, as: State.headTimedOut, answer: slowHeadAnswer) { closedSlow.add(1, ordering: .relaxed) }
                 case State.idle where seenFor >= Self.tickInterval * 2:
+                    guard let headTimeout else { continue }
                     guard let partialSince = connection.partialSince else {
                         asked.append((connection, phase, seenFor))
                         continue
@@ -266,8 +285,6 @@ final class ConnectionWatch: Sendable {
                     if now - partialSince >= headTimeout, close(connection, from: phase, as: State.closedIdle, answer: slowHeadAnswer) {
                         closedSlow.add(1, ordering: .relaxed)
                     }
-                case State.body where seenFor >= headTimeout:
-                    asked.append((connection, phase, seenFor))
                 default:
                     continue
                 }
@@ -282,11 +299,15 @@ final class ConnectionWatch: Sendable {
             for (candidate, quietMs) in found where quietMs >= 0 && connections[ObjectIdentifier(candidate.connection)] != nil {
                 let connection = candidate.connection
                 guard connection.phase.load(ordering: .relaxed) == candidate.phase else { continue }
+                let quietFor = Duration.milliseconds(quietMs)
                 if candidate.phase & State.mask == State.idle {
                     // Bytes received since it was first seen idle: a request line under way.
-                    if connection.partialSince == nil, .milliseconds(quietMs) < candidate.seenFor { connection.partialSince = now }
-                } else if .milliseconds(quietMs) >= headTimeout,
-                          close(connection, from: candidate.phase, as: State.bodyStalled, answer: stalledBodyAnswer) {
+                    if connection.partialSince == nil, quietFor < candidate.seenFor { connection.partialSince = now }
+                    continue
+                }
+                connection.quietSince = now - quietFor
+                if let headTimeout, quietFor >= headTimeout,
+                   close(connection, from: candidate.phase, as: State.bodyStalled, answer: stalledBodyAnswer) {
                     closedSlow.add(1, ordering: .relaxed)
                 }
             }
@@ -301,6 +322,7 @@ final class ConnectionWatch: Sendable {
         connection.seenPhase = phase
         connection.seenSince = now
         connection.partialSince = nil
+        connection.quietSince = nil
         return true
     }
 

@@ -61,7 +61,9 @@ extension HTTPHandler {
     /// 408 with the JSON error body, saying the limit.
     public func respondToStalledBody(timeout: Duration) -> HTTPResponse {
         HTTPResponse.error(
-            status: 408, reason: "the request body received no byte for \(timeout.components.seconds) seconds; the connection is closed")
+            status: 408,
+            reason: "the request body received no byte for \(timeout.components.seconds) seconds (or for a second while every "
+                + "connection slot was taken); the connection is closed")
     }
 
     /// 408 with the JSON error body, saying the limit.

@@ -18,9 +18,10 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// its 408 (``HTTPHandler/respondToSlowHead(timeout:)``) and closed the connection.
     case headTimedOut(limit: Duration)
     /// The request's body stopped arriving: its socket received no byte for `limit`
-    /// (``HTTPServer/Configuration/headTimeout``); the server wrote its 408
+    /// (``HTTPServer/Configuration/headTimeout``; or, `forRoom`, for a second while every
+    /// connection slot was taken); the server wrote its 408
     /// (``HTTPHandler/respondToStalledBody(timeout:)``) and closed the connection.
-    case bodyStalled(limit: Duration)
+    case bodyStalled(limit: Duration, forRoom: Bool)
     /// The server stopped before the request was complete; nothing was sent.
     case serverStopped
     /// The server was stopping and sent its own `status` (503, `the server is stopping`) in

@@ -57,4 +57,32 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertGreaterThan(server.closedConnections.idle, 0)
         XCTAssertLessThanOrEqual(server.connectionsPerWorker.reduce(0, +), 20, "never past the limit")
     }
+
+    /// try10b F5 (High): 19,990 connections each sending `POST /x` with `Content-Length: 1000`
+    /// and one body byte locked every tenant and the health check out: a connection in its body
+    /// was "at work", never closed for room. The same shape against a limit of 20: 30 such
+    /// connections (ten wait in the backlog), then a new client; once the ticks have seen the
+    /// bodies stall for a second, they are closed (with the 408) to let it in.
+    func testStalledBodiesAtTheLimitMakeRoomForNewClients() throws {
+        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: Answering())
+        try server.start()
+        defer { server.stop() }
+        var stalled: [RawHTTPClient] = []
+        for _ in 0..<30 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\na".utf8))
+            stalled.append(client)
+        }
+        let started = ContinuousClock.now
+        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 15)
+        XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "let in while stalled bodies held every slot")
+        XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "stalled bodies were closed")
+        let answers = stalled.map { String(decoding: $0.readUntilQuiet(firstByteWithin: 200, quietAfter: 100), as: UTF8.self) }
+        let cut = answers.filter { !$0.isEmpty }
+        XCTAssertFalse(cut.isEmpty, "some stalled bodies got their answer")
+        for answer in cut {
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 ") && answer.contains("the request body received no byte for"), answer)
+        }
+    }
 }

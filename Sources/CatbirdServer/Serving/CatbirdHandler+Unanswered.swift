@@ -119,10 +119,12 @@ extension CatbirdHandler {
                 MockServing.clientTimedOutStatus,
                 "the request line and header fields were not complete within \(limit.components.seconds) s (--head-timeout): "
                     + "408 sent, the connection closed")
-        case let .bodyStalled(limit):
+        case let .bodyStalled(limit, forRoom):
             return (
                 MockServing.clientTimedOutStatus,
-                "the request body received no byte for \(limit.components.seconds) s (--head-timeout): 408 sent, the connection closed")
+                "the request body received no byte for \(limit.components.seconds) s ("
+                    + (forRoom ? "closed to make room: every connection slot was taken" : "--head-timeout")
+                    + "): 408 sent, the connection closed")
         case .clientLeft, .serverStopped:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):

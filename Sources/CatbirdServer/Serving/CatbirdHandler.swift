@@ -300,7 +300,8 @@ struct CatbirdHandler: HTTPHandler {
         APIError(
             status: 408,
             reason: "the request body received no byte for \(timeout.components.seconds) seconds (--head-timeout, "
-                + "CATBIRD_HEAD_TIMEOUT); the connection is closed and the body dropped: send it again").response
+                + "CATBIRD_HEAD_TIMEOUT), or for a second while every connection slot was taken; the connection is closed "
+                + "and the body dropped: send it again").response
     }
 
     /// 413, journaled (``refused(_:_:journaled:)``).
