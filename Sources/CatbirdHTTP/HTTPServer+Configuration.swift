@@ -39,10 +39,14 @@ extension HTTPServer {
         /// under a second, a slow-loris one byte a minute.
         public static let defaultHeadTimeout: Duration = .seconds(30)
 
-        /// Eight bodies of `maxBodySize` (400 MiB at the default 50 MiB): the largest uploads
-        /// the server promises to take, eight at once, and any number of small ones.
+        /// Eight bodies of `maxBodySize` beside the budget's last eighth, which large ones leave
+        /// to small ones (``CatbirdSupport/ByteBudget/reserve(forHolding:largest:)``): 64/7 ×
+        /// `maxBodySize`, rounded up (479,349,029 bytes, about 457 MiB, at the default 50 MiB).
+        /// The largest uploads the server promises to take, eight at once, and any number of
+        /// small ones (tester finding try10a F8: at 8 × the eighth got 503).
         public static func defaultMaxBufferedBodies(maxBodySize: Int) -> Int {
-            maxBodySize.multipliedReportingOverflow(by: 8).overflow ? Int.max : maxBodySize * 8
+            let (product, overflow) = maxBodySize.multipliedReportingOverflow(by: 64)
+            return overflow ? Int.max : (product + 6) / 7
         }
 
         /// 32 KiB: room for about 28 KiB of request line and headers, a Cookie field counting

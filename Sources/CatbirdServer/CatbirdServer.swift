@@ -94,8 +94,11 @@ public final class CatbirdServer: Sendable {
             // server listens, as it does while running (the rows are hidden from every read
             // meanwhile): a restart right after a drop of 100,000 rows waited 9-16 s before
             // listening, silently (tester finding try9b F6).
-            if try Schema.hasPendingMigrations(writeConnection) {
-                log.info("database \(settings.databasePath): finishing dropped tenants' and cleared journals' deletions before migrating")
+            // Said only when there is something to finish (tester finding try10a F6: every new
+            // file logged it, as if a previous run had left work behind).
+            if try Schema.hasPendingMigrations(writeConnection), case let pending = try JournalDeletions.pendingCount(writeConnection),
+               pending > 0 {
+                log.info("database \(settings.databasePath): finishing \(pending) dropped tenants' and cleared journals' deletion(s) before migrating")
                 try JournalDeletions.finishPending(writeConnection)
             }
             let applied = try Schema.migrate(writeConnection)

@@ -102,4 +102,33 @@ final class BackgroundJournalDeletionTests: XCTestCase {
         XCTAssertEqual(try reader.query("SELECT count(*) FROM journal_deletions").first?[0].intValue, 0)
         XCTAssertEqual(try E2E.journal(try server.client(), tenant: "d").map { $0["url"] as? String }, ["/d/3", "/d/4"])
     }
+
+    /// try10a F6: every start on a new database (every `:memory:` run, every CI job with a fresh
+    /// file) logged "finishing dropped tenants' and cleared journals' deletions before
+    /// migrating", as if a previous run had left work behind. The line comes only when
+    /// deletions are pending before a migration; a new file logs its migrations alone, and a
+    /// restart without a migration to apply finishes pending deletions in the background,
+    /// silently (the review's deterministic check of try9b F6: the old start-up finished them
+    /// before listening, and said so).
+    func testOnlyPendingDeletionsBeforeAMigrationAreAnnouncedAtStartUp() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-f6-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", "new.sqlite"], in: directory)
+        let client = try first.client()
+        for index in 0..<3 { _ = try client.request("GET", "/d/\(index)", headers: E2E.tenantHeader("d")) }
+        let fresh = try first.terminate().stderr
+        XCTAssertTrue(fresh.contains("applied migrations"), fresh)
+        XCTAssertFalse(fresh.contains("before migrating"), fresh)
+
+        let database = try Database(path: directory.appendingPathComponent("new.sqlite").path)
+        let newest = try database.query("SELECT max(id) FROM requests WHERE tenant = 'd'").first?[0].intValue ?? 0
+        try database.run("INSERT INTO journal_deletions (tenant, through_id) VALUES ('d', ?)", [.integer(newest - 1)])
+        database.close()
+        let second = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", "new.sqlite"], in: directory)
+        XCTAssertEqual(try E2E.journal(try second.client(), tenant: "d").map { $0["url"] as? String }, ["/d/2"])
+        let restarted = try second.terminate().stderr
+        XCTAssertFalse(restarted.contains("before migrating"), "no migration to apply: finished in the background. \(restarted)")
+        XCTAssertFalse(restarted.contains("applied migrations"), restarted)
+    }
 }

@@ -5,7 +5,7 @@ import XCTest
 /// try8b F1: request bodies and forwarded answers had no server-wide bound: 40 uploads declaring
 /// 50 MB, sent but for the last byte and left stalled, held 2 GB of RSS; 20 clients that did not
 /// read a 45 MB forwarded answer held 918 MB. Now both take their bytes from one budget,
-/// `--max-buffered-bodies` (default 8 × `--max-body-size`), and what does not fit gets a 503
+/// `--max-buffered-bodies` (default 64/7 × `--max-body-size`), and what does not fit gets a 503
 /// naming the option (docs/operations.md#connections-and-memory), while small requests are
 /// still served.
 final class BufferedBodyBudgetTests: XCTestCase {
@@ -150,6 +150,36 @@ final class BufferedBodyBudgetTests: XCTestCase {
         XCTAssertEqual(cut["method"] as? String, "POST")
         XCTAssertTrue((cut["problem"] as? String ?? "").contains("received no byte for 2 s (--head-timeout)"), "\(cut)")
         XCTAssertEqual(JSONNumber.int((cut["request"] as? [String: Any])?["bodySize"]), 2, "what had arrived")
+    }
+
+    /// try10a F8: the default budget was documented as eight of the largest bodies at once, but
+    /// the eighth got 503 (large bodies leave the budget's last eighth to small ones). With
+    /// `--max-body-size 1mb` and the default budget, eight uploads of 1 MiB, each sent but for
+    /// its last byte, are all taken; a ninth gets the 503 with `Retry-After: 1`; the eight
+    /// complete with their mock's answer.
+    func testTheDefaultBudgetTakesEightOfTheLargestBodiesAtOnce() throws {
+        let server = try TestServer { $0.maxBodySize = Self.mebibyte }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "f1", method: "POST", url: "/up", body: "stored")
+        var uploads: [RawHTTPClient] = []
+        for _ in 0..<8 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Self.uploadHead("/up", length: Self.mebibyte) + [UInt8](repeating: UInt8(ascii: "a"), count: Self.mebibyte - 1))
+            uploads.append(client)
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        let ninth = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try ninth.send(raw: Self.uploadHead("/up", length: Self.mebibyte))
+        let refused = try ninth.readResponse()
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        for client in uploads {
+            try client.send(raw: [UInt8(ascii: "a")])
+            let answer = try client.readResponse()
+            XCTAssertEqual(answer.status, 200, answer.text)
+            XCTAssertEqual(answer.text, "stored")
+        }
     }
 
     /// Chunked uploads have no declared length: they take from the budget as they grow. Three

@@ -344,14 +344,21 @@ final class CommandLineTests: XCTestCase {
         try E2E.addMock(client, url: "/api/users", body: "users")
         XCTAssertEqual(try client.request("GET", "/api/usres").status, 404)
         XCTAssertEqual(try client.request("GET", "/api/users").status, 200)
+        // try10a F16: the hint at the reason's end was cut off at 300 bytes.
+        try E2E.addMock(client, tenant: "nm", url: "/api/s?b=2&a=1", body: "s")
+        XCTAssertEqual(try client.request("GET", "/api/s?a=1&b=2", headers: E2E.tenantHeader("nm")).status, 404)
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
         let line = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/usres → 404 none") }, stderr)
         XCTAssertTrue(
             line.contains(
-                #"ms: no mock matched GET /api/usres in the default tenant (the request has no X-Catbird-Parallel-Id); the closest "#
+                #"ms: in the default tenant (the request has no X-Catbird-Parallel-Id); the closest "#
                     + #"is mock 1 (GET equal "/api/users") of the default tenant: url differs"#),
             String(line))
+        let reordered = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/s?a=1&b=2 → 404 none") }, stderr)
+        XCTAssertTrue(reordered.contains(#"ms: in tenant "nm"; the closest is mock "#), String(reordered))
+        XCTAssertTrue(reordered.contains("has the request's query parameters in another order"), String(reordered))
+        XCTAssertFalse(reordered.hasSuffix("…"), "whole: \(reordered)")
         let hit = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/users → 200 mock") }, stderr)
         XCTAssertTrue(hit.hasSuffix("ms"), "a hit's line is unchanged: \(hit)")
     }

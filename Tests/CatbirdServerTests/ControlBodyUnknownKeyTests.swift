@@ -33,7 +33,13 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
             // try9a F13: WireMock's names get ours.
             ("/catbird/api/mocks",
              #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"fixedDelayMilliseconds":500}}"#,
-             #"unknown key "fixedDelayMilliseconds" in 'response' (did you mean "delay"?); the keys here are "status", "headers", "body", "limit" and "delay""#),
+             // try10a F1: with the unit (the value kept under "delay" made 300 ms a 300-second delay).
+             #"unknown key "fixedDelayMilliseconds" in 'response' (did you mean "delay"?); the keys here are "status", "headers", "body", "limit" and "delay"; "#
+                + #"'delay' is whole seconds, not milliseconds: WireMock's fixedDelayMilliseconds 300 is "delay": 0 (no delay) here, 2000 is "delay": 2"#),
+            // try10a F1: a fractional delay names its unit.
+            ("/catbird/api/mocks",
+             #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"delay":0.5}}"#,
+             #"'response.delay' (0.5, in seconds) must be a whole number"#),
             ("/catbird/api/mocks",
              #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"jsonBody":{"a":1},"times":1}}"#,
              #"unknown keys "jsonBody" (did you mean "body"?) and "times" (did you mean "limit"?) in 'response'; the keys here are "status", "headers", "body", "limit" and "delay""#),

@@ -52,6 +52,11 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         let cases = [
             ("/api/feed#top", #"'pattern.url.value' "/api/feed#top" holds a fragment ('#...'), which HTTP clients never send "#
                 + #"(RFC 9110 section 4.2.4): no usual client's request can match this mock; did you mean "/api/feed"?"#),
+            // try10a F19: an https:// URL pasted from Charles or a browser.
+            ("https://api.example.com/api/feed", #"'pattern.url.value' "https://api.example.com/api/feed" is an https:// URL, "#
+                + #"which only a proxy-form request could match, and clients send HTTPS through a proxy as CONNECT, which this "#
+                + #"server refuses (501): no usual client's request can match this mock; did you mean "/api/feed" (with the "#
+                + #"app's base URL pointed at this server)?"#),
             ("/api/search?q=hello world", #"'pattern.url.value' "/api/search?q=hello world" holds a space, which HTTP clients "#
                 + #"send as %20 (a space ends the request-target, RFC 9112 section 3): no usual client's request can match this "#
                 + #"mock; did you mean "/api/search?q=hello%20world"?"#),

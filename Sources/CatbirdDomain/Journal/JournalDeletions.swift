@@ -152,6 +152,15 @@ public final class JournalDeletions: Sendable {
         }
     }
 
+    /// How many deletions are pending in `db` (tenants dropped or journals cleared whose rows
+    /// are not all deleted yet); 0 on a database without the table (a new file).
+    /// - Throws: `SQLiteError`.
+    public static func pendingCount(_ db: Database) throws -> Int {
+        let exists = try db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'journal_deletions'")
+        guard !exists.isEmpty else { return 0 }
+        return try db.query("SELECT count(*) FROM journal_deletions").first?[0].intValue ?? 0
+    }
+
     /// Finishes every pending deletion at once (start-up, before migrating: a later migration's
     /// `foreign_key_check` must not meet the rows of a dropped tenant). Nothing happens on a
     /// database without the table.

@@ -43,6 +43,15 @@ enum NeverMatchingMock {
     /// reads a raw space or `#` into the target, so a hand-made request could still match:
     /// hence a warning, not a refusal. Nil for other urls.
     private static func clientsNeverSend(_ url: String) -> String? {
+        if url.prefix(8).lowercased() == "https://" {
+            // Pasted from a browser or Charles (tester finding try10a F19): HTTPS reaches a proxy
+            // as CONNECT (answered 501 here), never as `GET https://…`.
+            let path = url.dropFirst(8).firstIndex(of: "/").map { String(url[$0...]) } ?? "/"
+            return "'pattern.url.value' \(JSONText.shortString(url)) is an https:// URL, which only a proxy-form request "
+                + "could match, and clients send HTTPS through a proxy as CONNECT, which this server refuses (501): no usual "
+                + "client's request can match this mock; did you mean \(JSONText.shortString(path)) (with the app's base URL "
+                + "pointed at this server)?"
+        }
         if let hash = url.firstIndex(of: "#") {
             return "'pattern.url.value' \(JSONText.shortString(url)) holds a fragment ('#...'), which HTTP clients never "
                 + "send (RFC 9110 section 4.2.4): no usual client's request can match this mock; did you mean "

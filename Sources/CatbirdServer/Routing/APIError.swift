@@ -57,6 +57,10 @@ struct APIError: HTTPResponseError, Sendable {
     var response: HTTPResponse {
         var response = HTTPResponse.error(status: status, reason: reason)
         if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }
+        // Every 503 of the server's own is passing (buffered bodies at their limit, a stopping
+        // server, a journal write that failed): the reason says retry, the field says when
+        // (tester finding try10a F8, RFC 9110 section 10.2.3).
+        if status == 503 { response.headers.add(name: "Retry-After", value: "1") }
         return response
     }
 }

@@ -125,7 +125,8 @@ enum JSONBody {
             } else if let number = value as? NSNumber, !(value is Bool) {
                 let double = number.doubleValue
                 if double.rounded() != double {
-                    fractional.append("'\(path)' (\(number))")
+                    // `delay` is the only fractional-looking number a user sends by mistake: its unit said (try10a F1).
+                    fractional.append("'\(path)' (\(number)" + (path.hasSuffix("delay") ? ", in seconds)" : ")"))
                 } else if abs(double) > 9.2e18 {
                     tooLarge.append("'\(path)' (\(number))")
                 }

@@ -5,7 +5,14 @@ extension UnknownWireKeys {
     /// The reason for the 400, each unknown key followed by the known key it was probably
     /// meant to be (``suggestion(for:)``): `unknown key "limt" in the JSON body (did you mean
     /// "limit"?); the keys here are …` (docs/protocol.md#errors).
-    var reasonWithSuggestions: String { reason(suggesting: suggestion(for:)) }
+    /// WireMock's `fixedDelayMilliseconds` gets the unit said too (tester finding try10a F1: the
+    /// value kept under `delay` made a 300 ms delay one of 300 seconds).
+    var reasonWithSuggestions: String {
+        let reason = reason(suggesting: suggestion(for:))
+        guard unknown.contains(where: { $0.lowercased() == "fixeddelaymilliseconds" }), known.contains("delay") else { return reason }
+        return reason + "; 'delay' is whole seconds, not milliseconds: WireMock's fixedDelayMilliseconds 300 is \"delay\": 0 "
+            + "(no delay) here, 2000 is \"delay\": 2"
+    }
 
     /// The known key `key` was probably meant to be: one equal to it but for case, else the
     /// nearest by Levenshtein distance (the first in documented order on a tie) when it is

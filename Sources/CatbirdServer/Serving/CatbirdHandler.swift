@@ -255,18 +255,21 @@ struct CatbirdHandler: HTTPHandler {
         metrics.record(answeredBy: answeredBy, status: response.status, latency: elapsed)
         guard log.isEnabled(.info) else { return }
         let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""
-        let why = answeredBy == "none" ? Self.notFoundReason(response).map { ": " + $0 } ?? "" : ""
+        let why = answeredBy == "none" ? Self.notFoundReason(response, of: request).map { ": " + $0 } ?? "" : ""
         log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)\(why)")
     }
 
     /// The one-line reason of a 404 nothing answered (the closest mock and how it differs,
-    /// docs/matching.md#near-misses), at most 300 bytes, for its log line: in CI the server
-    /// log is often the only thing kept after a failed run (tester finding try9a F10). Read
+    /// docs/matching.md#near-misses), at most 1,000 bytes, for its log line: in CI the server
+    /// log is often the only thing kept after a failed run (tester finding try9a F10). Its
+    /// `no mock matched <method> <target> ` is left out (the line starts with them), so that
+    /// the hints at its end are kept (tester finding try10a F16: at 300 bytes the cut took
+    /// exactly the hint that explained the miss). Read
     /// back from the answer's JSON only when info lines are logged, without parsing the rest
     /// of it (its near misses may be 64 KiB): the 404's keys are written sorted, so `"reason"`
     /// follows `"nearMisses"`, and its last `"reason":"` is the top-level one (inside a JSON
     /// string a quote is escaped).
-    private static func notFoundReason(_ response: HTTPResponse) -> String? {
+    private static func notFoundReason(_ response: HTTPResponse, of request: HTTPRequest) -> String? {
         guard response.status == 404, case let .bytes(body) = response.content else { return nil }
         let key = reasonKey
         var start = body.count - key.count
@@ -280,7 +283,9 @@ struct CatbirdHandler: HTTPHandler {
             end += 1
         }
         guard end < body.count, let reason = try? JSONDecoder().decode(String.self, from: Data(body[opening...end])) else { return nil }
-        return reason.utf8.count <= 300 ? reason : String(reason.utf8Prefix(300)) + "…"
+        let repeated = "no mock matched \(request.method) \(request.target) "
+        let told = reason.hasPrefix(repeated) ? String(reason.dropFirst(repeated.count)) : reason
+        return told.utf8.count <= 1000 ? told : String(told.utf8Prefix(1000)) + "…"
     }
 
     private static let reasonKey = Array(#""reason":""#.utf8)
