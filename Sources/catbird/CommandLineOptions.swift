@@ -218,8 +218,10 @@ enum CommandLineOptions {
             if text.lowercased() == "off" {
                 settings.headTimeout = nil
             } else {
-                guard let seconds = Int(text), (1...3600).contains(seconds) else {
-                    throw UsageError(description: "head timeout must be whole seconds from 1 to 3600, or off; not '\(text)'")
+                // `30s` as well as `30`, as the other durations are written (tester finding try10a F5).
+                let number = text.lowercased().hasSuffix("s") ? String(text.dropLast()) : text
+                guard let seconds = Int(number), (1...3600).contains(seconds) else {
+                    throw UsageError(description: "head timeout must be whole seconds from 1 to 3600 (30 or 30s), or off; not '\(text)'")
                 }
                 settings.headTimeout = .seconds(seconds)
             }
@@ -241,7 +243,8 @@ enum CommandLineOptions {
         if let origins = values["cors-origin"] { settings.corsOrigins = try corsOrigins(origins) }
         if let names = values["allowed-host"] { settings.allowedHosts = try allowedHosts(names) }
         if let timeout = values["upstream-timeout"] {
-            guard let seconds = Double(timeout), seconds > 0, seconds <= 3600 else {
+            let number = timeout.lowercased().hasSuffix("s") ? String(timeout.dropLast()) : timeout
+            guard let seconds = Double(number), seconds > 0, seconds <= 3600 else {
                 throw UsageError(description: "upstream timeout must be seconds, more than 0 and at most 3600, not '\(timeout)'")
             }
             settings.upstreamTimeout = .milliseconds(Int(seconds * 1000))

@@ -62,7 +62,8 @@ final class CommandLineTests: XCTestCase {
             (["--max-tenant-mock-bytes", "lots"], "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off; not 'lots'"),
             (["--max-buffered-bodies", "1mb"], "max buffered bodies must be at least --max-body-size (52428800 bytes)"),
             (["--max-buffered-bodies", "lots"], "max buffered bodies must be bytes or a size like 400mb, 2gb, not 'lots'"),
-            (["--head-timeout", "0"], "head timeout must be whole seconds from 1 to 3600, or off; not '0'"),
+            (["--head-timeout", "0"], "head timeout must be whole seconds from 1 to 3600 (30 or 30s), or off; not '0'"),
+            (["--head-timeout", "30m"], "head timeout must be whole seconds from 1 to 3600 (30 or 30s), or off; not '30m'"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)
@@ -333,6 +334,14 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(stderr.contains(#"GET /c1%C2%85/\u0085x → 404"#), stderr)
         let controls = stderr.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
         XCTAssertEqual(controls.count, 0, "no raw control character in the log: \(controls.map(\.value))")
+    }
+
+    /// try10a F5: `--head-timeout 30s` was refused (exit 2) beside `--tenant-ttl 90s`, the
+    /// documented form of durations; the seconds' `s` is taken by both bare-seconds options.
+    func testSecondsOptionsTakeTheSecondsSuffix() throws {
+        let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--head-timeout", "30s", "--upstream-timeout", "2.5s"])
+        XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/catbird/api/health").status, 200)
+        XCTAssertEqual(try server.terminate().status, 0)
     }
 
     /// Tester finding try9a F10, the exact case: a 404's log line said only

@@ -158,7 +158,7 @@ public final class JournalDeletions: Sendable {
     public static func pendingCount(_ db: Database) throws -> Int {
         let exists = try db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'journal_deletions'")
         guard !exists.isEmpty else { return 0 }
-        return try db.query("SELECT count(*) FROM journal_deletions").first?[0].intValue ?? 0
+        return Int(try db.query("SELECT count(*) FROM journal_deletions").first?[0].intValue ?? 0)
     }
 
     /// Finishes every pending deletion at once (start-up, before migrating: a later migration's
