@@ -42,6 +42,23 @@ final class LibraryRefusalTests: ServerTestCase {
         XCTAssertTrue((entry["problem"] as? String ?? "").contains("body was malformed"), "\(entry)")
     }
 
+    /// try10b F7: a chunked body `1\r\na\r\n0\r\n` followed by 1,190 trailer lines of about 60
+    /// bytes got libmicrohttpd's 431 and was journaled as "the body was malformed"; the body
+    /// was well formed, its trailer section did not fit.
+    func testOversizedTrailersAreNamedAsSuch() throws {
+        let trailers = (0..<1190).map { "X-Trailer-\($0): " + String(repeating: "t", count: 45) + "\r\n" }.joined()
+        let answer = try E2E.exchange(
+            server, "POST /trailers HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: lib\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "1\r\na\r\n0\r\n" + trailers + "\r\n")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431 "), String(answer.prefix(200)))
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "lib", once: 1).first)
+        XCTAssertEqual(entry["url"] as? String, "/trailers")
+        XCTAssertEqual(Self.status(entry), 431)
+        let problem = entry["problem"] as? String ?? ""
+        XCTAssertTrue(problem.contains("trailer section"), problem)
+        XCTAssertFalse(problem.contains("malformed"), problem)
+    }
+
     /// A head past the connection memory: libmicrohttpd's 431, journaled.
     func testHeadPastTheConnectionMemoryIsJournaled() throws {
         let answer = try E2E.exchange(server, "GET /huge HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n")

@@ -103,7 +103,11 @@ extension CatbirdHandler {
         case let .refusedByLibrary(status):
             let what: String
             if headerSectionRead {
-                what = "the body was malformed (a chunk size that is not hex, a chunk without its CRLF)"
+                // libmicrohttpd answers 431 after the head only for a chunked body's trailer
+                // section that does not fit the connection memory (tester finding try10b F7).
+                what = status == 431
+                    ? "the chunked body's trailer section (the fields after its last chunk) did not fit the connection memory"
+                    : "the body was malformed (a chunk size that is not hex, a chunk without its CRLF)"
             } else {
                 what = switch status {
                 case 413: "the Content-Length was too large a number"
