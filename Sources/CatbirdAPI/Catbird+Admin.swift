@@ -22,7 +22,10 @@ extension Catbird {
     /// ``adminToken`` when the server has one (else 401).
     ///
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
-    ///   unreadable answer.
+    ///   unreadable answer. A server with an admin token answers a caller without it with the
+    ///   default tenant's row alone and `"admin": false`; that answer is thrown as a
+    ///   ``CatbirdError`` with status 401, not returned as the whole list (tester finding
+    ///   try10a F14: a clean-up script read "one tenant" and concluded the server was clean).
     @_disfavoredOverload
     public func tenants() throws -> [Tenant] {
         try perform(APICall.tenants, parallelId: nil)
@@ -66,11 +69,25 @@ extension Catbird {
 extension APICall where Output == [Catbird.Tenant] {
     /// `GET /catbird/api/tenants`.
     static var tenants: APICall {
-        APICall.json("GET", ["catbird", "api", "tenants"]) { (list: TenantList) in list.tenants }.asAdmin
+        APICall(method: "GET", path: ["catbird", "api", "tenants"]) { data in
+            let list = try JSONDecoder().decode(TenantList.self, from: data)
+            guard list.admin != false else { throw CatbirdError.notAdmin }
+            return list.tenants
+        }.asAdmin
     }
+}
+
+extension CatbirdError {
+    /// A tenant listing answered as to a caller that is not the admin (`"admin": false`).
+    static let notAdmin = CatbirdError(
+        statusCode: 401,
+        reason: "the server listed only the default tenant: it has an admin token, and this call did not carry it "
+            + "(set Catbird.adminToken, or CATBIRD_ADMIN_TOKEN for the launch helpers, to the server's --admin-token)")
 }
 
 /// The body of `GET /catbird/api/tenants`.
 private struct TenantList: Decodable, Sendable {
     let tenants: [Catbird.Tenant]
+    /// Whether the caller was the admin; absent from older servers' answers.
+    let admin: Bool?
 }

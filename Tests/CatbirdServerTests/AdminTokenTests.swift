@@ -89,6 +89,28 @@ final class AdminTokenTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/fixture", headers: E2E.tenantHeader("shard-5")).status, 404, "the admin removed it")
     }
 
+    /// try10a F14: a missing token, one without `Bearer ` and a wrong one got the same 401,
+    /// word for word; each now says which it was (never the token itself).
+    func testThe401SaysWhatWasWrongWithTheCredentials() throws {
+        let server = try TestServer { $0.adminToken = "s3cret" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let cases: [([(String, String)], String)] = [
+            ([], "this request sent no Authorization field"),
+            ([("Authorization", "s3cret")], "this request's Authorization is not of the form 'Bearer <token>'"),
+            ([("Authorization", "Bearer wrong")], "the Bearer token this request sent is not this server's admin token"),
+        ]
+        for (headers, said) in cases {
+            let change = try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#, headers: headers)
+            E2E.assertError(change, status: 401, reasonContains: said)
+            XCTAssertFalse(change.text.contains("s3cret\""), change.text)
+            let drop = try client.request("DELETE", "/catbird/api/tenants/other", headers: headers + E2E.tenantHeader("mine"))
+            E2E.assertError(drop, status: 401, reasonContains: said)
+            let all = try client.request("DELETE", "/catbird/api/tenants?all=true", headers: headers)
+            E2E.assertError(all, status: 401, reasonContains: said)
+        }
+    }
+
     func testWithoutATokenARequestWithoutAParallelIDIsTheAdminAsBefore() throws {
         let server = try TestServer()
         defer { server.removeFiles() }

@@ -42,12 +42,13 @@ enum MockRoutes {
     /// update → 201, remove/removeAll → 204, all with empty bodies but the 201 of a mock no
     /// request can match (``NeverMatchingMock``: `{"warnings": [...]}`); each committed to SQLite
     /// before answering. Touches only the caller's tenant; with an admin token, the default
-    /// tenant's mocks only for the admin (401 otherwise, ``AdminAccess/sharedFixturesRefusal(tenant:isAdmin:)``).
+    /// tenant's mocks only for the admin (401 otherwise, ``AdminAccess/sharedFixturesRefusal(tenant:isAdmin:request:)``).
     /// - Throws: ``APIError`` for a body that does not decode or validate, `PatternError` for
     ///   an invalid regular expression, `SQLiteError` when the change cannot be stored (the
     ///   router answers each, see ``ErrorAnswer``).
     private static func control(_ context: RouteContext, _ dependencies: RouteDependencies) throws -> HTTPResponse {
-        if let refusal = dependencies.admin.sharedFixturesRefusal(tenant: context.tenant, isAdmin: context.isAdmin) { throw refusal }
+        if let refusal = dependencies.admin.sharedFixturesRefusal(
+            tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
         let action = try JSONBody.decode(
             CatbirdAction.self, from: context.request, shapeHint: shapeHint)
         switch action {

@@ -46,7 +46,7 @@ enum TenantRoutes {
                     throw APIError.badRequest("a tenant id is at most \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
                 }
                 guard context.isAdmin || (context.tenant == tenant && !tenant.isDefault) else {
-                    throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant)
+                    throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant, request: context.request)
                 }
                 guard try dependencies.tenants.drop(tenant) else {
                     throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))")

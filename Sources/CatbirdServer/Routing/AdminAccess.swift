@@ -32,10 +32,13 @@ struct AdminAccess: Sendable {
     /// The refusal of a cross-tenant action to a caller that is not the admin: 401 asking for
     /// the token when one is configured, else 403 telling a shard to drop its header.
     /// - Parameter action: what was refused, e.g. "dropping every tenant".
-    func refusal(_ action: String, tenant: TenantID) -> APIError {
+    /// - Parameter request: the refused request, whose `Authorization` the 401 describes
+    ///   (``tokenProblem(in:)``).
+    func refusal(_ action: String, tenant: TenantID, request: HTTPRequest? = nil) -> APIError {
         if requiresToken {
             return .unauthorized(
-                "\(action) is an admin action: send Authorization: Bearer <admin token> (the server's --admin-token)")
+                "\(action) is an admin action: send Authorization: Bearer <admin token> (the server's --admin-token)"
+                    + tokenProblem(in: request))
         }
         return .forbidden(
             "\(action) is an admin action, and a shard (\(TenantID.headerName): \(JSONText.shortString(tenant.rawValue))) may act on only its own tenant; "
@@ -49,12 +52,31 @@ struct AdminAccess: Sendable {
     /// whose id variable was unset (it then sends no header) wiped or hijacked every shard's
     /// fallbacks (tester finding try9b F5). Without a token a caller without a parallel id is
     /// the admin anyway.
-    func sharedFixturesRefusal(tenant: TenantID, isAdmin: Bool) -> APIError? {
+    func sharedFixturesRefusal(tenant: TenantID, isAdmin: Bool, request: HTTPRequest? = nil) -> APIError? {
         guard requiresToken, tenant.isDefault, !isAdmin else { return nil }
         return .unauthorized(
             "changing the default tenant's mocks (the shared fixtures every shard falls back to) is an admin action on a server "
                 + "with an admin token: send Authorization: Bearer <admin token>, or send your \(TenantID.headerName) to change "
-                + "your own tenant's mocks (docs/tenancy.md#default-tenant)")
+                + "your own tenant's mocks (docs/tenancy.md#default-tenant)" + tokenProblem(in: request))
+    }
+
+    /// What was wrong with `request`'s credentials, for a 401 (tester finding try10a F14: a
+    /// missing token, one without `Bearer `, and a wrong one got the same words, which told a
+    /// user who believed they sent the token nothing): `; this request sent no Authorization
+    /// field` and so on; the token is never shown. Empty without a request.
+    private func tokenProblem(in request: HTTPRequest?) -> String {
+        guard let request else { return "" }
+        let values = request.headers.fields.filter { $0.name.equalsIgnoringASCIICase("Authorization") }.map(\.value)
+        guard !values.isEmpty else { return "; this request sent no Authorization field" }
+        let bearer = values.contains { value in
+            let bytes = Array(value.utf8.prefix(7))
+            return bytes.count == 7 && String(decoding: bytes, as: UTF8.self).lowercased() == "bearer "
+        }
+        guard bearer else {
+            return "; this request's Authorization is not of the form 'Bearer <token>' (the word Bearer and a space come first)"
+        }
+        return "; the Bearer token this request sent is not this server's admin token (an old token, or a stray space or "
+            + "character in the value?)"
     }
 
     /// `fields` with the value of any `Authorization` field that carries the admin token

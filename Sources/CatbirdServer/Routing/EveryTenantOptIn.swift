@@ -36,7 +36,7 @@ enum EveryTenantOptIn {
 /// What a route acting on every tenant says when it refuses a request (``Route/everyTenant``).
 struct EveryTenantAction: Sendable {
     /// The admin action named to a caller that is not the admin, e.g. "dropping every tenant"
-    /// (``AdminAccess/refusal(_:tenant:)``).
+    /// (``AdminAccess/refusal(_:tenant:request:)``).
     let refusal: String
     /// What the route does, named by the opt-in's 400, e.g. "drops every tenant's mocks and
     /// journal" (``EveryTenantOptIn/require(in:route:action:)``).

@@ -66,7 +66,7 @@ struct Route: Sendable {
     let answer: (@Sendable (RouteContext) throws -> HTTPAnswer)?
     /// Set for a route that acts on every tenant at once (`DELETE /catbird/api/tenants`,
     /// `DELETE /catbird/api/mocks`; docs/tenancy.md#admin): the route table refuses a caller that
-    /// is not the admin (401 or 403, ``AdminAccess/refusal(_:tenant:)``), then a request without
+    /// is not the admin (401 or 403, ``AdminAccess/refusal(_:tenant:request:)``), then a request without
     /// the opt-in `all=true` (400, ``EveryTenantOptIn``), before the handler runs or a slow call
     /// is admitted. The route takes the query parameter `all`.
     let everyTenant: EveryTenantAction?
@@ -152,13 +152,13 @@ struct Route: Sendable {
 
     /// For a route acting on every tenant (``everyTenant``): refuses a caller that is not the
     /// admin, then a request without the opt-in; nothing for other routes.
-    /// - Throws: 401 or 403 (``AdminAccess/refusal(_:tenant:)``), then 400
+    /// - Throws: 401 or 403 (``AdminAccess/refusal(_:tenant:request:)``), then 400
     ///   (``EveryTenantOptIn/require(in:route:action:)``).
     func checkEveryTenant(
-        _ query: [(name: String, value: String)], isAdmin: Bool, tenant: TenantID, admin: AdminAccess
+        _ query: [(name: String, value: String)], isAdmin: Bool, tenant: TenantID, admin: AdminAccess, request: HTTPRequest? = nil
     ) throws(APIError) {
         guard let everyTenant else { return }
-        guard isAdmin else { throw admin.refusal(everyTenant.refusal, tenant: tenant) }
+        guard isAdmin else { throw admin.refusal(everyTenant.refusal, tenant: tenant, request: request) }
         try EveryTenantOptIn.require(in: query, route: "\(method) \(path)", action: everyTenant.action)
     }
 
@@ -223,7 +223,7 @@ struct RouteTable: Sendable {
                 try route.checkBody(of: request)
                 let query = try route.queryPairs(request.query)
                 let segments = try route.segments(of: parameter)
-                try route.checkEveryTenant(query, isAdmin: isAdmin, tenant: tenant, admin: admin)
+                try route.checkEveryTenant(query, isAdmin: isAdmin, tenant: tenant, admin: admin, request: request)
                 context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, segments: segments, query: query, pools: pools)
             } catch {
                 return .now(error.response)
