@@ -72,6 +72,31 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/api/search?q=hello%20world", headers: tenant).status, 404, "curl's request misses it")
     }
 
+    /// try10a F17 (try9a F13's second half): `"body":"done"` with `Content-Type: text/plain` got a
+    /// bare 201 and was served as 3 bytes of binary (`7689 de`). It is kept as sent (0.11 reads
+    /// base64) with a warning saying what to send for the text; a binary type, or a body that is
+    /// UTF-8 once decoded, keeps the empty 201.
+    func testATextBodyThatIsBase64OfBinaryIsKeptWithAWarning() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/done"}},"response":{"status":200,"headers":{"Content-Type":"text/plain"},"body":"done"}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [#"'response.body' "done" is base64 (as in Catbird 0.11) for 3 bytes that are not UTF-8 text, though the "#
+                + #"Content-Type is "text/plain": they are served as those bytes; for the text "done" send "ZG9uZQ==""#])
+        XCTAssertEqual(try client.request("GET", "/done", headers: tenant).body, [0x76, 0x89, 0xDE], "served as sent")
+        for (type, body) in [("application/octet-stream", "done"), ("text/plain", "ZG9uZQ==")] {
+            let quiet = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/q"}},"response":{"status":200,"headers":{"Content-Type":"\#(type)"},"body":"\#(body)"}}"#,
+                headers: tenant)
+            XCTAssertEqual(quiet.status, 201)
+            XCTAssertEqual(quiet.body, [], "\(type) \(body)")
+        }
+    }
+
     /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk
     /// forms, `host:port` for CONNECT, any wildcard or regexp url, a header value without
     /// spaces around it.

@@ -40,7 +40,8 @@ enum MockRoutes {
     }
 
     /// update → 201, remove/removeAll → 204, all with empty bodies but the 201 of a mock no
-    /// request can match (``NeverMatchingMock``: `{"warnings": [...]}`); each committed to SQLite
+    /// request can match (``NeverMatchingMock``) or whose text body is base64 of binary
+    /// (``TextBodyAsBase64Warning``): `{"warnings": [...]}`; each committed to SQLite
     /// before answering. Touches only the caller's tenant; with an admin token, the default
     /// tenant's mocks only for the admin (401 otherwise, ``AdminAccess/sharedFixturesRefusal(tenant:isAdmin:request:)``).
     /// - Throws: ``APIError`` for a body that does not decode or validate, `PatternError` for
@@ -59,12 +60,15 @@ enum MockRoutes {
             // Its answer made here, off the workers: the first request after the 201 finds it.
             dependencies.sentAnswers.prepare(mock)
             // Kept as 0.11 keeps it, but said: 0.11's client ignores a 2xx answer's body.
-            let warnings = NeverMatchingMock.warnings(for: pattern)
-            guard !warnings.isEmpty else { return HTTPResponse(status: 201) }
-            for warning in warnings {
-                dependencies.log.warning("tenant \(JSONText.shortString(context.tenant.rawValue)): a mock was added that no usual request can match: \(warning)")
+            let neverMatching = NeverMatchingMock.warnings(for: pattern)
+            let notText = TextBodyAsBase64Warning.warning(for: response)
+            guard !neverMatching.isEmpty || notText != nil else { return HTTPResponse(status: 201) }
+            let tenant = JSONText.shortString(context.tenant.rawValue)
+            for warning in neverMatching {
+                dependencies.log.warning("tenant \(tenant): a mock was added that no usual request can match: \(warning)")
             }
-            return JSONBody.response(["warnings": warnings], status: 201)
+            if let notText { dependencies.log.warning("tenant \(tenant): a mock was added whose text body is binary: \(notText)") }
+            return JSONBody.response(["warnings": neverMatching + (notText.map { [$0] } ?? [])], status: 201)
         case let .remove(pattern):
             // Not validated: a mock stored before method validation existed can still be removed.
             try dependencies.mocks.remove(pattern, tenant: context.tenant)

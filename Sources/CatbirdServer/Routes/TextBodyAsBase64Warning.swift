@@ -1,0 +1,27 @@
+import CatbirdSupport
+import CatbirdWire
+import Foundation
+
+/// A mock's `response.body` that is valid base64 by chance: a word such as `done`, `true`,
+/// `test` or `user` sent as the text it means decodes to bytes that are not text, and is
+/// served as those bytes (tester findings try9a F13, try10a F17: `"body":"done"` with
+/// `Content-Type: text/plain` answered 3 bytes of binary). Catbird 0.11 reads `body` as
+/// base64, so the mock is kept as sent; the 201 says what was meant, as for mocks that can
+/// never match (docs/protocol.md#mocks-that-can-never-match).
+enum TextBodyAsBase64Warning {
+    /// The warning for `response`, or nil: only when its `Content-Type` names text (`text/*`,
+    /// JSON, XML, `+json`, `+xml`, form data) and its body's bytes are not UTF-8.
+    static func warning(for response: ResponseMock) -> String? {
+        guard let body = response.body, !body.isEmpty, String(data: body, encoding: .utf8) == nil else { return nil }
+        let type = response.headers.first { $0.key.lowercased() == "content-type" }?.value.lowercased() ?? ""
+        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let textual = mediaType.hasPrefix("text/") || mediaType.hasSuffix("/json") || mediaType.hasSuffix("+json")
+            || mediaType.hasSuffix("/xml") || mediaType.hasSuffix("+xml") || mediaType == "application/x-www-form-urlencoded"
+        guard textual else { return nil }
+        let sent = body.base64EncodedString()
+        let meant = Data(sent.utf8).base64EncodedString()
+        return "'response.body' \(JSONText.shortString(sent)) is base64 (as in Catbird 0.11) for \(body.count) bytes that are "
+            + "not UTF-8 text, though the Content-Type is \(JSONText.shortString(mediaType)): they are served as those bytes; "
+            + "for the text \(JSONText.shortString(sent)) send \(JSONText.shortString(meant))"
+    }
+}
