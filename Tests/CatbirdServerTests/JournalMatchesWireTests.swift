@@ -69,6 +69,8 @@ final class JournalMatchesWireTests: ServerTestCase {
         try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)\r\n", "404")
         // The 404's head of the second is shared (NotFoundHead); its Content-Length is each one's.
         try assertJournalMatchesWire("GET /nothing/longer/than/the/first HTTP/1.1\r\n\(host)\r\n", "404, another length")
+        // Another URL of that length: the thread's journaled head of the second and length is reused.
+        try assertJournalMatchesWire("GET /nothing/longer/than/the/firsT HTTP/1.1\r\n\(host)\r\n", "404, the same length again")
         try assertJournalMatchesWire("HEAD /nothing HTTP/1.1\r\n\(host)\r\n", "404 to HEAD")
         try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", "404, request Connection: close")
         try assertJournalMatchesWire("GET /nothing HTTP/1.0\r\n\r\n", "404, HTTP/1.0")

@@ -45,13 +45,16 @@ struct NotFoundAnswer {
         let nearMissesStart = out.count
         out.append(UInt8(ascii: "["))
         var requestJSON = NearMissRequestJSON()
-        for (index, closest) in report.closest.enumerated() {
+        // By index, each read in place: a copy of a near miss (its mock and comparison) retains
+        // each of their references, which the worker threads share.
+        for index in report.closest.indices {
             // The next near misses are left out once the array holds `nearMissesBytesLimit`.
             if index > 0 && out.count - nearMissesStart >= Self.nearMissesBytesLimit { break }
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            closest.comparison.writeNearMissJSON(
-                to: &out, distance: closest.distance, mockId: closest.mock.id, position: closest.mock.position,
-                tenant: closest.mock.tenant.rawValue, requestJSON: &requestJSON)
+            let mock = report.closest[index].mock
+            report.closest[index].comparison.writeNearMissJSON(
+                to: &out, distance: report.closest[index].distance, mockId: mock.id, position: mock.position,
+                tenant: mock.tenant.rawValue, requestJSON: &requestJSON)
         }
         out.append(UInt8(ascii: "]"))
         nearMissesRange = nearMissesStart..<out.count
@@ -78,10 +81,11 @@ struct NotFoundAnswer {
         filesHint: String? = nil, to out: inout ByteWriter
     ) {
         writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
-        if let closest = report.closest.first {
+        if !report.closest.isEmpty {
+            let mock = report.closest[0].mock
             out.append("; the closest is ")
-            closest.comparison.writeSummary(mockId: closest.mock.id, tenant: closest.mock.tenant.rawValue, to: &out)
-            if let hint = PercentEncodingHint.hint(closest.mock, target: target) { out.append(utf8: "; " + hint) }
+            report.closest[0].comparison.writeSummary(mockId: mock.id, tenant: mock.tenant.rawValue, to: &out)
+            if let hint = PercentEncodingHint.hint(mock, target: target) { out.append(utf8: "; " + hint) }
             for hint in NearMissHints.hints(report, method: method, target: target) { out.append(utf8: "; " + hint) }
         } else {
             out.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")

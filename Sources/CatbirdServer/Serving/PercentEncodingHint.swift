@@ -12,7 +12,7 @@ enum PercentEncodingHint {
     /// regexp url also ignores the case of %XX)`; nil when `mock`'s url is not `equal`, is the
     /// target itself, or decodes to another text than the target (RFC 3986 section 2.1).
     static func hint(_ mock: Mock, target: String) -> String? {
-        let url = mock.pattern.source.url
+        let url = mock.patternURL  // in place: no copy of the compiled pattern
         guard url.kind == .equal, url.value != target, mayDiffer(url.value) || mayDiffer(target),
               let decoded = url.value.removingPercentEncoding, decoded == target.removingPercentEncoding else { return nil }
         return "its url differs only in percent-encoding (both are \(JSONText.shortString(decoded)) decoded): equal compares the "
