@@ -24,7 +24,12 @@ public struct RequestComparison: Sendable {
     /// The fields of a comparison asked for them, kept as verdicts and the request's values
     /// beside the pattern's texts: what the 404 writes (``writeNearMissJSON(to:distance:mockId:position:tenant:requestJSON:)``)
     /// with no ``CatbirdNearMiss/Field`` made.
-    struct Shown: Sendable {
+    ///
+    /// A class: a 404 copies each closest mock's comparison several times on its way to the
+    /// body and the reason (into the report, then for each writer called across modules), and a
+    /// copy of this as a struct retained and released each of its texts and arrays; now one
+    /// reference. Sendable: final, and every stored property is an immutable Sendable value.
+    final class Shown: Sendable {
         let texts: NearMissTexts
         let method: String
         let target: String
@@ -45,6 +50,22 @@ public struct RequestComparison: Sendable {
         /// That pattern's ``RequestPattern/summary`` (the reason names the mock by it); nil:
         /// ``NearMissTexts/summary``.
         let patternSummary: String?
+
+        init(
+            texts: NearMissTexts, method: String, target: String, methodMatches: Bool, urlMatches: Bool,
+            others: [(index: Int, verdict: CatbirdNearMiss.Field.Verdict, actual: String?)], omitted: Int, patternJSON: [UInt8]?,
+            patternSummary: String?
+        ) {
+            self.texts = texts
+            self.method = method
+            self.target = target
+            self.methodMatches = methodMatches
+            self.urlMatches = urlMatches
+            self.others = others
+            self.omitted = omitted
+            self.patternJSON = patternJSON
+            self.patternSummary = patternSummary
+        }
     }
 }
 
