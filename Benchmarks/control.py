@@ -9,10 +9,21 @@
       big:BYTES        GET /big → BYTES bytes of application/octet-stream
       upload           POST /upload → {"ok":true}
   control.py PORT visibility ROUNDS    time from a control action's 201 to the first request
-      that sees it, ROUNDS times (tenant "visibility"); prints p50, p99 and max in ms, the
-      control calls' own p50/p99, and the reference: p50, p99 and max of one GET of a mock no
-      update touches, asked on the same connection after each round (plain request latency
-      under the same load), and how many rounds needed more than one GET
+      that sees it, ROUNDS times (tenant "visibility"), in two measures, each beside its
+      reference (one GET of a mock no update touches, asked on the same connection after each
+      round: plain request latency under the same load):
+        visible_*, reference_*            this client's clock: from reading the 201 to having
+                                          read the answer that shows the change (reference: from
+                                          before the GET is written to having read its answer);
+                                          includes this client's own wake-ups on a loaded machine
+        wire_visible_*, wire_reference_*  from just before the first GET after the 201 is written
+                                          to the socket to the kernel's receive timestamp
+                                          (SO_TIMESTAMPNS) of the last bytes of the answer that
+                                          shows the change: everything the server and the
+                                          loopback do, without this client's wake-up to read it
+      p50, p99 and max in ms each; the control calls' own p50/p99; wakeup_p50/p99: from an
+      answer's receive timestamp to this client having read it (every measured GET); how many
+      rounds needed more than one GET
   control.py PORT metrics              the journal writer's figures from /catbird/metrics
 
 Standard library only. Prints one line of results (or nothing for `mocks`); exits 1 on an
@@ -22,11 +33,16 @@ unexpected answer.
 import base64
 import http.client
 import json
+import socket
+import struct
 import sys
 import time
 
 HOST = "127.0.0.1"
 TENANT_HEADER = "X-Catbird-Parallel-Id"
+# Linux: the kernel's receive time of a socket's data (struct timespec, CLOCK_REALTIME) as
+# ancillary data of recvmsg; Python's socket module does not name it.
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 
 
 def mock(method, kind, value, body, content_type="application/json"):
@@ -80,22 +96,74 @@ def add_mocks(port, tenant, spec):
             sys.exit(f"control.py: adding a mock to {tenant} answered {status}: {answer[:200]!r}")
 
 
+class TimedClient:
+    """GETs over one keep-alive socket, each timed by the kernel: when the request is about to
+    be written (CLOCK_REALTIME, read just before send) and when its answer's last bytes were
+    received (SO_TIMESTAMPNS of the recvmsg call that completed the answer: the time the
+    loopback handed those bytes to this socket's receive path, before this process woke up to
+    read them). Answers must carry Content-Length (Catbird's do)."""
+
+    def __init__(self, port):
+        self.socket = socket.create_connection((HOST, port), timeout=60)
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.socket.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.buffered = b""
+
+    def get(self, path, tenant):
+        """Returns (status, body, written_ns, arrived_ns, read_ns), the times in CLOCK_REALTIME
+        nanoseconds: before the request was written, the kernel's receive time of the answer's
+        last bytes, and when this client had read them."""
+        request = (f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n{TENANT_HEADER}: {tenant}\r\n\r\n").encode()
+        written = time.clock_gettime_ns(time.CLOCK_REALTIME)
+        self.socket.sendall(request)
+        data, arrived = self.buffered, None
+        while True:
+            head_end = data.find(b"\r\n\r\n")
+            if head_end >= 0:
+                head = data[:head_end].decode("latin-1").split("\r\n")
+                length = None
+                for line in head[1:]:
+                    name, _, value = line.partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value.strip())
+                if length is None:
+                    sys.exit(f"control.py: an answer without Content-Length: {head!r}")
+                end = head_end + 4 + length
+                if len(data) >= end:
+                    read = time.clock_gettime_ns(time.CLOCK_REALTIME)
+                    self.buffered = data[end:]
+                    if arrived is None:
+                        sys.exit("control.py: an answer without a kernel receive timestamp (SO_TIMESTAMPNS)")
+                    return int(head[0].split()[1]), data[head_end + 4:end], written, arrived, read
+            chunk, ancillary, _, _ = self.socket.recvmsg(65536, socket.CMSG_SPACE(16))
+            if not chunk:
+                sys.exit("control.py: the server closed the timed connection")
+            data += chunk
+            for level, kind, value in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    seconds, nanoseconds = struct.unpack("qq", value[:16])
+                    arrived = seconds * 1_000_000_000 + nanoseconds
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def visibility(port, rounds):
-    """Each round: an update of /visible, then GETs of it until its new body shows (the time
-    from the 201 to that answer), then, as a reference, one GET of /steady, a mock of the same
-    tenant no update touches, on the same connection (the time of a plain request under the
-    same load: what the visibility figure is made of when the first GET already sees it)."""
-    control, app = Client(port), Client(port)
+    """Each round: an update of /visible, then GETs of it until its new body shows, then, as a
+    reference, one GET of /steady, a mock of the same tenant no update touches, on the same
+    connection (a plain request under the same load: what the visibility figure is made of
+    when the first GET already sees it). Two measures of each, see the module's doc: this
+    client's clock from the 201 read (visible) or the GET's start (reference) to the answer
+    read, and the kernel's: from the first GET's write to its answer's receive timestamp."""
+    control, app = Client(port), TimedClient(port)
     status, answer = control.call("POST", "/catbird/api/mocks", tenant="visibility",
                                   body=mock("GET", "equal", "/steady", b"steady", "text/plain"))
     if status != 201:
         sys.exit(f"control.py: adding /steady answered {status}: {answer[:200]!r}")
     seen_after, control_times, reference, gets = [], [], [], []
+    wire_seen, wire_reference, wakeups = [], [], []
     for i in range(rounds):
         body = f"v{i}".encode()
         started = time.perf_counter()
@@ -104,26 +172,33 @@ def visibility(port, rounds):
         created = time.perf_counter()
         if status != 201:
             sys.exit(f"control.py: update answered {status}: {answer[:200]!r}")
-        count = 0
+        count, first_written = 0, None
         while True:
             count += 1
-            status, answer = app.call("GET", "/visible", tenant="visibility")
+            status, answer, written, arrived, read = app.get("/visible", "visibility")
+            wakeups.append((read - arrived) / 1e6)
+            first_written = written if first_written is None else first_written
             if status == 200 and answer == body:
                 break
             if time.perf_counter() - created > 10:
                 sys.exit(f"control.py: round {i}: the change was not visible after 10 s ({status} {answer[:80]!r})")
         seen_after.append((time.perf_counter() - created) * 1000)
+        wire_seen.append((arrived - first_written) / 1e6)
         control_times.append((created - started) * 1000)
         gets.append(count)
         asked = time.perf_counter()
-        status, answer = app.call("GET", "/steady", tenant="visibility")
+        status, answer, written, arrived, read = app.get("/steady", "visibility")
         if status != 200 or answer != b"steady":
             sys.exit(f"control.py: round {i}: GET /steady answered {status} {answer[:80]!r}")
         reference.append((time.perf_counter() - asked) * 1000)
-    print(f"visible_p50={percentile(seen_after, 0.5):.3f} visible_p99={percentile(seen_after, 0.99):.3f} "
-          f"visible_max={max(seen_after):.3f} control_p50={percentile(control_times, 0.5):.3f} "
-          f"control_p99={percentile(control_times, 0.99):.3f} reference_p50={percentile(reference, 0.5):.3f} "
-          f"reference_p99={percentile(reference, 0.99):.3f} reference_max={max(reference):.3f} "
+        wire_reference.append((arrived - written) / 1e6)
+        wakeups.append((read - arrived) / 1e6)
+    figures = {"visible": seen_after, "reference": reference, "wire_visible": wire_seen,
+               "wire_reference": wire_reference}
+    line = " ".join(f"{name}_p50={percentile(values, 0.5):.3f} {name}_p99={percentile(values, 0.99):.3f} "
+                    f"{name}_max={max(values):.3f}" for name, values in figures.items())
+    print(f"{line} control_p50={percentile(control_times, 0.5):.3f} control_p99={percentile(control_times, 0.99):.3f} "
+          f"wakeup_p50={percentile(wakeups, 0.5):.3f} wakeup_p99={percentile(wakeups, 0.99):.3f} "
           f"gets_max={max(gets)} gets_over_one={sum(1 for n in gets if n > 1)}")
 
 

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """A cheap check of Benchmarks/ (the benchmark itself is not part of the suite: CI time).
 
-`bash -n` on Benchmarks/run.sh, miss-ab.sh, miss-client.sh, visibility-ab.sh, ab-servers.sh and miss-common.sh, and run.sh's check, with BENCH_NO_BUILD=1, that both release products
-it measures are built; then Benchmarks/control.py against a real node: the scenario
-mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit, a
-miss 404s, the 64 KiB body), a few visibility rounds print their figures beside their reference's
-(a GET of a mock no update touches), and the metrics line
-carries the journal writer's longest queue and rows per commit. Last, Benchmarks/journal-queries.sh
+`bash -n` on Benchmarks/run.sh, miss-ab.sh, miss-client.sh, visibility-ab.sh, ab-servers.sh,
+miss-common.sh, wrk-run.sh and interleave.sh, and run.sh's check, with BENCH_NO_BUILD=1, that
+both release products it measures are built; then Benchmarks/control.py against a real node: the
+scenario mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit,
+a miss 404s, the 64 KiB body), a few visibility rounds print both measures beside their
+references' (a GET of a mock no update touches), the kernel-timed one within the client-timed one,
+and the metrics line carries the journal writer's longest queue and rows per commit. Then
+interleave.sh's rounds with real wrk runs against the node (1 s each): every round printed, each
+ratio the scenario's req/s over the mean of the reference runs beside it, the median judged
+against the target (a target no run can reach FAILs), the 404s of a miss scenario expected. Last, Benchmarks/journal-queries.sh
 end to end on a journal of 3,000 rows: every pattern kind's count equals its SQL reference, alone
 and beside a baseline binary (side by side).
 
@@ -60,10 +64,65 @@ def check_products_needed_without_build(work, checks):
             os.chmod(missing, 0o755)
 
 
+INTERLEAVE_DRIVER = r"""
+set -euo pipefail
+BENCH_DIR="$1"; CATBIRD_URL="$2"; WORK="$3"
+RAW_LOG="$WORK/raw.txt"; WRK_MAX_THREADS=2; WRK_TIMEOUT=10s; ROUNDS=2; ROUND_SECONDS=1
+socket_errors=0; unexpected_non2xx=0; failures=0
+progress() { echo "progress: $*" >&2; }
+source "$BENCH_DIR/wrk-run.sh"
+source "$BENCH_DIR/interleave.sh"
+scenario first "the first equal mock" /m/0 0 - -H "X-Catbird-Parallel-Id: equal"
+scenario last "the last equal mock" /m/19 0 100 -H "X-Catbird-Parallel-Id: equal"
+scenario miss "a miss" /miss/nothing 1 0 -H "X-Catbird-Parallel-Id: equal" -s "$BENCH_DIR/miss.lua"
+interleave first last miss
+flat_report
+echo "counters: failures=$failures socket_errors=$socket_errors unexpected_non2xx=$unexpected_non2xx"
+"""
+
+
+def check_interleave(port, work, checks):
+    """interleave.sh with real wrk runs: a reference (/m/0) and two scenarios, 2 rounds of 1 s.
+    Checks the printed rounds against each other: each ratio is the scenario's req/s over the
+    mean of the reference runs printed beside it, a round's reference run after is the next
+    scenario run's before, and the table's median is the mean of the two rounds' ratios."""
+    result = subprocess.run(["bash", "-c", INTERLEAVE_DRIVER, "driver", BENCHMARKS, f"http://127.0.0.1:{port}", work],
+                            capture_output=True, text=True, timeout=300)
+    out = result.stdout
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in out.splitlines() if line.startswith("| the ")
+            or line.startswith("| a miss")}
+    rounds = {}
+    for line in out.splitlines():
+        if line.startswith("  - "):
+            label, _, text = line[4:].partition(": ")
+            rounds[label] = [part.replace("(", "").replace(")", "").replace("|", "").replace("=", "").split()
+                             for part in text.split("; ")]
+    checks.check("interleave.sh: both scenarios' rows and every round printed, no unexpected status",
+                 result.returncode == 0 and set(rows) == {"the last equal mock", "a miss"}
+                 and all(len(rounds.get(label, [])) == 2 for label in rows)
+                 and "socket_errors=0 unexpected_non2xx=0" in out, out[-2000:] + result.stderr[-1500:])
+    if result.returncode != 0 or len(rounds) != 2:
+        return
+    # The run order: reference, last, reference, miss, reference, last, reference, miss, reference.
+    runs = [rounds["the last equal mock"][0], rounds["a miss"][0], rounds["the last equal mock"][1], rounds["a miss"][1]]
+    chained = all(runs[i][2] == runs[i + 1][1] for i in range(3))
+    ratios_right = all(abs(float(run[3]) - float(run[0]) / ((float(run[1]) + float(run[2])) / 2)) <= 0.006 for run in runs)
+    checks.check("interleave.sh: each round's ratio is its req/s over the mean of the reference runs beside it, "
+                 "which are shared with the neighbouring rounds", chained and ratios_right, out[-2000:])
+    last, miss = rows["the last equal mock"].split(" | "), rows["a miss"].split(" | ")
+    each = [float(value) for value in last[4].split()]
+    checks.check("interleave.sh: the median of two rounds is their mean; a target of 100 × FAILs, 0 × PASSes, "
+                 "reported-only references are not judged",
+                 len(each) == 2 and abs(float(last[5]) - sum(each) / 2) <= 0.011 and last[-1].strip(" |") == "FAIL"
+                 and miss[-1].strip(" |") == "PASS" and "≥ 100 × the first equal mock" in last[7]
+                 and "failures=1 " in out, out[-2000:])
+
+
 def run(args, work, checks):
     syntax = subprocess.run(["bash", "-n", os.path.join(BENCHMARKS, "run.sh")], capture_output=True, text=True)
     checks.check("Benchmarks/run.sh parses (bash -n)", syntax.returncode == 0, syntax.stderr)
-    for script in ("miss-ab.sh", "visibility-ab.sh", "ab-servers.sh", "miss-common.sh", "miss-client.sh"):
+    for script in ("miss-ab.sh", "visibility-ab.sh", "ab-servers.sh", "miss-common.sh", "miss-client.sh", "wrk-run.sh",
+                   "interleave.sh"):
         syntax = subprocess.run(["bash", "-n", os.path.join(BENCHMARKS, script)], capture_output=True, text=True)
         checks.check(f"Benchmarks/{script} parses (bash -n)", syntax.returncode == 0, syntax.stderr)
     check_products_needed_without_build(work, checks)
@@ -86,12 +145,23 @@ def run(args, work, checks):
 
         code, output = control(node.port, "visibility", "5")
         figures = fields(output)
-        checks.check("control.py visibility prints its figures and its reference's",
-                     code == 0 and all(float(figures.get(key, "-1")) >= 0 for key in
-                                       ("visible_p50", "visible_p99", "visible_max", "control_p50", "control_p99",
-                                        "reference_p50", "reference_p99", "reference_max", "gets_over_one"))
+        measures = [f"{prefix}{name}_{stat}" for prefix in ("", "wire_") for name in ("visible", "reference")
+                    for stat in ("p50", "p99", "max")]
+        checks.check("control.py visibility prints both measures and their references'",
+                     code == 0 and all(float(figures.get(key, "-1")) > 0 for key in measures)
+                     and all(float(figures.get(key, "-1")) >= 0 for key in
+                             ("control_p50", "control_p99", "wakeup_p50", "wakeup_p99", "gets_over_one"))
                      and int(figures.get("gets_max", "0")) >= 1,
                      output)
+        # Each round's kernel-timed span (the GET's write to its answer's receive time) lies
+        # inside its client-timed one (the 201 read to the answer read), so every order
+        # statistic is at most the client-timed one's.
+        checks.check("control.py visibility: the kernel-timed measure within the client-timed one",
+                     code == 0 and all(float(figures.get(f"wire_{name}_{stat}", "inf"))
+                                       <= float(figures.get(f"{name}_{stat}", "-1"))
+                                       for name in ("visible", "reference") for stat in ("p50", "p99", "max")),
+                     output)
+        check_interleave(node.port, work, checks)
         code, output = control(node.port, "metrics")
         figures = fields(output)
         checks.check("control.py metrics reads the writer's longest queue and rows per commit",
