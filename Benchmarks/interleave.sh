@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # the r_* figures are set by parse_wrk (printf -v)
 # Sourced by run.sh (and by Tests/Operations/benchmark_smoke_test.py): scenarios judged by a
 # ratio to a reference measured beside them, in the same invocation, on the same Catbird.
 #
@@ -100,7 +101,9 @@ flat_report() {
     done
     echo
     echo "- every round, scenario req/s (reference run before | after) = ratio:"
+    local text
     for name in "${FLAT[@]}"; do
-        echo "  - ${flat[$name,label]}: $(echo "${flat[$name,rounds]%;}" | sed 's/;/; /g')"
+        text="${flat[$name,rounds]%;}"
+        echo "  - ${flat[$name,label]}: ${text//;/; }"
     done
 }

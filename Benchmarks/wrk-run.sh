@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by run.sh (and by Tests/Operations/benchmark_smoke_test.py's interleave check): one
 # wrk run and the figures read from its output. run_wrk needs WRK_MAX_THREADS (wrk threads at
 # most), WRK_TIMEOUT and RAW_LOG (every run's output is appended to it).
