@@ -115,7 +115,7 @@ else
     DEFAULT_ROUNDS=5; DEFAULT_ROUND_SECONDS=3
 fi
 JOURNAL_ROWS="${BENCH_JOURNAL_ROWS:-$DEFAULT_JOURNAL_ROWS}"
-# The flat-scaling scenarios' interleaved rounds (see interleave): 5 rounds of 3 s each.
+# The flat-scaling scenarios' interleaved rounds (interleave.sh): by default 5 rounds of 3 s.
 ROUNDS="${BENCH_ROUNDS:-$DEFAULT_ROUNDS}"
 ROUND_SECONDS="${BENCH_ROUND_SECONDS:-$DEFAULT_ROUND_SECONDS}"
 DURATION_TEXT="${BENCH_DURATION:-$DEFAULT_DURATION}"
