@@ -7,9 +7,10 @@ import CatbirdHTTP
 enum MetricsRoute {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            // On the quick control lane: the stored counts wait for a read connection.
-            // Ignores a query, as the health probe does (InfoRoutes).
-            Route("GET", "/catbird/metrics", query: nil, lane: .quick) { _ throws(APIError) in
+            // On metrics' own thread: the stored counts wait for a read connection, and a
+            // scrape takes no tenant's turn (ControlLane.metrics). Ignores a query, as the
+            // health probe does (InfoRoutes).
+            Route("GET", "/catbird/metrics", query: nil, lane: .metrics) { _ throws(APIError) in
                 let text = try render(dependencies)
                 return HTTPResponse(
                     status: 200, headers: ["Content-Type": PrometheusText.contentType], body: Array(text.utf8))

@@ -1,0 +1,44 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// `GET /catbird/metrics` runs on a thread of its own, in no tenant's turn
+/// (docs/tenancy.md#fair-shares).
+final class MetricsLaneTests: XCTestCase {
+    /// Regression (try9b F11): header-less clients (4 loops of 3 MB `update`s) held the default
+    /// tenant's quick-lane turn, and a scrape, which sends no parallel id either, queued behind
+    /// them: p50 770 ms, max 2.3 s. Here the default tenant's quick turn is held for as long as
+    /// the test wants: its journal writer is held (another connection has the file's write
+    /// lock), so two header-less journal listings wait for the default tenant's queued row, the
+    /// first on its quick thread, the second queued in its turn. A header-less scrape sent
+    /// meanwhile answers while both still wait.
+    func testAScrapeWithoutAParallelIDDoesNotWaitForTheDefaultTenantsQuickTurn() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let hold = try JournalWriterHold(server)
+        defer { hold.end() }
+        XCTAssertEqual(try client.request("GET", "/not-mocked").status, 404)  // a default-tenant row, queued
+
+        let listed = Locked<[Int]>([])
+        let group = DispatchGroup()
+        let port = server.port
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                let status = (try? RawHTTPClient(port: port).request("GET", "/catbird/api/requests").status) ?? 0
+                listed.append(status)
+            }
+        }
+        E2E.waitUntilWaiting(server, 2)  // both listings received and parked off the workers
+
+        let scrape = try client.request("GET", "/catbird/metrics")
+        let listedDuringScrape = listed.value
+        XCTAssertEqual(scrape.status, 200, scrape.text)
+        XCTAssertTrue(scrape.text.contains("catbird_build_info{"), String(scrape.text.prefix(300)))
+        XCTAssertEqual(listedDuringScrape, [], "the scrape answered while the default tenant's listings still waited")
+
+        try hold.release()
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(listed.value, [200, 200], "the listings answer once the row is written")
+    }
+}
