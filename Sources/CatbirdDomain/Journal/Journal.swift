@@ -55,7 +55,7 @@ public final class Journal: Sendable {
     /// ``JournalWaiters/wait(for:after:timeout:wake:)`` for what comes after.
     /// - Throws: `SQLiteError`.
     public func latestID(of tenant: TenantID) throws -> Int64 {
-        writer.flush()
+        writer.flush(for: tenant)
         return try reader.use { db in
             try db.query("SELECT max(id) FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue ?? 0
         }
@@ -74,10 +74,17 @@ public final class Journal: Sendable {
         writer.whenCommitted(ticket, done)
     }
 
-    /// Waits until every entry queued before the call is committed, so that a read that
-    /// follows sees it (docs/protocol.md#read-your-writes).
+    /// Waits until every entry queued before the call is committed (every tenant's: dropping
+    /// every tenant, retention's final check of an idle tenant).
     public func flush() {
         writer.flush()
+    }
+
+    /// Waits until every entry of `tenant` queued before the call is committed, so that a read
+    /// of its journal that follows sees it (docs/protocol.md#read-your-writes), without waiting
+    /// for other tenants' entries queued after its last one (``JournalWriter/flush(for:)``).
+    public func flush(for tenant: TenantID) {
+        writer.flush(for: tenant)
     }
 
     /// The writer's queue and commits so far; see ``JournalWriter/statistics()``.
@@ -93,7 +100,7 @@ public final class Journal: Sendable {
     /// - Returns: the entries, and whether more follow.
     /// - Throws: `SQLiteError`.
     public func arrivals(of tenant: TenantID, after since: Int64, limit: Int, urlCharacters: Int) throws -> (entries: [JournalArrival], hasMore: Bool) {
-        writer.flush()
+        writer.flush(for: tenant)
         let (sql, bindings) = Self.select(
             "method, substr(url, 1, \(urlCharacters)), length(url), status, id, request_body_truncated, request_body_size, "
                 + "length(request_body)", of: tenant, JournalQuery(since: since, limit: limit),
@@ -140,7 +147,7 @@ public final class Journal: Sendable {
     /// - Throws: `SQLiteError`.
     @discardableResult
     public func clear(_ tenant: TenantID) throws -> Int {
-        writer.flush()
+        writer.flush(for: tenant)
         let hidden = deletions.hiddenThrough(tenant)
         let (count, through) = try database.use { db in
             try db.transaction {

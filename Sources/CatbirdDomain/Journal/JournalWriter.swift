@@ -7,9 +7,9 @@ import Synchronization
 /// ``maxBatchSize`` rows, a bounded queue.
 ///
 /// `append` never touches the disk; it blocks only when `capacity` entries or `byteCapacity`
-/// bytes are already waiting (back-pressure rather than loss). ``flush()`` waits until
-/// everything appended before the call is committed, which is how journal queries read their
-/// own writes.
+/// bytes are already waiting (back-pressure rather than loss). ``flush(for:)`` waits until
+/// everything a tenant appended before the call is committed, which is how journal queries read
+/// their own writes; ``flush()`` waits for every tenant's.
 ///
 /// The writer shares the write connection with control changes. It takes the queue in rounds
 /// of at most ``maxBatchSize`` entries, one transaction each, and lets go of the connection
@@ -90,6 +90,10 @@ public final class JournalWriter: Sendable {
         var queuedBytes = 0
         var appended: UInt64 = 0
         var committed: UInt64 = 0
+        /// The sequence (``JournalTicket``) of each tenant's last entry appended and not yet
+        /// committed (a tenant whose entries are all committed is absent): what its reads
+        /// wait for (``flush(for:)``).
+        var lastQueued: [TenantID: UInt64] = [:]
         var stopping = false
         var stopped = false
         /// The writer thread waits for entries (an append must wake it).
@@ -173,6 +177,7 @@ public final class JournalWriter: Sendable {
         var entry = entry
         entry.truncateBodies(to: bodyLimit)
         let bytes = Self.queuedSize(of: entry)
+        let tenant = entry.tenant
         condition.lock()
         while !state.stopping && state.waiting > 0
             && (state.waiting >= capacity || state.queuedBytes + bytes > byteCapacity) {
@@ -186,6 +191,7 @@ public final class JournalWriter: Sendable {
         state.queue.append(consume entry)
         state.queuedBytes += bytes
         state.appended += 1
+        state.lastQueued[tenant] = state.appended
         let ticket = JournalTicket(sequence: state.appended)
         state.statistics.longestQueue = max(state.statistics.longestQueue, state.waiting)
         state.statistics.longestQueueBytes = max(state.statistics.longestQueueBytes, state.queuedBytes)
@@ -222,8 +228,22 @@ public final class JournalWriter: Sendable {
 
     /// Blocks until every entry appended before this call is committed.
     public func flush() {
+        flush(through: nil)
+    }
+
+    /// Blocks until every entry of `tenant` appended before this call is committed: the
+    /// entries queued before its last one too (they are written in order), but none queued
+    /// after it, so another tenant's backlog queued behind never delays the tenant's reads
+    /// (try9b F9: a flood of 64-KiB requests kept the queue at its 16 MiB, and a tenant with
+    /// nothing queued waited for all of it).
+    public func flush(for tenant: TenantID) {
+        flush(through: tenant)
+    }
+
+    /// ``flush()`` when `tenant` is nil, else ``flush(for:)``.
+    private func flush(through tenant: TenantID?) {
         condition.lock()
-        let target = state.appended
+        let target = tenant.map { state.lastQueued[$0] ?? 0 } ?? state.appended
         if state.committed < target && !state.stopped {
             state.flushers += 1
             if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
@@ -292,6 +312,10 @@ public final class JournalWriter: Sendable {
                 state.commitWaiters.dropped(first...state.committed)
             }
             let resumed = state.commitWaiters.take(through: state.committed)
+            if !state.lastQueued.isEmpty {
+                let committed = state.committed
+                state.lastQueued = state.lastQueued.filter { $0.value > committed }
+            }
             state.lastReleased = resumed.count
             condition.broadcast()
             condition.unlock()

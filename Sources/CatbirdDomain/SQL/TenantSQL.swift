@@ -84,7 +84,7 @@ public final class TenantSQL: Sendable {
         deadline: ContinuousClock.Instant, maxResultSize: Int
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
         guard ContinuousClock.now < deadline else { throw .timedOut(milliseconds: Int(timeLimit.milliseconds)) }
-        journal.flush()
+        journal.flush(for: tenant)
         let wait = deadline - ContinuousClock.now
         guard available.wait(timeout: .now() + (wait > .zero ? wait : .zero).dispatchInterval) == .success else {
             throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
