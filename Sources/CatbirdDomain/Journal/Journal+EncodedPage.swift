@@ -38,14 +38,20 @@ extension Journal {
     public func encodedPage(
         of tenant: TenantID, _ query: JournalQuery, maxSize: Int = maxPageSize, timeLimit: Duration = defaultCountTimeLimit
     ) throws -> EncodedJournalPage {
-        writer.flush()
+        try encodedPage(of: tenant, ids: pageIDs(of: tenant, query, timeLimit: timeLimit), query, maxSize: maxSize)
+    }
+
+    /// The ids of the page's entries (``encodedPage(of:_:maxSize:timeLimit:)``'s first half):
+    /// in the page's order, one more than `query.limit` when more follow.
+    /// - Throws: ``JournalCountError/listingTooSlow(milliseconds:)``; `SQLiteError`.
+    func pageIDs(of tenant: TenantID, _ query: JournalQuery, timeLimit: Duration) throws -> [Int64] {
+        writer.flush(for: tenant)
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let (sql, bindings) = Self.select(
             "id", of: tenant, query, limit: query.limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))
-        let found = try reading(until: deadline, timeLimit: timeLimit, tooSlow: JournalCountError.listingTooSlow) { db in
+        return try reading(until: deadline, timeLimit: timeLimit, tooSlow: JournalCountError.listingTooSlow) { db in
             try db.query(sql, bindings).map { $0[0].intValue ?? 0 }
         }
-        return try encodedPage(of: tenant, ids: found, query, maxSize: maxSize)
     }
 
     /// The page of the tenant's entries `found` (ids in the page's order; one more than

@@ -11,12 +11,20 @@ import CatbirdHTTP
 /// the whole journal, the slow lane one look of the tenant at a time), and between looks a
 /// ``JournalWaiters`` callback waits for the journal writer to commit more of the tenant's
 /// entries.
+///
+/// A quick look (``largePages`` set) finds the page first and builds it only when its JSON is
+/// expected to be small (``JournalRoutes/quickPageBytes``); a larger page is built on
+/// ``largePages``, the bulk lane, so that tenants paging journals of large bodies never hold the
+/// quick threads (try9b F12).
 struct JournalLongPoll: Sendable {
     /// The longest `wait` accepted: 60 seconds.
     static let maxWait = Duration.seconds(60)
 
     let dependencies: RouteDependencies
     let lane: LookLane
+    /// Where a quick look's page expected to pass ``JournalRoutes/quickPageBytes`` is built
+    /// (the tenant's bulk lane); nil for a slow look, which builds every page itself.
+    let largePages: TenantLane?
     let tenant: TenantID
     let query: JournalQuery
     let deadline: ContinuousClock.Instant
@@ -30,15 +38,35 @@ struct JournalLongPoll: Sendable {
         do {
             // The latest id first: an entry committed after it wakes the waiter below.
             let latest = try dependencies.journal.latestID(of: tenant)
-            let page = try dependencies.journal.encodedPage(of: tenant, query)
-            let remaining = deadline - ContinuousClock.now
-            guard page.entryCount == 0, remaining > .zero else {
-                responder.send(JSONBody.page(page))
-                return
+            let remaining: Duration
+            if let largePages {
+                let plan = try dependencies.journal.pagePlan(of: tenant, query)
+                remaining = deadline - ContinuousClock.now
+                if !plan.isEmpty && plan.expectedBytes > JournalRoutes.quickPageBytes {
+                    largePages.run { send(plan, responder) }
+                    return
+                }
+                guard plan.isEmpty, remaining > .zero else { return send(plan, responder) }
+            } else {
+                let page = try dependencies.journal.encodedPage(of: tenant, query)
+                remaining = deadline - ContinuousClock.now
+                guard page.entryCount == 0, remaining > .zero else {
+                    responder.send(JSONBody.page(page))
+                    return
+                }
             }
             dependencies.journal.waiters.wait(for: tenant, after: latest, timeout: remaining) { _ in
                 lane.run { look(responder) }
             }
+        } catch {
+            responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
+        }
+    }
+
+    /// Builds `plan`'s page and answers with it.
+    private func send(_ plan: JournalPagePlan, _ responder: HTTPResponder) {
+        do {
+            responder.send(JSONBody.page(try dependencies.journal.encodedPage(of: tenant, plan, query)))
         } catch {
             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
         }

@@ -38,7 +38,8 @@ enum JournalRoutes {
             }, answer: { context in
                 let (query, wait, work) = try listing(context)
                 let poll = JournalLongPoll(
-                    dependencies: dependencies, lane: work == .slow ? context.slowLooks : context.quickLooks, tenant: context.tenant,
+                    dependencies: dependencies, lane: work == .slow ? context.slowLooks : context.quickLooks,
+                    largePages: work == .slow ? nil : context.lane(.bulk), tenant: context.tenant,
                     query: query, deadline: ContinuousClock.now + wait)
                 return .later { responder in poll.start(responder) }
             }) { context in
@@ -83,6 +84,14 @@ enum JournalRoutes {
     /// like a count, so that two tenants paging their journals do not hold both quick threads
     /// while a third tenant's `update` waits (docs/tenancy.md#fair-shares).
     static let quickPageLimit = JournalQuery.defaultLimit
+
+    /// Bytes of JSON a journal page built on the quick lane is expected to take at most:
+    /// 256 KiB (a few tens of milliseconds to build). A page of at most ``quickPageLimit``
+    /// entries expected to be larger (``JournalPagePlan/expectedBytes``: 100 entries with 64-KiB
+    /// request and response bodies are 4 MiB, 0.5 to 0.8 s) is built on the bulk lane, so that
+    /// six tenants paging such journals no longer held both quick threads while another
+    /// tenant's `update` waited 0.4 to 1.4 s (try9b F12; docs/tenancy.md#fair-shares).
+    static let quickPageBytes = 256 << 10
 
     static let journalQueryNames = ["since", "before", "order", "limit", "method", "url", "status", "answeredBy", "bodies", "wait"]
 
