@@ -268,14 +268,22 @@ public struct CatbirdRequestPage: Codable, Hashable, Sendable {
     /// `nextSince` or `nextBefore`). Nil from servers that predate it.
     public var sizeLimited: Bool?
 
+    /// Set when the page's range reached entries of the tenant that the server's retention
+    /// deleted (its journal row, byte or age limit): the highest id deleted. Entries that
+    /// would have been in the page may be missing. Nil when none were deleted (and from
+    /// servers that predate it).
+    public var prunedThrough: Int64?
+
     /// A page (the server builds these).
     @_spi(Server) public init(
-        requests: [CatbirdRequest], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil, sizeLimited: Bool? = nil
+        requests: [CatbirdRequest], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil, sizeLimited: Bool? = nil,
+        prunedThrough: Int64? = nil
     ) {
         self.requests = requests
         self.hasMore = hasMore
         self.nextSince = nextSince
         self.nextBefore = nextBefore
         self.sizeLimited = sizeLimited
+        self.prunedThrough = prunedThrough
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// shape: the listing, the unmatched listing, find), built entry by entry and bounded in bytes.
 public struct EncodedJournalPage: Sendable {
     /// The whole answer: `{"requests":[…],"hasMore":…,"nextBefore":…,"nextSince":…,"sizeLimited":…}`
-    /// (the entries first, so the answer is written once, in place).
+    /// and `"prunedThrough":…` when it is set (the entries first, so the answer is written once,
+    /// in place).
     public var json: [UInt8]
     /// How many entries it holds.
     public var entryCount: Int
@@ -15,6 +16,9 @@ public struct EncodedJournalPage: Sendable {
     public var hasMore: Bool
     /// Whether the page stopped early because the next entry would have passed the size limit.
     public var sizeLimited: Bool
+    /// The highest id of the tenant's entries retention deleted (``JournalPruned``) when the
+    /// page's range reached them (``Journal/prunedThrough(of:_:hasMore:)``); nil otherwise.
+    public var prunedThrough: Int64?
 }
 
 extension Journal {
@@ -102,7 +106,24 @@ extension Journal {
         let nextBefore = included.min() ?? query.before
         json += Array("],\"hasMore\":\(hasMore)".utf8)
         if let nextBefore { json += Array(",\"nextBefore\":\(nextBefore)".utf8) }
-        json += Array(",\"nextSince\":\(nextSince),\"sizeLimited\":\(sizeLimited)}".utf8)
-        return EncodedJournalPage(json: json, entryCount: included.count, hasMore: hasMore, sizeLimited: sizeLimited)
+        json += Array(",\"nextSince\":\(nextSince),\"sizeLimited\":\(sizeLimited)".utf8)
+        let prunedThrough = prunedThrough(of: tenant, query, hasMore: hasMore)
+        if let prunedThrough { json += Array(",\"prunedThrough\":\(prunedThrough)".utf8) }
+        json.append(UInt8(ascii: "}"))
+        return EncodedJournalPage(
+            json: json, entryCount: included.count, hasMore: hasMore, sizeLimited: sizeLimited, prunedThrough: prunedThrough)
+    }
+
+    /// The highest id of the tenant's entries retention deleted (``JournalPruned``), when a
+    /// page of `query` reached them: oldest first, when it starts before that id (`since`
+    /// below it; the entries between `since` and the page's first are gone); newest first, when
+    /// it reached the oldest entry kept (no more follow) or its `before` is at or below that id.
+    /// Nil when retention deleted none of the range (and always after a journal clear, which
+    /// starts the range anew).
+    func prunedThrough(of tenant: TenantID, _ query: JournalQuery, hasMore: Bool) -> Int64? {
+        let through = pruned.through(tenant)
+        guard through > 0 else { return nil }
+        let reached = query.newestFirst ? !hasMore || (query.before.map { $0 <= through } ?? false) : (query.since ?? 0) < through
+        return reached ? through : nil
     }
 }

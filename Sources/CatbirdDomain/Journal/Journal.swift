@@ -23,6 +23,8 @@ public final class Journal: Sendable {
     public static let countHelperLimit = 2
     /// Journal rows being deleted in the background, hidden from every read.
     public let deletions: JournalDeletions
+    /// What retention deleted of each tenant's journal (reads that reach it say so).
+    public let pruned = JournalPruned()
 
     /// - Parameters:
     ///   - writer: the writer that owns appends.
@@ -115,6 +117,26 @@ public final class Journal: Sendable {
         return (entries, rows.count > limit)
     }
 
+    /// How many journal rows each tenant holds, those being deleted in the background
+    /// (``JournalDeletions``) left out; tenants with none are absent. One pass over the
+    /// journal's (tenant, id) index on a read connection, then a count of the rows after the
+    /// hidden ones for each tenant that has some.
+    /// - Throws: `SQLiteError`.
+    func visibleRows() throws -> [TenantID: Int] {
+        try reader.use { db in
+            var rows: [TenantID: Int] = [:]
+            for row in try db.query("SELECT tenant, count(*) FROM journal_rows GROUP BY tenant") {
+                let tenant = TenantID(row[0].stringValue ?? "")
+                let hidden = deletions.hiddenThrough(tenant)
+                let count = hidden == 0 ? row[1].intValue ?? 0 : try db.query(
+                    "SELECT count(*) FROM journal_rows WHERE tenant = ? AND id > ?", [.text(tenant.rawValue), .integer(hidden)]
+                ).first?[0].intValue ?? 0
+                if count > 0 { rows[tenant] = Int(count) }
+            }
+            return rows
+        }
+    }
+
     /// The statement that reads `columns` of the tenant's entries the query selects, in its
     /// order, at most `limit` rows (`query.limit` itself is not used); the entries up to
     /// `hiddenThrough` are being deleted (``JournalDeletions``) and left out.
@@ -160,6 +182,7 @@ public final class Journal: Sendable {
             }
         }
         if let through { deletions.committed(tenant, through: through) }
+        pruned.forget(tenant)
         return count
     }
 

@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 import Synchronization
 
 /// The journal's size in bytes, as the byte limit of retention counts it
@@ -16,7 +17,12 @@ import Synchronization
 ///
 /// A row's bytes are its stored texts and blobs plus ``rowOverhead`` (``rowBytes(_:)``); a
 /// shared body (`journal_bodies`, docs/schema.md#response-bodies-stored-once) counts once, as
-/// stored. A blob's length is SQLite's `length()` of the bare column, which reads no overflow
+/// stored.
+///
+/// The rows' bytes are also kept per tenant (``tenantBytes(_:)``), for the limit's fair shares
+/// (``JournalShares``): ``catchUp(_:)`` adds each tenant's, and a third TEMP trigger adds each
+/// deleted counted row's bytes to its tenant's line of `temp.catbird_journal_released_rows`,
+/// which ``tenantBytes(_:)`` folds into the counts. A shared body counts toward no tenant. A blob's length is SQLite's `length()` of the bare column, which reads no overflow
 /// page. Only the counting reads write nothing, so a pass that finds nothing to delete
 /// changes no row (``SerialDatabase``'s storage faults are cleared by real writes only).
 final class JournalBytes: Sendable {
@@ -33,6 +39,9 @@ final class JournalBytes: Sendable {
         var bodiesThrough: Int64 = 0
         /// Their bytes when they were counted.
         var added = 0
+        /// The counted rows' bytes by tenant, less those released and folded in by
+        /// ``tenantBytes(_:)`` (a tenant with none left is absent).
+        var byTenant: [TenantID: Int] = [:]
         var installed = false
     }
 
@@ -74,6 +83,13 @@ final class JournalBytes: Sendable {
             WHEN OLD.id <= catbird_journal_bodies_counted() BEGIN
                 UPDATE catbird_journal_released SET bytes = bytes + length(OLD.body);
             END;
+            CREATE TEMP TABLE IF NOT EXISTS catbird_journal_released_rows (
+                tenant TEXT PRIMARY KEY NOT NULL, bytes INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE TEMP TRIGGER IF NOT EXISTS catbird_journal_rows_released_by_tenant AFTER DELETE ON main.journal_rows
+            WHEN OLD.id <= catbird_journal_rows_counted() BEGIN
+                INSERT INTO catbird_journal_released_rows (tenant, bytes) VALUES (OLD.tenant, \(Self.rowBytes("OLD.")))
+                ON CONFLICT (tenant) DO UPDATE SET bytes = bytes + excluded.bytes;
+            END;
             """)
         counted.withLock { $0.installed = true }
     }
@@ -88,23 +104,44 @@ final class JournalBytes: Sendable {
         let bodies = try db.query(
             "SELECT max(id), sum(length(body)) FROM main.journal_bodies WHERE id > ?", [.integer(bodiesThrough)]
         ).first
-        let rows = try db.query(
+        let byTenant = try db.query(
             """
-            SELECT max(id), count(*), sum(bytes) FROM (
-                SELECT id, \(Self.ownRowBytes) AS bytes FROM main.journal_rows WHERE id > ? ORDER BY id LIMIT ?)
+            SELECT tenant, max(id), count(*), sum(bytes) FROM (
+                SELECT id, tenant, \(Self.ownRowBytes) AS bytes FROM main.journal_rows WHERE id > ? ORDER BY id LIMIT ?)
+            GROUP BY tenant
             """, [.integer(rowsThrough), .integer(Int64(Self.scanChunk))]
-        ).first
+        )
         counted.withLock { counted in
             if let last = bodies?[0].intValue {
                 counted.bodiesThrough = last
                 counted.added += Int(bodies?[1].intValue ?? 0)
             }
-            if let last = rows?[0].intValue {
-                counted.rowsThrough = last
-                counted.added += Int(rows?[2].intValue ?? 0)
+            for row in byTenant {
+                let bytes = Int(row[3].intValue ?? 0)
+                counted.rowsThrough = max(counted.rowsThrough, row[1].intValue ?? 0)
+                counted.added += bytes
+                counted.byTenant[TenantID(row[0].stringValue ?? ""), default: 0] += bytes
             }
         }
-        return (rows?[1].intValue ?? 0) < Int64(Self.scanChunk)
+        return byTenant.reduce(0) { $0 + ($1[2].intValue ?? 0) } < Int64(Self.scanChunk)
+    }
+
+    /// The counted rows' bytes by tenant (shared bodies not included), those released by
+    /// deletions taken off; tenants with none are absent. Folds the released bytes the trigger
+    /// noted into the counts, emptying its table (a write to the TEMP table only, and only when
+    /// it holds something).
+    /// - Throws: `SQLiteError`.
+    func tenantBytes(_ db: Database) throws -> [TenantID: Int] {
+        let released = try db.query("SELECT tenant, bytes FROM temp.catbird_journal_released_rows")
+        if !released.isEmpty { try db.run("DELETE FROM temp.catbird_journal_released_rows") }
+        return counted.withLock { counted in
+            for row in released {
+                let tenant = TenantID(row[0].stringValue ?? "")
+                let left = (counted.byTenant[tenant] ?? 0) - Int(row[1].intValue ?? 0)
+                counted.byTenant[tenant] = left > 0 ? left : nil
+            }
+            return counted.byTenant
+        }
     }
 
     /// The journal's bytes as counted so far: added by ``catchUp(_:)`` less released by the
@@ -115,12 +152,13 @@ final class JournalBytes: Sendable {
         return counted.withLock { $0.added } - Int(released)
     }
 
-    /// The oldest counted rows, at most `limit`: their ids and bytes, oldest first.
+    /// The tenant's oldest counted rows after `hidden` (the ids a journal clear or tenant drop is
+    /// deleting: ``JournalDeletions``), at most `limit`: their ids and bytes, oldest first.
     /// - Throws: `SQLiteError`.
-    func oldest(_ db: Database, limit: Int) throws -> [(id: Int64, bytes: Int)] {
+    func oldest(_ db: Database, of tenant: TenantID, after hidden: Int64, limit: Int) throws -> [(id: Int64, bytes: Int)] {
         try db.query(
-            "SELECT id, \(Self.ownRowBytes) FROM main.journal_rows WHERE id <= ? ORDER BY id LIMIT ?",
-            [.integer(counted.withLock { $0.rowsThrough }), .integer(Int64(limit))]
+            "SELECT id, \(Self.ownRowBytes) FROM main.journal_rows WHERE tenant = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?",
+            [.text(tenant.rawValue), .integer(hidden), .integer(counted.withLock { $0.rowsThrough }), .integer(Int64(limit))]
         ).compactMap { row in
             guard let id = row[0].intValue, let bytes = row[1].intValue else { return nil }
             return (id, Int(bytes))

@@ -7,8 +7,11 @@ import Foundation
 /// connection is let go between batches, so journal writes and control changes interleave with
 /// pruning instead of waiting for it.
 ///
-/// Journal rows are pruned oldest first by id (ids grow with arrival, so the oldest rows are
-/// the lowest ids): no scan of the whole table per pass.
+/// Journal rows past the age limit are pruned oldest first by id (ids grow with arrival, so the
+/// oldest rows are the lowest ids): no scan of the whole table per pass. Past the row limit,
+/// the rows go from the tenants holding the most (``JournalShares``), each losing its oldest.
+/// Every pruned row's tenant and id are noted (``JournalPruned``), so the tenant's reads that
+/// reach them say so.
 public final class Retention: Sendable {
     /// Rows deleted per statement at most: 500.
     public static let batchSize = 500
@@ -35,7 +38,7 @@ public final class Retention: Sendable {
             pass.journalRowsByAge = try pruneJournal(olderThan: Timestamp.string(from: now - age.timeInterval), budget: &budget)
         }
         if let maxRows = policy.journalMaxRows {
-            pass.journalRowsOverLimit = try pruneJournal(keeping: maxRows, budget: &budget)
+            pass.journalRowsOverLimit = try pruneJournal(keepingFairly: maxRows, budget: &budget)
         }
         if let maxBytes = policy.journalMaxBytes {
             pass.journalRowsOverBytes = try pruneJournal(keepingBytes: maxBytes, into: &pass, budget: &budget)
@@ -50,6 +53,7 @@ public final class Retention: Sendable {
     }
 
     private var database: SerialDatabase { directory.database }
+    private var journal: Journal { directory.journal }
 
     /// Deletes journal rows whose `time` is before `cutoff`, lowest ids first, stopping at the
     /// first row that is not that old.
@@ -65,6 +69,8 @@ public final class Retention: Sendable {
                     last = id
                 }
                 guard let last else { return 0 }
+                journal.pruned.deleted(try db.query(
+                    "SELECT tenant, max(id) FROM journal_rows WHERE id <= ? AND time < ? GROUP BY tenant", [.integer(last), .text(cutoff)]))
                 try db.run("DELETE FROM journal_rows WHERE id <= ? AND time < ?", [.integer(last), .text(cutoff)])
                 return db.changes
             }
@@ -74,37 +80,57 @@ public final class Retention: Sendable {
         return deleted
     }
 
-    /// Deletes the oldest journal rows beyond `maxRows`.
-    private func pruneJournal(keeping maxRows: Int, budget: inout Int) throws -> Int {
+    /// Deletes journal rows beyond `maxRows`, from the tenants holding more than their share
+    /// (``JournalShares``), each its oldest visible rows. The rows each tenant holds are counted
+    /// on a read connection (one pass over the journal's tenant index, which the writer does
+    /// not wait for), and only when the ids span more than `maxRows`; rows a journal clear or
+    /// tenant drop is deleting in the background (``JournalDeletions``) are not counted.
+    private func pruneJournal(keepingFairly maxRows: Int, budget: inout Int) throws -> Int {
         // max(id) - min(id) + 1 is at least the row count (ids only grow; deletes leave gaps):
-        // when it is within the limit, no COUNT(*) over the table is needed.
-        var excess = try database.use { db -> Int in
-            let span = try db.query("SELECT max(id) - min(id) + 1 FROM journal_rows").first?[0].intValue ?? 0
-            guard span > maxRows else { return 0 }
-            return Int(try db.query("SELECT COUNT(*) FROM journal_rows").first?[0].intValue ?? 0) - maxRows
-        }
+        // when it is within the limit, no count over the table is needed.
+        let span = try database.use { db in try db.query("SELECT max(id) - min(id) + 1 FROM journal_rows").first?[0].intValue ?? 0 }
+        guard span > maxRows, budget > 0 else { return 0 }
+        budget -= 1
         var deleted = 0
-        while excess > 0 && budget > 0 {
-            budget -= 1
-            let removed = try database.use { db -> Int in
-                try db.run(
-                    "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows ORDER BY id LIMIT ?)",
-                    [.integer(Int64(min(excess, Self.batchSize)))])
-                return db.changes
-            }
-            if removed == 0 { break }
-            deleted += removed
-            excess -= removed
+        for (tenant, cut) in JournalShares.cuts(try journal.visibleRows(), keeping: maxRows) where budget > 0 {
+            deleted += try deleteOldest(of: tenant, rows: cut, budget: &budget)
         }
         return deleted
     }
 
-    /// Deletes the oldest journal rows while the journal holds more than `maxBytes`
-    /// (``JournalBytes``): first counts what was written since the last pass (a restarted
-    /// server counts its whole journal over its first passes, deleting nothing by bytes until
-    /// then), then deletes, oldest id first, just enough rows to bring the count within the
-    /// limit. Rows written after the count are never deleted by it: the newest rows that fit
-    /// in the limit are always kept.
+    /// Deletes up to `rows` of the tenant's oldest visible journal rows, in batches.
+    private func deleteOldest(of tenant: TenantID, rows: Int, budget: inout Int) throws -> Int {
+        var left = rows
+        var deleted = 0
+        while left > 0 && budget > 0 {
+            budget -= 1
+            let removed = try database.use { db -> Int in
+                let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(journal.deletions.hiddenThrough(tenant))]
+                guard let last = try db.query(
+                    "SELECT max(id) FROM (SELECT id FROM journal_rows WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?)",
+                    bindings + [.integer(Int64(min(left, Self.batchSize)))]
+                ).first?[0].intValue else { return 0 }
+                try db.run("DELETE FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?", bindings + [.integer(last)])
+                let changes = db.changes
+                journal.pruned.deleted(tenant, through: last)
+                return changes
+            }
+            if removed == 0 { break }
+            deleted += removed
+            left -= removed
+        }
+        return deleted
+    }
+
+    /// Deletes journal rows while the journal holds more than `maxBytes` (``JournalBytes``),
+    /// from the tenants whose rows hold more than their share of it (``JournalShares`` over
+    /// each tenant's rows' bytes; a shared body counts toward no tenant), each its oldest rows:
+    /// first counts what was written since the last pass (a restarted server counts its whole
+    /// journal over its first passes, deleting nothing by bytes until then), then, a batch at a
+    /// time, deletes from the tenant furthest over its share just enough of its oldest rows to
+    /// bring it to its share, counting again after each batch (a deleted row may release a
+    /// shared body too). Rows written after the count are never deleted by it: each tenant's
+    /// newest rows that fit in its share are always kept.
     private func pruneJournal(keepingBytes maxBytes: Int, into pass: inout RetentionPass, budget: inout Int) throws -> Int {
         var countedAll = false
         while !countedAll && budget > 0 {
@@ -117,16 +143,25 @@ public final class Retention: Sendable {
             budget -= 1
             let (removed, bytes) = try database.use { db -> (Int, Int) in
                 let bytes = try journalBytes.bytes(db)
-                var excess = bytes - maxBytes
+                let excess = bytes - maxBytes
                 guard excess > 0 else { return (0, bytes) }
+                let held = try journalBytes.tenantBytes(db)
+                let rowBytes = held.values.reduce(0, +)
+                guard let (tenant, cut) = JournalShares.cuts(held, keeping: max(0, rowBytes - excess)).first else { return (0, bytes) }
+                let hidden = journal.deletions.hiddenThrough(tenant)
+                var left = cut
                 var last: Int64?
-                for row in try journalBytes.oldest(db, limit: Self.batchSize) where excess > 0 {
+                for row in try journalBytes.oldest(db, of: tenant, after: hidden, limit: Self.batchSize) where left > 0 {
                     last = row.id
-                    excess -= row.bytes
+                    left -= row.bytes
                 }
                 guard let last else { return (0, bytes) }
-                try db.run("DELETE FROM journal_rows WHERE id <= ?", [.integer(last)])
-                return (db.changes, try journalBytes.bytes(db))
+                try db.run(
+                    "DELETE FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?",
+                    [.text(tenant.rawValue), .integer(hidden), .integer(last)])
+                let changes = db.changes
+                journal.pruned.deleted(tenant, through: last)
+                return (changes, try journalBytes.bytes(db))
             }
             pass.journalBytes = bytes
             if removed == 0 { break }
@@ -185,7 +220,10 @@ public final class Retention: Sendable {
                     return mocks
                 }
                 // Under the write connection, so no control change can slip in between.
-                if dropped != nil { directory.mocks.forget(tenant) }
+                if dropped != nil {
+                    directory.mocks.forget(tenant)
+                    journal.pruned.forget(tenant)
+                }
                 return dropped
             }
             if let mocks {

@@ -4,12 +4,14 @@ public struct RetentionPolicy: Sendable, Equatable {
     /// A tenant (not the default tenant) whose last activity is older than this is dropped
     /// with its mocks and journal.
     public var tenantTTL: Duration?
-    /// The journal, all tenants together, keeps at most this many rows; the oldest go first.
+    /// The journal, all tenants together, keeps at most this many rows; they go from the
+    /// tenants holding more than their share (``JournalShares``), each its oldest first.
     public var journalMaxRows: Int?
     /// Journal rows older than this are deleted.
     public var journalMaxAge: Duration?
     /// The journal, all tenants together, keeps at most this many bytes (its rows' texts and
-    /// blobs, shared bodies once: ``JournalBytes``); the oldest rows go first.
+    /// blobs, shared bodies once: ``JournalBytes``); rows go from the tenants whose rows hold
+    /// more than their share (``JournalShares``), each its oldest first.
     public var journalMaxBytes: Int?
 
     /// The defaults of `catbird serve`: tenants idle for 7 days dropped, journal rows kept for

@@ -17,7 +17,7 @@ public struct TenantSummary: Sendable, Codable, Equatable {
 /// Lists tenants and drops them (mocks and journal together).
 public final class TenantDirectory: Sendable {
     let mocks: MockStore
-    private let journal: Journal
+    let journal: Journal
     let database: SerialDatabase
     let reader: DatabasePool
     /// Work in flight per tenant, which keeps `--tenant-ttl` from dropping a tenant that is
@@ -73,7 +73,7 @@ public final class TenantDirectory: Sendable {
     /// - Throws: `SQLiteError` (nothing changed).
     @discardableResult
     public func drop(_ tenant: TenantID) throws -> Bool {
-        journal.flush()
+        journal.flush(for: tenant)
         return try database.use { db in
             let (existed, through) = try Self.withoutCascade(db) {
                 try db.transaction { () throws -> (Bool, Int64?) in
@@ -85,7 +85,8 @@ public final class TenantDirectory: Sendable {
                 }
             }
             if let through { journal.deletions.committed(tenant, through: through) }
-            // Under the write connection, so no control change can slip in between.
+            // Under the write connection, so no control change (nor retention) can slip in between.
+            journal.pruned.forget(tenant)
             mocks.forget(tenant)
             return existed
         }
@@ -146,6 +147,7 @@ public final class TenantDirectory: Sendable {
                 }
             }
             for (tenant, through) in scheduled { journal.deletions.committed(tenant, through: through) }
+            journal.pruned.forgetAll()
             mocks.forgetAll()
         }
     }

@@ -51,7 +51,11 @@ enum JournalRoutes {
             Route("POST", "/catbird/api/requests/count", lane: .slow) { context in
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)
                 let pattern = try CompiledRequestPattern(body.pattern)
-                return JSONBody.response(["count": try dependencies.journal.count(of: context.tenant, matching: pattern)])
+                let count = try dependencies.journal.count(of: context.tenant, matching: pattern)
+                // Retention deleted some of the tenant's entries: the count misses any of them
+                // that matched, which the answer says (docs/operations.md#retention).
+                let pruned = dependencies.journal.pruned.through(context.tenant)
+                return JSONBody.response(pruned > 0 ? ["count": count, "prunedThrough": Int(pruned)] : ["count": count])
             },
             Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, lane: .slow) { context in
                 var query = try journalQuery(from: context.query)

@@ -127,9 +127,15 @@ final class RequestWait: Sendable {
         }.joined(separator: ", ")
         if arrived.isEmpty { arrived = "nothing" }
         if hasMore { arrived += ", … and more" }
+        // Retention deleted entries after `since`: the one waited for may have been among them.
+        let pruned = dependencies.journal.pruned.through(tenant)
+        let prunedNote = pruned > since
+            ? "; retention deleted this tenant's entries up to \(pruned) (the journal's row, byte or age limit: "
+                + "docs/operations.md#retention), so an entry that matched may have been deleted" : ""
         return APIError(
             status: 408,
             reason: "no request matching \(source.summary) arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
+                + prunedNote
         ).response
     }
 }
