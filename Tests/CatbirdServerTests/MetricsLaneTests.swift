@@ -35,6 +35,9 @@ final class MetricsLaneTests: XCTestCase {
         let listedDuringScrape = listed.value
         XCTAssertEqual(scrape.status, 200, scrape.text)
         XCTAssertTrue(scrape.text.contains("catbird_build_info{"), String(scrape.text.prefix(300)))
+        // Answered while the held row was still waiting to be written, not once the writer gave
+        // up on it (after three attempts of 5 s each, when the listings answer too).
+        XCTAssertTrue(scrape.text.contains("\ncatbird_journal_dropped_rows_total 0\n"), "the scrape waited for the writer to give up")
         XCTAssertEqual(listedDuringScrape, [], "the scrape answered while the default tenant's listings still waited")
 
         try hold.release()
