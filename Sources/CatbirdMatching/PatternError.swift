@@ -18,6 +18,11 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
     /// A mock with more header patterns (`count`) than a request can carry fields
     /// (``MockPatternLimits/maxHeaderPatterns``, `limit`): it could never match.
     case tooManyHeaders(count: Int, limit: Int)
+    /// A pattern whose `regexp` and `wildcard` values, all together, are longer than
+    /// ``MockPatternLimits/maxExpressionBytes`` (`limit`): `parts` names them (the largest
+    /// first), `length` is their UTF-8 bytes together. Compiling takes time in their length
+    /// (about a second per megabyte, try9b F13), so it is bounded.
+    case expressionsTooLong(parts: String, length: Int, limit: Int)
 
     /// 400: the control call or count that sent the pattern is at fault.
     public var status: Int { 400 }
@@ -39,6 +44,10 @@ public enum PatternError: HTTPResponseError, Sendable, Equatable, CustomStringCo
             return "the pattern has \(count) header patterns, more than the limit of \(limit): it could never match, since a "
                 + "request's line and header section are at most \(MockPatternLimits.maxHeaderValueLength) bytes (431 past it) "
                 + "and a header field takes at least 4 of them (docs/matching.md#pattern-lengths)"
+        case let .expressionsTooLong(parts, length, limit):
+            return "the pattern's regular expressions (regexp and wildcard values: \(parts)) are \(length) bytes together, "
+                + "longer than the limit of \(limit) bytes: each is compiled, taking time in its length; split the mock "
+                + "or match a shorter part of the subject (docs/matching.md#pattern-lengths)"
         }
     }
 }

@@ -36,11 +36,22 @@ enum WaitRoute {
                 }
                 let since = body.since ?? 0
                 guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }
-                let pattern = try CompiledRequestPattern(body.pattern)
-                let wait = RequestWait(
-                    dependencies: dependencies, lane: context.slowLooks, tenant: context.tenant, pattern: pattern, since: since,
-                    timeout: timeout)
-                return .later { responder in wait.start(responder) }
+                try MockPatternLimits.checkExpressions(body.pattern)
+                let lane = context.slowLooks
+                let tenant = context.tenant
+                // Compiled on the slow lane, in the tenant's turn, not on this worker (try9b F13).
+                return .later { responder in
+                    lane.run {
+                        do {
+                            let wait = RequestWait(
+                                dependencies: dependencies, lane: lane, tenant: tenant, pattern: try CompiledRequestPattern(body.pattern),
+                                since: since, timeout: timeout)
+                            wait.look(responder)
+                        } catch {
+                            responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
+                        }
+                    }
+                }
             },
         ]
     }
@@ -72,12 +83,8 @@ final class RequestWait: Sendable {
         searchedThrough = Mutex(since)
     }
 
-    /// Looks at the journal (on the lane), and keeps looking until it can answer `responder`.
-    func start(_ responder: HTTPResponder) {
-        lane.run { self.look(responder) }
-    }
-
-    private func look(_ responder: HTTPResponder) {
+    /// Looks at the journal now (called on the lane), and keeps looking until it can answer `responder`.
+    func look(_ responder: HTTPResponder) {
         guard !responder.hasAnswered else { return }
         do {
             let after = searchedThrough.withLock { $0 }
