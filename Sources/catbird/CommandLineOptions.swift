@@ -156,7 +156,7 @@ enum CommandLineOptions {
                 text, { Int($0) }, else: "max tenant mocks must be a whole number of mocks from 1, or off")
         }
         if let text = values["max-tenant-mock-bytes"] {
-            settings.mockLimits.maxBodyBytes = try offOrPositive(
+            settings.mockLimits.maxBytes = try offOrPositive(
                 text, ByteSize.parse, else: "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off")
         }
         if let threads = values["threads"] {

@@ -19,6 +19,9 @@ public struct Mock: Sendable {
         let response: ResponseMock
         let responseHeaderFields: [(name: String, value: String)]
         let responseBody: [UInt8]
+        /// The response body's bytes and the pattern's (``CatbirdMatching/RequestPattern/heldBytes``):
+        /// what the mock counts against its tenant's ``TenantMockLimits/maxBytes``.
+        let heldBytes: Int
         let responseHeadersJSON: String
         let sentHeadersJSON = JSONText.AppendingMemo()
         let createdAt: String
@@ -35,6 +38,7 @@ public struct Mock: Sendable {
                 .map { (name: $0.key, value: $0.value) }
             responseHeadersJSON = JSONText.object(responseHeaderFields)
             responseBody = response.body.map { [UInt8]($0) } ?? []
+            heldBytes = responseBody.count + pattern.source.heldBytes
             self.createdAt = createdAt
             identity = pattern.source.identity
         }
@@ -113,6 +117,9 @@ public struct Mock: Sendable {
     public var responseHeaderFields: [(name: String, value: String)] { definition.responseHeaderFields }
     /// `response.body` as bytes (empty for none), once: what every hit sends.
     public var responseBody: [UInt8] { definition.responseBody }
+    /// The bytes of the response body and of the pattern's texts together: what the mock
+    /// counts against ``TenantMockLimits/maxBytes`` (docs/protocol.md#mock-limits).
+    public var heldBytes: Int { definition.heldBytes }
     /// `response.headers` as the journal's JSON object (``JSONText/object(_:)``), once.
     public var responseHeadersJSON: String { definition.responseHeadersJSON }
     /// ``responseHeadersJSON`` with the fields added when sent, as last journaled (shared by

@@ -96,10 +96,10 @@ public final class MockStore: Sendable {
             let existing = table(of: tenant)
             let replaced = existing?.mock(samePatternAs: pattern)
             let highestPosition = existing?.read(\.highestPosition) ?? 0
-            let none = (mocks: 0, bodyBytes: 0)
+            let none = (mocks: 0, bytes: 0)
             let (before, kept) = existing?.footprint(replacing: replaced?.id) ?? (now: none, kept: none)
             if let refusal = limits.refusal(
-                tenant: tenant, before: before, after: (kept.mocks + 1, kept.bodyBytes + (response.body?.count ?? 0)))
+                tenant: tenant, before: before, after: (kept.mocks + 1, kept.bytes + (response.body?.count ?? 0) + pattern.heldBytes))
             {
                 throw refusal
             }

@@ -22,9 +22,9 @@ struct MockTable: Sendable {
     /// never lowered: a mock removed or used up may still have its row in SQLite until the
     /// journal writer records the final hit, so its position is not handed out again.
     private(set) var highestPosition: Int64 = 0
-    /// The bytes of the mocks' response bodies, all together (``Mock/responseBody``): what
-    /// ``TenantMockLimits/maxBodyBytes`` bounds.
-    private(set) var bodyBytes = 0
+    /// The bytes of the mocks' response bodies and patterns, all together (``Mock/heldBytes``):
+    /// what ``TenantMockLimits/maxBytes`` bounds.
+    private(set) var heldBytes = 0
 
     /// An empty table.
     init() {}
@@ -57,7 +57,7 @@ struct MockTable: Sendable {
     mutating func insert(_ mock: Mock) {
         byID[mock.id] = mock
         byIdentity[mock.identity] = mock.id
-        bodyBytes += mock.responseBody.count
+        heldBytes += mock.heldBytes
         highestPosition = max(highestPosition, mock.position)
         if let url = mock.pattern.equalURL {
             // The slot is found first, then the list changed in place: finding it while the
@@ -77,7 +77,7 @@ struct MockTable: Sendable {
     mutating func remove(id: Int64) -> Mock? {
         guard let mock = byID.removeValue(forKey: id) else { return nil }
         if byIdentity[mock.identity] == id { byIdentity[mock.identity] = nil }
-        bodyBytes -= mock.responseBody.count
+        heldBytes -= mock.heldBytes
         if let url = mock.pattern.equalURL {
             equalURLs[url]?.removeAll { $0 == id }
             if equalURLs[url]?.isEmpty == true { equalURLs[url] = nil }

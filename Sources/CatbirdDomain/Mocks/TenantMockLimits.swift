@@ -10,31 +10,33 @@ public struct TenantMockLimits: Sendable, Equatable {
     /// Mocks per tenant (`--max-tenant-mocks`); nil: no limit. Default 100,000: ten times the
     /// largest tenant the benchmarks measure, loaded at start-up in about a second.
     public var maxMocks: Int?
-    /// Bytes of response bodies per tenant, all its mocks together (`--max-tenant-mock-bytes`,
-    /// the bodies as sent, decoded from base64); nil: no limit. Default 512 MiB: ten bodies at
+    /// Bytes of response bodies and patterns per tenant, all its mocks together
+    /// (`--max-tenant-mock-bytes`; the bodies as sent, decoded from base64, and the pattern's
+    /// texts, ``CatbirdMatching/RequestPattern/heldBytes``: a suite matching large request
+    /// bodies holds them as patterns, try9b F14); nil: no limit. Default 512 MiB: ten bodies at
     /// the default `--max-body-size` (50 MiB) fit; the server holds about twice this in
     /// memory (each body is kept as sent and as the bytes served).
-    public var maxBodyBytes: Int?
+    public var maxBytes: Int?
 
-    public init(maxMocks: Int? = 100_000, maxBodyBytes: Int? = 512 * 1024 * 1024) {
+    public init(maxMocks: Int? = 100_000, maxBytes: Int? = 512 * 1024 * 1024) {
         self.maxMocks = maxMocks
-        self.maxBodyBytes = maxBodyBytes
+        self.maxBytes = maxBytes
     }
 
-    /// The error for a change that takes a tenant from `before` to `after` (mocks, body bytes),
-    /// or nil when the change is within the limits or adds to neither.
+    /// The error for a change that takes a tenant from `before` to `after` (mocks, bytes of
+    /// bodies and patterns), or nil when the change is within the limits or adds to neither.
     func refusal(
-        tenant: TenantID, before: (mocks: Int, bodyBytes: Int), after: (mocks: Int, bodyBytes: Int)
+        tenant: TenantID, before: (mocks: Int, bytes: Int), after: (mocks: Int, bytes: Int)
     ) -> TenantMockLimitError? {
         if let maxMocks, after.mocks > maxMocks, after.mocks > before.mocks {
             return TenantMockLimitError(
                 reason: "tenant \(JSONText.shortString(tenant.rawValue)) holds \(before.mocks) mocks, the limit is \(maxMocks) "
                     + "(--max-tenant-mocks, CATBIRD_MAX_TENANT_MOCKS): remove mocks (remove, removeAll) before adding more")
         }
-        if let maxBodyBytes, after.bodyBytes > maxBodyBytes, after.bodyBytes > before.bodyBytes {
+        if let maxBytes, after.bytes > maxBytes, after.bytes > before.bytes {
             return TenantMockLimitError(
-                reason: "tenant \(JSONText.shortString(tenant.rawValue)) holds \(before.bodyBytes) bytes of mock response bodies "
-                    + "and this update would make it \(after.bodyBytes), the limit is \(maxBodyBytes) bytes "
+                reason: "tenant \(JSONText.shortString(tenant.rawValue)) holds \(before.bytes) bytes of mock response bodies and patterns "
+                    + "and this update would make it \(after.bytes), the limit is \(maxBytes) bytes "
                     + "(--max-tenant-mock-bytes, CATBIRD_MAX_TENANT_MOCK_BYTES): remove mocks (remove, removeAll) first")
         }
         return nil

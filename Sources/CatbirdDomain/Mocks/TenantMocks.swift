@@ -160,14 +160,14 @@ final class TenantMocks: Sendable {
         state.withLock { $0.table.byID.isEmpty }
     }
 
-    /// How many mocks the table holds and how many bytes of response bodies (`now`), and the
-    /// same without the mock with id `replacing` (`kept`; nil or an unknown id: `now`), read
-    /// under one lock; what ``TenantMockLimits`` bounds.
-    func footprint(replacing: Int64?) -> (now: (mocks: Int, bodyBytes: Int), kept: (mocks: Int, bodyBytes: Int)) {
+    /// How many mocks the table holds and how many bytes of response bodies and patterns
+    /// (`now`, ``Mock/heldBytes``), and the same without the mock with id `replacing` (`kept`;
+    /// nil or an unknown id: `now`), read under one lock; what ``TenantMockLimits`` bounds.
+    func footprint(replacing: Int64?) -> (now: (mocks: Int, bytes: Int), kept: (mocks: Int, bytes: Int)) {
         state.withLock { state in
-            let now = (mocks: state.table.count, bodyBytes: state.table.bodyBytes)
+            let now = (mocks: state.table.count, bytes: state.table.heldBytes)
             guard let replacing, let replaced = state.table.byID[replacing] else { return (now, now) }
-            return (now, (now.mocks - 1, now.bodyBytes - replaced.responseBody.count))
+            return (now, (now.mocks - 1, now.bytes - replaced.heldBytes))
         }
     }
 
