@@ -32,6 +32,17 @@ public struct CompiledBodyPattern: Sendable {
     ///   ``PatternError/invalidBodyPattern(reason:)`` for a `json` value that is not JSON, a
     ///   `jsonPath` SQLite does not accept, or `equalTo` with a kind other than `jsonPath`.
     public init(_ source: BodyPattern) throws(PatternError) {
+        try self.init(source, deferred: false)
+    }
+
+    /// `source` as stored with a mock: checked and prepared like ``init(_:)``, but a `regexp`
+    /// is compiled at its first search (``CompiledPatternMatch/init(stored:)``).
+    /// - Throws: as ``init(_:)``, but never for the regexp.
+    public init(stored source: BodyPattern) throws(PatternError) {
+        try self.init(source, deferred: true)
+    }
+
+    private init(_ source: BodyPattern, deferred: Bool) throws(PatternError) {
         self.source = source
         if source.equalTo != nil && source.kind != .jsonPath {
             throw .invalidBodyPattern(
@@ -40,7 +51,8 @@ public struct CompiledBodyPattern: Sendable {
         switch source.kind {
         case .equal: matcher = .equal(Array(source.value.utf8))
         case .contains: matcher = .contains(Array(source.value.utf8))
-        case .regexp: matcher = .regexp(try CompiledPatternMatch(.regexp(source.value)))
+        case .regexp:
+            matcher = .regexp(deferred ? CompiledPatternMatch(stored: .regexp(source.value)) : try CompiledPatternMatch(.regexp(source.value)))
         case .json:
             guard let value = JSONBodyParser.value(of: Array(source.value.utf8)) else {
                 throw .invalidBodyPattern(
@@ -51,6 +63,20 @@ public struct CompiledBodyPattern: Sendable {
             try JSONPathReader.validate(path: source.value)
             matcher = .jsonPath(source.value, source.equalTo)
         }
+    }
+
+    /// Whether a `regexp`'s expression waits to be compiled (``init(stored:)``): false then.
+    public var isCompiled: Bool {
+        guard case let .regexp(pattern) = matcher else { return true }
+        return pattern.isCompiled
+    }
+
+    /// Compiles a stored `regexp`'s expression now (``CompiledPatternMatch/compile()``).
+    /// - Returns: the UTF-8 bytes compiled now (0: nothing compiled).
+    @discardableResult
+    public func compile() -> Int {
+        guard case let .regexp(pattern) = matcher else { return 0 }
+        return pattern.compile()
     }
 
     /// Whether `body` (the request body's bytes, empty for none) matches. A regular expression

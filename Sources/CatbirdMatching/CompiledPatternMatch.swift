@@ -44,6 +44,19 @@ public struct CompiledPatternMatch: Sendable {
     /// Compiles `source`. Throws ``PatternError/invalidRegularExpression(pattern:reason:)`` when a
     /// `.regexp` value, or the translation of a `.wildcard` value, is not a valid ICU expression.
     public init(_ source: PatternMatch) throws(PatternError) {
+        try self.init(source, deferred: false)
+    }
+
+    /// `source` as stored with a mock (it compiled when the mock was added): prepared like
+    /// ``init(_:)``, but its ICU expression is compiled at its first search or ``compile()``
+    /// (``ICUExpression``), so loading stored mocks compiles nothing (try9b F14). An expression
+    /// this ICU no longer accepts never matches.
+    public init(stored source: PatternMatch) {
+        // Cannot throw: nothing is compiled.
+        self = try! Self(source, deferred: true)
+    }
+
+    private init(_ source: PatternMatch, deferred: Bool) throws(PatternError) {
         self.source = source
         switch source.kind {
         case .equal:
@@ -55,7 +68,7 @@ public struct CompiledPatternMatch: Sendable {
                 requirement = .none
             } else {
                 let compiled = try Self.compile(
-                    source.value, pattern: source.value,
+                    source.value, pattern: source.value, deferred: deferred,
                     reason: "not a valid ICU regular expression"
                 )
                 matcher = SimpleRegexMatcher(expression: source.value).map { .simple($0, compiled) } ?? .expression(compiled)
@@ -66,7 +79,7 @@ public struct CompiledPatternMatch: Sendable {
             // Compiled by ICU even when the glob applies: ICU decides what is valid, and answers
             // for the subjects the glob leaves to it.
             let compiled = try Self.compile(
-                expression, pattern: source.value,
+                expression, pattern: source.value, deferred: deferred,
                 reason: "the wildcard translates to \(JSONText.shortString(expression)), which is not a valid ICU regular expression"
             )
             matcher = GlobMatcher(translation: expression).map { .glob($0, compiled) } ?? .expression(compiled)
@@ -144,11 +157,35 @@ public struct CompiledPatternMatch: Sendable {
         return evaluate(String(decoding: subject, as: UTF8.self), until: deadline)
     }
 
+    /// Whether no ICU expression of this pattern waits to be compiled (``init(stored:)``).
+    public var isCompiled: Bool {
+        switch matcher {
+        case .equal, .everything: true
+        case let .expression(icu), let .glob(_, icu), let .simple(_, icu): icu.isCompiled
+        }
+    }
+
+    /// Compiles a stored pattern's ICU expression now, if it was deferred and is not compiled
+    /// yet (``init(stored:)``); nothing for another kind.
+    /// - Returns: the UTF-8 bytes of the expression compiled now (0: nothing compiled, or an
+    ///   expression this ICU no longer accepts).
+    @discardableResult
+    public func compile() -> Int {
+        let expression: ICUExpression
+        switch matcher {
+        case .equal, .everything: return 0
+        case let .expression(icu), let .glob(_, icu), let .simple(_, icu): expression = icu
+        }
+        guard !expression.isCompiled, expression.compile() != nil else { return 0 }
+        return expression.pattern.utf8.count
+    }
+
     private static func compile(
-        _ expression: String, pattern: String, reason: String
+        _ expression: String, pattern: String, deferred: Bool, reason: String
     ) throws(PatternError) -> ICUExpression {
+        if deferred { return ICUExpression(deferred: expression) }
         do {
-            return ICUExpression(try NSRegularExpression(pattern: expression, options: [.caseInsensitive]))
+            return try ICUExpression(compiling: expression)
         } catch {
             throw PatternError.invalidRegularExpression(pattern: pattern, reason: reason)
         }

@@ -31,19 +31,52 @@ public struct CompiledRequestPattern: Sendable {
     /// Compiles the url pattern, every header pattern and the body pattern; throws the first
     /// ``PatternError`` met (url first, then headers by name, then the body).
     public init(_ source: RequestPattern) throws(PatternError) {
+        try self.init(source, deferred: false)
+    }
+
+    /// `source` as stored with a mock (it compiled when the mock was added): prepared like
+    /// ``init(_:)``, but each ICU expression is compiled at its first search or ``compile()``
+    /// (``CompiledPatternMatch/init(stored:)``), so that start-up compiles nothing before the
+    /// server listens (try9b F14).
+    /// - Throws: ``PatternError/invalidBodyPattern(reason:)`` for a stored `json` or `jsonPath`
+    ///   body pattern no longer accepted; never for an expression.
+    public init(stored source: RequestPattern) throws(PatternError) {
+        try self.init(source, deferred: true)
+    }
+
+    private init(_ source: RequestPattern, deferred: Bool) throws(PatternError) {
         self.source = source
-        url = try CompiledPatternMatch(source.url)
+        func match(_ pattern: PatternMatch) throws(PatternError) -> CompiledPatternMatch {
+            deferred ? CompiledPatternMatch(stored: pattern) : try CompiledPatternMatch(pattern)
+        }
+        url = try match(source.url)
         var compiled: [CompiledHeaderPattern] = []
         compiled.reserveCapacity(source.headers.count)
         for (name, pattern) in source.headers.sorted(by: { $0.key < $1.key }) {
-            compiled.append(CompiledHeaderPattern(name: name, pattern: try CompiledPatternMatch(pattern)))
+            compiled.append(CompiledHeaderPattern(name: name, pattern: try match(pattern)))
         }
         headers = compiled
-        body = try source.body.map { pattern throws(PatternError) in try CompiledBodyPattern(pattern) }
+        body = try source.body.map { pattern throws(PatternError) in
+            deferred ? try CompiledBodyPattern(stored: pattern) : try CompiledBodyPattern(pattern)
+        }
         comparedURL = Array(source.url.value.utf8.prefix(Self.comparedURLLength))
         urlHistogram = ByteHistogram(comparedURL)
         methodKey = NearMissProbe.methodKey(source.method.rawValue)
         nearMissTexts = NearMissTexts(source, headerNames: compiled.map(\.name))
+    }
+
+    /// Whether no ICU expression of the url, header or body patterns waits to be compiled
+    /// (``init(stored:)``).
+    public var isCompiled: Bool {
+        url.isCompiled && headers.allSatisfy(\.pattern.isCompiled) && body?.isCompiled != false
+    }
+
+    /// Compiles the ICU expressions of a stored pattern (``init(stored:)``) that no search has
+    /// compiled yet: url, headers, body.
+    /// - Returns: the UTF-8 bytes of the expressions compiled now (0: nothing was left).
+    @discardableResult
+    public func compile() -> Int {
+        headers.reduce(url.compile()) { $0 + $1.pattern.compile() } + (body?.compile() ?? 0)
     }
 
     /// Whether a request matches (see the type's documentation).

@@ -22,25 +22,84 @@ import Synchronization
 /// unlucky slice does not brand it for good, while short quick subjects cannot clear a mark
 /// that long slow ones earned.
 ///
+/// An expression is compiled when made (``init(compiling:)``: an `update`, a count, find or
+/// wait, whose 400 must say at once that it is invalid) or at its first search
+/// (``init(deferred:)``: a stored mock's, which compiled when it was added), so that start-up
+/// does not compile every stored expression before the server listens (try9b F14: 18 stored
+/// multi-megabyte expressions kept a restart down 62 s, 20,000 ordinary ones 20 s).
+/// ``compile()`` compiles a deferred one ahead of its first search (the start-up's background
+/// pass). One expression is compiled once: a search that meets it being compiled waits for
+/// that compile, not for any other expression's.
+///
 /// `NSRegularExpression` is `Sendable` in this toolchain's Foundation (immutable once created,
-/// documented as safe to use from several threads); the mark is an atomic.
+/// documented as safe to use from several threads); the compiled expression is published once
+/// through an `AtomicLazyReference`, the compile itself serialized by a mutex, the mark an atomic.
 final class ICUExpression: Sendable {
-    let expression: NSRegularExpression
+    /// The expression as ICU compiles it (case-insensitively).
+    let pattern: String
+    private let compiled = AtomicLazyReference<NSRegularExpression>()
+    /// Held while compiling (so two searches never compile one expression twice); true once a
+    /// deferred compile failed (an expression this ICU no longer accepts: it never matches).
+    private let compiling = Mutex<Bool>(false)
     /// The length (UTF-16 code units, at least 1) of the subject whose search marked the
     /// expression slow; 0: not marked.
     private let markedOn = Atomic<Int>(0)
 
-    init(_ expression: NSRegularExpression) {
-        self.expression = expression
+    /// Compiles `pattern` now.
+    /// - Throws: what `NSRegularExpression` throws for an expression ICU does not accept.
+    init(compiling pattern: String) throws {
+        self.pattern = pattern
+        _ = compiled.storeIfNil(try Self.regularExpression(pattern))
+    }
+
+    /// Keeps `pattern` (one that compiled before: a stored mock's) to compile at its first
+    /// search or ``compile()``.
+    init(deferred pattern: String) {
+        self.pattern = pattern
+    }
+
+    /// Whether the expression is compiled (a deferred one: searched or ``compile()``d).
+    var isCompiled: Bool { compiled.load() != nil }
+
+    /// The compiled expression: compiled now when deferred and not yet compiled, waiting for a
+    /// compile of it under way; nil when it does not compile.
+    @discardableResult
+    func compile() -> NSRegularExpression? {
+        if let expression = compiled.load() { return expression }
+        return compiling.withLock { failed in
+            if let expression = compiled.load() { return expression }
+            guard !failed, let expression = try? Self.regularExpression(pattern) else {
+                failed = true
+                return nil
+            }
+            return compiled.storeIfNil(expression)
+        }
+    }
+
+    private static func regularExpression(_ pattern: String) throws -> NSRegularExpression {
+        try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
     }
 
     /// Whether the expression is found in `subject` as `rangeOfFirstMatch` finds it, stopped at
     /// `deadline` through ICU's progress callback (`.reportProgress`). Within a slice, an
     /// expression marked slow is not started (``MatchOutcome/outOfTime``); the mark is set and
     /// cleared as the type's documentation says.
+    ///
+    /// A deferred expression is compiled by its first search; within a slice, one longer than
+    /// ``MockPatternLimits/maxExpressionBytes`` (stored before that limit, try9b F14: seconds to
+    /// compile) is not: it answers ``MatchOutcome/outOfTime``, so the request is matched where
+    /// its time delays no other tenant, and compiled there (or by the start-up's pass).
     func search(_ subject: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice) -> MatchOutcome {
         let marked = markedOn.load(ordering: .relaxed)
         if marked > 0, slice.isSlice { return .outOfTime }
+        let expression: NSRegularExpression
+        if let compiled = compiled.load() {
+            expression = compiled
+        } else {
+            if slice.isSlice, pattern.utf8.count > MockPatternLimits.maxExpressionBytes { return .outOfTime }
+            guard let compiled = compile() else { return .notMatched }
+            expression = compiled
+        }
         let length = subject.utf16.count
         // Only what can set or clear the mark is timed.
         let timed = slice == .matching || (marked > 0 && length >= marked)

@@ -49,6 +49,8 @@ public final class CatbirdServer: Sendable {
     private let sql: TenantSQL
     private let journalWriter: JournalWriter
     private let pruner: RetentionPruner
+    /// Compiles the stored mocks' regular expressions after the server listens.
+    private let storedExpressions: StoredExpressionsCompiler
     private let location: DatabaseLocation
     private let lock: DatabaseFileLock
     private let origin = ServerOrigin()
@@ -64,7 +66,8 @@ public final class CatbirdServer: Sendable {
     ///   `DatabaseFileLock.LockError.inUse` when another server uses the same database file,
     ///   ``DatabaseUnusable`` when the file cannot be used (not ours, corrupt, read-only, newer
     ///   schema, a full disk while migrating; README.md#storage-faults), `PatternError` when a
-    ///   stored mock no longer compiles, `FileMockError` when the mocks directory is missing.
+    ///   stored mock's body pattern is no longer accepted (its regular expressions are compiled
+    ///   after listening, ``StoredExpressionsCompiler``), `FileMockError` when the mocks directory is missing.
     public init(settings: Settings) throws {
         self.settings = settings
         try settings.checkOptions()
@@ -133,10 +136,12 @@ public final class CatbirdServer: Sendable {
             if stored.mocks > 0 { log.info("loading \(stored.mocks) mocks of \(stored.tenants) tenants") }
             let began = ContinuousClock.now
             mocks = try MockStore(database: writer, limits: settings.mockLimits)
+            // Their regular expressions are compiled after listening (try9b F14).
             if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
         } catch {
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
         }
+        storedExpressions = StoredExpressionsCompiler(mocks: mocks, log: log)
         journalWriter = JournalWriter(
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit,
             releasing: HTTPServer.resumingTogether, log: log)
@@ -196,6 +201,7 @@ public final class CatbirdServer: Sendable {
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public func start() throws {
         try http.start()
+        storedExpressions.start()
         pruner.start()
         deletions.start()
         origin.set("http://\(Self.clientHost(settings.host)):\(http.port)")
@@ -229,6 +235,7 @@ public final class CatbirdServer: Sendable {
     public func stop() {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         http.stop()
+        storedExpressions.stop()
         pruner.stop()
         outbound?.shutdown()
         controlPools.stop()

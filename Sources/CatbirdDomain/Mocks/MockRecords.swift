@@ -36,7 +36,7 @@ enum MockRecords {
                 delay: row["delay_seconds"].intValue.map { Int($0) })
             return Mock(
                 id: row["id"].intValue ?? 0, tenant: TenantID(row["tenant"].stringValue ?? ""),
-                position: row["position"].intValue ?? 0, pattern: try CompiledRequestPattern(pattern),
+                position: row["position"].intValue ?? 0, pattern: try CompiledRequestPattern(stored: pattern),
                 response: response, remainingLimit: remaining, hits: Int(row["hits"].intValue ?? 0),
                 createdAt: row["created_at"].stringValue ?? "")
         }

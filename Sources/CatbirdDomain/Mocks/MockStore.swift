@@ -31,9 +31,13 @@ public final class MockStore: Sendable {
     public var generation: UInt64 { changes.current }
 
     /// Loads every mock from the `mocks` table, each tenant's table built once from all its
-    /// rows (linear in the rows). Mocks already stored are loaded whatever `limits` say; the
-    /// limits bound later updates.
-    /// - Throws: `SQLiteError`, or `PatternError` when a stored pattern no longer compiles.
+    /// rows (linear in the rows). Mocks already stored are loaded whatever `limits` and
+    /// ``CatbirdMatching/MockPatternLimits`` say; they bound later updates. Their regular
+    /// expressions are not compiled here (``CatbirdMatching/CompiledRequestPattern/init(stored:)``):
+    /// the first request that searches one compiles it, ``compileStoredExpressions(log:stop:)``
+    /// the rest (try9b F14).
+    /// - Throws: `SQLiteError`, or `PatternError` when a stored `json` or `jsonPath` body
+    ///   pattern is no longer accepted (an expression that no longer compiles never matches).
     public init(database: SerialDatabase, limits: TenantMockLimits = TenantMockLimits()) throws {
         self.database = database
         self.limits = limits
