@@ -117,10 +117,13 @@ public struct LiteralRequirement: Sendable, Equatable {
             lastWasLiteral = false
         }
 
+        /// Compared in place: an array made at each position cost about half a second per
+        /// megabyte of expression, paid by every stored multi-megabyte expression at start-up
+        /// (try9b F14).
         private func contains(_ text: String) -> Bool {
             let needle = Array(text.unicodeScalars)
             guard scalars.count >= needle.count else { return false }
-            return (0...(scalars.count - needle.count)).contains { Array(scalars[$0..<($0 + needle.count)]) == needle }
+            return (0...(scalars.count - needle.count)).contains { scalars[$0..<($0 + needle.count)].elementsEqual(needle) }
         }
 
         /// Skips `*`, `?`, `+` or `{…}` and a lazy `?` or possessive `+` after it.
