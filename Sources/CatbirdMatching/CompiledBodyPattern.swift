@@ -27,6 +27,12 @@ public struct CompiledBodyPattern: Sendable {
         case jsonPath(String, JSONValue?)
     }
 
+    /// Whether this is a `regexp` whose expression is marked slow now (``CompiledPatternMatch/isMarkedSlow``).
+    public var isMarkedSlow: Bool {
+        guard case let .regexp(pattern) = matcher else { return false }
+        return pattern.isMarkedSlow
+    }
+
     /// Checks and prepares `source`.
     /// - Throws: ``PatternError/invalidRegularExpression(pattern:reason:)`` for a bad `regexp`;
     ///   ``PatternError/invalidBodyPattern(reason:)`` for a `json` value that is not JSON, a

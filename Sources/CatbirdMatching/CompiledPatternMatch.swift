@@ -35,6 +35,15 @@ public struct CompiledPatternMatch: Sendable {
         case simple(SimpleRegexMatcher, ICUExpression)
     }
 
+    /// Whether this pattern's ICU expression is marked slow now (``ICUExpression``: found slow
+    /// on a worker and not cleared since); false for a pattern without one.
+    public var isMarkedSlow: Bool {
+        switch matcher {
+        case .equal, .everything: false
+        case let .expression(icu), let .glob(_, icu), let .simple(_, icu): icu.isMarkedSlow
+        }
+    }
+
     /// What a subject must contain for this pattern to match it (``PatternIndex`` uses it).
     public let requirement: LiteralRequirement
 

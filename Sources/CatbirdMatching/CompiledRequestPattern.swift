@@ -118,6 +118,12 @@ public struct CompiledRequestPattern: Sendable {
         return bodyPattern.evaluate(body, until: deadline, slice: slice)
     }
 
+    /// Whether one of the url, header and body regular expressions is marked slow now
+    /// (found slow on a worker and not cleared since: docs/tenancy.md#slow-regular-expressions).
+    public var isMarkedSlow: Bool {
+        url.isMarkedSlow || headers.contains { $0.pattern.isMarkedSlow } || (body?.isMarkedSlow ?? false)
+    }
+
     /// What the request-target must contain for the url pattern to match (empty for `equal`
     /// and the empty regexp); ``PatternIndex`` buckets wildcard and regexp mocks by it.
     public var urlRequirement: LiteralRequirement { url.requirement }

@@ -80,6 +80,9 @@ final class ICUExpression: Sendable {
         try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
     }
 
+    /// Whether the expression is marked slow now (found slow on a worker and not cleared since).
+    var isMarkedSlow: Bool { markedOn.load(ordering: .relaxed) > 0 }
+
     /// Whether the expression is found in `subject` as `rangeOfFirstMatch` finds it, stopped at
     /// `deadline` through ICU's progress callback (`.reportProgress`). Within a slice, an
     /// expression marked slow is not started (``MatchOutcome/outOfTime``); the mark is set and

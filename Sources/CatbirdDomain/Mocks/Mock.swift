@@ -54,6 +54,9 @@ public struct Mock: Sendable {
             pattern.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice)
         }
 
+        /// ``CompiledRequestPattern/isMarkedSlow`` of `pattern`, read in place.
+        var isMarkedSlow: Bool { pattern.isMarkedSlow }
+
         /// ``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:urlEdits:until:slice:fields:)``
         /// of `pattern`, read in place (as ``evaluate(method:target:headerValue:body:until:slice:)``):
         /// for each mock a 404 compares field by field.

@@ -20,16 +20,19 @@ extension MockStore {
     /// The first one still running then is stopped and the answer is ``SlicedMatch/unfinished``:
     /// no hit counted, no overrun reported (the slice is not the request's budget). With
     /// `refundable`, a hit can be given back until it is settled, as
-    /// ``serve(tenant:method:target:headerValue:body:budget:refundable:outOfTime:)`` says.
+    /// ``serve(tenant:method:target:headerValue:body:budget:refundable:outOfTime:skipped:)`` says.
+    /// A default-tenant mock with an expression marked slow is not started for another
+    /// tenant's request (one that this search marks is stopped): it counts as not matching and
+    /// is passed to `skipped`, and the search goes on (tester finding try9b F7).
     public func serve(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8], within slice: Duration,
-        refundable: Bool = false
+        refundable: Bool = false, skipped: (Mock) -> Void = { _ in }
     ) -> SlicedMatch {
         var unfinished = false
         let hit = serve(
             tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
             deadline: ContinuousClock.now.advanced(by: slice), slice: .matching, refundable: refundable,
-            outOfTime: { _ in unfinished = true })
+            outOfTime: { _ in unfinished = true }, skipped: skipped)
         if let hit { return .hit(hit) }
         return unfinished ? .unfinished : .miss
     }

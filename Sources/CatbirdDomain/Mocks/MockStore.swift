@@ -161,35 +161,46 @@ public final class MockStore: Sendable {
     /// none), for mocks with a body pattern. With `refundable`, the hit can be given back
     /// (``refund(_:)``) until it is settled (``settle(_:)``), as a delayed hit can: for a
     /// caller that learns only later whether its answer went out (docs/tenancy.md#slow-regular-expressions).
+    ///
+    /// A default-tenant mock with an expression marked slow is tried for another tenant's
+    /// request for at most ``RegexpSlice/length``; stopped, it counts as not matching and is
+    /// passed to `skipped`, not `outOfTime` (tester finding try9b F7: its cost is the default
+    /// tenant's, ``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:fallback:outOfTime:skipped:)``).
     public func serve(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8] = [],
-        budget: Duration = requestBudget, refundable: Bool = false, outOfTime: (Mock) -> Void = { _ in }
+        budget: Duration = requestBudget, refundable: Bool = false, outOfTime: (Mock) -> Void = { _ in },
+        skipped: (Mock) -> Void = { _ in }
     ) -> MockHit? {
         serve(
             tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
-            deadline: ContinuousClock.now.advanced(by: budget), slice: .whole, refundable: refundable, outOfTime: outOfTime)
+            deadline: ContinuousClock.now.advanced(by: budget), slice: .whole, refundable: refundable, outOfTime: outOfTime,
+            skipped: skipped)
     }
 
-    /// ``serve(tenant:method:target:headerValue:body:budget:outOfTime:)`` with the deadline
+    /// ``serve(tenant:method:target:headerValue:body:budget:refundable:outOfTime:skipped:)`` with the deadline
     /// given; with `slice` the first mock stopped at it ends the search with nil, no hit
-    /// counted and the default tenant's mocks not tried (``serve(tenant:method:target:headerValue:body:within:)``).
+    /// counted and the default tenant's mocks not tried (``serve(tenant:method:target:headerValue:body:within:refundable:skipped:)``),
+    /// except a default-tenant mock skipped for another tenant's request (`skipped`), after
+    /// which the search goes on.
     func serve(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
-        deadline: ContinuousClock.Instant, slice: RegexpSlice, refundable: Bool = false, outOfTime: (Mock) -> Void
+        deadline: ContinuousClock.Instant, slice: RegexpSlice, refundable: Bool = false, outOfTime: (Mock) -> Void,
+        skipped: (Mock) -> Void = { _ in }
     ) -> MockHit? {
         // The default tenant's table is looked up only when the tenant's own mocks miss (a hit
         // hashes one id, not two); a table found is matched on its snapshot either way.
         let own = tables.withLock { $0[tenant] }
         var overran = false
-        func serve(_ table: TenantMocks?) -> MockHit? {
+        func serve(_ table: TenantMocks?, fallback: Bool) -> MockHit? {
             table?.serve(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
-                slice: slice, refundable: refundable, outOfTime: { overran = true; outOfTime($0) })
+                slice: slice, refundable: refundable, fallback: fallback, outOfTime: { overran = true; outOfTime($0) },
+                skipped: skipped)
         }
-        if let hit = serve(own) { return hit }
+        if let hit = serve(own, fallback: false) { return hit }
         if slice.isSlice && overran { return nil }
         guard !tenant.isDefault else { return nil }
-        return serve(tables.withLock { $0[.defaultTenant] })
+        return serve(tables.withLock { $0[.defaultTenant] }, fallback: true)
     }
 
     /// Gives back a delayed or refundable hit whose response was never sent (the client hung

@@ -33,16 +33,16 @@ final class TenantMocks: Sendable {
             self.version = version
         }
 
-        /// ``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)`` on
+        /// ``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:fallback:outOfTime:skipped:)`` on
         /// `table`, read in place (called as `snapshot.table.firstMatch`, the table was copied,
         /// a retain and a release of each of its parts, on every request).
         func firstMatch(
             method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-            slice: RegexpSlice = .whole, outOfTime: (Mock) -> Void
+            slice: RegexpSlice = .whole, fallback: Bool = false, outOfTime: (Mock) -> Void, skipped: (Mock) -> Void = { _ in }
         ) -> Int64? {
             table.firstMatch(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, slice: slice,
-                outOfTime: outOfTime)
+                fallback: fallback, outOfTime: outOfTime, skipped: skipped)
         }
 
         /// ``MockTable/urlCandidates(for:)`` on `table`, read in place (as ``firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)``).
@@ -253,19 +253,25 @@ final class TenantMocks: Sendable {
     /// search with nil and no hit counted (the caller matches the request again later, with
     /// more time). With `refundable`, as a delayed hit always is, the hit can be given back
     /// (``refund(_:)``) until it is settled (``settle(_:)``); the caller must do one of the two.
+    /// `fallback` and `skipped`: for another tenant's request matched against the default
+    /// tenant's table, as ``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:fallback:outOfTime:skipped:)``
+    /// says (mocks skipped are passed once, like `outOfTime`'s).
     func serve(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        slice: RegexpSlice = .whole, refundable: Bool = false, outOfTime: (Mock) -> Void
+        slice: RegexpSlice = .whole, refundable: Bool = false, fallback: Bool = false, outOfTime: (Mock) -> Void,
+        skipped: (Mock) -> Void = { _ in }
     ) -> MockHit? {
         while true {
             let snapshot = state.withLock { $0.currentSnapshot() }
             let version = snapshot.version
             var stopped: [Mock] = []
+            var passedOver: [Mock] = []
             let found = snapshot.firstMatch(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
-                slice: slice, outOfTime: { stopped.append($0) })
+                slice: slice, fallback: fallback, outOfTime: { stopped.append($0) }, skipped: { passedOver.append($0) })
             guard let id = found else {
                 stopped.forEach(outOfTime)
+                passedOver.forEach(skipped)
                 return nil
             }
             let hit: MockHit? = state.withLock { state in
@@ -291,6 +297,7 @@ final class TenantMocks: Sendable {
             }
             if let hit {
                 stopped.forEach(outOfTime)
+                passedOver.forEach(skipped)
                 return hit
             }
             // A mock was added or removed while this request was matched: match again.

@@ -31,6 +31,8 @@ struct MockServing: Sendable {
     /// Each mock's response as sent in the current second, shared by its hits (not used with
     /// `--cors`); `update` prepares a changed mock's (``SentMockAnswers/prepare(_:)``).
     let sentAnswers: SentMockAnswers
+    /// Paces the warnings about the default tenant's slow mocks skipped on the workers.
+    let skippedWarnings = WarningPace()
     /// The journaled header JSON of the last 404 with near misses (the same `Date` and
     /// `Content-Length` as the next one, for a repeated miss within a second), for a 404 that
     /// does not take ``notFoundHead``'s.
@@ -74,16 +76,21 @@ struct MockServing: Sendable {
         let generation = mocks.generation
         // Each mock tried asks for its header patterns' names (try8b F10: by index, not a search per ask).
         var fields = HTTPHeaders.Lookup(request.headers)
+        // The default tenant's mocks marked slow, not tried for this (another tenant's) request.
+        var skipped: [Mock] = []
         switch mocks.serve(
             tenant: tenant, method: request.method, target: request.target, headerValue: { fields.first($0) },
-            body: request.matchedBody, within: slice, refundable: callerRefunds || mayNotFit) {
-        case let .hit(hit): return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds))
+            body: request.matchedBody, within: slice, refundable: callerRefunds || mayNotFit, skipped: { skipped.append($0) }) {
+        case let .hit(hit):
+            if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
+            return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds))
         case .miss:
+            if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
             if let other = answeredWithoutMock(request, tenant: tenant) { return .served(other) }
             // The 404's near-miss catalogs of a large table are built off the workers.
             let tables = mocks.nearMissTables(of: tenant)
             guard tables.catalogsToBuild <= MockStore.nearMissCatalogWorkerLimit else { return .notFoundOnLane(generation: generation) }
-            return .served(notFound(request, tenant: tenant, outOfTime: [], regexpSlice: slice, generation: generation, tables: tables))
+            return .served(notFound(request, tenant: tenant, outOfTime: skipped, regexpSlice: slice, generation: generation, tables: tables))
         case .unfinished:
             return .unfinished(RequestBodyScope.refusedLargeBody ? .largeBody(bytes: request.matchedBody.count) : .slowExpressions)
         }
@@ -162,7 +169,7 @@ struct MockServing: Sendable {
         let served = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
             headerValue: { fields.first($0) }, body: request.matchedBody, refundable: callerRefunds || mayNotFit,
-            outOfTime: { outOfTime.append($0) })
+            outOfTime: { outOfTime.append($0) }, skipped: { outOfTime.append($0) })
         if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
         guard let hit = served else {
             return answeredWithoutMock(request, tenant: tenant) ?? notFound(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil, generation: generation)
@@ -366,14 +373,21 @@ struct MockServing: Sendable {
     /// they counted as not matching it. One warning per request, naming the first
     /// ``NotFoundAnswer/outOfTimeShown`` mocks as a 404's reason does (``NotFoundAnswer``), then
     /// how many more: `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: …; and 97 more
-    /// mocks were skipped the same way for GET "/x" (tenant "s1")`.
-    private func reportOutOfTime(_ outOfTime: [Mock], request: HTTPRequest, tenant: TenantID) {
+    /// mocks were skipped the same way for GET "/x" (tenant "s1")`. `paced`: the default
+    /// tenant's slow mocks skipped on a worker, logged at most once a second (``WarningPace``)
+    /// with how many such requests were not logged since.
+    private func reportOutOfTime(_ outOfTime: [Mock], request: HTTPRequest, tenant: TenantID, paced: Bool = false) {
         metrics.regexpBudgetOverruns.add(outOfTime.count, ordering: .relaxed)
-        var named = outOfTime.prefix(NotFoundAnswer.outOfTimeShown).map(NotFoundAnswer.outOfTimeSummary).joined(separator: "; ")
+        var withheld = ""
+        if paced {
+            guard let count = skippedWarnings.admit() else { return }
+            if count > 0 { withheld = " (and \(count) more requests of other tenants since the last such warning)" }
+        }
+        var named = outOfTime.prefix(NotFoundAnswer.outOfTimeShown).map { NotFoundAnswer.outOfTimeSummary($0, for: tenant) }.joined(separator: "; ")
         if outOfTime.count > NotFoundAnswer.outOfTimeShown {
             named += "; and \(outOfTime.count - NotFoundAnswer.outOfTimeShown) more mocks were skipped the same way"
         }
-        log.warning("\(named) for \(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue)))")
+        log.warning("\(named) for \(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue)))\(withheld)")
     }
 
     /// A delayed mock response, journaled when its delay ends (docs/protocol.md#delays): as

@@ -74,7 +74,7 @@ struct NotFoundAnswer {
     /// The reason, one line once its CR and LF bytes are spaces: `no mock matched GET /api/usres
     /// in tenant "s1"; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
     /// (expected …, got …)`, its ``PercentEncodingHint`` when it has one, the ``NearMissHints``, then, for each mock in `outOfTime`, `; ` and its
-    /// ``outOfTimeSummary(_:)``, then `; ` and `filesHint` when given. Written as UTF-8 into
+    /// ``outOfTimeSummary(_:for:)``, then `; ` and `filesHint` when given. Written as UTF-8 into
     /// `out` (not escaped).
     static func writeReason(
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
@@ -101,7 +101,7 @@ struct NotFoundAnswer {
             out.append(utf8: "; other tenants' mocks were not searched fully for one that matches it (the search stops after "
                 + "\(Int(MockStore.matchingTenantTimeLimit.milliseconds)) ms)")
         }
-        for mock in outOfTime.prefix(Self.outOfTimeShown) { out.append(utf8: "; " + outOfTimeSummary(mock)) }
+        for mock in outOfTime.prefix(Self.outOfTimeShown) { out.append(utf8: "; " + outOfTimeSummary(mock, for: tenant)) }
         if outOfTime.count > Self.outOfTimeShown {
             out.append(utf8: "; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
         }
@@ -138,8 +138,12 @@ struct NotFoundAnswer {
     /// `mock 3 (GET regexp "^/(a+)+$") of tenant "s1" was skipped: its regular expression ran out of
     /// the 100 ms evaluation budget` (docs/matching.md#evaluation-budget). The mock's header and
     /// body regular expressions are named too (`mock 7 (POST equal "/b", body regexp "(a|aa)+$")…`),
-    /// so an overrun of any of them can be found.
-    static func outOfTimeSummary(_ mock: Mock) -> String {
+    /// so an overrun of any of them can be found. A default-tenant mock marked slow that
+    /// `tenant`'s request (another tenant's) gave at most 1 ms instead (tester finding try9b F7,
+    /// docs/tenancy.md#slow-regular-expressions) ends `… of tenant "" was skipped: its regular
+    /// expression was found slow on a worker, and the default tenant's slow expressions get at
+    /// most 1 ms of another tenant's request (docs/tenancy.md#slow-regular-expressions)`.
+    static func outOfTimeSummary(_ mock: Mock, for tenant: TenantID) -> String {
         let pattern = mock.pattern.source
         var summary = "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.shortString(pattern.url.value))"
         for (name, header) in pattern.headers.sorted(by: { $0.key < $1.key }) where header.kind == .regexp {
@@ -150,6 +154,11 @@ struct NotFoundAnswer {
         }
         // A body pattern of another kind runs out of the budget too (a pass over the body not started).
         let what = pattern.body.map { $0.kind != .regexp } ?? false ? "its regular expression or body pattern" : "its regular expression"
+        if mock.tenant.isDefault && !tenant.isDefault && mock.pattern.isMarkedSlow {
+            return summary + ") of tenant \"\" was skipped: its regular expression was found slow on a worker, and the default "
+                + "tenant's slow expressions get at most \(Int(RegexpSlice.length.milliseconds)) ms of another tenant's request "
+                + "(docs/tenancy.md#slow-regular-expressions)"
+        }
         return summary + ") of tenant \(JSONText.shortString(mock.tenant.rawValue)) was skipped: \(what) ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
     }
