@@ -27,10 +27,10 @@ public struct CompiledBodyPattern: Sendable {
         case jsonPath(String, JSONValue?)
     }
 
-    /// Whether this is a `regexp` whose expression is marked slow now (``CompiledPatternMatch/isMarkedSlow``).
-    public var isMarkedSlow: Bool {
-        guard case let .regexp(pattern) = matcher else { return false }
-        return pattern.isMarkedSlow
+    /// The ICU expression of a `regexp` (``CompiledPatternMatch/expression``); nil for the other kinds.
+    var expression: ICUExpression? {
+        guard case let .regexp(pattern) = matcher else { return nil }
+        return pattern.expression
     }
 
     /// Checks and prepares `source`.

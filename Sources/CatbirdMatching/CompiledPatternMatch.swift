@@ -35,12 +35,12 @@ public struct CompiledPatternMatch: Sendable {
         case simple(SimpleRegexMatcher, ICUExpression)
     }
 
-    /// Whether this pattern's ICU expression is marked slow now (``ICUExpression``: found slow
-    /// on a worker and not cleared since); false for a pattern without one.
-    public var isMarkedSlow: Bool {
+    /// This pattern's ICU expression (its slow mark: ``ICUExpression``); nil for `equal` and
+    /// the empty expression.
+    var expression: ICUExpression? {
         switch matcher {
-        case .equal, .everything: false
-        case let .expression(icu), let .glob(_, icu), let .simple(_, icu): icu.isMarkedSlow
+        case .equal, .everything: nil
+        case let .expression(icu), let .glob(_, icu), let .simple(_, icu): icu
         }
     }
 

@@ -121,7 +121,34 @@ public struct CompiledRequestPattern: Sendable {
     /// Whether one of the url, header and body regular expressions is marked slow now
     /// (found slow on a worker and not cleared since: docs/tenancy.md#slow-regular-expressions).
     public var isMarkedSlow: Bool {
-        url.isMarkedSlow || headers.contains { $0.pattern.isMarkedSlow } || (body?.isMarkedSlow ?? false)
+        anyExpression { $0.isMarkedSlow }
+    }
+
+    /// Claims the probe of the first of the url, header and body regular expressions marked
+    /// slow whose probe is due (``ICUExpression/claimProbe()``: at most one a second per mark);
+    /// whether one was claimed. For a request that a worker sends to the matching lane so that
+    /// a default-tenant mock marked slow gets the whole budget there once (tester finding
+    /// try9b F7, review M1: a mark is cleared only by a search with the whole budget).
+    public func claimSlowProbe() -> Bool {
+        anyExpression { $0.claimProbe() }
+    }
+
+    /// Takes a probe claimed (``claimSlowProbe()``) or left by the search that set a mark, of
+    /// one of the url, header and body regular expressions; whether one was taken: the matching
+    /// lane then gives the mock the request's whole budget.
+    public func takeSlowProbe() -> Bool {
+        anyExpression { $0.takeProbe() }
+    }
+
+    /// Calls `check` with the url's, then each header's, then the body's ICU expression until
+    /// it returns true; whether one did (no array made: read for every candidate mock).
+    private func anyExpression(_ check: (ICUExpression) -> Bool) -> Bool {
+        if let icu = url.expression, check(icu) { return true }
+        for header in headers {
+            if let icu = header.pattern.expression, check(icu) { return true }
+        }
+        guard let icu = body?.expression else { return false }
+        return check(icu)
     }
 
     /// What the request-target must contain for the url pattern to match (empty for `equal`

@@ -31,6 +31,14 @@ import Synchronization
 /// pass). One expression is compiled once: a search that meets it being compiled waits for
 /// that compile, not for any other expression's.
 ///
+/// A mark comes with **probes** (tester finding try9b F7, review M1): another tenant's request
+/// skips a default-tenant mock marked slow on a worker, so no search with the whole budget
+/// would come to clear a mark that load alone had set. The search that sets a mark leaves a
+/// probe, and from then on one probe a second (``probeInterval``) can be claimed
+/// (``claimProbe()``) by a request that needs the expression; the matching lane, taking it
+/// (``takeProbe()``), gives the expression the request's whole budget, which finishing within
+/// ``RegexpSlice/length`` clears the mark as above.
+///
 /// `NSRegularExpression` is `Sendable` in this toolchain's Foundation (immutable once created,
 /// documented as safe to use from several threads); the compiled expression is published once
 /// through an `AtomicLazyReference`, the compile itself serialized by a mutex, the mark an atomic.
@@ -80,8 +88,34 @@ final class ICUExpression: Sendable {
         try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
     }
 
+    /// When the next probe may be claimed (``DispatchTime/uptimeNanoseconds``); read only while marked.
+    private let probeDue = Atomic<UInt64>(0)
+    /// Whether a probe was left or claimed and not yet taken by the matching lane.
+    private let probeWaiting = Atomic<Bool>(false)
+
+    /// One probe a second per mark: 1 s in nanoseconds.
+    static let probeInterval: UInt64 = 1_000_000_000
+
     /// Whether the expression is marked slow now (found slow on a worker and not cleared since).
     var isMarkedSlow: Bool { markedOn.load(ordering: .relaxed) > 0 }
+
+    /// Claims a probe of a marked expression when one is due (one ``probeInterval`` after the
+    /// mark or the last probe claimed); whether this caller got it. At most one caller gets
+    /// each: the due time moves on by compare-and-swap.
+    func claimProbe() -> Bool {
+        guard isMarkedSlow else { return false }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let due = probeDue.load(ordering: .relaxed)
+        guard now >= due else { return false }
+        guard probeDue.compareExchange(expected: due, desired: now + Self.probeInterval, ordering: .relaxed).exchanged else { return false }
+        probeWaiting.store(true, ordering: .relaxed)
+        return true
+    }
+
+    /// Takes the waiting probe (left by the search that set the mark, or claimed); whether there was one.
+    func takeProbe() -> Bool {
+        probeWaiting.exchange(false, ordering: .relaxed)
+    }
 
     /// Whether the expression is found in `subject` as `rangeOfFirstMatch` finds it, stopped at
     /// `deadline` through ICU's progress callback (`.reportProgress`). Within a slice, an
@@ -121,6 +155,8 @@ final class ICUExpression: Sendable {
         guard timed else { return outcome }
         let ran = ContinuousClock.now - started
         if slice == .matching, outcome == .outOfTime, ran >= RegexpSlice.markedAfter {
+            probeDue.store(DispatchTime.now().uptimeNanoseconds + Self.probeInterval, ordering: .relaxed)
+            probeWaiting.store(true, ordering: .relaxed)
             markedOn.store(max(length, 1), ordering: .relaxed)
         } else if slice == .whole, outcome != .outOfTime, ran < RegexpSlice.length {
             _ = markedOn.compareExchange(expected: marked, desired: 0, ordering: .relaxed)

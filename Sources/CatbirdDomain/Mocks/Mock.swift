@@ -57,6 +57,12 @@ public struct Mock: Sendable {
         /// ``CompiledRequestPattern/isMarkedSlow`` of `pattern`, read in place.
         var isMarkedSlow: Bool { pattern.isMarkedSlow }
 
+        /// ``CompiledRequestPattern/claimSlowProbe()`` of `pattern`, read in place.
+        func claimSlowProbe() -> Bool { pattern.claimSlowProbe() }
+
+        /// ``CompiledRequestPattern/takeSlowProbe()`` of `pattern`, read in place.
+        func takeSlowProbe() -> Bool { pattern.takeSlowProbe() }
+
         /// ``CompiledRequestPattern/compare(_:headerValue:body:urlMatches:urlEdits:until:slice:fields:)``
         /// of `pattern`, read in place (as ``evaluate(method:target:headerValue:body:until:slice:)``):
         /// for each mock a 404 compares field by field.

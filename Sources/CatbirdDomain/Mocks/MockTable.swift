@@ -98,7 +98,11 @@ struct MockTable: Sendable {
     /// (docs/tenancy.md#slow-regular-expressions, tester finding try9b F7): on a worker it is
     /// not started; with the whole budget it runs at most ``RegexpSlice/length`` (so a search
     /// that finishes within it clears the mark); stopped, it is passed to `skipped` and counts
-    /// as not matching, and the search goes on, within a slice too.
+    /// as not matching, and the search goes on, within a slice too. Except its probes (review
+    /// M1: a fixture marked slow by load alone must come back): a worker's search that marks
+    /// it, or that claims its probe (one a second, ``CompiledRequestPattern/claimSlowProbe()``),
+    /// stops as for the tenant's own expressions (`outOfTime`, nil: matched on the lane), and
+    /// the lane's search that takes the probe gives it the whole budget.
     func firstMatch(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
         slice: RegexpSlice = .whole, fallback: Bool = false, outOfTime: (Mock) -> Void, skipped: (Mock) -> Void = { _ in }
@@ -122,13 +126,15 @@ struct MockTable: Sendable {
             // Through the shared definition: `mock.pattern` would copy the compiled pattern
             // (a retain and a release of each of its parts) on every request.
             let definition = mock.definition
-            let until = fallback && !slice.isSlice && definition.isMarkedSlow ? min(deadline, .now.advanced(by: RegexpSlice.length)) : deadline
+            // Marked before this search (one that this search marks is the tenant's own overrun).
+            let wasMarked = fallback && definition.isMarkedSlow
+            var until = deadline
+            if wasMarked, !slice.isSlice, !definition.takeSlowProbe() { until = min(deadline, .now.advanced(by: RegexpSlice.length)) }
             switch definition.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: until, slice: slice) {
             case .matched: return id
             case .notMatched: break
             case .outOfTime:
-                // Marked before, or by this very search (its own 0.5 ms on a worker).
-                if fallback && definition.isMarkedSlow {
+                if wasMarked, !(slice == .matching && definition.claimSlowProbe()) {
                     skipped(mock)
                     break
                 }

@@ -142,7 +142,8 @@ struct NotFoundAnswer {
     /// `tenant`'s request (another tenant's) gave at most 1 ms instead (tester finding try9b F7,
     /// docs/tenancy.md#slow-regular-expressions) ends `… of tenant "" was skipped: its regular
     /// expression was found slow on a worker, and the default tenant's slow expressions get at
-    /// most 1 ms of another tenant's request (docs/tenancy.md#slow-regular-expressions)`.
+    /// most 1 ms of another tenant's request (one such request a second gives it the whole
+    /// budget on the matching lane: docs/tenancy.md#slow-regular-expressions)`.
     static func outOfTimeSummary(_ mock: Mock, for tenant: TenantID) -> String {
         let pattern = mock.pattern.source
         var summary = "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.shortString(pattern.url.value))"
@@ -157,7 +158,7 @@ struct NotFoundAnswer {
         if mock.tenant.isDefault && !tenant.isDefault && mock.pattern.isMarkedSlow {
             return summary + ") of tenant \"\" was skipped: its regular expression was found slow on a worker, and the default "
                 + "tenant's slow expressions get at most \(Int(RegexpSlice.length.milliseconds)) ms of another tenant's request "
-                + "(docs/tenancy.md#slow-regular-expressions)"
+                + "(one such request a second gives it the whole budget on the matching lane: docs/tenancy.md#slow-regular-expressions)"
         }
         return summary + ") of tenant \(JSONText.shortString(mock.tenant.rawValue)) was skipped: \(what) ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
