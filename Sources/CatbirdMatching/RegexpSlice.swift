@@ -13,6 +13,12 @@ public enum RegexpSlice: Sendable, Equatable {
     /// A 404's near-miss comparison on a worker: a marked expression is not started, and none
     /// is marked (the comparison reaches other tenants' mocks, and its time is the request's).
     case comparing
+    /// Matching a request on the body lane (its body is over the 64 KiB a worker reads:
+    /// docs/tenancy.md#large-bodies), within a slice that grows with the body: every pass over
+    /// the body runs (``RequestBodyScope``), a marked expression is not started, and none is
+    /// marked (a mark set on such a long subject could hardly be cleared, and would send the
+    /// mock's requests with small bodies to the matching lane for good).
+    case bodyLane
 
     /// A worker's slice: 1 ms of regular-expression time per request (ICU checks it about every
     /// 10,000 backtracking steps, so a worker is held a few milliseconds at most).
@@ -22,6 +28,6 @@ public enum RegexpSlice: Sendable, Equatable {
     /// earlier work, or a descheduling, had used up the slice is stopped, but not marked.
     public static let markedAfter = length / 2
 
-    /// Whether the search runs within a slice (``matching`` or ``comparing``).
+    /// Whether the search runs within a slice (``matching``, ``comparing`` or ``bodyLane``).
     public var isSlice: Bool { self != .whole }
 }

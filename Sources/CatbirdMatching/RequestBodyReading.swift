@@ -14,7 +14,8 @@ import Foundation
 /// A pass over the body not read before (a parse, a `contains` or `regexp` search, an `equal`
 /// comparison of equal lengths) is admitted by ``admit(_:until:slice:)``: within a worker's
 /// slice, none over ``workerPassBytes`` and none once `deadline` has passed (the clock is read
-/// once per ``clockEveryBytes`` of passes); with the whole budget (the matching lane), always. A pass refused is the body pattern's
+/// once per ``clockEveryBytes`` of passes); with the whole budget (the matching lane) and on the
+/// body lane (``RegexpSlice/bodyLane``), always. A pass refused is the body pattern's
 /// ``MatchOutcome/outOfTime``, so a request whose body work overruns its worker's slice is
 /// matched again on the matching lane (docs/tenancy.md#slow-regular-expressions).
 ///
@@ -64,7 +65,7 @@ final class RequestBodyReading {
         // once 100 ms had passed made `equal`, `contains`, `json` and `jsonPath` answers depend
         // on the machine's load (review of the session's change: 50 jsonPath mocks and a 5 MB
         // body matching the 50th answered 404 on the lane).
-        guard slice.isSlice else { return }
+        guard slice.isSlice, slice != .bodyLane else { return }
         if bytes.count > Self.workerPassBytes {
             refusedForSize = true
             throw Refused()

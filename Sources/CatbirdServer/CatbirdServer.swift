@@ -37,6 +37,9 @@ public final class CatbirdServer: Sendable {
     /// The threads requests whose regular expressions outlast a worker's slice are matched on,
     /// in each tenant's turn (docs/tenancy.md#fair-shares).
     private let matchingLane = MatchingLane()
+    /// The threads requests whose body over 64 KiB a body pattern must read are matched on,
+    /// in each tenant's turn, apart from the slow regular expressions (docs/tenancy.md#large-bodies).
+    private let bodyLane = MatchingLane(name: "catbird-bodies")
     /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
     private let sqlPool = HTTPWorkPool<TenantID>(
@@ -159,7 +162,7 @@ public final class CatbirdServer: Sendable {
             settings: settings, origin: origin, storageFaults: faults, reader: reader,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil))
-        let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane)
+        let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane, bodyLane: bodyLane)
         controlRoutes = handler.routes.routes
         http = HTTPServer(configuration: configuration, handler: handler)
     }
@@ -240,6 +243,7 @@ public final class CatbirdServer: Sendable {
         outbound?.shutdown()
         controlPools.stop()
         matchingLane.stop()
+        bodyLane.stop()
         sqlPool.stop()
         journalWriter.stop()
         deletions.stop()

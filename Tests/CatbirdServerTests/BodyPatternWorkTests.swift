@@ -3,8 +3,8 @@ import Foundation
 import XCTest
 
 /// Body patterns read a request's body once for all mocks (docs/matching.md#body-matchers), and
-/// a request whose body work does not fit a worker's slice is matched on the matching lane
-/// (docs/tenancy.md#slow-regular-expressions), never holding the shared workers.
+/// a request whose body work does not fit a worker's slice is matched on the body lane
+/// (docs/tenancy.md#large-bodies) or the matching lane, never holding the shared workers.
 ///
 /// Found by an adversarial tester (try8b F15, exact shapes, scaled here): 50 `jsonPath` mocks
 /// `$.k<i>` equalTo `<i>` and a 5 MB body `{"data":"xxx…"}` cost 1.34 s CPU per request on a
@@ -55,7 +55,7 @@ final class BodyPatternWorkTests: XCTestCase {
     }
 
     /// The finding's `jsonPath` mocks (20 here, 50 in the finding) against a 200 KB body (5 MB
-    /// in the finding): matched on the matching lane (counted there), with the same answers as
+    /// in the finding): matched on the body lane (counted there), with the same answers as
     /// before: the body without the fields is a 404, one with `"k0": 0` or `"k19": 19` hits that
     /// mock, and a `json` mock equal to the body (whitespace aside) hits.
     func testLargeBodyAgainstJSONPathMocksIsMatchedOnTheLaneWithTheSameAnswers() throws {
@@ -68,7 +68,7 @@ final class BodyPatternWorkTests: XCTestCase {
             try Self.add(client, tenant: "js", Self.bodyMock(
                 url: "/js", body: ["kind": "json", "value": String(decoding: Self.paddedBody(200_000, extra: "\"j\":1,"), as: UTF8.self)],
                 answer: "json"))
-            let before = try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? 0
+            let before = try E2E.metrics(client)
 
             let miss = try client.request("POST", "/js", headers: E2E.tenantHeader("js"), body: plain)
             E2E.assertError(miss, status: 404, reasonContains: "no mock matched POST /js")
@@ -79,11 +79,14 @@ final class BodyPatternWorkTests: XCTestCase {
             let json = try client.request("POST", "/js", headers: E2E.tenantHeader("js"), body: Self.paddedBody(200_000, extra: " \"j\" : 1 , "))
             XCTAssertEqual(json.text, "json", String(json.text.prefix(500)))
 
-            let after = try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? 0
-            XCTAssertEqual(after - before, 4, "each 200 KB body was matched on the matching lane, not on a worker")
+            let after = try E2E.metrics(client)
+            let bodyLane = "catbird_body_lane_requests_total"
+            XCTAssertEqual((after[bodyLane] ?? 0) - (before[bodyLane] ?? 0), 4, "each 200 KB body was matched on the body lane, not on a worker")
+            let matchingLane = "catbird_slow_matching_requests_total"
+            XCTAssertEqual(after[matchingLane], before[matchingLane], "nor on the matching lane (try9b F10)")
             let small = try client.request("POST", "/js", headers: E2E.tenantHeader("js"), body: Array(#"{"k3":3}"#.utf8))
             XCTAssertEqual(small.text, "k3")
-            XCTAssertEqual(try E2E.metrics(client)["catbird_slow_matching_requests_total"], after, "a small body is matched on its worker")
+            XCTAssertEqual(try E2E.metrics(client)[bodyLane], after[bodyLane], "a small body is matched on its worker")
         }
     }
 

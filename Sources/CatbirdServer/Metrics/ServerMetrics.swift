@@ -14,6 +14,12 @@ final class ServerMetrics: Sendable {
     /// Requests refused with 429 because their tenant already had ``MatchingLane/admittedPerTenant``
     /// requests on the matching lane, since start.
     let slowMatchingRefused = Atomic<Int>(0)
+    /// Requests whose body over 64 KiB a body pattern had to read, matched on the body lane
+    /// (``CatbirdHandler/matchOnBodyLane(_:tenant:bytes:)``), since start.
+    let bodyLaneRequests = Atomic<Int>(0)
+    /// Requests refused with 429 because their tenant already had ``MatchingLane/admittedPerTenant``
+    /// requests on the body lane, since start.
+    let bodyLaneRefused = Atomic<Int>(0)
     /// The database file; its `-wal` file is counted with it.
     let databasePath: String
 

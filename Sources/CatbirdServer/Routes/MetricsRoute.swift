@@ -65,6 +65,14 @@ enum MetricsRoute {
             "catbird_slow_matching_refused_total", .counter,
             help: "Requests refused with 429 because their tenant already had 32 requests on the matching lane.")
         out.sample("catbird_slow_matching_refused_total", dependencies.metrics.slowMatchingRefused.load(ordering: .relaxed))
+        out.metric(
+            "catbird_body_lane_requests_total", .counter,
+            help: "Requests whose body over 64 KiB a body pattern had to read, matched on the body lane in their tenant's turn.")
+        out.sample("catbird_body_lane_requests_total", dependencies.metrics.bodyLaneRequests.load(ordering: .relaxed))
+        out.metric(
+            "catbird_body_lane_refused_total", .counter,
+            help: "Requests refused with 429 because their tenant already had 32 requests on the body lane.")
+        out.sample("catbird_body_lane_refused_total", dependencies.metrics.bodyLaneRefused.load(ordering: .relaxed))
         if let recorder = dependencies.upstream?.recorder {
             out.metric(
                 "catbird_recordings_failed_total", .counter,

@@ -21,7 +21,7 @@ extension CatbirdHandler {
     ///
     /// A request that is no longer waiting when its turn comes (its client hung up, or the
     /// server answered it 503 while stopping) is not matched: it spends no limit and is
-    /// journaled as the client having gone, with the time it waited (``abandonedOnLane(_:tenant:_:)``).
+    /// journaled as the client having gone, with the time it waited (``abandonedOnLane(_:tenant:_:lane:)``).
     func matchOnMatchingLane(
         _ request: HTTPRequest, tenant: TenantID, cause: MatchingLane.Cause = .slowExpressions, missedAt generation: UInt64? = nil
     ) -> HTTPAnswer {
@@ -51,13 +51,20 @@ extension CatbirdHandler {
                     generation.flatMap { serving.notFound(missedAt: $0, request, tenant: tenant) }
                         ?? serving.respond(to: request, tenant: tenant, refundable: true)
                 }
-                switch served {
-                case let .answered(response, answeredBy, entry, hit):
-                    deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, to: responder)
-                case let .forward(destination):
-                    forward(request, to: destination, tenant: tenant).complete(through: responder)
-                }
+                deliverFromLane(served, request, tenant: tenant, to: responder)
             }
+        }
+    }
+
+    /// What a lane (this one or the body lane) served, sent through `responder`: an answer as
+    /// ``deliverFromLane(_:entry:hit:_:answeredBy:tenant:to:)`` says (its hit refundable), or the
+    /// request forwarded.
+    func deliverFromLane(_ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID, to responder: HTTPResponder) {
+        switch served {
+        case let .answered(response, answeredBy, entry, hit):
+            deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, to: responder)
+        case let .forward(destination):
+            forward(request, to: destination, tenant: tenant).complete(through: responder)
         }
     }
 
@@ -110,22 +117,23 @@ extension CatbirdHandler {
         journal.send(response, onceCommitted: ticket, to: responder, sent: record)
     }
 
-    /// A request that waited on the lane until it was no longer waiting: not matched; what went
-    /// out instead is logged and counted (a 499 when its client hung up, the stopping server's
-    /// 503), and a client that hung up is journaled (a stopping server journals nothing more).
-    private func abandonedOnLane(_ request: HTTPRequest, tenant: TenantID, _ responder: HTTPResponder) {
+    /// A request that waited on `lane` (`matching lane`, `body lane`) until it was no longer
+    /// waiting: not matched; what went out instead is logged and counted (a 499 when its client
+    /// hung up, the stopping server's 503), and a client that hung up is journaled (a stopping
+    /// server journals nothing more).
+    func abandonedOnLane(_ request: HTTPRequest, tenant: TenantID, _ responder: HTTPResponder, lane: String = "matching lane") {
         let record = recording(request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant)
         responder.deliver(Self.nothingSent) { delivery in
-            if case .nothingSent = delivery { journal.append(clientLeftOnLaneEntry(request, tenant: tenant)) }
+            if case .nothingSent = delivery { journal.append(clientLeftOnLaneEntry(request, tenant: tenant, lane: lane)) }
             record(delivery)
         }
     }
 
     /// The journal entry of a request whose client hung up while it waited for, or was matched
-    /// on, the matching lane: 499, at its arrival's time, with the time it waited.
-    private func clientLeftOnLaneEntry(_ request: HTTPRequest, tenant: TenantID) -> JournalEntry {
+    /// on, `lane`: 499, at its arrival's time, with the time it waited.
+    private func clientLeftOnLaneEntry(_ request: HTTPRequest, tenant: TenantID, lane: String = "matching lane") -> JournalEntry {
         serving.nothingSentEntry(
             request, tenant: tenant,
-            problem: "the client closed the connection while the request waited to be matched on the matching lane; nothing was sent")
+            problem: "the client closed the connection while the request waited to be matched on the \(lane); nothing was sent")
     }
 }

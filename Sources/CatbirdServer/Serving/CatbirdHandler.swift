@@ -27,6 +27,8 @@ struct CatbirdHandler: HTTPHandler {
     let durability: Durability
     /// Where requests whose regular expressions outlast the worker's slice are matched.
     let matchingLane: MatchingLane
+    /// Where requests whose body over 64 KiB a body pattern must read are matched (``matchOnBodyLane(_:tenant:bytes:)``).
+    let bodyLane: MatchingLane
     /// Tenants' requests answered later, which keep `--tenant-ttl` from dropping their tenant
     /// (``holdingTenant(_:_:)``).
     let activity: TenantActivity
@@ -35,7 +37,8 @@ struct CatbirdHandler: HTTPHandler {
 
     /// - Parameter controlPools: where quick and slow control routes run (``Route/lane``).
     /// - Parameter matchingLane: where requests with slow regular expressions are matched.
-    init(dependencies: RouteDependencies, controlPools: ControlPools, matchingLane: MatchingLane) {
+    /// - Parameter bodyLane: where requests with bodies over 64 KiB for body patterns are matched.
+    init(dependencies: RouteDependencies, controlPools: ControlPools, matchingLane: MatchingLane, bodyLane: MatchingLane) {
         routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools, admin: dependencies.admin)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
@@ -51,6 +54,7 @@ struct CatbirdHandler: HTTPHandler {
         journal = dependencies.journal
         durability = dependencies.settings.durability
         self.matchingLane = matchingLane
+        self.bodyLane = bodyLane
         activity = dependencies.tenants.activity
         maxBodySize = dependencies.settings.maxBodySize
     }
@@ -99,7 +103,9 @@ struct CatbirdHandler: HTTPHandler {
         }
         switch served {
         case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)
-        // Its regular expressions (or body patterns) need more than the worker's slice.
+        // A body pattern must read its body over 64 KiB: the body lane (try9b F10).
+        case let .unfinished(.largeBody(bytes)): return holdingTenant(matchOnBodyLane(request, tenant: tenant, bytes: bytes), tenant)
+        // Its regular expressions (or body passes) need more than the worker's slice.
         case let .unfinished(cause): return holdingTenant(matchOnMatchingLane(request, tenant: tenant, cause: cause), tenant)
         // Its 404 first builds a large near-miss catalog.
         case let .notFoundOnLane(generation):

@@ -19,6 +19,14 @@ import CatbirdSupport
 /// (``MockServing/notFoundBesideLane(missedAt:_:tenant:within:refundable:)``). So one
 /// tenant's slow patterns cost its own requests time, and other tenants' requests at most
 /// one slice of a worker each.
+///
+/// The **body lane** is a second lane of the same shape, with threads and places of its own
+/// (``init(name:)``, ``CatbirdHandler/matchOnBodyLane(_:tenant:bytes:)``), for requests whose
+/// body a body pattern must read when it is over the 64 KiB a worker reads (tester finding
+/// try9b F10: on the one lane, 40-80 tenants with one slow-regexp request each made any
+/// tenant's 100 KB upload wait 4-8.5 s). Its work is bounded by the body's size, not by ICU:
+/// there, regular expressions keep a worker's slice (plus time for the body's passes) and a
+/// request whose expressions outlast it goes on to the matching lane.
 struct MatchingLane: Sendable {
     /// Regular-expression time a request may take on a worker: 1 ms. Checked by ICU about
     /// every 10,000 backtracking steps, so a worker is held a few milliseconds at most.
@@ -35,8 +43,24 @@ struct MatchingLane: Sendable {
     /// the workers (other tenants' requests) when both want them.
     static let niceness: Int32 = 10
 
-    private let pool = HTTPWorkPool<TenantID>(threadCount: threadCount, perKeyLimit: 1, name: "catbird-matching", niceness: niceness)
+    private let pool: HTTPWorkPool<TenantID>
     private let admission = TenantAdmission(limit: admittedPerTenant)
+
+    /// Starts the lane's ``threadCount`` threads, named `name` (`catbird-matching`; the body
+    /// lane's `catbird-bodies`).
+    init(name: String = "catbird-matching") {
+        pool = HTTPWorkPool<TenantID>(threadCount: Self.threadCount, perKeyLimit: 1, name: name, niceness: Self.niceness)
+    }
+
+    /// The time a request whose body is `bytes` long is matched within on the body lane: a
+    /// worker's slice plus 50 ns a byte (a JSON parse takes about 15 ns a byte, a linear ICU
+    /// search a few: docs/matching.md#evaluation-budget), at most the request's 100 ms budget
+    /// (``MockStore/requestBudget``), so an expression never gets more there than on the
+    /// matching lane. 100 KB: 6 ms; 2 MB and more: 100 ms. The body's passes always run there;
+    /// the expressions get what they leave.
+    static func bodyLaneSlice(bytes: Int) -> Duration {
+        min(workerSlice + .nanoseconds(bytes * 50), MockStore.requestBudget)
+    }
 
     /// A place for one of `tenant`'s requests on this lane, or nil when it already has
     /// ``admittedPerTenant``.
@@ -90,5 +114,16 @@ extension APIError {
             reason: "this request was not matched: \(why), so it is matched on the matching lane, where this tenant already has "
                 + "\(MatchingLane.admittedPerTenant) requests running or waiting (one at a time per tenant, each up to the 100 ms "
                 + "evaluation budget; docs/tenancy.md#fair-shares); \(advice)")
+    }
+
+    /// 429: the tenant already has ``MatchingLane/admittedPerTenant`` requests on the body lane
+    /// (docs/tenancy.md#large-bodies), for a body of `bytes` bytes.
+    static func bodyLaneBusy(bytes: Int) -> APIError {
+        APIError(
+            status: 429,
+            reason: "this request was not matched: its body of \(bytes) bytes is over the \(RequestBodyScope.workerPassBytes / 1024) "
+                + "KiB a worker reads for body patterns (a mock whose method, url and headers match it has one), so it is matched on "
+                + "the body lane, where this tenant already has \(MatchingLane.admittedPerTenant) requests running or waiting (one at "
+                + "a time per tenant; docs/tenancy.md#large-bodies); send fewer such requests at once")
     }
 }

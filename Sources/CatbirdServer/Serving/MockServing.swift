@@ -69,8 +69,12 @@ struct MockServing: Sendable {
     /// Serves `request` on a worker, if its regular expressions finish within `slice` and its
     /// 404 needs no large near-miss catalog built first (``OnWorker``). With `refundable`, the
     /// hit stays refundable (``MockStore/refund(_:)``) until the caller settles it (strict
-    /// durability: ``append(_:settling:)``).
-    func respond(to request: HTTPRequest, tenant: TenantID, within slice: Duration, refundable callerRefunds: Bool) -> OnWorker {
+    /// durability: ``append(_:settling:)``). `kind`: a worker's slice, or the body lane's
+    /// (``RegexpSlice/bodyLane``: every pass over the body runs, so the cause of an unfinished
+    /// match there is its regular expressions).
+    func respond(
+        to request: HTTPRequest, tenant: TenantID, within slice: Duration, as kind: RegexpSlice = .matching, refundable callerRefunds: Bool
+    ) -> OnWorker {
         let mayNotFit = mayNotFit(request)
         // Read before matching: a miss stands on the lane only while no table changed since.
         let generation = mocks.generation
@@ -80,7 +84,7 @@ struct MockServing: Sendable {
         var skipped: [Mock] = []
         switch mocks.serve(
             tenant: tenant, method: request.method, target: request.target, headerValue: { fields.first($0) },
-            body: request.matchedBody, within: slice, refundable: callerRefunds || mayNotFit, skipped: { skipped.append($0) }) {
+            body: request.matchedBody, within: slice, as: kind, refundable: callerRefunds || mayNotFit, skipped: { skipped.append($0) }) {
         case let .hit(hit):
             if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
             return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds))
