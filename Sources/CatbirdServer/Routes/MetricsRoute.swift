@@ -57,22 +57,23 @@ enum MetricsRoute {
             "catbird_regexp_budget_overruns_total", .counter,
             help: "Mocks skipped because their regular expression ran out of a request's 100 ms evaluation budget (one per mock and request).")
         out.sample("catbird_regexp_budget_overruns_total", dependencies.metrics.regexpBudgetOverruns.load(ordering: .relaxed))
-        out.metric(
-            "catbird_slow_matching_requests_total", .counter,
-            help: "Requests whose regular expressions took longer than a worker's 1 ms slice, or whose 404 first had to build the near-miss catalogs of more than 1,000 mocks, matched on the matching lane in their tenant's turn.")
-        out.sample("catbird_slow_matching_requests_total", dependencies.metrics.slowMatchingRequests.load(ordering: .relaxed))
-        out.metric(
-            "catbird_slow_matching_refused_total", .counter,
-            help: "Requests refused with 429 because their tenant already had 32 requests on the matching lane.")
-        out.sample("catbird_slow_matching_refused_total", dependencies.metrics.slowMatchingRefused.load(ordering: .relaxed))
-        out.metric(
-            "catbird_body_lane_requests_total", .counter,
-            help: "Requests whose body over 64 KiB a body pattern had to read, matched on the body lane in their tenant's turn.")
-        out.sample("catbird_body_lane_requests_total", dependencies.metrics.bodyLaneRequests.load(ordering: .relaxed))
-        out.metric(
-            "catbird_body_lane_refused_total", .counter,
-            help: "Requests refused with 429 because their tenant already had 32 requests on the body lane.")
-        out.sample("catbird_body_lane_refused_total", dependencies.metrics.bodyLaneRefused.load(ordering: .relaxed))
+        let metrics = dependencies.metrics
+        let lanes: [(name: String, help: String, value: Int)] = [
+            ("catbird_slow_matching_requests_total",
+             "Requests whose regular expressions took longer than a worker's 1 ms slice, or whose 404 first had to build the near-miss catalogs of more than 1,000 mocks, matched on the matching lane in their tenant's turn.",
+             metrics.slowMatchingRequests.load(ordering: .relaxed)),
+            ("catbird_slow_matching_refused_total", "Requests refused with 429 because their tenant already had 32 requests on the matching lane.",
+             metrics.slowMatchingRefused.load(ordering: .relaxed)),
+            ("catbird_body_lane_requests_total",
+             "Requests whose body over 64 KiB a body pattern had to read, matched on the body lane in their tenant's turn.",
+             metrics.bodyLaneRequests.load(ordering: .relaxed)),
+            ("catbird_body_lane_refused_total", "Requests refused with 429 because their tenant already had 32 requests on the body lane.",
+             metrics.bodyLaneRefused.load(ordering: .relaxed)),
+        ]
+        for lane in lanes {
+            out.metric(lane.name, .counter, help: lane.help)
+            out.sample(lane.name, lane.value)
+        }
         if let recorder = dependencies.upstream?.recorder {
             out.metric(
                 "catbird_recordings_failed_total", .counter,

@@ -1,8 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdMatching
-import CatbirdSupport
-import CatbirdWire
 
 /// Requests matched on the body lane (docs/tenancy.md#large-bodies): those whose body a body
 /// pattern must read when it is over the 64 KiB a worker reads, on threads of their own, so
@@ -21,10 +19,8 @@ extension CatbirdHandler {
     /// waiting when its turn comes is not matched (``abandonedOnLane(_:tenant:_:lane:)``).
     func matchOnBodyLane(_ request: HTTPRequest, tenant: TenantID, bytes: Int) -> HTTPAnswer {
         guard let reservation = bodyLane.admit(tenant) else {
-            let refusal = APIError.bodyLaneBusy(bytes: bytes)
             serving.metrics.bodyLaneRefused.add(1, ordering: .relaxed)
-            log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(refusal.reason)")
-            return answer(serving.answered(refusal.response, request: request, tenant: tenant), request, tenant: tenant)
+            return refusedForLane(.bodyLaneBusy(bytes: bytes), request, tenant: tenant)
         }
         serving.metrics.bodyLaneRequests.add(1, ordering: .relaxed)
         return .later { [self] responder in

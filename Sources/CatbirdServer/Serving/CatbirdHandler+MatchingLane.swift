@@ -37,10 +37,8 @@ extension CatbirdHandler {
                 case let .needsLane(needed): cause = needed
                 }
             }
-            let refusal = APIError.slowMatchingBusy(cause)
             serving.metrics.slowMatchingRefused.add(1, ordering: .relaxed)
-            log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(refusal.reason)")
-            return answer(serving.answered(refusal.response, request: request, tenant: tenant), request, tenant: tenant)
+            return refusedForLane(.slowMatchingBusy(cause), request, tenant: tenant)
         }
         serving.metrics.slowMatchingRequests.add(1, ordering: .relaxed)
         return .later { [self] responder in
@@ -54,6 +52,13 @@ extension CatbirdHandler {
                 deliverFromLane(served, request, tenant: tenant, to: responder)
             }
         }
+    }
+
+    /// A request refused with `refusal` (a 429) because its tenant's places on a lane are taken
+    /// (the caller counts it): logged as a warning, journaled and answered at once.
+    func refusedForLane(_ refusal: APIError, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
+        log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(refusal.reason)")
+        return answer(serving.answered(refusal.response, request: request, tenant: tenant), request, tenant: tenant)
     }
 
     /// What a lane (this one or the body lane) served, sent through `responder`: an answer as
