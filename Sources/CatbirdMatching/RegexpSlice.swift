@@ -15,8 +15,8 @@ public enum RegexpSlice: Sendable, Equatable {
     case comparing
     /// Matching a request on the body lane (its body is over the 64 KiB a worker reads:
     /// docs/tenancy.md#large-bodies), within a slice that grows with the body: every pass over
-    /// the body runs (``RequestBodyScope``), a marked expression is not started, and none is
-    /// marked (a mark set on such a long subject could hardly be cleared, and would send the
+    /// the body runs (its ``RequestBodyScope`` admits every pass), a marked expression is not
+    /// started, and none is marked (a mark set on such a long subject could hardly be cleared, and would send the
     /// mock's requests with small bodies to the matching lane for good).
     case bodyLane
 

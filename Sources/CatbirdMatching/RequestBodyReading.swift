@@ -14,8 +14,8 @@ import Foundation
 /// A pass over the body not read before (a parse, a `contains` or `regexp` search, an `equal`
 /// comparison of equal lengths) is admitted by ``admit(_:until:slice:)``: within a worker's
 /// slice, none over ``workerPassBytes`` and none once `deadline` has passed (the clock is read
-/// once per ``clockEveryBytes`` of passes); with the whole budget (the matching lane) and on the
-/// body lane (``RegexpSlice/bodyLane``), always. A pass refused is the body pattern's
+/// once per ``clockEveryBytes`` of passes); with the whole budget (the matching lane) and in a
+/// body-lane scope (``admitsEveryPass``: matching and near misses), always. A pass refused is the body pattern's
 /// ``MatchOutcome/outOfTime``, so a request whose body work overruns its worker's slice is
 /// matched again on the matching lane (docs/tenancy.md#slow-regular-expressions).
 ///
@@ -31,6 +31,10 @@ final class RequestBodyReading {
     /// Whether a pass was refused for the body's size within a slice (over ``workerPassBytes``):
     /// what sends the request to the matching lane, named in its 429 when the lane is full.
     private(set) var refusedForSize = false
+    /// Whether every pass runs, within a slice too: the body lane's scope
+    /// (``RequestBodyScope/reading(_:admittingEveryPass:_:)``), where a pass's time is bounded
+    /// by the body's size and a 404's near misses compare the body as the matching lane's do.
+    let admitsEveryPass: Bool
 
     /// The longest pass over a body a worker makes within its slice: 64 KiB (a JSON parse of
     /// that by ``JSONBodyParser`` takes about 1 ms; a larger body's patterns are matched on the
@@ -42,8 +46,9 @@ final class RequestBodyReading {
     /// Refused: the pass may not start (``admit(_:until:slice:)``).
     struct Refused: Error {}
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8], admitsEveryPass: Bool = false) {
         self.bytes = bytes
+        self.admitsEveryPass = admitsEveryPass
     }
 
     /// Whether `body` is this reading's body: the same storage (an array that shares it has
@@ -65,7 +70,7 @@ final class RequestBodyReading {
         // once 100 ms had passed made `equal`, `contains`, `json` and `jsonPath` answers depend
         // on the machine's load (review of the session's change: 50 jsonPath mocks and a 5 MB
         // body matching the 50th answered 404 on the lane).
-        guard slice.isSlice, slice != .bodyLane else { return }
+        guard slice.isSlice, !admitsEveryPass else { return }
         if bytes.count > Self.workerPassBytes {
             refusedForSize = true
             throw Refused()
@@ -114,9 +119,11 @@ public enum RequestBodyScope {
     private static let current = PerThreadMemo<RequestBodyReading?> { nil }
 
     /// Runs `work` with `body` as the request body read once for every body pattern that
-    /// `work` evaluates on this thread against the same bytes (the same array).
-    public static func reading<Result>(_ body: [UInt8], _ work: () -> Result) -> Result {
-        let reading = RequestBodyReading(body)
+    /// `work` evaluates on this thread against the same bytes (the same array). With
+    /// `admittingEveryPass` (the body lane: docs/tenancy.md#large-bodies), every pass over the
+    /// body runs, within a slice too (``RequestBodyReading/admitsEveryPass``).
+    public static func reading<Result>(_ body: [UInt8], admittingEveryPass: Bool = false, _ work: () -> Result) -> Result {
+        let reading = RequestBodyReading(body, admitsEveryPass: admittingEveryPass)
         let previous = current.with { slot in
             defer { slot = reading }
             return slot

@@ -27,7 +27,7 @@ extension CatbirdHandler {
             bodyLane.run(tenant) {
                 defer { reservation.release() }
                 guard responder.isWaiting else { return abandonedOnLane(request, tenant: tenant, responder, lane: "body lane") }
-                let served = RequestBodyScope.reading(request.matchedBody) {
+                let served = RequestBodyScope.reading(request.matchedBody, admittingEveryPass: true) {
                     serving.respond(
                         to: request, tenant: tenant, within: MatchingLane.bodyLaneSlice(bytes: bytes), as: .bodyLane, refundable: true)
                 }
