@@ -1,3 +1,4 @@
+@_spi(Server) import CatbirdWire
 import Foundation
 
 extension Catbird {
@@ -21,16 +22,29 @@ extension Catbird {
     ///
     /// - Throws: ``CatbirdError`` (400 for an invalid pattern), `URLError` on a transport
     ///   failure, `DecodingError` for an unreadable answer.
+    ///
+    /// When the journal kept only part of some matching requests' bodies, so the body pattern
+    /// could not see all of it, the message says so (the count's `warnings`); when the count is
+    /// short in a tenant and the default tenant holds requests the pattern matches (the app did
+    /// not send `X-Catbird-Parallel-Id`: docs/tenancy.md), it names them.
     public func requestedMismatch(_ pattern: RequestPattern, times: Int) throws -> String? {
-        let count = try count(matching: pattern)
-        guard count != times else { return nil }
-        let matching = try perform(APICall.find(pattern, since: nil, from: nil, until: nil, limit: Self.listedEntries))
-        let unmatched = try perform(APICall.unmatched(since: nil, limit: Self.listedEntries, newestFirst: true))
+        let tenant = parallelId ?? ""
+        let answer = try perform(APICall.countAnswer(pattern), parallelId: tenant)
+        guard answer.count != times else { return nil }
+        let matching = try perform(APICall.find(pattern, since: nil, from: nil, until: nil, limit: Self.listedEntries), parallelId: tenant)
+        let unmatched = try perform(APICall.unmatched(since: nil, limit: Self.listedEntries, newestFirst: true), parallelId: tenant)
+        // The default tenant's journal, read without a token: a short count's usual cause is
+        // an app that sent its requests there. A server that refuses it just gives no hint.
+        let defaultTenant = tenant.isEmpty || answer.count > times
+            ? nil : try? perform(APICall.find(pattern, since: nil, from: nil, until: nil, limit: Self.listedDefaultTenantEntries), parallelId: nil)
         return RequestedMismatch(
-            pattern: pattern, times: times, count: count, tenant: parallelId ?? "", matching: matching.requests,
-            unmatched: unmatched.requests.reversed()
+            pattern: pattern, times: times, count: answer.count, tenant: tenant, matching: matching.requests,
+            unmatched: unmatched.requests.reversed(), warnings: answer.warnings ?? [], inDefaultTenant: defaultTenant
         ).message
     }
+
+    /// Entries of the default tenant a ``requestedMismatch(_:times:)`` message lists at most: 3.
+    static let listedDefaultTenantEntries = 3
 }
 
 /// The text of a failed ``Catbird/assertRequested(_:times:file:line:)``.
@@ -41,10 +55,23 @@ struct RequestedMismatch {
     let tenant: String
     let matching: [CatbirdRequest]
     let unmatched: [CatbirdRequest]
+    /// The count's warnings (matching requests whose body the journal kept cut short).
+    var warnings: [String] = []
+    /// The default tenant's entries the pattern matches, when the count was short in a tenant.
+    var inDefaultTenant: CatbirdRequestPage?
 
     var message: String {
         let place = tenant.isEmpty ? "the default tenant" : "tenant \(JSONValue.string(tenant).jsonText)"
         var lines = ["expected \(times) request\(times == 1 ? "" : "s") matching \(pattern.summary) in \(place), found \(count)"]
+        lines += warnings.map { "note: \($0)" }
+        if let inDefaultTenant, !inDefaultTenant.requests.isEmpty {
+            let listed = inDefaultTenant.requests.map { Self.line(for: $0) }.joined(separator: ", ")
+            let more = inDefaultTenant.hasMore ? ", … and more" : ""
+            lines.append(
+                "note: the default tenant has \(inDefaultTenant.requests.count == 1 && !inDefaultTenant.hasMore ? "a request" : "requests") "
+                    + "matching it, sent without \(CatbirdAction.parallelIdHeaderField): \(listed)\(more); "
+                    + "is the app sending its parallel id (\(JSONValue.string(tenant).jsonText))?")
+        }
         if matching.isEmpty {
             lines.append("matching requests: none")
         } else {

@@ -53,12 +53,16 @@ extension Catbird {
 extension APICall where Output == Int {
     /// `POST /catbird/api/requests/count` with `{"pattern": …}` → `{"count": n}`.
     static func count(_ pattern: RequestPattern) -> APICall {
-        // A pattern holds only strings, which JSONEncoder always encodes.
-        let body = CatbirdJSON.encodeKnownEncodable(CatbirdCountRequest(pattern: pattern))
-        return .json("POST", ["catbird", "api", "requests", "count"], body: body) { (answer: CountAnswer) in answer.count }
+        APICall<CatbirdCountAnswer>.countAnswer(pattern).map { $0.count }
     }
 }
 
-private struct CountAnswer: Decodable {
-    let count: Int
+extension APICall where Output == CatbirdCountAnswer {
+    /// `POST /catbird/api/requests/count` with `{"pattern": …}` → the whole answer: the count,
+    /// and the requests left out because the journal kept only part of their body.
+    static func countAnswer(_ pattern: RequestPattern) -> APICall {
+        // A pattern holds only strings, which JSONEncoder always encodes.
+        let body = CatbirdJSON.encodeKnownEncodable(CatbirdCountRequest(pattern: pattern))
+        return .json("POST", ["catbird", "api", "requests", "count"], body: body) { (answer: CatbirdCountAnswer) in answer }
+    }
 }

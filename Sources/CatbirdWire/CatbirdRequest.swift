@@ -274,10 +274,21 @@ public struct CatbirdRequestPage: Codable, Hashable, Sendable {
     /// servers that predate it).
     public var prunedThrough: Int64?
 
+    /// For `POST /catbird/api/requests/find`: how many entries in the find's bounds match all
+    /// but the body pattern and were left out because the journal kept only part of their
+    /// request body (`--journal-body-limit`); nil when none (docs/protocol.md#find).
+    public var cutBodyMatches: Int?
+
+    /// Sentences about the page (a find's cut bodies: `1 journaled request (#3, 65536 of its
+    /// 100006 body bytes kept) matches all but the body pattern, …`); nil when there is
+    /// nothing to say.
+    public var warnings: [String]?
+
     /// A page (the server builds these).
     @_spi(Server) public init(
         requests: [CatbirdRequest], hasMore: Bool, nextSince: Int64, nextBefore: Int64? = nil, sizeLimited: Bool? = nil,
-        prunedThrough: Int64? = nil
+        prunedThrough: Int64? = nil,
+        cutBodyMatches: Int? = nil, warnings: [String]? = nil
     ) {
         self.requests = requests
         self.hasMore = hasMore
@@ -285,5 +296,7 @@ public struct CatbirdRequestPage: Codable, Hashable, Sendable {
         self.nextBefore = nextBefore
         self.sizeLimited = sizeLimited
         self.prunedThrough = prunedThrough
+        self.cutBodyMatches = cutBodyMatches
+        self.warnings = warnings
     }
 }

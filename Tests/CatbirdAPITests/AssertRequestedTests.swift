@@ -111,4 +111,49 @@ final class AssertRequestedTests: CatbirdTestCase {
         XCTAssertTrue(message.contains(#"body differs (expected jsonPath "$.login" equalTo "john", got "{\"login\":\"jon\"}")"#), message)
         XCTAssertTrue(message.contains("in the default tenant, found 0"), message)
     }
+
+    /// Regression (try9a F12): the app's `GET /api/users` went to the default tenant (no
+    /// `X-Catbird-Parallel-Id`, the usual slip after a migration) and the message said only
+    /// `found 0`, `matching requests: none`, `requests no mock answered: none`: only the 404
+    /// sent to the app named the cause.
+    func testAShortCountNamesTheDefaultTenantsMatchingRequests() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("swift-2")
+        let users = RequestPattern(method: .GET, url: "/api/users")
+        try catbird.send(.update(users, ResponseMock(status: 200, body: Data("[]".utf8))))
+        XCTAssertEqual(try server.appRequest("GET", "/api/users").status, 404, "sent without the parallel id")
+        let entryID = try XCTUnwrap(try server.catbird().requests().requests.first?.id)
+        let message = try XCTUnwrap(try catbird.requestedMismatch(users, times: 1))
+        XCTAssertEqual(message.components(separatedBy: "\n"), [
+            #"expected 1 request matching GET equal "/api/users" in tenant "swift-2", found 0"#,
+            "note: the default tenant has a request matching it, sent without X-Catbird-Parallel-Id: #\(entryID) GET /api/users → 404; "
+                + #"is the app sending its parallel id ("swift-2")?"#,
+            "matching requests: none",
+            "requests no mock answered: none",
+        ])
+        // Asked in the default tenant itself, or with the count right, there is no such note.
+        XCTAssertFalse(try XCTUnwrap(try server.catbird().requestedMismatch(users, times: 2)).contains("note:"))
+        XCTAssertEqual(try server.appRequest("GET", "/api/users", parallelId: "swift-2").status, 200)
+        XCTAssertNil(try catbird.requestedMismatch(users, times: 1))
+    }
+
+    /// Regression (try9a F5): the mock answered an upload whose `NEEDLE` lies past the journal's
+    /// 64 KiB, and the assertion failed with "found 0" and no word of the cut body.
+    func testAMatchLeftOutByTheJournalsCutBodyIsNamed() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("big")
+        let upload = RequestPattern(method: .PUT, url: "/up", body: .contains("NEEDLE"))
+        try catbird.send(.update(upload, ResponseMock(status: 200)))
+        XCTAssertEqual(try server.appRequest("PUT", "/up", parallelId: "big", body: String(repeating: "x", count: 100_000) + "NEEDLE").status, 200)
+        let entryID = try XCTUnwrap(try catbird.requests().requests.first?.id)
+        XCTAssertEqual(try catbird.count(matching: upload), 0)
+        let message = try XCTUnwrap(try catbird.requestedMismatch(upload, times: 1))
+        XCTAssertEqual(Array(message.components(separatedBy: "\n").prefix(2)), [
+            #"expected 1 request matching PUT equal "/up" body contains "NEEDLE" in tenant "big", found 0"#,
+            "note: 1 journaled request (#\(entryID), 65536 of its 100006 body bytes kept) matches all but the body pattern, "
+                + "which was tested on the part of the body the journal kept: raise --journal-body-limit",
+        ])
+    }
 }

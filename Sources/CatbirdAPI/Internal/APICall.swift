@@ -56,13 +56,18 @@ extension APICall {
         return call
     }
 
+    /// This call with its output turned into another by `transform` (expected non-2xx answers
+    /// are no longer recovered).
+    func map<Other: Sendable>(_ transform: @escaping @Sendable (Output) -> Other) -> APICall<Other> {
+        let decode = self.decode
+        return APICall<Other>(method: method, path: path, query: query, body: body, decode: { data in
+            transform(try decode(data))
+        }, timeout: timeout, isAdmin: isAdmin)
+    }
+
     /// This call with its output replaced by `value` (expected non-2xx answers are no longer
     /// recovered).
     func returning<Other: Sendable>(_ value: Other) -> APICall<Other> {
-        let decode = self.decode
-        return APICall<Other>(method: method, path: path, query: query, body: body, decode: { data in
-            _ = try decode(data)
-            return value
-        }, timeout: timeout, isAdmin: isAdmin)
+        map { _ in value }
     }
 }

@@ -159,11 +159,7 @@ extension Journal {
     ) throws -> Int64 {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
-        var boundSQL = ""
-        var boundBindings: [SQLiteValue] = []
-        if let before = bounds?.page.before { boundSQL += " AND id < ?"; boundBindings.append(.integer(before)) }
-        if let from = bounds?.from { boundSQL += " AND time >= ?"; boundBindings.append(.text(Timestamp.string(from: from))) }
-        if let until = bounds?.until { boundSQL += " AND time < ?"; boundBindings.append(.text(Timestamp.string(from: until))) }
+        let (boundSQL, boundBindings) = Self.boundConditions(bounds)
         let sql = "SELECT id FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions + boundSQL
             + " ORDER BY id LIMIT \(Self.countChunkSize)"
         let newest = try reader.use { db in
@@ -182,8 +178,19 @@ extension Journal {
         }
     }
 
+    /// A find's `before`, `from` and `until` as `AND …` terms over `journal_rows` and their
+    /// values (none for nil); `since` is the caller's, as the search's start.
+    static func boundConditions(_ bounds: JournalFindQuery?) -> (sql: String, bindings: [SQLiteValue]) {
+        var sql = ""
+        var bindings: [SQLiteValue] = []
+        if let before = bounds?.page.before { sql += " AND id < ?"; bindings.append(.integer(before)) }
+        if let from = bounds?.from { sql += " AND time >= ?"; bindings.append(.text(Timestamp.string(from: from))) }
+        if let until = bounds?.until { sql += " AND time < ?"; bindings.append(.text(Timestamp.string(from: until))) }
+        return (sql, bindings)
+    }
+
     /// The error of a `search` for `pattern` stopped at its time limit, given in milliseconds.
-    private static func tooSlow(_ search: JournalSearch, _ pattern: CompiledRequestPattern) -> @Sendable (Int) -> JournalCountError {
+    static func tooSlow(_ search: JournalSearch, _ pattern: CompiledRequestPattern) -> @Sendable (Int) -> JournalCountError {
         let source = pattern.source
         return { milliseconds in .tooSlow(milliseconds: milliseconds, search: search, pattern: source) }
     }

@@ -65,6 +65,16 @@ struct JournalPatternSQL {
         bindings += functionBindings
     }
 
+    /// ` AND NOT catbird_request_matches(…)` over every column a pattern reads: true for a row
+    /// that `pattern` does not match (the method aside, as for the function), and its values.
+    /// Appended after conditions that already narrowed the rows (``Journal/cutBodyMatches(of:matching:after:bounds:timeLimit:)``).
+    static func notMatching(_ pattern: RequestPattern, deadline: ContinuousClock.Instant?) -> (sql: String, bindings: [SQLiteValue]) {
+        (
+            " AND NOT \(RequestMatchFunction.name)(?, ?, url, request_headers, request_body)",
+            [RequestMatchFunction.argument(pattern), deadline.map(RequestMatchFunction.argument) ?? .integer(0)]
+        )
+    }
+
     /// The ASCII characters a text of other bytes can be canonically equivalent to (Swift's `==`):
     /// `K` (U+212A KELVIN SIGN), `;` (U+037E GREEK QUESTION MARK) and `` ` `` (U+1FEF GREEK VARIA),
     /// the only characters whose canonical decomposition is ASCII (Unicode never changes an

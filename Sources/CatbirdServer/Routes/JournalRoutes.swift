@@ -52,10 +52,13 @@ enum JournalRoutes {
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)
                 let (pattern, timeLimit) = try compiled(body.pattern)
                 let count = try dependencies.journal.count(of: context.tenant, matching: pattern, timeLimit: timeLimit)
+                let cut = try dependencies.journal.cutBodyMatches(of: context.tenant, matching: pattern)
                 // Retention deleted some of the tenant's entries: the count misses any of them
                 // that matched, which the answer says (docs/operations.md#retention).
                 let pruned = dependencies.journal.pruned.through(context.tenant)
-                return JSONBody.response(pruned > 0 ? ["count": count, "prunedThrough": Int(pruned)] : ["count": count])
+                return JSONBody.response(CatbirdCountAnswer(
+                    count: count, cutBodyMatches: cut?.count, warnings: cut.map { [$0.warning] },
+                    prunedThrough: pruned > 0 ? Int64(pruned) : nil))
             },
             Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, lane: .slow) { context in
                 var query = try journalQuery(from: context.query)
@@ -66,7 +69,13 @@ enum JournalRoutes {
                 let body = try JSONBody.decode(CatbirdFindRequest.self, from: context.request)
                 let query = try findQuery(body)
                 let (pattern, timeLimit) = try compiled(body.pattern)
-                return JSONBody.page(try dependencies.journal.find(of: context.tenant, matching: pattern, query, timeLimit: timeLimit))
+                var page = try dependencies.journal.find(of: context.tenant, matching: pattern, query, timeLimit: timeLimit)
+                if let cut = try dependencies.journal.cutBodyMatches(
+                    of: context.tenant, matching: pattern, after: query.page.since ?? 0, bounds: query)
+                {
+                    page.append(cut)
+                }
+                return JSONBody.page(page)
             },
         ]
     }

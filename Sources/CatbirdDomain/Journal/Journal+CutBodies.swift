@@ -1,0 +1,88 @@
+import CatbirdMatching
+import CatbirdStorage
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
+
+/// The journal's entries that a body pattern missed only because the journal kept a prefix of
+/// their request body (`--journal-body-limit`): `count` and `find` say how many there are, so
+/// a verification that counts 0 for a request its mock answered is not silent
+/// (docs/protocol.md#count, try9a F5).
+public struct CutBodyMatches: Sendable, Equatable {
+    /// How many entries match all but the body pattern, were kept with a cut request body, and
+    /// whose kept part the body pattern does not match.
+    public var count: Int
+    /// The first (lowest id) of them.
+    public var firstID: Int64
+    /// How many bytes of its request body the journal kept.
+    public var firstKept: Int
+    /// Its request body's full size in bytes.
+    public var firstSize: Int
+
+    /// The sentence `count` and `find` answer in `warnings`, and the Swift client's
+    /// `requestedMismatch` quotes: `1 journaled request (#3, 65536 of its 100006 body bytes
+    /// kept) matches all but the body pattern, which was tested on the part of the body the
+    /// journal kept: raise --journal-body-limit`.
+    public var warning: String {
+        let others = count > 1 ? " and \(count - 1) more" : ""
+        return "\(count) journaled request\(count == 1 ? "" : "s") (#\(firstID), \(firstKept) of its \(firstSize) body bytes kept\(others)) "
+            + "match\(count == 1 ? "es" : "") all but the body pattern, which was tested on the part of the body the journal kept: "
+            + "raise --journal-body-limit"
+    }
+}
+
+extension Journal {
+    /// How long ``cutBodyMatches(of:matching:after:bounds:timeLimit:)`` may take by default:
+    /// 1 second (it follows a count or find that may have taken its own 2 seconds).
+    public static let cutBodyTimeLimit = Duration.seconds(1)
+
+    /// The tenant's entries after `since` (within `bounds`, a find's) that match `pattern` in
+    /// everything but its body pattern, whose request body the journal kept cut short, and
+    /// whose kept part the body pattern does not match: the ones a count or find over the same
+    /// range leaves out only because of the cut (docs/matching.md#body-matchers). Nil when there
+    /// are none, when the pattern has no body pattern, or when looking takes longer than
+    /// `timeLimit` (the count or find is answered without it).
+    ///
+    /// One statement: the rows kept cut short (`request_body_truncated = 1`) go to the matcher
+    /// without the body pattern, then to the whole pattern; other rows are not matched again.
+    /// - Throws: `SQLiteError` when reading fails.
+    public func cutBodyMatches(
+        of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64 = 0, bounds: JournalFindQuery? = nil,
+        timeLimit: Duration = cutBodyTimeLimit
+    ) throws -> CutBodyMatches? {
+        guard pattern.source.body != nil else { return nil }
+        var source = pattern.source
+        source.body = nil
+        let deadline = ContinuousClock.now.advanced(by: timeLimit)
+        let withoutBody = JournalPatternSQL(source, deadline: deadline)
+        let whole = JournalPatternSQL.notMatching(pattern.source, deadline: deadline)
+        let (boundSQL, boundBindings) = Self.boundConditions(bounds)
+        let after = max(since, deletions.hiddenThrough(tenant))
+        // With exactly one min() aggregate, SQLite reads the bare columns from the row of the
+        // lowest id.
+        let sql = "SELECT count(*), min(id), length(request_body), request_body_size FROM journal_rows "
+            + "WHERE tenant = ? AND id > ? AND request_body_truncated = 1" + boundSQL + withoutBody.conditions + whole.sql
+        let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after)] + boundBindings + withoutBody.bindings + whole.bindings
+        let found: CutBodyMatches?
+        do {
+            found = try reading(until: deadline, timeLimit: timeLimit, tooSlow: Self.tooSlow(.count, pattern)) { db -> CutBodyMatches? in
+                guard let row = try db.query(sql, bindings).first, let count = row[0].intValue, count > 0,
+                      let first = row[1].intValue else { return nil }
+                return CutBodyMatches(
+                    count: Int(count), firstID: first, firstKept: Int(row[2].intValue ?? 0), firstSize: Int(row[3].intValue ?? 0))
+            }
+        } catch is JournalCountError {
+            return nil
+        }
+        return found
+    }
+}
+
+extension EncodedJournalPage {
+    /// Adds `cutBodyMatches` and its warning to the page's JSON (a find's: the entries its
+    /// bounds hold that the body pattern missed only on a cut body).
+    public mutating func append(_ cut: CutBodyMatches) {
+        guard json.last == UInt8(ascii: "}") else { return }
+        json.removeLast()
+        json += Array(",\"cutBodyMatches\":\(cut.count),\"warnings\":[\(JSONText.string(cut.warning))]}".utf8)
+    }
+}
