@@ -19,6 +19,12 @@ public struct CompiledBodyPattern: Sendable {
     public let source: BodyPattern
     private let matcher: Matcher
 
+    /// A `json` pattern's value as read when the pattern was compiled; nil for other kinds.
+    var jsonPatternValue: JSONValue? {
+        if case let .json(value) = matcher { return value }
+        return nil
+    }
+
     private enum Matcher: Sendable {
         case equal([UInt8])
         case contains([UInt8])

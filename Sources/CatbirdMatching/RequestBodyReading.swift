@@ -99,6 +99,13 @@ final class RequestBodyReading {
         return read
     }
 
+    /// The body as JSON if a `json` pattern read it already (nil: not read; `.some(nil)`: not
+    /// JSON), with no pass over the body.
+    var jsonRead: JSONValue?? { json }
+
+    /// What `path` found in the body if a `jsonPath` pattern read it already, with no pass.
+    func fieldRead(at path: String) -> JSONPathReader.Field? { fields[path] }
+
     /// What `path` finds in the body (``JSONPathReader/field(at:in:)``); `.notJSON` for a body
     /// that is not UTF-8.
     func field(at path: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> JSONPathReader.Field {

@@ -29,6 +29,13 @@ public struct NearMissReport: Sendable {
     /// false when ``MockStore/matchingTenantTimeLimit`` (or the whole search's time limit) ended
     /// that search first. Always true for a request with a parallel id.
     public var searchedOtherTenants = true
+    /// A recently used-up mock that matches the request (``MockStore/usedUpMatch(tenant:method:target:headerValue:body:)``),
+    /// named by the 404's reason; set by the caller.
+    public var usedUp: UsedUpMock?
+    /// For the first near miss with a `json` or `jsonPath` body pattern the body fails, what the
+    /// body lacks (``CompiledBodyPattern/jsonDifference(_:)``), named by the 404's reason; set
+    /// by the caller.
+    public var bodyDifference: (mockID: Int64, text: String)?
 }
 
 extension MockStore {

@@ -1,5 +1,7 @@
 import CatbirdMatching
+import CatbirdSupport
 import CatbirdWire
+import Foundation
 import Synchronization
 
 /// One tenant's ``MockTable`` behind its own lock, with the hits and remaining limits that
@@ -78,6 +80,9 @@ final class TenantMocks: Sendable {
         /// found by ``TenantMocks/mock(samePatternAs:)`` so that `update` and `remove` reach
         /// their rows.
         var pendingExhausted: [Int64: Mock] = [:]
+        /// The mocks whose limit the latest hits used up, oldest first, at most
+        /// ``TenantMocks/usedUpKept``: a 404 that one of them matches says so (``usedUpMatch(method:target:headerValue:body:deadline:)``).
+        var usedUp: [UsedUpMock] = []
         /// The snapshot of the current version, once a request asked for it.
         var snapshot: Snapshot?
         /// Raised after each change of this table, as of every tenant's (``MockStore/generation``).
@@ -106,6 +111,7 @@ final class TenantMocks: Sendable {
             usage = [:]
             unsettled = [:]
             pendingExhausted = [:]
+            usedUp = []
             generation.raise()
         }
 
@@ -286,6 +292,9 @@ final class TenantMocks: Sendable {
                 let isRefundable = refundable || hit.isDelayed
                 if isRefundable { state.unsettled[id, default: 0] += 1 }
                 if exhausted {
+                    state.usedUp.append(UsedUpMock(mock: hit, at: Timestamp.string(from: Date())))
+                    if state.usedUp.count > Self.usedUpKept { state.usedUp.removeFirst() }
+                    Self.anyUsedUp.store(true, ordering: .relaxed)
                     state.usage[id] = nil
                     state.changeTable { _ = $0.remove(id: id) }
                     // This hit or an earlier one may still be given back.
@@ -301,6 +310,25 @@ final class TenantMocks: Sendable {
                 return hit
             }
             // A mock was added or removed while this request was matched: match again.
+        }
+    }
+
+    /// Used-up mocks a table remembers for its 404s at most: 4 (the latest).
+    static let usedUpKept = 4
+    /// Set once any table of the process remembers a used-up mock: until then a 404 looks up
+    /// no table for them (one atomic load).
+    static let anyUsedUp = Atomic<Bool>(false)
+
+    /// The latest of the mocks recently used up by their limit (``State/usedUp``) that
+    /// matches the request, or nil; an expression still running at `deadline` counts as not
+    /// matching. Evaluated outside the lock.
+    func usedUpMatch(
+        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant
+    ) -> UsedUpMock? {
+        let usedUp = state.withLock { $0.usedUp }
+        return usedUp.reversed().first { usedUp in
+            usedUp.mock.definition.evaluate(
+                method: method, target: target, headerValue: headerValue, body: body, until: deadline) == .matched
         }
     }
 
@@ -324,6 +352,7 @@ final class TenantMocks: Sendable {
                 state.forgetUsage(of: id)
                 return .displaced
             }
+            state.usedUp.removeAll { $0.mock.id == id }
             mock.hits = max(mock.hits - 1, 0)
             mock.remainingLimit = (mock.remainingLimit ?? 0) + 1
             state.usage[id] = Usage(hits: mock.hits, remainingLimit: mock.remainingLimit)

@@ -11,7 +11,8 @@ enum NeverMatchingMock {
     /// as `api/users` without its leading `/`), then each `equal` header value with spaces or
     /// tabs around it (matched without them, docs/matching.md#request-matching), by header
     /// name; an `equal` url in a target form holding a fragment or a space, which clients never
-    /// send, is named in the url's place. Empty for a mock some request can match.
+    /// send, is named in the url's place; a method `ANY` or `*` (compared exactly, try9a F2)
+    /// before the headers. Empty for a mock some request can match.
     static func warnings(for pattern: RequestPattern) -> [String] {
         var warnings: [String] = []
         let url = pattern.url.value
@@ -25,6 +26,9 @@ enum NeverMatchingMock {
         else if pattern.url.kind == .equal, let hint = clientsNeverSend(url) {
             warnings.append(hint)
         }
+        if anyMethodSpellings.contains(pattern.method.rawValue.uppercased()) {
+            warnings.append("'pattern.method' \(JSONText.shortString(pattern.method.rawValue)) \(anyMethodMeaning)")
+        }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind == .equal {
             let trimmed = match.value[...].trimmingOptionalWhitespace()
             guard trimmed.utf8.count != match.value.utf8.count else { continue }
@@ -35,6 +39,13 @@ enum NeverMatchingMock {
         }
         return warnings
     }
+
+    /// Methods that other mock servers read as "any method" (WireMock's `ANY`; `*`), upper-cased.
+    static let anyMethodSpellings: Set<String> = ["ANY", "*"]
+
+    /// What a method of ``anyMethodSpellings`` means here, after its name (try9a F2).
+    static let anyMethodMeaning = "is compared exactly with the request's method, as every method is (Catbird 0.11's rule): "
+        + "no usual client sends it, and there is no any-method form; add one mock per method (GET, POST, …)"
 
     /// The warning for an `equal` url in a target form that HTTP clients never send (tester
     /// finding try9a F14, both pasted from a browser or a log): a fragment (`/api/feed#top`;

@@ -473,15 +473,20 @@ struct MockServing: Sendable {
         // second, try7b F8).
         var asked: [String: String?] = [:]
         var fields = HTTPHeaders.Lookup(request.headers)
-        let report = mocks.nearMisses(
-            tenant: tenant, in: tables, method: request.method, target: request.target,
-            headerValue: { name in
-                if let value = asked[name] { return value }
-                let value = fields.first(name)
-                asked[name] = .some(value)
-                return value
-            },
+        let headerValue = { (name: String) -> String? in
+            if let value = asked[name] { return value }
+            let value = fields.first(name)
+            asked[name] = .some(value)
+            return value
+        }
+        var report = mocks.nearMisses(
+            tenant: tenant, in: tables, method: request.method, target: request.target, headerValue: headerValue,
             body: request.matchedBody, regexpSlice: regexpSlice)
+        report.usedUp = mocks.usedUpMatch(
+            tenant: tenant, method: request.method, target: request.target, headerValue: headerValue, body: request.matchedBody)
+        report.bodyDifference = report.closest.lazy.compactMap { closest in
+            closest.mock.pattern.body?.jsonDifference(request.matchedBody).map { (mockID: closest.mock.id, text: $0) }
+        }.first
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
             namesOtherTenants: namesOtherTenants, outOfTime: outOfTime, filesHint: files?.missHint(for: request))

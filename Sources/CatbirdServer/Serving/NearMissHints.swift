@@ -12,7 +12,10 @@ import CatbirdSupport
 /// - an `equal` url with the request's query parameters in another order;
 /// - an `equal` url that is the path of a proxy-form (absolute-form) request, which is matched
 ///   on its absolute URL, as in Catbird 0.11; or an absolute `equal` url against an origin-form
-///   request with that path.
+///   request with that path;
+/// - an `equal` url that is the request's path without its query, or that differs from it only
+///   in a trailing `/` (``urlSlip(_:target:)``: WireMock's `urlPath` habit, try9a F6);
+/// - a method `ANY` or `*`, which is compared exactly as any other (``anyMethod(_:)``, try9a F2).
 ///
 /// Each check looks at a near miss's method and url texts only (no matching), read in place
 /// (``Mock/patternURL``, ``Mock/patternMethod``: no copy of a compiled pattern), and most stop at
@@ -35,6 +38,8 @@ enum NearMissHints {
             hints.append(hint)
         }
         if let hint = first(of: report, { requestForm(report.closest[$0].mock, target: target) }) { hints.append(hint) }
+        if let hint = first(of: report, { urlSlip(report.closest[$0].mock, target: target) }) { hints.append(hint) }
+        if let hint = first(of: report, { anyMethod(report.closest[$0]) }) { hints.append(hint) }
         return hints
     }
 

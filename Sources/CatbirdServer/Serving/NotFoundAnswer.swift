@@ -72,7 +72,8 @@ struct NotFoundAnswer {
     }
 
     /// The reason, one line once its CR and LF bytes are spaces: `no mock matched GET /api/usres
-    /// in tenant "s1"; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
+    /// in tenant "s1"`, the report's used-up mock that matches it (``UsedUpMock/hint``) when
+    /// there is one, `; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
     /// (expected …, got …)`, its ``PercentEncodingHint`` when it has one, the ``NearMissHints``, then, for each mock in `outOfTime`, `; ` and its
     /// ``outOfTimeSummary(_:for:)``, then `; ` and `filesHint` when given. Written as UTF-8 into
     /// `out` (not escaped).
@@ -81,12 +82,16 @@ struct NotFoundAnswer {
         filesHint: String? = nil, to out: inout ByteWriter
     ) {
         writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
+        if let usedUp = report.usedUp { out.append(utf8: "; " + usedUp.hint) }
         if !report.closest.isEmpty {
             let mock = report.closest[0].mock
             out.append("; the closest is ")
             report.closest[0].comparison.writeSummary(mockId: mock.id, tenant: mock.tenant.rawValue, to: &out)
             if let hint = PercentEncodingHint.hint(mock, target: target) { out.append(utf8: "; " + hint) }
             for hint in NearMissHints.hints(report, method: method, target: target) { out.append(utf8: "; " + hint) }
+            if let difference = report.bodyDifference {
+                out.append(utf8: "; mock \(difference.mockID)'s \(difference.text)")
+            }
         } else {
             out.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
         }

@@ -1,0 +1,72 @@
+import CatbirdSupport
+import CatbirdWire
+
+/// Where two JSON values first differ, for a person (try9a F7: a `json` body near miss showed
+/// both bodies cut after 200 bytes, long before the difference): the path in SQLite's JSON
+/// path syntax, the one `jsonPath` patterns use (`$.items[33].qty`, `$."a key"`), and the two
+/// values there, each as JSON cut after ``shownLength`` bytes.
+///
+/// Objects are compared key by key in sorted key order (a key the request lacks, then one it
+/// has extra), arrays item by item and then by length; numbers by value, as ``JSONValue``'s
+/// equality compares them (`1e2` equals `100`).
+public struct JSONDifference: Sendable, Equatable {
+    /// Where: `$` for the whole value.
+    public var path: String
+    /// The pattern's value there, as JSON; nil when the pattern has no such key.
+    public var expected: String?
+    /// The request's value there, as JSON; nil when the request has no such key.
+    public var actual: String?
+
+    /// JSON bytes of a value shown at most: 60.
+    public static let shownLength = 60
+
+    /// `at $.items[33].qty: expected 33, got 99`; `at $.note: expected "x", got nothing (no such
+    /// key)`; `at $.extra: expected nothing (no such key), got 1`.
+    public var description: String {
+        "at \(path): expected \(expected ?? "nothing (no such key)"), got \(actual ?? "nothing (no such key)")"
+    }
+
+    /// The first difference between `expected` and `actual`, nil when they are equal.
+    public static func first(_ expected: JSONValue, _ actual: JSONValue) -> JSONDifference? {
+        first(expected, actual, path: "$")
+    }
+
+    private static func first(_ expected: JSONValue, _ actual: JSONValue, path: String) -> JSONDifference? {
+        switch (expected, actual) {
+        case let (.object(expectedFields), .object(actualFields)):
+            for (key, expectedValue) in expectedFields.sorted(by: { $0.key < $1.key }) {
+                guard let actualValue = actualFields[key] else {
+                    return JSONDifference(path: path + member(key), expected: shown(expectedValue), actual: nil)
+                }
+                if let found = first(expectedValue, actualValue, path: path + member(key)) {
+                    return found
+                }
+            }
+            guard let extra = actualFields.keys.filter({ expectedFields[$0] == nil }).min() else { return nil }
+            return JSONDifference(path: path + member(extra), expected: nil, actual: shown(actualFields[extra]!))
+        case let (.array(expectedItems), .array(actualItems)):
+            for (index, (expectedItem, actualItem)) in zip(expectedItems, actualItems).enumerated() {
+                if let found = first(expectedItem, actualItem, path: path + "[\(index)]") { return found }
+            }
+            guard expectedItems.count != actualItems.count else { return nil }
+            return JSONDifference(path: path, expected: "\(expectedItems.count) items", actual: "\(actualItems.count) items")
+        default:
+            return expected == actual ? nil : JSONDifference(path: path, expected: shown(expected), actual: shown(actual))
+        }
+    }
+
+    /// `.key` for a key of letters, digits and `_` not starting with a digit, else `."key"`
+    /// (SQLite's JSON path quoting).
+    static func member(_ key: String) -> String {
+        let plain = !key.isEmpty && key.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            && !(0x30...0x39).contains(key.utf8.first!)
+        return plain ? "." + key : "." + JSONValue.string(key).jsonText
+    }
+
+    /// `value` as JSON, cut after ``shownLength`` bytes (`… (N bytes)`).
+    static func shown(_ value: JSONValue) -> String {
+        let text = value.jsonText
+        guard text.utf8.count > shownLength else { return text }
+        return "\(text.utf8Prefix(shownLength))… (\(text.utf8.count) bytes)"
+    }
+}

@@ -1,0 +1,71 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// try9a F7: a 404 whose near miss fails a `json` or `jsonPath` body pattern names where the
+/// JSON differs (docs/matching.md#near-misses, ``JSONDifference``), not only both bodies cut
+/// after 200 bytes.
+final class JSONBodyDifferenceHintTests: ServerTestCase {
+    private func update(_ tenant: String, _ json: String) throws {
+        let added = try client.json("POST", "/catbird/api/mocks", json, headers: E2E.tenantHeader(tenant))
+        XCTAssertEqual(added.status, 201, added.text)
+    }
+
+    private func mockID(_ tenant: String, url: String) throws -> Int {
+        let mock = try E2E.mocks(client, tenant: tenant).first { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String == url }
+        return try XCTUnwrap(JSONNumber.int(mock?["id"]))
+    }
+
+    private func reason(_ tenant: String, _ target: String, _ body: String) throws -> String {
+        let miss = try client.request("POST", target, headers: E2E.tenantHeader(tenant), body: Array(body.utf8))
+        XCTAssertEqual(miss.status, 404, miss.text)
+        return try XCTUnwrap(miss.object["reason"] as? String)
+    }
+
+    /// `text` as a JSON string.
+    private static func quoted(_ text: String) throws -> String {
+        String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
+    }
+
+    /// An order of a user and 40 items written as Python's `json.dumps` writes it, `qty` of
+    /// item `i` being `i`, but item 33's `qty` given as `qty33`.
+    private static func order(qty33: Int) -> String {
+        let items = (0..<40).map { #"{"sku": "S\#($0)", "qty": \#($0 == 33 ? qty33 : $0)}"# }.joined(separator: ", ")
+        return #"{"user": {"id": 1207, "name": "Ann Example", "email": "ann@example.com", "tier": "gold"}, "items": [\#(items)]}"#
+    }
+
+    /// The finding's input (the order's user object is ours; the shape, the 40 items and the
+    /// one changed `qty` are the finding's): the reason cut both bodies after ~200 bytes, long
+    /// before item 33.
+    func testAJSONBodyNearMissNamesThePathThatDiffers() throws {
+        let expected = Self.order(qty33: 33)
+        XCTAssertGreaterThan(expected.utf8.count, 1000)
+        try update("jdiff", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/order"},"body":{"kind":"json","value":\#(try Self.quoted(expected))}},"response":{"status":200}}"#)
+        let id = try mockID("jdiff", url: "/order")
+        XCTAssertEqual(try client.request("POST", "/order", headers: E2E.tenantHeader("jdiff"), body: Array(expected.utf8)).status, 200)
+        let text = try reason("jdiff", "/order", Self.order(qty33: 99))
+        XCTAssertTrue(text.hasSuffix("; mock \(id)'s json differs from the body at $.items[33].qty: expected 33, got 99"), text)
+        // A key the body lacks, one it has extra, an array of another length, not JSON.
+        try update("jdiff", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/small"},"body":{"kind":"json","value":"{\"a\":{\"b c\":[1,2]},\"z\":true}"}},"response":{"status":200}}"#)
+        let small = try mockID("jdiff", url: "/small")
+        XCTAssertTrue(try reason("jdiff", "/small", #"{"a":{"b c":[1,2]}}"#).hasSuffix(#"; mock \#(small)'s json differs from the body at $.z: expected true, got nothing (no such key)"#))
+        XCTAssertTrue(try reason("jdiff", "/small", #"{"a":{"b c":[1,2]},"z":true,"y":null}"#).hasSuffix(#"; mock \#(small)'s json differs from the body at $.y: expected nothing (no such key), got null"#))
+        XCTAssertTrue(try reason("jdiff", "/small", #"{"a":{"b c":[1,2,3]},"z":true}"#).hasSuffix(#"; mock \#(small)'s json differs from the body at $.a."b c": expected 2 items, got 3 items"#))
+        XCTAssertTrue(try reason("jdiff", "/small", "a=1").hasSuffix("; mock \(small)'s json: the body is not JSON"))
+    }
+
+    /// The finding's addendum: mock `POST equal "/gql"` with `jsonPath "$.op" equalTo "upload"`;
+    /// the reason showed the whole body, cut, and not the value at the path: on a 104 KB body
+    /// not at all.
+    func testAJSONPathNearMissNamesTheValueAtThePath() throws {
+        try update("bigj", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/gql"},"body":{"kind":"jsonPath","value":"$.op","equalTo":"upload"}},"response":{"status":200}}"#)
+        let id = try mockID("bigj", url: "/gql")
+        let small = try reason("bigj", "/gql", #"{"user":{"name":"x"},"op":"download"}"#)
+        XCTAssertTrue(small.hasSuffix(#"; mock \#(id)'s jsonPath "$.op": the body has "download" there, not "upload""#), small)
+        let big = #"{"op": "download", "data": ["\#(String(repeating: "x", count: 104_000))"]}"#
+        let large = try reason("bigj", "/gql", big)
+        XCTAssertTrue(large.hasSuffix(#"; mock \#(id)'s jsonPath "$.op": the body has "download" there, not "upload""#), large)
+        let absent = try reason("bigj", "/gql", #"{"user":{"name":"x"}}"#)
+        XCTAssertTrue(absent.hasSuffix(#"; mock \#(id)'s jsonPath "$.op": the body has no such field"#), absent)
+    }
+}
