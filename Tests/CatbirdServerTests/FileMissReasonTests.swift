@@ -42,4 +42,28 @@ final class FileMissReasonTests: XCTestCase {
         // The hint was right: the Accept it names selects the file.
         XCTAssertEqual(try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/books"]).status, 200)
     }
+
+    /// Regression (try9a F4): with `--files-with-query`, `/api/list?page=2` recorded with
+    /// `Accept: application/json` is `api/list?page=2.json`; replayed with curl's `Accept: */*`
+    /// the 404 said only `(tried api/list?page=2)`, with no word of the file beside it.
+    func testAQueryNameNamesTheFileBesideItAndTheAcceptThatSelectsIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("api"), withIntermediateDirectories: true)
+        try Data(#"{"path": "/api/list?page=2"}"#.utf8).write(to: directory.appendingPathComponent("api/list?page=2.json"))
+        let root = directory.resolvingSymlinksInPath().path
+        let server = try TestServer {
+            $0.mocksDirectory = directory.path
+            $0.filesIncludeQuery = true
+        }
+        let base = "http://127.0.0.1:\(server.port)"
+        let miss = try CurlClient.run(["\(base)/api/list?page=2"])
+        XCTAssertEqual(miss.status, 404)
+        XCTAssertTrue((miss.object["reason"] as? String ?? "").hasSuffix(
+            "; no file mock in \(root) (tried api/list?page=2); api/list?page=2.json is beside it: send Accept: application/json "
+                + "(the Accept extension follows the query, so .json added to the path does not name it)"), "\(miss.object)")
+        // The hint was right: the Accept it names selects the file; the path with .json does not.
+        XCTAssertEqual(try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/list?page=2"]).status, 200)
+        XCTAssertEqual(try CurlClient.run(["\(base)/api/list.json?page=2"]).status, 404)
+    }
 }

@@ -169,6 +169,31 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(replayer.port)/echo/q?page=3"]).status, 404)
     }
 
+    /// Regression (try9a F15): without `--files-with-query`, recording `/api/list?page=1` then
+    /// `?page=2` (`Accept: application/json`) kept only page 2 in `api/list.json`, with no
+    /// warning and the same `filePath` on both journal entries; now the second entry's
+    /// `problem` says what was replaced and how to keep both (a warning is logged once per file).
+    func testARecordingThatReplacesAnotherQuerysSaysSo() throws {
+        let recorder = try recording()
+        for page in ["1", "2"] {
+            let answer = try CurlClient.run(["-H", "Accept: application/json", "http://127.0.0.1:\(recorder.port)/api/list?page=\(page)"])
+            XCTAssertEqual(answer.status, 200)
+        }
+        XCTAssertTrue(contents("api/list.json")?.contains("/api/list?page=2") == true, "the documented rule: one file a path")
+        let journal = try E2E.journal(try recorder.client(), tenant: nil)
+        XCTAssertEqual(journal.count, 2)
+        let path = mocksDirectory.resolvingSymlinksInPath().appendingPathComponent("api/list.json").path
+        XCTAssertEqual(journal.first?["filePath"] as? String, path)
+        XCTAssertNil(journal.first?["problem"] as? String, "the first recording replaced nothing")
+        XCTAssertEqual(
+            journal.last?["problem"] as? String,
+            "'\(path)' held the answer to /api/list?page=1, replaced by this answer to /api/list?page=2: the query is not part of a file "
+                + "name; give --files-with-query to keep both")
+        // The same query again replaces nothing of another query's.
+        XCTAssertEqual(try CurlClient.run(["-H", "Accept: application/json", "http://127.0.0.1:\(recorder.port)/api/list?page=2"]).status, 200)
+        XCTAssertNil(try E2E.journal(try recorder.client(), tenant: nil).last?["problem"] as? String)
+    }
+
     /// Tester finding try8b F9: with `--files-with-query`, `/q?y.catbird-response.json` was
     /// recorded as a body file over `q?y`'s sidecar (its replay then a 500), and served the
     /// sidecar of `q?..%2F..%2Fz` as a body. A name ending in the sidecar suffix, query

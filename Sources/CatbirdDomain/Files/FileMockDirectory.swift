@@ -77,7 +77,8 @@ public struct FileMockDirectory: Sendable {
     /// (docs/matching.md#near-misses): `no file mock in <root> (tried api/books)`, the names
     /// tried (at most ``missHintNames``); for a name without an extension, the first file
     /// beside it with one (sidecars and hidden files left out) and the `Accept` type that
-    /// selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`.
+    /// selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`
+    /// (with the query kept, `--files-with-query`, only the `Accept`: the extension follows the query).
     /// Reads the directory: asked only for a 404 with a mocks directory set.
     public func missHint(target: String, accept: String?) -> String {
         let tried = candidates(target: target, accept: accept) + indexCandidates(target: target, accept: accept)
@@ -86,12 +87,18 @@ public struct FileMockDirectory: Sendable {
         }
         var names = tried.prefix(Self.missHintNames).joined(separator: ", ")
         if tried.count > Self.missHintNames { names += ", …" }
-        var hint = "no file mock in \(root) (tried \(names))"
-        guard !name.hasExtension, !name.hasQuery, let sibling = fileWithExtension(beside: name) else { return hint }
+        let hint = "no file mock in \(root) (tried \(names))"
+        guard !name.hasExtension, let sibling = fileWithExtension(beside: name) else { return hint }
         let ext = sibling[sibling.index(after: sibling.lastIndex(of: ".")!)...]
-        let selects = mediaTypes.type(forFileName: sibling).map { "send Accept: \($0), or " } ?? ""
-        hint += "; \(sibling) is beside it: \(selects)add .\(ext) to the path"
-        return hint
+        let type = mediaTypes.type(forFileName: sibling)
+        guard name.hasQuery else {
+            return hint + "; \(sibling) is beside it: \(type.map { "send Accept: \($0), or " } ?? "")add .\(ext) to the path"
+        }
+        // The Accept extension follows the query (`list?page=2.json`): `.json` added to the
+        // path would name `list.json?page=2` (try9a F4).
+        return hint + "; \(sibling) is beside it"
+            + (type.map { ": send Accept: \($0) (the Accept extension follows the query, so .\(ext) added to the path does not name it)" }
+                ?? ": with the query, only an Accept that adds .\(ext) names it")
     }
 
     /// Names a 404's reason lists at most (``missHint(target:accept:)``).

@@ -34,8 +34,39 @@ public final class FileMockRecorder: Sendable {
         "content-length", "date",
     ]
 
+    /// The request-target each file was last recorded from in this run, by the file's path,
+    /// and the paths a replacement was logged for (``replacedQuery(path:target:)``).
+    private let recordedTargets = Mutex((targets: [String: String](), logged: Set<String>()))
+    /// Files whose targets ``recordedTargets`` keeps at most: 10,000 (later ones are not
+    /// followed; about 1 MB).
+    public static let followedFiles = 10_000
+
     public init(directory: FileMockDirectory) {
         self.directory = directory
+    }
+
+    /// Notes that the file at `path` was just recorded from `target`, and, when it was recorded
+    /// earlier in this run from the same path with another query (without `--files-with-query`
+    /// the query is not part of the name, so `?page=2` replaces `?page=1`: try9a F15), says so:
+    /// `'…/api/list.json' held the answer to /api/list?page=1, replaced by this answer to
+    /// /api/list?page=2: the query is not part of a file name; give --files-with-query to keep
+    /// both`, and whether this is the first such replacement of that file in this run (the
+    /// caller logs that one). Nil otherwise.
+    public func replacedQuery(path: String, target: String) -> (problem: String, first: Bool)? {
+        guard !directory.includesQuery else { return nil }
+        return recordedTargets.withLock { state in
+            let previous = state.targets[path]
+            if previous != nil || state.targets.count < Self.followedFiles { state.targets[path] = target }
+            guard let previous, Self.query(of: previous) != Self.query(of: target) else { return nil }
+            let problem = "'\(path)' held the answer to \(previous.utf8Prefix(200)), replaced by this answer to \(target.utf8Prefix(200)): "
+                + "the query is not part of a file name; give --files-with-query to keep both"
+            return (problem, state.logged.insert(path).inserted)
+        }
+    }
+
+    /// The query of a request-target (after its first `?`), nil for none.
+    private static func query(of target: String) -> Substring? {
+        target.firstIndex(of: "?").map { target[$0...] }
     }
 
     /// Records one exchange and returns the body file's absolute path.
