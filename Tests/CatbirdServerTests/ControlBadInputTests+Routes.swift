@@ -61,10 +61,14 @@ extension ControlBadInputTests {
         try harness.assertRejected("POST /catbird/api/nope", 404, mentioning: []) {
             try $0.json("POST", "/catbird/api/nope", ControlBadInputHarness.update(response: #"{"status":200,"headers":{}}"#))
         }
-        for path in ["/catbird/api/nope", "/catbird/api", "/catbird/api/", "/catbird/api/mocks/", "/catbird/api/mocks/1", "/catbird/nope"] {
+        for path in ["/catbird/api/nope", "/catbird/api", "/catbird/api/", "/catbird/api/mocks/", "/catbird/nope"] {
             try harness.assertRejected("GET \(path)", 404, mentioning: []) {
                 try $0.request("GET", path)
             }
+        }
+        // A mock is removed by id (DELETE /catbird/api/mocks/{id}); it is not read that way.
+        try harness.assertRejected("GET /catbird/api/mocks/1", 405, mentioning: ["DELETE"]) {
+            try $0.request("GET", "/catbird/api/mocks/1")
         }
     }
 }

@@ -136,6 +136,24 @@ public final class MockStore: Sendable {
         }
     }
 
+    /// Removes the tenant's mock with id `id` (an id of `GET /catbird/api/mocks` or of a journal
+    /// entry's `mockId`; a used-up one whose delayed answer still waits too); nothing when the
+    /// tenant has none with that id (another tenant's id included).
+    /// - Returns: whether a mock was removed.
+    /// - Throws: `SQLiteError` when the write fails (nothing changed).
+    @discardableResult
+    public func remove(id: Int64, tenant: TenantID) throws -> Bool {
+        try database.use { db in
+            guard let table = table(of: tenant), table.mock(id: id) != nil else { return false }
+            try db.transaction {
+                try TenantRecords.touch(db, tenant: tenant)
+                try MockRecords.delete(db, id: id)
+            }
+            table.remove(id: id)
+            return true
+        }
+    }
+
     /// Removes all of the tenant's mocks (and no other tenant's).
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     public func removeAll(tenant: TenantID) throws {

@@ -224,6 +224,11 @@ final class TenantMocks: Sendable {
         }
     }
 
+    /// The mock with this id, or a used-up one with it whose delayed answer still waits.
+    func mock(id: Int64) -> Mock? {
+        state.withLock { state in state.table.byID[id] ?? state.pendingExhausted[id] }
+    }
+
     /// Adds `mock`, first removing the mock with id `replacing` (update in place).
     func insert(_ mock: Mock, replacing: Int64?) {
         state.withLock { state in

@@ -6,7 +6,8 @@ import CatbirdSupport
 import Foundation
 
 /// `POST /catbird/api/mocks` (Catbird 0.11 control actions, docs/protocol.md#control-actions),
-/// `GET /catbird/api/mocks` (the tenant's mocks, docs/protocol.md#control-actions) and
+/// `GET /catbird/api/mocks` (the tenant's mocks, docs/protocol.md#control-actions),
+/// `DELETE /catbird/api/mocks/{id}` (one of the tenant's mocks by id) and
 /// `DELETE /catbird/api/mocks?all=true` (admin only, with the opt-in ``EveryTenantOptIn``:
 /// every tenant's mocks; journals kept; docs/tenancy.md#admin).
 enum MockRoutes {
@@ -22,6 +23,20 @@ enum MockRoutes {
                 let length = context.request.method == "HEAD" ? UInt64(try listing.byteCount()) : nil
                 return HTTPResponse(
                     status: 200, headers: ["Content-Type": JSONBody.contentType], content: .stream(length: length, listing.body))
+            },
+            // One mock by its id (try9a F11: WireMock's `DELETE /__admin/mappings/{id}`), the
+            // caller's tenant only: 204, or 404 when it has no mock with that id.
+            Route("DELETE", "/catbird/api/mocks/", maxSegments: 1, lane: .quick) { context in
+                if let refusal = dependencies.admin.sharedFixturesRefusal(tenant: context.tenant, isAdmin: context.isAdmin) { throw refusal }
+                let text = context.segments[0]
+                guard let id = Int64(text), id > 0, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                    throw APIError.badRequest("a mock id is a whole number from 1 (an 'id' of GET /catbird/api/mocks), not \(JSONText.shortString(text))")
+                }
+                guard try dependencies.mocks.remove(id: id, tenant: context.tenant) else {
+                    let place = context.tenant.isDefault ? "the default tenant" : "tenant \(JSONText.shortString(context.tenant.rawValue))"
+                    throw APIError(status: 404, reason: "\(place) has no mock with id \(id) (GET /catbird/api/mocks lists its mocks)")
+                }
+                return HTTPResponse(status: 204)
             },
             // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md#control-actions,
             // docs/tenancy.md#admin): mocks left by an earlier run
