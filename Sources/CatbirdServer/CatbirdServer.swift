@@ -211,13 +211,16 @@ public final class CatbirdServer: Sendable {
     }
 
     /// The host a client on this machine uses to reach a server bound to `host`: the loopback
-    /// address for a wildcard (`0.0.0.0` → `127.0.0.1`, `::` → `[::1]`), an IPv6 address in
-    /// brackets, anything else as given.
+    /// address for a wildcard (`0.0.0.0` → `127.0.0.1`, `::` → `[::1]`), a name as the one
+    /// address it was bound to (``HTTPServer/boundAddress(of:)``: `localhost` → `127.0.0.1`,
+    /// try9a F9), an IPv6 address in brackets, anything else as given.
     static func clientHost(_ host: String) -> String {
         switch host {
         case "0.0.0.0": return "127.0.0.1"
         case "::", "::0": return "[::1]"
-        default: return host.contains(":") ? "[\(host)]" : host
+        default:
+            let address = HTTPServer.boundAddress(of: host) ?? host
+            return address.contains(":") ? "[\(address)]" : address
         }
     }
 
