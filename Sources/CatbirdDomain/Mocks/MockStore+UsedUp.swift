@@ -1,3 +1,4 @@
+import CatbirdMatching
 import CatbirdSupport
 
 /// A mock that a hit removed by using up its `limit` (docs/protocol.md#mock-limits), as that
@@ -28,14 +29,18 @@ extension MockStore {
 
     /// The latest of the tenant's recently used-up mocks (at most ``TenantMocks/usedUpKept`` a
     /// tenant) that matches the request, else the default tenant's (for a shard), else nil:
-    /// for the 404 of a request nothing answered.
+    /// for the 404 of a request nothing answered. `slice`: ``RegexpSlice/comparing`` for a 404
+    /// made on a worker (no marked expression started, no pass over a body over 64 KiB: such a
+    /// mock counts as not matching), ``RegexpSlice/whole`` on the matching lane.
     public func usedUpMatch(
-        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8]
+        tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
+        slice: RegexpSlice = .whole
     ) -> UsedUpMock? {
         guard TenantMocks.anyUsedUp.load(ordering: .relaxed) else { return nil }
         let deadline = ContinuousClock.now.advanced(by: Self.usedUpTimeLimit)
         func match(_ tenant: TenantID) -> UsedUpMock? {
-            table(of: tenant)?.usedUpMatch(method: method, target: target, headerValue: headerValue, body: body, deadline: deadline)
+            table(of: tenant)?.usedUpMatch(
+                method: method, target: target, headerValue: headerValue, body: body, deadline: deadline, slice: slice)
         }
         if let found = match(tenant) { return found }
         return tenant.isDefault ? nil : match(.defaultTenant)

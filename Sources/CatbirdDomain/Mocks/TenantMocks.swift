@@ -326,14 +326,15 @@ final class TenantMocks: Sendable {
 
     /// The latest of the mocks recently used up by their limit (``State/usedUp``) that
     /// matches the request, or nil; an expression still running at `deadline` counts as not
-    /// matching. Evaluated outside the lock.
+    /// matching, as does one `slice` does not let start. Evaluated outside the lock.
     func usedUpMatch(
-        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant
+        method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
+        slice: RegexpSlice
     ) -> UsedUpMock? {
         let usedUp = state.withLock { $0.usedUp }
         return usedUp.reversed().first { usedUp in
             usedUp.mock.definition.evaluate(
-                method: method, target: target, headerValue: headerValue, body: body, until: deadline) == .matched
+                method: method, target: target, headerValue: headerValue, body: body, until: deadline, slice: slice) == .matched
         }
     }
 

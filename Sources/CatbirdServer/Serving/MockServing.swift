@@ -483,7 +483,8 @@ struct MockServing: Sendable {
             tenant: tenant, in: tables, method: request.method, target: request.target, headerValue: headerValue,
             body: request.matchedBody, regexpSlice: regexpSlice)
         report.usedUp = mocks.usedUpMatch(
-            tenant: tenant, method: request.method, target: request.target, headerValue: headerValue, body: request.matchedBody)
+            tenant: tenant, method: request.method, target: request.target, headerValue: headerValue, body: request.matchedBody,
+            slice: regexpSlice == nil ? .whole : .comparing)
         report.bodyDifference = report.closest.lazy.compactMap { closest in
             closest.mock.pattern.body?.jsonDifference(request.matchedBody).map { (mockID: closest.mock.id, text: $0) }
         }.first
