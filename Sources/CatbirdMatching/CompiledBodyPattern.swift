@@ -12,7 +12,8 @@ import Foundation
 /// - `json`: the body read as JSON equals `value` read as JSON (``JSONValue`` equality: key
 ///   order and whitespace ignored), both read by ``JSONBodyParser``: `value` when the mock is
 ///   added, the body once per request, in one pass.
-/// - `jsonPath`: SQLite's JSON functions find the field (``JSONPathReader``); it must be
+/// - `jsonPath`: the field SQLite's JSON functions find (``JSONPathReader``), looked up in the
+///   body parsed once per request as SQLite parses it (``JSONPathDocument``); it must be
 ///   present, and equal `equalTo` when that is given.
 public struct CompiledBodyPattern: Sendable {
     /// The pattern as it was received.
@@ -144,8 +145,9 @@ public struct CompiledBodyPattern: Sendable {
         case let .json(value):
             return JSONBodyParser.value(of: body) == value ? .matched : .notMatched
         case let .jsonPath(path, equalTo):
-            guard let text = String(validating: body, as: UTF8.self) else { return .notMatched }
-            guard case let .present(found) = JSONPathReader.field(at: path, in: text) else { return .notMatched }
+            guard String(validating: body, as: UTF8.self) != nil, var document = JSONPathDocument(body),
+                case let .present(found) = document.field(at: path)
+            else { return .notMatched }
             return equalTo.map { $0 == found } ?? true ? .matched : .notMatched
         }
     }

@@ -49,16 +49,27 @@ enum JSONPathReader {
     /// The field is read as JSON text with `->`, which keeps its JSON kind: `json_extract` would
     /// turn JSON `true` and `false` into the SQL integers 1 and 0, and `true` is not `1`
     /// (docs/matching.md#body-matchers).
+    ///
+    /// Request bodies are read by ``JSONPathDocument`` instead, which parses a body once for all
+    /// its paths; this is its reference (`JSONPathDocumentDifferentialTests`).
     static func field(at path: String, in json: String) -> Field {
+        guard let text = text(at: path, in: json) else { return .notJSON }
+        guard let text, let value = JSONBodyParser.value(of: Array(text.utf8)) else { return .absent }
+        return .present(value)
+    }
+
+    /// The field at `path` as SQLite gives it: nil when SQLite reports an error (the text is not
+    /// JSON, or a path error the lookup reached); `.some(nil)` when there is no field there;
+    /// otherwise the field's JSON text from `->`.
+    static func text(at path: String, in json: String) -> String?? {
         do {
             let row = try run { db in
                 try db.query("SELECT json_type(?1, ?2), ?1 -> ?2", [.text(json), .text(path)]).first
             }
-            guard let row, !row[0].isNull else { return .absent }
-            guard let text = row[1].stringValue, let value = JSONBodyParser.value(of: Array(text.utf8)) else { return .absent }
-            return .present(value)
+            guard let row, !row[0].isNull else { return .some(nil) }
+            return .some(row[1].stringValue)
         } catch {
-            return .notJSON
+            return nil
         }
     }
 
