@@ -8,8 +8,11 @@ import CatbirdWire
 /// compares the two on generated bodies and paths.
 ///
 /// The rules are those of SQLite 3.40.1's `json.c` (the Debian 12 library the server links):
-/// - the body is read up to its first zero byte, as SQLite reads bound text (C strings): a
-///   body ending in NUL is JSON; a byte-order mark is not;
+/// - except for two things, where the `json` kind's reading is followed instead (try10b F6, so
+///   that `json` and `jsonPath`, and count and find, agree on what a JSON body is): a UTF-8
+///   byte-order mark before the text is skipped (SQLite: not JSON), and a zero byte is not the
+///   end of the text but a byte that is not JSON (SQLite reads bound text up to its first zero
+///   byte, so `{"a":1}` and a NUL was JSON to it);
 /// - RFC 8259 grammar, whitespace being space, tab, LF and CR; at most 2,000 nested arrays or
 ///   objects; strings with any bytes but control characters, and the escapes `\" \\ \/ \b \f
 ///   \n \r \t \uXXXX` (a lone surrogate escape too);
@@ -71,8 +74,7 @@ struct JSONPathDocument {
     /// Parses `body`; nil when SQLite 3.40 would say "malformed JSON" (or for the exception
     /// above).
     init?(_ body: [UInt8]) {
-        let end = body.firstIndex(of: 0) ?? body.count
-        guard end <= Int(UInt32.max), let nodes = Self.parse(body, end: end) else { return nil }
+        guard body.count <= Int(UInt32.max), let nodes = Self.parse(body, end: body.count) else { return nil }
         self.bytes = body
         self.nodes = nodes
     }
@@ -282,7 +284,7 @@ struct JSONPathDocument {
     /// parse and SQLite's read the same bytes the same way; past it SQLite's is undefined.
     static func stopsAtContainerName(_ body: [UInt8]) -> Bool {
         body.withUnsafeBufferPointer { buffer in
-            var parser = Parser(text: buffer, end: body.firstIndex(of: 0) ?? body.count)
+            var parser = Parser(text: buffer, end: body.count)
             return !parser.run() && parser.containerName
         }
     }
@@ -325,6 +327,8 @@ struct JSONPathDocument {
 
         /// Parses the whole text; false when it is not JSON.
         mutating func run() -> Bool {
+            // A UTF-8 byte-order mark is skipped, as the `json` kind's reading skips it (RFC 8259 §8.1).
+            if end >= 3 && text[0] == 0xEF && text[1] == 0xBB && text[2] == 0xBF { position = 3 }
             while true {
                 // A value starts here.
                 skipWhitespace()
@@ -350,7 +354,7 @@ struct JSONPathDocument {
                 while true {
                     guard let container = open.last else {
                         skipWhitespace()
-                        return at(position) == 0
+                        return position == end
                     }
                     skipWhitespace()
                     let isObject = nodes[container].kind == .object

@@ -20,6 +20,21 @@ final class BodyPatternMatchingTests: XCTestCase {
         XCTAssertTrue(try matches(.contains("кот"), "мой кот"))
     }
 
+    func testJSONAndJSONPathAgreeOnAByteOrderMarkAndATrailingNUL() throws {
+        // try10b F6: '\xef\xbb\xbf{"a":1}' matched `json` but not `jsonPath`; '{"a":1}\x00' the reverse.
+        let json = try CompiledBodyPattern(.json(#"{"a":1}"#))
+        let jsonPath = try CompiledBodyPattern(.jsonPath("$.a", equalTo: 1))
+        let marked: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8)
+        XCTAssertTrue(json.matches(marked))
+        XCTAssertTrue(jsonPath.matches(marked))
+        let nulEnded = Array(#"{"a":1}"#.utf8) + [0]
+        XCTAssertFalse(json.matches(nulEnded))
+        XCTAssertFalse(jsonPath.matches(nulEnded))
+        let duplicate = Array(#"{"a":1,"a":2}"#.utf8)
+        XCTAssertTrue(json.matches(duplicate))
+        XCTAssertTrue(jsonPath.matches(duplicate))
+    }
+
     func testRegexpSearchesTheBodyAsTextCaseInsensitively() throws {
         XCTAssertTrue(try matches(.regexp(#""id":\s*[0-9]+"#), #"{"id": 42}"#))
         XCTAssertTrue(try matches(.regexp("JOHN"), "login=john"))
