@@ -249,6 +249,11 @@ final class ConnectionWatch: Sendable {
             closedIdle.add(closed, ordering: .relaxed)
             var cut = 0
             for candidate in stalled.sorted(by: { $0.age > $1.age }) where closed + cut < count {
+                // Quiet as measured now, not projected from the last tick (review: bytes that came
+                // since it would be missed, and an upload sending all along looked quiet): one
+                // `TCP_INFO` read per connection about to be closed.
+                let quietMs = catbird_socket_ms_since_data_received(candidate.connection.socket)
+                guard quietMs >= 0, .milliseconds(quietMs) >= Self.minimumIdleAge else { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.bodyClosedForRoom, answer: stalledBodyAnswer) { cut += 1 }
             }
             closedSlow.add(cut, ordering: .relaxed)

@@ -39,14 +39,17 @@ extension HTTPServer {
         /// under a second, a slow-loris one byte a minute.
         public static let defaultHeadTimeout: Duration = .seconds(30)
 
-        /// Eight bodies of `maxBodySize` beside the budget's last eighth, which large ones leave
-        /// to small ones (``CatbirdSupport/ByteBudget/reserve(forHolding:largest:)``): 64/7 ×
-        /// `maxBodySize`, rounded up (479,349,029 bytes, about 457 MiB, at the default 50 MiB).
-        /// The largest uploads the server promises to take, eight at once, and any number of
-        /// small ones (tester finding try10a F8: at 8 × the eighth got 503).
+        /// Eight bodies of `maxBodySize` and 8 MiB of small ones beside the budget's last eighth,
+        /// which large ones leave to small ones (``CatbirdSupport/ByteBudget/reserve(forHolding:largest:)``):
+        /// 8/7 × (8 × `maxBodySize` + 8 MiB), rounded up (488,936,010 bytes, about 466 MiB, at
+        /// the default 50 MiB). The largest uploads the server promises to take, eight at once
+        /// while small requests come and go (tester finding try10a F8: at 8 × the eighth got 503;
+        /// review: at 64/7 × one small body in flight did it again).
         public static func defaultMaxBufferedBodies(maxBodySize: Int) -> Int {
-            let (product, overflow) = maxBodySize.multipliedReportingOverflow(by: 64)
-            return overflow ? Int.max : (product + 6) / 7
+            let (large, overflow) = maxBodySize.multipliedReportingOverflow(by: 8)
+            let (held, overflow2) = large.addingReportingOverflow(8 << 20)
+            let (product, overflow3) = held.multipliedReportingOverflow(by: 8)
+            return overflow || overflow2 || overflow3 ? Int.max : (product + 6) / 7
         }
 
         /// 32 KiB: room for about 28 KiB of request line and headers, a Cookie field counting

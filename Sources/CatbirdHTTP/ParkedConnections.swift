@@ -85,6 +85,7 @@ final class ParkedConnections: Sendable {
     static let stoppingResponse: HTTPResponse = {
         var response = HTTPResponse.error(status: 503, reason: "the server is stopping")
         response.headers.add(name: "Connection", value: "close")
+        response.headers.add(name: "Retry-After", value: "1")  // as every 503 of the server's own (try10a F8)
         return response
     }()
 

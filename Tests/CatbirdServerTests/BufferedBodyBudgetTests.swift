@@ -5,7 +5,7 @@ import XCTest
 /// try8b F1: request bodies and forwarded answers had no server-wide bound: 40 uploads declaring
 /// 50 MB, sent but for the last byte and left stalled, held 2 GB of RSS; 20 clients that did not
 /// read a 45 MB forwarded answer held 918 MB. Now both take their bytes from one budget,
-/// `--max-buffered-bodies` (default 64/7 × `--max-body-size`), and what does not fit gets a 503
+/// `--max-buffered-bodies` (default 8/7 × (8 × `--max-body-size` + 8 MiB)), and what does not fit gets a 503
 /// naming the option (docs/operations.md#connections-and-memory), while small requests are
 /// still served.
 final class BufferedBodyBudgetTests: XCTestCase {
@@ -153,28 +153,32 @@ final class BufferedBodyBudgetTests: XCTestCase {
     }
 
     /// try10a F8: the default budget was documented as eight of the largest bodies at once, but
-    /// the eighth got 503 (large bodies leave the budget's last eighth to small ones). With
-    /// `--max-body-size 1mb` and the default budget, eight uploads of 1 MiB, each sent but for
-    /// its last byte, are all taken; a ninth gets the 503 with `Retry-After: 1`; the eight
-    /// complete with their mock's answer.
+    /// the eighth got 503 (large bodies leave the budget's last eighth to small ones); and, the
+    /// review found, at 64/7 × one small body in flight beside seven did it again. With
+    /// `--max-body-size 8mb` and the default budget, a small upload in flight and eight uploads of
+    /// 8 MiB, each sent but for its last byte, are all taken; a ninth gets the 503 with
+    /// `Retry-After: 1`; the eight complete with their mock's answer.
     func testTheDefaultBudgetTakesEightOfTheLargestBodiesAtOnce() throws {
-        let server = try TestServer { $0.maxBodySize = Self.mebibyte }
+        let size = 8 * Self.mebibyte
+        let server = try TestServer { $0.maxBodySize = size }
         defer { server.removeFiles() }
         let control = try server.client()
         try E2E.addMock(control, tenant: "f1", method: "POST", url: "/up", body: "stored")
+        let small = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try small.send(raw: Self.uploadHead("/up", length: 1000) + [UInt8](repeating: UInt8(ascii: "s"), count: 999))
         var uploads: [RawHTTPClient] = []
         for _ in 0..<8 {
-            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try client.send(raw: Self.uploadHead("/up", length: Self.mebibyte) + [UInt8](repeating: UInt8(ascii: "a"), count: Self.mebibyte - 1))
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
+            try client.send(raw: Self.uploadHead("/up", length: size) + [UInt8](repeating: UInt8(ascii: "a"), count: size - 1))
             uploads.append(client)
-            Thread.sleep(forTimeInterval: 0.3)
+            Thread.sleep(forTimeInterval: 0.5)
         }
         let ninth = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-        try ninth.send(raw: Self.uploadHead("/up", length: Self.mebibyte))
+        try ninth.send(raw: Self.uploadHead("/up", length: size))
         let refused = try ninth.readResponse()
         XCTAssertEqual(refused.status, 503, refused.text)
         XCTAssertEqual(refused.header("Retry-After"), "1")
-        for client in uploads {
+        for client in uploads + [small] {
             try client.send(raw: [UInt8(ascii: "a")])
             let answer = try client.readResponse()
             XCTAssertEqual(answer.status, 200, answer.text)

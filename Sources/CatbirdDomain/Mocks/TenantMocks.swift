@@ -296,9 +296,13 @@ final class TenantMocks: Sendable {
                 }
                 let isRefundable = refundable || hit.isDelayed
                 if isRefundable { state.unsettled[id, default: 0] += 1 }
-                if exhausted {
+                // Remembered only when small: a used-up mock is outside the tenant's byte bound, so
+                // 100 shards cycling 40 MB `limit: 1` mocks would hold 16 GB (review of try9a F1's change).
+                if exhausted, hit.responseBody.count <= Self.usedUpBodyLimit {
                     state.usedUp.append(UsedUpMock(mock: hit, at: Timestamp.string(from: Date())))
                     if state.usedUp.count > Self.usedUpKept { state.usedUp.removeFirst() }
+                }
+                if exhausted {
                     Self.anyUsedUp.store(true, ordering: .relaxed)
                     state.usage[id] = nil
                     state.changeTable { _ = $0.remove(id: id) }
@@ -320,6 +324,9 @@ final class TenantMocks: Sendable {
 
     /// Used-up mocks a table remembers for its 404s at most: 4 (the latest).
     static let usedUpKept = 4
+    /// The largest response body of a used-up mock remembered: 64 KiB (so a tenant's
+    /// remembered mocks hold at most 256 KiB of bodies beyond its byte bound).
+    static let usedUpBodyLimit = 64 * 1024
     /// Set once any table of the process remembers a used-up mock: until then a 404 looks up
     /// no table for them (one atomic load).
     static let anyUsedUp = Atomic<Bool>(false)

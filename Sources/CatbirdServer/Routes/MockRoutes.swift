@@ -27,7 +27,8 @@ enum MockRoutes {
             // One mock by its id (try9a F11: WireMock's `DELETE /__admin/mappings/{id}`), the
             // caller's tenant only: 204, or 404 when it has no mock with that id.
             Route("DELETE", "/catbird/api/mocks/", maxSegments: 1, lane: .quick) { context in
-                if let refusal = dependencies.admin.sharedFixturesRefusal(tenant: context.tenant, isAdmin: context.isAdmin) { throw refusal }
+                if let refusal = dependencies.admin.sharedFixturesRefusal(
+                    tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
                 let text = context.segments[0]
                 guard let id = Int64(text), id > 0, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
                     throw APIError.badRequest("a mock id is a whole number from 1 (an 'id' of GET /catbird/api/mocks), not \(JSONText.shortString(text))")

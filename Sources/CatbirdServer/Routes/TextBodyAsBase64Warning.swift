@@ -12,7 +12,10 @@ enum TextBodyAsBase64Warning {
     /// The warning for `response`, or nil: only when its `Content-Type` names text (`text/*`,
     /// JSON, XML, `+json`, `+xml`, form data) and its body's bytes are not UTF-8.
     static func warning(for response: ResponseMock) -> String? {
-        guard let body = response.body, !body.isEmpty, String(data: body, encoding: .utf8) == nil else { return nil }
+        guard let body = response.body, !body.isEmpty, String(data: body, encoding: .utf8) == nil,
+              // A compressed text body is binary by design (review: the advice would break it).
+              !response.headers.keys.contains(where: { $0.lowercased() == "content-encoding" })
+        else { return nil }
         let type = response.headers.first { $0.key.lowercased() == "content-type" }?.value.lowercased() ?? ""
         let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         let textual = mediaType.hasPrefix("text/") || mediaType.hasSuffix("/json") || mediaType.hasSuffix("+json")
