@@ -20,6 +20,21 @@ public struct NearMissReport: Sendable {
     /// How many mocks were compared field by field (edit distance included); the others were
     /// ruled out by a bound.
     public var compared: Int
+    /// Why the search ended before it had ruled out or compared every mock, so that a mock
+    /// closer than those in ``closest`` may exist (the 404's reason says so); nil when it did not.
+    public var cutShort: CutShort? = nil
+    /// The mocks the search could have compared (the tenant's and, for a shard, the default
+    /// tenant's), and how many of them it looked at (each one's own bound computed, or compared).
+    public var mockCount = 0
+    public var lookedAt = 0
+
+    /// What ended a near-miss search early.
+    public enum CutShort: Sendable, Equatable {
+        /// ``MockStore/nearMissWorkBudget`` was spent (the server's searches are given it).
+        case budget
+        /// ``MockStore/nearMissTimeLimit`` had passed.
+        case timeLimit
+    }
     /// Whether the report depends on the request and the tables alone: false when the time
     /// limit ended the search early or a regular expression was stopped at its deadline (or not
     /// started within a worker's slice) and counted as differing or not matching. Only a
@@ -50,6 +65,16 @@ extension MockStore {
     /// and otherwise every 8 blocks, so a request with a huge body and many body patterns, or
     /// mocks with thousands of header patterns, stops early with what it has.
     public static let nearMissTimeLimit = Duration.milliseconds(50)
+    /// Work a server's near-miss search may do per unmatched request: 2,000 units, one for each
+    /// mock whose own bound is computed, one more for each mock compared field by field, and one
+    /// for each block whose url columns are read (docs/matching.md#near-misses). The bounds rule
+    /// out most mocks of most tables, but not those whose mocks share no field and no url shape
+    /// (each naming its own header, try10b F4: 20,000 such mocks cost 11 ms of a shared worker
+    /// per 404); the search then stops with the closest found so far, lowest bound first, and
+    /// says so (``NearMissReport/cutShort``). Counted, not timed: the same request against the
+    /// same tables gets the same answer however loaded the machine is, so it may be kept
+    /// (``NearMissReport/complete`` stays true).
+    public static let nearMissWorkBudget = 2_000
     /// Time the search of other tenants' mocks for ``NearMissReport/matchingTenants`` may take:
     /// 2 ms of the thread's CPU time (``ThreadCPUTime``: a worker descheduled on a loaded machine
     /// keeps its budget), checked before each tenant. A default-tenant miss whose URL is not ASCII tries every
@@ -81,9 +106,13 @@ extension MockStore {
     ///
     /// `tables`: the tables as ``nearMissTables(of:)`` found them for the caller's check; nil:
     /// looked up here.
+    ///
+    /// `budget`: the work the search may do (``nearMissWorkBudget``'s units); nil: no budget.
+    /// `timeLimit`: nil: none (a test's exhaustive check, independent of the machine's load);
+    /// the other tenants' search for ``NearMissReport/matchingTenants`` keeps its own limit.
     public func nearMisses(
         tenant: TenantID, in tables: NearMissTables? = nil, method: String, target: String, headerValue: (String) -> String?,
-        body: [UInt8], regexpSlice: Duration? = nil
+        body: [UInt8], regexpSlice: Duration? = nil, budget: Int? = nil, timeLimit: Duration? = nearMissTimeLimit
     ) -> NearMissReport {
         let tables = tables ?? nearMissTables(of: tenant)
         // Built once per table version, by the first miss after a change: not counted in the time limit.
@@ -91,7 +120,8 @@ extension MockStore {
         views.reserveCapacity(2)
         if let view = tables.own?.nearMissView(for: target) { views.append(view) }
         if let view = tables.shared?.nearMissView(for: target) { views.append(view) }
-        let deadline = ContinuousClock.now.advanced(by: Self.nearMissTimeLimit)
+        // Without a time limit: a day, longer than any search.
+        let deadline = ContinuousClock.now.advanced(by: timeLimit ?? .seconds(86_400))
         let slice: RegexpSlice = regexpSlice != nil ? .comparing : .whole
         let regexpDeadline = regexpSlice.map { min(deadline, ContinuousClock.now.advanced(by: $0)) } ?? deadline
         let probe = NearMissProbe(method: method, target: target)
@@ -100,10 +130,23 @@ extension MockStore {
         /// `compared` when the clock was last read in the block loop.
         var comparedAtClock = 0
         var complete = true
+        var cutShort: NearMissReport.CutShort?
+        /// Work done so far (``nearMissWorkBudget``'s units), and mocks looked at.
+        var spent = 0
+        var lookedAt = 0
+        let budget = budget ?? Int.max
         /// Whether there is time left for more; when not, the report is not complete.
         func inTime() -> Bool {
             if ContinuousClock.now < deadline { return true }
             complete = false
+            cutShort = .timeLimit
+            return false
+        }
+        /// Whether `units` more work is within the budget; when not, the search ends (a
+        /// budget's end leaves the report complete: it depends on the request and tables alone).
+        func affords(_ units: Int) -> Bool {
+            if spent < budget { spent += units; return true }
+            cutShort = cutShort ?? .budget
             return false
         }
         /// Whether the url pattern matches (a regular expression stopped counts as not matching,
@@ -120,6 +163,7 @@ extension MockStore {
                 slice: slice, fields: false)
             if comparison.cutShort { complete = false }
             compared += 1
+            spent += 1
             closest.offer(
                 distance: comparison.distance, rank: rank, position: catalog.bounds[index].position, index: index, urlMatches: urlMatches,
                 urlEdits: urlEdits)
@@ -133,16 +177,26 @@ extension MockStore {
         for (ids, catalog) in views where !catalog.mocks.isEmpty {
             let rank = catalogs.count
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
-            for index in candidates.sorted() where inTime() {
+            for index in candidates.sorted() {
+                guard cutShort == nil, inTime(), affords(1) else { break }
+                lookedAt += 1
                 compare(catalog, rank: rank, index: index, urlMatches: urlMatches(catalog.mocks[index]))
             }
             catalogs.append((catalog, candidates))
             groupCount += catalog.groups.count
         }
-        guard let first = catalogs.first else {
-            return report(closest: closest, catalogs: [], compared: compared, complete: complete, tenant: tenant, probe: probe,
-                          headerValue: headerValue, body: body, deadline: deadline, regexpDeadline: regexpDeadline, slice: slice)
+        let mockCount = catalogs.reduce(0) { $0 + $1.catalog.mocks.count }
+        /// The report of what was found, with why the search ended early (if it did) and how much it looked at.
+        func finished(_ catalogs: [NearMissCatalog]) -> NearMissReport {
+            var finished = report(
+                closest: closest, catalogs: catalogs, compared: compared, complete: complete, tenant: tenant, probe: probe,
+                headerValue: headerValue, body: body, deadline: deadline, regexpDeadline: regexpDeadline, slice: slice)
+            finished.cutShort = cutShort
+            finished.mockCount = mockCount
+            finished.lookedAt = lookedAt
+            return finished
         }
+        guard let first = catalogs.first, cutShort == nil else { return finished(catalogs.map(\.catalog)) }
         let (catalog0, candidates0) = first
         let (catalog1, candidates1) = catalogs.count > 1 ? catalogs[1] : first
         // The shared fields the request differs from, per catalog, found as groups and blocks are looked at.
@@ -211,6 +265,7 @@ extension MockStore {
                         sinceClock = 0
                         comparedAtClock = compared
                     }
+                    guard affords(1) else { break groups }
                     if groupBound.isNaN {
                         groupBound = NearMissCatalog.floored(
                             catalog.columnsBound(group.columns, length: group.length, methodKey: group.methodKey, for: probe),
@@ -226,6 +281,8 @@ extension MockStore {
                             differing: blockDiffering))
                     guard closest.admits(distance: blockBound, rank: rank, position: members.firstPosition) else { continue }
                     for index in members.range where candidates.isEmpty || !candidates.contains(index) {
+                        guard affords(1) else { break groups }
+                        lookedAt += 1
                         let position = catalog.bounds[index].position
                         // Both the block's bound and the mock's own bound hold for it.
                         guard closest.admits(
@@ -247,9 +304,7 @@ extension MockStore {
                 }
             }
         }
-        return report(
-            closest: closest, catalogs: catalogs.map(\.catalog), compared: compared, complete: complete, tenant: tenant, probe: probe,
-            headerValue: headerValue, body: body, deadline: deadline, regexpDeadline: regexpDeadline, slice: slice)
+        return finished(catalogs.map(\.catalog))
     }
 
     /// The report of a ranking done: for a default-tenant request, the other tenants with a

@@ -448,7 +448,8 @@ struct MockServing: Sendable {
     }
 
     /// The 404 with the request's near misses (computed only here, on a miss); on a worker,
-    /// their regular expressions get the worker's slice (``MockStore/nearMisses(tenant:method:target:headerValue:body:regexpSlice:)``).
+    /// their regular expressions get the worker's slice, and the search ``MockStore/nearMissWorkBudget``
+    /// (``MockStore/nearMisses(tenant:in:method:target:headerValue:body:regexpSlice:budget:timeLimit:)``).
     /// The same request against unchanged mock tables gets the answer this thread kept for it
     /// (``NotFoundMemo``), unless mocks were skipped for their evaluation budget (named in the
     /// reason, so the answer depends on timing) or a mocks directory is set (the reason names
@@ -481,7 +482,7 @@ struct MockServing: Sendable {
         }
         var report = mocks.nearMisses(
             tenant: tenant, in: tables, method: request.method, target: request.target, headerValue: headerValue,
-            body: request.matchedBody, regexpSlice: regexpSlice)
+            body: request.matchedBody, regexpSlice: regexpSlice, budget: MockStore.nearMissWorkBudget)
         report.usedUp = mocks.usedUpMatch(
             tenant: tenant, method: request.method, target: request.target, headerValue: headerValue, body: request.matchedBody,
             slice: regexpSlice == nil ? .whole : .comparing)

@@ -95,6 +95,7 @@ struct NotFoundAnswer {
         } else {
             out.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
         }
+        if let cutShort = report.cutShort { out.append(utf8: "; " + Self.cutShortClause(cutShort, report: report)) }
         if !report.matchingTenants.isEmpty {
             let several = namesOtherTenants && report.matchingTenants.count > 1
             let owner = namesOtherTenants
@@ -111,6 +112,19 @@ struct NotFoundAnswer {
             out.append(utf8: "; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
         }
         if let filesHint { out.append(utf8: "; " + filesHint) }
+    }
+
+    /// `the near-miss search stopped at its budget per 404, after looking at 1490 of the 20000
+    /// mocks (docs/matching.md#near-misses): a mock closer than those named may exist` (or `at its
+    /// 50 ms time limit`): a search cut short says so rather than passing off the closest it
+    /// found as the closest there is (try10b F4).
+    static func cutShortClause(_ cutShort: NearMissReport.CutShort, report: NearMissReport) -> String {
+        let limit = switch cutShort {
+        case .budget: "its budget per 404"
+        case .timeLimit: "its \(Int(MockStore.nearMissTimeLimit.milliseconds)) ms time limit"
+        }
+        return "the near-miss search stopped at \(limit), after looking at \(report.lookedAt) of the \(report.mockCount) mocks "
+            + "(docs/matching.md#near-misses): a mock closer than those named may exist"
     }
 
     /// The reason's first part: `no mock matched GET /api/usres in tenant "s1"` (the target cut
