@@ -10,16 +10,23 @@ import XCTest
 final class ReasonByteBoundTests: XCTestCase {
     private static let marks = String(repeating: "\u{301}", count: 100_000)  // 200,000 bytes
 
-    /// The finding's exact input: `update` in tenant `wc` with url `regexp` `(` + 100,000 marks.
+    /// The finding's input: `update` in tenant `wc` with url `regexp` `(` + 100,000 marks (200,001
+    /// bytes) is now refused by the 64 KiB bound on a pattern's expressions before ICU sees it
+    /// (try9b F13), with a short reason of its own; the ICU refusal's reason is checked with
+    /// `(` + 30,000 marks (60,001 bytes, under the bound).
     func testAnInvalidRegexpOfCombiningMarksGetsAShortReason() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
         let client = try server.client()
-        let action = E2E.updateAction(url: "(" + Self.marks, kind: "regexp", body: Array("x".utf8))
+        let tooLong = E2E.updateAction(url: "(" + Self.marks, kind: "regexp", body: Array("x".utf8))
+        let refused = try client.json("POST", "/catbird/api/mocks", tooLong, headers: E2E.tenantHeader("wc"))
+        E2E.assertError(refused, status: 400, reasonContains: "longer than the limit of 65536 bytes")
+        XCTAssertLessThan(refused.body.count, 1_000, "the whole answer")
+        let action = E2E.updateAction(url: "(" + String(repeating: "\u{301}", count: 30_000), kind: "regexp", body: Array("x".utf8))
         let answer = try client.json("POST", "/catbird/api/mocks", action, headers: E2E.tenantHeader("wc"))
         E2E.assertError(answer, status: 400)
         // Its first 64 bytes: `(` and 31 marks (63 bytes; the next mark would split).
-        let shown = "\"(" + String(repeating: "\u{301}", count: 31) + "…\" (200001 bytes)"
+        let shown = "\"(" + String(repeating: "\u{301}", count: 31) + "…\" (60001 bytes)"
         XCTAssertEqual(answer.object["reason"] as? String, "invalid regular expression \(shown): not a valid ICU regular expression")
         XCTAssertLessThan(answer.body.count, 1_000, "the whole answer (was 200,094 bytes)")
     }
