@@ -193,7 +193,8 @@ struct CatbirdHandler: HTTPHandler {
     /// - Parameters:
     ///   - readyAfter: the time from arrival to the answer being ready, when known before it is
     ///     sent (a delayed answer: the delay is not part of it); nil: until now.
-    ///   - delay: a mock's delay, shown in the log line.
+    ///   - delay: a mock's delay, shown in the log line (and, when the answer went out before it
+    ///     passed, at shutdown, how long after the request's arrival it did).
     func recording(
         _ request: HTTPRequest, answeredBy: String, tenant: TenantID, readyAfter: Duration? = nil, delay: Duration? = nil
     ) -> @Sendable (HTTPDelivery) -> Void {
@@ -203,8 +204,16 @@ struct CatbirdHandler: HTTPHandler {
                 log.info("\(request.method) \(request.target) → \(Self.nothingSent.status) \(answeredBy) tenant=\(tenant): the client hung up first; nothing was sent")
                 return
             }
-            if let delay { response.delay = delay }
-            Self.record(request, response, answeredBy: answeredBy, tenant: tenant, metrics: metrics, log: log, elapsed: readyAfter)
+            var cutShort: Duration?
+            if let delay {
+                response.delay = delay
+                // Sent before its delay passed: only a stopping server does that (try10a F16).
+                let waited = ContinuousClock.now - request.receivedAt
+                if waited < delay { cutShort = waited }
+            }
+            Self.record(
+                request, response, answeredBy: answeredBy, tenant: tenant, metrics: metrics, log: log, elapsed: readyAfter,
+                delayCutShortAfter: cutShort)
         }
     }
 
@@ -255,12 +264,13 @@ struct CatbirdHandler: HTTPHandler {
 
     private static func record(
         _ request: HTTPRequest, _ response: HTTPResponse, answeredBy: String, tenant: TenantID, metrics: RequestMetrics, log: Logger,
-        elapsed readyAfter: Duration? = nil
+        elapsed readyAfter: Duration? = nil, delayCutShortAfter cutShort: Duration? = nil
     ) {
         let elapsed = readyAfter ?? ContinuousClock.now - request.receivedAt
         metrics.record(answeredBy: answeredBy, status: response.status, latency: elapsed)
         guard log.isEnabled(.info) else { return }
-        let delay = response.delay.map { " +\($0.components.seconds)s delay" } ?? ""
+        let cut = cutShort.map { ", cut short: sent \(format($0.milliseconds))ms after arrival as the server stopped" } ?? ""
+        let delay = response.delay.map { " +\($0.components.seconds)s delay\(cut)" } ?? ""
         let why = answeredBy == "none" ? Self.notFoundReason(response, of: request).map { ": " + $0 } ?? "" : ""
         log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)\(why)")
     }

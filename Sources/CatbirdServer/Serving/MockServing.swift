@@ -409,15 +409,33 @@ struct MockServing: Sendable {
     ) -> HTTPResponse {
         let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: headersJSON,
                                        headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, bodyPrefix: journalBody)
-        var undelayed = stamped
-        undelayed.delay = nil
         var sent = stamped
-        sent.whenDelayEnds = { [self, undelayed] outcome in
+        sent.whenDelayEnds = { [self] outcome in
             var entry = decided
+            // What goes out when the delay ends: made again then, so that its `Date` (and the
+            // one journaled) is the time it is sent, not the time the request arrived, a whole
+            // delay earlier (RFC 9110 §6.6.1: the time the message was generated; tester
+            // finding try9a F17). A mock's own `Date` field is sent as given.
+            var undelayed = stamped
             switch outcome {
             case .sent:
                 if !strict { mocks.settle(hit) }
-                entry.durationMs = (ContinuousClock.now - request.receivedAt).milliseconds
+                let waited = ContinuousClock.now - request.receivedAt
+                if response.headers.first("Date") == nil {
+                    let remade = self.entry(
+                        request: request, response: response, responseHeadersJSON: headersJSON, headersMemo: headersMemo,
+                        answeredBy: .mock, hit: hit, tenant: tenant, bodyPrefix: journalBody)
+                    undelayed = remade.sent
+                    entry.responseHeaders = remade.entry.responseHeaders
+                }
+                entry.durationMs = waited.milliseconds
+                if let delay = response.delay, waited < delay {
+                    // Only a stopping server sends a delayed answer early (docs/protocol.md#delays;
+                    // tester finding try10a F16: the entry read as if the whole delay had passed).
+                    let cut = "the server was stopping: the answer was sent \(Self.shortMilliseconds(waited)) ms after "
+                        + "the request arrived, not after the mock's \(delay.components.seconds) s delay"
+                    entry.problem = entry.problem.map { $0 + "; " + cut } ?? cut
+                }
             case let .clientLeft(waited):
                 mocks.refund(hit)
                 // At the time and with the request's header JSON of the answer it was to get.
@@ -427,11 +445,18 @@ struct MockServing: Sendable {
                     problem: "the client closed the connection during the delay; nothing was sent")
             }
             let ticket = journal.append(entry)
-            guard strict, outcome == .sent else { return nil }
+            undelayed.delay = nil
+            undelayed.whenDelayEnds = nil
+            guard strict, outcome == .sent else { return outcome == .sent ? .now(undelayed) : nil }
             settleOnceCommitted(hit, ticket)
             return journal.answer(undelayed, onceCommitted: ticket)
         }
         return sent
+    }
+
+    /// `duration` in whole milliseconds, for a sentence.
+    private static func shortMilliseconds(_ duration: Duration) -> Int64 {
+        Int64(duration.milliseconds.rounded())
     }
 
     /// Strict durability (README.md#durability): `hit` stands once the entry behind `ticket`
