@@ -42,14 +42,18 @@ public struct CompiledBodyPattern: Sendable {
 
     /// Checks and prepares `source`.
     /// - Throws: ``PatternError/invalidRegularExpression(pattern:reason:)`` for a bad `regexp`;
-    ///   ``PatternError/invalidBodyPattern(reason:)`` for a `json` value that is not JSON, a
-    ///   `jsonPath` SQLite does not accept, or `equalTo` with a kind other than `jsonPath`.
+    ///   ``PatternError/invalidBodyPattern(reason:)`` for a `json` value that is not RFC 8259
+    ///   JSON, a `jsonPath` malformed anywhere (``JSONPathSyntax``) or that SQLite does not
+    ///   accept, or `equalTo` with a kind other than `jsonPath`.
     public init(_ source: BodyPattern) throws(PatternError) {
         try self.init(source, deferred: false)
     }
 
     /// `source` as stored with a mock: checked and prepared like ``init(_:)``, but a `regexp`
-    /// is compiled at its first search (``CompiledPatternMatch/init(stored:)``).
+    /// is compiled at its first search (``CompiledPatternMatch/init(stored:)``), and the checks
+    /// added since mocks were first stored are left out, so that every stored mock loads: a
+    /// `jsonPath` is checked only as far as SQLite checks it (its first step), and a `json`
+    /// value is read as it was then (``JSONBodyParser/storedPatternValue(of:)``).
     /// - Throws: as ``init(_:)``, but never for the regexp.
     public init(stored source: BodyPattern) throws(PatternError) {
         try self.init(source, deferred: true)
@@ -67,12 +71,19 @@ public struct CompiledBodyPattern: Sendable {
         case .regexp:
             matcher = .regexp(deferred ? CompiledPatternMatch(stored: .regexp(source.value)) : try CompiledPatternMatch(.regexp(source.value)))
         case .json:
-            guard let value = JSONBodyParser.value(of: Array(source.value.utf8)) else {
+            // A stored value is read as it was when stored (``JSONBodyParser/storedPatternValue(of:)``):
+            // one stored with a trailing comma still loads.
+            let bytes = Array(source.value.utf8)
+            guard let value = deferred ? JSONBodyParser.storedPatternValue(of: bytes) : JSONBodyParser.value(of: bytes) else {
                 throw .invalidBodyPattern(
                     reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(source.value.utf8Prefix(100)))")
             }
             matcher = .json(value)
         case .jsonPath:
+            // The whole path for a new pattern (try10a F10); a stored one as far as SQLite checks it.
+            if !deferred, let (offset, problem) = JSONPathSyntax.fault(in: source.value) {
+                throw .invalidBodyPattern(reason: JSONPathSyntax.reason(source.value, offset: offset, problem: problem))
+            }
             try JSONPathReader.validate(path: source.value)
             matcher = .jsonPath(source.value, source.equalTo)
         }

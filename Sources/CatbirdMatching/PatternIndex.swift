@@ -46,6 +46,10 @@ public struct PatternIndex: Sendable {
 
     public init() {}
 
+    /// The patterns tried for every subject (no literal text required of it: `*`, `.*`,
+    /// `\d+`…), ascending position.
+    public var alwaysTried: [Entry] { always }
+
     /// Whether no pattern is indexed.
     public var isEmpty: Bool { all.isEmpty }
 

@@ -5,7 +5,7 @@ import XCTest
 @testable import CatbirdMatching
 
 /// ``JSONBodyParser`` reads what `JSONDecoder` reads (``JSONValue/init(json:)``, the `json` body
-/// pattern's reading before try9a F18), so `json` matching keeps its rules
+/// pattern's reading before try9a F18) of RFC 8259 JSON, and nothing else, so `json` matching keeps its rules
 /// (docs/matching.md#body-matchers), and ordinary JSON takes its own one-pass path.
 final class JSONBodyParserTests: XCTestCase {
     /// The try9a F18 body: `[{"id":0,"name":"n0","tags":["a","b"]}, …]` with 1,250 elements,
@@ -55,8 +55,9 @@ final class JSONBodyParserTests: XCTestCase {
         XCTAssertTrue(same(#""\u00e9""#, #""é""#))
     }
 
-    /// Not JSON, and the texts left to JSONDecoder: both give JSONDecoder's answer (which reads
-    /// `[1,]`, `{"a":1,}` and UTF-16 text, so those are left to it).
+    /// Not JSON, and the texts left to JSONDecoder: each gets JSONDecoder's answer when it is
+    /// RFC 8259 JSON as `jsonPath` reads it (``JSONPathDocument``), else none: JSONDecoder reads
+    /// `[1,]`, `{"a":1,}` and UTF-16 text, which are not JSON (try10a F12).
     func testBrokenAndUnusualTextGetsJSONDecodersAnswer() {
         let texts: [[UInt8]] = [
             "", " ", "{", "}", "[1,]", "[,1]", "{\"a\":}", "{\"a\" 1}", "{a:1}", "{\"a\":1,}", "[1 2]", "01", "1.", ".5",
@@ -71,9 +72,29 @@ final class JSONBodyParserTests: XCTestCase {
             [0x7B, 0x00, 0x22, 0x00, 0x61, 0x00, 0x22, 0x00, 0x3A, 0x00, 0x31, 0x00, 0x7D, 0x00],
         ]
         for bytes in texts {
-            XCTAssertEqual(
-                JSONBodyParser.value(of: bytes), JSONValue(json: Data(bytes)), String(decoding: bytes, as: UTF8.self))
+            let expected = JSONPathDocument(bytes) == nil ? nil : JSONValue(json: Data(bytes))
+            XCTAssertEqual(JSONBodyParser.value(of: bytes), expected, String(decoding: bytes, as: UTF8.self))
         }
+    }
+
+    /// Regression (tester finding try10a F12), the exact inputs: `{"a":1,}` was read through
+    /// JSONDecoder as `{"a":1}`, so a request body with a trailing comma matched the `json`
+    /// pattern `{"a":1}` (and no `jsonPath`, SQLite calling it malformed), and a pattern value
+    /// `{"a":1,}` was accepted. UTF-16 text likewise. A stored pattern value is still read as it
+    /// was (``JSONBodyParser/storedPatternValue(of:)``), so a mock stored with one still loads.
+    func testTrailingCommasAndUTF16AreNotJSONButStoredPatternsStillRead() {
+        let utf16: [UInt8] = [0x7B, 0x00, 0x22, 0x00, 0x61, 0x00, 0x22, 0x00, 0x3A, 0x00, 0x31, 0x00, 0x7D, 0x00]
+        let bomUTF16: [UInt8] = [0xFF, 0xFE] + utf16
+        let broken: [[UInt8]] = [Array(#"{"a":1,}"#.utf8), Array("[1,]".utf8), utf16, bomUTF16]
+        for bytes in broken {
+            XCTAssertNotNil(JSONValue(json: Data(bytes)), "JSONDecoder reads it: the case is real")
+            XCTAssertNil(JSONBodyParser.value(of: bytes), String(decoding: bytes, as: UTF8.self))
+            XCTAssertNotNil(JSONBodyParser.storedPatternValue(of: bytes))
+        }
+        XCTAssertEqual(JSONBodyParser.storedPatternValue(of: Array(#"{"a":1,}"#.utf8)), JSONBodyParser.value(of: Array(#"{"a":1}"#.utf8)))
+        XCTAssertEqual(
+            JSONBodyParser.value(of: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8)), .object(["a": .number(1)]),
+            "a UTF-8 byte-order mark is skipped, as jsonPath skips it")
     }
 
     /// Every prefix of a realistic body (each cut mid-token somewhere) gets JSONDecoder's answer.

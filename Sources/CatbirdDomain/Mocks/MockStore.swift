@@ -118,6 +118,13 @@ public final class MockStore: Sendable {
         }
     }
 
+    /// The tenant's mock before `mock` in match order that answers every usual request of its
+    /// method (``MockTable/catchAll(method:before:)``), so that `mock` is never served while
+    /// it is there; nil when there is none (tester finding try10a F13).
+    public func catchAll(before mock: Mock, tenant: TenantID) -> Mock? {
+        table(of: tenant)?.read { $0.catchAll(method: mock.patternMethod, before: mock.position) }
+    }
+
     /// Removes the tenant's mock whose pattern is the same as `pattern` (header names compared
     /// case-insensitively, see ``RequestPattern/isSamePattern(as:)``); nothing when there is none.
     /// - Returns: whether a mock was removed.

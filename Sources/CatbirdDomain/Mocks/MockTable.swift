@@ -54,6 +54,19 @@ struct MockTable: Sendable {
         byIdentity[pattern.identity].flatMap { byID[$0] }
     }
 
+    /// The first mock before `position` that answers every usual request of `method`: its
+    /// pattern a catch-all (``CatbirdMatching/RequestPattern/isCatchAll``), without a limit.
+    /// Such a url pattern requires no literal text, so only the index's patterns tried for
+    /// every url are looked at.
+    func catchAll(method: String, before position: Int64) -> Mock? {
+        for entry in patterns.alwaysTried {
+            guard entry.position < position else { return nil }
+            let mock = byID[entry.id]!
+            if mock.remainingLimit == nil, mock.patternMethod == method, mock.pattern.source.isCatchAll { return mock }
+        }
+        return nil
+    }
+
     mutating func insert(_ mock: Mock) {
         byID[mock.id] = mock
         byIdentity[mock.identity] = mock.id

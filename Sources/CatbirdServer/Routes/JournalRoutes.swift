@@ -84,10 +84,12 @@ enum JournalRoutes {
     /// after compiling it: the compile counts within the query's time limit (try9b F13: a 4 MB
     /// expression compiled for 3.6 to 4.3 s before a 2-second limit began).
     /// - Throws: ``PatternError`` for expressions longer than ``MockPatternLimits/maxExpressionBytes``
-    ///   together (before anything is compiled) or one that does not compile.
+    ///   together (before anything is compiled), a `json` body value that is not JSON
+    ///   (``BodyPatternCheck``), or one that does not compile.
     static func compiled(_ source: RequestPattern) throws(PatternError) -> (pattern: CompiledRequestPattern, timeLimit: Duration) {
         let began = ContinuousClock.now
         try MockPatternLimits.checkExpressions(source)
+        try BodyPatternCheck.check(source)
         let pattern = try CompiledRequestPattern(source)
         return (pattern, Journal.defaultCountTimeLimit - (ContinuousClock.now - began))
     }

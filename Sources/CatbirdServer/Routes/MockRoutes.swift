@@ -56,9 +56,11 @@ enum MockRoutes {
     }
 
     /// update → 201, remove/removeAll → 204, all with empty bodies but the 201 of a mock no
-    /// request can match (``NeverMatchingMock``) or whose text body is base64 of binary
-    /// (``TextBodyAsBase64Warning``): `{"warnings": [...]}`; each committed to SQLite
-    /// before answering. Touches only the caller's tenant; with an admin token, the default
+    /// request can match (``NeverMatchingMock``), one behind a catch-all (``CatchAllWarning``)
+    /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``): `{"warnings": [...]}`;
+    /// a `remove` that removed nothing has the header ``RemovedNothing/header``. Each committed
+    /// to SQLite before answering. A body that does not decode as an action but is a WireMock
+    /// stub or MockServer expectation gets a 400 showing the action (``ForeignStubShape``). Touches only the caller's tenant; with an admin token, the default
     /// tenant's mocks only for the admin (401 otherwise, ``AdminAccess/sharedFixturesRefusal(tenant:isAdmin:request:)``).
     /// - Throws: ``APIError`` for a body that does not decode or validate, `PatternError` for
     ///   an invalid regular expression, `SQLiteError` when the change cannot be stored (the
@@ -66,28 +68,41 @@ enum MockRoutes {
     private static func control(_ context: RouteContext, _ dependencies: RouteDependencies) throws -> HTTPResponse {
         if let refusal = dependencies.admin.sharedFixturesRefusal(
             tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
-        let action = try JSONBody.decode(
-            CatbirdAction.self, from: context.request, shapeHint: shapeHint)
+        let action: CatbirdAction
+        do {
+            action = try JSONBody.decode(CatbirdAction.self, from: context.request, shapeHint: shapeHint)
+        } catch {
+            // A WireMock stub or MockServer expectation: said so, with the Catbird action (try10a F3).
+            if let foreign = ForeignStubShape.reason(for: context.request.body) { throw APIError.badRequest(foreign) }
+            throw error
+        }
         switch action {
         case let .update(pattern, response):
             try validate(pattern)
+            try BodyPatternCheck.check(pattern)
             try validate(response)
             let mock = try dependencies.mocks.update(pattern, response: response, tenant: context.tenant)
             // Its answer made here, off the workers: the first request after the 201 finds it.
             dependencies.sentAnswers.prepare(mock)
             // Kept as 0.11 keeps it, but said: 0.11's client ignores a 2xx answer's body.
             let neverMatching = NeverMatchingMock.warnings(for: pattern)
+            let shadowed = dependencies.mocks.catchAll(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedBy:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
-            guard !neverMatching.isEmpty || notText != nil else { return HTTPResponse(status: 201) }
+            guard !neverMatching.isEmpty || shadowed != nil || notText != nil else { return HTTPResponse(status: 201) }
             let tenant = JSONText.shortString(context.tenant.rawValue)
             for warning in neverMatching {
                 dependencies.log.warning("tenant \(tenant): a mock was added that no usual request can match: \(warning)")
             }
+            if let shadowed { dependencies.log.warning("tenant \(tenant): a mock was added behind a catch-all: \(shadowed)") }
             if let notText { dependencies.log.warning("tenant \(tenant): a mock was added whose text body is binary: \(notText)") }
-            return JSONBody.response(["warnings": neverMatching + (notText.map { [$0] } ?? [])], status: 201)
+            let warnings = neverMatching + [shadowed, notText].compactMap { $0 }
+            return JSONBody.response(["warnings": warnings], status: 201)
         case let .remove(pattern):
             // Not validated: a mock stored before method validation existed can still be removed.
-            try dependencies.mocks.remove(pattern, tenant: context.tenant)
+            // 204 either way (0.11's answer), but one that removed nothing says so (try10a F18).
+            guard try dependencies.mocks.remove(pattern, tenant: context.tenant) else {
+                return HTTPResponse(status: 204, headers: [RemovedNothing.header: RemovedNothing.warning])
+            }
             return HTTPResponse(status: 204)
         case .removeAll:
             try dependencies.mocks.removeAll(tenant: context.tenant)
@@ -122,19 +137,6 @@ enum MockRoutes {
         }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try validateHeader(name, match) }
         try validateHeaderNamesDistinct(pattern.headers.keys.sorted())
-        if let body = pattern.body, body.kind == .json { try validateJSONKeysDistinct(body.value) }
-    }
-
-    /// Rejects a `json` body pattern whose JSON text names a key twice in one object
-    /// (`{"a":1,"a":2}`): which value the mock expects would be a guess (parsers differ: this
-    /// server's reads the first, JavaScript's, Python's and Jackson's the last), as it is for a
-    /// control body (``JSONBody``; tester finding try6a F8; docs/matching.md#body-matchers).
-    private static func validateJSONKeysDistinct(_ text: String) throws(APIError) {
-        guard let (path, key) = JSONTextCheck.scan(Array(text.utf8)).duplicateKey else { return }
-        let object = path.isEmpty ? "its top-level object" : "its object '\(path)'"
-        throw APIError.badRequest(
-            "'pattern.body.value' is JSON whose \(object) has the key \(JSONText.shortString(key)) more than once, "
-                + "so which value the mock expects is unclear; give each key once")
     }
 
     /// Rejects a header pattern naming one field twice in different case (`X-A` and `x-a`): field

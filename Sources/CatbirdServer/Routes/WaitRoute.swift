@@ -37,6 +37,7 @@ enum WaitRoute {
                 let since = body.since ?? 0
                 guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }
                 try MockPatternLimits.checkExpressions(body.pattern)
+                try BodyPatternCheck.check(body.pattern)
                 let lane = context.slowLooks
                 let tenant = context.tenant
                 // Compiled on the slow lane, in the tenant's turn, not on this worker (try9b F13).

@@ -1,0 +1,79 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A mock added behind a catch-all of its tenant (an earlier mock of the same method, without
+/// header or body patterns or a limit, whose url pattern every target matches) is kept, as
+/// Catbird 0.11 keeps it, and its 201 names the catch-all (docs/protocol.md#mocks-that-can-never-match).
+final class CatchAllShadowWarningTests: ServerTestCase {
+    private func update(_ pattern: String, tenant: String? = nil, response: String = #"{"status":200,"headers":{}}"#) throws -> RawResponse {
+        try client.json(
+            "POST", "/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":\#(response)}"#,
+            headers: E2E.tenantHeader(tenant))
+    }
+
+    private func firstID(_ tenant: String?) throws -> Int {
+        try XCTUnwrap(JSONNumber.int(try E2E.mocks(client, tenant: tenant).first?["id"]))
+    }
+
+    /// Regression (tester finding try10a F13), the exact mocks: `GET wildcard "*"` then
+    /// `GET equal "/x"`; the second got a bare 201 and `GET /x` was always the catch-all's.
+    func testAMockAddedBehindAWildcardCatchAllGetsAWarningNamingIt() throws {
+        XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"wildcard","value":"*"},"headers":{}}"#).status, 201)
+        let catchAll = try firstID(nil)
+        let added = try update(
+            #"{"method":"GET","url":{"kind":"equal","value":"/x"},"headers":{}}"#, response: #"{"status":201,"headers":{}}"#)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                #"mock \#(catchAll) (GET wildcard "*"), added before this one, matches every GET request of this tenant and "#
+                    + "has no limit, so it answers every request this mock could match: this mock is never served while it is "
+                    + "there (the first mock added wins, Catbird 0.11's order; docs/matching.md#match-order); add the catch-all "
+                    + "after the specific mocks (remove it and add it again), or give it a limit"
+            ])
+        XCTAssertEqual(try client.request("GET", "/x").status, 200, "the catch-all answers: the warning is true")
+    }
+
+    /// A regexp catch-all (`.*`, `^.*$`) of a shard warns that shard's later mock, headers and
+    /// body patterns on the later mock notwithstanding.
+    func testARegexpCatchAllWarnsItsTenantsLaterMocks() throws {
+        for (index, expression) in [".*", "^.*$"].enumerated() {
+            let tenant = "rx\(index)"
+            XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"regexp","value":"\#(expression)"},"headers":{}}"#, tenant: tenant).status, 201)
+            let added = try update(
+                #"{"method":"POST","url":{"kind":"equal","value":"/login"},"headers":{"X-A":{"kind":"equal","value":"1"}},"body":{"kind":"contains","value":"john"}}"#,
+                tenant: tenant)
+            XCTAssertEqual(added.status, 201, added.text)
+            let warnings = added.object["warnings"] as? [String] ?? []
+            XCTAssertEqual(warnings.count, 1, added.text)
+            XCTAssertTrue(warnings.first?.hasPrefix(#"mock \#(try firstID(tenant)) (POST regexp "\#(expression)")"#) == true, added.text)
+        }
+    }
+
+    /// No warning where the earlier mock does not answer everything, or not before this one:
+    /// another method, a limit, a header or body pattern, a url with literal text, another
+    /// tenant's catch-all (a shard's own mocks come before the default tenant's), or an update
+    /// of the catch-all itself.
+    func testNoWarningWhereTheEarlierMockDoesNotAlwaysWin() throws {
+        let notCatchAlls = [
+            #"{"method":"POST","url":{"kind":"wildcard","value":"*"},"headers":{}}"#,
+            #"{"method":"GET","url":{"kind":"wildcard","value":"*"},"headers":{"X-A":{"kind":"equal","value":"1"}}}"#,
+            #"{"method":"GET","url":{"kind":"regexp","value":".*"},"headers":{},"body":{"kind":"contains","value":"a"}}"#,
+            #"{"method":"GET","url":{"kind":"wildcard","value":"/api/*"},"headers":{}}"#,
+            #"{"method":"GET","url":{"kind":"regexp","value":"\\d+"},"headers":{}}"#,
+        ]
+        for pattern in notCatchAlls { XCTAssertEqual(try update(pattern, tenant: "s").status, 201) }
+        XCTAssertEqual(
+            try update(#"{"method":"GET","url":{"kind":"regexp","value":""},"headers":{}}"#, tenant: "s",
+                       response: #"{"status":200,"headers":{},"limit":1}"#).status, 201)
+        XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"wildcard","value":"**"},"headers":{}}"#).status, 201)
+        for tenant in ["s", "other"] {
+            let added = try update(#"{"method":"GET","url":{"kind":"equal","value":"/api/7"},"headers":{}}"#, tenant: tenant)
+            XCTAssertEqual(added.status, 201, added.text)
+            XCTAssertEqual(added.text, "", "\(tenant): no warning")
+        }
+        let again = try update(#"{"method":"GET","url":{"kind":"wildcard","value":"**"},"headers":{}}"#)
+        XCTAssertEqual(again.text, "", "the catch-all replaced in place shadows nothing before it")
+    }
+}

@@ -1,0 +1,73 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A WireMock stub mapping or a MockServer expectation posted to `POST /catbird/api/mocks` gets
+/// a 400 that says what it is and shows the Catbird action for the same mock, which the server
+/// then takes (README.md#coming-from-wiremock-or-mockserver).
+final class ForeignStubShapeTests: ServerTestCase {
+    /// The action the reason shows, sent as it is shown.
+    private func shownAction(_ reason: String) throws -> String {
+        let start = try XCTUnwrap(reason.range(of: "The same mock as a Catbird action: "), reason).upperBound
+        var action = String(reason[start...])
+        for end in [" Not carried over: ", " (README.md#"] {
+            if let cut = action.range(of: end) { action = String(action[..<cut.lowerBound]) }
+        }
+        return action
+    }
+
+    /// Regression (tester finding try10a F3), the exact shape: a WireMock stub
+    /// `{"request":{"method":..,"urlPath":..},"response":{"status":..,"jsonBody":..}}` got
+    /// `unknown key "request" in the JSON body`. The reason now names WireMock and shows the
+    /// action; that action is accepted and answers what the stub answered (its `urlPath`
+    /// ignoring the query), and the delay is carried over in whole seconds.
+    func testAWireMockStubGetsItsCatbirdAction() throws {
+        let stub = #"{"request":{"method":"GET","urlPath":"/api/feed"},"response":{"status":200,"jsonBody":{"posts":[1]},"#
+            + #""headers":{"Content-Type":"application/json"},"fixedDelayMilliseconds":1}}"#
+        let refused = try client.json("POST", "/catbird/api/mocks", stub)
+        E2E.assertError(refused, status: 400)
+        let reason = refused.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasPrefix(
+            #"this is a WireMock stub mapping ({"request": …, "response": …}), not a Catbird action: POST /catbird/api/mocks "#
+                + #"takes {"type": "update", "pattern": …, "response": …}. The same mock as a Catbird action: "#), reason)
+        let action = try shownAction(reason)
+        XCTAssertEqual(
+            action,
+            #"{"pattern":{"headers":{},"method":"GET","url":{"kind":"regexp","value":"^/api/feed(\\?.*)?$"}},"#
+                + #""response":{"body":"eyJwb3N0cyI6WzFdfQ==","delay":1,"headers":{"Content-Type":"application/json"},"#
+                + #""status":200},"type":"update"}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
+        let answer = try client.request("GET", "/api/feed?page=2")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.text, #"{"posts":[1]}"#)
+        XCTAssertEqual(try client.request("GET", "/api/feedx").status, 404)
+    }
+
+    /// A MockServer expectation, and WireMock's `{"mappings": [...]}` of two stubs (one action
+    /// per call, said so); what does not carry over is named.
+    func testAMockServerExpectationAndAWireMockImportGetTheirActions() throws {
+        let expectation = #"{"httpRequest":{"method":"POST","path":"/login","body":{"type":"JSON","json":{"user":"john"}}},"#
+            + #""httpResponse":{"statusCode":201,"body":"ok"},"times":{"remainingTimes":1}}"#
+        let refused = try client.json("POST", "/catbird/api/mocks", expectation)
+        E2E.assertError(refused, status: 400, reasonContains: #"this is a MockServer expectation ({"httpRequest": …, "httpResponse": …})"#)
+        let action = try shownAction(refused.object["reason"] as? String ?? "")
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
+        XCTAssertEqual(try client.request("POST", "/login", body: Array(#"{ "user" : "john" }"#.utf8)).text, "ok")
+        XCTAssertEqual(try client.request("POST", "/login", body: Array(#"{"user":"john"}"#.utf8)).status, 404, "limit 1 spent")
+
+        let mappings = #"{"mappings":[{"request":{"method":"ANY","url":"/a?b=1","queryParameters":{"c":{"equalTo":"2"}}},"#
+            + #""response":{"status":204}},{"request":{"url":"/b"},"response":{"status":200}}]}"#
+        let imported = try client.json("POST", "/catbird/api/mocks", mappings)
+        E2E.assertError(imported, status: 400, reasonContains: "Catbird takes one action per call: post each mock on its own")
+        let reason = imported.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.contains(#"Not carried over: "method": "ANY" (Catbird compares methods exactly"#), reason)
+        XCTAssertTrue(reason.contains(#""queryParameters" (a url pattern matches the query too"#), reason)
+    }
+
+    /// Other bodies that are not actions keep their own reasons.
+    func testOtherBodiesKeepTheirReasons() throws {
+        let typo = try client.json("POST", "/catbird/api/mocks", #"{"type":"update","pattern":{},"respons":{}}"#)
+        E2E.assertError(typo, status: 400, reasonContains: #"unknown key "respons""#)
+        XCTAssertFalse((typo.object["reason"] as? String ?? "").contains("WireMock"), typo.text)
+    }
+}
