@@ -80,11 +80,12 @@ public struct CompiledBodyPattern: Sendable {
             }
             matcher = .json(value)
         case .jsonPath:
-            // The whole path for a new pattern (try10a F10); a stored one as far as SQLite checks it.
+            // SQLite's check first (its reasons for `user.id`, `$..id`), then, for a new pattern,
+            // the whole path (try10a F10); a stored one only as far as SQLite checks it.
+            try JSONPathReader.validate(path: source.value)
             if !deferred, let (offset, problem) = JSONPathSyntax.fault(in: source.value) {
                 throw .invalidBodyPattern(reason: JSONPathSyntax.reason(source.value, offset: offset, problem: problem))
             }
-            try JSONPathReader.validate(path: source.value)
             matcher = .jsonPath(source.value, source.equalTo)
         }
     }

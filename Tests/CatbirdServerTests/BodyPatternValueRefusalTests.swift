@@ -40,7 +40,7 @@ final class BodyPatternValueRefusalTests: ServerTestCase {
         let refused = try update(#"{"kind":"json","value":"{\"a\":1,}"}"#)
         E2E.assertError(
             refused, status: 400,
-            reasonContains: #"'pattern.body.value' must be JSON text (RFC 8259) for the kind "json", as a request body must be to "#
+            reasonContains: #"'body.value' must be JSON text (RFC 8259) for the kind "json", as a request body must be to "#
                 + "match it: invalid JSON at line 1, column 7 (byte offset 6): a trailing comma before '}'")
         let counted = try client.json(
             "POST", "/catbird/api/requests/count",
