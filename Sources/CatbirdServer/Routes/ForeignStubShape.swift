@@ -61,12 +61,10 @@ enum ForeignStubShape {
     private static func reason(wireMock stub: [String: JSONValue], many: Bool) -> String {
         var t = Translation()
         if case let .object(request)? = stub["request"] {
-            if case let .string(method)? = request["method"] {
-                if method.uppercased() == "ANY" {
-                    t.notes.append("\"method\": \"ANY\" (Catbird compares methods exactly: add one mock per method)")
-                } else {
-                    t.method = method
-                }
+            if case let .string(method)? = request["method"], method.uppercased() != "ANY" {
+                t.method = method
+            } else {
+                t.notes.append("\"method\": \"ANY\" or none (Catbird compares methods exactly: GET is shown; add one mock per method)")
             }
             if case let .string(url)? = request["url"] {
                 t.url = PatternMatch(kind: .equal, value: url)
