@@ -46,6 +46,10 @@ final class BodyPatternValueRefusalTests: ServerTestCase {
             "POST", "/catbird/api/requests/count",
             #"{"pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"headers":{},"body":{"kind":"json","value":"[1,]"}}}"#)
         E2E.assertError(counted, status: 400, reasonContains: "byte offset 2")
+        let waited = try client.json(
+            "POST", "/catbird/api/requests/wait",
+            #"{"pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"headers":{},"body":{"kind":"json","value":"{\"a\":1,}"}},"timeout":1}"#)
+        E2E.assertError(waited, status: 400, reasonContains: "a trailing comma before '}'")
 
         XCTAssertEqual(try update(#"{"kind":"json","value":"{\"a\":1}"}"#, url: "/j").status, 201)
         XCTAssertEqual(try client.request("POST", "/j", body: Array(#"{"a":1}"#.utf8)).status, 200)
