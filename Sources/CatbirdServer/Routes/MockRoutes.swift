@@ -60,10 +60,11 @@ enum MockRoutes {
     /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``): `{"warnings": [...]}`;
     /// a `remove` that removed nothing has the header ``RemovedNothing/header``. Each committed
     /// to SQLite before answering. A body that does not decode as an action but is a WireMock
-    /// stub or MockServer expectation gets a 400 showing the action (``ForeignStubShape``). Touches only the caller's tenant; with an admin token, the default
-    /// tenant's mocks only for the admin (401 otherwise, ``AdminAccess/sharedFixturesRefusal(tenant:isAdmin:request:)``).
+    /// stub or MockServer expectation gets a 400 showing the action (``ForeignStubShape``).
+    /// Touches only the caller's tenant; with an admin token, the default tenant's mocks only
+    /// for the admin (401 otherwise, ``AdminAccess/sharedFixturesRefusal(tenant:isAdmin:request:)``).
     /// - Throws: ``APIError`` for a body that does not decode or validate, `PatternError` for
-    ///   an invalid regular expression, `SQLiteError` when the change cannot be stored (the
+    ///   an invalid regular expression or body pattern (``BodyPatternCheck``), `SQLiteError` when the change cannot be stored (the
     ///   router answers each, see ``ErrorAnswer``).
     private static func control(_ context: RouteContext, _ dependencies: RouteDependencies) throws -> HTTPResponse {
         if let refusal = dependencies.admin.sharedFixturesRefusal(
