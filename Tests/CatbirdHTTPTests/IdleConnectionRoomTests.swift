@@ -1,12 +1,7 @@
-// CMicroHTTPD first: see NewConnectionHandOutTests (SOCK_STREAM is found only through it).
-import CMicroHTTPD
 @testable import CatbirdHTTP
 import CatbirdTestSupport
 import Foundation
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// try8b F12 (first repro): ~19,950 idle connections from one client (the open-file limit was
 /// 20,000) held every slot; every tenant's requests and the health check timed out. Now the
@@ -18,20 +13,6 @@ final class IdleConnectionRoomTests: XCTestCase {
         func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
     }
 
-    /// A socket connected to `port` that never sends anything (the connect completes in the
-    /// kernel, whether or not the server accepted it yet).
-    private static func idleSocket(_ port: UInt16) -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return socket
-    }
-
     /// 30 idle sockets against a limit of 20 (ten more wait in the backlog, ahead of the newcomer), then a client keeping its connection busy and a
     /// new client (the health check of the finding): both are answered at once; idle ones were
     /// closed to make room.
@@ -41,8 +22,9 @@ final class IdleConnectionRoomTests: XCTestCase {
         defer { server.stop() }
         let busy = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         XCTAssertEqual(try busy.request("GET", "/").status, 200)
-        let idle = (0..<30).map { _ in Self.idleSocket(server.port) }
-        defer { idle.forEach { close($0) } }
+        // Clients that never send anything, kept open to the end.
+        let idle = try (0..<30).map { _ in try RawHTTPClient(port: server.port) }
+        defer { withExtendedLifetime(idle) {} }
         // Seen idle by the watch's ticks (once a second), the busy client meanwhile at work.
         for _ in 0..<5 {
             Thread.sleep(forTimeInterval: 0.5)

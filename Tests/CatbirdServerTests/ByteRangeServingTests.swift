@@ -1,9 +1,6 @@
 import CatbirdTestSupport
 import Foundation
 import XCTest
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// try8a F7: a `Range` request got 200 and the whole body, with no `Accept-Ranges`, from file
 /// mocks and mocks alike; iOS AVPlayer sends `Range: bytes=0-1` first and gives up on a 200
@@ -223,22 +220,6 @@ final class ByteRangeServingTests: XCTestCase {
         return try XCTUnwrap(Int(line.split(separator: " ").dropFirst().first ?? ""))
     }
 
-    /// A socket that sends `request` to `port` and never reads (its receive buffer 4 KiB).
-    private static func nonReadingClient(_ port: UInt16, _ request: String) -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var size: Int32 = 4096
-        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        _ = Array(request.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        return socket
-    }
-
     /// try10b F1 (High): tenant `att`'s `GET /video.mp4` with a 36,000,000-byte body, 60 clients
     /// sending `Range: bytes=1-` that never read: each 206 held its own copy of the part (two,
     /// with libmicrohttpd's), 104 MB -> 1.9 GB, and another tenant's hits stopped for 10 s. Here
@@ -262,12 +243,14 @@ final class ByteRangeServingTests: XCTestCase {
         try E2E.addMock(client, tenant: "vic", url: "/v", body: "ok")
 
         let before = try peakResidentKB()
-        var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
+        // Clients that send their request and never read (a 4-KiB receive buffer), kept open to the end.
+        var nonReading: [RawHTTPClient] = []
+        defer { withExtendedLifetime(nonReading) {} }
         for index in 0..<24 {
             let field = index % 2 == 0 ? "Range: bytes=1-" : "Range: bytes=1-\r\nIf-Range: \"v0\""
-            sockets.append(Self.nonReadingClient(
-                server.port, "GET /video.mp4 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: att\r\n\(field)\r\n\r\n"))
+            let client = try RawHTTPClient(port: server.port, receiveBuffer: 4096)
+            try client.send(raw: Array("GET /video.mp4 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: att\r\n\(field)\r\n\r\n".utf8))
+            nonReading.append(client)
         }
         // Every request answered (its hit counted) and stuck in its send.
         let deadline = ContinuousClock.now + .seconds(20)

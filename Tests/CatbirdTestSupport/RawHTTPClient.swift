@@ -35,10 +35,17 @@ public final class RawHTTPClient {
         public let description: String
     }
 
-    /// Connects to `127.0.0.1:port`. Reads time out after `timeoutSeconds`.
-    public init(port: UInt16, timeoutSeconds: Int = 30) throws {
+    /// Connects to `127.0.0.1:port` (the connect completes in the kernel, whether or not the
+    /// server accepted the connection yet). Reads time out after `timeoutSeconds`.
+    /// - Parameter receiveBuffer: the socket's receive buffer in bytes (`SO_RCVBUF`, set before
+    ///   connecting so that the window offered matches), for a client that does not read and
+    ///   must leave the server's answer in the server's hands; nil: the system's default.
+    public init(port: UInt16, timeoutSeconds: Int = 30, receiveBuffer: Int32? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw ClientError(description: "socket() failed") }
+        if var size = receiveBuffer {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
