@@ -68,11 +68,7 @@ struct AdminAccess: Sendable {
         guard let request else { return "" }
         let values = request.headers.fields.filter { $0.name.equalsIgnoringASCIICase("Authorization") }.map(\.value)
         guard !values.isEmpty else { return "; this request sent no Authorization field" }
-        let bearer = values.contains { value in
-            let bytes = Array(value.utf8.prefix(7))
-            return bytes.count == 7 && String(decoding: bytes, as: UTF8.self).lowercased() == "bearer "
-        }
-        guard bearer else {
+        guard values.contains(where: { Self.bearerCredential(of: $0) != nil }) else {
             return "; this request's Authorization is not of the form 'Bearer <token>' (the word Bearer and a space come first)"
         }
         return "; the Bearer token this request sent is not this server's admin token (an old token, or a stray space or "
@@ -101,19 +97,26 @@ struct AdminAccess: Sendable {
         return fields.filter { !($0.name.equalsIgnoringASCIICase("Authorization") && carriesToken($0.value)) }
     }
 
-    /// Whether an `Authorization` value is `Bearer <token>` (scheme case-insensitive, RFC 9110
-    /// §11.1; token compared byte for byte in constant time for a given length sent).
+    /// Whether an `Authorization` value is `Bearer <token>` (``bearerCredential(of:)``; token
+    /// compared byte for byte in constant time for a given length sent).
     private func carriesToken(_ value: String) -> Bool {
-        guard let token else { return false }
-        let bytes = Array(value.utf8)
-        let scheme = Array("bearer".utf8)
-        guard bytes.count > scheme.count + 1, bytes[scheme.count] == 0x20,
-              zip(bytes, scheme).allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) else { return false }
-        let given = bytes[(scheme.count + 1)...].drop { $0 == 0x20 }
+        guard let token, let given = Self.bearerCredential(of: value) else { return false }
         var difference: UInt8 = given.count == token.count ? 0 : 1
         for (offset, byte) in given.enumerated() {
             difference |= byte ^ token[offset % token.count]
         }
         return difference == 0
+    }
+
+    /// The credential of an `Authorization` value of the form `Bearer <credential>` (scheme
+    /// case-insensitive, RFC 9110 §11.1; spaces after the first one skipped), possibly empty;
+    /// nil when the value does not start with the word Bearer and a space. The one reading of
+    /// the field, for the admin check and for the 401's words (``tokenProblem(in:)``).
+    private static func bearerCredential(of value: String) -> ArraySlice<UInt8>? {
+        let bytes = Array(value.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count, bytes[scheme.count] == 0x20,
+              zip(bytes, scheme).allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }) else { return nil }
+        return bytes[(scheme.count + 1)...].drop { $0 == 0x20 }
     }
 }
