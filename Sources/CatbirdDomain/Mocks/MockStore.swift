@@ -131,16 +131,7 @@ public final class MockStore: Sendable {
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     @discardableResult
     public func remove(_ pattern: RequestPattern, tenant: TenantID) throws -> Bool {
-        try database.use { db in
-            guard let table = table(of: tenant), let existing = table.mock(samePatternAs: pattern)
-            else { return false }
-            try db.transaction {
-                try TenantRecords.touch(db, tenant: tenant)
-                try MockRecords.delete(db, id: existing.id)
-            }
-            table.remove(id: existing.id)
-            return true
-        }
+        try remove(tenant: tenant) { $0.mock(samePatternAs: pattern) }
     }
 
     /// Removes the tenant's mock with id `id` (an id of `GET /catbird/api/mocks` or of a journal
@@ -150,13 +141,22 @@ public final class MockStore: Sendable {
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     @discardableResult
     public func remove(id: Int64, tenant: TenantID) throws -> Bool {
+        try remove(tenant: tenant) { $0.mock(id: id) }
+    }
+
+    /// Removes the tenant's mock that `choose` finds in its table (under the write connection,
+    /// so no other control change moves it meanwhile): deleted from SQLite, then from memory.
+    /// - Returns: whether a mock was removed (false when the tenant has no table or `choose`
+    ///   finds none).
+    /// - Throws: `SQLiteError` when the write fails (nothing changed).
+    private func remove(tenant: TenantID, choosing choose: (TenantMocks) -> Mock?) throws -> Bool {
         try database.use { db in
-            guard let table = table(of: tenant), table.mock(id: id) != nil else { return false }
+            guard let table = table(of: tenant), let existing = choose(table) else { return false }
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
-                try MockRecords.delete(db, id: id)
+                try MockRecords.delete(db, id: existing.id)
             }
-            table.remove(id: id)
+            table.remove(id: existing.id)
             return true
         }
     }
