@@ -180,13 +180,13 @@ struct JSONPathDocument {
         if nodes[object].size > Self.walkedEntries {
             if members[object] == nil {
                 var table: [ArraySlice<UInt8>: Int] = [:]
-                forEachMember(of: object) { label in table[labelName(label)] = table[labelName(label)] ?? label + 1 }
+                forEachEntry(of: object) { label in table[labelName(label)] = table[labelName(label)] ?? label + 1 }
                 members[object] = table
             }
             return members[object]?[name]
         }
         var found: Int?
-        forEachMember(of: object) { label in
+        forEachEntry(of: object) { label in
             if found == nil && labelName(label).elementsEqual(name) { found = label + 1 }
         }
         return found
@@ -197,11 +197,14 @@ struct JSONPathDocument {
         return bytes[(start + 1)..<(start + Int(nodes[label].size) - 1)]
     }
 
-    private func forEachMember(of object: Int, _ body: (Int) -> Void) {
+    /// Calls `body` with the first node of each entry of `container`, in document order: an
+    /// array's elements, an object's member names (each followed by its value's node).
+    private func forEachEntry(of container: Int, _ body: (Int) -> Void) {
+        let isObject = nodes[container].kind == .object
         var j = 1
-        while j <= Int(nodes[object].size) {
-            body(object + j)
-            j += 1 + span(object + j + 1)
+        while j <= Int(nodes[container].size) {
+            body(container + j)
+            j += isObject ? 1 + span(container + j + 1) : span(container + j)
         }
     }
 
@@ -225,11 +228,7 @@ struct JSONPathDocument {
 
     private func walkElements(of array: Int) -> [Int] {
         var all: [Int] = []
-        var j = 1
-        while j <= Int(nodes[array].size) {
-            all.append(array + j)
-            j += span(array + j)
-        }
+        forEachEntry(of: array) { all.append($0) }
         return all
     }
 
@@ -256,26 +255,20 @@ struct JSONPathDocument {
         case .false: text.append(contentsOf: "false".utf8)
         case .integer, .real, .string:
             text.append(contentsOf: bytes[Int(node.start)..<Int(node.start + node.size)])
-        case .array:
-            text.append(UInt8(ascii: "["))
-            var j = 1
-            while j <= Int(node.size) {
-                if j > 1 { text.append(UInt8(ascii: ",")) }
-                render(index + j, into: &text)
-                j += span(index + j)
+        case .array, .object:
+            let isObject = node.kind == .object
+            text.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+            var first = true
+            forEachEntry(of: index) { entry in
+                if !first { text.append(UInt8(ascii: ",")) }
+                first = false
+                render(entry, into: &text)
+                if isObject {
+                    text.append(UInt8(ascii: ":"))
+                    render(entry + 1, into: &text)
+                }
             }
-            text.append(UInt8(ascii: "]"))
-        case .object:
-            text.append(UInt8(ascii: "{"))
-            var j = 1
-            while j <= Int(node.size) {
-                if j > 1 { text.append(UInt8(ascii: ",")) }
-                render(index + j, into: &text)
-                text.append(UInt8(ascii: ":"))
-                render(index + j + 1, into: &text)
-                j += 1 + span(index + j + 1)
-            }
-            text.append(UInt8(ascii: "}"))
+            text.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
         }
     }
 
