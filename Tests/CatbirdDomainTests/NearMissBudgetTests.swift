@@ -12,24 +12,7 @@ import XCTest
 /// the bounds to use, and every 404 compared them all, 11 ms of a shared worker). Its table here,
 /// scaled to 6,000 mocks: the search stops at the budget with the closest it found, says so, and
 /// the same request gets the same answer; a table the bounds rule out stays exhaustive.
-final class NearMissBudgetTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-near-budget-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private func store(_ name: String) throws -> MockStore {
-        let connection = try Database(path: directory.appendingPathComponent("\(name).sqlite").path, mode: .readWrite)
-        _ = try Schema.migrate(connection)
-        return try MockStore(database: SerialDatabase(connection))
-    }
-
+final class NearMissBudgetTests: StorageTestCase {
     /// The tester's `distinct` table (try10b's nearmiss.py): mock i is a random method of 5, url
     /// `wildcard "/api/<i>/*/<n>"` or `equal "/api/<i>/s/<n>"`, header `X-H<i>: equal "v<i>"`,
     /// body `contains "b<i>"`.
@@ -52,7 +35,7 @@ final class NearMissBudgetTests: XCTestCase {
     ]
 
     func testATableOfDistinctFieldsIsSearchedWithinTheBudgetAndTheAnswerSaysSo() throws {
-        let mocks = try store("distinct")
+        let mocks = try mockStore("distinct.sqlite")
         let tenant = TenantID("big")
         try distinctTable(mocks, tenant: tenant, count: 6000)
         for miss in misses {
@@ -93,7 +76,7 @@ final class NearMissBudgetTests: XCTestCase {
     /// The tester's reference table (`GET equal "/api/items/<i>"`, 1,500 of them): its bounds rule
     /// out nearly every mock, so the budget never ends its search and the three are the exhaustive ones.
     func testATableTheBoundsRuleOutIsNotCutShort() throws {
-        let mocks = try store("plain")
+        let mocks = try mockStore("plain.sqlite")
         let tenant = TenantID("big")
         for index in 0..<1500 {
             _ = try mocks.update(

@@ -12,26 +12,7 @@ import XCTest
 /// try8b F4: 100,000 mocks `equal "/many/<i>"` with `X-Some-Header: wildcard "*abc*"`, a miss
 /// without that header compared all of them, 12-18 ms of a shared worker each time). The
 /// search's answer stays that of comparing every mock: same three, same order, same distances.
-final class NearMissSharedFieldTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-shared-fields-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// A store over a new SQLite file; `prepare` may write rows into it before the store loads them.
-    private func store(_ name: String, prepare: (Database) throws -> Void = { _ in }) throws -> MockStore {
-        let connection = try Database(path: directory.appendingPathComponent("\(name).sqlite").path, mode: .readWrite)
-        _ = try Schema.migrate(connection)
-        try prepare(connection)
-        return try MockStore(database: SerialDatabase(connection))
-    }
-
+final class NearMissSharedFieldTests: StorageTestCase {
     private typealias Miss = NearMissTestRequest
 
     private func exhaustive(_ mocks: MockStore, tenant: TenantID, _ miss: Miss) -> [(id: Int64, distance: Double)] {
@@ -50,7 +31,7 @@ final class NearMissSharedFieldTests: XCTestCase {
     /// a miss without the header, or with it differing, compares no more than one block of mocks,
     /// and reports what comparing all 20,000 gives.
     func testTheTestersTableIsNotComparedMockByMock() throws {
-        let mocks = try store("many") { database in
+        let mocks = try mockStore("many.sqlite") { database in
             try database.run(
                 "INSERT INTO tenants (id, created_at, last_activity_at) VALUES ('mm', '2026-12-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z')")
             try database.run("""
@@ -94,7 +75,7 @@ final class NearMissSharedFieldTests: XCTestCase {
             func text(_ length: Int) -> String {
                 String(decoding: (0..<length).map { _ in random.pick(alphabet) }, as: UTF8.self)
             }
-            let mocks = try store("seed\(seed)")
+            let mocks = try mockStore("seed\(seed).sqlite")
             let shard = TenantID("shard")
             for (tenant, count) in [(shard, 300), (TenantID.defaultTenant, 60)] {
                 for _ in 0..<count {

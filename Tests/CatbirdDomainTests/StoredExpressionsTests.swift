@@ -2,6 +2,7 @@
 import CatbirdMatching
 import CatbirdStorage
 import CatbirdSupport
+import CatbirdTestSupport
 @_spi(Server) import CatbirdWire
 import Foundation
 import Synchronization
@@ -12,26 +13,7 @@ import XCTest
 /// `^/api/v[0-9]+/items/<i>(\?.*)?$` mocks with an `Accept` regexp, 20 s). Stored mocks now
 /// load with their expressions uncompiled; a request compiles just the ones it searches, and
 /// the start-up's background pass the rest, one stored before the 64 KiB limit last.
-final class StoredExpressionsTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-stored-expressions-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private var path: String { directory.appendingPathComponent("catbird.sqlite").path }
-
-    private func store() throws -> MockStore {
-        let connection = try Database(path: path, mode: .readWrite)
-        _ = try Schema.migrate(connection)
-        return try MockStore(database: SerialDatabase(connection))
-    }
-
+final class StoredExpressionsTests: StorageTestCase {
     private let generated = TenantID("gen")
     private let old = TenantID("rxa0")
     /// 300 KB, stored before the limit; `^/big$` first so that a short target matches it.
@@ -40,7 +22,7 @@ final class StoredExpressionsTests: XCTestCase {
     /// Addendum 3's table (scaled to 50 mocks) and one expression longer than the limit,
     /// written to the file as an older server stored it (an update refuses it now).
     private func storeMocks() throws {
-        let writing = try store()
+        let writing = try mockStore()
         for index in 0..<50 {
             let pattern = RequestPattern(
                 method: .GET, url: .regexp("^/api/v[0-9]+/items/\(index)(\\?.*)?$"), headers: ["Accept": .regexp("application/(json|xml)")])
@@ -50,14 +32,14 @@ final class StoredExpressionsTests: XCTestCase {
             guard case .expressionsTooLong(_, 300_007, 65536)? = $0 as? PatternError else { return XCTFail("\($0)") }
         }
         try writing.update(RequestPattern(method: .GET, url: .regexp("^/big$")), response: ResponseMock(status: 200), tenant: old)
-        let other = try Database(path: path, mode: .readWrite)
+        let other = try Database(path: databasePath(), mode: .readWrite)
         try other.run("UPDATE mocks SET url_value = ? WHERE tenant = 'rxa0'", [.text(long)])
         other.close()
     }
 
     func testStoredExpressionsLoadUncompiledAndARequestCompilesJustWhatItSearches() throws {
         try storeMocks()
-        let loaded = try store()
+        let loaded = try mockStore()
         let table = loaded.mocks(of: generated)
         XCTAssertEqual(table.count, 50)
         XCTAssertEqual(loaded.mocks(of: old).map(\.pattern.source.url.value), [long])
@@ -86,7 +68,7 @@ final class StoredExpressionsTests: XCTestCase {
     func testTheBackgroundPassCompilesEveryStoredExpressionAndStopsWhenAsked() throws {
         try storeMocks()
         let stopped = Atomic<Bool>(true)
-        let loaded = try store()
+        let loaded = try mockStore()
         XCTAssertEqual(loaded.compileStoredExpressions(log: Logger(level: .error), stop: stopped).bytes, 0, "stopped before the first mock")
         let all = loaded.mocks(of: generated) + loaded.mocks(of: old)
         XCTAssertFalse(all.contains { $0.pattern.isCompiled })

@@ -36,6 +36,20 @@ open class StorageTestCase: XCTestCase {
         return db
     }
 
+    /// A mock store over the database file `name` of this test's directory, migrated with
+    /// Catbird's schema first (a file already migrated is taken as it is, so a second store
+    /// over it loads what the first stored: a restart); `prepare` may write rows into it
+    /// before the store loads them.
+    public func mockStore(
+        _ name: String = "catbird.sqlite", limits: TenantMockLimits = TenantMockLimits(),
+        prepare: (Database) throws -> Void = { _ in }
+    ) throws -> MockStore {
+        let connection = try Database(path: databasePath(name), mode: .readWrite)
+        _ = try Schema.migrate(connection)
+        try prepare(connection)
+        return try MockStore(database: SerialDatabase(connection), limits: limits)
+    }
+
     /// Every `CREATE` statement of the schema, by object name, from `sqlite_master`.
     public func schemaSnapshot(_ db: Database) throws -> [String: String] {
         var schema: [String: String] = [:]
