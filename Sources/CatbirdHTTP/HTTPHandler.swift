@@ -36,7 +36,9 @@ public protocol HTTPHandler: Sendable {
     /// The answer written to a connection whose request body stopped arriving: no byte for
     /// `timeout` (``HTTPServer/Configuration/headTimeout``); asked once, when the server is
     /// created, and written as it is (`Connection: close` added). The request is told
-    /// afterwards as ``HTTPRequestEnding/bodyStalled(limit:)``. Default: 408 with the JSON error body.
+    /// afterwards as ``HTTPRequestEnding/bodyStalled(limit:)``, or as
+    /// ``HTTPRequestEnding/bodyClosedForRoom`` when it was closed to make room. Default: 408
+    /// with the JSON error body.
     func respondToStalledBody(timeout: Duration) -> HTTPResponse
 
     /// Told that a file body (``HTTPResponse/Body/file(path:offset:length:)``) ended after `sent`

@@ -18,10 +18,13 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// its 408 (``HTTPHandler/respondToSlowHead(timeout:)``) and closed the connection.
     case headTimedOut(limit: Duration)
     /// The request's body stopped arriving: its socket received no byte for `limit`
-    /// (``HTTPServer/Configuration/headTimeout``; or, `forRoom`, for a second while every
-    /// connection slot was taken); the server wrote its 408
+    /// (``HTTPServer/Configuration/headTimeout``); the server wrote its 408
     /// (``HTTPHandler/respondToStalledBody(timeout:)``) and closed the connection.
-    case bodyStalled(limit: Duration, forRoom: Bool)
+    case bodyStalled(limit: Duration)
+    /// Every connection slot was taken, and the request's body had received no byte for
+    /// ``roomQuietLimit``: the server wrote the same 408 and closed the connection to make room
+    /// for new clients (``HTTPServer/Configuration/connectionLimit``).
+    case bodyClosedForRoom
     /// The server stopped before the request was complete; nothing was sent.
     case serverStopped
     /// The server was stopping and sent its own `status` (503, `the server is stopping`) in
@@ -30,4 +33,8 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// longer park the connection for it (its start closure was never called). Told when the
     /// answer is queued, for the log line and the metrics (``HTTPServer/stop()``).
     case refusedWhileStopping(status: Int)
+
+    /// How long a body must have received nothing before its connection may be closed to make
+    /// room (``bodyClosedForRoom``): 1 s.
+    public static let roomQuietLimit: Duration = ConnectionWatch.minimumIdleAge
 }

@@ -105,8 +105,8 @@ final class ServerCore: Sendable {
         if !context.handled, let connection {
             let ending: HTTPRequestEnding = switch closedAs {
             case ConnectionWatch.State.headTimedOut: .headTimedOut(limit: core.watch.headTimeout ?? .zero)
-            case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero, forRoom: false)
-            case ConnectionWatch.State.bodyClosedForRoom: .bodyStalled(limit: ConnectionWatch.minimumIdleAge, forRoom: true)
+            case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero)
+            case ConnectionWatch.State.bodyClosedForRoom: .bodyClosedForRoom
             default: unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
             core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)

@@ -35,7 +35,7 @@ extension CatbirdHandler {
         // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
         let refused = if case .refusedByLibrary = ending { true } else { false }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
-        case .timedOut, .headTimedOut, .bodyStalled: .timedOut
+        case .timedOut, .headTimedOut, .bodyStalled, .bodyClosedForRoom: .timedOut
         case .clientLeft, .serverStopped: .clientLeft
         case .refusedByLibrary, .refusedWhileStopping: nil
         }
@@ -123,12 +123,15 @@ extension CatbirdHandler {
                 MockServing.clientTimedOutStatus,
                 "the request line and header fields were not complete within \(limit.components.seconds) s (--head-timeout): "
                     + "408 sent, the connection closed")
-        case let .bodyStalled(limit, forRoom):
+        case let .bodyStalled(limit):
             return (
                 MockServing.clientTimedOutStatus,
-                "the request body received no byte for \(limit.components.seconds) s ("
-                    + (forRoom ? "closed to make room: every connection slot was taken" : "--head-timeout")
-                    + "): 408 sent, the connection closed")
+                "the request body received no byte for \(limit.components.seconds) s (--head-timeout): 408 sent, the connection closed")
+        case .bodyClosedForRoom:
+            return (
+                MockServing.clientTimedOutStatus,
+                "the request body received no byte for \(HTTPRequestEnding.roomQuietLimit.components.seconds) s "
+                    + "(closed to make room: every connection slot was taken): 408 sent, the connection closed")
         case .clientLeft, .serverStopped:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):
