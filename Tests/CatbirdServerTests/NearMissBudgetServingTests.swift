@@ -24,15 +24,19 @@ final class NearMissBudgetServingTests: ServerTestCase {
             XCTAssertEqual(answer.status, 201, answer.text)
         }
         for k in [1, 2] {
-            let miss = try client.request("GET", "/api/zz\(k)/q/\(k)", headers: E2E.tenantHeader("big") + [("X-Other", "1")])
+            // The budget ends the search. On a loaded machine a debug build's search may reach
+            // its 50 ms time limit first; such an answer is not kept for the next miss
+            // (docs/matching.md#repeated-misses), so the miss is sent again, up to five times in
+            // all, until the budget is what ended it. Without the budget the time limit, or the
+            // end of the table, would end every one of them.
+            var miss = try client.request("GET", "/api/zz\(k)/q/\(k)", headers: E2E.tenantHeader("big") + [("X-Other", "1")])
+            for _ in 1..<5 where (miss.object["reason"] as? String ?? "").contains("stopped at its 50 ms time limit") {
+                miss = try client.request("GET", "/api/zz\(k)/q/\(k)", headers: E2E.tenantHeader("big") + [("X-Other", "1")])
+            }
             XCTAssertEqual(miss.status, 404, miss.text)
             XCTAssertEqual((miss.object["nearMisses"] as? [[String: Any]])?.count, 3, miss.text)
             let reason = miss.object["reason"] as? String ?? ""
-            // At its budget; on a loaded machine a debug build's search may reach its 50 ms time
-            // limit first, which is said the same way (NearMissBudgetTests checks the budget itself).
-            XCTAssertTrue(
-                reason.contains("; the near-miss search stopped at its budget per 404, after looking at ")
-                    || reason.contains("; the near-miss search stopped at its 50 ms time limit, after looking at "), reason)
+            XCTAssertTrue(reason.contains("; the near-miss search stopped at its budget per 404, after looking at "), reason)
             XCTAssertTrue(
                 reason.contains(" of the \(count) mocks (docs/matching.md#near-misses): a mock closer than those named may exist"), reason)
         }
