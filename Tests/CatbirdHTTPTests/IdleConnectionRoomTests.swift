@@ -67,4 +67,34 @@ final class IdleConnectionRoomTests: XCTestCase {
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 ") && answer.contains("the request body received no byte for"), answer)
         }
     }
+
+    /// Review of try10b F5's change: at the limit, a body is closed for room only when its
+    /// socket, read at that moment (`TCP_INFO`), has received nothing for a second. The last
+    /// tick's reading projected to the moment (``ConnectionWatch/Connection/quietSince``) took
+    /// an upload that sends a byte every 400 ms for a quiet one in the last part of each tick
+    /// interval, and closed it. Every slot held by 20 such uploads for 5 s, while the acceptor
+    /// makes room every 100 ms: none is closed.
+    func testUploadsStillSendingAtTheLimitAreNotClosedForRoom() throws {
+        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: Answering())
+        try server.start()
+        defer { server.stop() }
+        var uploads: [RawHTTPClient] = []
+        for _ in 0..<20 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\na".utf8))
+            uploads.append(client)
+        }
+        var refused = 0
+        let end = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < end {
+            Thread.sleep(forTimeInterval: 0.4)
+            for upload in uploads where (try? upload.send(raw: Array("b".utf8))) == nil { refused += 1 }
+        }
+        XCTAssertEqual(server.closedConnections.slowHeads, 0, "no upload still sending was closed for room")
+        XCTAssertEqual(refused, 0, "every upload's bytes were taken")
+        for upload in uploads {
+            let answer = String(decoding: upload.readUntilQuiet(firstByteWithin: 50, quietAfter: 50), as: UTF8.self)
+            XCTAssertEqual(answer, "", "no 408 for an upload still sending")
+        }
+    }
 }
