@@ -19,7 +19,7 @@ struct FileServing: Sendable {
         var response: HTTPResponse
         var path: String
         /// For a file sent from disk: the first bytes the journal keeps and the full size.
-        var journalBody: (bytes: [UInt8], size: Int)?
+        var journalBody: JournaledBody?
     }
 
     /// Fields a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5).
@@ -71,7 +71,7 @@ struct FileServing: Sendable {
             let response = HTTPResponse(
                 status: status, headers: headers,
                 content: .file(path: mock.path, offset: UInt64(region.lowerBound), length: UInt64(region.count)))
-            return Answer(response: response, path: mock.path, journalBody: (Array(prefix), region.count))
+            return Answer(response: response, path: mock.path, journalBody: JournaledBody(bytes: Array(prefix), size: region.count))
         }
         guard status == 206 else {
             guard let body = FileManager.default.contents(atPath: mock.path) else {

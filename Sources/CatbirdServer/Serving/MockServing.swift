@@ -205,7 +205,7 @@ struct MockServing: Sendable {
             let (sent, entry) = entry(
                 request: request, response: answer.response, responseHeadersJSON: nil,
                 answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
-                bodyPrefix: answer.journalBody)
+                journalBody: answer.journalBody)
             return .answered(sent, .file, entry, nil)
         }
         if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
@@ -285,7 +285,7 @@ struct MockServing: Sendable {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
             let (sent, entry) = entry(
                 request: request, response: ranged ?? Self.response(of: mock), responseHeadersJSON: headersJSON,
-                headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, bodyPrefix: made?.journalBody, measured: checked)
+                headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, journalBody: made?.journalBody, measured: checked)
             return .answered(sent, .mock, entry, hit)
         }
         let (sent, entry) = shared(hit, request: request, tenant: tenant)
@@ -314,7 +314,7 @@ struct MockServing: Sendable {
     /// a request whose head leaves less than that, or one with `Origin` under `--cors`, is
     /// checked, its hit refundable): the hit is given back, and the error journaled as the
     /// server's answer. Nil when the head fits. The only place a mock's answer is refused for
-    /// its head (``entry(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:measured:)``
+    /// its head (``entry(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:journalBody:nearMisses:measured:)``
     /// checks the other answers'). `outgoing`: the mock's response as it goes out to `request`,
     /// measured (with `--cors`, then sent as measured).
     private func refusedForHead(_ hit: MockHit, _ outgoing: OversizedHead.Measured, request: HTTPRequest, tenant: TenantID) -> Served? {
@@ -405,10 +405,10 @@ struct MockServing: Sendable {
     /// from the mock's stored one (``RangedAnswer/Made/journalBody``), nil when it is in `response`.
     private func delayed(
         _ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID, headersJSON: String?,
-        headersMemo: JSONText.AppendingMemo?, journalBody: (bytes: [UInt8], size: Int)? = nil
+        headersMemo: JSONText.AppendingMemo?, journalBody: JournaledBody? = nil
     ) -> HTTPResponse {
         let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: headersJSON,
-                                       headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, bodyPrefix: journalBody)
+                                       headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, journalBody: journalBody)
         var sent = stamped
         sent.whenDelayEnds = { [self] outcome in
             var entry = decided
@@ -424,7 +424,7 @@ struct MockServing: Sendable {
                 if response.headers.first("Date") == nil {
                     let remade = self.entry(
                         request: request, response: response, responseHeadersJSON: headersJSON, headersMemo: headersMemo,
-                        answeredBy: .mock, hit: hit, tenant: tenant, bodyPrefix: journalBody)
+                        answeredBy: .mock, hit: hit, tenant: tenant, journalBody: journalBody)
                     undelayed = remade.sent
                     entry.responseHeaders = remade.entry.responseHeaders
                 }
@@ -543,6 +543,9 @@ struct MockServing: Sendable {
     ///   request; nil: encoded here.
     /// - Parameter headersMemo: where the response header JSON built from `responseHeadersJSON`
     ///   is remembered for the next request (a mock's ``Mock/sentHeadersJSON``).
+    /// - Parameter journalBody: the body's first bytes and size when `response` does not hold
+    ///   it as bytes (``JournaledBody``: a file sent from disk, a byte range sent from a mock's
+    ///   stored body); nil: `response.body`.
     /// - Parameter nearMisses: where a 404's near misses (a JSON array) are in `response.body`;
     ///   the entry points there, or copies them when no body is journaled (a HEAD request).
     /// - Parameter problem: the entry's `problem` (a forwarded answer record mode did not write).
@@ -553,26 +556,26 @@ struct MockServing: Sendable {
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil, problem: String? = nil,
+        journalBody: JournaledBody? = nil, nearMisses: Range<Int>? = nil, problem: String? = nil,
         measured: OversizedHead.Measured? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         var (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
             answeredBy: answeredBy, hit: hit,
-            tenant: tenant, filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses, measured: measured)
+            tenant: tenant, filePath: filePath, journalBody: journalBody, nearMisses: nearMisses, measured: measured)
         if let problem { entry.problem = problem }
         return (sent, journal.append(entry))
     }
 
-    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:bodyPrefix:nearMisses:problem:measured:)``
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:journalBody:nearMisses:problem:measured:)``
     /// appends them.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
-        bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil, measured: OversizedHead.Measured? = nil
+        journalBody: JournaledBody? = nil, nearMisses: Range<Int>? = nil, measured: OversizedHead.Measured? = nil
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
         let outgoing = measured?.outgoing
-            ?? OversizedHead.Outgoing(response, to: request, cors: cors, fileLength: bodyPrefix.map { UInt64($0.size) })
+            ?? OversizedHead.Outgoing(response, to: request, cors: cors, fileLength: journalBody.map { UInt64($0.size) })
         let (decorated, sent, added) = (outgoing.decorated, outgoing.sent, outgoing.added)
         if answeredBy != .mock && (answeredBy != .unanswered || request.responseHeadRoom < OversizedHead.mockLimit) {
             // A file's or an upstream's head may be of any size; the server's own answers fit
@@ -594,7 +597,7 @@ struct MockServing: Sendable {
             headersMemo: headersMemo)
         return (sent, entry(
             request: request, response: response, headersJSON: headersJSON, answeredBy: answeredBy, hit: hit, tenant: tenant,
-            filePath: filePath, bodyPrefix: bodyPrefix, nearMisses: nearMisses))
+            filePath: filePath, journalBody: journalBody, nearMisses: nearMisses))
     }
 
     /// The journal's JSON of the header fields `sent` goes out with: its own plus `added`
@@ -617,7 +620,7 @@ struct MockServing: Sendable {
     /// whose header fields went out as `headersJSON`.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, headersJSON: String, answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?,
-        tenant: TenantID, filePath: String? = nil, bodyPrefix: (bytes: [UInt8], size: Int)? = nil, nearMisses: Range<Int>? = nil
+        tenant: TenantID, filePath: String? = nil, journalBody: JournaledBody? = nil, nearMisses: Range<Int>? = nil
     ) -> JournalEntry {
         let bodySent = request.method != "HEAD" && response.status >= 200 && response.status != 204
         let delayMs = response.delay?.milliseconds ?? 0
@@ -626,10 +629,10 @@ struct MockServing: Sendable {
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.objectReusingRecent(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: headersJSON,
-            responseBody: bodySent ? bodyPrefix?.bytes ?? response.body : [], answeredBy: answeredBy,
+            responseBody: bodySent ? journalBody?.bytes ?? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id) },
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
-            responseBodySize: bodySent ? bodyPrefix?.size : nil,
+            responseBodySize: bodySent ? journalBody?.size : nil,
             nearMisses: nearMisses.map { bodySent ? .inResponseBody($0) : .text(String(decoding: response.body[$0], as: UTF8.self)) },
             problem: request.contentDecoding?.note(receivedBytes: request.body.count), requestBodySize: request.discardedBodySize)
     }

@@ -45,7 +45,7 @@ enum RangedAnswer {
         /// For a part sent from the mock's stored body (over ``CatbirdHTTP/HTTPResponse/Body/copiedBytesLimit``,
         /// a stream that shares it): the first bytes the journal keeps (at most its body limit)
         /// and the part's size; nil when the answer's body is in it.
-        var journalBody: (bytes: [UInt8], size: Int)?
+        var journalBody: JournaledBody?
     }
 
     /// `response` (a mock's answer as given, its body in memory) for `request`, which asks for a
@@ -73,7 +73,7 @@ enum RangedAnswer {
             ranged.content = .part(of: whole, part)
             guard case .stream = ranged.content else { return Made(response: ranged) }
             let kept = part.lowerBound..<(part.lowerBound + min(part.count, max(0, journalBodyLimit)))
-            return Made(response: ranged, journalBody: (Array(whole[kept]), part.count))
+            return Made(response: ranged, journalBody: JournaledBody(bytes: Array(whole[kept]), size: part.count))
         case .unsatisfiable:
             return Made(response: unsatisfiable(request, length: length))
         }
