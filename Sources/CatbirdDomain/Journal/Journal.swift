@@ -46,9 +46,6 @@ public final class Journal: Sendable {
         try RequestMatchFunction.register(on: connection)
     }
 
-    /// Bytes of each request and response body the journal keeps (`--journal-body-limit`).
-    public var bodyLimit: Int { writer.bodyLimit }
-
     /// Callbacks waiting for a tenant's entries, woken by the writer after each commit.
     public var waiters: JournalWaiters { writer.waiters }
 

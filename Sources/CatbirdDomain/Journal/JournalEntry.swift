@@ -3,7 +3,8 @@ import CatbirdWire
 /// One request and its response, as handed to the journal writer.
 ///
 /// The writer keeps at most its body limit of each body (``truncateBodies(to:)``, applied when
-/// the entry is queued, so a waiting entry never holds a large body) and records the full sizes.
+/// the entry is queued, so a waiting entry never holds a large body, nor shares one) and
+/// records the full sizes.
 public struct JournalEntry: Sendable {
     /// When the request arrived (UTC, ISO 8601 with milliseconds).
     public var time: String
@@ -25,6 +26,11 @@ public struct JournalEntry: Sendable {
     public var responseBody: [UInt8]
     /// The full response body size in bytes (`responseBody` may hold a prefix only).
     public private(set) var responseBodySize: Int
+    /// A response body sent from bytes shared with others (a byte range sent from a mock's
+    /// stored body, not copied), held in place of `responseBody` until the writer takes the
+    /// entry: ``truncateBodies(to:)`` copies its first bytes into `responseBody` then, so that
+    /// a large part is cut once, by the writer's body limit. Nil for every other entry.
+    public private(set) var sharedResponseBody: ArraySlice<UInt8>?
     /// How the request was answered (`requests.answered_by`).
     public var answeredBy: CatbirdRequest.AnsweredBy
     /// The mock that answered, when `answeredBy == .mock`.
@@ -47,11 +53,14 @@ public struct JournalEntry: Sendable {
     ///     a prefix (a file mock sent from disk); nil: `responseBody.count`.
     ///   - requestBodySize: the full request body size in bytes when `requestBody` does not hold
     ///     it (a body refused as too large and discarded); nil: `requestBody.count`.
+    ///   - sharedResponseBody: the response body as bytes shared with others, in place of
+    ///     `responseBody` (``sharedResponseBody``).
     public init(
         time: String, tenant: TenantID, method: String, url: String, requestHeaders: String,
         requestBody: [UInt8], status: Int, responseHeaders: String, responseBody: [UInt8],
         answeredBy: CatbirdRequest.AnsweredBy, mockHit: MockHitRecord?, durationMs: Double, filePath: String? = nil,
-        responseBodySize: Int? = nil, nearMisses: JournalNearMisses? = nil, problem: String? = nil, requestBodySize: Int? = nil
+        responseBodySize: Int? = nil, sharedResponseBody: ArraySlice<UInt8>? = nil, nearMisses: JournalNearMisses? = nil,
+        problem: String? = nil, requestBodySize: Int? = nil
     ) {
         self.problem = problem
         self.filePath = filePath
@@ -66,7 +75,8 @@ public struct JournalEntry: Sendable {
         self.status = status
         self.responseHeaders = responseHeaders
         self.responseBody = responseBody
-        self.responseBodySize = max(responseBody.count, responseBodySize ?? 0)
+        self.sharedResponseBody = sharedResponseBody
+        self.responseBodySize = max(responseBody.count, sharedResponseBody?.count ?? 0, responseBodySize ?? 0)
         self.answeredBy = answeredBy
         self.mockHit = mockHit
         self.durationMs = durationMs
@@ -80,6 +90,10 @@ extension JournalEntry {
     /// their own text first.
     mutating func truncateBodies(to limit: Int) {
         if requestBody.count > limit { requestBody = Array(requestBody.prefix(limit)) }
+        if let shared = sharedResponseBody {
+            responseBody = Array(shared.prefix(limit))
+            sharedResponseBody = nil
+        }
         if case let .inResponseBody(range) = nearMisses, range.upperBound > min(limit, responseBody.count) {
             assert(range.upperBound <= responseBody.count, "near misses \(range) outside a \(responseBody.count)-byte body")
             nearMisses = .text(String(decoding: responseBody[range.clamped(to: responseBody.indices)], as: UTF8.self))

@@ -71,7 +71,7 @@ struct FileServing: Sendable {
             let response = HTTPResponse(
                 status: status, headers: headers,
                 content: .file(path: mock.path, offset: UInt64(region.lowerBound), length: UInt64(region.count)))
-            return Answer(response: response, path: mock.path, journalBody: JournaledBody(bytes: Array(prefix), size: region.count))
+            return Answer(response: response, path: mock.path, journalBody: JournaledBody(bytes: ArraySlice(prefix), size: region.count))
         }
         guard status == 206 else {
             guard let body = FileManager.default.contents(atPath: mock.path) else {

@@ -258,7 +258,7 @@ struct MockServing: Sendable {
         // A `Range` request's part of a 200 (docs/files.md#byte-ranges): made for this request,
         // its fields journaled as sent, not the mock's as given nor the second's shared answer.
         let made = RangedAnswer.isAsked(by: request)
-            ? RangedAnswer.response(Self.response(of: mock), for: request, journalBodyLimit: journal.bodyLimit) : nil
+            ? RangedAnswer.response(Self.response(of: mock), for: request) : nil
         let ranged = made?.response
         let (headersJSON, headersMemo) = ranged == nil ? (mock.responseHeadersJSON, mock.sentHeadersJSON) : (nil, nil)
         // With --cors, the head checked is the one sent: measured once (CORS fields, Date, framing).
@@ -543,9 +543,9 @@ struct MockServing: Sendable {
     ///   request; nil: encoded here.
     /// - Parameter headersMemo: where the response header JSON built from `responseHeadersJSON`
     ///   is remembered for the next request (a mock's ``Mock/sentHeadersJSON``).
-    /// - Parameter journalBody: the body's first bytes and size when `response` does not hold
-    ///   it as bytes (``JournaledBody``: a file sent from disk, a byte range sent from a mock's
-    ///   stored body); nil: `response.body`.
+    /// - Parameter journalBody: the body as the journal is to keep it when `response` does not
+    ///   hold it as bytes (``JournaledBody``: a file sent from disk, a byte range sent from a
+    ///   mock's stored body); nil: `response.body`.
     /// - Parameter nearMisses: where a 404's near misses (a JSON array) are in `response.body`;
     ///   the entry points there, or copies them when no body is journaled (a HEAD request).
     /// - Parameter problem: the entry's `problem` (a forwarded answer record mode did not write).
@@ -629,10 +629,10 @@ struct MockServing: Sendable {
             time: Timestamp.now(), tenant: tenant, method: request.method, url: request.target,
             requestHeaders: JSONText.objectReusingRecent(admin.redactingToken(in: request.headers.fields)), requestBody: request.body,
             status: response.status, responseHeaders: headersJSON,
-            responseBody: bodySent ? journalBody?.bytes ?? response.body : [], answeredBy: answeredBy,
+            responseBody: bodySent && journalBody == nil ? response.body : [], answeredBy: answeredBy,
             mockHit: hit.map { MockHitRecord(mockID: $0.mock.id) },
             durationMs: elapsed.milliseconds + delayMs, filePath: filePath,
-            responseBodySize: bodySent ? journalBody?.size : nil,
+            responseBodySize: bodySent ? journalBody?.size : nil, sharedResponseBody: bodySent ? journalBody?.bytes : nil,
             nearMisses: nearMisses.map { bodySent ? .inResponseBody($0) : .text(String(decoding: response.body[$0], as: UTF8.self)) },
             problem: request.contentDecoding?.note(receivedBytes: request.body.count), requestBodySize: request.discardedBodySize)
     }

@@ -32,19 +32,19 @@ enum RangedAnswer {
     }
 
     /// Whether `request` asks for a part of a mock's answer: a `GET` with a `Range` field. Only
-    /// such a request has its mock's answer looked at (``response(_:for:journalBodyLimit:)``); every other one gets
+    /// such a request has its mock's answer looked at (``response(_:for:)``); every other one gets
     /// it as given, as in Catbird 0.11 (no `Accept-Ranges` added).
     static func isAsked(by request: HTTPRequest) -> Bool {
         request.method == "GET" && request.headers.first("Range") != nil
     }
 
-    /// A mock's answer for a request that asks for a part of it (``response(_:for:journalBodyLimit:)``).
+    /// A mock's answer for a request that asks for a part of it (``response(_:for:)``).
     struct Made {
         /// The answer to send.
         var response: HTTPResponse
         /// For a part sent from the mock's stored body (over ``CatbirdHTTP/HTTPResponse/Body/copiedBytesLimit``,
-        /// a stream that shares it): the first bytes the journal keeps (at most its body limit)
-        /// and the part's size; nil when the answer's body is in it.
+        /// a stream that shares it): the part, shared too, for the journal; nil when the
+        /// answer's body is in it.
         var journalBody: JournaledBody?
     }
 
@@ -54,9 +54,9 @@ enum RangedAnswer {
     /// nil when the response does not take ranges (``takesRanges(status:headers:)``) or has no
     /// body: it goes out as given. A part over ``CatbirdHTTP/HTTPResponse/Body/copiedBytesLimit``
     /// is sent from the stored body, not a copy of it (tester finding try10b F1: 60 clients
-    /// that did not read `bytes=1-` of a 36 MB mock held 60 copies, 1.9 GB), and
-    /// `journalBodyLimit` bytes of it are copied for the journal.
-    static func response(_ response: HTTPResponse, for request: HTTPRequest, journalBodyLimit: Int) -> Made? {
+    /// that did not read `bytes=1-` of a 36 MB mock held 60 copies, 1.9 GB); the journal
+    /// writer copies what it keeps of it.
+    static func response(_ response: HTTPResponse, for request: HTTPRequest) -> Made? {
         // An empty body has no part to send: it goes out as given, as in 0.11, not as a 416
         // (review of this change; RFC 9110 section 14.2 lets a server ignore Range).
         guard !response.body.isEmpty, takesRanges(status: response.status, headers: response.headers) else { return nil }
@@ -72,8 +72,7 @@ enum RangedAnswer {
             ranged.headers.add(name: "Content-Range", value: ByteRanges.contentRange(part, length: length))
             ranged.content = .part(of: whole, part)
             guard case .stream = ranged.content else { return Made(response: ranged) }
-            let kept = part.lowerBound..<(part.lowerBound + min(part.count, max(0, journalBodyLimit)))
-            return Made(response: ranged, journalBody: JournaledBody(bytes: Array(whole[kept]), size: part.count))
+            return Made(response: ranged, journalBody: JournaledBody(bytes: whole[part], size: part.count))
         case .unsatisfiable:
             return Made(response: unsatisfiable(request, length: length))
         }
