@@ -13,12 +13,28 @@ final class IdleConnectionRoomTests: XCTestCase {
         func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
     }
 
+    /// A started server of 20 connection slots on two threads (the default head timeout, 30 s).
+    private static func serverOfTwentySlots() throws -> HTTPServer {
+        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: Answering())
+        try server.start()
+        return server
+    }
+
+    /// `count` clients of `port`, each having sent the head of `POST /x` declaring a 1,000-byte
+    /// body and its first byte: bodies under way.
+    private static func bodiesUnderWay(_ count: Int, port: UInt16) throws -> [RawHTTPClient] {
+        try (0..<count).map { _ in
+            let client = try RawHTTPClient(port: port, timeoutSeconds: 10)
+            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\na".utf8))
+            return client
+        }
+    }
+
     /// 30 idle sockets against a limit of 20 (ten more wait in the backlog, ahead of the newcomer), then a client keeping its connection busy and a
     /// new client (the health check of the finding): both are answered at once; idle ones were
     /// closed to make room.
     func testIdleConnectionsAtTheLimitMakeRoomForNewClients() throws {
-        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: Answering())
-        try server.start()
+        let server = try Self.serverOfTwentySlots()
         defer { server.stop() }
         let busy = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         XCTAssertEqual(try busy.request("GET", "/").status, 200)
@@ -46,15 +62,9 @@ final class IdleConnectionRoomTests: XCTestCase {
     /// connections (ten wait in the backlog), then a new client; once the ticks have seen the
     /// bodies stall for a second, they are closed (with the 408) to let it in.
     func testStalledBodiesAtTheLimitMakeRoomForNewClients() throws {
-        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: Answering())
-        try server.start()
+        let server = try Self.serverOfTwentySlots()
         defer { server.stop() }
-        var stalled: [RawHTTPClient] = []
-        for _ in 0..<30 {
-            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\na".utf8))
-            stalled.append(client)
-        }
+        let stalled = try Self.bodiesUnderWay(30, port: server.port)
         let started = ContinuousClock.now
         let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 15)
         XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
@@ -75,15 +85,9 @@ final class IdleConnectionRoomTests: XCTestCase {
     /// interval, and closed it. Every slot held by 20 such uploads for 5 s, while the acceptor
     /// makes room every 100 ms: none is closed.
     func testUploadsStillSendingAtTheLimitAreNotClosedForRoom() throws {
-        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: Answering())
-        try server.start()
+        let server = try Self.serverOfTwentySlots()
         defer { server.stop() }
-        var uploads: [RawHTTPClient] = []
-        for _ in 0..<20 {
-            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\na".utf8))
-            uploads.append(client)
-        }
+        let uploads = try Self.bodiesUnderWay(20, port: server.port)
         var refused = 0
         let end = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < end {
