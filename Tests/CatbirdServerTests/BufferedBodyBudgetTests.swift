@@ -1,3 +1,4 @@
+import CatbirdServer
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -11,6 +12,18 @@ import XCTest
 final class BufferedBodyBudgetTests: XCTestCase {
     private static let mebibyte = 1 << 20
 
+    /// A server taking bodies of up to 1 MiB (`--max-body-size`) within a 4 MiB budget
+    /// (`--max-buffered-bodies`), with what `configure` sets besides.
+    private static func serverWithFourMebibyteBudget(
+        _ configure: (inout CatbirdServer.Settings) -> Void = { _ in }
+    ) throws -> TestServer {
+        try TestServer {
+            $0.maxBodySize = mebibyte
+            $0.maxBufferedBodies = 4 * mebibyte
+            configure(&$0)
+        }
+    }
+
     private static func uploadHead(_ path: String, length: Int) -> [UInt8] {
         Array("POST \(path) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: f1\r\nContent-Length: \(length)\r\n\r\n".utf8)
     }
@@ -22,10 +35,7 @@ final class BufferedBodyBudgetTests: XCTestCase {
     /// meanwhile; a stalled upload that completes is answered as usual (nothing lost), and
     /// its bytes are free again for the next upload once it is done.
     func testStalledUploadsPastTheBudgetGet503AndSmallRequestsAreStillServed() throws {
-        let server = try TestServer {
-            $0.maxBodySize = Self.mebibyte
-            $0.maxBufferedBodies = 4 * Self.mebibyte
-        }
+        let server = try Self.serverWithFourMebibyteBudget()
         defer { server.removeFiles() }
         let control = try server.client()
         try E2E.addMock(control, tenant: "f1", method: "POST", url: "/up", body: "stored")
@@ -83,10 +93,7 @@ final class BufferedBodyBudgetTests: XCTestCase {
     /// bytes each. A body now counts as it arrives (4 KiB each here): another tenant's `update`,
     /// its small POST and its 1 MiB upload are all served.
     func testDeclaredButUnsentBodiesHoldLittleOfTheBudget() throws {
-        let server = try TestServer {
-            $0.maxBodySize = Self.mebibyte
-            $0.maxBufferedBodies = 4 * Self.mebibyte
-        }
+        let server = try Self.serverWithFourMebibyteBudget()
         defer { server.removeFiles() }
         let control = try server.client()
         try E2E.addMock(control, tenant: "vic", method: "POST", url: "/up", body: "stored")
@@ -119,11 +126,7 @@ final class BufferedBodyBudgetTests: XCTestCase {
     /// closed, its share given back; it is journaled with what had arrived. An upload that
     /// keeps sending, more slowly than that in total, is served.
     func testABodyThatStopsArrivingGets408AndGivesItsShareBack() throws {
-        let server = try TestServer {
-            $0.maxBodySize = Self.mebibyte
-            $0.maxBufferedBodies = 4 * Self.mebibyte
-            $0.headTimeout = .seconds(2)
-        }
+        let server = try Self.serverWithFourMebibyteBudget { $0.headTimeout = .seconds(2) }
         defer { server.removeFiles() }
         let control = try server.client()
         try E2E.addMock(control, tenant: "f2", method: "POST", url: "/up", body: "stored")
