@@ -163,30 +163,11 @@ final class NewConnectionHandOutTests: XCTestCase {
         return bound == 0 ? nil : "bind([::1]:0): errno \(errno)"
     }
 
-    /// `GET /` to `[::1]:port` with `Connection: close`; everything the server sent.
+    /// `GET /` to `[::1]:port` with `Connection: close`; everything the server sent. The server
+    /// listens there (start() succeeded), so not connecting is a failure, not a skip.
     private static func getOverIPv6(port: UInt16) throws -> String {
-        let socket = Glibc.socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in6()
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_port = port.bigEndian
-        _ = inet_pton(AF_INET6, "::1", &address.sin6_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-        }
-        // The server listens there (start() succeeded), so not connecting is a failure, not a skip.
-        guard connected == 0 else { throw NSError(domain: "cannot connect to [::1]:\(port)", code: Int(errno)) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = Array("GET / HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            received += chunk[..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
+        let client = try RawHTTPClient(port: port, timeoutSeconds: 10, ipv6: true)
+        try client.send(raw: Array("GET / HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n".utf8))
+        return String(decoding: client.readToEnd(), as: UTF8.self)
     }
 }

@@ -35,29 +35,35 @@ public final class RawHTTPClient {
         public let description: String
     }
 
-    /// Connects to `127.0.0.1:port` (the connect completes in the kernel, whether or not the
-    /// server accepted the connection yet). Reads time out after `timeoutSeconds`.
+    /// Connects to `127.0.0.1:port`, or `[::1]:port` with `ipv6` (the connect completes in the
+    /// kernel, whether or not the server accepted the connection yet). Reads time out after
+    /// `timeoutSeconds`.
     /// - Parameter receiveBuffer: the socket's receive buffer in bytes (`SO_RCVBUF`, set before
     ///   connecting so that the window offered matches), for a client that does not read and
     ///   must leave the server's answer in the server's hands; nil: the system's default.
-    public init(port: UInt16, timeoutSeconds: Int = 30, receiveBuffer: Int32? = nil) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    public init(port: UInt16, timeoutSeconds: Int = 30, receiveBuffer: Int32? = nil, ipv6: Bool = false) throws {
+        socket = Glibc.socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw ClientError(description: "socket() failed") }
         if var size = receiveBuffer {
             setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let connected: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            _ = inet_pton(AF_INET6, "::1", &address.sin6_addr)
+            connected = Self.connect(socket, to: &address)
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            connected = Self.connect(socket, to: &address)
         }
         guard connected == 0 else {
             close(socket)
-            throw ClientError(description: "connect to 127.0.0.1:\(port) failed: errno \(errno)")
+            throw ClientError(description: "connect to \(ipv6 ? "[::1]" : "127.0.0.1"):\(port) failed: errno \(errno)")
         }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -65,6 +71,13 @@ public final class RawHTTPClient {
 
     deinit {
         close(socket)
+    }
+
+    /// `connect(2)` of `socket` to `address` (a `sockaddr_in` or `sockaddr_in6`).
+    private static func connect<Address>(_ socket: Int32, to address: inout Address) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
     }
 
     /// Hangs up (shuts the socket down both ways: the server sees the client go).
