@@ -48,6 +48,43 @@ final class TenantFlushTests: XCTestCase {
         XCTAssertEqual(counted.value, 3, "A's count sees A's rows")
     }
 
+    /// The writer keeps the latest run of one tenant's rows aside and notes its last row's place
+    /// for reads only when another tenant's row is queued (JournalWriter.State.latestRun): with
+    /// A, B, A queued while the writer is held, B's count waits for B's row (noted when A's
+    /// second row came) and A's for A's last one, and each sees its own rows once written;
+    /// vic, with nothing queued, answers at once.
+    func testReadsWaitForTheirOwnRowsWhenTenantsInterleave() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/v/0", headers: E2E.tenantHeader("vic")).status, 404)
+        XCTAssertEqual(JSONNumber.int(try count(client, "vic")["count"]), 1)
+
+        let hold = try JournalWriterHold(server)
+        defer { hold.end() }
+        for (index, tenant) in ["A", "B", "A"].enumerated() {
+            XCTAssertEqual(try client.request("GET", "/x/\(index)", headers: E2E.tenantHeader(tenant)).status, 404)
+        }
+        let counted = Locked<[String: Int]>([:])
+        let group = DispatchGroup()
+        let port = server.port
+        for tenant in ["A", "B"] {
+            DispatchQueue.global().async(group: group) {
+                let answer = try? RawHTTPClient(port: port).json(
+                    "POST", "/catbird/api/requests/count", Self.countBody("GET"), headers: E2E.tenantHeader(tenant))
+                counted.change { $0[tenant] = JSONNumber.int(answer?.object["count"]) ?? -1 }
+            }
+        }
+        E2E.waitUntilWaiting(server, 2)  // A's and B's counts wait for their rows
+
+        XCTAssertEqual(JSONNumber.int(try count(client, "vic")["count"]), 1, "vic's count answers while A's and B's rows wait")
+        XCTAssertEqual(counted.value, [:], "A's and B's counts still wait for their rows")
+
+        try hold.release()
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(counted.value, ["A": 2, "B": 1], "each count sees its tenant's rows")
+    }
+
     private func count(_ client: RawHTTPClient, _ tenant: String) throws -> [String: Any] {
         let answer = try client.json("POST", "/catbird/api/requests/count", Self.countBody("GET"), headers: E2E.tenantHeader(tenant))
         XCTAssertEqual(answer.status, 200, answer.text)
