@@ -113,6 +113,8 @@ public struct Mock: Sendable {
     public var patternURL: PatternMatch { definition.pattern.source.url }
     /// `pattern.source.method.rawValue`, read in place (as ``patternURL``).
     public var patternMethod: String { definition.pattern.source.method.rawValue }
+    /// `pattern.body`, read in place (as ``patternURL``): a 404 asks each of its closest mocks.
+    public var patternBody: CompiledBodyPattern? { definition.pattern.body }
     /// The response to serve, as sent by the client (`delay` in whole seconds).
     public var response: ResponseMock { definition.response }
     /// Whether the response waits before it is sent (a `delay` above 0 seconds): its hits are

@@ -512,7 +512,7 @@ struct MockServing: Sendable {
             tenant: tenant, method: request.method, target: request.target, headerValue: headerValue, body: request.matchedBody,
             slice: regexpSlice == nil ? .whole : .comparing)
         report.bodyDifference = report.closest.lazy.compactMap { closest in
-            closest.mock.pattern.body?.jsonDifference(request.matchedBody).map { (mockID: closest.mock.id, text: $0) }
+            closest.mock.patternBody?.jsonDifference(request.matchedBody).map { (mockID: closest.mock.id, text: $0) }
         }.first
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
