@@ -3,7 +3,6 @@ import CatbirdMatching
 import CatbirdStorage
 import CatbirdTestSupport
 @_spi(Server) import CatbirdWire
-import Foundation
 import XCTest
 
 /// A request's tenant and the default tenant holding no more mocks than a 404 names
@@ -12,20 +11,9 @@ import XCTest
 /// mocks, order, distances), for every split of up to three mocks between the tenant and the
 /// default tenant, matching urls or not, with header and body patterns, and one more mock (four:
 /// the bounded search) beside it.
-final class NearMissSmallTableTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-small-tables-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
+final class NearMissSmallTableTests: StorageTestCase {
     private func store(_ name: String) throws -> MockStore {
-        let connection = try Database(path: directory.appendingPathComponent("\(name).sqlite").path, mode: .readWrite)
+        let connection = try Database(path: databasePath("\(name).sqlite"), mode: .readWrite)
         _ = try Schema.migrate(connection)
         return try MockStore(database: SerialDatabase(connection))
     }
