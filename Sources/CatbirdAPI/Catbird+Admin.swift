@@ -17,7 +17,8 @@ extension Catbird {
     }
 
     /// Every tenant on the server with its counts, default tenant first, then by id
-    /// (`GET /catbird/api/tenants`). An admin call: sent without `X-Catbird-Parallel-Id`
+    /// (`GET /catbird/api/tenants`, a page of 1,000 tenants a call, asked for until the last:
+    /// tester finding T11-F3). An admin call: sent without `X-Catbird-Parallel-Id`
     /// whatever ``parallelId`` is (a shard would see only its own row), and with
     /// ``adminToken`` when the server has one (else 401).
     ///
@@ -28,7 +29,14 @@ extension Catbird {
     ///   try10a F14: a clean-up script read "one tenant" and concluded the server was clean).
     @_disfavoredOverload
     public func tenants() throws -> [Tenant] {
-        try perform(APICall.tenants, parallelId: nil)
+        var tenants: [Tenant] = []
+        var after: String?
+        while true {
+            let page = try perform(APICall.tenants(after: after), parallelId: nil)
+            tenants += page.tenants
+            guard let next = page.next(after: after) else { return tenants }
+            after = next
+        }
     }
 
     /// Every tenant on the server; see the synchronous form.
@@ -38,7 +46,14 @@ extension Catbird {
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
     public func tenants() async throws -> [Tenant] {
-        try await perform(APICall.tenants, parallelId: nil)
+        var tenants: [Tenant] = []
+        var after: String?
+        while true {
+            let page = try await perform(APICall.tenants(after: after), parallelId: nil)
+            tenants += page.tenants
+            guard let next = page.next(after: after) else { return tenants }
+            after = next
+        }
     }
 
     /// Drops the tenant `id`, its mocks and its journal (`DELETE /catbird/api/tenants/{id}`).
@@ -66,13 +81,13 @@ extension Catbird {
     }
 }
 
-extension APICall where Output == [Catbird.Tenant] {
-    /// `GET /catbird/api/tenants`.
-    static var tenants: APICall {
-        APICall(method: "GET", path: ["catbird", "api", "tenants"]) { data in
+extension APICall where Output == TenantList {
+    /// `GET /catbird/api/tenants`: the page after the tenant `after` (the first page when nil).
+    static func tenants(after: String?) -> APICall {
+        APICall(method: "GET", path: ["catbird", "api", "tenants"], query: after.map { [("after", $0)] } ?? []) { data in
             let list = try JSONDecoder().decode(TenantList.self, from: data)
             guard list.admin != false else { throw CatbirdError.notAdmin }
-            return list.tenants
+            return list
         }.asAdmin
     }
 }
@@ -85,9 +100,22 @@ extension CatbirdError {
             + "(set Catbird.adminToken, or CATBIRD_ADMIN_TOKEN for the launch helpers, to the server's --admin-token)")
 }
 
-/// The body of `GET /catbird/api/tenants`.
-private struct TenantList: Decodable, Sendable {
+/// The body of `GET /catbird/api/tenants`: a page of at most 1,000 tenants by id (tester
+/// finding T11-F3), so ``Catbird/tenants()`` asks for pages until the last.
+struct TenantList: Decodable, Sendable {
     let tenants: [Catbird.Tenant]
     /// Whether the caller was the admin; absent from older servers' answers.
     let admin: Bool?
+    /// Whether more tenants follow this page; absent from older servers' answers (which list
+    /// every tenant at once).
+    let hasMore: Bool?
+    /// The page's last id, to ask for the next page with, while ``hasMore``.
+    let nextAfter: String?
+
+    /// The `after` of the next page, nil after the last one (or when the server would not
+    /// move past `after`, so a wrong answer cannot loop for ever).
+    func next(after: String?) -> String? {
+        guard hasMore == true, let nextAfter, nextAfter != after else { return nil }
+        return nextAfter
+    }
 }

@@ -1,20 +1,7 @@
 import CatbirdStorage
 
-/// One tenant as listed by `GET /catbird/api/tenants`.
-public struct TenantSummary: Sendable, Codable, Equatable {
-    /// The parallel id; "" for the default tenant.
-    public var id: String
-    /// Mocks in the tenant's table.
-    public var mocks: Int
-    /// Entries in the tenant's journal.
-    public var requests: Int
-    /// UTC, ISO 8601 with milliseconds.
-    public var createdAt: String
-    /// The last control change or journaled request (UTC, ISO 8601 with milliseconds).
-    public var lastActivityAt: String
-}
-
-/// Lists tenants and drops them (mocks and journal together).
+/// Lists tenants (``page(after:prefix:limit:)``, ``summary(of:)``) and drops them (mocks and
+/// journal together).
 public final class TenantDirectory: Sendable {
     let mocks: MockStore
     let journal: Journal
@@ -36,25 +23,6 @@ public final class TenantDirectory: Sendable {
     /// - Throws: `SQLiteError`.
     public func checkReadable() throws {
         _ = try reader.use { try $0.query("SELECT COUNT(*) FROM tenants") }
-    }
-
-    /// Every tenant with its counts, default tenant first, then by id.
-    /// - Throws: `SQLiteError`.
-    public func list() throws -> [TenantSummary] {
-        journal.flush()
-        let rows = try reader.use { db in
-            try db.query("""
-                SELECT t.id, t.created_at, t.last_activity_at,
-                       (SELECT COUNT(*) FROM mocks m WHERE m.tenant = t.id),
-                       (SELECT COUNT(*) FROM journal_rows r WHERE r.tenant = t.id AND r.id > \(JournalDeletions.floorSQL))
-                FROM tenants t ORDER BY t.id
-                """.replacingOccurrences(of: "tenant = ?), 0)", with: "tenant = t.id), 0)"))
-        }
-        return rows.map { row in
-            TenantSummary(
-                id: row[0].stringValue ?? "", mocks: Int(row[3].intValue ?? 0), requests: Int(row[4].intValue ?? 0),
-                createdAt: row[1].stringValue ?? "", lastActivityAt: row[2].stringValue ?? "")
-        }
     }
 
     /// Waits until every journal entry queued so far is committed (``Journal/flush()``).

@@ -6,9 +6,11 @@ import CatbirdSupport
 /// `X-Catbird-Parallel-Id: P` comes from shard P and sees or drops tenant P only; the admin
 /// (``AdminAccess``: without a token, a request without the header; with one, its bearer) sees
 /// or drops any tenant. Refusals are 403, or 401 when an admin token is configured.
-/// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary], "admin": bool}`: every tenant for
-///   the admin; for shard P only P's own row (an empty list while P has no row yet). `admin`
-///   says which of the two the caller got (the web page offers the admin token when false).
+/// - `GET /catbird/api/tenants` → `{"tenants": [TenantSummary], "admin": bool, "hasMore": bool}`
+///   (and `nextAfter` while `hasMore`): for the admin a page of the tenants, by id (at most
+///   1,000; `after`, `prefix`, `limit`: ``TenantListing``); for shard P only P's own row, read
+///   by its id (an empty list while P has no row yet). `admin` says which of the two the
+///   caller got (the web page offers the admin token when false).
 /// - `DELETE /catbird/api/tenants/{id}` → 204, or 404 when no such tenant; drops its mocks and
 ///   journal. Shard P may drop only P (another id → 403). The default tenant has no id to put
 ///   in a path: `DELETE /catbird/api/tenants/` followed by nothing is a 400 (most often
@@ -20,10 +22,9 @@ import CatbirdSupport
 enum TenantRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
-            Route("GET", "/catbird/api/tenants", lane: .slow) { context in
-                var tenants = try dependencies.tenants.list()
-                if !context.isAdmin { tenants.removeAll { TenantID($0.id) != context.tenant } }
-                return JSONBody.response(TenantList(tenants: tenants, admin: context.isAdmin))
+            Route("GET", "/catbird/api/tenants", query: TenantListing.names, lane: .slow) { context in
+                let listing = try TenantListing(context.query)
+                return JSONBody.response(try listing.answer(dependencies.tenants, admin: context.isAdmin, caller: context.tenant))
             },
             Route(
                 "DELETE", "/catbird/api/tenants", lane: .slow,
@@ -55,11 +56,4 @@ enum TenantRoutes {
             },
         ]
     }
-}
-
-/// The answer of `GET /catbird/api/tenants`.
-private struct TenantList: Encodable {
-    let tenants: [TenantSummary]
-    /// Whether the caller is the admin, so `tenants` lists every tenant.
-    let admin: Bool
 }

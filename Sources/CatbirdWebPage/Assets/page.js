@@ -13,6 +13,8 @@ const SHORT_POLL_MS = 500;     // pause between polls when it does not
 const PREVIEW_BYTES = 65536;   // body bytes fetched for a preview
 const TREE_LIMIT = 1048576;    // JSON bodies up to this size are shown as a collapsible tree
 const TENANTS_REFRESH_MS = 5000;
+const TENANTS_SHOWN = 200;     // tenants asked for per refresh: the server lists a page of them, never all (tester finding T11-F3)
+const TENANT_PREFIX_WAIT_MS = 300;  // pause after typing in the filter before the server is asked for ids that start with it
 const TENANT_FILTER_FROM = 8;  // the tenants filter box shows from this many tenants on
 
 const $ = (id) => document.getElementById(id);
@@ -147,6 +149,18 @@ function formatSize(bytes) {
 const tenantItems = new Map();  // tenant id -> its <li> in the picker
 let tenantList = null;          // the server's last tenant list, filtered here as the box changes
 let tenantsAsked = null;        // the tenant-list call under way: one at a time (try8a F8)
+let tenantsMore = false;        // the server has more tenants than the list holds
+let tenantsPrefix = "";         // the start of an id the list was asked for ("": none)
+let tenantPrefixTimer = null;
+
+// The listing to ask for: the first TENANTS_SHOWN tenants by id; while the server has more
+// than that, those whose id starts with the filter's text (the page filters what it has by
+// substring meanwhile, as it does when it has them all).
+function tenantsQuery() {
+  const prefix = tenantsMore || tenantsPrefix ? $("tenant-filter").value : "";
+  const path = `/catbird/api/tenants?limit=${TENANTS_SHOWN}` + (prefix ? "&prefix=" + encodeURIComponent(prefix) : "");
+  return { path, prefix };
+}
 
 // Asks the server for the tenants (or joins the call already under way) and shows them. The
 // filter box only re-shows the list it has (showTenants): a call per keystroke took the default
@@ -154,8 +168,11 @@ let tenantsAsked = null;        // the tenant-list call under way: one at a time
 async function refreshTenants() {
   tenantsAsked ??= (async () => {
     try {
-      const answer = await api("/catbird/api/tenants", { tenant: null });
+      const { path, prefix } = tenantsQuery();
+      const answer = await api(path, { tenant: null });
       tenantList = answer.tenants;
+      tenantsMore = answer.hasMore === true;
+      tenantsPrefix = prefix;
       // Not the admin: the server has an admin token, and without it the listing holds the
       // default tenant only. The view's own tenant still works (a tenant's link shows that
       // tenant only); the token form offers the rest.
@@ -176,7 +193,11 @@ function showTenants() {
   if (!list.some((t) => t.id === "")) list.unshift({ id: "", requests: 0, mocks: 0, lastActivityAt: "" });
   if (!list.some((t) => t.id === state.tenant)) list.push({ id: state.tenant, requests: null, mocks: null, lastActivityAt: "" });
   list.sort((a, b) => (a.id === "" ? -1 : b.id === "" ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  $("tenant-filter").hidden = list.length < TENANT_FILTER_FROM;
+  $("tenant-filter").hidden = list.length < TENANT_FILTER_FROM && !tenantsMore && !tenantsPrefix;
+  const more = tenantsPrefix ? `The first ${TENANTS_SHOWN} tenants whose id starts with “${tenantsPrefix}”.`
+    : `The first ${TENANTS_SHOWN} tenants by id; type the start of an id to find others.`;
+  $("tenants-more").textContent = more;
+  $("tenants-more").hidden = !tenantsMore;
   const wanted = $("tenant-filter").hidden ? "" : $("tenant-filter").value.toLowerCase();
   if (wanted) list = list.filter((t) => t.id === state.tenant || t.id.toLowerCase().includes(wanted));
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -778,7 +799,13 @@ function start() {
   $("filters").addEventListener("submit", (event) => event.preventDefault());
   for (const id of ["filter-method", "filter-status", "filter-answered"]) $(id).addEventListener("change", readFilters);
   $("filter-url").addEventListener("input", () => { clearTimeout(urlTimer); urlTimer = setTimeout(readFilters, 300); });
-  $("tenant-filter").addEventListener("input", showTenants);
+  $("tenant-filter").addEventListener("input", () => {
+    showTenants();
+    // A list cut at TENANTS_SHOWN: ask the server once the typing pauses (one call at a time).
+    if (!tenantsMore && !tenantsPrefix) return;
+    clearTimeout(tenantPrefixTimer);
+    tenantPrefixTimer = setTimeout(refreshTenants, TENANT_PREFIX_WAIT_MS);
+  });
   $("pause").addEventListener("click", togglePause);
   $("older").addEventListener("click", loadOlder);
   $("clear").addEventListener("click", askClear);
