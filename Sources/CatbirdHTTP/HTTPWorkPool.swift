@@ -87,6 +87,12 @@ public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
         if accepted { changed.signal() }
     }
 
+    /// How many of `key`'s jobs are running now (for a reason that says what a waiting job
+    /// waited for).
+    public func runningJobs(of key: Key) -> Int {
+        queue.withLock { $0.running[key, default: 0] }
+    }
+
     /// Drops the jobs not yet started, waits for the running ones to finish and ends the
     /// threads. Safe to call twice. (A dropped job's responder answers 500 when released, which
     /// after the server's own stop does nothing.)

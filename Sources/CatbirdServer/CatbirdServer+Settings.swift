@@ -30,8 +30,13 @@ extension CatbirdServer {
         /// 16,384: a third of a second of the writer's work; a longer queue only holds more
         /// memory, as the journal benchmark's peak RSS showed at 50,000).
         public var journalQueueCapacity: Int
-        /// Longest a `/catbird/api/sql` query may run.
+        /// Longest a `/catbird/api/sql` query may run, from when it starts running.
         public var sqlTimeLimit: Duration
+        /// Longest a `/catbird/api/sql` query may wait for one of the SQL connections (all busy
+        /// with other queries) before it is refused with 503 and never runs (default 5 seconds:
+        /// a tenant behind up to five others' queries on the 3 connections, each at most
+        /// ``sqlTimeLimit``'s 2 seconds, still runs; tester finding T11-F2). No option sets it.
+        public var sqlWaitLimit: Duration = .seconds(5)
         /// Worker threads; defaults to the number of cores.
         public var threadCount: Int
         /// Log level; `info` logs one line per request.

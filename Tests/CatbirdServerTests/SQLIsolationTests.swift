@@ -92,8 +92,8 @@ final class SQLIsolationTests: XCTestCase {
     }
     /// Regression: while tenant A had 2 slow queries and tenant B 1, tenant C's `SELECT 1`
     /// waited 1.81 s (the pool's 3 threads were all taken, two of them by A). A tenant runs one
-    /// query at a time (its second waits for its first, within the same 2 seconds from
-    /// arrival), so the third thread stays free for C (docs/tenancy.md#fair-shares).
+    /// query at a time (its second waits for its first), so the third thread stays free for C
+    /// (docs/tenancy.md#fair-shares).
     func testATenantRunsOneQueryAtATimeSoAThirdTenantDoesNotWait() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
@@ -132,9 +132,10 @@ final class SQLIsolationTests: XCTestCase {
         XCTAssertEqual(aStatuses.sorted(), [400, 400, 429], "a third query of one tenant is refused at once: \(aStatuses)")
         XCTAssertEqual(result["B1"]?.status, 400, "B1 ran into the time limit")
         for name in ["A1", "A2", "A3", "B1"] where result[name]?.status == 400 {
-            // A's second waited for its first: its 2 seconds count from its arrival, so it
-            // ends with the first, not 2 seconds after it.
-            XCTAssertLessThan(result[name]?.took ?? .seconds(99), .milliseconds(3500), "\(name) answered past its time limit")
+            // A's second waited for its first, then ran its own 2 seconds (its limit counts from
+            // its start, T11-F2): about 4 s, never more than the 5-second bound on waiting plus
+            // its limit.
+            XCTAssertLessThan(result[name]?.took ?? .seconds(99), .milliseconds(6500), "\(name) answered past its time limit")
         }
     }
 }

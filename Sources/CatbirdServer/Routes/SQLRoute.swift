@@ -4,6 +4,7 @@ import CatbirdSQLSandbox
 import CatbirdStorage
 @_spi(Server) import CatbirdWire
 import Foundation
+import Synchronization
 
 /// `POST /catbird/api/sql` with `{"sql": "SELECT …", "params": [...], "maxRows": n}` →
 /// `{"columns": [...], "rows": [[...]], "truncated": bool}` (docs/protocol.md#sql).
@@ -15,8 +16,9 @@ import Foundation
 /// threads (``TenantSQL``; at most `perTenantLimit` queries of one tenant running or waiting,
 /// else 429, and one of them running at once). One
 /// statement, a read, parameters bound (never interpolated), at most `maxRows` rows (default
-/// 1000, at most 10000), `Settings.sqlTimeLimit` from the request's arrival (waiting for another
-/// SQL query included),
+/// 1000, at most 10000), `Settings.sqlTimeLimit` from the query's start (a wait for a
+/// connection busy with other queries is bounded by `Settings.sqlWaitLimit` apart: past it a
+/// 503, ``SQLWaitError``, and the query never runs),
 /// strings and blobs of at most `maxValueLength(_:)` bytes, and at most `maxResultSize` bytes
 /// of result in all (texts' and blobs' bytes plus 16 per value; past it → 400 "the result
 /// exceeds 16 MiB; …"). Blobs come back as `{"base64": "…"}`; a real that JSON cannot hold
@@ -44,17 +46,36 @@ enum SQLRoute {
         [
             // Answered later on the SQL pool (not the control pool), once the tenant has a place:
             // a third query of one tenant while two run or wait is a 429 at once; the second
-            // waits for the first (one running per tenant). The time limit counts from arrival.
+            // waits for the first (one running per tenant). The time limit counts from the
+            // query's start; the wait for a thread (and its connection) has its own bound, past
+            // which the answer is a 503 that says so, and the query never runs (T11-F2).
             Route("POST", "/catbird/api/sql", answer: { context in
                 let reservation = try dependencies.sql.reserve(for: context.tenant)
                 let log = dependencies.log
-                let deadline = context.request.receivedAt.advanced(by: dependencies.settings.sqlTimeLimit)
-                return .later(on: dependencies.sqlPool, key: context.tenant) {
-                    defer { reservation.release() }
-                    do {
-                        return try run(context, dependencies, deadline: deadline)
-                    } catch {
-                        return ErrorAnswer.response(for: error, log: log)
+                let tenant = context.tenant
+                let waitLimit = dependencies.settings.sqlWaitLimit
+                let waitDeadline = context.request.receivedAt.advanced(by: waitLimit)
+                return .later { responder in
+                    // Whichever comes first answers: the query's start on a thread, or the end
+                    // of its wait (the job, when its turn comes after that, does nothing).
+                    let turn = FirstClaim()
+                    let wait = max(waitDeadline - ContinuousClock.now, .zero)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + wait.dispatchInterval) {
+                        guard turn.claim() else { return }
+                        reservation.release()
+                        let waited = SQLWaitError(
+                            waitedMilliseconds: Int(waitLimit.milliseconds), connections: dependencies.sqlPool.threadCount,
+                            ownQueryRunning: dependencies.sqlPool.runningJobs(of: tenant) > 0)
+                        responder.send(ErrorAnswer.response(for: waited, log: log))
+                    }
+                    dependencies.sqlPool.run(key: tenant) {
+                        guard turn.claim() else { return }
+                        defer { reservation.release() }
+                        do {
+                            responder.send(try run(context, dependencies, waitDeadline: waitDeadline))
+                        } catch {
+                            responder.send(ErrorAnswer.response(for: error, log: log))
+                        }
                     }
                 }
             }),
@@ -108,7 +129,7 @@ enum SQLRoute {
     /// - Throws: ``APIError`` for a body that does not decode or a `maxRows` out of range;
     ///   `ReadOnlyQueryError` (400, or 503 when the database itself failed).
     private static func run(
-        _ context: RouteContext, _ dependencies: RouteDependencies, deadline: ContinuousClock.Instant
+        _ context: RouteContext, _ dependencies: RouteDependencies, waitDeadline: ContinuousClock.Instant
     ) throws -> HTTPResponse {
         let body = try JSONBody.decode(Body.self, from: context.request, shapeHint: shapeHint) { error in
             "\(JSONBody.readableReason(error)) (the body is \(shapeHint))"
@@ -120,7 +141,7 @@ enum SQLRoute {
         let parameters = (body.params ?? []).map(\.value)
         let rows = try dependencies.sql.query(
             body.sql, tenant: context.tenant, parameters: parameters, maxRows: maxRows,
-            timeLimit: dependencies.settings.sqlTimeLimit, deadline: deadline, maxResultSize: maxResultSize)
+            timeLimit: dependencies.settings.sqlTimeLimit, waitDeadline: waitDeadline, maxResultSize: maxResultSize)
         return JSONBody.response(SQLAnswer(rows))
     }
 }
@@ -151,5 +172,16 @@ struct SQLAnswer: Encodable {
             case let .blob(bytes): try container.encode(["base64": Data(bytes).base64EncodedString()])
             }
         }
+    }
+}
+
+/// Who answers a query: its start on an SQL thread, or the end of its wait; the first to
+/// ``claim()`` it.
+private final class FirstClaim: Sendable {
+    private let claimed = Atomic(false)
+
+    /// True for the first call only.
+    func claim() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }
 }
