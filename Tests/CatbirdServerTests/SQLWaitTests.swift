@@ -63,6 +63,32 @@ final class SQLWaitTests: XCTestCase {
         XCTAssertEqual(Set(statuses), [400], "each slow query ran into its time limit: \(statuses)")
     }
 
+    /// A query that waited for a connection still gets its whole time limit once it runs: the
+    /// finding's slow query, sent while three other tenants' copies hold the 3 connections for
+    /// their whole second, is interrupted a full second after it started, not a second after it
+    /// arrived (the old deadline, which the time it waited used up).
+    func testAQueryThatWaitedGetsItsWholeTimeLimit() throws {
+        let server = try TestServer { $0.sqlTimeLimit = .seconds(1) }
+        defer { server.removeFiles() }
+        let busy = BusyTenants()
+        let sent = ContinuousClock.now
+        runSlowQueries(server, tenants: 3, once: true, busy)
+        E2E.waitUntilWaiting(server, 3)
+        usleep(300_000)
+        let client = try server.client()
+        let arrived = ContinuousClock.now
+        let answer = try E2E.sql(client, Self.slowSQL, tenant: "victim3")
+        let answered = ContinuousClock.now
+        XCTAssertEqual(answer.status, 400, answer.text)
+        XCTAssertEqual(answer.object["reason"] as? String, "the query was interrupted after its time limit of 1000 ms")
+        // It could start only when one of the three ended, a second or more after they were
+        // sent, and then ran its own second: a lower bound, which a slow machine only passes by more.
+        XCTAssertGreaterThanOrEqual(answered - arrived, (sent + .seconds(1) - arrived) + .seconds(1),
+                                    "the time it waited counted against its limit")
+        XCTAssertEqual(busy.group.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(busy.statuses.withLock { $0 }, [400, 400, 400])
+    }
+
     /// Past the bound on waiting, the query is refused with a 503 and `Retry-After` whose reason
     /// says it waited for connections busy with other tenants' queries and never ran; the
     /// busy tenants' queries still get their whole time limit.
