@@ -149,7 +149,8 @@ public final class CatbirdServer: Sendable {
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit,
             releasing: HTTPServer.resumingTogether, log: log)
         deletions = try JournalDeletions(database: writer, log: log)
-        let journal = Journal(writer: journalWriter, database: writer, reader: reader, deletions: deletions)
+        let journal = Journal(
+            writer: journalWriter, database: writer, reader: reader, deletions: deletions, pruned: try JournalPruned(database: writer))
         // After migrating: the SQL route's connections shadow the tables migrated above.
         sql = try TenantSQL(path: location.path, maxValueLength: SQLRoute.maxValueLength(settings), journal: journal)
         let tenants = TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader)

@@ -87,4 +87,47 @@ final class RetentionFairShareTests: XCTestCase {
         XCTAssertEqual(JSONNumber.int(fresh["count"]), 1)
         XCTAssertNil(fresh["prunedThrough"], "\(fresh)")
     }
+
+    /// Regression (the journal's `prunedThrough` was kept in memory only): with
+    /// `--journal-max-rows 100`, 300 requests of one tenant lose their oldest 200 to retention;
+    /// the count said so (`prunedThrough`), but after a restart it answered 100 with no
+    /// `prunedThrough`, as if the app had sent only those. Now the note is stored (migration
+    /// 0012) and the count, listing and wait say the same after a restart; a journal clear
+    /// deletes it, and a restart after the clear does not bring it back.
+    func testWhatRetentionDeletedIsStillSaidAfterARestart() throws {
+        let test = try server(maxRows: 100)
+        defer { test.removeFiles() }
+        var client = try test.client()
+        let requests = (0..<300).map { index in
+            E2E.PipelinedRequest(method: "GET", target: "/noisy/\(index)", headers: E2E.tenantHeader("noisy"))
+        }
+        XCTAssertEqual(try E2E.pipeline(client, requests).count, 300)
+        let deadline = Date().addingTimeInterval(20)
+        while try prunedOverLimit(client) < 200, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertEqual(try prunedOverLimit(client), 200, "300 rows, 100 kept")
+        let before = try count(client, "noisy", url: "/noisy/*")
+        XCTAssertEqual(JSONNumber.int(before["count"]), 100, "\(before)")
+        let prunedThrough = try XCTUnwrap(JSONNumber.int(before["prunedThrough"]), "\(before)")
+
+        try test.restart()
+        client = try test.client()
+        let after = try count(client, "noisy", url: "/noisy/*")
+        XCTAssertEqual(JSONNumber.int(after["count"]), 100, "\(after)")
+        XCTAssertEqual(JSONNumber.int(after["prunedThrough"]), prunedThrough, "the restart kept the note: \(after)")
+        let page = try E2E.journalPage(client, tenant: "noisy", query: "bodies=false&limit=1")
+        XCTAssertEqual(JSONNumber.int(page["prunedThrough"]), prunedThrough, "\(page.keys)")
+        let wait = try client.json(
+            "POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/noisy/0"}},"timeout":0}"#,
+            headers: E2E.tenantHeader("noisy"))
+        XCTAssertEqual(wait.status, 408, wait.text)
+        XCTAssertTrue(wait.text.contains("retention deleted this tenant's entries up to \(prunedThrough)"), wait.text)
+
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("noisy")).status, 200)
+        try test.restart()
+        client = try test.client()
+        XCTAssertEqual(try client.request("GET", "/noisy/again", headers: E2E.tenantHeader("noisy")).status, 404)
+        let fresh = try count(client, "noisy", url: "/noisy/*")
+        XCTAssertEqual(JSONNumber.int(fresh["count"]), 1, "\(fresh)")
+        XCTAssertNil(fresh["prunedThrough"], "the clear deleted the stored note too: \(fresh)")
+    }
 }

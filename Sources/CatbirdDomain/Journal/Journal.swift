@@ -23,8 +23,9 @@ public final class Journal: Sendable {
     public static let countHelperLimit = 2
     /// Journal rows being deleted in the background, hidden from every read.
     public let deletions: JournalDeletions
-    /// What retention deleted of each tenant's journal (reads that reach it say so).
-    public let pruned = JournalPruned()
+    /// What retention deleted of each tenant's journal (reads that reach it say so), as
+    /// stored in `journal_pruned` (kept across restarts).
+    public let pruned: JournalPruned
 
     /// - Parameters:
     ///   - writer: the writer that owns appends.
@@ -33,8 +34,10 @@ public final class Journal: Sendable {
     ///     ``registerFunctions(on:)`` applied: one per thread that reads, and
     ///     ``countHelperLimit`` more for the counts' spare threads.
     ///   - deletions: the background deletes of cleared and dropped journals.
-    public init(writer: JournalWriter, database: SerialDatabase, reader: DatabasePool, deletions: JournalDeletions) {
+    ///   - pruned: what retention deleted, loaded from `database` (``JournalPruned/init(database:)``).
+    public init(writer: JournalWriter, database: SerialDatabase, reader: DatabasePool, deletions: JournalDeletions, pruned: JournalPruned) {
         self.deletions = deletions
+        self.pruned = pruned
         self.writer = writer
         self.database = database
         self.reader = reader
@@ -175,6 +178,7 @@ public final class Journal: Sendable {
                 ).first
                 let through = row?[1].intValue
                 if let through { try JournalDeletions.schedule(db, tenant: tenant, through: through) }
+                try JournalPruned.delete(db, tenant)
                 return (Int(row?[0].intValue ?? 0), through)
             }
         }

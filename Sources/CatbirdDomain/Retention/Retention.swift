@@ -69,7 +69,7 @@ public final class Retention: Sendable {
                     last = id
                 }
                 guard let last else { return 0 }
-                journal.pruned.deleted(try db.query(
+                try journal.pruned.deleting(db, try db.query(
                     "SELECT tenant, max(id) FROM journal_rows WHERE id <= ? AND time < ? GROUP BY tenant", [.integer(last), .text(cutoff)]))
                 try db.run("DELETE FROM journal_rows WHERE id <= ? AND time < ?", [.integer(last), .text(cutoff)])
                 return db.changes
@@ -110,10 +110,9 @@ public final class Retention: Sendable {
                     "SELECT max(id) FROM (SELECT id FROM journal_rows WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?)",
                     bindings + [.integer(Int64(min(left, Self.batchSize)))]
                 ).first?[0].intValue else { return 0 }
+                try journal.pruned.deleting(db, tenant, through: last)
                 try db.run("DELETE FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?", bindings + [.integer(last)])
-                let changes = db.changes
-                journal.pruned.deleted(tenant, through: last)
-                return changes
+                return db.changes
             }
             if removed == 0 { break }
             deleted += removed
@@ -156,11 +155,11 @@ public final class Retention: Sendable {
                     left -= row.bytes
                 }
                 guard let last else { return (0, bytes) }
+                try journal.pruned.deleting(db, tenant, through: last)
                 try db.run(
                     "DELETE FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?",
                     [.text(tenant.rawValue), .integer(hidden), .integer(last)])
                 let changes = db.changes
-                journal.pruned.deleted(tenant, through: last)
                 return (changes, try journalBytes.bytes(db))
             }
             pass.journalBytes = bytes
@@ -217,6 +216,7 @@ public final class Retention: Sendable {
                     try JournalRecords.deleteAll(db, tenant: tenant)
                     pass.idleTenantJournalRows += db.changes
                     try db.run("DELETE FROM tenants WHERE id = ?", [.text(id)])
+                    try JournalPruned.delete(db, tenant)
                     return mocks
                 }
                 // Under the write connection, so no control change can slip in between.

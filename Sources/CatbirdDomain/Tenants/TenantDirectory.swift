@@ -47,6 +47,7 @@ public final class TenantDirectory: Sendable {
                 try db.transaction { () throws -> (Bool, Int64?) in
                     try MockRecords.deleteAll(db, tenant: tenant)
                     let through = try Self.scheduleJournalDeletion(db, tenant: tenant)
+                    try JournalPruned.delete(db, tenant)
                     if tenant.isDefault { return (true, through) }
                     try db.run("DELETE FROM tenants WHERE id = ?", [.text(tenant.rawValue)])
                     return (db.changes > 0, through)
@@ -111,6 +112,7 @@ public final class TenantDirectory: Sendable {
                         if let through = try Self.scheduleJournalDeletion(db, tenant: tenant) { scheduled.append((tenant, through)) }
                     }
                     try db.execute("DELETE FROM tenants WHERE id <> ''")
+                    try JournalPruned.deleteAll(db)
                     return scheduled
                 }
             }
