@@ -162,7 +162,8 @@ public final class CatbirdServer: Sendable {
             files: try Self.fileServing(settings, log: log), upstream: try Self.upstreamServing(settings, client: outbound, log: log),
             settings: settings, origin: origin, storageFaults: faults, reader: reader,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
-            pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil))
+            pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
+            parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit))
         let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane, bodyLane: bodyLane)
         controlRoutes = handler.routes.routes
         http = HTTPServer(configuration: configuration, handler: handler)

@@ -38,6 +38,8 @@ enum WaitRoute {
                 guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }
                 try MockPatternLimits.checkExpressions(body.pattern)
                 try BodyPatternCheck.check(body.pattern)
+                // Its body's bytes, held until the wait is done (a refusal here is answered at once).
+                let charge = try dependencies.parkedWaits.admit(context.tenant, bodyBytes: context.request.body.count)
                 let lane = context.slowLooks
                 let tenant = context.tenant
                 // Compiled on the slow lane, in the tenant's turn, not on this worker (try9b F13).
@@ -46,7 +48,7 @@ enum WaitRoute {
                         do {
                             let wait = RequestWait(
                                 dependencies: dependencies, lane: lane, tenant: tenant, pattern: try CompiledRequestPattern(body.pattern),
-                                since: since, timeout: timeout)
+                                since: since, timeout: timeout, charge: charge)
                             wait.look(responder)
                         } catch {
                             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
@@ -72,8 +74,15 @@ final class RequestWait: Sendable {
     private let deadline: ContinuousClock.Instant
     /// The id of the last journal entry looked at; only later ones are matched next time.
     private let searchedThrough: Mutex<Int64>
+    /// Its body's share of the parked waits' bytes (``ParkedWaitBytes``), given back when the
+    /// wait is let go: once answered, or, its client gone, at its deadline.
+    private let charge: ParkedWaitBytes.Charge
 
-    init(dependencies: RouteDependencies, lane: LookLane, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double) {
+    init(
+        dependencies: RouteDependencies, lane: LookLane, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double,
+        charge: ParkedWaitBytes.Charge
+    ) {
+        self.charge = charge
         self.dependencies = dependencies
         self.lane = lane
         self.tenant = tenant

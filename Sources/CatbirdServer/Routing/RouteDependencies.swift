@@ -34,6 +34,8 @@ struct RouteDependencies: Sendable {
     /// Each mock's answer as its hits share it in the current second (``MockServing``), which
     /// `update` makes for the mock it stored before its 201.
     let sentAnswers: SentMockAnswers
+    /// The request bodies parked waits hold, bounded per tenant and for all (try10b F2, addendum).
+    let parkedWaits: ParkedWaitBytes
 }
 
 /// The base URL the server listens on, e.g. `http://127.0.0.1:8080` (set when it starts; the
