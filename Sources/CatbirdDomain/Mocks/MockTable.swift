@@ -25,6 +25,10 @@ struct MockTable: Sendable {
     /// The bytes of the mocks' response bodies and patterns, all together (``Mock/heldBytes``):
     /// what ``TenantMockLimits/maxBytes`` bounds.
     private(set) var heldBytes = 0
+    /// The bytes (``Mock/heldBytes``) of every mock removed from this table so far, all
+    /// together: what a near-miss catalog kept since (``TenantMocks``' catalog base) still holds
+    /// of mocks no longer here.
+    private(set) var removedBytes = 0
 
     /// An empty table.
     init() {}
@@ -91,6 +95,7 @@ struct MockTable: Sendable {
         guard let mock = byID.removeValue(forKey: id) else { return nil }
         if byIdentity[mock.identity] == id { byIdentity[mock.identity] = nil }
         heldBytes -= mock.heldBytes
+        removedBytes += mock.heldBytes
         if let url = mock.pattern.equalURL {
             equalURLs[url]?.removeAll { $0 == id }
             if equalURLs[url]?.isEmpty == true { equalURLs[url] = nil }

@@ -124,24 +124,30 @@ final class NearMissCatalog: @unchecked Sendable {
     let sharedFields: [SharedField]
     /// Each group's and block's shared fields (indexes in ``sharedFields``), one range after the other.
     let sharedFieldIndexes: UnsafeBufferPointer<Int32>
+    /// How many of ``blocks`` were taken over from the earlier catalog the catalog was built
+    /// from (``init(_:reusing:)``), with their classes, columns and fields (for tests).
+    let blocksTakenOver: Int
 
-    init(_ unordered: some Sequence<Mock>) {
-        let mocks = unordered.sorted { a, b in
-            let (left, right) = (a.pattern, b.pattern)
-            if left.methodKey != right.methodKey { return left.methodKey < right.methodKey }
-            if left.comparedURL.count != right.comparedURL.count { return left.comparedURL.count < right.comparedURL.count }
-            if left.comparedURL != right.comparedURL { return left.comparedURL.lexicographicallyPrecedes(right.comparedURL) }
-            return a.position < b.position
-        }
+    /// The catalog of `unordered` (a table's mocks, in any order). With `base`, an earlier
+    /// catalog of the same table, what `base` worked out for the mocks it holds unchanged is
+    /// taken from it rather than worked out again: their order and keys
+    /// (``order(_:reusing:)``), and each block and group whose mocks are exactly those of one of
+    /// `base`'s (its byte classes, url columns and shared fields); the catalog is the same as
+    /// without `base` (tester finding try10b F10).
+    init(_ unordered: some Sequence<Mock>, reusing base: NearMissCatalog? = nil) {
+        let order = Self.order(Array(unordered), reusing: base)
+        let entries = order.entries
+        let mocks = entries.map(\.mock)
         var urls: [UInt8] = []
         var bounds: [MockBound] = []
         bounds.reserveCapacity(mocks.count)
-        for mock in mocks {
-            let pattern = mock.pattern
-            bounds.append(MockBound(
-                classes: pattern.urlHistogram, methodKey: pattern.methodKey, position: mock.position, urlStart: Int32(urls.count),
-                length: Int32(pattern.comparedURL.count)))
-            urls += pattern.comparedURL
+        order.addedURLs.withUnsafeBufferPointer { added in
+            for entry in entries {
+                bounds.append(MockBound(
+                    classes: entry.classes, methodKey: entry.methodKey, position: entry.position, urlStart: Int32(urls.count),
+                    length: Int32(entry.urlLength)))
+                urls += order.url(of: entry, added: added)
+            }
         }
         var columnBytes: [UInt8] = []
         var columnEnds: [Int32] = []
@@ -152,6 +158,23 @@ final class NearMissCatalog: @unchecked Sendable {
             columnEnds += columns.ends.map { $0 + kept.bytesStart }
             columnBytes += columns.bytes
             return kept
+        }
+        /// `base`'s columns `columns` of `length` columns appended to the flat column storage, and where.
+        func keep(_ columns: Columns?, length: Int32, of base: NearMissCatalog) -> Columns? {
+            guard let columns else { return nil }
+            let kept = Columns(bytesStart: Int32(columnBytes.count), endsStart: Int32(columnEnds.count))
+            let ends = base.columnEnds[Int(columns.endsStart)..<Int(columns.endsStart) + Int(length)]
+            columnEnds += ends.map { $0 - columns.bytesStart + kept.bytesStart }
+            columnBytes += base.columnBytes[Int(columns.bytesStart)..<Int(ends.last ?? columns.bytesStart)]
+            return kept
+        }
+        /// The columns of the urls of the mocks at `range` (all of one length), read in place in `urls`.
+        func urlColumns(_ range: Range<Int>, maximumBytes: Int) -> ColumnClasses? {
+            urls.withUnsafeBufferPointer { urls in
+                ColumnClasses(
+                    texts: bounds[range].map { Int($0.urlStart) }, length: Int(bounds[range.lowerBound].length), in: urls,
+                    maximumBytes: maximumBytes)
+            }
         }
         var sharedFields: [SharedField] = []
         var sharedFieldIndex: [SharedField.Key: Int32] = [:]
@@ -175,6 +198,8 @@ final class NearMissCatalog: @unchecked Sendable {
         var groups: [Group] = []
         var groupBlocks: [Int32] = []
         var groupPositions: [Int64] = []
+        let baseGroups = base?.groupsByKey ?? [:]
+        var blocksTakenOver = 0
         var groupStart = 0
         while groupStart < mocks.count {
             let (key, length) = (bounds[groupStart].methodKey, bounds[groupStart].length)
@@ -182,16 +207,31 @@ final class NearMissCatalog: @unchecked Sendable {
             while groupEnd < mocks.count, bounds[groupEnd].methodKey == key, bounds[groupEnd].length == length { groupEnd += 1 }
             let group = groupStart..<groupEnd
             let firstBlock = blocks.count
+            // `base`'s group of this method key and url length: its blocks, in `base.blocks`.
+            let baseGroup = baseGroups[GroupKey(methodKey: key, length: length)]
+            var reusedAll = baseGroup != nil
             var blockFields: [[SharedField]] = []
-            for start in stride(from: groupStart, to: groupEnd, by: Self.blockSize) {
+            for (number, start) in stride(from: groupStart, to: groupEnd, by: Self.blockSize).enumerated() {
                 let range = start..<min(start + Self.blockSize, groupEnd)
+                let firstPosition = bounds[range].lazy.map(\.position).min()!
+                if let base, let baseGroup, let reused = base.sameBlock(baseGroup, number, as: entries[range]) {
+                    let fields = base.fields(reused.fields)
+                    blockFields.append(fields)
+                    blocks.append(Block(
+                        classes: reused.classes, methodKey: key, firstPosition: firstPosition, start: Int32(range.lowerBound),
+                        end: Int32(range.upperBound), length: length, group: Int32(groups.count),
+                        columns: keep(reused.columns, length: length, of: base), fields: keep(fields)))
+                    blocksTakenOver += 1
+                    continue
+                }
+                reusedAll = false
                 let fields = CompiledRequestPattern.sharedFields(of: mocks[range].lazy.map(\.pattern), limit: Self.sharedFieldLimit)
                 blockFields.append(fields)
                 blocks.append(Block(
                     classes: bounds[range].reduce(.empty) { $0.union($1.classes) }, methodKey: key,
-                    firstPosition: bounds[range].lazy.map(\.position).min()!, start: Int32(range.lowerBound),
+                    firstPosition: firstPosition, start: Int32(range.lowerBound),
                     end: Int32(range.upperBound), length: length, group: Int32(groups.count),
-                    columns: keep(ColumnClasses(mocks[range].lazy.map(\.pattern.comparedURL), maximumBytes: 4 * Int(length) + 32)),
+                    columns: keep(urlColumns(range, maximumBytes: 4 * Int(length) + 32)),
                     fields: keep(fields)))
             }
             // Lowest first position first: ties are decided by position, so the earlier mocks
@@ -199,13 +239,23 @@ final class NearMissCatalog: @unchecked Sendable {
             let blocksStart = Int32(groupBlocks.count)
             groupBlocks += (firstBlock..<blocks.count).sorted { (blocks[$0].firstPosition, $0) < (blocks[$1].firstPosition, $1) }
                 .map { Int32($0) }
-            groups.append(Group(
-                classes: blocks[firstBlock...].reduce(.empty) { $0.union($1.classes) },
+            // The same mocks as `base`'s group (every block the same, and as many): its columns and fields too.
+            let sameGroup = reusedAll && baseGroup?.blocks.count == blocks.count - firstBlock ? baseGroup : nil
+            let columns: Columns?
+            let fields: [SharedField]
+            if let base, let sameGroup {
+                let reused = base.groups[sameGroup.group]
+                columns = keep(reused.columns, length: length, of: base)
+                fields = base.fields(reused.fields)
+            } else {
                 // A group of one block is bounded by the block's columns.
-                columns: group.count > Self.blockSize
-                    ? keep(ColumnClasses(mocks[group].lazy.map(\.pattern.comparedURL), maximumBytes: 8 * Int(length) + 64)) : nil,
+                columns = group.count > Self.blockSize ? keep(urlColumns(group, maximumBytes: 8 * Int(length) + 64)) : nil
+                fields = CompiledRequestPattern.sharedFields(among: blockFields)
+            }
+            groups.append(Group(
+                classes: blocks[firstBlock...].reduce(.empty) { $0.union($1.classes) }, columns: columns,
                 length: length, methodKey: key, blocksStart: blocksStart, blocksEnd: Int32(groupBlocks.count), order: 0,
-                fields: keep(CompiledRequestPattern.sharedFields(among: blockFields))))
+                fields: keep(fields)))
             groupPositions.append(blocks[Int(groupBlocks[Int(blocksStart)])].firstPosition)
             groupStart = groupEnd
         }
@@ -229,6 +279,7 @@ final class NearMissCatalog: @unchecked Sendable {
         self.columnEnds = Self.kept(columnEnds)
         self.sharedFields = sharedFields
         self.sharedFieldIndexes = Self.kept(sharedFieldIndexes)
+        self.blocksTakenOver = blocksTakenOver
     }
 
     deinit {

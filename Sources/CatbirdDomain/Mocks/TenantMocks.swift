@@ -25,14 +25,17 @@ final class TenantMocks: Sendable {
         let table: MockTable
         let version: UInt64
         /// Built by the first unmatched request that needs it, under this lock (so hits, which
-        /// never need it, are not held up), then shared by the later ones.
-        private let catalog = Mutex<NearMissCatalog?>(nil)
+        /// never need it, are not held up), then shared by the later ones; with the catalog of
+        /// an earlier version to build it from (``NearMissCatalog/init(_:reusing:)``), let go
+        /// once it is built.
+        private let catalog: Mutex<(built: NearMissCatalog?, base: NearMissCatalog?)>
         /// Set once ``nearMissCatalog`` is built: read without waiting for a build under way.
         private let catalogBuilt = Atomic<Bool>(false)
 
-        init(table: MockTable, version: UInt64) {
+        init(table: MockTable, version: UInt64, catalogBase: NearMissCatalog?) {
             self.table = table
             self.version = version
+            catalog = Mutex((nil, catalogBase))
         }
 
         /// ``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:fallback:outOfTime:skipped:)`` on
@@ -54,9 +57,9 @@ final class TenantMocks: Sendable {
 
         var nearMissCatalog: NearMissCatalog {
             catalog.withLock { catalog in
-                if let catalog { return catalog }
-                let built = NearMissCatalog(table.byID.values)
-                catalog = built
+                if let built = catalog.built { return built }
+                let built = NearMissCatalog(table.byID.values, reusing: catalog.base)
+                catalog = (built, nil)
                 catalogBuilt.store(true, ordering: .releasing)
                 return built
             }
@@ -64,6 +67,11 @@ final class TenantMocks: Sendable {
 
         /// Whether ``nearMissCatalog`` is built (false while a build is under way).
         var hasNearMissCatalog: Bool { catalogBuilt.load(ordering: .acquiring) }
+
+        /// ``nearMissCatalog`` once built (nil before, or while a build is under way: never waits for one).
+        var builtNearMissCatalog: NearMissCatalog? {
+            hasNearMissCatalog ? catalog.withLock { $0.built } : nil
+        }
     }
 
     private struct State {
@@ -85,6 +93,15 @@ final class TenantMocks: Sendable {
         var usedUp: [UsedUpMock] = []
         /// The snapshot of the current version, once a request asked for it.
         var snapshot: Snapshot?
+        /// The latest near-miss catalog built, for the next version's to be built from
+        /// (``NearMissCatalog/init(_:reusing:)``: a change costs the next 404 the mocks it
+        /// changed, not the whole table; tester finding try10b F10). Kept only for a table of at
+        /// least ``TenantMocks/catalogBaseMinimum`` mocks, and only while the mocks removed since
+        /// (which it still holds) hold at most ``TenantMocks/catalogBaseRetiredShare`` of the
+        /// table's bytes (or 1 MiB).
+        var catalogBase: NearMissCatalog?
+        /// ``MockTable/removedBytes`` when ``catalogBase`` was built.
+        var removedBytesAtBase = 0
         /// Raised after each change of this table, as of every tenant's (``MockStore/generation``).
         let generation: MockTablesGeneration
 
@@ -97,10 +114,19 @@ final class TenantMocks: Sendable {
         /// any more, the table is changed in place rather than copied) and raises the version;
         /// raises the tables' generation once the change is made.
         mutating func changeTable<T>(_ body: (inout MockTable) -> T) -> T {
+            if let built = snapshot?.builtNearMissCatalog {
+                catalogBase = built
+                removedBytesAtBase = table.removedBytes
+            }
             snapshot = nil
             version &+= 1
             defer { generation.raise() }
-            return body(&table)
+            let result = body(&table)
+            if catalogBase != nil, table.count < TenantMocks.catalogBaseMinimum
+                || table.removedBytes - removedBytesAtBase > max(1 << 20, table.heldBytes / TenantMocks.catalogBaseRetiredShare) {
+                catalogBase = nil
+            }
+            return result
         }
 
         /// Forgets every mock (a later version, so snapshots of the old table are stale).
@@ -108,6 +134,7 @@ final class TenantMocks: Sendable {
             snapshot = nil
             version &+= 1
             table = MockTable()
+            catalogBase = nil
             usage = [:]
             unsettled = [:]
             pendingExhausted = [:]
@@ -134,7 +161,7 @@ final class TenantMocks: Sendable {
 
         mutating func currentSnapshot() -> Snapshot {
             if let snapshot { return snapshot }
-            let made = Snapshot(table: table, version: version)
+            let made = Snapshot(table: table, version: version, catalogBase: catalogBase)
             snapshot = made
             return made
         }
@@ -321,6 +348,14 @@ final class TenantMocks: Sendable {
             // A mock was added or removed while this request was matched: match again.
         }
     }
+
+    /// The fewest mocks a table has for its near-miss catalog to be kept as the next one's
+    /// base (``State/catalogBase``): ``MockStore/nearMissCatalogWorkerLimit`` (1,000); a smaller
+    /// table's catalog is built anew in milliseconds.
+    static let catalogBaseMinimum = MockStore.nearMissCatalogWorkerLimit
+    /// A kept base is let go once the mocks removed since it was built hold more than this
+    /// fraction of the table's bytes (1/8), or 1 MiB when that is more.
+    static let catalogBaseRetiredShare = 8
 
     /// Used-up mocks a table remembers for its 404s at most: 4 (the latest).
     static let usedUpKept = 4
