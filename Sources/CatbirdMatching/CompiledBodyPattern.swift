@@ -6,7 +6,8 @@ import Foundation
 /// wait arrives), then matched against many bodies. Rules: docs/matching.md#body-matchers.
 ///
 /// - `equal`, `contains`: on the body's bytes and `value`'s UTF-8 bytes, case-sensitive;
-///   `contains` in time linear in both lengths (``ByteSearch``).
+///   `contains` in time linear in both lengths (``ByteSearch``); a body many `contains` patterns
+///   read is indexed by pairs of bytes once and looked up (``BodyPairIndex``).
 /// - `regexp`: like the url's `regexp` (``CompiledPatternMatch``): an unanchored,
 ///   case-insensitive ICU search, in the body read as UTF-8; a body that is not UTF-8 never matches.
 /// - `json`: the body read as JSON equals `value` read as JSON (``JSONValue`` equality: key
@@ -127,8 +128,7 @@ public struct CompiledBodyPattern: Sendable {
                 try reading.admit(until: deadline, slice: slice)
                 return body == bytes ? .matched : .notMatched
             case let .contains(bytes):
-                try reading.admit(until: deadline, slice: slice)
-                return ByteSearch.contains(bytes, in: body) ? .matched : .notMatched
+                return try reading.contains(bytes, until: deadline, slice: slice) ? .matched : .notMatched
             case let .regexp(pattern):
                 guard let text = try reading.utf8Text(until: deadline, slice: slice) else { return .notMatched }
                 try reading.admit(until: deadline, slice: slice)

@@ -73,15 +73,49 @@ final class RequestBodyReading {
         // once 100 ms had passed made `equal`, `contains`, `json` and `jsonPath` answers depend
         // on the machine's load (review of the session's change: 50 jsonPath mocks and a 5 MB
         // body matching the 50th answered 404 on the lane).
+        try admit(costing: bytes.count, until: deadline, slice: slice)
+    }
+
+    /// Admits work reading `cost` bytes (a pass over the body: its size), as ``admit(until:slice:)``.
+    private func admit(costing cost: Int, until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) {
         guard slice.isSlice, !admitsEveryPass else { return }
         if bytes.count > Self.workerPassBytes {
             refusedForSize = true
             throw Refused()
         }
-        bytesSinceClock += max(bytes.count, 1)
+        bytesSinceClock += max(cost, 1)
         guard bytesSinceClock >= Self.clockEveryBytes else { return }
         bytesSinceClock = 0
         if ContinuousClock.now >= deadline { throw Refused() }
+    }
+
+    /// `contains` searches made on this body so far, and its pair index (``BodyPairIndex``) once built.
+    private var containsSearches = 0
+    private var pairs: BodyPairIndex?
+    /// Searches of one body before its pair index is built: 4 (a request matched against a few
+    /// `contains` mocks searches its body a few times, cheaper than indexing it).
+    static let searchesBeforeIndex = 4
+
+    /// Whether the body contains `needle` (`contains`): a search of the body, admitted as one
+    /// pass (``admit(until:slice:)``); from the ``searchesBeforeIndex``-th search of the body on
+    /// (bodies up to ``BodyPairIndex/maximumBodyBytes``), a look-up in the body's pair index,
+    /// built once as one pass and each look-up metered by the bytes it reads.
+    /// - Throws: ``Refused`` as ``admit(until:slice:)``.
+    func contains(_ needle: [UInt8], until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> Bool {
+        containsSearches += 1
+        if pairs == nil, containsSearches > Self.searchesBeforeIndex, needle.count >= 2, bytes.count <= BodyPairIndex.maximumBodyBytes {
+            try admit(until: deadline, slice: slice)
+            pairs = bytes.withUnsafeBufferPointer { BodyPairIndex($0) }
+        }
+        if let pairs {
+            let looked = needle.withUnsafeBufferPointer { needle in bytes.withUnsafeBufferPointer { pairs.contains(needle, in: $0) } }
+            if let looked {
+                try admit(costing: looked.work, until: deadline, slice: slice)
+                return looked.found
+            }
+        }
+        try admit(until: deadline, slice: slice)
+        return ByteSearch.contains(needle, in: bytes)
     }
 
     /// The body as text; nil when it is not UTF-8.
