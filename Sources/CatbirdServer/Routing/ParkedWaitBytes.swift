@@ -85,11 +85,6 @@ final class ParkedWaitBytes: Sendable {
         return Charge(owner: self, tenant: tenant, bytes: bytes)
     }
 
-    /// Bytes `tenant`'s parked waits hold now (a moment's figure, for tests and reasons).
-    func held(by tenant: TenantID) -> Int {
-        held.withLock { $0.byTenant[tenant] ?? 0 }
-    }
-
     private func giveBack(_ bytes: Int, of tenant: TenantID) {
         held.withLock { held in
             held.all -= bytes
