@@ -194,6 +194,40 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertNil(try E2E.journal(try recorder.client(), tenant: nil).last?["problem"] as? String)
     }
 
+    /// Regression (T11-F1, the tester's exact targets): two request-targets that are not one
+    /// resource but name one file replaced each other's recording without a word: `/p/a%2Fb.json`
+    /// then `/p/a/b.json` (a `%2F` in the path is decoded to `/`), and with `--files-with-query`
+    /// `/fq?p=a/b` then `/fq?p=a%2Fb` (a query's `/` is written `%2F`) and `/fq?` then `/fq` (an
+    /// empty query names no query). Each replacement's entry now has the `problem` the query
+    /// case had; `/e%41` then `/eA`, one resource (RFC 3986 section 6.2.2.2), replaces silently.
+    func testTwoTargetsThatShareAFileSaySoWhateverMadeThemShareIt() throws {
+        let cases: [(query: Bool, first: String, second: String, file: String, collides: Bool)] = [
+            (false, "/p/a%2Fb.json", "/p/a/b.json", "p/a/b.json", true),
+            (true, "/fq?p=a/b", "/fq?p=a%2Fb", "fq?p=a%2Fb", true),
+            (true, "/fq?", "/fq", "fq", true),
+            (true, "/e%41", "/eA", "eA", false),
+        ]
+        for (query, first, second, file, collides) in cases {
+            try? FileManager.default.removeItem(at: mocksDirectory)
+            let recorder = try recording(query: query)
+            let client = try recorder.client()
+            for target in [first, second] {
+                XCTAssertEqual(try client.request("GET", target).status, 200, target)
+            }
+            let journal = try E2E.journal(client, tenant: nil)
+            let path = mocksDirectory.resolvingSymlinksInPath().appendingPathComponent(file).path
+            XCTAssertEqual(journal.map { $0["filePath"] as? String }, [path, path], "both recorded to one file: \(first) \(second)")
+            XCTAssertEqual(journal.map { $0["url"] as? String }, [first, second])
+            XCTAssertNil(journal.first?["problem"] as? String, "the first recording replaced nothing")
+            XCTAssertEqual(
+                journal.last?["problem"] as? String,
+                collides ? "'\(path)' held the answer to \(first), replaced by this answer to \(second): both request-targets name this file "
+                    + "(docs/files.md#request-to-file)" : nil,
+                "\(first) then \(second)")
+            recorder.stop()
+        }
+    }
+
     /// Tester finding try8b F9: with `--files-with-query`, `/q?y.catbird-response.json` was
     /// recorded as a body file over `q?y`'s sidecar (its replay then a 500), and served the
     /// sidecar of `q?..%2F..%2Fz` as a body. A name ending in the sidecar suffix, query

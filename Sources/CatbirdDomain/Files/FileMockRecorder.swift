@@ -35,7 +35,7 @@ public final class FileMockRecorder: Sendable {
     ]
 
     /// The request-target each file was last recorded from in this run, by the file's path,
-    /// and the paths a replacement was logged for (``replacedQuery(path:target:)``).
+    /// and the paths a replacement was logged for (``replacedTarget(path:target:)``).
     private let recordedTargets = Mutex((targets: [String: String](), logged: Set<String>()))
     /// Files whose targets ``recordedTargets`` keeps at most: 10,000 (later ones are not
     /// followed; about 1 MB).
@@ -46,27 +46,34 @@ public final class FileMockRecorder: Sendable {
     }
 
     /// Notes that the file at `path` was just recorded from `target`, and, when it was recorded
-    /// earlier in this run from the same path with another query (without `--files-with-query`
-    /// the query is not part of the name, so `?page=2` replaces `?page=1`: try9a F15), says so:
-    /// `'…/api/list.json' held the answer to /api/list?page=1, replaced by this answer to
-    /// /api/list?page=2: the query is not part of a file name; give --files-with-query to keep
-    /// both`, and whether this is the first such replacement of that file in this run (the
-    /// caller logs that one). Nil otherwise.
-    public func replacedQuery(path: String, target: String) -> (problem: String, first: Bool)? {
-        guard !directory.includesQuery else { return nil }
-        return recordedTargets.withLock { state in
+    /// earlier in this run from a request-target that is not the same resource
+    /// (``RequestTargetIdentity``: `%41` and `A` are one, `%2F` and `/` are not), says so:
+    /// without `--files-with-query` the query is not part of the name, so `?page=2` replaces
+    /// `?page=1` (try9a F15): `'…/api/list.json' held the answer to /api/list?page=1, replaced by
+    /// this answer to /api/list?page=2: the query is not part of a file name; give
+    /// --files-with-query to keep both`; any other pair of targets that name one file (`%2F` in
+    /// the path decoded to `/`, an empty query, an `Accept` extension: T11-F1) ends
+    /// `: both request-targets name this file (docs/files.md#request-to-file)`. Also says whether
+    /// this is the first such replacement of that file in this run (the caller logs that one).
+    /// Nil otherwise.
+    public func replacedTarget(path: String, target: String) -> (problem: String, first: Bool)? {
+        recordedTargets.withLock { state in
             let previous = state.targets[path]
             if previous != nil || state.targets.count < Self.followedFiles { state.targets[path] = target }
-            guard let previous, Self.query(of: previous) != Self.query(of: target) else { return nil }
+            guard let previous, RequestTargetIdentity(previous) != RequestTargetIdentity(target) else { return nil }
+            let onlyTheQuery = !directory.includesQuery
+                && RequestTargetIdentity(Self.withoutQuery(previous)) == RequestTargetIdentity(Self.withoutQuery(target))
             let problem = "'\(path)' held the answer to \(previous.utf8Prefix(200)), replaced by this answer to \(target.utf8Prefix(200)): "
-                + "the query is not part of a file name; give --files-with-query to keep both"
+                + (onlyTheQuery
+                    ? "the query is not part of a file name; give --files-with-query to keep both"
+                    : "both request-targets name this file (docs/files.md#request-to-file)")
             return (problem, state.logged.insert(path).inserted)
         }
     }
 
-    /// The query of a request-target (after its first `?`), nil for none.
-    private static func query(of target: String) -> Substring? {
-        target.firstIndex(of: "?").map { target[$0...] }
+    /// A request-target without its query (up to its first `?`).
+    private static func withoutQuery(_ target: String) -> String {
+        target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
     }
 
     /// Records one exchange and returns the body file's absolute path.

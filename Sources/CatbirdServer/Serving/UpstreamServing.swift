@@ -111,7 +111,7 @@ struct UpstreamServing: Sendable {
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body,
                             fieldsNotUTF8: upstream.fieldsNotUTF8)
-                        if let path, let replaced = recorder.replacedQuery(path: path, target: request.target) {
+                        if let path, let replaced = recorder.replacedTarget(path: path, target: request.target) {
                             if replaced.first { log.warning("record mode: \(replaced.problem) (said once per file; each entry's problem says it)") }
                             notRecorded = replaced.problem
                         }
