@@ -6,7 +6,8 @@ import CZlib
 /// `gzip` (and its old name `x-gzip`, RFC 9110 section 8.4.1.3; several gzip members one
 /// after another, as `cat a.gz b.gz` makes, are one body) and `deflate` (zlib data, RFC 9110
 /// section 8.4.1.2, or raw deflate, which some clients send under that name), with zlib.
-/// Any other coding (`br`, `zstd`), a list of several, or `identity` is left as received.
+/// A list of them (`gzip, gzip`) is decoded last to first. Any other coding (`br`, `zstd`) or
+/// `identity` is left as received.
 public enum ContentDecoding: Sendable, Equatable {
     /// The body decoded from `coding` (the `Content-Encoding` value as sent).
     case decoded([UInt8], coding: String)
@@ -34,12 +35,57 @@ public enum ContentDecoding: Sendable, Equatable {
         limit > Int.max / 2 ? Int.max : limit + limit / 64 + 1024
     }
 
+    /// The most codings of one `Content-Encoding` list decoded (`gzip, gzip` is two): 4. Each is
+    /// bounded as a single coding is (``maxCompressedBytes(forLimit:)``, ``maxMembers``, the
+    /// output `limit`), so a list costs at most four times one coding's work.
+    public static let maxCodings = 4
+
     /// The decoding of `body` sent with `Content-Encoding: contentEncoding`, at most `limit`
     /// bytes of output held at any time (plus one chunk of 64 KiB); nil when there is nothing
-    /// to undo (no body, no or another coding: see the type's comment).
+    /// to undo (no body, no coding, `identity`, or one coding that is not decoded: see the
+    /// type's comment).
+    ///
+    /// A list of codings (`gzip, gzip`: RFC 9110 section 8.4, applied in the order listed) is
+    /// decoded last to first, each coding as a single one is; a list with a coding that is not
+    /// decoded (`br, gzip`), or of more than ``maxCodings``, is matched as received, and
+    /// ``undecodable(coding:reason:)`` says why (tester finding T11-F9: a `gzip, gzip` body was
+    /// matched as received without a word).
     public static func decode(_ body: [UInt8], contentEncoding: String?, limit: Int) -> ContentDecoding? {
         guard !body.isEmpty, let contentEncoding else { return nil }
-        let coding = contentEncoding[...].trimmingOptionalWhitespace().lowercased()
+        let codings = contentEncoding.split(separator: ",", omittingEmptySubsequences: true)
+            .map { $0.trimmingOptionalWhitespace().lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+        guard codings.count > 1 else {
+            return codings.first.flatMap { decode(body, coding: $0, shown: contentEncoding, limit: limit) }
+        }
+        guard codings.count <= maxCodings else {
+            return .undecodable(coding: contentEncoding, reason: "it lists \(codings.count) codings; at most \(maxCodings) are decoded")
+        }
+        if let other = codings.first(where: { !decoded.contains($0) }) {
+            return .undecodable(coding: contentEncoding, reason: "\(other) is not a coding decoded for matching (gzip and deflate are)")
+        }
+        var bytes = body
+        for (index, coding) in codings.enumerated().reversed() {
+            switch decode(bytes, coding: coding, shown: contentEncoding, limit: limit) {
+            case let .decoded(inner, _)?:
+                bytes = inner
+            case let .undecodable(_, reason)?:
+                return .undecodable(coding: contentEncoding, reason: "its coding \(index + 1) of \(codings.count), \(coding): \(reason)")
+            case let outcome?:
+                return outcome
+            case nil:
+                return .undecodable(coding: contentEncoding, reason: "its coding \(index + 1) of \(codings.count), \(coding), left no bytes to decode")
+            }
+        }
+        return .decoded(bytes, coding: contentEncoding)
+    }
+
+    /// The codings decoded, lowercased.
+    private static let decoded: Set<String> = ["gzip", "x-gzip", "deflate"]
+
+    /// `body` decoded from one `coding` (lowercased, one of ``decoded``, else nil), the result
+    /// naming `shown`, the `Content-Encoding` value as sent.
+    private static func decode(_ body: [UInt8], coding: String, shown contentEncoding: String, limit: Int) -> ContentDecoding? {
+        guard !body.isEmpty else { return nil }
         // Gzip only for gzip, so a zlib stream sent as gzip is reported, not guessed at; deflate
         // tries zlib's format first, then raw deflate.
         let attempts: [Int32] = switch coding {

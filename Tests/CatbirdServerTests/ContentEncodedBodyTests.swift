@@ -21,7 +21,7 @@ final class ContentEncodedBodyTests: XCTestCase {
     }
 
     /// `bytes` compressed by Python's zlib module: `gzip` (RFC 1952), `zlib` (RFC 1950, what
-    /// HTTP calls deflate), `raw` (RFC 1951), `members` (gzip of `bytes`, then empty gzip
+    /// HTTP calls deflate), `gzip2` (gzip of the gzip of `bytes`), `raw` (RFC 1951), `members` (gzip of `bytes`, then empty gzip
     /// members up to `count` in all), `syncs` (zlib data of `bytes` padded to `count` empty
     /// stored blocks), or `zeros` (gzip of `count` zero bytes).
     private func compressed(_ format: String, _ bytes: [UInt8] = [], count: Int = 0) throws -> [UInt8] {
@@ -33,6 +33,7 @@ final class ContentEncodedBodyTests: XCTestCase {
             data = open(sys.argv[2], 'rb').read()
             mode = sys.argv[1]
             if mode == 'gzip': out = gzip.compress(data, mtime=0)
+            elif mode == 'gzip2': out = gzip.compress(gzip.compress(data, mtime=0), mtime=0)
             elif mode == 'zlib': out = zlib.compress(data)
             elif mode == 'raw': c = zlib.compressobj(wbits=-15); out = c.compress(data) + c.flush()
             elif mode == 'syncs':
@@ -90,6 +91,46 @@ final class ContentEncodedBodyTests: XCTestCase {
             "the request body was sent with Content-Encoding: gzip (43 bytes, journaled as received); body patterns were matched "
                 + "against its 23 decoded bytes")
         XCTAssertEqual(JSONNumber.int((first["response"] as? [String: Any])?["status"]), 202)
+    }
+
+    /// Regression (T11-F9, the tester's exact input): `gzip(gzip(b'hello NEEDLE'))` sent with
+    /// `Content-Encoding: gzip, gzip` (two codings, RFC 9110 section 8.4) to a mock whose body
+    /// pattern is `contains "NEEDLE"` got 404 `got "<53 bytes, not UTF-8>"`, and its entry no
+    /// `problem`. The codings are now decoded last to first; a list with a coding that is not
+    /// decoded, or of more than four, is matched as received and its entry says why.
+    func testStackedCodingsAreDecodedOrTheEntrySaysWhyNot() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/stacked"},"body":{"kind":"contains","value":"NEEDLE"}},"response":{"status":202}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        let twice = try compressed("gzip2", Array("hello NEEDLE".utf8))
+        func post(_ body: [UInt8], _ encoding: String) throws -> RawResponse {
+            try client.request("POST", "/stacked", headers: tenant + [("Content-Encoding", encoding)], body: body)
+        }
+        XCTAssertEqual(try post(twice, "gzip, gzip").status, 202)
+        XCTAssertEqual(try post(twice, "gzip,identity,GZIP").status, 202, "identity is no coding; case does not count")
+        let once = try compressed("gzip", Array("hello NEEDLE".utf8))
+        XCTAssertEqual(try post(once, "gzip, gzip").status, 404, "one gzip under two: the inner one is not gzip")
+        XCTAssertEqual(try post(twice, "br, gzip").status, 404)
+        XCTAssertEqual(try post(twice, "gzip, gzip, gzip, gzip, gzip").status, 404)
+
+        let problems = try E2E.journal(client, tenant: "gz").compactMap { $0["problem"] as? String }
+        XCTAssertEqual(problems, [
+            "the request body was sent with Content-Encoding: gzip, gzip (\(twice.count) bytes, journaled as received); body patterns "
+                + "were matched against its 12 decoded bytes",
+            "the request body was sent with Content-Encoding: gzip,identity,GZIP (\(twice.count) bytes, journaled as received); body "
+                + "patterns were matched against its 12 decoded bytes",
+            "the request body was sent with Content-Encoding: gzip, gzip but could not be decoded (its coding 1 of 2, gzip: incorrect "
+                + "header check); body patterns were matched against its \(once.count) bytes as received",
+            "the request body was sent with Content-Encoding: br, gzip but could not be decoded (br is not a coding decoded for "
+                + "matching (gzip and deflate are)); body patterns were matched against its \(twice.count) bytes as received",
+            "the request body was sent with Content-Encoding: gzip, gzip, gzip, gzip, gzip but could not be decoded (it lists 5 "
+                + "codings; at most 4 are decoded); body patterns were matched against its \(twice.count) bytes as received",
+        ])
     }
 
     /// A body that says gzip but is not (plain JSON, or cut short) is matched as received, as
