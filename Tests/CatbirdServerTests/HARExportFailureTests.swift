@@ -68,6 +68,40 @@ final class HARExportFailureTests: StorageTestCase {
         XCTAssertEqual(((again.object["log"] as? [String: Any])?["entries"] as? [Any])?.count, 200, "whole again once the pages are")
     }
 
+    /// Regression (T11-F11): an export read slowly while the tenant's journal was cleared
+    /// finished as a valid, well-closed HAR of the entries sent so far (1,376 of 157,440), with
+    /// nothing saying it was cut. It now ends as a failed read does: the connection closed
+    /// without the last chunk, the document without its closing `]}}`.
+    func testAnExportCutShortByAJournalClearEndsWithoutTheLastChunk() throws {
+        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
+        try server.start()
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        try E2E.addMock(client, method: "POST", url: "/kept", body: "kept")
+        // 300 entries of 64 KiB bodies: about 20 MB of HAR, more than the sockets buffer while
+        // the client reads nothing, so the server is still producing pages when the clear comes.
+        let body = Array(repeating: UInt8(ascii: "a"), count: 64 * 1024)
+        for _ in 0..<300 {
+            XCTAssertEqual(try client.request("POST", "/kept", body: body).status, 200)
+        }
+        let reader = try RawHTTPClient(port: server.port)
+        try reader.send(raw: Array("GET /catbird/api/requests.har HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        var bytes = reader.read(upTo: 64 * 1024, within: 10)
+        XCTAssertTrue(String(decoding: bytes.prefix(12), as: UTF8.self).hasPrefix("HTTP/1.1 200"), String(decoding: bytes.prefix(200), as: UTF8.self))
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests").status, 200)
+        let (rest, closed) = reader.readUntilClosed(within: 30)
+        bytes += rest
+        XCTAssertTrue(closed, "the server closes the connection of a cut export")
+        XCTAssertFalse(bytes.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "no last chunk: the body is visibly incomplete")
+        let document = Self.dechunked(bytes)
+        XCTAssertTrue(document.starts(with: Array(#"{"log":{"#.utf8)), "the document begins")
+        XCTAssertFalse(document.suffix(3).elementsEqual(Array("]}}".utf8)), "the document is not closed")
+        XCTAssertNil(try? JSONSerialization.jsonObject(with: Data(document)), "the document is cut, not valid JSON")
+        // The journal as it is now exports whole: empty.
+        let again = try client.request("GET", "/catbird/api/requests.har")
+        XCTAssertEqual(((again.object["log"] as? [String: Any])?["entries"] as? [Any])?.count, 0, again.text)
+    }
+
     /// The data of the chunks in a chunked answer (the bytes after its header section), as far
     /// as they came.
     private static func dechunked(_ bytes: [UInt8]) -> [UInt8] {

@@ -78,4 +78,17 @@ extension Journal {
                 durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue, problem: row[19].stringValue)
         }
     }
+
+    /// Whether the tenant's entry `id` is still in the journal as readers see it: neither
+    /// deleted (retention) nor hidden by a clear or a drop (``JournalDeletions``), read on
+    /// `connection`. An export asks it of the last entry it wrote when it finds no more: a clear
+    /// during the export also ends it, and must not pass for the journal's end (T11-F11).
+    /// - Throws: `SQLiteError`.
+    public func stillHolds(entry id: Int64, of tenant: TenantID, on connection: SerialDatabase) throws -> Bool {
+        guard id > deletions.hiddenThrough(tenant) else { return false }
+        let rows = try connection.use {
+            try $0.query("SELECT 1 FROM journal_rows WHERE id = ? AND tenant = ?", [.integer(id), .text(tenant.rawValue)])
+        }
+        return !rows.isEmpty
+    }
 }

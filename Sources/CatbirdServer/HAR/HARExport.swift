@@ -15,8 +15,21 @@ import Synchronization
 /// connection (a page is a few dozen rows by primary key, at most ``pageBudget`` bytes of
 /// bodies). A read that fails half-way ends the answer as ``HTTPBodyStream/Step/failed``: the
 /// connection is closed without the chunked body's last chunk (an HTTP client reports an
-/// incomplete transfer), and the document lacks its closing `]}}`.
+/// incomplete transfer), and the document lacks its closing `]}}`. So does an export whose
+/// entries not yet sent were deleted meanwhile (``EntriesDeleted``).
 final class HARExport: Sendable {
+    /// The journal was cleared, the tenant dropped, or retention deleted entries while the
+    /// export was read, so entries it had not sent yet are gone: the export ends as on a failed
+    /// read, not as a whole document (tester finding T11-F11: a clear during the export left a
+    /// well-closed HAR of 1,376 of 157,440 entries). Before any byte is sent it is a 409.
+    struct EntriesDeleted: HTTPResponseError, CustomStringConvertible {
+        var status: Int { 409 }
+        var reason: String {
+            "the journal was cleared (or the tenant dropped, or retention deleted entries) while the export was read: export again"
+        }
+        var description: String { reason }
+    }
+
     /// Bodies' bytes one page may hold: 2 MiB (the entries' count follows from the body limit).
     static let pageBudget = 2 << 20
 
@@ -124,6 +137,11 @@ final class HARExport: Sendable {
             state.cursor = entry.id
         }
         state.remaining = state.remaining.map { $0 - entries.count }
+        // A clear, a drop or retention that deleted what was not sent yet ends the pages too:
+        // told from the journal's end by the last entry sent being gone (T11-F11).
+        if entries.count < count, let last = state.cursor, try !journal.stillHolds(entry: last, of: tenant, on: connection) {
+            throw EntriesDeleted()
+        }
         if entries.count < count || count == 0 {
             state.pending += Array("]}}".utf8)
             state.finished = true
