@@ -52,3 +52,17 @@ extension CatbirdServer.Settings {
         }
     }
 }
+
+extension CatbirdServer.Settings {
+    /// The start-up warning when ``journalBodyLimit`` is larger than ``maxBodySize``: accepted
+    /// (a file mock's or an upstream's answer may be longer than any request), but no request
+    /// body ever is, and the SQL route's per-value and memory limits grow with the journal body
+    /// limit (docs/protocol.md#sql), so a mistaken `100gb` lifts them too (tester finding
+    /// T11-F12). Nil otherwise.
+    public var journalBodyLimitWarning: String? {
+        guard journalBodyLimit > maxBodySize else { return nil }
+        return "--journal-body-limit (\(journalBodyLimit) bytes) is larger than --max-body-size (\(maxBodySize) bytes): no request body "
+            + "is longer than --max-body-size, so only response bodies are kept past it, and the SQL route's per-value and memory "
+            + "limits grow with the journal body limit (docs/protocol.md#sql)"
+    }
+}

@@ -41,7 +41,7 @@ enum CommandLineOptions {
     ]
 
     /// Refused (README.md#configuration): an unknown option or argument, an option given twice,
-    /// `--version` with anything else, a `CATBIRD_*` variable set but empty, and any value the
+    /// `--help` or `--version` with anything else, a `CATBIRD_*` variable set but empty, and any value the
     /// option does not accept. The arguments are read first, so `--help` and `--version`
     /// answer whatever the environment holds; then the variables, in the order of their names,
     /// so that of two bad ones the same is named on every run.
@@ -52,7 +52,12 @@ enum CommandLineOptions {
         if remaining.first == "serve" { remaining = remaining.dropFirst() }
         while let argument = remaining.popFirst() {
             switch argument {
-            case "-h", "--help", "help": return .help
+            case "-h", "--help", "help":
+                // As `--version`: `-h extra` printed help and exited 0 (T11-F10).
+                guard flags.isEmpty, remaining.isEmpty else {
+                    throw UsageError(description: "'\(argument)' takes no other arguments: run `catbird --help` alone")
+                }
+                return .help
             case "--version", "version":
                 guard flags.isEmpty, remaining.isEmpty else {
                     throw UsageError(description: "'\(argument)' takes no other arguments: run `catbird --version` alone")
@@ -265,9 +270,7 @@ enum CommandLineOptions {
     static func corsOrigins(_ list: String) throws(UsageError) -> [String] {
         let origins = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         for origin in origins where origin != "*" {
-            guard let components = URLComponents(string: origin), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
-                  components.host?.isEmpty == false, components.path.isEmpty, components.query == nil, components.fragment == nil,
-                  components.user == nil else {
+            guard CatbirdServer.Settings.isListableOrigin(origin) else {
                 throw UsageError(description: "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not '\(origin)'")
             }
         }
@@ -279,7 +282,7 @@ enum CommandLineOptions {
     static func allowedHosts(_ list: String) throws(UsageError) -> [String] {
         let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         for name in names where name != "*" {
-            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"/:@[]*,".utf8.contains($0) }) else {
+            guard CatbirdServer.Settings.isListableHost(name) else {
                 throw UsageError(description: "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not '\(name)'")
             }
         }

@@ -47,6 +47,7 @@ case let .serve(settings):
                 + "every tenant; set --admin-token or CATBIRD_ADMIN_TOKEN")
     }
     for warning in settings.corsWarnings { log.warning(warning) }
+    if let warning = settings.journalBodyLimitWarning { log.warning(warning) }
     let number = TerminationSignals.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")
     server.stop()

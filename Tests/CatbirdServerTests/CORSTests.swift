@@ -154,6 +154,29 @@ final class CORSTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/catbird/api/requests", headers: [shard]).status, 200)
     }
 
+    /// Regression (T11-F8): `Origin: null` (a sandboxed iframe, a `file://` page) was told to give
+    /// `--cors-origin null`, which the command line refuses (exit 2). The 403 now suggests the
+    /// option only with a value it accepts.
+    func testA403SuggestsOnlyAnOriginTheCommandLineAccepts() throws {
+        let server = try TestServer { $0.cors = true }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for (origin, hint) in [
+            (
+                "null",
+                "a page with no origin of its own (a sandboxed iframe, a file:// page) sends Origin: null, which --cors-origin cannot "
+                    + "list; only --cors-origin '*' lets such a page set mocks (docs/files.md#cors)"
+            ),
+            ("http://a.test/x", "it is not an origin --cors-origin can list (scheme, host, optional port: docs/files.md#cors)"),
+        ] {
+            let refused = try client.request("GET", "/catbird/api/requests", headers: [("Origin", origin)])
+            XCTAssertEqual(refused.status, 403, refused.text)
+            XCTAssertEqual(refused.object["reason"] as? String, "the origin \(origin) may not use the control routes: \(hint)")
+        }
+        XCTAssertFalse(CatbirdServer.Settings.isListableOrigin("null"), "the rule the command line applies")
+        XCTAssertTrue(CatbirdServer.Settings.isListableOrigin("http://evil.example"))
+    }
+
     /// With `--cors-origin` only the listed origins get CORS fields, on every route; `*` is any
     /// origin on every route (the old `--cors`).
     func testListedOriginsAndTheWildcard() throws {

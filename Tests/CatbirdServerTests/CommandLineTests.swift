@@ -48,6 +48,9 @@ final class CommandLineTests: XCTestCase {
             (["--max-body-size", "lots"], "max body size"),
             (["--port"], "option '--port' needs a value"),
             (["stray"], "unexpected argument 'stray'"),
+            // T11-F10: `-h extra` printed the help and exited 0 while `--version extra` was refused.
+            (["-h", "extra"], "'-h' takes no other arguments: run `catbird --help` alone"),
+            (["--port", "1", "--help"], "'--help' takes no other arguments: run `catbird --help` alone"),
             (["--redirect-url", "ftp://example.com"], "redirect URL must be an http:// or https:// URL"),
             (["--redirect-url", "http://example.com/?q=1"], "redirect URL must be"),
             (["--record", "--proxy"], "record mode writes file mocks: give --mocks-dir"),

@@ -32,6 +32,26 @@ final class ControlHostTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/kept").text, "kept")
     }
 
+    /// Regression (T11-F8, the tester's exact `Host` values): an empty `Host` was told to give
+    /// `--allowed-host ` (no name) and `Host: 127.0.0.1 evil` to give `--allowed-host 127.0.0.1
+    /// evil`; the command line refuses both. The option is now suggested only with a value it accepts.
+    func testA403SuggestsOnlyANameTheCommandLineAccepts() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for host in ["", "127.0.0.1 evil"] {
+            let refused = try client.request("GET", "/catbird/api/tenants", headers: [("Host", host)])
+            XCTAssertEqual(refused.status, 403, refused.text)
+            XCTAssertEqual(
+                refused.object["reason"] as? String,
+                "the Host \(host) is not a name this server answers its control routes under: listening on a loopback address, it "
+                    + "answers them for IP addresses, localhost and --allowed-host names only, so that a web page cannot reach them "
+                    + "through a rebound DNS name; it is not a name --allowed-host can list (docs/files.md#host-names)")
+            XCTAssertFalse(CatbirdServer.Settings.isListableHost(host), "the rule the command line applies")
+        }
+        XCTAssertTrue(CatbirdServer.Settings.isListableHost("evil.example"))
+    }
+
     /// Tester finding try9b F1, the exact requests: a browser proxied through a `--proxy` server
     /// sends a page's own `/catbird/…` calls in absolute form under the page's name; they listed
     /// every tenant's journal and `DELETE …/tenants?all=true` dropped every tenant (204).

@@ -32,6 +32,26 @@ final class ErrorReasonTests: ServerTestCase {
         XCTAssertFalse(hugeMockLimit.text.contains("whole number"), hugeMockLimit.text)
     }
 
+    /// Regressions (T11-F10, the tester's exact inputs): `"limit": -9223372036854775809` was
+    /// called too large; `?status=099` was echoed as `not 99`; a wait of `"timeout": 1e-9` said
+    /// it waited `1e-09 s` (it waited 0: the time is counted in whole milliseconds).
+    func testReasonsSayWhatWasSentAndWhatHappened() throws {
+        let negative = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a"},"headers":{}},"response":{"status":200,"limit":-9223372036854775809}}"#)
+        E2E.assertError(negative, status: 400, reasonContains: "'response.limit' (-9223372036854775809) is too small (at least -9223372036854775808)")
+        XCTAssertFalse(negative.text.contains("too large"), negative.text)
+        E2E.assertError(
+            try client.request("GET", "/catbird/api/requests?status=099"), status: 400,
+            reasonContains: "'status' must be an HTTP status from 100 to 599 or a class such as 4xx, not 099")
+        let wait = try client.json(
+            "POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"}},"timeout":1e-9}"#)
+        E2E.assertError(wait, status: 408, reasonContains: #"no request matching GET equal "/never" arrived within 0 s;"#)
+        let half = try client.json(
+            "POST", "/catbird/api/requests/wait", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"}},"timeout":0.25}"#)
+        E2E.assertError(half, status: 408, reasonContains: #"no request matching GET equal "/never" arrived within 0.25 s;"#)
+    }
+
     /// `equalTo` takes any JSON value: `1e400` was refused with "'pattern.body.equalTo' must be an
     /// object", and `"status":1e400` with "malformed JSON"; the fault is a number out of range.
     func testANumberOutOfRangeIsNamedAsSuchWhereverItIs() throws {

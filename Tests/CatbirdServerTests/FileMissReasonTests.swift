@@ -43,6 +43,38 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertEqual(try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/books"]).status, 200)
     }
 
+    /// Regression (T11-F7, the tester's exact setup): `ln -s /etc/passwd mocks/leak; curl /leak`
+    /// got a 404 saying only `no file mock in … (tried leak)`; a fixtures folder linked in from
+    /// elsewhere got no hint either. The reason now says the name leads outside.
+    func testASymlinkLeadingOutsideIsNamedInThe404() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fixtures-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: directory)
+            try? FileManager.default.removeItem(at: elsewhere)
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: elsewhere.appendingPathComponent("user.json"))
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("leak").path, withDestinationPath: "/etc/passwd")
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("fixtures").path, withDestinationPath: elsewhere.path)
+        let root = directory.resolvingSymlinksInPath().path
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        let client = try server.client()
+        for name in ["leak", "fixtures/user.json"] {
+            let refused = try client.request("GET", "/" + name)
+            XCTAssertEqual(refused.status, 404, refused.text)
+            XCTAssertFalse(refused.text.contains("root:"), "not served")
+            XCTAssertTrue(
+                (refused.object["reason"] as? String ?? "").hasSuffix(
+                    "; no file mock in \(root) (tried \(name)); \(name) is a symlink, or under one, leading outside the mocks "
+                        + "directory: not served (docs/files.md#confinement)"),
+                refused.text)
+        }
+        let missing = try client.request("GET", "/none")
+        XCTAssertTrue((missing.object["reason"] as? String ?? "").hasSuffix("(tried none)"), missing.text)
+    }
+
     /// Regression (try9a F4): with `--files-with-query`, `/api/list?page=2` recorded with
     /// `Accept: application/json` is `api/list?page=2.json`; replayed with curl's `Accept: */*`
     /// the 404 said only `(tried api/list?page=2)`, with no word of the file beside it.

@@ -80,4 +80,24 @@ final class StartupLogTests: XCTestCase {
         XCTAssertFalse(stderr.contains("pw-never-logged"), stderr)
         XCTAssertFalse(stderr.contains("environment variable"), stderr)
     }
+
+    /// Regression (T11-F12): `--journal-body-limit 100gb` started without a word, though no
+    /// request body is longer than `--max-body-size` and the SQL route's limits grow with it.
+    /// It is warned about at start-up; a limit within `--max-body-size` is not.
+    func testAJournalBodyLimitLargerThanTheBodySizeIsWarnedAbout() throws {
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", ":memory:", "--journal-body-limit", "100gb"], in: directory)
+        XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(
+            stderr.contains(
+                "[warning] --journal-body-limit (107374182400 bytes) is larger than --max-body-size (52428800 bytes): no request "
+                    + "body is longer than --max-body-size, so only response bodies are kept past it, and the SQL route's per-value "
+                    + "and memory limits grow with the journal body limit (docs/protocol.md#sql)"),
+            stderr)
+        let within = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", ":memory:", "--journal-body-limit", "1mb"], in: directory)
+        let (_, _, quiet) = try within.terminate()
+        XCTAssertFalse(quiet.contains("--journal-body-limit"), quiet)
+    }
 }

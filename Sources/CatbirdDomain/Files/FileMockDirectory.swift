@@ -78,6 +78,8 @@ public struct FileMockDirectory: Sendable {
     /// tried (at most ``missHintNames``); for a name without an extension, the first file
     /// beside it with one (sidecars and hidden files left out) and the `Accept` type that
     /// selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`
+    /// (before that, a name tried that exists but leads outside the directory through a symlink:
+    /// `; leak is a symlink, or under one, leading outside the mocks directory: not served`)
     /// (with the query kept, `--files-with-query`, only the `Accept`: the extension follows the query).
     /// Reads the directory: asked only for a 404 with a mocks directory set.
     public func missHint(target: String, accept: String?) -> String {
@@ -87,7 +89,10 @@ public struct FileMockDirectory: Sendable {
         }
         var names = tried.prefix(Self.missHintNames).joined(separator: ", ")
         if tried.count > Self.missHintNames { names += ", …" }
-        let hint = "no file mock in \(root) (tried \(names))"
+        var hint = "no file mock in \(root) (tried \(names))"
+        if let outside = tried.first(where: leadsOutside) {
+            hint += "; \(outside) is a symlink, or under one, leading outside the mocks directory: not served (docs/files.md#confinement)"
+        }
         guard !name.hasExtension, let sibling = fileWithExtension(beside: name) else { return hint }
         let ext = sibling[sibling.index(after: sibling.lastIndex(of: ".")!)...]
         let type = mediaTypes.type(forFileName: sibling)
@@ -99,6 +104,14 @@ public struct FileMockDirectory: Sendable {
         return hint + "; \(sibling) is beside it"
             + (type.map { ": send Accept: \($0) (the Accept extension follows the query, so .\(ext) added to the path does not name it)" }
                 ?? ": with the query, only an Accept that adds .\(ext) names it")
+    }
+
+    /// Whether `name` exists, symlinks followed, but resolves outside ``root`` (a symlink to
+    /// `/etc/passwd`, or a fixtures folder linked in from elsewhere): a 404 says why it was not
+    /// served (tester finding T11-F7: it said only "no file mock").
+    private func leadsOutside(_ name: String) -> Bool {
+        var info = stat()
+        return stat(root + "/" + name, &info) == 0 && confined(name) == nil
     }
 
     /// Names a 404's reason lists at most (``missHint(target:accept:)``).

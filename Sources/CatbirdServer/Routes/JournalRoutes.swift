@@ -186,7 +186,8 @@ enum JournalRoutes {
                 } else {
                     guard let status = Int(value) else { throw .badRequest("'status' must be a whole number or a class such as 4xx") }
                     guard (100...599).contains(status) else {
-                        throw .badRequest("'status' must be an HTTP status from 100 to 599 or a class such as 4xx, not \(status)")
+                        // As sent: `099` is not echoed as `99` (T11-F10).
+                        throw .badRequest("'status' must be an HTTP status from 100 to 599 or a class such as 4xx, not \(value)")
                     }
                     result.status = status
                 }

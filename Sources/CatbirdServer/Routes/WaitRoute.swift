@@ -126,7 +126,10 @@ final class RequestWait: Sendable {
         let (entries, hasMore) = try dependencies.journal.arrivals(
             of: tenant, after: since, limit: WaitRoute.listedArrivals, urlCharacters: WaitRoute.shownURLCharacters)
         let source = pattern.source
-        let seconds = timeout == timeout.rounded() ? "\(Int(timeout))" : "\(timeout)"
+        // The time waited is counted in whole milliseconds (`deadline`): `1e-9` waited 0 s, and
+        // said so rather than `1e-09 s` (T11-F10).
+        let milliseconds = Int64(timeout * 1000)
+        let seconds = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
         // Entries kept with a cut request body that match all but the body pattern: it was
         // tested on the part kept (docs/matching.md#body-matchers), which the reason says.
         let cutShort = try entries.contains { $0.requestBodyKept != nil }

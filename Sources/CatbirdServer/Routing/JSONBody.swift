@@ -117,6 +117,7 @@ enum JSONBody {
               let root = parsed else { return nil }
         var fractional: [String] = []
         var tooLarge: [String] = []
+        var tooSmall: [String] = []
         func visit(_ value: Any, _ path: String) {
             if let object = value as? [String: Any] {
                 for key in object.keys.sorted() { visit(object[key]!, path.isEmpty ? key : "\(path).\(key)") }
@@ -128,7 +129,8 @@ enum JSONBody {
                     // `delay` is the only fractional-looking number a user sends by mistake: its unit said (try10a F1).
                     fractional.append("'\(path)' (\(number)" + (path.hasSuffix("delay") ? ", in seconds)" : ")"))
                 } else if abs(double) > 9.2e18 {
-                    tooLarge.append("'\(path)' (\(number))")
+                    // A negative one is too small, not too large (T11-F10).
+                    if double < 0 { tooSmall.append("'\(path)' (\(number))") } else { tooLarge.append("'\(path)' (\(number))") }
                 }
             }
         }
@@ -136,6 +138,9 @@ enum JSONBody {
         if !fractional.isEmpty { return "\(fractional.joined(separator: ", ")) must be a whole number" }
         if !tooLarge.isEmpty {
             return "\(tooLarge.joined(separator: ", ")) is too large (at most \(Int.max))"
+        }
+        if !tooSmall.isEmpty {
+            return "\(tooSmall.joined(separator: ", ")) is too small (at least \(Int.min))"
         }
         return nil
     }

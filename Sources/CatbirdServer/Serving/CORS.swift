@@ -74,8 +74,17 @@ struct CORS: Sendable {
     /// - Parameter allowedOrigin: ``allowedOrigin(of:control:)`` of `request` as a control request.
     func controlRefusal(_ request: HTTPRequest, allowedOrigin: String?) -> APIError? {
         guard allowedOrigin == nil, let origin = request.headers.first("Origin") else { return nil }
-        return .forbidden(
-            "the origin \(origin) may not use the control routes: give --cors-origin \(origin) to let a test suite there set mocks (docs/files.md#cors)")
+        let refused = "the origin \(origin) may not use the control routes"
+        // The option is suggested only with a value it accepts (T11-F8).
+        if CatbirdServer.Settings.isListableOrigin(origin) {
+            return .forbidden("\(refused): give --cors-origin \(origin) to let a test suite there set mocks (docs/files.md#cors)")
+        }
+        if origin == "null" {
+            return .forbidden(
+                "\(refused): a page with no origin of its own (a sandboxed iframe, a file:// page) sends Origin: null, which "
+                    + "--cors-origin cannot list; only --cors-origin '*' lets such a page set mocks (docs/files.md#cors)")
+        }
+        return .forbidden("\(refused): it is not an origin --cors-origin can list (scheme, host, optional port: docs/files.md#cors)")
     }
 
     /// The preflight answer, or nil when `request` is not a preflight from an allowed origin.

@@ -45,10 +45,14 @@ struct ControlHosts: Sendable {
         guard !anyName, let field = Self.authority(ofAbsolute: request.target) ?? request.headers.first("Host") else { return nil }
         guard let name = Self.name(inHost: field) else { return nil }  // an IP address literal
         if name == "localhost" || name.hasSuffix(".localhost") || listed.contains(name) { return nil }
+        // The option is suggested only with a value it accepts (T11-F8: an empty Host was told to
+        // give `--allowed-host ` with no name).
+        let hint = CatbirdServer.Settings.isListableHost(name)
+            ? "give --allowed-host \(name) if that name is this machine's" : "it is not a name --allowed-host can list"
         return .forbidden(
             "the Host \(field) is not a name this server answers its control routes under: listening on a loopback address, it "
                 + "answers them for IP addresses, localhost and --allowed-host names only, so that a web page cannot reach them "
-                + "through a rebound DNS name; give --allowed-host \(name) if that name is this machine's (docs/files.md#host-names)")
+                + "through a rebound DNS name; \(hint) (docs/files.md#host-names)")
     }
 
     /// The authority (`host[:port]`, without `user@`) of an absolute-form `target`

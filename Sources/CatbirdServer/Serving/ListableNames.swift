@@ -1,0 +1,23 @@
+import Foundation
+
+/// The values `--cors-origin` and `--allowed-host` accept, in one place: the command line
+/// refuses any other, and a 403 suggests the option only with a value it would accept (tester
+/// finding T11-F8: `Origin: null` was told to give `--cors-origin null`, an empty `Host` to
+/// give `--allowed-host ` with no name, and both values exit 2).
+extension CatbirdServer.Settings {
+    /// Whether `origin` may be listed by `--cors-origin`: an origin as a browser sends it in
+    /// `Origin`, `http://` or `https://`, a host and an optional port, no path, query, fragment
+    /// or user (docs/files.md#cors). `*` is listable too but is no origin: not accepted here.
+    public static func isListableOrigin(_ origin: String) -> Bool {
+        guard let components = URLComponents(string: origin) else { return false }
+        return ["http", "https"].contains(components.scheme?.lowercased() ?? "") && components.host?.isEmpty == false
+            && components.path.isEmpty && components.query == nil && components.fragment == nil && components.user == nil
+    }
+
+    /// Whether `name` may be listed by `--allowed-host`: a host name as it appears in `Host`,
+    /// printable ASCII without space, scheme, port or path (no `/:@[]*,`), not empty
+    /// (docs/files.md#host-names). `*` is listable too but is no name: not accepted here.
+    public static func isListableHost(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"/:@[]*,".utf8.contains($0) }
+    }
+}
