@@ -76,6 +76,7 @@ public struct CompiledBodyPattern: Sendable {
             // one stored with a trailing comma still loads.
             let bytes = Array(source.value.utf8)
             guard let value = deferred ? JSONBodyParser.storedPatternValue(of: bytes) : JSONBodyParser.value(of: bytes) else {
+                if JSONNesting.tooDeep(bytes) { throw .invalidBodyPattern(reason: "'body.value' \(JSONNesting.reason)") }
                 throw .invalidBodyPattern(
                     reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(source.value.utf8Prefix(100)))")
             }

@@ -14,15 +14,12 @@ import Foundation
 /// with ASCII (a byte-order mark, UTF-16), a string with bytes that are not UTF-8, a control
 /// character or a lone surrogate escape, a number outside the strict JSON grammar or
 /// `Double`'s range, an object key named again in another spelling of the same characters
-/// (the exact same key again keeps its **first** value, as `JSONDecoder` does), nesting
-/// deeper than ``maxDepth``. Text that breaks JSON's grammar (RFC 8259) is not JSON, though
+/// (the exact same key again keeps its **first** value, as `JSONDecoder` does). Text nested
+/// deeper than ``JSONNesting/limit`` is not JSON (``Outcome/tooDeep``; `JSONDecoder`'s own
+/// limit is the same 512 levels). Text that breaks JSON's grammar (RFC 8259) is not JSON, though
 /// `JSONDecoder` reads some of it (`[1,]`, UTF-16 text): ``value(of:)``. So ordinary JSON takes
 /// one pass, and only text this parser is unsure of costs what it did.
 enum JSONBodyParser {
-    /// The deepest nesting read here; deeper text is left to `JSONDecoder` (whose own limit
-    /// decides).
-    static let maxDepth = 256
-
     /// What ``parse(_:)`` found.
     enum Outcome: Equatable {
         /// The text's value.
@@ -31,6 +28,8 @@ enum JSONBodyParser {
         case notJSON
         /// Left to `JSONDecoder` (see the type's documentation).
         case unsure
+        /// Nested deeper than ``JSONNesting/limit``: not read as JSON (docs/matching.md#json-nesting).
+        case tooDeep
     }
 
     /// The value of the JSON text `bytes`, or nil when it is not JSON by RFC 8259: this
@@ -43,7 +42,7 @@ enum JSONBodyParser {
     static func value(of bytes: [UInt8]) -> JSONValue? {
         switch parse(bytes) {
         case let .value(value): return value
-        case .notJSON: return nil
+        case .notJSON, .tooDeep: return nil
         case .unsure: return JSONPathDocument(bytes) == nil ? nil : JSONValue(json: Data(bytes))
         }
     }
@@ -67,7 +66,11 @@ enum JSONBodyParser {
                 guard scanner.position == buffer.count else { return .notJSON }
                 return .value(value)
             } catch {
-                return error == .unsure ? .unsure : .notJSON
+                switch error {
+                case .notJSON: return .notJSON
+                case .unsure: return .unsure
+                case .tooDeep: return .tooDeep
+                }
             }
         }
     }
@@ -76,9 +79,11 @@ enum JSONBodyParser {
     fileprivate enum Stop: Error, Equatable {
         case notJSON
         case unsure
+        case tooDeep
     }
 
-    /// The parse's position in the text.
+    /// The parse's position in the text. Recursive, one level per array or object, at most
+    /// ``JSONNesting/limit`` deep (as `JSONDecoder`, which reads at that depth already).
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
@@ -131,7 +136,7 @@ enum JSONBodyParser {
         }
 
         mutating func object(depth: Int) throws(Stop) -> JSONValue {
-            guard depth <= JSONBodyParser.maxDepth else { throw .unsure }
+            guard depth <= JSONNesting.limit else { throw .tooDeep }
             position += 1
             var members: [String: JSONValue] = [:]
             skipWhitespace()
@@ -168,7 +173,7 @@ enum JSONBodyParser {
         }
 
         mutating func array(depth: Int) throws(Stop) -> JSONValue {
-            guard depth <= JSONBodyParser.maxDepth else { throw .unsure }
+            guard depth <= JSONNesting.limit else { throw .tooDeep }
             position += 1
             var elements: [JSONValue] = []
             skipWhitespace()

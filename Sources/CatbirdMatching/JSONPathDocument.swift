@@ -13,8 +13,7 @@ import CatbirdWire
 ///   byte-order mark before the text is skipped (SQLite: not JSON), and a zero byte is not the
 ///   end of the text but a byte that is not JSON (SQLite reads bound text up to its first zero
 ///   byte, so `{"a":1}` and a NUL was JSON to it);
-/// - RFC 8259 grammar, whitespace being space, tab, LF and CR; at most 2,000 nested arrays or
-///   objects; strings with any bytes but control characters, and the escapes `\" \\ \/ \b \f
+/// - RFC 8259 grammar, whitespace being space, tab, LF and CR; strings with any bytes but control characters, and the escapes `\" \\ \/ \b \f
 ///   \n \r \t \uXXXX` (a lone surrogate escape too);
 /// - a path is read up to its first zero byte: `$`, then steps `.key`, `."key"` (up to the
 ///   next `"`, no escapes; `$.""` is the empty name), `[n]` (decimal, wrapping at 2^32), `[#]`, `[#-n]`; a key is
@@ -25,6 +24,10 @@ import CatbirdWire
 ///   an array, and a missing member or element end the lookup as absent first;
 /// - the field's value is its JSON text as `->` gives it (the body's tokens, no whitespace)
 ///   read by ``JSONBodyParser``.
+///
+/// Nesting: at most ``JSONNesting/limit`` (512) nested arrays or objects, the `json` kind's
+/// limit, where SQLite 3.40 reads 2,000 (try11 T11-F4: a body 514 levels deep had its fields
+/// found but their values not read; docs/matching.md#json-nesting).
 ///
 /// One exception: an object member name that is an array ending with a string
 /// (`{["a"]:1}`) makes SQLite 3.40 read memory past its parse (a crash, or `false`/`null`
@@ -59,8 +62,8 @@ struct JSONPathDocument {
         case node(Int)
     }
 
-    /// SQLite's `JSON_MAX_DEPTH`.
-    static let maxDepth = 2000
+    /// Nested arrays and objects read: ``JSONNesting/limit`` (SQLite's `JSON_MAX_DEPTH` is 2,000).
+    static let maxDepth = JSONNesting.limit
     /// Arrays and objects with more entries than this get a table or hash the first time they
     /// are searched; smaller ones are walked as SQLite walks them.
     private static let walkedEntries: UInt32 = 8

@@ -60,8 +60,10 @@ enum JSONPathReader {
 
     /// The field at `path` as SQLite gives it: nil when SQLite reports an error (the text is not
     /// JSON, or a path error the lookup reached); `.some(nil)` when there is no field there;
-    /// otherwise the field's JSON text from `->`.
+    /// otherwise the field's JSON text from `->`. Text nested deeper than ``JSONNesting/limit``
+    /// is not JSON (an error), as for the `json` kind, though SQLite 3.40 reads 2,000 levels.
     static func text(at path: String, in json: String) -> String?? {
+        guard !JSONNesting.tooDeep(Array(json.utf8)) else { return nil }
         do {
             let row = try run { db in
                 try db.query("SELECT json_type(?1, ?2), ?1 -> ?2", [.text(json), .text(path)]).first

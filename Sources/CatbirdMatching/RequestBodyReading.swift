@@ -150,13 +150,21 @@ final class RequestBodyReading {
     ///   read for this request's fields already total ``fieldValueAllowance``.
     func field(at path: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> JSONPathReader.Field {
         if let field = fields[path] { return field }
-        guard try utf8Text(until: deadline, slice: slice) != nil else { return .notJSON }
+        // Not JSON is kept per path too, so a 404 can say so (``fieldRead(at:)``; try11 T11-F4:
+        // a body nested too deep got only "body differs").
+        guard try utf8Text(until: deadline, slice: slice) != nil else {
+            fields[path] = .notJSON
+            return .notJSON
+        }
         if !documentRead {
             try admit(until: deadline, slice: slice)
             document = JSONPathDocument(bytes)
             documentRead = true
         }
-        guard document != nil else { return .notJSON }
+        guard document != nil else {
+            fields[path] = .notJSON
+            return .notJSON
+        }
         guard let field = document?.field(at: path, allowance: fieldValueAllowance) else { throw Refused() }
         fields[path] = field
         return field

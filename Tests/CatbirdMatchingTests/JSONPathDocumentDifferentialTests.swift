@@ -12,7 +12,9 @@ import XCTest
 final class JSONPathDocumentDifferentialTests: XCTestCase {
     /// What SQLite says: nil for an error, `.some(nil)` for no field, else the field's text.
     /// Where the document departs from SQLite on purpose (try10b F6): a body with a zero byte is
-    /// not JSON, and a leading byte-order mark is skipped.
+    /// not JSON, and a leading byte-order mark is skipped; and (try11 T11-F4) a body nested
+    /// deeper than 512 levels is not JSON (SQLite 3.40 reads 2,000), which
+    /// ``JSONPathReader/text(at:in:)`` applies itself.
     private func reference(_ body: [UInt8], _ path: String) -> String?? {
         guard !body.contains(0) else { return nil }
         let unmarked = body.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(body.dropFirst(3)) : body
@@ -115,9 +117,9 @@ final class JSONPathDocumentDifferentialTests: XCTestCase {
     }
 
     func testDeepNesting() {
-        // SQLite's limit is 2,000 nested arrays or objects; JSONBodyParser leaves text deeper
-        // than 256 to JSONDecoder.
-        for depth in [256, 257, 2000, 2001] {
+        // SQLite's limit is 2,000 nested arrays or objects, Catbird's 512 (JSONNesting) for the
+        // body and the field's value alike.
+        for depth in [256, 257, 512, 513, 2000, 2001] {
             let arrays = String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
             let objects = String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
             let arrayPaths = ["$", "$[0]", "$" + String(repeating: "[0]", count: depth - 1), "$" + String(repeating: "[0]", count: depth)]

@@ -68,4 +68,44 @@ final class JSONBodyDifferenceHintTests: ServerTestCase {
         let absent = try reason("bigj", "/gql", #"{"user":{"name":"x"}}"#)
         XCTAssertTrue(absent.hasSuffix(#"; mock \#(id)'s jsonPath "$.op": the body has no such field"#), absent)
     }
+
+    /// try11 T11-F4, the finding's mock and bodies `'{"a":'*N + '1' + '}'*N`: from N = 514 the
+    /// body matched no `jsonPath "$.a"` and the 404 said only "body differs"; a `json` value
+    /// 600 levels deep was refused as "must be JSON text". One limit, 512 levels, named by both.
+    func testJSONNestedPastTheLimitIsNamedByThe404AndThe400() throws {
+        try update("deep", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/dp"},"body":{"kind":"jsonPath","value":"$.a"}},"response":{"status":200}}"#)
+        let id = try mockID("deep", url: "/dp")
+        let objects = { (depth: Int) in String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth) }
+        let hit = try client.request("POST", "/dp", headers: E2E.tenantHeader("deep"), body: Array(objects(512).utf8))
+        XCTAssertEqual(hit.status, 200, hit.text)
+        for depth in [513, 999, 2000] {
+            let text = try reason("deep", "/dp", objects(depth))
+            XCTAssertTrue(
+                text.hasSuffix(#"; mock \#(id)'s jsonPath "$.a": the body nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)"#),
+                text)
+        }
+        // A million levels (2 MB) is read up to the limit, and named the same way.
+        let million = String(repeating: "[", count: 1_000_000) + String(repeating: "]", count: 1_000_000)
+        let millionReason = try reason("deep", "/dp", million)
+        XCTAssertTrue(millionReason.hasSuffix("the body nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)"), millionReason)
+
+        let arrays = { (depth: Int) in String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        try update("deep", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/arrays"},"body":{"kind":"json","value":"\#(arrays(512))"}},"response":{"status":200}}"#)
+        let arraysID = try mockID("deep", url: "/arrays")
+        XCTAssertEqual(try client.request("POST", "/arrays", headers: E2E.tenantHeader("deep"), body: Array(arrays(512).utf8)).status, 200)
+        XCTAssertTrue(
+            try reason("deep", "/arrays", arrays(600)).hasSuffix(
+                "; mock \(arraysID)'s json: the body nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)"))
+        for depth in [600, 1000] {
+            let refused = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/refused"},"body":{"kind":"json","value":"\#(arrays(depth))"}},"response":{"status":200}}"#,
+                headers: E2E.tenantHeader("deep"))
+            XCTAssertEqual(refused.status, 400, refused.text)
+            XCTAssertTrue(
+                (refused.object["reason"] as? String ?? "").contains(
+                    "'body.value' nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)"),
+                refused.text)
+        }
+    }
 }
