@@ -442,6 +442,62 @@ def test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written(server, d
     assert not errors, errors
 
 
+def copied_curl(driver, entry_id):
+    """Opens the entry `entry_id` and answers the command "Copy as curl" builds for it."""
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]').click()
+    wait(driver, lambda d: d.find_element(By.ID, "curl").is_displayed(), message="details")
+    driver.execute_script("document.getElementById('curl-text').value = ''")
+    driver.find_element(By.ID, "curl").click()
+    wait(driver, lambda d: d.find_element(By.ID, "curl-text").get_attribute("value"), message="curl text")
+    return driver.find_element(By.ID, "curl-text").get_attribute("value")
+
+
+def test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte(server, driver):
+    # try11 T11-F6, the finding's bodies: a 5,000-byte text with a NUL after byte 4,096 went into
+    # --data-raw (bash dropped the NUL: 4,999 bytes sent), and a 200 KiB text made one argument
+    # over Linux's 128 KiB, so the command failed with "Argument list too long".
+    bodies = [b"a" * 4100 + b"\0" + b"b" * 899, b"x" * (200 * 1024)]
+    for body in bodies:
+        server.request("POST", "/upload", body, {"Content-Type": "text/plain"})
+    _, page = server.json("GET", "/catbird/api/requests")
+    sent = {entry["id"]: entry for entry in page["requests"]}
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    for entry_id in sent:
+        command = copied_curl(driver, entry_id)
+        assert command.startswith("base64 -d <<'CATBIRD_BODY' | curl -X 'POST' ") and "--data-binary @-" in command, command[:300]
+        # Fed to bash on its standard input, as a pasted command is (bash -c would make the
+        # whole command one argument).
+        run = subprocess.run(["bash"], input=command.encode() + b"\n", capture_output=True, timeout=60)
+        assert run.returncode == 0, (command[:300], run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests")
+    replayed = [entry for entry in page["requests"] if entry["id"] not in sent]
+    assert len(replayed) == 2, replayed
+    got = sorted(server.request("GET", f"/catbird/api/requests/{entry['id']}/request/body")[2] for entry in replayed)
+    assert got == sorted(bodies), [len(body) for body in got]
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
+def test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them(server, driver):
+    # try11 T11-F5, the finding's values: JSON.parse showed 12345678901234567890 as
+    # 12345678901234567000, `1.10` as `1.1`, the keys of {"b":1,"2":2,"1":3} as "1","2","b", and
+    # a repeated key's last value, where Catbird's json and jsonPath read the first.
+    body = b'{"b":1,"2":2,"1":3,"id":12345678901234567890,"price":1.10,"name":"caf\\u00e9","dup":1,"dup":2}'
+    server.request("POST", "/api/order", body, {"Content-Type": "application/json"})
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.CSS_SELECTOR, "#rows tr").click()
+    wait(driver, lambda d: any('"dup"' in tree.text for tree in d.find_elements(By.CSS_SELECTOR, "#details .json")), message="tree")
+    [tree] = [tree.text for tree in driver.find_elements(By.CSS_SELECTOR, "#details .json") if '"dup"' in tree.text]
+    lines = [" ".join(line.split()) for line in tree.splitlines()]
+    assert lines == [
+        "{", '"b": 1,', '"2": 2,', '"1": 3,', '"id": 12345678901234567890,', '"price": 1.10,', '"name": "caf\\u00e9",',
+        '"dup": 1,', '"dup": 2 // repeated key: json and jsonPath read the first', "}"], lines
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_markup_in_url_header_body_and_tenant_is_shown_as_text(server, driver):
     tenant = XSS
     target = "/xss?q=" + urllib.parse.quote(XSS, safe="<>=()")  # <img%20src=x%20onerror=alert(1)>
@@ -658,6 +714,8 @@ TESTS = [
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
+    (test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte, ("--journal-body-limit", "1mb")),
+    (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),

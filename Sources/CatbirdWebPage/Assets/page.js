@@ -642,19 +642,23 @@ function renderBody(holder, entry, side, bytes, full) {
   holder.replaceChildren(...parts);
 }
 
-// UTF-8 text, or null for binary. A preview may end inside a character: stream mode keeps an
-// incomplete last sequence pending instead of failing on it.
+// UTF-8 text, or null for binary: not UTF-8, or a control character other than tab, LF, VT,
+// FF and CR anywhere in it (try11 T11-F6: only the first 4,096 characters were checked, so a
+// later NUL went into a copied curl command's --data-raw, where bash drops it). A preview may
+// end inside a character: stream mode keeps an incomplete last sequence pending instead of
+// failing on it.
 function decodeText(bytes, complete) {
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete });
-    return /[\u0000-\u0008\u000e-\u001f]/.test(text.slice(0, 4096)) ? null : text;
+    return /[\u0000-\u0008\u000e-\u001f]/.test(text) ? null : text;
   } catch (_) { return null; }
 }
 
 function textView(text, type, complete) {
   const looksJSON = type.includes("json") || /^\s*[{[]/.test(text);
   if (looksJSON && complete && text.length <= TREE_LIMIT) {
-    try { return jsonView(JSON.parse(text)); } catch (_) { /* not JSON after all: show the text */ }
+    const tree = parseJSONText(text);
+    if (tree !== null) return jsonView(tree);  // else not JSON after all: show the text
   }
   return el("pre", text);
 }
@@ -681,57 +685,188 @@ async function downloadBody(entry, side) {
   } catch (error) { notice("Could not download the body: " + error.message); }
 }
 
-// A pretty-printed, collapsible JSON tree: each line reads as indented JSON text. Containers
+// A pretty-printed, collapsible JSON tree of parseJSONText's nodes: each line reads as indented
+// JSON text, keys and scalars as the body wrote them; a repeated key is marked. Containers
 // deeper than OPEN_DEPTH or larger than OPEN_ENTRIES start closed and are built when first
 // opened, so a large document costs only what is shown.
 const OPEN_DEPTH = 4;
 const OPEN_ENTRIES = 200;
 
-function jsonView(value) {
+function jsonView(tree) {
   const root = el("div", null, "json");
-  root.append(jsonNode(null, value, true, 0));
+  root.append(jsonNode(null, tree, true, 0, ""));
   return root;
 }
 
-function jsonNode(key, value, last, depth) {
+function jsonNode(key, node, last, depth, repeated) {
   const comma = last ? "" : ",";
-  const isContainer = value !== null && typeof value === "object";
   const prefix = () => {
     const span = el("span");
-    if (key !== null) { span.append(el("span", JSON.stringify(key), "k"), ": "); }
+    if (key !== null) { span.append(el("span", key, "k"), ": "); }
     return span;
   };
-  if (!isContainer) {
+  const note = () => (repeated ? [el("span", "  // " + repeated, "note")] : []);
+  if (node.kind !== "object" && node.kind !== "array") {
     const line = el("div", null, "line");
-    const kind = typeof value === "string" ? "str" : typeof value === "number" ? "num" : "lit";
-    line.append(prefix(), el("span", JSON.stringify(value), kind), comma);
+    line.append(prefix(), el("span", node.lexeme, node.kind), comma, ...note());
     return line;
   }
-  const isArray = Array.isArray(value);
-  const entries = isArray ? value.map((v, i) => [null, v]) : Object.entries(value);
-  const [open, close] = isArray ? ["[", "]"] : ["{", "}"];
+  const entries = node.entries;
+  const [open, close] = node.kind === "array" ? ["[", "]"] : ["{", "}"];
   if (entries.length === 0) {
     const line = el("div", null, "line");
-    line.append(prefix(), open + close + comma);
+    line.append(prefix(), open + close + comma, ...note());
     return line;
   }
   const details = el("details");
   const summary = el("summary");
-  summary.append(prefix(), open);
-  summary.title = isArray ? `${entries.length} items` : `${entries.length} keys`;
+  summary.append(prefix(), open, ...note());
+  summary.title = node.kind === "array" ? `${entries.length} items` : `${entries.length} keys`;
   details.append(summary);
   let built = false;
   const build = () => {
     if (built) return;
     built = true;
     const fragment = document.createDocumentFragment();
-    entries.forEach(([k, v], i) => fragment.append(jsonNode(k, v, i === entries.length - 1, depth + 1)));
+    entries.forEach(([k, v, r], i) => fragment.append(jsonNode(k, v, i === entries.length - 1, depth + 1, r)));
     fragment.append(el("div", close + comma));
     details.append(fragment);
   };
   if (depth < OPEN_DEPTH && entries.length <= OPEN_ENTRIES) { details.open = true; build(); }
   details.addEventListener("toggle", build);
   return details;
+}
+
+// Reads JSON text (RFC 8259) into a tree that keeps every key and scalar as written: a number's
+// digits (`12345678901234567890`, `1.10`), a string's escapes, members in their order and a
+// key named twice with both its values (try11 T11-F5: JSON.parse changed big integers, `1.10`,
+// the order of integer-like keys, and showed a repeated key's last value where Catbird's `json`
+// and `jsonPath` read the first). Nodes: {kind: "str"|"num"|"lit", lexeme} or
+// {kind: "object"|"array", entries: [[keyLexeme or null, node, repeated], …]}; `repeated` is
+// "" or says which matchers read an earlier member of that name. Null when the text is not JSON.
+// Iterative (an explicit stack), so deep nesting cannot overflow the call stack.
+function parseJSONText(text) {
+  let i = 0;
+  const n = text.length;
+  const space = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return;
+      i++;
+    }
+  };
+  const string = () => {  // from the opening quote; the lexeme, or null
+    const start = i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 34) return text.slice(start, ++i);
+      if (c < 32) return null;
+      if (c === 92) {
+        const e = text[i + 1];
+        if (e === "u") {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return null;
+          i += 6;
+        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
+        else return null;
+      } else i++;
+    }
+    return null;
+  };
+  const digits = () => {
+    const start = i;
+    while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+    return i > start;
+  };
+  const scalar = () => {
+    const start = i;
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      const lexeme = string();
+      return lexeme === null ? null : { kind: "str", lexeme };
+    }
+    if (c === 45 || (c >= 48 && c <= 57)) {  // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+      if (c === 45) i++;
+      if (text.charCodeAt(i) === 48) i++;
+      else if (!digits()) return null;
+      if (text.charCodeAt(i) === 46) { i++; if (!digits()) return null; }
+      if ((text.charCodeAt(i) | 32) === 101) {
+        i++;
+        if (text.charCodeAt(i) === 43 || text.charCodeAt(i) === 45) i++;
+        if (!digits()) return null;
+      }
+      return { kind: "num", lexeme: text.slice(start, i) };
+    }
+    for (const word of ["true", "false", "null"]) {
+      if (text.startsWith(word, i)) { i += word.length; return { kind: "lit", lexeme: word }; }
+    }
+    return null;
+  };
+  const key = (object) => {  // a member name and its colon; false when there is none
+    space();
+    if (text[i] !== '"') return false;
+    const lexeme = string();
+    if (lexeme === null) return false;
+    space();
+    if (text[i++] !== ":") return false;
+    object.key = lexeme;
+    return true;
+  };
+  const stack = [];
+  for (;;) {
+    space();
+    let node;
+    const c = text[i];
+    if (c === "{" || c === "[") {
+      i++;
+      node = { kind: c === "{" ? "object" : "array", entries: [] };
+      space();
+      if (text[i] === (c === "{" ? "}" : "]")) i++;
+      else {
+        if (c === "{" && !key(node)) return null;
+        stack.push(node);
+        continue;
+      }
+    } else {
+      node = scalar();
+      if (node === null) return null;
+    }
+    // `node` is complete: add it to its container, and close the containers that end here.
+    for (;;) {
+      if (stack.length === 0) {
+        space();
+        return i === n ? node : null;
+      }
+      const parent = stack[stack.length - 1];
+      if (parent.kind === "object") {
+        parent.entries.push([parent.key, node, repeatedName(parent, parent.key)]);
+      } else parent.entries.push([null, node, ""]);
+      space();
+      const separator = text[i++];
+      if (separator === ",") {
+        if (parent.kind === "object" && !key(parent)) return null;
+        break;
+      }
+      if (separator !== (parent.kind === "object" ? "}" : "]")) return null;
+      stack.pop();
+      delete parent.names;
+      delete parent.key;
+      node = parent;
+    }
+  }
+}
+
+// For a member name of `object` (its lexeme) seen before in that object: which of Catbird's
+// matchers read the earlier member instead (docs/matching.md#body-matchers: the first of a
+// repeated key counts; `jsonPath` compares names as written, `json` by their characters).
+function repeatedName(object, lexeme) {
+  const name = JSON.parse(lexeme);
+  object.names ??= new Map();
+  const earlier = object.names.get(name);
+  if (earlier === undefined) {
+    object.names.set(name, lexeme);
+    return "";
+  }
+  return earlier === lexeme ? "repeated key: json and jsonPath read the first" : "repeated key: json reads the first";
 }
 
 // ---------------------------------------------------------------- copy as curl
@@ -750,6 +885,35 @@ function curlTarget(method, target, origin) {
   return [...methodParts, "--request-target", shellQuote(target), shellQuote(origin)];
 }
 
+// Bodies of more UTF-8 bytes than this go into a copied command as base64, not as one
+// argument: Linux refuses an argument over 128 KiB (MAX_ARG_STRLEN) with "Argument list too
+// long" (try11 T11-F6).
+const CURL_ARGUMENT_BYTES = 65536;
+
+// How a copied curl command sends `bytes` exactly: text (decodeText) of at most
+// CURL_ARGUMENT_BYTES as one --data-raw argument (not --data-binary: curl reads a value
+// starting with `@` as a file name, so a journaled body `@/etc/hostname` uploaded that file,
+// try9b F3); any other body, binary or long, as base64 in a here-document that `base64 -d`
+// decodes into curl's standard input (`--data-binary @-`), a NUL included, which no shell
+// argument can hold. `before` and `after` go around the command.
+function curlBody(bytes) {
+  const text = decodeText(bytes, true);
+  if (text !== null && bytes.length <= CURL_ARGUMENT_BYTES) return { options: ["--data-raw", shellQuote(text)], before: "", after: "" };
+  return { options: ["--data-binary", "@-"], before: "base64 -d <<'CATBIRD_BODY' | ", after: "\n" + base64Lines(bytes) + "\nCATBIRD_BODY" };
+}
+
+// `bytes` as base64 in lines of 76 characters (what `base64 -d` reads, GNU and macOS alike).
+function base64Lines(bytes) {
+  const chunk = 3 * 4096;  // a multiple of 3 bytes: the chunks' base64 join without padding
+  let encoded = "";
+  for (let offset = 0; offset < bytes.length; offset += chunk) {
+    encoded += btoa(String.fromCharCode.apply(null, bytes.subarray(offset, offset + chunk)));
+  }
+  const lines = [];
+  for (let offset = 0; offset < encoded.length; offset += 76) lines.push(encoded.slice(offset, offset + 76));
+  return lines.join("\n");
+}
+
 async function copyAsCurl() {
   const entry = state.detailsEntry;
   if (!entry) return;
@@ -759,17 +923,14 @@ async function copyAsCurl() {
     // curl drops a header written `Name: ` with nothing after it; `Name;` sends it empty.
     parts.push("-H", shellQuote(value === "" ? `${name};` : `${name}: ${value}`));
   }
-  let comment = "";
+  let body = { before: "", after: "" };
   if (entry.request.bodySize > 0) {
     const whole = await api(`/catbird/api/requests/${entry.id}/request/body`, { as: "bytes" });
-    const text = decodeText(whole.bytes, true);
-    // --data-raw, not --data-binary: curl reads a --data-binary value starting with `@` as a
-    // file name, so a journaled body `@/etc/hostname` uploaded that file (try9b F3).
-    if (text !== null) parts.push("--data-raw", shellQuote(text));
-    else { parts.push("--data-binary", `@catbird-${entry.id}-request.bin`); comment = "\n# binary body: use Download in the request body section"; }
-    if (entry.request.bodyTruncated) comment += "\n# the journal kept only part of this body";
+    body = curlBody(whole.bytes);
+    parts.push(...body.options);
+    if (entry.request.bodyTruncated) body.after += "\n# the journal kept only part of this body";
   }
-  const command = parts.join(" ") + comment;
+  const command = body.before + parts.join(" ") + body.after;
   const box = $("curl-text");
   box.value = command;
   box.hidden = false;
