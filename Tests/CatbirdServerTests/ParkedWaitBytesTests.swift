@@ -34,6 +34,26 @@ final class ParkedWaitBytesTests: XCTestCase {
     }
 
     /// Another tenant's 2 MB `update` and 1 MB upload are served (201; 404, no mock), not 503.
+    /// Sends `waits` in order, each on a connection of its own: the first `parking` must park
+    /// (no answer yet: within the bounds); the answers of the rest are read.
+    private static func sendWaits(
+        to server: TestServer, parking: Int, _ waits: [[UInt8]], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> (parked: [RawHTTPClient], refused: [RawResponse]) {
+        var parked: [RawHTTPClient] = []
+        var refused: [RawResponse] = []
+        for (index, wait) in waits.enumerated() {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: wait)
+            if parked.count < parking {
+                XCTAssertTrue(isParked(client), "wait \(index): within the bounds, parked", file: file, line: line)
+                parked.append(client)
+            } else {
+                refused.append(try client.readResponse())
+            }
+        }
+        return (parked, refused)
+    }
+
     private func checkOthersUploads(_ server: TestServer, file: StaticString = #filePath, line: UInt = #line) throws {
         let victim = try server.client()
         let fixture = String(repeating: "QUJD", count: 500_000)
@@ -55,18 +75,8 @@ final class ParkedWaitBytesTests: XCTestCase {
     func testOneTenantsParkedWaitsHoldOnlyItsShareOfTheBodyBudget() throws {
         let server = try server()
         defer { server.removeFiles() }
-        var parked: [RawHTTPClient] = []
-        var refused: [RawResponse] = []
-        for _ in 0..<200 {
-            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try client.send(raw: Self.wait(tenant: "waiter", size: 200_000, timeout: 60))
-            if parked.count < 6 {
-                XCTAssertTrue(Self.isParked(client), "within the tenant's share: parked")
-                parked.append(client)
-            } else {
-                refused.append(try client.readResponse())
-            }
-        }
+        let (parked, refused) = try Self.sendWaits(
+            to: server, parking: 6, (0..<200).map { _ in Self.wait(tenant: "waiter", size: 200_000, timeout: 60) })
         XCTAssertEqual(refused.count, 194)
         for answer in refused {
             XCTAssertEqual(answer.status, 429, String(answer.text.prefix(300)))
@@ -98,18 +108,8 @@ final class ParkedWaitBytesTests: XCTestCase {
     func testAllTenantsParkedWaitsHoldAtMostAQuarterOfTheBodyBudget() throws {
         let server = try server()
         defer { server.removeFiles() }
-        var parked: [RawHTTPClient] = []
-        var refused: [RawResponse] = []
-        for tenant in 0..<12 {
-            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try client.send(raw: Self.wait(tenant: "t\(tenant)", size: 1_000_000, timeout: 30))
-            if parked.count < 10 {
-                XCTAssertTrue(Self.isParked(client), "tenant t\(tenant): within the all-tenants bound, parked")
-                parked.append(client)
-            } else {
-                refused.append(try client.readResponse())
-            }
-        }
+        let (parked, refused) = try Self.sendWaits(
+            to: server, parking: 10, (0..<12).map { Self.wait(tenant: "t\($0)", size: 1_000_000, timeout: 30) })
         for answer in refused {
             XCTAssertEqual(answer.status, 503, String(answer.text.prefix(300)))
             XCTAssertEqual(answer.header("Retry-After"), "1")
