@@ -26,6 +26,29 @@ final class JournalWaitersTests: XCTestCase {
         XCTAssertEqual(waiters.count, 0)
     }
 
+    /// Tester finding T11-F3: an entry per tenant ever seen was kept for the process's life
+    /// (250,000 one-off shards). A tenant's id is remembered for one to two generations of
+    /// `rememberFor`, so a commit just before a waiter registers still wakes it at once.
+    func testCommittedIdsAreLetGoAfterTwoGenerationsAndWakeAtOnceWithinThem() {
+        let waiters = JournalWaiters(rememberFor: .milliseconds(200))
+        let wakes = Wakes()
+        for index in 0..<1_000 { waiters.committed([TenantID("shard-\(index)"): Int64(index + 1)]) }
+        XCTAssertEqual(waiters.rememberedTenants, 1_000)
+        usleep(250_000)
+        waiters.committed([TenantID("busy"): 2_000])  // a new generation: the shards' ids are the previous one's
+        waiters.wait(for: TenantID("shard-7"), after: 7, timeout: .seconds(30)) { wakes.record($0) }
+        XCTAssertEqual(wakes.all, [true], "shard-7's commit of id 8 is still remembered")
+        XCTAssertEqual(waiters.rememberedTenants, 1_001)
+        usleep(250_000)
+        waiters.committed([TenantID("busy"): 2_001])
+        XCTAssertEqual(waiters.rememberedTenants, 1, "only the tenant that wrote in the last generation")
+        waiters.wait(for: TenantID("shard-7"), after: 8, timeout: .seconds(30)) { wakes.record($0) }
+        XCTAssertEqual(wakes.all, [true], "nothing of shard-7 past 8: it waits")
+        XCTAssertEqual(waiters.count, 1)
+        waiters.committed([TenantID("shard-7"): 2_002])
+        XCTAssertEqual(wakes.all, [true, true])
+    }
+
     func testAnEntryCommittedBeforeWaitingWakesAtOnce() {
         let waiters = JournalWaiters()
         let wakes = Wakes()

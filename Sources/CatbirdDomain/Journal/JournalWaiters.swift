@@ -26,14 +26,35 @@ public final class JournalWaiters: Sendable {
     private struct State {
         var nextTicket: UInt64 = 0
         var waiters: [TenantID: [UInt64: Waiter]] = [:]
-        /// The highest id committed per tenant since the process started.
+        /// The highest id committed per tenant in this generation of ``rememberFor`` and the
+        /// last one (`previous`): a waiter that registers after the commit it read before is
+        /// woken at once, while tenants no longer writing are let go (tester finding T11-F3:
+        /// one entry per tenant ever seen was kept for the process's life, 250,000 shards' worth).
         var latest: [TenantID: Int64] = [:]
+        var previous: [TenantID: Int64] = [:]
+        var generationStarted = ContinuousClock.now
         var stopped = false
+
+        /// The highest id committed for `tenant` that is still remembered, 0 when none.
+        func latestID(of tenant: TenantID) -> Int64 {
+            max(latest[tenant] ?? 0, previous[tenant] ?? 0)
+        }
     }
 
     private let state = Mutex(State())
+    /// How long a commit's id is remembered at least: a caller reads the latest id and then
+    /// registers its waiter at once, so a commit between the two is remembered as long as that
+    /// takes less than this (default 60 s); at most twice as long.
+    let rememberFor: Duration
 
-    public init() {}
+    public init() {
+        rememberFor = .seconds(60)
+    }
+
+    /// A waiters' list that remembers commits' ids for `rememberFor` at least (tests).
+    init(rememberFor: Duration) {
+        self.rememberFor = rememberFor
+    }
 
     /// Calls `wake` exactly once: with true as soon as entries of `tenant` with an id above
     /// `after` are committed (at once if they already are), with false after `timeout` or when
@@ -46,7 +67,7 @@ public final class JournalWaiters: Sendable {
         for tenant: TenantID, after: Int64, timeout: Duration, wake: @escaping @Sendable (_ committed: Bool) -> Void
     ) {
         let ticket: UInt64? = state.withLock { state in
-            if state.stopped || (state.latest[tenant] ?? 0) > after { return nil }
+            if state.stopped || state.latestID(of: tenant) > after { return nil }
             state.nextTicket += 1
             state.waiters[tenant, default: [:]][state.nextTicket] = Waiter(after: after, wake: wake)
             return state.nextTicket
@@ -67,7 +88,13 @@ public final class JournalWaiters: Sendable {
     /// Called by the writer after a commit: `latest` is the highest id committed per tenant.
     func committed(_ latest: [TenantID: Int64]) {
         var woken: [Waiter] = []
+        let now = ContinuousClock.now
         state.withLock { state in
+            if now - state.generationStarted >= rememberFor {
+                state.previous = state.latest
+                state.latest = [:]
+                state.generationStarted = now
+            }
             for (tenant, id) in latest {
                 state.latest[tenant] = max(state.latest[tenant] ?? 0, id)
                 guard var waiting = state.waiters[tenant] else { continue }
@@ -89,6 +116,11 @@ public final class JournalWaiters: Sendable {
             return state.waiters.values.flatMap(\.values)
         }
         for waiter in all { waiter.wake(false) }
+    }
+
+    /// How many tenants' latest committed ids are remembered (for tests and diagnostics).
+    var rememberedTenants: Int {
+        state.withLock { state in state.latest.keys.filter { state.previous[$0] == nil }.count + state.previous.count }
     }
 
     /// How many waiters are registered (for tests and diagnostics).
