@@ -74,14 +74,31 @@ final class BufferedBodyBudgetTests: XCTestCase {
         let completed = try waiting[0].readResponse()
         XCTAssertEqual(completed.status, 200, completed.text)
         XCTAssertEqual(completed.text, "stored")
-        // Its bytes are given back: a new upload of the largest size is taken and answered.
-        let next = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-        try next.send(raw: Self.uploadHead("/up", length: Self.mebibyte) + [UInt8](repeating: UInt8(ascii: "b"), count: Self.mebibyte))
-        XCTAssertEqual(try next.readResponse().status, 200)
+        // Its bytes are given back: a new upload of the largest size is taken and answered. They
+        // are given back when the request completes, which libmicrohttpd reports just after the
+        // answer went out, so the client may read it first: a head sent in that moment is still
+        // refused (CI run of 2026-12-02: [200, 200, 503, ...]); it is sent again until taken.
+        var refusedWhileCompleting = 0
+        var nextStatus = 0
+        for _ in 0..<20 {
+            let next = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try next.send(raw: Self.uploadHead("/up", length: Self.mebibyte))
+            let refusal = next.readUntilQuiet(firstByteWithin: 300, quietAfter: 100)
+            guard refusal.isEmpty else {
+                refusedWhileCompleting += 1
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
+            }
+            try next.send(raw: [UInt8](repeating: UInt8(ascii: "b"), count: Self.mebibyte))
+            nextStatus = try next.readResponse().status
+            break
+        }
+        XCTAssertEqual(nextStatus, 200)
+        XCTAssertLessThan(refusedWhileCompleting, 20, "the completed upload's bytes were never given back")
 
-        let journal = try E2E.journal(control, tenant: "f1", once: 10)
+        let journal = try E2E.journal(control, tenant: "f1", once: 10 + refusedWhileCompleting)
         let statuses = journal.map { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) ?? 0 }.sorted()
-        XCTAssertEqual(statuses, [200, 200, 200, 503, 503, 503, 503, 503, 503, 503], "\(journal)")
+        XCTAssertEqual(statuses, [200, 200, 200] + Array(repeating: 503, count: 7 + refusedWhileCompleting), "\(journal)")
         let stored = journal.filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 200 && $0["url"] as? String == "/up" }
         XCTAssertEqual(stored.map { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [Self.mebibyte, Self.mebibyte])
     }
