@@ -15,10 +15,9 @@ import CatbirdWire
 ///   byte, so `{"a":1}` and a NUL was JSON to it);
 /// - RFC 8259 grammar, whitespace being space, tab, LF and CR; strings with any bytes but control characters, and the escapes `\" \\ \/ \b \f
 ///   \n \r \t \uXXXX` (a lone surrogate escape too);
-/// - a path is read up to its first zero byte: `$`, then steps `.key`, `."key"` (up to the
-///   next `"`, no escapes; `$.""` is the empty name), `[n]` (decimal, wrapping at 2^32), `[#]`, `[#-n]`; a key is
-///   compared with the member name's bytes as written in the body, escapes not decoded, and
-///   the first member of that name is taken;
+/// - a path's steps are read by ``JSONPathStep`` (the grammar ``JSONPathSyntax`` checks, up to
+///   the path's first zero byte); a key is compared with the member name's bytes as written
+///   in the body, escapes not decoded, and the first member of that name is taken;
 /// - a step that is not one of those is an error (SQLite's "JSON path error"), but only when
 ///   the lookup reaches it: `.key` on a value that is not an object, `[…]` on one that is not
 ///   an array, and a missing member or element end the lookup as absent first;
@@ -102,76 +101,39 @@ struct JSONPathDocument {
 
     // MARK: - Lookup (SQLite's jsonLookup / jsonLookupStep)
 
-    /// The node `path` finds.
+    /// The node `path` finds, its steps read by ``JSONPathStep`` (the grammar
+    /// ``JSONPathSyntax`` checks), in SQLite's order: `.` on a value that is not an object, `[…]`
+    /// on one that is not an array, `[#-n]` past an array's start, and a missing member or
+    /// element end the lookup as absent before a malformed step is reported.
     mutating func lookup(_ path: String) -> Lookup {
-        var path = Array(path.utf8)
-        if let zero = path.firstIndex(of: 0) { path.removeSubrange(zero...) }
-        func at(_ i: Int) -> UInt8 { i < path.count ? path[i] : 0 }
-        guard at(0) == UInt8(ascii: "$") else { return .pathError }
-        var step = 1
+        let path = Array(path.utf8)
+        guard var offset = JSONPathStep.firstStep(in: path) else { return .pathError }
         var root = 0
-        while true {
-            switch at(step) {
-            case 0:
-                return .node(root)
-            case UInt8(ascii: "."):
+        while let step = JSONPathStep(in: path, at: offset) {
+            switch step.selector {
+            case nil:
+                return .pathError
+            case let .member(name):
                 guard nodes[root].kind == .object else { return .absent }
-                step += 1
-                let keyStart: Int
-                var keyEnd: Int
-                let next: Int
-                if at(step) == UInt8(ascii: "\"") {
-                    keyStart = step + 1
-                    keyEnd = keyStart
-                    while at(keyEnd) != 0 && at(keyEnd) != UInt8(ascii: "\"") { keyEnd += 1 }
-                    guard at(keyEnd) != 0 else { return .pathError }
-                    next = keyEnd + 1
-                } else {
-                    keyStart = step
-                    keyEnd = step
-                    while at(keyEnd) != 0 && at(keyEnd) != UInt8(ascii: ".") && at(keyEnd) != UInt8(ascii: "[") { keyEnd += 1 }
-                    // `$.""` names the empty key; `$.` and `$.[0]` are errors.
-                    guard keyEnd > keyStart else { return .pathError }
-                    next = keyEnd
-                }
-                guard let value = member(of: root, named: path[keyStart..<keyEnd]) else { return .absent }
+                guard step.problem == nil else { return .pathError }
+                guard let value = member(of: root, named: path[name]) else { return .absent }
                 root = value
-                step = next
-            case UInt8(ascii: "["):
-                var index: UInt32 = 0
-                var j = 1
-                while Self.isDigit(at(step + j)) {
-                    index = index &* 10 &+ UInt32(at(step + j) - UInt8(ascii: "0"))
-                    j += 1
-                }
-                if j < 2 || at(step + j) != UInt8(ascii: "]") {
-                    guard at(step + 1) == UInt8(ascii: "#") else { return .pathError }
-                    guard nodes[root].kind == .array else { return .absent }
-                    index = UInt32(truncatingIfNeeded: elementCount(of: root))
-                    j = 2
-                    if at(step + 2) == UInt8(ascii: "-") && Self.isDigit(at(step + 3)) {
-                        var back: UInt32 = 0
-                        j = 3
-                        repeat {
-                            back = back &* 10 &+ UInt32(at(step + j) - UInt8(ascii: "0"))
-                            j += 1
-                        } while Self.isDigit(at(step + j))
-                        guard back <= index else { return .absent }
-                        index -= back
-                    }
-                    guard at(step + j) == UInt8(ascii: "]") else { return .pathError }
-                }
+            case let .element(index):
                 guard nodes[root].kind == .array else { return .absent }
                 guard let element = element(of: root, at: Int(index)) else { return .absent }
                 root = element
-                step += j + 1
-            default:
-                return .pathError
+            case let .fromEnd(back):
+                guard nodes[root].kind == .array else { return .absent }
+                let count = UInt32(truncatingIfNeeded: elementCount(of: root))
+                guard back <= count else { return .absent }
+                guard step.problem == nil else { return .pathError }
+                guard let element = element(of: root, at: Int(count - back)) else { return .absent }
+                root = element
             }
+            offset = step.next
         }
+        return .node(root)
     }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     /// The number of nodes from `index` to the next value at its level (`jsonNodeSize`).
     private func span(_ index: Int) -> Int {

@@ -1,8 +1,9 @@
 import CatbirdSupport
 
-/// The whole-path check of a `jsonPath` body pattern's value: SQLite's JSON path syntax, as
-/// ``JSONPathDocument/lookup(_:)`` reads it (SQLite 3.40's `jsonLookupStep`), step by step to
-/// the end (docs/matching.md#body-matchers).
+/// The whole-path check of a `jsonPath` body pattern's value: SQLite's JSON path syntax, read
+/// step by step to the end by ``JSONPathStep``, the reader ``JSONPathDocument/lookup(_:)``
+/// uses, so the check accepts exactly the paths the lookup reads to their end
+/// (docs/matching.md#body-matchers; `JSONPathCheckMatchesLookupTests`).
 ///
 /// SQLite checks a path only as far as a lookup reaches: `json_type('{}', '$.a[*]')` stops at
 /// the absent `a` and reports no error, so a path whose later steps are malformed was accepted
@@ -12,58 +13,39 @@ import CatbirdSupport
 /// (``CompiledBodyPattern/init(stored:)``): one added before the check still loads.
 enum JSONPathSyntax {
     /// Where `path` stops being a SQLite JSON path, and why; nil when the whole path is one.
-    /// `offset` counts UTF-8 bytes from 0.
+    /// `offset` counts UTF-8 bytes from 0: the start of the malformed step.
     ///
-    /// A path is `$`, then steps: `.name` (up to the next `.` or `[`; not empty), `."name"`
-    /// (up to the next `"`, no escapes), `[n]` (decimal digits), `[#]` or `[#-n]`. A NUL is
-    /// refused too: SQLite reads a path only up to its first NUL, so the rest would be ignored.
+    /// A NUL is refused too, though the lookup reads the path up to it as SQLite does: what
+    /// follows it would be ignored.
     static func fault(in path: String) -> (offset: Int, problem: String)? {
         let bytes = Array(path.utf8)
-        func at(_ i: Int) -> UInt8 { i < bytes.count ? bytes[i] : 0 }
-        func isDigit(_ i: Int) -> Bool { at(i) >= UInt8(ascii: "0") && at(i) <= UInt8(ascii: "9") }
         if let zero = bytes.firstIndex(of: 0) {
             return (zero, "a NUL character (\\u0000), where SQLite stops reading the path, so what follows would be ignored")
         }
-        guard at(0) == UInt8(ascii: "$") else { return (0, "a JSON path starts with '$' (such as \"$.user.id\")") }
-        var step = 1
-        while step < bytes.count {
-            switch bytes[step] {
-            case UInt8(ascii: "."):
-                if at(step + 1) == UInt8(ascii: "\"") {
-                    guard let close = bytes[(step + 2)...].firstIndex(of: UInt8(ascii: "\"")) else {
-                        return (step, "a quoted member name (.\"name\") without its closing '\"'")
-                    }
-                    step = close + 1
-                } else {
-                    var end = step + 1
-                    while end < bytes.count && bytes[end] != UInt8(ascii: ".") && bytes[end] != UInt8(ascii: "[") { end += 1 }
-                    guard end > step + 1 else {
-                        return (step, "a '.' without a member name after it (write .name, or .\"name\" for a name holding '.' or '['; "
-                            + "SQLite has no recursive descent '..')")
-                    }
-                    step = end
-                }
-            case UInt8(ascii: "["):
-                var end = step + 1
-                if isDigit(end) {
-                    while isDigit(end) { end += 1 }
-                } else if at(end) == UInt8(ascii: "#") {
-                    end += 1
-                    if at(end) == UInt8(ascii: "-") && isDigit(end + 1) {
-                        end += 1
-                        while isDigit(end) { end += 1 }
-                    }
-                }
-                guard end > step + 1, at(end) == UInt8(ascii: "]") else {
-                    return (step, "an array step is [n], [#] or [#-n] with n in decimal digits; SQLite's paths have no wildcards, "
-                        + "filters or negative indexes ([*], [?(...)], [-1]: [#-1] is the last element)")
-                }
-                step = end + 1
-            default:
-                return (step, "each step after '$' starts with '.' (a member) or '[' (an array element)")
-            }
+        guard var offset = JSONPathStep.firstStep(in: bytes) else {
+            return (0, "a JSON path starts with '$' (such as \"$.user.id\")")
+        }
+        while let step = JSONPathStep(in: bytes, at: offset) {
+            if let problem = step.problem { return (offset, description(of: problem)) }
+            offset = step.next
         }
         return nil
+    }
+
+    /// What a 400 says of a malformed step.
+    private static func description(of problem: JSONPathStep.Problem) -> String {
+        switch problem {
+        case .emptyName:
+            "a '.' without a member name after it (write .name, or .\"name\" for a name holding '.' or '['; "
+                + "SQLite has no recursive descent '..')"
+        case .unclosedName:
+            "a quoted member name (.\"name\") without its closing '\"'"
+        case .arrayStep:
+            "an array step is [n], [#] or [#-n] with n in decimal digits; SQLite's paths have no wildcards, "
+                + "filters or negative indexes ([*], [?(...)], [-1]: [#-1] is the last element)"
+        case .stepStart:
+            "each step after '$' starts with '.' (a member) or '[' (an array element)"
+        }
     }
 
     /// The 400's reason for `path`, malformed at `offset` for `problem` (``fault(in:)``).
