@@ -92,19 +92,13 @@ final class ParkedWaitBytesTests: XCTestCase {
             "POST", "/never", headers: E2E.tenantHeader("waiter"), body: [UInt8](repeating: UInt8(ascii: "x"), count: 200_000))
         XCTAssertEqual(sent.status, 404)
         for client in parked { XCTAssertEqual(try client.readResponse().status, 200) }
-        var settled = false
-        for _ in 0..<50 where !settled {
-            let again = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try again.send(raw: Self.wait(tenant: "waiter", size: 1_000_000, timeout: 1))
-            settled = Self.isParked(again)
-            if !settled { Thread.sleep(forTimeInterval: 0.1) }
-        }
-        XCTAssertTrue(settled, "a 1 MB wait parks once the 6 waits were let go")
+        try Self.assertParksSoon(Self.wait(tenant: "waiter", size: 1_000_000, timeout: 1), on: server, "a 1 MB wait of the same tenant")
     }
 
     /// All tenants' waits together: 12 tenants each park one wait with a 1 MB pattern; 10 fit
     /// the 10,485,760 bytes all tenants' waits may hold, the other 2 get 503 naming the bound,
-    /// and another tenant's uploads are served meanwhile.
+    /// another tenant's uploads are served meanwhile, and the bound's bytes come back when
+    /// the waits answer.
     func testAllTenantsParkedWaitsHoldAtMostAQuarterOfTheBodyBudget() throws {
         let server = try server()
         defer { server.removeFiles() }
@@ -118,6 +112,31 @@ final class ParkedWaitBytesTests: XCTestCase {
         }
         XCTAssertEqual(refused.count, 2)
         try checkOthersUploads(server)
-        parked.forEach { $0.hangUp() }
+
+        // The requests they wait for arrive: they answer and give their bytes back to the
+        // all-tenants bound, so another tenant's 1 MB wait parks again.
+        let app = try server.client()
+        for tenant in 0..<10 {
+            let sent = try app.request(
+                "POST", "/never", headers: E2E.tenantHeader("t\(tenant)"), body: [UInt8](repeating: UInt8(ascii: "x"), count: 1_000_000))
+            XCTAssertEqual(sent.status, 404)
+        }
+        for client in parked { XCTAssertEqual(try client.readResponse().status, 200) }
+        try Self.assertParksSoon(Self.wait(tenant: "late", size: 1_000_000, timeout: 1), on: server, "a 1 MB wait of a new tenant")
+    }
+
+    /// Sends `wait` until it parks (bytes are given back just after the waits they belong to
+    /// answered), at most 50 times 100 ms apart.
+    private static func assertParksSoon(
+        _ wait: [UInt8], on server: TestServer, _ what: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        var settled = false
+        for _ in 0..<50 where !settled {
+            let again = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try again.send(raw: wait)
+            settled = isParked(again)
+            if !settled { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        XCTAssertTrue(settled, "\(what) parks once the parked waits were let go", file: file, line: line)
     }
 }

@@ -18,6 +18,9 @@ import Synchronization
 ///   429, the tenant's own waits being the cause;
 /// - all tenants' parked waits hold at most 1/``allShare`` of the budget: past it, 503 (with
 ///   `Retry-After`), so that at least three quarters of the budget is always left to uploads.
+///
+/// All tenants' allowance is a ``ByteBudget`` of its own (the same take-or-refuse accounting
+/// as the buffered-body budget it is a share of); only the tenants' allowances are kept here.
 final class ParkedWaitBytes: Sendable {
     /// A tenant's parked waits hold at most this fraction of the budget: 1/32.
     static let tenantShare = 32
@@ -29,13 +32,17 @@ final class ParkedWaitBytes: Sendable {
     /// Bytes a tenant's parked waits may hold (1/``tenantShare`` of ``budget``).
     var tenantLimit: Int { budget / Self.tenantShare }
     /// Bytes all tenants' parked waits may hold (1/``allShare`` of ``budget``).
-    var allLimit: Int { budget / Self.allShare }
+    var allLimit: Int { all.limit }
 
-    private let held = Mutex<(all: Int, byTenant: [TenantID: Int])>((0, [:]))
+    /// All tenants' parked waits' bytes, bounded by ``allLimit``.
+    private let all: ByteBudget
+    /// Each tenant's parked waits' bytes (tenants that hold none are left out).
+    private let byTenant = Mutex<[TenantID: Int]>([:])
 
     /// - Parameter budget: the server's buffered-body budget in bytes (``CatbirdHTTP/HTTPServer/Configuration/bodyBudget``'s limit).
     init(budget: Int) {
         self.budget = budget
+        all = ByteBudget(limit: budget / Self.allShare)
     }
 
     /// What one parked wait holds; given back when released (the wait answered and let go).
@@ -60,8 +67,8 @@ final class ParkedWaitBytes: Sendable {
     ///   holds some already); 503 when all tenants' would hold more than ``allLimit``.
     func admit(_ tenant: TenantID, bodyBytes: Int) throws(APIError) -> Charge {
         let bytes = max(bodyBytes, ByteBudget.firstHolding)
-        let refusal: APIError? = held.withLock { held in
-            let tenantHeld = held.byTenant[tenant] ?? 0
+        let refusal: APIError? = byTenant.withLock { byTenant in
+            let tenantHeld = byTenant[tenant] ?? 0
             if tenantHeld > 0, tenantHeld + bytes > tenantLimit {
                 return APIError(
                     status: 429,
@@ -70,15 +77,14 @@ final class ParkedWaitBytes: Sendable {
                         + "--max-buffered-bodies, \(budget) bytes), so that they never hold the budget other tenants' uploads need "
                         + "(docs/tenancy.md#fair-shares); retry when one has answered, or wait with smaller patterns")
             }
-            if held.all + bytes > allLimit {
+            guard all.take(bytes) else {
                 return APIError(
                     status: 503,
-                    reason: "the parked waits of all tenants already hold \(held.all) bytes of request bodies (their patterns), "
+                    reason: "the parked waits of all tenants already hold \(all.taken) bytes of request bodies (their patterns), "
                         + "and this one's \(bytes) would pass the \(allLimit) they may hold together (1/\(Self.allShare) of "
                         + "--max-buffered-bodies, \(budget) bytes; docs/tenancy.md#fair-shares); retry when some have answered")
             }
-            held.all += bytes
-            held.byTenant[tenant] = tenantHeld + bytes
+            byTenant[tenant] = tenantHeld + bytes
             return nil
         }
         if let refusal { throw refusal }
@@ -86,10 +92,10 @@ final class ParkedWaitBytes: Sendable {
     }
 
     private func giveBack(_ bytes: Int, of tenant: TenantID) {
-        held.withLock { held in
-            held.all -= bytes
-            let left = (held.byTenant[tenant] ?? 0) - bytes
-            held.byTenant[tenant] = left > 0 ? left : nil
+        byTenant.withLock { byTenant in
+            let left = (byTenant[tenant] ?? 0) - bytes
+            byTenant[tenant] = left > 0 ? left : nil
         }
+        all.giveBack(bytes)
     }
 }
