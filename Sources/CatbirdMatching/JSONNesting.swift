@@ -1,6 +1,8 @@
-/// The one nesting limit of JSON read for body patterns (docs/matching.md#json-nesting): a
-/// `json` pattern's value, a request body read by `json` or `jsonPath`, and a `jsonPath`
-/// reference read by SQLite all stop at ``limit`` nested arrays and objects.
+/// The one nesting limit of JSON read (docs/matching.md#json-nesting): a `json` pattern's
+/// value, a request body read by `json` or `jsonPath`, a `jsonPath` reference read by SQLite,
+/// and a control call's JSON body (`JSONBody.decode` in CatbirdServer, which `JSONDecoder`
+/// reads) all stop at ``limit`` nested arrays and objects, and say so in one wording
+/// (``reason``).
 ///
 /// Why 512: `JSONDecoder` (swift-foundation) reads at most 512 levels, and the `json` reading
 /// asks it for text ``JSONBodyParser`` leaves to it; SQLite 3.40 reads 2,000 and Jackson
@@ -8,9 +10,9 @@
 /// this limit was stated (try11 T11-F4) a body 514 levels deep matched no `jsonPath` although
 /// its field was there (the field's value, 513 deep, failed to read), its 404 said only "body
 /// differs", and a `json` pattern 600 levels deep was refused as "must be JSON text".
-enum JSONNesting {
+public enum JSONNesting {
     /// Arrays and objects nested in one another that are read as JSON: 512.
-    static let limit = 512
+    public static let limit = 512
 
     /// Whether `bytes`, read as JSON text, nests arrays and objects deeper than ``limit``:
     /// brackets and braces outside strings (a string runs from a `"` to the next `"` not
@@ -51,7 +53,8 @@ enum JSONNesting {
     }
 
     /// `nests arrays and objects more than 512 levels deep; JSON is read to at most 512
-    /// levels (docs/matching.md#json-nesting)`, after "the body " or "'body.value' ".
-    static let reason =
+    /// levels (docs/matching.md#json-nesting)`, after "the body ", "'body.value' " or "the
+    /// JSON body ".
+    public static let reason =
         "nests arrays and objects more than \(limit) levels deep; JSON is read to at most \(limit) levels (docs/matching.md#json-nesting)"
 }

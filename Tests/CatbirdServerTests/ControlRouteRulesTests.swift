@@ -262,16 +262,33 @@ final class ControlRouteRulesTests: XCTestCase {
         }
     }
 
-    /// Foundation's decoder stops at 512 levels and calls the body "not valid JSON"; the reason
-    /// must say it is too deep, not malformed.
+    /// Foundation's decoder reads 512 levels and calls a deeper body "not valid JSON"; the
+    /// reason must say it is too deep, not malformed, with the one limit and wording of
+    /// docs/matching.md#json-nesting (it said "at most 511 levels are accepted", one less than
+    /// Foundation reads and than the body patterns' 512). A body 512 levels deep is read: its
+    /// reason is the unknown key it holds, not its depth.
     func testDeeplyNestedWellFormedJSONIsNotCalledMalformed() throws {
         let harness = try ControlBadInputHarness()
-        let nested = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
-        let body = #"{"type":"update","pattern":\#(ControlBadInputHarness.otherPattern),"response":{"status":200,"headers":{}},"extra":\#(nested)}"#
-        try harness.assertRejected("600 levels of nesting", 400, mentioning: ["601 levels deep"]) { client in
-            let answer = try client.json("POST", "/catbird/api/mocks", body)
+        // The body's own object is the first level; "extra" holds the rest.
+        func body(depth: Int) -> String {
+            let nested = String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1)
+            return #"{"type":"update","pattern":\#(ControlBadInputHarness.otherPattern),"response":{"status":200,"headers":{}},"extra":\#(nested)}"#
+        }
+        for depth in [513, 601] {
+            try harness.assertRejected(
+                "\(depth) levels of nesting", 400,
+                mentioning: ["the JSON body nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)"]
+            ) { client in
+                let answer = try client.json("POST", "/catbird/api/mocks", body(depth: depth))
+                let reason = answer.object["reason"] as? String ?? ""
+                XCTAssertFalse(reason.localizedCaseInsensitiveContains("malformed"), "well-formed JSON called malformed: \(reason)")
+                return answer
+            }
+        }
+        try harness.assertRejected("512 levels of nesting", 400, mentioning: ["extra"]) { client in
+            let answer = try client.json("POST", "/catbird/api/mocks", body(depth: 512))
             let reason = answer.object["reason"] as? String ?? ""
-            XCTAssertFalse(reason.localizedCaseInsensitiveContains("malformed"), "well-formed JSON called malformed: \(reason)")
+            XCTAssertFalse(reason.contains("levels"), "512 levels are read: \(reason)")
             return answer
         }
     }

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdMatching
 import CatbirdSupport
 @_spi(Server) import CatbirdWire
 import Foundation
@@ -90,12 +91,10 @@ enum JSONBody {
     /// The check suggested when a well-formed body has the wrong shape.
     static let defaultShapeHint = "check that every field has the type documented for this route"
 
-    /// Foundation's JSON parsers give up at this many levels of nested arrays and objects.
-    static let parserNestingLimit = 512
-
     /// Foundation on Linux reports some JSON that is not malformed as "not valid JSON" with no
     /// coding path: a value of the wrong type where its decoder cannot say where (such as a
-    /// string `"status":"200"` on some versions), or nesting deeper than its parser's limit.
+    /// string `"status":"200"` on some versions), or nesting deeper than its parser's limit
+    /// (512 levels, ``CatbirdMatching/JSONNesting/limit``: 512 read, 513 refused).
     /// This says which instead of calling the JSON malformed; nil for other errors and for JSON
     /// that really is malformed. Called after ``wholeNumberMismatch(_:in:)``, which names
     /// fractional numbers.
@@ -105,8 +104,8 @@ enum JSONBody {
     private static func wrongShape(_ error: any Error, parsed: Bool, nesting: Int, hint: String) -> String? {
         guard case let DecodingError.dataCorrupted(context) = error, context.codingPath.isEmpty else { return nil }
         if parsed { return "the JSON is well-formed but does not have the expected shape: \(hint)" }
-        guard nesting >= parserNestingLimit else { return nil }
-        return "the JSON nests arrays and objects \(nesting) levels deep; at most \(parserNestingLimit - 1) levels are accepted"
+        guard nesting > JSONNesting.limit else { return nil }
+        return "the JSON body \(JSONNesting.reason)"
     }
 
     /// Foundation on Linux reports a number that does not fit an integer field (`200.5`,
