@@ -7,12 +7,11 @@ import XCTest
 /// an empty first value followed by a real one, was read as "no header", the admin, and
 /// `DELETE /catbird/api/mocks` removed every shard's mocks. A control call's parallel id must
 /// name one tenant or be absent (docs/tenancy.md#tenant-of-a-request).
-final class ControlParallelIDTests: StorageTestCase {
+final class ControlParallelIDTests: XCTestCase {
     func testAnEmptyOrConflictingParallelIdIsRefusedOnControlCallsAndRemovesNothing() throws {
-        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
-        try server.start()
-        defer { server.stop() }
-        let client = try RawHTTPClient(port: server.port)
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let client = try server.client()
         try E2E.addMock(client, tenant: "S1", url: "/s1", body: "s1")
         try E2E.addMock(client, url: "/default", body: "default")
 

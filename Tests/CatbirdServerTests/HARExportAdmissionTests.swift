@@ -8,13 +8,12 @@ import XCTest
 /// hits went from p50 0.2 ms to 47–85 ms for minutes. The export now stays one of its tenant's 4
 /// admitted slow calls until its last page was sent or its client went away
 /// (docs/tenancy.md#fair-shares).
-final class HARExportAdmissionTests: StorageTestCase {
+final class HARExportAdmissionTests: XCTestCase {
     func testStreamingExportsHoldTheirTenantsSlowAdmissionUntilTheClientGoes() throws {
-        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
-        try server.start()
-        defer { server.stop() }
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
         let tenant = [("X-Catbird-Parallel-Id", "J")]
-        let client = try RawHTTPClient(port: server.port)
+        let client = try server.client()
         try E2E.addMock(client, tenant: "J", method: "POST", url: "/big", body: "ok")
         // 24 MB of journaled bodies: far more than loopback socket buffers take, so an export
         // whose client reads only its head is still streaming.

@@ -9,13 +9,12 @@ import XCTest
 /// chunked body's last chunk, so an HTTP client reports an incomplete transfer
 /// (docs/protocol.md#har-export); `/catbird/api/health` reports the corruption
 /// (README.md#storage-faults).
-final class HARExportFailureTests: StorageTestCase {
+final class HARExportFailureTests: XCTestCase {
     func testAnExportCutShortByADamagedPageEndsWithoutTheLastChunk() throws {
-        let database = databasePath()
-        let server = try CatbirdServer(settings: .init(port: 0, databasePath: database, logLevel: .error))
-        try server.start()
-        defer { server.stop() }
-        let client = try RawHTTPClient(port: server.port)
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let database = server.databasePath
+        let client = try server.client()
         try E2E.addMock(client, method: "POST", url: "/kept", body: "kept")
         for _ in 0..<200 {
             XCTAssertEqual(try client.request("POST", "/kept", body: Array(repeating: 0x61, count: 1024)).status, 200)
@@ -73,10 +72,9 @@ final class HARExportFailureTests: StorageTestCase {
     /// nothing saying it was cut. It now ends as a failed read does: the connection closed
     /// without the last chunk, the document without its closing `]}}`.
     func testAnExportCutShortByAJournalClearEndsWithoutTheLastChunk() throws {
-        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
-        try server.start()
-        defer { server.stop() }
-        let client = try RawHTTPClient(port: server.port)
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let client = try server.client()
         try E2E.addMock(client, method: "POST", url: "/kept", body: "kept")
         // 300 entries of 64 KiB bodies: about 20 MB of HAR, more than the sockets buffer while
         // the client reads nothing, so the server is still producing pages when the clear comes.

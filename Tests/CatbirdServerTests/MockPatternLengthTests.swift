@@ -8,12 +8,11 @@ import XCTest
 /// CPU (160 KB: 6.8 s). A url `equal`/`wildcard` value longer than the 8 KiB request-target
 /// limit, or a header one longer than the 28 KiB head, can never match: refused with 400 naming
 /// the limit (docs/matching.md#pattern-lengths).
-final class MockPatternLengthTests: StorageTestCase {
+final class MockPatternLengthTests: XCTestCase {
     func testURLAndHeaderValuesLongerThanARequestCanBeAreRefused() throws {
-        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
-        try server.start()
-        defer { server.stop() }
-        let client = try RawHTTPClient(port: server.port)
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let client = try server.client()
         let tenant = [("X-Catbird-Parallel-Id", "huge")]
 
         let huge = String(repeating: "*a", count: 500_000)
@@ -56,10 +55,9 @@ final class MockPatternLengthTests: StorageTestCase {
     /// with more header patterns than a request can carry fields is refused with 400 naming the
     /// bound; one at the bound is stored.
     func testMoreHeaderPatternsThanARequestCanCarryAreRefused() throws {
-        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
-        try server.start()
-        defer { server.stop() }
-        let client = try RawHTTPClient(port: server.port)
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let client = try server.client()
         func update(headerPatterns count: Int) throws -> RawResponse {
             let headers = Dictionary(uniqueKeysWithValues: (0..<count).map { ("H\($0)", ["kind": "equal", "value": "v"]) })
             return try client.json(

@@ -7,12 +7,11 @@ import XCTest
 /// `SELECT catbird_journal_floor('A')` (the function behind the `requests` view took any id), and
 /// `PRAGMA page_count` / `freelist_count` / `data_version` showed every tenant's write volume
 /// (docs/protocol.md#sql, docs/tenancy.md#isolation).
-final class SQLBeyondTenantTests: StorageTestCase {
+final class SQLBeyondTenantTests: XCTestCase {
     func testAnotherTenantsJournalFloorAndWholeFilePragmasAreRefused() throws {
-        let server = try CatbirdServer(settings: .init(port: 0, databasePath: databasePath(), logLevel: .error))
-        try server.start()
-        defer { server.stop() }
-        let client = try RawHTTPClient(port: server.port)
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let client = try server.client()
         // Tenant A: some traffic, then clears its journal.
         for index in 0..<20 { _ = try client.request("GET", "/whatever/\(index)", headers: [("X-Catbird-Parallel-Id", "A")]) }
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: [("X-Catbird-Parallel-Id", "A")]).status, 200)
