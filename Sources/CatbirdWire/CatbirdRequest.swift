@@ -86,7 +86,9 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
     }
 
     /// How a request was answered: `mock`, `file`, `proxy`, `redirect` or `none`
-    /// (``unanswered``). Values a newer server may add are kept as they come.
+    /// (``unanswered``). Values a newer server may add are kept as they come. Written as a
+    /// plain JSON string (the standard library's `Codable` for a `RawRepresentable` with a
+    /// `String` raw value).
     public struct AnsweredBy: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
         /// The value on the wire, such as `mock`.
         public let rawValue: String
@@ -98,21 +100,6 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
 
         /// The value on the wire.
         public var description: String { rawValue }
-
-        /// Reads a plain JSON string.
-        ///
-        /// - Throws: `DecodingError` when the value is not a string.
-        public init(from decoder: any Decoder) throws {
-            self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-        }
-
-        /// Writes a plain JSON string.
-        ///
-        /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
 
         /// `mock`: a mock answered (``CatbirdRequest/mockId`` says which).
         public static let mock = AnsweredBy(rawValue: "mock")

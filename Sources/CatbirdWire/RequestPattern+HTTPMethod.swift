@@ -3,7 +3,8 @@ import Foundation
 extension RequestPattern {
     /// An HTTP request method, compared exactly (case-sensitive) by the server.
     ///
-    /// Written as a plain JSON string (`"GET"`). Any method token works: `.GET` or
+    /// Written as a plain JSON string (`"GET"`: the standard library's `Codable` for a
+    /// `RawRepresentable` with a `String` raw value). Any method token works: `.GET` or
     /// `RequestPattern.HTTPMethod("PROPFIND")` or the string literal `"PROPFIND"`. The server
     /// rejects a method that is not an HTTP token (empty, or with spaces) with a 400 when a mock
     /// is added. Nested in ``RequestPattern`` only, as in Catbird 0.11: no top-level
@@ -31,21 +32,6 @@ extension RequestPattern {
 
         /// The method as sent on the request line.
         public var description: String { rawValue }
-
-        /// Reads a plain JSON string.
-        ///
-        /// - Throws: `DecodingError` when the value is not a string.
-        public init(from decoder: any Decoder) throws {
-            self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
-        }
-
-        /// Writes a plain JSON string.
-        ///
-        /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
 
         /// `GET`.
         public static let GET: HTTPMethod = "GET"

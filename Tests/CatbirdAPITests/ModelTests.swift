@@ -12,6 +12,17 @@ final class ModelTests: CatbirdTestCase {
         XCTAssertEqual([RequestPattern.HTTPMethod.GET, .POST, .PUT, .PATCH, .DELETE].map(\.description), ["GET", "POST", "PUT", "PATCH", "DELETE"])
         XCTAssertEqual(String(decoding: try JSONEncoder().encode([RequestPattern.HTTPMethod.PATCH]), as: UTF8.self), #"["PATCH"]"#)
         XCTAssertEqual(try JSONDecoder().decode([RequestPattern.HTTPMethod].self, from: Data(#"["get"]"#.utf8)), ["get"], "kept as is, case included")
+        XCTAssertThrowsError(try JSONDecoder().decode([RequestPattern.HTTPMethod].self, from: Data(#"[{"rawValue":"GET"}]"#.utf8)))
+    }
+
+    /// `answeredBy` is a plain JSON string both ways, values a newer server may add included.
+    func testAnsweredBy() throws {
+        let values: [CatbirdRequest.AnsweredBy] = [.mock, .unanswered, CatbirdRequest.AnsweredBy(rawValue: "later")]
+        XCTAssertEqual(String(decoding: try JSONEncoder().encode(values), as: UTF8.self), #"["mock","none","later"]"#)
+        XCTAssertEqual(
+            try JSONDecoder().decode([CatbirdRequest.AnsweredBy].self, from: Data(#"["file","later"]"#.utf8)),
+            [.file, CatbirdRequest.AnsweredBy(rawValue: "later")])
+        XCTAssertThrowsError(try JSONDecoder().decode([CatbirdRequest.AnsweredBy].self, from: Data("[1]".utf8)))
     }
 
     func testPatternRepresentable() {
