@@ -93,17 +93,7 @@ final class DeadlockFlag: @unchecked Sendable {
 func assertCatbirdError<T>(
     _ status: Int, _ body: @autoclosure () throws -> T, file: StaticString = #filePath, line: UInt = #line
 ) -> CatbirdError? {
-    do {
-        _ = try body()
-        XCTFail("expected CatbirdError \(status), got a success", file: file, line: line)
-        return nil
-    } catch let error as CatbirdError {
-        XCTAssertEqual(error.statusCode, status, "\(error)", file: file, line: line)
-        return error
-    } catch {
-        XCTFail("expected CatbirdError \(status), got \(error)", file: file, line: line)
-        return nil
-    }
+    checkCatbirdError(status, Result { try body() }, file: file, line: line)
 }
 
 /// The async form of `assertCatbirdError`.
@@ -111,14 +101,25 @@ func assertCatbirdError<T>(
 func assertCatbirdErrorAsync<T>(
     _ status: Int, file: StaticString = #filePath, line: UInt = #line, _ body: () async throws -> T
 ) async -> CatbirdError? {
+    let outcome: Result<T, any Error>
     do {
-        _ = try await body()
+        outcome = .success(try await body())
+    } catch {
+        outcome = .failure(error)
+    }
+    return checkCatbirdError(status, outcome, file: file, line: line)
+}
+
+/// What both forms check: `outcome` is a ``CatbirdError`` with `status`, returned.
+private func checkCatbirdError<T>(_ status: Int, _ outcome: Result<T, any Error>, file: StaticString, line: UInt) -> CatbirdError? {
+    switch outcome {
+    case .success:
         XCTFail("expected CatbirdError \(status), got a success", file: file, line: line)
         return nil
-    } catch let error as CatbirdError {
+    case let .failure(error as CatbirdError):
         XCTAssertEqual(error.statusCode, status, "\(error)", file: file, line: line)
         return error
-    } catch {
+    case let .failure(error):
         XCTFail("expected CatbirdError \(status), got \(error)", file: file, line: line)
         return nil
     }
