@@ -54,6 +54,12 @@ struct JSONPathStep {
     }
 
     /// The step of `path` at `start`; nil at the end of the path (its end or a zero byte).
+    ///
+    /// Inlined: it runs for every step of every `jsonPath` lookup of a request body, and
+    /// called, it cost a lookup 6 % more instructions than the scanner it replaced; inlined,
+    /// 5 % fewer (callgrind, 120,000 lookups of 6 paths in a 3 KB body, -O -wmo: 1,997
+    /// instructions a lookup against 2,113 before the shared reader).
+    @inline(__always)
     init?(in path: [UInt8], at start: Int) {
         func at(_ i: Int) -> UInt8 { i < path.count ? path[i] : 0 }
         func isDigit(_ i: Int) -> Bool { at(i) >= UInt8(ascii: "0") && at(i) <= UInt8(ascii: "9") }
