@@ -190,4 +190,47 @@ final class NotFoundMemoTests: ServerTestCase {
         XCTAssertEqual(bodyVerdict(try miss("/b", method: "POST", tenant: "s2", body: Array("{\"id\":1}".utf8))), "match")
         XCTAssertEqual(bodyVerdict(try miss("/b", method: "POST", tenant: "s2", body: Array("{\"name\":1}".utf8))), "differs")
     }
+
+    // MARK: - A reused answer's sent form
+
+    /// Three asks of one miss, on one connection (one worker), with the memo on; each equal to
+    /// the answer computed afresh, head fields included but `Date`. Whether one of them queued
+    /// the sent form an earlier reuse made in the same second (``NotFoundMemo/sent(memoID:date:making:)``).
+    private func askThrice(_ target: String, tenant: String) throws -> (last: RawResponse, usedSentForm: Bool) {
+        let before = NotFoundMemo.sentFormReuses.load(ordering: .relaxed)
+        let asks = try (0..<3).map { _ in try client.request("GET", target, headers: E2E.tenantHeader(tenant)) }
+        let usedSentForm = NotFoundMemo.sentFormReuses.load(ordering: .relaxed) > before
+        NotFoundMemo.isEnabled.store(false, ordering: .relaxed)
+        let fresh = try client.request("GET", target, headers: E2E.tenantHeader(tenant))
+        NotFoundMemo.isEnabled.store(true, ordering: .relaxed)
+        let head = { (response: RawResponse) in response.headers.filter { $0.name != "Date" }.map { "\($0.name): \($0.value)" } }
+        for ask in asks {
+            XCTAssertEqual(ask.status, 404, ask.text)
+            XCTAssertEqual(ask.text, fresh.text)
+            XCTAssertEqual(head(ask), head(fresh))
+        }
+        return (asks[2], usedSentForm)
+    }
+
+    /// A miss asked again within a second is sent from the form its first reuse made; a mock
+    /// added in that same second makes the next ask get the new answer (the closer mock named
+    /// first), not that kept form, which went stale with its entry.
+    func testAReusedAnswersSentFormServesTheSecondsRepeatsAndNotTheAnswerAfterAChange() throws {
+        try E2E.addMock(client, tenant: "s1", url: "/api/feed", body: "feed")
+        let feed = try lastID(tenant: "s1")
+        // A second may tick between two asks: up to five tries of three asks.
+        var asked = try askThrice("/api/users", tenant: "s1")
+        for _ in 0..<4 where !asked.usedSentForm { asked = try askThrice("/api/users", tenant: "s1") }
+        XCTAssertTrue(asked.usedSentForm, "the third ask of a second queued the form the second ask made")
+        XCTAssertEqual(nearMissIDs(asked.last), [feed])
+
+        // At once (the kept form is of the current second, or of the one before), a change.
+        _ = try client.request("GET", "/api/users", headers: E2E.tenantHeader("s1"))
+        try E2E.addMock(client, tenant: "s1", url: "/api/usrs", body: "closer")
+        let closer = try lastID(tenant: "s1")
+        let after = try client.request("GET", "/api/users", headers: E2E.tenantHeader("s1"))
+        XCTAssertEqual(nearMissIDs(after), [closer, feed], after.text)
+        let again = try askThrice("/api/users", tenant: "s1")
+        XCTAssertEqual(nearMissIDs(again.last), [closer, feed], again.last.text)
+    }
 }

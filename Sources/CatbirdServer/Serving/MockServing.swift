@@ -237,8 +237,12 @@ struct MockServing: Sendable {
             // The usual request: the second's head and its journal JSON (``NotFoundHead``), as a
             // mock's hit gets its answer's, instead of stamping and encoding the fields per miss.
             let head = notFoundHead.now()
-            var sent = answer.response
-            sent.headers = head.headers
+            // A kept answer reused: the form made for this second at its first reuse (``NotFoundMemo``).
+            let sent = if let memoID = answer.memoID {
+                NotFoundMemo.sent(memoID: memoID, date: head.date) { Self.stamped(answer.response, head) }
+            } else {
+                Self.stamped(answer.response, head)
+            }
             let entry = entry(
                 request: request, response: answer.response, headersJSON: head.journaledJSON(bodyLength: answer.response.body.count),
                 answeredBy: .unanswered, hit: nil, tenant: tenant, nearMisses: answer.nearMissesRange)
@@ -249,6 +253,13 @@ struct MockServing: Sendable {
             headersMemo: Self.notFoundHeadersMemo, answeredBy: .unanswered, hit: nil, tenant: tenant,
             nearMisses: answer.nearMissesRange)
         return .answered(sent, .unanswered, entry, nil)
+    }
+
+    /// `response` (a 404 with near misses) as it goes out in the second of `head`: its header fields `head`'s.
+    private static func stamped(_ response: HTTPResponse, _ head: NotFoundHead.Stamped) -> HTTPResponse {
+        var sent = response
+        sent.headers = head.headers
+        return sent
     }
 
     /// `hit`'s mock's answer. A hit made refundable for the head check alone (`mayNotFit`, not

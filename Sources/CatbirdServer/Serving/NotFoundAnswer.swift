@@ -16,6 +16,10 @@ struct NotFoundAnswer {
     let response: HTTPResponse
     /// Where the near misses (the journal's `near_misses` JSON array) are in `response.body`.
     let nearMissesRange: Range<Int>
+    /// The ``NotFoundMemo`` entry this answer came from when the memo answered it (its
+    /// ``NotFoundMemo/sent(memoID:date:making:)`` keeps the entry's sent form per second); nil
+    /// for an answer computed now.
+    var memoID: UInt64?
 
     /// - Parameters:
     ///   - namesOtherTenants: whether the answer may name the other tenants whose mocks match
