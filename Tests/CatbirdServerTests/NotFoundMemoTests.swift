@@ -224,6 +224,20 @@ final class NotFoundMemoTests: ServerTestCase {
         XCTAssertTrue(asked.usedSentForm, "the third ask of a second queued the form the second ask made")
         XCTAssertEqual(nearMissIDs(asked.last), [feed])
 
+        // Two misses asked in turn: each ask gets its own answer's form, never the other's.
+        NotFoundMemo.isEnabled.store(false, ordering: .relaxed)
+        let fresh = try ["/api/users", "/api/fed"].map { try client.request("GET", $0, headers: E2E.tenantHeader("s1")).text }
+        NotFoundMemo.isEnabled.store(true, ordering: .relaxed)
+        XCTAssertNotEqual(fresh[0], fresh[1])
+        let before = NotFoundMemo.sentFormReuses.load(ordering: .relaxed)
+        for round in 0..<4 {
+            for (index, target) in ["/api/users", "/api/fed"].enumerated() {
+                let ask = try client.request("GET", target, headers: E2E.tenantHeader("s1"))
+                XCTAssertEqual(ask.text, fresh[index], "round \(round), \(target)")
+            }
+        }
+        XCTAssertGreaterThan(NotFoundMemo.sentFormReuses.load(ordering: .relaxed), before, "kept forms were queued")
+
         // At once (the kept form is of the current second, or of the one before), a change.
         _ = try client.request("GET", "/api/users", headers: E2E.tenantHeader("s1"))
         try E2E.addMock(client, tenant: "s1", url: "/api/usrs", body: "closer")
