@@ -17,7 +17,7 @@ final class MigrationTests: StorageTestCase {
         let tables = try db.query("""
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
             """).map { $0[0].stringValue }
-        XCTAssertEqual(tables, ["journal_bodies", "journal_deletions", "journal_pruned", "journal_rows", "mocks", "schema_migrations", "tenants"])
+        XCTAssertEqual(tables, ["journal_bodies", "journal_deletions", "journal_deletions_all", "journal_pruned", "journal_rows", "mocks", "schema_migrations", "tenants"])
         XCTAssertEqual(
             try db.query("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name").map { $0.values },
             [[.text("trigger"), .text("journal_rows_release_body")], [.text("view"), .text("requests")]])

@@ -52,6 +52,17 @@ public final class Journal: Sendable {
     /// Callbacks waiting for a tenant's entries, woken by the writer after each commit.
     public var waiters: JournalWaiters { writer.waiters }
 
+    /// Forgets what the journal holds in memory for `tenant` besides its pending deletion (its
+    /// remembered commits), once its drop committed.
+    func forget(_ tenant: TenantID) {
+        writer.waiters.forget(tenant)
+    }
+
+    /// ``forget(_:)`` for every tenant, once a drop of every tenant committed.
+    func forgetEveryTenant() {
+        writer.waiters.forgetEveryTenant()
+    }
+
     /// The highest id in the tenant's journal (0 when it has none), after the queued journal
     /// is written. Read it before looking at the journal, then wait with
     /// ``JournalWaiters/wait(for:after:timeout:wake:)`` for what comes after.

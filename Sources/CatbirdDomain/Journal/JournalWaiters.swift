@@ -118,6 +118,31 @@ public final class JournalWaiters: Sendable {
         for waiter in all { waiter.wake(false) }
     }
 
+    /// Forgets the tenant's remembered commits (it was dropped: what they name is gone). A
+    /// caller that read an id before and waits after it is woken by the next commit, as before.
+    func forget(_ tenant: TenantID) {
+        state.withLock { state in
+            state.latest[tenant] = nil
+            state.previous[tenant] = nil
+        }
+    }
+
+    /// Forgets every tenant's remembered commits (every tenant was dropped), their storage too:
+    /// 64,000 dropped tenants' ids otherwise stayed until two generations of commits had passed,
+    /// and for ever on a server that no request reached after the drop.
+    func forgetEveryTenant() {
+        state.withLock { state in
+            state.latest = [:]
+            state.previous = [:]
+        }
+    }
+
+    /// Per-tenant entries held: remembered commits and tenants with waiters (for
+    /// `/catbird/metrics`, ``TenantDirectory/memoryEntries()``).
+    var tenantEntries: (remembered: Int, waiting: Int) {
+        state.withLock { ($0.latest.count + $0.previous.count, $0.waiters.count) }
+    }
+
     /// How many tenants' latest committed ids are remembered (for tests and diagnostics).
     var rememberedTenants: Int {
         state.withLock { state in state.latest.keys.filter { state.previous[$0] == nil }.count + state.previous.count }

@@ -1,6 +1,7 @@
 import CatbirdMatching
 import CatbirdWire
 import CatbirdStorage
+import Dispatch
 import Synchronization
 
 /// Every tenant's mock table: served from memory, written through to SQLite.
@@ -255,18 +256,34 @@ public final class MockStore: Sendable {
         tables.withLock { $0.shards(after: after, limit: limit) }
     }
 
+    /// How many tenants have a mock table in memory (for `/catbird/metrics`).
+    public var tenantTables: Int {
+        tables.withLock { $0.count }
+    }
+
     /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A
     /// request that looked the table up just before still finds it empty.
     func forget(_ tenant: TenantID) {
         tables.withLock { $0.removeValue(forKey: tenant) }?.clear()
     }
 
-    /// Forgets every tenant's mocks in memory after all rows were deleted.
+    /// Forgets every tenant's mocks in memory after all rows were deleted: the map is replaced
+    /// at once, so every request that looks a table up from now on finds none; the old tables
+    /// are emptied and freed on a background thread. Emptying and freeing 64,000 tenants' tables
+    /// took 0.6 s of the answer to a drop of every tenant (debug build). A request that looked
+    /// its table up before the drop (it arrived before the answer) may still be matched against
+    /// it until that table is emptied, as it was matched against it when it arrived.
     func forgetAll() {
-        let all = tables.withLock { tables in
-            defer { tables.removeAll() }
-            return Array(tables.values)
+        var all = tables.withLock { tables in
+            var all = TenantTables()
+            swap(&all, &tables)
+            return all
         }
-        for table in all { table.clear() }
+        changes.raise()
+        let dropped = Array(all.values)
+        all = TenantTables()
+        DispatchQueue.global(qos: .utility).async {
+            for table in dropped { table.clear() }
+        }
     }
 }

@@ -58,6 +58,9 @@ struct TenantTables {
     /// Every tenant's table, in no particular order.
     var values: Dictionary<TenantID, TenantMocks>.Values { byID.values }
 
+    /// How many tenants have a table.
+    var count: Int { byID.count }
+
     /// At most `limit` shards' tables in id order, the first of them the first whose id comes
     /// after `after` (nil: from the first shard). A copy of only those entries (a slice would
     /// keep the whole list shared, and the next table added would copy all of it).

@@ -81,4 +81,9 @@ public final class JournalPruned: Sendable {
     func forgetAll() {
         floors.withLock { $0.removeAll() }
     }
+
+    /// How many tenants' ids are held in memory (for `/catbird/metrics`).
+    public var tenantEntries: Int {
+        floors.withLock { $0.count }
+    }
 }

@@ -47,6 +47,8 @@ public final class Retention: Sendable {
             let cutoff = now - ttl.timeInterval
             directory.activity.forget(endedBefore: cutoff)
             try dropTenants(idleSince: cutoff, into: &pass, budget: &budget)
+        } else {
+            directory.activity.forgetEnded()  // no idle time is asked for
         }
         pass.unfinished = budget <= 0
         return pass
@@ -223,6 +225,8 @@ public final class Retention: Sendable {
                 if dropped != nil {
                     directory.mocks.forget(tenant)
                     journal.pruned.forget(tenant)
+                    journal.forget(tenant)
+                    activity.forget(tenant)
                 }
                 return dropped
             }

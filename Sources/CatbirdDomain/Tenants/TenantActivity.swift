@@ -44,6 +44,29 @@ public final class TenantActivity: Sendable {
         }
     }
 
+    /// Forgets `tenant`'s ended work once it was dropped (its idle time no longer matters: a
+    /// new tenant of the same id starts with its own row); work still in flight stays.
+    func forget(_ tenant: TenantID) {
+        work.withLock { work in
+            if work[tenant]?.inFlight == 0 { work[tenant] = nil }
+        }
+    }
+
+    /// Forgets every tenant's ended work (every tenant was dropped, or no `--tenant-ttl` asks
+    /// for idle times), its storage too; work still in flight stays. Without it, each tenant
+    /// that had an answer given later kept its entry for the whole TTL (7 days by default),
+    /// and for ever without one.
+    func forgetEnded() {
+        work.withLock { work in
+            work = work.filter { $0.value.inFlight > 0 }
+        }
+    }
+
+    /// How many tenants' work is held in memory (for `/catbird/metrics`).
+    public var tenantEntries: Int {
+        work.withLock { $0.count }
+    }
+
     /// Forgets the tenants with nothing in flight whose last work ended before `cutoff` (they
     /// no longer hold anything), so the map holds only recent tenants.
     func forget(endedBefore cutoff: Date) {

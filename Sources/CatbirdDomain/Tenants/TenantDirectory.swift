@@ -56,6 +56,8 @@ public final class TenantDirectory: Sendable {
             if let through { journal.deletions.committed(tenant, through: through) }
             // Under the write connection, so no control change (nor retention) can slip in between.
             journal.pruned.forget(tenant)
+            journal.forget(tenant)
+            activity.forget(tenant)
             mocks.forget(tenant)
             return existed
         }
@@ -99,26 +101,37 @@ public final class TenantDirectory: Sendable {
 
     /// Deletes every tenant's mocks and journal (the explicit "clear everything" admin action);
     /// the journals as ``drop(_:)`` does, hidden at once and deleted in the background.
+    ///
+    /// A few statements whatever the number of tenants: the journal is hidden up to its highest
+    /// id by one floor for every tenant (``JournalDeletions/scheduleEveryTenant(_:through:)``),
+    /// not one floor per tenant, so the rows of a tenant whose row was already gone (a request
+    /// answered after its tenant's drop) go too. Dropping 64,000 tenants read each one's highest
+    /// id and wrote a floor for each before it answered: 3.9 s.
+    /// - Returns: how many tenants were dropped (every row of `tenants` but the default
+    ///   tenant's, which is emptied and kept).
     /// - Throws: `SQLiteError` (nothing changed).
-    public func dropAll() throws {
+    @discardableResult
+    public func dropAll() throws -> Int {
         journal.flush()
-        try database.use { db in
-            let scheduled = try Self.withoutCascade(db) {
-                try db.transaction { () throws -> [(TenantID, Int64)] in
+        return try database.use { db in
+            let (dropped, through) = try Self.withoutCascade(db) {
+                try db.transaction { () throws -> (Int, Int64?) in
                     try db.execute("DELETE FROM mocks")
-                    var scheduled: [(TenantID, Int64)] = []
-                    for row in try db.query("SELECT id FROM tenants") {
-                        let tenant = TenantID(row[0].stringValue ?? "")
-                        if let through = try Self.scheduleJournalDeletion(db, tenant: tenant) { scheduled.append((tenant, through)) }
-                    }
+                    let through = try db.query("SELECT max(id) FROM journal_rows").first?[0].intValue
+                    if let through { try JournalDeletions.scheduleEveryTenant(db, through: through) }
                     try db.execute("DELETE FROM tenants WHERE id <> ''")
+                    let dropped = db.changes
                     try JournalPruned.deleteAll(db)
-                    return scheduled
+                    return (dropped, through)
                 }
             }
-            for (tenant, through) in scheduled { journal.deletions.committed(tenant, through: through) }
+            if let through { journal.deletions.committedEveryTenant(through: through) }
+            // Under the write connection, so no control change (nor retention) can slip in between.
             journal.pruned.forgetAll()
+            journal.forgetEveryTenant()
+            activity.forgetEnded()
             mocks.forgetAll()
+            return dropped
         }
     }
 }

@@ -124,6 +124,12 @@ enum MetricsRoute {
         out.sample("catbird_tenants", stored.tenants)
         out.metric("catbird_mocks", .gauge, help: "Mocks stored, every tenant's.")
         out.sample("catbird_mocks", stored.mocks)
+        out.metric(
+            "catbird_tenant_memory_entries", .gauge,
+            help: "Per-tenant entries held in memory, by kind: mock_tables, journal_deletions (one tenant's cleared or dropped journal still being deleted), retention_notes, journal_commits (remembered commit ids), journal_waiters, activity (work in flight or just ended). A dropped tenant's go with it.")
+        for (kind, count) in dependencies.tenants.memoryEntries() {
+            out.sample("catbird_tenant_memory_entries", labels: ["kind": kind], count)
+        }
         out.metric("catbird_database_bytes", .gauge, help: "Bytes on disk of the SQLite database and its write-ahead log.")
         out.sample("catbird_database_bytes", dependencies.metrics.databaseBytes())
         return out.text

@@ -16,9 +16,10 @@ import CatbirdSupport
 ///   in a path: `DELETE /catbird/api/tenants/` followed by nothing is a 400 (most often
 ///   `tenants/$SHARD` with the variable unset); empty it with `removeAll` and
 ///   `DELETE /catbird/api/requests`.
-/// - `DELETE /catbird/api/tenants?all=true` → 204: every tenant's mocks and journal. Admin only
-///   (from a shard → 403), and only with `all=true` (else 400, nothing dropped:
-///   ``EveryTenantOptIn``).
+/// - `DELETE /catbird/api/tenants?all=true` → 204: every tenant's mocks and journal, gone for
+///   every reader when it answers (the journal rows are deleted in the background, as for one
+///   tenant), in a few statements whatever the number of tenants. Admin only (from a shard →
+///   403), and only with `all=true` (else 400, nothing dropped: ``EveryTenantOptIn``).
 enum TenantRoutes {
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
@@ -30,7 +31,8 @@ enum TenantRoutes {
                 "DELETE", "/catbird/api/tenants", lane: .slow,
                 everyTenant: EveryTenantAction(refusal: "dropping every tenant", action: "drops every tenant's mocks and journal")
             ) { _ in
-                try dependencies.tenants.dropAll()
+                let dropped = try dependencies.tenants.dropAll()
+                dependencies.log.info("dropped every tenant: \(dropped) tenants besides the default one, every mock and journal entry")
                 return HTTPResponse(status: 204)
             },
             // One segment: a '/' inside an id is written %2F (`a%2Fb/extra` is not the id "a/b/extra").
