@@ -11,3 +11,9 @@ public protocol HTTPResponseError: Error {
     /// a parameter, a pattern), never a Swift debug description.
     var reason: String { get }
 }
+
+/// A 5xx that says the server is busy, not broken: a wait for a shared resource (an SQL
+/// connection, the journal writer) ran past its bound, and retrying later helps. Load, not a
+/// fault: logged as a warning, as the 429s of a tenant over its share are, never as an error
+/// (an error-level line is a fault someone must look at).
+public protocol ServerBusyError: HTTPResponseError {}

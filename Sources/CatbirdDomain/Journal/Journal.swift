@@ -100,6 +100,12 @@ public final class Journal: Sendable {
         writer.flush(for: tenant)
     }
 
+    /// ``flush(for:)`` that gives up at `deadline` (``JournalWriter/flush(for:before:)``).
+    /// - Returns: false when the tenant's entries were not all committed by then.
+    public func flush(for tenant: TenantID, before deadline: ContinuousClock.Instant) -> Bool {
+        writer.flush(for: tenant, before: deadline)
+    }
+
     /// The writer's queue and commits so far; see ``JournalWriter/statistics()``.
     public func writerStatistics() -> JournalWriterStatistics {
         writer.statistics()

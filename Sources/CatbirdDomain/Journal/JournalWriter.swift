@@ -267,6 +267,27 @@ public final class JournalWriter: Sendable {
         flush(through: tenant)
     }
 
+    /// ``flush(for:)`` that gives up at `deadline`: for a caller with a bound on its wait (an
+    /// SQL query waits at most 5 seconds before it runs, flush included), while the writer can
+    /// be held far longer (its transaction waits up to 5 s for a busy file, three times).
+    /// - Returns: true when the entries are committed (or the writer stopped); false when
+    ///   `deadline` came first.
+    public func flush(for tenant: TenantID, before deadline: ContinuousClock.Instant) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let target = state.lastQueued(of: tenant)
+        guard state.committed < target && !state.stopped else { return true }
+        state.flushers += 1
+        defer { state.flushers -= 1 }
+        if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
+        while state.committed < target && !state.stopped {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: left.timeInterval))
+        }
+        return true
+    }
+
     /// ``flush()`` when `tenant` is nil, else ``flush(for:)``.
     private func flush(through tenant: TenantID?) {
         condition.lock()

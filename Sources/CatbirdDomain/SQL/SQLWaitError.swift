@@ -2,11 +2,12 @@ import CatbirdSupport
 
 /// A tenant's SQL query waited for one of the SQL connections until the bound on waiting
 /// (`Settings.sqlWaitLimit`, 5 seconds by default) while every one was busy with other queries,
-/// and never ran: 503, with `Retry-After` (docs/protocol.md#sql). The query's own time limit
+/// and never ran: 503, with `Retry-After` (docs/protocol.md#sql), logged as a warning (load, not
+/// a fault: ``ServerBusyError``). The query's own time limit
 /// starts only when it runs, so waiting is never blamed on the query (tester finding T11-F2: an
 /// idle tenant's `select 1` was refused with 400 "interrupted after its time limit of 2000 ms"
 /// after waiting its whole budget behind four other tenants' slow queries).
-public struct SQLWaitError: HTTPResponseError, Sendable, Equatable {
+public struct SQLWaitError: ServerBusyError, Sendable, Equatable {
     /// How long the query waited, in milliseconds.
     public let waitedMilliseconds: Int
     /// The SQL connections, each running one query at a time.

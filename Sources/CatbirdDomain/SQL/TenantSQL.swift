@@ -77,15 +77,19 @@ public final class TenantSQL: Sendable {
     ///   - timeLimit: how long the statement may run, from when it starts on its connection
     ///     (after the journal's flush): time spent waiting is never blamed on it (tester finding
     ///     T11-F2).
-    ///   - waitDeadline: when a query still waiting for a free connection gives up.
+    ///   - waitDeadline: when a query still waiting for the journal's flush or a free connection
+    ///     gives up.
     ///   - maxResultSize: the most bytes of result (``ReadOnlyQueryResult/size(of:)``).
-    /// - Throws: `ReadOnlyQueryError`; ``SQLWaitError`` when no connection came free by
-    ///   `waitDeadline`.
+    /// - Throws: `ReadOnlyQueryError`; ``SQLFlushWaitError`` when the tenant's journal was not
+    ///   written by `waitDeadline`; ``SQLWaitError`` when no connection came free by it.
     public func query(
         _ sql: String, tenant: TenantID, parameters: [SQLiteValue], maxRows: Int, timeLimit: Duration,
         waitDeadline: ContinuousClock.Instant, maxResultSize: Int
     ) throws -> ReadOnlyQueryResult {
-        journal.flush(for: tenant)
+        let flushStarted = ContinuousClock.now
+        guard journal.flush(for: tenant, before: waitDeadline) else {
+            throw SQLFlushWaitError(waitedMilliseconds: Int((ContinuousClock.now - flushStarted).milliseconds))
+        }
         let wait = max(waitDeadline - ContinuousClock.now, .zero)
         guard available.wait(timeout: .now() + wait.dispatchInterval) == .success else {
             throw SQLWaitError(waitedMilliseconds: Int(wait.milliseconds), connections: connectionCount, ownQueryRunning: false)
