@@ -106,4 +106,23 @@ final class NearMissCatalogReuseTests: XCTestCase {
         for index in 0..<1200 { _ = try mocks.update(item(index), response: ResponseMock(status: 200), tenant: tenant) }
         XCTAssertEqual(try checkCatalog(mocks, tenant, "after removeAll").blocksTakenOver, 0)
     }
+
+    /// Regression: a table of 1,000 mocks or more kept the catalog its current one was built
+    /// from until its next change, two catalogs alive at once (100-150 bytes a mock each). It
+    /// goes once the new one is built; the new one is kept for the next change.
+    func testTheCatalogANewOneWasBuiltFromIsLetGo() throws {
+        let mocks = try store()
+        let tenant = TenantID("big")
+        for index in 0..<1500 { _ = try mocks.update(item(index), response: ResponseMock(status: 200), tenant: tenant) }
+        weak let first = try checkCatalog(mocks, tenant, "the first 404")
+        let firstBlocks = try XCTUnwrap(first?.blocks.count, "the current catalog is kept")
+        _ = try mocks.update(item(0, url: "/api/v1/changed/0"), response: ResponseMock(status: 200), tenant: tenant)
+        XCTAssertNotNil(first, "kept after the change, to build the next one from")
+        weak let second = try checkCatalog(mocks, tenant, "after a change")
+        XCTAssertEqual(second?.blocksTakenOver, firstBlocks, "built from the first")
+        XCTAssertNil(first, "the first catalog is let go once the second is built")
+        let secondBlocks = try XCTUnwrap(second?.blocks.count, "the current one is kept")
+        _ = try mocks.update(item(1, url: "/api/v1/other/1"), response: ResponseMock(status: 200), tenant: tenant)
+        XCTAssertEqual(try checkCatalog(mocks, tenant, "after a second change").blocksTakenOver, secondBlocks, "built from the second")
+    }
 }

@@ -159,6 +159,12 @@ final class TenantMocks: Sendable {
             return true
         }
 
+        /// Lets ``catalogBase`` go once `snapshot`, still the current one, has built its catalog:
+        /// the next change takes that one (``changeTable(_:)``).
+        mutating func letGoCatalogBase(builtOn snapshot: Snapshot) {
+            if self.snapshot === snapshot, snapshot.hasNearMissCatalog { catalogBase = nil }
+        }
+
         mutating func currentSnapshot() -> Snapshot {
             if let snapshot { return snapshot }
             let made = Snapshot(table: table, version: version, catalogBase: catalogBase)
@@ -227,9 +233,15 @@ final class TenantMocks: Sendable {
     /// The ids of the current table's mocks whose url may match `target`
     /// (``MockTable/urlCandidates(for:)``) and its mocks as near misses compare them (hits and
     /// limits as inserted: near misses show neither). The table is read in place, not copied.
+    ///
+    /// Once the catalog is built from the earlier one (``State/catalogBase``), that one is let
+    /// go: the next change builds from this one. It was kept until the next change, two
+    /// catalogs of a large table alive at once (100-150 bytes a mock each).
     func nearMissView(for target: String) -> (candidates: [Int64], catalog: NearMissCatalog) {
-        let snapshot = state.withLock { $0.currentSnapshot() }
-        return (snapshot.urlCandidates(for: target), snapshot.nearMissCatalog)
+        let (snapshot, hasBase) = state.withLock { ($0.currentSnapshot(), $0.catalogBase != nil) }
+        let catalog = snapshot.nearMissCatalog
+        if hasBase { state.withLock { $0.letGoCatalogBase(builtOn: snapshot) } }
+        return (snapshot.urlCandidates(for: target), catalog)
     }
 
     /// How many mocks the current version's near-miss catalog is still to be built from (its
