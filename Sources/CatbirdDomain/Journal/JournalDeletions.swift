@@ -174,58 +174,68 @@ public final class JournalDeletions: Sendable {
     /// Deletes one chunk of the first pending deletion (every tenant's first), or finishes it.
     /// - Returns: false when nothing is pending.
     private func deleteOneChunk() throws -> Bool {
-        if try deleteOneChunkOfEveryTenant() { return true }
-        let finished: (TenantID, Int64)?? = try database.use { db in
+        let everyTenant = try settle(deleteChunkOfEveryTenant()) { done in
+            floors.withLock { floors in
+                if floors.everyTenant == done { floors.everyTenant = 0 }
+            }
+        }
+        if everyTenant { return true }
+        return try settle(deleteChunkOfOneTenant()) { done in
+            floors.withLock { floors in
+                if floors.byTenant[done.tenant] == done.through { floors.byTenant[done.tenant] = nil }
+                if floors.byTenant.isEmpty { floors.byTenant = [:] }  // a drop of many tenants' storage goes too
+            }
+        }
+    }
+
+    /// What one chunk of a deletion did; `Floor` names the deletion.
+    private enum Chunk<Floor: Sendable>: Sendable {
+        case nonePending
+        case deleted
+        /// Nothing was left to delete: its row is gone, its floor is let go by the caller.
+        case finished(Floor)
+    }
+
+    /// `chunk` as ``deleteOneChunk()`` answers it; `letGo` is given a finished deletion's floor.
+    private func settle<Floor: Sendable>(_ chunk: Chunk<Floor>, letGo: (Floor) -> Void) -> Bool {
+        switch chunk {
+        case .nonePending: return false
+        case .deleted: return true
+        case .finished(let floor):
+            letGo(floor)
+            return true
+        }
+    }
+
+    /// One chunk of the rows up to every tenant's floor, by id.
+    private func deleteChunkOfEveryTenant() throws -> Chunk<Int64> {
+        try database.use { db in
+            guard let through = try db.query("SELECT through_id FROM journal_deletions_all").first?[0].intValue else {
+                return .nonePending
+            }
+            try db.run(
+                "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows WHERE id <= ? ORDER BY id LIMIT ?)",
+                [.integer(through), .integer(Int64(Self.chunkSize))])
+            guard db.changes == 0 else { return .deleted }
+            try db.run("DELETE FROM journal_deletions_all WHERE through_id = ?", [.integer(through)])
+            return .finished(through)
+        }
+    }
+
+    /// One chunk of the first tenant's rows up to its floor.
+    private func deleteChunkOfOneTenant() throws -> Chunk<(tenant: TenantID, through: Int64)> {
+        try database.use { db in
             guard let row = try db.query("SELECT tenant, through_id FROM journal_deletions LIMIT 1").first else {
-                return .none
+                return .nonePending
             }
             let tenant = row[0].stringValue ?? ""
             let through = row[1].intValue ?? 0
             try db.run(
                 "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows WHERE tenant = ? AND id <= ? ORDER BY id LIMIT ?)",
                 [.text(tenant), .integer(through), .integer(Int64(Self.chunkSize))])
-            guard db.changes == 0 else { return .some(nil) }
+            guard db.changes == 0 else { return .deleted }
             try db.run("DELETE FROM journal_deletions WHERE tenant = ? AND through_id = ?", [.text(tenant), .integer(through)])
-            return .some((TenantID(tenant), through))
-        }
-        switch finished {
-        case .none:
-            return false
-        case .some(nil):
-            return true
-        case .some(let done?):
-            floors.withLock { floors in
-                if floors.byTenant[done.0] == done.1 { floors.byTenant[done.0] = nil }
-                if floors.byTenant.isEmpty { floors.byTenant = [:] }  // a drop of many tenants' storage goes too
-            }
-            return true
-        }
-    }
-
-    /// Deletes one chunk of the rows up to every tenant's floor, by id, or finishes it.
-    /// - Returns: false when no such deletion is pending.
-    private func deleteOneChunkOfEveryTenant() throws -> Bool {
-        let finished: Int64?? = try database.use { db in
-            guard let through = try db.query("SELECT through_id FROM journal_deletions_all").first?[0].intValue else {
-                return .none
-            }
-            try db.run(
-                "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows WHERE id <= ? ORDER BY id LIMIT ?)",
-                [.integer(through), .integer(Int64(Self.chunkSize))])
-            guard db.changes == 0 else { return .some(nil) }
-            try db.run("DELETE FROM journal_deletions_all WHERE through_id = ?", [.integer(through)])
-            return .some(through)
-        }
-        switch finished {
-        case .none:
-            return false
-        case .some(nil):
-            return true
-        case .some(let done?):
-            floors.withLock { floors in
-                if floors.everyTenant == done { floors.everyTenant = 0 }
-            }
-            return true
+            return .finished((TenantID(tenant), through))
         }
     }
 
