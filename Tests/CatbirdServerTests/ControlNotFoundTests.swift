@@ -18,10 +18,16 @@ final class ControlNotFoundTests: ServerTestCase {
         }
     }
 
-    func testAJournalIdThatIsNotANumberSaysSo() throws {
-        let answer = try client.request("GET", "/catbird/api/requests/abc")
-        XCTAssertEqual(answer.status, 404, answer.text)
-        let reason = answer.object["reason"] as? String ?? ""
-        XCTAssertTrue(reason.hasPrefix("\"abc\" is not a journal id"), reason)
+    /// An id that is not a whole number from 1 is a bad request, 400, as for `DELETE
+    /// /catbird/api/mocks/abc` (T12-F6: these were 404s whose reason described a bad request).
+    func testAJournalIdThatIsNotANumberIsABadRequestThatSaysSo() throws {
+        for id in ["abc", "1e3", "0", "99999999999999999999"] {
+            for path in ["/catbird/api/requests/\(id)", "/catbird/api/requests/\(id)/request/body"] {
+                let answer = try client.request("GET", path)
+                XCTAssertEqual(answer.status, 400, "\(path): \(answer.text)")
+                let reason = answer.object["reason"] as? String ?? ""
+                XCTAssertTrue(reason.hasPrefix("\"\(id)\" is not a journal id: ids are whole numbers from 1"), "\(path): \(reason)")
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ import CatbirdSupport
 /// One entry of the tenant's journal, and its bodies on demand (what the web page's details
 /// view reads; see README "Request journal"):
 /// - `GET /catbird/api/requests/{id}[?bodies=false]` → the entry, shaped as in the listing;
-///   404 when the tenant has no entry with that id;
+///   404 when the tenant has no entry with that id, 400 when `{id}` is not a whole number from 1;
 /// - `GET /catbird/api/requests/{id}/request/body[?limit=n]` and `…/response/body[?limit=n]`
 ///   → the stored body's bytes (its first `n` when `limit` is given, n >= 0) as
 ///   `application/octet-stream`, with `X-Catbird-Body-Size` (bytes received) and
@@ -19,9 +19,10 @@ enum JournalEntryRoutes {
             Route("GET", "/catbird/api/requests/", maxSegments: 3, query: ["bodies", "limit"], lane: .quick) { context in
                 let parts = context.segments
                 guard let id = Int64(parts[0]), id > 0 else {
-                    throw APIError(
-                        status: 404,
-                        reason: "\(JSONText.shortString(parts[0])) is not a journal id: ids are whole numbers from 1, "
+                    // 400, as for `DELETE /catbird/api/mocks/abc`: the request is malformed, not
+                    // an entry missing (T12-F6: it was a 404).
+                    throw APIError.badRequest(
+                        "\(JSONText.shortString(parts[0])) is not a journal id: ids are whole numbers from 1, "
                             + "each entry's \"id\" in GET /catbird/api/requests")
                 }
                 let query = context.query
