@@ -32,6 +32,19 @@ extension ControlBadInputTests {
         }
     }
 
+    /// T12-F4: `select 1\u0000; delete from requests` answered 200 `[[1]]`: SQLite reads the
+    /// text to its first NUL, so neither the query run nor the one-statement check saw the
+    /// rest; `select 'a\u0000b' as x, 2` got `unrecognized token: "'a"`. Both are refused,
+    /// naming the NUL.
+    func testSQLHoldingANULCharacterIsRefused() throws {
+        let harness = try ControlBadInputHarness()
+        for sql in [#"select 1\u0000; delete from requests"#, #"select 'a\u0000b' as x, 2"#] {
+            try harness.assertRejected("SQL \(sql)", 400, mentioning: ["'sql' holds a NUL character (\\u0000)"]) {
+                try $0.json("POST", "/catbird/api/sql", #"{"sql":"\#(sql)"}"#)
+            }
+        }
+    }
+
     /// Regression: `SELECT fts3_tokenizer('simple')` answered 200 with a raw pointer (an address
     /// in the server's memory), and `fts3_tokenizer('simple', x'4141414141414141')` answered 200
     /// after installing that address as the connection's tokenizer. Every function of that kind

@@ -134,6 +134,14 @@ enum SQLRoute {
         let body = try JSONBody.decode(Body.self, from: context.request, shapeHint: shapeHint) { error in
             "\(JSONBody.readableReason(error)) (the body is \(shapeHint))"
         }
+        // SQLite reads the text as a C string, to its first NUL: what follows would be ignored,
+        // by the one-statement check too (T12-F4: `select 1\u0000; delete from requests` ran as
+        // `select 1`). Refused as `pattern.url` and header values with a NUL are.
+        guard !body.sql.utf8.contains(0) else {
+            throw APIError.badRequest(
+                "'sql' holds a NUL character (\\u0000), where SQLite stops reading the statement, so what follows would be "
+                    + "ignored: remove it")
+        }
         let maxRows = body.maxRows ?? defaultMaxRows
         guard (1...maxMaxRows).contains(maxRows) else {
             throw APIError.badRequest("'maxRows' must be from 1 to \(maxMaxRows)")
