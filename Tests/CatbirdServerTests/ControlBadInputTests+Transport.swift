@@ -19,6 +19,28 @@ extension ControlBadInputTests {
         }
     }
 
+    /// T12-F5: a gzipped `{"type":"removeAll"}` got 400 `invalid JSON … found the control
+    /// character U+001F`. A control body is read as sent, so any Content-Encoding but identity
+    /// is 415 saying so, and nothing is removed (the harness checks nothing changed).
+    func testCompressedControlBodiesAreUnsupported() throws {
+        let harness = try ControlBadInputHarness()
+        // Python's gzip.compress(b'{"type":"removeAll"}', mtime=0).
+        let gzipped: [UInt8] = [
+            31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 171, 86, 42, 169, 44, 72, 85, 178, 82, 42, 74, 205, 205, 47, 75, 117, 204, 201, 81, 170, 5, 0,
+            31, 211, 32, 18, 20, 0, 0, 0,
+        ]
+        for coding in ["gzip", "deflate", "GZIP "] {
+            try harness.assertRejected("Content-Encoding \(coding)", 415, mentioning: ["is not accepted on control routes: send the JSON uncompressed"]) {
+                try $0.request(
+                    "POST", "/catbird/api/mocks", headers: [("Content-Type", "application/json"), ("Content-Encoding", coding)], body: gzipped)
+            }
+        }
+        let plain = try harness.client.request(
+            "POST", "/catbird/api/mocks", headers: [("Content-Type", "application/json"), ("Content-Encoding", "identity")],
+            body: Array(#"{"type":"removeAll"}"#.utf8))
+        XCTAssertEqual(plain.status / 100, 2, "identity is no coding: \(plain.text)")
+    }
+
     /// Over `--max-body-size`: with a Content-Length, chunked (no length to check up front), and
     /// on the SQL route. The action is a valid update for another URL, padded (extra keys are
     /// ignored) to 2000 bytes, so a server that ignored the limit would visibly store it.

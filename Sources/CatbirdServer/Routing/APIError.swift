@@ -20,6 +20,15 @@ struct APIError: HTTPResponseError, Sendable {
             reason: "no control route \(method) \(JSONText.shortString(String(path))); the control routes are listed in "
                 + "GET /catbird/api/openapi.json")
     }
+    /// 415 for a control body sent with a `Content-Encoding` other than `identity` (T12-F5: a
+    /// gzipped body was called invalid JSON, "found the control character U+001F"): control
+    /// routes read their JSON as sent; mock routes decode gzip and deflate bodies for matching
+    /// (docs/protocol.md#request-bodies).
+    static func unsupportedContentEncoding(_ coding: String) -> APIError {
+        APIError(
+            status: 415,
+            reason: "Content-Encoding \(JSONText.shortString(coding)) is not accepted on control routes: send the JSON uncompressed")
+    }
     static func methodNotAllowed(_ allowed: String) -> APIError {
         APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))")
     }

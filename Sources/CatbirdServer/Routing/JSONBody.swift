@@ -32,7 +32,8 @@ enum JSONBody {
     /// Decodes a control body after checking its Content-Type.
     /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
     ///   and the decoder cannot say where (see ``wrongShape(_:parsed:nesting:hint:)``).
-    /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON; 400 with a
+    /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON, or the body has a
+    ///   `Content-Encoding` (other than `identity`: control bodies are read as sent); 400 with a
     ///   readable reason when the body is not JSON by RFC 8259 (naming the line, column and
     ///   byte offset: ``JSONSyntaxError``), when it holds a lone surrogate escape or a number
     ///   out of range (``JSONTextCheck``, named whether or not the decoder would have read the
@@ -44,6 +45,10 @@ enum JSONBody {
         describe: (any Error) -> String = readableReason
     ) throws(APIError) -> T {
         guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
+        if let coding = request.headers.first("Content-Encoding")?.trimmingCharacters(in: .whitespaces),
+           !coding.isEmpty, coding.lowercased() != "identity" {
+            throw .unsupportedContentEncoding(coding)
+        }
         // One pass over the text, whether or not the decoder reads it; the decoder calls these
         // values malformed JSON or the wrong type: say what they are.
         let findings = JSONTextCheck.scan(request.body)
