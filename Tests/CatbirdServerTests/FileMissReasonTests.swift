@@ -98,4 +98,43 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertEqual(try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/list?page=2"]).status, 200)
         XCTAssertEqual(try CurlClient.run(["\(base)/api/list.json?page=2"]).status, 404)
     }
+
+    /// Regression (T12-F9, the tester's directory): a name that exists but cannot be served got
+    /// a 404 saying only `(tried <name>)`, which reads as "no such file": a symlink to itself
+    /// (`ELOOP`), a FIFO, a directory with an extension (`dir.json/index` is served for
+    /// `/dir.json/`, not `/dir.json`), a file named in NFD (`e` and U+0301, as macOS names
+    /// files) asked for in NFC (`/%C3%A9`). The reason now says why, and the way that works.
+    func testANameThatExistsButIsNotServedSaysWhy() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("dir.json"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("plain"), withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: directory.appendingPathComponent("dir.json/index"))
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("loop").path, withDestinationPath: "loop")
+        XCTAssertEqual(mkfifo(directory.appendingPathComponent("fifo").path, 0o644), 0)
+        XCTAssertTrue(FileManager.default.createFile(atPath: directory.path + "/e\u{301}", contents: Data("nfd".utf8)))
+        let root = directory.resolvingSymlinksInPath().path
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        let client = try server.client()
+        let expected = [
+            ("/loop", "(tried loop); loop is a symlink loop, or under one (too many levels of symbolic links): not served"),
+            ("/fifo", "(tried fifo); fifo is a FIFO, not a regular file: not served"),
+            ("/dir.json", "(tried dir.json); dir.json is a directory, and a name with an extension is not looked up as a "
+                + "directory's index: end the path with / to ask for dir.json/index"),
+            ("/plain", "(tried plain, plain/index); plain is a directory with no index file in it (docs/files.md#request-to-file)"),
+            ("/%C3%A9", "(tried \u{E9}); \u{E9} exists as another Unicode normalization, e%CC%81 (NFD): file names are compared "
+                + "byte for byte; ask for e%CC%81 or rename the file to %C3%A9 (docs/files.md#request-to-file)"),
+        ]
+        for (target, ending) in expected {
+            let answer = try client.request("GET", target)
+            XCTAssertEqual(answer.status, 404, target)
+            let reason = answer.object["reason"] as? String ?? ""
+            XCTAssertTrue(reason.hasSuffix("; no file mock in \(root) " + ending), "\(target): \(reason)")
+        }
+        // The ways the reasons name serve the files.
+        XCTAssertEqual(try client.request("GET", "/dir.json/").text, "{}")
+        XCTAssertEqual(try client.request("GET", "/e%CC%81").text, "nfd")
+        // A name that is simply missing still says only what was tried.
+        XCTAssertTrue((try client.request("GET", "/%C3%A0").object["reason"] as? String ?? "").hasSuffix("(tried \u{E0})"))
+    }
 }

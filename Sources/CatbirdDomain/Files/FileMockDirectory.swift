@@ -73,64 +73,6 @@ public struct FileMockDirectory: Sendable {
         return try firstFileMock(indexCandidates(target: target, accept: accept))
     }
 
-    /// What a 404's reason says about this directory when no file answered `target`
-    /// (docs/matching.md#near-misses): `no file mock in <root> (tried api/books)`, the names
-    /// tried (at most ``missHintNames``); for a name without an extension, the first file
-    /// beside it with one (sidecars and hidden files left out) and the `Accept` type that
-    /// selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`
-    /// (before that, a name tried that exists but leads outside the directory through a symlink:
-    /// `; leak is a symlink, or under one, leading outside the mocks directory: not served`)
-    /// (with the query kept, `--files-with-query`, only the `Accept`: the extension follows the query).
-    /// Reads the directory: asked only for a 404 with a mocks directory set.
-    public func missHint(target: String, accept: String?) -> String {
-        let tried = candidates(target: target, accept: accept) + indexCandidates(target: target, accept: accept)
-        guard let name = FileMockName(target: target, includesQuery: includesQuery), !tried.isEmpty else {
-            return "no file mock: the request-target maps to no file name in \(root) (docs/files.md#confinement)"
-        }
-        var names = tried.prefix(Self.missHintNames).joined(separator: ", ")
-        if tried.count > Self.missHintNames { names += ", …" }
-        var hint = "no file mock in \(root) (tried \(names))"
-        if let outside = tried.first(where: leadsOutside) {
-            hint += "; \(outside) is a symlink, or under one, leading outside the mocks directory: not served (docs/files.md#confinement)"
-        }
-        guard !name.hasExtension, let sibling = fileWithExtension(beside: name) else { return hint }
-        let ext = sibling[sibling.index(after: sibling.lastIndex(of: ".")!)...]
-        let type = mediaTypes.type(forFileName: sibling)
-        guard name.hasQuery else {
-            return hint + "; \(sibling) is beside it: \(type.map { "send Accept: \($0), or " } ?? "")add .\(ext) to the path"
-        }
-        // The Accept extension follows the query (`list?page=2.json`): `.json` added to the
-        // path would name `list.json?page=2` (try9a F4).
-        return hint + "; \(sibling) is beside it"
-            + (type.map { ": send Accept: \($0) (the Accept extension follows the query, so .\(ext) added to the path does not name it)" }
-                ?? ": with the query, only an Accept that adds .\(ext) names it")
-    }
-
-    /// Whether `name` exists, symlinks followed, but resolves outside ``root`` (a symlink to
-    /// `/etc/passwd`, or a fixtures folder linked in from elsewhere): a 404 says why it was not
-    /// served (tester finding T11-F7: it said only "no file mock").
-    private func leadsOutside(_ name: String) -> Bool {
-        var info = stat()
-        return stat(root + "/" + name, &info) == 0 && confined(name) == nil
-    }
-
-    /// Names a 404's reason lists at most (``missHint(target:accept:)``).
-    public static let missHintNames = 6
-
-    /// The first (in byte order) regular file named `<name's last segment>.<extension>` in the
-    /// name's directory, relative to ``root``, without sidecars; nil when none.
-    private func fileWithExtension(beside name: FileMockName) -> String? {
-        let parent = name.segments.dropLast().joined(separator: "/")
-        guard let directory = parent.isEmpty ? root : confined(parent),
-              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
-        let stem = name.segments[name.segments.count - 1] + "."
-        let found = entries.filter { entry in
-            entry.utf8.starts(with: stem.utf8) && entry.utf8.count > stem.utf8.count && !entry.hasSuffix(FileMockSidecar.suffix)
-                && Self.regularFile(directory + "/" + entry) != nil
-        }.sorted().first
-        return found.map { parent.isEmpty ? $0 : parent + "/" + $0 }
-    }
-
     /// The file mock of the first of `names` that is a regular file inside the directory.
     private func firstFileMock(_ names: [String]) throws(FileMockError) -> FileMock? {
         for name in names {

@@ -1,0 +1,124 @@
+import Foundation
+
+/// What a 404's reason says about the mocks directory (docs/matching.md#near-misses): the names
+/// tried, why a name that exists was not served, and a file beside the name.
+extension FileMockDirectory {
+    /// What a 404's reason says about this directory when no file answered `target`
+    /// (docs/matching.md#near-misses): `no file mock in <root> (tried api/books)`, the names
+    /// tried (at most ``missHintNames``); then why the first name tried that exists was not
+    /// served (``whyNotServed(_:)``: a symlink leading outside, a symlink loop, not a regular
+    /// file, a directory), or, when none exists, a name tried that exists in the other Unicode
+    /// normalization (``otherNormalization(of:)``); then, for a name without an extension, the
+    /// first file beside it with one (sidecars and hidden files left out) and the `Accept` type
+    /// that selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`
+    /// (with the query kept, `--files-with-query`, only the `Accept`: the extension follows the query).
+    /// Reads the directory: asked only for a 404 with a mocks directory set, so none of this is
+    /// on the path of a request a file or mock answers.
+    public func missHint(target: String, accept: String?) -> String {
+        let tried = candidates(target: target, accept: accept) + indexCandidates(target: target, accept: accept)
+        guard let name = FileMockName(target: target, includesQuery: includesQuery), !tried.isEmpty else {
+            return "no file mock: the request-target maps to no file name in \(root) (docs/files.md#confinement)"
+        }
+        var names = tried.prefix(Self.missHintNames).joined(separator: ", ")
+        if tried.count > Self.missHintNames { names += ", …" }
+        var hint = "no file mock in \(root) (tried \(names))"
+        if let why = tried.lazy.compactMap(whyNotServed).first {
+            hint += "; " + why
+        } else if let other = tried.prefix(Self.missHintNames).lazy.compactMap(otherNormalization).first {
+            hint += "; " + other
+        }
+        guard !name.hasExtension, let sibling = fileWithExtension(beside: name) else { return hint }
+        let ext = sibling[sibling.index(after: sibling.lastIndex(of: ".")!)...]
+        let type = mediaTypes.type(forFileName: sibling)
+        guard name.hasQuery else {
+            return hint + "; \(sibling) is beside it: \(type.map { "send Accept: \($0), or " } ?? "")add .\(ext) to the path"
+        }
+        // The Accept extension follows the query (`list?page=2.json`): `.json` added to the
+        // path would name `list.json?page=2` (try9a F4).
+        return hint + "; \(sibling) is beside it"
+            + (type.map { ": send Accept: \($0) (the Accept extension follows the query, so .\(ext) added to the path does not name it)" }
+                ?? ": with the query, only an Accept that adds .\(ext) names it")
+    }
+
+    /// Names a 404's reason lists at most (``missHint(target:accept:)``).
+    public static let missHintNames = 6
+
+    /// Why `name`, a name tried that no file answered, was not served, when something by that
+    /// name exists (`stat`, symlinks followed); nil when nothing does. Tester findings T11-F7 and
+    /// T12-F9: the reason said only `(tried <name>)`, which reads as "no such file":
+    /// - it resolves outside ``root``: `leak is a symlink, or under one, leading outside the mocks
+    ///   directory: not served (docs/files.md#confinement)`;
+    /// - a symlink loop (`ELOOP`): `loop is a symlink loop, or under one (too many levels of symbolic links): not served`;
+    /// - not a regular file: `fifo is a FIFO, not a regular file: not served`;
+    /// - a directory: with an extension (`dir.json`, whose index is never looked for) `end the
+    ///   path with / to ask for dir.json/index`; without one, it has no index file;
+    /// - any other error but "no such file" (`EACCES` on a directory above it, a name too long): the system's words.
+    func whyNotServed(_ name: String) -> String? {
+        var info = stat()
+        guard stat(root + "/" + name, &info) == 0 else {
+            switch errno {
+            case ENOENT, ENOTDIR: return nil
+            case ELOOP: return "\(name) is a symlink loop, or under one (too many levels of symbolic links): not served"
+            case let code: return "\(name) cannot be looked up: \(String(cString: strerror(code)))"
+            }
+        }
+        guard confined(name) != nil else {
+            return "\(name) is a symlink, or under one, leading outside the mocks directory: not served (docs/files.md#confinement)"
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil  // replaced by a file since the lookup
+        case S_IFDIR:
+            let last = name.split(separator: "/").last ?? Substring(name)
+            return last.dropFirst().contains(".")
+                ? "\(name) is a directory, and a name with an extension is not looked up as a directory's index: end the path with / to ask for \(name)/index"
+                : "\(name) is a directory with no index file in it (docs/files.md#request-to-file)"
+        case S_IFIFO: return "\(name) is a FIFO, not a regular file: not served"
+        case S_IFSOCK: return "\(name) is a socket, not a regular file: not served"
+        case S_IFCHR, S_IFBLK: return "\(name) is a device, not a regular file: not served"
+        default: return "\(name) is not a regular file: not served"
+        }
+    }
+
+    /// When `name` (a name tried, not ASCII) does not exist but its other Unicode normalization
+    /// does as a regular file inside ``root`` (NFC `é`, `%C3%A9`, asked for a file named in NFD
+    /// `e\u{301}`, as macOS names files): says so, both spelled with their bytes percent-encoded,
+    /// since they look alike: `é exists as another Unicode normalization, e%CC%81 (NFD): file
+    /// names are compared byte for byte; ask for e%CC%81 or rename the file to é (%C3%A9)`.
+    /// Nil otherwise (T12-F9). Tries the whole name in NFC and in NFD: two `stat`s at most.
+    func otherNormalization(of name: String) -> String? {
+        guard !name.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let forms = [("NFC", name.precomposedStringWithCanonicalMapping), ("NFD", name.decomposedStringWithCanonicalMapping)]
+        // Compared as bytes: String's == holds canonically equivalent text equal.
+        guard let (form, other) = forms.first(where: { !$0.1.utf8.elementsEqual(name.utf8) && confined($0.1).flatMap(Self.regularFile) != nil })
+        else { return nil }
+        return "\(name) exists as another Unicode normalization, \(Self.percentEncoded(other)) (\(form)): file names are compared "
+            + "byte for byte; ask for \(Self.percentEncoded(other)) or rename the file to \(Self.percentEncoded(name)) (docs/files.md#request-to-file)"
+    }
+
+    /// `name` with every byte outside ASCII written `%XY`.
+    private static func percentEncoded(_ name: String) -> String {
+        var text = ""
+        for byte in name.utf8 {
+            if byte < 0x80 {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                text += "%" + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return text
+    }
+
+    /// The first (in byte order) regular file named `<name's last segment>.<extension>` in the
+    /// name's directory, relative to ``root``, without sidecars; nil when none.
+    private func fileWithExtension(beside name: FileMockName) -> String? {
+        let parent = name.segments.dropLast().joined(separator: "/")
+        guard let directory = parent.isEmpty ? root : confined(parent),
+              let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        let stem = name.segments[name.segments.count - 1] + "."
+        let found = entries.filter { entry in
+            entry.utf8.starts(with: stem.utf8) && entry.utf8.count > stem.utf8.count && !entry.hasSuffix(FileMockSidecar.suffix)
+                && Self.regularFile(directory + "/" + entry) != nil
+        }.sorted().first
+        return found.map { parent.isEmpty ? $0 : parent + "/" + $0 }
+    }
+}
