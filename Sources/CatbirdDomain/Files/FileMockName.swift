@@ -11,6 +11,10 @@ import CatbirdSupport
 /// - with `includesQuery`, a query is kept in the last segment: `/search?q=a` → `search?q=a`
 ///   (a `/` in the query written `%2F`).
 ///
+/// - a fragment (from a raw `#` on, which a client never sends and forwarding drops) is not
+///   part of the name: `/hash#frag` → `hash`, the name its forwarded and recorded answer has
+///   (tester finding T12-F8); a `#` in a name is written `%23`.
+///
 /// Refused (nil), so that no name can leave the directory: a `..` segment after decoding (so
 /// `%2e%2e` and `..%2f` too), a backslash, a NUL, bytes that are not UTF-8, a host that is not a
 /// plain host name or address, and names ending in the sidecar suffix.
@@ -43,6 +47,7 @@ public struct FileMockName: Sendable, Equatable {
 
     public init?(target: String, includesQuery: Bool) {
         var rest = Substring(target)
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
         var host: String?
         if let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
             rest = rest.dropFirst(scheme.count)

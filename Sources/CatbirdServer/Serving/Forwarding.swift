@@ -29,16 +29,32 @@ struct Forwarding: Sendable {
     }
 
     /// The upstream URL for `target`: an absolute-form target (`http://host/…`) in proxy mode
-    /// goes to itself; an origin-form one (`/…`) in redirect mode goes to the base URL with the
-    /// target appended (`http://up/v2` + `/a?q` → `http://up/v2/a?q`). Nil: not forwarded.
+    /// goes to itself without its user information (``withoutUserInformation(_:)``); an
+    /// origin-form one (`/…`) in redirect mode goes to the base URL with the target appended
+    /// (`http://up/v2` + `/a?q` → `http://up/v2/a?q`). A fragment (`#frag`, which libcurl
+    /// would drop) is left out of either, as it is of the recorded file's name
+    /// (``CatbirdDomain/FileMockName``). Nil: not forwarded.
     func destination(of target: String) -> Destination? {
-        if target.hasPrefix("/") {
+        let sent = target.firstIndex(of: "#").map { target[..<$0] } ?? Substring(target)
+        if sent.hasPrefix("/") {
             guard let redirectBase else { return nil }
-            return Destination(url: redirectBase + target, answeredBy: .redirect)
+            return Destination(url: redirectBase + sent, answeredBy: .redirect)
         }
-        let lowered = target.prefix(8).lowercased()
+        let lowered = sent.prefix(8).lowercased()
         guard proxyEnabled, lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
-        return Destination(url: target, answeredBy: .proxy)
+        return Destination(url: Self.withoutUserInformation(sent), answeredBy: .proxy)
+    }
+
+    /// An absolute URL without the user information of its authority: `http://user:pw@host/ui`
+    /// → `http://host/ui`. libcurl turns user information into an `Authorization: Basic` field,
+    /// which the client never sent (tester finding T12-F8); a client's own `Authorization` is
+    /// forwarded as sent. (A redirect URL's user information, given by whoever starts Catbird,
+    /// is kept: that is a credential meant for the upstream.)
+    static func withoutUserInformation(_ url: Substring) -> String {
+        guard let schemeEnd = url.range(of: "://")?.upperBound else { return String(url) }
+        let authority = url[schemeEnd...].prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@") else { return String(url) }
+        return String(url[..<schemeEnd] + url[url.index(after: at)...])
     }
 
     /// A fresh ``hopName``.
