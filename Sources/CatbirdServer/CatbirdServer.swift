@@ -173,10 +173,32 @@ public final class CatbirdServer: Sendable {
     /// - Throws: ``FileMockError/notADirectory(path:)``.
     private static func fileServing(_ settings: Settings, log: Logger) throws -> FileServing? {
         guard let path = settings.mocksDirectory, !settings.recordMode else { return nil }
-        return FileServing(
-            directory: try FileMockDirectory(path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery),
-            journalBodyLimit: settings.journalBodyLimit)
+        return FileServing(directory: try mocksDirectory(path, settings, log: log), journalBodyLimit: settings.journalBodyLimit)
     }
+
+    /// The mocks directory at `path`, after removing the temporary files a recording cut short
+    /// left in it (``RecordingTemporaryFile/removeStale(under:)``, tester finding T12-F3), each
+    /// named in a warning (the first ``namedSweptFiles``, then a count).
+    /// - Throws: ``FileMockError/notADirectory(path:)``.
+    private static func mocksDirectory(_ path: String, _ settings: Settings, log: Logger) throws -> FileMockDirectory {
+        let directory = try FileMockDirectory(path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery)
+        let sweep = RecordingTemporaryFile.removeStale(under: directory.root)
+        for file in sweep.removed.prefix(namedSweptFiles) {
+            log.warning("removed '\(file.path)': a recording's temporary file left by process \(file.processID), which is no longer "
+                + "running (a recording cut short, e.g. by kill -9; docs/files.md#recording)")
+        }
+        if sweep.removed.count > namedSweptFiles {
+            log.warning("removed \(sweep.removed.count - namedSweptFiles) more such temporary files under '\(directory.root)'")
+        }
+        for file in sweep.kept {
+            log.warning("cannot remove '\(file.path)', a recording's temporary file left by a process no longer running: "
+                + "\(file.reason) (it is never served; docs/files.md#recording)")
+        }
+        return directory
+    }
+
+    /// Removed temporary files named in the start-up log at most (``mocksDirectory(_:_:log:)``).
+    static let namedSweptFiles = 20
 
     /// The system's media-type table; without one (no `/etc/mime.types`), extensions are not
     /// guessed and a warning says so.
@@ -194,8 +216,7 @@ public final class CatbirdServer: Sendable {
         var recorder: FileMockRecorder?
         if settings.recordMode, let path = settings.mocksDirectory {
             try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            recorder = FileMockRecorder(directory: try FileMockDirectory(
-                path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery))
+            recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log))
         }
         return UpstreamServing(
             forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),

@@ -17,7 +17,8 @@ import CatbirdSupport
 ///
 /// Refused (nil), so that no name can leave the directory: a `..` segment after decoding (so
 /// `%2e%2e` and `..%2f` too), a backslash, a NUL, bytes that are not UTF-8, a host that is not a
-/// plain host name or address, and names ending in the sidecar suffix.
+/// plain host name or address, names ending in the sidecar suffix, and a record mode temporary
+/// file's name (``RecordingTemporaryFile``, T12-F3), which are never served nor recorded.
 public struct FileMockName: Sendable, Equatable {
     /// Path segments, none empty, `.` or `..`.
     public var segments: [String]
@@ -70,7 +71,7 @@ public struct FileMockName: Sendable, Equatable {
             namesIndex = true
         }
         let last = segments[segments.count - 1]
-        if last.hasSuffix(FileMockSidecar.suffix) { return nil }
+        if last.hasSuffix(FileMockSidecar.suffix) || RecordingTemporaryFile.isTemporary(last) { return nil }
         hasExtension = last.dropFirst().contains(".")
         if includesQuery, let query, !query.isEmpty {
             let withQuery = last + "?" + query.replacingSlashes()

@@ -7,10 +7,15 @@ import Synchronization
 /// again: the body at the first name ``FileMockDirectory/candidates(target:accept:)`` gives, its
 /// status and headers in the sidecar. Rules: `docs/files.md#recording`.
 ///
-/// Each file is written whole to a temporary file in the same directory and renamed over the old
-/// one, so a reader never sees a mix and a shorter body never keeps a longer one's tail; the two
-/// renames of one recording happen under one lock, so concurrent recordings of one path never
-/// pair one's body with the other's sidecar.
+/// Each file is written whole to a temporary file in the same directory
+/// (``RecordingTemporaryFile``) and renamed over the old one, so a reader never sees a mix and a
+/// shorter body never keeps a longer one's tail; the two renames of one recording happen under
+/// one lock, so concurrent recordings of one path never pair one's body with the other's sidecar.
+///
+/// A recording is all or nothing (tester finding T12-F2): every name it writes, the body's and
+/// the sidecar's, is checked before anything is written, and when a write fails anyway what it
+/// wrote is taken back (the temporary files removed, the body it renamed into place replaced by
+/// the one that was there, or removed), so replay never serves a body without its sidecar.
 ///
 /// Files are keyed by path and any method replays them, so a file recorded from a `GET` (or one
 /// without a recorded method: hand-written, or recorded before methods were kept) is replaced
@@ -88,10 +93,11 @@ public final class FileMockRecorder: Sendable {
     ///   answer as received: a field in `fieldsNotUTF8`, or a status or field that
     ///   ``CatbirdMatching/ResponseRules`` refuses for a file mock (a status outside 200...599);
     ///   ``FileMockError/cannotRecord(path:reason:)`` when the target is refused, a name
-    ///   segment is longer than ``maxSegmentBytes``, a file with an extension stands where a
-    ///   directory must, the path would leave the directory through a symlink, or the system
-    ///   cannot write; ``FileMockError/keptGETRecording(path:method:)`` when `method` is not
-    ///   `GET` and the file holds a `GET`'s recording (nothing is written).
+    ///   segment is longer than ``maxSegmentBytes`` or the body file's name than
+    ///   ``maxFileNameBytes``, a file with an extension stands where a directory must, the path
+    ///   would leave the directory through a symlink, or the system cannot write (nothing of
+    ///   the recording is left then); ``FileMockError/keptGETRecording(path:method:)`` when
+    ///   `method` is not `GET` and the file holds a `GET`'s recording (nothing is written).
     ///
     /// A collection and its items both record (`docs/files.md#recording`): `/api/users` goes to
     /// `api/users/index` when `api/users/` is a directory, and a recording of `/api/users/1`
@@ -160,6 +166,15 @@ public final class FileMockRecorder: Sendable {
            FileMockDirectory.isDirectory(existing) {
             name = index.path
         }
+        // The sidecar's name is the body file's and 22 bytes: a 234-255 byte name wrote the body,
+        // then failed on the sidecar and left the body to replay as a 200 without them (T12-F2).
+        let fileBytes = (name.split(separator: "/").last ?? Substring(name)).utf8.count
+        if fileBytes + FileMockSidecar.suffix.utf8.count > Self.maxSegmentBytes {
+            throw .cannotRecord(
+                path: directory.root + "/" + name,
+                reason: "the file's name is \(fileBytes) bytes long and its sidecar's \(fileBytes + FileMockSidecar.suffix.utf8.count); "
+                    + "the file system takes at most \(Self.maxSegmentBytes) (\(Self.maxFileNameBytes) for the file's name, its extension included)")
+        }
         let parent = try makeParent(of: name)
         let path = parent + "/" + (name.split(separator: "/").last.map(String.init) ?? name)
         if FileMockDirectory.isDirectory(path) {
@@ -168,7 +183,14 @@ public final class FileMockRecorder: Sendable {
         let sidecar = FileMockSidecar(status: status, headers: headers, recordedMethod: method)
         if method != "GET", Self.holdsGETRecording(path) { throw .keptGETRecording(path: path, method: method) }
         let bodyTemp = try writeTemporary(Data(body), in: parent)
-        let sidecarTemp = try writeTemporary(sidecar.json, in: parent)
+        let sidecarTemp: String
+        do {
+            sidecarTemp = try writeTemporary(sidecar.json, in: parent)
+        } catch {
+            unlink(bodyTemp)
+            throw error
+        }
+        let kept = temporaryPath(in: parent)
         try renames.withLock { _ throws(FileMockError) in
             // Checked again where the renames are serialised: a GET recorded meanwhile wins.
             if method != "GET", Self.holdsGETRecording(path) {
@@ -176,10 +198,35 @@ public final class FileMockRecorder: Sendable {
                 unlink(sidecarTemp)
                 throw .keptGETRecording(path: path, method: method)
             }
-            try Self.rename(bodyTemp, to: path)
-            try Self.rename(sidecarTemp, to: path + FileMockSidecar.suffix)
+            try Self.renamePair(body: bodyTemp, sidecar: sidecarTemp, to: path, keepingOldBodyAt: kept)
         }
         return path
+    }
+
+    /// Renames the temporary `body` and `sidecar` to `path` and its sidecar's name, all or
+    /// nothing: the body there before is first linked to `kept` (`link`, no copy), so that when
+    /// the sidecar's rename fails (a directory holds its name: `EISDIR`) the old body goes back
+    /// in place, beside its sidecar, which was not touched; with no old body the new one is
+    /// removed. Called under the renames lock.
+    /// - Throws: ``FileMockError/cannotRecord(path:reason:)`` naming the rename that failed;
+    ///   nothing of this recording is left then.
+    private static func renamePair(body: String, sidecar: String, to path: String, keepingOldBodyAt kept: String) throws(FileMockError) {
+        // ENOENT: no old body. Another failure (a file system without hard links): none kept,
+        // and a failed sidecar removes the body, the old recording's sidecar left alone.
+        let keptOld = link(path, kept) == 0
+        defer { if keptOld { unlink(kept) } }
+        do {
+            try rename(body, to: path)
+        } catch {
+            unlink(sidecar)
+            throw error
+        }
+        do {
+            try rename(sidecar, to: path + FileMockSidecar.suffix)
+        } catch {
+            if !keptOld || Foundation.rename(kept, path) != 0 { unlink(path) }
+            throw error
+        }
     }
 
     /// Whether the file at `path` exists and only a `GET` may replace it: its sidecar names
@@ -195,6 +242,10 @@ public final class FileMockRecorder: Sendable {
 
     /// Longest name segment written, in bytes (`NAME_MAX` of Linux file systems).
     public static let maxSegmentBytes = 255
+    /// Longest name of a recorded body file (the last segment, an `Accept` extension included),
+    /// in bytes: 233, so that its sidecar's name (``FileMockSidecar/suffix``, 22 bytes more)
+    /// fits ``maxSegmentBytes``.
+    public static let maxFileNameBytes = maxSegmentBytes - FileMockSidecar.suffix.utf8.count
     /// Most segments of a recorded file's name (directories and the file): 128. A deeper
     /// request path (a client appending segments in a loop, a fuzzer) is not recorded: each
     /// level is a directory made and checked, and 1,000 of them took 50 s (try7b F5).
@@ -270,14 +321,17 @@ public final class FileMockRecorder: Sendable {
 
     private func temporaryPath(in parent: String) -> String {
         let ticket = renames.withLock { count in count += 1; return count }
-        return "\(parent)/.catbird-recording-\(getpid())-\(ticket).tmp"
+        return parent + "/" + RecordingTemporaryFile.name(ticket: ticket)
     }
 
+    /// Writes `data` to a new temporary file in `parent` and returns its path; a write that
+    /// fails (a full disk) removes what it wrote.
     private func writeTemporary(_ data: Data, in parent: String) throws(FileMockError) -> String {
         let path = temporaryPath(in: parent)
         do {
             try data.write(to: URL(fileURLWithPath: path))
         } catch {
+            unlink(path)
             throw .cannotRecord(path: path, reason: "\(error.localizedDescription)")
         }
         return path
