@@ -58,4 +58,28 @@ final class FileMockNameTests: XCTestCase {
         XCTAssertNil(FileMockName(target: "/q?..%2F..%2Fz.catbird-response.json", includesQuery: true))
         XCTAssertEqual(name("/q?y.catbird-response.json"), "q", "without --files-with-query the query is no part of the name")
     }
+
+    /// Record mode's temporary files (tester finding T12-F3: replay served one a `kill -9` left)
+    /// are never named, whatever the spelling or query; names that only look alike are.
+    func testARecordingTemporaryFileIsNeverNamed() {
+        for target in [
+            "/big3/.catbird-recording-13031-3.tmp", "/.catbird-recording-1-2.tmp", "/a/%2Ecatbird-recording-1-2%2Etmp",
+            "http://h/.catbird-recording-1-2.tmp?x",
+        ] {
+            XCTAssertNil(name(target), target)
+            XCTAssertNil(name(target, query: true), target)
+        }
+        XCTAssertEqual(name("/.catbird-recording-x-2.tmp"), ".catbird-recording-x-2.tmp")
+        XCTAssertEqual(name("/.catbird-recording-1-2.tmp.json"), ".catbird-recording-1-2.tmp.json")
+        XCTAssertEqual(name("/.catbird-recording-1-2-3.tmp"), ".catbird-recording-1-2-3.tmp")
+    }
+
+    /// A fragment is no part of the name (tester finding T12-F8: `/hash#frag` was forwarded as
+    /// `/hash` but recorded as `hash#frag`); a `#` in a name is written `%23`.
+    func testAFragmentIsNoPartOfTheName() {
+        XCTAssertEqual(name("/hash#frag"), "hash")
+        XCTAssertEqual(name("/hash?q=1#frag", query: true), "hash?q=1")
+        XCTAssertEqual(name("http://Host#frag"), "host/index")
+        XCTAssertEqual(name("/a%23b"), "a#b")
+    }
 }

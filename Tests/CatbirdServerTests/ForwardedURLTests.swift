@@ -24,6 +24,12 @@ final class ForwardedURLTests: UpstreamTestCase {
         XCTAssertEqual(authorizations(answer), [], "\(answer.object["headers"] ?? [])")
         let sent = try client.request("GET", "http://user:pw@\(origin)/ui", headers: [("Host", origin), ("Authorization", "Bearer app")])
         XCTAssertEqual(authorizations(sent), ["Bearer app"])
+        // A user alone, and no path; an `@` in the path is the path's.
+        let userOnly = try client.request("GET", "http://user@\(origin)", headers: [("Host", origin)])
+        XCTAssertEqual(userOnly.object["path"] as? String, "/")
+        XCTAssertEqual(authorizations(userOnly), [])
+        let atInPath = try client.request("GET", "http://\(origin)/a@b/ui", headers: [("Host", origin)])
+        XCTAssertEqual(atInPath.object["path"] as? String, "/a@b/ui")
         let journal = try E2E.journal(client, tenant: nil)
         XCTAssertEqual(journal.first?["url"] as? String, "http://user:pw@\(origin)/ui", "journaled as received")
     }
