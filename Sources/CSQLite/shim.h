@@ -47,15 +47,7 @@ static inline int catbird_sqlite3_set_allocator(const sqlite3_mem_methods *metho
 static inline int catbird_map_large_allocations(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
 }
-// malloc_trim(0): gives back the free pages inside every thread's arena too (a block SQLite grew
-// with realloc stays in its thread's arena, whatever the threshold). Returns 1 when it did.
-static inline int catbird_release_freed_memory(void) {
-    return malloc_trim(0);
-}
 #else
-static inline int catbird_release_freed_memory(void) {
-    return 0;
-}
 static inline int catbird_map_large_allocations(int bytes) {
     (void)bytes;
     return 0;

@@ -77,7 +77,7 @@ extension Database {
     /// `SQLITE_NOMEM`) is reported as `.memoryLimit`; any other failure keeps its own error. After a
     /// query that held more than ``releaseThreshold``, the connection's unused cache is
     /// released (`sqlite3_db_release_memory`) and the C heap's free pages given back
-    /// (`malloc_trim`; large values are mapped one by one and go back when freed, see
+    /// (``CatbirdSupport/HeapTrim``; large values are mapped one by one and go back when freed, see
     /// ``CatbirdStorage/Database``'s process settings), so the server returns to its size.
     ///
     /// - Throws: `ReadOnlyQueryError`, `.memoryLimit` included.
@@ -107,7 +107,7 @@ extension Database {
         let (outcome, usage) = SQLiteMemoryBudget.withBudget(maxMemory, run)
         if usage.peak > Self.releaseThreshold {
             sqlite3_db_release_memory(connection.open("Database"))
-            _ = catbird_release_freed_memory()
+            HeapTrim.giveBack()
         }
         // Only SQLite's own out-of-memory failure is the budget's doing: a query that was once
         // refused an allocation SQLite could do without (a cache page) may still stop for
