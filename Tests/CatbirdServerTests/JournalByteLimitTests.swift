@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdStorage
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -107,5 +108,73 @@ final class JournalByteLimitTests: XCTestCase {
         try waitForRetention(client, "beta's rows counted") { (JSONNumber.int($0["journalBytes"]) ?? 0) >= 12 * 60_000 }
         XCTAssertEqual(try pruned(client), 0, "nothing was over the limit")
         XCTAssertEqual(try E2E.journal(client, tenant: "beta").count, 12, "beta keeps every row")
+    }
+
+    /// The journal's bytes as docs/operations.md#retention defines them, summed by SQL over the
+    /// whole file: each row's texts (as UTF-8 bytes) and blobs plus 64, each shared body once.
+    private func bytesInFile(_ test: TestServer) throws -> Int {
+        let texts = ["time", "tenant", "method", "url", "request_headers", "response_headers", "near_misses_copy", "problem", "file_path"]
+            .map { "ifnull(length(CAST(\($0) AS BLOB)), 0)" }
+        let row = (["64"] + texts + ["ifnull(length(request_body), 0)", "ifnull(length(response_body), 0)"]).joined(separator: " + ")
+        let db = try Database(path: test.databasePath, mode: .readOnly)
+        let sum = try db.query(
+            "SELECT (SELECT ifnull(sum(\(row)), 0) FROM journal_rows) + (SELECT ifnull(sum(length(body)), 0) FROM journal_bodies)")
+        return Int(sum.first?[0].intValue ?? -1)
+    }
+
+    /// Waits (at most 20 s) until the count `/catbird/api/info` shows is the file's bytes, read
+    /// after the traffic stopped; fails with both when it never is.
+    private func waitForExactCount(_ test: TestServer, _ client: RawHTTPClient, _ what: String, line: UInt = #line) throws {
+        let deadline = Date().addingTimeInterval(20)
+        var counted: Int?
+        var inFile = -1
+        repeat {
+            counted = JSONNumber.int(try retention(client)["journalBytes"])
+            inFile = try bytesInFile(test)
+            if counted == inFile { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        XCTFail("\(what): counted \(counted.map(String.init) ?? "nil"), the file holds \(inFile)", line: line)
+    }
+
+    /// The count is the journal's bytes exactly, however its rows came: rows in the file when
+    /// the server started (read by SQL over the first passes) and rows the journal writer
+    /// counted as it committed them (from the values it bound); rows holding their response
+    /// body and rows pointing at a shared one (`journal_bodies`, counted once), 404s with near
+    /// misses, headers with non-ASCII bytes, two tenants; then a journal clear taking its rows'
+    /// bytes off. Nothing is over the limit, so nothing is pruned.
+    func testTheCountIsTheJournalsBytesExactlyAcrossARestartSharedBodiesAndAClear() throws {
+        let test = try TestServer { settings in
+            settings.retention = RetentionPolicy(tenantTTL: nil, journalMaxRows: nil, journalMaxAge: nil, journalMaxBytes: 1 << 30)
+            settings.retentionInterval = .milliseconds(100)
+        }
+        defer { test.removeFiles() }
+        var client = try test.client()
+        func traffic(_ round: Int) throws {
+            try E2E.addMock(client, tenant: "alpha", url: "/shared", body: String(repeating: "s", count: 300))
+            try E2E.addMock(client, tenant: "beta", method: "POST", url: "/up", body: "ok")
+            for index in 0..<6 {
+                let headers = E2E.tenantHeader("alpha") + [("X-Note", "café ✓ \(round)-\(index)")]
+                XCTAssertEqual(try client.request("GET", "/shared", headers: headers).status, 200)
+            }
+            for index in 0..<4 {
+                let body = Array("{\"n\": \(index), \"text\": \"ünïcode\"}".utf8)
+                XCTAssertEqual(try client.request("POST", "/up", headers: E2E.tenantHeader("beta"), body: body).status, 200)
+                XCTAssertEqual(try client.request("POST", "/upp/\(index)", headers: E2E.tenantHeader("beta"), body: body).status, 404)
+            }
+        }
+        try traffic(0)
+        try waitForExactCount(test, client, "rows the writer counted")
+        try test.restart()
+        client = try test.client()
+        try waitForExactCount(test, client, "rows in the file at start, read by SQL")
+        try traffic(1)
+        try waitForExactCount(test, client, "both")
+        XCTAssertGreaterThan(try bytesInFile(test), 12 * 300, "the rows are there")
+        let shared = try Database(path: test.databasePath, mode: .readOnly).query("SELECT count(*) FROM journal_bodies")
+        XCTAssertGreaterThan(shared.first?[0].intValue ?? 0, 0, "the repeated 300-byte body is stored once, in journal_bodies")
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("beta")).status, 200)
+        try waitForExactCount(test, client, "after beta's journal was cleared")
+        XCTAssertEqual(try pruned(client), 0, "nothing was over the limit")
     }
 }

@@ -76,8 +76,9 @@ struct JournalBodies {
     /// The `journal_bodies` id each entry's row points at, or nil where the row holds its own
     /// body; inserts the bodies seen for the second time and counts every new reference.
     /// Runs inside the caller's transaction, before the rows are inserted.
+    /// - Parameter insertedBytes: increased by the bytes of each body inserted.
     /// - Throws: `SQLiteError`.
-    mutating func assign(_ entries: UnsafeBufferPointer<JournalEntry>, _ db: Database) throws -> [Int64?] {
+    mutating func assign(_ entries: UnsafeBufferPointer<JournalEntry>, _ db: Database, insertedBytes: inout Int) throws -> [Int64?] {
         var ids = [Int64?](repeating: nil, count: entries.count)
         // The remembered bodies rows of this batch can point at, in order of first use, each
         // with those rows: its references are then counted by one statement.
@@ -110,6 +111,7 @@ struct JournalBodies {
                 "INSERT INTO journal_bodies (body, url_marked, refs) VALUES (?, ?, ?)",
                 [.blob(body.bytes), .integer(body.markers.isEmpty ? 0 : 1), .integer(Int64(pointing.count))])
             let id = db.lastInsertRowID
+            insertedBytes += body.bytes.count
             body.id = id
             for row in pointing { ids[row] = id }
         }

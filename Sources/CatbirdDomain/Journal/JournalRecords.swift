@@ -47,18 +47,31 @@ enum JournalRecords {
     private static let insertSQLByRows: [Int: StatementText] = Dictionary(
         uniqueKeysWithValues: sequence(first: rowsPerStatement) { $0 > 1 ? $0 / 2 : nil }.map { ($0, StatementText(insertSQL(rows: $0))) })
 
+    /// What one batch's ``insert(_:into:bodies:)`` wrote.
+    struct Written {
+        /// The highest row id inserted per tenant.
+        var latestIDs: [TenantID: Int64] = [:]
+        /// The rows' bytes per tenant as the journal's byte limit counts them
+        /// (``JournalBytes/rowBytes(of:responseBodyInRow:)``).
+        var rowBytes: [TenantID: Int] = [:]
+        /// The bytes of the shared bodies inserted (`journal_bodies.body`).
+        var bodyBytes = 0
+    }
+
     /// Inserts a batch inside the caller's transaction: tenants first (the journal references
     /// them), then the repeated response bodies (`bodies`), then the rows (``rowsPerStatement``
     /// per statement, the rest in halving chunks), then the served mocks' hit counts and limits.
     /// When this throws, the caller rolls back and must call `bodies.removeAll()`.
-    /// - Returns: the highest row id inserted per tenant.
-    static func insert(_ batch: [JournalEntry], into db: Database, bodies: inout JournalBodies) throws -> [TenantID: Int64] {
+    /// - Returns: the highest row id inserted per tenant and the bytes written (``Written``).
+    static func insert(_ batch: [JournalEntry], into db: Database, bodies: inout JournalBodies) throws -> Written {
         // Read in place through a buffer: an array subscript copies the entry it returns
         // (a retain and a release for each of its strings and arrays).
         try batch.withUnsafeBufferPointer { entries in
             try touchTenants(of: entries, db)
-            let bodyIDs = try bodies.assign(entries, db)
-            var latestIDs: [TenantID: Int64] = [:]
+            var written = Written()
+            let bodyIDs = try bodies.assign(entries, db, insertedBytes: &written.bodyBytes)
+            // Summed over each run of one tenant's rows, hashed once per run.
+            var run: (tenant: TenantID, bytes: Int)?
             // Each statement's texts and blobs, bound without SQLite copying each one.
             var borrowed = BorrowedBindings()
             var start = 0
@@ -68,9 +81,15 @@ enum JournalRecords {
                 let statement = try db.statement(insertSQLByRows[chunk]!)
                 borrowed.removeAll()
                 for offset in 0..<chunk {
-                    bind(
-                        entries[start + offset], bodyID: bodyIDs[start + offset], to: statement, at: Int32(offset) * columnCount,
-                        borrowing: &borrowed)
+                    let index = start + offset
+                    bind(entries[index], bodyID: bodyIDs[index], to: statement, at: Int32(offset) * columnCount, borrowing: &borrowed)
+                    let bytes = JournalBytes.rowBytes(of: entries[index], responseBodyInRow: bodyIDs[index] == nil)
+                    if let current = run, current.tenant == entries[index].tenant {
+                        run = (current.tenant, current.bytes + bytes)
+                    } else {
+                        if let current = run { written.rowBytes[current.tenant, default: 0] += current.bytes }
+                        run = (entries[index].tenant, bytes)
+                    }
                 }
                 try borrowed.bound(to: statement) { () throws(SQLiteError) in try statement.run() }
                 // One statement's rows get consecutive ids (AUTOINCREMENT, one writer), the last one
@@ -79,12 +98,13 @@ enum JournalRecords {
                 for offset in 0..<chunk {
                     // Only a tenant's last row in a run of its rows can be its latest (no hashing per row).
                     guard offset == chunk - 1 || entries[start + offset + 1].tenant != entries[start + offset].tenant else { continue }
-                    latestIDs[entries[start + offset].tenant] = lastID - Int64(chunk - 1 - offset)
+                    written.latestIDs[entries[start + offset].tenant] = lastID - Int64(chunk - 1 - offset)
                 }
                 start += chunk
             }
+            if let current = run { written.rowBytes[current.tenant, default: 0] += current.bytes }
             try recordHits(of: entries, into: db)
-            return latestIDs
+            return written
         }
     }
 

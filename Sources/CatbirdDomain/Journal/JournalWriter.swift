@@ -61,6 +61,9 @@ public final class JournalWriter: Sendable {
     public let bodyLimit: Int
     /// Callbacks waiting for a tenant's entries; woken after each commit (``JournalWaiters``).
     public let waiters = JournalWaiters()
+    /// The journal's bytes for retention's byte limit: each commit's are added to it
+    /// (``JournalBytes/committed(_:)``).
+    let bytes = JournalBytes()
     /// ``highestID``'s value: set at start from the file, then by the writer thread after each commit.
     private let highest: Atomic<Int64>
     /// The highest journal row id in the file as far as this writer knows: the file's when it
@@ -399,14 +402,17 @@ public final class JournalWriter: Sendable {
         return size
     }
 
-    /// Writes `batch` in one transaction (three attempts).
+    /// Writes `batch` in one transaction (three attempts), and counts its bytes (``bytes``) once
+    /// committed, before letting go of the connection.
     /// - Returns: the highest id written per tenant; nil when the batch was dropped after three
     ///   failed attempts.
     private func write(_ batch: [JournalEntry]) -> [TenantID: Int64]? {
         for attempt in 1...3 {
             do {
                 return try database.use { db in
-                    try db.transaction { try JournalRecords.insert(batch, into: db, bodies: &bodies) }
+                    let written = try db.transaction { try JournalRecords.insert(batch, into: db, bodies: &bodies) }
+                    bytes.committed(written)
+                    return written.latestIDs
                 }
             } catch {
                 bodies.removeAll()  // the rolled-back transaction's body ids may be reused

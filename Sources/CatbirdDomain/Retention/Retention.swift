@@ -17,8 +17,6 @@ public final class Retention: Sendable {
     public static let batchSize = 500
     public let policy: RetentionPolicy
     private let directory: TenantDirectory
-    /// The journal's bytes, counted for ``RetentionPolicy/journalMaxBytes``.
-    private let journalBytes = JournalBytes()
 
     public init(policy: RetentionPolicy, directory: TenantDirectory) {
         self.policy = policy
@@ -56,6 +54,8 @@ public final class Retention: Sendable {
 
     private var database: SerialDatabase { directory.database }
     private var journal: Journal { directory.journal }
+    /// The journal's bytes, counted for ``RetentionPolicy/journalMaxBytes`` (the writer adds what it commits).
+    private var journalBytes: JournalBytes { journal.writer.bytes }
 
     /// Deletes journal rows whose `time` is before `cutoff`, lowest ids first, stopping at the
     /// first row that is not that old.
@@ -126,12 +126,13 @@ public final class Retention: Sendable {
     /// Deletes journal rows while the journal holds more than `maxBytes` (``JournalBytes``),
     /// from the tenants whose rows hold more than their share of it (``JournalShares`` over
     /// each tenant's rows' bytes; a shared body counts toward no tenant), each its oldest rows:
-    /// first counts what was written since the last pass (a restarted server counts its whole
-    /// journal over its first passes, deleting nothing by bytes until then), then, a batch at a
+    /// the journal writer counts every batch it commits, and the rows already in the file when
+    /// counting started are counted over the first passes (a restarted server's whole journal,
+    /// deleting nothing by bytes until then, ``JournalBytes/catchUp(_:)``); then, a batch at a
     /// time, deletes from the tenant furthest over its share just enough of its oldest rows to
-    /// bring it to its share, counting again after each batch (a deleted row may release a
-    /// shared body too). Rows written after the count are never deleted by it: each tenant's
-    /// newest rows that fit in its share are always kept.
+    /// bring it to its share, reading the counts again before each batch (a deleted row may
+    /// release a shared body too, and the writer's commits in between add theirs). Each
+    /// tenant's newest rows that fit in its share are always kept.
     private func pruneJournal(keepingBytes maxBytes: Int, into pass: inout RetentionPass, budget: inout Int) throws -> Int {
         var countedAll = false
         while !countedAll && budget > 0 {
