@@ -7,8 +7,10 @@
 //   CZlib                  system library (Debian zlib1g-dev): inflate, for request bodies sent with
 //                          Content-Encoding gzip or deflate
 //   CByteSearch            memmem(3) (glibc declares it only under _GNU_SOURCE): linear substring search
+//   CThreads               thread names for the kernel (pthread_setname_np(3): glibc declares it only
+//                          under _GNU_SOURCE)
 //   CatbirdSupport         Foundation-only helpers for both sides: Logger, Timestamp, JSONText,
-//                          ASCII case folding, milliseconds
+//                          ASCII case folding, milliseconds, named threads
 //   CatbirdWire            the wire format, once: Catbird 0.11's types and our extensions
 //                          (Foundation only; the client and the server both use it)
 //   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler;
@@ -70,7 +72,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .target(name: "CByteSearch"),
-        .target(name: "CatbirdSupport", dependencies: ["CByteSearch"]),
+        .target(name: "CThreads"),
+        .target(name: "CatbirdSupport", dependencies: ["CByteSearch", "CThreads"]),
         .target(name: "CatbirdWire", dependencies: ["CatbirdSupport"]),
         .target(name: "CatbirdHTTP", dependencies: ["CMicroHTTPD", "CZlib", "CatbirdSupport", "CatbirdWire"]),
         .target(name: "CatbirdOutbound", dependencies: ["CCurl", "CatbirdSupport"]),

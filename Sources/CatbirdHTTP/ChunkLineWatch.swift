@@ -97,13 +97,12 @@ final class ChunkLineWatch: Sendable {
     /// libdispatch's first timer opens an epoll, an eventfd and a timerfd in the process for
     /// good, which WireFuzzTests counts as descriptors leaked.
     private func startTicking() {
-        let thread = Thread { [weak self] in
+        let thread = Thread.named("catbird-chunks") { [weak self] in
             while true {
                 Thread.sleep(forTimeInterval: Self.tickInterval.timeInterval)
                 guard let self, self.tick() else { return }
             }
         }
-        thread.name = "catbird-chunks"
         thread.start()
     }
 

@@ -181,13 +181,12 @@ final class ConnectionWatch: Sendable {
 
     /// Starts the tick thread (ended by ``stop()``; an `HTTPServer` is started once).
     func start() {
-        let thread = Thread { [self] in
+        let thread = Thread.named("catbird-conns") { [self] in
             while !stopping.load(ordering: .relaxed) {
                 Thread.sleep(forTimeInterval: Self.tickInterval.timeInterval)
                 tick()
             }
         }
-        thread.name = "catbird-conns"
         thread.start()
     }
 

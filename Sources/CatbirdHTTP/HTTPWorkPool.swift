@@ -54,7 +54,8 @@ public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
     /// The most jobs of one key running at once (at most ``threadCount``).
     public let perKeyLimit: Int
 
-    /// Starts `threadCount` threads (at least 1) named `name`.
+    /// Starts `threadCount` threads (at least 1) named `name`, followed by `-` and the thread's
+    /// index when there are several (``Foundation/Thread/named(_:_:)``: the kernel keeps 15 bytes).
     /// - Parameter perKeyLimit: the most jobs of one key running at once; nil: `threadCount`
     ///   (any key may use every thread, but keys still take turns).
     /// - Parameter niceness: the threads' nice value (Linux `setpriority` on each thread, 0 to
@@ -65,13 +66,12 @@ public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
         self.perKeyLimit = min(self.threadCount, max(1, perKeyLimit ?? self.threadCount))
         for index in 0..<self.threadCount {
             running.enter()
-            let thread = Thread { [self] in
+            let thread = Thread.named(self.threadCount > 1 ? "\(name)-\(index)" : name) { [self] in
                 // Linux keeps the nice value per thread: `who` 0 is the calling thread (setpriority(2), NOTES).
                 if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                 runJobs()
                 running.leave()
             }
-            thread.name = "\(name)-\(index)"
             thread.start()
         }
     }

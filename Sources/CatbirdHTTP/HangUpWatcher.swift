@@ -57,7 +57,7 @@ final class HangUpWatcher: Sendable {
     func start(hungUp: @escaping @Sendable (UInt64) -> Void) {
         guard epoll >= 0, wake >= 0 else { return }
         let (epoll, wake) = (self.epoll, self.wake)
-        let thread = Thread { [self] in
+        let thread = Thread.named("catbird-hangups") { [self] in
             var events = [epoll_event](repeating: epoll_event(), count: 64)
             loop: while true {
                 let count = epoll_wait(epoll, &events, Int32(events.count), -1)
@@ -74,7 +74,6 @@ final class HangUpWatcher: Sendable {
             close(wake)
         }
         // If start() is never followed by stop() the thread lives as long as the process.
-        thread.name = "catbird-hangups"
         thread.start()
     }
 

@@ -130,11 +130,10 @@ package final class WorkerDaemons: Sendable {
             worker.loop?.start(worker.daemon!, name: "catbird-worker") { worker.connections.subtract(1, ordering: .relaxed) }
         }
         let group = WorkerDaemons(workers: workers, listener: listener, connectionLimit: configuration.connectionLimit)
-        let thread = Thread { [group] in
+        let thread = Thread.named("catbird-accept") { [group] in
             group.accept()
             group.acceptorEnded.signal()
         }
-        thread.name = "catbird-acceptor"
         thread.start()
         return group
     }

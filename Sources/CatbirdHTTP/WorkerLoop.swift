@@ -83,7 +83,7 @@ final class WorkerLoop: Sendable {
         // `@unchecked Sendable`: the daemon pointer is used by this thread only, until stop().
         struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
         let target = Daemon(pointer: daemon)
-        let thread = Thread { [self] in
+        let thread = Thread.named(name) { [self] in
             Self.currentLoop.with { $0 = self }
             while !stopping.load(ordering: .acquiring) {
                 _ = MHD_run_wait(target.pointer, -1)
@@ -93,7 +93,6 @@ final class WorkerLoop: Sendable {
             Self.currentLoop.with { $0 = nil }
             ended.signal()
         }
-        thread.name = name
         thread.start()
     }
 

@@ -73,8 +73,7 @@ public final class OutboundClient: Sendable {
         Self.globalInit
         guard let handle = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         multi = Multi(handle: handle)
-        let thread = Thread { [self] in run() }
-        thread.name = "catbird-outbound"
+        let thread = Thread.named("catbird-curl") { [self] in run() }
         thread.start()
     }
 

@@ -39,7 +39,7 @@ public final class CatbirdServer: Sendable {
     private let matchingLane = MatchingLane()
     /// The threads requests whose body over 64 KiB a body pattern must read are matched on,
     /// in each tenant's turn, apart from the slow regular expressions (docs/tenancy.md#large-bodies).
-    private let bodyLane = MatchingLane(name: "catbird-bodies")
+    private let bodyLane = MatchingLane(name: "catbird-body")
     /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
     private let sqlPool = HTTPWorkPool<TenantID>(

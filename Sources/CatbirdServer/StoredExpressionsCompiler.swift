@@ -18,12 +18,11 @@ final class StoredExpressionsCompiler: Sendable {
 
     /// Starts the pass (once per server start).
     func start() {
-        let thread = Thread { [self] in
+        let thread = Thread.named("catbird-compile") { [self] in
             let (bytes, took) = mocks.compileStoredExpressions(log: log, stop: stopping)
             guard bytes > 0 else { return }
             log.info("compiled \(bytes) bytes of the stored mocks' regular expressions in \(Int(took / .milliseconds(1))) ms")
         }
-        thread.name = "catbird-compile"
         thread.start()
     }
 

@@ -14,7 +14,7 @@ public final class SpareThreads: Sendable {
 
     /// - Parameters:
     ///   - limit: the most threads running at once (0: every offer is refused).
-    ///   - name: the threads' name (Linux keeps 15 characters).
+    ///   - name: the threads' name (``Foundation/Thread/named(_:_:)``: the kernel keeps 15 bytes).
     ///   - niceness: the threads' nice value (Linux `setpriority` on the thread, 0 to 19): work
     ///     given 10 yields the cores to the server's workers when both want them.
     public init(limit: Int, name: String, niceness: Int32) {
@@ -31,13 +31,12 @@ public final class SpareThreads: Sendable {
             let (claimed, found) = running.compareExchange(expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
             if claimed {
                 let niceness = self.niceness
-                let thread = Thread { [self] in
+                let thread = Thread.named(name) { [self] in
                     // Linux keeps the nice value per thread: `who` 0 is the calling thread (setpriority(2), NOTES).
                     if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
                     job()
                     running.subtract(1, ordering: .releasing)
                 }
-                thread.name = name
                 thread.start()
                 return true
             }

@@ -131,11 +131,10 @@ public final class JournalDeletions: Sendable {
             return true
         }
         guard started else { return }
-        let thread = Thread { [self] in
+        let thread = Thread.named("catbird-deletes") { [self] in
             run()
             finished.signal()
         }
-        thread.name = "catbird-journal-deletions"
         thread.start()
     }
 

@@ -192,8 +192,7 @@ public final class JournalWriter: Sendable {
         self.byteCapacity = max(1, byteCapacity)
         self.bodyLimit = max(0, bodyLimit)
         self.log = log
-        let thread = Thread { [self] in run() }
-        thread.name = "catbird-journal"  // Linux keeps 15 characters
+        let thread = Thread.named("catbird-journal") { [self] in run() }
         thread.start()
     }
 

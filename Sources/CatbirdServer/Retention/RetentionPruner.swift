@@ -35,8 +35,7 @@ final class RetentionPruner: Sendable {
         condition.lock()
         stopped = false
         condition.unlock()
-        let thread = Thread { [self] in run() }
-        thread.name = "catbird-prune"
+        let thread = Thread.named("catbird-prune") { [self] in run() }
         thread.start()
     }
 

@@ -56,9 +56,9 @@ struct ControlPools: Sendable {
     static let bulkThreadCount = 2
     static let bulkPerTenant = 1
 
-    let quick = HTTPWorkPool<TenantID>(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-control")
-    let slow = HTTPWorkPool<TenantID>(threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-control-slow")
-    let bulk = HTTPWorkPool<TenantID>(threadCount: bulkThreadCount, perKeyLimit: bulkPerTenant, name: "catbird-control-bulk")
+    let quick = HTTPWorkPool<TenantID>(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-quick")
+    let slow = HTTPWorkPool<TenantID>(threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-slow")
+    let bulk = HTTPWorkPool<TenantID>(threadCount: bulkThreadCount, perKeyLimit: bulkPerTenant, name: "catbird-bulk")
     let slowAdmission = TenantAdmission(limit: slowAdmittedPerTenant)
     /// Health's own thread (its read may wait for a read connection, which a worker must not).
     static let healthThreadCount = 1

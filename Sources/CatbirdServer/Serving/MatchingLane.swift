@@ -46,9 +46,9 @@ struct MatchingLane: Sendable {
     private let pool: HTTPWorkPool<TenantID>
     private let admission = TenantAdmission(limit: admittedPerTenant)
 
-    /// Starts the lane's ``threadCount`` threads, named `name` (`catbird-matching`; the body
-    /// lane's `catbird-bodies`).
-    init(name: String = "catbird-matching") {
+    /// Starts the lane's ``threadCount`` threads, named `name` and their index (`catbird-match-0`; the
+    /// body lane's `catbird-body-0`).
+    init(name: String = "catbird-match") {
         pool = HTTPWorkPool<TenantID>(threadCount: Self.threadCount, perKeyLimit: 1, name: name, niceness: Self.niceness)
     }
 
