@@ -33,6 +33,27 @@ final class NearMissDistanceTests: XCTestCase {
         XCTAssertEqual(EditDistanceProbe("/abc", limit: 128).distance(to: []), 4)
     }
 
+    /// The probe's table holds only the byte values from its lowest to its highest byte: every
+    /// byte outside (0, 255, one below the lowest, one above the highest) finds no position,
+    /// for one-word and two-word probes, in ``EditDistanceProbe/distance(to:)`` and in
+    /// ``EditDistanceProbe/leastDistance(to:)`` alike.
+    func testBytesOutsideTheProbesByteRangeMatchNoPosition() {
+        for target in ["mno", "m", String(repeating: "mon", count: 30), "\u{0}m\u{7F}", "aé"] {
+            let probe = EditDistanceProbe(target, limit: 128)
+            let bytes = probe.bytes
+            let low = bytes.min()!, high = bytes.max()!
+            let outside = [0, 255, Int(low) - 1, Int(high) + 1].filter { (0...255).contains($0) && !bytes.contains(UInt8($0)) }
+            for byte in outside.map(UInt8.init) {
+                for other in [[byte], [byte] + bytes, bytes.map { _ in byte }, [low, byte, high], Array(bytes.dropLast()) + [byte]] {
+                    XCTAssertEqual(probe.distance(to: other), referenceLevenshtein(bytes, other), "\(target) → \(other)")
+                    let columns = ColumnClasses([other], maximumBytes: .max)!
+                    XCTAssertEqual(probe.leastDistance(to: columns), referenceLevenshtein(bytes, other), "\(target) → \(other)")
+                }
+            }
+            XCTAssertEqual(probe.distance(to: bytes), 0, target)
+        }
+    }
+
     func testTheByteClassBoundsNeverExceedTheDistanceOfAnyPatternTheyCover() {
         var random = RandomPatterns(seed: 12)
         for _ in 0..<200 {
