@@ -508,9 +508,11 @@ struct MockServing: Sendable {
         // mocks with thousands of header patterns ask for each of them once per mock compared
         // (a search of a list or of the request's fields per ask made such a 404 cost a
         // second, try7b F8).
+        // A local function passed only as a non-escaping argument: `asked` and `fields` are
+        // captured in place (a closure stored in a `let` boxed each on the heap, per miss).
         var asked: [String: String?] = [:]
         var fields = HTTPHeaders.Lookup(request.headers)
-        let headerValue = { (name: String) -> String? in
+        func headerValue(_ name: String) -> String? {
             if let value = asked[name] { return value }
             let value = fields.first(name)
             asked[name] = .some(value)
@@ -522,9 +524,14 @@ struct MockServing: Sendable {
         report.usedUp = mocks.usedUpMatch(
             tenant: tenant, method: request.method, target: request.target, headerValue: headerValue, body: request.matchedBody,
             slice: regexpSlice == nil ? .whole : .comparing)
-        report.bodyDifference = report.closest.lazy.compactMap { closest in
-            closest.mock.patternBody?.jsonDifference(request.matchedBody).map { (mockID: closest.mock.id, text: $0) }
-        }.first
+        // A loop by index rather than a lazy `compactMap(…).first`: its closure, kept by the lazy
+        // view, was allocated on the heap with a copy of the request, per miss.
+        for index in report.closest.indices {
+            if let text = report.closest[index].mock.patternBody?.jsonDifference(request.matchedBody) {
+                report.bodyDifference = (mockID: report.closest[index].mock.id, text: text)
+                break
+            }
+        }
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
             namesOtherTenants: namesOtherTenants, outOfTime: outOfTime, filesHint: files?.missHint(for: request))
