@@ -32,8 +32,10 @@ enum NearMissHints {
         if let hint = first(of: report, { methodCase(report.closest[$0].mock, distance: report.closest[$0].distance, method: method) }) {
             hints.append(hint)
         }
-        // A target without a `?` byte has no `?` character: no url can hold its query in another order.
-        if target.utf8.contains(UInt8(ascii: "?")),
+        // A target without a `?` byte has no `?` character: no url can hold its query in another
+        // order. Its bytes read in place, not through the generic `String.UTF8View` iterator.
+        var bytes = target
+        if bytes.withUTF8({ $0.contains(UInt8(ascii: "?")) }),
            let hint = first(of: report, { queryOrder(report.closest[$0].mock, target: target) }) {
             hints.append(hint)
         }

@@ -22,7 +22,10 @@ enum PercentEncodingHint {
 
     /// Whether `text` has a `%` or a byte past ASCII: else it is its own decoding, and two such
     /// texts that differ differ decoded too (the check of a 404's closest mock mostly stops here).
+    /// Its bytes read in place (a native string's are contiguous), not through the generic
+    /// `String.UTF8View` iterator.
     private static func mayDiffer(_ text: String) -> Bool {
-        text.utf8.contains { $0 == UInt8(ascii: "%") || $0 >= 0x80 }
+        var text = text
+        return text.withUTF8 { $0.contains { $0 == UInt8(ascii: "%") || $0 >= 0x80 } }
     }
 }
