@@ -55,10 +55,11 @@ struct NotFoundAnswer {
             // The next near misses are left out once the array holds `nearMissesBytesLimit`.
             if index > 0 && out.count - nearMissesStart >= Self.nearMissesBytesLimit { break }
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            let mock = report.closest[index].mock
+            // The mock's fields read in place too (a `let` of it was a copy per near miss).
             report.closest[index].comparison.writeNearMissJSON(
-                to: &out, distance: report.closest[index].distance, mockId: mock.id, position: mock.position,
-                tenant: mock.tenant.rawValue, requestJSON: &requestJSON)
+                to: &out, distance: report.closest[index].distance, mockId: report.closest[index].mock.id,
+                position: report.closest[index].mock.position, tenant: report.closest[index].mock.tenant.rawValue,
+                requestJSON: &requestJSON)
         }
         out.append(UInt8(ascii: "]"))
         nearMissesRange = nearMissesStart..<out.count
@@ -88,10 +89,10 @@ struct NotFoundAnswer {
         writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
         if let usedUp = report.usedUp { out.append(utf8: "; " + usedUp.hint) }
         if !report.closest.isEmpty {
-            let mock = report.closest[0].mock
             out.append("; the closest is ")
-            report.closest[0].comparison.writeSummary(mockId: mock.id, tenant: mock.tenant.rawValue, to: &out)
-            if let hint = PercentEncodingHint.hint(mock, target: target) { out.append(utf8: "; " + hint) }
+            report.closest[0].comparison.writeSummary(
+                mockId: report.closest[0].mock.id, tenant: report.closest[0].mock.tenant.rawValue, to: &out)
+            if let hint = PercentEncodingHint.hint(report.closest[0].mock, target: target) { out.append(utf8: "; " + hint) }
             for hint in NearMissHints.hints(report, method: method, target: target) { out.append(utf8: "; " + hint) }
             if let difference = report.bodyDifference {
                 out.append(utf8: "; mock \(difference.mockID)'s \(difference.text)")
