@@ -18,9 +18,12 @@ public enum HTTPAnswer: Sendable {
     /// `start` must return quickly: hand slow work to another thread (``HTTPWorkPool``) or
     /// register the responder with whatever will answer (a timer, a journal waiter, an upstream
     /// call). If the server is already stopping, `start` is not called and the client gets 503.
-    case later(_ start: @Sendable (HTTPResponder) -> Void)
+    /// `watching` says what, meanwhile, counts as the client gone (``HTTPResponder/isWaiting``
+    /// false, the connection closed with nothing sent): its end of stream for a wait that only
+    /// serves the client (the default), a reset only for work done whatever it does.
+    case later(watching: HTTPHangUpWatch = .endOfStream, _ start: @Sendable (HTTPResponder) -> Void)
     /// Send an answer known now within moments, once it is released (``HTTPHeldAnswer``):
-    /// parked like ``later(_:)``, but the socket is not watched for a hang-up meanwhile (that
+    /// parked like ``later(watching:_:)``, but the socket is not watched for a hang-up meanwhile (that
     /// watch costs two `epoll_ctl` calls and a lock per request); a client that hung up is
     /// noticed when the answer is written. For waits of a few milliseconds that end whatever
     /// the client does, e.g. strict durability's wait for a journal commit; not for delays,
@@ -30,8 +33,15 @@ public enum HTTPAnswer: Sendable {
 }
 
 extension HTTPAnswer {
+    /// What counts as its client gone while it waits: nil for an answer sent at once or held
+    /// (``soon(_:)``, whose socket is not watched).
+    public var hangUpWatch: HTTPHangUpWatch? {
+        guard case let .later(watch, _) = self else { return nil }
+        return watch
+    }
+
     /// This answer with `transform` applied to its response, whenever that is sent: at once for
-    /// ``now(_:)``, else when the responder is used (same kind: a ``later(_:)`` stays watched, a
+    /// ``now(_:)``, else when the responder is used (same kind: a ``later(watching:_:)`` stays watched alike, a
     /// ``soon(_:)`` does not). For adding fields or observing what goes out (a log line, CORS,
     /// `Connection: close`); `transform` runs once, on the thread that sends (for ``soon(_:)``:
     /// at once, once on each of the two responses it may send).
@@ -39,8 +49,8 @@ extension HTTPAnswer {
         switch self {
         case let .now(response):
             return .now(transform(response))
-        case let .later(start):
-            return .later { responder in start(Self.transforming(responder, transform)) }
+        case let .later(watch, start):
+            return .later(watching: watch) { responder in start(Self.transforming(responder, transform)) }
         case let .soon(held):
             return .soon(held.mapped(transform))
         }
@@ -55,8 +65,8 @@ extension HTTPAnswer {
         case let .now(response):
             observe(.sent(response))
             return self
-        case let .later(start):
-            return .later { responder in start(Self.observing(responder, observe)) }
+        case let .later(watch, start):
+            return .later(watching: watch) { responder in start(Self.observing(responder, observe)) }
         case let .soon(held):
             return .soon(held.observed(by: observe))
         }
@@ -64,12 +74,13 @@ extension HTTPAnswer {
 
     /// Gives this answer through `responder`, the responder of a request already answered
     /// later (e.g. one whose work moved to a pool after the handler returned): ``now(_:)``
-    /// sends its response (its delay still applies); ``later(_:)`` hands `responder` to its
-    /// start closure; ``soon(_:)`` sends through it the response its release picks.
+    /// sends its response (its delay still applies); ``later(watching:_:)`` hands `responder` to its
+    /// start closure; ``soon(_:)`` sends through it the response its release picks. The
+    /// connection keeps the watch it was parked with (``HTTPHangUpWatch``).
     public func complete(through responder: HTTPResponder) {
         switch self {
         case let .now(response): responder.send(response)
-        case let .later(start): start(responder)
+        case let .later(_, start): start(responder)
         case let .soon(held):
             held.start { send in
                 responder.deliver(send ? held.response : held.otherwise) { held.observe?($0) }

@@ -1,6 +1,6 @@
 /// What the server calls to answer requests. Called on the server's worker threads, concurrently:
 /// implementations must be thread-safe and must not block. Work that may take long (SQL, big
-/// deletes, upstream calls, long polls) answers with ``HTTPAnswer/later(_:)``.
+/// deletes, upstream calls, long polls) answers with ``HTTPAnswer/later(watching:_:)``.
 public protocol HTTPHandler: Sendable {
     /// Answers a complete request, now or later.
     func respond(to request: HTTPRequest) -> HTTPAnswer

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Completes one deferred request (``HTTPAnswer/later(_:)``) from any thread, exactly once.
+/// Completes one deferred request (``HTTPAnswer/later(watching:_:)``) from any thread, exactly once.
 ///
 /// - The first ``send(_:)`` answers; later calls are ignored and return false.
 /// - Sending after the server stopped, or after the client hung up, is safe and does nothing

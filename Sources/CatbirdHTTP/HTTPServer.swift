@@ -4,7 +4,7 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads, each with its own epoll loop,
 /// keep-alive connections, request bodies streamed in and capped, responses answered later
-/// (``HTTPAnswer/later(_:)``, ``HTTPResponse/delay``) that hold no thread.
+/// (``HTTPAnswer/later(watching:_:)``, ``HTTPResponse/delay``) that hold no thread.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), handler: myHandler)

@@ -157,8 +157,9 @@ public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
 
 extension HTTPAnswer {
     /// Answers later with what `work` returns, computed on `pool` under `key` (not on a server
-    /// worker).
+    /// worker). The work runs whatever the client does, so only a reset counts as the client
+    /// gone meanwhile: one that half-closed its socket gets the answer (``HTTPHangUpWatch/resetOnly``).
     public static func later<Key>(on pool: HTTPWorkPool<Key>, key: Key, _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPAnswer {
-        .later { responder in pool.run(key: key) { responder.send(work()) } }
+        .later(watching: .resetOnly) { responder in pool.run(key: key) { responder.send(work()) } }
     }
 }

@@ -9,16 +9,20 @@ import Glibc
 ///
 /// libmicrohttpd stops polling a suspended connection, so a client that gives up during a
 /// delay would go unnoticed until the delay ends. This watches each parked socket in an epoll
-/// set of its own for `EPOLLRDHUP`/`EPOLLHUP`/`EPOLLERR` (the peer closed or reset; pipelined
-/// data is not an event) on one thread, and reports the parked request's ticket.
+/// set of its own for `EPOLLHUP`/`EPOLLERR` (the connection was reset, or failed), and for
+/// `EPOLLRDHUP` (the peer's FIN) where that counts (``EndOfStream``; pipelined data is not an
+/// event), on one thread, and reports the parked request's ticket.
 ///
-/// A FIN alone (`EPOLLRDHUP`) does not tell a client that closed its socket from one that only
-/// shut down its sending side and still reads (`shutdown(SHUT_WR)`, `nc -N`; RFC 9112 section
-/// 9.6 lets it): an HTTP/1.1 client's socket is then sent an interim `HTTP/1.1 100 Continue`
-/// (RFC 9110 section 15.2: an HTTP/1.1 client must accept an unexpected 1xx before the final
-/// answer). A closed socket, or one shut down both ways, answers data with a reset
-/// (`EPOLLERR`/`EPOLLHUP`, reported as gone); a half-closed one takes it and gets its answer
-/// when it is due (try7b F3). An HTTP/1.0 client may be sent no 1xx: its FIN counts as gone.
+/// A FIN alone does not tell a client that closed its socket from one that only shut down its
+/// sending side and still reads (`shutdown(SHUT_WR)`, `nc -N`; RFC 9112 section 9.6 lets it).
+/// Where it counts (``HTTPHangUpWatch/endOfStream``), an HTTP/1.1 client's socket is then sent
+/// an interim `HTTP/1.1 100 Continue` (RFC 9110 section 15.2: an HTTP/1.1 client must accept an
+/// unexpected 1xx before the final answer): a closed socket, or one shut down both ways,
+/// answers data with a reset (`EPOLLERR`/`EPOLLHUP`, reported as gone); a half-closed one takes
+/// it and gets its answer when it is due (try7b F3). An HTTP/1.0 client may be sent no 1xx: its
+/// FIN counts as gone. Where it does not (``HTTPHangUpWatch/resetOnly``, a control request's
+/// work), the FIN is not watched, no 100 is sent, and only a reset lets the client go
+/// (tester finding T12-F1).
 /// https://man7.org/linux/man-pages/man7/epoll.7.html
 final class HangUpWatcher: Sendable {
     private let epoll: Int32
@@ -87,18 +91,38 @@ final class HangUpWatcher: Sendable {
         }
     }
 
+    /// What a FIN alone from a watched socket's client is taken for.
+    enum EndOfStream {
+        /// The client gone (an HTTP/1.0 request, which may be sent no 1xx).
+        case gone
+        /// Probed with `100 Continue`: gone if that resets, else watched for a reset only (an
+        /// HTTP/1.1 request).
+        case probed
+        /// Nothing: not watched, the client may still read (``HTTPHangUpWatch/resetOnly``).
+        case ignored
+
+        /// What a FIN means for a request of HTTP `version` watched as `watch`.
+        init(_ watch: HTTPHangUpWatch, version: String) {
+            switch watch {
+            case .resetOnly: self = .ignored
+            case .endOfStream: self = version == "HTTP/1.1" ? .probed : .gone
+            }
+        }
+    }
+
     /// Watches `socket` for a hang-up reported as `ticket`. Call ``forget(_:)`` before the
     /// connection is resumed.
-    /// - Parameter probe: whether a FIN alone is probed with `100 Continue` (an HTTP/1.1
-    ///   request) rather than taken as the client gone.
-    func watch(_ socket: Int32, ticket: UInt64, probe: Bool) {
+    /// - Parameter endOfStream: what the client's FIN alone is taken for.
+    func watch(_ socket: Int32, ticket: UInt64, endOfStream: EndOfStream) {
         guard epoll >= 0, socket >= 0 else { return }
         var event = epoll_event()
-        event.events = EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLONESHOT.rawValue
+        // EPOLLHUP and EPOLLERR are always reported; EPOLLRDHUP only when asked for.
+        event.events = EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLONESHOT.rawValue
+        if endOfStream != .ignored { event.events |= EPOLLRDHUP.rawValue }
         event.data.u64 = ticket
         watched.withLock { watched in
             guard watched != nil else { return }
-            watched?.byTicket[ticket] = (socket, probe)
+            watched?.byTicket[ticket] = (socket, endOfStream == .probed)
             watched?.ticketBySocket[socket] = ticket
             _ = epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event)
         }

@@ -4,10 +4,11 @@ import Synchronization
 import Glibc
 #endif
 
-/// Connections whose request is answered later (``HTTPAnswer/later(_:)`` and delayed responses).
+/// Connections whose request is answered later (``HTTPAnswer/later(watching:_:)`` and delayed responses).
 ///
 /// While parked, a connection's socket is watched (``HangUpWatcher``): a client that hangs up
-/// is let go at once rather than held until its answer comes.
+/// is let go at once rather than held until its answer comes (what counts as hanging up:
+/// ``HTTPHangUpWatch``).
 ///
 /// A parked connection is suspended (`MHD_suspend_connection`): it holds no worker thread, MHD
 /// stops polling it and it does not time out. It is resumed exactly once, under this registry's
@@ -92,11 +93,15 @@ final class ParkedConnections: Sendable {
     /// Suspends `connection` (call only from its access handler, on its worker thread) and
     /// returns the responder that resumes it, or nil when the server is stopping (answer at once).
     /// Its socket is watched for a hang-up meanwhile.
-    /// - Parameter atShutdown: what to send if the server stops first.
-    func park(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse) -> HTTPResponder? {
+    /// - Parameters:
+    ///   - atShutdown: what to send if the server stops first.
+    ///   - watching: what counts as the client gone meanwhile.
+    func park(
+        _ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse, watching: HTTPHangUpWatch
+    ) -> HTTPResponder? {
         callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
         defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
-        guard let ticket = suspend(connection, context, atShutdown: atShutdown) else { return nil }
+        guard let ticket = suspend(connection, context, atShutdown: atShutdown, watching: watching) else { return nil }
         guard ticket != 0 else {
             // Shutdown got here since the check: answered as it does; a responder has nothing left to do.
             return HTTPResponder.delivering(waiting: { false }) { _, beforeSending in beforeSending(.sentInstead(atShutdown)) }
@@ -117,7 +122,7 @@ final class ParkedConnections: Sendable {
         callsOutsideLock.add(1, ordering: .sequentiallyConsistent)
         defer { callsOutsideLock.subtract(1, ordering: .sequentiallyConsistent) }
         context.held = held  // the worker's own field until the connection is suspended
-        guard let ticket = suspend(connection, context, atShutdown: nil) else {
+        guard let ticket = suspend(connection, context, atShutdown: nil, watching: nil) else {
             context.held = nil
             return false
         }
@@ -126,23 +131,27 @@ final class ParkedConnections: Sendable {
         return true
     }
 
-    /// Suspends and registers `connection` (its socket watched when it has an `atShutdown`
-    /// answer) and returns its ticket; nil when the server is stopping beyond what the park
+    /// Suspends and registers `connection` (its socket watched as `watching` says; nil for a
+    /// wait of moments, not watched) and returns its ticket; nil when the server is stopping beyond what the park
     /// allows (nothing done); 0 when shutdown got past its check meanwhile: it is resumed with
     /// its shutdown answer at once.
-    private func suspend(_ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse?) -> UInt64? {
+    private func suspend(
+        _ connection: OpaquePointer, _ context: RequestContext, atShutdown: HTTPResponse?, watching: HTTPHangUpWatch?
+    ) -> UInt64? {
         let allowed: Phase = atShutdown == nil ? .stopping : .running
         if phase.load(ordering: .sequentiallyConsistent) > allowed.rawValue { return nil }
         // Suspended before it is registered, so nothing can resume it first.
         MHD_suspend_connection(connection)
-        let socket = atShutdown != nil ? catbird_mhd_connection_fd(connection) : -1
+        let socket = watching != nil ? catbird_mhd_connection_fd(connection) : -1
         let ticket: UInt64? = state.withLock { state in
             if state.phase.rawValue > allowed.rawValue { return nil }
             state.nextTicket += 1
             state.parked[state.nextTicket] = Parked(
                 connection: connection, loop: WorkerLoop.current, socket: socket, context: context, atShutdown: atShutdown)
             context.parkedTicket = state.nextTicket
-            hangUps.watch(socket, ticket: state.nextTicket, probe: context.version == "HTTP/1.1")
+            if let watching {
+                hangUps.watch(socket, ticket: state.nextTicket, endOfStream: .init(watching, version: context.version))
+            }
             return state.nextTicket
         }
         guard let ticket else {

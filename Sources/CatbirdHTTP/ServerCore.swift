@@ -398,8 +398,9 @@ final class ServerCore: Sendable {
         switch answer {
         case let .now(response):
             return send(response, context, connection)
-        case let .later(start):
-            guard let responder = parked.park(connection, context, atShutdown: ParkedConnections.stoppingResponse) else {
+        case let .later(watching, start):
+            let atShutdown = ParkedConnections.stoppingResponse
+            guard let responder = parked.park(connection, context, atShutdown: atShutdown, watching: watching) else {
                 return refuseWhileStopping(context, connection)
             }
             start(responder)
@@ -426,7 +427,8 @@ final class ServerCore: Sendable {
         var undelayed = response
         undelayed.delay = nil
         undelayed.whenDelayEnds = nil
-        guard let responder = parked.park(connection, context, atShutdown: undelayed) else {
+        // A delay only serves its client: its FIN lets it go (the hit is given back).
+        guard let responder = parked.park(connection, context, atShutdown: undelayed, watching: .endOfStream) else {
             if let instead = response.whenDelayEnds?(.sent) { return answer(instead, context, connection) }
             return queue(undelayed, on: connection)
         }

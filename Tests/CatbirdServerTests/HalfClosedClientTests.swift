@@ -5,9 +5,14 @@ import XCTest
 /// try7b F3: a client that sends its request and then shuts down its sending side
 /// (`shutdown(SHUT_WR)`, `nc -N`) still reads (RFC 9112 section 9.6), but got no answer for a
 /// delayed mock (closed at once, 0 bytes, journaled 499), a long poll or a wait: its end of
-/// stream was taken for a hang-up. Now such a client is sent `100 Continue` while it waits, and
-/// its answer when it is due; one that hangs up for real is still let go at once
+/// stream was taken for a hang-up. Now such an HTTP/1.1 client is sent `100 Continue` while it
+/// waits, and its answer when it is due; one that hangs up for real is still let go at once
 /// (``AbandonedDelayTests``; docs/protocol.md#delays).
+///
+/// T12-F1: control requests answered later on the control pools were watched the same way, so a
+/// half-closed HTTP/1.0 client got nothing (its change made, logged as 499 "nothing was sent")
+/// and an HTTP/1.1 one an unsolicited `100 Continue`. Their work is done whatever the client
+/// does: only a reset lets such a client go, and a half-closed one gets its answer, with no 100.
 final class HalfClosedClientTests: XCTestCase {
     private static let tenant = [("X-Catbird-Parallel-Id", "hc")]
     private static let interim = "HTTP/1.1 100 Continue\r\n\r\n"
@@ -20,6 +25,14 @@ final class HalfClosedClientTests: XCTestCase {
         let (bytes, closed) = client.readUntilClosed(within: seconds)
         XCTAssertTrue(closed, "the server closed the connection after its answer")
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``halfClosedExchange(_:_:within:)`` of a control request: its answer, a 2xx of the
+    /// request's version or 1.1, and nothing before it.
+    private func halfClosedControl(_ server: TestServer, _ request: String, round: Int) throws {
+        let answer = try halfClosedExchange(server, request)
+        XCTAssertFalse(answer.contains(" 100 Continue"), "round \(round), \(request): no interim answer without Expect: \(answer)")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.") && answer.dropFirst(9).hasPrefix("2"), "round \(round), \(request): \(answer)")
     }
 
     /// The finding's inputs: mocks `/now` and `/slow` (`delay: 2`) in tenant `hc`.
@@ -63,19 +76,85 @@ final class HalfClosedClientTests: XCTestCase {
         XCTAssertTrue(wait.contains(#"no request matching GET equal \"/zz\" arrived within 2 s"#), wait)
     }
 
-    /// A client that closes its socket during the delay (no reader left: the 100 is answered
-    /// with a reset) is still let go at once: 499, the hit given back.
+    /// T12-F1's control requests, half-closed over HTTP/1.0 and 1.1: each is answered (1.0 got
+    /// b'' and its change was made anyway; 1.1 got `100 Continue` first), and each change is
+    /// made once. Five rounds: the race between the FIN and the answer went either way.
+    ///
+    /// Every exchange, checks included, is half-closed and read until the server closes, so no
+    /// other connection is open when the next one is parked: libmicrohttpd 0.9.75 reads the FIN
+    /// of a resumed connection, and drops it unanswered, when its worker has another connection
+    /// open (a separate defect, reported with T12-F1's fix; it hits the `100 Continue` probe of
+    /// delayed mocks and polls alike).
+    func testHalfClosedControlRequestsAreAnsweredWithNoInterim() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let head = "X-Catbird-Parallel-Id: hc\r\nContent-Type: application/json\r\n"
+        let count = #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/x"}}}"#
+        let removeAll = #"{"type":"removeAll"}"#
+        for round in 0..<5 {
+            let mock = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/hc\#(round)"}},"#
+                + #""response":{"status":200,"body":"aGk="}}"#
+            try halfClosedControl(
+                server, "POST /catbird/api/mocks HTTP/1.0\r\n\(head)Content-Length: \(mock.utf8.count)\r\n\r\n\(mock)", round: round)
+            let hit = try halfClosedExchange(server, "GET /hc\(round) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: hc\r\n\r\n")
+            XCTAssertTrue(hit.hasPrefix("HTTP/1.1 200 ") && hit.hasSuffix("\r\n\r\nhi"), "round \(round): the mock was added: \(hit)")
+            for request in [
+                "GET /catbird/api/requests?url=x HTTP/1.0\r\nX-Catbird-Parallel-Id: hc\r\n\r\n",
+                "GET /catbird/api/requests.har HTTP/1.0\r\nX-Catbird-Parallel-Id: hc\r\n\r\n",
+                "POST /catbird/api/requests/count HTTP/1.0\r\n\(head)Content-Length: \(count.utf8.count)\r\n\r\n\(count)",
+                "GET /catbird/api/requests?url=x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: hc\r\n\r\n",
+                "GET /catbird/api/requests HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: hc\r\n\r\n",
+                "DELETE /catbird/api/requests HTTP/1.0\r\nX-Catbird-Parallel-Id: hc\r\n\r\n",
+                "DELETE /catbird/api/requests HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: hc\r\n\r\n",
+            ] {
+                try halfClosedControl(server, request, round: round)
+            }
+            let listed = try halfClosedExchange(server, "GET /catbird/api/requests HTTP/1.0\r\nX-Catbird-Parallel-Id: hc\r\n\r\n")
+            XCTAssertTrue(listed.contains(#""requests":[]"#), "round \(round): the journal was cleared: \(listed)")
+            try halfClosedControl(
+                server,
+                "POST /catbird/api/mocks HTTP/1.1\r\nHost: 127.0.0.1\r\n\(head)Content-Length: \(removeAll.utf8.count)\r\n\r\n\(removeAll)",
+                round: round)
+            let mocks = try halfClosedExchange(server, "GET /catbird/api/mocks HTTP/1.0\r\nX-Catbird-Parallel-Id: hc\r\n\r\n")
+            XCTAssertTrue(mocks.contains(#""mocks":[]"#), "round \(round): the mocks were removed: \(mocks)")
+        }
+    }
+
+    /// A delayed mock asked over HTTP/1.0 and half-closed: that client may be sent no 1xx, so
+    /// its FIN cannot be told from a closed socket's and counts as a hang-up (the trade in
+    /// docs/protocol.md#delays): nothing is sent, it is journaled 499, and its use of the mock's
+    /// `limit` is given back (the next request gets the answer).
+    func testAHalfClosedHTTP10ClientOfADelayedMockIsTakenAsGone() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "hc", url: "/slow", body: "slow", limit: 1, delay: 30)
+        let started = ContinuousClock.now
+        let gone = try halfClosedExchange(server, "GET /slow HTTP/1.0\r\nX-Catbird-Parallel-Id: hc\r\n\r\n")
+        XCTAssertEqual(gone, "", "nothing sent")
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(20), "let go long before the 30 s delay")
+        let journal = try E2E.journal(control, tenant: "hc", once: 1)
+        XCTAssertEqual(journal.map { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [499])
+        let mocks = try E2E.mocks(control, tenant: "hc")
+        XCTAssertEqual(mocks.map { JSONNumber.int($0["hits"]) }, [0], "the hit given back: the mock is still there")
+    }
+
+    /// A client that closes its socket during the delay (a plain close, a FIN: no reader left,
+    /// the 100 is answered with a reset) is still let go at once: 499, the hit and its use of
+    /// the mock's `limit` given back.
     func testAClientThatClosesDuringTheDelayIsStillLetGo() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
         let control = try server.client()
-        try E2E.addMock(control, tenant: "hc", url: "/slow", body: "slow", delay: 30)
+        try E2E.addMock(control, tenant: "hc", url: "/slow", body: "slow", limit: 1, delay: 30)
         do {
             let client = try server.client()
             try client.send(raw: Array("GET /slow HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: hc\r\n\r\n".utf8))
         }  // deinit closes the socket
         let journal = try E2E.journal(control, tenant: "hc", once: 1)
         XCTAssertEqual(journal.map { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [499], "journaled long before the 30 s delay")
-        XCTAssertEqual(try E2E.mocks(control, tenant: "hc").map { JSONNumber.int($0["hits"]) }, [0], "the hit given back")
+        let mocks = try E2E.mocks(control, tenant: "hc")
+        XCTAssertEqual(mocks.map { JSONNumber.int($0["hits"]) }, [0], "the hit given back")
+        XCTAssertEqual(mocks.map { JSONNumber.int(($0["response"] as? [String: Any])?["limit"]) }, [1], "its limit use given back")
     }
 }

@@ -41,7 +41,9 @@ enum JournalRoutes {
                     dependencies: dependencies, lane: work == .slow ? context.slowLooks : context.quickLooks,
                     largePages: work == .slow ? nil : context.lane(.bulk), tenant: context.tenant,
                     query: query, deadline: ContinuousClock.now + wait)
-                return .later { responder in poll.start(responder) }
+                // A listing is answered whatever the client does; a long poll (`wait=`) only
+                // serves its client, whose FIN ends it (docs/protocol.md#delays).
+                return .later(watching: wait == .zero ? .resetOnly : .endOfStream) { responder in poll.start(responder) }
             }) { context in
                 JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, try listing(context).query))
             },

@@ -55,7 +55,8 @@ enum SQLRoute {
                 let tenant = context.tenant
                 let waitLimit = dependencies.settings.sqlWaitLimit
                 let waitDeadline = context.request.receivedAt.advanced(by: waitLimit)
-                return .later { responder in
+                // The query runs whatever the client does: a half-closed client gets its answer.
+                return .later(watching: .resetOnly) { responder in
                     // Whichever comes first answers: the query's start on a thread, or the end
                     // of its wait (the job, when its turn comes after that, does nothing).
                     let turn = FirstClaim()

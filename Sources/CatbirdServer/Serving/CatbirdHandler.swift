@@ -195,13 +195,19 @@ struct CatbirdHandler: HTTPHandler {
     ///     sent (a delayed answer: the delay is not part of it); nil: until now.
     ///   - delay: a mock's delay, shown in the log line (and, when the answer went out before it
     ///     passed, at shutdown, how long after the request's arrival it did).
+    ///   - doneAnyway: whether the request's work is done whatever its client does (a control
+    ///     request answered on a pool, ``HTTPHangUpWatch/resetOnly``): a 499's line then says
+    ///     that what it asked for was done (tester finding T12-F1: "nothing was sent" read as
+    ///     nothing done, of a change that was committed).
     func recording(
-        _ request: HTTPRequest, answeredBy: String, tenant: TenantID, readyAfter: Duration? = nil, delay: Duration? = nil
+        _ request: HTTPRequest, answeredBy: String, tenant: TenantID, readyAfter: Duration? = nil, delay: Duration? = nil,
+        doneAnyway: Bool = false
     ) -> @Sendable (HTTPDelivery) -> Void {
         { [metrics, log] delivery in
             guard var response = delivery.response else {
                 metrics.recordUnanswered(.clientLeft)
-                log.info("\(request.method) \(request.target) → \(Self.nothingSent.status) \(answeredBy) tenant=\(tenant): the client hung up first; nothing was sent")
+                let outcome = doneAnyway ? "its answer was not sent, but what it asked for was done" : "nothing was sent"
+                log.info("\(request.method) \(request.target) → \(Self.nothingSent.status) \(answeredBy) tenant=\(tenant): the client hung up first; \(outcome)")
                 return
             }
             var cutShort: Duration?
@@ -253,7 +259,7 @@ struct CatbirdHandler: HTTPHandler {
     /// `answer`, recorded when what went out is known (at once, or when the responder is used:
     /// ``HTTPAnswer/whenDelivered(_:)``).
     private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
-        answer.whenDelivered(recording(request, answeredBy: answeredBy, tenant: tenant))
+        answer.whenDelivered(recording(request, answeredBy: answeredBy, tenant: tenant, doneAnyway: answer.hangUpWatch == .resetOnly))
     }
 
     /// The request's metrics and its info line; the time counts from the request's arrival
