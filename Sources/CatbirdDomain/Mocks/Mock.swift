@@ -99,6 +99,13 @@ public struct Mock: Sendable {
     public internal(set) var remainingLimit: Int?
     /// Responses served so far.
     public internal(set) var hits: Int
+    /// The `limit` the mock was added with (`<= 0` counted as 1); nil = unlimited. The `mocks`
+    /// table keeps only what remains (`remaining_limit`), so a mock loaded at start-up has
+    /// `response.limit` = what remained then; but every hit, give-back and stored hit changes
+    /// ``hits`` and ``remainingLimit`` together (docs/protocol.md#delays: `remainingLimit` =
+    /// `limit` − the answers sent), so their sum is the limit it was added with, in the process
+    /// that added it and after a restart alike (tester finding T12-F10).
+    public var addedLimit: Int? { remainingLimit.map { $0 + hits } }
 
     /// The tenant whose table holds this mock.
     public var tenant: TenantID { definition.tenant }

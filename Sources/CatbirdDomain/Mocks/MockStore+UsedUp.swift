@@ -12,10 +12,12 @@ public struct UsedUpMock: Sendable {
 
     /// `mock 38 (POST equal "/login") of tenant "m1" matches it but was used up by its limit of 2
     /// at 2026-12-02T03:51:13.120Z: a mock is removed once its limit is used up; add it again, or
-    /// raise its limit` (the url cut after 200 bytes).
+    /// raise its limit` (the url cut after 200 bytes). The limit named is the one the mock was
+    /// added with (``Mock/addedLimit``), also when some of its uses were spent before a restart:
+    /// `response.limit` of a mock loaded at start-up is what remained then (tester finding T12-F10).
     public var hint: String {
         let pattern = mock.pattern.source
-        let limit = mock.response.limit.map { " of \(max($0, 1))" } ?? ""
+        let limit = mock.addedLimit.map { " of \($0)" } ?? ""
         return "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.shortString(pattern.url.value))) "
             + "of tenant \(JSONText.shortString(mock.tenant.rawValue)) matches it but was used up by its limit\(limit) at \(at): "
             + "a mock is removed once its limit is used up; add it again, or raise its limit"
