@@ -702,6 +702,39 @@ def test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view(server, driv
     assert not errors, errors
 
 
+def test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline(server, driver):
+    """Tester finding T12-F12: /catbird?tenant=pg2&status=9xx showed "offline: 'status' must be a
+    whole number or a class such as 4xx", and a 1,100-byte tenant in the link "offline: the
+    X-Catbird-Parallel-Id header is longer than 1024 bytes", and asked again every second. The
+    server is up; the link is bad: the page says the server refused the view, with its reason,
+    and asks again only once the view changes. "offline" is kept for a server that cannot be
+    reached."""
+    status = lambda d: d.find_element(By.ID, "status").text
+    asked = lambda: driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/catbird/api/requests?')).length")
+    server.request("GET", "/x", tenant="pg2")
+    for link, reason in [
+        ("?tenant=pg2&status=9xx", "'status' must be a whole number or a class such as 4xx"),
+        ("?tenant=" + "x" * 1100,
+         "the X-Catbird-Parallel-Id header is longer than 1024 bytes (docs/tenancy.md#tenant-of-a-request)"),
+    ]:
+        driver.get("about:blank")
+        driver.get(server.url + "/catbird" + link)
+        wait(driver, lambda d: status(d) != "connecting…", message="no answer shown")
+        assert status(driver) == "the server refused this view: " + reason, status(driver)
+        before = asked()
+        time.sleep(2.5)
+        assert asked() == before, f"asked {asked() - before} times more for a view the server refused"
+        assert status(driver) == "the server refused this view: " + reason, status(driver)
+    # Another tenant is a new view: it is asked for, and shown.
+    driver.find_element(By.CSS_SELECTOR, "#tenants button[data-tenant='']").click()
+    wait_live(driver)
+    # A server that is gone is offline, and the page keeps trying.
+    server.process.kill()
+    server.process.wait()
+    wait(driver, lambda d: status(d).startswith("offline: "), message="a stopped server is offline")
+
+
 TESTS = [
     (test_page_loads_without_console_errors_and_journals_nothing, ()),
     (test_request_made_after_load_appears_within_two_seconds, ()),
@@ -709,6 +742,7 @@ TESTS = [
     (test_many_tenants_can_be_filtered_in_the_picker, ()),
     (test_typing_in_the_tenant_filter_asks_the_server_nothing, ()),
     (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),
+    (test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline, ()),
     (test_past_two_hundred_tenants_the_picker_asks_for_a_page_and_the_filter_asks_by_prefix, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),

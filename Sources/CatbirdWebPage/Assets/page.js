@@ -106,6 +106,22 @@ function setStatus(text, offline = false) {
   $("status").classList.toggle("offline", offline);
 }
 
+// Whether a failed call was refused by the server for what the view asks (a 4xx: a bad filter
+// or tenant in the link, a missing admin token): asking again cannot change the answer until
+// the view changes. 408 and 429 (busy) pass with time, as do a 5xx and a network failure.
+function isRefusal(error) {
+  return error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+}
+
+// The status line for a failed call: "offline" only when the server could not be reached or
+// failed; a refusal names the server's reason (tester finding T12-F12: a link with `status=9xx`
+// or a 1,100-byte tenant said "offline" while the server was up).
+function failureStatus(error) {
+  if (isRefusal(error)) return "the server refused this view: " + error.message;
+  if (error instanceof APIError) return `the server answered ${error.status}: ${error.message}`;
+  return "offline: " + error.message;
+}
+
 function notice(text) {
   $("notice").textContent = text || "";
   $("notice").hidden = !text;
@@ -179,7 +195,7 @@ async function refreshTenants() {
       $("token-form").hidden = answer.admin !== false;
       return true;
     } catch (error) {
-      setStatus("offline: " + error.message, true);
+      setStatus(failureStatus(error), true);
       return false;
     } finally {
       tenantsAsked = null;
@@ -335,7 +351,8 @@ async function resetView() {
     setStatus(state.paused ? "paused" : "live");
   } catch (error) {
     if (signal.aborted) return;
-    setStatus("offline: " + error.message, true);
+    setStatus(failureStatus(error), true);
+    if (isRefusal(error)) return;  // asked again when the view changes (tenant, filters, token)
     await sleep(1000, signal);
     if (generation === state.generation) resetView();
     return;
@@ -356,7 +373,8 @@ async function follow(generation, signal) {
     } catch (error) {
       if (signal.aborted || generation !== state.generation) return;
       if (error.status === 400 && state.longPoll) { state.longPoll = false; continue; }
-      setStatus("offline: " + error.message + " (retrying)", true);
+      setStatus(failureStatus(error) + (isRefusal(error) ? "" : " (retrying)"), true);
+      if (isRefusal(error)) return;  // asked again when the view changes
       await sleep(1000, signal);
       continue;
     }
