@@ -1,4 +1,3 @@
-import CatbirdDomain
 import CatbirdServer
 import CatbirdStorage
 import CatbirdTestSupport
@@ -99,55 +98,6 @@ final class HARExportFailureTests: XCTestCase {
         // The journal as it is now exports whole: empty.
         let again = try client.request("GET", "/catbird/api/requests.har")
         XCTAssertEqual(((again.object["log"] as? [String: Any])?["entries"] as? [Any])?.count, 0, again.text)
-    }
-
-    /// Regression: an export that ended just as retention deleted the entries it had sent,
-    /// and no other, was marked cut (the connection closed without the last chunk) though it
-    /// held every entry: it told a cut from the journal's end by its last entry sent being
-    /// gone. Retention deleting exactly through that entry took nothing the export still had
-    /// to send: the document is whole. One entry of 24 MiB (one entry a page at this body
-    /// limit), read slowly, so the export is still sending it when retention (one row kept)
-    /// deletes it for the next request's entry.
-    func testAnExportWhoseSentEntriesRetentionDeletedAsItEndedIsWhole() throws {
-        let server = try TestServer { settings in
-            settings.journalBodyLimit = 24 << 20
-            settings.retention = RetentionPolicy(tenantTTL: nil, journalMaxRows: 1, journalMaxAge: nil)
-            settings.retentionInterval = .milliseconds(100)
-        }
-        defer { server.removeFiles() }
-        let client = try server.client()
-        let tenant = E2E.tenantHeader("t")
-        try E2E.addMock(client, tenant: "t", method: "POST", url: "/up", body: "up")
-        XCTAssertEqual(try client.request("POST", "/up", headers: tenant, body: Array(repeating: UInt8(ascii: "a"), count: 24 << 20)).status, 200)
-        let exported = try XCTUnwrap(E2E.journal(client, tenant: "t").first?["id"] as? Int)
-
-        let reader = try RawHTTPClient(port: server.port)
-        try reader.send(raw: Array("GET /catbird/api/requests.har HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: t\r\n\r\n".utf8))
-        var bytes = reader.read(upTo: 64 * 1024, within: 10)
-        XCTAssertTrue(String(decoding: bytes.prefix(12), as: UTF8.self).hasPrefix("HTTP/1.1 200"), String(decoding: bytes.prefix(200), as: UTF8.self))
-        // The next request's entry makes retention delete the exported one (and only it).
-        XCTAssertEqual(try client.request("POST", "/up", headers: tenant, body: Array("next".utf8)).status, 200)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try E2E.journal(client, tenant: "t").contains(where: { $0["id"] as? Int == exported }), ContinuousClock.now < deadline {
-            usleep(50_000)
-        }
-        XCTAssertEqual(try E2E.journal(client, tenant: "t").compactMap { $0["id"] as? Int }.filter { $0 <= exported }, [], "retention deleted it")
-
-        let lastChunk = Array("\r\n0\r\n\r\n".utf8)
-        let readDeadline = ContinuousClock.now + .seconds(30)
-        while !bytes.suffix(lastChunk.count).elementsEqual(lastChunk), ContinuousClock.now < readDeadline {
-            let more = reader.read(upTo: 1 << 20, within: 0.5)
-            if more.isEmpty, case (let rest, true) = reader.readUntilClosed(within: 0.1) {
-                bytes += rest
-                break  // closed: cut
-            }
-            bytes += more
-        }
-        XCTAssertTrue(bytes.suffix(lastChunk.count).elementsEqual(lastChunk), "the last chunk came: …\(String(decoding: bytes.suffix(40), as: UTF8.self))")
-        let document = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(Self.dechunked(bytes))) as? [String: Any], "a whole document")
-        let entries = (document["log"] as? [String: Any])?["entries"] as? [[String: Any]]
-        XCTAssertEqual(entries?.count, 1)
-        XCTAssertEqual(((entries?.first?["request"] as? [String: Any])?["postData"] as? [String: Any])?["text"] as? String == String(repeating: "a", count: 24 << 20), true)
     }
 
     /// The data of the chunks in a chunked answer (the bytes after its header section), as far

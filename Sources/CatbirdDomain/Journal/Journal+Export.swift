@@ -79,26 +79,16 @@ extension Journal {
         }
     }
 
-    /// Whether entries an export had not sent yet were deleted meanwhile, asked when it finds no
-    /// entry after `id`, the last it sent (read on `connection`): a clear, a drop or retention
+    /// Whether the tenant's entry `id` is still in the journal as readers see it: neither
+    /// deleted (retention) nor hidden by a clear or a drop (``JournalDeletions``), read on
+    /// `connection`. An export asks it of the last entry it wrote when it finds no more: a clear
     /// during the export also ends it, and must not pass for the journal's end (T11-F11).
-    ///
-    /// Clears, drops and retention delete a tenant's entries from its oldest up to an id, and
-    /// note that id (``JournalDeletions/hiddenThrough(_:)``, ``JournalPruned/through(_:)``; the
-    /// note is made before the rows go). So while `id` is still there, nothing after it went;
-    /// once it is gone, the entries after it went too unless the deletion stopped at `id`
-    /// itself: retention deleting exactly the entries sent as the export ended took nothing it
-    /// had still to send (a whole export was marked cut). Past `id`, the entries after it may
-    /// have been the export's: cut. With `newestFirst`, the entries not sent are the older
-    /// ones, which went with `id`: cut.
     /// - Throws: `SQLiteError`.
-    public func deletedUnsent(after id: Int64, of tenant: TenantID, newestFirst: Bool, on connection: SerialDatabase) throws -> Bool {
-        if id > deletions.hiddenThrough(tenant) {
-            let rows = try connection.use {
-                try $0.query("SELECT 1 FROM journal_rows WHERE id = ? AND tenant = ?", [.integer(id), .text(tenant.rawValue)])
-            }
-            if !rows.isEmpty { return false }
+    public func stillHolds(entry id: Int64, of tenant: TenantID, on connection: SerialDatabase) throws -> Bool {
+        guard id > deletions.hiddenThrough(tenant) else { return false }
+        let rows = try connection.use {
+            try $0.query("SELECT 1 FROM journal_rows WHERE id = ? AND tenant = ?", [.integer(id), .text(tenant.rawValue)])
         }
-        return newestFirst || max(deletions.hiddenThrough(tenant), pruned.through(tenant)) != id
+        return !rows.isEmpty
     }
 }

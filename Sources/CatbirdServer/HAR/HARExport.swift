@@ -138,11 +138,8 @@ final class HARExport: Sendable {
         }
         state.remaining = state.remaining.map { $0 - entries.count }
         // A clear, a drop or retention that deleted what was not sent yet ends the pages too:
-        // told from the journal's end by the last entry sent being gone, and the deletion
-        // reaching past it (T11-F11; ``Journal/deletedUnsent(after:of:newestFirst:on:)``).
-        if entries.count < count, let last = state.cursor,
-           try journal.deletedUnsent(after: last, of: tenant, newestFirst: query.newestFirst, on: connection)
-        {
+        // told from the journal's end by the last entry sent being gone (T11-F11).
+        if entries.count < count, let last = state.cursor, try !journal.stillHolds(entry: last, of: tenant, on: connection) {
             throw EntriesDeleted()
         }
         if entries.count < count || count == 0 {
