@@ -97,14 +97,15 @@ final class JournalPagingTests: XCTestCase {
         XCTAssertEqual(prefix.header("X-Catbird-Body-Size"), "10")
         XCTAssertEqual(prefix.header("X-Catbird-Stored-Size"), "10")
 
-        // Another tenant (here the default one) does not see it; odd paths are 404s, bad limits 400s.
+        // Another tenant (here the default one) does not see it; odd paths are 404s, ids that are
+        // not whole numbers from 1 and bad limits 400s (T12-F6).
         XCTAssertEqual(try client.request("GET", "/catbird/api/requests/\(id)").status, 404)
         XCTAssertEqual(try client.request("GET", "/catbird/api/requests/\(id)/response/body").status, 404)
         // Regression: `\(id)%2Fresponse%2Fbody` was decoded before it was split at '/' and served
         // the body; each segment is decoded on its own now, so it is one segment, no entry id.
-        for path in ["abc", "0", "\(id)/headers", "\(id)/other/body", "\(id)%2Fresponse%2Fbody"] {
+        for (path, status) in [("abc", 400), ("0", 400), ("\(id)/headers", 404), ("\(id)/other/body", 404), ("\(id)%2Fresponse%2Fbody", 400)] {
             let answer = try client.request("GET", "/catbird/api/requests/\(path)", headers: E2E.tenantHeader("shard-ü"))
-            XCTAssertEqual(answer.status, 404, path)
+            XCTAssertEqual(answer.status, status, path)
             XCTAssertEqual(answer.object["error"] as? Bool, true, path)
         }
         E2E.assertError(
