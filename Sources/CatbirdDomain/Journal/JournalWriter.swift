@@ -275,32 +275,31 @@ public final class JournalWriter: Sendable {
     /// - Returns: true when the entries are committed (or the writer stopped); false when
     ///   `deadline` came first.
     public func flush(for tenant: TenantID, before deadline: ContinuousClock.Instant) -> Bool {
+        flush(through: tenant, before: deadline)
+    }
+
+    /// ``flush()`` when `tenant` is nil, else ``flush(for:)``; with a `deadline`, gives up then.
+    /// - Returns: true when the entries are committed (or the writer stopped); false when
+    ///   `deadline` came first.
+    @discardableResult
+    private func flush(through tenant: TenantID?, before deadline: ContinuousClock.Instant? = nil) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        let target = state.lastQueued(of: tenant)
+        let target = tenant.map { state.lastQueued(of: $0) } ?? state.appended
         guard state.committed < target && !state.stopped else { return true }
         state.flushers += 1
         defer { state.flushers -= 1 }
         if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
         while state.committed < target && !state.stopped {
+            guard let deadline else {
+                condition.wait()
+                continue
+            }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return false }
             _ = condition.wait(until: Date(timeIntervalSinceNow: left.timeInterval))
         }
         return true
-    }
-
-    /// ``flush()`` when `tenant` is nil, else ``flush(for:)``.
-    private func flush(through tenant: TenantID?) {
-        condition.lock()
-        let target = tenant.map { state.lastQueued(of: $0) } ?? state.appended
-        if state.committed < target && !state.stopped {
-            state.flushers += 1
-            if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
-            while state.committed < target && !state.stopped { condition.wait() }
-            state.flushers -= 1
-        }
-        condition.unlock()
     }
 
     /// Writes what is queued, then stops the writer thread and wakes every waiter (with

@@ -57,9 +57,7 @@ public final class TenantActivity: Sendable {
     /// that had an answer given later kept its entry for the whole TTL (7 days by default),
     /// and for ever without one.
     func forgetEnded() {
-        work.withLock { work in
-            work = work.filter { $0.value.inFlight > 0 }
-        }
+        forget(endedBefore: .distantFuture)
     }
 
     /// How many tenants' work is held in memory (for `/catbird/metrics`).
