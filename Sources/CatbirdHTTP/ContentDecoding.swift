@@ -50,10 +50,16 @@ public enum ContentDecoding: Sendable, Equatable {
     /// decoded (`br, gzip`), or of more than ``maxCodings``, is matched as received, and
     /// ``undecodable(coding:reason:)`` says why (tester finding T11-F9: a `gzip, gzip` body was
     /// matched as received without a word).
+    /// The codings a `Content-Encoding` value lists (RFC 9110 section 8.4), in order, lowercased,
+    /// without `identity` and empty members: empty when there is nothing to undo.
+    public static func codings(_ contentEncoding: String) -> [String] {
+        contentEncoding.split(separator: ",", omittingEmptySubsequences: true)
+            .map { $0.trimmingOptionalWhitespace().lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+    }
+
     public static func decode(_ body: [UInt8], contentEncoding: String?, limit: Int) -> ContentDecoding? {
         guard !body.isEmpty, let contentEncoding else { return nil }
-        let codings = contentEncoding.split(separator: ",", omittingEmptySubsequences: true)
-            .map { $0.trimmingOptionalWhitespace().lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
+        let codings = codings(contentEncoding)
         guard codings.count > 1 else {
             return codings.first.flatMap { decode(body, coding: $0, shown: contentEncoding, limit: limit) }
         }

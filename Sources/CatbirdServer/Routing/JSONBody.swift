@@ -45,9 +45,8 @@ enum JSONBody {
         describe: (any Error) -> String = readableReason
     ) throws(APIError) -> T {
         guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
-        if let coding = request.headers.first("Content-Encoding")?.trimmingCharacters(in: .whitespaces),
-           !coding.isEmpty, coding.lowercased() != "identity" {
-            throw .unsupportedContentEncoding(coding)
+        if let coding = request.headers.first("Content-Encoding"), !ContentDecoding.codings(coding).isEmpty {
+            throw .unsupportedContentEncoding(String(Substring(coding).trimmingOptionalWhitespace()))
         }
         // One pass over the text, whether or not the decoder reads it; the decoder calls these
         // values malformed JSON or the wrong type: say what they are.
