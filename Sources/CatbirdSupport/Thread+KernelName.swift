@@ -40,11 +40,4 @@ extension Thread {
             buffer.withMemoryRebound(to: CChar.self) { catbird_set_thread_name($0.baseAddress!) }
         }
     }
-
-    /// The calling thread's name as the kernel knows it; "" where there is none to read.
-    public static var kernelName: String {
-        var buffer = [CChar](repeating: 0, count: kernelNameLimit + 1)
-        guard catbird_thread_name(&buffer, buffer.count) == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }
