@@ -137,6 +137,7 @@ final class HalfClosedClientTests: XCTestCase {
         XCTAssertEqual(journal.map { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [499])
         let mocks = try E2E.mocks(control, tenant: "hc")
         XCTAssertEqual(mocks.map { JSONNumber.int($0["hits"]) }, [0], "the hit given back: the mock is still there")
+        XCTAssertEqual(mocks.map { JSONNumber.int(($0["response"] as? [String: Any])?["limit"]) }, [1], "its limit use given back")
     }
 
     /// A client that closes its socket during the delay (a plain close, a FIN: no reader left,
