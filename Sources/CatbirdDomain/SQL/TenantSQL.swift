@@ -80,19 +80,20 @@ public final class TenantSQL: Sendable {
     ///   - waitDeadline: when a query still waiting for the journal's flush or a free connection
     ///     gives up.
     ///   - maxResultSize: the most bytes of result (``ReadOnlyQueryResult/size(of:)``).
-    /// - Throws: `ReadOnlyQueryError`; ``SQLFlushWaitError`` when the tenant's journal was not
-    ///   written by `waitDeadline`; ``SQLWaitError`` when no connection came free by it.
+    /// - Throws: `ReadOnlyQueryError`; ``SQLWaitError`` (`.journal`) when the tenant's journal was not
+    ///   written by `waitDeadline`; ``SQLWaitError`` (`.connection`) when no connection came free by it.
     public func query(
         _ sql: String, tenant: TenantID, parameters: [SQLiteValue], maxRows: Int, timeLimit: Duration,
         waitDeadline: ContinuousClock.Instant, maxResultSize: Int
     ) throws -> ReadOnlyQueryResult {
         let flushStarted = ContinuousClock.now
         guard journal.flush(for: tenant, before: waitDeadline) else {
-            throw SQLFlushWaitError(waitedMilliseconds: Int((ContinuousClock.now - flushStarted).milliseconds))
+            throw SQLWaitError(waitedMilliseconds: Int((ContinuousClock.now - flushStarted).milliseconds), waited: .journal)
         }
         let wait = max(waitDeadline - ContinuousClock.now, .zero)
         guard available.wait(timeout: .now() + wait.dispatchInterval) == .success else {
-            throw SQLWaitError(waitedMilliseconds: Int(wait.milliseconds), connections: connectionCount, ownQueryRunning: false)
+            throw SQLWaitError(
+                waitedMilliseconds: Int(wait.milliseconds), waited: .connection(connections: connectionCount, ownQueryRunning: false))
         }
         let reader = idle.withLock { $0.removeLast() }
         defer {

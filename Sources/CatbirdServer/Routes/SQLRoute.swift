@@ -65,8 +65,10 @@ enum SQLRoute {
                         guard turn.claim() else { return }
                         reservation.release()
                         let waited = SQLWaitError(
-                            waitedMilliseconds: Int(waitLimit.milliseconds), connections: dependencies.sqlPool.threadCount,
-                            ownQueryRunning: dependencies.sqlPool.runningJobs(of: tenant) > 0)
+                            waitedMilliseconds: Int(waitLimit.milliseconds),
+                            waited: .connection(
+                                connections: dependencies.sqlPool.threadCount,
+                                ownQueryRunning: dependencies.sqlPool.runningJobs(of: tenant) > 0))
                         responder.send(ErrorAnswer.response(for: waited, log: log))
                     }
                     dependencies.sqlPool.run(key: tenant) {
