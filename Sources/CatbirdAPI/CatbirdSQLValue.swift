@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// One SQLite value: a cell of a ``CatbirdSQLResult`` or a parameter of `Catbird.sql(_:params:maxRows:)`.
@@ -98,7 +99,7 @@ public enum CatbirdSQLValue: Hashable, Sendable, Codable, ExpressibleByNilLitera
         }
         let container = try decoder.container(keyedBy: BlobKeys.self)
         let base64 = try container.decode(String.self, forKey: .base64)
-        guard let bytes = Data(base64Encoded: base64) else {
+        guard let bytes = Data(strictBase64: base64) else {
             throw DecodingError.dataCorruptedError(forKey: .base64, in: container, debugDescription: "not valid base64")
         }
         self = .blob(bytes)

@@ -59,7 +59,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
             status = try container.decodeIfPresent(Int.self, forKey: .status)
             headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
             if let base64 = try container.decodeIfPresent(String.self, forKey: .bodyBase64) {
-                guard let bytes = Data(base64Encoded: base64) else {
+                guard let bytes = Data(strictBase64: base64) else {
                     throw DecodingError.dataCorruptedError(forKey: .bodyBase64, in: container, debugDescription: "not valid base64")
                 }
                 body = bytes

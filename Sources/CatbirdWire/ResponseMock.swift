@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// The response a mock answers with.
@@ -11,8 +12,8 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
     /// The HTTP status code, 200–599 (the server rejects others with a 400).
     public var status: Int
 
-    /// Response header fields, name → value. Values may not contain control characters other
-    /// than tab (400 otherwise).
+    /// Response header fields, name → value. Values may not contain C0 control characters
+    /// other than tab, nor DEL (400 otherwise); other characters go out as their UTF-8 bytes.
     public var headers: [String: String]
 
     /// The response body bytes, sent as is; nil for an empty body. Travels as padded base64.
@@ -57,7 +58,7 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
         limit = try container.decodeIfPresent(Int.self, forKey: .limit)
         delay = try container.decodeIfPresent(Int.self, forKey: .delay)
         if let base64 = try container.decodeIfPresent(String.self, forKey: .body) {
-            guard let bytes = Data(base64Encoded: base64) else {
+            guard let bytes = Data(strictBase64: base64) else {
                 let path = container.codingPath + [CodingKeys.body]
                 throw DecodingError.readable(at: path, "\(CodingPathText.dotted(path)) is not valid base64" + Self.base64Hint(base64))
             }

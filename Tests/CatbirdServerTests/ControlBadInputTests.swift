@@ -102,6 +102,18 @@ final class ControlBadInputTests: XCTestCase {
         XCTAssertEqual((ghost.object["mocks"] as? [Any])?.count, 0, "tenant ghost has no mocks")
     }
 
+    /// Tester finding T13-F3, the exact bodies: padding out of place was taken (201) and the
+    /// mock served bytes nobody wrote (`"===="` a NUL byte, `"AB=C"` `00 02`, `"QUJD===="` `ABC`).
+    func testBase64WithPaddingOutOfPlaceIsRejected() throws {
+        let harness = try ControlBadInputHarness()
+        for body in ["====", "========", "AB=C", "QUJD===="] {
+            let action = ControlBadInputHarness.update(response: #"{"status":200,"headers":{},"body":"\#(body)"}"#)
+            try harness.assertRejected("body \(body)", 400, mentioning: ["base64"]) {
+                try $0.json("POST", "/catbird/api/mocks", action)
+            }
+        }
+    }
+
     /// A regular expression that does not compile, or a wildcard whose translation does not
     /// (docs/matching.md#wildcard: `{` → `(` unclosed, `[` unclosed), in the url or a header
     /// pattern; and a kind that does not exist.

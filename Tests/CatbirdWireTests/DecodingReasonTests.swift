@@ -84,6 +84,22 @@ final class DecodingReasonTests: XCTestCase {
         }
     }
 
+    /// Tester finding T13-F3, the exact bodies: Foundation's decoder on Linux took these and the
+    /// mock served a NUL byte (`"===="`, `"========"`), `00 02` (`"AB=C"`) or `ABC`
+    /// (`"QUJD===="`). Each is refused now; canonical and non-zero-pad-bit forms still decode.
+    func testBase64WithPaddingOutOfPlaceIsRefused() {
+        for text in ["====", "========", "AB=C", "QUJD====", "=", "==", "A===", "A=BC", "AA==AA==", "QUJD\\nQUJD", " QUJD"] {
+            let json = #"{"status":200,"body":"\#(text)"}"#
+            XCTAssertThrowsError(try JSONDecoder().decode(ResponseMock.self, from: Data(json.utf8)), text) { error in
+                XCTAssertTrue("\(error)".contains("body is not valid base64"), "\(text): \(error)")
+            }
+        }
+        for (text, bytes) in [("QUJD", [65, 66, 67]), ("QUI=", [65, 66]), ("QQ==", [65]), ("QR==", [65]), ("", [])] as [(String, [UInt8])] {
+            let json = #"{"status":200,"body":"\#(text)"}"#
+            XCTAssertEqual(try JSONDecoder().decode(ResponseMock.self, from: Data(json.utf8)).body.map(Array.init), bytes, text)
+        }
+    }
+
     func testStatusAsString() {
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":"200","headers":{}}}"#),
                        "'response.status' must be a number")

@@ -108,7 +108,7 @@ enum ForeignStubShape {
             } else if case let .string(text)? = response["body"] {
                 t.response.body = Data(text.utf8)
             } else if case let .string(base64)? = response["base64Body"] {
-                t.response.body = Data(base64Encoded: base64)
+                t.response.body = Data(strictBase64: base64)
             }
             if response["bodyFileName"] != nil { t.notes.append("\"bodyFileName\" (send the file's bytes as \"body\", or use --mocks-dir)") }
             if case let .number(milliseconds)? = response["fixedDelayMilliseconds"] {
