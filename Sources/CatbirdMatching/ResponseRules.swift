@@ -30,7 +30,8 @@ public enum ResponseRules {
     ///   character other than tab, an empty value (libmicrohttpd drops it), `Transfer-Encoding`,
     ///   a `Content-Length` other than the body's length (on a 304 too, where RFC 9110 §8.6 would
     ///   allow the representation's: libmicrohttpd sends its own `Content-Length: 0` there), a
-    ///   `Connection` other than `close`.
+    ///   `Connection` other than `close`, a second `Date` (any spelling: libmicrohttpd 0.9.75 keeps
+    ///   only the last one it is given, RFC 9110 §6.6.1 allows one; tester finding T13-F5).
     public static func check(
         status: Int, headers: [(name: String, value: String)], bodyLength: Int, source: Source
     ) throws(Violation) {
@@ -50,6 +51,7 @@ public enum ResponseRules {
                     + (source == .mock ? "remove 'response.body'" : "the body file must be empty"))
         }
         let where_ = source == .mock ? "response header" : "header"
+        var date: String?
         for (name, value) in headers {
             let quoted = JSONText.string(name)
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
@@ -78,6 +80,14 @@ public enum ResponseRules {
             }
             if name.equalsIgnoringASCIICase("Connection"), value.asciiLowercased() != "close" {
                 throw Violation(reason: "\(where_) \(quoted) may only be \"close\": the server manages keep-alive itself")
+            }
+            if name.equalsIgnoringASCIICase("Date") {
+                if let first = date {
+                    throw Violation(
+                        reason: "\(where_) \(quoted) is a second Date (beside \(JSONText.string(first))): a response has one Date "
+                            + "(RFC 9110 §6.6.1) and libmicrohttpd would send only the last; give one")
+                }
+                date = name
             }
         }
     }

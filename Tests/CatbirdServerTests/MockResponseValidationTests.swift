@@ -18,6 +18,9 @@ final class MockResponseValidationTests: XCTestCase {
             ("Content-Length 10 on 3 bytes", #"{"status":200,"headers":{"Content-Length":"10"},"body":"YWJj"}"#, "length"),
             ("Connection keep-alive", #"{"status":200,"headers":{"Connection":"keep-alive"}}"#, "Connection"),
             ("an empty value", #"{"status":200,"headers":{"X-Empty":""}}"#, "empty"),
+            // Tester finding T13-F5, the exact headers: 201, the wire carried only `date: x` and
+            // the journal said `Date: yesterday, x`.
+            ("Date in two spellings", #"{"status":200,"headers":{"Date":"yesterday","date":"x"}}"#, "second Date"),
             // RFC 9110 §8.6 would allow it, but libmicrohttpd 0.9.75 adds its own
             // `Content-Length: 0` to a 304: the reason says so.
             ("304 with the representation's Content-Length", #"{"status":304,"headers":{"Content-Length":"1234"}}"#, "libmicrohttpd"),
