@@ -73,6 +73,11 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// `/` (origin form), not an absolute URI (`http://host/path`, as sent to a proxy), not `*`,
     /// and not a `CONNECT`'s `host:port`; e.g. `GET nopath` (400).
     case targetForm
+    /// A request-target holding a space, a tab or another control byte (U+0000–U+001F, DEL),
+    /// which libmicrohttpd 0.9.75 takes (`GET /a b HTTP/1.1` reads as the target `/a b`): RFC
+    /// 9112 section 3.2 has no whitespace in a target and section 3 asks for a 400 (tester
+    /// finding T13-F2).
+    case targetSpaceOrControl
     /// A chunked body's chunk-size line (the size and its chunk extensions, `5;eeee…`) longer
     /// than the about `limit` bytes of connection memory left after the request's head, where
     /// libmicrohttpd 0.9.75 must hold it whole: it would read no further and answer nothing
@@ -95,7 +100,7 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .bodiesOverBudget: 503
         case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .bareCarriageReturn, .nulByte,
              .conflictingContentLength, .transferCodingNotFinalChunked, .contentLengthBesideChunked, .hostFieldCount,
-             .targetForm: 400
+             .targetForm, .targetSpaceOrControl: 400
         }
     }
 
@@ -139,6 +144,9 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .targetForm:
             "the request-target is in no form HTTP/1.1 defines (RFC 9112 section 3.2): it must start with '/', "
                 + "or be an absolute URL such as http://host/path (to a proxy), '*', or host:port for CONNECT"
+        case .targetSpaceOrControl:
+            "the request-target holds a space or a control character, which it may not (RFC 9112 section 3.2): "
+                + "percent-encode it (a space is %20)"
         case let .chunkLineTooLong(limit):
             "a chunk-size line of the chunked body (the size and its chunk extensions) is longer than the about \(limit) bytes "
                 + "this server holds of it (RFC 9112 section 7.1.1): send chunk extensions short, or none; the connection is closed"

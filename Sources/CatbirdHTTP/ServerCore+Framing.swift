@@ -6,12 +6,13 @@ extension ServerCore {
     /// (RFC 9112 section 6.3: 400, and the connection closed, which the malformed-request answer
     /// does), a `Transfer-Encoding` other than `chunked` alone, or beside a `Content-Length`
     /// (RFC 9112 section 6.1, ``transferEncodingProblem(_:asRead:hasContentLength:)``), an HTTP/1.1
-    /// request without exactly one `Host` field, and a request-target in none of HTTP/1.1's
-    /// forms (both RFC 9112 section 3.2).
+    /// request without exactly one `Host` field, and a request-target holding a space or a
+    /// control byte or in none of HTTP/1.1's forms (both RFC 9112 section 3.2).
     /// One pass over the fields, comparing names only when their length matches.
     /// - Parameter transferEncodingAsRead: the first `Transfer-Encoding` value as libmicrohttpd
     ///   keeps it (trailing whitespace included), asked only when the request has one.
     static func framingProblem(_ context: RequestContext, transferEncodingAsRead: () -> String?) -> HTTPRequestProblem? {
+        if context.target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return .targetSpaceOrControl }
         if !isInATargetForm(context.target, method: context.method) { return .targetForm }
         var hosts = 0
         var length: Substring?

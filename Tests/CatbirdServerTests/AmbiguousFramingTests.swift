@@ -73,4 +73,22 @@ final class AmbiguousFramingTests: ServerTestCase {
             XCTAssertEqual(try other.readResponse().status, 404, text)
         }
     }
+
+    /// Tester finding T13-F2, the exact request: `GET /api/a b HTTP/1.1` was served (200, a file
+    /// mock named `a b`) and journaled with the url `/api/a b`; a tab or control byte likewise.
+    /// Now 400 (RFC 9112 section 3.2), journaled as received; `%20` is served.
+    func testATargetWithASpaceOrControlCharacterIsRefused() throws {
+        try E2E.addMock(client, url: "/api/a b", body: "raw")
+        try E2E.addMock(client, url: "/api/a%20b", body: "encoded")
+        for target in ["/api/a b", "/api/a\tb", "/api/a\u{1}b", "/api/a\u{7F}b", "http://h/a b"] {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: sp\r\nConnection: close\r\n\r\n".utf8))
+            let response = try raw.readResponse()
+            XCTAssertEqual(response.status, 400, "\(target.debugDescription): \(response.text)")
+            XCTAssertTrue((response.object["reason"] as? String ?? "").contains("a space or a control character"), response.text)
+        }
+        let urls = try E2E.journal(client, tenant: "sp", once: 5).compactMap { $0["url"] as? String }
+        XCTAssertEqual(Set(urls), ["/api/a b", "/api/a\tb", "/api/a\u{1}b", "/api/a\u{7F}b", "http://h/a b"])
+        XCTAssertEqual(try client.request("GET", "/api/a%20b").text, "encoded")
+    }
 }
