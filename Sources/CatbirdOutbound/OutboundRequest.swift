@@ -1,3 +1,5 @@
+import Foundation
+
 /// A request to send to an upstream server (redirect, proxy and record modes).
 public struct OutboundRequest: Sendable {
     /// The method token as received, e.g. `GET`; sent unchanged.
@@ -25,4 +27,18 @@ public struct OutboundRequest: Sendable {
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
         "te", "trailer", "transfer-encoding", "upgrade", "content-length", "host",
     ]
+
+    /// `fields` without the hop-by-hop ones: those in ``hopByHop`` and those a `Connection`
+    /// field of the same message names as its connection options (`Connection: keep-alive,
+    /// X-Hop` makes `X-Hop` hop-by-hop). RFC 9110 §7.6.1: an intermediary must remove them
+    /// before forwarding (tester finding T13-F1). Names compare case-insensitively.
+    public static func endToEnd(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        var dropped = hopByHop
+        for field in fields where field.name.lowercased() == "connection" {
+            for option in field.value.split(separator: ",") {
+                dropped.insert(option.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        return fields.filter { !dropped.contains($0.name.lowercased()) }
+    }
 }

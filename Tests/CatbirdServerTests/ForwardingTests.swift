@@ -73,6 +73,23 @@ final class ForwardingTests: UpstreamTestCase {
         }
     }
 
+    /// Tester finding T13-F1, the exact exchanges: fields a `Connection` field names are
+    /// hop-by-hop (RFC 9110 §7.6.1). The upstream's `Connection: keep-alive, X-Hop` with
+    /// `X-Hop: secret` reached the client (and a recording); the client's `Connection: X-Secret`
+    /// with `X-Secret: 1` reached the upstream. Both are left out now; other fields still pass.
+    func testFieldsNamedByConnectionAreNotForwarded() throws {
+        let server = try redirecting()
+        let answer = try CurlClient.run([url(server, "/connection-options")])
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.text, "ok")
+        XCTAssertNil(answer.header("X-Hop"), "the upstream's connection option is not passed on")
+        XCTAssertEqual(answer.header("X-End"), "kept")
+        let echo = try CurlClient.run(["-H", "Connection: X-Secret", "-H", "X-Secret: 1", "-H", "X-Other: 2", url(server, "/echo/opt")])
+        let headers = echoHeaders(echo)
+        XCTAssertNil(headers["x-secret"], "the client's connection option is not passed on: \(headers)")
+        XCTAssertEqual(headers["x-other"], "2")
+    }
+
     func testConnectionsToTheUpstreamAreReused() throws {
         let server = try redirecting()
         let client = try server.client()

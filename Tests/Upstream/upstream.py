@@ -23,6 +23,8 @@ Every answer is made from the request, so a test can check what arrived:
                        closes it first, the path is added to the list /abandoned answers
   /abandoned           200 JSON: the /hold/... paths whose client closed the connection first
   /cookies             two Set-Cookie fields and an ETag
+  /connection-options  200 "ok" with `Connection: keep-alive, X-Hop` and `X-Hop: secret` (X-Hop is
+                       hop-by-hop by RFC 9110 section 7.6.1: a proxy must not pass it on)
   /bigheader/<n>       200 "big" with an X-Big field of n bytes
   /raw/<name>          exact bytes no well-behaved server sends (RAW below), then the connection
                        is closed: status999 (a status outside 100-599), emptyval (a 204 with an
@@ -96,6 +98,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(RAW[path[5:]])
             self.close_connection = True
             return
+        if path.endswith("/connection-options"):
+            return self.send(200, b"ok", [("Connection", "keep-alive, X-Hop"), ("X-Hop", "secret"), ("X-End", "kept")])
         if path.endswith("/cookies"):
             return self.send(200, b"{}", [("Content-Type", "application/json"), ("Set-Cookie", "a=1"),
                                            ("Set-Cookie", "b=2"), ("ETag", '"upstream-tag"')])

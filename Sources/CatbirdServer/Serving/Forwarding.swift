@@ -100,13 +100,14 @@ struct Forwarding: Sendable {
         response.headers.first(generatedByHeader) != nil
     }
 
-    /// The request to send: method, headers (hop-by-hop ones left to libcurl; `Authorization`
+    /// The request to send: method, headers (hop-by-hop ones, those the client's `Connection`
+    /// names included, left out or to libcurl: ``OutboundRequest/endToEnd(_:)``; `Authorization`
     /// and cookies unchanged) with `X-Forwarded-For` (the client's address appended to any
     /// received), `X-Forwarded-Host` (the Host received), `X-Forwarded-Proto: http` and
     /// `Via: 1.1 <hopName>` (appended to any received), and the whole body. `Accept-Encoding`
     /// is the client's, or none: nothing is added.
     func outboundRequest(_ request: HTTPRequest, to destination: Destination) -> OutboundRequest {
-        var headers = request.headers.fields.filter { field in
+        var headers = OutboundRequest.endToEnd(request.headers.fields).filter { field in
             !["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"].contains(field.name.lowercased())
         }
         let via = request.headers.values("Via") + ["1.1 \(hopName)"]
@@ -120,10 +121,11 @@ struct Forwarding: Sendable {
 
     /// The upstream's answer as ours: status and body unchanged (still encoded as its
     /// `Content-Encoding` says), header fields in order without the hop-by-hop and framing ones
+    /// (those the upstream's `Connection` names included, ``OutboundRequest/endToEnd(_:)``)
     /// (the server frames the body itself). The answer to a `HEAD` has no body but
     /// announces the upstream's `Content-Length` (RFC 9110 §9.3.2: the size a `GET` would get).
     func response(from upstream: OutboundResponse, method: String) -> HTTPResponse {
-        let fields = upstream.headers.filter { !OutboundRequest.hopByHop.contains($0.name.lowercased()) }
+        let fields = OutboundRequest.endToEnd(upstream.headers)
         if method == "HEAD",
            let length = upstream.headers.last(where: { $0.name.lowercased() == "content-length" })
                .flatMap({ UInt64($0.value.trimmingCharacters(in: .whitespaces)) }) {
