@@ -77,6 +77,15 @@ public struct CompiledBodyPattern: Sendable {
             let bytes = Array(source.value.utf8)
             guard let value = deferred ? JSONBodyParser.storedPatternValue(of: bytes) : JSONBodyParser.value(of: bytes) else {
                 if JSONNesting.tooDeep(bytes) { throw .invalidBodyPattern(reason: "'body.value' \(JSONNesting.reason)") }
+                if !deferred, JSONPathDocument(bytes) != nil {
+                    // RFC 8259 text whose numbers a double cannot hold (1e400, §6 lets a reader
+                    // limit their range): it is JSON, so the reason says what is out of range
+                    // (tester finding T13-F7).
+                    throw .invalidBodyPattern(
+                        reason: "'body.value' is JSON text, but it holds a number out of the range this server compares "
+                            + "(a 64-bit float, such as 1e400; RFC 8259 §6), so no body could be equal to it: write it as a string, "
+                            + "or match the body with \"contains\" or \"regexp\"")
+                }
                 throw .invalidBodyPattern(
                     reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(source.value.utf8Prefix(100)))")
             }

@@ -30,9 +30,12 @@ public enum Timestamp {
     /// `datetime.isoformat()` writes, is the same instant as `…Z`; `+01:00` is an hour earlier
     /// in UTC), or nil when it is not of that form or names a day the calendar does not have
     /// (`2026-02-30`, `2025-02-29`, `2026-04-31`: the day is checked against its month's length
-    /// in the proleptic Gregorian calendar).
+    /// in the proleptic Gregorian calendar). `T` and `Z` may be lower case (RFC 3339 §5.6's
+    /// note; tester finding T13-F7).
     public static func date(from text: String) -> Date? {
         var bytes = Array(text.utf8)
+        if bytes.count > 10, bytes[10] == UInt8(ascii: "t") { bytes[10] = UInt8(ascii: "T") }
+        if bytes.last == UInt8(ascii: "z") { bytes[bytes.count - 1] = UInt8(ascii: "Z") }
         var offsetSeconds = 0
         if bytes.count >= 25, bytes[bytes.count - 3] == UInt8(ascii: ":"),
            bytes[bytes.count - 6] == UInt8(ascii: "+") || bytes[bytes.count - 6] == UInt8(ascii: "-") {

@@ -58,6 +58,18 @@ final class BodyPatternMatchingTests: XCTestCase {
         }
     }
 
+    /// Tester finding T13-F7, the exact value: `1e400` is RFC 8259 JSON text, yet was refused as
+    /// "must be JSON text … not 1e400"; the reason says now that the number is out of range.
+    func testAJSONValueWithANumberOutOfRangeIsRefusedSayingSo() {
+        for value in ["1e400", #"{"a":[-1e400]}"#] {
+            XCTAssertThrowsError(try CompiledBodyPattern(.json(value)), value) { error in
+                let reason = (error as? PatternError)?.reason ?? ""
+                XCTAssertTrue(reason.contains("a number out of the range"), reason)
+                XCTAssertFalse(reason.contains("must be JSON text"), reason)
+            }
+        }
+    }
+
     func testJSONPathChecksPresenceOrEqualityWithSQLitePaths() throws {
         let body = #"{"user": {"id": 7, "name": "Ann", "nick": null}, "items": [{"sku": "A-1"}, {"sku": "B-2"}]}"#
         XCTAssertTrue(try matches(.jsonPath("$.user.id"), body))

@@ -201,6 +201,8 @@ final class BodyMatcherTests: ServerTestCase {
         let leapDays: [(text: String, secondsSince1970: Double, isPast: Bool)] = [
             ("2024-02-29T00:00:00Z", 1_709_164_800, true), ("2000-02-29T23:59:59.999Z", 951_868_799.999, true),
             ("2096-02-29T00:00:00Z", 3_981_312_000, false),
+            // Tester finding T13-F7, the exact form: lower-case t and z (RFC 3339 §5.6) were a 400.
+            ("2024-02-29t00:00:00z", 1_709_164_800, true), ("2096-02-29t00:00:00.000+00:00", 3_981_312_000, false),
         ]
         for leapDay in leapDays {
             let date = try XCTUnwrap(Timestamp.date(from: leapDay.text), leapDay.text)
