@@ -72,8 +72,13 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
     /// everyone's first mock sends the body as text): `: the body is its bytes in standard
     /// padded base64 (Catbird 0.11's format); for the text "{\"a\":1}" send "eyJhIjoxfQ=="`.
     /// The encoding is shown for a value of up to 64 bytes; a longer one gets the rule only.
+    /// Base64 wrapped in lines (GNU `base64` wraps at 76 columns) gets the rule and how to
+    /// write it on one line instead (tester13's note beside T13-F3).
     static func base64Hint(_ text: String) -> String {
         let rule = ": the body is its bytes in standard padded base64 (Catbird 0.11's format)"
+        if text.utf8.contains(UInt8(ascii: "\n")) || text.utf8.contains(UInt8(ascii: "\r")) {
+            return rule + " on one line, without line breaks (GNU base64 wraps at 76 columns: use base64 -w0)"
+        }
         guard text.utf8.count <= 64 else { return rule }
         return rule + "; for the text \(CodingPathText.jsonQuoted(text)) send \"\(Data(text.utf8).base64EncodedString())\""
     }

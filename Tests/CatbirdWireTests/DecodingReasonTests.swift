@@ -94,6 +94,11 @@ final class DecodingReasonTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains("body is not valid base64"), "\(text): \(error)")
             }
         }
+        // Wrapped base64 (GNU base64's 76 columns) is told to use one line.
+        let wrapped = String(repeating: "QUJD", count: 19) + "\\n" + "QUJD"
+        XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"body":"\#(wrapped)"}}"#),
+                       #"response.body is not valid base64: the body is its bytes in standard padded base64 (Catbird 0.11's format) "#
+                        + "on one line, without line breaks (GNU base64 wraps at 76 columns: use base64 -w0)")
         for (text, bytes) in [("QUJD", [65, 66, 67]), ("QUI=", [65, 66]), ("QQ==", [65]), ("QR==", [65]), ("", [])] as [(String, [UInt8])] {
             let json = #"{"status":200,"body":"\#(text)"}"#
             XCTAssertEqual(try JSONDecoder().decode(ResponseMock.self, from: Data(json.utf8)).body.map(Array.init), bytes, text)
