@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdServer
 import CatbirdStorage
 import CatbirdTestSupport
@@ -71,18 +72,29 @@ final class HARExportFailureTests: XCTestCase {
     /// finished as a valid, well-closed HAR of the entries sent so far (1,376 of 157,440), with
     /// nothing saying it was cut. It now ends as a failed read does: the connection closed
     /// without the last chunk, the document without its closing `]}}`.
+    ///
+    /// The clear comes before the export has read its last entry, by construction: the client
+    /// reads 64 KiB and no more through a fixed receive buffer, and the document is larger than
+    /// every buffer between the export and the client can hold (``bytesBufferedAtMost(receiveBuffer:)``).
+    /// It once relied on the document being larger than "the sockets' buffers" at their default
+    /// sizes, which a host whose TCP autotuning may grow a receive buffer to 32 MiB
+    /// (`net.ipv4.tcp_rmem`) does not promise for 20 MB: the export could read its end first.
     func testAnExportCutShortByAJournalClearEndsWithoutTheLastChunk() throws {
         let server = try TestServer { $0.logLevel = .error }
         defer { server.removeFiles() }
         let client = try server.client()
         try E2E.addMock(client, method: "POST", url: "/kept", body: "kept")
-        // 300 entries of 64 KiB bodies: about 20 MB of HAR, more than the sockets buffer while
-        // the client reads nothing, so the server is still producing pages when the clear comes.
+        // Entries of 64 KiB bodies (the journal's default body limit), at least 300 (about
+        // 20 MB of HAR) and twice what the buffers can hold.
+        let receiveBuffer = 64 * 1024
         let body = Array(repeating: UInt8(ascii: "a"), count: 64 * 1024)
-        for _ in 0..<300 {
+        // The export holds a page (2 MiB of bodies, as JSON text) and encodes the next.
+        let ahead = try Self.bytesBufferedAtMost(receiveBuffer: receiveBuffer) + 2 * (2 << 20)
+        let entries = max(300, 2 * ahead / body.count)
+        for _ in 0..<entries {
             XCTAssertEqual(try client.request("POST", "/kept", body: body).status, 200)
         }
-        let reader = try RawHTTPClient(port: server.port)
+        let reader = try RawHTTPClient(port: server.port, receiveBuffer: Int32(receiveBuffer))
         try reader.send(raw: Array("GET /catbird/api/requests.har HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
         var bytes = reader.read(upTo: 64 * 1024, within: 10)
         XCTAssertTrue(String(decoding: bytes.prefix(12), as: UTF8.self).hasPrefix("HTTP/1.1 200"), String(decoding: bytes.prefix(200), as: UTF8.self))
@@ -93,11 +105,112 @@ final class HARExportFailureTests: XCTestCase {
         XCTAssertFalse(bytes.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "no last chunk: the body is visibly incomplete")
         let document = Self.dechunked(bytes)
         XCTAssertTrue(document.starts(with: Array(#"{"log":{"#.utf8)), "the document begins")
-        XCTAssertFalse(document.suffix(3).elementsEqual(Array("]}}".utf8)), "the document is not closed")
         XCTAssertNil(try? JSONSerialization.jsonObject(with: Data(document)), "the document is cut, not valid JSON")
+        // What it lacks is its closing `]}}`, after whole entries: fewer than the journal held.
+        // (Its last bytes alone do not tell: Foundation's JSONEncoder on Linux writes an
+        // object's keys in an order that changes from one process to the next, so in about one
+        // run in ten an entry ends in `]}}` itself, a `headers` array closing its `request`.)
+        let ended = try? JSONSerialization.jsonObject(with: Data(document + Array("]}}".utf8))) as? [String: Any]
+        let sent = try XCTUnwrap((ended?["log"] as? [String: Any])?["entries"] as? [Any], "whole entries, then the cut").count
+        XCTAssertLessThan(sent, entries, "the clear came before the export's end")
         // The journal as it is now exports whole: empty.
         let again = try client.request("GET", "/catbird/api/requests.har")
         XCTAssertEqual(((again.object["log"] as? [String: Any])?["entries"] as? [Any])?.count, 0, again.text)
+    }
+
+    /// Regression: a clear that came after the export had read its last entry, while that entry
+    /// was still being sent, cut a whole export (the connection closed without the last chunk):
+    /// the export told a cut from the journal's end by asking, at its next page, whether its
+    /// last entry sent was still there, and the clear had deleted it by then. Which of the two
+    /// an export became hung on whether a clear came before or after that page read. It now
+    /// notes its last entry when it begins and is whole once it has written it.
+    func testAClearAfterTheExportReadItsLastEntryLeavesItWhole() throws {
+        try assertWholeExport(afterItsLastEntryWasRead: "a journal clear") { client, _ in
+            XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("t")).status, 200)
+        }
+    }
+
+    /// Regression (fleet leftover 5): an export that ended just as retention deleted the
+    /// entries it had sent, and no other, was marked cut, for the same reason as a clear after
+    /// its last entry was read: retention (one row kept) deletes the exported entry for the
+    /// next request's while it is sent.
+    func testRetentionDeletingTheEntriesAnExportSentLeavesItWhole() throws {
+        try assertWholeExport(afterItsLastEntryWasRead: "retention", settings: { settings in
+            settings.retention = RetentionPolicy(tenantTTL: nil, journalMaxRows: 1, journalMaxAge: nil)
+            settings.retentionInterval = .milliseconds(100)
+        }) { client, last in
+            let tenant = E2E.tenantHeader("t")
+            XCTAssertEqual(try client.request("POST", "/up/next", headers: tenant, body: Array("next".utf8)).status, 200)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try E2E.journal(client, tenant: "t").contains(where: { $0["id"] as? Int == last }), ContinuousClock.now < deadline {
+                usleep(50_000)
+            }
+            XCTAssertEqual(try E2E.journal(client, tenant: "t").compactMap { $0["id"] as? Int }.filter { $0 <= last }, [], "retention deleted it")
+        }
+    }
+
+    /// Exports tenant `t`'s journal, one entry whose body is larger than the buffers between the
+    /// export and the client, reads the answer's header section (sent once the first page, which
+    /// holds that entry, was read: docs/protocol.md#har-export) and then no more, so most of the
+    /// entry is still to be sent; runs `delete` (given the entry's id), reads the rest and asserts
+    /// a whole document with the entry's whole body.
+    private func assertWholeExport(
+        afterItsLastEntryWasRead what: String, settings: (inout CatbirdServer.Settings) -> Void = { _ in },
+        delete: (RawHTTPClient, Int) throws -> Void, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let receiveBuffer = 64 * 1024
+        let size = try Self.bytesBufferedAtMost(receiveBuffer: receiveBuffer) + (1 << 20)
+        let server = try TestServer { options in
+            options.logLevel = .error
+            options.journalBodyLimit = size
+            settings(&options)
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let tenant = E2E.tenantHeader("t")
+        try E2E.addMock(client, tenant: "t", method: "POST", url: "/up*", kind: "wildcard", body: "up")
+        XCTAssertEqual(try client.request("POST", "/up", headers: tenant, body: Array(repeating: UInt8(ascii: "a"), count: size)).status, 200)
+        let last = try XCTUnwrap(E2E.journal(client, tenant: "t").first?["id"] as? Int)
+
+        let reader = try RawHTTPClient(port: server.port, receiveBuffer: Int32(receiveBuffer))
+        try reader.send(raw: Array("GET /catbird/api/requests.har HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: t\r\n\r\n".utf8))
+        var bytes: [UInt8] = []
+        let headEnd = Array("\r\n\r\n".utf8)
+        let seen = ContinuousClock.now + .seconds(60)
+        while bytes.firstRange(of: headEnd) == nil, ContinuousClock.now < seen {
+            bytes += reader.read(upTo: 1024, within: 0.2)
+        }
+        XCTAssertTrue(String(decoding: bytes.prefix(12), as: UTF8.self).hasPrefix("HTTP/1.1 200"), String(decoding: bytes.prefix(200), as: UTF8.self), file: file, line: line)
+        try delete(client, last)
+
+        let lastChunk = Array("\r\n0\r\n\r\n".utf8)
+        let readDeadline = ContinuousClock.now + .seconds(60)
+        while !bytes.suffix(lastChunk.count).elementsEqual(lastChunk), ContinuousClock.now < readDeadline {
+            let more = reader.read(upTo: 1 << 20, within: 0.5)
+            if more.isEmpty, case (let rest, true) = reader.readUntilClosed(within: 0.1) {
+                bytes += rest
+                break  // closed: cut
+            }
+            bytes += more
+        }
+        XCTAssertTrue(bytes.suffix(lastChunk.count).elementsEqual(lastChunk), "\(what): the last chunk came: …\(String(decoding: bytes.suffix(40), as: UTF8.self))", file: file, line: line)
+        let document = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(Self.dechunked(bytes))) as? [String: Any], "\(what): a whole document", file: file, line: line)
+        let entries = (document["log"] as? [String: Any])?["entries"] as? [[String: Any]]
+        XCTAssertEqual(entries?.count, 1, file: file, line: line)
+        let text = ((entries?.first?["request"] as? [String: Any])?["postData"] as? [String: Any])?["text"] as? String
+        XCTAssertEqual(text?.utf8.count, size, file: file, line: line)
+    }
+
+    /// The most bytes of an answer the server can hold ready beyond what its client read, for a
+    /// client that stops reading, the export's own pages left out: the server socket's send
+    /// buffer at its largest (the third figure of `/proc/sys/net/ipv4/tcp_wmem`, what
+    /// autotuning may grow it to), the client's receive buffer as set (`SO_RCVBUF`, which the
+    /// kernel doubles, and which then stays), and libmicrohttpd's write buffer (its connection
+    /// memory, 32 KiB by default, counted as 1 MiB).
+    private static func bytesBufferedAtMost(receiveBuffer: Int) throws -> Int {
+        let figures = try String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8).split(whereSeparator: \.isWhitespace)
+        let sendBuffer = try XCTUnwrap(figures.last.flatMap { Int($0) }, "tcp_wmem: \(figures)")
+        return sendBuffer + 2 * receiveBuffer + (1 << 20)
     }
 
     /// The data of the chunks in a chunked answer (the bytes after its header section), as far

@@ -79,16 +79,17 @@ extension Journal {
         }
     }
 
-    /// Whether the tenant's entry `id` is still in the journal as readers see it: neither
-    /// deleted (retention) nor hidden by a clear or a drop (``JournalDeletions``), read on
-    /// `connection`. An export asks it of the last entry it wrote when it finds no more: a clear
-    /// during the export also ends it, and must not pass for the journal's end (T11-F11).
+    /// The id of the last entry an export of `query` writes: the newest it selects (the oldest
+    /// with `newestFirst`), nil when it selects none; read on `connection` once, when the export
+    /// begins. Entries journaled later are past an export's `before`, so no later entry takes
+    /// its place: an export that reaches the end of its pages without having written it lost
+    /// entries it had not sent to a clear, a drop or retention (T11-F11), and one that wrote it
+    /// is whole, whatever was deleted after that (docs/protocol.md#har-export).
     /// - Throws: `SQLiteError`.
-    public func stillHolds(entry id: Int64, of tenant: TenantID, on connection: SerialDatabase) throws -> Bool {
-        guard id > deletions.hiddenThrough(tenant) else { return false }
-        let rows = try connection.use {
-            try $0.query("SELECT 1 FROM journal_rows WHERE id = ? AND tenant = ?", [.integer(id), .text(tenant.rawValue)])
-        }
-        return !rows.isEmpty
+    public func exportEnd(of tenant: TenantID, _ query: JournalQuery, on connection: SerialDatabase) throws -> Int64? {
+        var reversed = query
+        reversed.newestFirst.toggle()
+        let (sql, bindings) = Self.select("id", of: tenant, reversed, limit: 1, hiddenThrough: deletions.hiddenThrough(tenant))
+        return try connection.use { try $0.query(sql, bindings) }.first?[0].intValue
     }
 }

@@ -16,7 +16,9 @@ import Synchronization
 /// bodies). A read that fails half-way ends the answer as ``HTTPBodyStream/Step/failed``: the
 /// connection is closed without the chunked body's last chunk (an HTTP client reports an
 /// incomplete transfer), and the document lacks its closing `]}}`. So does an export whose
-/// entries not yet sent were deleted meanwhile (``EntriesDeleted``).
+/// entries not yet sent were deleted meanwhile (``EntriesDeleted``), told by one rule: the
+/// export notes its last entry when it begins (``Journal/exportEnd(of:_:on:)``) and is whole
+/// once it has written that one; pages that end before it mean it was deleted unread.
 final class HARExport: Sendable {
     /// The journal was cleared, the tenant dropped, or retention deleted entries while the
     /// export was read, so entries it had not sent yet are gone: the export ends as on a failed
@@ -52,6 +54,9 @@ final class HARExport: Sendable {
         var pending: [UInt8] = []
         /// The last entry written (the next page starts after it).
         var cursor: Int64?
+        /// The last entry the export writes, noted when it began (nil: none); written, the
+        /// document is whole.
+        let end: Int64?
         /// Entries still allowed by `limit`; nil: no limit.
         var remaining: Int?
         var entriesWritten = 0
@@ -80,7 +85,7 @@ final class HARExport: Sendable {
         self.log = log
         pageSize = max(1, min(64, Self.pageBudget / max(1, 2 * journalBodyLimit)))
         let header = #"{"log":{"version":"1.2","creator":{"name":"Catbird","version":"\#(CatbirdServer.version)"},"pages":[],"entries":["#
-        var opening = State(pending: Array(header.utf8), remaining: limit)
+        var opening = State(pending: Array(header.utf8), end: try journal.exportEnd(of: tenant, query, on: connection), remaining: limit)
         try Self.append(page: &opening, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
         first = opening.pending
         opening.pending = []
@@ -123,11 +128,15 @@ final class HARExport: Sendable {
     }
 
     /// Appends the next page of entries to `pending`, and the document's end after the last.
+    /// - Throws: ``EntriesDeleted`` when the pages end before the export's last entry (deleted
+    ///   before it was read); `SQLiteError`, `EncodingError`.
     private static func append(
         page state: inout State, journal: Journal, connection: SerialDatabase, tenant: TenantID, query: JournalQuery, origin: String, pageSize: Int
     ) throws {
         let count = min(pageSize, state.remaining ?? pageSize)
-        let entries = count > 0 ? try journal.exportPage(of: tenant, query, after: state.cursor, count: count, on: connection) : []
+        // Called until the last entry is written or the limit used up (or the pages end): only
+        // an export that selects nothing has no page to read.
+        let entries = state.end == nil ? [] : try journal.exportPage(of: tenant, query, after: state.cursor, count: count, on: connection)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         for entry in entries {
@@ -137,14 +146,14 @@ final class HARExport: Sendable {
             state.cursor = entry.id
         }
         state.remaining = state.remaining.map { $0 - entries.count }
-        // A clear, a drop or retention that deleted what was not sent yet ends the pages too:
-        // told from the journal's end by the last entry sent being gone (T11-F11).
-        if entries.count < count, let last = state.cursor, try !journal.stillHolds(entry: last, of: tenant, on: connection) {
-            throw EntriesDeleted()
-        }
-        if entries.count < count || count == 0 {
+        // Whole once the last entry was written (or the limit used up); a page that ends before
+        // it means a clear, a drop or retention deleted it before it was read, and with it what
+        // was not sent yet (T11-F11). One page read decides, whatever is deleted after it.
+        if state.cursor == state.end || state.remaining == 0 {
             state.pending += Array("]}}".utf8)
             state.finished = true
+        } else if entries.count < count {
+            throw EntriesDeleted()
         }
     }
 }
