@@ -115,3 +115,4 @@ final class SQLWaitTests: XCTestCase {
         XCTAssertEqual(JSONNumber.int(try E2E.sqlRows(try server.client(), "select 1", tenant: "victim3").first?.first), 1)
     }
 }
+

@@ -2,9 +2,9 @@ import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSQLSandbox
 import CatbirdStorage
+import CatbirdSupport
 @_spi(Server) import CatbirdWire
 import Foundation
-import Synchronization
 
 /// `POST /catbird/api/sql` with `{"sql": "SELECT …", "params": [...], "maxRows": n}` →
 /// `{"columns": [...], "rows": [[...]], "truncated": bool}` (docs/protocol.md#sql).
@@ -57,12 +57,10 @@ enum SQLRoute {
                 let waitDeadline = context.request.receivedAt.advanced(by: waitLimit)
                 // The query runs whatever the client does: a half-closed client gets its answer.
                 return .later(watching: .resetOnly) { responder in
-                    // Whichever comes first answers: the query's start on a thread, or the end
-                    // of its wait (the job, when its turn comes after that, does nothing).
-                    let turn = FirstClaim()
-                    let wait = max(waitDeadline - ContinuousClock.now, .zero)
-                    DispatchQueue.global().asyncAfter(deadline: .now() + wait.dispatchInterval) {
-                        guard turn.claim() else { return }
+                    // Whichever comes first answers: the query's start on a thread, which cancels
+                    // the wait's bound (and so lets go of what it holds), or the end of its wait
+                    // (the job, when its turn comes after that, does nothing).
+                    let bound = CancellableTimer(after: waitDeadline - ContinuousClock.now) {
                         reservation.release()
                         let waited = SQLWaitError(
                             waitedMilliseconds: Int(waitLimit.milliseconds),
@@ -72,7 +70,7 @@ enum SQLRoute {
                         responder.send(ErrorAnswer.response(for: waited, log: log))
                     }
                     dependencies.sqlPool.run(key: tenant) {
-                        guard turn.claim() else { return }
+                        guard bound.cancel() else { return }
                         defer { reservation.release() }
                         do {
                             responder.send(try run(context, dependencies, waitDeadline: waitDeadline))
@@ -183,16 +181,5 @@ struct SQLAnswer: Encodable {
             case let .blob(bytes): try container.encode(["base64": Data(bytes).base64EncodedString()])
             }
         }
-    }
-}
-
-/// Who answers a query: its start on an SQL thread, or the end of its wait; the first to
-/// ``claim()`` it.
-private final class FirstClaim: Sendable {
-    private let claimed = Atomic(false)
-
-    /// True for the first call only.
-    func claim() -> Bool {
-        !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }
 }
