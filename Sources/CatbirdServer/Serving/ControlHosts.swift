@@ -60,13 +60,10 @@ struct ControlHosts: Sendable {
     /// makes the request's host in place of `Host`; nil for any other form.
     private static func authority(ofAbsolute target: String) -> String? {
         let prefix = target.prefix(8).lowercased()
-        guard prefix.hasPrefix("http://") || prefix.hasPrefix("https://"), let schemeEnd = target.range(of: "://") else {
+        guard prefix.hasPrefix("http://") || prefix.hasPrefix("https://"), let authority = AbsoluteURLAuthority(of: target[...]) else {
             return nil
         }
-        let rest = target[schemeEnd.upperBound...]
-        var authority = rest[..<(rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex)]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        return String(authority)
+        return String(target[authority.host])
     }
 
     /// The lowercased host name of a `Host` field (port and trailing dot removed); nil for an IP

@@ -51,10 +51,8 @@ struct Forwarding: Sendable {
     /// forwarded as sent. (A redirect URL's user information, given by whoever starts Catbird,
     /// is kept: that is a credential meant for the upstream.)
     static func withoutUserInformation(_ url: Substring) -> String {
-        guard let schemeEnd = url.range(of: "://")?.upperBound else { return String(url) }
-        let authority = url[schemeEnd...].prefix { $0 != "/" && $0 != "?" }
-        guard let at = authority.lastIndex(of: "@") else { return String(url) }
-        return String(url[..<schemeEnd] + url[url.index(after: at)...])
+        guard let authority = AbsoluteURLAuthority(of: url), authority.hasUserInformation else { return String(url) }
+        return String(url[..<authority.whole.lowerBound] + url[authority.host.lowerBound...])
     }
 
     /// A fresh ``hopName``.
