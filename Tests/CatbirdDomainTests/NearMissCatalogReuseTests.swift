@@ -88,13 +88,22 @@ final class NearMissCatalogReuseTests: XCTestCase {
         XCTAssertEqual(replaced.blocksTakenOver, replaced.blocks.count - 1)
 
         // A mock removed from the middle of the largest group, then one added to it: the
-        // blocks before it in its group and every other group's are taken over.
+        // blocks before it in its group and every other group's are taken over. The groups
+        // (GET, by url length; urls of one length sort as their numbers): items 0-9 (1 block),
+        // 10-99 (6), 100-999 (57), 1000-2999 (125) and the changed url (1): 65 blocks besides
+        // the largest group's. Item 1234 is that group's 235th mock, in its 15th block, so
+        // its first 14 blocks are taken over and the 111 from there on (their mocks moved
+        // up by one) are built anew.
         XCTAssertTrue(try mocks.remove(item(1234), tenant: tenant))
         let removed = try checkCatalog(mocks, tenant, "after removing a mock")
-        XCTAssertGreaterThan(removed.blocksTakenOver, 0)
+        XCTAssertEqual(removed.blocks.count, 1 + 6 + 57 + 125 + 1)
+        XCTAssertEqual(removed.blocksTakenOver, 65 + 14, "every other group's blocks and the 14 before the removed mock's")
+        // `/api/v1/items/1234/detaiX` sorts where item 1234 was (`X` before `l`): the same 14
+        // blocks before it, and none from its block on (each holds other mocks than before).
         _ = try mocks.update(item(7, url: "/api/v1/items/1234/detaiX"), response: ResponseMock(status: 200), tenant: tenant)
         let inserted = try checkCatalog(mocks, tenant, "after adding a mock to the largest group")
-        XCTAssertGreaterThan(inserted.blocksTakenOver, 0)
+        XCTAssertEqual(inserted.blocks.count, 1 + 6 + 57 + 125 + 1)
+        XCTAssertEqual(inserted.blocksTakenOver, 65 + 14, "every other group's blocks and the 14 before the added mock's")
 
         // Several changes between two 404s: built from the last catalog built all the same.
         for index in 0..<20 { _ = try mocks.update(item(index * 97), response: ResponseMock(status: 202), tenant: tenant) }
