@@ -13,19 +13,17 @@ final class BackgroundJournalDeletionTests: XCTestCase {
         defer { server.removeFiles() }
         // Large journals for tenants a and b (written now, so retention leaves them), straight
         // into the file while the server is stopped.
-        server.stop()
-        let database = try Database(path: server.databasePath)
-        try database.execute("""
-            INSERT INTO tenants (id, created_at, last_activity_at) VALUES
-              ('a', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-              ('b', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000)
-            INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
-            SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END, 'GET', '/x/' || i,
-                   '{"Accept":"*/*"}', 404, 'none', 0.1 FROM n;
-            """)
-        database.close()
-        try server.restart()
+        try server.restart { database in
+            try database.execute("""
+                INSERT INTO tenants (id, created_at, last_activity_at) VALUES
+                  ('a', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+                  ('b', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000)
+                INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+                SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END, 'GET', '/x/' || i,
+                       '{"Accept":"*/*"}', 404, 'none', 0.1 FROM n;
+                """)
+        }
         let client = try server.client()
         try E2E.addMock(client, tenant: "c", url: "/c", body: "c")
 
@@ -85,12 +83,10 @@ final class BackgroundJournalDeletionTests: XCTestCase {
         defer { server.removeFiles() }
         let client = try server.client()
         for index in 0..<5 { _ = try client.request("GET", "/d/\(index)", headers: E2E.tenantHeader("d")) }
-        server.stop()
-        let database = try Database(path: server.databasePath)
-        let newest = try database.query("SELECT max(id) FROM requests WHERE tenant = 'd'").first?[0].intValue ?? 0
-        try database.run("INSERT INTO journal_deletions (tenant, through_id) VALUES ('d', ?)", [.integer(newest - 2)])
-        database.close()
-        try server.restart()
+        try server.restart { database in
+            let newest = try database.query("SELECT max(id) FROM requests WHERE tenant = 'd'").first?[0].intValue ?? 0
+            try database.run("INSERT INTO journal_deletions (tenant, through_id) VALUES ('d', ?)", [.integer(newest - 2)])
+        }
         XCTAssertEqual(try E2E.journal(try server.client(), tenant: "d").map { $0["url"] as? String }, ["/d/3", "/d/4"])
         let reader = try Database(path: server.databasePath, mode: .readOnly)
         defer { reader.close() }

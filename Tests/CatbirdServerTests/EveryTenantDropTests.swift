@@ -19,21 +19,19 @@ final class EveryTenantDropTests: XCTestCase {
         defer { server.removeFiles() }
         // 3,000 tenants with two journal rows each, and rows of "orphan", whose tenants row is
         // gone, straight into the file while the server is stopped.
-        server.stop()
-        let database = try Database(path: server.databasePath)
-        try database.execute("""
-            PRAGMA foreign_keys=OFF;
-            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)
-            INSERT INTO tenants (id, created_at, last_activity_at)
-            SELECT 'shard-' || i, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM n;
-            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
-            INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
-            SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'shard-' || (i % 3000), 'GET', '/x/' || i, '{}', 404, 'none', 0.1 FROM n;
-            INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
-            VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'orphan', 'GET', '/orphan', '{}', 404, 'none', 0.1);
-            """)
-        database.close()
-        try server.restart()
+        try server.restart { database in
+            try database.execute("""
+                PRAGMA foreign_keys=OFF;
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)
+                INSERT INTO tenants (id, created_at, last_activity_at)
+                SELECT 'shard-' || i, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM n;
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
+                INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+                SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'shard-' || (i % 3000), 'GET', '/x/' || i, '{}', 404, 'none', 0.1 FROM n;
+                INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+                VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'orphan', 'GET', '/orphan', '{}', 404, 'none', 0.1);
+                """)
+        }
         let client = try server.client()
         XCTAssertEqual(try E2E.journal(client, tenant: "orphan").count, 1, "the orphan's row is readable before the drop")
         XCTAssertEqual(try E2E.journal(client, tenant: "shard-7").count, 2)
@@ -75,12 +73,10 @@ final class EveryTenantDropTests: XCTestCase {
         defer { server.removeFiles() }
         let client = try server.client()
         for index in 0..<4 { _ = try client.request("GET", "/d/\(index)", headers: E2E.tenantHeader("d\(index % 2)")) }
-        server.stop()
-        let database = try Database(path: server.databasePath)
-        let newest = try database.query("SELECT max(id) FROM journal_rows").first?[0].intValue ?? 0
-        try database.run("INSERT INTO journal_deletions_all (id, through_id) VALUES (1, ?)", [.integer(newest - 1)])
-        database.close()
-        try server.restart()
+        try server.restart { database in
+            let newest = try database.query("SELECT max(id) FROM journal_rows").first?[0].intValue ?? 0
+            try database.run("INSERT INTO journal_deletions_all (id, through_id) VALUES (1, ?)", [.integer(newest - 1)])
+        }
         XCTAssertEqual(try E2E.journal(try server.client(), tenant: "d0").count, 0)
         XCTAssertEqual(try E2E.journal(try server.client(), tenant: "d1").map { $0["url"] as? String }, ["/d/3"])
         let file = try Database(path: server.databasePath, mode: .readOnly)

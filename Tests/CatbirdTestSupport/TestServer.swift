@@ -1,4 +1,5 @@
 import CatbirdServer
+import CatbirdStorage
 import Foundation
 
 /// A real Catbird server on a free loopback port with a real SQLite file in its own temporary
@@ -45,6 +46,21 @@ public final class TestServer: @unchecked Sendable {
         let server = try CatbirdServer(settings: next)
         try server.start()
         self.server = server
+    }
+
+    /// Stops the server, hands `change` its database file (opened read-write, closed after it)
+    /// to write what no request can (a large journal straight into the file, a pending
+    /// deletion's row), and starts the server again on a new port.
+    /// - Throws: what `change` throws (the server then stays stopped), `SQLiteError`, or a
+    ///   start failure.
+    public func restart(afterChangingTheFile change: (Database) throws -> Void) throws {
+        stop()
+        do {
+            let database = try Database(path: databasePath)
+            defer { database.close() }
+            try change(database)
+        }
+        try restart()
     }
 
     public func stop() {
