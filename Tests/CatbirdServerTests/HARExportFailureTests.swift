@@ -149,6 +149,55 @@ final class HARExportFailureTests: XCTestCase {
         }
     }
 
+    /// Retention deleting entries an oldest-first export had not sent, but not its last one,
+    /// left a whole-looking file without them: the pages went on after the gap and reached the
+    /// last entry. Five entries, the first larger than the buffers (the export reads it, one a
+    /// page, before the status line, and cannot read the second until the client reads on);
+    /// with one row kept in five, two more requests make retention delete the first two.
+    func testRetentionDeletingEntriesAnExportHadNotSentCutsIt() throws {
+        let receiveBuffer = 64 * 1024
+        let size = try Self.bytesBufferedAtMost(receiveBuffer: receiveBuffer) + (1 << 20)
+        let server = try TestServer { options in
+            options.logLevel = .error
+            options.journalBodyLimit = size
+            options.retention = RetentionPolicy(tenantTTL: nil, journalMaxRows: 5, journalMaxAge: nil)
+            options.retentionInterval = .milliseconds(100)
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let tenant = E2E.tenantHeader("t")
+        try E2E.addMock(client, tenant: "t", method: "POST", url: "/up*", kind: "wildcard", body: "up")
+        XCTAssertEqual(try client.request("POST", "/up/1", headers: tenant, body: Array(repeating: UInt8(ascii: "a"), count: size)).status, 200)
+        for index in 2...5 { XCTAssertEqual(try client.request("POST", "/up/\(index)", headers: tenant, body: Array("b".utf8)).status, 200) }
+        let ids = try E2E.journal(client, tenant: "t", query: "bodies=false").compactMap { $0["id"] as? Int }
+        XCTAssertEqual(ids.count, 5)
+
+        let reader = try RawHTTPClient(port: server.port, receiveBuffer: Int32(receiveBuffer))
+        try reader.send(raw: Array("GET /catbird/api/requests.har HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: t\r\n\r\n".utf8))
+        var bytes: [UInt8] = []
+        let seen = ContinuousClock.now + .seconds(60)
+        while bytes.firstRange(of: Array("\r\n\r\n".utf8)) == nil, ContinuousClock.now < seen {
+            bytes += reader.read(upTo: 1024, within: 0.2)
+        }
+        XCTAssertTrue(String(decoding: bytes.prefix(12), as: UTF8.self).hasPrefix("HTTP/1.1 200"), String(decoding: bytes.prefix(200), as: UTF8.self))
+        for index in 6...7 { XCTAssertEqual(try client.request("POST", "/up/\(index)", headers: tenant, body: Array("c".utf8)).status, 200) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try E2E.journal(client, tenant: "t", query: "bodies=false").contains(where: { $0["id"] as? Int == ids[1] }), ContinuousClock.now < deadline {
+            usleep(50_000)
+        }
+        XCTAssertEqual(try E2E.journal(client, tenant: "t", query: "bodies=false").compactMap { $0["id"] as? Int }.filter { $0 <= ids[1] }, [], "retention deleted the first two")
+
+        let (rest, closed) = reader.readUntilClosed(within: 60)
+        bytes += rest
+        XCTAssertTrue(closed, "the server closes the connection of a cut export")
+        XCTAssertFalse(bytes.suffix(5).elementsEqual(Array("0\r\n\r\n".utf8)), "no last chunk: the body is visibly incomplete")
+        let document = Self.dechunked(bytes)
+        XCTAssertNil(try? JSONSerialization.jsonObject(with: Data(document)), "the document is cut, not valid JSON")
+        let ended = try? JSONSerialization.jsonObject(with: Data(document + Array("]}}".utf8))) as? [String: Any]
+        let sent = try XCTUnwrap((ended?["log"] as? [String: Any])?["entries"] as? [[String: Any]], "whole entries, then the cut")
+        XCTAssertEqual(sent.compactMap { ($0["_catbird"] as? [String: Any])?["id"] as? Int }, [ids[0]], "the first entry, and none after the gap")
+    }
+
     /// Exports tenant `t`'s journal, one entry whose body is larger than the buffers between the
     /// export and the client, reads the answer's header section (sent once the first page, which
     /// holds that entry, was read: docs/protocol.md#har-export) and then no more, so most of the

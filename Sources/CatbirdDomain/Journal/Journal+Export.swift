@@ -53,18 +53,20 @@ extension Journal {
     /// `limit` is not used), continuing after the entry `cursor` in that order (nil: from the
     /// start), read on `connection` (from ``exportConnection()``). Does not wait for the journal
     /// writer: call ``flush()`` once before a series.
+    /// - Returns: the entries, and the highest id of the tenant's entries retention had deleted
+    ///   as they were read (``prunedThrough(of:reading:on:)``).
     /// - Throws: `SQLiteError`.
     public func exportPage(
         of tenant: TenantID, _ query: JournalQuery, after cursor: Int64?, count: Int, on connection: SerialDatabase
-    ) throws -> [JournalExportEntry] {
+    ) throws -> (entries: [JournalExportEntry], prunedThrough: Int64) {
         var query = query
         if let cursor {
             if query.newestFirst { query.before = min(query.before ?? cursor, cursor) } else { query.since = max(query.since ?? 0, cursor) }
         }
         let (sql, bindings) = Self.select(
             Self.columns(bodies: query.includeBodies), of: tenant, query, limit: count, hiddenThrough: deletions.hiddenThrough(tenant))
-        let rows = try connection.use { try $0.query(sql, bindings) }
-        return rows.map { row in
+        let (rows, prunedThrough) = try Self.prunedThrough(of: tenant, reading: { try $0.query(sql, bindings) }, on: connection)
+        return (rows.map { row in
             func message(headers: Int, body: Int) -> JournalExportEntry.Message {
                 JournalExportEntry.Message(
                     headers: JournalHeaders(json: row[headers].stringValue).pairs, body: row[body].blobValue ?? [],
@@ -76,7 +78,7 @@ extension Journal {
                 request: message(headers: 5, body: 6), response: message(headers: 10, body: 11),
                 status: Int(row[9].intValue ?? 0), answeredBy: row[14].stringValue ?? "", mockID: row[15].intValue,
                 durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue, problem: row[19].stringValue)
-        }
+        }, prunedThrough)
     }
 
     /// The id of the last entry an export of `query` writes: the newest it selects (the oldest
@@ -85,11 +87,32 @@ extension Journal {
     /// its place: an export that reaches the end of its pages without having written it lost
     /// entries it had not sent to a clear, a drop or retention (T11-F11), and one that wrote it
     /// is whole, whatever was deleted after that (docs/protocol.md#har-export).
+    /// - Returns: that id, and the highest id of the tenant's entries retention had deleted then
+    ///   (``prunedThrough(of:reading:on:)``).
     /// - Throws: `SQLiteError`.
-    public func exportEnd(of tenant: TenantID, _ query: JournalQuery, on connection: SerialDatabase) throws -> Int64? {
+    public func exportEnd(of tenant: TenantID, _ query: JournalQuery, on connection: SerialDatabase) throws -> (end: Int64?, prunedThrough: Int64) {
         var reversed = query
         reversed.newestFirst.toggle()
         let (sql, bindings) = Self.select("id", of: tenant, reversed, limit: 1, hiddenThrough: deletions.hiddenThrough(tenant))
-        return try connection.use { try $0.query(sql, bindings) }.first?[0].intValue
+        let (rows, prunedThrough) = try Self.prunedThrough(of: tenant, reading: { try $0.query(sql, bindings) }, on: connection)
+        return (rows.first?[0].intValue, prunedThrough)
+    }
+
+    /// `read`'s rows, and the highest id of the tenant's entries retention had deleted
+    /// (`journal_pruned`; 0: none), in one read transaction, so both are of one moment: retention
+    /// notes the id before it deletes the rows (``JournalPruned``), so rows missing from the
+    /// read are in the note. An oldest-first export whose page meets a note past where it stood
+    /// lost entries it had not sent (docs/protocol.md#har-export).
+    /// - Throws: `SQLiteError`.
+    private static func prunedThrough(
+        of tenant: TenantID, reading read: (Database) throws -> [Row], on connection: SerialDatabase
+    ) throws -> ([Row], Int64) {
+        try connection.use { db in
+            try db.execute("BEGIN")
+            defer { try? db.execute("COMMIT") }
+            let rows = try read(db)
+            let note = try db.query("SELECT through_id FROM journal_pruned WHERE tenant = ?", [.text(tenant.rawValue)])
+            return (rows, note.first?[0].intValue ?? 0)
+        }
     }
 }

@@ -18,7 +18,9 @@ import Synchronization
 /// incomplete transfer), and the document lacks its closing `]}}`. So does an export whose
 /// entries not yet sent were deleted meanwhile (``EntriesDeleted``), told by one rule: the
 /// export notes its last entry when it begins (``Journal/exportEnd(of:_:on:)``) and is whole
-/// once it has written that one; pages that end before it mean it was deleted unread.
+/// once it has written that one; pages that end before it mean it was deleted unread. An
+/// oldest-first export is also cut by a page read with retention's note past its last entry
+/// sent (retention deletes the oldest entries first, so its last one may outlive a gap).
 final class HARExport: Sendable {
     /// The journal was cleared, the tenant dropped, or retention deleted entries while the
     /// export was read, so entries it had not sent yet are gone: the export ends as on a failed
@@ -57,6 +59,10 @@ final class HARExport: Sendable {
         /// The last entry the export writes, noted when it began (nil: none); written, the
         /// document is whole.
         let end: Int64?
+        /// The highest id of the tenant's entries retention had deleted when it began: a page
+        /// of an oldest-first export that meets a higher one past where the export stood lost
+        /// entries it had not sent.
+        let prunedAtStart: Int64
         /// Entries still allowed by `limit`; nil: no limit.
         var remaining: Int?
         var entriesWritten = 0
@@ -85,7 +91,8 @@ final class HARExport: Sendable {
         self.log = log
         pageSize = max(1, min(64, Self.pageBudget / max(1, 2 * journalBodyLimit)))
         let header = #"{"log":{"version":"1.2","creator":{"name":"Catbird","version":"\#(CatbirdServer.version)"},"pages":[],"entries":["#
-        var opening = State(pending: Array(header.utf8), end: try journal.exportEnd(of: tenant, query, on: connection), remaining: limit)
+        let (last, pruned) = try journal.exportEnd(of: tenant, self.query, on: connection)
+        var opening = State(pending: Array(header.utf8), end: last, prunedAtStart: pruned, remaining: limit)
         try Self.append(page: &opening, journal: journal, connection: connection, tenant: tenant, query: self.query, origin: origin, pageSize: pageSize)
         first = opening.pending
         opening.pending = []
@@ -136,7 +143,13 @@ final class HARExport: Sendable {
         let count = min(pageSize, state.remaining ?? pageSize)
         // Called until the last entry is written or the limit used up (or the pages end): only
         // an export that selects nothing has no page to read.
-        let entries = state.end == nil ? [] : try journal.exportPage(of: tenant, query, after: state.cursor, count: count, on: connection)
+        let (entries, pruned) = state.end == nil
+            ? ([], 0) : try journal.exportPage(of: tenant, query, after: state.cursor, count: count, on: connection)
+        // Retention deletes the oldest entries first: past where an oldest-first export stood,
+        // entries it had not sent went, though its last one may still be there.
+        if !query.newestFirst, pruned > max(state.cursor ?? query.since ?? 0, state.prunedAtStart) {
+            throw EntriesDeleted()
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         for entry in entries {
