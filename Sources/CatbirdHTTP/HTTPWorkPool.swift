@@ -126,12 +126,17 @@ public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
                 continue
             case let .job(key, job):
                 job()
-                queue.withLock { queue in
+                let jobsWait = queue.withLock { queue in
                     let count = queue.running[key, default: 1] - 1
                     queue.running[key] = count > 0 ? count : nil
+                    return !queue.turns.isEmpty
                 }
-                // The finished job freed a place of its key: one waiting job may start now.
-                changed.signal()
+                // The finished job freed a place of its key: one waiting job may start now. With
+                // none waiting nothing is signalled: until 2026-12-02 every finished job woke an
+                // idle thread of the pool, which found nothing and slept again, so each control
+                // call (a mock update on the quick lane) cost a second wake-up and put one more
+                // runnable thread on a core right as its answer went out.
+                if jobsWait { changed.signal() }
             }
         }
     }
