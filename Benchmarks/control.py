@@ -21,6 +21,12 @@
                                           (SO_TIMESTAMPNS) of the last bytes of the answer that
                                           shows the change: everything the server and the
                                           loopback do, without this client's wake-up to read it
+        wire_idle_reference_*             a third GET of the same untouched mock, timed as the
+                                          wire_* ones, sent after this client was idle as long
+                                          as the round's update call kept it waiting (it sleeps
+                                          that long first): a plain request that, like the
+                                          visible one, follows a pause rather than an answer
+                                          read a moment before (see Benchmarks/README.md)
       p50, p99 and max in ms each; the control calls' own p50/p99; wakeup_p50/p99: from an
       answer's receive timestamp to this client having read it (every measured GET); how many
       rounds needed more than one GET
@@ -109,10 +115,29 @@ class TimedClient:
         self.socket.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self.buffered = b""
 
-    def get(self, path, tenant):
+    def await_timestamps(self, path, tenant, limit=10.0):
+        """GETs `path` until an answer carries a receive timestamp, for up to `limit` seconds.
+        Linux turns receive timestamps on for the whole machine in a deferred step (a work item,
+        net_enable_timestamp) when the first socket asks for them while no other has them on:
+        answers received before that step has run carry none. On a loaded machine the step
+        took longer than a first update call, and `visibility` stopped on its first GET
+        (vis13, 2026-12-02: three of seven visibility runs of one visibility-ab.sh)."""
+        deadline = time.monotonic() + limit
+        while True:
+            status, _, _, arrived, _ = self.get(path, tenant, timed=False)
+            if status != 200:
+                sys.exit(f"control.py: GET {path} answered {status} while waiting for receive timestamps")
+            if arrived is not None:
+                return
+            if time.monotonic() > deadline:
+                sys.exit(f"control.py: no answer carried a kernel receive timestamp (SO_TIMESTAMPNS) for {limit:.0f} s")
+            time.sleep(0.01)
+
+    def get(self, path, tenant, timed=True):
         """Returns (status, body, written_ns, arrived_ns, read_ns), the times in CLOCK_REALTIME
         nanoseconds: before the request was written, the kernel's receive time of the answer's
-        last bytes, and when this client had read them."""
+        last bytes, and when this client had read them. With `timed` false an answer without
+        a receive timestamp gives None for arrived_ns instead of stopping."""
         request = (f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n{TENANT_HEADER}: {tenant}\r\n\r\n").encode()
         written = time.clock_gettime_ns(time.CLOCK_REALTIME)
         self.socket.sendall(request)
@@ -132,7 +157,7 @@ class TimedClient:
                 if len(data) >= end:
                     read = time.clock_gettime_ns(time.CLOCK_REALTIME)
                     self.buffered = data[end:]
-                    if arrived is None:
+                    if arrived is None and timed:
                         sys.exit("control.py: an answer without a kernel receive timestamp (SO_TIMESTAMPNS)")
                     return int(head[0].split()[1]), data[head_end + 4:end], written, arrived, read
             chunk, ancillary, _, _ = self.socket.recvmsg(65536, socket.CMSG_SPACE(16))
@@ -156,14 +181,17 @@ def visibility(port, rounds):
     connection (a plain request under the same load: what the visibility figure is made of
     when the first GET already sees it). Two measures of each, see the module's doc: this
     client's clock from the 201 read (visible) or the GET's start (reference) to the answer
-    read, and the kernel's: from the first GET's write to its answer's receive timestamp."""
+    read, and the kernel's: from the first GET's write to its answer's receive timestamp.
+    Last, after a sleep as long as the round's update call took, one more GET of /steady,
+    kernel-timed (the idle reference: a plain request after the same pause as the visible one)."""
     control, app = Client(port), TimedClient(port)
     status, answer = control.call("POST", "/catbird/api/mocks", tenant="visibility",
                                   body=mock("GET", "equal", "/steady", b"steady", "text/plain"))
     if status != 201:
         sys.exit(f"control.py: adding /steady answered {status}: {answer[:200]!r}")
+    app.await_timestamps("/steady", "visibility")
     seen_after, control_times, reference, gets = [], [], [], []
-    wire_seen, wire_reference, wakeups = [], [], []
+    wire_seen, wire_reference, wire_idle_reference, wakeups = [], [], [], []
     for i in range(rounds):
         body = f"v{i}".encode()
         started = time.perf_counter()
@@ -193,8 +221,16 @@ def visibility(port, rounds):
         reference.append((time.perf_counter() - asked) * 1000)
         wire_reference.append((arrived - written) / 1e6)
         wakeups.append((read - arrived) / 1e6)
+        # The visible GET follows a pause (the update call); the reference above follows an
+        # answer read a moment before. The same pause, then the same plain GET:
+        time.sleep(created - started)
+        status, answer, written, arrived, read = app.get("/steady", "visibility")
+        if status != 200 or answer != b"steady":
+            sys.exit(f"control.py: round {i}: GET /steady after a pause answered {status} {answer[:80]!r}")
+        wire_idle_reference.append((arrived - written) / 1e6)
+        wakeups.append((read - arrived) / 1e6)
     figures = {"visible": seen_after, "reference": reference, "wire_visible": wire_seen,
-               "wire_reference": wire_reference}
+               "wire_reference": wire_reference, "wire_idle_reference": wire_idle_reference}
     line = " ".join(f"{name}_p50={percentile(values, 0.5):.3f} {name}_p99={percentile(values, 0.99):.3f} "
                     f"{name}_max={max(values):.3f}" for name, values in figures.items())
     print(f"{line} control_p50={percentile(control_times, 0.5):.3f} control_p99={percentile(control_times, 0.99):.3f} "

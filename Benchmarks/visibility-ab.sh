@@ -7,7 +7,9 @@
 #              run.sh does: p50/p99 of the first GET that sees each update, beside the
 #              reference (the same client's GET of a mock no update touches), each from the
 #              GET's write to its answer's kernel receive time (run.sh's judged measure) and
-#              on the client's own clock from the 201 read to the answer read
+#              on the client's own clock from the 201 read to the answer read; and, kernel-timed,
+#              the reference sent after a pause as long as the update call (control.py's
+#              wire_idle_reference: what a plain GET after the same pause costs)
 # and prints each run's figures, then per build the median of the rounds.
 #
 #   bash Benchmarks/visibility-ab.sh A_BINARY B_BINARY [PORT_A PORT_B]
@@ -55,7 +57,7 @@ field() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }  # field NAM
 
 c64 "$PORT_A" >/dev/null; c64 "$PORT_B" >/dev/null  # warm-up
 declare -A figures
-echo "round build c64: req/s p50 p99 (ms) | visibility under c64, kernel-timed then client-timed: visible p50 p99, reference p50 p99 (ms) — load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+echo "round build c64: req/s p50 p99 (ms) | visibility under c64, kernel-timed then client-timed: visible p50 p99, reference p50 p99, kernel-timed reference after a pause p50 p99 (ms) — load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 for round in $(seq 1 "$ROUNDS"); do
     order=(A B); [ $(( round % 2 )) -eq 0 ] && order=(B A)
     for build in "${order[@]}"; do
@@ -64,10 +66,11 @@ for round in $(seq 1 "$ROUNDS"); do
         line="$(visibility "$port")"
         wvp50="$(field wire_visible_p50 <<<"$line")"; wvp99="$(field wire_visible_p99 <<<"$line")"
         wrp50="$(field wire_reference_p50 <<<"$line")"; wrp99="$(field wire_reference_p99 <<<"$line")"
+        wip50="$(field wire_idle_reference_p50 <<<"$line")"; wip99="$(field wire_idle_reference_p99 <<<"$line")"
         vp50="$(field visible_p50 <<<"$line")"; vp99="$(field visible_p99 <<<"$line")"
         rp50="$(field reference_p50 <<<"$line")"; rp99="$(field reference_p99 <<<"$line")"
-        for name in rps p50 p99 wvp50 wvp99 wrp50 wrp99 vp50 vp99 rp50 rp99; do figures[$build,$name]+="${!name} "; done
-        echo "$round $build c64: $rps $p50 $p99 | visibility, kernel-timed: $wvp50 $wvp99, reference $wrp50 $wrp99; client-timed: $vp50 $vp99, reference $rp50 $rp99 (gets_over_one $(field gets_over_one <<<"$line"))"
+        for name in rps p50 p99 wvp50 wvp99 wrp50 wrp99 wip50 wip99 vp50 vp99 rp50 rp99; do figures[$build,$name]+="${!name} "; done
+        echo "$round $build c64: $rps $p50 $p99 | visibility, kernel-timed: $wvp50 $wvp99, reference $wrp50 $wrp99, after a pause $wip50 $wip99; client-timed: $vp50 $vp99, reference $rp50 $rp99 (gets_over_one $(field gets_over_one <<<"$line"))"
     done
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -75,5 +78,5 @@ echo
 echo "median of $ROUNDS rounds ($UPDATES updates per visibility run):"
 for build in A B; do
     m() { echo "${figures[$build,$1]}" | median; }
-    echo "$build: c64 $(m rps) req/s, p50 $(m p50) / p99 $(m p99) ms; visibility kernel-timed p50 $(m wvp50) / p99 $(m wvp99) ms, reference p50 $(m wrp50) / p99 $(m wrp99) ms; client-timed p50 $(m vp50) / p99 $(m vp99) ms, reference p50 $(m rp50) / p99 $(m rp99) ms"
+    echo "$build: c64 $(m rps) req/s, p50 $(m p50) / p99 $(m p99) ms; visibility kernel-timed p50 $(m wvp50) / p99 $(m wvp99) ms, reference p50 $(m wrp50) / p99 $(m wrp99) ms, after a pause p50 $(m wip50) / p99 $(m wip99) ms; client-timed p50 $(m vp50) / p99 $(m vp99) ms, reference p50 $(m rp50) / p99 $(m rp99) ms"
 done

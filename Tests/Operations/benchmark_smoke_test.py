@@ -146,7 +146,7 @@ def run(args, work, checks):
         code, output = control(node.port, "visibility", "5")
         figures = fields(output)
         measures = [f"{prefix}{name}_{stat}" for prefix in ("", "wire_") for name in ("visible", "reference")
-                    for stat in ("p50", "p99", "max")]
+                    for stat in ("p50", "p99", "max")] + [f"wire_idle_reference_{stat}" for stat in ("p50", "p99", "max")]
         checks.check("control.py visibility prints both measures and their references'",
                      code == 0 and all(float(figures.get(key, "-1")) > 0 for key in measures)
                      and all(float(figures.get(key, "-1")) >= 0 for key in
