@@ -195,7 +195,7 @@ final class NotFoundMemoTests: ServerTestCase {
 
     /// Three asks of one miss, on one connection (one worker), with the memo on; each equal to
     /// the answer computed afresh, head fields included but `Date`. Whether one of them queued
-    /// the sent form an earlier reuse made in the same second (``NotFoundMemo/sent(memoID:date:making:)``).
+    /// the sent form an earlier reuse made in the same second (``NotFoundMemo/sent(_:date:making:)``).
     private func askThrice(_ target: String, tenant: String) throws -> (last: RawResponse, usedSentForm: Bool) {
         let before = NotFoundMemo.sentFormReuses.load(ordering: .relaxed)
         let asks = try (0..<3).map { _ in try client.request("GET", target, headers: E2E.tenantHeader(tenant)) }

@@ -238,8 +238,8 @@ struct MockServing: Sendable {
             // mock's hit gets its answer's, instead of stamping and encoding the fields per miss.
             let head = notFoundHead.now()
             // A kept answer reused: the form made for this second at its first reuse (``NotFoundMemo``).
-            let sent = if let memoID = answer.memoID {
-                NotFoundMemo.sent(memoID: memoID, date: head.date) { Self.stamped(answer.response, head) }
+            let sent = if let memoEntry = answer.memoEntry {
+                NotFoundMemo.sent(memoEntry, date: head.date) { Self.stamped(answer.response, head) }
             } else {
                 Self.stamped(answer.response, head)
             }

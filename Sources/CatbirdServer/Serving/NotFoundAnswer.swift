@@ -17,9 +17,9 @@ struct NotFoundAnswer {
     /// Where the near misses (the journal's `near_misses` JSON array) are in `response.body`.
     let nearMissesRange: Range<Int>
     /// The ``NotFoundMemo`` entry this answer came from when the memo answered it (its
-    /// ``NotFoundMemo/sent(memoID:date:making:)`` keeps the entry's sent form per second); nil
-    /// for an answer computed now.
-    var memoID: UInt64?
+    /// ``NotFoundMemo/sent(_:date:making:)`` keeps the entry's sent form per second); nil for an
+    /// answer computed now.
+    var memoEntry: NotFoundMemo.EntryPlace?
 
     /// - Parameters:
     ///   - namesOtherTenants: whether the answer may name the other tenants whose mocks match

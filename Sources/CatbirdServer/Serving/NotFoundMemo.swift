@@ -33,7 +33,7 @@ import Synchronization
 /// only the framing fields: ``MockServing/notFound(_:tenant:outOfTime:regexpSlice:generation:tables:)``)
 /// is also kept as it goes out in the current second: stamped with the second's head
 /// (``NotFoundHead``) and in libmicrohttpd's form (``HTTPResponse/prepared()``), made at its
-/// first reuse in the second (``sent(memoID:date:making:)``). The next reuses in that second
+/// first reuse in the second (``sent(_:date:making:)``). The next reuses in that second
 /// queue that one response instead of each copying the body and header fields into a new one
 /// (callgrind: about 4,400 instructions of a repeated miss's worker). It belongs to its entry,
 /// so it goes stale with it: a change of any table drops the entry and its sent form.
@@ -75,10 +75,18 @@ enum NotFoundMemo {
         }
     }
 
+    /// Where a reused answer's entry is among its thread's (``NotFoundAnswer/memoEntry``), so
+    /// that ``sent(_:date:making:)`` reads it without searching the entries again: its slot,
+    /// and its id to tell whether the slot still holds it.
+    struct EntryPlace {
+        let id: UInt64
+        let slot: Int
+    }
+
     private struct Entry {
         let key: Key
         let answer: NotFoundAnswer
-        /// Unique among the thread's entries (``NotFoundAnswer/memoID`` of the answer when reused).
+        /// Unique among the thread's entries (``EntryPlace/id``).
         let id: UInt64
         /// The answer as sent in the second `sentDate` (an HTTP-date), prepared; nil until reused.
         var sent: HTTPResponse?
@@ -90,7 +98,7 @@ enum NotFoundMemo {
         var generation: UInt64 = 0
         var entries: [Entry] = []
         var next = 0
-        /// The id the next kept answer gets (``NotFoundAnswer/memoID``): unique per thread.
+        /// The id the next kept answer gets (``EntryPlace/id``): unique per thread.
         var nextID: UInt64 = 1
 
         /// Forgets every entry unless they are of `generation`.
@@ -118,25 +126,27 @@ enum NotFoundMemo {
         guard isEnabled.load(ordering: .relaxed) else { return nil }
         return recent.with { recent in
             recent.keepOnly(generation)
-            for entry in recent.entries
-            where entry.key.holds(for: request, tenant: tenant, namesOtherTenants: namesOtherTenants, generation: generation) {
+            for slot in recent.entries.indices
+            where recent.entries[slot].key.holds(for: request, tenant: tenant, namesOtherTenants: namesOtherTenants, generation: generation) {
                 reuses.wrappingAdd(1, ordering: .relaxed)
-                var reused = entry.answer
-                reused.memoID = entry.id
+                var reused = recent.entries[slot].answer
+                reused.memoEntry = EntryPlace(id: recent.entries[slot].id, slot: slot)
                 return reused
             }
             return nil
         }
     }
 
-    /// The response to queue for the kept answer `memoID` (``NotFoundAnswer/memoID``, from
+    /// The response to queue for the kept answer at `place` (``NotFoundAnswer/memoEntry``, from
     /// ``answer(to:tenant:namesOtherTenants:generation:)`` on this thread) in the second of the
     /// HTTP-date `date`: the one made for that second earlier, else `making()`'s, prepared and
     /// kept for the rest of the second. `making()`'s own, unprepared, when the entry is gone (a
-    /// change since, or the memo switched off).
-    static func sent(memoID: UInt64, date: String, making: () -> HTTPResponse) -> HTTPResponse {
+    /// change since, or the memo switched off). The entry is read at its slot, not searched for
+    /// again.
+    static func sent(_ place: EntryPlace, date: String, making: () -> HTTPResponse) -> HTTPResponse {
         recent.with { recent in
-            guard let index = recent.entries.firstIndex(where: { $0.id == memoID }) else { return making() }
+            let index = place.slot
+            guard recent.entries.indices.contains(index), recent.entries[index].id == place.id else { return making() }
             if let sent = recent.entries[index].sent, recent.entries[index].sentDate == date {
                 sentFormReuses.wrappingAdd(1, ordering: .relaxed)
                 return sent
