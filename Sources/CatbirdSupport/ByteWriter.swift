@@ -112,12 +112,24 @@ public struct ByteWriter: ~Copyable {
     /// `\` escaped, the control characters below U+0020 as `\n`, `\r`, `\t` or `\u00XX`; every
     /// other byte copied as is (valid UTF-8 in, valid UTF-8 out). With `lineBreaksAsSpaces`, CR
     /// and LF first become spaces (a one-line text). The project's one JSON string escaper
-    /// (``JSONText`` writes with it). Runs that need no escape are found 8 bytes at a time and
-    /// copied whole.
+    /// (``JSONText`` writes with it; ``appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``).
     public mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>, lineBreaksAsSpaces: Bool = false) {
         append(UInt8(ascii: "\""))
-        guard let base = bytes.baseAddress else { return append(UInt8(ascii: "\"")) }
-        reserve(bytes.count + 1)
+        appendJSONStringContent(bytes, lineBreaksAsSpaces: lineBreaksAsSpaces)
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `bytes` (UTF-8) escaped as the inside of a JSON string literal, without its
+    /// quotes: ``appendJSONString(_:lineBreaksAsSpaces:)``'s text, so a string written in pieces
+    /// (a 404's reason, each piece escaped as it is written) is the same bytes as the whole
+    /// written at once. With `nested`, each escape is itself escaped, so that the bytes are those
+    /// of a JSON string literal's text (its escapes) inside another JSON string: `"` becomes
+    /// `\\\"`, `\` becomes `\\\\`, a line feed `\\n` (`lineBreaksAsSpaces` then changes nothing:
+    /// the inner literal holds no line break). Runs that need no escape are found 8 bytes at a
+    /// time and copied whole.
+    public mutating func appendJSONStringContent(_ bytes: UnsafeBufferPointer<UInt8>, lineBreaksAsSpaces: Bool = false, nested: Bool = false) {
+        guard let base = bytes.baseAddress else { return }
+        reserve(bytes.count)
         var runStart = 0
         var index = 0
         let total = bytes.count
@@ -141,13 +153,17 @@ public struct ByteWriter: ~Copyable {
             append(UnsafeBufferPointer(start: base + runStart, count: index &- runStart))
             index &+= 1
             runStart = index
-            if lineBreaksAsSpaces && (byte == 10 || byte == 13) {
+            if lineBreaksAsSpaces && !nested && (byte == 10 || byte == 13) {
                 append(UInt8(ascii: " "))
                 continue
             }
+            // The escape's backslash, itself escaped inside another string.
+            if nested { append(UInt8(ascii: "\\")) }
             append(UInt8(ascii: "\\"))
             switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): append(byte)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                if nested { append(UInt8(ascii: "\\")) }
+                append(byte)
             case UInt8(ascii: "\n"): append(UInt8(ascii: "n"))
             case UInt8(ascii: "\r"): append(UInt8(ascii: "r"))
             case UInt8(ascii: "\t"): append(UInt8(ascii: "t"))
@@ -160,7 +176,23 @@ public struct ByteWriter: ~Copyable {
             }
         }
         append(UnsafeBufferPointer(start: base + runStart, count: total &- runStart))
-        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` escaped as the inside of a JSON string literal
+    /// (``appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``).
+    public mutating func appendJSONStringContent(_ text: String, lineBreaksAsSpaces: Bool = false, nested: Bool = false) {
+        var text = text
+        text.withUTF8 { appendJSONStringContent($0, lineBreaksAsSpaces: lineBreaksAsSpaces, nested: nested) }
+    }
+
+    /// Appends `text` as a JSON string literal (``appendJSONString(_:lineBreaksAsSpaces:)``'s
+    /// bytes) written inside another JSON string: its quotes as `\"`, its text
+    /// ``appendJSONStringContent(_:lineBreaksAsSpaces:nested:)`` nested. A 404's reason quotes
+    /// the request's values so (`got \"/api/usres\"`).
+    public mutating func appendNestedJSONString(_ text: String) {
+        append(#"\""#)
+        appendJSONStringContent(text, nested: true)
+        append(#"\""#)
     }
 
     /// The high bit of each of the 8 bytes of `word` (little-endian) that needs an escape in a

@@ -13,10 +13,14 @@ extension JSONText {
         return string(value.utf8Prefix(maxBytes) + "…") + " (\(value.utf8.count) bytes)"
     }
 
-    /// Appends ``shortString(_:maxBytes:)`` of `value` (a 404's reason names tenants so).
-    public static func appendShortString(_ value: String, maxBytes: Int = shownBytes, to out: inout ByteWriter) {
+    /// Appends ``shortString(_:maxBytes:)`` of `value` (a 404's reason names tenants so); with
+    /// `nested`, as written inside another JSON string (the reason within the 404's body,
+    /// ``ByteWriter/appendNestedJSONString(_:)``).
+    public static func appendShortString(_ value: String, maxBytes: Int = shownBytes, nested: Bool = false, to out: inout ByteWriter) {
         if value.utf8.count <= maxBytes {
-            out.appendJSONString(value)
+            if nested { out.appendNestedJSONString(value) } else { out.appendJSONString(value) }
+        } else if nested {
+            out.appendJSONStringContent(shortString(value, maxBytes: maxBytes))
         } else {
             out.append(utf8: shortString(value, maxBytes: maxBytes))
         }

@@ -114,21 +114,30 @@ extension CatbirdNearMiss {
     }
 }
 
+extension ByteWriter {
+    /// `text` as a summary holds it: as is, or, `escaped`, as the text of a JSON string with CR
+    /// and LF as spaces (a 404's `reason`, written straight into the body).
+    fileprivate mutating func appendSummaryText(_ text: String, escaped: Bool) {
+        if escaped { appendJSONStringContent(text, lineBreaksAsSpaces: true) } else { append(utf8: text) }
+    }
+}
+
 extension CatbirdNearMiss {
     /// Appends ``summary(patternSummary:)``'s text: `mock 7 (POST equal "/api/users") of the
     /// default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
     public func writeSummary(patternSummary: String, to out: inout ByteWriter) {
-        Self.writeSummaryHead(mockId: mockId, patternSummary: patternSummary, tenant: tenant, to: &out)
+        Self.writeSummaryHead(mockId: mockId, patternSummary: patternSummary, tenant: tenant, escaped: false, to: &out)
         var first = true
         for field in fields {
             Self.writeMismatch(
                 field.field, name: field.name, verdict: field.verdict, expected: field.expected, actual: field.actual, first: &first,
-                to: &out)
+                escaped: false, to: &out)
         }
         if let omittedFields { Self.writeOmitted(omittedFields, to: &out) }
     }
 
-    /// The end of a near miss's summary when fields were left out: `; 1980 more fields not listed`.
+    /// The end of a near miss's summary when fields were left out: `; 1980 more fields not listed`
+    /// (nothing to escape).
     public static func writeOmitted(_ count: Int, to out: inout ByteWriter) {
         out.append("; ")
         out.appendDecimal(Int64(count))
@@ -137,43 +146,50 @@ extension CatbirdNearMiss {
 
     /// The start of a near miss's summary: `mock 7 (POST equal "/api/users") of the default
     /// tenant: `, or `of tenant "s1": ` (the id cut, ``JSONText/shortString(_:maxBytes:)``).
-    public static func writeSummaryHead(mockId: Int64, patternSummary: String, tenant: String, to out: inout ByteWriter) {
+    /// `escaped`: written as the text of a JSON string, CR and LF as spaces (a 404's `reason`
+    /// inside its body); the bytes are then those of the plain text escaped as a whole.
+    public static func writeSummaryHead(mockId: Int64, patternSummary: String, tenant: String, escaped: Bool, to out: inout ByteWriter) {
         out.append("mock ")
         out.appendDecimal(mockId)
         out.append(" (")
-        out.append(utf8: patternSummary)
+        out.appendSummaryText(patternSummary, escaped: escaped)
         if tenant.isEmpty {
             out.append(") of the default tenant: ")
         } else {
             out.append(") of tenant ")
-            JSONText.appendShortString(tenant, to: &out)
+            JSONText.appendShortString(tenant, nested: escaped, to: &out)
             out.append(": ")
         }
     }
 
     /// One field of a near miss's summary, unless it matched: `header X-Token missing
     /// (expected equal "t", got none)`, `body not evaluated (expected regexp "(.*a){20}", got
-    /// "aaa…")` for a skipped one, after `; ` unless it is the `first` written.
+    /// "aaa…")` for a skipped one, after `; ` unless it is the `first` written. `escaped` as in
+    /// ``writeSummaryHead(mockId:patternSummary:tenant:escaped:to:)``.
     public static func writeMismatch(
-        _ field: String, name: String?, verdict: Field.Verdict, expected: String, actual: String?, first: inout Bool,
+        _ field: String, name: String?, verdict: Field.Verdict, expected: String, actual: String?, first: inout Bool, escaped: Bool,
         to out: inout ByteWriter
     ) {
         guard verdict != .match else { return }
         if !first { out.append("; ") }
         first = false
-        out.append(utf8: field)
+        out.appendSummaryText(field, escaped: escaped)
         if let name {
             out.append(UInt8(ascii: " "))
-            out.append(utf8: name)
+            out.appendSummaryText(name, escaped: escaped)
         }
         switch verdict {
         case .missing: out.append(" missing (expected ")
         case .skipped: out.append(" not evaluated (expected ")
         case .match, .differs: out.append(" differs (expected ")
         }
-        out.append(utf8: expected)
+        out.appendSummaryText(expected, escaped: escaped)
         out.append(", got ")
-        if let actual { out.appendJSONString(actual) } else { out.append("none") }
+        if let actual {
+            if escaped { out.appendNestedJSONString(actual) } else { out.appendJSONString(actual) }
+        } else {
+            out.append("none")
+        }
         out.append(UInt8(ascii: ")"))
     }
 }

@@ -32,9 +32,26 @@ final class NearMissComparisonJSONTests: XCTestCase {
         comparison.writeNearMissJSON(
             to: &json, distance: (comparison.distance * 1000).rounded() / 1000, mockId: 7, position: 2, tenant: tenant,
             requestJSON: &requestJSON)
-        var summary = ByteWriter(capacity: 16)
-        comparison.writeSummary(mockId: 7, tenant: tenant, to: &summary)
-        return (String(decoding: json.bytes(), as: UTF8.self), String(decoding: summary.bytes(), as: UTF8.self))
+        return (String(decoding: json.bytes(), as: UTF8.self), try summary(of: comparison, mockId: 7, tenant: tenant))
+    }
+
+    /// `comparison`'s summary as text (``RequestComparison/writeSummary(mockId:tenant:escaped:to:)``),
+    /// after checking that its escaped form, which a 404 writes into its body piece by piece, is
+    /// the bytes of that text escaped as a whole (CR and LF as spaces), and reads back as it.
+    private func summary(of comparison: RequestComparison, mockId: Int64, tenant: String) throws -> String {
+        var plain = ByteWriter(capacity: 16)
+        comparison.writeSummary(mockId: mockId, tenant: tenant, escaped: false, to: &plain)
+        var escaped = ByteWriter(capacity: 16)
+        comparison.writeSummary(mockId: mockId, tenant: tenant, escaped: true, to: &escaped)
+        let text = plain.text()
+        let pieces = escaped.bytes()
+        var whole = ByteWriter(capacity: 16)
+        plain.withBytes { whole.appendJSONString($0, lineBreaksAsSpaces: true) }
+        let wholeBytes = whole.bytes()
+        XCTAssertEqual(Array(#"""#.utf8) + pieces + Array(#"""#.utf8), wholeBytes, text)
+        let oneLine = String(decoding: text.utf8.map { $0 == 10 || $0 == 13 ? 32 : $0 }, as: UTF8.self)
+        XCTAssertEqual(try JSONDecoder().decode(String.self, from: Data(Array(#"""#.utf8) + pieces + Array(#"""#.utf8))), oneLine)
+        return text
     }
 
     func testAMethodUrlAndHeaderThatDifferAreWrittenAsDiffering() throws {
@@ -165,10 +182,7 @@ final class NearMissComparisonJSONTests: XCTestCase {
                 comparison.writeNearMissJSON(
                     to: &written, distance: distance, mockId: mockId, position: position, tenant: tenant, requestJSON: &requestJSON)
 
-                var summary = ByteWriter(capacity: 16)
-                comparison.writeSummary(mockId: mockId, tenant: tenant, to: &summary)
-                let text = summary.withBytes { String(decoding: $0, as: UTF8.self) }
-                XCTAssertEqual(text, nearMiss.summary)
+                XCTAssertEqual(try summary(of: comparison, mockId: mockId, tenant: tenant), nearMiss.summary)
             }
             let bytes = written.bytes()
             XCTAssertEqual(try JSONDecoder().decode([CatbirdNearMiss].self, from: Data(Array("[".utf8) + bytes + Array("]".utf8))), expected)
@@ -193,8 +207,29 @@ final class NearMissComparisonJSONTests: XCTestCase {
                 let spaced = String(decoding: padded.utf8.map { $0 == 10 || $0 == 13 ? 32 : $0 }, as: UTF8.self)
                 let line = oneLine.bytes()
                 XCTAssertEqual(try JSONDecoder().decode(String.self, from: Data(line)), spaced)
+                // In pieces (a 404's reason): the same bytes as the whole, without its quotes.
+                var pieces = ByteWriter(capacity: 1)
+                for piece in [String(repeating: "x", count: padding), text, String(repeating: "y", count: padding)] {
+                    pieces.appendJSONStringContent(piece, lineBreaksAsSpaces: true)
+                }
+                let piecesBytes = pieces.bytes()
+                XCTAssertEqual(Array(#"""#.utf8) + piecesBytes + Array(#"""#.utf8), line)
+                // Nested (a value quoted in the reason): the literal's bytes, escaped as a whole.
+                var nested = ByteWriter(capacity: 1)
+                nested.appendNestedJSONString(padded)
+                var literal = ByteWriter(capacity: 1)
+                literal.appendJSONStringContent(JSONText.string(padded), lineBreaksAsSpaces: true)
+                let nestedBytes = nested.bytes()
+                let literalBytes = literal.bytes()
+                XCTAssertEqual(nestedBytes, literalBytes)
+                let inner = try JSONDecoder().decode(String.self, from: Data(Array(#"""#.utf8) + nestedBytes + Array(#"""#.utf8)))
+                XCTAssertEqual(try JSONDecoder().decode(String.self, from: Data(inner.utf8)), padded)
             }
         }
+        // By hand: a quote, a backslash, a line feed and a control byte, nested.
+        var nested = ByteWriter(capacity: 1)
+        nested.appendNestedJSONString("a\"b\\c\n\u{1}")
+        XCTAssertEqual(nested.text(), #"\"a\\\"b\\\\c\\n\\u0001\""#)
     }
 
     func testDecimalsAreWrittenAsSwiftPrintsThem() {
@@ -227,7 +262,7 @@ final class NearMissComparisonJSONTests: XCTestCase {
                     let fresh = compared(fields: true)
                     XCTAssertEqual(kept.distance, fresh.distance)
                     XCTAssertFalse(kept.cutShort)
-                    XCTAssertEqual(written(kept), written(fresh), "\(method) \(url) for GET \(target)")
+                    XCTAssertEqual(try written(kept), try written(fresh), "\(method) \(url) for GET \(target)")
                 }
             }
         }
@@ -239,14 +274,12 @@ final class NearMissComparisonJSONTests: XCTestCase {
     }
 
     /// `comparison` written as a near miss and as the reason's summary (mock 7 at position 2 of tenant "s1").
-    private func written(_ comparison: RequestComparison) -> [String] {
+    private func written(_ comparison: RequestComparison) throws -> [String] {
         var json = ByteWriter(capacity: 16)
         var requestJSON = NearMissRequestJSON()
         comparison.writeNearMissJSON(
             to: &json, distance: (comparison.distance * 1000).rounded() / 1000, mockId: 7, position: 2, tenant: "s1",
             requestJSON: &requestJSON)
-        var summary = ByteWriter(capacity: 16)
-        comparison.writeSummary(mockId: 7, tenant: "s1", to: &summary)
-        return [String(decoding: json.bytes(), as: UTF8.self), String(decoding: summary.bytes(), as: UTF8.self)]
+        return [String(decoding: json.bytes(), as: UTF8.self), try summary(of: comparison, mockId: 7, tenant: "s1")]
     }
 }

@@ -14,14 +14,13 @@ extension NotFoundAnswer {
         let nearMissesStart = out.count
         out.append("[]")
         nearMissesRange = nearMissesStart..<out.count
-        out.append(#","reason":"#)
-        var reason = ByteWriter(capacity: 512 + min(target.utf8.count, 1024))
-        Self.writeUnmatched(method: method, target: target, tenant: tenant, to: &reason)
-        reason.append(utf8: "; its near misses were not searched: the near-miss catalogs of \(catalogMocks) mocks (of tables changed "
+        out.append(#","reason":""#)
+        Self.writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
+        Self.appendClause("its near misses were not searched: the near-miss catalogs of \(catalogMocks) mocks (of tables changed "
             + "since their last 404) are still to be built, on the matching lane, where this tenant already has "
-            + "\(MatchingLane.admittedPerTenant) requests running or waiting (docs/matching.md#near-misses); a later miss gets them")
-        reason.withBytes { out.appendJSONString($0, lineBreaksAsSpaces: true) }
-        out.append(#","tenant":"#)
+            + "\(MatchingLane.admittedPerTenant) requests running or waiting (docs/matching.md#near-misses); a later miss gets them",
+            to: &out)
+        out.append(#"","tenant":"#)
         out.appendJSONString(tenant.rawValue)
         out.append(UInt8(ascii: "}"))
         response = HTTPResponse(status: 404, headers: APIError.headers, body: out.bytes())

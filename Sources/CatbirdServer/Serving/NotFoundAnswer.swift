@@ -34,8 +34,9 @@ struct NotFoundAnswer {
     ) {
         // The body's JSON written into one buffer (``CatbirdNotFoundBody``'s shape, keys
         // sorted): every unmatched request makes one. Each pattern's parts come written when
-        // its mock was added (NearMissTexts), the request's method and target are escaped once.
-        var out = ByteWriter(capacity: 1536 + 4 * target.utf8.count)
+        // its mock was added (NearMissTexts), the request's method and target are escaped once
+        // for the near misses (and once, cut, for the reason).
+        var out = ByteWriter(capacity: 1920 + 4 * target.utf8.count)
         out.append(#"{"error":true,"#)
         if namesOtherTenants && !report.matchingTenants.isEmpty {
             out.append(#""matchingTenants":["#)
@@ -63,14 +64,13 @@ struct NotFoundAnswer {
         }
         out.append(UInt8(ascii: "]"))
         nearMissesRange = nearMissesStart..<out.count
-        out.append(#","reason":"#)
-        var reason = ByteWriter(capacity: 384 + min(target.utf8.count, 1024))
+        // The reason escaped as it is written, straight into the body (one line: a CR or LF in
+        // the target or a mock's texts becomes a space), not written whole and escaped after.
+        out.append(#","reason":""#)
         Self.writeReason(
             report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
-            outOfTime: outOfTime, filesHint: filesHint, to: &reason)
-        // One line: a CR or LF in the target or a mock's texts becomes a space.
-        reason.withBytes { out.appendJSONString($0, lineBreaksAsSpaces: true) }
-        out.append(#","tenant":"#)
+            outOfTime: outOfTime, filesHint: filesHint, to: &out)
+        out.append(#"","tenant":"#)
         out.appendJSONString(tenant.rawValue)
         out.append(UInt8(ascii: "}"))
         response = HTTPResponse(status: 404, headers: APIError.headers, body: out.bytes())
@@ -80,43 +80,53 @@ struct NotFoundAnswer {
     /// in tenant "s1"`, the report's used-up mock that matches it (``UsedUpMock/hint``) when
     /// there is one, `; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
     /// (expected …, got …)`, its ``PercentEncodingHint`` when it has one, the ``NearMissHints``, then, for each mock in `outOfTime`, `; ` and its
-    /// ``outOfTimeSummary(_:for:)``, then `; ` and `filesHint` when given. Written as UTF-8 into
-    /// `out` (not escaped).
+    /// ``outOfTimeSummary(_:for:)``, then `; ` and `filesHint` when given. Written into `out` as
+    /// the text of a JSON string, each piece escaped as it is written
+    /// (``ByteWriter/appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``, the quotes around
+    /// it the caller's): the bytes of the whole one-line text escaped at once, without it being
+    /// made first.
     static func writeReason(
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
         filesHint: String? = nil, to out: inout ByteWriter
     ) {
         writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
-        if let usedUp = report.usedUp { out.append(utf8: "; " + usedUp.hint) }
+        if let usedUp = report.usedUp { appendClause(usedUp.hint, to: &out) }
         if !report.closest.isEmpty {
             out.append("; the closest is ")
             report.closest[0].comparison.writeSummary(
-                mockId: report.closest[0].mock.id, tenant: report.closest[0].mock.tenant.rawValue, to: &out)
-            if let hint = PercentEncodingHint.hint(report.closest[0].mock, target: target) { out.append(utf8: "; " + hint) }
-            for hint in NearMissHints.hints(report, method: method, target: target) { out.append(utf8: "; " + hint) }
+                mockId: report.closest[0].mock.id, tenant: report.closest[0].mock.tenant.rawValue, escaped: true, to: &out)
+            if let hint = PercentEncodingHint.hint(report.closest[0].mock, target: target) { appendClause(hint, to: &out) }
+            for hint in NearMissHints.hints(report, method: method, target: target) { appendClause(hint, to: &out) }
             if let difference = report.bodyDifference {
-                out.append(utf8: "; mock \(difference.mockID)'s \(difference.text)")
+                appendClause("mock \(difference.mockID)'s \(difference.text)", to: &out)
             }
         } else {
             out.append(tenant.isDefault ? "; it has no mocks" : "; neither it nor the default tenant has mocks")
         }
-        if let cutShort = report.cutShort { out.append(utf8: "; " + Self.cutShortClause(cutShort, report: report)) }
+        if let cutShort = report.cutShort { appendClause(Self.cutShortClause(cutShort, report: report), to: &out) }
         if !report.matchingTenants.isEmpty {
             let several = namesOtherTenants && report.matchingTenants.count > 1
             let owner = namesOtherTenants
                 ? (several ? "tenants " : "tenant ") + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ")
                 : "another tenant (not named: an admin token is set)"
-            out.append(utf8: "; but \(owner) \(several ? "have mocks" : "has a mock") that match\(several ? "" : "es") it: is the app sending its parallel id"
-                + " (an old launch argument or key)?")
+            appendClause("but \(owner) \(several ? "have mocks" : "has a mock") that match\(several ? "" : "es") it: is the app sending its parallel id"
+                + " (an old launch argument or key)?", to: &out)
         } else if !report.searchedOtherTenants {
-            out.append(utf8: "; other tenants' mocks were not searched fully for one that matches it (the search stops after "
-                + "\(Int(MockStore.matchingTenantTimeLimit.milliseconds)) ms)")
+            appendClause("other tenants' mocks were not searched fully for one that matches it (the search stops after "
+                + "\(Int(MockStore.matchingTenantTimeLimit.milliseconds)) ms)", to: &out)
         }
-        for mock in outOfTime.prefix(Self.outOfTimeShown) { out.append(utf8: "; " + outOfTimeSummary(mock, for: tenant)) }
+        for mock in outOfTime.prefix(Self.outOfTimeShown) { appendClause(outOfTimeSummary(mock, for: tenant), to: &out) }
         if outOfTime.count > Self.outOfTimeShown {
-            out.append(utf8: "; and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way")
+            appendClause("and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way", to: &out)
         }
-        if let filesHint { out.append(utf8: "; " + filesHint) }
+        if let filesHint { appendClause(filesHint, to: &out) }
+    }
+
+    /// Appends `; ` and `clause` to a reason being written (``writeReason(report:method:target:tenant:namesOtherTenants:outOfTime:filesHint:to:)``):
+    /// escaped as the text of a JSON string, CR and LF as spaces.
+    static func appendClause(_ clause: String, to out: inout ByteWriter) {
+        out.append("; ")
+        out.appendJSONStringContent(clause, lineBreaksAsSpaces: true)
     }
 
     /// `the near-miss search stopped at its budget per 404, after looking at 1490 of the 20000
@@ -133,21 +143,22 @@ struct NotFoundAnswer {
     }
 
     /// The reason's first part: `no mock matched GET /api/usres in tenant "s1"` (the target cut
-    /// after 200 bytes; `in the default tenant (the request has no X-Catbird-Parallel-Id)`).
+    /// after 200 bytes; `in the default tenant (the request has no X-Catbird-Parallel-Id)`),
+    /// written as the text of a JSON string (as ``writeReason(report:method:target:tenant:namesOtherTenants:outOfTime:filesHint:to:)``).
     static func writeUnmatched(method: String, target: String, tenant: TenantID, to out: inout ByteWriter) {
         out.append("no mock matched ")
-        out.append(utf8: method)
+        out.appendJSONStringContent(method, lineBreaksAsSpaces: true)
         out.append(UInt8(ascii: " "))
         if target.utf8.count > 200 {
-            out.append(utf8: target.utf8Prefix(200) + "…")
+            out.appendJSONStringContent(target.utf8Prefix(200) + "…", lineBreaksAsSpaces: true)
         } else {
-            out.append(utf8: target)
+            out.appendJSONStringContent(target, lineBreaksAsSpaces: true)
         }
         if tenant.isDefault {
             out.append(" in the default tenant (the request has no X-Catbird-Parallel-Id)")
         } else {
             out.append(" in tenant ")
-            JSONText.appendShortString(tenant.rawValue, to: &out)
+            JSONText.appendShortString(tenant.rawValue, nested: true, to: &out)
         }
     }
 
