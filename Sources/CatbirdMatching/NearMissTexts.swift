@@ -1,25 +1,44 @@
+import CatbirdSupport
 import CatbirdWire
 
 /// What a near miss shows of one pattern, written once when the pattern is compiled (a mock is
 /// added) instead of on every unmatched request that ranks its mock among the closest
-/// (docs/matching.md#near-misses): the fields' `expected` texts, the one-line summary the 404's
-/// `reason` names it by, and the pattern's JSON.
+/// (docs/matching.md#near-misses): the fields' `expected` texts and the one-line summary the
+/// 404's `reason` names it by, escaped as the reason holds them, and the pattern's JSON.
 ///
 /// A class, so that copies of a ``CompiledRequestPattern`` (a ``Mock`` is copied on every hit)
 /// share one reference instead of retaining each text.
 public final class NearMissTexts: Sendable {
-    /// The method field's `expected`: the pattern's method, `GET`.
-    let method: String
-    /// The url field's `expected`: `equal "/api/users"`.
-    public let url: String
     /// Each header pattern's name as the pattern spells it, in the order of ``CompiledRequestPattern/headers``.
     let headerNames: [String]
-    /// Each header pattern's `expected`, in the order of ``CompiledRequestPattern/headers``.
-    let headers: [String]
-    /// The body field's `expected` (``BodyPattern/summary``); nil without a body pattern.
-    let body: String?
-    /// ``RequestPattern/summary``: `GET equal "/api/users"`.
-    public let summary: String
+    /// The texts the 404's `reason` names this pattern by, as they stand in the body: each
+    /// escaped as the text of a JSON string, CR and LF as spaces
+    /// (``CatbirdSupport/ByteWriter/appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``), so
+    /// that a miss copies them rather than escaping them again
+    /// (``RequestComparison/writeSummary(mockId:tenant:to:)``).
+    struct InReason: Sendable {
+        /// The method field's `expected`: the pattern's method, `GET`.
+        let method: [UInt8]
+        /// The url field's `expected`: `equal \"/api/users\"`.
+        let url: [UInt8]
+        /// Each header pattern's name, in the order of ``CompiledRequestPattern/headers``.
+        let headerNames: [[UInt8]]
+        /// Each header pattern's `expected`, in the same order.
+        let headers: [[UInt8]]
+        /// The body field's `expected` (``BodyPattern/summary``); nil without a body pattern.
+        let body: [UInt8]?
+        /// ``RequestPattern/summary``: `GET equal \"/api/users\"`.
+        let summary: [UInt8]
+
+        /// `text` escaped as the reason holds it.
+        static func escaped(_ text: String) -> [UInt8] {
+            var out = ByteWriter(capacity: text.utf8.count + 8)
+            out.appendJSONStringContent(text, lineBreaksAsSpaces: true)
+            return out.bytes()
+        }
+    }
+    /// The texts as the reason holds them.
+    let inReason: InReason
     /// The pattern as the near miss's `pattern` member: ``RequestPattern/writeJSON(to:)``'s bytes.
     public let patternJSON: [UInt8]
     /// Each field's JSON part that depends on the pattern only
@@ -32,12 +51,13 @@ public final class NearMissTexts: Sendable {
     ///   (``RequestPattern/shownInNearMisses``).
     init(_ pattern: RequestPattern, headerNames: [String]) {
         let source = pattern.shownInNearMisses
-        method = source.method.rawValue
-        url = source.url.summary
+        let url = source.url.summary
+        let headers = headerNames.map { source.headers[$0]!.summary }
+        let body = source.body?.summary
         self.headerNames = headerNames
-        headers = headerNames.map { source.headers[$0]!.summary }
-        body = source.body?.summary
-        summary = source.summary
+        inReason = InReason(
+            method: InReason.escaped(source.method.rawValue), url: InReason.escaped(url), headerNames: headerNames.map(InReason.escaped),
+            headers: headers.map(InReason.escaped), body: body.map(InReason.escaped), summary: InReason.escaped(source.summary))
         var json: [UInt8] = []
         source.writeJSON(to: &json)
         patternJSON = json

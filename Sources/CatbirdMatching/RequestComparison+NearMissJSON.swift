@@ -79,35 +79,41 @@ extension RequestComparison {
         }
     }
 
-    /// Appends the one-line summary a 404's reason names the closest mock by: `mock 7 (POST equal
+    /// Appends the one-line summary a 404's reason names the closest mock by, `mock 7 (POST equal
     /// "/api/users") of the default tenant: url differs (expected equal "/api/users", got
-    /// "/api/usres")`, the fields that did not match joined by `; `. `escaped`: written as the
-    /// text of a JSON string, CR and LF as spaces (the reason inside the 404's body, written
-    /// there straight); else as UTF-8 text.
-    public func writeSummary(mockId: Int64, tenant: String, escaped: Bool, to out: inout ByteWriter) {
+    /// "/api/usres")` (the fields that did not match joined by `; `), as it stands in the 404's
+    /// body: escaped as the text of a JSON string, CR and LF as spaces (the bytes of
+    /// ``CatbirdNearMiss/summary``'s text escaped whole). The pattern's texts come escaped
+    /// (``NearMissTexts/InReason``); the request's values are quoted and escaped here.
+    public func writeSummary(mockId: Int64, tenant: String, to out: inout ByteWriter) {
         guard let shown else { preconditionFailure("writeSummary: the comparison was made without its fields") }
-        let texts = shown.texts
+        let texts = shown.texts.inReason
         CatbirdNearMiss.writeSummaryHead(
-            mockId: mockId, patternSummary: shown.patternSummary ?? texts.summary, tenant: tenant, escaped: escaped, to: &out)
+            mockId: mockId, patternSummary: shown.patternSummary.map(NearMissTexts.InReason.escaped) ?? texts.summary, tenant: tenant,
+            escaped: true, to: &out)
         var first = true
         CatbirdNearMiss.writeMismatch(
-            "method", name: nil, verdict: shown.methodMatches ? .match : .differs, expected: texts.method, actual: shown.method,
-            first: &first, escaped: escaped, to: &out)
+            Self.methodField, name: nil, verdict: shown.methodMatches ? .match : .differs, expected: texts.method, actual: shown.method,
+            first: &first, escaped: true, to: &out)
         CatbirdNearMiss.writeMismatch(
-            "url", name: nil, verdict: shown.urlMatches ? .match : .differs, expected: texts.url, actual: shown.target, first: &first,
-            escaped: escaped, to: &out)
+            Self.urlField, name: nil, verdict: shown.urlMatches ? .match : .differs, expected: texts.url, actual: shown.target, first: &first,
+            escaped: true, to: &out)
         for other in shown.others {
             let index = other.index
             if index < texts.headerNames.count {
                 CatbirdNearMiss.writeMismatch(
-                    "header", name: texts.headerNames[index], verdict: other.verdict, expected: texts.headers[index], actual: other.actual,
-                    first: &first, escaped: escaped, to: &out)
+                    Self.headerField, name: texts.headerNames[index], verdict: other.verdict, expected: texts.headers[index],
+                    actual: other.actual, first: &first, escaped: true, to: &out)
             } else {
                 CatbirdNearMiss.writeMismatch(
-                    "body", name: nil, verdict: other.verdict, expected: texts.body!, actual: other.actual, first: &first,
-                    escaped: escaped, to: &out)
+                    Self.bodyField, name: nil, verdict: other.verdict, expected: texts.body!, actual: other.actual, first: &first,
+                    escaped: true, to: &out)
             }
         }
         if shown.omitted > 0 { CatbirdNearMiss.writeOmitted(shown.omitted, to: &out) }
     }
+
+    /// The fields' names in a summary.
+    private static let methodField = Array("method".utf8), urlField = Array("url".utf8), headerField = Array("header".utf8),
+        bodyField = Array("body".utf8)
 }

@@ -114,24 +114,16 @@ extension CatbirdNearMiss {
     }
 }
 
-extension ByteWriter {
-    /// `text` as a summary holds it: as is, or, `escaped`, as the text of a JSON string with CR
-    /// and LF as spaces (a 404's `reason`, written straight into the body).
-    fileprivate mutating func appendSummaryText(_ text: String, escaped: Bool) {
-        if escaped { appendJSONStringContent(text, lineBreaksAsSpaces: true) } else { append(utf8: text) }
-    }
-}
-
 extension CatbirdNearMiss {
     /// Appends ``summary(patternSummary:)``'s text: `mock 7 (POST equal "/api/users") of the
     /// default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
     public func writeSummary(patternSummary: String, to out: inout ByteWriter) {
-        Self.writeSummaryHead(mockId: mockId, patternSummary: patternSummary, tenant: tenant, escaped: false, to: &out)
+        Self.writeSummaryHead(mockId: mockId, patternSummary: Array(patternSummary.utf8), tenant: tenant, escaped: false, to: &out)
         var first = true
         for field in fields {
             Self.writeMismatch(
-                field.field, name: field.name, verdict: field.verdict, expected: field.expected, actual: field.actual, first: &first,
-                escaped: false, to: &out)
+                Array(field.field.utf8), name: field.name.map { Array($0.utf8) }, verdict: field.verdict, expected: Array(field.expected.utf8),
+                actual: field.actual, first: &first, escaped: false, to: &out)
         }
         if let omittedFields { Self.writeOmitted(omittedFields, to: &out) }
     }
@@ -147,12 +139,13 @@ extension CatbirdNearMiss {
     /// The start of a near miss's summary: `mock 7 (POST equal "/api/users") of the default
     /// tenant: `, or `of tenant "s1": ` (the id cut, ``JSONText/shortString(_:maxBytes:)``).
     /// `escaped`: written as the text of a JSON string, CR and LF as spaces (a 404's `reason`
-    /// inside its body); the bytes are then those of the plain text escaped as a whole.
-    public static func writeSummaryHead(mockId: Int64, patternSummary: String, tenant: String, escaped: Bool, to out: inout ByteWriter) {
+    /// inside its body, whose bytes are then the plain text's escaped whole): `patternSummary`
+    /// comes so, and the tenant is quoted and escaped here. Else as plain UTF-8 text.
+    public static func writeSummaryHead(mockId: Int64, patternSummary: [UInt8], tenant: String, escaped: Bool, to out: inout ByteWriter) {
         out.append("mock ")
         out.appendDecimal(mockId)
         out.append(" (")
-        out.appendSummaryText(patternSummary, escaped: escaped)
+        out.append(patternSummary)
         if tenant.isEmpty {
             out.append(") of the default tenant: ")
         } else {
@@ -164,26 +157,27 @@ extension CatbirdNearMiss {
 
     /// One field of a near miss's summary, unless it matched: `header X-Token missing
     /// (expected equal "t", got none)`, `body not evaluated (expected regexp "(.*a){20}", got
-    /// "aaa…")` for a skipped one, after `; ` unless it is the `first` written. `escaped` as in
-    /// ``writeSummaryHead(mockId:patternSummary:tenant:escaped:to:)``.
+    /// "aaa…")` for a skipped one, after `; ` unless it is the `first` written. `field`, `name`
+    /// and `expected` come as they are written; `actual` is quoted (and, `escaped`, escaped
+    /// again) here, as in ``writeSummaryHead(mockId:patternSummary:tenant:escaped:to:)``.
     public static func writeMismatch(
-        _ field: String, name: String?, verdict: Field.Verdict, expected: String, actual: String?, first: inout Bool, escaped: Bool,
+        _ field: [UInt8], name: [UInt8]?, verdict: Field.Verdict, expected: [UInt8], actual: String?, first: inout Bool, escaped: Bool,
         to out: inout ByteWriter
     ) {
         guard verdict != .match else { return }
         if !first { out.append("; ") }
         first = false
-        out.appendSummaryText(field, escaped: escaped)
+        out.append(field)
         if let name {
             out.append(UInt8(ascii: " "))
-            out.appendSummaryText(name, escaped: escaped)
+            out.append(name)
         }
         switch verdict {
         case .missing: out.append(" missing (expected ")
         case .skipped: out.append(" not evaluated (expected ")
         case .match, .differs: out.append(" differs (expected ")
         }
-        out.appendSummaryText(expected, escaped: escaped)
+        out.append(expected)
         out.append(", got ")
         if let actual {
             if escaped { out.appendNestedJSONString(actual) } else { out.appendJSONString(actual) }

@@ -35,23 +35,25 @@ final class NearMissComparisonJSONTests: XCTestCase {
         return (String(decoding: json.bytes(), as: UTF8.self), try summary(of: comparison, mockId: 7, tenant: tenant))
     }
 
-    /// `comparison`'s summary as text (``RequestComparison/writeSummary(mockId:tenant:escaped:to:)``),
-    /// after checking that its escaped form, which a 404 writes into its body piece by piece, is
-    /// the bytes of that text escaped as a whole (CR and LF as spaces), and reads back as it.
+    /// `comparison`'s summary as the 404's reason holds it (``RequestComparison/writeSummary(mockId:tenant:to:)``:
+    /// escaped as the text of a JSON string), read back as text (CR and LF read as spaces).
     private func summary(of comparison: RequestComparison, mockId: Int64, tenant: String) throws -> String {
-        var plain = ByteWriter(capacity: 16)
-        comparison.writeSummary(mockId: mockId, tenant: tenant, escaped: false, to: &plain)
+        let escaped = summaryBytes(of: comparison, mockId: mockId, tenant: tenant)
+        return try JSONDecoder().decode(String.self, from: Data(Array(#"""#.utf8) + escaped + Array(#"""#.utf8)))
+    }
+
+    private func summaryBytes(of comparison: RequestComparison, mockId: Int64, tenant: String) -> [UInt8] {
         var escaped = ByteWriter(capacity: 16)
-        comparison.writeSummary(mockId: mockId, tenant: tenant, escaped: true, to: &escaped)
-        let text = plain.text()
-        let pieces = escaped.bytes()
+        comparison.writeSummary(mockId: mockId, tenant: tenant, to: &escaped)
+        return escaped.bytes()
+    }
+
+    /// `text` escaped whole as the text of a JSON string, CR and LF as spaces (the reason's bytes
+    /// before it was written in pieces).
+    private func escapedWhole(_ text: String) -> [UInt8] {
         var whole = ByteWriter(capacity: 16)
-        plain.withBytes { whole.appendJSONString($0, lineBreaksAsSpaces: true) }
-        let wholeBytes = whole.bytes()
-        XCTAssertEqual(Array(#"""#.utf8) + pieces + Array(#"""#.utf8), wholeBytes, text)
-        let oneLine = String(decoding: text.utf8.map { $0 == 10 || $0 == 13 ? 32 : $0 }, as: UTF8.self)
-        XCTAssertEqual(try JSONDecoder().decode(String.self, from: Data(Array(#"""#.utf8) + pieces + Array(#"""#.utf8))), oneLine)
-        return text
+        Array(text.utf8).withUnsafeBufferPointer { whole.appendJSONString($0, lineBreaksAsSpaces: true) }
+        return Array(whole.bytes().dropFirst().dropLast())
     }
 
     func testAMethodUrlAndHeaderThatDifferAreWrittenAsDiffering() throws {
@@ -182,7 +184,8 @@ final class NearMissComparisonJSONTests: XCTestCase {
                 comparison.writeNearMissJSON(
                     to: &written, distance: distance, mockId: mockId, position: position, tenant: tenant, requestJSON: &requestJSON)
 
-                XCTAssertEqual(try summary(of: comparison, mockId: mockId, tenant: tenant), nearMiss.summary)
+                // The pieces written escaped are the bytes of the plain summary escaped whole.
+                XCTAssertEqual(summaryBytes(of: comparison, mockId: mockId, tenant: tenant), escapedWhole(nearMiss.summary), nearMiss.summary)
             }
             let bytes = written.bytes()
             XCTAssertEqual(try JSONDecoder().decode([CatbirdNearMiss].self, from: Data(Array("[".utf8) + bytes + Array("]".utf8))), expected)

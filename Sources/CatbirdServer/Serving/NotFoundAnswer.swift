@@ -94,7 +94,7 @@ struct NotFoundAnswer {
         if !report.closest.isEmpty {
             out.append("; the closest is ")
             report.closest[0].comparison.writeSummary(
-                mockId: report.closest[0].mock.id, tenant: report.closest[0].mock.tenant.rawValue, escaped: true, to: &out)
+                mockId: report.closest[0].mock.id, tenant: report.closest[0].mock.tenant.rawValue, to: &out)
             if let hint = PercentEncodingHint.hint(report.closest[0].mock, target: target) { appendClause(hint, to: &out) }
             for hint in NearMissHints.hints(report, method: method, target: target) { appendClause(hint, to: &out) }
             if let difference = report.bodyDifference {
