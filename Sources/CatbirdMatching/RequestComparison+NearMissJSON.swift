@@ -4,8 +4,8 @@ import CatbirdWire
 // A 404's near miss written straight from a comparison (docs/matching.md#near-misses): the
 // pattern's parts come written already (``NearMissTexts``), the request's method and target
 // are escaped once per 404, and no ``CatbirdNearMiss`` or ``CatbirdNearMiss/Field`` is made.
-// The bytes read back with `JSONDecoder` as that ``CatbirdNearMiss``, and the text is its
-// ``CatbirdNearMiss/summary(patternSummary:)`` (tests compare).
+// The bytes read back with `JSONDecoder` as that ``CatbirdNearMiss``, and the summary's bytes
+// are its ``CatbirdNearMiss/summary(patternSummary:)`` escaped whole (tests compare).
 
 /// Where a 404's request method and target were first written as JSON strings into its
 /// ``ByteWriter``: the later near misses copy those bytes instead of escaping the texts again.
