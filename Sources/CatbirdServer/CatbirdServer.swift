@@ -86,7 +86,6 @@ public final class CatbirdServer: Sendable {
                 budget: configuration.bodyBudget) : nil
         let log = Logger(level: settings.logLevel)
         location = DatabaseLocation(settings.databasePath)
-        let faults = StorageFaults()
         let claimed: DatabaseFileLock
         do {
             claimed = try DatabaseFileLock(databasePath: location.path)
@@ -94,6 +93,7 @@ public final class CatbirdServer: Sendable {
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
         }
         lock = claimed
+        let faults = StorageFaults(file: claimed)
         do {
             try DatabaseUnusable.inspect(location.path, path: settings.databasePath)
             let writeConnection = try Database(path: location.path, mode: .readWrite)
@@ -121,7 +121,8 @@ public final class CatbirdServer: Sendable {
             // in JournalRecords), `url_kind` a `PatternMatch.Kind`. Read connections never write.
             // https://www.sqlite.org/pragma.html#pragma_ignore_check_constraints
             try writeConnection.execute("PRAGMA ignore_check_constraints=ON")
-            writer = SerialDatabase(writeConnection, faults: faults)
+            // Checks before each write that the file is still at its path (tester finding T13-F8).
+            writer = SerialDatabase(writeConnection, faults: faults, checksFile: true)
             let readPath = location.path
             reader = try DatabasePool(count: Self.readConnectionCount, faults: faults) {
                 let connection = try Database(path: readPath, mode: .readOnly)

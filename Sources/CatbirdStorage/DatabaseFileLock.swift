@@ -18,13 +18,19 @@ import Darwin
 /// locks, which on Linux are independent of `flock` locks. Closing any descriptor of a file
 /// drops the process's POSIX locks on it, so this descriptor stays open until ``release()``,
 /// which the owner calls after closing every SQLite connection on the file.
+///
+/// The same descriptor tells whether the path still names the locked file while the server
+/// runs (``moved()``, in DatabaseFileLock+Moved.swift).
 public final class DatabaseFileLock: Sendable {
     /// The database file locked.
     public let path: String
-    /// Whether taking the lock created the file (it did not exist before).
+    /// Whether taking the lock created the file (it did not exist before, and neither did its
+    /// `-wal` or `-shm`: the lock refuses those without their file).
     public let createdFile: Bool
-    private let descriptor: Int32
-    private let released = Atomic<Bool>(false)
+    /// Open from ``init(databasePath:)`` until ``release()``.
+    let descriptor: Int32
+    /// Set once by ``release()``; the descriptor may be another file's afterwards.
+    let released = Atomic<Bool>(false)
 
     /// Why a lock could not be taken.
     public enum LockError: Error, CustomStringConvertible, Sendable {
@@ -32,6 +38,10 @@ public final class DatabaseFileLock: Sendable {
         case inUse(database: String)
         /// The file could not be opened or created (`errno` text).
         case cannotOpen(database: String, reason: String)
+        /// The file was missing but its `-wal` or `-shm` (named in full) were there: another
+        /// process may be using them, e.g. a server whose file was moved or deleted while it ran
+        /// (tester finding T13-F12: a start removed them, and with them all that server's data).
+        case companionsWithoutDatabase(database: String, files: [String])
 
         public var description: String {
             switch self {
@@ -40,7 +50,17 @@ public final class DatabaseFileLock: Sendable {
                     + "that server was given); stop that server or choose another --db"
             case let .cannotOpen(database, reason):
                 return "cannot open database file \(database): \(reason)"
+            case let .companionsWithoutDatabase(database, files):
+                return "database \(database): \(Self.companionsReason(files))"
             }
+        }
+
+        /// Why `files` without their database stop a start, and what to do.
+        public static func companionsReason(_ files: [String]) -> String {
+            "found \(files.joined(separator: " and ")) without the database file itself: another process may be using them "
+                + "(a server whose file was moved or deleted while it ran keeps its changes not yet copied into the file in "
+                + "the -wal), or a crashed one left them; nothing was changed. Stop that process, then put its database file "
+                + "back beside them, or move them away to start afresh"
         }
     }
 
@@ -48,7 +68,9 @@ public final class DatabaseFileLock: Sendable {
     /// missing (SQLite takes an empty file as an empty database).
     /// - Throws: ``LockError/inUse(database:)`` when another holder has it,
     ///   ``LockError/cannotOpen(database:reason:)`` when the file cannot be opened read-write or
-    ///   created (a missing folder, a directory, a read-only file or file system).
+    ///   created (a missing folder, a directory, a read-only file or file system, a symbolic
+    ///   link to nothing), ``LockError/companionsWithoutDatabase(database:files:)`` when the
+    ///   file is missing but its `-wal` or `-shm` is there (the file it created is removed again).
     public init(databasePath: String) throws(LockError) {
         path = databasePath
         var created = true
@@ -59,18 +81,30 @@ public final class DatabaseFileLock: Sendable {
         }
         descriptor = opened
         createdFile = created
-        guard descriptor >= 0 else { throw .cannotOpen(database: databasePath, reason: Self.explain(errno)) }
+        guard descriptor >= 0 else {
+            let code = errno
+            throw .cannotOpen(database: databasePath, reason: Self.explain(code, path: databasePath, existed: !created))
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
-            let reason = Self.explain(errno)
-            close(descriptor)
+            let reason = Self.explain(errno, path: databasePath, existed: true)
+            release()  // not `close`: every property is set, so `deinit` runs and would close it again
             throw busy ? .inUse(database: databasePath) : .cannotOpen(database: databasePath, reason: reason)
+        }
+        // Checked holding the lock, so no other start can open the file created here before it is removed.
+        let companions = created ? ["-wal", "-shm"].map { databasePath + $0 }.filter(Self.exists) : []
+        guard companions.isEmpty else {
+            unlink(databasePath)
+            release()
+            throw .companionsWithoutDatabase(database: databasePath, files: companions)
         }
     }
 
     /// For a start-up that failed: deletes the file (with its `-wal` and `-shm`) when taking
     /// the lock created it, so a failed start leaves nothing behind, then releases the lock.
-    /// Call after closing every SQLite connection on the file.
+    /// The `-wal` and `-shm` removed are this start's own: ``init(databasePath:)`` refuses a
+    /// missing file whose `-wal` or `-shm` is there (tester finding T13-F12: this removed a
+    /// running server's). Call after closing every SQLite connection on the file.
     public func discardCreatedFile() {
         if createdFile {
             for suffix in ["-wal", "-shm", ""] { unlink(path + suffix) }
@@ -78,15 +112,33 @@ public final class DatabaseFileLock: Sendable {
         release()
     }
 
-    /// `strerror`'s text, with what to do for the usual cases.
-    private static func explain(_ code: Int32) -> String {
+    /// Whether anything (a dangling symbolic link too) is at `path`.
+    private static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
+    /// `strerror`'s text, with what to do for the usual cases. `existed`: something was at
+    /// `path` (creating it failed with `EEXIST`), so `ENOENT` means a symbolic link to nothing
+    /// (tester finding T13-F13: it said "the folder does not exist").
+    private static func explain(_ code: Int32, path: String, existed: Bool) -> String {
         let text = String(cString: strerror(code))
         switch code {
-        case ENOENT: return "\(text) (the folder does not exist)"
+        case ENOENT:
+            guard existed, let target = linkTarget(path) else { return "\(text) (the folder does not exist)" }
+            return "\(text) (it is a symbolic link to \(target), which does not exist)"
         case EISDIR: return "\(text) (give a file path, not a folder)"
         case EACCES, EPERM, EROFS: return "\(text) (the server needs to read and write the file and its folder)"
         default: return text
         }
+    }
+
+    /// The target of the symbolic link at `path`; nil when `path` is not one.
+    private static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Releases the lock (closing the descriptor releases the `flock`). Idempotent. Call it

@@ -48,6 +48,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         if extendedCode == SQLITE_IOERR | (19 << 8) {
             return "the disk holding the database is full (no room for its WAL index, the -shm file)"
         }
+        // SQLITE_READONLY_DBMOVED, as DatabaseFileLock.moved() makes it: the message says what happened.
+        if extendedCode == SQLITE_READONLY | (4 << 8) {
+            return "the database file was deleted or replaced under the running server: \(message); nothing written now "
+                + "would be kept (put the file back, or restart the server to start a new one)"
+        }
         switch code {
         case SQLITE_BUSY, SQLITE_LOCKED: return "the database is busy (locked by another connection); try again"
         case SQLITE_NOMEM: return "the database ran out of memory"

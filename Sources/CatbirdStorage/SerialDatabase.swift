@@ -9,13 +9,20 @@ public final class SerialDatabase: Sendable {
     private let database: Mutex<Database>
     /// Where this connection's environmental failures go, and its successful writes.
     private let faults: StorageFaults?
+    /// Whether each ``use(_:)`` first checks that the file is still at its path.
+    private let checksFile: Bool
 
     /// Takes ownership of `database`; nothing else may use it afterwards.
-    /// - Parameter faults: told of every environmental `SQLiteError` a ``use(_:)`` throws,
-    ///   and cleared by every ``use(_:)`` that changed rows without throwing.
-    public init(_ database: consuming sending Database, faults: StorageFaults? = nil) {
+    /// - Parameters:
+    ///   - faults: told of every environmental `SQLiteError` a ``use(_:)`` throws,
+    ///     and cleared by every ``use(_:)`` that changed rows without throwing.
+    ///   - checksFile: each ``use(_:)`` first runs `faults`' ``StorageFaults/checkFile()`` and
+    ///     throws its error, so nothing is written to a database file deleted, moved or replaced
+    ///     under the server (for the write connection: reads of the open file stay true).
+    public init(_ database: consuming sending Database, faults: StorageFaults? = nil, checksFile: Bool = false) {
         self.database = Mutex(database)
         self.faults = faults
+        self.checksFile = checksFile
     }
 
     /// Runs `body` with the connection, blocking while another thread uses it.
@@ -23,6 +30,7 @@ public final class SerialDatabase: Sendable {
     public func use<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         guard let faults else { return try database.withLock { database throws -> T in try body(database) } }
         return try database.withLock { database throws -> T in
+            if checksFile { try faults.checkFile() }
             let changesBefore = database.totalChanges
             do {
                 let result = try body(database)

@@ -12,7 +12,9 @@ import Synchronization
 /// through, so the file is writable again). Corruption (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is
 /// kept apart: a commit proves nothing about the damaged pages (it rarely touches them), so it
 /// stays until ``recheckCorruption(on:notMoreOftenThan:)`` finds the file whole again, or the
-/// process ends (a restart refuses a corrupt file; README.md#storage-faults).
+/// process ends (a restart refuses a corrupt file; README.md#storage-faults). A database file
+/// deleted, moved or replaced under the server is kept apart too: ``checkFile()`` records and
+/// ends it, by looking at the file, not at commits.
 public final class StorageFaults: Sendable {
     /// One fault: what it means for a user, SQLite's own line, and since when it has lasted.
     public struct Fault: Sendable, Equatable {
@@ -28,6 +30,9 @@ public final class StorageFaults: Sendable {
     }
 
     private struct State {
+        /// The path no longer names the open file (``DatabaseFileLock/moved()``): ended by a
+        /// ``checkFile()`` that finds it there again.
+        var moved: Fault?
         /// A full disk, a read-only file, an I/O error: ended by the next commit.
         var writing: Fault?
         /// Damaged pages: ended by a passing `PRAGMA quick_check` only.
@@ -39,12 +44,39 @@ public final class StorageFaults: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The lock on the database file, whose path ``checkFile()`` compares; nil: not checked.
+    private let file: DatabaseFileLock?
 
-    public init() {}
+    /// - Parameter file: the database file's lock, for ``checkFile()``.
+    public init(file: DatabaseFileLock? = nil) {
+        self.file = file
+    }
 
-    /// The fault now, corruption first; nil when the file works as far as anyone knows.
+    /// The fault now: a moved file first, then corruption; nil when the file works as far as
+    /// anyone knows.
     public var current: Fault? {
-        state.withLock { $0.corruption ?? $0.writing }
+        state.withLock { $0.moved ?? $0.corruption ?? $0.writing }
+    }
+
+    /// Checks that the database path still names the locked file (``DatabaseFileLock/moved()``:
+    /// deleted, moved away, replaced), recording the fault when it does not and ending it when
+    /// it does again (the file put back). The write connection calls it before each use
+    /// (``SerialDatabase``), and health before answering (tester finding T13-F8: a control
+    /// change written to a deleted file got 201 and was lost at exit).
+    /// - Throws: the `SQLiteError` with ``DatabaseFileLock/movedCode`` when the file moved.
+    public func checkFile() throws(SQLiteError) {
+        guard let file else { return }
+        let moved = file.moved()
+        state.withLock { state in
+            guard let moved else {
+                state.moved = nil
+                return
+            }
+            state.moved = Fault(
+                reason: moved.environmentalReason ?? moved.message, detail: moved.description, since: state.moved?.since ?? Date(),
+                isCorruption: false)
+        }
+        if let moved { throw moved }
     }
 
     /// Records `error` when it is a fault of the file's environment (not busy or locked).

@@ -101,6 +101,19 @@ final class StartupChecksTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("the folder does not exist"), missing.stderr)
     }
 
+    /// Regression (tester finding T13-F13): a symbolic link to a missing file as `--db` was
+    /// told "the folder does not exist", though the folder was there.
+    func testADanglingSymbolicLinkSaysItsTargetIsMissing() throws {
+        let target = directory.appendingPathComponent("nonexistent-target.sqlite").path
+        let link = directory.appendingPathComponent("dangling.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let result = try run(["--port", "\(try FreePort.next())", "--db", link])
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(result.stderr.contains("it is a symbolic link to \(target), which does not exist"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("the folder does not exist"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target), "nothing created")
+    }
+
     /// Regression: `--db=` (empty) reached SQLite and came back as an SQL error.
     func testAnEmptyDatabasePathIsAUsageError() throws {
         for arguments in [["--db="], ["--db", ""]] {

@@ -266,6 +266,135 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/catbird/api/requests?limit=100").status, 200, "the journal reads again")
     }
 
+    // MARK: - The file deleted, moved or replaced under a running server
+
+    /// Regression (tester finding T13-F8): `rm` of the database file alone under a running
+    /// server left health at 200 and acknowledged every change (201/204): all of them written
+    /// to the unlinked file and lost at exit. Now health and control changes say the file was
+    /// deleted (503), and mocks are still served from memory.
+    func testADatabaseFileDeletedUnderTheServerRefusesChanges() throws {
+        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/kept", body: "kept")
+        XCTAssertEqual(unlink(database), 0)
+
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        let reason = health.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.contains("the database file was deleted or replaced"), health.text)
+        XCTAssertTrue(reason.contains("\(database) was deleted"), health.text)
+        let update = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/after-rm", body: Array("x".utf8)))
+        E2E.assertError(update, status: 503, reasonContains: "\(database) was deleted")
+        let removeAll = try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#)
+        E2E.assertError(removeAll, status: 503, reasonContains: "deleted or replaced")
+        XCTAssertEqual(try client.request("GET", "/kept").text, "kept", "mocks are still served from memory")
+        XCTAssertEqual(try client.request("GET", "/after-rm").status, 404, "the refused change is not served either")
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr.suffix(2000).description)
+        XCTAssertTrue(ended.stderr.contains("journal: dropped"), "the journal rows not kept are logged: \(ended.stderr.suffix(2000))")
+    }
+
+    /// Regression (T13-F8): the file moved away under the server (a CI step collecting it as an
+    /// artifact) still took changes with 201, none of which reached the file. Now changes get
+    /// 503 while nothing is at the path; once the file is back, they commit again, and a
+    /// restart finds every acknowledged one.
+    func testADatabaseFileMovedAwayRefusesChangesUntilItIsBack() throws {
+        let arguments = ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"]
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/kept", body: "kept")
+        let moved = directory.appendingPathComponent("moved.sqlite").path
+        XCTAssertEqual(rename(database, moved), 0)
+
+        let update = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/while-moved", body: Array("x".utf8)))
+        E2E.assertError(update, status: 503, reasonContains: "nothing is at \(database) any more (the file was moved away or deleted)")
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("the database file was deleted or replaced"), health.text)
+
+        XCTAssertEqual(rename(moved, database), 0)
+        try E2E.addMock(client, url: "/after", body: "after")
+        let back = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(back.status, 200, "the file is back: \(back.text)")
+        XCTAssertEqual(try server.terminate().status, 0)
+
+        let restarted = try LaunchedServer(arguments, in: directory)
+        let again = try restarted.client()
+        XCTAssertEqual(try again.request("GET", "/kept").text, "kept")
+        XCTAssertEqual(try again.request("GET", "/after").text, "after", "the change acknowledged once the file was back is kept")
+        XCTAssertEqual(try again.request("GET", "/while-moved").status, 404, "the refused change was never acknowledged")
+        XCTAssertEqual(try restarted.terminate().status, 0)
+    }
+
+    /// Regression (T13-F8, a CI `git clean -fdx`): the file and its `-wal` and `-shm` deleted,
+    /// then a new file at the path. Changes are refused, saying first that the file was
+    /// deleted, then that the path names another file.
+    func testADatabaseFileDeletedWithItsWALAndThenReplacedRefusesChanges() throws {
+        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/kept", body: "kept")
+        for suffix in ["", "-wal", "-shm"] { XCTAssertEqual(unlink(database + suffix), 0, suffix) }
+        let deleted = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/after-clean", body: Array("x".utf8)))
+        E2E.assertError(deleted, status: 503, reasonContains: "\(database) was deleted")
+        XCTAssertEqual(try client.request("GET", "/kept").text, "kept", "mocks are still served from memory")
+
+        XCTAssertTrue(FileManager.default.createFile(atPath: database, contents: Data()))
+        let replaced = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/after-clean", body: Array("x".utf8)))
+        E2E.assertError(replaced, status: 503, reasonContains: "\(database) now names another file (the file was replaced)")
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("now names another file"), health.text)
+        XCTAssertEqual(try server.terminate().status, 0)
+    }
+
+    /// With `--durability strict`, a mock's answer whose journal row cannot be kept, the file
+    /// being deleted, is withheld (503) rather than sent unjournaled, as on a full disk (T13-F8).
+    func testStrictDurabilityWithholdsAnswersWhileTheFileIsDeleted() throws {
+        var settings = CatbirdServer.Settings(port: 0, databasePath: database, logLevel: .error)
+        settings.durability = .strict
+        let server = try CatbirdServer(settings: settings)
+        try server.start()
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        try E2E.addMock(client, url: "/ok", body: "from memory")
+        XCTAssertEqual(try client.request("GET", "/ok").text, "from memory")
+        XCTAssertEqual(unlink(database), 0)
+
+        E2E.assertError(try client.request("GET", "/ok"), status: 503, reasonContains: "could not be written to the journal")
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        let reason = health.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.contains("the database file was deleted or replaced"), health.text)
+        XCTAssertTrue(reason.contains("answers are withheld (503)"), health.text)
+    }
+
+    /// Regression (tester finding T13-F12): with a running server's file moved away, a second
+    /// start on its path failed (disk I/O error) and deleted that server's `-wal` and `-shm`,
+    /// and with them every change not yet copied into the file. Now the start refuses with
+    /// exit 3 naming them, and removes only the file it created itself: once the first server
+    /// stops and the file is put back, its mocks are all there.
+    func testAStartFindingAnotherServersWALWithoutItsFileTouchesNothing() throws {
+        let arguments = ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"]
+        let first = try LaunchedServer(arguments, in: directory)
+        let client = try first.client()
+        for index in 0..<20 { try E2E.addMock(client, url: "/kept/\(index)", body: "kept \(index)") }
+        XCTAssertGreaterThan(try fileSize(database + "-wal"), 0, "the mocks are in the WAL")
+        let moved = directory.appendingPathComponent("moved.sqlite").path
+        XCTAssertEqual(rename(database, moved), 0)
+
+        try assertRefused(saying: "found \(database)-wal and \(database)-shm without the database file itself")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: database + "-wal"), "the other server's WAL is left alone")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: database + "-shm"), "the other server's WAL index is left alone")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database), "the failed start removed the file it had created")
+
+        XCTAssertEqual(try first.terminate().status, 0)
+        XCTAssertEqual(rename(moved, database), 0)
+        let next = try LaunchedServer(arguments, in: directory)
+        let again = try next.client()
+        for index in 0..<20 { XCTAssertEqual(try again.request("GET", "/kept/\(index)").text, "kept \(index)") }
+        XCTAssertEqual(try next.terminate().status, 0)
+    }
+
     // MARK: - Helpers
 
     /// A client for each server, after adding to each the mock `GET /ok` → "from memory".

@@ -403,7 +403,8 @@ public final class JournalWriter: Sendable {
     /// Writes `batch` in one transaction (three attempts), and counts its bytes (``bytes``) once
     /// committed, before letting go of the connection.
     /// - Returns: the highest id written per tenant; nil when the batch was dropped after three
-    ///   failed attempts.
+    ///   failed attempts, or after one when the database file was deleted or replaced under the
+    ///   server (``DatabaseFileLock/movedCode``: waiting does not bring it back; T13-F8).
     private func write(_ batch: [JournalEntry]) -> [TenantID: Int64]? {
         for attempt in 1...3 {
             do {
@@ -414,6 +415,10 @@ public final class JournalWriter: Sendable {
                 }
             } catch {
                 bodies.removeAll()  // the rolled-back transaction's body ids may be reused
+                if DatabaseFileLock.isMoved(error), let moved = error as? SQLiteError {
+                    log.error("journal: dropped \(batch.count) entries, not kept: \(moved.environmentalReason ?? moved.description)")
+                    return nil
+                }
                 log.error("journal: writing \(batch.count) entries failed (attempt \(attempt) of 3): \(error)")
                 usleep(useconds_t(attempt * 50_000))
             }

@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdStorage
 import CatbirdSupport
 import Foundation
 import Synchronization
@@ -51,6 +52,7 @@ final class RetentionPruner: Sendable {
     /// A pass at once (a restarted server catches up straight away), then one per interval.
     private func run() {
         var logged = false
+        var saidMoved = false  // a deleted or replaced file fails every pass: said once (T13-F8)
         while true {
             var unfinished = false
             do {
@@ -63,7 +65,9 @@ final class RetentionPruner: Sendable {
                     logged = true
                 }
             } catch {
-                log.error("retention: a pruning pass failed, retrying in \(interval.timeInterval) s: \(error)")
+                let moved = DatabaseFileLock.isMoved(error)
+                if !(moved && saidMoved) { log.error("retention: a pruning pass failed, retrying in \(interval.timeInterval) s: \(error)") }
+                saidMoved = moved
             }
             condition.lock()
             // A pass that stopped at its budget is followed at once (the connection was let go

@@ -25,6 +25,7 @@ enum InfoRoutes {
             // nothing, so a misread parameter cannot make them do more than asked.
             Route("GET", "/catbird/api/health", query: nil, lane: .health) { _ in
                 dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
+                try? dependencies.storageFaults.checkFile()  // deleted or replaced: recorded, so `current` has it (T13-F8)
                 if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault, durability: dependencies.settings.durability) }
                 do {
                     try dependencies.tenants.checkReadable()

@@ -4,7 +4,7 @@ import CatbirdSupport
 import Foundation
 
 /// `GET /catbird/api/health`'s answer while the database file is at fault (a full disk, a file
-/// made read-only, corruption; README.md#storage-faults): `503 {"error": true, "status":
+/// made read-only, corruption, the file deleted, moved or replaced; README.md#storage-faults): `503 {"error": true, "status":
 /// "degraded", "reason": "…", "since": "<UTC ISO 8601>"}`. The server keeps serving mocks from
 /// memory meanwhile (with strict durability their answers are withheld instead, and the reason
 /// says so); a control change that cannot be written is refused with 503 and journal rows
