@@ -7,13 +7,17 @@ extension ServerCore {
     /// does), a `Transfer-Encoding` other than `chunked` alone, or beside a `Content-Length`
     /// (RFC 9112 section 6.1, ``transferEncodingProblem(_:asRead:hasContentLength:)``), an HTTP/1.1
     /// request without exactly one `Host` field, and a request-target holding a space or a
-    /// control byte or in none of HTTP/1.1's forms (both RFC 9112 section 3.2).
+    /// control byte or in none of HTTP/1.1's forms (both RFC 9112 section 3.2), or an `http` URI
+    /// with no host (RFC 9110 section 4.2.1, ``isHTTPURIWithoutHost(_:)``).
     /// One pass over the fields, comparing names only when their length matches.
     /// - Parameter transferEncodingAsRead: the first `Transfer-Encoding` value as libmicrohttpd
     ///   keeps it (trailing whitespace included), asked only when the request has one.
     static func framingProblem(_ context: RequestContext, transferEncodingAsRead: () -> String?) -> HTTPRequestProblem? {
         if context.target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return .targetSpaceOrControl }
         if !isInATargetForm(context.target, method: context.method) { return .targetForm }
+        if context.target.utf8.first != UInt8(ascii: "/"), context.method != "CONNECT", isHTTPURIWithoutHost(context.target) {
+            return .targetWithoutHost
+        }
         var hosts = 0
         var length: Substring?
         var conflicting = false
@@ -83,5 +87,27 @@ extension ServerCore {
         // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (RFC 3986 section 3.1), then ":".
         guard ASCIIByte.isLetter(first), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
         return bytes[..<colon].allSatisfy { ASCIIByte.isLetter($0) || ASCIIByte.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
+    }
+
+    /// Whether `target` is an `http` or `https` URI (the scheme in any case) that names no host:
+    /// no `//` after the scheme (`http:/x`), or an authority whose host is empty: nothing
+    /// (`http:///x`, `http://`, `http://?q`), only user information or a port (`http://user@/x`,
+    /// `http://:80/x`), or `[]`. RFC 9110 section 4.2.1 has a recipient reject such a URI as
+    /// invalid; libcurl, handed one in proxy mode, took the path's first segment for the host and
+    /// forwarded `http:///127.0.0.1:8080/x` there (tester finding T13-F9). Other schemes are not
+    /// checked (`file:///x` has an empty host by design).
+    static func isHTTPURIWithoutHost(_ target: String) -> Bool {
+        let bytes = target.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        guard colon <= bytes.index(bytes.startIndex, offsetBy: 5, limitedBy: bytes.endIndex) ?? bytes.endIndex,
+              ["http", "https"].contains(target[..<colon].lowercased())
+        else { return false }
+        let rest = bytes[bytes.index(after: colon)...]
+        guard rest.starts(with: "//".utf8) else { return true }
+        let authorityStart = bytes.index(colon, offsetBy: 3)
+        var host = bytes[authorityStart...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        if let at = host.lastIndex(of: UInt8(ascii: "@")) { host = host[bytes.index(after: at)...] }
+        if host.first == UInt8(ascii: "[") { return host.dropFirst().first == UInt8(ascii: "]") }
+        return host.prefix { $0 != UInt8(ascii: ":") }.isEmpty
     }
 }

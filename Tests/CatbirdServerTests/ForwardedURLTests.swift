@@ -34,6 +34,38 @@ final class ForwardedURLTests: UpstreamTestCase {
         XCTAssertEqual(journal.first?["url"] as? String, "http://user:pw@\(origin)/ui", "journaled as received")
     }
 
+    /// Tester finding T13-F9: through `--proxy`, `GET http:///127.0.0.1:<port>/x` was forwarded
+    /// to 127.0.0.1:<port> (libcurl took the path's first segment for the host) and
+    /// `GET http:///nohost` got a 502 "Could not resolve host". An `http` or `https` URI with an
+    /// empty host is invalid (RFC 9110 section 4.2.1): 400 with the JSON error, journaled as
+    /// received, nothing forwarded; likewise an authority of only user information or a port,
+    /// and an `http:` target without `//`. A target with a host is still forwarded.
+    func testAnAbsoluteTargetWithNoHostIsRefusedNotForwarded() throws {
+        let server = try TestServer { $0.proxyEnabled = true }
+        let client = try server.client()
+        let origin = "127.0.0.1:\(upstream.port)"
+        let targets = [
+            "http:///\(origin)/x", "http:///nohost", "HTTP:///\(origin)/x", "https:///x", "http://", "http://?q=1", "http://#f",
+            "http://user@/\(origin)/x", "http://:\(upstream.port)/x", "http://user@:\(upstream.port)/x", "http://[]/x",
+            "http:/\(origin)/x",
+        ]
+        for target in targets {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: nohost\r\nConnection: close\r\n\r\n".utf8))
+            let response = try raw.readResponse()
+            XCTAssertEqual(response.status, 400, "\(target): \(response.text)")
+            XCTAssertEqual(response.object["error"] as? Bool, true, "\(target): \(response.text)")
+            XCTAssertTrue((response.object["reason"] as? String ?? "").contains("has no host"), "\(target): \(response.text)")
+        }
+        let journal = try E2E.journal(client, tenant: "nohost", once: targets.count)
+        XCTAssertEqual(Set(journal.compactMap { $0["url"] as? String }), Set(targets), "journaled as received")
+        XCTAssertEqual(Set(journal.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }), [400])
+        XCTAssertEqual(Set(journal.compactMap { $0["answeredBy"] as? String }), ["none"], "nothing forwarded")
+        let forwarded = try client.request("GET", "http://\(origin)/x", headers: [("Host", origin)])
+        XCTAssertEqual(forwarded.status, 200, forwarded.text)
+        XCTAssertEqual(forwarded.object["path"] as? String, "/x")
+    }
+
     /// The tester's related oddity: a target `/hash#frag` was forwarded as `/hash` (libcurl
     /// drops a fragment) but recorded as the file `hash#frag`, which a replayed `/hash` never
     /// finds. The fragment is part of neither: recorded as `hash`, replayed for `/hash` (and
