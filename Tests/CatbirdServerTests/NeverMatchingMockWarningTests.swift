@@ -97,6 +97,41 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         }
     }
 
+    /// Tester finding T13-F10, the exact input: `"method":"get"` was added with an empty 201,
+    /// although methods are compared exactly (RFC 9110 section 9.1) and clients send `GET`.
+    /// Kept (a custom method token is legal, as in 0.11), with a warning naming `GET`; the
+    /// same for other standard methods in another case.
+    func testAStandardMethodInAnotherCaseIsKeptWithAWarning() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"get","url":{"kind":"equal","value":"/rc"},"headers":{}},"response":{"status":203}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                #"'pattern.method' "get" is compared exactly with the request's method, case included (RFC 9110 section 9.1, "#
+                    + #"as in Catbird 0.11): clients send "GET", so no usual client's request can match this mock; did you mean "GET"?"#
+            ])
+        XCTAssertEqual(try client.request("GET", "/rc", headers: tenant).status, 404)
+        XCTAssertEqual(try client.request("get", "/rc", headers: tenant).status, 203, "kept: a request sent with get matches it")
+        for (method, standard) in [("Post", "POST"), ("patch", "PATCH"), ("oPtIoNs", "OPTIONS")] {
+            let other = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"\#(method)","url":{"kind":"equal","value":"/rc"}},"response":{"status":200}}"#,
+                headers: tenant)
+            XCTAssertEqual(other.status, 201, other.text)
+            XCTAssertTrue(((other.object["warnings"] as? [String])?.first ?? "").contains(#"clients send "\#(standard)""#), other.text)
+        }
+        // A method no standard one spells another way keeps the empty 201.
+        let custom = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"purge","url":{"kind":"equal","value":"/rc"}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(custom.status, 201, custom.text)
+        XCTAssertEqual(custom.body, [], custom.text)
+    }
+
     /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk
     /// forms, `host:port` for CONNECT, any wildcard or regexp url, a header value without
     /// spaces around it.

@@ -11,7 +11,8 @@ enum NeverMatchingMock {
     /// as `api/users` without its leading `/`), then each `equal` header value with spaces or
     /// tabs around it (matched without them, docs/matching.md#request-matching), by header
     /// name; an `equal` url in a target form holding a fragment or a space, which clients never
-    /// send, is named in the url's place; a method `ANY` or `*` (compared exactly, try9a F2)
+    /// send, is named in the url's place; a method `ANY` or `*` (compared exactly, try9a F2),
+    /// or a standard method in another case (`get`, ``standardMethod(spelledOtherwiseAs:)``),
     /// before the headers. Empty for a mock some request can match.
     static func warnings(for pattern: RequestPattern) -> [String] {
         var warnings: [String] = []
@@ -28,6 +29,11 @@ enum NeverMatchingMock {
         }
         if anyMethodSpellings.contains(pattern.method.rawValue.uppercased()) {
             warnings.append("'pattern.method' \(JSONText.shortString(pattern.method.rawValue)) \(anyMethodMeaning)")
+        } else if let standard = standardMethod(spelledOtherwiseAs: pattern.method.rawValue) {
+            warnings.append(
+                "'pattern.method' \(JSONText.shortString(pattern.method.rawValue)) is compared exactly with the request's method, "
+                    + "case included (RFC 9110 section 9.1, as in Catbird 0.11): clients send \(JSONText.shortString(standard)), "
+                    + "so no usual client's request can match this mock; did you mean \(JSONText.shortString(standard))?")
         }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind == .equal {
             let trimmed = match.value[...].trimmingOptionalWhitespace()
@@ -39,6 +45,19 @@ enum NeverMatchingMock {
         }
         return warnings
     }
+
+    /// The standard method `method` spells in another case (`get` → `GET`, `Post` → `POST`),
+    /// or nil: `method` is one exactly, or none. Methods are case-sensitive (RFC 9110 section
+    /// 9.1) and clients send the standard ones in capitals, so a mock with `"method": "get"`
+    /// (a JavaScript or WireMock habit) matches no usual request (tester finding T13-F10). A
+    /// warning, not a refusal: `get` is a legal method token, and 0.11 accepts it.
+    static func standardMethod(spelledOtherwiseAs method: String) -> String? {
+        let upper = method.uppercased()
+        return upper != method && standardMethods.contains(upper) ? upper : nil
+    }
+
+    /// The methods of RFC 9110 section 9 and `PATCH` (RFC 5789), as clients send them.
+    static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
 
     /// Methods that other mock servers read as "any method" (WireMock's `ANY`; `*`), upper-cased.
     static let anyMethodSpellings: Set<String> = ["ANY", "*"]
