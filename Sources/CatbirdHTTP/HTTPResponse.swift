@@ -30,6 +30,10 @@ public struct HTTPResponse: Sendable {
     /// response's body holds, e.g. a forwarded answer's: kept with its request until the
     /// response was sent (or the connection closed), then given back. Nil: none.
     public var budgetShare: ByteBudget.Share?
+    /// A number the handler gives an answer it journaled (its entry's ticket), handed back by
+    /// ``HTTPHandler/answerCutShort(_:tag:ending:)`` when the connection ends before the whole
+    /// answer was sent; 0: none, nothing is told.
+    public var completionTag: UInt64 = 0
 
     /// How the wait of a delayed response ended.
     public enum DelayOutcome: Sendable, Equatable {

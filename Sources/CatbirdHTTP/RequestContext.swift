@@ -75,6 +75,9 @@ final class RequestContext: @unchecked Sendable {
     /// The budget share of the response sent (``HTTPResponse/budgetShare``), released with
     /// the context once the request completed.
     var answerShare: ByteBudget.Share?
+    /// The ``HTTPResponse/completionTag`` of the response queued, 0 when none: told to the
+    /// handler when the request completes without the whole answer sent.
+    var answerTag: UInt64 = 0
     /// The body's size as far as known once ``oversized``: the declared `Content-Length` of a
     /// body refused unread, else every body byte received (kept or discarded).
     var bodySizeSeen = 0

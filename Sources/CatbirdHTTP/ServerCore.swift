@@ -92,7 +92,8 @@ final class ServerCore: Sendable {
     }
 
     /// MHD_OPTION_NOTIFY_COMPLETED: tells the handler how a request it never answered ended
-    /// (``unansweredEnding(_:_:)``), and a held answer's observer that nothing was sent when it
+    /// (``unansweredEnding(_:_:)``), or that an answer it tagged did not go out whole
+    /// (``HTTPHandler/answerCutShort(_:tag:ending:)``), and a held answer's observer that nothing was sent when it
     /// never was, then releases the request's context.
     static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, contextSlot, termination in
         guard let pointer = contextSlot?.pointee else { return }
@@ -110,6 +111,8 @@ final class ServerCore: Sendable {
             default: unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
             core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)
+        } else if context.answerTag != 0, termination.rawValue != 0 {  // not MHD_REQUEST_TERMINATED_COMPLETED_OK
+            core.handler.answerCutShort(core.request(from: context), tag: context.answerTag, ending: cutShortEnding(termination))
         }
         core.giveBackBody(context)
         core.parked.forget(context)
@@ -139,6 +142,17 @@ final class ServerCore: Sendable {
         case 3: return .serverStopped  // MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN
         default:  // COMPLETED_OK, WITH_ERROR, READ_ERROR, CLIENT_ABORT
             return status != 0 ? .refusedByLibrary(status: Int(status)) : .clientLeft
+        }
+    }
+
+    /// How an answer that was queued but not sent whole ended, by the termination code of its
+    /// completion notice: the idle timeout, a stopping server, else the client (libmicrohttpd
+    /// 0.9.75 reports a failed write as `WITH_ERROR`, a hang-up it read as `CLIENT_ABORT`).
+    static func cutShortEnding(_ termination: MHD_RequestTerminationCode) -> HTTPRequestEnding {
+        switch termination.rawValue {
+        case 2: .timedOut  // MHD_REQUEST_TERMINATED_TIMEOUT_REACHED
+        case 3: .serverStopped  // MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN
+        default: .clientLeft  // WITH_ERROR, READ_ERROR, CLIENT_ABORT
         }
     }
 
@@ -423,13 +437,17 @@ final class ServerCore: Sendable {
     /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
     private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
         if let share = response.budgetShare { context.answerShare = share }
-        guard let delay = response.delay, delay > .zero else { return queue(response, on: connection) }
+        guard let delay = response.delay, delay > .zero else {
+            context.answerTag = response.completionTag
+            return queue(response, on: connection)
+        }
         var undelayed = response
         undelayed.delay = nil
         undelayed.whenDelayEnds = nil
         // A delay only serves its client: its FIN lets it go (the hit is given back).
         guard let responder = parked.park(connection, context, atShutdown: undelayed, watching: .endOfStream) else {
             if let instead = response.whenDelayEnds?(.sent) { return answer(instead, context, connection) }
+            context.answerTag = undelayed.completionTag
             return queue(undelayed, on: connection)
         }
         context.delayed = response  // parked: no other thread reads it until resumed

@@ -40,4 +40,41 @@ final class PartlyReadBodyJournalTests: ServerTestCase {
         XCTAssertEqual(whole.status, 200, whole.text)
         XCTAssertEqual(whole.text, "stored")
     }
+
+    /// Tester finding T13-F11, its exact input: a mock with a 35,000,000-byte body; a client
+    /// sends the request, reads about 1 KB and closes after 0.5 s. The entry read as a complete
+    /// 200 with no `problem`, although most of the body never went out. The entry keeps the
+    /// answer given (status, size) and its `problem` now says it was cut short; an answer sent
+    /// whole keeps none.
+    func testAnAnswerItsClientHangsUpOnMidBodyIsJournaledAsCutShort() throws {
+        let size = 35_000_000
+        let body = Data(repeating: UInt8(ascii: "a"), count: size).base64EncodedString()
+        let tenant = [("X-Catbird-Parallel-Id", "BR")]
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/big"}},"response":{"status":200,"body":"\#(body)"}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        var reader: RawHTTPClient? = try server.client()
+        try reader?.send(raw: Array("GET /big HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: BR\r\n\r\n".utf8))
+        XCTAssertEqual(reader?.read(upTo: 1024, within: 5).count, 1024)
+        usleep(500_000)
+        reader = nil  // closed with the rest unread: the kernel resets the connection
+        let deadline = ContinuousClock.now + .seconds(10)
+        var entry = try E2E.journal(client, tenant: "BR", once: 1).first ?? [:]
+        while !(entry["problem"] is String), ContinuousClock.now < deadline {
+            usleep(50_000)
+            entry = try E2E.journal(client, tenant: "BR").first ?? [:]
+        }
+        let response = entry["response"] as? [String: Any] ?? [:]
+        XCTAssertEqual(response["status"] as? Int, 200, "\(entry)")
+        XCTAssertEqual(response["bodySize"] as? Int, size, "the answer given")
+        XCTAssertEqual(entry["problem"] as? String, "the client closed the connection before the whole answer was sent", "\(entry)")
+        let whole = try client.request("GET", "/big", headers: tenant)
+        XCTAssertEqual(whole.status, 200)
+        XCTAssertEqual(whole.body.count, size)
+        let journal = try E2E.journal(client, tenant: "BR", once: 2)
+        XCTAssertNotNil(journal.last?["response"])
+        XCTAssertNil(journal.last?["problem"], "sent whole")
+    }
 }

@@ -81,6 +81,12 @@ public final class Journal: Sendable {
         writer.append(entry)
     }
 
+    /// Adds `problem` to the `problem` of the entry behind `ticket` once it is written; see
+    /// ``JournalWriter/amend(_:problem:)``.
+    public func amend(_ ticket: JournalTicket, problem: String) {
+        writer.amend(ticket, problem: problem)
+    }
+
     /// Calls `done(true)` once the entry behind `ticket` (and its mock hit) is committed,
     /// `done(false)` when it never will be; see ``JournalWriter/whenCommitted(_:_:)``.
     public func whenCommitted(_ ticket: JournalTicket, _ done: @escaping @Sendable (Bool) -> Void) {

@@ -158,6 +158,22 @@ enum JournalRecords {
         }
     }
 
+    /// Adds each sentence to the `problem` of row `rowID` (after the row's own, `; ` between),
+    /// inside the caller's transaction, and counts the bytes added toward the row's tenant in
+    /// `written` (retention's byte limit, ``JournalBytes``). A row that is gone (deleted
+    /// since) is skipped. See ``JournalWriter/amend(_:problem:)``.
+    static func amend(_ amendments: [(rowID: Int64, problem: String)], in db: Database, written: inout Written) throws {
+        for (rowID, problem) in amendments {
+            guard let row = try db.query("SELECT tenant, problem IS NULL FROM journal_rows WHERE id = ?", [.integer(rowID)]).first,
+                  let tenant = row[0].stringValue
+            else { continue }
+            try db.run(
+                "UPDATE journal_rows SET problem = CASE WHEN problem IS NULL THEN ?1 ELSE problem || '; ' || ?1 END WHERE id = ?2",
+                [.text(problem), .integer(rowID)])
+            written.rowBytes[TenantID(tenant), default: 0] += problem.utf8.count + (row[1].intValue == 1 ? 0 : 2)
+        }
+    }
+
     /// Deletes the tenant's journal rows; `db.changes` is then how many.
     static func deleteAll(_ db: Database, tenant: TenantID) throws {
         try db.run("DELETE FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)])

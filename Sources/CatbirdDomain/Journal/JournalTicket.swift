@@ -6,6 +6,19 @@ public struct JournalTicket: Sendable, Equatable {
 
     /// The ticket of an entry that was never queued.
     static let dropped = JournalTicket(sequence: 0)
+
+    init(sequence: UInt64) {
+        self.sequence = sequence
+    }
+
+    /// The ticket as the number an answer carries to the HTTP layer (`HTTPResponse.completionTag`),
+    /// which hands it back when the answer was cut short: 0 for ``dropped`` (nothing is told).
+    public var completionTag: UInt64 { sequence }
+
+    /// The ticket a ``completionTag`` stands for.
+    public init(completionTag: UInt64) {
+        self.init(sequence: completionTag)
+    }
 }
 
 /// Strict durability's bookkeeping inside ``JournalWriter``: who waits for which ticket, and

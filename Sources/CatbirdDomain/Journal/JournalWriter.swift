@@ -84,6 +84,15 @@ public final class JournalWriter: Sendable {
     /// The repeated response bodies stored once (``JournalBodies``). `nonisolated(unsafe)`:
     /// read and written only by the writer thread (``write(_:)``, called from ``run()`` only).
     nonisolated(unsafe) private var bodies = JournalBodies()
+    /// The row id of each committed entry (``amend(_:problem:)``). `nonisolated(unsafe)`: read
+    /// and written only by the writer thread, as ``bodies``.
+    nonisolated(unsafe) private var rowIDs = JournalRowIDs()
+
+    /// A sentence for the `problem` of the entry with `sequence` (``amend(_:problem:)``).
+    struct Amendment {
+        var sequence: UInt64
+        var problem: String
+    }
 
     private struct State {
         /// Waiting entries are `queue[head...]`; the writer advances `head` rather than
@@ -118,6 +127,12 @@ public final class JournalWriter: Sendable {
         var commitWaiters = CommitWaiters()
         /// Commit waiters the last round released: the waiters the next round waits for.
         var lastReleased = 0
+        /// Amendments waiting for the writer (``JournalWriter/amend(_:problem:)``), in order.
+        var amendments: [Amendment] = []
+        /// Amendments queued since the start, and written (or dropped with their round): what a
+        /// flush waits for besides the entries.
+        var amendmentsQueued: UInt64 = 0
+        var amendmentsDone: UInt64 = 0
         /// Commit waiters that end the current gathering (``gather()``): half as many as the
         /// last round released (rounded down), at least one. (Only the writer thread commits,
         /// so this does not change while it gathers.)
@@ -230,6 +245,22 @@ public final class JournalWriter: Sendable {
         return ticket
     }
 
+    /// Adds `problem` to the `problem` of the entry behind `ticket` (after its own, `; `
+    /// between), in the writer's next round that finds the entry written: for what is known
+    /// only after the entry was queued, such as an answer whose client hung up while it was
+    /// being sent (docs/protocol.md#what-the-journal-records). The entry's row is found by its
+    /// ticket (``JournalRowIDs``). Nothing when the entry was dropped (its batch failed, or it
+    /// came after ``stop()``), or its row deleted meanwhile. Returns at once.
+    public func amend(_ ticket: JournalTicket, problem: String) {
+        guard ticket != .dropped else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        guard !state.stopped else { return }
+        state.amendments.append(Amendment(sequence: ticket.sequence, problem: problem))
+        state.amendmentsQueued += 1
+        if state.writerIdle { condition.broadcast() }
+    }
+
     /// Strict durability's wait: calls `done(true)` once the entry behind `ticket` is committed
     /// (together with the mock hit it carries), `done(false)` when its batch was dropped after
     /// three failed attempts or the writer stopped before writing it. Calls at once when that is
@@ -286,11 +317,14 @@ public final class JournalWriter: Sendable {
         condition.lock()
         defer { condition.unlock() }
         let target = tenant.map { state.lastQueued(of: $0) } ?? state.appended
-        guard state.committed < target && !state.stopped else { return true }
+        // Amendments are rare and not kept by tenant: a flush waits for all those queued before it.
+        let amended = state.amendmentsQueued
+        var pending: Bool { state.committed < target || state.amendmentsDone < amended }
+        guard pending && !state.stopped else { return true }
         state.flushers += 1
         defer { state.flushers -= 1 }
         if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
-        while state.committed < target && !state.stopped {
+        while pending && !state.stopped {
             guard let deadline else {
                 condition.wait()
                 continue
@@ -326,13 +360,13 @@ public final class JournalWriter: Sendable {
     private func run() {
         while true {
             condition.lock()
-            while state.waiting == 0 && !state.stopping {
+            while state.waiting == 0 && state.amendments.isEmpty && !state.stopping {
                 state.writerIdle = true
                 condition.wait()
                 state.writerIdle = false
             }
             gather()
-            if state.waiting == 0 && state.stopping {
+            if state.waiting == 0 && state.amendments.isEmpty && state.stopping {
                 state.stopped = true
                 let unanswered = state.commitWaiters.take(through: .max)
                 condition.broadcast()
@@ -341,20 +375,26 @@ public final class JournalWriter: Sendable {
                 return
             }
             let batch = state.take(Self.maxBatchSize)
+            let first = state.committed + 1
+            // Those whose entry is written by now or in this round; the rest wait for a later one.
+            let amendments = state.amendments.filter { $0.sequence < first + UInt64(batch.count) }
+            if !amendments.isEmpty { state.amendments.removeAll { $0.sequence < first + UInt64(batch.count) } }
             state.queuedBytes -= batch.withUnsafeBufferPointer { entries in
                 entries.indices.reduce(0) { $0 + Self.queuedSize(of: entries[$1]) }  // in place, no copies
             }
             condition.broadcast()  // room in the queue again
             condition.unlock()
 
-            let latestIDs = write(batch)
+            let latestIDs = write(batch, from: first, amending: amendments)
             // Before a flusher is told the batch is committed (below), so what it reads next is bounded by it.
             if let top = latestIDs?.values.max(), top > highest.load(ordering: .relaxed) { highest.store(top, ordering: .releasing) }
 
             condition.lock()
-            let first = state.committed + 1
             state.committed += UInt64(batch.count)
-            if latestIDs != nil {
+            state.amendmentsDone += UInt64(amendments.count)
+            if batch.isEmpty {
+                // A round of amendments only: no rows, no commit waiters.
+            } else if latestIDs != nil {
                 state.statistics.recordCommit(rows: batch.count)
             } else {
                 state.statistics.droppedRows += batch.count
@@ -366,7 +406,7 @@ public final class JournalWriter: Sendable {
             condition.broadcast()
             condition.unlock()
             if !resumed.isEmpty { releasing { for done in resumed { done(latestIDs != nil) } } }
-            if let latestIDs { waiters.committed(latestIDs) }
+            if let latestIDs, !batch.isEmpty { waiters.committed(latestIDs) }
             // The written entries are freed only now: after the answers waiting for them left,
             // and outside the lock (their last use above is under it, where appenders wait).
             withExtendedLifetime(batch) {}
@@ -400,16 +440,33 @@ public final class JournalWriter: Sendable {
         return size
     }
 
-    /// Writes `batch` in one transaction (three attempts), and counts its bytes (``bytes``) once
-    /// committed, before letting go of the connection.
+    /// Writes `batch` (its first entry's sequence `first`) and `amendments` (``amend(_:problem:)``)
+    /// in one transaction (three attempts), and counts their bytes (``bytes``) once committed,
+    /// before letting go of the connection; notes the batch's row ids (``rowIDs``).
     /// - Returns: the highest id written per tenant; nil when the batch was dropped after three
     ///   failed attempts, or after one when the database file was deleted or replaced under the
-    ///   server (``DatabaseFileLock/movedCode``: waiting does not bring it back; T13-F8).
-    private func write(_ batch: [JournalEntry]) -> [TenantID: Int64]? {
+    ///   server (``DatabaseFileLock/movedCode``: waiting does not bring it back; T13-F8); its
+    ///   amendments with it.
+    private func write(_ batch: [JournalEntry], from first: UInt64, amending amendments: [Amendment]) -> [TenantID: Int64]? {
         for attempt in 1...3 {
             do {
                 return try database.use { db in
-                    let written = try db.transaction { try JournalRecords.insert(batch, into: db, bodies: &bodies) }
+                    var run: JournalRowIDs.Run?
+                    let written = try db.transaction {
+                        var written = try batch.isEmpty ? JournalRecords.Written() : JournalRecords.insert(batch, into: db, bodies: &bodies)
+                        // The batch's rows have consecutive ids, its highest the last one's (JournalRowIDs).
+                        run = written.latestIDs.values.max().map {
+                            JournalRowIDs.Run(firstSequence: first, count: UInt64(batch.count), firstID: $0 - Int64(batch.count) + 1)
+                        }
+                        if !amendments.isEmpty {
+                            let rows = amendments.compactMap { amendment in
+                                (run?.rowID(of: amendment.sequence) ?? rowIDs.rowID(of: amendment.sequence)).map { ($0, amendment.problem) }
+                            }
+                            try JournalRecords.amend(rows, in: db, written: &written)
+                        }
+                        return written
+                    }
+                    if let run { rowIDs.add(run) }
                     bytes.committed(written)
                     return written.latestIDs
                 }

@@ -163,6 +163,8 @@ struct CatbirdHandler: HTTPHandler {
     private func release(
         _ response: HTTPResponse, journaled ticket: JournalTicket?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
+        var response = response
+        if let ticket { response.completionTag = ticket.completionTag }  // its entry says if it is cut short
         guard durability == .strict, let ticket else {
             guard let delay = response.delay else {
                 record(request, response, answeredBy: answeredBy, tenant: tenant)
@@ -179,6 +181,8 @@ struct CatbirdHandler: HTTPHandler {
         _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String,
         tenant: TenantID, to responder: HTTPResponder
     ) {
+        var response = response
+        response.completionTag = ticket.completionTag  // its entry says if it is cut short
         let sent = recording(request, answeredBy: answeredBy, tenant: tenant)
         guard durability == .strict else {
             responder.deliver(response, beforeSending: sent)

@@ -458,6 +458,7 @@ struct MockServing: Sendable {
             let ticket = journal.append(entry)
             undelayed.delay = nil
             undelayed.whenDelayEnds = nil
+            undelayed.completionTag = ticket.completionTag  // its entry says if it is cut short
             guard strict, outcome == .sent else { return outcome == .sent ? .now(undelayed) : nil }
             settleOnceCommitted(hit, ticket)
             return journal.answer(undelayed, onceCommitted: ticket)

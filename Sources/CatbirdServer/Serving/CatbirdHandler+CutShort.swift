@@ -1,0 +1,31 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdSupport
+
+/// An answer that did not go out whole (tester finding T13-F11: a client that read 1 KB of a
+/// 35 MB mock body and closed was journaled as a complete 200). Its journal entry was written
+/// before the answer was sent, so it is amended when libmicrohttpd reports the end of the
+/// connection (``HTTPHandler/answerCutShort(_:tag:ending:)``): its `problem` says so, while its
+/// status, headers and body stay the answer given (docs/protocol.md#what-the-journal-records).
+extension CatbirdHandler {
+    func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPRequestEnding) {
+        let problem = Self.cutShortProblem(ending)
+        journal.amend(JournalTicket(completionTag: tag), problem: problem)
+        log.info("\(request.method) \(request.target): \(problem)")
+    }
+
+    /// The journal entry's `problem` of an answer cut short by `ending` (``HTTPRequestEnding/clientLeft``,
+    /// ``HTTPRequestEnding/timedOut`` or ``HTTPRequestEnding/serverStopped``). How much of the
+    /// body the client received is not known (the kernel's buffers hold what was written last),
+    /// so no byte count is given.
+    static func cutShortProblem(_ ending: HTTPRequestEnding) -> String {
+        switch ending {
+        case .timedOut:
+            "the client read nothing more for the connection's idle timeout, which closed the connection before the whole answer was sent"
+        case .serverStopped:
+            "the server stopped before the whole answer was sent"
+        default:
+            "the client closed the connection before the whole answer was sent"
+        }
+    }
+}
