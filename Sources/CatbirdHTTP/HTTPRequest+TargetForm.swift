@@ -7,4 +7,12 @@ extension HTTPRequest {
     public static func isInATargetForm(_ target: String, method: String) -> Bool {
         ServerCore.isInATargetForm(target, method: method)
     }
+
+    /// Whether `target`, for a request with `method`, is an `http` or `https` URI that names no
+    /// host (`http:///x`, `http://user@/x`, `http:/x`; ``ServerCore/isHTTPURIWithoutHost(_:)``):
+    /// a request with such a target is refused with 400 before matching
+    /// (docs/protocol.md#malformed-requests), so a mock's `equal` url of one can never match.
+    public static func isHTTPURIWithoutHost(_ target: String, method: String) -> Bool {
+        method != "CONNECT" && target.utf8.first != UInt8(ascii: "/") && ServerCore.isHTTPURIWithoutHost(target)
+    }
 }

@@ -15,7 +15,7 @@ extension ServerCore {
     static func framingProblem(_ context: RequestContext, transferEncodingAsRead: () -> String?) -> HTTPRequestProblem? {
         if context.target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return .targetSpaceOrControl }
         if !isInATargetForm(context.target, method: context.method) { return .targetForm }
-        if context.target.utf8.first != UInt8(ascii: "/"), context.method != "CONNECT", isHTTPURIWithoutHost(context.target) {
+        if HTTPRequest.isHTTPURIWithoutHost(context.target, method: context.method) {
             return .targetWithoutHost
         }
         var hosts = 0

@@ -132,6 +132,22 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(custom.body, [], custom.text)
     }
 
+    /// An `equal` url that is an http URI with no host (`http:///x`) is refused with 400 before
+    /// matching (T13-F9), so a mock of one can never match: kept with a warning.
+    func testAnEqualURLThatIsAnHTTPURIWithoutAHostIsKeptWithAWarning() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"http:///nohost"}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                #"'pattern.url.value' "http:///nohost" is an equal url that is an http URI with no host, which is refused with "#
+                    + #"400 before matching (RFC 9110 section 4.2.1): no request can match this mock"#
+            ])
+    }
+
     /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk
     /// forms, `host:port` for CONNECT, any wildcard or regexp url, a header value without
     /// spaces around it.

@@ -8,7 +8,7 @@ import CatbirdWire
 enum NeverMatchingMock {
     /// One sentence per reason no request could match `pattern`, in this order: an `equal` url
     /// in none of the request-target forms (``HTTPRequest/isInATargetForm(_:method:)``, such
-    /// as `api/users` without its leading `/`), then each `equal` header value with spaces or
+    /// as `api/users` without its leading `/`) or an `http` URI with no host (`http:///x`), then each `equal` header value with spaces or
     /// tabs around it (matched without them, docs/matching.md#request-matching), by header
     /// name; an `equal` url in a target form holding a fragment or a space, which clients never
     /// send, is named in the url's place; a method `ANY` or `*` (compared exactly, try9a F2),
@@ -23,6 +23,11 @@ enum NeverMatchingMock {
                 "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is not a request-target (it starts "
                     + "with neither '/' nor a scheme such as http://, and is not '*' or host:port for CONNECT): "
                     + "no request can match this mock\(hint)")
+        }
+        else if pattern.url.kind == .equal, HTTPRequest.isHTTPURIWithoutHost(url, method: pattern.method.rawValue) {
+            warnings.append(
+                "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is an http URI with no host, which is "
+                    + "refused with 400 before matching (RFC 9110 section 4.2.1): no request can match this mock")
         }
         else if pattern.url.kind == .equal, let hint = clientsNeverSend(url) {
             warnings.append(hint)
