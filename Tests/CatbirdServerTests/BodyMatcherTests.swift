@@ -47,10 +47,11 @@ final class BodyMatcherTests: ServerTestCase {
     /// `{"a":1,"b":[1,2],"a":2}`, silently by its first `a`, while the control API refuses a key
     /// given twice. A pattern naming a key twice is now refused with 400; a request body naming
     /// one twice is read by its first value, by `json` and `jsonPath` alike (docs/matching.md#body-matchers).
+    /// The reason read "is JSON whose its top-level object" (tester finding T13B-F9).
     func testAJSONPatternWithADuplicateKeyIsRefusedAndABodysFirstValueCounts() throws {
         for (value, reason) in [
-            (#"{\"a\":1,\"b\":[1,2],\"a\":2}"#, #"its top-level object has the key "a" more than once"#),
-            (#"{\"x\":[{\"k\":1,\"k\":1}]}"#, #"its object 'x[0]' has the key "k" more than once"#),
+            (#"{\"a\":1,\"b\":[1,2],\"a\":2}"#, #"top-level object has the key "a" more than once"#),
+            (#"{\"x\":[{\"k\":1,\"k\":1}]}"#, #"object 'x[0]' has the key "k" more than once"#),
         ] {
             let action = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"body":{"kind":"json","value":"\#(value)"}},"response":{"status":200}}"#
             let refused = try client.json("POST", "/catbird/api/mocks", action)

@@ -23,7 +23,7 @@ enum BodyPatternCheck {
                     + "to match it: \(syntaxError)")
         }
         if let (path, key) = findings.duplicateKey {
-            let object = path.isEmpty ? "its top-level object" : "its object '\(path)'"
+            let object = path.isEmpty ? "top-level object" : "object '\(path)'"
             throw .invalidBodyPattern(
                 reason: "'pattern.body.value' is JSON whose \(object) has the key \(JSONText.shortString(key)) more than once, "
                     + "so which value the mock expects is unclear; give each key once")
