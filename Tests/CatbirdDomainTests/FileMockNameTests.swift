@@ -43,6 +43,17 @@ final class FileMockNameTests: XCTestCase {
         }
     }
 
+    /// Tester finding T13B-F10, the exact target: record mode wrote `rec/api/a<LF>b` for
+    /// `GET /api/a%0Ab`. A name holding a control character after decoding is refused (never
+    /// recorded, never served), as a NUL was; a space and other characters are kept.
+    func testControlCharactersAfterDecodingAreRefused() {
+        for target in ["/api/a%0Ab", "/api/a%0Db", "/a%09b", "/a%1Fb", "/a%7Fb", "/host%0A/x"] {
+            XCTAssertNil(name(target), target)
+        }
+        XCTAssertEqual(name("/api/a%20b"), "api/a b")
+        XCTAssertEqual(name("/api/%C3%A9"), "api/é")
+    }
+
     func testAbsolutePathInTheTargetStaysRelative() {
         XCTAssertEqual(name("//etc/passwd"), "etc/passwd")
         XCTAssertEqual(name("/%2Fetc%2Fpasswd"), "etc/passwd")

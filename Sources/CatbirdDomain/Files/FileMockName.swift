@@ -16,7 +16,9 @@ import CatbirdSupport
 ///   (tester finding T12-F8); a `#` in a name is written `%23`.
 ///
 /// Refused (nil), so that no name can leave the directory: a `..` segment after decoding (so
-/// `%2e%2e` and `..%2f` too), a backslash, a NUL, bytes that are not UTF-8, a host that is not a
+/// `%2e%2e` and `..%2f` too), a backslash, a control character after decoding (a NUL, a line
+/// break: `%0A` made a recorded file's name hold a line feed, tester finding T13B-F10), bytes
+/// that are not UTF-8, a host that is not a
 /// plain host name or address, names ending in the sidecar suffix, and a record mode temporary
 /// file's name (``RecordingTemporaryFile``, T12-F3), which are never served nor recorded.
 public struct FileMockName: Sendable, Equatable {
@@ -60,7 +62,9 @@ public struct FileMockName: Sendable, Equatable {
         let queryStart = rest.firstIndex(of: "?")
         let rawPath = queryStart.map { rest[..<$0] } ?? rest
         let query = queryStart.map { rest[rest.index(after: $0)...] }
-        guard let decoded = Self.percentDecoded(rawPath), !decoded.contains("\\"), !decoded.contains("\0") else { return nil }
+        guard let decoded = Self.percentDecoded(rawPath), !decoded.contains("\\"),
+              !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { return nil }
         var segments: [String] = []
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) where segment != "." {
             if segment == ".." { return nil }
