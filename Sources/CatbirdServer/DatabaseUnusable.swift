@@ -5,7 +5,7 @@ import Foundation
 /// Why the database file cannot be used at start-up: a file that is not an SQLite database, or
 /// is another program's; a corrupt or truncated file; a file or folder that cannot be written;
 /// a full disk while migrating; a schema newer than this binary; its `-wal` or `-shm` without it
-/// (another process may be using them; T13-F12). `catbird` exits 3 on it:
+/// (another process may be using them; T13-F12); a device, FIFO or socket (T13B-F7). `catbird` exits 3 on it:
 /// restarting will not help until someone fixes the file (README.md#storage-faults).
 public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
     /// The database path as given (`--db`).
@@ -29,6 +29,8 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
                 return DatabaseUnusable(path: path, reason: "cannot open the file for reading and writing: \(reason)")
             case let .companionsWithoutDatabase(_, files):
                 return DatabaseUnusable(path: path, reason: DatabaseFileLock.LockError.companionsReason(files))
+            case let .notARegularFile(database, kind):
+                return DatabaseUnusable(path: path, reason: DatabaseFileLock.LockError.notARegularFileReason(database, kind: kind))
             }
         case let error as MigrationError:
             if case let .failed(_, _, sqlite) = error, let reason = sqlite.environmentalReason {

@@ -42,6 +42,11 @@ public final class DatabaseFileLock: Sendable {
         /// process may be using them, e.g. a server whose file was moved or deleted while it ran
         /// (tester finding T13-F12: a start removed them, and with them all that server's data).
         case companionsWithoutDatabase(database: String, files: [String])
+        /// Something that is not a regular file is at the path (after symbolic links): `kind`
+        /// says what (``DatabaseFileLock/fileKind(atPath:)``, e.g. "a block device"). Refused before it is opened
+        /// for writing (tester finding T13B-F7: SQLite took a block device for an empty file and
+        /// wrote its first pages; `/dev/null` got a `/dev/null-journal` beside it).
+        case notARegularFile(database: String, kind: String)
 
         public var description: String {
             switch self {
@@ -52,7 +57,15 @@ public final class DatabaseFileLock: Sendable {
                 return "cannot open database file \(database): \(reason)"
             case let .companionsWithoutDatabase(database, files):
                 return "database \(database): \(Self.companionsReason(files))"
+            case let .notARegularFile(database, kind):
+                return "database \(database): \(Self.notARegularFileReason(database, kind: kind))"
             }
+        }
+
+        /// Why a `--db` that is `kind` (``DatabaseFileLock/fileKind(atPath:)``) is refused, and what to do.
+        public static func notARegularFileReason(_ database: String, kind: String) -> String {
+            "\(database) is \(kind), not a regular file: give a regular file's path (nothing was opened for writing, "
+                + "nothing created beside it)"
         }
 
         /// Why `files` without their database stop a start, and what to do.
@@ -70,20 +83,31 @@ public final class DatabaseFileLock: Sendable {
     ///   ``LockError/cannotOpen(database:reason:)`` when the file cannot be opened read-write or
     ///   created (a missing folder, a directory, a read-only file or file system, a symbolic
     ///   link to nothing), ``LockError/companionsWithoutDatabase(database:files:)`` when the
-    ///   file is missing but its `-wal` or `-shm` is there (the file it created is removed again).
+    ///   file is missing but its `-wal` or `-shm` is there (the file it created is removed again),
+    ///   ``LockError/notARegularFile(database:kind:)`` when a device, FIFO or socket is at the
+    ///   path (checked before opening it, and again on the opened descriptor).
     public init(databasePath: String) throws(LockError) {
         path = databasePath
         var created = true
         var opened = open(databasePath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if opened < 0 && errno == EEXIST {
             created = false
-            opened = open(databasePath, O_RDWR | O_CLOEXEC)
+            if let kind = Self.fileKind(atPath: databasePath) {
+                throw .notARegularFile(database: databasePath, kind: kind)
+            }
+            // O_NONBLOCK and O_NOCTTY: a FIFO or terminal put at the path since the check above is
+            // neither waited for nor made this process's terminal; the `fstat` below refuses it.
+            opened = open(databasePath, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         }
         descriptor = opened
         createdFile = created
         guard descriptor >= 0 else {
             let code = errno
             throw .cannotOpen(database: databasePath, reason: Self.explain(code, path: databasePath, existed: !created))
+        }
+        if let kind = Self.fileKind(descriptor: descriptor) {
+            release()  // not `close`: every property is set, so `deinit` runs and would close it again
+            throw .notARegularFile(database: databasePath, kind: kind)
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK

@@ -114,6 +114,62 @@ final class StartupChecksTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: target), "nothing created")
     }
 
+    /// Regression (tester finding T13B-F7, nearby): `--db` naming a FIFO, `/dev/null`,
+    /// `/dev/zero` or `/dev/full` failed with a misleading "disk I/O error" (or "the disk holding
+    /// the database is full") and left `<db>-journal` beside it (`/dev/null-journal`). Now each,
+    /// also through a symbolic link, exits 3 saying what it is, before anything opens it for
+    /// writing: nothing is created beside it.
+    func testADeviceOrAFIFOAsTheDatabaseIsRefusedWithNothingBesideIt() throws {
+        let fifo = directory.appendingPathComponent("pipe.sqlite").path
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0, String(cString: strerror(errno)))
+        let link = directory.appendingPathComponent("null-link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")
+        let cases = [
+            (fifo, "a FIFO (named pipe)"), (link, "a character device"), ("/dev/null", "a character device"),
+            ("/dev/zero", "a character device"), ("/dev/full", "a character device"),
+        ]
+        for (path, kind) in cases {
+            let beside = ["-journal", "-wal", "-shm"].flatMap { [path + $0, "/dev/null" + $0] }
+            let before = beside.filter(Self.exists)
+            let result = try run(["--port", "\(try FreePort.next())", "--db", path])
+            XCTAssertEqual(result.status, 3, "\(path): \(result.output)")
+            XCTAssertTrue(result.stderr.contains("\(path) is \(kind), not a regular file: give a regular file's path"), result.stderr)
+            XCTAssertEqual(beside.filter(Self.exists), before, "\(path): nothing is created beside it")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["null-link.sqlite", "pipe.sqlite"])
+    }
+
+    /// Regression (tester finding T13B-F7): `--db` naming a block device (a loop device over a
+    /// scratch image here; `/dev/sdb` by a typo) passed the start-up check as an empty file (a
+    /// device's size reads as 0), and SQLite wrote its header over the device's first pages, its
+    /// partition table, then failed with exit 1 and left `<device>-shm` in `/dev`. Now exit 3
+    /// before the device is opened for writing; its bytes are unchanged.
+    func testABlockDeviceAsTheDatabaseIsLeftUnchanged() throws {
+        let losetup = ["/usr/sbin/losetup", "/sbin/losetup"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard getuid() == 0, let losetup else {
+            throw XCTSkip("making a loop device needs root and losetup; the FIFO and /dev/null test covers the same check")
+        }
+        let image = directory.appendingPathComponent("disk.img")
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        let label = Array("a disk's first bytes, not SQLite".utf8)
+        bytes.replaceSubrange(0..<label.count, with: label)
+        bytes[510] = 0x55
+        bytes[511] = 0xAA  // an MBR's signature
+        try Data(bytes).write(to: image)
+        let attach = try ProcessRunner.run(URL(fileURLWithPath: losetup), ["-f", "--show", image.path], in: directory)
+        guard attach.status == 0 else { throw XCTSkip("losetup could not attach a loop device: \(attach.output)") }
+        let device = attach.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: losetup), ["-d", device], in: directory) }
+
+        let result = try run(["--port", "\(try FreePort.next())", "--db", device])
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(result.stderr.contains("\(device) is a block device, not a regular file: give a regular file's path"), result.stderr)
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: device))
+        defer { try? handle.close() }
+        XCTAssertEqual(Array(try XCTUnwrap(try handle.read(upToCount: bytes.count))), bytes, "the device's bytes are unchanged")
+        for suffix in ["-journal", "-wal", "-shm"] { XCTAssertFalse(Self.exists(device + suffix), "\(device + suffix) was created") }
+    }
+
     /// Regression: `--db=` (empty) reached SQLite and came back as an SQL error.
     func testAnEmptyDatabasePathIsAUsageError() throws {
         for arguments in [["--db="], ["--db", ""]] {
@@ -177,6 +233,12 @@ final class StartupChecksTests: XCTestCase {
         try ProcessRunner.run(
             try BuiltProducts.executable(named: "catbird"), arguments, in: directory,
             environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+    }
+
+    /// Whether anything (a dangling symbolic link too) is at `path`.
+    private static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
     }
 
     private static func loopbackIPv6Works() -> Bool {
