@@ -56,6 +56,10 @@ public final class CatbirdServer: Sendable {
     private let storedExpressions: StoredExpressionsCompiler
     private let location: DatabaseLocation
     private let lock: DatabaseFileLock
+    /// The `-wal` and `-shm` as opened: ``stop()`` removes or moves them aside when the file was
+    /// deleted or replaced under the server (tester findings T13B-F5, T13B-F1).
+    private let companions: DatabaseCompanions
+    private let log: Logger
     private let origin = ServerOrigin()
     private let stopped = Mutex(false)
     /// The `/catbird` routes this server answers (what the OpenAPI document must describe).
@@ -85,6 +89,7 @@ public final class CatbirdServer: Sendable {
                 timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize, caFile: settings.upstreamCAFile,
                 budget: configuration.bodyBudget) : nil
         let log = Logger(level: settings.logLevel)
+        self.log = log
         location = DatabaseLocation(settings.databasePath)
         let claimed: DatabaseFileLock
         do {
@@ -121,6 +126,7 @@ public final class CatbirdServer: Sendable {
             // in JournalRecords), `url_kind` a `PatternMatch.Kind`. Read connections never write.
             // https://www.sqlite.org/pragma.html#pragma_ignore_check_constraints
             try writeConnection.execute("PRAGMA ignore_check_constraints=ON")
+            companions = DatabaseCompanions(databasePath: location.path)  // open in WAL mode and migrated: both are there
             // Checks before each write that the file is still at its path (tester finding T13-F8).
             writer = SerialDatabase(writeConnection, faults: faults, checksFile: true)
             let readPath = location.path
@@ -277,6 +283,7 @@ public final class CatbirdServer: Sendable {
         sql.close()
         reader.close()
         writer.close()
+        if let note = companions.settle(after: lock.whereabouts()) { log.warning("database \(settings.databasePath): \(note)") }
         lock.release()
         location.removeIfTemporary()
     }

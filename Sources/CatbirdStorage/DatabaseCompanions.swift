@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `-wal` and `-shm` files SQLite keeps beside a database in WAL mode, as the server opened
+/// them (device and inode numbers, taken right after opening the file), so that a server whose
+/// file was deleted or replaced under it deals at its clean stop with its own, and only its own
+/// (``settle(after:processID:)``).
+///
+/// SQLite removes both itself when its last connection closes, except when the file was moved:
+/// it then skips the checkpoint (`SQLITE_READONLY_DBMOVED`) and leaves them at the path. Left
+/// there, after a deletion they made the next start refuse (tester finding T13B-F5: the README's
+/// "restart the server, which starts a new, empty file" failed with exit 3), and beside a
+/// replacement SQLite (the next start, the `sqlite3` shell) replayed this WAL into the other file
+/// and corrupted it for good (T13B-F1).
+public struct DatabaseCompanions: Sendable {
+    /// A file's device and inode numbers (`stat`).
+    struct Identity: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// The database file's path.
+    public let databasePath: String
+    /// The `-wal` and the `-shm` as they were when recorded; nil for one that was not there.
+    let wal: Identity?
+    let shm: Identity?
+
+    /// Records the `-wal` and `-shm` beside `databasePath` now. Call once a connection has opened
+    /// the file in WAL mode (SQLite has made both by then) and they are this server's alone (it
+    /// holds the ``DatabaseFileLock``).
+    public init(databasePath: String) {
+        self.databasePath = databasePath
+        wal = Self.identity(of: databasePath + "-wal")
+        shm = Self.identity(of: databasePath + "-shm")
+    }
+
+    /// At a clean stop, after every connection on the file is closed and before the
+    /// ``DatabaseFileLock`` is released: with the file at its path or moved away (nothing at the
+    /// path: putting it back beside them recovers what they hold), does nothing. With the file
+    /// deleted (no name left: nobody can open it again), removes the recorded `-wal` and `-shm`
+    /// still at the path. With the path naming another file while this one still has a name
+    /// elsewhere, moves the `-wal` aside to `<db>-wal.catbird-orphan-<pid>` and removes the
+    /// `-shm` (only an index SQLite rebuilds from the WAL). A file at the path with another
+    /// device or inode number is another's and left alone; so are both while another process has
+    /// the `-shm` open (``openedElsewhere()``).
+    /// - Returns: what was done or left, for a warning in the log; nil when there was nothing to do.
+    public func settle(after whereabouts: DatabaseFileLock.Whereabouts, processID: Int32 = getpid()) -> String? {
+        let deleted: Bool
+        switch whereabouts {
+        case .atItsPath, .movedAway: return nil
+        case .deleted: deleted = true
+        case let .replaced(gone): deleted = gone
+        }
+        let walPath = databasePath + "-wal", shmPath = databasePath + "-shm"
+        let ownWAL = wal != nil && Self.identity(of: walPath) == wal
+        let ownSHM = shm != nil && Self.identity(of: shmPath) == shm
+        guard ownWAL || ownSHM else { return nil }
+        let own = (ownWAL ? [walPath] : []) + (ownSHM ? [shmPath] : [])
+        if let holder = openedElsewhere() {
+            return "left \(own.joined(separator: " and ")), this server's WAL of the file that was at \(databasePath) before it was "
+                + "\(deleted ? "deleted" : "replaced"): process \(holder) has \(shmPath) open (it opened \(databasePath) since, and "
+                + "reads this WAL as its file's). Stop it, then move them away before opening \(databasePath) again"
+        }
+        if deleted {
+            let failed = own.filter { unlink($0) != 0 }
+            return "removed \(own.filter { !failed.contains($0) }.joined(separator: " and ")), this server's WAL of the database file "
+                + "deleted under it (which nobody can open any more), so that "
+                + (whereabouts == .deleted
+                    ? "the next start on \(databasePath) begins a new, empty file"
+                    : "nothing replays it into the file now at \(databasePath)")
+                + (failed.isEmpty ? "" : "; could not remove \(failed.joined(separator: " and ")): remove them before the next start")
+        }
+        guard ownWAL else {
+            unlink(shmPath)
+            return nil
+        }
+        guard let orphan = Self.moveAside(walPath, processID: processID) else {
+            return "could not move \(walPath) aside (\(String(cString: strerror(errno)))): it holds this server's changes to the file "
+                + "that was at \(databasePath) before it was replaced, not to the file now there; move it away before opening "
+                + "\(databasePath), or SQLite replays it into that file and corrupts it"
+        }
+        if ownSHM { unlink(shmPath) }
+        return "moved \(walPath) to \(orphan): it holds this server's changes not yet copied into the file it opened, which was "
+            + "moved away from \(databasePath) and replaced by another file; left there, SQLite would replay it into the file now "
+            + "at \(databasePath) and corrupt it. To recover those changes, put the moved file back at \(databasePath) and "
+            + "rename \(orphan) to \(walPath) before opening it"
+    }
+
+    /// A process (other than this one) holding a lock on the `-shm` at the path, as every
+    /// SQLite connection with the WAL index open does: a shared lock on byte 128, the "dead man
+    /// switch", beside the lock bytes 120-127 it takes while reading or writing (SQLite's
+    /// os_unix.c, `UNIX_SHM_BASE` and `UNIX_SHM_DMS`); nil when none does or there is no `-shm`.
+    /// `F_GETLK` only asks: it takes no lock.
+    func openedElsewhere() -> pid_t? {
+        let descriptor = open(databasePath + "-shm", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }  // drops no lock of this process's: its connections are closed
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 120
+        probe.l_len = 9
+        guard fcntl(descriptor, F_GETLK, &probe) == 0, probe.l_type != Int16(F_UNLCK) else { return nil }
+        return probe.l_pid
+    }
+
+    /// Moves `path` to `<path>.catbird-orphan-<pid>` (or `…-<pid>-2`, `-3` … when that exists:
+    /// `link` never replaces a file), then unlinks `path`; the new path, or nil with `errno` set.
+    private static func moveAside(_ path: String, processID: Int32) -> String? {
+        for attempt in 1...100 {
+            let orphan = "\(path).catbird-orphan-\(processID)" + (attempt == 1 ? "" : "-\(attempt)")
+            if link(path, orphan) == 0 {
+                unlink(path)
+                return orphan
+            }
+            guard errno == EEXIST else { return nil }
+        }
+        return nil
+    }
+
+    /// `stat`'s device and inode of `path` (not following a final symbolic link); nil when nothing is there.
+    static func identity(of path: String) -> Identity? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+}

@@ -1,0 +1,208 @@
+import CatbirdServer
+import CatbirdStorage
+import CatbirdTestSupport
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a server whose database file was deleted, moved or replaced under it leaves at the path
+/// when it stops cleanly (README.md#storage-faults): SQLite leaves the `-wal` and `-shm` there
+/// for a moved file; the server removes them or moves them aside, and only its own.
+final class StorageFaultStopTests: XCTestCase {
+    private var directory: URL!
+    private var database: String { directory.appendingPathComponent("catbird.sqlite").path }
+    private var arguments: [String] = []
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-stop-faults-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        arguments = ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"]
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Regression (tester finding T13B-F5): after `rm` of the file under a running server, its
+    /// clean stop left `<db>-wal` and `<db>-shm` at the path, and the restart the README
+    /// advises ("restart the server, which starts a new, empty file") exited 3 with "found
+    /// …-wal and …-shm without the database file itself". Now the stop removes them (its own,
+    /// by device and inode) and the restart begins a new, empty file.
+    func testARestartAfterTheFileWasDeletedStartsAfresh() throws {
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/kept", body: "kept")
+        XCTAssertGreaterThan(try fileSize(database + "-wal"), 0, "the mock is in the WAL")
+        XCTAssertEqual(unlink(database), 0)
+        let refused = try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/after-rm", body: Array("x".utf8)))
+        E2E.assertError(refused, status: 503, reasonContains: "\(database) was deleted")
+
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertTrue(
+            ended.stderr.contains("removed \(database)-wal and \(database)-shm, this server's WAL of the database file deleted under it"),
+            ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("the next start on \(database) begins a new, empty file"), ended.stderr)
+        for suffix in ["", "-wal", "-shm"] { XCTAssertFalse(exists(database + suffix), "\(database + suffix) is left") }
+
+        let restarted = try LaunchedServer(arguments, in: directory)  // exited 3 before the fix
+        let again = try restarted.client()
+        XCTAssertEqual(try again.request("GET", "/kept").status, 404, "a new, empty file")
+        try E2E.addMock(again, url: "/new", body: "new")
+        XCTAssertEqual(try again.request("GET", "/new").text, "new")
+        XCTAssertEqual(try restarted.terminate().status, 0)
+    }
+
+    /// Regression (tester finding T13B-F1, its repro): another Catbird database `mv`ed over a
+    /// running server's file (`cp d.sqlite e.tmp; mv e.tmp e.sqlite`). At its clean stop the
+    /// server left its `-wal` and `-shm` beside the replacement; the next start replayed that
+    /// WAL into it and refused it as "corrupt or truncated (PRAGMA quick_check: Page …)", and
+    /// the `sqlite3` shell checkpointed it in, corrupting the replacement for good. Now the stop
+    /// removes them (the file they belong to has no name left) and the replacement starts whole.
+    func testAFileReplacedUnderTheServerIsNotCorruptedByItsWAL() throws {
+        let other = try otherDatabase()
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        let body = String(repeating: "k", count: 3000)
+        for index in 0..<30 { try E2E.addMock(client, url: "/kept/\(index)", body: body) }
+        for index in 0..<200 { XCTAssertEqual(try client.request("GET", "/kept/\(index % 30)").status, 200) }
+        let copy = directory.appendingPathComponent("e.tmp").path
+        try FileManager.default.copyItem(atPath: other, toPath: copy)
+        XCTAssertEqual(rename(copy, database), 0)
+
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("removed \(database)-wal and \(database)-shm"), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("so that nothing replays it into the file now at \(database)"), ended.stderr)
+        XCTAssertFalse(exists(database + "-wal"))
+        XCTAssertFalse(exists(database + "-shm"))
+
+        let next = try LaunchedServer(arguments, in: directory)  // exited 3, "corrupt", before the fix
+        let again = try next.client()
+        XCTAssertEqual(try again.request("GET", "/other").text, "the replacement's")
+        XCTAssertEqual(try again.request("GET", "/kept/0").status, 404, "nothing of the replaced file's WAL")
+        XCTAssertEqual(try next.terminate().status, 0)
+    }
+
+    /// T13B-F1 with the file moved away first (`mv e.sqlite e.bak; cp d.sqlite e.sqlite`): the
+    /// stop moves its WAL aside to `<db>-wal.catbird-orphan-<pid>` (it holds the moved file's
+    /// changes), the replacement starts whole, and putting the moved file back with that WAL
+    /// recovers every change, as the warning says.
+    func testAFileMovedAwayAndReplacedKeepsItsWALAside() throws {
+        let other = try otherDatabase()
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        for index in 0..<20 { try E2E.addMock(client, url: "/kept/\(index)", body: "kept \(index)") }
+        let moved = directory.appendingPathComponent("moved.sqlite").path
+        XCTAssertEqual(rename(database, moved), 0)
+        try FileManager.default.copyItem(atPath: other, toPath: database)
+
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        let orphan = "\(database)-wal.catbird-orphan-\(server.process.processIdentifier)"
+        XCTAssertTrue(ended.stderr.contains("moved \(database)-wal to \(orphan)"), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("put the moved file back at \(database) and rename \(orphan) to \(database)-wal"), ended.stderr)
+        XCTAssertGreaterThan(try fileSize(orphan), 0, "the moved file's changes are in it")
+        XCTAssertFalse(exists(database + "-wal"))
+        XCTAssertFalse(exists(database + "-shm"))
+
+        let next = try LaunchedServer(arguments, in: directory)
+        XCTAssertEqual(try next.client().request("GET", "/other").text, "the replacement's")
+        XCTAssertEqual(try next.terminate().status, 0)
+
+        XCTAssertEqual(rename(moved, database), 0)
+        XCTAssertEqual(rename(orphan, database + "-wal"), 0)
+        let recovered = try LaunchedServer(arguments, in: directory)
+        let back = try recovered.client()
+        for index in 0..<20 { XCTAssertEqual(try back.request("GET", "/kept/\(index)").text, "kept \(index)") }
+        XCTAssertEqual(try recovered.terminate().status, 0)
+    }
+
+    /// A `-wal` at the path that is not the server's own (another inode: here the file and its
+    /// WAL were deleted, as by `git clean -fdx`, and others put in their place) is left alone.
+    func testAnotherFilesWALAtThePathIsLeftAlone() throws {
+        let server = try LaunchedServer(arguments, in: directory)
+        try E2E.addMock(try server.client(), url: "/kept", body: "kept")
+        for suffix in ["", "-wal", "-shm"] { XCTAssertEqual(unlink(database + suffix), 0, suffix) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: database, contents: Data()))
+        let foreign = Data("another process's WAL".utf8)
+        XCTAssertTrue(FileManager.default.createFile(atPath: database + "-wal", contents: foreign))
+
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: database + "-wal"), foreign, "left as it was")
+        XCTAssertFalse(ended.stderr.contains("removed \(database)-wal"), ended.stderr)
+    }
+
+    /// T13B-F1's live variant, the limit README.md#storage-faults names: another process opened
+    /// the replacement while the server ran, and reads the server's `-wal` through its `-shm`
+    /// as the replacement's. The server cannot tell at that start; at its stop it sees the
+    /// `-shm` locked by that process and leaves both, saying so, rather than pull them from under it.
+    func testAWALAnotherProcessHasOpenIsLeftAtStop() throws {
+        let other = try otherDatabase()
+        let server = try LaunchedServer(arguments, in: directory)
+        try E2E.addMock(try server.client(), url: "/kept", body: "kept")
+        let moved = directory.appendingPathComponent("moved.sqlite").path
+        XCTAssertEqual(rename(database, moved), 0)
+        try FileManager.default.copyItem(atPath: other, toPath: database)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            try:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchall()
+            except Exception as error:
+                pass
+            print("open", flush=True)
+            sys.stdin.read()
+            """
+        reader.arguments = ["python3", "-c", script, database]
+        let input = Pipe(), output = Pipe()
+        reader.standardInput = input
+        reader.standardOutput = output
+        try reader.run()
+        defer {
+            kill(reader.processIdentifier, SIGKILL)  // not a clean close: that would checkpoint the WAL into the replacement
+            reader.waitUntilExit()
+        }
+        var said = ""
+        while !said.hasSuffix("\n"), case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertEqual(said, "open\n", "the reader has the replacement open")
+
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertTrue(
+            ended.stderr.contains("left \(database)-wal and \(database)-shm, this server's WAL of the file that was at \(database) "
+                + "before it was replaced: process \(reader.processIdentifier) has \(database)-shm open"),
+            ended.stderr)
+        XCTAssertTrue(exists(database + "-wal"))
+        XCTAssertTrue(exists(database + "-shm"))
+    }
+
+    // MARK: - Helpers
+
+    /// A stopped Catbird database with the mock `GET /other` → "the replacement's" (no `-wal`).
+    private func otherDatabase() throws -> String {
+        let path = directory.appendingPathComponent("other.sqlite").path
+        let server = try CatbirdServer(settings: .init(port: 0, databasePath: path, logLevel: .error))
+        try server.start()
+        try E2E.addMock(try RawHTTPClient(port: server.port), url: "/other", body: "the replacement's")
+        server.stop()
+        XCTAssertFalse(exists(path + "-wal"), "a clean stop leaves no WAL")
+        return path
+    }
+
+    private func fileSize(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    private func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+}
