@@ -283,7 +283,9 @@ public final class CatbirdServer: Sendable {
         sql.close()
         reader.close()
         writer.close()
-        if let note = companions.settle(after: lock.whereabouts()) { log.warning("database \(settings.databasePath): \(note)") }
+        if let note = companions.settle(after: lock.whereabouts(), movedTo: lock.currentName()) {
+            log.warning("database \(settings.databasePath): \(note)")
+        }
         lock.release()
         location.removeIfTemporary()
     }

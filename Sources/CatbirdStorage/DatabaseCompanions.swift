@@ -38,8 +38,8 @@ public struct DatabaseCompanions: Sendable {
     }
 
     /// At a clean stop, after every connection on the file is closed and before the
-    /// ``DatabaseFileLock`` is released: with the file at its path or moved away (nothing at the
-    /// path: putting it back beside them recovers what they hold), does nothing. With the file
+    /// ``DatabaseFileLock`` is released: with the file at its path, does nothing; moved away
+    /// (nothing at the path), see below. With the file
     /// deleted (no name left: nobody can open it again), removes the recorded `-wal` and `-shm`
     /// still at the path. With the path naming another file while this one still has a name
     /// elsewhere, moves the `-wal` aside to `<db>-wal.catbird-orphan-<pid>` and removes the
@@ -47,10 +47,21 @@ public struct DatabaseCompanions: Sendable {
     /// device or inode number is another's and left alone; so are both while another process has
     /// the `-shm` open (``openedElsewhere()``).
     /// - Returns: what was done or left, for a warning in the log; nil when there was nothing to do.
-    public func settle(after whereabouts: DatabaseFileLock.Whereabouts, processID: Int32 = getpid()) -> String? {
+    ///
+    /// A file moved away whose new name is known (`movedTo`, ``DatabaseFileLock/currentName()``)
+    /// gets its changes back (tester finding T13B-F11: three acknowledged mocks were in the `-wal`
+    /// left at the old path, the moved file held no table): the recorded `-wal` is moved beside
+    /// it under its new name, the `-shm` removed, and the file opened once to copy the WAL into
+    /// it (a `TRUNCATE` checkpoint). When that cannot be done (a `-wal` or `-shm` already beside
+    /// the moved file, another process on the `-shm`, a failed rename or checkpoint) both are
+    /// left at the path, as before, and the note says how to recover by hand.
+    public func settle(
+        after whereabouts: DatabaseFileLock.Whereabouts, movedTo: String? = nil, processID: Int32 = getpid()
+    ) -> String? {
         let deleted: Bool
         switch whereabouts {
-        case .atItsPath, .movedAway: return nil
+        case .atItsPath: return nil
+        case .movedAway: return recover(movedTo: movedTo)
         case .deleted: deleted = true
         case let .replaced(gone): deleted = gone
         }
@@ -87,6 +98,39 @@ public struct DatabaseCompanions: Sendable {
             + "moved away from \(databasePath) and replaced by another file; left there, SQLite would replay it into the file now "
             + "at \(databasePath) and corrupt it. To recover those changes, put the moved file back at \(databasePath) and "
             + "rename \(orphan) to \(walPath) before opening it"
+    }
+
+    /// ``settle(after:movedTo:processID:)`` for a file moved away: its recorded `-wal` moved
+    /// beside it as `<movedTo>-wal` and copied into it; nil when there is no `-wal` of its own at
+    /// the path.
+    private func recover(movedTo: String?) -> String? {
+        let walPath = databasePath + "-wal", shmPath = databasePath + "-shm"
+        guard wal != nil, Self.identity(of: walPath) == wal else { return nil }
+        let byHand = "put the file back at \(databasePath) (its changes since the last checkpoint are in \(walPath)), "
+            + "or move \(walPath) beside it with its new name + \"-wal\" before opening it"
+        guard let movedTo else { return "the database file was moved away and its new name is unknown: " + byHand }
+        if let holder = openedElsewhere() {
+            return "left \(walPath): process \(holder) has \(shmPath) open; " + byHand
+        }
+        let target = movedTo + "-wal"
+        guard Self.identity(of: target) == nil, Self.identity(of: movedTo + "-shm") == nil else {
+            return "the database file was moved to \(movedTo), beside which a -wal or -shm already is: " + byHand
+        }
+        guard link(walPath, target) == 0 else {
+            return "could not move \(walPath) beside \(movedTo) (\(String(cString: strerror(errno)))): " + byHand
+        }
+        unlink(walPath)
+        if shm != nil, Self.identity(of: shmPath) == shm { unlink(shmPath) }
+        do throws(SQLiteError) {
+            let database = try Database(path: movedTo)
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            database.close()
+        } catch {
+            return "moved \(walPath) to \(target) beside the database file, which was moved to \(movedTo) while the server ran, "
+                + "but copying it into the file failed (\(error)): open \(movedTo) with its -wal beside it to keep those changes"
+        }
+        return "the database file was moved to \(movedTo) while the server ran: its changes since the last checkpoint "
+            + "(in \(walPath)) were written into it there"
     }
 
     /// A process (other than this one) holding a lock on the `-shm` at the path, as every

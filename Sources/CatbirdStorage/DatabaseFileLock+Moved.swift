@@ -48,6 +48,19 @@ extension DatabaseFileLock {
         return errno == ENOENT || errno == ENOTDIR ? .movedAway : .atItsPath
     }
 
+    /// The locked file's current name, read from `/proc/self/fd` (Linux): where a file moved
+    /// away from ``path`` now is; nil when it has no name left, after ``release()``, or where
+    /// `/proc` cannot tell.
+    public func currentName() -> String? {
+        guard !released.load(ordering: .acquiring) else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let name = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard name.hasPrefix("/"), !name.hasSuffix(" (deleted)") else { return nil }
+        return name
+    }
+
     /// Whether ``path`` still names the locked file: nil while it does (and after
     /// ``release()``); otherwise an `SQLiteError` with ``movedCode`` whose message says what
     /// became of it (``whereabouts()``): deleted (the open file has no name left), gone from the

@@ -55,6 +55,33 @@ final class StorageFaultStopTests: XCTestCase {
         XCTAssertEqual(try restarted.terminate().status, 0)
     }
 
+    /// Regression (tester finding T13B-F11, its repro): three mocks added (201), the file moved
+    /// to `moved/` under the server, a clean stop: the moved file held no table (4096 bytes, the
+    /// mocks in the `-wal` left at the old path), and a start on it began a new, empty database.
+    /// Now the stop moves its `-wal` beside the moved file and copies it in: a start on the moved
+    /// file serves the three mocks, and nothing is left at the old path.
+    func testAFileMovedAwayGetsItsChangesAtTheCleanStop() throws {
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        for name in ["a", "b", "c"] { try E2E.addMock(client, url: "/\(name)", body: name) }
+        let folder = directory.appendingPathComponent("moved")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let moved = folder.appendingPathComponent("catbird.sqlite").path
+        XCTAssertEqual(rename(database, moved), 0)
+
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("was moved to "), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("were written into it there"), ended.stderr)
+        for suffix in ["", "-wal", "-shm"] { XCTAssertFalse(exists(database + suffix), "\(database + suffix) is left") }
+        XCTAssertFalse(exists(moved + "-wal"), "the checkpoint emptied and removed the moved file's WAL")
+
+        let restarted = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", moved, "--log-level", "warning"], in: directory)
+        let again = try restarted.client()
+        for name in ["a", "b", "c"] { XCTAssertEqual(try again.request("GET", "/\(name)").text, name, "mock /\(name)") }
+        XCTAssertEqual(try restarted.terminate().status, 0)
+    }
+
     /// Regression (tester finding T13B-F1, its repro): another Catbird database `mv`ed over a
     /// running server's file (`cp d.sqlite e.tmp; mv e.tmp e.sqlite`). At its clean stop the
     /// server left its `-wal` and `-shm` beside the replacement; the next start replayed that
