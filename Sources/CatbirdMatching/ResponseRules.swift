@@ -30,8 +30,11 @@ public enum ResponseRules {
     ///   character other than tab, an empty value (libmicrohttpd drops it), `Transfer-Encoding`,
     ///   a `Content-Length` other than the body's length (on a 304 too, where RFC 9110 §8.6 would
     ///   allow the representation's: libmicrohttpd sends its own `Content-Length: 0` there), a
-    ///   `Connection` other than `close`, a second `Date` (any spelling: libmicrohttpd 0.9.75 keeps
-    ///   only the last one it is given, RFC 9110 §6.6.1 allows one; tester finding T13-F5).
+    ///   `Connection` other than `close`, a second `Connection` (the wire carries one
+    ///   `Connection: close`, the journal would hold `close, close`), a second field of
+    ///   ``singletonFields`` (any spelling; tester findings T13-F5 for `Date`, T13B-F2), a value
+    ///   that is only spaces and tabs or has them around it (RFC 9110 §5.5: they are not part of
+    ///   the value, so a client reads it without them while the journal would hold them; T13B-F3).
     public static func check(
         status: Int, headers: [(name: String, value: String)], bodyLength: Int, source: Source
     ) throws(Violation) {
@@ -51,7 +54,8 @@ public enum ResponseRules {
                     + (source == .mock ? "remove 'response.body'" : "the body file must be empty"))
         }
         let where_ = source == .mock ? "response header" : "header"
-        var date: String?
+        var singletons: [String: String] = [:]  // lower-cased name: the spelling first given
+        var connection: String?
         for (name, value) in headers {
             let quoted = JSONText.string(name)
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
@@ -60,8 +64,18 @@ public enum ResponseRules {
             guard !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
                 throw Violation(reason: "\(where_) \(quoted) has a control character (such as a line break) in its value")
             }
-            if value.isEmpty {
-                throw Violation(reason: "\(where_) \(quoted) has an empty value, which the server cannot send: leave it out")
+            if value.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                throw Violation(
+                    reason: "\(where_) \(quoted) has an empty value"
+                        + (value.isEmpty ? "" : " (only spaces or tabs, which are not part of a value: RFC 9110 §5.5)")
+                        + ", which the server cannot send: leave it out")
+            }
+            if let first = value.utf8.first, let last = value.utf8.last,
+               let edge = [first, last].first(where: { $0 == 0x20 || $0 == 0x09 }) {
+                throw Violation(
+                    reason: "\(where_) \(quoted) has \(edge == 0x20 ? "a space" : "a tab") at the start or end of its value "
+                        + "\(JSONText.shortString(value)), which is not part of the value (RFC 9110 §5.5): a client reads it without, "
+                        + "while the journal would hold it; remove it")
             }
             if name.equalsIgnoringASCIICase("Transfer-Encoding") {
                 throw Violation(reason: "\(where_) \(quoted) is not allowed: the server frames the body itself (Content-Length)")
@@ -78,19 +92,53 @@ public enum ResponseRules {
                 throw Violation(
                     reason: "\(where_) \(quoted) must be the body's length (\(bodyLength)) or left out: the server sends the body's length")
             }
-            if name.equalsIgnoringASCIICase("Connection"), value.asciiLowercased() != "close" {
-                throw Violation(reason: "\(where_) \(quoted) may only be \"close\": the server manages keep-alive itself")
-            }
-            if name.equalsIgnoringASCIICase("Date") {
-                if let first = date {
-                    throw Violation(
-                        reason: "\(where_) \(quoted) is a second Date (beside \(JSONText.string(first))): a response has one Date "
-                            + "(RFC 9110 §6.6.1) and libmicrohttpd would send only the last; give one")
+            if name.equalsIgnoringASCIICase("Connection") {
+                guard value.asciiLowercased() == "close" else {
+                    throw Violation(reason: "\(where_) \(quoted) may only be \"close\": the server manages keep-alive itself")
                 }
-                date = name
+                if let first = connection {
+                    throw Violation(
+                        reason: "\(where_) \(quoted) is a second Connection (beside \(JSONText.string(first))): the server sends one "
+                            + "Connection: close, while the journal would hold \"close, close\"; give one")
+                }
+                connection = name
+            }
+            let lowered = name.asciiLowercased()
+            if let rule = singletonFields[lowered] {
+                if let first = singletons[lowered] {
+                    throw Violation(
+                        reason: "\(where_) \(quoted) is a second \(rule.name) (beside \(JSONText.string(first))): a response has one "
+                            + "\(rule.name) (\(rule.source)), and clients would read either value; give one")
+                }
+                singletons[lowered] = name
             }
         }
     }
+
+    /// The response fields a response may hold once, by lower-cased name: their spelling and the
+    /// section defining each as a single value rather than a list. RFC 9110 §5.3: "a sender MUST
+    /// NOT generate multiple field lines with the same name in a message … unless that field's
+    /// definition allows multiple field line values to be recombined as a comma-separated list";
+    /// these are the response fields of RFC 9110 and RFC 9111 whose grammar is no list (so two
+    /// spellings of one, such as `Content-Type` and `content-type`, would send two values of which
+    /// curl reads the last and others the first; tester finding T13B-F2). List fields
+    /// (`Set-Cookie`, `Cache-Control`, `Vary`, `Link`, custom fields) may be given in several
+    /// spellings (docs/protocol.md#control-actions).
+    public static let singletonFields: [String: (name: String, source: String)] = Dictionary(
+        uniqueKeysWithValues: ([
+            ("Age", "RFC 9111 §5.1"),
+            ("Content-Length", "RFC 9110 §8.6"),
+            ("Content-Location", "RFC 9110 §8.7"),
+            ("Content-Range", "RFC 9110 §14.4"),
+            ("Content-Type", "RFC 9110 §8.3"),
+            ("Date", "RFC 9110 §6.6.1; libmicrohttpd 0.9.75 would send only the last"),
+            ("ETag", "RFC 9110 §8.8.3"),
+            ("Expires", "RFC 9111 §5.3"),
+            ("Last-Modified", "RFC 9110 §8.8.2"),
+            ("Location", "RFC 9110 §10.2.2"),
+            ("Retry-After", "RFC 9110 §10.2.3"),
+            ("Server", "RFC 9110 §10.2.4"),
+        ] as [(String, String)]).map { (name, source) in (name.asciiLowercased(), (name: name, source: source)) })
 
     /// RFC 9110 §5.6.2 tchar: what a field name or a method token is made of.
     public static func isTokenCharacter(_ byte: UInt8) -> Bool {

@@ -166,11 +166,18 @@ final class FileMockServingTests: XCTestCase {
         try write("api/chunked.catbird-response.json", #"{"headers": {"Transfer-Encoding": "chunked"}}"#)
         try write("api/gone", "")
         try write("api/gone.catbird-response.json", #"{"status": 204}"#)
+        // The mocks' rules of T13B-F2 and T13B-F3: one Content-Type, no spaces around a value.
+        try write("api/types", "x")
+        try write("api/types.catbird-response.json", #"{"headers": {"Content-Type": ["a/b", "c/d"]}}"#)
+        try write("api/spaced", "x")
+        try write("api/spaced.catbird-response.json", #"{"headers": {"X-B": " lead"}}"#)
         let server = try server()
         let client = try server.client()
         let cases = [
             ("/api/books.json", "'status' must be between 200 and 599, not 100"), ("/api/switch.json", "not 101"),
             ("/api/empty", "the body file must be empty"), ("/api/chunked", "Transfer-Encoding"),
+            ("/api/types", #"header "Content-Type" is a second Content-Type (beside "Content-Type")"#),
+            ("/api/spaced", #"header "X-B" has a space at the start or end of its value"#),
         ]
         for (target, reason) in cases {
             let answer = try client.request("GET", target)

@@ -21,6 +21,23 @@ final class MockResponseValidationTests: XCTestCase {
             // Tester finding T13-F5, the exact headers: 201, the wire carried only `date: x` and
             // the journal said `Date: yesterday, x`.
             ("Date in two spellings", #"{"status":200,"headers":{"Date":"yesterday","date":"x"}}"#, "second Date"),
+            // Tester finding T13B-F2, the exact headers: 201, the wire carried `Content-Type: a/b`
+            // and `content-type: c/d`, the journal `Content-Type: a/b, c/d`.
+            ("Content-Type in two spellings", #"{"status":200,"headers":{"Content-Type":"a/b","content-type":"c/d"}}"#,
+             #"response header "content-type" is a second Content-Type (beside "Content-Type"): a response has one Content-Type (RFC 9110 §8.3)"#),
+            ("Location in two spellings", #"{"status":302,"headers":{"Location":"/a","LOCATION":"/b"}}"#, "second Location (beside"),
+            ("ETag in two spellings", #"{"status":200,"headers":{"ETag":"\"a\"","etag":"\"b\""}}"#, "second ETag"),
+            ("Content-Length in two spellings", #"{"status":200,"headers":{"Content-Length":"3","content-length":"3"},"body":"YWJj"}"#,
+             "second Content-Length"),
+            // T13B-F2, same area: 201, one `Connection: close` on the wire, `close, close` in the journal.
+            ("Connection close twice", #"{"status":200,"headers":{"Connection":"close","connection":"close"}}"#, "second Connection"),
+            // Tester finding T13B-F3, the exact values: 201, and the journal held ` `, ` lead` and
+            // `trail<TAB>` where a client reads ``, `lead` and `trail`.
+            ("a value of a space", #"{"status":200,"headers":{"X-A":" "}}"#, #"response header "X-A" has an empty value (only spaces or tabs"#),
+            ("a value with a leading space", #"{"status":200,"headers":{"X-B":" lead"}}"#,
+             #"response header "X-B" has a space at the start or end of its value " lead", which is not part of the value (RFC 9110 §5.5)"#),
+            ("a value with a trailing tab", #"{"status":200,"headers":{"X-C":"trail\t"}}"#, #"has a tab at the start or end of its value "trail\t""#),
+            ("a value of tabs", #"{"status":200,"headers":{"X-D":"\t\t"}}"#, "has an empty value"),
             // RFC 9110 §8.6 would allow it, but libmicrohttpd 0.9.75 adds its own
             // `Content-Length: 0` to a 304: the reason says so.
             ("304 with the representation's Content-Length", #"{"status":304,"headers":{"Content-Length":"1234"}}"#, "libmicrohttpd"),
@@ -30,6 +47,33 @@ final class MockResponseValidationTests: XCTestCase {
                 try $0.json("POST", "/catbird/api/mocks", ControlBadInputHarness.update(response: response))
             }
         }
+    }
+
+    /// List fields keep working in two spellings (docs/protocol.md#update): both values go out,
+    /// and spaces inside a value are kept; one field of each single-value kind is accepted.
+    func testListFieldsInTwoSpellingsAndSingletonsOnceGoOut() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/lists"}},"response":{"status":200,"#
+                + #""headers":{"Set-Cookie":"a=1","set-cookie":"b=2","Cache-Control":"no-cache","cache-control":"private","#
+                + #""Vary":"Accept","vary":"Origin","X-Custom":"in side","x-custom":"2","Content-Type":"a/b","Location":"/l","#
+                + #""Connection":"close"}}}"#)
+        XCTAssertEqual(added.status, 201, added.text)
+        let answer = try E2E.exchange(server, "GET /lists HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let lines = answer.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n").dropFirst()
+        func values(_ name: String) -> [String] {
+            lines.filter { $0.lowercased().hasPrefix(name.lowercased() + ":") }.map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+        }
+        XCTAssertEqual(values("Set-Cookie"), ["a=1", "b=2"], answer)
+        XCTAssertEqual(values("Cache-Control"), ["no-cache", "private"], answer)
+        XCTAssertEqual(values("Vary"), ["Accept", "Origin"], answer)
+        XCTAssertEqual(values("X-Custom"), ["in side", "2"], answer)
+        XCTAssertEqual(values("Content-Type"), ["a/b"], answer)
+        XCTAssertEqual(values("Location"), ["/l"], answer)
+        XCTAssertEqual(values("Connection"), ["close"], answer)
     }
 
     /// Regression (try5 finding 8b): a header pattern naming `X-A` and `x-a` was added (201), and
