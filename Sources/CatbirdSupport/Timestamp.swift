@@ -33,6 +33,30 @@ public enum Timestamp {
     /// in the proleptic Gregorian calendar). `T` and `Z` may be lower case (RFC 3339 §5.6's
     /// note; tester finding T13-F7).
     public static func date(from text: String) -> Date? {
+        guard let parsed = instant(text) else { return nil }
+        let fraction = parsed.fraction.isEmpty ? 0 : Double(number(parsed.fraction) ?? 0) / pow(10, Double(parsed.fraction.count))
+        return Date(timeIntervalSince1970: Double(parsed.seconds) + fraction)
+    }
+
+    /// The instant `text` names (read as ``date(from:)`` reads it) in whole milliseconds since
+    /// 1970-01-01T00:00:00Z, rounded up when it has digits past the millisecond: `…52.5971Z` is
+    /// 0.1 ms after `…52.597Z`, so it gives the millisecond of `…52.598Z`. Exact, from the digits:
+    /// a `Date`'s `Double` holds today's time to about a quarter of a microsecond, so
+    /// `…52.5970000001Z` would read as `…52.597Z`. A journal time (whole milliseconds) `t` is
+    /// then at or after `text` exactly when `t >=` this, and before it exactly when `t <` this
+    /// (find's `from` and `until`, docs/protocol.md#find; tester finding T13B-F4). Nil as
+    /// ``date(from:)``.
+    public static func millisecondsRoundedUp(from text: String) -> Int? {
+        guard let parsed = instant(text) else { return nil }
+        let fraction = parsed.fraction
+        let milliseconds = fraction.prefix(3).reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } * [1_000, 100, 10, 1][min(fraction.count, 3)]
+        let past = fraction.dropFirst(3).contains { $0 != UInt8(ascii: "0") } ? 1 : 0
+        return parsed.seconds * 1000 + milliseconds + past
+    }
+
+    /// `text` (as ``date(from:)`` reads it) as whole seconds since 1970 in UTC and the digits of
+    /// its fraction (none, or 1 to 18), or nil.
+    private static func instant(_ text: String) -> (seconds: Int, fraction: ArraySlice<UInt8>)? {
         var bytes = Array(text.utf8)
         if bytes.count > 10, bytes[10] == UInt8(ascii: "t") { bytes[10] = UInt8(ascii: "T") }
         if bytes.last == UInt8(ascii: "z") { bytes[bytes.count - 1] = UInt8(ascii: "Z") }
@@ -44,12 +68,12 @@ public enum Timestamp {
             offsetSeconds = (hours * 3_600 + minutes * 60) * (bytes[bytes.count - 6] == UInt8(ascii: "+") ? 1 : -1)
             bytes.replaceSubrange((bytes.count - 6)..., with: [UInt8(ascii: "Z")])
         }
-        guard let utc = utcDate(bytes) else { return nil }
-        return utc.addingTimeInterval(Double(-offsetSeconds))
+        guard let utc = utcInstant(bytes) else { return nil }
+        return (utc.seconds - offsetSeconds, utc.fraction)
     }
 
-    /// ``date(from:)`` of `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
-    private static func utcDate(_ bytes: [UInt8]) -> Date? {
+    /// ``instant(_:)`` of `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
+    private static func utcInstant(_ bytes: [UInt8]) -> (seconds: Int, fraction: ArraySlice<UInt8>)? {
         // YYYY-MM-DDTHH:MM:SS is 19 bytes; then an optional fraction, then Z.
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"),
             bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
@@ -58,14 +82,14 @@ public enum Timestamp {
             let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]), let second = number(bytes[17..<19]),
             (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        var fraction = 0.0
+        var fraction = bytes[19..<19]
         let rest = bytes[19..<(bytes.count - 1)]
         if !rest.isEmpty {
-            guard rest.first == UInt8(ascii: "."), rest.count > 1, let digits = number(rest.dropFirst()) else { return nil }
-            fraction = Double(digits) / pow(10, Double(rest.count - 1))
+            guard rest.first == UInt8(ascii: "."), rest.count > 1, number(rest.dropFirst()) != nil else { return nil }
+            fraction = rest.dropFirst()
         }
         let days = daysSinceEpoch(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction)
+        return (days * 86_400 + hour * 3_600 + minute * 60 + second, fraction)
     }
 
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (rounded to the millisecond).

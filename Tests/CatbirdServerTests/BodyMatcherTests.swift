@@ -217,3 +217,36 @@ final class BodyMatcherTests: ServerTestCase {
         }
     }
 }
+
+extension BodyMatcherTests {
+    /// Tester finding T13B-F4, the exact bounds: with an entry at `…52.597Z`, `until`
+    /// `…52.5971Z` (also `.5970001Z` and `.5970000001Z`) found nothing and `from` the same
+    /// found it: the digits past the millisecond were dropped. They count now: the entry is
+    /// before those times, so `until` finds it and `from` does not. Python's `isoformat()`
+    /// writes microseconds (`…52.597300+00:00`), the same.
+    func testFindBoundsCountDigitsPastTheMillisecond() throws {
+        XCTAssertEqual(try client.request("GET", "/sub-ms").status, 404)
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 1).first)
+        let time = try XCTUnwrap(entry["time"] as? String)  // such as 2026-12-02T16:46:52.597Z
+        XCTAssertEqual(time.count, 24, time)
+        let stem = String(time.dropLast())
+        let pattern = #"{"method":"GET","url":{"kind":"equal","value":"/sub-ms"}}"#
+        let cases: [(bound: String, text: String, found: Int)] = [
+            ("until", stem + "1Z", 1), ("until", stem + "0001Z", 1), ("until", stem + "0000001Z", 1),
+            ("until", stem + "300+00:00", 1),
+            ("from", stem + "1Z", 0), ("from", stem + "0001Z", 0), ("from", stem + "0000001Z", 0),
+            ("from", stem + "300+00:00", 0),
+            // The entry's own time, also with zeros past the millisecond: at it, not before it.
+            ("until", time, 0), ("until", stem + "0000Z", 0), ("from", time, 1), ("from", stem + "000000+00:00", 1),
+        ]
+        for (bound, text, found) in cases {
+            let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),"\#(bound)":"\#(text)"}"#)
+            XCTAssertEqual(answer.status, 200, "\(bound) \(text): \(answer.text)")
+            XCTAssertEqual((answer.object["requests"] as? [Any])?.count, found, "\(bound) \(text): \(answer.text)")
+        }
+        let milliseconds = try XCTUnwrap(Timestamp.millisecondsRoundedUp(from: time))
+        XCTAssertEqual(Timestamp.millisecondsRoundedUp(from: stem + "0000000001Z"), milliseconds + 1)
+        XCTAssertEqual(Timestamp.millisecondsRoundedUp(from: stem + "000000000Z"), milliseconds)
+        XCTAssertEqual(Timestamp.string(millisecondsSince1970: milliseconds), time)
+    }
+}

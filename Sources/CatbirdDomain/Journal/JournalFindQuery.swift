@@ -7,9 +7,11 @@ public struct JournalFindQuery: Sendable {
     /// (1...``JournalQuery/maxLimit``) and `includeBodies`. Its order and filters are not used:
     /// the pattern selects, oldest first.
     public var page: JournalQuery
-    /// Only entries answered at or after this time (millisecond precision).
+    /// Only entries whose time is at or after this one, a whole millisecond (a finer time is
+    /// rounded up to the next one by the caller, ``Timestamp/millisecondsRoundedUp(from:)``, so
+    /// that the comparison with journal times, whole milliseconds, is exact).
     public var from: Date?
-    /// Only entries answered before this time (millisecond precision).
+    /// Only entries whose time is before this one, a whole millisecond (rounded up as `from`).
     public var until: Date?
 
     public init(page: JournalQuery = JournalQuery(), from: Date? = nil, until: Date? = nil) {

@@ -130,12 +130,15 @@ enum JournalRoutes {
     /// The find body's bounds as a journal query.
     /// - Throws: 400 naming the field when a bound is out of range or a time is not UTC ISO 8601.
     static func findQuery(_ body: CatbirdFindRequest) throws(APIError) -> JournalFindQuery {
+        // Rounded up to the next whole millisecond when the text has digits past it: journal
+        // times are whole milliseconds, so `>=` and `<` against that compare with the time as
+        // given (tester finding T13B-F4: `…52.5971Z` was read as `…52.597Z`).
         func time(_ text: String?, _ name: String) throws(APIError) -> Date? {
             guard let text else { return nil }
-            guard let date = Timestamp.date(from: text) else {
+            guard let milliseconds = Timestamp.millisecondsRoundedUp(from: text) else {
                 throw .badRequest("'\(name)' must be a UTC time such as \"2026-11-30T18:31:34.225Z\" (or an RFC 3339 offset in place of Z, such as +01:00), not \(JSONBody.quoted(text))")
             }
-            return date
+            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         }
         if let since = body.since, since < 0 { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
         if let before = body.before, before < 0 { throw .badRequest("'before' must be a journal id (a whole number >= 0)") }
