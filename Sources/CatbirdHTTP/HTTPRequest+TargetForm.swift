@@ -8,11 +8,14 @@ extension HTTPRequest {
         ServerCore.isInATargetForm(target, method: method)
     }
 
-    /// Whether `target`, for a request with `method`, is an `http` or `https` URI that names no
-    /// host (`http:///x`, `http://user@/x`, `http:/x`; ``ServerCore/isHTTPURIWithoutHost(_:)``):
-    /// a request with such a target is refused with 400 before matching
-    /// (docs/protocol.md#malformed-requests), so a mock's `equal` url of one can never match.
-    public static func isHTTPURIWithoutHost(_ target: String, method: String) -> Bool {
-        method != "CONNECT" && target.utf8.first != UInt8(ascii: "/") && ServerCore.isHTTPURIWithoutHost(target)
+    /// What makes `target`, for a request with `method`, an `http` or `https` URI with no host
+    /// (`http:///x`, `http://user@/x`, `http:/x`) or an invalid authority (`http://[::1/x`,
+    /// `http://h:99999/x`, a `\` in it; ``ServerCore/httpURIAuthorityProblem(_:)``), or nil: a
+    /// request with such a target is refused with 400 before matching
+    /// (docs/protocol.md#malformed-requests), so a mock's `equal` url of one can never match, and
+    /// a HAR url is not made of one.
+    public static func httpURIAuthorityProblem(_ target: String, method: String) -> URIAuthority.Problem? {
+        guard method != "CONNECT", target.utf8.first != UInt8(ascii: "/") else { return nil }
+        return ServerCore.httpURIAuthorityProblem(target)
     }
 }

@@ -73,11 +73,12 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// `/` (origin form), not an absolute URI (`http://host/path`, as sent to a proxy), not `*`,
     /// and not a `CONNECT`'s `host:port`; e.g. `GET nopath` (400).
     case targetForm
-    /// An `http` or `https` request-target that names no host: `http:///x`, `http://user@/x`,
-    /// `http://:80/x`, `http:/x` (``ServerCore/isHTTPURIWithoutHost(_:)``). RFC 9110 section
-    /// 4.2.1 has a recipient reject such a URI as invalid (400; tester finding T13-F9: proxy mode
-    /// forwarded `http:///127.0.0.1:8080/x` to 127.0.0.1:8080).
-    case targetWithoutHost
+    /// An `http` or `https` request-target that names no host (`http:///x`, `http://user@/x`,
+    /// `http://:80/x`, `http:/x`), which RFC 9110 section 4.2.1 has a recipient reject (tester
+    /// finding T13-F9: proxy mode forwarded `http:///127.0.0.1:8080/x` to 127.0.0.1:8080), or
+    /// whose authority is outside RFC 3986 section 3.2's grammar (`http://[::1/x`,
+    /// `http://h:99999/x`, a `\`; T13B-F6); ``ServerCore/httpURIAuthorityProblem(_:)`` (400).
+    case targetAuthority(URIAuthority.Problem)
     /// A request-target holding a space, a tab or another control byte (U+0000–U+001F, DEL),
     /// which libmicrohttpd 0.9.75 takes (`GET /a b HTTP/1.1` reads as the target `/a b`): RFC
     /// 9112 section 3.2 has no whitespace in a target and section 3 asks for a 400 (tester
@@ -105,7 +106,7 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .bodiesOverBudget: 503
         case .targetNotText, .methodNotToken, .fieldNameNotToken, .foldedFieldLine, .fieldValueNotUTF8, .bareCarriageReturn, .nulByte,
              .conflictingContentLength, .transferCodingNotFinalChunked, .contentLengthBesideChunked, .hostFieldCount,
-             .targetForm, .targetWithoutHost, .targetSpaceOrControl: 400
+             .targetForm, .targetAuthority, .targetSpaceOrControl: 400
         }
     }
 
@@ -149,9 +150,12 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .targetForm:
             "the request-target is in no form HTTP/1.1 defines (RFC 9112 section 3.2): it must start with '/', "
                 + "or be an absolute URL such as http://host/path (to a proxy), '*', or host:port for CONNECT"
-        case .targetWithoutHost:
-            "the request-target is an http URI that has no host (nothing, or only user information or a port, between "
-                + "'//' and the path), which is invalid (RFC 9110 section 4.2.1): name the host, as in http://host/path"
+        case .targetAuthority(.noHost):
+            "the request-target is an http URI whose authority \(URIAuthority.Problem.noHost.description), which is invalid "
+                + "(\(URIAuthority.Problem.noHost.rule)): name the host, as in http://host/path"
+        case let .targetAuthority(problem):
+            "the request-target is an http URI whose authority \(problem.description), which is invalid (\(problem.rule)): "
+                + "give a host, an optional port from 0 to 65535, as in http://host:8080/path, and percent-encode other characters"
         case .targetSpaceOrControl:
             "the request-target holds a space or a control character, which it may not (RFC 9112 section 3.2): "
                 + "percent-encode it (a space is %20)"

@@ -8,15 +8,16 @@ extension ServerCore {
     /// (RFC 9112 section 6.1, ``transferEncodingProblem(_:asRead:hasContentLength:)``), an HTTP/1.1
     /// request without exactly one `Host` field, and a request-target holding a space or a
     /// control byte or in none of HTTP/1.1's forms (both RFC 9112 section 3.2), or an `http` URI
-    /// with no host (RFC 9110 section 4.2.1, ``isHTTPURIWithoutHost(_:)``).
+    /// with no host or an invalid authority (RFC 9110 section 4.2.1, RFC 3986 section 3.2;
+    /// ``httpURIAuthorityProblem(_:)``).
     /// One pass over the fields, comparing names only when their length matches.
     /// - Parameter transferEncodingAsRead: the first `Transfer-Encoding` value as libmicrohttpd
     ///   keeps it (trailing whitespace included), asked only when the request has one.
     static func framingProblem(_ context: RequestContext, transferEncodingAsRead: () -> String?) -> HTTPRequestProblem? {
         if context.target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return .targetSpaceOrControl }
         if !isInATargetForm(context.target, method: context.method) { return .targetForm }
-        if HTTPRequest.isHTTPURIWithoutHost(context.target, method: context.method) {
-            return .targetWithoutHost
+        if let problem = HTTPRequest.httpURIAuthorityProblem(context.target, method: context.method) {
+            return .targetAuthority(problem)
         }
         var hosts = 0
         var length: Substring?
@@ -89,25 +90,28 @@ extension ServerCore {
         return bytes[..<colon].allSatisfy { ASCIIByte.isLetter($0) || ASCIIByte.isDigit($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E }
     }
 
-    /// Whether `target` is an `http` or `https` URI (the scheme in any case) that names no host:
-    /// no `//` after the scheme (`http:/x`), or an authority whose host is empty: nothing
-    /// (`http:///x`, `http://`, `http://?q`), only user information or a port (`http://user@/x`,
-    /// `http://:80/x`), or `[]`. RFC 9110 section 4.2.1 has a recipient reject such a URI as
-    /// invalid; libcurl, handed one in proxy mode, took the path's first segment for the host and
-    /// forwarded `http:///127.0.0.1:8080/x` there (tester finding T13-F9). Other schemes are not
-    /// checked (`file:///x` has an empty host by design).
-    static func isHTTPURIWithoutHost(_ target: String) -> Bool {
+    /// What makes `target`, an `http` or `https` URI (the scheme in any case), invalid in its
+    /// authority, or nil (also for other schemes and forms): no `//` after the scheme (`http:/x`)
+    /// or no host in the authority (`http:///x`, `http://user@/x`, `http://:80/x`, `[]`), which
+    /// RFC 9110 section 4.2.1 has a recipient reject; or an authority outside RFC 3986 section
+    /// 3.2's grammar (``URIAuthority/problem(_:allowsUserInfo:)``): an unclosed IP literal
+    /// (`http://[::1/x`), a port not from 0 to 65535 (`http://h:-1/x`, `http://h:99999/x`), a `\`
+    /// (`http://127.0.0.1:8080\@evil.example/x`). libcurl, handed such a target in proxy mode,
+    /// forwarded `http:///127.0.0.1:8080/x` to 127.0.0.1:8080 (tester finding T13-F9) and read
+    /// `127.0.0.1:8080\` as user information, sending the request to evil.example where a WHATWG
+    /// parser reads the host 127.0.0.1 (T13B-F6). Other schemes are not checked (`file:///x` has an
+    /// empty host by design).
+    static func httpURIAuthorityProblem(_ target: String) -> URIAuthority.Problem? {
         let bytes = target.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         guard colon <= bytes.index(bytes.startIndex, offsetBy: 5, limitedBy: bytes.endIndex) ?? bytes.endIndex,
               ["http", "https"].contains(target[..<colon].lowercased())
-        else { return false }
+        else { return nil }
         let rest = bytes[bytes.index(after: colon)...]
-        guard rest.starts(with: "//".utf8) else { return true }
-        let authorityStart = bytes.index(colon, offsetBy: 3)
-        var host = bytes[authorityStart...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        if let at = host.lastIndex(of: UInt8(ascii: "@")) { host = host[bytes.index(after: at)...] }
-        if host.first == UInt8(ascii: "[") { return host.dropFirst().first == UInt8(ascii: "]") }
-        return host.prefix { $0 != UInt8(ascii: ":") }.isEmpty
+        guard rest.starts(with: "//".utf8) else { return .noHost }
+        let authority = bytes[bytes.index(colon, offsetBy: 3)...].prefix {
+            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        }
+        return URIAuthority.problem(authority, allowsUserInfo: true)
     }
 }

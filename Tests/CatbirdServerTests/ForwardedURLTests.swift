@@ -66,6 +66,49 @@ final class ForwardedURLTests: UpstreamTestCase {
         XCTAssertEqual(forwarded.object["path"] as? String, "/x")
     }
 
+    /// Tester finding T13B-F6, the exact targets: `http://[::1/x`, `http://h:-1/x` and
+    /// `http://h:99999/x` were matched (404) and exported to HAR as those URLs, which no URL
+    /// parser takes; through `--proxy` libcurl answered 502, and it sent
+    /// `http://127.0.0.1:19850\@evil.example/c15` to evil.example (user information
+    /// `127.0.0.1:19850\`). An authority outside RFC 3986 section 3.2's grammar is now refused with
+    /// 400 before matching, with a reason naming what is wrong, journaled as received, forwarded
+    /// nowhere, and its HAR url is the server's base plus `/` and the target (as a target of no
+    /// form). Valid authorities (user information with `%XX`) are still forwarded.
+    func testAnAbsoluteTargetWithAnInvalidAuthorityIsRefusedNotForwarded() throws {
+        let server = try TestServer { $0.proxyEnabled = true }
+        let client = try server.client()
+        let cases: [(target: String, reason: String, har: String)] = [
+            ("http://[::1/x", "has an IP literal that is not an IPv6 address closed by ']'", "http://x/http://[::1/x"),
+            ("http://h:-1/x", #"has the port "-1", which is not a number from 0 to 65535"#, "http://x/http://h:-1/x"),
+            ("http://h:99999/x", #"has the port "99999", which is not a number from 0 to 65535"#, "http://x/http://h:99999/x"),
+            (#"http://127.0.0.1:19850\@evil.example/c15"#, #"holds "\\", which an authority may not"#,
+             "http://x/http://127.0.0.1:19850%5C@evil.example/c15"),
+            ("http://a%zz/x", #"holds "%", which an authority may not"#, "http://x/http://a%25zz/x"),
+            ("http://h\u{E9}.example/x", "holds \"\u{E9}\", which an authority may not", "http://x/http://h%C3%A9.example/x"),
+        ]
+        for (target, reason, _) in cases {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: badauth\r\nConnection: close\r\n\r\n".utf8))
+            let response = try raw.readResponse()
+            XCTAssertEqual(response.status, 400, "\(target): \(response.text)")
+            XCTAssertEqual(response.object["error"] as? Bool, true, "\(target): \(response.text)")
+            XCTAssertTrue((response.object["reason"] as? String ?? "").contains(reason), "\(target): \(response.text)")
+        }
+        let journal = try E2E.journal(client, tenant: "badauth", once: cases.count)
+        XCTAssertEqual(Set(journal.compactMap { $0["url"] as? String }), Set(cases.map { $0.target }), "journaled as received")
+        XCTAssertEqual(Set(journal.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }), [400])
+        XCTAssertEqual(Set(journal.compactMap { $0["answeredBy"] as? String }), ["none"], "nothing forwarded")
+        let har = try client.request("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "badauth")])
+        let entries = ((har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(Set(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }), Set(cases.map { $0.har }), har.text)
+        let origin = "127.0.0.1:\(upstream.port)"
+        for target in ["http://\(origin)/ok", "http://user:p%41ss@\(origin)/ok"] {
+            let forwarded = try client.request("GET", target, headers: [("Host", origin)])
+            XCTAssertEqual(forwarded.status, 200, "\(target): \(forwarded.text)")
+            XCTAssertEqual(forwarded.object["path"] as? String, "/ok", target)
+        }
+    }
+
     /// The tester's related oddity: a target `/hash#frag` was forwarded as `/hash` (libcurl
     /// drops a fragment) but recorded as the file `hash#frag`, which a replayed `/hash` never
     /// finds. The fragment is part of neither: recorded as `hash`, replayed for `/hash` (and

@@ -132,20 +132,32 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(custom.body, [], custom.text)
     }
 
-    /// An `equal` url that is an http URI with no host (`http:///x`) is refused with 400 before
-    /// matching (T13-F9), so a mock of one can never match: kept with a warning.
-    func testAnEqualURLThatIsAnHTTPURIWithoutAHostIsKeptWithAWarning() throws {
-        let added = try client.json(
-            "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"http:///nohost"}},"response":{"status":200}}"#,
-            headers: tenant)
-        XCTAssertEqual(added.status, 201, added.text)
-        XCTAssertEqual(
-            added.object["warnings"] as? [String],
-            [
-                #"'pattern.url.value' "http:///nohost" is an equal url that is an http URI with no host, which is refused with "#
-                    + #"400 before matching (RFC 9110 section 4.2.1): no request can match this mock"#
-            ])
+    /// An `equal` url that is an http URI with no host (`http:///x`, T13-F9) or an invalid
+    /// authority (`http://h:99999/x`, T13B-F6) is refused with 400 before matching, so a mock of
+    /// one can never match: kept with a warning naming what is wrong.
+    func testAnEqualURLThatIsAnInvalidHTTPURIIsKeptWithAWarning() throws {
+        let cases = [
+            (
+                "http:///nohost",
+                #"'pattern.url.value' "http:///nohost" is an equal url that is an http URI whose authority has no host "#
+                    + #"(nothing, or only user information or a port, between '//' and the path), which is refused with 400 "#
+                    + #"before matching (RFC 9110 section 4.2.1): no request can match this mock"#
+            ),
+            (
+                "http://h:99999/x",
+                #"'pattern.url.value' "http://h:99999/x" is an equal url that is an http URI whose authority has the port "#
+                    + #""99999", which is not a number from 0 to 65535, which is refused with 400 before matching "#
+                    + #"(RFC 3986 section 3.2): no request can match this mock"#
+            ),
+        ]
+        for (url, warning) in cases {
+            let added = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#,
+                headers: tenant)
+            XCTAssertEqual(added.status, 201, added.text)
+            XCTAssertEqual(added.object["warnings"] as? [String], [warning])
+        }
     }
 
     /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk

@@ -159,8 +159,10 @@ extension HAREntry {
         return "the journal kept the first \(message.body.count) of \(message.bodySize) bytes (--journal-body-limit)"
     }
 
-    /// A proxy-form target as is; an origin-form one behind `http://` and the `Host` received
-    /// when it is a URI authority (``isAuthority(_:)``), else behind the server's own address:
+    /// A proxy-form target as is (when its authority is valid: an `http` target with no host or an
+    /// invalid one, refused with 400 but journaled, counts as a target of no form; tester finding
+    /// T13B-F6); an origin-form one behind `http://` and the `Host` received when it is a URI
+    /// authority (``isAuthority(_:)``), else behind the server's own address:
     /// a `Host` such as `a/b?c` or `user@x` would make another URL than the one asked, and the
     /// header is in `request.headers` as received either way (docs/protocol.md#har-export).
     /// The asterisk form (`OPTIONS *`) and the authority form (`CONNECT host:443`, only for
@@ -170,7 +172,10 @@ extension HAREntry {
     /// (``HARURL/encoded(_:)``), so the url parses wherever HAR files are read.
     static func absoluteURL(_ target: String, method: String, host: String?, origin: String) -> String {
         let lowered = target.prefix(8).lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") { return HARURL.encoded(target) }
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
+           HTTPRequest.httpURIAuthorityProblem(target, method: method) == nil {
+            return HARURL.encoded(target)
+        }
         let base = if let host, isAuthority(host) { "http://\(host)" } else { origin }
         if target.hasPrefix("/") { return base + HARURL.encoded(target) }
         if method == "CONNECT", isAuthority(target) { return "http://\(target)/" }  // authority form
@@ -179,29 +184,11 @@ extension HAREntry {
     }
 
     /// Whether `host` is `host[:port]` as RFC 9110 §7.2 allows in `Host` (RFC 3986 §3.2.2): a
-    /// name of letters, digits and `-._~!$&'()*+,;=%`, or an IPv6 literal in brackets, then an
-    /// optional `:` and decimal port. Not empty; no `/`, `?`, `#`, `@`, space or non-ASCII.
+    /// name of letters, digits, `-._~!$&'()*+,;=` and `%XX`, or an IPv6 literal in brackets, then
+    /// an optional `:` and a port from 0 to 65535 (``URIAuthority/problem(_:allowsUserInfo:)``).
+    /// Not empty; no `/`, `?`, `#`, `@`, space or non-ASCII.
     static func isAuthority(_ host: String) -> Bool {
-        let bytes = Array(host.utf8)
-        let port: ArraySlice<UInt8>
-        if bytes.first == UInt8(ascii: "[") {
-            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1 else { return false }
-            let literal = bytes[1..<close]
-            guard literal.allSatisfy({ $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || ASCIIByte.isHexDigit($0) }) else { return false }
-            port = bytes[(close + 1)...]
-            guard port.isEmpty || port.first == UInt8(ascii: ":") else { return false }
-        } else {
-            let colon = bytes.lastIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
-            let name = bytes[..<colon]
-            guard !name.isEmpty, name.allSatisfy(isNameByte) else { return false }
-            port = bytes[colon...]
-        }
-        return port.dropFirst().allSatisfy(ASCIIByte.isDigit)
-    }
-
-    /// RFC 3986's reg-name bytes: unreserved, `%` (of pct-encoded) and sub-delims.
-    private static func isNameByte(_ byte: UInt8) -> Bool {
-        ASCIIByte.isLetter(byte) || ASCIIByte.isDigit(byte) || "-._~%!$&'()*+,;=".utf8.contains(byte)
+        URIAuthority.problem(host[...].utf8, allowsUserInfo: false) == nil
     }
 
     /// The target's query string as pairs, percent-decoded (`+` a space).

@@ -8,8 +8,9 @@ import CatbirdWire
 enum NeverMatchingMock {
     /// One sentence per reason no request could match `pattern`, in this order: an `equal` url
     /// in none of the request-target forms (``HTTPRequest/isInATargetForm(_:method:)``, such
-    /// as `api/users` without its leading `/`) or an `http` URI with no host (`http:///x`), then each `equal` header value with spaces or
-    /// tabs around it (matched without them, docs/matching.md#request-matching), by header
+    /// as `api/users` without its leading `/`) or an `http` URI with no host (`http:///x`) or an
+    /// invalid authority (`http://h:99999/x`), then each `equal` header value with spaces or tabs
+    /// around it (matched without them, docs/matching.md#request-matching), by header
     /// name; an `equal` url in a target form holding a fragment or a space, which clients never
     /// send, is named in the url's place; a method `ANY` or `*` (compared exactly, try9a F2),
     /// or a standard method in another case (`get`, ``standardMethod(spelledOtherwiseAs:)``),
@@ -24,10 +25,10 @@ enum NeverMatchingMock {
                     + "with neither '/' nor a scheme such as http://, and is not '*' or host:port for CONNECT): "
                     + "no request can match this mock\(hint)")
         }
-        else if pattern.url.kind == .equal, HTTPRequest.isHTTPURIWithoutHost(url, method: pattern.method.rawValue) {
+        else if pattern.url.kind == .equal, let problem = HTTPRequest.httpURIAuthorityProblem(url, method: pattern.method.rawValue) {
             warnings.append(
-                "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is an http URI with no host, which is "
-                    + "refused with 400 before matching (RFC 9110 section 4.2.1): no request can match this mock")
+                "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is an http URI whose authority "
+                    + "\(problem.description), which is refused with 400 before matching (\(problem.rule)): no request can match this mock")
         }
         else if pattern.url.kind == .equal, let hint = clientsNeverSend(url) {
             warnings.append(hint)
