@@ -7,6 +7,18 @@ import XCTest
 final class NeverMatchingMockWarningTests: ServerTestCase {
     private let tenant = [("X-Catbird-Parallel-Id", "wm")]
 
+    /// Adds `GET` mocks with each `equal` url and asserts each is kept (201) with exactly its warning.
+    private func assertKeptWithWarning(_ cases: [(String, String)], file: StaticString = #filePath, line: UInt = #line) throws {
+        for (url, warning) in cases {
+            let added = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#,
+                headers: tenant)
+            XCTAssertEqual(added.status, 201, added.text, file: file, line: line)
+            XCTAssertEqual(added.object["warnings"] as? [String], [warning], url, file: file, line: line)
+        }
+    }
+
     /// Regression (try7a F5): an `equal` url without its leading `/` ("api/nolead") was added
     /// with an empty 201, and `GET /api/nolead` then missed without a hint. The 201 now says
     /// so; the mock is still stored (0.11 accepts it) and still never matches.
@@ -61,14 +73,7 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
                 + #"send as %20 (a space ends the request-target, RFC 9112 section 3): no usual client's request can match this "#
                 + #"mock; did you mean "/api/search?q=hello%20world"?"#),
         ]
-        for (url, warning) in cases {
-            let added = try client.json(
-                "POST", "/catbird/api/mocks",
-                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#,
-                headers: tenant)
-            XCTAssertEqual(added.status, 201, added.text)
-            XCTAssertEqual(added.object["warnings"] as? [String], [warning])
-        }
+        try assertKeptWithWarning(cases)
         XCTAssertEqual(try client.request("GET", "/api/search?q=hello%20world", headers: tenant).status, 404, "curl's request misses it")
     }
 
@@ -150,14 +155,7 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
                     + #"(RFC 3986 section 3.2): no request can match this mock"#
             ),
         ]
-        for (url, warning) in cases {
-            let added = try client.json(
-                "POST", "/catbird/api/mocks",
-                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#,
-                headers: tenant)
-            XCTAssertEqual(added.status, 201, added.text)
-            XCTAssertEqual(added.object["warnings"] as? [String], [warning])
-        }
+        try assertKeptWithWarning(cases)
     }
 
     /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk
