@@ -12,7 +12,20 @@ extension Database {
     ///
     /// - Throws: whatever `body` throws, or `SQLiteError` from `BEGIN` or `COMMIT`.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try run("BEGIN IMMEDIATE")
+        try transaction(beginning: "BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` inside a deferred `BEGIN` … `COMMIT` (no write lock taken: its reads see one
+    /// snapshot of the file) and returns its result; rolled back and rethrown as ``transaction(_:)``
+    /// does, so a failed `COMMIT` never leaves the connection inside the transaction.
+    ///
+    /// - Throws: whatever `body` throws, or `SQLiteError` from `BEGIN` or `COMMIT`.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(beginning: "BEGIN", body)
+    }
+
+    private func transaction<T>(beginning begin: String, _ body: () throws -> T) throws -> T {
+        try run(begin)
         let result: T
         do {
             result = try body()

@@ -108,11 +108,11 @@ extension Journal {
         of tenant: TenantID, reading read: (Database) throws -> [Row], on connection: SerialDatabase
     ) throws -> ([Row], Int64) {
         try connection.use { db in
-            try db.execute("BEGIN")
-            defer { try? db.execute("COMMIT") }
-            let rows = try read(db)
-            let note = try db.query("SELECT through_id FROM journal_pruned WHERE tenant = ?", [.text(tenant.rawValue)])
-            return (rows, note.first?[0].intValue ?? 0)
+            try db.readTransaction {
+                let rows = try read(db)
+                let note = try db.query("SELECT through_id FROM journal_pruned WHERE tenant = ?", [.text(tenant.rawValue)])
+                return (rows, note.first?[0].intValue ?? 0)
+            }
         }
     }
 }
