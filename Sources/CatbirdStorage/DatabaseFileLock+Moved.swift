@@ -52,12 +52,9 @@ extension DatabaseFileLock {
     /// away from ``path`` now is; nil when it has no name left, after ``release()``, or where
     /// `/proc` cannot tell.
     public func currentName() -> String? {
-        guard !released.load(ordering: .acquiring) else { return nil }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let name = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard name.hasPrefix("/"), !name.hasSuffix(" (deleted)") else { return nil }
+        guard !released.load(ordering: .acquiring), let name = Self.linkTarget("/proc/self/fd/\(descriptor)"),
+              name.hasPrefix("/"), !name.hasSuffix(" (deleted)")
+        else { return nil }
         return name
     }
 

@@ -158,7 +158,7 @@ public final class DatabaseFileLock: Sendable {
     }
 
     /// The target of the symbolic link at `path`; nil when `path` is not one.
-    private static func linkTarget(_ path: String) -> String? {
+    static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink(path, &buffer, buffer.count - 1)
         guard length >= 0 else { return nil }
