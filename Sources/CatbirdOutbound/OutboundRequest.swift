@@ -1,4 +1,4 @@
-import Foundation
+import CatbirdSupport
 
 /// A request to send to an upstream server (redirect, proxy and record modes).
 public struct OutboundRequest: Sendable {
@@ -36,7 +36,7 @@ public struct OutboundRequest: Sendable {
         var dropped = hopByHop
         for field in fields where field.name.lowercased() == "connection" {
             for option in field.value.split(separator: ",") {
-                dropped.insert(option.trimmingCharacters(in: .whitespaces).lowercased())
+                dropped.insert(option.trimmingOptionalWhitespace().lowercased())
             }
         }
         return fields.filter { !dropped.contains($0.name.lowercased()) }
