@@ -61,9 +61,17 @@ public struct DatabaseCompanions: Sendable {
         let deleted: Bool
         switch whereabouts {
         case .atItsPath: return nil
-        case .movedAway: return recover(movedTo: movedTo)
+        case .movedAway:
+            switch recover(movedTo: movedTo) {
+            case let .moved(note), let .left(note): return note
+            case .nothing: return nil
+            }
         case .deleted: deleted = true
-        case let .replaced(gone): deleted = gone
+        case let .replaced(gone):
+            deleted = gone
+            // Still named elsewhere: its changes go into it there, as for a file moved away;
+            // moved aside only when that cannot be done.
+            if !gone, case let .moved(note) = recover(movedTo: movedTo) { return note }
         }
         let walPath = databasePath + "-wal", shmPath = databasePath + "-shm"
         let ownWAL = wal != nil && Self.identity(of: walPath) == wal
@@ -100,24 +108,32 @@ public struct DatabaseCompanions: Sendable {
             + "rename \(orphan) to \(walPath) before opening it"
     }
 
-    /// ``settle(after:movedTo:processID:)`` for a file moved away: its recorded `-wal` moved
-    /// beside it as `<movedTo>-wal` and copied into it; nil when there is no `-wal` of its own at
-    /// the path.
-    private func recover(movedTo: String?) -> String? {
+    /// What ``recover(movedTo:)`` did: moved the `-wal` away from the path (the note says
+    /// whether it was also copied in), left it there (the note says how to recover by hand), or
+    /// found no `-wal` of its own at the path.
+    private enum Recovery {
+        case moved(String)
+        case left(String)
+        case nothing
+    }
+
+    /// ``settle(after:movedTo:processID:)`` for a file that still has a name elsewhere: its
+    /// recorded `-wal` moved beside it as `<movedTo>-wal` and copied into it.
+    private func recover(movedTo: String?) -> Recovery {
         let walPath = databasePath + "-wal", shmPath = databasePath + "-shm"
-        guard wal != nil, Self.identity(of: walPath) == wal else { return nil }
+        guard wal != nil, Self.identity(of: walPath) == wal else { return .nothing }
         let byHand = "put the file back at \(databasePath) (its changes since the last checkpoint are in \(walPath)), "
             + "or move \(walPath) beside it with its new name + \"-wal\" before opening it"
-        guard let movedTo else { return "the database file was moved away and its new name is unknown: " + byHand }
+        guard let movedTo else { return .left("the database file was moved away and its new name is unknown: " + byHand) }
         if let holder = openedElsewhere() {
-            return "left \(walPath): process \(holder) has \(shmPath) open; " + byHand
+            return .left("left \(walPath): process \(holder) has \(shmPath) open; " + byHand)
         }
         let target = movedTo + "-wal"
         guard Self.identity(of: target) == nil, Self.identity(of: movedTo + "-shm") == nil else {
-            return "the database file was moved to \(movedTo), beside which a -wal or -shm already is: " + byHand
+            return .left("the database file was moved to \(movedTo), beside which a -wal or -shm already is: " + byHand)
         }
         guard link(walPath, target) == 0 else {
-            return "could not move \(walPath) beside \(movedTo) (\(String(cString: strerror(errno)))): " + byHand
+            return .left("could not move \(walPath) beside \(movedTo) (\(String(cString: strerror(errno)))): " + byHand)
         }
         unlink(walPath)
         if shm != nil, Self.identity(of: shmPath) == shm { unlink(shmPath) }
@@ -126,11 +142,13 @@ public struct DatabaseCompanions: Sendable {
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             database.close()
         } catch {
-            return "moved \(walPath) to \(target) beside the database file, which was moved to \(movedTo) while the server ran, "
-                + "but copying it into the file failed (\(error)): open \(movedTo) with its -wal beside it to keep those changes"
+            return .moved(
+                "moved \(walPath) to \(target) beside the database file, which was moved to \(movedTo) while the server ran, "
+                    + "but copying it into the file failed (\(error)): open \(movedTo) with its -wal beside it to keep those changes")
         }
-        return "the database file was moved to \(movedTo) while the server ran: its changes since the last checkpoint "
-            + "(in \(walPath)) were written into it there"
+        return .moved(
+            "the database file was moved to \(movedTo) while the server ran: its changes since the last checkpoint "
+                + "(in \(walPath)) were written into it there")
     }
 
     /// A process (other than this one) holding a lock on the `-shm` at the path, as every
