@@ -48,9 +48,12 @@ public struct Logger: Sendable {
     public func info(_ message: @autoclosure () -> String) { emit(.info, message) }
     public func warning(_ message: @autoclosure () -> String) { emit(.warning, message) }
     public func error(_ message: @autoclosure () -> String) { emit(.error, message) }
+    /// Written at every level, labelled `info`: a line a caller needs to use the server at all,
+    /// such as the URL `--port 0` chose (tester finding T14B-F1: `--log-level warning` hid it).
+    public func announce(_ message: @autoclosure () -> String) { emit(.info, message, whateverTheLevel: true) }
 
-    private func emit(_ level: Level, _ message: () -> String) {
-        guard isEnabled(level) else { return }
+    private func emit(_ level: Level, _ message: () -> String, whateverTheLevel: Bool = false) {
+        guard whateverTheLevel || isEnabled(level) else { return }
         // One write(2) per line, so lines from concurrent threads do not interleave. A failed
         // write (EPIPE once a `| head` reading stderr has exited; SIGPIPE is ignored, see
         // TerminationSignals) drops the line: logging must never stop the server serving.

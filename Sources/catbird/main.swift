@@ -38,7 +38,7 @@ case let .serve(settings):
         log.error("cannot start: \(error)")
         exit(1)
     }
-    log.info("Catbird \(CatbirdServer.version) listening on \(server.url) (database: \(settings.databasePath))")
+    log.announce("Catbird \(CatbirdServer.version) listening on \(server.url) (database: \(settings.databasePath))")
     log.info(settings.modeSummary)
     if settings.adminToken == nil && !settings.listensOnLoopbackOnly {
         // Once listening, not before: a host that cannot be bound starts nothing (try5 finding 8c).

@@ -100,4 +100,32 @@ final class StartupLogTests: XCTestCase {
         let (_, _, quiet) = try within.terminate()
         XCTAssertFalse(quiet.contains("--journal-body-limit"), quiet)
     }
+
+    /// Regression (T14B-F1): `catbird --port 0 --db … --log-level warning` wrote nothing, so the
+    /// port the system chose could only be found with `ss`. The `listening on` line is written at
+    /// every level, and the URL in it answers.
+    func testThePortChosenForPortZeroIsAnnouncedAtEveryLogLevel() throws {
+        for level in ["warning", "error"] {
+            let process = Process()
+            process.executableURL = try BuiltProducts.executable(named: "catbird")
+            process.arguments = ["--port", "0", "--db", directory.appendingPathComponent("\(level).sqlite").path, "--log-level", level]
+            process.environment = LaunchedServer.childEnvironment([:])
+            let stderr = Pipe()
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+            var output = ""
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline, process.isRunning, !output.contains("\n") {
+                output += String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self)
+            }
+            let prefix = "listening on http://127.0.0.1:"
+            let start = try XCTUnwrap(output.range(of: prefix), "\(level): \(output)")
+            let port = try XCTUnwrap(UInt16(output[start.upperBound...].prefix { $0.isNumber }), output)
+            XCTAssertNotEqual(port, 0, output)
+            XCTAssertTrue(output.hasSuffix("(database: \(directory.appendingPathComponent("\(level).sqlite").path))\n"), output)
+            XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/catbird/api/health").status, 200, output)
+        }
+    }
 }
