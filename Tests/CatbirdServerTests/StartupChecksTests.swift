@@ -62,6 +62,24 @@ final class StartupChecksTests: XCTestCase {
         XCTAssertEqual(try next.terminate().status, 0)
     }
 
+    /// Regression (T14B-F3): `--db file:foo.sqlite` was read by SQLite as a URI: the server
+    /// locked and checked the empty file `file:foo.sqlite` but wrote `foo.sqlite`, which a second
+    /// server on `--db foo.sqlite` then shared (two mocks at position 1). The file named is the
+    /// file written, and a second server on it is refused.
+    func testADatabasePathThatLooksLikeAnSQLiteURIIsTheFileOfThatName() throws {
+        let first = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", "file:foo.sqlite", "--log-level", "error"], in: directory)
+        let update = try first.client().json(
+            "POST", "/catbird/api/mocks", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/p"}},"response":{"status":200}}"#)
+        XCTAssertEqual(update.status, 201, update.text)
+        let refused = try run(["--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("file:foo.sqlite").path])
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.stderr.contains("is in use by another Catbird server"), refused.stderr)
+        XCTAssertEqual(try first.terminate().status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("foo.sqlite").path))
+        let database = try Database(path: directory.appendingPathComponent("file:foo.sqlite").path, mode: .readOnly)
+        XCTAssertEqual(try database.query("SELECT url_value FROM mocks").map { $0[0].stringValue }, ["/p"])
+    }
+
     // MARK: - Checked before anything is touched
 
     /// Regression: `--db` naming a file that is not ours got a `<file>.lock` beside it, left
