@@ -452,6 +452,29 @@ def copied_curl(driver, entry_id):
     return driver.find_element(By.ID, "curl-text").get_attribute("value")
 
 
+def test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments(server, driver):
+    # T14-F2, the finding's targets: the copied `curl -X 'GET' '…/api/{b,c}'` sent GET /api/b and
+    # GET /api/c (curl's globbing), `…/api/a/../b` sent /api/b (curl removed the dot segment),
+    # `[1-3]` three requests. Each copied command, run, journals the same target once.
+    targets = ["/api/{b,c}", "/api/a/../b", "/api/[1-3]", "http://api.example.com/p/./q/../r"]
+    for target in targets:
+        server.request("GET", target)
+    _, page = server.json("GET", "/catbird/api/requests")
+    sent = {entry["id"]: entry["url"] for entry in page["requests"]}
+    assert sorted(sent.values()) == sorted(targets), sent
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    for entry_id in sent:
+        command = copied_curl(driver, entry_id)
+        run = subprocess.run(["bash", "-c", command + " -s -o /dev/null -m 10"], capture_output=True)
+        assert run.returncode == 0, (command, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests")
+    replayed = [entry["url"] for entry in page["requests"] if entry["id"] not in sent]
+    assert sorted(replayed) == sorted(targets), replayed
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte(server, driver):
     # try11 T11-F6, the finding's bodies: a 5,000-byte text with a NUL after byte 4,096 went into
     # --data-raw (bash dropped the NUL: 4,999 bytes sent), and a 200 KiB text made one argument
@@ -748,6 +771,7 @@ TESTS = [
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
+    (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),
     (test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte, ("--journal-body-limit", "1mb")),
     (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),

@@ -935,7 +935,9 @@ function base64Lines(bytes) {
 async function copyAsCurl() {
   const entry = state.detailsEntry;
   if (!entry) return;
-  const parts = ["curl", ...curlTarget(entry.method, entry.url, location.origin)];
+  // --globoff, --path-as-is: the target as journaled (curl would expand `{b,c}` or `[1-3]` into
+  // several requests and drop `/../` segments, T14-F2).
+  const parts = ["curl", ...curlTarget(entry.method, entry.url, location.origin), "--globoff", "--path-as-is"];
   for (const [name, value] of Object.entries(entry.request.headers)) {
     if (/^(host|content-length|connection)$/i.test(name)) continue;
     // curl drops a header written `Name: ` with nothing after it; `Name;` sends it empty.
