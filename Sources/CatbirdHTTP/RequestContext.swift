@@ -47,6 +47,10 @@ final class RequestContext: @unchecked Sendable {
     /// query, ``ServerCore/mustRefuseBeforeQueryParsing(_:_:)``): only then has libmicrohttpd
     /// query parameters to count in ``responseHeadRoom``.
     var targetHasQuery = false
+    /// Whether the raw target holds a space or a control byte (seen in the URI log callback's
+    /// one scan of it, ``String/requestTarget(_:)``): refused with
+    /// ``HTTPRequestProblem/targetSpaceOrControl`` (``ServerCore/framingProblem(_:transferEncodingAsRead:)``).
+    var targetHasSpaceOrControl = false
     /// The length of the first `Cookie` field's value, the one libmicrohttpd copies and parses
     /// into cookie pairs (seen as the fields are collected); nil: no `Cookie` field.
     var cookieLength: Int?

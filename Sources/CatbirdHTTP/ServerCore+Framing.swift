@@ -14,7 +14,7 @@ extension ServerCore {
     /// - Parameter transferEncodingAsRead: the first `Transfer-Encoding` value as libmicrohttpd
     ///   keeps it (trailing whitespace included), asked only when the request has one.
     static func framingProblem(_ context: RequestContext, transferEncodingAsRead: () -> String?) -> HTTPRequestProblem? {
-        if context.target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) { return .targetSpaceOrControl }
+        if context.targetHasSpaceOrControl { return .targetSpaceOrControl }  // seen by the target's one scan
         if !isInATargetForm(context.target, method: context.method) { return .targetForm }
         if let problem = HTTPRequest.httpURIAuthorityProblem(context.target, method: context.method) {
             return .targetAuthority(problem)

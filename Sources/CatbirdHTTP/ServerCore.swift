@@ -71,10 +71,14 @@ final class ServerCore: Sendable {
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(uri).assumingMemoryBound(to: UInt8.self), count: length)
             if length > core.maxTargetLength {
                 context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetTooLong(limit: core.maxTargetLength))
-            } else if let text = String(requestBytes: bytes) {
-                context = RequestContext(target: text)
             } else {
-                context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetNotText)
+                let (text, hasSpaceOrControl) = String.requestTarget(bytes)
+                if let text {
+                    context = RequestContext(target: text)
+                    context.targetHasSpaceOrControl = hasSpaceOrControl
+                } else {
+                    context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetNotText)
+                }
             }
             context.rawTargetStart = Int(bitPattern: uri)
             context.rawTargetLength = length

@@ -91,4 +91,30 @@ final class AmbiguousFramingTests: ServerTestCase {
         XCTAssertEqual(Set(urls), ["/api/a b", "/api/a\tb", "/api/a\u{1}b", "/api/a\u{7F}b", "http://h/a b"])
         XCTAssertEqual(try client.request("GET", "/api/a%20b").text, "encoded")
     }
+
+    /// The target is scanned once, eight bytes at a time (String+RequestBytes.swift): every space
+    /// or control byte libmicrohttpd hands on (not NUL, CR or LF, which end or cut the line
+    /// first) is refused wherever it stands, in a whole word or in the bytes after the last one;
+    /// `!`, `~` and non-ASCII text beside them (the nearest bytes the scan must not take for
+    /// one) are served.
+    func testEverySpaceOrControlByteIsRefusedAtAnyOffsetOfTheTarget() throws {
+        let controls = (UInt8(1)...UInt8(0x20)).filter { $0 != 0x0A && $0 != 0x0D } + [0x7F]
+        for byte in controls {
+            for offset in [1, 7, 8, 15, 20] {  // first word, its last byte, the second word, the tail
+                var target = Array("/abcdefghijklmnopqrstu".utf8)  // 22 bytes: two words and 6 more
+                target[offset] = byte
+                let raw = try server.client()
+                try raw.send(raw: Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+                let response = try raw.readResponse()
+                XCTAssertEqual(response.status, 400, "byte \(byte) at \(offset): \(response.text)")
+                XCTAssertTrue((response.object["reason"] as? String ?? "").contains("a space or a control character"),
+                              "byte \(byte) at \(offset): \(response.text)")
+            }
+        }
+        for target in ["/!!!!!!!!~~~~~~~~!~", "/~é!€~~~~~~~~~~~~~~~", "/\u{80}-\u{7FF}-\u{FFFF}-\u{10FFFF}-é"] {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+            XCTAssertEqual(try raw.readResponse().status, 404, target.debugDescription)
+        }
+    }
 }
