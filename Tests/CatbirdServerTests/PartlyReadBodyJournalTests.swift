@@ -47,34 +47,58 @@ final class PartlyReadBodyJournalTests: ServerTestCase {
     /// answer given (status, size) and its `problem` now says it was cut short; an answer sent
     /// whole keeps none.
     func testAnAnswerItsClientHangsUpOnMidBodyIsJournaledAsCutShort() throws {
+        try checkCutShort(on: server, tenant: "BR", delay: nil)
+    }
+
+    /// The same for the other paths an answer is journaled on before it is sent, each tagged
+    /// where its entry is made (MockServing.append(_:of:settling:)): a delayed mock's answer,
+    /// journaled when its delay ends, and with strict durability the answer that leaves once
+    /// its entry is committed, at once or after a delay.
+    func testAnAnswerCutShortIsJournaledSoOnTheDelayedAndStrictPaths() throws {
+        try checkCutShort(on: server, tenant: "BRdelay", delay: 1)
+        let strict = try TestServer { $0.durability = .strict }
+        defer { strict.removeFiles() }
+        try checkCutShort(on: strict, tenant: "BRstrict", delay: nil)
+        try checkCutShort(on: strict, tenant: "BRstrictdelay", delay: 1)
+    }
+
+    /// Adds `tenant`'s mock with a 35,000,000-byte body (and `delay` seconds), reads 1 KB of
+    /// its answer and hangs up, then expects its entry amended as cut short; a whole answer
+    /// afterwards keeps no `problem`.
+    private func checkCutShort(on server: TestServer, tenant name: String, delay: Int?) throws {
+        let client = try server.client()
         let size = 35_000_000
-        let body = Data(repeating: UInt8(ascii: "a"), count: size).base64EncodedString()
-        let tenant = [("X-Catbird-Parallel-Id", "BR")]
+        let tenant = [("X-Catbird-Parallel-Id", name)]
+        let delayed = delay.map { #","delay":\#($0)"# } ?? ""
         let added = try client.json(
             "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/big"}},"response":{"status":200,"body":"\#(body)"}}"#,
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/big"}},"response":{"status":200,"body":"\#(Self.bigBody)"\#(delayed)}}"#,
             headers: tenant)
         XCTAssertEqual(added.status, 201, added.text)
         var reader: RawHTTPClient? = try server.client()
-        try reader?.send(raw: Array("GET /big HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: BR\r\n\r\n".utf8))
-        XCTAssertEqual(reader?.read(upTo: 1024, within: 5).count, 1024)
+        try reader?.send(raw: Array("GET /big HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(name)\r\n\r\n".utf8))
+        XCTAssertEqual(reader?.read(upTo: 1024, within: 5 + Double(delay ?? 0)).count, 1024, name)
         usleep(500_000)
         reader = nil  // closed with the rest unread: the kernel resets the connection
         let deadline = ContinuousClock.now + .seconds(10)
-        var entry = try E2E.journal(client, tenant: "BR", once: 1).first ?? [:]
+        var entry = try E2E.journal(client, tenant: name, once: 1).first ?? [:]
         while !(entry["problem"] is String), ContinuousClock.now < deadline {
             usleep(50_000)
-            entry = try E2E.journal(client, tenant: "BR").first ?? [:]
+            entry = try E2E.journal(client, tenant: name).first ?? [:]
         }
         let response = entry["response"] as? [String: Any] ?? [:]
-        XCTAssertEqual(response["status"] as? Int, 200, "\(entry)")
-        XCTAssertEqual(response["bodySize"] as? Int, size, "the answer given")
-        XCTAssertEqual(entry["problem"] as? String, "the client closed the connection before the whole answer was sent", "\(entry)")
+        XCTAssertEqual(response["status"] as? Int, 200, "\(name): \(entry)")
+        XCTAssertEqual(response["bodySize"] as? Int, size, "\(name): the answer given")
+        XCTAssertEqual(entry["problem"] as? String, "the client closed the connection before the whole answer was sent", "\(name): \(entry)")
         let whole = try client.request("GET", "/big", headers: tenant)
-        XCTAssertEqual(whole.status, 200)
-        XCTAssertEqual(whole.body.count, size)
-        let journal = try E2E.journal(client, tenant: "BR", once: 2)
-        XCTAssertNotNil(journal.last?["response"])
-        XCTAssertNil(journal.last?["problem"], "sent whole")
+        XCTAssertEqual(whole.status, 200, name)
+        XCTAssertEqual(whole.body.count, size, name)
+        let journal = try E2E.journal(client, tenant: name, once: 2)
+        XCTAssertNotNil(journal.last?["response"], name)
+        XCTAssertNil(journal.last?["problem"], "\(name): sent whole")
     }
+
+    /// 35,000,000 bytes of `a` in base64: more than the kernel's socket buffers hold, so a
+    /// client that reads 1 KB and closes leaves most of it unsent.
+    private static let bigBody = Data(repeating: UInt8(ascii: "a"), count: 35_000_000).base64EncodedString()
 }

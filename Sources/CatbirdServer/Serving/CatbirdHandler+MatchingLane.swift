@@ -117,9 +117,8 @@ extension CatbirdHandler {
             if let hit { mocks.refund(hit) }
             return abandonedOnLane(request, tenant: tenant, responder)
         }
-        let ticket = journal.append(entry)
-        serving.settleOnceCommitted(hit, ticket)
-        journal.send(response, onceCommitted: ticket, to: responder, sent: record)
+        let (sent, ticket) = serving.append(entry, of: response, settling: hit)
+        journal.send(sent, onceCommitted: ticket, to: responder, sent: record)
     }
 
     /// A request that waited on `lane` (`matching lane`, `body lane`) until it was no longer

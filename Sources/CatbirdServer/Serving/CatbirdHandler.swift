@@ -131,8 +131,8 @@ struct CatbirdHandler: HTTPHandler {
         switch served {
         case let .answered(sent, answeredBy, entry, hit):
             // CORS headers are added by serving, before journaling (the journal records them).
-            let ticket = entry.map { serving.append($0, settling: hit) }
-            return release(sent, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
+            let journaled = entry.map { serving.append($0, of: sent, settling: hit) }
+            return release(journaled?.sent ?? sent, journaled: journaled?.ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
         case let .forward(destination):
             return forward(request, to: destination, tenant: tenant)
         }
@@ -157,14 +157,13 @@ struct CatbirdHandler: HTTPHandler {
         }
     }
 
-    /// Sends a journaled answer: at once (relaxed durability), or once the writer has committed
-    /// its entry, holding no worker meanwhile (strict: ``Journal/answer(_:onceCommitted:sent:)``).
+    /// Sends a journaled answer (tagged with its ticket where it was journaled,
+    /// ``MockServing/append(_:of:settling:)``): at once (relaxed durability), or once the writer
+    /// has committed its entry, holding no worker meanwhile (strict: ``Journal/answer(_:onceCommitted:sent:)``).
     /// A delayed answer (no ticket) is journaled, and waited for, when its delay ends (``MockServing``).
     private func release(
         _ response: HTTPResponse, journaled ticket: JournalTicket?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
-        var response = response
-        if let ticket { response.completionTag = ticket.completionTag }  // its entry says if it is cut short
         guard durability == .strict, let ticket else {
             guard let delay = response.delay else {
                 record(request, response, answeredBy: answeredBy, tenant: tenant)
@@ -181,8 +180,6 @@ struct CatbirdHandler: HTTPHandler {
         _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String,
         tenant: TenantID, to responder: HTTPResponder
     ) {
-        var response = response
-        response.completionTag = ticket.completionTag  // its entry says if it is cut short
         let sent = recording(request, answeredBy: answeredBy, tenant: tenant)
         guard durability == .strict else {
             responder.deliver(response, beforeSending: sent)

@@ -181,12 +181,20 @@ struct MockServing: Sendable {
         return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
     }
 
-    /// Appends an answer's journal entry now and returns its ticket; with strict durability the
-    /// hit it carries stands once the entry is committed (``settleOnceCommitted(_:_:)``).
-    func append(_ entry: JournalEntry, settling hit: MockHit?) -> JournalTicket {
+    /// Appends `entry`, the journal entry of the answer `response`, now, and returns `response`
+    /// tagged with the entry's ticket (``HTTPResponse/completionTag``: when it does not go out
+    /// whole, the entry is amended, ``CatbirdHandler/answerCutShort(_:tag:ending:)``) and the
+    /// ticket. The one place an answer's ticket is made, so no answer journaled before it is
+    /// sent goes out untagged. With strict durability the hit it carries stands once the entry
+    /// is committed (``settleOnceCommitted(_:_:)``).
+    func append(
+        _ entry: JournalEntry, of response: HTTPResponse, settling hit: MockHit?
+    ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let ticket = journal.append(entry)
         if strict { settleOnceCommitted(hit, ticket) }
-        return ticket
+        var sent = response
+        sent.completionTag = ticket.completionTag
+        return (sent, ticket)
     }
 
     /// Whether a mock's head may not fit beside `request`'s: its head leaves less than the mock
@@ -455,13 +463,11 @@ struct MockServing: Sendable {
                     requestHeaders: entry.requestHeaders, waited: waited,
                     problem: "the client closed the connection during the delay; nothing was sent")
             }
-            let ticket = journal.append(entry)
             undelayed.delay = nil
             undelayed.whenDelayEnds = nil
-            undelayed.completionTag = ticket.completionTag  // its entry says if it is cut short
-            guard strict, outcome == .sent else { return outcome == .sent ? .now(undelayed) : nil }
-            settleOnceCommitted(hit, ticket)
-            return journal.answer(undelayed, onceCommitted: ticket)
+            let (tagged, ticket) = append(entry, of: undelayed, settling: outcome == .sent ? hit : nil)
+            guard strict, outcome == .sent else { return outcome == .sent ? .now(tagged) : nil }
+            return journal.answer(tagged, onceCommitted: ticket)
         }
         return sent
     }
@@ -570,7 +576,8 @@ struct MockServing: Sendable {
     /// - Parameter problem: the entry's `problem` (a forwarded answer record mode did not write).
     /// - Parameter measured: `response` as it goes out to `request`, with its head's size, when
     ///   already measured (``UpstreamServing/Answer/measured``): sent and checked as it is.
-    /// - Returns: the response to send and the entry's ticket (``Journal/whenCommitted(_:_:)``).
+    /// - Returns: the response to send, tagged with the entry's ticket, and the ticket
+    ///   (``Journal/whenCommitted(_:_:)``; ``append(_:of:settling:)``).
     @discardableResult
     func journal(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
@@ -583,7 +590,7 @@ struct MockServing: Sendable {
             answeredBy: answeredBy, hit: hit,
             tenant: tenant, filePath: filePath, journalBody: journalBody, nearMisses: nearMisses, measured: measured)
         if let problem { entry.problem = problem }
-        return (sent, journal.append(entry))
+        return append(entry, of: sent, settling: nil)
     }
 
     /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:journalBody:nearMisses:problem:measured:)``
