@@ -101,17 +101,11 @@ extension ServerCore {
     /// `127.0.0.1:8080\` as user information, sending the request to evil.example where a WHATWG
     /// parser reads the host 127.0.0.1 (T13B-F6). Other schemes are not checked (`file:///x` has an
     /// empty host by design).
+    /// The scheme is compared byte by byte, with no lowercased copy (``URIAuthority/Span``).
     static func httpURIAuthorityProblem(_ target: String) -> URIAuthority.Problem? {
-        let bytes = target.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        guard colon <= bytes.index(bytes.startIndex, offsetBy: 5, limitedBy: bytes.endIndex) ?? bytes.endIndex,
-              ["http", "https"].contains(target[..<colon].lowercased())
-        else { return nil }
-        let rest = bytes[bytes.index(after: colon)...]
-        guard rest.starts(with: "//".utf8) else { return .noHost }
-        let authority = bytes[bytes.index(colon, offsetBy: 3)...].prefix {
-            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
-        }
-        return URIAuthority.problem(authority, allowsUserInfo: true)
+        let uri = target[...]
+        guard let afterScheme = URIAuthority.afterHTTPScheme(uri) else { return nil }
+        guard let authority = URIAuthority.Span(uri, afterScheme: afterScheme) else { return .noHost }
+        return URIAuthority.problem(uri.utf8[authority.whole], allowsUserInfo: true)
     }
 }

@@ -59,11 +59,7 @@ struct ControlHosts: Sendable {
     /// (`http://api.test:81/catbird/api/mocks` → `api.test:81`), which RFC 9112 section 3.2.2
     /// makes the request's host in place of `Host`; nil for any other form.
     private static func authority(ofAbsolute target: String) -> String? {
-        let prefix = target.prefix(8).lowercased()
-        guard prefix.hasPrefix("http://") || prefix.hasPrefix("https://"), let authority = AbsoluteURLAuthority(of: target[...]) else {
-            return nil
-        }
-        return String(target[authority.host])
+        URIAuthority.Span(ofHTTP: target[...]).map { String(target[$0.host]) }
     }
 
     /// The lowercased host name of a `Host` field (port and trailing dot removed); nil for an IP

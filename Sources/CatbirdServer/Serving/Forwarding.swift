@@ -29,7 +29,7 @@ struct Forwarding: Sendable {
     }
 
     /// The upstream URL for `target`: an absolute-form target (`http://host/…`) in proxy mode
-    /// goes to itself without its user information (``withoutUserInformation(_:)``); an
+    /// goes to itself without its user information (``withoutUserInformation(_:authority:)``); an
     /// origin-form one (`/…`) in redirect mode goes to the base URL with the target appended
     /// (`http://up/v2` + `/a?q` → `http://up/v2/a?q`). A fragment (`#frag`, which libcurl
     /// would drop) is left out of either, as it is of the recorded file's name
@@ -40,9 +40,8 @@ struct Forwarding: Sendable {
             guard let redirectBase else { return nil }
             return Destination(url: redirectBase + sent, answeredBy: .redirect)
         }
-        let lowered = sent.prefix(8).lowercased()
-        guard proxyEnabled, lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return nil }
-        return Destination(url: Self.withoutUserInformation(sent), answeredBy: .proxy)
+        guard proxyEnabled, let authority = URIAuthority.Span(ofHTTP: sent) else { return nil }
+        return Destination(url: Self.withoutUserInformation(sent, authority: authority), answeredBy: .proxy)
     }
 
     /// An absolute URL without the user information of its authority: `http://user:pw@host/ui`
@@ -50,8 +49,9 @@ struct Forwarding: Sendable {
     /// which the client never sent (tester finding T12-F8); a client's own `Authorization` is
     /// forwarded as sent. (A redirect URL's user information, given by whoever starts Catbird,
     /// is kept: that is a credential meant for the upstream.)
-    static func withoutUserInformation(_ url: Substring) -> String {
-        guard let authority = AbsoluteURLAuthority(of: url), authority.hasUserInformation else { return String(url) }
+    /// `authority`: where `url`'s lies.
+    static func withoutUserInformation(_ url: Substring, authority: URIAuthority.Span) -> String {
+        guard authority.hasUserInformation else { return String(url) }
         return String(url[..<authority.whole.lowerBound] + url[authority.host.lowerBound...])
     }
 
