@@ -46,16 +46,19 @@ extension OutboundClient {
     /// `Expect: 100-continue` on its own: an empty `Name:` entry suppresses each one the client did
     /// not send, so the upstream sees what the client sent. An empty value is written `Name;`,
     /// libcurl's spelling for a field sent empty.
+    /// The fields are taken as given: the hop-by-hop ones were left out where the request was
+    /// made (``OutboundRequest/headers``).
     static func headerList(_ fields: [(name: String, value: String)]) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
-        var named = Set<String>()
-        for field in fields where !OutboundRequest.hopByHop.contains(field.name.lowercased()) {
-            named.insert(field.name.lowercased())
+        var sendsAccept = false
+        var sendsExpect = false
+        for field in fields {
+            if field.name.equalsIgnoringASCIICase("Accept") { sendsAccept = true }
+            if field.name.equalsIgnoringASCIICase("Expect") { sendsExpect = true }
             list = curl_slist_append(list, field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
-        for automatic in ["Accept", "Expect"] where !named.contains(automatic.lowercased()) {
-            list = curl_slist_append(list, "\(automatic):")
-        }
+        if !sendsAccept { list = curl_slist_append(list, "Accept:") }
+        if !sendsExpect { list = curl_slist_append(list, "Expect:") }
         return list
     }
 

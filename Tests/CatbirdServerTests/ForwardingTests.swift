@@ -26,6 +26,7 @@ final class ForwardingTests: UpstreamTestCase {
         let server = try redirecting(to: upstream.baseURL + "/prefix/")
         let answer = try CurlClient.run([
             "-X", "PATCH", "-H", "X-Custom: kept", "-H", "X-Forwarded-For: 10.0.0.9", "-H", "Content-Type: text/plain",
+            "-H", "Via: 1.0 earlier", "-H", "x-forwarded-host: spoofed.test", "-H", "X-FORWARDED-PROTO: https",
             "--data-binary", "@-", url(server, "/echo/a%20b?x=1&y=%2F"),
         ], stdin: Array("patched".utf8))
         XCTAssertEqual(answer.status, 200)
@@ -40,6 +41,12 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual(headers["x-forwarded-for"], "10.0.0.9, 127.0.0.1")
         XCTAssertEqual(headers["x-forwarded-host"], "127.0.0.1:\(server.port)")
         XCTAssertEqual(headers["x-forwarded-proto"], "http")
+        XCTAssertEqual(headers["via"]?.hasPrefix("1.0 earlier, 1.1 catbird-"), true, "\(headers)")
+        // Each written once: the received ones are left out, in any case, not sent beside ours.
+        let names = (answer.object["headers"] as? [[String]] ?? []).compactMap { $0.first?.lowercased() }
+        for name in ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"] {
+            XCTAssertEqual(names.filter { $0 == name }.count, 1, "\(name) in \(names)")
+        }
         XCTAssertNil(headers["expect"], "no Expect the client did not send")
         let entry = try XCTUnwrap(try E2E.journal(try server.client(), tenant: nil).last)
         XCTAssertEqual(entry["answeredBy"] as? String, "redirect")
@@ -88,6 +95,13 @@ final class ForwardingTests: UpstreamTestCase {
         let headers = echoHeaders(echo)
         XCTAssertNil(headers["x-secret"], "the client's connection option is not passed on: \(headers)")
         XCTAssertEqual(headers["x-other"], "2")
+        // Named after it comes (the field pass meets the option first), in another case, in a list.
+        let named = try CurlClient.run([
+            "-H", "X-Early: 1", "-H", "X-Other: 2", "-H", "connection: close, x-early", url(server, "/echo/opt"),
+        ])
+        let sent = echoHeaders(named)
+        XCTAssertNil(sent["x-early"], "an option named after its field is not passed on: \(sent)")
+        XCTAssertEqual(sent["x-other"], "2")
     }
 
     func testConnectionsToTheUpstreamAreReused() throws {

@@ -99,15 +99,14 @@ struct Forwarding: Sendable {
     }
 
     /// The request to send: method, headers (hop-by-hop ones, those the client's `Connection`
-    /// names included, left out or to libcurl: ``OutboundRequest/endToEnd(_:)``; `Authorization`
-    /// and cookies unchanged) with `X-Forwarded-For` (the client's address appended to any
+    /// names included, left out, libcurl writing its own, in one pass with the received fields
+    /// written here, ``forwardingFields``: ``OutboundRequest/endToEnd(_:replacing:)``;
+    /// `Authorization` and cookies unchanged) with `X-Forwarded-For` (the client's address appended to any
     /// received), `X-Forwarded-Host` (the Host received), `X-Forwarded-Proto: http` and
     /// `Via: 1.1 <hopName>` (appended to any received), and the whole body. `Accept-Encoding`
     /// is the client's, or none: nothing is added.
     func outboundRequest(_ request: HTTPRequest, to destination: Destination) -> OutboundRequest {
-        var headers = OutboundRequest.endToEnd(request.headers.fields).filter { field in
-            !["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"].contains(field.name.lowercased())
-        }
+        var headers = OutboundRequest.endToEnd(request.headers.fields, replacing: Self.forwardingFields)
         let via = request.headers.values("Via") + ["1.1 \(hopName)"]
         headers.append((name: "Via", value: via.joined(separator: ", ")))
         let forwardedFor = request.headers.first("X-Forwarded-For").map { "\($0), \(request.clientAddress)" }
@@ -117,9 +116,13 @@ struct Forwarding: Sendable {
         return OutboundRequest(method: request.method, url: destination.url, headers: headers, body: request.body)
     }
 
+    /// The fields ``outboundRequest(_:to:)`` writes itself, lowercased: those received are
+    /// left out in the same pass as the hop-by-hop ones (``OutboundRequest/endToEnd(_:replacing:)``).
+    static let forwardingFields: Set<String> = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"]
+
     /// The upstream's answer as ours: status and body unchanged (still encoded as its
     /// `Content-Encoding` says), header fields in order without the hop-by-hop and framing ones
-    /// (those the upstream's `Connection` names included, ``OutboundRequest/endToEnd(_:)``)
+    /// (those the upstream's `Connection` names included, ``OutboundRequest/endToEnd(_:replacing:)``)
     /// (the server frames the body itself). The answer to a `HEAD` has no body but
     /// announces the upstream's `Content-Length` (RFC 9110 §9.3.2: the size a `GET` would get).
     func response(from upstream: OutboundResponse, method: String) -> HTTPResponse {
