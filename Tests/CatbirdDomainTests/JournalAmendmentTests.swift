@@ -16,16 +16,26 @@ final class JournalAmendmentTests: XCTestCase {
             mockHit: nil, durationMs: 0.1, problem: problem)
     }
 
-    func testAnAmendmentReachesItsEntryQueuedOrCommitted() throws {
+    /// A migrated database file in a new temporary folder: its write connection (serialised, as
+    /// the server's) and a read-only one. `removeAll` closes both and deletes the folder.
+    private func database() throws -> (writer: SerialDatabase, reader: Database, removeAll: () -> Void) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-amend-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("catbird.sqlite").path
         let connection = try Database(path: path, mode: .readWrite)
         _ = try Schema.migrate(connection)
         let writer = SerialDatabase(connection)
         let reader = try Database(path: path, mode: .readOnly)
-        defer { reader.close(); writer.close() }
+        return (writer, reader, {
+            reader.close()
+            writer.close()
+            try? FileManager.default.removeItem(at: directory)
+        })
+    }
+
+    func testAnAmendmentReachesItsEntryQueuedOrCommitted() throws {
+        let (writer, reader, removeAll) = try database()
+        defer { removeAll() }
         // A row from before this writer: its tickets start at 1, its row ids at 2.
         let early = JournalWriter(database: writer, bodyLimit: 4096, log: Logger(level: .error))
         early.append(entry("/before"))
@@ -48,6 +58,35 @@ final class JournalAmendmentTests: XCTestCase {
         journal.flush()
         let rows = try reader.query("SELECT url, problem FROM requests ORDER BY id").map { [$0[0].stringValue ?? "", $0[1].stringValue ?? "NULL"] }
         XCTAssertEqual(rows, [["/before", "NULL"], ["/a", "cut short"], ["/b", "its own; cut short"], ["/c", "NULL"], ["/d", "cut short"]])
+    }
+
+    /// Regression: an amendment to a row that was in the file when the byte count started
+    /// (retention's ``JournalBytes``) but that the start-up scan had not read yet was counted
+    /// twice: by the writer as it committed the amendment, and by the scan reading the amended
+    /// row. The count must be the file's bytes exactly, whole and per tenant, for that row and
+    /// for an amended row the scan had already read. The scan reads ``JournalBytes/scanChunk``
+    /// rows a pass, so the last of `scanChunk + 1` rows is left for the second pass.
+    func testAnAmendedRowTheStartUpScanHasNotReadIsCountedOnce() throws {
+        let (writer, reader, removeAll) = try database()
+        defer { removeAll() }
+        let journal = JournalWriter(database: writer, bodyLimit: 4096, log: Logger(level: .error))
+        defer { journal.stop() }
+        let tickets = (0...JournalBytes.scanChunk).map { journal.append(entry("/row/\($0)")) }
+        journal.flush()
+        XCTAssertFalse(try writer.use { try journal.bytes.catchUp($0) }, "the first pass reads scanChunk rows, not the last one")
+
+        journal.amend(tickets.first!, problem: "cut short")  // a row the scan has read
+        journal.amend(tickets.last!, problem: "cut short ✂")  // a row it has not read yet
+        journal.flush()
+        XCTAssertTrue(try writer.use { try journal.bytes.catchUp($0) }, "the second pass reads the rest")
+
+        let amended = try reader.query("SELECT count(*) FROM journal_rows WHERE problem LIKE 'cut short%'").first?[0].intValue
+        XCTAssertEqual(amended, 2, "both rows are amended")
+        let rows = try reader.query("SELECT tenant, sum(\(JournalBytes.rowBytes(""))) FROM journal_rows GROUP BY tenant")
+        let rowBytes = Dictionary(uniqueKeysWithValues: rows.map { (TenantID($0[0].stringValue ?? ""), Int($0[1].intValue ?? 0)) })
+        let bodyBytes = Int(try reader.query("SELECT ifnull(sum(length(body)), 0) FROM journal_bodies").first?[0].intValue ?? -1)
+        XCTAssertEqual(try writer.use { try journal.bytes.tenantBytes($0) }, rowBytes, "each tenant's rows' bytes, as in the file")
+        XCTAssertEqual(try writer.use { try journal.bytes.bytes($0) }, rowBytes.values.reduce(0, +) + bodyBytes, "the file's journal bytes")
     }
 
     /// A dropped batch takes tickets but no row ids: the runs on either side keep their own

@@ -56,6 +56,11 @@ enum JournalRecords {
         var rowBytes: [TenantID: Int] = [:]
         /// The bytes of the shared bodies inserted (`journal_bodies.body`).
         var bodyBytes = 0
+        /// The bytes each amendment added to its row (``JournalRecords/amend(_:in:written:)``),
+        /// with the row's id and tenant: counted only when the byte count already holds the row
+        /// (``JournalBytes/committed(_:)``), since a row the start-up scan has not read yet is
+        /// counted, amendment included, when it is.
+        var amendedBytes: [(rowID: Int64, tenant: TenantID, bytes: Int)] = []
     }
 
     /// Inserts a batch inside the caller's transaction: tenants first (the journal references
@@ -159,18 +164,23 @@ enum JournalRecords {
     }
 
     /// Adds each sentence to the `problem` of row `rowID` (after the row's own, `; ` between),
-    /// inside the caller's transaction, and counts the bytes added toward the row's tenant in
-    /// `written` (retention's byte limit, ``JournalBytes``). A row that is gone (deleted
-    /// since) is skipped. See ``JournalWriter/amend(_:problem:)``.
+    /// inside the caller's transaction, and notes the bytes added with the row's id and tenant in
+    /// `written.amendedBytes` (retention's byte limit, ``JournalBytes``). A row that is gone
+    /// (deleted since) is skipped. See ``JournalWriter/amend(_:problem:)``.
     static func amend(_ amendments: [(rowID: Int64, problem: String)], in db: Database, written: inout Written) throws {
         for (rowID, problem) in amendments {
-            guard let row = try db.query("SELECT tenant, problem IS NULL FROM journal_rows WHERE id = ?", [.integer(rowID)]).first,
-                  let tenant = row[0].stringValue
+            // One statement (RETURNING, SQLite 3.35+; Debian 12 links 3.40.1). RETURNING reads the
+            // new row: its problem is the sentence alone exactly when it was NULL (otherwise it
+            // is longer, the old text and `; ` before the sentence).
+            guard let row = try db.query(
+                """
+                UPDATE journal_rows SET problem = CASE WHEN problem IS NULL THEN ?1 ELSE problem || '; ' || ?1 END
+                WHERE id = ?2 RETURNING tenant, problem = ?1
+                """, [.text(problem), .integer(rowID)]
+            ).first, let tenant = row[0].stringValue
             else { continue }
-            try db.run(
-                "UPDATE journal_rows SET problem = CASE WHEN problem IS NULL THEN ?1 ELSE problem || '; ' || ?1 END WHERE id = ?2",
-                [.text(problem), .integer(rowID)])
-            written.rowBytes[TenantID(tenant), default: 0] += problem.utf8.count + (row[1].intValue == 1 ? 0 : 2)
+            let added = problem.utf8.count + (row[1].intValue == 1 ? 0 : 2)
+            written.amendedBytes.append((rowID, TenantID(tenant), added))
         }
     }
 

@@ -166,7 +166,10 @@ final class JournalBytes: Sendable {
     /// Adds a batch the journal writer has just committed (``JournalRecords/Written``), on the
     /// write connection, before letting go of it (so no deletion of its rows comes first).
     /// Nothing until counting has started: those rows are then in the file, for
-    /// ``catchUp(_:)`` to read.
+    /// ``catchUp(_:)`` to read. An amendment's bytes count only toward a row already counted
+    /// (`Scan.counts(_:)`): a row in the file at the start that the scan has not read yet is
+    /// read with its amendment (until 2026-12-02 those bytes were counted twice, and the byte
+    /// limit pruned that much early right after a start).
     func committed(_ written: JournalRecords.Written) {
         counted.withLock { counted in
             guard counted.installed else { return }
@@ -174,6 +177,10 @@ final class JournalBytes: Sendable {
             for (tenant, bytes) in written.rowBytes {
                 counted.added += bytes
                 counted.byTenant[tenant, default: 0] += bytes
+            }
+            for amended in written.amendedBytes where counted.rows.counts(amended.rowID) {
+                counted.added += amended.bytes
+                counted.byTenant[amended.tenant, default: 0] += amended.bytes
             }
         }
     }
