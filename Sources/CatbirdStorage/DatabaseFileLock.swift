@@ -25,7 +25,7 @@ public final class DatabaseFileLock: Sendable {
     /// The database file locked.
     public let path: String
     /// Whether taking the lock created the file (it did not exist before, and neither did its
-    /// `-wal` or `-shm`: the lock refuses those without their file).
+    /// `-wal` or `-shm`: the lock refuses those without their file, or beside an empty one).
     public let createdFile: Bool
     /// Open from ``init(databasePath:)`` until ``release()``.
     let descriptor: Int32
@@ -41,7 +41,10 @@ public final class DatabaseFileLock: Sendable {
         /// The file was missing but its `-wal` or `-shm` (named in full) were there: another
         /// process may be using them, e.g. a server whose file was moved or deleted while it ran
         /// (tester finding T13-F12: a start removed them, and with them all that server's data).
-        case companionsWithoutDatabase(database: String, files: [String])
+        /// `emptyFile`: an empty file was at the path (left as it was): no SQLite database in WAL
+        /// mode is empty (switching to WAL writes the first page before any `-wal` exists), so
+        /// they are not its own (a `touch` after a delete, or a racing start that created it).
+        case companionsWithoutDatabase(database: String, files: [String], emptyFile: Bool)
         /// Something that is not a regular file is at the path (after symbolic links): `kind`
         /// says what (``DatabaseFileLock/fileKind(atPath:)``, e.g. "a block device"). Refused before it is opened
         /// for writing (tester finding T13B-F7: SQLite took a block device for an empty file and
@@ -55,8 +58,8 @@ public final class DatabaseFileLock: Sendable {
                     + "that server was given); stop that server or choose another --db"
             case let .cannotOpen(database, reason):
                 return "cannot open database file \(database): \(reason)"
-            case let .companionsWithoutDatabase(database, files):
-                return "database \(database): \(Self.companionsReason(files))"
+            case let .companionsWithoutDatabase(database, files, emptyFile):
+                return "database \(database): \(Self.companionsReason(files, emptyFile: emptyFile))"
             case let .notARegularFile(database, kind):
                 return "database \(database): \(Self.notARegularFileReason(database, kind: kind))"
             }
@@ -68,9 +71,11 @@ public final class DatabaseFileLock: Sendable {
                 + "nothing created beside it)"
         }
 
-        /// Why `files` without their database stop a start, and what to do.
-        public static func companionsReason(_ files: [String]) -> String {
-            "found \(files.joined(separator: " and ")) without the database file itself: another process may be using them "
+        /// Why `files` without their database (`emptyFile`: beside an empty file) stop a start, and
+        /// what to do.
+        public static func companionsReason(_ files: [String], emptyFile: Bool) -> String {
+            "found \(files.joined(separator: " and ")) \(emptyFile ? "beside an empty database file" : "without the database file itself"): "
+                + "another process may be using them "
                 + "(a server whose file was moved or deleted while it ran keeps its changes not yet copied into the file in "
                 + "the -wal), or a crashed one left them; nothing was changed. Stop that process, then put its database file "
                 + "back beside them, or move them away to start afresh"
@@ -82,8 +87,9 @@ public final class DatabaseFileLock: Sendable {
     /// - Throws: ``LockError/inUse(database:)`` when another holder has it,
     ///   ``LockError/cannotOpen(database:reason:)`` when the file cannot be opened read-write or
     ///   created (a missing folder, a directory, a read-only file or file system, a symbolic
-    ///   link to nothing), ``LockError/companionsWithoutDatabase(database:files:)`` when the
-    ///   file is missing but its `-wal` or `-shm` is there (the file it created is removed again),
+    ///   link to nothing), ``LockError/companionsWithoutDatabase(database:files:emptyFile:)`` when
+    ///   the file is missing or empty but its `-wal` or `-shm` is there (a file it created is
+    ///   removed again; an empty one that was there is left as it was),
     ///   ``LockError/notARegularFile(database:kind:)`` when a device, FIFO or socket is at the
     ///   path (checked before opening it, and again on the opened descriptor).
     public init(databasePath: String) throws(LockError) {
@@ -115,12 +121,16 @@ public final class DatabaseFileLock: Sendable {
             release()  // not `close`: every property is set, so `deinit` runs and would close it again
             throw busy ? .inUse(database: databasePath) : .cannotOpen(database: databasePath, reason: reason)
         }
-        // Checked holding the lock, so no other start can open the file created here before it is removed.
-        let companions = created ? ["-wal", "-shm"].map { databasePath + $0 }.filter(Self.exists) : []
+        // Checked holding the lock, so no other start can open the file created here before it is
+        // removed. An empty file that was there is no database either, and SQLite deletes the
+        // -wal beside an empty file as it opens it (checked with 3.40.1), with whatever changes of
+        // another server it held (2026-12-02: only a file created here was checked).
+        let empty = created || Self.isEmpty(descriptor)
+        let companions = empty ? ["-wal", "-shm"].map { databasePath + $0 }.filter(Self.exists) : []
         guard companions.isEmpty else {
-            unlink(databasePath)
+            if created { unlink(databasePath) }
             release()
-            throw .companionsWithoutDatabase(database: databasePath, files: companions)
+            throw .companionsWithoutDatabase(database: databasePath, files: companions, emptyFile: !created)
         }
     }
 
@@ -134,6 +144,12 @@ public final class DatabaseFileLock: Sendable {
             for suffix in ["-wal", "-shm", ""] { unlink(path + suffix) }
         }
         release()
+    }
+
+    /// Whether the open file `descriptor` holds no bytes (or cannot be read with `fstat`).
+    private static func isEmpty(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        return fstat(descriptor, &status) != 0 || status.st_size == 0
     }
 
     /// Whether anything (a dangling symbolic link too) is at `path`.

@@ -375,10 +375,7 @@ final class StorageFaultTests: XCTestCase {
     /// stops and the file is put back, its mocks are all there.
     func testAStartFindingAnotherServersWALWithoutItsFileTouchesNothing() throws {
         let arguments = ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"]
-        let first = try LaunchedServer(arguments, in: directory)
-        let client = try first.client()
-        for index in 0..<20 { try E2E.addMock(client, url: "/kept/\(index)", body: "kept \(index)") }
-        XCTAssertGreaterThan(try fileSize(database + "-wal"), 0, "the mocks are in the WAL")
+        let first = try serverWithMocksInItsWAL(arguments)
         let moved = directory.appendingPathComponent("moved.sqlite").path
         XCTAssertEqual(rename(database, moved), 0)
 
@@ -395,7 +392,41 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertEqual(try next.terminate().status, 0)
     }
 
+    /// Regression: the check above ran only when the start created the file, so an empty file
+    /// at the path (a `touch` after the running server's file was deleted, or a racing start
+    /// that created it) was opened as a new database, and SQLite deleted the other server's
+    /// `-wal` beside it. Now the start refuses with exit 3 naming them and leaves all three as
+    /// they were.
+    func testAStartFindingAnotherServersWALBesideAnEmptyFileTouchesNothing() throws {
+        let first = try serverWithMocksInItsWAL(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"])
+        XCTAssertEqual(unlink(database), 0)
+        XCTAssertTrue(FileManager.default.createFile(atPath: database, contents: Data()), "touch")
+        let wal = try inode(database + "-wal"), shm = try inode(database + "-shm")
+
+        try assertRefused(saying: "found \(database)-wal and \(database)-shm beside an empty database file")
+        XCTAssertEqual(try inode(database + "-wal"), wal, "the other server's WAL is left alone")
+        XCTAssertGreaterThan(try fileSize(database + "-wal"), 0, "the other server's WAL still holds its mocks")
+        XCTAssertEqual(try inode(database + "-shm"), shm, "the other server's WAL index is left alone")
+        XCTAssertEqual(try fileSize(database), 0, "the empty file is left as it was")
+        XCTAssertEqual(try first.terminate().status, 0)
+    }
+
     // MARK: - Helpers
+
+    /// A server started with `arguments` (its `--db` the test's database), holding 20 mocks
+    /// (`GET /kept/<n>` → "kept <n>") in its `-wal` only.
+    private func serverWithMocksInItsWAL(_ arguments: [String]) throws -> LaunchedServer {
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        for index in 0..<20 { try E2E.addMock(client, url: "/kept/\(index)", body: "kept \(index)") }
+        XCTAssertGreaterThan(try fileSize(database + "-wal"), 0, "the mocks are in the WAL")
+        return server
+    }
+
+    /// The inode number of the file at `path`.
+    private func inode(_ path: String) throws -> UInt64 {
+        try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?.uint64Value, path)
+    }
 
     /// A client for each server, after adding to each the mock `GET /ok` → "from memory".
     private func clientsServingOK(_ relaxed: CatbirdServer, _ strict: CatbirdServer) throws -> (RawHTTPClient, RawHTTPClient) {
