@@ -34,7 +34,7 @@ public enum Timestamp {
     /// note; tester finding T13-F7).
     public static func date(from text: String) -> Date? {
         guard let parsed = instant(text) else { return nil }
-        let fraction = parsed.fraction.isEmpty ? 0 : Double(number(parsed.fraction) ?? 0) / pow(10, Double(parsed.fraction.count))
+        let fraction = Double(parsed.fraction.value) / Double(powerOfTen(parsed.fraction.digits))
         return Date(timeIntervalSince1970: Double(parsed.seconds) + fraction)
     }
 
@@ -47,16 +47,21 @@ public enum Timestamp {
     /// (find's `from` and `until`, docs/protocol.md#find; tester finding T13B-F4). Nil as
     /// ``date(from:)``.
     public static func millisecondsRoundedUp(from text: String) -> Int? {
-        guard let parsed = instant(text) else { return nil }
-        let fraction = parsed.fraction
-        let milliseconds = fraction.prefix(3).reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } * [1_000, 100, 10, 1][min(fraction.count, 3)]
-        let past = fraction.dropFirst(3).contains { $0 != UInt8(ascii: "0") } ? 1 : 0
-        return parsed.seconds * 1000 + milliseconds + past
+        guard let (seconds, fraction) = instant(text) else { return nil }
+        guard fraction.digits > 3 else { return seconds * 1000 + fraction.value * powerOfTen(3 - fraction.digits) }
+        // The digits past the millisecond: any but zeros round up.
+        let (milliseconds, past) = fraction.value.quotientAndRemainder(dividingBy: powerOfTen(fraction.digits - 3))
+        return seconds * 1000 + milliseconds + (past == 0 ? 0 : 1)
     }
 
-    /// `text` (as ``date(from:)`` reads it) as whole seconds since 1970 in UTC and the digits of
-    /// its fraction (none, or 1 to 18), or nil.
-    private static func instant(_ text: String) -> (seconds: Int, fraction: ArraySlice<UInt8>)? {
+    /// The digits after a timestamp's seconds, read once: `value` is the number they write,
+    /// `digits` how many there are (0 when there is no fraction, else 1 to 18): `.0597` is
+    /// (597, 4), 0.0597 s.
+    private typealias Fraction = (value: Int, digits: Int)
+
+    /// `text` (as ``date(from:)`` reads it) as whole seconds since 1970 in UTC and its fraction
+    /// of a second, or nil.
+    private static func instant(_ text: String) -> (seconds: Int, fraction: Fraction)? {
         var bytes = Array(text.utf8)
         if bytes.count > 10, bytes[10] == UInt8(ascii: "t") { bytes[10] = UInt8(ascii: "T") }
         if bytes.last == UInt8(ascii: "z") { bytes[bytes.count - 1] = UInt8(ascii: "Z") }
@@ -73,7 +78,7 @@ public enum Timestamp {
     }
 
     /// ``instant(_:)`` of `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
-    private static func utcInstant(_ bytes: [UInt8]) -> (seconds: Int, fraction: ArraySlice<UInt8>)? {
+    private static func utcInstant(_ bytes: [UInt8]) -> (seconds: Int, fraction: Fraction)? {
         // YYYY-MM-DDTHH:MM:SS is 19 bytes; then an optional fraction, then Z.
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"),
             bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
@@ -82,11 +87,11 @@ public enum Timestamp {
             let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]), let second = number(bytes[17..<19]),
             (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        var fraction = bytes[19..<19]
+        var fraction: Fraction = (0, 0)
         let rest = bytes[19..<(bytes.count - 1)]
         if !rest.isEmpty {
-            guard rest.first == UInt8(ascii: "."), rest.count > 1, number(rest.dropFirst()) != nil else { return nil }
-            fraction = rest.dropFirst()
+            guard rest.first == UInt8(ascii: "."), let value = number(rest.dropFirst()) else { return nil }
+            fraction = (value, rest.count - 1)
         }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         return (days * 86_400 + hour * 3_600 + minute * 60 + second, fraction)
@@ -164,6 +169,11 @@ public enum Timestamp {
             value = value * 10 + Int(byte - UInt8(ascii: "0"))
         }
         return value
+    }
+
+    /// 10 to the power `exponent` (0 to 18).
+    private static func powerOfTen(_ exponent: Int) -> Int {
+        (0..<exponent).reduce(1) { power, _ in power * 10 }
     }
 
     private static func padded(_ value: Int, _ width: Int) -> String {
