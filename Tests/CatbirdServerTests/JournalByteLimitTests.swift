@@ -64,13 +64,14 @@ final class JournalByteLimitTests: XCTestCase {
         XCTAssertEqual(try E2E.journal(client, tenant: "beta").count, 3, "another tenant's older rows, within its share, stay")
         // A pass may have counted the journal while the last uploads' rows were still queued
         // for the writer (answered before they are written): the next pass prunes those too.
+        let fitting = try floodRowsThatFit(test)
         var kept = try E2E.journal(client, tenant: "flood").compactMap { JSONNumber.int($0["id"]) }.sorted()
         let deadline = Date().addingTimeInterval(20)
-        while kept.count > 16, Date() < deadline {
+        while kept.count > fitting, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.1)
             kept = try E2E.journal(client, tenant: "flood").compactMap { JSONNumber.int($0["id"]) }.sorted()
         }
-        XCTAssertTrue((14...16).contains(kept.count), "about 1,000,000 bytes of 60,000-byte rows are kept: \(kept.count)")
+        XCTAssertEqual(kept.count, fitting, "as many of flood's rows as fit in the limit beside the rest are kept")
         XCTAssertEqual(kept, Array((kept.first ?? 0)...(kept.first ?? 0) + kept.count - 1), "the newest rows, without gaps")
         let stored = try E2E.sqlRows(client, "SELECT sum(length(request_body)), max(id) FROM requests", tenant: "flood").first ?? []
         XCTAssertLessThanOrEqual(JSONNumber.int(stored.first ?? nil) ?? .max, Self.limit)
@@ -110,16 +111,43 @@ final class JournalByteLimitTests: XCTestCase {
         XCTAssertEqual(try E2E.journal(client, tenant: "beta").count, 12, "beta keeps every row")
     }
 
-    /// The journal's bytes as docs/operations.md#retention defines them, summed by SQL over the
-    /// whole file: each row's texts (as UTF-8 bytes) and blobs plus 64, each shared body once.
-    private func bytesInFile(_ test: TestServer) throws -> Int {
+    /// A journal row's bytes as docs/operations.md#retention defines them, in SQL: its texts (as
+    /// UTF-8 bytes) and blobs plus 64.
+    private static let rowBytesSQL: String = {
         let texts = ["time", "tenant", "method", "url", "request_headers", "response_headers", "near_misses_copy", "problem", "file_path"]
             .map { "ifnull(length(CAST(\($0) AS BLOB)), 0)" }
-        let row = (["64"] + texts + ["ifnull(length(request_body), 0)", "ifnull(length(response_body), 0)"]).joined(separator: " + ")
+        return (["64"] + texts + ["ifnull(length(request_body), 0)", "ifnull(length(response_body), 0)"]).joined(separator: " + ")
+    }()
+
+    /// The journal's bytes as docs/operations.md#retention defines them, summed by SQL over the
+    /// whole file: each row's bytes (``rowBytesSQL``), each shared body once.
+    private func bytesInFile(_ test: TestServer) throws -> Int {
         let db = try Database(path: test.databasePath, mode: .readOnly)
+        defer { db.close() }
         let sum = try db.query(
-            "SELECT (SELECT ifnull(sum(\(row)), 0) FROM journal_rows) + (SELECT ifnull(sum(length(body)), 0) FROM journal_bodies)")
+            "SELECT (SELECT ifnull(sum(\(Self.rowBytesSQL)), 0) FROM journal_rows) + (SELECT ifnull(sum(length(body)), 0) FROM journal_bodies)")
         return Int(sum.first?[0].intValue ?? -1)
+    }
+
+    /// How many of tenant flood's rows fit in ``limit`` beside everything else in the journal
+    /// (the other tenants' rows, the shared bodies), read from the file: the pruning keeps each
+    /// tenant's newest rows that fit in its share (docs/operations.md#retention), and flood, the
+    /// only tenant over its share, gets the rest of the limit. Its rows are all the same size
+    /// (one URL, headers and body size, the response body shared), which this checks.
+    private func floodRowsThatFit(_ test: TestServer) throws -> Int {
+        let db = try Database(path: test.databasePath, mode: .readOnly)
+        defer { db.close() }
+        let flood = try XCTUnwrap(
+            try db.query("SELECT min(\(Self.rowBytesSQL)), max(\(Self.rowBytesSQL)) FROM journal_rows WHERE tenant = 'flood'").first)
+        let rowBytes = try XCTUnwrap(flood[0].intValue)
+        XCTAssertEqual(flood[1].intValue, rowBytes, "flood's rows are all the same size")
+        let rest = try db.query(
+            """
+            SELECT (SELECT ifnull(sum(\(Self.rowBytesSQL)), 0) FROM journal_rows WHERE tenant <> 'flood')
+                + (SELECT ifnull(sum(length(body)), 0) FROM journal_bodies)
+            """)
+        let others = try XCTUnwrap(rest.first?[0].intValue)
+        return (Self.limit - Int(others)) / Int(rowBytes)
     }
 
     /// Waits (at most 20 s) until the count `/catbird/api/info` shows is the file's bytes, read
