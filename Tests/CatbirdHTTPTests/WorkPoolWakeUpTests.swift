@@ -1,5 +1,6 @@
 @testable import CatbirdHTTP
 import Dispatch
+import CatbirdTestSupport
 import Foundation
 import XCTest
 
@@ -33,19 +34,32 @@ final class WorkPoolWakeUpTests: XCTestCase {
         XCTAssertLessThan(switches, jobs + jobs / 4, "a finished job woke another thread for nothing")
     }
 
+    /// Key 7 has one place: with its first job running, its second waits, and a job of key 8
+    /// queued after it starts on the free thread in its stead (the free thread passed key 7 over,
+    /// so key 7's second job has not started then, with no timeout to wait out); once key 7's
+    /// first job finishes, the waiting one starts.
     func testAJobWaitingForItsKeysPlaceStillStartsWhenThePlaceFrees() {
         let pool = HTTPWorkPool<Int>(threadCount: 2, perKeyLimit: 1, name: poolName)
         defer { pool.stop() }
         let release = DispatchSemaphore(value: 0)
         let firstStarted = DispatchSemaphore(value: 0)
         let secondStarted = DispatchSemaphore(value: 0)
+        let otherKeyRan = DispatchSemaphore(value: 0)
+        let secondStartedBeforeOtherKey = Locked<Bool?>(nil)
         pool.run(key: 7) {
             firstStarted.signal()
             release.wait()
         }
         XCTAssertEqual(firstStarted.wait(timeout: .now() + .seconds(30)), .success)
         pool.run(key: 7) { secondStarted.signal() }
-        XCTAssertEqual(secondStarted.wait(timeout: .now() + .milliseconds(200)), .timedOut, "key 7 has one place")
+        pool.run(key: 8) {
+            // Both threads are taken now (key 7's first job, this one): key 7's second has not
+            // started unless it took key 7's place beside its first.
+            secondStartedBeforeOtherKey.set(secondStarted.wait(timeout: .now()) == .success)
+            otherKeyRan.signal()
+        }
+        XCTAssertEqual(otherKeyRan.wait(timeout: .now() + .seconds(30)), .success, "key 8's job ran on the free thread")
+        XCTAssertEqual(secondStartedBeforeOtherKey.value, false, "key 7 has one place")
         release.signal()
         XCTAssertEqual(secondStarted.wait(timeout: .now() + .seconds(30)), .success, "the finished job let the waiting one start")
     }
