@@ -16,9 +16,10 @@ final class JournalAmendmentTests: XCTestCase {
             mockHit: nil, durationMs: 0.1, problem: problem)
     }
 
-    /// A migrated database file in a new temporary folder: its write connection (serialised, as
-    /// the server's) and a read-only one. `removeAll` closes both and deletes the folder.
-    private func database() throws -> (writer: SerialDatabase, reader: Database, removeAll: () -> Void) {
+    /// A migrated database file (at `path`) in a new temporary folder: its write connection
+    /// (serialised, as the server's) and a read-only one. `removeAll` closes both and deletes
+    /// the folder.
+    private func database() throws -> (writer: SerialDatabase, reader: Database, path: String, removeAll: () -> Void) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-amend-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("catbird.sqlite").path
@@ -26,7 +27,7 @@ final class JournalAmendmentTests: XCTestCase {
         _ = try Schema.migrate(connection)
         let writer = SerialDatabase(connection)
         let reader = try Database(path: path, mode: .readOnly)
-        return (writer, reader, {
+        return (writer, reader, path, {
             reader.close()
             writer.close()
             try? FileManager.default.removeItem(at: directory)
@@ -34,7 +35,7 @@ final class JournalAmendmentTests: XCTestCase {
     }
 
     func testAnAmendmentReachesItsEntryQueuedOrCommitted() throws {
-        let (writer, reader, removeAll) = try database()
+        let (writer, reader, _, removeAll) = try database()
         defer { removeAll() }
         // A row from before this writer: its tickets start at 1, its row ids at 2.
         let early = JournalWriter(database: writer, bodyLimit: 4096, log: Logger(level: .error))
@@ -67,7 +68,7 @@ final class JournalAmendmentTests: XCTestCase {
     /// for an amended row the scan had already read. The scan reads ``JournalBytes/scanChunk``
     /// rows a pass, so the last of `scanChunk + 1` rows is left for the second pass.
     func testAnAmendedRowTheStartUpScanHasNotReadIsCountedOnce() throws {
-        let (writer, reader, removeAll) = try database()
+        let (writer, reader, _, removeAll) = try database()
         defer { removeAll() }
         let journal = JournalWriter(database: writer, bodyLimit: 4096, log: Logger(level: .error))
         defer { journal.stop() }
@@ -87,6 +88,35 @@ final class JournalAmendmentTests: XCTestCase {
         let bodyBytes = Int(try reader.query("SELECT ifnull(sum(length(body)), 0) FROM journal_bodies").first?[0].intValue ?? -1)
         XCTAssertEqual(try writer.use { try journal.bytes.tenantBytes($0) }, rowBytes, "each tenant's rows' bytes, as in the file")
         XCTAssertEqual(try writer.use { try journal.bytes.bytes($0) }, rowBytes.values.reduce(0, +) + bodyBytes, "the file's journal bytes")
+    }
+
+    /// Regression: an amendment whose write failed three times (another connection holding the
+    /// file's write lock past the writer's 5-s busy timeout, each time) was dropped with its
+    /// round unseen: a round of amendments only counted nothing, and its log line said
+    /// "dropped 0 entries". It is counted now (`droppedAmendments`, the metric
+    /// `catbird_journal_dropped_amendments_total`), no row counted with it, and the row is as it
+    /// was. Takes about 15 s: three busy timeouts.
+    func testAnAmendmentDroppedAfterThreeFailedWritesIsCounted() throws {
+        let (writer, reader, path, removeAll) = try database()
+        defer { removeAll() }
+        let journal = JournalWriter(database: writer, bodyLimit: 4096, log: Logger(level: .error))
+        defer { journal.stop() }
+        let ticket = journal.append(entry("/a"))
+        journal.flush()
+        let before = journal.statistics()
+
+        let holder = try Database(path: path)
+        defer { holder.close() }
+        try holder.execute("BEGIN IMMEDIATE")
+        journal.amend(ticket, problem: "cut short")
+        journal.flush()  // returns once the round is written or dropped
+        try holder.execute("ROLLBACK")
+
+        let after = journal.statistics()
+        XCTAssertEqual(after.droppedAmendments - before.droppedAmendments, 1, "the amendment is counted as dropped")
+        XCTAssertEqual(after.droppedRows, before.droppedRows, "no row was dropped")
+        XCTAssertEqual(after.commits, before.commits, "nothing was committed")
+        XCTAssertEqual(try reader.query("SELECT problem FROM journal_rows").map { $0[0] }, [.null], "the row is as it was")
     }
 
     /// A dropped batch takes tickets but no row ids: the runs on either side keep their own

@@ -38,6 +38,7 @@ final class MetricsLaneTests: XCTestCase {
         // Answered while the held row was still waiting to be written, not once the writer gave
         // up on it (after three attempts of 5 s each, when the listings answer too).
         XCTAssertTrue(scrape.text.contains("\ncatbird_journal_dropped_rows_total 0\n"), "the scrape waited for the writer to give up")
+        XCTAssertTrue(scrape.text.contains("\ncatbird_journal_dropped_amendments_total 0\n"), String(scrape.text.prefix(300)))
         XCTAssertEqual(listedDuringScrape, [], "the scrape answered while the default tenant's listings still waited")
 
         try hold.release()

@@ -392,13 +392,13 @@ public final class JournalWriter: Sendable {
             condition.lock()
             state.committed += UInt64(batch.count)
             state.amendmentsDone += UInt64(amendments.count)
-            if batch.isEmpty {
-                // A round of amendments only: no rows, no commit waiters.
-            } else if latestIDs != nil {
-                state.statistics.recordCommit(rows: batch.count)
-            } else {
+            if latestIDs == nil {
                 state.statistics.droppedRows += batch.count
-                state.commitWaiters.dropped(first...state.committed)
+                state.statistics.droppedAmendments += amendments.count
+                // A round of amendments only has no rows, so no commit waiters.
+                if !batch.isEmpty { state.commitWaiters.dropped(first...state.committed) }
+            } else if !batch.isEmpty {
+                state.statistics.recordCommit(rows: batch.count)
             }
             let resumed = state.commitWaiters.take(through: state.committed)
             state.forgetCommitted()
@@ -473,14 +473,23 @@ public final class JournalWriter: Sendable {
             } catch {
                 bodies.removeAll()  // the rolled-back transaction's body ids may be reused
                 if DatabaseFileLock.isMoved(error), let moved = error as? SQLiteError {
-                    log.error("journal: dropped \(batch.count) entries, not kept: \(moved.environmentalReason ?? moved.description)")
+                    log.error("journal: dropped \(Self.describe(batch, amendments)), not kept: \(moved.environmentalReason ?? moved.description)")
                     return nil
                 }
-                log.error("journal: writing \(batch.count) entries failed (attempt \(attempt) of 3): \(error)")
+                log.error("journal: writing \(Self.describe(batch, amendments)) failed (attempt \(attempt) of 3): \(error)")
                 usleep(useconds_t(attempt * 50_000))
             }
         }
-        log.error("journal: dropped \(batch.count) entries after 3 failed attempts")
+        log.error("journal: dropped \(Self.describe(batch, amendments)) after 3 failed attempts")
         return nil
+    }
+
+    /// What a round writes, for its log lines: `3 entries`, `3 entries and 2 amendments of
+    /// earlier entries' problems`, `1 amendment of an earlier entry's problem` (a round of
+    /// amendments only).
+    private static func describe(_ batch: [JournalEntry], _ amendments: [Amendment]) -> String {
+        let entries = "\(batch.count) entries"
+        let amended = amendments.count == 1 ? "1 amendment of an earlier entry's problem" : "\(amendments.count) amendments of earlier entries' problems"
+        return amendments.isEmpty ? entries : batch.isEmpty ? amended : entries + " and " + amended
     }
 }

@@ -19,6 +19,9 @@ public struct JournalWriterStatistics: Sendable, Equatable {
     public var rows = 0
     /// Rows dropped after three failed attempts to write them (each also logged as an error).
     public var droppedRows = 0
+    /// Amendments (``JournalWriter/amend(_:problem:)``: a `problem` added to an entry already
+    /// queued, such as an answer its client hung up on) dropped with their round, as rows are.
+    public var droppedAmendments = 0
     /// Commits of at most ``rowsPerCommitBounds``[i] rows, cumulative like a Prometheus histogram.
     public var commitsAtMost: [Int] = Array(repeating: 0, count: rowsPerCommitBounds.count)
 

@@ -94,6 +94,10 @@ enum MetricsRoute {
             count: writer.commits, sum: Double(writer.rows))
         out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped after three failed writes (each logged).")
         out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
+        out.metric(
+            "catbird_journal_dropped_amendments_total", .counter,
+            help: "Problems added to journal rows already queued (a client that hung up mid-answer) dropped with their failed write (each logged).")
+        out.sample("catbird_journal_dropped_amendments_total", writer.droppedAmendments)
         let counts = dependencies.journal.countStatistics
         out.metric(
             "catbird_journal_count_parts_total", .counter,
