@@ -15,7 +15,7 @@
 # Scenarios: hit (GET /bench, default tenant), miss1 (a new /miss/<7 letters> per request in a
 # tenant with one equal mock), miss100, miss1k (the same with 100 and 1,000 wildcard+regexp
 # mocks), repeated (one URL again and again, 100 mocks: the 404 memo answers it). Default: all.
-# Environment: CG_WARM (default 50), CG_COUNT (default 200). Needs valgrind, python3, curl.
+# Environment: CG_WARM (default 50), CG_COUNT (default 200). Needs valgrind, objcopy (binutils), python3, curl.
 set -euo pipefail
 
 BIN="$1"; PORT="${2:-18150}"; shift $(( $# >= 2 ? 2 : 1 ))
@@ -27,14 +27,19 @@ PID=""
 cleanup() { [ -n "$PID" ] && { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }; rm -rf "$WORK"; }
 trap cleanup EXIT
 
+# A copy without its DWARF (the symbol table, which names the functions, stays): valgrind 3.19
+# (Debian 12) cannot read the DWARF 5 of Swift 6's release builds and gives up at start
+# ("Possibly corrupted debuginfo file").
+objcopy --strip-debug "$BIN" "$WORK/catbird"
 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$WORK/cg.%p" \
-    "$BIN" serve --host 127.0.0.1 --port "$PORT" --db "$WORK/db.sqlite" --log-level warning --threads 1 \
+    "$WORK/catbird" serve --host 127.0.0.1 --port "$PORT" --db "$WORK/db.sqlite" --log-level warning --threads 1 \
     --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/server.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 300); do
     curl -fsS -o /dev/null "http://127.0.0.1:$PORT/catbird/api/health" 2>/dev/null && break
     sleep 0.2
 done
+curl -fsS -o /dev/null "http://127.0.0.1:$PORT/catbird/api/health" || { tail -5 "$WORK/server.log" >&2; exit 1; }
 control=(python3 "$BENCH_DIR/control.py" "$PORT")
 "${control[@]}" mocks "" bench
 "${control[@]}" mocks miss1 bench
