@@ -28,7 +28,10 @@ extension MockStore {
     /// id that hold mocks are tried, until ``matchingTenantLimit`` match. Stops when
     /// ``matchingTenantTimeLimit`` of the thread's CPU time has gone since the call (checked
     /// before each shard, the cheap wall clock first: the CPU time cannot have reached the
-    /// limit before the wall clock has) or at `deadline` (the whole comparison's). Regular
+    /// limit before the wall clock has) or at `deadline` (the whole comparison's). The CPU
+    /// clock's start is read only when there is a shard to search: unlike the wall clock (read
+    /// in the vDSO), `CLOCK_THREAD_CPUTIME_ID` is a system call, which a default-tenant miss
+    /// of a server without shards (every request without a parallel id) paid for nothing. Regular
     /// expressions run until `regexpDeadline` within `slice` (``TenantMocks/firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)``).
     func matchingTenantsSearch(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], until deadline: ContinuousClock.Instant,
@@ -36,7 +39,8 @@ extension MockStore {
     ) -> MatchingTenantsSearch {
         var search = MatchingTenantsSearch()
         let cpuClockFrom = ContinuousClock.now.advanced(by: Self.matchingTenantTimeLimit)
-        let cpuDeadline = ThreadCPUTime.now() + Self.matchingTenantTimeLimit
+        // Set with the first batch of shards (microseconds after the call), when there is one.
+        var cpuDeadline = Duration.zero
         /// Whether the search may go on: one clock read, two once the wall clock is past `cpuClockFrom`.
         func inTime() -> Bool {
             let now = ContinuousClock.now
@@ -47,6 +51,10 @@ extension MockStore {
         var after: TenantID?
         batches: while true {
             let batch = shardTables(after: after, limit: Self.matchingTenantBatch)
+            if after == nil {
+                guard !batch.isEmpty else { break }
+                cpuDeadline = ThreadCPUTime.now() + Self.matchingTenantTimeLimit
+            }
             for (other, table) in batch {
                 guard searched < Self.nearMissTenantLimit, search.tenants.count < Self.matchingTenantLimit else { break batches }
                 guard inTime() else {
