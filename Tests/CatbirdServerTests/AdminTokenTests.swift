@@ -144,6 +144,41 @@ final class AdminTokenTests: XCTestCase {
         XCTAssertNil(file.range(of: Data(token.utf8)), "the token is nowhere in the database file")
     }
 
+    /// Tester finding T14B-F4, the exact calls: with `--admin-token s3cr3t`, only the exact
+    /// `Authorization: Bearer s3cr3t` was redacted; these five reached the default tenant's
+    /// journal verbatim, which any client reads without the token. Every occurrence of the
+    /// token in any journaled header value is now `[redacted]`; the rest of the value stays.
+    func testTheTokenIsRedactedInEveryHeaderValueItAppearsIn() throws {
+        let server = try TestServer { $0.adminToken = "s3cr3t" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let sent: [(name: String, value: String, journaled: String)] = [
+            ("Proxy-Authorization", "Bearer s3cr3t", "Bearer [redacted]"),
+            ("Authorization", "Token s3cr3t", "Token [redacted]"),
+            ("Authorization", "Bearer \"s3cr3t\"", "Bearer \"[redacted]\""),
+            ("Authorization", "Bearer s3cr3t;", "Bearer [redacted];"),
+            ("Authorization", "Bearer s3cr3t, Basic abc", "Bearer [redacted], Basic abc"),
+            ("X-Debug", "s3cr3ts3cr3t and s3cr3", "[redacted][redacted] and s3cr3"),
+            ("Authorization", "Bearer S3CR3T", "Bearer S3CR3T"),
+        ]
+        for (name, value, _) in sent {
+            XCTAssertEqual(try client.request("GET", "/x", headers: [(name, value)]).status, 404, value)
+        }
+        let page = try client.request("GET", "/catbird/api/requests?order=newest&limit=10")
+        XCTAssertEqual(page.status, 200, "readable without the token: \(page.text)")
+        XCTAssertFalse(page.text.contains("s3cr3t"), page.text)
+        let entries = (page.object["requests"] as? [[String: Any]] ?? []).reversed()
+        XCTAssertEqual(entries.count, sent.count, page.text)
+        for (entry, (name, value, journaled)) in zip(entries, sent) {
+            let headers = (entry["request"] as? [String: Any])?["headers"] as? [String: Any]
+            XCTAssertEqual(headers?[name] as? String, journaled, value)
+        }
+        server.stop()
+        let file = try Data(contentsOf: URL(fileURLWithPath: server.databasePath))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: server.databasePath + "-wal"))) ?? Data())
+        XCTAssertNil(file.range(of: Data("s3cr3t".utf8)), "the token is nowhere in the database file")
+    }
+
     /// Starts `catbird` with `arguments` and `environment`, waits until it says it listens (or
     /// exits), stops it with SIGTERM and returns what it printed on stderr.
     private func startupLog(_ arguments: [String], environment: [String: String] = [:]) throws -> String {

@@ -11,7 +11,7 @@ import CatbirdSupport
 ///   without a parallel id is then an ordinary client of the default tenant.
 ///
 /// The token is compared in time that depends on the length of what was sent, never on how
-/// much of it matches; it is never journaled (``redactingToken(in:)``) nor logged.
+/// much of it matches; it is never journaled, in any header field (``redactingToken(in:)``), nor logged.
 struct AdminAccess: Sendable {
     /// The token's bytes; nil when none is configured.
     private let token: [UInt8]?
@@ -75,16 +75,52 @@ struct AdminAccess: Sendable {
             + "character in the value?)"
     }
 
-    /// `fields` with the value of any `Authorization` field that carries the admin token
-    /// replaced by `Bearer [redacted]`: what the journal stores for a request's headers.
+    /// `fields` with every occurrence of the admin token in any field's value replaced by
+    /// `[redacted]`: what the journal stores for a request's headers (docs/operations.md#admin-token).
+    /// `Authorization: Bearer <token>` becomes `Bearer [redacted]`; so do the token in
+    /// `Proxy-Authorization`, after another scheme (`Token <token>`), quoted, or followed by `;`
+    /// or `, Basic …` (tester finding T14B-F4: only the exact `Bearer <token>` value was
+    /// replaced, and any client read the others back from the default tenant's journal).
+    /// Without a token `fields` is returned as it is; with one, values that do not hold it are
+    /// searched (``ByteSearch``) but not copied, and `fields` is returned without allocating.
     func redactingToken(in fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
-        guard token != nil,
-              fields.contains(where: { $0.name.equalsIgnoringASCIICase("Authorization") && carriesToken($0.value) })
-        else { return fields }
+        guard let token, fields.contains(where: { Self.firstOffset(of: token, in: $0.value) != nil }) else { return fields }
         return fields.map { field in
-            field.name.equalsIgnoringASCIICase("Authorization") && carriesToken(field.value)
-                ? (name: field.name, value: "Bearer [redacted]") : field
+            guard Self.firstOffset(of: token, in: field.value) != nil else { return field }
+            return (name: field.name, value: Self.replacing(token, in: field.value, with: Self.redaction))
         }
+    }
+
+    /// What stands for the token in a journaled value.
+    static let redaction = "[redacted]"
+
+    /// The offset in bytes of the first occurrence of `needle` in `value`'s UTF-8 at or after
+    /// `start`, or nil; reads the string's own storage (no copy of a native string).
+    private static func firstOffset(of needle: [UInt8], in value: String, from start: Int = 0) -> Int? {
+        var value = value
+        return value.withUTF8 { haystack in
+            needle.withUnsafeBytes { ByteSearch.firstOffset(of: $0, in: UnsafeRawBufferPointer(haystack), from: start) }
+        }
+    }
+
+    /// `value` with every non-overlapping occurrence of `needle` (searched from the start)
+    /// replaced by `replacement`.
+    private static func replacing(_ needle: [UInt8], in value: String, with replacement: String) -> String {
+        let bytes = Array(value.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var copied = 0
+        bytes.withUnsafeBytes { haystack in
+            needle.withUnsafeBytes { needle in
+                while let found = ByteSearch.firstOffset(of: needle, in: haystack, from: copied) {
+                    result += bytes[copied..<found]
+                    result += replacement.utf8
+                    copied = found + needle.count
+                }
+            }
+        }
+        result += bytes[copied...]
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// `fields` without any `Authorization` field that carries the admin token: what redirect,
