@@ -79,10 +79,13 @@ extension Catbird {
         return pages.requests
     }
 
-    /// Deletes the caller's tenant's request journal (`DELETE /catbird/api/requests`).
+    /// Deletes the caller's tenant's request journal (`DELETE /catbird/api/requests`). The
+    /// default tenant's (no ``parallelId``) is sent with ``adminToken`` when set: a server with
+    /// an admin token lets only the admin clear it (docs/tenancy.md#default-tenant).
     ///
     /// - Returns: how many entries were deleted.
-    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
+    /// - Throws: ``CatbirdError`` (401 for the default tenant's journal on a server with an
+    ///   admin token, without it), `URLError` on a transport failure, `DecodingError` for an
     ///   unreadable answer.
     @discardableResult
     @_disfavoredOverload
@@ -158,9 +161,12 @@ extension APICall where Output == CatbirdRequestPage {
 }
 
 extension APICall where Output == Int {
-    /// `DELETE /catbird/api/requests` → `{"deleted": n}`.
+    /// `DELETE /catbird/api/requests` → `{"deleted": n}`; for the default tenant sent with the
+    /// admin token when there is one (a server with a token refuses it otherwise, 401).
     static var clearJournal: APICall {
-        .json("DELETE", ["catbird", "api", "requests"]) { (answer: DeletedAnswer) in answer.deleted }
+        var call = APICall.json("DELETE", ["catbird", "api", "requests"]) { (answer: DeletedAnswer) in answer.deleted }
+        call.isAdminForDefaultTenant = true
+        return call
     }
 }
 

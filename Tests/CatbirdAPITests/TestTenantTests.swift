@@ -127,6 +127,14 @@ final class TestTenantTests: CatbirdTestCase {
         admin.adminToken = nil
         assertCatbirdError(401, try admin.send(.removeAll))
         try shard.send(.removeAll)  // a shard's own mocks need no token
+        // So is the default tenant's journal (T14B-F9); a shard clears its own without a token,
+        // and the default tenant is dropped (removeAll, then the journal) with the token.
+        assertCatbirdError(401, try admin.clearJournal())
+        XCTAssertEqual(try shard.clearJournal(), 0)
+        admin.adminToken = "s3cret-token"
+        XCTAssertEqual(try admin.clearJournal(), 0)
+        XCTAssertTrue(try admin.dropTenant())
+        XCTAssertEqual(try admin.mocks().count, 0)
     }
 
     func testTheUITestingBranchTypechecks() throws {

@@ -89,6 +89,35 @@ final class AdminTokenTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/fixture", headers: E2E.tenantHeader("shard-5")).status, 404, "the admin removed it")
     }
 
+    /// Tester finding T14B-F9, the exact calls: with `--admin-token s3cr3t`, a request without a
+    /// parallel id was journaled in the default tenant, and `DELETE /catbird/api/requests` without
+    /// the token and without a parallel id deleted it (`{"deleted":14}`) while the same caller's
+    /// `removeAll` was a 401. Clearing the default journal is now the admin's, as changing its
+    /// mocks is; reading it and a shard clearing its own journal need no token.
+    func testWithATokenTheDefaultJournalIsTheAdminsToClear() throws {
+        let server = try TestServer { $0.adminToken = "s3cr3t" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/lost-parallel-id").status, 404)
+        _ = try client.request("GET", "/own", headers: E2E.tenantHeader("shard-1"))
+        let refused = try client.request("DELETE", "/catbird/api/requests")
+        E2E.assertError(
+            refused, status: 401,
+            reasonContains: "clearing the default tenant's journal (the requests of every client without a parallel id) is an admin action "
+                + "on a server with an admin token: send Authorization: Bearer <admin token>, or send your X-Catbird-Parallel-Id to "
+                + "clear your own tenant's journal (docs/tenancy.md#default-tenant); this request sent no Authorization field")
+        XCTAssertEqual(refused.header("WWW-Authenticate"), "Bearer realm=\"catbird\"")
+        E2E.assertError(try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#), status: 401)
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).map { $0["url"] as? String }, ["/lost-parallel-id"], "kept, and readable without the token")
+        let own = try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("shard-1"))
+        XCTAssertEqual(own.status, 200, own.text)
+        XCTAssertEqual(JSONNumber.int(own.object["deleted"]), 1, own.text)
+        let admin = try client.request("DELETE", "/catbird/api/requests", headers: [("Authorization", "Bearer s3cr3t")])
+        XCTAssertEqual(admin.status, 200, admin.text)
+        XCTAssertEqual(JSONNumber.int(admin.object["deleted"]), 1, admin.text)
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 0)
+    }
+
     /// try10a F14: a missing token, one without `Bearer ` and a wrong one got the same 401,
     /// word for word; each now says which it was (never the token itself).
     func testThe401SaysWhatWasWrongWithTheCredentials() throws {

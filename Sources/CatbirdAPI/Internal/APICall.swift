@@ -25,7 +25,8 @@ struct APICall<Output: Sendable>: Sendable {
     /// Whether the call is an admin action, sent with ``Catbird/adminToken`` when there is one.
     var isAdmin = false
     /// Whether the call is an admin action when it acts on the default tenant (no parallel id):
-    /// a change of the default tenant's mocks, the shared fixtures (docs/tenancy.md#default-tenant).
+    /// a change of the default tenant's mocks, the shared fixtures, or the deletion of its
+    /// journal, which every shard shares too (docs/tenancy.md#default-tenant).
     var isAdminForDefaultTenant = false
 }
 
@@ -62,7 +63,7 @@ extension APICall {
         let decode = self.decode
         return APICall<Other>(method: method, path: path, query: query, body: body, decode: { data in
             transform(try decode(data))
-        }, timeout: timeout, isAdmin: isAdmin)
+        }, timeout: timeout, isAdmin: isAdmin, isAdminForDefaultTenant: isAdminForDefaultTenant)
     }
 
     /// This call with its output replaced by `value` (expected non-2xx answers are no longer

@@ -14,7 +14,8 @@ import Foundation
 ///   ``quickPageLimit`` entries is long to build, so either runs on the slow lane, admitted
 ///   like a count (its looks, with `wait=`, one of the tenant's at a time); a filtered one is
 ///   stopped after ``Journal/defaultCountTimeLimit`` with a 400 (docs/tenancy.md#fair-shares)
-/// - `DELETE /catbird/api/requests` → `{"deleted": n}`
+/// - `DELETE /catbird/api/requests` → `{"deleted": n}`; with an admin token, the default tenant's
+///   only for the admin (401 otherwise, ``AdminAccess/sharedJournalRefusal(tenant:isAdmin:request:)``)
 /// - `POST /catbird/api/requests/count` with `{"pattern": RequestPattern}` → `{"count": n}`, the
 ///   mocks' matching rules (a header pattern matches the header's first value); 400 when
 ///   matching takes longer than ``Journal/defaultCountTimeLimit`` (a catastrophic regexp)
@@ -47,8 +48,11 @@ enum JournalRoutes {
             }) { context in
                 JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, try listing(context).query))
             },
+            // With an admin token, the default tenant's journal (shared as its mocks are) is the admin's to clear.
             Route("DELETE", "/catbird/api/requests", lane: .slow) { context in
-                JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
+                if let refusal = dependencies.admin.sharedJournalRefusal(
+                    tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
+                return JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },
             Route("POST", "/catbird/api/requests/count", lane: .slow) { context in
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)

@@ -53,11 +53,31 @@ struct AdminAccess: Sendable {
     /// fallbacks (tester finding try9b F5). Without a token a caller without a parallel id is
     /// the admin anyway.
     func sharedFixturesRefusal(tenant: TenantID, isAdmin: Bool, request: HTTPRequest? = nil) -> APIError? {
+        sharedDefaultRefusal(
+            "changing the default tenant's mocks (the shared fixtures every shard falls back to)", yours: "change your own tenant's mocks",
+            tenant: tenant, isAdmin: isAdmin, request: request)
+    }
+
+    /// The 401 for clearing the default tenant's journal (`DELETE /catbird/api/requests` without
+    /// a parallel id) by a caller that is not the admin, when a token is configured; nil
+    /// otherwise. That journal is shared as the default mocks are: it holds the requests of every
+    /// app that lost its parallel id, which the 404's hints point every shard to, so a tear-down
+    /// whose `$SHARD` was unset wiped it for everyone while its `removeAll` was refused (tester
+    /// finding T14B-F9). Reading it needs no token.
+    func sharedJournalRefusal(tenant: TenantID, isAdmin: Bool, request: HTTPRequest? = nil) -> APIError? {
+        sharedDefaultRefusal(
+            "clearing the default tenant's journal (the requests of every client without a parallel id)",
+            yours: "clear your own tenant's journal", tenant: tenant, isAdmin: isAdmin, request: request)
+    }
+
+    /// The 401 of a change of what the default tenant shares with every shard (`action`) by a
+    /// caller that is not the admin, on a server with a token; nil otherwise. The reason says
+    /// how to do it as the admin, or with a parallel id as `yours` (docs/tenancy.md#default-tenant).
+    private func sharedDefaultRefusal(_ action: String, yours: String, tenant: TenantID, isAdmin: Bool, request: HTTPRequest?) -> APIError? {
         guard requiresToken, tenant.isDefault, !isAdmin else { return nil }
         return .unauthorized(
-            "changing the default tenant's mocks (the shared fixtures every shard falls back to) is an admin action on a server "
-                + "with an admin token: send Authorization: Bearer <admin token>, or send your \(TenantID.headerName) to change "
-                + "your own tenant's mocks (docs/tenancy.md#default-tenant)" + tokenProblem(in: request))
+            "\(action) is an admin action on a server with an admin token: send Authorization: Bearer <admin token>, or send your "
+                + "\(TenantID.headerName) to \(yours) (docs/tenancy.md#default-tenant)" + tokenProblem(in: request))
     }
 
     /// What was wrong with `request`'s credentials, for a 401 (tester finding try10a F14: a
