@@ -75,6 +75,39 @@ final class TenantTTLInFlightTests: XCTestCase {
         }
     }
 
+    /// Tester finding T14B-F7: with `--tenant-ttl 3s`, four tenants polled once a second for 8 s,
+    /// each with one control call; `pollmocks` (`GET /catbird/api/mocks`, answered on a worker)
+    /// was dropped as idle while it polled, while the journal, SQL and count pollers (answered
+    /// on the control pools) were kept. Every control call of a tenant is now activity, whichever
+    /// thread answers it. Here the TTL is 2 s and the polls run for 4 s, twice a second.
+    func testEveryControlCallOfATenantIsActivity() throws {
+        let server = try TestServer { settings in
+            settings.retention = RetentionPolicy(tenantTTL: .seconds(Self.ttlSeconds), journalMaxRows: nil, journalMaxAge: nil)
+            settings.retentionInterval = .milliseconds(100)
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let polls: [(tenant: String, method: String, target: String, body: String?)] = [
+            ("pollreq", "GET", "/catbird/api/requests", nil),
+            ("pollmocks", "GET", "/catbird/api/mocks", nil),
+            ("pollsql", "POST", "/catbird/api/sql", #"{"sql":"select 1"}"#),
+            ("pollcount", "POST", "/catbird/api/requests/count", #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/x"},"headers":{}}}"#),
+        ]
+        for tenant in polls.map(\.tenant) + ["idle"] { try E2E.addMock(client, tenant: tenant, url: "/keep", body: "kept") }
+        let end = Date().addingTimeInterval(Self.ttlSeconds * 2)
+        while Date() < end {
+            for poll in polls {
+                let answer = try poll.body.map { try client.json(poll.method, poll.target, $0, headers: E2E.tenantHeader(poll.tenant)) }
+                    ?? client.request(poll.method, poll.target, headers: E2E.tenantHeader(poll.tenant))
+                XCTAssertEqual(answer.status, 200, "\(poll.tenant): \(answer.text)")
+            }
+            usleep(500_000)
+        }
+        let tenants = try E2E.tenants(client).compactMap { $0["id"] as? String }
+        XCTAssertEqual(tenants, ["", "pollcount", "pollmocks", "pollreq", "pollsql"], "every poller kept, the idle tenant dropped")
+        XCTAssertEqual(try E2E.mocks(client, tenant: "pollmocks").count, 1, "its mock kept")
+    }
+
     private func date(_ value: Any?) throws -> Date {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -3,7 +3,8 @@ import Synchronization
 
 /// A tenant's work in progress that the `tenants` table does not show: requests answered later
 /// (a mock's `delay`, the matching lane, an upstream call) until their journal entry is queued,
-/// and parked waits and long polls until they answer. While a tenant has any, it is not idle,
+/// parked waits and long polls until they answer, and control calls (``touch(_:)`` for one
+/// answered at once). While a tenant has any, it is not idle,
 /// and its idle time counts from the end of the last one, so `--tenant-ttl` never drops a
 /// tenant in the middle of its work (docs/operations.md#retention).
 ///
@@ -34,6 +35,16 @@ public final class TenantActivity: Sendable {
             entry.lastEnded = now
             work[tenant] = entry
         }
+    }
+
+    /// A piece of work of `tenant` that began and ended now: a control call answered at once on
+    /// a worker (`GET /catbird/api/mocks`, a quick journal page), which changes no row and so
+    /// leaves `last_activity_at` as it was. Without it a tenant that only polled its mocks was
+    /// dropped as idle while one polling its journal on a control pool was kept (tester finding
+    /// T14B-F7).
+    public func touch(_ tenant: TenantID) {
+        let now = Date()
+        work.withLock { $0[tenant, default: Work()].lastEnded = now }
     }
 
     /// Whether `tenant` has work in flight, or ended some at or after `cutoff`.

@@ -88,7 +88,7 @@ struct CatbirdHandler: HTTPHandler {
                 return refusedParallelID(control, problem, origin: origin)
             }
             let isAdmin = admin.isAdmin(control, tenant: tenant)
-            let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant)
+            let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant, control: true)
             return recorded(cors?.decorate(answer, origin: origin) ?? answer, control, answeredBy: "control", tenant: tenant)
         }
         if let cors, let preflight = cors.preflight(request, origin: cors.allowedOrigin(of: request, control: false)) {
@@ -118,9 +118,15 @@ struct CatbirdHandler: HTTPHandler {
     /// the matching lane), so `--tenant-ttl` does not drop a tenant in the middle of it
     /// (docs/operations.md#retention). A mock's `delay` holds it until the delay ends
     /// (``recordedWhenDelayEnds(_:delay:_:answeredBy:tenant:)``); an answer given at once needs
-    /// no hold (its journal entry is activity once queued).
-    private func holdingTenant(_ answer: HTTPAnswer, _ tenant: TenantID) -> HTTPAnswer {
-        guard case .later = answer else { return answer }
+    /// no hold (its journal entry is activity once queued). A control call answered at once
+    /// journals nothing, so it is activity when it is answered (``TenantActivity/touch(_:)``):
+    /// every control call of a tenant counts, on whichever thread it is answered (tester finding
+    /// T14B-F7: `GET /catbird/api/mocks`, answered on a worker, did not).
+    private func holdingTenant(_ answer: HTTPAnswer, _ tenant: TenantID, control: Bool = false) -> HTTPAnswer {
+        guard case .later = answer else {
+            if control { activity.touch(tenant) }
+            return answer
+        }
         activity.begin(tenant)
         return answer.whenDelivered { [activity] _ in activity.end(tenant) }
     }
