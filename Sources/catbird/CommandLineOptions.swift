@@ -88,7 +88,27 @@ enum CommandLineOptions {
             }
         }
         // A flag wins over its variable, but a bad variable is refused even then.
-        return .serve(try settings(from: try environmentValues(environment).merging(flags) { $1 }))
+        let variables = try environmentValues(environment)
+        try checkOverridden(variables, by: flags)
+        return .serve(try settings(from: variables.merging(flags) { $1 }))
+    }
+
+    /// Checks each variable's value that a flag overrides, in the order of the variables'
+    /// names, as it would be checked in effect, alone (tester finding T14B-F2: a switch variable
+    /// or an empty one was refused under an overriding flag, but `CATBIRD_PORT=abc --port 8080`
+    /// started: one rule now, every set variable is checked). Relations between options
+    /// (`--max-buffered-bodies` at least `--max-body-size`, what `--record` needs) are checked on
+    /// the values in effect only.
+    /// - Throws: ``UsageError``: the variable, the flag that overrides it, and the usual message.
+    private static func checkOverridden(_ variables: [String: String], by flags: [String: String]) throws(UsageError) {
+        for (option, variable) in environmentNames.sorted(by: { $0.value < $1.value }) where flags[option] != nil {
+            guard let value = variables[option] else { continue }
+            do {
+                _ = try settings(from: [option: value], relations: false)
+            } catch {
+                throw UsageError(description: "\(variable) (overridden by --\(option), but checked): \(error.description)")
+            }
+        }
     }
 
     /// The options the `CATBIRD_*` variables in `environment` set, checked in the order of the
@@ -117,7 +137,10 @@ enum CommandLineOptions {
         return values
     }
 
-    private static func settings(from values: [String: String]) throws(UsageError) -> CatbirdServer.Settings {
+    /// The settings `values` (option name → value) give.
+    /// - Parameter relations: whether to check the options against each other too (the values
+    ///   in effect), or each value alone (a variable a flag overrides).
+    private static func settings(from values: [String: String], relations: Bool = true) throws(UsageError) -> CatbirdServer.Settings {
         var settings = CatbirdServer.Settings()
         if let host = values["host"] {
             // `[::1]`, as in a URL, is the address `::1`.
@@ -149,7 +172,7 @@ enum CommandLineOptions {
             }
             settings.maxBodySize = bytes
         }
-        try connectionSettings(from: values, into: &settings)
+        try connectionSettings(from: values, into: &settings, relations: relations)
         if let size = values["journal-body-limit"] {
             guard let bytes = ByteSize.parse(size) else {
                 throw UsageError(description: "journal body limit must be bytes or a size like 64kb, not '\(size)'")
@@ -200,19 +223,21 @@ enum CommandLineOptions {
             }
             settings.adminToken = token
         }
-        try forwardingSettings(from: values, into: &settings)
+        try forwardingSettings(from: values, into: &settings, relations: relations)
         return settings
     }
 
     /// What the connections may hold: the bodies buffered at once, all together, and how long a
     /// request's head may take (docs/operations.md#connections-and-memory). Read after
     /// `--max-body-size`, which the budget must hold at least once.
-    private static func connectionSettings(from values: [String: String], into settings: inout CatbirdServer.Settings) throws(UsageError) {
+    private static func connectionSettings(
+        from values: [String: String], into settings: inout CatbirdServer.Settings, relations: Bool
+    ) throws(UsageError) {
         if let size = values["max-buffered-bodies"] {
             guard let bytes = ByteSize.parse(size) else {
                 throw UsageError(description: "max buffered bodies must be bytes or a size like 400mb, 2gb, not '\(size)'")
             }
-            guard bytes >= settings.maxBodySize else {
+            guard bytes >= settings.maxBodySize || !relations else {
                 throw UsageError(
                     description: "max buffered bodies must be at least --max-body-size (\(settings.maxBodySize) bytes), "
                         + "or a body of the largest size could never be taken; not '\(size)'")
@@ -234,7 +259,9 @@ enum CommandLineOptions {
     }
 
     /// Redirect, proxy and record modes, CORS and the upstream time limit (`docs/files.md`).
-    private static func forwardingSettings(from values: [String: String], into settings: inout CatbirdServer.Settings) throws(UsageError) {
+    private static func forwardingSettings(
+        from values: [String: String], into settings: inout CatbirdServer.Settings, relations: Bool
+    ) throws(UsageError) {
         if let url = values["redirect-url"] {
             guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
                   components.host?.isEmpty == false, components.query == nil, components.fragment == nil else {
@@ -255,7 +282,7 @@ enum CommandLineOptions {
             settings.upstreamTimeout = .milliseconds(Int(seconds * 1000))
         }
         settings.upstreamCAFile = values["upstream-ca-file"]  // checked by Settings.checkOptions()
-        if settings.recordMode {
+        if settings.recordMode && relations {
             guard settings.mocksDirectory != nil else {
                 throw UsageError(description: "record mode writes file mocks: give --mocks-dir (CATBIRD_MOCKS_DIR)")
             }

@@ -312,6 +312,36 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try flagged.terminate().status, 0)
     }
 
+    /// Tester finding T14B-F2, the exact inputs: under an overriding flag, a switch variable
+    /// that is neither on nor off (`CATBIRD_CORS=banana --cors`) and an empty one exited 2, but a
+    /// malformed valued one was silently ignored (`CATBIRD_PORT=abc --port …` started). One rule
+    /// now: every set variable is checked, and a bad one exits 2 with the usual message, naming
+    /// the variable. Relations between options are checked on the values in effect only: a
+    /// variable a flag overrides is not held to the flags' other values.
+    func testEverySetVariableIsCheckedEvenWhenAFlagOverridesIt() throws {
+        let cases: [(variable: String, value: String, flag: [String], message: String)] = [
+            ("CATBIRD_PORT", "abc", ["--port", "\(try freePort())"], "port must be 0...65535, not 'abc'"),
+            ("CATBIRD_THREADS", "abc", ["--threads", "2"], "threads must be 1...256, not 'abc'"),
+            ("CATBIRD_TENANT_TTL", "xyz", ["--tenant-ttl", "1d"], "tenant-ttl must be a whole number with s, m, h or d"),
+            ("CATBIRD_DURABILITY", "foo", ["--durability", "strict"], "durability must be relaxed or strict, not 'foo'"),
+            ("CATBIRD_LOG_LEVEL", "loud", ["--log-level", "info"], "log level must be debug, info, warning or error, not 'loud'"),
+        ]
+        for (variable, value, flag, message) in cases {
+            let result = try run(flag + ["--db", "x.sqlite"], environment: [variable: value])
+            XCTAssertEqual(result.status, 2, "\(variable)=\(value) \(flag): \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.hasPrefix("catbird: \(variable) (overridden by \(flag[0]), but checked): \(message)"), result.stderr)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database file was created")
+        // A variable whose value is fine alone but not beside the flags' values is not refused:
+        // only the values in effect must fit together.
+        let server = try launch(
+            ["--port", "\(try freePort())", "--db", ":memory:", "--max-body-size", "5mb", "--max-buffered-bodies", "20mb"],
+            environment: ["CATBIRD_MAX_BUFFERED_BODIES": "10mb", "CATBIRD_RECORD_MODE": "0"])
+        XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200)
+        XCTAssertEqual(try server.terminate().status, 0)
+    }
+
     // MARK: - Running the binary
 
     /// The built `catbird` beside the test bundle (same build directory).
