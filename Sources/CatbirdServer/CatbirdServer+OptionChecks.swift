@@ -65,4 +65,23 @@ extension CatbirdServer.Settings {
             + "is longer than --max-body-size, so only response bodies are kept past it, and the SQL route's per-value and memory "
             + "limits grow with the journal body limit (docs/protocol.md#sql)"
     }
+
+    /// The start-up warnings of options given that cannot take effect, each naming what is
+    /// missing: `--files-with-query` without `--mocks-dir` (no file mocks are served),
+    /// `--upstream-timeout` or `--upstream-ca-file` without `--redirect-url` or `--proxy`
+    /// (nothing is forwarded; record mode needs one of them anyway). Warned, not refused: a CI
+    /// template may pass them always (tester finding T14B-F10: they were accepted without a word).
+    public var ineffectiveOptionWarnings: [String] {
+        var warnings: [String] = []
+        if filesIncludeQuery && mocksDirectory == nil {
+            warnings.append("--files-with-query has no effect without --mocks-dir (CATBIRD_MOCKS_DIR): no file mocks are served")
+        }
+        if redirectURL == nil && !proxyEnabled {
+            let given = [("--upstream-timeout", upstreamTimeout != nil), ("--upstream-ca-file", upstreamCAFile != nil)]
+            for (option, isGiven) in given where isGiven {
+                warnings.append("\(option) has no effect without --redirect-url or --proxy: nothing is forwarded")
+            }
+        }
+        return warnings
+    }
 }

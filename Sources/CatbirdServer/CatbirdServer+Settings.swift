@@ -72,7 +72,11 @@ extension CatbirdServer {
         /// only when some are listed (docs/files.md#host-names, ``ControlHosts``).
         public var allowedHosts: [String] = []
         /// Longest a forwarded request may take upstream, connect to last byte; 504 past it.
-        public var upstreamTimeout: Duration = .seconds(30)
+        /// Nil: not given, ``defaultUpstreamTimeout`` (a given one without forwarding is warned
+        /// about, ``ineffectiveOptionWarnings``).
+        public var upstreamTimeout: Duration? = nil
+        /// The upstream time limit when none is given: 30 s.
+        public static let defaultUpstreamTimeout: Duration = .seconds(30)
         /// A PEM file of CA certificates that an `https://` upstream's certificate may chain to
         /// (`--upstream-ca-file`, `CATBIRD_UPSTREAM_CA_FILE`), instead of the system's; nil: the
         /// system's CA store. Verification is never turned off (docs/files.md#redirect-and-proxy).

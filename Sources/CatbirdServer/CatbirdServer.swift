@@ -86,7 +86,7 @@ public final class CatbirdServer: Sendable {
         // Forwarded answers wait for their clients in the same budget as request bodies (try8b F1).
         outbound = settings.redirectURL != nil || settings.proxyEnabled
             ? OutboundClient(
-                timeout: settings.upstreamTimeout, maxResponseSize: settings.maxBodySize, caFile: settings.upstreamCAFile,
+                timeout: settings.upstreamTimeout ?? Settings.defaultUpstreamTimeout, maxResponseSize: settings.maxBodySize, caFile: settings.upstreamCAFile,
                 budget: configuration.bodyBudget) : nil
         let log = Logger(level: settings.logLevel)
         self.log = log

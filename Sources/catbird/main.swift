@@ -48,6 +48,7 @@ case let .serve(settings):
     }
     for warning in settings.corsWarnings { log.warning(warning) }
     if let warning = settings.journalBodyLimitWarning { log.warning(warning) }
+    for warning in settings.ineffectiveOptionWarnings { log.warning(warning) }
     let number = TerminationSignals.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")
     server.stop()

@@ -101,6 +101,36 @@ final class StartupLogTests: XCTestCase {
         XCTAssertFalse(quiet.contains("--journal-body-limit"), quiet)
     }
 
+    /// Tester finding T14B-F10, the exact inputs: `--files-with-query` without `--mocks-dir`,
+    /// `--upstream-timeout 5` or `--upstream-ca-file …` without `--redirect-url` or `--proxy`
+    /// started without a word, though each does nothing then. Each is warned about at start-up,
+    /// naming what is missing (not refused: a CI template may pass them always); with what
+    /// they need, nothing is said.
+    func testOptionsThatCannotTakeEffectAreWarnedAbout() throws {
+        let caFile = "/etc/ssl/certs/ca-certificates.crt"
+        let cases: [(arguments: [String], warning: String)] = [
+            (["--files-with-query"], "[warning] --files-with-query has no effect without --mocks-dir (CATBIRD_MOCKS_DIR): no file mocks are served"),
+            (["--upstream-timeout", "5"], "[warning] --upstream-timeout has no effect without --redirect-url or --proxy: nothing is forwarded"),
+            (["--upstream-ca-file", caFile], "[warning] --upstream-ca-file has no effect without --redirect-url or --proxy: nothing is forwarded"),
+        ]
+        for (arguments, warning) in cases {
+            let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", ":memory:"] + arguments, in: directory)
+            XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200)
+            let (status, _, stderr) = try server.terminate()
+            XCTAssertEqual(status, 0, stderr)
+            XCTAssertEqual(stderr.components(separatedBy: warning).count, 2, "\(arguments), once: \(stderr)")
+        }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("files"), withIntermediateDirectories: true)
+        let effective = try LaunchedServer(
+            [
+                "--port", "\(try FreePort.next())", "--db", ":memory:", "--files-with-query", "--mocks-dir", "files",
+                "--redirect-url", "http://127.0.0.1:9/", "--upstream-timeout", "5", "--upstream-ca-file", caFile,
+            ], in: directory)
+        let (status, _, stderr) = try effective.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertFalse(stderr.contains("has no effect"), stderr)
+    }
+
     /// Regression (T14B-F1): `catbird --port 0 --db … --log-level warning` wrote nothing, so the
     /// port the system chose could only be found with `ss`. The `listening on` line is written at
     /// every level, and the URL in it answers.
