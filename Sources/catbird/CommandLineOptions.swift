@@ -301,7 +301,8 @@ enum CommandLineOptions {
                 throw UsageError(description: "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not '\(origin)'")
             }
         }
-        return origins
+        // As a browser sends them (`http://a.com:80` is `http://a.com`), so the log shows what is compared.
+        return origins.map { $0 == "*" ? $0 : CatbirdServer.Settings.normalizedOrigin($0) }
     }
 
     /// `--allowed-host`'s comma-separated list: each `*` or a host name without port, scheme or

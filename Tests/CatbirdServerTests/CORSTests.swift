@@ -177,6 +177,22 @@ final class CORSTests: XCTestCase {
         XCTAssertTrue(CatbirdServer.Settings.isListableOrigin("http://evil.example"))
     }
 
+    /// Tester finding T14B-F5: `--cors-origin http://a.com:80` was kept as given, and a browser,
+    /// which leaves its scheme's default port out of `Origin`, sent `Origin: http://a.com` and
+    /// got 403 from the control routes. A listed origin's default port (80 for http, 443 for
+    /// https) is dropped, so it matches what browsers send; another port stays.
+    func testAListedOriginsDefaultPortIsDropped() throws {
+        let server = try TestServer { $0.corsOrigins = ["http://a.com:80", "HTTPS://B.COM:443", "http://c.com:443"] }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for origin in ["http://a.com", "https://b.com", "http://c.com:443"] {
+            let answer = try client.request("GET", "/catbird/api/tenants", headers: [("Origin", origin)])
+            XCTAssertEqual(answer.status, 200, "\(origin): \(answer.text)")
+            XCTAssertEqual(answer.header("Access-Control-Allow-Origin"), origin)
+        }
+        E2E.assertError(try client.request("GET", "/catbird/api/tenants", headers: [("Origin", "http://c.com")]), status: 403)
+    }
+
     /// With `--cors-origin` only the listed origins get CORS fields, on every route; `*` is any
     /// origin on every route (the old `--cors`).
     func testListedOriginsAndTheWildcard() throws {

@@ -25,7 +25,8 @@ import CatbirdHTTP
 /// preflight and would otherwise still act. Outside the control routes such a request is served
 /// as without `--cors` (no CORS fields, a preflight is an ordinary request).
 struct CORS: Sendable {
-    /// The origins of `--cors-origin`, lowercased; empty when none is listed.
+    /// The origins of `--cors-origin`, lowercased, without a default port
+    /// (``CatbirdServer/Settings/normalizedOrigin(_:)``); empty when none is listed.
     let listed: Set<String>
     /// Any origin on every route (`--cors-origin '*'`).
     let anyOrigin: Bool
@@ -35,7 +36,7 @@ struct CORS: Sendable {
     init?(enabled: Bool, origins: [String]) {
         guard enabled || !origins.isEmpty else { return nil }
         anyOrigin = origins.contains("*")
-        listed = Set(origins.filter { $0 != "*" }.map { $0.lowercased() })
+        listed = Set(origins.filter { $0 != "*" }.map(CatbirdServer.Settings.normalizedOrigin))
     }
 
     /// The start-up warnings of this policy: any origin on the control routes, or listed
