@@ -342,6 +342,23 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try server.terminate().status, 0)
     }
 
+    /// Tester finding T14B-F8, the exact call: with `--log-level debug`, a shard's refused
+    /// `{"type":"bogus"}` logged only `POST /catbird/api/mocks → 400 control tenant=a 2.1ms`, as at
+    /// info: the reason was logged at no level. It is now logged at debug (and not at info).
+    func testARefusedControlCallsReasonIsLoggedAtDebug() throws {
+        for level in ["debug", "info"] {
+            let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--log-level", level])
+            let refused = try server.client().json(
+                "POST", "/catbird/api/mocks", #"{"type":"bogus"}"#, headers: [("X-Catbird-Parallel-Id", "a")])
+            XCTAssertEqual(refused.status, 400, refused.text)
+            let reason = try XCTUnwrap(refused.object["reason"] as? String, refused.text)
+            let (status, _, stderr) = try server.terminate()
+            XCTAssertEqual(status, 0, stderr)
+            let line = "[debug] POST /catbird/api/mocks → 400 control tenant=a: \(reason)\n"
+            XCTAssertEqual(stderr.contains(line), level == "debug", "\(level): \(stderr)")
+        }
+    }
+
     // MARK: - Running the binary
 
     /// The built `catbird` beside the test bundle (same build directory).

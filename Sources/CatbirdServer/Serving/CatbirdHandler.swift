@@ -286,6 +286,12 @@ struct CatbirdHandler: HTTPHandler {
         let delay = response.delay.map { " +\($0.components.seconds)s delay\(cut)" } ?? ""
         let why = answeredBy == "none" ? Self.notFoundReason(response, of: request).map { ": " + $0 } ?? "" : ""
         log.info("\(request.method) \(request.target) → \(response.status) \(answeredBy) tenant=\(tenant) \(Self.format(elapsed.milliseconds))ms\(delay)\(why)")
+        // A refused control call's reason, at debug: an operator sees why a shard's `update` was
+        // refused (tester finding T14B-F8: it was logged at no level, and debug added nothing).
+        if answeredBy == "control", (400..<500).contains(response.status), log.isEnabled(.debug),
+           case let .bytes(body) = response.content, let reason = Self.topLevelReason(in: body) {
+            log.debug("\(request.method) \(request.target) → \(response.status) control tenant=\(tenant): \(Self.bounded(reason))")
+        }
     }
 
     /// The one-line reason of a 404 nothing answered (the closest mock and how it differs,
@@ -299,7 +305,19 @@ struct CatbirdHandler: HTTPHandler {
     /// follows `"nearMisses"`, and its last `"reason":"` is the top-level one (inside a JSON
     /// string a quote is escaped).
     private static func notFoundReason(_ response: HTTPResponse, of request: HTTPRequest) -> String? {
-        guard response.status == 404, case let .bytes(body) = response.content else { return nil }
+        guard response.status == 404, case let .bytes(body) = response.content, let reason = topLevelReason(in: body) else { return nil }
+        let repeated = "no mock matched \(request.method) \(request.target) "
+        return bounded(reason.hasPrefix(repeated) ? String(reason.dropFirst(repeated.count)) : reason)
+    }
+
+    /// `text` cut to at most 1,000 bytes (with `…` when cut), for a log line.
+    private static func bounded(_ text: String) -> String {
+        text.utf8.count <= 1000 ? text : String(text.utf8Prefix(1000)) + "…"
+    }
+
+    /// The top-level `"reason"` of an error answer's JSON `body` (its last `"reason":"`: the keys
+    /// are written sorted and nothing after it holds one unescaped), or nil.
+    private static func topLevelReason(in body: [UInt8]) -> String? {
         let key = reasonKey
         var start = body.count - key.count
         while start >= 0, !body[start..<(start + key.count)].elementsEqual(key) { start -= 1 }
@@ -311,10 +329,8 @@ struct CatbirdHandler: HTTPHandler {
             if escaped { escaped = false } else if body[end] == UInt8(ascii: "\\") { escaped = true } else if body[end] == UInt8(ascii: "\"") { break }
             end += 1
         }
-        guard end < body.count, let reason = try? JSONDecoder().decode(String.self, from: Data(body[opening...end])) else { return nil }
-        let repeated = "no mock matched \(request.method) \(request.target) "
-        let told = reason.hasPrefix(repeated) ? String(reason.dropFirst(repeated.count)) : reason
-        return told.utf8.count <= 1000 ? told : String(told.utf8Prefix(1000)) + "…"
+        guard end < body.count else { return nil }
+        return try? JSONDecoder().decode(String.self, from: Data(body[opening...end]))
     }
 
     private static let reasonKey = Array(#""reason":""#.utf8)
