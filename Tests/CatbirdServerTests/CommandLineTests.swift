@@ -171,7 +171,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testWarningLevelPrintsNoPerRequestLines() throws {
-        let database = directory.appendingPathComponent("quiet.sqlite").path
+        let database = directory.appendingPathComponent("db-quiet.sqlite").path  // its path must not hold "/quiet"
         let server = try launch(
             ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
             environment: ["CATBIRD_MOCKS_DIR": directory.path])
