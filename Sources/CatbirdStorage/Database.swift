@@ -44,6 +44,15 @@ public final class Database {
         _ = catbird_map_large_allocations(1 << 20)
     }()
 
+    /// `path` as SQLite must be given it to open the file of that name: a relative path that
+    /// begins with `file:` gets `./` before it, as SQLite (built with URI filenames on, as
+    /// Debian's is) would otherwise read it as a URI and open another file than the one the
+    /// server locked and checks (tester finding T14B-F3: `--db file:foo.sqlite` wrote
+    /// `foo.sqlite`, which a second server could open). <https://www.sqlite.org/uri.html>
+    static func fileName(_ path: String) -> String {
+        path.hasPrefix("file:") ? "./" + path : path
+    }
+
     /// Opens (for `.readWrite`, creating if needed) the database at `path`; `":memory:"` opens a
     /// private in-memory database (<https://www.sqlite.org/c3ref/open.html>).
     ///
@@ -59,15 +68,6 @@ public final class Database {
     /// - Throws: `SQLiteError` when the file cannot be opened (`SQLITE_CANTOPEN`, e.g. a
     ///   missing file in `.readOnly`, or a missing directory) or is not a database
     ///   (`SQLITE_NOTADB`), or when a pragma fails (e.g. `SQLITE_BUSY` after 5 s).
-    /// `path` as SQLite must be given it to open the file of that name: a relative path that
-    /// begins with `file:` gets `./` before it, as SQLite (built with URI filenames on, as
-    /// Debian's is) would otherwise read it as a URI and open another file than the one the
-    /// server locked and checks (tester finding T14B-F3: `--db file:foo.sqlite` wrote
-    /// `foo.sqlite`, which a second server could open). <https://www.sqlite.org/uri.html>
-    static func fileName(_ path: String) -> String {
-        path.hasPrefix("file:") ? "./" + path : path
-    }
-
     public init(path: String, mode: Mode = .readWrite) throws(SQLiteError) {
         // NOMUTEX: the owner serialises access (see the type's documentation), so SQLite's
         // per-connection mutex would only add cost.
