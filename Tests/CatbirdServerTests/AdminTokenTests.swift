@@ -187,7 +187,7 @@ final class AdminTokenTests: XCTestCase {
             ("Authorization", "Bearer \"s3cr3t\"", "Bearer \"[redacted]\""),
             ("Authorization", "Bearer s3cr3t;", "Bearer [redacted];"),
             ("Authorization", "Bearer s3cr3t, Basic abc", "Bearer [redacted], Basic abc"),
-            ("X-Debug", "s3cr3ts3cr3t and s3cr3", "[redacted][redacted] and s3cr3"),
+            ("X-Debug", "/admin/s3cr3t?t=s3cr3t and s3cr3", "/admin/[redacted]?t=[redacted] and s3cr3"),
             ("Authorization", "Bearer S3CR3T", "Bearer S3CR3T"),
         ]
         for (name, value, _) in sent {
@@ -206,6 +206,57 @@ final class AdminTokenTests: XCTestCase {
         let file = try Data(contentsOf: URL(fileURLWithPath: server.databasePath))
             + ((try? Data(contentsOf: URL(fileURLWithPath: server.databasePath + "-wal"))) ?? Data())
         XCTAssertNil(file.range(of: Data("s3cr3t".utf8)), "the token is nowhere in the database file")
+    }
+
+    /// Re-read of T14B-F4's fix: every occurrence of the token was replaced, so with a short
+    /// token `Content-Type: application/json` was journaled as `[redacted]lication/json` and a
+    /// header pattern on it no longer counted the request. Only the token standing on its own
+    /// (not inside a longer word) is redacted.
+    func testOnlyTheTokenStandingOnItsOwnIsRedacted() throws {
+        let server = try TestServer { $0.adminToken = "app" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let sent: [(name: String, value: String, journaled: String)] = [
+            ("Content-Type", "application/json", "application/json"),
+            ("X-Env", "app", "[redacted]"),
+            ("X-Host", "app.local", "[redacted].local"),
+            ("X-Words", "apps happy app", "apps happy [redacted]"),
+        ]
+        for (name, value, _) in sent {
+            XCTAssertEqual(try client.request("GET", "/x", headers: [(name, value)]).status, 404, value)
+        }
+        let page = try client.request("GET", "/catbird/api/requests?order=oldest&limit=10")
+        let entries = page.object["requests"] as? [[String: Any]] ?? []
+        XCTAssertEqual(entries.count, sent.count, page.text)
+        for (entry, (name, value, journaled)) in zip(entries, sent) {
+            let headers = (entry["request"] as? [String: Any])?["headers"] as? [String: Any]
+            XCTAssertEqual(headers?[name] as? String, journaled, value)
+        }
+        let count = try client.json(
+            "POST", "/catbird/api/requests/count",
+            #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/x"},"headers":{"Content-Type":{"kind":"equal","value":"application/json"}}}}"#)
+        XCTAssertEqual(count.object["count"] as? Int, 1, count.text)
+    }
+
+    /// Re-read: a request carrying the token that missed a mock with a pattern on that header
+    /// field had the token in its 404 (`got "Bearer s3cr3t"`), in the journaled copy of that body
+    /// and in its near misses, readable from the default tenant's journal without the token.
+    func testANearMissShowsTheTokenRedacted() throws {
+        let server = try TestServer { $0.adminToken = "s3cr3t" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let update = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/x"},"headers":{"Authorization":{"kind":"equal","value":"Bearer other"}}},"response":{"status":200}}"#,
+            headers: [("Authorization", "Bearer s3cr3t")])
+        XCTAssertEqual(update.status, 201, update.text)
+        let missed = try client.request("GET", "/x", headers: [("Authorization", "Bearer s3cr3t")])
+        XCTAssertEqual(missed.status, 404, missed.text)
+        XCTAssertTrue(missed.text.contains(#"got \"Bearer [redacted]\""#), missed.text)
+        XCTAssertFalse(missed.text.contains("s3cr3t"), missed.text)
+        let page = try client.request("GET", "/catbird/api/requests?order=newest&limit=1")
+        XCTAssertTrue(page.text.contains("Bearer [redacted]"), page.text)
+        XCTAssertFalse(page.text.contains("s3cr3t"), page.text)
     }
 
     /// Starts `catbird` with `arguments` and `environment`, waits until it says it listens (or

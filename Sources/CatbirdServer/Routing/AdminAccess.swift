@@ -101,30 +101,71 @@ struct AdminAccess: Sendable {
     /// `Proxy-Authorization`, after another scheme (`Token <token>`), quoted, or followed by `;`
     /// or `, Basic …` (tester finding T14B-F4: only the exact `Bearer <token>` value was
     /// replaced, and any client read the others back from the default tenant's journal).
+    /// Only an occurrence standing on its own counts (``standaloneOffset(of:in:from:)``): with
+    /// `--admin-token app`, `application/json` stays as it was (re-read: every occurrence was
+    /// replaced, so a short token garbled every journaled value holding its letters, and header
+    /// patterns of count and find stopped matching).
     /// Without a token `fields` is returned as it is; with one, values that do not hold it are
     /// searched (``ByteSearch``) but not copied, and `fields` is returned without allocating.
     func redactingToken(in fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
-        guard let token, fields.contains(where: { Self.firstOffset(of: token, in: $0.value) != nil }) else { return fields }
+        guard let token, fields.contains(where: { Self.standaloneOffset(of: token, in: $0.value) != nil }) else { return fields }
         return fields.map { field in
-            guard Self.firstOffset(of: token, in: field.value) != nil else { return field }
+            guard Self.standaloneOffset(of: token, in: field.value) != nil else { return field }
             return (name: field.name, value: Self.replacing(token, in: field.value, with: Self.redaction))
+        }
+    }
+
+    /// `value` (one request header field's) with the admin token redacted as
+    /// ``redactingToken(in:)-([(name:String,value:String)])`` does: what a 404's near misses and
+    /// reason show as the field's `actual` value (re-read: a request carrying the token that
+    /// missed a mock with a pattern on that field had `got "Bearer <token>"` in the 404 body, its
+    /// journaled copy and the info log line). Without a token, or without it in `value`: `value`.
+    func redactingToken(inValue value: String) -> String {
+        guard let token, Self.standaloneOffset(of: token, in: value) != nil else { return value }
+        return Self.replacing(token, in: value, with: Self.redaction)
+    }
+
+    /// Whether `byte` is an ASCII letter or digit: a token occurrence with one right before or
+    /// after it (where the token's own first or last byte is one) is part of a longer word.
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        default: false
+        }
+    }
+
+    /// The offset in bytes of the first occurrence of `needle` in `haystack` at or after `start`
+    /// that stands on its own, as a regular expression's `\b` would say: where the needle begins
+    /// with a letter or digit, none right before it; where it ends with one, none right after.
+    /// So `app` is found in `app`, `app.local` and `t=app;`, not in `application/json`.
+    private static func standaloneOffset(of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let first = needle.first, let last = needle.last else { return nil }
+        let bounded = (start: isWordByte(first), end: isWordByte(last))
+        var from = start
+        while let found = ByteSearch.firstOffset(of: needle, in: haystack, from: from) {
+            let end = found + needle.count
+            let startsWord = !bounded.start || found == 0 || !isWordByte(haystack[found - 1])
+            let endsWord = !bounded.end || end == haystack.count || !isWordByte(haystack[end])
+            if startsWord && endsWord { return found }
+            from = found + 1
+        }
+        return nil
+    }
+
+    /// ``standaloneOffset(of:in:from:)`` in `value`'s UTF-8 from its start; reads the string's
+    /// own storage (no copy of a native string).
+    private static func standaloneOffset(of needle: [UInt8], in value: String) -> Int? {
+        var value = value
+        return value.withUTF8 { haystack in
+            needle.withUnsafeBytes { standaloneOffset(of: $0, in: UnsafeRawBufferPointer(haystack), from: 0) }
         }
     }
 
     /// What stands for the token in a journaled value.
     static let redaction = "[redacted]"
 
-    /// The offset in bytes of the first occurrence of `needle` in `value`'s UTF-8 at or after
-    /// `start`, or nil; reads the string's own storage (no copy of a native string).
-    private static func firstOffset(of needle: [UInt8], in value: String, from start: Int = 0) -> Int? {
-        var value = value
-        return value.withUTF8 { haystack in
-            needle.withUnsafeBytes { ByteSearch.firstOffset(of: $0, in: UnsafeRawBufferPointer(haystack), from: start) }
-        }
-    }
-
-    /// `value` with every non-overlapping occurrence of `needle` (searched from the start)
-    /// replaced by `replacement`.
+    /// `value` with every non-overlapping occurrence of `needle` that stands on its own
+    /// (``standaloneOffset(of:in:from:)``, searched from the start) replaced by `replacement`.
     private static func replacing(_ needle: [UInt8], in value: String, with replacement: String) -> String {
         let bytes = Array(value.utf8)
         var result: [UInt8] = []
@@ -132,7 +173,7 @@ struct AdminAccess: Sendable {
         var copied = 0
         bytes.withUnsafeBytes { haystack in
             needle.withUnsafeBytes { needle in
-                while let found = ByteSearch.firstOffset(of: needle, in: haystack, from: copied) {
+                while let found = standaloneOffset(of: needle, in: haystack, from: copied) {
                     result += bytes[copied..<found]
                     result += replacement.utf8
                     copied = found + needle.count

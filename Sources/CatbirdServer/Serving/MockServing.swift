@@ -519,9 +519,10 @@ struct MockServing: Sendable {
         // captured in place (a closure stored in a `let` boxed each on the heap, per miss).
         var asked: [String: String?] = [:]
         var fields = HTTPHeaders.Lookup(request.headers)
+        // The admin token, where a value holds it, shown as the journal shows it (`[redacted]`).
         func headerValue(_ name: String) -> String? {
             if let value = asked[name] { return value }
-            let value = fields.first(name)
+            let value = fields.first(name).map(admin.redactingToken(inValue:))
             asked[name] = .some(value)
             return value
         }
