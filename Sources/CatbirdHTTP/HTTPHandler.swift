@@ -41,6 +41,12 @@ public protocol HTTPHandler: Sendable {
     /// with the JSON error body.
     func respondToStalledBody(timeout: Duration) -> HTTPResponse
 
+    /// The answer the server sends in place of the handler's when it stops: to a request
+    /// answered later that is still waiting (``HTTPAnswer/later(watching:_:)``), and to one that
+    /// arrives meanwhile; asked once, when the server is created, and sent as it is. Default:
+    /// ``HTTPResponse/serverStopping``.
+    var stoppingResponse: HTTPResponse { get }
+
     /// Told that a file body (``HTTPResponse/Body/file(path:offset:length:)``) ended after `sent`
     /// of its `promised` bytes because the file at `path` shrank while it was sent: the
     /// connection is closed, so the client sees an incomplete answer. Must not block. Default:
@@ -65,6 +71,9 @@ public protocol HTTPHandler: Sendable {
 }
 
 extension HTTPHandler {
+    /// ``HTTPResponse/serverStopping``.
+    public var stoppingResponse: HTTPResponse { HTTPResponse.serverStopping }
+
     /// `problem.status` with the JSON error body (``HTTPResponse/error(status:reason:)``).
     public func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         .now(HTTPResponse.error(status: problem.status, reason: problem.reason))

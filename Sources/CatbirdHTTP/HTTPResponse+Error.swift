@@ -22,6 +22,16 @@ extension HTTPResponse {
     /// arrivals of 200-character URLs.
     public static let maxErrorReasonBytes = 8000
 
+    /// The 503 a stopping server sends in place of an answer (``HTTPHandler/stoppingResponse``'s
+    /// default): `{"error":true,"reason":"the server is stopping"}`, `Connection: close`, and
+    /// `Retry-After: 1` as every 503 of the server's own (try10a F8).
+    public static let serverStopping: HTTPResponse = {
+        var response = HTTPResponse.error(status: 503, reason: "the server is stopping")
+        response.headers.add(name: "Connection", value: "close")
+        response.headers.add(name: "Retry-After", value: "1")
+        return response
+    }()
+
     /// The header fields of ``error(status:reason:)``: the JSON Content-Type alone.
     public static let errorHeaders: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
 }

@@ -74,7 +74,9 @@ final class ParkedConnections: Sendable {
     /// ``resumeAll()`` waits for it to drop to 0, so the daemon is never stopped under such a call.
     private let callsOutsideLock = Atomic<Int>(0)
 
-    init() {
+    /// - Parameter stoppingResponse: ``stoppingResponse``.
+    init(stoppingResponse: HTTPResponse) {
+        self.stoppingResponse = stoppingResponse
         hangUps.start { [weak self] ticket in self?.clientLeft(ticket) }
     }
 
@@ -82,13 +84,10 @@ final class ParkedConnections: Sendable {
         hangUps.stop()
     }
 
-    /// The answer to a deferred request when the server stops before it is answered.
-    static let stoppingResponse: HTTPResponse = {
-        var response = HTTPResponse.error(status: 503, reason: "the server is stopping")
-        response.headers.add(name: "Connection", value: "close")
-        response.headers.add(name: "Retry-After", value: "1")  // as every 503 of the server's own (try10a F8)
-        return response
-    }()
+    /// The answer to a deferred request when the server stops before it is answered, and to a
+    /// request that arrives while it stops: the handler's (``HTTPHandler/stoppingResponse``),
+    /// asked once when the server is created.
+    let stoppingResponse: HTTPResponse
 
     /// Suspends `connection` (call only from its access handler, on its worker thread) and
     /// returns the responder that resumes it, or nil when the server is stopping (answer at once).
@@ -155,7 +154,7 @@ final class ParkedConnections: Sendable {
             return state.nextTicket
         }
         guard let ticket else {
-            context.pendingResponse = atShutdown ?? Self.stoppingResponse
+            context.pendingResponse = atShutdown ?? stoppingResponse
             Self.resume(connection, loop: WorkerLoop.current)
             return 0
         }
@@ -210,7 +209,7 @@ final class ParkedConnections: Sendable {
                 state.parked[ticket] = nil
                 hangUps.forget(parked.socket)
                 parked.context.parkedTicket = nil
-                parked.context.pendingResponse = parked.atShutdown ?? Self.stoppingResponse
+                parked.context.pendingResponse = parked.atShutdown ?? stoppingResponse
                 if !parked.holds { state.answeredInstead[ticket] = parked.context.pendingResponse }
                 Self.resume(parked.connection, loop: parked.loop)
                 resumed += 1

@@ -14,7 +14,7 @@ import Synchronization
 final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let maxBodySize: Int
-    let parked = ParkedConnections()
+    let parked: ParkedConnections
     /// Chunked bodies watched for a chunk-size line libmicrohttpd cannot read (``ChunkLineWatch``).
     let chunkLines = ChunkLineWatch()
     /// Requests started and not yet completed.
@@ -53,6 +53,7 @@ final class ServerCore: Sendable {
         self.connectionMemory = connectionMemory
         self.maxBodySize = maxBodySize
         self.bodyBudget = bodyBudget
+        parked = ParkedConnections(stoppingResponse: handler.stoppingResponse)
         watch = ConnectionWatch(
             headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero),
             stalledBodyAnswer: handler.respondToStalledBody(timeout: headTimeout ?? .zero))
@@ -417,7 +418,7 @@ final class ServerCore: Sendable {
         case let .now(response):
             return send(response, context, connection)
         case let .later(watching, start):
-            let atShutdown = ParkedConnections.stoppingResponse
+            let atShutdown = parked.stoppingResponse
             guard let responder = parked.park(connection, context, atShutdown: atShutdown, watching: watching) else {
                 return refuseWhileStopping(context, connection)
             }
@@ -431,7 +432,7 @@ final class ServerCore: Sendable {
     /// Queues the 503 of a stopping server in place of any answer, and tells the handler
     /// (``HTTPRequestEnding/refusedWhileStopping(status:)``: its log line and metrics).
     private func refuseWhileStopping(_ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
-        let response = ParkedConnections.stoppingResponse
+        let response = parked.stoppingResponse
         handler.requestEndedUnanswered(request(from: context), ending: .refusedWhileStopping(status: response.status))
         return queue(response, on: connection)
     }

@@ -28,7 +28,8 @@ Every answer is made from the request, so a test can check what arrived:
   /bigheader/<n>       200 "big" with an X-Big field of n bytes
   /raw/<name>          exact bytes no well-behaved server sends (RAW below), then the connection
                        is closed: status999 (a status outside 100-599), emptyval (a 204 with an
-                       empty-valued field), badhdr (a field value that is not UTF-8)
+                       empty-valued field), badhdr (a field value that is not UTF-8), bighead
+                       (a 44 KB header section)
 anything else          as /echo
 """
 import base64
@@ -131,6 +132,9 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "status999": b"HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok",
     "emptyval": b"HTTP/1.1 204 No Content\r\nX-Empty:\r\nContent-Length: 5\r\n\r\nhello",
     "badhdr": b"HTTP/1.1 200 OK\r\nX-Bin: \xff\xfe\r\nContent-Length: 2\r\n\r\nok",
+    # tester14's upstream stand-in (T14-F4): 400 fields of ~110 bytes, a 44 KB header section
+    "bighead": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400))
+               + b"Content-Length: 2\r\n\r\nok",
 }
 
 

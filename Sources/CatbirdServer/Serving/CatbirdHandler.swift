@@ -360,6 +360,14 @@ struct CatbirdHandler: HTTPHandler {
                 + "and the body dropped: send it again").response
     }
 
+    /// The stopping server's 503 (``CatbirdHTTP/HTTPResponse/serverStopping``), sent in place
+    /// of a forwarded request's answer among others: marked as Catbird's own in redirect and
+    /// proxy modes (``Forwarding/generated(_:)-(HTTPResponse)``), so that a recording Catbird in
+    /// front never writes it as the backend's answer (tester finding T14-F7).
+    var stoppingResponse: HTTPResponse {
+        upstream.map { $0.forwarding.generated(HTTPResponse.serverStopping) } ?? HTTPResponse.serverStopping
+    }
+
     /// 413, journaled (``refused(_:_:journaled:)``).
     func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
         refused(request, APIError.payloadTooLarge(limit: limit, control: Self.controlRequest(request) != nil))

@@ -79,18 +79,26 @@ struct Forwarding: Sendable {
                 + "the redirect URL or the proxied host leads back to Catbird itself"))
     }
 
-    /// The header field that marks an answer Catbird made itself in place of an upstream's (a
-    /// 502, 503, 504 or 508 of the forwarding path), with the ``hopName`` of the Catbird that
-    /// made it. When such an answer comes back as an upstream's (a loop back to itself, or
-    /// one Catbird forwarding to another), record mode does not write it as a file mock: it is
-    /// not the backend's answer (docs/files.md#recording).
+    /// The header field that marks an answer Catbird made itself in place of an upstream's, with
+    /// the ``hopName`` of the Catbird that made it: every such answer is made by ``generated(_:)-(HTTPResponse)``
+    /// (the forwarding errors, a loop's 508, the 502 in place of an answer that cannot be
+    /// passed on or whose head does not fit, the 503 of a stopping server). When such an
+    /// answer comes back as an upstream's (a loop back to itself, or one Catbird forwarding to
+    /// another), record mode does not write it as a file mock: it is not the backend's answer
+    /// (docs/files.md#recording).
     static let generatedByHeader = "X-Catbird-Generated-By"
 
-    /// `error`'s JSON answer with ``generatedByHeader``.
-    func generated(_ error: APIError) -> HTTPResponse {
-        var response = error.response
+    /// `response`, made by Catbird in place of an upstream's answer, marked with
+    /// ``generatedByHeader``: the one place such an answer is marked.
+    func generated(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
         response.headers.add(name: Self.generatedByHeader, value: hopName)
         return response
+    }
+
+    /// `error`'s JSON answer, marked (``generated(_:)-(HTTPResponse)``).
+    func generated(_ error: APIError) -> HTTPResponse {
+        generated(error.response)
     }
 
     /// Whether `response` (an upstream's) is an answer some Catbird made itself (``generatedByHeader``).

@@ -346,7 +346,8 @@ struct MockServing: Sendable {
     }
 
     /// The JSON error sent in place of an answer whose head of `size` bytes does not fit beside
-    /// `request`'s (``OversizedHead``): 502 for an upstream's answer, else 500; journaled with
+    /// `request`'s (``OversizedHead``): 502 for an upstream's answer (marked as Catbird's own,
+    /// ``Forwarding/generated(_:)-(HTTPResponse)``), else 500; journaled with
     /// `answeredBy` and `filePath` as the answer would have been, and the reason as its `problem`.
     private func oversized(
         _ request: HTTPRequest, source: String, size: Int, answeredBy: CatbirdRequest.AnsweredBy, filePath: String?,
@@ -354,10 +355,12 @@ struct MockServing: Sendable {
     ) -> (sent: HTTPResponse, entry: JournalEntry) {
         let forwarded = answeredBy == .proxy || answeredBy == .redirect
         let error = OversizedHead.error(status: forwarded ? 502 : 500, source: source, size: size, room: request.responseHeadRoom)
-        let sent = error.response.stamped()
+        // In place of an upstream's answer: marked as Catbird's own (tester finding T14-F4).
+        let response = forwarded ? forwarding.map { $0.generated(error) } ?? error.response : error.response
+        let sent = response.stamped()
         let added = sent.fieldsAddedOnSending(to: request)
         var entry = entry(
-            request: request, response: error.response, headersJSON: JSONText.object(sent.headers.fields + added),
+            request: request, response: response, headersJSON: JSONText.object(sent.headers.fields + added),
             answeredBy: answeredBy, hit: nil, tenant: tenant, filePath: filePath)
         entry.problem = OversizedHead.problem(source: source, size: size, room: request.responseHeadRoom)
         return (sent, entry)
