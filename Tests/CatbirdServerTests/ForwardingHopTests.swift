@@ -49,6 +49,31 @@ final class ForwardingHopTests: UpstreamTestCase {
         XCTAssertTrue(basic.text.contains("Basic dXNlcjpzZWNyZXQ="), basic.text)
     }
 
+    /// Tester finding T14-F3, the exact call: with `--admin-token S3CRETTOKEN`, one field holding
+    /// the token beside the app's credential, `Authorization: Bearer S3CRETTOKEN, Basic eA==`, went
+    /// upstream whole. The element carrying the token stays back; the rest of the list goes on,
+    /// and a field that held only the token is dropped.
+    func testTheAdminTokenInAnAuthorizationListStaysBackAndTheRestGoesOn() throws {
+        let server = try TestServer { settings in
+            settings.redirectURL = self.upstream.baseURL
+            settings.adminToken = "S3CRETTOKEN"
+        }
+        let sent: [(value: String, forwarded: [String])] = [
+            ("Bearer S3CRETTOKEN, Basic eA==", ["Basic eA=="]),
+            ("Basic eA==,Bearer S3CRETTOKEN", ["Basic eA=="]),
+            ("Basic a, bearer   S3CRETTOKEN , Basic b", ["Basic a, Basic b"]),
+            ("Bearer S3CRETTOKEN, Bearer S3CRETTOKEN", []),
+            ("Bearer S3CRETTOKENX, Basic eA==", ["Bearer S3CRETTOKENX, Basic eA=="]),
+        ]
+        for (value, forwarded) in sent {
+            let answer = try CurlClient.run(["-H", "Authorization: \(value)", url(server.port, "/t/echo")])
+            XCTAssertEqual(answer.status, 200, answer.text)
+            let headers = (answer.object["headers"] as? [[String]] ?? []).filter { $0.first?.lowercased() == "authorization" }
+            XCTAssertEqual(headers.map { $0.last ?? "" }, forwarded, value)
+            XCTAssertFalse(answer.text.contains("S3CRETTOKEN,") || answer.text.contains("S3CRETTOKEN\""), "\(value): \(answer.text)")
+        }
+    }
+
     /// Regression: `--redirect-url` naming the server's own address forwarded each request to
     /// itself until connections ran out.
     func testRedirectToItselfAnswers508InsteadOfLooping() throws {

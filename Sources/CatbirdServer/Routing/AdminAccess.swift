@@ -189,9 +189,47 @@ struct AdminAccess: Sendable {
     /// app's, so it must not reach a third-party API (tester finding try9b F8: a harness that
     /// set it as its session's default header sent it to the `--redirect-url` upstream, whose
     /// echo then came back unredacted in the journal and in recorded files).
+    ///
+    /// One field holding the token beside other credentials, as a comma-separated list
+    /// (`Authorization: Bearer <token>, Basic eA==`, what URLSession's `addValue` or fetch's
+    /// `Headers.append` make of a harness default and the app's own credential; tester finding
+    /// T14-F3), goes without the element that carries the token (`Authorization: Basic eA==`);
+    /// a field left with nothing is dropped. Likewise `Proxy-Authorization`, though it is
+    /// hop-by-hop and never forwarded anyway (``OutboundRequest/endToEnd(_:)``).
     func removingToken(from fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
         guard token != nil else { return fields }
-        return fields.filter { !($0.name.equalsIgnoringASCIICase("Authorization") && carriesToken($0.value)) }
+        return fields.compactMap { field in
+            guard field.name.equalsIgnoringASCIICase("Authorization") || field.name.equalsIgnoringASCIICase("Proxy-Authorization")
+            else { return field }
+            return withoutToken(field.value).map { (name: field.name, value: $0) }
+        }
+    }
+
+    /// An `Authorization` value without its list elements that carry the admin token
+    /// (``carriesToken(_:)``), the others trimmed and joined by `, `; the value unchanged when none
+    /// does, nil when nothing is left. A token may hold commas: an element is tried with as many
+    /// of the following ones as the token has commas.
+    private func withoutToken(_ value: String) -> String? {
+        guard let token else { return value }
+        let elements = value.split(separator: ",", omittingEmptySubsequences: false)
+        let span = token.count(where: { $0 == UInt8(ascii: ",") }) + 1
+        var kept: [Substring] = []
+        var removed = false
+        var index = 0
+        while index < elements.count {
+            let end = min(index + span, elements.count)
+            let candidate = Substring(elements[index..<end].joined(separator: ","))
+            if end - index == span, carriesToken(String(candidate.trimmingOptionalWhitespace())) {
+                removed = true
+                index = end
+            } else {
+                kept.append(elements[index])
+                index += 1
+            }
+        }
+        guard removed else { return value }
+        let rest = kept.map { $0.trimmingOptionalWhitespace() }.filter { !$0.isEmpty }
+        return rest.isEmpty ? nil : rest.joined(separator: ", ")
     }
 
     /// Whether an `Authorization` value is `Bearer <token>` (``bearerCredential(of:)``; token
