@@ -14,11 +14,21 @@ extension HTTPResponse {
 
     /// Whether libmicrohttpd 0.9.75 sends a response field as given: not `Content-Length` nor
     /// `Transfer-Encoding` (the server frames the body itself), not an empty value (dropped),
-    /// not a `Connection` other than `close` (it manages keep-alive itself).
+    /// not one it refuses (``isSendable(_:)``), not a `Connection` other than `close` (it
+    /// manages keep-alive itself).
     public static func isSentAsGiven(_ field: (name: String, value: String)) -> Bool {
-        if field.value.isEmpty { return false }
+        if field.value.isEmpty || !isSendable(field) { return false }
         if field.name.equalsIgnoringASCIICase("Connection") { return field.value.asciiLowercased() == "close" }
         return !field.name.equalsIgnoringASCIICase("Content-Length") && !field.name.equalsIgnoringASCIICase("Transfer-Encoding")
+    }
+
+    /// Whether libmicrohttpd 0.9.75 takes a response field at all: `MHD_add_response_header`
+    /// refuses, and the field is then not sent, a name holding a space, tab, CR or LF, or a value
+    /// holding a CR or LF (an upstream's `X-A: 1\rX-B: 2`, tester finding T14-F1). No line break
+    /// can be sent inside a field, so such a field cannot go out in any form.
+    public static func isSendable(_ field: (name: String, value: String)) -> Bool {
+        !field.name.utf8.contains { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+            && !field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A }
     }
 
     /// The fields libmicrohttpd 0.9.75 adds to a ``stamped()`` response when it sends it to

@@ -49,6 +49,33 @@ final class RecordReplayableTests: RecordingTestCase {
         XCTAssertEqual(try replay.request("GET", "/raw/status999").status, 404, "nothing recorded to replay")
     }
 
+    /// Tester finding T14-F1, the exact upstream answer `X-A: 1\rX-B: 2`: libmicrohttpd refused
+    /// the field on the wire, while the journal said it went out (`"X-A":"1\rX-B: 2"`), and in
+    /// plain redirect mode nothing said it was dropped. It is now left out of the answer and of
+    /// the journal, and the entry's `problem` names it, in redirect mode and in record mode
+    /// (which records nothing of such an answer).
+    func testAnUpstreamFieldThatCannotBeSentIsLeftOutAndSaidInEveryMode() throws {
+        let redirecting = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        let recording = try server(recording: true)
+        for (server, prefix) in [(redirecting, ""), (recording, "not recorded: ")] {
+            let client = try server.client()
+            let answer = try client.request("GET", "/raw/crhdr")
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertEqual(answer.text, "ok")
+            XCTAssertNil(answer.header("X-A"), "not sent")
+            let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == "/raw/crhdr" })
+            let headers = (entry["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
+            XCTAssertNil(headers["X-A"], "journaled as sent: \(headers)")
+            XCTAssertEqual(Set(headers.keys), Set(answer.headers.map(\.name)), "the journal holds the fields that went out")
+            XCTAssertEqual(
+                entry["problem"] as? String,
+                prefix + "the upstream's header field \"X-A\" could not be sent (a CR or LF in the value, or a space, tab, CR or LF "
+                    + "in the name, which no header field can carry) and was left out of the answer")
+        }
+        XCTAssertFalse(exists("raw/crhdr") || exists("raw/crhdr.catbird-response.json"), "nothing recorded")
+        XCTAssertEqual(try E2E.metrics(try recording.client())["catbird_recordings_failed_total"], 1)
+    }
+
     /// Regression (try6a F2): record mode forwarded `Accept-Encoding: deflate, gzip, br, zstd`
     /// that the client never sent, and answered a gzip upstream's body decoded without its
     /// `Content-Encoding`. Now the client's `Accept-Encoding` (or none) goes as sent, the body

@@ -29,7 +29,7 @@ Every answer is made from the request, so a test can check what arrived:
   /raw/<name>          exact bytes no well-behaved server sends (RAW below), then the connection
                        is closed: status999 (a status outside 100-599), emptyval (a 204 with an
                        empty-valued field), badhdr (a field value that is not UTF-8), bighead
-                       (a 44 KB header section)
+                       (a 44 KB header section), crhdr (a bare CR in a field value)
 anything else          as /echo
 """
 import base64
@@ -135,6 +135,7 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # tester14's upstream stand-in (T14-F4): 400 fields of ~110 bytes, a 44 KB header section
     "bighead": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400))
                + b"Content-Length: 2\r\n\r\nok",
+    "crhdr": b"HTTP/1.1 200 OK\r\nX-A: 1\rX-B: 2\r\nContent-Length: 2\r\n\r\nok",  # a bare CR (T14-F1)
 }
 
 

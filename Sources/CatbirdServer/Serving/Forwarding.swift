@@ -1,6 +1,7 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdOutbound
+import CatbirdSupport
 import CatbirdWire
 
 /// Where a request no mock or file answers is sent (`docs/files.md#redirect-and-proxy`), and
@@ -133,17 +134,38 @@ struct Forwarding: Sendable {
     /// (those the upstream's `Connection` names included, ``OutboundRequest/endToEnd(_:replacing:)``)
     /// (the server frames the body itself). The answer to a `HEAD` has no body but
     /// announces the upstream's `Content-Length` (RFC 9110 §9.3.2: the size a `GET` would get).
-    func response(from upstream: OutboundResponse, method: String) -> HTTPResponse {
-        let fields = OutboundRequest.endToEnd(upstream.headers)
+    ///
+    /// A field libmicrohttpd cannot send (``CatbirdHTTP/HTTPResponse/isSendable(_:)``: a CR in an
+    /// upstream's value, `X-A: 1\rX-B: 2`) is left out, and its name returned in `leftOut`, so
+    /// that the journal holds what went out and says what did not (tester finding T14-F1).
+    func response(from upstream: OutboundResponse, method: String) -> (response: HTTPResponse, leftOut: [String]) {
+        var fields = OutboundRequest.endToEnd(upstream.headers)
+        var leftOut: [String] = []
+        if !fields.allSatisfy(HTTPResponse.isSendable) {
+            leftOut = fields.filter { !HTTPResponse.isSendable($0) }.map(\.name)
+            fields = fields.filter(HTTPResponse.isSendable)
+        }
         if method == "HEAD",
            let length = upstream.headers.last(where: { $0.name.lowercased() == "content-length" })
                .flatMap({ UInt64($0.value.trimmingCharacters(in: .whitespaces)) }) {
             // A stream of known length that is never read: libmicrohttpd sends no body to a HEAD.
-            return HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), content: .stream(length: length, Self.noBody))
+            let response = HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), content: .stream(length: length, Self.noBody))
+            return (response, leftOut)
         }
         var response = HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), body: upstream.body)
         response.budgetShare = upstream.share  // counted until sent to a client that may read slowly
-        return response
+        return (response, leftOut)
+    }
+
+    /// The journal entry's `problem` for an upstream's answer whose fields named `leftOut` were
+    /// not sent (``response(from:method:)``); `recording`: record mode, which then records
+    /// nothing (`not recorded: ` first): the file would not hold the backend's answer.
+    static func leftOutProblem(_ leftOut: [String], recording: Bool) -> String {
+        (recording ? "not recorded: " : "")
+            + "the upstream's header field\(leftOut.count == 1 ? "" : "s") "
+            + leftOut.map { JSONText.shortString($0) }.joined(separator: ", ")
+            + " could not be sent (a CR or LF in the value, or a space, tab, CR or LF in the name, which no header field "
+            + "can carry) and \(leftOut.count == 1 ? "was" : "were") left out of the answer"
     }
 
     /// The body of a `HEAD` answer: never asked for.

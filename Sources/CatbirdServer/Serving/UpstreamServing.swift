@@ -92,7 +92,7 @@ struct UpstreamServing: Sendable {
                     completion(Answer(response: replaced, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
                     return
                 }
-                let response = forwarding.response(from: upstream, method: request.method)
+                let (response, leftOut) = forwarding.response(from: upstream, method: request.method)
                 var path: String?
                 var notRecorded: String?
                 // Measured as MockServing measures it before sending, CORS fields included, once:
@@ -105,6 +105,12 @@ struct UpstreamServing: Sendable {
                     log.warning(
                         "record mode: \(request.method) \(request.target) not recorded: "
                             + OversizedHead.problem(source: "the upstream's answer", size: headSize, room: request.responseHeadRoom))
+                } else if !leftOut.isEmpty {
+                    // Said in every mode; record mode writes nothing (not the backend's answer).
+                    let problem = Forwarding.leftOutProblem(leftOut, recording: recorder != nil)
+                    log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): \(problem)")
+                    notRecorded = problem
+                    recorder?.failures.add(1, ordering: .relaxed)
                 } else if let recorder, Self.isRecordable(method: request.method, response) {
                     do throws(FileMockError) {
                         path = try recorder.record(
