@@ -43,6 +43,7 @@ final class ForwardingStandInTests: UpstreamTestCase {
             ("/raw/status999", 502, "the upstream answered with status 999"),
             ("/slow/3", 504, "upstream timed out"),
             ("/binary", 502, "upstream answer too large"),
+            ("/raw/clmismatch", 502, "Content-Length values that differ"),
         ]
         let client = try front.client()
         for standIn in standIns {

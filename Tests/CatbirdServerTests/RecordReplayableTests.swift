@@ -76,6 +76,23 @@ final class RecordReplayableTests: RecordingTestCase {
         XCTAssertEqual(try E2E.metrics(try recording.client())["catbird_recordings_failed_total"], 1)
     }
 
+    /// Tester finding T14-F5, the exact upstream answer `Content-Length: 2` and `Content-Length: 5`
+    /// with `hello`: passed on as `Content-Length: 5` (libcurl picked one) and recorded. RFC 9112
+    /// section 6.3 item 5: a proxy discards it and answers 502; marked as Catbird's own, not recorded.
+    func testAnUpstreamAnswerWhoseContentLengthsDifferIsA502AndNotRecorded() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let answer = try client.request("GET", "/raw/clmismatch")
+        let problem = "the upstream's answer has Content-Length values that differ (\"2\", \"5\"), so where its body ends is "
+            + "ambiguous (RFC 9112 section 6.3): answered 502 in its place"
+        E2E.assertError(answer, status: 502, reasonContains: problem)
+        XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "marked as Catbird's own answer")
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == "/raw/clmismatch" })
+        XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
+        XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 502)
+        XCTAssertFalse(exists("raw/clmismatch") || exists("raw/clmismatch.catbird-response.json"), "nothing recorded")
+    }
+
     /// Regression (try6a F2): record mode forwarded `Accept-Encoding: deflate, gzip, br, zstd`
     /// that the client never sent, and answered a gzip upstream's body decoded without its
     /// `Content-Encoding`. Now the client's `Accept-Encoding` (or none) goes as sent, the body

@@ -29,7 +29,8 @@ Every answer is made from the request, so a test can check what arrived:
   /raw/<name>          exact bytes no well-behaved server sends (RAW below), then the connection
                        is closed: status999 (a status outside 100-599), emptyval (a 204 with an
                        empty-valued field), badhdr (a field value that is not UTF-8), bighead
-                       (a 44 KB header section), crhdr (a bare CR in a field value)
+                       (a 44 KB header section), crhdr (a bare CR in a field value), clmismatch
+                       (two Content-Length fields that differ)
 anything else          as /echo
 """
 import base64
@@ -136,6 +137,7 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "bighead": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400))
                + b"Content-Length: 2\r\n\r\nok",
     "crhdr": b"HTTP/1.1 200 OK\r\nX-A: 1\rX-B: 2\r\nContent-Length: 2\r\n\r\nok",  # a bare CR (T14-F1)
+    "clmismatch": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello",  # (T14-F5)
 }
 
 

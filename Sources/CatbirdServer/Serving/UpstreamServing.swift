@@ -56,6 +56,28 @@ struct UpstreamServing: Sendable {
             + "answered 502 in its place"
     }
 
+    /// Why an upstream's answer cannot be passed on, or nil when it can: a status that is no
+    /// final one (``unsendableStatus(_:recording:)``), or `Content-Length` values that differ
+    /// (two fields, or a list, `2` and `5`), where a proxy "MUST" discard the answer and answer
+    /// 502 (RFC 9112 section 6.3, item 5; tester finding T14-F5: libcurl picked one and the
+    /// answer was passed on and recorded). Replaced like the status: a JSON 502 marked as
+    /// Catbird's own, with this reason, also the entry's `problem`; nothing recorded.
+    static func unsendable(_ upstream: OutboundResponse, recording: Bool) -> String? {
+        if let problem = unsendableStatus(upstream.status, recording: recording) { return problem }
+        var lengths: [String] = []
+        for field in upstream.headers where field.name.equalsIgnoringASCIICase("Content-Length") {
+            for value in field.value.split(separator: ",", omittingEmptySubsequences: false) {
+                let length = String(value.trimmingOptionalWhitespace())
+                if !lengths.contains(length) { lengths.append(length) }
+            }
+        }
+        guard lengths.count > 1 else { return nil }
+        return (recording ? "not recorded: " : "")
+            + "the upstream's answer has Content-Length values that differ ("
+            + lengths.map { JSONText.shortString($0) }.joined(separator: ", ")
+            + "), so where its body ends is ambiguous (RFC 9112 section 6.3): answered 502 in its place"
+    }
+
     /// The journal entry's `problem` of a forwarded request that the server answered itself
     /// with `status` (503) because it was stopping (docs/answering-later.md#the-guarantees).
     static func stoppingProblem(_ destination: Forwarding.Destination, status: Int) -> String {
@@ -84,7 +106,7 @@ struct UpstreamServing: Sendable {
         client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors] result in
             switch result {
             case let .success(upstream):
-                if let problem = Self.unsendableStatus(upstream.status, recording: recorder != nil) {
+                if let problem = Self.unsendable(upstream, recording: recorder != nil) {
                     // Never passed on: a client cannot read it as a final answer (try6a, wire6 leftover).
                     log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): \(problem)")
                     recorder?.failures.add(1, ordering: .relaxed)
