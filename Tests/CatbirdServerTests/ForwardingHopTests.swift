@@ -72,6 +72,19 @@ final class ForwardingHopTests: UpstreamTestCase {
             XCTAssertEqual(headers.map { $0.last ?? "" }, forwarded, value)
             XCTAssertFalse(answer.text.contains("S3CRETTOKEN,") || answer.text.contains("S3CRETTOKEN\""), "\(value): \(answer.text)")
         }
+        // Re-read: in any other form, or any other field, the token went upstream as sent.
+        let other: [(name: String, value: String, forwarded: String)] = [
+            ("Authorization", "Token S3CRETTOKEN", "Token [redacted]"),
+            ("Authorization", "Bearer \"S3CRETTOKEN\"", "Bearer \"[redacted]\""),
+            ("X-Debug", "t=S3CRETTOKEN;", "t=[redacted];"),
+        ]
+        for (name, value, forwarded) in other {
+            let answer = try CurlClient.run(["-H", "\(name): \(value)", url(server.port, "/t/echo")])
+            XCTAssertEqual(answer.status, 200, answer.text)
+            let headers = (answer.object["headers"] as? [[String]] ?? []).filter { $0.first?.lowercased() == name.lowercased() }
+            XCTAssertEqual(headers.map { $0.last ?? "" }, [forwarded], value)
+            XCTAssertFalse(answer.text.contains("S3CRETTOKEN"), "\(value): \(answer.text)")
+        }
     }
 
     /// Regression: `--redirect-url` naming the server's own address forwarded each request to

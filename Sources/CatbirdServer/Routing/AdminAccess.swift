@@ -199,9 +199,14 @@ struct AdminAccess: Sendable {
     func removingToken(from fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
         guard token != nil else { return fields }
         return fields.compactMap { field in
-            guard field.name.equalsIgnoringASCIICase("Authorization") || field.name.equalsIgnoringASCIICase("Proxy-Authorization")
-            else { return field }
-            return withoutToken(field.value).map { (name: field.name, value: $0) }
+            var value = field.value
+            if field.name.equalsIgnoringASCIICase("Authorization") || field.name.equalsIgnoringASCIICase("Proxy-Authorization") {
+                guard let rest = withoutToken(value) else { return nil }
+                value = rest
+            }
+            // Anywhere else (`Token <token>`, `X-Debug: <token>`), the token goes as the
+            // journal has it, `[redacted]` (re-read: only `Bearer <token>` was held back).
+            return (name: field.name, value: redactingToken(inValue: value))
         }
     }
 
