@@ -62,21 +62,36 @@ final class PartlyReadBodyJournalTests: ServerTestCase {
         try checkCutShort(on: strict, tenant: "BRstrictdelay", delay: 1)
     }
 
+    /// Reviewer finding (mend14c 1): with relaxed durability an answer matched on a lane was
+    /// journaled only once sent, untagged, so a client that hung up mid-body left a complete
+    /// 200 with no `problem`. Here a `POST` whose 100,000-byte body a body pattern must read
+    /// (over the 64 KiB a worker reads: matched on the body lane, which answers as the
+    /// matching lane does, docs/tenancy.md#large-bodies).
+    func testAnAnswerFromTheLaneCutShortIsJournaledSo() throws {
+        try checkCutShort(on: server, tenant: "BRlane", delay: nil, onLane: true)
+        XCTAssertEqual(try E2E.metrics(try server.client())["catbird_body_lane_requests_total"], 2, "both requests were matched on the body lane")
+    }
+
     /// Adds `tenant`'s mock with a 35,000,000-byte body (and `delay` seconds), reads 1 KB of
     /// its answer and hangs up, then expects its entry amended as cut short; a whole answer
-    /// afterwards keeps no `problem`.
-    private func checkCutShort(on server: TestServer, tenant name: String, delay: Int?) throws {
+    /// afterwards keeps no `problem`. `onLane`: a `POST` with a 100,000-byte body that the
+    /// mock's body pattern must read (the body lane), instead of a `GET`.
+    private func checkCutShort(on server: TestServer, tenant name: String, delay: Int?, onLane: Bool = false) throws {
         let client = try server.client()
         let size = 35_000_000
         let tenant = [("X-Catbird-Parallel-Id", name)]
         let delayed = delay.map { #","delay":\#($0)"# } ?? ""
+        let method = onLane ? "POST" : "GET"
+        let bodyPattern = onLane ? #","body":{"kind":"contains","value":"photo"}"# : ""
+        let upload = onLane ? Array((String(repeating: "x", count: 100_000) + "photo").utf8) : []
         let added = try client.json(
             "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/big"}},"response":{"status":200,"body":"\#(Self.bigBody)"\#(delayed)}}"#,
+            #"{"type":"update","pattern":{"method":"\#(method)","url":{"kind":"equal","value":"/big"}\#(bodyPattern)},"response":{"status":200,"body":"\#(Self.bigBody)"\#(delayed)}}"#,
             headers: tenant)
         XCTAssertEqual(added.status, 201, added.text)
         var reader: RawHTTPClient? = try server.client()
-        try reader?.send(raw: Array("GET /big HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(name)\r\n\r\n".utf8))
+        let head = "\(method) /big HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(name)\r\nContent-Length: \(upload.count)\r\n\r\n"
+        try reader?.send(raw: Array(head.utf8) + upload)
         XCTAssertEqual(reader?.read(upTo: 1024, within: 5 + Double(delay ?? 0)).count, 1024, name)
         usleep(500_000)
         reader = nil  // closed with the rest unread: the kernel resets the connection
@@ -90,7 +105,7 @@ final class PartlyReadBodyJournalTests: ServerTestCase {
         XCTAssertEqual(response["status"] as? Int, 200, "\(name): \(entry)")
         XCTAssertEqual(response["bodySize"] as? Int, size, "\(name): the answer given")
         XCTAssertEqual(entry["problem"] as? String, "the client closed the connection before the whole answer was sent", "\(name): \(entry)")
-        let whole = try client.request("GET", "/big", headers: tenant)
+        let whole = try client.request(method, "/big", headers: tenant, body: upload)
         XCTAssertEqual(whole.status, 200, name)
         XCTAssertEqual(whole.body.count, size, name)
         let journal = try E2E.journal(client, tenant: name, once: 2)

@@ -74,10 +74,13 @@ extension CatbirdHandler {
     }
 
     /// The lane's answer, sent through `responder`, with what went out logged, counted and
-    /// journaled (relaxed durability: the entry is queued just before the answer is written).
-    /// When nothing went out (the client hung up during matching) or the server's 503 went in
-    /// its place, the hit is given back (``MockStore/refund(_:)``) and the entry is not written:
-    /// a 499 entry stands for a client that left; a stopping server journals nothing more.
+    /// journaled. A client that left before the answer was ready is journaled as a 499
+    /// (``abandonedOnLane(_:tenant:_:lane:)``). Otherwise the entry is queued, and the answer
+    /// tagged with its ticket (``MockServing/append(_:of:settling:)``), before it is sent, so an
+    /// answer cut short is amended as such (``answerCutShort(_:tag:ending:)``). Relaxed
+    /// durability: when nothing went out after all (the client hung up meanwhile) or the
+    /// server's 503 went in its place, the hit is given back (``MockStore/refund(_:)``) and the
+    /// entry amended with why.
     /// Strict durability commits the entry before the answer leaves, so the request is checked
     /// once more just before the entry is queued; a client that leaves during the commit's few
     /// milliseconds is logged and counted as gone, but its entry and hit stand. An entry that
@@ -100,24 +103,28 @@ extension CatbirdHandler {
             return
         }
         let record = recording(request, answeredBy: answeredBy, tenant: tenant)
+        guard responder.isWaiting else {
+            if let hit { mocks.refund(hit) }
+            return abandonedOnLane(request, tenant: tenant, responder)
+        }
+        // Journaled, and tagged, before it is sent, so an answer cut short is amended as such.
+        let (sent, ticket) = serving.append(entry, of: response, settling: hit)
         guard durability == .strict else {
-            responder.deliver(response) { delivery in
-                if case .sent = delivery {
-                    journal.append(entry)
+            responder.deliver(sent) { delivery in
+                switch delivery {
+                case .sent:
                     if let hit { mocks.settle(hit) }
-                } else {
+                case .nothingSent:
                     if let hit { mocks.refund(hit) }
-                    if case .nothingSent = delivery { journal.append(clientLeftOnLaneEntry(request, tenant: tenant)) }
+                    journal.amend(ticket, problem: Self.clientLeftOnLaneProblem("matching lane"))
+                case let .sentInstead(instead):
+                    if let hit { mocks.refund(hit) }
+                    journal.amend(ticket, problem: "the server was stopping and sent its \(instead.status) instead; nothing of this answer was sent")
                 }
                 record(delivery)
             }
             return
         }
-        guard responder.isWaiting else {
-            if let hit { mocks.refund(hit) }
-            return abandonedOnLane(request, tenant: tenant, responder)
-        }
-        let (sent, ticket) = serving.append(entry, of: response, settling: hit)
         journal.send(sent, onceCommitted: ticket, to: responder, sent: record)
     }
 
@@ -136,8 +143,12 @@ extension CatbirdHandler {
     /// The journal entry of a request whose client hung up while it waited for, or was matched
     /// on, `lane`: 499, at its arrival's time, with the time it waited.
     private func clientLeftOnLaneEntry(_ request: HTTPRequest, tenant: TenantID, lane: String = "matching lane") -> JournalEntry {
-        serving.nothingSentEntry(
-            request, tenant: tenant,
-            problem: "the client closed the connection while the request waited to be matched on the \(lane); nothing was sent")
+        serving.nothingSentEntry(request, tenant: tenant, problem: Self.clientLeftOnLaneProblem(lane))
+    }
+
+    /// The `problem` of a request whose client hung up while it waited for, or was matched on,
+    /// `lane` (`matching lane`, `body lane`): nothing was sent.
+    private static func clientLeftOnLaneProblem(_ lane: String) -> String {
+        "the client closed the connection while the request waited to be matched on the \(lane); nothing was sent"
     }
 }
