@@ -17,9 +17,9 @@ final class ControlFairShareTests: XCTestCase {
         let took: Duration
     }
 
-    /// Sends `count` slow counts of tenant rx at once, each on its own connection; the answers
-    /// are collected in the returned box once the group is done.
-    private func startSlowCounts(_ count: Int, port: UInt16) -> (DispatchGroup, Locked<[Answer]>) {
+    /// Sends `count` slow counts of `tenant` (nil: the default tenant) at once, each on its own
+    /// connection; the answers are collected in the returned box once the group is done.
+    private func startSlowCounts(_ count: Int, port: UInt16, tenant: String? = "rx") -> (DispatchGroup, Locked<[Answer]>) {
         let answers = Locked<[Answer]>([])
         let group = DispatchGroup()
         for _ in 0..<count {
@@ -29,7 +29,7 @@ final class ControlFairShareTests: XCTestCase {
                 let started = ContinuousClock.now
                 do {
                     let answer = try RawHTTPClient(port: port).json(
-                        "POST", "/catbird/api/requests/count", Self.slowCount, headers: E2E.tenantHeader("rx"))
+                        "POST", "/catbird/api/requests/count", Self.slowCount, headers: tenant.map { E2E.tenantHeader($0) } ?? [])
                     answers.append(Answer(status: answer.status, text: answer.text, took: ContinuousClock.now - started))
                 } catch {
                     answers.append(Answer(status: 0, text: "\(error)", took: ContinuousClock.now - started))
@@ -50,6 +50,27 @@ final class ControlFairShareTests: XCTestCase {
         let started = startSlowCounts(4, port: server.port)
         usleep(300_000)  // the counts have arrived and run
         return started
+    }
+
+    /// Reviewer finding (mend14c 2): with `--admin-token`, `DELETE /catbird/api/requests` of
+    /// the default tenant without the token was refused inside the slow lane's job, so while
+    /// the default tenant's four slow counts held its share the caller got the share's 429
+    /// instead of the 401 that says what to send. It is refused before admission now.
+    func testAClearOfTheDefaultJournalWithoutTheTokenIsRefused401WhileTheSlowLaneIsFull() throws {
+        let server = try TestServer { $0.adminToken = "s3cr3t" }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for _ in 0..<4 { XCTAssertEqual(try client.request("GET", Self.slowTarget).status, 404) }
+        let (counts, answers) = startSlowCounts(4, port: server.port, tenant: nil)
+        usleep(300_000)  // the counts have arrived and run
+        let refused = try client.request("DELETE", "/catbird/api/requests")
+        E2E.assertError(refused, status: 401, reasonContains: "clearing the default tenant's journal")
+        let admin = try client.request("DELETE", "/catbird/api/requests", headers: [("Authorization", "Bearer s3cr3t")])
+        E2E.assertError(admin, status: 429, reasonContains: "already has 4 slow control calls")
+        XCTAssertTrue(answers.value.isEmpty, "the calls were made while the counts ran")
+        XCTAssertEqual(counts.wait(timeout: .now() + 30), .success, "the counts answered")
+        XCTAssertEqual(answers.value.map(\.status), [400, 400, 400, 400], "the four counts were admitted and ran")
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 4, "nothing was cleared")
     }
 
     /// Checks the slow counts' answers: the tenant's 4 admitted ran into the time limit (400 after about 2 s:

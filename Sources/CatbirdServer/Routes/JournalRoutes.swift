@@ -48,11 +48,15 @@ enum JournalRoutes {
             }) { context in
                 JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, try listing(context).query))
             },
-            // With an admin token, the default tenant's journal (shared as its mocks are) is the admin's to clear.
-            Route("DELETE", "/catbird/api/requests", lane: .slow) { context in
+            // With an admin token, the default tenant's journal (shared as its mocks are) is the
+            // admin's to clear: refused where its lane is chosen, before admission, so a refused
+            // caller gets its 401 at once, not a slow-lane slot's wait or the share's 429.
+            Route("DELETE", "/catbird/api/requests", lane: { context in
                 if let refusal = dependencies.admin.sharedJournalRefusal(
                     tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
-                return JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
+                return .slow
+            }, answer: { _ in throw APIError.notFound }) { context in
+                JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },
             Route("POST", "/catbird/api/requests/count", lane: .slow) { context in
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)
