@@ -88,6 +88,25 @@ final class ControlHostTests: XCTestCase {
         XCTAssertEqual(try listed.client().request("GET", "http://mocks.test/catbird/api/tenants", headers: [("Host", "mocks.test")]).status, 200)
     }
 
+    /// Reviewer finding (mend14c 3): the control-path check found an absolute-form target's
+    /// path with its own `://` scanner, which accepted any scheme and did not end the authority
+    /// at `#`, while the host check reads it as every other reader does (``URIAuthority/Span``):
+    /// `GET http://127.0.0.1#x/catbird/api/mocks` (a fragment, no path) and
+    /// `GET ftp://127.0.0.1/catbird/api/mocks` were answered as control calls (200, the mocks).
+    /// Neither names a control path: each is a request for the mocks, a 404 here.
+    func testOnlyAnHTTPTargetsPathAfterItsAuthorityIsAControlPath() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for target in ["http://127.0.0.1#x/catbird/api/mocks", "ftp://127.0.0.1/catbird/api/mocks"] {
+            let answer = try client.request("GET", target)
+            XCTAssertEqual(answer.status, 404, "\(target): \(answer.text)")
+            XCTAssertNil(answer.object["mocks"], "\(target): not the mocks' list: \(answer.text)")
+        }
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 2, "both journaled as requests for the mocks")
+        XCTAssertEqual(try client.request("GET", "http://127.0.0.1/catbird/api/mocks").status, 200, "a control path in absolute form")
+    }
+
     func testIPAddressesLocalhostAndNoHostAreAnswered() throws {
         let server = try TestServer()
         defer { server.removeFiles() }

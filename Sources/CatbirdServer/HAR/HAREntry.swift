@@ -171,9 +171,7 @@ extension HAREntry {
     /// (`http://x/nopath`): it never names a host. Bytes a URL may not hold are percent-encoded
     /// (``HARURL/encoded(_:)``), so the url parses wherever HAR files are read.
     static func absoluteURL(_ target: String, method: String, host: String?, origin: String) -> String {
-        let lowered = target.prefix(8).lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"),
-           HTTPRequest.httpURIAuthorityProblem(target, method: method) == nil {
+        if URIAuthority.Span(ofHTTP: target[...]) != nil, HTTPRequest.httpURIAuthorityProblem(target, method: method) == nil {
             return HARURL.encoded(target)
         }
         let base = if let host, isAuthority(host) { "http://\(host)" } else { origin }

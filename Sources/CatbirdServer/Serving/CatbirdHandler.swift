@@ -480,13 +480,15 @@ struct CatbirdHandler: HTTPHandler {
 
     private static let controlPrefix = Array("/catbird".utf8)
 
-    /// The path and query of an absolute-form target (`http://h:1/a?q` → `/a?q`, `http://h?q` →
-    /// `/?q`, `http://h` → `/`), or nil when `target` is not `scheme://…`.
+    /// What follows the authority of an absolute-form `http` or `https` target, as an origin-form
+    /// target (`http://h:1/a?q` → `/a?q`, `http://h?q` → `/?q`, `http://h#f` → `/#f`, `http://h`
+    /// → `/`), the authority found as everywhere else (``URIAuthority/Span``: it ends at the first
+    /// `/`, `?` or `#`); nil for any other scheme or form.
     static func originForm(of target: String) -> String? {
-        guard let schemeEnd = target.range(of: "://") else { return nil }
-        let rest = target[schemeEnd.upperBound...]
-        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
-        return rest[start] == "/" ? String(rest[start...]) : "/" + rest[start...]
+        guard let span = URIAuthority.Span(ofHTTP: target[...]) else { return nil }
+        let rest = target[span.whole.upperBound...]
+        guard let first = rest.utf8.first else { return "/" }
+        return first == UInt8(ascii: "/") ? String(rest) : "/" + rest
     }
 
     static func tenant(of request: HTTPRequest) -> TenantID {
