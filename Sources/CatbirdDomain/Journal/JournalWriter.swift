@@ -484,11 +484,11 @@ public final class JournalWriter: Sendable {
         return nil
     }
 
-    /// What a round writes, for its log lines: `3 entries`, `3 entries and 2 amendments of
+    /// What a round writes, for its log lines: `1 entry`, `3 entries`, `3 entries and 2 amendments of
     /// earlier entries' problems`, `1 amendment of an earlier entry's problem` (a round of
     /// amendments only).
     private static func describe(_ batch: [JournalEntry], _ amendments: [Amendment]) -> String {
-        let entries = "\(batch.count) entries"
+        let entries = batch.count == 1 ? "1 entry" : "\(batch.count) entries"
         let amended = amendments.count == 1 ? "1 amendment of an earlier entry's problem" : "\(amendments.count) amendments of earlier entries' problems"
         return amendments.isEmpty ? entries : batch.isEmpty ? amended : entries + " and " + amended
     }
