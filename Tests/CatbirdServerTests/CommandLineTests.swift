@@ -333,11 +333,17 @@ final class CommandLineTests: XCTestCase {
                 result.stderr.hasPrefix("catbird: \(variable) (overridden by \(flag[0]), but checked): \(message)"), result.stderr)
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database file was created")
-        // A variable whose value is fine alone but not beside the flags' values is not refused:
-        // only the values in effect must fit together.
+        // An overridden variable is checked alone, not against other options: relations hold
+        // between the values in effect only. CATBIRD_MAX_BUFFERED_BODIES=10mb is less than the
+        // default --max-body-size (50mb), but what is in effect is 20mb beside 5mb; and
+        // CATBIRD_RECORD_MODE=1 alone has neither a mocks directory nor an upstream, which the
+        // flags in effect give.
+        let mocks = directory.appendingPathComponent("recorded")
+        try FileManager.default.createDirectory(at: mocks, withIntermediateDirectories: true)
         let server = try launch(
-            ["--port", "\(try freePort())", "--db", ":memory:", "--max-body-size", "5mb", "--max-buffered-bodies", "20mb"],
-            environment: ["CATBIRD_MAX_BUFFERED_BODIES": "10mb", "CATBIRD_RECORD_MODE": "0"])
+            ["--port", "\(try freePort())", "--db", ":memory:", "--max-body-size", "5mb", "--max-buffered-bodies", "20mb",
+             "--record", "--proxy", "--mocks-dir", mocks.path],
+            environment: ["CATBIRD_MAX_BUFFERED_BODIES": "10mb", "CATBIRD_RECORD_MODE": "1"])
         XCTAssertEqual(try server.client().request("GET", "/catbird/api/health").status, 200)
         XCTAssertEqual(try server.terminate().status, 0)
     }
