@@ -91,6 +91,8 @@ public final class CatbirdServer: Sendable {
         let log = Logger(level: settings.logLevel)
         self.log = log
         location = DatabaseLocation(settings.databasePath)
+        // Before the file is touched: an older library would fail only at the first amendment.
+        try SQLiteVersion.check()
         let claimed: DatabaseFileLock
         do {
             claimed = try DatabaseFileLock(databasePath: location.path)
