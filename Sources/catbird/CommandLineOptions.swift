@@ -106,9 +106,19 @@ enum CommandLineOptions {
             do {
                 _ = try settings(from: [option: value], relations: false)
             } catch {
-                throw UsageError(description: "\(variable) (overridden by --\(option), but checked): \(error.description)")
+                throw UsageError(description: "\(variable) (overridden by --\(option), but checked): \(error.description)"
+                    + serviceLinkHint(value))
             }
         }
+    }
+
+    /// A hint for a value of the form `tcp://10.0.0.7:8080`: what Kubernetes sets `CATBIRD_PORT` to
+    /// in every pod of a namespace holding a Service named `catbird` (its service links, re-read
+    /// of the T14B-F2 change: a `--port` no longer hides it). Empty for any other value.
+    static func serviceLinkHint(_ value: String) -> String {
+        guard value.hasPrefix("tcp://") || value.hasPrefix("udp://") || value.hasPrefix("sctp://") else { return "" }
+        return " (a Kubernetes service link of a Service named catbird? set enableServiceLinks: false in the pod's spec, "
+            + "or CATBIRD_PORT in the container's env)"
     }
 
     /// The options the `CATBIRD_*` variables in `environment` set, checked in the order of the

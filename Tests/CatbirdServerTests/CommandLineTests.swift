@@ -332,6 +332,10 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(
                 result.stderr.hasPrefix("catbird: \(variable) (overridden by \(flag[0]), but checked): \(message)"), result.stderr)
         }
+        // What Kubernetes sets CATBIRD_PORT to beside a Service named catbird: said so.
+        let link = try run(["--port", "\(try freePort())", "--db", "x.sqlite"], environment: ["CATBIRD_PORT": "tcp://10.0.0.7:8080"])
+        XCTAssertEqual(link.status, 2, link.stderr)
+        XCTAssertTrue(link.stderr.contains("a Kubernetes service link of a Service named catbird? set enableServiceLinks: false"), link.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database file was created")
         // An overridden variable is checked alone, not against other options: relations hold
         // between the values in effect only. CATBIRD_MAX_BUFFERED_BODIES=10mb is less than the
