@@ -76,4 +76,62 @@ final class ForwardingStandInTests: UpstreamTestCase {
         XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "marked by B, got '\(mark)'")
         XCTAssertEqual(recordedFiles(directory), [], "A recorded nothing of B's shutdown")
     }
+
+    /// Leftover of session 14's closing note: B's refusals of a request it would have forwarded,
+    /// made before forwarding, had no mark, so A recorded them as the backend's answers: a
+    /// `POST /up/big` with a body of 200,000 bytes over B's `--max-body-size` of 131,072 (413),
+    /// and a `POST /up/budget` of 100,000 bytes while a stalled upload held B's
+    /// `--max-buffered-bodies` of 131,072 (503). Both are now marked, journaled by B with the
+    /// mark, and not recorded by A; a control request's 413 (never forwarded) and a server
+    /// in no forwarding mode stay unmarked.
+    func testRefusalsBeforeForwardingAreMarkedAndNotRecordedDownstream() throws {
+        let limit = 131_072
+        let backend = try TestServer { settings in
+            settings.redirectURL = self.upstream.baseURL
+            settings.maxBodySize = limit
+            settings.maxBufferedBodies = limit
+        }
+        defer { backend.removeFiles() }
+        let (front, directory) = try recorder(of: backend)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try front.client()
+        func assertMarked(_ answer: RawResponse, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+            let mark = answer.header("X-Catbird-Generated-By") ?? ""
+            XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "\(what): marked by B, got '\(mark)'", file: file, line: line)
+        }
+
+        let tooLarge = try client.request("POST", "/up/big", body: [UInt8](repeating: UInt8(ascii: "a"), count: 200_000))
+        E2E.assertError(tooLarge, status: 413, reasonContains: "larger than the limit of 131072 bytes")
+        assertMarked(tooLarge, "413")
+
+        // A stalled upload straight to B holds B's whole budget; the next body does not fit.
+        let stalled = try RawHTTPClient(port: backend.port, timeoutSeconds: 10)
+        try stalled.send(raw: Array("POST /up/stalled HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(limit)\r\n\r\n".utf8))
+        try stalled.send(raw: [UInt8](repeating: UInt8(ascii: "a"), count: 100_000))
+        usleep(500_000)  // a body counts as it arrives
+        let overBudget = try client.request("POST", "/up/budget", body: [UInt8](repeating: UInt8(ascii: "b"), count: 100_000))
+        E2E.assertError(overBudget, status: 503, reasonContains: "(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES)")
+        assertMarked(overBudget, "503")
+        stalled.hangUp()
+        XCTAssertEqual(recordedFiles(directory), [], "A recorded none of B's refusals")
+
+        // B journals each refusal as it went out, the mark included.
+        let control = try backend.client()
+        let entries = try E2E.journal(control, tenant: nil, once: 3).filter { ["/up/big", "/up/budget"].contains($0["url"] as? String) }
+        XCTAssertEqual(entries.count, 2, "\(entries)")
+        for entry in entries {
+            let headers = (entry["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
+            XCTAssertNotNil(headers["X-Catbird-Generated-By"], "journaled with the mark: \(entry)")
+        }
+        // A control request is never forwarded: its 413 is not in place of an upstream's.
+        let controlTooLarge = try control.json("POST", "/catbird/api/mocks", String(repeating: " ", count: 200_000) + "{}")
+        E2E.assertError(controlTooLarge, status: 413)
+        XCTAssertNil(controlTooLarge.header("X-Catbird-Generated-By"))
+        // Nor is anything by a server in no forwarding mode.
+        let plain = try TestServer { $0.maxBodySize = limit }
+        defer { plain.removeFiles() }
+        let unmarked = try plain.client().request("POST", "/up/big", body: [UInt8](repeating: UInt8(ascii: "a"), count: 200_000))
+        E2E.assertError(unmarked, status: 413)
+        XCTAssertNil(unmarked.header("X-Catbird-Generated-By"))
+    }
 }

@@ -410,11 +410,19 @@ struct CatbirdHandler: HTTPHandler {
     /// answer, with CORS fields under `--cors`.
     /// - Parameter origin: the request's allowed origin (``CORS/allowedOrigin(of:control:)``).
     private func refusedParallelID(_ request: HTTPRequest, _ reason: String, origin: String?) -> HTTPAnswer {
-        let refusal = HTTPAnswer.now(APIError.badRequest(reason).response)
+        let refusal = HTTPAnswer.now(marked(APIError.badRequest(reason).response, refusing: request))
         return recorded(cors?.decorate(refusal, origin: origin) ?? refusal, request, answeredBy: "none", tenant: .defaultTenant)
     }
 
-    /// `error`'s answer to a request refused before it was read whole, with `Connection: close`.
+    /// `response`, this server's refusal of `request` before it was matched or forwarded,
+    /// marked `X-Catbird-Generated-By` in redirect and proxy modes when the request would have
+    /// been forwarded (``Forwarding/refusal(_:of:)``); every such refusal goes through here.
+    func marked(_ response: HTTPResponse, refusing request: HTTPRequest) -> HTTPResponse {
+        upstream?.forwarding.refusal(response, of: request.target) ?? response
+    }
+
+    /// `error`'s answer to a request refused before it was read whole, with `Connection: close`,
+    /// marked as Catbird's own when it would have been forwarded (``marked(_:refusing:)``).
     /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
     /// empty request body: the upload was discarded (its size, declared or received, is
     /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`), and the entry's `problem`
@@ -426,7 +434,7 @@ struct CatbirdHandler: HTTPHandler {
     /// (``Journal/answer(_:onceCommitted:sent:)``).
     /// - Parameter problem: the entry's `problem`; by default what ``unreadBodyProblem(of:)`` says.
     private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true, problem: String? = nil) -> HTTPAnswer {
-        var response = error.response
+        var response = marked(error.response, refusing: request)
         response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
         if let cors {  // control routes' refusals too (docs/files.md#cors)
             response = cors.decorate(response, for: request, control: Self.isControlTarget(request.target))

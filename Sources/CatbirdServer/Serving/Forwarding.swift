@@ -83,7 +83,8 @@ struct Forwarding: Sendable {
     /// The header field that marks an answer Catbird made itself in place of an upstream's, with
     /// the ``hopName`` of the Catbird that made it: every such answer is made by ``generated(_:)-(HTTPResponse)``
     /// (the forwarding errors, a loop's 508, the 502 in place of an answer that cannot be
-    /// passed on or whose head does not fit, the 503 of a stopping server). When such an
+    /// passed on or whose head does not fit, the 503 of a stopping server, and the refusals of
+    /// a request that would have been forwarded, ``refusal(_:of:)``). When such an
     /// answer comes back as an upstream's (a loop back to itself, or one Catbird forwarding to
     /// another), record mode does not write it as a file mock: it is not the backend's answer
     /// (docs/files.md#recording).
@@ -100,6 +101,26 @@ struct Forwarding: Sendable {
     /// `error`'s JSON answer, marked (``generated(_:)-(HTTPResponse)``).
     func generated(_ error: APIError) -> HTTPResponse {
         generated(error.response)
+    }
+
+    /// Whether a request for `target` is of a form this Catbird forwards when no mock or file
+    /// answers it: origin-form (`/…`) with a redirect URL; any other form with `--proxy` (the
+    /// absolute form, also one refused as malformed, `http:///x`). `/catbird` targets are never
+    /// forwarded: ``refusal(_:of:)`` leaves them out.
+    func forwardsForm(of target: String) -> Bool {
+        target.utf8.first == UInt8(ascii: "/") ? redirectBase != nil : proxyEnabled
+    }
+
+    /// `response`, Catbird's refusal of a request for `target` before it was matched or
+    /// forwarded (a 413 over `--max-body-size`, the body budget's 503, a 400, 414 or 431 for a
+    /// malformed request, a lane's 429): marked (``generated(_:)-(HTTPResponse)``) when the
+    /// request is of a form that is forwarded here (``forwardsForm(of:)``) and not a control
+    /// request, since it then goes out in place of the upstream's answer, and a recording
+    /// Catbird in front must not write it as the backend's (docs/files.md#redirect-and-proxy).
+    /// Unchanged otherwise.
+    func refusal(_ response: HTTPResponse, of target: String) -> HTTPResponse {
+        guard forwardsForm(of: target), !CatbirdHandler.isControlTarget(target) else { return response }
+        return generated(response)
     }
 
     /// Whether `response` (an upstream's) is an answer some Catbird made itself (``generatedByHeader``).
