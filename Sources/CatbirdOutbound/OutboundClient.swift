@@ -189,6 +189,11 @@ public final class OutboundClient: Sendable {
         if transfer.tooLarge { return .failure(.responseTooLarge(limit: maxResponseSize)) }
         if transfer.overBudget, let budget { return .failure(.overBudget(limit: budget.limit)) }
         let detail = transfer.errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: transfer.errorBuffer)
+        if let value = transfer.invalidLength { return .failure(.invalidContentLength(value: value, detail: detail)) }
+        if code == CURLE_WEIRD_SERVER_REPLY, detail.hasPrefix("Invalid Content-Length") {
+            // libcurl refused the line itself (`abc`, `-1`, empty) before handing it over.
+            return .failure(.invalidContentLength(value: nil, detail: detail))
+        }
         let reason = "upstream \(URLPassword.hidden(in: transfer.request.url)): " + detail
         switch code {
         case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(reason))

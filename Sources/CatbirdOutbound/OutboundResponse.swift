@@ -41,6 +41,12 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     /// The server-wide budget of buffered bodies (`limit` bytes, ``OutboundClient/budget``) had
     /// no room for the rest of the response body: a server answers 503 (try again later).
     case overBudget(limit: Int)
+    /// The upstream's answer has a `Content-Length` that is no valid length (`abc`, `-1`, `0x5`,
+    /// `5abc`, empty, or past 2^63-1; RFC 9110 section 8.6: digits only), so where its body
+    /// ends cannot be told: a proxy discards it and answers 502 (RFC 9112 section 6.3, item 5).
+    /// `value`: the field's value, or nil when libcurl refused the line before handing it over
+    /// (its message is `detail`). The transfer ends at the header section, no body read.
+    case invalidContentLength(value: String?, detail: String)
     /// The client is shut down.
     case shutDown
     /// The transfer was given up because nobody waits for its answer any more (the request's
@@ -54,6 +60,11 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
         case let .untrusted(reason): return reason
         case let .responseTooLarge(limit): return "upstream response body is larger than \(limit) bytes"
         case let .overBudget(limit): return "the upstream's answer did not fit the \(limit) bytes the server buffers at once"
+        case let .invalidContentLength(value, detail):
+            let shown = value.map { JSONText.shortString($0) } ?? "libcurl: \(detail)"
+            return "the upstream's answer has a Content-Length that is no valid length (\(shown); a length is digits only, "
+                + "RFC 9110 section 8.6, at most 9223372036854775807 here), so where its body ends cannot be told "
+                + "(RFC 9112 section 6.3): answered 502 in its place"
         case .shutDown: return "the server is stopping"
         case .cancelled: return "the upstream transfer was cancelled"
         }

@@ -19,6 +19,9 @@ final class OutboundTransfer: @unchecked Sendable {
     var body: [UInt8] = []
     var uploaded = 0
     var tooLarge = false
+    /// The value of a `Content-Length` field that is no valid length (``isValidLength(_:)``):
+    /// the transfer was ended at it (``OutboundError/invalidContentLength(value:detail:)``).
+    var invalidLength: String?
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
     let share: ByteBudget.Share?
     var overBudget = false
@@ -85,10 +88,27 @@ final class OutboundTransfer: @unchecked Sendable {
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingWhitespace()
+            if name.equalsIgnoringASCIICase("Content-Length"), !OutboundTransfer.isValidLength(value) {
+                // libcurl read a prefix (`5abc` as 5, `0x5` as 0) or, past 2^63-1, reads until
+                // the upstream closes: ended here, no body read (RFC 9112 section 6.3, item 5).
+                transfer.invalidLength = value
+                return 0
+            }
             transfer.headers.append((name: name, value: value))
             if !isUTF8 { transfer.fieldsNotUTF8.append(name) }
         }
         return length
+    }
+
+    /// Whether a `Content-Length` value is a valid length: digits only (RFC 9110 section 8.6),
+    /// or a list of such (`5, 5`; list elements that differ are the caller's to refuse), each
+    /// at most 2^63-1 (libcurl's `curl_off_t`). Not `abc`, `-1`, `+5`, `0x5`, `5abc`, `5 5`, ``.
+    static func isValidLength(_ value: String) -> Bool {
+        value.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { element in
+            let digits = element.trimmingOptionalWhitespace()
+            return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                && Int64(digits) != nil
+        }
     }
 
     /// CURLOPT_READFUNCTION: hands out the request body.

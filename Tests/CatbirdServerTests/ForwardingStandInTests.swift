@@ -44,6 +44,7 @@ final class ForwardingStandInTests: UpstreamTestCase {
             ("/slow/3", 504, "upstream timed out"),
             ("/binary", 502, "upstream answer too large"),
             ("/raw/clmismatch", 502, "Content-Length values that differ"),
+            ("/raw/clabc", 502, "a Content-Length that is no valid length"),
         ]
         let client = try front.client()
         for standIn in standIns {

@@ -93,6 +93,34 @@ final class RecordReplayableTests: RecordingTestCase {
         XCTAssertFalse(exists("raw/clmismatch") || exists("raw/clmismatch.catbird-response.json"), "nothing recorded")
     }
 
+    /// Leftover of session 14's closing note: an upstream answer with `Content-Length: abc` and
+    /// `hello` was answered `502 upstream unreachable: … Invalid Content-Length: value` (the
+    /// upstream was reached), with no `problem` journaled; one with `Content-Length: 0x5` went
+    /// out as a 200 with an empty body (libcurl read the `0`) and was recorded. Like differing
+    /// values (RFC 9112 section 6.3 item 5): a marked 502 saying so, journaled, not recorded.
+    func testAnUpstreamAnswerWhoseContentLengthIsNoNumberIsA502AndNotRecorded() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let cases = [
+            ("/raw/clabc", "(libcurl: Invalid Content-Length: value; "),
+            ("/raw/clhex", "(\"0x5\"; "),
+        ]
+        for (path, shown) in cases {
+            let answer = try client.request("GET", path)
+            let problem = "the upstream's answer has a Content-Length that is no valid length \(shown)a length is digits only, "
+                + "RFC 9110 section 8.6, at most 9223372036854775807 here), so where its body ends cannot be told (RFC 9112 "
+                + "section 6.3): answered 502 in its place"
+            E2E.assertError(answer, status: 502, reasonContains: problem)
+            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
+            let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == path })
+            XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
+            XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 502)
+            let file = String(path.dropFirst())
+            XCTAssertFalse(exists(file) || exists(file + ".catbird-response.json"), "\(path): nothing recorded")
+        }
+        XCTAssertEqual(try E2E.metrics(try recorder.client())["catbird_recordings_failed_total"], 2)
+    }
+
     /// Regression (try6a F2): record mode forwarded `Accept-Encoding: deflate, gzip, br, zstd`
     /// that the client never sent, and answered a gzip upstream's body decoded without its
     /// `Content-Encoding`. Now the client's `Accept-Encoding` (or none) goes as sent, the body

@@ -158,6 +158,11 @@ struct UpstreamServing: Sendable {
                 let response = forwarding.response(for: error)
                 var problem: String?
                 if case .shutDown = error { problem = Self.stoppingProblem(destination, status: response.status) }
+                if case .invalidContentLength = error {
+                    // Journaled and counted as the differing Content-Length values are (unsendable(_:recording:)).
+                    problem = (recorder != nil ? "not recorded: " : "") + "\(error)"
+                    recorder?.failures.add(1, ordering: .relaxed)
+                }
                 completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
             }
         }
