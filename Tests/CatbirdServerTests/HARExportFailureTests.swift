@@ -250,6 +250,37 @@ final class HARExportFailureTests: XCTestCase {
         XCTAssertEqual(text?.utf8.count, size, file: file, line: line)
     }
 
+    /// Leftover of session 14's closing note: an export cut short by a journal clear after its
+    /// first entry logged `HAR export of tenant (default) stopped after 1 entries: …`. Each page
+    /// holds one entry here (bodies of more than the buffers hold, under an 8 MiB journal body
+    /// limit), so the clear comes after exactly one was written; the line says `1 entry`.
+    func testTheLogLineOfAnExportCutAfterOneEntrySaysOneEntry() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-har-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let receiveBuffer = 64 * 1024
+        let size = try Self.bytesBufferedAtMost(receiveBuffer: receiveBuffer) + (1 << 20)
+        let limit = "\(size + (1 << 20))"
+        let port = try FreePort.next()
+        let server = try LaunchedServer(
+            ["--port", "\(port)", "--db", directory.appendingPathComponent("db.sqlite").path, "--journal-body-limit", limit,
+             "--max-body-size", limit, "--max-buffered-bodies", "\(4 * (size + (1 << 20)))"],
+            in: directory)
+        defer { _ = try? server.terminate() }
+        let client = try server.client()
+        let body = Array(repeating: UInt8(ascii: "a"), count: size)
+        for _ in 0..<2 { XCTAssertEqual(try client.request("POST", "/x", body: body).status, 404) }
+        let reader = try RawHTTPClient(port: port, receiveBuffer: Int32(receiveBuffer))
+        try reader.send(raw: Array("GET /catbird/api/requests.har HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        let start = reader.read(upTo: 64 * 1024, within: 10)
+        XCTAssertTrue(String(decoding: start.prefix(12), as: UTF8.self).hasPrefix("HTTP/1.1 200"), String(decoding: start.prefix(200), as: UTF8.self))
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests").status, 200)
+        XCTAssertTrue(reader.readUntilClosed(within: 30).closed, "the cut export's connection is closed")
+        let log = server.stderrText
+        XCTAssertTrue(log.contains("HAR export of tenant (default) stopped after 1 entry: the journal was cleared"), log)
+        XCTAssertFalse(log.contains("1 entries"), log)
+    }
+
     /// The most bytes of an answer the server can hold ready beyond what its client read, for a
     /// client that stops reading, the export's own pages left out: the server socket's send
     /// buffer at its largest (the third figure of `/proc/sys/net/ipv4/tcp_wmem`, what

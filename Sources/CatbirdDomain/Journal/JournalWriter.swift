@@ -488,7 +488,7 @@ public final class JournalWriter: Sendable {
     /// earlier entries' problems`, `1 amendment of an earlier entry's problem` (a round of
     /// amendments only).
     private static func describe(_ batch: [JournalEntry], _ amendments: [Amendment]) -> String {
-        let entries = batch.count == 1 ? "1 entry" : "\(batch.count) entries"
+        let entries = batch.count.counted("entry", "entries")
         let amended = amendments.count == 1 ? "1 amendment of an earlier entry's problem" : "\(amendments.count) amendments of earlier entries' problems"
         return amendments.isEmpty ? entries : batch.isEmpty ? amended : entries + " and " + amended
     }

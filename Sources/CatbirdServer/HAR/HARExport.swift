@@ -125,7 +125,7 @@ final class HARExport: Sendable {
             } catch {
                 // The connection is closed without the last chunk: the client sees an
                 // incomplete transfer, and the document lacks its closing `]}}`.
-                log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten) entries: \(error)")
+                log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten.counted("entry", "entries")): \(error)")
                 state.finished = true
                 throw error
             }
