@@ -74,8 +74,12 @@ public final class CatbirdServer: Sendable {
     ///   ``DatabaseUnusable`` when the file cannot be used (not ours, corrupt, read-only, newer
     ///   schema, a full disk while migrating; README.md#storage-faults), `PatternError` when a
     ///   stored mock's body pattern is no longer accepted (its regular expressions are compiled
-    ///   after listening, ``StoredExpressionsCompiler``), `FileMockError` when the mocks directory is missing.
-    public init(settings: Settings) throws {
+    ///   after listening, ``StoredExpressionsCompiler``), `FileMockError` when the mocks directory is missing,
+    ///   ``StartupStopped`` when `isStopping` said yes during the mocks directory's sweep.
+    /// - Parameter isStopping: whether a termination signal came meanwhile (the `catbird`
+    ///   command's; asked during start-up work that can take long: the sweep of a large mocks
+    ///   directory, `--mocks-dir /`, ``RecordingTemporaryFile/removeStale(under:isStopping:)``).
+    public init(settings: Settings, isStopping: () -> Bool = { false }) throws {
         self.settings = settings
         try settings.checkOptions()
         try HTTPServer.checkAvailable(host: settings.host, port: settings.port)
@@ -168,7 +172,8 @@ public final class CatbirdServer: Sendable {
         let dependencies = RouteDependencies(
             mocks: mocks, journal: journal, tenants: tenants,
             sql: sql, sqlPool: sqlPool, log: log,
-            files: try Self.fileServing(settings, log: log), upstream: try Self.upstreamServing(settings, client: outbound, log: log),
+            files: try Self.fileServing(settings, log: log, isStopping: isStopping),
+            upstream: try Self.upstreamServing(settings, client: outbound, log: log, isStopping: isStopping),
             settings: settings, origin: origin, storageFaults: faults, reader: reader,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
@@ -180,18 +185,22 @@ public final class CatbirdServer: Sendable {
 
     /// The mocks directory's file serving: nil without `--mocks-dir` or while recording.
     /// - Throws: ``FileMockError/notADirectory(path:)``.
-    private static func fileServing(_ settings: Settings, log: Logger) throws -> FileServing? {
+    private static func fileServing(_ settings: Settings, log: Logger, isStopping: () -> Bool) throws -> FileServing? {
         guard let path = settings.mocksDirectory, !settings.recordMode else { return nil }
-        return FileServing(directory: try mocksDirectory(path, settings, log: log), journalBodyLimit: settings.journalBodyLimit)
+        return FileServing(
+            directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping), journalBodyLimit: settings.journalBodyLimit)
     }
 
     /// The mocks directory at `path`, after removing the temporary files a recording cut short
     /// left in it (``RecordingTemporaryFile/removeStale(under:)``, tester finding T12-F3), each
     /// named in a warning (the first ``namedSweptFiles``, then a count).
-    /// - Throws: ``FileMockError/notADirectory(path:)``.
-    private static func mocksDirectory(_ path: String, _ settings: Settings, log: Logger) throws -> FileMockDirectory {
+    /// - Throws: ``FileMockError/notADirectory(path:)``; ``StartupStopped`` when `isStopping`
+    ///   said yes during the sweep (what it removed until then is logged first).
+    private static func mocksDirectory(
+        _ path: String, _ settings: Settings, log: Logger, isStopping: () -> Bool
+    ) throws -> FileMockDirectory {
         let directory = try FileMockDirectory(path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery)
-        let sweep = RecordingTemporaryFile.removeStale(under: directory.root)
+        let sweep = RecordingTemporaryFile.removeStale(under: directory.root, isStopping: isStopping)
         for file in sweep.removed.prefix(namedSweptFiles) {
             log.warning("removed '\(file.path)': a recording's temporary file left by process \(file.processID), which is no longer "
                 + "running (a recording cut short, e.g. by kill -9; docs/files.md#recording)")
@@ -203,10 +212,14 @@ public final class CatbirdServer: Sendable {
             log.warning("cannot remove '\(file.path)', a recording's temporary file left by a process no longer running: "
                 + "\(file.reason) (it is never served; docs/files.md#recording)")
         }
+        if sweep.stopped {
+            throw StartupStopped(
+                description: "the sweep of '\(directory.root)' for recordings' temporary files was cut short after \(sweep.entries) entries")
+        }
         return directory
     }
 
-    /// Removed temporary files named in the start-up log at most (``mocksDirectory(_:_:log:)``).
+    /// Removed temporary files named in the start-up log at most (``mocksDirectory(_:_:log:isStopping:)``).
     static let namedSweptFiles = 20
 
     /// The system's media-type table; without one (no `/etc/mime.types`), extensions are not
@@ -219,13 +232,15 @@ public final class CatbirdServer: Sendable {
 
     /// Redirect and proxy modes' forwarding (with record mode's writer): nil when neither is on.
     /// Record mode creates the mocks directory when it is missing.
-    /// - Throws: ``FileMockError/notADirectory(path:)``.
-    private static func upstreamServing(_ settings: Settings, client: OutboundClient?, log: Logger) throws -> UpstreamServing? {
+    /// - Throws: ``FileMockError/notADirectory(path:)``; ``StartupStopped`` (``mocksDirectory(_:_:log:isStopping:)``).
+    private static func upstreamServing(
+        _ settings: Settings, client: OutboundClient?, log: Logger, isStopping: () -> Bool
+    ) throws -> UpstreamServing? {
         guard let client else { return nil }
         var recorder: FileMockRecorder?
         if settings.recordMode, let path = settings.mocksDirectory {
             try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log))
+            recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping))
         }
         return UpstreamServing(
             forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),

@@ -1,10 +1,14 @@
+import CatbirdSupport
+import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// SIGINT, SIGTERM and SIGHUP, received synchronously with `sigwait`; SIGPIPE ignored.
+/// SIGINT, SIGTERM and SIGHUP, received synchronously with `sigwait` on a thread of their own
+/// (``watch()``); SIGPIPE ignored.
 ///
 /// SIGHUP takes the same graceful path as SIGTERM: it is what a closed terminal or SSH session
 /// sends, and its default action killed the server with acknowledged requests not yet in the
@@ -13,7 +17,7 @@ import Darwin
 /// now fail with EPIPE instead, which ``Logger`` drops.
 ///
 /// The three are blocked in the main thread before any other thread starts, so every thread the
-/// process creates later inherits the block and no thread can swallow the signal; the main
+/// process creates later inherits the block and no thread can swallow the signal; the watch's
 /// thread then takes it with `sigwait`. (A Dispatch signal source is not reliable here: on
 /// Linux a signal left pending on one of Dispatch's worker threads never reaches it.)
 enum TerminationSignals {
@@ -25,12 +29,20 @@ enum TerminationSignals {
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    /// Waits for SIGINT, SIGTERM or SIGHUP and returns its number.
-    static func wait() -> Int32 {
-        var set = signals
-        var received: Int32 = 0
-        while sigwait(&set, &received) != 0 {}
-        return received
+    /// Starts the thread that takes SIGINT, SIGTERM and SIGHUP with `sigwait` from now on (it
+    /// inherits the block), so that a signal during start-up is seen while start-up runs
+    /// (``TerminationWatch/received``), not only once the server listens: `--mocks-dir /` held a
+    /// SIGTERM for the 11 s of its start-up sweep (session 14's leftover). Call after ``block()``,
+    /// once.
+    static func watch() -> TerminationWatch {
+        let watch = TerminationWatch()
+        Thread.named("catbird-signals") {
+            var set = signals
+            var received: Int32 = 0
+            while sigwait(&set, &received) != 0 {}
+            watch.note(received)
+        }.start()
+        return watch
     }
 
     private static var signals: sigset_t {
@@ -40,5 +52,30 @@ enum TerminationSignals {
         sigaddset(&set, SIGTERM)
         sigaddset(&set, SIGHUP)
         return set
+    }
+}
+
+/// The first termination signal the process received (``TerminationSignals/watch()``): asked
+/// during start-up (``received``), waited for once the server listens (``wait()``).
+final class TerminationWatch: Sendable {
+    /// The signal's number; 0 while none came.
+    private let number = Atomic<Int32>(0)
+    private let arrived = DispatchSemaphore(value: 0)
+
+    /// The signal received, or nil while none came.
+    var received: Int32? {
+        let received = number.load(ordering: .acquiring)
+        return received == 0 ? nil : received
+    }
+
+    /// Waits for SIGINT, SIGTERM or SIGHUP and returns its number.
+    func wait() -> Int32 {
+        arrived.wait()
+        return number.load(ordering: .acquiring)
+    }
+
+    fileprivate func note(_ signal: Int32) {
+        number.store(signal, ordering: .releasing)
+        arrived.signal()
     }
 }

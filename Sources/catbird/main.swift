@@ -27,10 +27,18 @@ case let .serve(settings):
     // Warned, not refused: a variable meant for another program may share the prefix (F9 of try7a).
     for warning in UnknownVariables.warnings(in: ProcessInfo.processInfo.environment) { log.warning(warning) }
     OpenFileLimit.raiseToHardLimit()
+    let termination = TerminationSignals.watch()
     let server: CatbirdServer
     do {
-        server = try CatbirdServer(settings: settings)
+        server = try CatbirdServer(settings: settings, isStopping: { termination.received != nil })
+        if let number = termination.received {
+            log.info("stopping (signal \(number)) before listening: nothing was served")
+            exit(0)
+        }
         try server.start()
+    } catch let stopped as StartupStopped {
+        log.info("stopping (signal \(termination.received ?? SIGTERM)) during start-up: \(stopped); nothing was served")
+        exit(0)
     } catch let error as DatabaseUnusable {
         log.error("cannot start: \(error)")
         exit(3)  // restarting will not help until the file is fixed (README.md#storage-faults)
@@ -49,7 +57,7 @@ case let .serve(settings):
     for warning in settings.corsWarnings { log.warning(warning) }
     if let warning = settings.journalBodyLimitWarning { log.warning(warning) }
     for warning in settings.ineffectiveOptionWarnings { log.warning(warning) }
-    let number = TerminationSignals.wait()
+    let number = termination.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")
     server.stop()
     log.info("stopped")

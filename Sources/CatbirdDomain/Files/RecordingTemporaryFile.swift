@@ -41,6 +41,10 @@ public enum RecordingTemporaryFile {
         public var removed: [(path: String, processID: Int)] = []
         /// Stale files that could not be removed, with the system's reason.
         public var kept: [(path: String, reason: String)] = []
+        /// Entries looked at (`lstat`).
+        public var entries = 0
+        /// Whether the walk ended early because `isStopping` said so: the tree was not all seen.
+        public var stopped = false
     }
 
     /// Removes, under `root` (a mocks directory, absolute; symlinks are not followed), every
@@ -50,12 +54,24 @@ public enum RecordingTemporaryFile {
     /// another running Catbird recording into the same directory is left alone.
     ///
     /// Cost: one `lstat` per entry of the tree, once at start-up (`docs/files.md#recording`).
-    public static func removeStale(under root: String) -> Sweep {
+    /// `isStopping` is asked before each directory and every ``stopCheckEntries`` entries: when
+    /// it says yes (a termination signal came, `--mocks-dir /`), the walk ends there
+    /// (``Sweep/stopped``).
+    public static func removeStale(under root: String, isStopping: () -> Bool = { false }) -> Sweep {
         var sweep = Sweep()
         var pending = [root]
         while let directory = pending.popLast() {
+            if isStopping() {
+                sweep.stopped = true
+                return sweep
+            }
             guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
             for entry in entries {
+                sweep.entries += 1
+                if sweep.entries % stopCheckEntries == 0, isStopping() {
+                    sweep.stopped = true
+                    return sweep
+                }
                 let path = directory + "/" + entry
                 var info = stat()
                 guard lstat(path, &info) == 0 else { continue }
@@ -76,6 +92,10 @@ public enum RecordingTemporaryFile {
         }
         return sweep
     }
+
+    /// How many entries ``removeStale(under:isStopping:)`` looks at between two questions to
+    /// `isStopping` within one directory (a few milliseconds of `lstat`s).
+    static let stopCheckEntries = 1024
 
     /// Whether a process other than this one has the id `processID` (`kill(pid, 0)`: 0, or
     /// `EPERM` for another user's process).
