@@ -1,3 +1,5 @@
+import CatbirdServer
+import CatbirdStorage
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -134,5 +136,39 @@ final class ForwardingStandInTests: UpstreamTestCase {
         let unmarked = try plain.client().request("POST", "/up/big", body: [UInt8](repeating: UInt8(ascii: "a"), count: 200_000))
         E2E.assertError(unmarked, status: 413)
         XCTAssertNil(unmarked.header("X-Catbird-Generated-By"))
+    }
+
+    /// With `--durability strict` an answer whose journal entry cannot be committed is withheld,
+    /// and `503 the request could not be written to the journal …` goes in its place: for a
+    /// forwarded request, in place of the upstream's answer, yet it went out unmarked. Here the
+    /// database may grow by 3 pages (`maxDatabasePages`), which forwarded `POST /echo/fill`s of
+    /// 32 KiB bodies soon fill.
+    func testTheStrictWithheld503InPlaceOfAForwardedAnswerIsMarked() throws {
+        let made = try TestServer()  // a migrated file, to count its pages
+        made.stop()
+        let database = try Database(path: made.databasePath, mode: .readOnly)
+        let pages = Int(try database.query("PRAGMA page_count").first?[0].intValue ?? 0)
+        database.close()
+        let backend = try TestServer { settings in
+            settings.databasePath = made.databasePath
+            settings.maxDatabasePages = pages + 3
+            settings.durability = .strict
+            settings.redirectURL = self.upstream.baseURL
+            settings.logLevel = .error
+        }
+        defer {
+            backend.removeFiles()
+            made.removeFiles()
+        }
+        let client = try backend.client()
+        var withheld: RawResponse?
+        for _ in 0..<50 where withheld == nil {
+            let answer = try client.request("POST", "/echo/fill", body: Array(repeating: UInt8(ascii: "a"), count: 32 * 1024))
+            if answer.status == 503 { withheld = answer } else { XCTAssertEqual(answer.status, 200, answer.text) }
+        }
+        let answer = try XCTUnwrap(withheld, "the journal filled its pages")
+        E2E.assertError(answer, status: 503, reasonContains: "could not be written to the journal")
+        let mark = answer.header("X-Catbird-Generated-By") ?? ""
+        XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "marked, got '\(mark)'")
     }
 }

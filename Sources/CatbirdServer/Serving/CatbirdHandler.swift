@@ -164,7 +164,9 @@ struct CatbirdHandler: HTTPHandler {
                     request: request, response: answer.response, responseHeadersJSON: nil,
                     answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath,
                     problem: answer.notRecorded, measured: answer.measured)
-                deliver(sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder)
+                deliver(
+                    sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder,
+                    otherwise: upstream.forwarding.generated(Journal.notJournaled))
             }
         }
     }
@@ -187,17 +189,18 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     /// ``release(_:journaled:_:answeredBy:tenant:)`` for an answer that is already deferred:
-    /// sends through `responder` at once (relaxed), or once the entry is committed (strict).
+    /// sends through `responder` at once (relaxed), or once the entry is committed (strict;
+    /// `otherwise` when it is not, ``Journal/notJournaled`` marked for a forwarded request).
     private func deliver(
         _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String,
-        tenant: TenantID, to responder: HTTPResponder
+        tenant: TenantID, to responder: HTTPResponder, otherwise: HTTPResponse
     ) {
         let sent = recording(request, answeredBy: answeredBy, tenant: tenant)
         guard durability == .strict else {
             responder.deliver(response, beforeSending: sent)
             return
         }
-        journal.send(response, onceCommitted: ticket, to: responder, sent: sent)
+        journal.send(response, onceCommitted: ticket, to: responder, otherwise: otherwise, sent: sent)
     }
 
     /// Records (``record(_:_:answeredBy:tenant:)``) what went out for `request`: the response
@@ -449,7 +452,7 @@ struct CatbirdHandler: HTTPHandler {
             ticket = entryTicket
         }
         guard durability == .strict, let ticket else { return .now(response) }
-        return journal.answer(response, onceCommitted: ticket)
+        return journal.answer(response, onceCommitted: ticket, otherwise: marked(Journal.notJournaled, refusing: request))
     }
 
     /// `request` as the control routes read it when its path is `/catbird` or under `/catbird/`

@@ -8,23 +8,25 @@ import CatbirdHTTP
 /// show.
 extension Journal {
     /// Sends `response` through `responder` once the entry behind `ticket` is committed
-    /// (``notJournaled`` if it never will be), telling `sent` what goes out first.
+    /// (`otherwise` if it never will be: ``notJournaled``, marked as Catbird's own in place of an
+    /// upstream's answer, ``Forwarding/generated(_:)-(HTTPResponse)``), telling `sent` what goes out first.
     func send(
         _ response: HTTPResponse, onceCommitted ticket: JournalTicket, to responder: HTTPResponder,
-        sent: (@Sendable (HTTPDelivery) -> Void)? = nil
+        otherwise: HTTPResponse = Journal.notJournaled, sent: (@Sendable (HTTPDelivery) -> Void)? = nil
     ) {
         whenCommitted(ticket) { committed in
-            responder.deliver(committed ? response : Self.notJournaled) { sent?($0) }
+            responder.deliver(committed ? response : otherwise) { sent?($0) }
         }
     }
 
-    /// ``send(_:onceCommitted:to:sent:)`` as an answer: held, its connection parked
+    /// ``send(_:onceCommitted:to:otherwise:sent:)`` as an answer: held, its connection parked
     /// (``HTTPAnswer/soon(_:)``), until then. The commit only releases it: `sent` (the request's
     /// metrics and log line) runs on the worker that sends it, not on the journal writer.
     func answer(
-        _ response: HTTPResponse, onceCommitted ticket: JournalTicket, sent: (@Sendable (HTTPDelivery) -> Void)? = nil
+        _ response: HTTPResponse, onceCommitted ticket: JournalTicket, otherwise: HTTPResponse = Journal.notJournaled,
+        sent: (@Sendable (HTTPDelivery) -> Void)? = nil
     ) -> HTTPAnswer {
-        .soon(HTTPHeldAnswer(response, otherwise: Self.notJournaled, observe: sent) { [self] release in
+        .soon(HTTPHeldAnswer(response, otherwise: otherwise, observe: sent) { [self] release in
             whenCommitted(ticket, release)
         })
     }
