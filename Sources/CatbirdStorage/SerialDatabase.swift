@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A connection with exactly one user at a time: the owner of a ``Database`` that several
@@ -7,6 +8,8 @@ import Synchronization
 /// read-only connection for its own queries.
 public final class SerialDatabase: Sendable {
     private let database: Mutex<Database>
+    /// Threads blocked in ``use(_:)`` until the connection is free (``useAfterWaiting(patience:_:)``).
+    private let waiting = Atomic<Int>(0)
     /// Where this connection's environmental failures go, and its successful writes.
     private let faults: StorageFaults?
     /// Whether each ``use(_:)`` first checks that the file is still at its path.
@@ -28,8 +31,15 @@ public final class SerialDatabase: Sendable {
     /// Runs `body` with the connection, blocking while another thread uses it.
     /// - Throws: whatever `body` throws.
     public func use<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
-        guard let faults else { return try database.withLock { database throws -> T in try body(database) } }
+        waiting.add(1, ordering: .relaxed)
+        guard let faults else {
+            return try database.withLock { database throws -> T in
+                waiting.subtract(1, ordering: .relaxed)
+                return try body(database)
+            }
+        }
         return try database.withLock { database throws -> T in
+            waiting.subtract(1, ordering: .relaxed)
             if checksFile { try faults.checkFile() }
             let changesBefore = database.totalChanges
             do {
@@ -41,6 +51,19 @@ public final class SerialDatabase: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Like ``use(_:)``, but first lets the threads already waiting for the connection have it,
+    /// waiting at most `patience` for them: for a user that takes the connection again and
+    /// again (the journal writer's rounds). `Mutex` is not fair: the writer, back for its next
+    /// round within microseconds, took the connection before a control change that had waited
+    /// for the whole last round was even scheduled, so that change waited for several rounds.
+    /// - Parameter patience: the longest wait for the others before taking a turn anyway.
+    /// - Throws: whatever `body` throws.
+    public func useAfterWaiting<T: Sendable>(patience: Duration, _ body: (Database) throws -> T) throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: patience)
+        while waiting.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline { usleep(100) }
+        return try use(body)
     }
 
     /// Closes the connection once every current user is done.

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// Writes journal entries off the request path: one writer thread, transactions of up to
-/// ``maxBatchSize`` rows, a bounded queue.
+/// ``maxBatchSize`` rows and ``maxRoundBytes`` bytes, a bounded queue.
 ///
 /// `append` never touches the disk; it blocks only when `capacity` entries or `byteCapacity`
 /// bytes are already waiting (back-pressure rather than loss). ``flush(for:)`` waits until
@@ -12,8 +12,9 @@ import Synchronization
 /// their own writes; ``flush()`` waits for every tenant's.
 ///
 /// The writer shares the write connection with control changes. It takes the queue in rounds
-/// of at most ``maxBatchSize`` entries, one transaction each, and lets go of the connection
-/// between rounds, so a control change waits for one round, not for a whole backlog.
+/// of at most ``maxBatchSize`` entries and ``maxRoundBytes`` bytes, one transaction each, and
+/// lets go of the connection between rounds, letting the control changes that wait for it go
+/// first, so a control change waits for one round (milliseconds), not for a whole backlog.
 ///
 /// Each commit has a fixed cost (the transaction, the tenant's activity time, the mock's hit
 /// count, the WAL pages written), so the writer gathers before it commits: woken by the first
@@ -38,6 +39,18 @@ import Synchronization
 public final class JournalWriter: Sendable {
     /// Entries written per transaction at most: 1,000.
     public static let maxBatchSize = 1000
+    /// Bytes written per transaction at most (counted as for ``byteCapacity``; a larger entry
+    /// goes alone): 256 KiB. A round holds the write connection, which control changes share,
+    /// so its size bounds their wait: rounds of up to the whole 16 MiB queue (about 270 entries
+    /// of 60 KB bodies) kept another tenant's `update` waiting p50 197 / p90 236 ms (tester
+    /// finding T15A-F2: one tenant uploading 60 KB bodies); with 1 MiB rounds p90 31 ms, with
+    /// 256 KiB p90 13 ms, and the uploads went faster. 256 KiB still holds the rounds of usual
+    /// entries (mock hits with short bodies: a few hundred bytes each, a round of 256 of them
+    /// about 100 KiB).
+    public static let maxRoundBytes = 256 << 10
+    /// How long a round waits at most for the control changes already waiting for the write
+    /// connection to have it first (``SerialDatabase/useAfterWaiting(patience:_:)``): 20 ms.
+    public static let controlPatience: Duration = .milliseconds(20)
     /// How long the writer waits for more entries after the first one, at most: 2 ms. Entries
     /// become readable that much later for readers that do not flush (a journal wait, the web
     /// page); at 50,000 requests per second it turns about 10 rows per commit into about 100.
@@ -161,8 +174,20 @@ public final class JournalWriter: Sendable {
             }
         }
 
-        /// Removes and returns up to `limit` of the oldest waiting entries.
-        mutating func take(_ limit: Int) -> [JournalEntry] {
+        /// Removes and returns up to `limit` of the oldest waiting entries, and no more than
+        /// fit in `budget` bytes (counted as for ``JournalWriter/byteCapacity``), but at least one.
+        mutating func take(_ limit: Int, bytes budget: Int) -> [JournalEntry] {
+            var limit = limit
+            if queuedBytes > budget {
+                var bytes = 0
+                var count = 0
+                for index in head..<min(queue.count, head + limit) {
+                    bytes += JournalWriter.queuedSize(of: queue[index])
+                    if count > 0 && bytes > budget { break }
+                    count += 1
+                }
+                limit = count
+            }
             if head == 0 && queue.count <= limit {  // the usual round: all of it, moved out
                 var taken: [JournalEntry] = []
                 swap(&taken, &queue)
@@ -374,7 +399,7 @@ public final class JournalWriter: Sendable {
                 for done in unanswered { done(false) }
                 return
             }
-            let batch = state.take(Self.maxBatchSize)
+            let batch = state.take(Self.maxBatchSize, bytes: Self.maxRoundBytes)
             let first = state.committed + 1
             // Those whose entry is written by now or in this round; the rest wait for a later one.
             let amendments = state.amendments.filter { $0.sequence < first + UInt64(batch.count) }
@@ -433,7 +458,7 @@ public final class JournalWriter: Sendable {
 
     /// The bytes an entry counts toward ``byteCapacity``: its (truncated) bodies, its header
     /// JSON, its URL and near misses kept as their own text.
-    private static func queuedSize(of entry: borrowing JournalEntry) -> Int {
+    fileprivate static func queuedSize(of entry: borrowing JournalEntry) -> Int {
         var size = entry.requestBody.count + entry.responseBody.count
             + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
         if case let .text(text)? = entry.nearMisses { size += text.utf8.count }
@@ -450,7 +475,7 @@ public final class JournalWriter: Sendable {
     private func write(_ batch: [JournalEntry], from first: UInt64, amending amendments: [Amendment]) -> [TenantID: Int64]? {
         for attempt in 1...3 {
             do {
-                return try database.use { db in
+                return try database.useAfterWaiting(patience: Self.controlPatience) { db in
                     var run: JournalRowIDs.Run?
                     let written = try db.transaction {
                         var written = try batch.isEmpty ? JournalRecords.Written() : JournalRecords.insert(batch, into: db, bodies: &bodies)

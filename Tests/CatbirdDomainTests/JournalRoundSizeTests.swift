@@ -1,0 +1,100 @@
+@testable import CatbirdDomain
+import CatbirdStorage
+import CatbirdSupport
+import Foundation
+import Synchronization
+import XCTest
+
+/// The journal writer's rounds are bounded in bytes (``JournalWriter/maxRoundBytes``) and let
+/// control changes waiting for the write connection go first, on a real database file (tester
+/// finding T15A-F2: while one tenant uploaded 60 KB bodies, another tenant's `update` waited
+/// 200–450 ms for rounds of the whole 16 MiB queue).
+final class JournalRoundSizeTests: XCTestCase {
+    /// A migrated database file in a new temporary folder, its write connection serialised as
+    /// the server's; `removeAll` closes it and deletes the folder.
+    private func database() throws -> (writer: SerialDatabase, removeAll: () -> Void) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-rounds-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let connection = try Database(path: directory.appendingPathComponent("catbird.sqlite").path, mode: .readWrite)
+        _ = try Schema.migrate(connection)
+        let writer = SerialDatabase(connection)
+        return (writer, {
+            writer.close()
+            try? FileManager.default.removeItem(at: directory)
+        })
+    }
+
+    /// The tester's upload: `POST /up/<n>` with a 60,000-byte body, answered 404.
+    private func upload(_ number: Int) -> JournalEntry {
+        JournalEntry(
+            time: "2026-12-03T06:00:00.000Z", tenant: TenantID("LOADER"), method: "POST", url: "/up/\(number)", requestHeaders: "{}",
+            requestBody: [UInt8](repeating: UInt8(truncatingIfNeeded: number), count: 60_000), status: 404, responseHeaders: "{}",
+            responseBody: [], answeredBy: .unanswered, mockHit: nil, durationMs: 0.1, problem: nil)
+    }
+
+    /// 40 uploads queued while the write connection is held (a control change writing): once
+    /// it is free, the writer takes them in rounds of at most 256 KiB (4 entries), not in one
+    /// or two rounds of up to 16 MiB; every row is written.
+    func testRoundsOfLargeEntriesAreBoundedInBytes() throws {
+        let (writer, removeAll) = try database()
+        defer { removeAll() }
+        let journal = JournalWriter(database: writer, bodyLimit: 64 * 1024, log: Logger(level: .error))
+        defer { journal.stop() }
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            _ = try? writer.use { _ in
+                held.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        held.wait()
+        for number in 1...40 { journal.append(upload(number)) }
+        release.signal()
+        journal.flush()
+        let statistics = journal.statistics()
+        XCTAssertEqual(statistics.rows, 40)
+        XCTAssertGreaterThanOrEqual(statistics.commits, 10, "40 entries of 60 KB in rounds of at most 256 KiB")
+        // Bucket 1 counts the commits of at most 10 rows: all of them.
+        XCTAssertEqual(statistics.commitsAtMost[1], statistics.commits, "a round held more than 10 entries of 60 KB")
+        let count = try writer.use { try $0.query("SELECT count(*) FROM requests WHERE tenant = 'LOADER'")[0][0].intValue }
+        XCTAssertEqual(count, 40)
+    }
+
+    /// A thread already waiting for the connection gets it before one that asks with
+    /// ``SerialDatabase/useAfterWaiting(patience:_:)`` (the journal writer coming back for its
+    /// next round), though the latter asks while the connection is still held.
+    func testUseAfterWaitingLetsTheWaitingThreadGoFirst() throws {
+        let (writer, removeAll) = try database()
+        defer { removeAll() }
+        let order = Mutex<[String]>([])
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let holder = Thread {
+            _ = try? writer.use { _ in
+                held.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        held.wait()
+        done.enter()
+        Thread {
+            _ = try? writer.use { _ in order.withLock { $0.append("control change") } }
+            done.leave()
+        }.start()
+        // The control change is blocked in `use` before the writer asks.
+        Thread.sleep(forTimeInterval: 0.1)
+        done.enter()
+        Thread {
+            _ = try? writer.useAfterWaiting(patience: .seconds(5)) { _ in order.withLock { $0.append("writer") } }
+            done.leave()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        release.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(order.withLock { $0 }, ["control change", "writer"])
+    }
+}
