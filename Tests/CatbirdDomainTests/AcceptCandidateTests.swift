@@ -96,4 +96,20 @@ final class AcceptCandidateTests: XCTestCase {
         XCTAssertEqual(once, table.extensions(for: types[0].type).map { "api/deep/x." + $0 } + ["api/deep/x"])
         XCTAssertEqual(AcceptHeader.preferredTypes(repeated, distinctAtMost: 16), [types[0].type])
     }
+
+    /// Tester finding T15B-F4, the exact target: with `--files-with-query`,
+    /// `/foo?x=.catbird-response` with `Accept: application/json` tried
+    /// `foo?x=.catbird-response.json`, the sidecar of `/foo?x=`, which replay served as a body
+    /// and record mode wrote over. No candidate is a sidecar's (or a temporary file's) name now.
+    func testAnAcceptExtensionNeverMakesAReservedName() throws {
+        let directory = try TemporaryMocksDirectory()
+        let mocks = try directory.mocks(table: "application/json json\ntext/plain tmp txt\n", includesQuery: true)
+        XCTAssertEqual(
+            mocks.candidates(target: "/foo?x=.catbird-response", accept: "application/json"), ["foo?x=.catbird-response"])
+        XCTAssertEqual(mocks.candidates(target: "/.catbird-recording-1-2", accept: "text/plain"), [".catbird-recording-1-2.txt", ".catbird-recording-1-2"])
+        try directory.write("foo?x=", "ok /foo")
+        try directory.write("foo?x=.catbird-response.json", #"{"status":200,"headers":{"Content-Type":"text/plain"}}"#)
+        XCTAssertNil(try mocks.lookup(target: "/foo?x=.catbird-response", accept: "application/json"), "a sidecar is never a body")
+        XCTAssertNotNil(try mocks.lookup(target: "/foo?x=", accept: "application/json"))
+    }
 }

@@ -39,14 +39,19 @@ public struct FileMockDirectory: Sendable {
 
     /// The names tried for `name`: with each `Accept` extension, then bare (``candidates(target:accept:)``);
     /// each extension once, from at most ``acceptTypesTried`` types, at most ``acceptNamesTried`` names.
+    /// This is where every request (served or recorded) becomes a file name, so a name no request
+    /// may have (``FileMockName/isReserved(_:)``: `foo?x=.catbird-response` + `.json` is
+    /// `foo?x=`'s sidecar, T15B-F4) is left out here, whatever made it.
     func candidates(_ name: FileMockName, accept: String?) -> [String] {
         let bare = name.path
         guard !name.hasExtension, let accept else { return [bare] }
         var seen = Set<String>()
         var names: [String] = []
+        let last = name.segments.last ?? ""
         search: for type in AcceptHeader.preferredTypes(accept, distinctAtMost: Self.acceptTypesTried) {
             for ext in mediaTypes.extensions(for: type) where seen.insert(ext).inserted {
                 guard names.count < Self.acceptNamesTried else { break search }
+                if FileMockName.isReserved(last + "." + ext) { continue }
                 names.append(bare + "." + ext)
             }
         }

@@ -75,17 +75,27 @@ public struct FileMockName: Sendable, Equatable {
             namesIndex = true
         }
         let last = segments[segments.count - 1]
-        if last.hasSuffix(FileMockSidecar.suffix) || RecordingTemporaryFile.isTemporary(last) { return nil }
+        if Self.isReserved(last) { return nil }
         hasExtension = last.dropFirst().contains(".")
         if includesQuery, let query, !query.isEmpty {
             let withQuery = last + "?" + query.replacingSlashes()
             // `/q?y.catbird-response.json` would name `q?y`'s sidecar (tester finding try8b F9).
-            if withQuery.hasSuffix(FileMockSidecar.suffix) { return nil }
+            if Self.isReserved(withQuery) { return nil }
             segments[segments.count - 1] = withQuery
             hasQuery = true
         }
         if let host { segments.insert(host, at: 0) }
         self.segments = segments
+    }
+
+    /// Whether `fileName` (a last segment, with any query and `Accept` extension) is a name no
+    /// request may map to: a sidecar's (``FileMockSidecar/suffix``: try8b F9, and T15B-F4,
+    /// `/foo?x=.catbird-response` with `Accept: application/json` naming `foo?x=`'s sidecar
+    /// `foo?x=.catbird-response.json`) or a recording's temporary file's
+    /// (``RecordingTemporaryFile``, T12-F3). ``FileMockDirectory/candidates(target:accept:)``
+    /// leaves such names out, so they are neither served nor recorded.
+    static func isReserved(_ fileName: some StringProtocol) -> Bool {
+        fileName.hasSuffix(FileMockSidecar.suffix) || RecordingTemporaryFile.isTemporary(fileName)
     }
 
     /// The host of an authority (`user@Host:port`, `[::1]:80`) lowercased, or nil when it is not
