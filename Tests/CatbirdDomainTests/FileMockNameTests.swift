@@ -68,6 +68,10 @@ final class FileMockNameTests: XCTestCase {
         XCTAssertNil(FileMockName(target: "/q?y.catbird-response.json", includesQuery: true))
         XCTAssertNil(FileMockName(target: "/q?..%2F..%2Fz.catbird-response.json", includesQuery: true))
         XCTAssertEqual(name("/q?y.catbird-response.json"), "q", "without --files-with-query the query is no part of the name")
+        // A backslash (or control character) in the query, kept as received, refuses it too (T15B-F12).
+        XCTAssertNil(FileMockName(target: #"/q?a\b"#, includesQuery: true))
+        XCTAssertEqual(name(#"/q?a\b"#), "q", "without --files-with-query the query is no part of the name")
+        XCTAssertEqual(name("/q?a%5Cb", query: true), "q?a%5Cb", "an escape in the query is kept as written")
     }
 
     /// Record mode's temporary files (tester finding T12-F3: replay served one a `kill -9` left)

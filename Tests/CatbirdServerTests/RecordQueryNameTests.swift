@@ -59,4 +59,25 @@ final class RecordQueryNameTests: RecordingTestCase {
         let asked = try replay.request("GET", "/bar?y=.catbird-response", headers: json)
         XCTAssertEqual(asked.status, 404, "a sidecar is never a body: \(asked.text)")
     }
+
+    /// Tester finding T15B-F12, the exact target: with `--files-with-query`, `/q?a\b` was
+    /// recorded as `q?a\b` and replayed from it, though a backslash refuses a request
+    /// (docs/files.md#confinement). It is forwarded, not recorded, and a file of that name is
+    /// not served.
+    func testABackslashInTheQueryIsNeitherRecordedNorServed() throws {
+        let recorder = try server(recording: true, query: true)
+        let client = try recorder.client()
+        XCTAssertEqual(try client.request("GET", #"/q?a\b"#).status, 200, "forwarded")
+        let journal = try E2E.journal(client, tenant: nil)
+        XCTAssertEqual(journal.count, 1)
+        XCTAssertTrue(E2E.isNull(journal.first?["filePath"]), "not recorded: \(journal)")
+        XCTAssertNil(contents(#"q?a\b"#))
+        recorder.stop()
+        upstream.stop()
+
+        try Data("by hand".utf8).write(to: mocksDirectory.appendingPathComponent(#"q?a\b"#))
+        let replayer = try server(recording: false, query: true)
+        let answer = try replayer.client().request("GET", #"/q?a\b"#)
+        XCTAssertEqual(answer.status, 404, answer.text)
+    }
 }

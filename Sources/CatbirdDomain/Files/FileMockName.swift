@@ -16,7 +16,8 @@ import CatbirdSupport
 ///   (tester finding T12-F8); a `#` in a name is written `%23`.
 ///
 /// Refused (nil), so that no name can leave the directory: a `..` segment after decoding (so
-/// `%2e%2e` and `..%2f` too), a backslash, a control character after decoding (a NUL, a line
+/// `%2e%2e` and `..%2f` too), a backslash (in the path, or in a query kept in the name: T15B-F12),
+/// a control character after decoding (a NUL, a line
 /// break: `%0A` made a recorded file's name hold a line feed, tester finding T13B-F10), bytes
 /// that are not UTF-8, a host that is not a
 /// plain host name or address, names ending in the sidecar suffix, and a record mode temporary
@@ -78,6 +79,9 @@ public struct FileMockName: Sendable, Equatable {
         if Self.isReserved(last) { return nil }
         hasExtension = last.dropFirst().contains(".")
         if includesQuery, let query, !query.isEmpty {
+            // The query is kept as received (not decoded), so only its raw bytes can hold a
+            // backslash: `/q?a\b` was served and recorded as `q?a\b` (T15B-F12).
+            guard !query.unicodeScalars.contains(where: { $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
             let withQuery = last + "?" + query.replacingSlashes()
             // `/q?y.catbird-response.json` would name `q?y`'s sidecar (tester finding try8b F9).
             if Self.isReserved(withQuery) { return nil }
