@@ -92,4 +92,23 @@ final class RecordCollectionTests: RecordingTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: pastTheOther), "no directory made past the other recording's 126 levels")
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 1)
     }
+
+    /// Tester finding T15B-F17, the exact inputs: `/coll3` recorded, `/coll3/x` moved it to
+    /// `coll3/index`, then `/coll3/index` replaced it there without a word (the note of which
+    /// target a file holds stayed with the old name). It is reported as without a move.
+    func testARecordingOfIndexAfterAMoveSaysItReplacesTheCollection() throws {
+        let recorder = try server(recording: true)
+        for path in ["/coll3", "/coll3/x", "/coll3/index"] {
+            XCTAssertEqual(try get(recorder, path).status, 200, path)
+        }
+        let journal = try E2E.journal(try recorder.client(), tenant: nil)
+        XCTAssertEqual(journal.count, 3)
+        let file = mocksDirectory.resolvingSymlinksInPath().appendingPathComponent("coll3/index").path
+        XCTAssertEqual(journal.last?["filePath"] as? String, file)
+        XCTAssertEqual(
+            journal.last?["problem"] as? String,
+            "'\(file)' held the answer to /coll3, replaced by this answer to /coll3/index: both request-targets name this file "
+                + "(docs/files.md#request-to-file)")
+        XCTAssertTrue(journal.dropLast().allSatisfy { E2E.isNull($0["problem"]) }, "\(journal)")
+    }
 }

@@ -317,6 +317,18 @@ public final class FileMockRecorder: Sendable {
                 try Self.rename(path + FileMockSidecar.suffix, to: path + "/index" + FileMockSidecar.suffix)
             }
         }
+        movedTarget(from: path, to: path + "/index")
+    }
+
+    /// Carries the note of which request-target the file at `old` was recorded from
+    /// (``replacedTarget(path:target:)``) to `new`, where ``moveIntoIndex(_:)`` moved it: a
+    /// recording of `/coll3/index` after the move silently replaced `/coll3`'s (T15B-F17).
+    private func movedTarget(from old: String, to new: String) {
+        recordedTargets.withLock { state in
+            guard let target = state.targets.removeValue(forKey: old) else { return }
+            state.targets[new] = target
+            if state.logged.remove(old) != nil { state.logged.insert(new) }
+        }
     }
 
     private func temporaryPath(in parent: String) -> String {
