@@ -111,4 +111,30 @@ final class RecordCollectionTests: RecordingTestCase {
                 + "(docs/files.md#request-to-file)")
         XCTAssertTrue(journal.dropLast().allSatisfy { E2E.isNull($0["problem"]) }, "\(journal)")
     }
+
+    /// Tester finding T15B-F6, the exact inputs: `col/users`, a relative symlink to
+    /// `../fixtures/users.json`, was moved to `col/users/index` by a recording of
+    /// `/col/users/1`, where it dangled (and `/col/users` answered 404). A symlink is not moved:
+    /// that recording fails with a `problem`, and the fixture keeps answering.
+    func testASymlinkFixtureIsNotMovedIntoAnIndex() throws {
+        let fixtures = mocksDirectory.appendingPathComponent("fixtures")
+        try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: mocksDirectory.appendingPathComponent("col"), withIntermediateDirectories: true)
+        try Data(#"{"users":[]}"#.utf8).write(to: fixtures.appendingPathComponent("users.json"))
+        try FileManager.default.createSymbolicLink(
+            atPath: mocksDirectory.appendingPathComponent("col/users").path, withDestinationPath: "../fixtures/users.json")
+        let recorder = try server(recording: true)
+        XCTAssertEqual(try get(recorder, "/col/users/1").status, 200, "the client still gets the upstream's answer")
+        let journal = try E2E.journal(try recorder.client(), tenant: nil)
+        let problem = journal.first?["problem"] as? String ?? ""
+        XCTAssertTrue(
+            problem.hasSuffix("/col/users': a symlink to a file is in the way where a directory must be (a symlink is not moved to an index: "
+                + "its target would change)"), problem)
+        recorder.stop()
+        upstream.stop()
+        let replay = try server(recording: false)
+        let answer = try get(replay, "/col/users")
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.text, #"{"users":[]}"#)
+    }
 }

@@ -257,7 +257,8 @@ public final class FileMockRecorder: Sendable {
     private static let longestSuffix = "/index".utf8.count + FileMockSidecar.suffix.utf8.count
 
     /// Creates the directories above `name` inside the root and returns the last one, resolved.
-    /// A file without extension in the way becomes its directory's `index` (``moveIntoIndex(_:)``).
+    /// A file without extension in the way becomes its directory's `index` (``moveIntoIndex(_:)``);
+    /// a symlink to a file is not moved (its target would change) and fails the recording.
     ///
     /// Each level is resolved from the one above (already resolved): a real directory is itself,
     /// and only a symlink is resolved whole (``FileMockDirectory/confined(_:)``). So the work is
@@ -271,6 +272,12 @@ public final class FileMockRecorder: Sendable {
                 guard !segment.dropFirst().contains(".") else {
                     throw .cannotRecord(
                         path: next, reason: "a file is in the way where a directory must be (a name with an extension is not moved to an index)")
+                }
+                // A symlink moved one level down points elsewhere (a relative one dangles: T15B-F6).
+                guard !Self.isSymlink(next) else {
+                    throw .cannotRecord(
+                        path: next, reason: "a symlink to a file is in the way where a directory must be (a symlink is not moved to an index: "
+                            + "its target would change)")
                 }
                 try moveIntoIndex(next)
             }
@@ -290,6 +297,12 @@ public final class FileMockRecorder: Sendable {
             current = resolved
         }
         return current
+    }
+
+    /// Whether `path` is a symlink (`lstat`), whatever it points to.
+    private static func isSymlink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 
     /// Whether `path` is a directory and not a symlink (`lstat`): inside its parent, so confined
