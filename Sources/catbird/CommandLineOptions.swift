@@ -273,6 +273,9 @@ enum CommandLineOptions {
         from values: [String: String], into settings: inout CatbirdServer.Settings, relations: Bool
     ) throws(UsageError) {
         if let url = values["redirect-url"] {
+            if let problem = RedirectURLCharacters.problem(in: url) {
+                throw UsageError(description: "redirect URL '\(url)' cannot be forwarded to: \(problem)")
+            }
             guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
                   components.host?.isEmpty == false, components.query == nil, components.fragment == nil else {
                 throw UsageError(description: "redirect URL must be an http:// or https:// URL with a host and no query, not '\(url)'")

@@ -53,6 +53,11 @@ final class CommandLineTests: XCTestCase {
             (["--port", "1", "--help"], "'--help' takes no other arguments: run `catbird --help` alone"),
             (["--redirect-url", "ftp://example.com"], "redirect URL must be an http:// or https:// URL"),
             (["--redirect-url", "http://example.com/?q=1"], "redirect URL must be"),
+            // T15B-F13: accepted, then every forwarded request was a 502 `URL using bad/illegal format`.
+            (["--redirect-url", "http://127.0.0.1:19290/a b"],
+             "redirect URL 'http://127.0.0.1:19290/a b' cannot be forwarded to: a space at byte 24 cannot be sent in a URL as is: write it percent-encoded"),
+            (["--redirect-url", "http://127.0.0.1:19290/%zz"],
+             "redirect URL 'http://127.0.0.1:19290/%zz' cannot be forwarded to: '%zz' at byte 23 is not a percent-escape (% and two hex digits; a % itself is written %25)"),
             (["--record", "--proxy"], "record mode writes file mocks: give --mocks-dir"),
             (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
             (["--proxy=yes"], "option '--proxy' takes no value"),
