@@ -90,7 +90,8 @@ final class JournalLongPollTests: XCTestCase {
         let server = try TestServer()
         defer { server.removeFiles() }
         let client = try server.client()
-        for value in ["61", "-1", "abc", "nan", "1e9", ""] {
+        // T15B-F14: `0x2`, `0x1p1` and `.5e1` were read as seconds (2, 2, 5) and held the answer.
+        for value in ["61", "-1", "abc", "nan", "1e9", "", "0x2", "0x1p1", ".5e1", "+1", "1..2", "."] {
             let answer = try client.request("GET", "/catbird/api/requests?since=0&wait=\(value)")
             E2E.assertError(answer, status: 400, reasonContains: "'wait' must be a number of seconds from 0 to 60")
         }

@@ -223,14 +223,33 @@ enum JournalRoutes {
 
 /// The listing's `wait` parameter: seconds (a decimal from 0 to ``JournalLongPoll/maxWait``)
 /// to hold the answer until an entry after `since` matches; zero when absent.
-/// - Throws: 400 naming the parameter when the value is not such a number.
+/// - Throws: 400 naming the parameter when the value is not such a number: only digits with
+///   at most one `.` (`2`, `0.5`, `.5`), as `limit` takes only digits; `Double` also read
+///   `0x2`, `0x1p1` and `.5e1` (tester finding T15B-F14).
 func longPollWait(from query: [(name: String, value: String)]) throws(APIError) -> Duration {
     guard let value = query.last(where: { $0.name == "wait" })?.value else { return .zero }
     let maxSeconds = JournalLongPoll.maxWait.components.seconds
-    guard let seconds = Double(value), seconds.isFinite, seconds >= 0, seconds <= Double(maxSeconds) else {
+    guard isPlainDecimal(value), let seconds = Double(value), seconds.isFinite, seconds >= 0, seconds <= Double(maxSeconds) else {
         throw .badRequest("'wait' must be a number of seconds from 0 to \(maxSeconds)")
     }
     return .milliseconds(Int64((seconds * 1000).rounded()))
+}
+
+/// Whether `text` is ASCII digits with at most one `.` and at least one digit (`2`, `0.5`,
+/// `.5`, `2.`): no sign, exponent, hexadecimal form, space, `inf` or `nan`.
+private func isPlainDecimal(_ text: String) -> Bool {
+    var digits = 0
+    var points = 0
+    for byte in text.utf8 {
+        if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+            digits += 1
+        } else if byte == UInt8(ascii: "."), points == 0 {
+            points += 1
+        } else {
+            return false
+        }
+    }
+    return digits > 0
 }
 
 /// The class digit of a status class such as `4xx` (`1xx` to `5xx`, `x` in any case), or nil.
