@@ -547,6 +547,30 @@ def test_markup_in_url_header_body_and_tenant_is_shown_as_text(server, driver):
     assert not errors, errors  # not even a CSP report: nothing tried to run
 
 
+def test_bidi_controls_in_a_url_are_shown_escaped(server, driver):
+    """Tester finding T15B-F15, the exact request: `/files/<U+202E>fdp.exe` (raw UTF-8 bytes on
+    the wire) was shown as `/files/exe.pdf`. Each bidi control is now a marked `\\u202E`."""
+    tenant = "bidi"
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.sendall(b"GET /files/\xe2\x80\xaefdp.exe HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 b"X-Catbird-Parallel-Id: bidi\r\nConnection: close\r\n\r\n")
+    while sock.recv(65536):
+        pass
+    sock.close()
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 1, message="the request never showed")
+    assert [url for _, url in rows(driver)] == ["/files/\\u202Efdp.exe"]
+    marks = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#rows tr td.url .escaped'), m => m.textContent)")
+    assert marks == ["\\u202E"]
+    driver.find_elements(By.CSS_SELECTOR, "#rows tr")[0].click()
+    wait(driver, lambda d: "fdp.exe" in d.find_element(By.ID, "details-title").text)
+    assert driver.find_element(By.ID, "details-title").text == "GET /files/\\u202Efdp.exe"
+    page_text = driver.execute_script("return document.body.textContent")
+    assert "\u202e" not in page_text, "no bidi control is put into the page as it is"
+
+
 def test_mocks_that_differ_by_body_pattern_show_it(server, driver):
     """Tester finding try8a F5: two POST /login mocks differing only by their body pattern read
     the same in the Mocks tab and in the entry's "Answered by mock"."""
@@ -775,6 +799,7 @@ TESTS = [
     (test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte, ("--journal-body-limit", "1mb")),
     (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
+    (test_bidi_controls_in_a_url_are_shown_escaped, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
     (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),

@@ -94,9 +94,30 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 
 // ---------------------------------------------------------------- small DOM helpers
 
+// Bidirectional formatting characters (U+061C, U+200E/F, U+202A-202E, U+2066-2069) reorder
+// the text shown around them: `/files/\u202Efdp.exe` read `/files/exe.pdf` (tester finding
+// T15B-F15). Every value put into the page goes through setText(), which shows each one as a
+// marked `\u202E` (class "escaped") in place of the character itself.
+const BIDI_CONTROLS = /([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])/;
+
+function setText(node, text) {
+  const parts = String(text).split(BIDI_CONTROLS);
+  if (parts.length === 1) { node.textContent = parts[0]; return; }
+  node.textContent = "";
+  parts.forEach((part, index) => {
+    if (index % 2 === 0) { if (part) node.append(part); return; }
+    const code = "U+" + part.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+    const mark = document.createElement("span");
+    mark.className = "escaped";
+    mark.textContent = "\\u" + code.slice(2);
+    mark.title = `${code}, a bidirectional control character, shown escaped: it would reorder the text around it`;
+    node.append(mark);
+  });
+}
+
 function el(tag, text, className) {
   const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) setText(node, text);
   if (className) node.className = className;
   return node;
 }
@@ -336,7 +357,7 @@ async function resetView() {
   Object.assign(state, { since: 0, before: null, hasOlder: false, rows: [], detached: false, pending: [], pendingGap: false });
   closeDetails();
   notice("");
-  $("tenant-title").textContent = tenantLabel(state.tenant);
+  setText($("tenant-title"), tenantLabel(state.tenant));
   document.title = "Catbird · " + tenantLabel(state.tenant);
   const mocks = refreshMocks();
   try {
@@ -545,7 +566,7 @@ async function openDetails(id) {
   }
   if (state.selected !== id) return;
   if (entry.mockId !== null && !state.mocks.has(entry.mockId)) await refreshMocks();
-  $("details-title").textContent = `${entry.method} ${entry.url}`;
+  setText($("details-title"), `${entry.method} ${entry.url}`);
   const body = $("details-body");
   body.append(keyValues("Summary", [
     ["time", entry.time], ["tenant", tenantLabel(entry.tenant)], ["status", entry.response.status],
