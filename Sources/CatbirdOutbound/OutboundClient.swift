@@ -180,6 +180,7 @@ public final class OutboundClient: Sendable {
 
     private func outcome(of easy: UnsafeMutableRawPointer, code: CURLcode) -> Result<OutboundResponse, OutboundError> {
         let transfer = Unmanaged<OutboundTransfer>.fromOpaque(catbird_curl_private(easy)).takeUnretainedValue()
+        if code == CURLE_OK, let reason = transfer.incompleteHead { return .failure(.unusable(reason: reason)) }
         if code == CURLE_OK {
             let status = Int(catbird_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE))
             var response = OutboundResponse(status: status, headers: transfer.headers, fieldsNotUTF8: transfer.fieldsNotUTF8, body: transfer.body)

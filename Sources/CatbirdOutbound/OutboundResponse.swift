@@ -47,6 +47,11 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     /// `value`: the field's value, or nil when libcurl refused the line before handing it over
     /// (its message is `detail`). The transfer ends at the header section, no body read.
     case invalidContentLength(value: String?, detail: String)
+    /// The upstream's answer arrived but cannot be passed on as one: it is incomplete (its
+    /// header section never ended with the blank line that ends it, RFC 9112 section 8) or
+    /// otherwise unusable; `reason` says which and why, ending `answered 502 in its place`. A
+    /// gateway answers 502 with it; nothing of the answer is passed on or recorded.
+    case unusable(reason: String)
     /// The client is shut down.
     case shutDown
     /// The transfer was given up because nobody waits for its answer any more (the request's
@@ -65,6 +70,7 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
             return "the upstream's answer has a Content-Length that is no valid length (\(shown); a length is digits only, "
                 + "RFC 9110 section 8.6, at most 9223372036854775807 here), so where its body ends cannot be told "
                 + "(RFC 9112 section 6.3): answered 502 in its place"
+        case let .unusable(reason): return reason
         case .shutDown: return "the server is stopping"
         case .cancelled: return "the upstream transfer was cancelled"
         }

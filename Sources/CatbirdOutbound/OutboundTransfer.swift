@@ -22,6 +22,12 @@ final class OutboundTransfer: @unchecked Sendable {
     /// The value of a `Content-Length` field that is no valid length (``isValidLength(_:)``):
     /// the transfer was ended at it (``OutboundError/invalidContentLength(value:detail:)``).
     var invalidLength: String?
+    /// Whether the current response's header section ended with its blank line: an answer
+    /// whose head was cut short (the upstream closed inside it) is incomplete, even when
+    /// libcurl reports success (RFC 9112 section 8; tester finding T15B-F1).
+    var headEnded = false
+    /// Header lines of the current response received so far (``headEnded``'s reason says it).
+    var headLines = 0
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
     let share: ByteBudget.Share?
     var overBudget = false
@@ -85,6 +91,10 @@ final class OutboundTransfer: @unchecked Sendable {
         if line.hasPrefix("HTTP/") {
             transfer.headers = []
             transfer.fieldsNotUTF8 = []
+            transfer.headEnded = false
+            transfer.headLines = 0
+        } else if line == "\r\n" || line == "\n" {
+            transfer.headEnded = true
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingWhitespace()
@@ -94,10 +104,22 @@ final class OutboundTransfer: @unchecked Sendable {
                 transfer.invalidLength = value
                 return 0
             }
+            transfer.headLines += 1
             transfer.headers.append((name: name, value: value))
             if !isUTF8 { transfer.fieldsNotUTF8.append(name) }
         }
         return length
+    }
+
+    /// Why the answer is incomplete although libcurl took it (`CURLE_OK`), or nil: its header
+    /// section was cut short, the upstream closed the connection before the blank line that
+    /// ends it (`HTTP/1.1 200 OK`, `Content-Type: application/json`, `Content-Len`, then closed):
+    /// libcurl passes such an answer on as a complete one with an empty body.
+    var incompleteHead: String? {
+        guard !headEnded else { return nil }
+        return "the upstream's answer was cut short inside its header section: the upstream closed the connection "
+            + "after \(headLines.counted("complete header field", "complete header fields")) and before the blank line that ends the header section, "
+            + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
     }
 
     /// Whether a `Content-Length` value is a valid length: digits only (RFC 9110 section 8.6),

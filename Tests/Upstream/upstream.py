@@ -31,7 +31,8 @@ Every answer is made from the request, so a test can check what arrived:
                        empty-valued field), badhdr (a field value that is not UTF-8), bighead
                        (a 44 KB header section), crhdr (a bare CR in a field value), clmismatch
                        (two Content-Length fields that differ), clabc and clhex (a Content-Length
-                       that is no number, `abc`, or that libcurl reads a prefix of, `0x5`)
+                       that is no number, `abc`, or that libcurl reads a prefix of, `0x5`),
+                       cuthead and cuthead500 (the connection closed inside the header section)
 anything else          as /echo
 """
 import base64
@@ -141,6 +142,9 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "clmismatch": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello",  # (T14-F5)
     "clabc": b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello",  # session 14's leftover: "upstream unreachable"
     "clhex": b"HTTP/1.1 200 OK\r\nContent-Length: 0x5\r\n\r\nhello",  # libcurl read 0: a 200 with an empty body
+    # closed inside the head, no blank line (T15B-F1): went out as a complete answer, empty body
+    "cuthead": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Len",
+    "cuthead500": b"HTTP/1.1 500 Internal\r\nX-A: 1\r\n",
 }
 
 

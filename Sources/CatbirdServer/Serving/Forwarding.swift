@@ -193,7 +193,8 @@ struct Forwarding: Sendable {
     private static let noBody = HTTPBodyStream { _, _ in .finished }
 
     /// The JSON error for a failed exchange: 504 when the upstream was too slow, 502 when it
-    /// could not be reached, its answer's `Content-Length` was no valid length, or its answer
+    /// could not be reached, its answer's `Content-Length` was no valid length, its answer was
+    /// unusable (``OutboundError/unusable(reason:)``: cut short in its head), or its answer
     /// was larger than `--max-body-size` (each named as
     /// what it is), 503 when the server is stopping; marked as made by Catbird (``generated(_:)``).
     func response(for error: OutboundError) -> HTTPResponse {
@@ -211,7 +212,7 @@ struct Forwarding: Sendable {
         case let .overBudget(limit):
             return generated(APIError.bodiesOverBudget(limit: limit))
         case .unreachable: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
-        case .invalidContentLength: return generated(APIError(status: 502, reason: "\(error)"))
+        case .invalidContentLength, .unusable: return generated(APIError(status: 502, reason: "\(error)"))
         case .untrusted:
             return generated(APIError(
                 status: 502,

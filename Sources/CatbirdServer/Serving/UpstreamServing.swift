@@ -158,10 +158,12 @@ struct UpstreamServing: Sendable {
                 let response = forwarding.response(for: error)
                 var problem: String?
                 if case .shutDown = error { problem = Self.stoppingProblem(destination, status: response.status) }
-                if case .invalidContentLength = error {
+                switch error {
+                case .invalidContentLength, .unusable:
                     // Journaled and counted as the differing Content-Length values are (unsendable(_:recording:)).
                     problem = (recorder != nil ? "not recorded: " : "") + "\(error)"
                     recorder?.failures.add(1, ordering: .relaxed)
+                default: break
                 }
                 completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
             }

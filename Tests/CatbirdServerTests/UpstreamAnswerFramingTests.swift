@@ -1,0 +1,45 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// An upstream answer whose framing cannot be passed on as it came (cut short, a transfer coding
+/// Catbird does not decode) is answered with a marked 502 saying so, journaled with that
+/// `problem` and not recorded; trailer fields and folded lines are not passed on as they came
+/// either (docs/files.md#redirect-and-proxy). Exact answers from tester15b's report.
+final class UpstreamAnswerFramingTests: RecordingTestCase {
+    private func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent(name).path)
+    }
+
+    /// The journal entry of the request for `path`.
+    private func entry(_ client: RawHTTPClient, _ path: String) throws -> [String: Any] {
+        try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == path }, "\(path) journaled")
+    }
+
+    /// Tester finding T15B-F1: `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Len`,
+    /// then closed (no blank line: the head never ended), went out as a complete 200 with an empty
+    /// body, no `problem`, and record mode replaced a good recording with an empty file; so did
+    /// `HTTP/1.1 500 Internal\r\nX-A: 1\r\n` as a 500. Now a marked 502, journaled, not recorded.
+    func testAnAnswerCutInsideItsHeaderSectionIsA502AndNotRecorded() throws {
+        let good = mocksDirectory.appendingPathComponent("raw/cuthead")
+        try FileManager.default.createDirectory(at: good.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(#"{"books":["Dune"]}"#.utf8).write(to: good)
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        for (path, fields) in [("/raw/cuthead", "1 complete header field"), ("/raw/cuthead500", "1 complete header field")] {
+            let answer = try client.request("GET", path)
+            let problem = "the upstream's answer was cut short inside its header section: the upstream closed the connection "
+                + "after \(fields) and before the blank line that ends the header section, so the answer is incomplete "
+                + "(RFC 9112 section 8): answered 502 in its place"
+            E2E.assertError(answer, status: 502, reasonContains: problem)
+            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
+            let entry = try entry(client, path)
+            XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
+            XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 502)
+        }
+        XCTAssertEqual(try String(contentsOf: good, encoding: .utf8), #"{"books":["Dune"]}"#, "the good recording is kept")
+        XCTAssertFalse(exists("raw/cuthead.catbird-response.json") || exists("raw/cuthead500"), "nothing recorded")
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
+    }
+}
