@@ -26,6 +26,8 @@ final class OutboundTransfer: @unchecked Sendable {
     /// whose head was cut short (the upstream closed inside it) is incomplete, even when
     /// libcurl reports success (RFC 9112 section 8; tester finding T15B-F1).
     var headEnded = false
+    /// Whether the current response is an interim one (`1xx`): another response follows it.
+    var interim = false
     /// Header lines of the current response received so far (``headEnded``'s reason says it).
     var headLines = 0
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
@@ -75,9 +77,11 @@ final class OutboundTransfer: @unchecked Sendable {
         return length
     }
 
-    /// CURLOPT_HEADERFUNCTION: called once per header line, status lines included. A status line
-    /// starts a new response (a `100 Continue` is followed by the real one), so it clears what
-    /// came before; libcurl has already split the lines, this only splits `name: value`. A line
+    /// CURLOPT_HEADERFUNCTION: called once per header line, status lines included, and once per
+    /// trailer line of a chunked body. A status line starts a new response (a `100 Continue` is
+    /// followed by the real one), so it clears what came before; the lines after the final
+    /// response's blank line are its trailer fields, which are dropped. libcurl has already
+    /// split the lines, this only splits `name: value`. A line
     /// that is not UTF-8 is kept repaired (U+FFFD) and its field named in ``fieldsNotUTF8``.
     static let receiveHeader: catbird_curl_data_callback = { buffer, size, count, user in
         let transfer = Unmanaged<OutboundTransfer>.fromOpaque(user!).takeUnretainedValue()
@@ -88,11 +92,18 @@ final class OutboundTransfer: @unchecked Sendable {
             // Decoding repairs: a line that is UTF-8 decodes to as many bytes as it has.
             return (text, text.utf8.count == length && text.utf8.elementsEqual(bytes))
         }
+        if transfer.headEnded, !transfer.interim {
+            // The trailer section of a chunked body: not merged into the header fields (RFC 9110
+            // section 6.5.2; tester finding T15B-F3: a trailer `Set-Cookie` went out, was
+            // journaled and recorded as a header field), and not passed on: dropped.
+            return length
+        }
         if line.hasPrefix("HTTP/") {
             transfer.headers = []
             transfer.fieldsNotUTF8 = []
             transfer.headEnded = false
             transfer.headLines = 0
+            transfer.interim = line.split(separator: " ", maxSplits: 2).dropFirst().first?.first == "1"
         } else if line == "\r\n" || line == "\n" {
             transfer.headEnded = true
         } else if let colon = line.firstIndex(of: ":") {
@@ -116,7 +127,7 @@ final class OutboundTransfer: @unchecked Sendable {
     /// ends it (`HTTP/1.1 200 OK`, `Content-Type: application/json`, `Content-Len`, then closed):
     /// libcurl passes such an answer on as a complete one with an empty body.
     var incompleteHead: String? {
-        guard !headEnded else { return nil }
+        guard !headEnded || interim else { return nil }
         return "the upstream's answer was cut short inside its header section: the upstream closed the connection "
             + "after \(headLines.counted("complete header field", "complete header fields")) and before the blank line that ends the header section, "
             + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"

@@ -42,4 +42,31 @@ final class UpstreamAnswerFramingTests: RecordingTestCase {
         XCTAssertFalse(exists("raw/cuthead.catbird-response.json") || exists("raw/cuthead500"), "nothing recorded")
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
     }
+
+    /// Tester finding T15B-F3: a trailer field after a chunked body (`5\r\nhello\r\n0\r\n` then
+    /// `Set-Cookie: evil=1`, `Location: http://evil` or `Content-Type: text/html`) was merged into
+    /// the header fields: sent to the client as one, journaled and recorded in the sidecar
+    /// (`Content-Type` twice on the wire). RFC 9110 section 6.5.2: never merged; now dropped.
+    func testTrailerFieldsAreNotMergedIntoTheHeaderFields() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        for (name, field) in [("cookie", "Set-Cookie"), ("location", "Location"), ("type", "Content-Type")] {
+            let path = "/raw/trailer\(name)"
+            let answer = try client.request("GET", path)
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertEqual(answer.text, "hello")
+            XCTAssertEqual(answer.headers.filter { $0.name.lowercased() == field.lowercased() }.map(\.value),
+                           field == "Content-Type" ? ["text/plain"] : [], "\(path): the trailer is no header field")
+            let entry = try entry(client, path)
+            XCTAssertNil(entry["problem"] as? String, "\(path): \(entry)")
+            let headers = (entry["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
+            XCTAssertEqual(headers["Content-Type"] as? String, "text/plain", "\(path): \(headers)")
+            XCTAssertNil(headers["Set-Cookie"] ?? headers["Location"], "\(path): \(headers)")
+            let sidecar = try String(
+                contentsOf: mocksDirectory.appendingPathComponent("raw/trailer\(name).catbird-response.json"), encoding: .utf8)
+            XCTAssertFalse(sidecar.contains("evil") || sidecar.contains("text/html"), sidecar)
+            XCTAssertEqual(try Data(contentsOf: mocksDirectory.appendingPathComponent("raw/trailer\(name)")), Data("hello".utf8))
+        }
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 0)
+    }
 }

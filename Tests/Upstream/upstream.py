@@ -32,7 +32,9 @@ Every answer is made from the request, so a test can check what arrived:
                        (a 44 KB header section), crhdr (a bare CR in a field value), clmismatch
                        (two Content-Length fields that differ), clabc and clhex (a Content-Length
                        that is no number, `abc`, or that libcurl reads a prefix of, `0x5`),
-                       cuthead and cuthead500 (the connection closed inside the header section)
+                       cuthead and cuthead500 (the connection closed inside the header section),
+                       trailercookie, trailerlocation, trailertype (a chunked body with a trailer
+                       field: Set-Cookie, Location, a second Content-Type)
 anything else          as /echo
 """
 import base64
@@ -146,6 +148,12 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "cuthead": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Len",
     "cuthead500": b"HTTP/1.1 500 Internal\r\nX-A: 1\r\n",
 }
+RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields
+    "trailer" + name: b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+    + b"5\r\nhello\r\n0\r\n" + field + b"\r\n\r\n"
+    for name, field in [("cookie", b"Set-Cookie: evil=1"), ("location", b"Location: http://evil"),
+                        ("type", b"Content-Type: text/html")]
+})
 
 
 class Server(ThreadingHTTPServer):
