@@ -49,7 +49,8 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     case invalidContentLength(value: String?, detail: String)
     /// The upstream's answer arrived but cannot be passed on as one: it is incomplete (its
     /// header section never ended with the blank line that ends it, RFC 9112 section 8) or
-    /// otherwise unusable; `reason` says which and why, ending `answered 502 in its place`. A
+    /// its body has a transfer coding other than `chunked` (`Transfer-Encoding: gzip,
+    /// chunked`), which is not decoded; `reason` says which and why, ending `answered 502 in its place`. A
     /// gateway answers 502 with it; nothing of the answer is passed on or recorded.
     case unusable(reason: String)
     /// The client is shut down.

@@ -30,6 +30,9 @@ final class OutboundTransfer: @unchecked Sendable {
     var interim = false
     /// Header lines of the current response received so far (``headEnded``'s reason says it).
     var headLines = 0
+    /// Why the answer cannot be passed on, found in its header section
+    /// (``OutboundError/unusable(reason:)``): the transfer was ended there.
+    var unusable: String?
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
     let share: ByteBudget.Share?
     var overBudget = false
@@ -115,6 +118,11 @@ final class OutboundTransfer: @unchecked Sendable {
                 transfer.invalidLength = value
                 return 0
             }
+            if name.equalsIgnoringASCIICase("Transfer-Encoding"), let reason = OutboundTransfer.unsupportedCoding(value) {
+                // libcurl removes the chunked coding alone: gzip bytes went out labelled as the plain body.
+                transfer.unusable = reason
+                return 0
+            }
             transfer.headLines += 1
             transfer.headers.append((name: name, value: value))
             if !isUTF8 { transfer.fieldsNotUTF8.append(name) }
@@ -131,6 +139,21 @@ final class OutboundTransfer: @unchecked Sendable {
         return "the upstream's answer was cut short inside its header section: the upstream closed the connection "
             + "after \(headLines.counted("complete header field", "complete header fields")) and before the blank line that ends the header section, "
             + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
+    }
+
+    /// Why a `Transfer-Encoding` value names a coding that is not passed on, or nil: any coding
+    /// but `chunked` (`gzip, chunked`, `deflate, chunked`, `gzip`), which libcurl leaves on the
+    /// body while the field, hop-by-hop, is left out of the answer: the client would get the
+    /// encoded bytes as the plain body (tester finding T15B-F16). A transfer coding is the
+    /// connection's (RFC 9112 section 6.1): a proxy decodes it or refuses the answer; Catbird
+    /// decodes `chunked` alone, and refuses the rest with a 502, as its request side does
+    /// with a 501 (docs/protocol.md#malformed-requests).
+    static func unsupportedCoding(_ value: String) -> String? {
+        let codings = value.split(separator: ",").map { String($0.trimmingOptionalWhitespace()) }.filter { !$0.isEmpty }
+        guard !codings.allSatisfy({ $0.equalsIgnoringASCIICase("chunked") }) else { return nil }
+        return "the upstream's answer has Transfer-Encoding \(JSONText.shortString(value)), a transfer coding Catbird does "
+            + "not decode (only chunked), so its body cannot be passed on as the upstream meant it (RFC 9112 section 6.1): "
+            + "answered 502 in its place"
     }
 
     /// Whether a `Content-Length` value is a valid length: digits only (RFC 9110 section 8.6),

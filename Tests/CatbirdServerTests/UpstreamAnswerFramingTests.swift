@@ -69,4 +69,26 @@ final class UpstreamAnswerFramingTests: RecordingTestCase {
         }
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 0)
     }
+
+    /// Tester finding T15B-F16: `Transfer-Encoding: gzip, chunked` with a chunked body holding
+    /// gzip("hello te gzip"): the field was left out (hop-by-hop) but the gzip coding stayed, so
+    /// the client got gzip bytes as a `text/plain` body, and record mode recorded them so. A
+    /// transfer coding Catbird does not decode is now a marked 502, journaled, not recorded.
+    func testATransferCodingButChunkedIsA502AndNotRecorded() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        for coding in ["gzip", "deflate"] {
+            let path = "/raw/te\(coding)"
+            let answer = try client.request("GET", path)
+            let problem = "the upstream's answer has Transfer-Encoding \"\(coding), chunked\", a transfer coding Catbird does not "
+                + "decode (only chunked), so its body cannot be passed on as the upstream meant it (RFC 9112 section 6.1): "
+                + "answered 502 in its place"
+            E2E.assertError(answer, status: 502, reasonContains: problem)
+            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
+            let entry = try entry(client, path)
+            XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
+            XCTAssertFalse(exists("raw/te\(coding)") || exists("raw/te\(coding).catbird-response.json"), "\(path): nothing recorded")
+        }
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
+    }
 }

@@ -34,13 +34,15 @@ Every answer is made from the request, so a test can check what arrived:
                        that is no number, `abc`, or that libcurl reads a prefix of, `0x5`),
                        cuthead and cuthead500 (the connection closed inside the header section),
                        trailercookie, trailerlocation, trailertype (a chunked body with a trailer
-                       field: Set-Cookie, Location, a second Content-Type)
+                       field: Set-Cookie, Location, a second Content-Type), tegzip and tedeflate
+                       (Transfer-Encoding: gzip, chunked / deflate, chunked, the body so coded)
 anything else          as /echo
 """
 import base64
 import select
 import socket
 import gzip
+import zlib
 import json
 import ssl
 import sys
@@ -153,6 +155,11 @@ RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged in
     + b"5\r\nhello\r\n0\r\n" + field + b"\r\n\r\n"
     for name, field in [("cookie", b"Set-Cookie: evil=1"), ("location", b"Location: http://evil"),
                         ("type", b"Content-Type: text/html")]
+})
+RAW.update({  # a transfer coding but chunked (T15B-F16): its bytes went out as the plain body
+    "te" + name: b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: " + name.encode() + b", chunked\r\n\r\n"
+    + b"%x\r\n" % len(coded) + coded + b"\r\n0\r\n\r\n"
+    for name, coded in [("gzip", gzip.compress(b"hello te gzip")), ("deflate", zlib.compress(b"hello te deflate"))]
 })
 
 
