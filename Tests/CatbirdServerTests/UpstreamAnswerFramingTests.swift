@@ -91,4 +91,26 @@ final class UpstreamAnswerFramingTests: RecordingTestCase {
         }
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
     }
+
+    /// Tester finding T15B-F5: `X-Fold: a\r\n  b\r\n` (an obsolete line folding) went out,
+    /// was journaled and recorded as `X-Fold: a`, silently. RFC 9112 section 5.2: the fold is
+    /// replaced by a space, `a b`, alike on the wire, in the journal and in the recording.
+    func testAFoldedFieldValueIsJoinedWithASpace() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let answer = try client.request("GET", "/raw/fold")
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.text, "ok")
+        XCTAssertEqual(answer.header("X-Fold"), "a b")
+        let entry = try entry(client, "/raw/fold")
+        XCTAssertNil(entry["problem"] as? String, "\(entry)")
+        XCTAssertEqual(((entry["response"] as? [String: Any])?["headers"] as? [String: Any])?["X-Fold"] as? String, "a b")
+        let sidecar = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: mocksDirectory.appendingPathComponent("raw/fold.catbird-response.json"))) as? [String: Any]
+        XCTAssertEqual((sidecar?["headers"] as? [String: Any])?["X-Fold"] as? String, "a b", "\(sidecar ?? [:])")
+        recorder.stop()
+        let replayer = try server(recording: false)
+        let replayed = try replayer.client().request("GET", "/raw/fold")
+        XCTAssertEqual(replayed.header("X-Fold"), "a b", "replayed as recorded")
+    }
 }

@@ -35,7 +35,8 @@ Every answer is made from the request, so a test can check what arrived:
                        cuthead and cuthead500 (the connection closed inside the header section),
                        trailercookie, trailerlocation, trailertype (a chunked body with a trailer
                        field: Set-Cookie, Location, a second Content-Type), tegzip and tedeflate
-                       (Transfer-Encoding: gzip, chunked / deflate, chunked, the body so coded)
+                       (Transfer-Encoding: gzip, chunked / deflate, chunked, the body so coded),
+                       fold (a field value continued on a line led by spaces: obs-fold)
 anything else          as /echo
 """
 import base64
@@ -149,6 +150,7 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # closed inside the head, no blank line (T15B-F1): went out as a complete answer, empty body
     "cuthead": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Len",
     "cuthead500": b"HTTP/1.1 500 Internal\r\nX-A: 1\r\n",
+    "fold": b"HTTP/1.1 200 OK\r\nX-Fold: a\r\n  b\r\nContent-Length: 2\r\n\r\nok",  # obs-fold (T15B-F5): "  b" was lost
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields
     "trailer" + name: b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
