@@ -36,7 +36,9 @@ Every answer is made from the request, so a test can check what arrived:
                        trailercookie, trailerlocation, trailertype (a chunked body with a trailer
                        field: Set-Cookie, Location, a second Content-Type), tegzip and tedeflate
                        (Transfer-Encoding: gzip, chunked / deflate, chunked, the body so coded),
-                       fold (a field value continued on a line led by spaces: obs-fold)
+                       fold (a field value continued on a line led by spaces: obs-fold),
+                       clhex3, clplus3, clbig, clbig64 (Content-Length 0x3, +3, 9999999999999999999,
+                       18446744073709551616 with `abc`)
 anything else          as /echo
 """
 import base64
@@ -150,6 +152,11 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # closed inside the head, no blank line (T15B-F1): went out as a complete answer, empty body
     "cuthead": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Len",
     "cuthead500": b"HTTP/1.1 500 Internal\r\nX-A: 1\r\n",
+    # tester15b's T15B-F2 values, each with `abc`: read as 0, as 3, and (past 2^63-1) until closed
+    "clhex3": b"HTTP/1.1 200 OK\r\nContent-Length: 0x3\r\n\r\nabc",
+    "clplus3": b"HTTP/1.1 200 OK\r\nContent-Length: +3\r\n\r\nabc",
+    "clbig": b"HTTP/1.1 200 OK\r\nContent-Length: 9999999999999999999\r\n\r\nabc",
+    "clbig64": b"HTTP/1.1 200 OK\r\nContent-Length: 18446744073709551616\r\n\r\nabc",
     "fold": b"HTTP/1.1 200 OK\r\nX-Fold: a\r\n  b\r\nContent-Length: 2\r\n\r\nok",  # obs-fold (T15B-F5): "  b" was lost
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields
