@@ -191,6 +191,7 @@ public final class OutboundClient: Sendable {
         if transfer.overBudget, let budget { return .failure(.overBudget(limit: budget.limit)) }
         let detail = transfer.errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: transfer.errorBuffer)
         if let reason = transfer.unusable { return .failure(.unusable(reason: reason)) }
+        if code == CURLE_PARTIAL_FILE { return .failure(.unusable(reason: transfer.cutShortBody)) }
         if let value = transfer.invalidLength { return .failure(.invalidContentLength(value: value, detail: detail)) }
         if code == CURLE_WEIRD_SERVER_REPLY, detail.hasPrefix("Invalid Content-Length") {
             // libcurl refused the line itself (`abc`, `-1`, empty) before handing it over.

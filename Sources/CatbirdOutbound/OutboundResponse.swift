@@ -48,7 +48,8 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     /// (its message is `detail`). The transfer ends at the header section, no body read.
     case invalidContentLength(value: String?, detail: String)
     /// The upstream's answer arrived but cannot be passed on as one: it is incomplete (its
-    /// header section never ended with the blank line that ends it, RFC 9112 section 8) or
+    /// header section never ended with the blank line that ends it, or its body ended before
+    /// its `Content-Length` or chunked framing said: RFC 9112 section 8) or
     /// its body has a transfer coding other than `chunked` (`Transfer-Encoding: gzip,
     /// chunked`), which is not decoded; `reason` says which and why, ending `answered 502 in its place`. A
     /// gateway answers 502 with it; nothing of the answer is passed on or recorded.

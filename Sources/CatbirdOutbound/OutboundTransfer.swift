@@ -160,6 +160,26 @@ final class OutboundTransfer: @unchecked Sendable {
             + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
     }
 
+    /// Why the answer is incomplete when libcurl says its body was cut short
+    /// (`CURLE_PARTIAL_FILE`, `transfer closed with 4 bytes remaining to read`): the upstream
+    /// closed the connection before the end its `Content-Length` or chunked framing announced
+    /// (`Content-Length: 9` and 5 bytes, then closed). Said as the upstream's doing, not as an
+    /// unreachable upstream.
+    var cutShortBody: String {
+        let declared = headers.last { $0.name.equalsIgnoringASCIICase("Content-Length") }
+            .flatMap { Int($0.value.split(separator: ",").first.map { String($0.trimmingOptionalWhitespace()) } ?? "") }
+        let received = body.count
+        let what: String
+        if let declared, declared > received {
+            what = "after \(received) of the \(declared.counted("body byte", "body bytes")) its Content-Length announced "
+                + "(\(declared - received) missing)"
+        } else {
+            what = "before the end of its chunked body, after \(received.counted("body byte", "body bytes"))"
+        }
+        return "the upstream's answer was cut short: the upstream closed the connection " + what
+            + ", so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
+    }
+
     /// Why a `Transfer-Encoding` value names a coding that is not passed on, or nil: any coding
     /// but `chunked` (`gzip, chunked`, `deflate, chunked`, `gzip`), which libcurl leaves on the
     /// body while the field, hop-by-hop, is left out of the answer: the client would get the

@@ -113,4 +113,28 @@ final class UpstreamAnswerFramingTests: RecordingTestCase {
         let replayed = try replayer.client().request("GET", "/raw/fold")
         XCTAssertEqual(replayed.header("X-Fold"), "a b", "replayed as recorded")
     }
+
+    /// Tester15b's item: `Content-Length: 9` with `hello`, then closed, was answered `502 upstream
+    /// unreachable: … transfer closed with 4 bytes remaining to read`, with no `problem`: the
+    /// upstream was reached, and cut its answer short. Now the reason says so, journaled.
+    func testABodyCutShortIsSaidToBeCutShort() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let cases = [
+            ("/raw/cutbody", "after 5 of the 9 body bytes its Content-Length announced (4 missing)"),
+            ("/raw/cutchunked", "before the end of its chunked body, after 5 body bytes"),
+        ]
+        for (path, what) in cases {
+            let answer = try client.request("GET", path)
+            let problem = "the upstream's answer was cut short: the upstream closed the connection \(what), so the answer is "
+                + "incomplete (RFC 9112 section 8): answered 502 in its place"
+            E2E.assertError(answer, status: 502, reasonContains: problem)
+            XCTAssertFalse(answer.text.contains("unreachable"), answer.text)
+            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
+            XCTAssertEqual(try entry(client, path)["problem"] as? String, "not recorded: " + problem)
+            let file = String(path.dropFirst())
+            XCTAssertFalse(exists(file) || exists(file + ".catbird-response.json"), "\(path): nothing recorded")
+        }
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
+    }
 }
