@@ -75,6 +75,12 @@ static inline int catbird_mhd_connection_fd(struct MHD_Connection *connection) {
     return info == NULL ? -1 : info->connect_fd;
 }
 
+// MHD_set_response_options is variadic: this sends `response` without chunked coding, its end
+// the connection's close (MHD_RF_HTTP_1_0_COMPATIBLE_STRICT); MHD_YES when set.
+static inline enum MHD_Result catbird_mhd_close_delimited(struct MHD_Response *response) {
+    return MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
+}
+
 // ioctl is variadic: this returns the bytes a socket has not sent yet (SIOCOUTQ), or -1.
 #include <sys/ioctl.h>
 #include <linux/sockios.h>

@@ -39,7 +39,7 @@ extension HTTPResponse {
     /// - `Content-Length` with the body's length (for HEAD too: the length a GET would get),
     ///   except on 1xx, 204 and a 2xx answer to `CONNECT` (RFC 9110 §9.3.6: the connection
     ///   becomes a tunnel, so no field frames a body); `Transfer-Encoding: chunked` for a stream
-    ///   of unknown length, with the same exceptions.
+    ///   of unknown length, with the same exceptions; `Connection: close` for ``HTTPResponse/Body/unframed``.
     /// - Parameter fileLength: the length of a `.file` body when known (it is read at send time).
     public func fieldsAddedOnSending(to request: HTTPRequest, fileLength: UInt64? = nil) -> [(name: String, value: String)] {
         var added: [(name: String, value: String)] = []
@@ -59,6 +59,13 @@ extension HTTPResponse {
             added.append(("Content-Length", String(bytes.count)))
         case let .file(_, _, length):
             if let length = length ?? fileLength { added.append(("Content-Length", String(length))) }
+        case .unframed:
+            // Ended by the connection's close (ResponseBody): libmicrohttpd says so, also to an
+            // HTTP/1.0 request that asked for keep-alive.
+            if headers.first("Connection") == nil {
+                added.removeAll { $0.name == "Connection" }
+                added.append(("Connection", "close"))
+            }
         case let .stream(length, _):
             if let length { added.append(("Content-Length", String(length))) } else { added.append(("Transfer-Encoding", "chunked")) }
         }

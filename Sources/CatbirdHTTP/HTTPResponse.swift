@@ -56,6 +56,12 @@ public struct HTTPResponse: Sendable {
         /// `length` in bytes when known (sent as `Content-Length`), nil for chunked transfer
         /// coding.
         case stream(length: UInt64?, HTTPBodyStream)
+        /// No body and no length: the answer to a `HEAD` whose `GET` has no known length (a
+        /// forwarded one whose upstream sent no `Content-Length`), sent with neither
+        /// `Content-Length` (which would say 0) nor chunked coding (libmicrohttpd 0.9.75 sends a
+        /// chunked answer's last chunk after a HEAD's head): `Connection: close`, the connection
+        /// closed after the head. Only for a `HEAD`.
+        case unframed
     }
 
     /// Creates a response whose body is `body` (bytes in memory).

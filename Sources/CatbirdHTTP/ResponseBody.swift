@@ -45,6 +45,11 @@ enum ResponseBody {
             }
             guard let (length, stream) = file(path, offset: offset, length: length, endedEarly: endedEarly) else { return nil }
             return make(.stream(length: length, stream), socket: socket)
+        case .unframed:
+            // Of unknown length and never read (a HEAD's): not chunked, the connection closed after the head.
+            guard let response = MHD_create_response_from_callback(UInt64.max, streamBlockSize, noBody, nil, nil) else { return nil }
+            _ = catbird_mhd_close_delimited(response)
+            return response
         case let .stream(length, stream):
             let context = Unmanaged.passRetained(StreamContext(stream: stream, socket: socket)).toOpaque()
             guard let response = MHD_create_response_from_callback(
@@ -153,6 +158,10 @@ enum ResponseBody {
             return -1
         }
     }
+
+    /// MHD_ContentReaderCallback of an ``HTTPResponse/Body/unframed`` answer: no bytes
+    /// (MHD_CONTENT_READER_END_OF_STREAM), should it ever be asked.
+    private static let noBody: MHD_ContentReaderCallback = { _, _, _, _ in -1 }
 
     /// MHD_ContentReaderFreeCallback: releases the stream once MHD is done with the response.
     private static let releaseStream: MHD_ContentReaderFreeCallback = { context in

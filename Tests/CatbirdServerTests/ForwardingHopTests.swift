@@ -34,6 +34,39 @@ final class ForwardingHopTests: UpstreamTestCase {
         XCTAssertEqual((entry["response"] as? [String: Any])?["bodySize"] as? Int, 0, "the journal records what was sent: no body")
     }
 
+    /// Tester finding T15B-F8: a `HEAD` whose upstream answer has no `Content-Length` (its `GET`
+    /// is chunked, `Transfer-Encoding: chunked`, or close-delimited) went out with
+    /// `Content-Length: 0`, claiming an empty representation. Now it has no `Content-Length`
+    /// and no chunked framing (libmicrohttpd 0.9.75 would send a last chunk after the head):
+    /// `Connection: close` ends it, for HTTP/1.1 and HTTP/1.0 clients alike, as journaled.
+    func testHeadOfAnUpstreamAnswerOfNoLengthCarriesNoContentLength() throws {
+        let server = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        let requests = [
+            ("/raw/headchunked", "HTTP/1.1", ""), ("/raw/headnolength", "HTTP/1.1", ""),
+            ("/raw/headchunked", "HTTP/1.0", "Connection: keep-alive\r\n"),
+        ]
+        for (path, version, extra) in requests {
+            let client = try server.client()
+            try client.send(raw: Array("HEAD \(path) \(version)\r\nHost: 127.0.0.1\r\n\(extra)\r\n".utf8))
+            let head = try client.readResponse(forHead: true)
+            XCTAssertEqual(head.status, 200)
+            XCTAssertNil(head.header("Content-Length") ?? head.header("Transfer-Encoding"), "\(path) \(version): \(head.headers)")
+            XCTAssertEqual(head.header("Connection"), "close", "\(path) \(version)")
+            let (rest, closed) = client.readUntilClosed(within: 2)
+            XCTAssertEqual(rest, [], "\(path) \(version): nothing after the head")
+            XCTAssertTrue(closed, "\(path) \(version): the close ends the answer")
+        }
+        let heads = try E2E.journal(try server.client(), tenant: nil).filter { $0["method"] as? String == "HEAD" }
+        XCTAssertEqual(heads.count, 3)
+        for entry in heads {
+            let headers = (entry["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
+            XCTAssertNil(headers["Content-Length"] ?? headers["Transfer-Encoding"], "\(headers)")
+            XCTAssertEqual(headers["Connection"] as? String, "close", "journaled as sent: \(headers)")
+        }
+        // An upstream HEAD answer with a length still carries it (testHeadThroughRedirect… above).
+        XCTAssertEqual(try server.client().request("HEAD", "/binary").header("Content-Length"), "256")
+    }
+
     /// Decision (docs/files.md#redirect-and-proxy): `Authorization` is the app's credential for
     /// the backend and is forwarded unchanged, also when Catbird has an admin token of its own.
     func testTheClientsAuthorizationReachesTheUpstreamUnchanged() throws {

@@ -39,7 +39,8 @@ Every answer is made from the request, so a test can check what arrived:
                        fold (a field value continued on a line led by spaces: obs-fold),
                        clhex3, clplus3, clbig, clbig64 (Content-Length 0x3, +3, 9999999999999999999,
                        18446744073709551616 with `abc`), cutbody and cutchunked (closed in the
-                       body: Content-Length: 9 with 5 bytes; a chunk of 9 with 5 bytes)
+                       body: Content-Length: 9 with 5 bytes; a chunk of 9 with 5 bytes),
+                       headchunked and headnolength (a HEAD's answer: chunked, or no framing)
 anything else          as /echo
 """
 import base64
@@ -161,6 +162,9 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # closed inside the body (tester15b's item: "upstream unreachable: … transfer closed with 4 bytes remaining")
     "cutbody": b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhello",
     "cutchunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nhello",
+    # a HEAD's answer whose GET is chunked or close-delimited (T15B-F8: sent on with Content-Length: 0)
+    "headchunked": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n",
+    "headnolength": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n",
     "fold": b"HTTP/1.1 200 OK\r\nX-Fold: a\r\n  b\r\nContent-Length: 2\r\n\r\nok",  # obs-fold (T15B-F5): "  b" was lost
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields

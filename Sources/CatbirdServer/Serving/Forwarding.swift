@@ -166,11 +166,14 @@ struct Forwarding: Sendable {
             leftOut = fields.filter { !HTTPResponse.isSendable($0) }.map(\.name)
             fields = fields.filter(HTTPResponse.isSendable)
         }
-        if method == "HEAD",
-           let length = upstream.headers.last(where: { $0.name.lowercased() == "content-length" })
-               .flatMap({ UInt64($0.value.trimmingCharacters(in: .whitespaces)) }) {
-            // A stream of known length that is never read: libmicrohttpd sends no body to a HEAD.
-            let response = HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), content: .stream(length: length, Self.noBody))
+        if method == "HEAD" {
+            // A stream of the upstream's length that is never read: libmicrohttpd sends no body
+            // to a HEAD. With none (a chunked or close-delimited GET), unframed, so that no
+            // `Content-Length: 0` claims an empty representation (tester finding T15B-F8).
+            let length = upstream.headers.last(where: { $0.name.lowercased() == "content-length" })
+                .flatMap({ UInt64($0.value.trimmingCharacters(in: .whitespaces)) })
+            let content: HTTPResponse.Body = length.map { .stream(length: $0, Self.noBody) } ?? .unframed
+            let response = HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), content: content)
             return (response, leftOut)
         }
         var response = HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), body: upstream.body)
