@@ -13,6 +13,12 @@ extension JSONText {
         return string(value.utf8Prefix(maxBytes) + "…") + " (\(value.utf8.count) bytes)"
     }
 
+    /// `value` cut to its first `maxBytes` UTF-8 bytes with `…` after it when it is longer, not
+    /// quoted: a key inside a dotted path that a reason names (`'pattern.headers.aaaa….kind'`).
+    public static func shortText(_ value: String, maxBytes: Int = shownBytes) -> String {
+        value.utf8.count > maxBytes ? value.utf8Prefix(maxBytes) + "…" : value
+    }
+
     /// Appends ``shortString(_:maxBytes:)`` of `value` (a 404's reason names tenants so); with
     /// `nested`, as written inside another JSON string (the reason within the 404's body,
     /// ``ByteWriter/appendNestedJSONString(_:)``).

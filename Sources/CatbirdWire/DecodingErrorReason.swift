@@ -75,7 +75,9 @@ extension DecodingError {
 
 /// Formatting of coding paths and strings inside human-readable reasons.
 enum CodingPathText {
-    /// `pattern.headers.Accept.kind`; array positions (JSONDecoder's `Index N` keys) as `[N]`.
+    /// `pattern.headers.Accept.kind`; array positions (JSONDecoder's `Index N` keys) as `[N]`;
+    /// a key longer than 64 bytes cut with `…` (``CatbirdSupport/JSONText/shortText(_:maxBytes:)``:
+    /// a header name of 1 MB must not swamp the reason, docs/protocol.md#errors).
     static func dotted(_ path: [any CodingKey]) -> String {
         var text = ""
         for key in path {
@@ -83,7 +85,7 @@ enum CodingPathText {
                 text += "[\(index)]"
             } else {
                 if !text.isEmpty { text += "." }
-                text += key.stringValue
+                text += JSONText.shortText(key.stringValue)
             }
         }
         return text
@@ -95,9 +97,11 @@ enum CodingPathText {
         return "'\(text.isEmpty ? fallback : text)'"
     }
 
-    /// `value` as a JSON string literal, for error reasons.
+    /// `value` as a JSON string literal, for error reasons: cut to its first 64 bytes with `…`
+    /// and its length when longer (``CatbirdSupport/JSONText/shortString(_:maxBytes:)``; an action
+    /// `type` or an unknown key of 100,000 bytes was quoted whole, tester finding T15A-F3).
     static func jsonQuoted(_ value: String) -> String {
-        JSONText.string(value)
+        JSONText.shortString(value)
     }
 }
 

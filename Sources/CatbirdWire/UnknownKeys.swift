@@ -35,24 +35,31 @@ extension CodingUserInfoKey {
 
     /// `unknown key "metod" in 'pattern' (did you mean "method"?); the keys here are "method",
     /// "url", "headers" and "body"`; `in the JSON body` at the top level; `unknown keys "a"
-    /// (did you mean …?) and "b" in …` for more than one.
+    /// (did you mean …?) and "b" in …` for more than one, the first five named and then
+    /// `and N more`; each key cut to 64 bytes (``CatbirdSupport/JSONText/shortString(_:maxBytes:)``).
     /// - Parameter suggestion: the known key an unknown one was probably meant to be, or nil.
     public func reason(suggesting suggestion: (String) -> String? = { _ in nil }) -> String {
         func meant(_ key: String) -> String {
             suggestion(key).map { " (did you mean \(CodingPathText.jsonQuoted($0))?)" } ?? ""
         }
+        let shown = unknown.prefix(Self.namedUnknownKeys).map { CodingPathText.jsonQuoted($0) + meant($0) }
         let named = unknown.count == 1
             ? "unknown key \(CodingPathText.jsonQuoted(unknown[0])) \(place)\(meant(unknown[0]))"
-            : "unknown keys \(Self.listed(unknown.map { CodingPathText.jsonQuoted($0) + meant($0) })) \(place)"
+            : "unknown keys \(Self.listed(shown, more: unknown.count - shown.count)) \(place)"
         return "\(named); the keys here are \(Self.listed(known.map(CodingPathText.jsonQuoted)))"
     }
 
     /// `in 'pattern.url'`, or `in the JSON body` for the top level.
     public var place: String { path.isEmpty ? "in the JSON body" : "in '\(path)'" }
 
-    /// `"a", "b" and "c"`.
-    static func listed(_ items: [String]) -> String {
-        items.count > 1 ? items.dropLast().joined(separator: ", ") + " and " + items.last! : items.joined()
+    /// How many unknown keys a reason names: 5, then `and N more` (200,000 unknown keys were
+    /// all listed, a reason cut at 8,000 bytes that never said how many; tester finding T15A-F3).
+    public static let namedUnknownKeys = 5
+
+    /// `"a", "b" and "c"`; with `more` above 0, `"a", "b", "c" and 7 more`.
+    static func listed(_ items: [String], more: Int = 0) -> String {
+        if more > 0 { return items.joined(separator: ", ") + " and \(more) more" }
+        return items.count > 1 ? items.dropLast().joined(separator: ", ") + " and " + items.last! : items.joined()
     }
 }
 

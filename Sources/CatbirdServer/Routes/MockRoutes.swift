@@ -134,7 +134,7 @@ enum MockRoutes {
         guard !method.isEmpty, method.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
             throw APIError.badRequest(
                 "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
-                    + "not \(JSONText.string(method))")
+                    + "not \(JSONText.shortString(method))")
         }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try validateHeader(name, match) }
         try validateHeaderNamesDistinct(pattern.headers.keys.sorted())

@@ -10,7 +10,8 @@ enum JSONBody {
     /// The Content-Type of every JSON answer.
     static let contentType = "application/json; charset=utf-8"
 
-    static func quoted(_ text: String) -> String { JSONText.string(text) }
+    /// `text` as a JSON string literal for a reason, cut to 64 bytes (``CatbirdSupport/JSONText/shortString(_:maxBytes:)``).
+    static func quoted(_ text: String) -> String { JSONText.shortString(text) }
 
     /// A 200 (or `status`) answer with `value` encoded as JSON.
     static func response(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
@@ -123,7 +124,10 @@ enum JSONBody {
         var tooSmall: [String] = []
         func visit(_ value: Any, _ path: String) {
             if let object = value as? [String: Any] {
-                for key in object.keys.sorted() { visit(object[key]!, path.isEmpty ? key : "\(path).\(key)") }
+                for key in object.keys.sorted() {
+                    let shown = JSONText.shortText(key)
+                    visit(object[key]!, path.isEmpty ? shown : "\(path).\(shown)")
+                }
             } else if let array = value as? [Any] {
                 for (index, element) in array.enumerated() { visit(element, "\(path)[\(index)]") }
             } else if let number = value as? NSNumber, !(value is Bool) {
@@ -138,12 +142,17 @@ enum JSONBody {
             }
         }
         visit(root, "")
-        if !fractional.isEmpty { return "\(fractional.joined(separator: ", ")) must be a whole number" }
+        // At most a few named, then how many more (T15A-F3: every value was listed).
+        func named(_ items: [String]) -> String {
+            let shown = items.prefix(UnknownWireKeys.namedUnknownKeys).joined(separator: ", ")
+            return items.count > UnknownWireKeys.namedUnknownKeys ? shown + " and \(items.count - UnknownWireKeys.namedUnknownKeys) more" : shown
+        }
+        if !fractional.isEmpty { return "\(named(fractional)) must be a whole number" }
         if !tooLarge.isEmpty {
-            return "\(tooLarge.joined(separator: ", ")) is too large (at most \(Int.max))"
+            return "\(named(tooLarge)) is too large (at most \(Int.max))"
         }
         if !tooSmall.isEmpty {
-            return "\(tooSmall.joined(separator: ", ")) is too small (at least \(Int.min))"
+            return "\(named(tooSmall)) is too small (at least \(Int.min))"
         }
         return nil
     }

@@ -46,7 +46,7 @@ enum JSONTextCheck {
                     + "send the character itself or its surrogate pair"
             }
             if let (path, literal) = numberOutOfRange {
-                return "\(Self.subject(path)) is the number \(literal), out of range: a JSON number here must be within "
+                return "\(Self.subject(path)) is the number \(JSONText.shortText(literal)), out of range: a JSON number here must be within "
                     + "±1.7976931348623157e308 and, unless it is 0, at least 5e-324 in size (a 64-bit float)"
             }
             return nil
@@ -250,7 +250,7 @@ struct JSONTextReader {
             switch frame {
             case .object(let key?):
                 if !text.isEmpty { text += "." }
-                text += key
+                text += JSONText.shortText(key)
             case .array(let position):
                 text += "[\(position)]"
             case .object(nil):
