@@ -41,6 +41,45 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertTrue(listed.text.contains(#""value":"api/nolead""#), listed.text)
     }
 
+    /// Tester finding T15A-F4, the exact body: an empty `equal` url got a bare 201, though no
+    /// request-target is empty. It is kept (0.11 accepts it) with the warning `api/users` gets;
+    /// an empty `wildcard` (`^$`) likewise, and an empty `regexp` (every request) gets none.
+    func testAnEmptyEqualOrWildcardURLIsKeptWithAWarning() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":""}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                #"'pattern.url.value' "" is an equal url that is not a request-target (it starts with neither '/' nor "#
+                    + #"a scheme such as http://, and is not '*' or host:port for CONNECT): no request can match this mock; "#
+                    + #"did you mean "/"?"#
+            ])
+        let wildcard = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"PUT","url":{"kind":"wildcard","value":""}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(wildcard.status, 201, wildcard.text)
+        XCTAssertEqual(
+            wildcard.object["warnings"] as? [String],
+            [
+                #"'pattern.url.value' "" is an empty wildcard, which matches only an empty request-target (it translates to "#
+                    + #"^$, docs/matching.md#wildcard), and no request has one: no request can match this mock; did you mean "*" "#
+                    + #"(every request) or "/"?"#
+            ])
+        XCTAssertEqual(try client.request("GET", "/", headers: tenant).status, 404)
+        XCTAssertEqual(try client.request("PUT", "/", headers: tenant).status, 404)
+        let regexp = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"regexp","value":""}},"response":{"status":200}}"#,
+            headers: tenant)
+        XCTAssertEqual(regexp.status, 201, regexp.text)
+        XCTAssertEqual(regexp.text, "", "an empty regexp matches every request: no warning")
+        XCTAssertEqual(try client.request("POST", "/any/thing", headers: tenant).status, 200)
+    }
+
     /// Regression (try7a F5): a header `equal` value with spaces around it (`" abc "`) was
     /// added silently, and `X-V:  abc ` never matched it (values are matched without them).
     func testAnEqualHeaderValueWithSpacesAroundItIsKeptWithAWarning() throws {

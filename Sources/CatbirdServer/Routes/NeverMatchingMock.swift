@@ -8,18 +8,21 @@ import CatbirdWire
 enum NeverMatchingMock {
     /// One sentence per reason no request could match `pattern`, in this order: an `equal` url
     /// in none of the request-target forms (``HTTPRequest/isInATargetForm(_:method:)``, such
-    /// as `api/users` without its leading `/`) or an `http` URI with no host (`http:///x`) or an
+    /// as `api/users` without its leading `/`, or empty) or an `http` URI with no host (`http:///x`) or an
     /// invalid authority (`http://h:99999/x`), then each `equal` header value with spaces or tabs
     /// around it (matched without them, docs/matching.md#request-matching), by header
     /// name; an `equal` url in a target form holding a fragment or a space, which clients never
-    /// send, is named in the url's place; a method `ANY` or `*` (compared exactly, try9a F2),
+    /// send, is named in the url's place, and so is an empty `wildcard` (`^$`: no target is
+    /// empty; an empty `regexp` matches every target, as in 0.11); a method `ANY` or `*` (compared exactly, try9a F2),
     /// or a standard method in another case (`get`, ``standardMethod(spelledOtherwiseAs:)``),
     /// before the headers. Empty for a mock some request can match.
     static func warnings(for pattern: RequestPattern) -> [String] {
         var warnings: [String] = []
         let url = pattern.url.value
-        if pattern.url.kind == .equal, !HTTPRequest.isInATargetForm(url, method: pattern.method.rawValue) {
-            let hint = url.isEmpty ? "" : "; did you mean \(JSONText.shortString("/" + url))?"
+        // An empty target is no request-target either (the server core calls it one, since no
+        // request line can carry it; tester finding T15A-F4: `""` got a 201 with no warning).
+        if pattern.url.kind == .equal, url.isEmpty || !HTTPRequest.isInATargetForm(url, method: pattern.method.rawValue) {
+            let hint = "; did you mean \(JSONText.shortString("/" + url))?"
             warnings.append(
                 "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is not a request-target (it starts "
                     + "with neither '/' nor a scheme such as http://, and is not '*' or host:port for CONNECT): "
@@ -32,6 +35,12 @@ enum NeverMatchingMock {
         }
         else if pattern.url.kind == .equal, let hint = clientsNeverSend(url) {
             warnings.append(hint)
+        }
+        else if pattern.url.kind == .wildcard, url.isEmpty {
+            warnings.append(
+                "'pattern.url.value' \"\" is an empty wildcard, which matches only an empty request-target (it translates to "
+                    + "^$, docs/matching.md#wildcard), and no request has one: no request can match this mock; did you mean \"*\" "
+                    + "(every request) or \"/\"?")
         }
         if anyMethodSpellings.contains(pattern.method.rawValue.uppercased()) {
             warnings.append("'pattern.method' \(JSONText.shortString(pattern.method.rawValue)) \(anyMethodMeaning)")
