@@ -106,6 +106,7 @@ public final class CatbirdServer: Sendable {
         lock = claimed
         let faults = StorageFaults(file: claimed)
         do {
+            try DatabaseUnusable.checkFolder(of: location.path, path: settings.databasePath)
             try DatabaseUnusable.inspect(location.path, path: settings.databasePath)
             let writeConnection = try Database(path: location.path, mode: .readWrite)
             // Before migrating: a migration's foreign-key check must not meet dropped tenants' rows.

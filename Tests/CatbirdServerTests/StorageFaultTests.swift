@@ -79,6 +79,42 @@ final class StorageFaultTests: XCTestCase {
         try assertRefused(saying: "cannot open the file for reading and writing")
     }
 
+    /// Tester finding T15A-F5: a writable database file in a folder that cannot be written
+    /// (`chmod 555` for an ordinary user; as root, who ignores modes, `chattr +i` on the folder),
+    /// with no `-wal` or `-shm` beside it, exited 3 blaming the file and quoting internal SQL
+    /// (`the database file cannot be opened (SQLite error 14 …) — in: SELECT name FROM
+    /// sqlite_schema …`). The reason now names the folder and the files SQLite creates there.
+    func testAWritableFileInAFolderThatCannotBeWrittenIsRefusedNamingTheFolder() throws {
+        try makeDatabase()
+        XCTAssertEqual(chmod(database, 0o666), 0)
+        let immutable = geteuid() == 0
+        if immutable {
+            let chattr = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["+i", directory.path], in: directory)
+            guard chattr.status == 0 else { throw XCTSkip("running as root and chattr +i is not permitted here: \(chattr.stderr)") }
+        } else {
+            XCTAssertEqual(chmod(directory.path, 0o555), 0)
+        }
+        defer {
+            if immutable {
+                _ = try? ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["-i", directory.path], in: directory)
+            } else {
+                chmod(directory.path, 0o755)
+            }
+        }
+        let result = try ProcessRunner.run(
+            try BuiltProducts.executable(named: "catbird"), ["--port", "\(try FreePort.next())", "--db", database],
+            in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "its folder \(directory.path) cannot be written (\(immutable ? "Operation not permitted" : "Permission denied")): "
+                    + "SQLite creates catbird.sqlite-wal and catbird.sqlite-shm beside the file when it opens it (WAL mode), and "
+                    + "catbird.sqlite-wal and catbird.sqlite-shm are not there; the server needs to read and write the file and its folder"),
+            result.stderr)
+        XCTAssertFalse(result.stderr.contains("SELECT"), "no internal SQL: \(result.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: database + "-wal"))
+    }
+
     // MARK: - A WAL left by a crashed process
 
     /// Another program (Python's sqlite3) changes a mock in WAL mode and dies without closing:
