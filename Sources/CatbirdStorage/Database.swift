@@ -89,7 +89,7 @@ public final class Database {
         sqlite3_extended_result_codes(handle, 1)
         // Wait up to 5 s for another connection's lock (a writer, a checkpoint) instead of
         // failing at once with SQLITE_BUSY. https://www.sqlite.org/c3ref/busy_timeout.html
-        sqlite3_busy_timeout(handle, 5000)
+        sqlite3_busy_timeout(handle, Self.wholeMilliseconds(Self.busyTimeout))
         // Every connection may run user SQL (the SQL route's reader) or share the file with one:
         // defensive mode, no fts3_tokenizer() installing addresses, no extension loading.
         let hardened = catbird_sqlite3_harden(handle)

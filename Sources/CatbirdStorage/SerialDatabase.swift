@@ -66,6 +66,25 @@ public final class SerialDatabase: Sendable {
         return try use(body)
     }
 
+    /// Runs `body` as ``use(_:)`` does, with the wait for the connection counted against its
+    /// busy timeout: whatever of ``Database/busyTimeout`` (5 s) the wait left, at least
+    /// `floor`, is what `body`'s statements wait for another connection's lock
+    /// (``Database/withBusyTimeout(_:_:)``). For a control change, which answers 503 "the
+    /// database is busy" when it fails so: while another process held the write lock, an
+    /// `update` queued behind the journal writer's 5-second wait for that lock, then waited 5 s
+    /// itself, and answered after about 10 s (tester note T15A-5). With this, its 503 comes
+    /// after about 5 s wherever the wait was spent.
+    /// - Throws: whatever `body` throws.
+    public func useWithinBusyTimeout<T: Sendable>(
+        floor: Duration = .milliseconds(100), _ body: (Database) throws -> T
+    ) throws -> T {
+        let start = ContinuousClock.now
+        return try use { database in
+            let left = max(Database.busyTimeout - (ContinuousClock.now - start), floor)
+            return try database.withBusyTimeout(left) { try body(database) }
+        }
+    }
+
     /// Closes the connection once every current user is done.
     public func close() {
         database.withLock { $0.close() }

@@ -91,7 +91,7 @@ public final class MockStore: Sendable {
     public func update(_ pattern: RequestPattern, response: ResponseMock, tenant: TenantID) throws -> Mock {
         try MockPatternLimits.check(pattern)
         let compiled = try CompiledRequestPattern(pattern)
-        return try database.use { db in
+        return try database.useWithinBusyTimeout { db in
             // Under the write connection, so no other control change moves these. The table's
             // highest position is never lowered while the table exists (a used-up mock's row
             // may outlive it until the journal writer deletes it); removeAll, drop and dropAll
@@ -152,7 +152,7 @@ public final class MockStore: Sendable {
     ///   finds none).
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     private func remove(tenant: TenantID, choosing choose: (TenantMocks) -> Mock?) throws -> Bool {
-        try database.use { db in
+        try database.useWithinBusyTimeout { db in
             guard let table = table(of: tenant), let existing = choose(table) else { return false }
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
@@ -166,7 +166,7 @@ public final class MockStore: Sendable {
     /// Removes all of the tenant's mocks (and no other tenant's).
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     public func removeAll(tenant: TenantID) throws {
-        try database.use { db in
+        try database.useWithinBusyTimeout { db in
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
                 try MockRecords.deleteAll(db, tenant: tenant)

@@ -42,7 +42,7 @@ public final class TenantDirectory: Sendable {
     @discardableResult
     public func drop(_ tenant: TenantID) throws -> Bool {
         journal.flush(for: tenant)
-        return try database.use { db in
+        return try database.useWithinBusyTimeout { db in
             let (existed, through) = try Self.withoutCascade(db) {
                 try db.transaction { () throws -> (Bool, Int64?) in
                     try MockRecords.deleteAll(db, tenant: tenant)
@@ -88,7 +88,7 @@ public final class TenantDirectory: Sendable {
     /// - Throws: `SQLiteError` (nothing changed).
     @discardableResult
     public func removeEveryTenantsMocks() throws -> Int {
-        try database.use { db in
+        try database.useWithinBusyTimeout { db in
             let removed = try db.transaction {
                 try db.run("DELETE FROM mocks", [])
                 return db.changes
@@ -113,7 +113,7 @@ public final class TenantDirectory: Sendable {
     @discardableResult
     public func dropAll() throws -> Int {
         journal.flush()
-        return try database.use { db in
+        return try database.useWithinBusyTimeout { db in
             let (dropped, through) = try Self.withoutCascade(db) {
                 try db.transaction { () throws -> (Int, Int64?) in
                     try db.execute("DELETE FROM mocks")
