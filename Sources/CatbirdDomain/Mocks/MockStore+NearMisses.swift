@@ -116,10 +116,9 @@ extension MockStore {
     ) -> NearMissReport {
         let tables = tables ?? nearMissTables(of: tenant)
         // Built once per table version, by the first miss after a change: not counted in the time limit.
-        var views: [(candidates: [Int64], catalog: NearMissCatalog)] = []
-        views.reserveCapacity(2)
-        if let view = tables.own?.nearMissView(for: target) { views.append(view) }
-        if let view = tables.shared?.nearMissView(for: target) { views.append(view) }
+        // The tenant's view and the default tenant's, in locals (an array of them was made per 404).
+        let ownView = tables.own?.nearMissView(for: target)
+        let sharedView = tables.shared?.nearMissView(for: target)
         // Without a time limit: a day, longer than any search.
         let deadline = ContinuousClock.now.advanced(by: timeLimit ?? .seconds(86_400))
         let slice: RegexpSlice = regexpSlice != nil ? .comparing : .whole
@@ -172,12 +171,13 @@ extension MockStore {
         // Each catalog with the mocks its index named (compared first); at most two (the
         // tenant's, the default tenant's), kept in locals for the block loop.
         var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>)] = []
-        catalogs.reserveCapacity(views.count)
+        catalogs.reserveCapacity(2)
         var groupCount = 0
-        for (ids, catalog) in views where !catalog.mocks.isEmpty {
+        for view in 0..<2 {
+            guard let (ids, catalog) = view == 0 ? ownView : sharedView, !catalog.mocks.isEmpty else { continue }
             let rank = catalogs.count
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
-            for index in candidates.sorted() {
+            for index in candidates.isEmpty ? [] : candidates.sorted() {
                 guard cutShort == nil, inTime(), affords(1) else { break }
                 lookedAt += 1
                 compare(catalog, rank: rank, index: index, urlMatches: urlMatches(catalog.mocks[index]))
@@ -187,7 +187,8 @@ extension MockStore {
         }
         let mockCount = catalogs.reduce(0) { $0 + $1.catalog.mocks.count }
         /// The report of what was found, with why the search ended early (if it did) and how much it looked at.
-        func finished(_ catalogs: [NearMissCatalog]) -> NearMissReport {
+        /// (The catalogs passed as they are: a `map(\.catalog)` of them was an array made per 404.)
+        func finished() -> NearMissReport {
             var finished = report(
                 closest: closest, catalogs: catalogs, compared: compared, complete: complete, tenant: tenant, probe: probe,
                 headerValue: headerValue, body: body, deadline: deadline, regexpDeadline: regexpDeadline, slice: slice)
@@ -196,7 +197,7 @@ extension MockStore {
             finished.lookedAt = lookedAt
             return finished
         }
-        guard let first = catalogs.first, cutShort == nil else { return finished(catalogs.map(\.catalog)) }
+        guard let first = catalogs.first, cutShort == nil else { return finished() }
         if mockCount <= Self.nearMissLimit {
             // No more mocks than the ranking keeps: each enters it whatever its distance, so no
             // bound can rule one out, and the groups' heap and the blocks' bounds would be work
@@ -205,15 +206,15 @@ extension MockStore {
             for (rank, (catalog, candidates)) in catalogs.enumerated() {
                 for index in catalog.mocks.indices where !candidates.contains(index) {
                     if compared != comparedAtClock {
-                        guard inTime() else { return finished(catalogs.map(\.catalog)) }
+                        guard inTime() else { return finished() }
                         comparedAtClock = compared
                     }
-                    guard affords(1) else { return finished(catalogs.map(\.catalog)) }
+                    guard affords(1) else { return finished() }
                     lookedAt += 1
                     compare(catalog, rank: rank, index: index, urlMatches: false, urlEdits: catalog.urlEdits(of: index, for: probe))
                 }
             }
-            return finished(catalogs.map(\.catalog))
+            return finished()
         }
         let (catalog0, candidates0) = first
         let (catalog1, candidates1) = catalogs.count > 1 ? catalogs[1] : first
@@ -328,13 +329,13 @@ extension MockStore {
                 }
             }
         }
-        return finished(catalogs.map(\.catalog))
+        return finished()
     }
 
     /// The report of a ranking done: for a default-tenant request, the other tenants with a
     /// mock that matches it; the closest mocks compared again with their fields.
     private func report(
-        closest: NearMissRanking, catalogs: [NearMissCatalog], compared: Int, complete: Bool, tenant: TenantID, probe: NearMissProbe,
+        closest: NearMissRanking, catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>)], compared: Int, complete: Bool, tenant: TenantID, probe: NearMissProbe,
         headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant, regexpDeadline: ContinuousClock.Instant,
         slice: RegexpSlice
     ) -> NearMissReport {
@@ -350,7 +351,7 @@ extension MockStore {
             if search.cutShort { complete = false }
         }
         let nearMisses = closest.entries.map { entry in
-            let mock = catalogs[entry.rank].mocks[entry.index]
+            let mock = catalogs[entry.rank].catalog.mocks[entry.index]
             // The ranking's comparison, its fields added; a pattern with header or body patterns
             // is compared again for them, with the url's outcome and edit distance as found while
             // ranking (not evaluated again).

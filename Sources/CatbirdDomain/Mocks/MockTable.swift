@@ -48,8 +48,17 @@ struct MockTable: Sendable {
     /// The ids of the mocks whose url pattern may match `target`: the equal-URL mocks for it
     /// and the pattern mocks the index names (a superset of those that match; near misses
     /// treat every other mock's url as differing).
+    ///
+    /// Every 404 asks it of its tenant's and the default tenant's table: when one side has
+    /// none (the usual miss: no equal-URL mock for the target, or no pattern mock the index
+    /// names), the other's list is the answer, without the concatenation's new array
+    /// (callgrind: two allocations per 404 of a tenant with one equal-URL mock).
     func urlCandidates(for target: String) -> [Int64] {
-        (equalURLs[target] ?? []) + patterns.candidates(for: target).map(\.id)
+        let equal = equalURLs.isEmpty ? [] : equalURLs[target] ?? []
+        let patterned = patterns.candidates(for: target)
+        if patterned.isEmpty { return equal }
+        if equal.isEmpty { return patterned.map(\.id) }
+        return equal + patterned.map(\.id)
     }
 
     /// The mock whose pattern is the same as `pattern` (``RequestPattern/isSamePattern(as:)``:
