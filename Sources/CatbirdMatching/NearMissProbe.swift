@@ -26,10 +26,17 @@ public struct NearMissProbe: Sendable {
     /// A method of at most 7 bytes as a number (its bytes and its length), so that two such
     /// methods are equal exactly when their numbers are; 0 for a longer (or empty) method,
     /// meaning "unknown": a bound may then not assume the methods differ.
+    /// (A plain loop over the bytes: `enumerated().reduce` took about 370 instructions per 404,
+    /// counted with callgrind.)
     public static func methodKey(_ method: String) -> UInt64 {
-        let bytes = method.utf8
-        guard (1...7).contains(bytes.count) else { return 0 }
-        return bytes.enumerated().reduce(UInt64(bytes.count) << 56) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        var key: UInt64 = 0
+        var count: UInt64 = 0
+        for byte in method.utf8 {
+            guard count < 7 else { return 0 }
+            key |= UInt64(byte) << (8 * count)
+            count += 1
+        }
+        return count == 0 ? 0 : key | count << 56
     }
 
     /// The method field's distance to a pattern whose method has `key`, as far as the keys

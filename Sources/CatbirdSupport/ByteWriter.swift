@@ -181,6 +181,11 @@ public struct ByteWriter: ~Copyable {
     /// Appends `text` escaped as the inside of a JSON string literal
     /// (``appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``).
     public mutating func appendJSONStringContent(_ text: String, lineBreaksAsSpaces: Bool = false, nested: Bool = false) {
+        // The bytes of a native (or small) string read in place; a copy (`var text = text` and
+        // `withUTF8`, a retain and release per piece) only for one that is not contiguous.
+        if text.utf8.withContiguousStorageIfAvailable({
+            appendJSONStringContent($0, lineBreaksAsSpaces: lineBreaksAsSpaces, nested: nested)
+        }) != nil { return }
         var text = text
         text.withUTF8 { appendJSONStringContent($0, lineBreaksAsSpaces: lineBreaksAsSpaces, nested: nested) }
     }
@@ -211,6 +216,8 @@ public struct ByteWriter: ~Copyable {
 
     /// Appends `text` as a JSON string literal (``appendJSONString(_:lineBreaksAsSpaces:)``).
     public mutating func appendJSONString(_ text: String) {
+        // In place, as ``appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``'s `String` form.
+        if text.utf8.withContiguousStorageIfAvailable({ appendJSONString($0) }) != nil { return }
         var text = text
         text.withUTF8 { appendJSONString($0) }
     }
