@@ -24,6 +24,21 @@ final class JournalRoundSizeTests: XCTestCase {
         })
     }
 
+    /// Holds `writer`'s connection on a thread of its own, as a control change writing does,
+    /// until the returned function is called; returns once it is held.
+    private func hold(_ writer: SerialDatabase) -> () -> Void {
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? writer.use { _ in
+                held.signal()
+                release.wait()
+            }
+        }.start()
+        held.wait()
+        return { release.signal() }
+    }
+
     /// The tester's upload: `POST /up/<n>` with a 60,000-byte body, answered 404.
     private func upload(_ number: Int) -> JournalEntry {
         JournalEntry(
@@ -40,18 +55,9 @@ final class JournalRoundSizeTests: XCTestCase {
         defer { removeAll() }
         let journal = JournalWriter(database: writer, bodyLimit: 64 * 1024, log: Logger(level: .error))
         defer { journal.stop() }
-        let held = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let holder = Thread {
-            _ = try? writer.use { _ in
-                held.signal()
-                release.wait()
-            }
-        }
-        holder.start()
-        held.wait()
+        let release = hold(writer)
         for number in 1...40 { journal.append(upload(number)) }
-        release.signal()
+        release()
         journal.flush()
         let statistics = journal.statistics()
         XCTAssertEqual(statistics.rows, 40)
@@ -69,17 +75,8 @@ final class JournalRoundSizeTests: XCTestCase {
         let (writer, removeAll) = try database()
         defer { removeAll() }
         let order = Mutex<[String]>([])
-        let held = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
-        let holder = Thread {
-            _ = try? writer.use { _ in
-                held.signal()
-                release.wait()
-            }
-        }
-        holder.start()
-        held.wait()
+        let release = hold(writer)
         done.enter()
         Thread {
             _ = try? writer.use { _ in order.withLock { $0.append("control change") } }
@@ -93,7 +90,7 @@ final class JournalRoundSizeTests: XCTestCase {
             done.leave()
         }.start()
         Thread.sleep(forTimeInterval: 0.05)
-        release.signal()
+        release()
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(order.withLock { $0 }, ["control change", "writer"])
     }

@@ -8,10 +8,6 @@ import XCTest
 /// outside 200–599, which the client gets as a 502) or alter (header bytes that are not UTF-8)
 /// is not recorded, and says so in the journal, the log and `catbird_recordings_failed_total`. Forwarding passes encodings through.
 final class RecordReplayableTests: RecordingTestCase {
-    private func exists(_ name: String) -> Bool {
-        FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent(name).path)
-    }
-
     /// Regression (try6b finding 4, try6a F1): `HTTP/1.1 999 Weird` and a 204 with `X-Empty:`
     /// were recorded as sidecars replay answered with 500 (`'status' must be between 200 and 599,
     /// not 999`; `header "X-Empty" has an empty value`), and `X-Bin: \xFF\xFE` was recorded as
@@ -85,12 +81,7 @@ final class RecordReplayableTests: RecordingTestCase {
         let answer = try client.request("GET", "/raw/clmismatch")
         let problem = "the upstream's answer has Content-Length values that differ (\"2\", \"5\"), so where its body ends is "
             + "ambiguous (RFC 9112 section 6.3): answered 502 in its place"
-        E2E.assertError(answer, status: 502, reasonContains: problem)
-        XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "marked as Catbird's own answer")
-        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == "/raw/clmismatch" })
-        XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
-        XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 502)
-        XCTAssertFalse(exists("raw/clmismatch") || exists("raw/clmismatch.catbird-response.json"), "nothing recorded")
+        try assertMarked502NotRecorded(answer, path: "/raw/clmismatch", problem: problem, client: client)
     }
 
     /// Leftover of session 14's closing note: an upstream answer with `Content-Length: abc` and
@@ -116,13 +107,7 @@ final class RecordReplayableTests: RecordingTestCase {
             let problem = "the upstream's answer has a Content-Length that is no valid length \(shown)a length is digits only, "
                 + "RFC 9110 section 8.6, at most 9223372036854775807 here), so where its body ends cannot be told (RFC 9112 "
                 + "section 6.3): answered 502 in its place"
-            E2E.assertError(answer, status: 502, reasonContains: problem)
-            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
-            let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == path })
-            XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
-            XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 502)
-            let file = String(path.dropFirst())
-            XCTAssertFalse(exists(file) || exists(file + ".catbird-response.json"), "\(path): nothing recorded")
+            try assertMarked502NotRecorded(answer, path: path, problem: problem, client: client)
         }
         XCTAssertEqual(try E2E.metrics(try recorder.client())["catbird_recordings_failed_total"], Double(cases.count))
     }

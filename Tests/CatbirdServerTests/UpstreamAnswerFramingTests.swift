@@ -8,10 +8,6 @@ import XCTest
 /// `problem` and not recorded; trailer fields and folded lines are not passed on as they came
 /// either (docs/files.md#redirect-and-proxy). Exact answers from tester15b's report.
 final class UpstreamAnswerFramingTests: RecordingTestCase {
-    private func exists(_ name: String) -> Bool {
-        FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent(name).path)
-    }
-
     /// The journal entry of the request for `path`.
     private func entry(_ client: RawHTTPClient, _ path: String) throws -> [String: Any] {
         try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == path }, "\(path) journaled")
@@ -32,11 +28,8 @@ final class UpstreamAnswerFramingTests: RecordingTestCase {
             let problem = "the upstream's answer was cut short inside its header section: the upstream closed the connection "
                 + "after \(fields) and before the blank line that ends the header section, so the answer is incomplete "
                 + "(RFC 9112 section 8): answered 502 in its place"
-            E2E.assertError(answer, status: 502, reasonContains: problem)
-            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
-            let entry = try entry(client, path)
-            XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
-            XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 502)
+            // The good file the test wrote at raw/cuthead is checked below: kept as it was.
+            try assertMarked502NotRecorded(answer, path: path, problem: problem, client: client, checkingFiles: false)
         }
         XCTAssertEqual(try String(contentsOf: good, encoding: .utf8), #"{"books":["Dune"]}"#, "the good recording is kept")
         XCTAssertFalse(exists("raw/cuthead.catbird-response.json") || exists("raw/cuthead500"), "nothing recorded")
@@ -83,11 +76,7 @@ final class UpstreamAnswerFramingTests: RecordingTestCase {
             let problem = "the upstream's answer has Transfer-Encoding \"\(coding), chunked\", a transfer coding Catbird does not "
                 + "decode (only chunked), so its body cannot be passed on as the upstream meant it (RFC 9112 section 6.1): "
                 + "answered 502 in its place"
-            E2E.assertError(answer, status: 502, reasonContains: problem)
-            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
-            let entry = try entry(client, path)
-            XCTAssertEqual(entry["problem"] as? String, "not recorded: " + problem)
-            XCTAssertFalse(exists("raw/te\(coding)") || exists("raw/te\(coding).catbird-response.json"), "\(path): nothing recorded")
+            try assertMarked502NotRecorded(answer, path: path, problem: problem, client: client)
         }
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
     }
@@ -128,12 +117,8 @@ final class UpstreamAnswerFramingTests: RecordingTestCase {
             let answer = try client.request("GET", path)
             let problem = "the upstream's answer was cut short: the upstream closed the connection \(what), so the answer is "
                 + "incomplete (RFC 9112 section 8): answered 502 in its place"
-            E2E.assertError(answer, status: 502, reasonContains: problem)
             XCTAssertFalse(answer.text.contains("unreachable"), answer.text)
-            XCTAssertNotNil(answer.header("X-Catbird-Generated-By"), "\(path): marked as Catbird's own answer")
-            XCTAssertEqual(try entry(client, path)["problem"] as? String, "not recorded: " + problem)
-            let file = String(path.dropFirst())
-            XCTAssertFalse(exists(file) || exists(file + ".catbird-response.json"), "\(path): nothing recorded")
+            try assertMarked502NotRecorded(answer, path: path, problem: problem, client: client)
         }
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 2)
     }
