@@ -68,6 +68,31 @@ final class JournalRoundSizeTests: XCTestCase {
         XCTAssertEqual(count, 40)
     }
 
+    /// A mock's 64 KiB answer, the same bytes each time (the benchmark's `GET /big`): stored
+    /// once (``JournalBodies``), so it does not count toward a round's bytes. Counted whole, it
+    /// made rounds of 4 entries, and the 64 KiB-answer benchmark fell from about 10,000 to
+    /// 1,163 answers per second.
+    func testRoundsOfMockAnswersWithLargeBodiesAreNotCutByTheirBodies() throws {
+        let (writer, removeAll) = try database()
+        defer { removeAll() }
+        let journal = JournalWriter(database: writer, bodyLimit: 64 * 1024, log: Logger(level: .error))
+        defer { journal.stop() }
+        let body = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 * 31 % 251) }
+        let release = hold(writer)
+        for _ in 1...40 {
+            journal.append(
+                JournalEntry(
+                    time: "2026-12-03T06:00:00.000Z", tenant: TenantID("BIG"), method: "GET", url: "/big", requestHeaders: "{}",
+                    requestBody: [], status: 200, responseHeaders: "{}", responseBody: body, answeredBy: .mock, mockHit: nil,
+                    durationMs: 0.1, problem: nil))
+        }
+        release()
+        journal.flush()
+        let statistics = journal.statistics()
+        XCTAssertEqual(statistics.rows, 40)
+        XCTAssertLessThan(statistics.commitsAtMost[1], statistics.commits, "no round held more than 10 of the 40: \(statistics)")
+    }
+
     /// A thread already waiting for the connection gets it before one that asks with
     /// ``SerialDatabase/useAfterWaiting(patience:_:)`` (the journal writer coming back for its
     /// next round), though the latter asks while the connection is still held.
