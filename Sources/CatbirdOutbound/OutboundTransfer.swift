@@ -28,6 +28,8 @@ final class OutboundTransfer: @unchecked Sendable {
     var headEnded = false
     /// Whether the current response is an interim one (`1xx`): another response follows it.
     var interim = false
+    /// The current response's status code, from its status line (0 before one was read).
+    var status = 0
     /// Header lines of the current response received so far (``headEnded``'s reason says it).
     var headLines = 0
     /// Why the answer cannot be passed on, found in its header section
@@ -106,7 +108,8 @@ final class OutboundTransfer: @unchecked Sendable {
             transfer.fieldsNotUTF8 = []
             transfer.headEnded = false
             transfer.headLines = 0
-            transfer.interim = line.split(separator: " ", maxSplits: 2).dropFirst().first?.first == "1"
+            transfer.status = line.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+            transfer.interim = (100..<200).contains(transfer.status)
         } else if line == "\r\n" || line == "\n" {
             transfer.headEnded = true
         } else if line.first == " " || line.first == "\t" {
@@ -135,6 +138,11 @@ final class OutboundTransfer: @unchecked Sendable {
     /// Whether the field `name: value` lets the transfer go on; false when it ends it at the
     /// header section, the reason kept (``invalidLength``, ``unusable``).
     private func accepts(name: String, value: String) -> Bool {
+        // No body follows an answer to a HEAD, a 1xx, 204 or 304 (RFC 9112 section 6.3, items 1
+        // and 2): its framing fields describe none, and a HEAD's describe the GET's (RFC 9110
+        // section 9.3.2), so nothing in them makes it unusable (review: a HEAD answered
+        // `Transfer-Encoding: gzip, chunked` got a 502).
+        guard hasBody else { return true }
         if name.equalsIgnoringASCIICase("Content-Length"), !Self.isValidLength(value) {
             // libcurl read a prefix (`5abc` as 5, `0x5` as 0) or, past 2^63-1, reads until
             // the upstream closes: ended here, no body read (RFC 9112 section 6.3, item 5).
@@ -147,6 +155,12 @@ final class OutboundTransfer: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// Whether a body follows the current response's header section (not for a HEAD request,
+    /// nor a 1xx, 204 or 304 status).
+    private var hasBody: Bool {
+        request.method != "HEAD" && !interim && status != 204 && status != 304
     }
 
     /// Why the answer is incomplete although libcurl took it (`CURLE_OK`), or nil: its header

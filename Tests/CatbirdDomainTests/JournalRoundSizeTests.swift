@@ -83,7 +83,7 @@ final class JournalRoundSizeTests: XCTestCase {
             journal.append(
                 JournalEntry(
                     time: "2026-12-03T06:00:00.000Z", tenant: TenantID("BIG"), method: "GET", url: "/big", requestHeaders: "{}",
-                    requestBody: [], status: 200, responseHeaders: "{}", responseBody: body, answeredBy: .mock, mockHit: nil,
+                    requestBody: [], status: 200, responseHeaders: "{}", responseBody: body, answeredBy: .mock, mockHit: MockHitRecord(mockID: 1),
                     durationMs: 0.1, problem: nil))
         }
         release()
@@ -91,6 +91,55 @@ final class JournalRoundSizeTests: XCTestCase {
         let statistics = journal.statistics()
         XCTAssertEqual(statistics.rows, 40)
         XCTAssertLessThan(statistics.commitsAtMost[1], statistics.commits, "no round held more than 10 of the 40: \(statistics)")
+    }
+
+    /// Review: the same 64 KiB mock answering 40 tenants once each. Each tenant's rows store
+    /// their own copy of the body (``JournalBodies`` shares bodies within a tenant), so each
+    /// counts toward the round: rounds of at most 10, not one of all 40 (the first form of the
+    /// rule counted no mock answer's body at all).
+    func testOneLargeMockAnsweringManyTenantsStillBoundsTheRounds() throws {
+        let (writer, removeAll) = try database()
+        defer { removeAll() }
+        let journal = JournalWriter(database: writer, bodyLimit: 64 * 1024, log: Logger(level: .error))
+        defer { journal.stop() }
+        let body = [UInt8](repeating: 0x61, count: 65_536)
+        let release = hold(writer)
+        for number in 1...40 {
+            journal.append(
+                JournalEntry(
+                    time: "2026-12-03T06:00:00.000Z", tenant: TenantID("shard-\(number)"), method: "GET", url: "/big",
+                    requestHeaders: "{}", requestBody: [], status: 200, responseHeaders: "{}", responseBody: body, answeredBy: .mock,
+                    mockHit: MockHitRecord(mockID: 7), durationMs: 0.1, problem: nil))
+        }
+        release()
+        journal.flush()
+        let statistics = journal.statistics()
+        XCTAssertEqual(statistics.rows, 40)
+        XCTAssertEqual(statistics.commitsAtMost[1], statistics.commits, "a round held more than 10 tenants' 64 KiB answers: \(statistics)")
+    }
+
+    /// Review: with control changes arriving all the time (four threads taking turns on the
+    /// connection, so some always wait), the writer's turn waits only for those waiting when it
+    /// asked, not its whole patience for the ones that came after.
+    func testUseAfterWaitingDoesNotWaitForLaterArrivals() throws {
+        let (writer, removeAll) = try database()
+        defer { removeAll() }
+        let stop = Atomic<Bool>(false)
+        let done = DispatchGroup()
+        for _ in 0..<4 {
+            done.enter()
+            Thread {
+                while !stop.load(ordering: .relaxed) { _ = try? writer.use { _ in usleep(1_000) } }
+                done.leave()
+            }.start()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        let start = ContinuousClock.now
+        try writer.useAfterWaiting(patience: .seconds(3)) { _ in }
+        let waited = ContinuousClock.now - start
+        stop.store(true, ordering: .relaxed)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertLessThan(waited, .milliseconds(1_500), "waited \(waited) of its 3 s patience")
     }
 
     /// A thread already waiting for the connection gets it before one that asks with

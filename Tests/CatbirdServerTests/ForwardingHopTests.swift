@@ -67,6 +67,33 @@ final class ForwardingHopTests: UpstreamTestCase {
         XCTAssertEqual(try server.client().request("HEAD", "/binary").header("Content-Length"), "256")
     }
 
+    /// Review of T15B-F8's change: a `HEAD` answered 304 or 204 without `Content-Length` went
+    /// out unframed and closed its keep-alive connection (neither has a body to frame); a
+    /// `Content-Length: 5, 5` (equal lengths, a valid list) was dropped, the answer unframed; a
+    /// `HEAD` answer with `Transfer-Encoding: gzip, chunked` (it describes the GET's, RFC 9110
+    /// section 9.3.2; no body follows) became a marked 502. The first three now keep their
+    /// connection and status, and the list announces 5; the last is passed on (with no length,
+    /// it is closed as testHeadOfAnUpstreamAnswerOfNoLength… says).
+    func testHeadAnswersWithNoBodyToFrameKeepTheirConnection() throws {
+        let server = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        let coded = try server.client().request("HEAD", "/raw/headtegzip")
+        XCTAssertEqual(coded.status, 200, "\(coded.headers)")
+        XCTAssertNil(coded.header("X-Catbird-Generated-By"), "the upstream's answer, passed on")
+        let client = try server.client()
+        for (path, status, length) in [
+            ("/raw/head304", 304, nil), ("/raw/head204", 204, nil), ("/raw/headcllist", 200, "5"),
+        ] as [(String, Int, String?)] {
+            try client.send(raw: Array("HEAD \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            let head = try client.readResponse(forHead: true)
+            XCTAssertEqual(head.status, status, "\(path): \(head.headers)")
+            XCTAssertNil(head.header("X-Catbird-Generated-By"), "\(path): the upstream's answer, passed on")
+            XCTAssertNotEqual(head.header("Connection"), "close", "\(path): \(head.headers)")
+            if let length { XCTAssertEqual(head.header("Content-Length"), length, path) }
+        }
+        // The same connection still answers after the three.
+        XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
+    }
+
     /// Decision (docs/files.md#redirect-and-proxy): `Authorization` is the app's credential for
     /// the backend and is forwarded unchanged, also when Catbird has an admin token of its own.
     func testTheClientsAuthorizationReachesTheUpstreamUnchanged() throws {

@@ -40,7 +40,9 @@ Every answer is made from the request, so a test can check what arrived:
                        clhex3, clplus3, clbig, clbig64 (Content-Length 0x3, +3, 9999999999999999999,
                        18446744073709551616 with `abc`), cutbody and cutchunked (closed in the
                        body: Content-Length: 9 with 5 bytes; a chunk of 9 with 5 bytes),
-                       headchunked and headnolength (a HEAD's answer: chunked, or no framing)
+                       headchunked and headnolength (a HEAD's answer: chunked, or no framing),
+                       head304, head204, headcllist and headtegzip (HEAD answers with no body
+                       to frame, a list of equal lengths, a transfer coding)
 anything else          as /echo
 """
 import base64
@@ -165,6 +167,12 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # a HEAD's answer whose GET is chunked or close-delimited (T15B-F8: sent on with Content-Length: 0)
     "headchunked": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n",
     "headnolength": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n",
+    # HEAD answers the review found mishandled: a 304 and a 204 without Content-Length (closed
+    # the connection), a list of equal lengths (lost), a transfer coding on a HEAD answer (502)
+    "head304": b"HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\n\r\n",
+    "head204": b"HTTP/1.1 204 No Content\r\nX-Upstream: yes\r\n\r\n",
+    "headcllist": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5, 5\r\n\r\n",
+    "headtegzip": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
     "fold": b"HTTP/1.1 200 OK\r\nX-Fold: a\r\n  b\r\nContent-Length: 2\r\n\r\nok",  # obs-fold (T15B-F5): "  b" was lost
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields

@@ -181,8 +181,9 @@ public final class JournalWriter: Sendable {
             if queuedBytes > budget {
                 var bytes = 0
                 var count = 0
+                var answers = Set<String>()
                 for index in head..<min(queue.count, head + limit) {
-                    bytes += JournalWriter.roundSize(of: queue[index])
+                    bytes += JournalWriter.roundSize(of: queue[index], counted: &answers)
                     if count > 0 && bytes > budget { break }
                     count += 1
                 }
@@ -461,17 +462,24 @@ public final class JournalWriter: Sendable {
     }
 
     /// The bytes a round writes for an entry, as far as they can be told before: as
-    /// ``queuedSize(of:)``, but a mock's or a file's answer body counts nothing, since the
-    /// journal stores each body once (``JournalBodies``) and a mock or file answers with the
-    /// same bytes each time. Rounds are bounded by these (``maxRoundBytes``): counted whole, a
-    /// 64 KiB mock body made rounds of 4 entries, and the 64 KiB-answer benchmark ran at a
-    /// third of its speed.
-    fileprivate static func roundSize(of entry: borrowing JournalEntry) -> Int {
-        let stored = entry.answeredBy == .mock || entry.answeredBy == .file ? 0 : entry.responseBody.count
-        var size = entry.requestBody.count + stored
-            + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
+    /// ``queuedSize(of:)``, but a mock's or a file's answer body counts only the first time the
+    /// round holds that tenant's answer by that mock or file (`counted` keeps which did): the
+    /// journal stores a body a tenant's rows repeat once (``JournalBodies``), and a mock or file
+    /// answers with the same bytes each time. Rounds are bounded by these (``maxRoundBytes``):
+    /// counted whole every time, a 64 KiB mock body made rounds of 4 entries, and the 64 KiB-answer
+    /// benchmark ran at a third of its speed; counted never, different tenants' answers by one
+    /// large mock (each tenant stores its own) made rounds of the whole queue again (review).
+    fileprivate static func roundSize(of entry: borrowing JournalEntry, counted: inout Set<String>) -> Int {
+        var size = entry.requestBody.count + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
         if case let .text(text)? = entry.nearMisses { size += text.utf8.count }
-        return size
+        let answer: String? =
+            switch entry.answeredBy {
+            case .mock: entry.mockHit.map { "\(entry.tenant.rawValue)\u{0}mock \($0.mockID)" }
+            case .file: entry.filePath.map { "\(entry.tenant.rawValue)\u{0}file \($0)" }
+            default: nil
+            }
+        if let answer, !counted.insert(answer).inserted { return size }
+        return size + entry.responseBody.count
     }
 
     /// The bytes an entry counts toward ``byteCapacity``: its (truncated) bodies, its header
