@@ -101,6 +101,22 @@ final class TestTenantTests: CatbirdTestCase {
         XCTAssertEqual(try server.catbird().mocks().count, 0)
     }
 
+    /// T16-F3: the ids "." and ".." travelled as dot segments, which URL resolution removes:
+    /// `dropTenant(id: "..")` sent `DELETE /catbird/api/` (404, read as "no such tenant") and
+    /// `dropTenant(id: ".")` sent `DELETE /catbird/api/tenants/` (400).
+    func testTheAdminDropsTenantsNamedByDotsAlone() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        for id in [".", ".."] { try server.catbird(id).send(.add(LoginMock.success)) }
+        let admin = server.catbird()
+        XCTAssertEqual(try admin.tenants().map(\.id), ["", ".", ".."])
+        XCTAssertTrue(try admin.dropTenant(id: ".."))
+        XCTAssertEqual(try admin.tenants().map(\.id), ["", "."])
+        XCTAssertTrue(try admin.dropTenant(id: "."))
+        XCTAssertEqual(try admin.tenants().map(\.id), [""])
+        XCTAssertFalse(try admin.dropTenant(id: "."), "no such tenant any more")
+    }
+
     func testTheAdminCallsSendTheAdminToken() throws {
         let server = try TestServer { $0.adminToken = "s3cret-token" }
         defer { server.removeFiles() }

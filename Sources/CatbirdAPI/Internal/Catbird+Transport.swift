@@ -33,7 +33,7 @@ extension Catbird {
     /// `url` with the percent-encoded `segments` appended to its path and the percent-encoded
     /// `query` as its query.
     private func endpoint(_ segments: [String], query: [(name: String, value: String)]) -> URL {
-        let encodedPath = segments.map(Self.percentEncoded).joined(separator: "/")
+        let encodedPath = segments.map(Self.percentEncodedSegment).joined(separator: "/")
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return url.appendingPathComponent(segments.joined(separator: "/"))
         }
@@ -49,6 +49,13 @@ extension Catbird {
     /// RFC 3986's unreserved characters, the only ones left unencoded in a path segment or a
     /// query value (so `/`, `?`, `&`, `+` and `%` always travel encoded).
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// `text` as one path segment: percent-encoded like a query value, and a segment that is
+    /// `.` or `..` alone with its dots as `%2E`, since URL resolution removes dot segments
+    /// (RFC 3986 §5.2.4: `tenants/..` became the parent path; T16-F3).
+    private static func percentEncodedSegment(_ text: String) -> String {
+        text == "." || text == ".." ? String(repeating: "%2E", count: text.count) : percentEncoded(text)
+    }
 
     private static func percentEncoded(_ text: String) -> String {
         // addingPercentEncoding returns nil only for strings that are not valid Unicode,
