@@ -397,11 +397,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try client.readResponse().status, 404)
         let c1 = try RawHTTPClient(port: server.port)
         XCTAssertEqual(try c1.request("GET", "/c1%C2%85/\u{85}x").status, 404)
+        // T16-F5: a right-to-left override in a tenant id was written raw (`tenant=e‮sc`) and
+        // reordered the rest of the line on the terminal.
+        let bidi = "GET /bidi HTTP/1.1\r\nHost: a\r\nX-Catbird-Parallel-Id: e\u{202E}sc\u{2066}\r\nConnection: close\r\n\r\n"
+        let bidiClient = try RawHTTPClient(port: server.port)
+        try bidiClient.send(raw: Array(bidi.utf8))
+        XCTAssertEqual(try bidiClient.readResponse().status, 404)
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
         XCTAssertTrue(stderr.contains(#"GET /esc → 404 none tenant=a\x1b[31mRED\x1b[0m\x01 "#), stderr)
         XCTAssertTrue(stderr.contains(#"GET /c1%C2%85/\u0085x → 404"#), stderr)
-        let controls = stderr.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+        XCTAssertTrue(stderr.contains(#"GET /bidi → 404 none tenant=e\u202esc\u2066 "#), stderr)
+        let bidiControls: [ClosedRange<UInt32>] = [0x061C...0x061C, 0x200E...0x200F, 0x202A...0x202E, 0x2066...0x2069]
+        let controls = stderr.unicodeScalars.filter { scalar in
+            (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
+                || bidiControls.contains { $0.contains(scalar.value) }
+        }
         XCTAssertEqual(controls.count, 0, "no raw control character in the log: \(controls.map(\.value))")
     }
 
