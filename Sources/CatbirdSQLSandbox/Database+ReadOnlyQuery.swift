@@ -30,11 +30,14 @@ extension Database {
     /// every row, so rows that take long to compute in few instructions (`randomblob(50000000)`
     /// per row) stop at the limit too (late by at most one row's cost).
     ///
-    /// The result's size — ``ReadOnlyQueryResult/size(of:)`` summed over every value read: the
-    /// bytes of texts and blobs plus ``ReadOnlyQueryResult/perValueOverhead`` per value — may
-    /// not exceed `maxResultSize` bytes (≥ 0; default 16 MiB): each value's size is read from
-    /// SQLite before the value is copied, and the first value that would cross the limit stops
-    /// the query with `.resultTooLarge`, so a result never holds more than about that much.
+    /// The result's size — ``ReadOnlyQueryResult/size(ofColumnName:)`` summed over the columns
+    /// and ``ReadOnlyQueryResult/size(of:)`` over every value read: what the SQL route writes
+    /// for them plus ``ReadOnlyQueryResult/perValueOverhead`` each — may not exceed
+    /// `maxResultSize` bytes (≥ 0; default 16 MiB). Each row's bytes are read from SQLite
+    /// before it is copied (a lower bound of its size: a row whose bytes alone cross the limit
+    /// is never copied), then its size is counted from the copy; the first row that crosses
+    /// the limit stops the query with `.resultTooLarge`, so a result never holds more than
+    /// about that much.
     ///
     /// The statement is compiled afresh, never cached, and finalized before returning; the
     /// authorizer and progress handler are removed. On a `.readOnly` connection the checks are
@@ -164,13 +167,20 @@ extension Database {
         var refusal: ReadOnlyQueryError?
         do throws(SQLiteError) {
             try statement.bind(parameters)
-            var size = 0
-            while rows.count < maxRows, try statement.step() {
+            var size = columns.reduce(0) { $0 + ReadOnlyQueryResult.size(ofColumnName: $1) }
+            if size > maxResultSize { refusal = .resultTooLarge(limit: maxResultSize) }
+            while refusal == nil, rows.count < maxRows, try statement.step() {
                 refusal = Self.refusal(
-                    afterStepping: statement, size: &size, maxResultSize: maxResultSize,
+                    afterStepping: statement, size: size, maxResultSize: maxResultSize,
                     queryGuard: queryGuard, timeLimit: timeLimit)
                 if refusal != nil { break }
-                rows.append(statement.currentRow)
+                let row = statement.currentRow
+                size = row.reduce(size) { $0 + ReadOnlyQueryResult.size(of: $1) }
+                if size > maxResultSize {
+                    refusal = .resultTooLarge(limit: maxResultSize)
+                    break
+                }
+                rows.append(row)
             }
             if refusal == nil && rows.count == maxRows {
                 truncated = try statement.step()
@@ -189,16 +199,18 @@ extension Database {
     }
 
     /// The checks between two rows, on the row `statement` just stepped to: the deadline, then
-    /// the result's size with this row's values added to `size` (read without copying them).
+    /// the result's `size` so far plus this row's bytes and overheads (read without copying
+    /// them; at most the row's ``ReadOnlyQueryResult/size(of:)``).
     ///
     /// - Returns: `.timedOut` past the deadline, `.resultTooLarge` past `maxResultSize`, else nil.
     private static func refusal(
-        afterStepping statement: Statement, size: inout Int, maxResultSize: Int,
+        afterStepping statement: Statement, size: Int, maxResultSize: Int,
         queryGuard: ReadOnlyQueryGuard, timeLimit: Duration
     ) -> ReadOnlyQueryError? {
         if queryGuard.progress() != 0 {
             return .timedOut(milliseconds: Int(timeLimit.milliseconds))
         }
+        var size = size
         for column in 0..<statement.columnCount {
             size += ReadOnlyQueryResult.perValueOverhead + statement.byteCount(at: column)
             if size > maxResultSize { return .resultTooLarge(limit: maxResultSize) }

@@ -1,23 +1,48 @@
 import CatbirdStorage
 /// The outcome of `Database.readOnlyQuery`: a table of at most `maxRows` rows, whose size (see
-/// ``size(of:)``) is at most the query's `maxResultSize`.
+/// ``size(of:)`` and ``size(ofColumnName:)``) is at most the query's `maxResultSize`.
 public struct ReadOnlyQueryResult: Sendable, Equatable {
-    /// The default cap on a result's size (``size(of:)`` summed over every value): 16 MiB.
+    /// The default cap on a result's size (``size(ofColumnName:)`` summed over the columns
+    /// plus ``size(of:)`` over every value): 16 MiB.
     public static let defaultMaxSize = 16 << 20
-    /// What each value counts for in a result's size besides its bytes, in bytes: 16. It keeps
-    /// a result of many small values (10,000 rows of 2,000 `NULL`s) from growing without bound.
+    /// What each value counts for in a result's size besides its JSON, in bytes: 16 (the
+    /// separators and digits around it). It keeps a result of many small values (10,000 rows
+    /// of 2,000 `NULL`s) from growing without bound.
     public static let perValueOverhead = 16
 
     /// How much `value` counts for in a result's size, in bytes: ``perValueOverhead``, plus
-    /// the UTF-8 length of a text or the length of a blob. (The query measures texts in
-    /// SQLite's bytes before decoding them; the two differ only for invalid UTF-8, whose bytes
-    /// are decoded as U+FFFD.)
+    /// what the SQL route's answer writes for a text or a blob: a text as a JSON string
+    /// (``jsonStringSize(_:)``), a blob as `{"base64":"…"}` (13 bytes and its base64). So the
+    /// size bounds the answer's bytes: a text of control characters counts 6 bytes for each
+    /// (`\u0001`), not 1 (T16-F4: 16 million of them made a 96 MB answer under a 16 MiB limit).
     public static func size(of value: SQLiteValue) -> Int {
         switch value {
-        case .text(let text): return perValueOverhead + text.utf8.count
-        case .blob(let bytes): return perValueOverhead + bytes.count
+        case .text(let text): return perValueOverhead + jsonStringSize(text)
+        case .blob(let bytes): return perValueOverhead + 13 + (bytes.count + 2) / 3 * 4
         case .null, .integer, .real: return perValueOverhead
         }
+    }
+
+    /// How much a result column's name counts for in a result's size, in bytes:
+    /// ``perValueOverhead`` plus its JSON string (a name of 20 MB of `x` counts 20 MB: T16-F4).
+    public static func size(ofColumnName name: String) -> Int {
+        perValueOverhead + jsonStringSize(name)
+    }
+
+    /// The bytes of `text` as a JSON string in the SQL route's answer (Foundation's
+    /// `JSONEncoder` with `.withoutEscapingSlashes`): its quotes, `"`, `\\`, backspace, form
+    /// feed, line feed, carriage return and tab as two bytes, other C0 controls as six
+    /// (`\u001f`), every other byte as itself.
+    public static func jsonStringSize(_ text: String) -> Int {
+        var size = 2
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22, 0x5C, 0x08, 0x09, 0x0A, 0x0C, 0x0D: size += 2
+            case 0x00...0x1F: size += 6
+            default: size += 1
+            }
+        }
+        return size
     }
 
     /// Result column names, in select order.
@@ -64,9 +89,10 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     /// (`SQLITE_TOOBIG`, <https://www.sqlite.org/limits.html#max_length>), e.g.
     /// `SELECT randomblob(900000000)`; SQLite stops before allocating it.
     case valueTooLarge(limit: Int)
-    /// The rows read so far plus the next value would exceed the result size limit of `limit`
-    /// bytes (``ReadOnlyQueryResult/size(of:)`` summed over every value, e.g. 16 MiB); the
-    /// query was stopped before that value was copied out of SQLite.
+    /// The column names and the rows read so far would exceed the result size limit of `limit`
+    /// bytes (``ReadOnlyQueryResult/size(ofColumnName:)`` and ``ReadOnlyQueryResult/size(of:)``
+    /// summed, e.g. 16 MiB); the query was stopped at the row that crossed it, before copying
+    /// it out of SQLite when its bytes alone crossed it.
     case resultTooLarge(limit: Int)
     /// The query needed more than `limit` bytes of SQLite's memory at once (many large values
     /// held together, e.g. ten columns of `hex(zeroblob(30000000))`); it was stopped when an

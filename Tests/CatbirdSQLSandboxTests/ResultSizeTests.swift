@@ -82,39 +82,53 @@ final class ResultSizeTests: StorageTestCase {
             try reader.query(twentyHugeRows, tenant: "", parameters: [], maxRows: 1000, timeLimit: .seconds(60))
         }
         assertStoppedAtTheFirstRow(start.duration(to: clock.now), reference: reference)
-        // Configurable per call.
-        assertThrows(.resultTooLarge(limit: 100)) {
-            try reader.query("SELECT zeroblob(85)", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds, maxResultSize: 100)
+        // Configurable per call: the column "zeroblob(84)" 16 + 14, the value 16 + 13 + 112 = 171.
+        assertThrows(.resultTooLarge(limit: 171)) {
+            try reader.query("SELECT zeroblob(85)", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds, maxResultSize: 171)
         }
         XCTAssertEqual(
-            try reader.query("SELECT zeroblob(84)", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds, maxResultSize: 100).rows,
+            try reader.query("SELECT zeroblob(84)", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds, maxResultSize: 171).rows,
             [[.blob([UInt8](repeating: 0, count: 84))]])
         XCTAssertEqual(try reader.query("SELECT 1", tenant: "", parameters: [], maxRows: 1, timeLimit: twoSeconds).rows, [[.integer(1)]])
     }
 
-    /// The size is the bytes of texts and blobs plus 16 per value, summed over the whole result;
-    /// exactly the limit passes, one byte more does not.
-    func testTheSizeCountsBytesPlusAnOverheadPerValue() throws {
+    /// The size is what the SQL route writes for the column names and values (texts as JSON
+    /// strings, blobs as `{"base64":"…"}`) plus 16 per name and value, summed over the whole
+    /// result; exactly the limit passes, one byte more does not. Each column here is `AS a`,
+    /// 16 + 3 = 19 bytes.
+    func testTheSizeCountsTheAnswersBytesPlusAnOverheadPerValue() throws {
         let db = try Database(path: ":memory:")
         func query(_ sql: String, maxRows: Int = 1000) throws -> ReadOnlyQueryResult {
             try db.readOnlyQuery(sql, parameters: [], maxRows: maxRows, timeLimit: twoSeconds, maxResultSize: 1000)
         }
-        // Blobs: 2 × (16 + 484) = 1000.
-        XCTAssertEqual(try query("SELECT zeroblob(484), zeroblob(484)").rows.first?.count, 2)
-        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT zeroblob(484), zeroblob(485)") }
-        // Texts, in UTF-8 bytes: 16 + 984 = 1000; 983 x and "é" are 984 characters but 985 bytes.
-        XCTAssertEqual(try query("SELECT printf('%.*c', 984, 'x')").rows.count, 1)
-        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 985, 'x')") }
-        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 983, 'x') || 'é'") }
-        // Numbers and NULLs count 16 each, across rows: 62 × 16 = 992, 63 × 16 = 1008.
-        XCTAssertEqual(try query("SELECT x FROM \(rows(62))").rows.count, 62)
-        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT x FROM \(rows(63))") }
+        // Blobs, in base64: 19 + 16 + 13 + 952 (714 bytes) = 1000.
+        XCTAssertEqual(try query("SELECT zeroblob(714) AS a").rows.first?.count, 1)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT zeroblob(715) AS a") }
+        // Texts, in UTF-8 bytes with their quotes: 19 + 16 + 2 + 963 = 1000; 962 x and "é" are
+        // 963 characters but 964 bytes.
+        XCTAssertEqual(try query("SELECT printf('%.*c', 963, 'x') AS a").rows.count, 1)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 964, 'x') AS a") }
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 962, 'x') || 'é' AS a") }
+        // T16-F4: a control character is written \u0001, six bytes: 37 + 6 × 160 = 997; with
+        // 161 it is 1003. (Counted as one byte each, 16 million of them made a 96 MB answer.)
+        XCTAssertEqual(try query("SELECT replace(printf('%.*c', 160, 'x'), 'x', char(1)) AS a").rows.count, 1)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT replace(printf('%.*c', 161, 'x'), 'x', char(1)) AS a") }
+        // A quote or a backslash is two bytes: 37 + 2 × 481 = 999; 482 is 1001.
+        XCTAssertEqual(try query("SELECT printf('%.*c', 481, '\\') AS a").rows.count, 1)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 482, '\"') AS a") }
+        // T16-F4: column names count, even with no row (two 20 MB names made a 40 MB answer).
+        let longName = String(repeating: "x", count: 990)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT 1 AS \"\(longName)\" WHERE 0") }
+        // Numbers and NULLs count 16 each, across rows: 19 + 61 × 16 = 995, 62 × 16 is 1011.
+        XCTAssertEqual(try query("SELECT x FROM \(rows(61))").rows.count, 61)
+        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT x FROM \(rows(62))") }
         assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT NULL, 1.5 FROM \(rows(32))") }
         // Rows past maxRows are not read, so they do not count.
-        XCTAssertEqual(try query("SELECT x FROM \(rows(500))", maxRows: 62).truncated, true)
+        XCTAssertEqual(try query("SELECT x FROM \(rows(500))", maxRows: 61).truncated, true)
 
-        let result = try query("SELECT zeroblob(10), 'abc', 1, 2.5, NULL")
-        XCTAssertEqual(result.rows.joined().map(ReadOnlyQueryResult.size(of:)).reduce(0, +), 26 + 19 + 16 + 16 + 16)
+        let result = try query("SELECT zeroblob(10), 'a\"c', 1, 2.5, NULL")
+        XCTAssertEqual(result.rows.joined().map(ReadOnlyQueryResult.size(of:)).reduce(0, +), 45 + 22 + 16 + 16 + 16)
+        XCTAssertEqual(result.columns.map(ReadOnlyQueryResult.size(ofColumnName:)), [16 + 14, 16 + 8, 16 + 3, 16 + 5, 16 + 6])
     }
 
     /// Each row is cheap in virtual-machine instructions but slow to compute, so the progress

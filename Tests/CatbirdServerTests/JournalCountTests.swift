@@ -297,4 +297,28 @@ final class JournalCountTests: XCTestCase {
         XCTAssertEqual(fits.status, 200, String(fits.text.prefix(300)))
         XCTAssertEqual((fits.object["rows"] as? [[Any]])?.count, 10)
     }
+
+    /// T16-F4, the exact input: 16 million control characters were counted as 16 MB (one byte
+    /// each) but written as `\u0001`, six bytes each: a 96 MB answer under the "16 MiB of
+    /// result" limit, 3.4 s against the 2 s query limit. The limit now counts the answer's bytes.
+    func testTheResultLimitBoundsTheAnswersBytes() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let reported = try E2E.sql(client, "SELECT replace(printf('%*s',16000000,''),' ',char(1))")
+        E2E.assertError(reported, status: 400, reasonContains: "the result exceeds 16 MiB")
+        XCTAssertLessThan(reported.body.count, 1000)
+        // Just under the limit (19 + 16 + 2 + 6 × 2,796,000 = 16,776,037 bytes counted): the
+        // answer is that text and its frame, within 16 MiB; 300 characters more are refused.
+        let fits = try E2E.sql(client, "SELECT replace(printf('%*s',2796000,''),' ',char(1)) AS a")
+        XCTAssertEqual(fits.status, 200, String(fits.text.prefix(300)))
+        XCTAssertGreaterThan(fits.body.count, 16_776_000)
+        XCTAssertLessThanOrEqual(fits.body.count, 16 << 20)
+        let over = try E2E.sql(client, "SELECT replace(printf('%*s',2796300,''),' ',char(1)) AS a")
+        E2E.assertError(over, status: 400, reasonContains: "the result exceeds 16 MiB")
+        // Column names count: two 10 MB names (20 MB of answer before) are refused.
+        let name = String(repeating: "x", count: 10_000_000)
+        let names = try E2E.sql(client, "SELECT 1 AS \(name), 2 AS y\(name)")
+        E2E.assertError(names, status: 400, reasonContains: "the result exceeds 16 MiB")
+    }
 }

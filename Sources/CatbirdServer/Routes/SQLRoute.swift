@@ -20,15 +20,16 @@ import Foundation
 /// connection busy with other queries is bounded by `Settings.sqlWaitLimit` apart: past it a
 /// 503, ``SQLWaitError``, and the query never runs),
 /// strings and blobs of at most `maxValueLength(_:)` bytes, and at most `maxResultSize` bytes
-/// of result in all (texts' and blobs' bytes plus 16 per value; past it → 400 "the result
-/// exceeds 16 MiB; …"). Blobs come back as `{"base64": "…"}`; a real that JSON cannot hold
+/// of answer in all (column names and values as written here plus 16 bytes each,
+/// ``ReadOnlyQueryResult/size(of:)``; past it → 400 "the result exceeds 16 MiB; …"). Blobs come back as `{"base64": "…"}`; a real that JSON cannot hold
 /// (an infinity, `SELECT 1e999`) as `null`, as SQLite turns NaN into NULL itself: a string
 /// `"Infinity"` would pass for text in the client.
 enum SQLRoute {
     static let defaultMaxRows = 1000
     static let maxMaxRows = 10_000
-    /// The cap on one answer's rows, in bytes as ``ReadOnlyQueryResult/size(of:)`` counts
-    /// them: 16 MiB (about 21 MiB of JSON once blobs are base64-encoded).
+    /// The cap on one answer's columns and rows, in bytes as
+    /// ``ReadOnlyQueryResult/size(ofColumnName:)`` and ``ReadOnlyQueryResult/size(of:)`` count
+    /// them (the JSON written for them, plus 16 each): 16 MiB.
     static let maxResultSize = ReadOnlyQueryResult.defaultMaxSize
 
     /// The largest string, blob or row a query may build or read, in bytes: 64 MiB, or more when
@@ -71,12 +72,17 @@ enum SQLRoute {
                     }
                     dependencies.sqlPool.run(key: tenant) {
                         guard bound.cancel() else { return }
-                        defer { reservation.release() }
+                        let answer: HTTPResponse
                         do {
-                            responder.send(try run(context, dependencies, waitDeadline: waitDeadline))
+                            answer = try run(context, dependencies, waitDeadline: waitDeadline)
                         } catch {
-                            responder.send(ErrorAnswer.response(for: error, log: log))
+                            answer = ErrorAnswer.response(for: error, log: log)
                         }
+                        // Let go before answering: a client that sends its next queries as soon
+                        // as it has this answer must find the place free (two at once right
+                        // after a refused query got a 429 "already has 2 SQL queries").
+                        reservation.release()
+                        responder.send(answer)
                     }
                 }
             }),
