@@ -25,12 +25,17 @@ extension CatbirdHandler {
         serving.metrics.bodyLaneRequests.add(1, ordering: .relaxed)
         return .later { [self] responder in
             bodyLane.run(tenant) {
-                defer { reservation.release() }
-                guard responder.isWaiting else { return abandonedOnLane(request, tenant: tenant, responder, lane: "body lane") }
+                guard responder.isWaiting else {
+                    reservation.release()
+                    return abandonedOnLane(request, tenant: tenant, responder, lane: "body lane")
+                }
                 let served = RequestBodyScope.reading(request.matchedBody, admittingEveryPass: true) {
                     serving.respond(
                         to: request, tenant: tenant, within: MatchingLane.bodyLaneSlice(bytes: bytes), as: .bodyLane, refundable: true)
                 }
+                // The place is free before the answer goes out: the client's next request, sent
+                // as soon as it has this answer, must not find it taken.
+                reservation.release()
                 switch served {
                 case let .served(served): deliverFromLane(served, request, tenant: tenant, to: responder)
                 case let .unfinished(cause): matchOnMatchingLane(request, tenant: tenant, cause: cause).complete(through: responder)

@@ -43,12 +43,16 @@ extension CatbirdHandler {
         serving.metrics.slowMatchingRequests.add(1, ordering: .relaxed)
         return .later { [self] responder in
             matchingLane.run(tenant) {
-                defer { reservation.release() }
-                guard responder.isWaiting else { return abandonedOnLane(request, tenant: tenant, responder) }
+                guard responder.isWaiting else {
+                    reservation.release()
+                    return abandonedOnLane(request, tenant: tenant, responder)
+                }
                 let served = RequestBodyScope.reading(request.matchedBody) {
                     generation.flatMap { serving.notFound(missedAt: $0, request, tenant: tenant) }
                         ?? serving.respond(to: request, tenant: tenant, refundable: true)
                 }
+                // Free before the answer goes out (see matchOnBodyLane).
+                reservation.release()
                 deliverFromLane(served, request, tenant: tenant, to: responder)
             }
         }
