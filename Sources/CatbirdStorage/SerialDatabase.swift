@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A connection with exactly one user at a time: the owner of a ``Database`` that several
 /// threads share (GRDB's "one owner per connection").
@@ -7,11 +6,11 @@ import Synchronization
 /// A server typically keeps two: the write connection (its writers take turns on it) and a
 /// read-only connection for its own queries.
 public final class SerialDatabase: Sendable {
-    private let database: Mutex<Database>
-    /// Threads blocked in ``use(_:)`` until the connection is free (``useAfterWaiting(patience:_:)``).
-    private let waiting = Atomic<Int>(0)
-    /// Turns ``use(_:)`` has given so far (``useAfterWaiting(patience:_:)``).
-    private let granted = Atomic<Int>(0)
+    /// `nonisolated(unsafe)`: used only by the thread holding the turn (``turns``), between its
+    /// ``Turns/take()`` and ``Turns/give()``, and by ``close()`` likewise; `Turns` orders those uses.
+    nonisolated(unsafe) private let database: Database
+    /// Who uses the connection next: first come, first served.
+    private let turns = Turns()
     /// Where this connection's environmental failures go, and its successful writes.
     private let faults: StorageFaults?
     /// Whether each ``use(_:)`` first checks that the file is still at its path.
@@ -25,56 +24,38 @@ public final class SerialDatabase: Sendable {
     ///     throws its error, so nothing is written to a database file deleted, moved or replaced
     ///     under the server (for the write connection: reads of the open file stay true).
     public init(_ database: consuming sending Database, faults: StorageFaults? = nil, checksFile: Bool = false) {
-        self.database = Mutex(database)
+        self.database = database
         self.faults = faults
         self.checksFile = checksFile
     }
 
-    /// Runs `body` with the connection, blocking while another thread uses it.
+    /// Runs `body` with the connection, blocking while another thread uses it. Threads get
+    /// the connection in the order they asked for it: one that uses it again and again (the
+    /// journal writer's rounds) asks again behind those already waiting, and waits for them
+    /// only, not for those that come after. `Mutex` is not fair: the writer, back for its next
+    /// round within microseconds, took the connection before a control change that had waited
+    /// for the whole last round was even scheduled, so that change waited for several rounds
+    /// (tester finding T15A-F2).
     /// - Throws: whatever `body` throws.
     public func use<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
-        waiting.add(1, ordering: .relaxed)
-        guard let faults else {
-            return try database.withLock { database throws -> T in
-                waiting.subtract(1, ordering: .relaxed)
-                granted.add(1, ordering: .relaxed)
-                return try body(database)
-            }
-        }
-        return try database.withLock { database throws -> T in
-            waiting.subtract(1, ordering: .relaxed)
-            granted.add(1, ordering: .relaxed)
-            if checksFile { try faults.checkFile() }
-            let changesBefore = database.totalChanges
-            do {
-                let result = try body(database)
-                if database.totalChanges != changesBefore { faults.clear() }
-                return result
-            } catch let error as SQLiteError {
-                faults.record(error)
-                throw error
-            }
+        turns.take()
+        defer { turns.give() }
+        guard let faults else { return try body(database) }
+        if checksFile { try faults.checkFile() }
+        let changesBefore = database.totalChanges
+        do {
+            let result = try body(database)
+            if database.totalChanges != changesBefore { faults.clear() }
+            return result
+        } catch let error as SQLiteError {
+            faults.record(error)
+            throw error
         }
     }
 
-    /// Like ``use(_:)``, but first lets the threads already waiting for the connection have it,
-    /// waiting at most `patience` for them: for a user that takes the connection again and
-    /// again (the journal writer's rounds). `Mutex` is not fair: the writer, back for its next
-    /// round within microseconds, took the connection before a control change that had waited
-    /// for the whole last round was even scheduled, so that change waited for several rounds.
-    /// Only the threads waiting when it is called go first, not those that come after: a
-    /// steady stream of control changes does not hold the writer for `patience` every round
-    /// (review).
-    /// - Parameter patience: the longest wait for the others before taking a turn anyway.
-    /// - Throws: whatever `body` throws.
-    public func useAfterWaiting<T: Sendable>(patience: Duration, _ body: (Database) throws -> T) throws -> T {
-        let before = granted.load(ordering: .relaxed) + waiting.load(ordering: .relaxed)
-        if granted.load(ordering: .relaxed) < before {
-            let deadline = ContinuousClock.now.advanced(by: patience)
-            while granted.load(ordering: .relaxed) < before && ContinuousClock.now < deadline { usleep(100) }
-        }
-        return try use(body)
-    }
+    /// Whether another thread waits for the connection (in ``use(_:)``), without waiting itself:
+    /// a moment's view (tests use it to know a thread is blocked in ``use(_:)``).
+    public var othersWaiting: Bool { turns.waiting.load(ordering: .relaxed) > 0 }
 
     /// Runs `body` as ``use(_:)`` does, with the wait for the connection counted against its
     /// busy timeout: whatever of ``Database/busyTimeout`` (5 s) the wait left, at least
@@ -97,6 +78,8 @@ public final class SerialDatabase: Sendable {
 
     /// Closes the connection once every current user is done.
     public func close() {
-        database.withLock { $0.close() }
+        turns.take()
+        defer { turns.give() }
+        database.close()
     }
 }

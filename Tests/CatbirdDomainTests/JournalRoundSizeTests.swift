@@ -5,10 +5,10 @@ import Foundation
 import Synchronization
 import XCTest
 
-/// The journal writer's rounds are bounded in bytes (``JournalWriter/maxRoundBytes``) and let
-/// control changes waiting for the write connection go first, on a real database file (tester
-/// finding T15A-F2: while one tenant uploaded 60 KB bodies, another tenant's `update` waited
-/// 200–450 ms for rounds of the whole 16 MiB queue).
+/// The journal writer's rounds are bounded in bytes (``JournalWriter/maxRoundBytes``), and
+/// control changes waiting for the write connection go before its next round, on a real
+/// database file (tester finding T15A-F2: while one tenant uploaded 60 KB bodies, another
+/// tenant's `update` waited 200–450 ms for rounds of the whole 16 MiB queue).
 final class JournalRoundSizeTests: XCTestCase {
     /// A migrated database file in a new temporary folder, its write connection serialised as
     /// the server's; `removeAll` closes it and deletes the folder.
@@ -47,6 +47,14 @@ final class JournalRoundSizeTests: XCTestCase {
             responseBody: [], answeredBy: .unanswered, mockHit: nil, durationMs: 0.1, problem: nil)
     }
 
+    /// `GET /big` answered by mock `mockID` of `tenant` with `body`.
+    private func mockAnswer(_ body: [UInt8], tenant: String, mockID: Int64) -> JournalEntry {
+        JournalEntry(
+            time: "2026-12-03T06:00:00.000Z", tenant: TenantID(tenant), method: "GET", url: "/big", requestHeaders: "{}", requestBody: [],
+            status: 200, responseHeaders: "{}", responseBody: body, answeredBy: .mock, mockHit: MockHitRecord(mockID: mockID),
+            durationMs: 0.1, problem: nil)
+    }
+
     /// 40 uploads queued while the write connection is held (a control change writing): once
     /// it is free, the writer takes them in rounds of at most 256 KiB (4 entries), not in one
     /// or two rounds of up to 16 MiB; every row is written.
@@ -79,13 +87,7 @@ final class JournalRoundSizeTests: XCTestCase {
         defer { journal.stop() }
         let body = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 * 31 % 251) }
         let release = hold(writer)
-        for _ in 1...40 {
-            journal.append(
-                JournalEntry(
-                    time: "2026-12-03T06:00:00.000Z", tenant: TenantID("BIG"), method: "GET", url: "/big", requestHeaders: "{}",
-                    requestBody: [], status: 200, responseHeaders: "{}", responseBody: body, answeredBy: .mock, mockHit: MockHitRecord(mockID: 1),
-                    durationMs: 0.1, problem: nil))
-        }
+        for _ in 1...40 { journal.append(mockAnswer(body, tenant: "BIG", mockID: 1)) }
         release()
         journal.flush()
         let statistics = journal.statistics()
@@ -104,13 +106,7 @@ final class JournalRoundSizeTests: XCTestCase {
         defer { journal.stop() }
         let body = [UInt8](repeating: 0x61, count: 65_536)
         let release = hold(writer)
-        for number in 1...40 {
-            journal.append(
-                JournalEntry(
-                    time: "2026-12-03T06:00:00.000Z", tenant: TenantID("shard-\(number)"), method: "GET", url: "/big",
-                    requestHeaders: "{}", requestBody: [], status: 200, responseHeaders: "{}", responseBody: body, answeredBy: .mock,
-                    mockHit: MockHitRecord(mockID: 7), durationMs: 0.1, problem: nil))
-        }
+        for number in 1...40 { journal.append(mockAnswer(body, tenant: "shard-\(number)", mockID: 7)) }
         release()
         journal.flush()
         let statistics = journal.statistics()
@@ -120,8 +116,8 @@ final class JournalRoundSizeTests: XCTestCase {
 
     /// Review: with control changes arriving all the time (four threads taking turns on the
     /// connection, so some always wait), the writer's turn waits only for those waiting when it
-    /// asked, not its whole patience for the ones that came after.
-    func testUseAfterWaitingDoesNotWaitForLaterArrivals() throws {
+    /// asked, not for the ones that came after (with the polling form, its whole 3 s patience).
+    func testATurnDoesNotWaitForLaterArrivals() throws {
         let (writer, removeAll) = try database()
         defer { removeAll() }
         let stop = Atomic<Bool>(false)
@@ -135,37 +131,50 @@ final class JournalRoundSizeTests: XCTestCase {
         }
         Thread.sleep(forTimeInterval: 0.1)
         let start = ContinuousClock.now
-        try writer.useAfterWaiting(patience: .seconds(3)) { _ in }
+        try writer.use { _ in }
         let waited = ContinuousClock.now - start
         stop.store(true, ordering: .relaxed)
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertLessThan(waited, .milliseconds(1_500), "waited \(waited) of its 3 s patience")
+        XCTAssertLessThan(waited, .milliseconds(1_500), "waited \(waited) for its turn")
     }
 
-    /// A thread already waiting for the connection gets it before one that asks with
-    /// ``SerialDatabase/useAfterWaiting(patience:_:)`` (the journal writer coming back for its
-    /// next round), though the latter asks while the connection is still held.
-    func testUseAfterWaitingLetsTheWaitingThreadGoFirst() throws {
+    /// Waits (10 s at most) until a thread waits for `writer`'s connection.
+    private static func untilSomeoneWaits(for writer: SerialDatabase) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !writer.othersWaiting && ContinuousClock.now < deadline { usleep(200) }
+    }
+
+    /// A thread waiting for the connection gets it before the holder, which asks again the
+    /// moment it lets go (the journal writer coming back for its next round), 200 times in a
+    /// row. With an unfair lock the holder, still running, often takes it back at once (failed
+    /// so with a plain lock in `use`: 152, 159 and 159 of 200 in three runs; the test it replaces slept instead of knowing
+    /// the control change waited, and passed with a plain lock too).
+    func testAWaitingThreadGoesBeforeTheHolderAskingAgain() throws {
         let (writer, removeAll) = try database()
         defer { removeAll() }
-        let order = Mutex<[String]>([])
-        let done = DispatchGroup()
-        let release = hold(writer)
-        done.enter()
-        Thread {
-            _ = try? writer.use { _ in order.withLock { $0.append("control change") } }
-            done.leave()
-        }.start()
-        // The control change is blocked in `use` before the writer asks.
-        Thread.sleep(forTimeInterval: 0.1)
-        done.enter()
-        Thread {
-            _ = try? writer.useAfterWaiting(patience: .seconds(5)) { _ in order.withLock { $0.append("writer") } }
-            done.leave()
-        }.start()
-        Thread.sleep(forTimeInterval: 0.05)
-        release()
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(order.withLock { $0 }, ["control change", "writer"])
+        var writerFirst = 0
+        for _ in 0..<200 {
+            let order = Mutex<[String]>([])
+            let done = DispatchGroup()
+            let held = DispatchSemaphore(value: 0)
+            done.enter()
+            Thread {
+                _ = try? writer.use { _ in
+                    held.signal()
+                    Self.untilSomeoneWaits(for: writer)  // the control change
+                }
+                _ = try? writer.use { _ in order.withLock { $0.append("writer") } }
+                done.leave()
+            }.start()
+            held.wait()
+            done.enter()
+            Thread {
+                _ = try? writer.use { _ in order.withLock { $0.append("control change") } }
+                done.leave()
+            }.start()
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            if order.withLock({ $0 }) != ["control change", "writer"] { writerFirst += 1 }
+        }
+        XCTAssertEqual(writerFirst, 0, "of 200 times, the holder asking again went first this many times")
     }
 }

@@ -13,8 +13,10 @@ import Synchronization
 ///
 /// The writer shares the write connection with control changes. It takes the queue in rounds
 /// of at most ``maxBatchSize`` entries and ``maxRoundBytes`` bytes, one transaction each, and
-/// lets go of the connection between rounds, letting the control changes that wait for it go
-/// first, so a control change waits for one round (milliseconds), not for a whole backlog.
+/// lets go of the connection between rounds; the connection serves its users in the order they
+/// asked (``SerialDatabase/use(_:)``), so the control changes that wait for it go before the
+/// writer's next round, and a control change waits for one round (milliseconds), not for a
+/// whole backlog.
 ///
 /// Each commit has a fixed cost (the transaction, the tenant's activity time, the mock's hit
 /// count, the WAL pages written), so the writer gathers before it commits: woken by the first
@@ -48,9 +50,6 @@ public final class JournalWriter: Sendable {
     /// entries (mock hits with short bodies: a few hundred bytes each, a round of 256 of them
     /// about 100 KiB).
     public static let maxRoundBytes = 256 << 10
-    /// How long a round waits at most for the control changes already waiting for the write
-    /// connection to have it first (``SerialDatabase/useAfterWaiting(patience:_:)``): 20 ms.
-    public static let controlPatience: Duration = .milliseconds(20)
     /// How long the writer waits for more entries after the first one, at most: 2 ms. Entries
     /// become readable that much later for readers that do not flush (a journal wait, the web
     /// page); at 50,000 requests per second it turns about 10 rows per commit into about 100.
@@ -470,16 +469,14 @@ public final class JournalWriter: Sendable {
     /// benchmark ran at a third of its speed; counted never, different tenants' answers by one
     /// large mock (each tenant stores its own) made rounds of the whole queue again (review).
     fileprivate static func roundSize(of entry: borrowing JournalEntry, counted: inout Set<String>) -> Int {
-        var size = entry.requestBody.count + entry.requestHeaders.utf8.count + entry.responseHeaders.utf8.count + entry.url.utf8.count
-        if case let .text(text)? = entry.nearMisses { size += text.utf8.count }
         let answer: String? =
             switch entry.answeredBy {
             case .mock: entry.mockHit.map { "\(entry.tenant.rawValue)\u{0}mock \($0.mockID)" }
             case .file: entry.filePath.map { "\(entry.tenant.rawValue)\u{0}file \($0)" }
             default: nil
             }
-        if let answer, !counted.insert(answer).inserted { return size }
-        return size + entry.responseBody.count
+        let repeated = answer.map { !counted.insert($0).inserted } ?? false
+        return queuedSize(of: entry) - (repeated ? entry.responseBody.count : 0)
     }
 
     /// The bytes an entry counts toward ``byteCapacity``: its (truncated) bodies, its header
@@ -501,7 +498,7 @@ public final class JournalWriter: Sendable {
     private func write(_ batch: [JournalEntry], from first: UInt64, amending amendments: [Amendment]) -> [TenantID: Int64]? {
         for attempt in 1...3 {
             do {
-                return try database.useAfterWaiting(patience: Self.controlPatience) { db in
+                return try database.use { db in
                     var run: JournalRowIDs.Run?
                     let written = try db.transaction {
                         var written = try batch.isEmpty ? JournalRecords.Written() : JournalRecords.insert(batch, into: db, bodies: &bodies)
