@@ -19,7 +19,7 @@ final class OutboundTransfer: @unchecked Sendable {
     var body: [UInt8] = []
     var uploaded = 0
     var tooLarge = false
-    /// The value of a `Content-Length` field that is no valid length (``isValidLength(_:)``):
+    /// The value of a `Content-Length` field that is no valid length (``OutboundResponse/AnnouncedLength/validLength(_:)``):
     /// the transfer was ended at it (``OutboundError/invalidContentLength(value:detail:)``).
     var invalidLength: String?
     /// Whether the current response's header section ended with its blank line: an answer
@@ -142,8 +142,8 @@ final class OutboundTransfer: @unchecked Sendable {
         // and 2): its framing fields describe none, and a HEAD's describe the GET's (RFC 9110
         // section 9.3.2), so nothing in them makes it unusable (review: a HEAD answered
         // `Transfer-Encoding: gzip, chunked` got a 502).
-        guard hasBody else { return true }
-        if name.equalsIgnoringASCIICase("Content-Length"), !Self.isValidLength(value) {
+        guard OutboundResponse.hasBody(status: status, method: request.method) else { return true }
+        if name.equalsIgnoringASCIICase("Content-Length"), OutboundResponse.AnnouncedLength([(name, value)]).hasInvalidValue {
             // libcurl read a prefix (`5abc` as 5, `0x5` as 0) or, past 2^63-1, reads until
             // the upstream closes: ended here, no body read (RFC 9112 section 6.3, item 5).
             invalidLength = value
@@ -155,12 +155,6 @@ final class OutboundTransfer: @unchecked Sendable {
             return false
         }
         return true
-    }
-
-    /// Whether a body follows the current response's header section (not for a HEAD request,
-    /// nor a 1xx, 204 or 304 status).
-    private var hasBody: Bool {
-        request.method != "HEAD" && !interim && status != 204 && status != 304
     }
 
     /// Why the answer is incomplete although libcurl took it (`CURLE_OK`), or nil: its header
@@ -180,8 +174,7 @@ final class OutboundTransfer: @unchecked Sendable {
     /// (`Content-Length: 9` and 5 bytes, then closed). Said as the upstream's doing, not as an
     /// unreachable upstream.
     var cutShortBody: String {
-        let declared = headers.last { $0.name.equalsIgnoringASCIICase("Content-Length") }
-            .flatMap { Int($0.value.split(separator: ",").first.map { String($0.trimmingOptionalWhitespace()) } ?? "") }
+        let declared = OutboundResponse.AnnouncedLength(headers).length.map { Int($0) }  // at most 2^63-1
         let received = body.count
         let what: String
         if let declared, declared > received {
@@ -207,17 +200,6 @@ final class OutboundTransfer: @unchecked Sendable {
         return "the upstream's answer has Transfer-Encoding \(JSONText.shortString(value)), a transfer coding Catbird does "
             + "not decode (only chunked), so its body cannot be passed on as the upstream meant it (RFC 9112 section 6.1): "
             + "answered 502 in its place"
-    }
-
-    /// Whether a `Content-Length` value is a valid length: digits only (RFC 9110 section 8.6),
-    /// or a list of such (`5, 5`; list elements that differ are the caller's to refuse), each
-    /// at most 2^63-1 (libcurl's `curl_off_t`). Not `abc`, `-1`, `+5`, `0x5`, `5abc`, `5 5`, ``.
-    static func isValidLength(_ value: String) -> Bool {
-        value.split(separator: ",", omittingEmptySubsequences: false).allSatisfy { element in
-            let digits = element.trimmingOptionalWhitespace()
-            return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                && Int64(digits) != nil
-        }
     }
 
     /// CURLOPT_READFUNCTION: hands out the request body.

@@ -169,14 +169,21 @@ struct Forwarding: Sendable {
         if method == "HEAD" {
             // A stream of the upstream's length that is never read: libmicrohttpd sends no body
             // to a HEAD. With none (a chunked or close-delimited GET), unframed, so that no
-            // `Content-Length: 0` claims an empty representation (tester finding T15B-F8). A list
-            // of equal lengths (`5, 5`, checked by the outbound client) announces its first. A
-            // 204 or 304 has no body to frame whatever the method: sent as before, the
-            // connection kept (review: unframed, each such answer closed its connection).
-            let length = upstream.headers.last(where: { $0.name.lowercased() == "content-length" })
-                .flatMap({ UInt64($0.value.split(separator: ",").first?.trimmingCharacters(in: .whitespaces) ?? "") })
+            // `Content-Length: 0` claims an empty representation (tester finding T15B-F8); so
+            // with a value that is no valid length (`+5`, which a HEAD's answer may carry
+            // unchecked). A list of equal lengths (`5, 5`) announces that length
+            // (``CatbirdOutbound/OutboundResponse/AnnouncedLength``; values that differ were
+            // refused before, ``UpstreamServing/unsendable(_:recording:)``). A 204 or 304 has no
+            // body to frame whatever the method (``CatbirdOutbound/OutboundResponse/hasBody(status:method:)``):
+            // sent as before, the connection kept (review: unframed, each such answer closed its connection).
             let content: HTTPResponse.Body =
-                if let length { .stream(length: length, Self.noBody) } else if upstream.status == 204 || upstream.status == 304 { .bytes([]) } else { .unframed }
+                if let length = upstream.announcedLength.length {
+                    .stream(length: length, Self.noBody)
+                } else if !OutboundResponse.hasBody(status: upstream.status) {
+                    .bytes([])
+                } else {
+                    .unframed
+                }
             let response = HTTPResponse(status: upstream.status, headers: HTTPHeaders(fields), content: content)
             return (response, leftOut)
         }

@@ -64,17 +64,11 @@ struct UpstreamServing: Sendable {
     /// Catbird's own, with this reason, also the entry's `problem`; nothing recorded.
     static func unsendable(_ upstream: OutboundResponse, recording: Bool) -> String? {
         if let problem = unsendableStatus(upstream.status, recording: recording) { return problem }
-        var lengths: [String] = []
-        for field in upstream.headers where field.name.equalsIgnoringASCIICase("Content-Length") {
-            for value in field.value.split(separator: ",", omittingEmptySubsequences: false) {
-                let length = String(value.trimmingOptionalWhitespace())
-                if !lengths.contains(length) { lengths.append(length) }
-            }
-        }
-        guard lengths.count > 1 else { return nil }
+        let announced = upstream.announcedLength
+        guard announced.differs else { return nil }
         return (recording ? "not recorded: " : "")
             + "the upstream's answer has Content-Length values that differ ("
-            + lengths.map { JSONText.shortString($0) }.joined(separator: ", ")
+            + announced.values.map { JSONText.shortString($0) }.joined(separator: ", ")
             + "), so where its body ends is ambiguous (RFC 9112 section 6.3): answered 502 in its place"
     }
 
