@@ -7,14 +7,18 @@ import XCTest
 final class NeverMatchingMockWarningTests: ServerTestCase {
     private let tenant = [("X-Catbird-Parallel-Id", "wm")]
 
-    /// Adds `GET` mocks with each `equal` url and asserts each is kept (201) with exactly its warning.
-    private func assertKeptWithWarning(_ cases: [(String, String)], file: StaticString = #filePath, line: UInt = #line) throws {
+    /// Adds `method` mocks with each url of `kind` and asserts each is kept (201, a JSON answer)
+    /// with exactly its warning.
+    private func assertKeptWithWarning(
+        _ cases: [(String, String)], method: String = "GET", kind: String = "equal", file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         for (url, warning) in cases {
             let added = try client.json(
                 "POST", "/catbird/api/mocks",
-                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#,
+                #"{"type":"update","pattern":{"method":"\#(method)","url":{"kind":"\#(kind)","value":"\#(url)"}},"response":{"status":200}}"#,
                 headers: tenant)
             XCTAssertEqual(added.status, 201, added.text, file: file, line: line)
+            XCTAssertEqual(added.header("Content-Type"), "application/json; charset=utf-8", url, file: file, line: line)
             XCTAssertEqual(added.object["warnings"] as? [String], [warning], url, file: file, line: line)
         }
     }
@@ -23,19 +27,12 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
     /// with an empty 201, and `GET /api/nolead` then missed without a hint. The 201 now says
     /// so; the mock is still stored (0.11 accepts it) and still never matches.
     func testAnEqualURLWithoutALeadingSlashIsKeptWithAWarning() throws {
-        let added = try client.json(
-            "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"api/nolead"}},"response":{"status":200}}"#,
-            headers: tenant)
-        XCTAssertEqual(added.status, 201, added.text)
-        XCTAssertEqual(added.header("Content-Type"), "application/json; charset=utf-8")
-        XCTAssertEqual(
-            added.object["warnings"] as? [String],
-            [
-                #"'pattern.url.value' "api/nolead" is an equal url that is not a request-target (it starts with neither '/' nor "#
-                    + #"a scheme such as http://, and is not '*' or host:port for CONNECT): no request can match this mock; "#
-                    + #"did you mean "/api/nolead"?"#
-            ])
+        try assertKeptWithWarning([(
+            "api/nolead",
+            #"'pattern.url.value' "api/nolead" is an equal url that is not a request-target (it starts with neither '/' nor "#
+                + #"a scheme such as http://, and is not '*' or host:port for CONNECT): no request can match this mock; "#
+                + #"did you mean "/api/nolead"?"#
+        )])
         XCTAssertEqual(try client.request("GET", "/api/nolead", headers: tenant).status, 404)
         let listed = try client.request("GET", "/catbird/api/mocks", headers: tenant)
         XCTAssertTrue(listed.text.contains(#""value":"api/nolead""#), listed.text)
@@ -45,30 +42,20 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
     /// request-target is empty. It is kept (0.11 accepts it) with the warning `api/users` gets;
     /// an empty `wildcard` (`^$`) likewise, and an empty `regexp` (every request) gets none.
     func testAnEmptyEqualOrWildcardURLIsKeptWithAWarning() throws {
-        let added = try client.json(
-            "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":""}},"response":{"status":200}}"#,
-            headers: tenant)
-        XCTAssertEqual(added.status, 201, added.text)
-        XCTAssertEqual(
-            added.object["warnings"] as? [String],
-            [
-                #"'pattern.url.value' "" is an equal url that is not a request-target (it starts with neither '/' nor "#
-                    + #"a scheme such as http://, and is not '*' or host:port for CONNECT): no request can match this mock; "#
-                    + #"did you mean "/"?"#
-            ])
-        let wildcard = try client.json(
-            "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"PUT","url":{"kind":"wildcard","value":""}},"response":{"status":200}}"#,
-            headers: tenant)
-        XCTAssertEqual(wildcard.status, 201, wildcard.text)
-        XCTAssertEqual(
-            wildcard.object["warnings"] as? [String],
-            [
+        try assertKeptWithWarning([(
+            "",
+            #"'pattern.url.value' "" is an equal url that is not a request-target (it starts with neither '/' nor "#
+                + #"a scheme such as http://, and is not '*' or host:port for CONNECT): no request can match this mock; "#
+                + #"did you mean "/"?"#
+        )])
+        try assertKeptWithWarning(
+            [(
+                "",
                 #"'pattern.url.value' "" is an empty wildcard, which matches only an empty request-target (it translates to "#
                     + #"^$, docs/matching.md#wildcard), and no request has one: no request can match this mock; did you mean "*" "#
                     + #"(every request) or "/"?"#
-            ])
+            )],
+            method: "PUT", kind: "wildcard")
         XCTAssertEqual(try client.request("GET", "/", headers: tenant).status, 404)
         XCTAssertEqual(try client.request("PUT", "/", headers: tenant).status, 404)
         let regexp = try client.json(
