@@ -170,16 +170,23 @@ final class OutboundTransfer: @unchecked Sendable {
 
     /// Why the answer is incomplete when libcurl says its body was cut short
     /// (`CURLE_PARTIAL_FILE`, `transfer closed with 4 bytes remaining to read`): the upstream
-    /// closed the connection before the end its `Content-Length` or chunked framing announced
-    /// (`Content-Length: 9` and 5 bytes, then closed). Said as the upstream's doing, not as an
-    /// unreachable upstream.
+    /// closed the connection before the end its framing announced (`Content-Length: 9` and 5
+    /// bytes, then closed), worded by the framing libcurl read the body by: chunked when the
+    /// answer has `Transfer-Encoding` (only `chunked` gets this far, ``unsupportedCoding(_:)``),
+    /// which overrides a `Content-Length` beside it (RFC 9112 section 6.3, item 3), else its
+    /// `Content-Length` (``OutboundResponse/AnnouncedLength``). Said as the upstream's doing,
+    /// not as an unreachable upstream.
     var cutShortBody: String {
-        let declared = OutboundResponse.AnnouncedLength(headers).length.map { Int($0) }  // at most 2^63-1
         let received = body.count
+        let chunked = headers.contains { $0.name.equalsIgnoringASCIICase("Transfer-Encoding") }
+        let announced = OutboundResponse.AnnouncedLength(headers)
         let what: String
-        if let declared, declared > received {
+        if !chunked, let declared = announced.length.map({ Int($0) }), declared > received {  // at most 2^63-1
             what = "after \(received) of the \(declared.counted("body byte", "body bytes")) its Content-Length announced "
                 + "(\(declared - received) missing)"
+        } else if !chunked, announced.differs {
+            what = "after \(received.counted("body byte", "body bytes")), before the end its Content-Length values announced ("
+                + announced.values.map { JSONText.shortString($0) }.joined(separator: ", ") + ", which differ)"
         } else {
             what = "before the end of its chunked body, after \(received.counted("body byte", "body bytes"))"
         }

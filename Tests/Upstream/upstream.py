@@ -38,8 +38,9 @@ Every answer is made from the request, so a test can check what arrived:
                        (Transfer-Encoding: gzip, chunked / deflate, chunked, the body so coded),
                        fold (a field value continued on a line led by spaces: obs-fold),
                        clhex3, clplus3, clbig, clbig64 (Content-Length 0x3, +3, 9999999999999999999,
-                       18446744073709551616 with `abc`), cutbody and cutchunked (closed in the
-                       body: Content-Length: 9 with 5 bytes; a chunk of 9 with 5 bytes),
+                       18446744073709551616 with `abc`), cutbody, cutchunked and cutchunkedcl
+                       (closed in the body: Content-Length: 9 with 5 bytes; a chunk of 9 with 5
+                       bytes; the same chunk with Content-Length: 20 beside the chunked coding),
                        headchunked and headnolength (a HEAD's answer: chunked, or no framing),
                        head304, head204, headcllist and headtegzip (HEAD answers with no body
                        to frame, a list of equal lengths, a transfer coding)
@@ -164,6 +165,8 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # closed inside the body (tester15b's item: "upstream unreachable: … transfer closed with 4 bytes remaining")
     "cutbody": b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhello",
     "cutchunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\nhello",
+    # the same with a Content-Length beside the chunked coding, which it overrides (RFC 9112 section 6.3)
+    "cutchunkedcl": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 20\r\n\r\n9\r\nhello",
     # a HEAD's answer whose GET is chunked or close-delimited (T15B-F8: sent on with Content-Length: 0)
     "headchunked": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n",
     "headnolength": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n",
