@@ -66,7 +66,7 @@ public enum ContentDecoding: Sendable, Equatable {
         guard codings.count <= maxCodings else {
             return .undecodable(coding: contentEncoding, reason: "it lists \(codings.count) codings; at most \(maxCodings) are decoded")
         }
-        if let other = codings.first(where: { !decoded.contains($0) }) {
+        if let other = codings.first(where: { !decodedCodings.contains($0) }) {
             return .undecodable(coding: contentEncoding, reason: "\(other) is not a coding decoded for matching (gzip and deflate are)")
         }
         var bytes = body
@@ -85,10 +85,10 @@ public enum ContentDecoding: Sendable, Equatable {
         return .decoded(bytes, coding: contentEncoding)
     }
 
-    /// The codings decoded, lowercased.
-    private static let decoded: Set<String> = ["gzip", "x-gzip", "deflate"]
+    /// The codings decoded, lowercased: `gzip`, `x-gzip`, `deflate`.
+    public static let decodedCodings: Set<String> = ["gzip", "x-gzip", "deflate"]
 
-    /// `body` decoded from one `coding` (lowercased, one of ``decoded``, else nil), the result
+    /// `body` decoded from one `coding` (lowercased, one of ``decodedCodings``, else nil), the result
     /// naming `shown`, the `Content-Encoding` value as sent.
     private static func decode(_ body: [UInt8], coding: String, shown contentEncoding: String, limit: Int) -> ContentDecoding? {
         guard !body.isEmpty else { return nil }

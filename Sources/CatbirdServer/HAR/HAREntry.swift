@@ -12,7 +12,8 @@ import Foundation
 /// `durationMs` as `wait`. Bodies: `text` when the stored bytes read as text by their declared
 /// charset (``BodyText``: UTF-8, or ISO-8859-1 byte by byte), else base64 with
 /// `encoding: "base64"` (the request's `postData` says so in `_encoding`, as HAR 1.2 has no such
-/// field there); a body the journal cut short says so in its `comment`.
+/// field there); a response body sent with a `Content-Encoding` is given decoded
+/// (``content(_:mimeType:decodedLimit:)``); a body the journal cut short says so in its `comment`.
 struct HAREntry: Encodable {
     let startedDateTime: String
     /// Milliseconds: the sum of `timings`.
@@ -63,8 +64,11 @@ struct HAREntry: Encodable {
     }
 
     struct Content: Encodable {
-        /// The full body size in bytes.
+        /// The full body size in bytes, decoded from its `Content-Encoding` when it was.
         let size: Int
+        /// The bytes its `Content-Encoding` saved (``size`` less the bytes sent, negative when
+        /// the coding made it larger); absent when the body was not decoded.
+        var compression: Int?
         let mimeType: String
         let text: String?
         let encoding: String?
@@ -94,7 +98,9 @@ struct HAREntry: Encodable {
 extension HAREntry {
     /// - Parameter origin: the server's base URL (`http://127.0.0.1:8080`), for an origin-form
     ///   target of a request that carried no `Host`.
-    init(_ entry: JournalExportEntry, origin: String) {
+    /// - Parameter decodedLimit: the most bytes a response body is decoded to from its
+    ///   `Content-Encoding` (``content(_:mimeType:decodedLimit:)``).
+    init(_ entry: JournalExportEntry, origin: String, decodedLimit: Int) {
         let sent = Message(entry.request)
         let received = Message(entry.response)
         startedDateTime = entry.time
@@ -109,9 +115,7 @@ extension HAREntry {
         response = Response(
             status: entry.status, statusText: HTTPStatus.reasonPhrase(for: entry.status),
             cookies: Self.responseCookies(entry.response.headers), headers: received.headers,
-            content: Content(
-                size: entry.response.bodySize, mimeType: received.mimeType, text: received.text, encoding: received.encoding,
-                comment: received.comment),
+            content: Self.content(entry.response, mimeType: received.mimeType, decodedLimit: decodedLimit),
             redirectURL: received.first("Location") ?? "", bodySize: entry.response.bodySize)
         timings = Timings(send: 0, wait: entry.durationMs, receive: 0)
         _catbird = Catbird(
@@ -120,8 +124,8 @@ extension HAREntry {
     }
 
     /// What a request and a response are mapped to alike: the header fields in order, the
-    /// `Content-Type` as MIME type (`""` without one), the body as HAR text (``text(_:)``) and
-    /// the note on a body the journal cut short (``truncation(_:)``).
+    /// `Content-Type` as MIME type (`""` without one), the stored body as HAR text
+    /// (``text(_:contentType:)``) and the note on a body the journal cut short (``truncation(_:)``).
     private struct Message {
         let fields: [(name: String, value: String)]
         let headers: [NameValue]
@@ -133,25 +137,26 @@ extension HAREntry {
         init(_ message: JournalExportEntry.Message) {
             fields = message.headers
             headers = message.headers.map { NameValue(name: $0.name, value: $0.value) }
-            mimeType = Self.first("Content-Type", in: message.headers) ?? ""
-            (text, encoding) = HAREntry.text(message, contentType: mimeType)
+            mimeType = HAREntry.first("Content-Type", in: message.headers) ?? ""
+            (text, encoding) = HAREntry.text(message.body, contentType: mimeType)
             comment = HAREntry.truncation(message)
         }
 
         /// The first value of the header field `name` (compared case-insensitively).
-        func first(_ name: String) -> String? { Self.first(name, in: fields) }
-
-        private static func first(_ name: String, in fields: [(name: String, value: String)]) -> String? {
-            fields.first { $0.name.lowercased() == name.lowercased() }?.value
-        }
+        func first(_ name: String) -> String? { HAREntry.first(name, in: fields) }
     }
 
-    /// The stored body as HAR text, read by the charset `contentType` declares (``BodyText``),
-    /// else its bytes as base64 (`encoding` "base64"); no text for an empty body.
-    static func text(_ message: JournalExportEntry.Message, contentType: String) -> (text: String?, encoding: String?) {
-        guard !message.body.isEmpty else { return (nil, nil) }
-        if let text = BodyText.text(of: message.body, contentType: contentType) { return (text, nil) }
-        return (Data(message.body).base64EncodedString(), "base64")
+    /// The first value of the header field `name` among `fields` (compared case-insensitively).
+    static func first(_ name: String, in fields: [(name: String, value: String)]) -> String? {
+        fields.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// `body` as HAR text, read by the charset `contentType` declares (``BodyText``), else its
+    /// bytes as base64 (`encoding` "base64"); no text for an empty body.
+    static func text(_ body: [UInt8], contentType: String) -> (text: String?, encoding: String?) {
+        guard !body.isEmpty else { return (nil, nil) }
+        if let text = BodyText.text(of: body, contentType: contentType) { return (text, nil) }
+        return (Data(body).base64EncodedString(), "base64")
     }
 
     static func truncation(_ message: JournalExportEntry.Message) -> String? {

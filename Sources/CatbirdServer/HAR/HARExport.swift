@@ -37,6 +37,18 @@ final class HARExport: Sendable {
     /// Bodies' bytes one page may hold: 2 MiB (the entries' count follows from the body limit).
     static let pageBudget = 2 << 20
 
+    /// Response bodies' bytes one page may hold once decoded from their `Content-Encoding`:
+    /// 16 MiB, shared out as ``decodedLimit(pageSize:)``.
+    static let decodedPageBudget = 16 << 20
+
+    /// The most bytes one response body of a page of `pageSize` entries is decoded to
+    /// (``HAREntry/content(_:mimeType:decodedLimit:)``): its share of ``decodedPageBudget``, at
+    /// most what a request body is decoded to for matching (8 MiB); 1 MiB with the default
+    /// `--journal-body-limit` (16 entries a page).
+    static func decodedLimit(pageSize: Int) -> Int {
+        min(CatbirdHandler.decodedBodyLimit, decodedPageBudget / max(1, pageSize))
+    }
+
     private let journal: Journal
     /// This export's own read-only connection (``Journal/exportConnection()``): the pages read
     /// on a worker thread never wait behind another route's query.
@@ -154,7 +166,7 @@ final class HARExport: Sendable {
         encoder.outputFormatting = [.withoutEscapingSlashes]
         for entry in entries {
             if state.entriesWritten > 0 { state.pending.append(UInt8(ascii: ",")) }
-            state.pending += try encoder.encode(HAREntry(entry, origin: origin))
+            state.pending += try encoder.encode(HAREntry(entry, origin: origin, decodedLimit: decodedLimit(pageSize: pageSize)))
             state.entriesWritten += 1
             state.cursor = entry.id
         }

@@ -1,0 +1,77 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A HAR entry's `response.content` gives a body sent with a `Content-Encoding` decoded, as
+/// HAR 1.2 asks: `text` the decoded text, `size` its size, `compression` the bytes saved, and
+/// `response.bodySize` the bytes sent (docs/protocol.md#har-export).
+final class HARResponseContentTests: RecordingTestCase {
+    /// The exported HAR entry of the request for `path`.
+    private func exported(_ client: RawHTTPClient, _ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let har = try client.request("GET", "/catbird/api/requests.har")
+        XCTAssertEqual(har.status, 200, har.text, file: file, line: line)
+        let entries = ((har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        return try XCTUnwrap(
+            entries.first { ($0["request"] as? [String: Any])?["url"] as? String == "http://127.0.0.1\(path)" }, "\(path) exported: \(har.text)",
+            file: file, line: line)
+    }
+
+    /// Tester finding T15B-F9, the exact case: the upstream's `/gzip` (a JSON body, gzip
+    /// compressed, `Content-Encoding: gzip`) recorded through record mode was exported with its
+    /// compressed bytes, base64, in `content.text` (`encoding: "base64"`) and `size` the
+    /// compressed size. Now the decoded JSON text, no `encoding`, `size` the decoded size and
+    /// `compression` the difference; so is its replay from the recorded file.
+    func testAGzipAnswerIsExportedDecoded() throws {
+        let recorder = try server(recording: true)
+        let sent = try recorder.client().request("GET", "/gzip", headers: [("Accept-Encoding", "gzip")])
+        XCTAssertEqual(sent.header("Content-Encoding"), "gzip")
+        XCTAssertEqual(Array(sent.body.prefix(2)), [0x1F, 0x8B], "passed on compressed")
+        try assertDecoded(try exported(try recorder.client(), "/gzip"), compressedSize: sent.body.count)
+        recorder.stop()
+
+        let replayer = try server(recording: false)
+        let replayed = try replayer.client().request("GET", "/gzip")
+        XCTAssertEqual(replayed.body, sent.body, "replayed as recorded")
+        try assertDecoded(try exported(try replayer.client(), "/gzip"), compressedSize: sent.body.count)
+    }
+
+    /// Asserts `entry`'s content is the upstream's `/gzip` JSON decoded.
+    private func assertDecoded(_ entry: [String: Any], compressedSize: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let response = try XCTUnwrap(entry["response"] as? [String: Any], file: file, line: line)
+        let content = try XCTUnwrap(response["content"] as? [String: Any], file: file, line: line)
+        let text = try XCTUnwrap(content["text"] as? String, "\(content)", file: file, line: line)
+        let decoded = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text, file: file, line: line)
+        XCTAssertEqual(decoded["compressed"] as? Bool, true, file: file, line: line)
+        XCTAssertEqual(decoded["text"] as? String, String(repeating: "hello ", count: 200), file: file, line: line)
+        XCTAssertNil(content["encoding"], "text, not base64: \(content)", file: file, line: line)
+        XCTAssertNil(content["comment"], "\(content)", file: file, line: line)
+        XCTAssertEqual(JSONNumber.int(content["size"]), text.utf8.count, "the decoded size", file: file, line: line)
+        XCTAssertEqual(JSONNumber.int(content["compression"]), text.utf8.count - compressedSize, "the bytes saved", file: file, line: line)
+        XCTAssertEqual(JSONNumber.int(response["bodySize"]), compressedSize, "the bytes sent", file: file, line: line)
+        XCTAssertEqual(content["mimeType"] as? String, "application/json", file: file, line: line)
+    }
+
+    /// A body whose coding is not decoded (`br`), or that is not of its coding (`gzip` over
+    /// plain text), is given as sent, with no `compression`, and a `comment` saying why.
+    func testABodyThatIsNotDecodedIsGivenAsSentWithAComment() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for (url, coding) in [("/br", "br"), ("/notgzip", "gzip")] {
+            try E2E.addMock(client, url: url, responseHeaders: ["Content-Encoding": coding, "Content-Type": "text/plain"], body: "plain")
+            XCTAssertEqual(try client.request("GET", url).text, "plain")
+        }
+        let cases = [
+            ("/br", "the body is given as sent (Content-Encoding: br): br is not a coding decoded here (gzip and deflate are)"),
+            ("/notgzip", "the body is given as sent (Content-Encoding: gzip): it could not be decoded ("),
+        ]
+        for (url, comment) in cases {
+            let content = try XCTUnwrap((try exported(client, url)["response"] as? [String: Any])?["content"] as? [String: Any])
+            XCTAssertEqual(content["text"] as? String, "plain", url)
+            XCTAssertEqual(JSONNumber.int(content["size"]), 5, url)
+            XCTAssertNil(content["compression"], url)
+            XCTAssertTrue((content["comment"] as? String ?? "").hasPrefix(comment), "\(url): \(content)")
+        }
+    }
+}
