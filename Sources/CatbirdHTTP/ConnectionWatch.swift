@@ -58,6 +58,9 @@ final class ConnectionWatch: Sendable {
         /// Since when its socket has received nothing, as the last tick that looked saw it
         /// (a connection whose body is under way).
         var quietSince: ContinuousClock.Instant?
+        /// The 408 the watch wrote when it closed the connection, as written (nil: none, or not
+        /// written whole): read by ``ConnectionWatch/writtenAnswer(of:)``.
+        var written: WrittenAnswer?
 
         init(socket: Int32) {
             self.socket = socket
@@ -348,7 +351,15 @@ final class ConnectionWatch: Sendable {
             let read = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if read <= 0 { break }
         }
-        ServerCore.send(answer, andShutDown: socket)
+        connection.written = ServerCore.send(answer, andShutDown: socket)
         return true
+    }
+
+    /// The 408 written when the watch closed `connection` (``Connection/written``), for the
+    /// request's ending (``HTTPRequestEnding``): asked once ``Connection/requestEnded()`` told
+    /// that the watch closed it, and taken under the lock that ``close(_:from:as:answer:)``
+    /// holds from marking the connection closed until the answer is written, so it is there.
+    func writtenAnswer(of connection: Unmanaged<Connection>) -> WrittenAnswer? {
+        connections.withLock { _ in connection._withUnsafeGuaranteedRef { $0.written } }
     }
 }

@@ -30,14 +30,14 @@ public protocol HTTPHandler: Sendable {
     /// its request line (``HTTPServer/Configuration/headTimeout``), or that trickled a request
     /// line for that long; asked once, when the server is created, and written as it is
     /// (`Connection: close` added). The request is told afterwards as
-    /// ``HTTPRequestEnding/headTimedOut(limit:)``. Default: 408 with the JSON error body.
+    /// ``HTTPRequestEnding/headTimedOut(limit:written:)``. Default: 408 with the JSON error body.
     func respondToSlowHead(timeout: Duration) -> HTTPResponse
 
     /// The answer written to a connection whose request body stopped arriving: no byte for
     /// `timeout` (``HTTPServer/Configuration/headTimeout``); asked once, when the server is
     /// created, and written as it is (`Connection: close` added). The request is told
-    /// afterwards as ``HTTPRequestEnding/bodyStalled(limit:)``, or as
-    /// ``HTTPRequestEnding/bodyClosedForRoom`` when it was closed to make room. Default: 408
+    /// afterwards as ``HTTPRequestEnding/bodyStalled(limit:written:)``, or as
+    /// ``HTTPRequestEnding/bodyClosedForRoom(written:)`` when it was closed to make room. Default: 408
     /// with the JSON error body.
     func respondToStalledBody(timeout: Duration) -> HTTPResponse
 

@@ -15,16 +15,28 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     case timedOut
     /// The request's head (request line and header section) was not complete `limit` after
     /// its request line arrived (``HTTPServer/Configuration/headTimeout``): the server wrote
-    /// its 408 (``HTTPHandler/respondToSlowHead(timeout:)``) and closed the connection.
-    case headTimedOut(limit: Duration)
+    /// its 408 (``HTTPHandler/respondToSlowHead(timeout:)``), `written` as it went out (nil:
+    /// not written whole, the socket still sending an earlier answer), and closed the connection.
+    case headTimedOut(limit: Duration, written: WrittenAnswer?)
     /// The request's body stopped arriving: its socket received no byte for `limit`
     /// (``HTTPServer/Configuration/headTimeout``); the server wrote its 408
-    /// (``HTTPHandler/respondToStalledBody(timeout:)``) and closed the connection.
-    case bodyStalled(limit: Duration)
+    /// (``HTTPHandler/respondToStalledBody(timeout:)``), `written` as for ``headTimedOut(limit:written:)``,
+    /// and closed the connection.
+    case bodyStalled(limit: Duration, written: WrittenAnswer?)
     /// Every connection slot was taken, and the request's body had received no byte for
-    /// ``roomQuietLimit``: the server wrote the same 408 and closed the connection to make room
-    /// for new clients (``HTTPServer/Configuration/connectionLimit``).
-    case bodyClosedForRoom
+    /// ``roomQuietLimit``: the server wrote the same 408 (`written`, as for
+    /// ``headTimedOut(limit:written:)``) and closed the connection to make room for new clients
+    /// (``HTTPServer/Configuration/connectionLimit``).
+    case bodyClosedForRoom(written: WrittenAnswer?)
+
+    /// The answer the server wrote itself before the connection closed (the watch's 408), as
+    /// it went out; nil for the other endings, and when it was not written whole.
+    public var written: WrittenAnswer? {
+        switch self {
+        case let .headTimedOut(_, written), let .bodyStalled(_, written), let .bodyClosedForRoom(written): written
+        default: nil
+        }
+    }
     /// The server stopped before the request was complete; nothing was sent.
     case serverStopped
     /// The server was stopping and sent its own `status` (503, `the server is stopping`) in

@@ -98,13 +98,19 @@ extension ServerCore {
     }
 
     /// Writes `response` to `socket` when it has nothing else left to send, then shuts it down
-    /// (also ``ConnectionWatch``'s 408 for a slow head).
-    static func send(_ response: HTTPResponse, andShutDown socket: Int32) {
-        let bytes = wireBytes(of: response.stamped())
+    /// (also ``ConnectionWatch``'s 408 for a slow head or a stalled body).
+    /// - Returns: the answer as written (``wireAnswer(of:)``), or nil when it was not written
+    ///   whole (the socket still had bytes to send, or took fewer than all).
+    @discardableResult
+    static func send(_ response: HTTPResponse, andShutDown socket: Int32) -> WrittenAnswer? {
+        let answer = wireAnswer(of: response.stamped())
+        let bytes = wireBytes(of: answer)
+        var written = -1
         if catbird_socket_unsent_bytes(socket) == 0 {
-            _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         }
         shutdown(socket, Int32(SHUT_RDWR))
+        return written == bytes.count ? answer : nil
     }
 
     /// The handler's answer to a request refused for `problem` before its body is read
@@ -115,15 +121,22 @@ extension ServerCore {
         handler.respondToMalformedRequest(request(from: context), problem: problem).closingConnection()
     }
 
-    /// `response` as HTTP/1.1 bytes (RFC 9112 §4, §6): status line, its fields (those sent as
-    /// given), `Content-Length`, the body. Only for a ``HTTPResponse/Body/bytes(_:)`` body;
-    /// another is sent without its body.
-    static func wireBytes(of response: HTTPResponse) -> [UInt8] {
+    /// `response` as it goes out on the wire: its status, its fields sent as given
+    /// (``HTTPResponse/isSentAsGiven(_:)``) then `Content-Length`, and its body. Only for a
+    /// ``HTTPResponse/Body/bytes(_:)`` body; another is sent without its body.
+    static func wireAnswer(of response: HTTPResponse) -> WrittenAnswer {
         var body: [UInt8] = []
         if case let .bytes(bytes) = response.content { body = bytes }
-        var head = "HTTP/1.1 \(response.status) \(HTTPStatus.reasonPhrase(for: response.status))\r\n"
-        for field in response.headers where HTTPResponse.isSentAsGiven(field) { head += "\(field.name): \(field.value)\r\n" }
-        head += "Content-Length: \(body.count)\r\n\r\n"
-        return Array(head.utf8) + body
+        var fields = response.headers.fields.filter(HTTPResponse.isSentAsGiven)
+        fields.append((name: "Content-Length", value: String(body.count)))
+        return WrittenAnswer(status: response.status, headers: HTTPHeaders(fields), body: body)
+    }
+
+    /// `answer` as HTTP/1.1 bytes (RFC 9112 §4, §6): status line, its fields, the body.
+    static func wireBytes(of answer: WrittenAnswer) -> [UInt8] {
+        var head = "HTTP/1.1 \(answer.status) \(HTTPStatus.reasonPhrase(for: answer.status))\r\n"
+        for field in answer.headers { head += "\(field.name): \(field.value)\r\n" }
+        head += "\r\n"
+        return Array(head.utf8) + answer.body
     }
 }

@@ -109,10 +109,12 @@ final class ServerCore: Sendable {
         if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
         let closedAs = context.watched?._withUnsafeGuaranteedRef { $0.requestEnded() } ?? ConnectionWatch.State.idle
         if !context.handled, let connection {
+            // The watch's 408, as it went out, when the watch closed the connection.
+            let written = closedAs == ConnectionWatch.State.idle ? nil : context.watched.flatMap { core.watch.writtenAnswer(of: $0) }
             let ending: HTTPRequestEnding = switch closedAs {
-            case ConnectionWatch.State.headTimedOut: .headTimedOut(limit: core.watch.headTimeout ?? .zero)
-            case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero)
-            case ConnectionWatch.State.bodyClosedForRoom: .bodyClosedForRoom
+            case ConnectionWatch.State.headTimedOut: .headTimedOut(limit: core.watch.headTimeout ?? .zero, written: written)
+            case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero, written: written)
+            case ConnectionWatch.State.bodyClosedForRoom: .bodyClosedForRoom(written: written)
             default: unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
             core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)

@@ -140,7 +140,7 @@ final class BufferedBodyBudgetTests: XCTestCase {
     /// try10b F2's other half: a body that stops arriving held its share for as long as its
     /// socket stayed (libmicrohttpd's idle timeout restarts with every byte). Now a body that
     /// receives no byte for `--head-timeout` (2 s here) gets a JSON 408 and its connection is
-    /// closed, its share given back; it is journaled with what had arrived. An upload that
+    /// closed, its share given back; it is journaled with what had arrived and the 408 as sent. An upload that
     /// keeps sending, more slowly than that in total, is served.
     func testABodyThatStopsArrivingGets408AndGivesItsShareBack() throws {
         let server = try Self.serverWithFourMebibyteBudget { $0.headTimeout = .seconds(2) }
@@ -170,6 +170,8 @@ final class BufferedBodyBudgetTests: XCTestCase {
         XCTAssertEqual(cut["method"] as? String, "POST")
         XCTAssertTrue((cut["problem"] as? String ?? "").contains("received no byte for 2 s (--head-timeout)"), "\(cut)")
         XCTAssertEqual(JSONNumber.int((cut["request"] as? [String: Any])?["bodySize"]), 2, "what had arrived")
+        // The 408 as it went out (T15B-F10: journaled with no header fields and bodySize 0).
+        try SlowHeadTests.assertJournaledAsSent(cut, answer)
     }
 
     /// try10a F8: the default budget was documented as eight of the largest bodies at once, but

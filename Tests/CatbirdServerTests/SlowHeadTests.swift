@@ -27,7 +27,8 @@ final class SlowHeadTests: XCTestCase {
 
     /// The finding's head, its bytes trickled every 0.5 s against a 2 s deadline: answered 408
     /// and closed within a second or two past it (the watch looks once a second), and
-    /// journaled as such.
+    /// journaled as such, with the 408 as it went out (tester finding T15B-F10: journaled with
+    /// no header fields and bodySize 0).
     func testAHeadTrickledPastTheDeadlineGets408AndIsClosed() throws {
         let server = try TestServer { $0.headTimeout = .seconds(2) }
         defer { server.removeFiles() }
@@ -45,6 +46,21 @@ final class SlowHeadTests: XCTestCase {
         XCTAssertEqual(journal.first?["url"] as? String, "/x")
         XCTAssertEqual(JSONNumber.int((journal.first?["response"] as? [String: Any])?["status"]), 408, "\(journal)")
         XCTAssertTrue((journal.first?["problem"] as? String ?? "").contains("not complete within 2 s (--head-timeout)"), "\(journal)")
+        try Self.assertJournaledAsSent(journal.first, answer)
+    }
+
+    /// Asserts that `entry`'s response is the 408 `answer` (its raw bytes) as it went out: its
+    /// header fields and body.
+    static func assertJournaledAsSent(_ entry: [String: Any]?, _ answer: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let response = try XCTUnwrap(entry?["response"] as? [String: Any], "\(String(describing: entry))", file: file, line: line)
+        let headers = response["headers"] as? [String: Any] ?? [:]
+        let sentBody = try XCTUnwrap(answer.range(of: "\r\n\r\n").map { String(answer[$0.upperBound...]) }, answer, file: file, line: line)
+        XCTAssertEqual(headers["Content-Type"] as? String, "application/json; charset=utf-8", "\(response)", file: file, line: line)
+        XCTAssertEqual(headers["Connection"] as? String, "close", "\(response)", file: file, line: line)
+        XCTAssertEqual(headers["Content-Length"] as? String, String(sentBody.utf8.count), "\(response)", file: file, line: line)
+        XCTAssertNotNil(headers["Date"], "\(response)", file: file, line: line)
+        XCTAssertEqual(JSONNumber.int(response["bodySize"]), sentBody.utf8.count, "\(response)", file: file, line: line)
+        XCTAssertEqual(response["body"] as? String, sentBody, "\(response)", file: file, line: line)
     }
 
     /// A request line trickled in (no request has started, so libmicrohttpd's callbacks tell

@@ -26,8 +26,9 @@ extension CatbirdHandler {
     /// what is known: the target, the arrival time, the method and headers when the header
     /// section had been accepted (else the method is `""`, and the tenant the default one, the
     /// parallel id being unknown), the body bytes that had arrived, the status libmicrohttpd
-    /// sent (its headers and HTML body are not recorded) or 499/408 when nothing was sent, and
-    /// `problem` saying which. Control requests are not journaled; a stopping server journals
+    /// sent (its headers and HTML body are not recorded) or 499/408 when nothing was sent, the
+    /// 408 Catbird wrote itself for a slow head or a stalled body as it went out (its status,
+    /// header fields and body: ``CatbirdHTTP/HTTPRequestEnding/written``), and `problem` saying which. Control requests are not journaled; a stopping server journals
     /// nothing more (its own 503s are logged and counted).
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {
         guard ending != .serverStopped else { return }
@@ -43,7 +44,7 @@ extension CatbirdHandler {
         let journaled = if case .refusedWhileStopping = ending { false } else { true }
         noteUnanswered(request, status: status, why: problem, warning: refused, nothingSent: nothingSent) { tenant in
             guard journaled else { return }
-            journal.append(serving.nothingSentEntry(request, tenant: tenant, status: status, problem: problem))
+            journal.append(serving.nothingSentEntry(request, tenant: tenant, status: status, problem: problem, written: ending.written))
         }
     }
 
@@ -95,6 +96,15 @@ extension CatbirdHandler {
         if warning { log.warning(line) } else { log.info(line) }
     }
 
+    /// How a connection the watch closed with its 408 ended, for the entry's `problem`: the 408
+    /// sent (`written`, the entry's answer), or not written whole (the socket was still
+    /// sending an earlier answer: the entry has no header fields nor body).
+    private static func closing(_ written: WrittenAnswer?) -> String {
+        written == nil
+            ? "the 408 could not be written (the connection was still sending an earlier answer), the connection closed"
+            : "408 sent, the connection closed"
+    }
+
     /// The status journaled for `ending`, and the entry's `problem` sentence.
     /// - Parameter headerSectionRead: whether libmicrohttpd had accepted the header section
     ///   (then a refusal was about the body).
@@ -118,20 +128,20 @@ extension CatbirdHandler {
             return (status, "libmicrohttpd refused the request with its own \(status) page (not recorded): \(what)")
         case .timedOut:
             return (MockServing.clientTimedOutStatus, "the connection timed out before the request was complete; nothing was sent")
-        case let .headTimedOut(limit):
+        case let .headTimedOut(limit, written):
             return (
                 MockServing.clientTimedOutStatus,
                 "the request line and header fields were not complete within \(limit.components.seconds) s (--head-timeout): "
-                    + "408 sent, the connection closed")
-        case let .bodyStalled(limit):
+                    + closing(written))
+        case let .bodyStalled(limit, written):
             return (
                 MockServing.clientTimedOutStatus,
-                "the request body received no byte for \(limit.components.seconds) s (--head-timeout): 408 sent, the connection closed")
-        case .bodyClosedForRoom:
+                "the request body received no byte for \(limit.components.seconds) s (--head-timeout): " + closing(written))
+        case let .bodyClosedForRoom(written):
             return (
                 MockServing.clientTimedOutStatus,
                 "the request body received no byte for \(HTTPRequestEnding.roomQuietLimit.components.seconds) s "
-                    + "(closed to make room: every connection slot was taken): 408 sent, the connection closed")
+                    + "(closed to make room: every connection slot was taken): " + closing(written))
         case .clientLeft, .serverStopped:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):
