@@ -10,7 +10,8 @@
 //   CThreads               thread names for the kernel (pthread_setname_np(3): glibc declares it only
 //                          under _GNU_SOURCE)
 //   CatbirdSupport         Foundation-only helpers for both sides: Logger, Timestamp, JSONText,
-//                          ASCII case folding, milliseconds, named threads
+//                          ASCII case folding, milliseconds, named threads; the strict JSON text
+//                          check of control bodies and file sidecars (JSONTextCheck, package access)
 //   CatbirdWire            the wire format, once: Catbird 0.11's types and our extensions
 //                          (Foundation only; the client and the server both use it)
 //   CatbirdHTTP            HTTP adapter over libmicrohttpd: request/response values, a handler;

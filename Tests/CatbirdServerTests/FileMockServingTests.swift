@@ -152,6 +152,39 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/g.json").status, 201, "the known keys are served")
     }
 
+    /// Tester finding T15B-F11, the exact sidecars: a trailing comma and a key given twice were
+    /// served (the lenient parser read them, the last `status` winning), and a comment got
+    /// "not a JSON object". A sidecar is now read by the control bodies' strict JSON reader and
+    /// refused with its reason (line, column, byte offset; the key named), naming the file.
+    func testASidecarIsReadAsStrictlyAsAControlBody() throws {
+        let cases = [
+            (
+                "comma", #"{"status": 201, "headers": {"X-A": "1"},}"#,
+                "invalid JSON at line 1, column 40 (byte offset 39): a trailing comma before '}': JSON allows none (RFC 8259)"
+            ),
+            (
+                "twice", #"{"status": 201, "status": 202}"#,
+                #"the JSON body has the key "status" more than once; give each key once"#
+            ),
+            (
+                "comment", "{\"status\": 201 // created\n}",
+                "invalid JSON at line 1, column 16 (byte offset 15): a comment: JSON has no comments (RFC 8259)"
+            ),
+        ]
+        for (name, sidecar, _) in cases {
+            try write("\(name).json", #"{"a":1}"#)
+            try write("\(name).json.catbird-response.json", sidecar)
+        }
+        let server = try server()
+        let client = try server.client()
+        for (name, _, reason) in cases {
+            E2E.assertError(
+                try client.request("GET", "/\(name).json"), status: 500, reasonContains: "\(name).json.catbird-response.json': " + reason)
+        }
+        try write("twice.json.catbird-response.json", #"{"status": 202}"#)
+        XCTAssertEqual(try client.request("GET", "/twice.json").status, 202, "a sidecar that is JSON is served")
+    }
+
     /// Regression: a sidecar with `{"status": 100}` sent the interim line alone and the client
     /// hung; 101 switched protocols and left the connection open. A sidecar follows the mocks'
     /// rule (docs/files.md#sidecar): refused, answered 500 naming it, the connection usable.

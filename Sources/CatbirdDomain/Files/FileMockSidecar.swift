@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// The status and header fields of a file mock, kept in a JSON file beside the body file:
@@ -32,11 +33,20 @@ public struct FileMockSidecar: Sendable, Equatable {
         lhs.status == rhs.status && lhs.headers.elementsEqual(rhs.headers) { $0 == $1 } && lhs.recordedMethod == rhs.recordedMethod
     }
 
-    /// Reads a sidecar's JSON.
+    /// Reads a sidecar's JSON, strictly by RFC 8259 as a control body is read
+    /// (``CatbirdSupport/JSONTextCheck``, docs/protocol.md#errors): a trailing comma, a comment, a
+    /// single-quoted string, a key given twice in one object, a lone surrogate escape or a number
+    /// out of range is refused with the same reason a control body gets (the line, column and
+    /// byte offset of a syntax error), not read leniently (tester finding T15B-F11: a trailing
+    /// comma and a repeated key were accepted, a comment got "not a JSON object").
     /// - Throws: ``FileMockError/badSidecar(path:reason:)`` naming what is wrong.
     public init(json: Data, path: String) throws(FileMockError) {
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else {
-            throw .badSidecar(path: path, reason: "not a JSON object")
+        let findings = JSONTextCheck.scan(Array(json))
+        if let reason = findings.syntaxError ?? findings.unrepresentableValue ?? findings.duplicateKeyReason {
+            throw .badSidecar(path: path, reason: reason)
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) as? [String: Any] else {
+            throw .badSidecar(path: path, reason: "not a JSON object: a sidecar is one object, such as {\"status\": 201, \"headers\": {}}")
         }
         // A misspelled key ("satus") would otherwise change nothing, silently (tester finding try8a F10).
         let unknown = object.keys.filter { !Self.keys.contains($0) }.sorted()

@@ -62,7 +62,7 @@ enum JSONBody {
             // Foundation's reason may not say where; the body is parsed once more to find out.
             let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             // A repeated key may be why well-formed JSON does not decode (`"type"` twice).
-            if let duplicate = findings.duplicateKey, parsed != nil { throw duplicateKey(duplicate) }
+            if let duplicate = findings.duplicateKeyReason, parsed != nil { throw .badRequest(duplicate) }
             if let reason = wholeNumberMismatch(error, in: parsed)
                 ?? wrongShape(error, parsed: parsed != nil, nesting: findings.deepestNesting, hint: shapeHint)
             {
@@ -70,7 +70,7 @@ enum JSONBody {
             }
             throw .badRequest(describe(error))
         }
-        if let duplicate = findings.duplicateKey { throw duplicateKey(duplicate) }
+        if let duplicate = findings.duplicateKeyReason { throw .badRequest(duplicate) }
         return value
     }
 
@@ -79,12 +79,6 @@ enum JSONBody {
         let decoder = JSONDecoder()
         decoder.userInfo[.catbirdRefusesUnknownKeys] = true
         return decoder
-    }
-
-    /// 400 naming a key given twice and the object that holds it.
-    private static func duplicateKey(_ duplicate: (path: String, key: String)) -> APIError {
-        let object = duplicate.path.isEmpty ? "the JSON body" : "the JSON object '\(duplicate.path)'"
-        return .badRequest("\(object) has the key \(quoted(duplicate.key)) more than once; give each key once")
     }
 
     /// A decoding failure in the user's words (``Swift/DecodingError/readableReason``): the

@@ -1,7 +1,7 @@
-import CatbirdSupport
-
 /// Reads a control body's JSON text once, strictly by RFC 8259, before the decoder does, so
-/// that a control body gets a 400 naming the place of what is wrong (docs/protocol.md#errors):
+/// that a control body gets a 400 naming the place of what is wrong (docs/protocol.md#errors);
+/// a file mock's sidecar is read by it too (docs/files.md#sidecar), so that it is JSON by the
+/// same rule and its errors are worded alike:
 ///
 /// - JSON syntax errors, with the line, column and byte offset (``JSONSyntaxError``), and
 ///   what JSON5 or JavaScript allow but JSON does not, which Foundation's parser accepts
@@ -21,25 +21,25 @@ import CatbirdSupport
 /// parser gives up on deep nesting. Keys are compared with their escapes decoded (`"a"` and
 /// `"\u0061"` are the same key). Containers are tracked on a stack, not by recursion, so any
 /// depth is read.
-enum JSONTextCheck {
+package enum JSONTextCheck {
     /// What was found: the first syntax error, else the first of each other kind; paths are
     /// dotted (`pattern.body.equalTo`, array positions as `[N]`, `""` for the top level).
-    struct Findings {
+    package struct Findings {
         /// The reason for a 400 for the first syntax error (``JSONSyntaxError/reason(in:)``);
         /// the scan stops there, so the other findings cover only the text before it.
-        var syntaxError: String?
+        package var syntaxError: String?
         /// The first duplicate key: the path of the object holding it, and the key.
-        var duplicateKey: (path: String, key: String)?
+        package var duplicateKey: (path: String, key: String)?
         /// The first lone surrogate: the path of the string holding it, and the escape as written.
-        var loneSurrogate: (path: String, escape: String)?
+        package var loneSurrogate: (path: String, escape: String)?
         /// The first number a 64-bit float cannot hold (too large, or not 0 but rounding to 0):
         /// its path and its text.
-        var numberOutOfRange: (path: String, literal: String)?
+        package var numberOutOfRange: (path: String, literal: String)?
         /// The deepest nesting of arrays and objects, as far as the scan went.
-        var deepestNesting = 0
+        package var deepestNesting = 0
 
         /// The reason for a 400 for a lone surrogate or an out-of-range number, or nil.
-        var unrepresentableValue: String? {
+        package var unrepresentableValue: String? {
             if let (path, escape) = loneSurrogate {
                 return "\(Self.subject(path)) holds the escape \(escape), a lone surrogate, which encodes no character: "
                     + "a \\ud800…\\udbff escape must be followed by a \\udc00…\\udfff one (the pair writes one character); "
@@ -52,13 +52,21 @@ enum JSONTextCheck {
             return nil
         }
 
+        /// The reason for a 400 for the first duplicate key, or nil: `the JSON object 'pattern'
+        /// has the key "url" more than once; give each key once` (`the JSON body has …` at the top level).
+        package var duplicateKeyReason: String? {
+            guard let (path, key) = duplicateKey else { return nil }
+            let object = path.isEmpty ? "the JSON body" : "the JSON object '\(path)'"
+            return "\(object) has the key \(JSONText.shortString(key)) more than once; give each key once"
+        }
+
         private static func subject(_ path: String) -> String {
             path.isEmpty ? "the JSON body" : "'\(path)'"
         }
     }
 
     /// Reads `bytes` once, up to the first syntax error.
-    static func scan(_ bytes: [UInt8]) -> Findings {
+    package static func scan(_ bytes: [UInt8]) -> Findings {
         var reader = JSONTextReader(bytes: bytes)
         do {
             try reader.readText()
