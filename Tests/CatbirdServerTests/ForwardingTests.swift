@@ -223,6 +223,9 @@ final class ForwardingTests: UpstreamTestCase {
         let refused = try client.readResponse()
         XCTAssertEqual(refused.status, 501)
         XCTAssertTrue(refused.text.contains("CONNECT"), refused.text)
+        // Catbird's own answer in place of a tunnel's (re-read: it was unmarked, so a recording
+        // Catbird in front would take it for the backend's).
+        XCTAssertNotNil(refused.header("X-Catbird-Generated-By"), "marked as Catbird's own")
     }
 
     func testTenantMocksBeatFilesAndFilesBeatTheUpstream() throws {

@@ -83,7 +83,8 @@ struct Forwarding: Sendable {
     /// The header field that marks an answer Catbird made itself in place of an upstream's, with
     /// the ``hopName`` of the Catbird that made it: every such answer is made by ``generated(_:)-(HTTPResponse)``
     /// (the forwarding errors, a loop's 508, the 502 in place of an answer that cannot be
-    /// passed on or whose head does not fit, the 503 of a stopping server, and the refusals of
+    /// passed on or whose head does not fit, the 503 of a stopping server, the proxy's 501 to
+    /// `CONNECT` (``connectNotSupported``), and the refusals of
     /// a request that would have been forwarded, ``refusal(_:of:)``). When such an
     /// answer comes back as an upstream's (a loop back to itself, or one Catbird forwarding to
     /// another), record mode does not write it as a file mock: it is not the backend's answer
@@ -235,7 +236,8 @@ struct Forwarding: Sendable {
         }
     }
 
-    /// The answer to `CONNECT` (HTTPS tunnelling through the proxy), which is not supported.
+    /// The answer to `CONNECT` (HTTPS tunnelling through the proxy), which is not supported;
+    /// sent marked (``generated(_:)-(HTTPResponse)``), in place of a tunnel's.
     static let connectNotSupported = APIError(
         status: 501, reason: "CONNECT (HTTPS through the proxy) is not supported; send plain http:// requests to the proxy").response
 }

@@ -218,7 +218,7 @@ struct MockServing: Sendable {
         }
         if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
             let (sent, entry) = entry(
-                request: request, response: Forwarding.connectNotSupported, responseHeadersJSON: nil, answeredBy: .unanswered,
+                request: request, response: forwarding.generated(Forwarding.connectNotSupported), responseHeadersJSON: nil, answeredBy: .unanswered,
                 hit: nil, tenant: tenant)
             return .answered(sent, .unanswered, entry, nil)
         }
