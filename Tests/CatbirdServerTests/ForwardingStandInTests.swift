@@ -171,4 +171,37 @@ final class ForwardingStandInTests: UpstreamTestCase {
         let mark = answer.header("X-Catbird-Generated-By") ?? ""
         XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "marked, got '\(mark)'")
     }
+
+    /// The same 503 in place of a mock's answer, in redirect mode: Catbird's own answer where
+    /// the request would have been forwarded, so marked too (re-read: it went out unmarked, and a
+    /// recording Catbird in front would have written it as the backend's answer).
+    func testTheStrictWithheld503InPlaceOfAMocksAnswerIsMarkedInRedirectMode() throws {
+        let made = try TestServer()  // a migrated file, to count its pages
+        made.stop()
+        let database = try Database(path: made.databasePath, mode: .readOnly)
+        let pages = Int(try database.query("PRAGMA page_count").first?[0].intValue ?? 0)
+        database.close()
+        let backend = try TestServer { settings in
+            settings.databasePath = made.databasePath
+            settings.maxDatabasePages = pages + 3
+            settings.durability = .strict
+            settings.redirectURL = self.upstream.baseURL
+            settings.logLevel = .error
+        }
+        defer {
+            backend.removeFiles()
+            made.removeFiles()
+        }
+        let client = try backend.client()
+        try E2E.addMock(client, method: "POST", url: "/mocked/fill", body: "mocked")
+        var withheld: RawResponse?
+        for _ in 0..<50 where withheld == nil {
+            let answer = try client.request("POST", "/mocked/fill", body: Array(repeating: UInt8(ascii: "a"), count: 32 * 1024))
+            if answer.status == 503 { withheld = answer } else { XCTAssertEqual(answer.text, "mocked") }
+        }
+        let answer = try XCTUnwrap(withheld, "the journal filled its pages")
+        E2E.assertError(answer, status: 503, reasonContains: "could not be written to the journal")
+        let mark = answer.header("X-Catbird-Generated-By") ?? ""
+        XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "marked, got '\(mark)'")
+    }
 }

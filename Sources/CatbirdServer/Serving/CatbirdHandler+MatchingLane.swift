@@ -131,7 +131,7 @@ extension CatbirdHandler {
             }
             return
         }
-        journal.send(sent, onceCommitted: ticket, to: responder, sent: record)
+        journal.send(sent, onceCommitted: ticket, to: responder, otherwise: marked(Journal.notJournaled, refusing: request), sent: record)
     }
 
     /// A request that waited on `lane` (`matching lane`, `body lane`) until it was no longer

@@ -185,7 +185,9 @@ struct CatbirdHandler: HTTPHandler {
             }
             return .now(recordedWhenDelayEnds(response, delay: delay, request, answeredBy: answeredBy, tenant: tenant))
         }
-        return journal.answer(response, onceCommitted: ticket, sent: recording(request, answeredBy: answeredBy, tenant: tenant))
+        return journal.answer(
+            response, onceCommitted: ticket, otherwise: marked(Journal.notJournaled, refusing: request),
+            sent: recording(request, answeredBy: answeredBy, tenant: tenant))
     }
 
     /// ``release(_:journaled:_:answeredBy:tenant:)`` for an answer that is already deferred:

@@ -470,7 +470,10 @@ struct MockServing: Sendable {
             undelayed.whenDelayEnds = nil
             let (tagged, ticket) = append(entry, of: undelayed, settling: outcome == .sent ? hit : nil)
             guard strict, outcome == .sent else { return outcome == .sent ? .now(tagged) : nil }
-            return journal.answer(tagged, onceCommitted: ticket)
+            // The 503 in place of a mock's answer is Catbird's own: marked where the request would
+            // have been forwarded (``Forwarding/refusal(_:of:)``).
+            let withheld = forwarding?.refusal(Journal.notJournaled, of: request.target) ?? Journal.notJournaled
+            return journal.answer(tagged, onceCommitted: ticket, otherwise: withheld)
         }
         return sent
     }
