@@ -144,38 +144,22 @@ final class ForwardingStandInTests: UpstreamTestCase {
     /// database may grow by 3 pages (`maxDatabasePages`), which forwarded `POST /echo/fill`s of
     /// 32 KiB bodies soon fill.
     func testTheStrictWithheld503InPlaceOfAForwardedAnswerIsMarked() throws {
-        let made = try TestServer()  // a migrated file, to count its pages
-        made.stop()
-        let database = try Database(path: made.databasePath, mode: .readOnly)
-        let pages = Int(try database.query("PRAGMA page_count").first?[0].intValue ?? 0)
-        database.close()
-        let backend = try TestServer { settings in
-            settings.databasePath = made.databasePath
-            settings.maxDatabasePages = pages + 3
-            settings.durability = .strict
-            settings.redirectURL = self.upstream.baseURL
-            settings.logLevel = .error
-        }
-        defer {
-            backend.removeFiles()
-            made.removeFiles()
-        }
-        let client = try backend.client()
-        var withheld: RawResponse?
-        for _ in 0..<50 where withheld == nil {
-            let answer = try client.request("POST", "/echo/fill", body: Array(repeating: UInt8(ascii: "a"), count: 32 * 1024))
-            if answer.status == 503 { withheld = answer } else { XCTAssertEqual(answer.status, 200, answer.text) }
-        }
-        let answer = try XCTUnwrap(withheld, "the journal filled its pages")
-        E2E.assertError(answer, status: 503, reasonContains: "could not be written to the journal")
-        let mark = answer.header("X-Catbird-Generated-By") ?? ""
-        XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "marked, got '\(mark)'")
+        try assertStrictWithheld503IsMarked(path: "/echo/fill") { answer in XCTAssertEqual(answer.status, 200, answer.text) }
     }
 
     /// The same 503 in place of a mock's answer, in redirect mode: Catbird's own answer where
     /// the request would have been forwarded, so marked too (re-read: it went out unmarked, and a
     /// recording Catbird in front would have written it as the backend's answer).
     func testTheStrictWithheld503InPlaceOfAMocksAnswerIsMarkedInRedirectMode() throws {
+        try assertStrictWithheld503IsMarked(path: "/mocked/fill", mocked: true) { answer in XCTAssertEqual(answer.text, "mocked") }
+    }
+
+    /// Sends `POST path`s of 32 KiB to a strict redirect-mode server whose database may grow
+    /// by 3 pages (`maxDatabasePages`) until one is withheld with the 503 (each answer before it
+    /// checked by `answered`), and asserts that 503 is marked. `mocked`: a mock answers `path`.
+    private func assertStrictWithheld503IsMarked(
+        path: String, mocked: Bool = false, answered: (RawResponse) -> Void, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let made = try TestServer()  // a migrated file, to count its pages
         made.stop()
         let database = try Database(path: made.databasePath, mode: .readOnly)
@@ -193,15 +177,15 @@ final class ForwardingStandInTests: UpstreamTestCase {
             made.removeFiles()
         }
         let client = try backend.client()
-        try E2E.addMock(client, method: "POST", url: "/mocked/fill", body: "mocked")
+        if mocked { try E2E.addMock(client, method: "POST", url: path, body: "mocked", file: file, line: line) }
         var withheld: RawResponse?
         for _ in 0..<50 where withheld == nil {
-            let answer = try client.request("POST", "/mocked/fill", body: Array(repeating: UInt8(ascii: "a"), count: 32 * 1024))
-            if answer.status == 503 { withheld = answer } else { XCTAssertEqual(answer.text, "mocked") }
+            let answer = try client.request("POST", path, body: Array(repeating: UInt8(ascii: "a"), count: 32 * 1024))
+            if answer.status == 503 { withheld = answer } else { answered(answer) }
         }
-        let answer = try XCTUnwrap(withheld, "the journal filled its pages")
-        E2E.assertError(answer, status: 503, reasonContains: "could not be written to the journal")
+        let answer = try XCTUnwrap(withheld, "the journal filled its pages", file: file, line: line)
+        E2E.assertError(answer, status: 503, reasonContains: "could not be written to the journal", file: file, line: line)
         let mark = answer.header("X-Catbird-Generated-By") ?? ""
-        XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "marked, got '\(mark)'")
+        XCTAssertTrue(E2E.matches(mark, "^catbird-[0-9a-f]{8}$"), "marked, got '\(mark)'", file: file, line: line)
     }
 }
