@@ -24,22 +24,61 @@ final class NotFoundHead: Sendable {
         let openJSON: String
 
         /// The journal's JSON of the header fields a 404 of `bodyLength` bytes goes out with:
-        /// `headers` and the `Content-Length` libmicrohttpd adds. The thread's last one is
-        /// reused for the same second and length (the 404s of one tenant's new URLs of one
-        /// length have bodies of one length: about 2,300 instructions and a string made per
-        /// miss, counted with callgrind).
+        /// `headers` and the `Content-Length` libmicrohttpd adds. The thread's ones of this
+        /// second are reused for the same length (``Journaled``: the 404s of one tenant's new
+        /// URLs have bodies of a few lengths; each made is about 1,300 instructions and a
+        /// string, counted with callgrind).
         func journaledJSON(bodyLength: Int) -> String {
-            NotFoundHead.lastJournaled.with { last in
-                if let kept = last, kept.length == bodyLength, kept.date == date { return kept.json }
+            NotFoundHead.journaled.with { kept in
+                if kept.date != date { kept = Journaled(date: date) }
+                if let json = kept.json(bodyLength: bodyLength) { return json }
                 let json = openJSON + #","Content-Length":""# + String(bodyLength) + #""}"#
-                last = (date, bodyLength, json)
+                kept.keep(json, bodyLength: bodyLength)
                 return json
             }
         }
     }
 
-    /// Each thread's last ``Stamped/journaledJSON(bodyLength:)``: its second, its length, the JSON.
-    private static let lastJournaled = PerThreadMemo<(date: String, length: Int, json: String)?> { nil }
+    /// One thread's ``Stamped/journaledJSON(bodyLength:)`` made in one second, for its last
+    /// ``lengthsKept`` body lengths: a tenant whose misses' near misses differ (their mocks'
+    /// ids and distances have more or fewer digits) makes 404s of several lengths in turn, and
+    /// the JSON of the thread's last length alone was made again for most of them (1,000
+    /// wildcard and regexp mocks: about 1,350 instructions a miss, counted with callgrind).
+    struct Journaled {
+        /// Lengths kept at most: 8.
+        static let lengthsKept = 8
+        /// The HTTP-date of the second the JSON was made in ("": none yet).
+        let date: String
+        private var lengths: [Int] = []
+        private var texts: [String] = []
+        /// The slot the next length takes once ``lengthsKept`` are kept.
+        private var next = 0
+
+        init(date: String) {
+            self.date = date
+        }
+
+        /// The JSON kept for `bodyLength`, if any.
+        func json(bodyLength: Int) -> String? {
+            for index in lengths.indices where lengths[index] == bodyLength { return texts[index] }
+            return nil
+        }
+
+        /// Keeps `json` for `bodyLength`, in place of the oldest length when ``lengthsKept`` are kept.
+        mutating func keep(_ json: String, bodyLength: Int) {
+            if lengths.count < Self.lengthsKept {
+                lengths.append(bodyLength)
+                texts.append(json)
+            } else {
+                lengths[next] = bodyLength
+                texts[next] = json
+                next = (next + 1) % Self.lengthsKept
+            }
+        }
+    }
+
+    /// Each thread's ``Journaled``.
+    private static let journaled = PerThreadMemo<Journaled> { Journaled(date: "") }
 
     private let current = Mutex<Stamped?>(nil)
 
