@@ -138,11 +138,24 @@ static inline void *catbird_mhd_socket_context(struct MHD_Connection *connection
 // Milliseconds since the last data segment arrived on the TCP socket `socket`
 // (TCP_INFO's tcpi_last_data_recv), or -1 when unknown (not TCP). ConnectionWatch tells a
 // request line trickled in slowly by it: libmicrohttpd has read the bytes, so none wait unread.
+// When `peer_closed` is not NULL it is set to 1 when the peer has sent its end of stream (a FIN)
+// and the socket has not been shut down here (TCP state CLOSE_WAIT), else 0: ConnectionWatch
+// closes an idle connection whose FIN libmicrohttpd missed.
 #include <netinet/tcp.h>
-static inline long catbird_socket_ms_since_data_received(int socket) {
+static inline long catbird_socket_ms_since_data_received(int socket, int *peer_closed) {
     struct tcp_info info;
     socklen_t length = sizeof info;
     memset(&info, 0, sizeof info);
+    if (peer_closed != NULL) *peer_closed = 0;
     if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    if (peer_closed != NULL) *peer_closed = info.tcpi_state == TCP_CLOSE_WAIT;
     return (long)info.tcpi_last_data_recv;
+}
+
+// MHD_set_connection_option is variadic: this sets the connection's own idle timeout in seconds
+// (MHD_CONNECTION_OPTION_TIMEOUT; 0: none). Call only on the connection's worker thread, while it
+// is not suspended. ParkedConnections uses it so that libmicrohttpd 0.9.75 takes a resumed
+// connection's answer before it reads from the socket (see ParkedConnections.suspend).
+static inline enum MHD_Result catbird_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds) {
+    return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
 }

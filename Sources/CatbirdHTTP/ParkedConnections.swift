@@ -74,15 +74,38 @@ final class ParkedConnections: Sendable {
     /// ``resumeAll()`` waits for it to drop to 0, so the daemon is never stopped under such a call.
     private let callsOutsideLock = Atomic<Int>(0)
 
-    /// - Parameter stoppingResponse: ``stoppingResponse``.
-    init(stoppingResponse: HTTPResponse) {
+    /// - Parameters:
+    ///   - stoppingResponse: ``stoppingResponse``.
+    ///   - idleTimeoutSeconds: the daemons' idle timeout (`MHD_OPTION_CONNECTION_TIMEOUT`, 0:
+    ///     none), which a parked connection's own timeout is set apart from (``parkingTimeoutSeconds``).
+    init(stoppingResponse: HTTPResponse, idleTimeoutSeconds: Int) {
         self.stoppingResponse = stoppingResponse
+        self.idleTimeoutSeconds = UInt32(clamping: idleTimeoutSeconds)
+        parkingTimeoutSeconds = idleTimeoutSeconds > 0 ? UInt32(clamping: idleTimeoutSeconds + 1) : 365 * 24 * 3600
         hangUps.start { [weak self] ticket in self?.clientLeft(ticket) }
     }
 
     deinit {
         hangUps.stop()
     }
+
+    /// The daemons' idle timeout in seconds (0: none), given back to a connection taken back.
+    private let idleTimeoutSeconds: UInt32
+    /// A parked connection's own idle timeout in seconds: any value other than the daemons'
+    /// (their idle timeout and a second, or a year when they have none), so that libmicrohttpd
+    /// keeps the connection on its list of connections with their own timeouts. Why:
+    /// libmicrohttpd 0.9.75 takes a resumed connection back marked ready to read and to write,
+    /// and its next round reads from the socket first, unless that connection's idle handling
+    /// (which calls the access handler, which queues the answer, and makes the connection one
+    /// that writes) ran before. Each round runs the idle handling of every connection with its
+    /// own timeout, but of the others only of the one idle longest (daemon.c, `MHD_epoll`: the
+    /// default-timeout list is sorted and walked from its oldest until one has not timed out).
+    /// So with another connection open on its worker, a resumed connection read first: a
+    /// half-closed client's end of stream, there since it sent its request, made libmicrohttpd
+    /// close the connection with nothing sent (the answer of a control request, a long poll, a
+    /// delay or a held answer lost; docs/protocol.md#delays). Set before the connection is
+    /// suspended, given back (``takenBack(_:_:)``) when its worker takes it back.
+    private let parkingTimeoutSeconds: UInt32
 
     /// The answer to a deferred request when the server stops before it is answered, and to a
     /// request that arrives while it stops: the handler's (``HTTPHandler/stoppingResponse``),
@@ -139,6 +162,11 @@ final class ParkedConnections: Sendable {
     ) -> UInt64? {
         let allowed: Phase = atShutdown == nil ? .stopping : .running
         if phase.load(ordering: .sequentiallyConsistent) > allowed.rawValue { return nil }
+        // Its own timeout before it is suspended (libmicrohttpd moves a connection between its
+        // timeout lists only while it is not), so it comes back on the list whose connections
+        // are each handled every round (``parkingTimeoutSeconds``).
+        _ = catbird_mhd_set_connection_timeout(connection, parkingTimeoutSeconds)
+        context.parkedTimeout = true
         // Suspended before it is registered, so nothing can resume it first.
         MHD_suspend_connection(connection)
         let socket = watching != nil ? catbird_mhd_connection_fd(connection) : -1
@@ -159,6 +187,14 @@ final class ParkedConnections: Sendable {
             return 0
         }
         return ticket
+    }
+
+    /// A parked connection taken back by its worker (the access handler's first call after the
+    /// resume, on that worker, from libmicrohttpd's idle handling: the connection is not
+    /// suspended): gives it back the daemons' idle timeout (``parkingTimeoutSeconds``).
+    func takenBack(_ connection: OpaquePointer, _ context: RequestContext) {
+        context.parkedTimeout = false
+        _ = catbird_mhd_set_connection_timeout(connection, idleTimeoutSeconds)
     }
 
     /// Whether request `ticket` is still parked: not yet answered, by its responder or by

@@ -102,6 +102,9 @@ final class RequestContext: @unchecked Sendable {
     /// The request's entry in ``ParkedConnections`` while it is parked; nil once resumed (set
     /// and cleared under the registry's lock, read by the worker only when not parked).
     var parkedTicket: UInt64?
+    /// Set by the worker when it parks the request with the parking idle timeout
+    /// (``ParkedConnections`` `suspend`), cleared when it takes the connection back.
+    var parkedTimeout = false
 
     init(target: String, problem: HTTPRequestProblem? = nil) {
         self.target = target

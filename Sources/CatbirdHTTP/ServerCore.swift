@@ -48,12 +48,15 @@ final class ServerCore: Sendable {
     /// The head deadline and the room made at the connection limit (``ConnectionWatch``).
     let watch: ConnectionWatch
 
-    init(handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int, bodyBudget: ByteBudget, headTimeout: Duration?) {
+    init(
+        handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int, bodyBudget: ByteBudget, headTimeout: Duration?,
+        idleTimeoutSeconds: Int
+    ) {
         self.handler = handler
         self.connectionMemory = connectionMemory
         self.maxBodySize = maxBodySize
         self.bodyBudget = bodyBudget
-        parked = ParkedConnections(stoppingResponse: handler.stoppingResponse)
+        parked = ParkedConnections(stoppingResponse: handler.stoppingResponse, idleTimeoutSeconds: idleTimeoutSeconds)
         watch = ConnectionWatch(
             headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero),
             stalledBodyAnswer: handler.respondToStalledBody(timeout: headTimeout ?? .zero))
@@ -266,6 +269,7 @@ final class ServerCore: Sendable {
         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         if context.answeredEarly { return .NO }  // answered from the URI log callback: close
+        if context.parkedTimeout { parked.takenBack(connection, context) }  // resumed: its own idle timeout back
         if context.clientGone {  // resumed: the client hung up while parked
             context.clientGone = false
             if let delayed = context.delayed {

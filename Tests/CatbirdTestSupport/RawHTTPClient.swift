@@ -91,6 +91,16 @@ public final class RawHTTPClient {
         shutdown(socket, Int32(SHUT_WR))
     }
 
+    /// Sends `bytes` and then shuts down the sending side, the bytes and the end of stream (FIN)
+    /// in one TCP segment (`TCP_CORK` held over both): the server finds the request and the FIN
+    /// together at its first read, as it does by chance when it reads late (a loaded machine).
+    public func sendHalfClosing(raw bytes: [UInt8]) throws {
+        var on: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &on, socklen_t(MemoryLayout<Int32>.size))
+        try send(raw: bytes)
+        halfClose()  // the FIN joins the corked bytes, and the shutdown sends them
+    }
+
     /// Sends `bytes` exactly as given.
     public func send(raw bytes: [UInt8]) throws {
         var offset = 0
