@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 import Synchronization
 
@@ -14,11 +15,14 @@ import Synchronization
 ///
 /// Found slow means: a search while matching within a slice (``RegexpSlice/matching``) was
 /// stopped at the slice's end after its own search, from its own start, had run
-/// ``RegexpSlice/markedAfter`` or more, so an expression that starts after earlier work (other
-/// mocks, a descheduling) used up the request's slice is stopped without being marked; the
-/// near-miss comparison (``RegexpSlice/comparing``) never marks. The mark is cleared when a
-/// search with the whole budget (the matching lane, ``RegexpSlice/whole``) finishes within
-/// ``RegexpSlice/length`` on a subject at least as long as the one it was marked on, so an
+/// ``RegexpSlice/markedAfter`` or more of the thread's CPU time (``ThreadCPUTime``), so an
+/// expression that starts after earlier work (other mocks) used up the request's slice is
+/// stopped without being marked, and so is one whose thread waited for a core meanwhile (a
+/// loaded machine: a clean-clone CI run marked `[a-z]*q(?=\?)` after a descheduling, by the
+/// wall clock); the near-miss comparison (``RegexpSlice/comparing``) never marks. The mark is
+/// cleared when a search with the whole budget (the matching lane, ``RegexpSlice/whole``)
+/// finishes within ``RegexpSlice/length`` of CPU time on a subject at least as long as the one
+/// it was marked on, so an
 /// unlucky slice does not brand it for good, while short quick subjects cannot clear a mark
 /// that long slow ones earned.
 ///
@@ -138,9 +142,11 @@ final class ICUExpression: Sendable {
             expression = compiled
         }
         let length = subject.utf16.count
-        // Only what can set or clear the mark is timed.
+        // Only what can set or clear the mark is timed: by the wall clock, and by this thread's
+        // CPU time, which alone decides (a search that waited for a core is not slow for it).
         let timed = slice == .matching || (marked > 0 && length >= marked)
         let started = timed ? ContinuousClock.now : deadline
+        let startedWorking = timed ? ThreadCPUTime.now() : .zero
         var outcome = MatchOutcome.notMatched
         let whole = NSRange(location: 0, length: length)
         expression.enumerateMatches(in: subject, options: [.reportProgress], range: whole) { result, _, stop in
@@ -153,12 +159,16 @@ final class ICUExpression: Sendable {
             }
         }
         guard timed else { return outcome }
-        let ran = ContinuousClock.now - started
-        if slice == .matching, outcome == .outOfTime, ran >= RegexpSlice.markedAfter {
+        // The CPU time is read again only when the wall clock leaves the rule undecided: a
+        // thread's CPU time never runs ahead of the wall clock.
+        let ranByTheClock = ContinuousClock.now - started
+        if slice == .matching, outcome == .outOfTime, ranByTheClock >= RegexpSlice.markedAfter,
+           ThreadCPUTime.now() - startedWorking >= RegexpSlice.markedAfter {
             probeDue.store(DispatchTime.now().uptimeNanoseconds + Self.probeInterval, ordering: .relaxed)
             probeWaiting.store(true, ordering: .relaxed)
             markedOn.store(max(length, 1), ordering: .relaxed)
-        } else if slice == .whole, outcome != .outOfTime, ran < RegexpSlice.length {
+        } else if slice == .whole, outcome != .outOfTime,
+                  ranByTheClock < RegexpSlice.length || ThreadCPUTime.now() - startedWorking < RegexpSlice.length {
             _ = markedOn.compareExchange(expected: marked, desired: 0, ordering: .relaxed)
         }
         return outcome

@@ -4,7 +4,8 @@
 public enum RegexpSlice: Sendable, Equatable {
     /// The request's whole evaluation budget (the matching lane, journal queries): a marked
     /// expression runs; one that finishes within ``length``, its own search measured from its
-    /// own start, on a subject at least as long as the one it was marked on, loses its mark.
+    /// own start (its thread's CPU time), on a subject at least as long as the one it was
+    /// marked on, loses its mark.
     case whole
     /// Matching a request on a worker, within ``length`` from the request's start: a marked
     /// expression is not started; one stopped at the slice's end after its own search ran
@@ -24,8 +25,9 @@ public enum RegexpSlice: Sendable, Equatable {
     /// 10,000 backtracking steps, so a worker is held a few milliseconds at most).
     public static let length = Duration.milliseconds(1)
     /// How long an expression's own search, from its own start, must have run, when stopped at
-    /// the end of a slice, to be marked slow: half a slice (0.5 ms). One that started after
-    /// earlier work, or a descheduling, had used up the slice is stopped, but not marked.
+    /// the end of a slice, to be marked slow: half a slice (0.5 ms) of its thread's CPU time
+    /// (``ThreadCPUTime``). One that started after earlier work had used up the slice, or
+    /// whose thread waited for a core meanwhile, is stopped, but not marked.
     public static let markedAfter = length / 2
 
     /// Whether the search runs within a slice (``matching``, ``comparing`` or ``bodyLane``).
