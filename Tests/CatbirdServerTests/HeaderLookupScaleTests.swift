@@ -26,10 +26,34 @@ final class HeaderLookupScaleTests: ServerTestCase {
         }
     }
 
+    /// The 404 of `GET /hx` with `fields` from a near-miss search that compared at least the
+    /// first `needed` mocks (in the order added), which the caller's checks are about. On a
+    /// loaded machine (a clean-clone CI run; here eight busy loops and the test at nice 19) a
+    /// descheduled worker spends the search's 50 ms wall-clock limit before it has compared
+    /// them, and says so: `the near-miss search stopped at its 50 ms time limit, after looking
+    /// at N of the 2000 mocks` (an empty `nearMisses` when N is 0). Such an answer is asked
+    /// again, up to ten times; one cut short after comparing `needed` or more is as good as a
+    /// complete one for these checks. Ten cut short before that fail here.
+    private func missComparing(
+        atLeast needed: Int, _ fields: [(String, String)], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> RawResponse {
+        func comparedEnough(_ answer: RawResponse) -> Bool {
+            let reason = answer.object["reason"] as? String ?? ""
+            guard let cut = reason.range(of: "ms time limit, after looking at ") else { return true }
+            return Int(reason[cut.upperBound...].prefix { $0.isNumber }).map { $0 >= needed } ?? false
+        }
+        var answer = try client.request("GET", "/hx", headers: fields)
+        for _ in 1..<10 where !comparedEnough(answer) {
+            answer = try client.request("GET", "/hx", headers: fields)
+        }
+        XCTAssertTrue(comparedEnough(answer), "ten near-miss searches cut short before \(needed) mocks: \(answer.text)", file: file, line: line)
+        return answer
+    }
+
     func testRequestsWithHundredsOfFieldsAgainstThousandsOfCatchAllMocksWithHeaderPatterns() throws {
         try addMocks()
         // The tester's request: a 404 whose near misses miss both headers.
-        let miss = try client.request("GET", "/hx", headers: Self.fields())
+        let miss = try missComparing(atLeast: 3, Self.fields())
         XCTAssertEqual(miss.status, 404, miss.text)
         let nearMisses = try XCTUnwrap(miss.object["nearMisses"] as? [[String: Any]], miss.text)
         XCTAssertEqual(nearMisses.count, 3)
@@ -45,8 +69,7 @@ final class HeaderLookupScaleTests: ServerTestCase {
 
         // Repeated fields: the first value counts, in matching and in the 404's comparison (of
         // an early mock: the search compares the 2,000 in order within its time limit).
-        let repeated = try client.request(
-            "GET", "/hx", headers: Self.fields([("X-Key-5", "z"), ("X-Other-5", "w"), ("x-key-5", "v")]))
+        let repeated = try missComparing(atLeast: 6, Self.fields([("X-Key-5", "z"), ("X-Other-5", "w"), ("x-key-5", "v")]))
         XCTAssertEqual(repeated.status, 404, repeated.text)
         let closest = try XCTUnwrap((repeated.object["nearMisses"] as? [[String: Any]])?.first, repeated.text)
         let closestFields = try XCTUnwrap(closest["fields"] as? [[String: Any]])
