@@ -161,7 +161,8 @@ public final class CatbirdServer: Sendable {
         storedExpressions = StoredExpressionsCompiler(mocks: mocks, log: log)
         journalWriter = JournalWriter(
             database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit,
-            releasing: HTTPServer.resumingTogether, log: log)
+            // Strict durability withholds answers and gives their hits back instead (MockServing.settleOnceCommitted).
+            holdsWhatFails: settings.durability == .relaxed, releasing: HTTPServer.resumingTogether, log: log)
         deletions = try JournalDeletions(database: writer, log: log)
         let journal = Journal(
             writer: journalWriter, database: writer, reader: reader, deletions: deletions, pruned: try JournalPruned(database: writer))

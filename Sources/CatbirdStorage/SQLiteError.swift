@@ -40,6 +40,17 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 
+    /// Whether a write that failed so is worth trying again later rather than giving up: the
+    /// file is busy or locked by another connection (`SQLITE_BUSY`, `SQLITE_LOCKED`), or the
+    /// disk is full (`SQLITE_FULL`, or no room to grow the WAL index: `SQLITE_IOERR_SHMSIZE`);
+    /// both pass without the server doing anything (the journal writer's rounds: T16-F1, T16-F2).
+    public var isTransient: Bool {
+        switch code {
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_FULL: return true
+        default: return extendedCode == SQLITE_IOERR | (19 << 8)
+        }
+    }
+
     /// What an environmental failure (``isEnvironmental``) means for a user, in a few words
     /// (`the database is busy`); nil for other failures.
     public var environmentalReason: String? {

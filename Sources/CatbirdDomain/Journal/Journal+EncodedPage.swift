@@ -49,7 +49,7 @@ extension Journal {
     /// in the page's order, one more than `query.limit` when more follow.
     /// - Throws: ``JournalCountError/listingTooSlow(milliseconds:)``; `SQLiteError`.
     func pageIDs(of tenant: TenantID, _ query: JournalQuery, timeLimit: Duration) throws -> [Int64] {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let (sql, bindings) = Self.select(
             "id", of: tenant, query, limit: query.limit + 1, hiddenThrough: deletions.hiddenThrough(tenant))

@@ -22,7 +22,7 @@ extension Journal {
     /// - Parameter bodies: false leaves the bodies out (their sizes stay).
     /// - Throws: `SQLiteError`.
     public func entry(of tenant: TenantID, id: Int64, bodies: Bool = true) throws -> CatbirdRequest? {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         let rows = try reader.use { db in
             try db.query(
                 "SELECT \(Self.columns(bodies: bodies)) FROM requests WHERE tenant = ? AND id = ? AND id > ?",
@@ -37,7 +37,7 @@ extension Journal {
     /// - Parameter limit: the most bytes to read; nil reads the whole stored body.
     /// - Throws: `SQLiteError`.
     public func body(of tenant: TenantID, id: Int64, side: JournalSide, limit: Int? = nil) throws -> JournalBody? {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         let column = side == .request ? "request_body" : "response_body"
         let rows = try reader.use { db in
             try db.query(

@@ -45,7 +45,7 @@ extension Journal {
     public func count(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, timeLimit: Duration = defaultCountTimeLimit
     ) throws -> Int {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let hidden = deletions.hiddenThrough(tenant)
         // Every visible id of the tenant is after `hidden` and at most the journal's highest.
@@ -92,7 +92,7 @@ extension Journal {
         of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64,
         timeLimit: Duration = defaultCountTimeLimit
     ) throws -> (entry: CatbirdRequest?, searchedThrough: Int64) {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         var found: Int64?
         let searched = try matches(of: tenant, pattern, .wait, after: since, timeLimit: timeLimit) { id in
             found = id
@@ -114,7 +114,7 @@ extension Journal {
         of tenant: TenantID, matching pattern: CompiledRequestPattern, _ query: JournalFindQuery,
         timeLimit: Duration = defaultCountTimeLimit, maxSize: Int = maxPageSize
     ) throws -> EncodedJournalPage {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         var ids: [Int64] = []
         try matches(of: tenant, pattern, .find, after: query.page.since ?? 0, timeLimit: timeLimit, bounds: query) { id in
             ids.append(id)

@@ -68,7 +68,7 @@ public final class Journal: Sendable {
     /// ``JournalWaiters/wait(for:after:timeout:wake:)`` for what comes after.
     /// - Throws: `SQLiteError`.
     public func latestID(of tenant: TenantID) throws -> Int64 {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         return try reader.use { db in
             try db.query("SELECT max(id) FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue ?? 0
         }
@@ -106,6 +106,25 @@ public final class Journal: Sendable {
         writer.flush(for: tenant)
     }
 
+    /// ``flush(for:)`` (``flush()`` when `tenant` is nil) for a read that must see every
+    /// request answered before it: gives up after ``JournalWriter/readPatience`` while the
+    /// writer's rounds fail (``JournalWriter/flushForReading(_:)``).
+    /// - Throws: ``JournalWaitError`` then.
+    public func flushForReading(_ tenant: TenantID?) throws {
+        try writer.flushForReading(tenant)
+    }
+
+    /// ``flush(for:)`` (``flush()`` when `tenant` is nil) for a change that deletes journal
+    /// rows (``JournalWriter/flushUnlessFailing(_:)``): goes ahead after
+    /// ``JournalWriter/readPatience`` while the writer fails.
+    /// - Returns: nil when the entries were committed; else why the change went ahead without them.
+    public func flushUnlessFailing(_ tenant: TenantID?) -> JournalWaitError? {
+        writer.flushUnlessFailing(tenant)
+    }
+
+    /// The journal writer's failure, nil while its rounds commit (``JournalWriter/failure``).
+    public var writerFailure: JournalWriterFailure? { writer.failure }
+
     /// ``flush(for:)`` that gives up at `deadline` (``JournalWriter/flush(for:before:)``).
     /// - Returns: false when the tenant's entries were not all committed by then.
     public func flush(for tenant: TenantID, before deadline: ContinuousClock.Instant) -> Bool {
@@ -125,7 +144,7 @@ public final class Journal: Sendable {
     /// - Returns: the entries, and whether more follow.
     /// - Throws: `SQLiteError`.
     public func arrivals(of tenant: TenantID, after since: Int64, limit: Int, urlCharacters: Int) throws -> (entries: [JournalArrival], hasMore: Bool) {
-        writer.flush(for: tenant)
+        try writer.flushForReading(tenant)
         let (sql, bindings) = Self.select(
             "method, substr(url, 1, \(urlCharacters)), length(url), status, id, request_body_truncated, request_body_size, "
                 + "length(request_body)", of: tenant, JournalQuery(since: since, limit: limit),
@@ -192,7 +211,9 @@ public final class Journal: Sendable {
     /// - Throws: `SQLiteError`.
     @discardableResult
     public func clear(_ tenant: TenantID) throws -> Int {
-        writer.flush(for: tenant)
+        // While the writer fails (a full disk this clear may be freeing), it goes ahead after 5 s;
+        // the entries still queued are written after it and stay (README.md#storage-faults).
+        _ = writer.flushUnlessFailing(tenant)
         let hidden = deletions.hiddenThrough(tenant)
         let (count, through) = try database.use { db in
             try db.transaction {

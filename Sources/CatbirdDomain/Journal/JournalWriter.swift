@@ -54,6 +54,11 @@ public final class JournalWriter: Sendable {
     /// become readable that much later for readers that do not flush (a journal wait, the web
     /// page); at 50,000 requests per second it turns about 10 rows per commit into about 100.
     public static let gatherWindow: Duration = .milliseconds(2)
+    /// How long an append waits for room in a full queue while the writer's rounds fail
+    /// (``failure``) before it drops its entry (counted in ``JournalWriterStatistics/droppedRows``;
+    /// its mock hit is kept, ``HeldHits``): 2 s. While the writer succeeds an append waits for
+    /// room however long it takes (back-pressure).
+    public static let appendPatience: Duration = .seconds(2)
     /// Queued entries that end the gathering at once: 256.
     public static let gatherRows = 256
     /// How long a round with commit waiters waits for half as many waiters as the last round
@@ -64,6 +69,8 @@ public final class JournalWriter: Sendable {
     /// released, at most, counted from when the writer starts gathering: an entry queued while
     /// the previous round commits waits for that commit and then this window.
     public let waiterGatherWindow: Duration
+    /// Whether failing rounds stay queued and dropped entries' hits are held (``init``'s parameter).
+    let holdsWhatFails: Bool
     /// Entries waiting at most; `append` blocks beyond this.
     public let capacity: Int
     /// Bytes waiting at most: bodies (after truncation to `bodyLimit`), header JSON, URL and
@@ -145,6 +152,16 @@ public final class JournalWriter: Sendable {
         /// flush waits for besides the entries.
         var amendmentsQueued: UInt64 = 0
         var amendmentsDone: UInt64 = 0
+        /// Mock hits whose entries were dropped (``JournalWriter/HeldHits``): written by a later
+        /// round, so the `mocks` rows agree with the mocks in memory once the database takes
+        /// writes again. One count per mock, so bounded by the number of mocks.
+        var heldHits = HeldHits()
+        /// Since when the writer's rounds fail and why, nil while they succeed
+        /// (``JournalWriter/failure``).
+        var failure: JournalWriterFailure?
+        /// Set when a round failed while stopping: the rest of the queue is dropped unwritten
+        /// rather than each round waiting for the database again (``JournalWriter/stop()``).
+        var givingUp = false
         /// Commit waiters that end the current gathering (``gather()``): half as many as the
         /// last round released (rounded down), at least one. (Only the writer thread commits,
         /// so this does not change while it gathers.)
@@ -215,12 +232,20 @@ public final class JournalWriter: Sendable {
     ///     near-miss texts.
     ///   - bodyLimit: bytes of each request/response body kept in the journal.
     ///   - waiterGatherWindow: ``waiterGatherWindow`` (tests give a long one to see the rounds).
+    ///   - holdsWhatFails: relaxed durability (true, the default): a round that fails for a
+    ///     cause that passes (busy, full: ``SQLiteError/isTransient``) stays queued and is tried
+    ///     again, and the mock hit of an entry dropped all the same is written by a later round
+    ///     (``HeldHits``), since nothing gives it back in memory. Strict durability (false): a
+    ///     failing round is dropped after three attempts, as before, and its commit waiters told:
+    ///     their answers are withheld (503) and their hits given back in memory
+    ///     (``whenCommitted(_:_:)``), so nothing acknowledged is lost and no client waits for the
+    ///     database indefinitely.
     ///   - releasing: runs its argument, which calls one commit's waiters (strict durability),
     ///     on the writer thread; e.g. to hold back the wake-ups those calls ask for until all
     ///     are made. By default it just runs it.
     public init(
         database: SerialDatabase, capacity: Int = 16_384, byteCapacity: Int = 16 << 20, bodyLimit: Int,
-        waiterGatherWindow: Duration = JournalWriter.defaultWaiterGatherWindow,
+        waiterGatherWindow: Duration = JournalWriter.defaultWaiterGatherWindow, holdsWhatFails: Bool = true,
         releasing: @escaping @Sendable (() -> Void) -> Void = { $0() }, log: Logger
     ) {
         self.database = database
@@ -228,6 +253,7 @@ public final class JournalWriter: Sendable {
         highest = Atomic(start ?? .max)
         self.releasing = releasing
         self.waiterGatherWindow = waiterGatherWindow
+        self.holdsWhatFails = holdsWhatFails
         self.capacity = max(1, capacity)
         self.byteCapacity = max(1, byteCapacity)
         self.bodyLimit = max(0, bodyLimit)
@@ -248,9 +274,30 @@ public final class JournalWriter: Sendable {
         let bytes = Self.queuedSize(of: entry)
         let tenant = entry.tenant
         condition.lock()
+        var patience: Date?
         while !state.stopping && state.waiting > 0
             && (state.waiting >= capacity || state.queuedBytes + bytes > byteCapacity) {
-            condition.wait()
+            guard state.failure != nil else {
+                patience = nil
+                condition.wait()
+                continue
+            }
+            // The writer is failing (busy or full file): wait a while, then drop the entry
+            // rather than hold the request for as long as the database refuses writes.
+            let deadline = patience ?? Date(timeIntervalSinceNow: Self.appendPatience.timeInterval)
+            patience = deadline
+            if !condition.wait(until: deadline) && state.failure != nil
+                && (state.waiting >= capacity || state.queuedBytes + bytes > byteCapacity) {
+                state.statistics.droppedRows += 1
+                if holdsWhatFails, let hit = entry.mockHit { state.heldHits.add(hit.mockID, count: 1) }
+                let dropped = state.statistics.droppedRows
+                condition.unlock()
+                if dropped == 1 || dropped % 1000 == 0 {  // not a line per request
+                    let hit = holdsWhatFails ? "; its mock hit is kept" : ""
+                    log.error("journal: the queue is full and the writer failing: dropped an entry (\(dropped) dropped in all\(hit))")
+                }
+                return .dropped
+            }
         }
         // While stopping the writer still drains the queue; once stopped nothing would write it.
         guard !state.stopped else {
@@ -336,6 +383,49 @@ public final class JournalWriter: Sendable {
         flush(through: tenant, before: deadline)
     }
 
+    /// How long a journal read waits for the writer while its rounds fail
+    /// (``flushForReading(_:)``): 5 s, the bound on a control request's wait for the database.
+    public static let readPatience: Duration = .seconds(5)
+
+    /// ``flush(for:)`` (``flush()`` when `tenant` is nil) for a journal read: waits as long as
+    /// it takes while the writer's rounds succeed, but gives up once it has waited
+    /// ``readPatience`` while they fail (``failure``).
+    /// - Throws: ``JournalWaitError`` when it gave up.
+    func flushForReading(_ tenant: TenantID?) throws {
+        if let gaveUp = flushUnlessFailing(tenant) { throw gaveUp }
+    }
+
+    /// ``flushForReading(_:)`` for a change that deletes the journal (a clear, a tenant's drop):
+    /// while the writer fails, the change goes ahead after ``readPatience`` (what frees a full
+    /// disk must not wait for the writer the full disk stops); the entries still queued are
+    /// written after it and so are not deleted by it.
+    /// - Returns: nil when the entries are committed; what a read would throw when it gave up.
+    func flushUnlessFailing(_ tenant: TenantID?) -> JournalWaitError? {
+        let started = ContinuousClock.now
+        condition.lock()
+        defer { condition.unlock() }
+        let target = tenant.map { state.lastQueued(of: $0) } ?? state.appended
+        let amended = state.amendmentsQueued
+        var pending: Bool { state.committed < target || state.amendmentsDone < amended }
+        guard pending && !state.stopped else { return nil }
+        state.flushers += 1
+        defer { state.flushers -= 1 }
+        if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
+        while pending && !state.stopped {
+            if let failure = state.failure {
+                let waited = ContinuousClock.now - started
+                guard waited < Self.readPatience else {
+                    return JournalWaitError(waitedMilliseconds: Int(waited.milliseconds), failure: failure.reason)
+                }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: min(0.1, (Self.readPatience - waited).timeInterval)))
+            } else {
+                // The writer notes a failure only after its attempt (up to a 5 s busy timeout): look again now and then.
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+            }
+        }
+        return nil
+    }
+
     /// ``flush()`` when `tenant` is nil, else ``flush(for:)``; with a `deadline`, gives up then.
     /// - Returns: true when the entries are committed (or the writer stopped); false when
     ///   `deadline` came first.
@@ -364,14 +454,30 @@ public final class JournalWriter: Sendable {
     }
 
     /// Writes what is queued, then stops the writer thread and wakes every waiter (with
-    /// false). Appends after this are dropped.
-    public func stop() {
+    /// false). Appends after this are dropped. When the database does not take the writes
+    /// (busy, full), the round under way fails after its attempt (one 5 s busy timeout after
+    /// the stop at most) and what is still queued, held mock hits included, is dropped and
+    /// logged as not stored, rather than waiting for the database any longer.
+    /// - Returns: true when everything appended before was stored; false when something was
+    ///   dropped since the start (``JournalWriterStatistics/droppedRows``, ``JournalWriterStatistics/droppedHits``).
+    @discardableResult
+    public func stop() -> Bool {
         condition.lock()
         state.stopping = true
         condition.broadcast()
         while !state.stopped { condition.wait() }
+        let stored = state.statistics.droppedRows == 0 && state.statistics.droppedHits == 0
         condition.unlock()
         waiters.stop()
+        return stored
+    }
+
+    /// Since when the writer's rounds have failed, and the last failure's reason; nil while
+    /// they succeed (for `/catbird/api/health`).
+    public var failure: JournalWriterFailure? {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.failure
     }
 
     /// The queue as it is now and the commits so far (for `/catbird/metrics`).
@@ -387,13 +493,19 @@ public final class JournalWriter: Sendable {
     private func run() {
         while true {
             condition.lock()
-            while state.waiting == 0 && state.amendments.isEmpty && !state.stopping {
+            while state.waiting == 0 && state.amendments.isEmpty && (state.heldHits.isEmpty || state.failure != nil) && !state.stopping {
                 state.writerIdle = true
                 condition.wait()
                 state.writerIdle = false
             }
             gather()
-            if state.waiting == 0 && state.amendments.isEmpty && state.stopping {
+            if state.waiting == 0 && state.amendments.isEmpty && state.stopping
+                && (state.heldHits.isEmpty || state.givingUp) {
+                if !state.heldHits.isEmpty {
+                    state.statistics.droppedHits += state.heldHits.count
+                    log.error("journal: stopping with \(state.heldHits.describe) not stored; the mocks' rows in the database show fewer")
+                    state.heldHits = HeldHits()
+                }
                 state.stopped = true
                 let unanswered = state.commitWaiters.take(through: .max)
                 condition.broadcast()
@@ -406,13 +518,23 @@ public final class JournalWriter: Sendable {
             // Those whose entry is written by now or in this round; the rest wait for a later one.
             let amendments = state.amendments.filter { $0.sequence < first + UInt64(batch.count) }
             if !amendments.isEmpty { state.amendments.removeAll { $0.sequence < first + UInt64(batch.count) } }
-            state.queuedBytes -= batch.withUnsafeBufferPointer { entries in
+            let batchBytes = batch.withUnsafeBufferPointer { entries in
                 entries.indices.reduce(0) { $0 + Self.queuedSize(of: entries[$1]) }  // in place, no copies
             }
+            state.queuedBytes -= batchBytes
+            var hits = HeldHits()
+            swap(&hits, &state.heldHits)
+            let givingUp = state.givingUp
             condition.broadcast()  // room in the queue again
             condition.unlock()
 
-            let latestIDs = write(batch, from: first, amending: amendments)
+            if givingUp { log.error("journal: stopping: \(Self.describe(batch, amendments, hits)) not stored: an earlier round failed since the stop") }
+            let outcome = givingUp ? .dropped : write(batch, from: first, amending: amendments, hits: hits)
+            if case .retry(let reason) = outcome {
+                giveBack(batch, bytes: batchBytes, amendments: amendments, hits: hits, reason: reason)
+                continue
+            }
+            let latestIDs: [TenantID: Int64]? = if case .committed(let ids) = outcome { ids } else { nil }
             // Before a flusher is told the batch is committed (below), so what it reads next is bounded by it.
             if let top = latestIDs?.values.max(), top > highest.load(ordering: .relaxed) { highest.store(top, ordering: .releasing) }
 
@@ -422,6 +544,21 @@ public final class JournalWriter: Sendable {
             if latestIDs == nil {
                 state.statistics.droppedRows += batch.count
                 state.statistics.droppedAmendments += amendments.count
+                // The rows are lost, their mocks' hits are not: a later round writes them.
+                state.heldHits.add(hits)
+                if holdsWhatFails { state.heldHits.add(hitsOf: batch) }
+                if state.stopping {
+                    state.givingUp = true
+                } else {
+                    state.failure = JournalWriterFailure(
+                        since: state.failure?.since ?? Date(), reason: "\(batch.count.counted("row", "rows")) were dropped (see the log)",
+                        rounds: (state.failure?.rounds ?? 0) + 1)
+                    backOff()
+                }
+            } else {
+                state.failure = nil
+            }
+            if latestIDs == nil {
                 // A round of amendments only has no rows, so no commit waiters.
                 if !batch.isEmpty { state.commitWaiters.dropped(first...state.committed) }
             } else if !batch.isEmpty {
@@ -488,17 +625,30 @@ public final class JournalWriter: Sendable {
         return size
     }
 
-    /// Writes `batch` (its first entry's sequence `first`) and `amendments` (``amend(_:problem:)``)
-    /// in one transaction (three attempts), and counts their bytes (``bytes``) once committed,
-    /// before letting go of the connection; notes the batch's row ids (``rowIDs``).
-    /// - Returns: the highest id written per tenant; nil when the batch was dropped after three
-    ///   failed attempts, or after one when the database file was deleted or replaced under the
-    ///   server (``DatabaseFileLock/movedCode``: waiting does not bring it back; T13-F8); its
-    ///   amendments with it.
-    private func write(_ batch: [JournalEntry], from first: UInt64, amending amendments: [Amendment]) -> [TenantID: Int64]? {
+    /// What became of a round (``write(_:from:amending:hits:)``).
+    private enum Outcome {
+        /// Committed: the highest id written per tenant.
+        case committed([TenantID: Int64])
+        /// Not written for a cause that passes (``SQLiteError/isTransient``): the writer gives the
+        /// round back and tries it again later (the reason, for health).
+        case retry(String)
+        /// Not written and given up: the rows are lost (their mock hits are kept).
+        case dropped
+    }
+
+    /// Writes `batch` (its first entry's sequence `first`), `amendments` (``amend(_:problem:)``)
+    /// and `hits` (mock hits of entries dropped earlier) in one transaction, and counts their
+    /// bytes (``bytes``) once committed, before letting go of the connection; notes the batch's
+    /// row ids (``rowIDs``).
+    /// - Returns: `.committed`; `.retry` after one attempt that failed for a cause that passes
+    ///   (busy, locked, full: ``SQLiteError/isTransient``) unless the writer is stopping; `.dropped` after
+    ///   three attempts that failed otherwise, after one when stopping, or after one when the
+    ///   database file was deleted or replaced under the server (``DatabaseFileLock/movedCode``:
+    ///   waiting does not bring it back; T13-F8).
+    private func write(_ batch: [JournalEntry], from first: UInt64, amending amendments: [Amendment], hits: HeldHits) -> Outcome {
         for attempt in 1...3 {
             do {
-                return try database.use { db in
+                return .committed(try database.use { db in
                     var run: JournalRowIDs.Run?
                     let written = try db.transaction {
                         var written = try batch.isEmpty ? JournalRecords.Written() : JournalRecords.insert(batch, into: db, bodies: &bodies)
@@ -512,32 +662,79 @@ public final class JournalWriter: Sendable {
                             }
                             try JournalRecords.amend(rows, in: db, written: &written)
                         }
+                        try hits.write(into: db)
                         return written
                     }
                     if let run { rowIDs.add(run) }
                     bytes.committed(written)
                     return written.latestIDs
-                }
+                })
             } catch {
                 bodies.removeAll()  // the rolled-back transaction's body ids may be reused
+                let what = Self.describe(batch, amendments, hits)
                 if DatabaseFileLock.isMoved(error), let moved = error as? SQLiteError {
-                    log.error("journal: dropped \(Self.describe(batch, amendments)), not kept: \(moved.environmentalReason ?? moved.description)")
-                    return nil
+                    log.error("journal: dropped \(what), not kept: \(moved.environmentalReason ?? moved.description)")
+                    return .dropped
                 }
-                log.error("journal: writing \(Self.describe(batch, amendments)) failed (attempt \(attempt) of 3): \(error)")
+                if holdsWhatFails, let sqlite = error as? SQLiteError, sqlite.isTransient {
+                    let reason = sqlite.environmentalReason ?? sqlite.description
+                    if isStopping {
+                        log.error("journal: stopping: \(what) not stored: \(reason)")
+                        return .dropped
+                    }
+                    log.error("journal: writing \(what) failed, kept queued to try again: \(reason)")
+                    return .retry(reason)
+                }
+                log.error("journal: writing \(what) failed (attempt \(attempt) of 3): \(error)")
                 usleep(useconds_t(attempt * 50_000))
             }
         }
-        log.error("journal: dropped \(Self.describe(batch, amendments)) after 3 failed attempts")
-        return nil
+        log.error("journal: dropped \(Self.describe(batch, amendments, hits)) after 3 failed attempts")
+        return .dropped
+    }
+
+    /// Whether ``stop()`` was called.
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.stopping
+    }
+
+    /// Puts a failed round back at the front of the queue (its entries keep their sequences),
+    /// with its amendments and hits, notes the failure and waits before the next attempt
+    /// (``backOff()``).
+    private func giveBack(_ batch: [JournalEntry], bytes: Int, amendments: [Amendment], hits: HeldHits, reason: String) {
+        condition.lock()
+        defer { condition.unlock() }
+        state.queue.insert(contentsOf: batch, at: state.head)
+        state.queuedBytes += bytes
+        state.amendments.insert(contentsOf: amendments, at: 0)
+        state.heldHits.add(hits)
+        state.failure = JournalWriterFailure(since: state.failure?.since ?? Date(), reason: reason, rounds: (state.failure?.rounds ?? 0) + 1)
+        backOff()
+    }
+
+    /// Called with `condition` locked after a failed round: waits 100 ms after the first
+    /// failure, doubling up to 2 s, or until ``stop()``.
+    private func backOff() {
+        let rounds = min(state.failure?.rounds ?? 1, 6)
+        let delay = min(0.1 * Double(1 << (rounds - 1)), 2.0)
+        let deadline = Date(timeIntervalSinceNow: delay)
+        while !state.stopping {
+            if !condition.wait(until: deadline) { break }
+        }
     }
 
     /// What a round writes, for its log lines: `1 entry`, `3 entries`, `3 entries and 2 amendments of
     /// earlier entries' problems`, `1 amendment of an earlier entry's problem` (a round of
     /// amendments only).
-    private static func describe(_ batch: [JournalEntry], _ amendments: [Amendment]) -> String {
+    private static func describe(_ batch: [JournalEntry], _ amendments: [Amendment], _ hits: HeldHits = HeldHits()) -> String {
         let entries = batch.count.counted("entry", "entries")
         let amended = amendments.count == 1 ? "1 amendment of an earlier entry's problem" : "\(amendments.count) amendments of earlier entries' problems"
-        return amendments.isEmpty ? entries : batch.isEmpty ? amended : entries + " and " + amended
+        var parts = batch.isEmpty ? [] : [entries]
+        if !amendments.isEmpty { parts.append(amended) }
+        if !hits.isEmpty { parts.append(hits.describe) }
+        if parts.isEmpty { parts = [entries] }
+        return parts.joined(separator: " and ")
     }
 }

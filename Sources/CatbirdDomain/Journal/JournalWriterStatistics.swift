@@ -17,11 +17,16 @@ public struct JournalWriterStatistics: Sendable, Equatable {
     public var commits = 0
     /// Rows those transactions held, in all.
     public var rows = 0
-    /// Rows dropped after three failed attempts to write them (each also logged as an error).
+    /// Rows dropped (each drop also logged as an error): after three failed attempts for a
+    /// lasting cause, at a stop while the database does not take writes, or appended while the
+    /// queue was full and the writer failing for longer than ``JournalWriter/appendPatience``.
     public var droppedRows = 0
     /// Amendments (``JournalWriter/amend(_:problem:)``: a `problem` added to an entry already
     /// queued, such as an answer its client hung up on) dropped with their round, as rows are.
     public var droppedAmendments = 0
+    /// Mocks whose held hits (hits of dropped entries, written by a later round) were not
+    /// stored because the writer stopped while the database did not take writes.
+    public var droppedHits = 0
     /// Commits of at most ``rowsPerCommitBounds``[i] rows, cumulative like a Prometheus histogram.
     public var commitsAtMost: [Int] = Array(repeating: 0, count: rowsPerCommitBounds.count)
 

@@ -43,7 +43,7 @@ extension TenantDirectory {
     /// - Throws: `SQLiteError`.
     public func page(after: TenantID?, prefix: String? = nil, limit: Int) throws -> TenantPage {
         let limit = min(max(1, limit), Self.maxPageSize)
-        journal.flush()
+        try journal.flushForReading(nil)
         var conditions: [String] = []
         var parameters: [SQLiteValue] = []
         if let after {
@@ -69,7 +69,7 @@ extension TenantDirectory {
     /// `tenants` primary key (what a shard's `GET /catbird/api/tenants` lists).
     /// - Throws: `SQLiteError`.
     public func summary(of tenant: TenantID) throws -> TenantSummary? {
-        journal.flush(for: tenant)
+        try journal.flushForReading(tenant)
         let rows = try reader.use { db in try db.query("\(Self.summarySelect) WHERE t.id = ?", [.text(tenant.rawValue)]) }
         return rows.first.map(Self.summary)
     }

@@ -25,9 +25,10 @@ public final class TenantDirectory: Sendable {
         _ = try reader.use { try $0.query("SELECT COUNT(*) FROM tenants") }
     }
 
-    /// Waits until every journal entry queued so far is committed (``Journal/flush()``).
+    /// Waits until every journal entry queued so far is committed (``Journal/flush()``), or 5 s
+    /// while the writer fails (``Journal/flushUnlessFailing(_:)``).
     func flushJournal() {
-        journal.flush()
+        _ = journal.flushUnlessFailing(nil)  // a failing writer does not hold retention (nor the stop that waits for it)
     }
 
     /// Deletes the tenant's mocks and journal. The default tenant is emptied but kept.
@@ -41,7 +42,7 @@ public final class TenantDirectory: Sendable {
     /// - Throws: `SQLiteError` (nothing changed).
     @discardableResult
     public func drop(_ tenant: TenantID) throws -> Bool {
-        journal.flush(for: tenant)
+        _ = journal.flushUnlessFailing(tenant)  // as a clear (Journal.clear)
         return try database.useWithinBusyTimeout { db in
             let (existed, through) = try Self.withoutCascade(db) {
                 try db.transaction { () throws -> (Bool, Int64?) in
@@ -112,7 +113,7 @@ public final class TenantDirectory: Sendable {
     /// - Throws: `SQLiteError` (nothing changed).
     @discardableResult
     public func dropAll() throws -> Int {
-        journal.flush()
+        _ = journal.flushUnlessFailing(nil)  // as a clear (Journal.clear)
         return try database.useWithinBusyTimeout { db in
             let (dropped, through) = try Self.withoutCascade(db) {
                 try db.transaction { () throws -> (Int, Int64?) in

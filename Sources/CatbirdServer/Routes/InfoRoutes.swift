@@ -27,6 +27,9 @@ enum InfoRoutes {
                 dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
                 try? dependencies.storageFaults.checkFile()  // deleted or replaced: recorded, so `current` has it (T13-F8)
                 if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault, durability: dependencies.settings.durability) }
+                if let failure = dependencies.journal.writerFailure {
+                    return StorageHealth.degraded(journalWriter: failure, durability: dependencies.settings.durability)
+                }
                 do {
                     try dependencies.tenants.checkReadable()
                     return JSONBody.response(["status": "ok"])

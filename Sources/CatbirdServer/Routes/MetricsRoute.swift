@@ -92,7 +92,7 @@ enum MetricsRoute {
             "catbird_journal_commit_rows", help: "Journal rows per SQLite transaction of the journal writer.",
             bounds: JournalWriterStatistics.rowsPerCommitBounds.map(Double.init), atMost: writer.commitsAtMost,
             count: writer.commits, sum: Double(writer.rows))
-        out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped after three failed writes (each logged).")
+        out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped (each drop logged): after three failed writes for a lasting cause, appended to a full queue while the writer failed, or at a stop while the database took no writes.")
         out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
         out.metric(
             "catbird_journal_dropped_amendments_total", .counter,

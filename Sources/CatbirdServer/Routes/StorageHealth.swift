@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdHTTP
 import CatbirdStorage
 import CatbirdSupport
@@ -7,8 +8,9 @@ import Foundation
 /// made read-only, corruption, the file deleted, moved or replaced; README.md#storage-faults): `503 {"error": true, "status":
 /// "degraded", "reason": "…", "since": "<UTC ISO 8601>"}`. The server keeps serving mocks from
 /// memory meanwhile (with strict durability their answers are withheld instead, and the reason
-/// says so); a control change that cannot be written is refused with 503 and journal rows
-/// that cannot be written are dropped (each drop logged), until a write commits again. (Not
+/// says so); a control change that cannot be written is refused with 503, and journal rows
+/// that cannot be written stay queued (a busy or full file; dropped, each drop logged, when the
+/// file was deleted or replaced, or when the full queue waited too long), until a write commits again. (Not
 /// "control changes are refused": a change that still fits, e.g. into pages freed meanwhile,
 /// commits and answers 201; try6a F5.) A corrupt file stays reported until
 /// `PRAGMA quick_check` passes again (``StorageFaults``): meanwhile what reads or writes its
@@ -36,11 +38,25 @@ struct StorageHealth: Encodable {
             status: 503)
     }
 
+    /// The journal writer's rounds fail (``JournalWriterFailure``: the file busy or full): its
+    /// rows and mock hits stay queued and are written once the database takes writes again.
+    static func degraded(journalWriter failure: JournalWriterFailure, durability: Durability) -> HTTPResponse {
+        let mocks = switch durability {
+        case .relaxed: "mocks are still served from memory"
+        case .strict: "mocks' answers are withheld until their journal rows are written (--durability strict)"
+        }
+        let reason = "the journal writer cannot write (\(failure.reason)), \(failure.rounds.counted("failed round", "failed rounds")): "
+            + "its rows and mock hits stay queued and are written once the database takes writes again; journal reads that "
+            + "would miss them answer 503; \(mocks)"
+        return JSONBody.response(StorageHealth(reason: reason, since: Timestamp.string(from: failure.since)), status: 503)
+    }
+
     static func degraded(reason: String, since: Date, durability: Durability) -> HTTPResponse {
         let mocks = switch durability {
         case .relaxed:
-            "a control change that cannot be written is refused (503) and journal rows that cannot be written are dropped; "
-                + "mocks are still served from memory"
+            "a control change that cannot be written is refused (503); journal rows and mock hits that cannot be written "
+                + "stay queued and are written once the database takes writes again (rows of a file deleted or replaced are "
+                + "dropped, each drop logged); mocks are still served from memory"
         case .strict:
             "a control change that cannot be written is refused (503), and mocks' answers are withheld (503) while their "
                 + "journal rows cannot be written, since --durability strict sends no answer unjournaled"
