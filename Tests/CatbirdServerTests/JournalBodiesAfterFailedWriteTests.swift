@@ -36,9 +36,7 @@ final class JournalBodiesAfterFailedWriteTests: XCTestCase {
         try E2E.addMock(setup, tenant: "fill", method: "POST", url: "/fill", body: "x")
         try E2E.addMock(setup, tenant: "fill", url: "/fill", body: "x")
         uncapped.stop()
-        let pages = try Database(path: settings.databasePath, mode: .readOnly)
-        settings.maxDatabasePages = Int(try pages.query("PRAGMA page_count").first?[0].intValue ?? 0) + 40
-        pages.close()
+        try E2E.capDatabase(&settings, pagesAbove: 40)
         let server = try CatbirdServer(settings: settings)
         try server.start()
         defer { server.stop() }

@@ -91,9 +91,7 @@ final class JournalWriterLockTests: XCTestCase {
             XCTAssertEqual(added.status, 201, added.text)
             uncapped.stop()
         }
-        let pages = try Database(path: path, mode: .readOnly)
-        settings.maxDatabasePages = Int(try pages.query("PRAGMA page_count").first?[0].intValue ?? 0) + 3
-        pages.close()
+        try E2E.capDatabase(&settings, pagesAbove: 3)
         var server = try CatbirdServer(settings: settings)
         try server.start()
         defer { server.stop() }

@@ -1,3 +1,5 @@
+import CatbirdServer
+import CatbirdStorage
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -159,6 +161,15 @@ enum E2E {
         let answer = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(patternJSON)}"#, headers: tenantHeader(tenant))
         XCTAssertEqual(answer.status, 200, "count \(patternJSON): \(answer.text)", file: file, line: line)
         return JSONNumber.int(answer.object["count"])
+    }
+
+    /// Caps `settings`' database file at `pagesAbove` pages over its size now (SQLite's
+    /// `max_page_count`: writes past it fail with `SQLITE_FULL`, as on a full disk, with no
+    /// privileges needed). The file must exist (a server started once on it).
+    static func capDatabase(_ settings: inout CatbirdServer.Settings, pagesAbove: Int) throws {
+        let pages = try Database(path: settings.databasePath, mode: .readOnly)
+        defer { pages.close() }
+        settings.maxDatabasePages = Int(try pages.query("PRAGMA page_count").first?[0].intValue ?? 0) + pagesAbove
     }
 
     /// `POST /catbird/api/sql` as `tenant` (nil: the default tenant, no header); the query sees

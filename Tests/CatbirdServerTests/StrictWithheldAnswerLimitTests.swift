@@ -23,9 +23,7 @@ final class StrictWithheldAnswerLimitTests: XCTestCase {
         var settings = CatbirdServer.Settings(port: 0, databasePath: directory.appendingPathComponent("strict.sqlite").path, logLevel: .error)
         settings.durability = .strict
         try CatbirdServer(settings: settings).stop()  // creates and migrates the file
-        let pages = try Database(path: settings.databasePath, mode: .readOnly)
-        settings.maxDatabasePages = Int(try pages.query("PRAGMA page_count").first?[0].intValue ?? 0) + 3
-        pages.close()
+        try E2E.capDatabase(&settings, pagesAbove: 3)
         var server = try CatbirdServer(settings: settings)
         try server.start()
         defer { server.stop() }
