@@ -1,6 +1,6 @@
-/// Where a control body stops being JSON (RFC 8259) and why, found by ``JSONTextCheck``.
+/// Where a control body (or a sidecar file, a body pattern's value) stops being JSON (RFC 8259) and why, found by ``JSONTextCheck``.
 struct JSONSyntaxError: Error {
-    /// The byte offset of the fault from the start of the body (0 for the first byte).
+    /// The byte offset of the fault from the start of the text (0 for the first byte).
     let offset: Int
     /// What is wrong there: `a trailing comma before '}': JSON allows none (RFC 8259)`.
     let problem: String
@@ -13,7 +13,7 @@ struct JSONSyntaxError: Error {
     /// The reason for the 400 (docs/protocol.md#errors): `invalid JSON at line 3, column 7
     /// (byte offset 25): …`. Lines are counted by LF; the column counts characters (Unicode
     /// scalars) from 1.
-    /// - Parameter bytes: the body the error was found in.
+    /// - Parameter bytes: the text the error was found in.
     func reason(in bytes: [UInt8]) -> String {
         let end = min(offset, bytes.count)
         var line = 1
@@ -29,9 +29,9 @@ struct JSONSyntaxError: Error {
 
 extension JSONTextReader {
     /// What is at `position`, for a reason: `'}'`, the word `'update'`, `'é'`, `the control
-    /// character U+0001`, `the byte 0xFF`, or `the end of the body`.
+    /// character U+0001`, `the byte 0xFF`, or `the end of the body` (of the file, of the value).
     func found(at position: Int) -> String {
-        guard position < bytes.count else { return "the end of the body" }
+        guard position < bytes.count else { return "the end of \(subjectName)" }
         if let word = word(at: position) { return "'\(word)'" }
         let byte = bytes[position]
         switch byte {

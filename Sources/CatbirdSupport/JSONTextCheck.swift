@@ -22,6 +22,18 @@
 /// `"\u0061"` are the same key). Containers are tracked on a stack, not by recursion, so any
 /// depth is read.
 package enum JSONTextCheck {
+    /// What the scanned text is called in a reason, so that each reader's errors name what the
+    /// user sent: `the body` (a control body), `the file` (a file mock's sidecar), `the value`
+    /// (a `json` body pattern's value).
+    package enum Subject: String, Sendable {
+        case body, file, value
+
+        /// `the body`, `the file`, `the value`.
+        var name: String { "the \(rawValue)" }
+        /// `a body`, `a file`, `a value`.
+        var anyOne: String { "a \(rawValue)" }
+    }
+
     /// What was found: the first syntax error, else the first of each other kind; paths are
     /// dotted (`pattern.body.equalTo`, array positions as `[N]`, `""` for the top level).
     package struct Findings {
@@ -37,37 +49,42 @@ package enum JSONTextCheck {
         package var numberOutOfRange: (path: String, literal: String)?
         /// The deepest nesting of arrays and objects, as far as the scan went.
         package var deepestNesting = 0
+        /// What the text is called in the reasons (`the JSON body has …`, `the JSON file has …`).
+        let subject: Subject
 
         /// The reason for a 400 for a lone surrogate or an out-of-range number, or nil.
         package var unrepresentableValue: String? {
             if let (path, escape) = loneSurrogate {
-                return "\(Self.subject(path)) holds the escape \(escape), a lone surrogate, which encodes no character: "
+                return "\(place(path)) holds the escape \(escape), a lone surrogate, which encodes no character: "
                     + "a \\ud800…\\udbff escape must be followed by a \\udc00…\\udfff one (the pair writes one character); "
                     + "send the character itself or its surrogate pair"
             }
             if let (path, literal) = numberOutOfRange {
-                return "\(Self.subject(path)) is the number \(JSONText.shortText(literal)), out of range: a JSON number here must be within "
+                return "\(place(path)) is the number \(JSONText.shortText(literal)), out of range: a JSON number here must be within "
                     + "±1.7976931348623157e308 and, unless it is 0, at least 5e-324 in size (a 64-bit float)"
             }
             return nil
         }
 
         /// The reason for a 400 for the first duplicate key, or nil: `the JSON object 'pattern'
-        /// has the key "url" more than once; give each key once` (`the JSON body has …` at the top level).
+        /// has the key "url" more than once; give each key once` (`the JSON body has …` at the top level,
+        /// `the JSON file has …` for a sidecar).
         package var duplicateKeyReason: String? {
             guard let (path, key) = duplicateKey else { return nil }
-            let object = path.isEmpty ? "the JSON body" : "the JSON object '\(path)'"
+            let object = path.isEmpty ? "the JSON \(subject.rawValue)" : "the JSON object '\(path)'"
             return "\(object) has the key \(JSONText.shortString(key)) more than once; give each key once"
         }
 
-        private static func subject(_ path: String) -> String {
-            path.isEmpty ? "the JSON body" : "'\(path)'"
+        private func place(_ path: String) -> String {
+            path.isEmpty ? "the JSON \(subject.rawValue)" : "'\(path)'"
         }
     }
 
     /// Reads `bytes` once, up to the first syntax error.
-    package static func scan(_ bytes: [UInt8]) -> Findings {
-        var reader = JSONTextReader(bytes: bytes)
+    /// - Parameter subject: what the reasons call the text (`the body ends inside a string`,
+    ///   `the file is empty`); a control body by default.
+    package static func scan(_ bytes: [UInt8], as subject: Subject = .body) -> Findings {
+        var reader = JSONTextReader(bytes: bytes, subject: subject)
         do {
             try reader.readText()
         } catch {
@@ -90,7 +107,11 @@ struct JSONTextReader {
     /// (the closing loop's `top`), so every insert copied it, and an object of n keys cost n²
     /// (20,000 header patterns: 11 s per mock update, try7b F9).
     var objectKeys: [Set<String>] = []
-    var findings = JSONTextCheck.Findings()
+    var findings: JSONTextCheck.Findings
+    /// What the reasons call the text.
+    let subject: JSONTextCheck.Subject
+    /// `the body`, `the file`, `the value`: ``subject``'s name in a reason.
+    var subjectName: String { subject.name }
 
     /// One open container: an object's last key (its keys so far are in ``objectKeys``), or an array's position.
     enum Frame {
@@ -98,8 +119,10 @@ struct JSONTextReader {
         case array(index: Int)
     }
 
-    init(bytes: [UInt8]) {
+    init(bytes: [UInt8], subject: JSONTextCheck.Subject) {
         self.bytes = bytes
+        self.findings = JSONTextCheck.Findings(subject: subject)
+        self.subject = subject
     }
 
     /// Reads the whole text: one value between optional whitespace, after an optional UTF-8
@@ -110,15 +133,15 @@ struct JSONTextReader {
     mutating func readText() throws(JSONSyntaxError) {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) || bytes.prefix(2).contains(0) {
-            throw JSONSyntaxError(at: 0, "the body is UTF-16 or UTF-32 text: JSON text is UTF-8 (RFC 8259 §8.1)")
+            throw JSONSyntaxError(at: 0, "\(subjectName) is UTF-16 or UTF-32 text: JSON text is UTF-8 (RFC 8259 §8.1)")
         }
         skipWhitespace()
-        guard index < bytes.count else { throw JSONSyntaxError(at: index, "the body is empty: a JSON value was expected") }
+        guard index < bytes.count else { throw JSONSyntaxError(at: index, "\(subjectName) is empty: a JSON value was expected") }
         try readValue()
         skipWhitespace()
         guard index < bytes.count else { return }
         throw JSONSyntaxError(
-            at: index, notJSON(at: index) ?? "more text after the JSON value: found \(found(at: index)) (a body holds one value)")
+            at: index, notJSON(at: index) ?? "more text after the JSON value: found \(found(at: index)) (\(subject.anyOne) holds one value)")
     }
 
     /// Reads one value at ``index``, nested containers included: each value is followed by
@@ -127,7 +150,7 @@ struct JSONTextReader {
         var comma: Int?  // where the `,` before this value was, for a trailing comma's reason
         values: while true {
             skipWhitespace()
-            guard index < bytes.count else { throw JSONSyntaxError(at: index, "\(Self.expectedValue), found the end of the body") }
+            guard index < bytes.count else { throw JSONSyntaxError(at: index, "\(Self.expectedValue), found the end of \(subjectName)") }
             switch bytes[index] {
             case UInt8(ascii: "{"):
                 index += 1

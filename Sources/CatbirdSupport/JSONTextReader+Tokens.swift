@@ -5,7 +5,7 @@ extension JSONTextReader {
     /// - Returns: the text with its escapes decoded (`""` unless `keepingText`), and its first
     ///   lone surrogate escape as written (`\ud800`), if any.
     /// - Throws: ``JSONSyntaxError`` at the first byte that is not allowed, or at the opening
-    ///   quote when the body ends first.
+    ///   quote when the text ends first.
     mutating func readString(keepingText: Bool) throws(JSONSyntaxError) -> (text: String, lone: String?) {
         let opening = index
         index += 1
@@ -40,7 +40,7 @@ extension JSONTextReader {
                 index += 1
             }
         }
-        throw JSONSyntaxError(at: opening, "a string that is never closed: the body ends inside it")
+        throw JSONSyntaxError(at: opening, "a string that is never closed: \(subjectName) ends inside it")
     }
 
     /// The index after the run of plain string bytes from `start`: printable ASCII other than
@@ -62,7 +62,7 @@ extension JSONTextReader {
     /// surrogate in `lone`: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t` and `\uXXXX`
     /// (a `\ud800`…`\udbff` followed by a `\udc00`…`\udfff` is one character).
     private mutating func readEscape(into decoded: inout [UInt8], lone: inout String?) throws(JSONSyntaxError) {
-        guard index + 1 < bytes.count else { throw JSONSyntaxError(at: index, "the body ends inside a string, after a backslash") }
+        guard index + 1 < bytes.count else { throw JSONSyntaxError(at: index, "\(subjectName) ends inside a string, after a backslash") }
         let escaped = bytes[index + 1]
         switch escaped {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escaped)

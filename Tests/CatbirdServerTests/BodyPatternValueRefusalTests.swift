@@ -58,6 +58,19 @@ final class BodyPatternValueRefusalTests: ServerTestCase {
         XCTAssertTrue((trailing.object["reason"] as? String ?? "").contains("json: the body is not JSON"), trailing.text)
     }
 
+    /// A `json` value that is cut short is called "the value" in the reason, not "the body"
+    /// (the reason is about the pattern's value; the request body is another text): the
+    /// exact values `{"a":"x` and `[1,` said "the body ends inside it" and "found the end of the body".
+    func testAJSONValueCutShortIsNamedTheValue() throws {
+        E2E.assertError(
+            try update(#"{"kind":"json","value":"{\"a\":\"x"}"#), status: 400,
+            reasonContains: "invalid JSON at line 1, column 6 (byte offset 5): a string that is never closed: the value ends inside it")
+        E2E.assertError(
+            try update(#"{"kind":"json","value":"[1,"}"#), status: 400,
+            reasonContains: "(byte offset 3): expected a value (an object, array, string, number, true, false or null), found the end of the value")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
+    }
+
     /// Mocks stored before the checks (written straight into the `mocks` table, as an earlier
     /// version stored them) still load at start-up, are listed, and answer as they did: the
     /// `json` value `{"a":1,}` read as `{"a":1}`; the path `$.a[*]` never matching past `a`.

@@ -156,6 +156,8 @@ final class FileMockServingTests: XCTestCase {
     /// served (the lenient parser read them, the last `status` winning), and a comment got
     /// "not a JSON object". A sidecar is now read by the control bodies' strict JSON reader and
     /// refused with its reason (line, column, byte offset; the key named), naming the file.
+    /// The reasons call the text "the file", not "the body" (re-read of T15B-F11: a sidecar's
+    /// repeated key was "the JSON body has the key …", an unclosed string "the body ends inside it").
     func testASidecarIsReadAsStrictlyAsAControlBody() throws {
         let cases = [
             (
@@ -164,7 +166,19 @@ final class FileMockServingTests: XCTestCase {
             ),
             (
                 "twice", #"{"status": 201, "status": 202}"#,
-                #"the JSON body has the key "status" more than once; give each key once"#
+                #"the JSON file has the key "status" more than once; give each key once"#
+            ),
+            (
+                "open", #"{"status": 201, "headers": {"X-A": "1"#,
+                "invalid JSON at line 1, column 36 (byte offset 35): a string that is never closed: the file ends inside it"
+            ),
+            (
+                "empty", " \n",
+                "invalid JSON at line 2, column 1 (byte offset 2): the file is empty: a JSON value was expected"
+            ),
+            (
+                "more", #"{"status": 201} {"#,
+                "invalid JSON at line 1, column 17 (byte offset 16): more text after the JSON value: found '{' (a file holds one value)"
             ),
             (
                 "comment", "{\"status\": 201 // created\n}",

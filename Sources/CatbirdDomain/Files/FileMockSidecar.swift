@@ -41,7 +41,7 @@ public struct FileMockSidecar: Sendable, Equatable {
     /// comma and a repeated key were accepted, a comment got "not a JSON object").
     /// - Throws: ``FileMockError/badSidecar(path:reason:)`` naming what is wrong.
     public init(json: Data, path: String) throws(FileMockError) {
-        let findings = JSONTextCheck.scan(Array(json))
+        let findings = JSONTextCheck.scan(Array(json), as: .file)
         if let reason = findings.syntaxError ?? findings.unrepresentableValue ?? findings.duplicateKeyReason {
             throw .badSidecar(path: path, reason: reason)
         }

@@ -16,7 +16,7 @@ enum BodyPatternCheck {
     ///   control body, ``JSONBody``; tester finding try6a F8).
     static func check(_ pattern: RequestPattern) throws(PatternError) {
         guard let body = pattern.body, body.kind == .json else { return }
-        let findings = JSONTextCheck.scan(Array(body.value.utf8))
+        let findings = JSONTextCheck.scan(Array(body.value.utf8), as: .value)
         if let syntaxError = findings.syntaxError {
             throw .invalidBodyPattern(
                 reason: "'body.value' must be JSON text (RFC 8259) for the kind \"json\", as a request body must be "
