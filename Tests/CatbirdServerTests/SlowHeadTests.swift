@@ -49,6 +49,27 @@ final class SlowHeadTests: XCTestCase {
         try Self.assertJournaledAsSent(journal.first, answer)
     }
 
+    /// In redirect mode the 408 is Catbird's own answer, not an upstream's: marked
+    /// `X-Catbird-Generated-By` like every other answer made in place of one, so that a recording
+    /// Catbird in front never writes it as a fixture (leftover of session 16's closing note: the
+    /// two 408s made at start were the only such answers unmarked), and journaled with the mark.
+    func testTheSlowHeads408IsMarkedInRedirectMode() throws {
+        let server = try TestServer { settings in
+            settings.headTimeout = .seconds(2)
+            settings.redirectURL = "http://127.0.0.1:9"  // never reached: the head is never complete
+        }
+        defer { server.removeFiles() }
+        let (answer, _, closed) = try Self.trickle("GET /x HTTP/1.1\r\nHost: x\r\nX-A: ", to: server)
+        XCTAssertTrue(closed, answer)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+        let mark = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-catbird-generated-by:") }
+        XCTAssertTrue(E2E.matches(String(mark ?? ""), "^X-Catbird-Generated-By: catbird-[0-9a-f]{8}$"), answer)
+        let journal = try E2E.journal(try server.client(), tenant: nil, once: 1)
+        try Self.assertJournaledAsSent(journal.first, answer)
+        let headers = (journal.first?["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
+        XCTAssertNotNil(headers["X-Catbird-Generated-By"], "\(journal)")
+    }
+
     /// Asserts that `entry`'s response is the 408 `answer` (its raw bytes) as it went out: its
     /// header fields and body.
     static func assertJournaledAsSent(_ entry: [String: Any]?, _ answer: String, file: StaticString = #filePath, line: UInt = #line) throws {

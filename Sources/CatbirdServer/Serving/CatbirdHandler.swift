@@ -347,30 +347,46 @@ struct CatbirdHandler: HTTPHandler {
     private static let reasonKey = Array(#""reason":""#.utf8)
 
     /// The 408 written to a connection whose request head took longer than `--head-timeout`
-    /// (docs/protocol.md#malformed-requests).
+    /// (docs/protocol.md#malformed-requests); made once at start, marked as Catbird's own in
+    /// redirect and proxy modes (``generatedInForwardingModes(_:)``).
     func respondToSlowHead(timeout: Duration) -> HTTPResponse {
-        APIError(
-            status: 408,
-            reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds "
-                + "(--head-timeout, CATBIRD_HEAD_TIMEOUT); the connection is closed").response
+        generatedInForwardingModes(
+            APIError(
+                status: 408,
+                reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds "
+                    + "(--head-timeout, CATBIRD_HEAD_TIMEOUT); the connection is closed"))
     }
 
     /// The 408 written to a connection whose request body received no byte for `--head-timeout`
     /// (docs/operations.md#connections-and-memory).
     func respondToStalledBody(timeout: Duration) -> HTTPResponse {
-        APIError(
-            status: 408,
-            reason: "the request body received no byte for \(timeout.components.seconds) seconds (--head-timeout, "
-                + "CATBIRD_HEAD_TIMEOUT), or for a second while every connection slot was taken; the connection is closed "
-                + "and the body dropped: send it again").response
+        generatedInForwardingModes(
+            APIError(
+                status: 408,
+                reason: "the request body received no byte for \(timeout.components.seconds) seconds (--head-timeout, "
+                    + "CATBIRD_HEAD_TIMEOUT), or for a second while every connection slot was taken; the connection is closed "
+                    + "and the body dropped: send it again"))
     }
 
     /// The stopping server's 503 (``CatbirdHTTP/HTTPResponse/serverStopping``), sent in place
     /// of a forwarded request's answer among others: marked as Catbird's own in redirect and
-    /// proxy modes (``Forwarding/generated(_:)-(HTTPResponse)``), so that a recording Catbird in
+    /// proxy modes (``generatedInForwardingModes(_:)``), so that a recording Catbird in
     /// front never writes it as the backend's answer (tester finding T14-F7).
     var stoppingResponse: HTTPResponse {
-        upstream.map { $0.forwarding.generated(HTTPResponse.serverStopping) } ?? HTTPResponse.serverStopping
+        generatedInForwardingModes(HTTPResponse.serverStopping)
+    }
+
+    /// `response` marked `X-Catbird-Generated-By` in redirect and proxy modes
+    /// (``Forwarding/generated(_:)-(HTTPResponse)``), whatever the request: for the answers
+    /// made once and sent where the request's target may be unknown (a head not read whole),
+    /// so their mark cannot depend on it as a refusal's does (``marked(_:refusing:)``); a
+    /// control client ignores the extra field.
+    private func generatedInForwardingModes(_ response: HTTPResponse) -> HTTPResponse {
+        upstream.map { $0.forwarding.generated(response) } ?? response
+    }
+
+    private func generatedInForwardingModes(_ error: APIError) -> HTTPResponse {
+        generatedInForwardingModes(error.response)
     }
 
     /// 413, journaled (``refused(_:_:journaled:)``).
