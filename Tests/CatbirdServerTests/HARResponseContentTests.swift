@@ -74,4 +74,38 @@ final class HARResponseContentTests: RecordingTestCase {
             XCTAssertTrue((content["comment"] as? String ?? "").hasPrefix(comment), "\(url): \(content)")
         }
     }
+
+    /// A request body sent with `Content-Encoding: gzip` is given decoded in `postData.text`
+    /// too, as HAR 1.2's "plain text posted data" (leftover of session 16's closing note: the
+    /// gzip bytes were given as base64 with `_encoding`), while `request.bodySize` stays the
+    /// 55 bytes sent; one that is not gzip data is given as sent with a `comment` saying why.
+    func testAGzipRequestBodyIsExportedDecoded() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let plain = #"{"event":"signup","text":""# + String(repeating: "hello ", count: 50) + #""}"#
+        let gzipped: [UInt8] = [  // Python's gzip.compress(plain, mtime=0)
+            0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xAB, 0x56, 0x4A, 0x2D, 0x4B, 0xCD, 0x2B, 0x51, 0xB2,
+            0x52, 0x2A, 0xCE, 0x4C, 0xCF, 0x2B, 0x2D, 0x50, 0xD2, 0x51, 0x2A, 0x49, 0xAD, 0x00, 0xF1, 0x33, 0x52, 0x73, 0x72,
+            0xF2, 0x15, 0x46, 0x49, 0x62, 0x48, 0xA5, 0x5A, 0x00, 0xDA, 0x83, 0xAA, 0x1C, 0x48, 0x01, 0x00, 0x00,
+        ]
+        let json = [("Content-Type", "application/json"), ("Content-Encoding", "gzip")]
+        XCTAssertEqual(try client.request("POST", "/events", headers: json, body: gzipped).status, 404)
+        XCTAssertEqual(try client.request("POST", "/broken", headers: json, body: Array("not gzip".utf8)).status, 404)
+
+        let request = try XCTUnwrap(try exported(client, "/events")["request"] as? [String: Any])
+        let postData = try XCTUnwrap(request["postData"] as? [String: Any], "\(request)")
+        XCTAssertEqual(postData["text"] as? String, plain, "\(postData)")
+        XCTAssertNil(postData["_encoding"], "text, not base64: \(postData)")
+        XCTAssertNil(postData["comment"], "\(postData)")
+        XCTAssertEqual(postData["mimeType"] as? String, "application/json")
+        XCTAssertNil(postData["size"], "postData has no size in HAR 1.2")
+        XCTAssertEqual(JSONNumber.int(request["bodySize"]), gzipped.count, "the bytes sent")
+
+        let broken = try XCTUnwrap((try exported(client, "/broken")["request"] as? [String: Any])?["postData"] as? [String: Any])
+        XCTAssertEqual(broken["text"] as? String, "not gzip", "\(broken)")
+        XCTAssertTrue(
+            (broken["comment"] as? String ?? "").hasPrefix("the body is given as sent (Content-Encoding: gzip): it could not be decoded ("),
+            "\(broken)")
+    }
 }

@@ -2,7 +2,8 @@ import CatbirdDomain
 import CatbirdHTTP
 
 extension HAREntry {
-    /// The response body as HAR 1.2's `content`: its `text` is the body decoded from its
+    /// A body as HAR 1.2's `content` (a response's; a request's `postData` is made from it,
+    /// ``PostData``): its `text` is the body decoded from its
     /// `Content-Encoding` (gzip, x-gzip, deflate, or a list of them, undone by zlib as request
     /// bodies are for matching: ``CatbirdHTTP/ContentDecoding``), then read as text by its
     /// charset, else the decoded bytes as base64 (`encoding` "base64", for a binary body only);

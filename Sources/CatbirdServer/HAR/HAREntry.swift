@@ -12,8 +12,8 @@ import Foundation
 /// `durationMs` as `wait`. Bodies: `text` when the stored bytes read as text by their declared
 /// charset (``BodyText``: UTF-8, or ISO-8859-1 byte by byte), else base64 with
 /// `encoding: "base64"` (the request's `postData` says so in `_encoding`, as HAR 1.2 has no such
-/// field there); a response body sent with a `Content-Encoding` is given decoded
-/// (``content(_:mimeType:decodedLimit:)``); a body the journal cut short says so in its `comment`.
+/// field there); a body sent with a `Content-Encoding`, a request's or a response's, is given
+/// decoded (``content(_:mimeType:decodedLimit:)``); a body the journal cut short says so in its `comment`.
 struct HAREntry: Encodable {
     let startedDateTime: String
     /// Milliseconds: the sum of `timings`.
@@ -56,11 +56,21 @@ struct HAREntry: Encodable {
 
     typealias Cookie = NameValue
 
+    /// A request body as HAR 1.2's `postData`: as ``Content`` gives it (decoded from its
+    /// `Content-Encoding`, else as sent with a `comment` saying why), without `size` and
+    /// `compression`, which `postData` does not have (the request's `bodySize` stays the bytes sent).
     struct PostData: Encodable {
         let mimeType: String
         let text: String
         let _encoding: String?
         let comment: String?
+
+        init(_ content: Content) {
+            mimeType = content.mimeType
+            text = content.text ?? ""
+            _encoding = content.encoding
+            comment = content.comment
+        }
     }
 
     struct Content: Encodable {
@@ -98,7 +108,7 @@ struct HAREntry: Encodable {
 extension HAREntry {
     /// - Parameter origin: the server's base URL (`http://127.0.0.1:8080`), for an origin-form
     ///   target of a request that carried no `Host`.
-    /// - Parameter decodedLimit: the most bytes a response body is decoded to from its
+    /// - Parameter decodedLimit: the most bytes a body (request or response) is decoded to from its
     ///   `Content-Encoding` (``content(_:mimeType:decodedLimit:)``).
     init(_ entry: JournalExportEntry, origin: String, decodedLimit: Int) {
         let sent = Message(entry.request)
@@ -109,8 +119,7 @@ extension HAREntry {
             method: entry.method, url: Self.absoluteURL(entry.url, method: entry.method, host: sent.first("Host"), origin: origin),
             cookies: Self.requestCookies(entry.request.headers), headers: sent.headers, queryString: Self.queryString(entry.url),
             postData: entry.request.bodySize == 0 && entry.request.body.isEmpty
-                ? nil
-                : PostData(mimeType: sent.mimeType, text: sent.text ?? "", _encoding: sent.encoding, comment: sent.comment),
+                ? nil : PostData(Self.content(entry.request, mimeType: sent.mimeType, decodedLimit: decodedLimit)),
             bodySize: entry.request.bodySize)
         response = Response(
             status: entry.status, statusText: HTTPStatus.reasonPhrase(for: entry.status),
@@ -123,23 +132,18 @@ extension HAREntry {
             problem: entry.problem)
     }
 
-    /// What a request and a response are mapped to alike: the header fields in order, the
-    /// `Content-Type` as MIME type (`""` without one), the stored body as HAR text
-    /// (``text(_:contentType:)``) and the note on a body the journal cut short (``truncation(_:)``).
+    /// What a request and a response are mapped to alike: the header fields in order and the
+    /// `Content-Type` as MIME type (`""` without one); their bodies are given by
+    /// ``content(_:mimeType:decodedLimit:)``.
     private struct Message {
         let fields: [(name: String, value: String)]
         let headers: [NameValue]
         let mimeType: String
-        let text: String?
-        let encoding: String?
-        let comment: String?
 
         init(_ message: JournalExportEntry.Message) {
             fields = message.headers
             headers = message.headers.map { NameValue(name: $0.name, value: $0.value) }
             mimeType = HAREntry.first("Content-Type", in: message.headers) ?? ""
-            (text, encoding) = HAREntry.text(message.body, contentType: mimeType)
-            comment = HAREntry.truncation(message)
         }
 
         /// The first value of the header field `name` (compared case-insensitively).

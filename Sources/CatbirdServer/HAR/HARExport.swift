@@ -37,16 +37,16 @@ final class HARExport: Sendable {
     /// Bodies' bytes one page may hold: 2 MiB (the entries' count follows from the body limit).
     static let pageBudget = 2 << 20
 
-    /// Response bodies' bytes one page may hold once decoded from their `Content-Encoding`:
-    /// 16 MiB, shared out as ``decodedLimit(pageSize:)``.
+    /// Bodies' bytes (requests' and responses') one page may hold once decoded from their
+    /// `Content-Encoding`: 16 MiB, shared out as ``decodedLimit(pageSize:)``.
     static let decodedPageBudget = 16 << 20
 
-    /// The most bytes one response body of a page of `pageSize` entries is decoded to
-    /// (``HAREntry/content(_:mimeType:decodedLimit:)``): its share of ``decodedPageBudget``, at
-    /// most what a request body is decoded to for matching (8 MiB); 1 MiB with the default
-    /// `--journal-body-limit` (16 entries a page).
+    /// The most bytes one body (a request's or a response's) of a page of `pageSize` entries is
+    /// decoded to (``HAREntry/content(_:mimeType:decodedLimit:)``): its share of
+    /// ``decodedPageBudget``, two bodies an entry, at most what a request body is decoded to for
+    /// matching (8 MiB); 512 KiB with the default `--journal-body-limit` (16 entries a page).
     static func decodedLimit(pageSize: Int) -> Int {
-        min(CatbirdHandler.decodedBodyLimit, decodedPageBudget / max(1, pageSize))
+        min(CatbirdHandler.decodedBodyLimit, decodedPageBudget / (2 * max(1, pageSize)))
     }
 
     private let journal: Journal
