@@ -93,8 +93,9 @@ public final class Journal: Sendable {
         writer.whenCommitted(ticket, done)
     }
 
-    /// Waits until every entry queued before the call is committed (every tenant's: dropping
-    /// every tenant, retention's final check of an idle tenant).
+    /// Waits until every entry queued before the call is committed, every tenant's, however
+    /// long the writer's rounds fail (the server's own waits give up then:
+    /// ``flushForReading(_:)``, ``flushUnlessFailing(_:)``).
     public func flush() {
         writer.flush()
     }

@@ -362,7 +362,7 @@ public final class JournalWriter: Sendable {
 
     /// Blocks until every entry appended before this call is committed.
     public func flush() {
-        flush(through: nil)
+        _ = flush(through: nil)
     }
 
     /// Blocks until every entry of `tenant` appended before this call is committed: the
@@ -371,7 +371,7 @@ public final class JournalWriter: Sendable {
     /// (try9b F9: a flood of 64-KiB requests kept the queue at its 16 MiB, and a tenant with
     /// nothing queued waited for all of it).
     public func flush(for tenant: TenantID) {
-        flush(through: tenant)
+        _ = flush(through: tenant)
     }
 
     /// ``flush(for:)`` that gives up at `deadline`: for a caller with a bound on its wait (an
@@ -380,7 +380,7 @@ public final class JournalWriter: Sendable {
     /// - Returns: true when the entries are committed (or the writer stopped); false when
     ///   `deadline` came first.
     public func flush(for tenant: TenantID, before deadline: ContinuousClock.Instant) -> Bool {
-        flush(through: tenant, before: deadline)
+        flush(through: tenant, before: deadline) == .committed
     }
 
     /// How long a journal read waits for the writer while its rounds fail
@@ -401,56 +401,60 @@ public final class JournalWriter: Sendable {
     /// written after it and so are not deleted by it.
     /// - Returns: nil when the entries are committed; what a read would throw when it gave up.
     func flushUnlessFailing(_ tenant: TenantID?) -> JournalWaitError? {
-        let started = ContinuousClock.now
-        condition.lock()
-        defer { condition.unlock() }
-        let target = tenant.map { state.lastQueued(of: $0) } ?? state.appended
-        let amended = state.amendmentsQueued
-        var pending: Bool { state.committed < target || state.amendmentsDone < amended }
-        guard pending && !state.stopped else { return nil }
-        state.flushers += 1
-        defer { state.flushers -= 1 }
-        if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
-        while pending && !state.stopped {
-            if let failure = state.failure {
-                let waited = ContinuousClock.now - started
-                guard waited < Self.readPatience else {
-                    return JournalWaitError(waitedMilliseconds: Int(waited.milliseconds), failure: failure.reason)
-                }
-                _ = condition.wait(until: Date(timeIntervalSinceNow: min(0.1, (Self.readPatience - waited).timeInterval)))
-            } else {
-                // The writer notes a failure only after its attempt (up to a 5 s busy timeout): look again now and then.
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.1))
-            }
-        }
+        if case .writerFailing(let gaveUp) = flush(through: tenant, givingUpWhileFailingAfter: Self.readPatience) { return gaveUp }
         return nil
     }
 
-    /// ``flush()`` when `tenant` is nil, else ``flush(for:)``; with a `deadline`, gives up then.
-    /// - Returns: true when the entries are committed (or the writer stopped); false when
-    ///   `deadline` came first.
-    @discardableResult
-    private func flush(through tenant: TenantID?, before deadline: ContinuousClock.Instant? = nil) -> Bool {
+    /// How a flush ended (``flush(through:before:givingUpWhileFailingAfter:)``).
+    private enum FlushEnd: Equatable {
+        /// The entries are committed, or the writer stopped.
+        case committed
+        /// The flush's deadline came first.
+        case deadlinePassed
+        /// The flush lasted its patience while the writer's rounds failed: what a read throws.
+        case writerFailing(JournalWaitError)
+    }
+
+    /// The flush behind every other: waits until the entries of `tenant` appended before the call
+    /// are committed (every tenant's when nil; the entries queued before its last one too, but
+    /// none queued after it), and the amendments queued before it. With a `deadline`, gives up
+    /// then. With a `patience`, gives up once the flush has lasted that long (counted from its
+    /// start) while the writer's rounds fail (``failure``); while they succeed it waits as long
+    /// as it takes, with no polling: the writer wakes its waiters when it notes a failure
+    /// (``noteFailure(_:)``), as after each round.
+    private func flush(
+        through tenant: TenantID?, before deadline: ContinuousClock.Instant? = nil,
+        givingUpWhileFailingAfter patience: Duration? = nil
+    ) -> FlushEnd {
+        let started = ContinuousClock.now
         condition.lock()
         defer { condition.unlock() }
         let target = tenant.map { state.lastQueued(of: $0) } ?? state.appended
         // Amendments are rare and not kept by tenant: a flush waits for all those queued before it.
         let amended = state.amendmentsQueued
         var pending: Bool { state.committed < target || state.amendmentsDone < amended }
-        guard pending && !state.stopped else { return true }
+        guard pending && !state.stopped else { return .committed }
         state.flushers += 1
         defer { state.flushers -= 1 }
         if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
         while pending && !state.stopped {
-            guard let deadline else {
-                condition.wait()
-                continue
+            let now = ContinuousClock.now
+            if let deadline, now >= deadline { return .deadlinePassed }
+            var until = deadline
+            if let patience, let failure = state.failure {
+                let givingUp = started + patience
+                guard now < givingUp else {
+                    return .writerFailing(JournalWaitError(waitedMilliseconds: Int((now - started).milliseconds), failure: failure.reason))
+                }
+                until = min(until ?? givingUp, givingUp)
             }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { return false }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: left.timeInterval))
+            if let until {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: (until - now).timeInterval))
+            } else {
+                condition.wait()
+            }
         }
-        return true
+        return .committed
     }
 
     /// Writes what is queued, then stops the writer thread and wakes every waiter (with
@@ -550,10 +554,7 @@ public final class JournalWriter: Sendable {
                 if state.stopping {
                     state.givingUp = true
                 } else {
-                    state.failure = JournalWriterFailure(
-                        since: state.failure?.since ?? Date(), reason: "\(batch.count.counted("row", "rows")) were dropped (see the log)",
-                        rounds: (state.failure?.rounds ?? 0) + 1)
-                    backOff()
+                    noteFailure("\(batch.count.counted("row", "rows")) were dropped (see the log)")
                 }
             } else {
                 state.failure = nil
@@ -701,8 +702,7 @@ public final class JournalWriter: Sendable {
     }
 
     /// Puts a failed round back at the front of the queue (its entries keep their sequences),
-    /// with its amendments and hits, notes the failure and waits before the next attempt
-    /// (``backOff()``).
+    /// with its amendments and hits, and notes the failure (``noteFailure(_:)``).
     private func giveBack(_ batch: [JournalEntry], bytes: Int, amendments: [Amendment], hits: HeldHits, reason: String) {
         condition.lock()
         defer { condition.unlock() }
@@ -710,7 +710,16 @@ public final class JournalWriter: Sendable {
         state.queuedBytes += bytes
         state.amendments.insert(contentsOf: amendments, at: 0)
         state.heldHits.add(hits)
+        noteFailure(reason)
+    }
+
+    /// Called with `condition` locked after a failed round (not while stopping): notes it in
+    /// ``failure`` and wakes the waiters, so that a flush with a patience
+    /// (``flushUnlessFailing(_:)``) and an append waiting for room start counting it now
+    /// rather than at their next wake-up; then waits before the next attempt (``backOff()``).
+    private func noteFailure(_ reason: String) {
         state.failure = JournalWriterFailure(since: state.failure?.since ?? Date(), reason: reason, rounds: (state.failure?.rounds ?? 0) + 1)
+        condition.broadcast()
         backOff()
     }
 

@@ -25,8 +25,8 @@ public final class TenantDirectory: Sendable {
         _ = try reader.use { try $0.query("SELECT COUNT(*) FROM tenants") }
     }
 
-    /// Waits until every journal entry queued so far is committed (``Journal/flush()``), or 5 s
-    /// while the writer fails (``Journal/flushUnlessFailing(_:)``).
+    /// Waits until every journal entry queued so far is committed, or 5 s while the writer
+    /// fails (``Journal/flushUnlessFailing(_:)``).
     func flushJournal() {
         _ = journal.flushUnlessFailing(nil)  // a failing writer does not hold retention (nor the stop that waits for it)
     }
