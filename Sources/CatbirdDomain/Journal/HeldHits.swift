@@ -3,7 +3,8 @@ import CatbirdStorage
 /// Mock hits the journal writer still owes the `mocks` table: those of entries it dropped
 /// (their rows are lost, their hits are not), and of failed rounds given back. One count per
 /// mock (hits are deltas, added up), so the memory is bounded by the number of mocks. Written by
-/// the writer's next round that commits (``write(into:)``), so the stored `hits` and
+/// the writer's next round that commits (``write(into:)``), a round of their own when no entry
+/// comes (tried after each back-off while the writer fails), so the stored `hits` and
 /// `remaining_limit` catch up with the mocks in memory once the database takes writes again
 /// (T16-F1, T16-F2).
 struct HeldHits: Sendable {

@@ -497,11 +497,7 @@ public final class JournalWriter: Sendable {
     private func run() {
         while true {
             condition.lock()
-            while state.waiting == 0 && state.amendments.isEmpty && (state.heldHits.isEmpty || state.failure != nil) && !state.stopping {
-                state.writerIdle = true
-                condition.wait()
-                state.writerIdle = false
-            }
+            waitForWork()
             gather()
             if state.waiting == 0 && state.amendments.isEmpty && state.stopping
                 && (state.heldHits.isEmpty || state.givingUp) {
@@ -553,6 +549,8 @@ public final class JournalWriter: Sendable {
                 if holdsWhatFails { state.heldHits.add(hitsOf: batch) }
                 if state.stopping {
                     state.givingUp = true
+                } else if batch.isEmpty {
+                    noteFailure("\(Self.describe(batch, amendments, hits)) could not be written (see the log)")
                 } else {
                     noteFailure("\(batch.count.counted("row", "rows")) were dropped (see the log)")
                 }
@@ -575,6 +573,27 @@ public final class JournalWriter: Sendable {
             // The written entries are freed only now: after the answers waiting for them left,
             // and outside the lock (their last use above is under it, where appenders wait).
             withExtendedLifetime(batch) {}
+        }
+    }
+
+    /// Called with `condition` locked: waits until there is something to write (entries,
+    /// amendments, held mock hits) or ``stop()``. Held hits (``HeldHits``) wait while the
+    /// rounds fail, but only for the back-off (``backOffDelay``): then they are tried on their
+    /// own, so hits held after a round dropped for a lasting cause (the file moved away and put
+    /// back, a statement error) reach the `mocks` rows once the database takes writes again
+    /// even when no request comes to start a round (they waited for the next one, or the stop).
+    private func waitForWork() {
+        var heldHitsDue: Date?
+        while state.waiting == 0 && state.amendments.isEmpty && !state.stopping && (state.heldHits.isEmpty || state.failure != nil) {
+            state.writerIdle = true
+            defer { state.writerIdle = false }
+            guard !state.heldHits.isEmpty else {
+                condition.wait()
+                continue
+            }
+            let due = heldHitsDue ?? Date(timeIntervalSinceNow: backOffDelay)
+            heldHitsDue = due
+            if !condition.wait(until: due) { return }
         }
     }
 
@@ -674,7 +693,7 @@ public final class JournalWriter: Sendable {
                 bodies.removeAll()  // the rolled-back transaction's body ids may be reused
                 let what = Self.describe(batch, amendments, hits)
                 if DatabaseFileLock.isMoved(error), let moved = error as? SQLiteError {
-                    log.error("journal: dropped \(what), not kept: \(moved.environmentalReason ?? moved.description)")
+                    log.error("journal: \(Self.describeDrop(batch, amendments, hits)): \(moved.environmentalReason ?? moved.description)")
                     return .dropped
                 }
                 if holdsWhatFails, let sqlite = error as? SQLiteError, sqlite.isTransient {
@@ -690,7 +709,7 @@ public final class JournalWriter: Sendable {
                 usleep(useconds_t(attempt * 50_000))
             }
         }
-        log.error("journal: dropped \(Self.describe(batch, amendments, hits)) after 3 failed attempts")
+        log.error("journal: \(Self.describeDrop(batch, amendments, hits)) after 3 failed attempts")
         return .dropped
     }
 
@@ -723,15 +742,30 @@ public final class JournalWriter: Sendable {
         backOff()
     }
 
-    /// Called with `condition` locked after a failed round: waits 100 ms after the first
-    /// failure, doubling up to 2 s, or until ``stop()``.
-    private func backOff() {
+    /// Seconds to wait after a failed round, read with `condition` locked: 0.1 after the first
+    /// failure in a row (``failure``'s `rounds`), doubling up to 2.
+    private var backOffDelay: TimeInterval {
         let rounds = min(state.failure?.rounds ?? 1, 6)
-        let delay = min(0.1 * Double(1 << (rounds - 1)), 2.0)
-        let deadline = Date(timeIntervalSinceNow: delay)
+        return min(0.1 * Double(1 << (rounds - 1)), 2.0)
+    }
+
+    /// Called with `condition` locked after a failed round: waits ``backOffDelay``, or until
+    /// ``stop()``.
+    private func backOff() {
+        let deadline = Date(timeIntervalSinceNow: backOffDelay)
         while !state.stopping {
             if !condition.wait(until: deadline) { break }
         }
+    }
+
+    /// A dropped round, for its log lines (the entries and amendments are lost; the hits are held
+    /// again for a later round, ``HeldHits``): `dropped 3 entries`, `dropped 3 entries (2 hits
+    /// of 1 mock kept for a later round)`, `could not write 3 hits of 1 mock (kept for a later
+    /// round)` (a round of held hits only).
+    private static func describeDrop(_ batch: [JournalEntry], _ amendments: [Amendment], _ hits: HeldHits) -> String {
+        let kept = hits.isEmpty ? "" : " (\(hits.describe) kept for a later round)"
+        if batch.isEmpty && amendments.isEmpty && !hits.isEmpty { return "could not write \(hits.describe) (kept for a later round)" }
+        return "dropped \(describe(batch, amendments))\(kept)"
     }
 
     /// What a round writes, for its log lines: `1 entry`, `3 entries`, `3 entries and 2 amendments of
