@@ -7,8 +7,8 @@ import XCTest
 /// Mock hits whose journal rows the writer dropped for a lasting cause (here a statement error:
 /// a trigger another connection adds refuses every change to the `mocks` rows, so each round
 /// fails its three attempts): the writer holds them (`HeldHits`) and writes them to the `mocks`
-/// row once the database takes them again, with no request needed to start a round
-/// (README.md#storage-faults).
+/// row once the database takes them again, with no request needed to start a round, and
+/// `catbird_journal_held_hits` shows them meanwhile (README.md#storage-faults).
 final class HeldHitsTests: XCTestCase {
     private var directory: URL!
     private var database: String { directory.appendingPathComponent("catbird.sqlite").path }
@@ -40,6 +40,28 @@ final class HeldHitsTests: XCTestCase {
         XCTAssertEqual(JSONNumber.int(try E2E.mocks(client, tenant: nil).first?["remainingLimit"]), 7, "in memory")
     }
 
+    /// Regression (durable16 leftover): held hits were counted nowhere a scrape sees (the hits a
+    /// stop drops are counted once the server no longer answers). Now
+    /// `catbird_journal_held_hits` says 3 while the trigger refuses them (before: absent), and 0
+    /// once they are written.
+    func testTheHeldHitsAreInTheMetrics() throws {
+        let (server, client, refusal) = try serverHoldingThreeHits()
+        defer { server.stop() }
+        XCTAssertEqual(try E2E.metrics(client)["catbird_journal_held_hits"], 3)
+        XCTAssertEqual(try storedHitsAndRemaining(within: .zero), [0, 10], "refused by the trigger")
+
+        try refusal.execute("DROP TRIGGER refuse_hits")
+        refusal.close()
+        let deadline = ContinuousClock.now + .seconds(10)
+        var held = try E2E.metrics(client)["catbird_journal_held_hits"]
+        while held != 0 && ContinuousClock.now < deadline {
+            usleep(100_000)
+            held = try E2E.metrics(client)["catbird_journal_held_hits"]
+        }
+        XCTAssertEqual(held, 0, "written once the trigger is gone")
+        XCTAssertEqual(try storedHitsAndRemaining(within: .zero), [3, 7])
+    }
+
     // MARK: - Helpers
 
     /// A relaxed server on ``database`` with the mock `GET /held` (`limit: 10`), answered three
@@ -62,7 +84,7 @@ final class HeldHitsTests: XCTestCase {
 
     /// The `mocks` row's `hits` and `remaining_limit` as stored in ``database``, read on a
     /// connection of the test's own, read again until `until` holds or `within` passed.
-    private func storedHitsAndRemaining(within limit: Duration, until: ([Int64?]) -> Bool) throws -> [Int64?] {
+    private func storedHitsAndRemaining(within limit: Duration, until: ([Int64?]) -> Bool = { _ in true }) throws -> [Int64?] {
         let deadline = ContinuousClock.now + limit
         while true {
             let file = try Database(path: database, mode: .readOnly)

@@ -16,11 +16,12 @@ struct HeldHits: Sendable {
     var isEmpty: Bool { counts.isEmpty }
     /// Mocks with held hits.
     var count: Int { counts.count }
+    /// Hits held, every mock's.
+    var hits: Int { counts.values.reduce(0, +) }
 
     /// `3 hits of 2 mocks`, for log lines.
     var describe: String {
-        let hits = counts.values.reduce(0, +)
-        return "\(hits.counted("hit", "hits")) of \(counts.count.counted("mock", "mocks"))"
+        "\(hits.counted("hit", "hits")) of \(counts.count.counted("mock", "mocks"))"
     }
 
     /// Adds `count` hits of mock `id`.

@@ -156,6 +156,9 @@ public final class JournalWriter: Sendable {
         /// round, so the `mocks` rows agree with the mocks in memory once the database takes
         /// writes again. One count per mock, so bounded by the number of mocks.
         var heldHits = HeldHits()
+        /// The held hits the round under way writes (taken out of `heldHits`), 0 between rounds:
+        /// still owed until it commits (``JournalWriterStatistics/heldHits``).
+        var heldHitsInRound = 0
         /// Since when the writer's rounds fail and why, nil while they succeed
         /// (``JournalWriter/failure``).
         var failure: JournalWriterFailure?
@@ -491,6 +494,7 @@ public final class JournalWriter: Sendable {
         var statistics = state.statistics
         statistics.queuedEntries = state.waiting
         statistics.queuedBytes = state.queuedBytes
+        statistics.heldHits = state.heldHits.hits + state.heldHitsInRound
         return statistics
     }
 
@@ -524,6 +528,7 @@ public final class JournalWriter: Sendable {
             state.queuedBytes -= batchBytes
             var hits = HeldHits()
             swap(&hits, &state.heldHits)
+            state.heldHitsInRound = hits.hits
             let givingUp = state.givingUp
             condition.broadcast()  // room in the queue again
             condition.unlock()
@@ -539,6 +544,7 @@ public final class JournalWriter: Sendable {
             if let top = latestIDs?.values.max(), top > highest.load(ordering: .relaxed) { highest.store(top, ordering: .releasing) }
 
             condition.lock()
+            state.heldHitsInRound = 0  // written, or held again just below
             state.committed += UInt64(batch.count)
             state.amendmentsDone += UInt64(amendments.count)
             if latestIDs == nil {
@@ -729,6 +735,7 @@ public final class JournalWriter: Sendable {
         state.queuedBytes += bytes
         state.amendments.insert(contentsOf: amendments, at: 0)
         state.heldHits.add(hits)
+        state.heldHitsInRound = 0
         noteFailure(reason)
     }
 

@@ -27,6 +27,10 @@ public struct JournalWriterStatistics: Sendable, Equatable {
     /// Mocks whose held hits (hits of dropped entries, written by a later round) were not
     /// stored because the writer stopped while the database did not take writes.
     public var droppedHits = 0
+    /// Mock hits of dropped entries the `mocks` rows do not show yet (``HeldHits``: written by
+    /// a later round once the database takes writes again; lost if the server stops before),
+    /// at one moment.
+    public var heldHits = 0
     /// Commits of at most ``rowsPerCommitBounds``[i] rows, cumulative like a Prometheus histogram.
     public var commitsAtMost: [Int] = Array(repeating: 0, count: rowsPerCommitBounds.count)
 

@@ -98,6 +98,10 @@ enum MetricsRoute {
             "catbird_journal_dropped_amendments_total", .counter,
             help: "Problems added to journal rows already queued (a client that hung up mid-answer) dropped with their failed write (each logged).")
         out.sample("catbird_journal_dropped_amendments_total", writer.droppedAmendments)
+        out.metric(
+            "catbird_journal_held_hits", .gauge,
+            help: "Mock hits of dropped journal rows that the stored mocks' hits and remaining_limit do not show yet: written once the database takes writes again, lost (and logged) if the server stops first.")
+        out.sample("catbird_journal_held_hits", writer.heldHits)
         let counts = dependencies.journal.countStatistics
         out.metric(
             "catbird_journal_count_parts_total", .counter,
