@@ -1,3 +1,4 @@
+import CatbirdStorage
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -44,5 +45,35 @@ final class MetricsLaneTests: XCTestCase {
         try hold.release()
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
         XCTAssertEqual(listed.value, [200, 200], "the listings answer once the row is written")
+    }
+}
+
+/// A scrape of a server whose stored counts cannot be read is still answered, with the other
+/// metrics (the journal writer's failures matter most then) and the two stored counts' gauges
+/// without a sample (docs/operations.md#metrics).
+final class MetricsUnreadableCountsTests: XCTestCase {
+    /// Re-read of flush17: `GET /catbird/metrics` answered `503 database unavailable` when the
+    /// stored tenant and mock counts failed, so no metric of a degraded server could be
+    /// scraped. The counts' read is made to fail here by renaming the `tenants` table away from
+    /// a second connection (`no such table: tenants`), then back.
+    func testAScrapeIsAnsweredWhenTheStoredCountsCannotBeRead() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, url: "/counted", body: "x")
+        XCTAssertTrue(try client.request("GET", "/catbird/metrics").text.contains("\ncatbird_mocks 1\n"))
+
+        let other = try Database(path: server.databasePath, mode: .readWrite)
+        try other.run("ALTER TABLE tenants RENAME TO tenants_away")
+        let scrape = try client.request("GET", "/catbird/metrics")
+        try other.run("ALTER TABLE tenants_away RENAME TO tenants")
+        XCTAssertEqual(scrape.status, 200, scrape.text)
+        XCTAssertTrue(scrape.text.contains("\ncatbird_journal_dropped_rows_total 0\n"), scrape.text)
+        XCTAssertTrue(scrape.text.contains("# TYPE catbird_mocks gauge\n"), scrape.text)
+        XCTAssertFalse(scrape.text.contains("\ncatbird_mocks "), "no count it could not read: \(scrape.text)")
+        XCTAssertFalse(scrape.text.contains("\ncatbird_tenants "), scrape.text)
+
+        XCTAssertTrue(try client.request("GET", "/catbird/metrics").text.contains("\ncatbird_mocks 1\n"), "counted again")
+        XCTAssertEqual(try client.request("GET", "/counted").text, "x")
     }
 }

@@ -11,22 +11,27 @@ enum MetricsRoute {
             // scrape takes no tenant's turn (ControlLane.metrics). Ignores a query, as the
             // health probe does (InfoRoutes).
             Route("GET", "/catbird/metrics", query: nil, lane: .metrics) { _ throws(APIError) in
-                let text = try render(dependencies)
+                let text = render(dependencies)
                 return HTTPResponse(
                     status: 200, headers: ["Content-Type": PrometheusText.contentType], body: Array(text.utf8))
             },
         ]
     }
 
-    private static func render(_ dependencies: RouteDependencies) throws(APIError) -> String {
+    /// The scrape's text. The stored tenant and mock counts are read from the database; when
+    /// that read fails (the file moved away, corrupt pages), their two gauges are given without
+    /// a sample and the rest is answered as usual, so that the metrics of a degraded server (the
+    /// journal writer's failures, held hits, dropped rows) can still be scraped: they matter
+    /// most then (re-read of flush17: the whole scrape was a 503 "database unavailable").
+    private static func render(_ dependencies: RouteDependencies) -> String {
         let writer = dependencies.journal.writerStatistics()
         let requests = dependencies.metrics.requests.snapshot()
-        let stored: (tenants: Int, mocks: Int)
+        let stored: (tenants: Int, mocks: Int)?
         do {
             stored = try dependencies.tenants.counts()
         } catch {
-            dependencies.log.error("metrics: reading the counts failed: \(error)")
-            throw APIError(status: 503, reason: "database unavailable")
+            dependencies.log.error("metrics: reading the stored tenant and mock counts failed (given without a sample): \(error)")
+            stored = nil
         }
 
         var out = PrometheusText()
@@ -129,9 +134,9 @@ enum MetricsRoute {
         }
 
         out.metric("catbird_tenants", .gauge, help: "Tenants stored, the default tenant included.")
-        out.sample("catbird_tenants", stored.tenants)
+        if let stored { out.sample("catbird_tenants", stored.tenants) }
         out.metric("catbird_mocks", .gauge, help: "Mocks stored, every tenant's.")
-        out.sample("catbird_mocks", stored.mocks)
+        if let stored { out.sample("catbird_mocks", stored.mocks) }
         out.metric(
             "catbird_tenant_memory_entries", .gauge,
             help: "Per-tenant entries held in memory, by kind: mock_tables, journal_deletions (one tenant's cleared or dropped journal still being deleted), retention_notes, journal_commits (remembered commit ids), journal_waiters, activity (work in flight or just ended). A dropped tenant's go with it.")
