@@ -51,6 +51,12 @@ package enum JSONTextCheck {
         package var deepestNesting = 0
         /// What the text is called in the reasons (`the JSON body has …`, `the JSON file has …`).
         let subject: Subject
+        /// The values read (each array element, object member's value and the top-level value,
+        /// containers included), as far as the scan went.
+        package var valueCount = 0
+        /// Whether the scan stopped at the `valueLimit` it was given, at value `valueLimit + 1`
+        /// (nothing after it was read, so ``syntaxError`` and the rest cover only the text before).
+        package var valueLimitExceeded = false
 
         /// The reason for a 400 for a lone surrogate or an out-of-range number, or nil.
         package var unrepresentableValue: String? {
@@ -81,20 +87,25 @@ package enum JSONTextCheck {
     }
 
     /// Reads `bytes` once, up to the first syntax error.
-    /// - Parameter subject: what the reasons call the text (`the body ends inside a string`,
-    ///   `the file is empty`); a control body by default.
-    package static func scan(_ bytes: [UInt8], as subject: Subject = .body) -> Findings {
+    /// - Parameters:
+    ///   - subject: what the reasons call the text (`the body ends inside a string`,
+    ///     `the file is empty`); a control body by default.
+    ///   - valueLimit: the most values to read; the scan stops at the next one
+    ///     (``Findings/valueLimitExceeded``), so that a text of millions of values costs no more
+    ///     than the limit's worth (its keys are kept to find repeated ones). Nil: no limit.
+    package static func scan(_ bytes: [UInt8], as subject: Subject = .body, valueLimit: Int? = nil) -> Findings {
         var reader = JSONTextReader(bytes: bytes, subject: subject)
+        reader.valueLimit = valueLimit ?? .max
         do {
             try reader.readText()
         } catch {
-            reader.findings.syntaxError = error.reason(in: bytes)
+            if !reader.findings.valueLimitExceeded { reader.findings.syntaxError = error.reason(in: bytes) }
         }
         return reader.findings
     }
 }
 
-/// The reading behind ``JSONTextCheck/scan(_:)``: one JSON text, its containers on ``stack``.
+/// The reading behind ``JSONTextCheck/scan(_:as:valueLimit:)``: one JSON text, its containers on ``stack``.
 /// Lexing of strings, numbers and literals: `JSONTextReader+Tokens.swift`.
 struct JSONTextReader {
     let bytes: [UInt8]
@@ -110,6 +121,8 @@ struct JSONTextReader {
     var findings: JSONTextCheck.Findings
     /// What the reasons call the text.
     let subject: JSONTextCheck.Subject
+    /// The most values read before the scan stops (``JSONTextCheck/scan(_:as:valueLimit:)``).
+    var valueLimit = Int.max
     /// `the body`, `the file`, `the value`: ``subject``'s name in a reason.
     var subjectName: String { subject.name }
 
@@ -151,6 +164,11 @@ struct JSONTextReader {
         values: while true {
             skipWhitespace()
             guard index < bytes.count else { throw JSONSyntaxError(at: index, "\(Self.expectedValue), found the end of \(subjectName)") }
+            findings.valueCount += 1
+            if findings.valueCount > valueLimit {
+                findings.valueLimitExceeded = true
+                throw JSONSyntaxError(at: index, "more values than the limit")  // not a syntax error: scan(_:as:valueLimit:) drops it
+            }
             switch bytes[index] {
             case UInt8(ascii: "{"):
                 index += 1
