@@ -36,3 +36,39 @@ final class ControlBodyValueLimitTests: XCTestCase {
         }
     }
 }
+
+/// Numbers past 64 bits in control bodies: a field's 400 names its documented range, and an SQL
+/// parameter that would change its digits is refused (docs/protocol.md#errors, #sql).
+final class ControlBodyBigNumberTests: XCTestCase {
+    /// Tester findings T17-F3 and T17-F4, the exact inputs: `"status":99999999999999999999`
+    /// was "too large (at most 9223372036854775807)", `"delay":9223372036854775808` likewise;
+    /// the SQL parameter 12345678901234567891 was bound as 1.23456789012346e+19 with a 200.
+    func testNumbersPast64BitsNameTheRangeOrAreRefused() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let mock = { (response: String) in
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/n"},"headers":{}},"response":\#(response)}"#
+        }
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", mock(#"{"status":99999999999999999999}"#)), status: 400,
+            reasonContains: "'response.status' (99999999999999999999) is out of range: it must be between 200 and 599")
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", mock(#"{"status":-99999999999999999999}"#)), status: 400,
+            reasonContains: "is out of range: it must be between 200 and 599")
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", mock(#"{"status":200,"delay":9223372036854775808}"#)), status: 400,
+            reasonContains: "(9223372036854775808) is out of range: it must be from 0 to 86400 seconds")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
+
+        let sql = try client.json(
+            "POST", "/catbird/api/sql",
+            #"{"sql":"select ?, typeof(?), cast(? as text)","params":[12345678901234567890,12345678901234567890,12345678901234567891]}"#)
+        E2E.assertError(sql, status: 400, reasonContains: "outside the 64-bit integer range and a 64-bit float would change its digits")
+        XCTAssertTrue(sql.text.contains("params"), sql.text)
+        // One a 64-bit float holds exactly is bound as a real, as before; a string as text.
+        let exact = try client.json("POST", "/catbird/api/sql", #"{"sql":"select typeof(?), typeof(?)","params":[1e19,"12345678901234567891"]}"#)
+        XCTAssertEqual(exact.status, 200, exact.text)
+        XCTAssertTrue(exact.text.contains(#"["real","text"]"#), exact.text)
+    }
+}

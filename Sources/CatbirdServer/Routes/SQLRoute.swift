@@ -123,6 +123,15 @@ enum SQLRoute {
             } else if let integer = try? container.decode(Int64.self) {
                 value = .integer(integer)
             } else if let real = try? container.decode(Double.self) {
+                // A whole number past 64 bits that a 64-bit float does not hold exactly would be
+                // bound with other digits (tester finding T17-F4: 12345678901234567891 became
+                // 1.23456789012346e+19, no error): refused, as a mock's limit past 64 bits is.
+                if real.rounded() == real, let exact = try? container.decode(Decimal.self), exact != Decimal(real) {
+                    throw DecodingError.dataCorrupted(.init(
+                        codingPath: container.codingPath,
+                        debugDescription: "the whole number \(exact) is outside the 64-bit integer range and a 64-bit float would "
+                            + "change its digits (bound as \(real)): send it as a string to bind it as text"))
+                }
                 value = .real(real)
             } else if let text = try? container.decode(String.self) {
                 value = .text(text)

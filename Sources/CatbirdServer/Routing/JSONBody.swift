@@ -129,6 +129,7 @@ enum JSONBody {
         var fractional: [String] = []
         var tooLarge: [String] = []
         var tooSmall: [String] = []
+        var ranged: [String] = []
         func visit(_ value: Any, _ path: String) {
             if let object = value as? [String: Any] {
                 for key in object.keys.sorted() {
@@ -143,8 +144,17 @@ enum JSONBody {
                     // `delay` is the only fractional-looking number a user sends by mistake: its unit said (try10a F1).
                     fractional.append("'\(path)' (\(number)" + (path.hasSuffix("delay") ? ", in seconds)" : ")"))
                 } else if abs(double) > 9.2e18 {
-                    // A negative one is too small, not too large (T11-F10).
-                    if double < 0 { tooSmall.append("'\(path)' (\(number))") } else { tooLarge.append("'\(path)' (\(number))") }
+                    // A negative one is too small, not too large (T11-F10); a field with a
+                    // documented range says it, not the 64-bit bound (T17-F3).
+                    let shown = "'\(path)' (\(number))"
+                    let key = path.split(separator: ".").last.map(String.init) ?? path
+                    if let range = documentedRanges[key] {
+                        ranged.append("\(shown) is out of range: it must be \(range)")
+                    } else if double < 0 {
+                        tooSmall.append(shown)
+                    } else {
+                        tooLarge.append(shown)
+                    }
                 }
             }
         }
@@ -155,6 +165,7 @@ enum JSONBody {
             return items.count > UnknownWireKeys.namedUnknownKeys ? shown + " and \(items.count - UnknownWireKeys.namedUnknownKeys) more" : shown
         }
         if !fractional.isEmpty { return "\(named(fractional)) must be a whole number" }
+        if let first = ranged.first { return first }
         if !tooLarge.isEmpty {
             return "\(named(tooLarge)) is too large (at most \(Int.max))"
         }
@@ -163,6 +174,11 @@ enum JSONBody {
         }
         return nil
     }
+
+    /// The documented ranges of whole-number fields, by key, named when a value is past
+    /// 64 bits (``wholeNumberMismatch(_:in:)``; tester finding T17-F3: `"status":
+    /// 99999999999999999999` was "too large (at most 9223372036854775807)", a bound no status has).
+    private static let documentedRanges = ["status": "between 200 and 599", "delay": "from 0 to 86400 seconds"]
 
     /// `application/json`, `application/json; charset=…` or a `+json` media type.
     static func isJSON(_ contentType: String?) -> Bool {
