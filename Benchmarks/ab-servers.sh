@@ -1,6 +1,6 @@
 # Sourced by the side-by-side scripts (visibility-ab.sh; miss-ab.sh and miss-client.sh through miss-common.sh): a temp dir ($WORK), and
-# ab_start NAME BINARY PORT, which starts a Catbird with the benchmark's settings (its own
-# database in $WORK, retention off, --threads $THREADS) and waits until it answers. Every server
+# ab_start NAME BINARY PORT [OPTION…], which starts a Catbird with the benchmark's settings (its own
+# database in $WORK, retention off, --threads $THREADS, then the options given) and waits until it answers. Every server
 # started is stopped, and $WORK removed, on exit; so is a load generator whose pid is in
 # $LOAD_PID (SIGINT).
 WORK="$(mktemp -d)"
@@ -13,12 +13,13 @@ ab_cleanup() {
 }
 trap ab_cleanup EXIT
 
-ab_start() {  # ab_start NAME BINARY PORT
-    "$2" serve --host 127.0.0.1 --port "$3" --db "$WORK/$1.sqlite" --log-level warning --threads "$THREADS" \
-        --journal-max-rows off --journal-max-age off --tenant-ttl off >"$WORK/$1.log" 2>&1 &
+ab_start() {  # ab_start NAME BINARY PORT [OPTION…]
+    local name="$1" binary="$2" port="$3"; shift 3
+    "$binary" serve --host 127.0.0.1 --port "$port" --db "$WORK/$name.sqlite" --log-level warning --threads "$THREADS" \
+        --journal-max-rows off --journal-max-age off --tenant-ttl off "$@" >"$WORK/$name.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 1 100); do
-        curl -fsS -o /dev/null "http://127.0.0.1:$3/catbird/api/health" 2>/dev/null && break
+        curl -fsS -o /dev/null "http://127.0.0.1:$port/catbird/api/health" 2>/dev/null && break
         sleep 0.2
     done
 }

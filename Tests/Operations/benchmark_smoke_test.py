@@ -2,7 +2,7 @@
 """A cheap check of Benchmarks/ (the benchmark itself is not part of the suite: CI time).
 
 `bash -n` on Benchmarks/run.sh, miss-ab.sh, miss-client.sh, miss-callgrind.sh, miss-cpu.sh,
-visibility-ab.sh, ab-servers.sh, miss-common.sh, wrk-run.sh, interleave.sh and upload-vs-control.sh, and run.sh's check, with BENCH_NO_BUILD=1, that
+visibility-ab.sh, ab-servers.sh, miss-common.sh, wrk-run.sh, interleave.sh, upload-vs-control.sh and strict-ab.sh, and run.sh's check, with BENCH_NO_BUILD=1, that
 both release products it measures are built; then Benchmarks/control.py against a real node: the
 scenario mock sets answer as run.sh expects them to (the last equal and wildcard/regexp mock hit,
 a miss 404s, the 64 KiB body), a few visibility rounds print both measures beside their
@@ -122,7 +122,7 @@ def run(args, work, checks):
     syntax = subprocess.run(["bash", "-n", os.path.join(BENCHMARKS, "run.sh")], capture_output=True, text=True)
     checks.check("Benchmarks/run.sh parses (bash -n)", syntax.returncode == 0, syntax.stderr)
     for script in ("miss-ab.sh", "visibility-ab.sh", "ab-servers.sh", "miss-common.sh", "miss-client.sh", "miss-callgrind.sh",
-                   "miss-cpu.sh", "wrk-run.sh", "interleave.sh", "upload-vs-control.sh"):
+                   "miss-cpu.sh", "wrk-run.sh", "interleave.sh", "upload-vs-control.sh", "strict-ab.sh"):
         syntax = subprocess.run(["bash", "-n", os.path.join(BENCHMARKS, script)], capture_output=True, text=True)
         checks.check(f"Benchmarks/{script} parses (bash -n)", syntax.returncode == 0, syntax.stderr)
     check_products_needed_without_build(work, checks)
