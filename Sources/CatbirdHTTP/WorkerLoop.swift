@@ -154,9 +154,12 @@ final class WorkerLoop: Sendable {
             // (`MHD_resume_connection`) is seen by the next `MHD_run`.
             _ = wakePending.exchange(false, ordering: .acquiringAndReleasing)
         }
+        // Moved out, not copied and cleared: clearing an array whose buffer the copy shares
+        // allocates a new one, i.e. on every wake-up (strict durability: one per commit).
         let connections = handed.withLock { handed in
-            defer { handed.removeAll(keepingCapacity: true) }
-            return handed
+            var taken: [Handed] = []
+            if !handed.isEmpty { swap(&taken, &handed) }
+            return taken
         }
         for var connection in connections {
             let added = withUnsafePointer(to: &connection.address) { pointer in
