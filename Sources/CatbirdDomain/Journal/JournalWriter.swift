@@ -106,6 +106,13 @@ public final class JournalWriter: Sendable {
     /// The row id of each committed entry (``amend(_:problem:)``). `nonisolated(unsafe)`: read
     /// and written only by the writer thread, as ``bodies``.
     nonisolated(unsafe) private var rowIDs = JournalRowIDs()
+    /// The last round's buffer, emptied once its answers left, given back as the queue's
+    /// (``State/take(_:bytes:spare:)``): one per round allocated and freed cost the writer
+    /// a large `malloc` per commit, which with strict durability's small, frequent commits
+    /// (14-30 rows) showed in its profile (malloc_consolidate). Kept only up to 1,024
+    /// entries' room (a backlog's buffer is freed). `nonisolated(unsafe)`: read and written
+    /// only by the writer thread (``run()``), passed to `take` under `condition`.
+    nonisolated(unsafe) private var spareBuffer: [JournalEntry] = []
 
     /// A sentence for the `problem` of the entry with `sequence` (``amend(_:problem:)``).
     struct Amendment {
@@ -195,7 +202,9 @@ public final class JournalWriter: Sendable {
 
         /// Removes and returns up to `limit` of the oldest waiting entries, and no more than
         /// fit in `budget` bytes to write (``JournalWriter/roundSize(of:)``), but at least one.
-        mutating func take(_ limit: Int, bytes budget: Int) -> [JournalEntry] {
+        /// `spare`: an empty buffer (the last round's, ``JournalWriter/spareBuffer``) that becomes
+        /// the queue when the whole queue is taken, so that round allocates no new one.
+        mutating func take(_ limit: Int, bytes budget: Int, spare: inout [JournalEntry]) -> [JournalEntry] {
             var limit = limit
             if queuedBytes > budget {
                 var bytes = 0
@@ -210,8 +219,11 @@ public final class JournalWriter: Sendable {
             }
             if head == 0 && queue.count <= limit {  // the usual round: all of it, moved out
                 var taken: [JournalEntry] = []
+                swap(&taken, &spare)
                 swap(&taken, &queue)
-                queue.reserveCapacity(min(taken.capacity, 1024))  // free a backlog's buffer
+                // A new buffer only when there is no spare: JournalEntry is large, so one for a
+                // round's entries is a large allocation (malloc consolidates its free lists for it).
+                if queue.capacity == 0 { queue.reserveCapacity(min(taken.capacity, 1024)) }  // free a backlog's buffer
                 return taken
             }
             let end = head + min(waiting, limit)
@@ -517,7 +529,7 @@ public final class JournalWriter: Sendable {
                 for done in unanswered { done(false) }
                 return
             }
-            let batch = state.take(Self.maxBatchSize, bytes: Self.maxRoundBytes)
+            var batch = state.take(Self.maxBatchSize, bytes: Self.maxRoundBytes, spare: &spareBuffer)
             let first = state.committed + 1
             // Those whose entry is written by now or in this round; the rest wait for a later one.
             let amendments = state.amendments.filter { $0.sequence < first + UInt64(batch.count) }
@@ -578,7 +590,9 @@ public final class JournalWriter: Sendable {
             if let latestIDs, !batch.isEmpty { waiters.committed(latestIDs) }
             // The written entries are freed only now: after the answers waiting for them left,
             // and outside the lock (their last use above is under it, where appenders wait).
-            withExtendedLifetime(batch) {}
+            // Their buffer is kept for the next round (spareBuffer).
+            batch.removeAll(keepingCapacity: batch.capacity <= 1024)
+            spareBuffer = batch
         }
     }
 
