@@ -33,12 +33,19 @@ public enum MockPatternLimits {
     public static let maxExpressionBytes = 65536
 
     /// - Throws: ``PatternError/tooManyHeaders(count:limit:)`` for more header patterns than
-    ///   ``maxHeaderPatterns``; ``PatternError/tooLong(what:length:limit:why:)`` for the first
+    ///   ``maxHeaderPatterns``; ``PatternError/tooLong(what:length:limit:why:)`` for a method
+    ///   longer than ``maxHeaderValueLength``, then the first
     ///   url or header `equal`/`wildcard` value over its limit (url first, then headers by name);
     ///   then ``PatternError/expressionsTooLong(parts:length:limit:)`` as ``checkExpressions(_:)``.
     public static func check(_ pattern: RequestPattern) throws(PatternError) {
         guard pattern.headers.count <= maxHeaderPatterns else {
             throw .tooManyHeaders(count: pattern.headers.count, limit: maxHeaderPatterns)
+        }
+        let methodLength = pattern.method.rawValue.utf8.count
+        if methodLength > maxHeaderValueLength {  // tester finding T17-F1: a 10 MB method was stored
+            throw .tooLong(
+                what: "the method", length: methodLength, limit: maxHeaderValueLength,
+                why: "the request line is part of the head, and a longer head is refused with 431")
         }
         try check(pattern.url, what: "the url pattern", limit: maxURLValueLength, why: "a longer request-target is refused with 414")
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) {

@@ -37,6 +37,16 @@ final class MockPatternLengthTests: XCTestCase {
             ]), headers: tenant)
         E2E.assertError(
             header, status: 400, reasonContains: "the pattern of header \"X-Big\" (wildcard) is 28674 bytes, longer than the limit of 28672 bytes")
+        // Tester finding T17-F1: a 10 MB method was stored with 201 (it could never match).
+        let method = try client.json(
+            "POST", "/catbird/api/mocks",
+            E2E.jsonText([
+                "type": "update", "pattern": ["method": String(repeating: "G", count: 10_485_760), "url": ["kind": "equal", "value": "/h"], "headers": [:]],
+                "response": ["status": 200],
+            ]), headers: tenant)
+        E2E.assertError(
+            method, status: 400,
+            reasonContains: "the method is 10485760 bytes, longer than the limit of 28672 bytes: it could never match, since the request line")
         XCTAssertEqual(try E2E.mocks(client, tenant: "huge").count, 0, "nothing stored")
 
         // At the limits: stored, and the longest url wildcard matches a target of the longest length.
