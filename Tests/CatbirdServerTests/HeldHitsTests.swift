@@ -9,18 +9,8 @@ import XCTest
 /// fails its three attempts): the writer holds them (`HeldHits`) and writes them to the `mocks`
 /// row once the database takes them again, with no request needed to start a round, and
 /// `catbird_journal_held_hits` shows them meanwhile (README.md#storage-faults).
-final class HeldHitsTests: XCTestCase {
-    private var directory: URL!
-    private var database: String { directory.appendingPathComponent("catbird.sqlite").path }
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-held-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+final class HeldHitsTests: StorageTestCase {
+    private var database: String { databasePath() }
 
     /// Regression (durable16 leftover): with a `limit: 10` mock, the trigger in place, three
     /// `GET /held` (answered from memory, their rows dropped after three failed attempts) and
