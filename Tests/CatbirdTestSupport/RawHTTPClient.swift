@@ -117,13 +117,19 @@ public final class RawHTTPClient {
     public func request(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) throws -> RawResponse {
+        try send(method, target, headers: headers, body: body)
+        return try readResponse(forHead: method == "HEAD")
+    }
+
+    /// Sends a request built from its parts as ``request(_:_:headers:body:)`` does, without
+    /// reading the response (``readResponse(forHead:)`` reads it later).
+    public func send(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil) throws {
         var head = "\(method) \(target) HTTP/1.1\r\n"
         if !headers.contains(where: { $0.0.lowercased() == "host" }) { head += "Host: 127.0.0.1\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         try send(raw: Array(head.utf8) + (body ?? []))
-        return try readResponse(forHead: method == "HEAD")
     }
 
     /// Sends a JSON body (`Content-Type: application/json`), e.g. a control action.

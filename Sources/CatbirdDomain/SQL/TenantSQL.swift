@@ -57,8 +57,9 @@ public final class TenantSQL: Sendable {
         self.journal = journal
     }
 
-    /// A place for one of `tenant`'s queries, held from before it is queued until it answered;
-    /// released by ``TenantReservation/release()``.
+    /// A place for one of `tenant`'s queries, held from before it is queued until it has run,
+    /// and given back before its answer is sent (the server's SQL pool does both), or when its
+    /// wait for a connection ended it; released by ``TenantReservation/release()``.
     /// - Throws: ``SQLBusyError`` (429) when the tenant already has ``perTenantLimit`` queries
     ///   running or waiting.
     public func reserve(for tenant: TenantID) throws(SQLBusyError) -> TenantReservation {

@@ -70,19 +70,17 @@ enum SQLRoute {
                                 ownQueryRunning: dependencies.sqlPool.runningJobs(of: tenant) > 0))
                         responder.send(ErrorAnswer.response(for: waited, log: log))
                     }
-                    dependencies.sqlPool.run(key: tenant) {
-                        guard bound.cancel() else { return }
-                        let answer: HTTPResponse
+                    // The pool gives the place back before the answer goes out
+                    // (``HTTPWorkPool/run(_:holding:_:then:)``); nil: the wait's bound answered.
+                    dependencies.sqlPool.run(tenant, holding: reservation) { () -> HTTPResponse? in
+                        guard bound.cancel() else { return nil }
                         do {
-                            answer = try run(context, dependencies, waitDeadline: waitDeadline)
+                            return try run(context, dependencies, waitDeadline: waitDeadline)
                         } catch {
-                            answer = ErrorAnswer.response(for: error, log: log)
+                            return ErrorAnswer.response(for: error, log: log)
                         }
-                        // Let go before answering: a client that sends its next queries as soon
-                        // as it has this answer must find the place free (two at once right
-                        // after a refused query got a 429 "already has 2 SQL queries").
-                        reservation.release()
-                        responder.send(answer)
+                    } then: { answer in
+                        if let answer { responder.send(answer) }
                     }
                 }
             }),

@@ -24,22 +24,19 @@ extension CatbirdHandler {
         }
         serving.metrics.bodyLaneRequests.add(1, ordering: .relaxed)
         return .later { [self] responder in
-            bodyLane.run(tenant) {
-                guard responder.isWaiting else {
-                    reservation.release()
-                    return abandonedOnLane(request, tenant: tenant, responder, lane: "body lane")
-                }
-                let served = RequestBodyScope.reading(request.matchedBody, admittingEveryPass: true) {
+            // Not matched (nil) when the client no longer waits.
+            bodyLane.run(tenant, holding: reservation) { () -> MockServing.OnWorker? in
+                guard responder.isWaiting else { return nil }
+                return RequestBodyScope.reading(request.matchedBody, admittingEveryPass: true) {
                     serving.respond(
                         to: request, tenant: tenant, within: MatchingLane.bodyLaneSlice(bytes: bytes), as: .bodyLane, refundable: true)
                 }
-                // The place is free before the answer goes out: the client's next request, sent
-                // as soon as it has this answer, must not find it taken.
-                reservation.release()
+            } then: { (served: MockServing.OnWorker?) in
                 switch served {
-                case let .served(served): deliverFromLane(served, request, tenant: tenant, to: responder)
-                case let .unfinished(cause): matchOnMatchingLane(request, tenant: tenant, cause: cause).complete(through: responder)
-                case let .notFoundOnLane(generation):
+                case nil: abandonedOnLane(request, tenant: tenant, responder, lane: "body lane")
+                case let .served(served)?: deliverFromLane(served, request, tenant: tenant, to: responder)
+                case let .unfinished(cause)?: matchOnMatchingLane(request, tenant: tenant, cause: cause).complete(through: responder)
+                case let .notFoundOnLane(generation)?:
                     matchOnMatchingLane(request, tenant: tenant, missedAt: generation).complete(through: responder)
                 }
             }

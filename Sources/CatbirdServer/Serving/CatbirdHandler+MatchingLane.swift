@@ -42,17 +42,15 @@ extension CatbirdHandler {
         }
         serving.metrics.slowMatchingRequests.add(1, ordering: .relaxed)
         return .later { [self] responder in
-            matchingLane.run(tenant) {
-                guard responder.isWaiting else {
-                    reservation.release()
-                    return abandonedOnLane(request, tenant: tenant, responder)
-                }
-                let served = RequestBodyScope.reading(request.matchedBody) {
+            // Not matched (nil) when the client no longer waits.
+            matchingLane.run(tenant, holding: reservation) { () -> MockServing.Served? in
+                guard responder.isWaiting else { return nil }
+                return RequestBodyScope.reading(request.matchedBody) {
                     generation.flatMap { serving.notFound(missedAt: $0, request, tenant: tenant) }
                         ?? serving.respond(to: request, tenant: tenant, refundable: true)
                 }
-                // Free before the answer goes out (see matchOnBodyLane).
-                reservation.release()
+            } then: { (served: MockServing.Served?) in
+                guard let served else { return abandonedOnLane(request, tenant: tenant, responder) }
                 deliverFromLane(served, request, tenant: tenant, to: responder)
             }
         }

@@ -68,9 +68,15 @@ struct MatchingLane: Sendable {
         admission.admit(tenant)
     }
 
-    /// Queues `job` among `tenant`'s jobs (one at a time per tenant, tenants in turn).
-    func run(_ tenant: TenantID, _ job: @escaping @Sendable () -> Void) {
-        pool.run(key: tenant, job)
+    /// Queues `work` among `tenant`'s jobs (one at a time per tenant, tenants in turn), holding
+    /// `reservation` (from ``admit(_:)``) until it returned: the lane gives the place back, then
+    /// hands what `work` returned to `deliver`, which sends the answer
+    /// (``HTTPWorkPool/run(_:holding:_:then:)``).
+    func run<Outcome>(
+        _ tenant: TenantID, holding reservation: TenantReservation, _ work: @escaping @Sendable () -> Outcome,
+        then deliver: @escaping @Sendable (Outcome) -> Void
+    ) {
+        pool.run(tenant, holding: reservation, work, then: deliver)
     }
 
     /// Drops the jobs not yet started and waits for the running ones (``HTTPWorkPool/stop()``).
