@@ -1,4 +1,5 @@
 import CatbirdMatching
+import CatbirdSupport
 
 /// The search of other tenants' mocks for a default-tenant miss (a request without a parallel
 /// id): which shards hold a mock that matches it (`matchingTenants`, docs/matching.md#near-misses).
