@@ -52,8 +52,9 @@ final class SlowHeadTests: XCTestCase {
     /// In redirect mode the 408 is Catbird's own answer, not an upstream's: marked
     /// `X-Catbird-Generated-By` like every other answer made in place of one, so that a recording
     /// Catbird in front never writes it as a fixture (leftover of session 16's closing note: the
-    /// two 408s made at start were the only such answers unmarked), and journaled with the mark.
-    func testTheSlowHeads408IsMarkedInRedirectMode() throws {
+    /// two 408s made at start were the only such answers unmarked), and journaled with the mark;
+    /// so is the 408 of a body that stops arriving.
+    func testTheSlowHeadsAndStalledBodys408sAreMarkedInRedirectMode() throws {
         let server = try TestServer { settings in
             settings.headTimeout = .seconds(2)
             settings.redirectURL = "http://127.0.0.1:9"  // never reached: the head is never complete
@@ -68,6 +69,17 @@ final class SlowHeadTests: XCTestCase {
         try Self.assertJournaledAsSent(journal.first, answer)
         let headers = (journal.first?["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
         XCTAssertNotNil(headers["X-Catbird-Generated-By"], "\(journal)")
+
+        // The other 408 made at start: a body that stops arriving.
+        let stalled = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try stalled.send(raw: Array("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nab".utf8))
+        let (bytes, bodyClosed) = stalled.readUntilClosed(within: 10)
+        let bodyAnswer = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(bodyClosed, bodyAnswer)
+        XCTAssertTrue(bodyAnswer.hasPrefix("HTTP/1.1 408 "), bodyAnswer)
+        XCTAssertTrue(bodyAnswer.contains("the request body received no byte for 2 seconds"), bodyAnswer)
+        let bodyMark = bodyAnswer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-catbird-generated-by:") }
+        XCTAssertTrue(E2E.matches(String(bodyMark ?? ""), "^X-Catbird-Generated-By: catbird-[0-9a-f]{8}$"), bodyAnswer)
     }
 
     /// Asserts that `entry`'s response is the 408 `answer` (its raw bytes) as it went out: its
