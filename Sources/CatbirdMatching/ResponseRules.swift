@@ -21,11 +21,12 @@ public enum ResponseRules {
 
     /// Checks a final response.
     /// - Parameters:
-    ///   - status: the status code; must be 200...599 (a 1xx is an interim answer, never the
-    ///     final one: libmicrohttpd would send the interim line alone and the client would wait).
+    ///   - status: the status code; must be in ``statusRange``, 200...599 (a 1xx is an interim
+    ///     answer, never the final one: libmicrohttpd would send the interim line alone and the
+    ///     client would wait).
     ///   - headers: the header fields, in order.
     ///   - bodyLength: the body's length in bytes (0 for none).
-    /// - Throws: ``Violation`` for a status outside 200...599, a body on a 204, 205 or 304
+    /// - Throws: ``Violation`` for a status outside ``statusRange``, a body on a 204, 205 or 304
     ///   (RFC 9110 §15.3.5, §15.3.6, §15.4.5), a header name that is not a token, a value with a control
     ///   character other than tab, an empty value (libmicrohttpd drops it), `Transfer-Encoding`,
     ///   a `Content-Length` other than the body's length (on a 304 too, where RFC 9110 §8.6 would
@@ -39,9 +40,9 @@ public enum ResponseRules {
         status: Int, headers: [(name: String, value: String)], bodyLength: Int, source: Source
     ) throws(Violation) {
         let statusField = source == .mock ? "'response.status'" : "'status'"
-        guard (200...599).contains(status) else {
+        guard statusRange.bounds.contains(status) else {
             throw Violation(
-                reason: "\(statusField) must be between 200 and 599, not \(status)"
+                reason: "\(statusField) must be \(statusRange.wording), not \(status)"
                     + (status >= 100 && status <= 199 ? " (a 1xx is an interim answer, never a final response)" : ""))
         }
         if (status == 204 || status == 205 || status == 304) && bodyLength > 0 {

@@ -71,4 +71,28 @@ final class ControlBodyBigNumberTests: XCTestCase {
         XCTAssertEqual(exact.status, 200, exact.text)
         XCTAssertTrue(exact.text.contains(#"["real","text"]"#), exact.text)
     }
+
+    /// The range a number past 64 bits is told is the one its field's check refuses others
+    /// with, in the same words (docs/protocol.md#errors): `status` 600 and 99999999999999999999,
+    /// `delay` 86401 and 9223372036854775808, each reason whole.
+    func testTheRangeNamedPast64BitsIsTheFieldChecksOwn() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let cases = [
+            (#"{"status":600}"#, "'response.status' must be between 200 and 599, not 600"),
+            (#"{"status":99999999999999999999}"#, "'response.status' (99999999999999999999) is out of range: it must be between 200 and 599"),
+            (#"{"status":200,"delay":86401}"#, "'response.delay' must be from 0 to 86400 seconds, not 86401"),
+            (#"{"status":200,"delay":-1}"#, "'response.delay' must be from 0 to 86400 seconds, not -1"),
+            (#"{"status":200,"delay":9223372036854775808}"#,
+             "'response.delay' (9223372036854775808) is out of range: it must be from 0 to 86400 seconds"),
+        ]
+        for (response, reason) in cases {
+            let body = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/n"},"headers":{}},"response":\#(response)}"#
+            let refused = try client.json("POST", "/catbird/api/mocks", body)
+            E2E.assertError(refused, status: 400)
+            XCTAssertEqual(refused.object["reason"] as? String, reason, response)
+        }
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
+    }
 }

@@ -234,6 +234,19 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/api/gone").status, 204, "an empty 204 file is sent, on the same connection")
     }
 
+    /// A sidecar `status` that is no whole number is refused naming the mocks' status range, in
+    /// the rule's words (docs/files.md#sidecar).
+    func testASidecarStatusThatIsNoNumberNamesTheStatusRange() throws {
+        try write("api/quoted.json", "{}")
+        try write("api/quoted.json.catbird-response.json", #"{"status": "201"}"#)
+        let server = try server()
+        let client = try server.client()
+        let answer = try client.request("GET", "/api/quoted.json")
+        E2E.assertError(answer, status: 500, reasonContains: "api/quoted.json.catbird-response.json")
+        let reason = answer.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasSuffix("'status' must be a whole number between 200 and 599"), reason)
+    }
+
     func testTraversalFormsNeverReadOutside() throws {
         try Data("secret".utf8).write(to: outside.appendingPathComponent("secret.txt"))
         try FileManager.default.createSymbolicLink(

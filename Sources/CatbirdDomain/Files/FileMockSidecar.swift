@@ -1,3 +1,4 @@
+import CatbirdMatching
 import CatbirdSupport
 import Foundation
 
@@ -65,7 +66,7 @@ public struct FileMockSidecar: Sendable, Equatable {
         if let value = object["status"] {
             // The range is the mocks' (``ResponseRules``), checked with the body's size on lookup.
             guard let number = value as? Int else {
-                throw .badSidecar(path: path, reason: "'status' must be a whole number between 200 and 599")
+                throw .badSidecar(path: path, reason: "'status' must be a whole number \(ResponseRules.statusRange.wording)")
             }
             status = number
         }

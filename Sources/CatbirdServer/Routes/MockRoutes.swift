@@ -182,12 +182,9 @@ enum MockRoutes {
     private static let shapeHint =
         "check that status, limit and delay are whole numbers and every other field is a string or object as documented"
 
-    /// The longest `delay` accepted, in seconds (one day).
-    static let maxDelaySeconds = 86_400
-
     /// Rejects what cannot be sent as a final HTTP response (``ResponseRules``, the rule file
     /// mocks follow too), a header section over ``OversizedHead/mockLimit`` as sent, and a delay
-    /// below zero or above ``maxDelaySeconds``.
+    /// outside ``CatbirdMatching/ResponseRules/delayRange`` (``CatbirdMatching/ResponseRules/checkDelay(_:)``).
     private static func validate(_ response: ResponseMock) throws(APIError) {
         do {
             try ResponseRules.check(
@@ -200,8 +197,10 @@ enum MockRoutes {
             HTTPResponse(status: response.status, headers: HTTPHeaders(response.headers.map { (name: $0.key, value: $0.value) })),
             bodyLength: response.body?.count ?? 0)
         if headSize > OversizedHead.mockLimit { throw APIError.badRequest(OversizedHead.mockRefusal(size: headSize)) }
-        if let delay = response.delay, !(0...maxDelaySeconds).contains(delay) {
-            throw APIError.badRequest("'response.delay' must be from 0 to \(maxDelaySeconds) seconds, not \(delay)")
+        do {
+            try ResponseRules.checkDelay(response.delay)
+        } catch {
+            throw APIError.badRequest(error.reason)
         }
     }
 }

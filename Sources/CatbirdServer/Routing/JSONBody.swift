@@ -145,11 +145,13 @@ enum JSONBody {
                     fractional.append("'\(path)' (\(number)" + (path.hasSuffix("delay") ? ", in seconds)" : ")"))
                 } else if abs(double) > 9.2e18 {
                     // A negative one is too small, not too large (T11-F10); a field with a
-                    // documented range says it, not the 64-bit bound (T17-F3).
+                    // documented range says it, not the 64-bit bound (T17-F3: `"status":
+                    // 99999999999999999999` was "too large (at most 9223372036854775807)"),
+                    // the range and its words the rule's own (``CatbirdMatching/ResponseRules/rangesByKey``).
                     let shown = "'\(path)' (\(number))"
                     let key = path.split(separator: ".").last.map(String.init) ?? path
-                    if let range = documentedRanges[key] {
-                        ranged.append("\(shown) is out of range: it must be \(range)")
+                    if let range = ResponseRules.rangesByKey[key] {
+                        ranged.append("\(shown) is out of range: it must be \(range.wording)")
                     } else if double < 0 {
                         tooSmall.append(shown)
                     } else {
@@ -174,11 +176,6 @@ enum JSONBody {
         }
         return nil
     }
-
-    /// The documented ranges of whole-number fields, by key, named when a value is past
-    /// 64 bits (``wholeNumberMismatch(_:in:)``; tester finding T17-F3: `"status":
-    /// 99999999999999999999` was "too large (at most 9223372036854775807)", a bound no status has).
-    private static let documentedRanges = ["status": "between 200 and 599", "delay": "from 0 to 86400 seconds"]
 
     /// `application/json`, `application/json; charset=…` or a `+json` media type.
     static func isJSON(_ contentType: String?) -> Bool {
