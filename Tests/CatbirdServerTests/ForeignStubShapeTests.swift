@@ -70,4 +70,33 @@ final class ForeignStubShapeTests: ServerTestCase {
         E2E.assertError(typo, status: 400, reasonContains: #"unknown key "respons""#)
         XCTAssertFalse((typo.object["reason"] as? String ?? "").contains("WireMock"), typo.text)
     }
+
+    /// Regression, the exact inputs: a WireMock stub with a trailing comma
+    /// `{"request":{"url":"/a"},"response":{"status":200},}`, which is not JSON (RFC 8259) but
+    /// which Foundation's parser reads, got the WireMock translation in place of the syntax error
+    /// every other control body gets; sent as `text/plain` it got that translation in place of
+    /// the 415. The shape is now looked for only in a body read as JSON, so each gets its own
+    /// reason, as a stub of more than 100,000 values does (not parsed); the stub as JSON still
+    /// gets its translation.
+    func testOnlyABodyReadAsJSONIsTakenForAForeignStub() throws {
+        let stub = #"{"request":{"url":"/a"},"response":{"status":200}}"#
+        let trailingComma = #"{"request":{"url":"/a"},"response":{"status":200},}"#
+        let comma = try client.json("POST", "/catbird/api/mocks", trailingComma)
+        E2E.assertError(comma, status: 400)
+        XCTAssertEqual(
+            comma.object["reason"] as? String,
+            "invalid JSON at line 1, column 50 (byte offset 49): a trailing comma before '}': JSON allows none (RFC 8259)")
+
+        let plain = try client.request("POST", "/catbird/api/mocks", headers: [("Content-Type", "text/plain")], body: Array(stub.utf8))
+        E2E.assertError(plain, status: 415)
+        XCTAssertEqual(plain.object["reason"] as? String, "Content-Type must be application/json")
+
+        let many = #"{"request":{"url":"/a"},"response":{"status":200},"x":["# + String(repeating: "0,", count: 100_000) + "0]}"
+        let refused = try client.json("POST", "/catbird/api/mocks", many)
+        E2E.assertError(refused, status: 400, reasonContains: "the JSON body holds more than 100000 values (array elements, object members)")
+        XCTAssertFalse((refused.object["reason"] as? String ?? "").contains("WireMock"), String(refused.text.prefix(300)))
+
+        E2E.assertError(try client.json("POST", "/catbird/api/mocks", stub), status: 400, reasonContains: "this is a WireMock stub mapping")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
+    }
 }

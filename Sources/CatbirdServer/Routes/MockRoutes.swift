@@ -59,8 +59,9 @@ enum MockRoutes {
     /// request can match (``NeverMatchingMock``), one behind a catch-all (``CatchAllWarning``)
     /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``): `{"warnings": [...]}`;
     /// a `remove` that removed nothing has the header ``RemovedNothing/header``. Each committed
-    /// to SQLite before answering. A body that does not decode as an action but is a WireMock
-    /// stub or MockServer expectation gets a 400 showing the action (``ForeignStubShape``).
+    /// to SQLite before answering. A body of well-formed JSON that does not decode as an action
+    /// but is a WireMock stub or MockServer expectation gets a 400 showing the action
+    /// (``ForeignStubShape``); one not read as JSON (``JSONBodyRefusal/unreadable(_:)``) gets its own.
     /// Touches only the caller's tenant; with an admin token, the default tenant's mocks only
     /// for the admin (401 otherwise, ``AdminAccess/sharedFixturesRefusal(tenant:isAdmin:request:)``).
     /// - Throws: ``APIError`` for a body that does not decode or validate, `PatternError` for
@@ -71,11 +72,14 @@ enum MockRoutes {
             tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
         let action: CatbirdAction
         do {
-            action = try JSONBody.decode(CatbirdAction.self, from: context.request, shapeHint: shapeHint)
+            action = try JSONBody.read(CatbirdAction.self, from: context.request, shapeHint: shapeHint)
         } catch {
             // A WireMock stub or MockServer expectation: said so, with the Catbird action (try10a F3).
-            if let foreign = ForeignStubShape.reason(for: context.request.body) { throw APIError.badRequest(foreign) }
-            throw error
+            // Only JSON is one: a body not read as JSON keeps its reason and is not parsed again.
+            if case .undecodable = error, let foreign = ForeignStubShape.reason(for: context.request.body) {
+                throw APIError.badRequest(foreign)
+            }
+            throw error.error
         }
         switch action {
         case let .update(pattern, response):

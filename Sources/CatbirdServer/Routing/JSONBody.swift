@@ -30,48 +30,67 @@ enum JSONBody {
         HTTPResponse(status: 200, headers: ["Content-Type": contentType], body: page.json)
     }
 
-    /// Decodes a control body after checking its Content-Type.
-    /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
-    ///   and the decoder cannot say where (see ``wrongShape(_:parsed:nesting:hint:)``).
-    /// - Throws: ``APIError`` 415 when the Content-Type is missing or not JSON, or the body has a
-    ///   `Content-Encoding` (other than `identity`: control bodies are read as sent); 400 with a
-    ///   readable reason when the body is not JSON by RFC 8259 (naming the line, column and
-    ///   byte offset: ``JSONSyntaxError``), when it holds a lone surrogate escape or a number
-    ///   out of range (``JSONTextCheck``, named whether or not the decoder would have read the
-    ///   field), when it holds more than ``valueLimit`` values, when an object in it has a key its type does not know (``UnknownWireKeys``,
-    ///   with the key probably meant), when it does not decode, or when an object in it names
-    ///   the same key twice.
+    /// Decodes a control body after checking its Content-Type (``read(_:from:shapeHint:describe:)``,
+    /// its refusal's ``JSONBodyRefusal/error``).
+    /// - Throws: ``APIError``: 415 or 400, as ``read(_:from:shapeHint:describe:)`` says.
     static func decode<T: Decodable>(
         _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint,
         describe: (any Error) -> String = readableReason
     ) throws(APIError) -> T {
-        guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
+        do {
+            return try read(type, from: request, shapeHint: shapeHint, describe: describe)
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// Decodes a control body after checking its Content-Type, saying whether a refused body
+    /// was read as JSON.
+    /// - Parameter shapeHint: what to check when the body is well-formed JSON of the wrong shape
+    ///   and the decoder cannot say where (see ``wrongShape(_:parsed:nesting:hint:)``).
+    /// - Throws: ``JSONBodyRefusal/unreadable(_:)``: ``APIError`` 415 when the Content-Type is
+    ///   missing or not JSON, or the body has a `Content-Encoding` (other than `identity`:
+    ///   control bodies are read as sent); 400 with a readable reason when the body is not JSON
+    ///   by RFC 8259 (naming the line, column and byte offset: ``JSONSyntaxError``), when it
+    ///   holds a lone surrogate escape or a number out of range (``JSONTextCheck``, named
+    ///   whether or not the decoder would have read the field), or when it holds more than
+    ///   ``valueLimit`` values. ``JSONBodyRefusal/undecodable(_:)``: 400 when an object in it
+    ///   has a key its type does not know (``UnknownWireKeys``, with the key probably meant),
+    ///   when it does not decode, or when an object in it names the same key twice; unreadable
+    ///   again when Foundation's parser does not read it (nested past ``CatbirdMatching/JSONNesting/limit``).
+    static func read<T: Decodable>(
+        _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint,
+        describe: (any Error) -> String = readableReason
+    ) throws(JSONBodyRefusal) -> T {
+        guard isJSON(request.headers.first("Content-Type")) else { throw .unreadable(.unsupportedMediaType) }
         if let coding = request.headers.first("Content-Encoding"), !ContentDecoding.codings(coding).isEmpty {
-            throw .unsupportedContentEncoding(String(Substring(coding).trimmingOptionalWhitespace()))
+            throw .unreadable(.unsupportedContentEncoding(String(Substring(coding).trimmingOptionalWhitespace())))
         }
         // One pass over the text, whether or not the decoder reads it; the decoder calls these
         // values malformed JSON or the wrong type: say what they are.
         let findings = JSONTextCheck.scan(request.body, valueLimit: valueLimit)
-        if findings.valueLimitExceeded { throw .badRequest(tooManyValues) }
-        if let reason = findings.syntaxError ?? findings.unrepresentableValue { throw .badRequest(reason) }
+        if findings.valueLimitExceeded { throw .unreadable(.badRequest(tooManyValues)) }
+        if let reason = findings.syntaxError ?? findings.unrepresentableValue { throw .unreadable(.badRequest(reason)) }
         let data = Data(request.body)
         let value: T
         do {
             value = try decoder.decode(T.self, from: data)
         } catch {
-            if let keys = UnknownWireKeys(error) { throw .badRequest(keys.reasonWithSuggestions) }
+            if let keys = UnknownWireKeys(error) { throw .undecodable(.badRequest(keys.reasonWithSuggestions)) }
             // Foundation's reason may not say where; the body is parsed once more to find out.
             let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             // A repeated key may be why well-formed JSON does not decode (`"type"` twice).
-            if let duplicate = findings.duplicateKeyReason, parsed != nil { throw .badRequest(duplicate) }
+            if let duplicate = findings.duplicateKeyReason, parsed != nil { throw .undecodable(.badRequest(duplicate)) }
+            // Text Foundation's parser does not read (nested past its limit) was not read as JSON.
+            let refusal = parsed == nil ? JSONBodyRefusal.unreadable : JSONBodyRefusal.undecodable
             if let reason = wholeNumberMismatch(error, in: parsed)
                 ?? wrongShape(error, parsed: parsed != nil, nesting: findings.deepestNesting, hint: shapeHint)
             {
-                throw .badRequest(reason)
+                throw refusal(.badRequest(reason))
             }
-            throw .badRequest(describe(error))
+            throw refusal(.badRequest(describe(error)))
         }
-        if let duplicate = findings.duplicateKeyReason { throw .badRequest(duplicate) }
+        if let duplicate = findings.duplicateKeyReason { throw .undecodable(.badRequest(duplicate)) }
         return value
     }
 
