@@ -71,7 +71,8 @@ final class ForeignStubShapeTests: ServerTestCase {
         XCTAssertFalse((typo.object["reason"] as? String ?? "").contains("WireMock"), typo.text)
     }
 
-    /// Regression, the exact inputs: a WireMock stub with a trailing comma
+    /// The shape is looked for only in JSON (a deliberate change, not a bug report), with the exact
+    /// inputs that changed: a WireMock stub with a trailing comma
     /// `{"request":{"url":"/a"},"response":{"status":200},}`, which is not JSON (RFC 8259) but
     /// which Foundation's parser reads, got the WireMock translation in place of the syntax error
     /// every other control body gets; sent as `text/plain` it got that translation in place of
