@@ -8,23 +8,29 @@ import Darwin
 #endif
 
 /// SIGINT, SIGTERM and SIGHUP, received synchronously with `sigwait` on a thread of their own
-/// (``watch()``); SIGPIPE ignored.
+/// (``watch()``); SIGPIPE and SIGXFSZ ignored.
 ///
 /// SIGHUP takes the same graceful path as SIGTERM: it is what a closed terminal or SSH session
 /// sends, and its default action killed the server with acknowledged requests not yet in the
 /// journal (try6a F16). SIGPIPE is ignored process-wide: a closed stderr pipe (`catbird … | head`)
 /// killed the server at its next log line (exit 141, try6a F15); writes to a closed pipe or socket
-/// now fail with EPIPE instead, which ``Logger`` drops.
+/// now fail with EPIPE instead, which ``Logger`` drops. SIGXFSZ is ignored too: a file-size
+/// limit (`ulimit -f`, systemd's `LimitFSIZE=`, `docker run --ulimit fsize=`) reached by the
+/// database or its `-wal` killed the server at that write, with answered requests not yet in
+/// the journal and nothing logged (tester finding T18B-F1); ignored, the write fails with EFBIG,
+/// which SQLite reports as a full disk or a write error, and the server degrades as for a full
+/// disk (README.md#storage-faults).
 ///
 /// The three are blocked in the main thread before any other thread starts, so every thread the
 /// process creates later inherits the block and no thread can swallow the signal; the watch's
 /// thread then takes it with `sigwait`. (A Dispatch signal source is not reliable here: on
 /// Linux a signal left pending on one of Dispatch's worker threads never reaches it.)
 enum TerminationSignals {
-    /// Ignores SIGPIPE and blocks SIGINT, SIGTERM and SIGHUP for this thread and the threads it
+    /// Ignores SIGPIPE and SIGXFSZ and blocks SIGINT, SIGTERM and SIGHUP for this thread and the threads it
     /// creates from now on. Call first thing in `main`.
     static func block() {
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
         var set = signals
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }

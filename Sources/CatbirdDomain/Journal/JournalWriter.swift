@@ -248,7 +248,7 @@ public final class JournalWriter: Sendable {
     ///   - bodyLimit: bytes of each request/response body kept in the journal.
     ///   - waiterGatherWindow: ``waiterGatherWindow`` (tests give a long one to see the rounds).
     ///   - holdsWhatFails: relaxed durability (true, the default): a round that fails for a
-    ///     cause that passes (busy, full: ``SQLiteError/isTransient``) stays queued and is tried
+    ///     cause that passes (busy, full, a write error: ``SQLiteError/isTransient``) stays queued and is tried
     ///     again, and the mock hit of an entry dropped all the same is written by a later round
     ///     (``HeldHits``), since nothing gives it back in memory. Strict durability (false): a
     ///     failing round is dropped after three attempts, as before, and its commit waiters told:
@@ -474,7 +474,7 @@ public final class JournalWriter: Sendable {
 
     /// Writes what is queued, then stops the writer thread and wakes every waiter (with
     /// false). Appends after this are dropped. When the database does not take the writes
-    /// (busy, full), the round under way fails after its attempt (one 5 s busy timeout after
+    /// (busy, full, a write error), the round under way fails after its attempt (one 5 s busy timeout after
     /// the stop at most) and what is still queued, held mock hits included, is dropped and
     /// logged as not stored, rather than waiting for the database any longer.
     /// - Returns: true when everything appended before was stored; false when something was
@@ -681,7 +681,7 @@ public final class JournalWriter: Sendable {
     /// bytes (``bytes``) once committed, before letting go of the connection; notes the batch's
     /// row ids (``rowIDs``).
     /// - Returns: `.committed`; `.retry` after one attempt that failed for a cause that passes
-    ///   (busy, locked, full: ``SQLiteError/isTransient``) unless the writer is stopping; `.dropped` after
+    ///   (busy, locked, full, a write error: ``SQLiteError/isTransient``) unless the writer is stopping; `.dropped` after
     ///   three attempts that failed otherwise, after one when stopping, or after one when the
     ///   database file was deleted or replaced under the server (``DatabaseFileLock/movedCode``:
     ///   waiting does not bring it back; T13-F8).
