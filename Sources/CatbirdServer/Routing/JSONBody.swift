@@ -83,7 +83,17 @@ enum JSONBody {
             if let duplicate = findings.duplicateKeyReason, parsed != nil { throw .undecodable(.badRequest(duplicate)) }
             // Text Foundation's parser does not read (nested past its limit) was not read as JSON.
             let refusal = parsed == nil ? JSONBodyRefusal.unreadable : JSONBodyRefusal.undecodable
-            if let reason = wholeNumberMismatch(error, in: parsed)
+            let decodes = { (text: Data) in
+                do {
+                    _ = try decoder.decode(T.self, from: text)
+                    return true
+                } catch DecodingError.dataCorrupted(let context) {
+                    return !context.codingPath.isEmpty
+                } catch {
+                    return true
+                }
+            }
+            if let reason = wholeNumberMismatch(error, in: parsed, decodes: decodes)
                 ?? wrongShape(error, parsed: parsed != nil, nesting: findings.deepestNesting, hint: shapeHint)
             {
                 throw refusal(.badRequest(reason))
@@ -141,27 +151,29 @@ enum JSONBody {
 
     /// Foundation on Linux reports a number that does not fit an integer field (`200.5`,
     /// `1e30`) as "not valid JSON" with no coding path. When the JSON is in fact valid, this
-    /// names the offending numbers instead (`parsed`: the body as `JSONSerialization` reads it).
-    private static func wholeNumberMismatch(_ error: any Error, in parsed: Any?) -> String? {
+    /// names the offending numbers instead (`parsed`: the body as `JSONSerialization` reads it):
+    /// of the fractional ones, those the type refuses (``RefusedFractions``, asking `decodes`).
+    private static func wholeNumberMismatch(_ error: any Error, in parsed: Any?, decodes: (Data) -> Bool) -> String? {
         guard case let DecodingError.dataCorrupted(context) = error, context.codingPath.isEmpty,
               let root = parsed else { return nil }
-        var fractional: [String] = []
+        var fractions: [RefusedFractions.Number] = []
         var tooLarge: [String] = []
         var tooSmall: [String] = []
         var ranged: [String] = []
-        func visit(_ value: Any, _ path: String) {
+        func visit(_ value: Any, _ path: String, _ steps: [RefusedFractions.Step]) {
             if let object = value as? [String: Any] {
                 for key in object.keys.sorted() {
                     let shown = JSONText.shortText(key)
-                    visit(object[key]!, path.isEmpty ? shown : "\(path).\(shown)")
+                    visit(object[key]!, path.isEmpty ? shown : "\(path).\(shown)", steps + [.key(key)])
                 }
             } else if let array = value as? [Any] {
-                for (index, element) in array.enumerated() { visit(element, "\(path)[\(index)]") }
+                for (index, element) in array.enumerated() { visit(element, "\(path)[\(index)]", steps + [.index(index)]) }
             } else if let number = value as? NSNumber, !(value is Bool) {
                 let double = number.doubleValue
                 if double.rounded() != double {
                     // `delay` is the only fractional-looking number a user sends by mistake: its unit said (try10a F1).
-                    fractional.append("'\(path)' (\(number)" + (path.hasSuffix("delay") ? ", in seconds)" : ")"))
+                    let shown = "'\(path)' (\(number)" + (path.hasSuffix("delay") ? ", in seconds)" : ")")
+                    fractions.append(RefusedFractions.Number(path: steps, shown: shown, value: double))
                 } else if abs(double) > 9.2e18 {
                     // A negative one is too small, not too large (T11-F10); a field with a
                     // documented range says it, not the 64-bit bound (T17-F3: `"status":
@@ -179,7 +191,8 @@ enum JSONBody {
                 }
             }
         }
-        visit(root, "")
+        visit(root, "", [])
+        let fractional = RefusedFractions.refused(fractions, in: root, decodes: decodes).map(\.shown)
         // At most a few named, then how many more (T15A-F3: every value was listed).
         func named(_ items: [String]) -> String {
             let shown = items.prefix(UnknownWireKeys.namedUnknownKeys).joined(separator: ", ")
