@@ -289,6 +289,7 @@ public final class CatbirdServer: Sendable {
     /// database. Safe to call twice.
     public func stop() {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
+        journalWriter.stopComing()  // a failing round is not retried while the parts below stop
         http.stop()
         storedExpressions.stop()
         pruner.stop()
