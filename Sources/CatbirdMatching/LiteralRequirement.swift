@@ -6,7 +6,7 @@ import CatbirdSupport
 /// Both parts are ASCII, lowercased, and hold only for ASCII subjects matched case-insensitively
 /// (a non-ASCII subject can match ASCII text by Unicode case folding: `ſ` matches `s`); the index
 /// tries every pattern for other subjects. Either part may be empty, meaning "no requirement".
-/// Anything the reader is unsure of (`(?` flags other than a leading `(?i)`, `\Q`, a top-level `|`, escapes taking
+/// Anything the reader is unsure of (`(?` flags other than a leading `(?i)` or `(?-i)`, `\Q`, a top-level `|`, escapes taking
 /// arguments such as `\x41`) gives no requirement at all, never a wrong one.
 public struct LiteralRequirement: Sendable, Equatable {
     /// The subject starts with these bytes (ASCII case-insensitively): the literal run right
@@ -31,7 +31,14 @@ public struct LiteralRequirement: Sendable, Equatable {
     public init(regularExpression expression: String) {
         var scalars = Array(expression.unicodeScalars)
         // A leading `(?i)` changes nothing: the expression is compiled case-insensitively anyway.
-        if scalars.starts(with: "(?i)".unicodeScalars) { scalars.removeFirst(4) }
+        // A leading `(?-i)` (the WireMock translation's, ForeignStubShape+WireMock.swift) makes
+        // it case-sensitive: it then matches only subjects it matched case-insensitively, so
+        // what those must hold still holds.
+        if scalars.starts(with: "(?i)".unicodeScalars) {
+            scalars.removeFirst(4)
+        } else if scalars.starts(with: "(?-i)".unicodeScalars) {
+            scalars.removeFirst(5)
+        }
         var reader = Reader(scalars)
         self = reader.read() ?? .none
     }

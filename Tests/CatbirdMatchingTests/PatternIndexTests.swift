@@ -76,9 +76,11 @@ final class PatternIndexTests: XCTestCase {
         XCTAssertTrue(requirement("^foo(bar|b.*z)$") == ("foo", "foo"))
         XCTAssertTrue(requirement("x(ab)*longer") == ("", "longer"))
         XCTAssertTrue(requirement("[]a]bcd") == ("", ""), "a set that may start with ] is not read")
-        // A leading (?i) changes nothing (matching is case-insensitive anyway); other flags do.
+        // A leading (?i) changes nothing (matching is case-insensitive anyway), nor does a leading
+        // (?-i) (it matches a subset: the WireMock translation's urlPath, T18A-F2); other flags do.
         XCTAssertTrue(requirement("(?i)^/abc") == ("/abc", "/abc"))
-        for unsure in ["^/a|/b", "(?x)^/abc", "^(?i)/abc", "^\\x41bc", "^\\QA.B\\E", "^/a\\p{L}bc", "a)b"] {
+        XCTAssertTrue(requirement("(?-i)^/API/feed(\\?.*)?$") == ("/api/feed", "/api/feed"))
+        for unsure in ["^/a|/b", "(?x)^/abc", "^(?i)/abc", "^(?-i)/abc", "(?-i)(?i)^/abc", "^\\x41bc", "^\\QA.B\\E", "^/a\\p{L}bc", "a)b"] {
             XCTAssertTrue(requirement(unsure) == ("", ""), unsure)
         }
     }

@@ -10,7 +10,7 @@ final class ForeignStubShapeTests: ServerTestCase {
     private func shownAction(_ reason: String) throws -> String {
         let start = try XCTUnwrap(reason.range(of: "The same mock as a Catbird action: "), reason).upperBound
         var action = String(reason[start...])
-        for end in [" Not carried over: ", " (README.md#"] {
+        for end in [" The action has no url: ", " Not carried over: ", " (README.md#"] {
             if let cut = action.range(of: end) { action = String(action[..<cut.lowerBound]) }
         }
         return action
@@ -33,7 +33,7 @@ final class ForeignStubShapeTests: ServerTestCase {
         let action = try shownAction(reason)
         XCTAssertEqual(
             action,
-            #"{"pattern":{"headers":{},"method":"GET","url":{"kind":"regexp","value":"^/api/feed(\\?.*)?$"}},"#
+            #"{"pattern":{"headers":{},"method":"GET","url":{"kind":"regexp","value":"(?-i)^/api/feed(\\?.*)?$"}},"#
                 + #""response":{"body":"eyJwb3N0cyI6WzFdfQ==","delay":1,"headers":{"Content-Type":"application/json"},"#
                 + #""status":200},"type":"update"}"#)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
@@ -41,6 +41,89 @@ final class ForeignStubShapeTests: ServerTestCase {
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(answer.text, #"{"posts":[1]}"#)
         XCTAssertEqual(try client.request("GET", "/api/feedx").status, 404)
+        // WireMock's urlPath is case-sensitive, and so is its translation (T18A-F2).
+        XCTAssertEqual(try client.request("GET", "/API/FEED").status, 404)
+    }
+
+    /// Regression (tester finding T18A-F2), the exact stubs: `urlPathTemplate` (a WireMock 3
+    /// key), `urlPathEqualTo` (the Java DSL's name) with `cookies`, and a typo `urlpath`, each
+    /// got the action `{"pattern":{"headers":{},"method":"GET","url":{"kind":"wildcard","value":"*"}},…}`
+    /// with no "Not carried over": pasted, a mock answering every GET. A path template is now
+    /// translated (`{name}` one path segment, case-sensitive, any query); a url key not
+    /// translated is named, and the action is shown with no url, which says why.
+    func testAUrlKeyNotTranslatedIsNamedAndNeverBecomesACatchAll() throws {
+        let template = try client.json(
+            "POST", "/catbird/api/mocks", #"{"request":{"method":"GET","urlPathTemplate":"/contacts/{contactId}"},"response":{"status":200}}"#)
+        E2E.assertError(template, status: 400)
+        let templateReason = template.object["reason"] as? String ?? ""
+        XCTAssertFalse(templateReason.contains("Not carried over"), templateReason)
+        let action = try shownAction(templateReason)
+        XCTAssertEqual(
+            action,
+            #"{"pattern":{"headers":{},"method":"GET","url":{"kind":"regexp","value":"(?-i)^/contacts/[^/?]+(\\?.*)?$"}},"#
+                + #""response":{"headers":{},"status":200},"type":"update"}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
+        for (path, status) in [("/contacts/17", 200), ("/contacts/a-b?x=1", 200), ("/contacts/", 404), ("/contacts/17/notes", 404),
+                               ("/CONTACTS/17", 404), ("/other", 404)] {
+            XCTAssertEqual(try client.request("GET", path).status, status, path)
+        }
+        // The journal's count reads the inline flag as the mock does.
+        let pattern = #"{"method":"GET","url":{"kind":"regexp","value":"(?-i)^/contacts/[^/?]+(\\?.*)?$"}}"#
+        XCTAssertEqual(try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#).text, #"{"count":2}"#)
+
+        let dslName = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"request":{"method":"GET","urlPathEqualTo":"/z","cookies":{"s":{"equalTo":"1"}}},"response":{"status":200}}"#)
+        E2E.assertError(dslName, status: 400)
+        let dslReason = dslName.object["reason"] as? String ?? ""
+        XCTAssertFalse(dslReason.contains(#""kind":"wildcard""#), dslReason)
+        XCTAssertTrue(dslReason.contains(
+            #"The same mock as a Catbird action: {"pattern":{"headers":{},"method":"GET"},"response":{"headers":{},"status":200},"#
+                + #""type":"update"} The action has no url: none of its keys is a url key translated here ("url", "urlPath", "#
+                + #""urlPathPattern", "urlPattern", "urlPathTemplate"); add "url" to its pattern"#), dslReason)
+        XCTAssertTrue(dslReason.contains(
+            #" Not carried over: "cookies" (Catbird has no cookie matcher: match the Cookie header with a header pattern); "#
+                + #""urlPathEqualTo" (the Java DSL's name: the JSON key is "urlPath")."#), dslReason)
+        // The action shown is refused as it is (it has no url): never a catch-all.
+        E2E.assertError(try client.json("POST", "/catbird/api/mocks", try shownAction(dslReason)), status: 400)
+
+        let typo = try client.json("POST", "/catbird/api/mocks", #"{"request":{"method":"GET","urlpath":"/z"},"response":{"status":200}}"#)
+        E2E.assertError(typo, status: 400, reasonContains: #"{"pattern":{"headers":{},"method":"GET"},"#)
+        E2E.assertError(typo, status: 400, reasonContains: #"The action has no url: none of its keys is a url key translated here"#)
+        E2E.assertError(typo, status: 400, reasonContains: #"Not carried over: "urlpath" (WireMock's key is spelled "urlPath")."#)
+
+        let none = try client.json("POST", "/catbird/api/mocks", #"{"request":{"method":"GET"},"response":{"status":200}}"#)
+        E2E.assertError(none, status: 400, reasonContains: #"The action has no url: the stub has no url key (WireMock then matches every url)"#)
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 1, "only the path template's action was stored")
+        XCTAssertEqual(try client.request("GET", "/z").status, 404)
+    }
+
+    /// The rest of the kind (T18A-F2): keys of the stub, its request and its response that are
+    /// not translated are named, and WireMock's `contains` and `matches` stay case-sensitive; a
+    /// MockServer expectation with no path gets no url either.
+    func testEveryKeyNotTranslatedIsNamed() throws {
+        let stub = #"{"priority":1,"name":"n","request":{"method":"POST","urlPath":"/p","basicAuthCredentials":{},"#
+            + #""headers":{"X-Kind":{"contains":"Blue"}},"bodyPatterns":[{"matches":"a+"}]},"#
+            + #""response":{"status":201,"fault":"EMPTY_RESPONSE","transformers":["response-template"]}}"#
+        let refused = try client.json("POST", "/catbird/api/mocks", stub)
+        E2E.assertError(refused, status: 400)
+        let reason = refused.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.contains(
+            #" Not carried over: "priority" (the first added mock wins here: add the mocks in the order they are to be tried); "#
+                + #""basicAuthCredentials" (match the Authorization header with a header pattern); "fault"; "transformers"."#), reason)
+        let action = try shownAction(reason)
+        XCTAssertTrue(action.contains(#""headers":{"X-Kind":{"kind":"regexp","value":"(?-i)Blue"}}"#), action)
+        XCTAssertTrue(action.contains(#""body":{"kind":"regexp","value":"(?-i)^(?:a+)$"}"#), action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
+        XCTAssertEqual(try client.request("POST", "/p", headers: [("X-Kind", "light Blue")], body: Array("aaa".utf8)).status, 201)
+        XCTAssertEqual(try client.request("POST", "/p", headers: [("X-Kind", "light blue")], body: Array("aaa".utf8)).status, 404)
+        XCTAssertEqual(try client.request("POST", "/p", headers: [("X-Kind", "Blue")], body: Array("AAA".utf8)).status, 404)
+
+        let expectation = #"{"httpRequest":{"method":"GET","cookies":{"s":"1"}},"httpResponse":{"statusCode":200,"reasonPhrase":"OK"}}"#
+        let mockServer = try client.json("POST", "/catbird/api/mocks", expectation)
+        E2E.assertError(mockServer, status: 400, reasonContains: #"The action has no url: the expectation has no "path" (MockServer then matches every path)"#)
+        E2E.assertError(mockServer, status: 400, reasonContains: #"Not carried over: "cookies" (Catbird has no cookie matcher"#)
+        E2E.assertError(mockServer, status: 400, reasonContains: #"; "reasonPhrase"."#)
     }
 
     /// A MockServer expectation, and WireMock's `{"mappings": [...]}` of two stubs (one action

@@ -32,193 +32,83 @@ enum ForeignStubShape {
     }
 
     /// The translation so far: the action's parts and the notes on what did not carry over.
-    private struct Translation {
+    struct Translation {
         var method = "GET"
-        var url = PatternMatch(kind: .wildcard, value: "*")
+        /// The url pattern, nil when the stub names no url the translation reads: the action is
+        /// then shown without one, and ``noURL`` says why (tester finding T18A-F2: an unknown
+        /// or unsupported url key became a silent catch-all `*`).
+        var url: PatternMatch?
+        /// Why ``url`` is nil, a clause: `the stub has no url key (…)`.
+        var noURL = ""
         var headers: [String: PatternMatch] = [:]
         var body: BodyPattern?
         var response = ResponseMock(status: 200)
         var notes: [String] = []
 
-        /// The reason: `kind` named, the action as JSON (a long response body left out), the notes.
+        /// Notes each key of `object` that is neither `read` nor `ignored` (keys that name or
+        /// file a stub and change nothing it matches or answers), in key order, as `"key"` and
+        /// its hint from `hints` when there is one.
+        mutating func noteUnread(
+            _ object: [String: JSONValue], read: Set<String>, ignored: Set<String> = [], hints: [String: String] = [:]
+        ) {
+            for key in object.keys.sorted() where !read.contains(key) && !ignored.contains(key) {
+                notes.append(JSONText.string(key) + (hints[key].map { " (\($0))" } ?? ""))
+            }
+        }
+
+        /// The reason: `kind` named, the action as JSON (a long response body left out; no url
+        /// when none was translated, and a sentence saying so), the notes.
         func reason(_ kind: String, many: Bool) -> String {
-            let pattern = RequestPattern(method: RequestPattern.HTTPMethod(rawValue: method), url: url, headers: headers, body: body)
+            // A placeholder url, taken out of the JSON below when none was translated.
+            let placeholder = PatternMatch(kind: .equal, value: "\u{0}no url")
+            let pattern = RequestPattern(method: RequestPattern.HTTPMethod(rawValue: method), url: url ?? placeholder, headers: headers, body: body)
             var shown = response
             var notes = notes
             if let bytes = response.body, bytes.count > 512 {
                 shown.body = nil
                 notes.append("the response body (\(bytes.count) bytes) is left out above: send it as \"body\", its bytes in padded base64")
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let action = (try? encoder.encode(CatbirdAction.update(pattern, shown))).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            var action = Self.json(CatbirdAction.update(pattern, shown))
+            var noURLSaid = ""
+            if url == nil {
+                // Keys sorted: "url" is the pattern's last member.
+                if let range = action.range(of: ",\"url\":" + Self.json(placeholder), options: .backwards) { action.removeSubrange(range) }
+                noURLSaid = " The action has no url: \(noURL); add \"url\" to its pattern (the wildcard \"*\" answers every url "
+                    + "of its method and, the first added mock winning, shadows the mocks added after it)."
+            }
             let one = many ? "; Catbird takes one action per call: post each mock on its own" : ""
             let said = notes.isEmpty ? "" : " Not carried over: " + notes.joined(separator: "; ") + "."
             return "this is \(kind), not a Catbird action: POST /catbird/api/mocks takes {\"type\": \"update\", \"pattern\": …, "
-                + "\"response\": …}\(one). The same mock as a Catbird action: \(action)\(said) "
+                + "\"response\": …}\(one). The same mock as a Catbird action: \(action)\(noURLSaid)\(said) "
                 + "(README.md#coming-from-wiremock-or-mockserver)"
         }
-    }
 
-    // MARK: - WireMock
-
-    private static func reason(wireMock stub: [String: JSONValue], many: Bool) -> String {
-        var t = Translation()
-        if case let .object(request)? = stub["request"] {
-            if case let .string(method)? = request["method"], method.uppercased() != "ANY" {
-                t.method = method
-            } else {
-                t.notes.append("\"method\": \"ANY\" or none (Catbird compares methods exactly: GET is shown; add one mock per method)")
-            }
-            if case let .string(url)? = request["url"] {
-                t.url = PatternMatch(kind: .equal, value: url)
-            } else if case let .string(path)? = request["urlPath"] {
-                t.url = PatternMatch(kind: .regexp, value: "^" + escaped(path) + "(\\?.*)?$")
-            } else if case let .string(expression)? = request["urlPattern"] {
-                t.url = PatternMatch(kind: .regexp, value: "^(?:" + expression + ")$")
-            } else if case let .string(expression)? = request["urlPathPattern"] {
-                t.url = PatternMatch(kind: .regexp, value: "^(?:" + expression + ")(\\?.*)?$")
-            }
-            if request["queryParameters"] != nil {
-                t.notes.append("\"queryParameters\" (a url pattern matches the query too: write it into the url)")
-            }
-            if case let .object(headers)? = request["headers"] {
-                for (name, matcher) in headers.sorted(by: { $0.key < $1.key }) {
-                    guard let match = wireMockString(matcher) else {
-                        t.notes.append("the header matcher of \(JSONText.shortString(name))")
-                        continue
-                    }
-                    t.headers[name] = match
-                }
-            }
-            if case let .array(patterns)? = request["bodyPatterns"], let first = patterns.first {
-                t.body = wireMockBody(first)
-                if t.body == nil || patterns.count > 1 { t.notes.append("body patterns beyond one equalTo, contains, matches, equalToJson or matchesJsonPath") }
-            }
+        /// `value` as compact JSON, keys sorted, slashes as they are.
+        private static func json(_ value: some Encodable) -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         }
-        if case let .object(response)? = stub["response"] {
-            if case let .number(status)? = response["status"] { t.response.status = Int(status) }
-            if case let .object(headers)? = response["headers"] {
-                for (name, value) in headers {
-                    switch value {
-                    case let .string(text): t.response.headers[name] = text
-                    case let .array(values): t.response.headers[name] = values.first.flatMap(text)
-                    default: t.response.headers[name] = value.jsonText
-                    }
-                }
-            }
-            if let json = response["jsonBody"] {
-                t.response.body = Data(json.jsonText.utf8)
-            } else if case let .string(text)? = response["body"] {
-                t.response.body = Data(text.utf8)
-            } else if case let .string(base64)? = response["base64Body"] {
-                t.response.body = Data(strictBase64: base64)
-            }
-            if response["bodyFileName"] != nil { t.notes.append("\"bodyFileName\" (send the file's bytes as \"body\", or use --mocks-dir)") }
-            if case let .number(milliseconds)? = response["fixedDelayMilliseconds"] {
-                t.response.delay = Int((milliseconds / 1000).rounded(.up))
-            }
-        }
-        return t.reason("a WireMock stub mapping ({\"request\": …, \"response\": …})", many: many)
-    }
-
-    /// A WireMock string matcher (`{"equalTo": "v"}`, `matches`, `contains`) as a PatternMatch.
-    private static func wireMockString(_ matcher: JSONValue) -> PatternMatch? {
-        guard case let .object(members) = matcher else { return nil }
-        if case let .string(value)? = members["equalTo"] { return PatternMatch(kind: .equal, value: value) }
-        if case let .string(value)? = members["matches"] { return PatternMatch(kind: .regexp, value: "^(?:" + value + ")$") }
-        if case let .string(value)? = members["contains"] { return PatternMatch(kind: .regexp, value: escaped(value)) }
-        return nil
-    }
-
-    private static func wireMockBody(_ matcher: JSONValue) -> BodyPattern? {
-        guard case let .object(members) = matcher else { return nil }
-        if let json = members["equalToJson"] {
-            if case let .string(text) = json { return BodyPattern(kind: .json, value: text) }
-            return BodyPattern(kind: .json, value: json.jsonText)
-        }
-        if case let .string(path)? = members["matchesJsonPath"] { return BodyPattern(kind: .jsonPath, value: path) }
-        if case let .string(value)? = members["equalTo"] { return BodyPattern(kind: .equal, value: value) }
-        if case let .string(value)? = members["contains"] { return BodyPattern(kind: .contains, value: value) }
-        if case let .string(value)? = members["matches"] { return BodyPattern(kind: .regexp, value: "^(?:" + value + ")$") }
-        return nil
-    }
-
-    // MARK: - MockServer
-
-    private static func reason(mockServer expectation: [String: JSONValue], many: Bool) -> String {
-        var t = Translation()
-        if case let .object(request)? = expectation["httpRequest"] {
-            if case let .string(method)? = request["method"] { t.method = method }
-            if case let .string(path)? = request["path"] { t.url = PatternMatch(kind: .regexp, value: "^" + escaped(path) + "(\\?.*)?$") }
-            if request["queryStringParameters"] != nil {
-                t.notes.append("\"queryStringParameters\" (a url pattern matches the query too: write it into the url)")
-            }
-            if case let .object(headers)? = request["headers"] {
-                for (name, values) in headers {
-                    if case let .array(list) = values, let first = list.first.flatMap(text) { t.headers[name] = PatternMatch(kind: .equal, value: first) }
-                }
-            }
-            switch request["body"] {
-            case let .string(text)?: t.body = BodyPattern(kind: .equal, value: text)
-            case let .object(body)?:
-                if let json = body["json"] {
-                    if case let .string(text) = json { t.body = BodyPattern(kind: .json, value: text) } else { t.body = BodyPattern(kind: .json, value: json.jsonText) }
-                } else if case let .string(path)? = body["jsonPath"] {
-                    t.body = BodyPattern(kind: .jsonPath, value: path)
-                } else if case let .string(text)? = body["string"] {
-                    t.body = BodyPattern(kind: .equal, value: text)
-                } else if case let .string(expression)? = body["regex"] {
-                    t.body = BodyPattern(kind: .regexp, value: "^(?:" + expression + ")$")
-                } else {
-                    t.notes.append("the request body matcher")
-                }
-            default: break
-            }
-        }
-        if case let .object(response)? = expectation["httpResponse"] {
-            if case let .number(status)? = response["statusCode"] { t.response.status = Int(status) }
-            if case let .object(headers)? = response["headers"] {
-                for (name, values) in headers {
-                    if case let .array(list) = values, let first = list.first.flatMap(text) { t.response.headers[name] = first }
-                }
-            }
-            switch response["body"] {
-            case let .string(text)?: t.response.body = Data(text.utf8)
-            case let .object(body)?:
-                if let json = body["json"] {
-                    if case let .string(text) = json { t.response.body = Data(text.utf8) } else { t.response.body = Data(json.jsonText.utf8) }
-                } else if case let .string(text)? = body["string"] {
-                    t.response.body = Data(text.utf8)
-                } else {
-                    t.response.body = Data(JSONValue.object(body).jsonText.utf8)
-                }
-            default: break
-            }
-            if case let .object(delay)? = response["delay"], case let .number(value)? = delay["value"] {
-                let unit: Double = switch delay["timeUnit"] {
-                case .string("MILLISECONDS")?: 1000
-                case .string("MINUTES")?: 1.0 / 60
-                default: 1
-                }
-                t.response.delay = Int((value / unit).rounded(.up))
-            }
-        }
-        if case let .object(times)? = expectation["times"], case let .number(remaining)? = times["remainingTimes"] {
-            t.response.limit = Int(remaining)
-        }
-        return t.reason("a MockServer expectation ({\"httpRequest\": …, \"httpResponse\": …})", many: many)
     }
 
     // MARK: - Helpers
 
-    private static func text(_ value: JSONValue) -> String? {
+    /// The note on a stub's `priority`, WireMock's and MockServer's alike.
+    static let priorityHint = "the first added mock wins here: add the mocks in the order they are to be tried"
+    /// The note on query parameter matchers (WireMock's `queryParameters`, MockServer's
+    /// `queryStringParameters`).
+    static let queryHint = "a url pattern matches the query too: write it into the url"
+    /// The note on a request's `cookies`, WireMock's and MockServer's alike.
+    static let cookiesHint = "Catbird has no cookie matcher: match the Cookie header with a header pattern"
+
+    /// A header value given as a JSON scalar or more: its text, or its JSON.
+    static func text(_ value: JSONValue) -> String? {
         if case let .string(text) = value { return text }
         return value.jsonText
     }
 
     /// `literal` as an ICU regular expression matching exactly it.
-    private static func escaped(_ literal: String) -> String {
+    static func escaped(_ literal: String) -> String {
         var out = ""
         for character in literal {
             if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }

@@ -32,10 +32,10 @@ extension UnknownWireKeys {
     /// WireMock's names of what Catbird calls otherwise (lowercased), for users bringing their
     /// mappings (tester finding try9a F13): `fixedDelayMilliseconds` is `delay` (whole
     /// seconds here), `jsonBody`/`base64Body` are `body` (base64), `times` is `limit`,
-    /// `urlPath`/`urlPattern`/`urlPathPattern` are `url`, `bodyPatterns` is `body`.
+    /// `urlPath`/`urlPattern`/`urlPathPattern`/`urlPathTemplate` are `url`, `bodyPatterns` is `body`.
     private static let wireMockNames = [
         "fixeddelaymilliseconds": "delay", "jsonbody": "body", "base64body": "body", "times": "limit", "urlpath": "url",
-        "urlpattern": "url", "urlpathpattern": "url", "bodypatterns": "body",
+        "urlpattern": "url", "urlpathpattern": "url", "urlpathtemplate": "url", "bodypatterns": "body",
     ]
 
     /// The bytes of a key compared (``EditDistanceProbe`` holds at most 128); the known keys

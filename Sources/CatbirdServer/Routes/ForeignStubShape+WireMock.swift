@@ -1,0 +1,170 @@
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
+import Foundation
+
+/// A WireMock stub mapping translated by README.md's "Coming from WireMock or MockServer" table.
+///
+/// Every key of the stub, its request and its response that is not translated is named under
+/// "Not carried over" (tester finding T18A-F2: an unknown or unsupported url key, `cookies`,
+/// a typo such as `urlpath`, were dropped in silence, the url becoming a catch-all `*`).
+/// WireMock's url, header and body regular expressions and `contains` are case-sensitive;
+/// Catbird's `regexp` is not, so each translated one starts with ICU's inline flag `(?-i)`
+/// (docs/matching.md#pattern-kinds).
+extension ForeignStubShape {
+    /// The url keys translated, in the order looked at (WireMock takes one of them).
+    static let wireMockURLKeys = ["url", "urlPath", "urlPathPattern", "urlPattern", "urlPathTemplate"]
+
+    /// Keys that name or file a stub and change nothing it matches or answers: not noted.
+    private static let wireMockIdentityKeys: Set<String> = ["id", "uuid", "name", "persistent", "metadata", "insertionIndex"]
+
+    /// Hints for request keys the translation does not carry over.
+    private static let wireMockRequestHints = [
+        "cookies": cookiesHint,
+        "basicAuthCredentials": "match the Authorization header with a header pattern",
+        "pathParameters": "a path template's variable is translated as any one path segment",
+        "urlEqualTo": "the Java DSL's name: the JSON key is \"url\"",
+        "urlMatching": "the Java DSL's name: the JSON key is \"urlPattern\"",
+        "urlPathEqualTo": "the Java DSL's name: the JSON key is \"urlPath\"",
+        "urlPathMatching": "the Java DSL's name: the JSON key is \"urlPathPattern\"",
+        "queryParameters": queryHint,
+    ]
+
+    static func reason(wireMock stub: [String: JSONValue], many: Bool) -> String {
+        var t = Translation()
+        t.noteUnread(stub, read: ["request", "response"], ignored: wireMockIdentityKeys, hints: [
+            "priority": priorityHint,
+            "scenarioName": "Catbird has no scenarios: \"limit\" makes a mock answer that many requests",
+        ])
+        t.noURL = "the stub has no url key (WireMock then matches every url)"
+        if case let .object(request)? = stub["request"] {
+            var read: Set<String> = ["method", "headers", "bodyPatterns"]
+            if case let .string(method)? = request["method"], method.uppercased() != "ANY" {
+                t.method = method
+            } else {
+                t.notes.append("\"method\": \"ANY\" or none (Catbird compares methods exactly: GET is shown; add one mock per method)")
+            }
+            if let key = wireMockURLKeys.first(where: { request[$0] != nil }) {
+                if case let .string(text)? = request[key] {
+                    t.url = wireMockURL(key, text)
+                    read.insert(key)
+                } else {
+                    t.noURL = "its \(JSONText.string(key)) is not a string"
+                }
+            } else if request.keys.contains(where: { $0.lowercased().hasPrefix("url") }) {
+                t.noURL = "none of its keys is a url key translated here (\(wireMockURLKeys.map(JSONText.string).joined(separator: ", ")))"
+            }
+            if t.url != nil, let second = wireMockURLKeys.first(where: { request[$0] != nil && !read.contains($0) }) {
+                t.notes.append("\(JSONText.string(second)) (a second url key: WireMock takes one)")
+                read.insert(second)
+            }
+            if case let .object(headers)? = request["headers"] {
+                for (name, matcher) in headers.sorted(by: { $0.key < $1.key }) {
+                    guard let match = wireMockString(matcher) else {
+                        t.notes.append("the header matcher of \(JSONText.shortString(name))")
+                        continue
+                    }
+                    t.headers[name] = match
+                }
+            }
+            if case let .array(patterns)? = request["bodyPatterns"], let first = patterns.first {
+                t.body = wireMockBody(first)
+                if t.body == nil || patterns.count > 1 { t.notes.append("body patterns beyond one equalTo, contains, matches, equalToJson or matchesJsonPath") }
+            }
+            var hints = wireMockRequestHints
+            for key in request.keys where !read.contains(key) {
+                // A url key in another case (`urlpath`): WireMock's keys are case-sensitive.
+                if let spelled = wireMockURLKeys.first(where: { $0.lowercased() == key.lowercased() && $0 != key }) {
+                    hints[key] = "WireMock's key is spelled \(JSONText.string(spelled))"
+                }
+            }
+            t.noteUnread(request, read: read, hints: hints)
+        }
+        if case let .object(response)? = stub["response"] {
+            if case let .number(status)? = response["status"] { t.response.status = Int(status) }
+            if case let .object(headers)? = response["headers"] {
+                for (name, value) in headers {
+                    switch value {
+                    case let .string(text): t.response.headers[name] = text
+                    case let .array(values): t.response.headers[name] = values.first.flatMap(text)
+                    default: t.response.headers[name] = value.jsonText
+                    }
+                }
+            }
+            if let json = response["jsonBody"] {
+                t.response.body = Data(json.jsonText.utf8)
+            } else if case let .string(text)? = response["body"] {
+                t.response.body = Data(text.utf8)
+            } else if case let .string(base64)? = response["base64Body"] {
+                t.response.body = Data(strictBase64: base64)
+            }
+            if case let .number(milliseconds)? = response["fixedDelayMilliseconds"] {
+                t.response.delay = Int((milliseconds / 1000).rounded(.up))
+            }
+            t.noteUnread(
+                response, read: ["status", "headers", "jsonBody", "body", "base64Body", "fixedDelayMilliseconds"],
+                hints: ["bodyFileName": "send the file's bytes as \"body\", or use --mocks-dir"])
+        }
+        return t.reason("a WireMock stub mapping ({\"request\": …, \"response\": …})", many: many)
+    }
+
+    /// WireMock's url key `key` with the text `value` as a url pattern: `url` equal (path and
+    /// query, as WireMock compares it); the path-only keys as a regexp that also allows a query;
+    /// the regular expressions and the path template case-sensitive, as WireMock's are.
+    static func wireMockURL(_ key: String, _ value: String) -> PatternMatch {
+        let query = "(\\?.*)?$"
+        return switch key {
+        case "url": PatternMatch(kind: .equal, value: value)
+        case "urlPath": PatternMatch(kind: .regexp, value: "(?-i)^" + escaped(value) + query)
+        case "urlPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")$")
+        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")" + query)
+        default: PatternMatch(kind: .regexp, value: "(?-i)^" + pathTemplate(value) + query)
+        }
+    }
+
+    /// A WireMock 3 path template as an ICU regular expression over the path: as WireMock reads
+    /// it, `{name}` is one or more characters other than `/` (here nor `?`, where the query
+    /// starts), `**` any run of characters (here up to the query), the rest literal text.
+    static func pathTemplate(_ template: String) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let first = rest.first {
+            if first == "{", let close = rest.dropFirst().firstIndex(of: "}"), close > rest.index(after: rest.startIndex) {
+                out += "[^/?]+"
+                rest = rest[rest.index(after: close)...]
+            } else if rest.hasPrefix("**") {
+                out += "[^?]*"
+                rest = rest.dropFirst(2)
+            } else {
+                out += escaped(String(first))
+                rest = rest.dropFirst()
+            }
+        }
+        return out
+    }
+
+    /// A WireMock string matcher (`{"equalTo": "v"}` and its `caseInsensitive`, `matches`,
+    /// `contains`) as a PatternMatch.
+    private static func wireMockString(_ matcher: JSONValue) -> PatternMatch? {
+        guard case let .object(members) = matcher else { return nil }
+        if case let .string(value)? = members["equalTo"] {
+            if members["caseInsensitive"] == .bool(true) { return PatternMatch(kind: .regexp, value: "^" + escaped(value) + "$") }
+            return PatternMatch(kind: .equal, value: value)
+        }
+        if case let .string(value)? = members["matches"] { return PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")$") }
+        if case let .string(value)? = members["contains"] { return PatternMatch(kind: .regexp, value: "(?-i)" + escaped(value)) }
+        return nil
+    }
+
+    private static func wireMockBody(_ matcher: JSONValue) -> BodyPattern? {
+        guard case let .object(members) = matcher else { return nil }
+        if let json = members["equalToJson"] {
+            if case let .string(text) = json { return BodyPattern(kind: .json, value: text) }
+            return BodyPattern(kind: .json, value: json.jsonText)
+        }
+        if case let .string(path)? = members["matchesJsonPath"] { return BodyPattern(kind: .jsonPath, value: path) }
+        if case let .string(value)? = members["equalTo"] { return BodyPattern(kind: .equal, value: value) }
+        if case let .string(value)? = members["contains"] { return BodyPattern(kind: .contains, value: value) }
+        if case let .string(value)? = members["matches"] { return BodyPattern(kind: .regexp, value: "(?-i)^(?:" + value + ")$") }
+        return nil
+    }
+}
