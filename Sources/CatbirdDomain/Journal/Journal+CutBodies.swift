@@ -3,13 +3,15 @@ import CatbirdStorage
 import CatbirdSupport
 @_spi(Server) import CatbirdWire
 
-/// The journal's entries that a body pattern missed only because the journal kept a prefix of
-/// their request body (`--journal-body-limit`): `count` and `find` say how many there are, so
-/// a verification that counts 0 for a request its mock answered is not silent
-/// (docs/protocol.md#count, try9a F5).
+/// The journal's entries that a body pattern could not decide because the journal kept a prefix
+/// of their request body (`--journal-body-limit`): `count` and `find` leave them out and say how
+/// many there are, so a verification that counts 0 for a request its mock answered is not
+/// silent (docs/protocol.md#count, try9a F5), nor one that counts a request whose kept part
+/// matched but whose whole body may not (tester18b F4).
 public struct CutBodyMatches: Sendable, Equatable {
-    /// How many entries match all but the body pattern, were kept with a cut request body, and
-    /// whose kept part the body pattern does not match.
+    /// How many entries match all but the body pattern and were kept with a cut request body
+    /// that the body pattern does not decide: a `contains` not found in the kept part, any other
+    /// kind whatever the kept part holds (`JournalPatternSQL.decidesOnCutBody(_:)`).
     public var count: Int
     /// The first (lowest id) of them.
     public var firstID: Int64
@@ -36,14 +38,16 @@ extension Journal {
     public static let cutBodyTimeLimit = Duration.seconds(1)
 
     /// The tenant's entries after `since` (within `bounds`, a find's) that match `pattern` in
-    /// everything but its body pattern, whose request body the journal kept cut short, and
-    /// whose kept part the body pattern does not match: the ones a count or find over the same
-    /// range leaves out only because of the cut (docs/matching.md#body-matchers). Nil when there
+    /// everything but its body pattern and whose request body the journal kept cut short, the
+    /// body pattern undecided on the kept part (a `contains` not found there; any other kind):
+    /// the ones a count or find over the same range leaves out only because of the cut
+    /// (docs/matching.md#body-matchers). Nil when there
     /// are none, when the pattern has no body pattern, or when looking takes longer than
     /// `timeLimit` (the count or find is answered without it).
     ///
     /// One statement: the rows kept cut short (`request_body_truncated = 1`) go to the matcher
-    /// without the body pattern, then to the whole pattern; other rows are not matched again.
+    /// without the body pattern, then, for a `contains`, to the whole pattern; other rows are
+    /// not matched again.
     /// - Throws: `SQLiteError` when reading fails.
     public func cutBodyMatches(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64 = 0, bounds: JournalFindQuery? = nil,
@@ -54,7 +58,7 @@ extension Journal {
         source.body = nil
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let withoutBody = JournalPatternSQL(source, deadline: deadline)
-        let whole = JournalPatternSQL.notMatching(pattern.source, deadline: deadline)
+        let whole = JournalPatternSQL.leftOutWhenCut(pattern.source, deadline: deadline)
         let (boundSQL, boundBindings) = Self.boundConditions(bounds)
         let after = max(since, deletions.hiddenThrough(tenant))
         // With exactly one min() aggregate, SQLite reads the bare columns from the row of the

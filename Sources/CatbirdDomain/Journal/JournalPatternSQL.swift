@@ -3,7 +3,9 @@ import CatbirdStorage
 @_spi(Server) import CatbirdWire
 
 /// A request pattern as a condition on `requests` rows, so counting and finding run in SQLite
-/// (docs/matching.md#request-matching): the same rows match as with the Swift matcher.
+/// (docs/matching.md#request-matching): the same rows match as with the Swift matcher, but for a
+/// row whose request body the journal cut short (`request_body_truncated`), which matches only
+/// a body pattern its kept part decides (``decidesOnCutBody(_:)``: a `contains` found there).
 ///
 /// The caller narrows to a tenant's rows after an id (`tenant = ? AND id > ?`), which the
 /// `requests_by_tenant` index (tenant, id, method, url) serves in id order; the method
@@ -39,6 +41,9 @@ struct JournalPatternSQL {
         let equalURL = pattern.url.kind == .equal
         conditions += " AND method = ?"
         bindings.append(.text(pattern.method.rawValue))
+        // A row whose request body the journal cut short matches only a body pattern its kept
+        // part decides (``decidesOnCutBody(_:)``); compared before the function reads the body.
+        if let body = pattern.body, !Self.decidesOnCutBody(body) { conditions += " AND request_body_truncated = 0" }
         // Only the columns the pattern reads (NULL for the others): without the headers and the
         // body, the covering index answers the whole query.
         let headersColumn = pattern.headers.isEmpty ? "NULL" : "request_headers"
@@ -65,11 +70,26 @@ struct JournalPatternSQL {
         bindings += functionBindings
     }
 
-    /// ` AND NOT catbird_request_matches(…)` over every column a pattern reads: true for a row
-    /// that `pattern` does not match (the method aside, as for the function), and its values.
-    /// Appended after conditions that already narrowed the rows (``Journal/cutBodyMatches(of:matching:after:bounds:timeLimit:)``).
-    static func notMatching(_ pattern: RequestPattern, deadline: ContinuousClock.Instant?) -> (sql: String, bindings: [SQLiteValue]) {
-        (
+    /// Whether `body` decides on the part of a body the journal kept (`--journal-body-limit`)
+    /// what it would on the whole body: only a `contains` found there (the whole body holds it
+    /// too). Any other kind is undecided on a cut body (tester18b F4): the kept part may match
+    /// `equal`, an anchored `regexp`, `json` or `jsonPath` while the whole body does not
+    /// (`^a+$` on 70,000 `a`s and a `b`), and the reverse. A cut row is therefore matched by a
+    /// `contains` found in its kept part, and by no other body pattern: it is reported as a
+    /// ``CutBodyMatches`` instead (docs/protocol.md#count).
+    static func decidesOnCutBody(_ body: BodyPattern) -> Bool {
+        body.kind == .contains
+    }
+
+    /// ` AND …` terms true for a row cut short (`request_body_truncated = 1`) that matches all
+    /// but `pattern`'s body pattern and that a count leaves out for its body, and their values:
+    /// for a `contains`, ` AND NOT catbird_request_matches(…)` over every column a pattern
+    /// reads (the kept part lacks the text); for any other kind, none (every such row is
+    /// undecided: ``decidesOnCutBody(_:)``). Appended after conditions that already narrowed
+    /// the rows (``Journal/cutBodyMatches(of:matching:after:bounds:timeLimit:)``).
+    static func leftOutWhenCut(_ pattern: RequestPattern, deadline: ContinuousClock.Instant?) -> (sql: String, bindings: [SQLiteValue]) {
+        guard let body = pattern.body, decidesOnCutBody(body) else { return ("", []) }
+        return (
             " AND NOT \(RequestMatchFunction.name)(?, ?, url, request_headers, request_body)",
             [RequestMatchFunction.argument(pattern), deadline.map(RequestMatchFunction.argument) ?? .integer(0)]
         )
