@@ -9,6 +9,10 @@ extension OutboundClient {
         let context = Unmanaged.passRetained(transfer).toOpaque()
         _ = catbird_curl_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         setString(easy, CURLOPT_URL, request.url)
+        // The target as received, not as libcurl would rewrite its path (``OutboundRequest/requestTarget``).
+        if let target = request.requestTarget {
+            setString(easy, CURLOPT_REQUEST_TARGET, target.first == "?" ? "/" + target : String(target))
+        }
         setString(easy, CURLOPT_CUSTOMREQUEST, request.method)
         // The target as received: no squashing of `/../` or `/./`.
         _ = catbird_curl_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)

@@ -141,4 +141,32 @@ final class ForwardedURLTests: UpstreamTestCase {
             XCTAssertEqual(replayed.object["path"] as? String, "/echo/hash")
         }
     }
+
+    /// Regression (tester finding T18A-F1, its exact input): the raw bytes `GET /ü?q=日` (UTF-8,
+    /// not percent-encoded) through redirect mode reached the upstream as `/%c3%bc?q=日`: libcurl
+    /// rewrote the path's bytes over 0x7F in lowercase `%xx`, not the query's, while the journal
+    /// showed `/ü?q=日`. The target now goes as received, in redirect and in proxy mode; a
+    /// percent-encoded one stays as the client wrote it.
+    func testATargetIsSentAsReceivedWithItsBytesOver0x7F() throws {
+        let server = try TestServer { settings in
+            settings.redirectURL = self.upstream.baseURL
+            settings.proxyEnabled = true
+        }
+        let origin = "127.0.0.1:\(upstream.port)"
+        /// What the upstream (Python, which reads the request line as ISO-8859-1) says it got.
+        func received(_ target: String, host: String = "x") throws -> String? {
+            let raw = try server.client()
+            try raw.send(raw: Array("GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8))
+            let answer = try raw.readResponse()
+            XCTAssertEqual(answer.status, 200, "\(target): \(answer.text)")
+            return answer.object["path"] as? String
+        }
+        func latin1(_ text: String) -> String { String(text.utf8.map { Character(Unicode.Scalar($0)) }) }
+        XCTAssertEqual(try received("/echo/ü?q=日"), latin1("/echo/ü?q=日"))
+        XCTAssertEqual(try received("/echo/%C3%BC/%c3%bc?q=%E6%97%A5"), "/echo/%C3%BC/%c3%bc?q=%E6%97%A5")
+        XCTAssertEqual(try received("http://\(origin)/echo/ü/x?q=ü", host: origin), latin1("/echo/ü/x?q=ü"))
+        XCTAssertEqual(try received("http://\(origin)?q=1", host: origin), "/?q=1")
+        let journal = try E2E.journal(try server.client(), tenant: nil)
+        XCTAssertTrue(journal.contains { $0["url"] as? String == "/echo/ü?q=日" }, "journaled as received")
+    }
 }
