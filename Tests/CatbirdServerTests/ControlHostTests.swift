@@ -35,6 +35,7 @@ final class ControlHostTests: XCTestCase {
     /// Regression (T11-F8, the tester's exact `Host` values): an empty `Host` was told to give
     /// `--allowed-host ` (no name) and `Host: 127.0.0.1 evil` to give `--allowed-host 127.0.0.1
     /// evil`; the command line refuses both. The option is now suggested only with a value it accepts.
+    /// An empty one is shown as `""` (T18A-F8: `the Host  is not a name …` read as a typo).
     func testA403SuggestsOnlyANameTheCommandLineAccepts() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
@@ -44,7 +45,7 @@ final class ControlHostTests: XCTestCase {
             XCTAssertEqual(refused.status, 403, refused.text)
             XCTAssertEqual(
                 refused.object["reason"] as? String,
-                "the Host \(host) is not a name this server answers its control routes under: listening on a loopback address, it "
+                "the Host \(host.isEmpty ? "\"\"" : host) is not a name this server answers its control routes under: listening on a loopback address, it "
                     + "answers them for IP addresses, localhost and --allowed-host names only, so that a web page cannot reach them "
                     + "through a rebound DNS name; it is not a name --allowed-host can list (docs/files.md#host-names)")
             XCTAssertFalse(CatbirdServer.Settings.isListableHost(host), "the rule the command line applies")

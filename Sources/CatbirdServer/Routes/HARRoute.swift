@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 
 /// `GET /catbird/api/requests.har` (docs/protocol.md#har-export): the caller's journal as a
 /// HAR 1.2 file, streamed (``HARExport``). Takes the journal listing's filters (`since`,
@@ -40,7 +41,13 @@ enum HARRoute {
         for (name, value) in query {
             switch name {
             case "limit":
-                guard let count = Int(value), count >= 1 else { throw .badRequest("'limit' must be a whole number of entries, 1 or more") }
+                guard let count = Int(value), count >= 1 else {
+                    // All digits, yet no Int: a whole number too large, not a wrong one (T18B note).
+                    if Int(value) == nil, !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+                        throw .badRequest("'limit' (\(JSONText.shortText(value))) is too large (at most \(Int.max))")
+                    }
+                    throw .badRequest("'limit' must be a whole number of entries, 1 or more")
+                }
                 limit = count
             case "wait":
                 throw .badRequest("'wait' is not accepted by the HAR export (it exports what the journal holds now)")

@@ -50,7 +50,7 @@ struct ControlHosts: Sendable {
         let hint = CatbirdServer.Settings.isListableHost(name)
             ? "give --allowed-host \(name) if that name is this machine's" : "it is not a name --allowed-host can list"
         return .forbidden(
-            "the Host \(field) is not a name this server answers its control routes under: listening on a loopback address, it "
+            "the Host \(field.isEmpty ? "\"\"" : field) is not a name this server answers its control routes under: listening on a loopback address, it "
                 + "answers them for IP addresses, localhost and --allowed-host names only, so that a web page cannot reach them "
                 + "through a rebound DNS name; \(hint) (docs/files.md#host-names)")
     }
