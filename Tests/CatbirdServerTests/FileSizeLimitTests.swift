@@ -17,58 +17,53 @@ final class FileSizeLimitTests: XCTestCase {
     /// three attempts. Now the server lives on degraded, every request is answered, and once the
     /// limit is lifted every answered request is in the journal and no row was dropped.
     func testReachingAFileSizeLimitDegradesAndLosesNothing() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fsize-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("catbird.sqlite").path
-        let server = try LaunchedServer(
-            ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"], in: directory)
-        let client = try server.client()
-        try E2E.addMock(client, url: "/limited", body: "ok", limit: 5)
-        XCTAssertEqual(try client.request("GET", "/limited").status, 200)
+        try LaunchedServer.withTemporaryDatabase { server, client, database in
+            try E2E.addMock(client, url: "/limited", body: "ok", limit: 5)
+            XCTAssertEqual(try client.request("GET", "/limited").status, 200)
 
-        // The limit at the `-wal`'s size, which ends on a frame (a 24-byte header and a 4,096-byte
-        // page after the 32-byte file header): SQLite's next frame gets EFBIG with nothing
-        // written, which it reports as SQLITE_IOERR_WRITE ("disk I/O error"; a limit inside a
-        // frame makes a short write, reported as SQLITE_FULL, the full disk's case).
-        let sizes = try ["", "-wal", "-shm"].map { try FileManager.default.attributesOfItem(atPath: database + $0)[.size] as? Int ?? 0 }
-        let wal = sizes[1]
-        XCTAssertEqual((wal - 32) % 4_120, 0, "the -wal ends on a frame")
-        XCTAssertEqual(sizes.max(), wal, "the -wal is the largest file: \(sizes)")
-        try setFileSizeLimit(of: server.process.processIdentifier, soft: wal)
+            // The limit at the `-wal`'s size, which ends on a frame (a 24-byte header and a 4,096-byte
+            // page after the 32-byte file header): SQLite's next frame gets EFBIG with nothing
+            // written, which it reports as SQLITE_IOERR_WRITE ("disk I/O error"; a limit inside a
+            // frame makes a short write, reported as SQLITE_FULL, the full disk's case).
+            let sizes = try ["", "-wal", "-shm"].map { try FileManager.default.attributesOfItem(atPath: database + $0)[.size] as? Int ?? 0 }
+            let wal = sizes[1]
+            XCTAssertEqual((wal - 32) % 4_120, 0, "the -wal ends on a frame")
+            XCTAssertEqual(sizes.max(), wal, "the -wal is the largest file: \(sizes)")
+            try setFileSizeLimit(of: server.process.processIdentifier, soft: wal)
 
-        var generator = SeededRandom(seed: 18)
-        let body = (0..<80_000).map { _ in UInt8(ascii: "a") + UInt8(generator.next() % 26) }
-        for index in 1...60 {
-            let answer = try client.request("POST", "/up/\(index)", body: body)
-            XCTAssertEqual(answer.status, 404, "request \(index) of 60: \(answer.text.prefix(200))")
-        }
-        XCTAssertEqual(try client.request("GET", "/limited").status, 200, "mocks still served from memory")
-        XCTAssertTrue(server.process.isRunning, "the server lives on: \(server.stderrText)")
-        let health = try client.request("GET", "/catbird/api/health")
-        XCTAssertEqual(health.status, 503, "degraded while writes fail: \(health.text)")
-        usleep(1_000_000)  // longer than a round's three attempts (about 0.3 s), after which a round was dropped
-
-        try setFileSizeLimit(of: server.process.processIdentifier, soft: nil)
-        var counted: Int?
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let answer = try client.json(
-                "POST", "/catbird/api/requests/count", #"{"pattern":{"method":"POST","url":{"kind":"wildcard","value":"/up/*"}}}"#)
-            if answer.status == 200, let count = JSONNumber.int(answer.object["count"]), count == 60 {
-                counted = count
-                break
+            var generator = SeededRandom(seed: 18)
+            let body = (0..<80_000).map { _ in UInt8(ascii: "a") + UInt8(generator.next() % 26) }
+            for index in 1...60 {
+                let answer = try client.request("POST", "/up/\(index)", body: body)
+                XCTAssertEqual(answer.status, 404, "request \(index) of 60: \(answer.text.prefix(200))")
             }
-            usleep(200_000)
+            XCTAssertEqual(try client.request("GET", "/limited").status, 200, "mocks still served from memory")
+            XCTAssertTrue(server.process.isRunning, "the server lives on: \(server.stderrText)")
+            let health = try client.request("GET", "/catbird/api/health")
+            XCTAssertEqual(health.status, 503, "degraded while writes fail: \(health.text)")
+            usleep(1_000_000)  // longer than a round's three attempts (about 0.3 s), after which a round was dropped
+
+            try setFileSizeLimit(of: server.process.processIdentifier, soft: nil)
+            var counted: Int?
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                let answer = try client.json(
+                    "POST", "/catbird/api/requests/count", #"{"pattern":{"method":"POST","url":{"kind":"wildcard","value":"/up/*"}}}"#)
+                if answer.status == 200, let count = JSONNumber.int(answer.object["count"]), count == 60 {
+                    counted = count
+                    break
+                }
+                usleep(200_000)
+            }
+            XCTAssertEqual(counted, 60, "every answered request journaled once writes succeed again: \(server.stderrText.suffix(2000))")
+            XCTAssertEqual(try E2E.metrics(client)["catbird_journal_dropped_rows_total"], 0, "no row dropped")
+            XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
+            XCTAssertTrue(
+                server.stderrText.contains("kept queued to try again: the database file could not be read or written (disk I/O error)"),
+                "the write error's case, not the full disk's: \(server.stderrText.suffix(2000))")
+            let ended = try server.terminate()
+            XCTAssertEqual(ended.status, 0, ended.stderr)
         }
-        XCTAssertEqual(counted, 60, "every answered request journaled once writes succeed again: \(server.stderrText.suffix(2000))")
-        XCTAssertEqual(try E2E.metrics(client)["catbird_journal_dropped_rows_total"], 0, "no row dropped")
-        XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
-        XCTAssertTrue(
-            server.stderrText.contains("kept queued to try again: the database file could not be read or written (disk I/O error)"),
-            "the write error's case, not the full disk's: \(server.stderrText.suffix(2000))")
-        let ended = try server.terminate()
-        XCTAssertEqual(ended.status, 0, ended.stderr)
     }
 
     /// Sets `pid`'s soft RLIMIT_FSIZE to `soft` bytes (nil: unlimited), its hard limit unchanged,

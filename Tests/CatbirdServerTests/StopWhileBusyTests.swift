@@ -13,27 +13,23 @@ final class StopWhileBusyTests: XCTestCase {
     /// round is the last attempt. (Here SIGTERM comes 2.5 s after the requests, so that a
     /// retention pass surely waits: about 7.5 s before, 2.5 s now.)
     func testAStopWaitsForTheRoundUnderWayAtMost() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-stop-busy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("catbird.sqlite").path
-        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "info"], in: directory)
-        let client = try server.client()
-        Thread.sleep(forTimeInterval: 1.5)  // as in the repro: the lock taken while the server idles
-        let hold = try JournalWriterHold(path: database)
-        defer { hold.end() }
-        Thread.sleep(forTimeInterval: 0.5)
-        for index in 1...3 { XCTAssertEqual(try client.request("GET", "/x\(index)").status, 404) }
-        // The journal round for them now waits in its 5 s busy timeout; within 2.5 s a retention
-        // pass (every 2 s) has begun and waits for the same connection, which the stop waits for.
-        Thread.sleep(forTimeInterval: 2.5)
+        try LaunchedServer.withTemporaryDatabase { server, client, database in
+            Thread.sleep(forTimeInterval: 1.5)  // as in the repro: the lock taken while the server idles
+            let hold = try JournalWriterHold(path: database)
+            defer { hold.end() }
+            Thread.sleep(forTimeInterval: 0.5)
+            for index in 1...3 { XCTAssertEqual(try client.request("GET", "/x\(index)").status, 404) }
+            // The journal round for them now waits in its 5 s busy timeout; within 2.5 s a retention
+            // pass (every 2 s) has begun and waits for the same connection, which the stop waits for.
+            Thread.sleep(forTimeInterval: 2.5)
 
-        let started = Date()
-        let ended = try server.terminate()
-        let took = Date().timeIntervalSince(started)
-        XCTAssertEqual(ended.status, 0, ended.stderr)
-        XCTAssertLessThan(took, 5, "at most the rest of the round under way's 5 s busy timeout: \(ended.stderr)")
-        XCTAssertTrue(ended.stderr.contains("not stored: the database is busy"), ended.stderr)
-        XCTAssertFalse(ended.stderr.contains("kept queued to try again"), ended.stderr)
+            let started = Date()
+            let ended = try server.terminate()
+            let took = Date().timeIntervalSince(started)
+            XCTAssertEqual(ended.status, 0, ended.stderr)
+            XCTAssertLessThan(took, 5, "at most the rest of the round under way's 5 s busy timeout: \(ended.stderr)")
+            XCTAssertTrue(ended.stderr.contains("not stored: the database is busy"), ended.stderr)
+            XCTAssertFalse(ended.stderr.contains("kept queued to try again"), ended.stderr)
+        }
     }
 }

@@ -8,15 +8,23 @@ extension LaunchedServer {
     public static func withTemporaryDatabase(
         _ arguments: [String] = [], _ body: (LaunchedServer, RawHTTPClient) throws -> Void
     ) throws {
+        try withTemporaryDatabase(arguments) { server, client, _ in try body(server, client) }
+    }
+
+    /// ``withTemporaryDatabase(_:_:)-(_,(LaunchedServer,RawHTTPClient)->Void)`` also giving
+    /// `body` the database file's path; `body` may terminate the server itself.
+    /// - Throws: what launching or `body` throws.
+    public static func withTemporaryDatabase(
+        _ arguments: [String] = [], _ body: (LaunchedServer, RawHTTPClient, _ databasePath: String) throws -> Void
+    ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-launched-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("db.sqlite").path
         let server = try LaunchedServer(
-            ["--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("db.sqlite").path, "--log-level", "warning"]
-                + arguments,
-            in: directory)
-        defer { _ = try? server.terminate() }
-        try body(server, try server.client())
+            ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"] + arguments, in: directory)
+        defer { if server.process.isRunning { _ = try? server.terminate() } }
+        try body(server, try server.client(), database)
     }
 
     /// `VmHWM` (peak resident memory) of the server process in megabytes, from /proc/<pid>/status.
