@@ -77,3 +77,61 @@ final class CatchAllShadowWarningTests: ServerTestCase {
         XCTAssertEqual(again.text, "", "the catch-all replaced in place shadows nothing before it")
     }
 }
+
+/// A mock with header or body patterns added behind an earlier mock of its tenant with the same
+/// method and url pattern but neither (WireMock's "generic stub first, specific later") is kept,
+/// and its 201 names the earlier one (docs/protocol.md#mocks-that-can-never-match).
+final class BroaderMockShadowWarningTests: ServerTestCase {
+    private static let tenant = [("X-Catbird-Parallel-Id", "t18-bp2")]
+
+    private func update(_ pattern: String, response: String = #"{"status":200}"#) throws -> RawResponse {
+        try client.json(
+            "POST", "/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":\#(response)}"#, headers: Self.tenant)
+    }
+
+    /// Regression (tester finding T18A-F9): `update POST equal /bp` (no body pattern), then
+    /// `update POST equal /bp body json …`: two bare 201s, and the second mock was never served.
+    func testASpecificMockAddedBehindTheGenericOneOfItsURLGetsAWarningNamingIt() throws {
+        XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/bp"}}"#, response: #"{"status":200,"body":"b2xk"}"#).status, 201)
+        let generic = try XCTUnwrap(JSONNumber.int(try E2E.mocks(client, tenant: "t18-bp2").first?["id"]))
+        let added = try update(
+            #"{"method":"POST","url":{"kind":"equal","value":"/bp"},"body":{"kind":"json","value":"{\"a\":1, \"b\":2}"}}"#,
+            response: #"{"status":200,"body":"bmV3"}"#)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                #"mock \#(generic) (POST equal "/bp"), added before this one, has the same method and url pattern, no header "#
+                    + "or body pattern and no limit, so it answers every request this mock could match: this mock is never "
+                    + "served while it is there (the first mock added wins, Catbird 0.11's order; docs/matching.md#match-order); "
+                    + "add the broader mock after the specific ones (remove it and add it again), or give it a limit"
+            ])
+        let served = try client.request("POST", "/bp", headers: Self.tenant, body: Array(#"{"a":1,"b":2}"#.utf8))
+        XCTAssertEqual(served.text, "old", "the generic mock answers: the warning is true")
+
+        // A header pattern behind a wildcard url of the same value: the same warning.
+        XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"wildcard","value":"/u/*"}}"#).status, 201)
+        let withHeader = try update(#"{"method":"GET","url":{"kind":"wildcard","value":"/u/*"},"headers":{"X-A":{"kind":"equal","value":"1"}}}"#)
+        XCTAssertEqual((withHeader.object["warnings"] as? [String])?.count, 1, withHeader.text)
+    }
+
+    /// No warning where the earlier mock does not always win: it has a limit, another method,
+    /// another url kind or value, a header pattern of its own; or the generic mock is added
+    /// after the specific one (then the specific one answers first).
+    func testNoWarningWhereTheGenericMockDoesNotAlwaysWin() throws {
+        let body = #""body":{"kind":"contains","value":"a"}"#
+        XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/limited"}}"#, response: #"{"status":200,"limit":2}"#).status, 201)
+        XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"equal","value":"/m"}}"#).status, 201)
+        XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"wildcard","value":"/w"}}"#).status, 201)
+        XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/h"},"headers":{"X-A":{"kind":"equal","value":"1"}}}"#).status, 201)
+        XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/later"},\#(body)}"#).status, 201)
+        for url in [#""kind":"equal","value":"/limited""#, #""kind":"equal","value":"/m""#, #""kind":"equal","value":"/w""#,
+                    #""kind":"equal","value":"/h""#] {
+            let added = try update(#"{"method":"POST","url":{\#(url)},"headers":{"X-B":{"kind":"equal","value":"2"}},\#(body)}"#)
+            XCTAssertEqual(added.status, 201, added.text)
+            XCTAssertEqual(added.text, "", url)
+        }
+        let generic = try update(#"{"method":"POST","url":{"kind":"equal","value":"/later"}}"#)
+        XCTAssertEqual(generic.text, "", "added after the specific mock: no warning")
+    }
+}

@@ -40,7 +40,7 @@ public struct Mock: Sendable {
             responseBody = response.body.map { [UInt8]($0) } ?? []
             heldBytes = responseBody.count + pattern.source.heldBytes
             self.createdAt = createdAt
-            identity = pattern.source.identity
+            identity = pattern.identity
         }
 
         /// ``CompiledRequestPattern/evaluate(method:target:headerValue:body:until:slice:)`` of
@@ -145,7 +145,7 @@ public struct Mock: Sendable {
     public var sentHeadersJSON: JSONText.AppendingMemo { definition.sentHeadersJSON }
     /// When the mock was added (UTC, ISO 8601 with milliseconds).
     public var createdAt: String { definition.createdAt }
-    /// `pattern.source.identity`, worked out once: the key ``MockTable`` finds the mock by
+    /// `pattern.identity` (``CatbirdMatching/CompiledRequestPattern/identity``), worked out once: the key ``MockTable`` finds the mock by
     /// for `update` and `remove`.
     var identity: RequestPattern.Identity { definition.identity }
 

@@ -81,7 +81,7 @@ public final class MockStore: Sendable {
 
     /// Adds a mock, or replaces in place (same position, new id) the tenant's mock whose
     /// pattern is the same as `pattern` (Catbird 0.11 `update`; header names compared
-    /// case-insensitively, see ``RequestPattern/isSamePattern(as:)``). The replacement keeps
+    /// case-insensitively, a `json` body value as JSON, see ``RequestPattern/isSamePattern(as:)``). The replacement keeps
     /// `pattern` as given, header-name spelling included.
     /// - Throws: `PatternError` for an invalid regular expression or a url or header value
     ///   longer than it can match (``MockPatternLimits``; nothing stored);
@@ -100,7 +100,7 @@ public final class MockStore: Sendable {
             // update leaves no empty table behind (which the cross-tenant search of every
             // default-tenant miss would then pass over).
             let existing = table(of: tenant)
-            let replaced = existing?.mock(samePatternAs: pattern)
+            let replaced = existing?.mock(identity: compiled.identity)
             let highestPosition = existing?.read(\.highestPosition) ?? 0
             let none = (mocks: 0, bytes: 0)
             let (before, kept) = existing?.footprint(replacing: replaced?.id) ?? (now: none, kept: none)
@@ -127,13 +127,23 @@ public final class MockStore: Sendable {
         table(of: tenant)?.read { $0.catchAll(method: mock.patternMethod, before: mock.position) }
     }
 
+    /// The tenant's mock before `mock` in match order with its method and url pattern but no
+    /// header or body pattern and no limit (``MockTable/broader(than:before:)``), so that `mock`,
+    /// which has header or body patterns, is never served while it is there; nil when there is
+    /// none (tester finding T18A-F9).
+    public func broader(before mock: Mock, tenant: TenantID) -> Mock? {
+        table(of: tenant)?.read { $0.broader(than: mock.identity, before: mock.position) }
+    }
+
     /// Removes the tenant's mock whose pattern is the same as `pattern` (header names compared
-    /// case-insensitively, see ``RequestPattern/isSamePattern(as:)``); nothing when there is none.
+    /// case-insensitively, a `json` body value as JSON, see ``RequestPattern/isSamePattern(as:)``);
+    /// nothing when there is none.
     /// - Returns: whether a mock was removed.
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     @discardableResult
     public func remove(_ pattern: RequestPattern, tenant: TenantID) throws -> Bool {
-        try remove(tenant: tenant) { $0.mock(samePatternAs: pattern) }
+        let identity = pattern.identity
+        return try remove(tenant: tenant) { $0.mock(identity: identity) }
     }
 
     /// Removes the tenant's mock with id `id` (an id of `GET /catbird/api/mocks` or of a journal

@@ -61,10 +61,22 @@ struct MockTable: Sendable {
         return equal + patterned.map(\.id)
     }
 
-    /// The mock whose pattern is the same as `pattern` (``RequestPattern/isSamePattern(as:)``:
-    /// method, url kind and value, header patterns with names compared case-insensitively).
-    func mock(samePatternAs pattern: RequestPattern) -> Mock? {
-        byIdentity[pattern.identity].flatMap { byID[$0] }
+    /// The mock whose pattern has `identity` (``RequestPattern/Identity``: method, url kind and
+    /// value, header patterns with names compared case-insensitively, a `json` body as JSON).
+    func mock(identity: RequestPattern.Identity) -> Mock? {
+        byIdentity[identity].flatMap { byID[$0] }
+    }
+
+    /// The first mock before `position` of the method and url pattern of `identity` without
+    /// header or body patterns, and without a limit: it answers every request a mock with
+    /// `identity` could match (tester finding T18A-F9, WireMock's "generic stub first" habit).
+    /// Nil when `identity` itself has neither (then it is that mock's, replaced in place).
+    func broader(than identity: RequestPattern.Identity, before position: Int64) -> Mock? {
+        guard !identity.headers.isEmpty || identity.body != nil,
+            let mock = self.mock(identity: identity.withoutHeadersOrBody),
+            mock.position < position, mock.remainingLimit == nil
+        else { return nil }
+        return mock
     }
 
     /// The first mock before `position` that answers every usual request of `method`: its

@@ -85,7 +85,7 @@ final class TenantMocks: Sendable {
         /// Used-up mocks that still have unsettled hits, as their last hit left them (hits
         /// counted, no use left): brought back by ``TenantMocks/refund(_:)`` when one of those
         /// hits is given back, dropped once the last of them is settled (``TenantMocks/settle(_:)``),
-        /// found by ``TenantMocks/mock(samePatternAs:)`` so that `update` and `remove` reach
+        /// found by ``TenantMocks/mock(identity:)`` so that `update` and `remove` reach
         /// their rows.
         var pendingExhausted: [Int64: Mock] = [:]
         /// The mocks whose limit the latest hits used up, oldest first, at most
@@ -254,12 +254,11 @@ final class TenantMocks: Sendable {
         }
     }
 
-    /// The mock whose pattern is the same as `pattern` (``MockTable/mock(samePatternAs:)``), or
-    /// a used-up one with that pattern whose delayed answer still waits.
-    func mock(samePatternAs pattern: RequestPattern) -> Mock? {
+    /// The mock whose pattern has `identity` (``MockTable/mock(identity:)``), or a used-up one
+    /// with it whose delayed answer still waits.
+    func mock(identity: RequestPattern.Identity) -> Mock? {
         state.withLock { state in
-            let identity = pattern.identity
-            return state.table.mock(samePatternAs: pattern) ?? state.pendingExhausted.values.first { $0.identity == identity }
+            state.table.mock(identity: identity) ?? state.pendingExhausted.values.first { $0.identity == identity }
         }
     }
 
@@ -408,7 +407,7 @@ final class TenantMocks: Sendable {
                 return .restored
             }
             guard var mock = state.pendingExhausted.removeValue(forKey: id) else { return .removed }
-            guard state.table.mock(samePatternAs: mock.pattern.source) == nil else {
+            guard state.table.mock(identity: mock.identity) == nil else {
                 state.forgetUsage(of: id)
                 return .displaced
             }

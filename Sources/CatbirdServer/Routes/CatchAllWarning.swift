@@ -3,12 +3,17 @@ import CatbirdMatching
 import CatbirdSupport
 import CatbirdWire
 
-/// The warning on the 201 of a mock added behind a catch-all of its tenant (tester finding
-/// try10a F13): an earlier mock of the same method without header or body patterns, whose url
-/// pattern every request-target matches (``CatbirdMatching/RequestPattern/isCatchAll``), and
-/// without a `limit`, answers every request the new mock could match, since the first mock in
-/// list order wins (Catbird 0.11's order, docs/matching.md#match-order). Kept, as 0.11 keeps
-/// it (the catch-all may be removed later), but said, as for ``NeverMatchingMock``.
+/// The warning on the 201 of a mock added behind an earlier, broader mock of its tenant without
+/// a `limit`, which answers every request the new mock could match, since the first mock in
+/// list order wins (Catbird 0.11's order, docs/matching.md#match-order). Kept, as 0.11 keeps it
+/// (the broader mock may be removed later), but said, as for ``NeverMatchingMock``. Two kinds of
+/// broader mock are recognised (docs/protocol.md#mocks-that-can-never-match); neither has
+/// header or body patterns, and whether one regular expression includes another is not decided:
+/// - a catch-all (tester finding try10a F13): of the same method, its url pattern one every
+///   request-target matches (``CatbirdMatching/RequestPattern/isCatchAll``);
+/// - one with the same method and url pattern (kind and value) as a new mock that has header or
+///   body patterns (tester finding T18A-F9: WireMock users add the generic stub first, then the
+///   specific one).
 enum CatchAllWarning {
     /// The sentence naming `catchAll`, the earlier mock.
     static func warning(shadowedBy catchAll: Mock) -> String {
@@ -16,6 +21,16 @@ enum CatchAllWarning {
             + "\(catchAll.patternMethod) request of this tenant and has no limit, so it answers every request this mock "
             + "could match: this mock is never served while it is there (the first mock added wins, Catbird 0.11's order; "
             + "docs/matching.md#match-order); add the catch-all after the specific mocks (remove it and add it again), "
+            + "or give it a limit"
+    }
+
+    /// The sentence naming `broader`, the earlier mock of the same method and url pattern
+    /// without header or body patterns.
+    static func warning(shadowedByBroader broader: Mock) -> String {
+        "mock \(broader.id) (\(broader.pattern.source.summary)), added before this one, has the same method and url "
+            + "pattern, no header or body pattern and no limit, so it answers every request this mock could match: this "
+            + "mock is never served while it is there (the first mock added wins, Catbird 0.11's order; "
+            + "docs/matching.md#match-order); add the broader mock after the specific ones (remove it and add it again), "
             + "or give it a limit"
     }
 }

@@ -56,7 +56,8 @@ enum MockRoutes {
     }
 
     /// update → 201, remove/removeAll → 204, all with empty bodies but the 201 of a mock no
-    /// request can match (``NeverMatchingMock``), one behind a catch-all (``CatchAllWarning``)
+    /// request can match (``NeverMatchingMock``), one behind a catch-all or a broader mock of its
+    /// method and url (``CatchAllWarning``)
     /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``): `{"warnings": [...]}`;
     /// a `remove` that removed nothing has the header ``RemovedNothing/header``. Each committed
     /// to SQLite before answering. A body of well-formed JSON that does not decode as an action
@@ -92,13 +93,14 @@ enum MockRoutes {
             // Kept as 0.11 keeps it, but said: 0.11's client ignores a 2xx answer's body.
             let neverMatching = NeverMatchingMock.warnings(for: pattern)
             let shadowed = dependencies.mocks.catchAll(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedBy:))
+                ?? dependencies.mocks.broader(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByBroader:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
             guard !neverMatching.isEmpty || shadowed != nil || notText != nil else { return HTTPResponse(status: 201) }
             let tenant = JSONText.shortString(context.tenant.rawValue)
             for warning in neverMatching {
                 dependencies.log.warning("tenant \(tenant): a mock was added that no usual request can match: \(warning)")
             }
-            if let shadowed { dependencies.log.warning("tenant \(tenant): a mock was added behind a catch-all: \(shadowed)") }
+            if let shadowed { dependencies.log.warning("tenant \(tenant): a mock was added behind a broader mock: \(shadowed)") }
             if let notText { dependencies.log.warning("tenant \(tenant): a mock was added whose text body is binary: \(notText)") }
             let warnings = neverMatching + [shadowed, notText].compactMap { $0 }
             return JSONBody.response(["warnings": warnings], status: 201)
