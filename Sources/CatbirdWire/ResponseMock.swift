@@ -73,14 +73,31 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
     /// padded base64 (Catbird 0.11's format); for the text "{\"a\":1}" send "eyJhIjoxfQ=="`.
     /// The encoding is shown for a value of up to 64 bytes; a longer one gets the rule only.
     /// Base64 wrapped in lines (GNU `base64` wraps at 76 columns) gets the rule and how to
-    /// write it on one line instead (tester13's note beside T13-F3).
+    /// write it on one line instead (tester13's note beside T13-F3). Base64 without its `=`
+    /// padding, or base64url, gets the rule and its standard form (``Base64Slip``, tester
+    /// finding T18A-F4: `"aGVsbG8"` was told to send `"YUdWc2JHOA=="`, the base64 of its text):
+    /// `; "aGVsbG8" is base64 without its "=" padding: send "aGVsbG8="`; for a value over 64
+    /// bytes, how to write it instead.
     static func base64Hint(_ text: String) -> String {
         let rule = ": the body is its bytes in standard padded base64 (Catbird 0.11's format)"
         if text.utf8.contains(UInt8(ascii: "\n")) || text.utf8.contains(UInt8(ascii: "\r")) {
             return rule + " on one line, without line breaks (GNU base64 wraps at 76 columns: use base64 -w0)"
         }
-        guard text.utf8.count <= 64 else { return rule }
-        return rule + "; for the text \(CodingPathText.jsonQuoted(text)) send \"\(Data(text.utf8).base64EncodedString())\""
+        let shown = text.utf8.count <= 64
+        let asText = "for the text \(CodingPathText.jsonQuoted(text)) send \"\(Data(text.utf8).base64EncodedString())\""
+        guard let (slip, standard) = Base64Slip.find(in: text) else { return shown ? rule + "; " + asText : rule }
+        let what = shown ? CodingPathText.jsonQuoted(text) : "this"
+        var hint: String
+        switch slip {
+        case let .unpadded(padding):
+            hint = "\(what) is base64 without its \"=\" padding: " + (shown ? "send \"\(standard)\"" : "add \"\(padding)\" at its end")
+        case .base64URL:
+            hint = "\(what) is base64url (\"-\" and \"_\" for \"+\" and \"/\"): send it in standard base64, "
+                + (shown ? "\"\(standard)\"" : "\"+\" for \"-\", \"/\" for \"_\", and \"=\" padding to a multiple of 4 characters")
+        }
+        // Base64 of bytes that are no text may have been meant as text (`ok`): both said.
+        if shown, !Base64Slip.decodesToText(standard) { hint = "if " + hint + "; if it is text, " + asText }
+        return rule + "; " + hint
     }
 
     /// Writes the wire shape: `body` as padded base64; `body`, `limit` and `delay` left out
