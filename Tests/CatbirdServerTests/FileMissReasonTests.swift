@@ -28,7 +28,7 @@ final class FileMissReasonTests: XCTestCase {
         let index = try CurlClient.run(["\(base)/"])
         XCTAssertEqual(index.status, 404)
         XCTAssertTrue((index.object["reason"] as? String ?? "").hasSuffix(
-            "; no file mock in \(root) (tried index); index.html is beside it: send Accept: text/html, or add .html to the path"),
+            "; no file mock in \(root) (tried index); index.html is beside it: send Accept: text/html, or ask for /index.html"),
             "\(index.object)")
         // With an Accept that has extensions, every name tried is listed; nothing beside.
         let missing = try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/none"])
@@ -46,6 +46,33 @@ final class FileMissReasonTests: XCTestCase {
     /// Regression (T11-F7, the tester's exact setup): `ln -s /etc/passwd mocks/leak; curl /leak`
     /// got a 404 saying only `no file mock in … (tried leak)`; a fixtures folder linked in from
     /// elsewhere got no hint either. The reason now says the name leads outside.
+    /// Regression (tester finding T18A-F7), the exact layout: `index.html` and `docs/index.html`;
+    /// `/` and `/docs/` were told "add .html to the path", and `/.html` is a 404 too. The
+    /// reason names the target that is served (the query kept, a fragment left out).
+    func testADirectoryIndexBesideATrailingSlashIsNamedByTheTargetThatServesIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("docs"), withIntermediateDirectories: true)
+        try Data("<h1>root</h1>\n".utf8).write(to: directory.appendingPathComponent("index.html"))
+        try Data("<h1>docs</h1>\n".utf8).write(to: directory.appendingPathComponent("docs/index.html"))
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        let base = "http://127.0.0.1:\(server.port)"
+        for (target, told, body) in [
+            ("/", "/index.html", "<h1>root</h1>\n"), ("/docs/", "/docs/index.html", "<h1>docs</h1>\n"),
+            ("/docs/?v=1", "/docs/index.html?v=1", "<h1>docs</h1>\n"),
+        ] {
+            let miss = try CurlClient.run([base + target])
+            XCTAssertEqual(miss.status, 404, target)
+            let reason = miss.object["reason"] as? String ?? ""
+            XCTAssertTrue(reason.hasSuffix("index.html is beside it: send Accept: text/html, or ask for \(told)"), reason)
+            XCTAssertFalse(reason.contains("add .html"), reason)
+            let served = try CurlClient.run([base + told])
+            XCTAssertEqual(served.status, 200, told)
+            XCTAssertEqual(served.text, body, told)
+        }
+        XCTAssertEqual(try CurlClient.run([base + "/.html"]).status, 404, "what the old hint led to")
+    }
+
     func testASymlinkLeadingOutsideIsNamedInThe404() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
         let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fixtures-\(UUID().uuidString)")

@@ -11,6 +11,7 @@ extension FileMockDirectory {
     /// normalization (``otherNormalization(of:)``); then, for a name without an extension, the
     /// first file beside it with one (sidecars and hidden files left out) and the `Accept` type
     /// that selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`
+    /// (for a trailing `/`, the target naming it: `; docs/index.html is beside it: send Accept: text/html, or ask for /docs/index.html`)
     /// (with the query kept, `--files-with-query`, only the `Accept`: the extension follows the query).
     /// Reads the directory: asked only for a 404 with a mocks directory set, so none of this is
     /// on the path of a request a file or mock answers.
@@ -31,13 +32,27 @@ extension FileMockDirectory {
         let ext = sibling[sibling.index(after: sibling.lastIndex(of: ".")!)...]
         let type = mediaTypes.type(forFileName: sibling)
         guard name.hasQuery else {
-            return hint + "; \(sibling) is beside it: \(type.map { "send Accept: \($0), or " } ?? "")add .\(ext) to the path"
+            // A trailing `/` names `index`: `.html` added to `/docs/` names `docs/.html`, so the
+            // target that names the file is told instead (tester finding T18A-F7).
+            let fix = name.namesIndex ? "ask for \(Self.target(target, naming: "index.\(ext)"))" : "add .\(ext) to the path"
+            return hint + "; \(sibling) is beside it: \(type.map { "send Accept: \($0), or " } ?? "")" + fix
         }
         // The Accept extension follows the query (`list?page=2.json`): `.json` added to the
         // path would name `list.json?page=2` (try9a F4).
         return hint + "; \(sibling) is beside it"
             + (type.map { ": send Accept: \($0) (the Accept extension follows the query, so .\(ext) added to the path does not name it)" }
                 ?? ": with the query, only an Accept that adds .\(ext) names it")
+    }
+
+    /// `target`, which ends its path with `/` (or has an empty one, `http://h` in proxy form),
+    /// with `file` appended to the path, its query kept and any fragment left out:
+    /// `/docs/?v=1` → `/docs/index.html?v=1`.
+    static func target(_ target: String, naming file: String) -> String {
+        var rest = Substring(target)
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
+        let pathEnd = rest.firstIndex(of: "?") ?? rest.endIndex  // a proxy form's authority holds no "?"
+        let path = rest[..<pathEnd]
+        return String(path) + (path.hasSuffix("/") ? "" : "/") + file + rest[pathEnd...]
     }
 
     /// Names a 404's reason lists at most (``missHint(target:accept:)``).

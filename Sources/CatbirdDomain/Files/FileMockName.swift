@@ -45,7 +45,7 @@ public struct FileMockName: Sendable, Equatable {
     }
 
     /// Whether the last segment is the `index` a trailing `/` (or an empty path) names.
-    private var namesIndex = false
+    public private(set) var namesIndex = false
     /// Whether the query string is part of the last segment (`--files-with-query`).
     public private(set) var hasQuery = false
 
