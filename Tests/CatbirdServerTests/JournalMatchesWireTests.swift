@@ -76,4 +76,47 @@ final class JournalMatchesWireTests: ServerTestCase {
         try assertJournalMatchesWire("GET /nothing HTTP/1.0\r\n\r\n", "404, HTTP/1.0")
         try assertJournalMatchesWire("GET /nothing HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n", "431")
     }
+
+    /// Regression (tester finding T18A-F6), the exact mock and request: a CONNECT mock's 200
+    /// went out without `Content-Length` (RFC 9110 §9.3.6: the connection becomes a tunnel, the
+    /// body its first bytes), but was journaled, and exported to HAR, with the `Content-Length:
+    /// 7` its hits of the second share with a GET's. Siblings whose framing differs by the
+    /// request or status (204, 304, HEAD of a GET mock, a CONNECT's 404 and non-2xx) agree too.
+    func testJournalMatchesTheWireForAConnectsAnswerAndOtherUnframedAnswers() throws {
+        let tenant = "t18-m"
+        let action = #"{"type":"update","pattern":{"method":"CONNECT","url":{"kind":"equal","value":"example.com:443"}},"#
+            + #""response":{"status":200,"body":"Q09OTkVDVA=="}}"#
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action, headers: E2E.tenantHeader(tenant)).status, 201)
+        for round in 1...2 {  // the second in the same second: the shared answer
+            let raw = try server.client()
+            try raw.send(raw: Array("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Catbird-Parallel-Id: t18-m\r\n\r\n".utf8))
+            let response = try raw.readResponse()  // no Content-Length: an empty body, the rest is tunnel data
+            let tunnel = raw.readUntilQuiet(firstByteWithin: 2000, quietAfter: 300)
+            XCTAssertEqual(response.status, 200)
+            XCTAssertNil(response.header("Content-Length"), "RFC 9110 §9.3.6")
+            XCTAssertEqual(String(decoding: tunnel, as: UTF8.self), "CONNECT", "the body goes out as the tunnel's first bytes")
+            let entry = try E2E.journal(client, tenant: tenant, query: "order=newest&limit=1").first ?? [:]
+            let journaled = entry["response"] as? [String: Any] ?? [:]
+            XCTAssertEqual(fields(journaled["headers"]), fields(response.headers), "round \(round): the journal's fields are the wire's")
+            let body = (journaled["bodyBase64"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? []
+            XCTAssertEqual(body, tunnel, "round \(round): the bytes that went out")
+        }
+        let har = try client.request("GET", "/catbird/api/requests.har", headers: E2E.tenantHeader(tenant))
+        XCTAssertEqual(har.status, 200, har.text)
+        let entries = (har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        XCTAssertEqual(entries.count, 2, har.text)
+        for entry in entries {
+            let names = ((entry["response"] as? [String: Any])?["headers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            XCTAssertEqual(names.map { $0.lowercased() }, ["date"], "the HAR export repeats the journal: \(har.text)")
+        }
+
+        try E2E.addMock(client, method: "CONNECT", url: "other.example:443", status: 407, body: "auth")
+        try E2E.addMock(client, url: "/not-modified", status: 304, body: nil)
+        try E2E.addMock(client, url: "/got", body: "got")
+        let host = "Host: x\r\n"
+        try assertJournalMatchesWire("CONNECT other.example:443 HTTP/1.1\r\nHost: other.example:443\r\n\r\n", "CONNECT 407")
+        try assertJournalMatchesWire("CONNECT nothing.example:443 HTTP/1.1\r\nHost: nothing.example:443\r\n\r\n", "CONNECT 404")
+        try assertJournalMatchesWire("GET /not-modified HTTP/1.1\r\n\(host)\r\n", "304")
+        try assertJournalMatchesWire("HEAD /got HTTP/1.1\r\n\(host)\r\n", "HEAD of a GET mock")
+    }
 }
