@@ -261,6 +261,19 @@ public struct CatbirdRequestPage: Codable, Hashable, Sendable {
     /// servers that predate it).
     public var prunedThrough: Int64?
 
+    /// For the listing (`GET /catbird/api/requests`): the highest id of the tenant's entries,
+    /// whatever the listing's filters (0 when it has none). A `since` above it names entries
+    /// this journal does not have: cleared, dropped, or never there (the server restarted on a
+    /// fresh database, whose ids start again at 1); list afresh from `since=0`
+    /// (docs/protocol.md#following-the-journal). Nil from other routes and older servers.
+    public var newestId: Int64?
+
+    /// For the listing (`GET /catbird/api/requests`): an opaque id of the server run, new each
+    /// time the server starts. When it changes between two pages, the ids held from before may
+    /// belong to another journal (a restart on a fresh database): list afresh
+    /// (docs/protocol.md#following-the-journal). Nil from other routes and older servers.
+    public var serverRun: String?
+
     /// For `POST /catbird/api/requests/find`: how many entries in the find's bounds match all
     /// but the body pattern and were left out because the journal kept only part of their
     /// request body (`--journal-body-limit`); nil when none (docs/protocol.md#find).

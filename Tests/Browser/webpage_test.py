@@ -44,12 +44,16 @@ class Server:
         probe.bind(("127.0.0.1", 0))
         self.port = probe.getsockname()[1]
         probe.close()
+        self.extra = extra
+        self.database = os.path.join(self.dir.name, "catbird.sqlite")
         self.log = open(os.path.join(self.dir.name, "server.log"), "w")
-        self.process = subprocess.Popen(
-            [BINARY, "--port", str(self.port), "--db", os.path.join(self.dir.name, "catbird.sqlite"),
-             "--log-level", "warning", *extra],
-            stdout=self.log, stderr=subprocess.STDOUT)
         self.url = f"http://127.0.0.1:{self.port}"
+        self.start()
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [BINARY, "--port", str(self.port), "--db", self.database, "--log-level", "warning", *self.extra],
+            stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -90,6 +94,16 @@ class Server:
             "type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": url}, "headers": {}},
             "response": response}, tenant)
         assert status_code == 201, status_code
+
+    def restart_on_a_fresh_database(self):
+        """Stops the server, deletes its database file (as a CI host does between runs) and
+        starts it again on the same port, as a supervisor would: its journal ids start again at 1."""
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(self.database + suffix):
+                os.remove(self.database + suffix)
+        self.start()
 
     def stop(self):
         self.process.terminate()
@@ -749,6 +763,25 @@ def test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view(server, driv
     assert not errors, errors
 
 
+def test_after_a_restart_on_a_fresh_database_new_requests_still_appear(server, driver):
+    # T18A-F3, the finding's sequence: five requests shown (the page's `since` is 5), the server
+    # restarted on a fresh database (ids start again at 1), one request. The page kept asking
+    # for entries after 5, said `live`, and never showed /after-restart until reloaded.
+    for index in range(1, 6):
+        server.request("GET", f"/r{index}")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 5, message="the five requests")
+    server.restart_on_a_fresh_database()
+    server.request("GET", "/after-restart")
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/after-restart"], timeout=15,
+         message=f"the request after the restart, alone: {rows(driver)}")
+    wait_live(driver)
+    assert "loaded afresh" in driver.find_element(By.ID, "notice").text, driver.find_element(By.ID, "notice").text
+    server.request("GET", "/later")  # and it follows the new journal live
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/later", "/after-restart"], message=f"live after: {rows(driver)}")
+
+
 def test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline(server, driver):
     """Tester finding T12-F12: /catbird?tenant=pg2&status=9xx showed "offline: 'status' must be a
     whole number or a class such as 4xx", and a 1,100-byte tenant in the link "offline: the
@@ -790,6 +823,7 @@ TESTS = [
     (test_typing_in_the_tenant_filter_asks_the_server_nothing, ()),
     (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),
     (test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline, ()),
+    (test_after_a_restart_on_a_fresh_database_new_requests_still_appear, ()),
     (test_past_two_hundred_tenants_the_picker_asks_for_a_page_and_the_filter_asks_by_prefix, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),

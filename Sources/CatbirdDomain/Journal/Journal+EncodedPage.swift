@@ -21,6 +21,16 @@ public struct EncodedJournalPage: Sendable {
     public var prunedThrough: Int64?
 }
 
+extension EncodedJournalPage {
+    /// Adds the member `"name": value` at the end of the answer's object, `value` being JSON
+    /// text already (a number, or a quoted string); `name` must not be a member already.
+    public mutating func appendMember(_ name: String, json value: String) {
+        precondition(json.last == UInt8(ascii: "}"), "a journal page's JSON ends with its object's brace")
+        json.removeLast()
+        json += Array(",\"\(name)\":\(value)}".utf8)
+    }
+}
+
 extension Journal {
     /// The most bytes of JSON a journal page holds: 4 MiB (a page always holds at least one
     /// entry, so a single larger entry, possible with a large `--journal-body-limit`, passes it).

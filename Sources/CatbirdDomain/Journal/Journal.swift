@@ -74,6 +74,22 @@ public final class Journal: Sendable {
         }
     }
 
+    /// The highest id of the tenant's entries a reader sees (0 when it has none), after the queued
+    /// journal is written: unlike ``latestID(of:)``, rows a clear or drop is still deleting in
+    /// the background are not counted. What the listing tells a client following the journal
+    /// with `since=` (docs/protocol.md#following-the-journal): a `since` above it names entries
+    /// this journal does not have.
+    /// - Throws: `SQLiteError`.
+    public func newestID(of tenant: TenantID) throws -> Int64 {
+        try writer.flushForReading(tenant)
+        return try reader.use { db in
+            try db.query(
+                "SELECT max(id) FROM journal_rows WHERE tenant = ? AND id > ?",
+                [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))]
+            ).first?[0].intValue ?? 0
+        }
+    }
+
     /// Queues one entry; see ``JournalWriter/append(_:)``.
     /// - Returns: its ticket, for ``whenCommitted(_:_:)``.
     @discardableResult

@@ -51,7 +51,7 @@ struct JournalLongPoll: Sendable {
                 let page = try dependencies.journal.encodedPage(of: tenant, query)
                 remaining = deadline - ContinuousClock.now
                 guard page.entryCount == 0, remaining > .zero else {
-                    responder.send(JSONBody.page(page))
+                    responder.send(try JournalFollowing.answer(page, tenant: tenant, dependencies))
                     return
                 }
             }
@@ -66,7 +66,8 @@ struct JournalLongPoll: Sendable {
     /// Builds `plan`'s page and answers with it.
     private func send(_ plan: JournalPagePlan, _ responder: HTTPResponder) {
         do {
-            responder.send(JSONBody.page(try dependencies.journal.encodedPage(of: tenant, plan, query)))
+            let page = try dependencies.journal.encodedPage(of: tenant, plan, query)
+            responder.send(try JournalFollowing.answer(page, tenant: tenant, dependencies))
         } catch {
             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
         }

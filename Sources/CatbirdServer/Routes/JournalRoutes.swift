@@ -7,7 +7,8 @@ import Foundation
 
 /// The tenant's request journal (docs/protocol.md#journal, docs/protocol.md#count):
 /// - `GET /catbird/api/requests?since=&before=&order=&limit=&method=&url=&status=&answeredBy=&bodies=&wait=`
-///   → ``CatbirdRequestPage`` (`nextSince` always present, `mockId` `null` when no mock answered;
+///   → ``CatbirdRequestPage`` (`nextSince` always present, `newestId` and `serverRun` for a client
+///   that follows the journal: ``JournalFollowing``; `mockId` `null` when no mock answered;
 ///   `order=newest` with `before=` pages back from the newest entry; `wait=` seconds, 0–60, holds
 ///   an empty answer until an entry matches: ``JournalLongPoll``); with a filter (`method`,
 ///   `url`, `status`, `answeredBy`) a page may read the whole journal, and a page of more than
@@ -46,7 +47,8 @@ enum JournalRoutes {
                 // serves its client, whose FIN ends it (docs/protocol.md#delays).
                 return .later(watching: wait == .zero ? .resetOnly : .endOfStream) { responder in poll.start(responder) }
             }) { context in
-                JSONBody.page(try dependencies.journal.encodedPage(of: context.tenant, try listing(context).query))
+                let page = try dependencies.journal.encodedPage(of: context.tenant, try listing(context).query)
+                return try JournalFollowing.answer(page, tenant: context.tenant, dependencies)
             },
             // With an admin token, the default tenant's journal (shared as its mocks are) is the
             // admin's to clear: refused where its lane is chosen, before admission, so a refused

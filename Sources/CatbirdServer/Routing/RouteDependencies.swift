@@ -2,6 +2,7 @@ import CatbirdDomain
 import CatbirdHTTP
 import CatbirdStorage
 import CatbirdSupport
+import Foundation
 import Synchronization
 
 /// What the routes work with; built once at start-up by ``CatbirdServer``.
@@ -36,6 +37,11 @@ struct RouteDependencies: Sendable {
     let sentAnswers: SentMockAnswers
     /// The request bodies parked waits hold, bounded per tenant and for all (try10b F2, addendum).
     let parkedWaits: ParkedWaitBytes
+    /// An opaque id of this server run (a random UUID, new at every start), which the journal
+    /// listing carries as `serverRun` (``JournalFollowing``): a client following the journal
+    /// sees it change when the server restarted, perhaps on a fresh database whose ids start
+    /// again at 1 (tester finding T18A-F3).
+    let serverRun = UUID().uuidString.lowercased()
 }
 
 /// The base URL the server listens on, e.g. `http://127.0.0.1:8080` (set when it starts; the

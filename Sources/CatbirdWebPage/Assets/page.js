@@ -25,6 +25,7 @@ const state = {
   generation: 0,         // bumped whenever the view is reset; stale answers are dropped
   abort: null,           // AbortController of the current view's requests
   since: 0,              // highest journal id seen (live polls ask for entries after it)
+  serverRun: null,       // the server run those ids came from (the listing's `serverRun`)
   before: null,          // lowest id shown ("load older" asks for entries before it)
   hasOlder: false,
   rows: [],              // entries shown, newest first
@@ -365,6 +366,7 @@ async function resetView() {
     if (generation !== state.generation) return;
     state.rows = page.requests;
     state.since = page.nextSince;
+    state.serverRun = page.serverRun ?? null;
     state.before = page.nextBefore ?? null;
     state.hasOlder = page.hasMore;
     renderRows();
@@ -382,24 +384,47 @@ async function resetView() {
   follow(generation, signal);
 }
 
+// Whether a live poll's answer for `since` comes from another journal than the view's ids
+// (tester finding T18A-F3: after a restart on a fresh database, `--db :memory:` or a deleted
+// file, ids start again at 1, and the page kept asking for entries after its old `since`, showing
+// `live` and nothing new): the server has started again since (another `serverRun`), or the
+// journal has no entry up to `since` (its `newestId` is lower: cleared, dropped, or a fresh
+// database). docs/protocol.md#following-the-journal.
+function anotherJournal(page, since) {
+  if (page.serverRun !== undefined && page.serverRun !== state.serverRun) return true;
+  return page.newestId !== undefined && since > page.newestId;
+}
+
 // The live loop: asks for entries after the newest one seen. With a server that supports
 // `wait=`, the request is held until something arrives (a long poll; the server holds no worker
-// thread for it); otherwise it asks again every SHORT_POLL_MS.
+// thread for it); otherwise it asks again every SHORT_POLL_MS. After a failed poll the next one
+// does not wait, so a server that came back answers at once and the page sees at once whether
+// it is still the journal it followed; when it is not, the view is loaded afresh.
 async function follow(generation, signal) {
+  let failed = false;  // the last poll failed (offline, or the server failed)
   while (generation === state.generation) {
     let page;
+    const since = state.since;
     try {
-      const wait = state.longPoll ? LONG_POLL_SECONDS : undefined;
-      page = await api(journalPath({ since: state.since, limit: LIVE_BATCH, wait }), { signal });
+      const wait = state.longPoll && !failed ? LONG_POLL_SECONDS : undefined;
+      page = await api(journalPath({ since, limit: LIVE_BATCH, wait }), { signal });
     } catch (error) {
       if (signal.aborted || generation !== state.generation) return;
       if (error.status === 400 && state.longPoll) { state.longPoll = false; continue; }
       setStatus(failureStatus(error) + (isRefusal(error) ? "" : " (retrying)"), true);
       if (isRefusal(error)) return;  // asked again when the view changes
+      failed = true;
       await sleep(1000, signal);
       continue;
     }
     if (generation !== state.generation) return;
+    if (anotherJournal(page, since)) {
+      await resetView();
+      const why = "The journal is not the one shown before (the server restarted, or its entries were deleted)";
+      if (state.generation === generation + 1) notice(why + ": the view was loaded afresh.");
+      return;
+    }
+    failed = false;
     state.since = page.nextSince;
     const fresh = page.requests.slice().reverse();
     if (state.paused || state.detached) {
