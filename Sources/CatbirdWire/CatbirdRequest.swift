@@ -11,6 +11,13 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         /// Header fields, name → value; a name sent more than once has its values joined by `, `.
         public var headers: [String: String]
 
+        /// The header fields one by one, a name sent more than once once per value, in the order
+        /// received; the names sorted ASCII case-insensitively (the journal keeps no order between
+        /// different names). Only in the answer of `GET /catbird/api/requests/{id}`
+        /// (docs/protocol.md#journal): ``headers`` cannot tell `X-A: a, b` from `X-A: a` and
+        /// `X-A: b` (tester finding T18A-F5). Nil elsewhere and from servers that predate it.
+        public var headerFields: [HeaderField]?
+
         /// The stored body bytes (empty for none). Only the first bytes are kept when
         /// ``bodyTruncated`` is true (the server's `--journal-body-limit`, 64 KiB by default).
         public var body: Data
@@ -39,16 +46,21 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         ///   - body: the stored body bytes.
         ///   - bodySize: the full body size in bytes; `body.count` when nil.
         ///   - bodyTruncated: whether `body` is a prefix only.
-        public init(status: Int? = nil, headers: [String: String] = [:], body: Data = Data(), bodySize: Int? = nil, bodyTruncated: Bool = false) {
+        ///   - headerFields: the header fields one by one (``headerFields``); nil leaves them out.
+        public init(
+            status: Int? = nil, headers: [String: String] = [:], body: Data = Data(), bodySize: Int? = nil, bodyTruncated: Bool = false,
+            headerFields: [HeaderField]? = nil
+        ) {
             self.status = status
             self.headers = headers
+            self.headerFields = headerFields
             self.body = body
             self.bodySize = bodySize ?? body.count
             self.bodyTruncated = bodyTruncated
         }
 
         private enum CodingKeys: String, CodingKey {
-            case status, headers, body, bodyBase64, bodySize, bodyTruncated
+            case status, headers, headerFields, body, bodyBase64, bodySize, bodyTruncated
         }
 
         /// Reads the server's shape: the body from `bodyBase64` (absent or null for none).
@@ -58,6 +70,7 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             status = try container.decodeIfPresent(Int.self, forKey: .status)
             headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+            headerFields = try container.decodeIfPresent([HeaderField].self, forKey: .headerFields)
             if let base64 = try container.decodeIfPresent(String.self, forKey: .bodyBase64) {
                 guard let bytes = Data(strictBase64: base64) else {
                     throw DecodingError.dataCorruptedError(forKey: .bodyBase64, in: container, debugDescription: "not valid base64")
@@ -71,17 +84,33 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         }
 
         /// Writes the server's shape: `body` the stored body as text (``bodyText``) when it has
-        /// one, `bodyBase64` the stored bytes; both left out for an empty body.
+        /// one, `bodyBase64` the stored bytes; both left out for an empty body; `headerFields`
+        /// only when set.
         ///
         /// - Throws: whatever the encoder throws (a JSONEncoder never does for this type).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(status, forKey: .status)
             try container.encode(headers, forKey: .headers)
+            try container.encodeIfPresent(headerFields, forKey: .headerFields)
             if !body.isEmpty, let text = bodyText { try container.encode(text, forKey: .body) }
             try container.encodeIfPresent(body.isEmpty ? nil : body.base64EncodedString(), forKey: .bodyBase64)
             try container.encode(bodySize, forKey: .bodySize)
             try container.encode(bodyTruncated, forKey: .bodyTruncated)
+        }
+    }
+
+    /// One header field as received or sent: `{"name": "X-Token", "value": "abc"}`.
+    public struct HeaderField: Codable, Hashable, Sendable {
+        /// The field's name, as first spelled in the message.
+        public var name: String
+        /// Its value, as the bytes sent (UTF-8).
+        public var value: String
+
+        /// A field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
         }
     }
 

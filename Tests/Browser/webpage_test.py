@@ -466,6 +466,42 @@ def copied_curl(driver, entry_id):
     return driver.find_element(By.ID, "curl-text").get_attribute("value")
 
 
+def test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both(server, driver):
+    # T18A-F5, the finding's input: a mock matching `X-Token` equal `abc` (a header pattern matches
+    # the first value) and a request with `X-Token: abc` and `X-Token: zzz`. The copied command
+    # sent one `-H 'X-Token: abc, zzz'`, which the mock does not answer (404 "header X-Token
+    # differs"), and the details showed one field.
+    tenant = "t18-dup"
+    status, _ = server.json("POST", "/catbird/api/mocks", {
+        "type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": "/dup"},
+                                      "headers": {"X-Token": {"kind": "equal", "value": "abc"}}},
+        "response": {"status": 200, "body": "aGl0"}}, tenant)
+    assert status == 201, status
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    connection.putrequest("GET", "/dup")
+    connection.putheader("X-Catbird-Parallel-Id", tenant)
+    connection.putheader("X-Token", "abc")
+    connection.putheader("X-Token", "zzz")
+    connection.endheaders()
+    response = connection.getresponse()
+    assert (response.status, response.read()) == (200, b"hit")
+    connection.close()
+    _, page = server.json("GET", "/catbird/api/requests", tenant=tenant)
+    [entry] = page["requests"]
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    command = copied_curl(driver, entry["id"])
+    assert "-H 'X-Token: abc' -H 'X-Token: zzz'" in command and "abc, zzz" not in command, command
+    shown = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#details-body table tr'), tr => [tr.children[0].textContent,"
+        " tr.children[1].textContent]).filter(([name]) => name === 'X-Token')")
+    assert shown == [["X-Token", "abc"], ["X-Token", "zzz"]], shown
+    run = subprocess.run(["bash", "-c", command + " -s -m 10"], capture_output=True)
+    assert (run.returncode, run.stdout) == (0, b"hit"), (command, run.returncode, run.stdout, run.stderr)
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments(server, driver):
     # T14-F2, the finding's targets: the copied `curl -X 'GET' '…/api/{b,c}'` sent GET /api/b and
     # GET /api/c (curl's globbing), `…/api/a/../b` sent /api/b (curl removed the dot segment),
@@ -830,6 +866,7 @@ TESTS = [
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
     (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),
+    (test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both, ()),
     (test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte, ("--journal-body-limit", "1mb")),
     (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),

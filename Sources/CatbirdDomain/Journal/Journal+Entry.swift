@@ -19,16 +19,19 @@ public struct JournalBody: Sendable, Equatable {
 extension Journal {
     /// The tenant's entry with this id, or nil when the tenant has none such (another tenant's
     /// entry is not found either).
-    /// - Parameter bodies: false leaves the bodies out (their sizes stay).
+    /// - Parameters:
+    ///   - bodies: false leaves the bodies out (their sizes stay).
+    ///   - headerFields: true adds each side's header fields one by one
+    ///     (``CatbirdRequest/Message/headerFields``: `GET /catbird/api/requests/{id}`).
     /// - Throws: `SQLiteError`.
-    public func entry(of tenant: TenantID, id: Int64, bodies: Bool = true) throws -> CatbirdRequest? {
+    public func entry(of tenant: TenantID, id: Int64, bodies: Bool = true, headerFields: Bool = false) throws -> CatbirdRequest? {
         try writer.flushForReading(tenant)
         let rows = try reader.use { db in
             try db.query(
                 "SELECT \(Self.columns(bodies: bodies)) FROM requests WHERE tenant = ? AND id = ? AND id > ?",
                 [.text(tenant.rawValue), .integer(id), .integer(deletions.hiddenThrough(tenant))])
         }
-        return rows.first.map(Self.record(from:))
+        return rows.first.map { Self.record(from: $0, headerFields: headerFields) }
     }
 
     /// The stored body of one side of the tenant's entry `id`, or nil when there is no such

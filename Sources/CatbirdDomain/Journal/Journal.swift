@@ -261,12 +261,15 @@ public final class Journal: Sendable {
 
     /// A `requests` row as the journal listing's entry. The stored `time` text is read back
     /// to a date (it is always written by ``Timestamp/now()``, so the listing shows it unchanged).
-    static func record(from row: Row) -> CatbirdRequest {
+    /// - Parameter headerFields: true adds each side's fields one by one
+    ///   (``CatbirdRequest/Message/headerFields``, the single-entry answer's).
+    static func record(from row: Row, headerFields: Bool = false) -> CatbirdRequest {
         func message(status: Int?, headers: Int, body: Int) -> CatbirdRequest.Message {
-            CatbirdRequest.Message(
-                status: status, headers: JournalHeaders(json: row[headers].stringValue).joined,
-                body: Data(row[body].blobValue ?? []),
-                bodySize: Int(row[body + 1].intValue ?? 0), bodyTruncated: row[body + 2].intValue == 1)
+            let stored = JournalHeaders(json: row[headers].stringValue)
+            return CatbirdRequest.Message(
+                status: status, headers: stored.joined, body: Data(row[body].blobValue ?? []),
+                bodySize: Int(row[body + 1].intValue ?? 0), bodyTruncated: row[body + 2].intValue == 1,
+                headerFields: headerFields ? stored.pairs.map { CatbirdRequest.HeaderField(name: $0.name, value: $0.value) } : nil)
         }
         let nearMisses = row[18].stringValue.flatMap { text in
             try? JSONDecoder().decode([CatbirdNearMiss].self, from: Data(text.utf8))

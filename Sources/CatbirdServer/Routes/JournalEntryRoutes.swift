@@ -4,7 +4,8 @@ import CatbirdSupport
 
 /// One entry of the tenant's journal, and its bodies on demand (what the web page's details
 /// view reads; see README "Request journal"):
-/// - `GET /catbird/api/requests/{id}[?bodies=false]` → the entry, shaped as in the listing;
+/// - `GET /catbird/api/requests/{id}[?bodies=false]` → the entry, shaped as in the listing, with
+///   each side's `headerFields` besides (``CatbirdRequest/Message/headerFields``);
 ///   404 when the tenant has no entry with that id, 400 when `{id}` is not a whole number from 1;
 /// - `GET /catbird/api/requests/{id}/request/body[?limit=n]` and `…/response/body[?limit=n]`
 ///   → the stored body's bytes (its first `n` when `limit` is given, n >= 0) as
@@ -29,7 +30,9 @@ enum JournalEntryRoutes {
                 switch parts.count {
                 case 1:
                     let bodies = try flag(named: "bodies", in: query)
-                    guard let entry = try dependencies.journal.entry(of: context.tenant, id: id, bodies: bodies) else {
+                    // Each side's fields one by one too, which the listing joins (tester finding
+                    // T18A-F5: the page's "Copy as curl" sent `X-Token: abc, zzz` for two fields).
+                    guard let entry = try dependencies.journal.entry(of: context.tenant, id: id, bodies: bodies, headerFields: true) else {
                         throw APIError(status: 404, reason: "no journal entry \(id) in this tenant")
                     }
                     return JSONBody.response(entry)

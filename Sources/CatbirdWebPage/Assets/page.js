@@ -636,9 +636,18 @@ function mockSection(mockId) {
   ]);
 }
 
+// A message's header fields one by one, as [name, value] pairs: its `headerFields` (the
+// single-entry answer's: a repeated name once per value, in the order received), else its
+// `headers`, where a repeated name's values are joined with ", " (tester finding T18A-F5: two
+// `X-Token` fields, `abc` and `zzz`, showed as one and were copied as `-H 'X-Token: abc, zzz'`,
+// which a mock matching the first value `abc` does not answer).
+function headerPairs(message) {
+  return message.headerFields ? message.headerFields.map((field) => [field.name, field.value]) : Object.entries(message.headers);
+}
+
 async function renderMessage(section, title, entry, side) {
   const message = entry[side];
-  section.append(keyValues(title + " headers", Object.entries(message.headers)));
+  section.append(keyValues(title + " headers", headerPairs(message)));
   section.append(el("h3", title + " body"));
   const holder = el("div");
   section.append(holder);
@@ -984,7 +993,8 @@ async function copyAsCurl() {
   // --globoff, --path-as-is: the target as journaled (curl would expand `{b,c}` or `[1-3]` into
   // several requests and drop `/../` segments, T14-F2).
   const parts = ["curl", ...curlTarget(entry.method, entry.url, location.origin), "--globoff", "--path-as-is"];
-  for (const [name, value] of Object.entries(entry.request.headers)) {
+  // One -H per field sent (a repeated name once per value, in order: headerPairs).
+  for (const [name, value] of headerPairs(entry.request)) {
     if (/^(host|content-length|connection)$/i.test(name)) continue;
     // curl drops a header written `Name: ` with nothing after it; `Name;` sends it empty.
     parts.push("-H", shellQuote(value === "" ? `${name};` : `${name}: ${value}`));
