@@ -32,6 +32,8 @@
 //   catbird                the command-line interface
 //
 // Client side, depending on none of the server's modules (Foundation, CatbirdSupport, CatbirdWire):
+//   CatbirdParallelId      the one parallel-id rule both client libraries apply (trim, refuse control
+//                          characters), with no dependency at all
 //   CatbirdAPI             the test-side client (Catbird 0.11 source-compatible, plus journal/SQL,
 //                          find, near misses, assertRequested);
 //                          re-exports CatbirdWire, so `import CatbirdAPI` gives the wire types
@@ -107,8 +109,9 @@ let package = Package(
             resources: [.embedInCode("OpenAPI/openapi.json")]),
         .executableTarget(
             name: "catbird", dependencies: ["CatbirdSupport", "CatbirdMatching", "CatbirdServer"], resources: [.embedInCode("Usage.txt")]),
-        .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire"]),
-        .target(name: "CatbirdAppSupport"),
+        .target(name: "CatbirdParallelId"),
+        .target(name: "CatbirdAPI", dependencies: ["CatbirdSupport", "CatbirdWire", "CatbirdParallelId"]),
+        .target(name: "CatbirdAppSupport", dependencies: ["CatbirdParallelId"]),
         .executableTarget(name: "FeedApp", dependencies: ["CatbirdAppSupport"], path: "Examples/FeedApp/App"),
         .executableTarget(name: "catbird-bare-mhd", dependencies: ["CMicroHTTPD", "CatbirdHTTP"], path: "Benchmarks/BareMHD"),
 
@@ -130,7 +133,7 @@ let package = Package(
                 "CatbirdServer", "CatbirdTestSupport",
             ]),
         .testTarget(name: "CatbirdAPITests", dependencies: ["CatbirdAPI", "CatbirdAppSupport", "CatbirdTestSupport"]),
-        .testTarget(name: "CatbirdAppSupportTests", dependencies: ["CatbirdAppSupport"]),
+        .testTarget(name: "CatbirdAppSupportTests", dependencies: ["CatbirdAppSupport", "CatbirdParallelId"]),
         .testTarget(
             name: "FeedAppUITests", dependencies: ["CatbirdAPI", "CatbirdTestSupport"], path: "Examples/FeedApp/UITests"),
     ],

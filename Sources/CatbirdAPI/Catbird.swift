@@ -1,3 +1,4 @@
+import CatbirdParallelId
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -16,7 +17,9 @@ import FoundationNetworking
 ///
 /// Every call carries `X-Catbird-Parallel-Id: <parallelId>` when ``parallelId`` is set and not
 /// empty (an empty id sends no header: the default tenant), so it sees and changes only that
-/// tenant (test shard): its mocks, its journal, its SQL rows.
+/// tenant (test shard): its mocks, its journal, its SQL rows. The id is trimmed of whitespace
+/// and line breaks at either end, and one holding a control character is refused where it is
+/// given (see ``parallelId``).
 ///
 /// Calls come in three forms: a completion handler (``send(_:completion:)``, as in
 /// Catbird 0.11, called back on the session's delegate queue), `async` (macOS 10.15 / iOS 13
@@ -101,10 +104,21 @@ public final class Catbird: @unchecked Sendable {
 
     /// The tenant (test shard) every call is scoped to, sent as `X-Catbird-Parallel-Id`; nil
     /// for the server's default tenant (no header). An empty string also means the default
-    /// tenant to the server.
+    /// tenant (it reads back as nil).
+    ///
+    /// The id is stored as every call and ``launchArguments`` use it, by the rule the app side
+    /// (`CatbirdAppConfiguration`) and the server share: whitespace and line breaks at either end
+    /// are dropped (`" shard-1 "` and `"shard-1\n"` read back as `shard-1`, the tenant the server
+    /// files them under). An id that is only whitespace, or that still holds a control character
+    /// (U+0000–U+001F, U+007F–U+009F) or a line or paragraph separator, is a programming error
+    /// and stops the process with a message naming it, where it is set: no header can carry it,
+    /// and sending none would put every call in the default tenant (tester finding T18C-F7).
     public var parallelId: String? {
         get { parallelIdBox.current }
-        set { parallelIdBox.withLock { $0 = newValue } }
+        set {
+            let id = ParallelIdRule.validated(newValue, for: "Catbird.parallelId")
+            parallelIdBox.withLock { $0 = id }
+        }
     }
 
     /// A client.
@@ -112,11 +126,13 @@ public final class Catbird: @unchecked Sendable {
     /// - Parameters:
     ///   - url: the server's base URL; ``localhost`` by default.
     ///   - session: the session to use; ``session`` by default.
-    ///   - parallelId: the tenant to scope every call to; nil for the default tenant.
+    ///   - parallelId: the tenant to scope every call to; nil (or `""`) for the default tenant.
+    ///     Trimmed of whitespace and line breaks at either end; an id that is only whitespace or
+    ///     holds a control character stops the process (see ``parallelId``).
     public init(url: URL = localhost, session: URLSession = session, parallelId: String? = nil) {
         self.url = url
         self.session = session
-        self.parallelIdBox = Locked(parallelId)
+        self.parallelIdBox = Locked(ParallelIdRule.validated(parallelId, for: "Catbird(parallelId:)"))
         let mainQueue = Self.deliversOnMainQueue(session)
         if mainQueue, session.delegate == nil {
             performSession = Self.backgroundTwin(of: session)

@@ -1,3 +1,4 @@
+import CatbirdParallelId
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -68,10 +69,18 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
 
     /// The parallel id sent as `X-Catbird-Parallel-Id` on every request, or nil for Catbird's
     /// default tenant (no header).
+    ///
+    /// Read by the rule the test side (`CatbirdAPI`'s `Catbird.parallelId`) applies too, so both
+    /// address one tenant: whitespace and line breaks at either end are dropped (`" shard-1\n"`
+    /// is `shard-1`); an id that is only whitespace, or that still holds a control character
+    /// (U+0000–U+001F, U+007F–U+009F) or a line or paragraph separator, stops the process with
+    /// a message naming it, rather than sending requests without the header to the default
+    /// tenant (tester finding T18C-F7).
     public let parallelId: String?
 
     /// A configuration for a known server. Returns nil when `serverURL` is not an absolute
-    /// `http`/`https` URL with a host. An empty `parallelId` means the default tenant (nil).
+    /// `http`/`https` URL with a host. An empty `parallelId` means the default tenant (nil);
+    /// a parallel id no header can carry stops the process (see ``parallelId``).
     public init?(serverURL: URL, parallelId: String? = nil) {
         guard let normalized = Self.normalizedServerURL(serverURL) else { return nil }
         self.serverURL = normalized
@@ -89,7 +98,8 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
     ///   and with no valid value at all the result is nil.
     /// - The parallel id comes from `-catbird_parallel_id <id>`, else from 0.11's
     ///   `-parallelId <id>`, else from `CATBIRD_PARALLEL_ID`; an empty or absent value means
-    ///   the default tenant (nil).
+    ///   the default tenant (nil). The id is read as ``parallelId`` says (trimmed; one holding
+    ///   a control character stops the process).
     ///   It is read only when there is a server URL.
     ///
     /// A key that is the last argument (no value after it) is ignored. UserDefaults is not
@@ -163,9 +173,10 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
         return components.url
     }
 
-    /// `id` trimmed of surrounding whitespace; nil when that leaves nothing.
+    /// `id` by the rule `CatbirdAPI`'s `Catbird.parallelId` applies too: trimmed of whitespace
+    /// and line breaks at either end, nil when empty; stops the process for an id that is only
+    /// whitespace or holds a control character (no header could carry it).
     private static func normalizedParallelId(_ id: String?) -> String? {
-        guard let trimmed = id?.trimmingCharacters(in: .whitespacesAndNewlines), !trimmed.isEmpty else { return nil }
-        return trimmed
+        ParallelIdRule.validated(id, for: "CatbirdAppConfiguration")
     }
 }
