@@ -27,6 +27,16 @@ extension CatbirdAppConfiguration {
     /// Each redirected request is sent once, by an ephemeral session of this protocol, and its
     /// response, body, or error is handed back as is; redirects are followed by that session.
     /// A request already aimed at the server keeps its URL and gets the header.
+    ///
+    /// Upload tasks: a URL protocol sees only the task's request, and an upload task
+    /// (`upload(for:from:)`, `uploadTask(with:from:)`, `uploadTask(with:fromFile:)`) keeps its
+    /// body outside it, so the protocol cannot send that body on. Such a request fails with
+    /// `URLError(.requestBodyStreamExhausted)` and a description saying so, rather than reaching
+    /// Catbird with an empty body (tester finding T18C-F1, on Linux; an upload whose request
+    /// carries an `httpBodyStream` is sent with it). Send the body as the request's `httpBody`
+    /// with a data task (`data(for:)`), or aim the app's session at Catbird with
+    /// ``CatbirdAppConfiguration/url(for:)`` and ``CatbirdAppConfiguration/sessionConfiguration(_:)``
+    /// instead of this protocol.
     public final class RedirectingURLProtocol: URLProtocol {
 
         /// The configuration requests are redirected to; nil while not registered.
@@ -53,10 +63,15 @@ extension CatbirdAppConfiguration {
             request
         }
 
-        /// Sends the redirected request and hands its outcome to the client.
+        /// Sends the redirected request and hands its outcome to the client; fails an upload
+        /// task whose body this protocol cannot see (see ``RedirectingURLProtocol``).
         public override func startLoading() {
             guard let configuration = Self.active.value else {
                 client?.urlProtocol(self, didFailWithError: URLError(.cancelled))
+                return
+            }
+            if task is URLSessionUploadTask, request.httpBody == nil, request.httpBodyStream == nil {
+                client?.urlProtocol(self, didFailWithError: Self.unreachableUploadBody(request.url))
                 return
             }
             // A mutable request, since only it can carry the "handled" mark; no cache, so each
@@ -97,6 +112,18 @@ extension CatbirdAppConfiguration {
         /// Cancels the redirected request (or keeps it from starting).
         public override func stopLoading() {
             forwarding.cancel()
+        }
+
+        /// The error of an upload task whose body this protocol cannot see.
+        private static func unreachableUploadBody(_ url: URL?) -> URLError {
+            var userInfo: [String: Any] = [
+                NSLocalizedDescriptionKey: "CatbirdAppConfiguration.RedirectingURLProtocol cannot send an upload task's body "
+                    + "on to Catbird (a URL protocol sees only the task's request, and the body is not in it); "
+                    + "send it as the request's httpBody with a data task, or aim the session at Catbird with "
+                    + "url(for:) and sessionConfiguration() instead of the URL protocol"
+            ]
+            if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            return URLError(.requestBodyStreamExhausted, userInfo: userInfo)
         }
     }
 
