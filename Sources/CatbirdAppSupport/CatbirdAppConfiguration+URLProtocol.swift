@@ -25,8 +25,15 @@ extension CatbirdAppConfiguration {
     /// platform (Linux included).
     ///
     /// Each redirected request is sent once, by an ephemeral session of this protocol, and its
-    /// response, body, or error is handed back as is; redirects are followed by that session.
-    /// A request already aimed at the server keeps its URL and gets the header.
+    /// response, body, or error is handed back as is. A redirect (`3xx` with `Location`) is
+    /// not followed by that session: it is handed to the app's session, which applies its own
+    /// redirect policy and delegate and sends a followed request through this protocol again
+    /// (so to Catbird, with the tenant header). On Linux (swift-corelibs-foundation, whose
+    /// sessions cannot take a redirect from a URL protocol) the follow-up is sent by the
+    /// protocol's session instead, aimed at Catbird again with the tenant header, without
+    /// asking the app's delegate (tester finding T18C-F2: the follow-up went to the production
+    /// host, without the header). A request already aimed at the server keeps its URL and gets
+    /// the header.
     ///
     /// Upload tasks: a URL protocol sees only the task's request, and an upload task
     /// (`upload(for:from:)`, `uploadTask(with:from:)`, `uploadTask(with:fromFile:)`) keeps its
@@ -43,10 +50,13 @@ extension CatbirdAppConfiguration {
         static let active = ConfigurationBox()
 
         /// Marks a request this protocol already redirected, so that it does not take it again.
-        private static let handledKey = "CatbirdAppConfiguration.RedirectingURLProtocol"
+        static let handledKey = "CatbirdAppConfiguration.RedirectingURLProtocol"
+
+        /// Collects the forwarded requests' answers for the protocol instances.
+        private static let forwardingDelegate = ForwardingDelegate()
 
         /// The session the redirected requests go through (no protocol of ours in it).
-        private static let forwardingSession = URLSession(configuration: .ephemeral)
+        private static let forwardingSession = URLSession(configuration: .ephemeral, delegate: forwardingDelegate, delegateQueue: nil)
 
         let forwarding = Forwarding()
 
@@ -74,44 +84,37 @@ extension CatbirdAppConfiguration {
                 client?.urlProtocol(self, didFailWithError: Self.unreachableUploadBody(request.url))
                 return
             }
-            // A mutable request, since only it can carry the "handled" mark; no cache, so each
-            // request reaches Catbird and its journal.
-            let plain = configuration.redirect(request)
-            let redirected = NSMutableURLRequest(
-                url: plain.url ?? configuration.serverURL, cachePolicy: .reloadIgnoringLocalCacheData,
-                timeoutInterval: request.timeoutInterval)
-            redirected.httpMethod = plain.httpMethod ?? "GET"
-            redirected.allHTTPHeaderFields = plain.allHTTPHeaderFields
-            redirected.httpBody = plain.httpBody
-            if let stream = plain.httpBodyStream { redirected.httpBodyStream = stream }
-            Self.setProperty(true, forKey: Self.handledKey, in: redirected)
-            let request = redirected as URLRequest
+            let request = Self.copy(of: configuration.redirect(request), timeout: request.timeoutInterval, marked: true)
             let loading = Loading(protocol: self)
             // Started from another queue: swift-corelibs-foundation calls startLoading on its URL
             // sessions' shared work queue, and making or resuming a task of another session there
             // waits for that same queue (a crash). Apple's Foundation does not mind either way.
             DispatchQueue.global().async {
-                let task = Self.forwardingSession.dataTask(with: request) { data, response, error in
-                    let instance = loading.protocol
-                    if let error {
-                        instance.client?.urlProtocol(instance, didFailWithError: error)
-                        return
-                    }
-                    if let response {
-                        instance.client?.urlProtocol(instance, didReceive: response, cacheStoragePolicy: .notAllowed)
-                    }
-                    if let data, !data.isEmpty {
-                        instance.client?.urlProtocol(instance, didLoad: data)
-                    }
-                    instance.client?.urlProtocolDidFinishLoading(instance)
-                }
-                if loading.protocol.forwarding.start(task) { task.resume() }
+                let task = Self.forwardingSession.dataTask(with: request)
+                guard loading.protocol.forwarding.start(task) else { return }
+                Self.forwardingDelegate.register(task, for: loading.protocol, configuration: configuration)
+                task.resume()
             }
         }
 
         /// Cancels the redirected request (or keeps it from starting).
         public override func stopLoading() {
             forwarding.cancel()
+        }
+
+        /// `request` as a new mutable request (only such a one can carry the "handled" mark),
+        /// with the mark when `marked`; no cache, so each request reaches Catbird and its journal.
+        /// (The requests copied always have a URL: ``canInit(with:)`` takes only those, and a
+        /// redirect's follow-up has its `Location`.)
+        static func copy(of request: URLRequest, timeout: TimeInterval, marked: Bool) -> URLRequest {
+            let copy = NSMutableURLRequest(
+                url: request.url ?? URL(fileURLWithPath: "/"), cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+            copy.httpMethod = request.httpMethod ?? "GET"
+            copy.allHTTPHeaderFields = request.allHTTPHeaderFields
+            copy.httpBody = request.httpBody
+            if let stream = request.httpBodyStream { copy.httpBodyStream = stream }
+            if marked { setProperty(true, forKey: handledKey, in: copy) }
+            return copy as URLRequest
         }
 
         /// The error of an upload task whose body this protocol cannot see.
@@ -129,9 +132,9 @@ extension CatbirdAppConfiguration {
 
     /// The protocol instance, for the forwarding work on another queue.
     private struct Loading: @unchecked Sendable {
-        // @unchecked Sendable: the work only calls the instance's `client`, which the URL
-        // loading system requires to be callable from any thread, and its `forwarding`, which
-        // locks.
+        // @unchecked Sendable: the work only hands the instance to the forwarding delegate
+        // (which calls its `client`, callable from any thread as the URL loading system
+        // requires) and calls its `forwarding`, which locks.
         let `protocol`: RedirectingURLProtocol
     }
 
