@@ -27,12 +27,14 @@ extension Catbird {
     ///   default tenant's row alone and `"admin": false`; that answer is thrown as a
     ///   ``CatbirdError`` with status 401, not returned as the whole list (tester finding
     ///   try10a F14: a clean-up script read "one tenant" and concluded the server was clean).
+    ///   Its reason says whether the call carried no token or one the server did not take
+    ///   (tester finding T18C-F10).
     @_disfavoredOverload
     public func tenants() throws -> [Tenant] {
         var tenants: [Tenant] = []
         var after: String?
         while true {
-            let page = try perform(APICall.tenants(after: after), parallelId: nil)
+            let page = try perform(APICall.tenants(after: after, sendsToken: adminToken != nil), parallelId: nil)
             tenants += page.tenants
             guard let next = page.next(after: after) else { return tenants }
             after = next
@@ -49,7 +51,7 @@ extension Catbird {
         var tenants: [Tenant] = []
         var after: String?
         while true {
-            let page = try await perform(APICall.tenants(after: after), parallelId: nil)
+            let page = try await perform(APICall.tenants(after: after, sendsToken: adminToken != nil), parallelId: nil)
             tenants += page.tenants
             guard let next = page.next(after: after) else { return tenants }
             after = next
@@ -82,22 +84,30 @@ extension Catbird {
 }
 
 extension APICall where Output == TenantList {
-    /// `GET /catbird/api/tenants`: the page after the tenant `after` (the first page when nil).
-    static func tenants(after: String?) -> APICall {
+    /// `GET /catbird/api/tenants`: the page after the tenant `after` (the first page when nil);
+    /// `sendsToken` tells whether the call carries ``Catbird/adminToken``, for the error of an
+    /// answer as to a caller that is not the admin.
+    static func tenants(after: String?, sendsToken: Bool) -> APICall {
         APICall(method: "GET", path: ["catbird", "api", "tenants"], query: after.map { [("after", $0)] } ?? []) { data in
             let list = try JSONDecoder().decode(TenantList.self, from: data)
-            guard list.admin != false else { throw CatbirdError.notAdmin }
+            guard list.admin != false else { throw CatbirdError.notAdmin(sentToken: sendsToken) }
             return list
         }.asAdmin
     }
 }
 
 extension CatbirdError {
-    /// A tenant listing answered as to a caller that is not the admin (`"admin": false`).
-    static let notAdmin = CatbirdError(
-        statusCode: 401,
-        reason: "the server listed only the default tenant: it has an admin token, and this call did not carry it "
-            + "(set Catbird.adminToken, or CATBIRD_ADMIN_TOKEN for the launch helpers, to the server's --admin-token)")
+    /// A tenant listing answered as to a caller that is not the admin (`"admin": false`, in a
+    /// 200 answer), thrown as a 401; the reason depends on whether the call carried a token.
+    static func notAdmin(sentToken: Bool) -> CatbirdError {
+        let what = sentToken
+            ? "the server did not take the admin token this call sent (Catbird.adminToken is not its --admin-token: "
+                + "an old token, or a stray space or character in the value?)"
+            : "the server has an admin token, and this call carried none (set Catbird.adminToken, or CATBIRD_ADMIN_TOKEN "
+                + "for the launch helpers, to the server's --admin-token)"
+        return CatbirdError(
+            statusCode: 401, reason: what + "; it answered with the default tenant's row alone and \"admin\": false, not the whole list")
+    }
 }
 
 /// The body of `GET /catbird/api/tenants`: a page of at most 1,000 tenants by id (tester
