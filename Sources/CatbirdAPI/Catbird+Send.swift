@@ -22,10 +22,18 @@ extension Catbird {
     @discardableResult
     public func send(_ action: CatbirdAction, completion: @escaping (Error?) -> Void) -> URLSessionTask {
         let handler = CompletionHandler(completion)
-        return start(APICall.send(action), parallelId: parallelId, on: session) { result in
-            switch result {
-            case .success: handler.call(nil)
-            case let .failure(error): handler.call(error)
+        let onMainQueue = sessions.isDefault
+        return start(APICall.send(action), parallelId: parallelId, on: sessions.completionSession) { result in
+            let error: (any Error)? = switch result {
+            case .success: nil
+            case let .failure(error): error
+            }
+            // A client made without a session calls back where `Catbird.session` would: on the
+            // main queue (its calls run on a background session; see `init(url:parallelId:)`).
+            if onMainQueue {
+                DispatchQueue.main.async { handler.call(error) }
+            } else {
+                handler.call(error)
             }
         }
     }

@@ -25,9 +25,10 @@ import FoundationNetworking
 /// Catbird 0.11, called back on the session's delegate queue), `async` (macOS 10.15 / iOS 13
 /// and later; cancelling the task cancels the request), and synchronous `throws`, which
 /// blocks the calling thread until the answer arrives or the session's request timeout
-/// passes. The `async` and synchronous forms never wait for the main queue: when ``session``
-/// delivers its callbacks there (as the default session does) and has no delegate, they run
-/// on a private twin of it (same configuration) that delivers on a background queue, so a
+/// passes. The `async` and synchronous forms never wait for the main queue: a client made
+/// without a session runs them on a shared background session, and when a given ``session``
+/// delivers its callbacks there and has no delegate, they run on a private twin of it (same
+/// configuration) that delivers on a background queue, so a
 /// synchronous call is safe on the main thread, inside a `@MainActor` test or inside a
 /// `DispatchQueue.main.async` block. A caller-supplied session with a delegate and main-queue
 /// callbacks is used as it is; a synchronous call through it from the main thread cannot get
@@ -46,45 +47,56 @@ import FoundationNetworking
 /// once per call.
 public final class Catbird: @unchecked Sendable {
     // @unchecked Sendable: every stored property but the parallel id and the admin token is
-    // immutable (`let`; URLSession is thread-safe by contract), and the only mutable state, the
-    // parallel id and the admin token, lives in `Locked` boxes whose every access takes the lock.
+    // immutable (`let`; `ClientSessions` is Sendable, its lazily made sessions behind locks), and
+    // the only mutable state, the parallel id and the admin token, lives in `Locked` boxes whose
+    // every access takes the lock.
 
     /// `http://127.0.0.1:8080`, the server's default address.
     public static let localhost = URL(string: "http://127.0.0.1:8080")!
 
     /// A new default session on every access, as in Catbird 0.11: ephemeral configuration,
-    /// 5-second request timeout, callbacks on the main queue (``send(_:completion:)`` calls back
-    /// there, while the `async` and synchronous forms run on a background-delivery twin).
+    /// 5-second request timeout, callbacks on the main queue.
     /// Because each access makes a new one, a test that calls `invalidateAndCancel()` on the
     /// session it got (0.11's own tests did, in tear-down) leaves every other client working.
+    /// A client made without a session does not run its calls on one of these (see
+    /// ``init(url:parallelId:)``).
     public static var session: URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 5
-        let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: .main)
-        session.sessionDescription = "Catbird session"
+        let session = URLSession(configuration: defaultConfiguration(), delegate: nil, delegateQueue: .main)
+        session.sessionDescription = defaultSessionDescription
         return session
     }
+
+    /// The configuration of ``session``: ephemeral, 5-second request timeout.
+    static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 5
+        return configuration
+    }
+
+    /// The description of ``session``.
+    static let defaultSessionDescription = "Catbird session"
 
     /// The server's base URL, such as `http://127.0.0.1:8080`. A path is kept and the API's
     /// paths go below it (`http://host/prefix/catbird/api/mocks`).
     public let url: URL
 
-    /// The session every call uses (or, for the `async` and synchronous forms when it delivers
-    /// on the main queue, a twin with its configuration; see ``Catbird``).
-    public let session: URLSession
+    /// The session given to ``init(url:session:parallelId:)``, which every call uses (or, for
+    /// the `async` and synchronous forms when it delivers on the main queue, a twin with its
+    /// configuration; see ``Catbird``). For a client made without one
+    /// (``init(url:parallelId:)``), a new ``Catbird/session`` made on first access and kept,
+    /// for the caller's own use: that client's calls run on one background session the
+    /// process's default clients share.
+    public var session: URLSession { sessions.session }
 
-    /// The session the `async` and synchronous forms run on: ``session``, or its background
-    /// twin when ``session`` delivers on the main queue and has no delegate.
-    let performSession: URLSession
+    /// The sessions the calls run on.
+    let sessions: ClientSessions
+
+    /// The session the `async` and synchronous forms run on (see ``ClientSessions``).
+    var performSession: URLSession { sessions.performSession }
 
     /// How long a synchronous call waits before throwing `URLError(.timedOut)`; nil to wait
-    /// for the answer (the request timeout ends every request). Set for a caller-supplied
-    /// session that delivers on the main queue, whose answer may never come to a waiting
-    /// main thread.
-    let syncDeadline: TimeInterval?
-
-    /// Whether ``performSession`` was made for this client (and is invalidated with it).
-    private let ownsPerformSession: Bool
+    /// for the answer (see ``ClientSessions/syncDeadline``).
+    var syncDeadline: TimeInterval? { sessions.syncDeadline }
 
     private let parallelIdBox: Locked<String?>
 
@@ -121,49 +133,36 @@ public final class Catbird: @unchecked Sendable {
         }
     }
 
-    /// A client.
+    /// A client with the default session's behaviour (``Catbird/session``: 5-second request
+    /// timeout; ``send(_:completion:)`` calls back on the main queue) that holds no session of
+    /// its own: its calls run on one background session shared by every such client of the
+    /// process (at most 64 connections to one host at once), so a client costs no file
+    /// descriptor and a test class may keep one per test method (XCTest makes every test-case
+    /// instance before the first test runs).
     ///
     /// - Parameters:
     ///   - url: the server's base URL; ``localhost`` by default.
-    ///   - session: the session to use; ``session`` by default.
     ///   - parallelId: the tenant to scope every call to; nil (or `""`) for the default tenant.
     ///     Trimmed of whitespace and line breaks at either end; an id that is only whitespace or
     ///     holds a control character stops the process (see ``parallelId``).
-    public init(url: URL = localhost, session: URLSession = session, parallelId: String? = nil) {
+    public init(url: URL = localhost, parallelId: String? = nil) {
         self.url = url
-        self.session = session
+        self.sessions = ClientSessions(given: nil)
         self.parallelIdBox = Locked(ParallelIdRule.validated(parallelId, for: "Catbird(parallelId:)"))
-        let mainQueue = Self.deliversOnMainQueue(session)
-        if mainQueue, session.delegate == nil {
-            performSession = Self.backgroundTwin(of: session)
-            ownsPerformSession = true
-            syncDeadline = nil
-        } else {
-            performSession = session
-            ownsPerformSession = false
-            syncDeadline = mainQueue ? session.configuration.timeoutIntervalForRequest + Self.syncDeadlineMargin : nil
-        }
     }
 
-    deinit {
-        if ownsPerformSession { performSession.finishTasksAndInvalidate() }
-    }
-
-    /// What a synchronous call's deadline adds to the request timeout, in seconds.
-    private static let syncDeadlineMargin: TimeInterval = 5
-
-    /// A session with `session`'s configuration and description, without a delegate, that
-    /// delivers on a background queue.
-    private static func backgroundTwin(of session: URLSession) -> URLSession {
-        let twin = URLSession(configuration: session.configuration, delegate: nil, delegateQueue: nil)
-        twin.sessionDescription = session.sessionDescription
-        return twin
-    }
-
-    /// Whether `session`'s callbacks run on the main thread: its delegate queue is the main
-    /// operation queue, or a queue whose underlying dispatch queue is the main queue.
-    private static func deliversOnMainQueue(_ session: URLSession) -> Bool {
-        let queue = session.delegateQueue
-        return queue === OperationQueue.main || queue.underlyingQueue.map { $0.label == DispatchQueue.main.label } == true
+    /// A client that runs its calls on `session`.
+    ///
+    /// - Parameters:
+    ///   - url: the server's base URL; ``localhost`` by default.
+    ///   - session: the session to use (as ``Catbird/session``, a session that delivers on the
+    ///     main queue and has no delegate gets a background twin for the `async` and synchronous
+    ///     forms, made on the first such call).
+    ///   - parallelId: the tenant to scope every call to; nil (or `""`) for the default tenant,
+    ///     as in ``init(url:parallelId:)``.
+    public init(url: URL = localhost, session: URLSession, parallelId: String? = nil) {
+        self.url = url
+        self.sessions = ClientSessions(given: session)
+        self.parallelIdBox = Locked(ParallelIdRule.validated(parallelId, for: "Catbird(parallelId:)"))
     }
 }

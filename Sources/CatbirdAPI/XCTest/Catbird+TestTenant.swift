@@ -50,15 +50,18 @@ extension Catbird {
         /// - Parameters:
         ///   - testCase: the running test (`self` in `setUp`).
         ///   - url: the server; ``Catbird/localhost`` by default.
-        ///   - session: the session; ``Catbird/session`` by default.
+        ///   - session: the session; nil (the default) for a client made without one
+        ///     (``Catbird/init(url:parallelId:)``: ``Catbird/session``'s behaviour, no session
+        ///     of its own).
         ///   - clone: what tells parallel runners apart; ``currentClone`` by default.
         /// - Throws: ``CatbirdError`` or `URLError` when the server cannot drop the tenant
         ///   (not running, for example).
         public init(
-            for testCase: XCTestCase, url: URL = Catbird.localhost, session: URLSession = Catbird.session,
+            for testCase: XCTestCase, url: URL = Catbird.localhost, session: URLSession? = nil,
             clone: String? = TestTenant.currentClone
         ) throws {
-            let catbird = Catbird(url: url, session: session, parallelId: Self.parallelId(for: testCase, clone: clone))
+            let parallelId = Self.parallelId(for: testCase, clone: clone)
+            let catbird = session.map { Catbird(url: url, session: $0, parallelId: parallelId) } ?? Catbird(url: url, parallelId: parallelId)
             self.catbird = catbird
             try catbird.dropTenant()
             testCase.addTeardownBlock {
