@@ -40,11 +40,16 @@ extension Catbird {
 
     /// How many journaled requests of the caller's tenant match the mock's pattern.
     ///
+    /// Runs on the caller's actor (`nonisolated(nonsending)`) until it has read the mock's
+    /// pattern, so a mock that is not `Sendable` (a parameter or property of a `@MainActor`
+    /// test class) is never sent to another isolation domain (tester finding T18C-F3).
+    ///
     /// - Parameter mock: the mock whose ``CatbirdMockConvertible/pattern`` to match.
     /// - Returns: the number of matching requests.
     /// - Throws: as the `RequestPattern` form.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
+    nonisolated(nonsending)
     public func count(matching mock: any CatbirdMockConvertible) async throws -> Int {
         try await count(matching: mock.pattern)
     }

@@ -45,9 +45,12 @@ extension Catbird {
     }
 
     /// Waits until a request matching the mock's pattern is in the journal; see the
-    /// synchronous `RequestPattern` form.
+    /// synchronous `RequestPattern` form. Runs on the caller's actor (`nonisolated(nonsending)`)
+    /// until it has read the mock's pattern, so a mock that is not `Sendable` is never sent to
+    /// another isolation domain (tester finding T18C-F3).
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
+    nonisolated(nonsending)
     public func waitForRequest(
         matching mock: any CatbirdMockConvertible, timeout: TimeInterval = 5, since: Int64? = nil
     ) async throws -> CatbirdRequest {
@@ -66,8 +69,11 @@ extension Catbird.TestTenant {
         try await catbird.waitForRequest(matching: pattern, timeout: timeout, since: since)
     }
 
-    /// Waits until a request matching the mock's pattern is in this test's journal.
+    /// Waits until a request matching the mock's pattern is in this test's journal. Runs on
+    /// the caller's actor (`nonisolated(nonsending)`) until it has read the mock's pattern, so
+    /// a mock that is not `Sendable` is never sent to another isolation domain.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+    nonisolated(nonsending)
     public func waitForRequest(
         matching mock: any CatbirdMockConvertible, timeout: TimeInterval = 5, since: Int64? = nil
     ) async throws -> CatbirdRequest {
