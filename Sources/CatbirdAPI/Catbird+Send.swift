@@ -10,30 +10,26 @@ extension Catbird {
     /// - Parameters:
     ///   - action: the change: ``CatbirdAction/add(_:)``, ``CatbirdAction/update(_:_:)``,
     ///     `.remove(_:)` or ``CatbirdAction/removeAll``.
-    ///   - completion: called once, on the session's delegate queue (the main queue for
-    ///     ``Catbird/session``, as in Catbird 0.11), with nil on success, ``CatbirdError`` when
-    ///     the server refuses the change (such as 400 for an invalid regular expression), or the
-    ///     `URLError` of a transport failure. Not `@Sendable`, as in 0.11: a closure may touch
-    ///     main-actor state (a test case, a view model) when the session delivers on the main
-    ///     queue. Do not wait for it with a semaphore on the main thread: the main queue could
-    ///     then never run it (a deadlock, as in 0.11); use an `XCTestExpectation`, or the
-    ///     synchronous `send(_:)`.
+    ///   - isolation: the caller's actor (`#isolation`, filled in by the compiler); leave it out.
+    ///   - completion: called once with nil on success, ``CatbirdError`` when the server
+    ///     refuses the change (such as 400 for an invalid regular expression), or the `URLError`
+    ///     of a transport failure. Called on the caller's actor when the caller runs on one (a
+    ///     `@MainActor` test: the main actor, whatever queue the session delivers on; tester
+    ///     finding T18C-F6), since a closure made there may touch that actor's state; else on
+    ///     the session's delegate queue (the main queue for ``Catbird/session`` and for a client
+    ///     made without a session, as in Catbird 0.11). Not `@Sendable`, as in 0.11. Do not
+    ///     wait for it with a semaphore on the main thread: the main queue could then never run
+    ///     it (a deadlock, as in 0.11); use an `XCTestExpectation`, or the synchronous `send(_:)`.
     /// - Returns: the running task (already resumed).
     @discardableResult
-    public func send(_ action: CatbirdAction, completion: @escaping (Error?) -> Void) -> URLSessionTask {
-        let handler = CompletionHandler(completion)
-        let onMainQueue = sessions.isDefault
+    public func send(
+        _ action: CatbirdAction, isolation: isolated (any Actor)? = #isolation, completion: @escaping (Error?) -> Void
+    ) -> URLSessionTask {
+        let delivery = CompletionDelivery(closure: completion, actor: isolation, onMainQueue: sessions.isDefault)
         return start(APICall.send(action), parallelId: parallelId, on: sessions.completionSession) { result in
-            let error: (any Error)? = switch result {
-            case .success: nil
-            case let .failure(error): error
-            }
-            // A client made without a session calls back where `Catbird.session` would: on the
-            // main queue (its calls run on a background session; see `init(url:parallelId:)`).
-            if onMainQueue {
-                DispatchQueue.main.async { handler.call(error) }
-            } else {
-                handler.call(error)
+            switch result {
+            case .success: delivery.deliver(nil)
+            case let .failure(error): delivery.deliver(error)
             }
         }
     }
@@ -51,21 +47,33 @@ extension Catbird {
     }
 }
 
-/// The completion closure of ``Catbird/send(_:completion:)``, handed to the session's callback.
-private struct CompletionHandler: @unchecked Sendable {
+/// The completion closure of ``Catbird/send(_:isolation:completion:)`` and where it runs.
+private struct CompletionDelivery: @unchecked Sendable {
     // @unchecked Sendable: the closure is not `@Sendable` (Catbird 0.11's signature, which lets
-    // it touch the caller's main-actor state). It is called exactly once, from the session's
-    // completion handler on the session's delegate queue, which the caller chose with the
-    // session (the main queue for `Catbird.session`), so it runs where 0.11 ran it; nothing else
-    // calls or keeps it.
+    // it touch the caller's state). It is called exactly once, by `deliver`, and only where its
+    // caller's isolation allows: on `actor`, the actor the caller ran on when it made the
+    // closure (the main actor by way of the main queue, another actor by a task isolated to
+    // it); with no actor, on the main queue for a client made without a session, else on the
+    // session's delegate queue that the caller chose with the session, where 0.11 ran it.
+    // Nothing else calls or keeps it.
     let closure: (Error?) -> Void
+    let actor: (any Actor)?
+    let onMainQueue: Bool
 
-    init(_ closure: @escaping (Error?) -> Void) {
-        self.closure = closure
+    /// Runs the closure with `error` where it belongs (see above).
+    func deliver(_ error: Error?) {
+        if let actor, actor !== MainActor.shared {
+            Task { await Self.run(self, error, on: actor) }
+        } else if actor != nil || onMainQueue, !Thread.isMainThread {
+            DispatchQueue.main.async { closure(error) }
+        } else {
+            closure(error)
+        }
     }
 
-    func call(_ error: Error?) {
-        closure(error)
+    /// Runs `delivery`'s closure on `actor`.
+    private static func run(_ delivery: CompletionDelivery, _ error: Error?, on actor: isolated any Actor) {
+        delivery.closure(error)
     }
 }
 

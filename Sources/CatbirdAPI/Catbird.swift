@@ -21,8 +21,9 @@ import FoundationNetworking
 /// and line breaks at either end, and one holding a control character is refused where it is
 /// given (see ``parallelId``).
 ///
-/// Calls come in three forms: a completion handler (``send(_:completion:)``, as in
-/// Catbird 0.11, called back on the session's delegate queue), `async` (macOS 10.15 / iOS 13
+/// Calls come in three forms: a completion handler (``send(_:isolation:completion:)``, as in
+/// Catbird 0.11, called back on the session's delegate queue, or on the caller's actor when
+/// it has one), `async` (macOS 10.15 / iOS 13
 /// and later; cancelling the task cancels the request), and synchronous `throws`, which
 /// blocks the calling thread until the answer arrives or the session's request timeout
 /// passes. The `async` and synchronous forms never wait for the main queue: a client made
@@ -134,8 +135,8 @@ public final class Catbird: @unchecked Sendable {
     }
 
     /// A client with the default session's behaviour (``Catbird/session``: 5-second request
-    /// timeout; ``send(_:completion:)`` calls back on the main queue) that holds no session of
-    /// its own: its calls run on one background session shared by every such client of the
+    /// timeout; ``send(_:isolation:completion:)`` calls back on the main queue) that holds no
+    /// session of its own: its calls run on one background session shared by every such client of the
     /// process (at most 64 connections to one host at once), so a client costs no file
     /// descriptor and a test class may keep one per test method (XCTest makes every test-case
     /// instance before the first test runs).
