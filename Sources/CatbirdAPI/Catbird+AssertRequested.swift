@@ -26,7 +26,11 @@ extension Catbird {
     /// When the journal kept only part of some matching requests' bodies, so the body pattern
     /// could not see all of it, the message says so (the count's `warnings`); when the count is
     /// short in a tenant and the default tenant holds requests the pattern matches (the app did
-    /// not send `X-Catbird-Parallel-Id`: docs/tenancy.md), it names them.
+    /// not send `X-Catbird-Parallel-Id`: docs/tenancy.md), it names them. When the count is
+    /// short, it ends with the tenant's other requests whose URL contains the pattern's literal
+    /// path (an `equal` URL, or a `wildcard` one up to its first `*` or `?`, without a query),
+    /// whatever answered them, up to ``listedEntries``, each with the method or `equal` URL that
+    /// differs: the request a broader mock answered, sent with a query the pattern lacks, say.
     public func requestedMismatch(_ pattern: RequestPattern, times: Int) throws -> String? {
         let tenant = parallelId ?? ""
         let answer = try perform(APICall.countAnswer(pattern), parallelId: tenant)
@@ -37,10 +41,33 @@ extension Catbird {
         // an app that sent its requests there. A server that refuses it just gives no hint.
         let defaultTenant = tenant.isEmpty || answer.count > times
             ? nil : try? perform(APICall.find(pattern, since: nil, from: nil, until: nil, limit: Self.listedDefaultTenantEntries), parallelId: nil)
-        return RequestedMismatch(
+        // A short count's other usual cause: the request came, but differs from the pattern in a
+        // way a broader mock did not mind (a query string): the tenant's requests whose URL
+        // contains the pattern's literal path (tester finding T18C-F4).
+        let listed = Set((matching.requests + unmatched.requests).map(\.id))
+        let similar = try answer.count < times ? Self.literalPath(of: pattern.url).map { path in
+            try perform(APICall.requests(JournalFilter(url: path), since: nil, limit: Self.listedEntries + listed.count), parallelId: tenant)
+                .requests.filter { !listed.contains($0.id) }.prefix(Self.listedEntries)
+        } : nil
+        var mismatch = RequestedMismatch(
             pattern: pattern, times: times, count: answer.count, tenant: tenant, matching: matching.requests,
             unmatched: unmatched.requests.reversed(), warnings: answer.warnings ?? [], inDefaultTenant: defaultTenant
-        ).message
+        )
+        mismatch.similar = similar.map { (path: Self.literalPath(of: pattern.url) ?? "", requests: Array($0)) }
+        return mismatch.message
+    }
+
+    /// The literal path a URL pattern starts with: an `equal` value, or a `wildcard` value up to
+    /// its first `*` or `?`, without a query; nil for a `regexp`, or when that leaves no more
+    /// than `/`.
+    static func literalPath(of url: PatternMatch) -> String? {
+        let literal: Substring = switch url.kind {
+        case .equal: url.value[...]
+        case .wildcard: url.value.prefix { $0 != "*" && $0 != "?" }
+        default: ""
+        }
+        let path = literal.prefix { $0 != "?" }
+        return path.count > 1 ? String(path) : nil
     }
 
     /// Entries of the default tenant a ``requestedMismatch(_:times:)`` message lists at most: 3.
@@ -59,6 +86,9 @@ struct RequestedMismatch {
     var warnings: [String] = []
     /// The default tenant's entries the pattern matches, when the count was short in a tenant.
     var inDefaultTenant: CatbirdRequestPage?
+    /// When the count was short: the pattern's literal path, and the tenant's requests whose URL
+    /// contains it that neither list above shows, whatever answered them.
+    var similar: (path: String, requests: [CatbirdRequest])?
 
     var message: String {
         let place = tenant.isEmpty ? "the default tenant" : "tenant \(JSONValue.string(tenant).jsonText)"
@@ -93,7 +123,31 @@ struct RequestedMismatch {
                 }
             }
         }
+        if let similar, !similar.requests.isEmpty {
+            lines.append("other requests whose URL contains \(JSONValue.string(similar.path).jsonText) (first \(similar.requests.count), whatever answered them):")
+            for entry in similar.requests {
+                lines.append("  \(Self.line(for: entry))")
+                lines += differences(from: entry).map { "    \($0)" }
+            }
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// What tells `entry` apart from the pattern, as far as the client can say without the
+    /// server's matcher: a different method, and for an `equal` URL the URL (naming a query the
+    /// pattern lacks, since the query is part of the matched URL).
+    private func differences(from entry: CatbirdRequest) -> [String] {
+        var differences: [String] = []
+        if entry.method.rawValue != pattern.method.rawValue {
+            differences.append("method differs (expected \(pattern.method.rawValue), got \(entry.method.rawValue))")
+        }
+        if pattern.url.kind == .equal, entry.url != pattern.url.value {
+            let queryOnly = entry.url.prefix { $0 != "?" } == pattern.url.value.prefix { $0 != "?" }
+            differences.append(
+                "url differs (expected \(pattern.url.summary), got \(JSONValue.string(entry.url).jsonText))"
+                    + (queryOnly ? ": only the query, which the pattern's URL must match too" : ""))
+        }
+        return differences
     }
 
     /// `#4 POST /api/usres → 404`.

@@ -157,3 +157,35 @@ final class AssertRequestedTests: CatbirdTestCase {
         ])
     }
 }
+
+/// A short count names the tenant's requests that almost match, whatever answered them
+/// (tester finding T18C-F4: a wildcard mock answered `GET /api/users?page=1`, and asserting
+/// `GET equal "/api/users"` listed no matching request and no near miss).
+final class AssertRequestedSimilarTests: CatbirdTestCase {
+    func testARequestABroaderMockAnsweredIsNamedWithItsQuery() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = Catbird(url: server.baseURL, parallelId: "t18c-assert2")
+        try catbird.send(.update(
+            RequestPattern(method: .GET, url: PatternMatch.wildcard("/api/users*")), ResponseMock(status: 200, body: Data("[]".utf8))))
+        XCTAssertEqual(try server.appRequest("GET", "/api/users?page=1", parallelId: "t18c-assert2").status, 200)
+        try catbird.send(.update(RequestPattern(method: .POST, url: PatternMatch.wildcard("/api/*")), ResponseMock(status: 200)))
+        XCTAssertEqual(try server.appRequest("POST", "/api/users", parallelId: "t18c-assert2").status, 200)
+        let ids = try catbird.requests().requests.map(\.id)
+        XCTAssertEqual(ids.count, 2)
+
+        let message = try XCTUnwrap(try catbird.requestedMismatch(RequestPattern(method: .GET, url: "/api/users"), times: 1))
+        XCTAssertEqual(message.components(separatedBy: "\n"), [
+            #"expected 1 request matching GET equal "/api/users" in tenant "t18c-assert2", found 0"#,
+            "matching requests: none",
+            "requests no mock answered: none",
+            #"other requests whose URL contains "/api/users" (first 2, whatever answered them):"#,
+            "  #\(ids[0]) GET /api/users?page=1 → 200",
+            #"    url differs (expected equal "/api/users", got "/api/users?page=1"): only the query, which the pattern's URL must match too"#,
+            "  #\(ids[1]) POST /api/users → 200",
+            "    method differs (expected GET, got POST)",
+        ])
+        // With the count right, nothing is listed.
+        XCTAssertNil(try catbird.requestedMismatch(RequestPattern(method: .GET, url: PatternMatch.wildcard("/api/users?*")), times: 1))
+    }
+}
