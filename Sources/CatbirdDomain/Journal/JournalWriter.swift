@@ -575,6 +575,13 @@ public final class JournalWriter: Sendable {
             state.heldHitsInRound = 0  // written, or held again just below
             state.committed += UInt64(batch.count)
             state.amendmentsDone += UInt64(amendments.count)
+            if latestIDs == nil, !batch.isEmpty {
+                // Before noteFailure, whose back-off waits with the lock let go: a commit waiter
+                // asking meanwhile finds its ticket at or below `committed` and must learn it was
+                // dropped, not committed (strict durability: a request answered 200 with its row
+                // dropped, the database file deleted; StorageFaultTests failed so under load).
+                state.commitWaiters.dropped(first...state.committed)
+            }
             if latestIDs == nil {
                 state.statistics.droppedRows += batch.count
                 state.statistics.droppedAmendments += amendments.count
@@ -591,12 +598,8 @@ public final class JournalWriter: Sendable {
             } else {
                 state.failure = nil
             }
-            if latestIDs == nil {
-                // A round of amendments only has no rows, so no commit waiters.
-                if !batch.isEmpty { state.commitWaiters.dropped(first...state.committed) }
-            } else if !batch.isEmpty {
-                state.statistics.recordCommit(rows: batch.count)
-            }
+            // A dropped round's tickets are noted above (a round of amendments only has none).
+            if latestIDs != nil, !batch.isEmpty { state.statistics.recordCommit(rows: batch.count) }
             let resumed = state.commitWaiters.take(through: state.committed)
             state.forgetCommitted()
             state.lastReleased = resumed.count
