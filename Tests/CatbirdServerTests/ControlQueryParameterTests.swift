@@ -111,6 +111,7 @@ final class ControlQueryParameterTests: ServerTestCase {
             // T18B note: a whole number past 64 bits was told it is not a whole number.
             ("GET", "/catbird/api/requests.har?limit=99999999999999999999999", "'limit' (99999999999999999999999) is too large (at most 9223372036854775807)"),
             ("GET", "/catbird/api/requests.har?limit=0", "'limit' must be a whole number of entries, 1 or more"),
+            ("GET", "/catbird/api/requests.har?limit=-99999999999999999999999", "'limit' must be a whole number of entries, 1 or more"),
             ("DELETE", "/catbird/api/tenants/%ZZ", "not valid percent-encoded UTF-8"),
         ]
         for (method, target, reason) in refused {

@@ -43,7 +43,7 @@ enum HARRoute {
             case "limit":
                 guard let count = Int(value), count >= 1 else {
                     // All digits, yet no Int: a whole number too large, not a wrong one (T18B note).
-                    if Int(value) == nil, !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+                    if Int(value) == nil, !value.hasPrefix("-"), JournalRoutes.isWholeNumber(value) {
                         throw .badRequest("'limit' (\(JSONText.shortText(value))) is too large (at most \(Int.max))")
                     }
                     throw .badRequest("'limit' must be a whole number of entries, 1 or more")

@@ -161,14 +161,14 @@ enum JournalRoutes {
             from: try time(body.from, "from"), until: try time(body.until, "until"))
     }
 
-    /// Parses the listing's query parameters.
-    /// - Throws: 400 naming the parameter when a value is not of its type.
     /// Whether `text` is written as a whole number (an optional `-`, then digits), however large.
     static func isWholeNumber(_ text: String) -> Bool {
         let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
         return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
+    /// Parses the listing's query parameters.
+    /// - Throws: 400 naming the parameter when a value is not of its type.
     static func journalQuery(from query: [(name: String, value: String)]) throws(APIError) -> JournalQuery {
         var result = JournalQuery()
         for (name, value) in query {
