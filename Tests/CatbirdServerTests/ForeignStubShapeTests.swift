@@ -152,6 +152,16 @@ final class ForeignStubShapeTests: ServerTestCase {
         let typo = try client.json("POST", "/catbird/api/mocks", #"{"type":"update","pattern":{},"respons":{}}"#)
         E2E.assertError(typo, status: 400, reasonContains: #"unknown key "respons""#)
         XCTAssertFalse((typo.object["reason"] as? String ?? "").contains("WireMock"), typo.text)
+
+        // Regression (lead finding L19-F1), the exact body: "action" for "type" got "this is a
+        // WireMock stub mapping" (its "response" key) with a translation of no url and "Not
+        // carried over: "action"; "pattern"".
+        let action = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"action":"update","pattern":{"method":"GET","url":"/bench"},"response":{"status":200,"body":"aGk="}}"#)
+        E2E.assertError(action, status: 400, reasonContains: #"unknown key "action""#)
+        XCTAssertFalse((action.object["reason"] as? String ?? "").contains("WireMock"), action.text)
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
     }
 
     /// The shape is looked for only in JSON (a deliberate change, not a bug report), with the exact

@@ -22,7 +22,10 @@ enum ForeignStubShape {
             stub = first
             many = items.count > 1
         }
-        guard case let .object(members) = stub, members["type"] == nil else { return nil }
+        // A body with Catbird's own "type" or "pattern" is an action with a mistake (`"action":
+        // "update"` for "type", lead finding L19-F1: its "response" made it a WireMock stub
+        // with no url): the decoder's own reason (`unknown key "action"`) says what is wrong.
+        guard case let .object(members) = stub, members["type"] == nil, members["pattern"] == nil else { return nil }
         if case let .array(mappings)? = members["mappings"], let first = mappings.first, case let .object(mapping) = first {
             return reason(wireMock: mapping, many: mappings.count > 1)
         }
