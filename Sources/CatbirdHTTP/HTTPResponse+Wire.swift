@@ -72,3 +72,15 @@ extension HTTPResponse {
         return added
     }
 }
+
+extension HTTPRequest {
+    /// Whether libmicrohttpd 0.9.75 adds to every response to this request the same fields as to
+    /// a `GET` over HTTP/1.1 without a `Connection` field: the framing (`Content-Length`) alone,
+    /// whatever the response (``HTTPResponse/fieldsAddedOnSending(to:fileLength:)``, whose rules
+    /// this follows: no `Connection` field asked for or implied by HTTP/1.0, and not a `CONNECT`,
+    /// whose 2xx answer goes out unframed). A server can then journal one answer's fields for
+    /// every such request.
+    public var getsFramingOnly: Bool {
+        version == "HTTP/1.1" && headers.first("Connection") == nil && method != "CONNECT"
+    }
+}

@@ -387,14 +387,12 @@ struct MockServing: Sendable {
     }
 
     /// Whether libmicrohttpd adds only the framing fields (`Content-Length`) to a response to
-    /// `request`, not `Connection`, and the same ones as to a `GET`
-    /// (``HTTPResponse/fieldsAddedOnSending(to:fileLength:)``): an HTTP/1.1 request without a
-    /// `Connection` field, and not a `CONNECT`, whose 2xx answer goes out without
-    /// `Content-Length` (RFC 9110 §9.3.6; tester finding T18A-F6: the journal recorded the GET's
-    /// `Content-Length: 7`). A mock's answer's journaled header fields are then the same for
-    /// every such request (``SentMockAnswers/Answer/journaledHeaders``).
+    /// `request`, the same ones as to a `GET` (``HTTPRequest/getsFramingOnly``, beside the rules
+    /// of ``HTTPResponse/fieldsAddedOnSending(to:fileLength:)``; tester finding T18A-F6: a
+    /// `CONNECT`'s journal recorded the GET's `Content-Length: 7`). A mock's answer's journaled
+    /// header fields are then the same for every such request (``SentMockAnswers/Answer/journaledHeaders``).
     static func addsFramingOnly(_ request: HTTPRequest) -> Bool {
-        request.version == "HTTP/1.1" && request.headers.first("Connection") == nil && request.method != "CONNECT"
+        request.getsFramingOnly
     }
 
     /// Counts (`catbird_regexp_budget_overruns_total`, one per mock) and logs the mocks whose
