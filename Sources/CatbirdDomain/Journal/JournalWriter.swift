@@ -120,6 +120,22 @@ public final class JournalWriter: Sendable {
         var problem: String
     }
 
+    /// Where the writer is in its stop, in order.
+    private enum Phase: Int, Comparable {
+        /// Taking and writing entries.
+        case running
+        /// ``stopComing()`` was called: the server's stop began, ``stop()`` follows once the
+        /// server's other parts stopped; appends are still taken, and a failed round is the last
+        /// attempt at its entries.
+        case stopComing
+        /// ``stop()`` was called: the writer writes what is queued, gathering no more.
+        case stopping
+        /// The writer thread ended: nothing more is written, appends are dropped.
+        case stopped
+
+        static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
     private struct State {
         /// Waiting entries are `queue[head...]`; the writer advances `head` rather than
         /// shifting the array on every round.
@@ -138,11 +154,8 @@ public final class JournalWriter: Sendable {
         /// tenant's requests costs each append a comparison, not a hash and a dictionary write
         /// under the lock every worker takes. Nil when that entry is committed.
         var latestRun: (tenant: TenantID, sequence: UInt64)?
-        var stopping = false
-        /// ``stopComing()`` was called: the server's stop began, ``stop()`` follows once the
-        /// server's other parts stopped; until then appends are still taken.
-        var stopComing = false
-        var stopped = false
+        /// Where the writer is in its stop (``Phase``): only ever moves forward.
+        var phase = Phase.running
         /// The writer thread waits for entries (an append must wake it).
         var writerIdle = false
         /// The writer thread waits for more entries before a round (``gatherWindow``): an
@@ -293,7 +306,7 @@ public final class JournalWriter: Sendable {
         let tenant = entry.tenant
         condition.lock()
         var patience: Date?
-        while !state.stopping && state.waiting > 0
+        while state.phase < .stopping && state.waiting > 0
             && (state.waiting >= capacity || state.queuedBytes + bytes > byteCapacity) {
             guard state.failure != nil else {
                 patience = nil
@@ -318,7 +331,7 @@ public final class JournalWriter: Sendable {
             }
         }
         // While stopping the writer still drains the queue; once stopped nothing would write it.
-        guard !state.stopped else {
+        guard state.phase < .stopped else {
             condition.unlock()
             return .dropped
         }
@@ -347,7 +360,7 @@ public final class JournalWriter: Sendable {
         guard ticket != .dropped else { return }
         condition.lock()
         defer { condition.unlock() }
-        guard !state.stopped else { return }
+        guard state.phase < .stopped else { return }
         state.amendments.append(Amendment(sequence: ticket.sequence, problem: problem))
         state.amendmentsQueued += 1
         if state.writerIdle { condition.broadcast() }
@@ -367,7 +380,7 @@ public final class JournalWriter: Sendable {
         } else if ticket.sequence <= state.committed {
             known = !state.commitWaiters.wasDropped(ticket)
         } else {
-            known = state.stopped ? false : nil
+            known = state.phase == .stopped ? false : nil
         }
         if known == nil {
             state.commitWaiters.add(ticket, done)
@@ -451,11 +464,11 @@ public final class JournalWriter: Sendable {
         // Amendments are rare and not kept by tenant: a flush waits for all those queued before it.
         let amended = state.amendmentsQueued
         var pending: Bool { state.committed < target || state.amendmentsDone < amended }
-        guard pending && !state.stopped else { return .committed }
+        guard pending && state.phase < .stopped else { return .committed }
         state.flushers += 1
         defer { state.flushers -= 1 }
         if state.writerGathering { condition.broadcast() }  // a reader wants the commit now
-        while pending && !state.stopped {
+        while pending && state.phase < .stopped {
             let now = ContinuousClock.now
             if let deadline, now >= deadline { return .deadlinePassed }
             var until = deadline
@@ -484,7 +497,7 @@ public final class JournalWriter: Sendable {
     /// (tester finding T18B-F5: 8.5–9 s, two busy timeouts, near Docker's 10 s before SIGKILL).
     public func stopComing() {
         condition.lock()
-        state.stopComing = true
+        state.phase = max(state.phase, .stopComing)
         condition.unlock()
     }
 
@@ -498,9 +511,9 @@ public final class JournalWriter: Sendable {
     @discardableResult
     public func stop() -> Bool {
         condition.lock()
-        state.stopping = true
+        state.phase = max(state.phase, .stopping)
         condition.broadcast()
-        while !state.stopped { condition.wait() }
+        while state.phase < .stopped { condition.wait() }
         let stored = state.statistics.droppedRows == 0 && state.statistics.droppedHits == 0
         condition.unlock()
         waiters.stop()
@@ -531,14 +544,14 @@ public final class JournalWriter: Sendable {
             condition.lock()
             waitForWork()
             gather()
-            if state.waiting == 0 && state.amendments.isEmpty && state.stopping
+            if state.waiting == 0 && state.amendments.isEmpty && state.phase >= .stopping
                 && (state.heldHits.isEmpty || state.givingUp) {
                 if !state.heldHits.isEmpty {
                     state.statistics.droppedHits += state.heldHits.count
                     log.error("journal: stopping with \(state.heldHits.describe) not stored; the mocks' rows in the database show fewer")
                     state.heldHits = HeldHits()
                 }
-                state.stopped = true
+                state.phase = .stopped
                 let unanswered = state.commitWaiters.take(through: .max)
                 condition.broadcast()
                 condition.unlock()
@@ -588,7 +601,7 @@ public final class JournalWriter: Sendable {
                 // The rows are lost, their mocks' hits are not: a later round writes them.
                 state.heldHits.add(hits)
                 if holdsWhatFails { state.heldHits.add(hitsOf: batch) }
-                if state.stopping || state.stopComing {
+                if state.phase >= .stopComing {
                     state.givingUp = true
                 } else if batch.isEmpty {
                     noteFailure("\(Self.describe(batch, amendments, hits)) could not be written (see the log)")
@@ -624,7 +637,7 @@ public final class JournalWriter: Sendable {
     private func waitForWork() {
         var heldHitsDue: Date?
         // Held hits start no round once a round failed after the stop began (``stopComing()``): ``stop()`` drops them.
-        while state.waiting == 0 && state.amendments.isEmpty && !state.stopping
+        while state.waiting == 0 && state.amendments.isEmpty && state.phase < .stopping
             && (state.heldHits.isEmpty || state.failure != nil || state.givingUp) {
             state.writerIdle = true
             defer { state.writerIdle = false }
@@ -651,7 +664,7 @@ public final class JournalWriter: Sendable {
         state.writerGathering = true
         // Nor while half the queue's bytes wait: appends would soon block, and the rounds of
         // large entries (``maxRoundBytes``) are full long before ``gatherRows``.
-        while state.waiting < Self.gatherRows && state.queuedBytes < byteCapacity / 2 && !state.stopping && state.flushers == 0
+        while state.waiting < Self.gatherRows && state.queuedBytes < byteCapacity / 2 && state.phase < .stopping && state.flushers == 0
             && state.commitWaiters.count < state.waitersToCommit {
             if !condition.wait(until: deadline) { break }
         }
@@ -758,7 +771,7 @@ public final class JournalWriter: Sendable {
     private var isStopping: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return state.stopping || state.stopComing
+        return state.phase >= .stopComing
     }
 
     /// Puts a failed round back at the front of the queue (its entries keep their sequences),
@@ -795,7 +808,7 @@ public final class JournalWriter: Sendable {
     /// ``stop()``.
     private func backOff() {
         let deadline = Date(timeIntervalSinceNow: backOffDelay)
-        while !state.stopping {
+        while state.phase < .stopping {
             if !condition.wait(until: deadline) { break }
         }
     }
