@@ -25,6 +25,13 @@ final class LibraryRefusalTests: ServerTestCase {
         XCTAssertEqual(entry["answeredBy"] as? String, "none")
         XCTAssertEqual(((entry["response"] as? [String: Any])?["headers"] as? [String: Any])?.count, 0, "libmicrohttpd's headers are not recorded")
         XCTAssertTrue((entry["problem"] as? String ?? "").hasPrefix("libmicrohttpd refused the request with its own 400 page"), "\(entry)")
+        // The listing's `method=` (empty) finds such entries, and only them (T18B note: it was
+        // taken for a filter that can match nothing; docs/protocol.md#journal).
+        XCTAssertEqual(try client.request("GET", "/normal").status, 404)
+        let listed = try client.request("GET", "/catbird/api/requests?method=")
+        XCTAssertEqual(listed.status, 200)
+        let urls = (listed.object["requests"] as? [[String: Any]] ?? []).map { $0["url"] as? String }
+        XCTAssertEqual(urls, ["/no-colon"], listed.text)
     }
 
     /// A chunk size that is not hex: libmicrohttpd's 400 after the header section was

@@ -51,6 +51,10 @@ struct Route: Sendable {
     /// before the handler runs (a route never does more, or other, than it was asked:
     /// docs/protocol.md#query-parameters). nil: the route reads any query (the web page).
     let queryNames: [String]?
+    /// Query parameter names the route refuses with a reason of its own (the HAR export's
+    /// `wait`: a name another route takes), checked before ``queryNames``; not listed among the
+    /// known ones. Set with ``refusing(_:because:)``.
+    private(set) var refusedQueryNames: [String: String] = [:]
     /// Where the handler runs, chosen for each request (most routes name one lane; the journal
     /// listing's depends on its query): a handler that may wait (journal queries and deletes,
     /// writes that wait for the database writer, flush waits) runs on a control pool while the
@@ -188,10 +192,20 @@ struct Route: Sendable {
         guard let queryNames, let query, !query.isEmpty else { return [] }
         let pairs = try QueryParameters.wellFormedPairs(query)
         for (name, _) in pairs where !queryNames.contains(name) {
+            if let reason = refusedQueryNames[name] { throw .badRequest(reason) }
             let known = queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))"
             throw .badRequest("unknown query parameter '\(name)' (\(known))")
         }
         return pairs
+    }
+
+    /// This route, refusing the query parameter `name` with 400 and `reason` (not listed as a
+    /// known one: tester finding T18B note, the HAR export's unknown-parameter 400 listed `wait`,
+    /// which it refuses).
+    func refusing(_ name: String, because reason: String) -> Route {
+        var route = self
+        route.refusedQueryNames[name] = reason
+        return route
     }
 }
 
