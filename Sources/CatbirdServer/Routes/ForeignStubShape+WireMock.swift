@@ -96,6 +96,10 @@ extension ForeignStubShape {
                 t.response.body = Data(text.utf8)
             } else if case let .string(base64)? = response["base64Body"] {
                 t.response.body = Data(strictBase64: base64)
+                // Not padded base64 (RFC 4648 §4): named, not dropped in silence (fix18c's leftover).
+                if t.response.body == nil {
+                    t.notes.append("\"base64Body\" (not padded base64, RFC 4648 §4: send the body's bytes as \"body\" in padded base64)")
+                }
             }
             if case let .number(milliseconds)? = response["fixedDelayMilliseconds"] {
                 t.response.delay = Int((milliseconds / 1000).rounded(.up))
