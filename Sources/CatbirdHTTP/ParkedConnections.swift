@@ -215,6 +215,12 @@ final class ParkedConnections: Sendable {
         resume(upTo: .stopping)
     }
 
+    /// Whether ``beginStopping()`` ran: a wait of moments that comes now is not parked but
+    /// waited for on its worker (``ServerCore``), so ``resumeAll()`` cannot answer it in its place.
+    var isStopping: Bool {
+        phase.load(ordering: .sequentiallyConsistent) >= Phase.stopping.rawValue
+    }
+
     /// Whether a wait of moments is parked (shutdown waits for it between ``beginStopping()``
     /// and ``resumeAll()``).
     var holdsWaitsOfMoments: Bool {

@@ -431,8 +431,29 @@ final class ServerCore: Sendable {
             start(responder)
             return .YES
         case let .soon(held):  // shutdown waits for its answer
-            return parked.hold(connection, context, held) ? .YES : refuseWhileStopping(context, connection)
+            if parked.isStopping { return sendWhenReleased(held, context, connection) }
+            return parked.hold(connection, context, held) ? .YES : sendWhenReleased(held, context, connection)
         }
+    }
+
+    /// A held answer that comes while the server stops: its release is waited for here, on the
+    /// worker (the stop joins the workers after their last answers), at most
+    /// ``HTTPServer/momentsAtShutdown``, and what it picks is sent. Parked instead, it could be
+    /// answered by the stop's last step (``ParkedConnections/resumeAll()``) with the 503 of a
+    /// stopping server, which the handler, whose answer it replaces, is told only after it acted
+    /// on its own (tester finding T19A-F1: under `--durability strict`, a SIGTERM under load gave
+    /// each busy connection's last request that 503 while its journal row said 200 or 404 and
+    /// its mock's hit and `limit` unit were spent). Past the wait the 503 goes out, its
+    /// observer told (``HTTPDelivery/sentInstead(_:)``).
+    private func sendWhenReleased(_ held: HTTPHeldAnswer, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
+        let latch = HeldReleaseLatch()
+        held.start { send in latch.release(send) }
+        let delivery: HTTPDelivery = if let send = latch.wait(for: HTTPServer.momentsAtShutdown) {
+            .sent(send ? held.response : held.otherwise)
+        } else {
+            .sentInstead(parked.stoppingResponse)
+        }
+        return send(held.delivering(delivery) ?? delivery.response!, context, connection)
     }
 
     /// Queues the 503 of a stopping server in place of any answer, and tells the handler
