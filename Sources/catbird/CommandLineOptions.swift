@@ -89,27 +89,48 @@ enum CommandLineOptions {
         }
         // A flag wins over its variable, but a bad variable is refused even then.
         let variables = try environmentValues(environment)
-        try checkOverridden(variables, by: flags)
+        try checkVariables(variables, flags: flags)
         return .serve(try settings(from: variables.merging(flags) { $1 }))
     }
 
-    /// Checks each variable's value that a flag overrides, in the order of the variables'
-    /// names, as it would be checked in effect, alone (tester finding T14B-F2: a switch variable
-    /// or an empty one was refused under an overriding flag, but `CATBIRD_PORT=abc --port 8080`
-    /// started: one rule now, every set variable is checked). Relations between options
+    /// Checks each variable's value, in the order of the variables' names, as it would be
+    /// checked in effect, alone, so that a bad value names the variable it came from (tester
+    /// finding T19B-F20: `CATBIRD_PORT=tcp://…` without `--port` got `port must be …` with
+    /// neither the variable nor the Kubernetes hint), also when a flag overrides it (tester
+    /// finding T14B-F2: `CATBIRD_PORT=abc --port 8080` started). Relations between options
     /// (`--max-buffered-bodies` at least `--max-body-size`, what `--record` needs) are checked on
     /// the values in effect only.
-    /// - Throws: ``UsageError``: the variable, the flag that overrides it, and the usual message.
-    private static func checkOverridden(_ variables: [String: String], by flags: [String: String]) throws(UsageError) {
-        for (option, variable) in environmentNames.sorted(by: { $0.value < $1.value }) where flags[option] != nil {
+    /// - Throws: ``UsageError``: the variable (and the flag that overrides it), the usual
+    ///   message, and a hint for a Kubernetes service link or a value ending in a line break.
+    private static func checkVariables(_ variables: [String: String], flags: [String: String]) throws(UsageError) {
+        for (option, variable) in environmentNames.sorted(by: { $0.value < $1.value }) {
             guard let value = variables[option] else { continue }
             do {
                 _ = try settings(from: [option: value], relations: false)
             } catch {
-                throw UsageError(description: "\(variable) (overridden by --\(option), but checked): \(error.description)"
-                    + serviceLinkHint(value))
+                let source = flags[option] != nil ? "\(variable) (overridden by --\(option), but checked)" : variable
+                throw UsageError(description: "\(source): \(error.description)" + serviceLinkHint(value) + lineBreakHint(value))
             }
         }
+    }
+
+    /// `message` (an ``UnusableOption``'s: `--mocks-dir: the directory … does not exist`) with
+    /// its option named as the variable it came from when no flag gave it (T19B-F20:
+    /// `CATBIRD_MOCKS_DIR=/nonexistent` was reported as `--mocks-dir: …`).
+    static func namingVariable(_ message: String, arguments: [String], environment: [String: String]) -> String {
+        guard message.hasPrefix("--"), let colon = message.firstIndex(of: ":") else { return message }
+        let option = String(message[message.index(message.startIndex, offsetBy: 2)..<colon])
+        guard let variable = environmentNames[option], let value = environment[variable],
+              !arguments.contains(where: { $0 == "--\(option)" || $0.hasPrefix("--\(option)=") })
+        else { return message }
+        return variable + message[colon...] + lineBreakHint(value)
+    }
+
+    /// A hint for a value that ends in a line break (`CATBIRD_ADMIN_TOKEN` from a Kubernetes
+    /// Secret made with `echo token | base64`, T19B-F20). Empty for any other value.
+    static func lineBreakHint(_ value: String) -> String {
+        guard value.hasSuffix("\n") || value.hasSuffix("\r") else { return "" }
+        return " (the value ends in a line break: made with `echo`? use `printf %s` or `echo -n`)"
     }
 
     /// A hint for a value of the form `tcp://10.0.0.7:8080`: what Kubernetes sets `CATBIRD_PORT` to

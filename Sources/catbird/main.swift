@@ -13,7 +13,9 @@ do {
     if case let .serve(settings) = command { try settings.checkOptions() }
 } catch {
     // One line and a pointer, not the whole usage: the error stays on screen (README.md#configuration).
-    FileHandle.standardError.write(Data("catbird: \(error)\nRun 'catbird --help' for the options.\n".utf8))
+    let message = CommandLineOptions.namingVariable(
+        "\(error)", arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    FileHandle.standardError.write(Data("catbird: \(message)\nRun 'catbird --help' for the options.\n".utf8))
     exit(2)
 }
 

@@ -357,6 +357,29 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try server.terminate().status, 0)
     }
 
+    /// Tester finding T19B-F20, the exact inputs: a bad variable no flag overrides was reported
+    /// as the option (`port must be …`, `--mocks-dir: …`) without the variable's name, and the
+    /// Kubernetes service-link hint came only beside `--port`. Each now names its variable; a
+    /// value ending in a line break (a Secret made with `echo`) says so.
+    func testABadVariableIsNamedEvenWithoutAFlag() throws {
+        let cases: [(variable: String, value: String, message: String)] = [
+            ("CATBIRD_PORT", "tcp://10.0.0.1:8080",
+             "CATBIRD_PORT: port must be 0...65535, not 'tcp://10.0.0.1:8080' (a Kubernetes service link of a Service named catbird?"),
+            ("CATBIRD_THREADS", "0", "CATBIRD_THREADS: threads must be 1...256"),
+            ("CATBIRD_ADMIN_TOKEN", "tok123\n", "CATBIRD_ADMIN_TOKEN: admin token must be printable ASCII without spaces, and not empty (the value ends in a line break"),
+            ("CATBIRD_MOCKS_DIR", "/nonexistent-catbird-dir", "CATBIRD_MOCKS_DIR: the directory '/nonexistent-catbird-dir' does not exist"),
+        ]
+        for (variable, value, message) in cases {
+            let result = try run(["--db", "x.sqlite"], environment: [variable: value])
+            XCTAssertEqual(result.status, 2, "\(variable)=\(value): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("catbird: \(message)"), "\(variable): \(result.stderr)")
+        }
+        // Given as a flag, the option is named as the flag.
+        let flagged = try run(["--db", "x.sqlite", "--mocks-dir", "/nonexistent-catbird-dir"])
+        XCTAssertTrue(flagged.stderr.hasPrefix("catbird: --mocks-dir: the directory"), flagged.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database file was created")
+    }
+
     /// Tester finding T14B-F8, the exact call: with `--log-level debug`, a shard's refused
     /// `{"type":"bogus"}` logged only `POST /catbird/api/mocks → 400 control tenant=a 2.1ms`, as at
     /// info: the reason was logged at no level. It is now logged at debug (and not at info).
