@@ -2,7 +2,7 @@ import Synchronization
 
 /// A server-wide bound on bytes held in memory at once by many holders (request bodies being
 /// received, forwarded answers waiting for their client: `--max-buffered-bodies`,
-/// docs/operations.md#buffered-bodies). A holder takes bytes before it holds them and gives
+/// docs/operations.md#connections-and-memory). A holder takes bytes before it holds them and gives
 /// them back when it lets them go; a take that would pass the limit is refused and takes
 /// nothing. One atomic compare-and-swap a take, one atomic subtraction a give back.
 public final class ByteBudget: Sendable {
