@@ -13,7 +13,7 @@ import XCTest
 /// tenant's request: the mock counts as not matching, the 404 names it, and the request never
 /// waits on the lane for it.
 final class DefaultTenantSlowRegexpTests: XCTestCase {
-    static let skippedWording = #"(GET regexp "(a+)+$") of tenant "" was skipped: its regular expression was found slow on a worker"#
+    static let skippedWording = #"(GET regexp "(a+)+$") of the default tenant was skipped: its regular expression was found slow on a worker"#
 
     func testShardsUnmatchedRequestsSkipTheDefaultTenantsSlowExpressionInsteadOfQueueingOnTheLane() throws {
         try LaunchedServer.withTemporaryDatabase { server, client in
@@ -59,7 +59,7 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
 
             // The default tenant's own request still gives its expression the whole budget.
             let own = try client.request("GET", SlowMatchingLaneTests.slowTarget)
-            E2E.assertError(own, status: 404, reasonContains: "(GET regexp \"(a+)+$\") of tenant \"\" was skipped: its regular expression ran out of the 100 ms evaluation budget")
+            E2E.assertError(own, status: 404, reasonContains: "(GET regexp \"(a+)+$\") of the default tenant was skipped: its regular expression ran out of the 100 ms evaluation budget")
         }
     }
     /// Tester finding try9b F7's exact input, scaled down: the default fixture `GET equal
@@ -123,7 +123,7 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
                     XCTAssertEqual(answer.text, "fixture")
                     comeBack = .now
                 } else {
-                    E2E.assertError(answer, status: 404, reasonContains: "of tenant \"\" was skipped: its regular expression was found slow on a worker")
+                    E2E.assertError(answer, status: 404, reasonContains: "of the default tenant was skipped: its regular expression was found slow on a worker")
                     skipped += 1
                     usleep(20_000)
                 }
@@ -146,7 +146,7 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
     /// The a's of the slow subject: a few milliseconds of ICU, well within the 100 ms budget.
     static let slowCount = 21
     /// The skip named in the 404s of the finding's fleet.
-    static let fleetWording = #"mock 2 (GET regexp "(.*.*)*#") of tenant "" was skipped"#
+    static let fleetWording = #"mock 2 (GET regexp "(.*.*)*#") of the default tenant was skipped"#
 
     /// Requests of other tenants that may be matched on the lane for a default-tenant expression
     /// in `elapsed`: those whose searches marked it or started before it was marked (8 at most

@@ -71,6 +71,24 @@ final class TenantMockLimitsTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding T19B-F5), the exact shapes: the default tenant was named
+    /// `tenant ""` in the 409 limit reasons and in a 404's used-up clause (`mock 52 (GET equal
+    /// "/shared") of tenant "" matches it but was used up …`), while every other reason says
+    /// "the default tenant".
+    func testTheDefaultTenantIsNamedSoInLimitAndUsedUpReasons() throws {
+        try withServer(maxMocks: 1, maxBytes: nil) { client in
+            try E2E.addMock(client, url: "/shared", body: "x", limit: 1)
+            let refused = try client.json(
+                "POST", "/catbird/api/mocks",
+                E2E.jsonText(["type": "update", "pattern": E2E.pattern(method: "GET", url: "/second"), "response": ["status": 200]]))
+            E2E.assertError(refused, status: 409, reasonContains: "the default tenant holds 1 mocks, the limit is 1")
+            XCTAssertEqual(try client.request("GET", "/shared", headers: E2E.tenantHeader("fa")).status, 200)
+            let miss = try client.request("GET", "/shared", headers: E2E.tenantHeader("fb"))
+            E2E.assertError(miss, status: 404, reasonContains: #"mock 1 (GET equal "/shared") of the default tenant matches it but was used up"#)
+            XCTAssertFalse(miss.text.contains(#"tenant \"\""#), miss.text)
+        }
+    }
+
     /// Regression (try9b F14 addendum 2): with `--max-tenant-mock-bytes 1kb`, 30 updates of
     /// `POST equal /p<i>` with a 5 MB body `contains` "<i>ccc…" and a 20 KB `equal` header value
     /// were all accepted (RSS 33 MB → 330 MB): only response bodies counted. Scaled to 2 KB

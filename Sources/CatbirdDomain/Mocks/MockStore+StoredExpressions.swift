@@ -39,7 +39,7 @@ extension MockStore {
             }
             if long > 0 {
                 log.warning(
-                    "tenant \(JSONText.shortString(tenant.rawValue)): \(long) stored mock\(long == 1 ? " has" : "s have") regular expressions "
+                    "\(tenant.named): \(long) stored mock\(long == 1 ? " has" : "s have") regular expressions "
                         + "longer than the limit of \(MockPatternLimits.maxExpressionBytes) bytes together (stored before the limit; "
                         + "kept and served, compiled in the background or on the matching lane; an update as long is refused: "
                         + "docs/matching.md#pattern-lengths)")

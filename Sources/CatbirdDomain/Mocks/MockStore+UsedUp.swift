@@ -19,7 +19,7 @@ public struct UsedUpMock: Sendable {
         let pattern = mock.pattern.source
         let limit = mock.addedLimit.map { " of \($0)" } ?? ""
         return "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.shortString(pattern.url.value))) "
-            + "of tenant \(JSONText.shortString(mock.tenant.rawValue)) matches it but was used up by its limit\(limit) at \(at): "
+            + "of \(mock.tenant.named) matches it but was used up by its limit\(limit) at \(at): "
             + "a mock is removed once its limit is used up; add it again, or raise its limit"
     }
 }

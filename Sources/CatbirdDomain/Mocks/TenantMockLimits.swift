@@ -30,12 +30,12 @@ public struct TenantMockLimits: Sendable, Equatable {
     ) -> TenantMockLimitError? {
         if let maxMocks, after.mocks > maxMocks, after.mocks > before.mocks {
             return TenantMockLimitError(
-                reason: "tenant \(JSONText.shortString(tenant.rawValue)) holds \(before.mocks) mocks, the limit is \(maxMocks) "
+                reason: "\(tenant.named) holds \(before.mocks) mocks, the limit is \(maxMocks) "
                     + "(--max-tenant-mocks, CATBIRD_MAX_TENANT_MOCKS): remove mocks (remove, removeAll) before adding more")
         }
         if let maxBytes, after.bytes > maxBytes, after.bytes > before.bytes {
             return TenantMockLimitError(
-                reason: "tenant \(JSONText.shortString(tenant.rawValue)) holds \(before.bytes) bytes of mock response bodies and patterns "
+                reason: "\(tenant.named) holds \(before.bytes) bytes of mock response bodies and patterns "
                     + "and this update would make it \(after.bytes), the limit is \(maxBytes) bytes "
                     + "(--max-tenant-mock-bytes, CATBIRD_MAX_TENANT_MOCK_BYTES): remove mocks (remove, removeAll) first")
         }

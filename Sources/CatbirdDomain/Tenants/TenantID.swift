@@ -38,6 +38,14 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     public var isDefault: Bool { rawValue.isEmpty }
 
+    /// For reasons: `the default tenant`, or `tenant "shard-1"` (the id quoted and cut as
+    /// ``JSONText/shortString(_:maxBytes:)`` cuts it), so a reason never calls the default tenant
+    /// `tenant ""` (tester finding T19B-F5: a first-time user who never sent a parallel id read
+    /// that as a bug).
+    public var named: String {
+        isDefault ? "the default tenant" : "tenant \(JSONText.shortString(rawValue))"
+    }
+
     /// For log lines: `(default)`, or the id; one of more than 64 UTF-8 bytes cut to its first 64
     /// (at a scalar boundary), `…` and its length (`tttt… (1000 bytes)`), as reasons show it
     /// (docs/tenancy.md#ids-in-messages).

@@ -34,7 +34,7 @@ enum MockRoutes {
                     throw APIError.badRequest("a mock id is a whole number from 1 (an 'id' of GET /catbird/api/mocks), not \(JSONText.shortString(text))")
                 }
                 guard try dependencies.mocks.remove(id: id, tenant: context.tenant) else {
-                    let place = context.tenant.isDefault ? "the default tenant" : "tenant \(JSONText.shortString(context.tenant.rawValue))"
+                    let place = context.tenant.named
                     throw APIError(status: 404, reason: "\(place) has no mock with id \(id) (GET /catbird/api/mocks lists its mocks)")
                 }
                 return HTTPResponse(status: 204)

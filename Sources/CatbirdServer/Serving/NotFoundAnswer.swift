@@ -175,7 +175,7 @@ struct NotFoundAnswer {
     /// body regular expressions are named too (`mock 7 (POST equal "/b", body regexp "(a|aa)+$")…`),
     /// so an overrun of any of them can be found. A default-tenant mock marked slow that
     /// `tenant`'s request (another tenant's) gave at most 1 ms instead (tester finding try9b F7,
-    /// docs/tenancy.md#slow-regular-expressions) ends `… of tenant "" was skipped: its regular
+    /// docs/tenancy.md#slow-regular-expressions) ends `… of the default tenant was skipped: its regular
     /// expression was found slow on a worker, and the default tenant's slow expressions get at
     /// most 1 ms of another tenant's request (one such request a second gives it the whole
     /// budget on the matching lane: docs/tenancy.md#slow-regular-expressions)`.
@@ -191,11 +191,11 @@ struct NotFoundAnswer {
         // A body pattern of another kind runs out of the budget too (a pass over the body not started).
         let what = pattern.body.map { $0.kind != .regexp } ?? false ? "its regular expression or body pattern" : "its regular expression"
         if mock.tenant.isDefault && !tenant.isDefault && mock.pattern.isMarkedSlow {
-            return summary + ") of tenant \"\" was skipped: its regular expression was found slow on a worker, and the default "
+            return summary + ") of the default tenant was skipped: its regular expression was found slow on a worker, and the default "
                 + "tenant's slow expressions get at most \(Int(RegexpSlice.length.milliseconds)) ms of another tenant's request "
                 + "(one such request a second gives it the whole budget on the matching lane: docs/tenancy.md#slow-regular-expressions)"
         }
-        return summary + ") of tenant \(JSONText.shortString(mock.tenant.rawValue)) was skipped: \(what) ran out of the "
+        return summary + ") of \(mock.tenant.named) was skipped: \(what) ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
     }
 }
