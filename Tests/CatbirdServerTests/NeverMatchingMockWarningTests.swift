@@ -126,6 +126,23 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
             XCTAssertEqual(quiet.status, 201)
             XCTAssertEqual(quiet.body, [], "\(type) \(body)")
         }
+        // Tester finding T19B-F9, the exact input: the same body with no Content-Type at all got a
+        // bare 201; a short word warns now, a longer or non-letter base64 body stays quiet.
+        let bare = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/done"}},"response":{"status":200,"body":"done"}}"#,
+            headers: tenant)
+        XCTAssertEqual(
+            bare.object["warnings"] as? [String],
+            [#"'response.body' "done" is base64 (as in Catbird 0.11) for 3 bytes that are not UTF-8 text, and the response "#
+                + #"has no Content-Type: they are served as those bytes; for the text "done" send "ZG9uZQ==""#], bare.text)
+        for body in ["3q2+7w==", "AAECAwQFBgcICQoLDA0ODw=="] {
+            let quiet = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/q"}},"response":{"status":200,"body":"\#(body)"}}"#,
+                headers: tenant)
+            XCTAssertEqual(quiet.body, [], body)
+        }
     }
 
     /// Tester finding T13-F10, the exact input: `"method":"get"` was added with an empty 201,

@@ -9,8 +9,10 @@ import Foundation
 /// base64, so the mock is kept as sent; the 201 says what was meant, as for mocks that can
 /// never match (docs/protocol.md#mocks-that-can-never-match).
 enum TextBodyAsBase64Warning {
-    /// The warning for `response`, or nil: only when its `Content-Type` names text (`text/*`,
-    /// JSON, XML, `+json`, `+xml`, form data) and its body's bytes are not UTF-8.
+    /// The warning for `response`, or nil: only when its body's bytes are not UTF-8 and its
+    /// `Content-Type` names text (`text/*`, JSON, XML, `+json`, `+xml`, form data), or it has no
+    /// `Content-Type` and the base64 is a short word (letters only, at most ``wordLength``: tester
+    /// finding T19B-F9, `"body":"done"` alone, the usual first try, got a bare 201).
     static func warning(for response: ResponseMock) -> String? {
         guard let body = response.body, !body.isEmpty, String(data: body, encoding: .utf8) == nil,
               // A compressed text body is binary by design (review: the advice would break it).
@@ -20,11 +22,18 @@ enum TextBodyAsBase64Warning {
         let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         let textual = mediaType.hasPrefix("text/") || mediaType.hasSuffix("/json") || mediaType.hasSuffix("+json")
             || mediaType.hasSuffix("/xml") || mediaType.hasSuffix("+xml") || mediaType == "application/x-www-form-urlencoded"
-        guard textual else { return nil }
         let sent = body.base64EncodedString()
+        let word = type.isEmpty && sent.utf8.count <= Self.wordLength
+            && sent.utf8.allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
+        guard textual || word else { return nil }
         let meant = Data(sent.utf8).base64EncodedString()
+        let why = textual ? "though the Content-Type is \(JSONText.shortString(mediaType))" : "and the response has no Content-Type"
         return "'response.body' \(JSONText.shortString(sent)) is base64 (as in Catbird 0.11) for \(body.count) bytes that are "
-            + "not UTF-8 text, though the Content-Type is \(JSONText.shortString(mediaType)): they are served as those bytes; "
+            + "not UTF-8 text, \(why): they are served as those bytes; "
             + "for the text \(JSONText.shortString(sent)) send \(JSONText.shortString(meant))"
     }
+
+    /// The longest base64 body without a `Content-Type` taken for a word meant as text: 12
+    /// characters (9 bytes). A real binary body that short whose base64 is letters only is rare.
+    static let wordLength = 12
 }
