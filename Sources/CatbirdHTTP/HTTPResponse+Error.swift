@@ -10,8 +10,14 @@ extension HTTPResponse {
     ///   - reason: one sentence for the user; cut to its first ``maxErrorReasonBytes`` UTF-8
     ///     bytes (at a Unicode scalar boundary) and `…` when longer.
     public static func error(status: Int, reason: String) -> HTTPResponse {
-        let shown = reason.utf8.count > maxErrorReasonBytes ? reason.utf8Prefix(maxErrorReasonBytes) + "…" : reason
-        return HTTPResponse(status: status, headers: errorHeaders, body: Array(CatbirdErrorBody(reason: shown).json.utf8))
+        HTTPResponse(status: status, headers: errorHeaders, body: Array(CatbirdErrorBody(reason: boundedReason(reason)).json.utf8))
+    }
+
+    /// `reason` cut to its first ``maxErrorReasonBytes`` UTF-8 bytes (at a Unicode scalar
+    /// boundary) and `…` when longer; else `reason`. Every error's reason is bound so, the 404's
+    /// of an unmatched request too (written in pieces, ``CatbirdServer``'s `NotFoundAnswer`).
+    public static func boundedReason(_ reason: String) -> String {
+        reason.utf8.count > maxErrorReasonBytes ? reason.utf8Prefix(maxErrorReasonBytes) + "…" : reason
     }
 
     /// The most UTF-8 bytes of an error's reason: 8,000 (and the `…` after a cut). Input a reason

@@ -72,8 +72,9 @@ public struct RequestComparison: Sendable {
 extension CompiledRequestPattern {
     /// Bytes of a url compared by the edit distance at most: 128.
     public static let comparedURLLength = 128
-    /// UTF-8 bytes of a body or pattern value shown in a near miss at most: 200.
-    public static let shownBodyLength = 200
+    /// UTF-8 bytes of a body or pattern value shown in a near miss at most: 200
+    /// (``CatbirdWire/CatbirdNearMiss/shownValueBytes``, which cuts a url or header value in the reason).
+    public static let shownBodyLength = CatbirdNearMiss.shownValueBytes
     /// Fields a near miss lists at most: 20 (method and url, then up to 18 header and body
     /// fields, those that did not match first). A mock with thousands of header patterns would
     /// otherwise make every 404 near it megabytes long (docs/matching.md#near-misses).
@@ -226,7 +227,6 @@ extension CompiledRequestPattern {
     /// boundary (`… (N bytes)`), or `<N bytes, not UTF-8>`.
     static func shown(_ body: [UInt8]) -> String {
         guard let text = String(validating: body, as: UTF8.self) else { return "<\(body.count) bytes, not UTF-8>" }
-        guard body.count > shownBodyLength else { return text }
-        return "\(text.utf8Prefix(shownBodyLength))… (\(body.count) bytes)"
+        return JSONText.cutWithLength(text, maxBytes: shownBodyLength)
     }
 }

@@ -65,8 +65,6 @@ public struct JSONDifference: Sendable, Equatable {
 
     /// `value` as JSON, cut after ``shownLength`` bytes (`… (N bytes)`).
     static func shown(_ value: JSONValue) -> String {
-        let text = value.jsonText
-        guard text.utf8.count > shownLength else { return text }
-        return "\(text.utf8Prefix(shownLength))… (\(text.utf8.count) bytes)"
+        JSONText.cutWithLength(value.jsonText, maxBytes: shownLength)
     }
 }

@@ -84,7 +84,8 @@ extension RequestComparison {
     /// "/api/usres")` (the fields that did not match joined by `; `), as it stands in the 404's
     /// body: escaped as the text of a JSON string, CR and LF as spaces (the bytes of
     /// ``CatbirdNearMiss/summary``'s text escaped whole). The pattern's texts come escaped
-    /// (``NearMissTexts/InReason``); the request's values are quoted and escaped here.
+    /// (``NearMissTexts/InReason``); the request's values are quoted, escaped and, past 200
+    /// bytes, cut here (``CatbirdNearMiss/writeMismatch(_:name:verdict:expected:actual:actualIsCut:first:escaped:to:)``).
     public func writeSummary(mockId: Int64, tenant: String, to out: inout ByteWriter) {
         guard let shown else { preconditionFailure("writeSummary: the comparison was made without its fields") }
         let texts = shown.texts.inReason
@@ -106,8 +107,8 @@ extension RequestComparison {
                     actual: other.actual, first: &first, escaped: true, to: &out)
             } else {
                 CatbirdNearMiss.writeMismatch(
-                    Self.bodyField, name: nil, verdict: other.verdict, expected: texts.body!, actual: other.actual, first: &first,
-                    escaped: true, to: &out)
+                    Self.bodyField, name: nil, verdict: other.verdict, expected: texts.body!, actual: other.actual, actualIsCut: true,
+                    first: &first, escaped: true, to: &out)
             }
         }
         if shown.omitted > 0 { CatbirdNearMiss.writeOmitted(shown.omitted, to: &out) }

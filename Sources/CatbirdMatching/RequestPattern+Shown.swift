@@ -26,7 +26,6 @@ extension RequestPattern {
 
     /// `value` cut as ``shownInNearMisses`` says, or whole.
     private static func shown(_ value: String) -> String {
-        guard needsCut(value) else { return value }
-        return "\(value.utf8Prefix(CompiledRequestPattern.shownBodyLength))… (\(value.utf8.count) bytes)"
+        JSONText.cutWithLength(value, maxBytes: CompiledRequestPattern.shownBodyLength)
     }
 }

@@ -93,6 +93,13 @@ public struct ByteWriter: ~Copyable {
         written &+= range.count
     }
 
+    /// Drops the bytes written after the first `count` (a text written and then replaced, such
+    /// as a 404's reason over its bound); keeps the buffer.
+    public mutating func truncate(to count: Int) {
+        precondition(count >= 0 && count <= written, "ByteWriter.truncate: count outside the written bytes")
+        written = count
+    }
+
     /// Reads the bytes written so far in place.
     public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(start: start, count: written))

@@ -19,6 +19,15 @@ extension JSONText {
         value.utf8.count > maxBytes ? value.utf8Prefix(maxBytes) + "…" : value
     }
 
+    /// `value` cut to its first `maxBytes` UTF-8 bytes (at a Unicode scalar boundary) and
+    /// followed by `… (N bytes)`, its length in UTF-8 bytes, when it is longer; else `value`.
+    /// Not quoted: how a near miss shows a long value inside its quotes, a request's body or url
+    /// or header value, a pattern's value, a JSON difference's (docs/matching.md#near-misses).
+    public static func cutWithLength(_ value: String, maxBytes: Int) -> String {
+        guard value.utf8.count > maxBytes else { return value }
+        return "\(value.utf8Prefix(maxBytes))… (\(value.utf8.count) bytes)"
+    }
+
     /// Appends ``shortString(_:maxBytes:)`` of `value` (a 404's reason names tenants so); with
     /// `nested`, as written inside another JSON string (the reason within the 404's body,
     /// ``ByteWriter/appendNestedJSONString(_:)``).

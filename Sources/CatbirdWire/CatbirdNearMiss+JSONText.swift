@@ -115,6 +115,12 @@ extension CatbirdNearMiss {
 }
 
 extension CatbirdNearMiss {
+    /// UTF-8 bytes of a long value a near miss shows at most, then `… (N bytes)`
+    /// (``CatbirdSupport/JSONText/cutWithLength(_:maxBytes:)``): 200. A request body's `actual`
+    /// and a pattern's values everywhere; a url's or header's `actual` in the summary (the
+    /// 404's `reason`), while its field keeps it whole (docs/matching.md#near-misses).
+    public static let shownValueBytes = 200
+
     /// Appends ``summary(patternSummary:)``'s text: `mock 7 (POST equal "/api/users") of the
     /// default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
     public func writeSummary(patternSummary: String, to out: inout ByteWriter) {
@@ -123,7 +129,7 @@ extension CatbirdNearMiss {
         for field in fields {
             Self.writeMismatch(
                 Array(field.field.utf8), name: field.name.map { Array($0.utf8) }, verdict: field.verdict, expected: Array(field.expected.utf8),
-                actual: field.actual, first: &first, escaped: false, to: &out)
+                actual: field.actual, actualIsCut: field.field == "body", first: &first, escaped: false, to: &out)
         }
         if let omittedFields { Self.writeOmitted(omittedFields, to: &out) }
     }
@@ -159,10 +165,13 @@ extension CatbirdNearMiss {
     /// (expected equal "t", got none)`, `body not evaluated (expected regexp "(.*a){20}", got
     /// "aaa…")` for a skipped one, after `; ` unless it is the `first` written. `field`, `name`
     /// and `expected` come as they are written; `actual` is quoted (and, `escaped`, escaped
-    /// again) here, as in ``writeSummaryHead(mockId:patternSummary:tenant:escaped:to:)``.
+    /// again) here, as in ``writeSummaryHead(mockId:patternSummary:tenant:escaped:to:)``, and
+    /// cut after ``shownValueBytes`` (`got "/uuuu…… (8000 bytes)"`: a url or header value, which
+    /// its field keeps whole, made the reason grow with the request; tester finding T19B-F15)
+    /// unless `actualIsCut` (a body's comes cut so). A value within the bound is written as it is.
     public static func writeMismatch(
-        _ field: [UInt8], name: [UInt8]?, verdict: Field.Verdict, expected: [UInt8], actual: String?, first: inout Bool, escaped: Bool,
-        to out: inout ByteWriter
+        _ field: [UInt8], name: [UInt8]?, verdict: Field.Verdict, expected: [UInt8], actual: String?, actualIsCut: Bool = false,
+        first: inout Bool, escaped: Bool, to out: inout ByteWriter
     ) {
         guard verdict != .match else { return }
         if !first { out.append("; ") }
@@ -180,7 +189,8 @@ extension CatbirdNearMiss {
         out.append(expected)
         out.append(", got ")
         if let actual {
-            if escaped { out.appendNestedJSONString(actual) } else { out.appendJSONString(actual) }
+            let shown = actualIsCut ? actual : JSONText.cutWithLength(actual, maxBytes: shownValueBytes)
+            if escaped { out.appendNestedJSONString(shown) } else { out.appendJSONString(shown) }
         } else {
             out.append("none")
         }

@@ -37,8 +37,9 @@ public struct CatbirdNearMiss: Codable, Hashable, Sendable {
         public var verdict: Verdict
         /// The pattern, for a person: `GET`, `equal "/api/users"`, `jsonPath "$.id" equalTo 7`.
         public var expected: String
-        /// The request's value (a body as text, cut after 200 characters, or
-        /// `<N bytes, not UTF-8>`); nil for a missing header.
+        /// The request's value (a body as text, cut after 200 bytes, or `<N bytes, not
+        /// UTF-8>`; a url or header value whole, which ``summary`` cuts after 200 bytes); nil
+        /// for a missing header.
         public var actual: String?
 
         /// A field comparison (the server builds these).

@@ -100,6 +100,29 @@ final class NearMissComparisonJSONTests: XCTestCase {
             ].joined())
     }
 
+    /// Tester finding T19B-F15: the summary quoted a url or header value whole (an 8,000-byte url
+    /// gave an 8,401-byte reason). It cuts them after 200 bytes as it does a body (which comes
+    /// cut, and is not cut again); the JSON's `actual` keeps them whole, and the client's
+    /// ``CatbirdNearMiss/summary`` of that JSON writes the same bytes.
+    func testALongURLOrHeaderValueIsCutInTheSummaryOnly() throws {
+        let target = "/" + String(repeating: "u", count: 8_000)
+        let value = String(repeating: "v", count: 20_000)
+        let body = String(repeating: "b", count: 300)
+        let near = try written(
+            RequestPattern(method: "POST", url: PatternMatch.equal("/dflt"), headers: ["X-Long": PatternMatch.equal("abc")], body: .equal("x")),
+            method: "POST", target: target, headers: ["X-Long": value], body: body)
+        XCTAssertEqual(
+            near.summary,
+            #"mock 7 (POST equal "/dflt" X-Long: equal "abc" body equal "x") of tenant "s1": "#
+                + #"url differs (expected equal "/dflt", got "/\#(String(repeating: "u", count: 199))… (8001 bytes)"); "#
+                + #"header X-Long differs (expected equal "abc", got "\#(String(repeating: "v", count: 200))… (20000 bytes)"); "#
+                + #"body differs (expected equal "x", got "\#(String(repeating: "b", count: 200))… (300 bytes)")"#)
+        let decoded = try JSONDecoder().decode(CatbirdNearMiss.self, from: Data(near.json.utf8))
+        XCTAssertEqual(decoded.fields.first { $0.field == "url" }?.actual, target)
+        XCTAssertEqual(decoded.fields.first { $0.field == "header" }?.actual, value)
+        XCTAssertEqual(decoded.summary, near.summary)
+    }
+
     func testEveryFieldMatchingIsWrittenAsMatching() throws {
         let near = try written(
             RequestPattern(method: "PUT", url: PatternMatch.regexp("^/r/[a-z]+$"), headers: ["Accept": PatternMatch.wildcard("a*")], body: .jsonPath("$.id", equalTo: 7)),

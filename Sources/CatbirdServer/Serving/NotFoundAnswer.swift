@@ -10,7 +10,9 @@ import CatbirdSupport
 /// the closest mock with the fields that differ, and, for a request without a parallel id,
 /// the tenants whose mocks match it; with an admin token set, it only says that another tenant
 /// has one, naming none (docs/tenancy.md#ids-in-messages). Ids in the reason are cut
-/// (``JSONText/shortString(_:maxBytes:)``); the JSON fields keep them whole.
+/// (``JSONText/shortString(_:maxBytes:)``), so are the request's url and header values (200
+/// bytes), and the reason is bound at 8,000 bytes (``boundReason(from:in:)``); the JSON fields
+/// keep them whole.
 struct NotFoundAnswer {
     /// The 404 response (`Content-Type` as every error's, ``APIError/headers``).
     let response: HTTPResponse
@@ -67,9 +69,11 @@ struct NotFoundAnswer {
         // The reason escaped as it is written, straight into the body (one line: a CR or LF in
         // the target or a mock's texts becomes a space), not written whole and escaped after.
         out.append(#","reason":""#)
+        let reasonStart = out.count
         Self.writeReason(
             report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
             outOfTime: outOfTime, filesHint: filesHint, to: &out)
+        Self.boundReason(from: reasonStart, in: &out)
         out.append(#"","tenant":"#)
         out.appendJSONString(tenant.rawValue)
         out.append(UInt8(ascii: "}"))
@@ -84,7 +88,7 @@ struct NotFoundAnswer {
     /// the text of a JSON string, each piece escaped as it is written
     /// (``ByteWriter/appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``, the quotes around
     /// it the caller's): the bytes of the whole one-line text escaped at once, without it being
-    /// made first.
+    /// made first. Not bounded: the caller bounds it (``boundReason(from:in:)``).
     static func writeReason(
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
         filesHint: String? = nil, to out: inout ByteWriter
