@@ -71,7 +71,7 @@ enum JournalEntryRoutes {
     private static func flag(named name: String, in query: [(name: String, value: String)]) throws(APIError) -> Bool {
         var result = true
         for (key, value) in query {
-            guard key == name else { throw APIError.badRequest("unknown query parameter '\(key)' (known: \(name))") }
+            guard key == name else { throw QueryParameters.unknown(key, known: "known: \(name)") }
             guard value == "true" || value == "false" else { throw APIError.badRequest("'\(name)' must be 'true' or 'false'") }
             result = value == "true"
         }
@@ -82,7 +82,7 @@ enum JournalEntryRoutes {
     private static func byteLimit(in query: [(name: String, value: String)]) throws(APIError) -> Int? {
         var result: Int?
         for (key, value) in query {
-            guard key == "limit" else { throw APIError.badRequest("unknown query parameter '\(key)' (known: limit)") }
+            guard key == "limit" else { throw QueryParameters.unknown(key, known: "known: limit") }
             guard let limit = Int(value), limit >= 0 else { throw APIError.badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
             result = limit
         }

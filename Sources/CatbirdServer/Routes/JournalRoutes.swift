@@ -215,8 +215,7 @@ enum JournalRoutes {
                 }
                 result.answeredBy = answeredBy
             default:
-                throw .badRequest(
-                    "unknown query parameter '\(name)' (known: since, before, order, limit, method, url, status, answeredBy, bodies, wait)")
+                throw QueryParameters.unknown(name, known: "known: since, before, order, limit, method, url, status, answeredBy, bodies, wait")
             }
         }
         return result

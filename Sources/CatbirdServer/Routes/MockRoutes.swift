@@ -179,7 +179,7 @@ enum MockRoutes {
         }
         if match.kind != .regexp, match.value.utf8.contains(where: neverInALine) {
             throw APIError.badRequest(
-                "'pattern.headers.\(name).value' holds a NUL, CR or LF character (\\u0000, \\r, \\n), which no header field "
+                "'pattern.headers.\(JSONText.shortText(name)).value' holds a NUL, CR or LF character (\\u0000, \\r, \\n), which no header field "
                     + "value can: no request could match it")
         }
     }

@@ -54,7 +54,7 @@ enum NeverMatchingMock {
             let trimmed = match.value[...].trimmingOptionalWhitespace()
             guard trimmed.utf8.count != match.value.utf8.count else { continue }
             warnings.append(
-                "'pattern.headers.\(name).value' \(JSONText.shortString(match.value)) has spaces or tabs around it, but "
+                "'pattern.headers.\(JSONText.shortText(name)).value' \(JSONText.shortString(match.value)) has spaces or tabs around it, but "
                     + "header values are matched without them: no request can match this mock; did you mean "
                     + "\(JSONText.shortString(String(trimmed)))?")
         }

@@ -42,10 +42,19 @@ enum QueryParameters {
                         + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")
             }
             guard seen.insert(name).inserted else {
-                throw .badRequest("query parameter '\(name)' is given more than once: give it once")
+                throw .badRequest("query parameter \(JSONText.shortString(name)) is given more than once: give it once")
             }
             result.append((name, value))
         }
         return result
+    }
+
+    /// The 400 for a query parameter `name` that a control route does not take: `unknown query
+    /// parameter "foo" (known: since, before, …)`, the name cut to 64 bytes with its length
+    /// (``CatbirdSupport/JSONText/shortString(_:maxBytes:)``, as every echoed name: a
+    /// 6,000-byte name was echoed whole; tester finding T19B-F16).
+    /// - Parameter known: what follows in parentheses: `known: limit`, `this route takes none`.
+    static func unknown(_ name: String, known: String) -> APIError {
+        .badRequest("unknown query parameter \(JSONText.shortString(name)) (\(known))")
     }
 }

@@ -194,7 +194,7 @@ struct Route: Sendable {
         for (name, _) in pairs where !queryNames.contains(name) {
             if let reason = refusedQueryNames[name] { throw .badRequest(reason) }
             let known = queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))"
-            throw .badRequest("unknown query parameter '\(name)' (\(known))")
+            throw QueryParameters.unknown(name, known: known)
         }
         return pairs
     }
