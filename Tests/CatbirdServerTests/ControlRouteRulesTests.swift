@@ -72,7 +72,7 @@ final class ControlRouteRulesTests: XCTestCase {
         }
 
         let refused = try client.request("DELETE", "/catbird/api/tenants", headers: E2E.tenantHeader("s1"))
-        E2E.assertError(refused, status: 403, reasonContains: "without the header")
+        E2E.assertError(refused, status: 403, reasonContains: "may act on only its own tenant")
         XCTAssertEqual(try tenantIDs(client, as: nil), ["", "s1", "s2"], "nothing may be dropped")
         for tenant in [nil, "s1", "s2"] as [String?] {
             XCTAssertEqual(try E2E.mocks(client, tenant: tenant).count, 1, "mocks of \(tenant ?? "(default)")")

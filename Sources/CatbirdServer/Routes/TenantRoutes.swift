@@ -29,7 +29,9 @@ enum TenantRoutes {
             },
             Route(
                 "DELETE", "/catbird/api/tenants", lane: .slow,
-                everyTenant: EveryTenantAction(refusal: "dropping every tenant", action: "drops every tenant's mocks and journal")
+                everyTenant: EveryTenantAction(
+                    refusal: "dropping every tenant (a shard drops its own with DELETE /catbird/api/tenants/<its id>)",
+                    action: "drops every tenant's mocks and journal")
             ) { _ in
                 let dropped = try dependencies.tenants.dropAll()
                 dependencies.log.info("dropped every tenant: \(dropped) tenants besides the default one, every mock and journal entry")

@@ -30,7 +30,10 @@ struct AdminAccess: Sendable {
     }
 
     /// The refusal of a cross-tenant action to a caller that is not the admin: 401 asking for
-    /// the token when one is configured, else 403 telling a shard to drop its header.
+    /// the token when one is configured, else 403 saying who the admin is (a call without
+    /// `X-Catbird-Parallel-Id` on a trusted host, or one with the admin token;
+    /// docs/tenancy.md#admin). It does not tell the shard to drop its header: a test helper
+    /// told so became the admin of every shard on a server without a token (tester finding T19B-F17).
     /// - Parameter action: what was refused, e.g. "dropping every tenant".
     /// - Parameter request: the refused request, whose `Authorization` the 401 describes
     ///   (``tokenProblem(in:)``).
@@ -42,7 +45,8 @@ struct AdminAccess: Sendable {
         }
         return .forbidden(
             "\(action) is an admin action, and a shard (\(TenantID.headerName): \(JSONText.shortString(tenant.rawValue))) may act on only its own tenant; "
-                + "send the request without the header for admin actions")
+                + "the admin (a call without \(TenantID.headerName) on a trusted host, or with the admin token) does that "
+                + "(docs/tenancy.md#admin)")
     }
 
     /// The 401 for a change of the default tenant's mocks (`update`, `remove`, `removeAll`

@@ -1,0 +1,33 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// A shard's 403 on a cross-tenant route says who the admin is rather than telling the shard to
+/// leave out its parallel id (docs/tenancy.md#admin): a test helper told so became the admin of
+/// every shard on a server without a token.
+final class ShardAdminRefusalTests: ServerTestCase {
+    /// Tester finding T19B-F17, the exact requests, as shard `s1` on a server without a token:
+    /// each 403 ended "send the request without the header for admin actions". Each now names
+    /// the admin, and the drop-all route what a shard does instead. Nothing is dropped.
+    func testTheRefusalNamesTheAdminAndNeverAdvisesDroppingTheHeader() throws {
+        try E2E.addMock(client, tenant: "other", url: "/o", body: "o")
+        try E2E.addMock(client, tenant: "s1", url: "/s", body: "s")
+        let cases: [(target: String, action: String)] = [
+            ("/catbird/api/tenants?all=true", "dropping every tenant (a shard drops its own with DELETE /catbird/api/tenants/<its id>)"),
+            ("/catbird/api/tenants/other", "dropping another tenant"),
+            ("/catbird/api/mocks?all=true", #"removing every tenant's mocks (a tenant removes its own with {"type":"removeAll"})"#),
+        ]
+        for (target, action) in cases {
+            let refused = try client.request("DELETE", target, headers: E2E.tenantHeader("s1"))
+            E2E.assertError(
+                refused, status: 403,
+                reasonContains: "\(action) is an admin action, and a shard (X-Catbird-Parallel-Id: \"s1\") may act on only its own tenant; "
+                    + "the admin (a call without X-Catbird-Parallel-Id on a trusted host, or with the admin token) does that "
+                    + "(docs/tenancy.md#admin)")
+            let reason = refused.object["reason"] as? String ?? ""
+            XCTAssertFalse(reason.contains("without the header"), reason)
+        }
+        XCTAssertEqual(try E2E.mocks(client, tenant: "other").count, 1, "the other tenant's mock is kept")
+        XCTAssertEqual(try E2E.mocks(client, tenant: "s1").count, 1, "the shard's own mock is kept")
+    }
+}
