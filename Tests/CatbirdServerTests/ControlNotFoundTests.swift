@@ -18,6 +18,29 @@ final class ControlNotFoundTests: ServerTestCase {
         }
     }
 
+    /// Tester finding T19B-F19, the exact requests: an unknown control route got no "did you
+    /// mean", unlike an unknown key. The nearest route (method and path, by edit distance, with
+    /// the `api/` after `/catbird/` left out on both sides) is named when it is close; the
+    /// sentence is kept, and a path near none gets none.
+    func testAnUnknownControlPathNamesTheNearestRoute() throws {
+        let removeAll = Array(#"{"type":"removeAll"}"#.utf8)
+        for (method, path, meant) in [
+            ("POST", "/catbird/api/mock", "POST /catbird/api/mocks"), ("GET", "/catbird/api/request", "GET /catbird/api/requests"),
+            ("POST", "/catbird/mocks", "POST /catbird/api/mocks"), ("GET", "/catbird/mocks", "GET /catbird/api/mocks"),
+            ("GET", "/catbird/api/version", "GET /catbird/version"),
+        ] {
+            let answer = try client.request(
+                method, path, headers: method == "POST" ? [("Content-Type", "application/json")] : [], body: method == "POST" ? removeAll : nil)
+            XCTAssertEqual(answer.status, 404, "\(method) \(path): \(answer.text)")
+            XCTAssertEqual(
+                answer.object["reason"] as? String,
+                "no control route \(method) \"\(path)\" (did you mean \(meant)?); the control routes are listed in GET /catbird/api/openapi.json")
+        }
+        let far = try client.request("GET", "/catbird/api/nope")
+        XCTAssertEqual(
+            far.object["reason"] as? String, #"no control route GET "/catbird/api/nope"; the control routes are listed in GET /catbird/api/openapi.json"#)
+    }
+
     /// An id that is not a whole number from 1 is a bad request, 400, as for `DELETE
     /// /catbird/api/mocks/abc` (T12-F6: these were 404s whose reason described a bad request).
     func testAJournalIdThatIsNotANumberIsABadRequestThatSaysSo() throws {

@@ -12,13 +12,15 @@ struct APIError: HTTPResponseError, Sendable {
     /// 401, answered with `WWW-Authenticate: Bearer realm="catbird"` (RFC 9110 §11.6.1).
     static func unauthorized(_ reason: String) -> APIError { APIError(status: 401, reason: reason) }
     static let notFound = APIError(status: 404, reason: "Not Found")
-    /// 404 for a path under `/catbird/` that no control route serves: says what was asked and
-    /// where the routes are listed (docs/protocol.md#openapi-document).
-    static func noControlRoute(_ method: String, _ path: Substring) -> APIError {
+    /// 404 for a path under `/catbird/` that no control route serves: says what was asked, the
+    /// route `meant` when one is close (`no control route POST "/catbird/api/mock" (did you mean
+    /// POST /catbird/api/mocks?)`, ``RouteTable/suggestion(method:path:)``), and where the
+    /// routes are listed (docs/protocol.md#openapi-document).
+    static func noControlRoute(_ method: String, _ path: Substring, meant: String? = nil) -> APIError {
         APIError(
             status: 404,
-            reason: "no control route \(method) \(JSONText.shortString(String(path))); the control routes are listed in "
-                + "GET /catbird/api/openapi.json")
+            reason: "no control route \(method) \(JSONText.shortString(String(path)))\(meant.map { " (did you mean \($0)?)" } ?? ""); "
+                + "the control routes are listed in GET /catbird/api/openapi.json")
     }
     /// 415 for a control body sent with a `Content-Encoding` other than `identity` (T12-F5: a
     /// gzipped body was called invalid JSON, "found the control character U+001F"): control

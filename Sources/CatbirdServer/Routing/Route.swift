@@ -267,7 +267,10 @@ struct RouteTable: Sendable {
                 return response
             }
         }
-        guard !allowed.isEmpty else { return .now(APIError.noControlRoute(request.method, request.path).response) }
+        guard !allowed.isEmpty else {
+            let meant = suggestion(method: request.method, path: request.path)
+            return .now(APIError.noControlRoute(request.method, request.path, meant: meant).response)
+        }
         let allow = allowed.joined(separator: ", ")
         var response = APIError.methodNotAllowed(allow).response
         response.headers.add(name: "Allow", value: allow)

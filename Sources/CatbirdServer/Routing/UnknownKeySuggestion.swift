@@ -1,4 +1,3 @@
-import CatbirdMatching
 @_spi(Server) import CatbirdWire
 
 extension UnknownWireKeys {
@@ -14,19 +13,12 @@ extension UnknownWireKeys {
             + "(no delay) here, 2000 is \"delay\": 2"
     }
 
-    /// The known key `key` was probably meant to be: one equal to it but for case, else the
-    /// nearest by Levenshtein distance (the first in documented order on a tie) when it is
-    /// at most 1 edit away for a key of up to 4 characters (`limt`, `ur`), 2 for a longer one
-    /// (`stauts`); nil when none is that close.
+    /// The known key `key` was probably meant to be: the one WireMock's name `key` stands for
+    /// (``wireMockNames``), else the nearest known key (``NearestName/nearest(to:among:)``:
+    /// equal but for case, or 1 or 2 edits away); nil when none is that close.
     func suggestion(for key: String) -> String? {
-        let lowered = key.lowercased()
-        if let same = known.first(where: { $0.lowercased() == lowered }) { return same }
-        if let ours = Self.wireMockNames[lowered], known.contains(ours) { return ours }
-        let probe = EditDistanceProbe(key, limit: Self.comparedLength)
-        let nearest = known.map { (key: $0, distance: probe.distance(to: Array($0.utf8.prefix(Self.comparedLength)))) }
-            .min { $0.distance < $1.distance }
-        guard let nearest, nearest.distance <= (key.count <= 4 ? 1 : 2) else { return nil }
-        return nearest.key
+        if let ours = Self.wireMockNames[key.lowercased()], known.contains(ours) { return ours }
+        return NearestName.nearest(to: key, among: known)
     }
 
     /// WireMock's names of what Catbird calls otherwise (lowercased), for users bringing their
@@ -37,8 +29,4 @@ extension UnknownWireKeys {
         "fixeddelaymilliseconds": "delay", "jsonbody": "body", "base64body": "body", "times": "limit", "urlpath": "url",
         "urlpattern": "url", "urlpathpattern": "url", "urlpathtemplate": "url", "bodypatterns": "body",
     ]
-
-    /// The bytes of a key compared (``EditDistanceProbe`` holds at most 128); the known keys
-    /// are far shorter.
-    private static let comparedLength = 128
 }
