@@ -95,6 +95,11 @@ extension CatbirdServer {
         /// default): past it writes fail with `SQLITE_FULL`, as on a full disk. Nil: no cap. For
         /// tests of a full disk where none can be mounted; no command-line option sets it.
         public var maxDatabasePages: Int? = nil
+        /// Open connections accepted at most (``CatbirdHTTP/HTTPServer/Configuration/connectionLimit``);
+        /// nil: the open-file limit less a reserve (``CatbirdHTTP/HTTPServer/defaultConnectionLimit``),
+        /// as the `catbird` command always runs. For tests of a full connection table without a
+        /// small open-file limit; no command-line option sets it.
+        public var connectionLimit: Int? = nil
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, databasePath: String = "catbird.sqlite",

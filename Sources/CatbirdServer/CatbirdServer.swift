@@ -86,7 +86,8 @@ public final class CatbirdServer: Sendable {
         let configuration = HTTPServer.Configuration(
             host: settings.host, port: settings.port,
             threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
-            maxBodySize: settings.maxBodySize, maxBufferedBodies: settings.maxBufferedBodies, headTimeout: settings.headTimeout)
+            maxBodySize: settings.maxBodySize, connectionLimit: settings.connectionLimit ?? HTTPServer.defaultConnectionLimit,
+            maxBufferedBodies: settings.maxBufferedBodies, headTimeout: settings.headTimeout)
         // Forwarded answers wait for their clients in the same budget as request bodies (try8b F1).
         outbound = settings.redirectURL != nil || settings.proxyEnabled
             ? OutboundClient(
@@ -179,7 +180,8 @@ public final class CatbirdServer: Sendable {
             settings: settings, origin: origin, storageFaults: faults, reader: reader,
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
-            parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit))
+            parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit),
+            parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit))
         let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane, bodyLane: bodyLane)
         controlRoutes = handler.routes.routes
         http = HTTPServer(configuration: configuration, handler: handler)

@@ -39,13 +39,17 @@ enum JournalRoutes {
                 return asked.wait == .zero && asked.work == .slow ? .slow : .worker
             }, answer: { context in
                 let (query, wait, work) = try listing(context)
+                // A long poll parks its connection for up to `wait`: one of its tenant's places
+                // (``ParkedRequests``; a 429 at once past them). A listing is short work.
+                let place = wait == .zero ? nil : try dependencies.parkedRequests.admitting(context.tenant)
                 let poll = JournalLongPoll(
                     dependencies: dependencies, lane: work == .slow ? context.slowLooks : context.quickLooks,
                     largePages: work == .slow ? nil : context.lane(.bulk), tenant: context.tenant,
                     query: query, deadline: ContinuousClock.now + wait)
                 // A listing is answered whatever the client does; a long poll (`wait=`) only
                 // serves its client, whose FIN ends it (docs/protocol.md#delays).
-                return .later(watching: wait == .zero ? .resetOnly : .endOfStream) { responder in poll.start(responder) }
+                let answer = HTTPAnswer.later(watching: wait == .zero ? .resetOnly : .endOfStream) { responder in poll.start(responder) }
+                return place.map { ParkedRequests.holding($0, answer) } ?? answer
             }) { context in
                 let page = try dependencies.journal.encodedPage(of: context.tenant, try listing(context).query)
                 return try JournalFollowing.answer(page, tenant: context.tenant, dependencies)

@@ -79,6 +79,15 @@ enum MetricsRoute {
             out.metric(lane.name, .counter, help: lane.help)
             out.sample(lane.name, lane.value)
         }
+        let parked = dependencies.parkedRequests
+        out.metric(
+            "catbird_parked_requests", .gauge,
+            help: "Requests parked holding their tenant's places (mock delays, long polls, waits, forwarded requests), all tenants; at most \(parked.limit) per tenant.")
+        out.sample("catbird_parked_requests", parked.total)
+        out.metric(
+            "catbird_parked_refused_total", .counter,
+            help: "Requests refused with 429 because their tenant already had \(parked.limit) requests parked (1/\(ParkedRequests.slotShare) of the connection slots).")
+        out.sample("catbird_parked_refused_total", parked.refused.load(ordering: .relaxed))
         if let recorder = dependencies.upstream?.recorder {
             out.metric(
                 "catbird_recordings_failed_total", .counter,

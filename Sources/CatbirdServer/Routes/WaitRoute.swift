@@ -38,12 +38,14 @@ enum WaitRoute {
                 guard since >= 0 else { throw APIError.badRequest("'since' must be a journal entry id (0 or more), not \(since)") }
                 try MockPatternLimits.checkExpressions(body.pattern)
                 try BodyPatternCheck.check(body.pattern)
-                // Its body's bytes, held until the wait is done (a refusal here is answered at once).
+                // Its connection's place among its tenant's parked requests (``ParkedRequests``), and
+                // its body's bytes, held until the wait is done (a refusal here is answered at once).
+                let place = try dependencies.parkedRequests.admitting(context.tenant)
                 let charge = try dependencies.parkedWaits.admit(context.tenant, bodyBytes: context.request.body.count)
                 let lane = context.slowLooks
                 let tenant = context.tenant
                 // Compiled on the slow lane, in the tenant's turn, not on this worker (try9b F13).
-                return .later { responder in
+                return ParkedRequests.holding(place, .later { responder in
                     lane.run {
                         do {
                             let wait = RequestWait(
@@ -54,7 +56,7 @@ enum WaitRoute {
                             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
                         }
                     }
-                }
+                })
             },
         ]
     }

@@ -37,6 +37,9 @@ struct RouteDependencies: Sendable {
     let sentAnswers: SentMockAnswers
     /// The request bodies parked waits hold, bounded per tenant and for all (try10b F2, addendum).
     let parkedWaits: ParkedWaitBytes
+    /// Each tenant's places for parked requests (delays, long polls, waits, forwarded requests),
+    /// a share of the connection slots (tester finding T19A-F2).
+    let parkedRequests: ParkedRequests
     /// An opaque id of this server run (a random UUID, new at every start), which the journal
     /// listing carries as `serverRun` (``JournalFollowing``): a client following the journal
     /// sees it change when the server restarted, perhaps on a fresh database whose ids start

@@ -56,8 +56,8 @@ extension CatbirdHandler {
         }
     }
 
-    /// A request refused with `refusal` (a 429) because its tenant's places on a lane are taken
-    /// (the caller counts it): logged as a warning, journaled and answered at once; marked as
+    /// A request refused with `refusal` (a 429) because its tenant's places on a lane, or for
+    /// parked requests (``ParkedRequests``), are taken (the caller counts it): logged as a warning, journaled and answered at once; marked as
     /// Catbird's own when the request would have been forwarded (``marked(_:refusing:)``).
     func refusedForLane(_ refusal: APIError, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
         log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(refusal.reason)")

@@ -39,6 +39,8 @@ struct CatbirdHandler: HTTPHandler {
     let touchesControlActivity: Bool
     /// `--max-body-size`: also the most a request body may decode to (``decodingBody(_:tenant:)``).
     let maxBodySize: Int
+    /// Each tenant's places for parked requests, which a forwarded request takes (``ParkedRequests``).
+    let parked: ParkedRequests
 
     /// - Parameter controlPools: where quick and slow control routes run (``Route/lane``).
     /// - Parameter matchingLane: where requests with slow regular expressions are matched.
@@ -49,7 +51,8 @@ struct CatbirdHandler: HTTPHandler {
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
             forwarding: dependencies.upstream?.forwarding, log: dependencies.log, metrics: dependencies.metrics,
             cors: dependencies.settings.corsPolicy, strict: dependencies.settings.durability == .strict,
-            sentAnswers: dependencies.sentAnswers)
+            sentAnswers: dependencies.sentAnswers, parked: dependencies.parkedRequests)
+        parked = dependencies.parkedRequests
         upstream = dependencies.upstream
         cors = dependencies.settings.corsPolicy
         controlHosts = dependencies.settings.controlHosts
@@ -152,10 +155,19 @@ struct CatbirdHandler: HTTPHandler {
 
     /// Answers later, when the upstream has (no worker waits meanwhile), and journals it. A
     /// client that hangs up meanwhile has its upstream transfer cancelled and is journaled as
-    /// 499 (``deliverToGone(_:_:destination:tenant:to:)``).
+    /// 499 (``deliverToGone(_:_:destination:tenant:to:)``). Its connection is parked meanwhile,
+    /// holding one of its tenant's places (``ParkedRequests``): past them, a journaled 429 at once.
     func forward(_ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID) -> HTTPAnswer {
         guard let upstream else { return .now(APIError.notFound.response) }
-        return .later { [serving] responder in
+        guard let place = parked.admit(tenant) else { return refusedForLane(parked.refusal(tenant), request, tenant: tenant) }
+        return ParkedRequests.holding(place, forwarded(request, to: destination, tenant: tenant, by: upstream))
+    }
+
+    /// ``forward(_:to:tenant:)``'s answer once its place is taken.
+    private func forwarded(
+        _ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID, by upstream: UpstreamServing
+    ) -> HTTPAnswer {
+        .later { [serving] responder in
             upstream.forward(request, to: destination, isWanted: { responder.isWaiting }) { answer in
                 guard responder.isWaiting else {
                     return deliverToGone(answer, request, destination: destination, tenant: tenant, to: responder)

@@ -31,6 +31,8 @@ struct MockServing: Sendable {
     /// Each mock's response as sent in the current second, shared by its hits (not used with
     /// `--cors`); `update` prepares a changed mock's (``SentMockAnswers/prepare(_:)``).
     let sentAnswers: SentMockAnswers
+    /// Each tenant's places for parked requests, which a delayed answer takes (``ParkedRequests``).
+    let parked: ParkedRequests
     /// Paces the warnings about the default tenant's slow mocks skipped on the workers.
     let skippedWarnings = WarningPace()
     /// The journaled header JSON of the last 404 with near misses (the same `Date` and
@@ -288,16 +290,18 @@ struct MockServing: Sendable {
             checked = outgoing
             // The head fits: a hit refundable for this check alone stands now. One its caller or
             // its delay keeps refundable is settled or refunded once, when its answer goes out
-            // or does not (``delayed(_:hit:request:tenant:)``, the caller).
+            // or does not (``delayed(_:hit:place:request:tenant:headersJSON:headersMemo:journalBody:)``, the caller).
             if !callerRefunds && !mock.isDelayed { mocks.settle(hit) }
         }
         if mock.isDelayed, let seconds = mock.response.delay {
+            // Its connection is parked for the delay: one of its tenant's places (``ParkedRequests``).
+            guard let place = parked.admit(tenant) else { return refusedForPlace(hit, request: request, tenant: tenant) }
             var response = ranged ?? Self.response(of: mock)
             response.delay = .seconds(seconds)
             return .answered(
                 delayed(
-                    response, hit: hit, request: request, tenant: tenant, headersJSON: headersJSON, headersMemo: headersMemo,
-                    journalBody: made?.journalBody),
+                    response, hit: hit, place: place, request: request, tenant: tenant, headersJSON: headersJSON,
+                    headersMemo: headersMemo, journalBody: made?.journalBody),
                 .mock, nil, hit)
         }
         guard cors == nil, ranged == nil else {
@@ -423,17 +427,19 @@ struct MockServing: Sendable {
     /// durability the response leaves once the sent entry is committed (``Journal/answer(_:onceCommitted:sent:)``:
     /// the connection is parked again, no worker waits), or is withheld with a 503 when the entry
     /// could not be written.
-    /// `headersJSON`, `headersMemo`: the mock's header JSON and its memo, nil for an answer made
+    /// `place`: its tenant's place for the parked delay (``ParkedRequests``), given back when the
+    /// delay ends. `headersJSON`, `headersMemo`: the mock's header JSON and its memo, nil for an answer made
     /// for this request (a byte range's). `journalBody`: what the journal keeps of a body sent
     /// from the mock's stored one (``RangedAnswer/Made/journalBody``), nil when it is in `response`.
     private func delayed(
-        _ response: HTTPResponse, hit: MockHit, request: HTTPRequest, tenant: TenantID, headersJSON: String?,
-        headersMemo: JSONText.AppendingMemo?, journalBody: JournaledBody? = nil
+        _ response: HTTPResponse, hit: MockHit, place: ParkedRequests.Place, request: HTTPRequest, tenant: TenantID,
+        headersJSON: String?, headersMemo: JSONText.AppendingMemo?, journalBody: JournaledBody? = nil
     ) -> HTTPResponse {
         let (stamped, decided) = entry(request: request, response: response, responseHeadersJSON: headersJSON,
                                        headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, journalBody: journalBody)
         var sent = stamped
         sent.whenDelayEnds = { [self] outcome in
+            place.release()  // no longer parked for the delay: its answer goes out, or its client left
             var entry = decided
             // What goes out when the delay ends: made again then, so that its `Date` (and the
             // one journaled) is the time it is sent, not the time the request arrived, a whole

@@ -1,0 +1,163 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// One tenant's parked requests (a mock's delay, long polls, waits, forwarded requests) hold at
+/// most 1/8 of the connection slots (docs/tenancy.md#fair-shares): the health check and other
+/// tenants still get in, and a request past the share gets a JSON 429 at once.
+final class ParkedRequestShareTests: XCTestCase {
+    /// 64 connection slots: a tenant may park 8.
+    private static let connectionLimit = 64
+    private static let share = 8
+
+    private func server() throws -> TestServer {
+        try TestServer { $0.connectionLimit = Self.connectionLimit }
+    }
+
+    /// Waits up to 10 s until the scrape's `catbird_parked_requests` is `count`; the last value read.
+    private func parkedRequests(_ client: RawHTTPClient, reaching count: Double) throws -> Double? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var value = try E2E.metrics(client)["catbird_parked_requests"]
+        while value != count, ContinuousClock.now < deadline {
+            usleep(50_000)
+            value = try E2E.metrics(client)["catbird_parked_requests"]
+        }
+        return value
+    }
+
+    private func assertShareRefusal(_ answer: RawResponse, tenant: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(answer.status, 429, answer.text, file: file, line: line)
+        XCTAssertEqual(answer.object["error"] as? Bool, true, answer.text, file: file, line: line)
+        let reason = answer.object["reason"] as? String ?? ""
+        for part in [
+            "tenant \"\(tenant)\" already has \(Self.share) requests parked", "at most \(Self.share) per tenant",
+            "1/8 of the server's \(Self.connectionLimit) connection slots", "docs/tenancy.md#fair-shares",
+        ] {
+            XCTAssertTrue(reason.contains(part), "\(part) in: \(reason)", file: file, line: line)
+        }
+    }
+
+    /// Regression (tester finding T19A-F2, scaled down): tenant `hog` sends `GET /slow`, a mock
+    /// with a day's `delay`, on 72 connections, more than the server's 64 slots. Before, every
+    /// slot was parked for the delay and `GET /catbird/api/health` and another tenant's mock
+    /// timed out. Now 8 are parked and the rest get the 429 at once (their hits given back, the
+    /// refusals journaled), health and the other tenant answer, the hog's next request gets the
+    /// 429, and once its clients leave its count is 0 again and it may park anew.
+    func testATenantsDelayedRequestsLeaveHealthAndOtherTenantsIn() throws {
+        let server = try server()
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "hog", url: "/slow", body: "late", delay: 86_400)
+        try E2E.addMock(control, tenant: "victim", url: "/x", body: "ok")
+
+        var hogs: [RawHTTPClient] = []
+        for _ in 0..<72 {
+            let hog = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try hog.send("GET", "/slow", headers: [("X-Catbird-Parallel-Id", "hog")])
+            hogs.append(hog)
+        }
+        usleep(1_500_000)  // the refused ones idle for a second: closed for room when a client needs one
+
+        let began = ContinuousClock.now
+        let health = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 200, health.text)
+        let victim = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request(
+            "GET", "/x", headers: [("X-Catbird-Parallel-Id", "victim")])
+        XCTAssertEqual(victim.status, 200, victim.text)
+        XCTAssertEqual(victim.text, "ok")
+        XCTAssertLessThan(ContinuousClock.now - began, .seconds(5), "health and the other tenant answer promptly")
+
+        let next = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request(
+            "GET", "/slow", headers: [("X-Catbird-Parallel-Id", "hog")])
+        assertShareRefusal(next, tenant: "hog")
+
+        let fresh = try server.client()
+        XCTAssertEqual(try parkedRequests(fresh, reaching: Double(Self.share)), Double(Self.share))
+        XCTAssertGreaterThanOrEqual(try E2E.metrics(fresh)["catbird_parked_refused_total"] ?? 0, 65)
+        let hits = try E2E.mocks(fresh, tenant: "hog").first.flatMap { JSONNumber.int($0["hits"]) }
+        XCTAssertEqual(hits, Self.share, "only the parked requests hold a hit: the refused ones were given back")
+        let refusals = try E2E.journal(fresh, tenant: "hog").filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 429 }
+        XCTAssertGreaterThanOrEqual(refusals.count, 65, "each refusal journaled")
+        XCTAssertEqual(refusals.first?["answeredBy"] as? String, "none")
+
+        for hog in hogs { hog.hangUp() }
+        XCTAssertEqual(try parkedRequests(fresh, reaching: 0), 0, "every place given back once the clients left")
+        let again = try RawHTTPClient(port: server.port, timeoutSeconds: 8)
+        try again.send("GET", "/slow", headers: [("X-Catbird-Parallel-Id", "hog")])
+        XCTAssertEqual(try parkedRequests(fresh, reaching: 1), 1, "the hog parks again")
+        XCTAssertTrue(again.read(upTo: 1, within: 0.2).isEmpty, "parked: no answer yet")
+    }
+
+    /// Long polls and waits take the same places as delays; a long poll whose client left gives
+    /// its place back, although its wait lingers until its own timeout, and another tenant
+    /// parks whatever the hog holds.
+    func testLongPollsAndWaitsShareThePlacesAndGiveThemBackWhenTheirClientsLeave() throws {
+        let server = try server()
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "hog", url: "/slow", body: "late", delay: 86_400)
+        let hog = [("X-Catbird-Parallel-Id", "hog")]
+        let poll = "/catbird/api/requests?since=99999999&wait=25"
+        let wait = #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"}},"timeout":25}"#
+
+        var parked: [RawHTTPClient] = []
+        for index in 0..<Self.share {
+            let client = try server.client()
+            if index < 6 {
+                try client.send("GET", poll, headers: hog)
+            } else {
+                try client.send("POST", "/catbird/api/requests/wait", headers: [("Content-Type", "application/json")] + hog, body: Array(wait.utf8))
+            }
+            parked.append(client)
+        }
+        XCTAssertEqual(try parkedRequests(control, reaching: Double(Self.share)), Double(Self.share))
+        assertShareRefusal(try server.client().request("GET", poll, headers: hog), tenant: "hog")
+        assertShareRefusal(try server.client().json("POST", "/catbird/api/requests/wait", wait, headers: hog), tenant: "hog")
+        assertShareRefusal(try server.client().request("GET", "/slow", headers: hog), tenant: "hog")
+        let plainListing = try server.client().request("GET", "/catbird/api/requests", headers: hog)
+        XCTAssertEqual(plainListing.status, 200, "a listing without wait= parks nothing: \(plainListing.text)")
+
+        let other = try server.client()
+        try other.send("GET", poll, headers: [("X-Catbird-Parallel-Id", "other")])
+        XCTAssertEqual(try parkedRequests(control, reaching: Double(Self.share + 1)), Double(Self.share + 1))
+        XCTAssertTrue(other.read(upTo: 1, within: 0.2).isEmpty, "the other tenant's long poll is parked, not refused")
+
+        for client in parked { client.hangUp() }
+        other.hangUp()
+        XCTAssertEqual(try parkedRequests(control, reaching: 0), 0, "every place given back once the clients left")
+        let again = try server.client()
+        try again.send("GET", poll, headers: hog)
+        XCTAssertEqual(try parkedRequests(control, reaching: 1), 1, "the hog parks again")
+    }
+
+    /// A forwarded request holds a place while the upstream works; past the share the 429 is
+    /// journaled and marked as Catbird's own (redirect mode), and nothing is forwarded.
+    func testForwardedRequestsTakeTheTenantsPlaces() throws {
+        let upstream = try Upstream()
+        defer { upstream.stop() }
+        let server = try TestServer {
+            $0.connectionLimit = Self.connectionLimit
+            $0.redirectURL = upstream.baseURL
+        }
+        defer { server.removeFiles() }
+        let hog = [("X-Catbird-Parallel-Id", "hog")]
+        var parked: [RawHTTPClient] = []
+        for _ in 0..<Self.share {
+            let client = try server.client()
+            try client.send("GET", "/slow/20", headers: hog)
+            parked.append(client)
+        }
+        let control = try server.client()
+        XCTAssertEqual(try parkedRequests(control, reaching: Double(Self.share)), Double(Self.share))
+        let refused = try server.client().request("GET", "/slow/20", headers: hog)
+        assertShareRefusal(refused, tenant: "hog")
+        XCTAssertNotNil(refused.header("X-Catbird-Generated-By"), "marked as Catbird's own: \(refused.headers)")
+        let journal = try E2E.journal(control, tenant: "hog", once: 1)
+        XCTAssertEqual(JSONNumber.int((journal.first?["response"] as? [String: Any])?["status"]), 429)
+        XCTAssertEqual(journal.first?["answeredBy"] as? String, "none")
+
+        for client in parked { client.hangUp() }
+        XCTAssertEqual(try parkedRequests(control, reaching: 0), 0, "every place given back once the clients left")
+    }
+}
