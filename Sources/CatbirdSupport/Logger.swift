@@ -44,6 +44,10 @@ public struct Logger: Sendable {
 
     public func isEnabled(_ level: Level) -> Bool { level >= self.level }
 
+    /// Lines dropped since the start because standard error did not take them at once (its
+    /// reader stopped reading: ``LogOutput``).
+    public static var droppedLines: UInt64 { LogOutput.droppedLines.load(ordering: .relaxed) }
+
     public func debug(_ message: @autoclosure () -> String) { emit(.debug, message) }
     public func info(_ message: @autoclosure () -> String) { emit(.info, message) }
     public func warning(_ message: @autoclosure () -> String) { emit(.warning, message) }
@@ -54,10 +58,11 @@ public struct Logger: Sendable {
 
     private func emit(_ level: Level, _ message: () -> String, whateverTheLevel: Bool = false) {
         guard whateverTheLevel || isEnabled(level) else { return }
-        // One write(2) per line, so lines from concurrent threads do not interleave. A failed
-        // write (EPIPE once a `| head` reading stderr has exited; SIGPIPE is ignored, see
-        // TerminationSignals) drops the line: logging must never stop the server serving.
+        // One write per line, so lines from concurrent threads do not interleave; never blocking
+        // (``LogOutput``): a line stderr does not take now, or a failed write (EPIPE once a
+        // `| head` reading stderr has exited; SIGPIPE is ignored, see TerminationSignals), is
+        // dropped: logging must never stop the server serving.
         var line = "\(Timestamp.now()) [\(level)] \(LogText.escapingControlCharacters(message()))\n"
-        line.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        LogOutput.write(&line)
     }
 }

@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdSupport
 
 /// `GET /catbird/metrics` → the server's metrics in the Prometheus text format (version 0.0.4;
 /// names, labels and units in docs/operations.md). Counts cover the whole server, every
@@ -108,6 +109,10 @@ enum MetricsRoute {
             count: writer.commits, sum: Double(writer.rows))
         out.metric("catbird_journal_dropped_rows_total", .counter, help: "Journal rows dropped (each drop logged): after three failed writes for a lasting cause, appended to a full queue while the writer failed, or at a stop while the database took no writes.")
         out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
+        out.metric(
+            "catbird_log_lines_dropped_total", .counter,
+            help: "Log lines dropped because standard error did not take them at once (its reader stopped reading); the next line written says how many.")
+        out.sample("catbird_log_lines_dropped_total", Int(Logger.droppedLines))
         out.metric(
             "catbird_journal_dropped_amendments_total", .counter,
             help: "Problems added to journal rows already queued (a client that hung up mid-answer) dropped with their failed write (each logged).")
