@@ -261,6 +261,23 @@ enum E2E {
             body: Array(action.utf8))
     }
 
+    /// Asks on one keep-alive connection to `port`, request after request, until the server
+    /// goes away (killed or stopped: no answer), `received` returns false, or 30 s pass.
+    /// `url(n)` is the n-th request's target (from 1); `received` is told each answer.
+    static func askUntilGone(
+        port: UInt16, headers: [(String, String)] = [], url: (Int) -> String, received: (String, RawResponse) -> Bool
+    ) {
+        guard let connection = try? RawHTTPClient(port: port, timeoutSeconds: 10) else { return }
+        var sequence = 0
+        let deadline = ContinuousClock.now + .seconds(30)  // the kill or the stop comes long before
+        while ContinuousClock.now < deadline {
+            sequence += 1
+            let target = url(sequence)
+            guard let response = try? connection.request("GET", target, headers: headers) else { return }
+            guard received(target, response) else { return }
+        }
+    }
+
     /// Runs `body(index)` on `count` threads at once and waits for all of them.
     static func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         let group = DispatchGroup()

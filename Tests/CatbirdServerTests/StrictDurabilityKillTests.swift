@@ -66,17 +66,14 @@ final class StrictDurabilityKillTests: XCTestCase {
             }
             killer.start()
             E2E.runOnThreads(Self.clients) { [port = server.port] client in
-                guard let connection = try? RawHTTPClient(port: port, timeoutSeconds: 10) else { return }
-                var sequence = 0
-                let deadline = ContinuousClock.now + .seconds(30)  // the kill comes long before
-                while ContinuousClock.now < deadline {
-                    sequence += 1
-                    let url = sequence % 2 == 0 ? urls.randomElement()! : "/free/\(round)-\(client)-\(sequence)"
-                    guard let response = try? connection.request("GET", url) else { return }  // killed
+                E2E.askUntilGone(port: port) { sequence in
+                    sequence % 2 == 0 ? urls.randomElement()! : "/free/\(round)-\(client)-\(sequence)"
+                } received: { url, response in
                     answeredURLs.change { _ = $0.insert(url) }
                     if url.hasPrefix("/limited/"), response.status == 200 {
                         handedOut.change { $0[url, default: 0] += 1 }
                     }
+                    return true
                 }
             }
             try LaunchedServer.wait(for: server.process, seconds: 30)

@@ -40,16 +40,12 @@ final class StrictStopUnderLoadTests: XCTestCase {
             }
             stopper.start()
             E2E.runOnThreads(Self.clients) { [port = server.port] client in
-                guard let connection = try? RawHTTPClient(port: port, timeoutSeconds: 10) else { return }
-                var sequence = 0
-                let deadline = ContinuousClock.now + .seconds(30)  // the stop comes long before
-                while ContinuousClock.now < deadline {
-                    sequence += 1
-                    let url = (sequence % 2 == 0 ? "/lim?" : "/miss") + "/\(client)/\(sequence)"
-                    guard let response = try? connection.request("GET", url, headers: [("X-Catbird-Parallel-Id", "tt")]) else { return }
+                E2E.askUntilGone(port: port, headers: [("X-Catbird-Parallel-Id", "tt")]) { sequence in
+                    (sequence % 2 == 0 ? "/lim?" : "/miss") + "/\(client)/\(sequence)"
+                } received: { url, response in
                     received.change { $0[url] = response.status }
                     if response.status == 503, response.text.contains("the server is stopping") { refused.change { _ = $0.insert(url) } }
-                    if response.header("Connection") == "close" { return }
+                    return response.header("Connection") != "close"
                 }
             }
             try LaunchedServer.wait(for: server.process, seconds: 30)
