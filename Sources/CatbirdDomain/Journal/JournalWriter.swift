@@ -320,6 +320,7 @@ public final class JournalWriter: Sendable {
             if !condition.wait(until: deadline) && state.failure != nil
                 && (state.waiting >= capacity || state.queuedBytes + bytes > byteCapacity) {
                 state.statistics.droppedRows += 1
+                state.failure?.droppedRows += 1
                 if holdsWhatFails, let hit = entry.mockHit { state.heldHits.add(hit.mockID, count: 1) }
                 let dropped = state.statistics.droppedRows
                 condition.unlock()
@@ -558,6 +559,11 @@ public final class JournalWriter: Sendable {
                 for done in unanswered { done(false) }
                 return
             }
+            if state.waiting == 0 && state.amendments.isEmpty && state.heldHits.isEmpty && state.failure != nil {
+                condition.unlock()
+                probe()  // nothing to write: see whether the database takes writes again (waitForWork's back-off)
+                continue
+            }
             var batch = state.take(Self.maxBatchSize, bytes: Self.maxRoundBytes, spare: &spareBuffer)
             let first = state.committed + 1
             // Those whose entry is written by now or in this round; the rest wait for a later one.
@@ -575,12 +581,13 @@ public final class JournalWriter: Sendable {
             condition.unlock()
 
             if givingUp { log.error("journal: stopping: \(Self.describe(batch, amendments, hits)) not stored: an earlier round failed since the stop") }
-            let outcome = givingUp ? .dropped : write(batch, from: first, amending: amendments, hits: hits)
+            let outcome = givingUp ? .dropped("an earlier round failed since the stop") : write(batch, from: first, amending: amendments, hits: hits)
             if case .retry(let reason) = outcome {
                 giveBack(batch, bytes: batchBytes, amendments: amendments, hits: hits, reason: reason)
                 continue
             }
             let latestIDs: [TenantID: Int64]? = if case .committed(let ids) = outcome { ids } else { nil }
+            let cause = if case .dropped(let cause) = outcome { cause } else { "" }
             // Before a flusher is told the batch is committed (below), so what it reads next is bounded by it.
             if let top = latestIDs?.values.max(), top > highest.load(ordering: .relaxed) { highest.store(top, ordering: .releasing) }
 
@@ -603,10 +610,9 @@ public final class JournalWriter: Sendable {
                 if holdsWhatFails { state.heldHits.add(hitsOf: batch) }
                 if state.phase >= .stopComing {
                     state.givingUp = true
-                } else if batch.isEmpty {
-                    noteFailure("\(Self.describe(batch, amendments, hits)) could not be written (see the log)")
                 } else {
-                    noteFailure("\(batch.count.counted("row", "rows")) were dropped (see the log)")
+                    // The cause, not the drop: health says what was dropped (T19B-F12: "1 row were dropped").
+                    noteFailure(cause, keptQueued: false, dropped: batch.count)
                 }
             } else {
                 state.failure = nil
@@ -634,6 +640,10 @@ public final class JournalWriter: Sendable {
     /// own, so hits held after a round dropped for a lasting cause (the file moved away and put
     /// back, a statement error) reach the `mocks` rows once the database takes writes again
     /// even when no request comes to start a round (they waited for the next one, or the stop).
+    /// With nothing at all to write while ``failure`` is recorded, it returns after the back-off
+    /// too, for ``run()``'s ``probe()``: a dropped round leaves nothing queued, and the failure
+    /// lasted until the next request (tester finding T19B-F12: an idle server stayed degraded
+    /// for good after its file was put back).
     private func waitForWork() {
         var heldHitsDue: Date?
         // Held hits start no round once a round failed after the stop began (``stopComing()``): ``stop()`` drops them.
@@ -641,7 +651,7 @@ public final class JournalWriter: Sendable {
             && (state.heldHits.isEmpty || state.failure != nil || state.givingUp) {
             state.writerIdle = true
             defer { state.writerIdle = false }
-            guard !state.heldHits.isEmpty && !state.givingUp else {
+            guard !state.heldHits.isEmpty || state.failure != nil, !state.givingUp else {
                 condition.wait()
                 continue
             }
@@ -706,8 +716,8 @@ public final class JournalWriter: Sendable {
         /// Not written for a cause that passes (``SQLiteError/isTransient``): the writer gives the
         /// round back and tries it again later (the reason, for health).
         case retry(String)
-        /// Not written and given up: the rows are lost (their mock hits are kept).
-        case dropped
+        /// Not written and given up: the rows are lost (their mock hits are kept); the cause, for health.
+        case dropped(String)
     }
 
     /// Writes `batch` (its first entry's sequence `first`), `amendments` (``amend(_:problem:)``)
@@ -720,6 +730,7 @@ public final class JournalWriter: Sendable {
     ///   database file was deleted or replaced under the server (``DatabaseFileLock/movedCode``:
     ///   waiting does not bring it back; T13-F8).
     private func write(_ batch: [JournalEntry], from first: UInt64, amending amendments: [Amendment], hits: HeldHits) -> Outcome {
+        var lastError: (any Error)?
         for attempt in 1...3 {
             do {
                 return .committed(try database.use { db in
@@ -747,24 +758,27 @@ public final class JournalWriter: Sendable {
                 bodies.removeAll()  // the rolled-back transaction's body ids may be reused
                 let what = Self.describe(batch, amendments, hits)
                 if DatabaseFileLock.isMoved(error), let moved = error as? SQLiteError {
-                    log.error("journal: \(Self.describeDrop(batch, amendments, hits)): \(moved.environmentalReason ?? moved.description)")
-                    return .dropped
+                    let reason = moved.environmentalReason ?? moved.description
+                    log.error("journal: \(Self.describeDrop(batch, amendments, hits)): \(reason)")
+                    return .dropped(reason)
                 }
                 if holdsWhatFails, let sqlite = error as? SQLiteError, sqlite.isTransient {
                     let reason = sqlite.environmentalReason ?? sqlite.description
                     if isStopping {
                         log.error("journal: stopping: \(what) not stored: \(reason)")
-                        return .dropped
+                        return .dropped(reason)
                     }
                     log.error("journal: writing \(what) failed, kept queued to try again: \(reason)")
                     return .retry(reason)
                 }
                 log.error("journal: writing \(what) failed (attempt \(attempt) of 3): \(error)")
+                lastError = error
                 usleep(useconds_t(attempt * 50_000))
             }
         }
         log.error("journal: \(Self.describeDrop(batch, amendments, hits)) after 3 failed attempts")
-        return .dropped
+        let sqlite = lastError as? SQLiteError
+        return .dropped(sqlite?.environmentalReason ?? sqlite?.description ?? lastError.map { "\($0)" } ?? "a write failed")
     }
 
     /// Whether ``stop()`` or ``stopComing()`` was called.
@@ -788,19 +802,51 @@ public final class JournalWriter: Sendable {
     }
 
     /// Called with `condition` locked after a failed round (not while stopping): notes it in
-    /// ``failure`` and wakes the waiters, so that a flush with a patience
-    /// (``flushUnlessFailing(_:)``) and an append waiting for room start counting it now
-    /// rather than at their next wake-up; then waits before the next attempt (``backOff()``).
-    private func noteFailure(_ reason: String) {
-        state.failure = JournalWriterFailure(since: state.failure?.since ?? Date(), reason: reason, rounds: (state.failure?.rounds ?? 0) + 1)
+    /// ``failure`` (its `reason`, whether its rows stay queued, how many were `dropped`) and
+    /// wakes the waiters, so that a flush with a patience (``flushUnlessFailing(_:)``) and an
+    /// append waiting for room start counting it now rather than at their next wake-up; then
+    /// waits before the next attempt (``backOff()``).
+    private func noteFailure(_ reason: String, keptQueued: Bool = true, dropped: Int = 0) {
+        let earlier = state.failure
+        state.failure = JournalWriterFailure(
+            since: earlier?.since ?? Date(), reason: reason, rounds: (earlier?.rounds ?? 0) + 1, keptQueued: keptQueued,
+            droppedRows: (earlier?.droppedRows ?? 0) + dropped)
         condition.broadcast()
         backOff()
     }
 
+    /// Called on the writer thread, `condition` not locked, when ``failure`` is recorded and
+    /// nothing is left to write (the failed rounds were dropped): the write a round would make,
+    /// with nothing in it (``probeStatement``, in a transaction through the write connection,
+    /// which first checks that the file is still at its path). When it commits, the failure
+    /// ends (health answers 200 again without waiting for a request, T19B-F12); when it fails,
+    /// the failure stays and the next check waits longer (``JournalWriterFailure/probes``).
+    /// Its busy timeout is short (100 ms): a check waits for no lock, the next one comes.
+    private func probe() {
+        let works = (try? database.use { db in
+            try db.withBusyTimeout(.milliseconds(100)) { try db.transaction { try db.execute(Self.probeStatement) } }
+        }) != nil
+        condition.lock()
+        let ended = works ? state.failure : nil
+        if works {
+            state.failure = nil
+            condition.broadcast()
+        } else {
+            state.failure?.probes += 1
+        }
+        condition.unlock()
+        if let ended { log.warning("journal: the database takes writes again (its writes failed since \(Timestamp.string(from: ended.since)))") }
+    }
+
+    /// ``probe()``'s write: one row rewritten as it is (the latest migration's), so the commit writes a
+    /// page, as a round does, and counts as a change (``CatbirdStorage/StorageFaults/clear()``), but
+    /// changes nothing a reader sees.
+    static let probeStatement = "UPDATE schema_migrations SET name = name WHERE version = (SELECT max(version) FROM schema_migrations)"
+
     /// Seconds to wait after a failed round, read with `condition` locked: 0.1 after the first
-    /// failure in a row (``failure``'s `rounds`), doubling up to 2.
+    /// failure in a row (``failure``'s `rounds`, and its failed `probes`), doubling up to 2.
     private var backOffDelay: TimeInterval {
-        let rounds = min(state.failure?.rounds ?? 1, 6)
+        let rounds = min((state.failure?.rounds ?? 1) + (state.failure?.probes ?? 0), 6)
         return min(0.1 * Double(1 << (rounds - 1)), 2.0)
     }
 

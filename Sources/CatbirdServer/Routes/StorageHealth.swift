@@ -38,16 +38,32 @@ struct StorageHealth: Encodable {
             status: 503)
     }
 
-    /// The journal writer's rounds fail (``JournalWriterFailure``: the file busy or full): its
-    /// rows and mock hits stay queued and are written once the database takes writes again.
+    /// The journal writer's rounds fail (``JournalWriterFailure``): what it says depends on what
+    /// became of their rows. Kept queued (the file busy or full): they and their mock hits are
+    /// written once the database takes writes again, and journal reads that would miss them
+    /// answer 503. Dropped (the file deleted or replaced, a statement error, strict durability's
+    /// third attempt): nothing of them waits, and the writer checks the database at its back-off's
+    /// pace, so this ends by itself once the database takes writes again. Rows dropped since the
+    /// failure began are counted either way (tester finding T19B-F12: a dropped row's failure said
+    /// "1 row were dropped" as its cause and claimed its rows "stay queued").
     static func degraded(journalWriter failure: JournalWriterFailure, durability: Durability) -> HTTPResponse {
         let mocks = switch durability {
         case .relaxed: "mocks are still served from memory"
         case .strict: "mocks' answers are withheld until their journal rows are written (--durability strict)"
         }
+        let dropped = failure.droppedRows.counted("journal row", "journal rows")
+        let lost = "\(dropped) \(failure.droppedRows == 1 ? "was" : "were") dropped meanwhile (lost; each drop is logged"
+            + (durability == .relaxed ? "; mock hits are kept and written later)" : ")")
+        let what =
+            if failure.keptQueued {
+                "its rows and mock hits stay queued and are written once the database takes writes again; journal reads that "
+                    + "would miss them answer 503" + (failure.droppedRows > 0 ? "; \(lost)" : "")
+            } else {
+                (failure.droppedRows > 0 ? "\(lost); " : "")
+                    + "the writer tries the database again every 2 s at most, so this ends by itself once it takes writes again"
+            }
         let reason = "the journal writer cannot write (\(failure.reason)), \(failure.rounds.counted("failed round", "failed rounds")): "
-            + "its rows and mock hits stay queued and are written once the database takes writes again; journal reads that "
-            + "would miss them answer 503; \(mocks)"
+            + "\(what); \(mocks)"
         return JSONBody.response(StorageHealth(reason: reason, since: Timestamp.string(from: failure.since)), status: 503)
     }
 
