@@ -49,7 +49,8 @@ case let .serve(settings):
         exit(1)
     }
     log.announce("Catbird \(CatbirdServer.version) listening on \(server.url) (database: \(settings.databasePath))")
-    log.info(settings.modeSummary)
+    // At every level, as the line above: help and README.md#configuration say it follows it (T19B-F4).
+    log.announce(settings.modeSummary)
     if settings.adminToken == nil && !settings.listensOnLoopbackOnly {
         // Once listening, not before: a host that cannot be bound starts nothing (try5 finding 8c).
         log.warning(

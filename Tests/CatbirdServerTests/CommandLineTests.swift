@@ -189,8 +189,10 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(status, 0, stderr)
         XCTAssertFalse(stderr.contains("/quiet"), stderr)
         XCTAssertFalse(stderr.contains("/not-mocked"), stderr)
-        // The one line written at every level (T14B-F1) is the `listening on` line.
-        XCTAssertEqual(stderr.split(separator: "\n").filter { $0.contains("[info]") }.map { $0.contains("listening on") }, [true], stderr)
+        // The lines written at every level: `listening on` (T14B-F1) and the modes line after it (T19B-F4).
+        XCTAssertEqual(
+            stderr.split(separator: "\n").filter { $0.contains("[info]") }.map { $0.contains("listening on") || $0.contains("[info] modes: ") },
+            [true, true], stderr)
 
         // SIGINT, like SIGTERM, writes the journal before exiting.
         let reader = try launch(["--port", "\(try freePort())", "--db", database, "--log-level", "error"])
@@ -240,9 +242,10 @@ final class CommandLineTests: XCTestCase {
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0)
         let lines = stderr.split(separator: "\n")
-        XCTAssertEqual(lines.count, 1, stderr)
-        XCTAssertTrue(lines.first?.contains("[info] Catbird") == true && lines.first?.contains("listening on") == true,
-                      "nothing but the `listening on` line (written at every level) is logged at warning level for ordinary hang-ups: \(stderr)")
+        XCTAssertEqual(lines.count, 2, stderr)
+        XCTAssertTrue(lines.first?.contains("[info] Catbird") == true && lines.first?.contains("listening on") == true
+                          && lines.last?.contains("[info] modes: ") == true,
+                      "nothing but the `listening on` and modes lines (written at every level) is logged at warning level for ordinary hang-ups: \(stderr)")
     }
 
     func testMaxBodySizeFromTheEnvironmentIsHonoured() throws {

@@ -81,6 +81,25 @@ final class StartupLogTests: XCTestCase {
         XCTAssertFalse(stderr.contains("environment variable"), stderr)
     }
 
+    /// Regression (tester finding T19B-F4, its repro): `catbird --port … --db :memory: --log-level
+    /// warning` wrote only the `listening on` line; the `modes:` line that `--help` and README say
+    /// follows it was written at `info` only, so no shipped deployment (all at `warning`) had it.
+    /// It now follows `listening on` at every level.
+    func testTheModesLineFollowsTheListeningLineAtEveryLogLevel() throws {
+        for level in ["warning", "error"] {
+            let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", ":memory:", "--log-level", level], in: directory)
+            let (status, _, stderr) = try server.terminate()
+            XCTAssertEqual(status, 0, stderr)
+            let lines = stderr.split(separator: "\n").map { String($0.drop { $0 != "[" }) }
+            let listening = try XCTUnwrap(lines.firstIndex { $0.contains("listening on http://127.0.0.1:") }, "\(level): \(stderr)")
+            XCTAssertEqual(
+                lines.dropFirst(listening + 1).first,
+                "[info] modes: redirect off, proxy off, record off, mocks-dir none, files-with-query off, cors off, "
+                    + "durability relaxed, admin token none",
+                "\(level): \(stderr)")
+        }
+    }
+
     /// Regression (T11-F12): `--journal-body-limit 100gb` started without a word, though no
     /// request body is longer than `--max-body-size` and the SQL route's limits grow with it.
     /// It is warned about at start-up; a limit within `--max-body-size` is not.
@@ -154,7 +173,8 @@ final class StartupLogTests: XCTestCase {
             let start = try XCTUnwrap(output.range(of: prefix), "\(level): \(output)")
             let port = try XCTUnwrap(UInt16(output[start.upperBound...].prefix { $0.isNumber }), output)
             XCTAssertNotEqual(port, 0, output)
-            XCTAssertTrue(output.hasSuffix("(database: \(directory.appendingPathComponent("\(level).sqlite").path))\n"), output)
+            // Its first line: the modes line follows it at every level too (T19B-F4), maybe in the same read.
+            XCTAssertTrue(output.prefix { $0 != "\n" }.hasSuffix("(database: \(directory.appendingPathComponent("\(level).sqlite").path))"), output)
             XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/catbird/api/health").status, 200, output)
         }
     }
