@@ -59,6 +59,7 @@ case let .serve(settings):
     }
     for warning in settings.corsWarnings { log.warning(warning) }
     if let warning = settings.journalBodyLimitWarning { log.warning(warning) }
+    if let warning = FileSizeLimit.warning(forDatabaseAt: settings.databasePath) { log.warning(warning) }
     for warning in settings.ineffectiveOptionWarnings { log.warning(warning) }
     let number = termination.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")

@@ -66,6 +66,59 @@ final class FileSizeLimitTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding T19B-F13, its start: `(ulimit -f 3000; exec catbird --port …
+    /// --db fs.sqlite --log-level warning)`): a limit of 3,072,000 bytes, below the 4 MiB the
+    /// `-wal` reaches before its first checkpoint, started without a word, and 80 uploads later
+    /// every write failed for good. The start now warns, giving the limit, what the database
+    /// needs and the way out; a server without a limit says nothing of it.
+    func testALimitBelowWhatTheDatabaseNeedsIsWarnedAboutAtStartUp() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fsize-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("fs.sqlite").path
+        let port = try FreePort.next()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")  // its `ulimit -f` counts KiB (dash's, 512-byte blocks)
+        process.arguments = [
+            "-c", #"ulimit -f 3000 && exec "$0" "$@""#, try BuiltProducts.executable(named: "catbird").path,
+            "--port", "\(port)", "--db", database, "--log-level", "warning",
+        ]
+        process.environment = LaunchedServer.childEnvironment([:])
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        // Health first, then the stop, then stderr to its end: a read never waits for a line that is not coming.
+        var health = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, process.isRunning, health != 200 {
+            health = (try? RawHTTPClient(port: port).request("GET", "/catbird/api/health").status) ?? 0
+            if health != 200 { usleep(100_000) }
+        }
+        XCTAssertEqual(health, 200, "warned, not refused")
+        process.terminate()
+        process.waitUntilExit()
+        let output = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // The file's size as the start read it (a checkpoint may have grown it since).
+        let sizeStart = try XCTUnwrap(output.range(of: "below the database file's "), output).upperBound
+        let size = try XCTUnwrap(Int(output[sizeStart...].prefix { $0.isNumber }), output)
+        XCTAssertGreaterThan(size, 0, output)
+        XCTAssertTrue(
+            output.contains(
+                "[warning] the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is 3072000 bytes, below the database file's "
+                    + "\(size) bytes plus 64 MiB (\(size + (64 << 20)) bytes) for its -wal (checkpointed into the file only at about "
+                    + "4 MiB, larger in a burst) and the file's growth: once either reaches the limit every write fails and the "
+                    + "server stays degraded, a journal clear included, until the limit is raised (prlimit --pid, or a restart "
+                    + "with a higher one; README.md#storage-faults)\n"),
+            output)
+
+        let unlimited = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database + ".2"], in: directory)
+        let ended = try unlimited.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertFalse(ended.stderr.contains("RLIMIT_FSIZE"), ended.stderr)
+    }
+
     /// Sets `pid`'s soft RLIMIT_FSIZE to `soft` bytes (nil: unlimited), its hard limit unchanged,
     /// with util-linux's `prlimit` (Swift's Glibc module does not export `prlimit(2)`).
     private func setFileSizeLimit(of pid: Int32, soft: Int?) throws {

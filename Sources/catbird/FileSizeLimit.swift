@@ -1,0 +1,35 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's file-size limit (`RLIMIT_FSIZE`: `ulimit -f`, systemd's `LimitFSIZE=`, `docker
+/// run --ulimit fsize=`), which caps the database file and its `-wal` each (README.md#storage-faults).
+enum FileSizeLimit {
+    /// Room the limit must leave above the database file's size: 64 MiB. The `-wal` is checkpointed
+    /// into the file only once it holds 1,000 pages (about 4 MiB), grows past that in a burst
+    /// before a checkpoint can run, and is cut back to 16 MiB (``CatbirdStorage/Database/walSizeLimit``)
+    /// only when one lets it start over; the file itself grows by what each checkpoint copies in.
+    /// A limit below the file plus this may stop every write for good: a `-wal` at the limit before
+    /// any checkpoint fails each round, the journal clear that would free room included (tester
+    /// finding T19B-F13: `ulimit -f 3000` left it at 3,072,000 bytes, nothing ever checkpointed).
+    static let headroom = 64 << 20
+
+    /// The start-up warning when the soft limit is below the size of the file at `path` plus
+    /// ``headroom``; nil when there is no such limit, it is high enough, or the database is in
+    /// memory. The file's size is read as it is now (0 when it cannot be read).
+    static func warning(forDatabaseAt path: String) -> String? {
+        guard path != ":memory:" else { return nil }
+        var limit = rlimit()
+        // rlim_t.max: RLIM_INFINITY, which Swift cannot import (-1 as an unsigned literal).
+        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        let needed = size + headroom
+        guard limit.rlim_cur < UInt(needed) else { return nil }
+        return "the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is \(limit.rlim_cur) bytes, below the database "
+            + "file's \(size) bytes plus 64 MiB (\(needed) bytes) for its -wal (checkpointed into the file only at about 4 MiB, "
+            + "larger in a burst) and the file's growth: once either reaches the limit every write fails and the server stays "
+            + "degraded, a journal clear included, until the limit is raised (prlimit --pid, or a restart with a higher one; "
+            + "README.md#storage-faults)"
+    }
+}
