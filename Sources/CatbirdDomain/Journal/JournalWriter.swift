@@ -645,7 +645,8 @@ public final class JournalWriter: Sendable {
     /// lasted until the next request (tester finding T19B-F12: an idle server stayed degraded
     /// for good after its file was put back).
     private func waitForWork() {
-        var heldHitsDue: Date?
+        // When held hits are retried, or the database checked (``probe()``), after a failure.
+        var retryDue: Date?
         // Held hits start no round once a round failed after the stop began (``stopComing()``): ``stop()`` drops them.
         while state.waiting == 0 && state.amendments.isEmpty && state.phase < .stopping
             && (state.heldHits.isEmpty || state.failure != nil || state.givingUp) {
@@ -655,8 +656,8 @@ public final class JournalWriter: Sendable {
                 condition.wait()
                 continue
             }
-            let due = heldHitsDue ?? Date(timeIntervalSinceNow: backOffDelay)
-            heldHitsDue = due
+            let due = retryDue ?? Date(timeIntervalSinceNow: backOffDelay)
+            retryDue = due
             if !condition.wait(until: due) { return }
         }
     }

@@ -60,9 +60,7 @@ extension CatbirdHandler {
     /// parked requests (``ParkedRequests``), are taken (the caller counts it): logged as a warning, journaled and answered at once; marked as
     /// Catbird's own when the request would have been forwarded (``marked(_:refusing:)``).
     func refusedForLane(_ refusal: APIError, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
-        log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(refusal.reason)")
-        let response = marked(refusal.response, refusing: request)
-        return answer(serving.answered(response, request: request, tenant: tenant), request, tenant: tenant)
+        answer(serving.refused(refusal, request: request, tenant: tenant), request, tenant: tenant)
     }
 
     /// What a lane (this one or the body lane) served, sent through `responder`: an answer as
