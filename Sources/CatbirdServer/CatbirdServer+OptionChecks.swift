@@ -2,9 +2,15 @@ import CatbirdHTTP
 import Foundation
 
 /// An option naming a path or resource that cannot be used (README.md#configuration: checked
-/// before anything is touched); `description` names the option and what is wrong.
+/// before anything is touched): the option's name (`mocks-dir`) and what is wrong; `description`
+/// is `--mocks-dir: <problem>`.
 public struct UnusableOption: Error, CustomStringConvertible, Sendable {
-    public let description: String
+    /// The option's name without its dashes (`host`, `mocks-dir`, `upstream-ca-file`).
+    public let option: String
+    /// What is wrong with its value.
+    public let problem: String
+
+    public var description: String { "--\(option): \(problem)" }
 }
 
 extension CatbirdServer.Settings {
@@ -20,16 +26,16 @@ extension CatbirdServer.Settings {
         do {
             try HTTPServer.checkResolvable(host: host)
         } catch {
-            throw UnusableOption(description: "--host: \(error)")
+            throw UnusableOption(option: "host", problem: "\(error)")
         }
         if let path = mocksDirectory {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             if exists && !isDirectory.boolValue {
-                throw UnusableOption(description: "--mocks-dir: '\(path)' is a file, not a directory")
+                throw UnusableOption(option: "mocks-dir", problem: "'\(path)' is a file, not a directory")
             }
             if !exists && !recordMode {
-                throw UnusableOption(description: "--mocks-dir: the directory '\(path)' does not exist (record mode creates it; serving needs it)")
+                throw UnusableOption(option: "mocks-dir", problem: "the directory '\(path)' does not exist (record mode creates it; serving needs it)")
             }
         }
         if let path = upstreamCAFile {
@@ -42,13 +48,13 @@ extension CatbirdServer.Settings {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
               let handle = FileHandle(forReadingAtPath: path) else {
-            throw UnusableOption(description: "--upstream-ca-file: '\(path)' is not a readable file")
+            throw UnusableOption(option: "upstream-ca-file", problem: "'\(path)' is not a readable file")
         }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 16 << 20)) ?? Data()
         guard head.range(of: Data(pemCertificateLabel.utf8)) != nil else {
             throw UnusableOption(
-                description: "--upstream-ca-file: '\(path)' holds no PEM certificate (a '\(pemCertificateLabel)' block)")
+                option: "upstream-ca-file", problem: "'\(path)' holds no PEM certificate (a '\(pemCertificateLabel)' block)")
         }
     }
 }

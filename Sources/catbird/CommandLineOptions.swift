@@ -114,16 +114,14 @@ enum CommandLineOptions {
         }
     }
 
-    /// `message` (an ``UnusableOption``'s: `--mocks-dir: the directory … does not exist`) with
-    /// its option named as the variable it came from when no flag gave it (T19B-F20:
-    /// `CATBIRD_MOCKS_DIR=/nonexistent` was reported as `--mocks-dir: …`).
-    static func namingVariable(_ message: String, arguments: [String], environment: [String: String]) -> String {
-        guard message.hasPrefix("--"), let colon = message.firstIndex(of: ":") else { return message }
-        let option = String(message[message.index(message.startIndex, offsetBy: 2)..<colon])
+    /// `error`'s message, its option named as the variable it came from when no flag gave it
+    /// (T19B-F20: `CATBIRD_MOCKS_DIR=/nonexistent` was reported as `--mocks-dir: …`).
+    static func message(for error: UnusableOption, arguments: [String], environment: [String: String]) -> String {
+        let option = error.option
         guard let variable = environmentNames[option], let value = environment[variable],
               !arguments.contains(where: { $0 == "--\(option)" || $0.hasPrefix("--\(option)=") })
-        else { return message }
-        return variable + message[colon...] + lineBreakHint(value)
+        else { return error.description }
+        return "\(variable): \(error.problem)" + lineBreakHint(value)
     }
 
     /// A hint for a value that ends in a line break (`CATBIRD_ADMIN_TOKEN` from a Kubernetes

@@ -13,8 +13,9 @@ do {
     if case let .serve(settings) = command { try settings.checkOptions() }
 } catch {
     // One line and a pointer, not the whole usage: the error stays on screen (README.md#configuration).
-    let message = CommandLineOptions.namingVariable(
-        "\(error)", arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    let message = (error as? UnusableOption).map {
+        CommandLineOptions.message(for: $0, arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    } ?? "\(error)"
     FileHandle.standardError.write(Data("catbird: \(message)\nRun 'catbird --help' for the options.\n".utf8))
     exit(2)
 }

@@ -21,7 +21,7 @@ import Synchronization
 /// the answer's delivery, or by a delay's end) or its client leaves: a delay's client is told
 /// at once (its delay ends as the client having left); the client of a request answered later
 /// is found gone through its responder (``HTTPResponder/isWaiting``) when its tenant's places
-/// are counted (``admit(_:)`` at the bound, ``count(of:)``, ``total``), since a long poll or
+/// are counted (``admit(_:)`` at the bound, ``total``), since a long poll or
 /// wait whose client left lingers until its own timeout.
 final class ParkedRequests: Sendable {
     /// A tenant's parked requests hold at most this fraction of the connection slots: 1/8.
@@ -73,12 +73,6 @@ final class ParkedRequests: Sendable {
     /// The 429 for a request of `tenant` past its places (``APIError/parkedRequestsBusy(_:limit:connectionLimit:)``).
     func refusal(_ tenant: TenantID) -> APIError {
         .parkedRequestsBusy(tenant, limit: limit, connectionLimit: connectionLimit)
-    }
-
-    /// How many requests `tenant` has parked, those whose client left not counted.
-    func count(of tenant: TenantID) -> Int {
-        sweep(tenant)
-        return state.withLock { $0.byTenant[tenant]?.count ?? 0 }
     }
 
     /// How many requests all tenants have parked, those whose client left not counted
