@@ -17,6 +17,15 @@ public protocol HTTPHandler: Sendable {
     /// is `problem.status`.
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer
 
+    /// Answers, from its head alone, a request whose client waits for `100 Continue` before it
+    /// sends the body (`Expect: 100-continue` over HTTP/1.1 with a body announced, RFC 9110
+    /// §10.1.1), when the head already decides the answer (an unknown route, a wrong method or
+    /// media type): the answer goes out instead of the 100, the body is never read, and the
+    /// server closes the connection after it (it adds `Connection: close`). nil: the 100 goes
+    /// out and the request is read and answered as usual. `head.body` is empty. Must not block.
+    /// Default: nil.
+    func respondBeforeBody(_ head: HTTPRequest) -> HTTPAnswer?
+
     /// Told of a request whose request line was read but whose answer came from none of the
     /// methods above (``HTTPRequestEnding``), once the connection is done with it: whatever was
     /// sent has been sent (a stopping server's own 503 is told as it is queued). `request`
@@ -95,6 +104,8 @@ extension HTTPHandler {
     }
 
     /// Nothing.
+    public func respondBeforeBody(_ head: HTTPRequest) -> HTTPAnswer? { nil }
+
     public func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {}
 
     /// Nothing.

@@ -109,3 +109,18 @@ extension ServerCore {
         return URIAuthority.problem(uri.utf8[authority.whole], allowsUserInfo: true)
     }
 }
+
+extension ServerCore {
+    /// Whether libmicrohttpd would send `100 Continue` for this head: HTTP/1.1, `Expect:
+    /// 100-continue` (case-insensitive, RFC 9110 §10.1.1), and a body announced (a
+    /// `Content-Length` above 0 or `Transfer-Encoding`, the only framings left once
+    /// ``framingProblem(_:transferEncodingAsRead:)`` passed).
+    static func waitsForContinue(_ context: RequestContext) -> Bool {
+        guard context.version == "HTTP/1.1",
+              let expect = context.headers.first("Expect"),
+              expect.lowercased() == "100-continue"
+        else { return false }
+        if let declared = context.headers.first("Content-Length") { return declared != "0" }
+        return context.headers.first("Transfer-Encoding") != nil
+    }
+}

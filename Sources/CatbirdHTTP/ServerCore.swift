@@ -338,6 +338,13 @@ final class ServerCore: Sendable {
                 context.handled = true
                 return answer(malformedRequestAnswer(context, problem), context, connection)
             }
+            if Self.waitsForContinue(context), let early = handler.respondBeforeBody(request(from: context)) {
+                // Queued before libmicrohttpd writes its `100 Continue` (it sends one only while
+                // no response is queued), which then discards the body; closes after.
+                context.oversized = true
+                context.handled = true
+                return answer(early.closingConnection(), context, connection)
+            }
             if let declared = context.headers.first("Content-Length").flatMap({ Int($0) }) {
                 if declared > maxBodySize {
                     // Answer before reading the body; MHD closes the connection afterwards.

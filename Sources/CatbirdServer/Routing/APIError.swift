@@ -6,6 +6,8 @@ import CatbirdSupport
 struct APIError: HTTPResponseError, Sendable {
     let status: Int
     let reason: String
+    /// A 405's methods, sent as `Allow` (RFC 9110 §15.5.6; ``methodNotAllowed(_:)``).
+    var allow: String? = nil
 
     static func badRequest(_ reason: String) -> APIError { APIError(status: 400, reason: reason) }
     static func forbidden(_ reason: String) -> APIError { APIError(status: 403, reason: reason) }
@@ -31,8 +33,9 @@ struct APIError: HTTPResponseError, Sendable {
             status: 415,
             reason: "Content-Encoding \(JSONText.shortString(coding)) is not accepted on control routes: send the JSON uncompressed")
     }
+    /// 405 with `Allow: allowed` (a comma-separated list of methods).
     static func methodNotAllowed(_ allowed: String) -> APIError {
-        APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))")
+        APIError(status: 405, reason: "Method Not Allowed (allowed: \(allowed))", allow: allowed)
     }
     /// 413 for a body over `limit` bytes, naming the option and its variable. For a control
     /// request (`control`), also what that means for a mock: its body travels as base64, 4/3
@@ -68,6 +71,7 @@ struct APIError: HTTPResponseError, Sendable {
     var response: HTTPResponse {
         var response = HTTPResponse.error(status: status, reason: reason)
         if status == 401 { response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"catbird\"") }
+        if let allow { response.headers.add(name: "Allow", value: allow) }
         // Every 503 of the server's own is passing (buffered bodies at their limit, a stopping
         // server, a journal write that failed): the reason says retry, the field says when
         // (tester finding try10a F8, RFC 9110 section 10.2.3).

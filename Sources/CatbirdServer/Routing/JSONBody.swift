@@ -62,10 +62,7 @@ enum JSONBody {
         _ type: T.Type, from request: HTTPRequest, shapeHint: String = defaultShapeHint,
         describe: (any Error) -> String = readableReason
     ) throws(JSONBodyRefusal) -> T {
-        guard isJSON(request.headers.first("Content-Type")) else { throw .unreadable(.unsupportedMediaType) }
-        if let coding = request.headers.first("Content-Encoding"), !ContentDecoding.codings(coding).isEmpty {
-            throw .unreadable(.unsupportedContentEncoding(String(Substring(coding).trimmingOptionalWhitespace())))
-        }
+        do { try checkHead(of: request) } catch { throw .unreadable(error) }
         // One pass over the text, whether or not the decoder reads it; the decoder calls these
         // values malformed JSON or the wrong type: say what they are.
         let findings = JSONTextCheck.scan(request.body, valueLimit: valueLimit)
@@ -207,6 +204,18 @@ enum JSONBody {
             return "\(named(tooSmall)) is too small (at least \(Int.min))"
         }
         return nil
+    }
+
+    /// Refuses a control body from the request's head: 415 when the Content-Type is missing or
+    /// not JSON, or the body has a `Content-Encoding` other than `identity` (control bodies are
+    /// read as sent). Also checked before the body is read, for a client that waits for `100
+    /// Continue` (``RouteTable/refusalBeforeBody(_:tenant:isAdmin:)``).
+    /// - Throws: ``APIError`` 415.
+    static func checkHead(of request: HTTPRequest) throws(APIError) {
+        guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
+        if let coding = request.headers.first("Content-Encoding"), !ContentDecoding.codings(coding).isEmpty {
+            throw .unsupportedContentEncoding(String(Substring(coding).trimmingOptionalWhitespace()))
+        }
     }
 
     /// `application/json`, `application/json; charset=…` or a `+json` media type.

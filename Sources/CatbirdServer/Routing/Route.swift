@@ -177,9 +177,16 @@ struct Route: Sendable {
     /// - Throws: 400 naming the route and the body's size in bytes.
     func checkBody(of request: HTTPRequest) throws(APIError) {
         let size = request.body.count + request.discardedBodySize
-        guard !readsBody, size > 0 else { return }
+        guard size > 0 else { return }
+        try checkBody(request.method, sent: "\(size) bytes were sent")
+    }
+
+    /// ``checkBody(of:)``'s refusal for a body `sent` (what was sent or announced, e.g. "12
+    /// bytes were sent") with a request for `method`, unless the route reads bodies.
+    func checkBody(_ method: String, sent: String) throws(APIError) {
+        guard !readsBody else { return }
         throw .badRequest(
-            "\(request.method) \(path)\(hasParameter ? "…" : "") takes no request body, but \(size) bytes were sent: nothing was done "
+            "\(method) \(path)\(hasParameter ? "…" : "") takes no request body, but \(sent): nothing was done "
                 + "(a filter or options in the body are not read here; see GET /catbird/api/openapi.json)")
     }
 
@@ -222,26 +229,17 @@ struct RouteTable: Sendable {
     let admin: AdminAccess
 
     func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
-        var allowed: [String] = []
-        // An exact path wins over a parameter route's prefix: `GET /catbird/api/requests/count`
-        // is a 405 of the count route, not entry "count".
-        let exactPathExists = routes.contains { !$0.hasParameter && $0.path == request.path }
-        for route in routes where !(exactPathExists && route.hasParameter) {
-            guard let parameter = route.match(request.path) else { continue }
-            guard Self.answers(route.method, request.method) else {
-                for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
-                continue
-            }
-            let context: RouteContext
-            do {
-                try route.checkBody(of: request)
-                let query = try route.queryPairs(request.query)
-                let segments = try route.segments(of: parameter)
-                try route.checkEveryTenant(query, isAdmin: isAdmin, tenant: tenant, admin: admin, request: request)
-                context = RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, segments: segments, query: query, pools: pools)
-            } catch {
-                return .now(error.response)
-            }
+        let route: Route
+        let context: RouteContext
+        do throws(APIError) {
+            let parameter: Substring
+            (route, parameter) = try self.route(for: request)
+            try route.checkBody(of: request)
+            context = try self.context(of: request, route, parameter, tenant: tenant, isAdmin: isAdmin)
+        } catch {
+            return .now(error.response)
+        }
+        do {
             let chosen: ControlLane
             do { chosen = try route.lane(context) } catch { return .now(ErrorAnswer.response(for: error, log: log)) }
             if chosen == .worker, let answer = route.answer {
@@ -267,14 +265,41 @@ struct RouteTable: Sendable {
                 return response
             }
         }
-        guard !allowed.isEmpty else {
-            let meant = suggestion(method: request.method, path: request.path)
-            return .now(APIError.noControlRoute(request.method, request.path, meant: meant).response)
+    }
+
+    /// The route that answers `request`, with its parameter as sent (``Route/match(_:)``).
+    /// - Throws: 404 with the route probably meant when no route has its path, 405 with
+    ///   `Allow` when none of those takes its method.
+    func route(for request: HTTPRequest) throws(APIError) -> (Route, Substring) {
+        var allowed: [String] = []
+        // An exact path wins over a parameter route's prefix: `GET /catbird/api/requests/count`
+        // is a 405 of the count route, not entry "count".
+        let exactPathExists = routes.contains { !$0.hasParameter && $0.path == request.path }
+        for route in routes where !(exactPathExists && route.hasParameter) {
+            guard let parameter = route.match(request.path) else { continue }
+            guard Self.answers(route.method, request.method) else {
+                for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
+                continue
+            }
+            return (route, parameter)
         }
-        let allow = allowed.joined(separator: ", ")
-        var response = APIError.methodNotAllowed(allow).response
-        response.headers.add(name: "Allow", value: allow)
-        return .now(response)
+        guard !allowed.isEmpty else {
+            throw .noControlRoute(request.method, request.path, meant: suggestion(method: request.method, path: request.path))
+        }
+        throw .methodNotAllowed(allowed.joined(separator: ", "))
+    }
+
+    /// What `route`'s handler gets for `request`, its query and path checked.
+    /// - Throws: 400 for a query parameter the route does not take (``Route/queryPairs(_:)``)
+    ///   or a bad path segment (``Route/segments(of:)``); the refusals of a route acting on
+    ///   every tenant (``Route/checkEveryTenant(_:isAdmin:tenant:admin:request:)``).
+    func context(
+        of request: HTTPRequest, _ route: Route, _ parameter: Substring, tenant: TenantID, isAdmin: Bool
+    ) throws(APIError) -> RouteContext {
+        let query = try route.queryPairs(request.query)
+        let segments = try route.segments(of: parameter)
+        try route.checkEveryTenant(query, isAdmin: isAdmin, tenant: tenant, admin: admin, request: request)
+        return RouteContext(request: request, tenant: tenant, isAdmin: isAdmin, segments: segments, query: query, pools: pools)
     }
 
     private func run(_ route: Route, _ context: RouteContext) -> HTTPResponse {

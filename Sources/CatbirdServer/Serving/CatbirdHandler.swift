@@ -85,20 +85,10 @@ struct CatbirdHandler: HTTPHandler {
                 origin: cors?.allowedOrigin(of: request, control: Self.isControlTarget(request.target)))
         }
         if let control = Self.controlRequest(request) {
-            // Worked out once for the refusal, the preflight and the answer's fields.
-            let origin = cors?.allowedOrigin(of: control, control: true)
-            if let refusal = controlHosts.refusal(request) ?? cors?.controlRefusal(control, allowedOrigin: origin) {
-                return recorded(.now(refusal.response), control, answeredBy: "control", tenant: tenant)
+            let answer = answerControl(request, as: control, tenant: tenant) { isAdmin in
+                holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant, control: true)
             }
-            if let preflight = cors?.preflight(control, origin: origin) {
-                return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
-            }
-            if let problem = ControlParallelID.problem(of: control, tenant: tenant) {
-                return refusedParallelID(control, problem, origin: origin)
-            }
-            let isAdmin = admin.isAdmin(control, tenant: tenant)
-            let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant, control: true)
-            return recorded(cors?.decorate(answer, origin: origin) ?? answer, control, answeredBy: "control", tenant: tenant)
+            return answer ?? .now(APIError.notFound.response)  // never nil: the route table always answers
         }
         if let cors, let preflight = cors.preflight(request, origin: cors.allowedOrigin(of: request, control: false)) {
             let (sent, ticket) = serving.journal(
@@ -120,6 +110,29 @@ struct CatbirdHandler: HTTPHandler {
         case let .notFoundOnLane(generation):
             return holdingTenant(matchOnMatchingLane(request, tenant: tenant, missedAt: generation), tenant)
         }
+    }
+
+    /// A control request's answer: the refusals of its `Host`, origin (CORS) and parallel id, a
+    /// CORS preflight, else `route`'s answer (given whether the caller is the admin), with the
+    /// CORS fields added; each recorded (its info line and metrics). nil when `route` gives none.
+    /// - Parameter control: `request` with its target in origin form (``controlRequest(_:)``);
+    ///   `request`'s own target names the host of an absolute-form request.
+    func answerControl(
+        _ request: HTTPRequest, as control: HTTPRequest, tenant: TenantID, route: (_ isAdmin: Bool) -> HTTPAnswer?
+    ) -> HTTPAnswer? {
+        // Worked out once for the refusal, the preflight and the answer's fields.
+        let origin = cors?.allowedOrigin(of: control, control: true)
+        if let refusal = controlHosts.refusal(request) ?? cors?.controlRefusal(control, allowedOrigin: origin) {
+            return recorded(.now(refusal.response), control, answeredBy: "control", tenant: tenant)
+        }
+        if let preflight = cors?.preflight(control, origin: origin) {
+            return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
+        }
+        if let problem = ControlParallelID.problem(of: control, tenant: tenant) {
+            return refusedParallelID(control, problem, origin: origin)
+        }
+        guard let answer = route(admin.isAdmin(control, tenant: tenant)) else { return nil }
+        return recorded(cors?.decorate(answer, origin: origin) ?? answer, control, answeredBy: "control", tenant: tenant)
     }
 
     /// `answer`, holding `tenant` as active (``TenantActivity``) until it is delivered when it

@@ -1,0 +1,17 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+extension CatbirdHandler {
+    /// A control request refused from its head, for a client that waits for `100 Continue`
+    /// (``HTTPHandler/respondBeforeBody(_:)``): the refusals of its `Host`, origin and parallel
+    /// id, or its route's (``RouteTable/refusalBeforeBody(_:tenant:isAdmin:)``), recorded as
+    /// when the body was read. nil for every other request: a mocked request's body may be what
+    /// matches it, and a control request with none of these refusals is read.
+    func respondBeforeBody(_ head: HTTPRequest) -> HTTPAnswer? {
+        let tenant = Self.tenant(of: head)
+        guard tenant.isWithinMaxLength, let control = Self.controlRequest(head) else { return nil }
+        return answerControl(head, as: control, tenant: tenant) { isAdmin in
+            routes.refusalBeforeBody(control, tenant: tenant, isAdmin: isAdmin).map(HTTPAnswer.now)
+        }
+    }
+}
