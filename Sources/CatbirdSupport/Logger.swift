@@ -40,6 +40,7 @@ public struct Logger: Sendable {
 
     public init(level: Level) {
         self.level = level
+        LogOutput.prepare()
     }
 
     public func isEnabled(_ level: Level) -> Bool { level >= self.level }
