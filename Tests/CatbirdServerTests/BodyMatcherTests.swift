@@ -100,6 +100,18 @@ final class BodyMatcherTests: ServerTestCase {
         let pythonForm = #"{"pattern":\#(pattern),"from":"2000-01-01T00:00:00.000000+00:00","until":"2999-01-01T00:00:00+00:00"}"#
         let python = try client.json("POST", "/catbird/api/requests/find", pythonForm)
         XCTAssertEqual((python.object["requests"] as? [Any])?.count, 3, python.text)
+        // tester20b-F2: bounds past 9999-12-31T23:59:59.999Z once rounded or converted were compared
+        // as five-digit-year text: `until` found nothing, `from` everything. The exact inputs.
+        for (bounds, expected) in [
+            (#""until":"9999-12-31T23:59:59.999999+00:00""#, 3), (#""until":"9999-12-31T23:59:59.9991Z""#, 3),
+            (#""until":"9999-12-31T23:59:59-01:00""#, 3), (#""until":"9999-12-31T23:59:59.999+00:00""#, 3),
+            (#""from":"9999-12-31T23:59:59.9991Z""#, 0), (#""from":"9999-12-31T23:59:59.999999999999Z""#, 0),
+            (#""from":"9999-12-31T23:59:59-23:59""#, 0), (#""from":"0000-01-01T00:00:00+01:00""#, 3),
+            (#""until":"0000-01-01T00:00:00+01:00""#, 0),
+        ] {
+            let answer = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(pattern),\#(bounds)}"#)
+            XCTAssertEqual((answer.object["requests"] as? [Any])?.count, expected, "\(bounds): \(answer.text)")
+        }
         let plusOne = ISO8601DateFormatter()
         plusOne.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         plusOne.timeZone = TimeZone(secondsFromGMT: 3_600)

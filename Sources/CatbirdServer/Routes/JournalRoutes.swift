@@ -147,13 +147,22 @@ enum JournalRoutes {
         // Rounded up to the next whole millisecond when the text has digits past it: journal
         // times are whole milliseconds, so `>=` and `<` against that compare with the time as
         // given (tester finding T13B-F4: `…52.5971Z` was read as `…52.597Z`).
-        func time(_ text: String?, _ name: String) throws(APIError) -> Date? {
+        func time(_ text: String?, _ name: String) throws(APIError) -> Int? {
             guard let text else { return nil }
             guard let milliseconds = Timestamp.millisecondsRoundedUp(from: text) else {
                 throw .badRequest("'\(name)' must be a UTC time such as \"2026-11-30T18:31:34.225Z\" (or an RFC 3339 offset in place of Z, such as +01:00), not \(JSONBody.quoted(text))")
             }
-            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            return milliseconds
         }
+        // Journal times are compared as text, in which a bound past year 9999 (five digits) or
+        // before 1970 sorts wrongly (tester finding tester20b-F2: Python's `datetime.max`, the
+        // usual "no upper bound", as `until` found nothing): each is taken at the end of the
+        // range it is past, where it means what it says.
+        func bound(_ milliseconds: Int?) -> Date? {
+            milliseconds.map { Date(timeIntervalSince1970: Double(min(max($0, 0), latestJournalTime)) / 1000) }
+        }
+        let from = try time(body.from, "from")
+        let until = try time(body.until, "until")
         if let since = body.since, since < 0 { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
         if let before = body.before, before < 0 { throw .badRequest("'before' must be a journal id (a whole number >= 0)") }
         if let limit = body.limit, !(1...JournalQuery.maxLimit).contains(limit) {
@@ -162,8 +171,13 @@ enum JournalRoutes {
         return JournalFindQuery(
             page: JournalQuery(
                 since: body.since, before: body.before, limit: body.limit ?? JournalQuery.defaultLimit, includeBodies: body.bodies ?? true),
-            from: try time(body.from, "from"), until: try time(body.until, "until"))
+            from: (from ?? 0) <= 0 ? nil : bound(from),
+            until: (until ?? Int.max) > latestJournalTime ? nil : bound(until))
     }
+
+    /// The latest time a journal entry's `time` text can hold, in milliseconds since 1970:
+    /// `9999-12-31T23:59:59.999Z`.
+    static let latestJournalTime = 253_402_300_799_999
 
     /// Whether `text` is written as a whole number (an optional `-`, then digits), however large.
     static func isWholeNumber(_ text: String) -> Bool {
