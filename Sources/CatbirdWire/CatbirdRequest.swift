@@ -297,6 +297,13 @@ public struct CatbirdRequestPage: Codable, Hashable, Sendable {
     /// (docs/protocol.md#following-the-journal). Nil from other routes and older servers.
     public var newestId: Int64?
 
+    /// For the listing (`GET /catbird/api/requests`): the lowest id of the tenant's entries,
+    /// whatever the listing's filters (0 when it has none). Entries held from earlier pages with
+    /// lower ids are gone: cleared, dropped or pruned since; when every entry held is below it,
+    /// list afresh (docs/protocol.md#following-the-journal). Nil from other routes and older
+    /// servers.
+    public var oldestId: Int64?
+
     /// For the listing (`GET /catbird/api/requests`): an opaque id of the server run, new each
     /// time the server starts. When it changes between two pages, the ids held from before may
     /// belong to another journal (a restart on a fresh database): list afresh

@@ -818,6 +818,25 @@ def test_after_a_restart_on_a_fresh_database_new_requests_still_appear(server, d
     wait(driver, lambda d: [url for _, url in rows(d)] == ["/later", "/after-restart"], message=f"live after: {rows(driver)}")
 
 
+def test_after_the_tenant_is_dropped_the_next_request_is_shown_alone(server, driver):
+    # tester20b-F1, the finding's sequence: a shard's five requests shown, its tenant dropped (a
+    # test's start), one request. Ids go on increasing across the drop, so the page took the new
+    # entry as the next one and showed it above the five dropped ones.
+    for index in range(5):
+        server.request("GET", f"/old/{index}", tenant="pg")
+    driver.get(server.url + "/catbird?tenant=pg")
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 5, message="the five requests")
+    status, _, _ = server.request("DELETE", "/catbird/api/tenants/pg")
+    assert status == 204, status
+    server.request("GET", "/new/1", tenant="pg")
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/new/1"], timeout=15,
+         message=f"the request after the drop, alone: {rows(driver)}")
+    assert "loaded afresh" in driver.find_element(By.ID, "notice").text, driver.find_element(By.ID, "notice").text
+    server.request("GET", "/new/2", tenant="pg")  # and it follows the tenant's journal live
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/new/2", "/new/1"], message=f"live after: {rows(driver)}")
+
+
 def test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline(server, driver):
     """Tester finding T12-F12: /catbird?tenant=pg2&status=9xx showed "offline: 'status' must be a
     whole number or a class such as 4xx", and a 1,100-byte tenant in the link "offline: the
@@ -860,6 +879,7 @@ TESTS = [
     (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),
     (test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline, ()),
     (test_after_a_restart_on_a_fresh_database_new_requests_still_appear, ()),
+    (test_after_the_tenant_is_dropped_the_next_request_is_shown_alone, ()),
     (test_past_two_hundred_tenants_the_picker_asks_for_a_page_and_the_filter_asks_by_prefix, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),

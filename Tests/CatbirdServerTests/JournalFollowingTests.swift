@@ -66,6 +66,37 @@ final class JournalFollowingTests: XCTestCase {
         XCTAssertEqual((next["requests"] as? [[String: Any]])?.map { $0["url"] as? String }, ["/a5"])
     }
 
+    /// tester20b-F1, the finding's sequence: a shard's five entries shown, its tenant dropped, one
+    /// request journaled. Ids go on increasing across the drop, so the poll's `since` was below
+    /// `newestId` and the page showed the new entry above the dropped ones; `oldestId` is above
+    /// every entry shown. Also after a journal clear, and 0 for a tenant with no entry.
+    func testOldestIdIsAboveEveryEntryShownOnceTheTenantWasDroppedOrCleared() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        _ = try client.request("GET", "/other", headers: E2E.tenantHeader("other"))
+        for index in 0..<5 { _ = try client.request("GET", "/old/\(index)", headers: E2E.tenantHeader("pg")) }
+        let shown = try E2E.journalPage(client, tenant: "pg", query: "bodies=false&order=newest&limit=100")
+        let since = try XCTUnwrap(JSONNumber.int(shown["nextSince"]))
+        XCTAssertEqual(JSONNumber.int(shown["oldestId"]), since - 4, "\(shown)")
+        XCTAssertEqual(JSONNumber.int(shown["newestId"]), since)
+
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/pg").status, 204)
+        _ = try client.request("GET", "/new/1", headers: E2E.tenantHeader("pg"))
+        let poll = try E2E.journalPage(client, tenant: "pg", query: "bodies=false&since=\(since)&limit=100&wait=3")
+        XCTAssertEqual((poll["requests"] as? [[String: Any]])?.map { $0["url"] as? String }, ["/new/1"])
+        XCTAssertEqual(JSONNumber.int(poll["newestId"]), since + 1, "\(poll)")
+        XCTAssertEqual(JSONNumber.int(poll["oldestId"]), since + 1, "every entry shown (at most \(since)) is gone: \(poll)")
+
+        for index in 0..<2 { _ = try client.request("GET", "/more/\(index)", headers: E2E.tenantHeader("pg")) }
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("pg")).status, 200)
+        _ = try client.request("GET", "/after-clear", headers: E2E.tenantHeader("pg"))
+        let afterClear = try E2E.journalPage(client, tenant: "pg", query: "bodies=false&since=\(since + 3)")
+        XCTAssertEqual(JSONNumber.int(afterClear["oldestId"]), since + 4, "\(afterClear)")
+        XCTAssertEqual(JSONNumber.int(try E2E.journalPage(client, tenant: "none", query: "")["oldestId"]), 0)
+        XCTAssertEqual(JSONNumber.int(try E2E.journalPage(client, tenant: "other", query: "")["oldestId"]), 1, "another tenant's own")
+    }
+
     /// Only the listing carries them; the unmatched listing keeps its shape.
     func testTheUnmatchedListingHasNeitherMember() throws {
         let server = try TestServer()
@@ -75,6 +106,7 @@ final class JournalFollowingTests: XCTestCase {
         let answer = try client.request("GET", "/catbird/api/requests/unmatched")
         XCTAssertEqual(answer.status, 200, answer.text)
         XCTAssertNil(answer.object["newestId"])
+        XCTAssertNil(answer.object["oldestId"])
         XCTAssertNil(answer.object["serverRun"])
         XCTAssertEqual((answer.object["requests"] as? [Any])?.count, 1)
     }

@@ -74,19 +74,23 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The highest id of the tenant's entries a reader sees (0 when it has none), after the queued
-    /// journal is written: unlike ``latestID(of:)``, rows a clear or drop is still deleting in
-    /// the background are not counted. What the listing tells a client following the journal
-    /// with `since=` (docs/protocol.md#following-the-journal): a `since` above it names entries
-    /// this journal does not have.
+    /// The lowest and highest ids of the tenant's entries a reader sees (0 and 0 when it has
+    /// none), after the queued journal is written: unlike ``latestID(of:)``, rows a clear or drop
+    /// is still deleting in the background are not counted. What the listing tells a client
+    /// following the journal with `since=` (docs/protocol.md#following-the-journal): a `since`
+    /// above the highest names entries this journal does not have; entries it holds below the
+    /// lowest are gone (cleared, dropped or pruned; tester finding tester20b-F1). Two indexed
+    /// lookups (one `min` and one `max`, each its own subquery so that SQLite reads one row).
     /// - Throws: `SQLiteError`.
-    public func newestID(of tenant: TenantID) throws -> Int64 {
+    public func visibleIDs(of tenant: TenantID) throws -> (oldest: Int64, newest: Int64) {
         try writer.flushForReading(tenant)
         return try reader.use { db in
-            try db.query(
-                "SELECT max(id) FROM journal_rows WHERE tenant = ? AND id > ?",
-                [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))]
-            ).first?[0].intValue ?? 0
+            let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(deletions.hiddenThrough(tenant))]
+            let row = try db.query(
+                "SELECT (SELECT min(id) FROM journal_rows WHERE tenant = ?1 AND id > ?2), "
+                    + "(SELECT max(id) FROM journal_rows WHERE tenant = ?1 AND id > ?2)", bindings
+            ).first
+            return (row?[0].intValue ?? 0, row?[1].intValue ?? 0)
         }
     }
 

@@ -387,12 +387,16 @@ async function resetView() {
 // Whether a live poll's answer for `since` comes from another journal than the view's ids
 // (tester finding T18A-F3: after a restart on a fresh database, `--db :memory:` or a deleted
 // file, ids start again at 1, and the page kept asking for entries after its old `since`, showing
-// `live` and nothing new): the server has started again since (another `serverRun`), or the
+// `live` and nothing new): the server has started again since (another `serverRun`), the
 // journal has no entry up to `since` (its `newestId` is lower: cleared, dropped, or a fresh
-// database). docs/protocol.md#following-the-journal.
+// database), or every entry shown is gone (all below its `oldestId`: cleared or dropped, then
+// new entries journaled; tester finding tester20b-F1: the new entry was shown above the dropped
+// ones). docs/protocol.md#following-the-journal.
 function anotherJournal(page, since) {
   if (page.serverRun !== undefined && page.serverRun !== state.serverRun) return true;
-  return page.newestId !== undefined && since > page.newestId;
+  if (page.newestId !== undefined && since > page.newestId) return true;
+  const newestShown = state.rows.length > 0 ? state.rows[0].id : 0;
+  return page.oldestId !== undefined && newestShown > 0 && newestShown < page.oldestId;
 }
 
 // The live loop: asks for entries after the newest one seen. With a server that supports
