@@ -29,7 +29,14 @@ extension OutboundClient {
         // The answer's body as the upstream encoded it, and no Accept-Encoding but the client's
         // (CURLOPT_ACCEPT_ENCODING is never set): forwarding passes both through unchanged.
         _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
-        if request.method == "HEAD" { _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1) }
+        if request.method == "HEAD" {
+            _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1)
+            // Not kept for another transfer: bytes an upstream wrongly sends after a HEAD answer's
+            // head (a chunked body) stayed on the pooled connection and were read as the next
+            // forwarded request's answer, any tenant's (tester finding tester20a-F4: a 502
+            // "Received HTTP/0.9 when not allowed" for a request the upstream never saw).
+            _ = catbird_curl_setopt_long(easy, CURLOPT_FORBID_REUSE, 1)
+        }
         if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
             _ = catbird_curl_setopt_long(easy, CURLOPT_UPLOAD, 1)
             _ = catbird_curl_setopt_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.count))

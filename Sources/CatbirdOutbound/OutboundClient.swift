@@ -197,6 +197,7 @@ public final class OutboundClient: Sendable {
             // libcurl refused the line itself (`abc`, `-1`, empty) before handing it over.
             return .failure(.invalidContentLength(value: nil, detail: detail))
         }
+        if let reason = transfer.unreadableAnswer(code, detail: detail) { return .failure(.unusable(reason: reason)) }
         let reason = "upstream \(URLPassword.hidden(in: transfer.request.url)): " + detail
         switch code {
         case CURLE_OPERATION_TIMEDOUT: return .failure(.timedOut(reason))

@@ -60,6 +60,17 @@ final class ForwardingHangUpTests: UpstreamTestCase {
         XCTAssertEqual(abandoned, ["/hold/4"], "the upstream saw Catbird close the transfer before it answered")
     }
 
+    /// tester20a-F10: with `--redirect-url http://user:s3cret@…`, the password was hidden in the
+    /// log and in every 502/504 reason but shown in the 499 entry's `problem`, to the tenant whose
+    /// app hung up (its journal, HAR, page).
+    func testAHangUpsProblemHidesTheRedirectURLsPassword() throws {
+        let server = try TestServer { $0.redirectURL = "http://user:s3cret@127.0.0.1:\(upstream.port)" }
+        let (entry, _) = try abandon("/hold/4", on: server)
+        let problem = try XCTUnwrap(entry?["problem"] as? String, "journaled within 15 s: \(entry ?? [:])")
+        XCTAssertFalse(problem.contains("s3cret"), problem)
+        XCTAssertTrue(problem.contains("forwarded to http://user:***@127.0.0.1:\(upstream.port)/hold/4;"), problem)
+    }
+
     /// The proxy case with `--upstream-timeout 2`: journaled as 504 with Catbird's
     /// timeout error before; now 499, the transfer cancelled before the timeout.
     func testAClientThatHangsUpDuringAProxiedRequestWithAnUpstreamTimeoutIsJournaledAs499() throws {

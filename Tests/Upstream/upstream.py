@@ -43,7 +43,11 @@ Every answer is made from the request, so a test can check what arrived:
                        bytes; the same chunk with Content-Length: 20 beside the chunked coding),
                        headchunked and headnolength (a HEAD's answer: chunked, or no framing),
                        head304, head204, headcllist and headtegzip (HEAD answers with no body
-                       to frame, a list of equal lengths, a transfer coding)
+                       to frame, a list of equal lengths, a transfer coding), http09 (no status
+                       line), badchunksize (a chunk size `zz`)
+  /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
+  /keep/headchunked    a chunked body "hello" 0.3 s after the head whatever the method (a HEAD's
+                       too), the connection kept
 anything else          as /echo
 """
 import base64
@@ -53,6 +57,7 @@ import gzip
 import zlib
 import json
 import ssl
+import struct
 import sys
 import functools
 import time
@@ -110,6 +115,20 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, json.dumps(ABANDONED).encode(), [("Content-Type", "application/json")])
         if "/bigheader/" in path:
             return self.send(200, b"big", [("X-Big", "b" * int(path.rsplit("/", 1)[1]))])
+        if path == "/raw/resetmid":  # 1000 of 100000 body bytes, then a reset (tester20a-F5)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"r" * 1000)
+            self.wfile.flush()
+            time.sleep(0.1)
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
+        if path == "/keep/headchunked":  # a chunked body sent even to a HEAD, the connection kept (tester20a-F4)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
+            self.wfile.flush()
+            time.sleep(0.3)  # after the client took the head as the whole answer and reused the connection
+            self.wfile.write(b"5\r\nhello\r\n0\r\n\r\n")
+            return
         if path.startswith("/raw/") and path[5:] in RAW:
             self.wfile.write(RAW[path[5:]])
             self.close_connection = True
@@ -177,6 +196,9 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "headcllist": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5, 5\r\n\r\n",
     "headtegzip": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
     "fold": b"HTTP/1.1 200 OK\r\nX-Fold: a\r\n  b\r\nContent-Length: 2\r\n\r\nok",  # obs-fold (T15B-F5): "  b" was lost
+    # answers that are not HTTP/1.x to be read (tester20a-F5: each was called "upstream unreachable")
+    "http09": b"hello there",
+    "badchunksize": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields
     "trailer" + name: b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"

@@ -56,7 +56,7 @@ extension CatbirdHandler {
         }
         var entry = serving.nothingSentEntry(
             request, tenant: tenant,
-            problem: "the client closed the connection while the request was forwarded to \(destination.url); \(outcome); nothing was sent")
+            problem: "the client closed the connection while the request was forwarded to \(destination.shown); \(outcome); nothing was sent")
         entry.filePath = answer.recordedPath
         return entry
     }

@@ -17,8 +17,15 @@ struct Forwarding: Sendable {
 
     /// Where a request goes and how the journal names it.
     struct Destination: Equatable {
+        /// The URL requested, user information included (a redirect URL's, given on the
+        /// command line, is sent).
         var url: String
         var answeredBy: CatbirdRequest.AnsweredBy
+
+        /// ``url`` as every log line, reason and journal `problem` shows it: its password
+        /// hidden (``URLPassword/hidden(in:)``; tester finding tester20a-F10: a 499 entry's
+        /// `problem` showed it to the tenant whose app hung up, through the journal, HAR and page).
+        var shown: String { URLPassword.hidden(in: url) }
     }
 
     init(redirectURL: String?, proxyEnabled: Bool, hopName: String = Forwarding.newHopName()) {

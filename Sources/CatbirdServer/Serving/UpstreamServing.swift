@@ -75,7 +75,7 @@ struct UpstreamServing: Sendable {
     /// The journal entry's `problem` of a forwarded request that the server answered itself
     /// with `status` (503) because it was stopping (docs/answering-later.md#the-guarantees).
     static func stoppingProblem(_ destination: Forwarding.Destination, status: Int) -> String {
-        "the server was stopping while the request was forwarded to \(destination.url): it answered \(status) itself; "
+        "the server was stopping while the request was forwarded to \(destination.shown): it answered \(status) itself; "
             + "the upstream's answer was not sent"
     }
 
@@ -90,7 +90,7 @@ struct UpstreamServing: Sendable {
         completion: @escaping @Sendable (Answer) -> Void
     ) {
         guard !forwarding.isLoop(request) else {
-            log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): forwarding loop (Via names this server)")
+            log.warning("\(request.method) \(request.target) → \(destination.shown): forwarding loop (Via names this server)")
             completion(Answer(response: forwarding.loopDetected, answeredBy: destination.answeredBy, recordedPath: nil))
             return
         }
@@ -102,7 +102,7 @@ struct UpstreamServing: Sendable {
             case let .success(upstream):
                 if let problem = Self.unsendable(upstream, recording: recorder != nil) {
                     // Never passed on: a client cannot read it as a final answer (try6a, wire6 leftover).
-                    log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): \(problem)")
+                    log.warning("\(request.method) \(request.target) → \(destination.shown): \(problem)")
                     recorder?.failures.add(1, ordering: .relaxed)
                     let replaced = forwarding.generated(APIError(status: 502, reason: problem))
                     completion(Answer(response: replaced, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
@@ -124,7 +124,7 @@ struct UpstreamServing: Sendable {
                 } else if !leftOut.isEmpty {
                     // Said in every mode; record mode writes nothing (not the backend's answer).
                     let problem = Forwarding.leftOutProblem(leftOut, recording: recorder != nil)
-                    log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): \(problem)")
+                    log.warning("\(request.method) \(request.target) → \(destination.shown): \(problem)")
                     notRecorded = problem
                     recorder?.failures.add(1, ordering: .relaxed)
                 } else if let recorder, Self.isRecordable(method: request.method, response) {
@@ -148,7 +148,7 @@ struct UpstreamServing: Sendable {
             case .failure(.cancelled):
                 completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
-                log.warning("\(request.method) \(request.target) → \(URLPassword.hidden(in: destination.url)): \(error)")
+                log.warning("\(request.method) \(request.target) → \(destination.shown): \(error)")
                 let response = forwarding.response(for: error)
                 var problem: String?
                 if case .shutDown = error { problem = Self.stoppingProblem(destination, status: response.status) }

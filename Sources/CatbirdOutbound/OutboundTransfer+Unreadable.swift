@@ -1,0 +1,40 @@
+import CatbirdSupport
+import CCurl
+
+extension OutboundTransfer {
+    /// Why a transfer libcurl failed with `code` (its message `detail`) failed on the
+    /// upstream's answer rather than on reaching the upstream, or nil: said as the upstream's
+    /// doing, answered 502 and journaled with it as the entry's `problem`
+    /// (``OutboundError/unusable(reason:)``), never as "upstream unreachable", which is for an
+    /// upstream that could not be reached or said nothing (refused, DNS, timed out, empty reply;
+    /// tester finding tester20a-F5: a reset mid-body, a malformed chunk size, a header line
+    /// without a colon, an HTTP/0.9 reply and a 200 KB header field, whose libcurl message is
+    /// "Out of memory", were all called unreachable, with no `problem`):
+    /// - `CURLE_WEIRD_SERVER_REPLY`, or `CURLE_UNSUPPORTED_PROTOCOL` for "Received HTTP/0.9":
+    ///   bytes came that are not an HTTP/1.x answer;
+    /// - `CURLE_RECV_ERROR` once the answer began (a status line read): the connection failed
+    ///   inside it, or its chunked framing was malformed;
+    /// - `CURLE_OUT_OF_MEMORY` inside the header section: a field past libcurl's 100 KiB
+    ///   (`CURL_MAX_HTTP_HEADER`).
+    func unreadableAnswer(_ code: CURLcode, detail: String) -> String? {
+        let said = "(libcurl: \(detail))"
+        switch code {
+        case CURLE_WEIRD_SERVER_REPLY:
+            return "the upstream's answer could not be read as HTTP/1.x \(said): answered 502 in its place"
+        case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("HTTP/0.9"):
+            return unreadableAnswer(CURLE_WEIRD_SERVER_REPLY, detail: detail)
+        case CURLE_RECV_ERROR where status > 0:
+            if detail.contains("chunked-encoding") {
+                return "the upstream's chunked body is malformed after \(body.count.counted("body byte", "body bytes")) \(said), "
+                    + "so where it ends cannot be told (RFC 9112 section 7.1): answered 502 in its place"
+            }
+            let place = headEnded ? "after \(body.count.counted("body byte", "body bytes"))" : "inside its header section"
+            return "the upstream's answer was cut short: the connection failed \(place) \(said), "
+                + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
+        case CURLE_OUT_OF_MEMORY where !headEnded:
+            return "the upstream's answer has a header field longer than the 100 KiB libcurl reads \(said): answered 502 in its place"
+        default:
+            return nil
+        }
+    }
+}

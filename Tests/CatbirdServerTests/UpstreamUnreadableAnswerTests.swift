@@ -1,0 +1,49 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// An upstream that was reached but whose answer cannot be read is said to be so, journaled with
+/// that `problem` and not recorded (tester finding tester20a-F5: each of these was answered
+/// "upstream unreachable", with no `problem`, as if the upstream were down), and one upstream's
+/// broken answer to a HEAD never reaches another request (tester20a-F4).
+final class UpstreamUnreadableAnswerTests: RecordingTestCase {
+    /// The finding's answers: bytes that are no status line, a chunk size `zz`, a reset after
+    /// 1000 of 100000 body bytes, a 200 KB header field (libcurl's message: "Out of memory").
+    func testAnAnswerThatCannotBeReadIsSaidToBeTheUpstreamsAndJournaled() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let cases = [
+            ("/raw/http09", "the upstream's answer could not be read as HTTP/1.x (libcurl: "),
+            ("/raw/badchunksize", "the upstream's chunked body is malformed after 0 body bytes (libcurl: "),
+            ("/raw/resetmid", "the upstream's answer was cut short: the connection failed after "),
+            ("/bigheader/200000", "the upstream's answer has a header field longer than the 100 KiB libcurl reads (libcurl: "),
+        ]
+        for (path, reason) in cases {
+            let answer = try client.request("GET", path)
+            XCTAssertEqual(answer.status, 502, "\(path): \(answer.text)")
+            XCTAssertFalse(answer.text.contains("unreachable"), "\(path): \(answer.text)")
+            let said = try XCTUnwrap(answer.object["reason"] as? String, "\(path): \(answer.text)")
+            XCTAssertTrue(said.hasPrefix(reason), "\(path): \(said)")
+            XCTAssertTrue(said.hasSuffix("answered 502 in its place"), "\(path): \(said)")
+            try assertMarked502NotRecorded(answer, path: path, problem: said, client: client)
+        }
+    }
+
+    /// tester20a-F4, the finding's sequence three times: a HEAD whose upstream wrongly sends a
+    /// chunked body after the answer's head, then another tenant's GET. The body's bytes stayed on
+    /// the pooled connection and were read as the GET's answer: 502 "Received HTTP/0.9 when not
+    /// allowed", for a request the upstream never saw.
+    func testBytesAfterAHeadAnswerNeverReachTheNextForwardedRequest() throws {
+        let forwarder = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        defer { forwarder.removeFiles() }
+        for round in 1...3 {
+            // Each on its own connection: the HEAD's answer, of no known length, closes its own.
+            let head = try forwarder.client().request("HEAD", "/keep/headchunked")
+            XCTAssertEqual(head.status, 200, "round \(round)")
+            let next = try forwarder.client().request("GET", "/echo/innocent", headers: E2E.tenantHeader("other-tenant"))
+            XCTAssertEqual(next.status, 200, "round \(round): \(next.text)")
+            XCTAssertEqual(next.object["path"] as? String, "/echo/innocent", "round \(round): the upstream saw it")
+        }
+    }
+}
