@@ -26,7 +26,12 @@ enum ResponseBody {
     /// - Parameter sharingBytes: whether bytes over ``HTTPResponse/Body/copiedBytesLimit`` are
     ///   sent from the array itself (a response queued on one connection), not copied (a
     ///   response made once and queued on many, ``PreparedResponse``).
-    static func make(_ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil, sharingBytes: Bool = false) -> OpaquePointer? {
+    /// - Parameter fileEndedEarly: told, after `handler`, how a file body that ended early ended
+    ///   (``HTTPRequestEnding/fileEndedEarly(sent:promised:errorNumber:)``), on the thread that sends it.
+    static func make(
+        _ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil, sharingBytes: Bool = false,
+        fileEndedEarly: (@Sendable (HTTPRequestEnding) -> Void)? = nil
+    ) -> OpaquePointer? {
         switch content {
         case let .bytes(bytes) where sharingBytes && bytes.count > HTTPResponse.Body.copiedBytesLimit:
             return make(.part(of: bytes, 0..<bytes.count), socket: socket)
@@ -42,6 +47,7 @@ enum ResponseBody {
                 } else {
                     handler?.fileBodyEndedShort(path: path, sent: sent, promised: promised)
                 }
+                fileEndedEarly?(.fileEndedEarly(sent: sent, promised: promised, errorNumber: errorNumber))
             }
             guard let (length, stream) = file(path, offset: offset, length: length, endedEarly: endedEarly) else { return nil }
             return make(.stream(length: length, stream), socket: socket)

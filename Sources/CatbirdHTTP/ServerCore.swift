@@ -121,6 +121,9 @@ final class ServerCore: Sendable {
             default: unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
             core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)
+        } else if context.answerTag != 0, let ending = context.fileEndedEarly {
+            // Ended as complete by libmicrohttpd: the stream shut the socket and ended the body.
+            core.handler.answerCutShort(core.request(from: context), tag: context.answerTag, ending: ending)
         } else if context.answerTag != 0, termination.rawValue != 0 {  // not MHD_REQUEST_TERMINATED_COMPLETED_OK
             core.handler.answerCutShort(core.request(from: context), tag: context.answerTag, ending: cutShortEnding(termination))
         }
@@ -478,7 +481,7 @@ final class ServerCore: Sendable {
         if let share = response.budgetShare { context.answerShare = share }
         guard let delay = response.delay, delay > .zero else {
             context.answerTag = response.completionTag
-            return queue(response, on: connection)
+            return queue(response, on: connection, for: context)
         }
         var undelayed = response
         undelayed.delay = nil
@@ -487,7 +490,7 @@ final class ServerCore: Sendable {
         guard let responder = parked.park(connection, context, atShutdown: undelayed, watching: .endOfStream) else {
             if let instead = response.whenDelayEnds?(.sent) { return answer(instead, context, connection) }
             context.answerTag = undelayed.completionTag
-            return queue(undelayed, on: connection)
+            return queue(undelayed, on: connection, for: context)
         }
         context.delayed = response  // parked: no other thread reads it until resumed
         DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [undelayed] in responder.send(undelayed) }
@@ -532,12 +535,17 @@ final class ServerCore: Sendable {
         return ClientAddress(family: family, bytes: bytes)
     }
 
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    /// Queues `response` on `connection`; a file body that ends early is noted on `context`
+    /// (``RequestContext/fileEndedEarly``) for the handler's ``HTTPHandler/answerCutShort(_:tag:ending:)``.
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, for context: RequestContext? = nil) -> MHD_Result {
         if let prepared = response.preparedForm {  // made once, queued again (HTTPResponse.prepared())
             return MHD_queue_response(connection, UInt32(response.status), prepared.handle)
         }
+        var noteEnding: (@Sendable (HTTPRequestEnding) -> Void)?
+        if let context { noteEnding = { ending in context.fileEndedEarly = ending } }
         guard let body = ResponseBody.make(
-            response.content, socket: catbird_mhd_connection_fd(connection), handler: handler, sharingBytes: true) else {
+            response.content, socket: catbird_mhd_connection_fd(connection), handler: handler, sharingBytes: true,
+            fileEndedEarly: noteEnding) else {
             if case .bytes = response.content { return .NO }  // out of memory: MHD closes the connection
             return queue(ResponseBody.unreadableFile, on: connection)
         }

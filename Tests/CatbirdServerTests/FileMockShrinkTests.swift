@@ -12,8 +12,9 @@ final class FileMockShrinkTests: XCTestCase {
     /// Regression: a 200 MB file from --mocks-dir sent to a slow reader, truncated to 1000 bytes
     /// meanwhile: the client got about 3.9 MB and then waited until its own timeout, and nothing
     /// said why. Now the bytes still there go out, the connection closes, and the log says how
-    /// many bytes were sent. (The journal entry, written when the answer started, keeps 200 and
-    /// the full size, as docs/files.md says.)
+    /// many bytes were sent. The journal entry, written when the answer started, keeps 200 and
+    /// the full size, and its `problem` says the file shrank and how much went out (tester
+    /// finding tester20a-F6: it had none, so the journal and HAR showed a whole answer).
     func testAFileTruncatedWhileSentClosesTheConnectionAndIsLogged() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-shrink-\(UUID().uuidString)")
         let mocks = directory.appendingPathComponent("mocks")
@@ -35,6 +36,16 @@ final class FileMockShrinkTests: XCTestCase {
         let (rest, closed) = reader.readUntilClosed(within: 20)
         XCTAssertTrue(closed, "the connection is closed, not left waiting for bytes that will never come")
         XCTAssertLessThan(first.count + rest.count, size, "an incomplete answer")
+        let control = try server.client()
+        var entry: [String: Any] = [:]
+        for _ in 0..<100 where entry["problem"] == nil {  // amended when the connection has ended
+            entry = try E2E.journal(control, tenant: nil).first { $0["url"] as? String == "/big.bin" } ?? [:]
+            usleep(50_000)
+        }
+        XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 200, "\(entry)")
+        let problem = entry["problem"] as? String ?? ""
+        XCTAssertTrue(problem.hasPrefix("the file shrank while it was sent: "), "\(entry)")
+        XCTAssertTrue(problem.hasSuffix(" of its \(size) bytes went out, then the connection was closed"), problem)
 
         let stderr = try server.terminate().stderr
         XCTAssertTrue(stderr.contains("file mock '"), stderr)
@@ -72,6 +83,15 @@ final class FileMockShrinkTests: XCTestCase {
         let head = String(decoding: answer.prefix(400), as: UTF8.self)
         XCTAssertTrue(head.hasPrefix("HTTP/1.1 200"), head)
         XCTAssertTrue(head.contains("Content-Length: 4096"), head)
+        let control = try server.client()
+        var problem: String?
+        for _ in 0..<100 where problem == nil {  // amended when the connection has ended
+            problem = try E2E.journal(control, tenant: nil).first { $0["url"] as? String == "/speed" }?["problem"] as? String
+            usleep(50_000)
+        }
+        XCTAssertEqual(
+            problem, "the file could not be read while it was sent (\(String(cString: strerror(readError)))): "
+                + "0 of its 4096 bytes went out, then the connection was closed")
 
         let stderr = try server.terminate().stderr
         XCTAssertTrue(

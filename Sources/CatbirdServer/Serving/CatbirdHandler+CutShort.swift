@@ -1,6 +1,9 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An answer that did not go out whole (tester finding T13-F11: a client that read 1 KB of a
 /// 35 MB mock body and closed was journaled as a complete 200). Its journal entry was written
@@ -24,6 +27,11 @@ extension CatbirdHandler {
             "the client read nothing more for the connection's idle timeout, which closed the connection before the whole answer was sent"
         case .serverStopped:
             "the server stopped before the whole answer was sent"
+        case let .fileEndedEarly(sent, promised, errorNumber?):
+            "the file could not be read while it was sent (\(String(cString: strerror(errorNumber)))): "
+                + "\(sent) of its \(promised) bytes went out, then the connection was closed"
+        case let .fileEndedEarly(sent, promised, nil):
+            "the file shrank while it was sent: \(sent) of its \(promised) bytes went out, then the connection was closed"
         default:
             "the client closed the connection before the whole answer was sent"
         }
