@@ -28,7 +28,7 @@ enum ControlLane: Sendable {
 }
 
 /// The control routes' threads, in lanes each shared fairly between tenants: a tenant's
-/// jobs take turns with other tenants' (``HTTPWorkPool``'s round robin), and a tenant holds at
+/// jobs take turns with other tenants' (``HTTPWorkPool``: the tenant whose last job started longest ago first), and a tenant holds at
 /// most its share of a lane's threads at once. So a quick action (a mock update) never waits
 /// behind slow work (another tenant's counts), and one tenant's slow work only ever delays its
 /// own (docs/tenancy.md#fair-shares). User SQL has a third pool of its own (``TenantSQL``).
