@@ -108,7 +108,7 @@ public final class CatbirdServer: Sendable {
         let faults = StorageFaults(file: claimed)
         do {
             try DatabaseUnusable.checkFolder(of: location.path, path: settings.databasePath)
-            try DatabaseUnusable.inspect(location.path, path: settings.databasePath)
+            try DatabaseUnusable.inspect(location.path, path: settings.databasePath, log: log)
             let writeConnection = try Database(path: location.path, mode: .readWrite)
             // Before migrating: a migration's foreign-key check must not meet dropped tenants' rows.
             // Without a migration to apply, the background deletion finishes them after the

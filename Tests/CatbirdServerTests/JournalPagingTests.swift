@@ -96,6 +96,12 @@ final class JournalPagingTests: XCTestCase {
         XCTAssertEqual(prefix.body, Array(body.prefix(4)))
         XCTAssertEqual(prefix.header("X-Catbird-Body-Size"), "10")
         XCTAssertEqual(prefix.header("X-Catbird-Stored-Size"), "10")
+        // tester20b-F6: a limit from 2^31 up (a client's `Int.max`) answered 200 with no bytes.
+        for limit in ["2147483647", "2147483648", "9223372036854775807"] {
+            let whole = try client.request(
+                "GET", "/catbird/api/requests/\(posted)/request/body?limit=\(limit)", headers: E2E.tenantHeader("shard-ü"))
+            XCTAssertEqual(whole.body, body, "limit=\(limit)")
+        }
 
         // Another tenant (here the default one) does not see it; odd paths are 404s, ids that are
         // not whole numbers from 1 and bad limits 400s (T12-F6).

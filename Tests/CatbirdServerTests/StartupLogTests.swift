@@ -120,6 +120,29 @@ final class StartupLogTests: XCTestCase {
         XCTAssertFalse(quiet.contains("--journal-body-limit"), quiet)
     }
 
+    /// Tester finding tester20b-F5: a 1.6 GB database read from disk took 16-40 s to start, with
+    /// nothing logged and the port closed (the start-up check reads every page). A file of 200 MB
+    /// or more is announced before the check, at every log level; a small one is not.
+    func testTheStartUpCheckOfALargeFileIsAnnounced() throws {
+        let database = directory.appendingPathComponent("large.sqlite").path
+        let first = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database], in: directory)
+        XCTAssertEqual(try first.client().request("GET", "/catbird/api/health").status, 200)
+        let (firstStatus, _, small) = try first.terminate()
+        XCTAssertEqual(firstStatus, 0, small)
+        XCTAssertFalse(small.contains("PRAGMA quick_check"), small)
+        // 200 MB of free pages: the file grows, its schema stays Catbird's.
+        let padded = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [database, "CREATE TABLE pad(b); INSERT INTO pad VALUES (zeroblob(200000000)); DROP TABLE pad;"], in: directory)
+        XCTAssertEqual(padded.status, 0, padded.stderr)
+        let large = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
+        XCTAssertEqual(try large.client().request("GET", "/catbird/api/health").status, 200)
+        let (status, _, stderr) = try large.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(stderr.contains("checking \(database) (2"), stderr)
+        XCTAssertTrue(stderr.contains(" MB) with PRAGMA quick_check before listening: about 0.3 s per 200 MB"), stderr)
+    }
+
     /// Tester finding T14B-F10, the exact inputs: `--files-with-query` without `--mocks-dir`,
     /// `--upstream-timeout 5` or `--upstream-ca-file …` without `--redirect-url` or `--proxy`
     /// started without a word, though each does nothing then. Each is warned about at start-up,
