@@ -81,12 +81,3 @@ extension Journal {
     }
 }
 
-extension EncodedJournalPage {
-    /// Adds `cutBodyMatches` and its warning to the page's JSON (a find's: the entries its
-    /// bounds hold that the body pattern missed only on a cut body).
-    public mutating func append(_ cut: CutBodyMatches) {
-        guard json.last == UInt8(ascii: "}") else { return }
-        json.removeLast()
-        json += Array(",\"cutBodyMatches\":\(cut.count),\"warnings\":[\(JSONText.string(cut.warning))]}".utf8)
-    }
-}

@@ -72,8 +72,9 @@ enum JournalRoutes {
                 // Retention deleted some of the tenant's entries: the count misses any of them
                 // that matched, which the answer says (docs/operations.md#retention).
                 let pruned = dependencies.journal.pruned.through(context.tenant)
+                let warnings = NeverMatchingMock.warnings(for: body.pattern, subject: "this pattern") + (cut.map { [$0.warning] } ?? [])
                 return JSONBody.response(CatbirdCountAnswer(
-                    count: count, cutBodyMatches: cut?.count, warnings: cut.map { [$0.warning] },
+                    count: count, cutBodyMatches: cut?.count, warnings: warnings.isEmpty ? nil : warnings,
                     prunedThrough: pruned > 0 ? Int64(pruned) : nil))
             },
             Route("GET", "/catbird/api/requests/unmatched", query: unmatchedQueryNames, lane: .slow) { context in
@@ -86,11 +87,14 @@ enum JournalRoutes {
                 let query = try findQuery(body)
                 let (pattern, timeLimit) = try compiled(body.pattern)
                 var page = try dependencies.journal.find(of: context.tenant, matching: pattern, query, timeLimit: timeLimit)
+                var warnings = NeverMatchingMock.warnings(for: body.pattern, subject: "this pattern")
                 if let cut = try dependencies.journal.cutBodyMatches(
                     of: context.tenant, matching: pattern, after: query.page.since ?? 0, bounds: query)
                 {
-                    page.append(cut)
+                    page.appendMember("cutBodyMatches", json: String(cut.count))
+                    warnings.append(cut.warning)
                 }
+                if !warnings.isEmpty { page.appendMember("warnings", json: "[" + warnings.map(JSONText.string).joined(separator: ",") + "]") }
                 return JSONBody.page(page)
             },
         ]

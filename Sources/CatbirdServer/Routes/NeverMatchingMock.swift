@@ -16,7 +16,10 @@ enum NeverMatchingMock {
     /// empty; an empty `regexp` matches every target, as in 0.11); a method `ANY` or `*` (compared exactly, try9a F2),
     /// or a standard method in another case (`get`, ``standardMethod(spelledOtherwiseAs:)``),
     /// before the headers. Empty for a mock some request can match.
-    static func warnings(for pattern: RequestPattern) -> [String] {
+    /// - Parameter subject: what the sentences say no request can match: "this mock" (an
+    ///   `update`), "this pattern" (a count, find or wait: tester finding tester20b-F11, they
+    ///   counted 0 without a word).
+    static func warnings(for pattern: RequestPattern, subject: String = "this mock") -> [String] {
         var warnings: [String] = []
         let url = pattern.url.value
         // An empty target is no request-target either (the server core calls it one, since no
@@ -26,20 +29,20 @@ enum NeverMatchingMock {
             warnings.append(
                 "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is not a request-target (it starts "
                     + "with neither '/' nor a scheme such as http://, and is not '*' or host:port for CONNECT): "
-                    + "no request can match this mock\(hint)")
+                    + "no request can match \(subject)\(hint)")
         }
         else if pattern.url.kind == .equal, let problem = HTTPRequest.httpURIAuthorityProblem(url, method: pattern.method.rawValue) {
             warnings.append(
                 "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is an http URI whose authority "
-                    + "\(problem.description), which is refused with 400 before matching (\(problem.rule)): no request can match this mock")
+                    + "\(problem.description), which is refused with 400 before matching (\(problem.rule)): no request can match \(subject)")
         }
-        else if pattern.url.kind == .equal, let hint = clientsNeverSend(url) {
+        else if pattern.url.kind == .equal, let hint = clientsNeverSend(url, subject: subject) {
             warnings.append(hint)
         }
         else if pattern.url.kind == .wildcard, url.isEmpty {
             warnings.append(
                 "'pattern.url.value' \"\" is an empty wildcard, which matches only an empty request-target (it translates to "
-                    + "^$, docs/matching.md#wildcard), and no request has one: no request can match this mock; did you mean \"*\" "
+                    + "^$, docs/matching.md#wildcard), and no request has one: no request can match \(subject); did you mean \"*\" "
                     + "(every request) or \"/\"?")
         }
         if anyMethodSpellings.contains(pattern.method.rawValue.uppercased()) {
@@ -48,14 +51,14 @@ enum NeverMatchingMock {
             warnings.append(
                 "'pattern.method' \(JSONText.shortString(pattern.method.rawValue)) is compared exactly with the request's method, "
                     + "case included (RFC 9110 section 9.1, as in Catbird 0.11): clients send \(JSONText.shortString(standard)), "
-                    + "so no usual client's request can match this mock; did you mean \(JSONText.shortString(standard))?")
+                    + "so no usual client's request can match \(subject); did you mean \(JSONText.shortString(standard))?")
         }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind == .equal {
             let trimmed = match.value[...].trimmingOptionalWhitespace()
             guard trimmed.utf8.count != match.value.utf8.count else { continue }
             warnings.append(
                 "'pattern.headers.\(JSONText.shortText(name)).value' \(JSONText.shortString(match.value)) has spaces or tabs around it, but "
-                    + "header values are matched without them: no request can match this mock; did you mean "
+                    + "header values are matched without them: no request can match \(subject); did you mean "
                     + "\(JSONText.shortString(String(trimmed)))?")
         }
         return warnings
@@ -87,24 +90,24 @@ enum NeverMatchingMock {
     /// clients send `%20`, a space ends the request-target, RFC 9112 section 3). This server
     /// reads a raw space or `#` into the target, so a hand-made request could still match:
     /// hence a warning, not a refusal. Nil for other urls.
-    private static func clientsNeverSend(_ url: String) -> String? {
+    private static func clientsNeverSend(_ url: String, subject: String) -> String? {
         if url.prefix(8).lowercased() == "https://" {
             // Pasted from a browser or Charles (tester finding try10a F19): HTTPS reaches a proxy
             // as CONNECT (answered 501 here), never as `GET https://…`.
             let path = url.dropFirst(8).firstIndex(of: "/").map { String(url[$0...]) } ?? "/"
             return "'pattern.url.value' \(JSONText.shortString(url)) is an https:// URL, which only a proxy-form request "
                 + "could match, and clients send HTTPS through a proxy as CONNECT, which this server refuses (501): no usual "
-                + "client's request can match this mock; did you mean \(JSONText.shortString(path)) (with the app's base URL "
+                + "client's request can match \(subject); did you mean \(JSONText.shortString(path)) (with the app's base URL "
                 + "pointed at this server)?"
         }
         if let hash = url.firstIndex(of: "#") {
             return "'pattern.url.value' \(JSONText.shortString(url)) holds a fragment ('#...'), which HTTP clients never "
-                + "send (RFC 9110 section 4.2.4): no usual client's request can match this mock; did you mean "
+                + "send (RFC 9110 section 4.2.4): no usual client's request can match \(subject); did you mean "
                 + "\(JSONText.shortString(String(url[..<hash])))?"
         }
         guard url.contains(" ") else { return nil }
         return "'pattern.url.value' \(JSONText.shortString(url)) holds a space, which HTTP clients send as %20 (a space "
-            + "ends the request-target, RFC 9112 section 3): no usual client's request can match this mock; did you mean "
+            + "ends the request-target, RFC 9112 section 3): no usual client's request can match \(subject); did you mean "
             + "\(JSONText.shortString(url.replacingOccurrences(of: " ", with: "%20")))?"
     }
 }

@@ -157,7 +157,7 @@ final class RequestWait: Sendable {
         return APIError(
             status: 408,
             reason: "no request matching \(source.summary) arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
-                + prunedNote
+                + prunedNote + NeverMatchingMock.warnings(for: source, subject: "this pattern").map { "; " + $0 }.joined()
         ).response
     }
 }
