@@ -195,32 +195,48 @@ public final class CatbirdServer: Sendable {
             directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping), journalBodyLimit: settings.journalBodyLimit)
     }
 
-    /// The mocks directory at `path`, after removing the temporary files a recording cut short
-    /// left in it (``RecordingTemporaryFile/removeStale(under:)``, tester finding T12-F3), each
-    /// named in a warning (the first ``namedSweptFiles``, then a count).
+    /// The mocks directory at `path`, after the sweep of what recordings cut short left in it
+    /// (``RecordingTemporaryFile/removeStale(under:isStopping:)``, tester findings T12-F3,
+    /// tester20a-F1, tester20a-F7): each recording finished or undone from its intent, each
+    /// temporary file removed, and each kept (one of another running Catbird, or one that could
+    /// not be removed) named in a warning (the first ``namedSweptFiles`` of each kind, then a count).
     /// - Throws: ``FileMockError/notADirectory(path:)``; ``StartupStopped`` when `isStopping`
-    ///   said yes during the sweep (what it removed until then is logged first).
+    ///   said yes during the sweep (what it did until then is logged first).
     private static func mocksDirectory(
         _ path: String, _ settings: Settings, log: Logger, isStopping: () -> Bool
     ) throws -> FileMockDirectory {
         let directory = try FileMockDirectory(path: path, mediaTypes: mediaTypes(log), includesQuery: settings.filesIncludeQuery)
         let sweep = RecordingTemporaryFile.removeStale(under: directory.root, isStopping: isStopping)
-        for file in sweep.removed.prefix(namedSweptFiles) {
-            log.warning("removed '\(file.path)': a recording's temporary file left by process \(file.processID), which is no longer "
-                + "running (a recording cut short, e.g. by kill -9; docs/files.md#recording)")
+        logNamed(sweep.recovered, log, more: "recovered {} more such recordings under '\(directory.root)'") { file in
+            "recovered '\(file.path)': its recording by process \(file.processID) was cut short between its renames (e.g. by kill -9); "
+                + "\(file.what) (docs/files.md#recording)"
         }
-        if sweep.removed.count > namedSweptFiles {
-            log.warning("removed \(sweep.removed.count - namedSweptFiles) more such temporary files under '\(directory.root)'")
+        logNamed(sweep.removed, log, more: "removed {} more such temporary files under '\(directory.root)'") { file in
+            "removed '\(file.path)': a recording's temporary file left by process \(file.processID), \(file.why) (a recording cut short, "
+                + "e.g. by kill -9; docs/files.md#recording)"
         }
-        for file in sweep.kept {
-            log.warning("cannot remove '\(file.path)', a recording's temporary file left by a process no longer running: "
-                + "\(file.reason) (it is never served; docs/files.md#recording)")
+        logNamed(sweep.running, log, more: "kept {} more temporary files of running Catbirds under '\(directory.root)'") { file in
+            "kept '\(file.path)': a recording's temporary file of process \(file.processID)"
+                + (file.name.map { " ('\($0)')" } ?? "") + ", a running Catbird that may be recording into this directory "
+                + "(it is never served; docs/files.md#recording)"
+        }
+        logNamed(sweep.kept, log, more: "kept {} more stale temporary files under '\(directory.root)'") { file in
+            "kept '\(file.path)': \(file.reason) (it is never served; docs/files.md#recording)"
         }
         if sweep.stopped {
             throw StartupStopped(
                 description: "the sweep of '\(directory.root)' for recordings' temporary files was cut short after \(sweep.entries) entries")
         }
         return directory
+    }
+
+    /// Logs a warning for each of the first ``namedSweptFiles`` of `files` (`line`), then one
+    /// saying how many more (`more`, its `{}` replaced by the count).
+    private static func logNamed<File>(_ files: [File], _ log: Logger, more: String, line: (File) -> String) {
+        for file in files.prefix(namedSweptFiles) { log.warning(line(file)) }
+        if files.count > namedSweptFiles {
+            log.warning(more.replacingOccurrences(of: "{}", with: "\(files.count - namedSweptFiles)"))
+        }
     }
 
     /// Removed temporary files named in the start-up log at most (``mocksDirectory(_:_:log:isStopping:)``).

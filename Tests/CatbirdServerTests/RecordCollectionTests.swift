@@ -1,6 +1,7 @@
 import CatbirdServer
 import CatbirdTestSupport
 import Foundation
+import Synchronization
 import XCTest
 
 /// Record mode with a REST collection and its items (`/api/users` and `/api/users/1`, curl's
@@ -45,6 +46,44 @@ final class RecordCollectionTests: RecordingTestCase {
             XCTAssertEqual(answer.object["path"] as? String, path, "the recording of \(path) answers it")
         }
         XCTAssertEqual(try E2E.journal(try replay.client(), tenant: nil).compactMap { $0["answeredBy"] as? String }, Array(repeating: "file", count: 4))
+    }
+
+    /// Tester finding tester20a-F2, the tester's loop: a collection and its item requested at
+    /// once with curl (`/var/r<i>` and `/var/r<i>/1`, 20 times). The item's recording made the
+    /// name a directory after the collection's had chosen it, and the collection's rename
+    /// failed with `Is a directory` (9 of 20 lost). Now the collection records into the
+    /// directory's `index` then, and all 40 replay.
+    func testACollectionAndItsItemRecordedAtOnceBothRecord() throws {
+        let recorder = try server(recording: true)
+        let failures = Mutex<[String]>([])
+        let port = recorder.port
+        for index in 1...20 {
+            let pair = DispatchGroup()
+            for path in ["/var/r\(index)", "/var/r\(index)/1"] {
+                pair.enter()
+                Thread {
+                    defer { pair.leave() }
+                    let status = (try? CurlClient.run(["http://127.0.0.1:\(port)\(path)"]))?.status
+                    if status != 200 { failures.withLock { $0.append("\(path): \(status.map(String.init) ?? "no answer")") } }
+                }.start()
+            }
+            pair.wait()
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let journal = try E2E.journal(try recorder.client(), tenant: nil, once: 40)
+        let problems = journal.compactMap { $0["problem"] as? String }
+        XCTAssertEqual(problems, [], "\(problems.count) not recorded")
+        recorder.stop()
+        upstream.stop()
+
+        let replay = try server(recording: false)
+        for index in 1...20 {
+            for path in ["/var/r\(index)", "/var/r\(index)/1"] {
+                let answer = try get(replay, path)
+                XCTAssertEqual(answer.status, 200, "\(path): \(answer.text)")
+                XCTAssertEqual(answer.object["path"] as? String, path, "the recording of \(path) answers it")
+            }
+        }
     }
 
     func testARecordingThatCannotBeWrittenIsAProblemInTheJournalAndCounted() throws {

@@ -11,6 +11,8 @@ import Synchronization
 /// (``RecordingTemporaryFile``) and renamed over the old one, so a reader never sees a mix and a
 /// shorter body never keeps a longer one's tail; the two renames of one recording happen under
 /// one lock, so concurrent recordings of one path never pair one's body with the other's sidecar.
+/// An intent written before the renames (``RecordingIntent``) lets the next start finish a
+/// recording a `kill -9` cut short between them (tester finding tester20a-F1).
 ///
 /// A recording is all or nothing (tester finding T12-F2): every name it writes, the body's and
 /// the sidecar's, is checked before anything is written, and when a write fails anyway what it
@@ -24,7 +26,9 @@ import Synchronization
 /// other's recordings.
 public final class FileMockRecorder: Sendable {
     public let directory: FileMockDirectory
-    private let renames = Mutex(0)
+    /// Serialises the renames of all recordings and the making of their directories
+    /// (`FileMockRecorder+Renames.swift`); holds the count that numbers temporary files.
+    let renames = Mutex(0)
     /// Answers that could not be written (``FileMockError/cannotRecord(path:reason:)``), or
     /// could not be replayed as received (``FileMockError/cannotReplay(target:reason:)``), since
     /// start; `/catbird/metrics` reports it as `catbird_recordings_failed_total`.
@@ -190,42 +194,24 @@ public final class FileMockRecorder: Sendable {
             unlink(bodyTemp)
             throw error
         }
-        let kept = temporaryPath(in: parent)
-        try renames.withLock { _ throws(FileMockError) in
+        let takesIndex = name == fileName.path && fileName.directoryIndex != nil
+        return try renames.withLock { count throws(FileMockError) -> String in
+            // A recording of an item under this name made it a directory since it was checked
+            // above (the two recorded at once): the body goes to its index, as it would have
+            // had the item come first (tester finding tester20a-F2).
+            let last = String(path[path.index(after: path.lastIndex(of: "/")!)...])
+            let target = takesIndex && Self.isRealDirectory(path) ? last + "/index" : last
             // Checked again where the renames are serialised: a GET recorded meanwhile wins.
-            if method != "GET", Self.holdsGETRecording(path) {
+            if method != "GET", Self.holdsGETRecording(parent + "/" + target) {
                 unlink(bodyTemp)
                 unlink(sidecarTemp)
-                throw .keptGETRecording(path: path, method: method)
+                throw .keptGETRecording(path: parent + "/" + target, method: method)
             }
-            try Self.renamePair(body: bodyTemp, sidecar: sidecarTemp, to: path, keepingOldBodyAt: kept)
-        }
-        return path
-    }
-
-    /// Renames the temporary `body` and `sidecar` to `path` and its sidecar's name, all or
-    /// nothing: the body there before is first linked to `kept` (`link`, no copy), so that when
-    /// the sidecar's rename fails (a directory holds its name: `EISDIR`) the old body goes back
-    /// in place, beside its sidecar, which was not touched; with no old body the new one is
-    /// removed. Called under the renames lock.
-    /// - Throws: ``FileMockError/cannotRecord(path:reason:)`` naming the rename that failed;
-    ///   nothing of this recording is left then.
-    private static func renamePair(body: String, sidecar: String, to path: String, keepingOldBodyAt kept: String) throws(FileMockError) {
-        // ENOENT: no old body. Another failure (a file system without hard links): none kept,
-        // and a failed sidecar removes the body, the old recording's sidecar left alone.
-        let keptOld = link(path, kept) == 0
-        defer { if keptOld { unlink(kept) } }
-        do {
-            try rename(body, to: path)
-        } catch {
-            unlink(sidecar)
-            throw error
-        }
-        do {
-            try rename(sidecar, to: path + FileMockSidecar.suffix)
-        } catch {
-            if !keptOld || Foundation.rename(kept, path) != 0 { unlink(path) }
-            throw error
+            try Self.renamePair(
+                body: bodyTemp, sidecar: sidecarTemp, to: target, in: parent,
+                keepingOldBodyAt: Self.temporaryPath(in: parent, count: &count),
+                intent: Self.temporaryPath(in: parent, count: &count, intent: true))
+            return parent + "/" + target
         }
     }
 
@@ -256,117 +242,14 @@ public final class FileMockRecorder: Sendable {
     /// The longest name added to a body file's path: the sidecar's suffix, or `/index` and it.
     private static let longestSuffix = "/index".utf8.count + FileMockSidecar.suffix.utf8.count
 
-    /// Creates the directories above `name` inside the root and returns the last one, resolved.
-    /// A file without extension in the way becomes its directory's `index` (``moveIntoIndex(_:)``);
-    /// a symlink to a file is not moved (its target would change) and fails the recording.
-    ///
-    /// Each level is resolved from the one above (already resolved): a real directory is itself,
-    /// and only a symlink is resolved whole (``FileMockDirectory/confined(_:)``). So the work is
-    /// linear in the levels; resolving every level from the root made it quadratic in system
-    /// calls (a `readlink` per level above it) and cubic in time (try7b F5).
-    private func makeParent(of name: String) throws(FileMockError) -> String {
-        var current = directory.root
-        for segment in name.split(separator: "/").dropLast() {
-            let next = current + "/" + segment
-            if FileMockDirectory.regularFile(next) != nil {
-                guard !segment.dropFirst().contains(".") else {
-                    throw .cannotRecord(
-                        path: next, reason: "a file is in the way where a directory must be (a name with an extension is not moved to an index)")
-                }
-                // A symlink moved one level down points elsewhere (a relative one dangles: T15B-F6).
-                guard !Self.isSymlink(next) else {
-                    throw .cannotRecord(
-                        path: next, reason: "a symlink to a file is in the way where a directory must be (a symlink is not moved to an index: "
-                            + "its target would change)")
-                }
-                try moveIntoIndex(next)
-            }
-            if !FileMockDirectory.isDirectory(next), mkdir(next, 0o755) != 0, errno != EEXIST {
-                throw .cannotRecord(path: next, reason: String(cString: strerror(errno)))
-            }
-            if Self.isRealDirectory(next) {
-                current = next
-                continue
-            }
-            guard let resolved = directory.confined(String(next.dropFirst(directory.root.count + 1))) else {
-                throw .cannotRecord(path: next, reason: "it leads out of the mocks directory (a symlink)")
-            }
-            guard FileMockDirectory.isDirectory(resolved) else {
-                throw .cannotRecord(path: next, reason: "a file is in the way where a directory must be")
-            }
-            current = resolved
-        }
-        return current
-    }
-
-    /// Whether `path` is a symlink (`lstat`), whatever it points to.
-    private static func isSymlink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
-    }
-
-    /// Whether `path` is a directory and not a symlink (`lstat`): inside its parent, so confined
-    /// when the parent is.
-    private static func isRealDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    /// Turns the file at `path` (a recording of a collection, `api/users`) into the `index` of a
-    /// new directory of that name, its sidecar beside it, so items under it can be recorded.
-    /// Done under the renames lock; a concurrent recording that moved it first leaves nothing to do.
-    private func moveIntoIndex(_ path: String) throws(FileMockError) {
-        let temporary = temporaryPath(in: String(path[..<path.lastIndex(of: "/")!]))
-        try renames.withLock { _ throws(FileMockError) in
-            guard FileMockDirectory.regularFile(path) != nil else { return }
-            try Self.rename(path, to: temporary)
-            guard mkdir(path, 0o755) == 0 else {
-                let reason = String(cString: strerror(errno))
-                _ = Foundation.rename(temporary, path)
-                throw .cannotRecord(path: path, reason: reason)
-            }
-            try Self.rename(temporary, to: path + "/index")
-            if access(path + FileMockSidecar.suffix, F_OK) == 0 {
-                try Self.rename(path + FileMockSidecar.suffix, to: path + "/index" + FileMockSidecar.suffix)
-            }
-        }
-        movedTarget(from: path, to: path + "/index")
-    }
-
     /// Carries the note of which request-target the file at `old` was recorded from
-    /// (``replacedTarget(path:target:)``) to `new`, where ``moveIntoIndex(_:)`` moved it: a
+    /// (``replacedTarget(path:target:)``) to `new`, where ``moveIntoIndex(_:parked:intent:)`` moved it: a
     /// recording of `/coll3/index` after the move silently replaced `/coll3`'s (T15B-F17).
-    private func movedTarget(from old: String, to new: String) {
+    func movedTarget(from old: String, to new: String) {
         recordedTargets.withLock { state in
             guard let target = state.targets.removeValue(forKey: old) else { return }
             state.targets[new] = target
             if state.logged.remove(old) != nil { state.logged.insert(new) }
-        }
-    }
-
-    private func temporaryPath(in parent: String) -> String {
-        let ticket = renames.withLock { count in count += 1; return count }
-        return parent + "/" + RecordingTemporaryFile.name(ticket: ticket)
-    }
-
-    /// Writes `data` to a new temporary file in `parent` and returns its path; a write that
-    /// fails (a full disk) removes what it wrote.
-    private func writeTemporary(_ data: Data, in parent: String) throws(FileMockError) -> String {
-        let path = temporaryPath(in: parent)
-        do {
-            try data.write(to: URL(fileURLWithPath: path))
-        } catch {
-            unlink(path)
-            throw .cannotRecord(path: path, reason: "\(error.localizedDescription)")
-        }
-        return path
-    }
-
-    private static func rename(_ from: String, to: String) throws(FileMockError) {
-        guard Foundation.rename(from, to) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(from)
-            throw .cannotRecord(path: to, reason: reason)
         }
     }
 }
