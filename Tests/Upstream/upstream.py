@@ -44,7 +44,8 @@ Every answer is made from the request, so a test can check what arrived:
                        headchunked and headnolength (a HEAD's answer: chunked, or no framing),
                        head304, head204, headcllist and headtegzip (HEAD answers with no body
                        to frame, a list of equal lengths, a transfer coding), http09 (no status
-                       line), badchunksize (a chunk size `zz`)
+                       line), badchunksize (a chunk size `zz`), cookieorder and cookiethree
+                       (Set-Cookie in two and three spellings of its name)
   /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
   /keep/headchunked    a chunked body "hello" 0.3 s after the head whatever the method (a HEAD's
                        too), the connection kept
@@ -199,6 +200,9 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # answers that are not HTTP/1.x to be read (tester20a-F5: each was called "upstream unreachable")
     "http09": b"hello there",
     "badchunksize": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+    # one field name in two spellings, then three (tester20a-F3: recorded as separate keys, replayed in another order)
+    "cookieorder": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nset-cookie: session=old; Path=/\r\nSet-Cookie: session=new; Path=/\r\n\r\nok",
+    "cookiethree": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nSET-COOKIE: c=3\r\n\r\nok",
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields
     "trailer" + name: b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"

@@ -84,18 +84,19 @@ public struct FileMockSidecar: Sendable, Equatable {
         }
     }
 
-    /// The sidecar as pretty-printed JSON with sorted keys; repeated names become arrays.
+    /// The sidecar as pretty-printed JSON with sorted keys. Names are compared
+    /// case-insensitively (ASCII, RFC 9110 section 5.1): the fields of one name are one key,
+    /// spelled as the first of them was, and a repeated name's values are an array in the order
+    /// received. Tester finding tester20a-F3: `set-cookie: session=old` then `Set-Cookie:
+    /// session=new` were two keys, replayed in the keys' sorted order, so the replayed client
+    /// kept the old cookie.
     public var json: Data {
-        var fields: [String: Any] = [:]
-        var order: [String] = []
+        var values: [[UInt8]: (name: String, values: [String])] = [:]
         for field in headers {
-            switch fields[field.name] {
-            case nil: fields[field.name] = field.value; order.append(field.name)
-            case let single as String: fields[field.name] = [single, field.value]
-            case let many as [String]: fields[field.name] = many + [field.value]
-            default: break
-            }
+            values[field.name.utf8.map(ASCIICase.lower), default: (field.name, [])].values.append(field.value)
         }
+        var fields: [String: Any] = [:]
+        for (name, many) in values.values { fields[name] = many.count == 1 ? many[0] : many }
         var object: [String: Any] = ["status": status, "headers": fields]
         if let recordedMethod { object["recordedMethod"] = recordedMethod }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
