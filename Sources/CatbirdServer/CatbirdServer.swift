@@ -239,7 +239,8 @@ public final class CatbirdServer: Sendable {
         }
     }
 
-    /// Removed temporary files named in the start-up log at most (``mocksDirectory(_:_:log:isStopping:)``).
+    /// Files of each kind (recovered, removed, kept) named in the start-up log at most
+    /// (``mocksDirectory(_:_:log:isStopping:)``).
     static let namedSweptFiles = 20
 
     /// The system's media-type table; without one (no `/etc/mime.types`), extensions are not

@@ -76,10 +76,17 @@ final class RecordingTemporaryFileTests: XCTestCase {
         let names = [sleeping, 1, zombie, other.process.processIdentifier].map { ".catbird-recording-\($0)-1.tmp" }
         for name in names { try Data("junk".utf8).write(to: mocks.appendingPathComponent(name)) }
 
+        // The running Catbird's intent (RecordingIntent, tester20a-F1) is kept, and no more served than its files.
+        let intent = ".catbird-recording-\(other.process.processIdentifier)-2.intent.tmp"
+        try Data("{}".utf8).write(to: mocks.appendingPathComponent(intent))
+
         let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", "second.sqlite", "--mocks-dir", "zdir"], in: directory)
+        for name in [names[3], intent] {
+            XCTAssertEqual(try server.client().request("GET", "/" + name).status, 404, "\(name) is not served")
+        }
         let log = try server.terminate().stderr
         let left = try FileManager.default.contentsOfDirectory(atPath: mocks.path)
-        XCTAssertEqual(left, [names[3]], "only the running Catbird's file is kept")
+        XCTAssertEqual(Set(left), [names[3], intent], "only the running Catbird's files are kept")
         let root = mocks.resolvingSymlinksInPath().path
         let cutShort = " (a recording cut short, e.g. by kill -9; docs/files.md#recording)"
         for expected in [

@@ -105,7 +105,9 @@ public final class FileMockRecorder: Sendable {
     ///
     /// A collection and its items both record (`docs/files.md#recording`): `/api/users` goes to
     /// `api/users/index` when `api/users/` is a directory, and a recording of `/api/users/1`
-    /// moves a file `api/users` (no extension) and its sidecar to `api/users/index` first.
+    /// moves a file `api/users` (no extension) and its sidecar to `api/users/index` first; when
+    /// both are recorded at once and the item's made the name a directory after this recording
+    /// chose it, the body goes to `api/users/index` (tester finding tester20a-F2).
     @discardableResult
     public func record(
         method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8],
