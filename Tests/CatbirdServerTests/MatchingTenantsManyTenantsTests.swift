@@ -29,6 +29,15 @@ final class MatchingTenantsManyTenantsTests: XCTestCase {
             XCTAssertEqual(miss.object["matchingTenants"] as? [String], ["tn-000007"], miss.text)
             XCTAssertFalse((miss.object["reason"] as? String ?? "").contains("not searched fully"), miss.text)
             XCTAssertLessThan(took, .seconds(1), "one default-tenant miss among \(Self.tenantCount) tenants")
+            // tester20b-F9: a tenant past the first 100 by id was left out without a word, as if
+            // no shard had such a mock; the reason says the search stopped there.
+            let past = try client.request("GET", "/api/item/1500/zz")
+            XCTAssertEqual(past.status, 404, past.text)
+            XCTAssertNil(past.object["matchingTenants"], past.text)
+            XCTAssertTrue(
+                (past.object["reason"] as? String ?? "").contains(
+                    "only the first 100 tenants by id holding mocks were searched for one that matches it; others were not"), past.text)
+            XCTAssertFalse((miss.object["reason"] as? String ?? "").contains("only the first"), "a match found says nothing of it")
 
             // Four connections send default-tenant misses, each to a new target (a repeated
             // one would be answered from the 404 memo, docs/matching.md#repeated-misses),

@@ -19,6 +19,8 @@ extension MockStore {
         /// Whether the answer may depend on more than the request and the tables: a time limit
         /// ended the search, or a regular expression was stopped and counted as not matching.
         var cutShort = false
+        /// Whether tenants holding mocks were left unsearched past ``nearMissTenantLimit``.
+        var pastLimit = false
     }
 
     /// Shards' tables copied out per look at the tenant map: 32 (a few microseconds of its lock).
@@ -57,7 +59,11 @@ extension MockStore {
                 cpuDeadline = ThreadCPUTime.now() + Self.matchingTenantTimeLimit
             }
             for (other, table) in batch {
-                guard searched < Self.nearMissTenantLimit, search.tenants.count < Self.matchingTenantLimit else { break batches }
+                guard search.tenants.count < Self.matchingTenantLimit else { break batches }
+                guard searched < Self.nearMissTenantLimit else {
+                    if !table.isEmpty { search.pastLimit = true } else { continue }
+                    break batches
+                }
                 guard inTime() else {
                     search.searchedAll = false
                     search.cutShort = true

@@ -45,6 +45,10 @@ public struct NearMissReport: Sendable {
     /// false when ``MockStore/matchingTenantTimeLimit`` (or the whole search's time limit) ended
     /// that search first. Always true for a request with a parallel id.
     public var searchedOtherTenants = true
+    /// Whether tenants holding mocks were left unsearched because the first
+    /// ``MockStore/nearMissTenantLimit`` by id were (tester finding tester20b-F9: past 100 such
+    /// tenants, the 404 of a request from a shard whose tenant sorts later said nothing of it).
+    public var otherTenantsPastLimit = false
     /// A recently used-up mock that matches the request (``MockStore/usedUpMatch(tenant:method:target:headerValue:body:)``),
     /// named by the 404's reason; set by the caller.
     public var usedUp: UsedUpMock?
@@ -361,12 +365,14 @@ extension MockStore {
         var complete = complete
         var matching: [TenantID] = []
         var searchedOtherTenants = true
+        var otherTenantsPastLimit = false
         if tenant.isDefault {
             let search = matchingTenantsSearch(
                 method: probe.method, target: probe.target, headerValue: headerValue, body: body, until: deadline,
                 regexpDeadline: regexpDeadline, slice: slice)
             matching = search.tenants
             searchedOtherTenants = search.searchedAll
+            otherTenantsPastLimit = search.pastLimit
             if search.cutShort { complete = false }
         }
         let nearMisses = closest.entries.map { entry in
@@ -381,9 +387,11 @@ extension MockStore {
             if comparison.cutShort { complete = false }
             return NearMissReport.Closest(mock: mock, distance: (entry.distance * 1000).rounded() / 1000, comparison: comparison)
         }
-        return NearMissReport(
+        var report = NearMissReport(
             closest: nearMisses, matchingTenants: matching, compared: compared, complete: complete,
             searchedOtherTenants: searchedOtherTenants)
+        report.otherTenantsPastLimit = otherTenantsPastLimit
+        return report
     }
 }
 

@@ -118,6 +118,9 @@ struct NotFoundAnswer {
         } else if !report.searchedOtherTenants {
             appendClause("other tenants' mocks were not searched fully for one that matches it (the search stops after "
                 + "\(Int(MockStore.matchingTenantTimeLimit.milliseconds)) ms)", to: &out)
+        } else if report.otherTenantsPastLimit {
+            appendClause("only the first \(MockStore.nearMissTenantLimit) tenants by id holding mocks were searched for one "
+                + "that matches it; others were not", to: &out)
         }
         for mock in outOfTime.prefix(Self.outOfTimeShown) { appendClause(outOfTimeSummary(mock, for: tenant), to: &out) }
         if outOfTime.count > Self.outOfTimeShown {
