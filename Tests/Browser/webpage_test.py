@@ -395,6 +395,23 @@ def test_details_show_headers_pretty_json_and_the_answering_mock(server, driver)
     assert not errors, errors
 
 
+def test_a_shards_request_answered_by_a_shared_fixture_shows_that_mock(server, driver):
+    # tester20b-F12: a default-tenant mock (a shared fixture) answered shard fbk's request, and
+    # the details said "#1 (no longer in the table)": the page looked only in the shard's table.
+    server.add_mock("/def-x", body=b"shared", limit=5)
+    server.request("GET", "/def-x", tenant="fbk")
+    driver.get(server.url + "/catbird?tenant=fbk")
+    wait_live(driver)
+    driver.find_element(By.CSS_SELECTOR, "#rows tr").click()
+    wait(driver, lambda d: "Answered by mock" in d.find_element(By.ID, "details").text, message="details")
+    details = " ".join(driver.find_element(By.ID, "details").text.split())
+    assert "no longer in the table" not in details, details
+    assert "the default tenant's (a shared fixture)" in details, details
+    assert "remaining limit 4" in details and "/def-x" in details, details
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests(server, driver):
     # try7a F8: a proxy-form entry gave 'http://127.0.0.1:8080http://…', `OPTIONS *` '…:8080*', a
     # HEAD `-X 'HEAD'` (curl then waits for the announced body: rc 28), and an empty header
@@ -883,6 +900,7 @@ TESTS = [
     (test_past_two_hundred_tenants_the_picker_asks_for_a_page_and_the_filter_asks_by_prefix, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
+    (test_a_shards_request_answered_by_a_shared_fixture_shows_that_mock, ()),
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
     (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),

@@ -595,13 +595,15 @@ async function openDetails(id) {
   }
   if (state.selected !== id) return;
   if (entry.mockId !== null && !state.mocks.has(entry.mockId)) await refreshMocks();
+  const shared = entry.mockId !== null && !state.mocks.has(entry.mockId) ? await sharedMock(entry.mockId) : null;
+  if (state.selected !== id) return;
   setText($("details-title"), `${entry.method} ${entry.url}`);
   const body = $("details-body");
   body.append(keyValues("Summary", [
     ["time", entry.time], ["tenant", tenantLabel(entry.tenant)], ["status", entry.response.status],
     ["answered by", entry.answeredBy], ["duration", entry.durationMs.toFixed(1) + " ms"],
   ]));
-  if (entry.mockId !== null) body.append(mockSection(entry.mockId));
+  if (entry.mockId !== null) body.append(mockSection(entry.mockId, shared));
   const request = el("section");
   const response = el("section");
   body.append(request, response);
@@ -626,11 +628,24 @@ function keyValues(title, pairs) {
   return section;
 }
 
-function mockSection(mockId) {
-  const mock = state.mocks.get(mockId);
+// The default tenant's mock `mockId`, or null: a shard's request answered by a shared fixture
+// (docs/tenancy.md) names a mock its own table does not hold (tester finding tester20b-F12: the
+// details said it was "no longer in the table").
+async function sharedMock(mockId) {
+  if (state.tenant === "") return null;
+  try {
+    return (await api("/catbird/api/mocks", { tenant: "" })).mocks.find((m) => m.id === mockId) ?? null;
+  } catch (_) {
+    return null;
+  }
+}
+
+function mockSection(mockId, shared) {
+  const mock = state.mocks.get(mockId) ?? shared;
   if (!mock) return keyValues("Answered by mock", [["mock", `#${mockId} (no longer in the table)`]]);
+  const owner = mock === shared ? ", the default tenant's (a shared fixture)" : "";
   return keyValues("Answered by mock", [
-    ["mock", `#${mock.id}, position ${mock.position}`],
+    ["mock", `#${mock.id}, position ${mock.position}${owner}`],
     ["method", mock.pattern.method],
     ["URL pattern", describePattern(mock.pattern)],
     ["header patterns", describeHeaders(mock.pattern.headers) || "none"],
