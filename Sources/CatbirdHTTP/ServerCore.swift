@@ -541,8 +541,9 @@ final class ServerCore: Sendable {
         if let prepared = response.preparedForm {  // made once, queued again (HTTPResponse.prepared())
             return MHD_queue_response(connection, UInt32(response.status), prepared.handle)
         }
+        // Only a file body can end early: no closure is made for the others (every 404 among them).
         var noteEnding: (@Sendable (HTTPRequestEnding) -> Void)?
-        if let context { noteEnding = { ending in context.fileEndedEarly = ending } }
+        if let context, case .file = response.content { noteEnding = { ending in context.fileEndedEarly = ending } }
         guard let body = ResponseBody.make(
             response.content, socket: catbird_mhd_connection_fd(connection), handler: handler, sharingBytes: true,
             fileEndedEarly: noteEnding) else {

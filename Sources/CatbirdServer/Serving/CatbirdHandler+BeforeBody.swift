@@ -10,8 +10,11 @@ extension CatbirdHandler {
     func respondBeforeBody(_ head: HTTPRequest) -> HTTPAnswer? {
         let tenant = Self.tenant(of: head)
         guard tenant.isWithinMaxLength, let control = Self.controlRequest(head) else { return nil }
-        return answerControl(head, as: control, tenant: tenant) { isAdmin in
-            routes.refusalBeforeBody(control, tenant: tenant, isAdmin: isAdmin).map(HTTPAnswer.now)
+        let origin = cors?.allowedOrigin(of: control, control: true)
+        if let refusal = controlRefusal(head, as: control, tenant: tenant, origin: origin) { return refusal }
+        guard let refusal = routes.refusalBeforeBody(control, tenant: tenant, isAdmin: admin.isAdmin(control, tenant: tenant)) else {
+            return nil
         }
+        return recordedControl(.now(refusal), control, origin: origin, tenant: tenant)
     }
 }

@@ -85,10 +85,12 @@ struct CatbirdHandler: HTTPHandler {
                 origin: cors?.allowedOrigin(of: request, control: Self.isControlTarget(request.target)))
         }
         if let control = Self.controlRequest(request) {
-            let answer = answerControl(request, as: control, tenant: tenant) { isAdmin in
-                holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant, control: true)
-            }
-            return answer ?? .now(APIError.notFound.response)  // never nil: the route table always answers
+            // Worked out once for the refusal, the preflight and the answer's fields.
+            let origin = cors?.allowedOrigin(of: control, control: true)
+            if let refusal = controlRefusal(request, as: control, tenant: tenant, origin: origin) { return refusal }
+            let isAdmin = admin.isAdmin(control, tenant: tenant)
+            let answer = holdingTenant(routes.respond(to: control, tenant: tenant, isAdmin: isAdmin), tenant, control: true)
+            return recordedControl(answer, control, origin: origin, tenant: tenant)
         }
         if let cors, let preflight = cors.preflight(request, origin: cors.allowedOrigin(of: request, control: false)) {
             let (sent, ticket) = serving.journal(
@@ -112,16 +114,12 @@ struct CatbirdHandler: HTTPHandler {
         }
     }
 
-    /// A control request's answer: the refusals of its `Host`, origin (CORS) and parallel id, a
-    /// CORS preflight, else `route`'s answer (given whether the caller is the admin), with the
-    /// CORS fields added; each recorded (its info line and metrics). nil when `route` gives none.
+    /// A control request's refusal for its `Host`, origin (CORS) or parallel id, or its CORS
+    /// preflight, recorded (its info line and metrics); nil when it goes on to its route.
     /// - Parameter control: `request` with its target in origin form (``controlRequest(_:)``);
     ///   `request`'s own target names the host of an absolute-form request.
-    func answerControl(
-        _ request: HTTPRequest, as control: HTTPRequest, tenant: TenantID, route: (_ isAdmin: Bool) -> HTTPAnswer?
-    ) -> HTTPAnswer? {
-        // Worked out once for the refusal, the preflight and the answer's fields.
-        let origin = cors?.allowedOrigin(of: control, control: true)
+    /// - Parameter origin: the request's allowed origin (``CORS/allowedOrigin(of:control:)``).
+    func controlRefusal(_ request: HTTPRequest, as control: HTTPRequest, tenant: TenantID, origin: String?) -> HTTPAnswer? {
         if let refusal = controlHosts.refusal(request) ?? cors?.controlRefusal(control, allowedOrigin: origin) {
             return recorded(.now(refusal.response), control, answeredBy: "control", tenant: tenant)
         }
@@ -131,8 +129,12 @@ struct CatbirdHandler: HTTPHandler {
         if let problem = ControlParallelID.problem(of: control, tenant: tenant) {
             return refusedParallelID(control, problem, origin: origin)
         }
-        guard let answer = route(admin.isAdmin(control, tenant: tenant)) else { return nil }
-        return recorded(cors?.decorate(answer, origin: origin) ?? answer, control, answeredBy: "control", tenant: tenant)
+        return nil
+    }
+
+    /// A control route's `answer`, its CORS fields added, recorded.
+    func recordedControl(_ answer: HTTPAnswer, _ control: HTTPRequest, origin: String?, tenant: TenantID) -> HTTPAnswer {
+        recorded(cors?.decorate(answer, origin: origin) ?? answer, control, answeredBy: "control", tenant: tenant)
     }
 
     /// `answer`, holding `tenant` as active (``TenantActivity``) until it is delivered when it
