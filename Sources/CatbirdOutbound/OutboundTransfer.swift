@@ -112,6 +112,10 @@ final class OutboundTransfer: @unchecked Sendable {
             transfer.interim = (100..<200).contains(transfer.status)
         } else if line == "\r\n" || line == "\n" {
             transfer.headEnded = true
+            if transfer.announcesTooLarge {
+                transfer.tooLarge = true
+                return 0
+            }
         } else if line.first == " " || line.first == "\t" {
             // An obsolete line folding (obs-fold): the line continues the field before it, and
             // the fold is replaced by one space (RFC 9112 section 5.2; tester finding T15B-F5:
@@ -155,6 +159,19 @@ final class OutboundTransfer: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// Whether the final answer's header section announces a body over ``maxResponseSize``: a
+    /// `Content-Length` of more bytes and no `Transfer-Encoding` (which would override it, RFC
+    /// 9112 section 6.3). Such an answer is refused at its head, as a request body is
+    /// (docs/operations.md), not after the upstream has sent, or stalled before, the bytes it
+    /// could never be taken with (tester finding tester20a-F11.9: `Content-Length: 10000000000`,
+    /// 3 bytes, then silence got a 504 after the whole `--upstream-timeout`).
+    var announcesTooLarge: Bool {
+        guard !interim, OutboundResponse.hasBody(status: status, method: request.method),
+              !headers.contains(where: { $0.name.equalsIgnoringASCIICase("Transfer-Encoding") }),
+              let length = OutboundResponse.AnnouncedLength(headers).length else { return false }
+        return length > UInt64(maxResponseSize)
     }
 
     /// Why the answer is incomplete although libcurl took it (`CURLE_OK`), or nil: its header

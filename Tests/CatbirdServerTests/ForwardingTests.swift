@@ -181,6 +181,22 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertFalse(reason.contains("unreachable"), big.text)
     }
 
+    /// Regression (tester20a-F11.9): an answer whose head announces a body over the limit
+    /// (`Content-Length: 10000000000`), then 3 bytes and silence, got a 504 after the whole
+    /// upstream timeout; the head alone shows it cannot be taken: a 502 at once.
+    func testAnAnnouncedLengthOverTheBodyLimitIs502AtTheHead() throws {
+        let server = try redirecting { $0.upstreamTimeout = .seconds(15) }
+        let started = ContinuousClock.now
+        let big = try CurlClient.run([url(server, "/stall/declaredbig")])
+        let took = ContinuousClock.now - started
+        XCTAssertEqual(big.status, 502, big.text)
+        let reason = big.object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasPrefix("upstream answer too large: its body is larger than the limit of "), big.text)
+        XCTAssertLessThan(took, .seconds(5), "answered at the head, not after the upstream timeout")
+        let entry = try XCTUnwrap(try E2E.journal(try server.client(), tenant: nil).last)
+        XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 502)
+    }
+
     /// Regression (wire6 leftover): through the proxy, an upstream's `HTTP/1.1 999 Weird` reached
     /// the client as status 999, which HTTP does not define. Now a JSON 502 saying why, its
     /// reason the journal entry's `problem`.

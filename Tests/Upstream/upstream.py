@@ -47,6 +47,8 @@ Every answer is made from the request, so a test can check what arrived:
                        line), badchunksize (a chunk size `zz`), cookieorder and cookiethree
                        (Set-Cookie in two and three spellings of its name)
   /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
+  /stall/declaredbig   a head announcing Content-Length: 10000000000, 3 body bytes, then silence
+                       until the client closes (at most 20 s; tester20a-F11.9)
   /keep/headchunked    a chunked body "hello" 0.3 s after the head whatever the method (a HEAD's
                        too), the connection kept
 anything else          as /echo
@@ -122,6 +124,12 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(0.1)
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
+            self.close_connection = True
+            return
+        if path == "/stall/declaredbig":  # a body no limit admits, announced, then a stall (tester20a-F11.9)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\nabc")
+            self.wfile.flush()
+            readable, _, _ = select.select([self.connection], [], [], 20)
             self.close_connection = True
             return
         if path == "/keep/headchunked":  # a chunked body sent even to a HEAD, the connection kept (tester20a-F4)
