@@ -7,6 +7,7 @@ extension OutboundClient {
         guard let easy = curl_easy_init() else { return nil }
         let request = transfer.request
         let context = Unmanaged.passRetained(transfer).toOpaque()
+        transfer.easy = easy
         _ = catbird_curl_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         setString(easy, CURLOPT_URL, request.url)
         // The target as received, not as libcurl would rewrite its path (``OutboundRequest/requestTarget``).

@@ -46,4 +46,22 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
             XCTAssertEqual(next.object["path"] as? String, "/echo/innocent", "round \(round): the upstream saw it")
         }
     }
+
+    /// The same kind with a status that has no body: the test upstream sends its 304 and 204
+    /// with a body (`status 304`, its Content-Length's worth), which libcurl does not read; the
+    /// next request on the pooled connection (a HEAD, in RecordReplayTests) got a 502 "Received
+    /// HTTP/0.9 when not allowed". The connection of a bodiless answer is not kept.
+    func testBytesAfterABodilessStatusNeverReachTheNextForwardedRequest() throws {
+        let forwarder = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        defer { forwarder.removeFiles() }
+        let client = try forwarder.client()  // one keep-alive connection to Catbird
+        for round in 1...3 {
+            for status in [304, 204] {
+                XCTAssertEqual(try client.request("GET", "/status/\(status)").status, status, "round \(round)")
+                let next = try client.request("GET", "/echo/after\(status)", headers: E2E.tenantHeader("other-tenant"))
+                XCTAssertEqual(next.status, 200, "round \(round), after a \(status): \(next.text)")
+                XCTAssertEqual(next.object["path"] as? String, "/echo/after\(status)", "round \(round)")
+            }
+        }
+    }
 }

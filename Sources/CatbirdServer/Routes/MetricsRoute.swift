@@ -92,7 +92,7 @@ enum MetricsRoute {
         if let recorder = dependencies.upstream?.recorder {
             out.metric(
                 "catbird_recordings_failed_total", .counter,
-                help: "Forwarded answers record mode could not write as file mocks (journaled with a problem 'not recorded: ...').")
+                help: "Forwarded answers record mode could not write as file mocks, or that replay could not serve as received (journaled with a problem 'not recorded: ...'); not counted: answers a rule leaves unrecorded, such as another method's where a GET's recording is kept.")
             out.sample("catbird_recordings_failed_total", recorder.failures.load(ordering: .relaxed))
         }
         out.metric("catbird_journal_queue_entries", .gauge, help: "Journal entries waiting to be written to SQLite.")

@@ -35,12 +35,27 @@ struct UpstreamServing: Sendable {
         var measured: OversizedHead.Measured? = nil
     }
 
-    /// Whether record mode writes an exchange: not a `HEAD` (no body: it would replace the
-    /// `GET`'s recording with an empty one), nor a `304 Not Modified` or `206 Partial Content`
-    /// (answers to the client's cache and range, not the resource), nor an answer a Catbird made
-    /// itself (``Forwarding/isGenerated(_:)``: its own 508 after a loop, another Catbird's 502).
-    static func isRecordable(method: String, _ response: HTTPResponse) -> Bool {
-        method != "HEAD" && response.status != 304 && response.status != 206 && !Forwarding.isGenerated(response)
+    /// Why record mode leaves an exchange unrecorded by rule, or nil when it writes it: a `HEAD`
+    /// (no body: it would replace the `GET`'s recording with an empty one), a `304 Not Modified`
+    /// or `206 Partial Content` (answers to the client's cache and range, not the resource), an
+    /// answer a Catbird made itself (``Forwarding/isGenerated(_:)``: its own 508 after a loop,
+    /// another Catbird's 502). The journal entry's `problem` (`not recorded: ` first); neither
+    /// logged nor counted in `catbird_recordings_failed_total`: nothing failed (tester finding
+    /// tester20a-F11.12: a player that always sends `Range` recorded nothing, and nothing said why).
+    static func skippedByRule(method: String, _ response: HTTPResponse) -> String? {
+        let why: String
+        if method == "HEAD" {
+            why = "a HEAD's answer has no body; it would empty the GET's recording"
+        } else if response.status == 304 {
+            why = "a 304 answers the client's cache, not the resource; send the request without If-None-Match or If-Modified-Since to record it"
+        } else if response.status == 206 {
+            why = "a 206 answers the client's byte range, not the resource; send the request without Range to record it"
+        } else if Forwarding.isGenerated(response) {
+            why = "the answer was made by a Catbird (\(Forwarding.generatedByHeader)), not by the backend"
+        } else {
+            return nil
+        }
+        return "not recorded: " + why + " (docs/files.md#recording)"
     }
 
     /// Why an upstream status cannot be passed on, or nil when it can: a final answer's status is
@@ -127,7 +142,9 @@ struct UpstreamServing: Sendable {
                     log.warning("\(request.method) \(request.target) → \(destination.shown): \(problem)")
                     notRecorded = problem
                     recorder?.failures.add(1, ordering: .relaxed)
-                } else if let recorder, Self.isRecordable(method: request.method, response) {
+                } else if recorder != nil, let skipped = Self.skippedByRule(method: request.method, response) {
+                    notRecorded = skipped
+                } else if let recorder {
                     do throws(FileMockError) {
                         path = try recorder.record(
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
