@@ -213,6 +213,25 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual(entry["problem"] as? String, reason)
     }
 
+    /// Regression (tester20a-F11.1): a request in the form the running mode does not forward got
+    /// a bare 404 ("… it has no mocks"); its reason now ends with the option that would forward it.
+    func testARequestInTheOtherModesFormSaysWhichOptionForwardsIt() throws {
+        let redirect = try redirecting()
+        let absolute = try CurlClient.run(["--proxy", "http://127.0.0.1:\(redirect.port)", "\(upstream.baseURL)/plain/abs"])
+        XCTAssertEqual(absolute.status, 404, absolute.text)
+        XCTAssertTrue((absolute.object["reason"] as? String ?? "").hasSuffix(
+            "; not forwarded: this server forwards only requests for a path, to \(upstream.baseURL); an absolute-form request "
+                + "(an HTTP proxy's) is forwarded with --proxy (docs/files.md#redirect-and-proxy)"), absolute.text)
+        let proxy = try TestServer { $0.proxyEnabled = true }
+        let origin = try CurlClient.run([url(proxy, "/plain/origin")])
+        XCTAssertEqual(origin.status, 404, origin.text)
+        XCTAssertTrue((origin.object["reason"] as? String ?? "").hasSuffix(
+            "; not forwarded: this server forwards only absolute-form requests (an HTTP proxy's, --proxy); a request for a "
+                + "path is forwarded with --redirect-url (docs/files.md#redirect-and-proxy)"), origin.text)
+        let plain = try TestServer()
+        XCTAssertFalse((try CurlClient.run([url(plain, "/plain/origin")]).object["reason"] as? String ?? "?").contains("forward"))
+    }
+
     func testControlRoutesAreNeverForwarded() throws {
         let server = try redirecting()
         let mocks = try CurlClient.run([url(server, "/catbird/api/mocks")])

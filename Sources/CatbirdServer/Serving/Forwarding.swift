@@ -119,6 +119,21 @@ struct Forwarding: Sendable {
         target.utf8.first == UInt8(ascii: "/") ? redirectBase != nil : proxyEnabled
     }
 
+    /// What a 404's reason says when `target` is of the form this Catbird does not forward
+    /// (``forwardsForm(of:)``), or nil: the other mode forwards it (tester finding
+    /// tester20a-F11.1: a proxy's absolute-form request to a `--redirect-url` server got a bare
+    /// 404, as a WireMock or MockServer user meets first). Nil for `/catbird` targets.
+    func missHint(for target: String) -> String? {
+        guard !forwardsForm(of: target), !CatbirdHandler.isControlTarget(target) else { return nil }
+        if target.utf8.first == UInt8(ascii: "/") {
+            return "not forwarded: this server forwards only absolute-form requests (an HTTP proxy's, --proxy); "
+                + "a request for a path is forwarded with --redirect-url (docs/files.md#redirect-and-proxy)"
+        }
+        guard let redirectBase else { return nil }
+        return "not forwarded: this server forwards only requests for a path, to \(URLPassword.hidden(in: redirectBase)); "
+            + "an absolute-form request (an HTTP proxy's) is forwarded with --proxy (docs/files.md#redirect-and-proxy)"
+    }
+
     /// `response`, Catbird's refusal of a request for `target` before it was matched or
     /// forwarded (a 413 over `--max-body-size`, the body budget's 503, a 400, 414 or 431 for a
     /// malformed request, a lane's 429): marked (``generated(_:)-(HTTPResponse)``) when the

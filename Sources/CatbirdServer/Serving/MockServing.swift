@@ -555,13 +555,24 @@ struct MockServing: Sendable {
         }
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
-            namesOtherTenants: namesOtherTenants, outOfTime: outOfTime, filesHint: files?.missHint(for: request))
+            namesOtherTenants: namesOtherTenants, outOfTime: outOfTime,
+            modeHint: Self.missHints(files?.missHint(for: request), forwarding?.missHint(for: request.target)))
         if reusable, report.complete {
             NotFoundMemo.keep(answer, key: NotFoundMemo.Key(
                 generation: generation, tenant: tenant, namesOtherTenants: namesOtherTenants, method: request.method,
                 target: request.target, body: request.matchedBody, headers: asked))
         }
         return answer
+    }
+
+    /// The 404 reason's closing clauses from the mocks directory and the forwarding modes,
+    /// joined with `; `, or nil when neither has one.
+    private static func missHints(_ files: String?, _ forwarding: String?) -> String? {
+        switch (files, forwarding) {
+        case let (files?, forwarding?): return files + "; " + forwarding
+        case let (one?, nil), let (nil, one?): return one
+        case (nil, nil): return nil
+        }
     }
 
     /// `response`, answered by the server itself (no mock, file or upstream), with its journal entry.

@@ -28,11 +28,13 @@ struct NotFoundAnswer {
     ///     (false with an admin token set: listing tenants is then the admin's alone).
     ///   - outOfTime: mocks skipped because their regular expression ran out of the request's
     ///     evaluation budget (docs/matching.md#evaluation-budget), named in the reason.
-    ///   - filesHint: with a mocks directory, which file names were tried
-    ///     (``FileServing/missHint(for:)``), the reason's last part; nil without one.
+    ///   - modeHint: the reason's last part, from the modes the server runs in: with a mocks
+    ///     directory, which file names were tried (``FileServing/missHint(for:)``); with a
+    ///     forwarding mode that does not forward the request's form, which does
+    ///     (``Forwarding/missHint(for:)``); nil without either.
     init(
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
-        filesHint: String? = nil
+        modeHint: String? = nil
     ) {
         // The body's JSON written into one buffer (``CatbirdNotFoundBody``'s shape, keys
         // sorted): every unmatched request makes one. Each pattern's parts come written when
@@ -72,7 +74,7 @@ struct NotFoundAnswer {
         let reasonStart = out.count
         Self.writeReason(
             report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
-            outOfTime: outOfTime, filesHint: filesHint, to: &out)
+            outOfTime: outOfTime, modeHint: modeHint, to: &out)
         Self.boundReason(from: reasonStart, in: &out)
         out.append(#"","tenant":"#)
         out.appendJSONString(tenant.rawValue)
@@ -84,14 +86,14 @@ struct NotFoundAnswer {
     /// in tenant "s1"`, the report's used-up mock that matches it (``UsedUpMock/hint``) when
     /// there is one, `; the closest is mock 7 (GET equal "/api/users") of tenant "s1": url differs
     /// (expected …, got …)`, its ``PercentEncodingHint`` when it has one, the ``NearMissHints``, then, for each mock in `outOfTime`, `; ` and its
-    /// ``outOfTimeSummary(_:for:)``, then `; ` and `filesHint` when given. Written into `out` as
+    /// ``outOfTimeSummary(_:for:)``, then `; ` and `modeHint` when given. Written into `out` as
     /// the text of a JSON string, each piece escaped as it is written
     /// (``ByteWriter/appendJSONStringContent(_:lineBreaksAsSpaces:nested:)``, the quotes around
     /// it the caller's): the bytes of the whole one-line text escaped at once, without it being
     /// made first. Not bounded: the caller bounds it (``boundReason(from:in:)``).
     static func writeReason(
         report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
-        filesHint: String? = nil, to out: inout ByteWriter
+        modeHint: String? = nil, to out: inout ByteWriter
     ) {
         writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
         if let usedUp = report.usedUp { appendClause(usedUp.hint, to: &out) }
@@ -126,10 +128,10 @@ struct NotFoundAnswer {
         if outOfTime.count > Self.outOfTimeShown {
             appendClause("and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way", to: &out)
         }
-        if let filesHint { appendClause(filesHint, to: &out) }
+        if let modeHint { appendClause(modeHint, to: &out) }
     }
 
-    /// Appends `; ` and `clause` to a reason being written (``writeReason(report:method:target:tenant:namesOtherTenants:outOfTime:filesHint:to:)``):
+    /// Appends `; ` and `clause` to a reason being written (``writeReason(report:method:target:tenant:namesOtherTenants:outOfTime:modeHint:to:)``):
     /// escaped as the text of a JSON string, CR and LF as spaces.
     static func appendClause(_ clause: String, to out: inout ByteWriter) {
         out.append("; ")
@@ -151,7 +153,7 @@ struct NotFoundAnswer {
 
     /// The reason's first part: `no mock matched GET /api/usres in tenant "s1"` (the target cut
     /// after 200 bytes; `in the default tenant (the request has no X-Catbird-Parallel-Id)`),
-    /// written as the text of a JSON string (as ``writeReason(report:method:target:tenant:namesOtherTenants:outOfTime:filesHint:to:)``).
+    /// written as the text of a JSON string (as ``writeReason(report:method:target:tenant:namesOtherTenants:outOfTime:modeHint:to:)``).
     static func writeUnmatched(method: String, target: String, tenant: TenantID, to out: inout ByteWriter) {
         out.append("no mock matched ")
         out.appendJSONStringContent(method, lineBreaksAsSpaces: true)
