@@ -71,12 +71,10 @@ public protocol HTTPHandler: Sendable {
     /// Told that the answer to `request` queued with the ``HTTPResponse/completionTag`` `tag`
     /// did not go out whole: its connection ended before libmicrohttpd had handed the last byte
     /// to the socket (its completion notice, `MHD_OPTION_NOTIFY_COMPLETED`, came with another
-    /// code than `MHD_REQUEST_TERMINATED_COMPLETED_OK`). `ending`: ``HTTPRequestEnding/clientLeft``
-    /// (the client closed or reset the connection, or writing to it failed),
-    /// ``HTTPRequestEnding/timedOut`` (the client read nothing for the idle timeout) or
-    /// ``HTTPRequestEnding/serverStopped``. Called on the connection's worker thread; must not
-    /// block. Default: nothing.
-    func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPRequestEnding)
+    /// code than `MHD_REQUEST_TERMINATED_COMPLETED_OK`), or its file body ended early
+    /// (``HTTPAnswerCutShort``). Called on the connection's worker thread; must not block.
+    /// Default: nothing.
+    func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPAnswerCutShort)
 }
 
 extension HTTPHandler {
@@ -109,7 +107,7 @@ extension HTTPHandler {
     public func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {}
 
     /// Nothing.
-    public func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPRequestEnding) {}
+    public func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPAnswerCutShort) {}
 
     /// Nothing.
     public func fileBodyEndedShort(path: String, sent: UInt64, promised: UInt64) {}

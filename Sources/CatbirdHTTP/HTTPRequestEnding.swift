@@ -45,12 +45,6 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// longer park the connection for it (its start closure was never called). Told when the
     /// answer is queued, for the log line and the metrics (``HTTPServer/stop()``).
     case refusedWhileStopping(status: Int)
-    /// A file answer's body ended before the length its head announced, and the connection was
-    /// closed: its file shrank while it was sent (`errorNumber` nil) or could not be read
-    /// (`errno`), after `sent` of its `promised` bytes. Told to
-    /// ``HTTPHandler/answerCutShort(_:tag:ending:)`` (tester finding tester20a-F6: such an
-    /// answer was journaled as a whole 200 with no `problem`).
-    case fileEndedEarly(sent: UInt64, promised: UInt64, errorNumber: Int32?)
 
     /// How long a body must have received nothing before its connection may be closed to make
     /// room (``bodyClosedForRoom``): 1 s.

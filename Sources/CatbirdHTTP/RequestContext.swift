@@ -82,9 +82,9 @@ final class RequestContext: @unchecked Sendable {
     /// The ``HTTPResponse/completionTag`` of the response queued, 0 when none: told to the
     /// handler when the request completes without the whole answer sent.
     var answerTag: UInt64 = 0
-    /// Set when the answer queued was a file whose body ended early (``HTTPRequestEnding/fileEndedEarly(sent:promised:errorNumber:)``),
+    /// Set when the answer queued was a file whose body ended early (``HTTPAnswerCutShort/fileEndedEarly(sent:promised:errorNumber:)``),
     /// by its stream on the connection's worker thread, read there when the request completes.
-    var fileEndedEarly: HTTPRequestEnding?
+    var fileEndedEarly: HTTPAnswerCutShort?
     /// The body's size as far as known once ``oversized``: the declared `Content-Length` of a
     /// body refused unread, else every body byte received (kept or discarded).
     var bodySizeSeen = 0

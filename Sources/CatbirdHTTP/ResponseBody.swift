@@ -27,10 +27,10 @@ enum ResponseBody {
     ///   sent from the array itself (a response queued on one connection), not copied (a
     ///   response made once and queued on many, ``PreparedResponse``).
     /// - Parameter fileEndedEarly: told, after `handler`, how a file body that ended early ended
-    ///   (``HTTPRequestEnding/fileEndedEarly(sent:promised:errorNumber:)``), on the thread that sends it.
+    ///   (``HTTPAnswerCutShort/fileEndedEarly(sent:promised:errorNumber:)``), on the thread that sends it.
     static func make(
         _ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil, sharingBytes: Bool = false,
-        fileEndedEarly: (@Sendable (HTTPRequestEnding) -> Void)? = nil
+        fileEndedEarly: (@Sendable (HTTPAnswerCutShort) -> Void)? = nil
     ) -> OpaquePointer? {
         switch content {
         case let .bytes(bytes) where sharingBytes && bytes.count > HTTPResponse.Body.copiedBytesLimit:

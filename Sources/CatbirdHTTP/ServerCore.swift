@@ -161,7 +161,7 @@ final class ServerCore: Sendable {
     /// How an answer that was queued but not sent whole ended, by the termination code of its
     /// completion notice: the idle timeout, a stopping server, else the client (libmicrohttpd
     /// 0.9.75 reports a failed write as `WITH_ERROR`, a hang-up it read as `CLIENT_ABORT`).
-    static func cutShortEnding(_ termination: MHD_RequestTerminationCode) -> HTTPRequestEnding {
+    static func cutShortEnding(_ termination: MHD_RequestTerminationCode) -> HTTPAnswerCutShort {
         switch termination.rawValue {
         case 2: .timedOut  // MHD_REQUEST_TERMINATED_TIMEOUT_REACHED
         case 3: .serverStopped  // MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN
@@ -542,7 +542,7 @@ final class ServerCore: Sendable {
             return MHD_queue_response(connection, UInt32(response.status), prepared.handle)
         }
         // Only a file body can end early: no closure is made for the others (every 404 among them).
-        var noteEnding: (@Sendable (HTTPRequestEnding) -> Void)?
+        var noteEnding: (@Sendable (HTTPAnswerCutShort) -> Void)?
         if let context, case .file = response.content { noteEnding = { ending in context.fileEndedEarly = ending } }
         guard let body = ResponseBody.make(
             response.content, socket: catbird_mhd_connection_fd(connection), handler: handler, sharingBytes: true,

@@ -11,17 +11,17 @@ import Glibc
 /// connection (``HTTPHandler/answerCutShort(_:tag:ending:)``): its `problem` says so, while its
 /// status, headers and body stay the answer given (docs/protocol.md#what-the-journal-records).
 extension CatbirdHandler {
-    func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPRequestEnding) {
+    func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPAnswerCutShort) {
         let problem = Self.cutShortProblem(ending)
         journal.amend(JournalTicket(completionTag: tag), problem: problem)
         log.info("\(request.method) \(request.target): \(problem)")
     }
 
-    /// The journal entry's `problem` of an answer cut short by `ending` (``HTTPRequestEnding/clientLeft``,
-    /// ``HTTPRequestEnding/timedOut`` or ``HTTPRequestEnding/serverStopped``). How much of the
-    /// body the client received is not known (the kernel's buffers hold what was written last),
-    /// so no byte count is given.
-    static func cutShortProblem(_ ending: HTTPRequestEnding) -> String {
+    /// The journal entry's `problem` of an answer cut short by `ending`. How much of the body
+    /// the client received is not known when the connection ended (the kernel's buffers hold
+    /// what was written last), so no byte count is given then; a file that ended early says
+    /// how much of it went out.
+    static func cutShortProblem(_ ending: HTTPAnswerCutShort) -> String {
         switch ending {
         case .timedOut:
             "the client read nothing more for the connection's idle timeout, which closed the connection before the whole answer was sent"
@@ -32,7 +32,7 @@ extension CatbirdHandler {
                 + "\(sent) of its \(promised) bytes went out, then the connection was closed"
         case let .fileEndedEarly(sent, promised, nil):
             "the file shrank while it was sent: \(sent) of its \(promised) bytes went out, then the connection was closed"
-        default:
+        case .clientLeft:
             "the client closed the connection before the whole answer was sent"
         }
     }

@@ -38,7 +38,7 @@ extension CatbirdHandler {
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
         case .timedOut, .headTimedOut, .bodyStalled, .bodyClosedForRoom: .timedOut
         case .clientLeft, .serverStopped: .clientLeft
-        case .refusedByLibrary, .refusedWhileStopping, .fileEndedEarly: nil
+        case .refusedByLibrary, .refusedWhileStopping: nil
         }
         // A stopping server's own 503 is logged and counted like every answer, not journaled.
         let journaled = if case .refusedWhileStopping = ending { false } else { true }
@@ -146,9 +146,6 @@ extension CatbirdHandler {
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):
             return (status, "the server is stopping (not journaled)")
-        case .fileEndedEarly:
-            // An answered request's ending (``answerCutShort(_:tag:ending:)``), never an unanswered one's.
-            return (MockServing.clientLeftStatus, cutShortProblem(ending))
         }
     }
 }
