@@ -68,4 +68,40 @@ final class NearMissHintTests: ServerTestCase {
         try update(nil, #"{"type":"update","pattern":{"method":"GET","url":{"kind":"wildcard","value":"*/api/feed"}},"response":{"status":200}}"#)
         XCTAssertEqual(try client.request("GET", "http://api.example.com/api/feed", headers: [("Host", "api.example.com")]).status, 200)
     }
+
+    /// tester21a-F4, the finding's exact inputs: with three other GET mocks in the tenant, a
+    /// `get` (or `ANY`) mock for the request's url, and a path-only mock behind three
+    /// `?page=…&size=20` mocks, were never among the three near misses the hints were chosen
+    /// from, so the 404 named only the unrelated mocks.
+    func testASlipIsPointedAtBehindThreeOtherMocksOfTheMethod() throws {
+        for tenant in ["mc", "ma"] {
+            for url in ["/api/users", "/api/feed", "/api/tr/"] {
+                try update(tenant, #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
+            }
+        }
+        try update("mc", #"{"type":"update","pattern":{"method":"get","url":{"kind":"equal","value":"/api/m"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
+        try update("ma", #"{"type":"update","pattern":{"method":"ANY","url":{"kind":"equal","value":"/api/m"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
+        let lower = try reason("/api/m", tenant: "mc")
+        XCTAssertTrue(lower.contains(#"; mock \#(try mockID("mc", url: "/api/m"))'s method "get" differs from the request's "GET" only in case"#), lower)
+        let any = try reason("/api/m", tenant: "ma")
+        XCTAssertTrue(any.contains(#"; mock \#(try mockID("ma", url: "/api/m"))'s method "ANY" is compared exactly"#), any)
+        // Only when the rest matches: another url gets neither.
+        XCTAssertFalse(try reason("/api/n", tenant: "mc").contains("only in case"))
+
+        for url in ["/api/feed", "/api/friends?page=1&size=20", "/api/friends?page=2&size=20", "/api/notifications?page=1&size=20"] {
+            try update("qp", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
+        }
+        let query = try reason("/api/feed?page=1&size=20&_=1733280000000", tenant: "qp")
+        XCTAssertTrue(
+            query.contains(#"; mock \#(try mockID("qp", url: "/api/feed"))'s url "/api/feed" is the request's path without its query "?page=1&size=20&_=1733280000000""#),
+            query)
+        let slash = try reason("/api/feed/", tenant: "qp")
+        XCTAssertTrue(slash.contains(#"'s url "/api/feed" differs from the request-target only in a trailing '/'"#), slash)
+        // A path-only mock of another method is not pointed at.
+        try update("qp2", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/api/feed"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
+        for url in ["/api/a?x=1", "/api/b?x=1", "/api/c?x=1"] {
+            try update("qp2", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
+        }
+        XCTAssertFalse(try reason("/api/feed?page=1&size=20&_=1733280000000", tenant: "qp2").contains("without its query"))
+    }
 }

@@ -56,6 +56,10 @@ public struct NearMissReport: Sendable {
     /// body lacks (``CompiledBodyPattern/jsonDifference(_:)``), named by the 404's reason; set
     /// by the caller.
     public var bodyDifference: (mockID: Int64, text: String)?
+    /// Mocks outside ``closest`` a hint of the 404's reason may name (``NearMissSlips``): each
+    /// with its distance when it was compared (1: it differs in its method alone), nil when it
+    /// was found by its url without a comparison. At most ``NearMissSlips/limit`` of each kind.
+    public var slips: [(mock: Mock, distance: Double?)] = []
 }
 
 extension MockStore {
@@ -129,8 +133,9 @@ extension MockStore {
         let tables = tables ?? nearMissTables(of: tenant)
         // Built once per table version, by the first miss after a change: not counted in the time limit.
         // The tenant's view and the default tenant's, in locals (an array of them was made per 404).
-        let ownView = tables.own?.nearMissView(for: target)
-        let sharedView = tables.shared?.nearMissView(for: target)
+        let slipURLs = NearMissSlips.urls(of: target)
+        let ownView = tables.own?.nearMissView(for: target, slipURLs: slipURLs)
+        let sharedView = tables.shared?.nearMissView(for: target, slipURLs: slipURLs)
         // Without a time limit: a day, longer than any search.
         let limit = timeLimit ?? .seconds(86_400)
         let started = ContinuousClock.now
@@ -146,6 +151,8 @@ extension MockStore {
         let regexpDeadline = regexpSlice.map { min(deadline, ContinuousClock.now.advanced(by: $0)) } ?? deadline
         let probe = NearMissProbe(method: method, target: target)
         var closest = NearMissRanking(limit: Self.nearMissLimit)
+        /// Compared mocks whose url matches and that differ in their method alone (``NearMissSlips``), by rank and index.
+        var methodSlips: [(rank: Int, index: Int)] = []
         var compared = 0
         /// `compared` when the clock was last read in the block loop.
         var comparedAtClock = 0
@@ -184,6 +191,10 @@ extension MockStore {
                 probe, headerValue: headerValue, body: body, urlMatches: urlMatches, urlEdits: urlEdits, until: regexpDeadline,
                 slice: slice, fields: false)
             if comparison.cutShort { complete = false }
+            if urlMatches, comparison.distance == 1, methodSlips.count < NearMissSlips.limit,
+               catalog.mocks[index].patternMethod != method {
+                methodSlips.append((rank, index))
+            }
             compared += 1
             spent += 1
             closest.offer(
@@ -195,10 +206,15 @@ extension MockStore {
         // tenant's, the default tenant's), kept in locals for the block loop.
         var catalogs: [(catalog: NearMissCatalog, candidates: Set<Int>)] = []
         catalogs.reserveCapacity(2)
+        /// The equal-URL mocks of ``NearMissSlips/urls(of:)`` of the request's method, by rank and index.
+        var urlSlips: [(rank: Int, index: Int)] = []
         var groupCount = 0
         for view in 0..<2 {
-            guard let (ids, catalog) = view == 0 ? ownView : sharedView, !catalog.mocks.isEmpty else { continue }
+            guard let (ids, slipIDs, catalog) = view == 0 ? ownView : sharedView, !catalog.mocks.isEmpty else { continue }
             let rank = catalogs.count
+            for id in slipIDs where urlSlips.count < NearMissSlips.limit {
+                if let index = catalog.indexByID[id], catalog.mocks[index].patternMethod == method { urlSlips.append((rank, index)) }
+            }
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
             for index in candidates.isEmpty ? [] : candidates.sorted() {
                 guard cutShort == nil, inTime(), affords(1) else { break }
@@ -218,6 +234,16 @@ extension MockStore {
             finished.cutShort = cutShort
             finished.mockCount = mockCount
             finished.lookedAt = lookedAt
+            if !methodSlips.isEmpty || !urlSlips.isEmpty {
+                let shown = Set(finished.closest.map(\.mock.id))
+                for (slips, distance) in [(methodSlips, 1.0 as Double?), (urlSlips, nil)] {
+                    for (rank, index) in slips {
+                        let mock = catalogs[rank].catalog.mocks[index]
+                        guard !shown.contains(mock.id), !finished.slips.contains(where: { $0.mock.id == mock.id }) else { continue }
+                        finished.slips.append((mock, distance))
+                    }
+                }
+            }
             return finished
         }
         guard let first = catalogs.first, cutShort == nil else { return finished() }

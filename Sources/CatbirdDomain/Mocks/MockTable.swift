@@ -61,6 +61,11 @@ struct MockTable: Sendable {
         return equal + patterned.map(\.id)
     }
 
+    /// The ids of the equal-URL mocks whose url is `url` exactly (match order).
+    func equalURLMocks(_ url: String) -> [Int64] {
+        equalURLs.isEmpty ? [] : equalURLs[url] ?? []
+    }
+
     /// The mock whose pattern has `identity` (``RequestPattern/Identity``: method, url kind and
     /// value, header patterns with names compared case-insensitively, a `json` body as JSON).
     func mock(identity: RequestPattern.Identity) -> Mock? {

@@ -55,6 +55,11 @@ final class TenantMocks: Sendable {
             table.urlCandidates(for: target)
         }
 
+        /// ``MockTable/equalURLMocks(_:)`` of each of `urls` on `table`, in that order.
+        func equalURLMocks(_ urls: [String]) -> [Int64] {
+            urls.isEmpty ? [] : urls.flatMap { table.equalURLMocks($0) }
+        }
+
         var nearMissCatalog: NearMissCatalog {
             catalog.withLock { catalog in
                 if let built = catalog.built { return built }
@@ -237,11 +242,16 @@ final class TenantMocks: Sendable {
     /// Once the catalog is built from the earlier one (``State/catalogBase``), that one is let
     /// go: the next change builds from this one. It was kept until the next change, two
     /// catalogs of a large table alive at once (100-150 bytes a mock each).
-    func nearMissView(for target: String) -> (candidates: [Int64], catalog: NearMissCatalog) {
+    ///
+    /// `slipURLs`: urls whose equal-URL mocks are wanted as well (``NearMissSlips/urls(of:)``),
+    /// returned as `slipCandidates`.
+    func nearMissView(
+        for target: String, slipURLs: [String] = []
+    ) -> (candidates: [Int64], slipCandidates: [Int64], catalog: NearMissCatalog) {
         let (snapshot, hasBase) = state.withLock { ($0.currentSnapshot(), $0.catalogBase != nil) }
         let catalog = snapshot.nearMissCatalog
         if hasBase { state.withLock { $0.letGoCatalogBase(builtOn: snapshot) } }
-        return (snapshot.urlCandidates(for: target), catalog)
+        return (snapshot.urlCandidates(for: target), snapshot.equalURLMocks(slipURLs), catalog)
     }
 
     /// How many mocks the current version's near-miss catalog is still to be built from (its

@@ -78,13 +78,13 @@ extension NearMissHints {
         return (target[..<mark], target[target.index(after: mark)...])
     }
 
-    /// The method hint when `closest` has the method `ANY` or `*` (in any case) and matches in
-    /// everything else (distance 1): methods are compared exactly, as in Catbird 0.11. The
+    /// The method hint when `mock` has the method `ANY` or `*` (in any case) and matches in
+    /// everything else (`distance` 1): methods are compared exactly, as in Catbird 0.11. The
     /// distance first, then the method read in place (``Mock/patternMethod``).
-    static func anyMethod(_ closest: NearMissReport.Closest) -> String? {
-        guard closest.distance == 1 else { return nil }
-        let method = closest.mock.patternMethod
+    static func anyMethod(_ mock: Mock, distance: Double?) -> String? {
+        guard distance == 1 else { return nil }
+        let method = mock.patternMethod
         guard NeverMatchingMock.anyMethodSpellings.contains(method.uppercased()) else { return nil }
-        return "mock \(closest.mock.id)'s method \(JSONText.shortString(method)) \(NeverMatchingMock.anyMethodMeaning)"
+        return "mock \(mock.id)'s method \(JSONText.shortString(method)) \(NeverMatchingMock.anyMethodMeaning)"
     }
 }

@@ -3,8 +3,10 @@ import CatbirdSupport
 
 /// The 404 reason's hints for slips a near miss shows but does not explain (docs/matching.md#near-misses;
 /// tester finding try8a F2), after the closest mock's summary, each for the first of the near
-/// misses (at most ``MockStore/nearMissLimit``) it fits, so a mock that ranks second (a `get`
-/// mock at distance 1 behind an unrelated url at 0.925) is still pointed at:
+/// misses (at most ``MockStore/nearMissLimit``) it fits, then of the report's
+/// ``CatbirdDomain/NearMissReport/slips`` (mocks outside the near misses: a `get` mock at
+/// distance 1 behind three unrelated urls, tester finding tester21a-F4), so a mock that does
+/// not rank first is still pointed at:
 ///
 /// - a method that differs only in case (`"method": "get"`, a WireMock or JavaScript habit), the
 ///   rest of the mock matching: `mock 88's method "get" differs from the request's "GET" only in
@@ -28,34 +30,36 @@ enum NearMissHints {
     /// when none fits.
     static func hints(_ report: NearMissReport, method: String, target: String) -> [String] {
         var hints: [String] = []
-        // By index: a copy of a near miss (its mock and comparison) retains their references.
-        if let hint = first(of: report, { methodCase(report.closest[$0].mock, distance: report.closest[$0].distance, method: method) }) {
-            hints.append(hint)
-        }
+        if let hint = first(of: report, { methodCase($0, distance: $1, method: method) }) { hints.append(hint) }
         // A target without a `?` byte has no `?` character: no url can hold its query in another
         // order. Its bytes read in place, not through the generic `String.UTF8View` iterator.
         var bytes = target
         if bytes.withUTF8({ $0.contains(UInt8(ascii: "?")) }),
-           let hint = first(of: report, { queryOrder(report.closest[$0].mock, target: target) }) {
+           let hint = first(of: report, { mock, _ in queryOrder(mock, target: target) }) {
             hints.append(hint)
         }
-        if let hint = first(of: report, { requestForm(report.closest[$0].mock, target: target) }) { hints.append(hint) }
-        if let hint = first(of: report, { urlSlip(report.closest[$0].mock, target: target) }) { hints.append(hint) }
-        if let hint = first(of: report, { anyMethod(report.closest[$0]) }) { hints.append(hint) }
+        if let hint = first(of: report, { mock, _ in requestForm(mock, target: target) }) { hints.append(hint) }
+        if let hint = first(of: report, { mock, _ in urlSlip(mock, target: target) }) { hints.append(hint) }
+        if let hint = first(of: report, { anyMethod($0, distance: $1) }) { hints.append(hint) }
         return hints
     }
 
-    /// The first hint `check` gives for a near miss of `report` (by its index), in their order.
-    private static func first(of report: NearMissReport, _ check: (Int) -> String?) -> String? {
+    /// The first hint `check` gives for a near miss of `report`, in their order, then for one of
+    /// its slips; `check` gets the mock and its distance (nil: a slip found by its url, not compared).
+    private static func first(of report: NearMissReport, _ check: (Mock, Double?) -> String?) -> String? {
+        // By index: a copy of a near miss (its mock and comparison) retains their references.
         for index in report.closest.indices {
-            if let hint = check(index) { return hint }
+            if let hint = check(report.closest[index].mock, report.closest[index].distance) { return hint }
+        }
+        for index in report.slips.indices {
+            if let hint = check(report.slips[index].mock, report.slips[index].distance) { return hint }
         }
         return nil
     }
 
     /// The method hint when `mock`, a near miss at `distance`, differs from the request in its
     /// method's case alone (its distance is the method's 1: every other field matches).
-    private static func methodCase(_ mock: Mock, distance: Double, method: String) -> String? {
+    private static func methodCase(_ mock: Mock, distance: Double?, method: String) -> String? {
         guard distance == 1 else { return nil }
         let expected = mock.patternMethod
         guard expected != method, expected.equalsIgnoringASCIICase(method) else { return nil }

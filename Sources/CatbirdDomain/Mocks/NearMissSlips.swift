@@ -1,0 +1,36 @@
+/// Mocks a 404's hints may name although they are not among its near misses
+/// (``NearMissReport/slips``; docs/matching.md#near-misses): the hints exist for a mock that
+/// is not the closest (a `get` mock at distance 1 behind unrelated urls at 0.5-0.9), and in a
+/// tenant with three or more mocks of the request's method such a mock was never among the
+/// three near misses they were chosen from (tester finding tester21a-F4). Found without
+/// ranking: a mock whose url matches and that differs in its method alone (distance 1), and
+/// the `equal`-url mocks of the request's method whose url is one of ``urls(of:)``.
+enum NearMissSlips {
+    /// Slips kept per 404 at most, of each of the two kinds: 3.
+    static let limit = 3
+
+    /// The urls an `equal` url that slips from `target` may be (WireMock's `urlPath` habit and
+    /// a trailing `/`, try9a F6): its path without its query, when it has one; its path with a
+    /// `/` added, or removed when it ends in one (not the root's), its query (if any) kept.
+    static func urls(of target: String) -> [String] {
+        var bytes = target
+        return bytes.withUTF8 { bytes in
+            let mark = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+            guard mark > 0 else { return [] }
+            let path = UnsafeBufferPointer(rebasing: bytes[..<mark])
+            let query = UnsafeBufferPointer(rebasing: bytes[mark...])
+            var urls: [String] = []
+            urls.reserveCapacity(2)
+            if mark < bytes.count { urls.append(String(decoding: path, as: UTF8.self)) }
+            if path.last == UInt8(ascii: "/") {
+                if path.count > 1 {
+                    urls.append(String(decoding: UnsafeBufferPointer(rebasing: path.dropLast()), as: UTF8.self)
+                        + String(decoding: query, as: UTF8.self))
+                }
+            } else {
+                urls.append(String(decoding: path, as: UTF8.self) + "/" + String(decoding: query, as: UTF8.self))
+            }
+            return urls
+        }
+    }
+}
