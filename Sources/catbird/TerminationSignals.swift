@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// SIGINT, SIGTERM and SIGHUP, received synchronously with `sigwait` on a thread of their own
-/// (``watch()``); SIGPIPE and SIGXFSZ ignored.
+/// (``watch()``); SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2 and SIGALRM ignored.
 ///
 /// SIGHUP takes the same graceful path as SIGTERM: it is what a closed terminal or SSH session
 /// sends, and its default action killed the server with acknowledged requests not yet in the
@@ -19,18 +19,21 @@ import Darwin
 /// database or its `-wal` killed the server at that write, with answered requests not yet in
 /// the journal and nothing logged (tester finding T18B-F1); ignored, the write fails with EFBIG,
 /// which SQLite reports as a full disk or a write error, and the server degrades as for a full
-/// disk (README.md#storage-faults).
+/// disk (README.md#storage-faults). SIGUSR1, SIGUSR2 and SIGALRM are ignored as well: log tools
+/// send SIGUSR1 to have a daemon reopen its log file (Catbird logs to stderr: nothing to reopen),
+/// and the default action of the three killed the server at once, answered requests not yet
+/// journaled lost, no line logged (tester finding tester21b-F8). Nothing in the process uses them
+/// (libcurl's DNS timeouts would use SIGALRM; CURLOPT_NOSIGNAL is set).
 ///
 /// The three are blocked in the main thread before any other thread starts, so every thread the
 /// process creates later inherits the block and no thread can swallow the signal; the watch's
 /// thread then takes it with `sigwait`. (A Dispatch signal source is not reliable here: on
 /// Linux a signal left pending on one of Dispatch's worker threads never reaches it.)
 enum TerminationSignals {
-    /// Ignores SIGPIPE and SIGXFSZ and blocks SIGINT, SIGTERM and SIGHUP for this thread and the threads it
-    /// creates from now on. Call first thing in `main`.
+    /// Ignores SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2 and SIGALRM and blocks SIGINT, SIGTERM and
+    /// SIGHUP for this thread and the threads it creates from now on. Call first thing in `main`.
     static func block() {
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)
+        for ignored in [SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM] { signal(ignored, SIG_IGN) }
         var set = signals
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }

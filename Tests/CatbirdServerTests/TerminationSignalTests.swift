@@ -107,6 +107,29 @@ final class TerminationSignalTests: XCTestCase {
         XCTAssertTrue(missing.isEmpty, "\(missing.count) of \(answered.value.count) answered requests missing, e.g. \(missing.sorted().prefix(3))")
     }
 
+    /// tester21b-F8: `kill -USR1` (what log tools send to have a daemon reopen its log), USR2 and
+    /// ALRM killed the server at once (exit 138, 140, 142), answered requests not yet journaled
+    /// lost. Ignored now: the server keeps serving, and a SIGTERM then stops it cleanly with
+    /// every answered request journaled.
+    func testSIGUSR1SIGUSR2AndSIGALRMAreIgnored() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("usr.sqlite").path
+        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"], in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/u/*", kind: "wildcard", body: "u")
+        for signalNumber in [SIGUSR1, SIGUSR2, SIGALRM] {
+            kill(server.process.processIdentifier, signalNumber)
+            usleep(100_000)
+            XCTAssertTrue(server.process.isRunning, "signal \(signalNumber) stopped the server")
+            XCTAssertEqual(try client.request("GET", "/u/\(signalNumber)").status, 200)
+        }
+        let stopped = try server.terminate()
+        XCTAssertEqual(stopped.reason, .exit)
+        XCTAssertEqual(stopped.status, 0)
+        XCTAssertEqual(try Self.journaledURLs(database).filter { $0.hasPrefix("/u/") }.count, 3)
+    }
+
     private static func directory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-signal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
