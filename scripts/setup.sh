@@ -9,12 +9,13 @@
 #   zlib1g-dev         inflate, for request bodies sent with Content-Encoding gzip or deflate
 #   media-types        /etc/mime.types: media types to file extensions for file mocks
 #   openssl            makes the self-signed certificate of the HTTPS upstream test
+#   faketime           steps one process's wall clock: the retention test of a clock step
 # The caller's shell options are left as they were (no `set -e` leaks into an interactive
 # shell that sources it); a failure says why on stderr and makes `source` return 1 (exit 1
 # when run as a script), which stops a caller running under `set -e`.
 
 catbird_setup() {
-    local packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev media-types pkg-config sqlite3 curl python3 openssl)
+    local packages=(libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev zlib1g-dev media-types pkg-config sqlite3 curl python3 openssl faketime)
     local missing=() package candidate sudo=""
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

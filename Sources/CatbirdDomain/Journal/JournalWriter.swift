@@ -80,6 +80,9 @@ public final class JournalWriter: Sendable {
     public let bodyLimit: Int
     /// Callbacks waiting for a tenant's entries; woken after each commit (``JournalWaiters``).
     public let waiters = JournalWaiters()
+    /// Tenants' work in memory (``TenantActivity``), told of each committed round's tenants;
+    /// `--tenant-ttl` asks it (``TenantDirectory/activity``).
+    public let activity = TenantActivity()
     /// The journal's bytes for retention's byte limit: each commit's are added to it
     /// (``JournalBytes/committed(_:)``).
     let bytes = JournalBytes()
@@ -625,7 +628,10 @@ public final class JournalWriter: Sendable {
             condition.broadcast()
             condition.unlock()
             if !resumed.isEmpty { releasing { for done in resumed { done(latestIDs != nil) } } }
-            if let latestIDs, !batch.isEmpty { waiters.committed(latestIDs) }
+            if let latestIDs, !batch.isEmpty {
+                waiters.committed(latestIDs)
+                activity.journaled(latestIDs.keys)
+            }
             // The written entries are freed only now: after the answers waiting for them left,
             // and outside the lock (their last use above is under it, where appenders wait).
             // Their buffer is kept for the next round (spareBuffer).

@@ -42,9 +42,8 @@ public final class Retention: Sendable {
             pass.journalRowsOverBytes = try pruneJournal(keepingBytes: maxBytes, into: &pass, budget: &budget)
         }
         if let ttl = policy.tenantTTL {
-            let cutoff = now - ttl.timeInterval
-            directory.activity.forget(endedBefore: cutoff)
-            try dropTenants(idleSince: cutoff, into: &pass, budget: &budget)
+            directory.activity.forget(endedBefore: ContinuousClock.now - ttl)
+            try dropTenants(idleSince: now - ttl.timeInterval, idleFor: ttl, into: &pass, budget: &budget)
         } else {
             directory.activity.forgetEnded()  // no idle time is asked for
         }
@@ -173,12 +172,14 @@ public final class Retention: Sendable {
     }
 
     /// Drops tenants (never the default tenant) idle since `cutoff`: last active before it
-    /// (`last_activity_at`: their last control change or journaled request) and with no work in
-    /// flight nor ended since (``TenantActivity``: a delayed answer, a parked wait). Their
+    /// (`last_activity_at`: their last control change or journaled request, on the wall clock)
+    /// and, when this process saw them at work, idle for `ttl` on the monotonic clock too, with
+    /// no work in flight (``TenantActivity``: a delayed answer, a parked wait, a control call, a
+    /// journaled request): a wall clock stepped forward does not drop a tenant at work. Their
     /// journal goes in batches, each deleted only while the tenant is still idle, then their
     /// mocks and row in one transaction that checks again, after every journal entry queued
     /// so far is committed (a request answered just before counts as activity).
-    private func dropTenants(idleSince cutoffDate: Date, into pass: inout RetentionPass, budget: inout Int) throws {
+    private func dropTenants(idleSince cutoffDate: Date, idleFor ttl: Duration, into pass: inout RetentionPass, budget: inout Int) throws {
         let cutoff = Timestamp.string(from: cutoffDate)
         let activity = directory.activity
         let idle = try database.use { db in
@@ -191,7 +192,7 @@ public final class Retention: Sendable {
             let tenant = TenantID(id)
             let stillIdle = "(SELECT last_activity_at FROM tenants WHERE id = ?) < ?"
             var journalRows = 0
-            while budget > 0, !activity.isBusy(tenant, since: cutoffDate) {
+            while budget > 0, !activity.isBusy(tenant, idleFor: ttl) {
                 budget -= 1
                 let removed = try database.use { db -> Int in
                     try db.run(
@@ -204,7 +205,7 @@ public final class Retention: Sendable {
             }
             pass.idleTenantJournalRows += journalRows
             guard budget > 0 else { return }
-            guard !activity.isBusy(tenant, since: cutoffDate) else { continue }
+            guard !activity.isBusy(tenant, idleFor: ttl) else { continue }
             budget -= 1
             // Entries queued before this point are committed, their tenants' activity set.
             directory.flushJournal()
@@ -212,7 +213,7 @@ public final class Retention: Sendable {
                 let dropped = try db.transaction { () -> Int? in
                     // Checked again under the write connection: work begun since keeps the tenant.
                     guard try db.query("SELECT 1 WHERE \(stillIdle)", [.text(id), .text(cutoff)]).first != nil,
-                          !activity.isBusy(tenant, since: cutoffDate)
+                          !activity.isBusy(tenant, idleFor: ttl)
                     else { return nil }
                     try MockRecords.deleteAll(db, tenant: tenant)
                     let mocks = db.changes

@@ -4,16 +4,24 @@ import Synchronization
 /// A tenant's work in progress that the `tenants` table does not show: requests answered later
 /// (a mock's `delay`, the matching lane, an upstream call) until their journal entry is queued,
 /// parked waits and long polls until they answer, and control calls (``touch(_:)`` for one
-/// answered at once). While a tenant has any, it is not idle,
-/// and its idle time counts from the end of the last one, so `--tenant-ttl` never drops a
-/// tenant in the middle of its work (docs/operations.md#retention).
+/// answered at once); and its journaled requests (``journaled(_:)``, told by the journal writer
+/// for each committed round). While a tenant has work in flight, it is not idle, and its idle
+/// time counts from the end of the last piece of work, so `--tenant-ttl` never drops a tenant
+/// in the middle of its work (docs/operations.md#retention).
 ///
-/// In memory only: after a restart nothing is in flight.
+/// Times are on the monotonic clock (`ContinuousClock`), not the wall clock the `tenants`
+/// table's `last_activity_at` is written in: a tenant this process saw at work is judged by
+/// how long ago that really was, so a step of the wall clock (NTP's correction after a VM
+/// resume, a snapshot restore) does not make it idle (tester finding tester21b-F5: a clock
+/// stepped 8 days forward dropped a tenant active 2 s before, mocks and journal).
+///
+/// In memory only: after a restart nothing is in flight, and a tenant not seen since is judged
+/// by its row alone.
 public final class TenantActivity: Sendable {
     private struct Work {
         var inFlight = 0
         /// When the last piece of work ended (nil while the first is still in flight).
-        var lastEnded: Date?
+        var lastEnded: ContinuousClock.Instant?
     }
 
     private let work = Mutex<[TenantID: Work]>([:])
@@ -28,7 +36,7 @@ public final class TenantActivity: Sendable {
     /// Work of `tenant` that ``begin(_:)`` started is done (for a request: its journal entry
     /// is queued, so the row's own activity time takes over).
     public func end(_ tenant: TenantID) {
-        let now = Date()
+        let now = ContinuousClock.now
         work.withLock { work in
             guard var entry = work[tenant] else { return }
             entry.inFlight = max(entry.inFlight - 1, 0)
@@ -43,13 +51,25 @@ public final class TenantActivity: Sendable {
     /// dropped as idle while one polling its journal on a control pool was kept (tester finding
     /// T14B-F7).
     public func touch(_ tenant: TenantID) {
-        let now = Date()
+        let now = ContinuousClock.now
         work.withLock { $0[tenant, default: Work()].lastEnded = now }
     }
 
-    /// Whether `tenant` has work in flight, or ended some at or after `cutoff`.
-    func isBusy(_ tenant: TenantID, since cutoff: Date) -> Bool {
+    /// The tenants whose requests a journal round just committed: work of each that ended now
+    /// (as ``touch(_:)``), the time their rows' `last_activity_at` says on the wall clock. The
+    /// default tenant, never dropped, is left out. Called on the journal writer's thread, once
+    /// per committed round, never on a request's.
+    func journaled(_ tenants: some Sequence<TenantID>) {
+        let now = ContinuousClock.now
         work.withLock { work in
+            for tenant in tenants where !tenant.isDefault { work[tenant, default: Work()].lastEnded = now }
+        }
+    }
+
+    /// Whether `tenant` has work in flight, or ended some less than `idle` ago (monotonic clock).
+    func isBusy(_ tenant: TenantID, idleFor idle: Duration) -> Bool {
+        let cutoff = ContinuousClock.now - idle
+        return work.withLock { work in
             guard let entry = work[tenant] else { return false }
             return entry.inFlight > 0 || (entry.lastEnded.map { $0 >= cutoff } ?? true)
         }
@@ -68,7 +88,7 @@ public final class TenantActivity: Sendable {
     /// that had an answer given later kept its entry for the whole TTL (7 days by default),
     /// and for ever without one.
     func forgetEnded() {
-        forget(endedBefore: .distantFuture)
+        work.withLock { work in work = work.filter { $0.value.inFlight > 0 } }
     }
 
     /// How many tenants' work is held in memory (for `/catbird/metrics`).
@@ -78,7 +98,7 @@ public final class TenantActivity: Sendable {
 
     /// Forgets the tenants with nothing in flight whose last work ended before `cutoff` (they
     /// no longer hold anything), so the map holds only recent tenants.
-    func forget(endedBefore cutoff: Date) {
+    func forget(endedBefore cutoff: ContinuousClock.Instant) {
         work.withLock { work in
             work = work.filter { $0.value.inFlight > 0 || ($0.value.lastEnded.map { $0 >= cutoff } ?? true) }
         }

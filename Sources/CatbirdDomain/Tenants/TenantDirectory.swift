@@ -8,8 +8,8 @@ public final class TenantDirectory: Sendable {
     let database: SerialDatabase
     let reader: DatabasePool
     /// Work in flight per tenant, which keeps `--tenant-ttl` from dropping a tenant that is
-    /// not idle (``Retention``).
-    public let activity = TenantActivity()
+    /// not idle (``Retention``); the journal writer's, which tells it of journaled requests.
+    public var activity: TenantActivity { journal.writer.activity }
 
     public init(mocks: MockStore, journal: Journal, database: SerialDatabase, reader: DatabasePool) {
         self.mocks = mocks
