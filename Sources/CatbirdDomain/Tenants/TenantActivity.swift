@@ -25,8 +25,16 @@ public final class TenantActivity: Sendable {
     }
 
     private let work = Mutex<[TenantID: Work]>([:])
+    /// Whether journaled requests are noted (``journaled(_:)``): only while `--tenant-ttl` asks
+    /// for idle times (``tracksJournaledRequests()``); without it no pass would ever forget them.
+    private let notesJournaled = Atomic<Bool>(false)
 
     public init() {}
+
+    /// Has ``journaled(_:)`` note tenants from now on: call once when `--tenant-ttl` is set.
+    public func tracksJournaledRequests() {
+        notesJournaled.store(true, ordering: .relaxed)
+    }
 
     /// Work of `tenant` starts; call ``end(_:)`` exactly once when it is done.
     public func begin(_ tenant: TenantID) {
@@ -60,6 +68,7 @@ public final class TenantActivity: Sendable {
     /// default tenant, never dropped, is left out. Called on the journal writer's thread, once
     /// per committed round, never on a request's.
     func journaled(_ tenants: some Sequence<TenantID>) {
+        guard notesJournaled.load(ordering: .relaxed) else { return }
         let now = ContinuousClock.now
         work.withLock { work in
             for tenant in tenants where !tenant.isDefault { work[tenant, default: Work()].lastEnded = now }
