@@ -12,6 +12,9 @@ enum Command {
 /// A command-line or environment value that cannot be used; printed with the usage, exit 2.
 struct UsageError: Error, CustomStringConvertible {
     let description: String
+    /// The option a relation between options found at fault (``CommandLineOptions/parse``
+    /// names its variable when no flag gave it); nil for the others.
+    var option: String? = nil
 }
 
 /// Parses `catbird [serve] [options]` and the `CATBIRD_*` environment variables (flags win).
@@ -81,6 +84,13 @@ enum CommandLineOptions {
                     flags[name] = "true"
                     continue
                 }
+                if value == nil, let next = remaining.first, isOption(next) {
+                    // `--db --help` made a database file named `--help` and served on the default
+                    // port; `--db --port 19401` called 19401 the unexpected argument (tester
+                    // finding tester21b-F1). A value that is an option's name is given with `=`.
+                    throw UsageError(description: "option '--\(name)' needs a value, and '\(next)' after it is an option: "
+                        + "give the value first, or as --\(name)=\(next) if that is the value")
+                }
                 guard let given = value ?? remaining.popFirst() else {
                     throw UsageError(description: "option '--\(name)' needs a value")
                 }
@@ -90,7 +100,24 @@ enum CommandLineOptions {
         // A flag wins over its variable, but a bad variable is refused even then.
         let variables = try environmentValues(environment)
         try checkVariables(variables, flags: flags)
-        return .serve(try settings(from: variables.merging(flags) { $1 }))
+        do {
+            return .serve(try settings(from: variables.merging(flags) { $1 }))
+        } catch {
+            // A relation's fault in a value a variable gave names the variable, as every other
+            // bad variable is named (tester finding tester21b-F4: CATBIRD_MAX_BUFFERED_BODIES=1
+            // read as if --max-buffered-bodies had been given).
+            guard let option = error.option, flags[option] == nil, let variable = environmentNames[option] else { throw error }
+            throw UsageError(description: "\(variable): \(error.description)")
+        }
+    }
+
+    /// Whether `argument` is one of the options: `-h`, `--help`, `--version`, or `--` and an
+    /// option's name (with or without `=value`).
+    private static func isOption(_ argument: String) -> Bool {
+        if ["-h", "--help", "--version"].contains(argument) { return true }
+        guard argument.hasPrefix("--") else { return false }
+        let name = argument.dropFirst(2).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return environmentNames[String(name)] != nil
     }
 
     /// Checks each variable's value, in the order of the variables' names, as it would be
@@ -269,7 +296,8 @@ enum CommandLineOptions {
             guard bytes >= settings.maxBodySize || !relations else {
                 throw UsageError(
                     description: "max buffered bodies must be at least --max-body-size (\(settings.maxBodySize) bytes), "
-                        + "or a body of the largest size could never be taken; not '\(size)'")
+                        + "or a body of the largest size could never be taken; not '\(size)'",
+                    option: "max-buffered-bodies")
             }
             settings.maxBufferedBodies = bytes
         }

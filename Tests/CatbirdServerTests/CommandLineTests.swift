@@ -47,6 +47,10 @@ final class CommandLineTests: XCTestCase {
             (["--log-level", "loud"], "log level must be debug, info, warning or error, not 'loud'"),
             (["--max-body-size", "lots"], "max body size"),
             (["--port"], "option '--port' needs a value"),
+            // tester21b-F1: `--db --help` served on port 8080 with a database file named `--help`.
+            (["--db", "--help"], "option '--db' needs a value, and '--help' after it is an option: give the value first, or as --db=--help if that is the value"),
+            (["--port", "--db", "f.sqlite"], "option '--port' needs a value, and '--db' after it is an option"),
+            (["--db", "--port", "19401"], "option '--db' needs a value, and '--port' after it is an option"),
             (["stray"], "unexpected argument 'stray'"),
             // T11-F10: `-h extra` printed the help and exited 0 while `--version extra` was refused.
             (["-h", "extra"], "'-h' takes no other arguments: run `catbird --help` alone"),
@@ -371,6 +375,8 @@ final class CommandLineTests: XCTestCase {
             ("CATBIRD_THREADS", "0", "CATBIRD_THREADS: threads must be 1...256"),
             ("CATBIRD_ADMIN_TOKEN", "tok123\n", "CATBIRD_ADMIN_TOKEN: admin token must be printable ASCII without spaces, and not empty (the value ends in a line break"),
             ("CATBIRD_MOCKS_DIR", "/nonexistent-catbird-dir", "CATBIRD_MOCKS_DIR: the directory '/nonexistent-catbird-dir' does not exist"),
+            // tester21b-F4: a relation's fault read as if --max-buffered-bodies had been given.
+            ("CATBIRD_MAX_BUFFERED_BODIES", "1", "CATBIRD_MAX_BUFFERED_BODIES: max buffered bodies must be at least --max-body-size (52428800 bytes)"),
         ]
         for (variable, value, message) in cases {
             let result = try run(["--db", "x.sqlite"], environment: [variable: value])
