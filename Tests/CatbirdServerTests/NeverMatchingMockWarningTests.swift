@@ -204,6 +204,38 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
     /// Mocks some request can match keep 0.11's empty 201: origin, absolute and asterisk
     /// forms, `host:port` for CONNECT, any wildcard or regexp url, a header value without
     /// spaces around it.
+    /// Regression (tester21a-F2), the finding's exact call: tenant "slowt" adds a mock whose
+    /// header pattern wants `X-Catbird-Parallel-Id: zz`; only "slowt"'s requests reach it, so it
+    /// never matches, and the 201 was empty. A pattern its own tenant satisfies stays silent.
+    func testAParallelIdHeaderPatternNamingAnotherTenantIsKeptWithAWarning() throws {
+        let slowt = [("X-Catbird-Parallel-Id", "slowt")]
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/slow"},"headers":{"X-Catbird-Parallel-Id":{"kind":"equal","value":"zz"}}},"response":{"status":202,"headers":{}}}"#,
+            headers: slowt)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(added.object["warnings"] as? [String], [
+            #"'pattern.headers.X-Catbird-Parallel-Id' never matches: this mock is tenant "slowt"'s, which only requests whose "#
+                + #"X-Catbird-Parallel-Id is "slowt" reach (docs/tenancy.md); the parallel id picks the tenant and is no header "#
+                + "pattern here (Catbird 0.11 treated it as one): remove the header pattern, or add the mock with the parallel id it names",
+        ])
+        XCTAssertEqual(try client.request("POST", "/slow", headers: slowt, body: Array("hello".utf8)).status, 404)
+        // Satisfied by the tenant's own id (a wildcard too): no warning.
+        for value in [#"{"kind":"equal","value":"slowt"}"#, #"{"kind":"wildcard","value":"slow*"}"#] {
+            let own = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/own"},"headers":{"x-catbird-parallel-id":\#(value)}},"response":{"status":200}}"#,
+                headers: slowt)
+            XCTAssertEqual(own.status, 201, own.text)
+            XCTAssertTrue(own.text.isEmpty, own.text)
+        }
+        // The default tenant's requests carry no parallel id: any pattern on it never matches there.
+        let shared = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/shared"},"headers":{"X-Catbird-Parallel-Id":{"kind":"wildcard","value":"*"}}},"response":{"status":200}}"#)
+        XCTAssertTrue((shared.object["warnings"] as? [String])?.first?.contains("the default tenant's, which only requests without an X-Catbird-Parallel-Id reach") == true, shared.text)
+    }
+
     func testMatchableMocksKeepTheEmpty201() throws {
         let patterns = [
             #"{"method":"GET","url":{"kind":"equal","value":"/api/users"},"headers":{"X-V":{"kind":"equal","value":"a b"}}}"#,

@@ -92,6 +92,7 @@ enum MockRoutes {
             dependencies.sentAnswers.prepare(mock)
             // Kept as 0.11 keeps it, but said: 0.11's client ignores a 2xx answer's body.
             let neverMatching = NeverMatchingMock.warnings(for: pattern)
+                + [ParallelIdPatternWarning.warning(for: pattern, tenant: context.tenant)].compactMap { $0 }
             let shadowed = dependencies.mocks.catchAll(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedBy:))
                 ?? dependencies.mocks.broader(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByBroader:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
