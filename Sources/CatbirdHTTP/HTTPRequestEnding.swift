@@ -45,6 +45,11 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// longer park the connection for it (its start closure was never called). Told when the
     /// answer is queued, for the log line and the metrics (``HTTPServer/stop()``).
     case refusedWhileStopping(status: Int)
+    /// The request's head left `room` bytes of the connection memory for an answer's head,
+    /// fewer than ``ResponseHeadRoom/leastToAnswer``: no answer could have been sent, so the
+    /// connection was closed with nothing written, before the handler saw the request (no mock
+    /// answered it, no control change was made).
+    case noRoomToAnswer(room: Int)
 
     /// How long a body must have received nothing before its connection may be closed to make
     /// room (``bodyClosedForRoom``): 1 s.

@@ -59,6 +59,9 @@ final class RequestContext: @unchecked Sendable {
     /// the handler's; else the completion callback tells it how the request ended
     /// (``HTTPHandler/requestEndedUnanswered(_:ending:)``).
     var handled = false
+    /// Whether the request's head left too little room for any answer's head
+    /// (``ResponseHeadRoom/leastToAnswer``): closed unanswered at its head.
+    var noRoomToAnswer = false
     /// Answered from the URI log callback, before libmicrohttpd parsed the query
     /// (``ServerCore/refuseBeforeQueryParsing(_:_:)``): the access handler closes the connection.
     var answeredEarly = false

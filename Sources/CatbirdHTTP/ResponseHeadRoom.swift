@@ -15,6 +15,18 @@ public enum ResponseHeadRoom {
     /// (its `struct MHD_HTTP_Header`, 56 bytes, rounded up to its 16-byte alignment).
     static let bytesPerEntry = 64
 
+    /// The least room a request must leave for it to be answered at all: 256 bytes, the head of
+    /// the JSON error Catbird sends in place of an answer that does not fit (a 500, 502 or 431:
+    /// its status line, `Content-Type`, `Date`, `Content-Length` and `Connection`, 162-172
+    /// bytes) and 84 bytes for the fields a mode may add to it (`X-Catbird-Generated-By`, CORS).
+    /// A request that leaves less is closed unanswered before the handler sees it
+    /// (``HTTPRequestEnding/noRoomToAnswer(room:)``): any answer's head, the error in its place
+    /// too, would have been dropped by libmicrohttpd with nothing written, after the handler had
+    /// acted on the request (tester finding tester21a-F8: a head of 451 small fields, or of 26 KB
+    /// with 100 fields, got 0 bytes, its mock's 500 journaled as sent, a control `update` in it
+    /// stored while its client saw a network error).
+    public static let leastToAnswer = 256
+
     /// The bytes left for the response head of a request whose line and header section took
     /// `headSize` bytes, with `entries` header fields, query parameters and cookie pairs, and a
     /// `Cookie` field of `cookieLength` bytes (nil: none), in `memory` bytes of connection memory.

@@ -118,7 +118,8 @@ final class ServerCore: Sendable {
             case ConnectionWatch.State.headTimedOut: .headTimedOut(limit: core.watch.headTimeout ?? .zero, written: written)
             case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero, written: written)
             case ConnectionWatch.State.bodyClosedForRoom: .bodyClosedForRoom(written: written)
-            default: unansweredEnding(catbird_mhd_response_status(connection), termination)
+            default: context.noRoomToAnswer
+                ? .noRoomToAnswer(room: context.responseHeadRoom) : unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
             core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)
         } else if context.answerTag != 0, let ending = context.fileEndedEarly {
@@ -323,6 +324,12 @@ final class ServerCore: Sendable {
             _ = MHD_get_connection_values(
                 connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
             context.responseHeadRoom = responseHeadRoom(context, connection, headSize: headSize, fieldCount: fieldCount)
+            if context.responseHeadRoom < ResponseHeadRoom.leastToAnswer {
+                // Not even an error's head would be written (tester21a-F8): closed now, unanswered,
+                // told to the handler when the request completes (requestCompleted).
+                context.noRoomToAnswer = true
+                return .NO
+            }
             if context.problem == nil, headSize > maxHeadSize {
                 context.problem = .headTooLarge(limit: maxHeadSize)
             }

@@ -70,6 +70,51 @@ final class ResponseHeadSizeTests: XCTestCase {
         XCTAssertEqual((journal.last?["response"] as? [String: Any])?["status"] as? Int, 200)
     }
 
+    /// Regression (tester21a-F8), the finding's exact request: 452 small header fields leave 16-48
+    /// bytes of the connection memory beside the head, too few for the mock's answer and for the
+    /// JSON 500 in its place; libmicrohttpd wrote nothing, the 500 was journaled as sent, blamed
+    /// on the client. A control `update` in such a head was stored while its client got nothing.
+    /// Such a request is now closed unanswered before it is matched or acted on, and journaled so.
+    func testARequestThatLeavesNoRoomForAnyAnswerIsClosedBeforeItIsMatchedOrActedOn() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "hp2", url: "/hpok", body: "ok", limit: 5)
+        func head(_ requestLine: String, tenant: String, fields: Int, body: String = "") -> [UInt8] {
+            var text = "\(requestLine)\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: \(tenant)\r\n"
+            for index in 0..<fields { text += "X\(index):v\r\n" }
+            if !body.isEmpty { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+            return Array((text + "Connection: close\r\n\r\n" + body).utf8)
+        }
+        let hit = try RawHTTPClient(port: server.port)
+        try hit.send(raw: head("GET /hpok HTTP/1.1", tenant: "hp2", fields: 452))
+        let closed = hit.readUntilClosed(within: 5)
+        XCTAssertTrue(closed.closed)
+        XCTAssertEqual(closed.bytes, [], "nothing can be sent beside this head")
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "hp2").last)
+        XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 431)
+        XCTAssertEqual(entry["answeredBy"] as? String, "none")
+        XCTAssertTrue((entry["problem"] as? String)?.hasPrefix("nothing was sent: the request's head left ") == true, "\(entry)")
+        let mock = try XCTUnwrap(try E2E.mocks(client, tenant: "hp2").first)
+        XCTAssertEqual(mock["remainingLimit"] as? Int, 5, "no hit spent: \(mock)")
+        // A control change in such a head is not made.
+        let update = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/band"}},"response":{"status":200}}"#
+        // Field counts from libmicrohttpd's own 431 down: the first head it accepts leaves too
+        // little room, and is closed unanswered (no 201 ever comes before it).
+        var closedUnanswered: Int?
+        for fields in stride(from: 452, through: 420, by: -1) {
+            let control = try RawHTTPClient(port: server.port)
+            try control.send(raw: head("POST /catbird/api/mocks HTTP/1.1", tenant: "band", fields: fields, body: update))
+            let answer = control.readUntilClosed(within: 5).bytes
+            if answer.isEmpty { closedUnanswered = fields; break }
+            XCTAssertTrue(String(decoding: answer.prefix(12), as: UTF8.self).hasSuffix("431"), "\(fields) fields: \(String(decoding: answer, as: UTF8.self))")
+        }
+        XCTAssertNotNil(closedUnanswered)
+        XCTAssertEqual(try E2E.mocks(client, tenant: "band").count, 0, "the update was not made")
+        // With fewer fields the same requests are answered.
+        XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/hpok", headers: E2E.tenantHeader("hp2") + (0..<300).map { ("X\($0)", "v") }).status, 200)
+    }
+
     /// Regression (try5 finding 4): a file mock whose sidecar has a 40,000-byte header got an
     /// empty reply (curl: 000) and was journaled `200 file`.
     func testAFileMockWhoseSidecarHeadCannotBeSentAnswers500() throws {

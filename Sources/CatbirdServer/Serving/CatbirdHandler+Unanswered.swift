@@ -34,11 +34,14 @@ extension CatbirdHandler {
         guard ending != .serverStopped else { return }
         let (status, problem) = Self.statusAndProblem(ending, headerSectionRead: !request.method.isEmpty)
         // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
-        let refused = if case .refusedByLibrary = ending { true } else { false }
+        let refused = switch ending {
+        case .refusedByLibrary, .noRoomToAnswer: true
+        default: false
+        }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
         case .timedOut, .headTimedOut, .bodyStalled, .bodyClosedForRoom: .timedOut
         case .clientLeft, .serverStopped: .clientLeft
-        case .refusedByLibrary, .refusedWhileStopping: nil
+        case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer: nil
         }
         // A stopping server's own 503 is logged and counted like every answer, not journaled.
         let journaled = if case .refusedWhileStopping = ending { false } else { true }
@@ -146,6 +149,13 @@ extension CatbirdHandler {
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):
             return (status, "the server is stopping (not journaled)")
+        case let .noRoomToAnswer(room):
+            return (
+                431,
+                "nothing was sent: the request's head left \(max(room, 0)) of the \(HTTPServer.Configuration.defaultConnectionMemoryLimit) "
+                    + "bytes libmicrohttpd gives each connection for the answer's head, fewer than the \(ResponseHeadRoom.leastToAnswer) "
+                    + "any answer needs (docs/protocol.md#response-head-size), so the connection was closed unanswered before the "
+                    + "request was matched; send fewer or shorter header fields")
         }
     }
 }
