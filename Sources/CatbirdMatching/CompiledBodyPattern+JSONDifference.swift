@@ -26,7 +26,7 @@ extension CompiledBodyPattern {
             case .notJSON: return "\(named): \(Self.notJSON(body))"
             case .absent: return "\(named): the body has no such field"
             case let .present(found):
-                guard let expected = source.equalTo, expected != found else { return nil }
+                guard let expected = jsonPathEqualTo, expected != found else { return nil }
                 return "\(named): the body has \(JSONDifference.shown(found)) there, not \(JSONDifference.shown(expected))"
             }
         default:

@@ -10,20 +10,26 @@ import Foundation
 ///   read is indexed by pairs of bytes once and looked up (``BodyPairIndex``).
 /// - `regexp`: like the url's `regexp` (``CompiledPatternMatch``): an unanchored,
 ///   case-insensitive ICU search, in the body read as UTF-8; a body that is not UTF-8 never matches.
-/// - `json`: the body read as JSON equals `value` read as JSON (``JSONValue`` equality: key
-///   order and whitespace ignored), both read by ``JSONBodyParser``: `value` when the mock is
-///   added, the body once per request, in one pass.
+/// - `json`: the body read as JSON equals `value` read as JSON (``ExactJSON`` equality: key
+///   order and whitespace ignored, strings and keys compared exactly), both read by
+///   ``JSONBodyParser``: `value` when the mock is added, the body once per request, in one pass.
 /// - `jsonPath`: the field SQLite's JSON functions find (``JSONPathReader``), looked up in the
 ///   body parsed once per request as SQLite parses it (``JSONPathDocument``); it must be
-///   present, and equal `equalTo` when that is given.
+///   present, and equal `equalTo` when that is given (``ExactJSON`` equality, as `json`).
 public struct CompiledBodyPattern: Sendable {
     /// The pattern as it was received.
     public let source: BodyPattern
     private let matcher: Matcher
 
     /// A `json` pattern's value as read when the pattern was compiled; nil for other kinds.
-    var jsonPatternValue: JSONValue? {
+    var jsonPatternValue: ExactJSON? {
         if case let .json(value) = matcher { return value }
+        return nil
+    }
+
+    /// A `jsonPath` pattern's `equalTo` as it is compared; nil for none and for other kinds.
+    var jsonPathEqualTo: ExactJSON? {
+        if case let .jsonPath(_, equalTo) = matcher { return equalTo }
         return nil
     }
 
@@ -31,8 +37,8 @@ public struct CompiledBodyPattern: Sendable {
         case equal([UInt8])
         case contains([UInt8])
         case regexp(CompiledPatternMatch)
-        case json(JSONValue)
-        case jsonPath(String, JSONValue?)
+        case json(ExactJSON)
+        case jsonPath(String, ExactJSON?)
     }
 
     /// The ICU expression of a `regexp` (``CompiledPatternMatch/expression``); nil for the other kinds.
@@ -97,7 +103,7 @@ public struct CompiledBodyPattern: Sendable {
             if !deferred, let (offset, problem) = JSONPathSyntax.fault(in: source.value) {
                 throw .invalidBodyPattern(reason: JSONPathSyntax.reason(source.value, offset: offset, problem: problem))
             }
-            matcher = .jsonPath(source.value, source.equalTo)
+            matcher = .jsonPath(source.value, source.equalTo.map(ExactJSON.init))
         }
     }
 

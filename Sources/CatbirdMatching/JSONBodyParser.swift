@@ -1,9 +1,11 @@
+import CatbirdSupport
 import CatbirdWire
 import Foundation
 
-/// Reads JSON text into a ``JSONValue`` in one pass over its bytes, with the result
-/// `JSONDecoder` gives (``JSONValue/init(json:)``), for the `json` body pattern and its
-/// request bodies (docs/matching.md#body-matchers).
+/// Reads JSON text into an ``ExactJSON`` in one pass over its bytes, with the result
+/// `JSONDecoder` gives (``JSONValue/init(json:)``) but for strings and keys, which are kept and
+/// compared exactly (RFC 8259 §8.3: `"é"` and `"e\u0301"` are two keys), for the `json` body
+/// pattern and its request bodies (docs/matching.md#body-matchers).
 ///
 /// Why: ``JSONValue``'s `Decodable` reading tries each kind in turn, and every failed try makes
 /// a `DecodingError` with its coding path; a 61.5 KB JSON array took about 40 ms of a worker's
@@ -13,8 +15,8 @@ import Foundation
 /// ``value(of:)`` asks `JSONDecoder` instead (``Outcome/unsure``): a text that does not start
 /// with ASCII (a byte-order mark, UTF-16), a string with bytes that are not UTF-8, a control
 /// character or a lone surrogate escape, a number outside the strict JSON grammar or
-/// `Double`'s range, an object key named again in another spelling of the same characters
-/// (the exact same key again keeps its **first** value, as `JSONDecoder` does). Text nested
+/// `Double`'s range. An object key named again (the same characters, however escaped) keeps
+/// its **first** value, as `JSONDecoder` does. Text nested
 /// deeper than ``JSONNesting/limit`` is not JSON (``Outcome/tooDeep``; `JSONDecoder`'s own
 /// limit is the same 512 levels). Text that breaks JSON's grammar (RFC 8259) is not JSON, though
 /// `JSONDecoder` reads some of it (`[1,]`, UTF-16 text): ``value(of:)``. So ordinary JSON takes
@@ -23,7 +25,7 @@ enum JSONBodyParser {
     /// What ``parse(_:)`` found.
     enum Outcome: Equatable {
         /// The text's value.
-        case value(JSONValue)
+        case value(ExactJSON)
         /// Not RFC 8259 JSON (`JSONDecoder` may still read it).
         case notJSON
         /// Left to `JSONDecoder` (see the type's documentation).
@@ -39,20 +41,20 @@ enum JSONBodyParser {
     /// UTF-16 text, which `jsonPath` (SQLite) and the control routes call not JSON; so a
     /// request body `{"a":1,}` matched the `json` pattern `{"a":1}` and no `jsonPath`, and a
     /// pattern `{"a":1,}` was accepted (tester finding try10a F12). Now neither is JSON here.
-    static func value(of bytes: [UInt8]) -> JSONValue? {
+    static func value(of bytes: [UInt8]) -> ExactJSON? {
         switch parse(bytes) {
         case let .value(value): return value
         case .notJSON, .tooDeep: return nil
-        case .unsure: return JSONPathDocument(bytes) == nil ? nil : JSONValue(json: Data(bytes))
+        case .unsure: return JSONPathDocument(bytes) == nil ? nil : JSONValue(json: Data(bytes)).map(ExactJSON.init)
         }
     }
 
     /// The value of a `json` pattern stored before ``value(of:)`` was strict: as it was read
     /// then, by `JSONDecoder` where this parser reads none (a trailing comma, UTF-16), so that
     /// a mock stored with `{"a":1,}` still loads, and matches the bodies `{"a":1}` it matched.
-    static func storedPatternValue(of bytes: [UInt8]) -> JSONValue? {
+    static func storedPatternValue(of bytes: [UInt8]) -> ExactJSON? {
         if case let .value(value) = parse(bytes) { return value }
-        return JSONValue(json: Data(bytes))
+        return JSONValue(json: Data(bytes)).map(ExactJSON.init)
     }
 
     /// Parses `bytes` without asking `JSONDecoder`.
@@ -115,11 +117,11 @@ enum JSONBodyParser {
             position += count
         }
 
-        mutating func value(depth: Int) throws(Stop) -> JSONValue {
+        mutating func value(depth: Int) throws(Stop) -> ExactJSON {
             switch try peek() {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
-            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "\""): return .string(ExactString(try string()))
             case UInt8(ascii: "t"):
                 try expect("true")
                 return .bool(true)
@@ -135,10 +137,10 @@ enum JSONBodyParser {
             }
         }
 
-        mutating func object(depth: Int) throws(Stop) -> JSONValue {
+        mutating func object(depth: Int) throws(Stop) -> ExactJSON {
             guard depth <= JSONNesting.limit else { throw .tooDeep }
             position += 1
-            var members: [String: JSONValue] = [:]
+            var members: [ExactString: ExactJSON] = [:]
             skipWhitespace()
             if try peek() == UInt8(ascii: "}") {
                 position += 1
@@ -146,19 +148,15 @@ enum JSONBodyParser {
             }
             while true {
                 guard try peek() == UInt8(ascii: "\"") else { throw .notJSON }
-                let key = try string()
+                let key = ExactString(try string())
                 skipWhitespace()
                 guard try peek() == UInt8(ascii: ":") else { throw .notJSON }
                 position += 1
                 skipWhitespace()
                 let member = try value(depth: depth)
-                if let kept = members.index(forKey: key) {
-                    // The same key again keeps its first value (JSONDecoder's reading); two
-                    // spellings that Swift's String equality joins are left to JSONDecoder.
-                    guard members[kept].key.utf8.elementsEqual(key.utf8) else { throw .unsure }
-                } else {
-                    members[key] = member
-                }
+                // The same key again keeps its first value (JSONDecoder's reading); keys are
+                // compared exactly, so `"é"` and `"e\u0301"` are two keys (tester21a-F5).
+                if members[key] == nil { members[key] = member }
                 skipWhitespace()
                 switch try peek() {
                 case UInt8(ascii: ","):
@@ -172,10 +170,10 @@ enum JSONBodyParser {
             }
         }
 
-        mutating func array(depth: Int) throws(Stop) -> JSONValue {
+        mutating func array(depth: Int) throws(Stop) -> ExactJSON {
             guard depth <= JSONNesting.limit else { throw .tooDeep }
             position += 1
-            var elements: [JSONValue] = []
+            var elements: [ExactJSON] = []
             skipWhitespace()
             if try peek() == UInt8(ascii: "]") {
                 position += 1

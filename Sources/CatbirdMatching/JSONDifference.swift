@@ -7,8 +7,8 @@ import CatbirdWire
 /// values there, each as JSON cut after ``shownLength`` bytes.
 ///
 /// Objects are compared key by key in sorted key order (a key the request lacks, then one it
-/// has extra), arrays item by item and then by length; numbers by value, as ``JSONValue``'s
-/// equality compares them (`1e2` equals `100`).
+/// has extra), arrays item by item and then by length; numbers by value, strings and keys
+/// exactly, as ``ExactJSON``'s equality compares them (`1e2` equals `100`, `"é"` is not `"e\u0301"`).
 public struct JSONDifference: Sendable, Equatable {
     /// Where: `$` for the whole value.
     public var path: String
@@ -27,23 +27,23 @@ public struct JSONDifference: Sendable, Equatable {
     }
 
     /// The first difference between `expected` and `actual`, nil when they are equal.
-    public static func first(_ expected: JSONValue, _ actual: JSONValue) -> JSONDifference? {
+    static func first(_ expected: ExactJSON, _ actual: ExactJSON) -> JSONDifference? {
         first(expected, actual, path: "$")
     }
 
-    private static func first(_ expected: JSONValue, _ actual: JSONValue, path: String) -> JSONDifference? {
+    private static func first(_ expected: ExactJSON, _ actual: ExactJSON, path: String) -> JSONDifference? {
         switch (expected, actual) {
         case let (.object(expectedFields), .object(actualFields)):
-            for (key, expectedValue) in expectedFields.sorted(by: { $0.key < $1.key }) {
+            for (key, expectedValue) in expectedFields.sorted(by: { $0.key.precedes($1.key) }) {
                 guard let actualValue = actualFields[key] else {
-                    return JSONDifference(path: path + member(key), expected: shown(expectedValue), actual: nil)
+                    return JSONDifference(path: path + member(key.text), expected: shown(expectedValue), actual: nil)
                 }
-                if let found = first(expectedValue, actualValue, path: path + member(key)) {
+                if let found = first(expectedValue, actualValue, path: path + member(key.text)) {
                     return found
                 }
             }
-            guard let extra = actualFields.keys.filter({ expectedFields[$0] == nil }).min() else { return nil }
-            return JSONDifference(path: path + member(extra), expected: nil, actual: shown(actualFields[extra]!))
+            guard let extra = actualFields.keys.filter({ expectedFields[$0] == nil }).min(by: { $0.precedes($1) }) else { return nil }
+            return JSONDifference(path: path + member(extra.text), expected: nil, actual: shown(actualFields[extra]!))
         case let (.array(expectedItems), .array(actualItems)):
             for (index, (expectedItem, actualItem)) in zip(expectedItems, actualItems).enumerated() {
                 if let found = first(expectedItem, actualItem, path: path + "[\(index)]") { return found }
@@ -64,7 +64,7 @@ public struct JSONDifference: Sendable, Equatable {
     }
 
     /// `value` as JSON, cut after ``shownLength`` bytes (`… (N bytes)`).
-    static func shown(_ value: JSONValue) -> String {
+    static func shown(_ value: ExactJSON) -> String {
         JSONText.cutWithLength(value.jsonText, maxBytes: shownLength)
     }
 }

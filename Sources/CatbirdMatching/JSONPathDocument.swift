@@ -71,7 +71,7 @@ struct JSONPathDocument {
     private let nodes: [Node]
     private var members: [Int: [ArraySlice<UInt8>: Int]] = [:]
     private var elements: [Int: [Int]] = [:]
-    private var values: [Int: JSONValue?] = [:]
+    private var values: [Int: ExactJSON?] = [:]
 
     /// Parses `body`; nil when SQLite 3.40 would say "malformed JSON" (or for the exception
     /// above).
@@ -201,7 +201,7 @@ struct JSONPathDocument {
 
     /// The value of node `index`: its JSON text as `->` renders it, read by ``JSONBodyParser``;
     /// nil when that parser reads no value from it.
-    private mutating func value(at index: Int) -> JSONValue? {
+    private mutating func value(at index: Int) -> ExactJSON? {
         if let value = values[index] { return value }
         var text: [UInt8] = []
         render(index, into: &text)

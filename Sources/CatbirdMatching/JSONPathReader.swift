@@ -18,8 +18,8 @@ enum JSONPathReader {
         case notJSON
         /// The text is JSON without a field at the path.
         case absent
-        /// The field's value.
-        case present(JSONValue)
+        /// The field's value, its strings and keys compared exactly (``ExactJSON``).
+        case present(ExactJSON)
     }
 
     /// In-memory connections shared by every `jsonPath` pattern: 4.

@@ -26,7 +26,7 @@ final class RequestBodyReading {
     /// storage cannot be freed and reused for another body while it is kept here).
     let bytes: [UInt8]
     private var text: String??
-    private var json: JSONValue??
+    private var json: ExactJSON??
     private var fields: [String: JSONPathReader.Field] = [:]
     private var document: JSONPathDocument?
     private var documentRead = false
@@ -128,7 +128,7 @@ final class RequestBodyReading {
     }
 
     /// The body read as JSON; nil when it is not JSON.
-    func jsonValue(until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> JSONValue? {
+    func jsonValue(until deadline: ContinuousClock.Instant, slice: RegexpSlice) throws(Refused) -> ExactJSON? {
         if let json { return json }
         try admit(until: deadline, slice: slice)
         let read = JSONBodyParser.value(of: bytes)
@@ -138,7 +138,7 @@ final class RequestBodyReading {
 
     /// The body as JSON if a `json` pattern read it already (nil: not read; `.some(nil)`: not
     /// JSON), with no pass over the body.
-    var jsonRead: JSONValue?? { json }
+    var jsonRead: ExactJSON?? { json }
 
     /// What `path` found in the body if a `jsonPath` pattern read it already, with no pass.
     func fieldRead(at path: String) -> JSONPathReader.Field? { fields[path] }

@@ -19,8 +19,11 @@
 ///
 /// It also measures how deep arrays and objects nest, for the reason given when Foundation's
 /// parser gives up on deep nesting. Keys are compared with their escapes decoded (`"a"` and
-/// `"\u0061"` are the same key). Containers are tracked on a stack, not by recursion, so any
-/// depth is read.
+/// `"\u0061"` are the same key): in a control body or a sidecar by Swift's `==`, as the
+/// decoder that reads them joins keys (`"é"` and `"e\u0301"` are one key there); in a `json`
+/// pattern's value exactly, Unicode scalar by scalar (``ExactString``), as the `json` matcher
+/// compares keys (RFC 8259 §8.3; docs/matching.md#body-matchers, tester21a-F5). Containers are
+/// tracked on a stack, not by recursion, so any depth is read.
 package enum JSONTextCheck {
     /// What the scanned text is called in a reason, so that each reader's errors name what the
     /// user sent: `the body` (a control body), `the file` (a file mock's sidecar), `the value`
@@ -117,7 +120,7 @@ struct JSONTextReader {
     /// key is inserted in place: a set held in a frame was also held by copies of the frame
     /// (the closing loop's `top`), so every insert copied it, and an object of n keys cost n²
     /// (20,000 header patterns: 11 s per mock update, try7b F9).
-    var objectKeys: [Set<String>] = []
+    var objectKeys: [Set<ObjectKey>] = []
     var findings: JSONTextCheck.Findings
     /// What the reasons call the text.
     let subject: JSONTextCheck.Subject
@@ -125,6 +128,13 @@ struct JSONTextReader {
     var valueLimit = Int.max
     /// `the body`, `the file`, `the value`: ``subject``'s name in a reason.
     var subjectName: String { subject.name }
+
+    /// A key as this text's reader compares it (see ``JSONTextCheck``): by canonical
+    /// equivalence for a control body or a sidecar, exactly for a `json` pattern's value.
+    enum ObjectKey: Hashable {
+        case canonical(String)
+        case exact(ExactString)
+    }
 
     /// One open container: an object's last key (its keys so far are in ``objectKeys``), or an array's position.
     enum Frame {
@@ -256,7 +266,8 @@ struct JSONTextReader {
         let (key, lone) = try readString(keepingText: true)
         guard case .object = stack.last else { return }
         if let lone, findings.loneSurrogate == nil { findings.loneSurrogate = (path(of: stack.dropLast()), lone) }
-        if !objectKeys[objectKeys.count - 1].insert(key).inserted, findings.duplicateKey == nil {
+        let compared: ObjectKey = subject == .value ? .exact(ExactString(key)) : .canonical(key)
+        if !objectKeys[objectKeys.count - 1].insert(compared).inserted, findings.duplicateKey == nil {
             findings.duplicateKey = (path(of: stack.dropLast()), key)
         }
         stack[stack.count - 1] = .object(key: key)

@@ -7,7 +7,9 @@ import Foundation
 ///
 /// Used by ``BodyPattern``: the `equalTo` of a `jsonPath` pattern, and the server's reading of
 /// a `json` pattern and of a request body. JSON `null` is ``null`` (a Swift `nil` would mean
-/// no value at all).
+/// no value at all). Its `==` compares strings and keys as Swift's `String` does (Unicode
+/// canonical equivalence); the server's matchers compare them exactly instead, code point by
+/// code point (docs/matching.md#json-strings-and-keys).
 public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral
 {

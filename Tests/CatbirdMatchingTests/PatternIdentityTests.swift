@@ -73,3 +73,56 @@ final class PatternIdentityTests: XCTestCase {
         XCTAssertTrue(updated.isSamePattern(as: removed))
     }
 }
+
+/// `regexp` and `wildcard` values, and body patterns, are compared exactly (Unicode scalar by
+/// scalar) by the identity; `equal` values by canonical equivalence, as they match
+/// (docs/matching.md#update-replaces-in-place; tester finding tester21a-F6).
+final class PatternIdentityExactValueTests: XCTestCase {
+    private let nfc = "/r\u{E9}"
+    private let nfd = "/re\u{301}"
+
+    private func pattern(url: PatternMatch, headers: [String: PatternMatch] = [:], body: BodyPattern? = nil) -> RequestPattern {
+        RequestPattern(method: "GET", url: url, headers: headers, body: body)
+    }
+
+    func testExpressionsAreComparedExactly() {
+        XCTAssertEqual(nfc, nfd, "Swift's == joins them: the case is real")
+        for make in [PatternMatch.regexp, PatternMatch.wildcard] {
+            XCTAssertFalse(pattern(url: make("^" + nfc + "$")).isSamePattern(as: pattern(url: make("^" + nfd + "$"))))
+            XCTAssertNotEqual(pattern(url: make(nfc)).identity, pattern(url: make(nfd)).identity)
+            XCTAssertFalse(pattern(url: .equal("/"), headers: ["X-A": make(nfc)]).isSamePattern(as: pattern(url: .equal("/"), headers: ["X-A": make(nfd)])))
+            XCTAssertTrue(pattern(url: make(nfc)).isSamePattern(as: pattern(url: make(nfc))))
+        }
+        XCTAssertEqual(Set([pattern(url: .regexp("\u{212A}")).identity, pattern(url: .regexp("K")).identity]).count, 2)
+    }
+
+    func testEqualValuesKeepCanonicalEquivalence() {
+        XCTAssertTrue(pattern(url: .equal(nfc)).isSamePattern(as: pattern(url: .equal(nfd))))
+        XCTAssertEqual(Set([pattern(url: .equal(nfc)).identity, pattern(url: .equal(nfd)).identity]).count, 1)
+        XCTAssertTrue(pattern(url: .equal("/"), headers: ["X-A": .equal(nfc)]).isSamePattern(as: pattern(url: .equal("/"), headers: ["X-A": .equal(nfd)])))
+        // Two patterns under one name, listed in either order, sort alike.
+        let one = pattern(url: .equal("/"), headers: ["X-A": .regexp(nfc), "x-a": .regexp(nfd)])
+        let other = pattern(url: .equal("/"), headers: ["X-A": .regexp(nfd), "x-a": .regexp(nfc)])
+        XCTAssertTrue(one.isSamePattern(as: other))
+    }
+
+    func testBodyPatternsAreComparedExactly() {
+        let pairs: [(BodyPattern, BodyPattern)] = [
+            (BodyPattern(kind: .equal, value: nfc), BodyPattern(kind: .equal, value: nfd)),
+            (BodyPattern(kind: .contains, value: nfc), BodyPattern(kind: .contains, value: nfd)),
+            (BodyPattern(kind: .regexp, value: nfc), BodyPattern(kind: .regexp, value: nfd)),
+            (.jsonPath("$.\u{E9}"), .jsonPath("$.e\u{301}")),
+            (.jsonPath("$.a", equalTo: "\u{E9}"), .jsonPath("$.a", equalTo: "e\u{301}")),
+            (.jsonPath("$.a", equalTo: .object(["\u{E9}": 1])), .jsonPath("$.a", equalTo: .object(["e\u{301}": 1]))),
+            (BodyPattern(kind: .json, value: "{\"\u{E9}\":1}"), BodyPattern(kind: .json, value: "{\"e\u{301}\":1}")),
+            (BodyPattern(kind: .json, value: "\"\u{212A}\""), BodyPattern(kind: .json, value: "\"K\"")),
+        ]
+        for (left, right) in pairs {
+            XCTAssertFalse(pattern(url: .equal("/"), body: left).isSamePattern(as: pattern(url: .equal("/"), body: right)), "\(left)")
+        }
+        XCTAssertTrue(
+            pattern(url: .equal("/"), body: BodyPattern(kind: .json, value: "{\"\u{E9}\":1, \"b\":2}"))
+                .isSamePattern(as: pattern(url: .equal("/"), body: BodyPattern(kind: .json, value: "{\"b\":2,\"\\u00e9\":1}"))),
+            "the same JSON in another spelling")
+    }
+}
