@@ -153,7 +153,8 @@ public final class CatbirdServer: Sendable {
             let stored = try MockStore.storedCount(in: writer)
             if stored.mocks > 0 { log.info("loading \(stored.mocks) mocks of \(stored.tenants) tenants") }
             let began = ContinuousClock.now
-            mocks = try MockStore(database: writer, limits: settings.mockLimits)
+            // Each row checked as an `update` is (tester21b-F7); one that fails refuses the file.
+            mocks = try MockStore(database: writer, limits: settings.mockLimits, check: MockUpdateCheck.checkStored)
             // Their regular expressions are compiled after listening (try9b F14).
             if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
         } catch {

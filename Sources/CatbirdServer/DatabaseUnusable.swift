@@ -1,4 +1,5 @@
 import CSQLite
+import CatbirdDomain
 import CatbirdStorage
 import CatbirdSupport
 import Foundation
@@ -7,7 +8,8 @@ import Foundation
 /// is another program's; a corrupt or truncated file; a file or folder that cannot be written;
 /// a full disk while migrating; a schema newer than this binary; its `-wal` or `-shm` without it,
 /// or beside it empty (another process may be using them; T13-F12); a device, FIFO or socket
-/// (T13B-F7). `catbird` exits 3 on it:
+/// (T13B-F7); a `mocks` row that is not a mock `update` accepts (``CatbirdDomain/UnloadableMockRow``,
+/// tester21b-F7). `catbird` exits 3 on it:
 /// restarting will not help until someone fixes the file (README.md#storage-faults).
 public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
     /// The database path as given (`--db`).
@@ -41,6 +43,8 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
             return DatabaseUnusable(path: path, reason: error.description)
         case let error as SQLiteError:
             return DatabaseUnusable(path: path, reason: explanation(of: error))
+        case let error as UnloadableMockRow:
+            return DatabaseUnusable(path: path, reason: error.description)
         default:
             return nil
         }

@@ -20,6 +20,18 @@ public enum SQLiteValue: Sendable, Hashable {
 }
 
 extension SQLiteValue {
+    /// The storage class's name as SQLite's `typeof()` spells it in upper case: `NULL`,
+    /// `INTEGER`, `REAL`, `TEXT`, `BLOB` (<https://www.sqlite.org/datatype3.html>).
+    public var typeName: String {
+        switch self {
+        case .null: "NULL"
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+
     /// `true` for `.null` only.
     public var isNull: Bool {
         if case .null = self { return true }

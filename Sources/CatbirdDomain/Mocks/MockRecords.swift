@@ -7,41 +7,6 @@ import Foundation
 /// The SQL for the `mocks` table (schema: migrations/0001_initial.sql, `body_pattern` from
 /// migrations/0005_mocks_body_pattern.sql).
 enum MockRecords {
-    static func loadAll(_ db: Database) throws -> [Mock] {
-        let rows = try db.query("""
-            SELECT id, tenant, position, method, url_kind, url_value, header_patterns, status,
-                   response_headers, response_body, remaining_limit, delay_seconds, hits, created_at, body_pattern
-            FROM mocks ORDER BY tenant, position
-            """)
-        let decoder = JSONDecoder()
-        /// A stored JSON object; the usual empty one (`{}`) without running the decoder.
-        func object<Value: Decodable>(_ text: String?) throws -> [String: Value] {
-            guard let text, text != "{}" else { return [:] }
-            return try decoder.decode([String: Value].self, from: Data(text.utf8))
-        }
-        return try rows.map { row in
-            let headerPatterns: [String: PatternMatch] = try object(row["header_patterns"].stringValue)
-            let responseHeaders: [String: String] = try object(row["response_headers"].stringValue)
-            let pattern = RequestPattern(
-                method: RequestPattern.HTTPMethod(rawValue: row["method"].stringValue ?? ""),
-                url: PatternMatch(
-                    kind: PatternMatch.Kind(rawValue: row["url_kind"].stringValue ?? "") ?? .equal,
-                    value: row["url_value"].stringValue ?? ""),
-                headers: headerPatterns,
-                body: try row["body_pattern"].stringValue.map { try decoder.decode(BodyPattern.self, from: Data($0.utf8)) })
-            let remaining = row["remaining_limit"].intValue.map { Int($0) }
-            let response = ResponseMock(
-                status: Int(row["status"].intValue ?? 200), headers: responseHeaders,
-                body: row["response_body"].blobValue.map { Data($0) }, limit: remaining,
-                delay: row["delay_seconds"].intValue.map { Int($0) })
-            return Mock(
-                id: row["id"].intValue ?? 0, tenant: TenantID(row["tenant"].stringValue ?? ""),
-                position: row["position"].intValue ?? 0, pattern: try CompiledRequestPattern(stored: pattern),
-                response: response, remainingLimit: remaining, hits: Int(row["hits"].intValue ?? 0),
-                createdAt: row["created_at"].stringValue ?? "")
-        }
-    }
-
     /// How many mocks are stored, of how many tenants (one pass over the tenant-and-position index).
     static func count(_ db: Database) throws -> (mocks: Int, tenants: Int) {
         let row = try db.query("SELECT COUNT(*) AS mocks, COUNT(DISTINCT tenant) AS tenants FROM mocks").first

@@ -37,13 +37,20 @@ public final class MockStore: Sendable {
     /// ``CatbirdMatching/MockPatternLimits`` say; they bound later updates. Their regular
     /// expressions are not compiled here (``CatbirdMatching/CompiledRequestPattern/init(stored:)``):
     /// the first request that searches one compiles it, ``compileStoredExpressions(log:stop:)``
-    /// the rest (try9b F14).
-    /// - Throws: `SQLiteError`, or `PatternError` when a stored `json` or `jsonPath` body
-    ///   pattern is no longer accepted (an expression that no longer compiles never matches).
-    public init(database: SerialDatabase, limits: TenantMockLimits = TenantMockLimits()) throws {
+    /// the rest (try9b F14), warning of one that does not compile.
+    ///
+    /// Each row is checked first (docs/schema.md#editing-mocks-rows): its columns must hold the
+    /// types and JSON shapes of docs/schema.md#tables, and `check` must accept it (the server
+    /// passes the checks of an `update` that stored mocks are held to; by default none).
+    /// - Throws: ``UnloadableMockRow`` for the first row that fails (such as one edited with
+    ///   `sqlite3`; tester finding tester21b-F7), naming its id and column; or `SQLiteError`.
+    public init(
+        database: SerialDatabase, limits: TenantMockLimits = TenantMockLimits(),
+        check: (RequestPattern, ResponseMock) throws(MockRefusal) -> Void = { _, _ in }
+    ) throws {
         self.database = database
         self.limits = limits
-        let loaded = try database.use { try MockRecords.loadAll($0) }
+        let loaded = try database.use { try MockRecords.loadAll($0, check: check) }
         var tables: [TenantID: TenantMocks] = [:]
         // Rows come ordered by tenant, then position: each tenant's are one run.
         var start = loaded.startIndex

@@ -84,9 +84,11 @@ enum MockRoutes {
         }
         switch action {
         case let .update(pattern, response):
-            try validate(pattern)
-            try BodyPatternCheck.check(pattern)
-            try validate(response)
+            do {
+                try MockUpdateCheck.check(pattern, response)
+            } catch {
+                throw error.error
+            }
             let mock = try dependencies.mocks.update(pattern, response: response, tenant: context.tenant)
             // Its answer made here, off the workers: the first request after the 201 finds it.
             dependencies.sentAnswers.prepare(mock)
@@ -118,98 +120,9 @@ enum MockRoutes {
         }
     }
 
-    /// Rejects a `pattern.method` that is not an HTTP method token (RFC 9110 §9.1: a non-empty
-    /// run of tchar), such as `""` or `"GET POST"`, an `equal` or `wildcard` url holding a NUL,
-    /// CR or LF character (a request-target with a NUL byte is refused before matching,
-    /// docs/protocol.md#malformed-requests; CR and LF end the request line),
-    /// and an `equal` url that is a control path (`/catbird…`, in origin or absolute form: a
-    /// control request, never matched; docs/matching.md#resolution-order): no request could
-    /// ever match any of them. A `wildcard` or `regexp` under `/catbird` is kept: both match
-    /// case-insensitively, so they also match `/CATBIRD/…`, which is not a control path.
-    private static func validate(_ pattern: RequestPattern) throws(APIError) {
-        if pattern.url.kind == .equal, CatbirdHandler.isControlTarget(pattern.url.value) {
-            throw APIError.badRequest(
-                "'pattern.url.value' \(JSONText.shortString(pattern.url.value)) is a control path (/catbird or under "
-                    + "/catbird/): such a request is answered by the control API and never matched against mocks")
-        }
-        if pattern.url.kind != .regexp, pattern.url.value.utf8.contains(where: Self.neverInALine) {
-            throw APIError.badRequest(
-                "'pattern.url.value' holds a NUL, CR or LF character (\\u0000, \\r, \\n), which no request-target can: "
-                    + "the server refuses such requests before matching (percent-encode it: %00, %0D, %0A)")
-        }
-        let method = pattern.method.rawValue
-        guard !method.isEmpty, method.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
-            throw APIError.badRequest(
-                "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
-                    + "not \(JSONText.shortString(method))")
-        }
-        for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try validateHeader(name, match) }
-        try validateHeaderNamesDistinct(pattern.headers.keys.sorted())
-    }
-
-    /// Rejects a header pattern naming one field twice in different case (`X-A` and `x-a`): field
-    /// names are case-insensitive (RFC 9110 section 5.1) and a header pattern matches the first
-    /// value of the named field (docs/matching.md#request-matching), so both would test that one
-    /// value, and two different `equal` values could never both match.
-    private static func validateHeaderNamesDistinct(_ names: [String]) throws(APIError) {
-        var seen: [String: String] = [:]
-        for name in names {
-            if let earlier = seen.updateValue(name, forKey: name.asciiLowercased()) {
-                throw APIError.badRequest(
-                    "'pattern.headers' names the header \(JSONText.shortString(earlier)) twice (as \(JSONText.shortString(earlier)) "
-                        + "and \(JSONText.shortString(name))): header names are case-insensitive, so both would test its one value; "
-                        + "keep one")
-            }
-        }
-    }
-
-    /// Bytes no request line or header field line can hold: NUL (refused, docs/protocol.md#malformed-requests),
-    /// CR and LF (they end the line).
-    private static func neverInALine(_ byte: UInt8) -> Bool { byte == 0 || byte == 0x0D || byte == 0x0A }
-
-    /// Rejects a header pattern no request could match (docs/matching.md#request-matching): a name that is
-    /// not a field name (empty, or not an HTTP token: RFC 9110 section 5.1, such as `"Bad Name"`),
-    /// and an `equal` or `wildcard` value holding a NUL, CR or LF character, which no field value
-    /// can hold (RFC 9110 section 5.5; a request holding one is refused before matching,
-    /// docs/protocol.md#malformed-requests). A `regexp` may name them (`[^\u0000]`), so it is kept.
-    private static func validateHeader(_ name: String, _ match: PatternMatch) throws(APIError) {
-        guard !name.isEmpty, name.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
-            throw APIError.badRequest(
-                "'pattern.headers' name \(JSONText.shortString(name)) is not an HTTP header field name (letters, digits and "
-                    + "!#$%&'*+-.^_`|~, not empty, no spaces or colons): no request could match it")
-        }
-        if match.kind != .regexp, match.value.utf8.contains(where: neverInALine) {
-            throw APIError.badRequest(
-                "'pattern.headers.\(JSONText.shortText(name)).value' holds a NUL, CR or LF character (\\u0000, \\r, \\n), which no header field "
-                    + "value can: no request could match it")
-        }
-    }
-
     /// What to check when an action is well-formed JSON that does not decode.
     private static let shapeHint =
         "check that status, limit and delay are whole numbers and every other field is a string or object as documented"
-
-    /// Rejects what cannot be sent as a final HTTP response (``ResponseRules``, the rule file
-    /// mocks follow too), a header section over ``OversizedHead/mockLimit`` as sent, and a delay
-    /// outside ``CatbirdMatching/ResponseRules/delayRange`` (``CatbirdMatching/ResponseRules/checkDelay(_:)``).
-    private static func validate(_ response: ResponseMock) throws(APIError) {
-        do {
-            try ResponseRules.check(
-                status: response.status, headers: response.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
-                bodyLength: response.body?.count ?? 0, source: .mock)
-        } catch {
-            throw APIError.badRequest(error.reason)
-        }
-        let headSize = OversizedHead.mockHeadSize(
-            HTTPResponse(status: response.status, headers: HTTPHeaders(response.headers.map { (name: $0.key, value: $0.value) })),
-            bodyLength: response.body?.count ?? 0)
-        if headSize > OversizedHead.mockLimit { throw APIError.badRequest(OversizedHead.mockRefusal(size: headSize)) }
-        do {
-            try ResponseRules.checkDelay(response.delay)
-        } catch {
-            throw APIError.badRequest(error.reason)
-        }
-    }
 }
 
 extension MockRoutes {
