@@ -108,6 +108,17 @@ final class NearMissTests: ServerTestCase {
         XCTAssertEqual(both.object["matchingTenants"] as? [String], ["shard-7", "shard-9"])
         let plural = try XCTUnwrap(both.object["reason"] as? String)
         XCTAssertTrue(plural.contains(#"; but tenants "shard-7", "shard-9" have mocks that match it: is the app sending"#), plural)
+
+        // tester21a-F10: six shards match, three are named, and the reason said nothing of the others.
+        for index in 0..<6 {
+            _ = try add(#"{"method":"GET","url":{"kind":"equal","value":"/cap3x"}}"#, body: "x", tenant: "aa-cap\(index)")
+        }
+        let capped = try client.request("GET", "/cap3x")
+        XCTAssertEqual(capped.object["matchingTenants"] as? [String], ["aa-cap0", "aa-cap1", "aa-cap2"])
+        let cut = try XCTUnwrap(capped.object["reason"] as? String)
+        XCTAssertTrue(
+            cut.contains(#"; but tenants "aa-cap0", "aa-cap1", "aa-cap2" and others (only the first 3 by id are named) have mocks that match it"#), cut)
+        XCTAssertFalse(plural.contains("and others"), plural)
     }
 
     func testNearMissesAreBoundedAndAHitIsUnaffected() throws {

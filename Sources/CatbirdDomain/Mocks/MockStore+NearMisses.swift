@@ -49,6 +49,9 @@ public struct NearMissReport: Sendable {
     /// ``MockStore/nearMissTenantLimit`` by id were (tester finding tester20b-F9: past 100 such
     /// tenants, the 404 of a request from a shard whose tenant sorts later said nothing of it).
     public var otherTenantsPastLimit = false
+    /// Whether more shards than ``matchingTenants`` (at most ``MockStore/matchingTenantLimit``)
+    /// hold a matching mock: the reason says the list is cut.
+    public var moreMatchingTenants = false
     /// A recently used-up mock that matches the request (``MockStore/usedUpMatch(tenant:method:target:headerValue:body:)``),
     /// named by the 404's reason; set by the caller.
     public var usedUp: UsedUpMock?
@@ -392,6 +395,7 @@ extension MockStore {
         var matching: [TenantID] = []
         var searchedOtherTenants = true
         var otherTenantsPastLimit = false
+        var moreMatchingTenants = false
         if tenant.isDefault {
             let search = matchingTenantsSearch(
                 method: probe.method, target: probe.target, headerValue: headerValue, body: body, until: deadline,
@@ -399,6 +403,7 @@ extension MockStore {
             matching = search.tenants
             searchedOtherTenants = search.searchedAll
             otherTenantsPastLimit = search.pastLimit
+            moreMatchingTenants = search.more
             if search.cutShort { complete = false }
         }
         let nearMisses = closest.entries.map { entry in
@@ -417,6 +422,7 @@ extension MockStore {
             closest: nearMisses, matchingTenants: matching, compared: compared, complete: complete,
             searchedOtherTenants: searchedOtherTenants)
         report.otherTenantsPastLimit = otherTenantsPastLimit
+        report.moreMatchingTenants = moreMatchingTenants
         return report
     }
 }

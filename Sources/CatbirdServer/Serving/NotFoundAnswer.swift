@@ -111,9 +111,10 @@ struct NotFoundAnswer {
         }
         if let cutShort = report.cutShort { appendClause(Self.cutShortClause(cutShort, report: report), to: &out) }
         if !report.matchingTenants.isEmpty {
-            let several = namesOtherTenants && report.matchingTenants.count > 1
+            let several = namesOtherTenants && (report.matchingTenants.count > 1 || report.moreMatchingTenants)
+            let more = report.moreMatchingTenants ? " and others (only the first \(MockStore.matchingTenantLimit) by id are named)" : ""
             let owner = namesOtherTenants
-                ? (several ? "tenants " : "tenant ") + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ")
+                ? (several ? "tenants " : "tenant ") + report.matchingTenants.map { JSONText.shortString($0.rawValue) }.joined(separator: ", ") + more
                 : "another tenant (not named: an admin token is set)"
             appendClause("but \(owner) \(several ? "have mocks" : "has a mock") that match\(several ? "" : "es") it: is the app sending its parallel id"
                 + " (an old launch argument or key)?", to: &out)
