@@ -52,33 +52,24 @@ final class EditedMockRowStartupTests: XCTestCase {
 
     /// The finding's second input: exit 1 and `DecodingError.typeMismatch … found an array instead`.
     func testABodyPatternOfTheWrongShapeStopsTheStartNamingTheRow() throws {
-        try edit("update mocks set body_pattern='[1,2]' where id=1")
-        let result = try start()
-        XCTAssertEqual(result.status, 3, result.output)
-        XCTAssertTrue(
-            result.stderr.contains(
-                #"database \#(database!): mocks row 1 (tenant ""): body_pattern is not JSON {"kind": "…", "value": "…"} or NULL "#
-                    + "(the value must be an object)"), result.stderr)
-        XCTAssertFalse(result.stderr.contains("DecodingError"), result.stderr)
+        try assertStartRefused(
+            after: "update mocks set body_pattern='[1,2]' where id=1",
+            saying: #"database \#(database!): mocks row 1 (tenant ""): body_pattern is not JSON {"kind": "…", "value": "…"} or NULL "#
+                + "(the value must be an object)")
     }
 
     /// `status=999` was served as `HTTP/1.1 999 Non-Standard Status`, though `update` refuses it.
     func testAStatusUpdateRefusesStopsTheStartWithUpdatesReason() throws {
-        try edit("update mocks set status=999 where id=1")
-        let result = try start()
-        XCTAssertEqual(result.status, 3, result.output)
-        XCTAssertTrue(
-            result.stderr.contains(
-                "database \(database!): mocks row 1 (tenant \"\"): status is refused as an update would refuse it: "
-                    + "'response.status' must be between 200 and 599, not 999; fix or delete the row"), result.stderr)
+        try assertStartRefused(
+            after: "update mocks set status=999 where id=1",
+            saying: "database \(database!): mocks row 1 (tenant \"\"): status is refused as an update would refuse it: "
+                + "'response.status' must be between 200 and 599, not 999; fix or delete the row")
     }
 
     /// A number stored as text was read as no number (the status as 200): the column is named.
     func testAStatusStoredAsTextStopsTheStart() throws {
-        try edit("update mocks set status='abc' where id=2")
-        let result = try start()
-        XCTAssertEqual(result.status, 3, result.output)
-        XCTAssertTrue(result.stderr.contains("mocks row 2 (tenant \"\"): status must be an INTEGER, not TEXT"), result.stderr)
+        try assertStartRefused(
+            after: "update mocks set status='abc' where id=2", saying: "mocks row 2 (tenant \"\"): status must be an INTEGER, not TEXT")
     }
 
     /// `url_kind='regexp', url_value='([a-'` started with nothing said and never matched. It
@@ -97,6 +88,16 @@ final class EditedMockRowStartupTests: XCTestCase {
     }
 
     // MARK: - Helpers
+
+    /// Runs `sql` on the file, starts the server, and asserts it exits 3 with `message` on
+    /// stderr and no `DecodingError`.
+    private func assertStartRefused(after sql: String, saying message: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try edit(sql)
+        let result = try start()
+        XCTAssertEqual(result.status, 3, result.output, file: file, line: line)
+        XCTAssertTrue(result.stderr.contains(message), result.stderr, file: file, line: line)
+        XCTAssertFalse(result.stderr.contains("DecodingError"), result.stderr, file: file, line: line)
+    }
 
     /// Runs `sql` on the stopped server's file, as `sqlite3 x.sqlite "<sql>"` does.
     private func edit(_ sql: String) throws {
