@@ -473,7 +473,7 @@ final class CommandLineTests: XCTestCase {
         let line = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/usres → 404 none") }, stderr)
         XCTAssertTrue(
             line.contains(
-                #"ms: in the default tenant (the request has no X-Catbird-Parallel-Id); the closest "#
+                #"ms: in the default tenant (the request's X-Catbird-Parallel-Id is missing or empty); the closest "#
                     + #"is mock 1 (GET equal "/api/users") of the default tenant: url differs"#),
             String(line))
         let reordered = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/s?a=1&b=2 → 404 none") }, stderr)

@@ -23,7 +23,7 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertEqual(Set(books.object.keys), ["error", "reason", "tenant", "nearMisses"], "the 404's documented shape")
         XCTAssertEqual(
             books.object["reason"] as? String,
-            "no mock matched GET /api/books in the default tenant (the request has no X-Catbird-Parallel-Id); it has no mocks; "
+            "no mock matched GET /api/books in the default tenant (the request's X-Catbird-Parallel-Id is missing or empty); it has no mocks; "
                 + "no file mock in \(root) (tried api/books); api/books.json is beside it: send Accept: application/json, or add .json to the path")
         let index = try CurlClient.run(["\(base)/"])
         XCTAssertEqual(index.status, 404)

@@ -93,9 +93,20 @@ final class NearMissTests: ServerTestCase {
         XCTAssertEqual(miss.object["tenant"] as? String, "")
         XCTAssertEqual(miss.object["matchingTenants"] as? [String], ["shard-7"])
         let reason = try XCTUnwrap(miss.object["reason"] as? String)
-        XCTAssertTrue(reason.hasPrefix("no mock matched GET /api/feed in the default tenant (the request has no X-Catbird-Parallel-Id); it has no mocks"), reason)
+        XCTAssertTrue(reason.hasPrefix("no mock matched GET /api/feed in the default tenant (the request's X-Catbird-Parallel-Id is missing or empty); it has no mocks"), reason)
         XCTAssertTrue(reason.contains(#"tenant "shard-7" has a mock that matches it"#), reason)
         XCTAssertEqual((miss.object["nearMisses"] as? [Any])?.count, 0, "the default tenant has no mocks to compare")
+
+        // tester21a-F7: an empty parallel id (or an empty one before a real one) is the default
+        // tenant's too, and the reason said the request had none.
+        for fields in ["X-Catbird-Parallel-Id:\r\n", "X-Catbird-Parallel-Id: \r\nX-Catbird-Parallel-Id: shard-9\r\n"] {
+            let raw = try RawHTTPClient(port: server.port)
+            try raw.send(raw: Array("GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)Connection: close\r\n\r\n".utf8))
+            let empty = try raw.readResponse()
+            XCTAssertEqual(empty.status, 404)
+            XCTAssertTrue((empty.object["reason"] as? String ?? "").hasPrefix(
+                "no mock matched GET /nothing-here in the default tenant (the request's X-Catbird-Parallel-Id is missing or empty)"), empty.text)
+        }
 
         // A shard's request is never told about other shards.
         let shardMiss = try client.request("GET", "/api/feed", headers: E2E.tenantHeader("shard-8"))

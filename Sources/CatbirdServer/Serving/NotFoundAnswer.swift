@@ -153,7 +153,7 @@ struct NotFoundAnswer {
     }
 
     /// The reason's first part: `no mock matched GET /api/usres in tenant "s1"` (the target cut
-    /// after 200 bytes; `in the default tenant (the request has no X-Catbird-Parallel-Id)`),
+    /// after 200 bytes; `in the default tenant (the request's X-Catbird-Parallel-Id is missing or empty)`),
     /// written as the text of a JSON string (as ``writeReason(report:method:target:tenant:namesOtherTenants:outOfTime:modeHint:to:)``).
     static func writeUnmatched(method: String, target: String, tenant: TenantID, to out: inout ByteWriter) {
         out.append("no mock matched ")
@@ -165,7 +165,7 @@ struct NotFoundAnswer {
             out.appendJSONStringContent(target, lineBreaksAsSpaces: true)
         }
         if tenant.isDefault {
-            out.append(" in the default tenant (the request has no X-Catbird-Parallel-Id)")
+            out.append(" in the default tenant (the request's X-Catbird-Parallel-Id is missing or empty)")
         } else {
             out.append(" in tenant ")
             JSONText.appendShortString(tenant.rawValue, nested: true, to: &out)
