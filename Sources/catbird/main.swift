@@ -16,7 +16,10 @@ do {
     let message = (error as? UnusableOption).map {
         CommandLineOptions.message(for: $0, arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
     } ?? "\(error)"
-    FileHandle.standardError.write(Data("catbird: \(message)\nRun 'catbird --help' for the options.\n".utf8))
+    // Escaped as the running server's log is: a value with a line break or a terminal escape
+    // (from a CI variable) must not forge a second line or rewrite the terminal (tester21b-F12).
+    let line = LogText.escapingControlCharacters(message)
+    FileHandle.standardError.write(Data("catbird: \(line)\nRun 'catbird --help' for the options.\n".utf8))
     exit(2)
 }
 

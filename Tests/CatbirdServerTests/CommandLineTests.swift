@@ -118,6 +118,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try run(["serve", "--version"]).status, 0, "serve --version still prints the version")
     }
 
+    /// Regression (tester21b-F12): a bad value was echoed raw, so `--port $'1\x1b[2J\x1b[31mX'`
+    /// cleared and recoloured the terminal and `CATBIRD_LOG_LEVEL=$'x\ny'` printed the
+    /// "one line" as two. The line is now escaped as the running server's log is.
+    func testABadValueIsEchoedEscapedOnOneLine() throws {
+        let cases: [(arguments: [String], environment: [String: String], message: String)] = [
+            (["--port", "1\u{1b}[2J\u{1b}[31mX"], [:], #"port must be 0...65535, not '1\x1b[2J\x1b[31mX'"#),
+            ([], ["CATBIRD_LOG_LEVEL": "x\ny"], #"CATBIRD_LOG_LEVEL: log level must be debug, info, warning or error, not 'x\x0ay'"#),
+            (["--mocks-dir", "no\nsuch"], [:], #"no\x0asuch"#),
+        ]
+        for (arguments, environment, message) in cases {
+            let result = try run(arguments, environment: environment)
+            XCTAssertEqual(result.status, 2, "\(arguments) \(environment): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments) \(environment): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("\u{1b}"), "no raw escape: \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 2, "the message and the pointer to --help: \(result.stderr)")
+        }
+    }
+
     /// Regression: the variables were checked before the arguments, so an empty `CATBIRD_*`
     /// variable made `--help` exit 2; and in Dictionary order, so with two bad ones the one
     /// named changed from run to run. Now `--help` and `--version` answer whatever the
