@@ -39,6 +39,8 @@ extension CatbirdServer {
         public var sqlWaitLimit: Duration = .seconds(5)
         /// Worker threads; defaults to the number of cores.
         public var threadCount: Int
+        /// The worker threads the server runs: ``threadCount``, or the number of cores when it is 0.
+        public var workerThreads: Int { threadCount > 0 ? threadCount : HTTPServer.coreCount }
         /// Log level; `info` logs one line per request.
         public var logLevel: Logger.Level
         /// The mocks directory (`--mocks-dir`, `CATBIRD_MOCKS_DIR`): file mocks are served from it

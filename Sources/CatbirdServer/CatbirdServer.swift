@@ -85,7 +85,7 @@ public final class CatbirdServer: Sendable {
         try HTTPServer.checkAvailable(host: settings.host, port: settings.port)
         let configuration = HTTPServer.Configuration(
             host: settings.host, port: settings.port,
-            threadCount: settings.threadCount > 0 ? settings.threadCount : HTTPServer.coreCount,
+            threadCount: settings.workerThreads,
             maxBodySize: settings.maxBodySize, connectionLimit: settings.connectionLimit ?? HTTPServer.defaultConnectionLimit,
             maxBufferedBodies: settings.maxBufferedBodies, headTimeout: settings.headTimeout)
         // Forwarded answers wait for their clients in the same budget as request bodies (try8b F1).
