@@ -2,7 +2,8 @@ import Foundation
 
 /// Where the database file lives. `:memory:` becomes a private file in the temporary directory,
 /// deleted when the server stops: the server needs a file so that its read-only connections see
-/// the writer's data (an SQLite in-memory database is private to one connection).
+/// the writer's data (an SQLite in-memory database is private to one connection). Such files
+/// that killed servers left behind are deleted at the next `:memory:` start (``removeLeftovers(in:)``).
 struct DatabaseLocation: Sendable {
     /// The path SQLite opens.
     let path: String
@@ -11,8 +12,9 @@ struct DatabaseLocation: Sendable {
 
     init(_ requested: String) {
         if requested == ":memory:" {
+            Self.removeLeftovers()
             path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("catbird-memory-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).sqlite").path
+                .appendingPathComponent("\(Self.temporaryPrefix)\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).sqlite").path
             isTemporary = true
         } else {
             path = requested
