@@ -30,7 +30,7 @@ final class MemoryDatabaseLeftoversTests: XCTestCase {
         let environment = ["TMPDIR": temporary.path]
         let killed = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", ":memory:"], in: directory, environment: environment)
         let killedPID = killed.process.processIdentifier
-        XCTAssertEqual(try memoryFiles().filter { $0.contains("-\(killedPID)-") }.count, 3, "file, -wal and -shm: \(try memoryFiles())")
+        XCTAssertEqual(try memoryFiles().filter { $0.contains("-\(killedPID)-") }.count, 3, "file, -wal and -shm")
         _ = try killed.terminate(signal: SIGKILL)
         XCTAssertEqual(try memoryFiles().filter { $0.contains("-\(killedPID)-") }.count, 3, "left behind by kill -9")
 
