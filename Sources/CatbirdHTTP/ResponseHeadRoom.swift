@@ -13,7 +13,7 @@ import CMicroHTTPD
 public enum ResponseHeadRoom {
     /// Bytes libmicrohttpd 0.9.75 keeps per header field, query parameter and cookie pair
     /// (its `struct MHD_HTTP_Header`, 56 bytes, rounded up to its 16-byte alignment).
-    static let bytesPerEntry = 64
+    public static let bytesPerEntry = 64
 
     /// The least room a request must leave for it to be answered at all: 256 bytes, the head of
     /// the JSON error Catbird sends in place of an answer that does not fit (a 500, 502 or 431:
@@ -26,6 +26,15 @@ public enum ResponseHeadRoom {
     /// with 100 fields, got 0 bytes, its mock's 500 journaled as sent, a control `update` in it
     /// stored while its client saw a network error).
     public static let leastToAnswer = 256
+
+    /// Whether a request carrying `fields` header fields of `fieldBytes` bytes in all (each
+    /// `Name:value` and CR LF) can be answered at all in `memory` bytes of connection memory:
+    /// with the shortest request line (`M / HTTP/1.0` and CR LF, 14 bytes) and the empty line,
+    /// it leaves at least ``leastToAnswer`` (tester finding tester21a-F9: about 450 small
+    /// fields, far below the 7,168 that the head's byte limit alone allows).
+    public static func canBeAnswered(fields: Int, fieldBytes: Int, memory: Int) -> Bool {
+        room(memory: memory, headSize: 14 + fieldBytes + 2, entries: fields, cookieLength: nil) >= leastToAnswer
+    }
 
     /// The bytes left for the response head of a request whose line and header section took
     /// `headSize` bytes, with `entries` header fields, query parameters and cookie pairs, and a

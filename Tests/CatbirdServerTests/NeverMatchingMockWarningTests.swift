@@ -236,6 +236,54 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertTrue((shared.object["warnings"] as? [String])?.first?.contains("the default tenant's, which only requests without an X-Catbird-Parallel-Id reach") == true, shared.text)
     }
 
+    /// Regression (tester21a-F9), the finding's exact body: a mock with 1,000 header patterns
+    /// got an empty 201, though any request carrying 453 or more header fields is refused with
+    /// 431 before matching (only more than 7,168 were refused). Now it gets a warning, and the
+    /// warning is exact: with the smallest count that gets it, a request carrying one field
+    /// fewer (the shortest request line, every field named) is still answered by its mock, and
+    /// one carrying all of them is not.
+    func testMoreHeaderPatternsThanAnAnswerableRequestCarriesAreKeptWithAWarning() throws {
+        let thousand = (0..<1000).map { #""X\#($0)":{"kind":"equal","value":"v"}"# }.joined(separator: ",")
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/hp1000"},"headers":{\#(thousand)}},"response":{"status":200,"headers":{}}}"#,
+            headers: [("X-Catbird-Parallel-Id", "hp")])
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(added.object["warnings"] as? [String], [
+            "'pattern.headers' names 1000 headers, each of which a request must carry, but the shortest request carrying them "
+                + "(7890 bytes of header fields) is refused with 431 before matching: libmicrohttpd keeps 64 bytes per field "
+                + "besides its bytes in its 32 KiB per connection and must have 256 left to answer "
+                + "(docs/protocol.md#response-head-size): no request can match this mock",
+        ])
+
+        /// Adds method `M` url `/` with `count` header patterns `H0000: v`…, returns whether it is warned about.
+        func warned(_ count: Int) throws -> Bool {
+            let headers = (0..<count).map { #""H\#(String(format: "%04d", $0))":{"kind":"equal","value":"v"}"# }.joined(separator: ",")
+            let answer = try client.json(
+                "POST", "/catbird/api/mocks",
+                #"{"type":"update","pattern":{"method":"M","url":{"kind":"equal","value":"/"},"headers":{\#(headers)}},"response":{"status":200,"body":"\#(count)"}}"#)
+            XCTAssertEqual(answer.status, 201, answer.text)
+            return !answer.body.isEmpty
+        }
+        var (fine, warns) = (1, 1000)
+        XCTAssertFalse(try warned(fine))
+        XCTAssertTrue(try warned(warns))
+        while warns - fine > 1 {
+            let middle = (fine + warns) / 2
+            if try warned(middle) { warns = middle } else { fine = middle }
+        }
+        XCTAssertGreaterThan(fine, 300, "a few hundred header fields are answered")
+        /// The answer to `M / HTTP/1.0` with `count` fields `H0000:v`…: its status, nil when closed with nothing sent.
+        func send(_ count: Int) throws -> Int? {
+            let connection = try RawHTTPClient(port: server.port)
+            let head = "M / HTTP/1.0\r\n" + (0..<count).map { "H\(String(format: "%04d", $0)):v\r\n" }.joined() + "\r\n"
+            try connection.send(raw: Array(head.utf8))
+            return try? connection.readResponse().status
+        }
+        XCTAssertEqual(try send(fine), 200, "the largest count without a warning is matched by its mock")
+        XCTAssertNotEqual(try send(warns), 200, "the smallest count with one is refused before matching")
+    }
+
     func testMatchableMocksKeepTheEmpty201() throws {
         let patterns = [
             #"{"method":"GET","url":{"kind":"equal","value":"/api/users"},"headers":{"X-V":{"kind":"equal","value":"a b"}}}"#,

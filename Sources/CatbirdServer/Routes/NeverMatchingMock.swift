@@ -15,7 +15,9 @@ enum NeverMatchingMock {
     /// send, is named in the url's place, and so is an empty `wildcard` (`^$`: no target is
     /// empty; an empty `regexp` matches every target, as in 0.11); a method `ANY` or `*` (compared exactly, try9a F2),
     /// or a standard method in another case (`get`, ``standardMethod(spelledOtherwiseAs:)``),
-    /// before the headers. Empty for a mock some request can match.
+    /// before the headers; more header patterns than a request that is answered can carry
+/// (``tooManyHeaders(_:subject:)``, tester finding tester21a-F9), before the
+/// header values. Empty for a mock some request can match.
     /// - Parameter subject: what the sentences say no request can match: "this mock" (an
     ///   `update`), "this pattern" (a count, find or wait: tester finding tester20b-F11, they
     ///   counted 0 without a word).
@@ -53,6 +55,7 @@ enum NeverMatchingMock {
                     + "case included (RFC 9110 section 9.1, as in Catbird 0.11): clients send \(JSONText.shortString(standard)), "
                     + "so no usual client's request can match \(subject); did you mean \(JSONText.shortString(standard))?")
         }
+        if let warning = tooManyHeaders(pattern, subject: subject) { warnings.append(warning) }
         for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind == .equal {
             let trimmed = match.value[...].trimmingOptionalWhitespace()
             guard trimmed.utf8.count != match.value.utf8.count else { continue }
@@ -62,6 +65,25 @@ enum NeverMatchingMock {
                     + "\(JSONText.shortString(String(trimmed)))?")
         }
         return warnings
+    }
+
+    /// The warning for a pattern whose header patterns no answerable request can carry all of:
+    /// the shortest head holding them (each `Name:` with its `equal` value, trimmed, or none, and
+    /// CR LF) leaves libmicrohttpd too little of its connection memory to answer in
+    /// (``CatbirdHTTP/ResponseHeadRoom/canBeAnswered(fields:fieldBytes:memory:)``), so every
+    /// such request is refused with 431 before matching. Nil when one can.
+    static func tooManyHeaders(_ pattern: RequestPattern, subject: String) -> String? {
+        let fieldBytes = pattern.headers.reduce(0) { total, header in
+            let value = header.value.kind == .equal ? header.value.value[...].trimmingOptionalWhitespace().utf8.count : 0
+            return total + header.key.utf8.count + 3 + value
+        }
+        let memory = HTTPServer.Configuration.defaultConnectionMemoryLimit
+        guard !ResponseHeadRoom.canBeAnswered(fields: pattern.headers.count, fieldBytes: fieldBytes, memory: memory) else { return nil }
+        return "'pattern.headers' names \(pattern.headers.count) headers, each of which a request must carry, but the shortest "
+            + "request carrying them (\(fieldBytes) bytes of header fields) is refused with 431 before matching: libmicrohttpd "
+            + "keeps \(ResponseHeadRoom.bytesPerEntry) bytes per field besides its bytes in its \(memory / 1024) KiB per "
+            + "connection and must have \(ResponseHeadRoom.leastToAnswer) left to answer (docs/protocol.md#response-head-size): "
+            + "no request can match \(subject)"
     }
 
     /// The standard method `method` spells in another case (`get` → `GET`, `Post` → `POST`),
