@@ -40,6 +40,34 @@ final class ControlBodyValueLimitTests: XCTestCase {
 /// Numbers past 64 bits in control bodies: a field's 400 names its documented range, and an SQL
 /// parameter that would change its digits is refused (docs/protocol.md#errors, #sql).
 final class ControlBodyBigNumberTests: XCTestCase {
+    /// Regression (tester21a-F3, its inputs): near 2^63 the reasons contradicted themselves:
+    /// `9223372036854775807.0` and `9.223372036854775807e18` were "(9223372036854775807) is too
+    /// large (at most 9223372036854775807)", and `9223372036854775806.5`, below the maximum,
+    /// "too large" rather than not whole. Past the limit, and a plain whole number, unchanged.
+    func testNumbersNearTheLimitGetReasonsThatHold() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let mock = { (limit: String) in
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/d"},"headers":{}},"response":{"status":200,"headers":{},"limit":\#(limit)}}"#
+        }
+        for written in ["9223372036854775807.0", "9.223372036854775807e18"] {
+            E2E.assertError(
+                try client.json("POST", "/catbird/api/mocks", mock(written)), status: 400,
+                reasonContains: "'response.limit' (9223372036854775807) is written with a fraction or an exponent, which is read as a "
+                    + "64-bit float, exact only up to 9007199254740992 (2^53): write it as digits alone")
+        }
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", mock("9223372036854775806.5")), status: 400,
+            reasonContains: "'response.limit' (9223372036854775806.5) must be a whole number")
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", mock("99999999999999999999")), status: 400,
+            reasonContains: "'response.limit' (99999999999999999999) is too large (at most 9223372036854775807)")
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", mock("9223372036854775807")).status, 201)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", mock("1.0")).status, 201)
+    }
+
     /// Tester findings T17-F3 and T17-F4, the exact inputs: `"status":99999999999999999999`
     /// was "too large (at most 9223372036854775807)", `"delay":9223372036854775808` likewise;
     /// the SQL parameter 12345678901234567891 was bound as 1.23456789012346e+19 with a 200.

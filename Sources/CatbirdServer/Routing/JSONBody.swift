@@ -157,6 +157,10 @@ enum JSONBody {
         var tooLarge: [String] = []
         var tooSmall: [String] = []
         var ranged: [String] = []
+        /// Whole numbers in range written with a fraction or an exponent, past 2^53.
+        var floatForms: [String] = []
+        /// Numbers past 2^53 whose fraction their double lost.
+        var lostFractions: [String] = []
         func visit(_ value: Any, _ path: String, _ steps: [RefusedFractions.Step]) {
             if let object = value as? [String: Any] {
                 for key in object.keys.sorted() {
@@ -178,8 +182,17 @@ enum JSONBody {
                     // the range and its words the rule's own (``CatbirdMatching/ResponseRules/rangesByKey``).
                     let shown = "'\(path)' (\(number))"
                     let key = path.split(separator: ".").last.map(String.init) ?? path
+                    // The number as read (a decimal's digits, not its rounded double), which
+                    // may be in range or have a fraction the double lost (tester21a-F3:
+                    // `9223372036854775807.0` was "too large (at most 9223372036854775807)",
+                    // `9223372036854775806.5` too large rather than not whole).
+                    let text = "\(number)"
                     if let range = ResponseRules.rangesByKey[key] {
                         ranged.append("\(shown) is out of range: it must be \(range.wording)")
+                    } else if Int64(text) != nil {
+                        floatForms.append(shown)
+                    } else if Self.hasFraction(text) {
+                        lostFractions.append(shown)
                     } else if double < 0 {
                         tooSmall.append(shown)
                     } else {
@@ -195,8 +208,12 @@ enum JSONBody {
             let shown = items.prefix(UnknownWireKeys.namedUnknownKeys).joined(separator: ", ")
             return items.count > UnknownWireKeys.namedUnknownKeys ? shown + " and \(items.count - UnknownWireKeys.namedUnknownKeys) more" : shown
         }
-        if !fractional.isEmpty { return "\(named(fractional)) must be a whole number" }
+        if !fractional.isEmpty || !lostFractions.isEmpty { return "\(named(fractional + lostFractions)) must be a whole number" }
         if let first = ranged.first { return first }
+        if !floatForms.isEmpty {
+            return "\(named(floatForms)) is written with a fraction or an exponent, which is read as a 64-bit float, exact only "
+                + "up to 9007199254740992 (2^53): write it as digits alone"
+        }
         if !tooLarge.isEmpty {
             return "\(named(tooLarge)) is too large (at most \(Int.max))"
         }
@@ -204,6 +221,12 @@ enum JSONBody {
             return "\(named(tooSmall)) is too small (at least \(Int.min))"
         }
         return nil
+    }
+
+    /// Whether the decimal `text` (a number's description) has a nonzero fractional part.
+    private static func hasFraction(_ text: String) -> Bool {
+        guard let dot = text.firstIndex(of: "."), !text.contains(where: { $0 == "e" || $0 == "E" }) else { return false }
+        return text[text.index(after: dot)...].contains { $0 != "0" }
     }
 
     /// Refuses a control body from the request's head: 415 when the Content-Type is missing or
