@@ -97,6 +97,21 @@ final class NearMissHintTests: ServerTestCase {
             query)
         let slash = try reason("/api/feed/", tenant: "qp")
         XCTAssertTrue(slash.contains(#"'s url "/api/feed" differs from the request-target only in a trailing '/'"#), slash)
+        // Behind three closer mocks (the request's own url, each wanting a header it lacks), the
+        // slash mock is no near miss, and is still pointed at (the check above passes on ranking
+        // alone: "/api/feed" is the closest there).
+        try update("qs", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/feed"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
+        for header in ["X-A", "X-B", "X-C"] {
+            try update("qs", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/feed/"},"headers":{"\#(header)":{"kind":"equal","value":"1"}}},"response":{"status":200,"headers":{}}}"#)
+        }
+        let behind = try client.request("GET", "/api/feed/", headers: [("X-Catbird-Parallel-Id", "qs")])
+        XCTAssertEqual(behind.status, 404)
+        let nearMisses = try XCTUnwrap(behind.object["nearMisses"] as? [[String: Any]])
+        let slashMock = try mockID("qs", url: "/api/feed")
+        XCTAssertEqual(nearMisses.count, 3, behind.text)
+        XCTAssertFalse(nearMisses.contains { JSONNumber.int($0["mockId"]) == slashMock }, "not a near miss: \(behind.text)")
+        let behindReason = try XCTUnwrap(behind.object["reason"] as? String)
+        XCTAssertTrue(behindReason.contains(#"mock \#(slashMock)'s url "/api/feed" differs from the request-target only in a trailing '/'"#), behindReason)
         // A path-only mock of another method is not pointed at.
         try update("qp2", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/api/feed"},"headers":{}},"response":{"status":200,"headers":{}}}"#)
         for url in ["/api/a?x=1", "/api/b?x=1", "/api/c?x=1"] {
