@@ -171,7 +171,7 @@ public final class CatbirdServer: Sendable {
         // After migrating: the SQL route's connections shadow the tables migrated above.
         sql = try TenantSQL(path: location.path, maxValueLength: SQLRoute.maxValueLength(settings), journal: journal)
         let tenants = TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader)
-        if settings.retention.tenantTTL != nil { tenants.activity.tracksJournaledRequests() }
+        if settings.retention.tenantTTL != nil { tenants.activity.tracksIdleTimes() }
         pruner = RetentionPruner(
             retention: Retention(policy: settings.retention, directory: tenants), interval: settings.retentionInterval, log: log)
         let dependencies = RouteDependencies(

@@ -25,15 +25,18 @@ public final class TenantActivity: Sendable {
     }
 
     private let work = Mutex<[TenantID: Work]>([:])
-    /// Whether journaled requests are noted (``journaled(_:)``): only while `--tenant-ttl` asks
-    /// for idle times (``tracksJournaledRequests()``); without it no pass would ever forget them.
-    private let notesJournaled = Atomic<Bool>(false)
+    /// Whether work that ends as it begins is noted (``touch(_:)``, ``journaled(_:)``): only
+    /// while `--tenant-ttl` asks for idle times (``tracksIdleTimes()``). Without it no pass would
+    /// ever forget them: each made-up parallel id of a quick control call would add an entry,
+    /// and every such call and journal round would take the map's lock (re-read of T14B-F7).
+    private let tracksIdle = Atomic<Bool>(false)
 
     public init() {}
 
-    /// Has ``journaled(_:)`` note tenants from now on: call once when `--tenant-ttl` is set.
-    public func tracksJournaledRequests() {
-        notesJournaled.store(true, ordering: .relaxed)
+    /// Has ``touch(_:)`` and ``journaled(_:)`` note tenants from now on: call once when
+    /// `--tenant-ttl` is set.
+    public func tracksIdleTimes() {
+        tracksIdle.store(true, ordering: .relaxed)
     }
 
     /// Work of `tenant` starts; call ``end(_:)`` exactly once when it is done.
@@ -58,7 +61,9 @@ public final class TenantActivity: Sendable {
     /// leaves `last_activity_at` as it was. Without it a tenant that only polled its mocks was
     /// dropped as idle while one polling its journal on a control pool was kept (tester finding
     /// T14B-F7).
+    /// Does nothing unless ``tracksIdleTimes()`` was called, and for the default tenant (never dropped).
     public func touch(_ tenant: TenantID) {
+        guard tracksIdle.load(ordering: .relaxed), !tenant.isDefault else { return }
         let now = ContinuousClock.now
         work.withLock { $0[tenant, default: Work()].lastEnded = now }
     }
@@ -68,7 +73,7 @@ public final class TenantActivity: Sendable {
     /// default tenant, never dropped, is left out. Called on the journal writer's thread, once
     /// per committed round, never on a request's.
     func journaled(_ tenants: some Sequence<TenantID>) {
-        guard notesJournaled.load(ordering: .relaxed) else { return }
+        guard tracksIdle.load(ordering: .relaxed) else { return }
         let now = ContinuousClock.now
         work.withLock { work in
             for tenant in tenants where !tenant.isDefault { work[tenant, default: Work()].lastEnded = now }

@@ -32,11 +32,6 @@ struct CatbirdHandler: HTTPHandler {
     /// Tenants' requests answered later, which keep `--tenant-ttl` from dropping their tenant
     /// (``holdingTenant(_:_:)``).
     let activity: TenantActivity
-    /// Whether a control call answered at once is noted as its tenant's activity: only when
-    /// `--tenant-ttl` asks for idle times (re-read: without one, each made-up parallel id of a
-    /// quick control call added an entry no pruner ever removed, and every such call took the
-    /// activity map's lock).
-    let touchesControlActivity: Bool
     /// `--max-body-size`: also the most a request body may decode to (``decodingBody(_:tenant:)``).
     let maxBodySize: Int
     /// Each tenant's places for parked requests, which a forwarded request takes (``ParkedRequests``).
@@ -64,7 +59,6 @@ struct CatbirdHandler: HTTPHandler {
         self.matchingLane = matchingLane
         self.bodyLane = bodyLane
         activity = dependencies.tenants.activity
-        touchesControlActivity = dependencies.settings.retention.tenantTTL != nil
         maxBodySize = dependencies.settings.maxBodySize
     }
 
@@ -148,7 +142,7 @@ struct CatbirdHandler: HTTPHandler {
     /// T14B-F7: `GET /catbird/api/mocks`, answered on a worker, did not).
     private func holdingTenant(_ answer: HTTPAnswer, _ tenant: TenantID, control: Bool = false) -> HTTPAnswer {
         guard case .later = answer else {
-            if control && touchesControlActivity && !tenant.isDefault { activity.touch(tenant) }
+            if control { activity.touch(tenant) }  // noted only while --tenant-ttl asks for idle times
             return answer
         }
         activity.begin(tenant)
