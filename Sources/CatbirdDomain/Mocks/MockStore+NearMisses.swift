@@ -136,9 +136,17 @@ extension MockStore {
         let tables = tables ?? nearMissTables(of: tenant)
         // Built once per table version, by the first miss after a change: not counted in the time limit.
         // The tenant's view and the default tenant's, in locals (an array of them was made per 404).
-        let slipURLs = NearMissSlips.urls(of: target)
-        let ownView = tables.own?.nearMissView(for: target, slipURLs: slipURLs)
-        let sharedView = tables.shared?.nearMissView(for: target, slipURLs: slipURLs)
+        // Made at most once, and only for a table with equal-URL mocks (most 404s of a tenant
+        // of patterns need none).
+        var slipURLs: [String]?
+        func slips() -> [String] {
+            if let slipURLs { return slipURLs }
+            let made = NearMissSlips.urls(of: target)
+            slipURLs = made
+            return made
+        }
+        let ownView = tables.own?.nearMissView(for: target, slipURLs: slips)
+        let sharedView = tables.shared?.nearMissView(for: target, slipURLs: slips)
         // Without a time limit: a day, longer than any search.
         let limit = timeLimit ?? .seconds(86_400)
         let started = ContinuousClock.now

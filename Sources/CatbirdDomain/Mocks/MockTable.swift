@@ -61,6 +61,9 @@ struct MockTable: Sendable {
         return equal + patterned.map(\.id)
     }
 
+    /// Whether the table holds an equal-URL mock.
+    var hasEqualURLs: Bool { !equalURLs.isEmpty }
+
     /// The ids of the equal-URL mocks whose url is `url` exactly (match order).
     func equalURLMocks(_ url: String) -> [Int64] {
         equalURLs.isEmpty ? [] : equalURLs[url] ?? []

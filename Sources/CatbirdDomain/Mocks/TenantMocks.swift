@@ -55,9 +55,10 @@ final class TenantMocks: Sendable {
             table.urlCandidates(for: target)
         }
 
-        /// ``MockTable/equalURLMocks(_:)`` of each of `urls` on `table`, in that order.
-        func equalURLMocks(_ urls: [String]) -> [Int64] {
-            urls.isEmpty ? [] : urls.flatMap { table.equalURLMocks($0) }
+        /// ``MockTable/equalURLMocks(_:)`` of each of `urls()` on `table`, in that order;
+        /// `urls` is not called when the table has no equal-URL mock.
+        func equalURLMocks(_ urls: () -> [String]) -> [Int64] {
+            table.hasEqualURLs ? urls().flatMap { table.equalURLMocks($0) } : []
         }
 
         var nearMissCatalog: NearMissCatalog {
@@ -244,9 +245,9 @@ final class TenantMocks: Sendable {
     /// catalogs of a large table alive at once (100-150 bytes a mock each).
     ///
     /// `slipURLs`: urls whose equal-URL mocks are wanted as well (``NearMissSlips/urls(of:)``),
-    /// returned as `slipCandidates`.
+    /// returned as `slipCandidates`; not called for a table without equal-URL mocks.
     func nearMissView(
-        for target: String, slipURLs: [String] = []
+        for target: String, slipURLs: () -> [String] = { [] }
     ) -> (candidates: [Int64], slipCandidates: [Int64], catalog: NearMissCatalog) {
         let (snapshot, hasBase) = state.withLock { ($0.currentSnapshot(), $0.catalogBase != nil) }
         let catalog = snapshot.nearMissCatalog
