@@ -1,7 +1,9 @@
 import CMicroHTTPD
 
-/// A response in libmicrohttpd's form (`MHD_Response`: a copy of the body and the header
-/// fields), made once and queued on any number of connections (``HTTPResponse/prepared()``).
+/// A response in libmicrohttpd's form (`MHD_Response`: the header fields, and a copy of the body,
+/// or for a body over ``HTTPResponse/Body/copiedBytesLimit`` the body's own bytes,
+/// ``ResponseBody/referencing(_:)``), made once and queued on any number of connections
+/// (``HTTPResponse/prepared()``).
 ///
 /// libmicrohttpd reference-counts response objects and documents this use: one response object
 /// per kind of answer, queued every time that answer is given, destroyed when no longer needed
@@ -18,7 +20,12 @@ final class PreparedResponse: @unchecked Sendable {
     /// The MHD form of `response`'s status line fields and body; nil when its body is not bytes
     /// in memory (a file or a stream is read per request) or memory ran out.
     init?(_ response: HTTPResponse) {
-        guard case .bytes = response.content, let handle = ResponseBody.make(response.content, socket: -1) else { return nil }
+        guard case let .bytes(bytes) = response.content else { return nil }
+        // A large body is referenced, not copied: the copy of each second's form of a mock's
+        // answer stayed alive with every client that did not read it (tester22b-F1).
+        let made = bytes.count > HTTPResponse.Body.copiedBytesLimit
+            ? ResponseBody.referencing(bytes) : ResponseBody.make(response.content, socket: -1)
+        guard let handle = made else { return nil }
         ResponseBody.addFields(of: response, to: handle)
         self.handle = handle
     }

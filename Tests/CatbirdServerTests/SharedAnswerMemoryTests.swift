@@ -1,0 +1,48 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// What clients that do not read a large mock answer make the server hold
+/// (docs/operations.md#connections-and-memory: "the budget bounds what clients can make it hold
+/// by sending or not reading").
+final class SharedAnswerMemoryTests: XCTestCase {
+    /// Regression (tester finding tester22b-F1, its shape): a mock's answer is made again each
+    /// second (its `Date`), and each second's form held its own copy of the body; a client that
+    /// sent `GET /big` and never read kept that copy alive until the idle timeout, so one such
+    /// client a second to a 30 MiB mock grew the server by 30 MiB a second (450 MB after 15).
+    /// Here 5 such clients, each in its own second, to a 12 MiB mock: the server grew by about
+    /// 60 MB before; now the answers send the mock's own bytes. A reading client still gets
+    /// them exactly, and removing the mock while the clients hold its answers is safe.
+    func testClientsThatDoNotReadHoldNoCopyOfTheBodyPerSecond() throws {
+        var random = SeededRandom(seed: 22)
+        let block = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let body = Array((0..<3072).map { _ in block }.joined())  // 12 MiB
+        try LaunchedServer.withTemporaryDatabase { server, client in
+            let update = E2E.updateAction(url: "/big", body: body)
+            XCTAssertEqual(try client.request(
+                "POST", "/catbird/api/mocks", headers: E2E.tenantHeader("NR") + [("Content-Type", "application/json")], body: Array(update.utf8)
+            ).status, 201)
+            let whole = try server.client().request("GET", "/big", headers: E2E.tenantHeader("NR"))
+            XCTAssertEqual(whole.status, 200)
+            XCTAssertTrue(whole.body == body, "a reading client gets the body exactly (\(whole.body.count) bytes)")
+
+            let before = try server.currentResidentMegabytes()
+            var nonReading: [RawHTTPClient] = []
+            for _ in 0..<5 {
+                Thread.sleep(forTimeInterval: 1.05)  // each in a second of its own: a new form of the answer
+                let stuck = try RawHTTPClient(port: server.port, receiveBuffer: 4096)
+                try stuck.send(raw: Array("GET /big HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: NR\r\n\r\n".utf8))
+                nonReading.append(stuck)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            let grown = try server.currentResidentMegabytes() - before
+            XCTAssertLessThan(grown, 24, "5 stuck answers of a 12 MiB mock, in 5 seconds, held no copy each (grew \(grown) MB)")
+            XCTAssertEqual(JSONNumber.int(try E2E.mocks(client, tenant: "NR").first?["hits"]), 6, "every request was answered")
+
+            try E2E.removeAll(client, tenant: "NR")
+            for stuck in nonReading { stuck.hangUp() }
+            Thread.sleep(forTimeInterval: 0.3)
+            XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200, server.stderrText)
+        }
+    }
+}
