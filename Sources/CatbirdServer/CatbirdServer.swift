@@ -183,7 +183,7 @@ public final class CatbirdServer: Sendable {
             metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
             pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
             parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit),
-            parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit))
+            parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit), bodyBudget: configuration.bodyBudget)
         let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane, bodyLane: bodyLane)
         controlRoutes = handler.routes.routes
         http = HTTPServer(configuration: configuration, handler: handler)

@@ -57,6 +57,15 @@ struct APIError: HTTPResponseError, Sendable {
                 + "(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other uploads ended, or raise it; "
                 + "its body was not kept")
     }
+    /// 503 for a control answer of `bytes` the server-wide budget has no room for
+    /// (``ControlAnswerBytes``): answers not yet read by their clients hold it.
+    static func answersOverBudget(bytes: Int, limit: Int) -> APIError {
+        APIError(
+            status: 503,
+            reason: "this answer of \(bytes) bytes was not kept: the server is holding its limit of \(limit) bytes of request "
+                + "bodies and answers not yet read by their clients (--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): "
+                + "retry once clients have read theirs, ask for less (a smaller page or limit), or raise it")
+    }
     static let unsupportedMediaType = APIError(
         status: 415, reason: "Content-Type must be application/json")
 

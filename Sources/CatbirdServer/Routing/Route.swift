@@ -227,6 +227,8 @@ struct RouteTable: Sendable {
     let pools: ControlPools
     /// Who is the admin, for the refusals of the routes that act on every tenant (``Route/everyTenant``).
     let admin: AdminAccess
+    /// Where a large answer's bytes are counted until its client has read it (``ControlAnswerBytes``).
+    let answerBudget: ByteBudget
 
     func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
         let route: Route
@@ -304,7 +306,7 @@ struct RouteTable: Sendable {
 
     private func run(_ route: Route, _ context: RouteContext) -> HTTPResponse {
         do {
-            return try route.handler(context)
+            return ControlAnswerBytes.counted(try route.handler(context), in: answerBudget)
         } catch {
             return ErrorAnswer.response(for: error, log: log)
         }

@@ -40,6 +40,9 @@ struct RouteDependencies: Sendable {
     /// Each tenant's places for parked requests (delays, long polls, waits, forwarded requests),
     /// a share of the connection slots (tester finding T19A-F2).
     let parkedRequests: ParkedRequests
+    /// The server's buffered-body budget (`--max-buffered-bodies`), which large control answers
+    /// are counted in until their clients have read them (``ControlAnswerBytes``).
+    let bodyBudget: ByteBudget
     /// An opaque id of this server run (a random UUID, new at every start), which the journal
     /// listing carries as `serverRun` (``JournalFollowing``): a client following the journal
     /// sees it change when the server restarted, perhaps on a fresh database whose ids start

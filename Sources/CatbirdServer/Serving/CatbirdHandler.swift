@@ -41,7 +41,9 @@ struct CatbirdHandler: HTTPHandler {
     /// - Parameter matchingLane: where requests with slow regular expressions are matched.
     /// - Parameter bodyLane: where requests with bodies over 64 KiB for body patterns are matched.
     init(dependencies: RouteDependencies, controlPools: ControlPools, matchingLane: MatchingLane, bodyLane: MatchingLane) {
-        routes = RouteTable(routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools, admin: dependencies.admin)
+        routes = RouteTable(
+            routes: Self.controlRoutes(dependencies), log: dependencies.log, pools: controlPools, admin: dependencies.admin,
+            answerBudget: dependencies.bodyBudget)
         serving = MockServing(
             mocks: dependencies.mocks, journal: dependencies.journal, files: dependencies.files, admin: dependencies.admin,
             forwarding: dependencies.upstream?.forwarding, log: dependencies.log, metrics: dependencies.metrics,
