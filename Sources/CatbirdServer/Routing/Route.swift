@@ -230,7 +230,14 @@ struct RouteTable: Sendable {
     /// Where a large answer's bytes are counted until its client has read it (``ControlAnswerBytes``).
     let answerBudget: ByteBudget
 
+    /// The answer of the route `request` asks for, its body counted in ``answerBudget`` when
+    /// large (``ControlAnswerBytes``), whichever thread makes it.
     func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
+        let budget = answerBudget
+        return answer(to: request, tenant: tenant, isAdmin: isAdmin).map { ControlAnswerBytes.counted($0, in: budget) }
+    }
+
+    private func answer(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
         let route: Route
         let context: RouteContext
         do throws(APIError) {
@@ -306,7 +313,7 @@ struct RouteTable: Sendable {
 
     private func run(_ route: Route, _ context: RouteContext) -> HTTPResponse {
         do {
-            return ControlAnswerBytes.counted(try route.handler(context), in: answerBudget)
+            return try route.handler(context)
         } catch {
             return ErrorAnswer.response(for: error, log: log)
         }
