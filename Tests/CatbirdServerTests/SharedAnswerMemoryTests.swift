@@ -55,7 +55,7 @@ final class SharedAnswerMemoryTests: XCTestCase {
     func testControlAnswersNotReadAreCountedInTheBufferBudget() throws {
         try LaunchedServer.withTemporaryDatabase(["--max-body-size", "1mb", "--max-buffered-bodies", "40mb"]) { server, client in
             let query = #"{"sql":"SELECT hex(zeroblob(4000000)) AS x"}"#
-            let sent = "POST /catbird/api/sql HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: Q\r\nContent-Type: application/json\r\n"
+            let sent = "POST /catbird/api/sql HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Catbird-Parallel-Id: Q\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(query.utf8.count)\r\n\r\n\(query)"
             XCTAssertEqual(try client.json("POST", "/catbird/api/sql", query, headers: E2E.tenantHeader("Q")).status, 200)
             let before = try server.currentResidentMegabytes()
