@@ -66,3 +66,11 @@ static inline int catbird_sqlite3_harden(sqlite3 *db) {
     if (status == SQLITE_OK) status = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
     return status;
 }
+
+// sqlite3_db_config is variadic: this makes the connection's close skip the checkpoint SQLite
+// runs when the last connection on a WAL file closes, and so keep the -wal (and -shm) beside the
+// file instead of copying the WAL into it and deleting it (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+// https://www.sqlite.org/c3ref/c_dbconfig_defensive.html, SQLite 3.16). Returns SQLITE_OK or an error.
+static inline int catbird_sqlite3_keep_wal_on_close(sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}

@@ -135,11 +135,17 @@ public final class CatbirdServer: Sendable {
             // https://www.sqlite.org/pragma.html#pragma_ignore_check_constraints
             try writeConnection.execute("PRAGMA ignore_check_constraints=ON")
             companions = DatabaseCompanions(databasePath: location.path)  // open in WAL mode and migrated: both are there
+            // From now on the file only grows (no VACUUM runs, and without auto-vacuum nothing
+            // shrinks it): shorter means truncated under the server (tester21b-F13).
+            if try writeConnection.query("PRAGMA auto_vacuum").first?[0].intValue == 0 { claimed.watchSize() }
             // Checks before each write that the file is still at its path (tester finding T13-F8).
             writer = SerialDatabase(writeConnection, faults: faults, checksFile: true)
             let readPath = location.path
             reader = try DatabasePool(count: Self.readConnectionCount, faults: faults) {
                 let connection = try Database(path: readPath, mode: .readOnly)
+                // A first read now opens the WAL: a connection's first read deletes the -wal beside
+                // a file it finds empty, so one done after `: > catbird.sqlite` would (tester21b-F13).
+                _ = try connection.query("PRAGMA schema_version")
                 try Journal.registerFunctions(on: connection)
                 return connection
             }
@@ -323,12 +329,34 @@ public final class CatbirdServer: Sendable {
         deletions.stop()
         sql.close()
         reader.close()
-        writer.close()
+        closeWriter()
         if let note = companions.settle(after: lock.whereabouts(), movedTo: lock.currentName()) {
             log.warning("database \(settings.databasePath): \(note)")
         }
         lock.release()
         location.removeIfTemporary()
+    }
+
+    /// Closes the write connection, the last on the file. When the file was truncated under the
+    /// server (``DatabaseFileLock/truncated()``), without the checkpoint on close: it would copy
+    /// the WAL into what is left of the file and delete the `-wal`, the last copy of the changes
+    /// since the last checkpoint (tester21b-F13: a 4 MB `-wal` deleted, a 0-byte file left).
+    private func closeWriter() {
+        _ = lock.truncated()  // looked at now too: the stop may be the first write since
+        guard let truncation = lock.truncation else {
+            writer.close()
+            return
+        }
+        do {
+            try writer.closeKeepingWAL()
+        } catch {
+            log.error("database \(settings.databasePath): could not keep the -wal at close (\(error)); left the connection open")
+        }
+        log.warning(
+            "database \(settings.databasePath): kept \(location.path)-wal and \(location.path)-shm beside the file, which was "
+                + "truncated under the server (\(truncation.size) bytes, after \(truncation.largest)): the -wal holds the changes "
+                + "since the last checkpoint, not the pages cut off, so the file is lost; restore a copy of it, or move all three "
+                + "away to start afresh")
     }
 
     deinit {

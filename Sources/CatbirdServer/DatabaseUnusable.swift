@@ -7,10 +7,10 @@ import Foundation
 /// Why the database file cannot be used at start-up: a file that is not an SQLite database, or
 /// is another program's; a corrupt or truncated file; a file or folder that cannot be written;
 /// a full disk while migrating; a schema newer than this binary; its `-wal` or `-shm` without it,
-/// or beside it empty (another process may be using them; T13-F12); a device, FIFO or socket
-/// (T13B-F7); a `mocks` row that is not a mock `update` accepts (``CatbirdDomain/UnloadableMockRow``,
-/// tester21b-F7). `catbird` exits 3 on it:
-/// restarting will not help until someone fixes the file (README.md#storage-faults).
+/// or beside it empty (another process may be using them, T13-F12; or a server whose file was
+/// emptied under it kept them, tester21b-F13); a device, FIFO or socket (T13B-F7); a `mocks`
+/// row that is not a mock `update` accepts (``CatbirdDomain/UnloadableMockRow``, tester21b-F7).
+/// `catbird` exits 3 on it: restarting will not help until someone fixes the file (README.md#storage-faults).
 public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
     /// The database path as given (`--db`).
     public let path: String
@@ -31,8 +31,9 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
             case .inUse: return nil
             case let .cannotOpen(_, reason):
                 return DatabaseUnusable(path: path, reason: "cannot open the file for reading and writing: \(reason)")
-            case let .companionsWithoutDatabase(_, files, emptyFile):
-                return DatabaseUnusable(path: path, reason: DatabaseFileLock.LockError.companionsReason(files, emptyFile: emptyFile))
+            case let .companionsWithoutDatabase(_, files, emptyFile, holder):
+                return DatabaseUnusable(
+                    path: path, reason: DatabaseFileLock.LockError.companionsReason(files, emptyFile: emptyFile, holder: holder))
             case let .notARegularFile(database, kind):
                 return DatabaseUnusable(path: path, reason: DatabaseFileLock.LockError.notARegularFileReason(database, kind: kind))
             }

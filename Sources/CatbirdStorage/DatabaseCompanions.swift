@@ -157,6 +157,14 @@ public struct DatabaseCompanions: Sendable {
     /// os_unix.c, `UNIX_SHM_BASE` and `UNIX_SHM_DMS`); nil when none does or there is no `-shm`.
     /// `F_GETLK` only asks: it takes no lock.
     func openedElsewhere() -> pid_t? {
+        Self.holder(ofSHMBeside: databasePath)
+    }
+
+    /// ``openedElsewhere()`` for the `-shm` beside `databasePath`: a process holding a lock on
+    /// it, whose connections are open on it; nil when none is or there is no `-shm`. Only true
+    /// while this process has no connection of its own on it (`F_GETLK` does not report the
+    /// asking process's own locks, and closing this descriptor would drop them).
+    static func holder(ofSHMBeside databasePath: String) -> pid_t? {
         let descriptor = open(databasePath + "-shm", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }  // drops no lock of this process's: its connections are closed

@@ -12,12 +12,6 @@ extension DatabaseFileLock {
     /// ``moved()`` makes the same error for the server (tester finding T13-F8).
     public static let movedCode: Int32 = SQLITE_READONLY | (4 << 8)
 
-    /// Whether `error` is ``moved()``'s: the database file deleted, moved or replaced. A
-    /// background loop that meets it on every pass says so once, not every pass.
-    public static func isMoved(_ error: any Error) -> Bool {
-        (error as? SQLiteError)?.extendedCode == movedCode
-    }
-
     /// Where the locked file is, seen from ``path`` (``whereabouts()``).
     public enum Whereabouts: Sendable, Equatable {
         /// ``path`` names the locked file (or it cannot be told: `EACCES` and the like, or after

@@ -20,7 +20,8 @@ import Darwin
 /// which the owner calls after closing every SQLite connection on the file.
 ///
 /// The same descriptor tells whether the path still names the locked file while the server
-/// runs (``moved()``, in DatabaseFileLock+Moved.swift).
+/// runs (``moved()``, in DatabaseFileLock+Moved.swift), and whether the file was truncated
+/// under it (``truncated()``, in DatabaseFileLock+Truncated.swift).
 public final class DatabaseFileLock: Sendable {
     /// The database file locked.
     public let path: String
@@ -31,6 +32,8 @@ public final class DatabaseFileLock: Sendable {
     let descriptor: Int32
     /// Set once by ``release()``; the descriptor may be another file's afterwards.
     let released = Atomic<Bool>(false)
+    /// The file's sizes seen since ``watchSize()`` (DatabaseFileLock+Truncated.swift).
+    let sizes = Mutex(SizeWatch())
 
     /// Why a lock could not be taken.
     public enum LockError: Error, CustomStringConvertible, Sendable {
@@ -43,8 +46,10 @@ public final class DatabaseFileLock: Sendable {
         /// (tester finding T13-F12: a start removed them, and with them all that server's data).
         /// `emptyFile`: an empty file was at the path (left as it was): no SQLite database in WAL
         /// mode is empty (switching to WAL writes the first page before any `-wal` exists), so
-        /// they are not its own (a `touch` after a delete, or a racing start that created it).
-        case companionsWithoutDatabase(database: String, files: [String], emptyFile: Bool)
+        /// they are not its own (a `touch` after a delete, a racing start that created it, or the
+        /// file emptied under a server, which then kept them: tester21b-F13). `holder`: a process
+        /// with the `-shm` open (``DatabaseCompanions``' `holder(ofSHMBeside:)`), nil when none has.
+        case companionsWithoutDatabase(database: String, files: [String], emptyFile: Bool, holder: Int32?)
         /// Something that is not a regular file is at the path (after symbolic links): `kind`
         /// says what (``DatabaseFileLock/fileKind(atPath:)``, e.g. "a block device"). Refused before it is opened
         /// for writing (tester finding T13B-F7: SQLite took a block device for an empty file and
@@ -58,8 +63,8 @@ public final class DatabaseFileLock: Sendable {
                     + "that server was given); stop that server or choose another --db"
             case let .cannotOpen(database, reason):
                 return "cannot open database file \(database): \(reason)"
-            case let .companionsWithoutDatabase(database, files, emptyFile):
-                return "database \(database): \(Self.companionsReason(files, emptyFile: emptyFile))"
+            case let .companionsWithoutDatabase(database, files, emptyFile, holder):
+                return "database \(database): \(Self.companionsReason(files, emptyFile: emptyFile, holder: holder))"
             case let .notARegularFile(database, kind):
                 return "database \(database): \(Self.notARegularFileReason(database, kind: kind))"
             }
@@ -72,13 +77,27 @@ public final class DatabaseFileLock: Sendable {
         }
 
         /// Why `files` without their database (`emptyFile`: beside an empty file) stop a start, and
-        /// what to do.
-        public static func companionsReason(_ files: [String], emptyFile: Bool) -> String {
-            "found \(files.joined(separator: " and ")) \(emptyFile ? "beside an empty database file" : "without the database file itself"): "
-                + "another process may be using them "
-                + "(a server whose file was moved or deleted while it ran keeps its changes not yet copied into the file in "
-                + "the -wal), or a crashed one left them; nothing was changed. Stop that process, then put its database file "
-                + "back beside them, or move them away to start afresh"
+        /// what to do; `holder`: the process with the `-shm` open, if any. Says "another process"
+        /// only when one has them open: a server whose file was emptied under it leaves them at
+        /// its stop, and the restart blamed "another process" (tester21b-F13).
+        public static func companionsReason(_ files: [String], emptyFile: Bool, holder: Int32?) -> String {
+            let found = "found \(files.joined(separator: " and ")) "
+                + (emptyFile ? "beside an empty database file (0 bytes)" : "without the database file itself") + ": "
+            if let holder {
+                return found + "process \(holder) has the -shm open, so another process is using them (a server whose file was "
+                    + "moved, deleted or emptied while it ran keeps its changes not yet copied into the file in the -wal); "
+                    + "nothing was changed. Stop that process, then put its database file back beside them, or move them away "
+                    + "to start afresh"
+            }
+            guard emptyFile else {
+                return found + "no process has them open: a server whose file was moved or deleted while it ran, or a crashed "
+                    + "one, left them (the -wal may hold changes not yet copied into that file); nothing was changed. Put the "
+                    + "database file back beside them, or move them away to start afresh"
+            }
+            return found + "no process has them open: a server whose file was emptied (truncated) while it ran left them at "
+                + "its stop, or one whose file was deleted before an empty one was put at the path, or a crashed one (the -wal "
+                + "holds changes since that file's last checkpoint, not the rest of its pages); nothing was changed. Restore a "
+                + "copy of the database file, or move all three away to start afresh"
         }
     }
 
@@ -87,7 +106,7 @@ public final class DatabaseFileLock: Sendable {
     /// - Throws: ``LockError/inUse(database:)`` when another holder has it,
     ///   ``LockError/cannotOpen(database:reason:)`` when the file cannot be opened read-write or
     ///   created (a missing folder, a directory, a read-only file or file system, a symbolic
-    ///   link to nothing), ``LockError/companionsWithoutDatabase(database:files:emptyFile:)`` when
+    ///   link to nothing), ``LockError/companionsWithoutDatabase(database:files:emptyFile:holder:)`` when
     ///   the file is missing or empty but its `-wal` or `-shm` is there (a file it created is
     ///   removed again; an empty one that was there is left as it was),
     ///   ``LockError/notARegularFile(database:kind:)`` when a device, FIFO or socket is at the
@@ -130,7 +149,8 @@ public final class DatabaseFileLock: Sendable {
         guard companions.isEmpty else {
             if created { unlink(databasePath) }
             release()
-            throw .companionsWithoutDatabase(database: databasePath, files: companions, emptyFile: !created)
+            throw .companionsWithoutDatabase(
+                database: databasePath, files: companions, emptyFile: !created, holder: DatabaseCompanions.holder(ofSHMBeside: databasePath))
         }
     }
 

@@ -14,12 +14,13 @@ public final class DatabasePool: Sendable {
     public let faults: StorageFaults?
 
     /// Opens `count` (≥ 1) connections with `open`.
-    /// - Parameter faults: told of the connections' environmental failures (``SerialDatabase``).
+    /// - Parameter faults: told of the connections' environmental failures (``SerialDatabase``),
+    ///   and asked before each use whether the file was truncated (``StorageFaults/checkTruncation()``).
     /// - Throws: whatever `open` throws.
     public init(count: Int, faults: StorageFaults? = nil, open: () throws -> sending Database) rethrows {
         precondition(count >= 1, "a database pool needs at least one connection")
         var connections: [SerialDatabase] = []
-        for _ in 0..<count { connections.append(SerialDatabase(try open(), faults: faults)) }
+        for _ in 0..<count { connections.append(SerialDatabase(try open(), faults: faults, checksTruncation: true)) }
         self.connections = connections
         self.faults = faults
         idle = Mutex(Array(0..<count))

@@ -68,6 +68,12 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
             return "the database file was deleted or replaced under the running server: \(message); nothing written now "
                 + "would be kept (put the file back, or restart the server to start a new one)"
         }
+        // DatabaseFileLock.truncated()'s: the message says what the file is and what it had (tester21b-F13).
+        if extendedCode == SQLITE_CORRUPT | (100 << 8) {
+            return "the database file was truncated under the running server: \(message); the file is corrupt from then on "
+                + "and nothing written now would be kept (stop the server, which then keeps its -wal beside the file, "
+                + "and restore a copy of the file)"
+        }
         switch code {
         case SQLITE_BUSY, SQLITE_LOCKED: return "the database is busy (locked by another connection); try again"
         case SQLITE_NOMEM: return "the database ran out of memory"

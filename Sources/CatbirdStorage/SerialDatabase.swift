@@ -13,20 +13,27 @@ public final class SerialDatabase: Sendable {
     private let turns = Turns()
     /// Where this connection's environmental failures go, and its successful writes.
     private let faults: StorageFaults?
-    /// Whether each ``use(_:)`` first checks that the file is still at its path.
+    /// Whether each ``use(_:)`` first checks that the file is still at its path and whole.
     private let checksFile: Bool
+    /// Whether each ``use(_:)`` first checks that the file was not truncated (read connections).
+    private let checksTruncation: Bool
 
     /// Takes ownership of `database`; nothing else may use it afterwards.
     /// - Parameters:
     ///   - faults: told of every environmental `SQLiteError` a ``use(_:)`` throws,
     ///     and cleared by every ``use(_:)`` that changed rows without throwing.
     ///   - checksFile: each ``use(_:)`` first runs `faults`' ``StorageFaults/checkFile()`` and
-    ///     throws its error, so nothing is written to a database file deleted, moved or replaced
-    ///     under the server (for the write connection: reads of the open file stay true).
-    public init(_ database: consuming sending Database, faults: StorageFaults? = nil, checksFile: Bool = false) {
+    ///     throws its error, so nothing is written to a database file deleted, moved, replaced
+    ///     or truncated under the server (for the write connection: reads of the open file stay true).
+    ///   - checksTruncation: each ``use(_:)`` first runs `faults`'
+    ///     ``StorageFaults/checkTruncation()`` (for read connections; implied by `checksFile`).
+    public init(
+        _ database: consuming sending Database, faults: StorageFaults? = nil, checksFile: Bool = false, checksTruncation: Bool = false
+    ) {
         self.database = database
         self.faults = faults
         self.checksFile = checksFile
+        self.checksTruncation = checksTruncation
     }
 
     /// Runs `body` with the connection, blocking while another thread uses it. Threads get
@@ -41,7 +48,11 @@ public final class SerialDatabase: Sendable {
         turns.take()
         defer { turns.give() }
         guard let faults else { return try body(database) }
-        if checksFile { try faults.checkFile() }
+        if checksFile {
+            try faults.checkFile()
+        } else if checksTruncation {
+            try faults.checkTruncation()
+        }
         let changesBefore = database.totalChanges
         do {
             let result = try body(database)
@@ -80,6 +91,18 @@ public final class SerialDatabase: Sendable {
     public func close() {
         turns.take()
         defer { turns.give() }
+        database.close()
+    }
+
+    /// ``close()`` without the checkpoint on close (``Database/keepWALOnClose()``): the `-wal`
+    /// and `-shm` stay beside the file. When SQLite refuses that setting, the connection is left
+    /// open (closing it would checkpoint) and the error thrown: the process ending drops it as a
+    /// `kill -9` would, with the `-wal` kept.
+    /// - Throws: `SQLiteError` from ``Database/keepWALOnClose()``.
+    public func closeKeepingWAL() throws(SQLiteError) {
+        turns.take()
+        defer { turns.give() }
+        try database.keepWALOnClose()
         database.close()
     }
 }

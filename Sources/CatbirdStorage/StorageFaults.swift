@@ -14,7 +14,8 @@ import Synchronization
 /// stays until ``recheckCorruption(on:notMoreOftenThan:)`` finds the file whole again, or the
 /// process ends (a restart refuses a corrupt file; README.md#storage-faults). A database file
 /// deleted, moved or replaced under the server is kept apart too: ``checkFile()`` records and
-/// ends it, by looking at the file, not at commits.
+/// ends it, by looking at the file, not at commits; and so is one truncated under it, which
+/// nothing ends.
 public final class StorageFaults: Sendable {
     /// One fault: what it means for a user, SQLite's own line, and since when it has lasted.
     public struct Fault: Sendable, Equatable {
@@ -33,6 +34,8 @@ public final class StorageFaults: Sendable {
         /// The path no longer names the open file (``DatabaseFileLock/moved()``): ended by a
         /// ``checkFile()`` that finds it there again.
         var moved: Fault?
+        /// The file is shorter than it was (``DatabaseFileLock/truncated()``): never ended.
+        var truncated: Fault?
         /// A full disk, a read-only file, an I/O error: ended by the next commit.
         var writing: Fault?
         /// Damaged pages: ended by a passing `PRAGMA quick_check` only.
@@ -52,31 +55,47 @@ public final class StorageFaults: Sendable {
         self.file = file
     }
 
-    /// The fault now: a moved file first, then corruption; nil when the file works as far as
-    /// anyone knows.
+    /// The fault now: a truncated file first, then a moved one, then corruption; nil when the
+    /// file works as far as anyone knows.
     public var current: Fault? {
-        state.withLock { $0.moved ?? $0.corruption ?? $0.writing }
+        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.writing }
     }
 
     /// Checks that the database path still names the locked file (``DatabaseFileLock/moved()``:
     /// deleted, moved away, replaced), recording the fault when it does not and ending it when
-    /// it does again (the file put back). The write connection calls it before each use
-    /// (``SerialDatabase``), and health before answering (tester finding T13-F8: a control
-    /// change written to a deleted file got 201 and was lost at exit).
-    /// - Throws: the `SQLiteError` with ``DatabaseFileLock/movedCode`` when the file moved.
+    /// it does again (the file put back); and that the file is not shorter than it was
+    /// (``DatabaseFileLock/truncated()``), a fault recorded for good. The write connection calls
+    /// it before each use (``SerialDatabase``), and health before answering (tester finding
+    /// T13-F8: a control change written to a deleted file got 201 and was lost at exit;
+    /// tester21b-F13: the same after `: > catbird.sqlite`).
+    /// - Throws: the `SQLiteError` with ``DatabaseFileLock/truncatedCode`` when the file was
+    ///   truncated, else with ``DatabaseFileLock/movedCode`` when it moved.
     public func checkFile() throws(SQLiteError) {
         guard let file else { return }
         let moved = file.moved()
-        state.withLock { state in
-            guard let moved else {
-                state.moved = nil
-                return
-            }
-            state.moved = Fault(
-                reason: moved.environmentalReason ?? moved.message, detail: moved.description, since: state.moved?.since ?? Date(),
-                isCorruption: false)
-        }
+        state.withLock { state in state.moved = moved.map { Self.fault($0, since: state.moved?.since) } }
+        try checkTruncation()
         if let moved { throw moved }
+    }
+
+    /// The truncation half of ``checkFile()``, for the read connections, which read on in a file
+    /// moved away but not in one truncated (``DatabaseFileLock/truncated()``): records the fault
+    /// and throws it. Checked before each read, not only after one fails: the first read of a
+    /// connection that has not read yet deletes the `-wal` beside a file it finds empty, as
+    /// SQLite does for any WAL beside an empty database (tester21b-F13: a journal read after
+    /// `: > catbird.sqlite` deleted the 4 MB `-wal`, the last copy of the recent changes).
+    /// - Throws: the `SQLiteError` with ``DatabaseFileLock/truncatedCode`` when the file was truncated.
+    public func checkTruncation() throws(SQLiteError) {
+        guard let truncated = file?.truncated() else { return }
+        state.withLock { state in
+            if state.truncated == nil { state.truncated = Self.fault(truncated, since: nil) }
+        }
+        throw truncated
+    }
+
+    /// A fault of the file itself (moved or truncated) from `error`, lasting since `since` or now.
+    private static func fault(_ error: SQLiteError, since: Date?) -> Fault {
+        Fault(reason: error.environmentalReason ?? error.message, detail: error.description, since: since ?? Date(), isCorruption: false)
     }
 
     /// Records `error` when it is a fault of the file's environment (not busy or locked).

@@ -209,6 +209,62 @@ final class StorageFaultStopTests: XCTestCase {
         XCTAssertTrue(exists(database + "-shm"))
     }
 
+    /// Regression (tester finding tester21b-F13, its repro): 300 requests with 20,000 random
+    /// bytes each (enough for a checkpoint into the file), ten mocks added, then
+    /// `: > catbird.sqlite` under the running server. The control change after it got 201 (lost
+    /// with everything else), health said only "database unavailable", a journal read answered
+    /// 500, the clean stop deleted the 4 MB `-wal` (the last copy of the recent changes) and
+    /// left a 0-byte file, and the restart blamed "another process". Now the change, health and
+    /// the read answer 503 saying the file was truncated, the stop keeps the `-wal` as it was,
+    /// and the restart's refusal says that no process has them open and why they are there.
+    func testAFileEmptiedUnderTheServerRefusesChangesAndKeepsItsWAL() throws {
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        for index in 0..<300 {
+            let body = (0..<20_000).map { _ in UInt8.random(in: 0...255) }
+            XCTAssertEqual(try client.request("POST", "/a\(index)", body: body).status, 404)
+        }
+        let tenant = E2E.tenantHeader("t")
+        for index in 1...10 {
+            let action = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/m\#(index)"}},"response":{"status":200}}"#
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action, headers: tenant).status, 201)
+        }
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?limit=1").status, 200)  // waits for the journal writer
+        let size = try fileSize(database)
+        XCTAssertGreaterThan(size, 1_000_000, "checkpoints wrote the journal into the file")
+        let wal = try XCTUnwrap(FileManager.default.contents(atPath: database + "-wal"))
+        XCTAssertGreaterThan(wal.count, 0, "the latest changes are in the WAL")
+        XCTAssertEqual(truncate(database, 0), 0)  // `: > catbird.sqlite`
+
+        let after = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/after"}},"response":{"status":200}}"#
+        let truncated = "the database file was truncated under the running server: \(database) is 0 bytes, shorter than the \(size) bytes"
+        E2E.assertError(try client.json("POST", "/catbird/api/mocks", after, headers: tenant), status: 503, reasonContains: truncated)
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertEqual(health.object["status"] as? String, "degraded", health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains(truncated), health.text)
+        XCTAssertNotNil(health.object["since"], health.text)
+        E2E.assertError(try client.request("GET", "/catbird/api/requests?limit=1"), status: 503, reasonContains: truncated)
+
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertTrue(
+            ended.stderr.contains("kept \(database)-wal and \(database)-shm beside the file, which was truncated under the server"),
+            ended.stderr)
+        XCTAssertEqual(try fileSize(database), 0)
+        XCTAssertEqual(FileManager.default.contents(atPath: database + "-wal"), wal, "the -wal is kept as it was")
+
+        let restart = try E2E.startOnce(database: database, in: directory)
+        XCTAssertEqual(restart.status, 3, restart.output)
+        XCTAssertTrue(
+            restart.stderr.contains(
+                "found \(database)-wal and \(database)-shm beside an empty database file (0 bytes): no process has them open: "
+                    + "a server whose file was emptied (truncated) while it ran left them at its stop"),
+            restart.stderr)
+        XCTAssertFalse(restart.stderr.contains("another process"), restart.stderr)
+        XCTAssertEqual(FileManager.default.contents(atPath: database + "-wal"), wal, "the refused start left the -wal alone")
+    }
+
     // MARK: - Helpers
 
     /// A stopped Catbird database with the mock `GET /other` → "the replacement's" (no `-wal`).

@@ -45,8 +45,10 @@ extension Journal {
     /// an export meets shows in the server's health as any other read's does.
     /// - Throws: `SQLiteError` when the file cannot be opened.
     public func exportConnection() throws -> SerialDatabase {
-        let path = try reader.use { $0.path }
-        return SerialDatabase(try Database(path: path, mode: .readOnly), faults: reader.faults)
+        let path = try reader.use { $0.path }  // refused once the file was truncated (StorageFaults.checkTruncation)
+        let connection = try Database(path: path, mode: .readOnly)
+        _ = try connection.query("PRAGMA schema_version")  // opens the WAL at once, as the shared reader's connections do
+        return SerialDatabase(connection, faults: reader.faults, checksTruncation: true)
     }
 
     /// Up to `count` of the tenant's entries the query selects (its filters and order; its

@@ -152,7 +152,7 @@ public final class JournalDeletions: Sendable {
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func run() {
-        var saidMoved = false  // a deleted or replaced file fails every pass: said once (T13-F8)
+        var saidMoved = false  // a deleted, replaced or truncated file fails every pass: said once (T13-F8, tester21b-F13)
         while !isStopped {
             do {
                 let began = ContinuousClock.now
@@ -165,7 +165,7 @@ public final class JournalDeletions: Sendable {
                     usleep(useconds_t(max(1000, min(held / .microseconds(1), 1_000_000))))
                 }
             } catch {
-                let moved = DatabaseFileLock.isMoved(error)
+                let moved = DatabaseFileLock.isFileFault(error)
                 if !(moved && saidMoved) { log.warning("background journal deletion failed (retrying in 1 s): \(error)") }
                 saidMoved = moved
                 _ = wake.wait(timeout: .now() + 1)

@@ -734,8 +734,8 @@ public final class JournalWriter: Sendable {
     /// - Returns: `.committed`; `.retry` after one attempt that failed for a cause that passes
     ///   (busy, locked, full, a write error: ``SQLiteError/isTransient``) unless the writer is stopping; `.dropped` after
     ///   three attempts that failed otherwise, after one when stopping, or after one when the
-    ///   database file was deleted or replaced under the server (``DatabaseFileLock/movedCode``:
-    ///   waiting does not bring it back; T13-F8).
+    ///   database file was deleted, replaced or truncated under the server
+    ///   (``DatabaseFileLock/isFileFault(_:)``: waiting does not bring it back; T13-F8, tester21b-F13).
     private func write(_ batch: [JournalEntry], from first: UInt64, amending amendments: [Amendment], hits: HeldHits) -> Outcome {
         var lastError: (any Error)?
         for attempt in 1...3 {
@@ -764,7 +764,7 @@ public final class JournalWriter: Sendable {
             } catch {
                 bodies.removeAll()  // the rolled-back transaction's body ids may be reused
                 let what = Self.describe(batch, amendments, hits)
-                if DatabaseFileLock.isMoved(error), let moved = error as? SQLiteError {
+                if DatabaseFileLock.isFileFault(error), let moved = error as? SQLiteError {
                     let reason = moved.environmentalReason ?? moved.description
                     log.error("journal: \(Self.describeDrop(batch, amendments, hits)): \(reason)")
                     return .dropped(reason)

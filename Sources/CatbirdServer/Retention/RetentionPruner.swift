@@ -52,7 +52,7 @@ final class RetentionPruner: Sendable {
     /// A pass at once (a restarted server catches up straight away), then one per interval.
     private func run() {
         var logged = false
-        var saidMoved = false  // a deleted or replaced file fails every pass: said once (T13-F8)
+        var saidMoved = false  // a deleted, replaced or truncated file fails every pass: said once (T13-F8, tester21b-F13)
         while true {
             var unfinished = false
             do {
@@ -65,7 +65,7 @@ final class RetentionPruner: Sendable {
                     logged = true
                 }
             } catch {
-                let moved = DatabaseFileLock.isMoved(error)
+                let moved = DatabaseFileLock.isFileFault(error)
                 if !(moved && saidMoved) { log.error("retention: a pruning pass failed, retrying in \(interval.timeInterval) s: \(error)") }
                 saidMoved = moved
             }

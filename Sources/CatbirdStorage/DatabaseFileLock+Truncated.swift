@@ -1,0 +1,89 @@
+import CSQLite
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension DatabaseFileLock {
+    /// The error ``truncated()`` makes: `SQLITE_CORRUPT` with an extended code of Catbird's own
+    /// (SQLite's go up to 3), as ``movedCode`` is SQLite's `SQLITE_READONLY_DBMOVED`. A file
+    /// that lost pages is corrupt from then on, whatever is written afterwards.
+    public static let truncatedCode: Int32 = SQLITE_CORRUPT | (100 << 8)
+
+    /// Whether `error` is ``moved()``'s or ``truncated()``'s: the database file deleted, moved,
+    /// replaced or truncated under the server. Waiting does not end it, so a background loop
+    /// that meets it on every pass says so once, not every pass, and the journal writer drops
+    /// a round that fails so after one attempt.
+    public static func isFileFault(_ error: any Error) -> Bool {
+        guard let code = (error as? SQLiteError)?.extendedCode else { return false }
+        return code == movedCode || code == truncatedCode
+    }
+
+    /// The locked file's sizes (``sizes``): the largest seen since ``watchSize()`` (nil before),
+    /// and the first shrink seen (kept: the file stays corrupt even if it grows again).
+    struct SizeWatch: Sendable {
+        var largest: Int64?
+        var shrink: Truncation?
+    }
+
+    /// A truncation seen: the file was `size` bytes, shorter than the `largest` it had had.
+    public struct Truncation: Sendable, Equatable {
+        /// The file's size when the truncation was seen.
+        public let size: Int64
+        /// The largest size seen before.
+        public let largest: Int64
+    }
+
+    /// Starts comparing the file's size with the largest it had (``truncated()``), from its size
+    /// now. Call once the file is open and migrated, and only when nothing shrinks it while it is
+    /// served: SQLite never makes a database file shorter except by `VACUUM` or auto-vacuum (a
+    /// checkpoint truncates it to its page count, which only those lower; deleted rows' pages
+    /// go to the free list), and the server runs neither (`PRAGMA auto_vacuum` is 0, NONE).
+    public func watchSize() {
+        guard let size = currentSize() else { return }
+        sizes.withLock { $0.largest = max($0.largest ?? 0, size) }
+    }
+
+    /// The truncation seen by ``truncated()``, if any (nil before ``watchSize()``).
+    public var truncation: Truncation? {
+        sizes.withLock { $0.shrink }
+    }
+
+    /// Whether the locked file is shorter than the largest size it had since ``watchSize()``
+    /// (`: > catbird.sqlite`, `truncate -s`, a copy tool that truncates before writing): nil
+    /// while it is not (and before ``watchSize()``, after ``release()``); otherwise an
+    /// `SQLiteError` with ``truncatedCode`` saying what it is and what it had. Once seen, it is
+    /// said from then on: the pages cut off are lost, and writing on would only mix the
+    /// server's pages into what is left. The file then keeps its identity (``moved()`` sees
+    /// nothing), so without this a control change after `: > catbird.sqlite` got 201 and was
+    /// lost (tester finding tester21b-F13). One `fstat`, made with ``moved()``'s before each write.
+    public func truncated() -> SQLiteError? {
+        let size = currentSize()
+        let seen = sizes.withLock { watch -> Truncation? in
+            if watch.shrink == nil, let largest = watch.largest, let size {
+                if size < largest {
+                    watch.shrink = Truncation(size: size, largest: largest)
+                } else {
+                    watch.largest = size
+                }
+            }
+            return watch.shrink
+        }
+        guard let seen else { return nil }
+        return SQLiteError(
+            code: Self.truncatedCode,
+            message: "\(path) is \(seen.size) bytes, shorter than the \(seen.largest) bytes it had (the file was "
+                + "\(seen.size == 0 ? "emptied" : "truncated"): the pages cut off are lost)")
+    }
+
+    /// The locked file's size (`fstat` of the held descriptor); nil after ``release()`` or when
+    /// `fstat` fails.
+    private func currentSize() -> Int64? {
+        guard !released.load(ordering: .acquiring) else { return nil }
+        var held = stat()
+        guard fstat(descriptor, &held) == 0 else { return nil }
+        return Int64(held.st_size)
+    }
+}
