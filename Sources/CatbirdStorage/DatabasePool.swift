@@ -20,7 +20,7 @@ public final class DatabasePool: Sendable {
     public init(count: Int, faults: StorageFaults? = nil, open: () throws -> sending Database) rethrows {
         precondition(count >= 1, "a database pool needs at least one connection")
         var connections: [SerialDatabase] = []
-        for _ in 0..<count { connections.append(SerialDatabase(try open(), faults: faults, checksTruncation: true)) }
+        for _ in 0..<count { connections.append(SerialDatabase(try open(), faults: faults, checksFile: false, checksTruncation: true)) }
         self.connections = connections
         self.faults = faults
         idle = Mutex(Array(0..<count))

@@ -25,11 +25,13 @@ public final class SerialDatabase: Sendable {
     ///   - checksFile: each ``use(_:)`` first runs `faults`' ``StorageFaults/checkFile()`` and
     ///     throws its error, so nothing is written to a database file deleted, moved, replaced
     ///     or truncated under the server (for the write connection: reads of the open file stay true).
-    ///   - checksTruncation: each ``use(_:)`` first runs `faults`'
-    ///     ``StorageFaults/checkTruncation()`` (for read connections; implied by `checksFile`).
-    public init(
-        _ database: consuming sending Database, faults: StorageFaults? = nil, checksFile: Bool = false, checksTruncation: Bool = false
-    ) {
+    public convenience init(_ database: consuming sending Database, faults: StorageFaults? = nil, checksFile: Bool = false) {
+        self.init(database, faults: faults, checksFile: checksFile, checksTruncation: false)
+    }
+
+    /// ``init(_:faults:checksFile:)`` with `checksTruncation`: each ``use(_:)`` first runs
+    /// `faults`' ``StorageFaults/checkTruncation()`` (for read connections; implied by `checksFile`).
+    public init(_ database: consuming sending Database, faults: StorageFaults?, checksFile: Bool, checksTruncation: Bool) {
         self.database = database
         self.faults = faults
         self.checksFile = checksFile

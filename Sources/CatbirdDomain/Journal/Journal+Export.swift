@@ -48,7 +48,7 @@ extension Journal {
         let path = try reader.use { $0.path }  // refused once the file was truncated (StorageFaults.checkTruncation)
         let connection = try Database(path: path, mode: .readOnly)
         _ = try connection.query("PRAGMA schema_version")  // opens the WAL at once, as the shared reader's connections do
-        return SerialDatabase(connection, faults: reader.faults, checksTruncation: true)
+        return SerialDatabase(connection, faults: reader.faults, checksFile: false, checksTruncation: true)
     }
 
     /// Up to `count` of the tenant's entries the query selects (its filters and order; its
