@@ -139,7 +139,7 @@ public final class CatbirdServer: Sendable {
             // shrinks it): shorter means truncated under the server (tester21b-F13).
             if try writeConnection.query("PRAGMA auto_vacuum").first?[0].intValue == 0 { claimed.watchSize() }
             // Checks before each write that the file is still at its path (tester finding T13-F8).
-            writer = SerialDatabase(writeConnection, faults: faults, checksFile: true)
+            let serialWriter = SerialDatabase(writeConnection, faults: faults, checksFile: true)
             let readPath = location.path
             reader = try DatabasePool(count: Self.readConnectionCount, faults: faults) {
                 let connection = try Database(path: readPath, mode: .readOnly)
@@ -149,50 +149,71 @@ public final class CatbirdServer: Sendable {
                 try Journal.registerFunctions(on: connection)
                 return connection
             }
+            // Kept only now: should the pool fail (too few file descriptors), the write connection
+            // is closed before the catch below removes what this start made (tester21b-F2).
+            writer = serialWriter
         } catch {
-            claimed.discardCreatedFile()  // a failed start leaves no new, half-made file behind
+            claimed.discardCreatedFile()  // a failed start leaves no new, half-made file, nor -wal or -shm, behind
             throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
         }
-        let mocks: MockStore
+        // A start refused from here on (a mocks row, a SIGTERM during the mocks directory's sweep)
+        // closes what it opened on the file, the write connection last (the one that removes the
+        // -wal and -shm as it closes), then removes what it made (tester21b-F2).
+        var openedJournal: JournalWriter?
+        var openedSQL: TenantSQL?
         do {
-            // Logged before and after: a start-up holding many mocks is seen loading, not hung.
-            let stored = try MockStore.storedCount(in: writer)
-            if stored.mocks > 0 { log.info("loading \(stored.mocks) mocks of \(stored.tenants) tenants") }
-            let began = ContinuousClock.now
-            // Each row checked as an `update` is (tester21b-F7); one that fails refuses the file.
-            mocks = try MockStore(database: writer, limits: settings.mockLimits, check: MockUpdateCheck.checkStored)
-            // Their regular expressions are compiled after listening (try9b F14).
-            if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
+            let mocks: MockStore
+            do {
+                // Logged before and after: a start-up holding many mocks is seen loading, not hung.
+                let stored = try MockStore.storedCount(in: writer)
+                if stored.mocks > 0 { log.info("loading \(stored.mocks) mocks of \(stored.tenants) tenants") }
+                let began = ContinuousClock.now
+                // Each row checked as an `update` is (tester21b-F7); one that fails refuses the file.
+                mocks = try MockStore(database: writer, limits: settings.mockLimits, check: MockUpdateCheck.checkStored)
+                // Their regular expressions are compiled after listening (try9b F14).
+                if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
+            } catch {
+                throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+            }
+            storedExpressions = StoredExpressionsCompiler(mocks: mocks, log: log)
+            let journalWriter = JournalWriter(
+                database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit,
+                // Strict durability withholds answers and gives their hits back instead (MockServing.settleOnceCommitted).
+                holdsWhatFails: settings.durability == .relaxed, releasing: HTTPServer.resumingTogether, log: log)
+            self.journalWriter = journalWriter
+            openedJournal = journalWriter
+            deletions = try JournalDeletions(database: writer, log: log)
+            let journal = Journal(
+                writer: journalWriter, database: writer, reader: reader, deletions: deletions, pruned: try JournalPruned(database: writer))
+            // After migrating: the SQL route's connections shadow the tables migrated above.
+            let sql = try TenantSQL(path: location.path, maxValueLength: SQLRoute.maxValueLength(settings), journal: journal)
+            self.sql = sql
+            openedSQL = sql
+            let tenants = TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader)
+            if settings.retention.tenantTTL != nil { tenants.activity.tracksIdleTimes() }
+            pruner = RetentionPruner(
+                retention: Retention(policy: settings.retention, directory: tenants), interval: settings.retentionInterval, log: log)
+            let dependencies = RouteDependencies(
+                mocks: mocks, journal: journal, tenants: tenants,
+                sql: sql, sqlPool: sqlPool, log: log,
+                files: try Self.fileServing(settings, log: log, isStopping: isStopping),
+                upstream: try Self.upstreamServing(settings, client: outbound, log: log, isStopping: isStopping),
+                settings: settings, origin: origin, storageFaults: faults, reader: reader,
+                metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
+                pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
+                parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit),
+                parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit), bodyBudget: configuration.bodyBudget)
+            let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane, bodyLane: bodyLane)
+            controlRoutes = handler.routes.routes
+            http = HTTPServer(configuration: configuration, handler: handler)
         } catch {
-            throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+            openedJournal?.stop()
+            openedSQL?.close()
+            reader.close()
+            writer.close()
+            claimed.discardCreatedFile()
+            throw error
         }
-        storedExpressions = StoredExpressionsCompiler(mocks: mocks, log: log)
-        journalWriter = JournalWriter(
-            database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit,
-            // Strict durability withholds answers and gives their hits back instead (MockServing.settleOnceCommitted).
-            holdsWhatFails: settings.durability == .relaxed, releasing: HTTPServer.resumingTogether, log: log)
-        deletions = try JournalDeletions(database: writer, log: log)
-        let journal = Journal(
-            writer: journalWriter, database: writer, reader: reader, deletions: deletions, pruned: try JournalPruned(database: writer))
-        // After migrating: the SQL route's connections shadow the tables migrated above.
-        sql = try TenantSQL(path: location.path, maxValueLength: SQLRoute.maxValueLength(settings), journal: journal)
-        let tenants = TenantDirectory(mocks: mocks, journal: journal, database: writer, reader: reader)
-        if settings.retention.tenantTTL != nil { tenants.activity.tracksIdleTimes() }
-        pruner = RetentionPruner(
-            retention: Retention(policy: settings.retention, directory: tenants), interval: settings.retentionInterval, log: log)
-        let dependencies = RouteDependencies(
-            mocks: mocks, journal: journal, tenants: tenants,
-            sql: sql, sqlPool: sqlPool, log: log,
-            files: try Self.fileServing(settings, log: log, isStopping: isStopping),
-            upstream: try Self.upstreamServing(settings, client: outbound, log: log, isStopping: isStopping),
-            settings: settings, origin: origin, storageFaults: faults, reader: reader,
-            metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
-            pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
-            parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit),
-            parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit), bodyBudget: configuration.bodyBudget)
-        let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane, bodyLane: bodyLane)
-        controlRoutes = handler.routes.routes
-        http = HTTPServer(configuration: configuration, handler: handler)
     }
 
     /// The mocks directory's file serving: nil without `--mocks-dir` or while recording.

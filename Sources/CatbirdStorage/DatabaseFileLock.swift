@@ -28,6 +28,10 @@ public final class DatabaseFileLock: Sendable {
     /// Whether taking the lock created the file (it did not exist before, and neither did its
     /// `-wal` or `-shm`: the lock refuses those without their file, or beside an empty one).
     public let createdFile: Bool
+    /// The `-wal` and `-shm` (full paths) that were beside the file when the lock was taken,
+    /// before any SQLite connection of this start opened it: ``discardCreatedFile()`` removes
+    /// only the others, which this start made.
+    let companionsBefore: Set<String>
     /// Open from ``init(databasePath:)`` until ``release()``.
     let descriptor: Int32
     /// Set once by ``release()``; the descriptor may be another file's afterwards.
@@ -126,6 +130,7 @@ public final class DatabaseFileLock: Sendable {
         }
         descriptor = opened
         createdFile = created
+        companionsBefore = Set(["-wal", "-shm"].map { databasePath + $0 }.filter(Self.exists))
         guard descriptor >= 0 else {
             let code = errno
             throw .cannotOpen(database: databasePath, reason: Self.explain(code, path: databasePath, existed: !created))
@@ -145,7 +150,7 @@ public final class DatabaseFileLock: Sendable {
         // -wal beside an empty file as it opens it (checked with 3.40.1), with whatever changes of
         // another server it held (2026-12-02: only a file created here was checked).
         let empty = created || Self.isEmpty(descriptor)
-        let companions = empty ? ["-wal", "-shm"].map { databasePath + $0 }.filter(Self.exists) : []
+        let companions = empty ? ["-wal", "-shm"].map { databasePath + $0 }.filter(companionsBefore.contains) : []
         guard companions.isEmpty else {
             if created { unlink(databasePath) }
             release()
@@ -159,9 +164,22 @@ public final class DatabaseFileLock: Sendable {
     /// The `-wal` and `-shm` removed are this start's own: ``init(databasePath:)`` refuses a
     /// missing file whose `-wal` or `-shm` is there (tester finding T13-F12: this removed a
     /// running server's). Call after closing every SQLite connection on the file.
+    ///
+    /// Of an existing file, removes the `-wal` and `-shm` this start made beside it, which
+    /// SQLite leaves when only a read-only connection opened the file (the start-up check that
+    /// refused a corrupt or truncated file): left there, they made a second refusal, "found
+    /// …-wal and …-shm without the database file itself", once the file was moved away as the
+    /// first advised (tester finding tester21b-F2). Only those that were not there when the
+    /// lock was taken (``companionsBefore``), a `-wal` only while empty (one holding changes is
+    /// kept: SQLite replays it), and neither while another process has the `-shm` open (the
+    /// `sqlite3` shell opened the file meanwhile).
     public func discardCreatedFile() {
         if createdFile {
             for suffix in ["-wal", "-shm", ""] { unlink(path + suffix) }
+        } else if DatabaseCompanions.holder(ofSHMBeside: path) == nil {
+            let wal = path + "-wal", shm = path + "-shm"
+            if !companionsBefore.contains(wal), Self.size(of: wal) == 0 { unlink(wal) }
+            if !companionsBefore.contains(shm) { unlink(shm) }  // only an index: SQLite rebuilds it from a -wal kept
         }
         release()
     }
@@ -170,6 +188,14 @@ public final class DatabaseFileLock: Sendable {
     private static func isEmpty(_ descriptor: Int32) -> Bool {
         var status = stat()
         return fstat(descriptor, &status) != 0 || status.st_size == 0
+    }
+
+    /// The size of the regular file at `path` (not following a final symbolic link); nil when
+    /// there is none.
+    private static func size(of path: String) -> Int64? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(status.st_size)
     }
 
     /// Whether anything (a dangling symbolic link too) is at `path`.

@@ -43,6 +43,8 @@ case let .serve(settings):
         server = try CatbirdServer(settings: settings, isStopping: { termination.received != nil })
         if let number = termination.received {
             log.info("stopping (signal \(number)) before listening: nothing was served")
+            // Closes the database as a stop does, so no -wal or -shm is left beside it (tester21b-F2).
+            server.stop()
             exit(0)
         }
         try server.start()

@@ -90,13 +90,16 @@ final class EditedMockRowStartupTests: XCTestCase {
     // MARK: - Helpers
 
     /// Runs `sql` on the file, starts the server, and asserts it exits 3 with `message` on
-    /// stderr and no `DecodingError`.
+    /// stderr and no `DecodingError`, leaving no `-wal` or `-shm` beside the file (tester21b-F2).
     private func assertStartRefused(after sql: String, saying message: String, file: StaticString = #filePath, line: UInt = #line) throws {
         try edit(sql)
         let result = try start()
         XCTAssertEqual(result.status, 3, result.output, file: file, line: line)
         XCTAssertTrue(result.stderr.contains(message), result.stderr, file: file, line: line)
         XCTAssertFalse(result.stderr.contains("DecodingError"), result.stderr, file: file, line: line)
+        for suffix in ["-wal", "-shm"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: database + suffix), "left \(suffix)", file: file, line: line)
+        }
     }
 
     /// Runs `sql` on the stopped server's file, as `sqlite3 x.sqlite "<sql>"` does.
@@ -108,8 +111,6 @@ final class EditedMockRowStartupTests: XCTestCase {
 
     /// Starts `catbird` on the file and waits for it to exit (30 s at most).
     private func start() throws -> ProcessRunner.Result {
-        try ProcessRunner.run(
-            try BuiltProducts.executable(named: "catbird"), ["--port", "\(try FreePort.next())", "--db", database], in: directory,
-            environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        try E2E.startOnce(database: database, in: directory)
     }
 }

@@ -62,6 +62,46 @@ final class StorageFaultTests: XCTestCase {
         try assertRefused(saying: "the file is corrupt or truncated")
     }
 
+    /// Regression (tester finding tester21b-F2, its repro): a cleanly stopped file with 20 mocks
+    /// and 300 journal rows, one copy with random bytes in every third page but the first and
+    /// one a page short. Each start was refused (exit 3) but left the `-wal` (0 bytes) and
+    /// `-shm` its read-only check had made beside the file; moving the file away, as the refusal
+    /// advises, then met a second refusal ("found …-wal and …-shm without the database file
+    /// itself: another process may be using them"). Now a refused start leaves the folder as it
+    /// found it, and the start after the move begins a new file.
+    func testARefusedStartLeavesNoWALOrSHMBesideACorruptOrTruncatedFile() throws {
+        try makeDatabase(mocks: 20)
+        let pageSize = 4096
+        let corrupt = directory.appendingPathComponent("corrupt.sqlite").path
+        let short = directory.appendingPathComponent("trunc3.sqlite").path
+        try FileManager.default.copyItem(atPath: database, toPath: corrupt)
+        try FileManager.default.copyItem(atPath: database, toPath: short)
+        let size = try fileSize(database)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: corrupt))
+        for page in stride(from: 3, to: size / pageSize, by: 3) {  // every third page but the first
+            try handle.seek(toOffset: UInt64(page * pageSize))
+            handle.write(Data((0..<pageSize).map { _ in UInt8.random(in: 0...255) }))
+        }
+        try handle.close()
+        XCTAssertEqual(truncate(short, off_t(size - pageSize)), 0)
+        let corruptBytes = FileManager.default.contents(atPath: corrupt)
+
+        for file in [corrupt, short] {
+            let refused = try E2E.startOnce(database: file, in: directory)
+            XCTAssertEqual(refused.status, 3, refused.output)
+            XCTAssertTrue(refused.stderr.contains("the file is corrupt or truncated"), refused.stderr)
+            for suffix in ["-wal", "-shm"] {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: file + suffix), "the refused start left \(file + suffix)")
+            }
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: corrupt), corruptBytes, "the file is left as it was")
+
+        XCTAssertEqual(rename(corrupt, directory.appendingPathComponent("corrupt.bad").path), 0)  // "move it away"
+        let fresh = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", corrupt, "--log-level", "error"], in: directory)
+        XCTAssertEqual(try fresh.client().request("GET", "/kept").status, 404, "a new, empty file")
+        XCTAssertEqual(try fresh.terminate().status, 0)
+    }
+
     /// A file the server may not write: `chmod 0444` for an ordinary user; as root (who ignores
     /// file modes) the file is made immutable with `chattr +i` instead.
     func testAReadOnlyFileIsRefused() throws {
@@ -471,13 +511,15 @@ final class StorageFaultTests: XCTestCase {
         return (clients[0], clients[1])
     }
 
-    /// A database with a mock `/kept` and 300 journal rows with 1 KB bodies (many pages).
-    private func makeDatabase() throws {
+    /// A database with a mock `/kept` (for GET and POST; and `mocks - 2` more, `GET /more/<n>`)
+    /// and 300 journal rows with 1 KB bodies (many pages).
+    private func makeDatabase(mocks: Int = 2) throws {
         let server = try CatbirdServer(settings: .init(port: 0, databasePath: database, logLevel: .error))
         try server.start()
         let client = try RawHTTPClient(port: server.port)
         try E2E.addMock(client, method: "POST", url: "/kept", body: "kept")
         try E2E.addMock(client, url: "/kept", body: "kept")
+        for index in 0..<max(0, mocks - 2) { try E2E.addMock(client, url: "/more/\(index)", body: "more") }
         for _ in 0..<300 {
             XCTAssertEqual(try client.request("POST", "/kept", body: Array(repeating: 0x61, count: 1024)).status, 200)
         }
@@ -531,9 +573,7 @@ final class StorageFaultTests: XCTestCase {
 
     /// Runs `catbird` on ``database`` and asserts it exits 3 with `message` in its log.
     private func assertRefused(saying message: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try ProcessRunner.run(
-            try BuiltProducts.executable(named: "catbird"), ["--port", "\(try FreePort.next())", "--db", database],
-            in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        let result = try E2E.startOnce(database: database, in: directory)
         XCTAssertEqual(result.status, 3, result.output, file: file, line: line)
         XCTAssertTrue(result.stderr.contains(message), result.stderr, file: file, line: line)
     }
