@@ -130,11 +130,12 @@ public final class DatabaseFileLock: Sendable {
         }
         descriptor = opened
         createdFile = created
-        companionsBefore = Set(["-wal", "-shm"].map { databasePath + $0 }.filter(Self.exists))
         guard descriptor >= 0 else {
             let code = errno
             throw .cannotOpen(database: databasePath, reason: Self.explain(code, path: databasePath, existed: !created))
         }
+        // After reading `errno` above, which `lstat` would overwrite.
+        companionsBefore = Set(["-wal", "-shm"].map { databasePath + $0 }.filter(Self.exists))
         if let kind = Self.fileKind(descriptor: descriptor) {
             release()  // not `close`: every property is set, so `deinit` runs and would close it again
             throw .notARegularFile(database: databasePath, kind: kind)
