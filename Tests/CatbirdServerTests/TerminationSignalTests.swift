@@ -47,21 +47,9 @@ final class TerminationSignalTests: XCTestCase {
     func testASIGTERMDuringTheStartUpSweepOfAHugeMocksDirectoryStopsItPromptly() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stderr = directory.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
-        let process = Process()
-        process.executableURL = try BuiltProducts.executable(named: "catbird")
-        process.arguments = [
-            "--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("sweep.sqlite").path, "--mocks-dir", "/usr",
-        ]
-        process.environment = LaunchedServer.childEnvironment([:])
-        process.standardError = try FileHandle(forWritingTo: stderr)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let logged = { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !logged().contains("applied migrations"), process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
-        XCTAssertTrue(logged().contains("applied migrations"), logged())
+        let database = directory.appendingPathComponent("sweep.sqlite").path
+        let (process, logged) = try Self.launch(
+            ["--port", "\(try FreePort.next())", "--db", database, "--mocks-dir", "/usr"], in: directory, until: "applied migrations")
         let signalled = ContinuousClock.now
         kill(process.processIdentifier, SIGTERM)
         try LaunchedServer.wait(for: process, seconds: 30)
@@ -73,6 +61,39 @@ final class TerminationSignalTests: XCTestCase {
             E2E.matches(logged(), #"stopping \(signal 15\) during start-up: the sweep of '/usr' for recordings' temporary files was cut short after [0-9]+ entries; nothing was served"#),
             logged())
         XCTAssertFalse(logged().contains("listening on"), logged())
+        for suffix in ["-wal", "-shm"] { XCTAssertFalse(FileManager.default.fileExists(atPath: database + suffix), suffix) }
+    }
+
+    /// tester21b-F2's SIGTERM variant: a SIGTERM while a large file's mocks loaded ended with
+    /// exit 0 and `stopping (signal 15) before listening: nothing was served`, but left the
+    /// `-wal` (0 bytes) and `-shm` beside the file (the process exited without closing the
+    /// database), and a start after moving the file away was refused for them. Now the database
+    /// is closed as at a stop, and nothing is left beside it.
+    func testASIGTERMWhileMocksLoadLeavesNoWALOrSHMBesideTheFile() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("big.sqlite").path
+        let arguments = ["--port", "\(try FreePort.next())", "--db", database]
+        let server = try LaunchedServer(arguments + ["--log-level", "warning"], in: directory)
+        try E2E.addMock(try server.client(), url: "/big/0", body: "big")
+        XCTAssertEqual(try server.terminate().status, 0)
+        let db = try Database(path: database)
+        try db.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
+            INSERT INTO mocks (tenant, position, method, url_kind, url_value, status, created_at)
+            SELECT '', 100 + i, 'GET', 'equal', '/big/' || i, 200, '2026-12-04T05:20:25.454Z' FROM n
+            """)
+        db.close()
+        for suffix in ["-wal", "-shm"] { XCTAssertFalse(FileManager.default.fileExists(atPath: database + suffix), suffix) }
+
+        let (process, logged) = try Self.launch(arguments, in: directory, until: "loading 30001 mocks")
+        kill(process.processIdentifier, SIGTERM)
+        try LaunchedServer.wait(for: process, seconds: 60)
+        XCTAssertEqual(process.terminationStatus, 0, logged())
+        XCTAssertTrue(logged().contains("stopping (signal 15) before listening: nothing was served"), logged())
+        for suffix in ["-wal", "-shm"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: database + suffix), "\(suffix) left: \(logged())")
+        }
     }
 
     /// try6a F16: SIGHUP (a closed terminal) killed the server at once (exit 129) and 90 answered
@@ -128,6 +149,28 @@ final class TerminationSignalTests: XCTestCase {
         XCTAssertEqual(stopped.reason, .exit)
         XCTAssertEqual(stopped.status, 0)
         XCTAssertEqual(try Self.journaledURLs(database).filter { $0.hasPrefix("/u/") }.count, 3)
+    }
+
+    /// Runs `catbird` with `arguments` in `directory`, its stderr written to a file there, and
+    /// waits (30 s at most) until the log contains `line`; asserts it did.
+    /// - Returns: the process, and what it has logged so far each time it is called.
+    private static func launch(
+        _ arguments: [String], in directory: URL, until line: String, file: StaticString = #filePath, lineNumber: UInt = #line
+    ) throws -> (Process, () -> String) {
+        let stderr = directory.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+        let process = Process()
+        process.executableURL = try BuiltProducts.executable(named: "catbird")
+        process.arguments = arguments
+        process.environment = LaunchedServer.childEnvironment([:])
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let logged = { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !logged().contains(line), process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+        XCTAssertTrue(logged().contains(line), logged(), file: file, line: lineNumber)
+        return (process, logged)
     }
 
     private static func directory() throws -> URL {
