@@ -69,7 +69,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
                 + "would be kept (put the file back, or restart the server to start a new one)"
         }
         // DatabaseFileLock.truncated()'s: the message says what the file is and what it had (tester21b-F13).
-        if extendedCode == SQLITE_CORRUPT | (100 << 8) {
+        if extendedCode == DatabaseFileLock.truncatedCode {
             return "the database file was truncated under the running server: \(message); the file is corrupt from then on "
                 + "and nothing written now would be kept (stop the server, which then keeps its -wal beside the file, "
                 + "and restore a copy of the file)"
