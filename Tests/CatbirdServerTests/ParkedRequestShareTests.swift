@@ -38,6 +38,47 @@ final class ParkedRequestShareTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester22b-F2, scaled down to 64 slots): eight tenants each at
+    /// their share (8 requests to a default-tenant mock with a day's `delay`) parked in every
+    /// slot, none refused, and `GET /catbird/api/health` and another tenant's mock timed out.
+    /// Now all tenants together park at most 56 (the slots less 1/8): the rest get a 429 that
+    /// says so, and health and another tenant answer at once.
+    func testEightTenantsAtTheirShareLeaveHealthAndOtherTenantsIn() throws {
+        let server = try server()
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, url: "/slowd", body: "late", delay: 86_400)
+        try E2E.addMock(control, tenant: "B", url: "/hit", body: "ok")
+
+        var parked: [RawHTTPClient] = []
+        for tenant in 1...8 {
+            for _ in 0..<Self.share {
+                let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+                try client.send("GET", "/slowd", headers: [("X-Catbird-Parallel-Id", "p\(tenant)")])
+                parked.append(client)
+            }
+        }
+        usleep(1_500_000)  // the refused ones idle for a second: closed for room when a client needs one
+
+        let began = ContinuousClock.now
+        let health = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 200, health.text)
+        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request("GET", "/hit", headers: [("X-Catbird-Parallel-Id", "B")])
+        XCTAssertEqual(other.text, "ok")
+        XCTAssertLessThan(ContinuousClock.now - began, .seconds(5), "health and the other tenant answer promptly")
+
+        let total = Self.connectionLimit - Self.connectionLimit / 8
+        let fresh = try server.client()
+        XCTAssertEqual(try parkedRequests(fresh, reaching: Double(total)), Double(total))
+        let next = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request(
+            "GET", "/slowd", headers: [("X-Catbird-Parallel-Id", "p9")])
+        XCTAssertEqual(next.status, 429, next.text)
+        XCTAssertTrue(
+            (next.object["reason"] as? String)?.contains(
+                "the server already has \(total) requests parked, all tenants together") == true, next.text)
+        withExtendedLifetime(parked) {}
+    }
+
     /// Regression (tester finding T19A-F2, scaled down): tenant `hog` sends `GET /slow`, a mock
     /// with a day's `delay`, on 72 connections, more than the server's 64 slots. Before, every
     /// slot was parked for the delay and `GET /catbird/api/health` and another tenant's mock

@@ -33,6 +33,12 @@ final class ParkedRequests: Sendable {
     let connectionLimit: Int
     /// The most requests one tenant may have parked at once.
     let limit: Int
+    /// The most requests all tenants together may have parked at once: the connection limit
+    /// less 1/``slotShare`` of it (at least ``limit``), so that eight or more tenants at their
+    /// share still leave slots for the health check and requests answered at once (tester
+    /// finding tester22b-F2: nine tenant ids at their share of 1/8 each took every slot, and the
+    /// health check and every other tenant timed out).
+    let totalLimit: Int
     /// Requests refused for their tenant's bound since the start (`catbird_parked_refused_total`).
     let refused = Atomic<Int>(0)
     private let state = Mutex(State())
@@ -42,6 +48,8 @@ final class ParkedRequests: Sendable {
     private struct State {
         var nextNumber: UInt64 = 0
         var byTenant: [TenantID: [UInt64: WeakPlace]] = [:]
+        /// Places held, all tenants together.
+        var held = 0
     }
 
     private struct WeakPlace {
@@ -52,17 +60,26 @@ final class ParkedRequests: Sendable {
     init(connectionLimit: Int) {
         self.connectionLimit = connectionLimit
         limit = max(connectionLimit / Self.slotShare, Self.minimumPerTenant)
+        totalLimit = max(connectionLimit - connectionLimit / Self.slotShare, limit)
     }
 
-    /// A place for one of `tenant`'s parked requests, or nil when it already has ``limit``
-    /// (counted after letting go of those whose client left); a refusal is counted in ``refused``.
+    /// A place for one of `tenant`'s parked requests, or nil when it already has ``limit``, or
+    /// all tenants together have ``totalLimit`` (counted after letting go of those whose client
+    /// left: the tenant's, and at the total every tenant's); a refusal is counted in ``refused``.
     func admit(_ tenant: TenantID) -> Place? {
         if let place = take(tenant) { return place }
         sweep(tenant)
         if let place = take(tenant) { return place }
+        if isAtTotal {
+            for other in state.withLock({ Array($0.byTenant.keys) }) where other != tenant { sweep(other) }
+            if let place = take(tenant) { return place }
+        }
         refused.add(1, ordering: .relaxed)
         return nil
     }
+
+    /// Whether all tenants together hold ``totalLimit`` places.
+    private var isAtTotal: Bool { state.withLock { $0.held >= totalLimit } }
 
     /// ``admit(_:)``, throwing the tenant's 429 when its places are taken.
     func admitting(_ tenant: TenantID) throws(APIError) -> Place {
@@ -70,9 +87,14 @@ final class ParkedRequests: Sendable {
         return place
     }
 
-    /// The 429 for a request of `tenant` past its places (``APIError/parkedRequestsBusy(_:limit:connectionLimit:)``).
+    /// The 429 for a request of `tenant` refused a place: its own places taken
+    /// (``APIError/parkedRequestsBusy(_:limit:connectionLimit:)``), else all tenants' together
+    /// (``APIError/allParkedRequestsBusy(limit:connectionLimit:)``).
     func refusal(_ tenant: TenantID) -> APIError {
-        .parkedRequestsBusy(tenant, limit: limit, connectionLimit: connectionLimit)
+        let ownHeld = state.withLock { $0.byTenant[tenant]?.count ?? 0 }
+        return ownHeld >= limit
+            ? .parkedRequestsBusy(tenant, limit: limit, connectionLimit: connectionLimit)
+            : .allParkedRequestsBusy(limit: totalLimit, connectionLimit: connectionLimit)
     }
 
     /// How many requests all tenants have parked, those whose client left not counted
@@ -86,7 +108,8 @@ final class ParkedRequests: Sendable {
     private func take(_ tenant: TenantID) -> Place? {
         state.withLock { state in
             let held = state.byTenant[tenant]?.count ?? 0
-            guard held < limit else { return nil }
+            guard held < limit, state.held < totalLimit else { return nil }
+            state.held += 1
             state.nextNumber += 1
             let place = Place(owner: self, tenant: tenant, number: state.nextNumber)
             state.byTenant[tenant, default: [:]][state.nextNumber] = WeakPlace(place: place)
@@ -103,8 +126,9 @@ final class ParkedRequests: Sendable {
 
     fileprivate func giveBack(_ number: UInt64, of tenant: TenantID) {
         state.withLock { state in
-            guard state.byTenant[tenant]?.removeValue(forKey: number) != nil, state.byTenant[tenant]?.isEmpty == true else { return }
-            state.byTenant[tenant] = nil
+            guard state.byTenant[tenant]?.removeValue(forKey: number) != nil else { return }
+            state.held -= 1
+            if state.byTenant[tenant]?.isEmpty == true { state.byTenant[tenant] = nil }
         }
     }
 
@@ -177,6 +201,17 @@ extension ParkedRequests {
 extension APIError {
     /// 429: `tenant` already has `limit` requests parked, its share of the server's
     /// `connectionLimit` connection slots (``ParkedRequests``).
+    /// 429 for a parked request refused because all tenants' parked requests hold `limit` of the
+    /// server's `connectionLimit` slots (``ParkedRequests/totalLimit``).
+    static func allParkedRequestsBusy(limit: Int, connectionLimit: Int) -> APIError {
+        APIError(
+            status: 429,
+            reason: "the server already has \(limit) requests parked, all tenants together (mock delays, journal long polls with "
+                + "wait=, requests/wait calls, forwarded requests): at most \(limit) of its \(connectionLimit) connection slots, so "
+                + "that the health check and requests answered at once always get in (docs/tenancy.md#fair-shares); retry when "
+                + "one has answered")
+    }
+
     static func parkedRequestsBusy(_ tenant: TenantID, limit: Int, connectionLimit: Int) -> APIError {
         let who = tenant.isDefault ? "the default tenant (no \(TenantID.headerName))" : "tenant \(JSONText.shortString(tenant.rawValue))"
         return APIError(
