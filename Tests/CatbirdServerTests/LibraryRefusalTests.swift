@@ -66,6 +66,21 @@ final class LibraryRefusalTests: ServerTestCase {
         XCTAssertFalse(problem.contains("malformed"), problem)
     }
 
+    /// Regression (tester finding tester22b-F5, its bytes): a chunk size too large for 64 bits
+    /// (`FFFFFFFFFFFFFFFFFFFF`, valid hex) gets libmicrohttpd's 413 page, and was journaled as
+    /// "a chunk size that is not hex". Now the problem names the size.
+    func testAChunkSizePast64BitsIsNamedAsSuch() throws {
+        let answer = try E2E.exchange(
+            server, "POST /p HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: O\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "FFFFFFFFFFFFFFFFFFFF\r\nabc\r\n0\r\n\r\n")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 413 "), String(answer.prefix(200)))
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "O", once: 1).first)
+        XCTAssertEqual(Self.status(entry), 413)
+        let problem = entry["problem"] as? String ?? ""
+        XCTAssertTrue(problem.contains("a chunk size of the chunked body was too large a number (past 64 bits)"), problem)
+        XCTAssertFalse(problem.contains("not hex"), problem)
+    }
+
     /// A head past the connection memory: libmicrohttpd's 431, journaled.
     func testHeadPastTheConnectionMemoryIsJournaled() throws {
         let answer = try E2E.exchange(server, "GET /huge HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n")

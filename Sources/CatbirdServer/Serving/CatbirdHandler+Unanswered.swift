@@ -118,9 +118,13 @@ extension CatbirdHandler {
             if headerSectionRead {
                 // libmicrohttpd answers 431 after the head only for a chunked body's trailer
                 // section that does not fit the connection memory (tester finding try10b F7).
-                what = status == 431
-                    ? "the chunked body's trailer section (the fields after its last chunk) did not fit the connection memory"
-                    : "the body was malformed (a chunk size that is not hex, a chunk without its CRLF)"
+                // 413 after the head: a chunk size too large for 64 bits (tester finding tester22b-F5:
+                // `FFFFFFFFFFFFFFFFFFFF` was journaled as "not hex").
+                what = switch status {
+                case 431: "the chunked body's trailer section (the fields after its last chunk) did not fit the connection memory"
+                case 413: "a chunk size of the chunked body was too large a number (past 64 bits)"
+                default: "the body was malformed (a chunk size that is not hex, a chunk without its CRLF)"
+                }
             } else {
                 what = switch status {
                 case 413: "the Content-Length was too large a number"
