@@ -28,10 +28,11 @@ extension CatbirdHandler {
     /// parallel id being unknown), the body bytes that had arrived, the status libmicrohttpd
     /// sent (its headers and HTML body are not recorded) or 499/408 when nothing was sent, the
     /// 408 Catbird wrote itself for a slow head or a stalled body as it went out (its status,
-    /// header fields and body: ``CatbirdHTTP/HTTPRequestEnding/written``), and `problem` saying which. Control requests are not journaled; a stopping server journals
-    /// nothing more (its own 503s are logged and counted).
+    /// header fields and body: ``CatbirdHTTP/HTTPRequestEnding/written``), and `problem` saying which. Control requests are not journaled.
+    /// A request still arriving when the server stops is journaled too, before the journal's
+    /// last round (tester finding tester22b-F6: an upload cut by a restart left no trace); a
+    /// stopping server's own 503s are logged and counted, not journaled.
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {
-        guard ending != .serverStopped else { return }
         let (status, problem) = Self.statusAndProblem(ending, headerSectionRead: !request.method.isEmpty)
         // A refusal is worth a warning; a client hanging up or going quiet is ordinary (info).
         let refused = switch ending {
@@ -40,8 +41,8 @@ extension CatbirdHandler {
         }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
         case .timedOut, .headTimedOut, .bodyStalled, .bodyClosedForRoom: .timedOut
-        case .clientLeft, .serverStopped: .clientLeft
-        case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer: nil
+        case .clientLeft: .clientLeft
+        case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer, .serverStopped: nil
         }
         // A stopping server's own 503 is logged and counted like every answer, not journaled.
         let journaled = if case .refusedWhileStopping = ending { false } else { true }
@@ -149,8 +150,10 @@ extension CatbirdHandler {
                 MockServing.clientTimedOutStatus,
                 "the request body received no byte for \(HTTPRequestEnding.roomQuietLimit.components.seconds) s "
                     + "(closed to make room: every connection slot was taken): " + closing(written))
-        case .clientLeft, .serverStopped:
+        case .clientLeft:
             return (MockServing.clientLeftStatus, "the client closed the connection before the request was complete; nothing was sent")
+        case .serverStopped:
+            return (503, "the server stopped before the request was complete; nothing was sent")
         case let .refusedWhileStopping(status):
             return (status, "the server is stopping (not journaled)")
         case let .noRoomToAnswer(room):
