@@ -26,6 +26,23 @@ final class ParkedRequestShareTests: XCTestCase {
         return value
     }
 
+    /// Asserts that the health check and `tenant`'s `GET target` (answered `ok`) both answer
+    /// within 5 s, after the parked requests' refused connections idled for a second (closed
+    /// for room when a client needs one).
+    private func assertHealthAndTenantGetIn(
+        _ server: TestServer, tenant: String, target: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        usleep(1_500_000)
+        let began = ContinuousClock.now
+        let health = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 200, health.text, file: file, line: line)
+        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request(
+            "GET", target, headers: [("X-Catbird-Parallel-Id", tenant)])
+        XCTAssertEqual(other.status, 200, other.text, file: file, line: line)
+        XCTAssertEqual(other.text, "ok", file: file, line: line)
+        XCTAssertLessThan(ContinuousClock.now - began, .seconds(5), "health and the other tenant answer promptly", file: file, line: line)
+    }
+
     private func assertShareRefusal(_ answer: RawResponse, tenant: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(answer.status, 429, answer.text, file: file, line: line)
         XCTAssertEqual(answer.object["error"] as? Bool, true, answer.text, file: file, line: line)
@@ -58,14 +75,7 @@ final class ParkedRequestShareTests: XCTestCase {
                 parked.append(client)
             }
         }
-        usleep(1_500_000)  // the refused ones idle for a second: closed for room when a client needs one
-
-        let began = ContinuousClock.now
-        let health = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request("GET", "/catbird/api/health")
-        XCTAssertEqual(health.status, 200, health.text)
-        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request("GET", "/hit", headers: [("X-Catbird-Parallel-Id", "B")])
-        XCTAssertEqual(other.text, "ok")
-        XCTAssertLessThan(ContinuousClock.now - began, .seconds(5), "health and the other tenant answer promptly")
+        try assertHealthAndTenantGetIn(server, tenant: "B", target: "/hit")
 
         let total = Self.connectionLimit - Self.connectionLimit / 8
         let fresh = try server.client()
@@ -98,16 +108,7 @@ final class ParkedRequestShareTests: XCTestCase {
             try hog.send("GET", "/slow", headers: [("X-Catbird-Parallel-Id", "hog")])
             hogs.append(hog)
         }
-        usleep(1_500_000)  // the refused ones idle for a second: closed for room when a client needs one
-
-        let began = ContinuousClock.now
-        let health = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request("GET", "/catbird/api/health")
-        XCTAssertEqual(health.status, 200, health.text)
-        let victim = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request(
-            "GET", "/x", headers: [("X-Catbird-Parallel-Id", "victim")])
-        XCTAssertEqual(victim.status, 200, victim.text)
-        XCTAssertEqual(victim.text, "ok")
-        XCTAssertLessThan(ContinuousClock.now - began, .seconds(5), "health and the other tenant answer promptly")
+        try assertHealthAndTenantGetIn(server, tenant: "victim", target: "/x")
 
         let next = try RawHTTPClient(port: server.port, timeoutSeconds: 8).request(
             "GET", "/slow", headers: [("X-Catbird-Parallel-Id", "hog")])
