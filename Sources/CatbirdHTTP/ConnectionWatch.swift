@@ -223,7 +223,8 @@ final class ConnectionWatch: Sendable {
     static let minimumIdleAge: Duration = .seconds(1)
 
     /// Closes up to `count` of the connections idle longest (``Connection/idleAge(at:)``, at
-    /// least ``minimumIdleAge``), longest first; when there are not that many, then the
+    /// least ``minimumIdleAge``), longest first, but none with bytes waiting unread
+    /// (``hasBytesWaiting(_:)``: a request not read yet); when there are not that many, then the
     /// connections whose body has received nothing for longest (at least ``minimumIdleAge``,
     /// as the ticks saw), which get the ``stalledBodyAnswer`` (tester finding try10b F5:
     /// 19,990 connections each holding an unfinished 1,000-byte body, a byte now and then,
@@ -246,6 +247,11 @@ final class ConnectionWatch: Sendable {
             }
             var closed = 0
             for candidate in idle.sorted(by: { $0.age > $1.age }) where closed < count {
+                // Bytes waiting unread: a request its worker has not got to yet (busy sending
+                // others' answers), not an idle client (tester finding tester22b-F8: at the
+                // limit, 622 complete requests were closed unanswered, journaled as their
+                // client's hang-up). One peek per connection about to be closed.
+                if Self.hasBytesWaiting(candidate.connection.socket) { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) { closed += 1 }
             }
             closedIdle.add(closed, ordering: .relaxed)
@@ -261,6 +267,12 @@ final class ConnectionWatch: Sendable {
             closedSlow.add(cut, ordering: .relaxed)
             return closed + cut
         }
+    }
+
+    /// Whether `socket` has received bytes not yet read (a peek, which takes none of them).
+    static func hasBytesWaiting(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
     /// One look at every record: notes phase changes, times out slow heads, trickled request

@@ -2,6 +2,9 @@
 import CatbirdTestSupport
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// try8b F12 (first repro): ~19,950 idle connections from one client (the open-file limit was
 /// 20,000) held every slot; every tenant's requests and the health check timed out. Now the
@@ -100,5 +103,36 @@ final class IdleConnectionRoomTests: XCTestCase {
             let answer = String(decoding: upload.readUntilQuiet(firstByteWithin: 50, quietAfter: 50), as: UTF8.self)
             XCTAssertEqual(answer, "", "no 408 for an upload still sending")
         }
+    }
+}
+
+/// The watch's choice of connections to close for room (``ConnectionWatch/makeRoom(_:)``), on
+/// socket pairs standing in for client connections.
+final class MakeRoomChoiceTests: XCTestCase {
+    /// Regression (tester finding tester22b-F8): at the connection limit, 622 (then 1,215)
+    /// connections that had sent a whole `GET /big` in one write were closed within
+    /// milliseconds, unanswered, and journaled as their client's hang-up: accepted over a
+    /// second before, their requests still unread by their busy workers, they counted as idle
+    /// since their accept. Here two connections open for over a second, one with a request
+    /// waiting unread: only the other is closed for room.
+    func testAConnectionWithARequestWaitingIsNotClosedForRoom() throws {
+        let watch = ConnectionWatch(
+            headTimeout: nil, slowHeadAnswer: HTTPResponse(status: 408), stalledBodyAnswer: HTTPResponse(status: 408))
+        var waiting: [Int32] = [0, 0]
+        var quiet: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &waiting), 0)
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &quiet), 0)
+        defer { for socket in waiting + quiet { close(socket) } }
+        let records = [watch.opened(socket: waiting[0]), watch.opened(socket: quiet[0])]
+        defer { for record in records { watch.closed(record) } }
+        let request = Array("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        XCTAssertEqual(send(waiting[1], request, request.count, 0), request.count)
+        Thread.sleep(forTimeInterval: 1.2)  // both idle since their opening for over ConnectionWatch.minimumIdleAge
+
+        XCTAssertEqual(watch.makeRoom(2), 1, "only the connection with nothing waiting is closed")
+        var byte: UInt8 = 0
+        XCTAssertEqual(recv(quiet[1], &byte, 1, Int32(MSG_DONTWAIT)), 0, "the quiet one was shut down (its peer reads the end)")
+        XCTAssertEqual(recv(waiting[1], &byte, 1, Int32(MSG_DONTWAIT)), -1, "the one with a request waiting is open")
+        XCTAssertTrue(ConnectionWatch.hasBytesWaiting(waiting[0]), "its request is still there to be read")
     }
 }
