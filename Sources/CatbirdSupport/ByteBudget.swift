@@ -30,6 +30,13 @@ public final class ByteBudget: Sendable {
         return false
     }
 
+    /// Takes `bytes`, however many, when nothing is taken now; else takes nothing and returns
+    /// false. For one holding larger than the whole budget (a control answer of a server whose
+    /// budget is small), which may then go while it holds the budget alone.
+    public func takeIfEmpty(_ bytes: Int) -> Bool {
+        used.compareExchange(expected: 0, desired: bytes, ordering: .relaxed).exchanged
+    }
+
     /// Whether `bytes` could be taken now leaving `reserve` (nothing is taken: a moment's
     /// answer, for refusing a declared body before reading it when it could not be held).
     public func hasRoom(for bytes: Int, leaving reserve: Int = 0) -> Bool {
@@ -103,6 +110,14 @@ extension ByteBudget {
         public func grow(toHold total: Int, largest: Int) -> Bool {
             guard let grown = budget.grow(bytes, toHold: total, largest: largest) else { return false }
             bytes = grown
+            return true
+        }
+
+        /// Takes `total` bytes when this holding and the whole budget hold none
+        /// (``ByteBudget/takeIfEmpty(_:)``); false, nothing taken, otherwise.
+        public func takeAlone(_ total: Int) -> Bool {
+            guard bytes == 0, budget.takeIfEmpty(total) else { return false }
+            bytes = total
             return true
         }
 

@@ -10,7 +10,8 @@ import CatbirdSupport
 /// apart, grew the server by 460 MB, and one shard could hold gigabytes). Answers of up to
 /// ``CatbirdHTTP/HTTPResponse/Body/copiedBytesLimit`` (64 KiB) are not counted: they are what
 /// connections hold anyway. A larger one takes its size from the budget, leaving the budget's
-/// reserve for small request bodies, and gives it back when sent or its connection closes.
+/// reserve for small request bodies, and gives it back when sent or its connection closes; one
+/// larger than the budget can give goes when nothing else holds any of it.
 enum ControlAnswerBytes {
     /// `response`, its body counted in `budget` when it is bytes in memory over 64 KiB; a 503
     /// (``APIError/answersOverBudget(bytes:limit:)``) in its place when the budget has no room.
@@ -19,7 +20,9 @@ enum ControlAnswerBytes {
               response.budgetShare == nil
         else { return response }
         let share = ByteBudget.Share(of: budget)
-        guard share.grow(toHold: bytes.count, largest: bytes.count) else {
+        // One answer larger than what the budget can give (a small --max-buffered-bodies) goes
+        // when it holds the budget alone: else it could never be answered.
+        guard share.grow(toHold: bytes.count, largest: bytes.count) || share.takeAlone(bytes.count) else {
             return APIError.answersOverBudget(bytes: bytes.count, limit: budget.limit).response
         }
         var counted = response
