@@ -88,4 +88,26 @@ final class SharedAnswerMemoryTests: XCTestCase {
             XCTAssertEqual(again?.status, 200, "answered again once the unread answers are gone: \(again?.text.prefix(300) ?? "")")
         }
     }
+
+    /// Regression (found by the suite: ForwardingStandInTests under a 131,072-byte budget): a
+    /// journal page of 155,969 bytes was refused with the budget's 503 however long the client
+    /// waited, though nothing else held any of the budget. An answer larger than what the budget
+    /// can give goes when it holds the budget alone.
+    func testAnAnswerLargerThanASmallBudgetGoesWhenItHoldsTheBudgetAlone() throws {
+        let server = try TestServer {
+            $0.maxBodySize = 131_072
+            $0.maxBufferedBodies = 131_072
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for index in 0..<3 {
+            let body = [UInt8](repeating: UInt8(ascii: "a") + UInt8(index), count: 60_000)
+            XCTAssertEqual(try client.request("POST", "/up/\(index)", body: body).status, 404)
+        }
+        let entries = try E2E.journal(client, tenant: nil, once: 3)
+        XCTAssertEqual(entries.count, 3)
+        let page = try client.request("GET", "/catbird/api/requests?limit=1000")
+        XCTAssertEqual(page.status, 200, page.text.prefix(300).description)
+        XCTAssertGreaterThan(page.body.count, 131_072, "a page larger than the whole budget")
+    }
 }
