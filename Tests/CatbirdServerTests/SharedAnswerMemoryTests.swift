@@ -50,11 +50,11 @@ final class SharedAnswerMemoryTests: XCTestCase {
     /// read (`SELECT hex(zeroblob(8000000))`, 16 MB each, SO_RCVBUF 4096) were held whole until
     /// the idle timeout, uncounted: 30 of them grew the server by 460 MB, and no request was
     /// ever refused. Now each is counted in `--max-buffered-bodies` until read: with 40 MB of
-    /// it, the answers that do not fit are refused with a 503 that says why (never before), and
+    /// it (16 MB here, answers of 3 MB), the answers that do not fit are refused with a 503 that says why (never before), and
     /// once the clients go the same query is answered again.
     func testControlAnswersNotReadAreCountedInTheBufferBudget() throws {
-        try LaunchedServer.withTemporaryDatabase(["--max-body-size", "1mb", "--max-buffered-bodies", "40mb"]) { server, client in
-            let query = #"{"sql":"SELECT hex(zeroblob(4000000)) AS x"}"#
+        try LaunchedServer.withTemporaryDatabase(["--max-body-size", "1mb", "--max-buffered-bodies", "16mb"]) { server, client in
+            let query = #"{"sql":"SELECT hex(zeroblob(1500000)) AS x"}"#  // 3 MB answers, 10 of them unread
             XCTAssertEqual(try client.json("POST", "/catbird/api/sql", query, headers: E2E.tenantHeader("R")).status, 200)
             var nonReading: [RawHTTPClient] = []
             for index in 0..<10 {  // a tenant each: one tenant runs one query at a time
@@ -66,7 +66,7 @@ final class SharedAnswerMemoryTests: XCTestCase {
             }
             // Once the unread answers fill the budget, the next query's answer is refused.
             var refused: RawResponse?
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(60)
             while refused == nil, ContinuousClock.now < deadline {
                 let answer = try client.json("POST", "/catbird/api/sql", query, headers: E2E.tenantHeader("R"))
                 // Other 503s and 429s come first on a slow build: the queries queue for the 3 SQL connections.
