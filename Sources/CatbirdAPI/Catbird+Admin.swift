@@ -22,7 +22,7 @@ extension Catbird {
     /// whatever ``parallelId`` is (a shard would see only its own row), and with
     /// ``adminToken`` when the server has one (else 401).
     ///
-    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, ``CatbirdError`` for an
     ///   unreadable answer. A server with an admin token answers a caller without it with the
     ///   default tenant's row alone and `"admin": false`; that answer is thrown as a
     ///   ``CatbirdError`` with status 401, not returned as the whole list (tester finding
@@ -44,7 +44,7 @@ extension Catbird {
     /// Every tenant on the server; see the synchronous form.
     ///
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
-    ///   `DecodingError` for an unreadable answer.
+    ///   ``CatbirdError`` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
     public func tenants() async throws -> [Tenant] {

@@ -21,7 +21,7 @@ extension Catbird {
     /// ```
     ///
     /// - Throws: ``CatbirdError`` (400 for an invalid pattern), `URLError` on a transport
-    ///   failure, `DecodingError` for an unreadable answer.
+    ///   failure, ``CatbirdError`` for an unreadable answer.
     ///
     /// When the journal kept only part of some matching requests' bodies, so the body pattern
     /// could not see all of it, the message says so (the count's `warnings`); when the count is

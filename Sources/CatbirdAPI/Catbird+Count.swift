@@ -8,7 +8,7 @@ extension Catbird {
     /// - Parameter pattern: method, URL and header patterns to match.
     /// - Returns: the number of matching requests.
     /// - Throws: ``CatbirdError`` (400 for an invalid regular expression, or one too slow to
-    ///   evaluate within 2 seconds), `URLError` on a transport failure, `DecodingError` for an
+    ///   evaluate within 2 seconds), `URLError` on a transport failure, ``CatbirdError`` for an
     ///   unreadable answer.
     @_disfavoredOverload
     public func count(matching pattern: RequestPattern) throws -> Int {
@@ -31,7 +31,7 @@ extension Catbird {
     /// - Parameter pattern: method, URL and header patterns to match.
     /// - Returns: the number of matching requests.
     /// - Throws: ``CatbirdError`` (400 for an invalid or too slow regular expression),
-    ///   `URLError` on a transport failure or cancellation, `DecodingError` for an unreadable answer.
+    ///   `URLError` on a transport failure or cancellation, ``CatbirdError`` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
     public func count(matching pattern: RequestPattern) async throws -> Int {

@@ -18,7 +18,7 @@ extension Catbird {
     /// - Returns: the page (at most 4 MiB of JSON: it may stop before `limit` with
     ///   ``CatbirdRequestPage/sizeLimited``); read on while ``CatbirdRequestPage/hasMore``.
     /// - Throws: ``CatbirdError`` (400 for an invalid pattern or bound, or a pattern too slow
-    ///   to match within 2 seconds), `URLError` on a transport failure, `DecodingError` for an
+    ///   to match within 2 seconds), `URLError` on a transport failure, ``CatbirdError`` for an
     ///   unreadable answer.
     @_disfavoredOverload
     public func find(

@@ -17,7 +17,7 @@ extension Catbird {
     ///   - answeredBy: only requests answered this way.
     /// - Returns: the page.
     /// - Throws: ``CatbirdError`` (400 for a limit outside 1–1000), `URLError` on a transport
-    ///   failure, `DecodingError` for an unreadable answer.
+    ///   failure, ``CatbirdError`` for an unreadable answer.
     @_disfavoredOverload
     public func requests(
         since: Int64? = nil, limit: Int? = nil, method: RequestPattern.HTTPMethod? = nil, url: String? = nil, status: Int? = nil,
@@ -31,7 +31,7 @@ extension Catbird {
     ///
     /// - Returns: the page.
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
-    ///   `DecodingError` for an unreadable answer.
+    ///   ``CatbirdError`` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
     public func requests(
@@ -50,7 +50,7 @@ extension Catbird {
     ///   - status: only requests answered with this status.
     ///   - answeredBy: only requests answered this way.
     /// - Returns: the entries.
-    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, ``CatbirdError`` for an
     ///   unreadable answer.
     @_disfavoredOverload
     public func allRequests(
@@ -67,7 +67,7 @@ extension Catbird {
     ///
     /// - Returns: the entries.
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
-    ///   `DecodingError` for an unreadable answer.
+    ///   ``CatbirdError`` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
     public func allRequests(
@@ -85,7 +85,7 @@ extension Catbird {
     ///
     /// - Returns: how many entries were deleted.
     /// - Throws: ``CatbirdError`` (401 for the default tenant's journal on a server with an
-    ///   admin token, without it), `URLError` on a transport failure, `DecodingError` for an
+    ///   admin token, without it), `URLError` on a transport failure, ``CatbirdError`` for an
     ///   unreadable answer.
     @discardableResult
     @_disfavoredOverload
@@ -97,7 +97,7 @@ extension Catbird {
     ///
     /// - Returns: how many entries were deleted.
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
-    ///   `DecodingError` for an unreadable answer.
+    ///   ``CatbirdError`` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @discardableResult
     @_disfavoredOverload

@@ -6,7 +6,7 @@ extension Catbird {
     /// tenant's mocks, which also answer a shard's requests, are not included for a shard.
     ///
     /// - Returns: the mocks, first match first.
-    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, `DecodingError` for an
+    /// - Throws: ``CatbirdError``, `URLError` on a transport failure, ``CatbirdError`` for an
     ///   unreadable answer.
     @_disfavoredOverload
     public func mocks() throws -> [CatbirdMock] {
@@ -17,7 +17,7 @@ extension Catbird {
     ///
     /// - Returns: the mocks, first match first.
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure or cancellation,
-    ///   `DecodingError` for an unreadable answer.
+    ///   ``CatbirdError`` for an unreadable answer.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
     public func mocks() async throws -> [CatbirdMock] {

@@ -21,7 +21,7 @@ extension Catbird {
     /// - Throws: ``CatbirdError`` with status 400 when the statement is invalid, writes, reads
     ///   another tenant's tables, or exceeds the server's limits (2 seconds, 16 MiB);
     ///   `EncodingError` for a non-finite `.real` parameter; `URLError` on a transport failure;
-    ///   `DecodingError` for an unreadable answer.
+    ///   ``CatbirdError`` for an unreadable answer.
     @_disfavoredOverload
     public func sql(_ query: String, params: [CatbirdSQLValue] = [], maxRows: Int? = nil) throws -> CatbirdSQLResult {
         try perform(try APICall.sql(query, params: params, maxRows: maxRows))

@@ -12,7 +12,7 @@ extension Catbird {
     ///   ``CatbirdRequestPage/sizeLimited``); read on from its ``CatbirdRequestPage/nextSince``
     ///   while ``CatbirdRequestPage/hasMore``.
     /// - Throws: ``CatbirdError`` (400 for a limit outside 1–1000), `URLError` on a transport
-    ///   failure, `DecodingError` for an unreadable answer.
+    ///   failure, ``CatbirdError`` for an unreadable answer.
     @_disfavoredOverload
     public func unmatched(since: Int64? = nil, limit: Int? = nil) throws -> CatbirdRequestPage {
         try perform(APICall.unmatched(since: since, limit: limit, newestFirst: false))

@@ -18,8 +18,9 @@ extension Catbird {
     ///     pass the id of an entry already handled to wait for the next one).
     /// - Returns: the first matching journal entry after `since`.
     /// - Throws: ``CatbirdError`` 408 when none arrived in time, its `failureReason` listing what
-    ///   did arrive (up to 20 entries); 400 for an invalid pattern or timeout; `URLError` on a
-    ///   transport failure.
+    ///   did arrive (up to 20 entries); 400 for an invalid pattern or timeout (a timeout that is
+    ///   not finite, such as `.infinity` or `.nan`, is refused by the client, its reason naming
+    ///   it); `URLError` on a transport failure.
     @_disfavoredOverload
     public func waitForRequest(matching pattern: RequestPattern, timeout: TimeInterval = 5, since: Int64? = nil) throws -> CatbirdRequest {
         try perform(APICall.waitForRequest(pattern, timeout: timeout, since: since))
@@ -82,15 +83,27 @@ extension Catbird.TestTenant {
 }
 #endif
 
+/// The longest `waitForRequest` timeout the server accepts, in seconds (docs/protocol.md).
+private let maximumWaitTimeout = 300
+
 extension APICall where Output == CatbirdRequest {
     /// `POST /catbird/api/requests/wait` with `{"pattern": …, "timeout": seconds, "since": id}`,
     /// allowed 10 seconds more than `timeout` to answer.
-    static func waitForRequest(_ pattern: RequestPattern, timeout: TimeInterval, since: Int64?) -> APICall {
+    ///
+    /// - Throws: ``CatbirdError`` 400 naming `timeout` when it is not finite (`.infinity`,
+    ///   `.nan`), without sending anything: JSON has no such number (tester finding
+    ///   tester22a-F13: the server was sent -1 and named that instead).
+    static func waitForRequest(_ pattern: RequestPattern, timeout: TimeInterval, since: Int64?) throws -> APICall {
+        guard timeout.isFinite else {
+            throw CatbirdError(statusCode: 400, reason: """
+                'timeout' must be a number of seconds from 0 to \(maximumWaitTimeout), not \(timeout) \
+                (refused by the client, nothing sent; to wait longer, call waitForRequest again with `since`)
+                """)
+        }
         // A pattern holds only strings, and the numbers are finite, which JSONEncoder always encodes.
-        let body = CatbirdJSON.encodeKnownEncodable(
-            CatbirdWaitRequest(pattern: pattern, timeout: timeout.isFinite ? timeout : -1, since: since))
+        let body = CatbirdJSON.encodeKnownEncodable(CatbirdWaitRequest(pattern: pattern, timeout: timeout, since: since))
         var call = APICall.json("POST", ["catbird", "api", "requests", "wait"], body: body) { (entry: CatbirdRequest) in entry }
-        call.timeout = max(0, timeout.isFinite ? timeout : 0) + 10
+        call.timeout = max(0, timeout) + 10
         return call
     }
 }

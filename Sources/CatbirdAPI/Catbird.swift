@@ -42,7 +42,8 @@ import FoundationNetworking
 /// and demand `await`).
 ///
 /// Failures: `URLError` when the server cannot be reached or times out, ``CatbirdError`` when
-/// it answers with a non-2xx status, `DecodingError` when an answer is not the expected JSON.
+/// it answers with a non-2xx status, and with its 2xx status too when an answer is not
+/// Catbird's JSON (the reason names the URL and the answer's start).
 ///
 /// Thread safety: a `Catbird` may be shared between threads and tasks; ``parallelId`` is read
 /// once per call.
@@ -137,7 +138,9 @@ public final class Catbird: @unchecked Sendable {
     /// A client with the default session's behaviour (``Catbird/session``: 5-second request
     /// timeout; ``send(_:isolation:completion:)`` calls back on the main queue) that holds no
     /// session of its own: its calls run on one background session shared by every such client of the
-    /// process (at most 64 connections to one host at once), so a client costs no file
+    /// process (at most 64 connections to one host at once; `waitForRequest`'s long polls run on
+    /// a second shared session with a pool of its own, at most 256 connections to one host, so
+    /// parked waits never hold a connection another call needs), so a client costs no file
     /// descriptor and a test class may keep one per test method (XCTest makes every test-case
     /// instance before the first test runs).
     ///

@@ -5,12 +5,15 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The server answered a control or journal call with a non-2xx status.
+/// The server answered a control or journal call with a non-2xx status, or with a 2xx answer
+/// that is not Catbird's JSON (then ``statusCode`` is that 2xx status and ``reason`` names the
+/// URL, the status, the answer's start and the likely cause: the client is pointed at another
+/// HTTP server), or the client refused a call before sending it (400, such as a non-finite
+/// `waitForRequest` timeout).
 ///
 /// Catbird answers failures with `{"error": true, "reason": "…"}`; ``reason`` is that text
 /// (or the body's text when it is not such JSON, or nil for an empty body). Transport
-/// failures (server not running, timeout) are thrown as `URLError` instead, and an answer
-/// that cannot be read as the expected JSON as `DecodingError`.
+/// failures (server not running, timeout) are thrown as `URLError` instead.
 public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertible, Equatable, Sendable {
     /// The `NSError` domain: `com.redmadrobot.catbird.APIErrorDomain`, as in Catbird 0.11, and
     /// settable as there (a suite may rename it; every later bridging uses the new value).
@@ -50,6 +53,49 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
         let reason = (try? JSONDecoder().decode(CatbirdErrorBody.self, from: body))?.reason
             ?? String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.init(statusCode: statusCode, reason: reason?.isEmpty == false ? reason : nil)
+    }
+
+    /// The error for a 2xx answer to `request` that `error` says is not the expected JSON:
+    /// its reason names the URL, the status, the answer's Content-Type and first 200 bytes,
+    /// and the likely cause (tester finding tester22a-F17: a bare `DecodingError` named none).
+    init(unreadableAnswer body: Data, response: HTTPURLResponse, request: URLRequest, base: URL, error: DecodingError) {
+        let method = request.httpMethod ?? "GET"
+        let target = request.url?.absoluteString ?? base.absoluteString
+        let contentType = response.value(forHTTPHeaderField: "Content-Type").map { ", Content-Type \($0)" } ?? ""
+        let start = Self.quotedStart(of: body)
+        let detail: String
+        switch error {
+        case let .dataCorrupted(context): detail = context.debugDescription
+        case let .keyNotFound(key, _): detail = "no \"\(key.stringValue)\" field"
+        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            detail = path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default: detail = "\(error)"
+        }
+        self.init(statusCode: response.statusCode, reason: """
+            the answer to \(method) \(target) (status \(response.statusCode)\(contentType)) is not Catbird's JSON \
+            (\(detail)); it begins \(start). Is \(base.absoluteString) a Catbird server (its --port), \
+            and this client as new as the server?
+            """)
+    }
+
+    /// The first 200 bytes of `body` as quoted text (invalid UTF-8 replaced, line breaks and
+    /// control characters escaped), or `an empty body`.
+    private static func quotedStart(of body: Data) -> String {
+        guard !body.isEmpty else { return "with an empty body" }
+        let limit = 200
+        var text = ""
+        for scalar in String(decoding: body.prefix(limit), as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "\"": text += "\\\""
+            default:
+                text += scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }
+        }
+        return "\"\(text)\"" + (body.count > limit ? " (\(body.count) bytes in all)" : "")
     }
 
     /// The status's standard phrase, as in Catbird 0.11: `HTTPURLResponse`'s localized string

@@ -46,7 +46,7 @@ final class RequestBuildingTests: CatbirdTestCase {
         XCTAssertEqual(try canonicalJSON(try XCTUnwrap(requests.last).body), #"{"params":[],"sql":"SELECT 1"}"#, "maxRows left out")
     }
 
-    /// A non-JSON error body becomes the reason; an unreadable 2xx answer is a DecodingError.
+    /// A non-JSON error body becomes the reason; an unreadable 2xx answer is a CatbirdError naming the URL.
     func testErrorsFromOtherServers() throws {
         let failing = try CaptureServer(status: 502, body: "bad gateway\n")
         defer { failing.stop() }
@@ -60,8 +60,24 @@ final class RequestBuildingTests: CatbirdTestCase {
 
         let garbage = try CaptureServer(status: 200, body: "not json")
         defer { garbage.stop() }
-        XCTAssertThrowsError(try Catbird(url: garbage.url).mocks()) { XCTAssertTrue($0 is DecodingError, "\($0)") }
+        let unreadable = assertCatbirdError(200, try Catbird(url: garbage.url).mocks())
+        XCTAssertTrue(unreadable?.reason?.contains("\(garbage.url.absoluteString)/catbird/api/mocks") == true, "\(String(describing: unreadable))")
         XCTAssertNoThrow(try Catbird(url: garbage.url).send(.removeAll), "send ignores the answer's body")
+    }
+
+    /// Another HTTP server on the client's port answering 200 with HTML (a dev server's SPA
+    /// fallback) is a ``CatbirdError`` naming the URL, the status, the body's start and the
+    /// likely cause, not a bare `DecodingError` (tester finding tester22a-F17).
+    func testAnotherServerAnswering200HTMLIsNamedWithItsURLAndBody() throws {
+        let other = try CaptureServer(status: 200, body: "<html>hi</html>")
+        defer { other.stop() }
+        let catbird = Catbird(url: other.url, parallelId: "x")
+        let error = assertCatbirdError(200, try catbird.mocks())
+        let reason = error?.reason ?? ""
+        XCTAssertTrue(reason.contains("GET \(other.url.absoluteString)/catbird/api/mocks (status 200"), reason)
+        XCTAssertTrue(reason.contains(#"it begins "<html>hi</html>""#), reason)
+        XCTAssertTrue(reason.contains("Is \(other.url.absoluteString) a Catbird server"), reason)
+        XCTAssertTrue(error.map { "\($0)" }?.hasPrefix("Catbird answered 200 (") == true)
     }
 
     /// Cancelling the awaiting task cancels the request.

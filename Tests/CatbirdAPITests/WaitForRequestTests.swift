@@ -94,6 +94,73 @@ final class WaitForRequestTests: CatbirdTestCase {
         assertCatbirdError(400, try catbird.waitForRequest(matching: regexp, timeout: 1))
     }
 
+    /// A timeout that is not finite is refused by the client with a reason naming it, not sent
+    /// as -1 and refused by the server as "not -1" (tester finding tester22a-F13).
+    func testAnInfiniteOrNaNTimeoutIsRefusedNamingIt() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = Catbird(url: server.baseURL, parallelId: "edge")
+        let root = RequestPattern(method: .GET, url: "/")
+        let infinite = assertCatbirdError(400, try catbird.waitForRequest(matching: root, timeout: .infinity))
+        let reason = infinite?.failureReason ?? ""
+        XCTAssertTrue(reason.hasPrefix("'timeout' must be a number of seconds from 0 to 300, not inf "), reason)
+        XCTAssertFalse(reason.contains("-1"), reason)
+        let nan = assertCatbirdError(400, try catbird.waitForRequest(matching: root, timeout: .nan))
+        XCTAssertTrue(nan?.failureReason?.contains("not nan ") == true, "\(String(describing: nan))")
+        let minusInfinity = assertCatbirdError(400, try catbird.waitForRequest(matching: root, timeout: -.infinity))
+        XCTAssertTrue(minusInfinity?.failureReason?.contains("not -inf ") == true, "\(String(describing: minusInfinity))")
+        // Nothing was sent: the journal has no wait, and a finite timeout still works.
+        assertCatbirdError(408, try catbird.waitForRequest(matching: root, timeout: 0))
+    }
+
+    /// The async form refuses a NaN timeout the same way (tester22a-F13).
+    func testANaNTimeoutIsRefusedNamingItAsync() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = Catbird(url: server.baseURL, parallelId: "edge")
+        let nan = await assertCatbirdErrorAsync(400) {
+            try await catbird.waitForRequest(matching: RequestPattern(method: .GET, url: "/"), timeout: .nan)
+        }
+        XCTAssertTrue(nan?.failureReason?.contains("not nan ") == true, "\(String(describing: nan))")
+    }
+
+    /// 64 parked waits of default clients leave every other call of every default client
+    /// answering at once, not timing out after 5 seconds queued behind the waits' connections
+    /// (tester finding tester22a-F18: the waits filled the shared session's 64 connections).
+    func test64ParkedWaitsDoNotStarveOtherCalls() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let base = server.baseURL
+        let waits = (0..<64).map { index in
+            Task.detached {
+                try await Catbird(url: base, parallelId: "mw\(index)")
+                    .waitForRequest(matching: RequestPattern(method: .GET, url: "/never"), timeout: 20)
+            }
+        }
+        defer { waits.forEach { $0.cancel() } }
+        try await Task.sleep(for: .milliseconds(1500))
+
+        let other = Catbird(url: base, parallelId: "mw-other")
+        let clock = ContinuousClock()
+        let asyncTime = try await clock.measure { _ = try await other.mocks() }
+        XCTAssertLessThan(asyncTime, .seconds(2), "async mocks() with 64 parked waits")
+        let syncTime = try await Task.detached { try clock.measure { _ = try other.mocks() } }.value
+        XCTAssertLessThan(syncTime, .seconds(2), "synchronous mocks() with 64 parked waits")
+        let sendTime = try await Task.detached { try clock.measure { try other.send(.removeAll) } }.value
+        XCTAssertLessThan(sendTime, .seconds(2), "send(.removeAll) with 64 parked waits")
+
+        // The waits are still parked (none answered or failed meanwhile) and end when cancelled.
+        for wait in waits { wait.cancel() }
+        for wait in waits {
+            do {
+                _ = try await wait.value
+                XCTFail("nothing was sent to /never")
+            } catch let error as URLError {
+                XCTAssertEqual(error.code, .cancelled)
+            }
+        }
+    }
+
     func testWaitsHoldNoWorkerThread() async throws {
         // One worker thread: four parked waits must leave it free to serve mocks.
         let server = try TestServer { $0.threadCount = 1 }

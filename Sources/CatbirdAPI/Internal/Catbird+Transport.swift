@@ -65,8 +65,8 @@ extension Catbird {
 
     /// Starts `call` on `session` for the tenant `parallelId`; `completion` runs once, on the
     /// session's delegate queue, with the decoded answer, a ``CatbirdError`` for a non-2xx
-    /// status, the `URLError` of a transport failure, or the `DecodingError` of an unreadable
-    /// answer.
+    /// status or for a 2xx answer that is not Catbird's JSON (tester finding tester22a-F17: the
+    /// client pointed at another HTTP server), or the `URLError` of a transport failure.
     @discardableResult
     func start<Output>(
         _ call: APICall<Output>, parallelId: String?, on session: URLSession,
@@ -74,7 +74,9 @@ extension Catbird {
     ) -> URLSessionTask {
         let decode = call.decode
         let recover = call.recover
-        let task = session.dataTask(with: urlRequest(for: call, parallelId: parallelId)) { data, response, error in
+        let request = urlRequest(for: call, parallelId: parallelId)
+        let base = url
+        let task = session.dataTask(with: request) { data, response, error in
             completion(Result {
                 if let error { throw error }
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
@@ -83,7 +85,11 @@ extension Catbird {
                     if let recovered = recover?(failure) { return recovered }
                     throw failure
                 }
-                return try decode(data ?? Data())
+                do {
+                    return try decode(data ?? Data())
+                } catch let error as DecodingError {
+                    throw CatbirdError(unreadableAnswer: data ?? Data(), response: http, request: request, base: base, error: error)
+                }
             })
         }
         task.resume()
@@ -102,13 +108,13 @@ extension Catbird {
     /// the main queue unless a caller-supplied session with a delegate forces it) and blocks
     /// the calling thread until its answer arrives, or until ``syncDeadline`` passes.
     ///
-    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as
+    /// - Throws: ``CatbirdError`` or `URLError`, as
     ///   ``start(_:parallelId:on:completion:)``; `URLError(.timedOut)` when the deadline passes
     ///   (the request is then cancelled).
     func perform<Output>(_ call: APICall<Output>, parallelId: String?) throws -> Output {
         let outcome = Locked<Result<Output, any Error>?>(nil)
         let answered = DispatchSemaphore(value: 0)
-        let task = start(call, parallelId: parallelId, on: performSession) { result in
+        let task = start(call, parallelId: parallelId, on: sessions.performSession(longPoll: call.timeout != nil)) { result in
             outcome.withLock { $0 = result }
             answered.signal()
         }
@@ -136,14 +142,14 @@ extension Catbird {
     /// Runs `call` for the tenant `parallelId` on ``performSession``; cancelling the awaiting
     /// task cancels the request (it then throws `URLError(.cancelled)`).
     ///
-    /// - Throws: ``CatbirdError``, `URLError` or `DecodingError`, as
+    /// - Throws: ``CatbirdError`` or `URLError`, as
     ///   ``start(_:parallelId:on:completion:)``.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     func perform<Output>(_ call: APICall<Output>, parallelId: String?) async throws -> Output {
         let running = Locked<RunningTask>(RunningTask())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
-                let task = start(call, parallelId: parallelId, on: performSession) { continuation.resume(with: $0) }
+                let task = start(call, parallelId: parallelId, on: sessions.performSession(longPoll: call.timeout != nil)) { continuation.resume(with: $0) }
                 let cancelled = running.withLock { state in
                     state.task = task
                     return state.isCancelled

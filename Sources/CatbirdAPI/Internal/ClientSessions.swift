@@ -52,6 +52,22 @@ final class ClientSessions: @unchecked Sendable {
         return session
     }()
 
+    /// Most connections ``sharedWaits`` opens to one host at once: a long poll holds its
+    /// connection until the server answers, so the waits of a process get their own pool.
+    static let sharedWaitConnectionsPerHost = 256
+
+    /// The session of every long poll (`waitForRequest`) of a client made without a session:
+    /// as ``shared``, with a pool of its own, so that parked waits never hold the connections
+    /// every other call of the process needs (tester finding tester22a-F18: 64 parked waits
+    /// filled ``shared``'s 64 and every other call timed out after 5 seconds in its queue).
+    static let sharedWaits: URLSession = {
+        let configuration = Catbird.defaultConfiguration()
+        configuration.httpMaximumConnectionsPerHost = sharedWaitConnectionsPerHost
+        let session = URLSession(configuration: configuration, delegate: nil, delegateQueue: nil)
+        session.sessionDescription = Catbird.defaultSessionDescription + " (waits)"
+        return session
+    }()
+
     /// The sessions of a client; `session` nil for the default.
     init(given session: URLSession?) {
         given = session
@@ -93,8 +109,12 @@ final class ClientSessions: @unchecked Sendable {
     /// The session the `async` and synchronous forms run on: ``shared`` for the default client,
     /// the given session's background twin when it delivers on the main queue without a
     /// delegate, else the given session.
-    var performSession: URLSession {
-        guard let given else { return Self.shared }
+    var performSession: URLSession { performSession(longPoll: false) }
+
+    /// The session a call runs on in the `async` and synchronous forms: as ``performSession``,
+    /// except that a long poll of the default client runs on ``sharedWaits``.
+    func performSession(longPoll: Bool) -> URLSession {
+        guard let given else { return longPoll ? Self.sharedWaits : Self.shared }
         guard needsTwin else { return given }
         return twin.withLock { box in
             if let box { return box.session }
