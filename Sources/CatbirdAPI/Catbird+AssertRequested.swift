@@ -20,8 +20,9 @@ extension Catbird {
     ///     closest: mock 2 (POST equal "/api/users") of tenant "t": url differs (expected equal "/api/users", got "/api/usres")
     /// ```
     ///
-    /// - Throws: ``CatbirdError`` (400 for an invalid pattern), `URLError` on a transport
-    ///   failure, ``CatbirdError`` for an unreadable answer.
+    /// - Throws: ``CatbirdError`` (400 for an invalid pattern, or, from the client with nothing
+    ///   sent, for a negative `times`), `URLError` on a transport failure, ``CatbirdError`` for
+    ///   an unreadable answer.
     ///
     /// When the journal kept only part of some matching requests' bodies, so the body pattern
     /// could not see all of it, the message says so (the count's `warnings`); when the count is
@@ -32,6 +33,11 @@ extension Catbird {
     /// whatever answered them, up to ``listedEntries``, each with the method or `equal` URL that
     /// differs: the request a broader mock answered, sent with a query the pattern lacks, say.
     public func requestedMismatch(_ pattern: RequestPattern, times: Int) throws -> String? {
+        // No count is negative: refuse rather than report "expected -1 requests …, found 0"
+        // (tester finding tester22a-F13's nit).
+        guard times >= 0 else {
+            throw CatbirdError(statusCode: 400, reason: "'times' must be 0 or more, not \(times) (refused by the client, nothing sent)")
+        }
         let tenant = parallelId ?? ""
         let answer = try perform(APICall.countAnswer(pattern), parallelId: tenant)
         guard answer.count != times else { return nil }

@@ -80,6 +80,16 @@ final class AssertRequestedTests: CatbirdTestCase {
     /// `"verdict":"differs"` and whose reason began "body differs": the author was told the
     /// expression was wrong, though it was never finished. Now `skipped`, "not evaluated", and
     /// the client decodes it.
+    /// A negative `times` is refused by the client, naming it, not reported as "expected -1
+    /// requests …, found 0" (tester finding tester22a-F13's nit).
+    func testANegativeTimesIsRefusedNamingIt() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = Catbird(url: server.baseURL, parallelId: "edge")
+        let refused = assertCatbirdError(400, try catbird.requestedMismatch(RequestPattern(method: .GET, url: "/"), times: -1))
+        XCTAssertEqual(refused?.reason, "'times' must be 0 or more, not -1 (refused by the client, nothing sent)")
+    }
+
     func testABodyRegexpSkippedForTheBudgetIsShownAsNotEvaluated() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
