@@ -180,6 +180,18 @@ def wait_live(driver):
     wait(driver, lambda d: d.find_element(By.ID, "status").text == "live", message="page never went live")
 
 
+def set_hidden(driver, hidden):
+    """Makes the page in the current tab see itself hidden (or shown again), as a browser tab
+    behind another does: headless Chromium reports every tab `visible` (checked: a tab behind a
+    newer one, or behind another window, still reads `visible`), so `document.visibilityState`
+    and `document.hidden` are overridden in the page and a `visibilitychange` event is sent."""
+    driver.execute_script("""
+        const hidden = arguments[0];
+        Object.defineProperty(document, "visibilityState", { configurable: true, get: () => hidden ? "hidden" : "visible" });
+        Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+        document.dispatchEvent(new Event("visibilitychange"));""", hidden)
+
+
 def console_errors(driver):
     return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
@@ -408,6 +420,47 @@ def test_a_shards_request_answered_by_a_shared_fixture_shows_that_mock(server, d
     assert "no longer in the table" not in details, details
     assert "the default tenant's (a shared fixture)" in details, details
     assert "remaining limit 4" in details and "/def-x" in details, details
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
+def test_hidden_tabs_hold_no_long_poll_so_a_seventh_tab_loads_and_shows_details_at_once(server, driver):
+    # tester22a-F10: each open tab kept a 25 s long poll parked, so six tabs took the browser's 6
+    # connections to the origin and a 7th tab loaded after ~24 s (an 8th never). A hidden tab
+    # now drops its poll, and asks for what arrived meanwhile as soon as it is shown again.
+    for i in range(7):
+        server.request("GET", f"/tab/{i}", tenant=f"tab{i}")
+    handles = []
+    for i in range(6):
+        if i:
+            driver.switch_to.new_window("tab")
+        driver.get(server.url + f"/catbird?tenant=tab{i}")
+        wait_live(driver)
+        time.sleep(0.2)  # its long poll is parked at the server
+        set_hidden(driver, True)
+        handles.append(driver.current_window_handle)
+    driver.switch_to.new_window("tab")
+    driver.set_page_load_timeout(8)
+    started = time.monotonic()
+    driver.get(server.url + "/catbird?tenant=tab6")  # waited behind six parked polls before
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "live" and rows(d), timeout=5,
+         message="the 7th tab did not go live")
+    driver.find_element(By.CSS_SELECTOR, "#rows tr").click()
+    wait(driver, lambda d: "Response body" in d.find_element(By.ID, "details").text, timeout=5,
+         message="the 7th tab's details did not show")
+    print(f"    7th tab live with details after {time.monotonic() - started:.1f} s")
+    # What arrives while a tab is hidden is shown once it is shown again, without a reload.
+    server.request("GET", "/tab/0/while-hidden", tenant="tab0")
+    driver.switch_to.window(handles[0])
+    time.sleep(0.5)
+    assert [url for _, url in rows(driver)] == ["/tab/0"], rows(driver)  # no poll while hidden
+    set_hidden(driver, False)
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/tab/0/while-hidden", "/tab/0"], timeout=3,
+         message="what arrived while hidden was not shown")
+    wait_live(driver)
+    # Shown again, it follows live as before.
+    server.request("GET", "/tab/0/after", tenant="tab0")
+    wait(driver, lambda d: rows(d)[0][1] == "/tab/0/after", timeout=3, message="not live after being shown")
     errors = console_errors(driver)
     assert not errors, errors
 
@@ -890,6 +943,7 @@ def test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline(ser
 TESTS = [
     (test_page_loads_without_console_errors_and_journals_nothing, ()),
     (test_request_made_after_load_appears_within_two_seconds, ()),
+    (test_hidden_tabs_hold_no_long_poll_so_a_seventh_tab_loads_and_shows_details_at_once, ()),
     (test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable, ()),
     (test_many_tenants_can_be_filtered_in_the_picker, ()),
     (test_typing_in_the_tenant_filter_asks_the_server_nothing, ()),

@@ -404,22 +404,41 @@ function anotherJournal(page, since) {
 // thread for it); otherwise it asks again every SHORT_POLL_MS. After a failed poll the next one
 // does not wait, so a server that came back answers at once and the page sees at once whether
 // it is still the journal it followed; when it is not, the view is loaded afresh.
+//
+// A hidden tab (another tab in front, a minimised window) keeps no poll open: a parked long poll
+// holds one of the browser's 6 connections to the server's origin for up to 25 s, so 6 tabs of
+// the page took them all and a 7th tab, or a row's details in any tab, waited behind them
+// (tester finding tester22a-F10). When the tab is hidden its poll is aborted and the loop waits;
+// when shown again it asks at once for everything after `since`, so what arrived meanwhile is
+// shown (more than one poll carries loads the newest page, as for a burst).
 async function follow(generation, signal) {
   let failed = false;  // the last poll failed (offline, or the server failed)
   while (generation === state.generation) {
+    if (document.visibilityState === "hidden") {
+      await whenVisible(signal);
+      if (signal.aborted || generation !== state.generation) return;
+    }
     let page;
     const since = state.since;
+    const poll = new AbortController();  // aborted when the view changes or the tab is hidden
+    const stopPoll = () => { if (signal.aborted || document.visibilityState === "hidden") poll.abort(); };
+    signal.addEventListener("abort", stopPoll);
+    document.addEventListener("visibilitychange", stopPoll);
     try {
       const wait = state.longPoll && !failed ? LONG_POLL_SECONDS : undefined;
-      page = await api(journalPath({ since, limit: LIVE_BATCH, wait }), { signal });
+      page = await api(journalPath({ since, limit: LIVE_BATCH, wait }), { signal: poll.signal });
     } catch (error) {
       if (signal.aborted || generation !== state.generation) return;
+      if (poll.signal.aborted) continue;  // the tab was hidden: wait until it is shown
       if (error.status === 400 && state.longPoll) { state.longPoll = false; continue; }
       setStatus(failureStatus(error) + (isRefusal(error) ? "" : " (retrying)"), true);
       if (isRefusal(error)) return;  // asked again when the view changes
       failed = true;
       await sleep(1000, signal);
       continue;
+    } finally {
+      signal.removeEventListener("abort", stopPoll);
+      document.removeEventListener("visibilitychange", stopPoll);
     }
     if (generation !== state.generation) return;
     if (anotherJournal(page, since)) {
@@ -445,6 +464,21 @@ async function follow(generation, signal) {
     if (fresh.length > 0 && state.tab === "mocks") refreshMocks();
     if (!state.longPoll) await sleep(SHORT_POLL_MS, signal);
   }
+}
+
+// Resolves when the tab is shown (visibilitychange), or at once when `signal` is aborted.
+function whenVisible(signal) {
+  return new Promise((resolve) => {
+    const done = () => {
+      if (document.visibilityState === "hidden" && !signal.aborted) return;
+      document.removeEventListener("visibilitychange", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    document.addEventListener("visibilitychange", done);
+    signal.addEventListener("abort", done, { once: true });
+    done();
+  });
 }
 
 async function loadOlder() {
