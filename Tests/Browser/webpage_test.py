@@ -407,6 +407,69 @@ def test_details_show_headers_pretty_json_and_the_answering_mock(server, driver)
     assert not errors, errors
 
 
+def test_details_show_the_answering_mock_as_it_is_now_not_as_the_view_loaded(server, driver):
+    # tester22a-F5, the finding's input: mocks `/once` (limit 1) and `/twice` (limit 3) added, the
+    # page opened, then one request each. The details said "remaining limit 1, hits 0" for the
+    # used-up `/once` mock (gone from the table) and "remaining limit 3, hits 0" for `/twice`.
+    tenant = "m"
+    server.add_mock("/once", tenant=tenant, limit=1)
+    server.add_mock("/twice", tenant=tenant, limit=3)
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    server.request("GET", "/once", tenant=tenant)
+    server.request("GET", "/twice", tenant=tenant)
+    wait(driver, lambda d: len(rows(d)) == 2, message="rows")
+    shown = {}
+    for entry_id, url in rows(driver):
+        driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]').click()
+        wait(driver, lambda d: "Answered by mock" in d.find_element(By.ID, "details").text
+             and d.find_element(By.ID, "details-title").text == "GET " + url, message="details")
+        shown[url] = " ".join(driver.find_element(By.ID, "details").text.split())
+    assert "(no longer in the table)" in shown["/once"], shown["/once"]
+    assert "remaining limit 2 hits 1" in shown["/twice"], shown["/twice"]
+
+
+def test_an_entrys_problem_marks_its_row_and_is_said_in_its_details(server, driver):
+    # tester22a-F8, the finding's input: a client that gives up during a mock's 5 s delay (a red
+    # 499 with "Response body empty" and no reason) and a chunked body libmicrohttpd refuses with
+    # its own 400 page (shown as an empty 400). The journal's `problem` says why; the page now
+    # marks the row (the sentence on hover) and shows it in the details.
+    tenant = "odd"
+    status, _ = server.json("POST", "/catbird/api/mocks", {
+        "type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": "/slow"}, "headers": {}},
+        "response": {"status": 200, "delay": 5}}, tenant)
+    assert status == 201, status
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"GET /slow HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: odd\r\n\r\n")
+        time.sleep(0.5)  # gives up during the delay
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"POST /badchunk HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: odd\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n")
+        sock.shutdown(socket.SHUT_WR)
+        while sock.recv(65536):
+            pass
+    deadline = time.monotonic() + 10
+    while True:
+        _, page = server.json("GET", "/catbird/api/requests", tenant=tenant)
+        problems = {e["id"]: e for e in page["requests"] if e.get("problem")}
+        if len(problems) == 2 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert sorted(e["url"] for e in problems.values()) == ["/badchunk", "/slow"], page
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    for entry_id, entry in problems.items():
+        row = driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]')
+        assert "problem" in row.get_attribute("class").split(), row.get_attribute("class")
+        assert row.get_attribute("title") == entry["problem"], (row.get_attribute("title"), entry)
+        row.click()
+        wait(driver, lambda d: d.find_element(By.ID, "details-title").text == f"{entry['method']} {entry['url']}", message="details")
+        details = " ".join(driver.find_element(By.ID, "details").text.split())
+        assert "problem " + " ".join(entry["problem"].split()) in details, (entry["problem"], details)
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_a_shards_request_answered_by_a_shared_fixture_shows_that_mock(server, driver):
     # tester20b-F12: a default-tenant mock (a shared fixture) answered shard fbk's request, and
     # the details said "#1 (no longer in the table)": the page looked only in the shard's table.
@@ -954,6 +1017,8 @@ TESTS = [
     (test_past_two_hundred_tenants_the_picker_asks_for_a_page_and_the_filter_asks_by_prefix, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
+    (test_details_show_the_answering_mock_as_it_is_now_not_as_the_view_loaded, ()),
+    (test_an_entrys_problem_marks_its_row_and_is_said_in_its_details, ()),
     (test_a_shards_request_answered_by_a_shared_fixture_shows_that_mock, ()),
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),

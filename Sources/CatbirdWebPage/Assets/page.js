@@ -310,6 +310,9 @@ function rowFor(entry) {
   const tr = el("tr");
   tr.dataset.id = entry.id;
   if (entry.answeredBy === "none") tr.classList.add("unmatched");
+  // An entry with a `problem` (nothing sent, libmicrohttpd's own error page, an answer cut
+  // short…) is marked, its sentence on hover and in the details (tester finding tester22a-F8).
+  if (entry.problem) { tr.classList.add("problem"); tr.title = entry.problem; }
   if (entry.id === state.selected) tr.classList.add("selected");
   const time = el("td", formatTime(entry.time), "time");
   time.title = entry.time;
@@ -628,7 +631,9 @@ async function openDetails(id) {
     return;
   }
   if (state.selected !== id) return;
-  if (entry.mockId !== null && !state.mocks.has(entry.mockId)) await refreshMocks();
+  // The tenant's mocks read afresh: a copy from when the view loaded showed a used-up `limit`
+  // mock as alive, with its load-time remaining limit and hits (tester finding tester22a-F5).
+  if (entry.mockId !== null) await refreshMocks();
   const shared = entry.mockId !== null && !state.mocks.has(entry.mockId) ? await sharedMock(entry.mockId) : null;
   if (state.selected !== id) return;
   setText($("details-title"), `${entry.method} ${entry.url}`);
@@ -636,6 +641,7 @@ async function openDetails(id) {
   body.append(keyValues("Summary", [
     ["time", entry.time], ["tenant", tenantLabel(entry.tenant)], ["status", entry.response.status],
     ["answered by", entry.answeredBy], ["duration", entry.durationMs.toFixed(1) + " ms"],
+    ...(entry.problem ? [["problem", entry.problem]] : []),
   ]));
   if (entry.mockId !== null) body.append(mockSection(entry.mockId, shared));
   const request = el("section");
