@@ -599,6 +599,41 @@ def copied_curl(driver, entry_id):
     return driver.find_element(By.ID, "curl-text").get_attribute("value")
 
 
+def test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled(server, driver):
+    # tester22a-F1, the finding's bodies: the command box (a textarea, the only copy path over
+    # plain http://) turned every CRLF and lone CR into LF, so a multipart body was replayed 5 bytes
+    # short. F3: a raw U+202E in a header reordered the command shown. F14: `/frag#x?y=1` was sent
+    # as `/frag` (curl's fragment) and `/sp ace/x` not at all (curl exit 3). The box's text, run,
+    # journals the same target, header and body bytes again.
+    multipart = b'--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nhello\r\n--XyZ--\r\n'
+    server.request("POST", "/multipart", multipart, {"Content-Type": "multipart/form-data; boundary=XyZ"})
+    server.request("POST", "/crlf", b"line1\r\nline2\rline3\n", {"Content-Type": "text/plain"})
+    server.request("GET", "/bidi", headers={"X-Name": "José \u202e".encode()})
+    for target in (b"/frag#x?y=1", b"/sp ace/x"):
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            while sock.recv(65536):
+                pass
+    _, page = server.json("GET", "/catbird/api/requests")
+    sent = {entry["id"]: entry for entry in page["requests"]}
+    assert sorted(e["url"] for e in sent.values()) == ["/bidi", "/crlf", "/frag#x?y=1", "/multipart", "/sp ace/x"], sent
+    body = lambda entry_id: server.request("GET", f"/catbird/api/requests/{entry_id}/request/body")[2]
+    key = lambda e: (e["method"], e["url"], e["request"]["headers"].get("X-Name"), body(e["id"]) if e["request"]["bodySize"] else b"")
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    commands = {entry["url"]: copied_curl(driver, entry_id) for entry_id, entry in sent.items()}  # the box's values
+    for command in commands.values():
+        run = subprocess.run(["bash", "-c", command + " -s -o /dev/null -m 10"], capture_output=True)
+        assert run.returncode == 0, (command, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests")
+    replayed = [entry for entry in page["requests"] if entry["id"] not in sent]
+    assert sorted(map(key, replayed)) == sorted(map(key, sent.values())), (replayed, sent)
+    assert all("\u202e" not in command for command in commands.values()), commands
+    assert "$'X-Name: José \\xe2\\x80\\xae'" in commands["/bidi"], commands["/bidi"]
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both(server, driver):
     # T18A-F5, the finding's input: a mock matching `X-Token` equal `abc` (a header pattern matches
     # the first value) and a request with `X-Token: abc` and `X-Token: zzz`. The copied command
@@ -1023,6 +1058,7 @@ TESTS = [
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
     (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),
+    (test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled, ()),
     (test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both, ()),
     (test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte, ("--journal-body-limit", "1mb")),
     (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),

@@ -1003,7 +1003,26 @@ function repeatedName(object, lexeme) {
 
 // ---------------------------------------------------------------- copy as curl
 
-const shellQuote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
+// One shell word holding `text` exactly. Plain '…' where that reads as sent; ANSI-C $'…' when
+// `text` holds a CR or a bidirectional control: the command box is a textarea, whose value turns
+// CRLF and a lone CR into LF (a multipart body, CRLF by RFC 7578, was replayed altered from the
+// box, tester finding tester22a-F1), and a raw U+202E reorders the command on screen
+// (tester22a-F3). In $'…' a CR is `\r` and a control's UTF-8 bytes are `\xHH` (bash 3.2 and zsh
+// read both; bash 3.2 has no `\u`), so the box shows plain ASCII escapes and the shell sends the
+// bytes journaled.
+const SHELL_ESCAPED = /[\r\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+function shellQuote(text) {
+  text = String(text);
+  if (!SHELL_ESCAPED.test(text)) return "'" + text.replace(/'/g, "'\\''") + "'";
+  let out = "$'";
+  for (const char of text) {
+    if (char === "\\" || char === "'") out += "\\" + char;
+    else if (char === "\r") out += "\\r";
+    else if (SHELL_ESCAPED.test(char)) for (const byte of new TextEncoder().encode(char)) out += "\\x" + byte.toString(16).padStart(2, "0");
+    else out += char;
+  }
+  return out + "'";
+}
 
 // curl's method and URL options for a journaled request to this server at `origin`: a HEAD is
 // `--head` (with `-X 'HEAD'` curl waits for the body Content-Length announces); an absolute URL
@@ -1011,7 +1030,10 @@ const shellQuote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
 // as written with `--request-target`.
 function curlTarget(method, target, origin) {
   const methodParts = method === "HEAD" ? ["--head"] : ["-X", shellQuote(method)];
-  if (target.startsWith("/")) return [...methodParts, shellQuote(origin + target)];
+  // A target curl would not send as written goes through --request-target too: `#` starts a
+  // fragment curl drops, and a space or control character makes curl refuse the URL (exit 3)
+  // (tester finding tester22a-F14).
+  if (target.startsWith("/") && !/[#\s\u0000-\u001f\u007f]/.test(target)) return [...methodParts, shellQuote(origin + target)];
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
   if (absolute) return [...methodParts, "--proxy", shellQuote(origin), shellQuote(target)];
   return [...methodParts, "--request-target", shellQuote(target), shellQuote(origin)];
