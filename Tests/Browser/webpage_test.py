@@ -986,6 +986,23 @@ def test_after_a_restart_on_a_fresh_database_new_requests_still_appear(server, d
     wait(driver, lambda d: [url for _, url in rows(d)] == ["/later", "/after-restart"], message=f"live after: {rows(driver)}")
 
 
+def test_while_the_database_file_is_deleted_the_status_says_the_server_is_degraded(server, driver):
+    # tester22a-F16, the finding's steps: page open on tenant dg, `/before` shown, the database
+    # file deleted under the server (a CI `git clean -fdx`), `/after/0` sent: health answered 503
+    # degraded and journal rows were dropped, while the page said `live` and showed nothing new.
+    driver.get(server.url + "/catbird?tenant=dg")
+    wait_live(driver)
+    server.request("GET", "/before", tenant="dg")
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/before"], message="row")
+    os.remove(server.database)
+    server.request("GET", "/after/0", tenant="dg")
+    status, health = server.json("GET", "/catbird/api/health")
+    assert status == 503 and health["status"] == "degraded", (status, health)
+    wait(driver, lambda d: "the server is degraded: " + health["reason"] in d.find_element(By.ID, "status").text,
+         timeout=8, message="the status did not say the server is degraded")
+    assert "offline" in driver.find_element(By.ID, "status").get_attribute("class").split()
+
+
 def test_after_the_tenant_is_dropped_the_next_request_is_shown_alone(server, driver):
     # tester20b-F1, the finding's sequence: a shard's five requests shown, its tenant dropped (a
     # test's start), one request. Ids go on increasing across the drop, so the page took the new
@@ -1049,6 +1066,7 @@ TESTS = [
     (test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline, ()),
     (test_after_a_restart_on_a_fresh_database_new_requests_still_appear, ()),
     (test_after_the_tenant_is_dropped_the_next_request_is_shown_alone, ()),
+    (test_while_the_database_file_is_deleted_the_status_says_the_server_is_degraded, ()),
     (test_past_two_hundred_tenants_the_picker_asks_for_a_page_and_the_filter_asks_by_prefix, ()),
     (test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenant, ("--admin-token", "s3cret")),
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),

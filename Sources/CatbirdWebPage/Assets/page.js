@@ -40,6 +40,8 @@ const state = {
   selected: null,        // id of the entry shown in the details panel
   mocks: new Map(),      // mock id -> mock, the tenant's table as last read
   tab: "journal",
+  degraded: null,        // health's reason while the server is degraded, else null
+  status: null,          // the status last set: { text, offline }
   token: sessionStorage.getItem("catbird.token") || "",  // the admin token, when the server has one
 };
 
@@ -124,8 +126,28 @@ function el(tag, text, className) {
 }
 
 function setStatus(text, offline = false) {
-  $("status").textContent = text;
-  $("status").classList.toggle("offline", offline);
+  state.status = { text, offline };
+  const degraded = state.degraded && !offline ? " · the server is degraded: " + state.degraded : "";
+  setText($("status"), text + degraded);
+  $("status").classList.toggle("offline", offline || degraded !== "");
+}
+
+// The server's health, asked with the tenants refresh: while it is degraded (its database file
+// deleted or full: journal rows dropped or queued) the listing the page polls still answers 200
+// from the open file, so the page said `live` and new requests never showed (tester finding
+// tester22a-F16). The status then adds health's reason.
+async function checkHealth() {
+  let degraded = null;
+  try {
+    const response = await fetch("/catbird/api/health", { cache: "no-store" });
+    if (!response.ok) {
+      const answer = await response.json().catch(() => ({}));
+      if (answer.status === "degraded") degraded = answer.reason || "health answered " + response.status;
+    }
+  } catch (_) { return; }  // offline: the polls say so
+  if (degraded === state.degraded) return;
+  state.degraded = degraded;
+  if (state.status) setStatus(state.status.text, state.status.offline);
 }
 
 // Whether a failed call was refused by the server for what the view asks (a 4xx: a bad filter
@@ -1147,7 +1169,8 @@ function start() {
   });
   window.addEventListener("popstate", () => { readURL(); resetView(); });
   refreshTenants();
-  setInterval(() => { if (!document.hidden) refreshTenants(); }, TENANTS_REFRESH_MS);
+  checkHealth();
+  setInterval(() => { if (!document.hidden) { refreshTenants(); checkHealth(); } }, TENANTS_REFRESH_MS);
   resetView();
 }
 
