@@ -283,6 +283,26 @@ def test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable(serv
     assert not errors, errors
 
 
+def test_a_links_status_code_or_other_method_filter_is_shown_and_kept(server, driver):
+    # tester22a-F4, the finding's input: `?tenant=shard-a&status=404` (and `method=PROPFIND`) was
+    # applied with a blank select (selectedIndex -1) and dropped from the address as soon as the
+    # URL filter was typed in.
+    server.request("POST", "/a-post", tenant="shard-a")
+    server.request("GET", "/a-1", tenant="shard-a")
+    driver.get(server.url + "/catbird?tenant=shard-a&status=404&method=GET")
+    wait_live(driver)
+    assert [url for _, url in rows(driver)] == ["/a-1"], rows(driver)
+    chosen = "return [document.getElementById('filter-status'), document.getElementById('filter-method')].map(s => s.options[s.selectedIndex]?.textContent)"
+    assert driver.execute_script(chosen) == ["404 (from the link)", "GET"], driver.execute_script(chosen)
+    driver.find_element(By.ID, "filter-url").send_keys("a")
+    wait(driver, lambda d: "url=a" in d.current_url, message="the URL filter did not reach the address")
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)
+    assert query.get("status") == ["404"] and query.get("method") == ["GET"], driver.current_url
+    driver.get(server.url + "/catbird?tenant=shard-a&method=PROPFIND")
+    wait_live(driver)
+    assert driver.execute_script(chosen)[1] == "PROPFIND (from the link)", driver.execute_script(chosen)
+
+
 def tenant_names(driver):
     """The tenant picker's names, top to bottom."""
     return [b.text.split("\n")[0] for b in driver.find_elements(By.CSS_SELECTOR, "#tenants button")]
@@ -1060,6 +1080,7 @@ TESTS = [
     (test_request_made_after_load_appears_within_two_seconds, ()),
     (test_hidden_tabs_hold_no_long_poll_so_a_seventh_tab_loads_and_shows_details_at_once, ()),
     (test_choosing_a_tenant_shows_only_its_requests_and_its_url_is_shareable, ()),
+    (test_a_links_status_code_or_other_method_filter_is_shown_and_kept, ()),
     (test_many_tenants_can_be_filtered_in_the_picker, ()),
     (test_typing_in_the_tenant_filter_asks_the_server_nothing, ()),
     (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),

@@ -320,10 +320,22 @@ function readURL() {
     method: query.get("method") || "", status: query.get("status") || "",
     answeredBy: query.get("answeredBy") || "", url: query.get("url") || "",
   };
-  $("filter-method").value = state.filters.method;
-  $("filter-status").value = state.filters.status;
-  $("filter-answered").value = state.filters.answeredBy;
+  selectValue($("filter-method"), state.filters.method);
+  selectValue($("filter-status"), state.filters.status);
+  selectValue($("filter-answered"), state.filters.answeredBy);
   $("filter-url").value = state.filters.url;
+}
+
+// Chooses `value` in `select`, adding it as an option when the select has none for it: a link's
+// `status=404` or `method=PROPFIND` (which the API takes) was applied with a blank select and
+// dropped at the next filter change (tester finding tester22a-F4).
+function selectValue(select, value) {
+  if (value && !Array.from(select.options).some((option) => option.value === value)) {
+    const option = el("option", value + " (from the link)");
+    option.value = value;
+    select.append(option);
+  }
+  select.value = value;
 }
 
 // ---------------------------------------------------------------- journal rows
