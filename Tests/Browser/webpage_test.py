@@ -387,10 +387,19 @@ def test_with_an_admin_token_a_tenant_link_works_and_the_token_lists_every_tenan
     names = lambda d: [b.text.split("\n")[0] for b in d.find_elements(By.CSS_SELECTOR, "#tenants button")]
     assert names(driver) == ["default tenant", "shard-1"] and "this view's tenant" in driver.find_element(By.ID, "tenants").text, \
         "without the token: the default tenant (as an ordinary client) and the link's tenant"
+    # Regression (tester22a-F7): a wrong token was kept and sent on every call, without a word.
+    driver.find_element(By.ID, "token").send_keys("wrong")
+    driver.find_element(By.CSS_SELECTOR, "#token-form button").click()
+    wait(driver, lambda d: "The admin token was not accepted" in d.find_element(By.ID, "notice").text,
+         message="a wrong token is said to be refused")
+    assert driver.execute_script("return sessionStorage.getItem('catbird.token')") is None, "the wrong token is not kept"
+    assert driver.find_element(By.ID, "token-form").is_displayed(), "asked for again"
+    driver.find_element(By.ID, "token").clear()
     driver.find_element(By.ID, "token").send_keys("s3cret")
     driver.find_element(By.CSS_SELECTOR, "#token-form button").click()
     wait(driver, lambda d: "1 request" in d.find_elements(By.CSS_SELECTOR, "#tenants button")[1].text,
          message="every tenant, with counts, with the token")
+    assert not driver.find_element(By.ID, "notice").is_displayed(), "the notice goes with a token accepted"
     assert not driver.find_element(By.ID, "token-form").is_displayed()
     driver.find_elements(By.CSS_SELECTOR, "#tenants button")[0].click()
     wait(driver, lambda d: [url for _, url in rows(d)] == ["/default/1"])

@@ -1171,11 +1171,28 @@ function start() {
     const row = event.target.closest("tr");
     if (row) openDetails(Number(row.dataset.id));
   });
-  $("token-form").addEventListener("submit", (event) => {
+  $("token-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     state.token = $("token").value;
-    sessionStorage.setItem("catbird.token", state.token);
     $("token-form").hidden = true;
+    // Asked at once with this token (not joined to a listing begun before it): a server answers
+    // a wrong token as it answers no token, `"admin": false`, which the page took for "there are
+    // no other tenants", kept the token and sent it on every call (tester finding tester22a-F7).
+    let accepted = true;
+    try {
+      accepted = (await api("/catbird/api/tenants?limit=1", { tenant: null })).admin !== false;
+    } catch (error) {
+      accepted = !(error instanceof APIError && error.status === 401);
+    }
+    if (accepted) {
+      sessionStorage.setItem("catbird.token", state.token);
+      notice("");
+    } else {
+      state.token = "";
+      sessionStorage.removeItem("catbird.token");
+      $("token-form").hidden = false;
+      notice("The admin token was not accepted: the server answered as it answers a caller without one. Check it for a typo; it is not kept.");
+    }
     refreshTenants();
     resetView();
   });
