@@ -1186,15 +1186,16 @@ function start() {
     }
     if (accepted) {
       sessionStorage.setItem("catbird.token", state.token);
-      notice("");
     } else {
       state.token = "";
       sessionStorage.removeItem("catbird.token");
       $("token-form").hidden = false;
-      notice("The admin token was not accepted: the server answered as it answers a caller without one. Check it for a typo; it is not kept.");
     }
     refreshTenants();
-    resetView();
+    resetView();  // clears the notice first thing, so the refusal is said after it
+    if (!accepted) {
+      notice("The admin token was not accepted: the server answered as it answers a caller without one. Check it for a typo; it is not kept.");
+    }
   });
   window.addEventListener("popstate", () => { readURL(); resetView(); });
   refreshTenants();
