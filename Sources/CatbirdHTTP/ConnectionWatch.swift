@@ -224,7 +224,7 @@ final class ConnectionWatch: Sendable {
 
     /// Closes up to `count` of the connections idle longest (``Connection/idleAge(at:)``, at
     /// least ``minimumIdleAge``), longest first, but none with bytes waiting unread
-    /// (``hasBytesWaiting(_:)``: a request not read yet); when there are not that many, then the
+    /// (`catbird_socket_unread_bytes`: a request not read yet); when there are not that many, then the
     /// connections whose body has received nothing for longest (at least ``minimumIdleAge``,
     /// as the ticks saw), which get the ``stalledBodyAnswer`` (tester finding try10b F5:
     /// 19,990 connections each holding an unfinished 1,000-byte body, a byte now and then,
@@ -250,8 +250,8 @@ final class ConnectionWatch: Sendable {
                 // Bytes waiting unread: a request its worker has not got to yet (busy sending
                 // others' answers), not an idle client (tester finding tester22b-F8: at the
                 // limit, 622 complete requests were closed unanswered, journaled as their
-                // client's hang-up). One peek per connection about to be closed.
-                if Self.hasBytesWaiting(candidate.connection.socket) { continue }
+                // client's hang-up). One FIONREAD per connection about to be closed.
+                if catbird_socket_unread_bytes(candidate.connection.socket) > 0 { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) { closed += 1 }
             }
             closedIdle.add(closed, ordering: .relaxed)
@@ -267,12 +267,6 @@ final class ConnectionWatch: Sendable {
             closedSlow.add(cut, ordering: .relaxed)
             return closed + cut
         }
-    }
-
-    /// Whether `socket` has received bytes not yet read (a peek, which takes none of them).
-    static func hasBytesWaiting(_ socket: Int32) -> Bool {
-        var byte: UInt8 = 0
-        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
     /// One look at every record: notes phase changes, times out slow heads, trickled request
