@@ -35,15 +35,29 @@ XSS = "<img src=x onerror=alert(1)>"
 
 # ------------------------------------------------------------------ server and HTTP helpers
 
+def free_port():
+    """A loopback port no one listens on: one the OS chooses, or, when $CATBIRD_BROWSER_PORTS
+    names a range (`20200-20249`: a shared host where each user keeps to its own ports), the
+    first free one in it."""
+    first, _, last = os.environ.get("CATBIRD_BROWSER_PORTS", "0-0").partition("-")
+    for port in range(int(first), int(last or first) + 1):
+        probe = socket.socket()
+        try:
+            probe.bind(("127.0.0.1", port))
+            return probe.getsockname()[1]
+        except OSError:
+            continue
+        finally:
+            probe.close()
+    raise RuntimeError(f"no free port in CATBIRD_BROWSER_PORTS={os.environ['CATBIRD_BROWSER_PORTS']}")
+
+
 class Server:
     """A Catbird process on a free port with its own database file; stopped by stop()."""
 
     def __init__(self, *extra):
         self.dir = tempfile.TemporaryDirectory(prefix="catbird-browser-")
-        probe = socket.socket()
-        probe.bind(("127.0.0.1", 0))
-        self.port = probe.getsockname()[1]
-        probe.close()
+        self.port = free_port()
         self.extra = extra
         self.database = os.path.join(self.dir.name, "catbird.sqlite")
         self.log = open(os.path.join(self.dir.name, "server.log"), "w")
@@ -158,7 +172,7 @@ def browser(width=1280, height=860, phone=False):
     options.add_argument("--disable-dev-shm-usage")
     options.add_argument(f"--window-size={width},{height}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver")
+    service = webdriver.ChromeService(executable_path="/usr/bin/chromedriver", port=free_port())
     return webdriver.Chrome(options=options, service=service)
 
 
