@@ -884,6 +884,40 @@ def test_one_hundred_thousand_entries_open_in_under_a_second(server, driver):
     assert not errors, errors
 
 
+def test_a_burst_of_more_than_a_poll_keeps_the_details_open_and_the_newest_five_hundred_rows(server, driver):
+    # tester22a-F9, the finding's input: tenant `busy`, one request, its details and Copy as curl
+    # open, 200 more requests (201 rows), then a burst of 1,000 over 8 connections. A live poll
+    # whose answer said `hasMore` reloaded the view: the details and the curl box closed and the
+    # view held the newest 100 rows. Now the details stay open and the view holds the newest 500,
+    # contiguous, with Load older paging back from there.
+    tenant = "busy"
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    server.request("GET", "/first", tenant=tenant)
+    wait(driver, lambda d: len(rows(d)) == 1, message="first row")
+    [(first_id, _)] = rows(driver)
+    copied_curl(driver, first_id)
+    for index in range(200):
+        server.request("GET", f"/more/{index}", tenant=tenant)
+    wait(driver, lambda d: len(rows(d)) == 201, message="201 rows")
+    flood(server, 1000, tenant)
+    _, newest = server.json("GET", "/catbird/api/requests?order=newest&limit=1000&bodies=false", tenant=tenant)
+    newest_ids = [entry["id"] for entry in newest["requests"]][:500]
+    wait(driver, lambda d: rows(d) and rows(d)[0][0] == newest_ids[0], timeout=15, message="burst shown")
+    shown = [row_id for row_id, _ in rows(driver)]
+    assert shown == newest_ids, (len(shown), shown[:3], shown[-3:], newest_ids[-3:])
+    assert driver.find_element(By.ID, "details").is_displayed(), "the details panel was closed"
+    assert driver.find_element(By.ID, "details-title").text == "GET /first"
+    assert driver.find_element(By.ID, "curl-text").is_displayed(), "the curl box was closed"
+    # Load older goes on from the oldest row shown, with no entry skipped.
+    driver.find_element(By.ID, "older").click()
+    wait(driver, lambda d: d.find_element(By.ID, "notice").is_displayed(), message="older page")
+    older = newest["requests"][500:600]
+    assert [row_id for row_id, _ in rows(driver)] == newest_ids[100:] + [entry["id"] for entry in older], rows(driver)[-3:]
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_reading_further_down_keeps_its_place_as_rows_arrive(server, driver):
     for index in range(80):
         server.request("GET", f"/r/{index}")
@@ -1128,6 +1162,7 @@ TESTS = [
     (test_bidi_controls_in_a_url_are_shown_escaped, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
+    (test_a_burst_of_more_than_a_poll_keeps_the_details_open_and_the_newest_five_hundred_rows, ()),
     (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),
     (test_pause_keeps_position_and_clear_asks_first, ()),
     (test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand, ("--journal-body-limit", "8mb")),

@@ -447,7 +447,7 @@ function anotherJournal(page, since) {
 // the page took them all and a 7th tab, or a row's details in any tab, waited behind them
 // (tester finding tester22a-F10). When the tab is hidden its poll is aborted and the loop waits;
 // when shown again it asks at once for everything after `since`, so what arrived meanwhile is
-// shown (more than one poll carries loads the newest page, as for a burst).
+// shown (more than one poll carries is caught up by catchUp, as for a burst).
 async function follow(generation, signal) {
   let failed = false;  // the last poll failed (offline, or the server failed)
   while (generation === state.generation) {
@@ -486,21 +486,53 @@ async function follow(generation, signal) {
     }
     failed = false;
     state.since = page.nextSince;
-    const fresh = page.requests.slice().reverse();
+    let fresh = page.requests.slice().reverse();
+    let gap = page.hasMore;  // more entries after `since` than `fresh` holds
+    if (gap && !state.paused && !state.detached) {
+      const rest = await catchUp(page.nextSince, signal);
+      if (generation !== state.generation) return;
+      if (rest === null) {  // a page failed: ask again from where this poll began
+        state.since = since;
+        await sleep(1000, signal);
+        continue;
+      }
+      fresh = rest.entries.concat(fresh);
+      gap = rest.gap;
+    }
     if (state.paused || state.detached) {
       state.pending = fresh.concat(state.pending);
-      if (page.hasMore || state.pending.length > MAX_ROWS) { state.pendingGap = true; state.pending.length = Math.min(state.pending.length, MAX_ROWS); }
+      if (gap || state.pending.length > MAX_ROWS) { state.pendingGap = true; state.pending.length = Math.min(state.pending.length, MAX_ROWS); }
       setStatus(`paused · ${state.pendingGap ? "many" : state.pending.length} new`);
-    } else if (page.hasMore) {
-      resetView();  // more arrived than one poll carries: jump to the newest page
-      return;
     } else {
-      prepend(fresh);
+      prepend(fresh);  // keeps the newest MAX_ROWS; Load older pages back from there
       setStatus("live");
     }
     if (fresh.length > 0 && state.tab === "mocks") refreshMocks();
     if (!state.longPoll) await sleep(SHORT_POLL_MS, signal);
   }
+}
+
+// The entries after `since` when more arrived than one live poll carries (a burst, a load test):
+// the newest pages, back down to `since` or until they hold MAX_ROWS entries, newest first, and
+// whether older ones after `since` are left (`gap`). prepend() keeps the newest MAX_ROWS rows and
+// Load older pages back from the oldest it keeps, so the view is as if every entry had been
+// prepended one by one. Reloading the view instead closed the details being read and dropped
+// every row but the newest 100 (tester finding tester22a-F9). Null when a page failed.
+async function catchUp(since, signal) {
+  const entries = [];
+  let before;
+  let gap;
+  do {
+    let page;
+    try {
+      page = await api(journalPath({ order: "newest", since, before, limit: LIVE_BATCH }), { signal });
+    } catch (_) { return null; }
+    entries.push(...page.requests);
+    before = page.nextBefore;
+    gap = page.hasMore;
+  } while (gap && entries.length < MAX_ROWS && before !== undefined);
+  if (entries.length > 0) state.since = Math.max(state.since, entries[0].id);
+  return { entries, gap };
 }
 
 // Resolves when the tab is shown (visibilitychange), or at once when `signal` is aborted.
