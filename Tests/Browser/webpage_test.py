@@ -1132,6 +1132,33 @@ def test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline(ser
     wait(driver, lambda d: status(d).startswith("offline: "), message="a stopped server is offline")
 
 
+def test_a_link_whose_tenant_holds_a_line_break_says_so_and_is_not_offline(server, driver):
+    # tester22a-F11, the finding's link: /catbird?tenant=a%0Ab said "offline: Failed to execute
+    # 'fetch' on 'Window': Invalid value (retrying)" and asked every second, the server up: no
+    # header can carry a line break. The page says the link's id is the problem and does not ask
+    # again. A line break at the end (an id read with its newline) is dropped, as the browser
+    # drops it from the header: that view shows the tenant its requests went to.
+    status = lambda d: d.find_element(By.ID, "status").text
+    asked = lambda: driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/catbird/api/requests?')).length")
+    driver.get(server.url + "/catbird?tenant=a%0Ab")
+    wait(driver, lambda d: status(d) != "connecting…", message="no answer shown")
+    expected = ("this view cannot be shown: the tenant id in this link holds a line break (LF), which no HTTP header "
+                "can carry, so no request can be in that tenant: check the link")
+    assert status(driver) == expected, status(driver)
+    before = asked()
+    time.sleep(2.5)
+    assert status(driver) == expected and asked() == before, (status(driver), asked() - before)
+    server.request("GET", "/ci", tenant="shard-1")
+    driver.get(server.url + "/catbird?tenant=shard-1%0A")
+    wait_live(driver)
+    wait(driver, lambda d: [url for _, url in rows(d)] == ["/ci"], message="shard-1's request")
+    assert driver.find_element(By.ID, "tenant-title").text == "shard-1"
+    assert driver.execute_script("return location.search") == "?tenant=shard-1"
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 TESTS = [
     (test_page_loads_without_console_errors_and_journals_nothing, ()),
     (test_request_made_after_load_appears_within_two_seconds, ()),
@@ -1142,6 +1169,7 @@ TESTS = [
     (test_typing_in_the_tenant_filter_asks_the_server_nothing, ()),
     (test_a_very_long_tenant_id_is_cut_and_leaves_the_others_in_view, ()),
     (test_a_link_the_server_refuses_says_so_and_only_a_lost_server_is_offline, ()),
+    (test_a_link_whose_tenant_holds_a_line_break_says_so_and_is_not_offline, ()),
     (test_after_a_restart_on_a_fresh_database_new_requests_still_appear, ()),
     (test_after_the_tenant_is_dropped_the_next_request_is_shown_alone, ()),
     (test_while_the_database_file_is_deleted_the_status_says_the_server_is_degraded, ()),

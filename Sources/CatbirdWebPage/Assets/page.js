@@ -60,11 +60,27 @@ function headerBytes(text) {
   return out;
 }
 
+// A tenant id no HTTP header can carry: fetch() refuses a header value holding a CR, LF or NUL,
+// which the page took for the server being unreachable: "offline … (retrying)" every second
+// while the server was up (tester finding tester22a-F11). No request can be in such a tenant
+// (the client libraries refuse the id, docs/tenancy.md), so the link is what is wrong.
+class UnsendableTenant extends Error {}
+
+function checkSendable(tenant) {
+  const found = /[\r\n\0]/.exec(tenant);
+  if (!found) return;
+  const what = { "\r": "a carriage return (CR)", "\n": "a line break (LF)", "\0": "a NUL character" }[found[0]];
+  throw new UnsendableTenant(`the tenant id in this link holds ${what}, which no HTTP header can carry, so no request can be in that tenant: check the link`);
+}
+
 // One call to the server's API for `tenant` (the view's tenant by default; null sends no tenant
 // header: the admin view). Answers the parsed JSON, or the raw bytes with `as: "bytes"`.
 async function api(path, { method = "GET", tenant = state.tenant, as = "json", signal } = {}) {
   const headers = {};
-  if (tenant) headers["X-Catbird-Parallel-Id"] = headerBytes(tenant);
+  if (tenant) {
+    checkSendable(tenant);
+    headers["X-Catbird-Parallel-Id"] = headerBytes(tenant);
+  }
   if (state.token) headers["Authorization"] = "Bearer " + state.token;
   const response = await fetch(path, { method, headers, signal, cache: "no-store" });
   if (response.status === 401) $("token-form").hidden = false;
@@ -154,6 +170,7 @@ async function checkHealth() {
 // or tenant in the link, a missing admin token): asking again cannot change the answer until
 // the view changes. 408 and 429 (busy) pass with time, as do a 5xx and a network failure.
 function isRefusal(error) {
+  if (error instanceof UnsendableTenant) return true;
   return error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
 }
 
@@ -161,6 +178,7 @@ function isRefusal(error) {
 // failed; a refusal names the server's reason (tester finding T12-F12: a link with `status=9xx`
 // or a 1,100-byte tenant said "offline" while the server was up).
 function failureStatus(error) {
+  if (error instanceof UnsendableTenant) return "this view cannot be shown: " + error.message;
   if (isRefusal(error)) return "the server refused this view: " + error.message;
   if (error instanceof APIError) return `the server answered ${error.status}: ${error.message}`;
   return "offline: " + error.message;
@@ -315,7 +333,11 @@ function writeURL() {
 
 function readURL() {
   const query = new URLSearchParams(location.search);
-  state.tenant = query.get("tenant") || "";
+  // Spaces, tabs and line breaks at either end are dropped, as the browser drops them from a
+  // header value and the server from the one it reads (a link built from an id read with its
+  // line break): the view shows the tenant its requests go to, and the address is written without them.
+  const tenant = query.get("tenant") || "";
+  state.tenant = tenant.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
   state.filters = {
     method: query.get("method") || "", status: query.get("status") || "",
     answeredBy: query.get("answeredBy") || "", url: query.get("url") || "",
@@ -324,6 +346,7 @@ function readURL() {
   selectValue($("filter-status"), state.filters.status);
   selectValue($("filter-answered"), state.filters.answeredBy);
   $("filter-url").value = state.filters.url;
+  if (state.tenant !== tenant) writeURL();
 }
 
 // Chooses `value` in `select`, adding it as an option when the select has none for it: a link's
