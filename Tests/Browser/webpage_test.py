@@ -846,12 +846,40 @@ def test_mocks_that_differ_by_body_pattern_show_it(server, driver):
     driver.find_element(By.ID, "tab-mocks").click()
     cells = lambda d: [[td.text for td in tr.find_elements(By.TAG_NAME, "td")] for tr in d.find_elements(By.CSS_SELECTOR, "#mock-rows tr")]
     wait(driver, lambda d: len(cells(d)) == 2, message="two mocks listed")
-    assert [row[4] for row in cells(driver)] == ["jsonPath $.login = john", "contains mary"], cells(driver)
+    assert [row[4] for row in cells(driver)] == ['jsonPath $.login = "john"', "contains mary"], cells(driver)
     driver.find_element(By.ID, "tab-journal").click()
     wait(driver, lambda d: [url for _, url in rows(d)] == ["/login"])
     driver.find_elements(By.CSS_SELECTOR, "#rows tr")[0].click()
     wait(driver, lambda d: "body pattern" in d.find_element(By.ID, "details").text, message="answering mock shown")
-    assert "jsonPath $.login = john" in driver.find_element(By.ID, "details").text
+    assert 'jsonPath $.login = "john"' in driver.find_element(By.ID, "details").text
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
+def test_a_jsonpath_patterns_equalto_is_shown_as_json(server, driver):
+    # tester22a-F6, the finding's five mocks (and `1` against `"1"`): the Mocks tab showed
+    # `jsonPath $.a = [object Object]`, `= john`, `= "john"`, and `jsonPath $.a` for both
+    # `equalTo: null` (the field must be null) and no `equalTo` (any value); `1` read like `"1"`.
+    bodies = [({"x": [1, "<i>"]},), ("john",), ('"john"',), (None,), (), (1,), ("1",)]
+    for equal_to in bodies:
+        body = {"kind": "jsonPath", "value": "$.a", **({"equalTo": equal_to[0]} if equal_to else {})}
+        status, _ = server.json("POST", "/catbird/api/mocks", {
+            "type": "update", "pattern": {"method": "POST", "url": {"kind": "equal", "value": "/s"}, "headers": {}, "body": body},
+            "response": {"status": 200}}, tenant="m2")
+        assert status == 201, status
+    server.request("POST", "/s", b'{"a":null}', {"Content-Type": "application/json"}, tenant="m2")
+    driver.get(server.url + "/catbird?tenant=m2")
+    wait_live(driver)
+    driver.find_element(By.ID, "tab-mocks").click()
+    cells = lambda d: [tr.find_elements(By.TAG_NAME, "td")[4].text for tr in d.find_elements(By.CSS_SELECTOR, "#mock-rows tr")]
+    wait(driver, lambda d: len(cells(d)) == len(bodies), message="the mocks listed")
+    assert cells(driver) == ['jsonPath $.a = {"x":[1,"<i>"]}', 'jsonPath $.a = "john"', 'jsonPath $.a = "\\"john\\""',
+                             "jsonPath $.a = null", "jsonPath $.a (any value)", "jsonPath $.a = 1", 'jsonPath $.a = "1"'], cells(driver)
+    # The request `{"a":null}` was answered by the `equalTo: null` mock: its details say so.
+    driver.find_element(By.ID, "tab-journal").click()
+    driver.find_element(By.CSS_SELECTOR, "#rows tr").click()
+    wait(driver, lambda d: "body pattern" in d.find_element(By.ID, "details").text, message="answering mock shown")
+    assert "jsonPath $.a = null" in driver.find_element(By.ID, "details").text
     errors = console_errors(driver)
     assert not errors, errors
 
@@ -1189,6 +1217,7 @@ TESTS = [
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_bidi_controls_in_a_url_are_shown_escaped, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
+    (test_a_jsonpath_patterns_equalto_is_shown_as_json, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
     (test_a_burst_of_more_than_a_poll_keeps_the_details_open_and_the_newest_five_hundred_rows, ()),
     (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),

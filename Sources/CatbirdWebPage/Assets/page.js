@@ -660,15 +660,24 @@ function describeHeaders(headers) {
   return Object.entries(headers || {}).map(([name, match]) => `${name} ${match.kind} ${match.value}`).join("\n");
 }
 
-// A body pattern as one line: "jsonPath $.login = john", "contains token" (tester finding
-// try8a F5: two mocks differing by body alone looked the same).
+// A body pattern as one line: `jsonPath $.login = "john"`, "contains token" (tester finding
+// try8a F5: two mocks differing by body alone looked the same). A jsonPath's `equalTo` is a JSON
+// value, written as JSON: `"1"` and `1` are different mocks, an object read `[object Object]`,
+// and `equalTo: null` (the field must be null) read like no `equalTo` (any value) (tester
+// finding tester22a-F6).
 function describeBody(body) {
   if (!body) return "";
-  return body.kind === "jsonPath" && body.equalTo !== undefined && body.equalTo !== null
-    ? `jsonPath ${body.value} = ${body.equalTo}` : `${body.kind} ${body.value}`;
+  if (body.kind !== "jsonPath") return `${body.kind} ${body.value}`;
+  return "equalTo" in body ? `jsonPath ${body.value} = ${JSON.stringify(body.equalTo)}` : `jsonPath ${body.value} (any value)`;
 }
 
+// Reads the tenant's mocks into `state.mocks`, the Mocks tab's label and table. Asked on a view
+// load, on the Mocks tab, and every TENANTS_REFRESH_MS with the tenant list: a mock added or used
+// up by a test's calls journals nothing, and the label said "Mocks (0)" beside a tenant list
+// saying "3 mocks" (tester finding tester22a-F5). The table is rebuilt only when the answer
+// changed, so text selected in it stays selected.
 async function refreshMocks() {
+  const tenant = state.tenant;
   let list;
   try {
     list = (await api("/catbird/api/mocks")).mocks;
