@@ -985,6 +985,56 @@ def test_pause_keeps_position_and_clear_asks_first(server, driver):
     assert not errors, errors
 
 
+def body_view(driver, entry_id):
+    """Opens the entry and answers its request body's notes and shown text (or hex) once loaded."""
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]').click()
+    wait(driver, lambda d: d.execute_script(
+        "const s = document.querySelectorAll('#details-body > section')[1]; return s && s.querySelector('pre')"),
+        message="request body shown")
+    return driver.execute_script("""
+        const s = document.querySelectorAll('#details-body > section')[1];
+        return [Array.from(s.querySelectorAll('p.body-note'), p => p.textContent),
+                s.querySelector('pre').className, s.querySelector('pre').textContent,
+                Array.from(s.querySelectorAll('button'), b => b.textContent)]""")
+
+
+def test_a_body_the_journal_cut_offers_only_what_it_kept_and_stays_text(server, driver):
+    # tester22a-F12, the finding's body: "a" and 40,000 × "é" (78.1 KiB of UTF-8), default
+    # --journal-body-limit 64 KiB, cut inside an "é". The preview held every kept byte yet offered
+    # "Show the whole body", which fetched the same 64 KiB, read them as the whole body, and showed
+    # hex. Now nothing more is offered. With a limit over 64 KiB (100 KiB) the rest that was kept is
+    # offered, and shown as text.
+    text = "a" + "é" * 40000
+    server.request("POST", "/cut", text.encode(), {"Content-Type": "text/plain; charset=utf-8"}, tenant="cut")
+    driver.get(server.url + "/catbird?tenant=cut")
+    wait_live(driver)
+    notes, kind, shown, buttons = body_view(driver, rows(driver)[0][0])
+    assert notes[0] == "The journal kept only the first 64.0 KiB of 78.1 KiB (--journal-body-limit).", notes
+    assert (kind, shown) == ("", "a" + "é" * 32767), (kind, shown[:20], len(shown))  # 65,536 bytes: the last "é" is cut
+    assert buttons == ["Download"], buttons
+    larger = Server("--journal-body-limit", "100kb")
+    try:
+        text = "a" + "é" * 60000  # 117.2 KiB, cut by the journal at 102,400 bytes, inside an "é"
+        larger.request("POST", "/cut", text.encode(), {"Content-Type": "text/plain; charset=utf-8"}, tenant="cut")
+        driver.get(larger.url + "/catbird?tenant=cut")
+        wait_live(driver)
+        notes, kind, shown, buttons = body_view(driver, rows(driver)[0][0])
+        assert notes == ["The journal kept only the first 100.0 KiB of 117.2 KiB (--journal-body-limit).",
+                         "117.2 KiB · text/plain; charset=utf-8 · showing the first 64.0 KiBShow all 100.0 KiB keptDownload"], notes
+        assert (kind, shown) == ("", "a" + "é" * 32767), (kind, shown[:20], len(shown))
+        driver.find_element(By.XPATH, "//button[text()='Show all 100.0 KiB kept']").click()
+        wait(driver, lambda d: d.execute_script(
+            "return document.querySelectorAll('#details-body > section')[1].querySelectorAll('button').length") == 1,
+            message="all kept bytes shown (only Download left)")
+        kind, shown = driver.execute_script(
+            "const pre = document.querySelectorAll('#details-body > section')[1].querySelector('pre'); return [pre.className, pre.textContent]")
+        assert (kind, shown) == ("", "a" + "é" * 51199), (kind, shown[:20], len(shown))
+        errors = console_errors(driver)
+        assert not errors, errors
+    finally:
+        larger.stop()
+
+
 def test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand(server, driver):
     text = ("0123456789abcdef" * 64 + "\n") * 5000  # ~5 MB of text
     server.request("POST", "/upload", text.encode(), {"Content-Type": "text/plain"})
@@ -1223,6 +1273,7 @@ TESTS = [
     (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),
     (test_pause_keeps_position_and_clear_asks_first, ()),
     (test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand, ("--journal-body-limit", "8mb")),
+    (test_a_body_the_journal_cut_offers_only_what_it_kept_and_stays_text, ()),
     (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
     (test_page_fits_a_phone_screen, ()),
 ]

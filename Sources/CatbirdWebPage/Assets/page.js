@@ -90,7 +90,11 @@ async function api(path, { method = "GET", tenant = state.tenant, as = "json", s
     throw new APIError(response.status, reason);
   }
   if (as === "bytes") {
-    return { bytes: new Uint8Array(await response.arrayBuffer()), size: Number(response.headers.get("X-Catbird-Body-Size")) };
+    return {
+      bytes: new Uint8Array(await response.arrayBuffer()),
+      size: Number(response.headers.get("X-Catbird-Body-Size")),      // bytes received
+      stored: Number(response.headers.get("X-Catbird-Stored-Size")),  // bytes the journal kept
+    };
   }
   return response.status === 204 ? null : response.json();
 }
@@ -816,7 +820,7 @@ async function renderMessage(section, title, entry, side) {
     holder.append(el("p", "could not load the body: " + error.message, "body-note"));
     return;
   }
-  renderBody(holder, entry, side, preview.bytes, false);
+  renderBody(holder, entry, side, preview.bytes, preview.stored);
 }
 
 function contentType(headers) {
@@ -824,27 +828,31 @@ function contentType(headers) {
   return "";
 }
 
-// Shows a body: an image, a JSON tree, text, or size plus a hex preview. `bytes` may be the
-// first PREVIEW_BYTES of what the journal stored; `full` says it is all of it.
-function renderBody(holder, entry, side, bytes, full) {
+// Shows a body: an image, a JSON tree, text, or size plus a hex preview. `bytes` are the first
+// of the `stored` bytes the journal kept, which are the first of the body's `bodySize` when it is
+// `bodyTruncated` (--journal-body-limit).
+function renderBody(holder, entry, side, bytes, stored) {
   const message = entry[side];
-  const stored = message.bodyTruncated ? null : message.bodySize;
-  const complete = full || bytes.length >= (stored ?? Infinity) || bytes.length < PREVIEW_BYTES;
+  const allStored = bytes.length >= stored;  // nothing more to fetch
+  const whole = allStored && !message.bodyTruncated;  // the body as received, to its last byte
   const type = contentType(message.headers);
   const parts = [];
-  if (message.bodyTruncated) parts.push(el("p", `The journal kept only the first ${formatSize(bytes.length)} of ${formatSize(message.bodySize)} (--journal-body-limit).`, "body-note"));
+  if (message.bodyTruncated) parts.push(el("p", `The journal kept only the first ${formatSize(stored)} of ${formatSize(message.bodySize)} (--journal-body-limit).`, "body-note"));
   const note = el("p", "", "body-note");
   note.append(`${formatSize(message.bodySize)}${type ? " · " + type : ""}`);
-  if (!complete) {
+  // Offered only while the journal has more than is shown: on a body the journal cut at 64 KiB
+  // it fetched the same bytes again, read them as the whole body, and showed UTF-8 text cut
+  // inside a character as binary (tester finding tester22a-F12).
+  if (!allStored) {
     note.append(` · showing the first ${formatSize(bytes.length)}`);
-    const more = el("button", "Show the whole body");
+    const more = el("button", message.bodyTruncated ? `Show all ${formatSize(stored)} kept` : "Show the whole body");
     more.type = "button";
     more.addEventListener("click", async () => {
       more.disabled = true;
       more.textContent = "Loading…";
       try {
-        const whole = await api(`/catbird/api/requests/${entry.id}/${side}/body`, { as: "bytes" });
-        renderBody(holder, entry, side, whole.bytes, true);
+        const all = await api(`/catbird/api/requests/${entry.id}/${side}/body`, { as: "bytes" });
+        renderBody(holder, entry, side, all.bytes, all.stored);
       } catch (error) { more.textContent = "Failed: " + error.message; }
     });
     note.append(more);
@@ -855,18 +863,18 @@ function renderBody(holder, entry, side, bytes, full) {
   note.append(download);
   parts.push(note);
 
-  if (type.startsWith("image/") && complete && !message.bodyTruncated) {
+  if (type.startsWith("image/") && whole) {
     const image = el("img", null, "body-image");
     image.alt = `${side} body image`;
     image.src = URL.createObjectURL(new Blob([bytes], { type }));
     parts.push(image);
   } else {
-    const text = decodeText(bytes, complete);
+    const text = decodeText(bytes, whole);
     if (text === null) {
       parts.push(el("p", `binary: ${formatSize(message.bodySize)}; the first ${Math.min(bytes.length, 512)} bytes:`, "body-note"));
       parts.push(el("pre", hexDump(bytes.subarray(0, 512)), "hex"));
     } else {
-      parts.push(textView(text, type, complete && !message.bodyTruncated));
+      parts.push(textView(text, type, whole));
     }
   }
   holder.replaceChildren(...parts);
@@ -874,9 +882,10 @@ function renderBody(holder, entry, side, bytes, full) {
 
 // UTF-8 text, or null for binary: not UTF-8, or a control character other than tab, LF, VT,
 // FF and CR anywhere in it (try11 T11-F6: only the first 4,096 characters were checked, so a
-// later NUL went into a copied curl command's --data-raw, where bash drops it). A preview may
-// end inside a character: stream mode keeps an incomplete last sequence pending instead of
-// failing on it.
+// later NUL went into a copied curl command's --data-raw, where bash drops it). Bytes that are
+// only the first of the body (`complete` false: a preview, or what the journal kept of a longer
+// body) may end inside a character: stream mode keeps an incomplete last sequence pending
+// instead of failing on it.
 function decodeText(bytes, complete) {
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete });
