@@ -1035,6 +1035,23 @@ def test_a_body_the_journal_cut_offers_only_what_it_kept_and_stays_text(server, 
         larger.stop()
 
 
+def test_a_latin1_text_body_is_shown_as_text_as_the_journal_reads_it(server, driver):
+    # tester22a-F20, the finding's body: `caf\xe9` declared `charset=iso-8859-1` (the journal's
+    # `body` is "café") was shown as "binary: 4 B" and hex. Read byte by byte as the journal does;
+    # a quoted alias too; a byte 80–9F is one of ISO-8859-1's C1 controls, so that body is binary.
+    server.request("POST", "/latin1", b"caf\xe9", {"Content-Type": "text/plain; charset=iso-8859-1"})
+    server.request("POST", "/quoted", b"\xe0 bient\xf4t", {"Content-Type": 'text/plain; charset="Latin1"'})
+    server.request("POST", "/c1", b"caf\x80", {"Content-Type": "text/plain; charset=iso-8859-1"})
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    shown = {url: body_view(driver, entry_id)[1:3] for entry_id, url in rows(driver)}
+    assert shown["/latin1"] == ["", "café"], shown
+    assert shown["/quoted"] == ["", "à bientôt"], shown
+    assert shown["/c1"][0] == "hex", shown
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand(server, driver):
     text = ("0123456789abcdef" * 64 + "\n") * 5000  # ~5 MB of text
     server.request("POST", "/upload", text.encode(), {"Content-Type": "text/plain"})
@@ -1274,6 +1291,7 @@ TESTS = [
     (test_pause_keeps_position_and_clear_asks_first, ()),
     (test_five_megabyte_body_shows_a_preview_and_the_whole_on_demand, ("--journal-body-limit", "8mb")),
     (test_a_body_the_journal_cut_offers_only_what_it_kept_and_stays_text, ()),
+    (test_a_latin1_text_body_is_shown_as_text_as_the_journal_reads_it, ()),
     (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
     (test_page_fits_a_phone_screen, ()),
 ]

@@ -869,7 +869,7 @@ function renderBody(holder, entry, side, bytes, stored) {
     image.src = URL.createObjectURL(new Blob([bytes], { type }));
     parts.push(image);
   } else {
-    const text = decodeText(bytes, whole);
+    const text = bodyText(bytes, type, whole);
     if (text === null) {
       parts.push(el("p", `binary: ${formatSize(message.bodySize)}; the first ${Math.min(bytes.length, 512)} bytes:`, "body-note"));
       parts.push(el("pre", hexDump(bytes.subarray(0, 512)), "hex"));
@@ -891,6 +891,23 @@ function decodeText(bytes, complete) {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete });
     return /[\u0000-\u0008\u000e-\u001f]/.test(text) ? null : text;
   } catch (_) { return null; }
+}
+
+// The names of ISO-8859-1 a Content-Type's charset may use, as the journal reads them
+// (docs/matching.md#body-text-and-charsets).
+const LATIN1_NAMES = new Set(["iso-8859-1", "latin1", "l1", "iso_8859-1", "iso-ir-100", "cp819", "ibm819", "csisolatin1"]);
+
+// A body as text to show, or null for binary. Read by the charset its (lowercased) Content-Type
+// declares, as the journal's `body` is: ISO-8859-1 byte by byte (a `charset=iso-8859-1` `café`
+// was shown as binary hex, tester finding tester22a-F20; TextDecoder's "iso-8859-1" is
+// windows-1252, so it is not used), with its C1 controls 80–9F as control characters; else
+// UTF-8 (decodeText). Copy as curl reads UTF-8 only: a shell argument carries UTF-8 bytes.
+function bodyText(bytes, type, complete) {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/.exec(type)?.[1] ?? "";
+  if (!LATIN1_NAMES.has(charset)) return decodeText(bytes, complete);
+  let text = "";
+  for (let offset = 0; offset < bytes.length; offset += 8192) text += String.fromCharCode.apply(null, bytes.subarray(offset, offset + 8192));
+  return /[\u0000-\u0008\u000e-\u001f\u0080-\u009f]/.test(text) ? null : text;
 }
 
 function textView(text, type, complete) {
