@@ -677,6 +677,41 @@ def test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_target
     assert not errors, errors
 
 
+def test_copy_as_curl_adds_no_header_field_the_request_did_not_have(server, driver):
+    # tester22a-F2, the finding's request: `printf 'a=1&b=2' | curl -H 'Content-Type:'
+    # --data-binary @- …/noct` (a body and no Content-Type) was replayed with curl's
+    # `Content-Type: application/x-www-form-urlencoded`; a proxy-form `GET http://example.com/abs`
+    # with `Proxy-Connection: Keep-Alive`; a request without User-Agent or Accept with curl's.
+    # Each copied command, run, journals exactly the original's header fields.
+    run = subprocess.run(["bash", "-c", f"printf 'a=1&b=2' | curl -s -o /dev/null -H 'X-Catbird-Parallel-Id: curl-t' "
+                                        f"-H 'Content-Type:' --data-binary @- {server.url}/noct"], capture_output=True)
+    assert run.returncode == 0, run
+    for head in (f"GET /bare HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n",
+                 "GET http://example.com/abs HTTP/1.1\r\nHost: example.com\r\n"):
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(head.encode() + b"X-Catbird-Parallel-Id: curl-t\r\nConnection: close\r\n\r\n")
+            while sock.recv(65536):
+                pass
+    fields = lambda entry_id: sorted((f["name"].lower(), f["value"]) for f in server.json(
+        "GET", f"/catbird/api/requests/{entry_id}", tenant="curl-t")[1]["request"]["headerFields"] if f["name"].lower() != "connection")
+    _, page = server.json("GET", "/catbird/api/requests", tenant="curl-t")
+    sent = {entry["url"]: entry["id"] for entry in page["requests"]}
+    assert sorted(sent) == ["/bare", "/noct", "http://example.com/abs"], sent
+    driver.get(server.url + "/catbird?tenant=curl-t")
+    wait_live(driver)
+    commands = {url: copied_curl(driver, entry_id) for url, entry_id in sent.items()}
+    for command in commands.values():
+        run = subprocess.run(["bash", "-c", command + " -s -o /dev/null -m 10"], capture_output=True)
+        assert run.returncode == 0, (command, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests", tenant="curl-t")
+    replayed = {entry["url"]: entry["id"] for entry in page["requests"] if entry["id"] not in sent.values()}
+    assert sorted(replayed) == sorted(sent), replayed
+    for url in sent:
+        assert fields(replayed[url]) == fields(sent[url]), (url, commands[url], fields(sent[url]), fields(replayed[url]))
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both(server, driver):
     # T18A-F5, the finding's input: a mock matching `X-Token` equal `abc` (a header pattern matches
     # the first value) and a request with `X-Token: abc` and `X-Token: zzz`. The copied command
@@ -1279,6 +1314,7 @@ TESTS = [
     (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),
     (test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled, ()),
     (test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both, ()),
+    (test_copy_as_curl_adds_no_header_field_the_request_did_not_have, ()),
     (test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte, ("--journal-body-limit", "1mb")),
     (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),

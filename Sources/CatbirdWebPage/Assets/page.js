@@ -1158,9 +1158,25 @@ function curlTarget(method, target, origin) {
   // fragment curl drops, and a space or control character makes curl refuse the URL (exit 3)
   // (tester finding tester22a-F14).
   if (target.startsWith("/") && !/[#\s\u0000-\u001f\u007f]/.test(target)) return [...methodParts, shellQuote(origin + target)];
-  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
-  if (absolute) return [...methodParts, "--proxy", shellQuote(origin), shellQuote(target)];
+  if (isAbsoluteTarget(target)) return [...methodParts, "--proxy", shellQuote(origin), shellQuote(target)];
   return [...methodParts, "--request-target", shellQuote(target), shellQuote(origin)];
+}
+
+// A proxy-form target (`http://example.com/x`), which curl sends through `--proxy`.
+function isAbsoluteTarget(target) {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+}
+
+// The fields curl adds on its own that the journaled request did not have, each to be sent as
+// `-H 'Name:'` (which removes curl's): User-Agent and Accept always, Content-Type (a form's, for
+// --data-raw) and Expect with a body, Proxy-Connection through --proxy (tester finding
+// tester22a-F2: a body sent without Content-Type was replayed with
+// `application/x-www-form-urlencoded`, which a mock's header pattern or the app can tell apart).
+function curlAddedFields(entry, names) {
+  const added = ["User-Agent", "Accept"];
+  if (entry.request.bodySize > 0) added.push("Content-Type", "Expect");
+  if (isAbsoluteTarget(entry.url)) added.push("Proxy-Connection");
+  return added.filter((name) => !names.has(name.toLowerCase()));
 }
 
 // Bodies of more UTF-8 bytes than this go into a copied command as base64, not as one
@@ -1204,6 +1220,8 @@ async function copyAsCurl() {
     // curl drops a header written `Name: ` with nothing after it; `Name;` sends it empty.
     parts.push("-H", shellQuote(value === "" ? `${name};` : `${name}: ${value}`));
   }
+  const names = new Set(headerPairs(entry.request).map(([name]) => name.toLowerCase()));
+  for (const name of curlAddedFields(entry, names)) parts.push("-H", shellQuote(name + ":"));
   let body = { before: "", after: "" };
   if (entry.request.bodySize > 0) {
     const whole = await api(`/catbird/api/requests/${entry.id}/request/body`, { as: "bytes" });
