@@ -919,6 +919,24 @@ def test_a_jsonpath_patterns_equalto_is_shown_as_json(server, driver):
     assert not errors, errors
 
 
+def test_the_mocks_tab_label_follows_mocks_added_after_the_page_opened(server, driver):
+    # tester22a-F5 (its second part), the finding's steps: /catbird?tenant=lbl ("Mocks (0)"), 3
+    # mocks added by the API and one request a mock answers: 7 s later the label still said
+    # "Mocks (0)" while the tenant list said "1 request · 3 mocks". Mock calls journal nothing,
+    # so the label is read again with the tenant list (every 5 s).
+    driver.get(server.url + "/catbird?tenant=lbl")
+    wait_live(driver)
+    label = lambda d: d.find_element(By.ID, "tab-mocks").text
+    wait(driver, lambda d: label(d) == "Mocks (0)", message="no mocks")
+    for index in range(3):
+        server.add_mock(f"/lbl/{index}", tenant="lbl")
+    server.request("GET", "/lbl/0", tenant="lbl")
+    wait(driver, lambda d: label(d) == "Mocks (3)", timeout=7, message=f"label still {label(driver)!r}")
+    assert driver.find_element(By.ID, "journal-panel").is_displayed(), "the journal stays the tab shown"
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_one_hundred_thousand_entries_open_in_under_a_second(server, driver):
     started = time.monotonic()
     flood(server, 100_000, "bulk")
@@ -1321,6 +1339,7 @@ TESTS = [
     (test_bidi_controls_in_a_url_are_shown_escaped, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_a_jsonpath_patterns_equalto_is_shown_as_json, ()),
+    (test_the_mocks_tab_label_follows_mocks_added_after_the_page_opened, ()),
     (test_one_hundred_thousand_entries_open_in_under_a_second, ()),
     (test_a_burst_of_more_than_a_poll_keeps_the_details_open_and_the_newest_five_hundred_rows, ()),
     (test_reading_further_down_keeps_its_place_as_rows_arrive, ()),

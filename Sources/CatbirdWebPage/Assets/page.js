@@ -39,6 +39,7 @@ const state = {
   longPoll: true,
   selected: null,        // id of the entry shown in the details panel
   mocks: new Map(),      // mock id -> mock, the tenant's table as last read
+  mocksShown: null,      // that table as JSON, as the Mocks tab shows it
   tab: "journal",
   degraded: null,        // health's reason while the server is degraded, else null
   status: null,          // the status last set: { text, offline }
@@ -686,7 +687,11 @@ async function refreshMocks() {
   try {
     list = (await api("/catbird/api/mocks")).mocks;
   } catch (_) { return; }
+  if (tenant !== state.tenant) return;  // the view changed meanwhile: its own call answers
   state.mocks = new Map(list.map((m) => [m.id, m]));
+  const shown = JSON.stringify(list);
+  if (shown === state.mocksShown) return;
+  state.mocksShown = shown;
   $("tab-mocks").textContent = `Mocks (${list.length})`;
   const rows = list.map((m) => {
     const tr = el("tr");
@@ -1308,7 +1313,7 @@ function start() {
   window.addEventListener("popstate", () => { readURL(); resetView(); });
   refreshTenants();
   checkHealth();
-  setInterval(() => { if (!document.hidden) { refreshTenants(); checkHealth(); } }, TENANTS_REFRESH_MS);
+  setInterval(() => { if (!document.hidden) { refreshTenants(); checkHealth(); refreshMocks(); } }, TENANTS_REFRESH_MS);
   resetView();
 }
 
