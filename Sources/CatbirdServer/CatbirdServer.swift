@@ -54,6 +54,8 @@ public final class CatbirdServer: Sendable {
     private let pruner: RetentionPruner
     /// Compiles the stored mocks' regular expressions after the server listens.
     private let storedExpressions: StoredExpressionsCompiler
+    /// The mocks, whose sweep of unused body pieces stops before the write connection closes.
+    private let mocks: MockStore
     private let location: DatabaseLocation
     private let lock: DatabaseFileLock
     /// The `-wal` and `-shm` as opened: ``stop()`` removes or moves them aside when the file was
@@ -172,10 +174,16 @@ public final class CatbirdServer: Sendable {
                 mocks = try MockStore(database: writer, limits: settings.mockLimits, check: MockUpdateCheck.checkStored)
                 // Their regular expressions are compiled after listening (try9b F14).
                 if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
+                if mocks.bodiesSweptAtStart > 0 {
+                    log.info(
+                        "database \(settings.databasePath): deleted the pieces of \(mocks.bodiesSweptAtStart) mock bodies no mock uses "
+                            + "(an update cut short, or a removed mock's left at the last stop; docs/schema.md#mock-bodies-in-pieces)")
+                }
             } catch {
                 throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
             }
             storedExpressions = StoredExpressionsCompiler(mocks: mocks, log: log)
+            self.mocks = mocks
             let journalWriter = JournalWriter(
                 database: writer, capacity: settings.journalQueueCapacity, bodyLimit: settings.journalBodyLimit,
                 // Strict durability withholds answers and gives their hits back instead (MockServing.settleOnceCommitted).
@@ -346,6 +354,7 @@ public final class CatbirdServer: Sendable {
         matchingLane.stop()
         bodyLane.stop()
         sqlPool.stop()
+        mocks.stopSweeping()
         journalWriter.stop()
         deletions.stop()
         sql.close()

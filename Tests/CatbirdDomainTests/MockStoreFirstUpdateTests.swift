@@ -23,7 +23,7 @@ final class MockStoreFirstUpdateTests: StorageTestCase {
         // The write made to fail by a trigger on the file, added through a second connection.
         let other = try Database(path: databasePath(), mode: .readWrite)
         try other.run(
-            "CREATE TRIGGER refuse_first BEFORE INSERT ON mocks WHEN NEW.tenant = 'failed' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+            "CREATE TRIGGER refuse_first BEFORE INSERT ON mock_rows WHEN NEW.tenant = 'failed' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
         other.close()
         XCTAssertThrowsError(try mocks.update(pattern, response: ResponseMock(status: 200), tenant: TenantID("failed")))
         XCTAssertNil(mocks.table(of: TenantID("failed")), "the write failed: no table made")

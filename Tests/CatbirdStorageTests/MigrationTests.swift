@@ -17,10 +17,13 @@ final class MigrationTests: StorageTestCase {
         let tables = try db.query("""
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
             """).map { $0[0].stringValue }
-        XCTAssertEqual(tables, ["journal_bodies", "journal_deletions", "journal_deletions_all", "journal_pruned", "journal_rows", "mocks", "schema_migrations", "tenants"])
+        XCTAssertEqual(tables, ["journal_bodies", "journal_deletions", "journal_deletions_all", "journal_pruned", "journal_rows", "mock_body_pieces", "mock_rows", "schema_migrations", "tenants"])
         XCTAssertEqual(
             try db.query("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name").map { $0.values },
-            [[.text("trigger"), .text("journal_rows_release_body")], [.text("view"), .text("requests")]])
+            [
+                [.text("trigger"), .text("journal_rows_release_body")], [.text("view"), .text("mocks")], [.text("trigger"), .text("mocks_delete")],
+                [.text("trigger"), .text("mocks_insert")], [.text("trigger"), .text("mocks_update")], [.text("view"), .text("requests")],
+            ])
 
         XCTAssertEqual(try columns(db, "tenants"), ["id", "created_at", "last_activity_at"])
         XCTAssertEqual(try columns(db, "mocks"), [
@@ -28,6 +31,9 @@ final class MigrationTests: StorageTestCase {
             "status", "response_headers", "response_body", "remaining_limit", "delay_seconds",
             "hits", "created_at", "body_pattern",
         ])
+        // The rows' table: the former mocks (migration 0014) plus where a body in pieces is.
+        XCTAssertEqual(try columns(db, "mock_rows"), try columns(db, "mocks") + ["response_body_id"])
+        XCTAssertEqual(try columns(db, "mock_body_pieces"), ["body_id", "piece", "bytes"])
         XCTAssertEqual(try columns(db, "requests"), [
             "id", "time", "tenant", "method", "url", "request_headers", "request_body",
             "request_body_size", "request_body_truncated", "status", "response_headers",
@@ -46,7 +52,7 @@ final class MigrationTests: StorageTestCase {
         let indexes = try db.query("""
             SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name
             """).map { $0[0].stringValue }
-        XCTAssertEqual(indexes, ["mocks_by_tenant_position", "requests_by_tenant"])
+        XCTAssertEqual(indexes, ["mock_rows_by_body", "mocks_by_tenant_position", "requests_by_tenant"])
         XCTAssertEqual(
             try db.query("SELECT name FROM pragma_index_info('requests_by_tenant') ORDER BY seqno").map { $0[0].stringValue },
             ["tenant", "id", "method", "url"], "one index, in id order, holding what pattern queries compare (migration 0009)")

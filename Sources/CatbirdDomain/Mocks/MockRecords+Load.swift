@@ -5,7 +5,9 @@ import CatbirdSupport
 import Foundation
 
 extension MockRecords {
-    /// Every row of the `mocks` table as a mock, ordered by tenant, then position. Each row is
+    /// Every row of `mocks` as a mock, ordered by tenant, then position: read through the view
+    /// (migrations/0014_mock_bodies_in_pieces.sql), so a body in pieces comes whole, as users
+    /// read it. Each row is
     /// read by the shapes of docs/schema.md#tables, then given to `check` (the checks of an
     /// `update`, passed in by the server), then prepared with its regular expressions left to
     /// compile later (``CatbirdMatching/CompiledRequestPattern/init(stored:)``, try9b F14).

@@ -15,12 +15,15 @@ import Synchronization
 ///
 /// A control change (update, remove, removeAll) holds the write connection for its whole
 /// duration, commits to SQLite, and only then changes memory, so its 201/204 is sent after the
-/// change is durable. Serving a request touches memory only; the hit counts and limits it
+/// change is durable. A body longer than a piece is written first, a piece per turn on the
+/// connection (``MockBodyPieces``), so a large fixture's update holds it for one piece at a time. Serving a request touches memory only; the hit counts and limits it
 /// changes are written later by the journal writer (see ``JournalEntry/mockHit``).
 public final class MockStore: Sendable {
     private let tables = Mutex(TenantTables())
     private let database: SerialDatabase
     private let changes = MockTablesGeneration()
+    /// Bodies longer than a piece, written and swept a piece per transaction.
+    private let bodies: MockBodyPieces
     /// What one tenant's mocks may hold; `update` refuses past it.
     let limits: TenantMockLimits
 
@@ -50,6 +53,7 @@ public final class MockStore: Sendable {
     ) throws {
         self.database = database
         self.limits = limits
+        bodies = try MockBodyPieces(database: database)
         let loaded = try database.use { try MockRecords.loadAll($0, check: check) }
         var tables: [TenantID: TenantMocks] = [:]
         // Rows come ordered by tenant, then position: each tenant's are one run.
@@ -68,6 +72,17 @@ public final class MockStore: Sendable {
     /// - Throws: `SQLiteError`.
     public static func storedCount(in database: SerialDatabase) throws -> (mocks: Int, tenants: Int) {
         try database.use { try MockRecords.count($0) }
+    }
+
+    /// How many bodies' pieces no mock pointed at when the store was opened, deleted then: left
+    /// by an update cut short (a `kill -9` between its pieces and its row), or by a server that
+    /// stopped before sweeping a removed mock's pieces.
+    public var bodiesSweptAtStart: Int { bodies.sweptAtStart }
+
+    /// Stops the sweep of unused body pieces (one under way ends after its current piece);
+    /// before the write connection closes. What is left is swept at the next start.
+    public func stopSweeping() {
+        bodies.stop()
     }
 
     /// The tenant's table, or nil when it has none (created first when `creating`).
@@ -94,11 +109,42 @@ public final class MockStore: Sendable {
     ///   longer than it can match (``MockPatternLimits``; nothing stored);
     ///   ``TenantMockLimitError`` when the tenant would hold more than ``TenantMockLimits``
     ///   allows (nothing stored); `SQLiteError` when the write fails (nothing changed).
+    ///
+    /// A body longer than ``MockBodyPieces/pieceSize`` is written first, in pieces, each in a
+    /// transaction of its own, and the row pointing at them last: another tenant's change (or
+    /// the journal writer) waits for one piece at most, never for the whole body (tester finding
+    /// tester22b-F7). Until the row commits no mock has the body; pieces of a write that fails
+    /// or is cut short are deleted (``MockBodyPieces/sweep()``), at the latest at the next start.
     @discardableResult
     public func update(_ pattern: RequestPattern, response: ResponseMock, tenant: TenantID) throws -> Mock {
         try MockPatternLimits.check(pattern)
         let compiled = try CompiledRequestPattern(pattern)
-        return try database.useWithinBusyTimeout { db in
+        guard let body = response.body, MockBodyPieces.isWrittenInPieces(size: body.count) else {
+            return try store(compiled, response: response, tenant: tenant, bodyID: nil)
+        }
+        // Refused before its pieces are written when the tenant's bytes are full already
+        // (checked again with the row, as the tenant's table may change meanwhile).
+        if let refusal = refusal(compiled, response: response, tenant: tenant, replacing: table(of: tenant)?.mock(identity: compiled.identity)) {
+            throw refusal
+        }
+        return try bodies.writing(body) { id in try store(compiled, response: response, tenant: tenant, bodyID: id) }
+    }
+
+    /// What ``TenantMockLimits`` says of adding the mock to the tenant's table, replacing `replaced`.
+    private func refusal(
+        _ compiled: CompiledRequestPattern, response: ResponseMock, tenant: TenantID, replacing replaced: Mock?
+    ) -> TenantMockLimitError? {
+        let none = (mocks: 0, bytes: 0)
+        let (before, kept) = table(of: tenant)?.footprint(replacing: replaced?.id) ?? (now: none, kept: none)
+        return limits.refusal(
+            tenant: tenant, before: before,
+            after: (kept.mocks + 1, kept.bytes + (response.body?.count ?? 0) + compiled.source.heldBytes))
+    }
+
+    /// ``update(_:response:tenant:)``'s row, pointing at the body's pieces `bodyID` when it is
+    /// in pieces, in one transaction with the replaced mock's deletion, then the table in memory.
+    private func store(_ compiled: CompiledRequestPattern, response: ResponseMock, tenant: TenantID, bodyID: Int64?) throws -> Mock {
+        try database.useWithinBusyTimeout { db in
             // Under the write connection, so no other control change moves these. The table's
             // highest position is never lowered while the table exists (a used-up mock's row
             // may outlive it until the journal writer deletes it); removeAll, drop and dropAll
@@ -109,20 +155,15 @@ public final class MockStore: Sendable {
             let existing = table(of: tenant)
             let replaced = existing?.mock(identity: compiled.identity)
             let highestPosition = existing?.read(\.highestPosition) ?? 0
-            let none = (mocks: 0, bytes: 0)
-            let (before, kept) = existing?.footprint(replacing: replaced?.id) ?? (now: none, kept: none)
-            if let refusal = limits.refusal(
-                tenant: tenant, before: before, after: (kept.mocks + 1, kept.bytes + (response.body?.count ?? 0) + pattern.heldBytes))
-            {
-                throw refusal
-            }
+            if let refusal = refusal(compiled, response: response, tenant: tenant, replacing: replaced) { throw refusal }
             let position = replaced?.position ?? highestPosition + 1
             let mock = try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
                 if let replaced { try MockRecords.delete(db, id: replaced.id) }
-                return try MockRecords.insert(db, tenant: tenant, position: position, pattern: compiled, response: response)
+                return try MockRecords.insert(db, tenant: tenant, position: position, pattern: compiled, response: response, bodyID: bodyID)
             }
             (existing ?? table(of: tenant, creating: true)!).insert(mock, replacing: replaced?.id)
+            if let replaced { releasedBody(of: replaced) }
             return mock
         }
     }
@@ -176,6 +217,7 @@ public final class MockStore: Sendable {
                 try MockRecords.delete(db, id: existing.id)
             }
             table.remove(id: existing.id)
+            releasedBody(of: existing)
             return true
         }
     }
@@ -241,10 +283,12 @@ public final class MockStore: Sendable {
                 slice: slice, refundable: refundable, fallback: fallback, outOfTime: { overran = true; outOfTime($0) },
                 skipped: skipped)
         }
-        if let hit = serve(own, fallback: false) { return hit }
-        if slice.isSlice && overran { return nil }
-        guard !tenant.isDefault else { return nil }
-        return serve(tables.withLock { $0[.defaultTenant] }, fallback: true)
+        var hit = serve(own, fallback: false)
+        if hit == nil, !(slice.isSlice && overran), !tenant.isDefault {
+            hit = serve(tables.withLock { $0[.defaultTenant] }, fallback: true)
+        }
+        if let hit, hit.mock.remainingLimit == 0 { usedUp(hit.mock) }
+        return hit
     }
 
     /// Gives back a delayed or refundable hit whose response was never sent (the client hung
@@ -258,6 +302,19 @@ public final class MockStore: Sendable {
     public func refund(_ hit: MockHit) {
         guard table(of: hit.mock.tenant)?.refund(hit) == .displaced else { return }
         try? database.use { try MockRecords.delete($0, id: hit.mock.id) }
+        releasedBody(of: hit.mock)
+    }
+
+    /// Queues the sweep of the body pieces of `mock`, whose row was just deleted, when its body
+    /// was long enough to be in pieces (``MockBodyPieces``).
+    private func releasedBody(of mock: Mock) {
+        if MockBodyPieces.isWrittenInPieces(size: mock.responseBody.count) { bodies.queueSweep() }
+    }
+
+    /// Queues the sweep of body pieces after a mock whose body may be in pieces was used up: its
+    /// row is deleted by the journal writer a few milliseconds later, so the sweep runs a second after.
+    func usedUp(_ mock: Mock) {
+        if MockBodyPieces.isWrittenInPieces(size: mock.responseBody.count) { bodies.queueSweep(after: .seconds(1)) }
     }
 
     /// Records that a delayed or refundable hit's response was sent: it can no longer be given
@@ -283,6 +340,7 @@ public final class MockStore: Sendable {
     /// request that looked the table up just before still finds it empty.
     func forget(_ tenant: TenantID) {
         tables.withLock { $0.removeValue(forKey: tenant) }?.clear()
+        bodies.queueSweep()
     }
 
     /// Forgets every tenant's mocks in memory after all rows were deleted: the map is replaced
@@ -299,6 +357,7 @@ public final class MockStore: Sendable {
             return all
         }
         changes.raise()
+        bodies.queueSweep()
         let dropped = DroppedTables(Array(all.values))
         all = TenantTables()
         DispatchQueue.global(qos: .utility).async {

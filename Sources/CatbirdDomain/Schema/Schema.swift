@@ -36,7 +36,8 @@ public enum Schema {
             .init(
                 "requests", tenantColumn: "tenant", visibleRows: "id > catbird_journal_floor(catbird_tenant())",
                 storedIn: ["journal_rows", "journal_bodies"]),
-            .init("mocks", tenantColumn: "tenant"),
+            // A view of main since migrations/0014_mock_bodies_in_pieces.sql.
+            .init("mocks", tenantColumn: "tenant", storedIn: ["mock_rows", "mock_body_pieces"]),
             .init("tenants", tenantColumn: "id"),
         ],
         sharedTables: ["schema_migrations"],

@@ -4,7 +4,7 @@ extension TenantDirectory {
     /// - Throws: `SQLiteError`.
     public func counts() throws -> (tenants: Int, mocks: Int) {
         try reader.use { db in
-            let row = try db.query("SELECT (SELECT COUNT(*) FROM tenants), (SELECT COUNT(*) FROM mocks)").first
+            let row = try db.query("SELECT (SELECT COUNT(*) FROM tenants), (SELECT COUNT(*) FROM mock_rows)").first
             return (Int(row?[0].intValue ?? 0), Int(row?[1].intValue ?? 0))
         }
     }

@@ -93,7 +93,7 @@ extension TenantDirectory {
     /// of its mocks and of its journal entries not hidden by a clear or drop.
     private static let summarySelect = """
         SELECT t.id, t.created_at, t.last_activity_at,
-               (SELECT COUNT(*) FROM mocks m WHERE m.tenant = t.id),
+               (SELECT COUNT(*) FROM mock_rows m WHERE m.tenant = t.id),
                (SELECT COUNT(*) FROM journal_rows r WHERE r.tenant = t.id AND r.id > \(JournalDeletions.floorSQL))
         FROM tenants t
         """.replacingOccurrences(of: "tenant = ?), 0)", with: "tenant = t.id), 0)")

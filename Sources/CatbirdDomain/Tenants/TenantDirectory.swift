@@ -91,7 +91,7 @@ public final class TenantDirectory: Sendable {
     public func removeEveryTenantsMocks() throws -> Int {
         try database.useWithinBusyTimeout { db in
             let removed = try db.transaction {
-                try db.run("DELETE FROM mocks", [])
+                try db.run("DELETE FROM mock_rows", [])
                 return db.changes
             }
             // Under the write connection, so no control change can slip in between.
@@ -117,7 +117,7 @@ public final class TenantDirectory: Sendable {
         return try database.useWithinBusyTimeout { db in
             let (dropped, through) = try Self.withoutCascade(db) {
                 try db.transaction { () throws -> (Int, Int64?) in
-                    try db.execute("DELETE FROM mocks")
+                    try db.execute("DELETE FROM mock_rows")
                     let through = try db.query("SELECT max(id) FROM journal_rows").first?[0].intValue
                     if let through { try JournalDeletions.scheduleEveryTenant(db, through: through) }
                     try db.execute("DELETE FROM tenants WHERE id <> ''")
