@@ -27,7 +27,10 @@ public struct Mock: Sendable {
         let createdAt: String
         let identity: RequestPattern.Identity
 
-        init(tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock, createdAt: String) {
+        init(
+            tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock, responseBody: [UInt8]?,
+            createdAt: String
+        ) {
             self.tenant = tenant
             self.position = position
             self.pattern = pattern
@@ -37,8 +40,8 @@ public struct Mock: Sendable {
                 .sorted { $0.key < $1.key }
                 .map { (name: $0.key, value: $0.value) }
             responseHeadersJSON = JSONText.object(responseHeaderFields)
-            responseBody = response.body.map { [UInt8]($0) } ?? []
-            heldBytes = responseBody.count + pattern.source.heldBytes
+            self.responseBody = responseBody ?? response.body.map { [UInt8]($0) } ?? []
+            heldBytes = self.responseBody.count + pattern.source.heldBytes
             self.createdAt = createdAt
             identity = pattern.identity
         }
@@ -149,12 +152,16 @@ public struct Mock: Sendable {
     /// for `update` and `remove`.
     var identity: RequestPattern.Identity { definition.identity }
 
+    /// `responseBody`: `response.body`'s bytes when the caller has them already (nil: copied
+    /// from it here), so that an update copies a large body before it takes the write connection.
     init(
         id: Int64, tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock,
-        remainingLimit: Int?, hits: Int, createdAt: String
+        responseBody: [UInt8]? = nil, remainingLimit: Int?, hits: Int, createdAt: String
     ) {
         self.id = id
-        definition = Definition(tenant: tenant, position: position, pattern: pattern, response: response, createdAt: createdAt)
+        definition = Definition(
+            tenant: tenant, position: position, pattern: pattern, response: response, responseBody: responseBody,
+            createdAt: createdAt)
         self.remainingLimit = remainingLimit
         self.hits = hits
     }

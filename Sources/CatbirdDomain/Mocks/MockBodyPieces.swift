@@ -72,7 +72,7 @@ final class MockBodyPieces: Sendable {
     /// returns. When a piece's write or `commit` throws, the pieces written are left to the
     /// sweep (queued at once) and the error rethrown: no row points at them.
     /// - Throws: `SQLiteError` from a piece's write, or what `commit` throws.
-    func writing<T: Sendable>(_ body: Data, commit: (Int64) throws -> T) throws -> T {
+    func writing<T: Sendable>(_ body: [UInt8], commit: (Int64) throws -> T) throws -> T {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.writing.insert(state.nextID)
@@ -83,7 +83,7 @@ final class MockBodyPieces: Sendable {
             var start = body.startIndex
             while start < body.endIndex {
                 let end = body.index(start, offsetBy: Self.pieceSize, limitedBy: body.endIndex) ?? body.endIndex
-                let bytes = [UInt8](body[start..<end])
+                let bytes = Array(body[start..<end])
                 try database.useWithinBusyTimeout { db in
                     try db.run(
                         "INSERT INTO mock_body_pieces (body_id, piece, bytes) VALUES (?, ?, ?)",

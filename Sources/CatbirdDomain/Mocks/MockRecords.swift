@@ -16,11 +16,12 @@ enum MockRecords {
         return (Int(row?["mocks"].intValue ?? 0), Int(row?["tenants"].intValue ?? 0))
     }
 
-    /// Inserts a mock's row. `bodyID`: the body's pieces, written already (``MockBodyPieces``),
-    /// which the row then points at instead of holding `response.body`; nil: the row holds it.
+    /// Inserts a mock's row. `body`: `response.body`'s bytes (nil: none); `bodyID`: the body's
+    /// pieces, written already (``MockBodyPieces``), which the row then points at instead of
+    /// holding the body; nil: the row holds it.
     static func insert(
         _ db: Database, tenant: TenantID, position: Int64, pattern: CompiledRequestPattern, response: ResponseMock,
-        bodyID: Int64? = nil
+        body: [UInt8]?, bodyID: Int64? = nil
     ) throws -> Mock {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -37,13 +38,13 @@ enum MockRecords {
             """, [
                 .text(tenant.rawValue), .integer(position), .text(pattern.source.method.rawValue),
                 .text(pattern.source.url.kind.rawValue), .text(pattern.source.url.value), .text(headerPatterns),
-                .integer(Int64(response.status)), .text(responseHeaders), bodyID == nil ? response.body.map { .blob([UInt8]($0)) } ?? .null : .null,
+                .integer(Int64(response.status)), .text(responseHeaders), bodyID == nil ? body.map { .blob($0) } ?? .null : .null,
                 limit.map { .integer(Int64($0)) } ?? .null, response.delay.map { .integer(Int64($0)) } ?? .null,
                 .text(createdAt), bodyPattern.map { .text($0) } ?? .null, bodyID.map { .integer($0) } ?? .null,
             ])
         return Mock(
             id: db.lastInsertRowID, tenant: tenant, position: position, pattern: pattern, response: response,
-            remainingLimit: limit, hits: 0, createdAt: createdAt)
+            responseBody: body ?? [], remainingLimit: limit, hits: 0, createdAt: createdAt)
     }
 
     static func delete(_ db: Database, id: Int64) throws {
