@@ -7,7 +7,6 @@ extension OutboundClient {
         guard let easy = curl_easy_init() else { return nil }
         let request = transfer.request
         let context = Unmanaged.passRetained(transfer).toOpaque()
-        transfer.easy = easy
         _ = catbird_curl_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         setString(easy, CURLOPT_URL, request.url)
         // The target as received, not as libcurl would rewrite its path (``OutboundRequest/requestTarget``).
@@ -30,14 +29,18 @@ extension OutboundClient {
         // The answer's body as the upstream encoded it, and no Accept-Encoding but the client's
         // (CURLOPT_ACCEPT_ENCODING is never set): forwarding passes both through unchanged.
         _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
-        if request.method == "HEAD" {
-            _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1)
-            // Not kept for another transfer: bytes an upstream wrongly sends after a HEAD answer's
-            // head (a chunked body) stayed on the pooled connection and were read as the next
-            // forwarded request's answer, any tenant's (tester finding tester20a-F4: a 502
-            // "Received HTTP/0.9 when not allowed" for a request the upstream never saw).
-            _ = catbird_curl_setopt_long(easy, CURLOPT_FORBID_REUSE, 1)
-        }
+        if request.method == "HEAD" { _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1) }
+        // One connection per request, closed when its answer has been read, never kept for
+        // another: on a reused HTTP/1.1 connection nothing tells one answer's bytes from the
+        // next's, so bytes an upstream sends after a complete answer (a write after it, a
+        // Content-Length that counts characters rather than bytes, a body after a HEAD's or a
+        // 304's head) were read as the next forwarded request's answer, any tenant's, and
+        // recorded as its fixture (tester findings tester20a-F4, tester23a-F1). libcurl 7.88
+        // reuses a connection that holds unread bytes (8.0 refuses one, curl PR 10690), and no
+        // check before reuse can see bytes that arrive after the next request went out. The
+        // request says so (`Connection: close`, ``headerList(_:)``), as RFC 9112 section 9.6 asks of a
+        // client that does not keep connections; the cost, measured: docs/files.md#redirect-and-proxy.
+        _ = catbird_curl_setopt_long(easy, CURLOPT_FORBID_REUSE, 1)
         if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
             _ = catbird_curl_setopt_long(easy, CURLOPT_UPLOAD, 1)
             _ = catbird_curl_setopt_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.count))
@@ -54,7 +57,8 @@ extension OutboundClient {
         return easy
     }
 
-    /// The fields as libcurl's list. libcurl adds `Accept: */*` and, for large uploads,
+    /// The fields as libcurl's list, and `Connection: close` (the connection is not kept for
+    /// another request, ``configure(_:)``). libcurl adds `Accept: */*` and, for large uploads,
     /// `Expect: 100-continue` on its own: an empty `Name:` entry suppresses each one the client did
     /// not send, so the upstream sees what the client sent. An empty value is written `Name;`,
     /// libcurl's spelling for a field sent empty.
@@ -71,7 +75,7 @@ extension OutboundClient {
         }
         if !sendsAccept { list = curl_slist_append(list, "Accept:") }
         if !sendsExpect { list = curl_slist_append(list, "Expect:") }
-        return list
+        return curl_slist_append(list, "Connection: close")
     }
 
     private func setString(_ easy: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {

@@ -5,8 +5,8 @@ import Foundation
 import Synchronization
 
 /// Sends requests upstream through libcurl's multi interface on one transfer thread of its own:
-/// any number of requests wait at once without holding a thread each, connections are kept and
-/// reused (libcurl's connection cache), redirects are returned, not followed.
+/// any number of requests wait at once without holding a thread each, each on a connection of its
+/// own that is closed once its answer is read (``configure(_:)``), redirects are returned, not followed.
 ///
 /// ```swift
 /// let client = OutboundClient(timeout: .seconds(30))

@@ -38,9 +38,6 @@ final class OutboundTransfer: @unchecked Sendable {
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
     let share: ByteBudget.Share?
     var overBudget = false
-    /// The transfer's libcurl easy handle (``OutboundClient/configure(_:)``); its options are
-    /// changed only from this transfer's callbacks, on the transfer thread.
-    var easy: UnsafeMutableRawPointer?
     /// The request's header list, kept alive until the transfer ends (libcurl does not copy it).
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// libcurl's detailed message of a failed transfer (CURLOPT_ERRORBUFFER: `CURL_ERROR_SIZE`
@@ -118,16 +115,6 @@ final class OutboundTransfer: @unchecked Sendable {
             if transfer.announcesTooLarge {
                 transfer.tooLarge = true
                 return 0
-            }
-            if !transfer.interim, !OutboundResponse.hasBody(status: transfer.status, method: transfer.request.method),
-               let easy = transfer.easy {
-                // No body follows (a 204, a 304, a HEAD's answer), so libcurl reads none; bytes an
-                // upstream wrongly sends after such a head (its `Content-Length`'s worth) would
-                // stay on the pooled connection and be read as the next forwarded request's
-                // answer, any tenant's (tester20a-F4 for HEAD; found again with a 304 followed by
-                // a HEAD: a 502 "Received HTTP/0.9"). The connection is closed after this answer.
-                // libcurl reads the option when the transfer is done (multi_done).
-                _ = catbird_curl_setopt_long(easy, CURLOPT_FORBID_REUSE, 1)
             }
         } else if line.first == " " || line.first == "\t" {
             // An obsolete line folding (obs-fold): the line continues the field before it, and

@@ -104,12 +104,21 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual(sent["x-other"], "2")
     }
 
-    func testConnectionsToTheUpstreamAreReused() throws {
+    /// Each forwarded request has an upstream connection of its own, closed after its answer,
+    /// and says so (`Connection: close`, RFC 9112 section 9.6): on a reused connection, bytes an
+    /// upstream sent after one answer were read as the next request's answer, any tenant's
+    /// (tester finding tester23a-F1; they were reused before, 47d0b62).
+    func testEachForwardedRequestHasAnUpstreamConnectionOfItsOwn() throws {
         let server = try redirecting()
         let client = try server.client()
-        let ports = try (0..<3).map { _ in try client.request("GET", "/echo/reuse").object["client_port"] as? Int }
+        let echoes = try (0..<3).map { _ in try client.request("GET", "/echo/reuse").object }
+        let ports = echoes.map { $0["client_port"] as? Int }
         XCTAssertNotNil(ports[0])
-        XCTAssertEqual(Set(ports).count, 1, "one upstream connection for three sequential requests: \(ports)")
+        XCTAssertEqual(Set(ports).count, 3, "three upstream connections for three sequential requests: \(ports)")
+        for echo in echoes {
+            let connection = (echo["headers"] as? [[String]])?.first { $0.first?.lowercased() == "connection" }
+            XCTAssertEqual(connection?.last, "close", "\(echo)")
+        }
     }
 
     func testUpstreamStatusHeadersAndRedirectsComeBackUnchanged() throws {

@@ -6,7 +6,8 @@ import XCTest
 /// An upstream that was reached but whose answer cannot be read is said to be so, journaled with
 /// that `problem` and not recorded (tester finding tester20a-F5: each of these was answered
 /// "upstream unreachable", with no `problem`, as if the upstream were down), and one upstream's
-/// broken answer to a HEAD never reaches another request (tester20a-F4).
+/// broken answer to a HEAD never reaches another request (tester20a-F4), nor do bytes it sends
+/// after any complete answer (tester23a-F1).
 final class UpstreamUnreadableAnswerTests: RecordingTestCase {
     /// The finding's answers: bytes that are no status line, a chunk size `zz`, a reset after
     /// 1000 of 100000 body bytes, a 200 KB header field (libcurl's message: "Out of memory").
@@ -62,6 +63,47 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
                 XCTAssertEqual(next.status, 200, "round \(round), after a \(status): \(next.text)")
                 XCTAssertEqual(next.object["path"] as? String, "/echo/after\(status)", "round \(round)")
             }
+        }
+    }
+
+    /// tester23a-F1, the finding's sequence three times in record mode: tenant `attacker`'s
+    /// `/keep/poison` is answered `hello`, then 0.3 s later the upstream writes a second whole
+    /// answer (`INJECTED`, `X-Injected: yes`) on the same connection; 0.6 s after `hello`, tenant
+    /// `victim`'s `/api/profile` was sent on that pooled connection and read `INJECTED` as its
+    /// answer: served, journaled without a problem and recorded as `api/profile`.
+    func testBytesAfterACompleteAnswerNeverBecomeAnotherRequestsAnswer() throws {
+        let recorder = try server(recording: true)
+        for round in 1...3 {
+            let poison = try recorder.client().request("GET", "/keep/poison", headers: E2E.tenantHeader("attacker"))
+            XCTAssertEqual(poison.text, "hello", "round \(round)")
+            usleep(600_000)
+            let victim = try recorder.client().request("GET", "/api/profile", headers: E2E.tenantHeader("victim"))
+            XCTAssertEqual(victim.status, 200, "round \(round): \(victim.text)")
+            XCTAssertNil(victim.header("X-Injected"), "round \(round): \(victim.text)")
+            XCTAssertEqual(victim.object["path"] as? String, "/api/profile", "round \(round): the upstream's own answer")
+            let entry = try XCTUnwrap(E2E.journal(recorder.client(), tenant: "victim", query: "limit=1&order=newest").first)
+            XCTAssertNil(entry["problem"] as? String, "round \(round): \(entry)")
+            let path = try XCTUnwrap(entry["filePath"] as? String, "round \(round): recorded: \(entry)")
+            let recorded = try String(contentsOfFile: path, encoding: .utf8)
+            XCTAssertTrue(recorded.contains("/api/profile") && !recorded.contains("INJECTED"), "round \(round): \(recorded)")
+        }
+    }
+
+    /// tester23a-F1's realistic variant: an upstream that counts `Content-Length` in characters
+    /// (`é`, `ü`: 2 bytes short) and writes the body in a second write. The leftover `r"}` was
+    /// read as the next request's status line, 0.2 s later, another tenant's: a 502 "Received
+    /// HTTP/0.9 when not allowed" for a request whose own answer was fine.
+    func testALengthCountedInCharactersNeverBreaksTheNextRequest() throws {
+        let forwarder = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        defer { forwarder.removeFiles() }
+        for round in 1...3 {
+            let short = try forwarder.client().request("GET", "/keep/utf8")
+            XCTAssertEqual(short.status, 200, "round \(round)")
+            XCTAssertEqual(short.body, Array(#"{"name":"José Müller"#.utf8), "round \(round): cut at the announced length")
+            usleep(200_000)
+            let next = try forwarder.client().request("GET", "/echo/next", headers: E2E.tenantHeader("other-tenant"))
+            XCTAssertEqual(next.status, 200, "round \(round): \(next.text)")
+            XCTAssertEqual(next.object["path"] as? String, "/echo/next", "round \(round)")
         }
     }
 }

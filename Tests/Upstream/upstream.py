@@ -51,6 +51,10 @@ Every answer is made from the request, so a test can check what arrived:
                        until the client closes (at most 20 s; tester20a-F11.9)
   /keep/headchunked    a chunked body "hello" 0.3 s after the head whatever the method (a HEAD's
                        too), the connection kept
+  /keep/poison         "hello" (Content-Length: 5), then 0.3 s later a second whole answer nobody
+                       asked for ("INJECTED", X-Injected: yes) on the same connection
+  /keep/utf8           {"name":"José Müller"} with a Content-Length counted in characters (2 short),
+                       the body in a second write (tester23a-F1)
 anything else          as /echo
 """
 import base64
@@ -131,6 +135,22 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             readable, _, _ = select.select([self.connection], [], [], 20)
             self.close_connection = True
+            return
+        if path in ("/keep/poison", "/keep/utf8"):  # bytes after a complete answer (tester23a-F1)
+            try:
+                if path == "/keep/poison":
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
+                    self.wfile.flush()
+                    time.sleep(0.3)
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\nX-Injected: yes\r\n\r\nINJECTED")
+                else:
+                    body = '{"name":"Jos\u00e9 M\u00fcller"}'.encode()
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body.decode()))
+                    self.wfile.flush()
+                    self.wfile.write(body)
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True  # the client closed the connection after the answer
             return
         if path == "/keep/headchunked":  # a chunked body sent even to a HEAD, the connection kept (tester20a-F4)
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
