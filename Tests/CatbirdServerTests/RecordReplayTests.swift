@@ -215,6 +215,44 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertNil(try E2E.journal(try recorder.client(), tenant: nil).last?["problem"] as? String)
     }
 
+    /// tester23a-F2, the finding's targets: shard A's `/api/list?page=1&token=SECRET_OF_A`, then
+    /// shard B's `/api/list?page=2`, recorded to one file; then A's `/p/a%2Fsecret-of-A.json`
+    /// and B's `/p/a/secret-of-A.json`. B's entries said `… held the answer to
+    /// /api/list?page=1&token=SECRET_OF_A, …`: another tenant's request-target in B's journal,
+    /// HAR and page. Another tenant's target is not named; a tenant's own still is.
+    func testAReplacedRecordingNeverNamesAnotherTenantsRequest() throws {
+        let recorder = try recording()
+        let client = try recorder.client()
+        let cases = [
+            ("/api/list?page=1&token=SECRET_OF_A", "/api/list?page=2", "api/list",
+             "the query is not part of a file name; give --files-with-query to keep both"),
+            ("/p/a%2Fsecret-of-A.json", "/p/a/secret-of-A.json", "p/a/secret-of-A.json",
+             "both request-targets name this file (docs/files.md#request-to-file)"),
+        ]
+        for (first, second, file, why) in cases {
+            XCTAssertEqual(try client.request("GET", first, headers: E2E.tenantHeader("shardA")).status, 200, first)
+            XCTAssertEqual(try client.request("GET", second, headers: E2E.tenantHeader("shardB")).status, 200, second)
+            let entry = try XCTUnwrap(E2E.journal(client, tenant: "shardB", query: "limit=1&order=newest").first)
+            let path = mocksDirectory.resolvingSymlinksInPath().appendingPathComponent(file).path
+            XCTAssertEqual(entry["filePath"] as? String, path)
+            XCTAssertEqual(
+                entry["problem"] as? String, "'\(path)' held the answer to another tenant's request, replaced by this answer to \(second): \(why)")
+        }
+        for view in ["/catbird/api/requests?limit=1000", "/catbird/api/requests.har"] {
+            let answer = try client.request("GET", view, headers: E2E.tenantHeader("shardB"))
+            XCTAssertEqual(answer.status, 200, view)
+            XCTAssertTrue(answer.text.contains("another tenant's request"), "\(view): \(answer.text)")
+            XCTAssertFalse(answer.text.contains("SECRET_OF_A") || answer.text.contains("a%2Fsecret"), "\(view): \(answer.text)")
+        }
+        // A tenant's own earlier request is still named.
+        let (first, second, file, why) = cases[0]
+        XCTAssertEqual(try client.request("GET", first, headers: E2E.tenantHeader("shardB")).status, 200, first)
+        let path = mocksDirectory.resolvingSymlinksInPath().appendingPathComponent(file).path
+        XCTAssertEqual(
+            try XCTUnwrap(E2E.journal(client, tenant: "shardB", query: "limit=1&order=newest").first)["problem"] as? String,
+            "'\(path)' held the answer to \(second), replaced by this answer to \(first): \(why)")
+    }
+
     /// Regression (T11-F1, the tester's exact targets): two request-targets that are not one
     /// resource but name one file replaced each other's recording without a word: `/p/a%2Fb.json`
     /// then `/p/a/b.json` (a `%2F` in the path is decoded to `/`), and with `--files-with-query`

@@ -43,9 +43,10 @@ public final class FileMockRecorder: Sendable {
         "content-length", "date",
     ]
 
-    /// The request-target each file was last recorded from in this run, by the file's path,
-    /// and the paths a replacement was logged for (``replacedTarget(path:target:)``).
-    private let recordedTargets = Mutex((targets: [String: String](), logged: Set<String>()))
+    /// The request-target each file was last recorded from in this run and the tenant whose
+    /// request it was, by the file's path, and the paths a replacement was logged for
+    /// (``replacedTarget(path:target:tenant:)``).
+    private let recordedTargets = Mutex((targets: [String: (target: String, tenant: TenantID)](), logged: Set<String>()))
     /// Files whose targets ``recordedTargets`` keeps at most: 10,000 (later ones are not
     /// followed; about 1 MB).
     public static let followedFiles = 10_000
@@ -54,29 +55,36 @@ public final class FileMockRecorder: Sendable {
         self.directory = directory
     }
 
-    /// Notes that the file at `path` was just recorded from `target`, and, when it was recorded
-    /// earlier in this run from a request-target that is not the same resource
-    /// (``RequestTargetIdentity``: `%41` and `A` are one, `%2F` and `/` are not), says so:
-    /// without `--files-with-query` the query is not part of the name, so `?page=2` replaces
+    /// Notes that the file at `path` was just recorded from `target`, a request of `tenant`'s,
+    /// and, when it was recorded earlier in this run from a request-target that is not the same
+    /// resource (``RequestTargetIdentity``: `%41` and `A` are one, `%2F` and `/` are not), says
+    /// so: without `--files-with-query` the query is not part of the name, so `?page=2` replaces
     /// `?page=1` (try9a F15): `'…/api/list.json' held the answer to /api/list?page=1, replaced by
     /// this answer to /api/list?page=2: the query is not part of a file name; give
     /// --files-with-query to keep both`; any other pair of targets that name one file (`%2F` in
     /// the path decoded to `/`, an empty query, an `Accept` extension: T11-F1) ends
-    /// `: both request-targets name this file (docs/files.md#request-to-file)`. Also says whether
-    /// this is the first such replacement of that file in this run (the caller logs that one).
-    /// Nil otherwise.
-    public func replacedTarget(path: String, target: String) -> (problem: String, first: Bool)? {
+    /// `: both request-targets name this file (docs/files.md#request-to-file)`. The earlier
+    /// target is named only when it was `tenant`'s own request; another tenant's is
+    /// `another tenant's request`, as its request-target (a query can hold a token) is that
+    /// tenant's journal data, never shown to another (tester finding tester23a-F2). Also says
+    /// whether this is the first such replacement of that file in this run (the caller logs that
+    /// one, with both targets: the log is the operator's). Nil otherwise.
+    public func replacedTarget(path: String, target: String, tenant: TenantID) -> (problem: String, logged: String, first: Bool)? {
         recordedTargets.withLock { state in
             let previous = state.targets[path]
-            if previous != nil || state.targets.count < Self.followedFiles { state.targets[path] = target }
-            guard let previous, RequestTargetIdentity(previous) != RequestTargetIdentity(target) else { return nil }
+            if previous != nil || state.targets.count < Self.followedFiles { state.targets[path] = (target, tenant) }
+            guard let previous, RequestTargetIdentity(previous.target) != RequestTargetIdentity(target) else { return nil }
             let onlyTheQuery = !directory.includesQuery
-                && RequestTargetIdentity(Self.withoutQuery(previous)) == RequestTargetIdentity(Self.withoutQuery(target))
-            let problem = "'\(path)' held the answer to \(previous.utf8Prefix(200)), replaced by this answer to \(target.utf8Prefix(200)): "
-                + (onlyTheQuery
-                    ? "the query is not part of a file name; give --files-with-query to keep both"
-                    : "both request-targets name this file (docs/files.md#request-to-file)")
-            return (problem, state.logged.insert(path).inserted)
+                && RequestTargetIdentity(Self.withoutQuery(previous.target)) == RequestTargetIdentity(Self.withoutQuery(target))
+            let why = onlyTheQuery
+                ? "the query is not part of a file name; give --files-with-query to keep both"
+                : "both request-targets name this file (docs/files.md#request-to-file)"
+            func sentence(naming earlier: String) -> String {
+                "'\(path)' held the answer to \(earlier), replaced by this answer to \(target.utf8Prefix(200)): " + why
+            }
+            let named = sentence(naming: previous.target.utf8Prefix(200))
+            let problem = previous.tenant == tenant ? named : sentence(naming: "another tenant's request")
+            return (problem, named, state.logged.insert(path).inserted)
         }
     }
 
@@ -245,7 +253,7 @@ public final class FileMockRecorder: Sendable {
     private static let longestSuffix = "/index".utf8.count + FileMockSidecar.suffix.utf8.count
 
     /// Carries the note of which request-target the file at `old` was recorded from
-    /// (``replacedTarget(path:target:)``) to `new`, where ``moveIntoIndex(_:parked:intent:)`` moved it: a
+    /// (``replacedTarget(path:target:tenant:)``) to `new`, where ``moveIntoIndex(_:parked:intent:)`` moved it: a
     /// recording of `/coll3/index` after the move silently replaced `/coll3`'s (T15B-F17).
     func movedTarget(from old: String, to new: String) {
         recordedTargets.withLock { state in

@@ -150,8 +150,9 @@ struct UpstreamServing: Sendable {
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body,
                             fieldsNotUTF8: upstream.fieldsNotUTF8)
-                        if let path, let replaced = recorder.replacedTarget(path: path, target: request.target) {
-                            if replaced.first { log.warning("record mode: \(replaced.problem) (said once per file; each entry's problem says it)") }
+                        if let path, let replaced = recorder.replacedTarget(
+                            path: path, target: request.target, tenant: CatbirdHandler.tenant(of: request)) {
+                            if replaced.first { log.warning("record mode: \(replaced.logged) (said once per file; each entry's problem says it)") }
                             notRecorded = replaced.problem
                         }
                     } catch {
