@@ -62,6 +62,11 @@ final class CommandLineTests: XCTestCase {
              "redirect URL 'http://127.0.0.1:19290/a b' cannot be forwarded to: a space at byte 24 cannot be sent in a URL as is: write it percent-encoded"),
             (["--redirect-url", "http://127.0.0.1:19290/%zz"],
              "redirect URL 'http://127.0.0.1:19290/%zz' cannot be forwarded to: '%zz' at byte 23 is not a percent-escape (% and two hex digits; a % itself is written %25)"),
+            // tester23a-F5: accepted, then every forwarded request was a 502 `URL using bad/illegal format`.
+            (["--redirect-url", "http://127.0.0.1:99999"],
+             "redirect URL 'http://127.0.0.1:99999' cannot be forwarded to: its port 99999 is not a TCP port a connection can be made to (1 to 65535)"),
+            (["--redirect-url", "http://127.0.0.1:0/api"],
+             "redirect URL 'http://127.0.0.1:0/api' cannot be forwarded to: its port 0 is not a TCP port a connection can be made to (1 to 65535)"),
             (["--record", "--proxy"], "record mode writes file mocks: give --mocks-dir"),
             (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
             (["--proxy=yes"], "option '--proxy' takes no value"),
