@@ -1,3 +1,4 @@
+import CatbirdStorage
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -43,5 +44,44 @@ final class ForwardingShutdownTests: UpstreamTestCase {
             entry["problem"] as? String,
             "the server was stopping while the request was forwarded to \(destination)slow/8: it answered 503 itself; "
                 + "the upstream's answer was not sent")
+    }
+
+    /// tester23a-F3: the stop comes while a 46 MiB answer is forwarded in record mode, 0.05 s to
+    /// 0.5 s into it. When the answer had come (and was recorded) while the stop sent its 503
+    /// instead, the entry said only "the upstream's answer was not sent", with no `filePath`,
+    /// though the file was written. Now each entry agrees with the file: named, or not written.
+    func testAnAnswerRecordedWhileTheServerStopsIsNamedInItsEntry() throws {
+        var recordedButNotSent = 0
+        for step in 1...10 {
+            let mocks = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-stop-rec-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: mocks) }
+            let server = try TestServer { settings in
+                settings.redirectURL = self.upstream.baseURL
+                settings.recordMode = true
+                settings.mocksDirectory = mocks.path
+            }
+            defer { server.removeFiles() }
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 30)
+            try client.send(raw: Array("GET /big/46 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            usleep(UInt32(step) * 50_000)
+            server.stop()
+            let status = (try? client.readResponse())?.status  // nil: cut short while it was sent
+            let file = mocks.resolvingSymlinksInPath().appendingPathComponent("big/46").path
+            let database = try Database(path: server.databasePath)
+            defer { database.close() }
+            let rows = try database.query("SELECT status, file_path, problem FROM requests WHERE url = '/big/46'")
+            XCTAssertEqual(rows.count, 1, "step \(step)")
+            guard let row = rows.first else { continue }
+            let (filePath, problem) = (row[1].stringValue, row[2].stringValue ?? "")
+            let written = FileManager.default.fileExists(atPath: file)
+            XCTAssertEqual(filePath, written ? file : nil, "step \(step), client got \(status.map(String.init) ?? "a cut answer"): \(problem)")
+            guard status == 503 else { continue }
+            if written { recordedButNotSent += 1 }
+            XCTAssertTrue(
+                problem.hasSuffix(
+                    written ? "the upstream's answer came meanwhile and was recorded to '\(file)', but was not sent" : "the upstream's answer was not sent"),
+                "step \(step): \(problem)")
+        }
+        if recordedButNotSent == 0 { throw XCTSkip("no stop came while an answer was being recorded, the case this test is for") }
     }
 }

@@ -55,6 +55,7 @@ Every answer is made from the request, so a test can check what arrived:
                        asked for ("INJECTED", X-Injected: yes) on the same connection
   /keep/utf8           {"name":"José Müller"} with a Content-Length counted in characters (2 short),
                        the body in a second write (tester23a-F1)
+  /big/<MiB>           MiB bytes of "x" with a Content-Length, written a MiB at a time
 anything else          as /echo
 """
 import base64
@@ -135,6 +136,17 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             readable, _, _ = select.select([self.connection], [], [], 20)
             self.close_connection = True
+            return
+        if path.startswith("/big/"):  # a long answer to stop a server during (tester23a-F3)
+            size = int(path.rsplit("/", 1)[1]) << 20
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                for _ in range(size >> 20):
+                    self.wfile.write(b"x" * (1 << 20))
+            except OSError:
+                self.close_connection = True
             return
         if path in ("/keep/poison", "/keep/utf8"):  # bytes after a complete answer (tester23a-F1)
             try:

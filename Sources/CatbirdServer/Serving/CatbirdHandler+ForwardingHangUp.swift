@@ -24,9 +24,11 @@ extension CatbirdHandler {
                 journal.append(forwardingClientLeftEntry(answer, request, destination: destination, tenant: tenant))
             case let .sentInstead(response):
                 // Journaled with why (try7a F3): the row once had no problem, and the log said `redirect`.
+                // The file record mode wrote meanwhile is named (tester23a-F3: it was left out).
                 serving.journal(
                     request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant,
-                    problem: UpstreamServing.stoppingProblem(destination, status: response.status))
+                    filePath: answer.recordedPath,
+                    problem: UpstreamServing.stoppingProblem(destination, status: response.status, recordedPath: answer.recordedPath))
                 return recordInstead(delivery)
             case let .sent(response):
                 serving.journal(

@@ -88,10 +88,13 @@ struct UpstreamServing: Sendable {
     }
 
     /// The journal entry's `problem` of a forwarded request that the server answered itself
-    /// with `status` (503) because it was stopping (docs/answering-later.md#the-guarantees).
-    static func stoppingProblem(_ destination: Forwarding.Destination, status: Int) -> String {
+    /// with `status` (503) because it was stopping (docs/answering-later.md#the-guarantees);
+    /// `recordedPath`: the file record mode wrote the upstream's answer to all the same (it came
+    /// while the stop sent the 503; tester finding tester23a-F3: the entry said only "not sent").
+    static func stoppingProblem(_ destination: Forwarding.Destination, status: Int, recordedPath: String? = nil) -> String {
         "the server was stopping while the request was forwarded to \(destination.shown): it answered \(status) itself; "
-            + "the upstream's answer was not sent"
+            + (recordedPath.map { "the upstream's answer came meanwhile and was recorded to '\($0)', but was not sent" }
+                ?? "the upstream's answer was not sent")
     }
 
     /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
