@@ -20,7 +20,12 @@ import Glibc
 ///   ``headTimeout`` later (seen on a tick, so within a ``tickInterval`` past it) gets a 408
 ///   (``slowHeadAnswer``) on its socket, which is then shut down; so does a connection that
 ///   received bytes of a request line for ``headTimeout`` without completing it (a trickled
-///   request line; told by the socket's last received data, `TCP_INFO`).
+///   request line; told by the socket's last received data, `TCP_INFO`, from the first tick
+///   that sees the connection, so also within a ``tickInterval`` past the deadline). No request
+///   exists for such a line (libmicrohttpd calls nothing before the line ends): the connection's
+///   close tells ``requestLineTimedOut`` (tester finding tester23b-F1: it was neither journaled,
+///   logged nor counted, and its 408 came two to three seconds past the deadline, since bytes
+///   were first looked for on a connection's third tick).
 /// - **Stalled bodies**: a request whose body is under way and whose socket has received no
 ///   byte for ``headTimeout`` gets a 408 (``stalledBodyAnswer``) and is shut down, so that
 ///   what its body holds of the server's body budget is given back (tester finding try10b F2:
@@ -55,6 +60,10 @@ final class ConnectionWatch: Sendable {
         var seenSince = ContinuousClock.now
         /// Since when a tick has seen request-line bytes arrive while no request started.
         var partialSince: ContinuousClock.Instant?
+        /// When the watch closed it for a trickled request line (``State/lineTimedOut``): since
+        /// when that line had been seen arriving (``partialSince`` then), for
+        /// ``ConnectionWatch/requestLineTimedOut``.
+        var lineSince: ContinuousClock.Instant?
         /// Since when its socket has received nothing, as the last tick that looked saw it
         /// (a connection whose body is under way).
         var quietSince: ContinuousClock.Instant?
@@ -138,8 +147,8 @@ final class ConnectionWatch: Sendable {
 
     /// A connection's states (``Connection/phase``'s low bits).
     enum State {
-        static let bits: UInt64 = 3
-        static let mask: UInt64 = 7
+        static let bits: UInt64 = 4
+        static let mask: UInt64 = 15
         /// Between requests (or none yet).
         static let idle: UInt64 = 0
         /// The request line was read, the header section not yet.
@@ -151,12 +160,15 @@ final class ConnectionWatch: Sendable {
         /// Closed by the watch for its slow head (408 sent). This and the states after it are
         /// closed ones.
         static let headTimedOut: UInt64 = 4
-        /// Closed by the watch to make room, or for a trickled request line.
+        /// Closed by the watch to make room, or because its client had closed its side.
         static let closedIdle: UInt64 = 5
         /// Closed by the watch because its body stopped arriving (408 sent).
         static let bodyStalled: UInt64 = 6
         /// Closed by the watch to make room while its body had stopped arriving (408 sent).
         static let bodyClosedForRoom: UInt64 = 7
+        /// Closed by the watch for a request line trickled in past the head deadline, no request
+        /// started (408 sent): told when the connection closes (``ConnectionWatch/closed(_:)``).
+        static let lineTimedOut: UInt64 = 8
     }
 
     /// How long a request's head may take from its request line; nil: no deadline.
@@ -165,6 +177,11 @@ final class ConnectionWatch: Sendable {
     let slowHeadAnswer: HTTPResponse
     /// The 408 written to a connection whose body stopped arriving (`Connection: close` added).
     let stalledBodyAnswer: HTTPResponse
+    /// Told, on the closing connection's worker thread, of a connection closed for a request
+    /// line trickled in past ``headTimeout`` (``State/lineTimedOut``): since when its bytes were
+    /// seen arriving (the first tick that saw them), and the 408 as written (nil: not written
+    /// whole). Must not block.
+    let requestLineTimedOut: (@Sendable (_ since: ContinuousClock.Instant, _ written: WrittenAnswer?) -> Void)?
     private let connections = Mutex<[ObjectIdentifier: Connection]>([:])
     private let stopping = Atomic<Bool>(false)
     /// Connections closed by ``makeRoom(_:)`` and by the head deadline, since the start (for
@@ -172,8 +189,12 @@ final class ConnectionWatch: Sendable {
     let closedIdle = Atomic<Int>(0)
     let closedSlow = Atomic<Int>(0)
 
-    init(headTimeout: Duration?, slowHeadAnswer: HTTPResponse, stalledBodyAnswer: HTTPResponse) {
+    init(
+        headTimeout: Duration?, slowHeadAnswer: HTTPResponse, stalledBodyAnswer: HTTPResponse,
+        requestLineTimedOut: (@Sendable (_ since: ContinuousClock.Instant, _ written: WrittenAnswer?) -> Void)? = nil
+    ) {
         self.headTimeout = headTimeout
+        self.requestLineTimedOut = requestLineTimedOut
         var answer = slowHeadAnswer
         answer.headers.add(name: "Connection", value: "close")
         self.slowHeadAnswer = answer
@@ -206,16 +227,29 @@ final class ConnectionWatch: Sendable {
     }
 
     /// A connection closed (`MHD_CONNECTION_NOTIFY_CLOSED`, before libmicrohttpd closes its
-    /// socket: under the lock, no tick shuts down a descriptor reused since).
+    /// socket: under the lock, no tick shuts down a descriptor reused since). One the watch
+    /// closed for a trickled request line is told to ``requestLineTimedOut`` (after the lock):
+    /// no request was started on it, so nothing else reports it; a request whose line ended just
+    /// as the watch closed it (``Connection/requestStarted()`` then changes nothing) is not
+    /// reported by its own completion (``ServerCore/requestCompleted``), so it is told once.
     func closed(_ record: UnsafeMutableRawPointer) {
         let connection = Unmanaged<Connection>.fromOpaque(record).takeRetainedValue()
-        _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
+        let line = connections.withLock { connections -> (since: ContinuousClock.Instant, written: WrittenAnswer?)? in
+            connections.removeValue(forKey: ObjectIdentifier(connection))
+            guard connection.phase.load(ordering: .relaxed) & State.mask == State.lineTimedOut else { return nil }
+            return (connection.lineSince ?? connection.opened, connection.written)
+        }
+        if let line { requestLineTimedOut?(line.since, line.written) }
     }
 
     /// The record of `connection` (its socket context), or nil.
     static func record(of connection: OpaquePointer) -> Unmanaged<Connection>? {
         catbird_mhd_socket_context(connection).map { Unmanaged<Connection>.fromOpaque($0) }
     }
+
+    /// How much coarser than ours the kernel's clock of a socket's last receive may be
+    /// (`TCP_INFO` counts in jiffies, 1 to 10 ms): 20 ms.
+    static let kernelClockMargin: Duration = .milliseconds(20)
 
     /// Connections idle for less than this are never closed to make room: 1 s, so that a
     /// client between two requests of a burst, or one that just connected and is sending its
@@ -271,8 +305,8 @@ final class ConnectionWatch: Sendable {
 
     /// One look at every record: notes phase changes, times out slow heads, trickled request
     /// lines and bodies that stopped arriving, and notes since when bodies receive nothing (for
-    /// ``makeRoom(_:)``). The `TCP_INFO` reads (one syscall per connection idle two ticks, or
-    /// in its body for a second) are made outside the lock, which the
+    /// ``makeRoom(_:)``). The `TCP_INFO` reads (one syscall per connection idle on two ticks or
+    /// new with no request yet, or in its body for a second) are made outside the lock, which the
     /// workers take for every connection they open or close (review of try8b F12's change:
     /// with 20,000 idle sockets each accept waited behind 20,000 getsockopt calls once a
     /// second); closing stays under it (``closed(_:)``).
@@ -280,7 +314,14 @@ final class ConnectionWatch: Sendable {
         let now = ContinuousClock.now
         let quiet = connections.withLock { connections in
             var asked: [(connection: Connection, phase: UInt64, seenFor: Duration)] = []
-            for connection in connections.values where !noteChange(connection, at: now) {
+            for connection in connections.values {
+                guard !noteChange(connection, at: now) else {
+                    // A connection seen for the first time with no request yet: asked at once
+                    // whether bytes of a request line came since it opened (its idle start is
+                    // known exactly), so that a trickled first line is timed from this tick.
+                    if headTimeout != nil, connection.seenPhase == State.idle { asked.append((connection, State.idle, now - connection.opened)) }
+                    continue
+                }
                 let phase = connection.phase.load(ordering: .relaxed)
                 let seenFor = now - connection.seenSince
                 switch phase & State.mask {
@@ -291,12 +332,14 @@ final class ConnectionWatch: Sendable {
                     if close(connection, from: phase, as: State.headTimedOut, answer: slowHeadAnswer) { closedSlow.add(1, ordering: .relaxed) }
                 case State.idle:
                     // Idle since the last tick at least: asked whether its client sent its end of
-                    // stream (``closeIfPeerClosed``); from two ticks on, also for a trickled line.
-                    guard let headTimeout, seenFor >= Self.tickInterval * 2, let partialSince = connection.partialSince else {
-                        asked.append((connection, phase, seenFor))
+                    // stream (``closeIfPeerClosed``) and whether bytes of a request line came;
+                    // once they did, timed out ``headTimeout`` after the tick that saw them.
+                    guard let headTimeout, let partialSince = connection.partialSince else {
+                        asked.append((connection, phase, phase >> State.bits == 0 ? now - connection.opened : seenFor))
                         continue
                     }
-                    if now - partialSince >= headTimeout, close(connection, from: phase, as: State.closedIdle, answer: slowHeadAnswer) {
+                    if now - partialSince >= headTimeout, close(connection, from: phase, as: State.lineTimedOut, answer: slowHeadAnswer) {
+                        connection.lineSince = partialSince
                         closedSlow.add(1, ordering: .relaxed)
                     }
                 default:
@@ -323,9 +366,15 @@ final class ConnectionWatch: Sendable {
                         closeIfPeerClosed(connection, from: candidate.phase)
                         continue
                     }
-                    // Bytes received since it was first seen idle: a request line under way.
-                    if headTimeout != nil, candidate.seenFor >= Self.tickInterval * 2, connection.partialSince == nil,
-                       quietFor < candidate.seenFor {
+                    // Bytes received since it became idle: a request line under way. Its idle
+                    // start is its opening when it had no request (`seenFor` then counts from
+                    // it, less a margin for the kernel's coarser clock: the last receive it
+                    // reports for a silent socket is the handshake, just before the opening),
+                    // else the tick that first saw it idle (bytes before that may be the last
+                    // request's).
+                    let sinceOpening = candidate.phase >> State.bits == 0
+                    if headTimeout != nil, connection.partialSince == nil,
+                       sinceOpening ? quietFor + Self.kernelClockMargin < candidate.seenFor : quietFor < candidate.seenFor {
                         connection.partialSince = now
                     }
                     continue
@@ -349,8 +398,11 @@ final class ConnectionWatch: Sendable {
     /// default; a clean-clone CI run's `HalfClosedClientTests` waited 8 s for it). Now such a
     /// connection is shut down on the first tick that sees it idle since the tick before (within
     /// two ``tickInterval``s of its answer); libmicrohttpd then reads its end and closes it. Not
-    /// counted as closed for room or for slowness. Under the lock.
+    /// counted as closed for room or for slowness. Not when bytes wait unread before the end: a
+    /// request its busy worker has not read yet (as in ``makeRoom(_:)``; a new connection is
+    /// looked at from its first tick, tester23b-F1's change). Under the lock.
     private func closeIfPeerClosed(_ connection: Connection, from phase: UInt64) {
+        guard catbird_socket_unread_bytes(connection.socket) == 0 else { return }
         _ = close(connection, from: phase, as: State.closedIdle, answer: nil)
     }
 

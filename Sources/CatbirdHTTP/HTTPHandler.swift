@@ -31,7 +31,9 @@ public protocol HTTPHandler: Sendable {
     /// sent has been sent (a stopping server's own 503 is told as it is queued). `request`
     /// holds what is known: the target and arrival time always; the method, version and
     /// headers only when the header section was read whole and accepted (else the method is
-    /// `""` and there are no headers); the body as far as it arrived. Must not block. Default:
+    /// `""` and there are no headers); the body as far as it arrived. Also told of a request
+    /// line that never ended (``HTTPRequestEnding/requestLineTimedOut(limit:written:)``; no
+    /// method, no target), on the closing connection's worker thread. Must not block. Default:
     /// nothing.
     func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding)
 
@@ -39,7 +41,8 @@ public protocol HTTPHandler: Sendable {
     /// its request line (``HTTPServer/Configuration/headTimeout``), or that trickled a request
     /// line for that long; asked once, when the server is created, and written as it is
     /// (`Connection: close` added). The request is told afterwards as
-    /// ``HTTPRequestEnding/headTimedOut(limit:written:)``. Default: 408 with the JSON error body.
+    /// ``HTTPRequestEnding/headTimedOut(limit:written:)``, the trickled line as
+    /// ``HTTPRequestEnding/requestLineTimedOut(limit:written:)``. Default: 408 with the JSON error body.
     func respondToSlowHead(timeout: Duration) -> HTTPResponse
 
     /// The answer written to a connection whose request body stopped arriving: no byte for

@@ -1,6 +1,7 @@
 /// How a request ended that none of the ``HTTPHandler`` answering methods saw to the end:
 /// its request line was read (libmicrohttpd's URI log callback ran), then libmicrohttpd
-/// refused it itself, the client or the clock ended it first, or a stopping server answered it
+/// refused it itself, the client or the clock ended it first, or a stopping server answered it;
+/// or its request line never ended before the head deadline (``requestLineTimedOut(limit:written:)``)
 /// (``HTTPHandler/requestEndedUnanswered(_:ending:)``, docs/protocol.md#malformed-requests).
 public enum HTTPRequestEnding: Sendable, Equatable {
     /// libmicrohttpd answered with its own error page, `status` (400, 413, 431): a header line
@@ -18,6 +19,13 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// its 408 (``HTTPHandler/respondToSlowHead(timeout:)``), `written` as it went out (nil:
     /// not written whole, the socket still sending an earlier answer), and closed the connection.
     case headTimedOut(limit: Duration, written: WrittenAnswer?)
+    /// A request line kept arriving for `limit` (``HTTPServer/Configuration/headTimeout``)
+    /// without ending, counted from the first look that saw its bytes (within a second of the
+    /// first): the server wrote the same 408 (`written`, as for ``headTimedOut(limit:written:)``)
+    /// and closed the connection. No request had started: the request told has no method, no
+    /// target and no headers, and its arrival time is that first look (tester finding
+    /// tester23b-F1: such a connection was neither journaled, logged nor counted).
+    case requestLineTimedOut(limit: Duration, written: WrittenAnswer?)
     /// The request's body stopped arriving: its socket received no byte for `limit`
     /// (``HTTPServer/Configuration/headTimeout``); the server wrote its 408
     /// (``HTTPHandler/respondToStalledBody(timeout:)``), `written` as for ``headTimedOut(limit:written:)``,
@@ -33,7 +41,8 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// it went out; nil for the other endings, and when it was not written whole.
     public var written: WrittenAnswer? {
         switch self {
-        case let .headTimedOut(_, written), let .bodyStalled(_, written), let .bodyClosedForRoom(written): written
+        case let .headTimedOut(_, written), let .requestLineTimedOut(_, written), let .bodyStalled(_, written),
+             let .bodyClosedForRoom(written): written
         default: nil
         }
     }

@@ -57,9 +57,16 @@ final class ServerCore: Sendable {
         self.maxBodySize = maxBodySize
         self.bodyBudget = bodyBudget
         parked = ParkedConnections(stoppingResponse: handler.stoppingResponse, idleTimeoutSeconds: idleTimeoutSeconds)
+        // A trickled request line the watch closed has no request: the handler is told of one
+        // with what is known, no method, no target (``HTTPRequestEnding/requestLineTimedOut(limit:written:)``).
         watch = ConnectionWatch(
             headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero),
-            stalledBodyAnswer: handler.respondToStalledBody(timeout: headTimeout ?? .zero))
+            stalledBodyAnswer: handler.respondToStalledBody(timeout: headTimeout ?? .zero),
+            requestLineTimedOut: { [handler] since, written in
+                handler.requestEndedUnanswered(
+                    HTTPRequest(method: "", target: "", receivedAt: since),
+                    ending: .requestLineTimedOut(limit: headTimeout ?? .zero, written: written))
+            })
         maxTargetLength = connectionMemory / 4
         maxHeadSize = max(connectionMemory / 2, connectionMemory - 4096)
     }
@@ -111,7 +118,9 @@ final class ServerCore: Sendable {
         // journals the 413 under its lock) ends before `handled` is read here.
         if context.watchesChunkLines { _ = core.chunkLines.forget(context) }
         let closedAs = context.watched?._withUnsafeGuaranteedRef { $0.requestEnded() } ?? ConnectionWatch.State.idle
-        if !context.handled, let connection {
+        // Closed for a trickled request line just as the line ended: told when the connection
+        // closes (``ConnectionWatch/closed(_:)``), not here as well.
+        if !context.handled, closedAs != ConnectionWatch.State.lineTimedOut, let connection {
             // The watch's 408, as it went out, when the watch closed the connection.
             let written = closedAs == ConnectionWatch.State.idle ? nil : context.watched.flatMap { core.watch.writtenAnswer(of: $0) }
             let ending: HTTPRequestEnding = switch closedAs {

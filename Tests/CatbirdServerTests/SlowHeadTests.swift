@@ -11,7 +11,7 @@ import XCTest
 final class SlowHeadTests: XCTestCase {
     /// Sends `start`, then one byte every 0.5 s, until the server closes the connection (at most
     /// 12 s); returns what it sent back and how long it took.
-    private static func trickle(_ start: String, to server: TestServer) throws -> (answer: String, after: Duration, closed: Bool) {
+    private static func trickle(_ start: String, by byte: String = "a", to server: TestServer) throws -> (answer: String, after: Duration, closed: Bool) {
         let client = try server.client()
         let began = ContinuousClock.now
         try client.send(raw: Array(start.utf8))
@@ -20,7 +20,7 @@ final class SlowHeadTests: XCTestCase {
             let (bytes, closed) = client.readUntilClosed(within: 0.5)
             received += bytes
             if closed { return (String(decoding: received, as: UTF8.self), ContinuousClock.now - began, true) }
-            do { try client.send(raw: Array("a".utf8)) } catch { break }
+            do { try client.send(raw: Array(byte.utf8)) } catch { break }
         }
         return (String(decoding: received, as: UTF8.self), ContinuousClock.now - began, false)
     }
@@ -96,15 +96,38 @@ final class SlowHeadTests: XCTestCase {
         XCTAssertEqual(response["body"] as? String, sentBody, "\(response)", file: file, line: line)
     }
 
-    /// A request line trickled in (no request has started, so libmicrohttpd's callbacks tell
-    /// nothing): closed with the 408 too, after the deadline.
-    func testARequestLineTrickledPastTheDeadlineIsClosed() throws {
+    /// Regression (tester finding tester23b-F1): a request line trickled in (`GET /lineslow`,
+    /// then `b` every 0.5 s; also `G`, then `E` every 0.5 s) got its 408 4.4 to 5 s in against a
+    /// 2 s deadline, and was neither journaled, logged nor counted: no request had started, so
+    /// libmicrohttpd's callbacks told nothing, and the watch first looked for its bytes on the
+    /// connection's third tick. Now closed within the tick past the deadline, like a trickled
+    /// header (the watch looks once a second), and journaled in the default tenant with no
+    /// method and no url (never read), the 408 as it went out, and counted as timed out.
+    func testARequestLineTrickledPastTheDeadlineIsClosedInTimeAndJournaled() throws {
         let server = try TestServer { $0.headTimeout = .seconds(2) }
         defer { server.removeFiles() }
-        let (answer, after, closed) = try Self.trickle("GET /slow-li", to: server)
-        XCTAssertTrue(closed, "closed, not left open: \(answer)")
-        XCTAssertGreaterThanOrEqual(after, .seconds(2))
-        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+        var answers: [String] = []
+        for (start, byte) in [("GET /lineslow", "b"), ("G", "E")] {
+            let (answer, after, closed) = try Self.trickle(start, by: byte, to: server)
+            XCTAssertTrue(closed, "closed, not left open: \(answer)")
+            XCTAssertGreaterThanOrEqual(after, .seconds(2), "not before the deadline")
+            XCTAssertLessThan(after, .milliseconds(3800), "within the tick past the deadline: \(start)")
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+            XCTAssertTrue(answer.contains("were not complete within 2 seconds (--head-timeout, CATBIRD_HEAD_TIMEOUT)"), answer)
+            answers.append(answer)
+        }
+
+        let control = try server.client()
+        let journal = try E2E.journal(control, tenant: nil, once: 2)
+        for (entry, answer) in zip(journal.reversed(), answers) {
+            XCTAssertEqual(entry["method"] as? String, "", "\(entry)")
+            XCTAssertEqual(entry["url"] as? String, "", "never read: \(entry)")
+            XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 408, "\(entry)")
+            XCTAssertTrue(
+                (entry["problem"] as? String ?? "").contains("the request line kept arriving for 2 s without ending (--head-timeout)"), "\(entry)")
+            try Self.assertJournaledAsSent(entry, answer)
+        }
+        XCTAssertEqual(try E2E.metrics(control)[#"catbird_requests_unanswered_total{reason="timed_out"}"#], 2, "counted")
     }
 
     /// Guards: a keep-alive connection idle for longer than the deadline between requests is

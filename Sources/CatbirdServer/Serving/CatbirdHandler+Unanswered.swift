@@ -22,7 +22,8 @@ extension CatbirdHandler {
 
     /// Journals a request whose request line was read but that Catbird never answered
     /// (docs/protocol.md#malformed-requests): libmicrohttpd refused it with its own error page,
-    /// or the client left or the connection timed out before it was complete. The entry has
+    /// or the client left or the connection timed out before it was complete; and a request
+    /// line that kept arriving past `--head-timeout` without ending (no method, no target). The entry has
     /// what is known: the target, the arrival time, the method and headers when the header
     /// section had been accepted (else the method is `""`, and the tenant the default one, the
     /// parallel id being unknown), the body bytes that had arrived, the status libmicrohttpd
@@ -40,7 +41,7 @@ extension CatbirdHandler {
         default: false
         }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
-        case .timedOut, .headTimedOut, .bodyStalled, .bodyClosedForRoom: .timedOut
+        case .timedOut, .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom: .timedOut
         case .clientLeft: .clientLeft
         case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer, .serverStopped: nil
         }
@@ -96,7 +97,8 @@ extension CatbirdHandler {
                 answeredBy: isControl ? "control" : CatbirdRequest.AnsweredBy.unanswered.rawValue, status: status,
                 latency: ContinuousClock.now - request.receivedAt)
         }
-        let line = "\(request.method.isEmpty ? "?" : request.method) \(request.target.utf8Prefix(200)) → \(status): \(why) tenant=\(tenant)"
+        let target = request.target.isEmpty ? "?" : request.target.utf8Prefix(200)
+        let line = "\(request.method.isEmpty ? "?" : request.method) \(target) → \(status): \(why) tenant=\(tenant)"
         if warning { log.warning(line) } else { log.info(line) }
     }
 
@@ -141,6 +143,11 @@ extension CatbirdHandler {
                 MockServing.clientTimedOutStatus,
                 "the request line and header fields were not complete within \(limit.components.seconds) s (--head-timeout): "
                     + closing(written))
+        case let .requestLineTimedOut(limit, written):
+            return (
+                MockServing.clientTimedOutStatus,
+                "the request line kept arriving for \(limit.components.seconds) s without ending (--head-timeout), so its method "
+                    + "and target are unknown: " + closing(written))
         case let .bodyStalled(limit, written):
             return (
                 MockServing.clientTimedOutStatus,
