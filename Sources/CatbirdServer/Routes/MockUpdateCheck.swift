@@ -37,7 +37,6 @@ enum MockUpdateCheck {
         try refusing(.method) { () throws(APIError) in try checkMethod(pattern.method.rawValue) }
         try refusing(.headers) { () throws(APIError) in
             for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) { try checkHeader(name, match) }
-            try checkHeaderNamesDistinct(pattern.headers.keys.sorted())
         }
         do {
             if !stored { try BodyPatternCheck.check(pattern) }
@@ -83,22 +82,6 @@ enum MockUpdateCheck {
             throw APIError.badRequest(
                 "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
                     + "not \(JSONText.shortString(method))")
-        }
-    }
-
-    /// Rejects a header pattern naming one field twice in different case (`X-A` and `x-a`): field
-    /// names are case-insensitive (RFC 9110 section 5.1) and a header pattern matches the first
-    /// value of the named field (docs/matching.md#request-matching), so both would test that one
-    /// value, and two different `equal` values could never both match.
-    private static func checkHeaderNamesDistinct(_ names: [String]) throws(APIError) {
-        var seen: [String: String] = [:]
-        for name in names {
-            if let earlier = seen.updateValue(name, forKey: name.asciiLowercased()) {
-                throw APIError.badRequest(
-                    "'pattern.headers' names the header \(JSONText.shortString(earlier)) twice (as \(JSONText.shortString(earlier)) "
-                        + "and \(JSONText.shortString(name))): header names are case-insensitive, so both would test its one value; "
-                        + "keep one")
-            }
         }
     }
 

@@ -17,7 +17,8 @@ enum NeverMatchingMock {
     /// or a standard method in another case (`get`, ``standardMethod(spelledOtherwiseAs:)``),
     /// before the headers; more header patterns than a request that is answered can carry
 /// (``tooManyHeaders(_:subject:)``, tester finding tester21a-F9), before the
-/// header values. Empty for a mock some request can match.
+/// header values; last, one header named in two spellings with two different `equal` values
+/// (``conflictingSpellings(_:subject:)``). Empty for a mock some request can match.
     /// - Parameter subject: what the sentences say no request can match: "this mock" (an
     ///   `update`), "this pattern" (a count, find or wait: tester finding tester20b-F11, they
     ///   counted 0 without a word).
@@ -63,6 +64,31 @@ enum NeverMatchingMock {
                 "'pattern.headers.\(JSONText.shortText(name)).value' \(JSONText.shortString(match.value)) has spaces or tabs around it, but "
                     + "header values are matched without them: no request can match \(subject); did you mean "
                     + "\(JSONText.shortString(String(trimmed)))?")
+        }
+        warnings += conflictingSpellings(pattern, subject: subject)
+        return warnings
+    }
+
+    /// One warning per header named under two spellings (`X-Token` and `x-token`) with two
+    /// different `equal` values: names are case-insensitive, so both patterns test the header's
+    /// first value (docs/matching.md#request-matching), which cannot equal both. Two spellings
+    /// are legal otherwise, as in Catbird 0.11 (`equal "abc"` and `regexp "^a"` both match
+    /// `abc`); tester finding tester23b-F2: `update` refused every such pattern with 400 while
+    /// count, find, wait and remove took it.
+    static func conflictingSpellings(_ pattern: RequestPattern, subject: String) -> [String] {
+        var firstEqual: [String: (name: String, value: String)] = [:]
+        var warnings: [String] = []
+        for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind == .equal {
+            guard let earlier = firstEqual[name.asciiLowercased()] else {
+                firstEqual[name.asciiLowercased()] = (name, match.value)
+                continue
+            }
+            guard earlier.value != match.value else { continue }
+            warnings.append(
+                "'pattern.headers' names the header \(JSONText.shortString(earlier.name)) twice (as \(JSONText.shortString(earlier.name)) "
+                    + "and \(JSONText.shortString(name))) with two different equal values (\(JSONText.shortString(earlier.value)) and "
+                    + "\(JSONText.shortString(match.value))): header names are case-insensitive, so both test the header's first value, "
+                    + "which cannot equal both: no request can match \(subject); keep one")
         }
         return warnings
     }
