@@ -39,7 +39,11 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
     ///   `unknown action type "x" (expected "update", "remove" or "removeAll")`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try decoder.refuseUnknownKeys(besides: CodingKeys.self)
+        // An unknown key's refusal lists the keys of the action's type when it names one (tester
+        // finding tester23b-F4: `{"type":"removeAll","x":1}` listed "type", "pattern" and
+        // "response", which a removeAll refuses); else every action's.
+        let named = (try? container.decodeIfPresent(String.self, forKey: .type)).flatMap(Kind.init(rawValue:))
+        try decoder.refuseUnknownKeys(besides: CodingKeys.self, listing: named.map { Self.keys(usedBy: $0).map(\.stringValue) })
         let type = try container.decode(String.self, forKey: .type)
         guard let kind = Kind(rawValue: type) else {
             throw DecodingError.readable(
@@ -64,18 +68,22 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
     /// `remove` and `removeAll` (an action of the other type was meant, or a field was put
     /// in the wrong action).
     private static func refuseKeysNotUsed(by kind: Kind, _ decoder: any Decoder) throws {
-        let used: [CodingKeys] = switch kind {
-        case .update: [.type, .pattern, .response]
-        case .remove: [.type, .pattern]
-        case .removeAll: [.type]
-        }
-        let names = used.map(\.stringValue)
+        let names = keys(usedBy: kind).map(\.stringValue)
         // Unknown keys were refused before: what is left is one of CodingKeys.
         guard let extra = try decoder.keys(besides: names).first, let key = CodingKeys(rawValue: extra) else { return }
         throw DecodingError.readable(
             at: decoder.codingPath + [key],
             "the key \(CodingPathText.jsonQuoted(extra)) is not used by a \(CodingPathText.jsonQuoted(kind.rawValue)) action "
                 + "(its keys: \(UnknownWireKeys.listed(names.map(CodingPathText.jsonQuoted))))")
+    }
+
+    /// The keys an action of type `kind` takes, in their documented order.
+    private static func keys(usedBy kind: Kind) -> [CodingKeys] {
+        switch kind {
+        case .update: [.type, .pattern, .response]
+        case .remove: [.type, .pattern]
+        case .removeAll: [.type]
+        }
     }
 
     /// Writes the wire shape.

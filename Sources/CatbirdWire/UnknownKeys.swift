@@ -77,13 +77,16 @@ extension Decoder {
     /// does nothing. Call it after taking the object's container, so that a value that is not
     /// an object is reported as such first.
     ///
+    /// - Parameter listed: the keys the refusal lists as taken here (and suggests from), when
+    ///   fewer than `Keys` apply to this object (an action's type takes only some of them);
+    ///   nil: all of `Keys`.
     /// - Throws: `DecodingError.dataCorrupted` at this object's path whose underlying error is
     ///   ``UnknownWireKeys`` (every unknown key, sorted).
-    @_spi(Server) public func refuseUnknownKeys<Keys: CodingKey & CaseIterable>(besides _: Keys.Type) throws {
+    @_spi(Server) public func refuseUnknownKeys<Keys: CodingKey & CaseIterable>(besides _: Keys.Type, listing listed: [String]? = nil) throws {
         let known = Keys.allCases.map(\.stringValue)
         let unknown = try keys(besides: known)
         guard !unknown.isEmpty else { return }
-        let keys = UnknownWireKeys(path: CodingPathText.dotted(codingPath), unknown: unknown, known: known)
+        let keys = UnknownWireKeys(path: CodingPathText.dotted(codingPath), unknown: unknown, known: listed ?? known)
         throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: keys.reason(), underlyingError: keys))
     }
 

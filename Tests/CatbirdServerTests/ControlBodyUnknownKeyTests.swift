@@ -43,8 +43,16 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
             ("/catbird/api/mocks",
              #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"jsonBody":{"a":1},"times":1}}"#,
              #"unknown keys "jsonBody" (did you mean "body"?) and "times" (did you mean "limit"?) in 'response'; the keys here are "status", "headers", "body", "limit" and "delay""#),
-            ("/catbird/api/mocks", #"{"type":"removeAll","extra":1}"#,
-             #"unknown key "extra" in the JSON body; the keys here are "type", "pattern" and "response""#),
+            // Tester finding tester23b-F4 (the finding's body): a removeAll's refusal listed
+            // the update's keys; now those of its type, as its other refusal says.
+            ("/catbird/api/mocks", #"{"type":"removeAll","x":1}"#,
+             #"unknown key "x" in the JSON body; the keys here are "type""#),
+            ("/catbird/api/mocks", #"{"type":"remove","pattrn":\#(Self.pattern)}"#,
+             #"unknown key "pattrn" in the JSON body (did you mean "pattern"?); the keys here are "type" and "pattern""#),
+            ("/catbird/api/mocks", #"{"type":"update","x":1,"pattern":\#(Self.pattern),"response":{"status":200}}"#,
+             #"unknown key "x" in the JSON body; the keys here are "type", "pattern" and "response""#),
+            ("/catbird/api/mocks", #"{"type":"upsert","x":1}"#,
+             #"unknown key "x" in the JSON body; the keys here are "type", "pattern" and "response""#),
             ("/catbird/api/mocks", #"{"type":"removeAll","pattern":\#(Self.pattern)}"#,
              #"the key "pattern" is not used by a "removeAll" action (its keys: "type")"#),
             ("/catbird/api/mocks", #"{"type":"remove","pattern":\#(Self.pattern),"response":{"status":200}}"#,

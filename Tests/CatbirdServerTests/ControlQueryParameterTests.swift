@@ -29,12 +29,18 @@ final class ControlQueryParameterTests: ServerTestCase {
             ("GET", "/catbird/api/tenants?all=1"),
             ("GET", "/catbird/api/info?x=1"),
             ("GET", "/catbird/api/requests/1?body=true"),
+            ("GET", "/catbird/api/requests/1?limit=1"),
         ]
         for (method, target) in refused {
             let answer = try client.request(method, target)
             E2E.assertError(answer, status: 400)
             XCTAssertTrue(answer.text.contains("unknown query parameter"), "\(method) \(target): \(answer.text)")
         }
+        // Tester finding tester23b-F4: `limit` belongs to an entry's body download, and the
+        // refusal says so (protocol.md read as if an entry took it).
+        E2E.assertError(
+            try client.request("GET", "/catbird/api/requests/1?limit=1"), status: 400,
+            reasonContains: #"unknown query parameter "limit" (known: bodies; 'limit' is taken by …/1/request/body and …/1/response/body)"#)
         let post = try client.json("POST", "/catbird/api/mocks?type=removeAll", #"{"type":"removeAll"}"#)
         E2E.assertError(post, status: 400, reasonContains: "unknown query parameter \"type\" (this route takes none)")
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 1, "the mock is still there")

@@ -90,10 +90,12 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         let cases = [
             ("/api/feed#top", #"'pattern.url.value' "/api/feed#top" holds a fragment ('#...'), which HTTP clients never send "#
                 + #"(RFC 9110 section 4.2.4): no usual client's request can match this mock; did you mean "/api/feed"?"#),
-            // try10a F19: an https:// URL pasted from Charles or a browser.
+            // try10a F19: an https:// URL pasted from Charles or a browser. Tester finding
+            // tester23b-F4: it said CONNECT is refused (501), which holds only in proxy mode.
             ("https://api.example.com/api/feed", #"'pattern.url.value' "https://api.example.com/api/feed" is an https:// URL, "#
-                + #"which only a proxy-form request could match, and clients send HTTPS through a proxy as CONNECT, which this "#
-                + #"server refuses (501): no usual client's request can match this mock; did you mean "/api/feed" (with the "#
+                + #"which only a proxy-form request could match, and clients send HTTPS through a proxy as CONNECT host:443, "#
+                + #"never as GET https://… (this server opens no tunnel: with --proxy it answers CONNECT 501, else matches it "#
+                + #"like any request): no usual client's request can match this mock; did you mean "/api/feed" (with the "#
                 + #"app's base URL pointed at this server)?"#),
             ("/api/search?q=hello world", #"'pattern.url.value' "/api/search?q=hello world" holds a space, which HTTP clients "#
                 + #"send as %20 (a space ends the request-target, RFC 9112 section 3): no usual client's request can match this "#

@@ -29,6 +29,12 @@ enum JournalEntryRoutes {
                 let query = context.query
                 switch parts.count {
                 case 1:
+                    // `limit` cuts a body download, not an entry (tester finding tester23b-F4:
+                    // protocol.md read as if it were taken here): the refusal says where it goes.
+                    if query.contains(where: { $0.name == "limit" }) {
+                        throw QueryParameters.unknown(
+                            "limit", known: "known: bodies; 'limit' is taken by …/\(id)/request/body and …/\(id)/response/body")
+                    }
                     let bodies = try flag(named: "bodies", in: query)
                     // Each side's fields one by one too, which the listing joins (tester finding
                     // T18A-F5: the page's "Copy as curl" sent `X-Token: abc, zzz` for two fields).

@@ -141,10 +141,13 @@ enum NeverMatchingMock {
     private static func clientsNeverSend(_ url: String, subject: String) -> String? {
         if url.prefix(8).lowercased() == "https://" {
             // Pasted from a browser or Charles (tester finding try10a F19): HTTPS reaches a proxy
-            // as CONNECT (answered 501 here), never as `GET https://…`.
+            // as `CONNECT host:443`, never as `GET https://…`. This server opens no tunnel: in
+            // proxy mode it answers CONNECT 501, else a CONNECT is matched like any request
+            // (tester finding tester23b-F4: the warning said it was refused with 501 in every mode).
             let path = url.dropFirst(8).firstIndex(of: "/").map { String(url[$0...]) } ?? "/"
             return "'pattern.url.value' \(JSONText.shortString(url)) is an https:// URL, which only a proxy-form request "
-                + "could match, and clients send HTTPS through a proxy as CONNECT, which this server refuses (501): no usual "
+                + "could match, and clients send HTTPS through a proxy as CONNECT host:443, never as GET https://… (this "
+                + "server opens no tunnel: with --proxy it answers CONNECT 501, else matches it like any request): no usual "
                 + "client's request can match \(subject); did you mean \(JSONText.shortString(path)) (with the app's base URL "
                 + "pointed at this server)?"
         }
