@@ -101,6 +101,12 @@ public final class Journal: Sendable {
         writer.append(entry)
     }
 
+    /// Queues one entry, or holds it while its tenant's large entries fill their share of the
+    /// queue; see ``JournalWriter/appendOrHold(_:)``.
+    public func appendOrHold(_ entry: consuming JournalEntry) -> JournalAppend {
+        writer.appendOrHold(entry)
+    }
+
     /// Adds `problem` to the `problem` of the entry behind `ticket` once it is written; see
     /// ``JournalWriter/amend(_:problem:)``.
     public func amend(_ ticket: JournalTicket, problem: String) {

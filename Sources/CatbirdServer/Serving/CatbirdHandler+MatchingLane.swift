@@ -121,7 +121,7 @@ extension CatbirdHandler {
                     journal.amend(ticket, problem: Self.clientLeftOnLaneProblem("matching lane"))
                 case let .sentInstead(instead):
                     if let hit { mocks.refund(hit) }
-                    journal.amend(ticket, problem: "the server was stopping and sent its \(instead.status) instead; nothing of this answer was sent")
+                    journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
                 }
                 record(delivery)
             }

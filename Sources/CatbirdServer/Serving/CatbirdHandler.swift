@@ -157,8 +157,14 @@ struct CatbirdHandler: HTTPHandler {
         switch served {
         case let .answered(sent, answeredBy, entry, hit):
             // CORS headers are added by serving, before journaling (the journal records them).
-            let journaled = entry.map { serving.append($0, of: sent, settling: hit) }
-            return release(journaled?.sent ?? sent, journaled: journaled?.ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
+            guard let entry else { return release(sent, journaled: nil, request, answeredBy: answeredBy.rawValue, tenant: tenant) }
+            switch journal.appendOrHold(entry) {
+            case let .queued(ticket):
+                let tagged = serving.appended(ticket, of: sent, settling: hit)
+                return release(tagged, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
+            case let .held(hold):
+                return answerOnceQueued(hold, sent, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant)
+            }
         case let .forward(destination):
             return forward(request, to: destination, tenant: tenant)
         }

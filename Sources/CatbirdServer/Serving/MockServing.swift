@@ -193,10 +193,18 @@ struct MockServing: Sendable {
         _ entry: JournalEntry, of response: HTTPResponse, settling hit: MockHit?
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let ticket = journal.append(entry)
+        return (appended(ticket, of: response, settling: hit), ticket)
+    }
+
+    /// `response` tagged with `ticket`, its journal entry's, once the entry is queued
+    /// (``append(_:of:settling:)``, or later for an entry held for its tenant's share of the
+    /// journal queue, ``Journal/appendOrHold(_:)``); with strict durability `hit` stands once
+    /// the entry is committed.
+    func appended(_ ticket: JournalTicket, of response: HTTPResponse, settling hit: MockHit?) -> HTTPResponse {
         if strict { settleOnceCommitted(hit, ticket) }
         var sent = response
         sent.completionTag = ticket.completionTag
-        return (sent, ticket)
+        return sent
     }
 
     /// Whether a mock's head may not fit beside `request`'s: its head leaves less than the mock
