@@ -8,7 +8,11 @@ struct HeldAppends {
         var entry: JournalEntry
         /// ``JournalWriter/queuedSize(of:)`` of `entry`.
         var bytes: Int
-        var since: ContinuousClock.Instant
+        /// Since when, while the writer fails, the whole queue has had no room for `entry`
+        /// (not counting the share): what a plain append that found the queue full would have
+        /// waited for (``JournalWriter/appendPatience``). Nil while there is room, or the
+        /// writer succeeds.
+        var noRoomSince: ContinuousClock.Instant?
         var hold: JournalHold
     }
 
@@ -18,6 +22,8 @@ struct HeldAppends {
     private var order: [TenantID] = []
     /// Entries held, in all.
     private(set) var count = 0
+    /// Whether an entry may have its `noRoomSince` set (``forgetNoRoom()`` has work).
+    private var notedNoRoom = false
 
     var isEmpty: Bool { count == 0 }
 
@@ -58,17 +64,44 @@ struct HeldAppends {
         if let first, let index = order.firstIndex(of: first) { order.append(order.remove(at: index)) }
     }
 
-    /// Removes and returns the entries held since before `deadline`.
-    mutating func removeHeld(before deadline: ContinuousClock.Instant) -> [Held] {
+    /// Removes and returns the held entries a plain append would have dropped
+    /// (``JournalWriter/append(_:)``: only while the writer fails, and only after the whole
+    /// queue has had no room for the entry for `patience`); never one for which `hasRoom`
+    /// (the queue, not the share) says there is room, however long it was held. Notes, in
+    /// each kept entry, since when it has found no room (from `now`); forgets it when it has.
+    mutating func removeStarved(
+        now: ContinuousClock.Instant, patience: Duration, hasRoom: (Int) -> Bool
+    ) -> [Held] {
         var removed: [Held] = []
         for (tenant, line) in lines {
-            let old = line.prefix { $0.since < deadline }
-            guard !old.isEmpty else { continue }
-            removed += old
-            count -= old.count
-            lines[tenant] = old.count == line.count ? nil : Array(line.dropFirst(old.count))
+            var kept: [Held] = []
+            kept.reserveCapacity(line.count)
+            for var held in line {
+                if hasRoom(held.bytes) {
+                    held.noRoomSince = nil
+                } else if let since = held.noRoomSince, now - since >= patience {
+                    removed.append(held)
+                    continue
+                } else if held.noRoomSince == nil {
+                    held.noRoomSince = now
+                    notedNoRoom = true
+                }
+                kept.append(held)
+            }
+            count -= line.count - kept.count
+            lines[tenant] = kept.isEmpty ? nil : kept
         }
         order.removeAll { lines[$0] == nil }
         return removed
+    }
+
+    /// Forgets, in every held entry, since when it found no room (the writer succeeds again:
+    /// a plain append's patience counts only while the writer fails).
+    mutating func forgetNoRoom() {
+        guard notedNoRoom else { return }
+        notedNoRoom = false
+        for tenant in order where lines[tenant]?.contains(where: { $0.noRoomSince != nil }) == true {
+            for index in lines[tenant]!.indices { lines[tenant]![index].noRoomSince = nil }
+        }
     }
 }

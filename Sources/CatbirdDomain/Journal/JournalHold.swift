@@ -18,7 +18,8 @@ public final class JournalHold: Sendable {
     init() {}
 
     /// Calls `body` with the entry's ticket once it is queued (``JournalTicket/dropped`` when it
-    /// was dropped: the writer stopped, or failed for longer than ``JournalWriter/appendPatience``):
+    /// was dropped: the writer stopped, or failed while the whole queue had no room for it for
+    /// ``JournalWriter/appendPatience``, as a plain append's would be):
     /// at once when it already is, else on the writer thread, so `body` must return quickly.
     /// Call it once.
     public func whenQueued(_ body: @escaping @Sendable (JournalTicket) -> Void) {

@@ -69,8 +69,9 @@ public final class JournalWriter: Sendable {
     /// with it, its connection parked, so the worker goes on serving other tenants: one tenant
     /// uploading 60 KB bodies filled the whole 16 MiB queue, and the workers that queued its
     /// next rows waited for room while other tenants' hits on the same workers waited behind them
-    /// (tester22b-F4: another tenant's p99 1.6 → 64 ms). With strict durability the share also
-    /// bounds what another tenant's commit waits behind.
+    /// (tester22b-F4: another tenant's p99 1.6 → 64 ms). With strict durability it seldom
+    /// engages: each client waits for its entry's commit before it sends the next request, so a
+    /// tenant has about one entry per connection queued (tester23c-F4).
     public static let tenantShareBytes = 1 << 20
     /// Queued entries that end the gathering at once: 256.
     public static let gatherRows = 256
@@ -423,20 +424,25 @@ public final class JournalWriter: Sendable {
     /// tenants' large entries), or entries held before it, is held rather than waited for: the
     /// writer queues it once its tenant's earlier large entries are written (tenants with held
     /// entries take turns), and the caller answers then (``JournalHold/whenQueued(_:)``), so the
-    /// thread goes on meanwhile. Other entries are appended as by ``append(_:)`` (waiting only
-    /// when the whole queue is full); so are all while the writer fails (``failure``, whose
-    /// patience bounds the wait) or stops.
+    /// thread goes on meanwhile. The share holds while the writer fails too (a busy or full
+    /// file): held entries then wait for it to write again, and one is dropped only as a plain
+    /// append's would be, after ``appendPatience`` with no room in the whole queue
+    /// (tester23c-F1: held entries were dropped after 2 s of failure with the queue nearly
+    /// empty; tester23c-F2: appends that went around the share while the writer failed filled
+    /// the queue with one tenant's entries, and another tenant's small entry waited for room).
+    /// Other entries are appended as by ``append(_:)`` (waiting only when the whole queue is
+    /// full); so are all once the stop began.
     public func appendOrHold(_ entry: consuming JournalEntry) -> JournalAppend {
         var entry = entry
         entry.truncateBodies(to: bodyLimit)
         let bytes = Self.queuedSize(of: entry)
         let tenant = entry.tenant
         condition.lock()
-        guard bytes >= Self.largeEntryBytes, state.phase == .running, state.failure == nil,
+        guard bytes >= Self.largeEntryBytes, state.phase == .running,
             state.held.holds(tenant) || !state.admitsLarge(bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity)
         else { return .queued(enqueue(entry, bytes: bytes, tenant: tenant)) }
         let hold = JournalHold()
-        state.held.add(HeldAppends.Held(entry: entry, bytes: bytes, since: .now, hold: hold))
+        state.held.add(HeldAppends.Held(entry: entry, bytes: bytes, hold: hold))
         state.statistics.heldForShare += 1
         state.statistics.mostHeld = max(state.statistics.mostHeld, state.held.count)
         if state.writerGathering { condition.broadcast() }  // nothing more of this tenant's comes meanwhile
@@ -445,25 +451,15 @@ public final class JournalWriter: Sendable {
     }
 
     /// Called by the writer thread with `condition` locked, before it looks for work: queues
-    /// the held entries that now fit (``appendOrHold(_:)``; all of them once the writer stops),
-    /// and drops those held for longer than ``appendPatience`` while the rounds fail, as a
-    /// waiting ``append(_:)`` drops its entry. Returns the holds to tell, with their tickets,
-    /// once the lock is let go.
+    /// the held entries that now fit their share (``appendOrHold(_:)``; all of them once the
+    /// writer stops). While the rounds fail, drops only those a plain ``append(_:)`` would have
+    /// dropped: held ``appendPatience`` or longer while the whole queue had no room for them
+    /// (``HeldAppends/removeStarved(now:patience:hasRoom:)``); a held entry for which the queue
+    /// has room stays held, however long the failure lasts, and is queued once the writer
+    /// writes again. Returns the holds to tell, with their tickets, once the lock is let go.
     private func admitHeld() -> [(JournalHold, JournalTicket)] {
         guard !state.held.isEmpty else { return [] }
         var told: [(JournalHold, JournalTicket)] = []
-        if state.failure != nil {
-            for held in state.held.removeHeld(before: .now - Self.appendPatience) {
-                state.statistics.droppedRows += 1
-                state.failure?.droppedRows += 1
-                if holdsWhatFails, let hit = held.entry.mockHit { state.heldHits.add(hit.mockID, count: 1) }
-                told.append((held.hold, .dropped))
-            }
-            if !told.isEmpty {
-                let hit = holdsWhatFails ? "; their mock hits are kept" : ""
-                log.error("journal: the writer is failing: dropped \(told.count.counted("entry", "entries")) held for their tenant's share of the queue\(hit)")
-            }
-        }
         let stopping = state.phase >= .stopping
         var held = HeldAppends()
         swap(&held, &state.held)  // out of `state` while the entries it takes go into the queue
@@ -472,6 +468,24 @@ public final class JournalWriter: Sendable {
             guard stopping || state.admitsLarge(held.bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity) else { return false }
             told.append((held.hold, queueNow(held.entry, bytes: held.bytes, tenant: tenant)))
             return true
+        }
+        if state.failure != nil && !stopping {
+            let starved = held.removeStarved(now: .now, patience: Self.appendPatience) { bytes in
+                state.hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity)
+            }
+            for entry in starved {
+                state.statistics.droppedRows += 1
+                state.failure?.droppedRows += 1
+                if holdsWhatFails, let hit = entry.entry.mockHit { state.heldHits.add(hit.mockID, count: 1) }
+                told.append((entry.hold, .dropped))
+            }
+            if !starved.isEmpty {
+                let hit = holdsWhatFails ? "; their mock hits are kept" : ""
+                log.error(
+                    "journal: the queue is full and the writer failing: dropped \(starved.count.counted("entry", "entries")) held for their tenant's share of the queue\(hit)")
+            }
+        } else {
+            held.forgetNoRoom()
         }
         swap(&held, &state.held)
         return told
