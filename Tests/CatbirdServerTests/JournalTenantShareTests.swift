@@ -13,13 +13,13 @@ final class JournalTenantShareTests: XCTestCase {
 
     /// One worker thread and a queue of 20 entries (the finding's 16 MiB reached by count,
     /// scaled down), the writer held by another connection's write lock.
-    private func heldServer() throws -> (TestServer, RawHTTPClient) {
+    private func heldServer(limit: Int? = nil) throws -> (TestServer, RawHTTPClient) {
         let server = try TestServer {
             $0.threadCount = 1
             $0.journalQueueCapacity = 20
         }
         let client = try server.client()
-        try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok")
+        try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok", limit: limit)
         try E2E.addMock(client, tenant: "B", url: "/b/hit", body: "hello")
         return (server, client)
     }
@@ -74,15 +74,20 @@ final class JournalTenantShareTests: XCTestCase {
         XCTAssertEqual(try E2E.metrics(client)["catbird_journal_held_entries"], 0)
     }
 
-    /// A client that hangs up while its answer is held for its tenant's share: its entry is
-    /// written with a `problem` saying nothing was sent; the others' answers leave as usual.
-    func testAnUploadWhoseClientLeftWhileHeldIsJournaledAsNothingSent() throws {
-        let (server, client) = try heldServer()
+    /// Regression (tester23c-F3): a client that hangs up while its answer is held for its
+    /// tenant's share is treated as one that hangs up during a mock's delay
+    /// (docs/protocol.md#delays): journaled as 499, answered by none, with the `problem` saying
+    /// nothing was sent, and the mock's use given back (here the last of its `limit`, which the
+    /// held request had used up: the mock comes back, and the next request is answered by it).
+    /// Before, the entry said 200 and the use was spent: the retry got a 404.
+    func testAClientThatLeftWhileItsAnswerWasHeldIsJournaled499AndKeepsTheLimit() throws {
+        let (server, client) = try heldServer(limit: Self.uploads)
         defer { server.removeFiles() }
         let hold = try JournalWriterHold(server)
         defer { hold.end() }
         var uploads = try sendUploads(server)
         usleep(300_000)
+        XCTAssertGreaterThan(try E2E.metrics(client)["catbird_journal_held_entries"] ?? -1, 0)
         let gone = uploads.removeLast()
         gone.hangUp()
         usleep(300_000)
@@ -92,5 +97,22 @@ final class JournalTenantShareTests: XCTestCase {
         let journal = try E2E.journal(client, tenant: "A", once: Self.uploads)
         let left = journal.filter { ($0["problem"] as? String)?.contains("share of the journal queue; nothing was sent") == true }
         XCTAssertEqual(left.count, 1, "\(journal.map { $0["problem"] ?? "" })")
+        let entry = try XCTUnwrap(left.first)
+        XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 499)
+        XCTAssertEqual(entry["answeredBy"] as? String, "none")
+        XCTAssertTrue(E2E.isNull(entry["mockId"]))
+        let statuses = journal.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }
+        XCTAssertEqual(statuses.filter { $0 == 200 }.count, Self.uploads - 1)
+
+        // The use the gone client took is back: in memory and in the mocks row.
+        let mock = try XCTUnwrap(try E2E.mocks(client, tenant: "A").first, "the used-up mock came back")
+        XCTAssertEqual(JSONNumber.int(mock["hits"]), Self.uploads - 1)
+        XCTAssertEqual(JSONNumber.int(mock["remainingLimit"]), 1)
+        let row = try E2E.sqlRows(client, "SELECT hits, remaining_limit FROM mocks", tenant: "A")
+        XCTAssertEqual(row.map { $0.map { JSONNumber.int($0) } }, [[Self.uploads - 1, 1]])
+        let retry = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        let answer = try retry.request("POST", "/a/up", headers: [("X-Catbird-Parallel-Id", "A")], body: Self.upload)
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.text, "ok")
     }
 }

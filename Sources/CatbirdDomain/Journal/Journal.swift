@@ -107,6 +107,13 @@ public final class Journal: Sendable {
         writer.appendOrHold(entry)
     }
 
+    /// Puts `entry` in place of the still-queued entry behind `ticket`; see
+    /// ``JournalWriter/replaceQueued(_:with:)``.
+    /// - Returns: false when the entry is no longer queued (nothing changed).
+    public func replaceQueued(_ ticket: JournalTicket, with entry: consuming JournalEntry) -> Bool {
+        writer.replaceQueued(ticket, with: entry)
+    }
+
     /// Adds `problem` to the `problem` of the entry behind `ticket` once it is written; see
     /// ``JournalWriter/amend(_:problem:)``.
     public func amend(_ ticket: JournalTicket, problem: String) {

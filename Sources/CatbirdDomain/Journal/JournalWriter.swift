@@ -491,6 +491,30 @@ public final class JournalWriter: Sendable {
         return told
     }
 
+    /// Puts `entry` (truncated here) in place of the queued entry behind `ticket`, while it is
+    /// still queued (not yet taken for a round): for an answer that will not be sent after all
+    /// (its client hung up while the entry was held, ``appendOrHold(_:)``), whose entry must
+    /// say so (status 499, no mock hit). The queue's counts follow the new entry.
+    /// - Returns: false when the entry is no longer queued (taken for a round, or dropped):
+    ///   nothing was changed.
+    public func replaceQueued(_ ticket: JournalTicket, with entry: consuming JournalEntry) -> Bool {
+        var entry = entry
+        entry.truncateBodies(to: bodyLimit)
+        let bytes = Self.queuedSize(of: entry)
+        condition.lock()
+        defer { condition.unlock() }
+        // The queue holds the last `waiting` entries appended, in sequence order.
+        let first = state.appended - UInt64(state.waiting) + 1
+        guard ticket != .dropped, ticket.sequence >= first, ticket.sequence <= state.appended else { return false }
+        let index = state.head + Int(ticket.sequence - first)
+        let old = state.queue[index]
+        guard old.tenant == entry.tenant else { return false }
+        state.countTaken(Self.queuedSize(of: old), of: old.tenant)
+        state.queue[index] = entry
+        state.countQueued(bytes, of: entry.tenant)
+        return true
+    }
+
     /// Adds `problem` to the `problem` of the entry behind `ticket` (after its own, `; `
     /// between), in the writer's next round that finds the entry written: for what is known
     /// only after the entry was queued, such as an answer whose client hung up while it was

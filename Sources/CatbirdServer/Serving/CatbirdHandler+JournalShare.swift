@@ -4,17 +4,31 @@ import CatbirdHTTP
 /// Answers whose journal entry waits for its tenant's share of the journal queue
 /// (``JournalWriter/appendOrHold(_:)``; docs/tenancy.md#fair-shares).
 extension CatbirdHandler {
-    /// The answer `response` (its mock's `hit`) of a request served on a worker, whose large
-    /// journal entry is held because its tenant's large entries fill their share of the journal
-    /// queue: it leaves once the writer queues the entry (tagged with the entry's ticket, and
-    /// once committed with strict durability), its connection parked meanwhile, so the worker
-    /// goes on serving other tenants instead of waiting for room (tester22b-F4). A client that
-    /// hangs up meanwhile has its entry amended: nothing was sent.
+    /// The answer `response` (its mock's `hit`, refundable: ``respond(to:tenant:)``) of a
+    /// request served on a worker, whose large journal entry is held because its tenant's large
+    /// entries fill their share of the journal queue: it leaves once the writer queues the entry
+    /// (tagged with the entry's ticket, and once committed with strict durability), its
+    /// connection parked meanwhile, so the worker goes on serving other tenants instead of
+    /// waiting for room (tester22b-F4).
+    ///
+    /// A client that hung up while the answer was held is treated as one that hangs up during a
+    /// mock's delay (docs/protocol.md#delays; tester23c-F3): its entry, still queued when the
+    /// writer tells its hold (on the writer thread, before its next round), is replaced by the
+    /// 499 of a request to which nothing was sent (no response, no mock hit), and the hit is
+    /// given back, so the mock's `limit` is not spent. A stopping server's 503 sent in its
+    /// place gives the hit back too, the entry amended (as on the matching lane).
     func answerOnceQueued(
         _ hold: JournalHold, _ response: HTTPResponse, hit: MockHit?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
         .later { [self] responder in
             hold.whenQueued { [self] ticket in
+                guard durability == .strict else {
+                    let sent = serving.appended(ticket, of: response, settling: nil)
+                    responder.deliver(sent) { delivery in
+                        settleHeld(hit, ticket: ticket, delivery, request, answeredBy: answeredBy, tenant: tenant)
+                    }
+                    return
+                }
                 let sent = serving.appended(ticket, of: response, settling: hit)
                 let record = recording(request, answeredBy: answeredBy, tenant: tenant)
                 let observe: @Sendable (HTTPDelivery) -> Void = { [journal] delivery in
@@ -25,13 +39,39 @@ extension CatbirdHandler {
                     }
                     record(delivery)
                 }
-                guard durability == .strict else {
-                    responder.deliver(sent, beforeSending: observe)
-                    return
-                }
                 journal.send(sent, onceCommitted: ticket, to: responder, otherwise: marked(Journal.notJournaled, refusing: request), sent: observe)
             }
         }
+    }
+
+    /// Relaxed durability: what a held answer's `delivery` means for its mock's `hit` and its
+    /// entry (``answerOnceQueued(_:_:hit:_:answeredBy:tenant:)``): sent, the hit stands; nothing
+    /// sent, the entry becomes the 499 of a client that left (when still queued: when the
+    /// writer tells the hold, it is) and the hit is given back (else the entry is amended and the
+    /// hit stands, as its row says); the server's 503 instead, the
+    /// hit is given back and the entry amended. Then records what went out.
+    private func settleHeld(
+        _ hit: MockHit?, ticket: JournalTicket, _ delivery: HTTPDelivery, _ request: HTTPRequest, answeredBy: String,
+        tenant: TenantID
+    ) {
+        let mocks = serving.mocks
+        switch delivery {
+        case .sent:
+            if let hit { mocks.settle(hit) }
+        case .nothingSent:
+            let left = serving.nothingSentEntry(request, tenant: tenant, problem: Self.leftWhileHeldProblem)
+            if journal.replaceQueued(ticket, with: left) {
+                if let hit { mocks.refund(hit) }
+            } else {
+                // Written already (or dropped, its hit held for a later round): the hit stands with it.
+                if let hit { mocks.settle(hit) }
+                journal.amend(ticket, problem: Self.leftWhileHeldProblem)
+            }
+        case let .sentInstead(instead):
+            if let hit { mocks.refund(hit) }
+            journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
+        }
+        recording(request, answeredBy: answeredBy, tenant: tenant)(delivery)
     }
 
     /// The `problem` of an answer held for its tenant's share of the journal queue whose client

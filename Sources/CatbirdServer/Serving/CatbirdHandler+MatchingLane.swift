@@ -30,7 +30,7 @@ extension CatbirdHandler {
             if let generation {
                 let beside = RequestBodyScope.reading(request.matchedBody) {
                     serving.notFoundBesideLane(
-                        missedAt: generation, request, tenant: tenant, within: MatchingLane.workerSlice, refundable: durability == .strict)
+                        missedAt: generation, request, tenant: tenant, within: MatchingLane.workerSlice, refundable: true)
                 }
                 switch beside {
                 case let .served(served): return answer(served, request, tenant: tenant)

@@ -94,7 +94,9 @@ struct CatbirdHandler: HTTPHandler {
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
         decodeBody(&request)
-        let refundable = durability == .strict  // settled once its entry is committed
+        // Settled once its entry is committed (strict) or queued (relaxed; given back when it is
+        // held for its tenant's share of the journal queue and the client leaves meanwhile).
+        let refundable = true
         let served = RequestBodyScope.reading(request.matchedBody) {
             serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable)
         }
@@ -160,6 +162,8 @@ struct CatbirdHandler: HTTPHandler {
             guard let entry else { return release(sent, journaled: nil, request, answeredBy: answeredBy.rawValue, tenant: tenant) }
             switch journal.appendOrHold(entry) {
             case let .queued(ticket):
+                // The hit was served refundable (``respond(to:tenant:)``): it stands now (relaxed) or once committed (strict).
+                if durability != .strict, let hit { serving.mocks.settle(hit) }
                 let tagged = serving.appended(ticket, of: sent, settling: hit)
                 return release(tagged, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
             case let .held(hold):
