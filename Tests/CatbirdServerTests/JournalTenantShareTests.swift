@@ -13,10 +13,11 @@ final class JournalTenantShareTests: XCTestCase {
 
     /// One worker thread and a queue of 20 entries (the finding's 16 MiB reached by count,
     /// scaled down), the writer held by another connection's write lock.
-    private func heldServer(limit: Int? = nil) throws -> (TestServer, RawHTTPClient) {
+    private func heldServer(limit: Int? = nil, durability: Durability = .relaxed) throws -> (TestServer, RawHTTPClient) {
         let server = try TestServer {
             $0.threadCount = 1
             $0.journalQueueCapacity = 20
+            $0.durability = durability
         }
         let client = try server.client()
         try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok", limit: limit)
@@ -81,7 +82,19 @@ final class JournalTenantShareTests: XCTestCase {
     /// held request had used up: the mock comes back, and the next request is answered by it).
     /// Before, the entry said 200 and the use was spent: the retry got a 404.
     func testAClientThatLeftWhileItsAnswerWasHeldIsJournaled499AndKeepsTheLimit() throws {
-        let (server, client) = try heldServer(limit: Self.uploads)
+        try checkClientLeftWhileHeld(.relaxed)
+    }
+
+    /// ``testAClientThatLeftWhileItsAnswerWasHeldIsJournaled499AndKeepsTheLimit()`` with strict
+    /// durability: the share engages there only while commits wait (here the write lock holds
+    /// the writer: each of the 25 uploads waits for its commit, their rows queued), and a client
+    /// gone by the time its row is queued is treated alike.
+    func testAClientThatLeftWhileItsAnswerWasHeldIsJournaled499AndKeepsTheLimitWithStrictDurability() throws {
+        try checkClientLeftWhileHeld(.strict)
+    }
+
+    private func checkClientLeftWhileHeld(_ durability: Durability) throws {
+        let (server, client) = try heldServer(limit: Self.uploads, durability: durability)
         defer { server.removeFiles() }
         let hold = try JournalWriterHold(server)
         defer { hold.end() }

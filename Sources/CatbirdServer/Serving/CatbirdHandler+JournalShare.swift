@@ -16,13 +16,18 @@ extension CatbirdHandler {
     /// writer tells its hold (on the writer thread, before its next round), is replaced by the
     /// 499 of a request to which nothing was sent (no response, no mock hit), and the hit is
     /// given back, so the mock's `limit` is not spent. A stopping server's 503 sent in its
-    /// place gives the hit back too, the entry amended (as on the matching lane).
+    /// place gives the hit back too, the entry amended (as on the matching lane). With strict
+    /// durability this holds for a client gone by the time its entry is queued; one that leaves
+    /// during the commit that follows is amended, its hit standing, as on the lanes.
     func answerOnceQueued(
         _ hold: JournalHold, _ response: HTTPResponse, hit: MockHit?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
         .later { [self] responder in
             hold.whenQueued { [self] ticket in
-                guard durability == .strict else {
+                // Relaxed: sent at once. Either durability, a request no longer waiting (its client
+                // left, or the stopping server answered it): nothing can be sent (no longer waiting
+                // is final), so its entry is settled now rather than after a commit.
+                guard durability == .strict && responder.isWaiting else {
                     let sent = serving.appended(ticket, of: response, settling: nil)
                     responder.deliver(sent) { delivery in
                         settleHeld(hit, ticket: ticket, delivery, request, answeredBy: answeredBy, tenant: tenant)
@@ -44,8 +49,9 @@ extension CatbirdHandler {
         }
     }
 
-    /// Relaxed durability: what a held answer's `delivery` means for its mock's `hit` and its
-    /// entry (``answerOnceQueued(_:_:hit:_:answeredBy:tenant:)``): sent, the hit stands; nothing
+    /// What a held answer's `delivery` means for its mock's `hit` and its entry
+    /// (``answerOnceQueued(_:_:hit:_:answeredBy:tenant:)``; relaxed durability, or a request no
+    /// longer waiting when its entry was queued): sent, the hit stands; nothing
     /// sent, the entry becomes the 499 of a client that left (when still queued: when the
     /// writer tells the hold, it is) and the hit is given back (else the entry is amended and the
     /// hit stands, as its row says); the server's 503 instead, the
@@ -61,6 +67,9 @@ extension CatbirdHandler {
         case .nothingSent:
             let left = serving.nothingSentEntry(request, tenant: tenant, problem: Self.leftWhileHeldProblem)
             if journal.replaceQueued(ticket, with: left) {
+                if let hit { mocks.refund(hit) }
+            } else if ticket.completionTag == 0 && durability == .strict {  // dropped
+                // Dropped, and strict durability holds no hit of a dropped row: given back.
                 if let hit { mocks.refund(hit) }
             } else {
                 // Written already (or dropped, its hit held for a later round): the hit stands with it.
