@@ -3,7 +3,8 @@ import Synchronization
 
 /// Record mode's file-system changes (``FileMockRecorder``): the directories of a recording's
 /// path, a collection's file moved into its `index`, and the renames of a body and its sidecar
-/// into place. All happen under ``FileMockRecorder/renames``, and each one that renames more
+/// into place. All happen under ``FileMockRecorder/withRenames(_:)`` (this process's lock and
+/// the mocks directory's `flock`, for other Catbirds recording into it), and each one that renames more
 /// than one file writes its ``RecordingIntent`` first and removes it last, so that a `kill -9`
 /// between two renames is finished by the next start's sweep (tester finding tester20a-F1).
 /// Rules: `docs/files.md#recording`.
@@ -44,7 +45,7 @@ extension FileMockRecorder {
     /// (tester finding tester20a-F2).
     private func makeDirectory(_ path: String, named segment: Substring) throws(FileMockError) {
         guard !Self.isRealDirectory(path) else { return }
-        let moved = try renames.withLock { count throws(FileMockError) -> Bool in
+        let moved = try withRenames { count throws(FileMockError) -> Bool in
             if FileMockDirectory.regularFile(path) != nil {
                 guard !segment.dropFirst().contains(".") else {
                     throw .cannotRecord(

@@ -10,7 +10,9 @@ import Synchronization
 /// Each file is written whole to a temporary file in the same directory
 /// (``RecordingTemporaryFile``) and renamed over the old one, so a reader never sees a mix and a
 /// shorter body never keeps a longer one's tail; the two renames of one recording happen under
-/// one lock, so concurrent recordings of one path never pair one's body with the other's sidecar.
+/// one lock, this process's and the mocks directory's `flock` (``RecordingDirectoryLock``, for
+/// other Catbirds recording into it), so concurrent recordings of one path never pair one's body
+/// with the other's sidecar.
 /// An intent written before the renames (``RecordingIntent``) lets the next start finish a
 /// recording a `kill -9` cut short between them (tester finding tester20a-F1).
 ///
@@ -28,7 +30,12 @@ public final class FileMockRecorder: Sendable {
     public let directory: FileMockDirectory
     /// Serialises the renames of all recordings and the making of their directories
     /// (`FileMockRecorder+Renames.swift`); holds the count that numbers temporary files.
+    /// Taken through ``withRenames(_:)``, which adds the other processes' lock, except to number
+    /// a temporary file.
     let renames = Mutex(0)
+    /// Keeps the renames of one recording together across processes recording into the same
+    /// directory (tester finding tester23a-F6).
+    let directoryLock: RecordingDirectoryLock
     /// Answers that could not be written (``FileMockError/cannotRecord(path:reason:)``), or
     /// could not be replayed as received (``FileMockError/cannotReplay(target:reason:)``), since
     /// start; `/catbird/metrics` reports it as `catbird_recordings_failed_total`.
@@ -53,6 +60,17 @@ public final class FileMockRecorder: Sendable {
 
     public init(directory: FileMockDirectory) {
         self.directory = directory
+        self.directoryLock = RecordingDirectoryLock(path: directory.root)
+    }
+
+    /// Runs `body` with the renames serialised in this process (``renames``, its count passed
+    /// in) and across processes recording into this directory (``directoryLock``).
+    /// - Throws: what `body` throws; ``FileMockError/cannotRecord(path:reason:)`` when another
+    ///   process held the directory's lock for ``RecordingDirectoryLock/patience``.
+    func withRenames<T: Sendable>(_ body: (inout Int) throws(FileMockError) -> T) throws(FileMockError) -> T {
+        try renames.withLock { count throws(FileMockError) -> T in
+            try directoryLock.withLock { () throws(FileMockError) -> T in try body(&count) }
+        }
     }
 
     /// Notes that the file at `path` was just recorded from `target`, a request of `tenant`'s,
@@ -205,7 +223,26 @@ public final class FileMockRecorder: Sendable {
             throw error
         }
         let takesIndex = name == fileName.path && fileName.directoryIndex != nil
-        return try renames.withLock { count throws(FileMockError) -> String in
+        do {
+            return try renameIntoPlace(body: bodyTemp, sidecar: sidecarTemp, path: path, in: parent, takesIndex: takesIndex, method: method)
+        } catch {
+            // Removed here when not renamed: a GET recording kept, or the directory's lock not
+            // taken (another process held it); a failed rename removed them already (unlink
+            // then finds nothing).
+            unlink(bodyTemp)
+            unlink(sidecarTemp)
+            throw error
+        }
+    }
+
+    /// Renames a recording's temporary `bodyTemp` and `sidecarTemp` (in `parent`) to `path`
+    /// (its `index` when `takesIndex` and it became a directory) and its sidecar's name, under
+    /// ``withRenames(_:)``; answers the body's final path.
+    /// - Throws: ``FileMockError``: the lock not taken, a `GET` recording kept, a rename failed.
+    private func renameIntoPlace(
+        body bodyTemp: String, sidecar sidecarTemp: String, path: String, in parent: String, takesIndex: Bool, method: String
+    ) throws(FileMockError) -> String {
+        try withRenames { count throws(FileMockError) -> String in
             // A recording of an item under this name made it a directory since it was checked
             // above (the two recorded at once): the body goes to its index, as it would have
             // had the item come first (tester finding tester20a-F2).
@@ -213,8 +250,6 @@ public final class FileMockRecorder: Sendable {
             let target = takesIndex && Self.isRealDirectory(path) ? last + "/index" : last
             // Checked again where the renames are serialised: a GET recorded meanwhile wins.
             if method != "GET", Self.holdsGETRecording(parent + "/" + target) {
-                unlink(bodyTemp)
-                unlink(sidecarTemp)
                 throw .keptGETRecording(path: parent + "/" + target, method: method)
             }
             try Self.renamePair(
