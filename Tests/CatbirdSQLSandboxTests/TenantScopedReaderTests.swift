@@ -13,7 +13,8 @@ final class ScopedReaderTests: StorageTestCase {
     private let generousLimit = Duration.seconds(30)
     private let scope = TenantScope(
         tables: [
-            .init("requests", tenantColumn: "tenant", storedIn: ["journal_rows", "journal_bodies"]), .init("mocks", tenantColumn: "tenant"),
+            .init("requests", tenantColumn: "tenant", storedIn: ["journal_rows", "journal_bodies"]),
+            .init("mocks", tenantColumn: "tenant", storedIn: ["mock_rows", "mock_body_pieces"]),
             .init("tenants", tenantColumn: "id"),
         ],
         sharedTables: ["schema_migrations"],

@@ -55,7 +55,7 @@ final class HeldHitsTests: StorageTestCase {
     // MARK: - Helpers
 
     /// A relaxed server on ``database`` with the mock `GET /held` (`limit: 10`), answered three
-    /// times while a trigger refuses every `UPDATE` of `mocks`; returns once the writer dropped
+    /// times while a trigger refuses every `UPDATE` of `mock_rows` (the `mocks` view's table, migration 0014); returns once the writer dropped
     /// their three rows (`catbird_journal_dropped_rows_total`), so it holds their hits, with the
     /// test's connection that added the trigger `refuse_hits` (still in place).
     private func serverHoldingThreeHits() throws -> (CatbirdServer, RawHTTPClient, Database) {
@@ -64,7 +64,7 @@ final class HeldHitsTests: StorageTestCase {
         let client = try RawHTTPClient(port: server.port)
         try E2E.addMock(client, url: "/held", body: "held", limit: 10)
         let refusal = try Database(path: database)
-        try refusal.execute("CREATE TRIGGER refuse_hits BEFORE UPDATE ON mocks BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+        try refusal.execute("CREATE TRIGGER refuse_hits BEFORE UPDATE ON mock_rows BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
         for _ in 0..<3 { XCTAssertEqual(try client.request("GET", "/held").status, 200) }
         let deadline = ContinuousClock.now + .seconds(20)
         while try E2E.metrics(client)["catbird_journal_dropped_rows_total"] != 3 && ContinuousClock.now < deadline { usleep(50_000) }

@@ -201,7 +201,7 @@ final class JournalBodiesOnceTests: XCTestCase {
         let old = try db.query("SELECT * FROM requests ORDER BY id")
         XCTAssertEqual(old.first?.columns.count, 23)
 
-        XCTAssertEqual(try Migrator.migrate(db, migrations: Schema.migrations), [10, 11, 12, 13])
+        XCTAssertEqual(try Migrator.migrate(db, migrations: Schema.migrations), Schema.migrations.map(\.version).filter { $0 >= 10 })
         let new = try db.query("SELECT * FROM requests ORDER BY id")
         XCTAssertEqual(new.map(\.columns), old.map(\.columns))
         XCTAssertEqual(new.map(\.values), old.map(\.values))

@@ -28,7 +28,7 @@ final class MatchingTenantsEmptyTableTests: XCTestCase {
         XCTAssertEqual(before.object["matchingTenants"] as? [String], ["t100"], before.text)
 
         let db = try Database(path: server.databasePath)
-        try db.run("CREATE TRIGGER refuse_first BEFORE INSERT ON mocks WHEN NEW.tenant = 'a-first' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+        try db.run("CREATE TRIGGER refuse_first BEFORE INSERT ON mock_rows WHEN NEW.tenant = 'a-first' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
         db.close()
         let failed = try control.json(
             "POST", "/catbird/api/mocks", E2E.updateAction(url: "/a", body: Array("a".utf8)), headers: E2E.tenantHeader("a-first"))
