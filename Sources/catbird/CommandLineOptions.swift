@@ -327,9 +327,9 @@ enum CommandLineOptions {
                   components.host?.isEmpty == false, components.query == nil, components.fragment == nil else {
                 throw UsageError(description: "redirect URL must be an http:// or https:// URL with a host and no query, not '\(url)'")
             }
-            if let port = components.port, !(1...65_535).contains(port) {
+            if let port = RedirectURLPort.written(in: url), !RedirectURLPort.isConnectable(port) {
                 // Accepted before, then every forwarded request was a 502 "URL using bad/illegal
-                // format" (99999) or "Couldn't connect" (0) (tester finding tester23a-F5).
+                // format" (99999, 2^63) or "Couldn't connect" (0) (tester findings tester23a-F5, tester24a-F4).
                 throw UsageError(
                     description: "redirect URL '\(url)' cannot be forwarded to: its port \(port) is not a TCP port a connection can be made to (1 to 65535)")
             }

@@ -67,6 +67,11 @@ final class CommandLineTests: XCTestCase {
              "redirect URL 'http://127.0.0.1:99999' cannot be forwarded to: its port 99999 is not a TCP port a connection can be made to (1 to 65535)"),
             (["--redirect-url", "http://127.0.0.1:0/api"],
              "redirect URL 'http://127.0.0.1:0/api' cannot be forwarded to: its port 0 is not a TCP port a connection can be made to (1 to 65535)"),
+            // tester24a-F4: a port past Int.max has no URLComponents.port, so it got through.
+            (["--redirect-url", "http://127.0.0.1:9223372036854775808"],
+             "redirect URL 'http://127.0.0.1:9223372036854775808' cannot be forwarded to: its port 9223372036854775808 is not a TCP port a connection can be made to (1 to 65535)"),
+            (["--redirect-url", "http://user:pw@[::1]:70000/api"],
+             "redirect URL 'http://user:pw@[::1]:70000/api' cannot be forwarded to: its port 70000 is not a TCP port a connection can be made to (1 to 65535)"),
             (["--record", "--proxy"], "record mode writes file mocks: give --mocks-dir"),
             (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
             (["--proxy=yes"], "option '--proxy' takes no value"),
