@@ -162,6 +162,24 @@ final class MockBodyPiecesTests: XCTestCase {
         XCTAssertEqual(try client2.request("GET", "/small", headers: E2E.tenantHeader("pc")).text, "small")
     }
 
+    /// Regression (tester24a-F6): a mock of 3 MiB + 1 with `limit: 1` and a delay, used up by
+    /// its one delayed answer, left its 7 pieces in the file until some later change (its row
+    /// was deleted after the delay, the sweep queued at the hit had run before). Without the
+    /// delay they went within 2 s; now with it too.
+    func testTheBodyOfAMockUsedUpByADelayedAnswerIsSwept() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let body = Self.randomBody(6 * Self.piece + 1)
+        let action = Array(E2E.updateAction(url: "/dl", body: body, limit: 1, delay: 2).utf8)
+        XCTAssertEqual(try Self.post(client, action, tenant: "lkd").status, 201)
+        XCTAssertEqual(try Self.stored(server.databasePath).bodies, 1)
+        XCTAssertEqual(try client.request("GET", "/dl", headers: E2E.tenantHeader("lkd")).body, body, "the delayed answer")
+        XCTAssertEqual(try client.request("GET", "/dl", headers: E2E.tenantHeader("lkd")).status, 404, "used up")
+        XCTAssertEqual(try Self.waitForBodies(server.databasePath, 0), 0, "the used-up mock's pieces are swept")
+        XCTAssertEqual(try Self.stored(server.databasePath).mocks, 0)
+    }
+
     /// `kill -9` while a large update's pieces are being written: the file has no mock for it
     /// (the row comes last), and the next start deletes the pieces written and says so; the
     /// update sent again is stored whole.

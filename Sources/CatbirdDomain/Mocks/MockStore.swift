@@ -319,16 +319,22 @@ public final class MockStore: Sendable {
     }
 
     /// Queues the sweep of body pieces after a mock whose body may be in pieces was used up: its
-    /// row is deleted by the journal writer a few milliseconds later, so the sweep runs a second after.
+    /// row is deleted by the journal writer a few milliseconds after the entry of the hit that
+    /// used it up is queued, so the sweep runs a second after. That entry is queued once the
+    /// answer is sent for a delayed hit (seconds later), so the sweep is queued again then
+    /// (``settle(_:)``; tester finding tester24a-F6: a used-up delayed mock's pieces stayed until
+    /// some later change).
     func usedUp(_ mock: Mock) {
         if MockBodyPieces.isWrittenInPieces(size: mock.responseBody.count) { bodies.queueSweep(after: .seconds(1)) }
     }
 
     /// Records that a delayed or refundable hit's response was sent: it can no longer be given
     /// back (its row is updated by the journal entry that carries the hit). Nothing for a hit that
-    /// is not ``MockHit/isRefundable``.
+    /// is not ``MockHit/isRefundable``. A hit that used its mock up queues the sweep of its body's
+    /// pieces (``usedUp(_:)``), since its entry comes now.
     public func settle(_ hit: MockHit) {
         table(of: hit.mock.tenant)?.settle(hit)
+        if hit.isRefundable, hit.mock.remainingLimit == 0 { usedUp(hit.mock) }
     }
 
     /// At most `limit` shards' tables (every tenant but the default one) in id order, from the
