@@ -66,7 +66,9 @@ final class SharedAnswerMemoryTests: XCTestCase {
             }
             // Once the unread answers fill the budget, the next query's answer is refused.
             var refused: RawResponse?
-            let deadline = ContinuousClock.now + .seconds(60)
+            // Two minutes: with both cores busy (the CI run of 2026-12-04 14:52, two builds beside
+            // the suite) a minute was not enough; alone it takes 5-10 s.
+            let deadline = ContinuousClock.now + .seconds(120)
             while refused == nil, ContinuousClock.now < deadline {
                 let answer = try client.json("POST", "/catbird/api/sql", query, headers: E2E.tenantHeader("R"))
                 // Other 503s and 429s come first on a slow build: the queries queue for the 3 SQL connections.
