@@ -140,16 +140,34 @@ static inline void *catbird_mhd_socket_context(struct MHD_Connection *connection
 // request line trickled in slowly by it: libmicrohttpd has read the bytes, so none wait unread.
 // When `peer_closed` is not NULL it is set to 1 when the peer has sent its end of stream (a FIN)
 // and the socket has not been shut down here (TCP state CLOSE_WAIT), else 0: ConnectionWatch
-// closes an idle connection whose FIN libmicrohttpd missed.
+// closes an idle connection whose FIN libmicrohttpd missed. When `bytes_received` is not NULL it
+// is set to the data bytes the socket has received since it opened (tcpi_bytes_received, Linux
+// 4.1 and later), or -1 when the kernel does not tell it: ConnectionWatch tells by it that bytes
+// of a first request line arrived on a connection that has had no request yet (tester finding
+// tester24a-F2: a line sent in one write just after the connection opened was not told by its
+// time from the opening). glibc's struct tcp_info ends before that field, so the kernel's
+// layout is continued here (a stable ABI: fields are only ever added at the end).
 #include <netinet/tcp.h>
-static inline long catbird_socket_ms_since_data_received(int socket, int *peer_closed) {
-    struct tcp_info info;
+#include <stddef.h>
+struct catbird_tcp_info {
+    struct tcp_info base;
+    uint64_t tcpi_pacing_rate;
+    uint64_t tcpi_max_pacing_rate;
+    uint64_t tcpi_bytes_acked;
+    uint64_t tcpi_bytes_received;
+};
+_Static_assert(offsetof(struct catbird_tcp_info, tcpi_bytes_received) == 128, "Linux's struct tcp_info layout");
+static inline long catbird_socket_ms_since_data_received(int socket, int *peer_closed, long long *bytes_received) {
+    struct catbird_tcp_info info;
     socklen_t length = sizeof info;
     memset(&info, 0, sizeof info);
     if (peer_closed != NULL) *peer_closed = 0;
+    if (bytes_received != NULL) *bytes_received = -1;
     if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
-    if (peer_closed != NULL) *peer_closed = info.tcpi_state == TCP_CLOSE_WAIT;
-    return (long)info.tcpi_last_data_recv;
+    if (peer_closed != NULL) *peer_closed = info.base.tcpi_state == TCP_CLOSE_WAIT;
+    if (bytes_received != NULL && length >= offsetof(struct catbird_tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received)
+        *bytes_received = (long long)info.tcpi_bytes_received;
+    return (long)info.base.tcpi_last_data_recv;
 }
 
 // MHD_set_connection_option is variadic: this sets the connection's own idle timeout in seconds

@@ -20,12 +20,18 @@ import Glibc
 ///   ``headTimeout`` later (seen on a tick, so within a ``tickInterval`` past it) gets a 408
 ///   (``slowHeadAnswer``) on its socket, which is then shut down; so does a connection that
 ///   received bytes of a request line for ``headTimeout`` without completing it (a trickled
-///   request line; told by the socket's last received data, `TCP_INFO`, from the first tick
-///   that sees the connection, so also within a ``tickInterval`` past the deadline). No request
-///   exists for such a line (libmicrohttpd calls nothing before the line ends): the connection's
-///   close tells ``requestLineTimedOut`` (tester finding tester23b-F1: it was neither journaled,
-///   logged nor counted, and its 408 came two to three seconds past the deadline, since bytes
-///   were first looked for on a connection's third tick).
+///   request line, or one that stopped arriving; told by `TCP_INFO`, from the first tick that
+///   sees the connection: on a connection with no request yet by the count of bytes it has
+///   received, on one idle after a request by the time of its last received data; timed from
+///   that tick, so also within a ``tickInterval`` past the deadline). No request exists for such
+///   a line (libmicrohttpd calls nothing before the line ends): the connection's close tells
+///   ``requestLineTimedOut`` (tester finding tester23b-F1: it was neither journaled, logged nor
+///   counted, and its 408 came two to three seconds past the deadline, since bytes were first
+///   looked for on a connection's third tick; tester24a-F2: a first line whose bytes came with
+///   the opening was timed from its next byte, or never, when none came: left to the idle
+///   timeout). A line whose bytes came on an idle keep-alive connection between its last
+///   request's end and the first tick that saw it idle, and then nothing more, is not told
+///   (those bytes may be the last request's): the idle timeout closes it.
 /// - **Stalled bodies**: a request whose body is under way and whose socket has received no
 ///   byte for ``headTimeout`` gets a 408 (``stalledBodyAnswer``) and is shut down, so that
 ///   what its body holds of the server's body budget is given back (tester finding try10b F2:
@@ -294,7 +300,7 @@ final class ConnectionWatch: Sendable {
                 // Quiet as measured now, not projected from the last tick (review: bytes that came
                 // since it would be missed, and an upload sending all along looked quiet): one
                 // `TCP_INFO` read per connection about to be closed.
-                let quietMs = catbird_socket_ms_since_data_received(candidate.connection.socket, nil)
+                let quietMs = catbird_socket_ms_since_data_received(candidate.connection.socket, nil, nil)
                 guard quietMs >= 0, .milliseconds(quietMs) >= Self.minimumIdleAge else { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.bodyClosedForRoom, answer: stalledBodyAnswer) { cut += 1 }
             }
@@ -338,7 +344,11 @@ final class ConnectionWatch: Sendable {
                         asked.append((connection, phase, phase >> State.bits == 0 ? now - connection.opened : seenFor))
                         continue
                     }
-                    if now - partialSince >= headTimeout, close(connection, from: phase, as: State.lineTimedOut, answer: slowHeadAnswer) {
+                    // Not while bytes wait unread (one FIONREAD per line past its deadline): a
+                    // line its busy worker has not read yet, maybe a whole request, is no client's
+                    // trickle (as in ``closeIfPeerClosed``); the next tick looks again.
+                    if now - partialSince >= headTimeout, catbird_socket_unread_bytes(connection.socket) == 0,
+                       close(connection, from: phase, as: State.lineTimedOut, answer: slowHeadAnswer) {
                         connection.lineSince = partialSince
                         closedSlow.add(1, ordering: .relaxed)
                     }
@@ -353,11 +363,12 @@ final class ConnectionWatch: Sendable {
         // perhaps reused) has lost its record: its answer is not used.
         let found = quiet.map { candidate in
             var peerClosed: Int32 = 0
-            let quietMs = catbird_socket_ms_since_data_received(candidate.connection.socket, &peerClosed)
-            return (candidate, quietMs, peerClosed != 0)
+            var received: Int64 = -1
+            let quietMs = catbird_socket_ms_since_data_received(candidate.connection.socket, &peerClosed, &received)
+            return (candidate, quietMs, peerClosed != 0, received)
         }
         connections.withLock { connections in
-            for (candidate, quietMs, peerClosed) in found where quietMs >= 0 && connections[ObjectIdentifier(candidate.connection)] != nil {
+            for (candidate, quietMs, peerClosed, received) in found where quietMs >= 0 && connections[ObjectIdentifier(candidate.connection)] != nil {
                 let connection = candidate.connection
                 guard connection.phase.load(ordering: .relaxed) == candidate.phase else { continue }
                 let quietFor = Duration.milliseconds(quietMs)
@@ -366,15 +377,20 @@ final class ConnectionWatch: Sendable {
                         closeIfPeerClosed(connection, from: candidate.phase)
                         continue
                     }
-                    // Bytes received since it became idle: a request line under way. Its idle
-                    // start is its opening when it had no request (`seenFor` then counts from
-                    // it, less a margin for the kernel's coarser clock: the last receive it
-                    // reports for a silent socket is the handshake, just before the opening),
-                    // else the tick that first saw it idle (bytes before that may be the last
-                    // request's).
+                    // Bytes received since it became idle: a request line under way. When it
+                    // had no request, any byte it ever received is one (the kernel's count of
+                    // them; tester finding tester24a-F2: told by time instead, from the opening
+                    // less a margin for the kernel's coarser clock, a line whose first bytes
+                    // came with the opening was not seen until a later byte, or, sent in one
+                    // write and then left, never); a kernel without that count falls back to
+                    // the time. Else since the tick that first saw it idle (bytes before that
+                    // may be the last request's).
                     let sinceOpening = candidate.phase >> State.bits == 0
-                    if headTimeout != nil, connection.partialSince == nil,
-                       sinceOpening ? quietFor + Self.kernelClockMargin < candidate.seenFor : quietFor < candidate.seenFor {
+                    let lineArrived =
+                        if sinceOpening, received >= 0 { received > 0 }
+                        else if sinceOpening { quietFor + Self.kernelClockMargin < candidate.seenFor }
+                        else { quietFor < candidate.seenFor }
+                    if headTimeout != nil, connection.partialSince == nil, lineArrived {
                         connection.partialSince = now
                     }
                     continue

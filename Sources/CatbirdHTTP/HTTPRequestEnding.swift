@@ -19,8 +19,9 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// its 408 (``HTTPHandler/respondToSlowHead(timeout:)``), `written` as it went out (nil:
     /// not written whole, the socket still sending an earlier answer), and closed the connection.
     case headTimedOut(limit: Duration, written: WrittenAnswer?)
-    /// A request line kept arriving for `limit` (``HTTPServer/Configuration/headTimeout``)
-    /// without ending, counted from the first look that saw its bytes (within a second of the
+    /// A request line had not ended `limit` (``HTTPServer/Configuration/headTimeout``) after its
+    /// bytes were first seen, whether they kept trickling in or stopped (tester finding
+    /// tester24a-F2), counted from the first look that saw them (within a second of the
     /// first): the server wrote the same 408 (`written`, as for ``headTimedOut(limit:written:)``)
     /// and closed the connection. No request had started: the request told has no method, no
     /// target and no headers, and its arrival time is that first look (tester finding

@@ -9,15 +9,17 @@ import XCTest
 /// a 408 naming the option and the connection is closed; so does a request line trickled in
 /// (docs/protocol.md#malformed-requests).
 final class SlowHeadTests: XCTestCase {
-    /// Sends `start`, then one byte every 0.5 s, until the server closes the connection (at most
-    /// 12 s); returns what it sent back and how long it took.
-    private static func trickle(_ start: String, by byte: String = "a", to server: TestServer) throws -> (answer: String, after: Duration, closed: Bool) {
+    /// Sends `start`, then one byte every `gap` seconds (0.5 by default), until the server closes
+    /// the connection (at most 12 s); returns what it sent back and how long it took.
+    private static func trickle(
+        _ start: String, by byte: String = "a", every gap: Double = 0.5, to server: TestServer
+    ) throws -> (answer: String, after: Duration, closed: Bool) {
         let client = try server.client()
         let began = ContinuousClock.now
         try client.send(raw: Array(start.utf8))
         var received: [UInt8] = []
         while ContinuousClock.now - began < .seconds(12) {
-            let (bytes, closed) = client.readUntilClosed(within: 0.5)
+            let (bytes, closed) = client.readUntilClosed(within: gap)
             received += bytes
             if closed { return (String(decoding: received, as: UTF8.self), ContinuousClock.now - began, true) }
             do { try client.send(raw: Array(byte.utf8)) } catch { break }
@@ -124,7 +126,56 @@ final class SlowHeadTests: XCTestCase {
             XCTAssertEqual(entry["url"] as? String, "", "never read: \(entry)")
             XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 408, "\(entry)")
             XCTAssertTrue(
-                (entry["problem"] as? String ?? "").contains("the request line kept arriving for 2 s without ending (--head-timeout)"), "\(entry)")
+                (entry["problem"] as? String ?? "").contains("the request line had not ended 2 s after its first bytes arrived (--head-timeout)"), "\(entry)")
+            try Self.assertJournaledAsSent(entry, answer)
+        }
+        XCTAssertEqual(try E2E.metrics(control)[#"catbird_requests_unanswered_total{reason="timed_out"}"#], 2, "counted")
+    }
+
+    /// Regression (tester finding tester24a-F2): with a 3 s deadline, a request line trickled one
+    /// byte every 5 s (`G` at once, `E` 5 s later) got its 408 8.65 s in, timed from the look after
+    /// its second byte (the watch told new bytes on a fresh connection by their time against the
+    /// opening, and `G` came with it); `GET /abc` in one write and then nothing got none (closed
+    /// by libmicrohttpd's 120 s idle timeout, with no journal entry, log line or count). Now both
+    /// are timed from the first look that saw their bytes (the kernel's count of bytes received):
+    /// their 408 comes within 3 s past it plus a tick (the first look is within a second of the
+    /// connection, the close within a second past the deadline: about 4 to 5 s in), journaled and
+    /// counted like a trickled line.
+    func testARequestLineTrickledSlowlyOrLeftUnendedIsClosedInTimeAndJournaled() throws {
+        let server = try TestServer { $0.headTimeout = .seconds(3) }
+        defer { server.removeFiles() }
+        var answers: [String] = []
+
+        let (answer, after, closed) = try Self.trickle("G", by: "E", every: 5, to: server)
+        XCTAssertTrue(closed, "closed, not left open: \(answer)")
+        XCTAssertGreaterThanOrEqual(after, .seconds(3), "not before the deadline")
+        XCTAssertLessThan(after, .milliseconds(5500), "3 s after the first look that saw `G`, within a tick")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+        answers.append(answer)
+
+        let silent = try server.client()
+        let began = ContinuousClock.now
+        try silent.send(raw: Array("GET /abc".utf8))
+        let (bytes, silentClosed) = silent.readUntilClosed(within: 9)
+        let silentAfter = ContinuousClock.now - began
+        let silentAnswer = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(silentClosed, "closed, not left to the idle timeout: \(silentAnswer)")
+        XCTAssertGreaterThanOrEqual(silentAfter, .seconds(3), "not before the deadline")
+        XCTAssertLessThan(silentAfter, .milliseconds(5500), "3 s after the first look that saw `GET /abc`, within a tick")
+        XCTAssertTrue(silentAnswer.hasPrefix("HTTP/1.1 408 "), silentAnswer)
+        XCTAssertTrue(silentAnswer.contains("were not complete within 3 seconds (--head-timeout, CATBIRD_HEAD_TIMEOUT)"), silentAnswer)
+        answers.append(silentAnswer)
+
+        let control = try server.client()
+        let journal = try E2E.journal(control, tenant: nil, once: 2)
+        XCTAssertEqual(journal.count, 2, "\(journal)")
+        for (entry, answer) in zip(journal.reversed(), answers) {
+            XCTAssertEqual(entry["method"] as? String, "", "\(entry)")
+            XCTAssertEqual(entry["url"] as? String, "", "never read: \(entry)")
+            XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 408, "\(entry)")
+            XCTAssertTrue(
+                (entry["problem"] as? String ?? "").contains("the request line had not ended 3 s after its first bytes arrived (--head-timeout)"),
+                "\(entry)")
             try Self.assertJournaledAsSent(entry, answer)
         }
         XCTAssertEqual(try E2E.metrics(control)[#"catbird_requests_unanswered_total{reason="timed_out"}"#], 2, "counted")

@@ -23,7 +23,7 @@ extension CatbirdHandler {
     /// Journals a request whose request line was read but that Catbird never answered
     /// (docs/protocol.md#malformed-requests): libmicrohttpd refused it with its own error page,
     /// or the client left or the connection timed out before it was complete; and a request
-    /// line that kept arriving past `--head-timeout` without ending (no method, no target). The entry has
+    /// line that had not ended `--head-timeout` after its bytes arrived (no method, no target). The entry has
     /// what is known: the target, the arrival time, the method and headers when the header
     /// section had been accepted (else the method is `""`, and the tenant the default one, the
     /// parallel id being unknown), the body bytes that had arrived, the status libmicrohttpd
@@ -146,7 +146,7 @@ extension CatbirdHandler {
         case let .requestLineTimedOut(limit, written):
             return (
                 MockServing.clientTimedOutStatus,
-                "the request line kept arriving for \(limit.components.seconds) s without ending (--head-timeout), so its method "
+                "the request line had not ended \(limit.components.seconds) s after its first bytes arrived (--head-timeout), so its method "
                     + "and target are unknown: " + closing(written))
         case let .bodyStalled(limit, written):
             return (
