@@ -29,9 +29,11 @@ import Glibc
 ///   counted, and its 408 came two to three seconds past the deadline, since bytes were first
 ///   looked for on a connection's third tick; tester24a-F2: a first line whose bytes came with
 ///   the opening was timed from its next byte, or never, when none came: left to the idle
-///   timeout). A line whose bytes came on an idle keep-alive connection between its last
-///   request's end and the first tick that saw it idle, and then nothing more, is not told
-///   (those bytes may be the last request's): the idle timeout closes it.
+///   timeout). On a keep-alive connection a line is told by its bytes' time against its last
+///   request's end (``Connection/endedAt``), looked at from the first tick that sees it idle
+///   (tester24a-F2 too: bytes sent within the second after an answer, then nothing, were never
+///   told); bytes that came within ``kernelClockMargin`` of that end, or with the last request
+///   (pipelined), cannot be told from its own: the idle timeout closes such a connection.
 /// - **Stalled bodies**: a request whose body is under way and whose socket has received no
 ///   byte for ``headTimeout`` gets a 408 (``stalledBodyAnswer``) and is shut down, so that
 ///   what its body holds of the server's body budget is given back (tester finding try10b F2:
@@ -44,7 +46,8 @@ import Glibc
 ///
 /// What a request pays: three relaxed atomic writes on its connection's record (request line
 /// read, head complete, request done; the second a compare-and-swap), one atomic load when its
-/// body ended (two compare-and-swaps more for a request with a body) and one
+/// body ended (two compare-and-swaps more for a request with a body), one clock read and one
+/// relaxed atomic write when it ended (``Connection/endedAt``) and one
 /// `MHD_get_connection_info` call; the ticks run on a thread of their own.
 final class ConnectionWatch: Sendable {
     /// How often the records are looked at: 1 s.
@@ -64,6 +67,10 @@ final class ConnectionWatch: Sendable {
         /// The phase the last tick saw, and since when it has seen it.
         var seenPhase = UInt64.max
         var seenSince = ContinuousClock.now
+        /// When its last request ended (``requestEnded()``), in nanoseconds since ``opened``; 0
+        /// before any did. Written by its worker before the phase says idle (a releasing
+        /// compare-and-swap), read by the tick after an acquiring load of the phase saw it so.
+        let endedAt = Atomic<Int64>(0)
         /// Since when a tick has seen request-line bytes arrive while no request started.
         var partialSince: ContinuousClock.Instant?
         /// When the watch closed it for a trickled request line (``State/lineTimedOut``): since
@@ -89,6 +96,13 @@ final class ConnectionWatch: Sendable {
             guard current & State.mask == State.idle else { return .zero }
             if current >> State.bits == 0 { return now - opened }
             return current == seenPhase ? now - seenSince : .zero
+        }
+
+        /// How long ago, at `now`, it became idle in `phase` (an idle phase it was seen in after
+        /// an acquiring load): since it opened when it never had a request, else since its last
+        /// request ended (``endedAt``).
+        func idleFor(_ phase: UInt64, at now: ContinuousClock.Instant) -> Duration {
+            phase >> State.bits == 0 ? now - opened : now - (opened + .nanoseconds(endedAt.load(ordering: .relaxed)))
         }
 
         /// The request line was read: its head is under way.
@@ -140,10 +154,12 @@ final class ConnectionWatch: Sendable {
         /// watch closed it in (``State/headTimedOut``, ``State/bodyStalled``,
         /// ``State/closedIdle``), or ``State/idle`` when it did not.
         func requestEnded() -> UInt64 {
+            let ended = ContinuousClock.now - opened
+            endedAt.store(ended.components.seconds * 1_000_000_000 + ended.components.attoseconds / 1_000_000_000, ordering: .relaxed)
             var current = phase.load(ordering: .relaxed)
             while current & State.mask < State.headTimedOut {
                 let (exchanged, found) = phase.compareExchange(
-                    expected: current, desired: current & ~State.mask | State.idle, ordering: .relaxed)
+                    expected: current, desired: current & ~State.mask | State.idle, ordering: .releasing)
                 if exchanged { return State.idle }
                 current = found
             }
@@ -311,28 +327,35 @@ final class ConnectionWatch: Sendable {
 
     /// One look at every record: notes phase changes, times out slow heads, trickled request
     /// lines and bodies that stopped arriving, and notes since when bodies receive nothing (for
-    /// ``makeRoom(_:)``). The `TCP_INFO` reads (one syscall per connection idle on two ticks or
-    /// new with no request yet, or in its body for a second) are made outside the lock, which the
-    /// workers take for every connection they open or close (review of try8b F12's change:
+    /// ``makeRoom(_:)``). The `TCP_INFO` reads (one syscall per connection seen idle with no
+    /// request line under way, from the first tick that sees it idle: for a keep-alive connection
+    /// one tick earlier than before tester24a-F2's change, so one more per idle spell, and a
+    /// connection served between every two ticks costs at most what an idle one costs; one per
+    /// connection in its body for a second; none for one seen working) are made outside the
+    /// lock, which the workers take for every connection they open or close (review of try8b F12's change:
     /// with 20,000 idle sockets each accept waited behind 20,000 getsockopt calls once a
     /// second); closing stays under it (``closed(_:)``).
     private func tick() {
         let now = ContinuousClock.now
         let quiet = connections.withLock { connections in
-            var asked: [(connection: Connection, phase: UInt64, seenFor: Duration)] = []
+            var asked: [(connection: Connection, phase: UInt64, seenFor: Duration, firstLook: Bool)] = []
             for connection in connections.values {
                 guard !noteChange(connection, at: now) else {
-                    // A connection seen for the first time with no request yet: asked at once
-                    // whether bytes of a request line came since it opened (its idle start is
-                    // known exactly), so that a trickled first line is timed from this tick.
-                    if headTimeout != nil, connection.seenPhase == State.idle { asked.append((connection, State.idle, now - connection.opened)) }
+                    // A connection seen idle for the first time (new with no request yet, or its
+                    // last request ended since the last tick): asked at once whether bytes of a
+                    // request line came since it became idle (known exactly: its opening, or
+                    // ``Connection/endedAt``), so that a line is timed from this tick.
+                    let phase = connection.seenPhase
+                    if headTimeout != nil, phase & State.mask == State.idle {
+                        asked.append((connection, phase, connection.idleFor(phase, at: now), true))
+                    }
                     continue
                 }
-                let phase = connection.phase.load(ordering: .relaxed)
+                let phase = connection.phase.load(ordering: .acquiring)
                 let seenFor = now - connection.seenSince
                 switch phase & State.mask {
                 case State.body where seenFor >= Self.minimumIdleAge:
-                    asked.append((connection, phase, seenFor))
+                    asked.append((connection, phase, seenFor, false))
                 case State.head:
                     guard let headTimeout, seenFor >= headTimeout else { continue }
                     if close(connection, from: phase, as: State.headTimedOut, answer: slowHeadAnswer) { closedSlow.add(1, ordering: .relaxed) }
@@ -341,7 +364,7 @@ final class ConnectionWatch: Sendable {
                     // stream (``closeIfPeerClosed``) and whether bytes of a request line came;
                     // once they did, timed out ``headTimeout`` after the tick that saw them.
                     guard let headTimeout, let partialSince = connection.partialSince else {
-                        asked.append((connection, phase, phase >> State.bits == 0 ? now - connection.opened : seenFor))
+                        asked.append((connection, phase, connection.idleFor(phase, at: now), false))
                         continue
                     }
                     // Not while bytes wait unread (one FIONREAD per line past its deadline): a
@@ -372,9 +395,13 @@ final class ConnectionWatch: Sendable {
                 let connection = candidate.connection
                 guard connection.phase.load(ordering: .relaxed) == candidate.phase else { continue }
                 let quietFor = Duration.milliseconds(quietMs)
+                let sinceOpening = candidate.phase >> State.bits == 0
                 if candidate.phase & State.mask == State.idle {
+                    // An end of stream is acted on from the second tick that sees a keep-alive
+                    // connection idle, as before (its worker may be between two pipelined
+                    // requests it already read).
                     if peerClosed {
-                        closeIfPeerClosed(connection, from: candidate.phase)
+                        if sinceOpening || !candidate.firstLook { closeIfPeerClosed(connection, from: candidate.phase) }
                         continue
                     }
                     // Bytes received since it became idle: a request line under way. When it
@@ -383,13 +410,11 @@ final class ConnectionWatch: Sendable {
                     // less a margin for the kernel's coarser clock, a line whose first bytes
                     // came with the opening was not seen until a later byte, or, sent in one
                     // write and then left, never); a kernel without that count falls back to
-                    // the time. Else since the tick that first saw it idle (bytes before that
-                    // may be the last request's).
-                    let sinceOpening = candidate.phase >> State.bits == 0
+                    // the time. Else bytes whose last came more than that margin after its last
+                    // request ended (`seenFor` counts from that end; bytes before it may be
+                    // that request's).
                     let lineArrived =
-                        if sinceOpening, received >= 0 { received > 0 }
-                        else if sinceOpening { quietFor + Self.kernelClockMargin < candidate.seenFor }
-                        else { quietFor < candidate.seenFor }
+                        if sinceOpening, received >= 0 { received > 0 } else { quietFor + Self.kernelClockMargin < candidate.seenFor }
                     if headTimeout != nil, connection.partialSince == nil, lineArrived {
                         connection.partialSince = now
                     }
@@ -425,7 +450,7 @@ final class ConnectionWatch: Sendable {
     /// Notes a phase `connection` was not seen in before (under the lock); true when it changed.
     @discardableResult
     private func noteChange(_ connection: Connection, at now: ContinuousClock.Instant) -> Bool {
-        let phase = connection.phase.load(ordering: .relaxed)
+        let phase = connection.phase.load(ordering: .acquiring)
         guard phase != connection.seenPhase else { return false }
         connection.seenPhase = phase
         connection.seenSince = now

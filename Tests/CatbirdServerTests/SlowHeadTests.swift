@@ -181,6 +181,34 @@ final class SlowHeadTests: XCTestCase {
         XCTAssertEqual(try E2E.metrics(control)[#"catbird_requests_unanswered_total{reason="timed_out"}"#], 2, "counted")
     }
 
+    /// Regression (tester finding tester24a-F2, on a keep-alive connection): a line whose bytes
+    /// came within the second after an answer (`GET /abc` 0.1 s after it), and then nothing, got
+    /// no 408: the watch told new bytes from the tick that first saw the connection idle, and
+    /// bytes before it from the last request's only by that. Now they are told by their time
+    /// against the request's end: closed 3 s past the first look that saw them, within a tick.
+    func testALineLeftUnendedJustAfterAnAnswerOnAKeepAliveConnectionIsClosedInTime() throws {
+        let server = try TestServer { $0.headTimeout = .seconds(3) }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "f2", url: "/ok", body: "ok")
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/ok", headers: [("X-Catbird-Parallel-Id", "f2")]).text, "ok")
+        Thread.sleep(forTimeInterval: 0.1)
+        let began = ContinuousClock.now
+        try client.send(raw: Array("GET /abc".utf8))
+        let (bytes, closed) = client.readUntilClosed(within: 9)
+        let after = ContinuousClock.now - began
+        let answer = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(closed, "closed, not left to the idle timeout: \(answer)")
+        XCTAssertGreaterThanOrEqual(after, .milliseconds(2900), "not before the deadline")
+        XCTAssertLessThan(after, .milliseconds(5500), "3 s after the first look that saw `GET /abc`, within a tick")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+        let journal = try E2E.journal(control, tenant: nil, once: 1)
+        XCTAssertEqual(journal.first?["url"] as? String, "", "\(journal)")
+        XCTAssertTrue(
+            (journal.first?["problem"] as? String ?? "").contains("the request line had not ended 3 s after its first bytes arrived"), "\(journal)")
+    }
+
     /// Guards: a keep-alive connection idle for longer than the deadline between requests is
     /// not closed by it (the idle timeout governs that), and a head sent in two parts a second
     /// apart, within the deadline, is answered.
