@@ -346,6 +346,9 @@ public final class CatbirdServer: Sendable {
     public func stop() {
         guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
         journalWriter.stopComing()  // a failing round is not retried while the parts below stop
+        // Before the HTTP server answers parked requests 503: a mock change under way gives up
+        // (nothing done, its own 503) or gets its own answer (tester24a-F1).
+        controlPools.atStop.close(timeout: HTTPServer.momentsAtShutdown, abandon: mocks.abandonWrites)
         http.stop()
         storedExpressions.stop()
         pruner.stop()

@@ -38,6 +38,8 @@ final class MockBodyPieces: Sendable {
         var sweepQueued = false
         /// ``stop()`` was called: no sweep starts any more.
         var stopped = false
+        /// ``abandonWrites()`` was called: a write gives up before its next piece or its row.
+        var abandoning = false
     }
 
     private let database: SerialDatabase
@@ -70,8 +72,10 @@ final class MockBodyPieces: Sendable {
     /// Writes `body` in pieces, each in its own transaction on the write connection, then runs
     /// `commit` with the body's id (which commits the row pointing at it) and returns what it
     /// returns. When a piece's write or `commit` throws, the pieces written are left to the
-    /// sweep (queued at once) and the error rethrown: no row points at them.
-    /// - Throws: `SQLiteError` from a piece's write, or what `commit` throws.
+    /// sweep (queued at once) and the error rethrown: no row points at them. After
+    /// ``abandonWrites()`` it gives up before its next piece or before `commit`, likewise.
+    /// - Throws: `SQLiteError` from a piece's write, what `commit` throws, or
+    ///   ``MockWriteAbandoned`` once the server is stopping (no row committed).
     func writing<T: Sendable>(_ body: [UInt8], commit: (Int64) throws -> T) throws -> T {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
@@ -82,6 +86,7 @@ final class MockBodyPieces: Sendable {
             var piece: Int64 = 0
             var start = body.startIndex
             while start < body.endIndex {
+                try checkNotAbandoned()
                 let end = body.index(start, offsetBy: Self.pieceSize, limitedBy: body.endIndex) ?? body.endIndex
                 let bytes = Array(body[start..<end])
                 try database.useWithinBusyTimeout { db in
@@ -93,6 +98,7 @@ final class MockBodyPieces: Sendable {
                 piece += 1
                 start = end
             }
+            try checkNotAbandoned()
             let result = try commit(id)
             state.withLock { _ = $0.writing.remove(id) }
             return result
@@ -150,6 +156,19 @@ final class MockBodyPieces: Sendable {
     /// A failure is left to the automatic checkpoint.
     private func checkpoint() {
         _ = try? database.use { db in try? db.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+    }
+
+    /// Makes every write in pieces give up before its next piece or its row, from now on
+    /// (``MockWriteAbandoned``): the server is stopping, and a write under way must not commit
+    /// a row after its client was told `503 the server is stopping`. A write already past this
+    /// check commits its row; the server's stop waits for its answer (docs/answering-later.md#the-guarantees).
+    func abandonWrites() {
+        state.withLock { $0.abandoning = true }
+    }
+
+    /// - Throws: ``MockWriteAbandoned`` after ``abandonWrites()``.
+    private func checkNotAbandoned() throws(MockWriteAbandoned) {
+        if state.withLock({ $0.abandoning }) { throw MockWriteAbandoned() }
     }
 
     /// Stops sweeping: no sweep starts from now on, and one under way ends after its current

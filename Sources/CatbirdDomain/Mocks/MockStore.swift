@@ -85,6 +85,13 @@ public final class MockStore: Sendable {
         bodies.stop()
     }
 
+    /// Makes every update writing its body in pieces give up before its next piece or its row
+    /// (``MockWriteAbandoned``, nothing stored), from now on: called when the server starts to
+    /// stop (``MockBodyPieces/abandonWrites()``). An update past that point commits as usual.
+    public func abandonWrites() {
+        bodies.abandonWrites()
+    }
+
     /// The tenant's table, or nil when it has none (created first when `creating`).
     func table(of tenant: TenantID, creating: Bool = false) -> TenantMocks? {
         tables.withLock { tables in

@@ -68,6 +68,9 @@ struct ControlPools: Sendable {
     let metrics = HTTPWorkPool<TenantID>(threadCount: metricsThreadCount, name: "catbird-metrics")
     /// Parked calls' looks (waits, long polls of filtered listings), one at a time per tenant.
     let looks = SerialLooks()
+    /// The quick and bulk lanes' calls at work when the server starts to stop: its answer and
+    /// what was done agree (tester24a-F1).
+    let atStop = ControlWorkAtStop()
 
     /// `lane`'s pool, running `tenant`'s jobs in its turn (nil for ``ControlLane/worker``).
     func lane(_ lane: ControlLane, for tenant: TenantID) -> TenantLane? {

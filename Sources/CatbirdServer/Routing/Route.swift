@@ -257,7 +257,7 @@ struct RouteTable: Sendable {
             guard let lane = context.lane(chosen) else { return .now(run(route, context)) }
             let reservation: TenantReservation?
             do { reservation = chosen == .slow ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
-            return lane.answer {
+            let work: @Sendable () -> HTTPResponse = {
                 var response = run(route, context)
                 guard let reservation else { return response }
                 // A streamed answer (a HAR export) is read and encoded while the client
@@ -273,6 +273,10 @@ struct RouteTable: Sendable {
                 response.content = .stream(length: length, body.whenEnded { reservation.release() })
                 return response
             }
+            // The lanes of changes: a call under way when the stop begins gets the answer of
+            // what it did (``ControlWorkAtStop``).
+            guard chosen == .quick || chosen == .bulk else { return lane.answer(work) }
+            return lane.answer(within: pools.atStop, refusal: HTTPResponse.serverStopping, work)
         }
     }
 
