@@ -66,7 +66,9 @@ extension CatbirdHandler {
             if let hit { mocks.settle(hit) }
         case .nothingSent:
             let left = serving.nothingSentEntry(request, tenant: tenant, problem: Self.leftWhileHeldProblem)
-            if journal.replaceQueued(ticket, with: left) {
+            // A hit not kept refundable (its entry's size was underestimated, ``refundability(_:)``)
+            // stands: its row is amended, not made a 499 its hit would contradict.
+            if hit?.isRefundable ?? true, journal.replaceQueued(ticket, with: left) {
                 if let hit { mocks.refund(hit) }
             } else if ticket.completionTag == 0 && durability == .strict {  // dropped
                 // Dropped, and strict durability holds no hit of a dropped row: given back.
@@ -81,6 +83,22 @@ extension CatbirdHandler {
             journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
         }
         recording(request, answeredBy: answeredBy, tenant: tenant)(delivery)
+    }
+
+    /// Whether a mock hit for `request` is kept refundable with relaxed durability (always), and
+    /// else from which response body size (bytes) it is: only an answer whose journal entry is
+    /// ``JournalWriter/largeEntryBytes`` (8 KiB) or more can be held for its tenant's share, so
+    /// only such a hit may have to be given back (a client that hangs up while held). Keeping every
+    /// hit refundable cost the one-mock hit 15-18 % of its rate (`Benchmarks/miss-ab.sh`, 3
+    /// rounds: a tenant lock and a table look-up more per hit). Estimated from above: the target
+    /// and header fields counted twice (JSON escapes), the body whole, and 2 KiB for the
+    /// response's header fields; a hit whose entry is larger than estimated stands
+    /// (``settleHeld(_:ticket:_:_:answeredBy:tenant:)``).
+    static func refundability(_ request: HTTPRequest) -> (Bool, Int) {
+        var bytes = request.target.utf8.count * 2 + request.body.count + 2048
+        for field in request.headers.fields { bytes += (field.name.utf8.count + field.value.utf8.count + 6) * 2 }
+        let fromBody = JournalWriter.largeEntryBytes - bytes
+        return fromBody <= 0 ? (true, .max) : (false, fromBody)
     }
 
     /// The `problem` of an answer held for its tenant's share of the journal queue whose client

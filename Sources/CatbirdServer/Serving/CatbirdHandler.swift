@@ -95,10 +95,12 @@ struct CatbirdHandler: HTTPHandler {
         }
         decodeBody(&request)
         // Settled once its entry is committed (strict) or queued (relaxed; given back when it is
-        // held for its tenant's share of the journal queue and the client leaves meanwhile).
-        let refundable = true
+        // held for its tenant's share of the journal queue and the client leaves meanwhile, which
+        // only an entry of JournalWriter.largeEntryBytes or more can be).
+        let (refundable, fromBody) = durability == .strict ? (true, Int.max) : Self.refundability(request)
         let served = RequestBodyScope.reading(request.matchedBody) {
-            serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable)
+            serving.respond(
+                to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable, refundableFromBody: fromBody)
         }
         switch served {
         case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)
