@@ -101,6 +101,19 @@ public final class Journal: Sendable {
         writer.append(entry)
     }
 
+    /// Queues one entry, or holds it while its tenant's large entries fill their share of the
+    /// queue; see ``JournalWriter/appendOrHold(_:)``.
+    public func appendOrHold(_ entry: consuming JournalEntry) -> JournalAppend {
+        writer.appendOrHold(entry)
+    }
+
+    /// Puts `entry` in place of the still-queued entry behind `ticket`; see
+    /// ``JournalWriter/replaceQueued(_:with:)``.
+    /// - Returns: false when the entry is no longer queued (nothing changed).
+    public func replaceQueued(_ ticket: JournalTicket, with entry: consuming JournalEntry) -> Bool {
+        writer.replaceQueued(ticket, with: entry)
+    }
+
     /// Adds `problem` to the `problem` of the entry behind `ticket` once it is written; see
     /// ``JournalWriter/amend(_:problem:)``.
     public func amend(_ ticket: JournalTicket, problem: String) {

@@ -8,6 +8,13 @@ public struct JournalWriterStatistics: Sendable, Equatable {
     public var queuedEntries = 0
     /// Bytes waiting, counted as for ``JournalWriter/byteCapacity``.
     public var queuedBytes = 0
+    /// Large entries held out of the queue for their tenant's share, at one moment
+    /// (``JournalWriter/appendOrHold(_:)``; their answers wait with them).
+    public var heldEntries = 0
+    /// Large entries held for their tenant's share since the writer started.
+    public var heldForShare = 0
+    /// The most entries that were held at once since the writer started.
+    public var mostHeld = 0
     /// The most entries that were waiting at once since the writer started (how far the
     /// writer fell behind at worst; ``JournalWriter/capacity`` is where appends start to wait).
     public var longestQueue = 0

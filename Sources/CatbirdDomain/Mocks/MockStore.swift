@@ -284,8 +284,8 @@ public final class MockStore: Sendable {
     /// which the search goes on.
     func serve(
         tenant: TenantID, method: String, target: String, headerValue: (String) -> String?, body: [UInt8],
-        deadline: ContinuousClock.Instant, slice: RegexpSlice, refundable: Bool = false, outOfTime: (Mock) -> Void,
-        skipped: (Mock) -> Void = { _ in }
+        deadline: ContinuousClock.Instant, slice: RegexpSlice, refundable: Bool = false, refundableFromBody: Int = .max,
+        outOfTime: (Mock) -> Void, skipped: (Mock) -> Void = { _ in }
     ) -> MockHit? {
         // The default tenant's table is looked up only when the tenant's own mocks miss (a hit
         // hashes one id, not two); a table found is matched on its snapshot either way.
@@ -294,7 +294,8 @@ public final class MockStore: Sendable {
         func serve(_ table: TenantMocks?, fallback: Bool) -> MockHit? {
             table?.serve(
                 method: method, target: target, headerValue: headerValue, body: body, deadline: deadline,
-                slice: slice, refundable: refundable, fallback: fallback, outOfTime: { overran = true; outOfTime($0) },
+                slice: slice, refundable: refundable, refundableFromBody: refundableFromBody, fallback: fallback,
+                outOfTime: { overran = true; outOfTime($0) },
                 skipped: skipped)
         }
         var hit = serve(own, fallback: false)
@@ -342,6 +343,14 @@ public final class MockStore: Sendable {
     public func settle(_ hit: MockHit) {
         table(of: hit.mock.tenant)?.settle(hit)
         if hit.isRefundable, hit.mock.remainingLimit == 0 { usedUp(hit.mock) }
+    }
+
+    /// ``settle(_:)``, answering `hit` as one that can no longer be given back
+    /// (``MockHit/isRefundable`` false), for passing on to code that settles or refunds the
+    /// hits that are: each refundable hit is settled or refunded once.
+    public func settled(_ hit: MockHit) -> MockHit {
+        settle(hit)
+        return MockHit(mock: hit.mock, isRefundable: false)
     }
 
     /// At most `limit` shards' tables (every tenant but the default one) in id order, from the

@@ -313,13 +313,15 @@ final class TenantMocks: Sendable {
     /// search with nil and no hit counted (the caller matches the request again later, with
     /// more time). With `refundable`, as a delayed hit always is, the hit can be given back
     /// (``refund(_:)``) until it is settled (``settle(_:)``); the caller must do one of the two.
+    /// So can a hit whose mock's response body has `refundableFromBody` bytes or more (default
+    /// `Int.max`: none), for a caller whose answer may be held only when it is large.
     /// `fallback` and `skipped`: for another tenant's request matched against the default
     /// tenant's table, as ``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:fallback:outOfTime:skipped:)``
     /// says (mocks skipped are passed once, like `outOfTime`'s).
     func serve(
         method: String, target: String, headerValue: (String) -> String?, body: [UInt8], deadline: ContinuousClock.Instant,
-        slice: RegexpSlice = .whole, refundable: Bool = false, fallback: Bool = false, outOfTime: (Mock) -> Void,
-        skipped: (Mock) -> Void = { _ in }
+        slice: RegexpSlice = .whole, refundable: Bool = false, refundableFromBody: Int = .max, fallback: Bool = false,
+        outOfTime: (Mock) -> Void, skipped: (Mock) -> Void = { _ in }
     ) -> MockHit? {
         while true {
             let snapshot = state.withLock { $0.currentSnapshot() }
@@ -343,7 +345,7 @@ final class TenantMocks: Sendable {
                     hit.remainingLimit = remaining - 1
                     exhausted = remaining <= 1
                 }
-                let isRefundable = refundable || hit.isDelayed
+                let isRefundable = refundable || hit.isDelayed || hit.responseBody.count >= refundableFromBody
                 if isRefundable { state.unsettled[id, default: 0] += 1 }
                 // Remembered only when small: a used-up mock is outside the tenant's byte bound, so
                 // 100 shards cycling 40 MB `limit: 1` mocks would hold 16 GB (review of try9a F1's change).

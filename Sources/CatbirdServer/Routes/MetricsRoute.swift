@@ -103,6 +103,12 @@ enum MetricsRoute {
         out.sample("catbird_journal_queue_longest_entries", writer.longestQueue)
         out.metric("catbird_journal_queue_longest_bytes", .gauge, help: "The most bytes that were waiting at once since the server started.")
         out.sample("catbird_journal_queue_longest_bytes", writer.longestQueueBytes)
+        out.metric(
+            "catbird_journal_held_entries", .gauge,
+            help: "Large journal entries held out of the queue, their answers with them, because their tenant's large entries already fill its 1 MiB share.")
+        out.sample("catbird_journal_held_entries", writer.heldEntries)
+        out.metric("catbird_journal_held_total", .counter, help: "Large journal entries held for their tenant's share of the queue since the server started.")
+        out.sample("catbird_journal_held_total", writer.heldForShare)
         out.histogram(
             "catbird_journal_commit_rows", help: "Journal rows per SQLite transaction of the journal writer.",
             bounds: JournalWriterStatistics.rowsPerCommitBounds.map(Double.init), atMost: writer.commitsAtMost,

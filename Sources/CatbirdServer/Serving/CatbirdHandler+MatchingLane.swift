@@ -30,7 +30,7 @@ extension CatbirdHandler {
             if let generation {
                 let beside = RequestBodyScope.reading(request.matchedBody) {
                     serving.notFoundBesideLane(
-                        missedAt: generation, request, tenant: tenant, within: MatchingLane.workerSlice, refundable: durability == .strict)
+                        missedAt: generation, request, tenant: tenant, within: MatchingLane.workerSlice, refundable: true)
                 }
                 switch beside {
                 case let .served(served): return answer(served, request, tenant: tenant)
@@ -121,7 +121,7 @@ extension CatbirdHandler {
                     journal.amend(ticket, problem: Self.clientLeftOnLaneProblem("matching lane"))
                 case let .sentInstead(instead):
                     if let hit { mocks.refund(hit) }
-                    journal.amend(ticket, problem: "the server was stopping and sent its \(instead.status) instead; nothing of this answer was sent")
+                    journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
                 }
                 record(delivery)
             }

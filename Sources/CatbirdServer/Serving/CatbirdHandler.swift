@@ -94,9 +94,13 @@ struct CatbirdHandler: HTTPHandler {
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
         decodeBody(&request)
-        let refundable = durability == .strict  // settled once its entry is committed
+        // Settled once its entry is committed (strict) or queued (relaxed; given back when it is
+        // held for its tenant's share of the journal queue and the client leaves meanwhile, which
+        // only an entry of JournalWriter.largeEntryBytes or more can be).
+        let (refundable, fromBody) = durability == .strict ? (true, Int.max) : Self.refundability(request)
         let served = RequestBodyScope.reading(request.matchedBody) {
-            serving.respond(to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable)
+            serving.respond(
+                to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable, refundableFromBody: fromBody)
         }
         switch served {
         case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)
@@ -157,8 +161,16 @@ struct CatbirdHandler: HTTPHandler {
         switch served {
         case let .answered(sent, answeredBy, entry, hit):
             // CORS headers are added by serving, before journaling (the journal records them).
-            let journaled = entry.map { serving.append($0, of: sent, settling: hit) }
-            return release(journaled?.sent ?? sent, journaled: journaled?.ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
+            guard let entry else { return release(sent, journaled: nil, request, answeredBy: answeredBy.rawValue, tenant: tenant) }
+            switch journal.appendOrHold(entry) {
+            case let .queued(ticket):
+                // The hit was served refundable (``respond(to:tenant:)``): it stands now (relaxed) or once committed (strict).
+                if durability != .strict, let hit { serving.mocks.settle(hit) }
+                let tagged = serving.appended(ticket, of: sent, settling: hit)
+                return release(tagged, journaled: ticket, request, answeredBy: answeredBy.rawValue, tenant: tenant)
+            case let .held(hold):
+                return answerOnceQueued(hold, sent, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant)
+            }
         case let .forward(destination):
             return forward(request, to: destination, tenant: tenant)
         }

@@ -71,11 +71,14 @@ struct MockServing: Sendable {
     /// Serves `request` on a worker, if its regular expressions finish within `slice` and its
     /// 404 needs no large near-miss catalog built first (``OnWorker``). With `refundable`, the
     /// hit stays refundable (``MockStore/refund(_:)``) until the caller settles it (strict
-    /// durability: ``append(_:settling:)``). `kind`: a worker's slice, or the body lane's
+    /// durability: ``append(_:settling:)``); so does one whose mock's response body has
+    /// `refundableFromBody` bytes or more (``CatbirdHandler``: an answer whose journal entry may
+    /// be held). `kind`: a worker's slice, or the body lane's
     /// (``RegexpSlice/bodyLane``: every pass over the body runs, so the cause of an unfinished
     /// match there is its regular expressions).
     func respond(
-        to request: HTTPRequest, tenant: TenantID, within slice: Duration, as kind: RegexpSlice = .matching, refundable callerRefunds: Bool
+        to request: HTTPRequest, tenant: TenantID, within slice: Duration, as kind: RegexpSlice = .matching, refundable callerRefunds: Bool,
+        refundableFromBody: Int = .max
     ) -> OnWorker {
         let mayNotFit = mayNotFit(request)
         // Read before matching: a miss stands on the lane only while no table changed since.
@@ -86,10 +89,12 @@ struct MockServing: Sendable {
         var skipped: [Mock] = []
         switch mocks.serve(
             tenant: tenant, method: request.method, target: request.target, headerValue: { fields.first($0) },
-            body: request.matchedBody, within: slice, as: kind, refundable: callerRefunds || mayNotFit, skipped: { skipped.append($0) }) {
+            body: request.matchedBody, within: slice, as: kind, refundable: callerRefunds || mayNotFit,
+            refundableFromBody: refundableFromBody, skipped: { skipped.append($0) }) {
         case let .hit(hit):
             if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
-            return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds))
+            let callerSettles = callerRefunds || hit.mock.responseBody.count >= refundableFromBody
+            return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerSettles))
         case .miss:
             if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
             if let other = answeredWithoutMock(request, tenant: tenant) { return .served(other) }
@@ -193,10 +198,18 @@ struct MockServing: Sendable {
         _ entry: JournalEntry, of response: HTTPResponse, settling hit: MockHit?
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         let ticket = journal.append(entry)
+        return (appended(ticket, of: response, settling: hit), ticket)
+    }
+
+    /// `response` tagged with `ticket`, its journal entry's, once the entry is queued
+    /// (``append(_:of:settling:)``, or later for an entry held for its tenant's share of the
+    /// journal queue, ``Journal/appendOrHold(_:)``); with strict durability `hit` stands once
+    /// the entry is committed.
+    func appended(_ ticket: JournalTicket, of response: HTTPResponse, settling hit: MockHit?) -> HTTPResponse {
         if strict { settleOnceCommitted(hit, ticket) }
         var sent = response
         sent.completionTag = ticket.completionTag
-        return (sent, ticket)
+        return sent
     }
 
     /// Whether a mock's head may not fit beside `request`'s: its head leaves less than the mock
@@ -275,6 +288,7 @@ struct MockServing: Sendable {
     /// `hit`'s mock's answer. A hit made refundable for the head check alone (`mayNotFit`, not
     /// `callerRefunds`) is settled once its head is known to fit.
     private func answer(_ hit: MockHit, request: HTTPRequest, tenant: TenantID, mayNotFit: Bool, callerRefunds: Bool) -> Served {
+        var hit = hit
         let mock = hit.mock
         // A `Range` request's part of a 200 (docs/files.md#byte-ranges): made for this request,
         // its fields journaled as sent, not the mock's as given nor the second's shared answer.
@@ -291,7 +305,8 @@ struct MockServing: Sendable {
             // The head fits: a hit refundable for this check alone stands now. One its caller or
             // its delay keeps refundable is settled or refunded once, when its answer goes out
             // or does not (``delayed(_:hit:place:request:tenant:headersJSON:headersMemo:journalBody:)``, the caller).
-            if !callerRefunds && !mock.isDelayed { mocks.settle(hit) }
+            // Passed on as settled, so the caller's settling of what is refundable leaves it alone.
+            if !callerRefunds && !mock.isDelayed { hit = mocks.settled(hit) }
         }
         if mock.isDelayed, let seconds = mock.response.delay {
             // Its connection is parked for the delay: one of its tenant's places (``ParkedRequests``).

@@ -1,0 +1,108 @@
+import CatbirdStorage
+
+/// The entries ``JournalWriter`` holds out of its queue because their tenant's large entries
+/// already fill its share (``JournalWriter/tenantShareBytes``), one line per tenant, each in
+/// the order its entries came. Not thread-safe: the writer keeps it under its lock.
+struct HeldAppends {
+    struct Held {
+        var entry: JournalEntry
+        /// ``JournalWriter/queuedSize(of:)`` of `entry`.
+        var bytes: Int
+        /// Since when, while the writer fails, the queue has had no room for `entry` (the
+        /// three quarters of it large entries may fill; the share is not kept then): what a
+        /// plain append that found the queue full would have waited for
+        /// (``JournalWriter/appendPatience``). Nil while there is room, or the writer succeeds.
+        var noRoomSince: ContinuousClock.Instant?
+        var hold: JournalHold
+    }
+
+    /// Held entries by tenant, oldest first; a tenant with none is absent.
+    private var lines: [TenantID: [Held]] = [:]
+    /// The tenants with held entries, in the order they are offered room (round robin).
+    private var order: [TenantID] = []
+    /// Entries held, in all.
+    private(set) var count = 0
+    /// Whether an entry may have its `noRoomSince` set (``forgetNoRoom()`` has work).
+    private var notedNoRoom = false
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Whether `tenant` has entries held (a later one of its entries is held behind them).
+    func holds(_ tenant: TenantID) -> Bool { lines[tenant] != nil }
+
+    mutating func add(_ held: Held) {
+        let tenant = held.entry.tenant
+        if lines[tenant] == nil { order.append(tenant) }
+        lines[tenant, default: []].append(held)
+        count += 1
+    }
+
+    /// Offers each tenant's held entries, in order, to `take`, which returns whether it took
+    /// the entry (then it is removed): the tenants take turns one entry at a time, so one
+    /// tenant's line does not go before another's, and a tenant's line stops at its first entry
+    /// not taken. The tenant offered first goes last next time.
+    mutating func admit(_ take: (Held) -> Bool) {
+        var blocked = Set<TenantID>()
+        var first: TenantID?
+        while blocked.count < order.count {
+            for tenant in order where !blocked.contains(tenant) {
+                guard let held = lines[tenant]?.first, take(held) else {
+                    blocked.insert(tenant)
+                    continue
+                }
+                if first == nil { first = tenant }
+                count -= 1
+                lines[tenant]!.removeFirst()
+                if lines[tenant]!.isEmpty {
+                    lines[tenant] = nil
+                    blocked.insert(tenant)
+                }
+            }
+            order.removeAll { lines[$0] == nil }
+            blocked = blocked.filter { lines[$0] != nil }
+        }
+        if let first, let index = order.firstIndex(of: first) { order.append(order.remove(at: index)) }
+    }
+
+    /// Removes and returns the held entries that have found no room for `patience`, as a
+    /// plain append that finds the queue full drops its entry (``JournalWriter/append(_:)``:
+    /// called only while the writer fails); never one that `admits` (the writer's rule while it
+    /// fails: the queue's room, three quarters of it for large entries) would queue now,
+    /// however long it was held. Notes, in each kept entry, since when it has found no room
+    /// (from `now`); forgets it when it has.
+    mutating func removeStarved(
+        now: ContinuousClock.Instant, patience: Duration, admits: (Held) -> Bool
+    ) -> [Held] {
+        var removed: [Held] = []
+        for (tenant, line) in lines {
+            var kept: [Held] = []
+            kept.reserveCapacity(line.count)
+            for var held in line {
+                if admits(held) {
+                    held.noRoomSince = nil
+                } else if let since = held.noRoomSince, now - since >= patience {
+                    removed.append(held)
+                    continue
+                } else if held.noRoomSince == nil {
+                    held.noRoomSince = now
+                    notedNoRoom = true
+                }
+                kept.append(held)
+            }
+            count -= line.count - kept.count
+            lines[tenant] = kept.isEmpty ? nil : kept
+        }
+        order.removeAll { lines[$0] == nil }
+        return removed
+    }
+
+    /// Forgets, in every held entry, since when it found no room (the writer succeeds again:
+    /// a plain append's patience counts only while the writer fails).
+    mutating func forgetNoRoom() {
+        guard notedNoRoom else { return }
+        notedNoRoom = false
+        for tenant in order where lines[tenant]?.contains(where: { $0.noRoomSince != nil }) == true {
+            for index in lines[tenant]!.indices { lines[tenant]![index].noRoomSince = nil }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import CatbirdDomain
+import CatbirdHTTP
+
+/// Answers whose journal entry waits for its tenant's share of the journal queue
+/// (``JournalWriter/appendOrHold(_:)``; docs/tenancy.md#fair-shares).
+extension CatbirdHandler {
+    /// The answer `response` (its mock's `hit`, refundable: ``respond(to:tenant:)``) of a
+    /// request served on a worker, whose large journal entry is held because its tenant's large
+    /// entries fill their share of the journal queue: it leaves once the writer queues the entry
+    /// (tagged with the entry's ticket, and once committed with strict durability), its
+    /// connection parked meanwhile, so the worker goes on serving other tenants instead of
+    /// waiting for room (tester22b-F4).
+    ///
+    /// A client that hung up while the answer was held is treated as one that hangs up during a
+    /// mock's delay (docs/protocol.md#delays; tester23c-F3): its entry, still queued when the
+    /// writer tells its hold (on the writer thread, before its next round), is replaced by the
+    /// 499 of a request to which nothing was sent (no response, no mock hit), and the hit is
+    /// given back, so the mock's `limit` is not spent. A stopping server's 503 sent in its
+    /// place gives the hit back too, the entry amended (as on the matching lane). With strict
+    /// durability this holds for a client gone by the time its entry is queued; one that leaves
+    /// during the commit that follows is amended, its hit standing, as on the lanes.
+    func answerOnceQueued(
+        _ hold: JournalHold, _ response: HTTPResponse, hit: MockHit?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
+    ) -> HTTPAnswer {
+        .later { [self] responder in
+            hold.whenQueued { [self] ticket in
+                // Relaxed: sent at once. Either durability, a request no longer waiting (its client
+                // left, or the stopping server answered it): nothing can be sent (no longer waiting
+                // is final), so its entry is settled now rather than after a commit.
+                guard durability == .strict && responder.isWaiting else {
+                    let sent = serving.appended(ticket, of: response, settling: nil)
+                    responder.deliver(sent) { delivery in
+                        settleHeld(hit, ticket: ticket, delivery, request, answeredBy: answeredBy, tenant: tenant)
+                    }
+                    return
+                }
+                let sent = serving.appended(ticket, of: response, settling: hit)
+                let record = recording(request, answeredBy: answeredBy, tenant: tenant)
+                let observe: @Sendable (HTTPDelivery) -> Void = { [journal] delivery in
+                    switch delivery {
+                    case .sent: break
+                    case .nothingSent: journal.amend(ticket, problem: Self.leftWhileHeldProblem)
+                    case let .sentInstead(instead): journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
+                    }
+                    record(delivery)
+                }
+                journal.send(sent, onceCommitted: ticket, to: responder, otherwise: marked(Journal.notJournaled, refusing: request), sent: observe)
+            }
+        }
+    }
+
+    /// What a held answer's `delivery` means for its mock's `hit` and its entry
+    /// (``answerOnceQueued(_:_:hit:_:answeredBy:tenant:)``; relaxed durability, or a request no
+    /// longer waiting when its entry was queued): sent, the hit stands; nothing
+    /// sent, the entry becomes the 499 of a client that left (when still queued: when the
+    /// writer tells the hold, it is) and the hit is given back (else the entry is amended and the
+    /// hit stands, as its row says); the server's 503 instead, the
+    /// hit is given back and the entry amended. Then records what went out.
+    private func settleHeld(
+        _ hit: MockHit?, ticket: JournalTicket, _ delivery: HTTPDelivery, _ request: HTTPRequest, answeredBy: String,
+        tenant: TenantID
+    ) {
+        let mocks = serving.mocks
+        switch delivery {
+        case .sent:
+            if let hit { mocks.settle(hit) }
+        case .nothingSent:
+            let left = serving.nothingSentEntry(request, tenant: tenant, problem: Self.leftWhileHeldProblem)
+            // A hit not kept refundable (its entry's size was underestimated, ``refundability(_:)``)
+            // stands: its row is amended, not made a 499 its hit would contradict.
+            if hit?.isRefundable ?? true, journal.replaceQueued(ticket, with: left) {
+                if let hit { mocks.refund(hit) }
+            } else if ticket.completionTag == 0 && durability == .strict {  // dropped
+                // Dropped, and strict durability holds no hit of a dropped row: given back.
+                if let hit { mocks.refund(hit) }
+            } else {
+                // Written already (or dropped, its hit held for a later round): the hit stands with it.
+                if let hit { mocks.settle(hit) }
+                journal.amend(ticket, problem: Self.leftWhileHeldProblem)
+            }
+        case let .sentInstead(instead):
+            if let hit { mocks.refund(hit) }
+            journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
+        }
+        recording(request, answeredBy: answeredBy, tenant: tenant)(delivery)
+    }
+
+    /// Whether a mock hit for `request` is kept refundable with relaxed durability (always), and
+    /// else from which response body size (bytes) it is: only an answer whose journal entry is
+    /// ``JournalWriter/largeEntryBytes`` (8 KiB) or more can be held for its tenant's share, so
+    /// only such a hit may have to be given back (a client that hangs up while held). Keeping every
+    /// hit refundable cost the one-mock hit 15-18 % of its rate (`Benchmarks/miss-ab.sh`, 3
+    /// rounds: a tenant lock and a table look-up more per hit). Estimated from above: the target
+    /// and header fields counted twice (JSON escapes), the body whole, and 2 KiB for the
+    /// response's header fields; a hit whose entry is larger than estimated stands
+    /// (``settleHeld(_:ticket:_:_:answeredBy:tenant:)``).
+    static func refundability(_ request: HTTPRequest) -> (Bool, Int) {
+        var bytes = request.target.utf8.count * 2 + request.body.count + 2048
+        for field in request.headers.fields { bytes += (field.name.utf8.count + field.value.utf8.count + 6) * 2 }
+        let fromBody = JournalWriter.largeEntryBytes - bytes
+        return fromBody <= 0 ? (true, .max) : (false, fromBody)
+    }
+
+    /// The `problem` of an answer held for its tenant's share of the journal queue whose client
+    /// hung up meanwhile.
+    static let leftWhileHeldProblem =
+        "the client closed the connection while the answer waited for its tenant's share of the journal queue; nothing was sent"
+
+    /// The `problem` of an answer a stopping server sent `instead` of.
+    static func sentInsteadProblem(_ instead: HTTPResponse) -> String {
+        "the server was stopping and sent its \(instead.status) instead; nothing of this answer was sent"
+    }
+}
