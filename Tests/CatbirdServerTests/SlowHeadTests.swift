@@ -27,6 +27,17 @@ final class SlowHeadTests: XCTestCase {
         return (String(decoding: received, as: UTF8.self), ContinuousClock.now - began, false)
     }
 
+    /// Sends `start` on `client` and nothing more; returns what the server sent back until it
+    /// closed the connection (at most 9 s) and how long that took.
+    private static func leaveUnended(
+        _ start: String, on client: RawHTTPClient
+    ) throws -> (answer: String, after: Duration, closed: Bool) {
+        let began = ContinuousClock.now
+        try client.send(raw: Array(start.utf8))
+        let (bytes, closed) = client.readUntilClosed(within: 9)
+        return (String(decoding: bytes, as: UTF8.self), ContinuousClock.now - began, closed)
+    }
+
     /// The finding's head, its bytes trickled every 0.5 s against a 2 s deadline: answered 408
     /// and closed within a second or two past it (the watch looks once a second), and
     /// journaled as such, with the 408 as it went out (tester finding T15B-F10: journaled with
@@ -153,12 +164,7 @@ final class SlowHeadTests: XCTestCase {
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
         answers.append(answer)
 
-        let silent = try server.client()
-        let began = ContinuousClock.now
-        try silent.send(raw: Array("GET /abc".utf8))
-        let (bytes, silentClosed) = silent.readUntilClosed(within: 9)
-        let silentAfter = ContinuousClock.now - began
-        let silentAnswer = String(decoding: bytes, as: UTF8.self)
+        let (silentAnswer, silentAfter, silentClosed) = try Self.leaveUnended("GET /abc", on: try server.client())
         XCTAssertTrue(silentClosed, "closed, not left to the idle timeout: \(silentAnswer)")
         XCTAssertGreaterThanOrEqual(silentAfter, .seconds(3), "not before the deadline")
         XCTAssertLessThan(silentAfter, .milliseconds(5500), "3 s after the first look that saw `GET /abc`, within a tick")
@@ -194,11 +200,7 @@ final class SlowHeadTests: XCTestCase {
         let client = try server.client()
         XCTAssertEqual(try client.request("GET", "/ok", headers: [("X-Catbird-Parallel-Id", "f2")]).text, "ok")
         Thread.sleep(forTimeInterval: 0.1)
-        let began = ContinuousClock.now
-        try client.send(raw: Array("GET /abc".utf8))
-        let (bytes, closed) = client.readUntilClosed(within: 9)
-        let after = ContinuousClock.now - began
-        let answer = String(decoding: bytes, as: UTF8.self)
+        let (answer, after, closed) = try Self.leaveUnended("GET /abc", on: client)
         XCTAssertTrue(closed, "closed, not left to the idle timeout: \(answer)")
         XCTAssertGreaterThanOrEqual(after, .milliseconds(2900), "not before the deadline")
         XCTAssertLessThan(after, .milliseconds(5500), "3 s after the first look that saw `GET /abc`, within a tick")
