@@ -1,5 +1,6 @@
 import CatbirdDomain
 import CatbirdHTTP
+import CatbirdWire
 
 /// Answers whose journal entry waits for its tenant's share of the journal queue
 /// (``JournalWriter/appendOrHold(_:)``; docs/tenancy.md#fair-shares).
@@ -54,8 +55,8 @@ extension CatbirdHandler {
     /// longer waiting when its entry was queued): sent, the hit stands; nothing
     /// sent, the entry becomes the 499 of a client that left (when still queued: when the
     /// writer tells the hold, it is) and the hit is given back (else the entry is amended and the
-    /// hit stands, as its row says); the server's 503 instead, the
-    /// hit is given back and the entry amended. Then records what went out.
+    /// hit stands, as its row says); the server's 503 instead, the entry becomes that 503
+    /// (`answeredBy` `none`) and the hit is given back, in the same way. Then records what went out.
     private func settleHeld(
         _ hit: MockHit?, ticket: JournalTicket, _ delivery: HTTPDelivery, _ request: HTTPRequest, answeredBy: String,
         tenant: TenantID
@@ -79,8 +80,22 @@ extension CatbirdHandler {
                 journal.amend(ticket, problem: Self.leftWhileHeldProblem)
             }
         case let .sentInstead(instead):
-            if let hit { mocks.refund(hit) }
-            journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
+            // The stop's 503 went out instead (tester25a-F3: the row said 200 `mock` with the
+            // mock's body, and its hit was written, while the client got the 503): the entry,
+            // still queued when the writer tells the hold, becomes the 503 that went out,
+            // `answeredBy` `none`, with no hit, and the hit is given back; else, as above.
+            var body: [UInt8] = []
+            if case let .bytes(bytes) = instead.content { body = bytes }
+            let sent = serving.nothingSentEntry(
+                request, tenant: tenant, status: instead.status, problem: Self.sentInsteadProblem(instead),
+                written: WrittenAnswer(status: instead.status, headers: instead.headers, body: body))
+            if hit?.isRefundable ?? true, journal.replaceQueued(ticket, with: sent) {
+                if let hit { mocks.refund(hit) }
+            } else {
+                if let hit { mocks.settle(hit) }
+                journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
+            }
+            return recording(request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant)(delivery)
         }
         recording(request, answeredBy: answeredBy, tenant: tenant)(delivery)
     }
