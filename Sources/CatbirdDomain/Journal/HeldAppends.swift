@@ -8,10 +8,10 @@ struct HeldAppends {
         var entry: JournalEntry
         /// ``JournalWriter/queuedSize(of:)`` of `entry`.
         var bytes: Int
-        /// Since when, while the writer fails, the queue has had no room for `entry` (the
-        /// three quarters of it large entries may fill; the share is not kept then): what a
-        /// plain append that found the queue full would have waited for
-        /// (``JournalWriter/appendPatience``). Nil while there is room, or the writer succeeds.
+        /// Since when, while the writer fails, the queue has had no room for `entry` (without
+        /// its bodies, as it would be queued then): what a plain append that found the queue
+        /// full would have waited for (``JournalWriter/appendPatience``). Nil while there is
+        /// room, or the writer succeeds.
         var noRoomSince: ContinuousClock.Instant?
         var hold: JournalHold
     }
@@ -35,6 +35,7 @@ struct HeldAppends {
         if lines[tenant] == nil { order.append(tenant) }
         lines[tenant, default: []].append(held)
         count += 1
+        if held.noRoomSince != nil { notedNoRoom = true }
     }
 
     /// Offers each tenant's held entries, in order, to `take`, which returns whether it took
@@ -67,7 +68,7 @@ struct HeldAppends {
     /// Removes and returns the held entries that have found no room for `patience`, as a
     /// plain append that finds the queue full drops its entry (``JournalWriter/append(_:)``:
     /// called only while the writer fails); never one that `admits` (the writer's rule while it
-    /// fails: the queue's room, three quarters of it for large entries) would queue now,
+    /// fails: the whole queue's room for the entry without its bodies) would queue now,
     /// however long it was held. Notes, in each kept entry, since when it has found no room
     /// (from `now`); forgets it when it has.
     mutating func removeStarved(
