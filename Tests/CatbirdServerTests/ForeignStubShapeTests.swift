@@ -202,4 +202,140 @@ final class ForeignStubShapeTests: ServerTestCase {
         E2E.assertError(try client.json("POST", "/catbird/api/mocks", stub), status: 400, reasonContains: "this is a WireMock stub mapping")
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
     }
+
+    /// The 400's reason for `foreign` posted as a mock, and the action it shows.
+    private func translated(_ foreign: String, file: StaticString = #filePath, line: UInt = #line) throws -> (reason: String, action: String) {
+        let refused = try client.json("POST", "/catbird/api/mocks", foreign)
+        E2E.assertError(refused, status: 400, file: file, line: line)
+        let reason = refused.object["reason"] as? String ?? ""
+        return (reason, try shownAction(reason))
+    }
+
+    /// Regression (tester finding tester25b F1), the exact expectations: MockServer matches a
+    /// path or header value as "plain text or regular expression", case-sensitively; `"/mock/.*"`
+    /// was translated as the literal `^/mock/\.\*(\?.*)?$` (case-insensitive, answering only
+    /// `/mock/.*`) and `"X-A": ["foo.*"]` as `equal "foo.*"`, with nothing said. Each is now a
+    /// case-sensitive regexp matching the text or the expression, and the action posted answers
+    /// what MockServer answers.
+    func testAMockServerPathOrHeaderIsPlainTextOrARegularExpression() throws {
+        let path = try translated(#"{"httpRequest":{"method":"GET","path":"/mock/.*"},"httpResponse":{"statusCode":200,"body":"x"}}"#)
+        XCTAssertFalse(path.reason.contains("Not carried over"), path.reason)
+        XCTAssertEqual(
+            path.action,
+            #"{"pattern":{"headers":{},"method":"GET","url":{"kind":"regexp","value":"(?-i)^(?:/mock/\\.\\*|/mock/.*)(\\?.*)?$"}},"#
+                + #""response":{"body":"eA==","headers":{},"status":200},"type":"update"}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
+        for (target, status) in [("/mock/abc", 200), ("/mock/x/y?q=1", 200), ("/mock/.*", 200), ("/MOCK/abc", 404), ("/mocks", 404)] {
+            XCTAssertEqual(try client.request("GET", target).status, status, target)
+        }
+
+        let header = try translated(#"{"httpRequest":{"method":"GET","path":"/h","headers":{"X-A":["foo.*"]}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertFalse(header.reason.contains("Not carried over"), header.reason)
+        XCTAssertTrue(header.action.contains(#""headers":{"X-A":{"kind":"regexp","value":"(?-i)^(?:foo\\.\\*|foo.*)$"}}"#), header.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", header.action).status, 201)
+        for (value, status) in [("foobar", 200), ("foo.*", 200), ("FOOBAR", 404), ("xfoo", 404)] {
+            XCTAssertEqual(try client.request("GET", "/h", headers: [("X-A", value)]).status, status, value)
+        }
+    }
+
+    /// Regression (tester finding tester25b F1), the exact expectations: `!` (MockServer's
+    /// negation) on a method, a path or a header value, and a method `GET|POST`, became
+    /// literals with nothing said; each is now named, and never shown as a literal.
+    func testAMockServerNegationOrMethodExpressionIsNamed() throws {
+        let alternatives = try translated(#"{"httpRequest":{"method":"GET|POST","path":"/m"},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(alternatives.reason.contains(
+            #"Not carried over: "method": "GET|POST" (a negation or a regular expression: Catbird compares methods exactly: GET is shown; "#
+                + #"add one mock per method)."#), alternatives.reason)
+        XCTAssertTrue(alternatives.action.contains(#""method":"GET""#), alternatives.action)
+        let notGet = try translated(#"{"httpRequest":{"method":"!GET","path":"/n"},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(notGet.reason.contains(#"Not carried over: "method": "!GET" (a negation or a regular expression"#), notGet.reason)
+        XCTAssertFalse(notGet.action.contains("!GET"), notGet.action)
+        let notPath = try translated(#"{"httpRequest":{"path":"!/m"},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(notPath.reason.contains(#"The action has no url: its "path" "!/m" is a negation ("!"), which Catbird has not;"#), notPath.reason)
+        XCTAssertFalse(notPath.action.contains("!/m"), notPath.action)
+        let notHeader = try translated(#"{"httpRequest":{"method":"GET","path":"/h","headers":{"X-A":["!x"]}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(notHeader.reason.contains(
+            #"Not carried over: the header matcher of "X-A" (only one value, not a negation, is translated)."#), notHeader.reason)
+        XCTAssertTrue(notHeader.action.contains(#""headers":{}"#), notHeader.action)
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
+    }
+
+    /// Regression (tester finding tester25b F1), the exact expectations: response headers in
+    /// MockServer's array form were emptied (a 302 with no `Location`), a `subString` body
+    /// became `equal`, a JSON body matched but for its extra fields became exact equality, and
+    /// a second `Set-Cookie` value was dropped, each with nothing said. The array form and
+    /// `subString` are now translated; the others are named.
+    func testMockServerBodiesAndResponseHeadersAreTranslatedOrNamed() throws {
+        let login = try translated(
+            #"{"httpRequest":{"method":"POST","path":"/login","body":{"type":"STRING","value":"{username: foo}"}},"#
+                + #""httpResponse":{"statusCode":302,"headers":[{"name":"Location","values":["https://www.mock-server.com"]}]}}"#)
+        XCTAssertTrue(login.reason.hasSuffix(#" Not carried over: the request body matcher. (README.md#coming-from-wiremock-or-mockserver)"#), login.reason)
+        XCTAssertTrue(login.action.contains(#""response":{"headers":{"Location":"https://www.mock-server.com"},"status":302}"#), login.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", login.action).status, 201)
+        let found = try client.request("POST", "/login")
+        XCTAssertEqual(found.status, 302)
+        XCTAssertEqual(found.header("Location"), "https://www.mock-server.com")
+
+        let part = try translated(#"{"httpRequest":{"method":"POST","path":"/b","body":{"type":"STRING","string":"abc","subString":true}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertFalse(part.reason.contains("Not carried over"), part.reason)
+        XCTAssertTrue(part.action.contains(#""body":{"kind":"contains","value":"abc"}"#), part.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", part.action).status, 201)
+        XCTAssertEqual(try client.request("POST", "/b", body: Array("xxabcxx".utf8)).status, 200)
+
+        let json = try translated(#"{"httpRequest":{"method":"POST","path":"/j","body":{"type":"JSON","json":{"a":1}}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(json.reason.contains(
+            #"Not carried over: the JSON body's "matchType" ONLY_MATCHING_FIELDS (MockServer's default: a body with more fields matches "#
+                + #"there; the json pattern matches the whole document)."#), json.reason)
+        let strict = try translated(
+            #"{"httpRequest":{"method":"POST","path":"/j","body":{"type":"JSON","json":{"a":1},"matchType":"STRICT"}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertFalse(strict.reason.contains("Not carried over"), strict.reason)
+
+        let cookies = try translated(#"{"httpRequest":{"method":"GET","path":"/c"},"httpResponse":{"statusCode":200,"headers":{"Set-Cookie":["a=1","b=2"]}}}"#)
+        XCTAssertTrue(cookies.reason.contains(
+            #"Not carried over: the values of response header "Set-Cookie" after the first (a Catbird response header has one value)."#),
+            cookies.reason)
+    }
+
+    /// Regression (tester finding tester25b F2), the exact stubs: `ignoreExtraElements`, a
+    /// body `equalTo`'s `caseInsensitive` and a second `Set-Cookie` value were dropped with
+    /// nothing said, and actions the server refuses were shown (a JSON path with a wildcard,
+    /// a 204 with a body, status 700, `Content-Length` and `Transfer-Encoding` headers). The
+    /// case-insensitive body is translated; the rest is named, and every action shown is taken.
+    func testAWireMockStubNamesWhatItDropsAndShowsOnlyAnActionTheServerTakes() throws {
+        let extra = try translated(
+            #"{"request":{"method":"POST","urlPath":"/j","bodyPatterns":[{"equalToJson":"{\"a\":1}","ignoreExtraElements":true}]},"response":{"status":200}}"#)
+        XCTAssertTrue(extra.reason.contains(
+            #"Not carried over: "ignoreExtraElements" (the json pattern matches the whole document, extra fields not ignored)."#), extra.reason)
+
+        let cookies = try translated(#"{"request":{"method":"GET","urlPath":"/c"},"response":{"status":200,"headers":{"Set-Cookie":["a=1","b=2"]}}}"#)
+        XCTAssertTrue(cookies.reason.contains(
+            #"Not carried over: the values of response header "Set-Cookie" after the first (a Catbird response header has one value)."#),
+            cookies.reason)
+
+        let anyCase = try translated(#"{"request":{"method":"POST","urlPath":"/h","bodyPatterns":[{"equalTo":"abc","caseInsensitive":true}]},"response":{"status":200}}"#)
+        XCTAssertFalse(anyCase.reason.contains("Not carried over"), anyCase.reason)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", anyCase.action).status, 201)
+        for (body, status) in [("abc", 200), ("ABC", 200), ("abcd", 404)] {
+            XCTAssertEqual(try client.request("POST", "/h", body: Array(body.utf8)).status, status, body)
+        }
+
+        let refusedParts = [
+            (#"{"request":{"method":"POST","urlPath":"/p","bodyPatterns":[{"matchesJsonPath":"$.items[*]"}]},"response":{"status":200}}"#,
+             #"Not carried over: the request body matcher (refused by update: 'body.value' "$.items[*]" is not a SQLite JSON path"#),
+            (#"{"request":{"method":"DELETE","urlPath":"/a"},"response":{"status":204,"body":"x"}}"#,
+             #"Not carried over: the response body (refused by update: a 204 response has no body (RFC 9110)"#),
+            (#"{"request":{"method":"GET","urlPath":"/s"},"response":{"status":700}}"#,
+             #"Not carried over: the status 700 (refused by update: 'response.status' must be between 200 and 599, not 700); 200 is shown."#),
+            (#"{"request":{"method":"GET","urlPath":"/l"},"response":{"status":200,"headers":{"Content-Length":"99","X-Kept":"1"}}}"#,
+             #"Not carried over: the response header "Content-Length" (refused by update: "#),
+            (#"{"request":{"method":"GET","urlPath":"/t"},"response":{"status":200,"headers":{"Transfer-Encoding":"chunked"}}}"#,
+             #"Not carried over: the response header "Transfer-Encoding" (refused by update: "#),
+        ]
+        for (stub, note) in refusedParts {
+            let refused = try translated(stub)
+            XCTAssertTrue(refused.reason.contains(note), refused.reason)
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", refused.action).status, 201, refused.action)
+        }
+        XCTAssertEqual(try client.request("GET", "/l").header("X-Kept"), "1")
+    }
 }

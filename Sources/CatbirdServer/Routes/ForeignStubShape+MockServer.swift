@@ -11,24 +11,33 @@ extension ForeignStubShape {
         t.noteUnread(expectation, read: ["httpRequest", "httpResponse", "times"], ignored: ["id"], hints: ["priority": priorityHint])
         t.noURL = "the expectation has no \"path\" (MockServer then matches every path)"
         if case let .object(request)? = expectation["httpRequest"] {
-            if case let .string(method)? = request["method"] {
+            if case let .string(method)? = request["method"], !method.hasPrefix("!"), escaped(method) == method {
                 t.method = method
+            } else if case let .string(method)? = request["method"] {
+                t.notes.append("\"method\": \(JSONText.shortString(method)) (a negation or a regular expression: Catbird compares methods "
+                    + "exactly: GET is shown; add one mock per method)")
             } else {
                 t.notes.append("\"method\": none (MockServer then matches every method; Catbird compares methods exactly: GET is shown; add one mock per method)")
             }
             var read: Set<String> = ["method", "headers", "body"]
             if case let .string(path)? = request["path"] {
-                t.url = PatternMatch(kind: .regexp, value: "^" + escaped(path) + "(\\?.*)?$")
+                if path.hasPrefix("!") {
+                    t.noURL = "its \"path\" \(JSONText.shortString(path)) is a negation (\"!\"), which Catbird has not"
+                } else {
+                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path) + "(\\?.*)?$")
+                }
                 read.insert("path")
             } else if request["path"] != nil {
                 t.noURL = "its \"path\" is not a string"
             }
             if case let .object(headers)? = request["headers"] {
                 for (name, values) in headers.sorted(by: { $0.key < $1.key }) {
-                    if case let .array(list) = values, let first = list.first.flatMap(text) {
-                        t.headers[name] = PatternMatch(kind: .equal, value: first)
+                    if case let .array(list) = values, list.count == 1, let value = list.first.flatMap(text), !value.hasPrefix("!") {
+                        let expression = plainTextOrExpression(value)
+                        t.headers[name] = expression == value
+                            ? PatternMatch(kind: .equal, value: value) : PatternMatch(kind: .regexp, value: "(?-i)^" + expression + "$")
                     } else {
-                        t.notes.append("the header matcher of \(JSONText.shortString(name))")
+                        t.notes.append("the header matcher of \(JSONText.shortString(name)) (only one value, not a negation, is translated)")
                     }
                 }
             } else if request["headers"] != nil {
@@ -36,18 +45,7 @@ extension ForeignStubShape {
             }
             switch request["body"] {
             case let .string(text)?: t.body = BodyPattern(kind: .equal, value: text)
-            case let .object(body)?:
-                if let json = body["json"] {
-                    if case let .string(text) = json { t.body = BodyPattern(kind: .json, value: text) } else { t.body = BodyPattern(kind: .json, value: json.jsonText) }
-                } else if case let .string(path)? = body["jsonPath"] {
-                    t.body = BodyPattern(kind: .jsonPath, value: path)
-                } else if case let .string(text)? = body["string"] {
-                    t.body = BodyPattern(kind: .equal, value: text)
-                } else if case let .string(expression)? = body["regex"] {
-                    t.body = BodyPattern(kind: .regexp, value: "^(?:" + expression + ")$")
-                } else {
-                    t.notes.append("the request body matcher")
-                }
+            case let .object(body)?: t.body = mockServerBody(body, notes: &t.notes)
             default: break
             }
             t.noteUnread(request, read: read, hints: [
@@ -57,10 +55,23 @@ extension ForeignStubShape {
         }
         if case let .object(response)? = expectation["httpResponse"] {
             if case let .number(status)? = response["statusCode"] { t.response.status = Int(status) }
-            if case let .object(headers)? = response["headers"] {
-                for (name, values) in headers {
-                    if case let .array(list) = values, let first = list.first.flatMap(text) { t.response.headers[name] = first }
+            switch response["headers"] {
+            case let .object(headers)?:
+                for (name, values) in headers.sorted(by: { $0.key < $1.key }) {
+                    let list = if case let .array(list) = values { list } else { [values] }
+                    t.addResponseHeader(name, list.compactMap(text))
                 }
+            case let .array(headers)?:
+                // MockServer 5's own form: [{"name": "Location", "values": ["…"]}].
+                for header in headers {
+                    if case let .object(field) = header, case let .string(name)? = field["name"], case let .array(values)? = field["values"] {
+                        t.addResponseHeader(name, values.compactMap(text))
+                    } else {
+                        t.notes.append("a response header not of the form {\"name\": …, \"values\": […]}")
+                    }
+                }
+            case nil: break
+            default: t.notes.append("the response \"headers\" (neither {\"name\": [\"value\"]} nor [{\"name\": …, \"values\": […]}])")
             }
             switch response["body"] {
             case let .string(text)?: t.response.body = Data(text.utf8)
@@ -88,5 +99,41 @@ extension ForeignStubShape {
             t.response.limit = Int(remaining)
         }
         return t.reason("a MockServer expectation ({\"httpRequest\": …, \"httpResponse\": …})", many: many)
+    }
+
+    /// MockServer's request body matcher `body` (its `"type"` read from its value key) as a
+    /// body pattern, or nil; what is not translated exactly is noted in `notes`: a negation
+    /// (`"not"`), a JSON body matched but for its extra fields (`matchType` other than
+    /// `STRICT`, MockServer's default), any key not read (tester finding tester25b F1:
+    /// `subString` and `matchType` were dropped in silence).
+    private static func mockServerBody(_ body: [String: JSONValue], notes: inout [String]) -> BodyPattern? {
+        var read: Set<String> = ["type"]
+        var pattern: BodyPattern?
+        if let json = body["json"] {
+            read.formUnion(["json", "matchType"])
+            let text = if case let .string(text) = json { text } else { json.jsonText }
+            pattern = BodyPattern(kind: .json, value: text)
+            if body["matchType"] != .string("STRICT") {
+                notes.append("the JSON body's \"matchType\" ONLY_MATCHING_FIELDS (MockServer's default: a body with more fields matches "
+                    + "there; the json pattern matches the whole document)")
+            }
+        } else if case let .string(path)? = body["jsonPath"] {
+            read.insert("jsonPath")
+            pattern = BodyPattern(kind: .jsonPath, value: path)
+        } else if case let .string(text)? = body["string"] {
+            read.formUnion(["string", "subString"])
+            pattern = BodyPattern(kind: body["subString"] == .bool(true) ? .contains : .equal, value: text)
+        } else if case let .string(expression)? = body["regex"] {
+            read.insert("regex")
+            pattern = BodyPattern(kind: .regexp, value: "(?-i)^(?:" + expression + ")$")
+        } else {
+            notes.append("the request body matcher")
+            return nil
+        }
+        if body["not"] == .bool(false) { read.insert("not") }
+        for key in body.keys.sorted() where !read.contains(key) {
+            notes.append("the request body matcher's \(JSONText.string(key))" + (key == "not" ? " (a negation, which Catbird has not)" : ""))
+        }
+        return pattern
     }
 }

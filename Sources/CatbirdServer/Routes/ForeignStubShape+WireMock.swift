@@ -67,7 +67,13 @@ extension ForeignStubShape {
                 }
             }
             if case let .array(patterns)? = request["bodyPatterns"], let first = patterns.first {
-                t.body = wireMockBody(first)
+                if case let .object(matcher) = first, let translated = wireMockBody(matcher) {
+                    t.body = translated.pattern
+                    t.noteUnread(matcher, read: translated.read, hints: [
+                        "ignoreExtraElements": "the json pattern matches the whole document, extra fields not ignored",
+                        "ignoreArrayOrder": "the json pattern compares arrays in order",
+                    ])
+                }
                 if t.body == nil || patterns.count > 1 { t.notes.append("body patterns beyond one equalTo, contains, matches, equalToJson or matchesJsonPath") }
             }
             var hints = wireMockRequestHints
@@ -82,11 +88,11 @@ extension ForeignStubShape {
         if case let .object(response)? = stub["response"] {
             if case let .number(status)? = response["status"] { t.response.status = Int(status) }
             if case let .object(headers)? = response["headers"] {
-                for (name, value) in headers {
+                for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                     switch value {
-                    case let .string(text): t.response.headers[name] = text
-                    case let .array(values): t.response.headers[name] = values.first.flatMap(text)
-                    default: t.response.headers[name] = value.jsonText
+                    case let .string(text): t.addResponseHeader(name, [text])
+                    case let .array(values): t.addResponseHeader(name, values.compactMap(text))
+                    default: t.addResponseHeader(name, [value.jsonText])
                     }
                 }
             }
@@ -159,16 +165,25 @@ extension ForeignStubShape {
         return nil
     }
 
-    private static func wireMockBody(_ matcher: JSONValue) -> BodyPattern? {
-        guard case let .object(members) = matcher else { return nil }
+    /// A WireMock body matcher (the first of `bodyPatterns`) as a body pattern, with the keys
+    /// of `members` it read (those it translates exactly); nil when it is none translated. `equalTo` with `caseInsensitive`
+    /// is a regexp (Catbird's are case-insensitive), as the header form is.
+    private static func wireMockBody(_ members: [String: JSONValue]) -> (pattern: BodyPattern, read: Set<String>)? {
         if let json = members["equalToJson"] {
-            if case let .string(text) = json { return BodyPattern(kind: .json, value: text) }
-            return BodyPattern(kind: .json, value: json.jsonText)
+            // Either flag false is the exact comparison the json pattern makes.
+            let read = Set(["ignoreExtraElements", "ignoreArrayOrder"].filter { members[$0] == .bool(false) } + ["equalToJson"])
+            if case let .string(text) = json { return (BodyPattern(kind: .json, value: text), read) }
+            return (BodyPattern(kind: .json, value: json.jsonText), read)
         }
-        if case let .string(path)? = members["matchesJsonPath"] { return BodyPattern(kind: .jsonPath, value: path) }
-        if case let .string(value)? = members["equalTo"] { return BodyPattern(kind: .equal, value: value) }
-        if case let .string(value)? = members["contains"] { return BodyPattern(kind: .contains, value: value) }
-        if case let .string(value)? = members["matches"] { return BodyPattern(kind: .regexp, value: "(?-i)^(?:" + value + ")$") }
+        if case let .string(path)? = members["matchesJsonPath"] { return (BodyPattern(kind: .jsonPath, value: path), ["matchesJsonPath"]) }
+        if case let .string(value)? = members["equalTo"] {
+            if members["caseInsensitive"] == .bool(true) {
+                return (BodyPattern(kind: .regexp, value: "^" + escaped(value) + "$"), ["equalTo", "caseInsensitive"])
+            }
+            return (BodyPattern(kind: .equal, value: value), members["caseInsensitive"] == .bool(false) ? ["equalTo", "caseInsensitive"] : ["equalTo"])
+        }
+        if case let .string(value)? = members["contains"] { return (BodyPattern(kind: .contains, value: value), ["contains"]) }
+        if case let .string(value)? = members["matches"] { return (BodyPattern(kind: .regexp, value: "(?-i)^(?:" + value + ")$"), ["matches"]) }
         return nil
     }
 }

@@ -1,3 +1,5 @@
+import CatbirdDomain
+import CatbirdMatching
 import CatbirdSupport
 @_spi(Server) import CatbirdWire
 import Foundation
@@ -59,12 +61,117 @@ enum ForeignStubShape {
             }
         }
 
+        /// Sets the response header `name` to the first of `values`, naming the others: a
+        /// Catbird response header has one value (tester finding tester25b F2: they were
+        /// dropped in silence).
+        mutating func addResponseHeader(_ name: String, _ values: [String]) {
+            guard let first = values.first else { return }
+            response.headers[name] = first
+            if values.count > 1 {
+                notes.append("the values of response header \(JSONText.shortString(name)) after the first (a Catbird response header has one value)")
+            }
+        }
+
+        /// The request pattern, `url` standing in for a url not translated.
+        private func pattern(url placeholder: PatternMatch) -> RequestPattern {
+            RequestPattern(method: RequestPattern.HTTPMethod(rawValue: method), url: url ?? placeholder, headers: headers, body: body)
+        }
+
+        /// Takes out of the action each part `update` refuses (``MockUpdateCheck``), naming it
+        /// and the refusal, so that the action shown is one the server takes (tester finding
+        /// tester25b F2: a 204 with a body, a status of 700, a `Content-Length` header or a
+        /// JSON path with a wildcard were shown, then refused when posted). A refused status
+        /// is shown as 200, a refused method as GET, each said so.
+        mutating func dropRefused() {
+            let anyURL = PatternMatch(kind: .equal, value: "/")
+            // Each pass takes out the part refused first; there are fewer parts than passes.
+            for _ in 0..<10 {
+                guard let refusal = Self.refusal(pattern(url: anyURL), response) else { return }
+                let why = " (refused by update: \(refusal.reason))"
+                switch refusal.field {
+                case .url:
+                    url = nil
+                    noURL = "its url is refused by update (\(refusal.reason))"
+                case .method:
+                    notes.append("\"method\": \(JSONText.shortString(method))\(why); GET is shown")
+                    method = "GET"
+                case .headers:
+                    for name in Self.refusedAlone(headers.keys, { [headers] name in
+                        (RequestPattern(method: "GET", url: anyURL, headers: headers.filter { $0.key == name }), ResponseMock(status: 200))
+                    }) {
+                        notes.append("the header pattern of \(JSONText.shortString(name))\(why)")
+                        headers[name] = nil
+                    }
+                case .body:
+                    notes.append("the request body matcher\(why)")
+                    body = nil
+                case .status:
+                    notes.append("the status \(response.status)\(why); 200 is shown")
+                    response.status = 200
+                case .responseBody:
+                    notes.append("the response body\(why)")
+                    response.body = nil
+                case .responseHeaders:
+                    for name in Self.refusedAlone(response.headers.keys, { [response] name in
+                        var alone = response
+                        alone.headers = response.headers.filter { $0.key == name }
+                        return (RequestPattern(method: "GET", url: anyURL), alone)
+                    }) {
+                        notes.append("the response header \(JSONText.shortString(name))\(why)")
+                        response.headers[name] = nil
+                    }
+                case .delay:
+                    notes.append("the delay\(why)")
+                    response.delay = nil
+                }
+            }
+        }
+
+        /// The names in `names`, sorted, whose mock `alone(name)` (a mock with that one
+        /// header) `update` refuses; all of them when none is refused alone (the headers are
+        /// refused together, as for their size).
+        private static func refusedAlone(
+            _ names: some Sequence<String>, _ alone: (String) -> (RequestPattern, ResponseMock)
+        ) -> [String] {
+            let sorted = names.sorted()
+            let refused = sorted.filter { name in
+                let (pattern, response) = alone(name)
+                return Self.refusal(pattern, response) != nil
+            }
+            return refused.isEmpty ? sorted : refused
+        }
+
+        /// Why `update` refuses the mock, or nil: ``MockUpdateCheck``'s refusal, else the
+        /// store's compiling of the url, the header or the body pattern (a regular expression
+        /// that does not compile, a JSON path SQLite does not take), as that field's refusal.
+        private static func refusal(_ pattern: RequestPattern, _ response: ResponseMock) -> MockRefusal? {
+            do { try MockUpdateCheck.check(pattern, response) } catch { return error }
+            let anyURL = PatternMatch(kind: .equal, value: "/")
+            let parts: [(MockField, RequestPattern)] = [
+                (.url, RequestPattern(method: "GET", url: pattern.url)),
+                (.headers, RequestPattern(method: "GET", url: anyURL, headers: pattern.headers)),
+                (.body, RequestPattern(method: "GET", url: anyURL, body: pattern.body)),
+            ]
+            for (field, part) in parts {
+                do { _ = try CompiledRequestPattern(part) } catch { return MockRefusal(field, reason: error.reason, error: error) }
+            }
+            return nil
+        }
+
         /// The reason: `kind` named, the action as JSON (a long response body left out; no url
-        /// when none was translated, and a sentence saying so), the notes.
+        /// when none was translated, and a sentence saying so), the notes. The parts `update`
+        /// would refuse are left out of the action and named (``dropRefused()``).
         func reason(_ kind: String, many: Bool) -> String {
+            var t = self
+            t.dropRefused()
+            return t.checkedReason(kind, many: many)
+        }
+
+        /// ``reason(_:many:)`` of a translation ``dropRefused()`` has checked.
+        private func checkedReason(_ kind: String, many: Bool) -> String {
             // A placeholder url, taken out of the JSON below when none was translated.
             let placeholder = PatternMatch(kind: .equal, value: "\u{0}no url")
-            let pattern = RequestPattern(method: RequestPattern.HTTPMethod(rawValue: method), url: url ?? placeholder, headers: headers, body: body)
+            let pattern = pattern(url: placeholder)
             var shown = response
             var notes = notes
             if let bytes = response.body, bytes.count > 512 {
@@ -108,6 +215,15 @@ enum ForeignStubShape {
     static func text(_ value: JSONValue) -> String? {
         if case let .string(text) = value { return text }
         return value.jsonText
+    }
+
+    /// A MockServer string value, which MockServer matches as "plain text or regular
+    /// expression", as an ICU regular expression (no anchors, no flags) matching the same:
+    /// the text itself or, when it is one (it compiles), the expression, as a group.
+    static func plainTextOrExpression(_ value: String) -> String {
+        let literal = escaped(value)
+        guard literal != value, (try? NSRegularExpression(pattern: value)) != nil else { return literal }
+        return "(?:" + literal + "|" + value + ")"
     }
 
     /// `literal` as an ICU regular expression matching exactly it.
