@@ -338,4 +338,50 @@ final class ForeignStubShapeTests: ServerTestCase {
         }
         XCTAssertEqual(try client.request("GET", "/l").header("X-Kept"), "1")
     }
+
+    /// Regression (tester finding tester25b-F3), the exact requests: a stub posted where WireMock
+    /// takes it (`POST /__admin/mappings`) and an expectation put where MockServer does (`PUT
+    /// /mockserver/expectation`) got the plain "no mock matched" 404. Still a 404 (app traffic,
+    /// journaled), its reason now names the foreign control API and points to
+    /// `POST /catbird/api/mocks`; a mock of such a path still answers it, and other 404s get no
+    /// such clause.
+    func testAStubSentToAnotherServersControlPathIsPointedToTheMocksAPI() throws {
+        let wireMock = try client.json(
+            "POST", "/__admin/mappings", #"{"request":{"method":"GET","url":"/a"},"response":{"status":200}}"#)
+        E2E.assertError(wireMock, status: 404)
+        let wireMockReason = wireMock.object["reason"] as? String ?? ""
+        XCTAssertTrue(wireMockReason.hasPrefix("no mock matched POST /__admin/mappings in the default tenant"), wireMockReason)
+        XCTAssertTrue(wireMockReason.contains(
+            #"; "/__admin/mappings" is WireMock's admin API, which Catbird does not serve: add mocks with POST /catbird/api/mocks "#
+                + "(a WireMock stub mapping or a MockServer expectation posted there is answered with the Catbird action for it)"),
+            wireMockReason)
+
+        let mockServer = try client.json(
+            "PUT", "/mockserver/expectation", #"{"httpRequest":{"path":"/a"},"httpResponse":{"statusCode":200}}"#,
+            headers: [("X-Catbird-Parallel-Id", "shard-1")])
+        E2E.assertError(mockServer, status: 404)
+        let mockServerReason = mockServer.object["reason"] as? String ?? ""
+        XCTAssertTrue(mockServerReason.contains(
+            #"; "/mockserver/expectation" is MockServer's control API, which Catbird does not serve: add mocks with POST /catbird/api/mocks"#),
+            mockServerReason)
+        // The path is named without its query.
+        let requests = try client.request("GET", "/__admin/requests?limit=5")
+        XCTAssertTrue((requests.object["reason"] as? String ?? "").contains(#""/__admin/requests" is WireMock's admin API"#), requests.text)
+        for other in ["/__adminx", "/api/__admin/mappings", "/mockservers"] {
+            let reason = try client.request("GET", other).object["reason"] as? String ?? ""
+            XCTAssertFalse(reason.contains("Catbird does not serve"), "\(other): \(reason)")
+        }
+        // Both were journaled as the app's unmatched requests.
+        let journaled = try client.json(
+            "POST", "/catbird/api/requests/count",
+            #"{"pattern":{"method":"POST","url":{"kind":"equal","value":"/__admin/mappings"},"headers":{}}}"#)
+        XCTAssertEqual(journaled.object["count"] as? Int, 1, journaled.text)
+        // A mock of such a path answers it as any other.
+        let update = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/__admin/mappings"},"headers":{}},"#
+            + #""response":{"status":201,"headers":{},"body":"b2s="}}"#
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", update).status, 201)
+        let answered = try client.json("POST", "/__admin/mappings", "{}")
+        XCTAssertEqual(answered.status, 201)
+        XCTAssertEqual(answered.text, "ok")
+    }
 }

@@ -571,7 +571,8 @@ struct MockServing: Sendable {
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
             namesOtherTenants: namesOtherTenants, outOfTime: outOfTime,
-            modeHint: Self.missHints(files?.missHint(for: request), forwarding?.missHint(for: request.target)))
+            modeHint: Self.missHints(
+                ForeignAdminHint.hint(target: request.target), files?.missHint(for: request), forwarding?.missHint(for: request.target)))
         if reusable, report.complete {
             NotFoundMemo.keep(answer, key: NotFoundMemo.Key(
                 generation: generation, tenant: tenant, namesOtherTenants: namesOtherTenants, method: request.method,
@@ -580,14 +581,15 @@ struct MockServing: Sendable {
         return answer
     }
 
-    /// The 404 reason's closing clauses from the mocks directory and the forwarding modes,
-    /// joined with `; `, or nil when neither has one.
-    private static func missHints(_ files: String?, _ forwarding: String?) -> String? {
-        switch (files, forwarding) {
-        case let (files?, forwarding?): return files + "; " + forwarding
-        case let (one?, nil), let (nil, one?): return one
-        case (nil, nil): return nil
+    /// The 404 reason's closing clauses (another mock server's control path, ``ForeignAdminHint``;
+    /// the mocks directory; the forwarding modes), joined with `; `, or nil when none has one.
+    private static func missHints(_ foreign: String?, _ files: String?, _ forwarding: String?) -> String? {
+        func joined(_ first: String?, _ second: String?) -> String? {
+            guard let first else { return second }
+            guard let second else { return first }
+            return first + "; " + second
         }
+        return joined(joined(foreign, files), forwarding)
     }
 
     /// `response`, answered by the server itself (no mock, file or upstream), with its journal entry.
