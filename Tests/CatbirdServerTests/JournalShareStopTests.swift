@@ -11,7 +11,8 @@ final class JournalShareStopTests: XCTestCase {
     /// into the stop so the stop writes everything): the 16 held uploads got the stop's 503, yet
     /// their rows said 200 `mock` with the mock's body, and the mock's row counted their hits
     /// (228 = 212 answers sent + 16 not). Now each such row is the 503 that went out, `answeredBy`
-    /// `none`, and the mock's `hits` and `remaining_limit` count only the answers sent.
+    /// `none`, with the header fields that went out, and the mock's `hits` and `remaining_limit`
+    /// count only the answers sent.
     func testHeldAnswersAtAStopAreJournaledAsThe503ThatWentOutAndKeepTheLimit() throws {
         let server = try TestServer { $0.threadCount = 1 }
         defer { server.removeFiles() }
@@ -44,6 +45,14 @@ final class JournalShareStopTests: XCTestCase {
         let grouped: [[Int]] = rows.map { [Int($0[0].intValue ?? -1), Int($0[2].intValue ?? -1)] }
         XCTAssertEqual(grouped, [[200, sent], [503, refused]], "\(rows.map { $0[1].stringValue ?? "" })")
         XCTAssertEqual(rows.last?[1].stringValue, "none")
+        // The 503's row holds its header fields as they went out: Date and Content-Length
+        // included (they held the response's own fields, neither of those).
+        let refusal = try hold.database.query(
+            "SELECT response_headers, length(response_body) FROM requests WHERE tenant = 'A' AND status = 503 LIMIT 1")
+        let headersJSON = try XCTUnwrap(refusal.first?[0].stringValue)
+        let headers = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(headersJSON.utf8)) as? [String: Any], headersJSON)
+        XCTAssertEqual(headers["Content-Length"] as? String, refusal.first?[1].intValue.map { String($0) }, headersJSON)
+        XCTAssertNotNil(headers["Date"], headersJSON)
         let mock = try hold.database.query("SELECT hits, remaining_limit FROM mocks WHERE tenant = 'A'")
         let counts: [Int]? = mock.first.map { [Int($0[0].intValue ?? -1), Int($0[1].intValue ?? -1)] }
         XCTAssertEqual(counts, [sent, 1000 - sent])

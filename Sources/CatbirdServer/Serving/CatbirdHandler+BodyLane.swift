@@ -34,7 +34,7 @@ extension CatbirdHandler {
             } then: { (served: MockServing.OnWorker?) in
                 switch served {
                 case nil: abandonedOnLane(request, tenant: tenant, responder, lane: "body lane")
-                case let .served(served)?: deliverFromLane(served, request, tenant: tenant, to: responder)
+                case let .served(served)?: deliverFromLane(served, request, tenant: tenant, lane: "body lane", to: responder)
                 case let .unfinished(cause)?: matchOnMatchingLane(request, tenant: tenant, cause: cause).complete(through: responder)
                 case let .notFoundOnLane(generation)?:
                     matchOnMatchingLane(request, tenant: tenant, missedAt: generation).complete(through: responder)

@@ -31,7 +31,7 @@ extension CatbirdHandler {
                 guard durability == .strict && responder.isWaiting else {
                     let sent = serving.appended(ticket, of: response, settling: nil)
                     responder.deliver(sent) { delivery in
-                        settleHeld(hit, ticket: ticket, delivery, request, answeredBy: answeredBy, tenant: tenant)
+                        settleQueued(hit, ticket: ticket, delivery, request, answeredBy: answeredBy, tenant: tenant, leftProblem: Self.leftWhileHeldProblem)
                     }
                     return
                 }
@@ -50,56 +50,6 @@ extension CatbirdHandler {
         }
     }
 
-    /// What a held answer's `delivery` means for its mock's `hit` and its entry
-    /// (``answerOnceQueued(_:_:hit:_:answeredBy:tenant:)``; relaxed durability, or a request no
-    /// longer waiting when its entry was queued): sent, the hit stands; nothing
-    /// sent, the entry becomes the 499 of a client that left (when still queued: when the
-    /// writer tells the hold, it is) and the hit is given back (else the entry is amended and the
-    /// hit stands, as its row says); the server's 503 instead, the entry becomes that 503
-    /// (`answeredBy` `none`) and the hit is given back, in the same way. Then records what went out.
-    private func settleHeld(
-        _ hit: MockHit?, ticket: JournalTicket, _ delivery: HTTPDelivery, _ request: HTTPRequest, answeredBy: String,
-        tenant: TenantID
-    ) {
-        let mocks = serving.mocks
-        switch delivery {
-        case .sent:
-            if let hit { mocks.settle(hit) }
-        case .nothingSent:
-            let left = serving.nothingSentEntry(request, tenant: tenant, problem: Self.leftWhileHeldProblem)
-            // A hit not kept refundable (its entry's size was underestimated, ``refundability(_:)``)
-            // stands: its row is amended, not made a 499 its hit would contradict.
-            if hit?.isRefundable ?? true, journal.replaceQueued(ticket, with: left) {
-                if let hit { mocks.refund(hit) }
-            } else if ticket.completionTag == 0 && durability == .strict {  // dropped
-                // Dropped, and strict durability holds no hit of a dropped row: given back.
-                if let hit { mocks.refund(hit) }
-            } else {
-                // Written already (or dropped, its hit held for a later round): the hit stands with it.
-                if let hit { mocks.settle(hit) }
-                journal.amend(ticket, problem: Self.leftWhileHeldProblem)
-            }
-        case let .sentInstead(instead):
-            // The stop's 503 went out instead (tester25a-F3: the row said 200 `mock` with the
-            // mock's body, and its hit was written, while the client got the 503): the entry,
-            // still queued when the writer tells the hold, becomes the 503 that went out,
-            // `answeredBy` `none`, with no hit, and the hit is given back; else, as above.
-            var body: [UInt8] = []
-            if case let .bytes(bytes) = instead.content { body = bytes }
-            let sent = serving.nothingSentEntry(
-                request, tenant: tenant, status: instead.status, problem: Self.sentInsteadProblem(instead),
-                written: WrittenAnswer(status: instead.status, headers: instead.headers, body: body))
-            if hit?.isRefundable ?? true, journal.replaceQueued(ticket, with: sent) {
-                if let hit { mocks.refund(hit) }
-            } else {
-                if let hit { mocks.settle(hit) }
-                journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
-            }
-            return recording(request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant)(delivery)
-        }
-        recording(request, answeredBy: answeredBy, tenant: tenant)(delivery)
-    }
-
     /// Whether a mock hit for `request` is kept refundable with relaxed durability (always), and
     /// else from which response body size (bytes) it is: only an answer whose journal entry is
     /// ``JournalWriter/largeEntryBytes`` (8 KiB) or more can be held for its tenant's share, so
@@ -108,7 +58,7 @@ extension CatbirdHandler {
     /// rounds: a tenant lock and a table look-up more per hit). Estimated from above: the target
     /// and header fields counted twice (JSON escapes), the body whole, and 2 KiB for the
     /// response's header fields; a hit whose entry is larger than estimated stands
-    /// (``settleHeld(_:ticket:_:_:answeredBy:tenant:)``).
+    /// (``settleQueued(_:ticket:_:_:answeredBy:tenant:leftProblem:)``).
     static func refundability(_ request: HTTPRequest) -> (Bool, Int) {
         var bytes = request.target.utf8.count * 2 + request.body.count + 2048
         for field in request.headers.fields { bytes += (field.name.utf8.count + field.value.utf8.count + 6) * 2 }
@@ -121,8 +71,4 @@ extension CatbirdHandler {
     static let leftWhileHeldProblem =
         "the client closed the connection while the answer waited for its tenant's share of the journal queue; nothing was sent"
 
-    /// The `problem` of an answer a stopping server sent `instead` of.
-    static func sentInsteadProblem(_ instead: HTTPResponse) -> String {
-        "the server was stopping and sent its \(instead.status) instead; nothing of this answer was sent"
-    }
 }

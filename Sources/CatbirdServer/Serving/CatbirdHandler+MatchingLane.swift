@@ -63,13 +63,15 @@ extension CatbirdHandler {
         answer(serving.refused(refusal, request: request, tenant: tenant), request, tenant: tenant)
     }
 
-    /// What a lane (this one or the body lane) served, sent through `responder`: an answer as
-    /// ``deliverFromLane(_:entry:hit:_:answeredBy:tenant:to:)`` says (its hit refundable), or the
+    /// What `lane` (`matching lane`, `body lane`) served, sent through `responder`: an answer as
+    /// ``deliverFromLane(_:entry:hit:_:answeredBy:tenant:lane:to:)`` says (its hit refundable), or the
     /// request forwarded.
-    func deliverFromLane(_ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID, to responder: HTTPResponder) {
+    func deliverFromLane(
+        _ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID, lane: String = "matching lane", to responder: HTTPResponder
+    ) {
         switch served {
         case let .answered(response, answeredBy, entry, hit):
-            deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, to: responder)
+            deliverFromLane(response, entry: entry, hit: hit, request, answeredBy: answeredBy.rawValue, tenant: tenant, lane: lane, to: responder)
         case let .forward(destination):
             forward(request, to: destination, tenant: tenant).complete(through: responder)
         }
@@ -81,8 +83,8 @@ extension CatbirdHandler {
     /// tagged with its ticket (``MockServing/append(_:of:settling:)``), before it is sent, so an
     /// answer cut short is amended as such (``answerCutShort(_:tag:ending:)``). Relaxed
     /// durability: when nothing went out after all (the client hung up meanwhile) or the
-    /// server's 503 went in its place, the hit is given back (``MockStore/refund(_:)``) and the
-    /// entry amended with why.
+    /// server's 503 went in its place, the entry and the hit say so as
+    /// ``settleQueued(_:ticket:_:_:answeredBy:tenant:leftProblem:)`` tells.
     /// Strict durability commits the entry before the answer leaves, so the request is checked
     /// once more just before the entry is queued; a client that leaves during the commit's few
     /// milliseconds is logged and counted as gone, but its entry and hit stand. An entry that
@@ -91,7 +93,7 @@ extension CatbirdHandler {
     /// its delay ends (``MockServing``), or here as the client having gone when it is not sent.
     private func deliverFromLane(
         _ response: HTTPResponse, entry: JournalEntry?, hit: MockHit?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID,
-        to responder: HTTPResponder
+        lane: String, to responder: HTTPResponder
     ) {
         let mocks = serving.mocks
         guard let entry else {
@@ -104,29 +106,23 @@ extension CatbirdHandler {
             }
             return
         }
-        let record = recording(request, answeredBy: answeredBy, tenant: tenant)
         guard responder.isWaiting else {
             if let hit { mocks.refund(hit) }
-            return abandonedOnLane(request, tenant: tenant, responder)
+            return abandonedOnLane(request, tenant: tenant, responder, lane: lane)
         }
         // Journaled, and tagged, before it is sent, so an answer cut short is amended as such.
         let (sent, ticket) = serving.append(entry, of: response, settling: hit)
         guard durability == .strict else {
+            // Not sent after all: the entry, with its hit, is replaced while still queued, so the
+            // row, and the mock's row, agree with the hit given back (they said 200 `mock`, the
+            // hit written, while only memory gave it back: a restart counted it again).
+            let left = Self.clientLeftOnLaneProblem(lane)
             responder.deliver(sent) { delivery in
-                switch delivery {
-                case .sent:
-                    if let hit { mocks.settle(hit) }
-                case .nothingSent:
-                    if let hit { mocks.refund(hit) }
-                    journal.amend(ticket, problem: Self.clientLeftOnLaneProblem("matching lane"))
-                case let .sentInstead(instead):
-                    if let hit { mocks.refund(hit) }
-                    journal.amend(ticket, problem: Self.sentInsteadProblem(instead))
-                }
-                record(delivery)
+                settleQueued(hit, ticket: ticket, delivery, request, answeredBy: answeredBy, tenant: tenant, leftProblem: left)
             }
             return
         }
+        let record = recording(request, answeredBy: answeredBy, tenant: tenant)
         journal.send(sent, onceCommitted: ticket, to: responder, otherwise: marked(Journal.notJournaled, refusing: request), sent: record)
     }
 
