@@ -89,11 +89,13 @@ extension HTTPAnswer {
     }
 
     private static func transforming(_ responder: HTTPResponder, _ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPResponder {
-        HTTPResponder.delivering(waiting: { responder.isWaiting }) { responder.deliver(transform($0), beforeSending: $1) }
+        HTTPResponder.delivering(waiting: { responder.isWaiting }, leaving: responder.whenClientLeaves) {
+            responder.deliver(transform($0), beforeSending: $1)
+        }
     }
 
     private static func observing(_ responder: HTTPResponder, _ observe: @escaping @Sendable (HTTPDelivery) -> Void) -> HTTPResponder {
-        HTTPResponder.delivering(waiting: { responder.isWaiting }) { response, beforeSending in
+        HTTPResponder.delivering(waiting: { responder.isWaiting }, leaving: responder.whenClientLeaves) { response, beforeSending in
             responder.deliver(response) { delivery in
                 observe(delivery)
                 beforeSending(delivery)

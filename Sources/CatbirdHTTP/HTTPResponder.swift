@@ -28,9 +28,17 @@ public final class HTTPResponder: Sendable {
         }, waiting: { true })
     }
 
-    private init(sinkWithDelivery sink: @escaping Sink, waiting: @escaping @Sendable () -> Bool) {
+    /// Registers what ``whenClientLeaves(_:)`` is given with whoever parks the request; nil: a
+    /// responder nobody watches for a hang-up (its action is never called).
+    private let leaving: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+
+    private init(
+        sinkWithDelivery sink: @escaping Sink, waiting: @escaping @Sendable () -> Bool,
+        leaving: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
+    ) {
         self.sink = sink
         unansweredElsewhere = waiting
+        self.leaving = leaving
     }
 
     /// A responder whose `sink` learns what goes out, which may differ from the response it was
@@ -39,8 +47,25 @@ public final class HTTPResponder: Sendable {
     /// - Parameter waiting: whether the request is still waiting for this responder's answer
     ///   (``isWaiting``): false once the server or the client ended it otherwise; a wrapper
     ///   passes the wrapped responder's ``isWaiting``.
-    public static func delivering(waiting: @escaping @Sendable () -> Bool = { true }, _ sink: @escaping Sink) -> HTTPResponder {
-        HTTPResponder(sinkWithDelivery: sink, waiting: waiting)
+    ///   - leaving: registers an action for the client's hang-up (``whenClientLeaves(_:)``); a
+    ///     wrapper passes the wrapped responder's ``whenClientLeaves(_:)``; nil: never called.
+    public static func delivering(
+        waiting: @escaping @Sendable () -> Bool = { true }, leaving: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil,
+        _ sink: @escaping Sink
+    ) -> HTTPResponder {
+        HTTPResponder(sinkWithDelivery: sink, waiting: waiting, leaving: leaving)
+    }
+
+    /// Calls `action` once when the client hangs up while its request waits parked for this
+    /// responder (``HTTPAnswer/later(watching:_:)``; as its ``HTTPHangUpWatch`` counts a hang-up),
+    /// at once when it already has: so that what the answer holds (a mock's use, a queued
+    /// entry) can be given back then, not only when the answer is ready (tester25a-F11). Never
+    /// called once the request is answered (by this responder, or by the server at shutdown),
+    /// nor for a request not parked. Called on the server's hang-up watcher thread (or the
+    /// caller's): `action` must return quickly and not block. The responder must still be used
+    /// (or dropped): its delivery is then ``HTTPDelivery/nothingSent``. Register once.
+    public func whenClientLeaves(_ action: @escaping @Sendable () -> Void) {
+        leaving?(action)
     }
 
     /// Answers the request with `response` (its ``HTTPResponse/delay`` still applies).

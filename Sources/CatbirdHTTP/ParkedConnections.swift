@@ -39,6 +39,8 @@ final class ParkedConnections: Sendable {
         /// which ``beginStopping()`` leaves to its release (``resumeAll()`` then sends
         /// ``ParkedConnections/stoppingResponse``).
         let atShutdown: HTTPResponse?
+        /// Called when its client hangs up (``HTTPResponder/whenClientLeaves(_:)``), outside the lock.
+        var whenLeft: (@Sendable () -> Void)?
         /// A held answer's wait (``hold(_:_:_:)``): its worker tells what went out when it takes
         /// the connection back, so nothing is kept for a late release in ``State/answeredInstead``.
         var holds: Bool { atShutdown == nil }
@@ -128,7 +130,9 @@ final class ParkedConnections: Sendable {
             // Shutdown got here since the check: answered as it does; a responder has nothing left to do.
             return HTTPResponder.delivering(waiting: { false }) { _, beforeSending in beforeSending(.sentInstead(atShutdown)) }
         }
-        return HTTPResponder.delivering(waiting: { [self] in isParked(ticket) }) { [self] response, beforeSending in
+        return HTTPResponder.delivering(
+            waiting: { [self] in isParked(ticket) }, leaving: { [self] action in whenClientLeaves(ticket, action) }
+        ) { [self] response, beforeSending in
             resume(ticket, with: response, beforeSending: beforeSending)
         }
     }
@@ -315,15 +319,33 @@ final class ParkedConnections: Sendable {
 
     /// The client of parked request `ticket` hung up: resumes it marked gone, so the access
     /// handler lets libmicrohttpd close it at once; its responder, when it comes, finds no entry.
+    /// Then calls what its responder registered for it (``whenClientLeaves(_:_:)``).
     private func clientLeft(_ ticket: UInt64) {
-        state.withLock { state in
-            guard let parked = state.parked.removeValue(forKey: ticket) else { return }
+        let whenLeft: (@Sendable () -> Void)? = state.withLock { state in
+            guard let parked = state.parked.removeValue(forKey: ticket) else { return nil }
             hangUps.forget(parked.socket)
             state.answeredInstead[ticket] = .some(nil)
             parked.context.parkedTicket = nil
             parked.context.clientGone = true
             Self.resume(parked.connection, loop: parked.loop)
+            return parked.whenLeft
         }
+        whenLeft?()
+    }
+
+    /// Registers `action` for parked request `ticket`'s hang-up (``clientLeft(_:)``); calls it
+    /// at once when its client has hung up already (its responder not yet used); nothing when
+    /// it was answered otherwise.
+    private func whenClientLeaves(_ ticket: UInt64, _ action: @escaping @Sendable () -> Void) {
+        let leftAlready: Bool = state.withLock { state in
+            if state.parked[ticket] != nil {
+                state.parked[ticket]?.whenLeft = action
+                return false
+            }
+            if case .some(.none) = state.answeredInstead[ticket] { return true }
+            return false
+        }
+        if leftAlready { action() }
     }
 
     /// `MHD_resume_connection`, then a wake-up of the loop running its daemon, which takes the

@@ -89,6 +89,7 @@ final class JournalTenantShareTests: XCTestCase {
     /// nothing was sent, and the mock's use given back (here the last of its `limit`, which the
     /// held request had used up: the mock comes back, and the next request is answered by it).
     /// Before, the entry said 200 and the use was spent: the retry got a 404.
+    /// Since tester25a-F11 the use is given back when the hang-up is noticed, before the hold ends.
     func testAClientThatLeftWhileItsAnswerWasHeldIsJournaled499AndKeepsTheLimit() throws {
         try checkClientLeftWhileHeld(.relaxed)
     }
@@ -121,6 +122,14 @@ final class JournalTenantShareTests: XCTestCase {
         let gone = uploads.removeLast()
         gone.hangUp()
         usleep(300_000)
+        // Given back when the hang-up is noticed, while the answer would still be held
+        // (tester25a-F11: only once the hold ended; the mock, used up, got others a 404).
+        let url = downloads ? "/a/down" : "/a/up"
+        func mock() throws -> [String: Any]? {
+            try E2E.mocks(client, tenant: "A").first { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String == url }
+        }
+        XCTAssertEqual(JSONNumber.int(try mock()?["remainingLimit"]), 1, "the use is back while the writer is still held")
+        XCTAssertGreaterThan(try E2E.metrics(client)["catbird_journal_held_entries"] ?? -1, 0, "still held")
 
         try hold.release()
         for upload in uploads { XCTAssertEqual(try upload.readResponse().status, 200) }
@@ -135,8 +144,7 @@ final class JournalTenantShareTests: XCTestCase {
         XCTAssertEqual(statuses.filter { $0 == 200 }.count, Self.uploads - 1)
 
         // The use the gone client took is back: in memory and in the mocks row.
-        let url = downloads ? "/a/down" : "/a/up"
-        let mock = try XCTUnwrap(try E2E.mocks(client, tenant: "A").first { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String == url }, "the used-up mock came back")
+        let mock = try XCTUnwrap(try mock(), "the used-up mock came back")
         XCTAssertEqual(JSONNumber.int(mock["hits"]), Self.uploads - 1)
         XCTAssertEqual(JSONNumber.int(mock["remainingLimit"]), 1)
         let row = try E2E.sqlRows(client, "SELECT hits, remaining_limit FROM mocks WHERE url_value = '\(url)'", tenant: "A")

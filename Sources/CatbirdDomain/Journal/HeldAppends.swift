@@ -38,6 +38,15 @@ struct HeldAppends {
         if held.noRoomSince != nil { notedNoRoom = true }
     }
 
+    /// Puts `entry` of `bytes` in place of the held entry of `hold` (in `tenant`'s line), keeping
+    /// its place; false when `hold`'s entry is not held (queued or dropped already).
+    mutating func replace(_ hold: JournalHold, of tenant: TenantID, with entry: JournalEntry, bytes: Int) -> Bool {
+        guard let index = lines[tenant]?.firstIndex(where: { $0.hold === hold }) else { return false }
+        lines[tenant]?[index].entry = entry
+        lines[tenant]?[index].bytes = bytes
+        return true
+    }
+
     /// Offers each tenant's held entries, in order, to `take`, which returns whether it took
     /// the entry (then it is removed): the tenants take turns one entry at a time, so one
     /// tenant's line does not go before another's, and a tenant's line stops at its first entry

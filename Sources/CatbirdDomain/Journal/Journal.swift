@@ -114,6 +114,13 @@ public final class Journal: Sendable {
         writer.replaceQueued(ticket, with: entry)
     }
 
+    /// Puts `entry` in place of the entry `hold` stands for while it is still held; see
+    /// ``JournalWriter/replaceHeld(_:with:)``.
+    /// - Returns: false when the entry is no longer held (nothing changed).
+    public func replaceHeld(_ hold: JournalHold, with entry: consuming JournalEntry) -> Bool {
+        writer.replaceHeld(hold, with: entry)
+    }
+
     /// Adds `problem` to the `problem` of the entry behind `ticket` once it is written; see
     /// ``JournalWriter/amend(_:problem:)``.
     public func amend(_ ticket: JournalTicket, problem: String) {

@@ -14,8 +14,17 @@ public final class JournalHold: Sendable {
     }
 
     private let state = Mutex(State.waiting)
+    private let replaced = Atomic<Bool>(false)
 
     init() {}
+
+    /// Whether its entry was replaced while held (``JournalWriter/replaceHeld(_:with:)``): set
+    /// before the writer can queue the replacement, so a waiter told of the ticket afterwards
+    /// (``whenQueued(_:)``) sees it.
+    public var isReplaced: Bool { replaced.load(ordering: .acquiring) }
+
+    /// Called by the writer, under its lock, when it replaces the held entry.
+    func markReplaced() { replaced.store(true, ordering: .releasing) }
 
     /// Calls `body` with the entry's ticket once it is queued (``JournalTicket/dropped`` when it
     /// was dropped: the writer stopped, or failed while the whole queue had no room for it for

@@ -546,6 +546,23 @@ public final class JournalWriter: Sendable {
         return true
     }
 
+    /// Puts `entry` (truncated here) in place of the entry `hold` stands for while it is still
+    /// held (``appendOrHold(_:)``; not yet queued nor dropped), keeping its place in its tenant's
+    /// line: for an answer whose client hung up while it was held, which will not be sent
+    /// (tester25a-F11: known only once the hold ended, the mock's use given back only then).
+    /// - Returns: false when the entry is no longer held (nothing was changed): the hold is
+    ///   told, or about to be, as usual.
+    public func replaceHeld(_ hold: JournalHold, with entry: consuming JournalEntry) -> Bool {
+        var entry = entry
+        entry.truncateBodies(to: bodyLimit)
+        let bytes = Self.queuedSize(of: entry)
+        condition.lock()
+        defer { condition.unlock() }
+        guard state.held.replace(hold, of: entry.tenant, with: entry, bytes: bytes) else { return false }
+        hold.markReplaced()
+        return true
+    }
+
     /// Adds `problem` to the `problem` of the entry behind `ticket` (after its own, `; `
     /// between), in the writer's next round that finds the entry written: for what is known
     /// only after the entry was queued, such as an answer whose client hung up while it was

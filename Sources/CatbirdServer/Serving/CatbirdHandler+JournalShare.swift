@@ -1,6 +1,7 @@
 import CatbirdDomain
 import CatbirdHTTP
 import CatbirdWire
+import Dispatch
 
 /// Answers whose journal entry waits for its tenant's share of the journal queue
 /// (``JournalWriter/appendOrHold(_:)``; docs/tenancy.md#fair-shares).
@@ -13,18 +14,35 @@ extension CatbirdHandler {
     /// waiting for room (tester22b-F4).
     ///
     /// A client that hung up while the answer was held is treated as one that hangs up during a
-    /// mock's delay (docs/protocol.md#delays; tester23c-F3): its entry, still queued when the
-    /// writer tells its hold (on the writer thread, before its next round), is replaced by the
-    /// 499 of a request to which nothing was sent (no response, no mock hit), and the hit is
-    /// given back, so the mock's `limit` is not spent. A stopping server's 503 sent in its
-    /// place gives the hit back too, the entry amended (as on the matching lane). With strict
-    /// durability this holds for a client gone by the time its entry is queued; one that leaves
-    /// during the commit that follows is amended, its hit standing, as on the lanes.
+    /// mock's delay (docs/protocol.md#delays; tester23c-F3): when it hangs up (as the server
+    /// notices it, ``HTTPResponder/whenClientLeaves(_:)``), its entry, still held, is replaced by
+    /// the 499 of a request to which nothing was sent (no response, no mock hit), and the hit is
+    /// given back, so the mock's `limit` is not spent and another request may use it at once
+    /// (tester25a-F11: this waited for the hold's end, and another client got the used-up
+    /// mock's 404 meanwhile). A hang-up noticed once the entry is queued is settled as
+    /// ``settleQueued(_:ticket:_:_:answeredBy:tenant:leftProblem:)`` tells. A stopping server's
+    /// 503 sent in its place gives the hit back too (as on the matching lane). With strict
+    /// durability a client that leaves during the commit that follows is amended, its hit
+    /// standing, as on the lanes.
     func answerOnceQueued(
         _ hold: JournalHold, _ response: HTTPResponse, hit: MockHit?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
         .later { [self] responder in
+            // A hit not kept refundable stands, its row amended when written (settleQueued).
+            if hit?.isRefundable ?? true {
+                responder.whenClientLeaves { [self] in
+                    // Off the hang-up watcher's thread: a refund may delete a mock's row.
+                    DispatchQueue.global().async { [self] in
+                        let left = serving.nothingSentEntry(request, tenant: tenant, problem: Self.leftWhileHeldProblem)
+                        guard journal.replaceHeld(hold, with: left) else { return }
+                        if let hit { serving.mocks.refund(hit) }
+                        responder.deliver(response, beforeSending: recording(request, answeredBy: answeredBy, tenant: tenant))
+                    }
+                }
+            }
             hold.whenQueued { [self] ticket in
+                // Its client left while it was held: settled then, its 499 queued in its place.
+                guard !hold.isReplaced else { return }
                 // Relaxed: sent at once. Either durability, a request no longer waiting (its client
                 // left, or the stopping server answered it): nothing can be sent (no longer waiting
                 // is final), so its entry is settled now rather than after a commit.
