@@ -32,4 +32,33 @@ final class StopWhileBusyTests: XCTestCase {
             XCTAssertFalse(ended.stderr.contains("kept queued to try again"), ended.stderr)
         }
     }
+
+    /// Regression (tester finding tester25a-F4): a stop with the write lock held logged a line
+    /// per round it gave up, `journal: stopping: 4 entries and 4 hits of 1 mock not stored: an
+    /// earlier round failed since the stop` (rounds of 4 large rows: 56 lines, each with a
+    /// running total of the hits held again). Now the rounds given up are one line at the end,
+    /// which with the failed round's line counts every entry.
+    func testAStopThatGivesUpLogsOneLineForEveryRoundGivenUp() throws {
+        try LaunchedServer.withTemporaryDatabase { server, client, database in
+            let hold = try JournalWriterHold(path: database)
+            defer { hold.end() }
+            Thread.sleep(forTimeInterval: 0.5)
+            // 16 rows of 60,000-byte bodies: rounds of at most 256 KiB, four rows each.
+            let body = [UInt8](repeating: UInt8(ascii: "b"), count: 60_000)
+            for index in 1...16 { XCTAssertEqual(try client.request("POST", "/up\(index)", body: body).status, 404) }
+            Thread.sleep(forTimeInterval: 1)
+
+            let ended = try server.terminate()
+            XCTAssertEqual(ended.status, 0, ended.stderr)
+            let lines = ended.stderr.split(separator: "\n").filter { $0.contains("journal: stopping: ") }
+            let givenUp = lines.filter { $0.contains("an earlier round failed since the stop") }
+            XCTAssertEqual(givenUp.count, 1, ended.stderr)
+            // Every entry is counted once: the failed round's and the rounds given up.
+            let counted = lines.compactMap { line -> Int? in
+                guard let range = line.range(of: "journal: stopping: ") else { return nil }
+                return Int(line[range.upperBound...].prefix { $0.isNumber })
+            }
+            XCTAssertEqual(counted.reduce(0, +), 16, ended.stderr)
+        }
+    }
 }

@@ -211,6 +211,10 @@ public final class JournalWriter: Sendable {
         /// Set when a round failed while stopping: the rest of the queue is dropped unwritten
         /// rather than each round waiting for the database again (``JournalWriter/stop()``).
         var givingUp = false
+        /// What the rounds dropped unwritten while giving up: logged once, when the writer stops
+        /// (tester25a-F4: a line per round of 4 large rows, 56 lines, each with a running total
+        /// of the hits held again).
+        var givenUp = (entries: 0, amendments: 0)
         /// Commit waiters that end the current gathering (``gather()``): half as many as the
         /// last round released (rounded down), at least one. (Only the writer thread commits,
         /// so this does not change while it gathers.)
@@ -766,6 +770,12 @@ public final class JournalWriter: Sendable {
             gather()
             if state.waiting == 0 && state.amendments.isEmpty && state.held.isEmpty && state.phase >= .stopping
                 && (state.heldHits.isEmpty || state.givingUp) {
+                if state.givenUp != (0, 0) {
+                    let (entries, amendments) = state.givenUp
+                    let amended = amendments == 1 ? "1 amendment of an earlier entry's problem" : "\(amendments) amendments of earlier entries' problems"
+                    let what = amendments == 0 ? entries.counted("entry", "entries") : entries == 0 ? amended : "\(entries.counted("entry", "entries")) and \(amended)"
+                    log.error("journal: stopping: \(what) not stored: an earlier round failed since the stop")
+                }
                 if !state.heldHits.isEmpty {
                     state.statistics.droppedHits += state.heldHits.count
                     log.error("journal: stopping with \(state.heldHits.describe) not stored; the mocks' rows in the database show fewer")
@@ -808,7 +818,6 @@ public final class JournalWriter: Sendable {
             condition.broadcast()  // room in the queue again
             condition.unlock()
 
-            if givingUp { log.error("journal: stopping: \(Self.describe(batch, amendments, hits)) not stored: an earlier round failed since the stop") }
             let outcome = givingUp
                 ? .dropped("an earlier round failed since the stop")
                 : write(batch, from: first, amending: amendments, hits: hits, attempts: failingStrict ? 1 : 3)
@@ -836,6 +845,10 @@ public final class JournalWriter: Sendable {
             if latestIDs == nil {
                 state.statistics.droppedRows += batch.count
                 state.statistics.droppedAmendments += amendments.count
+                if givingUp {
+                    state.givenUp.entries += batch.count
+                    state.givenUp.amendments += amendments.count
+                }
                 // The rows are lost, their mocks' hits are not: a later round writes them.
                 state.heldHits.add(hits)
                 if holdsWhatFails { state.heldHits.add(hitsOf: batch) }
