@@ -7,7 +7,10 @@ import Synchronization
 /// ``maxBatchSize`` rows and ``maxRoundBytes`` bytes, a bounded queue.
 ///
 /// `append` never touches the disk; it blocks only when `capacity` entries or `byteCapacity`
-/// bytes are already waiting (back-pressure rather than loss). ``flush(for:)`` waits until
+/// bytes are already waiting (back-pressure rather than loss), except while the writer is stuck
+/// (its rounds fail, or one has waited ``stuckRound`` for the database), when the entry of a
+/// tenant that fills the queue is dropped at once rather than holding a worker other tenants need
+/// (``enqueue(_:bytes:tenant:)``, tester25a-F9). ``flush(for:)`` waits until
 /// everything a tenant appended before the call is committed, which is how journal queries read
 /// their own writes; ``flush()`` waits for every tenant's.
 ///
@@ -56,9 +59,20 @@ public final class JournalWriter: Sendable {
     public static let gatherWindow: Duration = .milliseconds(2)
     /// How long an append waits for room in a full queue while the writer's rounds fail
     /// (``failure``) before it drops its entry (counted in ``JournalWriterStatistics/droppedRows``;
-    /// its mock hit is kept, ``HeldHits``): 2 s. While the writer succeeds an append waits for
-    /// room however long it takes (back-pressure).
+    /// its mock hit is kept, ``HeldHits``): 2 s. Not the entry of a tenant that already fills
+    /// the queue: that one is dropped at once, and the other tenants' entries find room past the
+    /// bounds (`State.roomWhileStuck`, tester25a-F9). While the writer succeeds an append waits
+    /// for room however long it takes (back-pressure).
     public static let appendPatience: Duration = .seconds(2)
+    /// How long a round may be under way before the writer counts as stuck for the room of a
+    /// full queue, as while its rounds fail (``failure``): 2 s, as long as an append waits for
+    /// room while they fail (``appendPatience``). A busy file's first round waits its 5 s busy
+    /// timeout before it fails, while the queue fills and every append waits for room
+    /// (tester25a-F9: another tenant's hit waited 4.7 s then); healthy rounds take milliseconds,
+    /// and a slow one (a long fsync) under a full queue stays back-pressure, not loss, for this
+    /// long (0.5 s was measured too: a hit then waited at most 0.1-0.2 s, but a healthy round
+    /// that slow would have dropped rows). See `State.roomWhileStuck`.
+    public static let stuckRound: Duration = .seconds(2)
     /// Entries this large or larger (``queuedSize(of:)``, after truncation) count against their
     /// tenant's share of the queue (``tenantShareBytes``): 8 KiB. Usual mock hits (a few hundred
     /// bytes) never do, so their appends cost no per-tenant bookkeeping.
@@ -153,6 +167,16 @@ public final class JournalWriter: Sendable {
         static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
+    /// An append's room while the writer is stuck (``State/roomWhileStuck(for:of:capacity:byteCapacity:)``).
+    private enum StuckRoom {
+        /// The entry is queued now.
+        case room
+        /// The entry waits for room.
+        case noRoom
+        /// The entry is dropped now: its tenant already fills the queue.
+        case dropAtOnce
+    }
+
     private struct State {
         /// Waiting entries are `queue[head...]`; the writer advances `head` rather than
         /// shifting the array on every round.
@@ -206,8 +230,34 @@ public final class JournalWriter: Sendable {
         /// still owed until it commits (``JournalWriterStatistics/heldHits``).
         var heldHitsInRound = 0
         /// Since when the writer's rounds fail and why, nil while they succeed
-        /// (``JournalWriter/failure``).
+        /// (``JournalWriter/failure``). Ended by ``noteWrites()``.
         var failure: JournalWriterFailure?
+        /// What each tenant has queued, counted only while the writer is stuck, from when the
+        /// queue is first found full (``roomWhileStuck(for:of:capacity:byteCapacity:)``) until
+        /// a round commits or a probe finds the database writable (``noteWrites()``); nil
+        /// otherwise, so the usual appends pay nothing for it.
+        var byTenant: QueuedByTenant?
+        /// The entries and bytes of the round under way, out of the queue until it commits or
+        /// is given back (a failing round is: ``JournalWriter/giveBack(_:amendments:hits:reason:)``);
+        /// zero between rounds. ``roomWhileStuck(for:of:capacity:byteCapacity:)`` counts them as queued.
+        var inRound = QueuedByTenant.Queued()
+        /// When the round under way was taken, nil between rounds: a round under way
+        /// ``JournalWriter/stuckRound`` or longer counts as stuck (``isStuck``).
+        var roundSince: ContinuousClock.Instant?
+
+        /// Notes that the database took a write (a round committed, or a probe did): the failure
+        /// ends, and `byTenant` is no longer counted.
+        mutating func noteWrites() {
+            failure = nil
+            byTenant = nil
+        }
+
+        /// Whether the writer is stuck: its rounds fail (``failure``), or the round under way
+        /// has lasted ``JournalWriter/stuckRound`` (reads the clock unless failing: not on an
+        /// append's usual path).
+        var isStuck: Bool {
+            failure != nil || roundSince.map { .now - $0 >= JournalWriter.stuckRound } == true
+        }
         /// Set when a round failed while stopping: the rest of the queue is dropped unwritten
         /// rather than each round waiting for the database again (``JournalWriter/stop()``).
         var givingUp = false
@@ -237,6 +287,7 @@ public final class JournalWriter: Sendable {
         /// Counts an entry of `bytes` (``JournalWriter/queuedSize(of:)``) of `tenant` as queued.
         mutating func countQueued(_ bytes: Int, of tenant: TenantID) {
             queuedBytes += bytes
+            byTenant?.add(bytes, of: tenant)
             guard bytes >= JournalWriter.largeEntryBytes else { return }
             largeBytes[tenant, default: 0] += bytes
             largeTotal += bytes
@@ -245,6 +296,7 @@ public final class JournalWriter: Sendable {
         /// Counts an entry of `bytes` of `tenant` as no longer queued (taken for a round).
         mutating func countTaken(_ bytes: Int, of tenant: TenantID) {
             queuedBytes -= bytes
+            byTenant?.remove(bytes, of: tenant)
             guard bytes >= JournalWriter.largeEntryBytes else { return }
             largeTotal -= bytes
             let left = (largeBytes[tenant] ?? bytes) - bytes
@@ -255,6 +307,43 @@ public final class JournalWriter: Sendable {
         /// entries and `byteCapacity` bytes, or empty (an entry larger than the queue goes alone).
         func hasRoom(for bytes: Int, capacity: Int, byteCapacity: Int) -> Bool {
             waiting == 0 || (waiting < capacity && queuedBytes + bytes <= byteCapacity)
+        }
+
+        /// An append's room while the writer is stuck (``isStuck``: its rounds fail, or the
+        /// round under way has waited ``JournalWriter/stuckRound`` for the database), once the
+        /// queue is full, counting the round under way (``inRound``: a failing round is given
+        /// back): the entry of a tenant that already has a sixteenth of the queue's entries or
+        /// bytes queued (1,024 entries or 1 MiB by default; a tenant with none queued never has)
+        /// is dropped at once (``StuckRoom/dropAtOnce``; its mock hit kept, as any dropped
+        /// entry's: ``HeldHits``); the other tenants' entries may pass the queue's bounds by an
+        /// eighth (2,048 entries, 2 MiB), and only past that wait for room (while the rounds
+        /// fail, up to ``JournalWriter/appendPatience``). Until full, the queue takes every entry.
+        ///
+        /// Tester finding tester25a-F9: while a write lock held the writer, one tenant's 16
+        /// connections flooding hits filled the queue (16,384 entries), and each of their
+        /// appends then waited for room on one of the two libmicrohttpd workers (for the first
+        /// round's whole 5 s busy timeout, then 2 s each before its entry was dropped), so another
+        /// tenant's single hits waited behind them 4.7 s and 9.9 s (0.054 s at most without the
+        /// lock). Nothing leaves the queue while the writer is stuck, so waiting gives a tenant that
+        /// fills it no room, only holds the workers every tenant shares; dropped at once, its
+        /// entries' answers leave at once too. Parking them instead (``appendOrHold(_:)``)
+        /// would hold them for the whole failure, which can last until someone acts. The eighth
+        /// past the bounds, rather than one kept within them, is there when the round under way
+        /// is first found stuck: by then the flood has filled the whole queue.
+        ///
+        /// `byTenant` is counted from here on until a round commits or a probe finds the database
+        /// writable (``noteWrites()``): built from the queue the first time (one pass), so
+        /// appends pay for it only then.
+        mutating func roomWhileStuck(for bytes: Int, of tenant: TenantID, capacity: Int, byteCapacity: Int) -> StuckRoom {
+            guard waiting + inRound.entries >= capacity || queuedBytes + inRound.bytes + bytes > byteCapacity else { return .room }
+            if byTenant == nil {
+                var counted = QueuedByTenant()
+                for index in head..<queue.count { counted.add(JournalWriter.queuedSize(of: queue[index]), of: queue[index].tenant) }
+                byTenant = counted
+            }
+            let own = byTenant![tenant]
+            if own.entries > 0 && (own.entries >= capacity / 16 || own.bytes >= byteCapacity / 16) { return .dropAtOnce }
+            return hasRoom(for: bytes, capacity: capacity + capacity / 8, byteCapacity: byteCapacity + byteCapacity / 8) ? .room : .noRoom
         }
 
         /// Whether `tenant`'s large entry of `bytes` may be queued now (``JournalWriter/appendOrHold(_:)``):
@@ -375,32 +464,42 @@ public final class JournalWriter: Sendable {
     }
 
     /// Queues a truncated `entry` of `bytes` (``queuedSize(of:)``) for `tenant`, waiting for
-    /// room (``append(_:)``). Called with `condition` locked; unlocks it.
+    /// room (``append(_:)``). Called with `condition` locked; unlocks it. While the writer is
+    /// stuck (``State/isStuck``) and the queue full, the entry of a tenant that already fills it
+    /// is dropped at once and the others' may pass the bounds by an eighth
+    /// (``State/roomWhileStuck(for:of:capacity:byteCapacity:)``, tester25a-F9); while the
+    /// rounds fail (``failure``), an entry that still finds no room is dropped after
+    /// ``appendPatience``.
     private func enqueue(_ entry: consuming JournalEntry, bytes: Int, tenant: TenantID) -> JournalTicket {
         var patience: Date?
-        while state.phase < .stopping && !state.hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity) {
+        while state.phase < .stopping {
+            var room = state.hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity)
+            if room && state.failure == nil { break }  // the usual append: nothing more to check
+            let stuck = state.isStuck
+            if stuck {
+                switch state.roomWhileStuck(for: bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity) {
+                case .room: room = true
+                case .noRoom: room = false
+                case .dropAtOnce: return drop(entry)
+                }
+            }
+            if room { break }
             guard state.failure != nil else {
+                // Back-pressure: wait for room; for a round under way, no longer than until it counts as stuck.
                 patience = nil
-                condition.wait()
+                if !stuck, let since = state.roundSince {
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: (since + Self.stuckRound - .now).timeInterval))
+                } else {
+                    condition.wait()
+                }
                 continue
             }
             // The writer is failing (busy or full file): wait a while, then drop the entry
             // rather than hold the request for as long as the database refuses writes.
+            if let patience, Date() >= patience { return drop(entry) }
             let deadline = patience ?? Date(timeIntervalSinceNow: Self.appendPatience.timeInterval)
             patience = deadline
-            if !condition.wait(until: deadline) && state.failure != nil
-                && !state.hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity) {
-                state.statistics.droppedRows += 1
-                state.failure?.droppedRows += 1
-                if holdsWhatFails, let hit = entry.mockHit { state.heldHits.add(hit.mockID, count: 1) }
-                let dropped = state.statistics.droppedRows
-                condition.unlock()
-                if dropped == 1 || dropped % 1000 == 0 {  // not a line per request
-                    let hit = holdsWhatFails ? "; its mock hit is kept" : ""
-                    log.error("journal: the queue is full and the writer failing: dropped an entry (\(dropped) dropped in all\(hit))")
-                }
-                return .dropped
-            }
+            _ = condition.wait(until: deadline)
         }
         // While stopping the writer still drains the queue; once stopped nothing would write it.
         guard state.phase < .stopped else {
@@ -416,6 +515,25 @@ public final class JournalWriter: Sendable {
         }
         condition.unlock()
         return ticket
+    }
+
+    /// Called with `condition` locked while the writer is stuck (``enqueue(_:bytes:tenant:)``):
+    /// drops `entry` unqueued, counts it (``JournalWriterStatistics/droppedRows``), keeps its
+    /// mock hit for a later round (``HeldHits``; not with strict durability, whose caller gives
+    /// it back) and logs the first drop and every 1,000th. Unlocks `condition`.
+    private func drop(_ entry: borrowing JournalEntry) -> JournalTicket {
+        state.statistics.droppedRows += 1
+        state.failure?.droppedRows += 1
+        if holdsWhatFails, let hit = entry.mockHit { state.heldHits.add(hit.mockID, count: 1) }
+        let dropped = state.statistics.droppedRows
+        condition.unlock()
+        if dropped == 1 || dropped % 1000 == 0 {  // not a line per request
+            let hit = holdsWhatFails ? "; its mock hit is kept" : ""
+            log.error(
+                "journal: the queue is full and the writer stuck (failing, or its round waiting for the database): dropped an entry (\(dropped) dropped in all\(hit))"
+            )
+        }
+        return .dropped
     }
 
     /// Called with `condition` locked and room checked: puts `entry` in the queue and returns its ticket.
@@ -806,11 +924,16 @@ public final class JournalWriter: Sendable {
             // Those whose entry is written by now or in this round; the rest wait for a later one.
             let amendments = state.amendments.filter { $0.sequence < first + UInt64(batch.count) }
             if !amendments.isEmpty { state.amendments.removeAll { $0.sequence < first + UInt64(batch.count) } }
+            var roundBytes = 0
             batch.withUnsafeBufferPointer { entries in
                 for index in entries.indices {  // in place, no copies
-                    state.countTaken(Self.queuedSize(of: entries[index]), of: entries[index].tenant)
+                    let size = Self.queuedSize(of: entries[index])
+                    roundBytes += size
+                    state.countTaken(size, of: entries[index].tenant)
                 }
             }
+            state.inRound = QueuedByTenant.Queued(entries: batch.count, bytes: roundBytes)
+            state.roundSince = .now
             var hits = HeldHits()
             swap(&hits, &state.heldHits)
             state.heldHitsInRound = hits.hits
@@ -833,6 +956,8 @@ public final class JournalWriter: Sendable {
             condition.lock()
             var backsOff = false
             state.heldHitsInRound = 0  // written, or held again just below
+            state.inRound = QueuedByTenant.Queued()
+            state.roundSince = nil
             state.committed += UInt64(batch.count)
             state.amendmentsDone += UInt64(amendments.count)
             if latestIDs == nil, !batch.isEmpty {
@@ -861,7 +986,7 @@ public final class JournalWriter: Sendable {
                     backsOff = true
                 }
             } else {
-                state.failure = nil
+                state.noteWrites()
             }
             // A dropped round's tickets are noted above (a round of amendments only has none).
             if latestIDs != nil, !batch.isEmpty { state.statistics.recordCommit(rows: batch.count) }
@@ -1083,6 +1208,8 @@ public final class JournalWriter: Sendable {
         condition.lock()
         defer { condition.unlock() }
         state.queue.insert(contentsOf: batch, at: state.head)
+        state.inRound = QueuedByTenant.Queued()
+        state.roundSince = nil
         for entry in batch { state.countQueued(Self.queuedSize(of: entry), of: entry.tenant) }
         state.amendments.insert(contentsOf: amendments, at: 0)
         state.heldHits.add(hits)
@@ -1123,7 +1250,7 @@ public final class JournalWriter: Sendable {
         condition.lock()
         let ended = works ? state.failure : nil
         if works {
-            state.failure = nil
+            state.noteWrites()
             condition.broadcast()
         } else {
             state.failure?.probes += 1
