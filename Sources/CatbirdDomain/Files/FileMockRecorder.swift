@@ -50,6 +50,12 @@ public final class FileMockRecorder: Sendable {
         "content-length", "date",
     ]
 
+    /// The fields of `headers` a recording's sidecar holds: all but ``droppedHeaders`` and those
+    /// with an empty value, in order.
+    public static func sidecarFields(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        headers.filter { !$0.value.isEmpty && !droppedHeaders.contains($0.name.lowercased()) }
+    }
+
     /// The request-target each file was last recorded from in this run and the tenant whose
     /// request it was, by the file's path, and the paths a replacement was logged for
     /// (``replacedTarget(path:target:tenant:)``).
@@ -140,7 +146,7 @@ public final class FileMockRecorder: Sendable {
         fieldsNotUTF8: [String] = []
     ) throws(FileMockError) -> String {
         do {
-            let kept = headers.filter { !$0.value.isEmpty && !Self.droppedHeaders.contains($0.name.lowercased()) }
+            let kept = Self.sidecarFields(headers)
             try Self.checkReplayable(target: target, status: status, headers: kept, bodyLength: body.count, fieldsNotUTF8: fieldsNotUTF8)
             return try write(method: method, target: target, accept: accept, status: status, headers: kept, body: body)
         } catch {

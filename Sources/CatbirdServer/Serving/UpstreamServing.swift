@@ -87,6 +87,28 @@ struct UpstreamServing: Sendable {
             + "), so where its body ends is ambiguous (RFC 9112 section 6.3): answered 502 in its place"
     }
 
+    /// Why a replay of `response`'s recording could not serve it to the very same request, or
+    /// nil when it could: a file answer adds an `ETag` and `Accept-Ranges: bytes` the live answer
+    /// may not have had (``FileServing/headers(of:)``), which can take its head past the room
+    /// left beside `request`'s head (docs/protocol.md#response-head-size). Measured as the live
+    /// answer is (``OversizedHead/Outgoing``), with the sidecar's fields and the longest tag a
+    /// file of this size can get. Tester finding tester26a-F6: an answer whose head just fit live
+    /// was recorded and replayed as a 500; docs/files.md#recording: "an answer replay could not
+    /// serve as received is not recorded".
+    static func replayHeadProblem(_ response: HTTPResponse, to request: HTTPRequest, cors: CORS?) -> String? {
+        let fields = FileMockRecorder.sidecarFields(response.headers.fields)
+        let length = response.body.count
+        let mock = FileMock(
+            path: "", size: length, status: response.status, headers: fields,
+            entityTag: FileMock.entityTag(headers: fields, size: length, modified: FileMock.latestModified))
+        let replay = HTTPResponse(status: mock.status, headers: FileServing.headers(of: mock), body: response.body)
+        let headSize = OversizedHead.Outgoing(replay, to: request, cors: cors).headSize
+        guard headSize > request.responseHeadRoom else { return nil }
+        return OversizedHead.problem(
+            source: "a file mock of this answer (with the ETag and Accept-Ranges a file answer adds)", size: headSize,
+            room: request.responseHeadRoom)
+    }
+
     /// The journal entry's `problem` of a forwarded request that the server answered itself
     /// with `status` (503) because it was stopping (docs/answering-later.md#the-guarantees);
     /// `recordedPath`: the file record mode wrote the upstream's answer to all the same (it came
@@ -149,6 +171,10 @@ struct UpstreamServing: Sendable {
                     notRecorded = skipped
                 } else if let recorder {
                     do throws(FileMockError) {
+                        if let problem = Self.replayHeadProblem(response, to: request, cors: cors) {
+                            recorder.failures.add(1, ordering: .relaxed)
+                            throw .cannotReplay(target: request.target, reason: problem)
+                        }
                         path = try recorder.record(
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body,
