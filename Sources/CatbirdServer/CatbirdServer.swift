@@ -304,9 +304,11 @@ public final class CatbirdServer: Sendable {
             try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping))
         }
-        return UpstreamServing(
+        var serving = UpstreamServing(
             forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),
             client: client, recorder: recorder, cors: settings.corsPolicy, admin: AdminAccess(token: settings.adminToken), log: log)
+        serving.recordsOnceJournaled = settings.durability == .strict
+        return serving
     }
 
     /// Starts accepting requests.

@@ -15,6 +15,9 @@ struct UpstreamServing: Sendable {
     /// `--cors`: the answer goes out with CORS fields for an allowed origin (``CORS``), counted
     /// when its head is measured before recording; nil when off.
     let cors: CORS?
+    /// `--durability strict`: a recording is staged, and placed only once the answer's journal
+    /// entry is committed (``Answer/pending``; tester finding tester26a-F8).
+    var recordsOnceJournaled = false
     /// Keeps the admin token from the upstream (``AdminAccess/removingToken(from:)``).
     let admin: AdminAccess
     let log: Logger
@@ -23,8 +26,12 @@ struct UpstreamServing: Sendable {
     struct Answer: Sendable {
         var response: HTTPResponse
         var answeredBy: CatbirdRequest.AnsweredBy
-        /// The file written in record mode, or nil.
+        /// The file written in record mode (with ``pending``, the file it will be), or nil.
         var recordedPath: String?
+        /// With ``UpstreamServing/recordsOnceJournaled``: the recording, written under temporary
+        /// names, to place once the journal entry is committed, or discard when it is not (the
+        /// answer withheld: tester finding tester26a-F8). Nil otherwise.
+        var pending: FileMockRecorder.PendingRecording? = nil
         /// The journal entry's `problem`: why record mode did not write this answer
         /// (``FileMockError/notRecordedProblem``), or why the upstream's answer was replaced
         /// (``unsendableStatus(_:recording:)``), or that the server stopped while it was forwarded
@@ -137,7 +144,7 @@ struct UpstreamServing: Sendable {
         var sent = request
         sent.headers = HTTPHeaders(admin.removingToken(from: request.headers.fields))
         let outbound = forwarding.outboundRequest(sent, to: destination)
-        client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors] result in
+        client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors, recordsOnceJournaled] result in
             switch result {
             case let .success(upstream):
                 if let problem = Self.unsendable(upstream, recording: recorder != nil) {
@@ -150,6 +157,7 @@ struct UpstreamServing: Sendable {
                 }
                 let (response, leftOut) = forwarding.response(from: upstream, method: request.method)
                 var path: String?
+                var pending: FileMockRecorder.PendingRecording?
                 var notRecorded: String?
                 // Measured as MockServing measures it before sending, CORS fields included, once:
                 // MockServing's check before sending reuses it (Answer.measured).
@@ -175,10 +183,16 @@ struct UpstreamServing: Sendable {
                             recorder.failures.add(1, ordering: .relaxed)
                             throw .cannotReplay(target: request.target, reason: problem)
                         }
-                        path = try recorder.record(
+                        let staged = try recorder.stage(
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body,
                             fieldsNotUTF8: upstream.fieldsNotUTF8)
+                        if recordsOnceJournaled {
+                            pending = staged
+                            path = staged.path
+                        } else {
+                            path = try staged.place()
+                        }
                         if let path, let replaced = recorder.replacedTarget(
                             path: path, target: request.target, tenant: CatbirdHandler.tenant(of: request)) {
                             if replaced.first { log.warning("record mode: \(replaced.logged) (said once per file; each entry's problem says it)") }
@@ -190,8 +204,8 @@ struct UpstreamServing: Sendable {
                     }
                 }
                 completion(Answer(
-                    response: response, answeredBy: destination.answeredBy, recordedPath: path, notRecorded: notRecorded,
-                    measured: measured))
+                    response: response, answeredBy: destination.answeredBy, recordedPath: path, pending: pending,
+                    notRecorded: notRecorded, measured: measured))
             case .failure(.cancelled):
                 completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
