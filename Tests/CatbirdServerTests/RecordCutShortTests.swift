@@ -180,8 +180,9 @@ final class RecordCutShortTests: RecordingTestCase {
         try undo.json.write(to: URL(fileURLWithPath: path("undo/" + temporary(4, intent: true))))
         // A collection's move: the parked body "moved" into `col/index` (outside), its sidecar not yet.
         try write("{\"status\":200}\n", "col.catbird-response.json")
+        let outsideIndex = try XCTUnwrap(RecordingIntent.inode(victim.appendingPathComponent("index").path))
         let move = RecordingIntent.index(
-            collection: "col", parked: .init(name: temporary(1), inode: try XCTUnwrap(RecordingIntent.inode(victim.appendingPathComponent("index").path))),
+            collection: "col", parked: .init(name: temporary(1), inode: outsideIndex),
             sidecarInode: RecordingIntent.inode(path("col.catbird-response.json")))
         try move.json.write(to: URL(fileURLWithPath: path(temporary(2, intent: true))))
 

@@ -172,8 +172,8 @@ public final class FileMockRecorder: Sendable {
         let recorder: FileMockRecorder
         let bodyTemp: String
         let sidecarTemp: String
-        /// The body file's path once placed (its `index` instead when the name became a
-        /// directory meanwhile, tester20a-F2).
+        /// The body file's path as planned; ``place()`` answers where it went (`<path>/index`
+        /// when the name became a directory meanwhile, tester20a-F2).
         public let path: String
         let parent: String
         let takesIndex: Bool
