@@ -29,7 +29,8 @@ Every answer is made from the request, so a test can check what arrived:
   /raw/<name>          exact bytes no well-behaved server sends (RAW below), then the connection
                        is closed: status999 (a status outside 100-599), emptyval (a 204 with an
                        empty-valued field), badhdr (a field value that is not UTF-8), bighead
-                       (a 44 KB header section), crhdr (a bare CR in a field value), clmismatch
+                       (a 44 KB header section), crhdr (a bare CR in a field value), emptyname (a
+                       field with an empty name, `: v`), clmismatch
                        (two Content-Length fields that differ), clabc and clhex (a Content-Length
                        that is no number, `abc`, or that libcurl reads a prefix of, `0x5`),
                        cuthead and cuthead500 (the connection closed inside the header section),
@@ -211,6 +212,7 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "bighead": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400))
                + b"Content-Length: 2\r\n\r\nok",
     "crhdr": b"HTTP/1.1 200 OK\r\nX-A: 1\rX-B: 2\r\nContent-Length: 2\r\n\r\nok",  # a bare CR (T14-F1)
+    "emptyname": b"HTTP/1.1 200 OK\r\n: v\r\nContent-Length: 2\r\n\r\nok",  # a field with no name (tester26a-F1)
     "clmismatch": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello",  # (T14-F5)
     "clabc": b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello",  # session 14's leftover: "upstream unreachable"
     "clhex": b"HTTP/1.1 200 OK\r\nContent-Length: 0x5\r\n\r\nhello",  # libcurl read 0: a 200 with an empty body

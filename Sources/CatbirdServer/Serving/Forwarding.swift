@@ -222,7 +222,7 @@ struct Forwarding: Sendable {
         (recording ? "not recorded: " : "")
             + "the upstream's header field\(leftOut.count == 1 ? "" : "s") "
             + leftOut.map { JSONText.shortString($0) }.joined(separator: ", ")
-            + " could not be sent (a CR or LF in the value, or a space, tab, CR or LF in the name, which no header field "
+            + " could not be sent (a CR or LF in the value, or an empty name, or a space, tab, CR or LF in the name, which no header field "
             + "can carry) and \(leftOut.count == 1 ? "was" : "were") left out of the answer"
     }
 
