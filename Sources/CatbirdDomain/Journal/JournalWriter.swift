@@ -609,21 +609,22 @@ public final class JournalWriter: Sendable {
         var held = HeldAppends()
         swap(&held, &state.held)  // out of `state` while the entries it takes go into the queue
         let failing = state.failure != nil && !stopping
+        let now = ContinuousClock.now
         held.admit { held in
             let tenant = held.entry.tenant
             if stopping || state.admitsLarge(held.bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity) {
-                told.append((held.hold, queueNow(held.entry, bytes: held.bytes, tenant: tenant)))
+                told.append((held.hold, queueNow(held.entryQueued(now: now), bytes: held.bytes, tenant: tenant)))
                 return true
             }
             // Failing, past the three quarters: without its bodies, when the whole queue has room.
             guard failing else { return false }
-            let (bodiless, size) = Self.bodiless(held.entry)
+            let (bodiless, size) = Self.bodiless(held.entryQueued(now: now))
             guard state.hasRoom(for: size, capacity: capacity, byteCapacity: byteCapacity) else { return false }
             told.append((held.hold, queueNow(bodiless, bytes: size, tenant: tenant)))
             return true
         }
         if failing {
-            let starved = held.removeStarved(now: .now, patience: Self.appendPatience) { held in
+            let starved = held.removeStarved(now: now, patience: Self.appendPatience) { held in
                 state.hasRoom(for: Self.bodiless(held.entry).bytes, capacity: capacity, byteCapacity: byteCapacity)
             }
             for entry in starved {
