@@ -91,6 +91,32 @@ final class RecordReplayableTests: RecordingTestCase {
         try assertMarked502NotRecorded(answer, path: "/raw/clmismatch", problem: problem, client: client)
     }
 
+    /// tester26a-F7: in record mode the 502 in place of an upstream's status 600 told the client
+    /// `not recorded: the upstream answered with status 600, …`, the journal's wording; without
+    /// record mode its reason had no such prefix. The client's reason is the same in both modes
+    /// (so for differing Content-Length values); only the entry's `problem` says `not recorded: `.
+    func testRecordModeSaysNotRecordedOnlyInTheJournal() throws {
+        let redirecting = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        defer { redirecting.removeFiles() }
+        let recording = try server(recording: true)
+        let cases = [
+            ("/status/600", "the upstream answered with status 600, which is no final HTTP status (200-599, RFC 9110 section 15): "
+                + "answered 502 in its place"),
+            ("/raw/clmismatch", "the upstream's answer has Content-Length values that differ (\"2\", \"5\"), so where its body ends "
+                + "is ambiguous (RFC 9112 section 6.3): answered 502 in its place"),
+        ]
+        for (server, prefix) in [(redirecting, ""), (recording, "not recorded: ")] {
+            let client = try server.client()
+            for (path, reason) in cases {
+                let answer = try client.request("GET", path)
+                XCTAssertEqual(answer.status, 502, "\(path): \(answer.text)")
+                XCTAssertEqual(answer.object["reason"] as? String, reason, "\(prefix)\(path)")
+                let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == path }, path)
+                XCTAssertEqual(entry["problem"] as? String, prefix + reason, path)
+            }
+        }
+    }
+
     /// Leftover of session 14's closing note: an upstream answer with `Content-Length: abc` and
     /// `hello` was answered `502 upstream unreachable: … Invalid Content-Length: value` (the
     /// upstream was reached), with no `problem` journaled; one with `Content-Length: 0x5` went
