@@ -23,11 +23,12 @@ extension HTTPResponse {
     }
 
     /// Whether libmicrohttpd 0.9.75 takes a response field at all: `MHD_add_response_header`
-    /// refuses, and the field is then not sent, a name holding a space, tab, CR or LF, or a value
-    /// holding a CR or LF (an upstream's `X-A: 1\rX-B: 2`, tester finding T14-F1). No line break
-    /// can be sent inside a field, so such a field cannot go out in any form.
+    /// refuses, and the field is then not sent, an empty name (an upstream's `: v`, tester
+    /// finding tester26a-F1) or a name holding a space, tab, CR or LF, or a value holding a CR
+    /// or LF (an upstream's `X-A: 1\rX-B: 2`, tester finding T14-F1). No line break can be sent
+    /// inside a field, so such a field cannot go out in any form.
     public static func isSendable(_ field: (name: String, value: String)) -> Bool {
-        !field.name.utf8.contains { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        !field.name.isEmpty && !field.name.utf8.contains { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
             && !field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A }
     }
 

@@ -177,13 +177,26 @@ final class OutboundTransfer: @unchecked Sendable {
     /// Why the answer is incomplete although libcurl took it (`CURLE_OK`), or nil: its header
     /// section was cut short, the upstream closed the connection before the blank line that
     /// ends it (`HTTP/1.1 200 OK`, `Content-Type: application/json`, `Content-Len`, then closed):
-    /// libcurl passes such an answer on as a complete one with an empty body.
+    /// libcurl passes such an answer on as a complete one with an empty body. Or the last head
+    /// was an interim one (1xx) and no final answer followed: a whole `101 Switching Protocols`
+    /// head is said as such (``unsolicitedSwitch``).
     var incompleteHead: String? {
         guard !headEnded || interim else { return nil }
+        if headEnded, status == 101 { return Self.unsolicitedSwitch }
         return "the upstream's answer was cut short inside its header section: the upstream closed the connection "
             + "after \(headLines.counted("complete header field", "complete header fields")) and before the blank line that ends the header section, "
             + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
     }
+
+    /// Why an upstream's whole `101 Switching Protocols` head (its blank line sent, raw bytes of
+    /// another protocol after it) cannot be passed on: Catbird forwards no `Upgrade` field
+    /// (hop-by-hop), so the request asked for no switch (RFC 9110 section 7.8), and what follows
+    /// is no HTTP answer. Said as what it is (tester finding tester26a-F3: it was reported as an
+    /// answer "cut short inside its header section … before the blank line", which it was not).
+    static let unsolicitedSwitch =
+        "the upstream answered 101 Switching Protocols to a request that did not ask to upgrade (Catbird forwards no "
+        + "Upgrade field; RFC 9110 section 7.8), so what it sent after that head is no HTTP answer to pass on: "
+        + "answered 502 in its place"
 
     /// Why the answer is incomplete when libcurl says its body was cut short
     /// (`CURLE_PARTIAL_FILE`, `transfer closed with 4 bytes remaining to read`): the upstream

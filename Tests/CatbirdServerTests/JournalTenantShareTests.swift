@@ -142,6 +142,11 @@ final class JournalTenantShareTests: XCTestCase {
         XCTAssertTrue(E2E.isNull(entry["mockId"]))
         let statuses = journal.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }
         XCTAssertEqual(statuses.filter { $0 == 200 }.count, Self.uploads - 1)
+        // A held answer's entry counts the time it was held, at least the 0.6 s before the
+        // release here (tester25a-F10: 0.08 ms for a 9 s wait, the log line said 10013 ms).
+        let sent = journal.filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 200 }
+        let longest = sent.compactMap { JSONNumber.double($0["durationMs"]) }.max() ?? 0
+        XCTAssertGreaterThan(longest, 500, "the held answers' durations: \(sent.map { $0["durationMs"] ?? "" })")
 
         // The use the gone client took is back: in memory and in the mocks row.
         let mock = try XCTUnwrap(try mock(), "the used-up mock came back")

@@ -50,26 +50,33 @@ final class RecordReplayableTests: RecordingTestCase {
     /// plain redirect mode nothing said it was dropped. It is now left out of the answer and of
     /// the journal, and the entry's `problem` names it, in redirect mode and in record mode
     /// (which records nothing of such an answer).
+    ///
+    /// Tester finding tester26a-F1, the exact upstream answer `: v` (a field with an empty name,
+    /// which libmicrohttpd refuses too): it went out without it, while the journal, its
+    /// `headerFields` and the HAR said `"": "v"` went out. Left out and said alike now.
     func testAnUpstreamFieldThatCannotBeSentIsLeftOutAndSaidInEveryMode() throws {
         let redirecting = try TestServer { $0.redirectURL = self.upstream.baseURL }
         let recording = try server(recording: true)
-        for (server, prefix) in [(redirecting, ""), (recording, "not recorded: ")] {
-            let client = try server.client()
-            let answer = try client.request("GET", "/raw/crhdr")
-            XCTAssertEqual(answer.status, 200)
-            XCTAssertEqual(answer.text, "ok")
-            XCTAssertNil(answer.header("X-A"), "not sent")
-            let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == "/raw/crhdr" })
-            let headers = (entry["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
-            XCTAssertNil(headers["X-A"], "journaled as sent: \(headers)")
-            XCTAssertEqual(Set(headers.keys), Set(answer.headers.map(\.name)), "the journal holds the fields that went out")
-            XCTAssertEqual(
-                entry["problem"] as? String,
-                prefix + "the upstream's header field \"X-A\" could not be sent (a CR or LF in the value, or a space, tab, CR or LF "
-                    + "in the name, which no header field can carry) and was left out of the answer")
+        for (path, name) in [("/raw/crhdr", "X-A"), ("/raw/emptyname", "")] {
+            for (server, prefix) in [(redirecting, ""), (recording, "not recorded: ")] {
+                let client = try server.client()
+                let answer = try client.request("GET", path)
+                XCTAssertEqual(answer.status, 200)
+                XCTAssertEqual(answer.text, "ok")
+                XCTAssertFalse(answer.headers.contains { $0.name == name }, "not sent: \(answer.headers)")
+                let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == path })
+                let headers = (entry["response"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
+                XCTAssertNil(headers[name], "journaled as sent: \(headers)")
+                XCTAssertEqual(Set(headers.keys), Set(answer.headers.map(\.name)), "the journal holds the fields that went out")
+                XCTAssertEqual(
+                    entry["problem"] as? String,
+                    prefix + "the upstream's header field \"\(name)\" could not be sent (a CR or LF in the value, or an empty name, or "
+                        + "a space, tab, CR or LF in the name, which no header field can carry) and was left out of the answer")
+            }
         }
         XCTAssertFalse(exists("raw/crhdr") || exists("raw/crhdr.catbird-response.json"), "nothing recorded")
-        XCTAssertEqual(try E2E.metrics(try recording.client())["catbird_recordings_failed_total"], 1)
+        XCTAssertFalse(exists("raw/emptyname") || exists("raw/emptyname.catbird-response.json"), "nothing recorded")
+        XCTAssertEqual(try E2E.metrics(try recording.client())["catbird_recordings_failed_total"], 2)
     }
 
     /// Tester finding T14-F5, the exact upstream answer `Content-Length: 2` and `Content-Length: 5`
@@ -82,6 +89,32 @@ final class RecordReplayableTests: RecordingTestCase {
         let problem = "the upstream's answer has Content-Length values that differ (\"2\", \"5\"), so where its body ends is "
             + "ambiguous (RFC 9112 section 6.3): answered 502 in its place"
         try assertMarked502NotRecorded(answer, path: "/raw/clmismatch", problem: problem, client: client)
+    }
+
+    /// tester26a-F7: in record mode the 502 in place of an upstream's status 600 told the client
+    /// `not recorded: the upstream answered with status 600, …`, the journal's wording; without
+    /// record mode its reason had no such prefix. The client's reason is the same in both modes
+    /// (so for differing Content-Length values); only the entry's `problem` says `not recorded: `.
+    func testRecordModeSaysNotRecordedOnlyInTheJournal() throws {
+        let redirecting = try TestServer { $0.redirectURL = self.upstream.baseURL }
+        defer { redirecting.removeFiles() }
+        let recording = try server(recording: true)
+        let cases = [
+            ("/status/600", "the upstream answered with status 600, which is no final HTTP status (200-599, RFC 9110 section 15): "
+                + "answered 502 in its place"),
+            ("/raw/clmismatch", "the upstream's answer has Content-Length values that differ (\"2\", \"5\"), so where its body ends "
+                + "is ambiguous (RFC 9112 section 6.3): answered 502 in its place"),
+        ]
+        for (server, prefix) in [(redirecting, ""), (recording, "not recorded: ")] {
+            let client = try server.client()
+            for (path, reason) in cases {
+                let answer = try client.request("GET", path)
+                XCTAssertEqual(answer.status, 502, "\(path): \(answer.text)")
+                XCTAssertEqual(answer.object["reason"] as? String, reason, "\(prefix)\(path)")
+                let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == path }, path)
+                XCTAssertEqual(entry["problem"] as? String, prefix + reason, path)
+            }
+        }
     }
 
     /// Leftover of session 14's closing note: an upstream answer with `Content-Length: abc` and

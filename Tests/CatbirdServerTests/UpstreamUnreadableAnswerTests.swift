@@ -31,6 +31,22 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
         }
     }
 
+    /// tester26a-F3, the finding's upstream: a plain GET answered with the whole head
+    /// `HTTP/1.1 101 Switching Protocols`, `Upgrade: websocket`, `Connection: Upgrade` and its
+    /// blank line, then `raw bytes after upgrade`, then closed. The 502 said the answer was "cut
+    /// short inside its header section … before the blank line", which was sent; it now says the
+    /// upstream switched protocols unasked, in the answer and the journal's `problem`.
+    func testAnUnsolicitedSwitchOfProtocolsIsSaidAsSuch() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let answer = try client.request("GET", "/raw/upgrade101")
+        let reason = "the upstream answered 101 Switching Protocols to a request that did not ask to upgrade (Catbird forwards "
+            + "no Upgrade field; RFC 9110 section 7.8), so what it sent after that head is no HTTP answer to pass on: "
+            + "answered 502 in its place"
+        XCTAssertEqual(answer.object["reason"] as? String, reason, answer.text)
+        try assertMarked502NotRecorded(answer, path: "/raw/upgrade101", problem: reason, client: client)
+    }
+
     /// tester20a-F4, the finding's sequence three times: a HEAD whose upstream wrongly sends a
     /// chunked body after the answer's head, then another tenant's GET. The body's bytes stayed on
     /// the pooled connection and were read as the GET's answer: 502 "Received HTTP/0.9 when not

@@ -29,7 +29,8 @@ Every answer is made from the request, so a test can check what arrived:
   /raw/<name>          exact bytes no well-behaved server sends (RAW below), then the connection
                        is closed: status999 (a status outside 100-599), emptyval (a 204 with an
                        empty-valued field), badhdr (a field value that is not UTF-8), bighead
-                       (a 44 KB header section), crhdr (a bare CR in a field value), clmismatch
+                       (a 44 KB header section), crhdr (a bare CR in a field value), emptyname (a
+                       field with an empty name, `: v`), clmismatch
                        (two Content-Length fields that differ), clabc and clhex (a Content-Length
                        that is no number, `abc`, or that libcurl reads a prefix of, `0x5`),
                        cuthead and cuthead500 (the connection closed inside the header section),
@@ -45,7 +46,9 @@ Every answer is made from the request, so a test can check what arrived:
                        head304, head204, headcllist and headtegzip (HEAD answers with no body
                        to frame, a list of equal lengths, a transfer coding), http09 (no status
                        line), badchunksize (a chunk size `zz`), cookieorder and cookiethree
-                       (Set-Cookie in two and three spellings of its name)
+                       (Set-Cookie in two and three spellings of its name), upgrade101 (a whole
+                       `101 Switching Protocols` head to a request that asked for none, then raw
+                       bytes of another protocol; tester26a-F3)
   /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
   /stall/declaredbig   a head announcing Content-Length: 10000000000, 3 body bytes, then silence
                        until the client closes (at most 20 s; tester20a-F11.9)
@@ -211,6 +214,7 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "bighead": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400))
                + b"Content-Length: 2\r\n\r\nok",
     "crhdr": b"HTTP/1.1 200 OK\r\nX-A: 1\rX-B: 2\r\nContent-Length: 2\r\n\r\nok",  # a bare CR (T14-F1)
+    "emptyname": b"HTTP/1.1 200 OK\r\n: v\r\nContent-Length: 2\r\n\r\nok",  # a field with no name (tester26a-F1)
     "clmismatch": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello",  # (T14-F5)
     "clabc": b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\nhello",  # session 14's leftover: "upstream unreachable"
     "clhex": b"HTTP/1.1 200 OK\r\nContent-Length: 0x5\r\n\r\nhello",  # libcurl read 0: a 200 with an empty body
@@ -243,6 +247,8 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     # one field name in two spellings, then three (tester20a-F3: recorded as separate keys, replayed in another order)
     "cookieorder": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nset-cookie: session=old; Path=/\r\nSet-Cookie: session=new; Path=/\r\n\r\nok",
     "cookiethree": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nSET-COOKIE: c=3\r\n\r\nok",
+    # a switch of protocols nobody asked for, its head whole (tester26a-F3: said "cut short … before the blank line")
+    "upgrade101": b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nraw bytes after upgrade",
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields
     "trailer" + name: b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"

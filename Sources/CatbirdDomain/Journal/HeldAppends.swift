@@ -14,6 +14,18 @@ struct HeldAppends {
         /// room, or the writer succeeds.
         var noRoomSince: ContinuousClock.Instant?
         var hold: JournalHold
+        /// When `entry` was held (or put in place, ``replace(_:of:with:bytes:)``: a replacement
+        /// counts its own time).
+        var since: ContinuousClock.Instant = .now
+
+        /// `entry` as it is queued `now`: its `durationMs` counts the time it was held, during
+        /// which its answer waited too (the answer leaves once it is queued; tester25a-F10: a
+        /// 9 s wait journaled as 0.08 ms, while the log line said 10013 ms).
+        func entryQueued(now: ContinuousClock.Instant) -> JournalEntry {
+            var queued = entry
+            queued.durationMs += (now - since) / .milliseconds(1)
+            return queued
+        }
     }
 
     /// Held entries by tenant, oldest first; a tenant with none is absent.
@@ -44,6 +56,7 @@ struct HeldAppends {
         guard let index = lines[tenant]?.firstIndex(where: { $0.hold === hold }) else { return false }
         lines[tenant]?[index].entry = entry
         lines[tenant]?[index].bytes = bytes
+        lines[tenant]?[index].since = .now
         return true
     }
 

@@ -456,8 +456,7 @@ public final class JournalWriter: Sendable {
         // `consuming`: the caller's entry is moved in and on into the queue, not copied (a
         // copy retains each of its strings and arrays).
         var entry = entry
-        entry.truncateBodies(to: bodyLimit)
-        let bytes = Self.queuedSize(of: entry)
+        let bytes = truncate(&entry)
         let tenant = entry.tenant
         condition.lock()
         return enqueue(entry, bytes: bytes, tenant: tenant)
@@ -536,6 +535,13 @@ public final class JournalWriter: Sendable {
         return .dropped
     }
 
+    /// Cuts `entry`'s bodies to the journal's body limit, as every entry is queued, and returns
+    /// its size in the queue (``queuedSize(of:)``).
+    private func truncate(_ entry: inout JournalEntry) -> Int {
+        entry.truncateBodies(to: bodyLimit)
+        return Self.queuedSize(of: entry)
+    }
+
     /// Called with `condition` locked and room checked: puts `entry` in the queue and returns its ticket.
     private func queueNow(_ entry: consuming JournalEntry, bytes: Int, tenant: TenantID) -> JournalTicket {
         state.queue.append(consume entry)
@@ -568,8 +574,7 @@ public final class JournalWriter: Sendable {
     /// full); so are all once the stop began.
     public func appendOrHold(_ entry: consuming JournalEntry) -> JournalAppend {
         var entry = entry
-        entry.truncateBodies(to: bodyLimit)
-        let bytes = Self.queuedSize(of: entry)
+        let bytes = truncate(&entry)
         let tenant = entry.tenant
         condition.lock()
         guard bytes >= Self.largeEntryBytes, state.phase == .running,
@@ -609,21 +614,22 @@ public final class JournalWriter: Sendable {
         var held = HeldAppends()
         swap(&held, &state.held)  // out of `state` while the entries it takes go into the queue
         let failing = state.failure != nil && !stopping
+        let now = ContinuousClock.now
         held.admit { held in
             let tenant = held.entry.tenant
             if stopping || state.admitsLarge(held.bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity) {
-                told.append((held.hold, queueNow(held.entry, bytes: held.bytes, tenant: tenant)))
+                told.append((held.hold, queueNow(held.entryQueued(now: now), bytes: held.bytes, tenant: tenant)))
                 return true
             }
             // Failing, past the three quarters: without its bodies, when the whole queue has room.
             guard failing else { return false }
-            let (bodiless, size) = Self.bodiless(held.entry)
+            let (bodiless, size) = Self.bodiless(held.entryQueued(now: now))
             guard state.hasRoom(for: size, capacity: capacity, byteCapacity: byteCapacity) else { return false }
             told.append((held.hold, queueNow(bodiless, bytes: size, tenant: tenant)))
             return true
         }
         if failing {
-            let starved = held.removeStarved(now: .now, patience: Self.appendPatience) { held in
+            let starved = held.removeStarved(now: now, patience: Self.appendPatience) { held in
                 state.hasRoom(for: Self.bodiless(held.entry).bytes, capacity: capacity, byteCapacity: byteCapacity)
             }
             for entry in starved {
@@ -652,8 +658,7 @@ public final class JournalWriter: Sendable {
     ///   nothing was changed.
     public func replaceQueued(_ ticket: JournalTicket, with entry: consuming JournalEntry) -> Bool {
         var entry = entry
-        entry.truncateBodies(to: bodyLimit)
-        let bytes = Self.queuedSize(of: entry)
+        let bytes = truncate(&entry)
         condition.lock()
         defer { condition.unlock() }
         // The queue holds the last `waiting` entries appended, in sequence order.
@@ -676,8 +681,7 @@ public final class JournalWriter: Sendable {
     ///   told, or about to be, as usual.
     public func replaceHeld(_ hold: JournalHold, with entry: consuming JournalEntry) -> Bool {
         var entry = entry
-        entry.truncateBodies(to: bodyLimit)
-        let bytes = Self.queuedSize(of: entry)
+        let bytes = truncate(&entry)
         condition.lock()
         defer { condition.unlock() }
         guard state.held.replace(hold, of: entry.tenant, with: entry, bytes: bytes) else { return false }

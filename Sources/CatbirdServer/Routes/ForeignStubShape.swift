@@ -83,7 +83,7 @@ enum ForeignStubShape {
         /// JSON path with a wildcard were shown, then refused when posted). A refused status
         /// is shown as 200, a refused method as GET, each said so.
         mutating func dropRefused() {
-            let anyURL = PatternMatch(kind: .equal, value: "/")
+            let anyURL = Self.anyURL
             // Each pass takes out the part refused first; there are fewer parts than passes.
             for _ in 0..<10 {
                 guard let refusal = Self.refusal(pattern(url: anyURL), response) else { return }
@@ -127,6 +127,9 @@ enum ForeignStubShape {
             }
         }
 
+        /// A url every check takes, standing in for the url while another part is checked.
+        private static let anyURL = PatternMatch(kind: .equal, value: "/")
+
         /// The names in `names`, sorted, whose mock `alone(name)` (a mock with that one
         /// header) `update` refuses; all of them when none is refused alone (the headers are
         /// refused together, as for their size).
@@ -146,11 +149,10 @@ enum ForeignStubShape {
         /// that does not compile, a JSON path SQLite does not take), as that field's refusal.
         private static func refusal(_ pattern: RequestPattern, _ response: ResponseMock) -> MockRefusal? {
             do { try MockUpdateCheck.check(pattern, response) } catch { return error }
-            let anyURL = PatternMatch(kind: .equal, value: "/")
             let parts: [(MockField, RequestPattern)] = [
                 (.url, RequestPattern(method: "GET", url: pattern.url)),
-                (.headers, RequestPattern(method: "GET", url: anyURL, headers: pattern.headers)),
-                (.body, RequestPattern(method: "GET", url: anyURL, body: pattern.body)),
+                (.headers, RequestPattern(method: "GET", url: Self.anyURL, headers: pattern.headers)),
+                (.body, RequestPattern(method: "GET", url: Self.anyURL, body: pattern.body)),
             ]
             for (field, part) in parts {
                 do { _ = try CompiledRequestPattern(part) } catch { return MockRefusal(field, reason: error.reason, error: error) }

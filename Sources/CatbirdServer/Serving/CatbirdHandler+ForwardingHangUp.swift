@@ -12,9 +12,11 @@ extension CatbirdHandler {
     /// a request the server answered itself in the meantime (its 503 at shutdown) is journaled
     /// with that answer, `answeredBy` `none` and a `problem` naming the destination (nothing
     /// answered is lost, docs/answering-later.md#the-guarantees), and logged as `none` too.
+    /// `chosen`: when the request was sent on (``Timestamp``), the `time` of an entry with an
+    /// answer, as of one the client waited for (tester finding tester26a-F4).
     func deliverToGone(
         _ answer: UpstreamServing.Answer, _ request: HTTPRequest, destination: Forwarding.Destination, tenant: TenantID,
-        to responder: HTTPResponder
+        chosen: String, to responder: HTTPResponder
     ) {
         let record = recording(request, answeredBy: answer.answeredBy.rawValue, tenant: tenant)
         let recordInstead = recording(request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant)
@@ -28,12 +30,13 @@ extension CatbirdHandler {
                 serving.journal(
                     request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant,
                     filePath: answer.recordedPath,
-                    problem: UpstreamServing.stoppingProblem(destination, status: response.status, recordedPath: answer.recordedPath))
+                    problem: UpstreamServing.stoppingProblem(destination, status: response.status, recordedPath: answer.recordedPath),
+                    time: chosen)
                 return recordInstead(delivery)
             case let .sent(response):
                 serving.journal(
                     request: request, response: response, responseHeadersJSON: nil, answeredBy: answer.answeredBy, hit: nil,
-                    tenant: tenant, filePath: answer.recordedPath, problem: answer.notRecorded)
+                    tenant: tenant, filePath: answer.recordedPath, problem: answer.notRecorded, time: chosen)
             }
             record(delivery)
         }

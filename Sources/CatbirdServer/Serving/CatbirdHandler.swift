@@ -186,19 +186,23 @@ struct CatbirdHandler: HTTPHandler {
         return ParkedRequests.holding(place, forwarded(request, to: destination, tenant: tenant, by: upstream))
     }
 
-    /// ``forward(_:to:tenant:)``'s answer once its place is taken.
+    /// ``forward(_:to:tenant:)``'s answer once its place is taken. Its entry's `time` is when
+    /// the request was matched and sent on, not when the upstream answered: the time Catbird
+    /// chose the answer, as a delayed mock's (docs/protocol.md#what-the-journal-records; tester
+    /// finding tester26a-F4: a 2 s upstream's entry was stamped 2 s after the request arrived).
     private func forwarded(
         _ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID, by upstream: UpstreamServing
     ) -> HTTPAnswer {
-        .later { [serving] responder in
+        let chosen = Timestamp.now()
+        return .later { [serving] responder in
             upstream.forward(request, to: destination, isWanted: { responder.isWaiting }) { answer in
                 guard responder.isWaiting else {
-                    return deliverToGone(placed(answer), request, destination: destination, tenant: tenant, to: responder)
+                    return deliverToGone(placed(answer), request, destination: destination, tenant: tenant, chosen: chosen, to: responder)
                 }
                 let (sent, ticket) = serving.journal(
                     request: request, response: answer.response, responseHeadersJSON: nil,
                     answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath,
-                    problem: answer.notRecorded, measured: answer.measured)
+                    problem: answer.notRecorded, measured: answer.measured, time: chosen)
                 let release: @Sendable () -> Void = {
                     deliver(
                         sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder,

@@ -196,7 +196,7 @@ struct Forwarding: Sendable {
             // with a value that is no valid length (`+5`, which a HEAD's answer may carry
             // unchecked). A list of equal lengths (`5, 5`) announces that length
             // (``CatbirdOutbound/OutboundResponse/AnnouncedLength``; values that differ were
-            // refused before, ``UpstreamServing/unsendable(_:recording:)``). A 204 or 304 has no
+            // refused before, ``UpstreamServing/unsendable(_:)``). A 204 or 304 has no
             // body to frame whatever the method (``CatbirdOutbound/OutboundResponse/hasBody(status:method:)``):
             // sent as before, the connection kept (review: unframed, each such answer closed its connection).
             let content: HTTPResponse.Body =
@@ -222,7 +222,7 @@ struct Forwarding: Sendable {
         (recording ? "not recorded: " : "")
             + "the upstream's header field\(leftOut.count == 1 ? "" : "s") "
             + leftOut.map { JSONText.shortString($0) }.joined(separator: ", ")
-            + " could not be sent (a CR or LF in the value, or a space, tab, CR or LF in the name, which no header field "
+            + " could not be sent (a CR or LF in the value, or an empty name, or a space, tab, CR or LF in the name, which no header field "
             + "can carry) and \(leftOut.count == 1 ? "was" : "were") left out of the answer"
     }
 

@@ -618,6 +618,11 @@ struct MockServing: Sendable {
     /// - Parameter problem: the entry's `problem` (a forwarded answer record mode did not write).
     /// - Parameter measured: `response` as it goes out to `request`, with its head's size, when
     ///   already measured (``UpstreamServing/Answer/measured``): sent and checked as it is.
+    /// - Parameter time: the entry's `time` when the answer was chosen before now
+    ///   (``Timestamp``): a forwarded request's is when it was sent to the upstream, not when
+    ///   the upstream's answer (or Catbird's 502/504 in its place) came back, as a delayed
+    ///   mock's is before its delay (docs/protocol.md#what-the-journal-records; tester finding
+    ///   tester26a-F4); nil: now.
     /// - Returns: the response to send, tagged with the entry's ticket, and the ticket
     ///   (``Journal/whenCommitted(_:_:)``; ``append(_:of:settling:)``).
     @discardableResult
@@ -625,17 +630,18 @@ struct MockServing: Sendable {
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,
         answeredBy: CatbirdRequest.AnsweredBy, hit: MockHit?, tenant: TenantID, filePath: String? = nil,
         journalBody: JournaledBody? = nil, nearMisses: Range<Int>? = nil, problem: String? = nil,
-        measured: OversizedHead.Measured? = nil
+        measured: OversizedHead.Measured? = nil, time: String? = nil
     ) -> (sent: HTTPResponse, ticket: JournalTicket) {
         var (sent, entry) = entry(
             request: request, response: response, responseHeadersJSON: responseHeadersJSON, headersMemo: headersMemo,
             answeredBy: answeredBy, hit: hit,
             tenant: tenant, filePath: filePath, journalBody: journalBody, nearMisses: nearMisses, measured: measured)
         if let problem { entry.problem = problem }
+        if let time { entry.time = time }
         return append(entry, of: sent, settling: nil)
     }
 
-    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:journalBody:nearMisses:problem:measured:)``
+    /// The response to send and its journal entry, as ``journal(request:response:responseHeadersJSON:headersMemo:answeredBy:hit:tenant:filePath:journalBody:nearMisses:problem:measured:time:)``
     /// appends them.
     private func entry(
         request: HTTPRequest, response: HTTPResponse, responseHeadersJSON: String?, headersMemo: JSONText.AppendingMemo? = nil,

@@ -34,7 +34,7 @@ struct UpstreamServing: Sendable {
         var pending: FileMockRecorder.PendingRecording? = nil
         /// The journal entry's `problem`: why record mode did not write this answer
         /// (``FileMockError/notRecordedProblem``), or why the upstream's answer was replaced
-        /// (``unsendableStatus(_:recording:)``), or that the server stopped while it was forwarded
+        /// (``unsendableStatus(_:)``), or that the server stopped while it was forwarded
         /// (``stoppingProblem(_:status:)``); nil when none.
         var notRecorded: String? = nil
         /// `response` as it goes out to the request and its head's size, when record mode
@@ -68,28 +68,26 @@ struct UpstreamServing: Sendable {
     /// Why an upstream status cannot be passed on, or nil when it can: a final answer's status is
     /// 200–599 (RFC 9110 section 15: a 1xx is interim, and no class above 5 exists); libcurl
     /// hands over any three digits (`HTTP/1.1 999 Weird`), which clients refuse or misread. Such
-    /// an answer is replaced by a JSON 502 with this reason, which the journal entry's `problem`
-    /// also holds (docs/files.md#redirect-and-proxy); `recording`: record mode, which then
-    /// records nothing (`not recorded: ` first; counted in `catbird_recordings_failed_total`).
-    static func unsendableStatus(_ status: Int, recording: Bool) -> String? {
+    /// an answer is replaced by a JSON 502 with this reason (docs/files.md#redirect-and-proxy),
+    /// which the journal entry's `problem` also holds (``problem(_:recording:)``).
+    static func unsendableStatus(_ status: Int) -> String? {
         guard !(200...599).contains(status) else { return nil }
-        return (recording ? "not recorded: " : "")
-            + "the upstream answered with status \(status), which is no final HTTP status (200-599, RFC 9110 section 15): "
+        return "the upstream answered with status \(status), which is no final HTTP status (200-599, RFC 9110 section 15): "
             + "answered 502 in its place"
     }
 
     /// Why an upstream's answer cannot be passed on, or nil when it can: a status that is no
-    /// final one (``unsendableStatus(_:recording:)``), or `Content-Length` values that differ
+    /// final one (``unsendableStatus(_:)``), or `Content-Length` values that differ
     /// (two fields, or a list, `2` and `5`), where a proxy "MUST" discard the answer and answer
     /// 502 (RFC 9112 section 6.3, item 5; tester finding T14-F5: libcurl picked one and the
     /// answer was passed on and recorded). Replaced like the status: a JSON 502 marked as
-    /// Catbird's own, with this reason, also the entry's `problem`; nothing recorded.
-    static func unsendable(_ upstream: OutboundResponse, recording: Bool) -> String? {
-        if let problem = unsendableStatus(upstream.status, recording: recording) { return problem }
+    /// Catbird's own, with this reason, also the entry's `problem` (``problem(_:recording:)``);
+    /// nothing recorded.
+    static func unsendable(_ upstream: OutboundResponse) -> String? {
+        if let reason = unsendableStatus(upstream.status) { return reason }
         let announced = upstream.announcedLength
         guard announced.differs else { return nil }
-        return (recording ? "not recorded: " : "")
-            + "the upstream's answer has Content-Length values that differ ("
+        return "the upstream's answer has Content-Length values that differ ("
             + announced.values.map { JSONText.shortString($0) }.joined(separator: ", ")
             + "), so where its body ends is ambiguous (RFC 9112 section 6.3): answered 502 in its place"
     }
@@ -116,6 +114,16 @@ struct UpstreamServing: Sendable {
             room: request.responseHeadRoom)
     }
 
+    /// The journal entry's `problem` for `reason`, why Catbird answered 502 in place of the
+    /// upstream's answer: the reason itself, `not recorded: ` first in record mode (`recording`),
+    /// which then records nothing (counted in `catbird_recordings_failed_total`). Only the
+    /// journal says `not recorded`: the client's 502 carries `reason` as in any other mode
+    /// (docs/files.md#recording; tester finding tester26a-F7: record mode's 502 for a status
+    /// 600 said `not recorded: the upstream answered with status 600, …` to the client).
+    static func problem(_ reason: String, recording: Bool) -> String {
+        (recording ? "not recorded: " : "") + reason
+    }
+
     /// The journal entry's `problem` of a forwarded request that the server answered itself
     /// with `status` (503) because it was stopping (docs/answering-later.md#the-guarantees);
     /// `recordedPath`: the file record mode wrote the upstream's answer to all the same (it came
@@ -128,7 +136,7 @@ struct UpstreamServing: Sendable {
 
     /// Forwards `request` to `destination`; `completion` gets the upstream's answer, or a JSON
     /// 502/504 when there is none, or in place of one whose status cannot be passed on
-    /// (``unsendableStatus(_:recording:)``).
+    /// (``unsendableStatus(_:)``).
     /// - Parameter isWanted: whether the client still waits (``HTTPResponder/isWaiting``); once
     ///   it does not, the upstream transfer is cancelled (``OutboundClient/send(_:isWanted:completion:)``)
     ///   and `completion` gets the JSON error of ``OutboundError/cancelled``, which is not sent.
@@ -147,11 +155,12 @@ struct UpstreamServing: Sendable {
         client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors, recordsOnceJournaled] result in
             switch result {
             case let .success(upstream):
-                if let problem = Self.unsendable(upstream, recording: recorder != nil) {
+                if let reason = Self.unsendable(upstream) {
                     // Never passed on: a client cannot read it as a final answer (try6a, wire6 leftover).
+                    let problem = Self.problem(reason, recording: recorder != nil)
                     log.warning("\(request.method) \(request.target) → \(destination.shown): \(problem)")
                     recorder?.failures.add(1, ordering: .relaxed)
-                    let replaced = forwarding.generated(APIError(status: 502, reason: problem))
+                    let replaced = forwarding.generated(APIError(status: 502, reason: reason))
                     completion(Answer(response: replaced, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
                     return
                 }
@@ -215,8 +224,8 @@ struct UpstreamServing: Sendable {
                 if case .shutDown = error { problem = Self.stoppingProblem(destination, status: response.status) }
                 switch error {
                 case .invalidContentLength, .unusable:
-                    // Journaled and counted as the differing Content-Length values are (unsendable(_:recording:)).
-                    problem = (recorder != nil ? "not recorded: " : "") + "\(error)"
+                    // Journaled and counted as the differing Content-Length values are (unsendable(_:)).
+                    problem = Self.problem("\(error)", recording: recorder != nil)
                     recorder?.failures.add(1, ordering: .relaxed)
                 default: break
                 }
