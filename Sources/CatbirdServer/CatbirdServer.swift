@@ -248,6 +248,10 @@ public final class CatbirdServer: Sendable {
             "recovered '\(file.path)': its recording by process \(file.processID) was cut short between its renames (e.g. by kill -9); "
                 + "\(file.what) (docs/files.md#recording)"
         }
+        logNamed(sweep.refused, log, more: "did not recover {} more such recordings under '\(directory.root)'") { file in
+            "did not recover '\(file.path)': its recording by process \(file.processID) was cut short between its renames (e.g. by kill -9), "
+                + "and \(file.reason), where nothing is renamed or written; its intent and temporary files are removed (docs/files.md#recording)"
+        }
         logNamed(sweep.removed, log, more: "removed {} more such temporary files under '\(directory.root)'") { file in
             "removed '\(file.path)': a recording's temporary file left by process \(file.processID), \(file.why) (a recording cut short, "
                 + "e.g. by kill -9; docs/files.md#recording)"
@@ -300,9 +304,11 @@ public final class CatbirdServer: Sendable {
             try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping))
         }
-        return UpstreamServing(
+        var serving = UpstreamServing(
             forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),
             client: client, recorder: recorder, cors: settings.corsPolicy, admin: AdminAccess(token: settings.adminToken), log: log)
+        serving.recordsOnceJournaled = settings.durability == .strict
+        return serving
     }
 
     /// Starts accepting requests.

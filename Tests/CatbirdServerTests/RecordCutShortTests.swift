@@ -149,4 +149,57 @@ final class RecordCutShortTests: RecordingTestCase {
             replay.stop()
         }
     }
+
+    /// Tester finding tester26a-F5: an intent whose target is under `var/sub`, a symlink to a
+    /// folder outside the mocks directory holding the file with the intent's body inode. The
+    /// sweep finished the recording there (`victim/v.catbird-response.json` written outside);
+    /// the undo would have renamed the kept file over `victim/v`, and a collection's move its
+    /// sidecar into `victim`. Now nothing outside changes, the intent and its temporary files
+    /// are removed, and a warning says so, for each of the three.
+    func testARecoveryWhoseTargetLeadsOutThroughASymlinkChangesNothingOutside() throws {
+        let victim = mocksDirectory.deletingLastPathComponent().appendingPathComponent("victim-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: victim, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: victim) }
+        try Data("precious\n".utf8).write(to: victim.appendingPathComponent("v"))
+        try Data("the outside index\n".utf8).write(to: victim.appendingPathComponent("index"))
+        let outsideInode = try XCTUnwrap(RecordingIntent.inode(victim.appendingPathComponent("v").path))
+        XCTAssertEqual(symlink(victim.path, path("sub")), 0)
+        XCTAssertEqual(symlink(victim.path, path("col")), 0)
+        // The tester's state: the body "in place" (the outside file), its sidecar still temporary.
+        try write("{\"status\":200}\n", temporary(2))
+        let finish = RecordingIntent.pair(
+            target: "sub/v", body: .init(name: temporary(1), inode: outsideInode), sidecar: try staged(2), kept: temporary(3))
+        try finish.json.write(to: URL(fileURLWithPath: path(temporary(4, intent: true))))
+        // The undo: no new sidecar left, an old body kept, which would go back over `victim/v`.
+        try FileManager.default.createDirectory(atPath: path("undo"), withIntermediateDirectories: false)
+        XCTAssertEqual(symlink(victim.path, path("undo/sub")), 0)
+        try write("kept\n", "undo/" + temporary(3))
+        let undo = RecordingIntent.pair(
+            target: "sub/v", body: .init(name: temporary(1), inode: outsideInode), sidecar: .init(name: temporary(2), inode: 1),
+            kept: temporary(3))
+        try undo.json.write(to: URL(fileURLWithPath: path("undo/" + temporary(4, intent: true))))
+        // A collection's move: the parked body "moved" into `col/index` (outside), its sidecar not yet.
+        try write("{\"status\":200}\n", "col.catbird-response.json")
+        let outsideIndex = try XCTUnwrap(RecordingIntent.inode(victim.appendingPathComponent("index").path))
+        let move = RecordingIntent.index(
+            collection: "col", parked: .init(name: temporary(1), inode: outsideIndex),
+            sidecarInode: RecordingIntent.inode(path("col.catbird-response.json")))
+        try move.json.write(to: URL(fileURLWithPath: path(temporary(2, intent: true))))
+
+        let replay = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", ":memory:", "--mocks-dir", mocksDirectory.path], in: mocksDirectory)
+        let log = try replay.terminate().stderr
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: victim.path).sorted(), ["index", "v"], "nothing written outside")
+        XCTAssertEqual(try String(contentsOf: victim.appendingPathComponent("v"), encoding: .utf8), "precious\n")
+        XCTAssertEqual(temporaryFilesLeft(), [], "the intents and their temporary files removed")
+        XCTAssertTrue(exists("var/col.catbird-response.json"), "the collection's sidecar left where it was")
+        let root = mocksDirectory.resolvingSymlinksInPath().path + "/var"
+        for (file, holder) in [("/sub/v", "/sub"), ("/undo/sub/v", "/undo/sub"), ("/col", "/col")] {
+            XCTAssertTrue(
+                log.contains(
+                    "did not recover '\(root + file)': its recording by process \(goneProcess!) was cut short between its renames "
+                        + "(e.g. by kill -9), and '\(root + holder)' leads out of the mocks directory (a symlink), where nothing is "
+                        + "renamed or written; its intent and temporary files are removed (docs/files.md#recording)"), log)
+        }
+    }
 }

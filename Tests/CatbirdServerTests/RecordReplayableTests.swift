@@ -167,4 +167,51 @@ final class RecordReplayableTests: RecordingTestCase {
         XCTAssertEqual(replayed.header("Content-Encoding"), "gzip")
         XCTAssertEqual(replayed.body, gzip.body)
     }
+
+    /// Tester finding tester26a-F6: an answer whose head just fit beside the request live (the
+    /// tester's: 32,492 bytes sent) was recorded, and the very same request replayed it as a
+    /// 500 (`… has a header section of 32546 bytes, more than the 32496 bytes left …`): a file
+    /// answer adds `ETag` and `Accept-Ranges: bytes`. Here the longest `X-Big` the live answer
+    /// carries (`/bigheader/<n>`, found by bisection with one request head) is still answered,
+    /// but not recorded, its `problem` saying why; and every answer that was recorded is
+    /// replayed to the identical request, as recorded.
+    func testAnAnswerWhoseReplayHeadWouldNotFitIsNotRecordedAndEveryRecordingReplays() throws {
+        let recorder = try server(recording: true)
+        func get(_ server: TestServer, _ length: Int) throws -> RawResponse {
+            try RawHTTPClient(port: server.port).request("GET", "/bigheader/\(length)", headers: [("Connection", "close")])
+        }
+        var (fits, tooLarge) = (20_000, 40_000)
+        while tooLarge - fits > 1 {
+            let middle = (fits + tooLarge) / 2
+            if try get(recorder, middle).status == 200 { fits = middle } else { tooLarge = middle }
+        }
+        let edge = try get(recorder, fits)
+        XCTAssertEqual(edge.status, 200, "the client still gets the answer")
+        XCTAssertEqual(edge.header("X-Big")?.utf8.count, fits)
+        XCTAssertEqual(try get(recorder, fits - 100).status, 200, "100 bytes shorter: recorded, and replayed below")
+        let journal = try E2E.journal(try recorder.client(), tenant: nil)
+        let entry = try XCTUnwrap(journal.first { $0["url"] as? String == "/bigheader/\(fits)" })
+        let problem = entry["problem"] as? String ?? ""
+        XCTAssertTrue(
+            problem.hasPrefix("not recorded: a file mock of this answer (with the ETag and Accept-Ranges a file answer adds) has a header "
+                + "section of "), problem)
+        XCTAssertTrue(problem.hasSuffix(" bytes libmicrohttpd gives each connection (docs/protocol.md#response-head-size)"), problem)
+        XCTAssertFalse(exists("bigheader/\(fits)") || exists("bigheader/\(fits).catbird-response.json"), "not recorded")
+        let recorded = journal.compactMap { entry -> Int? in
+            guard !E2E.isNull(entry["filePath"]), entry["filePath"] != nil else { return nil }
+            return (entry["url"] as? String).flatMap { Int($0.dropFirst("/bigheader/".count)) }
+        }
+        XCTAssertTrue(recorded.contains(fits - 100), "\(recorded)")
+        XCTAssertGreaterThanOrEqual(try E2E.metrics(try recorder.client())["catbird_recordings_failed_total"] ?? 0, 1)
+        recorder.stop()
+        upstream.stop()
+
+        let replayer = try server(recording: false)
+        for length in recorded {
+            let replay = try get(replayer, length)
+            XCTAssertEqual(replay.status, 200, "\(length): \(replay.text)")
+            XCTAssertEqual(replay.header("X-Big")?.utf8.count, length)
+            XCTAssertEqual(replay.text, "big")
+        }
+    }
 }

@@ -103,8 +103,7 @@ public struct FileMockDirectory: Sendable {
         } else if let type = mediaTypes.type(forFileName: name) {
             sidecar.headers = [(name: "Content-Type", value: type)]
         }
-        let tag = sidecar.headers.first { $0.name.lowercased() == "etag" }?.value
-            ?? "\"\(String(size, radix: 16))-\(String(modified, radix: 16))\""
+        let tag = FileMock.entityTag(headers: sidecar.headers, size: size, modified: modified)
         // A Content-Length is the file's size (checked above); the server sends its own.
         let headers = sidecar.headers.filter { $0.name.lowercased() != "content-length" }
         return FileMock(path: path, size: size, status: sidecar.status, headers: headers, entityTag: tag)

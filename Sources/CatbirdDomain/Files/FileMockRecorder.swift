@@ -50,6 +50,12 @@ public final class FileMockRecorder: Sendable {
         "content-length", "date",
     ]
 
+    /// The fields of `headers` a recording's sidecar holds: all but ``droppedHeaders`` and those
+    /// with an empty value, in order.
+    public static func sidecarFields(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        headers.filter { !$0.value.isEmpty && !droppedHeaders.contains($0.name.lowercased()) }
+    }
+
     /// The request-target each file was last recorded from in this run and the tenant whose
     /// request it was, by the file's path, and the paths a replacement was logged for
     /// (``replacedTarget(path:target:tenant:)``).
@@ -139,10 +145,70 @@ public final class FileMockRecorder: Sendable {
         method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8],
         fieldsNotUTF8: [String] = []
     ) throws(FileMockError) -> String {
-        do {
-            let kept = headers.filter { !$0.value.isEmpty && !Self.droppedHeaders.contains($0.name.lowercased()) }
+        try stage(method: method, target: target, accept: accept, status: status, headers: headers, body: body, fieldsNotUTF8: fieldsNotUTF8)
+            .place()
+    }
+
+    /// ``record(method:target:accept:status:headers:body:fieldsNotUTF8:)`` up to its renames:
+    /// every check made and both files written under temporary names; ``PendingRecording/place()``
+    /// renames them into place, ``PendingRecording/discard()`` removes them. With
+    /// `--durability strict` a recording is placed only once its journal entry is committed, and
+    /// discarded when the answer is withheld (tester finding tester26a-F8: the upstream's 200 was
+    /// written while the app got the 503 and the journal had no row). Throws as `record` does.
+    public func stage(
+        method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8],
+        fieldsNotUTF8: [String] = []
+    ) throws(FileMockError) -> PendingRecording {
+        try counted { () throws(FileMockError) -> PendingRecording in
+            let kept = Self.sidecarFields(headers)
             try Self.checkReplayable(target: target, status: status, headers: kept, bodyLength: body.count, fieldsNotUTF8: fieldsNotUTF8)
             return try write(method: method, target: target, accept: accept, status: status, headers: kept, body: body)
+        }
+    }
+
+    /// A recording whose files are written under temporary names, not yet renamed into place
+    /// (``stage(method:target:accept:status:headers:body:fieldsNotUTF8:)``).
+    public struct PendingRecording: Sendable {
+        let recorder: FileMockRecorder
+        let bodyTemp: String
+        let sidecarTemp: String
+        /// The body file's path as planned; ``place()`` answers where it went (`<path>/index`
+        /// when the name became a directory meanwhile, tester20a-F2).
+        public let path: String
+        let parent: String
+        let takesIndex: Bool
+        let method: String
+
+        /// Renames the files into place and returns the body file's path.
+        /// - Throws: ``FileMockError``: the directory's lock not taken, a `GET` recording kept,
+        ///   a rename failed; nothing of this recording is left then.
+        public func place() throws(FileMockError) -> String {
+            try recorder.counted { () throws(FileMockError) -> String in
+                do throws(FileMockError) {
+                    return try recorder.renameIntoPlace(
+                        body: bodyTemp, sidecar: sidecarTemp, path: path, in: parent, takesIndex: takesIndex, method: method)
+                } catch {
+                    // Removed here when not renamed: a GET recording kept, or the directory's lock not
+                    // taken (another process held it); a failed rename removed them already (unlink
+                    // then finds nothing).
+                    discard()
+                    throw error
+                }
+            }
+        }
+
+        /// Removes the temporary files: nothing of this recording is written.
+        public func discard() {
+            unlink(bodyTemp)
+            unlink(sidecarTemp)
+        }
+    }
+
+    /// Runs `body`, counting in ``failures`` a recording it could not write or that could not be
+    /// replayed.
+    private func counted<T>(_ body: () throws(FileMockError) -> T) throws(FileMockError) -> T {
+        do {
+            return try body()
         } catch {
             switch error {
             case .cannotRecord, .cannotReplay: failures.add(1, ordering: .relaxed)
@@ -172,7 +238,7 @@ public final class FileMockRecorder: Sendable {
 
     private func write(
         method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8]
-    ) throws(FileMockError) -> String {
+    ) throws(FileMockError) -> PendingRecording {
         guard let fileName = FileMockName(target: target, includesQuery: directory.includesQuery),
               var name = directory.candidates(fileName, accept: accept).first else {
             throw .cannotRecord(path: target, reason: "the request-target does not map to a file name")
@@ -226,23 +292,15 @@ public final class FileMockRecorder: Sendable {
             unlink(bodyTemp)
             throw error
         }
-        do {
-            return try renameIntoPlace(body: bodyTemp, sidecar: sidecarTemp, path: path, in: parent, takesIndex: takesIndex, method: method)
-        } catch {
-            // Removed here when not renamed: a GET recording kept, or the directory's lock not
-            // taken (another process held it); a failed rename removed them already (unlink
-            // then finds nothing).
-            unlink(bodyTemp)
-            unlink(sidecarTemp)
-            throw error
-        }
+        return PendingRecording(
+            recorder: self, bodyTemp: bodyTemp, sidecarTemp: sidecarTemp, path: path, parent: parent, takesIndex: takesIndex, method: method)
     }
 
     /// Renames a recording's temporary `bodyTemp` and `sidecarTemp` (in `parent`) to `path`
     /// (its `index` when `takesIndex` and it became a directory) and its sidecar's name, under
     /// ``withRenames(_:)``; answers the body's final path.
     /// - Throws: ``FileMockError``: the lock not taken, a `GET` recording kept, a rename failed.
-    private func renameIntoPlace(
+    fileprivate func renameIntoPlace(
         body bodyTemp: String, sidecar sidecarTemp: String, path: String, in parent: String, takesIndex: Bool, method: String
     ) throws(FileMockError) -> String {
         try withRenames { count throws(FileMockError) -> String in

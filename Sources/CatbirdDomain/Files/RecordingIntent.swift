@@ -94,16 +94,35 @@ enum RecordingIntent: Equatable {
         /// A step failed (`reason`); the temporary files in `held` may be a body's only copy and
         /// must stay, as must the intent, for a later start to try again.
         case failed(file: String, reason: String, held: [String])
+        /// Nothing was renamed or written: the recording's file `file` would be renamed in a
+        /// directory outside the mocks directory (`reason`), so the intent and its temporary
+        /// files are only removed (tester finding tester26a-F5).
+        case refused(file: String, reason: String)
     }
 
-    /// Brings the recording this intent describes, cut short in `directory` (absolute), to a
-    /// whole state (``Recovery``):
+    /// Brings the recording this intent describes, cut short in `directory` (absolute, a real
+    /// directory under `root`, the mocks directory resolved), to a whole state (``Recovery``):
     /// - a pair whose body is in place and whose sidecar is not is finished (the new sidecar
     ///   renamed beside it); when the new sidecar is gone, it is undone instead: the kept old
     ///   body put back, or the new body removed when none was there;
     /// - a collection's move is finished: the parked body renamed to `index` in a directory of
     ///   the collection's name (made when missing), then the sidecar moved beside it.
-    func recover(in directory: String) -> Recovery {
+    ///
+    /// Every file it renames or writes is in `directory` or in the directory holding the
+    /// target, which must resolve (`realpath`) inside `root`, as record mode and file serving
+    /// require (`docs/files.md`: no request reads or writes outside the directory); when it
+    /// does not (a symlink leading out), nothing is done: ``Recovery/refused(file:reason:)``.
+    /// Tester finding tester26a-F5: recovery followed such a symlink and wrote the sidecar
+    /// outside the mocks directory.
+    func recover(in directory: String, root: String) -> Recovery {
+        let (file, holder) = switch self {
+        case let .pair(target, _, _, _):
+            (directory + "/" + target, target.lastIndex(of: "/").map { directory + "/" + target[..<$0] } ?? directory)
+        case let .index(collection, _, _): (directory + "/" + collection, directory + "/" + collection)
+        }
+        if Self.inode(holder) != nil, !Self.isInside(resolving: holder, root: root) {
+            return .refused(file: file, reason: "'\(holder)' leads out of the mocks directory (a symlink)")
+        }
         switch self {
         case let .pair(target, body, sidecar, kept):
             let path = directory + "/" + target
@@ -148,6 +167,13 @@ enum RecordingIntent: Equatable {
             }
             return moved ? .done(file: index, what: "finished moving the collection's file into its directory's index, its sidecar beside it") : .nothing
         }
+    }
+
+    /// Whether `path` resolves (`realpath`, symlinks followed) to `root` or a path inside it
+    /// (its bytes start with `root` and a `/`, as ``FileMockDirectory/confined(_:)`` checks).
+    private static func isInside(resolving path: String, root: String) -> Bool {
+        guard let resolved = FileMockDirectory.realPath(path) else { return false }
+        return resolved == root || resolved.utf8.starts(with: (root + "/").utf8)
     }
 
     /// The inode of the entry at `path` (`lstat`), nil when there is none.

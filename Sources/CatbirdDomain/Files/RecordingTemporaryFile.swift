@@ -58,6 +58,10 @@ public enum RecordingTemporaryFile {
         /// Recordings cut short between their renames and brought to a whole state from their
         /// intent (``RecordingIntent/recover(in:)``): the file, the process id, what was done.
         public var recovered: [(path: String, processID: Int, what: String)] = []
+        /// Recordings whose intent was not acted on, as their target leads out of the mocks
+        /// directory (``RecordingIntent/Recovery/refused(file:reason:)``, tester26a-F5): the
+        /// file, the process id, why; the intent and its temporary files are removed.
+        public var refused: [(path: String, processID: Int, reason: String)] = []
         /// Stale files kept, with why: one that could not be removed (a read-only directory), or
         /// an intent whose recording could not be finished, with the files it holds.
         public var kept: [(path: String, reason: String)] = []
@@ -70,7 +74,7 @@ public enum RecordingTemporaryFile {
         public var stopped = false
     }
 
-    /// Removes, under `root` (a mocks directory, absolute; symlinks are not followed), every
+    /// Removes, under `root` (a mocks directory, absolute and resolved; symlinks are not followed), every
     /// temporary file whose process is not a running Catbird (``TemporaryFileOwner``): its id
     /// names no process, or it is this process's id (called at start-up, before this process
     /// records anything: a Catbird in a container is often pid 1 at every start), a zombie, or
@@ -121,25 +125,29 @@ public enum RecordingTemporaryFile {
                     continue
                 }
             }
-            removeStale(stale, in: directory, into: &sweep)
+            removeStale(stale, in: directory, root: root, into: &sweep)
         }
         return sweep
     }
 
     /// Handles the stale files of one directory: its intents first (each recovered, then
     /// removed unless its recovery failed), then the temporary files no failed recovery holds.
+    /// `root` is the mocks directory, resolved: no recovery renames outside it (tester26a-F5).
     private static func removeStale(
-        _ stale: [(name: String, processID: Int, owner: TemporaryFileOwner)], in directory: String, into sweep: inout Sweep
+        _ stale: [(name: String, processID: Int, owner: TemporaryFileOwner)], in directory: String, root: String,
+        into sweep: inout Sweep
     ) {
         var held: Set<String> = []
         for file in stale where isIntent(file.name) {
             let path = directory + "/" + file.name
             let intent = FileManager.default.contents(atPath: path).flatMap { RecordingIntent(json: $0, processID: file.processID) }
-            switch intent?.recover(in: directory) ?? .nothing {
+            switch intent?.recover(in: directory, root: root) ?? .nothing {
             case .nothing:
                 break
             case let .done(recorded, what):
                 sweep.recovered.append((path: recorded, processID: file.processID, what: what))
+            case let .refused(recorded, reason):
+                sweep.refused.append((path: recorded, processID: file.processID, reason: reason))
             case let .failed(recorded, reason, names):
                 held.formUnion(names + [file.name])
                 sweep.kept.append(

@@ -197,16 +197,71 @@ struct CatbirdHandler: HTTPHandler {
         return .later { [serving] responder in
             upstream.forward(request, to: destination, isWanted: { responder.isWaiting }) { answer in
                 guard responder.isWaiting else {
-                    return deliverToGone(answer, request, destination: destination, tenant: tenant, chosen: chosen, to: responder)
+                    return deliverToGone(placed(answer), request, destination: destination, tenant: tenant, chosen: chosen, to: responder)
                 }
                 let (sent, ticket) = serving.journal(
                     request: request, response: answer.response, responseHeadersJSON: nil,
                     answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath,
                     problem: answer.notRecorded, measured: answer.measured, time: chosen)
-                deliver(
-                    sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder,
-                    otherwise: upstream.forwarding.generated(Journal.notJournaled))
+                let release: @Sendable () -> Void = {
+                    deliver(
+                        sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder,
+                        otherwise: upstream.forwarding.generated(Journal.notJournaled))
+                }
+                guard let pending = answer.pending else { return release() }
+                settle(pending, onceCommitted: ticket, request, then: release)
             }
+        }
+    }
+
+    /// With `--durability strict` and `--record` (tester finding tester26a-F8): places the
+    /// recording `pending` once the journal entry behind `ticket` is committed, or discards it
+    /// when the entry never will be (the answer withheld, the client getting the 503 instead),
+    /// with a warning; then runs `release`, which sends the answer (or the 503), so that a
+    /// client that has its answer finds its recording. Off the journal writer's thread, which
+    /// must not wait for the mocks directory's lock. A recording that cannot be placed after
+    /// the commit is logged and the entry's `problem` amended (``Journal/amend(_:problem:)``).
+    private func settle(
+        _ pending: FileMockRecorder.PendingRecording, onceCommitted ticket: JournalTicket, _ request: HTTPRequest,
+        then release: @escaping @Sendable () -> Void
+    ) {
+        journal.whenCommitted(ticket) { [journal, log] committed in
+            DispatchQueue.global().async {
+                if !committed {
+                    pending.discard()
+                    log.warning(
+                        "record mode: \(request.method) \(request.target) not recorded: its journal entry could not be written, so "
+                            + "--durability strict withheld the upstream's answer and sent a 503 instead (docs/files.md#recording)")
+                } else if let error = Self.place(pending, log: log) {
+                    journal.amend(ticket, problem: error.notRecordedProblem)
+                }
+                release()
+            }
+        }
+    }
+
+    /// `answer` with its pending recording (``UpstreamServing/Answer/pending``) placed now: for
+    /// an answer whose client is gone, journaled without waiting for a commit, recorded as
+    /// record mode does in every mode (docs/files.md#recording).
+    private func placed(_ answer: UpstreamServing.Answer) -> UpstreamServing.Answer {
+        guard let pending = answer.pending else { return answer }
+        var placed = answer
+        placed.pending = nil
+        if let error = Self.place(pending, log: log) {
+            placed.recordedPath = nil
+            placed.notRecorded = error.notRecordedProblem
+        }
+        return placed
+    }
+
+    /// Renames `pending` into place; the error, logged, when that fails.
+    private static func place(_ pending: FileMockRecorder.PendingRecording, log: Logger) -> FileMockError? {
+        do throws(FileMockError) {
+            _ = try pending.place()
+            return nil
+        } catch {
+            log.warning("record mode: \(error)")
+            return error
         }
     }
 

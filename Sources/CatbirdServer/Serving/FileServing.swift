@@ -35,10 +35,7 @@ struct FileServing: Sendable {
         } catch {
             return Answer(response: APIError(status: 500, reason: "\(error)").response, path: "")
         }
-        var headers = HTTPHeaders(mock.headers)
-        if !mock.headers.contains(where: { $0.name.lowercased() == "etag" }) {
-            headers.add(name: "ETag", value: mock.entityTag)
-        }
+        var headers = Self.headers(of: mock)
         if mock.status == 200, request.method == "GET" || request.method == "HEAD",
            let condition = request.headers.first("If-None-Match"), mock.matches(ifNoneMatch: condition) {
             let kept = headers.fields.filter {
@@ -51,8 +48,7 @@ struct FileServing: Sendable {
         var region = 0..<mock.size
         // An empty file has no part to send: it goes out as given, as an empty mock does
         // (tester finding try10a F4: an empty file answered `bytes=0-` with 416).
-        if mock.size > 0, RangedAnswer.takesRanges(status: mock.status, headers: headers) {
-            headers = RangedAnswer.advertising(headers)
+        if Self.takesRanges(mock, headers: headers) {
             switch RangedAnswer.outcome(of: request, headers: headers, length: mock.size) {
             case .whole: break
             case let .part(part):
@@ -91,6 +87,25 @@ struct FileServing: Sendable {
             return Answer(response: APIError(status: 500, reason: "file mock '\(mock.path)' shrank while it was read").response, path: mock.path)
         }
         return Answer(response: HTTPResponse(status: status, headers: headers, body: Array(part)), path: mock.path)
+    }
+
+    /// The header fields a file's answer (a 200 to a request without `Range`) carries: the
+    /// file's own, an `ETag` unless they have one, and `Accept-Ranges: bytes` when it takes byte
+    /// ranges (``takesRanges(_:headers:)``). Record mode measures a recording's head with these
+    /// before writing it (``UpstreamServing/replayHeadProblem(_:to:cors:)``): a replay adds the
+    /// two fields the live answer may not have had (tester finding tester26a-F6).
+    static func headers(of mock: FileMock) -> HTTPHeaders {
+        var headers = HTTPHeaders(mock.headers)
+        if !mock.headers.contains(where: { $0.name.lowercased() == "etag" }) {
+            headers.add(name: "ETag", value: mock.entityTag)
+        }
+        return takesRanges(mock, headers: headers) ? RangedAnswer.advertising(headers) : headers
+    }
+
+    /// Whether `mock`, sent with `headers`, takes byte ranges (docs/files.md#byte-ranges): it has
+    /// a byte to send a part of, and ``RangedAnswer/takesRanges(status:headers:)`` says so.
+    private static func takesRanges(_ mock: FileMock, headers: HTTPHeaders) -> Bool {
+        mock.size > 0 && RangedAnswer.takesRanges(status: mock.status, headers: headers)
     }
 
     /// What the 404's reason says about the mocks directory when no file answered `request`

@@ -15,6 +15,9 @@ struct UpstreamServing: Sendable {
     /// `--cors`: the answer goes out with CORS fields for an allowed origin (``CORS``), counted
     /// when its head is measured before recording; nil when off.
     let cors: CORS?
+    /// `--durability strict`: a recording is staged, and placed only once the answer's journal
+    /// entry is committed (``Answer/pending``; tester finding tester26a-F8).
+    var recordsOnceJournaled = false
     /// Keeps the admin token from the upstream (``AdminAccess/removingToken(from:)``).
     let admin: AdminAccess
     let log: Logger
@@ -23,8 +26,12 @@ struct UpstreamServing: Sendable {
     struct Answer: Sendable {
         var response: HTTPResponse
         var answeredBy: CatbirdRequest.AnsweredBy
-        /// The file written in record mode, or nil.
+        /// The file written in record mode (with ``pending``, the file it will be), or nil.
         var recordedPath: String?
+        /// With ``UpstreamServing/recordsOnceJournaled``: the recording, written under temporary
+        /// names, to place once the journal entry is committed, or discard when it is not (the
+        /// answer withheld: tester finding tester26a-F8). Nil otherwise.
+        var pending: FileMockRecorder.PendingRecording? = nil
         /// The journal entry's `problem`: why record mode did not write this answer
         /// (``FileMockError/notRecordedProblem``), or why the upstream's answer was replaced
         /// (``unsendableStatus(_:)``), or that the server stopped while it was forwarded
@@ -85,6 +92,28 @@ struct UpstreamServing: Sendable {
             + "), so where its body ends is ambiguous (RFC 9112 section 6.3): answered 502 in its place"
     }
 
+    /// Why a replay of `response`'s recording could not serve it to the very same request, or
+    /// nil when it could: a file answer adds an `ETag` and `Accept-Ranges: bytes` the live answer
+    /// may not have had (``FileServing/headers(of:)``), which can take its head past the room
+    /// left beside `request`'s head (docs/protocol.md#response-head-size). Measured as the live
+    /// answer is (``OversizedHead/Outgoing``), with the sidecar's fields and the longest tag a
+    /// file of this size can get. Tester finding tester26a-F6: an answer whose head just fit live
+    /// was recorded and replayed as a 500; docs/files.md#recording: "an answer replay could not
+    /// serve as received is not recorded".
+    static func replayHeadProblem(_ response: HTTPResponse, to request: HTTPRequest, cors: CORS?) -> String? {
+        let fields = FileMockRecorder.sidecarFields(response.headers.fields)
+        let length = response.body.count
+        let mock = FileMock(
+            path: "", size: length, status: response.status, headers: fields,
+            entityTag: FileMock.entityTag(headers: fields, size: length, modified: FileMock.latestModified))
+        let replay = HTTPResponse(status: mock.status, headers: FileServing.headers(of: mock), body: response.body)
+        let headSize = OversizedHead.Outgoing(replay, to: request, cors: cors).headSize
+        guard headSize > request.responseHeadRoom else { return nil }
+        return OversizedHead.problem(
+            source: "a file mock of this answer (with the ETag and Accept-Ranges a file answer adds)", size: headSize,
+            room: request.responseHeadRoom)
+    }
+
     /// The journal entry's `problem` for `reason`, why Catbird answered 502 in place of the
     /// upstream's answer: the reason itself, `not recorded: ` first in record mode (`recording`),
     /// which then records nothing (counted in `catbird_recordings_failed_total`). Only the
@@ -123,7 +152,7 @@ struct UpstreamServing: Sendable {
         var sent = request
         sent.headers = HTTPHeaders(admin.removingToken(from: request.headers.fields))
         let outbound = forwarding.outboundRequest(sent, to: destination)
-        client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors] result in
+        client.send(outbound, isWanted: isWanted) { [forwarding, recorder, log, cors, recordsOnceJournaled] result in
             switch result {
             case let .success(upstream):
                 if let reason = Self.unsendable(upstream) {
@@ -137,6 +166,7 @@ struct UpstreamServing: Sendable {
                 }
                 let (response, leftOut) = forwarding.response(from: upstream, method: request.method)
                 var path: String?
+                var pending: FileMockRecorder.PendingRecording?
                 var notRecorded: String?
                 // Measured as MockServing measures it before sending, CORS fields included, once:
                 // MockServing's check before sending reuses it (Answer.measured).
@@ -158,10 +188,20 @@ struct UpstreamServing: Sendable {
                     notRecorded = skipped
                 } else if let recorder {
                     do throws(FileMockError) {
-                        path = try recorder.record(
+                        if let problem = Self.replayHeadProblem(response, to: request, cors: cors) {
+                            recorder.failures.add(1, ordering: .relaxed)
+                            throw .cannotReplay(target: request.target, reason: problem)
+                        }
+                        let staged = try recorder.stage(
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body,
                             fieldsNotUTF8: upstream.fieldsNotUTF8)
+                        if recordsOnceJournaled {
+                            pending = staged
+                            path = staged.path
+                        } else {
+                            path = try staged.place()
+                        }
                         if let path, let replaced = recorder.replacedTarget(
                             path: path, target: request.target, tenant: CatbirdHandler.tenant(of: request)) {
                             if replaced.first { log.warning("record mode: \(replaced.logged) (said once per file; each entry's problem says it)") }
@@ -173,8 +213,8 @@ struct UpstreamServing: Sendable {
                     }
                 }
                 completion(Answer(
-                    response: response, answeredBy: destination.answeredBy, recordedPath: path, notRecorded: notRecorded,
-                    measured: measured))
+                    response: response, answeredBy: destination.answeredBy, recordedPath: path, pending: pending,
+                    notRecorded: notRecorded, measured: measured))
             case .failure(.cancelled):
                 completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
