@@ -116,11 +116,13 @@ final class JournalTenantShareTests: XCTestCase {
         defer { server.removeFiles() }
         let hold = try JournalWriterHold(server)
         defer { hold.end() }
+        let sentAt = ContinuousClock.now
         var uploads = try sendUploads(server, downloads: downloads)
         usleep(300_000)
         XCTAssertGreaterThan(try E2E.metrics(client)["catbird_journal_held_entries"] ?? -1, 0)
         let gone = uploads.removeLast()
         gone.hangUp()
+        let waited = ContinuousClock.now - sentAt  // at most: the gone upload was sent last
         usleep(300_000)
         // Given back when the hang-up is noticed, while the answer would still be held
         // (tester25a-F11: only once the hold ended; the mock, used up, got others a 404).
@@ -130,6 +132,7 @@ final class JournalTenantShareTests: XCTestCase {
         }
         XCTAssertEqual(JSONNumber.int(try mock()?["remainingLimit"]), 1, "the use is back while the writer is still held")
         XCTAssertGreaterThan(try E2E.metrics(client)["catbird_journal_held_entries"] ?? -1, 0, "still held")
+        usleep(1_000_000)  // held on after the hang-up, which its entry's duration must not count
 
         try hold.release()
         for upload in uploads { XCTAssertEqual(try upload.readResponse().status, 200) }
@@ -140,6 +143,10 @@ final class JournalTenantShareTests: XCTestCase {
         XCTAssertEqual(JSONNumber.int((entry["response"] as? [String: Any])?["status"]), 499)
         XCTAssertEqual(entry["answeredBy"] as? String, "none")
         XCTAssertTrue(E2E.isNull(entry["mockId"]))
+        // The time it waited until it hung up, not the whole hold after it (tester26b-F1:
+        // 3,896 ms for a client that left 0.5 s in); here at least 1.3 s more.
+        let bound = waited / .milliseconds(1) + 500
+        XCTAssertLessThan(JSONNumber.double(entry["durationMs"]) ?? .infinity, bound, "\(entry["durationMs"] ?? "")")
         let statuses = journal.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }
         XCTAssertEqual(statuses.filter { $0 == 200 }.count, Self.uploads - 1)
         // A held answer's entry counts the time it was held, at least the 0.6 s before the

@@ -14,14 +14,17 @@ struct HeldAppends {
         /// room, or the writer succeeds.
         var noRoomSince: ContinuousClock.Instant?
         var hold: JournalHold
-        /// When `entry` was held (or put in place, ``replace(_:of:with:bytes:)``: a replacement
-        /// counts its own time).
-        var since: ContinuousClock.Instant = .now
+        /// When `entry` was held; nil for a replacement (``replace(_:of:with:bytes:)``), whose
+        /// answer no longer waits: it counts its own time.
+        var since: ContinuousClock.Instant? = .now
 
         /// `entry` as it is queued `now`: its `durationMs` counts the time it was held, during
         /// which its answer waited too (the answer leaves once it is queued; tester25a-F10: a
-        /// 9 s wait journaled as 0.08 ms, while the log line said 10013 ms).
+        /// 9 s wait journaled as 0.08 ms, while the log line said 10013 ms). A replacement's
+        /// stays as made (tester26b-F1: the 499 of a client that left 0.5 s in said 3,896 ms,
+        /// the whole hold).
         func entryQueued(now: ContinuousClock.Instant) -> JournalEntry {
+            guard let since else { return entry }
             var queued = entry
             queued.durationMs += (now - since) / .milliseconds(1)
             return queued
@@ -56,7 +59,7 @@ struct HeldAppends {
         guard let index = lines[tenant]?.firstIndex(where: { $0.hold === hold }) else { return false }
         lines[tenant]?[index].entry = entry
         lines[tenant]?[index].bytes = bytes
-        lines[tenant]?[index].since = .now
+        lines[tenant]?[index].since = nil
         return true
     }
 
