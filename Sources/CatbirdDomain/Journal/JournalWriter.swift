@@ -8,9 +8,10 @@ import Synchronization
 ///
 /// `append` never touches the disk; it blocks only when `capacity` entries or `byteCapacity`
 /// bytes are already waiting (back-pressure rather than loss), except while the writer is stuck
-/// (its rounds fail, or one has waited ``stuckRound`` for the database), when the entry of a
-/// tenant that fills the queue is dropped at once rather than holding a worker other tenants need
-/// (``enqueue(_:bytes:tenant:)``, tester25a-F9). ``flush(for:)`` waits until
+/// (its rounds fail, or one has waited ``stuckRound`` for the database), when an entry the full
+/// queue has no room for is dropped at once rather than holding a worker other tenants need,
+/// the tenants that fill it first (``enqueue(_:bytes:tenant:)``, tester25a-F9, tester26b-F5).
+/// ``flush(for:)`` waits until
 /// everything a tenant appended before the call is committed, which is how journal queries read
 /// their own writes; ``flush()`` waits for every tenant's.
 ///
@@ -57,15 +58,15 @@ public final class JournalWriter: Sendable {
     /// become readable that much later for readers that do not flush (a journal wait, the web
     /// page); at 50,000 requests per second it turns about 10 rows per commit into about 100.
     public static let gatherWindow: Duration = .milliseconds(2)
-    /// How long an append waits for room in a full queue while the writer's rounds fail
-    /// (``failure``) before it drops its entry (counted in ``JournalWriterStatistics/droppedRows``;
-    /// its mock hit is kept, ``HeldHits``): 2 s. Not the entry of a tenant that already fills
-    /// the queue: that one is dropped at once, and the other tenants' entries find room past the
-    /// bounds (`State.roomWhileStuck`, tester25a-F9). While the writer succeeds an append waits
-    /// for room however long it takes (back-pressure).
+    /// How long a held entry (``appendOrHold(_:)``) waits while the writer's rounds fail and the
+    /// whole queue has no room for it before it is dropped (counted in
+    /// ``JournalWriterStatistics/droppedRows``; its mock hit is kept, ``HeldHits``): 2 s. A plain
+    /// append never waits while the writer is stuck: it is queued or dropped at once
+    /// (`State.roomWhileStuck`, tester25a-F9, tester26b-F5). While the writer succeeds an append
+    /// waits for room however long it takes (back-pressure).
     public static let appendPatience: Duration = .seconds(2)
     /// How long a round may be under way before the writer counts as stuck for the room of a
-    /// full queue, as while its rounds fail (``failure``): 2 s, as long as an append waits for
+    /// full queue, as while its rounds fail (``failure``): 2 s, as long as a held entry waits for
     /// room while they fail (``appendPatience``). A busy file's first round waits its 5 s busy
     /// timeout before it fails, while the queue fills and every append waits for room
     /// (tester25a-F9: another tenant's hit waited 4.7 s then); healthy rounds take milliseconds,
@@ -165,16 +166,6 @@ public final class JournalWriter: Sendable {
         case stopped
 
         static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
-    }
-
-    /// An append's room while the writer is stuck (``State/roomWhileStuck(for:of:capacity:byteCapacity:)``).
-    private enum StuckRoom {
-        /// The entry is queued now.
-        case room
-        /// The entry waits for room.
-        case noRoom
-        /// The entry is dropped now: its tenant already fills the queue.
-        case dropAtOnce
     }
 
     private struct State {
@@ -309,15 +300,14 @@ public final class JournalWriter: Sendable {
             waiting == 0 || (waiting < capacity && queuedBytes + bytes <= byteCapacity)
         }
 
-        /// An append's room while the writer is stuck (``isStuck``: its rounds fail, or the
-        /// round under way has waited ``JournalWriter/stuckRound`` for the database), once the
-        /// queue is full, counting the round under way (``inRound``: a failing round is given
-        /// back): the entry of a tenant that already has a sixteenth of the queue's entries or
-        /// bytes queued (1,024 entries or 1 MiB by default; a tenant with none queued never has)
-        /// is dropped at once (``StuckRoom/dropAtOnce``; its mock hit kept, as any dropped
-        /// entry's: ``HeldHits``); the other tenants' entries may pass the queue's bounds by an
-        /// eighth (2,048 entries, 2 MiB), and only past that wait for room (while the rounds
-        /// fail, up to ``JournalWriter/appendPatience``). Until full, the queue takes every entry.
+        /// Whether an append is queued while the writer is stuck (``isStuck``: its rounds fail,
+        /// or the round under way has waited ``JournalWriter/stuckRound`` for the database);
+        /// false: it is dropped at once (its mock hit kept, as any dropped entry's: ``HeldHits``),
+        /// never waited for. Until full (counting the round under way, ``inRound``: a failing
+        /// round is given back), the queue takes every entry. Once full, the entry of a tenant
+        /// that fills it (``QueuedByTenant/fills(_:)``: at least half the mean queued per tenant;
+        /// a tenant with none queued never does) is dropped; the other tenants' entries may pass
+        /// the queue's bounds by an eighth (2,048 entries, 2 MiB), and are dropped past that.
         ///
         /// Tester finding tester25a-F9: while a write lock held the writer, one tenant's 16
         /// connections flooding hits filled the queue (16,384 entries), and each of their
@@ -326,7 +316,10 @@ public final class JournalWriter: Sendable {
         /// tenant's single hits waited behind them 4.7 s and 9.9 s (0.054 s at most without the
         /// lock). Nothing leaves the queue while the writer is stuck, so waiting gives a tenant that
         /// fills it no room, only holds the workers every tenant shares; dropped at once, its
-        /// entries' answers leave at once too. Parking them instead (``appendOrHold(_:)``)
+        /// entries' answers leave at once too. Nor does waiting help the others: when many tenants
+        /// flood, each below its sixteenth (tester26b-F5: 32 shards of one `wrk -c16`, about 512
+        /// rows each), the appends past the eighth waited 2 s each, and another tenant's hits
+        /// waited 1.3-7.9 s, a health check 3 s. Parking them instead (``appendOrHold(_:)``)
         /// would hold them for the whole failure, which can last until someone acts. The eighth
         /// past the bounds, rather than one kept within them, is there when the round under way
         /// is first found stuck: by then the flood has filled the whole queue.
@@ -334,16 +327,15 @@ public final class JournalWriter: Sendable {
         /// `byTenant` is counted from here on until a round commits or a probe finds the database
         /// writable (``noteWrites()``): built from the queue the first time (one pass), so
         /// appends pay for it only then.
-        mutating func roomWhileStuck(for bytes: Int, of tenant: TenantID, capacity: Int, byteCapacity: Int) -> StuckRoom {
-            guard waiting + inRound.entries >= capacity || queuedBytes + inRound.bytes + bytes > byteCapacity else { return .room }
+        mutating func roomWhileStuck(for bytes: Int, of tenant: TenantID, capacity: Int, byteCapacity: Int) -> Bool {
+            guard waiting + inRound.entries >= capacity || queuedBytes + inRound.bytes + bytes > byteCapacity else { return true }
             if byTenant == nil {
                 var counted = QueuedByTenant()
                 for index in head..<queue.count { counted.add(JournalWriter.queuedSize(of: queue[index]), of: queue[index].tenant) }
                 byTenant = counted
             }
-            let own = byTenant![tenant]
-            if own.entries > 0 && (own.entries >= capacity / 16 || own.bytes >= byteCapacity / 16) { return .dropAtOnce }
-            return hasRoom(for: bytes, capacity: capacity + capacity / 8, byteCapacity: byteCapacity + byteCapacity / 8) ? .room : .noRoom
+            if byTenant!.fills(tenant) { return false }
+            return hasRoom(for: bytes, capacity: capacity + capacity / 8, byteCapacity: byteCapacity + byteCapacity / 8)
         }
 
         /// Whether `tenant`'s large entry of `bytes` may be queued now (``JournalWriter/appendOrHold(_:)``):
@@ -463,42 +455,28 @@ public final class JournalWriter: Sendable {
     }
 
     /// Queues a truncated `entry` of `bytes` (``queuedSize(of:)``) for `tenant`, waiting for
-    /// room (``append(_:)``). Called with `condition` locked; unlocks it. While the writer is
-    /// stuck (``State/isStuck``) and the queue full, the entry of a tenant that already fills it
-    /// is dropped at once and the others' may pass the bounds by an eighth
-    /// (``State/roomWhileStuck(for:of:capacity:byteCapacity:)``, tester25a-F9); while the
-    /// rounds fail (``failure``), an entry that still finds no room is dropped after
-    /// ``appendPatience``.
+    /// room (``append(_:)``) while the writer is not stuck. Called with `condition` locked;
+    /// unlocks it. While the writer is stuck (``State/isStuck``) it is queued or dropped at once
+    /// (``State/roomWhileStuck(for:of:capacity:byteCapacity:)``, tester25a-F9, tester26b-F5).
     private func enqueue(_ entry: consuming JournalEntry, bytes: Int, tenant: TenantID) -> JournalTicket {
-        var patience: Date?
         while state.phase < .stopping {
-            var room = state.hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity)
-            if room && state.failure == nil { break }  // the usual append: nothing more to check
-            let stuck = state.isStuck
-            if stuck {
-                switch state.roomWhileStuck(for: bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity) {
-                case .room: room = true
-                case .noRoom: room = false
-                case .dropAtOnce: return drop(entry)
-                }
+            if state.hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity) && state.failure == nil {
+                break  // the usual append: nothing more to check
             }
-            if room { break }
-            guard state.failure != nil else {
-                // Back-pressure: wait for room; for a round under way, no longer than until it counts as stuck.
-                patience = nil
-                if !stuck, let since = state.roundSince {
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: (since + Self.stuckRound - .now).timeInterval))
-                } else {
-                    condition.wait()
+            if state.isStuck {
+                // Queued, or dropped at once: an append never holds its worker while nothing
+                // leaves the queue (tester25a-F9, tester26b-F5).
+                guard state.roomWhileStuck(for: bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity) else {
+                    return drop(entry)
                 }
-                continue
+                break
             }
-            // The writer is failing (busy or full file): wait a while, then drop the entry
-            // rather than hold the request for as long as the database refuses writes.
-            if let patience, Date() >= patience { return drop(entry) }
-            let deadline = patience ?? Date(timeIntervalSinceNow: Self.appendPatience.timeInterval)
-            patience = deadline
-            _ = condition.wait(until: deadline)
+            // Back-pressure: wait for room, for a round under way no longer than until it counts as stuck.
+            if let since = state.roundSince {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: (since + Self.stuckRound - .now).timeInterval))
+            } else {
+                condition.wait()
+            }
         }
         // While stopping the writer still drains the queue; once stopped nothing would write it.
         guard state.phase < .stopped else {
