@@ -1,5 +1,6 @@
 import CatbirdTestSupport
 import Foundation
+import Synchronization
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -63,6 +64,48 @@ final class FileSizeLimitTests: XCTestCase {
                 "the write error's case, not the full disk's: \(server.stderrText.suffix(2000))")
             let ended = try server.terminate()
             XCTAssertEqual(ended.status, 0, ended.stderr)
+        }
+    }
+
+    /// Regression (tester findings tester26b-F6 and tester25a-F8): under a file-size limit, with
+    /// the journal queue full of one tenant's flood (its rows dropped at once while the writer
+    /// fails), health said journal rows "stay queued and are written once the database takes
+    /// writes again" while 292,691 had been dropped. It now counts them, as the busy lock's
+    /// reason does.
+    func testHealthCountsTheRowsDroppedUnderAFileSizeLimit() throws {
+        try LaunchedServer.withTemporaryDatabase { server, client, database in
+            try E2E.addMock(client, url: "/flood", body: "ok")
+            XCTAssertEqual(try client.request("GET", "/flood").status, 200)
+            let wal = try FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int ?? 0
+            try setFileSizeLimit(of: server.process.processIdentifier, soft: wal)
+            defer { try? setFileSizeLimit(of: server.process.processIdentifier, soft: nil) }
+
+            // Small hits on 8 connections until the queue (16,384 rows) is full and rows are dropped.
+            let group = DispatchGroup()
+            let port = server.port
+            let done = Atomic(false)
+            for _ in 0..<8 {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    guard let flooder = try? RawHTTPClient(port: port, timeoutSeconds: 30) else { return }
+                    while !done.load(ordering: .relaxed), (try? flooder.request("GET", "/flood"))?.status == 200 {}
+                }.start()
+            }
+            var dropped = 0.0
+            let deadline = Date().addingTimeInterval(60)
+            while dropped == 0, Date() < deadline {
+                usleep(200_000)
+                dropped = try E2E.metrics(client)["catbird_journal_dropped_rows_total"] ?? 0
+            }
+            let health = try client.request("GET", "/catbird/api/health")
+            done.store(true, ordering: .relaxed)
+            _ = group.wait(timeout: .now() + 30)
+            XCTAssertGreaterThan(dropped, 0, "the flood filled the queue")
+            XCTAssertEqual(health.status, 503, health.text)
+            let reason = health.object["reason"] as? String ?? ""
+            XCTAssertTrue(reason.hasPrefix("the database file could not be read or written (disk I/O error)"), reason)
+            XCTAssertTrue(reason.contains(" were dropped meanwhile (lost; each drop is logged; mock hits are kept and written later)"), reason)
         }
     }
 

@@ -26,7 +26,10 @@ enum InfoRoutes {
             Route("GET", "/catbird/api/health", query: nil, lane: .health) { _ in
                 dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
                 try? dependencies.storageFaults.checkFile()  // deleted or replaced: recorded, so `current` has it (T13-F8)
-                if let fault = dependencies.storageFaults.current { return StorageHealth.degraded(fault, durability: dependencies.settings.durability) }
+                if let fault = dependencies.storageFaults.current {
+                    return StorageHealth.degraded(
+                        fault, durability: dependencies.settings.durability, writerFailure: dependencies.journal.writerFailure)
+                }
                 if let failure = dependencies.journal.writerFailure {
                     return StorageHealth.degraded(journalWriter: failure, durability: dependencies.settings.durability)
                 }

@@ -24,8 +24,13 @@ struct StorageHealth: Encodable {
     /// - Parameter durability: what mocks do meanwhile depends on it: served from memory
     ///   (relaxed), or their answers withheld with 503 when their journal rows cannot be written
     ///   (strict: no answer leaves unjournaled; README.md#durability).
-    static func degraded(_ fault: StorageFaults.Fault, durability: Durability) -> HTTPResponse {
-        guard fault.isCorruption else { return degraded(reason: fault.reason, since: fault.since, durability: durability) }
+    /// - Parameter writerFailure: the journal writer's failure meanwhile, if any: the rows it
+    ///   dropped are counted in the reason (tester26b-F6, tester25a-F8: under a file-size limit
+    ///   the reason said rows "stay queued" while 292,691 of them had been dropped).
+    static func degraded(_ fault: StorageFaults.Fault, durability: Durability, writerFailure: JournalWriterFailure? = nil) -> HTTPResponse {
+        guard fault.isCorruption else {
+            return degraded(reason: fault.reason, since: fault.since, durability: durability, droppedRows: writerFailure?.droppedRows ?? 0)
+        }
         let mocks = switch durability {
         case .relaxed: "mocks are still served from memory"
         case .strict: "a mock's answer whose journal row cannot be written is withheld (503; --durability strict)"
@@ -51,9 +56,7 @@ struct StorageHealth: Encodable {
         case .relaxed: "mocks are still served from memory"
         case .strict: "mocks' answers are withheld until their journal rows are written (--durability strict)"
         }
-        let dropped = failure.droppedRows.counted("journal row", "journal rows")
-        let lost = "\(dropped) \(failure.droppedRows == 1 ? "was" : "were") dropped meanwhile (lost; each drop is logged"
-            + (durability == .relaxed ? "; mock hits are kept and written later)" : ")")
+        let lost = droppedMeanwhile(failure.droppedRows, durability: durability)
         let what =
             if failure.keptQueued {
                 "its rows and mock hits stay queued and are written once the database takes writes again; journal reads that "
@@ -67,7 +70,15 @@ struct StorageHealth: Encodable {
         return JSONBody.response(StorageHealth(reason: reason, since: Timestamp.string(from: failure.since)), status: 503)
     }
 
-    static func degraded(reason: String, since: Date, durability: Durability) -> HTTPResponse {
+    /// `N journal rows were dropped meanwhile (lost; each drop is logged; mock hits are kept and
+    /// written later)` (the hits' clause with relaxed durability only): the rows a failing
+    /// writer dropped (``JournalWriterFailure/droppedRows``).
+    private static func droppedMeanwhile(_ rows: Int, durability: Durability) -> String {
+        "\(rows.counted("journal row", "journal rows")) \(rows == 1 ? "was" : "were") dropped meanwhile (lost; each drop is logged"
+            + (durability == .relaxed ? "; mock hits are kept and written later)" : ")")
+    }
+
+    static func degraded(reason: String, since: Date, durability: Durability, droppedRows: Int = 0) -> HTTPResponse {
         let mocks = switch durability {
         case .relaxed:
             "a control change that cannot be written is refused (503); journal rows and mock hits that cannot be written "
@@ -77,6 +88,7 @@ struct StorageHealth: Encodable {
             "a control change that cannot be written is refused (503), and mocks' answers are withheld (503) while their "
                 + "journal rows cannot be written, since --durability strict sends no answer unjournaled"
         }
-        return JSONBody.response(StorageHealth(reason: "\(reason): \(mocks)", since: Timestamp.string(from: since)), status: 503)
+        let dropped = droppedRows > 0 ? "; " + droppedMeanwhile(droppedRows, durability: durability) : ""
+        return JSONBody.response(StorageHealth(reason: "\(reason): \(mocks)\(dropped)", since: Timestamp.string(from: since)), status: 503)
     }
 }
