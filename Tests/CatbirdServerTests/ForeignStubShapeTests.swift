@@ -145,6 +145,27 @@ final class ForeignStubShapeTests: ServerTestCase {
         let reason = imported.object["reason"] as? String ?? ""
         XCTAssertTrue(reason.contains(#"Not carried over: "method": "ANY" or none (Catbird compares methods exactly: GET is shown"#), reason)
         XCTAssertTrue(reason.contains(#""queryParameters" (a url pattern matches the query too"#), reason)
+        XCTAssertTrue(reason.contains(
+            "This is the first of the 2 posted; post each of the other 1 alone for its action and what it does not carry over."), reason)
+    }
+
+    /// Regression (tester finding tester26b-F2), the exact mappings file and a MockServer array:
+    /// only the first stub's action was shown, and nothing said there were others (the second's
+    /// `Content-Length`, which update refuses, went unmentioned). The reason now counts them; the
+    /// second posted alone names its `Content-Length`.
+    func testSeveralStubsPostedAtOnceAreCounted() throws {
+        let second = #"{"request":{"method":"GET","url":"/m2"},"response":{"status":201, "headers":{"Content-Length":"3"}}}"#
+        let mappings = #"{"mappings":[{"request":{"method":"GET","url":"/m1"},"response":{"status":200}},"# + second + "]}"
+        let refused = try client.json("POST", "/catbird/api/mocks", mappings, headers: [("X-Catbird-Parallel-Id", "mm")])
+        E2E.assertError(refused, status: 400, reasonContains: "This is the first of the 2 posted; post each of the other 1 alone")
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", second), status: 400,
+            reasonContains: #"Not carried over: the response header "Content-Length" (refused by update: "#)
+        let array = #"[{"httpRequest":{"path":"/a"},"httpResponse":{"statusCode":200}},"#
+            + #"{"httpRequest":{"path":"/b"},"httpResponse":{"statusCode":200}},{"httpRequest":{"path":"/c"}}]"#
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", array), status: 400,
+            reasonContains: "This is the first of the 3 posted; post each of the other 2 alone")
     }
 
     /// Regression (fix18c's report), the exact stub: a `base64Body` that is not padded base64

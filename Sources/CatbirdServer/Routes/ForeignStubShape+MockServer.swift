@@ -6,7 +6,7 @@ import Foundation
 /// table; every key of the expectation, its request and its response that is not translated is
 /// named under "Not carried over" (tester finding T18A-F2).
 extension ForeignStubShape {
-    static func reason(mockServer expectation: [String: JSONValue], many: Bool) -> String {
+    static func reason(mockServer expectation: [String: JSONValue], count: Int) -> String {
         var t = Translation()
         t.noteUnread(expectation, read: ["httpRequest", "httpResponse", "times"], ignored: ["id"], hints: ["priority": priorityHint])
         t.noURL = "the expectation has no \"path\" (MockServer then matches every path)"
@@ -98,7 +98,7 @@ extension ForeignStubShape {
         if case let .object(times)? = expectation["times"], case let .number(remaining)? = times["remainingTimes"] {
             t.response.limit = Int(remaining)
         }
-        return t.reason("a MockServer expectation ({\"httpRequest\": …, \"httpResponse\": …})", many: many)
+        return t.reason("a MockServer expectation ({\"httpRequest\": …, \"httpResponse\": …})", count: count)
     }
 
     /// MockServer's request body matcher `body` (its `"type"` read from its value key) as a

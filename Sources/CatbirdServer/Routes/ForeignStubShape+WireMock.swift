@@ -29,7 +29,7 @@ extension ForeignStubShape {
         "queryParameters": queryHint,
     ]
 
-    static func reason(wireMock stub: [String: JSONValue], many: Bool) -> String {
+    static func reason(wireMock stub: [String: JSONValue], count: Int) -> String {
         var t = Translation()
         t.noteUnread(stub, read: ["request", "response"], ignored: wireMockIdentityKeys, hints: [
             "priority": priorityHint,
@@ -114,7 +114,7 @@ extension ForeignStubShape {
                 response, read: ["status", "headers", "jsonBody", "body", "base64Body", "fixedDelayMilliseconds"],
                 hints: ["bodyFileName": "send the file's bytes as \"body\", or use --mocks-dir"])
         }
-        return t.reason("a WireMock stub mapping ({\"request\": …, \"response\": …})", many: many)
+        return t.reason("a WireMock stub mapping ({\"request\": …, \"response\": …})", count: count)
     }
 
     /// WireMock's url key `key` with the text `value` as a url pattern: `url` equal (path and

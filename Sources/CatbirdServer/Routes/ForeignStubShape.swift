@@ -19,20 +19,20 @@ enum ForeignStubShape {
     static func reason(for body: [UInt8]) -> String? {
         guard let value = JSONValue(json: Data(body)) else { return nil }
         var stub = value
-        var many = false
+        var count = 1
         if case let .array(items) = value, let first = items.first {
             stub = first
-            many = items.count > 1
+            count = items.count
         }
         // A body with Catbird's own "type" or "pattern" is an action with a mistake (`"action":
         // "update"` for "type", lead finding L19-F1: its "response" made it a WireMock stub
         // with no url): the decoder's own reason (`unknown key "action"`) says what is wrong.
         guard case let .object(members) = stub, members["type"] == nil, members["pattern"] == nil else { return nil }
         if case let .array(mappings)? = members["mappings"], let first = mappings.first, case let .object(mapping) = first {
-            return reason(wireMock: mapping, many: mappings.count > 1)
+            return reason(wireMock: mapping, count: mappings.count)
         }
-        if members["request"] != nil || members["response"] != nil { return reason(wireMock: members, many: many) }
-        if members["httpRequest"] != nil || members["httpResponse"] != nil { return reason(mockServer: members, many: many) }
+        if members["request"] != nil || members["response"] != nil { return reason(wireMock: members, count: count) }
+        if members["httpRequest"] != nil || members["httpResponse"] != nil { return reason(mockServer: members, count: count) }
         return nil
     }
 
@@ -163,14 +163,14 @@ enum ForeignStubShape {
         /// The reason: `kind` named, the action as JSON (a long response body left out; no url
         /// when none was translated, and a sentence saying so), the notes. The parts `update`
         /// would refuse are left out of the action and named (``dropRefused()``).
-        func reason(_ kind: String, many: Bool) -> String {
+        func reason(_ kind: String, count: Int) -> String {
             var t = self
             t.dropRefused()
-            return t.checkedReason(kind, many: many)
+            return t.checkedReason(kind, count: count)
         }
 
-        /// ``reason(_:many:)`` of a translation ``dropRefused()`` has checked.
-        private func checkedReason(_ kind: String, many: Bool) -> String {
+        /// ``reason(_:count:)`` of a translation ``dropRefused()`` has checked.
+        private func checkedReason(_ kind: String, count: Int) -> String {
             // A placeholder url, taken out of the JSON below when none was translated.
             let placeholder = PatternMatch(kind: .equal, value: "\u{0}no url")
             let pattern = pattern(url: placeholder)
@@ -188,10 +188,17 @@ enum ForeignStubShape {
                 noURLSaid = " The action has no url: \(noURL); add \"url\" to its pattern (the wildcard \"*\" answers every url "
                     + "of its method and, the first added mock winning, shadows the mocks added after it)."
             }
-            let one = many ? "; Catbird takes one action per call: post each mock on its own" : ""
+            let one = count > 1 ? "; Catbird takes one action per call: post each mock on its own" : ""
             let said = notes.isEmpty ? "" : " Not carried over: " + notes.joined(separator: "; ") + "."
+            // Only the first of several is translated (the reason is bounded); the others are named
+            // by their count, not passed over (tester26b-F2: a mappings file's second stub and its
+            // refused Content-Length went unmentioned).
+            let others = count > 1
+                ? " This is the first of the \(count) posted; post each of the other \(count - 1) alone for its action and what "
+                    + "it does not carry over."
+                : ""
             return "this is \(kind), not a Catbird action: POST /catbird/api/mocks takes {\"type\": \"update\", \"pattern\": …, "
-                + "\"response\": …}\(one). The same mock as a Catbird action: \(action)\(noURLSaid)\(said) "
+                + "\"response\": …}\(one). The same mock as a Catbird action: \(action)\(noURLSaid)\(said)\(others) "
                 + "(README.md#coming-from-wiremock-or-mockserver)"
         }
 
