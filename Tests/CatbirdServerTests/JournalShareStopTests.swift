@@ -24,11 +24,7 @@ final class JournalShareStopTests: XCTestCase {
         usleep(300_000)
         XCTAssertGreaterThan(try E2E.metrics(client)["catbird_journal_held_entries"] ?? -1, 0)
 
-        let stopped = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            server.stop()
-            stopped.signal()
-        }
+        let stopped = server.stopInBackground()
         usleep(500_000)
         try hold.release()
         XCTAssertEqual(stopped.wait(timeout: .now() + 30), .success, "the stop ends")

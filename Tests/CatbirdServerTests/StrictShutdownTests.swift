@@ -25,11 +25,7 @@ final class StrictShutdownTests: XCTestCase {
         try client.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         E2E.waitUntilWaiting(server, 1)  // parked, waiting for the commit the lock holds up
 
-        let stopped = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            server.stop()
-            stopped.signal()
-        }
+        let stopped = server.stopInBackground()
         usleep(300_000)
         try writer.release()
         let answer = try client.readResponse()
@@ -79,11 +75,7 @@ final class StrictShutdownTests: XCTestCase {
         let waiting = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         try waiting.send(raw: Array("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         E2E.waitUntilWaiting(server, 1)
-        let stopped = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            server.stop()
-            stopped.signal()
-        }
+        let stopped = server.stopInBackground()
         usleep(1_500_000)  // past the grace second, /waiting still waiting
         let refused = try late.request("GET", "/late")
         try writer.release()

@@ -68,6 +68,17 @@ public final class TestServer: @unchecked Sendable {
         server = nil
     }
 
+    /// Starts ``stop()`` on a thread of its own, for a test that acts while the stop waits (a
+    /// held write lock let go, a parked answer read); the semaphore is signalled once it ended.
+    public func stopInBackground() -> DispatchSemaphore {
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            self.stop()
+            stopped.signal()
+        }
+        return stopped
+    }
+
     /// Stops the server and deletes its directory.
     public func removeFiles() {
         stop()
