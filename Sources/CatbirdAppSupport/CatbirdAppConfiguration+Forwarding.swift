@@ -90,6 +90,10 @@ extension CatbirdAppConfiguration {
             lock.unlock()
             guard let load else { return }
             let instance = load.instance
+            // Stopped by the app's session (stopLoading): its client must not be called any more
+            // (swift-corelibs-foundation stops the process when a task no longer in the session's
+            // registry is answered, after invalidateAndCancel()).
+            guard !instance.forwarding.isCancelled else { return }
             if load.redirected {
                 instance.client?.urlProtocol(instance, didFailWithError: CocoaError(.userCancelled))
                 return

@@ -154,13 +154,32 @@ extension CatbirdAppConfiguration {
             return !cancelled
         }
 
+        /// Whether ``cancel()`` was called (the app's session stopped the load).
+        var isCancelled: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return cancelled
+        }
+
+        /// Marks the forwarding cancelled and cancels its task from another queue: the URL
+        /// loading system calls `stopLoading` on the sessions' shared work queue
+        /// (swift-corelibs-foundation), and cancelling a task of another session there waits for
+        /// that same queue, which libdispatch stops with a crash (CI run of e7bd104, a session's
+        /// `invalidateAndCancel()` while a forwarded request was under way).
         func cancel() {
             lock.lock()
             cancelled = true
-            let task = self.task
+            let task = self.task.map(SendableTask.init)
             lock.unlock()
-            task?.cancel()
+            guard let task else { return }
+            DispatchQueue.global().async { task.task.cancel() }
         }
+    }
+
+    /// A forwarding task handed to the queue that cancels it.
+    private struct SendableTask: @unchecked Sendable {
+        // @unchecked Sendable: `URLSessionTask.cancel()` may be called from any thread.
+        let task: URLSessionDataTask
     }
 
     /// Registers ``RedirectingURLProtocol`` for this configuration with `URLProtocol`, so that

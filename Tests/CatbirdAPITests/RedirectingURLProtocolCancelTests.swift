@@ -1,0 +1,70 @@
+import CatbirdAPI
+import CatbirdAppSupport
+import CatbirdTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+/// Cancelling a request while `RedirectingURLProtocol` forwards it (CI run of e7bd104: a
+/// session's `invalidateAndCancel()` during a forwarded request crashed the test process, the
+/// protocol cancelling its forwarding task on the URL sessions' shared work queue).
+final class RedirectingURLProtocolCancelTests: XCTestCase {
+    override func tearDown() {
+        CatbirdAppConfiguration.unregisterURLProtocol()
+        super.tearDown()
+    }
+
+    func testCancellingAForwardedRequestEndsItWithCancelled() throws {
+        try checkCancel { session, _ in session.invalidateAndCancel() }
+    }
+
+    func testCancellingTheTaskEndsItWithCancelled() throws {
+        try checkCancel { _, task in task.cancel() }
+    }
+
+    /// Starts a request whose mock answers after 20 s, lets the protocol forward it, calls
+    /// `cancel`, and expects the request to end with `URLError.cancelled` long before the answer.
+    private func checkCancel(_ cancel: (URLSession, URLSessionDataTask) -> Void) throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("cancel-proto")
+        try catbird.send(.update(RequestPattern(method: .GET, url: "/slow"), ResponseMock(body: Data("late".utf8), delay: 20)))
+        let configuration = try XCTUnwrap(CatbirdAppConfiguration(serverURL: server.baseURL, parallelId: "cancel-proto"))
+        let session = URLSession(configuration: configuration.installURLProtocol(in: .ephemeral))
+        defer { session.invalidateAndCancel() }
+
+        let ended = DispatchSemaphore(value: 0)
+        let failure = ErrorBox()
+        let task = session.dataTask(with: URL(string: "https://api.example.com/slow")!) { _, _, error in
+            failure.set(error)
+            ended.signal()
+        }
+        task.resume()
+        Thread.sleep(forTimeInterval: 1)  // the protocol has made and resumed its forwarding task
+        cancel(session, task)
+
+        XCTAssertEqual(ended.wait(timeout: .now() + 10), .success, "the cancelled request ended before its 20 s answer")
+        XCTAssertEqual((failure.get() as? URLError)?.code, .cancelled, "\(String(describing: failure.get()))")
+    }
+}
+
+/// A task's error, handed from its completion handler to the waiting test.
+private final class ErrorBox: @unchecked Sendable {
+    // @unchecked Sendable: every access takes `lock`.
+    private let lock = NSLock()
+    private var stored: (any Error)?
+
+    func set(_ error: (any Error)?) {
+        lock.lock()
+        stored = error
+        lock.unlock()
+    }
+
+    func get() -> (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+}
