@@ -347,11 +347,26 @@ public final class JournalWriter: Sendable {
         /// kept: nothing leaves the queue then, so a share would hold the tenant's answers for
         /// the whole failure (a file-size limit or a full disk lasts until someone acts; the
         /// clean-clone CI of d5ddd7d: 60 uploads held past their client's 30 s); the three
-        /// quarters still are, so other tenants' small entries find room.
+        /// quarters still are, so other tenants' small entries find room, except that a tenant
+        /// that does not fill them (``fillsLarge(_:)``) may pass them by an eighth of
+        /// `byteCapacity` (2 MiB by default): the tenant flooding uploads loses its bodies
+        /// first, as it loses its small rows first once the queue is full (tester26b-F3:
+        /// another tenant's upload every 0.4 s lost its body 11 times in 25).
         func admitsLarge(_ bytes: Int, of tenant: TenantID, capacity: Int, byteCapacity: Int) -> Bool {
             guard hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity) else { return false }
             if failure == nil, let own = largeBytes[tenant], own + bytes > JournalWriter.tenantShareBytes { return false }
-            return largeTotal == 0 || largeTotal + bytes <= byteCapacity / 4 * 3
+            let threeQuarters = byteCapacity / 4 * 3
+            if largeTotal == 0 || largeTotal + bytes <= threeQuarters { return true }
+            guard failure != nil, !fillsLarge(tenant) else { return false }
+            return largeTotal + bytes <= threeQuarters + byteCapacity / 8
+        }
+
+        /// Whether `tenant` fills the large entries' room: it has large entries queued, at least
+        /// half the large bytes queued per tenant with any (the rule of ``QueuedByTenant/fills(_:)``,
+        /// for large entries' bytes).
+        func fillsLarge(_ tenant: TenantID) -> Bool {
+            guard let own = largeBytes[tenant] else { return false }
+            return own * 2 * largeBytes.count >= largeTotal
         }
 
         /// Forgets the tenants whose entries are all committed.

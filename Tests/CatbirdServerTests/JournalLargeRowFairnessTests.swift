@@ -1,0 +1,51 @@
+import CatbirdDomain
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// While the journal writer fails (a held write lock), the tenant that fills the 12 MiB large
+/// rows may take loses its bodies first: another tenant's occasional uploads are still
+/// journaled with theirs (docs/tenancy.md#fair-shares).
+final class JournalLargeRowFairnessTests: XCTestCase {
+    /// Regression (tester finding tester26b-F3): tenant `up` uploaded 60,000-byte bodies on 24
+    /// connections under a held lock and filled the three quarters of the queue large rows may
+    /// take; tenant `b`'s uploads, one every 0.4 s, were then journaled without their bodies
+    /// (11 of 25). Here tenant A's 230 uploads pass the 12 MiB (A's later rows lose their
+    /// bodies), then tenant C sends ten uploads one after another: each is answered at once and
+    /// every one of C's rows keeps its body.
+    func testAnotherTenantsUploadsKeepTheirBodiesWhileOneTenantFillsTheLargeRowsRoom() throws {
+        let server = try TestServer { $0.threadCount = 1 }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok")
+        try E2E.addMock(client, tenant: "C", method: "POST", url: "/c/up", body: "c-ok")
+        let hold = try JournalWriterHold(server)
+        defer { hold.end() }
+        var uploads = try JournalShare.sendUploads(server, count: 25)
+        try JournalShare.waitUntilWriterFails(client)
+        uploads += try JournalShare.sendUploads(server, count: 205)
+        for upload in uploads { XCTAssertEqual(try upload.readResponse().status, 200) }
+
+        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)
+        for index in 0..<10 {
+            let started = ContinuousClock.now
+            let upload = try other.request(
+                "POST", "/c/up", headers: [("X-Catbird-Parallel-Id", "C")], body: JournalShare.upload)
+            XCTAssertEqual(upload.text, "c-ok")
+            XCTAssertLessThan(ContinuousClock.now - started, .seconds(1), "tenant C's upload \(index)")
+        }
+        let failing = try E2E.metrics(client)
+        XCTAssertEqual(failing["catbird_journal_dropped_rows_total"], 0, "\(failing)")
+        XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 503, "the lock is still held")
+
+        try hold.release()
+        let own = try E2E.sqlRows(
+            client, "SELECT count(*), coalesce(min(length(request_body)), 0), count(problem) FROM requests", tenant: "C")
+        XCTAssertEqual(own.first?.compactMap { JSONNumber.int($0) }, [10, 60_000, 0], "C's rows, their shortest body, rows with a problem")
+        let flooder = try E2E.sqlRows(
+            client, "SELECT count(*) FROM requests WHERE problem = ?", params: [JournalWriter.bodilessProblem], tenant: "A")
+        XCTAssertGreaterThan(flooder.first?.first.flatMap { JSONNumber.int($0) } ?? 0, 0, "the flooder's rows past the 12 MiB: \(flooder)")
+        XCTAssertEqual(try JournalShare.rows(client, tenant: "A"), uploads.count)
+    }
+}
