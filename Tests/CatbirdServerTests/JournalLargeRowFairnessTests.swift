@@ -22,9 +22,7 @@ final class JournalLargeRowFairnessTests: XCTestCase {
         try E2E.addMock(client, tenant: "C", method: "POST", url: "/c/up", body: "c-ok")
         let hold = try JournalWriterHold(server)
         defer { hold.end() }
-        var uploads = try JournalShare.sendUploads(server, count: 25)
-        try JournalShare.waitUntilWriterFails(client)
-        uploads += try JournalShare.sendUploads(server, count: 205)
+        let uploads = try JournalShare.uploadsPastThreeQuarters(server, client)
         for upload in uploads { XCTAssertEqual(try upload.readResponse().status, 200) }
 
         let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)

@@ -19,6 +19,16 @@ enum JournalShare {
         }
     }
 
+    /// Tenant A's 230 uploads (about 61 KB queued each, 14 MB in all) while a held write lock
+    /// fails the writer: 25 sent, the failure waited for, then 205 more, passing the 12 MiB all
+    /// tenants' large rows may take; their answers not read.
+    static func uploadsPastThreeQuarters(_ server: TestServer, _ client: RawHTTPClient) throws -> [RawHTTPClient] {
+        var uploads = try sendUploads(server, count: 25)
+        try waitUntilWriterFails(client)
+        uploads += try sendUploads(server, count: 205)
+        return uploads
+    }
+
     /// Waits up to 10 s until `server`'s health says the journal writer fails (503), and
     /// asserts it did.
     static func waitUntilWriterFails(_ client: RawHTTPClient, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -72,9 +72,7 @@ final class JournalShareWhileFailingTests: XCTestCase {
         try E2E.addMock(client, tenant: "C", method: "POST", url: "/c/up", body: "c-ok")
         let hold = try JournalWriterHold(server)
         defer { hold.end() }
-        var uploads = try JournalShare.sendUploads(server, count: 25)
-        try JournalShare.waitUntilWriterFails(client)
-        uploads += try JournalShare.sendUploads(server, count: 205)
+        let uploads = try JournalShare.uploadsPastThreeQuarters(server, client)
 
         let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)
         var started = ContinuousClock.now
