@@ -94,6 +94,18 @@ public final class Journal: Sendable {
         }
     }
 
+    /// The highest journal entry id this database has issued, to any tenant (0 before the
+    /// first): AUTOINCREMENT's `sqlite_sequence`, which a clear, a drop or retention never
+    /// lowers. An id above it was never this journal's: one kept from another database (a run
+    /// on a fresh `--db :memory:`), or made up. Committed rows only, which are the only ids a
+    /// client can have been given.
+    /// - Throws: `SQLiteError`.
+    public func newestIssuedID() throws -> Int64 {
+        try reader.use { db in
+            try db.query("SELECT seq FROM sqlite_sequence WHERE name = 'journal_rows'").first?[0].intValue ?? 0
+        }
+    }
+
     /// Queues one entry; see ``JournalWriter/append(_:)``.
     /// - Returns: its ticket, for ``whenCommitted(_:_:)``.
     @discardableResult

@@ -25,6 +25,22 @@ enum WaitRoute {
     /// How many characters of each arrived entry's URL a timeout's reason shows.
     static let shownURLCharacters = 200
 
+    /// Throws a 400 when `since` is above every entry id the database has issued
+    /// (``Journal/newestIssuedID()``): no entry can ever come after it, so the wait could only
+    /// time out, its 408 saying nothing arrived while matching requests did (tester finding
+    /// tester27a-F2: a `since` kept across a restart on a fresh database).
+    /// - Throws: `APIError` (400), `SQLiteError`.
+    static func checkSince(_ since: Int64, _ journal: Journal) throws {
+        guard since > 0 else { return }
+        let issued = try journal.newestIssuedID()
+        guard since > issued else { return }
+        throw APIError.badRequest(
+            "'since' \(since) is not an id of this journal: the newest entry id this database has issued is \(issued), "
+                + "so no entry can come after it (a since kept from another database, such as an earlier run on "
+                + "--db :memory:?); wait with since 0, or an id this server gave (the listing's newestId and serverRun "
+                + "tell: docs/protocol.md#following-the-journal)")
+    }
+
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
         [
             Route("POST", "/catbird/api/requests/wait") { context in
@@ -48,6 +64,7 @@ enum WaitRoute {
                 return ParkedRequests.holding(place, .later { responder in
                     lane.run {
                         do {
+                            try checkSince(since, dependencies.journal)
                             let wait = RequestWait(
                                 dependencies: dependencies, lane: lane, tenant: tenant, pattern: try CompiledRequestPattern(body.pattern),
                                 since: since, timeout: timeout, charge: charge)
