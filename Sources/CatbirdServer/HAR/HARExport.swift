@@ -21,6 +21,12 @@ import Synchronization
 /// once it has written that one; pages that end before it mean it was deleted unread. An
 /// oldest-first export is also cut by a page read with retention's note past its last entry
 /// sent (retention deletes the oldest entries first, so its last one may outlive a gap).
+///
+/// The page it holds is counted in the server's buffered-body budget (`--max-buffered-bodies`)
+/// until the answer is sent or its connection closes (``share``): an export whose client stops
+/// reading keeps its page until the idle timeout (tester finding tester27a-F1: 32 unread exports
+/// of 8 tenants held about 3 MB each, 96 MB, outside every bound; four per tenant, any number
+/// of tenants).
 final class HARExport: Sendable {
     /// The journal was cleared, the tenant dropped, or retention deleted entries while the
     /// export was read, so entries it had not sent yet are gone: the export ends as on a failed
@@ -59,6 +65,10 @@ final class HARExport: Sendable {
     private let pageSize: Int
     private let log: Logger
     private let state: Mutex<State>
+    /// The bytes of the budget this export holds: its first part's, grown to each later
+    /// part's when larger (growth the budget cannot give is skipped: the answer is under way).
+    /// The answer carries it (``CatbirdHTTP/HTTPResponse/budgetShare``) until sent or closed.
+    let share: ByteBudget.Share
 
     /// The document's start and first page, produced before answering.
     private let first: [UInt8]
@@ -87,9 +97,12 @@ final class HARExport: Sendable {
     /// - Parameters:
     ///   - limit: the most entries to write; nil: every entry the query selects.
     ///   - journalBodyLimit: the largest body a journal row holds, in bytes (sets the page size).
-    /// - Throws: `SQLiteError`.
+    ///   - budget: the server's buffered-body budget, which counts the page held (``share``).
+    /// - Throws: `SQLiteError`; `APIError` 503 (``APIError/answersOverBudget(bytes:limit:)``)
+    ///   when the budget cannot count the first page.
     init(
-        journal: Journal, tenant: TenantID, query: JournalQuery, limit: Int?, origin: String, journalBodyLimit: Int, log: Logger
+        journal: Journal, tenant: TenantID, query: JournalQuery, limit: Int?, origin: String, journalBodyLimit: Int,
+        budget: ByteBudget, log: Logger
     ) throws {
         self.journal = journal
         connection = try journal.exportConnection()
@@ -109,6 +122,11 @@ final class HARExport: Sendable {
         first = opening.pending
         opening.pending = []
         state = Mutex(opening)
+        share = ByteBudget.Share(of: budget)
+        // One first part larger than what the budget can give goes when it holds the budget alone.
+        guard share.grow(toHold: first.count, largest: first.count) || share.takeAlone(first.count) else {
+            throw APIError.answersOverBudget(bytes: first.count, limit: budget.limit)
+        }
     }
 
     /// The response body.
@@ -142,6 +160,7 @@ final class HARExport: Sendable {
                 throw error
             }
             defer { state.pending = [] }
+            _ = share.grow(toHold: state.pending.count, largest: state.pending.count)
             return state.pending
         }
     }

@@ -18,10 +18,11 @@ enum HARRoute {
                 let (query, limit) = try harQuery(from: context.query)
                 let export = try HARExport(
                     journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
-                    origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit, log: dependencies.log)
+                    origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit,
+                    budget: dependencies.bodyBudget, log: dependencies.log)
                 // HEAD declares GET's length (its body is never read): chunked, it would get a stray last chunk.
                 let length = context.request.method == "HEAD" ? UInt64(try export.byteCount()) : nil
-                return HTTPResponse(
+                var response = HTTPResponse(
                     status: 200,
                     headers: [
                         "Content-Type": "application/json; charset=utf-8",
@@ -29,6 +30,8 @@ enum HARRoute {
                         "X-Content-Type-Options": "nosniff",
                     ],
                     content: .stream(length: length, export.body))
+                response.budgetShare = export.share  // the page held, counted until sent or closed
+                return response
             }.refusing("wait", because: "'wait' is not accepted by the HAR export (it exports what the journal holds now)"),
         ]
     }
