@@ -166,6 +166,10 @@ final class ForeignStubShapeTests: ServerTestCase {
         E2E.assertError(
             try client.json("POST", "/catbird/api/mocks", array), status: 400,
             reasonContains: "This is the first of the 3 posted; post each of the other 2 alone")
+        // An empty mappings file is named as one too (it got `unknown key "mappings"`).
+        E2E.assertError(
+            try client.json("POST", "/catbird/api/mocks", #"{"mappings":[]}"#), status: 400,
+            reasonContains: "this is a WireMock mappings file ({\"mappings\": […]}) with no stub mapping in it")
     }
 
     /// Regression (fix18c's report), the exact stub: a `base64Body` that is not padded base64

@@ -28,8 +28,12 @@ enum ForeignStubShape {
         // "update"` for "type", lead finding L19-F1: its "response" made it a WireMock stub
         // with no url): the decoder's own reason (`unknown key "action"`) says what is wrong.
         guard case let .object(members) = stub, members["type"] == nil, members["pattern"] == nil else { return nil }
-        if case let .array(mappings)? = members["mappings"], let first = mappings.first, case let .object(mapping) = first {
-            return reason(wireMock: mapping, count: mappings.count)
+        if case let .array(mappings)? = members["mappings"] {
+            if let first = mappings.first, case let .object(mapping) = first { return reason(wireMock: mapping, count: mappings.count) }
+            // No stub to translate (tester26b-F2: `{"mappings": []}` got `unknown key "mappings"`).
+            return "this is a WireMock mappings file ({\"mappings\": […]}) with no stub mapping in it to translate, not a Catbird "
+                + "action: POST /catbird/api/mocks takes {\"type\": \"update\", \"pattern\": …, \"response\": …}, one mock per "
+                + "call (README.md#coming-from-wiremock-or-mockserver)"
         }
         if members["request"] != nil || members["response"] != nil { return reason(wireMock: members, count: count) }
         if members["httpRequest"] != nil || members["httpResponse"] != nil { return reason(mockServer: members, count: count) }
