@@ -12,9 +12,9 @@ final class HARExportBudgetTests: XCTestCase {
     /// then 4 `GET /catbird/api/requests.har` per tenant from clients with a 2 KiB receive
     /// buffer that never read: each export held about 3 MB for the 120 s idle timeout, counted
     /// nowhere (32 of them: 96 MB). Scaled to an 8 MiB budget: 4 tenants' 80 uploads of 64 KiB,
-    /// 2 unread exports per tenant, each holding a page of about 1 MiB: those the budget cannot
-    /// count get the 503 naming the option; once the stalled clients are gone, an export is
-    /// answered again.
+    /// 2 unread exports per tenant, each holding a page of about 1 MiB (and counted as a whole
+    /// page's 3 MiB): those the budget cannot count get the 503 naming the option; once the
+    /// stalled clients are gone, an export is answered again.
     func testUnreadExportsPastTheBudgetGet503() throws {
         let server = try TestServer {
             $0.maxBodySize = Self.mebibyte
@@ -44,10 +44,12 @@ final class HARExportBudgetTests: XCTestCase {
             stalled.append(export)
         }
         XCTAssertTrue(statuses.allSatisfy { $0 == "HTTP/1.1 200" || $0 == "HTTP/1.1 503" }, "\(statuses)")
-        XCTAssertGreaterThanOrEqual(statuses.filter { $0 == "HTTP/1.1 200" }.count, 4, "\(statuses)")
+        // Each takes a whole page's 3 MiB (``HARExport/heldPageBytes``): two fit in the 7 MiB
+        // the budget gives a holding this large.
+        XCTAssertEqual(statuses.filter { $0 == "HTTP/1.1 200" }.count, 2, "\(statuses)")
         XCTAssertGreaterThanOrEqual(statuses.filter { $0 == "HTTP/1.1 503" }.count, 1, "unread pages past the budget: \(statuses)")
 
-        for export in stalled { export.hangUp() }
+        stalled.removeAll()  // closed with unread bytes: reset, which the server notices at once
         let deadline = ContinuousClock.now + .seconds(10)
         var again = try client.request("HEAD", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "hs0")])
         while again.status != 200, ContinuousClock.now < deadline {
@@ -55,5 +57,46 @@ final class HARExportBudgetTests: XCTestCase {
             again = try client.request("HEAD", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "hs0")])
         }
         XCTAssertEqual(again.status, 200, "the hung-up exports' bytes are given back: \(again.text)")
+    }
+
+    /// Regression (tester finding tester27b-F1): tenants whose first 64 entries were small
+    /// (100 bytes) and the next 80 large (80,000 bytes): with the budget full, all 32 of their
+    /// unread exports were taken (their first page fit), and their later pages then held 3.2 MB
+    /// each past it. Scaled to an 8 MiB budget: 4 such tenants (64 small entries, then 80 of
+    /// 64 KiB), one unread export each: an export with more pages to come takes a whole
+    /// page's 3 MiB when it begins, so two are taken and the others get the 503.
+    func testAnExportWhoseFirstPageIsSmallTakesAWholePage() throws {
+        let server = try TestServer {
+            $0.maxBodySize = Self.mebibyte
+            $0.maxBufferedBodies = 8 * Self.mebibyte
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let small = [UInt8](repeating: UInt8(ascii: "s"), count: 100)
+        let large = [UInt8](repeating: UInt8(ascii: "g"), count: 64 << 10)
+        let tenants = (0..<4).map { "g\($0)" }
+        for tenant in tenants {
+            for (index, body) in (Array(repeating: small, count: 64) + Array(repeating: large, count: 80)).enumerated() {
+                let upload = try client.request("POST", "/up/\(index)", headers: [("X-Catbird-Parallel-Id", tenant)], body: body)
+                XCTAssertEqual(upload.status, 404)
+            }
+        }
+        var statuses: [String] = []
+        var stalled: [RawHTTPClient] = []
+        for tenant in tenants {
+            let export = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
+            try export.send("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", tenant)])
+            let head = String(decoding: export.read(upTo: 400, within: 5), as: UTF8.self)
+            statuses.append(String(head.prefix(12)))
+            if head.hasPrefix("HTTP/1.1 503") { XCTAssertTrue(head.contains("this answer of 3145728 bytes was not kept"), head) }
+            stalled.append(export)
+        }
+        XCTAssertEqual(statuses.filter { $0 == "HTTP/1.1 200" }.count, 2, "\(statuses)")
+        XCTAssertEqual(statuses.filter { $0 == "HTTP/1.1 503" }.count, 2, "\(statuses)")
+        stalled.removeAll()
+
+        // A small journal, exported whole in its first part, takes only its own bytes.
+        let tiny = try client.request("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "tiny")])
+        XCTAssertEqual(tiny.status, 200, tiny.text)
     }
 }

@@ -46,4 +46,43 @@ final class JournalLargeRowFairnessTests: XCTestCase {
         XCTAssertGreaterThan(flooder.first?.first.flatMap { JSONNumber.int($0) } ?? 0, 0, "the flooder's rows past the 12 MiB: \(flooder)")
         XCTAssertEqual(try JournalShare.rows(client, tenant: "A"), uploads.count)
     }
+
+    /// Regression (tester finding tester27b-F2): under the same held lock, the flooder's rows
+    /// past the 12 MiB (queued without their bodies) filled the queue's rows, and from then on
+    /// the other tenant's uploads lost their bodies again (17 of 36). Scaled to a 4,096-row
+    /// queue: tenant A's 230 uploads, then 4,200 of its hits fill the rows; tenant C's ten
+    /// uploads after that keep their bodies (the queue's bounds passed by C, as its small rows
+    /// may), and A's rows past the full queue are dropped.
+    func testAnotherTenantsUploadsKeepTheirBodiesOnceTheFloodersRowsFillTheQueue() throws {
+        let server = try TestServer {
+            $0.threadCount = 1
+            $0.journalQueueCapacity = 4_096
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok")
+        try E2E.addMock(client, tenant: "A", url: "/a/hit", body: "hit")
+        try E2E.addMock(client, tenant: "C", method: "POST", url: "/c/up", body: "c-ok")
+        let hold = try JournalWriterHold(server)
+        defer { hold.end() }
+        let uploads = try JournalShare.uploadsPastThreeQuarters(server, client)
+        for upload in uploads { XCTAssertEqual(try upload.readResponse().status, 200) }
+        let flooder = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        for _ in 0..<4_200 {
+            XCTAssertEqual(try flooder.request("GET", "/a/hit", headers: [("X-Catbird-Parallel-Id", "A")]).status, 200)
+        }
+        let full = try E2E.metrics(client)
+        XCTAssertGreaterThanOrEqual(full["catbird_journal_queue_entries"] ?? 0, 4_000, "A's rows fill the queue: \(full)")
+        XCTAssertGreaterThan(full["catbird_journal_dropped_rows_total"] ?? 0, 0, "A's rows past it are dropped: \(full)")
+
+        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)
+        for index in 0..<10 {
+            let upload = try other.request("POST", "/c/up", headers: [("X-Catbird-Parallel-Id", "C")], body: JournalShare.upload)
+            XCTAssertEqual(upload.text, "c-ok", "tenant C's upload \(index)")
+        }
+        try hold.release()
+        let own = try E2E.sqlRows(
+            client, "SELECT count(*), coalesce(min(length(request_body)), 0), count(problem) FROM requests", tenant: "C")
+        XCTAssertEqual(own.first?.compactMap { JSONNumber.int($0) }, [10, 60_000, 0], "C's rows, their shortest body, rows with a problem")
+    }
 }

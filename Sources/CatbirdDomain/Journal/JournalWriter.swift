@@ -349,16 +349,21 @@ public final class JournalWriter: Sendable {
         /// clean-clone CI of d5ddd7d: 60 uploads held past their client's 30 s); the three
         /// quarters still are, so other tenants' small entries find room, except that a tenant
         /// that does not fill them (``fillsLarge(_:)``) may pass them by an eighth of
-        /// `byteCapacity` (2 MiB by default): the tenant flooding uploads loses its bodies
-        /// first, as it loses its small rows first once the queue is full (tester26b-F3:
-        /// another tenant's upload every 0.4 s lost its body 11 times in 25).
+        /// `byteCapacity` (2 MiB by default), and the whole queue's bounds by an eighth as its
+        /// small rows may (``roomWhileStuck(for:of:capacity:byteCapacity:)``): the tenant
+        /// flooding uploads loses its bodies first, as it loses its small rows first once the
+        /// queue is full (tester26b-F3: another tenant's upload every 0.4 s lost its body 11
+        /// times in 25; tester27b-F2: still 17 times in 36 once the flooder's rows without
+        /// bodies filled the queue's 16,384 rows).
         func admitsLarge(_ bytes: Int, of tenant: TenantID, capacity: Int, byteCapacity: Int) -> Bool {
-            guard hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity) else { return false }
-            if failure == nil, let own = largeBytes[tenant], own + bytes > JournalWriter.tenantShareBytes { return false }
             let threeQuarters = byteCapacity / 4 * 3
-            if largeTotal == 0 || largeTotal + bytes <= threeQuarters { return true }
+            if hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity) {
+                if failure == nil, let own = largeBytes[tenant], own + bytes > JournalWriter.tenantShareBytes { return false }
+                if largeTotal == 0 || largeTotal + bytes <= threeQuarters { return true }
+            }
             guard failure != nil, !fillsLarge(tenant) else { return false }
             return largeTotal + bytes <= threeQuarters + byteCapacity / 8
+                && hasRoom(for: bytes, capacity: capacity + capacity / 8, byteCapacity: byteCapacity + byteCapacity / 8)
         }
 
         /// Whether `tenant` fills the large entries' room: it has large entries queued, at least

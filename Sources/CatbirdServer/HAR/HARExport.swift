@@ -43,6 +43,13 @@ final class HARExport: Sendable {
     /// Bodies' bytes one page may hold: 2 MiB (the entries' count follows from the body limit).
     static let pageBudget = 2 << 20
 
+    /// The bytes an export takes from the buffered-body budget when it begins and more pages
+    /// follow its first: 3 MiB, a page's 2 MiB of bodies written as JSON (escaped or base64)
+    /// with its entries' other fields, whatever the first page holds (tester finding
+    /// tester27b-F1: exports whose first 64 entries were small were taken with a full budget,
+    /// and their later pages held 3.2 MB each past it).
+    static let heldPageBytes = pageBudget / 2 * 3
+
     /// Bodies' bytes (requests' and responses') one page may hold once decoded from their
     /// `Content-Encoding`: 16 MiB, shared out as ``decodedLimit(pageSize:)``.
     static let decodedPageBudget = 16 << 20
@@ -123,9 +130,10 @@ final class HARExport: Sendable {
         opening.pending = []
         state = Mutex(opening)
         share = ByteBudget.Share(of: budget)
+        let held = opening.finished ? first.count : max(first.count, Self.heldPageBytes)
         // One first part larger than what the budget can give goes when it holds the budget alone.
-        guard share.grow(toHold: first.count, largest: first.count) || share.takeAlone(first.count) else {
-            throw APIError.answersOverBudget(bytes: first.count, limit: budget.limit)
+        guard share.grow(toHold: held, largest: held) || share.takeAlone(held) else {
+            throw APIError.answersOverBudget(bytes: held, limit: budget.limit)
         }
     }
 
@@ -160,7 +168,15 @@ final class HARExport: Sendable {
                 throw error
             }
             defer { state.pending = [] }
-            _ = share.grow(toHold: state.pending.count, largest: state.pending.count)
+            // A page larger than the bytes taken (bodies decoded from their Content-Encoding, or
+            // escaped many times over) that the budget cannot count ends the export as a failed
+            // read does: the budget bounds what unread answers hold.
+            guard share.grow(toHold: state.pending.count, largest: state.pending.count) else {
+                let refusal = APIError.answersOverBudget(bytes: state.pending.count, limit: share.budget.limit)
+                log.error("HAR export of tenant \(tenant) stopped after \(state.entriesWritten.counted("entry", "entries")): \(refusal.reason)")
+                state.finished = true
+                throw refusal
+            }
             return state.pending
         }
     }
