@@ -8,6 +8,41 @@ import XCTest
 final class HARExportBudgetTests: XCTestCase {
     private static let mebibyte = 1 << 20
 
+    /// A server taking bodies of up to 1 MiB within an 8 MiB budget, and its client.
+    private func server() throws -> (TestServer, RawHTTPClient) {
+        let server = try TestServer {
+            $0.maxBodySize = Self.mebibyte
+            $0.maxBufferedBodies = 8 * Self.mebibyte
+        }
+        return (server, try server.client())
+    }
+
+    /// Journals `bodies` as uploads of each of `tenants` (404s: no mock).
+    private func journal(_ bodies: [[UInt8]], of tenants: [String], _ client: RawHTTPClient) throws {
+        for tenant in tenants {
+            for (index, body) in bodies.enumerated() {
+                let upload = try client.request("POST", "/up/\(index)", headers: [("X-Catbird-Parallel-Id", tenant)], body: body)
+                XCTAssertEqual(upload.status, 404)
+            }
+        }
+    }
+
+    /// Starts an export of each of `tenants` from a client with a 2 KiB receive buffer that
+    /// reads only the answer's first 400 bytes: the clients, and each answer's status line
+    /// (its first 12 bytes) with those bytes.
+    private func unreadExports(of tenants: [String], _ server: TestServer) throws -> ([RawHTTPClient], [(status: String, head: String)]) {
+        var stalled: [RawHTTPClient] = []
+        var heads: [(status: String, head: String)] = []
+        for tenant in tenants {
+            let export = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
+            try export.send("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", tenant)])
+            let head = String(decoding: export.read(upTo: 400, within: 5), as: UTF8.self)
+            heads.append((String(head.prefix(12)), head))
+            stalled.append(export)
+        }
+        return (stalled, heads)
+    }
+
     /// Regression (tester finding tester27a-F1): 8 tenants' 80 journaled 80 KB uploads each,
     /// then 4 `GET /catbird/api/requests.har` per tenant from clients with a 2 KiB receive
     /// buffer that never read: each export held about 3 MB for the 120 s idle timeout, counted
@@ -16,33 +51,14 @@ final class HARExportBudgetTests: XCTestCase {
     /// page's 3 MiB): those the budget cannot count get the 503 naming the option; once the
     /// stalled clients are gone, an export is answered again.
     func testUnreadExportsPastTheBudgetGet503() throws {
-        let server = try TestServer {
-            $0.maxBodySize = Self.mebibyte
-            $0.maxBufferedBodies = 8 * Self.mebibyte
-        }
+        let (server, client) = try server()
         defer { server.removeFiles() }
-        let client = try server.client()
-        let body = [UInt8](repeating: UInt8(ascii: "h"), count: 64 << 10)
         let tenants = (0..<4).map { "hs\($0)" }
-        for tenant in tenants {
-            for index in 0..<80 {
-                let upload = try client.request("POST", "/up/\(index)", headers: [("X-Catbird-Parallel-Id", tenant)], body: body)
-                XCTAssertEqual(upload.status, 404)
-            }
-        }
+        try journal(Array(repeating: [UInt8](repeating: UInt8(ascii: "h"), count: 64 << 10), count: 80), of: tenants, client)
 
-        var stalled: [RawHTTPClient] = []
-        var statuses: [String] = []
-        for tenant in tenants + tenants {
-            let export = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
-            try export.send("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", tenant)])
-            let head = String(decoding: export.read(upTo: 400, within: 5), as: UTF8.self)
-            statuses.append(String(head.prefix(12)))
-            if head.hasPrefix("HTTP/1.1 503") {
-                XCTAssertTrue(head.contains("--max-buffered-bodies"), head)
-            }
-            stalled.append(export)
-        }
+        var (stalled, heads) = try unreadExports(of: tenants + tenants, server)
+        let statuses = heads.map(\.status)
+        for (status, head) in heads where status == "HTTP/1.1 503" { XCTAssertTrue(head.contains("--max-buffered-bodies"), head) }
         XCTAssertTrue(statuses.allSatisfy { $0 == "HTTP/1.1 200" || $0 == "HTTP/1.1 503" }, "\(statuses)")
         // Each takes a whole page's 3 MiB (``HARExport/heldPageBytes``): two fit in the 7 MiB
         // the budget gives a holding this large.
@@ -66,30 +82,16 @@ final class HARExportBudgetTests: XCTestCase {
     /// 64 KiB), one unread export each: an export with more pages to come takes a whole
     /// page's 3 MiB when it begins, so two are taken and the others get the 503.
     func testAnExportWhoseFirstPageIsSmallTakesAWholePage() throws {
-        let server = try TestServer {
-            $0.maxBodySize = Self.mebibyte
-            $0.maxBufferedBodies = 8 * Self.mebibyte
-        }
+        let (server, client) = try server()
         defer { server.removeFiles() }
-        let client = try server.client()
         let small = [UInt8](repeating: UInt8(ascii: "s"), count: 100)
         let large = [UInt8](repeating: UInt8(ascii: "g"), count: 64 << 10)
         let tenants = (0..<4).map { "g\($0)" }
-        for tenant in tenants {
-            for (index, body) in (Array(repeating: small, count: 64) + Array(repeating: large, count: 80)).enumerated() {
-                let upload = try client.request("POST", "/up/\(index)", headers: [("X-Catbird-Parallel-Id", tenant)], body: body)
-                XCTAssertEqual(upload.status, 404)
-            }
-        }
-        var statuses: [String] = []
-        var stalled: [RawHTTPClient] = []
-        for tenant in tenants {
-            let export = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
-            try export.send("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", tenant)])
-            let head = String(decoding: export.read(upTo: 400, within: 5), as: UTF8.self)
-            statuses.append(String(head.prefix(12)))
-            if head.hasPrefix("HTTP/1.1 503") { XCTAssertTrue(head.contains("this answer of 3145728 bytes was not kept"), head) }
-            stalled.append(export)
+        try journal(Array(repeating: small, count: 64) + Array(repeating: large, count: 80), of: tenants, client)
+        var (stalled, heads) = try unreadExports(of: tenants, server)
+        let statuses = heads.map(\.status)
+        for (status, head) in heads where status == "HTTP/1.1 503" {
+            XCTAssertTrue(head.contains("this answer of 3145728 bytes was not kept"), head)
         }
         XCTAssertEqual(statuses.filter { $0 == "HTTP/1.1 200" }.count, 2, "\(statuses)")
         XCTAssertEqual(statuses.filter { $0 == "HTTP/1.1 503" }.count, 2, "\(statuses)")

@@ -8,6 +8,39 @@ import XCTest
 /// rows may take loses its bodies first: another tenant's occasional uploads are still
 /// journaled with theirs (docs/tenancy.md#fair-shares).
 final class JournalLargeRowFairnessTests: XCTestCase {
+    /// One worker thread and a journal queue of `queue` rows (16 MiB), tenant A's and C's
+    /// upload mocks (`POST /a/up`, `POST /c/up`) added.
+    private func server(queue: Int) throws -> (TestServer, RawHTTPClient) {
+        let server = try TestServer {
+            $0.threadCount = 1
+            $0.journalQueueCapacity = queue
+        }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok")
+        try E2E.addMock(client, tenant: "C", method: "POST", url: "/c/up", body: "c-ok")
+        return (server, client)
+    }
+
+    /// Sends tenant C's ten uploads one after another, each answered within a second.
+    private func sendTenantCsUploads(_ server: TestServer) throws {
+        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)
+        for index in 0..<10 {
+            let started = ContinuousClock.now
+            let upload = try other.request("POST", "/c/up", headers: [("X-Catbird-Parallel-Id", "C")], body: JournalShare.upload)
+            XCTAssertEqual(upload.text, "c-ok")
+            XCTAssertLessThan(ContinuousClock.now - started, .seconds(1), "tenant C's upload \(index)")
+        }
+    }
+
+    /// Asserts that tenant C's ten rows are written with their whole bodies and no problem.
+    private func assertTenantCsRowsKeepTheirBodies(_ client: RawHTTPClient, file: StaticString = #filePath, line: UInt = #line) throws {
+        let own = try E2E.sqlRows(
+            client, "SELECT count(*), coalesce(min(length(request_body)), 0), count(problem) FROM requests", tenant: "C")
+        XCTAssertEqual(
+            own.first?.compactMap { JSONNumber.int($0) }, [10, 60_000, 0], "C's rows, their shortest body, rows with a problem",
+            file: file, line: line)
+    }
+
     /// Regression (tester finding tester26b-F3): tenant `up` uploaded 60,000-byte bodies on 24
     /// connections under a held lock and filled the three quarters of the queue large rows may
     /// take; tenant `b`'s uploads, one every 0.4 s, were then journaled without their bodies
@@ -15,32 +48,20 @@ final class JournalLargeRowFairnessTests: XCTestCase {
     /// bodies), then tenant C sends ten uploads one after another: each is answered at once and
     /// every one of C's rows keeps its body.
     func testAnotherTenantsUploadsKeepTheirBodiesWhileOneTenantFillsTheLargeRowsRoom() throws {
-        let server = try TestServer { $0.threadCount = 1 }
+        let (server, client) = try server(queue: 16_384)
         defer { server.removeFiles() }
-        let client = try server.client()
-        try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok")
-        try E2E.addMock(client, tenant: "C", method: "POST", url: "/c/up", body: "c-ok")
         let hold = try JournalWriterHold(server)
         defer { hold.end() }
         let uploads = try JournalShare.uploadsPastThreeQuarters(server, client)
         for upload in uploads { XCTAssertEqual(try upload.readResponse().status, 200) }
 
-        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)
-        for index in 0..<10 {
-            let started = ContinuousClock.now
-            let upload = try other.request(
-                "POST", "/c/up", headers: [("X-Catbird-Parallel-Id", "C")], body: JournalShare.upload)
-            XCTAssertEqual(upload.text, "c-ok")
-            XCTAssertLessThan(ContinuousClock.now - started, .seconds(1), "tenant C's upload \(index)")
-        }
+        try sendTenantCsUploads(server)
         let failing = try E2E.metrics(client)
         XCTAssertEqual(failing["catbird_journal_dropped_rows_total"], 0, "\(failing)")
         XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 503, "the lock is still held")
 
         try hold.release()
-        let own = try E2E.sqlRows(
-            client, "SELECT count(*), coalesce(min(length(request_body)), 0), count(problem) FROM requests", tenant: "C")
-        XCTAssertEqual(own.first?.compactMap { JSONNumber.int($0) }, [10, 60_000, 0], "C's rows, their shortest body, rows with a problem")
+        try assertTenantCsRowsKeepTheirBodies(client)
         let flooder = try E2E.sqlRows(
             client, "SELECT count(*) FROM requests WHERE problem = ?", params: [JournalWriter.bodilessProblem], tenant: "A")
         XCTAssertGreaterThan(flooder.first?.first.flatMap { JSONNumber.int($0) } ?? 0, 0, "the flooder's rows past the 12 MiB: \(flooder)")
@@ -54,15 +75,9 @@ final class JournalLargeRowFairnessTests: XCTestCase {
     /// uploads after that keep their bodies (the queue's bounds passed by C, as its small rows
     /// may), and A's rows past the full queue are dropped.
     func testAnotherTenantsUploadsKeepTheirBodiesOnceTheFloodersRowsFillTheQueue() throws {
-        let server = try TestServer {
-            $0.threadCount = 1
-            $0.journalQueueCapacity = 4_096
-        }
+        let (server, client) = try server(queue: 4_096)
         defer { server.removeFiles() }
-        let client = try server.client()
-        try E2E.addMock(client, tenant: "A", method: "POST", url: "/a/up", body: "ok")
         try E2E.addMock(client, tenant: "A", url: "/a/hit", body: "hit")
-        try E2E.addMock(client, tenant: "C", method: "POST", url: "/c/up", body: "c-ok")
         let hold = try JournalWriterHold(server)
         defer { hold.end() }
         let uploads = try JournalShare.uploadsPastThreeQuarters(server, client)
@@ -75,14 +90,8 @@ final class JournalLargeRowFairnessTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(full["catbird_journal_queue_entries"] ?? 0, 4_000, "A's rows fill the queue: \(full)")
         XCTAssertGreaterThan(full["catbird_journal_dropped_rows_total"] ?? 0, 0, "A's rows past it are dropped: \(full)")
 
-        let other = try RawHTTPClient(port: server.port, timeoutSeconds: 3)
-        for index in 0..<10 {
-            let upload = try other.request("POST", "/c/up", headers: [("X-Catbird-Parallel-Id", "C")], body: JournalShare.upload)
-            XCTAssertEqual(upload.text, "c-ok", "tenant C's upload \(index)")
-        }
+        try sendTenantCsUploads(server)
         try hold.release()
-        let own = try E2E.sqlRows(
-            client, "SELECT count(*), coalesce(min(length(request_body)), 0), count(problem) FROM requests", tenant: "C")
-        XCTAssertEqual(own.first?.compactMap { JSONNumber.int($0) }, [10, 60_000, 0], "C's rows, their shortest body, rows with a problem")
+        try assertTenantCsRowsKeepTheirBodies(client)
     }
 }

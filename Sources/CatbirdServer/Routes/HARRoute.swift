@@ -16,10 +16,19 @@ enum HARRoute {
             // The stream keeps the tenant's slow admission until its last page was sent (the route table).
             Route("GET", path, query: JournalRoutes.journalQueryNames.filter { $0 != "wait" }, lane: .slow) { context in
                 let (query, limit) = try harQuery(from: context.query)
-                let export = try HARExport(
-                    journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
-                    origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit,
-                    budget: dependencies.bodyBudget, log: dependencies.log)
+                let export: HARExport
+                do {
+                    export = try HARExport(
+                        journal: dependencies.journal, tenant: context.tenant, query: query, limit: limit,
+                        origin: dependencies.origin.url, journalBodyLimit: dependencies.settings.journalBodyLimit,
+                        budget: dependencies.bodyBudget, log: dependencies.log)
+                } catch let refusal as APIError {
+                    // The budget's 503, answered as a large control answer's is: not logged
+                    // (tester27b-F3: one `[error]` line per refused export, its reason twice).
+                    return refusal.response
+                }
+                // The tenant is at work until the export's last part was sent (or its client left).
+                let work = HARExportActivity(dependencies.tenants.activity, tenant: context.tenant)
                 // HEAD declares GET's length (its body is never read): chunked, it would get a stray last chunk.
                 let length = context.request.method == "HEAD" ? UInt64(try export.byteCount()) : nil
                 var response = HTTPResponse(
@@ -29,7 +38,7 @@ enum HARRoute {
                         "Content-Disposition": "attachment; filename=\"catbird.har\"",
                         "X-Content-Type-Options": "nosniff",
                     ],
-                    content: .stream(length: length, export.body))
+                    content: .stream(length: length, export.body.whenEnded { [work] in work.end() }))
                 response.budgetShare = export.share  // the page held, counted until sent or closed
                 return response
             }.refusing("wait", because: "'wait' is not accepted by the HAR export (it exports what the journal holds now)"),
