@@ -101,4 +101,22 @@ final class HARExportBudgetTests: XCTestCase {
         let tiny = try client.request("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "tiny")])
         XCTAssertEqual(tiny.status, 200, tiny.text)
     }
+    /// Regression (tester finding tester27b-F3): an export refused for the budget was logged as
+    /// `[error] answered 503: …` with its reason twice and the error's dump, one line per refused
+    /// export, where the same refusal of an SQL answer or a listing logs nothing. The server's
+    /// log at `--log-level warning` now has no line for it.
+    func testARefusedExportIsNotLoggedAsAnError() throws {
+        try LaunchedServer.withTemporaryDatabase(["--max-body-size", "1mb", "--max-buffered-bodies", "8mb"]) { server, client in
+            try journal(Array(repeating: [UInt8](repeating: UInt8(ascii: "e"), count: 64 << 10), count: 80), of: ["err"], client)
+            let exports = try (0..<4).map { _ in
+                let export = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
+                try export.send("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "err")])
+                return (export, String(decoding: export.read(upTo: 12, within: 5), as: UTF8.self))
+            }
+            XCTAssertTrue(exports.contains { $0.1 == "HTTP/1.1 503" }, "\(exports.map(\.1))")
+            let (_, _, log) = try server.terminate()
+            XCTAssertFalse(log.contains("[error]"), log)
+            XCTAssertFalse(log.contains("was not kept"), log)
+        }
+    }
 }
