@@ -23,7 +23,7 @@ import Synchronization
 /// sent (retention deletes the oldest entries first, so its last one may outlive a gap).
 ///
 /// The page it holds is counted in the server's buffered-body budget (`--max-buffered-bodies`)
-/// until the answer is sent or its connection closes (``share``): an export whose client stops
+/// until the answer is sent or its connection closes (``share``, ``heldPageBytes``): an export whose client stops
 /// reading keeps its page until the idle timeout (tester finding tester27a-F1: 32 unread exports
 /// of 8 tenants held about 3 MB each, 96 MB, outside every bound; four per tenant, any number
 /// of tenants).
@@ -72,9 +72,10 @@ final class HARExport: Sendable {
     private let pageSize: Int
     private let log: Logger
     private let state: Mutex<State>
-    /// The bytes of the budget this export holds: its first part's, grown to each later
-    /// part's when larger (growth the budget cannot give is skipped: the answer is under way).
-    /// The answer carries it (``CatbirdHTTP/HTTPResponse/budgetShare``) until sent or closed.
+    /// The bytes of the budget this export holds: its first part's, or ``heldPageBytes`` when
+    /// more parts follow, grown to each later part's when larger (a growth the budget cannot
+    /// give ends the export as a failed read, logged). The answer carries it
+    /// (``CatbirdHTTP/HTTPResponse/budgetShare``) until sent or closed.
     let share: ByteBudget.Share
 
     /// The document's start and first page, produced before answering.
