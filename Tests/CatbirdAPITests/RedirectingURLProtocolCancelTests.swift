@@ -36,7 +36,7 @@ final class RedirectingURLProtocolCancelTests: XCTestCase {
         defer { session.invalidateAndCancel() }
 
         let ended = DispatchSemaphore(value: 0)
-        let failure = ErrorBox()
+        let failure = Locked<(any Error)?>(nil)
         let task = session.dataTask(with: URL(string: "https://api.example.com/slow")!) { _, _, error in
             failure.set(error)
             ended.signal()
@@ -46,25 +46,7 @@ final class RedirectingURLProtocolCancelTests: XCTestCase {
         cancel(session, task)
 
         XCTAssertEqual(ended.wait(timeout: .now() + 10), .success, "the cancelled request ended before its 20 s answer")
-        XCTAssertEqual((failure.get() as? URLError)?.code, .cancelled, "\(String(describing: failure.get()))")
+        XCTAssertEqual((failure.value as? URLError)?.code, .cancelled, "\(String(describing: failure.value))")
     }
 }
 
-/// A task's error, handed from its completion handler to the waiting test.
-private final class ErrorBox: @unchecked Sendable {
-    // @unchecked Sendable: every access takes `lock`.
-    private let lock = NSLock()
-    private var stored: (any Error)?
-
-    func set(_ error: (any Error)?) {
-        lock.lock()
-        stored = error
-        lock.unlock()
-    }
-
-    func get() -> (any Error)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-}
