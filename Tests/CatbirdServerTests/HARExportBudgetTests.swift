@@ -119,4 +119,45 @@ final class HARExportBudgetTests: XCTestCase {
             XCTAssertFalse(log.contains("was not kept"), log)
         }
     }
+
+    /// Regression (tester finding tester27c-F2): an export cut because a later page (bodies
+    /// decoded from gzip, 8 MB) did not fit the budget was logged as `[error] HAR export of
+    /// tenant y stopped after 80 entries` while the client got 64: the page not sent was counted,
+    /// and client load was logged as a fault. Scaled: 16 small entries (the first page), then 16
+    /// gzip uploads of 500,000 bytes decoded, within a 6 MiB budget: the export is cut after
+    /// the 16 sent, and the log says so as a warning.
+    func testAnExportCutForTheBudgetIsLoggedAsAWarningCountingWhatWasSent() throws {
+        let script = "import gzip, sys; sys.stdout.buffer.write(gzip.compress(b'x' * 500000, mtime=0))"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-har-cut-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("x.gz")
+        let zipped = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script.replacingOccurrences(of: "sys.stdout.buffer", with: "open(sys.argv[1], 'wb')"), output.path],
+            in: directory)
+        XCTAssertEqual(zipped.status, 0, zipped.output)
+        let gzip = Array(try Data(contentsOf: output))
+        XCTAssertLessThan(gzip.count, 2000)
+
+        try LaunchedServer.withTemporaryDatabase(["--max-body-size", "1mb", "--max-buffered-bodies", "6mb"]) { server, client in
+            try journal(Array(repeating: Array("tiny".utf8), count: 16), of: ["y"], client)
+            for index in 0..<16 {
+                let upload = try client.request(
+                    "POST", "/gz/\(index)", headers: [("X-Catbird-Parallel-Id", "y"), ("Content-Encoding", "gzip")], body: gzip)
+                XCTAssertEqual(upload.status, 404)
+            }
+            let export = try RawHTTPClient(port: server.port, timeoutSeconds: 30)
+            try export.send("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "y")])
+            let (bytes, closed) = export.readUntilClosed(within: 20)
+            let text = String(decoding: bytes, as: UTF8.self)
+            XCTAssertTrue(text.hasPrefix("HTTP/1.1 200"), String(text.prefix(300)))
+            XCTAssertTrue(closed, "the cut export's connection is closed")
+            XCTAssertFalse(text.contains("]}}"), "cut: no closing of the document")
+            XCTAssertEqual(text.components(separatedBy: "\"startedDateTime\"").count - 1, 16, "the first page's 16 entries were sent")
+
+            let (_, _, log) = try server.terminate()
+            XCTAssertFalse(log.contains("[error]"), log)
+            XCTAssertTrue(log.contains("[warning] HAR export of tenant y stopped after 16 entries: this answer of"), log)
+        }
+    }
 }

@@ -61,10 +61,7 @@ extension Journal {
     public func exportPage(
         of tenant: TenantID, _ query: JournalQuery, after cursor: Int64?, count: Int, on connection: SerialDatabase
     ) throws -> (entries: [JournalExportEntry], prunedThrough: Int64) {
-        var query = query
-        if let cursor {
-            if query.newestFirst { query.before = min(query.before ?? cursor, cursor) } else { query.since = max(query.since ?? 0, cursor) }
-        }
+        let query = Self.continuing(query, after: cursor)
         let (sql, bindings) = Self.select(
             Self.columns(bodies: query.includeBodies), of: tenant, query, limit: count, hiddenThrough: deletions.hiddenThrough(tenant))
         let (rows, prunedThrough) = try Self.prunedThrough(of: tenant, reading: { try $0.query(sql, bindings) }, on: connection)
@@ -81,6 +78,36 @@ extension Journal {
                 status: Int(row[9].intValue ?? 0), answeredBy: row[14].stringValue ?? "", mockID: row[15].intValue,
                 durationMs: row[16].doubleValue ?? 0, filePath: row[17].stringValue, problem: row[19].stringValue)
         }, prunedThrough)
+    }
+
+    /// The stored bytes of up to `count` of the tenant's entries the query selects after the
+    /// entry `cursor`, as ``exportPage(of:_:after:count:on:)`` would read them: each entry's url,
+    /// header fields and bodies (only with `query.includeBodies`), read on `connection` without
+    /// the bodies themselves (SQLite takes a blob's length from its record; a response body
+    /// shared with other entries, ``JournalBodies``, counts as its full size, at most
+    /// `bodyLimit` bytes, the most a journal row keeps).
+    /// - Returns: how many entries there are (at most `count`) and their bytes together.
+    /// - Throws: `SQLiteError`.
+    public func exportSize(
+        of tenant: TenantID, _ query: JournalQuery, after cursor: Int64?, count: Int, bodyLimit: Int, on connection: SerialDatabase
+    ) throws -> (entries: Int, bytes: Int) {
+        let query = Self.continuing(query, after: cursor)
+        let bodies = query.includeBodies
+            ? " + ifnull(length(request_body), 0) + min(response_body_size, \(max(0, bodyLimit)))" : ""
+        let (sql, bindings) = Self.select(
+            "length(url) + length(request_headers) + ifnull(length(response_headers), 0)\(bodies) AS bytes", of: tenant, query,
+            limit: count, hiddenThrough: deletions.hiddenThrough(tenant))
+        let row = try connection.use { try $0.query("SELECT count(*), total(bytes) FROM (\(sql))", bindings) }.first
+        return (Int(row?[0].intValue ?? 0), Int(row?[1].doubleValue ?? 0))
+    }
+
+    /// `query` continued after the entry `cursor` in its order (nil: from its start).
+    private static func continuing(_ query: JournalQuery, after cursor: Int64?) -> JournalQuery {
+        var query = query
+        if let cursor {
+            if query.newestFirst { query.before = min(query.before ?? cursor, cursor) } else { query.since = max(query.since ?? 0, cursor) }
+        }
+        return query
     }
 
     /// The id of the last entry an export of `query` writes: the newest it selects (the oldest
