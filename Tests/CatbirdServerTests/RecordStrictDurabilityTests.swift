@@ -47,4 +47,53 @@ final class RecordStrictDurabilityTests: RecordingTestCase {
                 "record mode: GET /echo/during not recorded: its journal entry could not be written, so --durability strict withheld "
                     + "the upstream's answer and sent a 503 instead (docs/files.md#recording)"), log)
     }
+
+    /// Known since tester26a-F8's fix (closing notes of 2026-12-04): with `--durability strict`,
+    /// a recording that could not be put in place after its entry's commit had its `problem`
+    /// amended (`not recorded: …`), but its `filePath` still named the planned file, which
+    /// held another recording. Here a `GET`'s recording of the path is put there while a `POST`
+    /// waits for its commit (the writer held), so the `POST`'s rename is refused: its entry now
+    /// names no file.
+    func testARecordingNotPlacedAfterItsCommitLeavesNoFilePath() throws {
+        let server = try TestServer { settings in
+            settings.redirectURL = self.upstream.baseURL
+            settings.recordMode = true
+            settings.mocksDirectory = self.mocksDirectory.path
+            settings.durability = .strict
+        }
+        defer { server.removeFiles() }
+        XCTAssertEqual(try server.client().request("GET", "/echo/pre").status, 200)
+        XCTAssertTrue(exists("echo/pre") && exists("echo/pre.catbird-response.json"))
+
+        let writer = try JournalWriterHold(server)
+        defer { writer.end() }
+        let answered = DispatchSemaphore(value: 0)
+        let status = Locked(0)
+        Thread.detachNewThread {
+            let client = try? RawHTTPClient(port: server.port, timeoutSeconds: 60)
+            status.set((try? client?.request("POST", "/echo/kept", body: Array("posted".utf8)).status) ?? -1)
+            answered.signal()
+        }
+        // The POST's recording is planned (its temporary files written) and waits for the commit.
+        let echo = mocksDirectory.appendingPathComponent("echo")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline,
+            ((try? FileManager.default.contentsOfDirectory(atPath: echo.path)) ?? []).allSatisfy({ !$0.contains(".catbird-recording-") }) {
+            usleep(20_000)
+        }
+        for suffix in ["", ".catbird-response.json"] {
+            try FileManager.default.copyItem(
+                at: echo.appendingPathComponent("pre" + suffix), to: echo.appendingPathComponent("kept" + suffix))
+        }
+        try writer.release()
+        XCTAssertEqual(answered.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(status.value, 200, "the upstream's answer goes to the client")
+
+        let listing = try server.client().request("GET", "/catbird/api/requests?url=/echo/kept")
+        let entries = (listing.json as? [String: Any])?["requests"] as? [[String: Any]] ?? []
+        XCTAssertEqual(entries.count, 1, listing.text)
+        XCTAssertTrue((entries.first?["problem"] as? String)?.contains("not recorded:") == true, listing.text)
+        XCTAssertTrue(entries.first?["filePath"] is NSNull || entries.first?["filePath"] == nil, listing.text)
+        XCTAssertEqual(try Data(contentsOf: echo.appendingPathComponent("kept")), try Data(contentsOf: echo.appendingPathComponent("pre")))
+    }
 }

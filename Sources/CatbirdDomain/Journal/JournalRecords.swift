@@ -166,17 +166,21 @@ enum JournalRecords {
     /// Adds each sentence to the `problem` of row `rowID` (after the row's own, `; ` between),
     /// inside the caller's transaction, and notes the bytes added with the row's id and tenant in
     /// `written.amendedBytes` (retention's byte limit, ``JournalBytes``). A row that is gone
-    /// (deleted since) is skipped. See ``JournalWriter/amend(_:problem:)``.
-    static func amend(_ amendments: [(rowID: Int64, problem: String)], in db: Database, written: inout Written) throws {
-        for (rowID, problem) in amendments {
+    /// (deleted since) is skipped. With `clearsFilePath`, the row's `file_path` is set to null.
+    /// See ``JournalWriter/amend(_:problem:clearingFilePath:)``.
+    static func amend(
+        _ amendments: [(rowID: Int64, problem: String, clearsFilePath: Bool)], in db: Database, written: inout Written
+    ) throws {
+        for (rowID, problem, clearsFilePath) in amendments {
             // One statement (RETURNING, SQLite 3.35+; Debian 12 links 3.40.1). RETURNING reads the
             // new row: its problem is the sentence alone exactly when it was NULL (otherwise it
             // is longer, the old text and `; ` before the sentence).
             guard let row = try db.query(
                 """
-                UPDATE journal_rows SET problem = CASE WHEN problem IS NULL THEN ?1 ELSE problem || '; ' || ?1 END
+                UPDATE journal_rows SET problem = CASE WHEN problem IS NULL THEN ?1 ELSE problem || '; ' || ?1 END,
+                    file_path = CASE WHEN ?3 THEN NULL ELSE file_path END
                 WHERE id = ?2 RETURNING tenant, problem = ?1
-                """, [.text(problem), .integer(rowID)]
+                """, [.text(problem), .integer(rowID), .integer(clearsFilePath ? 1 : 0)]
             ).first, let tenant = row[0].stringValue
             else { continue }
             let added = problem.utf8.count + (row[1].intValue == 1 ? 0 : 2)

@@ -135,7 +135,7 @@ public final class JournalWriter: Sendable {
     /// The repeated response bodies stored once (``JournalBodies``). `nonisolated(unsafe)`:
     /// read and written only by the writer thread (``write(_:)``, called from ``run()`` only).
     nonisolated(unsafe) private var bodies = JournalBodies()
-    /// The row id of each committed entry (``amend(_:problem:)``). `nonisolated(unsafe)`: read
+    /// The row id of each committed entry (``amend(_:problem:clearingFilePath:)``). `nonisolated(unsafe)`: read
     /// and written only by the writer thread, as ``bodies``.
     nonisolated(unsafe) private var rowIDs = JournalRowIDs()
     /// The last round's buffer, emptied once its answers left, given back as the queue's
@@ -146,10 +146,12 @@ public final class JournalWriter: Sendable {
     /// only by the writer thread (``run()``), passed to `take` under `condition`.
     nonisolated(unsafe) private var spareBuffer: [JournalEntry] = []
 
-    /// A sentence for the `problem` of the entry with `sequence` (``amend(_:problem:)``).
+    /// A sentence for the `problem` of the entry with `sequence`, and whether its `filePath` goes
+    /// (``amend(_:problem:clearingFilePath:)``).
     struct Amendment {
         var sequence: UInt64
         var problem: String
+        var clearsFilePath = false
     }
 
     /// Where the writer is in its stop, in order.
@@ -207,7 +209,7 @@ public final class JournalWriter: Sendable {
         var commitWaiters = CommitWaiters()
         /// Commit waiters the last round released: the waiters the next round waits for.
         var lastReleased = 0
-        /// Amendments waiting for the writer (``JournalWriter/amend(_:problem:)``), in order.
+        /// Amendments waiting for the writer (``JournalWriter/amend(_:problem:clearingFilePath:)``), in order.
         var amendments: [Amendment] = []
         /// Amendments queued since the start, and written (or dropped with their round): what a
         /// flush waits for besides the entries.
@@ -693,12 +695,14 @@ public final class JournalWriter: Sendable {
     /// being sent (docs/protocol.md#what-the-journal-records). The entry's row is found by its
     /// ticket (``JournalRowIDs``). Nothing when the entry was dropped (its batch failed, or it
     /// came after ``stop()``), or its row deleted meanwhile. Returns at once.
-    public func amend(_ ticket: JournalTicket, problem: String) {
+    /// - Parameter clearingFilePath: also sets the entry's `filePath` to null: the file it named
+    ///   was not written after all (a recording placed only after the commit, which failed).
+    public func amend(_ ticket: JournalTicket, problem: String, clearingFilePath: Bool = false) {
         guard ticket != .dropped else { return }
         condition.lock()
         defer { condition.unlock() }
         guard state.phase < .stopped else { return }
-        state.amendments.append(Amendment(sequence: ticket.sequence, problem: problem))
+        state.amendments.append(Amendment(sequence: ticket.sequence, problem: problem, clearsFilePath: clearingFilePath))
         state.amendmentsQueued += 1
         if state.writerIdle { condition.broadcast() }
     }
@@ -1125,7 +1129,7 @@ public final class JournalWriter: Sendable {
         case dropped(String)
     }
 
-    /// Writes `batch` (its first entry's sequence `first`), `amendments` (``amend(_:problem:)``)
+    /// Writes `batch` (its first entry's sequence `first`), `amendments` (``amend(_:problem:clearingFilePath:)``)
     /// and `hits` (mock hits of entries dropped earlier) in one transaction, and counts their
     /// bytes (``bytes``) once committed, before letting go of the connection; notes the batch's
     /// row ids (``rowIDs``).
@@ -1151,7 +1155,9 @@ public final class JournalWriter: Sendable {
                         }
                         if !amendments.isEmpty {
                             let rows = amendments.compactMap { amendment in
-                                (run?.rowID(of: amendment.sequence) ?? rowIDs.rowID(of: amendment.sequence)).map { ($0, amendment.problem) }
+                                (run?.rowID(of: amendment.sequence) ?? rowIDs.rowID(of: amendment.sequence)).map {
+                                    ($0, amendment.problem, amendment.clearsFilePath)
+                                }
                             }
                             try JournalRecords.amend(rows, in: db, written: &written)
                         }

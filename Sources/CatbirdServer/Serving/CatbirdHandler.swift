@@ -220,7 +220,8 @@ struct CatbirdHandler: HTTPHandler {
     /// with a warning; then runs `release`, which sends the answer (or the 503), so that a
     /// client that has its answer finds its recording. Off the journal writer's thread, which
     /// must not wait for the mocks directory's lock. A recording that cannot be placed after
-    /// the commit is logged and the entry's `problem` amended (``Journal/amend(_:problem:)``).
+    /// the commit is logged and the entry amended: its `problem` says so and its `filePath`, which
+    /// named the planned file, is set to null (``Journal/amend(_:problem:clearingFilePath:)``).
     private func settle(
         _ pending: FileMockRecorder.PendingRecording, onceCommitted ticket: JournalTicket, _ request: HTTPRequest,
         then release: @escaping @Sendable () -> Void
@@ -233,7 +234,7 @@ struct CatbirdHandler: HTTPHandler {
                         "record mode: \(request.method) \(request.target) not recorded: its journal entry could not be written, so "
                             + "--durability strict withheld the upstream's answer and sent a 503 instead (docs/files.md#recording)")
                 } else if let error = Self.place(pending, log: log) {
-                    journal.amend(ticket, problem: error.notRecordedProblem)
+                    journal.amend(ticket, problem: error.notRecordedProblem, clearingFilePath: true)
                 }
                 release()
             }
