@@ -83,7 +83,8 @@ public struct CompiledBodyPattern: Sendable {
             let bytes = Array(source.value.utf8)
             guard let value = deferred ? JSONBodyParser.storedPatternValue(of: bytes) : JSONBodyParser.value(of: bytes) else {
                 if JSONNesting.tooDeep(bytes) { throw .invalidBodyPattern(reason: "'body.value' \(JSONNesting.reason)") }
-                if !deferred, JSONPathDocument(bytes) != nil {
+                if !deferred, case let findings = JSONTextCheck.scan(bytes, as: .value), findings.syntaxError == nil,
+                   findings.numberOutOfRange != nil {
                     // RFC 8259 text whose numbers a double cannot hold (1e400, §6 lets a reader
                     // limit their range): it is JSON, so the reason says what is out of range
                     // (tester finding T13-F7).

@@ -12,9 +12,12 @@ import CatbirdWire
 ///   that `json` and `jsonPath`, and count and find, agree on what a JSON body is): a UTF-8
 ///   byte-order mark before the text is skipped (SQLite: not JSON), and a zero byte is not the
 ///   end of the text but a byte that is not JSON (SQLite reads bound text up to its first zero
-///   byte, so `{"a":1}` and a NUL was JSON to it);
+///   byte, so `{"a":1}` and a NUL was JSON to it); and a number a 64-bit float cannot hold
+///   (`1e400`, `1e-400`) or a lone surrogate escape (`"\ud800"`) is not JSON, as the `json`
+///   kind says (tester finding tester28a-F1: such a body was JSON to SQLite, and a `jsonPath`
+///   whose field held one said "the body has no such field", even `$`);
 /// - RFC 8259 grammar, whitespace being space, tab, LF and CR; strings with any bytes but control characters, and the escapes `\" \\ \/ \b \f
-///   \n \r \t \uXXXX` (a lone surrogate escape too);
+///   \n \r \t \uXXXX` (a lone surrogate escape is not, above);
 /// - a path's steps are read by ``JSONPathStep`` (the grammar ``JSONPathSyntax`` checks, up to
 ///   the path's first zero byte); a key is compared with the member name's bytes as written
 ///   in the body, escapes not decoded, and the first member of that name is taken;
@@ -365,7 +368,15 @@ struct JSONPathDocument {
                             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                             break
                         case UInt8(ascii: "u") where (1...4).allSatisfy({ Self.isHexDigit(at(j + $0)) }):
-                            break
+                            // A surrogate escape only as the first half of a pair (the json kind's rule).
+                            let unit = hexValue(at: j + 1)
+                            if (0xDC00...0xDFFF).contains(unit) { return false }
+                            if (0xD800...0xDBFF).contains(unit) {
+                                guard at(j + 5) == UInt8(ascii: "\\"), at(j + 6) == UInt8(ascii: "u"),
+                                      (7...10).allSatisfy({ Self.isHexDigit(at(j + $0)) }), (0xDC00...0xDFFF).contains(hexValue(at: j + 7))
+                                else { return false }
+                                j += 6  // on to the pair's second escape's `u`; its digits are read as any bytes
+                            }
                         default:
                             return false
                         }
@@ -383,6 +394,17 @@ struct JSONPathDocument {
             default:
                 return false
             }
+        }
+
+        /// The four hexadecimal digits at `start` (checked by the caller) as a number.
+        func hexValue(at start: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for k in 0..<4 {
+                let b = at(start + k)
+                let digit = Self.isDigitByte(b) ? b - UInt8(ascii: "0") : (b | 0x20) - UInt8(ascii: "a") + 10
+                value = value << 4 | UInt32(digit)
+            }
+            return value
         }
 
         static func isHexDigit(_ b: UInt8) -> Bool {
@@ -444,7 +466,19 @@ struct JSONPathDocument {
                 break
             }
             if at(j - 1) < UInt8(ascii: "0") { return false }
+            // A number a 64-bit float cannot hold is not JSON, as for the json kind.
+            if seenExponent || j - i > 15, !Self.fitsADouble(text[i..<j]) { return false }
             return add(seenDecimalPoint ? .real : .integer, from: i, to: j)
+        }
+
+        /// Whether the number `token` (of the grammar above) is within a 64-bit float's range:
+        /// finite, and not rounded to 0 when a digit before its exponent is not 0 (`1e400` and
+        /// `1e-400` are not; ``JSONBodyParser`` and the control routes' JSON reader refuse them).
+        static func fitsADouble(_ token: some Collection<UInt8>) -> Bool {
+            guard let value = Double(String(decoding: token, as: UTF8.self)), value.isFinite else { return false }
+            guard value == 0 else { return true }
+            let mantissa = token.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+            return !mantissa.contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
         }
 
         mutating func add(_ kind: Kind, from start: Int, to end: Int) -> Bool {

@@ -55,8 +55,8 @@ public enum Timestamp {
     }
 
     /// The digits after a timestamp's seconds, read once: `value` is the number they write,
-    /// `digits` how many there are (0 when there is no fraction, else 1 to 18): `.0597` is
-    /// (597, 4), 0.0597 s.
+    /// `digits` how many there are (0 when there is no fraction, else 1 to 18; past 18, the
+    /// first 18 and a 1 added for any later digit other than 0): `.0597` is (597, 4), 0.0597 s.
     private typealias Fraction = (value: Int, digits: Int)
 
     /// `text` (as ``date(from:)`` reads it) as whole seconds since 1970 in UTC and its fraction
@@ -90,8 +90,17 @@ public enum Timestamp {
         var fraction: Fraction = (0, 0)
         let rest = bytes[19..<(bytes.count - 1)]
         if !rest.isEmpty {
-            guard rest.first == UInt8(ascii: "."), let value = number(rest.dropFirst()) else { return nil }
-            fraction = (value, rest.count - 1)
+            // Any number of digits (RFC 3339's `time-secfrac`: "." 1*DIGIT; tester finding
+            // tester28a-F3: 19 were refused as "not a UTC time"): the first 18 are read, and
+            // one at the 18th place stands for any other digit than 0 after them, so a time
+            // rounded up to its millisecond still is.
+            let digits = rest.dropFirst()
+            let read = digits.prefix(18)
+            guard rest.first == UInt8(ascii: "."), var value = number(read),
+                  digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            else { return nil }
+            if digits.dropFirst(read.count).contains(where: { $0 != UInt8(ascii: "0") }) { value += 1 }
+            fraction = (value, read.count)
         }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         return (days * 86_400 + hour * 3_600 + minute * 60 + second, fraction)

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CatbirdTestSupport
 import CatbirdWire
 import Foundation
@@ -14,10 +15,14 @@ final class JSONPathDocumentDifferentialTests: XCTestCase {
     /// Where the document departs from SQLite on purpose (try10b F6): a body with a zero byte is
     /// not JSON, and a leading byte-order mark is skipped; and (try11 T11-F4) a body nested
     /// deeper than 512 levels is not JSON (SQLite 3.40 reads 2,000), which
-    /// ``JSONPathReader/text(at:in:)`` applies itself.
+    /// ``JSONPathReader/text(at:in:)`` applies itself; and (tester28a-F1) a body with a number
+    /// a 64-bit float cannot hold or a lone surrogate escape is not JSON, as the `json` kind and
+    /// the control routes' reader (``JSONTextCheck``) say.
     private func reference(_ body: [UInt8], _ path: String) -> String?? {
         guard !body.contains(0) else { return nil }
         let unmarked = body.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(body.dropFirst(3)) : body
+        let findings = JSONTextCheck.scan(unmarked, as: .body)
+        if findings.syntaxError == nil, findings.loneSurrogate != nil || findings.numberOutOfRange != nil { return nil }
         guard let text = String(validating: unmarked, as: UTF8.self) else { return nil }
         return JSONPathReader.text(at: path, in: text)
     }

@@ -41,6 +41,16 @@ final class ControlQueryParameterTests: ServerTestCase {
         E2E.assertError(
             try client.request("GET", "/catbird/api/requests/1?limit=1"), status: 400,
             reasonContains: #"unknown query parameter "limit" (known: bodies; 'limit' is taken by …/1/request/body and …/1/response/body)"#)
+        // Tester finding tester28a-F2: a body download's 400 for an unknown parameter listed
+        // `bodies, limit`, and `bodies` then got "unknown query parameter "bodies" (known: limit)".
+        for side in ["request", "response"] {
+            E2E.assertError(
+                try client.request("GET", "/catbird/api/requests/1/\(side)/body?foo=1"), status: 400,
+                reasonContains: #"unknown query parameter "foo" (known: bodies for …/{id}, limit for …/{id}/request/body and …/{id}/response/body)"#)
+            E2E.assertError(
+                try client.request("GET", "/catbird/api/requests/1/\(side)/body?bodies=false"), status: 400,
+                reasonContains: #"unknown query parameter "bodies" (known: limit; 'bodies' is taken by the entry, …/{id})"#)
+        }
         let post = try client.json("POST", "/catbird/api/mocks?type=removeAll", #"{"type":"removeAll"}"#)
         E2E.assertError(post, status: 400, reasonContains: "unknown query parameter \"type\" (this route takes none)")
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 1, "the mock is still there")

@@ -108,4 +108,30 @@ final class JSONBodyDifferenceHintTests: ServerTestCase {
                 refused.text)
         }
     }
+
+    /// Regression (tester finding tester28a-F1), the exact bodies: a number a 64-bit float
+    /// cannot hold (`1e400`) or a lone surrogate escape was "not JSON" to `json` but JSON to
+    /// `jsonPath` (SQLite's reading), whose 404 then said "the body has no such field" for a
+    /// field that is there, even `$`, and whose `$.a` matched `{"a":1,"z":1e400}`. Both kinds
+    /// now call such a body not JSON.
+    func testAJSONPathCallsABodyNotJSONAsTheJSONKindDoes() throws {
+        let cases: [(tenant: String, path: String, body: String)] = [
+            ("f1a", "$", #"{"a":1e400}"#), ("f1c", "$.a", #"{"a":1,"z":1e400}"#), ("f1d", "$.a", #"{"a":-1e400}"#),
+            ("f1e", "$.b.d", #"{"b":{"c":1e400,"d":2}}"#), ("f1f", "$.a", #"{"a":1e-400}"#),
+            ("su1", "$.a", #"{"a":"\ud800"}"#), ("su2", "$.b", #"{"a":"\ud800","b":1}"#), ("su4", "$", #"{"a":"\udc00"}"#),
+        ]
+        for (tenant, path, body) in cases {
+            try update(
+                tenant,
+                #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"headers":{},"body":{"kind":"jsonPath","value":\#(try Self.quoted(path))}},"response":{"status":200}}"#)
+            let said = try reason(tenant, "/j", body)
+            XCTAssertTrue(said.contains("jsonPath \(try Self.quoted(path)): the body is not JSON"), "\(body): \(said)")
+            XCTAssertFalse(said.contains("no such field"), said)
+        }
+        // A pair of surrogate escapes is one character, and a number in range is JSON.
+        try update(
+            "su5", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"headers":{},"body":{"kind":"jsonPath","value":"$.a","equalTo":"\ud83d\ude00"}},"response":{"status":200}}"#)
+        let pair = try client.request("POST", "/j", headers: E2E.tenantHeader("su5"), body: Array(#"{"a":"\ud83d\ude00","z":1e308}"#.utf8))
+        XCTAssertEqual(pair.status, 200, pair.text)
+    }
 }

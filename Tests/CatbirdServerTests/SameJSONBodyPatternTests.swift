@@ -68,4 +68,27 @@ final class SameJSONBodyPatternTests: ServerTestCase {
         XCTAssertEqual(try E2E.mocks(client, tenant: "t18-bp2").count, bodies.count)
         XCTAssertEqual(try post(#"{"u":{"a":1,"b":[true,null]}}"#).text, "new")
     }
+
+    /// Regression (tester finding tester28a-F5), the exact values: with the mock of `json`
+    /// `{"a":1}`, a `remove` with `{"a":1,}` or `{"a":1,"a":2}` (values `update` refuses, not
+    /// JSON as RFC 8259 and this server read it) removed the mock, read by the lenient reader
+    /// of stored mocks; so did `{"a":[1,],}` that of `{"a":[1]}`. Such a value is compared as
+    /// text: nothing is removed, and the 204 says so.
+    func testARemoveWithAValueThatIsNotJSONIsComparedAsText() throws {
+        for (stored, removal) in [(#"{\"a\":1}"#, #"{\"a\":1,}"#), (#"{\"a\":1}"#, #"{\"a\":1,\"a\":2}"#), (#"{\"a\":[1]}"#, #"{\"a\":[1,],}"#)] {
+            XCTAssertEqual(try update(body: #"{"kind":"json","value":"\#(stored)"}"#, answer: "b2xk").status, 201)
+            let removed = try control(
+                #"{"type":"remove","pattern":{"method":"POST","url":{"kind":"equal","value":"/bp"},"headers":{},"body":{"kind":"json","value":"\#(removal)"}}}"#)
+            XCTAssertEqual(removed.status, 204, removed.text)
+            XCTAssertNotNil(removed.header("X-Catbird-Warning"), "nothing was removed: \(removal)")
+            XCTAssertEqual(try E2E.mocks(client, tenant: "t18-bp2").count, 1, "\(stored) kept by \(removal)")
+
+            // The same JSON as its value, in another spelling, still removes it.
+            let same = try control(
+                #"{"type":"remove","pattern":{"method":"POST","url":{"kind":"equal","value":"/bp"},"headers":{},"body":{"kind":"json","value":" \#(stored) "}}}"#)
+            XCTAssertEqual(same.status, 204, same.text)
+            XCTAssertNil(same.header("X-Catbird-Warning"), same.text)
+            XCTAssertEqual(try E2E.mocks(client, tenant: "t18-bp2").count, 0, "\(stored) removed")
+        }
+    }
 }

@@ -54,7 +54,7 @@ enum JournalEntryRoutes {
                 default:
                     throw APIError.noControlRoute(context.request.method, context.request.path)
                 }
-            },
+            }.knownQuery("known: bodies for …/{id}, limit for …/{id}/request/body and …/{id}/response/body"),
         ]
     }
 
@@ -88,7 +88,9 @@ enum JournalEntryRoutes {
     private static func byteLimit(in query: [(name: String, value: String)]) throws(APIError) -> Int? {
         var result: Int?
         for (key, value) in query {
-            guard key == "limit" else { throw QueryParameters.unknown(key, known: "known: limit") }
+            guard key == "limit" else {
+                throw QueryParameters.unknown(key, known: key == "bodies" ? "known: limit; 'bodies' is taken by the entry, …/{id}" : "known: limit")
+            }
             guard let limit = Int(value), limit >= 0 else { throw APIError.badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
             result = limit
         }

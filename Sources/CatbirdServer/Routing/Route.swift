@@ -55,6 +55,10 @@ struct Route: Sendable {
     /// `wait`: a name another route takes), checked before ``queryNames``; not listed among the
     /// known ones. Set with ``refusing(_:because:)``.
     private(set) var refusedQueryNames: [String: String] = [:]
+    /// What the 400 for an unknown query parameter says the route takes, in place of the list
+    /// of ``queryNames`` (`known: a, b`); set with ``knownQuery(_:)`` by a route whose paths take
+    /// different ones.
+    private(set) var knownQueryText: String?
     /// Where the handler runs, chosen for each request (most routes name one lane; the journal
     /// listing's depends on its query): a handler that may wait (journal queries and deletes,
     /// writes that wait for the database writer, flush waits) runs on a control pool while the
@@ -200,10 +204,19 @@ struct Route: Sendable {
         let pairs = try QueryParameters.wellFormedPairs(query)
         for (name, _) in pairs where !queryNames.contains(name) {
             if let reason = refusedQueryNames[name] { throw .badRequest(reason) }
-            let known = queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))"
+            let known = knownQueryText ?? (queryNames.isEmpty ? "this route takes none" : "known: \(queryNames.joined(separator: ", "))")
             throw QueryParameters.unknown(name, known: known)
         }
         return pairs
+    }
+
+    /// This route, its unknown-parameter 400 saying `text` of the parameters it takes (tester
+    /// finding tester28a-F2: the journal entry route's listed `bodies, limit` for a body download,
+    /// which then refused `bodies`).
+    func knownQuery(_ text: String) -> Route {
+        var route = self
+        route.knownQueryText = text
+        return route
     }
 
     /// This route, refusing the query parameter `name` with 400 and `reason` (not listed as a
