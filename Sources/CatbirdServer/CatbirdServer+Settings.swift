@@ -21,8 +21,16 @@ extension CatbirdServer {
         /// without a byte (`--head-timeout`, `CATBIRD_HEAD_TIMEOUT`); 408 past it. Nil: no deadline.
         public var headTimeout: Duration? = HTTPServer.Configuration.defaultHeadTimeout
         /// Bytes of each request and response body kept in the journal; longer bodies are
-        /// truncated and marked (`request_body_truncated`, `response_body_truncated`).
+        /// truncated and marked (`request_body_truncated`, `response_body_truncated`). At most
+        /// ``maxJournalBodyLimit``.
         public var journalBodyLimit: Int
+
+        /// The largest `journalBodyLimit`: 476 MiB (499,122,176 bytes). A journal row holds a
+        /// request body and a response body, and SQLite stores at most 1,000,000,000 bytes in a
+        /// row (`SQLITE_MAX_LENGTH`, the Debian library's); past it the row fails with
+        /// `SQLITE_TOOBIG` and the entry is lost (tester finding tester28b-F4: a 1.05 GB upload
+        /// with `--journal-body-limit 2gb` was answered, and its row dropped after three attempts).
+        public static let maxJournalBodyLimit = 476 << 20
         /// What one tenant's mocks may hold: how many, and how many bytes of response bodies
         /// (`--max-tenant-mocks`, `--max-tenant-mock-bytes`; docs/protocol.md#mock-limits).
         public var mockLimits = TenantMockLimits()

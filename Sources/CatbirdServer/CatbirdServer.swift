@@ -104,13 +104,13 @@ public final class CatbirdServer: Sendable {
         do {
             claimed = try DatabaseFileLock(databasePath: location.path)
         } catch {
-            throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+            throw DatabaseUnusable.from(error, path: location.shown) ?? error
         }
         lock = claimed
         let faults = StorageFaults(file: claimed)
         do {
-            try DatabaseUnusable.checkFolder(of: location.path, path: settings.databasePath)
-            try DatabaseUnusable.inspect(location.path, path: settings.databasePath, log: log)
+            try DatabaseUnusable.checkFolder(of: location.path, path: location.shown)
+            try DatabaseUnusable.inspect(location.path, path: location.shown, log: log)
             let writeConnection = try Database(path: location.path, mode: .readWrite)
             // Before migrating: a migration's foreign-key check must not meet dropped tenants' rows.
             // Without a migration to apply, the background deletion finishes them after the
@@ -156,7 +156,7 @@ public final class CatbirdServer: Sendable {
             writer = serialWriter
         } catch {
             claimed.discardCreatedFile()  // a failed start leaves no new, half-made file, nor -wal or -shm, behind
-            throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+            throw DatabaseUnusable.from(error, path: location.shown) ?? error
         }
         // A start refused from here on (a mocks row, a SIGTERM during the mocks directory's sweep)
         // closes what it opened on the file, the write connection last (the one that removes the
@@ -180,7 +180,7 @@ public final class CatbirdServer: Sendable {
                             + "(an update cut short, or a removed mock's left at the last stop; docs/schema.md#mock-bodies-in-pieces)")
                 }
             } catch {
-                throw DatabaseUnusable.from(error, path: settings.databasePath) ?? error
+                throw DatabaseUnusable.from(error, path: location.shown) ?? error
             }
             storedExpressions = StoredExpressionsCompiler(mocks: mocks, log: log)
             self.mocks = mocks

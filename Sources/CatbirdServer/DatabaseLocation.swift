@@ -10,6 +10,16 @@ struct DatabaseLocation: Sendable {
     /// True when `path` is a temporary stand-in for `:memory:`.
     let isTemporary: Bool
 
+    /// How start-up errors name the database: the path as given, or for `:memory:` also the
+    /// stand-in file and `$TMPDIR`, the folder it is made in (tester finding tester28b-F3: with
+    /// `TMPDIR` naming a missing folder, `database :memory:: … (the folder does not exist)` named
+    /// neither).
+    var shown: String {
+        guard isTemporary else { return path }
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"].map { "TMPDIR=\($0)" } ?? "TMPDIR unset"
+        return ":memory: (its file \(path), in the temporary folder: \(folder))"
+    }
+
     init(_ requested: String) {
         if requested == ":memory:" {
             Self.removeLeftovers()

@@ -12,7 +12,7 @@ import Foundation
 /// row that is not a mock `update` accepts (``CatbirdDomain/UnloadableMockRow``, tester21b-F7).
 /// `catbird` exits 3 on it: restarting will not help until someone fixes the file (README.md#storage-faults).
 public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
-    /// The database path as given (`--db`).
+    /// The database as given (`--db`); for `:memory:`, also its stand-in file and `$TMPDIR` (``DatabaseLocation/shown``).
     public let path: String
     /// What is wrong and what to do, in a sentence.
     public let reason: String

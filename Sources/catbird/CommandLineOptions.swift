@@ -233,6 +233,11 @@ enum CommandLineOptions {
             guard let bytes = ByteSize.parse(size) else {
                 throw UsageError(description: "journal body limit must be bytes or a size like 64kb, not '\(size)'")
             }
+            guard bytes <= CatbirdServer.Settings.maxJournalBodyLimit else {
+                throw UsageError(
+                    description: "journal body limit must be at most 476mb (\(CatbirdServer.Settings.maxJournalBodyLimit) bytes), not '\(size)': "
+                        + "a journal row holds a request and a response body, and SQLite stores at most 1,000,000,000 bytes in a row")
+            }
             settings.journalBodyLimit = bytes
         }
         if let text = values["max-tenant-mocks"] {

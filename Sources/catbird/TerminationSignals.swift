@@ -7,8 +7,20 @@ import Glibc
 import Darwin
 #endif
 
-/// SIGINT, SIGTERM and SIGHUP, received synchronously with `sigwait` on a thread of their own
-/// (``watch()``); SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2 and SIGALRM ignored.
+/// SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU and SIGPWR, received synchronously with
+/// `sigwait` on a thread of their own (``watch()``); SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2,
+/// SIGALRM, SIGVTALRM, SIGPROF, SIGIO and SIGSTKFLT ignored: no signal whose default action
+/// ends the process does so without the graceful stop, but SIGKILL and the program-error
+/// signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS).
+///
+/// SIGXCPU is what a CPU-time limit sends at its soft limit (`prlimit --cpu`, `ulimit -t`,
+/// systemd's `LimitCPU=`), a warning before the hard limit's SIGKILL; SIGQUIT is Ctrl-\ in a
+/// terminal (nginx's graceful stop); SIGPWR a UPS daemon's. Their default action killed the
+/// server at once, answered requests not yet journaled lost (tester finding tester28b-F2: 609 of
+/// 15,747 under load for SIGXCPU), as did that of SIGVTALRM, SIGPROF, SIGIO and SIGSTKFLT, which
+/// nothing in the process uses. The graceful ones are reset to their default action before they
+/// are blocked: a shell starts a background job (`catbird … &`) with SIGINT and SIGQUIT ignored,
+/// which would discard them.
 ///
 /// SIGHUP takes the same graceful path as SIGTERM: it is what a closed terminal or SSH session
 /// sends, and its default action killed the server with acknowledged requests not yet in the
@@ -25,20 +37,27 @@ import Darwin
 /// journaled lost, no line logged (tester finding tester21b-F8). Nothing in the process uses them
 /// (libcurl's DNS timeouts would use SIGALRM; CURLOPT_NOSIGNAL is set).
 ///
-/// The three are blocked in the main thread before any other thread starts, so every thread the
+/// The graceful ones are blocked in the main thread before any other thread starts, so every thread the
 /// process creates later inherits the block and no thread can swallow the signal; the watch's
 /// thread then takes it with `sigwait`. (A Dispatch signal source is not reliable here: on
 /// Linux a signal left pending on one of Dispatch's worker threads never reaches it.)
 enum TerminationSignals {
-    /// Ignores SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2 and SIGALRM and blocks SIGINT, SIGTERM and
-    /// SIGHUP for this thread and the threads it creates from now on. Call first thing in `main`.
+    /// The signals that stop the server gracefully, as SIGTERM does.
+    static let graceful = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU, SIGPWR]
+
+    /// The signals ignored: their default action would end the process, and nothing in it uses them.
+    static let ignored = [SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGSTKFLT]
+
+    /// Ignores ``ignored`` and blocks ``graceful`` (their action reset to the default first) for
+    /// this thread and the threads it creates from now on. Call first thing in `main`.
     static func block() {
-        for ignored in [SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM] { signal(ignored, SIG_IGN) }
+        for ignored in ignored { signal(ignored, SIG_IGN) }
+        for taken in graceful { signal(taken, SIG_DFL) }
         var set = signals
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    /// Starts the thread that takes SIGINT, SIGTERM and SIGHUP with `sigwait` from now on (it
+    /// Starts the thread that takes the ``graceful`` signals with `sigwait` from now on (it
     /// inherits the block), so that a signal during start-up is seen while start-up runs
     /// (``TerminationWatch/received``), not only once the server listens: `--mocks-dir /` held a
     /// SIGTERM for the 11 s of its start-up sweep (session 14's leftover). Call after ``block()``,
@@ -57,9 +76,7 @@ enum TerminationSignals {
     private static var signals: sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGHUP)
+        for taken in graceful { sigaddset(&set, taken) }
         return set
     }
 }
@@ -77,7 +94,7 @@ final class TerminationWatch: Sendable {
         return received == 0 ? nil : received
     }
 
-    /// Waits for SIGINT, SIGTERM or SIGHUP and returns its number.
+    /// Waits for one of the ``TerminationSignals/graceful`` signals and returns its number.
     func wait() -> Int32 {
         arrived.wait()
         return number.load(ordering: .acquiring)

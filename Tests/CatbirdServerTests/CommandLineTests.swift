@@ -86,6 +86,10 @@ final class CommandLineTests: XCTestCase {
             (["--max-buffered-bodies", "lots"], "max buffered bodies must be bytes or a size like 400mb, 2gb, not 'lots'"),
             (["--head-timeout", "0"], "head timeout must be whole seconds from 1 to 3600 (30 or 30s), or off; not '0'"),
             (["--head-timeout", "30m"], "head timeout must be whole seconds from 1 to 3600 (30 or 30s), or off; not '30m'"),
+            // tester28b-F4: accepted, then a 1.05 GB upload's journal row failed SQLITE_TOOBIG and was lost.
+            (["--max-body-size", "2gb", "--journal-body-limit", "2gb"],
+             "journal body limit must be at most 476mb (499122176 bytes), not '2gb': a journal row holds a request and a response body, and SQLite stores at most 1,000,000,000 bytes in a row"),
+            (["--journal-body-limit", "499122177"], "journal body limit must be at most 476mb (499122176 bytes), not '499122177'"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)
@@ -510,6 +514,19 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(reordered.hasSuffix("…"), "whole: \(reordered)")
         let hit = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/users → 200 mock") }, stderr)
         XCTAssertTrue(hit.hasSuffix("ms"), "a hit's line is unchanged: \(hit)")
+    }
+
+    /// Regression (tester finding tester28b-F3), the exact case: `TMPDIR=<a folder that does not
+    /// exist> catbird --db :memory:` exited 3 with `database :memory:: cannot open the file for
+    /// reading and writing: No such file or directory (the folder does not exist)`, naming
+    /// neither the file nor `$TMPDIR`. It names both now.
+    func testAMemoryDatabaseThatCannotBeMadeNamesTMPDIR() throws {
+        let missing = directory.appendingPathComponent("nonexist").path
+        let result = try run(["--port", "\(try freePort())", "--db", ":memory:"], environment: ["TMPDIR": missing])
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(result.stderr.contains("database :memory: (its file \(missing)/catbird-memory-"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("in the temporary folder: TMPDIR=\(missing))"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("the folder does not exist"), result.stderr)
     }
 
     private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessRunner.Result {
