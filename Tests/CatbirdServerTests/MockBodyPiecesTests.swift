@@ -162,6 +162,36 @@ final class MockBodyPiecesTests: XCTestCase {
         XCTAssertEqual(try client2.request("GET", "/small", headers: E2E.tenantHeader("pc")).text, "small")
     }
 
+    /// Regression (tester finding tester28a-F7): a large `update` that failed once some pieces
+    /// were written (there: a write lock held by another process; here: its row refused by a
+    /// trigger of the test's) left its pieces to a sweep that failed too (the lock still held;
+    /// here: a trigger refusing their deletion), and no sweep came after it: 13-15 MB stayed
+    /// while the server ran. The sweep is now tried again while it fails, and once deletions
+    /// are allowed again the pieces go.
+    func testPiecesLeftByAFailedUpdateAreSweptOnceDeletionsSucceedAgain() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let outside = try Database(path: server.databasePath)
+        defer { outside.close() }
+        try outside.execute("""
+            CREATE TRIGGER test_refuses_rows BEFORE INSERT ON mock_rows BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+            CREATE TRIGGER test_holds_pieces BEFORE DELETE ON mock_body_pieces BEGIN SELECT RAISE(ABORT, 'held by the test'); END;
+            """)
+        let failed = try Self.post(client, Self.update("/failed", Self.randomBody(4 * Self.piece + 1)), tenant: "sw")
+        XCTAssertGreaterThanOrEqual(failed.status, 400, failed.text)
+        XCTAssertEqual(try Self.stored(server.databasePath).pieces, 5, "the failed update's pieces, which no row points at")
+        usleep(1_500_000)  // the sweep queued at the failure, and its first retry, failed
+        XCTAssertEqual(try Self.stored(server.databasePath).pieces, 5)
+
+        try outside.execute("DROP TRIGGER test_holds_pieces; DROP TRIGGER test_refuses_rows;")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try Self.stored(server.databasePath).pieces > 0, ContinuousClock.now < deadline { usleep(50_000) }
+        XCTAssertEqual(try Self.stored(server.databasePath).pieces, 0, "swept by a later try, with no other change")
+        XCTAssertEqual(try Self.post(client, Self.update("/after", Self.randomBody(2 * Self.piece + 1)), tenant: "sw").status, 201)
+        XCTAssertEqual(try Self.stored(server.databasePath).mocks, 1)
+    }
+
     /// Regression (tester24a-F6): a mock of 3 MiB + 1 with `limit: 1` and a delay, used up by
     /// its one delayed answer, left its 7 pieces in the file until some later change (its row
     /// was deleted after the delay, the sweep queued at the hit had run before). Without the

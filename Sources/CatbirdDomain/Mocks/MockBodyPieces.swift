@@ -19,7 +19,8 @@ import Synchronization
 ///
 /// Pieces no row points at are deleted a piece per transaction too (``sweep()``): those of a
 /// mock removed or replaced, of a write that failed or was cut short (a `kill -9`), at start-up
-/// (``init(database:)``) and after each change that may leave some. A body being written is
+/// (``init(database:)``) and after each change that may leave some, again while they fail
+/// (``retryDelays``). A body being written is
 /// never swept: its id is in ``State/writing`` from before its first piece until its row is
 /// committed or the write has failed.
 final class MockBodyPieces: Sendable {
@@ -40,7 +41,17 @@ final class MockBodyPieces: Sendable {
         var stopped = false
         /// ``abandonWrites()`` was called: a write gives up before its next piece or its row.
         var abandoning = false
+        /// How long after a failed sweep the next is tried (``retryDelays``), doubling while
+        /// sweeps fail; back to the first after one succeeds.
+        var retryDelay = MockBodyPieces.retryDelays.lowerBound
     }
+
+    /// The delay before a failed sweep is tried again: 1 s, doubling while it fails, at most
+    /// 8 s. A sweep fails while another process holds the write lock or the disk is full, the
+    /// moments that make large updates fail and leave their pieces (tester finding tester28a-F7:
+    /// the sweep right after such a failure met the still-held lock, was never tried again, and
+    /// 13-15 MB of pieces stayed in the file until another large change or a restart).
+    static let retryDelays: ClosedRange<Duration> = .seconds(1) ... .seconds(8)
 
     private let database: SerialDatabase
     private let state: Mutex<State>
@@ -120,21 +131,33 @@ final class MockBodyPieces: Sendable {
         let nanoseconds = Int(delay / .nanoseconds(1))
         sweeps.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
             state.withLock { $0.sweepQueued = false }
-            sweep()
+            let swept = sweep()
+            let retry: Duration? = state.withLock { state in
+                guard !swept else {
+                    state.retryDelay = Self.retryDelays.lowerBound
+                    return nil
+                }
+                defer { state.retryDelay = min(state.retryDelay * 2, Self.retryDelays.upperBound) }
+                return state.retryDelay
+            }
+            if let retry { queueSweep(after: retry) }
         }
     }
 
     /// Deletes the pieces of every body no row points at and none is writing, one piece per
-    /// transaction; stops early after ``stop()``. A failure (a full disk, a busy file) leaves
-    /// the rest for the next sweep or start.
-    func sweep() {
-        guard !state.withLock({ $0.stopped }) else { return }
+    /// transaction; stops early after ``stop()``. A failure (a full disk, a busy file) stops it,
+    /// leaving the rest for the next sweep: queued ones try again (``queueSweep(after:)``), and
+    /// the next start sweeps too.
+    /// - Returns: false when a read or a delete failed.
+    @discardableResult
+    func sweep() -> Bool {
+        guard !state.withLock({ $0.stopped }) else { return true }
         // Read under one turn with the ids being written: a body whose row commits after this
         // turn was being written during it, and one whose first piece comes later is not seen.
         guard let unused = try? database.use({ db in
             let writing = state.withLock { $0.writing }
             return try Self.unusedBodies(db).filter { !writing.contains($0) }
-        }) else { return }
+        }) else { return false }
         for id in unused {
             while !state.withLock({ $0.stopped }) {
                 let deleted = try? database.useWithinBusyTimeout { db in
@@ -143,10 +166,12 @@ final class MockBodyPieces: Sendable {
                             + "(SELECT min(piece) FROM mock_body_pieces WHERE body_id = ?1)", [.integer(id)])
                     return db.changes
                 }
-                guard let deleted, deleted > 0 else { break }
+                guard let deleted else { return false }
+                guard deleted > 0 else { break }
                 checkpoint()
             }
         }
+        return true
     }
 
     /// Copies the WAL's frames not yet in the file into it (`PRAGMA wal_checkpoint(PASSIVE)`:
