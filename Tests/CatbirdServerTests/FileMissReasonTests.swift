@@ -43,6 +43,41 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertEqual(try CurlClient.run(["-H", "Accept: application/json", "\(base)/api/books"]).status, 200)
     }
 
+    /// Regression (tester finding tester28b-F1): with the mocks directory (here through a
+    /// symbolic link, as in the finding) moved away under the running server, `GET /ten.txt`
+    /// got `no file mock in <dir> (tried ten.txt)`, as if the file were missing. The reason now
+    /// says the directory is gone; back, the file is served again.
+    func testA404SaysTheMocksDirectoryIsGone() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-gone-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let directory = base.appendingPathComponent("m")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("0123456789".utf8).write(to: directory.appendingPathComponent("ten.txt"))
+        let link = base.appendingPathComponent("mlink")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: directory)
+        let root = directory.resolvingSymlinksInPath().path
+        let server = try TestServer { $0.mocksDirectory = link.path }
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/ten.txt").text, "0123456789")
+
+        let moved = base.appendingPathComponent("m.moved")
+        try FileManager.default.moveItem(at: directory, to: moved)
+        let gone = try client.request("GET", "/ten.txt")
+        XCTAssertEqual(gone.status, 404)
+        XCTAssertTrue(
+            (gone.object["reason"] as? String ?? "").hasSuffix(
+                "; no file mock in \(root) (tried ten.txt); the mocks directory \(root) does not exist any more (it did at start-up): "
+                    + "nothing in it is served until it is back (the server reads it at each request)"), gone.text)
+        try Data("x".utf8).write(to: directory)  // a file in its place
+        XCTAssertTrue((try client.request("GET", "/ten.txt").object["reason"] as? String ?? "").hasSuffix(
+            "the mocks directory \(root) is no longer a directory (it was at start-up): nothing in it is served until it is again"))
+        try FileManager.default.removeItem(at: directory)
+        try FileManager.default.moveItem(at: moved, to: directory)
+        XCTAssertEqual(try client.request("GET", "/ten.txt").text, "0123456789", "served again once it is back")
+        let missing = try client.request("GET", "/eleven.txt")
+        XCTAssertFalse((missing.object["reason"] as? String ?? "").contains("mocks directory"), missing.text)
+    }
+
     /// Regression (T11-F7, the tester's exact setup): `ln -s /etc/passwd mocks/leak; curl /leak`
     /// got a 404 saying only `no file mock in … (tried leak)`; a fixtures folder linked in from
     /// elsewhere got no hint either. The reason now says the name leads outside.

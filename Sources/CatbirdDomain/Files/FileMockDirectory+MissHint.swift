@@ -23,6 +23,7 @@ extension FileMockDirectory {
         var names = tried.prefix(Self.missHintNames).joined(separator: ", ")
         if tried.count > Self.missHintNames { names += ", …" }
         var hint = "no file mock in \(root) (tried \(names))"
+        if let gone = rootGone() { return hint + "; " + gone }
         if let why = tried.lazy.compactMap(whyNotServed).first {
             hint += "; " + why
         } else if let other = tried.prefix(Self.missHintNames).lazy.compactMap(otherNormalization).first {
@@ -42,6 +43,22 @@ extension FileMockDirectory {
         return hint + "; \(sibling) is beside it"
             + (type.map { ": send Accept: \($0) (the Accept extension follows the query, so .\(ext) added to the path does not name it)" }
                 ?? ": with the query, only an Accept that adds .\(ext) names it")
+    }
+
+    /// Why nothing in the directory can be served any more, when it is gone: it was a directory
+    /// at start-up (a missing one is refused then), and a CI step (`git clean`, a checkout, a
+    /// rename) may remove it under a running server; its 404s then said only which names were
+    /// tried, as for a missing fixture (tester finding tester28b-F1). Nil while it is a directory.
+    private func rootGone() -> String? {
+        var status = stat()
+        guard stat(root, &status) == 0 else {
+            return "the mocks directory \(root) does not exist any more (it did at start-up): nothing in it is served "
+                + "until it is back (the server reads it at each request)"
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            return "the mocks directory \(root) is no longer a directory (it was at start-up): nothing in it is served until it is again"
+        }
+        return nil
     }
 
     /// `target`, which ends its path with `/` (or has an empty one, `http://h` in proxy form),
