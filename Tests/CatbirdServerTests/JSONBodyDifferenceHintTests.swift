@@ -134,4 +134,22 @@ final class JSONBodyDifferenceHintTests: ServerTestCase {
         let pair = try client.request("POST", "/j", headers: E2E.tenantHeader("su5"), body: Array(#"{"a":"\ud83d\ude00","z":1e308}"#.utf8))
         XCTAssertEqual(pair.status, 200, pair.text)
     }
+
+    /// Regression (tester finding tester28a-F6), the exact mock and body: the hint's path
+    /// `$.x."\"q"` (a key holding `"`) was offered as the jsonPath syntax, and `update` refuses
+    /// it (SQLite's paths cannot name such a key). The hint now says so; other keys' hints are
+    /// unchanged.
+    func testAJSONHintThroughAKeyHoldingAQuoteSaysNoJSONPathCanNameIt() throws {
+        try update(
+            "jh2", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/jh"},"body":{"kind":"json","value":"{\"x\":{\"\\\"q\":1}}"}},"response":{"status":200}}"#)
+        let said = try reason("jh2", "/jh", #"{"x":{"\"q":2}}"#)
+        XCTAssertTrue(
+            said.contains(#"json differs from the body at $.x."\"q": expected 1, got 2 (a key there holds ", shown escaped: SQLite's JSON paths cannot name it, so no jsonPath can test it)"#),
+            said)
+        try update(
+            "jh3", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/jh"},"body":{"kind":"json","value":"{\"x\":{\"a b\":1}}"}},"response":{"status":200}}"#)
+        let plain = try reason("jh3", "/jh", #"{"x":{"a b":2}}"#)
+        XCTAssertTrue(plain.contains(#"json differs from the body at $.x."a b": expected 1, got 2"#), plain)
+        XCTAssertFalse(plain.contains("cannot name it"), plain)
+    }
 }
