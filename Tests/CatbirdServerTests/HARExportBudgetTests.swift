@@ -152,7 +152,10 @@ final class HARExportBudgetTests: XCTestCase {
             let text = String(decoding: bytes, as: UTF8.self)
             XCTAssertTrue(text.hasPrefix("HTTP/1.1 200"), String(text.prefix(300)))
             XCTAssertTrue(closed, "the cut export's connection is closed")
-            XCTAssertFalse(text.contains("]}}"), "cut: no closing of the document")
+            // Cut: no last chunk, and the document's closing `]}}` never sent (`]}}` may occur
+            // inside an entry, whose fields' order varies from process to process).
+            XCTAssertFalse(text.hasSuffix("0\r\n\r\n"), "cut: no last chunk")
+            XCTAssertFalse(text.contains("]}}\r\n0\r\n"), "cut: no closing of the document")
             XCTAssertEqual(text.components(separatedBy: "\"startedDateTime\"").count - 1, 16, "the first page's 16 entries were sent")
 
             let (_, _, log) = try server.terminate()
