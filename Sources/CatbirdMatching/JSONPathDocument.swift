@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CatbirdWire
 
 /// A request body parsed once, as SQLite 3.40's JSON functions parse it, so that every
@@ -467,18 +468,8 @@ struct JSONPathDocument {
             }
             if at(j - 1) < UInt8(ascii: "0") { return false }
             // A number a 64-bit float cannot hold is not JSON, as for the json kind.
-            if seenExponent || j - i > 15, !Self.fitsADouble(text[i..<j]) { return false }
+            if seenExponent || j - i > 15, JSONTextCheck.isOutOfRange(text[i..<j]) { return false }
             return add(seenDecimalPoint ? .real : .integer, from: i, to: j)
-        }
-
-        /// Whether the number `token` (of the grammar above) is within a 64-bit float's range:
-        /// finite, and not rounded to 0 when a digit before its exponent is not 0 (`1e400` and
-        /// `1e-400` are not; ``JSONBodyParser`` and the control routes' JSON reader refuse them).
-        static func fitsADouble(_ token: some Collection<UInt8>) -> Bool {
-            guard let value = Double(String(decoding: token, as: UTF8.self)), value.isFinite else { return false }
-            guard value == 0 else { return true }
-            let mantissa = token.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
-            return !mantissa.contains { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }
         }
 
         mutating func add(_ kind: Kind, from start: Int, to end: Int) -> Bool {

@@ -108,6 +108,20 @@ package enum JSONTextCheck {
     }
 }
 
+extension JSONTextCheck {
+    /// Whether the JSON number `literal` is beyond a 64-bit float: infinite when read, or read
+    /// as 0 while a digit before its exponent is not 0 (`1e-400`, `2e-324`). Foundation's decoder
+    /// refuses both; its `JSONSerialization` reads the second as 0. The scan's rule
+    /// (``Findings/numberOutOfRange``), and `jsonPath`'s reading of a body (JSONPathDocument).
+    package static func isOutOfRange(_ literal: some Collection<UInt8>) -> Bool {
+        guard let value = Double(String(decoding: literal, as: UTF8.self)) else { return false }
+        if value.isInfinite { return true }
+        guard value == 0 else { return false }
+        let mantissa = literal.prefix { $0 | 0x20 != UInt8(ascii: "e") }
+        return mantissa.contains { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }
+    }
+}
+
 /// The reading behind ``JSONTextCheck/scan(_:as:valueLimit:)``: one JSON text, its containers on ``stack``.
 /// Lexing of strings, numbers and literals: `JSONTextReader+Tokens.swift`.
 struct JSONTextReader {

@@ -131,7 +131,7 @@ extension JSONTextReader {
             }
             skipDigits()
         }
-        if findings.numberOutOfRange == nil, Self.isOutOfRange(bytes[start..<index]) {
+        if findings.numberOutOfRange == nil, JSONTextCheck.isOutOfRange(bytes[start..<index]) {
             findings.numberOutOfRange = (path(of: stack[...]), String(decoding: bytes[start..<index], as: UTF8.self))
         }
     }
@@ -149,16 +149,6 @@ extension JSONTextReader {
 
     private static let literals = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
 
-    /// Whether `literal` is beyond a 64-bit float: infinite when read, or read as 0 while a
-    /// digit before its exponent is not 0 (`1e-400`, `2e-324`). Foundation's decoder refuses
-    /// both; its `JSONSerialization` reads the second as 0.
-    private static func isOutOfRange(_ literal: ArraySlice<UInt8>) -> Bool {
-        guard let value = Double(String(decoding: literal, as: UTF8.self)) else { return false }
-        if value.isInfinite { return true }
-        guard value == 0 else { return false }
-        let mantissa = literal.prefix { $0 | 0x20 != UInt8(ascii: "e") }
-        return mantissa.contains { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }
-    }
 
     private func isDigit(at position: Int) -> Bool {
         position < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position])
