@@ -4,16 +4,16 @@ import CatbirdSupport
 import Foundation
 import XCTest
 
-/// A journal entry's `problem` added after the entry was queued (``JournalWriter/amend(_:problem:)``,
+/// A journal entry's `problem` added after the entry was queued (``JournalWriter/amend(_:problem:filePath:)``,
 /// tester finding T13-F11: an answer its client hung up on mid-body), on a real database file:
 /// found by its ticket whether it is still queued or already committed, after the entry's own
 /// problem, and seen by the next flush.
 final class JournalAmendmentTests: XCTestCase {
-    private func entry(_ url: String, problem: String? = nil) -> JournalEntry {
+    private func entry(_ url: String, problem: String? = nil, filePath: String? = nil) -> JournalEntry {
         JournalEntry(
             time: "2026-12-02T10:00:00.000Z", tenant: TenantID("t"), method: "GET", url: url, requestHeaders: "{}",
             requestBody: [], status: 200, responseHeaders: "{}", responseBody: Array("answer".utf8), answeredBy: .mock,
-            mockHit: nil, durationMs: 0.1, problem: problem)
+            mockHit: nil, durationMs: 0.1, filePath: filePath, problem: problem)
     }
 
     /// A migrated database file (at `path`) in a new temporary folder: its write connection
@@ -88,6 +88,38 @@ final class JournalAmendmentTests: XCTestCase {
         let bodyBytes = Int(try reader.query("SELECT ifnull(sum(length(body)), 0) FROM journal_bodies").first?[0].intValue ?? -1)
         XCTAssertEqual(try writer.use { try journal.bytes.tenantBytes($0) }, rowBytes, "each tenant's rows' bytes, as in the file")
         XCTAssertEqual(try writer.use { try journal.bytes.bytes($0) }, rowBytes.values.reduce(0, +) + bodyBytes, "the file's journal bytes")
+    }
+
+    /// A recording placed only after its entry's commit (`--durability strict` with `--record`)
+    /// amends the entry's `filePath`: to null when it failed (with a `problem`), to where it went
+    /// when that was `<planned>/index` (tester finding tester28c-F1, no `problem`). Retention's
+    /// byte count follows each change exactly, whole and per tenant: it counts `file_path`, and
+    /// a deleted row releases the bytes it holds then (a cleared path was counted for good before).
+    func testAnAmendmentChangesTheFilePathAndTheByteCountFollows() throws {
+        let (writer, reader, _, removeAll) = try database()
+        defer { removeAll() }
+        let journal = JournalWriter(database: writer, bodyLimit: 4096, log: Logger(level: .error))
+        defer { journal.stop() }
+        XCTAssertTrue(try writer.use { try journal.bytes.catchUp($0) }, "an empty file is read at once")
+        let moved = journal.append(entry("/t/x", filePath: "/mocks/t/x"))
+        let failed = journal.append(entry("/t/y", filePath: "/mocks/t/y"))
+        let kept = journal.append(entry("/t/z", problem: "its own", filePath: "/mocks/t/z"))
+        journal.flush()
+        journal.amend(moved, problem: nil, filePath: .replaced("/mocks/t/x/index"))
+        journal.amend(failed, problem: "not recorded: cannot write", filePath: .cleared)
+        journal.amend(kept, problem: nil)  // changes nothing: not even queued
+        journal.flush()
+
+        let rows = try reader.query("SELECT url, ifnull(file_path, 'NULL'), ifnull(problem, 'NULL') FROM journal_rows ORDER BY id")
+            .map { row in (0..<3).map { row[$0].stringValue ?? "" } }
+        XCTAssertEqual(
+            rows,
+            [["/t/x", "/mocks/t/x/index", "NULL"], ["/t/y", "NULL", "not recorded: cannot write"], ["/t/z", "/mocks/t/z", "its own"]])
+        let fileBytes = Int(try reader.query("SELECT sum(\(JournalBytes.rowBytes(""))) FROM journal_rows").first?[0].intValue ?? -1)
+        let bodyBytes = Int(try reader.query("SELECT ifnull(sum(length(body)), 0) FROM journal_bodies").first?[0].intValue ?? -1)
+        XCTAssertEqual(try writer.use { try journal.bytes.tenantBytes($0) }, [TenantID("t"): fileBytes], "the tenant's rows, as stored")
+        XCTAssertEqual(try writer.use { try journal.bytes.bytes($0) }, fileBytes + bodyBytes, "the file's journal bytes")
+        XCTAssertEqual(journal.statistics().droppedAmendments, 0)
     }
 
     /// Regression: an amendment whose write failed three times (another connection holding the

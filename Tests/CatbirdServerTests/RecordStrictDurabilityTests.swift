@@ -55,45 +55,85 @@ final class RecordStrictDurabilityTests: RecordingTestCase {
     /// waits for its commit (the writer held), so the `POST`'s rename is refused: its entry now
     /// names no file.
     func testARecordingNotPlacedAfterItsCommitLeavesNoFilePath() throws {
-        let server = try TestServer { settings in
+        let server = try strictRecordingServer()
+        defer { server.removeFiles() }
+        XCTAssertEqual(try server.client().request("GET", "/echo/pre").status, 200)
+        XCTAssertTrue(exists("echo/pre") && exists("echo/pre.catbird-response.json"))
+
+        let (entry, _) = try recordWhileTheCommitWaits(server, "/echo/kept") { echo in
+            for suffix in ["", ".catbird-response.json"] {
+                try FileManager.default.copyItem(
+                    at: echo.appendingPathComponent("pre" + suffix), to: echo.appendingPathComponent("kept" + suffix))
+            }
+        }
+        XCTAssertTrue((entry["problem"] as? String)?.contains("not recorded:") == true, "\(entry)")
+        XCTAssertTrue(entry["filePath"] is NSNull || entry["filePath"] == nil, "\(entry)")
+        let echo = mocksDirectory.appendingPathComponent("echo")
+        XCTAssertEqual(try Data(contentsOf: echo.appendingPathComponent("kept")), try Data(contentsOf: echo.appendingPathComponent("pre")))
+    }
+
+    /// Regression (tester finding tester28c-F1): with `--durability strict`, a recording whose
+    /// planned name became a directory while its entry waited for the commit is written to that
+    /// directory's `index`, as docs/files.md#recording says, but the entry's `filePath` kept
+    /// naming the directory. The exact case: `POST /t/x` waits for its commit while
+    /// `mkdir …/t/x` runs; the entry now names `…/t/x/index`, the file written, with no problem.
+    func testARecordingPlacedAtIndexAfterItsCommitNamesThatFile() throws {
+        let server = try strictRecordingServer()
+        defer { server.removeFiles() }
+        XCTAssertEqual(try server.client().request("GET", "/echo/pre").status, 200)
+
+        let (entry, answer) = try recordWhileTheCommitWaits(server, "/echo/x") { echo in
+            try FileManager.default.createDirectory(at: echo.appendingPathComponent("x"), withIntermediateDirectories: false)
+        }
+        let index = mocksDirectory.appendingPathComponent("echo/x/index").path
+        XCTAssertEqual(entry["filePath"] as? String, index, "\(entry)")
+        XCTAssertTrue(entry["problem"] is NSNull || entry["problem"] == nil, "\(entry)")
+        XCTAssertTrue(exists("echo/x/index") && exists("echo/x/index.catbird-response.json"), "written to the directory's index")
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: index))), answer, "the upstream's answer, as sent")
+        XCTAssertFalse(answer.isEmpty)
+    }
+
+    /// A server forwarding to the upstream, recording to ``mocksDirectory``, with `--durability strict`.
+    private func strictRecordingServer() throws -> TestServer {
+        try TestServer { settings in
             settings.redirectURL = self.upstream.baseURL
             settings.recordMode = true
             settings.mocksDirectory = self.mocksDirectory.path
             settings.durability = .strict
         }
-        defer { server.removeFiles() }
-        XCTAssertEqual(try server.client().request("GET", "/echo/pre").status, 200)
-        XCTAssertTrue(exists("echo/pre") && exists("echo/pre.catbird-response.json"))
+    }
 
+    /// Sends `POST path` (body `posted`) while the journal writer is held, so that its recording
+    /// is planned (its temporary files written in `echo/`, asserted) and waits for the commit;
+    /// runs `meanwhile` with the `echo` folder, lets the writer go, and returns the entry the
+    /// journal then holds for `path` and the body of the upstream's answer, which reached the client.
+    private func recordWhileTheCommitWaits(
+        _ server: TestServer, _ path: String, meanwhile: (URL) throws -> Void
+    ) throws -> (entry: [String: Any], answer: [UInt8]) {
         let writer = try JournalWriterHold(server)
         defer { writer.end() }
         let answered = DispatchSemaphore(value: 0)
-        let status = Locked(0)
+        let answer = Locked<RawResponse?>(nil)
         Thread.detachNewThread {
             let client = try? RawHTTPClient(port: server.port, timeoutSeconds: 60)
-            status.set((try? client?.request("POST", "/echo/kept", body: Array("posted".utf8)).status) ?? -1)
+            answer.set(try? client?.request("POST", path, body: Array("posted".utf8)))
             answered.signal()
         }
-        // The POST's recording is planned (its temporary files written) and waits for the commit.
         let echo = mocksDirectory.appendingPathComponent("echo")
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline,
-            ((try? FileManager.default.contentsOfDirectory(atPath: echo.path)) ?? []).allSatisfy({ !$0.contains(".catbird-recording-") }) {
-            usleep(20_000)
+        var planned: Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: echo.path)) ?? []).contains { $0.contains(".catbird-recording-") }
         }
-        for suffix in ["", ".catbird-response.json"] {
-            try FileManager.default.copyItem(
-                at: echo.appendingPathComponent("pre" + suffix), to: echo.appendingPathComponent("kept" + suffix))
-        }
+        while ContinuousClock.now < deadline, !planned { usleep(20_000) }
+        XCTAssertTrue(planned, "the recording's temporary files are written while its entry waits for the commit")
+        try meanwhile(echo)
         try writer.release()
         XCTAssertEqual(answered.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(status.value, 200, "the upstream's answer goes to the client")
+        XCTAssertEqual(answer.value?.status, 200, "the upstream's answer goes to the client")
 
-        let listing = try server.client().request("GET", "/catbird/api/requests?url=/echo/kept")
+        let listing = try server.client().request("GET", "/catbird/api/requests?url=\(path)")
         let entries = (listing.json as? [String: Any])?["requests"] as? [[String: Any]] ?? []
         XCTAssertEqual(entries.count, 1, listing.text)
-        XCTAssertTrue((entries.first?["problem"] as? String)?.contains("not recorded:") == true, listing.text)
-        XCTAssertTrue(entries.first?["filePath"] is NSNull || entries.first?["filePath"] == nil, listing.text)
-        XCTAssertEqual(try Data(contentsOf: echo.appendingPathComponent("kept")), try Data(contentsOf: echo.appendingPathComponent("pre")))
+        return (entries.first ?? [:], answer.value?.body ?? [])
     }
 }

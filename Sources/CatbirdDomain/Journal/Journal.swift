@@ -133,10 +133,10 @@ public final class Journal: Sendable {
         writer.replaceHeld(hold, with: entry)
     }
 
-    /// Adds `problem` to the `problem` of the entry behind `ticket` once it is written, and sets
-    /// its `filePath` to null when `clearingFilePath`; see ``JournalWriter/amend(_:problem:clearingFilePath:)``.
-    public func amend(_ ticket: JournalTicket, problem: String, clearingFilePath: Bool = false) {
-        writer.amend(ticket, problem: problem, clearingFilePath: clearingFilePath)
+    /// Adds `problem` (if any) to the `problem` of the entry behind `ticket` once it is written,
+    /// and changes its `filePath` as `filePath` says; see ``JournalWriter/amend(_:problem:filePath:)``.
+    public func amend(_ ticket: JournalTicket, problem: String?, filePath: JournalFilePathChange = .unchanged) {
+        writer.amend(ticket, problem: problem, filePath: filePath)
     }
 
     /// Calls `done(true)` once the entry behind `ticket` (and its mock hit) is committed,

@@ -163,28 +163,36 @@ enum JournalRecords {
         }
     }
 
-    /// Adds each sentence to the `problem` of row `rowID` (after the row's own, `; ` between),
-    /// inside the caller's transaction, and notes the bytes added with the row's id and tenant in
-    /// `written.amendedBytes` (retention's byte limit, ``JournalBytes``). A row that is gone
-    /// (deleted since) is skipped. With `clearsFilePath`, the row's `file_path` is set to null.
-    /// See ``JournalWriter/amend(_:problem:clearingFilePath:)``.
+    /// Adds each sentence (if any) to the `problem` of row `rowID` (after the row's own, `; `
+    /// between) and changes its `file_path` as its ``JournalFilePathChange`` says, inside the
+    /// caller's transaction, and notes the bytes this adds (fewer when a path is cleared or
+    /// shortened) with the row's id and tenant in `written.amendedBytes` (retention's byte
+    /// limit, ``JournalBytes``, which counts both columns: a deleted row releases its bytes as
+    /// stored then). A row that is gone (deleted since) is skipped.
+    /// See ``JournalWriter/amend(_:problem:filePath:)``.
     static func amend(
-        _ amendments: [(rowID: Int64, problem: String, clearsFilePath: Bool)], in db: Database, written: inout Written
+        _ amendments: [(rowID: Int64, problem: String?, filePath: JournalFilePathChange)], in db: Database, written: inout Written
     ) throws {
-        for (rowID, problem, clearsFilePath) in amendments {
-            // One statement (RETURNING, SQLite 3.35+; Debian 12 links 3.40.1). RETURNING reads the
-            // new row: its problem is the sentence alone exactly when it was NULL (otherwise it
-            // is longer, the old text and `; ` before the sentence).
-            guard let row = try db.query(
-                """
-                UPDATE journal_rows SET problem = CASE WHEN problem IS NULL THEN ?1 ELSE problem || '; ' || ?1 END,
-                    file_path = CASE WHEN ?3 THEN NULL ELSE file_path END
-                WHERE id = ?2 RETURNING tenant, problem = ?1
-                """, [.text(problem), .integer(rowID), .integer(clearsFilePath ? 1 : 0)]
-            ).first, let tenant = row[0].stringValue
+        for (rowID, problem, filePath) in amendments {
+            let (pathChange, path): (Int64, SQLiteValue) =
+                switch filePath {
+                case .unchanged: (0, .null)
+                case .cleared: (1, .null)
+                case let .replaced(path): (2, .text(path))
+                }
+            let bytes = "ifnull(length(CAST(problem AS BLOB)), 0) + ifnull(length(CAST(file_path AS BLOB)), 0)"
+            guard let before = try db.query("SELECT \(bytes) FROM journal_rows WHERE id = ?", [.integer(rowID)]).first?[0].intValue,
+                let row = try db.query(
+                    """
+                    UPDATE journal_rows SET
+                        problem = CASE WHEN ?1 IS NULL THEN problem WHEN problem IS NULL THEN ?1 ELSE problem || '; ' || ?1 END,
+                        file_path = CASE ?3 WHEN 0 THEN file_path WHEN 1 THEN NULL ELSE ?4 END
+                    WHERE id = ?2 RETURNING tenant, \(bytes)
+                    """, [problem.map { .text($0) } ?? .null, .integer(rowID), .integer(pathChange), path]
+                ).first, let tenant = row[0].stringValue, let after = row[1].intValue
             else { continue }
-            let added = problem.utf8.count + (row[1].intValue == 1 ? 0 : 2)
-            written.amendedBytes.append((rowID, TenantID(tenant), added))
+            let added = after - before
+            written.amendedBytes.append((rowID, TenantID(tenant), Int(added)))
         }
     }
 

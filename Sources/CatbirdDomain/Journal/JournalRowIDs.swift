@@ -1,5 +1,5 @@
 /// Which `journal_rows` id each committed journal entry got, by its ticket's sequence
-/// (``JournalTicket``), for ``JournalWriter/amend(_:problem:clearingFilePath:)``.
+/// (``JournalTicket``), for ``JournalWriter/amend(_:problem:filePath:)``.
 ///
 /// The writer is the only one to insert journal rows, and a batch's rows get consecutive ids
 /// (AUTOINCREMENT, one transaction: ``JournalRecords/insert(_:into:bodies:)``), as its entries

@@ -135,7 +135,7 @@ public final class JournalWriter: Sendable {
     /// The repeated response bodies stored once (``JournalBodies``). `nonisolated(unsafe)`:
     /// read and written only by the writer thread (``write(_:)``, called from ``run()`` only).
     nonisolated(unsafe) private var bodies = JournalBodies()
-    /// The row id of each committed entry (``amend(_:problem:clearingFilePath:)``). `nonisolated(unsafe)`: read
+    /// The row id of each committed entry (``amend(_:problem:filePath:)``). `nonisolated(unsafe)`: read
     /// and written only by the writer thread, as ``bodies``.
     nonisolated(unsafe) private var rowIDs = JournalRowIDs()
     /// The last round's buffer, emptied once its answers left, given back as the queue's
@@ -146,12 +146,12 @@ public final class JournalWriter: Sendable {
     /// only by the writer thread (``run()``), passed to `take` under `condition`.
     nonisolated(unsafe) private var spareBuffer: [JournalEntry] = []
 
-    /// A sentence for the `problem` of the entry with `sequence`, and whether its `filePath` goes
-    /// (``amend(_:problem:clearingFilePath:)``).
+    /// A sentence for the `problem` of the entry with `sequence` (none: `problem` unchanged), and
+    /// what becomes of its `filePath` (``amend(_:problem:filePath:)``).
     struct Amendment {
         var sequence: UInt64
-        var problem: String
-        var clearsFilePath = false
+        var problem: String?
+        var filePath = JournalFilePathChange.unchanged
     }
 
     /// Where the writer is in its stop, in order.
@@ -209,7 +209,7 @@ public final class JournalWriter: Sendable {
         var commitWaiters = CommitWaiters()
         /// Commit waiters the last round released: the waiters the next round waits for.
         var lastReleased = 0
-        /// Amendments waiting for the writer (``JournalWriter/amend(_:problem:clearingFilePath:)``), in order.
+        /// Amendments waiting for the writer (``JournalWriter/amend(_:problem:filePath:)``), in order.
         var amendments: [Amendment] = []
         /// Amendments queued since the start, and written (or dropped with their round): what a
         /// flush waits for besides the entries.
@@ -695,14 +695,17 @@ public final class JournalWriter: Sendable {
     /// being sent (docs/protocol.md#what-the-journal-records). The entry's row is found by its
     /// ticket (``JournalRowIDs``). Nothing when the entry was dropped (its batch failed, or it
     /// came after ``stop()``), or its row deleted meanwhile. Returns at once.
-    /// - Parameter clearingFilePath: also sets the entry's `filePath` to null: the file it named
-    ///   was not written after all (a recording placed only after the commit, which failed).
-    public func amend(_ ticket: JournalTicket, problem: String, clearingFilePath: Bool = false) {
-        guard ticket != .dropped else { return }
+    /// - Parameters:
+    ///   - problem: the sentence to add; nil adds none (an amendment of `filePath` only).
+    ///   - filePath: what becomes of the entry's `filePath`, in the same UPDATE: a recording
+    ///     placed only after the commit may have failed (``JournalFilePathChange/cleared``) or
+    ///     gone to the planned name's `index` (``JournalFilePathChange/replaced(_:)``).
+    public func amend(_ ticket: JournalTicket, problem: String?, filePath: JournalFilePathChange = .unchanged) {
+        guard ticket != .dropped, problem != nil || filePath != .unchanged else { return }
         condition.lock()
         defer { condition.unlock() }
         guard state.phase < .stopped else { return }
-        state.amendments.append(Amendment(sequence: ticket.sequence, problem: problem, clearsFilePath: clearingFilePath))
+        state.amendments.append(Amendment(sequence: ticket.sequence, problem: problem, filePath: filePath))
         state.amendmentsQueued += 1
         if state.writerIdle { condition.broadcast() }
     }
@@ -896,7 +899,7 @@ public final class JournalWriter: Sendable {
                 && (state.heldHits.isEmpty || state.givingUp) {
                 if state.givenUp != (0, 0) {
                     let (entries, amendments) = state.givenUp
-                    let amended = amendments == 1 ? "1 amendment of an earlier entry's problem" : "\(amendments) amendments of earlier entries' problems"
+                    let amended = amendments == 1 ? "1 amendment of an earlier entry" : "\(amendments) amendments of earlier entries"
                     let what = amendments == 0 ? entries.counted("entry", "entries") : entries == 0 ? amended : "\(entries.counted("entry", "entries")) and \(amended)"
                     log.error("journal: stopping: \(what) not stored: an earlier round failed since the stop")
                 }
@@ -1129,7 +1132,7 @@ public final class JournalWriter: Sendable {
         case dropped(String)
     }
 
-    /// Writes `batch` (its first entry's sequence `first`), `amendments` (``amend(_:problem:clearingFilePath:)``)
+    /// Writes `batch` (its first entry's sequence `first`), `amendments` (``amend(_:problem:filePath:)``)
     /// and `hits` (mock hits of entries dropped earlier) in one transaction, and counts their
     /// bytes (``bytes``) once committed, before letting go of the connection; notes the batch's
     /// row ids (``rowIDs``).
@@ -1156,7 +1159,7 @@ public final class JournalWriter: Sendable {
                         if !amendments.isEmpty {
                             let rows = amendments.compactMap { amendment in
                                 (run?.rowID(of: amendment.sequence) ?? rowIDs.rowID(of: amendment.sequence)).map {
-                                    ($0, amendment.problem, amendment.clearsFilePath)
+                                    ($0, amendment.problem, amendment.filePath)
                                 }
                             }
                             try JournalRecords.amend(rows, in: db, written: &written)
@@ -1299,11 +1302,11 @@ public final class JournalWriter: Sendable {
     }
 
     /// What a round writes, for its log lines: `1 entry`, `3 entries`, `3 entries and 2 amendments of
-    /// earlier entries' problems`, `1 amendment of an earlier entry's problem` (a round of
-    /// amendments only).
+    /// earlier entries` (their `problem` or `filePath`), `1 amendment of an earlier entry` (a
+    /// round of amendments only).
     private static func describe(_ batch: [JournalEntry], _ amendments: [Amendment], _ hits: HeldHits = HeldHits()) -> String {
         let entries = batch.count.counted("entry", "entries")
-        let amended = amendments.count == 1 ? "1 amendment of an earlier entry's problem" : "\(amendments.count) amendments of earlier entries' problems"
+        let amended = amendments.count == 1 ? "1 amendment of an earlier entry" : "\(amendments.count) amendments of earlier entries"
         var parts = batch.isEmpty ? [] : [entries]
         if !amendments.isEmpty { parts.append(amended) }
         if !hits.isEmpty { parts.append(hits.describe) }

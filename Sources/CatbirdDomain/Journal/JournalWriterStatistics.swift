@@ -28,7 +28,7 @@ public struct JournalWriterStatistics: Sendable, Equatable {
     /// lasting cause, at a stop while the database does not take writes, or appended while the
     /// queue was full and the writer failing for longer than ``JournalWriter/appendPatience``.
     public var droppedRows = 0
-    /// Amendments (``JournalWriter/amend(_:problem:clearingFilePath:)``: a `problem` added to an entry already
+    /// Amendments (``JournalWriter/amend(_:problem:filePath:)``: a `problem` added to an entry already
     /// queued, such as an answer its client hung up on) dropped with their round, as rows are.
     public var droppedAmendments = 0
     /// Mocks whose held hits (hits of dropped entries, written by a later round) were not

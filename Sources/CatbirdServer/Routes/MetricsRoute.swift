@@ -121,7 +121,7 @@ enum MetricsRoute {
         out.sample("catbird_log_lines_dropped_total", Int(Logger.droppedLines))
         out.metric(
             "catbird_journal_dropped_amendments_total", .counter,
-            help: "Problems added to journal rows already queued (a client that hung up mid-answer) dropped with their failed write (each logged).")
+            help: "Problems added to (or recordings' file paths changed in) journal rows already queued, such as a client that hung up mid-answer, dropped with their failed write (each logged).")
         out.sample("catbird_journal_dropped_amendments_total", writer.droppedAmendments)
         out.metric(
             "catbird_journal_held_hits", .gauge,

@@ -221,7 +221,9 @@ struct CatbirdHandler: HTTPHandler {
     /// client that has its answer finds its recording. Off the journal writer's thread, which
     /// must not wait for the mocks directory's lock. A recording that cannot be placed after
     /// the commit is logged and the entry amended: its `problem` says so and its `filePath`, which
-    /// named the planned file, is set to null (``Journal/amend(_:problem:clearingFilePath:)``).
+    /// named the planned file, is set to null (``Journal/amend(_:problem:filePath:)``). One
+    /// placed at `<planned>/index` instead (the planned name became a directory meanwhile,
+    /// tester finding tester28c-F1) has its `filePath` amended to that file.
     private func settle(
         _ pending: FileMockRecorder.PendingRecording, onceCommitted ticket: JournalTicket, _ request: HTTPRequest,
         then release: @escaping @Sendable () -> Void
@@ -233,8 +235,12 @@ struct CatbirdHandler: HTTPHandler {
                     log.warning(
                         "record mode: \(request.method) \(request.target) not recorded: its journal entry could not be written, so "
                             + "--durability strict withheld the upstream's answer and sent a 503 instead (docs/files.md#recording)")
-                } else if let error = Self.place(pending, log: log) {
-                    journal.amend(ticket, problem: error.notRecordedProblem, clearingFilePath: true)
+                } else {
+                    switch Self.place(pending, log: log) {
+                    case let .failure(error): journal.amend(ticket, problem: error.notRecordedProblem, filePath: .cleared)
+                    case let .success(path) where path != pending.path: journal.amend(ticket, problem: nil, filePath: .replaced(path))
+                    case .success: break
+                    }
                 }
                 release()
             }
@@ -248,21 +254,23 @@ struct CatbirdHandler: HTTPHandler {
         guard let pending = answer.pending else { return answer }
         var placed = answer
         placed.pending = nil
-        if let error = Self.place(pending, log: log) {
+        switch Self.place(pending, log: log) {
+        case let .success(path): placed.recordedPath = path
+        case let .failure(error):
             placed.recordedPath = nil
             placed.notRecorded = error.notRecordedProblem
         }
         return placed
     }
 
-    /// Renames `pending` into place; the error, logged, when that fails.
-    private static func place(_ pending: FileMockRecorder.PendingRecording, log: Logger) -> FileMockError? {
+    /// Renames `pending` into place: the body file's path (``FileMockRecorder/PendingRecording/place()``),
+    /// or the error, logged, when that fails.
+    private static func place(_ pending: FileMockRecorder.PendingRecording, log: Logger) -> Result<String, FileMockError> {
         do throws(FileMockError) {
-            _ = try pending.place()
-            return nil
+            return .success(try pending.place())
         } catch {
             log.warning("record mode: \(error)")
-            return error
+            return .failure(error)
         }
     }
 
