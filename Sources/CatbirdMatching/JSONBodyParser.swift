@@ -268,14 +268,7 @@ enum JSONBodyParser {
             guard bytes.count - position >= 4 else { throw .notJSON }
             var value: UInt32 = 0
             for _ in 0..<4 {
-                let byte = bytes[position]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw .notJSON
-                }
+                guard let digit = ASCIIByte.hexValue(bytes[position]) else { throw .notJSON }
                 value = value << 4 | UInt32(digit)
                 position += 1
             }

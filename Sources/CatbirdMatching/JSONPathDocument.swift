@@ -368,13 +368,13 @@ struct JSONPathDocument {
                         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                             break
-                        case UInt8(ascii: "u") where (1...4).allSatisfy({ Self.isHexDigit(at(j + $0)) }):
+                        case UInt8(ascii: "u") where (1...4).allSatisfy({ ASCIIByte.isHexDigit(at(j + $0)) }):
                             // A surrogate escape only as the first half of a pair (the json kind's rule).
                             let unit = hexValue(at: j + 1)
                             if (0xDC00...0xDFFF).contains(unit) { return false }
                             if (0xD800...0xDBFF).contains(unit) {
                                 guard at(j + 5) == UInt8(ascii: "\\"), at(j + 6) == UInt8(ascii: "u"),
-                                      (7...10).allSatisfy({ Self.isHexDigit(at(j + $0)) }), (0xDC00...0xDFFF).contains(hexValue(at: j + 7))
+                                      (7...10).allSatisfy({ ASCIIByte.isHexDigit(at(j + $0)) }), (0xDC00...0xDFFF).contains(hexValue(at: j + 7))
                                 else { return false }
                                 j += 6  // on to the pair's second escape's `u`; its digits are read as any bytes
                             }
@@ -401,16 +401,9 @@ struct JSONPathDocument {
         func hexValue(at start: Int) -> UInt32 {
             var value: UInt32 = 0
             for k in 0..<4 {
-                let b = at(start + k)
-                let digit = Self.isDigitByte(b) ? b - UInt8(ascii: "0") : (b | 0x20) - UInt8(ascii: "a") + 10
-                value = value << 4 | UInt32(digit)
+                value = value << 4 | UInt32(ASCIIByte.hexValue(at(start + k)) ?? 0)
             }
             return value
-        }
-
-        static func isHexDigit(_ b: UInt8) -> Bool {
-            (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f"))
-                || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "F"))
         }
 
         static func isAlphanumeric(_ b: UInt8) -> Bool {

@@ -19,4 +19,10 @@ public enum ASCIIByte {
     public static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (byte | 0x20) &- 0x61 < 6
     }
+
+    /// The value (0–15) of a hex digit (``isHexDigit(_:)``), nil for any other byte.
+    @inlinable
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
+        isDigit(byte) ? byte &- 0x30 : (byte | 0x20) &- 0x61 < 6 ? (byte | 0x20) &- 0x61 &+ 10 : nil
+    }
 }

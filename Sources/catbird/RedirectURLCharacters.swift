@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// The bytes a `--redirect-url` may hold as written (RFC 3986 section 2): a forwarded request's
 /// URL is the base and the request-target joined, and libcurl refuses one with a space or a `%`
 /// not followed by two hex digits, so a base `http://up/a b` or `http://up/%zz` made every
@@ -12,7 +14,7 @@ enum RedirectURLCharacters {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else {
+                guard index + 2 < bytes.count, ASCIIByte.isHexDigit(bytes[index + 1]), ASCIIByte.isHexDigit(bytes[index + 2]) else {
                     let written = String(decoding: bytes[index..<min(index + 3, bytes.count)], as: UTF8.self)
                     return "'\(written)' at byte \(index) is not a percent-escape (% and two hex digits; a % itself is written %25)"
                 }
@@ -31,9 +33,4 @@ enum RedirectURLCharacters {
     /// ALPHA, DIGIT, the unreserved `-._~` and the reserved `:/?#[]@!$&'()*+,;=`.
     private static let allowed: Set<UInt8> = Set(
         Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8))
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-    }
 }

@@ -127,7 +127,7 @@ public struct FileMockName: Sendable, Equatable {
         var input = Array(text.utf8)[...]
         while let byte = input.popFirst() {
             if byte == UInt8(ascii: "%"), input.count >= 2,
-               let high = hexValue(input[input.startIndex]), let low = hexValue(input[input.startIndex + 1]) {
+               let high = ASCIIByte.hexValue(input[input.startIndex]), let low = ASCIIByte.hexValue(input[input.startIndex + 1]) {
                 bytes.append(high << 4 | low)
                 input = input.dropFirst(2)
             } else {
@@ -135,16 +135,6 @@ public struct FileMockName: Sendable, Equatable {
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    /// The value of one ASCII hex digit, nil for any other byte.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }
 

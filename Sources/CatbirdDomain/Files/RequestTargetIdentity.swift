@@ -53,7 +53,7 @@ struct RequestTargetIdentity: Equatable {
         while index < input.count {
             let byte = input[index]
             if byte == UInt8(ascii: "%"), index + 2 < input.count,
-               let high = FileMockName.hexValue(input[index + 1]), let low = FileMockName.hexValue(input[index + 2]) {
+               let high = ASCIIByte.hexValue(input[index + 1]), let low = ASCIIByte.hexValue(input[index + 2]) {
                 let decoded = high << 4 | low
                 output += isUnreserved(decoded) ? [decoded] : [byte, ASCIICase.upper(input[index + 1]), ASCIICase.upper(input[index + 2])]
                 index += 3
