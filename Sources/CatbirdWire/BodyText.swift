@@ -33,15 +33,54 @@ public enum BodyText {
     ]
 
     /// The `charset` parameter of a media type (`text/plain; charset="Latin1"` → `latin1`),
-    /// lowercased and unquoted; nil when there is none.
+    /// lowercased; nil when there is none. Parameters as RFC 9110 §5.6.6 writes them: a quoted
+    /// value is read with its `\` escapes, and a `;` inside quotes is part of the value, not a
+    /// separator, so `foo="a;charset=latin1"` declares no charset (tester finding tester29a-F1).
+    /// A parameter without `=` is skipped. An unterminated quoted value runs to the field's
+    /// end; a charset written so is returned with its opening quote (`"latin1`), which names no
+    /// charset. The web page reads a `Content-Type` by the same rules (page.js, `charsetOf`).
     static func charset(of contentType: String?) -> String? {
         guard let contentType else { return nil }
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, String(pair[0].trimmingOptionalWhitespace()).equalsIgnoringASCIICase("charset") else { continue }
-            var value = pair[1].trimmingOptionalWhitespace()
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
-            return String(value).asciiLowercased()
+        let bytes = Array(contentType.utf8)
+        let semicolon = UInt8(ascii: ";"), quote = UInt8(ascii: "\"")
+        func isOWS(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        func text(_ part: ArraySlice<UInt8>) -> String {
+            String(decoding: part.drop(while: isOWS).reversed().drop(while: isOWS).reversed(), as: UTF8.self)
+        }
+        guard var i = bytes.firstIndex(of: semicolon) else { return nil }
+        while i < bytes.count {
+            i += 1  // past the `;`
+            let nameStart = i
+            while i < bytes.count, bytes[i] != UInt8(ascii: "="), bytes[i] != semicolon { i += 1 }
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { continue }  // no value: skipped
+            let isCharset = text(bytes[nameStart..<i]).equalsIgnoringASCIICase("charset")
+            i += 1
+            while i < bytes.count, isOWS(bytes[i]) { i += 1 }
+            var value: [UInt8] = []
+            if i < bytes.count, bytes[i] == quote {
+                i += 1
+                var closed = false
+                while i < bytes.count {
+                    let byte = bytes[i]
+                    i += 1
+                    if byte == UInt8(ascii: "\\"), i < bytes.count {
+                        value.append(bytes[i])
+                        i += 1
+                    } else if byte == quote {
+                        closed = true
+                        break
+                    } else {
+                        value.append(byte)
+                    }
+                }
+                guard closed else { return isCharset ? "\"" + String(decoding: value, as: UTF8.self).asciiLowercased() : nil }
+                while i < bytes.count, bytes[i] != semicolon { i += 1 }
+            } else {
+                let start = i
+                while i < bytes.count, bytes[i] != semicolon { i += 1 }
+                value = Array(text(bytes[start..<i]).utf8)
+            }
+            if isCharset { return String(decoding: value, as: UTF8.self).asciiLowercased() }
         }
         return nil
     }

@@ -867,6 +867,55 @@ def test_bidi_controls_in_a_url_are_shown_escaped(server, driver):
     assert "\u202e" not in page_text, "no bidi control is put into the page as it is"
 
 
+def test_bidi_controls_in_a_tenant_id_are_escaped_in_the_tab_title_and_tooltips(server, driver):
+    """Tester finding tester29a-F2, the exact tenant: `shard-<U+202E>gpj.exe` was escaped in the
+    page but put raw into the document's title (the tab read `Catbird · shard-exe.jpg`); a long
+    id's tooltip in the tenant picker, and a row's problem tooltip, took it raw as well."""
+    tenant = "shard-\u202egpj.exe"
+    long_tenant = "x" * 70 + "\u202e" + "gpj.exe"
+    server.request("GET", "/x", tenant=tenant)
+    server.request("GET", "/y", tenant=long_tenant)
+    driver.get(server.url + "/catbird?tenant=" + urllib.parse.quote(tenant))
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 1, message="the request never showed")
+    assert driver.title == "Catbird · shard-\\u202Egpj.exe", repr(driver.title)
+    wait(driver, lambda d: any(
+        b.get_attribute("title").startswith("x" * 70) for b in d.find_elements(By.CSS_SELECTOR, "#tenants button")),
+        message="the long id's button never showed")
+    titles = driver.execute_script("return Array.from(document.querySelectorAll('[title]'), n => n.title)")
+    assert any(("x" * 70 + "\\u202Egpj.exe") in title for title in titles), titles
+    assert all("\u202e" not in title for title in titles + [driver.title]), titles
+
+
+def test_a_charset_inside_another_parameters_quotes_is_not_read(server, driver):
+    """Tester finding tester29a-F1, the exact headers: the page read the `;charset=latin1` inside
+    a quoted parameter (and an unterminated quote) and showed `caf\\xe9` as `café`, while the
+    journal and the HAR export give no text. Parameters are now read as the server reads them
+    (RFC 9110 quoted strings), so those bodies are binary; a quoted `;` before a real charset,
+    and ISO-8859-1's alias `iso_8859-1:1987`, still read as ISO-8859-1."""
+    for target, content_type in [
+        ("/inside", 'text/plain; foo="a;charset=latin1"'),
+        ("/escaped", 'text/plain; foo="a\\";charset=latin1"'),
+        ("/unterminated", 'text/plain; charset="latin1'),
+        ("/after", 'text/plain; foo="a;b"; charset=latin1'),
+        ("/alias", "text/plain; charset=ISO_8859-1:1987"),
+    ]:
+        server.request("POST", target, b"caf\xe9", {"Content-Type": content_type})
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 5, message="the requests never showed")
+    shown = {url: body_view(driver, entry_id)[1:3] for entry_id, url in rows(driver)}
+    for target in ["/inside", "/escaped", "/unterminated"]:
+        assert shown[target][0] == "hex", (target, shown)
+    assert shown["/after"] == ["", "café"], shown
+    assert shown["/alias"] == ["", "café"], shown
+    _, journal = server.json("GET", "/catbird/api/requests?limit=10")
+    texts = {e["url"]: e["request"].get("body") for e in journal["requests"]}
+    assert texts == {"/inside": None, "/escaped": None, "/unterminated": None, "/after": "café", "/alias": "café"}, texts
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_mocks_that_differ_by_body_pattern_show_it(server, driver):
     """Tester finding try8a F5: two POST /login mocks differing only by their body pattern read
     the same in the Mocks tab and in the entry's "Answered by mock"."""
@@ -1337,6 +1386,8 @@ TESTS = [
     (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_bidi_controls_in_a_url_are_shown_escaped, ()),
+    (test_bidi_controls_in_a_tenant_id_are_escaped_in_the_tab_title_and_tooltips, ()),
+    (test_a_charset_inside_another_parameters_quotes_is_not_read, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_a_jsonpath_patterns_equalto_is_shown_as_json, ()),
     (test_the_mocks_tab_label_follows_mocks_added_after_the_page_opened, ()),

@@ -1,4 +1,4 @@
-import CatbirdWire
+@testable import CatbirdWire
 import Foundation
 import XCTest
 
@@ -19,6 +19,27 @@ final class BodyTextTests: XCTestCase {
         XCTAssertNil(BodyText.text(of: Array("abc".utf8), contentType: "text/plain; charset=windows-1252"))
         XCTAssertNil(BodyText.text(of: [0x61, 0x00], contentType: "text/plain; charset=utf-16le"))
         XCTAssertEqual(BodyText.text(of: [], contentType: "text/plain; charset=latin1"), "")
+    }
+
+    /// Parameters are read as RFC 9110 §5.6.6 writes them (tester finding tester29a-F1, whose
+    /// exact headers come first: a `;charset=latin1` inside another parameter's quotes, or an
+    /// unterminated quote, declares no ISO-8859-1; the web page now reads them alike).
+    func testTheCharsetParameterIsReadWithQuotedStrings() {
+        let latin1: [UInt8] = [0x63, 0x61, 0x66, 0xE9]
+        for contentType in [#"text/plain; foo="a;charset=latin1""#, #"text/plain; foo="a";charset=latin1""#, #"text/plain; charset="latin1"#] {
+            XCTAssertNil(BodyText.text(of: latin1, contentType: contentType), contentType)
+        }
+        XCTAssertEqual(BodyText.charset(of: #"text/plain; foo="a;charset=latin1""#), nil)
+        XCTAssertEqual(BodyText.charset(of: #"text/plain; charset="latin1"#), "\"latin1")
+        for contentType in [
+            #"text/plain; foo="a;b"; charset=latin1"#, #"text/plain; foo="x"y"; charset=latin1"#, #"text/plain; charset="lat\in1""#,
+            "text/plain; flag; charset=latin1", "text/plain;;charset=\tLatin1 ", #"text/plain; charset="latin1" ; x=y"#,
+        ] {
+            XCTAssertEqual(BodyText.text(of: latin1, contentType: contentType), "café", contentType)
+        }
+        XCTAssertEqual(BodyText.charset(of: "text/plain; charset=utf-8; charset=latin1"), "utf-8", "the first one")
+        XCTAssertEqual(BodyText.charset(of: "text/plain"), nil)
+        XCTAssertEqual(BodyText.charset(of: "text/plain; charset"), nil)
     }
 
     func testAClientReadsAJournalEntrysTextByItsCharset() throws {

@@ -139,6 +139,14 @@ function setText(node, text) {
   });
 }
 
+// `text` with each bidirectional control written `\u202E`, for where no marked span can go: a
+// title attribute (a tooltip) and the document's title (the tab and the history; tester finding
+// tester29a-F2: `Catbird · shard-\u202Egpj.exe` read `shard-exe.jpg` in the tab).
+function escapeBidi(text) {
+  return String(text).replace(new RegExp(BIDI_CONTROLS.source, "g"),
+    c => "\\u" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0"));
+}
+
 function el(tag, text, className) {
   const node = document.createElement(tag);
   if (text !== undefined && text !== null) setText(node, text);
@@ -304,7 +312,7 @@ function showTenants() {
     button.lastElementChild.textContent = t.requests === null
       ? "this view's tenant" : `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`;
     const activity = t.lastActivityAt ? "last activity " + t.lastActivityAt : "";
-    button.title = tenantLabel(t.id) === t.id ? activity : [t.id, activity].filter(Boolean).join("\n");
+    button.title = escapeBidi(tenantLabel(t.id) === t.id ? activity : [t.id, activity].filter(Boolean).join("\n"));
     return item;
   });
   const shown = new Set(items);
@@ -374,7 +382,7 @@ function rowFor(entry) {
   if (entry.answeredBy === "none") tr.classList.add("unmatched");
   // An entry with a `problem` (nothing sent, libmicrohttpd's own error page, an answer cut
   // short…) is marked, its sentence on hover and in the details (tester finding tester22a-F8).
-  if (entry.problem) { tr.classList.add("problem"); tr.title = entry.problem; }
+  if (entry.problem) { tr.classList.add("problem"); tr.title = escapeBidi(entry.problem); }
   if (entry.id === state.selected) tr.classList.add("selected");
   const time = el("td", formatTime(entry.time), "time");
   time.title = entry.time;
@@ -424,7 +432,7 @@ async function resetView() {
   closeDetails();
   notice("");
   setText($("tenant-title"), tenantLabel(state.tenant));
-  document.title = "Catbird · " + tenantLabel(state.tenant);
+  document.title = "Catbird · " + escapeBidi(tenantLabel(state.tenant));
   const mocks = refreshMocks();
   try {
     const page = await api(journalPath({ order: "newest", limit: PAGE_SIZE }), { signal });
@@ -900,7 +908,47 @@ function decodeText(bytes, complete) {
 
 // The names of ISO-8859-1 a Content-Type's charset may use, as the journal reads them
 // (docs/matching.md#body-text-and-charsets).
-const LATIN1_NAMES = new Set(["iso-8859-1", "latin1", "l1", "iso_8859-1", "iso-ir-100", "cp819", "ibm819", "csisolatin1"]);
+const LATIN1_NAMES = new Set(["iso-8859-1", "iso_8859-1", "iso_8859-1:1987", "iso-ir-100", "latin1", "l1", "ibm819", "cp819", "csisolatin1"]);
+
+// The `charset` parameter of a (lowercased) Content-Type, "" when there is none, read as the
+// journal reads it (BodyText.charset on the server; RFC 9110 §5.6.6): a quoted value with its
+// `\` escapes, a `;` inside quotes part of the value, not a separator (tester finding
+// tester29a-F1: the `;charset=latin1` inside `foo="a;charset=latin1"` was read), a parameter
+// without `=` skipped, an unterminated quoted value kept with its opening quote (no charset's name).
+function charsetOf(type) {
+  const ows = c => c === " " || c === "\t";
+  const trim = s => { let a = 0, b = s.length; while (a < b && ows(s[a])) a++; while (b > a && ows(s[b - 1])) b--; return s.slice(a, b); };
+  let i = type.indexOf(";");
+  if (i < 0) return "";
+  while (i < type.length) {
+    i += 1;  // past the `;`
+    const nameStart = i;
+    while (i < type.length && type[i] !== "=" && type[i] !== ";") i += 1;
+    if (i >= type.length || type[i] !== "=") continue;  // no value: skipped
+    const isCharset = trim(type.slice(nameStart, i)) === "charset";
+    i += 1;
+    while (i < type.length && ows(type[i])) i += 1;
+    let value = "";
+    if (type[i] === "\"") {
+      i += 1;
+      let closed = false;
+      while (i < type.length) {
+        const c = type[i++];
+        if (c === "\\" && i < type.length) value += type[i++];
+        else if (c === "\"") { closed = true; break; }
+        else value += c;
+      }
+      if (!closed) return isCharset ? "\"" + value : "";
+      while (i < type.length && type[i] !== ";") i += 1;
+    } else {
+      const start = i;
+      while (i < type.length && type[i] !== ";") i += 1;
+      value = trim(type.slice(start, i));
+    }
+    if (isCharset) return value;
+  }
+  return "";
+}
 
 // A body as text to show, or null for binary. Read by the charset its (lowercased) Content-Type
 // declares, as the journal's `body` is: ISO-8859-1 byte by byte (a `charset=iso-8859-1` `café`
@@ -908,7 +956,7 @@ const LATIN1_NAMES = new Set(["iso-8859-1", "latin1", "l1", "iso_8859-1", "iso-i
 // windows-1252, so it is not used), with its C1 controls 80–9F as control characters; else
 // UTF-8 (decodeText). Copy as curl reads UTF-8 only: a shell argument carries UTF-8 bytes.
 function bodyText(bytes, type, complete) {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/.exec(type)?.[1] ?? "";
+  const charset = charsetOf(type);
   if (!LATIN1_NAMES.has(charset)) return decodeText(bytes, complete);
   let text = "";
   for (let offset = 0; offset < bytes.length; offset += 8192) text += String.fromCharCode.apply(null, bytes.subarray(offset, offset + 8192));
