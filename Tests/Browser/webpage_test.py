@@ -594,7 +594,10 @@ def test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_reque
         wait(driver, lambda d: d.find_element(By.ID, "curl-text").get_attribute("value"), message="curl text")
         commands[sent[entry_id]["method"]] = driver.find_element(By.ID, "curl-text").get_attribute("value")
     assert commands["HEAD"].startswith("curl --head '" + server.url + "/h'"), commands
-    assert commands["GET"].startswith("curl -X 'GET' --proxy '" + server.url + "' 'http://api.example.com/x?q=1'"), commands
+    # tester29a-F3: through --proxy, curl rewrote proxy-form URLs; now sent as written, with
+    # the journaled Host.
+    assert commands["GET"].startswith("curl -X 'GET' --request-target 'http://api.example.com/x?q=1' '" + server.url + "'"), commands
+    assert "-H 'Host: api.example.com'" in commands["GET"], commands
     assert commands["OPTIONS"].startswith("curl -X 'OPTIONS' --request-target '*' '" + server.url + "'"), commands
     assert all("-H 'X-Empty;'" in command for command in commands.values()), commands
     for command in commands.values():
@@ -602,7 +605,7 @@ def test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_reque
         assert run.returncode == 0, (command, run.returncode, run.stderr)
     _, page = server.json("GET", "/catbird/api/requests")
     replayed = [entry for entry in page["requests"] if entry["id"] not in sent]
-    key = lambda e: (e["method"], e["url"], e["request"]["headers"].get("X-Empty"))
+    key = lambda e: (e["method"], e["url"], e["request"]["headers"].get("X-Empty"), e["request"]["headers"].get("Host"))
     assert sorted(map(key, replayed)) == sorted(map(key, sent.values())), (replayed, sent)
     errors = console_errors(driver)
     assert not errors, errors
@@ -767,6 +770,61 @@ def test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segment
     _, page = server.json("GET", "/catbird/api/requests")
     replayed = [entry["url"] for entry in page["requests"] if entry["id"] not in sent]
     assert sorted(replayed) == sorted(targets), replayed
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
+def test_copy_as_curl_sends_non_ascii_and_proxy_form_targets_a_bom_and_a_head_body_as_journaled(server, driver):
+    """Tester finding tester29a-F3 and F4, their exact requests: `/café` (raw UTF-8) was replayed
+    as `/caf%c3%a9`; proxy-form targets went through `--proxy`, which rewrote them (the port
+    dropped, the scheme lowercased, `/` added, a user name turned into an Authorization field,
+    an `https://` URL sent as a CONNECT to the default tenant); a HEAD with a body gave a command
+    curl refuses (`--head` with `--data-raw`); a leading byte order mark was dropped from a text
+    body (TextDecoder's default). Each copied command, run, now journals the same method,
+    target, Host and body bytes."""
+    requests = [
+        b"GET /caf\xc3\xa9 HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET http://EXAMPLE.com:80/a HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET HTTP://example.com/b HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET http://example.com HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET http://example.com?q HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET http://user@example.com/x HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET http://example.com:/x HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET https://example.com/s HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"HEAD /h HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\n\r\nabc",
+        b"POST /bom HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n"
+        b"\xef\xbb\xbf{\"a\":1}",
+    ]
+    for request in requests:
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(request[:-4] + b"\r\nConnection: close\r\n\r\n" if request.endswith(b"\r\n\r\n")
+                         else request.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1))
+            while sock.recv(65536):
+                pass
+
+    def journaled(entry):
+        # An origin-form request's Host is curl's, naming the server as the page does (README).
+        body = server.request("GET", f"/catbird/api/requests/{entry['id']}/request/body")[2]
+        host = None if entry["url"].startswith("/") else entry["request"]["headers"].get("Host")
+        return (entry["method"], entry["url"], host, body)
+
+    _, page = server.json("GET", "/catbird/api/requests?limit=100")
+    sent = {entry["id"]: entry for entry in page["requests"]}
+    assert len(sent) == len(requests), sorted(e["url"] for e in sent.values())
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    for entry_id, entry in sent.items():
+        command = copied_curl(driver, entry_id)
+        if entry["url"].startswith("/caf"):
+            assert command.startswith("curl -X 'GET' --request-target '/café' '" + server.url + "'"), command
+        head = entry["method"] == "HEAD"
+        # The HEAD's curl waits (--max-time 5) for the body the 404's Content-Length announces.
+        run = subprocess.run(["bash", "-c", command + ("" if head else " -m 10") + " -s -o /dev/null"], capture_output=True)
+        assert run.returncode in ((0, 28) if head else (0,)), (command, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests?limit=100")
+    replayed = [entry for entry in page["requests"] if entry["id"] not in sent]
+    assert sorted(map(journaled, replayed)) == sorted(map(journaled, sent.values())), (
+        sorted(map(journaled, replayed)), sorted(map(journaled, sent.values())))
     errors = console_errors(driver)
     assert not errors, errors
 
@@ -1382,6 +1440,7 @@ TESTS = [
     (test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled, ()),
     (test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both, ()),
     (test_copy_as_curl_adds_no_header_field_the_request_did_not_have, ()),
+    (test_copy_as_curl_sends_non_ascii_and_proxy_form_targets_a_bom_and_a_head_body_as_journaled, ()),
     (test_copy_as_curl_sends_a_late_nul_and_a_long_text_body_byte_for_byte, ("--journal-body-limit", "1mb")),
     (test_json_viewer_shows_keys_and_numbers_as_the_body_wrote_them, ()),
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),

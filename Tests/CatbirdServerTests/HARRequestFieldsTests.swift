@@ -118,5 +118,10 @@ final class HARRequestFieldsTests: ServerTestCase {
         XCTAssertEqual(blocks[refused]["problem"] as? String, problem, "\(blocks[refused])")
         XCTAssertEqual(blocks[refused]["answeredBy"] as? String, "none")
         XCTAssertNil(blocks[answered]["problem"], "no problem for an answered request: \(blocks[answered])")
+        // Regression (tester finding tester29a-F5): `mockId` and `filePath` were left out when
+        // null, while protocol.md lists them in every `_catbird` (and the journal writes null).
+        for block in blocks {
+            XCTAssertTrue(block["mockId"] is NSNull && block["filePath"] is NSNull, "\(block)")
+        }
     }
 }

@@ -93,15 +93,28 @@ struct HAREntry: Encodable {
         let receive: Double
     }
 
+    /// `_catbird`: the journal entry's own fields, as the journal writes them: `mockId` and
+    /// `filePath` always (null when none; the synthesized encoding left them out, tester finding
+    /// tester29a-F5), `problem` only when set (a request with no answer of Catbird's own).
     struct Catbird: Encodable {
         let id: Int64
         let tenant: String
         let answeredBy: String
         let mockId: Int64?
         let filePath: String?
-        /// The journal entry's `problem`, present only when set (a request with no answer of
-        /// Catbird's own).
         let problem: String?
+
+        private enum CodingKeys: String, CodingKey { case id, tenant, answeredBy, mockId, filePath, problem }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(tenant, forKey: .tenant)
+            try container.encode(answeredBy, forKey: .answeredBy)
+            try container.encode(mockId, forKey: .mockId)
+            try container.encode(filePath, forKey: .filePath)
+            try container.encodeIfPresent(problem, forKey: .problem)
+        }
     }
 }
 

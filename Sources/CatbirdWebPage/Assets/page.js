@@ -901,7 +901,9 @@ function renderBody(holder, entry, side, bytes, stored) {
 // instead of failing on it.
 function decodeText(bytes, complete) {
   try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: !complete });
+    // ignoreBOM: a leading U+FEFF is part of the body (the journal's `body` keeps it); by default
+    // TextDecoder drops it, and Copy as curl sent the body without it (tester finding tester29a-F4).
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes, { stream: !complete });
     return /[\u0000-\u0008\u000e-\u001f]/.test(text) ? null : text;
   } catch (_) { return null; }
 }
@@ -1202,34 +1204,44 @@ function shellQuote(text) {
 }
 
 // curl's method and URL options for a journaled request to this server at `origin`: a HEAD is
-// `--head` (with `-X 'HEAD'` curl waits for the body Content-Length announces); an absolute URL
-// (proxy form) goes through `--proxy origin`; `*` or `host:443` (OPTIONS, CONNECT) is sent
-// as written with `--request-target`.
-function curlTarget(method, target, origin) {
-  const methodParts = method === "HEAD" ? ["--head"] : ["-X", shellQuote(method)];
-  // A target curl would not send as written goes through --request-target too: `#` starts a
-  // fragment curl drops, and a space or control character makes curl refuse the URL (exit 3)
-  // (tester finding tester22a-F14).
-  if (target.startsWith("/") && !/[#\s\u0000-\u001f\u007f]/.test(target)) return [...methodParts, shellQuote(origin + target)];
-  if (isAbsoluteTarget(target)) return [...methodParts, "--proxy", shellQuote(origin), shellQuote(target)];
+// `--head` (with `-X 'HEAD'` curl waits for the body Content-Length announces), unless it has a
+// body, which `--head` cannot send (curl refuses both); an origin-form target of visible ASCII
+// without `#` is put in the URL; any other is sent as written with `--request-target`: `*` or
+// `host:443` (OPTIONS, CONNECT), an absolute URL (proxy form: through `--proxy`, curl rewrote
+// it, `http://EXAMPLE.com:80/a` sent as `http://EXAMPLE.com/a`, and sent an `https://` one as
+// a CONNECT; tester finding tester29a-F3), a `#` (a fragment curl drops), a space or a control
+// character (curl refuses the URL, exit 3; tester22a-F14), a byte outside ASCII (curl
+// percent-encodes it in a path: `/café` sent as `/caf%C3%A9`, tester29a-F3).
+function curlTarget(method, target, origin, hasBody) {
+  const methodParts = method === "HEAD" && !hasBody ? ["--head"] : ["-X", shellQuote(method)];
+  if (isOriginForm(target)) return [...methodParts, shellQuote(origin + target)];
   return [...methodParts, "--request-target", shellQuote(target), shellQuote(origin)];
 }
 
-// A proxy-form target (`http://example.com/x`), which curl sends through `--proxy`.
-function isAbsoluteTarget(target) {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+// An origin-form target curl sends as written when it is put in the URL.
+function isOriginForm(target) {
+  return target.startsWith("/") && /^[\x21-\x7e]*$/.test(target) && !target.includes("#");
 }
 
 // The fields curl adds on its own that the journaled request did not have, each to be sent as
 // `-H 'Name:'` (which removes curl's): User-Agent and Accept always, Content-Type (a form's, for
-// --data-raw) and Expect with a body, Proxy-Connection through --proxy (tester finding
-// tester22a-F2: a body sent without Content-Type was replayed with
-// `application/x-www-form-urlencoded`, which a mock's header pattern or the app can tell apart).
+// --data-raw) and Expect with a body (tester finding tester22a-F2: a body sent without
+// Content-Type was replayed with `application/x-www-form-urlencoded`, which a mock's header
+// pattern or the app can tell apart), Host where the journaled one is sent (sentHost).
 function curlAddedFields(entry, names) {
   const added = ["User-Agent", "Accept"];
   if (entry.request.bodySize > 0) added.push("Content-Type", "Expect");
-  if (isAbsoluteTarget(entry.url)) added.push("Proxy-Connection");
+  if (sentHost(entry)) added.push("Host");
   return added.filter((name) => !names.has(name.toLowerCase()));
+}
+
+// Whether the command sends the journaled Host field (or none, when the request had none) in
+// place of curl's: for a target not in origin form (`http://api.example.com/x`, `*`,
+// `host:443`), whose Host the request chose itself; curl's would name this server. An
+// origin-form request's Host named this server as the app reached it, and curl's names it as
+// the page does.
+function sentHost(entry) {
+  return !entry.url.startsWith("/");
 }
 
 // Bodies of more UTF-8 bytes than this go into a copied command as base64, not as one
@@ -1266,20 +1278,26 @@ async function copyAsCurl() {
   if (!entry) return;
   // --globoff, --path-as-is: the target as journaled (curl would expand `{b,c}` or `[1-3]` into
   // several requests and drop `/../` segments, T14-F2).
-  const parts = ["curl", ...curlTarget(entry.method, entry.url, location.origin), "--globoff", "--path-as-is"];
+  const hasBody = entry.request.bodySize > 0;
+  const parts = ["curl", ...curlTarget(entry.method, entry.url, location.origin, hasBody), "--globoff", "--path-as-is"];
   // One -H per field sent (a repeated name once per value, in order: headerPairs).
   for (const [name, value] of headerPairs(entry.request)) {
-    if (/^(host|content-length|connection)$/i.test(name)) continue;
+    if (/^(content-length|connection)$/i.test(name) || (/^host$/i.test(name) && !sentHost(entry))) continue;
     // curl drops a header written `Name: ` with nothing after it; `Name;` sends it empty.
     parts.push("-H", shellQuote(value === "" ? `${name};` : `${name}: ${value}`));
   }
   const names = new Set(headerPairs(entry.request).map(([name]) => name.toLowerCase()));
   for (const name of curlAddedFields(entry, names)) parts.push("-H", shellQuote(name + ":"));
   let body = { before: "", after: "" };
-  if (entry.request.bodySize > 0) {
+  if (hasBody) {
     const whole = await api(`/catbird/api/requests/${entry.id}/request/body`, { as: "bytes" });
     body = curlBody(whole.bytes);
     parts.push(...body.options);
+    if (entry.method === "HEAD") {
+      parts.push("--max-time", "5");
+      body.after += "\n# a HEAD with a body: curl's --head sends none, so -X 'HEAD' sends it, and curl then waits"
+        + " (up to --max-time) for the body the answer's Content-Length announces";
+    }
     if (entry.request.bodyTruncated) body.after += "\n# the journal kept only part of this body";
   }
   const command = body.before + parts.join(" ") + body.after;
