@@ -206,7 +206,7 @@ public final class CatbirdServer: Sendable {
                 sql: sql, sqlPool: sqlPool, log: log,
                 files: try Self.fileServing(settings, log: log, isStopping: isStopping),
                 upstream: try Self.upstreamServing(settings, client: outbound, log: log, isStopping: isStopping),
-                settings: settings, origin: origin, storageFaults: faults, reader: reader,
+                settings: settings, origin: origin, storageFaults: faults, reader: reader, writer: writer,
                 metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
                 pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
                 parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit),

@@ -44,6 +44,10 @@ public final class StorageFaults: Sendable {
         var lastCheck: ContinuousClock.Instant?
         /// A re-check is running (one at a time).
         var checking = false
+        /// When the last write probe of `writing` started (``recheckWriting(on:notMoreOftenThan:)``); nil before the first.
+        var lastWriteProbe: ContinuousClock.Instant?
+        /// A write probe is running (one at a time).
+        var probingWrites = false
     }
 
     private let state = Mutex(State())
@@ -118,6 +122,47 @@ public final class StorageFaults: Sendable {
     /// Forgets a fault of the writing kind: a write has just committed. A corruption stays.
     public func clear() {
         state.withLock { $0.writing = nil }
+    }
+
+    /// While a fault of the writing kind is recorded (a full disk, a read-only file, an I/O
+    /// error) and the file is where it was, tries one write on `writer` at most once per
+    /// `interval`, one at a time, on a thread of its own, so the caller never waits for the
+    /// write connection: `PRAGMA user_version` set to its own value in a write transaction,
+    /// which rewrites the file's first page whatever the value (SQLite's meta update always
+    /// marks the page changed, unlike an UPDATE to the same row, whose page it leaves alone), so
+    /// its commit writes a WAL frame, which needs the disk's space and the file's write access.
+    /// Its commit ends the fault; its failure keeps it (``SerialDatabase/use(_:)`` records it). For a fault that only a control change met (tester finding tester29b-F1): the
+    /// 503 left nothing queued, so no write came by itself once the space was freed, and health
+    /// stayed 503 for good on an idle server (one its readiness probe took out of service).
+    /// Does nothing when no such fault is recorded.
+    public func recheckWriting(on writer: SerialDatabase, notMoreOftenThan interval: Duration) {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            guard state.writing != nil, state.moved == nil, state.truncated == nil, !state.probingWrites else { return false }
+            if let last = state.lastWriteProbe, now - last < interval { return false }
+            state.probingWrites = true
+            state.lastWriteProbe = now
+            return true
+        }
+        guard due else { return }
+        Thread.detachNewThread { [self] in
+            let committed: Bool
+            do {
+                try writer.use { db in
+                    try db.transaction {
+                        let version = try db.query("PRAGMA user_version").first?[0].intValue ?? 0
+                        try db.execute("PRAGMA user_version = \(version)")
+                    }
+                }
+                committed = true
+            } catch {
+                committed = false
+            }
+            state.withLock { state in
+                state.probingWrites = false
+                if committed { state.writing = nil }
+            }
+        }
     }
 
     /// While a corruption is recorded, runs `PRAGMA quick_check(5)`

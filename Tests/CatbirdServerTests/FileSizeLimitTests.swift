@@ -67,7 +67,43 @@ final class FileSizeLimitTests: XCTestCase {
         }
     }
 
-    /// Regression (tester findings tester26b-F6 and tester25a-F8): under a file-size limit, with
+    /// Regression (tester finding tester29b-F1, its write-error form: `chattr +i` on the `-wal`,
+    /// one `update`, `chattr -i`, health polled for 12 s): a write fault that only a control
+    /// change met left nothing queued, so once the file took writes again no write came by
+    /// itself, and health answered 503 until the next journaled request, which a pod its
+    /// readiness probe took out of service never gets. Health now tries one write in the
+    /// background (at most once a second) while such a fault is reported, so it answers 200
+    /// within seconds of the limit being lifted, with no other request. Here the fault is a
+    /// file-size limit of one byte, so that no write fits (at the `-wal`'s size, a small write
+    /// still fits in a `-wal` that restarts from its start after a checkpoint), met by one
+    /// 30,000-byte `update`.
+    func testHealthEndsAWriteFaultThatOnlyAControlChangeMetWithoutOtherRequests() throws {
+        try LaunchedServer.withTemporaryDatabase { server, client, _ in
+            try E2E.addMock(client, url: "/f1", body: String(repeating: "a", count: 30_000))
+            try setFileSizeLimit(of: server.process.processIdentifier, soft: 1)
+            let update = try client.json(
+                "POST", "/catbird/api/mocks", E2E.updateAction(url: "/f2", body: Array(String(repeating: "b", count: 30_000).utf8)))
+            XCTAssertEqual(update.status, 503, update.text)
+            let during = try client.request("GET", "/catbird/api/health")
+            XCTAssertEqual(during.status, 503, during.text)
+            usleep(1_500_000)  // past a probe's interval: a probe under the limit fails and keeps the fault
+            XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 503, "still degraded while writes fail")
+
+            try setFileSizeLimit(of: server.process.processIdentifier, soft: nil)
+            var statuses: [Int] = []
+            let deadline = Date().addingTimeInterval(10)
+            while statuses.last != 200, Date() < deadline {
+                statuses.append(try client.request("GET", "/catbird/api/health").status)
+                usleep(500_000)
+            }
+            XCTAssertEqual(statuses.last, 200, "health only, every 0.5 s: \(statuses)")
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/f2", body: Array("b".utf8))).status, 201)
+            let ended = try server.terminate()
+            XCTAssertEqual(ended.status, 0, ended.stderr)
+        }
+    }
+
+    /// Regression (tester findings tester26b-F6 and tester25a-F8)    /// Regression (tester findings tester26b-F6 and tester25a-F8): under a file-size limit, with
     /// the journal queue full of one tenant's flood (its rows dropped at once while the writer
     /// fails), health said journal rows "stay queued and are written once the database takes
     /// writes again" while 292,691 had been dropped. It now counts them, as the busy lock's

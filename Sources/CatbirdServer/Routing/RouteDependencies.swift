@@ -26,6 +26,9 @@ struct RouteDependencies: Sendable {
     let storageFaults: StorageFaults
     /// The read-only connections, where health re-checks a corrupt file (``StorageFaults``).
     let reader: DatabasePool
+    /// The write connection, where health tries one write while a full disk or a write error
+    /// is reported (``StorageFaults/recheckWriting(on:notMoreOftenThan:)``).
+    let writer: SerialDatabase
     /// Request counts and the database's size for `/catbird/metrics`.
     let metrics: ServerMetrics
     /// Who may use the cross-tenant routes (docs/operations.md#admin-token).
