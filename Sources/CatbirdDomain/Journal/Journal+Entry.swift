@@ -26,6 +26,14 @@ extension Journal {
     /// - Throws: `SQLiteError`.
     public func entry(of tenant: TenantID, id: Int64, bodies: Bool = true, headerFields: Bool = false) throws -> CatbirdRequest? {
         try writer.flushForReading(tenant)
+        return try storedEntry(of: tenant, id: id, bodies: bodies, headerFields: headerFields)
+    }
+
+    /// ``entry(of:id:bodies:headerFields:)`` as the file holds it now, without waiting for the
+    /// journal writer: for a caller that waited already (``firstMatch(of:matching:after:timeLimit:flushingBefore:)``,
+    /// whose wait may have ended at its deadline).
+    /// - Throws: `SQLiteError` when reading fails.
+    func storedEntry(of tenant: TenantID, id: Int64, bodies: Bool = true, headerFields: Bool = false) throws -> CatbirdRequest? {
         let rows = try reader.use { db in
             try db.query(
                 "SELECT \(Self.columns(bodies: bodies)) FROM requests WHERE tenant = ? AND id = ? AND id > ?",

@@ -85,21 +85,38 @@ extension Journal {
     /// The first of the tenant's journaled requests after the entry `since` that matches
     /// `pattern` (the rules of ``count(of:matching:timeLimit:)``), with its bodies, and the id
     /// of the last entry searched: search again after it to see only what arrived since.
+    /// Searches once the tenant's requests answered before the call are stored, or, with
+    /// `deadline`, once it passes (the entries stored by then searched): `complete` says which.
+    /// With `deadline`, what is stored already is searched first, and a match there is answered
+    /// at once, without waiting for the writer: it is the first (entries still queued get
+    /// later ids when they are written).
     ///
     /// - Throws: ``JournalCountError/tooSlow(milliseconds:search:pattern:)`` once `timeLimit` has passed;
-    ///   `SQLiteError` when reading fails.
+    ///   ``JournalWaitError`` after ``JournalWriter/readPatience`` of failing writer rounds
+    ///   before `deadline`; `SQLiteError` when reading fails.
     public func firstMatch(
         of tenant: TenantID, matching pattern: CompiledRequestPattern, after since: Int64,
-        timeLimit: Duration = defaultCountTimeLimit
-    ) throws -> (entry: CatbirdRequest?, searchedThrough: Int64) {
-        try writer.flushForReading(tenant)
+        timeLimit: Duration = defaultCountTimeLimit, flushingBefore deadline: ContinuousClock.Instant? = nil
+    ) throws -> (entry: CatbirdRequest?, searchedThrough: Int64, complete: Bool) {
         var found: Int64?
-        let searched = try matches(of: tenant, pattern, .wait, after: since, timeLimit: timeLimit) { id in
-            found = id
-            return false
+        let search = { (after: Int64) throws -> Int64 in
+            try self.matches(of: tenant, pattern, .wait, after: after, timeLimit: timeLimit) { id in
+                found = id
+                return false
+            }
         }
-        guard let found else { return (nil, searched) }
-        return (try entry(of: tenant, id: found), found)
+        var complete = true
+        var after = since
+        if let deadline {
+            after = try search(since)
+            if let found { return (try storedEntry(of: tenant, id: found), found, true) }
+            complete = try writer.flushForReading(tenant, before: deadline)
+        } else {
+            try writer.flushForReading(tenant)
+        }
+        let searched = try search(after)
+        guard let found else { return (nil, searched, complete) }
+        return (try storedEntry(of: tenant, id: found), found, complete)
     }
 
     /// A page of the tenant's journaled requests that match `pattern` (the rules of

@@ -770,6 +770,19 @@ public final class JournalWriter: Sendable {
         if let gaveUp = flushUnlessFailing(tenant) { throw gaveUp }
     }
 
+    /// ``flushForReading(_:)`` that also gives up at `deadline`: for a read whose caller set a
+    /// time (a wait's `timeout`, ``Journal/firstMatch(of:matching:after:timeLimit:flushingBefore:)``).
+    /// - Returns: true when the entries are committed (or the writer stopped); false when
+    ///   `deadline` came first.
+    /// - Throws: ``JournalWaitError`` when it gave up after ``readPatience`` of failing rounds first.
+    func flushForReading(_ tenant: TenantID?, before deadline: ContinuousClock.Instant) throws -> Bool {
+        switch flush(through: tenant, before: deadline, givingUpWhileFailingAfter: Self.readPatience) {
+        case .committed: return true
+        case .deadlinePassed: return false
+        case let .writerFailing(gaveUp): throw gaveUp
+        }
+    }
+
     /// ``flushForReading(_:)`` for a change that deletes the journal (a clear, a tenant's drop):
     /// while the writer fails, the change goes ahead after ``readPatience`` (what frees a full
     /// disk must not wait for the writer the full disk stops); the entries still queued are

@@ -20,6 +20,12 @@ enum WaitRoute {
     static let maxTimeout = 300.0
     /// How long a wait may take when the body gives no timeout, in seconds.
     static let defaultTimeout = 5.0
+    /// How long past its timeout a wait may wait for the journal writer to store the tenant's
+    /// requests answered before it: a healthy writer's commit takes milliseconds, so `timeout:
+    /// 0` right after a request still sees it (read your writes); a writer held by a busy file
+    /// (its transaction waits up to 5 s) makes the wait answer 503 at most this long after its
+    /// timeout (``RequestWaitUnsettled``).
+    static let writerGrace: Duration = .seconds(1)
     /// How many arrived entries a timeout's reason lists.
     static let listedArrivals = 20
     /// How many characters of each arrived entry's URL a timeout's reason shows.
@@ -117,9 +123,18 @@ final class RequestWait: Sendable {
         guard !responder.hasAnswered else { return }
         do {
             let after = searchedThrough.withLock { $0 }
-            let (entry, through) = try dependencies.journal.firstMatch(of: tenant, matching: pattern, after: after)
+            // The writer's wait ends at most ``WaitRoute/writerGrace`` past the deadline (tester
+            // finding tester29a-F6: with the database's write lock held elsewhere, `timeout: 0`
+            // answered 503 after 5 s and `timeout: 1` 408 after 3.5 s): what is stored by then
+            // is searched.
+            let (entry, through, complete) = try dependencies.journal.firstMatch(
+                of: tenant, matching: pattern, after: after, flushingBefore: deadline + WaitRoute.writerGrace)
             if let entry {
                 responder.send(JSONBody.response(entry))
+                return
+            }
+            guard complete else {
+                responder.send(ErrorAnswer.response(for: unsettled(), log: dependencies.log))
                 return
             }
             searchedThrough.withLock { $0 = through }
@@ -136,6 +151,20 @@ final class RequestWait: Sendable {
         }
     }
 
+    /// The 503 at the deadline while the journal writer has not stored every request answered
+    /// before it (``RequestWaitUnsettled``).
+    private func unsettled() -> RequestWaitUnsettled {
+        RequestWaitUnsettled(
+            pattern: pattern.source.summary, seconds: Self.seconds(timeout), writerFailure: dependencies.journal.writerFailure?.reason)
+    }
+
+    /// `timeout` as the reasons say it, counted in whole milliseconds as `deadline` is: `1e-9`
+    /// waited 0 s, and says so rather than `1e-09 s` (T11-F10).
+    private static func seconds(_ timeout: Double) -> String {
+        let milliseconds = Int64(timeout * 1000)
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+    }
+
     /// The 408 answer: which pattern (all of it, headers and body too: ``RequestPattern/summary``),
     /// how long, and what arrived after `since` instead, an entry that matches but for a body the
     /// journal kept cut short marked so (at most
@@ -145,10 +174,7 @@ final class RequestWait: Sendable {
         let (entries, hasMore) = try dependencies.journal.arrivals(
             of: tenant, after: since, limit: WaitRoute.listedArrivals, urlCharacters: WaitRoute.shownURLCharacters)
         let source = pattern.source
-        // The time waited is counted in whole milliseconds (`deadline`): `1e-9` waited 0 s, and
-        // said so rather than `1e-09 s` (T11-F10).
-        let milliseconds = Int64(timeout * 1000)
-        let seconds = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+        let seconds = Self.seconds(timeout)
         // Entries kept with a cut request body that match all but the body pattern: it was
         // tested on the part kept (docs/matching.md#body-matchers), which the reason says.
         let cutShort = try entries.contains { $0.requestBodyKept != nil }
