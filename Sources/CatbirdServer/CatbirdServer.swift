@@ -126,6 +126,7 @@ public final class CatbirdServer: Sendable {
             }
             let applied = try Schema.migrate(writeConnection)
             if !applied.isEmpty { log.info("database \(settings.databasePath): applied migrations \(applied)") }
+            try DatabaseUnusable.checkSchema(writeConnection, path: location.shown)
             if let pages = settings.maxDatabasePages {  // https://www.sqlite.org/pragma.html#pragma_max_page_count
                 try writeConnection.execute("PRAGMA max_page_count=\(pages)")
             }

@@ -66,13 +66,15 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
     }
 
     /// Looks at the file before anything writes to it (opening it for writing switches it to
-    /// WAL, which rewrites its header): through a read-only connection, checks that it is an
+    /// WAL, which rewrites its header), once a hot `-journal` beside it is rolled back
+    /// (``rollBackHotJournal(_:log:)``): through a read-only connection, checks that it is an
     /// SQLite database that is empty or ours, and not corrupt (``quickCheck(_:path:)``). An
     /// empty or new file passes at once. A file of ``announcedCheckSize`` or more is announced
     /// first (tester finding tester20b-F5: a 1.6 GB file read from disk after a reboot took
     /// 16-40 s, with nothing logged and the port closed).
     /// - Throws: ``DatabaseUnusable``, `MigrationError.foreignDatabase`, or `SQLiteError`.
     static func inspect(_ file: String, path: String, log: Logger) throws {
+        try rollBackHotJournal(file, log: log)
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         guard size > 0 else { return }
         let db = try Database(path: file, mode: .readOnly)
@@ -84,6 +86,48 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
                     + "when the file is in the page cache, longer when it is read from disk")
         }
         try quickCheck(db, path: path)
+    }
+
+    /// Checks, once migrated, that the file has every table, view, index, trigger and column
+    /// its schema version has (``Schema/missingObjects(in:)``): one changed outside Catbird
+    /// would otherwise fail at the first statement that needs what is gone, with exit 1 and a
+    /// raw SQLite error (tester finding tester29b-F4: `drop table journal_deletions`).
+    /// - Throws: ``DatabaseUnusable`` naming at most five of what is missing; `SQLiteError`.
+    static func checkSchema(_ db: Database, path: String) throws {
+        let missing = try Schema.missingObjects(in: db)
+        guard !missing.isEmpty else { return }
+        let version = Schema.migrations.map(\.version).max() ?? 0
+        let named = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", and \(missing.count - 5) more" : "")
+        throw DatabaseUnusable(
+            path: path,
+            reason: "its schema lacks \(named), which a Catbird database at schema version \(version) has: it was changed "
+                + "outside Catbird; restore it from a copy, or move it away (with its -wal and -shm files) to start afresh")
+    }
+
+    /// Rolls back a hot rollback journal beside `file` (`<file>-journal`, its header written
+    /// and the file changed: a process killed in the middle of a write in rollback mode, such
+    /// as the very first start's before the file is switched to WAL; tester finding
+    /// tester29b-F5: every later start was refused with "cannot be written (read-only or
+    /// permission denied)", since the read-only connection of ``inspect(_:path:log:)`` cannot
+    /// roll it back). As any program opening the file for writing does, on the first read of a
+    /// read-write connection; under the file's lock, so no other process is using it. Only a
+    /// file that starts with SQLite's header: another kind of file is left exactly as it was.
+    /// - Throws: `SQLiteError` when the file cannot be opened or read.
+    static func rollBackHotJournal(_ file: String, log: Logger) throws {
+        let journal = file + "-journal"
+        guard let size = try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int, size > 0,
+              let handle = FileHandle(forReadingAtPath: file)
+        else { return }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        guard header == Data("SQLite format 3\0".utf8) else { return }
+        let db = try Database(path: file, mode: .readWrite)
+        defer { db.close() }
+        _ = try db.query("SELECT count(*) FROM sqlite_schema")
+        let left = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0
+        if left == 0 {
+            log.info("database \(file): rolled back the unfinished write its -journal held (a process stopped in the middle of it)")
+        }
     }
 
     /// The file size from which the start-up check is announced: 200 MB (about 0.3 s of it).
