@@ -64,9 +64,11 @@ struct TenantReadPolicy {
     private let privateTables: Set<String>
     /// Functions only the scoped views may call (``TenantScope/viewOnlyFunctions``), lowercased.
     let viewOnlyFunctions: Set<String>
-    /// SQLite's own tables and page-level virtual tables that summarise every tenant's rows.
+    /// SQLite's own tables and page-level virtual tables that summarise every tenant's rows, and
+    /// `sqlite_stmt`, the connection's prepared statements (a pooled connection's, so possibly
+    /// another tenant's; its `COUNT(*)` passed: tester29a's note of 2026-12-05).
     private static let internalTables: Set<String> = [
-        "sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "dbstat", "sqlite_dbpage",
+        "sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "dbstat", "sqlite_dbpage", "sqlite_stmt",
     ]
 
     /// - Parameter mainTables: the names of `main`'s tables (`sqlite_schema` rows of type `table`).

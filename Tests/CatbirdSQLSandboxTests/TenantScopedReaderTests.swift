@@ -237,6 +237,9 @@ final class ScopedReaderTests: StorageTestCase {
             guard case .outsideTenantScope(let table, _) = $0 as? ReadOnlyQueryError else { return XCTFail("unexpected \($0)") }
             XCTAssertTrue(table.hasSuffix("dbstat"), table)
         }
+        // Regression (tester29a's note): the no-column notice of `sqlite_stmt`, the pooled
+        // connection's statements, passed.
+        assertRefused(reader, "SELECT count(*) FROM sqlite_stmt", outside("sqlite_stmt"))
         // A table created after the reader opened (here SQLite's statistics, which count every
         // tenant's rows) is refused too.
         try writer.execute("ANALYZE")
