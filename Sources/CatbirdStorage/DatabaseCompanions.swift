@@ -192,6 +192,14 @@ public struct DatabaseCompanions: Sendable {
     }
 
     /// `stat`'s device and inode of `path` (not following a final symbolic link); nil when nothing is there.
+    /// Whether the `-wal` recorded at start-up is no longer at its path (deleted, or replaced by
+    /// another file): SQLite keeps writing to the one it has open, which a crash then loses
+    /// (tester finding tester29b-F2). False when none was recorded.
+    public func walGone() -> Bool {
+        guard let wal else { return false }
+        return Self.identity(of: databasePath + "-wal") != wal
+    }
+
     static func identity(of path: String) -> Identity? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }

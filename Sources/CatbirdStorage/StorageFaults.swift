@@ -28,6 +28,9 @@ public final class StorageFaults: Sendable {
         public let since: Date
         /// Whether the file is corrupt (not cleared by a commit; see ``StorageFaults``).
         public let isCorruption: Bool
+        /// Whether this is the `-wal` gone from its path (``watch(_:)``): writes still work,
+        /// but a crash would lose them.
+        public var isWALGone = false
     }
 
     private struct State {
@@ -38,6 +41,8 @@ public final class StorageFaults: Sendable {
         var truncated: Fault?
         /// A full disk, a read-only file, an I/O error: ended by the next commit.
         var writing: Fault?
+        /// The `-wal` deleted or replaced under the server (``watch(_:)``): never ended.
+        var walGone: Fault?
         /// Damaged pages: ended by a passing `PRAGMA quick_check` only.
         var corruption: Fault?
         /// When the last re-check of `corruption` started; nil before the first.
@@ -53,6 +58,9 @@ public final class StorageFaults: Sendable {
     private let state = Mutex(State())
     /// The lock on the database file, whose path ``checkFile()`` compares; nil: not checked.
     private let file: DatabaseFileLock?
+    /// The `-wal` and `-shm` as the server opened them, whose `-wal` ``checkFile()`` looks for
+    /// (``watch(_:)``); nil until then.
+    private let companions = Mutex<DatabaseCompanions?>(nil)
 
     /// - Parameter file: the database file's lock, for ``checkFile()``.
     public init(file: DatabaseFileLock? = nil) {
@@ -62,7 +70,17 @@ public final class StorageFaults: Sendable {
     /// The fault now: a truncated file first, then a moved one, then corruption; nil when the
     /// file works as far as anyone knows.
     public var current: Fault? {
-        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.writing }
+        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.walGone ?? $0.writing }
+    }
+
+    /// From now on, ``checkFile()`` also checks that the `-wal` SQLite opened is still at its
+    /// path (``DatabaseCompanions/walGone()``). Deleted (a cleanup step removing `*-wal`) or
+    /// replaced, it is recorded for good as a fault health reports (tester finding
+    /// tester29b-F2: not detected, health `ok`, and a crash then lost every change since the
+    /// last checkpoint). Writes are not refused: SQLite goes on writing to the `-wal` it has
+    /// open, and a stop copies it into the file, so nothing is lost unless the process dies.
+    public func watch(_ companions: DatabaseCompanions) {
+        self.companions.withLock { $0 = companions }
     }
 
     /// Checks that the database path still names the locked file (``DatabaseFileLock/moved()``:
@@ -80,6 +98,16 @@ public final class StorageFaults: Sendable {
         state.withLock { state in state.moved = moved.map { Self.fault($0, since: state.moved?.since) } }
         try checkTruncation()
         if let moved { throw moved }
+        if let wal = companions.withLock({ $0.flatMap { $0.walGone() ? $0.databasePath + "-wal" : nil } }) {
+            state.withLock { state in
+                guard state.walGone == nil else { return }
+                var fault = Fault(
+                    reason: "the database's -wal file was deleted or replaced under the running server", detail: wal,
+                    since: Date(), isCorruption: false)
+                fault.isWALGone = true
+                state.walGone = fault
+            }
+        }
     }
 
     /// The truncation half of ``checkFile()``, for the read connections, which read on in a file

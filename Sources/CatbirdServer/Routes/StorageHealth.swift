@@ -28,6 +28,15 @@ struct StorageHealth: Encodable {
     ///   dropped are counted in the reason (tester26b-F6, tester25a-F8: under a file-size limit
     ///   the reason said rows "stay queued" while 292,691 of them had been dropped).
     static func degraded(_ fault: StorageFaults.Fault, durability: Durability, writerFailure: JournalWriterFailure? = nil) -> HTTPResponse {
+        if fault.isWALGone {
+            return JSONBody.response(
+                StorageHealth(
+                    reason: "\(fault.reason) (\(fault.detail)): SQLite goes on writing to the -wal it has open, which has no name "
+                        + "now, so a stop (SIGTERM) still copies every change into the file, but a crash would lose every change "
+                        + "since the last checkpoint; stop the server and start it again (README.md#storage-faults)",
+                    since: Timestamp.string(from: fault.since)),
+                status: 503)
+        }
         guard fault.isCorruption else {
             return degraded(reason: fault.reason, since: fault.since, durability: durability, droppedRows: writerFailure?.droppedRows ?? 0)
         }
