@@ -71,6 +71,10 @@ struct TenantReadPolicy {
         "sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "dbstat", "sqlite_dbpage", "sqlite_stmt",
     ]
 
+    /// The virtual tables among ``internalTables`` that need no `CREATE` (SQLite's eponymous
+    /// ones): reachable in any schema, `temp` included.
+    private static let eponymousTables: Set<String> = ["dbstat", "sqlite_dbpage", "sqlite_stmt"]
+
     /// - Parameter mainTables: the names of `main`'s tables (`sqlite_schema` rows of type `table`).
     init(pass: Pass, scope: TenantScope, mainTables: [String]) {
         self.pass = pass
@@ -105,9 +109,13 @@ struct TenantReadPolicy {
         // A table behind a scoped view is named as the view it was read through, when it was.
         let shown = storageTables.contains(name) ? context.flatMap { scopedNames[Self.folded($0)] } : nil
         let qualified = "\(database).\(shown ?? table)"
-        // The temp schema holds only the scope's views or stand-in tables (and its own schema
-        // table). A no-column notice names the schema as written, but `temp.x` can only be a
-        // temp object.
+        // SQLite's eponymous virtual tables exist in every schema: `temp.dbstat` is `dbstat`
+        // (tester finding tester29c-F1, F5: `SELECT count(*) FROM temp.sqlite_stmt` and
+        // `temp.dbstat`, the shared file's page count, passed as temp objects).
+        if Self.eponymousTables.contains(name) { return qualified }
+        // Else the temp schema holds only the scope's views or stand-in tables (and its own
+        // schema table). A no-column notice names the schema as written, but `temp.x` can only
+        // be a temp object.
         if Self.folded(database) == "temp" { return nil }
         // A scoped view of `main` reads its tables with its own name as the context; in the
         // inspection pass the scoped names are stand-in tables, so such a read is the user's own.

@@ -126,7 +126,9 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
         _ = try db.query("SELECT count(*) FROM sqlite_schema")
         let left = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0
         if left == 0 {
-            log.info("database \(file): rolled back the unfinished write its -journal held (a process stopped in the middle of it)")
+            // A warning: the file changed before it was checked (another program's too, which that
+            // program's next open would have done the same; tester finding tester29c-F4).
+            log.warning("database \(file): rolled back the unfinished write its -journal held (a process stopped in the middle of it)")
         }
     }
 

@@ -943,6 +943,11 @@ def test_bidi_controls_in_a_tenant_id_are_escaped_in_the_tab_title_and_tooltips(
     titles = driver.execute_script("return Array.from(document.querySelectorAll('[title]'), n => n.title)")
     assert any(("x" * 70 + "\\u202Egpj.exe") in title for title in titles), titles
     assert all("\u202e" not in title for title in titles + [driver.title]), titles
+    # tester29c-F2: the "Clear journal" question put the id in raw.
+    driver.find_element(By.ID, "clear").click()
+    question = driver.find_element(By.ID, "clear-question").text
+    assert question == "Delete every journal entry of shard-\\u202Egpj.exe?", repr(question)
+    driver.find_element(By.ID, "clear-no").click()
 
 
 def test_a_charset_inside_another_parameters_quotes_is_not_read(server, driver):

@@ -240,6 +240,16 @@ final class ScopedReaderTests: StorageTestCase {
         // Regression (tester29a's note): the no-column notice of `sqlite_stmt`, the pooled
         // connection's statements, passed.
         assertRefused(reader, "SELECT count(*) FROM sqlite_stmt", outside("sqlite_stmt"))
+        // Regression (tester finding tester29c-F1, F5): through the temp schema, where
+        // eponymous virtual tables exist too, both passed (dbstat: the shared file's page count).
+        for spelling in ["temp.sqlite_stmt", "TEMP.\"sqlite_stmt\"", "temp.dbstat", "temp . DBSTAT"] {
+            XCTAssertThrowsError(
+                try reader.query("SELECT count(*) FROM \(spelling)", tenant: "a", parameters: [], maxRows: 1, timeLimit: generousLimit),
+                spelling
+            ) {
+                guard case .outsideTenantScope = $0 as? ReadOnlyQueryError else { return XCTFail("\(spelling): unexpected \($0)") }
+            }
+        }
         // A table created after the reader opened (here SQLite's statistics, which count every
         // tenant's rows) is refused too.
         try writer.execute("ANALYZE")

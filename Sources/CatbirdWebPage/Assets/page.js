@@ -198,7 +198,7 @@ function failureStatus(error) {
 }
 
 function notice(text) {
-  $("notice").textContent = text || "";
+  setText($("notice"), text || "");  // a server's reason may quote a request's URL or tenant
   $("notice").hidden = !text;
 }
 
@@ -638,7 +638,8 @@ function togglePause() {
 
 function askClear() {
   $("clear").hidden = true;
-  $("clear-question").textContent = `Delete every journal entry of ${tenantLabel(state.tenant)}?`;
+  // Through setText: a tenant id's bidi control reordered the question (tester finding tester29c-F2).
+  setText($("clear-question"), `Delete every journal entry of ${tenantLabel(state.tenant)}?`);
   $("clear-confirm").hidden = false;
   $("clear-no").focus();
 }
@@ -742,7 +743,7 @@ async function openDetails(id) {
   try {
     entry = await api(`/catbird/api/requests/${id}?bodies=false`);
   } catch (error) {
-    $("details-title").textContent = "Could not load entry " + id + ": " + error.message;
+    setText($("details-title"), "Could not load entry " + id + ": " + error.message);
     return;
   }
   if (state.selected !== id) return;
@@ -852,7 +853,7 @@ function renderBody(holder, entry, side, bytes, stored) {
   const parts = [];
   if (message.bodyTruncated) parts.push(el("p", `The journal kept only the first ${formatSize(stored)} of ${formatSize(message.bodySize)} (--journal-body-limit).`, "body-note"));
   const note = el("p", "", "body-note");
-  note.append(`${formatSize(message.bodySize)}${type ? " · " + type : ""}`);
+  note.append(`${formatSize(message.bodySize)}${type ? " · " + escapeBidi(type) : ""}`);
   // Offered only while the journal has more than is shown: on a body the journal cut at 64 KiB
   // it fetched the same bytes again, read them as the whole body, and showed UTF-8 text cut
   // inside a character as binary (tester finding tester22a-F12).
