@@ -291,6 +291,9 @@ final class ForwardedAnswerBudgetTests: XCTestCase {
         let refused = try second.request("GET", "/big.bin")
         XCTAssertEqual(refused.status, 503, refused.text)
         XCTAssertTrue(refused.text.contains("(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES)"), refused.text)
+        // Regression (tester finding tester29d-F2): the reason spoke of uploads and "its body".
+        XCTAssertTrue(refused.text.contains("the upstream's answer did not fit: "), refused.text)
+        XCTAssertTrue(refused.text.contains("nothing of the answer was sent"), refused.text)
 
         var whole = firstBytes + slow.readUntilQuiet(firstByteWithin: 5000, quietAfter: 1000)
         let headEnd = try XCTUnwrap((0..<min(whole.count, 2000)).first { whole[$0...].starts(with: Array("\r\n\r\n".utf8)) })

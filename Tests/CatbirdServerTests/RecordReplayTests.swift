@@ -158,19 +158,25 @@ final class RecordReplayTests: XCTestCase {
 
     /// Regression (tester20a-F11.12): answers record mode skips by rule were journaled with no
     /// `problem`: a player that always sends `Range` recorded nothing and nothing said why. Each
-    /// now says it, and none counts as a failed recording.
+    /// now says it, and none counts as a failed recording. Regression (tester finding
+    /// tester29d-F1): a 304 (or 206) the backend sent to a request without the fields that ask
+    /// for one advised to drop them; it now says the backend sent it on its own.
     func testAnswersSkippedByRuleSayWhyTheyWereNotRecorded() throws {
         let recorder = try recording()
         let client = try recorder.client()
         XCTAssertEqual(try CurlClient.run(["-H", "Range: bytes=0-1", "http://127.0.0.1:\(recorder.port)/status/206"]).status, 206)
         XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(recorder.port)/status/304"]).status, 304)
+        XCTAssertEqual(try CurlClient.run(["-H", "If-None-Match: \"x\"", "http://127.0.0.1:\(recorder.port)/status/304"]).status, 304)
+        XCTAssertEqual(try CurlClient.run(["http://127.0.0.1:\(recorder.port)/status/206"]).status, 206)
         XCTAssertEqual(try client.request("HEAD", "/status/200").status, 200)
         let problems = try E2E.journal(client, tenant: nil).map { entry in
             "\(entry["method"] as? String ?? "") \(entry["url"] as? String ?? ""): \(entry["problem"] as? String ?? "none")"
         }
         XCTAssertEqual(problems, [
             "GET /status/206: not recorded: a 206 answers the client's byte range, not the resource; send the request without Range to record it (docs/files.md#recording)",
+            "GET /status/304: not recorded: a 304 answers a cache, not the resource, and the backend sent it to a request without If-None-Match or If-Modified-Since (it answers 304 on its own) (docs/files.md#recording)",
             "GET /status/304: not recorded: a 304 answers the client's cache, not the resource; send the request without If-None-Match or If-Modified-Since to record it (docs/files.md#recording)",
+            "GET /status/206: not recorded: a 206 answers a byte range, not the resource, and the backend sent it to a request without Range (it answers 206 on its own) (docs/files.md#recording)",
             "HEAD /status/200: not recorded: a HEAD's answer has no body; it would empty the GET's recording (docs/files.md#recording)",
         ])
         XCTAssertNil(contents("status/206"))

@@ -57,6 +57,16 @@ struct APIError: HTTPResponseError, Sendable {
                 + "(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other uploads ended, or raise it; "
                 + "its body was not kept")
     }
+    /// 503 for an upstream's answer the server-wide budget has no room for (redirect and proxy
+    /// modes; tester finding tester29d-F2: it said "retry once other uploads ended … its body was
+    /// not kept", as for a request body, to a GET that had none).
+    static func forwardedAnswerOverBudget(limit: Int) -> APIError {
+        APIError(
+            status: 503,
+            reason: "the upstream's answer did not fit: the server is holding its limit of \(limit) bytes of request bodies "
+                + "and forwarded answers at once (--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other "
+                + "transfers ended, or raise it; nothing of the answer was sent")
+    }
     /// 503 for a control answer of `bytes` the server-wide budget has no room for
     /// (``ControlAnswerBytes``): answers not yet read by their clients hold it.
     static func answersOverBudget(bytes: Int, limit: Int) -> APIError {

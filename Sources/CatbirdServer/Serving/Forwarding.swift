@@ -247,7 +247,7 @@ struct Forwarding: Sendable {
                 reason: "upstream answer too large: its body is larger than the limit of \(limit) bytes (--max-body-size, "
                     + "CATBIRD_MAX_BODY_SIZE); nothing of it was sent"))
         case let .overBudget(limit):
-            return generated(APIError.bodiesOverBudget(limit: limit))
+            return generated(APIError.forwardedAnswerOverBudget(limit: limit))
         case .unreachable: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
         case .invalidContentLength, .unusable: return generated(APIError(status: 502, reason: "\(error)"))
         case .untrusted:

@@ -49,14 +49,24 @@ struct UpstreamServing: Sendable {
     /// another Catbird's 502). The journal entry's `problem` (`not recorded: ` first); neither
     /// logged nor counted in `catbird_recordings_failed_total`: nothing failed (tester finding
     /// tester20a-F11.12: a player that always sends `Range` recorded nothing, and nothing said why).
-    static func skippedByRule(method: String, _ response: HTTPResponse) -> String? {
+    /// A 304 or 206 to a request that asked for none (no `If-None-Match`/`If-Modified-Since`,
+    /// no `Range`) says the backend sent it on its own, rather than advising to drop fields the
+    /// request does not have (tester finding tester29d-F1).
+    static func skippedByRule(_ request: HTTPRequest, _ response: HTTPResponse) -> String? {
         let why: String
-        if method == "HEAD" {
+        let asked = { (names: [String]) in names.contains { request.headers.first($0) != nil } }
+        if request.method == "HEAD" {
             why = "a HEAD's answer has no body; it would empty the GET's recording"
         } else if response.status == 304 {
-            why = "a 304 answers the client's cache, not the resource; send the request without If-None-Match or If-Modified-Since to record it"
+            why = asked(["If-None-Match", "If-Modified-Since"])
+                ? "a 304 answers the client's cache, not the resource; send the request without If-None-Match or If-Modified-Since to record it"
+                : "a 304 answers a cache, not the resource, and the backend sent it to a request without If-None-Match or "
+                    + "If-Modified-Since (it answers 304 on its own)"
         } else if response.status == 206 {
-            why = "a 206 answers the client's byte range, not the resource; send the request without Range to record it"
+            why = asked(["Range"])
+                ? "a 206 answers the client's byte range, not the resource; send the request without Range to record it"
+                : "a 206 answers a byte range, not the resource, and the backend sent it to a request without Range (it "
+                    + "answers 206 on its own)"
         } else if Forwarding.isGenerated(response) {
             why = "the answer was made by a Catbird (\(Forwarding.generatedByHeader)), not by the backend"
         } else {
@@ -184,7 +194,7 @@ struct UpstreamServing: Sendable {
                     log.warning("\(request.method) \(request.target) → \(destination.shown): \(problem)")
                     notRecorded = problem
                     recorder?.failures.add(1, ordering: .relaxed)
-                } else if recorder != nil, let skipped = Self.skippedByRule(method: request.method, response) {
+                } else if recorder != nil, let skipped = Self.skippedByRule(request, response) {
                     notRecorded = skipped
                 } else if let recorder {
                     do throws(FileMockError) {
