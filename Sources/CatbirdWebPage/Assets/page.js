@@ -130,11 +130,11 @@ function setText(node, text) {
   node.textContent = "";
   parts.forEach((part, index) => {
     if (index % 2 === 0) { if (part) node.append(part); return; }
-    const code = "U+" + part.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+    const escaped = bidiEscape(part);
     const mark = document.createElement("span");
     mark.className = "escaped";
-    mark.textContent = "\\u" + code.slice(2);
-    mark.title = `${code}, a bidirectional control character, shown escaped: it would reorder the text around it`;
+    mark.textContent = escaped;
+    mark.title = `U+${escaped.slice(2)}, a bidirectional control character, shown escaped: it would reorder the text around it`;
     node.append(mark);
   });
 }
@@ -143,8 +143,12 @@ function setText(node, text) {
 // title attribute (a tooltip) and the document's title (the tab and the history; tester finding
 // tester29a-F2: `Catbird · shard-\u202Egpj.exe` read `shard-exe.jpg` in the tab).
 function escapeBidi(text) {
-  return String(text).replace(new RegExp(BIDI_CONTROLS.source, "g"),
-    c => "\\u" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0"));
+  return String(text).replace(new RegExp(BIDI_CONTROLS.source, "g"), bidiEscape);
+}
+
+// One bidirectional control as the text `\u202E` (its code point, four upper-case hex digits).
+function bidiEscape(char) {
+  return "\\u" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 }
 
 function el(tag, text, className) {
