@@ -139,6 +139,10 @@ public final class CatbirdServer: Sendable {
             try writeConnection.execute("PRAGMA ignore_check_constraints=ON")
             companions = DatabaseCompanions(databasePath: location.path)  // open in WAL mode and migrated: both are there
             faults.watch(companions)  // a -wal deleted under the server is reported (tester29b-F2)
+            // A failing checkpoint is reported too (a file made immutable: tester29b-F3).
+            writeConnection.checkpointAutomatically { error in
+                if let change = faults.recordCheckpoint(error) { Self.logCheckpoint(change, log: log) }
+            }
             // From now on the file only grows (no VACUUM runs, and without auto-vacuum nothing
             // shrinks it): shorter means truncated under the server (tester21b-F13).
             if try writeConnection.query("PRAGMA auto_vacuum").first?[0].intValue == 0 { claimed.watchSize() }

@@ -31,6 +31,8 @@ public final class Database {
     package let connection: Connection
     /// Prepared statements by SQL text; see `statement(_:)`.
     var statementCache: [StatementText: Statement] = [:]
+    /// ``checkpointAutomatically(report:)``'s closure, kept while SQLite may call it.
+    var walHook: CheckpointReport?
 
     /// SQLite's process-wide settings, made once before the first connection opens: memory
     /// statistics off (nothing reads them, and they take a global mutex around every
@@ -131,6 +133,10 @@ public final class Database {
     /// Idempotent; also run by `deinit`. Statements still held elsewhere trap if used afterwards.
     public func close() {
         statementCache.removeAll()
+        if walHook != nil, let handle = connection.handle {
+            sqlite3_wal_hook(handle, nil, nil)  // the close's own checkpoint reports to no one
+            walHook = nil
+        }
         connection.close()
     }
 }

@@ -15,10 +15,31 @@ import Synchronization
 /// process ends (a restart refuses a corrupt file; README.md#storage-faults). A database file
 /// deleted, moved or replaced under the server is kept apart too: ``checkFile()`` records and
 /// ends it, by looking at the file, not at commits; and so is one truncated under it, which
-/// nothing ends.
+/// nothing ends. Failing checkpoints (the file itself no longer writable, while the `-wal`
+/// still is) are kept apart as well: commits go through meanwhile, so only a checkpoint that
+/// succeeds ends them (``recordCheckpoint(_:)``).
 public final class StorageFaults: Sendable {
     /// One fault: what it means for a user, SQLite's own line, and since when it has lasted.
     public struct Fault: Sendable, Equatable {
+        /// What kind of fault it is, which says what ends it (see ``StorageFaults``).
+        public enum Kind: Sendable, Equatable {
+            /// The path no longer names the open file (deleted, moved, replaced), or the file
+            /// was truncated (``checkFile()``).
+            case file
+            /// A write failed (a full disk, a read-only file, an I/O error): ended by a commit.
+            case writing
+            /// Damaged pages: ended by a passing `PRAGMA quick_check` only.
+            case corruption
+            /// The `-wal` gone from its path (``watch(_:)``): writes still work, but a crash
+            /// would lose them. Never ended.
+            case walGone
+            /// Checkpoints fail (``recordCheckpoint(_:)``): commits still go to the `-wal`,
+            /// which grows, but nothing reaches the file. Ended by a checkpoint that succeeds.
+            case checkpoint
+        }
+
+        /// What kind of fault this is.
+        public let kind: Kind
         /// ``SQLiteError/environmentalReason``, e.g. `the disk holding the database is full`.
         public let reason: String
         /// The failing error in full (`SQLiteError.description`), or what `PRAGMA quick_check`
@@ -26,11 +47,23 @@ public final class StorageFaults: Sendable {
         public let detail: String
         /// When the first failure of this run of failures happened.
         public let since: Date
-        /// Whether the file is corrupt (not cleared by a commit; see ``StorageFaults``).
-        public let isCorruption: Bool
-        /// Whether this is the `-wal` gone from its path (``watch(_:)``): writes still work,
-        /// but a crash would lose them.
-        public var isWALGone = false
+    }
+
+    /// What ``recordCheckpoint(_:)`` changed, for a log line.
+    public enum CheckpointChange: Sendable, Equatable {
+        /// The first failed checkpoint of a run of failures.
+        case began(Fault)
+        /// A checkpoint succeeded after failures.
+        case ended
+    }
+
+    /// One kind of background probe's pace (``recheckWriting(on:notMoreOftenThan:)``,
+    /// ``recheckCheckpoint(on:notMoreOftenThan:)``).
+    private struct Probe {
+        /// When the last one started; nil before the first.
+        var last: ContinuousClock.Instant?
+        /// One is running (one at a time).
+        var running = false
     }
 
     private struct State {
@@ -45,14 +78,16 @@ public final class StorageFaults: Sendable {
         var walGone: Fault?
         /// Damaged pages: ended by a passing `PRAGMA quick_check` only.
         var corruption: Fault?
+        /// Checkpoints fail: ended by one that succeeds.
+        var checkpoint: Fault?
         /// When the last re-check of `corruption` started; nil before the first.
         var lastCheck: ContinuousClock.Instant?
         /// A re-check is running (one at a time).
         var checking = false
-        /// When the last write probe of `writing` started (``recheckWriting(on:notMoreOftenThan:)``); nil before the first.
-        var lastWriteProbe: ContinuousClock.Instant?
-        /// A write probe is running (one at a time).
-        var probingWrites = false
+        /// The write probe of `writing` (``recheckWriting(on:notMoreOftenThan:)``).
+        var writeProbe = Probe()
+        /// The checkpoint probe of `checkpoint` (``recheckCheckpoint(on:notMoreOftenThan:)``).
+        var checkpointProbe = Probe()
     }
 
     private let state = Mutex(State())
@@ -70,7 +105,7 @@ public final class StorageFaults: Sendable {
     /// The fault now: a truncated file first, then a moved one, then corruption; nil when the
     /// file works as far as anyone knows.
     public var current: Fault? {
-        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.walGone ?? $0.writing }
+        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.walGone ?? $0.writing ?? $0.checkpoint }
     }
 
     /// From now on, ``checkFile()`` also checks that the `-wal` SQLite opened is still at its
@@ -101,11 +136,9 @@ public final class StorageFaults: Sendable {
         if let wal = companions.withLock({ $0.flatMap { $0.walGone() ? $0.databasePath + "-wal" : nil } }) {
             state.withLock { state in
                 guard state.walGone == nil else { return }
-                var fault = Fault(
-                    reason: "the database's -wal file was deleted or replaced under the running server", detail: wal,
-                    since: Date(), isCorruption: false)
-                fault.isWALGone = true
-                state.walGone = fault
+                state.walGone = Fault(
+                    kind: .walGone, reason: "the database's -wal file was deleted or replaced under the running server",
+                    detail: wal, since: Date())
             }
         }
     }
@@ -127,7 +160,7 @@ public final class StorageFaults: Sendable {
 
     /// A fault of the file itself (moved or truncated) from `error`, lasting since `since` or now.
     private static func fault(_ error: SQLiteError, since: Date?) -> Fault {
-        Fault(reason: error.environmentalReason ?? error.message, detail: error.description, since: since ?? Date(), isCorruption: false)
+        Fault(kind: .file, reason: error.environmentalReason ?? error.message, detail: error.description, since: since ?? Date())
     }
 
     /// Records `error` when it is a fault of the file's environment (not busy or locked).
@@ -139,10 +172,9 @@ public final class StorageFaults: Sendable {
         state.withLock { state in
             if isCorruption {
                 state.corruption = Fault(
-                    reason: reason, detail: error.description, since: state.corruption?.since ?? Date(), isCorruption: true)
+                    kind: .corruption, reason: reason, detail: error.description, since: state.corruption?.since ?? Date())
             } else {
-                state.writing = Fault(
-                    reason: reason, detail: error.description, since: state.writing?.since ?? Date(), isCorruption: false)
+                state.writing = Fault(kind: .writing, reason: reason, detail: error.description, since: state.writing?.since ?? Date())
             }
         }
     }
@@ -164,17 +196,7 @@ public final class StorageFaults: Sendable {
     /// stayed 503 for good on an idle server (one its readiness probe took out of service).
     /// Does nothing when no such fault is recorded.
     public func recheckWriting(on writer: SerialDatabase, notMoreOftenThan interval: Duration) {
-        let now = ContinuousClock.now
-        let due = state.withLock { state -> Bool in
-            guard state.writing != nil, state.moved == nil, state.truncated == nil, !state.probingWrites else { return false }
-            if let last = state.lastWriteProbe, now - last < interval { return false }
-            state.probingWrites = true
-            state.lastWriteProbe = now
-            return true
-        }
-        guard due else { return }
-        Thread.detachNewThread { [self] in
-            let committed: Bool
+        probe(\.writeProbe, while: { $0.writing != nil }, notMoreOftenThan: interval) { [self] in
             do {
                 try writer.use { db in
                     try db.transaction {
@@ -182,14 +204,79 @@ public final class StorageFaults: Sendable {
                         try db.execute("PRAGMA user_version = \(version)")
                     }
                 }
-                committed = true
+                state.withLock { $0.writing = nil }
             } catch {
-                committed = false
+                // recorded by `use`
             }
-            state.withLock { state in
-                state.probingWrites = false
-                if committed { state.writing = nil }
+        }
+    }
+
+    /// Records the outcome of an automatic checkpoint (``Database/checkpointAutomatically(report:)``):
+    /// a failure (`error`, when environmental) begins or prolongs a fault of its own, which a
+    /// commit does not end (commits go on into the `-wal` while nothing reaches the file: a
+    /// database file made immutable under the server, tester finding tester29b-F3); a success
+    /// (nil) ends it.
+    /// - Returns: the change, when this began or ended the fault; nil otherwise.
+    @discardableResult
+    public func recordCheckpoint(_ error: SQLiteError?) -> CheckpointChange? {
+        state.withLock { state in
+            guard let error else {
+                guard state.checkpoint != nil else { return nil }
+                state.checkpoint = nil
+                return .ended
             }
+            guard error.isEnvironmental, let reason = error.environmentalReason else { return nil }
+            let began = state.checkpoint == nil
+            let fault = Fault(kind: .checkpoint, reason: reason, detail: error.description, since: state.checkpoint?.since ?? Date())
+            state.checkpoint = fault
+            return began ? .began(fault) : nil
+        }
+    }
+
+    /// While checkpoints fail (``recordCheckpoint(_:)``) and the file is where it was, tries a
+    /// passive checkpoint on `writer` at most once per `interval`, one at a time, on a thread of
+    /// its own, and records its outcome (`report`: whether it began or ended the fault): the
+    /// automatic checkpoint runs only after a commit, so a server left idle once the file was
+    /// writable again would report the fault for good.
+    public func recheckCheckpoint(
+        on writer: SerialDatabase, notMoreOftenThan interval: Duration, report: @escaping @Sendable (CheckpointChange) -> Void
+    ) {
+        probe(\.checkpointProbe, while: { $0.checkpoint != nil }, notMoreOftenThan: interval) { [self] in
+            // The error is returned, not thrown: `use` would record it as a failed write.
+            let outcome: SQLiteError?
+            do {
+                outcome = try writer.use { db -> SQLiteError? in
+                    do throws(SQLiteError) {
+                        return try db.checkpointPassively() ? nil : SQLiteError(code: SQLITE_BUSY, message: "another checkpoint runs")
+                    } catch {
+                        return error
+                    }
+                }
+            } catch {
+                return  // the file moved or truncated: recorded by `use`
+            }
+            guard outcome?.code != SQLITE_BUSY, let change = recordCheckpoint(outcome) else { return }
+            report(change)
+        }
+    }
+
+    /// Runs `body` on a thread of its own when `active` holds for the state, the file is where
+    /// it was, and the probe `which` is neither running nor ran less than `interval` ago.
+    private func probe(
+        _ which: WritableKeyPath<State, Probe> & Sendable, while active: (State) -> Bool, notMoreOftenThan interval: Duration,
+        _ body: @escaping @Sendable () -> Void
+    ) {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            guard active(state), state.moved == nil, state.truncated == nil, !state[keyPath: which].running else { return false }
+            if let last = state[keyPath: which].last, now - last < interval { return false }
+            state[keyPath: which] = Probe(last: now, running: true)
+            return true
+        }
+        guard due else { return }
+        Thread.detachNewThread { [self] in
+            body()
+            state.withLock { $0[keyPath: which].running = false }
         }
     }
 
@@ -218,8 +305,8 @@ public final class StorageFaults: Sendable {
                 state.corruption = nil
             } else {
                 state.corruption = Fault(
-                    reason: found.reason, detail: "PRAGMA quick_check: " + problems.joined(separator: "; "), since: found.since,
-                    isCorruption: true)
+                    kind: .corruption, reason: found.reason, detail: "PRAGMA quick_check: " + problems.joined(separator: "; "),
+                    since: found.since)
             }
         }
     }

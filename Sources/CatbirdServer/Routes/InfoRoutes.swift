@@ -12,14 +12,16 @@ import Foundation
 ///   never waits behind a tenant's control calls; while a corruption is reported,
 ///   also a `PRAGMA quick_check` at most once per ``corruptionRecheckInterval``; while a full
 ///   disk or a write error is, one write tried in the background at most once per
-///   ``writeRecheckInterval``, which ends it once it commits);
+///   ``writeRecheckInterval``, which ends it once it commits; while checkpoints fail, one
+///   checkpoint tried so, which ends it once it succeeds);
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
 enum InfoRoutes {
     /// How often health may re-read the whole file to see whether a corruption is gone.
     static let corruptionRecheckInterval: Duration = .seconds(1)
-    /// How often health may try a write to see whether a full disk or a write error is gone.
+    /// How often health may try a write (or a checkpoint) to see whether a full disk or a write
+    /// error (or failing checkpoints) is gone.
     static let writeRecheckInterval: Duration = .seconds(1)
 
     static func routes(_ dependencies: RouteDependencies) -> [Route] {
@@ -30,6 +32,8 @@ enum InfoRoutes {
             Route("GET", "/catbird/api/health", query: nil, lane: .health) { _ in
                 dependencies.storageFaults.recheckCorruption(on: dependencies.reader, notMoreOftenThan: corruptionRecheckInterval)
                 dependencies.storageFaults.recheckWriting(on: dependencies.writer, notMoreOftenThan: writeRecheckInterval)
+                dependencies.storageFaults.recheckCheckpoint(
+                    on: dependencies.writer, notMoreOftenThan: writeRecheckInterval, report: { CatbirdServer.logCheckpoint($0, log: dependencies.log) })
                 try? dependencies.storageFaults.checkFile()  // deleted or replaced: recorded, so `current` has it (T13-F8)
                 if let fault = dependencies.storageFaults.current {
                     return StorageHealth.degraded(

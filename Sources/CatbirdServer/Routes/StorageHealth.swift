@@ -5,7 +5,8 @@ import CatbirdSupport
 import Foundation
 
 /// `GET /catbird/api/health`'s answer while the database file is at fault (a full disk, a file
-/// made read-only, corruption, the file deleted, moved or replaced; README.md#storage-faults): `503 {"error": true, "status":
+/// made read-only, corruption, the file deleted, moved or replaced, its -wal deleted, checkpoints failing;
+/// README.md#storage-faults): `503 {"error": true, "status":
 /// "degraded", "reason": "…", "since": "<UTC ISO 8601>"}`. The server keeps serving mocks from
 /// memory meanwhile (with strict durability their answers are withheld instead, and the reason
 /// says so); a control change that cannot be written is refused with 503, and journal rows
@@ -28,28 +29,39 @@ struct StorageHealth: Encodable {
     ///   dropped are counted in the reason (tester26b-F6, tester25a-F8: under a file-size limit
     ///   the reason said rows "stay queued" while 292,691 of them had been dropped).
     static func degraded(_ fault: StorageFaults.Fault, durability: Durability, writerFailure: JournalWriterFailure? = nil) -> HTTPResponse {
-        if fault.isWALGone {
+        let since = Timestamp.string(from: fault.since)
+        switch fault.kind {
+        case .walGone:
             return JSONBody.response(
                 StorageHealth(
                     reason: "\(fault.reason) (\(fault.detail)): SQLite goes on writing to the -wal it has open, which has no name "
                         + "now, so a stop (SIGTERM) still copies every change into the file, but a crash would lose every change "
                         + "since the last checkpoint; stop the server and start it again (README.md#storage-faults)",
-                    since: Timestamp.string(from: fault.since)),
+                    since: since),
+                status: 503)
+        case .checkpoint:
+            return JSONBody.response(
+                StorageHealth(
+                    reason: "checkpoints fail: \(fault.reason) (\(fault.detail)): every change since is kept in the -wal, which "
+                        + "grows until a checkpoint succeeds, and nothing is lost, but a start refuses a database file it cannot "
+                        + "write; make the file writable again (chattr -i, its mode, a read-write mount), which ends this by "
+                        + "itself (README.md#storage-faults)",
+                    since: since),
+                status: 503)
+        case .file, .writing:
+            return degraded(reason: fault.reason, since: fault.since, durability: durability, droppedRows: writerFailure?.droppedRows ?? 0)
+        case .corruption:
+            let mocks = switch durability {
+            case .relaxed: "mocks are still served from memory"
+            case .strict: "a mock's answer whose journal row cannot be written is withheld (503; --durability strict)"
+            }
+            return JSONBody.response(
+                StorageHealth(
+                    reason: "\(fault.reason) (\(fault.detail)): what reads or writes the damaged pages fails until the file "
+                        + "is restored; \(mocks)",
+                    since: since),
                 status: 503)
         }
-        guard fault.isCorruption else {
-            return degraded(reason: fault.reason, since: fault.since, durability: durability, droppedRows: writerFailure?.droppedRows ?? 0)
-        }
-        let mocks = switch durability {
-        case .relaxed: "mocks are still served from memory"
-        case .strict: "a mock's answer whose journal row cannot be written is withheld (503; --durability strict)"
-        }
-        return JSONBody.response(
-            StorageHealth(
-                reason: "\(fault.reason) (\(fault.detail)): what reads or writes the damaged pages fails until the file "
-                    + "is restored; \(mocks)",
-                since: Timestamp.string(from: fault.since)),
-            status: 503)
     }
 
     /// The journal writer's rounds fail (``JournalWriterFailure``): what it says depends on what
