@@ -46,8 +46,10 @@ final class FileMissReasonTests: XCTestCase {
     /// Regression (tester finding tester28b-F1): with the mocks directory (here through a
     /// symbolic link, as in the finding) moved away under the running server, `GET /ten.txt`
     /// got `no file mock in <dir> (tried ten.txt)`, as if the file were missing. The reason now
-    /// says the directory is gone; back, the file is served again.
-    func testA404SaysTheMocksDirectoryIsGone() throws {
+    /// says the directory is gone; back, the file is served again. Health said `ok` all the
+    /// while (tester29b's leftover: a readiness probe kept the node in service); it now
+    /// answers 503 with the same reason until the directory is back.
+    func testA404AndHealthSayTheMocksDirectoryIsGone() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-gone-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: base) }
         let directory = base.appendingPathComponent("m")
@@ -59,6 +61,7 @@ final class FileMissReasonTests: XCTestCase {
         let server = try TestServer { $0.mocksDirectory = link.path }
         let client = try server.client()
         XCTAssertEqual(try client.request("GET", "/ten.txt").text, "0123456789")
+        XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
 
         let moved = base.appendingPathComponent("m.moved")
         try FileManager.default.moveItem(at: directory, to: moved)
@@ -68,12 +71,21 @@ final class FileMissReasonTests: XCTestCase {
             (gone.object["reason"] as? String ?? "").hasSuffix(
                 "; no file mock in \(root) (tried ten.txt); the mocks directory \(root) does not exist any more (it did at start-up): "
                     + "nothing in it is served until it is back (the server reads it at each request)"), gone.text)
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertEqual(health.object["status"] as? String, "degraded")
+        XCTAssertEqual(
+            health.object["reason"] as? String,
+            "the mocks directory \(root) does not exist any more (it did at start-up): nothing in it is served until it is back "
+                + "(the server reads it at each request); a request no dynamic mock answers gets 404 meanwhile, dynamic mocks "
+                + "and the journal work as before")
         try Data("x".utf8).write(to: directory)  // a file in its place
         XCTAssertTrue((try client.request("GET", "/ten.txt").object["reason"] as? String ?? "").hasSuffix(
             "the mocks directory \(root) is no longer a directory (it was at start-up): nothing in it is served until it is again"))
         try FileManager.default.removeItem(at: directory)
         try FileManager.default.moveItem(at: moved, to: directory)
         XCTAssertEqual(try client.request("GET", "/ten.txt").text, "0123456789", "served again once it is back")
+        XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200, "healthy again once it is back")
         let missing = try client.request("GET", "/eleven.txt")
         XCTAssertFalse((missing.object["reason"] as? String ?? "").contains("mocks directory"), missing.text)
     }

@@ -48,8 +48,9 @@ extension FileMockDirectory {
     /// Why nothing in the directory can be served any more, when it is gone: it was a directory
     /// at start-up (a missing one is refused then), and a CI step (`git clean`, a checkout, a
     /// rename) may remove it under a running server; its 404s then said only which names were
-    /// tried, as for a missing fixture (tester finding tester28b-F1). Nil while it is a directory.
-    private func rootGone() -> String? {
+    /// tried, as for a missing fixture (tester finding tester28b-F1); health says it too. Nil
+    /// while it is a directory.
+    public func rootGone() -> String? {
         var status = stat()
         guard stat(root, &status) == 0 else {
             return "the mocks directory \(root) does not exist any more (it did at start-up): nothing in it is served "

@@ -13,7 +13,8 @@ import Foundation
 ///   also a `PRAGMA quick_check` at most once per ``corruptionRecheckInterval``; while a full
 ///   disk or a write error is, one write tried in the background at most once per
 ///   ``writeRecheckInterval``, which ends it once it commits; while checkpoints fail, one
-///   checkpoint tried so, which ends it once it succeeds);
+///   checkpoint tried so, which ends it once it succeeds); also 503 while the `--mocks-dir`
+///   directory is gone (removed or renamed under the server; tester28b-F1's leftover);
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
@@ -41,6 +42,9 @@ enum InfoRoutes {
                 }
                 if let failure = dependencies.journal.writerFailure {
                     return StorageHealth.degraded(journalWriter: failure, durability: dependencies.settings.durability)
+                }
+                if let gone = dependencies.files?.directory.rootGone() {
+                    return StorageHealth.degraded(mocksDirectory: gone)
                 }
                 do {
                     try dependencies.tenants.checkReadable()

@@ -91,6 +91,17 @@ struct StorageHealth: Encodable {
         return JSONBody.response(StorageHealth(reason: reason, since: Timestamp.string(from: failure.since)), status: 503)
     }
 
+    /// The `--mocks-dir` directory is gone (``FileMockDirectory/rootGone()``, `gone` its reason):
+    /// no file mock can be served until it is back, while dynamic mocks and the journal work.
+    /// The time is the health request's: the server looks at the directory only when asked.
+    static func degraded(mocksDirectory gone: String) -> HTTPResponse {
+        JSONBody.response(
+            StorageHealth(
+                reason: gone + "; a request no dynamic mock answers gets 404 meanwhile, dynamic mocks and the journal work as before",
+                since: Timestamp.string(from: Date())),
+            status: 503)
+    }
+
     /// `N journal rows were dropped meanwhile (lost; each drop is logged; mock hits are kept and
     /// written later)` (the hits' clause with relaxed durability only): the rows a failing
     /// writer dropped (``JournalWriterFailure/droppedRows``).
