@@ -235,26 +235,31 @@ struct Forwarding: Sendable {
     /// was larger than `--max-body-size` (each named as
     /// what it is), 503 when the server is stopping; marked as made by Catbird (``generated(_:)``).
     func response(for error: OutboundError) -> HTTPResponse {
+        generated(Self.refusal(for: error))
+    }
+
+    /// ``response(for:)``'s error, unmarked: its status and reason.
+    static func refusal(for error: OutboundError) -> APIError {
         switch error {
-        case .timedOut: return generated(APIError(status: 504, reason: "upstream timed out: \(error)"))
-        case .shutDown: return generated(APIError(status: 503, reason: "\(error)"))
+        case .timedOut: return APIError(status: 504, reason: "upstream timed out: \(error)")
+        case .shutDown: return APIError(status: 503, reason: "\(error)")
         case .cancelled:
             // Never sent: the client it was for has gone (UpstreamServing).
-            return generated(APIError(status: 499, reason: "the client closed the connection; \(error)"))
+            return APIError(status: 499, reason: "the client closed the connection; \(error)")
         case let .responseTooLarge(limit):
-            return generated(APIError(
+            return APIError(
                 status: 502,
                 reason: "upstream answer too large: its body is larger than the limit of \(limit) bytes (--max-body-size, "
-                    + "CATBIRD_MAX_BODY_SIZE); nothing of it was sent"))
+                    + "CATBIRD_MAX_BODY_SIZE); nothing of it was sent")
         case let .overBudget(limit):
-            return generated(APIError.forwardedAnswerOverBudget(limit: limit))
-        case .unreachable: return generated(APIError(status: 502, reason: "upstream unreachable: \(error)"))
-        case .invalidContentLength, .unusable: return generated(APIError(status: 502, reason: "\(error)"))
+            return APIError.forwardedAnswerOverBudget(limit: limit)
+        case .unreachable: return APIError(status: 502, reason: "upstream unreachable: \(error)")
+        case .invalidContentLength, .unusable: return APIError(status: 502, reason: "\(error)")
         case .untrusted:
-            return generated(APIError(
+            return APIError(
                 status: 502,
                 reason: "upstream certificate not trusted: \(error); give its CA certificate with --upstream-ca-file "
-                    + "(CATBIRD_UPSTREAM_CA_FILE) (docs/files.md#redirect-and-proxy)"))
+                    + "(CATBIRD_UPSTREAM_CA_FILE) (docs/files.md#redirect-and-proxy)")
         }
     }
 

@@ -229,15 +229,22 @@ struct UpstreamServing: Sendable {
                 completion(Answer(response: forwarding.response(for: .cancelled), answeredBy: destination.answeredBy, recordedPath: nil))
             case let .failure(error):
                 log.warning("\(request.method) \(request.target) → \(destination.shown): \(error)")
-                let response = forwarding.response(for: error)
-                var problem: String?
-                if case .shutDown = error { problem = Self.stoppingProblem(destination, status: response.status) }
+                let refusal = Forwarding.refusal(for: error)
+                let response = forwarding.generated(refusal)
+                let problem: String?
                 switch error {
+                case .shutDown:
+                    problem = Self.stoppingProblem(destination, status: response.status)
                 case .invalidContentLength, .unusable:
                     // Journaled and counted as the differing Content-Length values are (unsendable(_:)).
-                    problem = Self.problem("\(error)", recording: recorder != nil)
+                    problem = Self.problem(refusal.reason, recording: recorder != nil)
                     recorder?.failures.add(1, ordering: .relaxed)
-                default: break
+                default:
+                    // No answer came (unreachable, too slow, too large, untrusted): record mode
+                    // says so in the journal, as it does for every answer it did not write, not
+                    // counted as a recording failure (tester29d-F2's note: the entry had no
+                    // `problem`, so a search for `not recorded` missed it).
+                    problem = recorder == nil ? nil : Self.problem(refusal.reason, recording: true)
                 }
                 completion(Answer(response: response, answeredBy: destination.answeredBy, recordedPath: nil, notRecorded: problem))
             }
