@@ -72,6 +72,25 @@ extension CatbirdServer.Settings {
             + "limits grow with the journal body limit (docs/protocol.md#sql)"
     }
 
+    /// Admin tokens shorter than this many characters get a start-up warning
+    /// (``adminTokenWarning``): 16.
+    public static let shortAdminToken = 16
+
+    /// The start-up warning when ``adminToken`` is shorter than ``shortAdminToken`` characters:
+    /// the token is redacted wherever it stands alone in a header value (docs/operations.md#admin-token),
+    /// so a short or word-like one rewrites the app's own values in the journal and upstream
+    /// (tester finding tester30a-F10: with `json`, `Content-Type: application/json` was
+    /// journaled and forwarded as `application/[redacted]`, and header counts missed it).
+    /// Warned, not refused: the token works as a credential all the same. It never quotes the
+    /// token (the token is never logged). Nil otherwise.
+    public var adminTokenWarning: String? {
+        guard let adminToken, adminToken.count < Self.shortAdminToken else { return nil }
+        return "the admin token is \(adminToken.count.counted("character", "characters")) long: it is redacted wherever it stands alone in "
+            + "a header value, in the journal and upstream, so a short or word-like token rewrites the app's own values (a token "
+            + "'json' makes Content-Type: application/json application/[redacted]); use \(Self.shortAdminToken) or more random "
+            + "characters (docs/operations.md#admin-token)"
+    }
+
     /// The start-up warnings of options given that cannot take effect, each naming what is
     /// missing: `--files-with-query` without `--mocks-dir` (no file mocks are served),
     /// `--upstream-timeout` or `--upstream-ca-file` without `--redirect-url` or `--proxy`

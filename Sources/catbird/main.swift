@@ -67,6 +67,7 @@ case let .serve(settings):
             "listening on \(settings.host) without an admin token: anyone who can reach the port may list and drop "
                 + "every tenant; set --admin-token or CATBIRD_ADMIN_TOKEN")
     }
+    if let warning = settings.adminTokenWarning { log.warning(warning) }
     for warning in settings.corsWarnings { log.warning(warning) }
     if let warning = settings.journalBodyLimitWarning { log.warning(warning) }
     if let warning = FileSizeLimit.warning(forDatabaseAt: settings.databasePath) { log.warning(warning) }

@@ -318,4 +318,28 @@ final class AdminTokenTests: XCTestCase {
         let empty = try startupLog(["--admin-token", ""])
         XCTAssertTrue(empty.contains("admin token must be printable ASCII without spaces, and not empty"), empty)
     }
+
+    /// Regression (tester finding tester30a-F10, its tokens `json` and `x`): a short token was
+    /// accepted without a word, and being redacted wherever it stands alone it rewrote the
+    /// app's `Content-Type: application/json` to `application/[redacted]` in the journal and
+    /// upstream. Start-up now warns for a token under 16 characters, without quoting it; a
+    /// long one gets no warning.
+    func testAShortAdminTokenWarnsWithoutQuotingIt() throws {
+        for (short, length) in [("json", "4 characters"), ("x", "1 character"), ("Zq9-w", "5 characters")] {
+            let log = try startupLog(["--admin-token", short])
+            XCTAssertTrue(log.contains("listening on"), log)
+            XCTAssertTrue(log.contains(
+                "[warning] the admin token is \(length) long: it is redacted wherever it stands alone in a header value, in the "
+                    + "journal and upstream, so a short or word-like token rewrites the app's own values"), log)
+        }
+        XCTAssertFalse(try startupLog(["--admin-token", "Zq9-w"]).contains("Zq9-w"), "the token is never logged")
+        let long = try startupLog(["--admin-token", String(repeating: "k", count: 16)])
+        XCTAssertTrue(long.contains("listening on"), long)
+        XCTAssertFalse(long.contains("admin token is"), long)
+    }
+
+    func testAnEmptyAdminTokenIsRefused() throws {
+        let empty = try startupLog(["--admin-token", ""])
+        XCTAssertTrue(empty.contains("admin token must be printable ASCII without spaces, and not empty"), empty)
+    }
 }
