@@ -41,6 +41,59 @@ final class ControlNotFoundTests: ServerTestCase {
             far.object["reason"] as? String, #"no control route GET "/catbird/api/nope"; the control routes are listed in GET /catbird/api/openapi.json"#)
     }
 
+    /// Regression (tester finding tester30a-F2, its requests): a trailing `/` or a typo after
+    /// `/catbird/api/requests/` (`POST …/requests/count/`, `…/counts`) answered `405 Allow: GET,
+    /// HEAD`, the journal entry route's methods, and that GET then answered 400 "not a journal
+    /// id"; `GET /catbird/api/tenants/` was offered only `DELETE`; `GET …/requests/5/` got no
+    /// "did you mean". A path that does not have a
+    /// parameter route's shape no longer takes its methods: the 404 names the route meant.
+    /// Tester finding tester30a-F7, its requests: the "did you mean" never named a route with an
+    /// id, and for `DELETE /catbird/api/mock/5` named the route that removes every tenant's
+    /// mocks; it now names the id route, filled with the request's id.
+    func testAPathOfNoRoutesShapeIsA404NamingTheRouteMeantWithItsId() throws {
+        let count = Array(#"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/x"}}}"#.utf8)
+        for (method, path, meant) in [
+            ("POST", "/catbird/api/requests/count/", "POST /catbird/api/requests/count"),
+            ("POST", "/catbird/api/requests/wait/", "POST /catbird/api/requests/wait"),
+            ("POST", "/catbird/api/requests/find/", "POST /catbird/api/requests/find"),
+            ("POST", "/catbird/api/requests/counts", "POST /catbird/api/requests/count"),
+            ("POST", "/catbird/api/requests/cont", "POST /catbird/api/requests/count"),
+            ("GET", "/catbird/api/tenants/", "GET /catbird/api/tenants"),
+            ("GET", "/catbird/api/requests/5/", "GET /catbird/api/requests/5"),
+            ("DELETE", "/catbird/api/mocks/5/", "DELETE /catbird/api/mocks/5"),
+            ("DELETE", "/catbird/api/mock/5", "DELETE /catbird/api/mocks/5"),
+            ("DELETE", "/catbird/api/tenant/shard-1", "DELETE /catbird/api/tenants/shard-1"),
+            ("DELETE", "/catbird/api/Tenants/shard-1", "DELETE /catbird/api/tenants/shard-1"),
+            ("GET", "/catbird/api/requests/98/Response/body", "GET /catbird/api/requests/98/response/body"),
+            ("GET", "/catbird/api/requests/98/respone/body", "GET /catbird/api/requests/98/response/body"),
+            ("GET", "/catbird/api/Requests/98", "GET /catbird/api/requests/98"),
+            ("GET", "/catbird/api/request/98", "GET /catbird/api/requests/98"),
+        ] {
+            let answer = try client.request(
+                method, path, headers: method == "POST" ? [("Content-Type", "application/json")] : [], body: method == "POST" ? count : nil)
+            XCTAssertEqual(answer.status, 404, "\(method) \(path): \(answer.text)")
+            XCTAssertNil(answer.header("Allow"), "\(method) \(path)")
+            XCTAssertEqual(
+                answer.object["reason"] as? String,
+                "no control route \(method) \"\(path)\" (did you mean \(meant)?); the control routes are listed in GET /catbird/api/openapi.json")
+        }
+        // A path of the route's shape with another method is still its 405.
+        for (method, path, allow) in [("POST", "/catbird/api/requests/5", "GET, HEAD"), ("GET", "/catbird/api/mocks/5", "DELETE")] {
+            let answer = try client.request(method, path, headers: [("Content-Type", "application/json")], body: method == "POST" ? count : nil)
+            XCTAssertEqual(answer.status, 405, "\(method) \(path): \(answer.text)")
+            XCTAssertEqual(answer.header("Allow"), allow, "\(method) \(path)")
+        }
+        // A long id is shown as its placeholder.
+        let long = String(repeating: "t", count: 65)
+        let reason = try client.request("DELETE", "/catbird/api/tenant/\(long)").object["reason"] as? String ?? ""
+        XCTAssertTrue(
+            reason.hasSuffix("(did you mean DELETE /catbird/api/tenants/{name}?); the control routes are listed in GET /catbird/api/openapi.json"),
+            reason)
+        // An id of the wrong shape on the route's own path is its 400, which says what an id is.
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/mocks/x").status, 400)
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/").status, 400)
+    }
+
     /// An id that is not a whole number from 1 is a bad request, 400, as for `DELETE
     /// /catbird/api/mocks/abc` (T12-F6: these were 404s whose reason described a bad request).
     func testAJournalIdThatIsNotANumberIsABadRequestThatSaysSo() throws {

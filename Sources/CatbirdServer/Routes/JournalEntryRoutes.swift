@@ -54,7 +54,9 @@ enum JournalEntryRoutes {
                 default:
                     throw APIError.noControlRoute(context.request.method, context.request.path)
                 }
-            }.knownQuery("known: bodies for …/{id}, limit for …/{id}/request/body and …/{id}/response/body"),
+            }
+            .knownQuery("known: bodies for …/{id}, limit for …/{id}/request/body and …/{id}/response/body")
+            .serving("/catbird/api/requests/{id}", "/catbird/api/requests/{id}/request/body", "/catbird/api/requests/{id}/response/body"),
         ]
     }
 

@@ -38,7 +38,7 @@ enum MockRoutes {
                     throw APIError(status: 404, reason: "\(place) has no mock with id \(id) (GET /catbird/api/mocks lists its mocks)")
                 }
                 return HTTPResponse(status: 204)
-            },
+            }.serving("/catbird/api/mocks/{id}"),
             // The "start clean" action of `deploy/xcode/start.sh` (docs/protocol.md#control-actions,
             // docs/tenancy.md#admin): mocks left by an earlier run
             // must not answer this one, while every journal stays queryable. 200

@@ -57,7 +57,7 @@ enum TenantRoutes {
                     throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))")
                 }
                 return HTTPResponse(status: 204)
-            },
+            }.serving("/catbird/api/tenants/{name}"),
         ]
     }
 }

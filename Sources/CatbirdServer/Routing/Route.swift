@@ -59,6 +59,8 @@ struct Route: Sendable {
     /// of ``queryNames`` (`known: a, b`); set with ``knownQuery(_:)`` by a route whose paths take
     /// different ones.
     private(set) var knownQueryText: String?
+    /// A parameter route's full paths, as segments (``serving(_:)``).
+    var templates: [[String]] = []
     /// Where the handler runs, chosen for each request (most routes name one lane; the journal
     /// listing's depends on its query): a handler that may wait (journal queries and deletes,
     /// writes that wait for the database writer, flush waits) runs on a control pool while the
@@ -304,8 +306,19 @@ struct RouteTable: Sendable {
         for route in routes where !(exactPathExists && route.hasParameter) {
             guard let parameter = route.match(request.path) else { continue }
             guard Self.answers(route.method, request.method) else {
+                // A parameter route offers its methods only for a path of its shape (``Route/fits(_:)``).
+                guard route.fits(request.path) else { continue }
                 for method in Self.methodsServed(by: route.method) where !allowed.contains(method) { allowed.append(method) }
                 continue
+            }
+            // Of its method but not of its shape, and near a route that serves it (`GET
+            // /catbird/api/requests/98/Response/body`, `DELETE /catbird/api/mocks/5/`): the 404
+            // naming that route, not the handler's 400 "not a journal id" (tester finding
+            // tester30a-F2). A path of its shape but for an id (`DELETE /catbird/api/mocks/x`,
+            // `DELETE /catbird/api/tenants/` with an unset id variable) is the handler's: its
+            // 400 says what an id is (T12-F6), where the route near it would act on every tenant.
+            if !route.fitsButForPlaceholders(request.path), let meant = suggestion(method: request.method, path: request.path) {
+                throw .noControlRoute(request.method, request.path, meant: meant)
             }
             return (route, parameter)
         }

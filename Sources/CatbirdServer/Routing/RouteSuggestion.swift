@@ -3,20 +3,30 @@ import CatbirdWebPage
 extension RouteTable {
     /// The control route a request that no route serves was probably meant for, as `METHOD
     /// path` (`POST /catbird/api/mocks` for `POST /catbird/api/mock`, `GET /catbird/api/requests`
-    /// for `GET /catbird/api/request`): the nearest of the exact routes by
-    /// ``NearestName/nearest(to:among:)`` (equal but for case, or 1 or 2 edits away), over
-    /// `METHOD path` with the path's `api/` after `/catbird/` left out on both sides, so that
+    /// for `GET /catbird/api/request`, `DELETE /catbird/api/mocks/5` for `DELETE
+    /// /catbird/api/mock/5`): the nearest by ``NearestName/nearest(to:among:)`` (equal but for
+    /// case, or 1 or 2 edits away) of the exact routes and of the parameter routes' paths
+    /// filled from the request's own segments (``Route/filledTemplates(from:)``), over `METHOD
+    /// path` with the path's `api/` after `/catbird/` left out on both sides, so that
     /// `/catbird/mocks` (the `api/` forgotten) is `/catbird/api/mocks` and `/catbird/api/version`
     /// is `/catbird/version`. nil when none is that close. The web page and its assets are not
-    /// offered (a browser's, not a script's), nor the routes with a parameter
-    /// (`DELETE /catbird/api/mocks/{id}`). For the 404 of an unknown control route
-    /// (``APIError/noControlRoute(_:_:meant:)``; tester finding T19B-F19).
+    /// offered (a browser's, not a script's). For the 404 of an unknown control route
+    /// (``APIError/noControlRoute(_:_:meant:)``; tester findings T19B-F19, tester30a-F7).
     func suggestion(method: String, path: Substring) -> String? {
-        let offered = routes.filter { !$0.hasParameter && !Self.isWebPage($0.path) }
-        let compared = offered.map { Self.compared($0.method, $0.path[...]) }
+        var offered: [(compared: String, shown: String)] = []
+        for route in routes where !Self.isWebPage(route.path) {
+            if route.hasParameter {
+                for filled in route.filledTemplates(from: path) {
+                    offered.append((Self.compared(route.method, filled.compared[...]), "\(route.method) \(filled.shown)"))
+                }
+            } else {
+                offered.append((Self.compared(route.method, route.path[...]), "\(route.method) \(route.path)"))
+            }
+        }
+        let compared = offered.map(\.compared)
         guard let meant = NearestName.nearest(to: Self.compared(method, path), among: compared),
               let index = compared.firstIndex(of: meant) else { return nil }
-        return "\(offered[index].method) \(offered[index].path)"
+        return offered[index].shown
     }
 
     /// `METHOD path` with `/catbird/api/` read as `/catbird/`.
