@@ -14,9 +14,11 @@ import Foundation
 ///   **case-insensitively**: by ``GlobMatcher`` when it handles the translation and the subject
 ///   (almost always: ASCII URLs and header values), else by ICU, with the same answer.
 ///
-/// An ICU evaluation stops at a deadline (docs/matching.md#evaluation-budget): ``evaluate(_:until:)``
+/// An evaluation stops at a deadline (docs/matching.md#evaluation-budget): ``evaluate(_:until:)``
 /// then says ``MatchOutcome/outOfTime``; ICU checks it every 10,000 backtracking steps or so, so a
-/// catastrophic expression is stopped within about a millisecond of its deadline.
+/// catastrophic expression is stopped within about a millisecond of its deadline; the glob and
+/// the automaton check it before they start and every few thousand steps (tester findings
+/// tester30b-F4, F5: only ICU was stopped, and many long wildcards held a worker for seconds).
 ///
 /// ICU expressions are held as ``ICUExpression``s (Sendable: the expression is immutable, its
 /// slice mark atomic), so no unchecked conformance is needed.
@@ -118,7 +120,8 @@ public struct CompiledPatternMatch: Sendable {
     /// at `deadline` (an expression that is cheap for this subject finishes whatever the deadline).
     /// With `slice` (the deadline is a worker's slice, not the request's budget), an ICU
     /// expression that outlasted a slice before answers ``MatchOutcome/outOfTime`` without
-    /// running (``ICUExpression``).
+    /// running (``ICUExpression``). The glob and the automaton, like ICU, read the clock only
+    /// while a long search runs, so a cheap one finishes whatever the deadline.
     public func evaluate(_ subject: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> MatchOutcome {
         switch matcher {
         case let .equal(value):
@@ -128,10 +131,12 @@ public struct CompiledPatternMatch: Sendable {
         case let .expression(expression):
             return expression.search(subject, until: deadline, slice: slice)
         case let .glob(glob, expression):
-            if let matched = glob.matches(text: subject) { return matched ? .matched : .notMatched }
+            var text = subject
+            if let outcome = text.withUTF8({ glob.matches($0, until: deadline) }) { return outcome }
             return expression.search(subject, until: deadline, slice: slice)
         case let .simple(simple, expression):
-            if let matched = simple.matches(text: subject) { return matched ? .matched : .notMatched }
+            var text = subject
+            if let outcome = text.withUTF8({ simple.matches($0, until: deadline) }) { return outcome }
             return expression.search(subject, until: deadline, slice: slice)
         }
     }
@@ -149,7 +154,7 @@ public struct CompiledPatternMatch: Sendable {
             return .matched
         case let .simple(simple, _) where simple.literal != nil:
             // Literals only: the automaton's search is the requirement's own (no search twice).
-            if let matched = simple.matches(subject) { return matched ? .matched : .notMatched }
+            if let outcome = simple.matches(subject, until: deadline) { return outcome }
         case .expression, .glob, .simple:
             break
         }
@@ -157,9 +162,9 @@ public struct CompiledPatternMatch: Sendable {
         if !requirement.isNone, UTF8Text.isASCII(subject), !requirement.admits(asciiSubject: subject) { return .notMatched }
         switch matcher {
         case let .glob(glob, _):
-            if let matched = glob.matches(subject) { return matched ? .matched : .notMatched }
+            if let outcome = glob.matches(subject, until: deadline) { return outcome }
         case let .simple(simple, _):
-            if let matched = simple.matches(subject) { return matched ? .matched : .notMatched }
+            if let outcome = simple.matches(subject, until: deadline) { return outcome }
         case .equal, .everything, .expression:
             break
         }

@@ -173,25 +173,53 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
     }
 
     /// Whether the expression is found in `subject`, or nil when `subject` is not plain ASCII
-    /// (see ``GlobMatcher/matches(_:)``): then only ICU knows.
+    /// (see ``GlobMatcher/matches(_:)``): then only ICU knows. Runs to the end, however long
+    /// that takes (``matches(_:until:)`` stops at a deadline).
     public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool? {
+        matches(subject, deadline: nil).map { $0 == .matched }
+    }
+
+    /// ``matches(_:)``, stopped at `deadline`: ``MatchOutcome/outOfTime`` when it has passed
+    /// while the automaton runs (the clock read every ``stepsPerClockRead`` state steps; a
+    /// shorter search, and a literal's, finishes whatever the deadline, as a cheap ICU search
+    /// does). One search is linear in the subject, but a tenant's mocks add up: 500 of them held
+    /// a worker 0.45 s per 8 KiB request, past the request's slice and budget
+    /// (docs/matching.md#evaluation-budget; tester finding tester30b-F5).
+    public func matches(_ subject: UnsafeBufferPointer<UInt8>, until deadline: ContinuousClock.Instant) -> MatchOutcome? {
+        matches(subject, deadline: deadline)
+    }
+
+    /// State steps (subject bytes times elements) between two reads of the clock: 16,384, as
+    /// ``GlobMatcher/stepsPerClockRead``.
+    static let stepsPerClockRead = 16_384
+
+    /// Subject bytes this automaton reads between two reads of the clock.
+    private var bytesPerClockRead: Int { max(1, Self.stepsPerClockRead / max(1, elements.count)) }
+
+    private func matches(_ subject: UnsafeBufferPointer<UInt8>, deadline: ContinuousClock.Instant?) -> MatchOutcome? {
         guard GlobMatcher.isPlainASCII(subject) else { return nil }
-        if let literal { return ASCIICase.find(literal, in: subject, anchoredStart: anchoredStart, anchoredEnd: anchoredEnd) }
+        if let literal {
+            return ASCIICase.find(literal, in: subject, anchoredStart: anchoredStart, anchoredEnd: anchoredEnd) ? .matched : .notMatched
+        }
         let accept: UInt64 = 1 << UInt64(elements.count)
         let start = closure(1)
         var states = start
         var rest = subject[...]
         if anchoredLiteralCount > 0 {
             // The automaton would walk states 0, 1, … through these: the same bytes compared directly.
-            guard subject.count >= anchoredLiteralCount else { return false }
+            guard subject.count >= anchoredLiteralCount else { return .notMatched }
             for index in 0..<anchoredLiteralCount {
-                guard case let .byte(expected) = elements[index].atom, expected == ASCIICase.lower(subject[index]) else { return false }
+                guard case let .byte(expected) = elements[index].atom, expected == ASCIICase.lower(subject[index]) else { return .notMatched }
             }
             states = closure(1 << UInt64(anchoredLiteralCount))
             rest = subject[anchoredLiteralCount...]
         }
-        if !anchoredEnd, states & accept != 0 { return true }
+        if !anchoredEnd, states & accept != 0 { return .matched }
+        let clockEvery = bytesPerClockRead
+        var read = 0
         for byte in rest {
+            read &+= 1
+            if read % clockEvery == 0, let deadline, ContinuousClock.now >= deadline { return .outOfTime }
             var next: UInt64 = 0
             var remaining = states & ~accept
             while remaining != 0 {
@@ -204,10 +232,10 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
             }
             states = closure(next)
             if !anchoredStart { states |= start }
-            if !anchoredEnd, states & accept != 0 { return true }
-            if states == 0 { return false }
+            if !anchoredEnd, states & accept != 0 { return .matched }
+            if states == 0 { return .notMatched }
         }
-        return states & accept != 0
+        return states & accept != 0 ? .matched : .notMatched
     }
 
     /// `states` plus every state reachable by skipping optional and repeated elements.

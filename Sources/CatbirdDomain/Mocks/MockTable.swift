@@ -158,6 +158,7 @@ struct MockTable: Sendable {
         let others = patterns.candidates(for: target)
         var e = 0
         var o = 0
+        var meter = CandidateMeter()
         while e < equal.count || o < others.count {
             let takeEqual: Bool
             if e == equal.count {
@@ -170,6 +171,10 @@ struct MockTable: Sendable {
             let id = takeEqual ? equal[e] : others[o].id
             if takeEqual { e += 1 } else { o += 1 }
             let mock = byID[id]!
+            if slice == .matching, !takeEqual, meter.spentSlice() {
+                outOfTime(mock)  // the rest is matched on the lane
+                return nil
+            }
             // Through the shared definition: `mock.pattern` would copy the compiled pattern
             // (a retain and a release of each of its parts) on every request.
             let definition = mock.definition
