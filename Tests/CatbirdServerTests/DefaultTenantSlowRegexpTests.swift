@@ -140,6 +140,35 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester30b-F1, its broader form): ten default mocks `GET regexp
+    /// "(.*.*)*#<i>"` beside the fixture `GET equal "/api/feed/items?page=1&size=20&sort=date"`.
+    /// Each mark had its own probe a second, each probe took a shard request to the lane for
+    /// the whole budget, so once all ten were marked a shard's every request for the fixture was
+    /// a probe: 28 requests in 3 s instead of about 48,000. Probes are now one a second for all
+    /// marks together: the shard's requests are answered on the workers but for about one a second.
+    func testTenMarkedDefaultExpressionsCostTheFleetOneProbeASecondInAll() throws {
+        try LaunchedServer.withTemporaryDatabase { _, client in
+            for i in 0..<10 { try E2E.addMock(client, url: "(.*.*)*#\(i)", kind: "regexp", body: "never") }
+            let fixture = "/api/feed/items?page=1&size=20&sort=date"
+            try E2E.addMock(client, url: fixture, body: "FIXTURE")
+            // Warm-up: each request marks one more expression (12 as the finding's N + 2).
+            for _ in 0..<12 {
+                XCTAssertEqual(try client.request("GET", fixture, headers: E2E.tenantHeader("warm")).text, "FIXTURE")
+            }
+            let before = try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? -1
+            let started = ContinuousClock.now
+            var answered = 0
+            while ContinuousClock.now - started < .seconds(2) {
+                XCTAssertEqual(try client.request("GET", fixture, headers: E2E.tenantHeader("shard-1")).text, "FIXTURE")
+                answered += 1
+            }
+            let probes = (try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? -1) - before
+            XCTAssertLessThanOrEqual(
+                probes, Self.probeBound(after: ContinuousClock.now - started), "\(answered) requests of one shard: probes on the lane")
+            XCTAssertGreaterThan(answered, 40, "most answered on the workers")
+        }
+    }
+
     /// A legitimate fixture: quick on `/m/aaa…b`, but its first branch backtracks through
     /// Fibonacci(n) splits of n a's before a `c` (the second branch then matches).
     static let fixtureExpression = "^/m/(?:(a|aa)+b|a+c)$"
