@@ -49,6 +49,9 @@ public struct NearMissReport: Sendable {
     /// ``MockStore/nearMissTenantLimit`` by id were (tester finding tester20b-F9: past 100 such
     /// tenants, the 404 of a request from a shard whose tenant sorts later said nothing of it).
     public var otherTenantsPastLimit = false
+    /// Whether the search for ``matchingTenants`` did not run because such searches had used
+    /// their time in the current second (``CrossTenantSearchAllowance``, tester finding tester30b-F2).
+    public var otherTenantsOverAllowance = false
     /// Whether more shards than ``matchingTenants`` (at most ``MockStore/matchingTenantLimit``)
     /// hold a matching mock: the reason says the list is cut.
     public var moreMatchingTenants = false
@@ -403,6 +406,7 @@ extension MockStore {
         var matching: [TenantID] = []
         var searchedOtherTenants = true
         var otherTenantsPastLimit = false
+        var otherTenantsOverAllowance = false
         var moreMatchingTenants = false
         if tenant.isDefault {
             let search = matchingTenantsSearch(
@@ -411,6 +415,7 @@ extension MockStore {
             matching = search.tenants
             searchedOtherTenants = search.searchedAll
             otherTenantsPastLimit = search.pastLimit
+            otherTenantsOverAllowance = search.overAllowance
             moreMatchingTenants = search.more
             if search.cutShort { complete = false }
         }
@@ -430,6 +435,7 @@ extension MockStore {
             closest: nearMisses, matchingTenants: matching, compared: compared, complete: complete,
             searchedOtherTenants: searchedOtherTenants)
         report.otherTenantsPastLimit = otherTenantsPastLimit
+        report.otherTenantsOverAllowance = otherTenantsOverAllowance
         report.moreMatchingTenants = moreMatchingTenants
         return report
     }

@@ -26,6 +26,8 @@ public final class MockStore: Sendable {
     private let bodies: MockBodyPieces
     /// What one tenant's mocks may hold; `update` refuses past it.
     let limits: TenantMockLimits
+    /// The workers' time the `matchingTenants` searches may take in all (tester30b-F2).
+    let crossTenantSearches = CrossTenantSearchAllowance()
 
     /// A number changed after every change of any tenant's mock table (a mock added, replaced or
     /// removed, a limit used up, a used-up mock given back, a tenant cleared or dropped), never

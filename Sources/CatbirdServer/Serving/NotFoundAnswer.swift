@@ -118,6 +118,10 @@ struct NotFoundAnswer {
                 : "another tenant (not named: an admin token is set)"
             appendClause("but \(owner) \(several ? "have mocks" : "has a mock") that match\(several ? "" : "es") it: is the app sending its parallel id"
                 + " (an old launch argument or key)?", to: &out)
+        } else if report.otherTenantsOverAllowance {
+            appendClause("other tenants' mocks were not searched for one that matches it (these searches, for requests without a "
+                + "parallel id, may take \(Int(CrossTenantSearchAllowance.perSecond.milliseconds)) ms of the server's time each second, "
+                + "and had taken it this second)", to: &out)
         } else if !report.searchedOtherTenants {
             appendClause("other tenants' mocks were not searched fully for one that matches it (the search stops after "
                 + "\(Int(MockStore.matchingTenantTimeLimit.milliseconds)) ms)", to: &out)
