@@ -186,7 +186,7 @@ enum CommandLineOptions {
             }
             // A value that is neither on nor off is refused as a bad flag value is, not taken as off.
             guard let on = switchValue(value) else {
-                throw UsageError(description: "\(variable) must be 1, true or yes (on) or 0, false or no (off), not '\(value)'")
+                throw UsageError(description: "\(variable) must be 1, true, yes or on to turn it on, or 0, false, no or off to turn it off, not '\(value)'")
             }
             if on { values[option] = "true" }
         }
@@ -392,8 +392,10 @@ enum CommandLineOptions {
     /// case; nil for anything else.
     static func switchValue(_ value: String) -> Bool? {
         switch value.trimmingCharacters(in: .whitespaces).lowercased() {
-        case "1", "true", "yes": return true
-        case "0", "false", "no": return false
+        // `on`/`off` as the start-up's modes line writes them (tester finding tester30a-F9:
+        // `CATBIRD_PROXY_ENABLED=on`, copied from `modes: … proxy on`, was refused).
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
         default: return nil
         }
     }

@@ -29,6 +29,11 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(result.stdout.hasPrefix("USAGE: catbird"), "\(flag): \(result.stdout)")
             XCTAssertTrue(result.stdout.contains("--max-body-size"), flag)
             XCTAssertTrue(result.stdout.contains("SIGTERM"), flag)
+            // Regression (tester finding tester30a-F1): the help left out three stop signals, the
+            // refusal of --help with other arguments and the `warn` level, all in README.
+            XCTAssertTrue(result.stdout.contains("SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU or SIGPWR stops the server"), flag)
+            XCTAssertTrue(result.stdout.contains("--help or --version with other arguments"), flag)
+            XCTAssertTrue(result.stdout.contains("warning (or warn)"), flag)
         }
     }
 
@@ -170,7 +175,7 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(result.stderr.hasPrefix("catbird: CATBIRD_DB is set but empty"), result.stderr)
         }
         let badSwitches = try run([], environment: ["CATBIRD_PROXY_ENABLED": "maybe", "CATBIRD_CORS": "banana"])
-        XCTAssertTrue(badSwitches.stderr.hasPrefix("catbird: CATBIRD_CORS must be 1, true or yes"), badSwitches.stderr)
+        XCTAssertTrue(badSwitches.stderr.hasPrefix("catbird: CATBIRD_CORS must be 1, true, yes or on"), badSwitches.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database file was created")
     }
 

@@ -83,7 +83,9 @@ final class StartupOptionChecksTests: XCTestCase {
         for variable in ["CATBIRD_CORS", "CATBIRD_PROXY_ENABLED", "CATBIRD_RECORD_MODE", "CATBIRD_FILES_WITH_QUERY"] {
             let result = try run(["--port", "\(try FreePort.next())", "--db", "cli.sqlite"], environment: [variable: "banana"])
             XCTAssertEqual(result.status, 2, "\(variable): \(result.output)")
-            XCTAssertTrue(result.stderr.contains("\(variable) must be 1, true or yes (on) or 0, false or no (off), not 'banana'"), result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains("\(variable) must be 1, true, yes or on to turn it on, or 0, false, no or off to turn it off, not 'banana'"),
+                result.stderr)
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
         let off = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", ":memory:"], in: directory, environment: ["CATBIRD_CORS": "No"])
@@ -97,6 +99,15 @@ final class StartupOptionChecksTests: XCTestCase {
         XCTAssertEqual(onPreflight.status, 204, onPreflight.text)
         XCTAssertEqual(onPreflight.header("Access-Control-Allow-Origin"), "http://a.test", "CATBIRD_CORS=Yes is on")
         XCTAssertEqual(try on.terminate().status, 0)
+        // Regression (tester finding tester30a-F9): `on` and `off`, as the modes line writes
+        // them, were refused with a message that seemed to list them.
+        for (value, mode) in [("on", "cors any origin"), ("OFF", "cors off")] {
+            let server = try LaunchedServer(
+                ["--port", "\(try FreePort.next())", "--db", ":memory:"], in: directory, environment: ["CATBIRD_CORS": value])
+            let stopped = try server.terminate()
+            XCTAssertEqual(stopped.status, 0, stopped.stderr)
+            XCTAssertTrue(stopped.stderr.contains(mode + ","), "CATBIRD_CORS=\(value): \(stopped.stderr)")
+        }
     }
 
     /// Regression: `--host 0.0.0.0` logged `listening on http://0.0.0.0:18098`, which no client
