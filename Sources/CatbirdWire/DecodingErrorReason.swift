@@ -15,7 +15,7 @@ extension DecodingError {
         case let .keyNotFound(key, context):
             return "missing key \(CodingPathText.quoted(context.codingPath + [key], orElse: key.stringValue))"
         case let .typeMismatch(type, context):
-            return "\(Self.subject(context.codingPath)) must be \(Self.expectation(type))"
+            return "\(Self.subject(context.codingPath)) must be \(Self.expectation(type))" + Self.shapeHint(context.codingPath)
         case let .valueNotFound(type, context):
             return "\(Self.subject(context.codingPath)) must be \(Self.expectation(type)), not null"
         case let .dataCorrupted(context):
@@ -38,6 +38,25 @@ extension DecodingError {
         @unknown default:
             return "the JSON body does not have the expected shape"
         }
+    }
+
+    /// What to write instead, for the shapes a newcomer gets wrong most (tester finding
+    /// tester30a-F3: the reason named the key but not the shape): a url or header pattern is a
+    /// ``PatternMatch`` object, not its value; a response body is its bytes in base64. Empty for
+    /// other paths.
+    private static func shapeHint(_ path: [any CodingKey]) -> String {
+        let keys = path.map(\.stringValue)
+        guard keys.first == "pattern" || keys.first == "response" else { return "" }
+        if keys.count == 2, keys[0] == "pattern", keys[1] == "url" {
+            return #" such as {"kind": "equal", "value": "/api/users"} (kinds: equal, wildcard, regexp)"#
+        }
+        if keys.count == 3, keys[0] == "pattern", keys[1] == "headers" {
+            return #" such as {"kind": "equal", "value": "application/json"} (kinds: equal, wildcard, regexp)"#
+        }
+        if keys == ["response", "body"] {
+            return #": the body's bytes in base64 (for the JSON {"a":1} send "eyJhIjoxfQ==")"#
+        }
+        return ""
     }
 
     private static func subject(_ path: [any CodingKey]) -> String {

@@ -46,7 +46,18 @@ extension CodingUserInfoKey {
         let named = unknown.count == 1
             ? "unknown key \(CodingPathText.jsonQuoted(unknown[0])) \(place)\(meant(unknown[0]))"
             : "unknown keys \(Self.listed(shown, more: unknown.count - shown.count)) \(place)"
-        return "\(named); the keys here are \(Self.listed(known.map(CodingPathText.jsonQuoted)))"
+        return "\(named); the keys here are \(Self.listed(known.map(CodingPathText.jsonQuoted)))" + wrappingHint
+    }
+
+    /// The request pattern's keys (``RequestPattern``).
+    static let patternKeys: Set<String> = ["method", "url", "headers", "body"]
+
+    /// `; wrap the request pattern: {"pattern": {"method": …, "url": …}}` when every unknown key is
+    /// a request pattern's and `pattern` is a known one: a count, find or wait body written as
+    /// the pattern itself (tester finding tester30a-F3: the reason named the key but not the shape).
+    private var wrappingHint: String {
+        guard known.contains("pattern"), unknown.allSatisfy(Self.patternKeys.contains) else { return "" }
+        return "; wrap the request pattern: {\"pattern\": {" + unknown.map { "\"\($0)\": …" }.joined(separator: ", ") + "}}"
     }
 
     /// `in 'pattern.url'`, or `in the JSON body` for the top level.

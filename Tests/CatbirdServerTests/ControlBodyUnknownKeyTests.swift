@@ -63,6 +63,9 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
              #"unknown key "limit" in the JSON body; the keys here are "pattern""#),
             ("/catbird/api/requests/wait", #"{"pattern":\#(Self.pattern),"timout":0}"#,
              #"unknown key "timout" in the JSON body (did you mean "timeout"?); the keys here are "pattern", "timeout" and "since""#),
+            // Regression (tester finding tester30a-F3): a count body written as the pattern itself.
+            ("/catbird/api/requests/count", #"{"method":"GET","url":{"kind":"equal","value":"/login"}}"#,
+             #"unknown keys "method" and "url" in the JSON body; the keys here are "pattern"; wrap the request pattern: {"pattern": {"method": …, "url": …}}"#),
             ("/catbird/api/sql", #"{"sql":"SELECT 1","maxrows":5}"#,
              #"unknown key "maxrows" in the JSON body (did you mean "maxRows"?); the keys here are "sql", "params" and "maxRows""#),
             ("/catbird/api/sql", #"{"sql":"SELECT 1","zz":1,"parms":[]}"#,

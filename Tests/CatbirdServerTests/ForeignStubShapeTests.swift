@@ -217,7 +217,9 @@ final class ForeignStubShapeTests: ServerTestCase {
 
         let plain = try client.request("POST", "/catbird/api/mocks", headers: [("Content-Type", "text/plain")], body: Array(stub.utf8))
         E2E.assertError(plain, status: 415)
-        XCTAssertEqual(plain.object["reason"] as? String, "Content-Type must be application/json")
+        XCTAssertEqual(
+            plain.object["reason"] as? String,
+            #"Content-Type must be application/json (got "text/plain"; with curl, add -H 'Content-Type: application/json' to -d)"#)
 
         let many = #"{"request":{"url":"/a"},"response":{"status":200},"x":["# + String(repeating: "0,", count: 100_000) + "0]}"
         let refused = try client.json("POST", "/catbird/api/mocks", many)

@@ -122,13 +122,28 @@ final class DecodingReasonTests: XCTestCase {
 
     func testMistypedHeaders() {
         XCTAssertEqual(reason(#"{"type":"remove","pattern":{"method":"GET","url":{"kind":"equal","value":"\/"},"headers":{"X-A":"v"}}}"#),
-                       "'pattern.headers.X-A' must be an object")
+                       #"'pattern.headers.X-A' must be an object such as {"kind": "equal", "value": "application/json"} (kinds: equal, wildcard, regexp)"#)
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":{"X-A":1}}}"#),
                        "'response.headers.X-A' must be a string")
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":[]}}"#),
                        "'response.headers' must be an object")
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"limit":"2"}}"#),
                        "'response.limit' must be a number")
+    }
+
+    /// Regression (tester finding tester30a-F3, its inputs): the reasons named the key but not
+    /// the shape to write: a url or header pattern written as its value (WireMock and 0.11
+    /// habits), a JSON response body.
+    func testTheCommonShapeMistakesSayWhatToWrite() {
+        XCTAssertEqual(
+            reason(#"{"type":"update","pattern":{"method":"GET","url":"/a"},"response":{"status":200}}"#),
+            #"'pattern.url' must be an object such as {"kind": "equal", "value": "/api/users"} (kinds: equal, wildcard, regexp)"#)
+        XCTAssertEqual(
+            reason(#"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/hh"},"headers":{"accept":"application/json"}},"response":{"status":200}}"#),
+            #"'pattern.headers.accept' must be an object such as {"kind": "equal", "value": "application/json"} (kinds: equal, wildcard, regexp)"#)
+        XCTAssertEqual(
+            reason(#"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/q"}},"response":{"status":200,"body":{"a":1}}}"#),
+            #"'response.body' must be a string: the body's bytes in base64 (for the JSON {"a":1} send "eyJhIjoxfQ==")"#)
     }
 
     // MARK: accepted variations

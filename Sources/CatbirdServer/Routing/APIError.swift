@@ -76,8 +76,15 @@ struct APIError: HTTPResponseError, Sendable {
                 + "bodies and answers not yet read by their clients (--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): "
                 + "retry once clients have read theirs, ask for less (a smaller page or limit), or raise it")
     }
-    static let unsupportedMediaType = APIError(
-        status: 415, reason: "Content-Type must be application/json")
+    /// 415 for a control body that is not declared JSON, naming the type received (tester
+    /// finding tester30a-F3: `curl -d` sends `application/x-www-form-urlencoded`, and the
+    /// reason did not say so, nor how to send JSON).
+    static func unsupportedMediaType(_ received: String?) -> APIError {
+        let got = received.map { "got \(JSONText.shortString($0))" } ?? "got none"
+        return APIError(
+            status: 415,
+            reason: "Content-Type must be application/json (\(got); with curl, add -H 'Content-Type: application/json' to -d)")
+    }
 
     /// The headers of every error response: the JSON Content-Type alone.
     static let headers = HTTPResponse.errorHeaders

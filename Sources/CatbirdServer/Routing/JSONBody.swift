@@ -235,7 +235,7 @@ enum JSONBody {
     /// Continue` (``RouteTable/refusalBeforeBody(_:tenant:isAdmin:)``).
     /// - Throws: ``APIError`` 415.
     static func checkHead(of request: HTTPRequest) throws(APIError) {
-        guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType }
+        guard isJSON(request.headers.first("Content-Type")) else { throw .unsupportedMediaType(request.headers.first("Content-Type")) }
         if let coding = request.headers.first("Content-Encoding"), !ContentDecoding.codings(coding).isEmpty {
             throw .unsupportedContentEncoding(String(Substring(coding).trimmingOptionalWhitespace()))
         }
