@@ -36,12 +36,7 @@ final class CheckpointFailureTests: XCTestCase {
             XCTAssertEqual(warnings, 1, server.stderrText)
 
             XCTAssertEqual(try ProcessRunner.run(chattr, ["-i", database], in: folder).status, 0)
-            var statuses: [Int] = []
-            let deadline = Date().addingTimeInterval(10)
-            while statuses.last != 200, Date() < deadline {
-                statuses.append(try client.request("GET", "/catbird/api/health").status)
-                usleep(300_000)
-            }
+            let statuses = try E2E.healthStatusesUntilOK(client, every: 300_000)
             XCTAssertEqual(statuses.last, 200, "health only, every 0.3 s: \(statuses)")
             let fileBytes = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
             XCTAssertGreaterThan(fileBytes, 60 * 300_000, "the checkpoint copied every mock into the file")

@@ -90,12 +90,7 @@ final class FileSizeLimitTests: XCTestCase {
             XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 503, "still degraded while writes fail")
 
             try setFileSizeLimit(of: server.process.processIdentifier, soft: nil)
-            var statuses: [Int] = []
-            let deadline = Date().addingTimeInterval(10)
-            while statuses.last != 200, Date() < deadline {
-                statuses.append(try client.request("GET", "/catbird/api/health").status)
-                usleep(500_000)
-            }
+            let statuses = try E2E.healthStatusesUntilOK(client, every: 500_000)
             XCTAssertEqual(statuses.last, 200, "health only, every 0.5 s: \(statuses)")
             XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/f2", body: Array("b".utf8))).status, 201)
             let ended = try server.terminate()

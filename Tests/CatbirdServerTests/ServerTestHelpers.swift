@@ -8,6 +8,18 @@ import XCTest
 /// answers of the journal, mocks, tenants and SQL routes, and running clients on many threads.
 /// Kept in one namespace so they cannot clash with other files of this test target.
 enum E2E {
+    /// Health's statuses, asked every `interval` seconds (no other request) until one is 200 or
+    /// `seconds` have passed; the last is 200 when health came back.
+    static func healthStatusesUntilOK(_ client: RawHTTPClient, within seconds: TimeInterval = 10, every interval: useconds_t) throws -> [Int] {
+        var statuses: [Int] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while statuses.last != 200, Date() < deadline {
+            statuses.append(try client.request("GET", "/catbird/api/health").status)
+            usleep(interval)
+        }
+        return statuses
+    }
+
     /// The journal's and tenants' time format: UTC, ISO 8601 with milliseconds.
     static let timePattern = #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#
 
