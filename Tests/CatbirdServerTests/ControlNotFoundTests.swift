@@ -92,6 +92,12 @@ final class ControlNotFoundTests: ServerTestCase {
         // An id of the wrong shape on the route's own path is its 400, which says what an id is.
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/mocks/x").status, 400)
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/").status, 400)
+        // Regression (tester finding tester30c-F1): a tenant id holding a `/` was cut there,
+        // and the 404 suggested dropping tenant "a".
+        let slash = try client.request("DELETE", "/catbird/api/tenants/a/b")
+        XCTAssertEqual(slash.status, 400, slash.text)
+        XCTAssertTrue((slash.object["reason"] as? String ?? "").contains("write a '/' inside one as %2F"), slash.text)
+        XCTAssertFalse(slash.text.contains("did you mean"), slash.text)
     }
 
     /// An id that is not a whole number from 1 is a bad request, 400, as for `DELETE

@@ -60,6 +60,9 @@ public struct Mock: Sendable {
         /// ``CompiledRequestPattern/isMarkedSlow`` of `pattern`, read in place.
         var isMarkedSlow: Bool { pattern.isMarkedSlow }
 
+        /// ``CompiledRequestPattern/matchingWeight`` of `pattern`, read in place.
+        var matchingWeight: Int { pattern.matchingWeight }
+
         /// ``CompiledRequestPattern/claimSlowProbe()`` of `pattern`, read in place.
         func claimSlowProbe() -> Bool { pattern.claimSlowProbe() }
 

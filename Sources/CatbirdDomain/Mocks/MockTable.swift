@@ -171,13 +171,13 @@ struct MockTable: Sendable {
             let id = takeEqual ? equal[e] : others[o].id
             if takeEqual { e += 1 } else { o += 1 }
             let mock = byID[id]!
-            if slice == .matching, !takeEqual, meter.spentSlice() {
-                outOfTime(mock)  // the rest is matched on the lane
-                return nil
-            }
             // Through the shared definition: `mock.pattern` would copy the compiled pattern
             // (a retain and a release of each of its parts) on every request.
             let definition = mock.definition
+            if slice == .matching || slice == .comparing, meter.spentSlice(adding: definition.matchingWeight) {
+                outOfTime(mock)  // on a worker: the rest is matched on the lane
+                return nil
+            }
             // Marked before this search (one that this search marks is the tenant's own overrun).
             let wasMarked = fallback && definition.isMarkedSlow
             var until = deadline

@@ -40,7 +40,8 @@ extension Route {
     }
 
     /// Each template's path with its placeholders filled from `path`'s segments at the same
-    /// places, when those have the placeholder's shape: the paths this route would serve that
+    /// places, when `path` has as many segments (or one more, empty) and those have the
+    /// placeholder's shape: the paths this route would serve that
     /// are nearest to `path`, for ``RouteTable/suggestion(method:path:)`` (tester finding
     /// tester30a-F7: `DELETE /catbird/api/mock/5` was told "did you mean DELETE
     /// /catbird/api/mocks", the route that removes every tenant's mocks). A filled segment
@@ -48,6 +49,10 @@ extension Route {
     func filledTemplates(from path: Substring) -> [(compared: String, shown: String)] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         return templates.compactMap { template in
+            // As many segments, or one more that is empty (a trailing `/`): a `/` inside an id
+            // (`/catbird/api/tenants/a/b`) must not be read as a shorter id (`a`, another
+            // tenant; tester finding tester30c-F1).
+            guard segments.count == template.count || segments.count == template.count + 1 && segments.last == "" else { return nil }
             var compared: [Substring] = []
             var shown: [Substring] = []
             for (index, part) in template.enumerated() {
