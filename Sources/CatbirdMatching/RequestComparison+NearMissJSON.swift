@@ -112,6 +112,7 @@ extension RequestComparison {
             }
         }
         if shown.omitted > 0 { CatbirdNearMiss.writeOmitted(shown.omitted, to: &out) }
+        CatbirdNearMiss.writeNothingDiffers(if: first && shown.omitted == 0, to: &out)
     }
 
     /// The fields' names in a summary.

@@ -132,6 +132,15 @@ extension CatbirdNearMiss {
                 actual: field.actual, actualIsCut: field.field == "body", first: &first, escaped: false, to: &out)
         }
         if let omittedFields { Self.writeOmitted(omittedFields, to: &out) }
+        Self.writeNothingDiffers(if: first && omittedFields == nil, to: &out)
+    }
+
+    /// The end of a near miss's summary that named no field (`first` still true): `every field
+    /// compared matches this request`. The mock was skipped while matching (its evaluation
+    /// budget spent), which a later clause of the 404 names; an empty list read as a bug
+    /// (tester finding tester30c-F2).
+    public static func writeNothingDiffers(if first: Bool, to out: inout ByteWriter) {
+        if first { out.append("every field compared matches this request") }
     }
 
     /// The end of a near miss's summary when fields were left out: `; 1980 more fields not listed`

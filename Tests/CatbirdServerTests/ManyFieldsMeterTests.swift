@@ -25,6 +25,26 @@ final class ManyFieldsMeterTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester30c-F8, its shape): a default-tenant miss searched a
+    /// shard's 300 mocks of 300 header patterns for `matchingTenants` to the end, 48 ms of a
+    /// worker past the search's 2 ms, and called the search complete. The shard's table is
+    /// metered as the tenant's own matching is; the 404 says the search was not complete.
+    func testTheMatchingTenantsSearchStopsInAShardsHeaderListsAndSaysSo() throws {
+        try LaunchedServer.withTemporaryDatabase { _, client in
+            for i in 0..<300 {
+                var headers: [String: (kind: String, value: String)] = ["X-Z": ("equal", "z\(i)")]
+                for j in 0..<300 { headers["X-H\(j)"] = ("wildcard", "v\(j)*") }
+                try E2E.addMock(client, tenant: "shard-1", url: "/h", headerPatterns: headers, body: "never")
+            }
+            let fields = (0..<300).map { ("X-H\($0)", "v\($0)x") } + [("X-Z", "nope")]
+            let answer = try client.request("GET", "/h", headers: fields)
+            XCTAssertEqual(answer.status, 404, answer.text)
+            XCTAssertTrue(
+                (answer.object["reason"] as? String ?? "").contains("other tenants' mocks were not searched fully for one that matches it"),
+                answer.object["reason"] as? String ?? "")
+        }
+    }
+
     func testManyLargeJSONBodiesGoToTheLaneAndStillReachTheCheapMock() throws {
         try LaunchedServer.withTemporaryDatabase { _, client in
             let keys = (0..<3_000).map { #""k\#($0)":"v\#($0)""# }.joined(separator: ",")
