@@ -59,13 +59,6 @@ public struct GlobMatcher: Sendable, Equatable {
         coversEverything = self.alternatives.contains([.star])
     }
 
-    /// ``matches(_:)`` of `subject`'s UTF-8 bytes, read in place (a native string's storage;
-    /// a short one copied to the stack).
-    public func matches(text subject: String) -> Bool? {
-        var subject = subject
-        return subject.withUTF8 { matches($0) }
-    }
-
     /// Whether the glob covers the whole of `subject`, or nil when `subject` is not plain ASCII
     /// (a byte ≥ 0x80, or a line terminator `\n` `\u{0B}` `\u{0C}` `\r`): then only ICU knows.
     /// Runs to the end, however long that takes (``matches(_:until:)`` stops at a deadline).

@@ -165,13 +165,6 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
         return (low, high)
     }
 
-    /// ``matches(_:)`` of `subject`'s UTF-8 bytes, read in place (a native string's storage;
-    /// a short one copied to the stack).
-    public func matches(text subject: String) -> Bool? {
-        var subject = subject
-        return subject.withUTF8 { matches($0) }
-    }
-
     /// Whether the expression is found in `subject`, or nil when `subject` is not plain ASCII
     /// (see ``GlobMatcher/matches(_:)``): then only ICU knows. Runs to the end, however long
     /// that takes (``matches(_:until:)`` stops at a deadline).

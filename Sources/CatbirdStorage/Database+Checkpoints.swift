@@ -29,11 +29,10 @@ extension Database {
                 guard let context, let db, pages >= Database.checkpointPages else { return SQLITE_OK }
                 // The box is kept by the Database, which unregisters the hook before it closes.
                 Unmanaged<CheckpointReport>.fromOpaque(context)._withUnsafeGuaranteedRef { box in
-                    let status = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-                    switch status {
-                    case SQLITE_OK: box.report(nil)
-                    case SQLITE_BUSY: break
-                    default: box.report(SQLiteError.current(db, code: status, sql: "checkpoint (passive, automatic)"))
+                    switch Database.passiveCheckpoint(db, name, sql: "checkpoint (passive, automatic)") {
+                    case .done: box.report(nil)
+                    case .busy: break
+                    case let .failed(error): box.report(error)
                     }
                 }
                 return SQLITE_OK
@@ -41,20 +40,30 @@ extension Database {
             Unmanaged.passUnretained(box).toOpaque())
     }
 
+    /// What a passive checkpoint did.
+    public enum CheckpointOutcome: Sendable, Equatable {
+        /// It ran: the WAL's frames no reader needs are in the file.
+        case done
+        /// Another checkpoint was running (`SQLITE_BUSY`): nothing was tried, nothing is known.
+        case busy
+        /// It failed, e.g. `SQLITE_IOERR_WRITE` for a file that cannot be written.
+        case failed(SQLiteError)
+    }
+
     /// Copies the WAL's frames into the database file as far as no reader needs them
-    /// (`sqlite3_wal_checkpoint_v2`, `SQLITE_CHECKPOINT_PASSIVE`). Another checkpoint running
-    /// (`SQLITE_BUSY`) is not a failure: nothing was tried.
-    /// - Returns: whether a checkpoint ran (false: another one was running).
-    /// - Throws: `SQLiteError` when the checkpoint failed, e.g. `SQLITE_IOERR_WRITE` for a file
-    ///   that cannot be written.
-    @discardableResult
-    public func checkpointPassively() throws(SQLiteError) -> Bool {
-        let handle = connection.open("Database")
-        let status = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    /// (`sqlite3_wal_checkpoint_v2`, `SQLITE_CHECKPOINT_PASSIVE`: waits for no reader nor writer).
+    public func checkpointPassively() -> CheckpointOutcome {
+        Self.passiveCheckpoint(connection.open("Database"), nil, sql: "checkpoint (passive)")
+    }
+
+    /// The passive checkpoint of ``checkpointPassively()`` and of the automatic checkpoint's hook
+    /// (which has only the handle), on the database `name` (nil: every attached one).
+    static func passiveCheckpoint(_ handle: OpaquePointer, _ name: UnsafePointer<CChar>?, sql: String) -> CheckpointOutcome {
+        let status = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         switch status {
-        case SQLITE_OK: return true
-        case SQLITE_BUSY: return false
-        default: throw SQLiteError.current(handle, code: status, sql: "checkpoint (passive)")
+        case SQLITE_OK: return .done
+        case SQLITE_BUSY: return .busy
+        default: return .failed(SQLiteError.current(handle, code: status, sql: sql))
         }
     }
 }

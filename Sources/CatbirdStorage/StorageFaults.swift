@@ -242,20 +242,15 @@ public final class StorageFaults: Sendable {
         on writer: SerialDatabase, notMoreOftenThan interval: Duration, report: @escaping @Sendable (CheckpointChange) -> Void
     ) {
         probe(\.checkpointProbe, while: { $0.checkpoint != nil }, notMoreOftenThan: interval) { [self] in
-            // The error is returned, not thrown: `use` would record it as a failed write.
-            let outcome: SQLiteError?
-            do {
-                outcome = try writer.use { db -> SQLiteError? in
-                    do throws(SQLiteError) {
-                        return try db.checkpointPassively() ? nil : SQLiteError(code: SQLITE_BUSY, message: "another checkpoint runs")
-                    } catch {
-                        return error
-                    }
-                }
-            } catch {
-                return  // the file moved or truncated: recorded by `use`
+            // Returned, not thrown: `use` would record a failure as a failed write.
+            guard let outcome = try? writer.use({ $0.checkpointPassively() }) else { return }  // moved or truncated: recorded by `use`
+            let change: CheckpointChange?
+            switch outcome {
+            case .done: change = recordCheckpoint(nil)
+            case .busy: change = nil
+            case let .failed(error): change = recordCheckpoint(error)
             }
-            guard outcome?.code != SQLITE_BUSY, let change = recordCheckpoint(outcome) else { return }
+            guard let change else { return }
             report(change)
         }
     }

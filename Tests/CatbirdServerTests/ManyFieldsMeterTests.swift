@@ -14,13 +14,9 @@ import XCTest
 final class ManyFieldsMeterTests: XCTestCase {
     func testManyHeaderPatternsGoToTheLaneAndStillReachTheCheapMock() throws {
         try LaunchedServer.withTemporaryDatabase { _, client in
-            for i in 0..<300 {
-                var headers: [String: (kind: String, value: String)] = ["X-Z": ("equal", "z\(i)")]
-                for j in 0..<300 { headers["X-H\(j)"] = ("wildcard", "v\(j)*") }
-                try E2E.addMock(client, tenant: "hA", url: "/h", headerPatterns: headers, body: "never")
-            }
+            try addHeaderListMocks(client, tenant: "hA")
             try E2E.addMock(client, tenant: "hA", url: "/h", body: "CHEAP")
-            let fields = (0..<300).map { ("X-H\($0)", "v\($0)x") } + [("X-Z", "nope")]
+            let fields = Self.headerListRequestFields
             try assertOnTheLane(client) { try client.request("GET", "/h", headers: E2E.tenantHeader("hA") + fields) }
         }
     }
@@ -31,12 +27,8 @@ final class ManyFieldsMeterTests: XCTestCase {
     /// metered as the tenant's own matching is; the 404 says the search was not complete.
     func testTheMatchingTenantsSearchStopsInAShardsHeaderListsAndSaysSo() throws {
         try LaunchedServer.withTemporaryDatabase { _, client in
-            for i in 0..<300 {
-                var headers: [String: (kind: String, value: String)] = ["X-Z": ("equal", "z\(i)")]
-                for j in 0..<300 { headers["X-H\(j)"] = ("wildcard", "v\(j)*") }
-                try E2E.addMock(client, tenant: "shard-1", url: "/h", headerPatterns: headers, body: "never")
-            }
-            let fields = (0..<300).map { ("X-H\($0)", "v\($0)x") } + [("X-Z", "nope")]
+            try addHeaderListMocks(client, tenant: "shard-1")
+            let fields = Self.headerListRequestFields
             let answer = try client.request("GET", "/h", headers: fields)
             XCTAssertEqual(answer.status, 404, answer.text)
             XCTAssertTrue(
@@ -67,6 +59,19 @@ final class ManyFieldsMeterTests: XCTestCase {
             }
         }
     }
+
+    /// The findings' 300 mocks `GET equal "/h"` of `tenant`, each with 300 header patterns
+    /// `X-H<j>: wildcard "v<j>*"` and `X-Z: equal "z<i>"`.
+    private func addHeaderListMocks(_ client: RawHTTPClient, tenant: String) throws {
+        for i in 0..<300 {
+            var headers: [String: (kind: String, value: String)] = ["X-Z": ("equal", "z\(i)")]
+            for j in 0..<300 { headers["X-H\(j)"] = ("wildcard", "v\(j)*") }
+            try E2E.addMock(client, tenant: tenant, url: "/h", headerPatterns: headers, body: "never")
+        }
+    }
+
+    /// A request's fields that every one of those header patterns matches but `X-Z`.
+    private static let headerListRequestFields = (0..<300).map { ("X-H\($0)", "v\($0)x") } + [("X-Z", "nope")]
 
     private func assertOnTheLane(_ client: RawHTTPClient, file: StaticString = #filePath, line: UInt = #line, _ send: () throws -> RawResponse) throws {
         let before = try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? 0
