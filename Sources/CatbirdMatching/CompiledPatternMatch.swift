@@ -118,10 +118,11 @@ public struct CompiledPatternMatch: Sendable {
 
     /// Whether `subject` matches, or ``MatchOutcome/outOfTime`` when ICU was still working on it
     /// at `deadline` (an expression that is cheap for this subject finishes whatever the deadline).
-    /// With `slice` (the deadline is a worker's slice, not the request's budget), an ICU
-    /// expression that outlasted a slice before answers ``MatchOutcome/outOfTime`` without
-    /// running (``ICUExpression``). The glob and the automaton, like ICU, read the clock only
-    /// while a long search runs, so a cheap one finishes whatever the deadline.
+    /// With `slice` (the deadline is a worker's slice, not the request's budget), a pattern
+    /// found slow before (its ICU, glob or automaton search outlasted a slice: ``ICUExpression``)
+    /// answers ``MatchOutcome/outOfTime`` without running. The glob and the automaton, like
+    /// ICU, read the clock only while a long search runs, so a cheap one finishes whatever the
+    /// deadline.
     public func evaluate(_ subject: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice = .whole) -> MatchOutcome {
         switch matcher {
         case let .equal(value):
@@ -131,14 +132,28 @@ public struct CompiledPatternMatch: Sendable {
         case let .expression(expression):
             return expression.search(subject, until: deadline, slice: slice)
         case let .glob(glob, expression):
-            var text = subject
-            if let outcome = text.withUTF8({ glob.matches($0, until: deadline) }) { return outcome }
-            return expression.search(subject, until: deadline, slice: slice)
+            return Self.evaluate(subject, by: glob, or: expression, until: deadline, slice: slice)
         case let .simple(simple, expression):
-            var text = subject
-            if let outcome = text.withUTF8({ simple.matches($0, until: deadline) }) { return outcome }
+            return Self.evaluate(subject, by: simple, or: expression, until: deadline, slice: slice)
+        }
+    }
+
+    /// `subject` matched by the glob or the automaton where it handles it, else by ICU. Marked
+    /// slow (by ICU's searches or by theirs), the pattern is not started within a slice; their
+    /// search sets or clears the mark as ICU's does (``ICUExpression/note(_:of:length:slice:)``)
+    /// when it was stopped on a worker or ran with the whole budget.
+    private static func evaluate(
+        _ subject: String, by matcher: some ClockedMatcher, or expression: ICUExpression,
+        until deadline: ContinuousClock.Instant, slice: RegexpSlice
+    ) -> MatchOutcome {
+        if slice.isSlice, expression.isMarkedSlow { return .outOfTime }
+        var clock = SearchClock(deadline: deadline)
+        var text = subject
+        guard let outcome = text.withUTF8({ matcher.matches($0, clock: &clock) }) else {
             return expression.search(subject, until: deadline, slice: slice)
         }
+        if outcome == .outOfTime || slice == .whole { expression.note(outcome, of: clock, length: text.utf8.count, slice: slice) }
+        return outcome
     }
 
     /// ``evaluate(_:until:)`` for a subject given as UTF-8 bytes (a journal column as SQLite

@@ -10,8 +10,10 @@ import Synchronization
 /// machine, about 0.3 ms for `(a+)+$` against 3,000 `a`s and a `!`, but 25 ms for `(a|aa)+$`.
 /// So a 1 ms slice can hold a worker 25 ms. An expression found slow is therefore not started
 /// within a slice again: it answers ``MatchOutcome/outOfTime`` at once and the request goes
-/// where its time delays no other tenant. Subjects the glob or the automaton decide never reach
-/// ICU and are not affected.
+/// where its time delays no other tenant. The mark stands for the whole pattern: a wildcard's
+/// or plain regexp's glob or automaton (``CompiledPatternMatch``) is not started either while
+/// it is set, and their long searches set and clear it by the same rule
+/// (``note(_:of:length:slice:)``; tester finding tester30c-F3).
 ///
 /// Found slow means: a search while matching within a slice (``RegexpSlice/matching``) was
 /// stopped at the slice's end after its own search, from its own start, had run
@@ -173,13 +175,39 @@ final class ICUExpression: Sendable {
         let ranByTheClock = ContinuousClock.now - started
         if slice == .matching, outcome == .outOfTime, ranByTheClock >= RegexpSlice.markedAfter,
            ThreadCPUTime.now() - startedWorking >= RegexpSlice.markedAfter {
-            probeDue.store(DispatchTime.now().uptimeNanoseconds + Self.probeInterval, ordering: .relaxed)
-            probeWaiting.store(true, ordering: .relaxed)
-            markedOn.store(max(length, 1), ordering: .relaxed)
+            mark(length: length)
         } else if slice == .whole, outcome != .outOfTime,
                   ranByTheClock < RegexpSlice.length || ThreadCPUTime.now() - startedWorking < RegexpSlice.length {
             _ = markedOn.compareExchange(expected: marked, desired: 0, ordering: .relaxed)
         }
         return outcome
+    }
+
+    /// Sets or clears the mark for a search of the same pattern by the glob or the automaton
+    /// (``CompiledPatternMatch``), of an ASCII subject of `length` bytes (its UTF-16 length
+    /// too), timed by `clock`, by the rule of ``search(_:until:slice:)``: stopped within a
+    /// ``RegexpSlice/matching`` slice after ``RegexpSlice/markedAfter`` of the thread's CPU
+    /// time marks it; finished with the whole budget within ``RegexpSlice/length``, on a
+    /// subject at least as long as the one it was marked on, clears the mark. Their searches
+    /// are timed from their first clock read (``SearchClock``): a short one, which reads none,
+    /// marks nothing and clears a mark.
+    func note(_ outcome: MatchOutcome, of clock: SearchClock, length: Int, slice: RegexpSlice) {
+        switch slice {
+        case .matching where outcome == .outOfTime:
+            if clock.workedSinceFirstRead() >= RegexpSlice.markedAfter { mark(length: length) }
+        case .whole where outcome != .outOfTime:
+            let marked = markedOn.load(ordering: .relaxed)
+            guard marked > 0, length >= marked, clock.workedSinceFirstRead() < RegexpSlice.length else { return }
+            _ = markedOn.compareExchange(expected: marked, desired: 0, ordering: .relaxed)
+        default:
+            return
+        }
+    }
+
+    /// Marks the expression slow, found on a subject of `length` UTF-16 code units, leaving a probe.
+    private func mark(length: Int) {
+        probeDue.store(DispatchTime.now().uptimeNanoseconds + Self.probeInterval, ordering: .relaxed)
+        probeWaiting.store(true, ordering: .relaxed)
+        markedOn.store(max(length, 1), ordering: .relaxed)
     }
 }

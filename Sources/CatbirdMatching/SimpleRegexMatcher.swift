@@ -169,27 +169,28 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
     /// (see ``GlobMatcher/matches(_:)``): then only ICU knows. Runs to the end, however long
     /// that takes (``matches(_:until:)`` stops at a deadline).
     public func matches(_ subject: UnsafeBufferPointer<UInt8>) -> Bool? {
-        matches(subject, deadline: nil).map { $0 == .matched }
+        var clock = SearchClock(deadline: nil)
+        return matches(subject, clock: &clock).map { $0 == .matched }
     }
 
     /// ``matches(_:)``, stopped at `deadline`: ``MatchOutcome/outOfTime`` when it has passed
-    /// while the automaton runs (the clock read every ``stepsPerClockRead`` state steps; a
+    /// while the automaton runs (the clock read every ``SearchClock/stepsPerRead`` state steps; a
     /// shorter search, and a literal's, finishes whatever the deadline, as a cheap ICU search
     /// does). One search is linear in the subject, but a tenant's mocks add up: 500 of them held
     /// a worker 0.45 s per 8 KiB request, past the request's slice and budget
     /// (docs/matching.md#evaluation-budget; tester finding tester30b-F5).
     public func matches(_ subject: UnsafeBufferPointer<UInt8>, until deadline: ContinuousClock.Instant) -> MatchOutcome? {
-        matches(subject, deadline: deadline)
+        var clock = SearchClock(deadline: deadline)
+        return matches(subject, clock: &clock)
     }
 
-    /// State steps (subject bytes times elements) between two reads of the clock: 16,384, as
-    /// ``GlobMatcher/stepsPerClockRead``.
-    static let stepsPerClockRead = 16_384
+    /// Subject bytes this automaton reads between two reads of the clock: state steps (bytes
+    /// times elements) of ``SearchClock/stepsPerRead``.
+    private var bytesPerClockRead: Int { max(1, SearchClock.stepsPerRead / max(1, elements.count)) }
 
-    /// Subject bytes this automaton reads between two reads of the clock.
-    private var bytesPerClockRead: Int { max(1, Self.stepsPerClockRead / max(1, elements.count)) }
-
-    private func matches(_ subject: UnsafeBufferPointer<UInt8>, deadline: ContinuousClock.Instant?) -> MatchOutcome? {
+    /// ``matches(_:until:)`` with the search's clock (its deadline), which afterwards tells how
+    /// long a long search worked (``SearchClock``).
+    func matches(_ subject: UnsafeBufferPointer<UInt8>, clock: inout SearchClock) -> MatchOutcome? {
         guard GlobMatcher.isPlainASCII(subject) else { return nil }
         if let literal {
             return ASCIICase.find(literal, in: subject, anchoredStart: anchoredStart, anchoredEnd: anchoredEnd) ? .matched : .notMatched
@@ -212,7 +213,7 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
         var read = 0
         for byte in rest {
             read &+= 1
-            if read % clockEvery == 0, let deadline, ContinuousClock.now >= deadline { return .outOfTime }
+            if read % clockEvery == 0, clock.deadlinePassed() { return .outOfTime }
             var next: UInt64 = 0
             var remaining = states & ~accept
             while remaining != 0 {
@@ -241,3 +242,5 @@ public struct SimpleRegexMatcher: Sendable, Equatable {
         }
     }
 }
+
+extension SimpleRegexMatcher: ClockedMatcher {}

@@ -169,6 +169,44 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester30c-F3, its input scaled): ten default mocks `GET
+    /// wildcard "*" + 3,999 a's + "b*" + i a's`, which the glob matches (not ICU), before the
+    /// default fixture `GET equal U`, U = `/` + (3,000 a's + `b`) × 2 + 1,900 a's, which shards
+    /// fetch. Only ICU's searches marked an expression slow, so these wildcards never were:
+    /// every shard request for U was matched on the lane for 100 to 200 ms (67 in 3.5 s). Now
+    /// the glob's search stopped on a worker marks its wildcard as ICU's does: once each is
+    /// marked, a shard's requests for U are answered on the workers but for about one probe a
+    /// second (release build, the exact input: 5,310 in 2 s). Here 1,000 a's for 3,999 and U
+    /// scaled alike: a debug build spends more than the worker's 1 ms slice on an 8 KB target
+    /// before matching it, so its searches start after the slice and mark nothing
+    /// (MatcherSlowMarkTests searches the exact wildcard and subject).
+    func testTheDefaultTenantsLongWildcardsAreMarkedSlowAsItsRegexpsAre() throws {
+        try LaunchedServer.withTemporaryDatabase { _, client in
+            for i in 0..<10 {
+                try E2E.addMock(
+                    client, url: "*" + String(repeating: "a", count: 1_000) + "b*" + String(repeating: "a", count: i),
+                    kind: "wildcard", body: "never")
+            }
+            let fixture = "/" + String(repeating: String(repeating: "a", count: 750) + "b", count: 2) + String(repeating: "a", count: 500)
+            try E2E.addMock(client, url: fixture, body: "FIXTURE")
+            // Warm-up: each request's search on a worker marks one more wildcard (12 as for ten expressions above).
+            for _ in 0..<12 {
+                XCTAssertEqual(try client.request("GET", fixture, headers: E2E.tenantHeader("warm")).text, "FIXTURE")
+            }
+            let before = try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? -1
+            let started = ContinuousClock.now
+            var answered = 0
+            while ContinuousClock.now - started < .seconds(2) {
+                XCTAssertEqual(try client.request("GET", fixture, headers: E2E.tenantHeader("shard-\(answered % 4)")).text, "FIXTURE")
+                answered += 1
+            }
+            let onLane = (try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? -1) - before
+            XCTAssertLessThanOrEqual(
+                onLane, Self.probeBound(after: ContinuousClock.now - started), "\(answered) shard requests for the fixture: on the lane")
+            XCTAssertGreaterThan(answered, 40, "most answered on the workers")
+        }
+    }
+
     /// A legitimate fixture: quick on `/m/aaa…b`, but its first branch backtracks through
     /// Fibonacci(n) splits of n a's before a `c` (the second branch then matches).
     static let fixtureExpression = "^/m/(?:(a|aa)+b|a+c)$"
