@@ -11,7 +11,7 @@ final class JournalCountErrorTests: XCTestCase {
         XCTAssertEqual(waited.status, 400)
         XCTAssertEqual(
             waited.reason,
-            #"the pattern is too slow to look for in this journal for a wait (stopped after 2000 ms); it matches the body pattern "json" on each journaled body: narrow it by method and an equal url so fewer bodies are read"#
+            #"the pattern is too slow to look for in this journal for a wait (stopped after 2000 ms); it matches the body pattern "json" on each journaled body: narrow it with an equal url so fewer bodies are read"#
         )
         XCTAssertFalse(waited.reason.contains("regular expression"))
         XCTAssertFalse(waited.reason.contains("count"))
@@ -30,6 +30,6 @@ final class JournalCountErrorTests: XCTestCase {
         let plain = RequestPattern(method: .GET, url: .wildcard("/a*"))
         XCTAssertEqual(
             JournalCountError.tooSlow(milliseconds: 2000, search: .count, pattern: plain).reason,
-            "the pattern is too slow to count over this journal (stopped after 2000 ms); narrow it by method and an equal url")
+            "the pattern is too slow to count over this journal (stopped after 2000 ms); an equal url is compared on the index, any other url on each journaled request of the method: narrow it with an equal url")
     }
 }

@@ -39,7 +39,8 @@ public enum JournalCountError: HTTPResponseError, CustomStringConvertible, Senda
 
     /// One readable line, fit for an HTTP 400 body: for ``tooSlow(milliseconds:search:pattern:)``
     /// `the pattern is too slow to count over this journal (stopped after 2000 ms); it matches
-    /// the body pattern "json" on each journaled body: narrow it by method and an equal url`.
+    /// the body pattern "json" on each journaled body: narrow it with an equal url so fewer
+    /// bodies are read`.
     public var description: String {
         switch self {
         case let .tooSlow(milliseconds, search, pattern):
@@ -66,9 +67,12 @@ public enum JournalCountError: HTTPResponseError, CustomStringConvertible, Senda
         if let body = pattern.body, body.kind != .regexp {
             parts.append(
                 "it matches the body pattern \(JSONText.string(body.kind.rawValue)) on each journaled body: "
-                    + "narrow it by method and an equal url so fewer bodies are read")
+                    + "narrow it with an equal url so fewer bodies are read")
         }
-        if parts.isEmpty { parts.append("narrow it by method and an equal url") }
+        // The method is always compared on the index (a pattern names one); an equal url is the
+        // one other part that is (tester finding tester30c-F7: "narrow it by method" to a
+        // pattern that named its method).
+        if parts.isEmpty { parts.append("an equal url is compared on the index, any other url on each journaled request of the method: narrow it with an equal url") }
         return parts.joined(separator: "; ")
     }
 }
