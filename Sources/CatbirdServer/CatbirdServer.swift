@@ -42,8 +42,11 @@ public final class CatbirdServer: Sendable {
     private let bodyLane = MatchingLane(name: "catbird-body")
     /// The threads user SQL runs on, one per connection of ``TenantSQL``'s pool: SQL never takes
     /// a control thread, so a burst of slow queries cannot hold up mock updates or journal reads.
+    /// At the slow lane's nice value (``ControlPools/slowNiceness``): its read-only queries
+    /// yield the cores to the workers that serve mocks (tester finding tester31b-F2).
     private let sqlPool = HTTPWorkPool<TenantID>(
-        threadCount: TenantSQL.defaultConnectionCount, perKeyLimit: TenantSQL.runningPerTenant, name: "catbird-sql")
+        threadCount: TenantSQL.defaultConnectionCount, perKeyLimit: TenantSQL.runningPerTenant, name: "catbird-sql",
+        niceness: ControlPools.slowNiceness)
     private let writer: SerialDatabase
     /// The journal's read connections (listings, counts, entries, tenants, health).
     private let reader: DatabasePool

@@ -89,7 +89,7 @@ public final class Retention: Sendable {
     private func pruneJournal(keepingFairly maxRows: Int, budget: inout Int) throws -> Int {
         // max(id) - min(id) + 1 is at least the row count (ids only grow; deletes leave gaps):
         // when it is within the limit, no count over the table is needed.
-        let span = try database.use { db in try db.query("SELECT max(id) - min(id) + 1 FROM journal_rows").first?[0].intValue ?? 0 }
+        let span = try database.use { db in try db.query(Self.rowSpanSQL).first?[0].intValue ?? 0 }
         guard span > maxRows, budget > 0 else { return 0 }
         budget -= 1
         var deleted = 0
@@ -98,6 +98,13 @@ public final class Retention: Sendable {
         }
         return deleted
     }
+
+    /// The journal's id span, `max(id) - min(id) + 1` (NULL when empty), as two look-ups of the
+    /// primary key. SQLite reads a lone `min()` or `max()` from an index's end, but not both in
+    /// one `SELECT`: `SELECT max(id) - min(id) + 1 FROM journal_rows` scanned the whole tenant
+    /// index, on the write connection, every pass (tester finding tester31b-F1: 5,800 pages and
+    /// about 90 ms of a 468,000-row journal every 2 s, and other tenants' mock changes waited).
+    static let rowSpanSQL = "SELECT (SELECT max(id) FROM journal_rows) - (SELECT min(id) FROM journal_rows) + 1"
 
     /// Deletes up to `rows` of the tenant's oldest visible journal rows, in batches.
     private func deleteOldest(of tenant: TenantID, rows: Int, budget: inout Int) throws -> Int {
