@@ -118,6 +118,36 @@ final class RetentionTests: XCTestCase {
         XCTAssertEqual(try journalIDs(again, tenant: "fresh").count, 4)
     }
 
+    /// Regression (tester finding tester31b-F3): `DELETE /catbird/api/requests` that deleted a
+    /// row left the tenant's stored `last_activity_at` at its earlier hit, so after a restart
+    /// with `--tenant-ttl 20s` the tenant and its mock were dropped 8 s after the clear. A clear
+    /// that deletes entries is now stored as activity, as a mock change is. Here the earlier
+    /// activity is made old on the file; `stale`, as old and not cleared, shows a pass ran.
+    func testAJournalClearIsStoredAsActivityThatTheTTLReadsAfterARestart() throws {
+        let first = try server(.off)
+        let path = first.databasePath
+        let client = try first.client()
+        for tenant in ["X", "stale"] {
+            try E2E.addMock(client, tenant: tenant, url: "/a", body: tenant)
+            XCTAssertEqual(try client.request("GET", "/a", headers: E2E.tenantHeader(tenant)).status, 200)
+        }
+        first.stop()
+        try edit(path, "UPDATE tenants SET last_activity_at = '2020-01-01T00:00:00.000Z' WHERE id IN ('X', 'stale');")
+
+        let second = try server(.off, database: path)
+        let cleared = try second.client().request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("X"))
+        XCTAssertEqual(cleared.status, 200, cleared.text)
+        XCTAssertEqual(JSONNumber.int(cleared.object["deleted"]), 1, cleared.text)
+        second.stop()
+
+        let third = try server(.init(tenantTTL: .seconds(86_400), journalMaxRows: nil, journalMaxAge: nil), database: path)
+        defer { third.removeFiles(); second.removeFiles(); first.removeFiles() }
+        let again = try third.client()
+        try waitForPruned(again, "idleTenants", 1)
+        XCTAssertEqual(try E2E.tenants(again).compactMap { $0["id"] as? String }, ["", "X"], "only the idle one is dropped")
+        XCTAssertEqual(try again.request("GET", "/a", headers: E2E.tenantHeader("X")).text, "X")
+    }
+
     func testTheLimitsInForceAreInTheInfoAnswer() throws {
         let test = try server(.init(tenantTTL: .seconds(90), journalMaxRows: nil, journalMaxAge: .seconds(7 * 86_400)))
         defer { test.removeFiles() }

@@ -259,7 +259,8 @@ public final class Journal: Sendable {
 
     /// Deletes the tenant's journal (after writing what is queued): from the return on, no read
     /// shows those entries, and they are deleted in the background in small chunks
-    /// (``JournalDeletions``), so a large journal never holds the write connection long.
+    /// (``JournalDeletions``), so a large journal never holds the write connection long. A clear
+    /// that deleted entries sets the tenant's `last_activity_at`.
     /// - Returns: the number of entries deleted.
     /// - Throws: `SQLiteError`.
     @discardableResult
@@ -274,7 +275,14 @@ public final class Journal: Sendable {
                     "SELECT count(*), max(id) FROM journal_rows WHERE tenant = ? AND id > ?", [.text(tenant.rawValue), .integer(hidden)]
                 ).first
                 let through = row?[1].intValue
-                if let through { try JournalDeletions.schedule(db, tenant: tenant, through: through) }
+                if let through {
+                    try JournalDeletions.schedule(db, tenant: tenant, through: through)
+                    // A clear that deleted entries is a control change: stored as the tenant's
+                    // activity, as a mock change is, which `--tenant-ttl` reads after a restart
+                    // (tester finding tester31b-F3: a tenant that cleared its journal 8 s before
+                    // was dropped as idle for 20 s).
+                    try TenantRecords.touch(db, tenant: tenant)
+                }
                 try JournalPruned.delete(db, tenant)
                 return (Int(row?[0].intValue ?? 0), through)
             }
