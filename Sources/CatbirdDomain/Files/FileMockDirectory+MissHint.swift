@@ -45,19 +45,24 @@ extension FileMockDirectory {
                 ?? ": with the query, only an Accept that adds .\(ext) names it")
     }
 
-    /// Why nothing in the directory can be served any more, when it is gone: it was a directory
-    /// at start-up (a missing one is refused then), and a CI step (`git clean`, a checkout, a
-    /// rename) may remove it under a running server; its 404s then said only which names were
-    /// tried, as for a missing fixture (tester finding tester28b-F1); health says it too. Nil
-    /// while it is a directory.
-    public func rootGone() -> String? {
+    /// Why nothing in the directory can be served, or recorded into (`recording`), any more,
+    /// when it is gone: it was a directory at start-up (a missing one is refused then, or made
+    /// for record mode), and a CI step (`git clean`, a checkout, a rename) may remove it under a
+    /// running server; its 404s then said only which names were tried, as for a missing fixture
+    /// (tester finding tester28b-F1); health says it too, in record mode as well (tester
+    /// finding tester31a-F3: every recording failed while health said ok). Nil while it is a
+    /// directory.
+    public func rootGone(recording: Bool = false) -> String? {
+        let notRecorded = "nothing is recorded into it until it is a directory again (mkdir -p \(root)); "
+            + "each answer meanwhile is journaled with the problem `not recorded: …`"
         var status = stat()
         guard stat(root, &status) == 0 else {
-            return "the mocks directory \(root) does not exist any more (it did at start-up): nothing in it is served "
-                + "until it is back (the server reads it at each request)"
+            return "the mocks directory \(root) does not exist any more (it did at start-up): "
+                + (recording ? notRecorded : "nothing in it is served until it is back (the server reads it at each request)")
         }
         guard status.st_mode & S_IFMT == S_IFDIR else {
-            return "the mocks directory \(root) is no longer a directory (it was at start-up): nothing in it is served until it is again"
+            return "the mocks directory \(root) is no longer a directory (it was at start-up): "
+                + (recording ? notRecorded : "nothing in it is served until it is again")
         }
         return nil
     }

@@ -26,7 +26,12 @@ struct RecordingDirectoryLock: Sendable {
     func withLock<T>(_ body: () throws(FileMockError) -> T) throws(FileMockError) -> T {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw .cannotRecord(path: path, reason: "cannot open the mocks directory to lock it: \(String(cString: strerror(errno)))")
+            let reason = errno
+            guard reason != ENOENT, reason != ENOTDIR else {
+                throw .cannotRecord(
+                    path: path, reason: "the mocks directory does not exist any more (it did at start-up): make it again to go on recording")
+            }
+            throw .cannotRecord(path: path, reason: "cannot open the mocks directory to lock it: \(String(cString: strerror(reason)))")
         }
         defer { close(descriptor) }  // closing the descriptor also releases the lock
         let deadline = ContinuousClock.now + Self.patience

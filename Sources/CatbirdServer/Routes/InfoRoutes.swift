@@ -14,7 +14,8 @@ import Foundation
 ///   disk or a write error is, one write tried in the background at most once per
 ///   ``writeRecheckInterval``, which ends it once it commits; while checkpoints fail, one
 ///   checkpoint tried so, which ends it once it succeeds); also 503 while the `--mocks-dir`
-///   directory is gone (removed or renamed under the server; tester28b-F1's leftover);
+///   directory is gone (removed or renamed under the server; tester28b-F1's leftover), in
+///   record mode too (tester31a-F3);
 /// - `GET /catbird/api/info` → `{"version", "domain", "github"}` (Catbird 0.11 shape, docs/protocol.md#tenants-and-health)
 ///   plus `"retention"` (``RetentionInfo``, docs/operations.md#retention);
 /// - `GET /catbird/version` → `Version: x.y.z` (text).
@@ -45,6 +46,9 @@ enum InfoRoutes {
                 }
                 if let gone = dependencies.files?.directory.rootGone() {
                     return StorageHealth.degraded(mocksDirectory: gone)
+                }
+                if let gone = dependencies.upstream?.recorder?.directory.rootGone(recording: true) {
+                    return StorageHealth.degraded(recordingDirectory: gone)
                 }
                 do {
                     try dependencies.tenants.checkReadable()

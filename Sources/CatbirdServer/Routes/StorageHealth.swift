@@ -102,6 +102,17 @@ struct StorageHealth: Encodable {
             status: 503)
     }
 
+    /// Record mode's `--mocks-dir` directory is gone (``FileMockDirectory/rootGone(recording:)``,
+    /// `gone` its reason): no answer is recorded until it is made again, while forwarding,
+    /// dynamic mocks and the journal work.
+    static func degraded(recordingDirectory gone: String) -> HTTPResponse {
+        JSONBody.response(
+            StorageHealth(
+                reason: gone + "; requests are still forwarded and answered, dynamic mocks and the journal work as before",
+                since: Timestamp.string(from: Date())),
+            status: 503)
+    }
+
     /// `N journal rows were dropped meanwhile (lost; each drop is logged; mock hits are kept and
     /// written later)` (the hits' clause with relaxed durability only): the rows a failing
     /// writer dropped (``JournalWriterFailure/droppedRows``).
