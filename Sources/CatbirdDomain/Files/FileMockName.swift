@@ -75,8 +75,11 @@ public struct FileMockName: Sendable, Equatable {
             segments.append("index")
             namesIndex = true
         }
+        // Every segment, not only the last: `/a.catbird-response.json/b` recorded made a
+        // directory of `/a`'s sidecar's name, and every recording of `/a` then failed ("Is a
+        // directory"; tester finding tester31a-F4).
+        if segments.contains(where: Self.isReserved) { return nil }
         let last = segments[segments.count - 1]
-        if Self.isReserved(last) { return nil }
         hasExtension = last.dropFirst().contains(".")
         if includesQuery, let query, !query.isEmpty {
             // The query is kept as received (not decoded), so only its raw bytes can hold a
@@ -92,8 +95,8 @@ public struct FileMockName: Sendable, Equatable {
         self.segments = segments
     }
 
-    /// Whether `fileName` (a last segment, with any query and `Accept` extension) is a name no
-    /// request may map to: a sidecar's (``FileMockSidecar/suffix``: try8b F9, and T15B-F4,
+    /// Whether `fileName` (a segment; a last one with any query and `Accept` extension) is a
+    /// name no request may map to, as a file or as a directory on the way to one: a sidecar's (``FileMockSidecar/suffix``: try8b F9, and T15B-F4,
     /// `/foo?x=.catbird-response` with `Accept: application/json` naming `foo?x=`'s sidecar
     /// `foo?x=.catbird-response.json`) or a recording's temporary file's
     /// (``RecordingTemporaryFile``, T12-F3). ``FileMockDirectory/candidates(target:accept:)``
