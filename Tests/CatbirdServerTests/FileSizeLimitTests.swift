@@ -30,7 +30,7 @@ final class FileSizeLimitTests: XCTestCase {
             let wal = sizes[1]
             XCTAssertEqual((wal - 32) % 4_120, 0, "the -wal ends on a frame")
             XCTAssertEqual(sizes.max(), wal, "the -wal is the largest file: \(sizes)")
-            try setFileSizeLimit(of: server.process.processIdentifier, soft: wal)
+            try FileSizeLimit.set(of: server.process.processIdentifier, soft: wal)
 
             var generator = SeededRandom(seed: 18)
             let body = (0..<80_000).map { _ in UInt8(ascii: "a") + UInt8(generator.next() % 26) }
@@ -44,7 +44,7 @@ final class FileSizeLimitTests: XCTestCase {
             XCTAssertEqual(health.status, 503, "degraded while writes fail: \(health.text)")
             usleep(1_000_000)  // longer than a round's three attempts (about 0.3 s), after which a round was dropped
 
-            try setFileSizeLimit(of: server.process.processIdentifier, soft: nil)
+            try FileSizeLimit.set(of: server.process.processIdentifier, soft: nil)
             var counted: Int?
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline {
@@ -80,7 +80,7 @@ final class FileSizeLimitTests: XCTestCase {
     func testHealthEndsAWriteFaultThatOnlyAControlChangeMetWithoutOtherRequests() throws {
         try LaunchedServer.withTemporaryDatabase { server, client, _ in
             try E2E.addMock(client, url: "/f1", body: String(repeating: "a", count: 30_000))
-            try setFileSizeLimit(of: server.process.processIdentifier, soft: 1)
+            try FileSizeLimit.set(of: server.process.processIdentifier, soft: 1)
             let update = try client.json(
                 "POST", "/catbird/api/mocks", E2E.updateAction(url: "/f2", body: Array(String(repeating: "b", count: 30_000).utf8)))
             XCTAssertEqual(update.status, 503, update.text)
@@ -89,7 +89,7 @@ final class FileSizeLimitTests: XCTestCase {
             usleep(1_500_000)  // past a probe's interval: a probe under the limit fails and keeps the fault
             XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 503, "still degraded while writes fail")
 
-            try setFileSizeLimit(of: server.process.processIdentifier, soft: nil)
+            try FileSizeLimit.set(of: server.process.processIdentifier, soft: nil)
             let statuses = try E2E.healthStatusesUntilOK(client, every: 500_000)
             XCTAssertEqual(statuses.last, 200, "health only, every 0.5 s: \(statuses)")
             XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", E2E.updateAction(url: "/f2", body: Array("b".utf8))).status, 201)
@@ -108,8 +108,8 @@ final class FileSizeLimitTests: XCTestCase {
             try E2E.addMock(client, url: "/flood", body: "ok")
             XCTAssertEqual(try client.request("GET", "/flood").status, 200)
             let wal = try FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int ?? 0
-            try setFileSizeLimit(of: server.process.processIdentifier, soft: wal)
-            defer { try? setFileSizeLimit(of: server.process.processIdentifier, soft: nil) }
+            try FileSizeLimit.set(of: server.process.processIdentifier, soft: wal)
+            defer { try? FileSizeLimit.set(of: server.process.processIdentifier, soft: nil) }
 
             // Small hits on 8 connections until the queue (16,384 rows) is full and rows are dropped.
             let group = DispatchGroup()
@@ -191,17 +191,5 @@ final class FileSizeLimitTests: XCTestCase {
         let ended = try unlimited.terminate()
         XCTAssertEqual(ended.status, 0, ended.stderr)
         XCTAssertFalse(ended.stderr.contains("RLIMIT_FSIZE"), ended.stderr)
-    }
-
-    /// Sets `pid`'s soft RLIMIT_FSIZE to `soft` bytes (nil: unlimited), its hard limit unchanged,
-    /// with util-linux's `prlimit` (Swift's Glibc module does not export `prlimit(2)`).
-    private func setFileSizeLimit(of pid: Int32, soft: Int?) throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
-            throw XCTSkip("/usr/bin/prlimit (util-linux) is not installed")
-        }
-        let result = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(pid)", "--fsize=\(soft.map(String.init) ?? "unlimited"):"],
-            in: FileManager.default.temporaryDirectory, seconds: 10)
-        XCTAssertEqual(result.status, 0, result.output)
     }
 }

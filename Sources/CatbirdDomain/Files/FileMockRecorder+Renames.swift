@@ -151,12 +151,36 @@ extension FileMockRecorder {
 
     /// Writes `intent` to the file at `path` (new); a write that fails removes what it wrote.
     private static func writeIntent(_ intent: RecordingIntent, to path: String) throws(FileMockError) {
-        do {
-            try intent.json.write(to: URL(fileURLWithPath: path))
-        } catch {
-            unlink(path)
-            throw .cannotRecord(path: path, reason: "\(error.localizedDescription)")
+        if let reason = writeNewFile(intent.json, at: path) {
+            throw .cannotRecord(path: path, reason: reason)
         }
+    }
+
+    /// Writes `data` to a new file at `path` (`O_EXCL`, mode 0666 less the umask) with
+    /// `write(2)`; nil when it was written, else the system's reason (`strerror`: "File too
+    /// large" past `RLIMIT_FSIZE`, "No space left on device"), after removing what it wrote.
+    /// Foundation's `Data.write` said "The operation could not be completed.
+    /// (NSCocoaErrorDomain error 512.)" for the file-size limit (tester finding tester31a-F2).
+    static func writeNewFile(_ data: Data, at path: String) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        var failure: Int32?
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if close(descriptor) != 0, failure == nil, errno != EINTR { failure = errno }
+        guard let failure else { return nil }
+        unlink(path)
+        return String(cString: strerror(failure))
     }
 
     /// Whether `path` is a symlink (`lstat`), whatever it points to.
@@ -180,14 +204,13 @@ extension FileMockRecorder {
     }
 
     /// Writes `data` to a new temporary file in `parent` and returns its path; a write that
-    /// fails (a full disk) removes what it wrote.
-    func writeTemporary(_ data: Data, in parent: String) throws(FileMockError) -> String {
+    /// fails (a full disk, the file-size limit) removes what it wrote and names `recording`,
+    /// the file it was for (the temporary name, gone by then, tells a user nothing: tester
+    /// finding tester31a-F2).
+    func writeTemporary(_ data: Data, in parent: String, for recording: String) throws(FileMockError) -> String {
         let path = renames.withLock { count in Self.temporaryPath(in: parent, count: &count) }
-        do {
-            try data.write(to: URL(fileURLWithPath: path))
-        } catch {
-            unlink(path)
-            throw .cannotRecord(path: path, reason: "\(error.localizedDescription)")
+        if let reason = Self.writeNewFile(data, at: path) {
+            throw .cannotRecord(path: recording, reason: reason)
         }
         return path
     }

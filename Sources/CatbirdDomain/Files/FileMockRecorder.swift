@@ -284,10 +284,10 @@ public final class FileMockRecorder: Sendable {
         }
         let sidecar = FileMockSidecar(status: status, headers: headers, recordedMethod: method)
         if method != "GET", Self.holdsGETRecording(path) { throw .keptGETRecording(path: path, method: method) }
-        let bodyTemp = try writeTemporary(Data(body), in: parent)
+        let bodyTemp = try writeTemporary(Data(body), in: parent, for: path)
         let sidecarTemp: String
         do {
-            sidecarTemp = try writeTemporary(sidecar.json, in: parent)
+            sidecarTemp = try writeTemporary(sidecar.json, in: parent, for: path + FileMockSidecar.suffix)
         } catch {
             unlink(bodyTemp)
             throw error
