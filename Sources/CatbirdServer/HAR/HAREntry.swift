@@ -232,10 +232,16 @@ extension HAREntry {
         }
     }
 
+    /// A `name=value` pair as RFC 6265bis §5.6 (what browsers do) reads it: the name and the
+    /// value without the whitespace around them (`sid = abc` is `sid` and `abc`), and a pair
+    /// without `=` a cookie with an empty name and that value (`novalue`; it was a cookie named
+    /// `novalue`, and the spaces were kept: tester finding tester31a-F1). Nil for an empty pair.
     private static func cookie(_ pair: String) -> Cookie? {
         let trimmed = pair.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        let parts = trimmed.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        return Cookie(name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
+        guard let equals = trimmed.firstIndex(of: "=") else { return Cookie(name: "", value: trimmed) }
+        return Cookie(
+            name: trimmed[..<equals].trimmingCharacters(in: .whitespaces),
+            value: trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces))
     }
 }
