@@ -58,10 +58,17 @@ extension DatabaseFileLock {
     /// said from then on: the pages cut off are lost, and writing on would only mix the
     /// server's pages into what is left. The file then keeps its identity (``moved()`` sees
     /// nothing), so without this a control change after `: > catbird.sqlite` got 201 and was
-    /// lost (tester finding tester21b-F13). One `fstat`, made with ``moved()``'s before each write.
+    /// lost (tester finding tester21b-F13). One `fstat`, made with ``moved()``'s before each write,
+    /// under the lock of the sizes seen.
     public func truncated() -> SQLiteError? {
-        let size = currentSize()
         let seen = sizes.withLock { watch -> Truncation? in
+            // Read under the lock: reads then come in order, and a file that only grows never
+            // reads smaller than a size recorded before. Read before it, a size could be
+            // compared after another thread had recorded the larger size a checkpoint had grown
+            // the file to meanwhile, and a healthy file was declared truncated for good (tester
+            // finding tester32b-F1: "2945024 bytes, shorter than the 3026944 bytes it had", a
+            // size the file had passed 1 ms before, during tenant churn on a loaded machine).
+            let size = currentSize()
             if watch.shrink == nil, let largest = watch.largest, let size {
                 if size < largest {
                     watch.shrink = Truncation(size: size, largest: largest)

@@ -4,7 +4,7 @@ import Foundation
 import XCTest
 
 /// Record mode while its mocks directory is removed under the server (docs/files.md#recording).
-final class RecordDirectoryGoneTests: XCTestCase {
+final class RecordDirectoryGoneTests: RecordingTestCase {
     /// Regression (tester finding tester31a-F3, its steps): record mode recording `/a/one`
     /// into `rec13`, then `rm -rf rec13` (a CI clean step): every later recording failed, each
     /// only a warning and a journal `problem` saying "cannot open the mocks directory to lock
@@ -12,16 +12,9 @@ final class RecordDirectoryGoneTests: XCTestCase {
     /// server says 503). Now health is 503 naming the directory and what to do, the problem says
     /// the directory is gone, and both recover once it is made again.
     func testHealthSaysTheRecordingDirectoryIsGoneAndRecordingGoesOnOnceItIsBack() throws {
-        let upstream = try Upstream()
-        defer { upstream.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-rec13-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try TestServer { settings in
-            settings.redirectURL = upstream.baseURL
-            settings.recordMode = true
-            settings.mocksDirectory = directory.path
-        }
-        let client = try server.client()
+        let directory: URL = mocksDirectory
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
         let root = directory.resolvingSymlinksInPath().path
         XCTAssertEqual(try client.request("GET", "/echo/a/one").status, 200)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/echo/a/one"))

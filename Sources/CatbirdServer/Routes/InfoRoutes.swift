@@ -45,10 +45,10 @@ enum InfoRoutes {
                     return StorageHealth.degraded(journalWriter: failure, durability: dependencies.settings.durability)
                 }
                 if let gone = dependencies.files?.directory.rootGone() {
-                    return StorageHealth.degraded(mocksDirectory: gone)
+                    return StorageHealth.degraded(mocksDirectory: gone, recording: false)
                 }
                 if let gone = dependencies.upstream?.recorder?.directory.rootGone(recording: true) {
-                    return StorageHealth.degraded(recordingDirectory: gone)
+                    return StorageHealth.degraded(mocksDirectory: gone, recording: true)
                 }
                 do {
                     try dependencies.tenants.checkReadable()

@@ -91,25 +91,17 @@ struct StorageHealth: Encodable {
         return JSONBody.response(StorageHealth(reason: reason, since: Timestamp.string(from: failure.since)), status: 503)
     }
 
-    /// The `--mocks-dir` directory is gone (``FileMockDirectory/rootGone()``, `gone` its reason):
-    /// no file mock can be served until it is back, while dynamic mocks and the journal work.
-    /// The time is the health request's: the server looks at the directory only when asked.
-    static func degraded(mocksDirectory gone: String) -> HTTPResponse {
-        JSONBody.response(
+    /// The `--mocks-dir` directory is gone (``FileMockDirectory/rootGone(recording:)``, `gone`
+    /// its reason): no file mock is served, or no answer recorded (`recording`), until it is
+    /// back, while dynamic mocks and the journal work. The time is the health request's: the
+    /// server looks at the directory only when asked.
+    static func degraded(mocksDirectory gone: String, recording: Bool) -> HTTPResponse {
+        let meanwhile = recording
+            ? "requests are still forwarded and answered"
+            : "a request no dynamic mock answers gets 404 meanwhile"
+        return JSONBody.response(
             StorageHealth(
-                reason: gone + "; a request no dynamic mock answers gets 404 meanwhile, dynamic mocks and the journal work as before",
-                since: Timestamp.string(from: Date())),
-            status: 503)
-    }
-
-    /// Record mode's `--mocks-dir` directory is gone (``FileMockDirectory/rootGone(recording:)``,
-    /// `gone` its reason): no answer is recorded until it is made again, while forwarding,
-    /// dynamic mocks and the journal work.
-    static func degraded(recordingDirectory gone: String) -> HTTPResponse {
-        JSONBody.response(
-            StorageHealth(
-                reason: gone + "; requests are still forwarded and answered, dynamic mocks and the journal work as before",
-                since: Timestamp.string(from: Date())),
+                reason: gone + "; \(meanwhile), dynamic mocks and the journal work as before", since: Timestamp.string(from: Date())),
             status: 503)
     }
 
