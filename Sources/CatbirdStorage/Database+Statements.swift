@@ -7,7 +7,8 @@ extension Database {
     /// <https://www.sqlite.org/c3ref/prepare.html>) and cached. It is returned reset, with all
     /// parameters `NULL`.
     ///
-    /// The cache holds one statement per text: do not interleave two uses of the same SQL
+    /// The cache holds one statement per text, at most ``statementCacheLimit`` (then it is
+    /// emptied and fills again): do not interleave two uses of the same SQL
     /// (e.g. stepping it while running it again inside the loop). A statement whose `step()`
     /// failed is dropped from the cache and finalized once no longer referenced.
     ///
@@ -43,6 +44,8 @@ extension Database {
             prepared = statement
         }
         let statement = Statement(handle: prepared, sql: sql, connection: connection, cachingDatabase: self)
+        // Statements in use elsewhere stay valid: the cache only drops its references.
+        if statementCache.count >= Self.statementCacheLimit { statementCache.removeAll(keepingCapacity: true) }
         statementCache[text] = statement
         return statement
     }

@@ -29,8 +29,13 @@ public final class Database {
     /// The mode given to `init`.
     public let mode: Mode
     package let connection: Connection
-    /// Prepared statements by SQL text; see `statement(_:)`.
+    /// Prepared statements by SQL text; see `statement(_:)`. At most ``statementCacheLimit``.
     var statementCache: [StatementText: Statement] = [:]
+    /// The most statements ``statementCache`` keeps: 256 (the server's own texts are about a
+    /// hundred). A text with values written into it makes a new statement per value, kept for
+    /// good (tester finding tester32b-F2: a journal page's ids, some 95 KB per tenant); past the
+    /// limit the cache is emptied, and the texts in use are prepared again as they come.
+    public static let statementCacheLimit = 256
     /// ``checkpointAutomatically(report:)``'s closure, kept while SQLite may call it.
     var walHook: CheckpointReport?
 

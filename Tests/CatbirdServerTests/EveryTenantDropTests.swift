@@ -126,6 +126,25 @@ final class EveryTenantDropTests: XCTestCase {
         XCTAssertEqual(try Self.memoryEntries(client), Self.onlyTheScrape, "nothing of the dropped tenants stays")
     }
 
+    /// Regression (tester finding tester32b-F3): a tenant that dropped itself (`DELETE
+    /// /catbird/api/tenants/T` with its own parallel id) kept its `activity` entry, since its
+    /// own drop call was still in flight when the drop forgot it: 3,001 entries after 3,000
+    /// tenants came and dropped themselves, until `--tenant-ttl` passed (7 days by default).
+    func testTenantsThatDropThemselvesLeaveNoEntriesInMemory() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for index in 0..<50 {
+            let tenant = "self-\(index)"
+            try E2E.addMock(client, tenant: tenant, url: "/m", body: "m")
+            XCTAssertEqual(try client.request("GET", "/m", headers: E2E.tenantHeader(tenant)).text, "m")
+            _ = try E2E.journal(client, tenant: tenant)
+            XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/\(tenant)", headers: E2E.tenantHeader(tenant)).status, 204)
+        }
+        let entries = try Self.memoryEntries(client, until: { ($0["journal_deletions"] ?? 0) == 0 && ($0["activity"] ?? 0) <= 1 })
+        XCTAssertEqual(entries, Self.onlyTheScrape, "nothing of the dropped tenants stays")
+    }
+
     /// What is left once every tenant that had anything was dropped: the scrape itself, the
     /// default tenant's work in flight (answered on the metrics lane).
     private static let onlyTheScrape = [

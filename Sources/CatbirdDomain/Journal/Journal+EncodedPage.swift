@@ -95,9 +95,9 @@ extension Journal {
                 try db.query(
                     """
                     SELECT \(Self.columns(bodies: query.includeBodies)) FROM requests
-                    WHERE tenant = ? AND id IN (\(chunk.map(String.init).joined(separator: ",")))
+                    WHERE tenant = ? AND id IN \(Self.boundIDs)
                     ORDER BY id \(query.newestFirst ? "DESC" : "")
-                    """, [.text(tenant.rawValue)])
+                    """, [.text(tenant.rawValue), Self.idList(chunk)])
             }
             for row in rows {
                 let entry = try encoder.encode(Self.record(from: row))
@@ -122,6 +122,18 @@ extension Journal {
         json.append(UInt8(ascii: "}"))
         return EncodedJournalPage(
             json: json, entryCount: included.count, hasMore: hasMore, sizeLimited: sizeLimited, prunedThrough: prunedThrough)
+    }
+
+    /// `(…)` of an `IN` whose ids are bound as one JSON array (``idList(_:)``), so that the
+    /// statement's text is the same for every page: with the ids written into the text, every
+    /// new page was a new statement, kept in the connection's cache for good (tester finding
+    /// tester32b-F2: about 95 KB per tenant that listed its journal, 38 MB to 352 MB over four
+    /// bursts of 800 tenants).
+    static let boundIDs = "(SELECT value FROM json_each(?))"
+
+    /// `ids` as the JSON array ``boundIDs`` reads: `[3,5,8]`.
+    static func idList(_ ids: some Sequence<Int64>) -> SQLiteValue {
+        .text("[" + ids.map(String.init).joined(separator: ",") + "]")
     }
 
     /// The highest id of the tenant's entries retention deleted (``JournalPruned``), when a

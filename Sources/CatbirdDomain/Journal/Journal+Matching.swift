@@ -183,7 +183,7 @@ extension Journal {
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
         let (boundSQL, boundBindings) = Self.boundConditions(bounds)
         let sql = "SELECT id FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions + boundSQL
-            + " ORDER BY id LIMIT \(chunkSize)"
+            + " ORDER BY id LIMIT ?"
         let newest = try reader.use { db in
             try db.query("SELECT max(id) FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
         }
@@ -191,6 +191,7 @@ extension Journal {
         var after = max(since, deletions.hiddenThrough(tenant))
         while true {
             let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(newest)] + condition.bindings + boundBindings
+                + [.integer(Int64(chunkSize))]
             let ids = try reading(until: deadline, timeLimit: timeLimit, tooSlow: Self.tooSlow(search, pattern)) { db in
                 try db.query(sql, bindings).map { $0[0].intValue ?? 0 }
             }

@@ -55,8 +55,8 @@ extension Journal {
                 SELECT sum(\(JournalBytes.rowBytes("r.")) - ifnull(length(r.request_body), 0) - ifnull(length(r.response_body), 0)
                            + ifnull(r.near_misses_length, 0)),
                        sum(\(bodyBytes))
-                FROM journal_rows r WHERE r.id IN (\(ids.map(String.init).joined(separator: ",")))
-                """
+                FROM journal_rows r WHERE r.id IN \(Self.boundIDs)
+                """, [Self.idList(ids)]
             ).first
         }
         let texts = Int(row?[0].intValue ?? 0)

@@ -22,6 +22,9 @@ public final class TenantActivity: Sendable {
         var inFlight = 0
         /// When the last piece of work ended (nil while the first is still in flight).
         var lastEnded: ContinuousClock.Instant?
+        /// The tenant was dropped while this work was in flight (its own drop call, say): the
+        /// entry goes when the work ends, unless new work began since.
+        var dropped = false
     }
 
     private let work = Mutex<[TenantID: Work]>([:])
@@ -41,7 +44,10 @@ public final class TenantActivity: Sendable {
 
     /// Work of `tenant` starts; call ``end(_:)`` exactly once when it is done.
     public func begin(_ tenant: TenantID) {
-        work.withLock { $0[tenant, default: Work()].inFlight += 1 }
+        work.withLock { work in
+            work[tenant, default: Work()].inFlight += 1
+            work[tenant]?.dropped = false
+        }
     }
 
     /// Work of `tenant` that ``begin(_:)`` started is done (for a request: its journal entry
@@ -52,7 +58,7 @@ public final class TenantActivity: Sendable {
             guard var entry = work[tenant] else { return }
             entry.inFlight = max(entry.inFlight - 1, 0)
             entry.lastEnded = now
-            work[tenant] = entry
+            work[tenant] = entry.dropped && entry.inFlight == 0 ? nil : entry
         }
     }
 
@@ -90,10 +96,13 @@ public final class TenantActivity: Sendable {
     }
 
     /// Forgets `tenant`'s ended work once it was dropped (its idle time no longer matters: a
-    /// new tenant of the same id starts with its own row); work still in flight stays.
+    /// new tenant of the same id starts with its own row); work still in flight stays until it
+    /// ends (a tenant's own drop call is such work: its entry stayed for the whole
+    /// `--tenant-ttl`, tester finding tester32b-F3).
     func forget(_ tenant: TenantID) {
         work.withLock { work in
-            if work[tenant]?.inFlight == 0 { work[tenant] = nil }
+            guard let entry = work[tenant] else { return }
+            if entry.inFlight == 0 { work[tenant] = nil } else { work[tenant]?.dropped = true }
         }
     }
 
