@@ -19,12 +19,13 @@ public final class CatbirdServer: Sendable {
     /// This server's version, as `GET /catbird/version` and `catbird --version` print it.
     public static let version = "0.1.0"
     /// Read connections of the journal: one per control thread (4 slow, 2 quick, 2 bulk, which
-    /// build large journal pages, 1 health, 1 metrics), one per spare thread a count may share
-    /// its work with (2) and one for retention's count of each tenant's rows, so no control
-    /// call waits for a connection another tenant's slow count holds
-    /// (docs/tenancy.md#fair-shares).
+    /// build large journal pages, 2 drop, which count a cleared journal, 1 health, 1 metrics),
+    /// one per spare thread a count may share its work with (2) and one for retention's count
+    /// of each tenant's rows, so no control call waits for a connection another tenant's slow
+    /// count holds (docs/tenancy.md#fair-shares).
     static let readConnectionCount = ControlPools.slowThreadCount + ControlPools.quickThreadCount + ControlPools.bulkThreadCount
-        + ControlPools.healthThreadCount + ControlPools.metricsThreadCount + Journal.countHelperLimit + 1
+        + ControlPools.deletingThreadCount + ControlPools.healthThreadCount + ControlPools.metricsThreadCount
+        + Journal.countHelperLimit + 1
 
     public let settings: Settings
     private let http: HTTPServer
