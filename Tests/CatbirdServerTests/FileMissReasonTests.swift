@@ -90,6 +90,35 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertFalse((missing.object["reason"] as? String ?? "").contains("mocks directory"), missing.text)
     }
 
+    /// Regression (tester finding tester32a-F4, its steps): health's `since` for a mocks
+    /// directory gone was the time of each check, a second later with every call a second
+    /// apart, so a monitor reading how long the fixtures had been missing got about 0 s. It is
+    /// now when health first saw it gone (the server looks only when asked), until it is back.
+    func testHealthsSinceIsWhenTheMocksDirectoryWasFirstSeenGone() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-sd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        let client = try server.client()
+        func since() throws -> String? {
+            let health = try client.request("GET", "/catbird/api/health")
+            return health.status == 503 ? health.object["since"] as? String : nil
+        }
+        XCTAssertNil(try since())
+        try FileManager.default.removeItem(at: directory)
+        let first = try XCTUnwrap(try since())
+        usleep(1_100_000)
+        XCTAssertEqual(try since(), first, "the same fault, the same since")
+        try Data("x".utf8).write(to: directory)  // still gone: a file in its place
+        XCTAssertEqual(try since(), first)
+        try FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        XCTAssertNil(try since(), "back: healthy")
+        usleep(20_000)
+        try FileManager.default.removeItem(at: directory)
+        XCTAssertNotEqual(try XCTUnwrap(try since()), first, "gone again: a new since")
+    }
+
     /// Regression (T11-F7, the tester's exact setup): `ln -s /etc/passwd mocks/leak; curl /leak`
     /// got a 404 saying only `no file mock in … (tried leak)`; a fixtures folder linked in from
     /// elsewhere got no hint either. The reason now says the name leads outside.

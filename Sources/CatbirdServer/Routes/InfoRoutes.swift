@@ -44,11 +44,10 @@ enum InfoRoutes {
                 if let failure = dependencies.journal.writerFailure {
                     return StorageHealth.degraded(journalWriter: failure, durability: dependencies.settings.durability)
                 }
-                if let gone = dependencies.files?.directory.rootGone() {
-                    return StorageHealth.degraded(mocksDirectory: gone, recording: false)
-                }
-                if let gone = dependencies.upstream?.recorder?.directory.rootGone(recording: true) {
-                    return StorageHealth.degraded(mocksDirectory: gone, recording: true)
+                let recorder = dependencies.upstream?.recorder
+                let gone = dependencies.files?.directory.rootGone() ?? recorder?.directory.rootGone(recording: true)
+                if let since = dependencies.mocksDirectoryGone.since(gone: gone != nil), let gone {
+                    return StorageHealth.degraded(mocksDirectory: gone, since: since, recording: recorder != nil)
                 }
                 do {
                     try dependencies.tenants.checkReadable()

@@ -38,6 +38,8 @@ struct RouteDependencies: Sendable {
     /// Each mock's answer as its hits share it in the current second (``MockServing``), which
     /// `update` makes for the mock it stored before its 201.
     let sentAnswers: SentMockAnswers
+    /// When health first saw the `--mocks-dir` directory gone, for its `since`.
+    let mocksDirectoryGone = MocksDirectoryGone()
     /// The request bodies parked waits hold, bounded per tenant and for all (try10b F2, addendum).
     let parkedWaits: ParkedWaitBytes
     /// Each tenant's places for parked requests (delays, long polls, waits, forwarded requests),
