@@ -24,7 +24,7 @@ public final class CatbirdServer: Sendable {
     /// of each tenant's rows, so no control call waits for a connection another tenant's slow
     /// count holds (docs/tenancy.md#fair-shares).
     static let readConnectionCount = ControlPools.slowThreadCount + ControlPools.quickThreadCount + ControlPools.bulkThreadCount
-        + ControlPools.deletingThreadCount + ControlPools.healthThreadCount + ControlPools.metricsThreadCount
+        + ControlPools.dropThreadCount + ControlPools.healthThreadCount + ControlPools.metricsThreadCount
         + Journal.countHelperLimit + 1
 
     public let settings: Settings

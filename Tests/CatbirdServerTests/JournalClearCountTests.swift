@@ -16,12 +16,7 @@ final class JournalClearCountTests: XCTestCase {
         let server = try TestServer { $0.retention = .off }
         defer { server.removeFiles() }
         try server.restart { database in
-            try database.execute("""
-                INSERT INTO tenants (id, created_at, last_activity_at) VALUES ('heavy', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
-                INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
-                SELECT '2026-01-01T00:00:00.000Z', 'heavy', 'GET', '/h/' || i, '{}', 200, 'mock', 0.1 FROM n;
-                """)
+            try database.execute(E2E.largeJournalSQL(tenant: "heavy", rows: 1_000_000, prefix: "h"))
         }
         let port = server.port
         let light = try server.client()

@@ -61,6 +61,18 @@ enum E2E {
         ])
     }
 
+    /// SQL that writes `rows` journal rows of `tenant` (and its tenant row) straight into a
+    /// stopped server's file (``TestServer/restart(_:)``): `GET /<prefix>/<i>` answered 404,
+    /// journaled 2026-01-01 (past the default age limit: turn retention off).
+    static func largeJournalSQL(tenant: String, rows: Int, prefix: String) -> String {
+        """
+        INSERT INTO tenants (id, created_at, last_activity_at) VALUES ('\(tenant)', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+        INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
+        SELECT '2026-01-01T00:00:00.000Z', '\(tenant)', 'GET', '/\(prefix)/' || i, '{"Accept":"*/*"}', 404, 'none', 0.1 FROM n;
+        """
+    }
+
     /// Adds (or replaces) a mock over the control API and asserts the 201.
     static func addMock(
         _ client: RawHTTPClient, tenant: String? = nil, method: String = "GET", url: String, kind: String = "equal",

@@ -12,12 +12,7 @@ final class SlowControlIsolationTests: XCTestCase {
         defer { server.removeFiles() }
         // A large journal for tenant A, written straight into the file while the server is stopped.
         try server.restart { database in
-            try database.execute("""
-                INSERT INTO tenants (id, created_at, last_activity_at) VALUES ('a', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
-                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
-                INSERT INTO journal_rows (time, tenant, method, url, request_headers, status, answered_by, duration_ms)
-                SELECT '2026-01-01T00:00:00.000Z', 'a', 'GET', '/a/' || i, '{"Accept":"*/*"}', 404, 'none', 0.1 FROM n;
-                """)
+            try database.execute(E2E.largeJournalSQL(tenant: "a", rows: 300_000, prefix: "a"))
         }
         let port = server.port
         try E2E.addMock(try server.client(), tenant: "b", url: "/b", body: "b")

@@ -60,7 +60,7 @@ enum JournalRoutes {
             Route("DELETE", "/catbird/api/requests", lane: { context in
                 if let refusal = dependencies.admin.sharedJournalRefusal(
                     tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
-                return .deleting
+                return .drop
             }, answer: { _ in throw APIError.notFound }) { context in
                 JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
             },

@@ -3,7 +3,6 @@ import CatbirdHTTP
 import CatbirdStorage
 import CatbirdSupport
 import Foundation
-import Synchronization
 
 /// `GET /catbird/api/health`'s answer while the database file is at fault (a full disk, a file
 /// made read-only, corruption, the file deleted, moved or replaced, its -wal deleted, checkpoints failing;
@@ -125,25 +124,5 @@ struct StorageHealth: Encodable {
         }
         let dropped = droppedRows > 0 ? "; " + droppedMeanwhile(droppedRows, durability: durability) : ""
         return JSONBody.response(StorageHealth(reason: "\(reason): \(mocks)\(dropped)", since: Timestamp.string(from: since)), status: 503)
-    }
-}
-
-/// When health first saw the `--mocks-dir` directory gone, until it saw it back: the server
-/// looks at the directory only when asked, so that is the `since` health gives (it gave the
-/// time of each check, about a second later with every call: tester finding tester32a-F4).
-final class MocksDirectoryGone: Sendable {
-    private let since = Mutex<Date?>(nil)
-
-    /// The time the directory was first seen gone, now when `gone` and not seen gone before;
-    /// nil (and forgotten) when it is not gone.
-    func since(gone: Bool) -> Date? {
-        since.withLock { since in
-            guard gone else {
-                since = nil
-                return nil
-            }
-            if since == nil { since = Date() }
-            return since
-        }
     }
 }

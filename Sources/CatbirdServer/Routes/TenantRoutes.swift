@@ -28,7 +28,7 @@ enum TenantRoutes {
                 return JSONBody.response(try listing.answer(dependencies.tenants, admin: context.isAdmin, caller: context.tenant))
             },
             Route(
-                "DELETE", "/catbird/api/tenants", lane: .deleting,
+                "DELETE", "/catbird/api/tenants", lane: .drop,
                 everyTenant: EveryTenantAction(
                     refusal: "dropping every tenant (a shard drops its own with DELETE /catbird/api/tenants/<its id>)",
                     action: "drops every tenant's mocks and journal")
@@ -39,7 +39,7 @@ enum TenantRoutes {
             },
             // One segment: a '/' inside an id is written %2F (`a%2Fb/extra` is not the id "a/b/extra").
             // Nothing after the '/' (`tenants/$SHARD` with SHARD unset) reaches the handler as "".
-            Route("DELETE", "/catbird/api/tenants/", maxSegments: 1, matchesEmptyParameter: true, lane: .deleting) { context in
+            Route("DELETE", "/catbird/api/tenants/", maxSegments: 1, matchesEmptyParameter: true, lane: .drop) { context in
                 let tenant = TenantID(context.segments[0])
                 guard !tenant.isDefault else {
                     throw APIError.badRequest(

@@ -17,9 +17,9 @@ enum ControlLane: Sendable {
     /// journal or its pattern (counts, finds, filtered and unmatched listings, waits' looks,
     /// tenant lists, HAR exports).
     case slow
-    /// On ``ControlPools/deleting``, admitted per tenant as ``slow`` calls: journal clears and
+    /// On ``ControlPools/drop``, admitted per tenant as ``slow`` calls: journal clears and
     /// tenant drops, which take the write connection.
-    case deleting
+    case drop
     /// On ``ControlPools/health``, a thread of its own: the readiness probe never waits behind
     /// any tenant's work.
     case health
@@ -59,9 +59,9 @@ struct ControlPools: Sendable {
     static let bulkThreadCount = 2
     static let bulkPerTenant = 1
 
-    /// Deleting lane threads: 2, at most 1 per tenant.
-    static let deletingThreadCount = 2
-    static let deletingPerTenant = 1
+    /// Drop lane threads: 2, at most 1 per tenant.
+    static let dropThreadCount = 2
+    static let dropPerTenant = 1
     /// The slow lane's nice value: 10, as the matching lanes' (``MatchingLane/niceness``). Its
     /// reads are the CPU-heavy control work, and at nice 0 they took an equal share of the two
     /// cores from the workers that serve every tenant's mocks (tester finding tester31b-F2: one
@@ -74,7 +74,7 @@ struct ControlPools: Sendable {
     let quick = HTTPWorkPool<TenantID>(threadCount: quickThreadCount, perKeyLimit: quickPerTenant, name: "catbird-quick")
     let slow = HTTPWorkPool<TenantID>(
         threadCount: slowThreadCount, perKeyLimit: slowPerTenant, name: "catbird-slow", niceness: slowNiceness)
-    let deleting = HTTPWorkPool<TenantID>(threadCount: deletingThreadCount, perKeyLimit: deletingPerTenant, name: "catbird-drop")
+    let drop = HTTPWorkPool<TenantID>(threadCount: dropThreadCount, perKeyLimit: dropPerTenant, name: "catbird-drop")
     let bulk = HTTPWorkPool<TenantID>(threadCount: bulkThreadCount, perKeyLimit: bulkPerTenant, name: "catbird-bulk")
     let slowAdmission = TenantAdmission(limit: slowAdmittedPerTenant)
     /// Health's own thread (its read may wait for a read connection, which a worker must not).
@@ -95,7 +95,7 @@ struct ControlPools: Sendable {
         case .worker: nil
         case .quick: TenantLane(pool: quick, tenant: tenant)
         case .slow: TenantLane(pool: slow, tenant: tenant)
-        case .deleting: TenantLane(pool: deleting, tenant: tenant)
+        case .drop: TenantLane(pool: drop, tenant: tenant)
         case .bulk: TenantLane(pool: bulk, tenant: tenant)
         case .health: TenantLane(pool: health, tenant: tenant)
         case .metrics: TenantLane(pool: metrics, tenant: tenant)
@@ -116,7 +116,7 @@ struct ControlPools: Sendable {
     func stop() {
         quick.stop()
         slow.stop()
-        deleting.stop()
+        drop.stop()
         bulk.stop()
         health.stop()
         metrics.stop()

@@ -271,7 +271,7 @@ struct RouteTable: Sendable {
             }
             guard let lane = context.lane(chosen) else { return .now(run(route, context)) }
             let reservation: TenantReservation?
-            do { reservation = chosen == .slow || chosen == .deleting ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
+            do { reservation = chosen == .slow || chosen == .drop ? try pools.admitSlow(tenant) : nil } catch { return .now(error.response) }
             let work: @Sendable () -> HTTPResponse = {
                 var response = run(route, context)
                 guard let reservation else { return response }
