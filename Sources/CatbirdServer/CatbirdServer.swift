@@ -158,7 +158,7 @@ public final class CatbirdServer: Sendable {
                 // A first read now opens the WAL: a connection's first read deletes the -wal beside
                 // a file it finds empty, so one done after `: > catbird.sqlite` would (tester21b-F13).
                 _ = try connection.query("PRAGMA schema_version")
-                try Journal.registerFunctions(on: connection)
+                try Journal.registerFunctions(on: connection, decodingBodies: Self.journalBodyDecoder(maxBodySize: settings.maxBodySize))
                 return connection
             }
             // Kept only now: should the pool fail (too few file descriptors), the write connection

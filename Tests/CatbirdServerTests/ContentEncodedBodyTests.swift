@@ -93,6 +93,40 @@ final class ContentEncodedBodyTests: XCTestCase {
         XCTAssertEqual(JSONNumber.int((first["response"] as? [String: Any])?["status"]), 202)
     }
 
+    /// Regression (tester finding tester30a-F8): the journal's own searches read a gzipped body
+    /// as journaled, compressed, so the request its mock matched by body counted 0 by the same
+    /// pattern (`count`), `find` found nothing and `wait` timed out. They now decode it as mock
+    /// matching does; one that cannot be decoded is matched as journaled, as its mock matched it.
+    func testTheJournalsSearchesReadAGzipBodyAsMatchingDid() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try addEventMock(client)
+        XCTAssertEqual(try post(client, try compressed("gzip", event), encoding: "gzip").status, 202)
+        XCTAssertEqual(try post(client, try compressed("zlib", event), encoding: "deflate").status, 202)
+        XCTAssertEqual(try post(client, event, encoding: "gzip").status, 202, "not gzip data: matched as received")
+        let other = Array(#"{"event":"feed_closed"}"#.utf8)
+        XCTAssertEqual(try post(client, try compressed("gzip", other), encoding: "gzip").status, 404)
+
+        func pattern(_ body: String) -> String {
+            #"{"method":"POST","url":{"kind":"equal","value":"/events"},"headers":{},"body":\#(body)}"#
+        }
+        let opened = pattern(#"{"kind":"jsonPath","value":"$.event","equalTo":"feed_opened"}"#)
+        let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(opened)}"#, headers: tenant)
+        XCTAssertEqual(count.status, 200, count.text)
+        XCTAssertEqual(JSONNumber.int(count.object["count"]), 3, count.text)
+        let closed = pattern(#"{"kind":"contains","value":"feed_closed"}"#)
+        let closedCount = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(closed)}"#, headers: tenant)
+        XCTAssertEqual(JSONNumber.int(closedCount.object["count"]), 1, closedCount.text)
+        let found = try client.json("POST", "/catbird/api/requests/find", #"{"pattern":\#(closed)}"#, headers: tenant)
+        let entries = try XCTUnwrap(found.object["requests"] as? [[String: Any]], found.text)
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [404])
+        let waited = try client.json("POST", "/catbird/api/requests/wait", #"{"pattern":\#(closed),"timeout":2}"#, headers: tenant)
+        XCTAssertEqual(waited.status, 200, waited.text)
+        XCTAssertEqual(JSONNumber.int((waited.object["response"] as? [String: Any])?["status"]), 404, waited.text)
+        XCTAssertEqual(waited.object["id"] as? Int, try XCTUnwrap(entries.first?["id"] as? Int), waited.text)
+    }
+
     /// Regression (T11-F9, the tester's exact input): `gzip(gzip(b'hello NEEDLE'))` sent with
     /// `Content-Encoding: gzip, gzip` (two codings, RFC 9110 section 8.4) to a mock whose body
     /// pattern is `contains "NEEDLE"` got 404 `got "<53 bytes, not UTF-8>"`, and its entry no

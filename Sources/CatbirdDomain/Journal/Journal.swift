@@ -44,9 +44,12 @@ public final class Journal: Sendable {
     }
 
     /// Registers the SQL functions journal reads use (``RequestMatchFunction``) on a read connection.
+    /// - Parameter decodingBodies: undoes a journaled request body's `Content-Encoding` for body
+    ///   patterns, as mock matching does (``JournalBodyDecoder``); nil: bodies are matched as
+    ///   journaled.
     /// - Throws: `SQLiteError` when SQLite refuses a registration.
-    public static func registerFunctions(on connection: Database) throws(SQLiteError) {
-        try RequestMatchFunction.register(on: connection)
+    public static func registerFunctions(on connection: Database, decodingBodies: JournalBodyDecoder? = nil) throws(SQLiteError) {
+        try RequestMatchFunction.register(on: connection, decodingBodies: decodingBodies)
     }
 
     /// Callbacks waiting for a tenant's entries, woken by the writer after each commit.

@@ -45,8 +45,9 @@ struct JournalPatternSQL {
         // part decides (``decidesOnCutBody(_:)``); compared before the function reads the body.
         if let body = pattern.body, !Self.decidesOnCutBody(body) { conditions += " AND request_body_truncated = 0" }
         // Only the columns the pattern reads (NULL for the others): without the headers and the
-        // body, the covering index answers the whole query.
-        let headersColumn = pattern.headers.isEmpty ? "NULL" : "request_headers"
+        // body, the covering index answers the whole query. A body pattern reads the headers too:
+        // the body's `Content-Encoding` (``RequestMatchFunction``).
+        let headersColumn = pattern.headers.isEmpty && pattern.body == nil ? "NULL" : "request_headers"
         let bodyColumn = hasOtherParts ? "request_body" : "NULL"
         let function = " \(RequestMatchFunction.name)(?, ?, url, \(headersColumn), \(bodyColumn))"
         let functionBindings = [RequestMatchFunction.argument(pattern), deadline.map(RequestMatchFunction.argument) ?? .integer(0)]

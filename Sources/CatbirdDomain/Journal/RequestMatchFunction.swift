@@ -23,6 +23,11 @@ import Foundation
 /// body pattern, after everything else matched (``JournalPatternSQL`` passes NULL for the
 /// columns a pattern does not read).
 ///
+/// A body sent with a `Content-Encoding` (its row's `request_headers` say so) is decoded before
+/// a body pattern reads it, by the server's ``JournalBodyDecoder``, so `count`, `find` and `wait`
+/// see what mock matching saw (docs/matching.md#compressed-request-bodies; tester finding
+/// tester30a-F8: a gzipped upload its mock matched counted 0 by the same pattern).
+///
 /// `deadline` is the `DispatchTime` uptime in nanoseconds at which a regular expression ICU is
 /// still evaluating is stopped, which fails the statement (0: none). SQLite's progress
 /// handler stops the statement between rows (``CatbirdStorage/Database/withDeadline(_:_:)``);
@@ -33,9 +38,9 @@ enum RequestMatchFunction {
 
     /// Registers the function on `database` (a journal read connection).
     /// - Throws: `SQLiteError` when SQLite refuses the registration.
-    static func register(on database: Database) throws(SQLiteError) {
+    static func register(on database: Database, decodingBodies decoder: JournalBodyDecoder?) throws(SQLiteError) {
         try database.createFunction(name, argumentCount: 5, deterministic: false) { call throws(SQLFunctionError) in
-            guard let compiled = call.auxiliary(for: 0, make: { Compiled(json: call.text(0), deadline: call.integer(1)) }) else {
+            guard let compiled = call.auxiliary(for: 0, make: { Compiled(json: call.text(0), deadline: call.integer(1), decoder: decoder) }) else {
                 throw SQLFunctionError("\(name): the pattern argument is not a valid request pattern")
             }
             switch compiled.evaluate(call) {
@@ -66,8 +71,10 @@ enum RequestMatchFunction {
         /// Whether every header name of the pattern is printable ASCII (``JournalHeaderScan``
         /// decides those; other names are looked up in the decoded JSON).
         let scansHeaders: Bool
+        /// Undoes a body's `Content-Encoding` before the body pattern reads it.
+        let decoder: JournalBodyDecoder?
 
-        init?(json: String?, deadline uptime: Int64) {
+        init?(json: String?, deadline uptime: Int64, decoder: JournalBodyDecoder?) {
             guard let json, let source = try? JSONDecoder().decode(RequestPattern.self, from: Data(json.utf8)),
                   let pattern = try? CompiledRequestPattern(source)
             else { return nil }
@@ -76,6 +83,7 @@ enum RequestMatchFunction {
                 ? Duration.nanoseconds(uptime - Int64(clamping: DispatchTime.now().uptimeNanoseconds)) : .seconds(3600)
             deadline = ContinuousClock.now.advanced(by: remaining)
             scansHeaders = source.headers.keys.allSatisfy { $0.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E } }
+            self.decoder = decoder
         }
 
         /// The row's verdict; arguments 2… are the row's columns.
@@ -87,8 +95,22 @@ enum RequestMatchFunction {
                     headerValue: { name, match in
                         self.headerValue(call, name, decoded: &decoded, match)
                     },
-                    body: { call.blob(4) ?? [] }, until: deadline)
+                    body: { self.body(call, decoded: &decoded) }, until: deadline)
             }
+        }
+
+        /// The row's request body as body patterns see it: decoded from the `Content-Encoding`
+        /// its `request_headers` give, when the decoder decodes it; else as journaled.
+        private func body(_ call: SQLFunctionCall, decoded: inout JournalHeaders?) -> [UInt8] {
+            let stored = call.blob(4) ?? []
+            guard let decoder, !stored.isEmpty else { return stored }
+            var contentEncoding: String?
+            _ = headerValue(call, "Content-Encoding", decoded: &decoded) { value in
+                contentEncoding = String(decoding: value, as: UTF8.self)
+                return .matched
+            }
+            guard let contentEncoding else { return stored }
+            return decoder(stored, contentEncoding) ?? stored
         }
 
         /// `match` applied to the first value of header `name` of the row, nil when it has none.
@@ -127,3 +149,11 @@ enum RequestMatchFunction {
         }
     }
 }
+
+/// Undoes a journaled request body's `Content-Encoding` for the journal's body patterns
+/// (``Journal/registerFunctions(on:decodingBodies:)``): `body` the stored bytes, `contentEncoding`
+/// the request's first `Content-Encoding` value as sent; returns the decoded bytes, or nil when
+/// the body is matched as journaled (no coding decoded, data not of its coding, or more than the
+/// decoding limit once decoded), as mock matching treats it (docs/matching.md#compressed-request-bodies).
+/// Called on a read connection's thread, once per row a body pattern reads.
+public typealias JournalBodyDecoder = @Sendable (_ body: [UInt8], _ contentEncoding: String) -> [UInt8]?
