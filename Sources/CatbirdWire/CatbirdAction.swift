@@ -43,6 +43,14 @@ public enum CatbirdAction: Equatable, Hashable, Codable, Sendable {
         // finding tester23b-F4: `{"type":"removeAll","x":1}` listed "type", "pattern" and
         // "response", which a removeAll refuses); else every action's.
         let named = (try? container.decodeIfPresent(String.self, forKey: .type)).flatMap(Kind.init(rawValue:))
+        // The contract keeps 0.11's rule for this one (../shared/spec/catbird-protocol.md §1.1,
+        // "removeAll: none (extra keys ignored)"; tester finding tester34a-F1: a suite's helper
+        // sending one action shape with a `pattern` for every call got 400). The route says what
+        // it ignored (``IgnoredActionKeys``).
+        if named == .removeAll {
+            self = .removeAll
+            return
+        }
         try decoder.refuseUnknownKeys(besides: CodingKeys.self, listing: named.map { Self.keys(usedBy: $0).map(\.stringValue) })
         let type = try container.decode(String.self, forKey: .type)
         guard let kind = Kind(rawValue: type) else {

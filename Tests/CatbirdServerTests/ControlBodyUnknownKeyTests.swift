@@ -43,18 +43,12 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
             ("/catbird/api/mocks",
              #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200,"jsonBody":{"a":1},"times":1}}"#,
              #"unknown keys "jsonBody" (did you mean "body"?) and "times" (did you mean "limit"?) in 'response'; the keys here are "status", "headers", "body", "limit" and "delay""#),
-            // Tester finding tester23b-F4 (the finding's body): a removeAll's refusal listed
-            // the update's keys; now those of its type, as its other refusal says.
-            ("/catbird/api/mocks", #"{"type":"removeAll","x":1}"#,
-             #"unknown key "x" in the JSON body; the keys here are "type""#),
             ("/catbird/api/mocks", #"{"type":"remove","pattrn":\#(Self.pattern)}"#,
              #"unknown key "pattrn" in the JSON body (did you mean "pattern"?); the keys here are "type" and "pattern""#),
             ("/catbird/api/mocks", #"{"type":"update","x":1,"pattern":\#(Self.pattern),"response":{"status":200}}"#,
              #"unknown key "x" in the JSON body; the keys here are "type", "pattern" and "response""#),
             ("/catbird/api/mocks", #"{"type":"upsert","x":1}"#,
              #"unknown key "x" in the JSON body; the keys here are "type", "pattern" and "response""#),
-            ("/catbird/api/mocks", #"{"type":"removeAll","pattern":\#(Self.pattern)}"#,
-             #"the key "pattern" is not used by a "removeAll" action (its keys: "type")"#),
             ("/catbird/api/mocks", #"{"type":"remove","pattern":\#(Self.pattern),"response":{"status":200}}"#,
              #"the key "response" is not used by a "remove" action (its keys: "type" and "pattern")"#),
             ("/catbird/api/requests/find", #"{"pattern":\#(Self.pattern),"limt":5}"#,
@@ -93,6 +87,36 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
                 #"unknown key "metod" in 'pattern' (did you mean "method"?); the keys here are "method", "url", "headers" and "body""#)
             return answer
         }
+    }
+
+    /// Regression (tester finding tester34a-F1, the finding's body): a `removeAll` with a
+    /// `pattern` key got 400, while the contract keeps 0.11's rule that a `removeAll` ignores
+    /// every key but `type` (../shared/spec/catbird-protocol.md §1.1). It now removes every mock
+    /// of the tenant, as 0.11 does, and names the keys it ignored in `X-Catbird-Warning`; another
+    /// tenant's mocks stay.
+    func testARemoveAllIgnoresEveryOtherKeyAndSaysSo() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "a", url: "/x", body: "x")
+        try E2E.addMock(client, tenant: "a", url: "/y", body: "y")
+        try E2E.addMock(client, tenant: "b", url: "/x", body: "bx")
+        let removed = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"removeAll","pattern":{"method":"GET","url":{"kind":"equal","value":"/x"},"headers":{}},"x":1}"#,
+            headers: E2E.tenantHeader("a"))
+        XCTAssertEqual(removed.status, 204, removed.text)
+        XCTAssertEqual(
+            removed.header("X-Catbird-Warning"),
+            #"removeAll takes no key but "type": ignored "pattern", "x" (Catbird 0.11's rule); every mock of this tenant was "#
+                + "removed (a remove with a pattern removes one mock)")
+        XCTAssertEqual(try client.request("GET", "/x", headers: E2E.tenantHeader("a")).status, 404)
+        XCTAssertEqual(try client.request("GET", "/y", headers: E2E.tenantHeader("a")).status, 404)
+        XCTAssertEqual(try client.request("GET", "/x", headers: E2E.tenantHeader("b")).text, "bx")
+        let plain = try client.json("POST", "/catbird/api/mocks", #"{"type":"removeAll"}"#, headers: E2E.tenantHeader("b"))
+        XCTAssertEqual(plain.status, 204)
+        XCTAssertNil(plain.header("X-Catbird-Warning"))
+        XCTAssertEqual(try client.request("GET", "/x", headers: E2E.tenantHeader("b")).status, 404)
     }
 
     /// Every key our Swift client writes, each optional field set, is taken by its route (the

@@ -25,7 +25,7 @@ final class ControlBodyValueLimitTests: XCTestCase {
         XCTAssertLessThan(try server.peakResidentMegabytes(), 300, "not 1.4 GB")
         XCTAssertEqual(try client.request("GET", "/kept").text, "kept", "removeAll did nothing")
 
-        let under = #"{"type":"removeAll","x":["# + Array(repeating: "0", count: 99_990).joined(separator: ",") + "]}"
+        let under = #"{"type":"remove","x":["# + Array(repeating: "0", count: 99_990).joined(separator: ",") + "]}"
         E2E.assertError(try client.json("POST", "/catbird/api/mocks", under), status: 400, reasonContains: #"unknown key "x""#)
         XCTAssertEqual(try client.request("GET", "/kept").text, "kept")
 

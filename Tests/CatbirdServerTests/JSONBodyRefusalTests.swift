@@ -42,7 +42,7 @@ final class JSONBodyRefusalTests: XCTestCase {
 
         let undecodable: [(label: String, body: String, reason: String)] = [
             ("a WireMock stub", stub, #"unknown key "request""#),
-            ("a wrong type", #"{"type":"removeAll","pattern":1}"#, "pattern"),
+            ("a wrong type", #"{"type":"remove","pattern":1}"#, "pattern"),
             ("a key twice", #"{"type":"removeAll","type":"removeAll"}"#, "more than once"),
             ("a status past 64 bits",
              #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/n"},"headers":{}},"response":{"status":99999999999999999999}}"#,

@@ -116,7 +116,8 @@ enum MockRoutes {
             return HTTPResponse(status: 204)
         case .removeAll:
             try dependencies.mocks.removeAll(tenant: context.tenant)
-            return HTTPResponse(status: 204)
+            guard let ignored = IgnoredActionKeys.warning(forRemoveAll: context.request.body) else { return HTTPResponse(status: 204) }
+            return HTTPResponse(status: 204, headers: [RemovedNothing.header: ignored])
         }
     }
 
