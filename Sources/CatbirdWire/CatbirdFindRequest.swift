@@ -1,7 +1,8 @@
 import Foundation
 
 /// The body of `POST /catbird/api/requests/find` (docs/protocol.md#find):
-/// `{"pattern": RequestPattern, "since": id, "before": id, "from": time, "until": time, "limit": n, "bodies": bool}`,
+/// `{"pattern": RequestPattern, "since": id, "before": id, "from": time, "until": time, "limit": n, "bodies": bool,
+/// "order": "oldest" | "newest"}`,
 /// everything but `pattern` optional. Times are UTC ISO 8601 text, `2026-11-30T18:31:34.225Z`.
 @_spi(Server) public struct CatbirdFindRequest: Codable, Sendable {
     /// Which journaled requests to find (the mocks' matching rules, body included).
@@ -18,11 +19,14 @@ import Foundation
     public var limit: Int?
     /// False leaves `body` and `bodyBase64` out of the entries (true when missing).
     public var bodies: Bool?
+    /// `"oldest"` (when missing) or `"newest"`: the page's order, as the journal listing's
+    /// `order`; newest first, a page continues with `before` set to its `nextBefore`.
+    public var order: String?
 
     /// A find request.
     public init(
         pattern: RequestPattern, since: Int64? = nil, before: Int64? = nil, from: String? = nil, until: String? = nil,
-        limit: Int? = nil, bodies: Bool? = nil
+        limit: Int? = nil, bodies: Bool? = nil, order: String? = nil
     ) {
         self.pattern = pattern
         self.since = since
@@ -31,10 +35,11 @@ import Foundation
         self.until = until
         self.limit = limit
         self.bodies = bodies
+        self.order = order
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case pattern, since, before, from, until, limit, bodies
+        case pattern, since, before, from, until, limit, bodies, order
     }
 
     /// Reads the body.
@@ -51,5 +56,6 @@ import Foundation
         until = try container.decodeIfPresent(String.self, forKey: .until)
         limit = try container.decodeIfPresent(Int.self, forKey: .limit)
         bodies = try container.decodeIfPresent(Bool.self, forKey: .bodies)
+        order = try container.decodeIfPresent(String.self, forKey: .order)
     }
 }

@@ -137,13 +137,14 @@ extension Journal {
         try writer.flushForReading(tenant)
         var ids: [Int64] = []
         let chunkSize = min(Self.countChunkSize, query.page.limit + 1)
-        try matches(of: tenant, pattern, .find, after: query.page.since ?? 0, timeLimit: timeLimit, chunkSize: chunkSize, bounds: query) { id in
+        try matches(
+            of: tenant, pattern, .find, after: query.page.since ?? 0, timeLimit: timeLimit, chunkSize: chunkSize, bounds: query,
+            newestFirst: query.page.newestFirst
+        ) { id in
             ids.append(id)
             return ids.count <= query.page.limit
         }
-        var page = query.page
-        page.newestFirst = false
-        return try encodedPage(of: tenant, ids: ids, page, maxSize: maxSize)
+        return try encodedPage(of: tenant, ids: ids, query.page, maxSize: maxSize)
     }
 
     /// The ids of the tenant's entries after `since`, up to `through`, that match `pattern` in
@@ -169,35 +170,38 @@ extension Journal {
     }
 
     /// Calls `visit` with the id of each of the tenant's entries after `since` that matches
-    /// `pattern`, in id order, up to the newest entry when the call began, until `visit`
-    /// returns false. Reads `chunkSize` matching ids per statement (a statement tries the
-    /// pattern on entries until it has that many, so a caller that stops early asks for few).
+    /// `pattern`, in id order (descending with `newestFirst`), up to the newest entry when the
+    /// call began, until `visit` returns false. Reads `chunkSize` matching ids per statement (a
+    /// statement tries the pattern on entries until it has that many, so a caller that stops
+    /// early asks for few).
     /// - Parameter search: the route searching, named when it is too slow.
     /// - Returns: the id of the last entry examined (`since` when there was none).
     @discardableResult
     private func matches(
         of tenant: TenantID, _ pattern: CompiledRequestPattern, _ search: JournalSearch, after since: Int64, timeLimit: Duration,
-        chunkSize: Int = countChunkSize, bounds: JournalFindQuery? = nil, _ visit: (Int64) -> Bool
+        chunkSize: Int = countChunkSize, bounds: JournalFindQuery? = nil, newestFirst: Bool = false, _ visit: (Int64) -> Bool
     ) throws -> Int64 {
         let deadline = ContinuousClock.now.advanced(by: timeLimit)
         let condition = JournalPatternSQL(pattern.source, deadline: deadline)
         let (boundSQL, boundBindings) = Self.boundConditions(bounds)
         let sql = "SELECT id FROM journal_rows WHERE tenant = ? AND id > ? AND id <= ?" + condition.conditions + boundSQL
-            + " ORDER BY id LIMIT ?"
+            + (newestFirst ? " ORDER BY id DESC LIMIT ?" : " ORDER BY id LIMIT ?")
         let newest = try reader.use { db in
             try db.query("SELECT max(id) FROM journal_rows WHERE tenant = ?", [.text(tenant.rawValue)]).first?[0].intValue
         }
         guard let newest, newest > since else { return since }
+        // The ids still to read: above `after`, up to `through`; each statement moves one end.
         var after = max(since, deletions.hiddenThrough(tenant))
+        var through = newest
         while true {
-            let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(newest)] + condition.bindings + boundBindings
+            let bindings: [SQLiteValue] = [.text(tenant.rawValue), .integer(after), .integer(through)] + condition.bindings + boundBindings
                 + [.integer(Int64(chunkSize))]
             let ids = try reading(until: deadline, timeLimit: timeLimit, tooSlow: Self.tooSlow(search, pattern)) { db in
                 try db.query(sql, bindings).map { $0[0].intValue ?? 0 }
             }
             for id in ids where !visit(id) { return id }
-            guard ids.count == chunkSize, let last = ids.last else { return newest }
-            after = last
+            guard ids.count == chunkSize, let last = ids.last else { return newestFirst ? after : newest }
+            if newestFirst { through = last - 1 } else { after = last }
         }
     }
 

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Which matching journal entries `POST /catbird/api/requests/find` answers: one page, oldest
-/// first, within id and time bounds (docs/protocol.md#find).
+/// (or newest) first, within id and time bounds (docs/protocol.md#find).
 public struct JournalFindQuery: Sendable {
-    /// The page's id bounds, size and bodies, as the listing's: `since`, `before`, `limit`
-    /// (1...``JournalQuery/maxLimit``) and `includeBodies`. Its order and filters are not used:
-    /// the pattern selects, oldest first.
+    /// The page's id bounds, size, order and bodies, as the listing's: `since`, `before`,
+    /// `limit` (1...``JournalQuery/maxLimit``), `newestFirst` and `includeBodies`. Its filters
+    /// are not used: the pattern selects.
     public var page: JournalQuery
     /// Only entries whose time is at or after this one, a whole millisecond (a finer time is
     /// rounded up to the next one by the caller, ``Timestamp/millisecondsRoundedUp(from:)``, so

@@ -172,9 +172,15 @@ enum JournalRoutes {
         if let limit = body.limit, !(1...JournalQuery.maxLimit).contains(limit) {
             throw .badRequest("'limit' must be from 1 to \(JournalQuery.maxLimit), not \(limit)")
         }
+        // As the listing's `order` (tester finding tester34a-F3: find answered `nextBefore` but
+        // read oldest first only, so paging back with it found nothing).
+        if let order = body.order, order != "oldest", order != "newest" {
+            throw .badRequest("'order' must be \"oldest\" or \"newest\", not \(JSONBody.quoted(order))")
+        }
         return JournalFindQuery(
             page: JournalQuery(
-                since: body.since, before: body.before, limit: body.limit ?? JournalQuery.defaultLimit, includeBodies: body.bodies ?? true),
+                since: body.since, before: body.before, newestFirst: body.order == "newest", limit: body.limit ?? JournalQuery.defaultLimit,
+                includeBodies: body.bodies ?? true),
             from: (from ?? 0) <= 0 ? nil : bound(from),
             until: (until ?? Int.max) > latestJournalTime ? nil : bound(until))
     }
