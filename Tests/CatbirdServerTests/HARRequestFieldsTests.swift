@@ -124,4 +124,28 @@ final class HARRequestFieldsTests: ServerTestCase {
             XCTAssertTrue(block["mockId"] is NSNull && block["filePath"] is NSNull, "\(block)")
         }
     }
+
+    /// Regression (tester finding tester34a-F5, the finding's five query strings): a value with
+    /// one `%` that starts no escape was kept whole, its valid escapes too (`ok%20then%` stayed
+    /// `ok%20then%` while the entry's `url` read `ok then%`). Each valid escape is now decoded
+    /// and a stray `%` kept as itself; a value that does not decode to UTF-8 stays as sent.
+    func testTheQueryStringDecodesEveryValidEscapeAndKeepsAStrayPercent() throws {
+        let cases: [(query: String, value: String)] = [
+            ("q=a%20b", "a b"),
+            ("q=100%", "100%"),
+            ("q=%zz%20x", "%zz x"),
+            ("q=ok%20then%", "ok then%"),
+            ("q=%E9t%C3%A9", "%E9t%C3%A9"),
+            ("q=a+b%2B%4", "a b+%4"),
+        ]
+        for (index, (query, _)) in cases.enumerated() {
+            let answer = try E2E.exchange(server, "GET /qs\(index)?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 404 "), "\(query): \(answer.prefix(100))")
+        }
+        let entries = try exportedEntries(cases.count)
+        for (index, (query, value)) in cases.enumerated() {
+            let pairs = (entries[index]["request"] as? [String: Any])?["queryString"] as? [[String: String]]
+            XCTAssertEqual(pairs ?? [], [["name": "q", "value": value]], query)
+        }
+    }
 }

@@ -12,10 +12,40 @@ enum QueryParameters {
         }
     }
 
-    /// `raw` percent-decoded with `+` read as a space; as is (`+` still a space) when it is not
-    /// valid percent-encoding of UTF-8.
+    /// `raw` percent-decoded with `+` read as a space: each valid escape (`%` and two hex
+    /// digits) decoded, a `%` that starts none kept as itself, as the HAR entry's `url` reads it
+    /// (tester finding tester34a-F5: `ok%20then%` was kept whole, `%20` and all); as is (`+`
+    /// still a space) when the decoded bytes are not UTF-8 (`%E9`).
     private static func decode(_ raw: Substring) -> String {
-        strictDecode(raw) ?? raw.replacingOccurrences(of: "+", with: " ")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.utf8.count)
+        var index = raw.utf8.startIndex
+        while index < raw.utf8.endIndex {
+            let byte = raw.utf8[index]
+            raw.utf8.formIndex(after: &index)
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), index < raw.utf8.endIndex,
+                      let high = hexValue(raw.utf8[index]), raw.utf8.index(after: index) < raw.utf8.endIndex,
+                      let low = hexValue(raw.utf8[raw.utf8.index(after: index)])
+            {
+                bytes.append(high << 4 | low)
+                index = raw.utf8.index(index, offsetBy: 2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? raw.replacingOccurrences(of: "+", with: " ")
+    }
+
+    /// The value of a hex digit byte (`0`-`9`, `a`-`f`, `A`-`F`), nil for any other.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// `raw` percent-decoded with `+` read as a space; nil when it is not valid
