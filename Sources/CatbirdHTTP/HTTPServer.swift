@@ -107,6 +107,7 @@ public final class HTTPServer: Sendable {
         core.parked.beginStopping()
         waitForWaitsOfMoments()
         core.parked.resumeAll()
+        core.streamPauses.resumeAll()  // a stream waiting for its next part ends as a failed one
         // Every answer is given now; those not yet written (the ones resumed above, a wait of
         // moments that just ended) are written before the daemon closes their connections.
         waitForInFlight(upTo: ContinuousClock.now + .seconds(1))

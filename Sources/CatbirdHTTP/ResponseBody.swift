@@ -20,6 +20,9 @@ enum ResponseBody {
     /// sent (or memory ran out).
     /// - Parameter socket: the connection's socket, which a stream that fails shuts down
     ///   (``StreamContext``); -1 when unknown.
+    /// - Parameter connection: the one connection the response is queued on, which a stream
+    ///   suspends while its next bytes are made elsewhere (``HTTPBodyStream/Step/later(_:)``,
+    ///   ``StreamPauses``); nil for a response queued on many (such a stream then fails there).
     /// - Parameter handler: told when a file body ends early because the file shrank while it
     ///   was sent (``HTTPHandler/fileBodyEndedShort(path:sent:promised:)``) or could not be read
     ///   (``HTTPHandler/fileBodyReadFailed(path:sent:promised:errorNumber:)``).
@@ -29,8 +32,8 @@ enum ResponseBody {
     /// - Parameter fileEndedEarly: told, after `handler`, how a file body that ended early ended
     ///   (``HTTPAnswerCutShort/fileEndedEarly(sent:promised:errorNumber:)``), on the thread that sends it.
     static func make(
-        _ content: HTTPResponse.Body, socket: Int32, handler: (any HTTPHandler)? = nil, sharingBytes: Bool = false,
-        fileEndedEarly: (@Sendable (HTTPAnswerCutShort) -> Void)? = nil
+        _ content: HTTPResponse.Body, socket: Int32, connection: Connection? = nil, handler: (any HTTPHandler)? = nil,
+        sharingBytes: Bool = false, fileEndedEarly: (@Sendable (HTTPAnswerCutShort) -> Void)? = nil
     ) -> OpaquePointer? {
         switch content {
         case let .bytes(bytes) where sharingBytes && bytes.count > HTTPResponse.Body.copiedBytesLimit:
@@ -57,7 +60,7 @@ enum ResponseBody {
             _ = catbird_mhd_close_delimited(response)
             return response
         case let .stream(length, stream):
-            let context = Unmanaged.passRetained(StreamContext(stream: stream, socket: socket)).toOpaque()
+            let context = Unmanaged.passRetained(StreamContext(stream: stream, socket: socket, connection: connection)).toOpaque()
             guard let response = MHD_create_response_from_callback(
                 length ?? UInt64.max,  // MHD_SIZE_UNKNOWN: chunked
                 streamBlockSize, readStream, context, releaseStream)
@@ -142,11 +145,26 @@ enum ResponseBody {
     private final class StreamContext {
         let stream: HTTPBodyStream
         let socket: Int32
+        let connection: Connection?
 
-        init(stream: HTTPBodyStream, socket: Int32) {
+        init(stream: HTTPBodyStream, socket: Int32, connection: Connection?) {
             self.stream = stream
             self.socket = socket
+            self.connection = connection
         }
+
+        /// Ends the answer as a failed stream does (see the type's comment).
+        func fail() -> Int {
+            if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+            return -1
+        }
+    }
+
+    /// The one connection a stream's response is queued on, and the registry that suspends it
+    /// while the stream's next bytes are made elsewhere.
+    struct Connection {
+        let handle: OpaquePointer
+        let pauses: StreamPauses
     }
 
     /// MHD_ContentReaderCallback: fills `buffer` from the stream; -1 is
@@ -160,8 +178,15 @@ enum ResponseBody {
         case .wrote, .finished:
             return -1
         case .failed:
-            if streaming.socket >= 0 { shutdown(streaming.socket, Int32(SHUT_RDWR)) }
-            return -1
+            return streaming.fail()
+        case let .later(start):
+            // No bytes now: the connection waits suspended, holding no worker, until `wake`
+            // resumes it and libmicrohttpd asks again (0: nothing written yet).
+            guard let connection = streaming.connection, let wake = connection.pauses.pause(connection.handle) else {
+                return streaming.fail()
+            }
+            start(wake)
+            return 0
         }
     }
 

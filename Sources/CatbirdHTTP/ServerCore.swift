@@ -15,6 +15,8 @@ final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let maxBodySize: Int
     let parked: ParkedConnections
+    /// Streamed answers waiting, suspended, for their next bytes (``StreamPauses``).
+    let streamPauses = StreamPauses()
     /// Chunked bodies watched for a chunk-size line libmicrohttpd cannot read (``ChunkLineWatch``).
     let chunkLines = ChunkLineWatch()
     /// Requests started and not yet completed.
@@ -561,7 +563,8 @@ final class ServerCore: Sendable {
         var noteEnding: (@Sendable (HTTPAnswerCutShort) -> Void)?
         if let context, case .file = response.content { noteEnding = { ending in context.fileEndedEarly = ending } }
         guard let body = ResponseBody.make(
-            response.content, socket: catbird_mhd_connection_fd(connection), handler: handler, sharingBytes: true,
+            response.content, socket: catbird_mhd_connection_fd(connection),
+            connection: ResponseBody.Connection(handle: connection, pauses: streamPauses), handler: handler, sharingBytes: true,
             fileEndedEarly: noteEnding) else {
             if case .bytes = response.content { return .NO }  // out of memory: MHD closes the connection
             return queue(ResponseBody.unreadableFile, on: connection)

@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// The document is `{"log": {"version": "1.2", "creator": …, "pages": [], "entries": [` + the
 /// entries, comma-separated + `]}}`. Each page is read from SQLite when the previous one has
-/// been sent, on the worker thread that sends the answer, through the export's own read-only
-/// connection (a page is a few dozen rows by primary key, at most ``pageBudget`` bytes of
+/// been sent, on the tenant's slow lane while the connection waits suspended (not on the worker
+/// thread that sends the answer), through the export's own read-only connection (a page is a few dozen rows by primary key, at most ``pageBudget`` bytes of
 /// bodies). A read that fails half-way ends the answer as ``HTTPBodyStream/Step/failed``: the
 /// connection is closed without the chunked body's last chunk (an HTTP client reports an
 /// incomplete transfer), and the document lacks its closing `]}}`. So does an export whose
@@ -168,9 +168,10 @@ final class HARExport: Sendable {
         }
     }
 
-    /// The response body.
-    var body: HTTPBodyStream {
-        HTTPBodyStream.parts(first: first) { [self] in try nextPart() }
+    /// The response body, each page after the first read and encoded by `run` (the tenant's
+    /// slow lane), not on the worker sending the answer (tester finding tester34a-F2).
+    func body(makingPagesOn run: @escaping @Sendable (_ job: @escaping @Sendable () -> Void) -> Void) -> HTTPBodyStream {
+        HTTPBodyStream.parts(first: first, makingOn: run) { [self] in try nextPart() }
     }
 
     /// The document's length in bytes, for the answer to `HEAD` to declare: libmicrohttpd 0.9.75

@@ -27,6 +27,11 @@ enum HARRoute {
                     // (tester27b-F3: one `[error]` line per refused export, its reason twice).
                     return refusal.response
                 }
+                // Its pages after the first are made on the tenant's slow lane, as the first was.
+                let lane = context.lane(.slow)
+                let pages: @Sendable (_ job: @escaping @Sendable () -> Void) -> Void = { job in
+                    if let lane { lane.run(job) } else { job() }
+                }
                 // The tenant is at work until the export's last part was sent (or its client left).
                 let work = HARExportActivity(dependencies.tenants.activity, tenant: context.tenant)
                 // HEAD declares GET's length (its body is never read): chunked, it would get a stray last chunk.
@@ -38,7 +43,7 @@ enum HARRoute {
                         "Content-Disposition": "attachment; filename=\"catbird.har\"",
                         "X-Content-Type-Options": "nosniff",
                     ],
-                    content: .stream(length: length, export.body.whenEnded { [work] in work.end() }))
+                    content: .stream(length: length, export.body(makingPagesOn: pages).whenEnded { [work] in work.end() }))
                 response.budgetShare = export.share  // the page held, counted until sent or closed
                 return response
             }.refusing("wait", because: "'wait' is not accepted by the HAR export (it exports what the journal holds now)"),
