@@ -201,11 +201,20 @@ public final class Retention: Sendable {
             var journalRows = 0
             while budget > 0, !activity.isBusy(tenant, idleFor: ttl) {
                 budget -= 1
+                // Noted as retention's deletion (`prunedThrough`) with the batch: a tenant active
+                // again before its drop is kept with its oldest entries gone, and its counts and
+                // pages must say so (tester finding tester34b-F7: 12,000 of 161,152 gone, unsaid).
                 let removed = try database.use { db -> Int in
-                    try db.run(
-                        "DELETE FROM journal_rows WHERE id IN (SELECT id FROM journal_rows WHERE tenant = ? ORDER BY id LIMIT ?) AND \(stillIdle)",
-                        [.text(id), .integer(Int64(Self.batchSize)), .text(id), .text(cutoff)])
-                    return db.changes
+                    try db.transaction {
+                        guard try db.query("SELECT 1 WHERE \(stillIdle)", [.text(id), .text(cutoff)]).first != nil,
+                              let last = try db.query(
+                                  "SELECT max(id) FROM (SELECT id FROM journal_rows WHERE tenant = ? ORDER BY id LIMIT ?)",
+                                  [.text(id), .integer(Int64(Self.batchSize))]).first?[0].intValue
+                        else { return 0 }
+                        try journal.pruned.deleting(db, tenant, through: last)
+                        try db.run("DELETE FROM journal_rows WHERE tenant = ? AND id <= ?", [.text(id), .integer(last)])
+                        return db.changes
+                    }
                 }
                 journalRows += removed
                 if removed < Self.batchSize { break }

@@ -97,9 +97,14 @@ final class RetentionPruner: Sendable {
             parts.append("\(pass.journalRowsOverBytes) journal rows over the limit of \(bytes) bytes")
         }
         if pass.idleTenants > 0 || pass.idleTenantJournalRows > 0, let ttl = policy.tenantTTL {
+            // A tenant active again during its journal's deletion is kept (its `prunedThrough`
+            // says what went): the rows are then of tenants still being deleted or kept.
             parts.append(
-                "\(pass.idleTenants) tenant(s) idle longer than \(RetentionDuration.format(ttl)) "
-                    + "(with \(pass.idleTenantMocks) mocks and \(pass.idleTenantJournalRows) journal rows)")
+                pass.idleTenants > 0
+                    ? "\(pass.idleTenants) tenant(s) idle longer than \(RetentionDuration.format(ttl)) "
+                        + "(with \(pass.idleTenantMocks) mocks and \(pass.idleTenantJournalRows) journal rows)"
+                    : "\(pass.idleTenantJournalRows) journal rows of tenant(s) idle longer than \(RetentionDuration.format(ttl)) "
+                        + "(not dropped yet, or active again and kept)")
         }
         return "pruned " + parts.joined(separator: ", ")
     }
