@@ -202,6 +202,9 @@ final class StorageFaultTests: XCTestCase {
             strict.stop()
         }
         let (client, strictClient) = try clientsServingOK(relaxed, strict)
+        try E2E.addMock(client, tenant: "shard", url: "/s", body: "s")
+        XCTAssertEqual(try client.request("GET", "/s", headers: E2E.tenantHeader("shard")).text, "s")
+        XCTAssertEqual(try E2E.journal(client, tenant: "shard").count, 1, "stored before the disk fills")
 
         let filler = mount.appendingPathComponent("filler")
         try fillDisk(with: filler)
@@ -220,6 +223,20 @@ final class StorageFaultTests: XCTestCase {
 
         let withheld = try strictClient.request("GET", "/ok")
         E2E.assertError(withheld, status: 503, reasonContains: "could not be written to the journal")
+
+        // Regression (tester finding tester34b-F1): a journal clear or a tenant's drop needs room
+        // in the -wal too; refused with the bare "disk is full", while the README said the clear
+        // would answer at once and hide the rows. It says now that nothing was deleted and how
+        // to get out; the tenant and its mock are still there.
+        E2E.assertError(
+            try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("shard")), status: 503,
+            reasonContains: "the journal clear needs room in the database's -wal")
+        E2E.assertError(
+            try client.request("DELETE", "/catbird/api/tenants/shard", headers: E2E.tenantHeader("shard")), status: 503,
+            reasonContains: "the disk holding the database is full: the tenant's drop needs room in the database's -wal to record "
+                + "itself, so nothing was deleted; free space on that disk and try again")
+        let mocks = try client.request("GET", "/catbird/api/mocks", headers: E2E.tenantHeader("shard"))
+        XCTAssertEqual((mocks.object["mocks"] as? [Any])?.count ?? (try? JSONSerialization.jsonObject(with: Data(mocks.body)) as? [Any])?.count, 1, mocks.text)
 
         // A new database on the full disk cannot be migrated: exit 3, nothing half-made served.
         let fresh = try ProcessRunner.run(

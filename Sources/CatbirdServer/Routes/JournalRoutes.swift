@@ -62,7 +62,7 @@ enum JournalRoutes {
                     tenant: context.tenant, isAdmin: context.isAdmin, request: context.request) { throw refusal }
                 return .drop
             }, answer: { _ in throw APIError.notFound }) { context in
-                JSONBody.response(["deleted": try dependencies.journal.clear(context.tenant)])
+                JSONBody.response(["deleted": try FullDiskDeletion.refusing("the journal clear") { try dependencies.journal.clear(context.tenant) }])
             },
             Route("POST", "/catbird/api/requests/count", lane: .slow) { context in
                 let body = try JSONBody.decode(CatbirdCountRequest.self, from: context.request)

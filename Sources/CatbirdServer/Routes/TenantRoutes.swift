@@ -33,7 +33,7 @@ enum TenantRoutes {
                     refusal: "dropping every tenant (a shard drops its own with DELETE /catbird/api/tenants/<its id>)",
                     action: "drops every tenant's mocks and journal")
             ) { _ in
-                let dropped = try dependencies.tenants.dropAll()
+                let dropped = try FullDiskDeletion.refusing("the drop of every tenant") { try dependencies.tenants.dropAll() }
                 dependencies.log.info("dropped every tenant: \(dropped) tenants besides the default one, every mock and journal entry")
                 return HTTPResponse(status: 204)
             },
@@ -53,7 +53,7 @@ enum TenantRoutes {
                 guard context.isAdmin || (context.tenant == tenant && !tenant.isDefault) else {
                     throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant, request: context.request)
                 }
-                guard try dependencies.tenants.drop(tenant) else {
+                guard try FullDiskDeletion.refusing("the tenant's drop", { try dependencies.tenants.drop(tenant) }) else {
                     throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))")
                 }
                 return HTTPResponse(status: 204)
