@@ -43,7 +43,7 @@ final class MigrationTests: StorageTestCase {
         ])
         // The rows' table: the former requests (migration 0010) plus where a body stored once is.
         XCTAssertEqual(try columns(db, "journal_rows"), try columns(db, "requests") + ["response_body_id"])
-        XCTAssertEqual(try columns(db, "journal_bodies"), ["id", "body", "url_marked", "refs"])
+        XCTAssertEqual(try columns(db, "journal_bodies"), ["id", "body", "url_marked", "refs", "tenant"])
         // near_misses is computed when read (migration 0008), never stored.
         XCTAssertEqual(
             try scalar(db, "SELECT hidden FROM pragma_table_xinfo('journal_rows') WHERE name = 'near_misses'"), .integer(2))

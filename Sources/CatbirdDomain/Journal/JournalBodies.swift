@@ -107,9 +107,12 @@ struct JournalBodies {
                 pointing = rows.dropFirst()
                 if pointing.isEmpty { continue }
             }
+            // Its tenant: every row pointing at it is of one tenant (``Key``), the byte limit's
+            // share it counts in (migrations/0015_journal_bodies_tenant.sql).
             try db.run(
-                "INSERT INTO journal_bodies (body, url_marked, refs) VALUES (?, ?, ?)",
-                [.blob(body.bytes), .integer(body.markers.isEmpty ? 0 : 1), .integer(Int64(pointing.count))])
+                "INSERT INTO journal_bodies (body, url_marked, refs, tenant) VALUES (?, ?, ?, ?)",
+                [.blob(body.bytes), .integer(body.markers.isEmpty ? 0 : 1), .integer(Int64(pointing.count)),
+                 .text(entries[rows[0]].tenant.rawValue)])
             let id = db.lastInsertRowID
             insertedBytes += body.bytes.count
             body.id = id

@@ -31,7 +31,8 @@ import Synchronization
 /// The rows' bytes are also kept per tenant (``tenantBytes(_:)``), for the limit's fair shares
 /// (``JournalShares``): ``catchUp(_:)`` adds each tenant's, and a third TEMP trigger adds each
 /// deleted counted row's bytes to its tenant's line of `temp.catbird_journal_released_rows`,
-/// which ``tenantBytes(_:)`` folds into the counts. A shared body counts toward no tenant. A blob's length is SQLite's `length()` of the bare column, which reads no overflow
+/// which ``tenantBytes(_:)`` folds into the counts. A shared body is counted per tenant apart, by
+/// ``tenantBodyBytes(_:)`` (its `tenant` column). A blob's length is SQLite's `length()` of the bare column, which reads no overflow
 /// page. Only the counting reads write nothing, so a pass that finds nothing to delete
 /// changes no row (``SerialDatabase``'s storage faults are cleared by real writes only).
 final class JournalBytes: Sendable {
@@ -225,17 +226,45 @@ final class JournalBytes: Sendable {
         return counted.withLock { $0.added } - Int(released)
     }
 
-    /// The tenant's oldest rows after `hidden` (the ids a journal clear or tenant drop is
-    /// deleting: ``JournalDeletions``), at most `limit`: their ids and bytes, oldest first.
-    /// Called once ``catchUp(_:)`` has counted every row: each row is then counted.
+    /// The bytes of each tenant's stored-once response bodies (`journal_bodies.tenant`,
+    /// migrations/0015_journal_bodies_tenant.sql): every row pointing at one is of its tenant,
+    /// so the byte limit's shares count it there (tester findings tester34b-F9, F10). A body
+    /// stored before that migration has no tenant and counts toward the total only. One read
+    /// of the bodies' table (a blob's `length()` reads no overflow page); called only while the
+    /// journal is over its byte limit.
     /// - Throws: `SQLiteError`.
-    func oldest(_ db: Database, of tenant: TenantID, after hidden: Int64, limit: Int) throws -> [(id: Int64, bytes: Int)] {
+    func tenantBodyBytes(_ db: Database) throws -> [TenantID: Int] {
+        var bytes: [TenantID: Int] = [:]
+        for row in try db.query("SELECT tenant, sum(length(body)) FROM main.journal_bodies WHERE tenant IS NOT NULL GROUP BY tenant") {
+            bytes[TenantID(row[0].stringValue ?? "")] = Int(row[1].intValue ?? 0)
+        }
+        return bytes
+    }
+
+    /// One of a tenant's oldest rows (``oldest(_:of:after:limit:)``): its id, its own bytes,
+    /// and the stored-once body it points at, if any, with that body's bytes and references.
+    struct OldRow {
+        var id: Int64
+        var bytes: Int
+        var body: (id: Int64, bytes: Int, refs: Int)?
+    }
+
+    /// The tenant's oldest rows after `hidden` (the ids a journal clear or tenant drop is
+    /// deleting: ``JournalDeletions``), at most `limit`, oldest first. Called once
+    /// ``catchUp(_:)`` has counted every row: each row is then counted.
+    /// - Throws: `SQLiteError`.
+    func oldest(_ db: Database, of tenant: TenantID, after hidden: Int64, limit: Int) throws -> [OldRow] {
         try db.query(
-            "SELECT id, \(Self.ownRowBytes) FROM main.journal_rows WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?",
+            """
+            SELECT r.id, \(Self.rowBytes("r.")), b.id, length(b.body), b.refs
+            FROM main.journal_rows r LEFT JOIN main.journal_bodies b ON b.id = r.response_body_id
+            WHERE r.tenant = ? AND r.id > ? ORDER BY r.id LIMIT ?
+            """,
             [.text(tenant.rawValue), .integer(hidden), .integer(Int64(limit))]
         ).compactMap { row in
             guard let id = row[0].intValue, let bytes = row[1].intValue else { return nil }
-            return (id, Int(bytes))
+            let body = row[2].intValue.map { (id: $0, bytes: Int(row[3].intValue ?? 0), refs: Int(row[4].intValue ?? 1)) }
+            return OldRow(id: id, bytes: Int(bytes), body: body)
         }
     }
 }

@@ -131,7 +131,7 @@ public final class Retention: Sendable {
 
     /// Deletes journal rows while the journal holds more than `maxBytes` (``JournalBytes``),
     /// from the tenants whose rows hold more than their share of it (``JournalShares`` over
-    /// each tenant's rows' bytes; a shared body counts toward no tenant), each its oldest rows:
+    /// each tenant's rows' bytes and its stored-once bodies'), each its oldest rows:
     /// the journal writer counts every batch it commits, and the rows already in the file when
     /// counting started are counted over the first passes (a restarted server's whole journal,
     /// deleting nothing by bytes until then, ``JournalBytes/catchUp(_:)``); then, a batch at a
@@ -153,15 +153,27 @@ public final class Retention: Sendable {
                 let bytes = try journalBytes.bytes(db)
                 let excess = bytes - maxBytes
                 guard excess > 0 else { return (0, bytes) }
-                let held = try journalBytes.tenantBytes(db)
-                let rowBytes = held.values.reduce(0, +)
-                guard let (tenant, cut) = JournalShares.cuts(held, keeping: max(0, rowBytes - excess)).first else { return (0, bytes) }
+                // Each tenant holds its rows and its stored-once bodies (only its own rows point
+                // at them); a body stored before they were marked with their tenant counts
+                // toward the total only (tester findings tester34b-F9, F10: with every such body
+                // counted toward no tenant, every tenant was within its share while the total
+                // was over, and whole journals went, the newest shards' first).
+                let held = try journalBytes.tenantBytes(db).merging(try journalBytes.tenantBodyBytes(db), uniquingKeysWith: +)
+                let heldBytes = held.values.reduce(0, +)
+                guard let (tenant, cut) = JournalShares.cuts(held, keeping: max(0, heldBytes - excess)).first else { return (0, bytes) }
                 let hidden = journal.deletions.hiddenThrough(tenant)
+                // Oldest first, until the rows deleted free `cut`: a row frees its own bytes, and
+                // its body's when it is the body's last reference left.
                 var left = cut
                 var last: Int64?
+                var dropping: [Int64: Int] = [:]  // references of each body among the rows taken
                 for row in try journalBytes.oldest(db, of: tenant, after: hidden, limit: Self.batchSize) where left > 0 {
                     last = row.id
                     left -= row.bytes
+                    if let body = row.body {
+                        dropping[body.id, default: 0] += 1
+                        if dropping[body.id] == body.refs { left -= body.bytes }
+                    }
                 }
                 guard let last else { return (0, bytes) }
                 try journal.pruned.deleting(db, tenant, through: last)
