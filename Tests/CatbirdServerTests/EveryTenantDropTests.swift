@@ -165,6 +165,28 @@ final class EveryTenantDropTests: XCTestCase {
         XCTAssertEqual(entries, Self.onlyTheScrape, "nothing of the dropped tenants stays")
     }
 
+    /// Regression (tester finding tester34b-F2, second part): a control read with a parallel id
+    /// that has no tenant (a page's poll, `GET /catbird/api/mocks`) noted an `activity` entry
+    /// kept for the whole `--tenant-ttl`: 50,000 such reads held 50,009 entries. Past 1,024
+    /// entries, a retention pass forgets the ended work of ids with no tenant row; a tenant's
+    /// own entry stays.
+    func testReadsOfIdsWithNoTenantLeaveNoActivityEntries() throws {
+        let server = try TestServer { settings in
+            settings.retention = .init(tenantTTL: .seconds(86_400), journalMaxRows: nil, journalMaxAge: nil)
+            settings.retentionInterval = .milliseconds(100)
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "real", url: "/m", body: "m")
+        XCTAssertEqual(try client.request("GET", "/catbird/api/mocks", headers: E2E.tenantHeader("real")).status, 200)
+        for index in 0..<1_100 {
+            XCTAssertEqual(try client.request("GET", "/catbird/api/mocks", headers: E2E.tenantHeader("ghost-\(index)")).status, 200)
+        }
+        let entries = try Self.memoryEntries(client, until: { ($0["activity"] ?? .max) <= 2 })
+        XCTAssertEqual(entries["activity"], 2, "the scrape's and the real tenant's: \(entries)")
+        XCTAssertEqual(try E2E.tenants(client).compactMap { $0["id"] as? String }, ["", "real"], "the real tenant is kept")
+    }
+
     /// What is left once every tenant that had anything was dropped: the scrape itself, the
     /// default tenant's work in flight (answered on the metrics lane).
     private static let onlyTheScrape = [

@@ -114,6 +114,11 @@ public final class TenantActivity: Sendable {
         work.withLock { work in work = work.filter { $0.value.inFlight > 0 } }
     }
 
+    /// Forgets the ended work of the tenants `matching` selects; work still in flight stays.
+    func forgetEnded(where matching: (TenantID) -> Bool) {
+        work.withLock { work in work = work.filter { $0.value.inFlight > 0 || !matching($0.key) } }
+    }
+
     /// How many tenants' work is held in memory (for `/catbird/metrics`).
     public var tenantEntries: Int {
         work.withLock { $0.count }
