@@ -72,6 +72,20 @@ extension CatbirdServer.Settings {
             + "limits grow with the journal body limit (docs/protocol.md#sql)"
     }
 
+    /// The start-up warning when ``retention``'s byte limit is smaller than one row can be at
+    /// ``journalBodyLimit`` (two bodies of it): such a row never fits in any share, so it is
+    /// pruned at the next pass, about 2 s after it was written, before a test's count or wait
+    /// reads it (tester finding tester34b-F6: accepted silently with `--journal-body-limit 30mb
+    /// --journal-max-bytes 1mb`). Warned, not refused: rows with smaller bodies are kept as
+    /// usual. Nil otherwise.
+    public var journalMaxBytesWarning: String? {
+        guard let maxBytes = retention.journalMaxBytes, maxBytes < 2 * journalBodyLimit else { return nil }
+        return "--journal-max-bytes (\(maxBytes) bytes) is smaller than one journal row can be at --journal-body-limit "
+            + "(\(journalBodyLimit) bytes, two bodies of it: \(2 * journalBodyLimit) bytes): a row that large never fits in the "
+            + "limit and is pruned at the next retention pass, before a count or wait can read it; raise --journal-max-bytes "
+            + "or lower --journal-body-limit (docs/operations.md#retention)"
+    }
+
     /// Admin tokens shorter than this many characters get a start-up warning
     /// (``adminTokenWarning``): 16.
     public static let shortAdminToken = 16

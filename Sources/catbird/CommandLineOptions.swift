@@ -416,6 +416,9 @@ enum CommandLineOptions {
     /// A ``RetentionDuration``; nil for `off`.
     private static func retentionDuration(_ text: String, option: String) throws(UsageError) -> Duration? {
         guard let duration = RetentionDuration.parse(text) else {
+            if RetentionDuration.isTooLong(text) {
+                throw UsageError(description: "\(option) must be at most 36500d (100 years), or off for no limit; not '\(text)'")
+            }
             throw UsageError(description: "\(option) must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or off; not '\(text)'")
         }
         return duration

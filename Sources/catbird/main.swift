@@ -70,6 +70,7 @@ case let .serve(settings):
     if let warning = settings.adminTokenWarning { log.warning(warning) }
     for warning in settings.corsWarnings { log.warning(warning) }
     if let warning = settings.journalBodyLimitWarning { log.warning(warning) }
+    if let warning = settings.journalMaxBytesWarning { log.warning(warning) }
     if let warning = FileSizeLimit.warning(forDatabaseAt: settings.databasePath) { log.warning(warning) }
     for warning in settings.ineffectiveOptionWarnings { log.warning(warning) }
     let number = termination.wait()

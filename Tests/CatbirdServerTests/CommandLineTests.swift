@@ -95,6 +95,11 @@ final class CommandLineTests: XCTestCase {
             (["--max-body-size", "2gb", "--journal-body-limit", "2gb"],
              "journal body limit must be at most 476mb (499122176 bytes), not '2gb': a journal row holds a request and a response body, and SQLite stores at most 1,000,000,000 bytes in a row"),
             (["--journal-body-limit", "499122177"], "journal body limit must be at most 476mb (499122176 bytes), not '499122177'"),
+            // tester34b-F5: a whole number with a unit past the cap was refused as a wrong form.
+            (["--tenant-ttl", "36501d"], "tenant-ttl must be at most 36500d (100 years), or off for no limit; not '36501d'"),
+            (["--journal-max-age", "3153600001s"], "journal-max-age must be at most 36500d (100 years), or off for no limit; not '3153600001s'"),
+            (["--tenant-ttl", "99999999999999999999d"], "tenant-ttl must be at most 36500d (100 years), or off for no limit"),
+            (["--tenant-ttl", "7x"], "tenant-ttl must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or off; not '7x'"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)

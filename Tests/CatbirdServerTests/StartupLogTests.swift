@@ -121,6 +121,30 @@ final class StartupLogTests: XCTestCase {
         XCTAssertFalse(quiet.contains("--journal-body-limit"), quiet)
     }
 
+    /// Regression (tester finding tester34b-F6): `--journal-body-limit 30mb --journal-max-bytes 1mb`
+    /// started without a word, and each large upload's row (never fitting in the byte limit) was
+    /// pruned about 2 s after it was written. It is warned about at start-up; a byte limit that
+    /// holds two bodies of the body limit is not.
+    func testAByteLimitSmallerThanOneRowIsWarnedAbout() throws {
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", ":memory:", "--journal-body-limit", "30mb", "--journal-max-bytes", "1mb"],
+            in: directory)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(
+            stderr.contains(
+                "[warning] --journal-max-bytes (1048576 bytes) is smaller than one journal row can be at --journal-body-limit "
+                    + "(31457280 bytes, two bodies of it: 62914560 bytes): a row that large never fits in the limit and is pruned at "
+                    + "the next retention pass, before a count or wait can read it; raise --journal-max-bytes or lower "
+                    + "--journal-body-limit (docs/operations.md#retention)"),
+            stderr)
+        let fitting = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", ":memory:", "--journal-body-limit", "512kb", "--journal-max-bytes", "1mb"],
+            in: directory)
+        let (_, _, quiet) = try fitting.terminate()
+        XCTAssertFalse(quiet.contains("--journal-max-bytes"), quiet)
+    }
+
     /// Tester finding tester20b-F5: a 1.6 GB database read from disk took 16-40 s to start, with
     /// nothing logged and the port closed (the start-up check reads every page). A file of 200 MB
     /// or more is announced before the check, at every log level; a small one is not.

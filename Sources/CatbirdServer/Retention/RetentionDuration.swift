@@ -16,8 +16,22 @@ public enum RetentionDuration {
               ("0"..."9").contains(trimmed.first ?? " ") else { return nil }
         if number == 0 { return .some(nil) }  // `0s` as `0`: no limit
         let (seconds, overflow) = number.multipliedReportingOverflow(by: factor)
-        guard !overflow, seconds <= 100 * 365 * 86_400 else { return nil }
+        guard !overflow, seconds <= maxSeconds else { return nil }
         return .some(.seconds(seconds))
+    }
+
+    /// The longest duration taken: 36,500 days (100 years), `3153600000s`; `off` is no limit.
+    public static let maxSeconds: Int64 = 100 * 365 * 86_400
+
+    /// Whether `text` has the form (a whole number and a unit) but is longer than
+    /// ``maxSeconds``: its refusal says so, not that the form is wrong (tester finding
+    /// tester34b-F5: `99999d` was refused as "not a whole number with s, m, h or d").
+    public static func isTooLong(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let unit = trimmed.last, units.contains(where: { $0.0 == unit }), !trimmed.dropLast().isEmpty,
+              trimmed.dropLast().allSatisfy({ ("0"..."9").contains($0) })
+        else { return false }
+        return parse(text) == nil
     }
 
     /// The shortest exact form: `7d`, `12h`, `90s`.
