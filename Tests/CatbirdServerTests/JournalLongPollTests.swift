@@ -59,6 +59,39 @@ final class JournalLongPollTests: XCTestCase {
         XCTAssertLessThan(answered - sent, .seconds(10), "answered soon after the entry, not at the 30 s wait")
     }
 
+    /// Regression (tester finding tester34b-F3): a tenant's journal cleared, or the tenant
+    /// dropped, while the web page's long poll of it was parked, left the poll parked until its
+    /// `wait` ran out (25 s), and the page showed the gone entries, bodies included, all that
+    /// time. The clear or drop now answers the tenant's parked polls at once (an empty page whose
+    /// `oldestId`/`newestId` show the journal changed); another tenant's poll stays parked.
+    func testAClearOrDropAnswersTheTenantsParkedPollsAtOnce() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for tenant in ["cleared", "dropped", "other"] {
+            try E2E.addMock(client, tenant: tenant, url: "/m", body: "m")
+            XCTAssertEqual(try client.request("GET", "/m", headers: E2E.tenantHeader(tenant)).text, "m")
+        }
+        var polls: [String: PendingPoll] = [:]
+        for tenant in ["cleared", "dropped", "other"] {
+            let since = try latestID(client, tenant: tenant)
+            polls[tenant] = PendingPoll(port: server.port, tenant: tenant, target: "/catbird/api/requests?since=\(since)&wait=20")
+        }
+        usleep(500_000)  // the polls are parked
+        let changed = ContinuousClock.now
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("cleared")).status, 200)
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/dropped", headers: E2E.tenantHeader("dropped")).status, 204)
+        for tenant in ["cleared", "dropped"] {
+            let (response, _) = try XCTUnwrap(polls[tenant]).wait()
+            XCTAssertEqual(response?.status, 200, tenant)
+            XCTAssertEqual((response?.object["requests"] as? [Any])?.count, 0, tenant)
+            XCTAssertLessThan(ContinuousClock.now - changed, .seconds(5), "\(tenant): answered at the change, not at the 20-s wait")
+        }
+        let (other, elapsed) = try XCTUnwrap(polls["other"]).wait()
+        XCTAssertEqual(other?.status, 200)
+        XCTAssertGreaterThanOrEqual(elapsed, .seconds(15), "another tenant's poll is left parked until its own wait ran out")
+    }
+
     func testAnswersAnEmptyPageWhenTheWaitRunsOut() throws {
         let server = try TestServer()
         defer { server.removeFiles() }

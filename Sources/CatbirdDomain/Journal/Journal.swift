@@ -59,11 +59,13 @@ public final class Journal: Sendable {
     /// remembered commits), once its drop committed.
     func forget(_ tenant: TenantID) {
         writer.waiters.forget(tenant)
+        writer.waiters.wakeAfterReset(of: tenant)
     }
 
     /// ``forget(_:)`` for every tenant, once a drop of every tenant committed.
     func forgetEveryTenant() {
         writer.waiters.forgetEveryTenant()
+        writer.waiters.wakeAfterReset(of: nil)
     }
 
     /// The highest id in the tenant's journal (0 when it has none), after the queued journal
@@ -303,6 +305,7 @@ public final class Journal: Sendable {
         }
         if let through { deletions.committed(tenant, through: through) }
         pruned.forget(tenant)
+        writer.waiters.wakeAfterReset(of: tenant)
         return count
     }
 

@@ -118,6 +118,32 @@ public final class JournalWaiters: Sendable {
         for waiter in all { waiter.wake(false) }
     }
 
+    /// How many times a tenant's journal was cleared or dropped (any tenant's) since start: a
+    /// long poll that is woken and finds it changed since it began answers at once
+    /// (``wakeAfterReset(of:)``).
+    public var resets: UInt64 {
+        resetCount.load(ordering: .acquiring)
+    }
+
+    private let resetCount = Atomic<UInt64>(0)
+
+    /// Wakes `tenant`'s waiters (every tenant's when nil) with true after its journal was
+    /// cleared or it was dropped, once ``resets`` counts it: a long poll of the journal that
+    /// was shown then answers at once, so a page showing the entries learns they are gone
+    /// (tester finding tester34b-F3: a dropped tenant's rows and bodies stayed on an open page
+    /// until its 25-s poll ended).
+    func wakeAfterReset(of tenant: TenantID?) {
+        resetCount.add(1, ordering: .releasing)
+        let woken = state.withLock { state -> [Waiter] in
+            guard let tenant else {
+                defer { state.waiters = [:] }
+                return state.waiters.values.flatMap(\.values)
+            }
+            return state.waiters.removeValue(forKey: tenant).map { Array($0.values) } ?? []
+        }
+        for waiter in woken { waiter.wake(true) }
+    }
+
     /// Forgets the tenant's remembered commits (it was dropped: what they name is gone). A
     /// caller that read an id before and waits after it is woken by the next commit, as before.
     func forget(_ tenant: TenantID) {

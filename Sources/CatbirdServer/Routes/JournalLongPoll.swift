@@ -28,6 +28,9 @@ struct JournalLongPoll: Sendable {
     let tenant: TenantID
     let query: JournalQuery
     let deadline: ContinuousClock.Instant
+    /// ``JournalWaiters/resets`` when the poll began: once it changed, an empty look answers
+    /// at once (the journal shown may be gone: a clear or drop woke the poll).
+    let resetsAtStart: UInt64
 
     func start(_ responder: HTTPResponder) {
         lane.run { look(responder) }
@@ -46,11 +49,11 @@ struct JournalLongPoll: Sendable {
                     largePages.run { send(plan, responder) }
                     return
                 }
-                guard plan.isEmpty, remaining > .zero else { return send(plan, responder) }
+                guard plan.isEmpty, remaining > .zero, !wasReset else { return send(plan, responder) }
             } else {
                 let page = try dependencies.journal.encodedPage(of: tenant, query)
                 remaining = deadline - ContinuousClock.now
-                guard page.entryCount == 0, remaining > .zero else {
+                guard page.entryCount == 0, remaining > .zero, !wasReset else {
                     responder.send(try JournalFollowing.answer(page, tenant: tenant, dependencies))
                     return
                 }
@@ -61,6 +64,11 @@ struct JournalLongPoll: Sendable {
         } catch {
             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
         }
+    }
+
+    /// Whether a tenant's journal was cleared or dropped since the poll began.
+    private var wasReset: Bool {
+        dependencies.journal.waiters.resets != resetsAtStart
     }
 
     /// Builds `plan`'s page and answers with it.
