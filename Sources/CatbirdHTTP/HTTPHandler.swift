@@ -26,6 +26,13 @@ public protocol HTTPHandler: Sendable {
     /// Default: nil.
     func respondBeforeBody(_ head: HTTPRequest) -> HTTPAnswer?
 
+    /// Told when a request's header section was accepted and a body follows (a
+    /// `Content-Length` above 0, or chunked), before any of it is read: a slow upload can take
+    /// long. Returns what the server calls once when the request completes, however it ends
+    /// (answered, refused, its client gone), on the connection's worker thread; nil for
+    /// nothing. `head.body` is empty. Must not block. Default: nil.
+    func bodyWillArrive(_ head: HTTPRequest) -> (@Sendable () -> Void)?
+
     /// Told of a request whose request line was read but whose answer came from none of the
     /// methods above (``HTTPRequestEnding``), once the connection is done with it: whatever was
     /// sent has been sent (a stopping server's own 503 is told as it is queued). `request`
@@ -106,6 +113,7 @@ extension HTTPHandler {
 
     /// Nothing.
     public func respondBeforeBody(_ head: HTTPRequest) -> HTTPAnswer? { nil }
+    public func bodyWillArrive(_ head: HTTPRequest) -> (@Sendable () -> Void)? { nil }
 
     public func requestEndedUnanswered(_ request: HTTPRequest, ending: HTTPRequestEnding) {}
 

@@ -96,6 +96,8 @@ final class RequestContext: @unchecked Sendable {
     /// The held answer being waited for (``ParkedConnections/hold(_:_:_:)``), or nil; sent
     /// (``heldReleased`` picks which of its responses) when the connection is taken back.
     var held: HTTPHeldAnswer?
+    /// What ``HTTPHandler/bodyWillArrive(_:)`` asked to be called when the request completes.
+    var whenCompleted: (@Sendable () -> Void)?
     /// What the held answer's release picked: its response (true) or its other one (false).
     /// Written by the releasing thread while parked, under ``ParkedConnections``' lock.
     var heldReleased = false

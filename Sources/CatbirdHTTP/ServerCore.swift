@@ -141,6 +141,10 @@ final class ServerCore: Sendable {
         }
         core.giveBackBody(context)
         core.parked.forget(context)
+        if let whenCompleted = context.whenCompleted {
+            context.whenCompleted = nil
+            whenCompleted()
+        }
         if let held = context.held {
             // Released but never sent: its client hung up while it waited, and libmicrohttpd,
             // taking the connection back, read the end of the stream before calling us again.
@@ -385,9 +389,13 @@ final class ServerCore: Sendable {
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
                 context.declaredBodySize = declared
-                if declared > 0 { context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted() } }
+                if declared > 0 {
+                    context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted() }
+                    context.whenCompleted = handler.bodyWillArrive(request(from: context))
+                }
             } else if context.headers.first("Transfer-Encoding") != nil {
                 // Chunked (any other coding was refused above): its chunk-size lines may not fit.
+                context.whenCompleted = handler.bodyWillArrive(request(from: context))
                 context.watchesChunkLines = true
                 context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted() }
                 let room = connectionMemory - headSize

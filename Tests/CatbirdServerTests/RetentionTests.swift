@@ -197,6 +197,31 @@ final class RetentionTests: XCTestCase {
         XCTAssertEqual(oldest, through + 1, "the entries kept follow those pruned")
     }
 
+    /// Regression (tester finding tester34b-F8): `--tenant-ttl` dropped a tenant while one of its
+    /// requests was still arriving (30,000 bytes, 2,000 every 0.6 s, against a 3-s TTL): the
+    /// upload then met no mock (404) and made the tenant again, empty. A request whose body is
+    /// on its way is the tenant's work in flight from its head on. Here a 2-s TTL and a body
+    /// trickled over about 4 s: the upload gets its mock's 201 and the tenant keeps its mocks.
+    func testATenantIsNotDroppedUnderASlowUpload() throws {
+        let test = try TestServer { settings in
+            settings.retention = .init(tenantTTL: .seconds(2), journalMaxRows: nil, journalMaxAge: nil)
+            settings.retentionInterval = .milliseconds(100)
+        }
+        defer { test.removeFiles() }
+        let client = try test.client()
+        try E2E.addMock(client, tenant: "slowup", method: "POST", url: "/upload", status: 201, body: nil)
+        try E2E.addMock(client, tenant: "slowup", url: "/kept", body: "kept")
+        let uploader = try test.client()
+        try uploader.send(raw: Array("POST /upload HTTP/1.1\r\nHost: t\r\nX-Catbird-Parallel-Id: slowup\r\nContent-Length: 8000\r\n\r\n".utf8))
+        for _ in 0..<8 {
+            try uploader.send(raw: [UInt8](repeating: UInt8(ascii: "x"), count: 1_000))
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        XCTAssertEqual(try uploader.readResponse().status, 201, "the upload met its mock")
+        XCTAssertEqual(try client.request("GET", "/kept", headers: E2E.tenantHeader("slowup")).text, "kept", "the tenant kept its mocks")
+        XCTAssertEqual(try pruned(client)["idleTenants"], 0)
+    }
+
     func testTheLimitsInForceAreInTheInfoAnswer() throws {
         let test = try server(.init(tenantTTL: .seconds(90), journalMaxRows: nil, journalMaxAge: .seconds(7 * 86_400)))
         defer { test.removeFiles() }

@@ -32,14 +32,20 @@ public final class TenantActivity: Sendable {
     /// while `--tenant-ttl` asks for idle times (``tracksIdleTimes()``). Without it no pass would
     /// ever forget them: each made-up parallel id of a quick control call would add an entry,
     /// and every such call and journal round would take the map's lock (re-read of T14B-F7).
-    private let tracksIdle = Atomic<Bool>(false)
+    private let tracksIdleFlag = Atomic<Bool>(false)
 
     public init() {}
+
+    /// Whether idle times are tracked (``tracksIdleTimes()``): work noted only for them (a
+    /// request's body on its way) is not noted otherwise.
+    public var tracksIdle: Bool {
+        tracksIdleFlag.load(ordering: .relaxed)
+    }
 
     /// Has ``touch(_:)`` and ``journaled(_:)`` note tenants from now on: call once when
     /// `--tenant-ttl` is set.
     public func tracksIdleTimes() {
-        tracksIdle.store(true, ordering: .relaxed)
+        tracksIdleFlag.store(true, ordering: .relaxed)
     }
 
     /// Work of `tenant` starts; call ``end(_:)`` exactly once when it is done.
@@ -69,7 +75,7 @@ public final class TenantActivity: Sendable {
     /// T14B-F7).
     /// Does nothing unless ``tracksIdleTimes()`` was called, and for the default tenant (never dropped).
     public func touch(_ tenant: TenantID) {
-        guard tracksIdle.load(ordering: .relaxed), !tenant.isDefault else { return }
+        guard tracksIdle, !tenant.isDefault else { return }
         let now = ContinuousClock.now
         work.withLock { $0[tenant, default: Work()].lastEnded = now }
     }
@@ -79,7 +85,7 @@ public final class TenantActivity: Sendable {
     /// default tenant, never dropped, is left out. Called on the journal writer's thread, once
     /// per committed round, never on a request's.
     func journaled(_ tenants: some Sequence<TenantID>) {
-        guard tracksIdle.load(ordering: .relaxed) else { return }
+        guard tracksIdle else { return }
         let now = ContinuousClock.now
         work.withLock { work in
             for tenant in tenants where !tenant.isDefault { work[tenant, default: Work()].lastEnded = now }

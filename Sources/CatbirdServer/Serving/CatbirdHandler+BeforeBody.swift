@@ -17,4 +17,16 @@ extension CatbirdHandler {
         }
         return recordedControl(.now(refusal), control, origin: origin, tenant: tenant)
     }
+
+    /// A request of a tenant whose body is still to come is the tenant's work in flight from
+    /// its head on (``TenantActivity``), so `--tenant-ttl` does not drop the tenant under a slow
+    /// upload (tester finding tester34b-F8: a 30,000-byte upload trickled over 9 s met a 3-s TTL,
+    /// the tenant was dropped 3 s in, and the upload got 404 instead of its mock's 201). Ends when
+    /// the request completes, however it ends.
+    func bodyWillArrive(_ head: HTTPRequest) -> (@Sendable () -> Void)? {
+        let tenant = Self.tenant(of: head)
+        guard activity.tracksIdle, !tenant.isDefault, tenant.isWithinMaxLength else { return nil }
+        activity.begin(tenant)
+        return { [activity] in activity.end(tenant) }
+    }
 }
