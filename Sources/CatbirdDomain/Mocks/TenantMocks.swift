@@ -300,9 +300,12 @@ final class TenantMocks: Sendable {
     }
 
     /// Removes every mock.
-    func clear() {
+    /// - Returns: how many there were.
+    @discardableResult
+    func clear() -> Int {
         state.withLock { state in
-            state.clear()
+            defer { state.clear() }
+            return state.table.count
         }
     }
 
