@@ -349,8 +349,9 @@ final class ParkedConnections: Sendable {
     }
 
     /// `MHD_resume_connection`, then a wake-up of the loop running its daemon, which takes the
-    /// connection back on its next round (``WorkerLoop``: one wake-up for many resumes).
-    private static func resume(_ connection: OpaquePointer, loop: WorkerLoop?) {
+    /// connection back on its next round (``WorkerLoop``: one wake-up for many resumes). Also
+    /// ``StreamPauses``'.
+    static func resume(_ connection: OpaquePointer, loop: WorkerLoop?) {
         MHD_resume_connection(connection)
         loop?.wake()
     }

@@ -93,9 +93,9 @@ final class StreamPauses: Sendable {
         if let paused = state.withLock({ $0.paused.removeValue(forKey: ticket) }) { Self.resume(paused) }
     }
 
-    /// `MHD_resume_connection`, then a wake-up of the loop running its daemon.
+    /// `MHD_resume_connection`, then a wake-up of the loop running its daemon, as a parked
+    /// connection is resumed.
     private static func resume(_ paused: Paused) {
-        MHD_resume_connection(paused.connection)
-        paused.loop?.wake()
+        ParkedConnections.resume(paused.connection, loop: paused.loop)
     }
 }

@@ -127,6 +127,30 @@ final class ContentEncodedBodyTests: XCTestCase {
         XCTAssertEqual(waited.object["id"] as? Int, try XCTUnwrap(entries.first?["id"] as? Int), waited.text)
     }
 
+    /// Regression (tester finding tester35a-F2): `Content-Encoding: gzip` on two header lines
+    /// (one list, RFC 9110 §5.3) was decoded once, so `gzip(gzip(event))` missed its mock (404)
+    /// where `gzip, gzip` on one line matched, and count, find and the HAR export read it the
+    /// same way. Every line is now read as one list.
+    func testContentEncodingOnTwoLinesIsOneList() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try addEventMock(client)
+        let twice = try compressed("gzip", try compressed("gzip", event))
+        let sent = try client.request(
+            "POST", "/events",
+            headers: tenant + [("Content-Type", "application/json"), ("Content-Encoding", "gzip"), ("Content-Encoding", "gzip")],
+            body: twice)
+        XCTAssertEqual(sent.status, 202, sent.text)
+        let opened = #"{"method":"POST","url":{"kind":"equal","value":"/events"},"headers":{},"body":{"kind":"jsonPath","value":"$.event","equalTo":"feed_opened"}}"#
+        let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(opened)}"#, headers: tenant)
+        XCTAssertEqual(JSONNumber.int(count.object["count"]), 1, count.text)
+        let har = try client.request("GET", "/catbird/api/requests.har", headers: tenant)
+        let entry = ((har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first
+        let postData = (entry?["request"] as? [String: Any])?["postData"] as? [String: Any]
+        XCTAssertEqual(postData?["text"] as? String, String(decoding: event, as: UTF8.self), har.text)
+    }
+
     /// Regression (T11-F9, the tester's exact input): `gzip(gzip(b'hello NEEDLE'))` sent with
     /// `Content-Encoding: gzip, gzip` (two codings, RFC 9110 section 8.4) to a mock whose body
     /// pattern is `contains "NEEDLE"` got 404 `got "<53 bytes, not UTF-8>"`, and its entry no

@@ -52,7 +52,7 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
             ("/catbird/api/mocks", #"{"type":"remove","pattern":\#(Self.pattern),"response":{"status":200}}"#,
              #"the key "response" is not used by a "remove" action (its keys: "type" and "pattern")"#),
             ("/catbird/api/requests/find", #"{"pattern":\#(Self.pattern),"limt":5}"#,
-             #"unknown key "limt" in the JSON body (did you mean "limit"?); the keys here are "pattern", "since", "before", "from", "until", "limit" and "bodies""#),
+             #"unknown key "limt" in the JSON body (did you mean "limit"?); the keys here are "pattern", "since", "before", "from", "until", "limit", "bodies" and "order""#),
             ("/catbird/api/requests/count", #"{"pattern":\#(Self.pattern),"limit":5}"#,
              #"unknown key "limit" in the JSON body; the keys here are "pattern""#),
             ("/catbird/api/requests/wait", #"{"pattern":\#(Self.pattern),"timout":0}"#,

@@ -168,9 +168,9 @@ final class EveryTenantDropTests: XCTestCase {
     /// Regression (tester finding tester34b-F2, second part): a control read with a parallel id
     /// that has no tenant (a page's poll, `GET /catbird/api/mocks`) noted an `activity` entry
     /// kept for the whole `--tenant-ttl`: 50,000 such reads held 50,009 entries. Past 1,024
-    /// entries, a retention pass forgets the ended work of ids with no tenant row; a tenant's
-    /// own entry stays.
-    func testReadsOfIdsWithNoTenantLeaveNoActivityEntries() throws {
+    /// entries, a retention pass forgets the ended work of ids with no tenant row (here 1,100
+    /// such reads: 1,102 entries stayed before); a tenant's own entry stays.
+    func testReadsOfIdsWithNoTenantLeaveBoundedActivityEntries() throws {
         let server = try TestServer { settings in
             settings.retention = .init(tenantTTL: .seconds(86_400), journalMaxRows: nil, journalMaxAge: nil)
             settings.retentionInterval = .milliseconds(100)
@@ -182,8 +182,9 @@ final class EveryTenantDropTests: XCTestCase {
         for index in 0..<1_100 {
             XCTAssertEqual(try client.request("GET", "/catbird/api/mocks", headers: E2E.tenantHeader("ghost-\(index)")).status, 200)
         }
-        let entries = try Self.memoryEntries(client, until: { ($0["activity"] ?? .max) <= 2 })
-        XCTAssertEqual(entries["activity"], 2, "the scrape's and the real tenant's: \(entries)")
+        // Below 1,024 entries no pass reads the tenants: the reads after the last trim may stay.
+        let entries = try Self.memoryEntries(client, until: { ($0["activity"] ?? .max) <= 1_024 })
+        XCTAssertLessThanOrEqual(entries["activity"] ?? .max, 1_024, "bounded, not one per id read until the TTL: \(entries)")
         XCTAssertEqual(try E2E.tenants(client).compactMap { $0["id"] as? String }, ["", "real"], "the real tenant is kept")
     }
 

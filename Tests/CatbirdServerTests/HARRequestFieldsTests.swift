@@ -137,6 +137,8 @@ final class HARRequestFieldsTests: ServerTestCase {
             ("q=ok%20then%", "ok then%"),
             ("q=%E9t%C3%A9", "%E9t%C3%A9"),
             ("q=a+b%2B%4", "a b+%4"),
+            // tester35a-F1: a value not decoding to UTF-8 is as sent, its `+` too.
+            ("q=%e9+%41", "%e9+%41"),
         ]
         for (index, (query, _)) in cases.enumerated() {
             let answer = try E2E.exchange(server, "GET /qs\(index)?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
@@ -147,5 +149,19 @@ final class HARRequestFieldsTests: ServerTestCase {
             let pairs = (entries[index]["request"] as? [String: Any])?["queryString"] as? [[String: String]]
             XCTAssertEqual(pairs ?? [], [["name": "q", "value": value]], query)
         }
+    }
+
+    /// Regression (tester finding tester35a-F5): the query string and cookies were split at
+    /// characters, so a combining mark sent right after `&`, `=` or `;` (U+0301, raw UTF-8)
+    /// made one character of the two and hid the separator: `?a=1&́b=2` was one pair, while the
+    /// entry's `url` read two. They are split at the separator bytes now.
+    func testQueryAndCookiesSplitAtTheSeparatorBytes() throws {
+        let mark = "\u{301}"
+        let answer = try E2E.exchange(
+            server, "GET /qs?a=1&\(mark)b=2 HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: c=1;\(mark)d=2\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 404 "), String(answer.prefix(100)))
+        let request = try XCTUnwrap(try exportedEntries(1).first?["request"] as? [String: Any])
+        XCTAssertEqual(request["queryString"] as? [[String: String]], [["name": "a", "value": "1"], ["name": "\(mark)b", "value": "2"]])
+        XCTAssertEqual(request["cookies"] as? [[String: String]], [["name": "c", "value": "1"], ["name": "\(mark)d", "value": "2"]])
     }
 }

@@ -29,6 +29,13 @@ struct JournalHeaders: Sendable {
         return fields.first { $0.key.equalsIgnoringASCIICase(name) }?.value.first
     }
 
+    /// Every value of the header `name` (compared ASCII case-insensitively), in the order
+    /// received; empty when absent.
+    func values(of name: String) -> [String] {
+        if let values = fields[name] { return values }
+        return fields.first { $0.key.equalsIgnoringASCIICase(name) }?.value ?? []
+    }
+
     /// The journal listing's shape: each name with its values joined by ", " (RFC 9110 §5.3).
     var joined: [String: String] {
         fields.mapValues { $0.joined(separator: ", ") }

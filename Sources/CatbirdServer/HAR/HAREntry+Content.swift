@@ -22,8 +22,10 @@ extension HAREntry {
             let comment = [truncated, why].compactMap { $0 }.joined(separator: "; ")
             return Content(size: message.bodySize, mimeType: mimeType, text: text, encoding: encoding, comment: comment.isEmpty ? nil : comment)
         }
-        guard !message.body.isEmpty, let coding = first("Content-Encoding", in: message.headers),
-              !ContentDecoding.codings(coding).isEmpty else { return asSent(nil) }
+        // Every `Content-Encoding` line, one list, as mock matching reads them (tester35a-F2).
+        let lines = message.headers.filter { $0.name.lowercased() == "content-encoding" }.map(\.value)
+        let coding = lines.joined(separator: ", ")
+        guard !message.body.isEmpty, !lines.isEmpty, !ContentDecoding.codings(coding).isEmpty else { return asSent(nil) }
         let named = "Content-Encoding: \(coding)"
         if let other = ContentDecoding.codings(coding).first(where: { !ContentDecoding.decodedCodings.contains($0) }) {
             return asSent("the body is given as sent (\(named)): \(other) is not a coding decoded here (gzip and deflate are)")

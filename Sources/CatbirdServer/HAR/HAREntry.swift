@@ -221,14 +221,14 @@ extension HAREntry {
     /// `Cookie: a=1; b=2` → `a`, `b`.
     static func requestCookies(_ headers: [(name: String, value: String)]) -> [Cookie] {
         headers.filter { $0.name.lowercased() == "cookie" }.flatMap { header in
-            header.value.split(separator: ";").compactMap { cookie(String($0)) }
+            QueryParameters.split(header.value[...], at: UInt8(ascii: ";")).compactMap { cookie(String($0)) }
         }
     }
 
     /// Each `Set-Cookie`'s name and value (attributes after the first `;` left out).
     static func responseCookies(_ headers: [(name: String, value: String)]) -> [Cookie] {
         headers.filter { $0.name.lowercased() == "set-cookie" }.compactMap { header in
-            cookie(String(header.value.prefix { $0 != ";" }))
+            cookie(String(QueryParameters.split(header.value[...], at: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false)[0]))
         }
     }
 
@@ -239,9 +239,8 @@ extension HAREntry {
     private static func cookie(_ pair: String) -> Cookie? {
         let trimmed = pair.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        guard let equals = trimmed.firstIndex(of: "=") else { return Cookie(name: "", value: trimmed) }
-        return Cookie(
-            name: trimmed[..<equals].trimmingCharacters(in: .whitespaces),
-            value: trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+        let parts = QueryParameters.split(trimmed[...], at: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return Cookie(name: "", value: trimmed) }
+        return Cookie(name: parts[0].trimmingCharacters(in: .whitespaces), value: parts[1].trimmingCharacters(in: .whitespaces))
     }
 }

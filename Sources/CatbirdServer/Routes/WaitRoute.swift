@@ -195,7 +195,7 @@ final class RequestWait: Sendable {
         // Retention deleted entries after `since`: the one waited for may have been among them.
         let pruned = dependencies.journal.pruned.through(tenant)
         let prunedNote = pruned > since
-            ? "; retention deleted this tenant's entries up to \(pruned) (the journal's row, byte or age limit: "
+            ? "; retention deleted this tenant's entries up to \(pruned) (the journal's row, byte or age limit, or --tenant-ttl while the tenant was idle: "
                 + "docs/operations.md#retention), so an entry that matched may have been deleted" : ""
         return APIError(
             status: 408,

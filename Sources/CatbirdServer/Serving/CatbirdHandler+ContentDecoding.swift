@@ -15,7 +15,11 @@ extension CatbirdHandler {
     /// request no body pattern looks at (or that is forwarded) is served as before (review of
     /// this change: such a body was refused with 413).
     func decodeBody(_ request: inout HTTPRequest) {
-        guard !request.body.isEmpty, let encoding = request.headers.first("Content-Encoding") else { return }
+        // Every `Content-Encoding` line, one list (RFC 9110 §5.3; tester finding tester35a-F2:
+        // `gzip` on two lines was decoded once, and the body missed its mock).
+        let lines = request.headers.values("Content-Encoding")
+        guard !request.body.isEmpty, !lines.isEmpty else { return }
+        let encoding = lines.joined(separator: ", ")
         request.contentDecoding = ContentDecoding.decode(
             request.body, contentEncoding: encoding, limit: min(maxBodySize, Self.decodedBodyLimit))
     }
