@@ -17,7 +17,7 @@ final class LongInputReasonTests: XCTestCase {
         let cases: [(route: String, body: String, expected: String)] = [
             ("/catbird/api/mocks", #"{"type":""# + String(repeating: "z", count: 100_000) + #""}"#,
              #"unknown action type ""# + String(repeating: "z", count: 64) + #"…" (100000 bytes) (expected "update", "remove" or "removeAll")"#),
-            ("/catbird/api/mocks", #"{"type":"removeAll",""# + String(repeating: "k", count: 1_000_000) + #"":1}"#,
+            ("/catbird/api/mocks", #"{"type":"remove",""# + String(repeating: "k", count: 1_000_000) + #"":1}"#,
              #"unknown key ""# + String(repeating: "k", count: 64) + #"…" (1000000 bytes) in the JSON body"#),
             ("/catbird/api/requests/count", "{\(pattern),\"" + String(repeating: "k", count: 1_000_000) + #"":1}"#,
              #"unknown key ""# + String(repeating: "k", count: 64) + #"…" (1000000 bytes) in the JSON body"#),
@@ -28,7 +28,7 @@ final class LongInputReasonTests: XCTestCase {
                 + String(repeating: "é", count: 32) + #"…" (100000 bytes)"#),
             ("/catbird/api/mocks", "{\"type\":\"update\",\(pattern),\"response\":{\"status\":" + String(repeating: "9", count: 100_000) + "}}",
              "'response.status' is the number " + String(repeating: "9", count: 64) + "…, out of range"),
-            ("/catbird/api/mocks", #"{"type":"removeAll","# + manyKeys + "}",
+            ("/catbird/api/mocks", #"{"type":"remove","# + manyKeys + "}",
              #"keys "k0", "k1", "k10", "k100", "k1000" and 49995 more"#),
             // T15A-F3's 200,000 keys are past the 100,000 values a control body may hold (T17-F2).
             ("/catbird/api/mocks", #"{"type":"removeAll","# + tooManyKeys + "}",
