@@ -80,7 +80,7 @@ final class StartupLeftoverFileTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains("cannot start: database \(path): its schema lacks \(missing)"), result.stderr)
             XCTAssertTrue(
                 result.stderr.contains(
-                    "which a Catbird database at schema version 14 has: it was changed outside Catbird; restore it from a copy, "
+                    "which a Catbird database at schema version 15 has: it was changed outside Catbird; restore it from a copy, "
                         + "or move it away (with its -wal and -shm files) to start afresh"),
                 result.stderr)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "\(change): the file is not changed")
