@@ -75,12 +75,16 @@ final class JournalLongPollTests: XCTestCase {
         var polls: [String: PendingPoll] = [:]
         for tenant in ["cleared", "dropped", "other"] {
             let since = try latestID(client, tenant: tenant)
-            polls[tenant] = PendingPoll(port: server.port, tenant: tenant, target: "/catbird/api/requests?since=\(since)&wait=20")
+            // The other tenant's poll waits for a url none of its requests below has: woken by
+            // their commits, it must not take the other tenants' clear and drop for its own.
+            let filter = tenant == "other" ? "&url=/wanted" : ""
+            polls[tenant] = PendingPoll(port: server.port, tenant: tenant, target: "/catbird/api/requests?since=\(since)&wait=20\(filter)")
         }
         usleep(500_000)  // the polls are parked
         let changed = ContinuousClock.now
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader("cleared")).status, 200)
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/dropped", headers: E2E.tenantHeader("dropped")).status, 204)
+        _ = try client.request("GET", "/not-wanted", headers: E2E.tenantHeader("other"))  // wakes the other poll
         for tenant in ["cleared", "dropped"] {
             let (response, _) = try XCTUnwrap(polls[tenant]).wait()
             XCTAssertEqual(response?.status, 200, tenant)

@@ -118,22 +118,13 @@ public final class JournalWaiters: Sendable {
         for waiter in all { waiter.wake(false) }
     }
 
-    /// How many times a tenant's journal was cleared or dropped (any tenant's) since start: a
-    /// long poll that is woken and finds it changed since it began answers at once
-    /// (``wakeAfterReset(of:)``).
-    public var resets: UInt64 {
-        resetCount.load(ordering: .acquiring)
-    }
-
-    private let resetCount = Atomic<UInt64>(0)
-
     /// Wakes `tenant`'s waiters (every tenant's when nil) with true after its journal was
-    /// cleared or it was dropped, once ``resets`` counts it: a long poll of the journal that
-    /// was shown then answers at once, so a page showing the entries learns they are gone
-    /// (tester finding tester34b-F3: a dropped tenant's rows and bodies stayed on an open page
-    /// until its 25-s poll ended).
+    /// cleared or it was dropped: a long poll of the journal that was shown then looks again,
+    /// finds the tenant's deletion floor moved (``JournalDeletions/hiddenThrough(_:)``) and
+    /// answers at once, so a page showing the entries learns they are gone (tester finding
+    /// tester34b-F3: a dropped tenant's rows and bodies stayed on an open page until its 25-s
+    /// poll ended).
     func wakeAfterReset(of tenant: TenantID?) {
-        resetCount.add(1, ordering: .releasing)
         let woken = state.withLock { state -> [Waiter] in
             guard let tenant else {
                 defer { state.waiters = [:] }

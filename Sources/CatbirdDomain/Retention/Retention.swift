@@ -1,6 +1,7 @@
 import CatbirdStorage
 import CatbirdSupport
 import Foundation
+import Synchronization
 
 /// Applies a ``RetentionPolicy`` in small batches (docs/operations.md#retention): each batch is
 /// one short statement on the write connection of at most ``batchSize`` rows, and the
@@ -17,6 +18,8 @@ public final class Retention: Sendable {
     public static let batchSize = 500
     public let policy: RetentionPolicy
     private let directory: TenantDirectory
+    /// Activity entries left by the last read of the tenants (``forgetActivityOfNoTenant()``).
+    private let activityEntriesLeft = Atomic<Int>(0)
 
     public init(policy: RetentionPolicy, directory: TenantDirectory) {
         self.policy = policy
@@ -59,17 +62,21 @@ public final class Retention: Sendable {
     /// reads held 50,009 entries, 7 days by default). An id whose tenant is created later is
     /// judged by its new row, whose activity time is its creation. Work in flight stays.
     /// - Throws: `SQLiteError`.
+    /// The tenants are read only once the entries grew by ``activityEntriesChecked`` since the
+    /// last read left them, so a fleet of more live tenants than that is not read every pass.
     private func forgetActivityOfNoTenant() throws {
         let activity = directory.activity
-        guard activity.tenantEntries > Self.activityEntriesChecked else { return }
+        let entries = activity.tenantEntries
+        guard entries > activityEntriesLeft.load(ordering: .relaxed) + Self.activityEntriesChecked else { return }
         let existing = try directory.reader.use { db in
             Set(try db.query("SELECT id FROM tenants").compactMap { $0[0].stringValue.map(TenantID.init) })
         }
         activity.forgetEnded(where: { !existing.contains($0) })
+        activityEntriesLeft.store(activity.tenantEntries, ordering: .relaxed)
     }
 
-    /// How many activity entries are held before ``forgetActivityOfNoTenant()`` reads the
-    /// tenants: 1,024 (a pass of a fleet this size reads no table for it).
+    /// How many activity entries may be added before ``forgetActivityOfNoTenant()`` reads the
+    /// tenants again: 1,024.
     static let activityEntriesChecked = 1_024
 
     private var database: SerialDatabase { directory.database }

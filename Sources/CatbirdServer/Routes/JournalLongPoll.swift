@@ -28,9 +28,11 @@ struct JournalLongPoll: Sendable {
     let tenant: TenantID
     let query: JournalQuery
     let deadline: ContinuousClock.Instant
-    /// ``JournalWaiters/resets`` when the poll began: once it changed, an empty look answers
-    /// at once (the journal shown may be gone: a clear or drop woke the poll).
-    let resetsAtStart: UInt64
+    /// The tenant's deletion floor when the poll began (``JournalDeletions/hiddenThrough(_:)``):
+    /// once it moved, the journal shown was cleared or dropped, and an empty look answers at
+    /// once. The tenant's own floor, not a count of every tenant's clears: another tenant's
+    /// clear must not end this poll early.
+    let hiddenAtStart: Int64
 
     func start(_ responder: HTTPResponder) {
         lane.run { look(responder) }
@@ -68,7 +70,7 @@ struct JournalLongPoll: Sendable {
 
     /// Whether a tenant's journal was cleared or dropped since the poll began.
     private var wasReset: Bool {
-        dependencies.journal.waiters.resets != resetsAtStart
+        dependencies.journal.deletions.hiddenThrough(tenant) != hiddenAtStart
     }
 
     /// Builds `plan`'s page and answers with it.

@@ -45,7 +45,7 @@ enum JournalRoutes {
                 let poll = JournalLongPoll(
                     dependencies: dependencies, lane: work == .slow ? context.slowLooks : context.quickLooks,
                     largePages: work == .slow ? nil : context.lane(.bulk), tenant: context.tenant,
-                    query: query, deadline: ContinuousClock.now + wait, resetsAtStart: dependencies.journal.waiters.resets)
+                    query: query, deadline: ContinuousClock.now + wait, hiddenAtStart: dependencies.journal.deletions.hiddenThrough(context.tenant))
                 // A listing is answered whatever the client does; a long poll (`wait=`) only
                 // serves its client, whose FIN ends it (docs/protocol.md#delays).
                 let answer = HTTPAnswer.later(watching: wait == .zero ? .resetOnly : .endOfStream) { responder in poll.start(responder) }

@@ -24,8 +24,9 @@ extension CatbirdHandler {
     /// the tenant was dropped 3 s in, and the upload got 404 instead of its mock's 201). Ends when
     /// the request completes, however it ends.
     func bodyWillArrive(_ head: HTTPRequest) -> (@Sendable () -> Void)? {
+        guard activity.tracksIdle else { return nil }  // one atomic load when --tenant-ttl is off
         let tenant = Self.tenant(of: head)
-        guard activity.tracksIdle, !tenant.isDefault, tenant.isWithinMaxLength else { return nil }
+        guard !tenant.isDefault, tenant.isWithinMaxLength else { return nil }
         activity.begin(tenant)
         return { [activity] in activity.end(tenant) }
     }
