@@ -170,6 +170,24 @@ static inline long catbird_socket_ms_since_data_received(int socket, int *peer_c
     return (long)info.base.tcpi_last_data_recv;
 }
 
+// The bytes of the TCP socket `socket`'s answer its peer has acknowledged (tcpi_bytes_acked,
+// Linux 4.2 and later; -1 when the kernel does not tell it) in `bytes_acked`; returns the bytes
+// written to the socket and not yet acknowledged (SIOCOUTQ), or -1 when unknown. ConnectionWatch
+// tells by them a client that takes none of an answer's bytes (its receive window stays shut:
+// the kernel's window probes are acknowledged, yet no byte of data is).
+#include <linux/sockios.h>
+static inline int catbird_socket_answer_progress(int socket, long long *bytes_acked) {
+    struct catbird_tcp_info info;
+    socklen_t length = sizeof info;
+    int unacknowledged = 0;
+    memset(&info, 0, sizeof info);
+    *bytes_acked = -1;
+    if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    if (length >= offsetof(struct catbird_tcp_info, tcpi_bytes_acked) + sizeof info.tcpi_bytes_acked)
+        *bytes_acked = (long long)info.tcpi_bytes_acked;
+    return ioctl(socket, SIOCOUTQ, &unacknowledged) == 0 ? unacknowledged : -1;
+}
+
 // MHD_set_connection_option is variadic: this sets the connection's own idle timeout in seconds
 // (MHD_CONNECTION_OPTION_TIMEOUT; 0: none). Call only on the connection's worker thread, while it
 // is not suspended. ParkedConnections uses it so that libmicrohttpd 0.9.75 takes a resumed

@@ -39,6 +39,16 @@ import Glibc
 ///   what its body holds of the server's body budget is given back (tester finding try10b F2:
 ///   uploads that sent 2 bytes of a declared 50 MB held the budget for good). A slow upload
 ///   that keeps sending is never cut.
+/// - **Unread answers**: a connection whose answer holds part of the server's body budget
+///   (``HTTPResponse/budgetShare``: a forwarded answer, a control answer over 64 KiB, a HAR
+///   export's page) and whose client has taken none of its bytes for ``headTimeout`` while
+///   bytes wait for it in the socket (told by `TCP_INFO`'s count of bytes acknowledged and the
+///   socket's send queue, from the first tick that sees the answer a second old) is shut down,
+///   reset rather than left to send what it holds, so that its part goes back to the budget
+///   (tester finding tester35a-F7: unread HAR exports held a small budget for libmicrohttpd's
+///   120-s idle timeout, and every other tenant's large answers got 503 meanwhile). Bytes the
+///   client takes, however few, start the time again; an answer with nothing waiting in the
+///   socket (a HAR page being made) is not timed.
 /// - **Room at the limit**: when the acceptor finds every slot taken, ``makeRoom(_:)`` closes
 ///   the connections idle longest (between requests, no request started; a keep-alive client
 ///   sees its idle connection closed, as after an idle timeout, and opens another), so new
@@ -83,6 +93,13 @@ final class ConnectionWatch: Sendable {
         /// The 408 the watch wrote when it closed the connection, as written (nil: none, or not
         /// written whole): read by ``ConnectionWatch/writtenAnswer(of:)``.
         var written: WrittenAnswer?
+        /// Its answer holds part of the body budget (``answerHoldsBudget()``, until
+        /// ``requestEnded()``).
+        let holdsAnswer = Atomic<Bool>(false)
+        /// The bytes of that answer its client had acknowledged when a tick last saw them
+        /// change, and since when (nil: nothing was waiting for the client).
+        var ackedBytes: Int64 = -1
+        var ackedSince: ContinuousClock.Instant?
 
         init(socket: Int32) {
             self.socket = socket
@@ -150,12 +167,19 @@ final class ConnectionWatch: Sendable {
             return current & State.mask < State.headTimedOut
         }
 
+        /// Its answer, queued now, holds part of the body budget: watched for a client that
+        /// takes none of it (the connection's worker).
+        func answerHoldsBudget() {
+            holdsAnswer.store(true, ordering: .relaxed)
+        }
+
         /// The request is done (its answer sent, or the connection closing); the state the
         /// watch closed it in (``State/headTimedOut``, ``State/bodyStalled``,
         /// ``State/closedIdle``), or ``State/idle`` when it did not.
         func requestEnded() -> UInt64 {
             let ended = ContinuousClock.now - opened
             endedAt.store(ended.components.seconds * 1_000_000_000 + ended.components.attoseconds / 1_000_000_000, ordering: .relaxed)
+            holdsAnswer.store(false, ordering: .relaxed)
             var current = phase.load(ordering: .relaxed)
             while current & State.mask < State.headTimedOut {
                 let (exchanged, found) = phase.compareExchange(
@@ -191,6 +215,9 @@ final class ConnectionWatch: Sendable {
         /// Closed by the watch for a request line trickled in past the head deadline, no request
         /// started (408 sent): told when the connection closes (``ConnectionWatch/closed(_:)``).
         static let lineTimedOut: UInt64 = 8
+        /// Closed by the watch because its client took none of an answer holding part of the
+        /// body budget for ``ConnectionWatch/headTimeout`` (nothing written: reset).
+        static let answerUnread: UInt64 = 9
     }
 
     /// How long a request's head may take from its request line; nil: no deadline.
@@ -337,6 +364,7 @@ final class ConnectionWatch: Sendable {
     /// second); closing stays under it (``closed(_:)``).
     private func tick() {
         let now = ContinuousClock.now
+        var answering: [(connection: Connection, phase: UInt64)] = []
         let quiet = connections.withLock { connections in
             var asked: [(connection: Connection, phase: UInt64, seenFor: Duration, firstLook: Bool)] = []
             for connection in connections.values {
@@ -356,6 +384,8 @@ final class ConnectionWatch: Sendable {
                 switch phase & State.mask {
                 case State.body where seenFor >= Self.minimumIdleAge:
                     asked.append((connection, phase, seenFor, false))
+                case State.busy where headTimeout != nil && seenFor >= Self.minimumIdleAge:
+                    if connection.holdsAnswer.load(ordering: .relaxed) { answering.append((connection, phase)) }
                 case State.head:
                     guard let headTimeout, seenFor >= headTimeout else { continue }
                     if close(connection, from: phase, as: State.headTimedOut, answer: slowHeadAnswer) { closedSlow.add(1, ordering: .relaxed) }
@@ -381,6 +411,7 @@ final class ConnectionWatch: Sendable {
             }
             return asked
         }
+        if !answering.isEmpty { lookAtAnswers(answering, at: now) }
         guard !quiet.isEmpty else { return }
         // How long each socket has received nothing. A socket closed meanwhile (its descriptor
         // perhaps reused) has lost its record: its answer is not used.
@@ -429,6 +460,35 @@ final class ConnectionWatch: Sendable {
         }
     }
 
+    /// Shuts down each of `answering` (connections whose answer holds part of the body budget,
+    /// seen in the same phase for a second) whose client has taken none of the bytes waiting
+    /// for it in the socket for ``headTimeout`` (``State/answerUnread``). One `TCP_INFO` read and
+    /// one `SIOCOUTQ` per connection, outside the lock.
+    private func lookAtAnswers(_ answering: [(connection: Connection, phase: UInt64)], at now: ContinuousClock.Instant) {
+        let found = answering.map { candidate in
+            var acked: Int64 = -1
+            let waiting = catbird_socket_answer_progress(candidate.connection.socket, &acked)
+            return (candidate, acked, waiting)
+        }
+        connections.withLock { connections in
+            for (candidate, acked, waiting) in found where waiting >= 0 && acked >= 0 && connections[ObjectIdentifier(candidate.connection)] != nil {
+                let connection = candidate.connection
+                guard connection.phase.load(ordering: .relaxed) == candidate.phase else { continue }
+                // Nothing waits for the client (its answer's next part is being made), or it
+                // took bytes since: timed again from now.
+                guard waiting > 0, acked == connection.ackedBytes, let since = connection.ackedSince else {
+                    connection.ackedBytes = acked
+                    connection.ackedSince = waiting > 0 ? now : nil
+                    continue
+                }
+                if let headTimeout, now - since >= headTimeout,
+                   close(connection, from: candidate.phase, as: State.answerUnread, answer: nil) {
+                    closedSlow.add(1, ordering: .relaxed)
+                }
+            }
+        }
+    }
+
     /// Closes idle `connection` (unless its worker moved it on from `phase` meanwhile) whose
     /// client has sent its end of stream: its socket is in `CLOSE_WAIT`, yet libmicrohttpd
     /// 0.9.75 holds it open. That library polls a connection edge-triggered and takes a read
@@ -456,6 +516,8 @@ final class ConnectionWatch: Sendable {
         connection.seenSince = now
         connection.partialSince = nil
         connection.quietSince = nil
+        connection.ackedBytes = -1
+        connection.ackedSince = nil
         return true
     }
 
@@ -467,6 +529,12 @@ final class ConnectionWatch: Sendable {
         else { return false }
         let socket = connection.socket
         guard let answer else {
+            if state == State.answerUnread {
+                // Reset when closed: what the socket holds for a client that takes nothing is
+                // dropped, not kept by the kernel for retries.
+                var abort = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(socket, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+            }
             shutdown(socket, Int32(SHUT_RDWR))
             return true
         }

@@ -8,6 +8,10 @@ public enum HTTPAnswerCutShort: Sendable, Equatable {
     case clientLeft
     /// The client read nothing for the connection's idle timeout, which closed it.
     case timedOut
+    /// The answer held part of the server's body budget (``HTTPResponse/budgetShare``) and its
+    /// client took none of its bytes for `limit` (the head deadline), so the server closed the
+    /// connection (``ConnectionWatch``'s unread answers).
+    case unread(limit: Duration)
     /// The server stopped before the whole answer was sent.
     case serverStopped
     /// A file answer's body ended before the length its head announced, and the connection was

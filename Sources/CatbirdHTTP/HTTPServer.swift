@@ -77,8 +77,9 @@ public final class HTTPServer: Sendable {
     public var bufferedBodyBytes: Int { core.bodyBudget.taken }
 
     /// Connections the server closed since it started: idle ones to make room at the connection
-    /// limit, and slow heads and stalled bodies (``Configuration/headTimeout``; a stalled body
-    /// also to make room). For tests and diagnostics.
+    /// limit, and slow heads, stalled bodies and answers held in the body budget that their
+    /// client took none of (``Configuration/headTimeout``; a stalled body also to make room).
+    /// For tests and diagnostics.
     public var closedConnections: (idle: Int, slowHeads: Int) {
         (core.watch.closedIdle.load(ordering: .relaxed), core.watch.closedSlow.load(ordering: .relaxed))
     }

@@ -133,6 +133,8 @@ final class ServerCore: Sendable {
                 ? .noRoomToAnswer(room: context.responseHeadRoom) : unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
             core.handler.requestEndedUnanswered(core.request(from: context), ending: ending)
+        } else if context.answerTag != 0, closedAs == ConnectionWatch.State.answerUnread {
+            core.handler.answerCutShort(core.request(from: context), tag: context.answerTag, ending: .unread(limit: core.watch.headTimeout ?? .zero))
         } else if context.answerTag != 0, let ending = context.fileEndedEarly {
             // Ended as complete by libmicrohttpd: the stream shut the socket and ended the body.
             core.handler.answerCutShort(core.request(from: context), tag: context.answerTag, ending: ending)
@@ -507,6 +509,7 @@ final class ServerCore: Sendable {
         if let share = response.budgetShare { context.answerShare = share }
         guard let delay = response.delay, delay > .zero else {
             context.answerTag = response.completionTag
+            if context.answerShare != nil { context.watched?._withUnsafeGuaranteedRef { $0.answerHoldsBudget() } }
             return queue(response, on: connection, for: context)
         }
         var undelayed = response

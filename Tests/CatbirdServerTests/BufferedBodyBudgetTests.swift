@@ -312,4 +312,51 @@ final class ForwardedAnswerBudgetTests: XCTestCase {
         XCTAssertEqual(again.status, 200, again.text)
         XCTAssertEqual(again.body.count, size)
     }
+
+    /// tester finding tester35a-F7's kind, for a forwarded answer: a client that read none of
+    /// it held its share until libmicrohttpd's 120-s idle timeout. With `--head-timeout 2s`, the
+    /// slow reader above (nothing read past the status line) has its connection reset within
+    /// seconds, its journal entry says why, and the next large answer is forwarded at once.
+    func testAForwardedAnswerItsClientTakesNothingOfIsCutAfterTheHeadTimeout() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-budget-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 8 << 20
+        try Data(repeating: UInt8(ascii: "b"), count: size).write(to: directory.appendingPathComponent("big.bin"))
+        let upstream = try Upstream(directory: directory.path)
+        defer { upstream.stop() }
+        let server = try TestServer {
+            $0.redirectURL = upstream.baseURL
+            $0.maxBodySize = size
+            $0.maxBufferedBodies = 10 << 20
+            $0.headTimeout = .seconds(2)
+        }
+        defer { server.removeFiles() }
+
+        let slow = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
+        try slow.send(raw: Array("GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        XCTAssertEqual(String(decoding: slow.read(upTo: 12, within: 20), as: UTF8.self), "HTTP/1.1 200")
+        let began = ContinuousClock.now
+        let refused = try server.client().request("GET", "/big.bin")
+        XCTAssertEqual(refused.status, 503, "the slow reader holds the budget: \(refused.text)")
+
+        let deadline = ContinuousClock.now + .seconds(15)
+        var again = try server.client().request("GET", "/big.bin")
+        while again.status == 503, ContinuousClock.now < deadline {
+            usleep(250_000)
+            again = try server.client().request("GET", "/big.bin")
+        }
+        XCTAssertEqual(again.status, 200, again.text)
+        XCTAssertEqual(again.body.count, size)
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - began, .seconds(2), "not before the head timeout")
+        let (bytes, closed) = slow.readUntilClosed(within: 5)
+        XCTAssertTrue(closed, "the slow reader's connection was closed")
+        XCTAssertLessThan(bytes.count, size, "before its answer was sent")
+
+        let journal = try E2E.journal(try server.client(), tenant: nil)
+        let problems = journal.compactMap { $0["problem"] as? String }
+        XCTAssertTrue(
+            problems.contains { $0.contains("the client read nothing of the answer for 2 s (--head-timeout) while it held part of --max-buffered-bodies") },
+            "\(problems)")
+    }
 }

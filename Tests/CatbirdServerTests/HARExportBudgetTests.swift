@@ -75,6 +75,61 @@ final class HARExportBudgetTests: XCTestCase {
         XCTAssertEqual(again.status, 200, "the hung-up exports' bytes are given back: \(again.text)")
     }
 
+    /// Regression (tester finding tester35a-F7): two tenants' HAR exports whose clients read
+    /// nothing held a small budget until libmicrohttpd's 120-s idle timeout closed them, and
+    /// every other tenant's exports and large journal pages got 503 meanwhile. Now an answer
+    /// holding part of the budget whose client takes none of its bytes for `--head-timeout`
+    /// (2 s here) is reset. Scaled as above: 3 tenants' 160 uploads of 64 KiB (exports of about
+    /// 14 MB, far more than the sockets' buffers take), one unread export each of tenants 0 and 1
+    /// (two whole pages' 3 MiB fill the budget): tenant 2's export gets
+    /// the 503, then, within seconds and with the stalled clients still connected, a whole 200;
+    /// the stalled connections were reset before their exports were sent. A client that
+    /// keeps reading, 1 KiB every half second through a 2 KiB receive buffer for 6 s (three
+    /// head timeouts), is not cut: its export ends whole.
+    func testAnExportWhoseClientReadsNothingIsClosedAfterTheHeadTimeout() throws {
+        let server = try TestServer {
+            $0.maxBodySize = Self.mebibyte
+            $0.maxBufferedBodies = 8 * Self.mebibyte
+            $0.headTimeout = .seconds(2)
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let tenants = (0..<3).map { "ur\($0)" }
+        try journal(Array(repeating: [UInt8](repeating: UInt8(ascii: "u"), count: 64 << 10), count: 160), of: tenants, client)
+
+        let (stalled, heads) = try unreadExports(of: Array(tenants.prefix(2)), server)
+        XCTAssertEqual(heads.map(\.status), ["HTTP/1.1 200", "HTTP/1.1 200"], "\(heads.map(\.head))")
+        let refused = try client.request("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "ur2")])
+        XCTAssertEqual(refused.status, 503, "the budget is full: \(refused.text.prefix(300))")
+        XCTAssertTrue(refused.text.contains("--max-buffered-bodies"), refused.text)
+
+        let deadline = ContinuousClock.now + .seconds(15)
+        var again = refused
+        while again.status != 200, ContinuousClock.now < deadline {
+            usleep(250_000)
+            again = try client.request("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "ur2")])
+        }
+        XCTAssertEqual(again.status, 200, "the unread exports' bytes are given back: \(again.text.prefix(300))")
+        XCTAssertTrue(again.text.hasSuffix("]}}"), "whole: \(again.text.suffix(100))")
+        for export in stalled {
+            let (bytes, closed) = export.readUntilClosed(within: 5)
+            XCTAssertTrue(closed, "the stalled connection was closed")
+            XCTAssertFalse(String(decoding: bytes, as: UTF8.self).contains("]}}\r\n0\r\n"), "cut before its end")
+        }
+
+        let slow = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
+        try slow.send("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "ur0")])
+        var received: [UInt8] = []
+        for _ in 0..<12 {
+            received += slow.read(upTo: 1024, within: 1)
+            usleep(500_000)
+        }
+        XCTAssertTrue(String(decoding: received.prefix(12), as: UTF8.self) == "HTTP/1.1 200", String(decoding: received.prefix(200), as: UTF8.self))
+        let rest = slow.readUntilQuiet(firstByteWithin: 5000, quietAfter: 2000)
+        let text = String(decoding: received + rest, as: UTF8.self)
+        XCTAssertTrue(text.hasSuffix("]}}\r\n0\r\n\r\n"), "whole: \(text.suffix(100))")
+    }
+
     /// Regression (tester finding tester27b-F1): tenants whose first 64 entries were small
     /// (100 bytes) and the next 80 large (80,000 bytes): with the budget full, all 32 of their
     /// unread exports were taken (their first page fit), and their later pages then held 3.2 MB
