@@ -135,6 +135,44 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(answer.object["error"] as? Bool, true)
     }
 
+    /// Regression (tester finding tester36a-F3): a sidecar that exists but cannot be used (a
+    /// symlink leading outside the mocks directory, a dangling one, a directory, a FIFO) was
+    /// taken for none: its file answered 200 with a guessed `Content-Type` where the sidecar
+    /// said 401, nothing logged or journaled. Each now answers 500 naming the sidecar and why;
+    /// a symlink to a sidecar inside the directory is still followed.
+    func testASidecarThatExistsButCannotBeUsedAnswers500SayingWhy() throws {
+        let shared = #"{"status":401,"headers":{"WWW-Authenticate":"Bearer"}}"#
+        try Data(shared.utf8).write(to: outside.appendingPathComponent("401.json"))
+        try write("shared/401.json", shared)
+        for name in ["auth", "auth2", "dir", "fifo", "gone"] { try write("\(name).txt", "b") }
+        let fileManager = FileManager.default
+        try fileManager.createSymbolicLink(
+            atPath: mocksDirectory.appendingPathComponent("auth.txt.catbird-response.json").path, withDestinationPath: outside.appendingPathComponent("401.json").path)
+        try fileManager.createSymbolicLink(atPath: mocksDirectory.appendingPathComponent("auth2.txt.catbird-response.json").path, withDestinationPath: "shared/401.json")
+        try fileManager.createDirectory(at: mocksDirectory.appendingPathComponent("dir.txt.catbird-response.json"), withIntermediateDirectories: false)
+        XCTAssertEqual(mkfifo(mocksDirectory.appendingPathComponent("fifo.txt.catbird-response.json").path, 0o644), 0)
+        try fileManager.createSymbolicLink(atPath: mocksDirectory.appendingPathComponent("gone.txt.catbird-response.json").path, withDestinationPath: "nothing.json")
+        let server = try server()
+
+        let followed = try server.client().request("GET", "/auth2.txt")
+        XCTAssertEqual(followed.status, 401, "a symlink inside the directory is followed")
+        XCTAssertEqual(followed.header("WWW-Authenticate"), "Bearer")
+        let expected = [
+            "auth": "it is a symlink, or under one, leading outside the mocks directory: symlinks are followed only within it",
+            "dir": "it is a directory, not a regular file",
+            "fifo": "it is a FIFO, not a regular file",
+            "gone": "it is a symlink to nothing (its target does not exist)",
+        ]
+        for (name, reason) in expected {
+            let answer = try server.client().request("GET", "/\(name).txt")
+            XCTAssertEqual(answer.status, 500, "\(name): \(answer.text)")
+            XCTAssertEqual(answer.object["error"] as? Bool, true)
+            let text = answer.object["reason"] as? String ?? ""
+            XCTAssertTrue(text.hasPrefix("file mock sidecar '"), text)
+            XCTAssertTrue(text.contains("\(name).txt.catbird-response.json': \(reason)"), text)
+        }
+    }
+
     /// Tester finding try8a F10: `{"satus":201,"header":{"X-Trace":"1"}}` was served as a plain
     /// 200 without `X-Trace`, nothing said; an unknown key is refused like a wrong value.
     func testASidecarWithAMisspelledKeyAnswers500NamingIt() throws {

@@ -100,6 +100,8 @@ public struct FileMockDirectory: Sendable {
             } catch {
                 throw .badSidecar(path: sidecarPath, reason: error.reason)
             }
+        } else if let reason = unusableSidecar(name + FileMockSidecar.suffix) {
+            throw .badSidecar(path: sidecarPath, reason: reason)
         } else if let type = mediaTypes.type(forFileName: name) {
             sidecar.headers = [(name: "Content-Type", value: type)]
         }
@@ -107,6 +109,27 @@ public struct FileMockDirectory: Sendable {
         // A Content-Length is the file's size (checked above); the server sends its own.
         let headers = sidecar.headers.filter { $0.name.lowercased() != "content-length" }
         return FileMock(path: path, size: size, status: sidecar.status, headers: headers, entityTag: tag)
+    }
+
+    /// Why the sidecar `name` (relative to ``root``), which is not a regular file inside the
+    /// directory, cannot be used, when something of that name exists; nil when nothing does (the
+    /// file has no sidecar). Tester finding tester36a-F3: a sidecar that was a symlink leading
+    /// outside the directory, a directory or a FIFO was taken for none, and its file answered 200
+    /// with a guessed `Content-Type` where the sidecar said 401, with no reason anywhere.
+    func unusableSidecar(_ name: String) -> String? {
+        var info = stat()
+        guard lstat(root + "/" + name, &info) == 0 else { return nil }
+        guard let resolved = confined(name) else {
+            return Self.realPath(root + "/" + name) == nil
+                ? "it is a symlink to nothing (its target does not exist)"
+                : "it is a symlink, or under one, leading outside the mocks directory: symlinks are followed only within it"
+        }
+        guard stat(resolved, &info) == 0 else { return "it cannot be read" }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return "it is a directory, not a regular file"
+        case S_IFIFO: return "it is a FIFO, not a regular file"
+        default: return "it is not a regular file"
+        }
     }
 
     /// `root/name` with symlinks resolved, when it exists and lies inside ``root``. Inside means
