@@ -36,6 +36,36 @@ final class HARResponseContentTests: RecordingTestCase {
         try assertDecoded(try exported(try replayer.client(), "/gzip"), compressedSize: sent.body.count)
     }
 
+    /// Regression (tester findings tester36a-F1, F2): exported with `bodies=false`, the gzip
+    /// answer's `content.size` was its compressed size with no word of it and no `compression`,
+    /// and a body the journal cut short said "the journal kept the first 0 of N bytes
+    /// (--journal-body-limit)". Now both say the body was left out, the gzip one that its size
+    /// is the bytes sent; a body that was not cut says so too (it had no comment).
+    func testAnExportWithoutBodiesSaysTheBodiesWereLeftOut() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let sent = try client.request("GET", "/gzip", headers: [("Accept-Encoding", "gzip")])
+        XCTAssertEqual(sent.header("Content-Encoding"), "gzip")
+        _ = try client.request("POST", "/cut", body: [UInt8](repeating: 0x61, count: 70_000))  // past the 64 KiB kept
+        let har = try client.request("GET", "/catbird/api/requests.har?bodies=false")
+        XCTAssertEqual(har.status, 200, har.text)
+        let entries = ((har.object["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        func entry(_ path: String) throws -> [String: Any] {
+            try XCTUnwrap(entries.first { ($0["request"] as? [String: Any])?["url"] as? String == "http://127.0.0.1\(path)" }, har.text)
+        }
+        let gzip = try XCTUnwrap(try entry("/gzip")["response"] as? [String: Any])
+        let content = try XCTUnwrap(gzip["content"] as? [String: Any])
+        XCTAssertEqual(JSONNumber.int(content["size"]), sent.body.count, "\(content)")
+        XCTAssertEqual(JSONNumber.int(gzip["bodySize"]), sent.body.count)
+        XCTAssertNil(content["text"])
+        XCTAssertEqual(
+            content["comment"] as? String,
+            "the body was left out of this export (bodies=false); size is the bytes sent (Content-Encoding: gzip), not decoded")
+        let cut = try XCTUnwrap((try entry("/cut")["request"] as? [String: Any])?["postData"] as? [String: Any])
+        XCTAssertEqual(cut["comment"] as? String, "the body was left out of this export (bodies=false)", "\(cut)")
+        XCTAssertEqual(cut["text"] as? String, "", "postData's text is required: empty")
+    }
+
     /// Asserts `entry`'s content is the upstream's `/gzip` JSON decoded.
     private func assertDecoded(_ entry: [String: Any], compressedSize: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         let response = try XCTUnwrap(entry["response"] as? [String: Any], file: file, line: line)

@@ -15,16 +15,28 @@ extension HAREntry {
     /// the `comment` says why: a coding zlib does not undo (`br`, `zstd`), data that is not of
     /// its coding, more than `decodedLimit` bytes once decoded, or a body the journal kept
     /// only the start of (`--journal-body-limit`), which cannot be decoded whole.
-    static func content(_ message: JournalExportEntry.Message, mimeType: String, decodedLimit: Int) -> Content {
+    ///
+    /// Read without its body (`bodies=false`, `bodies` false), a body that was not empty has
+    /// `size` the bytes sent and a `comment` saying it was left out, and that this size is not
+    /// the decoded one when it had a `Content-Encoding` (tester findings tester36a-F1: it said
+    /// "the journal kept the first 0 of N bytes (--journal-body-limit)"; F2: a gzip answer's
+    /// compressed size stood as `size`, unexplained).
+    static func content(_ message: JournalExportEntry.Message, mimeType: String, decodedLimit: Int, bodies: Bool = true) -> Content {
+        // Every `Content-Encoding` line, one list, as mock matching reads them (tester35a-F2).
+        let lines = message.headers.filter { $0.name.lowercased() == "content-encoding" }.map(\.value)
+        let coding = lines.joined(separator: ", ")
+        if !bodies, message.bodySize > 0 {
+            let sizeNote = ContentDecoding.codings(coding).isEmpty ? "" : "; size is the bytes sent (Content-Encoding: \(coding)), not decoded"
+            return Content(
+                size: message.bodySize, mimeType: mimeType, text: nil, encoding: nil,
+                comment: "the body was left out of this export (bodies=false)" + sizeNote)
+        }
         let truncated = truncation(message)
         let asSent = { (why: String?) -> Content in
             let (text, encoding) = text(message.body, contentType: mimeType)
             let comment = [truncated, why].compactMap { $0 }.joined(separator: "; ")
             return Content(size: message.bodySize, mimeType: mimeType, text: text, encoding: encoding, comment: comment.isEmpty ? nil : comment)
         }
-        // Every `Content-Encoding` line, one list, as mock matching reads them (tester35a-F2).
-        let lines = message.headers.filter { $0.name.lowercased() == "content-encoding" }.map(\.value)
-        let coding = lines.joined(separator: ", ")
         guard !message.body.isEmpty, !lines.isEmpty, !ContentDecoding.codings(coding).isEmpty else { return asSent(nil) }
         let named = "Content-Encoding: \(coding)"
         if let other = ContentDecoding.codings(coding).first(where: { !ContentDecoding.decodedCodings.contains($0) }) {

@@ -13,7 +13,7 @@ import Foundation
 /// charset (``BodyText``: UTF-8, or ISO-8859-1 byte by byte), else base64 with
 /// `encoding: "base64"` (the request's `postData` says so in `_encoding`, as HAR 1.2 has no such
 /// field there); a body sent with a `Content-Encoding`, a request's or a response's, is given
-/// decoded (``content(_:mimeType:decodedLimit:)``); a body the journal cut short says so in its `comment`.
+/// decoded (``content(_:mimeType:decodedLimit:bodies:)``); a body the journal cut short says so in its `comment`.
 struct HAREntry: Encodable {
     let startedDateTime: String
     /// Milliseconds: the sum of `timings`.
@@ -122,8 +122,9 @@ extension HAREntry {
     /// - Parameter origin: the server's base URL (`http://127.0.0.1:8080`), for an origin-form
     ///   target of a request that carried no `Host`.
     /// - Parameter decodedLimit: the most bytes a body (request or response) is decoded to from its
-    ///   `Content-Encoding` (``content(_:mimeType:decodedLimit:)``).
-    init(_ entry: JournalExportEntry, origin: String, decodedLimit: Int) {
+    ///   `Content-Encoding` (``content(_:mimeType:decodedLimit:bodies:)``).
+    /// - Parameter bodies: whether the entry was read with its bodies (`bodies=false`: without).
+    init(_ entry: JournalExportEntry, origin: String, decodedLimit: Int, bodies: Bool = true) {
         let sent = Message(entry.request)
         let received = Message(entry.response)
         startedDateTime = entry.time
@@ -132,12 +133,12 @@ extension HAREntry {
             method: entry.method, url: Self.absoluteURL(entry.url, method: entry.method, host: sent.first("Host"), origin: origin),
             cookies: Self.requestCookies(entry.request.headers), headers: sent.headers, queryString: Self.queryString(entry.url),
             postData: entry.request.bodySize == 0 && entry.request.body.isEmpty
-                ? nil : PostData(Self.content(entry.request, mimeType: sent.mimeType, decodedLimit: decodedLimit)),
+                ? nil : PostData(Self.content(entry.request, mimeType: sent.mimeType, decodedLimit: decodedLimit, bodies: bodies)),
             bodySize: entry.request.bodySize)
         response = Response(
             status: entry.status, statusText: HTTPStatus.reasonPhrase(for: entry.status),
             cookies: Self.responseCookies(entry.response.headers), headers: received.headers,
-            content: Self.content(entry.response, mimeType: received.mimeType, decodedLimit: decodedLimit),
+            content: Self.content(entry.response, mimeType: received.mimeType, decodedLimit: decodedLimit, bodies: bodies),
             redirectURL: received.first("Location") ?? "", bodySize: entry.response.bodySize)
         timings = Timings(send: 0, wait: entry.durationMs, receive: 0)
         _catbird = Catbird(
@@ -147,7 +148,7 @@ extension HAREntry {
 
     /// What a request and a response are mapped to alike: the header fields in order and the
     /// `Content-Type` as MIME type (`""` without one); their bodies are given by
-    /// ``content(_:mimeType:decodedLimit:)``.
+    /// ``content(_:mimeType:decodedLimit:bodies:)``.
     private struct Message {
         let fields: [(name: String, value: String)]
         let headers: [NameValue]

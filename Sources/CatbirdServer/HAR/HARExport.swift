@@ -236,7 +236,7 @@ final class HARExport: Sendable {
         encoder.outputFormatting = [.withoutEscapingSlashes]
         for entry in entries {
             if state.entriesWritten > 0 { state.pending.append(UInt8(ascii: ",")) }
-            state.pending += try encoder.encode(HAREntry(entry, origin: origin, decodedLimit: decodedLimit(pageSize: pageSize)))
+            state.pending += try encoder.encode(HAREntry(entry, origin: origin, decodedLimit: decodedLimit(pageSize: pageSize), bodies: query.includeBodies))
             state.entriesWritten += 1
             state.cursor = entry.id
         }
