@@ -37,10 +37,49 @@ extension CatbirdServer.Settings {
             if !exists && !recordMode {
                 throw UnusableOption(option: "mocks-dir", problem: "the directory '\(path)' does not exist (record mode creates it; serving needs it)")
             }
+            if !exists, let reason = Self.whyNotCreatable(path) {
+                throw UnusableOption(option: "mocks-dir", problem: "the directory '\(path)' does not exist and record mode cannot create it: \(reason)")
+            }
         }
         if let path = upstreamCAFile {
             try Self.checkCertificateFile(path)
         }
+    }
+
+    /// Why the missing directory `path` could not be created with its missing parents, judged
+    /// from its nearest existing ancestor (nothing is created here: the options are checked
+    /// before anything is touched): that ancestor is no directory, or this process may not
+    /// create entries in it. Nil when it can be. Tester finding tester36a-F5: record mode found
+    /// out only after opening the database, and exited 1 with "does not exist or is not a
+    /// directory", hiding why.
+    static func whyNotCreatable(_ path: String) -> String? {
+        var ancestor = URL(fileURLWithPath: path).standardizedFileURL
+        while !FileManager.default.fileExists(atPath: ancestor.path), ancestor.path != "/" {
+            ancestor.deleteLastPathComponent()
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: ancestor.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return "'\(ancestor.path)' is a file, not a directory"
+        }
+        guard access(ancestor.path, W_OK | X_OK) == 0 else {
+            return "this process may not create entries in '\(ancestor.path)' (\(String(cString: strerror(errno))))"
+        }
+        return nil
+    }
+
+    /// Creates directory `path` and its missing parents (`mkdir -p`, mode 0777 less the umask);
+    /// nil when done or it exists, else the directory that failed and the system's reason.
+    static func createDirectory(_ path: String) -> String? {
+        var made = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            made += "/" + component
+            if mkdir(made, 0o777) != 0, errno != EEXIST {
+                return "mkdir '\(made)': \(String(cString: strerror(errno)))"
+            }
+        }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? nil : "'\(path)' is not a directory"
     }
 
     /// A readable file of at most 16 MiB holding a PEM certificate block.

@@ -311,7 +311,11 @@ public final class CatbirdServer: Sendable {
         guard let client else { return nil }
         var recorder: FileMockRecorder?
         if settings.recordMode, let path = settings.mocksDirectory {
-            try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            // What the option check could not foresee (a file system that refuses, such as /proc):
+            // the system's reason, not "does not exist" (tester finding tester36a-F5).
+            if let failure = Settings.createDirectory(path) {
+                throw FileMockError.cannotRecord(path: path, reason: "record mode cannot create the mocks directory: \(failure)")
+            }
             recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping))
         }
         var serving = UpstreamServing(

@@ -34,6 +34,25 @@ final class StartupOptionChecksTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester36a-F5): record mode with `--mocks-dir afile/sub`, where
+    /// `afile` is a file, opened and migrated the database, then exited 1 with "mocks directory
+    /// 'afile/sub' does not exist or is not a directory". Now it exits 2 before the database,
+    /// naming the file in the way; a missing directory it can make is made, parents included.
+    func testARecordingDirectoryThatCannotBeCreatedIsRefusedBeforeTheDatabase() throws {
+        let file = directory.appendingPathComponent("afile")
+        try Data("x".utf8).write(to: file)
+        let result = try run([
+            "--port", "\(try FreePort.next())", "--db", "cli.sqlite", "--record", "--redirect-url", "http://127.0.0.1:9",
+            "--mocks-dir", file.path + "/sub",
+        ])
+        XCTAssertEqual(result.status, 2, result.output)
+        XCTAssertTrue(
+            result.stderr.contains("--mocks-dir: the directory '\(file.path)/sub' does not exist and record mode cannot create it: '\(file.path)' is a file, not a directory"),
+            result.stderr)
+        XCTAssertFalse(result.stderr.contains("applied migrations"), result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["afile"])
+    }
+
     /// Regression: `--upstream-ca-file /etc/passwd` started without complaint.
     func testAnUpstreamCAFileWithoutAPEMCertificateIsRefused() throws {
         for path in ["/etc/passwd", directory.path, "/no/such/ca.pem"] {
