@@ -318,8 +318,10 @@ public final class CatbirdServer: Sendable {
             }
             recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping))
         }
+        var forwarding = Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled)
+        forwarding.recording = recorder != nil
         var serving = UpstreamServing(
-            forwarding: Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled),
+            forwarding: forwarding,
             client: client, recorder: recorder, cors: settings.corsPolicy, admin: AdminAccess(token: settings.adminToken), log: log)
         serving.recordsOnceJournaled = settings.durability == .strict
         return serving

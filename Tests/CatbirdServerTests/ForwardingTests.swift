@@ -241,6 +241,27 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertFalse((try CurlClient.run([url(plain, "/plain/origin")]).object["reason"] as? String ?? "?").contains("forward"))
     }
 
+    /// Regression (tester finding tester36a-F4): with `--record --proxy` and no redirect URL, a
+    /// request for a path whose file is in the mocks directory got the 404 above, which neither
+    /// served the file (no file is served while recording) nor named that rule. Its reason now
+    /// ends with it.
+    func testARecordingProxysFourOhFourForAPathSaysFilesAreNotServedWhileRecording() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-recpo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(#"{"local":1}"#.utf8).write(to: directory.appendingPathComponent("local.json"))
+        let server = try TestServer {
+            $0.proxyEnabled = true
+            $0.recordMode = true
+            $0.mocksDirectory = directory.path
+        }
+        let answer = try CurlClient.run([url(server, "/local.json")])
+        XCTAssertEqual(answer.status, 404, answer.text)
+        XCTAssertTrue((answer.object["reason"] as? String ?? "").hasSuffix(
+            "a request for a path is forwarded with --redirect-url (docs/files.md#redirect-and-proxy); nor is a file of the mocks "
+                + "directory served while recording (--record; docs/files.md#recording)"), answer.text)
+    }
+
     func testControlRoutesAreNeverForwarded() throws {
         let server = try redirecting()
         let mocks = try CurlClient.run([url(server, "/catbird/api/mocks")])

@@ -14,6 +14,9 @@ struct Forwarding: Sendable {
     /// digits, new at each start): a request that arrives already carrying it has come round
     /// a loop (``isLoop(_:)``). Distinct per process, so one Catbird may forward to another.
     let hopName: String
+    /// Whether record mode is on (`--record`), which serves no file mocks: said in the 404 of a
+    /// request that is never forwarded (``missHint(for:)``).
+    var recording = false
 
     /// Where a request goes and how the journal names it.
     struct Destination: Equatable {
@@ -126,8 +129,11 @@ struct Forwarding: Sendable {
     func missHint(for target: String) -> String? {
         guard !forwardsForm(of: target), !CatbirdHandler.isControlTarget(target) else { return nil }
         if target.utf8.first == UInt8(ascii: "/") {
+            // Tester finding tester36a-F4: with --record --proxy, a path's file in the mocks
+            // directory was neither served nor named.
+            let files = recording ? "; nor is a file of the mocks directory served while recording (--record; docs/files.md#recording)" : ""
             return "not forwarded: this server forwards only absolute-form requests (an HTTP proxy's, --proxy); "
-                + "a request for a path is forwarded with --redirect-url (docs/files.md#redirect-and-proxy)"
+                + "a request for a path is forwarded with --redirect-url (docs/files.md#redirect-and-proxy)" + files
         }
         guard let redirectBase else { return nil }
         return "not forwarded: this server forwards only requests for a path, to \(URLPassword.hidden(in: redirectBase)); "
