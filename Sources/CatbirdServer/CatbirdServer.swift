@@ -316,7 +316,9 @@ public final class CatbirdServer: Sendable {
             if let failure = Settings.createDirectory(path) {
                 throw FileMockError.cannotRecord(path: path, reason: "record mode cannot create the mocks directory: \(failure)")
             }
-            recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping))
+            recorder = FileMockRecorder(directory: try mocksDirectory(path, settings, log: log, isStopping: isStopping)) { from, to in
+                log.info("record mode: moved '\(from)' (and its sidecar) to '\(to)' to record under it; journal entries that named '\(from)' still do (docs/files.md#recording)")
+            }
         }
         var forwarding = Forwarding(redirectURL: settings.redirectURL, proxyEnabled: settings.proxyEnabled)
         forwarding.recording = recorder != nil

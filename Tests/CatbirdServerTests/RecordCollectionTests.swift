@@ -19,6 +19,32 @@ final class RecordCollectionTests: RecordingTestCase {
             && !isDirectory.boolValue
     }
 
+    /// Regression (tester finding tester36a-F6): a collection's recording moved into its
+    /// `index` by its item's recording was reported nowhere, while the earlier journal entry
+    /// kept naming what had become a directory. The move is now logged at info.
+    func testACollectionMovedIntoItsIndexIsLogged() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-moved-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let server = try LaunchedServer(
+            [
+                "--port", "\(try FreePort.next())", "--db", work.appendingPathComponent("db.sqlite").path, "--log-level", "info",
+                "--record", "--redirect-url", upstream.baseURL, "--mocks-dir", mocksDirectory.path,
+            ],
+            in: work)
+        defer { _ = try? server.terminate() }
+        let client = try RawHTTPClient(port: server.port)
+        XCTAssertEqual(try client.request("GET", "/echo/mv").status, 200)
+        XCTAssertEqual(try client.request("GET", "/echo/mv/1").status, 200)
+        let root = mocksDirectory.resolvingSymlinksInPath().path
+        let exit = try server.terminate()
+        XCTAssertTrue(
+            exit.stderr.contains(
+                "[info] record mode: moved '\(root)/echo/mv' (and its sidecar) to '\(root)/echo/mv/index' to record under it; "
+                    + "journal entries that named '\(root)/echo/mv' still do (docs/files.md#recording)"),
+            exit.stderr)
+    }
+
     func testACollectionAndItsItemsAreRecordedInEitherOrderAndReplay() throws {
         let recorder = try server(recording: true)
         // Items first, then the collection (its name is a directory by then) ...

@@ -68,7 +68,10 @@ extension FileMockRecorder {
             }
             return false
         }
-        if moved { movedTarget(from: path, to: path + "/index") }
+        if moved {
+            movedTarget(from: path, to: path + "/index")
+            movedIntoIndex?(path, path + "/index")
+        }
     }
 
     /// Turns the file at `path` (a recording of a collection, `api/users`) into the `index` of a

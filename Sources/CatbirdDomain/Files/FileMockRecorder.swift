@@ -64,9 +64,17 @@ public final class FileMockRecorder: Sendable {
     /// followed; about 1 MB).
     public static let followedFiles = 10_000
 
-    public init(directory: FileMockDirectory) {
+    /// Told, after the rename, that a collection's recording at `from` (and its sidecar) was
+    /// moved to `to` (its `index`) to make room for a recording under it: the journal entries
+    /// and HAR files that named `from` keep naming it (tester finding tester36a-F6: the move
+    /// was reported nowhere). Must not block.
+    let movedIntoIndex: (@Sendable (_ from: String, _ to: String) -> Void)?
+
+    /// - Parameter movedIntoIndex: told of each collection moved into its `index` (``movedIntoIndex``).
+    public init(directory: FileMockDirectory, movedIntoIndex: (@Sendable (_ from: String, _ to: String) -> Void)? = nil) {
         self.directory = directory
         self.directoryLock = RecordingDirectoryLock(path: directory.root)
+        self.movedIntoIndex = movedIntoIndex
     }
 
     /// Runs `body` with the renames serialised in this process (``renames``, its count passed
