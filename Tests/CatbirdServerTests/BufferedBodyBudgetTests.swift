@@ -258,6 +258,31 @@ final class BufferedBodyBudgetTests: XCTestCase {
 /// clients that did not read a 45 MB answer held 918 MB. Its bytes now come from the same
 /// budget as request bodies, as they arrive from the upstream, until the answer was sent.
 final class ForwardedAnswerBudgetTests: XCTestCase {
+    private static let size = 8 << 20
+
+    /// Runs `body` with a server (`--max-body-size 8mb`, `--max-buffered-bodies 10mb`, then `configure`) redirecting to an
+    /// upstream that serves the 8 MiB file `/big.bin` (a byte set every 4 KiB), and its content.
+    private func withBigFileBehindRedirect(
+        _ configure: (inout CatbirdServer.Settings) -> Void = { _ in }, _ body: (TestServer, Data) throws -> Void
+    ) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-budget-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var content = Data(count: Self.size)
+        for index in stride(from: 0, to: Self.size, by: 4096) { content[index] = UInt8(truncatingIfNeeded: index >> 12 | 1) }
+        try content.write(to: directory.appendingPathComponent("big.bin"))
+        let upstream = try Upstream(directory: directory.path)
+        defer { upstream.stop() }
+        let server = try TestServer {
+            $0.redirectURL = upstream.baseURL
+            $0.maxBodySize = Self.size
+            $0.maxBufferedBodies = 10 << 20
+            configure(&$0)
+        }
+        defer { server.removeFiles() }
+        try body(server, content)
+    }
+
     /// Scaled down: an 8 MiB file behind the redirect URL (more than the kernel's socket buffers
     /// take from a client that does not read), `--max-body-size 8mb`, `--max-buffered-bodies
     /// 10mb`. A client that does not read holds its answer's 8 MiB; a second client's answer
@@ -265,22 +290,11 @@ final class ForwardedAnswerBudgetTests: XCTestCase {
     /// the 503 naming the option; once the first has read its answer, whole and unaltered,
     /// the next one is forwarded again.
     func testASecondLargeForwardedAnswerWaitingOnASlowReaderGets503() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-budget-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let size = 8 << 20
-        var content = Data(count: size)
-        for index in stride(from: 0, to: size, by: 4096) { content[index] = UInt8(truncatingIfNeeded: index >> 12 | 1) }
-        try content.write(to: directory.appendingPathComponent("big.bin"))
-        let upstream = try Upstream(directory: directory.path)
-        defer { upstream.stop() }
-        let server = try TestServer {
-            $0.redirectURL = upstream.baseURL
-            $0.maxBodySize = size
-            $0.maxBufferedBodies = 10 << 20
-        }
-        defer { server.removeFiles() }
+        try withBigFileBehindRedirect { server, content in try secondAnswerGets503(server, content) }
+    }
 
+    private func secondAnswerGets503(_ server: TestServer, _ content: Data) throws {
+        let size = Self.size
         let slow = try server.client()
         try slow.send(raw: Array("GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
         // Its status line arrived: the answer's 8 MiB came from the upstream and wait to be read.
@@ -318,21 +332,11 @@ final class ForwardedAnswerBudgetTests: XCTestCase {
     /// slow reader above (nothing read past the status line) has its connection reset within
     /// seconds, its journal entry says why, and the next large answer is forwarded at once.
     func testAForwardedAnswerItsClientTakesNothingOfIsCutAfterTheHeadTimeout() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-budget-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let size = 8 << 20
-        try Data(repeating: UInt8(ascii: "b"), count: size).write(to: directory.appendingPathComponent("big.bin"))
-        let upstream = try Upstream(directory: directory.path)
-        defer { upstream.stop() }
-        let server = try TestServer {
-            $0.redirectURL = upstream.baseURL
-            $0.maxBodySize = size
-            $0.maxBufferedBodies = 10 << 20
-            $0.headTimeout = .seconds(2)
-        }
-        defer { server.removeFiles() }
+        try withBigFileBehindRedirect({ $0.headTimeout = .seconds(2) }) { server, _ in try unreadAnswerIsCut(server) }
+    }
 
+    private func unreadAnswerIsCut(_ server: TestServer) throws {
+        let size = Self.size
         let slow = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 2048)
         try slow.send(raw: Array("GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
         XCTAssertEqual(String(decoding: slow.read(upTo: 12, within: 20), as: UTF8.self), "HTTP/1.1 200")
