@@ -69,14 +69,19 @@ extension HTTPBodyStream {
                         return .failed
                     }
                 }
-                let count = min(buffer.count, state.pending.count - state.sent)
-                state.pending.withUnsafeBytes { bytes in
-                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.sent..<(state.sent + count)]))
-                }
-                state.sent += count
-                return .wrote(count)
+                return copy(state.pending, sent: &state.sent, into: buffer)
             }
         }
+    }
+
+    /// Copies what `buffer` takes of `part` from byte `sent` on, and counts it in `sent`.
+    private static func copy(_ part: [UInt8], sent: inout Int, into buffer: UnsafeMutableRawBufferPointer) -> Step {
+        let count = min(buffer.count, part.count - sent)
+        part.withUnsafeBytes { bytes in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[sent..<(sent + count)]))
+        }
+        sent += count
+        return .wrote(count)
     }
 
     /// ``parts(first:_:)`` whose parts after `first` are made on another thread: `makingOn` runs
@@ -110,12 +115,7 @@ extension HTTPBodyStream {
                         return .later { wake in made.make(run: run, next, wake: wake) }
                     }
                 }
-                let count = min(buffer.count, state.pending.count - state.sent)
-                state.pending.withUnsafeBytes { bytes in
-                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[state.sent..<(state.sent + count)]))
-                }
-                state.sent += count
-                return .wrote(count)
+                return copy(state.pending, sent: &state.sent, into: buffer)
             }
         }
     }
