@@ -119,6 +119,28 @@ final class ControlBodyUnknownKeyTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/x", headers: E2E.tenantHeader("b")).status, 404)
     }
 
+    /// Regression (tester finding tester36b-F1, the finding's keys): a key holding `"` (printable
+    /// ASCII) was hidden as `"…"` like one outside ASCII, and that placeholder was itself the
+    /// three UTF-8 bytes of U+2026 in a header value, read as `"â€¦"` by a client decoding it
+    /// as ISO-8859-1. Every key is now shown JSON-escaped in ASCII; a long one is cut with `...`.
+    func testARemoveAllsWarningNamesEveryKeyInASCII() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let long = String(repeating: "k", count: 300)
+        for (key, shown) in [
+            ("limit2", #""limit2""#), ("a b", #""a b""#), (#"a"b"#, #""a\"b""#), (#"a\b"#, #""a\\b""#), ("é", #""\u00e9""#),
+            ("😀", #""\ud83d\ude00""#), ("\u{1}", #""\u0001""#), (long, "\"" + String(repeating: "k", count: 40) + #"..." (300 bytes)"#),
+        ] {
+            let body = try JSONSerialization.data(withJSONObject: ["type": "removeAll", key: 1])
+            let removed = try client.json("POST", "/catbird/api/mocks", String(decoding: body, as: UTF8.self), headers: E2E.tenantHeader("rmall"))
+            XCTAssertEqual(removed.status, 204, removed.text)
+            let warning = try XCTUnwrap(removed.header("X-Catbird-Warning"))
+            XCTAssertTrue(warning.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, warning)
+            XCTAssertTrue(warning.hasPrefix("removeAll takes no key but \"type\": ignored \(shown) (Catbird 0.11's rule)"), "\(key): \(warning)")
+        }
+    }
+
     /// Every key our Swift client writes, each optional field set, is taken by its route (the
     /// Catbird 0.11 client's exact requests are replayed bit for bit by FixtureReplayTests).
     func testEveryKeyTheSwiftClientSendsIsTaken() throws {
