@@ -18,7 +18,8 @@ extension FileMockDirectory {
     public func missHint(target: String, accept: String?) -> String {
         let tried = candidates(target: target, accept: accept) + indexCandidates(target: target, accept: accept)
         guard let name = FileMockName(target: target, includesQuery: includesQuery), !tried.isEmpty else {
-            return "no file mock: the request-target maps to no file name in \(root) (docs/files.md#confinement)"
+            let why = FileMockName.refusal(target: target, includesQuery: includesQuery).map { ": \($0)" } ?? ""
+            return "no file mock: the request-target maps to no file name in \(root)\(why) (docs/files.md#confinement)"
         }
         var names = tried.prefix(Self.missHintNames).joined(separator: ", ")
         if tried.count > Self.missHintNames { names += ", …" }

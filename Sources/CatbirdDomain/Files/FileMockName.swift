@@ -50,25 +50,58 @@ public struct FileMockName: Sendable, Equatable {
     public private(set) var hasQuery = false
 
     public init?(target: String, includesQuery: Bool) {
+        guard case let .success(name) = Self.parse(target, includesQuery: includesQuery) else { return nil }
+        self = name
+    }
+
+    /// Why `target` maps to no file name (the rule that refused it, as a journal `problem` and a
+    /// log line say it: tester finding tester36a-F7, six causes were one sentence), or nil when
+    /// it maps to one.
+    public static func refusal(target: String, includesQuery: Bool) -> String? {
+        guard case let .failure(refusal) = parse(target, includesQuery: includesQuery) else { return nil }
+        return refusal.reason
+    }
+
+    /// Why a request-target maps to no file name.
+    struct Refusal: Error {
+        let reason: String
+    }
+
+    private init(segments: [String], hasExtension: Bool, namesIndex: Bool, hasQuery: Bool) {
+        self.segments = segments
+        self.hasExtension = hasExtension
+        self.namesIndex = namesIndex
+        self.hasQuery = hasQuery
+    }
+
+    private static func parse(_ target: String, includesQuery: Bool) -> Result<FileMockName, Refusal> {
+        func refused(_ reason: String) -> Result<FileMockName, Refusal> { .failure(Refusal(reason: reason)) }
         var rest = Substring(target)
         if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
         var host: String?
         if let scheme = ["http://", "https://"].first(where: { target.lowercased().hasPrefix($0) }) {
             rest = rest.dropFirst(scheme.count)
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-            guard let name = Self.hostName(rest[..<authorityEnd]) else { return nil }
+            guard let name = Self.hostName(rest[..<authorityEnd]) else {
+                return refused("its host is not a plain host name or address (letters, digits, '.', '-', '_', or an IP address in brackets)")
+            }
             host = name
             rest = rest[authorityEnd...]
         }
         let queryStart = rest.firstIndex(of: "?")
         let rawPath = queryStart.map { rest[..<$0] } ?? rest
         let query = queryStart.map { rest[rest.index(after: $0)...] }
-        guard let decoded = Self.percentDecoded(rawPath), !decoded.contains("\\"),
-              !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else { return nil }
+        guard let decoded = Self.percentDecoded(rawPath) else {
+            return refused("its path is not UTF-8 once percent-decoded (a file name is UTF-8 text)")
+        }
+        if decoded.contains("\\") { return refused("its path holds a backslash ('\\' or %5C), which a file name may not hold") }
+        if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return refused("its path holds a control character once percent-decoded (such as %00 or %0A), which a file name may not hold")
+        }
         var segments: [String] = []
+        var namesIndex = false
         for segment in decoded.split(separator: "/", omittingEmptySubsequences: true) where segment != "." {
-            if segment == ".." { return nil }
+            if segment == ".." { return refused("its path has a '..' segment once percent-decoded (%2e%2e too), which would leave the mocks directory") }
             segments.append(String(segment))
         }
         if decoded.isEmpty || decoded.hasSuffix("/") || segments.isEmpty {
@@ -78,21 +111,25 @@ public struct FileMockName: Sendable, Equatable {
         // Every segment, not only the last: `/a.catbird-response.json/b` recorded made a
         // directory of `/a`'s sidecar's name, and every recording of `/a` then failed ("Is a
         // directory"; tester finding tester31a-F4).
-        if segments.contains(where: Self.isReserved) { return nil }
+        let reserved = "is a sidecar's (\(FileMockSidecar.suffix)) or a recording's temporary file's, which no request may name"
+        if segments.contains(where: Self.isReserved) { return refused("a segment of its path \(reserved)") }
         let last = segments[segments.count - 1]
-        hasExtension = last.dropFirst().contains(".")
+        let hasExtension = last.dropFirst().contains(".")
+        var hasQuery = false
         if includesQuery, let query, !query.isEmpty {
             // The query is kept as received (not decoded), so only its raw bytes can hold a
             // backslash: `/q?a\b` was served and recorded as `q?a\b` (T15B-F12).
-            guard !query.unicodeScalars.contains(where: { $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+            guard !query.unicodeScalars.contains(where: { $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) else {
+                return refused("its query (part of the name with --files-with-query) holds a backslash or a control character")
+            }
             let withQuery = last + "?" + query.replacingSlashes()
             // `/q?y.catbird-response.json` would name `q?y`'s sidecar (tester finding try8b F9).
-            if Self.isReserved(withQuery) { return nil }
+            if Self.isReserved(withQuery) { return refused("its last segment with its query \(reserved)") }
             segments[segments.count - 1] = withQuery
             hasQuery = true
         }
         if let host { segments.insert(host, at: 0) }
-        self.segments = segments
+        return .success(FileMockName(segments: segments, hasExtension: hasExtension, namesIndex: namesIndex, hasQuery: hasQuery))
     }
 
     /// Whether `fileName` (a segment; a last one with any query and `Accept` extension) is a

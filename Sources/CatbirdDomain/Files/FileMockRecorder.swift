@@ -249,7 +249,8 @@ public final class FileMockRecorder: Sendable {
     ) throws(FileMockError) -> PendingRecording {
         guard let fileName = FileMockName(target: target, includesQuery: directory.includesQuery),
               var name = directory.candidates(fileName, accept: accept).first else {
-            throw .cannotRecord(path: target, reason: "the request-target does not map to a file name")
+            let why = FileMockName.refusal(target: target, includesQuery: directory.includesQuery) ?? "it names no file"
+            throw .cannotRecord(path: target, reason: "the request-target does not map to a file name: \(why)")
         }
         if let long = fileName.segments.first(where: { $0.utf8.count > Self.maxSegmentBytes }) {
             throw .cannotRecord(
