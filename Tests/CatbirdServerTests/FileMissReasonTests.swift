@@ -125,6 +125,37 @@ final class FileMissReasonTests: XCTestCase {
     /// Regression (tester finding T18A-F7), the exact layout: `index.html` and `docs/index.html`;
     /// `/` and `/docs/` were told "add .html to the path", and `/.html` is a 404 too. The
     /// reason names the target that is served (the query kept, a fragment left out).
+    /// Regression (tester finding tester36a-F8, the finding's files): recordings made with
+    /// `--files-with-query` (`list?page=2`) replayed without it, and a plain `items.json` asked
+    /// with a query on a server with it, got 404s naming neither the file nor the option.
+    func testA404NamesTheFileTheOtherQueryRuleWouldServe() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fq-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(#"{"page":2}"#.utf8).write(to: directory.appendingPathComponent("list?page=2"))
+        try Data(#"{"all":1}"#.utf8).write(to: directory.appendingPathComponent("items.json"))
+        let root = directory.resolvingSymlinksInPath().path
+        let without = try TestServer { $0.mocksDirectory = directory.path }
+        let recorded = try without.client().request("GET", "/list?page=2")
+        XCTAssertEqual(recorded.status, 404)
+        XCTAssertTrue((recorded.object["reason"] as? String ?? "").hasSuffix(
+            "no file mock in \(root) (tried list); list?page=2 is there: its name holds the query, which is served with --files-with-query "
+                + "(docs/files.md#query-strings)"), recorded.text)
+        XCTAssertEqual(try without.client().request("GET", "/items.json?page=2").text, #"{"all":1}"#)
+        let with = try TestServer {
+            $0.mocksDirectory = directory.path
+            $0.filesIncludeQuery = true
+        }
+        let plain = try with.client().request("GET", "/items.json?page=2")
+        XCTAssertEqual(plain.status, 404)
+        XCTAssertTrue((plain.object["reason"] as? String ?? "").hasSuffix(
+            "no file mock in \(root) (tried items.json?page=2); items.json is there: its name leaves the query out, which is served "
+                + "without --files-with-query (docs/files.md#query-strings)"), plain.text)
+        XCTAssertEqual(try with.client().request("GET", "/list?page=2").text, #"{"page":2}"#)
+        // Neither when nothing of either name is there.
+        XCTAssertFalse((try with.client().request("GET", "/none?x=1").object["reason"] as? String ?? "").contains("is there"))
+    }
+
     func testADirectoryIndexBesideATrailingSlashIsNamedByTheTargetThatServesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -29,6 +29,8 @@ extension FileMockDirectory {
             hint += "; " + why
         } else if let other = tried.prefix(Self.missHintNames).lazy.compactMap(otherNormalization).first {
             hint += "; " + other
+        } else if let other = otherQueryRule(target: target, accept: accept) {
+            hint += "; " + other
         }
         guard !name.hasExtension, let sibling = fileWithExtension(beside: name) else { return hint }
         let ext = sibling[sibling.index(after: sibling.lastIndex(of: ".")!)...]
@@ -44,6 +46,21 @@ extension FileMockDirectory {
         return hint + "; \(sibling) is beside it"
             + (type.map { ": send Accept: \($0) (the Accept extension follows the query, so .\(ext) added to the path does not name it)" }
                 ?? ": with the query, only an Accept that adds .\(ext) names it")
+    }
+
+    /// When the request has a query and the name the other `--files-with-query` setting gives
+    /// it is a file here: that it is, and which setting serves it. Tester finding tester36a-F8:
+    /// recordings made with `--files-with-query` (`list?page=2`) replayed without it, or the
+    /// reverse, got 404s that named neither the file nor the option.
+    func otherQueryRule(target: String, accept: String?) -> String? {
+        guard let query = target.firstIndex(of: "?"), target.index(after: query) < target.endIndex else { return nil }
+        let other = FileMockDirectory(root: root, mediaTypes: mediaTypes, includesQuery: !includesQuery)
+        guard let found = other.candidates(target: target, accept: accept).first(where: { name in
+            confined(name).flatMap(Self.regularFile) != nil
+        }) else { return nil }
+        return includesQuery
+            ? "\(found) is there: its name leaves the query out, which is served without --files-with-query (docs/files.md#query-strings)"
+            : "\(found) is there: its name holds the query, which is served with --files-with-query (docs/files.md#query-strings)"
     }
 
     /// Why nothing in the directory can be served, or recorded into (`recording`), any more,

@@ -14,6 +14,13 @@ public struct FileMockDirectory: Sendable {
     /// Whether the query string is part of the file name (`docs/files.md#query-strings`).
     public let includesQuery: Bool
 
+    /// The same directory read by other rules (its root already resolved).
+    init(root: String, mediaTypes: MediaTypes, includesQuery: Bool) {
+        self.root = root
+        self.mediaTypes = mediaTypes
+        self.includesQuery = includesQuery
+    }
+
     /// - Throws: ``FileMockError/notADirectory(path:)`` when `path` is not an existing directory.
     public init(path: String, mediaTypes: MediaTypes, includesQuery: Bool = false) throws(FileMockError) {
         guard let resolved = Self.realPath(path), Self.isDirectory(resolved) else { throw .notADirectory(path: path) }
