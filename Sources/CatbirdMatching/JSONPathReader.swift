@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 import CatbirdWire
 import Foundation
 import Synchronization
@@ -33,14 +34,17 @@ enum JSONPathReader {
     static func validate(path: String) throws(PatternError) {
         guard path.hasPrefix("$") else {
             throw .invalidBodyPattern(
-                reason: "'body.value' \(JSONValue.string(path).jsonText) is not a JSON path: it must start with '$' (such as \"$.user.id\")")
+                reason: "'body.value' \(JSONText.shortString(path)) is not a JSON path: it must start with '$' (such as \"$.user.id\")")
         }
         do {
             _ = try run { db in try db.query("SELECT json_type('{}', ?)", [.text(path)]) }
         } catch {
+            // Both cut as echoed input is (docs/protocol.md#errors; tester finding tester36b-F2: a
+            // 5,000-byte path, whole here and again in SQLite's `near '…'`, filled the reason's
+            // 8,000 bytes and cut away what was wrong).
             let message = (error as? SQLiteError)?.message ?? "\(error)"
             throw .invalidBodyPattern(
-                reason: "'body.value' \(JSONValue.string(path).jsonText) is not a SQLite JSON path (\(message))")
+                reason: "'body.value' \(JSONText.shortString(path)) is not a SQLite JSON path (\(JSONText.cutWithLength(message, maxBytes: 200)))")
         }
     }
 

@@ -171,6 +171,34 @@ final class BodyMatcherTests: ServerTestCase {
         XCTAssertEqual(((waited.object["request"] as? [String: Any])?["body"]) as? String, #"{"t":true}"#, waited.text)
     }
 
+    /// Regression (tester finding tester36b-F2, the finding's paths): a jsonPath SQLite's
+    /// parser refuses (`$..x` and 150 or 5,000 `a`) was echoed whole, and again whole in
+    /// SQLite's `near '…'`: the 5,000-byte one filled the reason's 8,000-byte cap and cut away
+    /// "is not a SQLite JSON path". Both are now cut as echoed input is; the same for a path
+    /// without `$`.
+    func testARefusedJSONPathIsEchoedCut() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for (path, words) in [
+            ("$..x" + String(repeating: "a", count: 150), "is not a SQLite JSON path (JSON path error near"),
+            ("$..x" + String(repeating: "a", count: 5000), "is not a SQLite JSON path (JSON path error near"),
+            (String(repeating: "b", count: 5000), "is not a JSON path: it must start with '$'"),
+        ] {
+            let pattern = #"{"method":"GET","url":{"kind":"equal","value":"/x"},"body":{"kind":"jsonPath","value":"\#(path)"}}"#
+            for answer in [
+                try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#, headers: E2E.tenantHeader("rs")),
+                try client.json("POST", "/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":{"status":200}}"#),
+            ] {
+                XCTAssertEqual(answer.status, 400, answer.text)
+                let reason = answer.object["reason"] as? String ?? ""
+                XCTAssertTrue(reason.contains(words), reason)
+                XCTAssertTrue(reason.contains("(\(path.utf8.count) bytes)"), reason)
+                XCTAssertLessThan(reason.utf8.count, 600, reason)
+            }
+        }
+    }
+
     func testBadBodyMatchersAndFindBoundsAreA400NamingTheField() throws {
         let cases: [(String, String)] = [
             (#"{"kind":"glob","value":"x"}"#, #"'pattern.body.kind' must be "equal", "contains", "regexp", "json" or "jsonPath", not "glob""#),
