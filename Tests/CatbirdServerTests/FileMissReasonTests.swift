@@ -135,25 +135,27 @@ final class FileMissReasonTests: XCTestCase {
         try Data(#"{"page":2}"#.utf8).write(to: directory.appendingPathComponent("list?page=2"))
         try Data(#"{"all":1}"#.utf8).write(to: directory.appendingPathComponent("items.json"))
         let root = directory.resolvingSymlinksInPath().path
-        let without = try TestServer { $0.mocksDirectory = directory.path }
-        let recorded = try without.client().request("GET", "/list?page=2")
-        XCTAssertEqual(recorded.status, 404)
-        XCTAssertTrue((recorded.object["reason"] as? String ?? "").hasSuffix(
-            "no file mock in \(root) (tried list); list?page=2 is there: its name holds the query, which is served with --files-with-query "
-                + "(docs/files.md#query-strings)"), recorded.text)
-        XCTAssertEqual(try without.client().request("GET", "/items.json?page=2").text, #"{"all":1}"#)
-        let with = try TestServer {
-            $0.mocksDirectory = directory.path
-            $0.filesIncludeQuery = true
+        let cases: [(withQuery: Bool, missed: String, tried: String, hint: String, served: String, body: String)] = [
+            (false, "/list?page=2", "list", "list?page=2 is there: its name holds the query, which is served with --files-with-query",
+             "/items.json?page=2", #"{"all":1}"#),
+            (true, "/items.json?page=2", "items.json?page=2",
+             "items.json is there: its name leaves the query out, which is served without --files-with-query", "/list?page=2", #"{"page":2}"#),
+        ]
+        var with: TestServer?
+        for rule in cases {
+            let server = try TestServer {
+                $0.mocksDirectory = directory.path
+                $0.filesIncludeQuery = rule.withQuery
+            }
+            let missed = try server.client().request("GET", rule.missed)
+            XCTAssertEqual(missed.status, 404)
+            XCTAssertTrue((missed.object["reason"] as? String ?? "").hasSuffix(
+                "no file mock in \(root) (tried \(rule.tried)); \(rule.hint) (docs/files.md#query-strings)"), missed.text)
+            XCTAssertEqual(try server.client().request("GET", rule.served).text, rule.body)
+            with = server
         }
-        let plain = try with.client().request("GET", "/items.json?page=2")
-        XCTAssertEqual(plain.status, 404)
-        XCTAssertTrue((plain.object["reason"] as? String ?? "").hasSuffix(
-            "no file mock in \(root) (tried items.json?page=2); items.json is there: its name leaves the query out, which is served "
-                + "without --files-with-query (docs/files.md#query-strings)"), plain.text)
-        XCTAssertEqual(try with.client().request("GET", "/list?page=2").text, #"{"page":2}"#)
         // Neither when nothing of either name is there.
-        XCTAssertFalse((try with.client().request("GET", "/none?x=1").object["reason"] as? String ?? "").contains("is there"))
+        XCTAssertFalse((try XCTUnwrap(with).client().request("GET", "/none?x=1").object["reason"] as? String ?? "").contains("is there"))
     }
 
     func testADirectoryIndexBesideATrailingSlashIsNamedByTheTargetThatServesIt() throws {
