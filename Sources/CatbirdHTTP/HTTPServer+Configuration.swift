@@ -31,8 +31,10 @@ extension HTTPServer {
         public var bodyBudget: ByteBudget
         /// Longest a request's head (request line and header fields) may take from its request
         /// line, a request line trickling in without completing, and a request body may go
-        /// without receiving a byte; nil: no deadline, only the idle timeout (which every byte
-        /// restarts). Default ``defaultHeadTimeout``.
+        /// without receiving a byte; also how long an answer holding part of ``bodyBudget`` may
+        /// wait with none of its bytes taken by its client (``ConnectionWatch``); nil: no
+        /// deadline, only the idle timeout (which every byte restarts). Default
+        /// ``defaultHeadTimeout``.
         public var headTimeout: Duration?
 
         /// 30 s: a head is one packet or a few; a client on the slowest link sends it in well

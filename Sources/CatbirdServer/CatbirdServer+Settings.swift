@@ -18,7 +18,9 @@ extension CatbirdServer {
         /// eight times ``maxBodySize`` (docs/operations.md#connections-and-memory).
         public var maxBufferedBodies: Int? = nil
         /// Longest a request's head may take from its request line, and a request body may go
-        /// without a byte (`--head-timeout`, `CATBIRD_HEAD_TIMEOUT`); 408 past it. Nil: no deadline.
+        /// without a byte (`--head-timeout`, `CATBIRD_HEAD_TIMEOUT`); 408 past it. Also how long an
+        /// answer held in ``maxBufferedBodies`` may go with none of it read before its connection is
+        /// reset (docs/operations.md#connections-and-memory). Nil: no deadline.
         public var headTimeout: Duration? = HTTPServer.Configuration.defaultHeadTimeout
         /// Bytes of each request and response body kept in the journal; longer bodies are
         /// truncated and marked (`request_body_truncated`, `response_body_truncated`). At most
