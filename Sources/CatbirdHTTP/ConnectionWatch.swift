@@ -47,7 +47,9 @@ import Glibc
 ///   reset rather than left to send what it holds, so that its part goes back to the budget
 ///   (tester finding tester35a-F7: unread HAR exports held a small budget for libmicrohttpd's
 ///   120-s idle timeout, and every other tenant's large answers got 503 meanwhile). Bytes the
-///   client takes, however few, start the time again; an answer with nothing waiting in the
+///   client acknowledges start the time again; its reads show only when they open its receive
+///   window again (Linux: about half its receive buffer, some 129 KB on loopback; tester
+///   finding tester37a-F1: a client reading 3 KB/s was cut); an answer with nothing waiting in the
 ///   socket (a HAR page being made) is not timed.
 /// - **Room at the limit**: when the acceptor finds every slot taken, ``makeRoom(_:)`` closes
 ///   the connections idle longest (between requests, no request started; a keep-alive client

@@ -360,7 +360,10 @@ final class ForwardedAnswerBudgetTests: XCTestCase {
         let journal = try E2E.journal(try server.client(), tenant: nil)
         let problems = journal.compactMap { $0["problem"] as? String }
         XCTAssertTrue(
-            problems.contains { $0.contains("the client read nothing of the answer for 2 s (--head-timeout) while it held part of --max-buffered-bodies") },
+            problems.contains {
+                $0.contains("the client took none of the answer's bytes for 2 s (--head-timeout; its TCP receive window stayed shut) while it held part of "
+                    + "--max-buffered-bodies, so the server reset the connection")
+            },
             "\(problems)")
     }
 }

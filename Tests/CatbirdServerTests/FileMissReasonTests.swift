@@ -134,6 +134,10 @@ final class FileMissReasonTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(#"{"page":2}"#.utf8).write(to: directory.appendingPathComponent("list?page=2"))
         try Data(#"{"all":1}"#.utf8).write(to: directory.appendingPathComponent("items.json"))
+        // A collection recorded without the option, then moved into its index by an item
+        // (tester finding tester37a-F2: no hint for it).
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("users"), withIntermediateDirectories: true)
+        try Data(#"{"users":[]}"#.utf8).write(to: directory.appendingPathComponent("users/index"))
         let root = directory.resolvingSymlinksInPath().path
         let cases: [(withQuery: Bool, missed: String, tried: String, hint: String, served: String, body: String)] = [
             (false, "/list?page=2", "list", "list?page=2 is there: its name holds the query, which is served with --files-with-query",
@@ -154,6 +158,10 @@ final class FileMissReasonTests: XCTestCase {
             XCTAssertEqual(try server.client().request("GET", rule.served).text, rule.body)
             with = server
         }
+        let collection = try XCTUnwrap(with).client().request("GET", "/users?size=20")
+        XCTAssertTrue((collection.object["reason"] as? String ?? "").hasSuffix(
+            "users/index is there: its name leaves the query out, which is served without --files-with-query (docs/files.md#query-strings)"),
+            collection.text)
         // Neither when nothing of either name is there.
         XCTAssertFalse((try XCTUnwrap(with).client().request("GET", "/none?x=1").object["reason"] as? String ?? "").contains("is there"))
     }

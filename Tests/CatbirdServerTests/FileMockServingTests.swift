@@ -144,7 +144,7 @@ final class FileMockServingTests: XCTestCase {
         let shared = #"{"status":401,"headers":{"WWW-Authenticate":"Bearer"}}"#
         try Data(shared.utf8).write(to: outside.appendingPathComponent("401.json"))
         try write("shared/401.json", shared)
-        for name in ["auth", "auth2", "dir", "fifo", "gone"] { try write("\(name).txt", "b") }
+        for name in ["auth", "auth2", "dir", "fifo", "gone", "loop"] { try write("\(name).txt", "b") }
         let fileManager = FileManager.default
         try fileManager.createSymbolicLink(
             atPath: mocksDirectory.appendingPathComponent("auth.txt.catbird-response.json").path, withDestinationPath: outside.appendingPathComponent("401.json").path)
@@ -152,6 +152,9 @@ final class FileMockServingTests: XCTestCase {
         try fileManager.createDirectory(at: mocksDirectory.appendingPathComponent("dir.txt.catbird-response.json"), withIntermediateDirectories: false)
         XCTAssertEqual(mkfifo(mocksDirectory.appendingPathComponent("fifo.txt.catbird-response.json").path, 0o644), 0)
         try fileManager.createSymbolicLink(atPath: mocksDirectory.appendingPathComponent("gone.txt.catbird-response.json").path, withDestinationPath: "nothing.json")
+        // tester finding tester37a-F3: a loop was called a symlink to nothing.
+        try fileManager.createSymbolicLink(
+            atPath: mocksDirectory.appendingPathComponent("loop.txt.catbird-response.json").path, withDestinationPath: "loop.txt.catbird-response.json")
         let server = try server()
 
         let followed = try server.client().request("GET", "/auth2.txt")
@@ -162,6 +165,7 @@ final class FileMockServingTests: XCTestCase {
             "dir": "it is a directory, not a regular file",
             "fifo": "it is a FIFO, not a regular file",
             "gone": "it is a symlink to nothing (its target does not exist)",
+            "loop": "it is a symlink loop, or under one (too many levels of symbolic links)",
         ]
         for (name, reason) in expected {
             let answer = try server.client().request("GET", "/\(name).txt")

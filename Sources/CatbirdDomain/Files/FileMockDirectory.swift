@@ -127,9 +127,15 @@ public struct FileMockDirectory: Sendable {
         var info = stat()
         guard lstat(root + "/" + name, &info) == 0 else { return nil }
         guard let resolved = confined(name) else {
-            return Self.realPath(root + "/" + name) == nil
-                ? "it is a symlink to nothing (its target does not exist)"
-                : "it is a symlink, or under one, leading outside the mocks directory: symlinks are followed only within it"
+            guard Self.realPath(root + "/" + name) == nil else {
+                return "it is a symlink, or under one, leading outside the mocks directory: symlinks are followed only within it"
+            }
+            // Tester finding tester37a-F3: a loop was called a symlink to nothing.
+            switch errno {
+            case ELOOP: return "it is a symlink loop, or under one (too many levels of symbolic links)"
+            case ENOENT: return "it is a symlink to nothing (its target does not exist)"
+            default: return "it cannot be resolved (\(String(cString: strerror(errno))))"
+            }
         }
         guard stat(resolved, &info) == 0 else { return "it cannot be read" }
         switch info.st_mode & S_IFMT {

@@ -26,8 +26,8 @@ extension CatbirdHandler {
         case .timedOut:
             "the client read nothing more for the connection's idle timeout, which closed the connection before the whole answer was sent"
         case let .unread(limit):
-            "the client read nothing of the answer for \(limit.components.seconds) s (--head-timeout) while it held part of "
-                + "--max-buffered-bodies, so the server closed the connection before the whole answer was sent"
+            "the client took none of the answer's bytes for \(limit.components.seconds) s (--head-timeout; its TCP receive window "
+                + "stayed shut) while it held part of --max-buffered-bodies, so the server reset the connection before the whole answer was sent"
         case .serverStopped:
             "the server stopped before the whole answer was sent"
         case let .fileEndedEarly(sent, promised, errorNumber?):
