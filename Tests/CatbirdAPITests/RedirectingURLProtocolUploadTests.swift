@@ -23,7 +23,10 @@ final class RedirectingURLProtocolUploadTests: XCTestCase {
             RequestPattern(method: .POST, url: "/upload", body: .contains("streamed")), ResponseMock(status: 201, body: Data("uploaded".utf8))))
         let configuration = try XCTUnwrap(CatbirdAppConfiguration(serverURL: server.baseURL, parallelId: "t18c-proto"))
         let session = URLSession(configuration: configuration.installURLProtocol())
-        defer { session.invalidateAndCancel() }
+        // Not invalidateAndCancel(): swift-corelibs-foundation may still count a task whose async
+        // call has returned as running, and cancelling it resumed that call's continuation a
+        // second time (a crash of the test process in the CI run of 0b9b46a).
+        defer { session.finishTasksAndInvalidate() }
         var upload = URLRequest(url: URL(string: "https://api.example.com/upload")!)
         upload.httpMethod = "POST"
 
