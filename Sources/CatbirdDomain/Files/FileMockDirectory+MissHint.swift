@@ -111,28 +111,51 @@ extension FileMockDirectory {
     ///   path with / to ask for dir.json/index`; without one, it has no index file;
     /// - any other error but "no such file" (`EACCES` on a directory above it, a name too long): the system's words.
     func whyNotServed(_ name: String) -> String? {
-        var info = stat()
-        guard stat(root + "/" + name, &info) == 0 else {
-            switch errno {
-            case ENOENT, ENOTDIR: return nil
-            case ELOOP: return "\(name) is a symlink loop, or under one (too many levels of symbolic links): not served"
-            case let code: return "\(name) cannot be looked up: \(String(cString: strerror(code)))"
-            }
-        }
-        guard confined(name) != nil else {
+        switch obstacle(name) {
+        case nil: return nil
+        case .loop: return "\(name) is a symlink loop, or under one (too many levels of symbolic links): not served"
+        case let .unresolvable(code): return "\(name) cannot be looked up: \(String(cString: strerror(code)))"
+        case .outside:
             return "\(name) is a symlink, or under one, leading outside the mocks directory: not served (docs/files.md#confinement)"
-        }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return nil  // replaced by a file since the lookup
-        case S_IFDIR:
+        case .directory:
             let last = name.split(separator: "/").last ?? Substring(name)
             return last.dropFirst().contains(".")
                 ? "\(name) is a directory, and a name with an extension is not looked up as a directory's index: end the path with / to ask for \(name)/index"
                 : "\(name) is a directory with no index file in it (docs/files.md#request-to-file)"
-        case S_IFIFO: return "\(name) is a FIFO, not a regular file: not served"
-        case S_IFSOCK: return "\(name) is a socket, not a regular file: not served"
-        case S_IFCHR, S_IFBLK: return "\(name) is a device, not a regular file: not served"
-        default: return "\(name) is not a regular file: not served"
+        case let .notRegular(kind): return "\(name) is \(kind), not a regular file: not served"
+        }
+    }
+
+    /// What stands where a file `name` was looked for, when something does but is no regular
+    /// file inside ``root`` (`stat`, symlinks followed); nil when nothing does (`ENOENT`,
+    /// `ENOTDIR`) or it is a regular file inside. Read by ``whyNotServed(_:)`` and by a
+    /// sidecar's lookup (``unusableSidecar(_:)``).
+    enum Obstacle {
+        case loop
+        case unresolvable(Int32)
+        case outside
+        case directory
+        /// What it is instead: `a FIFO`, `a socket`, `a device`, `a special file`.
+        case notRegular(String)
+    }
+
+    func obstacle(_ name: String) -> Obstacle? {
+        var info = stat()
+        guard stat(root + "/" + name, &info) == 0 else {
+            switch errno {
+            case ENOENT, ENOTDIR: return nil
+            case ELOOP: return .loop
+            case let code: return .unresolvable(code)
+            }
+        }
+        guard confined(name) != nil else { return .outside }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return .directory
+        case S_IFIFO: return .notRegular("a FIFO")
+        case S_IFSOCK: return .notRegular("a socket")
+        case S_IFCHR, S_IFBLK: return .notRegular("a device")
+        default: return .notRegular("a special file")
         }
     }
 

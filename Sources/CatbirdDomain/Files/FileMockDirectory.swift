@@ -124,24 +124,17 @@ public struct FileMockDirectory: Sendable {
     /// outside the directory, a directory or a FIFO was taken for none, and its file answered 200
     /// with a guessed `Content-Type` where the sidecar said 401, with no reason anywhere.
     func unusableSidecar(_ name: String) -> String? {
-        var info = stat()
-        guard lstat(root + "/" + name, &info) == 0 else { return nil }
-        guard let resolved = confined(name) else {
-            guard Self.realPath(root + "/" + name) == nil else {
-                return "it is a symlink, or under one, leading outside the mocks directory: symlinks are followed only within it"
-            }
-            // Tester finding tester37a-F3: a loop was called a symlink to nothing.
-            switch errno {
-            case ELOOP: return "it is a symlink loop, or under one (too many levels of symbolic links)"
-            case ENOENT: return "it is a symlink to nothing (its target does not exist)"
-            default: return "it cannot be resolved (\(String(cString: strerror(errno))))"
-            }
-        }
-        guard stat(resolved, &info) == 0 else { return "it cannot be read" }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: return "it is a directory, not a regular file"
-        case S_IFIFO: return "it is a FIFO, not a regular file"
-        default: return "it is not a regular file"
+        switch obstacle(name) {
+        case nil:
+            // Nothing resolves there, yet a link may: one to nothing (a regular file inside
+            // never gets here).
+            var info = stat()
+            return lstat(root + "/" + name, &info) == 0 ? "it is a symlink to nothing (its target does not exist)" : nil
+        case .loop: return "it is a symlink loop, or under one (too many levels of symbolic links)"
+        case let .unresolvable(code): return "it cannot be looked up (\(String(cString: strerror(code))))"
+        case .outside: return "it is a symlink, or under one, leading outside the mocks directory: symlinks are followed only within it"
+        case .directory: return "it is a directory, not a regular file"
+        case let .notRegular(kind): return "it is \(kind), not a regular file"
         }
     }
 
