@@ -17,8 +17,9 @@ extension FileMockDirectory {
     /// on the path of a request a file or mock answers.
     public func missHint(target: String, accept: String?) -> String {
         let tried = candidates(target: target, accept: accept) + indexCandidates(target: target, accept: accept)
-        guard let name = FileMockName(target: target, includesQuery: includesQuery), !tried.isEmpty else {
-            let why = FileMockName.refusal(target: target, includesQuery: includesQuery).map { ": \($0)" } ?? ""
+        let named = FileMockName.named(target: target, includesQuery: includesQuery)
+        guard case let .success(name) = named, !tried.isEmpty else {
+            let why = if case let .failure(refusal) = named { ": \(refusal.reason)" } else { "" }
             return "no file mock: the request-target maps to no file name in \(root)\(why) (docs/files.md#confinement)"
         }
         var names = tried.prefix(Self.missHintNames).joined(separator: ", ")

@@ -50,16 +50,8 @@ public struct FileMockName: Sendable, Equatable {
     public private(set) var hasQuery = false
 
     public init?(target: String, includesQuery: Bool) {
-        guard case let .success(name) = Self.parse(target, includesQuery: includesQuery) else { return nil }
+        guard case let .success(name) = Self.named(target: target, includesQuery: includesQuery) else { return nil }
         self = name
-    }
-
-    /// Why `target` maps to no file name (the rule that refused it, as a journal `problem` and a
-    /// log line say it: tester finding tester36a-F7, six causes were one sentence), or nil when
-    /// it maps to one.
-    public static func refusal(target: String, includesQuery: Bool) -> String? {
-        guard case let .failure(refusal) = parse(target, includesQuery: includesQuery) else { return nil }
-        return refusal.reason
     }
 
     /// Why a request-target maps to no file name.
@@ -74,7 +66,9 @@ public struct FileMockName: Sendable, Equatable {
         self.hasQuery = hasQuery
     }
 
-    private static func parse(_ target: String, includesQuery: Bool) -> Result<FileMockName, Refusal> {
+    /// The name `target` maps to, or why it maps to none: the rule that refused it, as a journal
+    /// `problem` and a 404 say it (tester finding tester36a-F7: six causes were one sentence).
+    static func named(target: String, includesQuery: Bool) -> Result<FileMockName, Refusal> {
         func refused(_ reason: String) -> Result<FileMockName, Refusal> { .failure(Refusal(reason: reason)) }
         var rest = Substring(target)
         if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }

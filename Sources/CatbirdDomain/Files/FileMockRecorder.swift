@@ -247,9 +247,9 @@ public final class FileMockRecorder: Sendable {
     private func write(
         method: String, target: String, accept: String?, status: Int, headers: [(name: String, value: String)], body: [UInt8]
     ) throws(FileMockError) -> PendingRecording {
-        guard let fileName = FileMockName(target: target, includesQuery: directory.includesQuery),
-              var name = directory.candidates(fileName, accept: accept).first else {
-            let why = FileMockName.refusal(target: target, includesQuery: directory.includesQuery) ?? "it names no file"
+        let named = FileMockName.named(target: target, includesQuery: directory.includesQuery)
+        guard case let .success(fileName) = named, var name = directory.candidates(fileName, accept: accept).first else {
+            let why = if case let .failure(refusal) = named { refusal.reason } else { "it names no file" }
             throw .cannotRecord(path: target, reason: "the request-target does not map to a file name: \(why)")
         }
         if let long = fileName.segments.first(where: { $0.utf8.count > Self.maxSegmentBytes }) {
