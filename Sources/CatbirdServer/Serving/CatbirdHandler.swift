@@ -176,104 +176,6 @@ struct CatbirdHandler: HTTPHandler {
         }
     }
 
-    /// Answers later, when the upstream has (no worker waits meanwhile), and journals it. A
-    /// client that hangs up meanwhile has its upstream transfer cancelled and is journaled as
-    /// 499 (``deliverToGone(_:_:destination:tenant:to:)``). Its connection is parked meanwhile,
-    /// holding one of its tenant's places (``ParkedRequests``): past them, a journaled 429 at once.
-    func forward(_ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID) -> HTTPAnswer {
-        guard let upstream else { return .now(APIError.notFound.response) }
-        guard let place = parked.admit(tenant) else { return refusedForLane(parked.refusal(tenant), request, tenant: tenant) }
-        return ParkedRequests.holding(place, forwarded(request, to: destination, tenant: tenant, by: upstream))
-    }
-
-    /// ``forward(_:to:tenant:)``'s answer once its place is taken. Its entry's `time` is when
-    /// the request was matched and sent on, not when the upstream answered: the time Catbird
-    /// chose the answer, as a delayed mock's (docs/protocol.md#what-the-journal-records; tester
-    /// finding tester26a-F4: a 2 s upstream's entry was stamped 2 s after the request arrived).
-    private func forwarded(
-        _ request: HTTPRequest, to destination: Forwarding.Destination, tenant: TenantID, by upstream: UpstreamServing
-    ) -> HTTPAnswer {
-        let chosen = Timestamp.now()
-        return .later { [serving] responder in
-            upstream.forward(request, to: destination, isWanted: { responder.isWaiting }) { answer in
-                guard responder.isWaiting else {
-                    return deliverToGone(placed(answer), request, destination: destination, tenant: tenant, chosen: chosen, to: responder)
-                }
-                let (sent, ticket) = serving.journal(
-                    request: request, response: answer.response, responseHeadersJSON: nil,
-                    answeredBy: answer.answeredBy, hit: nil, tenant: tenant, filePath: answer.recordedPath,
-                    problem: answer.notRecorded, measured: answer.measured, time: chosen)
-                let release: @Sendable () -> Void = {
-                    deliver(
-                        sent, journaled: ticket, request, answeredBy: answer.answeredBy.rawValue, tenant: tenant, to: responder,
-                        otherwise: upstream.forwarding.generated(Journal.notJournaled))
-                }
-                guard let pending = answer.pending else { return release() }
-                settle(pending, onceCommitted: ticket, request, then: release)
-            }
-        }
-    }
-
-    /// With `--durability strict` and `--record` (tester finding tester26a-F8): places the
-    /// recording `pending` once the journal entry behind `ticket` is committed, or discards it
-    /// when the entry never will be (the answer withheld, the client getting the 503 instead),
-    /// with a warning; then runs `release`, which sends the answer (or the 503), so that a
-    /// client that has its answer finds its recording. Off the journal writer's thread, which
-    /// must not wait for the mocks directory's lock. A recording that cannot be placed after
-    /// the commit is logged and the entry amended: its `problem` says so and its `filePath`, which
-    /// named the planned file, is set to null (``Journal/amend(_:problem:filePath:)``). One
-    /// placed at `<planned>/index` instead (the planned name became a directory meanwhile,
-    /// tester finding tester28c-F1) has its `filePath` amended to that file.
-    private func settle(
-        _ pending: FileMockRecorder.PendingRecording, onceCommitted ticket: JournalTicket, _ request: HTTPRequest,
-        then release: @escaping @Sendable () -> Void
-    ) {
-        journal.whenCommitted(ticket) { [journal, log] committed in
-            DispatchQueue.global().async {
-                if !committed {
-                    pending.discard()
-                    log.warning(
-                        "record mode: \(request.method) \(request.target) not recorded: its journal entry could not be written, so "
-                            + "--durability strict withheld the upstream's answer and sent a 503 instead (docs/files.md#recording)")
-                } else {
-                    switch Self.place(pending, log: log) {
-                    case let .failure(error): journal.amend(ticket, problem: error.notRecordedProblem, filePath: .cleared)
-                    case let .success(path) where path != pending.path: journal.amend(ticket, problem: nil, filePath: .replaced(path))
-                    case .success: break
-                    }
-                }
-                release()
-            }
-        }
-    }
-
-    /// `answer` with its pending recording (``UpstreamServing/Answer/pending``) placed now: for
-    /// an answer whose client is gone, journaled without waiting for a commit, recorded as
-    /// record mode does in every mode (docs/files.md#recording).
-    private func placed(_ answer: UpstreamServing.Answer) -> UpstreamServing.Answer {
-        guard let pending = answer.pending else { return answer }
-        var placed = answer
-        placed.pending = nil
-        switch Self.place(pending, log: log) {
-        case let .success(path): placed.recordedPath = path
-        case let .failure(error):
-            placed.recordedPath = nil
-            placed.notRecorded = error.notRecordedProblem
-        }
-        return placed
-    }
-
-    /// Renames `pending` into place: the body file's path (``FileMockRecorder/PendingRecording/place()``),
-    /// or the error, logged, when that fails.
-    private static func place(_ pending: FileMockRecorder.PendingRecording, log: Logger) -> Result<String, FileMockError> {
-        do throws(FileMockError) {
-            return .success(try pending.place())
-        } catch {
-            log.warning("record mode: \(error)")
-            return .failure(error)
-        }
-    }
-
     /// Sends a journaled answer (tagged with its ticket where it was journaled,
     /// ``MockServing/append(_:of:settling:)``): at once (relaxed durability), or once the writer
     /// has committed its entry, holding no worker meanwhile (strict: ``Journal/answer(_:onceCommitted:sent:)``).
@@ -296,7 +198,7 @@ struct CatbirdHandler: HTTPHandler {
     /// ``release(_:journaled:_:answeredBy:tenant:)`` for an answer that is already deferred:
     /// sends through `responder` at once (relaxed), or once the entry is committed (strict;
     /// `otherwise` when it is not, ``Journal/notJournaled`` marked for a forwarded request).
-    private func deliver(
+    func deliver(
         _ response: HTTPResponse, journaled ticket: JournalTicket, _ request: HTTPRequest, answeredBy: String,
         tenant: TenantID, to responder: HTTPResponder, otherwise: HTTPResponse
     ) {
@@ -379,7 +281,7 @@ struct CatbirdHandler: HTTPHandler {
 
     /// `answer`, recorded when what went out is known (at once, or when the responder is used:
     /// ``HTTPAnswer/whenDelivered(_:)``).
-    private func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
+    func recorded(_ answer: HTTPAnswer, _ request: HTTPRequest, answeredBy: String, tenant: TenantID) -> HTTPAnswer {
         answer.whenDelivered(recording(request, answeredBy: answeredBy, tenant: tenant, doneAnyway: answer.hangUpWatch == .resetOnly))
     }
 
@@ -448,133 +350,6 @@ struct CatbirdHandler: HTTPHandler {
     }
 
     private static let reasonKey = Array(#""reason":""#.utf8)
-
-    /// The 408 written to a connection whose request head took longer than `--head-timeout`
-    /// (docs/protocol.md#malformed-requests); made once at start, marked as Catbird's own in
-    /// redirect and proxy modes (``generatedInForwardingModes(_:)``).
-    func respondToSlowHead(timeout: Duration) -> HTTPResponse {
-        generatedInForwardingModes(
-            APIError(
-                status: 408,
-                reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds "
-                    + "(--head-timeout, CATBIRD_HEAD_TIMEOUT); the connection is closed"))
-    }
-
-    /// The 408 written to a connection whose request body received no byte for `--head-timeout`
-    /// (docs/operations.md#connections-and-memory).
-    func respondToStalledBody(timeout: Duration) -> HTTPResponse {
-        generatedInForwardingModes(
-            APIError(
-                status: 408,
-                reason: "the request body received no byte for \(timeout.components.seconds) seconds (--head-timeout, "
-                    + "CATBIRD_HEAD_TIMEOUT), or for a second while every connection slot was taken; the connection is closed "
-                    + "and the body dropped: send it again"))
-    }
-
-    /// The stopping server's 503 (``CatbirdHTTP/HTTPResponse/serverStopping``), sent in place
-    /// of a forwarded request's answer among others: marked as Catbird's own in redirect and
-    /// proxy modes (``generatedInForwardingModes(_:)``), so that a recording Catbird in
-    /// front never writes it as the backend's answer (tester finding T14-F7).
-    var stoppingResponse: HTTPResponse {
-        generatedInForwardingModes(HTTPResponse.serverStopping)
-    }
-
-    /// `response` marked `X-Catbird-Generated-By` in redirect and proxy modes
-    /// (``Forwarding/generated(_:)-(HTTPResponse)``), whatever the request: for the answers
-    /// made once and sent where the request's target may be unknown (a head not read whole),
-    /// so their mark cannot depend on it as a refusal's does (``marked(_:refusing:)``); a
-    /// control client ignores the extra field.
-    private func generatedInForwardingModes(_ response: HTTPResponse) -> HTTPResponse {
-        upstream.map { $0.forwarding.generated(response) } ?? response
-    }
-
-    private func generatedInForwardingModes(_ error: APIError) -> HTTPResponse {
-        generatedInForwardingModes(error.response)
-    }
-
-    /// 413, journaled (``refused(_:_:journaled:)``).
-    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
-        refused(request, APIError.payloadTooLarge(limit: limit, control: Self.controlRequest(request) != nil))
-    }
-
-    /// 414, 431 or 400 with our JSON error body (docs/protocol.md#malformed-requests),
-    /// journaled like a 413 (a refused field line left out), except a target or method with a
-    /// NUL or bytes that are not UTF-8, or a request line with a NUL: the journal could only
-    /// hold it altered.
-    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
-        switch problem {
-        case .targetNotText, .methodNotToken(isText: false), .nulByte(field: nil):
-            return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: false)
-        case let .fieldValueNotUTF8(name) where name.equalsIgnoringASCIICase(TenantID.headerName):
-            // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
-            // journal it in (docs/tenancy.md#tenant-of-a-request).
-            return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
-        case let .bodiesOverBudget(limit):
-            // Refused at its head (a declared Content-Length) or once its chunked body ended (discarded).
-            let chunked = request.headers.first("Content-Length") == nil
-            return refused(
-                request, APIError.bodiesOverBudget(limit: limit),
-                problem: chunked
-                    ? "refused while its chunked body arrived, the server's buffered bodies being at their limit: bodySize is the "
-                        + "bytes received, which were discarded"
-                    : nil)
-        case .chunkLineTooLong:
-            // Refused while its body was read (ServerCore's ChunkLineWatch): what arrived of it was dropped.
-            return refused(
-                request, APIError(status: problem.status, reason: problem.reason),
-                problem: "refused while its chunked body was read, at a chunk-size line too long to hold: bodySize is the "
-                    + "chunk data received, which was discarded")
-        default:
-            return refused(request, APIError(status: problem.status, reason: problem.reason))
-        }
-    }
-
-    /// The 400 for a parallel id no tenant can have (too long): not journaled (no tenant to
-    /// journal it in), but logged and counted (as the default tenant's) like every other
-    /// answer, with CORS fields under `--cors`.
-    /// - Parameter origin: the request's allowed origin (``CORS/allowedOrigin(of:control:)``).
-    private func refusedParallelID(_ request: HTTPRequest, _ reason: String, origin: String?) -> HTTPAnswer {
-        let refusal = HTTPAnswer.now(marked(APIError.badRequest(reason).response, refusing: request))
-        return recorded(cors?.decorate(refusal, origin: origin) ?? refusal, request, answeredBy: "none", tenant: .defaultTenant)
-    }
-
-    /// `response`, this server's refusal of `request` before it was matched or forwarded,
-    /// marked `X-Catbird-Generated-By` in redirect and proxy modes when the request would have
-    /// been forwarded (``Forwarding/refusal(_:of:)``); every such refusal goes through here.
-    func marked(_ response: HTTPResponse, refusing request: HTTPRequest) -> HTTPResponse {
-        upstream?.forwarding.refusal(response, of: request.target) ?? response
-    }
-
-    /// `error`'s answer to a request refused before it was read whole, with `Connection: close`,
-    /// marked as Catbird's own when it would have been forwarded (``marked(_:refusing:)``).
-    /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
-    /// empty request body: the upload was discarded (its size, declared or received, is
-    /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`), and the entry's `problem`
-    /// says so when the request had a body (``unreadBodyProblem(of:)``). A parallel id that is not
-    /// UTF-8 is refused on its own, not journaled (`journaled: false` above); only another
-    /// refusal of a request that also carries such an id lands in the default tenant's journal,
-    /// the id not being among the headers. With strict durability a journaled refusal leaves
-    /// once its entry is committed, parked meanwhile like any strict answer
-    /// (``Journal/answer(_:onceCommitted:sent:)``).
-    /// - Parameter problem: the entry's `problem`; by default what ``unreadBodyProblem(of:)`` says.
-    private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true, problem: String? = nil) -> HTTPAnswer {
-        var response = marked(error.response, refusing: request)
-        response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
-        if let cors {  // control routes' refusals too (docs/files.md#cors)
-            response = cors.decorate(response, for: request, control: Self.isControlTarget(request.target))
-        }
-        var ticket: JournalTicket?
-        noteUnanswered(request, status: error.status, why: error.reason, warning: true) { tenant in
-            guard journaled else { return }
-            let (sent, entryTicket) = serving.journal(
-                request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant,
-                problem: problem ?? Self.unreadBodyProblem(of: request))
-            response = sent
-            ticket = entryTicket
-        }
-        guard durability == .strict, let ticket else { return .now(response) }
-        return journal.answer(response, onceCommitted: ticket, otherwise: marked(Journal.notJournaled, refusing: request))
-    }
 
     /// `request` as the control routes read it when its path is `/catbird` or under `/catbird/`
     /// (``isControlTarget(_:)``), else nil. An absolute-form request (`GET http://host:port/catbird/api/mocks`,

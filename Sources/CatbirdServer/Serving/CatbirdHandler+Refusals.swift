@@ -1,0 +1,135 @@
+import CatbirdDomain
+import CatbirdHTTP
+import CatbirdSupport
+
+/// The answers the server makes itself when it cannot serve a request: a slow head, a stalled
+/// body, the stop, an oversized body, a malformed request, a refused parallel id; journaled,
+/// and marked as the server's in the forwarding modes.
+extension CatbirdHandler {
+    /// The 408 written to a connection whose request head took longer than `--head-timeout`
+    /// (docs/protocol.md#malformed-requests); made once at start, marked as Catbird's own in
+    /// redirect and proxy modes (``generatedInForwardingModes(_:)``).
+    func respondToSlowHead(timeout: Duration) -> HTTPResponse {
+        generatedInForwardingModes(
+            APIError(
+                status: 408,
+                reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds "
+                    + "(--head-timeout, CATBIRD_HEAD_TIMEOUT); the connection is closed"))
+    }
+
+    /// The 408 written to a connection whose request body received no byte for `--head-timeout`
+    /// (docs/operations.md#connections-and-memory).
+    func respondToStalledBody(timeout: Duration) -> HTTPResponse {
+        generatedInForwardingModes(
+            APIError(
+                status: 408,
+                reason: "the request body received no byte for \(timeout.components.seconds) seconds (--head-timeout, "
+                    + "CATBIRD_HEAD_TIMEOUT), or for a second while every connection slot was taken; the connection is closed "
+                    + "and the body dropped: send it again"))
+    }
+
+    /// The stopping server's 503 (``CatbirdHTTP/HTTPResponse/serverStopping``), sent in place
+    /// of a forwarded request's answer among others: marked as Catbird's own in redirect and
+    /// proxy modes (``generatedInForwardingModes(_:)``), so that a recording Catbird in
+    /// front never writes it as the backend's answer (tester finding T14-F7).
+    var stoppingResponse: HTTPResponse {
+        generatedInForwardingModes(HTTPResponse.serverStopping)
+    }
+
+    /// `response` marked `X-Catbird-Generated-By` in redirect and proxy modes
+    /// (``Forwarding/generated(_:)-(HTTPResponse)``), whatever the request: for the answers
+    /// made once and sent where the request's target may be unknown (a head not read whole),
+    /// so their mark cannot depend on it as a refusal's does (``marked(_:refusing:)``); a
+    /// control client ignores the extra field.
+    private func generatedInForwardingModes(_ response: HTTPResponse) -> HTTPResponse {
+        upstream.map { $0.forwarding.generated(response) } ?? response
+    }
+
+    private func generatedInForwardingModes(_ error: APIError) -> HTTPResponse {
+        generatedInForwardingModes(error.response)
+    }
+
+    /// 413, journaled (``refused(_:_:journaled:)``).
+    func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer {
+        refused(request, APIError.payloadTooLarge(limit: limit, control: Self.controlRequest(request) != nil))
+    }
+
+    /// 414, 431 or 400 with our JSON error body (docs/protocol.md#malformed-requests),
+    /// journaled like a 413 (a refused field line left out), except a target or method with a
+    /// NUL or bytes that are not UTF-8, or a request line with a NUL: the journal could only
+    /// hold it altered.
+    func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
+        switch problem {
+        case .targetNotText, .methodNotToken(isText: false), .nulByte(field: nil):
+            return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: false)
+        case let .fieldValueNotUTF8(name) where name.equalsIgnoringASCIICase(TenantID.headerName):
+            // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
+            // journal it in (docs/tenancy.md#tenant-of-a-request).
+            return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
+        case let .bodiesOverBudget(limit):
+            // Refused at its head (a declared Content-Length) or once its chunked body ended (discarded).
+            let chunked = request.headers.first("Content-Length") == nil
+            return refused(
+                request, APIError.bodiesOverBudget(limit: limit),
+                problem: chunked
+                    ? "refused while its chunked body arrived, the server's buffered bodies being at their limit: bodySize is the "
+                        + "bytes received, which were discarded"
+                    : nil)
+        case .chunkLineTooLong:
+            // Refused while its body was read (ServerCore's ChunkLineWatch): what arrived of it was dropped.
+            return refused(
+                request, APIError(status: problem.status, reason: problem.reason),
+                problem: "refused while its chunked body was read, at a chunk-size line too long to hold: bodySize is the "
+                    + "chunk data received, which was discarded")
+        default:
+            return refused(request, APIError(status: problem.status, reason: problem.reason))
+        }
+    }
+
+    /// The 400 for a parallel id no tenant can have (too long): not journaled (no tenant to
+    /// journal it in), but logged and counted (as the default tenant's) like every other
+    /// answer, with CORS fields under `--cors`.
+    /// - Parameter origin: the request's allowed origin (``CORS/allowedOrigin(of:control:)``).
+    func refusedParallelID(_ request: HTTPRequest, _ reason: String, origin: String?) -> HTTPAnswer {
+        let refusal = HTTPAnswer.now(marked(APIError.badRequest(reason).response, refusing: request))
+        return recorded(cors?.decorate(refusal, origin: origin) ?? refusal, request, answeredBy: "none", tenant: .defaultTenant)
+    }
+
+    /// `response`, this server's refusal of `request` before it was matched or forwarded,
+    /// marked `X-Catbird-Generated-By` in redirect and proxy modes when the request would have
+    /// been forwarded (``Forwarding/refusal(_:of:)``); every such refusal goes through here.
+    func marked(_ response: HTTPResponse, refusing request: HTTPRequest) -> HTTPResponse {
+        upstream?.forwarding.refusal(response, of: request.target) ?? response
+    }
+
+    /// `error`'s answer to a request refused before it was read whole, with `Connection: close`,
+    /// marked as Catbird's own when it would have been forwarded (``marked(_:refusing:)``).
+    /// A request outside `/catbird` is journaled (when `journaled`) like any other, with an
+    /// empty request body: the upload was discarded (its size, declared or received, is
+    /// ``HTTPRequest/discardedBodySize``, journaled as `bodySize`), and the entry's `problem`
+    /// says so when the request had a body (``unreadBodyProblem(of:)``). A parallel id that is not
+    /// UTF-8 is refused on its own, not journaled (`journaled: false` above); only another
+    /// refusal of a request that also carries such an id lands in the default tenant's journal,
+    /// the id not being among the headers. With strict durability a journaled refusal leaves
+    /// once its entry is committed, parked meanwhile like any strict answer
+    /// (``Journal/answer(_:onceCommitted:sent:)``).
+    /// - Parameter problem: the entry's `problem`; by default what ``unreadBodyProblem(of:)`` says.
+    private func refused(_ request: HTTPRequest, _ error: APIError, journaled: Bool = true, problem: String? = nil) -> HTTPAnswer {
+        var response = marked(error.response, refusing: request)
+        response.headers.add(name: "Connection", value: "close")  // libmicrohttpd closes it after these
+        if let cors {  // control routes' refusals too (docs/files.md#cors)
+            response = cors.decorate(response, for: request, control: Self.isControlTarget(request.target))
+        }
+        var ticket: JournalTicket?
+        noteUnanswered(request, status: error.status, why: error.reason, warning: true) { tenant in
+            guard journaled else { return }
+            let (sent, entryTicket) = serving.journal(
+                request: request, response: response, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant,
+                problem: problem ?? Self.unreadBodyProblem(of: request))
+            response = sent
+            ticket = entryTicket
+        }
+        guard durability == .strict, let ticket else { return .now(response) }
+        return journal.answer(response, onceCommitted: ticket, otherwise: marked(Journal.notJournaled, refusing: request))
+    }
+}
