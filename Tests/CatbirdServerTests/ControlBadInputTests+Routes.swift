@@ -19,6 +19,40 @@ extension ControlBadInputTests {
         }
     }
 
+    /// tester38a-F1, the exact requests: a number written with a sign (`%2B` is `+`; a bare `+`
+    /// in a query is a space) was taken by `before`, every `limit`, `status` and a journal
+    /// entry's id in its path, while `since` and `wait` refused it. Each is refused now, naming
+    /// its parameter; the same numbers without the sign are answered.
+    func testNumbersWrittenWithASignAreRefusedEverywhere() throws {
+        let harness = try ControlBadInputHarness()
+        XCTAssertEqual(try harness.client.request("GET", "/known").status, 200)
+        let id = try XCTUnwrap(JSONNumber.int(try E2E.journal(harness.client, tenant: nil).last?["id"]), "the journal has the hit")
+        let refused = [
+            ("/catbird/api/requests?bodies=false&since=%2B1", "since"),
+            ("/catbird/api/requests?bodies=false&before=%2B5", "before"),
+            ("/catbird/api/requests?bodies=false&limit=%2B5", "limit"),
+            ("/catbird/api/requests?bodies=false&limit=%2B0005", "limit"),
+            ("/catbird/api/requests?bodies=false&status=%2B200", "status"),
+            ("/catbird/api/requests?bodies=false&wait=%2B1", "wait"),
+            ("/catbird/api/requests/\(id)/request/body?limit=%2B5", "limit"),
+            ("/catbird/api/requests/%2B\(id)", "journal id"),
+            ("/catbird/api/requests.har?limit=%2B5", "limit"),
+            ("/catbird/api/tenants?limit=%2B5", "limit"),
+        ]
+        for (target, problem) in refused {
+            try harness.assertRejected("GET \(target)", 400, mentioning: [problem]) { try $0.request("GET", target) }
+        }
+        for target in [
+            "/catbird/api/requests?bodies=false&since=0&before=\(id + 1)&limit=5&status=200",
+            "/catbird/api/requests/\(id)/response/body?limit=2", "/catbird/api/requests/\(id)",
+            "/catbird/api/requests.har?limit=5", "/catbird/api/tenants?limit=5",
+        ] {
+            let answer = try harness.client.request("GET", target)
+            XCTAssertEqual(answer.status, 200, "GET \(target): \(answer.text)")
+        }
+        XCTAssertEqual(try harness.client.request("GET", "/catbird/api/requests/\(id)/response/body?limit=2").text, "kn")
+    }
+
     func testBadRequestCountBodiesAreRejected() throws {
         let harness = try ControlBadInputHarness()
         let cases: [(String, String, [String])] = [

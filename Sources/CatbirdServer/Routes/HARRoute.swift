@@ -58,9 +58,9 @@ enum HARRoute {
         for (name, value) in query {
             switch name {
             case "limit":
-                guard let count = Int(value), count >= 1 else {
+                guard let count = QueryParameters.wholeNumber(value).map(Int.init), count >= 1 else {
                     // All digits, yet no Int: a whole number too large, not a wrong one (T18B note).
-                    if Int(value) == nil, !value.hasPrefix("-"), JournalRoutes.isWholeNumber(value) {
+                    if QueryParameters.wholeNumber(value) == nil, QueryParameters.isDigits(value) {
                         throw .badRequest("'limit' (\(JSONText.shortText(value))) is too large (at most \(Int.max))")
                     }
                     throw .badRequest("'limit' must be a whole number of entries, 1 or more")

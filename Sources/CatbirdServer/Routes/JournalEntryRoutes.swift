@@ -19,7 +19,7 @@ enum JournalEntryRoutes {
         [
             Route("GET", "/catbird/api/requests/", maxSegments: 3, query: ["bodies", "limit"], lane: .quick) { context in
                 let parts = context.segments
-                guard let id = Int64(parts[0]), id > 0 else {
+                guard let id = QueryParameters.wholeNumber(parts[0]), id > 0 else {
                     // 400, as for `DELETE /catbird/api/mocks/abc`: the request is malformed, not
                     // an entry missing (T12-F6: it was a 404).
                     throw APIError.badRequest(
@@ -93,7 +93,7 @@ enum JournalEntryRoutes {
             guard key == "limit" else {
                 throw QueryParameters.unknown(key, known: key == "bodies" ? "known: limit; 'bodies' is taken by the entry, …/{id}" : "known: limit")
             }
-            guard let limit = Int(value), limit >= 0 else { throw APIError.badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
+            guard let limit = QueryParameters.wholeNumber(value).map(Int.init) else { throw APIError.badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
             result = limit
         }
         return result

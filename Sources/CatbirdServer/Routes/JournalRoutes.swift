@@ -202,10 +202,10 @@ enum JournalRoutes {
         for (name, value) in query {
             switch name {
             case "since":
-                guard let since = Int64(value), since >= 0 else { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
+                guard let since = QueryParameters.wholeNumber(value) else { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
                 result.since = since
             case "before":
-                guard let before = Int64(value), before >= 0 else { throw .badRequest("'before' must be a journal id (a whole number >= 0)") }
+                guard let before = QueryParameters.wholeNumber(value) else { throw .badRequest("'before' must be a journal id (a whole number >= 0)") }
                 result.before = before
             case "order":
                 guard value == "oldest" || value == "newest" else { throw .badRequest("'order' must be 'oldest' or 'newest'") }
@@ -214,7 +214,7 @@ enum JournalRoutes {
                 guard value == "true" || value == "false" else { throw .badRequest("'bodies' must be 'true' or 'false'") }
                 result.includeBodies = value == "true"
             case "limit":
-                guard let limit = Int(value), (1...JournalQuery.maxLimit).contains(limit) else {
+                guard let limit = QueryParameters.wholeNumber(value).map(Int.init), (1...JournalQuery.maxLimit).contains(limit) else {
                     throw .badRequest(
                         Self.isWholeNumber(value)
                             ? "'limit' must be from 1 to \(JournalQuery.maxLimit), not \(value)"
@@ -227,7 +227,7 @@ enum JournalRoutes {
                 if let statusClass = statusClass(value) {
                     result.statusClass = statusClass
                 } else {
-                    guard let status = Int(value) else { throw .badRequest("'status' must be a whole number or a class such as 4xx") }
+                    guard let status = QueryParameters.wholeNumber(value).map(Int.init) else { throw .badRequest("'status' must be a whole number or a class such as 4xx") }
                     guard (100...599).contains(status) else {
                         // As sent: `099` is not echoed as `99` (T11-F10).
                         throw .badRequest("'status' must be an HTTP status from 100 to 599 or a class such as 4xx, not \(value)")

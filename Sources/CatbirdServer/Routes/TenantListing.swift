@@ -22,7 +22,7 @@ struct TenantListing {
             case "after": after = TenantID(value)
             case "prefix": prefix = value
             case "limit":
-                guard let limit = Int(value), (1...TenantDirectory.maxPageSize).contains(limit) else {
+                guard let limit = QueryParameters.wholeNumber(value).map(Int.init), (1...TenantDirectory.maxPageSize).contains(limit) else {
                     throw .badRequest("'limit' must be a whole number from 1 to \(TenantDirectory.maxPageSize), not \(JSONBody.quoted(value))")
                 }
                 self.limit = limit

@@ -23,6 +23,21 @@ enum QueryParameters {
             .map { Substring($0) }
     }
 
+    /// `value` read as a whole number as the docs write one: one or more ASCII digits, no sign
+    /// and no space; nil for any other text, and for digits past `Int64` (the caller tells those
+    /// apart with ``isDigits(_:)`` to say "too large"). Every number of a query and of a journal
+    /// entry's path is read so (tester finding tester38a-F1: Swift's `Int("+5")` reads a sign, so
+    /// `before=%2B5`, `limit=%2B5` and `/requests/+7` were taken while `wait=%2B1` was refused).
+    static func wholeNumber(_ value: some StringProtocol) -> Int64? {
+        guard isDigits(value) else { return nil }
+        return Int64(value)
+    }
+
+    /// Whether `value` is one or more ASCII digits and nothing else.
+    static func isDigits(_ value: some StringProtocol) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
     /// `raw` percent-decoded with `+` read as a space: each valid escape (`%` and two hex
     /// digits) decoded, a `%` that starts none kept as itself, as the HAR entry's `url` reads it
     /// (tester finding tester34a-F5: `ok%20then%` was kept whole, `%20` and all); as sent when
