@@ -36,11 +36,30 @@ package enum Preparation {
     /// and `/* block */` comments (an unterminated block comment runs to the end, as in
     /// SQLite) and semicolons.
     static func containsStatement(_ text: UnsafePointer<CChar>) -> Bool {
-        var cursor = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+        skippingBlanks(UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self))[0] != 0
+    }
+
+    /// The first word of `sql`'s first statement, upper-cased (ASCII letters and `_` only): `SELECT`,
+    /// `WITH`, `VACUUM`; "" when it starts with something else. Whitespace, comments and
+    /// semicolons before it are skipped as ``containsStatement(_:)`` skips them.
+    package static func firstWord(of sql: String) -> String {
+        sql.withCString { text in
+            var cursor = skippingBlanks(UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self))
+            var word: [UInt8] = []
+            while word.count < 16, cursor[0] == UInt8(ascii: "_") || (cursor[0] | 0x20 >= UInt8(ascii: "a") && cursor[0] | 0x20 <= UInt8(ascii: "z")) {
+                word.append(cursor[0] == UInt8(ascii: "_") ? cursor[0] : cursor[0] & ~0x20)
+                cursor += 1
+            }
+            return String(decoding: word, as: UTF8.self)
+        }
+    }
+
+    /// `cursor` moved past whitespace, `-- line` and `/* block */` comments and semicolons,
+    /// to the first byte of a statement or the text's NUL.
+    private static func skippingBlanks(_ start: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+        var cursor = start
         while true {
             switch cursor[0] {
-            case 0:
-                return false
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
                  0x0C, UInt8(ascii: ";"):
                 cursor += 1
@@ -53,7 +72,7 @@ package enum Preparation {
                 }
                 if cursor[0] != 0 { cursor += 2 }
             default:
-                return true
+                return cursor
             }
         }
     }

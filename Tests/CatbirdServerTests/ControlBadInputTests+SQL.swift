@@ -24,11 +24,35 @@ extension ControlBadInputTests {
             "VACUUM",
             "REINDEX",
             "ANALYZE",
+            // tester38a-F2: compiled to nothing (nothing to vacuum or rebuild), they passed
+            // sqlite3_stmt_readonly and answered 200 with an empty result.
+            "VACUUM temp",
+            "vacuum temp into (select group_concat(url) from requests)",
+            "REINDEX NOCASE",
+            "REINDEX RTRIM",
+            "REINDEX temp.requests",
+            "/* a comment */ -- and another\n REINDEX NOCASE",
         ]
         for sql in statements {
             try harness.assertRejected("SQL \(sql)", 400, mentioning: ["read-only", "read only", "statement"]) {
                 try $0.json("POST", "/catbird/api/sql", #"{"sql":\#(FixtureTestSupport.canonical(sql))}"#)
             }
+        }
+    }
+
+    /// The statements the SQL route takes (docs/protocol.md#sql), whatever their case and the
+    /// comments or semicolons before them, are still answered now that a statement's first word
+    /// is checked (tester38a-F2).
+    func testSQLReadOnlyStatementKindsAreAnswered() throws {
+        let harness = try ControlBadInputHarness()
+        for sql in [
+            "select 1", "  /* a comment */ WITH x AS (SELECT 2) SELECT * FROM x", "-- a line\nVALUES (3)", ";; SELECT 4",
+            "PRAGMA table_info(requests)", "pragma user_version", "EXPLAIN SELECT 5", "explain query plan select url from requests",
+            "SELECT count(*) FROM pragma_table_info('requests')",
+        ] {
+            let answer = try harness.client.json("POST", "/catbird/api/sql", #"{"sql":\#(FixtureTestSupport.canonical(sql))}"#)
+            XCTAssertEqual(answer.status, 200, "\(sql): \(answer.text)")
+            XCTAssertNotNil(answer.object["rows"] as? [Any], "\(sql): \(answer.text)")
         }
     }
 
@@ -78,6 +102,7 @@ extension ControlBadInputTests {
         let harness = try ControlBadInputHarness()
         for (label, file, sql) in [
             ("ATTACH in the server's folder", "attached.db", "ATTACH DATABASE '%@' AS x"), ("VACUUM INTO", "copy.db", "VACUUM INTO '%@'"),
+            ("VACUUM temp INTO (tester38a-F2)", "temp-copy.db", "VACUUM temp INTO '%@'"),
         ] {
             let path = harness.server.directory.appendingPathComponent(file).path
             let statement = sql.replacingOccurrences(of: "%@", with: path)
