@@ -6,7 +6,10 @@ extension RequestPattern {
     /// run of them: `*` crosses `/`) or a `regexp` found in any target (``catchAllExpressions``).
     /// Such a mock without a `limit` answers every request of its method and tenant before any
     /// mock added after it (docs/matching.md#match-order), which can then never be served:
-    /// `update` warns of that (tester finding try10a F13).
+    /// `update` warns of that (tester finding try10a F13). "Every" but a target holding U+0085,
+    /// U+2028 or U+2029, line terminators ICU's `.` does not cross (Catbird 0.11's semantics,
+    /// kept; docs/matching.md#wildcard, tester finding tester38b-F1): the warning still names
+    /// a mock for such a target, which is served.
     public var isCatchAll: Bool {
         guard headers.isEmpty, body == nil else { return false }
         switch url.kind {
