@@ -12,7 +12,10 @@ import CMicroHTTPD
 /// before resuming it; the worker reads it after MHD calls it again. So no two threads access
 /// the mutable fields at once.
 final class RequestContext: @unchecked Sendable {
-    let target: String
+    /// The request-target as text; one that is not (``HTTPRequestProblem/targetNotText``) with
+    /// its bytes that are not UTF-8 written `%XX` (set again, on the worker, when a NUL byte is
+    /// found inside it once the version is known).
+    var target: String
     /// Why the request is refused before the handler sees it (checked when its headers are
     /// complete), or nil.
     var problem: HTTPRequestProblem?

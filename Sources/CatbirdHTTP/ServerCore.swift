@@ -90,7 +90,7 @@ final class ServerCore: Sendable {
                     context = RequestContext(target: text)
                     context.targetHasSpaceOrControl = hasSpaceOrControl
                 } else {
-                    context = RequestContext(target: String(decoding: bytes, as: UTF8.self), problem: .targetNotText)
+                    context = RequestContext(target: String.percentEncodingNonText(bytes), problem: .targetNotText)
                 }
             }
             context.rawTargetStart = Int(bitPattern: uri)
@@ -202,6 +202,9 @@ final class ServerCore: Sendable {
                span <= core.maxTargetLength
             {
                 context.problem = .targetNotText
+                if let start = UnsafePointer<UInt8>(bitPattern: context.rawTargetStart) {
+                    context.target = String.percentEncodingNonText(UnsafeBufferPointer(start: start, count: span))
+                }
             }
         }
         return core.handle(context, connection, method, uploadData, uploadSize)

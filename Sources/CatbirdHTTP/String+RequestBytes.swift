@@ -16,6 +16,40 @@ extension String {
         return (String(requestBytes: bytes, scan: scan), scan.hasSpaceOrControl)
     }
 
+    /// A request-target that is not text (``HTTPRequestProblem/targetNotText``) as the journal
+    /// keeps it: each byte that is not part of a valid UTF-8 sequence, and each NUL, written
+    /// `%XX` (upper-case hexadecimal), the rest as sent (a `%` the client sent stays as it is).
+    /// The request is refused before matching; this is what its entry's `url` and its log line
+    /// show (tester finding tester38a-F2: an app sending a raw ISO-8859-1 `é` left no journal
+    /// entry at all).
+    static func percentEncodingNonText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length =
+                switch lead {
+                case 0x01...0x7F: 1
+                case 0xC2...0xDF: 2
+                case 0xE0...0xEF: 3
+                case 0xF0...0xF4: 4
+                default: 0  // NUL, a continuation byte, or a lead byte no valid sequence has
+                }
+            if length > 0, index + length <= bytes.count,
+               length == 1 || String(validating: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self) != nil
+            {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
+                index += length
+            } else {
+                out += [UInt8(ascii: "%"), hex[Int(lead >> 4)], hex[Int(lead & 0x0F)]]
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private init?(requestBytes bytes: UnsafeBufferPointer<UInt8>, scan: Scan) {
         if scan.isASCII {
             self = String(decoding: bytes, as: UTF8.self)

@@ -10,7 +10,7 @@ public struct ExactString: Hashable, Sendable, ExpressibleByStringLiteral {
     public init(stringLiteral value: String) { self.text = value }
 
     public static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+        lhs.text.hasSameBytes(as: rhs.text)
     }
 
     public func hash(into hasher: inout Hasher) {

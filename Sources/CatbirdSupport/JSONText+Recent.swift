@@ -33,7 +33,10 @@ extension JSONText {
         /// The text of a remembered list equal to `fields`, or nil.
         func text(of fields: [(name: String, value: String)], fingerprint: UInt64) -> String? {
             for index in entries.indices where entries[index].fingerprint == fingerprint {
-                if entries[index].fields.elementsEqual(fields, by: { $0.name == $1.name && $0.value == $1.value }) {
+                // Byte for byte: two canonically equivalent values of one length and ending
+                // (`D\u{323}\u{307}…` and `D\u{307}\u{323}…`) have one fingerprint, and `==`
+                // would hand one the other's text (tester38a-F4's kind).
+                if entries[index].fields.elementsEqual(fields, by: { $0.name.hasSameBytes(as: $1.name) && $0.value.hasSameBytes(as: $1.value) }) {
                     return entries[index].text
                 }
             }

@@ -83,21 +83,41 @@ final class MalformedRequestTests: ServerTestCase {
         XCTAssertEqual(allowed.status, 404, "200 parameters are served: \(allowed.text.prefix(200))")
     }
 
-    /// `GET /a<NUL>b` was journaled as `/a`: now refused with 400 and not journaled (the
-    /// journal could only hold it cut short); the same for bytes that are not UTF-8.
-    func testTargetWithNULOrNonUTF8BytesIsRefused() throws {
-        for target in [Array("/a".utf8) + [0] + Array("b".utf8), Array("/a".utf8) + [0xFF] + Array("b".utf8)] {
+    /// `GET /a<NUL>b` was journaled as `/a`: now refused with 400; the same for bytes that are
+    /// not UTF-8. Journaled with each such byte written `%XX` and a `problem` saying so (tester
+    /// finding tester38a-F2, its exact requests `/\xff\xfe` and `/q?\xe9=1`: refused, they left
+    /// no entry at all, only a log line).
+    func testTargetWithNULOrNonUTF8BytesIsRefusedAndJournaledWithThoseBytesEscaped() throws {
+        let cases: [(target: [UInt8], url: String)] = [
+            (Array("/a".utf8) + [0] + Array("b".utf8), "/a%00b"),
+            (Array("/a".utf8) + [0xFF] + Array("b".utf8), "/a%FFb"),
+            ([UInt8(ascii: "/"), 0xFF, 0xFE], "/%FF%FE"),
+            (Array("/q?".utf8) + [0xE9] + Array("=1".utf8), "/q?%E9=1"),
+            // Valid sequences stay as sent; a cut one, an overlong one and a surrogate are escaped byte by byte.
+            (Array("/caf\u{E9}".utf8) + [0xE2, 0x84] + Array("/x".utf8), "/caf\u{E9}%E2%84/x"),
+            (Array("/o".utf8) + [0xC0, 0xAF] + [0xED, 0xA0, 0x80], "/o%C0%AF%ED%A0%80"),
+        ]
+        for (target, _) in cases {
             let raw = try server.client()
-            try raw.send(raw: Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            try raw.send(raw: Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: tUTF2\r\n\r\n".utf8))
             let response = try raw.readResponse()
             XCTAssertEqual(response.status, 400, response.text)
             XCTAssertTrue((response.object["reason"] as? String ?? "").contains("NUL"), response.text)
             XCTAssertEqual(raw.readToEnd(), [])
         }
-        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 0)
-        // A percent-encoded NUL is ordinary text and served as usual.
+        let entries = try E2E.journal(client, tenant: "tUTF2", once: cases.count)
+        XCTAssertEqual(entries.map { Array(($0["url"] as? String ?? "").utf8) }, cases.map { Array($0.url.utf8) })
+        for entry in entries {
+            XCTAssertEqual((entry["response"] as? [String: Any])?["status"] as? Int, 400, "\(entry)")
+            let problem = entry["problem"] as? String ?? ""
+            XCTAssertTrue(problem.hasPrefix("the request-target held bytes that are not UTF-8, or a NUL byte: url writes each such byte as %XX"), "\(entry)")
+        }
+        XCTAssertEqual(try E2E.journal(client, tenant: nil).count, 0, "nothing in the default tenant")
+        // A percent-encoded NUL is ordinary text and served as usual, without a problem.
         XCTAssertEqual(try client.request("GET", "/a%00b").status, 404)
-        XCTAssertEqual(try E2E.journal(client, tenant: nil).first?["url"] as? String, "/a%00b")
+        let served = try XCTUnwrap(try E2E.journal(client, tenant: nil).first)
+        XCTAssertEqual(served["url"] as? String, "/a%00b")
+        XCTAssertNil(served["problem"] as? String)
     }
 
     /// Parallel ids `a\xFF` and `a\xFE` both read as `a\u{FFFD}` and shared a tenant: now

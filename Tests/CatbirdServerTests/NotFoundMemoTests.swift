@@ -191,6 +191,47 @@ final class NotFoundMemoTests: ServerTestCase {
         XCTAssertEqual(bodyVerdict(try miss("/b", method: "POST", tenant: "s2", body: Array("{\"name\":1}".utf8))), "differs")
     }
 
+    /// tester38a-F4, the exact requests: after the ASCII `GET /api/Kelvin` with `X-Unit: K` was
+    /// kept, the same target and value written with the KELVIN SIGN (U+212A, canonically
+    /// equivalent to `K`, other bytes) got the kept answer, whose near miss, reason and
+    /// journaled `nearMisses` showed the ASCII bytes the app never sent. Compared as UTF-8
+    /// bytes here: Swift's `==` on the texts would call them equal.
+    func testATargetOrHeaderValueCanonicallyEquivalentToAKeptOnesGetsItsOwnAnswer() throws {
+        try E2E.addMock(client, tenant: "f4-memo", url: "/api/users", headerPatterns: ["X-Unit": ("equal", "celsius")], body: "users")
+        let kelvin = "\u{212A}"
+        try miss("/api/Kelvin", tenant: "f4-memo", headers: [("X-Unit", "K")])
+        func actuals(_ response: RawResponse) -> [String: [UInt8]] {
+            let fields = (response.object["nearMisses"] as? [[String: Any]])?.first?["fields"] as? [[String: Any]] ?? []
+            var found: [String: [UInt8]] = [:]
+            for field in fields { if let name = field["field"] as? String, let actual = field["actual"] as? String { found[name] = Array(actual.utf8) } }
+            return found
+        }
+        for _ in 0..<3 {
+            let answer = try client.request("GET", "/api/\(kelvin)elvin", headers: E2E.tenantHeader("f4-memo") + [("X-Unit", kelvin)])
+            XCTAssertEqual(answer.status, 404, answer.text)
+            let found = actuals(answer)
+            XCTAssertEqual(found["url"], Array("/api/\(kelvin)elvin".utf8), "the near miss shows the target sent: \(answer.text)")
+            XCTAssertEqual(found.first { $0.key.hasPrefix("header") }?.value, Array(kelvin.utf8), "and the header value sent: \(answer.text)")
+            let reason = Array((answer.object["reason"] as? String ?? "").utf8)
+            XCTAssertTrue(reason.starts(with: Array("no mock matched GET /api/\(kelvin)elvin".utf8)), "the reason names the target sent: \(answer.text)")
+        }
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "f4-memo").last)
+        XCTAssertEqual(Array((entry["url"] as? String ?? "").utf8), Array("/api/\(kelvin)elvin".utf8))
+        let journaled = ((entry["nearMisses"] as? [[String: Any]])?.first?["fields"] as? [[String: Any]])?
+            .first { $0["field"] as? String == "url" }?["actual"] as? String
+        XCTAssertEqual(journaled.map { Array($0.utf8) }, Array("/api/\(kelvin)elvin".utf8), "the journaled near miss shows the target sent")
+
+        // The second consequence: a default-tenant request in NFD, which a shard's regexp
+        // matches, is told that shard (`matchingTenants`) after its NFC twin's answer was kept.
+        try control(
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"regexp","value":"^/docs/cafe\#u{301}$"}},"response":{"status":200}}"#,
+            tenant: "mt-shard")
+        let nfc = try miss("/docs/caf\u{E9}", tenant: nil)
+        XCTAssertNil(nfc.object["matchingTenants"], "the regexp does not match the NFC target: \(nfc.text)")
+        let nfd = try client.request("GET", "/docs/cafe\u{301}")
+        XCTAssertEqual(nfd.object["matchingTenants"] as? [String], ["mt-shard"], nfd.text)
+    }
+
     // MARK: - A reused answer's sent form
 
     /// Three asks of one miss, on one connection (one worker), with the memo on; each equal to

@@ -60,7 +60,12 @@ extension CatbirdHandler {
     /// hold it altered.
     func respondToMalformedRequest(_ request: HTTPRequest, problem: HTTPRequestProblem) -> HTTPAnswer {
         switch problem {
-        case .targetNotText, .methodNotToken(isText: false), .nulByte(field: nil):
+        case .targetNotText:
+            // Journaled with its url written as text (``HTTPRequest/target``), and said so: an
+            // app sending a raw ISO-8859-1 `é` left no trace but a log line (tester38a-F2).
+            let body = Self.unreadBodyProblem(of: request).map { "; " + $0 } ?? ""
+            return refused(request, APIError(status: problem.status, reason: problem.reason), problem: Self.nonTextTargetProblem + body)
+        case .methodNotToken(isText: false), .nulByte(field: nil):
             return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: false)
         case let .fieldValueNotUTF8(name) where name.equalsIgnoringASCIICase(TenantID.headerName):
             // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
@@ -85,6 +90,11 @@ extension CatbirdHandler {
             return refused(request, APIError(status: problem.status, reason: problem.reason))
         }
     }
+
+    /// The journal `problem` of a request refused for a request-target that is not text.
+    static let nonTextTargetProblem =
+        "the request-target held bytes that are not UTF-8, or a NUL byte: url writes each such byte as %XX "
+        + "(a % the client sent is kept as sent); refused with 400 before matching"
 
     /// The 400 for a parallel id no tenant can have (too long): not journaled (no tenant to
     /// journal it in), but logged and counted (as the default tenant's) like every other
