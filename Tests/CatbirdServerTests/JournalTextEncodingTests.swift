@@ -14,6 +14,23 @@ final class JournalTextEncodingTests: XCTestCase {
         XCTAssertEqual(JSONText.object([(name: String, value: String)]()), "{}")
     }
 
+    /// The reused text of a recent field list (`JSONText.objectReusingRecent`, the journal's
+    /// request headers) is reused only for the same bytes: two values canonically equivalent,
+    /// of one length and one ending (the marks below U+1E0C in either order), share the list's
+    /// fingerprint, and Swift's `==` called them equal, so the second got the first's text
+    /// (tester38a-F3's kind: `String ==` where bytes were meant). Compared as bytes here.
+    func testARecentFieldListsTextIsReusedOnlyForTheSameBytes() throws {
+        let first = "D\u{323}\u{307}-same-end"
+        let second = "D\u{307}\u{323}-same-end"
+        XCTAssertEqual(first, second, "Swift calls them equal")
+        XCTAssertNotEqual(Array(first.utf8), Array(second.utf8))
+        let one = JSONText.objectReusingRecent([(name: "X-Mark", value: first)])
+        let other = JSONText.objectReusingRecent([(name: "X-Mark", value: second)])
+        XCTAssertEqual(Array(one.utf8), Array(JSONText.object([(name: "X-Mark", value: first)]).utf8))
+        XCTAssertEqual(Array(other.utf8), Array(JSONText.object([(name: "X-Mark", value: second)]).utf8), "its own bytes, not the first's")
+        XCTAssertEqual(Array(JSONText.objectReusingRecent([(name: "X-Mark", value: first)]).utf8), Array(one.utf8), "reused for the same bytes")
+    }
+
     func testHeaderObjectEscapesQuotesBackslashesAndControlBytesAndKeepsNonASCII() throws {
         let value = "a\"b\\c\nd\re\tf\u{01}g\u{1F}h é ✓ 🐦"
         let json = JSONText.object([(name: "Na\"me", value: value)])
