@@ -14,7 +14,10 @@ extension JSONText {
         /// `object` must be the same text on every call to one memo (the memo's owner's).
         public func appending(_ pairs: [(name: String, value: String)], to object: String) -> String {
             let remembered = last.withLock { last -> String? in
-                guard let last, last.pairs.elementsEqual(pairs, by: { $0.name == $1.name && $0.value == $1.value }) else { return nil }
+                // Byte for byte, not `String ==` (canonical equivalence): an echoed field (CORS's
+                // origin) may differ from the last in its bytes alone (tester38a-F3's kind).
+                guard let last, last.pairs.elementsEqual(pairs, by: { $0.name.hasSameBytes(as: $1.name) && $0.value.hasSameBytes(as: $1.value) })
+                else { return nil }
                 return last.text
             }
             if let remembered { return remembered }
