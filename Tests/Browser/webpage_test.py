@@ -950,6 +950,70 @@ def test_bidi_controls_in_a_tenant_id_are_escaped_in_the_tab_title_and_tooltips(
     driver.find_element(By.ID, "clear-no").click()
 
 
+def test_tenants_whose_ids_differ_only_by_canonically_equivalent_characters_are_told_apart(server, driver):
+    """Tester finding tester38a-F4, the exact ids: `ui-shard-K` (the test process's) and
+    `ui-shard-<U+212A KELVIN SIGN>` (the app's), and NFC `café` beside NFD `cafe<U+0301>`, are
+    four tenants (ids compare by bytes), yet the picker and the title showed two pairs of equal
+    names. An id not in NFC now shows its non-ASCII code points as `\\u212A`."""
+    ids = {"ui-shard-K": "ui-shard-K", "ui-shard-\u212a": "ui-shard-\\u212A",
+           "caf\u00e9": "caf\u00e9", "cafe\u0301": "cafe\\u0301"}
+    for tenant in ids:
+        server.request("GET", "/api/feed", tenant=tenant)
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    wait(driver, lambda d: len(tenant_names(d)) >= 5, message="the tenants never showed")
+    names = tenant_names(driver)
+    for shown in ids.values():
+        assert names.count(shown) == 1, (shown, names)
+    assert len(set(names)) == len(names), names
+    driver.get(server.url + "/catbird?tenant=" + urllib.parse.quote("ui-shard-\u212a"))
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 1, message="the Kelvin tenant's request never showed")
+    assert driver.find_element(By.ID, "tenant-title").text == "ui-shard-\\u212A"
+    assert driver.title == "Catbird · ui-shard-\\u212A", repr(driver.title)
+
+
+def test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line(server, driver):
+    """Tester finding tester38a-F5: libmicrohttpd's 431 (a 40,000-byte header) is journaled with
+    method `""`, and its command was `curl -X '' …`, which sent a request line starting with a
+    space (curl exit 52, nothing journaled). It now has no `-X`, says so, and run journals the
+    request again; an entry with no target (the request line never arrived) says there is
+    nothing to replay."""
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
+        try:
+            while sock.recv(65536):
+                pass
+        except ConnectionResetError:
+            pass  # the 431 is sent and the connection closed with the head still unread
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"GET /abc")
+        # The server's --head-timeout (2 s, looked at once a second) ends it with a 408 and no request line.
+        deadline = time.monotonic() + 15
+        while True:
+            _, page = server.json("GET", "/catbird/api/requests")
+            by_url = {entry["url"]: entry for entry in page["requests"]}
+            if "" in by_url or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    assert by_url["/big"]["method"] == "" and by_url["/big"]["response"]["status"] == 431, page
+    assert by_url[""]["method"] == "" and by_url[""]["response"]["status"] == 408, page
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    command = copied_curl(driver, by_url["/big"]["id"])
+    assert "-X" not in command and command.startswith("curl '" + server.url + "/big'"), command
+    assert "# the journal has no method for this request" in command, command
+    run = subprocess.run(["bash", "-c", command + " -s -o /dev/null -m 10"], capture_output=True)
+    assert run.returncode == 0, (command, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests")
+    replayed = [entry for entry in page["requests"] if entry["id"] not in (by_url["/big"]["id"], by_url[""]["id"])]
+    assert [(entry["method"], entry["url"]) for entry in replayed] == [("GET", "/big")], replayed
+    nothing = copied_curl(driver, by_url[""]["id"])
+    assert nothing.startswith("# nothing to replay"), nothing
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_a_charset_inside_another_parameters_quotes_is_not_read(server, driver):
     """Tester finding tester29a-F1, the exact headers: the page read the `;charset=latin1` inside
     a quoted parameter (and an unterminated quote) and showed `caf\\xe9` as `café`, while the
@@ -1451,6 +1515,8 @@ TESTS = [
     (test_markup_in_url_header_body_and_tenant_is_shown_as_text, ()),
     (test_bidi_controls_in_a_url_are_shown_escaped, ()),
     (test_bidi_controls_in_a_tenant_id_are_escaped_in_the_tab_title_and_tooltips, ()),
+    (test_tenants_whose_ids_differ_only_by_canonically_equivalent_characters_are_told_apart, ()),
+    (test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line, ("--head-timeout", "2")),
     (test_a_charset_inside_another_parameters_quotes_is_not_read, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_a_jsonpath_patterns_equalto_is_shown_as_json, ()),

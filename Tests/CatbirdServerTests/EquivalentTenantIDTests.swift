@@ -66,6 +66,29 @@ final class EquivalentTenantIDTests: XCTestCase {
     /// The tester's `t_unicode2.py`: A (KELVIN SIGN) adds `/a` and `/shared`; B (ASCII K) adds
     /// `/shared`, `/b` and removes `/a`. Each keeps its own mocks and rows, also after a restart
     /// (the rows are loaded back into two tables, not one).
+    /// tester38a-F4: a 404's reason named the app's tenant `shard-\u{212A}` as `tenant "shard-K"`,
+    /// which read as the test's ASCII tenant that held the mock. An id that NFC would change is
+    /// now followed by its non-ASCII code points; its NFC twin is named as before.
+    func testAReasonNamesAnIdNotInNFCWithItsCodePoints() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let notes = ["cafe\u{301}": "U+0301", "shard-\u{212A}": "U+212A", "\u{2126}": "U+2126", "A\u{30A}x": "U+030A"]
+        for (a, b) in Self.pairs {
+            for id in [a, b] {
+                let answer = try client.request("GET", "/nothing-here", headers: E2E.tenantHeader(id))
+                XCTAssertEqual(answer.status, 404, answer.text)
+                let reason = answer.object["reason"] as? String ?? ""
+                let note = notes.first { Array($0.key.utf8) == Array(id.utf8) }?.value
+                if let note {
+                    XCTAssertTrue(reason.contains("\" (not in NFC: \(note)); "), "\(id.debugDescription): \(reason)")
+                } else {
+                    XCTAssertFalse(reason.contains("not in NFC"), "\(id.debugDescription) is in NFC: \(reason)")
+                }
+            }
+        }
+    }
+
     func testStoredRowsOfEquivalentIdsStayApartAcrossARestart() throws {
         let server = try TestServer()
         defer { server.removeFiles() }

@@ -1,5 +1,6 @@
 import CatbirdSupport
 import CatbirdWire
+import Foundation
 import Glibc
 
 /// A tenant: the mocks and journal of one parallel test shard, named by the request's
@@ -42,8 +43,26 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// ``JSONText/shortString(_:maxBytes:)`` cuts it), so a reason never calls the default tenant
     /// `tenant ""` (tester finding T19B-F5: a first-time user who never sent a parallel id read
     /// that as a bug).
+    /// An id that Unicode's canonical composition (NFC) would change is followed by its
+    /// non-ASCII code points, `tenant "shard-K" (not in NFC: U+212A)`: ids are one tenant only
+    /// when their bytes are the same, and `shard-K` with the KELVIN SIGN reads as the ASCII
+    /// `shard-K`, another tenant (tester finding tester38a-F4: a 404 naming the app's tenant read
+    /// as the test's, which had the mock).
     public var named: String {
-        isDefault ? "the default tenant" : "tenant \(JSONText.shortString(rawValue))"
+        isDefault ? "the default tenant" : "tenant \(JSONText.shortString(rawValue))\(nonNFCNote)"
+    }
+
+    /// ` (not in NFC: U+212A, …)` for an id NFC would change (at most its first 8 non-ASCII code
+    /// points), "" for any other: an ASCII id is told at once, without normalising.
+    public var nonNFCNote: String {
+        guard !rawValue.utf8.allSatisfy({ $0 < 0x80 }), !rawValue.precomposedStringWithCanonicalMapping.hasSameBytes(as: rawValue)
+        else { return "" }
+        let points = rawValue.unicodeScalars.filter { !$0.isASCII }
+        let shown = points.prefix(8).map { point in
+            let hex = String(point.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+        return " (not in NFC: \(shown.joined(separator: ", "))\(points.count > 8 ? ", …" : ""))"
     }
 
     /// For log lines: `(default)`, or the id; one of more than 64 UTF-8 bytes cut to its first 64

@@ -146,7 +146,8 @@ function escapeBidi(text) {
   return String(text).replace(new RegExp(BIDI_CONTROLS.source, "g"), bidiEscape);
 }
 
-// One bidirectional control as the text `\u202E` (its code point, four upper-case hex digits).
+// One code point as the text `\u202E` (four upper-case hex digits, more past U+FFFF): a
+// bidirectional control, or a non-ASCII character of a tenant id not in NFC (tenantLabel).
 function bidiEscape(char) {
   return "\\u" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 }
@@ -211,10 +212,19 @@ function notice(text) {
 // view; the whole id stays in the button's title and in the address bar (docs/tenancy.md#ids-in-messages).
 const TENANT_SHOWN_CHARACTERS = 64;
 
-function tenantLabel(id) {
+// An id that Unicode's canonical composition (NFC) would change is shown with each of its
+// non-ASCII code points written `\u212A`: ids are one tenant only when their bytes are the same
+// (docs/tenancy.md#tenant-of-a-request), so `shard-K` and `shard-\u212A` (KELVIN SIGN), or NFC
+// `café` and NFD `cafe\u0301`, are two tenants that read alike (tester finding tester38a-F4).
+// Of ids that are canonically equivalent at most one is in NFC, and it alone is shown as it is.
+// `whole`: not cut (a tooltip's whole id).
+function tenantLabel(id, whole = false) {
   if (id === "") return "default tenant";
-  const characters = Array.from(id);
-  return characters.length > TENANT_SHOWN_CHARACTERS ? characters.slice(0, TENANT_SHOWN_CHARACTERS).join("") + "…" : id;
+  let characters = Array.from(id);
+  const cut = !whole && characters.length > TENANT_SHOWN_CHARACTERS;
+  if (cut) characters = characters.slice(0, TENANT_SHOWN_CHARACTERS);
+  if (id.normalize("NFC") !== id) characters = characters.map((char) => char.codePointAt(0) > 0x7f ? bidiEscape(char) : char);
+  return characters.join("") + (cut ? "…" : "");
 }
 
 function formatTime(iso) {
@@ -316,7 +326,7 @@ function showTenants() {
     button.lastElementChild.textContent = t.requests === null
       ? "this view's tenant" : `${plural(t.requests, "request")} · ${plural(t.mocks, "mock")}${last}`;
     const activity = t.lastActivityAt ? "last activity " + t.lastActivityAt : "";
-    button.title = escapeBidi(tenantLabel(t.id) === t.id ? activity : [t.id, activity].filter(Boolean).join("\n"));
+    button.title = escapeBidi(tenantLabel(t.id) === t.id ? activity : [tenantLabel(t.id, true), activity].filter(Boolean).join("\n"));
     return item;
   });
   const shown = new Set(items);
@@ -1217,8 +1227,12 @@ function shellQuote(text) {
 // a CONNECT; tester finding tester29a-F3), a `#` (a fragment curl drops), a space or a control
 // character (curl refuses the URL, exit 3; tester22a-F14), a byte outside ASCII (curl
 // percent-encodes it in a path: `/café` sent as `/caf%C3%A9`, tester29a-F3).
+// A request journaled without a method (`""`: refused before its method was read, a 431 of
+// libmicrohttpd's or a head that timed out) gets no `-X`: `-X ''` made curl send a request
+// line starting with a space, which no server answers (tester finding tester38a-F5); curl's
+// own GET (POST with a body) is sent instead, and the command says so (copyAsCurl).
 function curlTarget(method, target, origin, hasBody) {
-  const methodParts = method === "HEAD" && !hasBody ? ["--head"] : ["-X", shellQuote(method)];
+  const methodParts = method === "" ? [] : method === "HEAD" && !hasBody ? ["--head"] : ["-X", shellQuote(method)];
   if (isOriginForm(target)) return [...methodParts, shellQuote(origin + target)];
   return [...methodParts, "--request-target", shellQuote(target), shellQuote(origin)];
 }
@@ -1281,6 +1295,11 @@ function base64Lines(bytes) {
 async function copyAsCurl() {
   const entry = state.detailsEntry;
   if (!entry) return;
+  if (entry.url === "") {
+    // The request line never arrived whole (its `problem` says so): nothing to send again.
+    await showCurl("# nothing to replay: the request line never arrived whole, so the journal has no method or target for it");
+    return;
+  }
   // --globoff, --path-as-is: the target as journaled (curl would expand `{b,c}` or `[1-3]` into
   // several requests and drop `/../` segments, T14-F2).
   const hasBody = entry.request.bodySize > 0;
@@ -1305,7 +1324,15 @@ async function copyAsCurl() {
     }
     if (entry.request.bodyTruncated) body.after += "\n# the journal kept only part of this body";
   }
-  const command = body.before + parts.join(" ") + body.after;
+  if (entry.method === "") {
+    body.after += `\n# the journal has no method for this request (it was refused before its method was read); curl sends ${hasBody ? "POST" : "GET"}`;
+  }
+  await showCurl(body.before + parts.join(" ") + body.after);
+}
+
+// Puts `command` in the command box and on the clipboard (selected in the box when the page
+// may not write the clipboard).
+async function showCurl(command) {
   const box = $("curl-text");
   box.value = command;
   box.hidden = false;
