@@ -39,8 +39,18 @@ final class JSONBodyPatternScaleTests: ServerTestCase {
         miss.target = "/js"
         XCTAssertEqual(try E2E.pipeline(client, [miss]).first?.status, 404)
 
-        // The tester's count answered 400 "too slow" over 20 such rows; the limit is 2 s.
-        XCTAssertEqual(try E2E.count(client, tenant: tenant, patternJSON: pattern(url: "/jbig", json: text)), 20)
+        // The tester's count answered 400 "too slow" over 20 such rows (every time, on an idle
+        // machine); the limit is 2 s of the wall clock. It takes about 0.3 s here; on a machine
+        // loaded by other work it once took 1.8 s and was stopped (the clean-clone CI of e463cd3,
+        // run beside two testers' servers), so one such stop is asked again: the regression, a
+        // count too slow every time, still fails.
+        let big = #"{"pattern":\#(pattern(url: "/jbig", json: text))}"#
+        var counted = try client.json("POST", "/catbird/api/requests/count", big, headers: E2E.tenantHeader(tenant))
+        if counted.status == 400, counted.text.contains("too slow") {
+            counted = try client.json("POST", "/catbird/api/requests/count", big, headers: E2E.tenantHeader(tenant))
+        }
+        XCTAssertEqual(counted.status, 200, counted.text)
+        XCTAssertEqual(JSONNumber.int(counted.object["count"]), 20)
         XCTAssertEqual(try E2E.count(client, tenant: tenant, patternJSON: pattern(url: "/jbig", json: #"{"a":1}"#)), 0)
         let reordered = #"[{"tags":["a","b"],"name":"n0","id":0.0e0}]"#
         XCTAssertEqual(try E2E.count(client, tenant: tenant, patternJSON: pattern(url: "/jbig", json: reordered)), 0)
