@@ -13,8 +13,8 @@ import CMicroHTTPD
 /// the mutable fields at once.
 final class RequestContext: @unchecked Sendable {
     /// The request-target as text; one that is not (``HTTPRequestProblem/targetNotText``) with
-    /// its bytes that are not UTF-8 written `%XX` (set again, on the worker, when a NUL byte is
-    /// found inside it once the version is known).
+    /// its bytes that are not UTF-8 written `%XX`, and, when a NUL byte is found inside it once
+    /// the version is known (on the worker), cut there and ended with `%00`.
     var target: String
     /// Why the request is refused before the handler sees it (checked when its headers are
     /// complete), or nil.

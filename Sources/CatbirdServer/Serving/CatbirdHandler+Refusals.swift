@@ -93,8 +93,9 @@ extension CatbirdHandler {
 
     /// The journal `problem` of a request refused for a request-target that is not text.
     static let nonTextTargetProblem =
-        "the request-target held bytes that are not UTF-8, or a NUL byte: url writes each such byte as %XX "
-        + "(a % the client sent is kept as sent); refused with 400 before matching"
+        "the request-target held bytes that are not UTF-8, or a NUL byte: url writes each byte that is not UTF-8 as %XX "
+        + "(a % the client sent is kept as sent), and a NUL as %00, where it ends: what followed a NUL is not kept "
+        + "(libmicrohttpd has split it by then); refused with 400 before matching"
 
     /// The 400 for a parallel id no tenant can have (too long): not journaled (no tenant to
     /// journal it in), but logged and counted (as the default tenant's) like every other
