@@ -293,6 +293,25 @@ final class RecordReplayTests: XCTestCase {
         }
     }
 
+    /// tester39a-F3, the exact targets: NFC `/r%C3%A9` and NFD `/re%CC%81`, `/K` and the KELVIN
+    /// SIGN's `/%E2%84%AA` are recorded to two files side by side (names are bytes), yet the
+    /// second of each pair was said to have replaced the first, in its `problem` and a warning.
+    func testCanonicallyEquivalentTargetsRecordedToTwoFilesReplaceNothing() throws {
+        let recorder = try recording()
+        let client = try recorder.client()
+        let pairs = [("/r%C3%A9", "/re%CC%81", "r\u{E9}", "re\u{301}"), ("/K", "/%E2%84%AA", "K", "\u{212A}")]
+        for (first, second, _, _) in pairs {
+            for target in [first, second] { XCTAssertEqual(try client.request("GET", target).status, 200, target) }
+        }
+        let journal = try E2E.journal(client, tenant: nil)
+        let root = mocksDirectory.resolvingSymlinksInPath().path
+        XCTAssertEqual(
+            journal.map { Array(($0["filePath"] as? String ?? "").utf8) },
+            pairs.flatMap { [Array((root + "/" + $0.2).utf8), Array((root + "/" + $0.3).utf8)] }, "four files")
+        for entry in journal { XCTAssertNil(entry["problem"] as? String, "\(entry["url"] ?? "") replaced nothing: \(entry)") }
+        recorder.stop()
+    }
+
     /// Tester finding try8b F9: with `--files-with-query`, `/q?y.catbird-response.json` was
     /// recorded as a body file over `q?y`'s sidecar (its replay then a 500), and served the
     /// sidecar of `q?..%2F..%2Fz` as a body. A name ending in the sidecar suffix, query

@@ -58,8 +58,11 @@ public final class FileMockRecorder: Sendable {
 
     /// The request-target each file was last recorded from in this run and the tenant whose
     /// request it was, by the file's path, and the paths a replacement was logged for
-    /// (``replacedTarget(path:target:tenant:)``).
-    private let recordedTargets = Mutex((targets: [String: (target: String, tenant: TenantID)](), logged: Set<String>()))
+    /// (``replacedTarget(path:target:tenant:)``). Paths are keyed by their bytes, as the file
+    /// system names files (``ExactString``): by `String`, NFC `/ré` and NFD `/re\u{301}`, or `/K`
+    /// and `/\u{212A}`, two files side by side, were one key, and each recording was said to
+    /// have replaced the other (tester finding tester39a-F3).
+    private let recordedTargets = Mutex((targets: [ExactString: (target: String, tenant: TenantID)](), logged: Set<ExactString>()))
     /// Files whose targets ``recordedTargets`` keeps at most: 10,000 (later ones are not
     /// followed; about 1 MB).
     public static let followedFiles = 10_000
@@ -103,8 +106,9 @@ public final class FileMockRecorder: Sendable {
     /// one, with both targets: the log is the operator's). Nil otherwise.
     public func replacedTarget(path: String, target: String, tenant: TenantID) -> (problem: String, logged: String, first: Bool)? {
         recordedTargets.withLock { state in
-            let previous = state.targets[path]
-            if previous != nil || state.targets.count < Self.followedFiles { state.targets[path] = (target, tenant) }
+            let key = ExactString(path)
+            let previous = state.targets[key]
+            if previous != nil || state.targets.count < Self.followedFiles { state.targets[key] = (target, tenant) }
             guard let previous, RequestTargetIdentity(previous.target) != RequestTargetIdentity(target) else { return nil }
             let onlyTheQuery = !directory.includesQuery
                 && RequestTargetIdentity(Self.withoutQuery(previous.target)) == RequestTargetIdentity(Self.withoutQuery(target))
@@ -116,7 +120,7 @@ public final class FileMockRecorder: Sendable {
             }
             let named = sentence(naming: previous.target.utf8Prefix(200))
             let problem = previous.tenant == tenant ? named : sentence(naming: "another tenant's request")
-            return (problem, named, state.logged.insert(path).inserted)
+            return (problem, named, state.logged.insert(key).inserted)
         }
     }
 
@@ -362,9 +366,9 @@ public final class FileMockRecorder: Sendable {
     /// recording of `/coll3/index` after the move silently replaced `/coll3`'s (T15B-F17).
     func movedTarget(from old: String, to new: String) {
         recordedTargets.withLock { state in
-            guard let target = state.targets.removeValue(forKey: old) else { return }
-            state.targets[new] = target
-            if state.logged.remove(old) != nil { state.logged.insert(new) }
+            guard let target = state.targets.removeValue(forKey: ExactString(old)) else { return }
+            state.targets[ExactString(new)] = target
+            if state.logged.remove(ExactString(old)) != nil { state.logged.insert(ExactString(new)) }
         }
     }
 }

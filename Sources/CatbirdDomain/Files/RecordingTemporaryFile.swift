@@ -137,7 +137,8 @@ public enum RecordingTemporaryFile {
         _ stale: [(name: String, processID: Int, owner: TemporaryFileOwner)], in directory: String, root: String,
         into sweep: inout Sweep
     ) {
-        var held: Set<String> = []
+        // File names as bytes (``ExactString``): two names canonically equivalent are two files.
+        var held: Set<ExactString> = []
         for file in stale where isIntent(file.name) {
             let path = directory + "/" + file.name
             let intent = FileManager.default.contents(atPath: path).flatMap { RecordingIntent(json: $0, processID: file.processID) }
@@ -149,13 +150,13 @@ public enum RecordingTemporaryFile {
             case let .refused(recorded, reason):
                 sweep.refused.append((path: recorded, processID: file.processID, reason: reason))
             case let .failed(recorded, reason, names):
-                held.formUnion(names + [file.name])
+                held.formUnion((names + [file.name]).map { ExactString($0) })
                 sweep.kept.append(
                     (path: path, reason: "the intent of a recording of '\(recorded)' cut short (e.g. by kill -9), which could not be "
                         + "finished: \(reason); kept\(names.isEmpty ? "" : " with " + names.joined(separator: ", ")) for the next start to try again"))
             }
         }
-        for file in stale where !held.contains(file.name) {
+        for file in stale where !held.contains(ExactString(file.name)) {
             let path = directory + "/" + file.name
             if unlink(path) == 0 {
                 sweep.removed.append((path: path, processID: file.processID, why: file.owner.notRunning))
