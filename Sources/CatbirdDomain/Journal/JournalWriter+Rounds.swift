@@ -92,6 +92,7 @@ extension JournalWriter {
 
             condition.lock()
             var backsOff = false
+            state.failedAttempt = nil  // the round ended: committed, or dropped (then ``failure`` says so)
             state.heldHitsInRound = 0  // written, or held again just below
             state.inRound = QueuedByTenant.Queued()
             state.roundSince = nil
@@ -297,12 +298,28 @@ extension JournalWriter {
                 }
                 log.error("journal: writing \(what) failed (attempt \(attempt) of \(attempts)): \(error)")
                 lastError = error
-                if attempt < attempts { usleep(useconds_t(attempt * 50_000)) }
+                if attempt < attempts {
+                    let sqlite = error as? SQLiteError
+                    noteFailedAttempt(sqlite?.environmentalReason ?? sqlite?.description ?? "\(error)", attempt: attempt, of: attempts)
+                    usleep(useconds_t(attempt * 50_000))
+                }
             }
         }
         log.error("journal: \(Self.describeDrop(batch, amendments, hits)) after \(attempts.counted("failed attempt", "failed attempts"))")
         let sqlite = lastError as? SQLiteError
         return .dropped(sqlite?.environmentalReason ?? sqlite?.description ?? lastError.map { "\($0)" } ?? "a write failed")
+    }
+
+    /// Notes, for health (``failure``), that the round under way failed `attempt` of its
+    /// `attempts` attempts and is tried again (``State/failedAttempt``).
+    private func noteFailedAttempt(_ reason: String, attempt: Int, of attempts: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        var noted = state.failedAttempt ?? JournalWriterFailure(since: Date(), reason: reason, rounds: 0)
+        noted.reason = reason
+        noted.attemptsFailed = attempt
+        noted.attemptsAllowed = attempts
+        state.failedAttempt = noted
     }
 
     /// Whether ``stop()`` or ``stopComing()`` was called.
@@ -324,6 +341,7 @@ extension JournalWriter {
         state.amendments.insert(contentsOf: amendments, at: 0)
         state.heldHits.add(hits)
         state.heldHitsInRound = 0
+        state.failedAttempt = nil
         noteFailure(reason)
     }
 

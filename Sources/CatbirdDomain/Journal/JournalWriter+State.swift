@@ -79,6 +79,13 @@ extension JournalWriter {
             byTenant = nil
         }
 
+        /// The round under way's failed attempts while another follows (``JournalWriter/failure``
+        /// shows it when no round has failed): with strict durability each answer waits for its
+        /// round through 3 attempts of a 5 s busy timeout each, and health said `ok` for those
+        /// 15 s (tester finding tester39b-F1). Only health reads it: appends, flushes and the next
+        /// round go by ``failure``, as before. Cleared when the round ends.
+        var failedAttempt: JournalWriterFailure?
+
         /// Whether the writer is stuck: its rounds fail (``failure``), or the round under way
         /// has lasted ``JournalWriter/stuckRound`` (reads the clock unless failing: not on an
         /// append's usual path).

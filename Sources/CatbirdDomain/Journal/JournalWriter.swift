@@ -244,7 +244,7 @@ public final class JournalWriter: Sendable {
     public var failure: JournalWriterFailure? {
         condition.lock()
         defer { condition.unlock() }
-        return state.failure
+        return state.failure ?? state.failedAttempt
     }
 
     /// The queue as it is now and the commits so far (for `/catbird/metrics`).

@@ -23,4 +23,9 @@ public struct JournalWriterFailure: Sendable, Equatable {
     /// The writer's checks that failed since the last failed round, made while it had nothing
     /// to write; they lengthen the wait between checks as ``rounds`` do.
     public var probes = 0
+    /// For a round still being tried (``JournalWriter/failure`` before the round is dropped or
+    /// commits): its attempts that failed so far, and how many it gets (strict durability's 3, or
+    /// a statement error's); 0 and 0 for a failed round.
+    public var attemptsFailed = 0
+    public var attemptsAllowed = 0
 }

@@ -79,15 +79,20 @@ struct StorageHealth: Encodable {
         }
         let lost = droppedMeanwhile(failure.droppedRows, durability: durability)
         let what =
-            if failure.keptQueued {
+            if failure.attemptsFailed > 0 {
+                // A round still being tried (tester39b-F1: health said ok while strict answers waited 15 s).
+                "the round under way failed \(failure.attemptsFailed) of its \(failure.attemptsAllowed) attempts and is tried "
+                    + "again; after the last its rows are dropped, each drop logged"
+                    + (durability == .strict ? ", and their withheld answers get 503" : "")
+            } else if failure.keptQueued {
                 "its rows and mock hits stay queued and are written once the database takes writes again; journal reads that "
                     + "would miss them answer 503" + (failure.droppedRows > 0 ? "; \(lost)" : "")
             } else {
                 (failure.droppedRows > 0 ? "\(lost); " : "")
                     + "the writer tries the database again every 2 s at most, so this ends by itself once it takes writes again"
             }
-        let reason = "the journal writer cannot write (\(failure.reason)), \(failure.rounds.counted("failed round", "failed rounds")): "
-            + "\(what); \(mocks)"
+        let rounds = failure.rounds > 0 ? ", \(failure.rounds.counted("failed round", "failed rounds"))" : ""
+        let reason = "the journal writer cannot write (\(failure.reason))\(rounds): \(what); \(mocks)"
         return JSONBody.response(StorageHealth(reason: reason, since: Timestamp.string(from: failure.since)), status: 503)
     }
 
