@@ -9,8 +9,9 @@ import Synchronization
 /// stopped `tee`, a paused collector, `| less`) fills a pipe's 64 KiB; a blocking write then
 /// held every worker that logs, health included, and SIGTERM too (tester finding T19A-F6: the
 /// server froze after about 400 requests at `--log-level info`). A line that cannot be written
-/// at once is dropped and counted (``droppedLines``, `catbird_log_lines_dropped_total`); the next
-/// line written says how many were dropped.
+/// at once, or whose write fails (a file at the file-size limit), is dropped and counted
+/// (``droppedLines``, `catbird_log_lines_dropped_total`); the next line written says how many
+/// were dropped, and why.
 ///
 /// How the write avoids blocking depends on what standard error is, read once:
 /// - a socket (systemd's journal stream): `send` with `MSG_DONTWAIT`, per call;
@@ -50,31 +51,49 @@ enum LogOutput {
     static let droppedLines = Atomic<UInt64>(0)
     /// Lines dropped since the last line written (said by the next one).
     private static let unsaid = Atomic<UInt64>(0)
+    /// The `errno` of the last line dropped (what the next line written says).
+    private static let lastDropCause = Atomic<Int32>(0)
 
     /// Writes `line` (ending in a line break) in one call, or drops it when it cannot be written
-    /// now. A failed write for another reason (EPIPE once the reader has gone; SIGPIPE is
-    /// ignored) drops it too, uncounted: nobody reads.
+    /// now: standard error not read fast enough (`EAGAIN`), or a write that fails (`EFBIG` at a
+    /// file-size limit, `ENOSPC`, `EIO`: tester finding tester39b-F2, a log file at the
+    /// `ulimit -f` the docs recommend lost every line while this count said 0). Each is counted
+    /// (``droppedLines``), and the next line written says how many and why. A write that fails
+    /// with `EPIPE` (the reader has gone; SIGPIPE is ignored) drops it uncounted: nobody reads.
     static func write(_ line: inout String) {
         let missed = unsaid.exchange(0, ordering: .relaxed)
         if missed > 0 {
-            var note = "\(Timestamp.now()) [warning] log: \(missed) line\(missed == 1 ? "" : "s") dropped: standard error was not read fast enough\n"
-            if !send(&note) { unsaid.add(missed, ordering: .relaxed) }
+            var note = "\(Timestamp.now()) [warning] log: \(missed) line\(missed == 1 ? "" : "s") dropped: "
+                + dropCause(lastDropCause.load(ordering: .relaxed)) + "\n"
+            if send(&note) != 0 { unsaid.add(missed, ordering: .relaxed) }
         }
-        if !send(&line) {
+        let failure = send(&line)
+        if failure != 0 && failure != EPIPE {
             droppedLines.add(1, ordering: .relaxed)
             unsaid.add(1, ordering: .relaxed)
+            lastDropCause.store(failure, ordering: .relaxed)
         }
     }
 
-    /// Whether `line` was not refused for lack of room (written, or failed for another reason).
-    private static func send(_ line: inout String) -> Bool {
+    /// Writes `line`: 0 when written, else the write's `errno`.
+    private static func send(_ line: inout String) -> Int32 {
         let written: Int = line.withUTF8 { bytes in
             switch kind {
             case .socket: sendWithoutWaiting(STDERR_FILENO, bytes)
             case let .descriptor(descriptor): writeBytes(descriptor, bytes)
             }
         }
-        return written >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+        return written >= 0 ? 0 : errno
+    }
+
+    /// Why lines were dropped, for the line that says so.
+    private static func dropCause(_ code: Int32) -> String {
+        switch code {
+        case EAGAIN, EWOULDBLOCK: "standard error was not read fast enough"
+        case EFBIG: "standard error is a file at the process's file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=)"
+        case ENOSPC: "the disk holding standard error's file is full"
+        default: "writing to standard error failed (\(String(cString: strerror(code))))"
+        }
     }
 }
 

@@ -67,6 +67,44 @@ final class FileSizeLimitTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester39b-F2): standard error redirected to a file (`catbird …
+    /// >> catbird.log 2>&1`) under the file-size limit the docs recommend: once the file reached
+    /// the limit every line was lost (each write failed with EFBIG), while
+    /// `catbird_log_lines_dropped_total` said 0 and, once the limit was lifted, no line said a
+    /// gap existed. Those lines are counted, and the next line written says how many and why.
+    func testLogLinesLostToAFileSizeLimitAreCountedAndSaid() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-log-limit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", directory.appendingPathComponent("db.sqlite").path, "--log-level", "info"],
+            in: directory)
+        defer { if server.process.isRunning { _ = try? server.terminate() } }
+        let client = try server.client()
+        do {
+            XCTAssertEqual(try client.request("GET", "/before").status, 404)
+            usleep(200_000)
+            let logged = server.stderrText.utf8.count
+            XCTAssertTrue(server.stderrText.contains("GET /before"), server.stderrText)
+            try FileSizeLimit.set(of: server.process.processIdentifier, soft: logged)
+            for index in 1...3 { XCTAssertEqual(try client.request("GET", "/lost/\(index)").status, 404) }
+            let dropped = try XCTUnwrap(try E2E.metrics(client)["catbird_log_lines_dropped_total"])
+            XCTAssertGreaterThanOrEqual(dropped, 3, "the three requests' lines, at least")
+            XCTAssertEqual(server.stderrText.utf8.count, logged, "nothing reached the file past its limit")
+
+            try FileSizeLimit.set(of: server.process.processIdentifier, soft: nil)
+            XCTAssertEqual(try client.request("GET", "/after").status, 404)
+            usleep(200_000)
+            let log = server.stderrText
+            XCTAssertTrue(
+                log.contains("line\(dropped == 1 ? "" : "s") dropped: standard error is a file at the process's file-size limit (RLIMIT_FSIZE")
+                    || log.contains("lines dropped: standard error is a file at the process's file-size limit (RLIMIT_FSIZE"),
+                "the gap is said: \(log.suffix(1500))")
+            XCTAssertTrue(log.contains("GET /after"), log.suffix(1500).description)
+            XCTAssertFalse(log.contains("GET /lost/"), "those lines were lost")
+        }
+    }
+
     /// Regression (tester finding tester29b-F1, its write-error form: `chattr +i` on the `-wal`,
     /// one `update`, `chattr -i`, health polled for 12 s): a write fault that only a control
     /// change met left nothing queued, so once the file took writes again no write came by
