@@ -477,12 +477,19 @@ final class CommandLineTests: XCTestCase {
         let bidiClient = try RawHTTPClient(port: server.port)
         try bidiClient.send(raw: Array(bidi.utf8))
         XCTAssertEqual(try bidiClient.readResponse().status, 404)
+        // tester39a-F4, the exact request: U+2028 in the target and U+2029 in the parallel id were
+        // written raw, a line break to editors and to Python's splitlines().
+        let separators = "GET /log\u{2028}next HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: lg\u{2029}x\r\nConnection: close\r\n\r\n"
+        let separatorClient = try RawHTTPClient(port: server.port)
+        try separatorClient.send(raw: Array(separators.utf8))
+        XCTAssertEqual(try separatorClient.readResponse().status, 404)
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
         XCTAssertTrue(stderr.contains(#"GET /esc → 404 none tenant=a\x1b[31mRED\x1b[0m\x01 "#), stderr)
         XCTAssertTrue(stderr.contains(#"GET /c1%C2%85/\u0085x → 404"#), stderr)
         XCTAssertTrue(stderr.contains(#"GET /bidi → 404 none tenant=e\u202esc\u2066 "#), stderr)
-        let bidiControls: [ClosedRange<UInt32>] = [0x061C...0x061C, 0x200E...0x200F, 0x202A...0x202E, 0x2066...0x2069]
+        XCTAssertTrue(stderr.contains(#"GET /log\u2028next → 404 none tenant=lg\u2029x "#), stderr)
+        let bidiControls: [ClosedRange<UInt32>] = [0x061C...0x061C, 0x200E...0x200F, 0x2028...0x202E, 0x2066...0x2069]
         let controls = stderr.unicodeScalars.filter { scalar in
             (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
                 || bidiControls.contains { $0.contains(scalar.value) }
