@@ -973,6 +973,30 @@ def test_tenants_whose_ids_differ_only_by_canonically_equivalent_characters_are_
     assert driver.title == "Catbird · ui-shard-\\u212A", repr(driver.title)
 
 
+def test_line_terminators_in_a_url_and_invisible_characters_in_a_tenant_id_are_shown(server, driver):
+    """Tester finding tester39a-F1 and F2, the exact values: `/p?x=<U+2029>` read `/p?x=` and
+    `/p<U+2028>q` read `/p q` in the rows; `web-1` and `web<U+200B>-1` (a zero-width space) read
+    alike in the picker. Line terminators are now marked `\\u2029`, and an id holding a
+    character a reader may not see shows its non-ASCII code points as `\\u200B`."""
+    for target in (b"/p?x=\xe2\x80\xa9", b"/p\xe2\x80\xa8q", b"/n\xc2\x85l"):
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: lines\r\nConnection: close\r\n\r\n")
+            while sock.recv(65536):
+                pass
+    for tenant in ("web-1", "web\u200b-1", "web\u2060-1"):
+        server.request("GET", "/x", tenant=tenant)
+    driver.get(server.url + "/catbird?tenant=lines")
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 3, message="the three requests never showed")
+    assert sorted(url for _, url in rows(driver)) == sorted(["/n\\u0085l", "/p\\u2028q", "/p?x=\\u2029"]), rows(driver)
+    page_text = driver.execute_script("return document.body.textContent")
+    assert not any(char in page_text for char in "\u2028\u2029\u0085"), "no line terminator is put into the page as it is"
+    wait(driver, lambda d: len(tenant_names(d)) >= 5, message="the tenants never showed")
+    names = tenant_names(driver)
+    for shown in ("web-1", "web\\u200B-1", "web\\u2060-1"):
+        assert names.count(shown) == 1, (shown, names)
+
+
 def test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line(server, driver):
     """Tester finding tester38a-F5: libmicrohttpd's 431 (a 40,000-byte header) is journaled with
     method `""`, and its command was `curl -X '' …`, which sent a request line starting with a
@@ -1517,6 +1541,7 @@ TESTS = [
     (test_bidi_controls_in_a_tenant_id_are_escaped_in_the_tab_title_and_tooltips, ()),
     (test_tenants_whose_ids_differ_only_by_canonically_equivalent_characters_are_told_apart, ()),
     (test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line, ("--head-timeout", "2")),
+    (test_line_terminators_in_a_url_and_invisible_characters_in_a_tenant_id_are_shown, ()),
     (test_a_charset_inside_another_parameters_quotes_is_not_read, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_a_jsonpath_patterns_equalto_is_shown_as_json, ()),

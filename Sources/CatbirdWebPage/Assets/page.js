@@ -120,9 +120,11 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 
 // Bidirectional formatting characters (U+061C, U+200E/F, U+202A-202E, U+2066-2069) reorder
 // the text shown around them: `/files/\u202Efdp.exe` read `/files/exe.pdf` (tester finding
-// T15B-F15). Every value put into the page goes through setText(), which shows each one as a
-// marked `\u202E` (class "escaped") in place of the character itself.
-const BIDI_CONTROLS = /([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])/;
+// T15B-F15); the line terminators U+0085, U+2028 and U+2029 showed as a space, an empty box or
+// nothing at all (`/p?x=\u2029` read `/p?x=`: tester finding tester39a-F1). Every value put
+// into the page goes through setText(), which shows each one as a marked `\u202E` (class
+// "escaped") in place of the character itself.
+const BIDI_CONTROLS = /([\u0085\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069])/;
 
 function setText(node, text) {
   const parts = String(text).split(BIDI_CONTROLS);
@@ -134,7 +136,9 @@ function setText(node, text) {
     const mark = document.createElement("span");
     mark.className = "escaped";
     mark.textContent = escaped;
-    mark.title = `U+${escaped.slice(2)}, a bidirectional control character, shown escaped: it would reorder the text around it`;
+    mark.title = /[\u0085\u2028\u2029]/.test(part)
+      ? `U+${escaped.slice(2)}, a line terminator, shown escaped: it would show as a space or as nothing`
+      : `U+${escaped.slice(2)}, a bidirectional control character, shown escaped: it would reorder the text around it`;
     node.append(mark);
   });
 }
@@ -217,13 +221,20 @@ const TENANT_SHOWN_CHARACTERS = 64;
 // (docs/tenancy.md#tenant-of-a-request), so `shard-K` and `shard-\u212A` (KELVIN SIGN), or NFC
 // `café` and NFD `cafe\u0301`, are two tenants that read alike (tester finding tester38a-F4).
 // Of ids that are canonically equivalent at most one is in NFC, and it alone is shown as it is.
+// So is an id holding a character Unicode says a reader may not see (Default_Ignorable_Code_Point:
+// a zero-width space, a word joiner, a soft hyphen): `web-1` and `web\u200B-1` read alike
+// (tester finding tester39a-F2).
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+
 // `whole`: not cut (a tooltip's whole id).
 function tenantLabel(id, whole = false) {
   if (id === "") return "default tenant";
   let characters = Array.from(id);
   const cut = !whole && characters.length > TENANT_SHOWN_CHARACTERS;
   if (cut) characters = characters.slice(0, TENANT_SHOWN_CHARACTERS);
-  if (id.normalize("NFC") !== id) characters = characters.map((char) => char.codePointAt(0) > 0x7f ? bidiEscape(char) : char);
+  if (id.normalize("NFC") !== id || INVISIBLE.test(id)) {
+    characters = characters.map((char) => char.codePointAt(0) > 0x7f ? bidiEscape(char) : char);
+  }
   return characters.join("") + (cut ? "…" : "");
 }
 
