@@ -87,6 +87,13 @@ final class EquivalentTenantIDTests: XCTestCase {
                 }
             }
         }
+        // tester39a-F2: an id with a zero-width space or a word joiner read as `web-1`.
+        for (id, note) in [("web\u{200B}-1", "U+200B"), ("web\u{2060}-1", "U+2060")] {
+            let reason = try client.request("GET", "/nothing-here", headers: E2E.tenantHeader(id)).object["reason"] as? String ?? ""
+            XCTAssertTrue(reason.contains("\" (holds \(note), which may not show); "), reason)
+        }
+        let plain = try client.request("GET", "/nothing-here", headers: E2E.tenantHeader("web-1")).object["reason"] as? String ?? ""
+        XCTAssertFalse(plain.contains("(holds"), plain)
     }
 
     func testStoredRowsOfEquivalentIdsStayApartAcrossARestart() throws {

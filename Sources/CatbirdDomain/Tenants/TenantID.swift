@@ -44,25 +44,32 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// `tenant ""` (tester finding T19B-F5: a first-time user who never sent a parallel id read
     /// that as a bug).
     /// An id that Unicode's canonical composition (NFC) would change is followed by its
-    /// non-ASCII code points, `tenant "shard-K" (not in NFC: U+212A)`: ids are one tenant only
-    /// when their bytes are the same, and `shard-K` with the KELVIN SIGN reads as the ASCII
-    /// `shard-K`, another tenant (tester finding tester38a-F4: a 404 naming the app's tenant read
-    /// as the test's, which had the mock).
+    /// non-ASCII code points, `tenant "shard-K" (not in NFC: U+212A)`, and one holding a code point
+    /// a reader may not see (default-ignorable: a zero-width space) by those,
+    /// `tenant "web-1" (holds U+200B, which may not show)`: ids are one tenant only when their bytes
+    /// are the same, and such an id reads as another tenant's (tester findings tester38a-F4,
+    /// tester39a-F2: a 404 naming the app's tenant read as the test's, which had the mock).
     public var named: String {
-        isDefault ? "the default tenant" : "tenant \(JSONText.shortString(rawValue))\(nonNFCNote)"
+        isDefault ? "the default tenant" : "tenant \(JSONText.shortString(rawValue))\(lookAlikeNote)"
     }
 
-    /// ` (not in NFC: U+212A, …)` for an id NFC would change (at most its first 8 non-ASCII code
-    /// points), "" for any other: an ASCII id is told at once, without normalising.
-    public var nonNFCNote: String {
-        guard !rawValue.utf8.allSatisfy({ $0 < 0x80 }), !rawValue.precomposedStringWithCanonicalMapping.hasSameBytes(as: rawValue)
-        else { return "" }
-        let points = rawValue.unicodeScalars.filter { !$0.isASCII }
-        let shown = points.prefix(8).map { point in
-            let hex = String(point.value, radix: 16, uppercase: true)
-            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    /// ` (not in NFC: U+212A, …)` for an id NFC would change, ` (holds U+200B, which may not
+    /// show)` for one with default-ignorable code points (at most 8 shown either way), "" for any
+    /// other: an ASCII id is told at once, without normalising.
+    public var lookAlikeNote: String {
+        guard !rawValue.utf8.allSatisfy({ $0 < 0x80 }) else { return "" }
+        func listed(_ points: [Unicode.Scalar]) -> String {
+            let shown = points.prefix(8).map { point in
+                let hex = String(point.value, radix: 16, uppercase: true)
+                return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
+            return shown.joined(separator: ", ") + (points.count > 8 ? ", …" : "")
         }
-        return " (not in NFC: \(shown.joined(separator: ", "))\(points.count > 8 ? ", …" : ""))"
+        if !rawValue.precomposedStringWithCanonicalMapping.hasSameBytes(as: rawValue) {
+            return " (not in NFC: \(listed(rawValue.unicodeScalars.filter { !$0.isASCII })))"
+        }
+        let invisible = rawValue.unicodeScalars.filter(\.properties.isDefaultIgnorableCodePoint)
+        return invisible.isEmpty ? "" : " (holds \(listed(Array(invisible))), which may not show)"
     }
 
     /// For log lines: `(default)`, or the id; one of more than 64 UTF-8 bytes cut to its first 64

@@ -114,7 +114,7 @@ struct NotFoundAnswer {
             let several = namesOtherTenants && (report.matchingTenants.count > 1 || report.moreMatchingTenants)
             let more = report.moreMatchingTenants ? " and others (only the first \(MockStore.matchingTenantLimit) by id are named)" : ""
             let owner = namesOtherTenants
-                ? (several ? "tenants " : "tenant ") + report.matchingTenants.map { JSONText.shortString($0.rawValue) + $0.nonNFCNote }.joined(separator: ", ") + more
+                ? (several ? "tenants " : "tenant ") + report.matchingTenants.map { JSONText.shortString($0.rawValue) + $0.lookAlikeNote }.joined(separator: ", ") + more
                 : "another tenant (not named: an admin token is set)"
             appendClause("but \(owner) \(several ? "have mocks" : "has a mock") that match\(several ? "" : "es") it: is the app sending its parallel id"
                 + " (an old launch argument or key)?", to: &out)
@@ -173,7 +173,7 @@ struct NotFoundAnswer {
         } else {
             out.append(" in tenant ")
             JSONText.appendShortString(tenant.rawValue, nested: true, to: &out)
-            out.append(utf8: tenant.nonNFCNote)
+            out.append(utf8: tenant.lookAlikeNote)
         }
     }
 
