@@ -51,6 +51,15 @@ extension ControlBadInputTests {
             XCTAssertEqual(answer.status, 200, "GET \(target): \(answer.text)")
         }
         XCTAssertEqual(try harness.client.request("GET", "/catbird/api/requests/\(id)/response/body?limit=2").text, "kn")
+        // tester39a-F6: digits past 64 bits were told to be "a whole number >= 0".
+        for target in [
+            "/catbird/api/requests?since=99999999999999999999", "/catbird/api/requests?before=99999999999999999999",
+            "/catbird/api/requests/\(id)/request/body?limit=99999999999999999999",
+        ] {
+            try harness.assertRejected("GET \(target)", 400, mentioning: ["(99999999999999999999) is too large (at most 9223372036854775807)"]) {
+                try $0.request("GET", target)
+            }
+        }
     }
 
     func testBadRequestCountBodiesAreRejected() throws {

@@ -93,7 +93,9 @@ enum JournalEntryRoutes {
             guard key == "limit" else {
                 throw QueryParameters.unknown(key, known: key == "bodies" ? "known: limit; 'bodies' is taken by the entry, …/{id}" : "known: limit")
             }
-            guard let limit = QueryParameters.wholeNumber(value).map(Int.init) else { throw APIError.badRequest("'limit' must be a number of bytes (a whole number >= 0)") }
+            guard let limit = QueryParameters.wholeNumber(value).map(Int.init) else {
+                throw QueryParameters.refusal("limit", value, otherwise: "'limit' must be a number of bytes (a whole number >= 0)")
+            }
             result = limit
         }
         return result

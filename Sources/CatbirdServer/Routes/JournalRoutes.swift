@@ -202,10 +202,14 @@ enum JournalRoutes {
         for (name, value) in query {
             switch name {
             case "since":
-                guard let since = QueryParameters.wholeNumber(value) else { throw .badRequest("'since' must be a journal id (a whole number >= 0)") }
+                guard let since = QueryParameters.wholeNumber(value) else {
+                    throw QueryParameters.refusal(name, value, otherwise: "'since' must be a journal id (a whole number >= 0)")
+                }
                 result.since = since
             case "before":
-                guard let before = QueryParameters.wholeNumber(value) else { throw .badRequest("'before' must be a journal id (a whole number >= 0)") }
+                guard let before = QueryParameters.wholeNumber(value) else {
+                    throw QueryParameters.refusal(name, value, otherwise: "'before' must be a journal id (a whole number >= 0)")
+                }
                 result.before = before
             case "order":
                 guard value == "oldest" || value == "newest" else { throw .badRequest("'order' must be 'oldest' or 'newest'") }

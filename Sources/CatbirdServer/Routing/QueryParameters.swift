@@ -33,6 +33,16 @@ enum QueryParameters {
         return Int64(value)
     }
 
+    /// The 400 for `name`'s `value` that ``wholeNumber(_:)`` refused: `'since' (99999999999999999999)
+    /// is too large (at most 9223372036854775807)` for digits past `Int64` (tester finding
+    /// tester39a-F6: they were told to be "a whole number >= 0", which they are), else
+    /// `otherwise`.
+    static func refusal(_ name: String, _ value: String, otherwise: String) -> APIError {
+        isDigits(value)
+            ? .badRequest("'\(name)' (\(JSONText.shortText(value))) is too large (at most \(Int64.max))")
+            : .badRequest(otherwise)
+    }
+
     /// Whether `value` is one or more ASCII digits and nothing else.
     static func isDigits(_ value: some StringProtocol) -> Bool {
         !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
