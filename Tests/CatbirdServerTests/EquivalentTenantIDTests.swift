@@ -198,6 +198,12 @@ final class EquivalentTenantIDTests: XCTestCase {
         let answer = try client.request(
             "GET", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "caf\u{E9}"), ("X-Catbird-Parallel-Id", "cafe\u{301}")])
         E2E.assertError(answer, status: 400, reasonContains: "sent twice with different values")
+        // tester39a-F8: the reason read `("café", "café")`, one value twice; the NFD one is marked.
+        XCTAssertTrue((answer.object["reason"] as? String ?? "").contains("\"cafe\u{301}\" (not in NFC: U+0301))"), answer.text)
+        // And a drop of a look-alike id that is not there says which spelling it was asked for.
+        try E2E.addMock(client, tenant: "mt-K", url: "/only-mt", body: "x")
+        let dropped = try client.request("DELETE", "/catbird/api/tenants/mt-%E2%84%AA")
+        E2E.assertError(dropped, status: 404, reasonContains: "no tenant \"mt-\u{212A}\" (not in NFC: U+212A)")
     }
 
     /// `url value body` of the tenant's mocks, in list order.

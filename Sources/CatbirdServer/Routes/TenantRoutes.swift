@@ -54,7 +54,7 @@ enum TenantRoutes {
                     throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant, request: context.request)
                 }
                 guard try FullDiskDeletion.refusing("the tenant's drop", { try dependencies.tenants.drop(tenant) }) else {
-                    throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))")
+                    throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))\(tenant.lookAlikeNote)")
                 }
                 return HTTPResponse(status: 204)
             }.serving("/catbird/api/tenants/{name}"),

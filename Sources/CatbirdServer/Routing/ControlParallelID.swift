@@ -23,8 +23,11 @@ enum ControlParallelID {
                     + "variable, so it is refused rather than read as either (docs/tenancy.md#tenant-of-a-request)"
             }
             if TenantID(value) != tenant {
-                return "the \(TenantID.headerName) header is sent twice with different values (\(JSONText.shortString(tenant.rawValue)), "
-                    + "\(JSONText.shortString(value))): a control call names one tenant (docs/tenancy.md#tenant-of-a-request)"
+                // Each with its look-alike note: `("shard-K", "shard-K" (not in NFC: U+212A))` read as
+                // one value twice (tester finding tester39a-F8).
+                return "the \(TenantID.headerName) header is sent twice with different values (\(JSONText.shortString(tenant.rawValue))"
+                    + "\(tenant.lookAlikeNote), \(JSONText.shortString(value))\(TenantID(value).lookAlikeNote)): a control call names one "
+                    + "tenant (docs/tenancy.md#tenant-of-a-request)"
             }
         }
         return nil
