@@ -1034,6 +1034,17 @@ def test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_li
     assert [(entry["method"], entry["url"]) for entry in replayed] == [("GET", "/big")], replayed
     nothing = copied_curl(driver, by_url[""]["id"])
     assert nothing.startswith("# nothing to replay"), nothing
+    # tester39a-F11: a target whose byte was not UTF-8 is journaled as `%XX`; the command says it
+    # sends the escapes, another request.
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"GET /a\xff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        while sock.recv(65536):
+            pass
+    _, page = server.json("GET", "/catbird/api/requests")
+    [escaped] = [entry for entry in page["requests"] if entry["url"] == "/a%FF"]
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'#rows tr[data-id="{escaped["id"]}"]'), message="the /a%FF row")
+    command = copied_curl(driver, escaped["id"])
+    assert "# the request-target held bytes that are not UTF-8, or a NUL, which the journal wrote as %XX" in command, command
     errors = console_errors(driver)
     assert not errors, errors
 

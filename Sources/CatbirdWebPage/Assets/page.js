@@ -1338,8 +1338,17 @@ async function copyAsCurl() {
   if (entry.method === "") {
     body.after += `\n# the journal has no method for this request (it was refused before its method was read); curl sends ${hasBody ? "POST" : "GET"}`;
   }
+  if ((entry.problem || "").startsWith(NON_TEXT_TARGET_PROBLEM)) {
+    // tester39a-F11: its row reads like a request for the escapes themselves, which is what this sends.
+    body.after += "\n# the request-target held bytes that are not UTF-8, or a NUL, which the journal wrote as %XX:"
+      + " this sends those escapes as text, another request (the original was refused with 400)";
+  }
   await showCurl(body.before + parts.join(" ") + body.after);
 }
+
+// How the journal's `problem` of a request-target that was not text starts (the server's
+// CatbirdHandler.nonTextTargetProblem).
+const NON_TEXT_TARGET_PROBLEM = "the request-target held bytes that are not UTF-8, or a NUL byte";
 
 // Puts `command` in the command box and on the clipboard (selected in the box when the page
 // may not write the clipboard).
