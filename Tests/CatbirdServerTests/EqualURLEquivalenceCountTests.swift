@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -10,6 +11,24 @@ import XCTest
 final class EqualURLEquivalenceCountTests: XCTestCase {
     private static let nfc = "/caf\u{E9}"
     private static let nfd = "/cafe\u{301}"
+
+    /// tester39a-F9, the exact requests: a header pattern named `X-\u{212A}ey` (the KELVIN SIGN, a
+    /// name no request can send, which `update` refuses) counted and waited for the request that
+    /// sent `X-Key`: the journal's header lookup found the name by canonical equivalence.
+    func testAHeaderNameIsLookedUpByItsBytesNotByCanonicalEquivalence() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        XCTAssertEqual(try client.request("GET", "/hk", headers: E2E.tenantHeader("hk2") + [("X-Key", "v")]).status, 404)
+        func pattern(_ name: String) -> String {
+            #"{"method":"GET","url":{"kind":"equal","value":"/hk"},"headers":{\#(JSONText.string(name)):{"kind":"equal","value":"v"}}}"#
+        }
+        XCTAssertEqual(try E2E.count(client, tenant: "hk2", patternJSON: pattern("X-\u{212A}ey")), 0)
+        XCTAssertEqual(try E2E.count(client, tenant: "hk2", patternJSON: pattern("x-KEY")), 1, "ASCII case is still folded")
+        let waited = try client.json(
+            "POST", "/catbird/api/requests/wait", #"{"pattern":\#(pattern("X-\u{212A}ey")),"timeout":0}"#, headers: E2E.tenantHeader("hk2"))
+        XCTAssertNotEqual(waited.status, 200, "no request sent that name: \(waited.text)")
+    }
 
     func testCountFindAndWaitOfAnEqualURLCountWhatTheMockAnswered() throws {
         let server = try TestServer()

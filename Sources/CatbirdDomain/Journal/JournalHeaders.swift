@@ -25,14 +25,16 @@ struct JournalHeaders: Sendable {
     /// The first value of the header `name` (compared ASCII case-insensitively, as mock
     /// matching does), or nil when absent: what a header pattern is matched against.
     func firstValue(of name: String) -> String? {
-        if let values = fields[name] { return values.first }
-        return fields.first { $0.key.equalsIgnoringASCIICase(name) }?.value.first
+        values(of: name).first
     }
 
-    /// Every value of the header `name` (compared ASCII case-insensitively), in the order
-    /// received; empty when absent.
+    /// Every value of the header `name` (compared ASCII case-insensitively, byte for byte
+    /// otherwise), in the order received; empty when absent. The dictionary's own lookup finds a
+    /// key by canonical equivalence (`X-\u{212A}ey`, with the KELVIN SIGN, found `X-Key`: tester
+    /// finding tester39a-F9, a name no request can send counted requests), so a key it finds is
+    /// taken only when its bytes are the name's.
     func values(of name: String) -> [String] {
-        if let values = fields[name] { return values }
+        if let index = fields.index(forKey: name), fields[index].key.hasSameBytes(as: name) { return fields[index].value }
         return fields.first { $0.key.equalsIgnoringASCIICase(name) }?.value ?? []
     }
 
