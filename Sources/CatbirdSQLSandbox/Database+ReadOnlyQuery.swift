@@ -69,7 +69,7 @@ extension Database {
     /// The statements a query may be, by their first word: `SELECT`, `WITH`, `VALUES`, `PRAGMA`
     /// and `EXPLAIN` (which runs nothing). `sqlite3_stmt_readonly` alone let through statements
     /// that write when they have something to do and compile to nothing otherwise: `VACUUM temp`,
-    /// `VACUUM temp INTO '<file>'` and `REINDEX NOCASE` answered 200 (tester finding tester38a-F2),
+    /// `VACUUM temp INTO '<file>'` and `REINDEX NOCASE` answered 200 (tester finding tester38a-F1),
     /// and whether they write depends on the schema. The authorizer and `sqlite3_stmt_readonly`
     /// still judge what the statement does.
     static let readOnlyStatements: Set<String> = ["SELECT", "WITH", "VALUES", "PRAGMA", "EXPLAIN"]

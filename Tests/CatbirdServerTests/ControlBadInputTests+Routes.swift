@@ -19,10 +19,11 @@ extension ControlBadInputTests {
         }
     }
 
-    /// tester38a-F1, the exact requests: a number written with a sign (`%2B` is `+`; a bare `+`
-    /// in a query is a space) was taken by `before`, every `limit`, `status` and a journal
-    /// entry's id in its path, while `since` and `wait` refused it. Each is refused now, naming
-    /// its parameter; the same numbers without the sign are answered.
+    /// A finding in tester38a's first draft (withdrawn by them), its requests: a number written
+    /// with a sign (`%2B` is `+`; a bare `+` in a query is a space) was taken by `since`, `before`,
+    /// every `limit`, `status` and a journal entry's id in its path, while `wait` refused it, and
+    /// the docs call them whole numbers. Each is refused now, naming its parameter; the same
+    /// numbers without the sign are answered.
     func testNumbersWrittenWithASignAreRefusedEverywhere() throws {
         let harness = try ControlBadInputHarness()
         XCTAssertEqual(try harness.client.request("GET", "/known").status, 200)

@@ -24,7 +24,7 @@ extension ControlBadInputTests {
             "VACUUM",
             "REINDEX",
             "ANALYZE",
-            // tester38a-F2: compiled to nothing (nothing to vacuum or rebuild), they passed
+            // tester38a-F1: compiled to nothing (nothing to vacuum or rebuild), they passed
             // sqlite3_stmt_readonly and answered 200 with an empty result.
             "VACUUM temp",
             "vacuum temp into (select group_concat(url) from requests)",
@@ -42,7 +42,7 @@ extension ControlBadInputTests {
 
     /// The statements the SQL route takes (docs/protocol.md#sql), whatever their case and the
     /// comments or semicolons before them, are still answered now that a statement's first word
-    /// is checked (tester38a-F2).
+    /// is checked (tester38a-F1).
     func testSQLReadOnlyStatementKindsAreAnswered() throws {
         let harness = try ControlBadInputHarness()
         for sql in [
@@ -104,7 +104,7 @@ extension ControlBadInputTests {
         let harness = try ControlBadInputHarness()
         for (label, file, sql) in [
             ("ATTACH in the server's folder", "attached.db", "ATTACH DATABASE '%@' AS x"), ("VACUUM INTO", "copy.db", "VACUUM INTO '%@'"),
-            ("VACUUM temp INTO (tester38a-F2)", "temp-copy.db", "VACUUM temp INTO '%@'"),
+            ("VACUUM temp INTO (tester38a-F1)", "temp-copy.db", "VACUUM temp INTO '%@'"),
         ] {
             let path = harness.server.directory.appendingPathComponent(file).path
             let statement = sql.replacingOccurrences(of: "%@", with: path)

@@ -26,7 +26,7 @@ enum QueryParameters {
     /// `value` read as a whole number as the docs write one: one or more ASCII digits, no sign
     /// and no space; nil for any other text, and for digits past `Int64` (the caller tells those
     /// apart with ``isDigits(_:)`` to say "too large"). Every number of a query and of a journal
-    /// entry's path is read so (tester finding tester38a-F1: Swift's `Int("+5")` reads a sign, so
+    /// entry's path is read so (a finding in tester38a's first draft: Swift's `Int("+5")` reads a sign, so
     /// `before=%2B5`, `limit=%2B5` and `/requests/+7` were taken while `wait=%2B1` was refused).
     static func wholeNumber(_ value: some StringProtocol) -> Int64? {
         guard isDigits(value) else { return nil }
