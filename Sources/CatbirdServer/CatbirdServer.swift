@@ -144,8 +144,10 @@ public final class CatbirdServer: Sendable {
             companions = DatabaseCompanions(databasePath: location.path)  // open in WAL mode and migrated: both are there
             faults.watch(companions)  // a -wal deleted under the server is reported (tester29b-F2)
             // A failing checkpoint is reported too (a file made immutable: tester29b-F3).
-            writeConnection.checkpointAutomatically { error in
+            let pinned = PinnedWAL(pageSize: Int(try writeConnection.query("PRAGMA page_size").first?[0].intValue ?? 4096), log: log)
+            writeConnection.checkpointAutomatically { error, framesLeft in
                 if let change = faults.recordCheckpoint(error) { Self.logCheckpoint(change, log: log) }
+                if error == nil { pinned.checkpointed(framesLeft: framesLeft) }
             }
             // From now on the file only grows (no VACUUM runs, and without auto-vacuum nothing
             // shrinks it): shorter means truncated under the server (tester21b-F13).

@@ -13,13 +13,15 @@ extension Database {
     /// a commit that leaves at least ``checkpointPages`` pages in the WAL, a passive checkpoint
     /// (`sqlite3_wal_checkpoint_v2`, `SQLITE_CHECKPOINT_PASSIVE`: waits for no reader nor
     /// writer, as the automatic one) runs on this connection, in the commit, and `report` is
-    /// called with nil when it succeeded or with its error when it failed. One that found
-    /// another checkpoint running (`SQLITE_BUSY`) is not reported: it says nothing of the file.
+    /// called with nil when it succeeded or with its error when it failed, and with the WAL
+    /// frames it could not copy (0 when it copied them all; more when a reader holds a snapshot
+    /// that needs them, so the WAL cannot start over and grows with every commit). One that
+    /// found another checkpoint running (`SQLITE_BUSY`) is not reported: it says nothing of the file.
     /// The commit itself succeeds either way (the hook returns `SQLITE_OK`).
     /// <https://www.sqlite.org/c3ref/wal_hook.html>: registering a WAL hook turns the
     /// automatic checkpoint off, so this is the only one. `report` runs on the thread that
     /// commits, within the commit: it must not use this connection.
-    public func checkpointAutomatically(report: @escaping (SQLiteError?) -> Void) {
+    public func checkpointAutomatically(report: @escaping (_ error: SQLiteError?, _ framesLeft: Int) -> Void) {
         let handle = connection.open("Database")
         let box = CheckpointReport(report)
         walHook = box
@@ -29,10 +31,12 @@ extension Database {
                 guard let context, let db, pages >= Database.checkpointPages else { return SQLITE_OK }
                 // The box is kept by the Database, which unregisters the hook before it closes.
                 Unmanaged<CheckpointReport>.fromOpaque(context)._withUnsafeGuaranteedRef { box in
-                    switch Database.passiveCheckpoint(db, name, sql: "checkpoint (passive, automatic)") {
-                    case .done: box.report(nil)
+                    var frames: Int32 = 0
+                    var copied: Int32 = 0
+                    switch Database.passiveCheckpoint(db, name, sql: "checkpoint (passive, automatic)", frames: &frames, copied: &copied) {
+                    case .done: box.report(nil, Int(max(0, frames - copied)))
                     case .busy: break
-                    case let .failed(error): box.report(error)
+                    case let .failed(error): box.report(error, 0)
                     }
                 }
                 return SQLITE_OK
@@ -58,8 +62,12 @@ extension Database {
 
     /// The passive checkpoint of ``checkpointPassively()`` and of the automatic checkpoint's hook
     /// (which has only the handle), on the database `name` (nil: every attached one).
-    static func passiveCheckpoint(_ handle: OpaquePointer, _ name: UnsafePointer<CChar>?, sql: String) -> CheckpointOutcome {
-        let status = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    /// `frames` and `copied`: the WAL's frames and those now in the file (`pnLog`, `pnCkpt`).
+    static func passiveCheckpoint(
+        _ handle: OpaquePointer, _ name: UnsafePointer<CChar>?, sql: String, frames: UnsafeMutablePointer<Int32>? = nil,
+        copied: UnsafeMutablePointer<Int32>? = nil
+    ) -> CheckpointOutcome {
+        let status = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, frames, copied)
         switch status {
         case SQLITE_OK: return .done
         case SQLITE_BUSY: return .busy
@@ -70,6 +78,6 @@ extension Database {
 
 /// Holds ``Database/checkpointAutomatically(report:)``'s closure for SQLite's C callback.
 final class CheckpointReport {
-    let report: (SQLiteError?) -> Void
-    init(_ report: @escaping (SQLiteError?) -> Void) { self.report = report }
+    let report: (SQLiteError?, Int) -> Void
+    init(_ report: @escaping (SQLiteError?, Int) -> Void) { self.report = report }
 }
