@@ -50,7 +50,10 @@ enum MockRoutes {
                     refusal: "removing every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})",
                     action: "removes every tenant's mocks (a tenant removes its own with {\"type\":\"removeAll\"})")
             ) { _ in
-                JSONBody.response(["removed": try dependencies.tenants.removeEveryTenantsMocks()])
+                let removed = try dependencies.tenants.removeEveryTenantsMocks()
+                // A warning, as the drop of every tenant (tester finding tester39b-F6).
+                dependencies.log.warning("admin: removed every tenant's mocks: \(removed) mocks (DELETE /catbird/api/mocks?all=true)")
+                return JSONBody.response(["removed": removed])
             },
         ]
     }
