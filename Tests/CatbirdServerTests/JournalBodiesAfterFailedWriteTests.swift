@@ -56,6 +56,11 @@ final class JournalBodiesAfterFailedWriteTests: XCTestCase {
             try client.request("POST", "/a", headers: E2E.tenantHeader("t"), body: Array(repeating: 0x63, count: 2048)),
             status: 503, reasonContains: "could not be written to the journal")
         XCTAssertEqual(try file.query("SELECT count(*) FROM journal_bodies").first?[0], .integer(0))
+        // tester39b-F5: that 503 is Catbird's own, in place of the mock's answer: counted as
+        // answered by none (it was `mock`, read as a mock answering 5xx).
+        let metrics = try E2E.metrics(client)
+        XCTAssertNil(metrics[#"catbird_requests_total{answered_by="mock",status_class="5xx"}"#].flatMap { $0 > 0 ? $0 : nil }, "\(metrics)")
+        XCTAssertGreaterThanOrEqual(metrics[#"catbird_requests_total{answered_by="none",status_class="5xx"}"#] ?? 0, 1, "\(metrics)")
 
         // Room again: the filler's journal is deleted (in the background), and the next commit
         // ends the fault.
