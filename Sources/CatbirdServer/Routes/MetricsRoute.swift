@@ -117,7 +117,7 @@ enum MetricsRoute {
         out.sample("catbird_journal_dropped_rows_total", writer.droppedRows)
         out.metric(
             "catbird_log_lines_dropped_total", .counter,
-            help: "Log lines dropped because standard error did not take them at once (its reader stopped reading); the next line written says how many.")
+            help: "Log lines dropped because standard error did not take them at once (its reader stopped reading) or its write failed (a file at the file-size limit, a full disk); the next line written says how many and why.")
         out.sample("catbird_log_lines_dropped_total", Int(Logger.droppedLines))
         out.metric(
             "catbird_journal_dropped_amendments_total", .counter,
@@ -163,6 +163,13 @@ enum MetricsRoute {
         for (kind, count) in dependencies.tenants.memoryEntries() {
             out.sample("catbird_tenant_memory_entries", labels: ["kind": kind], count)
         }
+        // tester39b-F8: past the budget every tenant's large bodies get 503, with nothing to see it coming.
+        out.metric(
+            "catbird_buffered_bytes", .gauge,
+            help: "Bytes of request bodies, forwarded answers and large control answers held in memory now, against --max-buffered-bodies (catbird_buffered_bytes_limit).")
+        out.sample("catbird_buffered_bytes", dependencies.bodyBudget.taken)
+        out.metric("catbird_buffered_bytes_limit", .gauge, help: "--max-buffered-bodies: the bytes catbird_buffered_bytes may reach; past it, 503.")
+        out.sample("catbird_buffered_bytes_limit", dependencies.bodyBudget.limit)
         out.metric("catbird_database_bytes", .gauge, help: "Bytes on disk of the SQLite database and its write-ahead log.")
         out.sample("catbird_database_bytes", dependencies.metrics.databaseBytes())
         return out.text
