@@ -60,10 +60,7 @@ enum HARRoute {
             case "limit":
                 guard let count = QueryParameters.wholeNumber(value).map(Int.init), count >= 1 else {
                     // All digits, yet no Int: a whole number too large, not a wrong one (T18B note).
-                    if QueryParameters.wholeNumber(value) == nil, QueryParameters.isDigits(value) {
-                        throw .badRequest("'limit' (\(JSONText.shortText(value))) is too large (at most \(Int.max))")
-                    }
-                    throw .badRequest("'limit' must be a whole number of entries, 1 or more")
+                    throw QueryParameters.refusal("limit", value, otherwise: "'limit' must be a whole number of entries, 1 or more")
                 }
                 limit = count
             default:

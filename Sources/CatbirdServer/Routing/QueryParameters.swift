@@ -33,12 +33,12 @@ enum QueryParameters {
         return Int64(value)
     }
 
-    /// The 400 for `name`'s `value` that ``wholeNumber(_:)`` refused: `'since' (99999999999999999999)
-    /// is too large (at most 9223372036854775807)` for digits past `Int64` (tester finding
-    /// tester39a-F6: they were told to be "a whole number >= 0", which they are), else
-    /// `otherwise`.
+    /// The 400 for `name`'s refused `value`: `'since' (99999999999999999999) is too large (at most
+    /// 9223372036854775807)` for digits past `Int64` (tester finding tester39a-F6: they were told
+    /// to be "a whole number >= 0", which they are), else `otherwise` (a value out of the
+    /// parameter's range included, such as a `limit` of 0).
     static func refusal(_ name: String, _ value: String, otherwise: String) -> APIError {
-        isDigits(value)
+        isDigits(value) && wholeNumber(value) == nil
             ? .badRequest("'\(name)' (\(JSONText.shortText(value))) is too large (at most \(Int64.max))")
             : .badRequest(otherwise)
     }
