@@ -93,8 +93,11 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// The request bodies held at once, all connections together, would pass `limit` bytes
     /// with this one (``HTTPServer/Configuration/bodyBudget``): 503, the body not kept
     /// (a declared `Content-Length` refused before it is read; a chunked body read and
-    /// discarded), the connection closed. Worth retrying once other uploads end.
-    case bodiesOverBudget(limit: Int)
+    /// discarded), the connection closed. Worth retrying once other uploads end. `holderShare`:
+    /// the share the request's holder (its tenant) would have passed with it, when it would
+    /// (past it a holder's takes leave that much free for others:
+    /// ``CatbirdSupport/ByteBudget/take(_:leaving:by:)``); nil otherwise.
+    case bodiesOverBudget(limit: Int, holderShare: Int?)
 
     /// The status to answer with.
     public var status: Int {
@@ -162,9 +165,13 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case let .chunkLineTooLong(limit):
             "a chunk-size line of the chunked body (the size and its chunk extensions) is longer than the about \(limit) bytes "
                 + "this server holds of it (RFC 9112 section 7.1.1): send chunk extensions short, or none; the connection is closed"
-        case let .bodiesOverBudget(limit):
+        case let .bodiesOverBudget(limit, nil):
             "the server is holding as many request bodies as its limit of \(limit) bytes for all of them at once allows: "
                 + "retry once other uploads ended; the connection is closed"
+        case let .bodiesOverBudget(limit, share?):
+            "this request's holder already holds its share of \(share) bytes of the \(limit) bytes of request bodies held at "
+                + "once, past which it takes more only while that much stays free for others: retry once its other "
+                + "uploads ended; the connection is closed"
         case .hostFieldCount(0):
             "an HTTP/1.1 request must have a Host header field (RFC 9112 section 3.2)"
         case let .hostFieldCount(count):

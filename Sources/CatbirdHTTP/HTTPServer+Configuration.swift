@@ -24,11 +24,17 @@ extension HTTPServer {
         public var connectionMemoryLimit: Int
         /// The bytes of request bodies held in memory at once, all connections together (a
         /// declared `Content-Length` counts whole from the head on): a body that does not fit
-        /// is refused with 503 (``HTTPRequestProblem/bodiesOverBudget(limit:)``). Its limit is
+        /// is refused with 503 (``HTTPRequestProblem/bodiesOverBudget(limit:holderShare:)``). Its limit is
         /// `maxBufferedBodies` (default ``defaultMaxBufferedBodies(maxBodySize:)``, at least
         /// `maxBodySize`). One object: whoever else holds it (an upstream client's answers, a
-        /// second server made from this configuration) counts against the same limit.
+        /// second server made from this configuration) counts against the same limit. Its
+        /// ``CatbirdSupport/ByteBudget/holderShare`` is ``holderShare(limit:maxBodySize:)``.
         public var bodyBudget: ByteBudget
+        /// The request header whose value names who holds a request body's bytes of
+        /// ``bodyBudget`` (a ``CatbirdSupport/ByteBudget/Holder``: the value as sent, "" when
+        /// absent), so that one holder's bodies past its share never keep another's out; nil:
+        /// bodies are held by no one named.
+        public var budgetHolderHeader: String?
         /// Longest a request's head (request line and header fields) may take from its request
         /// line, a request line trickling in without completing, and a request body may go
         /// without receiving a byte; also how long an answer holding part of ``bodyBudget`` may
@@ -54,6 +60,15 @@ extension HTTPServer {
             return overflow || overflow2 || overflow3 ? Int.max : (product + 6) / 7
         }
 
+        /// A budget holder's share (``CatbirdSupport/ByteBudget/holderShare``): one body of
+        /// `maxBodySize` (at most `limit`), so that another holder's largest body fits beside a
+        /// holder that holds more (docs/tenancy.md#fair-shares). At the defaults a holder alone
+        /// takes seven of the largest bodies at once (the budget less its last eighth and one
+        /// body), eight holders one each.
+        public static func holderShare(limit: Int, maxBodySize: Int) -> Int {
+            min(limit, maxBodySize)
+        }
+
         /// 32 KiB: room for about 28 KiB of request line and headers, a Cookie field counting
         /// twice (libmicrohttpd keeps a parsed copy); Node.js accepts 16 KiB by default and
         /// browsers send far less. libmicrohttpd clears the whole area after
@@ -66,7 +81,7 @@ extension HTTPServer {
             threadCount: Int = HTTPServer.coreCount, maxBodySize: Int = 50 * 1024 * 1024,
             idleTimeoutSeconds: Int = 120, connectionLimit: Int = HTTPServer.defaultConnectionLimit,
             connectionMemoryLimit: Int = defaultConnectionMemoryLimit, maxBufferedBodies: Int? = nil,
-            headTimeout: Duration? = defaultHeadTimeout
+            headTimeout: Duration? = defaultHeadTimeout, budgetHolderHeader: String? = nil
         ) {
             self.host = host
             self.port = port
@@ -75,8 +90,10 @@ extension HTTPServer {
             self.idleTimeoutSeconds = idleTimeoutSeconds
             self.connectionLimit = max(1, connectionLimit)
             self.connectionMemoryLimit = max(4096, connectionMemoryLimit)
-            bodyBudget = ByteBudget(limit: max(maxBodySize, maxBufferedBodies ?? Self.defaultMaxBufferedBodies(maxBodySize: maxBodySize)))
+            let limit = max(maxBodySize, maxBufferedBodies ?? Self.defaultMaxBufferedBodies(maxBodySize: maxBodySize))
+            bodyBudget = ByteBudget(limit: limit, holderShare: Self.holderShare(limit: limit, maxBodySize: maxBodySize))
             self.headTimeout = headTimeout
+            self.budgetHolderHeader = budgetHolderHeader
         }
     }
 

@@ -32,8 +32,8 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.core = ServerCore(
             handler: handler, maxBodySize: configuration.maxBodySize, connectionMemory: configuration.connectionMemoryLimit,
-            bodyBudget: configuration.bodyBudget, headTimeout: configuration.headTimeout,
-            idleTimeoutSeconds: configuration.idleTimeoutSeconds)
+            bodyBudget: configuration.bodyBudget, budgetHolderHeader: configuration.budgetHolderHeader,
+            headTimeout: configuration.headTimeout, idleTimeoutSeconds: configuration.idleTimeoutSeconds)
     }
 
     /// Starts listening. Returns once the socket is bound and accepting. A server is started

@@ -77,8 +77,11 @@ final class RequestContext: @unchecked Sendable {
     var bodyCharge = 0
     /// The body's declared `Content-Length`, when it has one (its budget share grows up to it).
     var declaredBodySize: Int?
-    /// Its body was refused because the budget had no room for it (with ``oversized``).
-    var overBudget = false
+    /// Why its body was refused, when the budget had no room for it (with ``oversized``).
+    var overBudget: HTTPRequestProblem?
+    /// Who holds its body's bytes of the budget (``ServerCore/budgetHolderHeader``'s value),
+    /// known from its body's first take on; nil before, or when no header names holders.
+    var budgetHolder: ByteBudget.Holder?
     /// Its connection's record in ``ServerCore/watch`` (its socket context, which outlives the
     /// request), or nil.
     var watched: Unmanaged<ConnectionWatch.Connection>?

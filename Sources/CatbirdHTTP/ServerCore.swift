@@ -47,17 +47,21 @@ final class ServerCore: Sendable {
     /// The bytes of request bodies held at once, all connections together
     /// (``HTTPServer/Configuration/bodyBudget``; ServerCore+BodyBudget.swift).
     let bodyBudget: ByteBudget
+    /// The header naming who holds a body's bytes of ``bodyBudget``
+    /// (``HTTPServer/Configuration/budgetHolderHeader``), or nil.
+    let budgetHolderHeader: String?
     /// The head deadline and the room made at the connection limit (``ConnectionWatch``).
     let watch: ConnectionWatch
 
     init(
-        handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int, bodyBudget: ByteBudget, headTimeout: Duration?,
-        idleTimeoutSeconds: Int
+        handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int, bodyBudget: ByteBudget, budgetHolderHeader: String?,
+        headTimeout: Duration?, idleTimeoutSeconds: Int
     ) {
         self.handler = handler
         self.connectionMemory = connectionMemory
         self.maxBodySize = maxBodySize
         self.bodyBudget = bodyBudget
+        self.budgetHolderHeader = budgetHolderHeader
         parked = ParkedConnections(stoppingResponse: handler.stoppingResponse, idleTimeoutSeconds: idleTimeoutSeconds)
         // A trickled request line the watch closed has no request: the handler is told of one
         // with what is known, no method, no target (``HTTPRequestEnding/requestLineTimedOut(limit:written:)``).
@@ -386,12 +390,12 @@ final class ServerCore: Sendable {
                     let refusal = handler.respondToOversizedBody(request(from: context), limit: maxBodySize)
                     return answer(refusal.closingConnection(), context, connection)
                 }
-                guard hasRoomForBody(declared) else {
+                guard hasRoomForBody(declared, context) else {
                     // The budget has no room for it: answered before reading it, as above.
                     context.oversized = true
                     context.bodySizeSeen = declared
                     context.handled = true
-                    return answer(malformedRequestAnswer(context, .bodiesOverBudget(limit: bodyBudget.limit)), context, connection)
+                    return answer(malformedRequestAnswer(context, budgetRefusal(holding: declared, context)), context, connection)
                 }
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
@@ -419,7 +423,7 @@ final class ServerCore: Sendable {
                 if !context.oversized, let uploadData {
                     let total = context.body.count + size
                     if total > self.maxBodySize || (total > context.bodyCharge && !self.growBody(to: total, context)) {
-                        context.overBudget = total <= self.maxBodySize
+                        context.overBudget = total <= self.maxBodySize ? self.budgetRefusal(holding: total, context) : nil
                         context.oversized = true
                         context.body = []
                         self.giveBackBody(context)
@@ -450,8 +454,8 @@ final class ServerCore: Sendable {
         }
         let request = request(from: context)
         context.handled = true
-        if context.overBudget {
-            return answer(malformedRequestAnswer(context, .bodiesOverBudget(limit: bodyBudget.limit)), context, connection)
+        if let refusal = context.overBudget {
+            return answer(malformedRequestAnswer(context, refusal), context, connection)
         }
         if context.oversized {
             return answer(handler.respondToOversizedBody(request, limit: maxBodySize).closingConnection(), context, connection)

@@ -188,7 +188,9 @@ public final class OutboundClient: Sendable {
             return .success(response)
         }
         if transfer.tooLarge { return .failure(.responseTooLarge(limit: maxResponseSize)) }
-        if transfer.overBudget, let budget { return .failure(.overBudget(limit: budget.limit)) }
+        if transfer.overBudget, let budget {
+            return .failure(.overBudget(limit: budget.limit, holderShare: transfer.passedShare ? budget.holderShare : nil))
+        }
         let detail = transfer.errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: transfer.errorBuffer)
         if let reason = transfer.unusable { return .failure(.unusable(reason: reason)) }
         if code == CURLE_PARTIAL_FILE { return .failure(.unusable(reason: transfer.cutShortBody)) }

@@ -12,6 +12,9 @@ public struct OutboundRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The whole request body (possibly empty); sent with a `Content-Length`.
     public var body: [UInt8]
+    /// Who holds the answer's bytes of the client's budget (``OutboundClient/budget``: the
+    /// tenant the request came from), or nil (``CatbirdSupport/ByteBudget/take(_:leaving:by:)``).
+    public var budgetHolder: ByteBudget.Holder?
 
     public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method

@@ -40,7 +40,9 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
     case responseTooLarge(limit: Int)
     /// The server-wide budget of buffered bodies (`limit` bytes, ``OutboundClient/budget``) had
     /// no room for the rest of the response body: a server answers 503 (try again later).
-    case overBudget(limit: Int)
+    /// `holderShare`: the share of it the request's ``OutboundRequest/budgetHolder`` would have
+    /// passed with it, when it would (``CatbirdSupport/ByteBudget/take(_:leaving:by:)``).
+    case overBudget(limit: Int, holderShare: Int?)
     /// The upstream's answer has a `Content-Length` that is no valid length (`abc`, `-1`, `0x5`,
     /// `5abc`, empty, or past 2^63-1; RFC 9110 section 8.6: digits only), so where its body
     /// ends cannot be told: a proxy discards it and answers 502 (RFC 9112 section 6.3, item 5).
@@ -66,7 +68,9 @@ public enum OutboundError: Error, Sendable, CustomStringConvertible {
         case let .timedOut(reason): return reason
         case let .untrusted(reason): return reason
         case let .responseTooLarge(limit): return "upstream response body is larger than \(limit) bytes"
-        case let .overBudget(limit): return "the upstream's answer did not fit the \(limit) bytes the server buffers at once"
+        case let .overBudget(limit, nil): return "the upstream's answer did not fit the \(limit) bytes the server buffers at once"
+        case let .overBudget(limit, share?):
+            return "the upstream's answer would pass its holder's share of \(share) of the \(limit) bytes the server buffers at once"
         case let .invalidContentLength(value, detail):
             let shown = value.map { JSONText.shortString($0) } ?? "libcurl: \(detail)"
             return "the upstream's answer has a Content-Length that is no valid length (\(shown); a length is digits only, "

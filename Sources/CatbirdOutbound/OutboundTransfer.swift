@@ -38,6 +38,8 @@ final class OutboundTransfer: @unchecked Sendable {
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
     let share: ByteBudget.Share?
     var overBudget = false
+    /// Set with ``overBudget`` when only its holder's share of the budget kept the answer out.
+    var passedShare = false
     /// The request's header list, kept alive until the transfer ends (libcurl does not copy it).
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// libcurl's detailed message of a failed transfer (CURLOPT_ERRORBUFFER: `CURL_ERROR_SIZE`
@@ -53,7 +55,7 @@ final class OutboundTransfer: @unchecked Sendable {
         completion: @escaping @Sendable (Result<OutboundResponse, OutboundError>) -> Void
     ) {
         self.request = request
-        share = budget.map { ByteBudget.Share(of: $0) }
+        share = budget.map { ByteBudget.Share(of: $0, for: request.budgetHolder) }
         self.isWanted = isWanted
         self.maxResponseSize = maxResponseSize
         self.completion = completion
@@ -74,6 +76,10 @@ final class OutboundTransfer: @unchecked Sendable {
         }
         if let share = transfer.share, !share.grow(toHold: transfer.body.count + length, largest: transfer.maxResponseSize) {
             transfer.overBudget = true
+            let total = transfer.body.count + length
+            transfer.passedShare = share.budget.keptOutByShare(
+                share.holder, taking: total - share.bytes,
+                leaving: share.budget.reserve(forHolding: total, largest: transfer.maxResponseSize))
             return 0
         }
         buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {

@@ -93,7 +93,8 @@ public final class CatbirdServer: Sendable {
             host: settings.host, port: settings.port,
             threadCount: settings.workerThreads,
             maxBodySize: settings.maxBodySize, connectionLimit: settings.connectionLimit ?? HTTPServer.defaultConnectionLimit,
-            maxBufferedBodies: settings.maxBufferedBodies, headTimeout: settings.headTimeout)
+            maxBufferedBodies: settings.maxBufferedBodies, headTimeout: settings.headTimeout,
+            budgetHolderHeader: TenantID.headerName)
         // Forwarded answers wait for their clients in the same budget as request bodies (try8b F1).
         outbound = settings.redirectURL != nil || settings.proxyEnabled
             ? OutboundClient(

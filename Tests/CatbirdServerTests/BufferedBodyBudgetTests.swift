@@ -24,14 +24,16 @@ final class BufferedBodyBudgetTests: XCTestCase {
         }
     }
 
-    private static func uploadHead(_ path: String, length: Int) -> [UInt8] {
-        Array("POST \(path) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: f1\r\nContent-Length: \(length)\r\n\r\n".utf8)
+    private static func uploadHead(_ path: String, length: Int, tenant: String = "f1") -> [UInt8] {
+        Array("POST \(path) HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(tenant)\r\nContent-Length: \(length)\r\n\r\n".utf8)
     }
 
     /// The finding's input scaled down: 10 uploads declaring `--max-body-size` (1 MiB), each
     /// sent but for its last byte and left stalled, against a budget of 4 MiB whose last half
-    /// MiB is kept for bodies of at most 64 KiB. Three are taken and wait; the other seven get
-    /// the 503 at their head, unread; a small request is served
+    /// MiB is kept for bodies of at most 64 KiB. One tenant sends them all, so past its share
+    /// (1 MiB, `--max-body-size`) it takes more only while 1 MiB more stays free
+    /// (tester39b-F8): two are taken and wait; the other eight get the 503 at their head,
+    /// unread, naming the tenant's share; a small request is served
     /// meanwhile; a stalled upload that completes is answered as usual (nothing lost), and
     /// its bytes are free again for the next upload once it is done.
     func testStalledUploadsPastTheBudgetGet503AndSmallRequestsAreStillServed() throws {
@@ -56,12 +58,13 @@ final class BufferedBodyBudgetTests: XCTestCase {
                 refusals.append(String(decoding: answer, as: UTF8.self))
             }
         }
-        XCTAssertEqual(waiting.count, 3, "uploads taken while they fit the 3.5 MiB left to large bodies")
-        XCTAssertEqual(refusals.count, 7)
+        XCTAssertEqual(waiting.count, 2, "uploads taken while they leave the 0.5 MiB kept for small bodies and a share free")
+        XCTAssertEqual(refusals.count, 8)
         for refusal in refusals {
             XCTAssertTrue(refusal.hasPrefix("HTTP/1.1 503 "), refusal)
             XCTAssertTrue(refusal.contains(#""error":true"#), refusal)
             XCTAssertTrue(refusal.contains("(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES)"), refusal)
+            XCTAssertTrue(refusal.contains("would pass its share of 1048576 bytes of the 4194304 bytes"), refusal)
         }
 
         let small = try server.client()
@@ -96,9 +99,9 @@ final class BufferedBodyBudgetTests: XCTestCase {
         XCTAssertEqual(nextStatus, 200)
         XCTAssertLessThan(refusedWhileCompleting, 20, "the completed upload's bytes were never given back")
 
-        let journal = try E2E.journal(control, tenant: "f1", once: 10 + refusedWhileCompleting)
+        let journal = try E2E.journal(control, tenant: "f1", once: 11 + refusedWhileCompleting)
         let statuses = journal.map { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) ?? 0 }.sorted()
-        XCTAssertEqual(statuses, [200, 200, 200] + Array(repeating: 503, count: 7 + refusedWhileCompleting), "\(journal)")
+        XCTAssertEqual(statuses, [200, 200, 200] + Array(repeating: 503, count: 8 + refusedWhileCompleting))
         let stored = journal.filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 200 && $0["url"] as? String == "/up" }
         XCTAssertEqual(stored.map { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [Self.mebibyte, Self.mebibyte])
     }
@@ -178,28 +181,31 @@ final class BufferedBodyBudgetTests: XCTestCase {
     /// the eighth got 503 (large bodies leave the budget's last eighth to small ones); and, the
     /// review found, at 64/7 × one small body in flight beside seven did it again. With
     /// `--max-body-size 8mb` and the default budget, a small upload in flight and eight uploads of
-    /// 8 MiB, each sent but for its last byte, are all taken; a ninth gets the 503 with
-    /// `Retry-After: 1`; the eight complete with their mock's answer.
+    /// 8 MiB from eight tenants (each within its share, tester39b-F8), each sent but for its last
+    /// byte, are all taken; a ninth tenant's gets the 503 with `Retry-After: 1`; the eight
+    /// complete with their mock's answer.
     func testTheDefaultBudgetTakesEightOfTheLargestBodiesAtOnce() throws {
         let size = 8 * Self.mebibyte
         let server = try TestServer { $0.maxBodySize = size }
         defer { server.removeFiles() }
         let control = try server.client()
-        try E2E.addMock(control, tenant: "f1", method: "POST", url: "/up", body: "stored")
+        for tenant in 0...8 { try E2E.addMock(control, tenant: "f\(tenant)", method: "POST", url: "/up", body: "stored") }
         let small = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-        try small.send(raw: Self.uploadHead("/up", length: 1000) + [UInt8](repeating: UInt8(ascii: "s"), count: 999))
+        try small.send(raw: Self.uploadHead("/up", length: 1000, tenant: "f0") + [UInt8](repeating: UInt8(ascii: "s"), count: 999))
         var uploads: [RawHTTPClient] = []
-        for _ in 0..<8 {
+        for tenant in 1...8 {
             let client = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
-            try client.send(raw: Self.uploadHead("/up", length: size) + [UInt8](repeating: UInt8(ascii: "a"), count: size - 1))
+            try client.send(
+                raw: Self.uploadHead("/up", length: size, tenant: "f\(tenant)") + [UInt8](repeating: UInt8(ascii: "a"), count: size - 1))
             uploads.append(client)
             Thread.sleep(forTimeInterval: 0.5)
         }
         let ninth = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-        try ninth.send(raw: Self.uploadHead("/up", length: size))
+        try ninth.send(raw: Self.uploadHead("/up", length: size, tenant: "f0"))
         let refused = try ninth.readResponse()
         XCTAssertEqual(refused.status, 503, refused.text)
         XCTAssertEqual(refused.header("Retry-After"), "1")
+        XCTAssertFalse(refused.text.contains("its share"), "f0 holds 1000 bytes, within its share: \(refused.text)")
         for client in uploads + [small] {
             try client.send(raw: [UInt8(ascii: "a")])
             let answer = try client.readResponse()

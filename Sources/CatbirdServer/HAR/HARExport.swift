@@ -127,7 +127,7 @@ final class HARExport: Sendable {
     ///   - limit: the most entries to write; nil: every entry the query selects.
     ///   - journalBodyLimit: the largest body a journal row holds, in bytes (sets the page size).
     ///   - budget: the server's buffered-body budget, which counts the page held (``share``).
-    /// - Throws: `SQLiteError`; `APIError` 503 (``APIError/answersOverBudget(bytes:limit:)``)
+    /// - Throws: `SQLiteError`; `APIError` 503 (``APIError/answersOverBudget(bytes:in:)``)
     ///   when the budget cannot count the first page.
     init(
         journal: Journal, tenant: TenantID, query: JournalQuery, limit: Int?, origin: String, journalBodyLimit: Int,
@@ -151,7 +151,7 @@ final class HARExport: Sendable {
         first = opening.pending
         opening.pending = []
         state = Mutex(opening)
-        share = ByteBudget.Share(of: budget)
+        share = ByteBudget.Share(of: budget, for: ByteBudget.Holder(tenant.rawValue))
         var held = first.count
         if !opening.finished {
             // Sized by a read of the rows later pages read: one that fails (a damaged page) sizes
@@ -164,7 +164,7 @@ final class HARExport: Sendable {
         }
         // One first part larger than what the budget can give goes when it holds the budget alone.
         guard share.grow(toHold: held, largest: held) || share.takeAlone(held) else {
-            throw APIError.answersOverBudget(bytes: held, limit: budget.limit)
+            throw APIError.answersOverBudget(bytes: held, in: share)
         }
     }
 
@@ -207,7 +207,7 @@ final class HARExport: Sendable {
             // warning, as a refused export is not an error (tester finding tester27c-F2: logged
             // as `[error]`, with the entries of the page not sent counted as sent).
             guard share.grow(toHold: state.pending.count, largest: state.pending.count) else {
-                let refusal = APIError.answersOverBudget(bytes: state.pending.count, limit: share.budget.limit)
+                let refusal = APIError.answersOverBudget(bytes: state.pending.count, in: share)
                 log.warning("HAR export of tenant \(tenant) stopped after \(sent.counted("entry", "entries")): \(refusal.reason)")
                 state.finished = true
                 throw refusal

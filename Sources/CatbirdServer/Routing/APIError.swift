@@ -49,28 +49,56 @@ struct APIError: HTTPResponseError, Sendable {
         }
         return APIError(status: 413, reason: reason)
     }
-    /// 503 for a request body the server-wide budget has no room for (docs/protocol.md#errors).
-    static func bodiesOverBudget(limit: Int) -> APIError {
-        APIError(
-            status: 503,
-            reason: "the server is holding its limit of \(limit) bytes of request bodies and forwarded answers at once "
-                + "(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other uploads ended, or raise it; "
-                + "its body was not kept")
+    /// 503 for a request body the server-wide budget has no room for (docs/protocol.md#errors);
+    /// `tenantShare`: the tenant's share it would have passed, when it would (tester39b-F8).
+    static func bodiesOverBudget(limit: Int, tenantShare: Int? = nil) -> APIError {
+        guard let tenantShare else {
+            return APIError(
+                status: 503,
+                reason: "the server is holding its limit of \(limit) bytes of request bodies and forwarded answers at once "
+                    + "(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other uploads ended, or raise it; "
+                    + "its body was not kept")
+        }
+        return APIError(status: 503, reason: overShare(tenantShare, of: limit, what: "its body was not kept; retry once its other uploads ended"))
+    }
+    /// The reason of a 503 for a holding that would pass its tenant's `share` of the budget's
+    /// `limit` bytes (docs/tenancy.md#fair-shares), ending with `what` (what happened, what to do).
+    static func overShare(_ share: Int, of limit: Int, what: String) -> String {
+        "this tenant's request bodies and answers held in memory would pass its share of \(share) bytes of the \(limit) "
+            + "bytes the server holds at once (--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): past its share (one body "
+            + "of --max-body-size) a tenant takes more only while as much stays free for other tenants "
+            + "(docs/tenancy.md#fair-shares); \(what)"
     }
     /// 503 for an upstream's answer the server-wide budget has no room for (redirect and proxy
     /// modes; tester finding tester29d-F2: it said "retry once other uploads ended … its body was
     /// not kept", as for a request body, to a GET that had none).
-    static func forwardedAnswerOverBudget(limit: Int) -> APIError {
-        APIError(
+    static func forwardedAnswerOverBudget(limit: Int, tenantShare: Int? = nil) -> APIError {
+        if let tenantShare {
+            return APIError(
+                status: 503,
+                reason: "the upstream's answer did not fit: " + overShare(
+                    tenantShare, of: limit, what: "nothing of the answer was sent; retry once its other transfers ended"))
+        }
+        return APIError(
             status: 503,
             reason: "the upstream's answer did not fit: the server is holding its limit of \(limit) bytes of request bodies "
                 + "and forwarded answers at once (--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other "
                 + "transfers ended, or raise it; nothing of the answer was sent")
     }
-    /// 503 for a control answer of `bytes` the server-wide budget has no room for
-    /// (``ControlAnswerBytes``): answers not yet read by their clients hold it.
-    static func answersOverBudget(bytes: Int, limit: Int) -> APIError {
-        APIError(
+    /// 503 for a control answer of `bytes` the server-wide budget has no room for in `share`
+    /// (``ControlAnswerBytes``, ``HARExport``): answers not yet read by their clients hold it,
+    /// or the share's tenant would pass its own part of it (tester39b-F8).
+    static func answersOverBudget(bytes: Int, in share: ByteBudget.Share) -> APIError {
+        let budget = share.budget
+        if budget.keptOutByShare(share.holder, taking: bytes - share.bytes, leaving: budget.reserve(forHolding: bytes, largest: bytes)) {
+            return APIError(
+                status: 503,
+                reason: "this answer of \(bytes) bytes was not kept: " + overShare(
+                    budget.holderShare, of: budget.limit,
+                    what: "retry once its clients have read the others, or ask for less (a smaller page or limit)"))
+        }
+        let limit = budget.limit
+        return APIError(
             status: 503,
             reason: "this answer of \(bytes) bytes was not kept: the server is holding its limit of \(limit) bytes of request "
                 + "bodies and answers not yet read by their clients (--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): "

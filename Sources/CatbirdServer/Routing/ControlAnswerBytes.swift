@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdHTTP
 import CatbirdSupport
 
@@ -13,17 +14,18 @@ import CatbirdSupport
 /// reserve for small request bodies, and gives it back when sent or its connection closes; one
 /// larger than the budget can give goes when nothing else holds any of it.
 enum ControlAnswerBytes {
-    /// `response`, its body counted in `budget` when it is bytes in memory over 64 KiB; a 503
-    /// (``APIError/answersOverBudget(bytes:limit:)``) in its place when the budget has no room.
-    static func counted(_ response: HTTPResponse, in budget: ByteBudget) -> HTTPResponse {
+    /// `response`, its body counted in `budget` as held by `tenant` when it is bytes in memory
+    /// over 64 KiB; a 503 (``APIError/answersOverBudget(bytes:in:)``) in its place when the
+    /// budget has no room.
+    static func counted(_ response: HTTPResponse, in budget: ByteBudget, for tenant: TenantID) -> HTTPResponse {
         guard case let .bytes(bytes) = response.content, bytes.count > HTTPResponse.Body.copiedBytesLimit,
               response.budgetShare == nil
         else { return response }
-        let share = ByteBudget.Share(of: budget)
+        let share = ByteBudget.Share(of: budget, for: ByteBudget.Holder(tenant.rawValue))
         // One answer larger than what the budget can give (a small --max-buffered-bodies) goes
         // when it holds the budget alone: else it could never be answered.
         guard share.grow(toHold: bytes.count, largest: bytes.count) || share.takeAlone(bytes.count) else {
-            return APIError.answersOverBudget(bytes: bytes.count, limit: budget.limit).response
+            return APIError.answersOverBudget(bytes: bytes.count, in: share).response
         }
         var counted = response
         counted.budgetShare = share

@@ -249,7 +249,7 @@ struct RouteTable: Sendable {
     /// large (``ControlAnswerBytes``), whichever thread makes it.
     func respond(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {
         let budget = answerBudget
-        return answer(to: request, tenant: tenant, isAdmin: isAdmin).map { ControlAnswerBytes.counted($0, in: budget) }
+        return answer(to: request, tenant: tenant, isAdmin: isAdmin).map { ControlAnswerBytes.counted($0, in: budget, for: tenant) }
     }
 
     private func answer(to request: HTTPRequest, tenant: TenantID, isAdmin: Bool) -> HTTPAnswer {

@@ -71,11 +71,11 @@ extension CatbirdHandler {
             // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
             // journal it in (docs/tenancy.md#tenant-of-a-request).
             return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
-        case let .bodiesOverBudget(limit):
+        case let .bodiesOverBudget(limit, share):
             // Refused at its head (a declared Content-Length) or once its chunked body ended (discarded).
             let chunked = request.headers.first("Content-Length") == nil
             return refused(
-                request, APIError.bodiesOverBudget(limit: limit),
+                request, APIError.bodiesOverBudget(limit: limit, tenantShare: share),
                 problem: chunked
                     ? "refused while its chunked body arrived, the server's buffered bodies being at their limit: bodySize is the "
                         + "bytes received, which were discarded"

@@ -172,7 +172,9 @@ struct Forwarding: Sendable {
         headers.append((name: "X-Forwarded-For", value: forwardedFor ?? request.clientAddress))
         if let host = request.headers.first("Host") { headers.append((name: "X-Forwarded-Host", value: host)) }
         headers.append((name: "X-Forwarded-Proto", value: "http"))
-        return OutboundRequest(method: request.method, url: destination.url, headers: headers, body: request.body)
+        var outbound = OutboundRequest(method: request.method, url: destination.url, headers: headers, body: request.body)
+        outbound.budgetHolder = ByteBudget.Holder(request.headers.first(TenantID.headerName) ?? "")
+        return outbound
     }
 
     /// The fields ``outboundRequest(_:to:)`` writes itself, lowercased: those received are
@@ -257,8 +259,8 @@ struct Forwarding: Sendable {
                 status: 502,
                 reason: "upstream answer too large: its body is larger than the limit of \(limit) bytes (--max-body-size, "
                     + "CATBIRD_MAX_BODY_SIZE); nothing of it was sent")
-        case let .overBudget(limit):
-            return APIError.forwardedAnswerOverBudget(limit: limit)
+        case let .overBudget(limit, share):
+            return APIError.forwardedAnswerOverBudget(limit: limit, tenantShare: share)
         case .unreachable: return APIError(status: 502, reason: "upstream unreachable: \(error)")
         case .invalidContentLength, .unusable: return APIError(status: 502, reason: "\(error)")
         case .untrusted:

@@ -1,0 +1,134 @@
+import CatbirdServer
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// tester39b-F8: the buffered-body budget (`--max-buffered-bodies`) was one pool with no share
+/// per tenant: one tenant's four concurrent 900,000-byte uploads made another tenant's one
+/// upload of the same size fail with 503. A tenant now takes up to its share (one body of
+/// `--max-body-size`) like any other; past it, only while a share stays free for other tenants
+/// (docs/tenancy.md#fair-shares).
+final class BufferedBodyTenantShareTests: XCTestCase {
+    private static let mebibyte = 1 << 20
+    private static let uploadSize = 900_000
+
+    /// The finding's server: `--max-body-size 1mb --max-buffered-bodies 2mb`.
+    private static func serverAsInTheFinding() throws -> TestServer {
+        try TestServer {
+            $0.maxBodySize = mebibyte
+            $0.maxBufferedBodies = 2 * mebibyte
+        }
+    }
+
+    private static func uploadHead(tenant: String, length: Int) -> [UInt8] {
+        Array("POST /upload HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(tenant)\r\nContent-Length: \(length)\r\n\r\n".utf8)
+    }
+
+    /// Tenant `hog` starts four uploads of 900,000 bytes, each sent but for its last 300,000
+    /// bytes (as a slow link would); then tenant `victim` uploads 900,000 bytes to its own mock.
+    /// Before, the victim got the 503 naming the server-wide option. Now the hog's first upload
+    /// (within its share) is taken and its others get a 503 that names the tenant's share; the
+    /// victim's upload is answered by its mock; the hog's first completes as usual.
+    func testAnotherTenantsUploadsPastTheirShareNeverKeepATenantsUploadOut() throws {
+        let server = try Self.serverAsInTheFinding()
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "hog", method: "POST", url: "/upload", body: "hog stored")
+        try E2E.addMock(control, tenant: "victim", method: "POST", url: "/upload", body: "victim stored")
+
+        var hogUploads: [RawHTTPClient] = []
+        var hogRefusals: [String] = []
+        for _ in 0..<4 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Self.uploadHead(tenant: "hog", length: Self.uploadSize))
+            let early = client.readUntilQuiet(firstByteWithin: 300, quietAfter: 100)
+            if early.isEmpty {
+                try client.send(raw: [UInt8](repeating: UInt8(ascii: "h"), count: Self.uploadSize - 300_000))
+                hogUploads.append(client)
+                Thread.sleep(forTimeInterval: 0.3)  // read by the server before the next head
+            } else {
+                hogRefusals.append(String(decoding: early, as: UTF8.self))
+            }
+        }
+        XCTAssertEqual(hogUploads.count, 1, "the hog's first upload is within its share of 1 MiB")
+        XCTAssertEqual(hogRefusals.count, 3)
+        for refusal in hogRefusals {
+            XCTAssertTrue(refusal.hasPrefix("HTTP/1.1 503 "), refusal)
+            XCTAssertTrue(refusal.contains(#""error":true"#), refusal)
+            XCTAssertTrue(refusal.contains("would pass its share of 1048576 bytes of the 2097152 bytes"), refusal)
+            XCTAssertTrue(refusal.contains("docs/tenancy.md#fair-shares"), refusal)
+        }
+
+        let victim = try server.client()
+        let answer = try victim.request(
+            "POST", "/upload", headers: [("X-Catbird-Parallel-Id", "victim")],
+            body: [UInt8](repeating: UInt8(ascii: "v"), count: Self.uploadSize))
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.text, "victim stored")
+
+        let hog = try XCTUnwrap(hogUploads.first)
+        try hog.send(raw: [UInt8](repeating: UInt8(ascii: "h"), count: 300_000))
+        let completed = try hog.readResponse()
+        XCTAssertEqual(completed.status, 200, completed.text)
+        XCTAssertEqual(completed.text, "hog stored")
+
+        let journal = try E2E.journal(control, tenant: "victim", once: 1)
+        XCTAssertEqual(journal.map { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [Self.uploadSize])
+    }
+
+    /// A tenant alone still holds past its share while a share stays free, as documented
+    /// (docs/tenancy.md#fair-shares: a tenant alone takes seven of the largest bodies at once):
+    /// with `--max-body-size 10mb` and the default budget (8/7 × 88 MiB, of which a tenant past
+    /// its share may hold 7/8 less one share: 78 MiB), one tenant's seven uploads of 10 MiB,
+    /// each sent but for its last byte, are all taken; its eighth gets the 503 naming its share,
+    /// while another tenant's upload of 10 MiB is taken; all are answered by their mocks and
+    /// the budget is free again afterwards.
+    func testATenantAloneTakesSevenOfTheLargestBodiesAndAnotherTenantStillOne() throws {
+        let size = 10 * Self.mebibyte
+        let server = try TestServer { $0.maxBodySize = size }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "solo", method: "POST", url: "/upload", body: "stored")
+        try E2E.addMock(control, tenant: "other", method: "POST", url: "/upload", body: "other stored")
+        var uploads: [RawHTTPClient] = []
+        for _ in 0..<7 {
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
+            try client.send(raw: Self.uploadHead(tenant: "solo", length: size) + [UInt8](repeating: UInt8(ascii: "s"), count: size - 1))
+            uploads.append(client)
+            Thread.sleep(forTimeInterval: 0.4)
+        }
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(Self.bufferedBytes(server)), 7 * size, "all seven are held at once")
+        let eighth = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try eighth.send(raw: Self.uploadHead(tenant: "solo", length: size))
+        let refused = try eighth.readResponse()
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        XCTAssertTrue(refused.text.contains("would pass its share of 10485760 bytes"), refused.text)
+
+        let other = try server.client()
+        let answer = try other.request(
+            "POST", "/upload", headers: [("X-Catbird-Parallel-Id", "other")], body: [UInt8](repeating: UInt8(ascii: "o"), count: size))
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.text, "other stored")
+        for client in uploads {
+            try client.send(raw: [UInt8(ascii: "s")])
+            let completed = try client.readResponse()
+            XCTAssertEqual(completed.status, 200, completed.text)
+            XCTAssertEqual(completed.text, "stored")
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        var buffered = try Self.bufferedBytes(server)
+        while buffered != 0, ContinuousClock.now < deadline {
+            usleep(50_000)
+            buffered = try Self.bufferedBytes(server)
+        }
+        XCTAssertEqual(buffered, 0, "every upload gave its bytes back")
+    }
+
+    /// `catbird_buffered_bytes` of a scrape of `GET /catbird/metrics`.
+    private static func bufferedBytes(_ server: TestServer) throws -> Int? {
+        let scrape = try server.client().request("GET", "/catbird/metrics").text
+        let line = scrape.split(separator: "\n").first { $0.hasPrefix("catbird_buffered_bytes ") }
+        return line.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+}
