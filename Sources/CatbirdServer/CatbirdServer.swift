@@ -220,7 +220,8 @@ public final class CatbirdServer: Sendable {
                 files: try Self.fileServing(settings, log: log, isStopping: isStopping),
                 upstream: try Self.upstreamServing(settings, client: outbound, log: log, isStopping: isStopping),
                 settings: settings, origin: origin, storageFaults: faults, reader: reader, writer: writer,
-                metrics: ServerMetrics(databasePath: location.path), admin: AdminAccess(token: settings.adminToken),
+                metrics: ServerMetrics(databasePath: location.path, openFileSize: { [claimed] in claimed.currentSize() }),
+                admin: AdminAccess(token: settings.adminToken),
                 pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
                 parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit),
                 parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit), bodyBudget: configuration.bodyBudget)

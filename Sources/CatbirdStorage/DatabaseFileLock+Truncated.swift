@@ -85,9 +85,9 @@ extension DatabaseFileLock {
                 + "\(seen.size == 0 ? "emptied" : "truncated"): the pages cut off are lost)")
     }
 
-    /// The locked file's size (`fstat` of the held descriptor); nil after ``release()`` or when
-    /// `fstat` fails.
-    private func currentSize() -> Int64? {
+    /// The locked file's size in bytes (`fstat` of the held descriptor, so also while its path
+    /// names another file or none); nil after ``release()`` or when `fstat` fails.
+    public func currentSize() -> Int64? {
         guard !released.load(ordering: .acquiring) else { return nil }
         var held = stat()
         guard fstat(descriptor, &held) == 0 else { return nil }

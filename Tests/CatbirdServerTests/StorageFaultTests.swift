@@ -387,6 +387,34 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertTrue(ended.stderr.contains("journal: dropped"), "the journal rows not kept are logged: \(ended.stderr.suffix(2000))")
     }
 
+    /// Regression (tester finding tester39b-F4): after `rm` of the database file under the
+    /// server, `catbird_database_bytes` fell by the file's size (7,454,720 → the `-wal`'s
+    /// 4,152,992 alone), though the server still held the deleted file open and its bytes stayed
+    /// on disk. The gauge now measures the file the server holds: after 800 journaled uploads of
+    /// 20 KB and `rm`, it is still at least the file's size before the `rm`.
+    func testTheDatabaseBytesGaugeCountsAFileDeletedUnderTheServer() throws {
+        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"], in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, method: "POST", url: "/up", body: "ok")
+        let body = [UInt8](repeating: UInt8(ascii: "u"), count: 20_000)
+        for _ in 0..<800 { XCTAssertEqual(try client.request("POST", "/up", body: body).status, 200) }
+        // The rows reach the file once the WAL is checkpointed (every ~4 MB of it).
+        let deadline = ContinuousClock.now + .seconds(10)
+        var fileBytes = 0
+        repeat {
+            fileBytes = (try FileManager.default.attributesOfItem(atPath: database)[.size] as? NSNumber)?.intValue ?? 0
+            if fileBytes <= 4_000_000 { usleep(100_000) }
+        } while fileBytes <= 4_000_000 && ContinuousClock.now < deadline
+        XCTAssertGreaterThan(fileBytes, 4_000_000, "the uploads' rows reached the file")
+        XCTAssertEqual(unlink(database), 0)
+
+        let scrape = try client.request("GET", "/catbird/metrics").text
+        let gauge = scrape.split(separator: "\n").first { $0.hasPrefix("catbird_database_bytes ") }
+        let bytes = try XCTUnwrap(gauge.flatMap { Int($0.split(separator: " ")[1]) }, scrape)
+        XCTAssertGreaterThanOrEqual(bytes, fileBytes, "the deleted file the server still holds counts")
+        _ = try server.terminate()
+    }
+
     /// Regression (T13-F8): the file moved away under the server (a CI step collecting it as an
     /// artifact) still took changes with 201, none of which reached the file. Now changes get
     /// 503 while nothing is at the path; once the file is back, they commit again, and a

@@ -22,16 +22,26 @@ final class ServerMetrics: Sendable {
     let bodyLaneRefused = Atomic<Int>(0)
     /// The database file; its `-wal` file is counted with it.
     let databasePath: String
+    /// The database file's size as the server's open descriptor of it sees it (its
+    /// ``CatbirdStorage/DatabaseFileLock/currentSize()``), or nil when unknown.
+    let openFileSize: @Sendable () -> Int64?
 
-    init(databasePath: String) {
+    init(databasePath: String, openFileSize: @escaping @Sendable () -> Int64? = { nil }) {
         self.databasePath = databasePath
+        self.openFileSize = openFileSize
     }
 
-    /// Bytes on disk of the database file and its write-ahead log (0 for a missing file).
+    /// Bytes on disk of the database file and its write-ahead log (0 for a missing `-wal`).
+    /// The database file is measured through the server's open descriptor, so a file deleted
+    /// or moved under the server, which it still holds and fills, still counts (tester finding
+    /// tester39b-F4: the gauge fell by the file's size after `rm`, 23 descriptors still open on
+    /// it); its path is read only when that is unknown.
     func databaseBytes() -> Int {
-        [databasePath, databasePath + "-wal"].reduce(0) { total, path in
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
-            return total + (size ?? 0)
-        }
+        let database = openFileSize().map { Int($0) } ?? Self.size(atPath: databasePath)
+        return database + Self.size(atPath: databasePath + "-wal")
+    }
+
+    private static func size(atPath path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
     }
 }
