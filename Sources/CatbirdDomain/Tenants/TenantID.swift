@@ -59,10 +59,7 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public var lookAlikeNote: String {
         guard !rawValue.utf8.allSatisfy({ $0 < 0x80 }) else { return "" }
         func listed(_ points: [Unicode.Scalar]) -> String {
-            let shown = points.prefix(8).map { point in
-                let hex = String(point.value, radix: 16, uppercase: true)
-                return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            }
+            let shown = points.prefix(8).map(\.codePointText)
             return shown.joined(separator: ", ") + (points.count > 8 ? ", …" : "")
         }
         if !rawValue.precomposedStringWithCanonicalMapping.hasSameBytes(as: rawValue) {

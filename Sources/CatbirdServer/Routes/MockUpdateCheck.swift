@@ -81,8 +81,19 @@ enum MockUpdateCheck {
         guard !method.isEmpty, method.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
             throw APIError.badRequest(
                 "'pattern.method' must be an HTTP method token such as \"GET\" (letters, digits and !#$%&'*+-.^_`|~, no spaces), "
-                    + "not \(JSONText.shortString(method))")
+                    + "not \(JSONText.shortString(method))\(firstNonToken(in: method))")
         }
+    }
+
+    /// ` (it holds U+212A)`: the first character of `text` that is no token character, named by
+    /// its code point, so that one that reads like a letter (KELVIN SIGN, a no-break space) is
+    /// seen in a reason that quotes `text` (tester finding tester39a-F9: `"X-\u212Aey"` was
+    /// refused as `"X-Key"` is not a header name); "" when there is none (an empty `text`).
+    private static func firstNonToken(in text: String) -> String {
+        guard let scalar = text.unicodeScalars.first(where: { !$0.isASCII || !ResponseRules.isTokenCharacter(UInt8($0.value)) }) else {
+            return ""
+        }
+        return " (it holds \(scalar.codePointText))"
     }
 
     /// Bytes no request line or header field line can hold: NUL (refused, docs/protocol.md#malformed-requests),
@@ -97,7 +108,7 @@ enum MockUpdateCheck {
     private static func checkHeader(_ name: String, _ match: PatternMatch) throws(APIError) {
         guard !name.isEmpty, name.utf8.allSatisfy(ResponseRules.isTokenCharacter) else {
             throw APIError.badRequest(
-                "'pattern.headers' name \(JSONText.shortString(name)) is not an HTTP header field name (letters, digits and "
+                "'pattern.headers' name \(JSONText.shortString(name))\(firstNonToken(in: name)) is not an HTTP header field name (letters, digits and "
                     + "!#$%&'*+-.^_`|~, not empty, no spaces or colons): no request could match it")
         }
         if match.kind != .regexp, match.value.utf8.contains(where: neverInALine) {
