@@ -152,12 +152,12 @@ extension Database {
             // that waited for its connection past its deadline is interrupted at once.
             throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
         }
-        guard case .statement(let prepared, let hasTrailingStatement) = preparation else {
+        guard case .statement(let prepared, let trailing) = preparation else {
             throw .empty
         }
         // Not cached: finalized when `statement` goes out of scope.
         let statement = Statement(handle: prepared, sql: sql, connection: connection, cachingDatabase: nil)
-        guard !hasTrailingStatement else { throw .multipleStatements }
+        if let trailing { throw SQLiteError.looksBlank(trailing) ? .notBlankToSQLite(trailing) : .multipleStatements }
         guard statement.isReadOnly, Self.readOnlyStatements.contains(Preparation.firstWord(of: sql)) else { throw .notReadOnly }
         guard parameters.count == Int(statement.parameterCount) else {
             throw .parameterCountMismatch(expected: Int(statement.parameterCount), given: parameters.count)

@@ -1,4 +1,5 @@
 import CatbirdStorage
+import CatbirdSupport
 /// The outcome of `Database.readOnlyQuery`: a table of at most `maxRows` rows, whose size (see
 /// ``size(of:)`` and ``size(ofColumnName:)``) is at most the query's `maxResultSize`.
 public struct ReadOnlyQueryResult: Sendable, Equatable {
@@ -66,6 +67,11 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     case empty
     /// A second statement follows the first.
     case multipleStatements
+    /// A character that looks blank but is not white space to SQLite (a no-break space, U+2028,
+    /// a byte order mark: ``CatbirdStorage/SQLiteError/looksBlank(_:)``) follows the first
+    /// statement, which SQLite reads as the start of a second (tester finding tester39a-F10:
+    /// `SELECT 1;` and a no-break space was refused as "only one SQL statement is allowed").
+    case notBlankToSQLite(Unicode.Scalar)
     /// The statement could change the database or the connection: a write, DDL, `ATTACH`,
     /// a transaction statement, or a `PRAGMA` outside the read-only introspection list.
     case notReadOnly
@@ -112,6 +118,10 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
             return "no SQL statement given"
         case .multipleStatements:
             return "only one SQL statement is allowed"
+        case .notBlankToSQLite(let scalar):
+            return "the SQL holds \(scalar.codePointText) after its statement, which SQLite does not read as white space (only "
+                + "space, tab, line feed, carriage return and form feed are) but as the start of a second statement, and only "
+                + "one is allowed: remove it"
         case .notReadOnly:
             return "only read-only statements are allowed (SELECT, WITH … SELECT, VALUES, "
                 + "and introspection pragmas such as table_info)"

@@ -32,8 +32,8 @@ extension Database {
         switch try Preparation.prepare(handle, sql, flags: UInt32(SQLITE_PREPARE_PERSISTENT)) {
         case .empty:
             throw SQLiteError(code: SQLITE_MISUSE, message: "no SQL statement in the text", sql: sql)
-        case .statement(let statement, let hasTrailingStatement):
-            guard !hasTrailingStatement else {
+        case .statement(let statement, let trailing):
+            guard trailing == nil else {
                 sqlite3_finalize(statement)
                 throw SQLiteError(
                     code: SQLITE_MISUSE,

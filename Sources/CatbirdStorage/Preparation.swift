@@ -4,9 +4,9 @@ import CSQLite
 package enum Preparation {
     /// The text held only whitespace, comments and semicolons.
     case empty
-    /// A compiled statement (to be finalized by its owner), and whether anything other than
-    /// whitespace, comments and semicolons follows it.
-    case statement(OpaquePointer, hasTrailingStatement: Bool)
+    /// A compiled statement (to be finalized by its owner), and the first character of what
+    /// follows it besides whitespace, comments and semicolons (nil: nothing does).
+    case statement(OpaquePointer, trailing: Unicode.Scalar?)
 
     /// Compiles the first statement of `sql` with `sqlite3_prepare_v3`
     /// (<https://www.sqlite.org/c3ref/prepare.html>); `flags` are `SQLITE_PREPARE_*` flags.
@@ -15,12 +15,12 @@ package enum Preparation {
     ///   an authorizer (`SQLITE_AUTH`).
     package static func prepare(_ connection: OpaquePointer, _ sql: String, flags: UInt32) throws(SQLiteError) -> Preparation {
         var statement: OpaquePointer?
-        var trailing = false
+        var trailing: Unicode.Scalar?
         let status = sql.withCString { text in
             var tail: UnsafePointer<CChar>?
             let status = sqlite3_prepare_v3(connection, text, -1, flags, &statement, &tail)
             if status == SQLITE_OK, let tail {
-                trailing = containsStatement(tail)
+                trailing = firstStatementScalar(tail)
             }
             return status
         }
@@ -29,14 +29,18 @@ package enum Preparation {
             throw SQLiteError.current(connection, code: status, sql: sql)
         }
         guard let statement else { return .empty }
-        return .statement(statement, hasTrailingStatement: trailing)
+        return .statement(statement, trailing: trailing)
     }
 
-    /// `true` when the NUL-terminated `text` holds something besides whitespace, `-- line`
-    /// and `/* block */` comments (an unterminated block comment runs to the end, as in
-    /// SQLite) and semicolons.
-    static func containsStatement(_ text: UnsafePointer<CChar>) -> Bool {
-        skippingBlanks(UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self))[0] != 0
+    /// The first character of the NUL-terminated `text` past whitespace, `-- line` and
+    /// `/* block */` comments (an unterminated block comment runs to the end, as in SQLite) and
+    /// semicolons; nil when nothing else is left. A byte that does not start UTF-8 is U+FFFD.
+    static func firstStatementScalar(_ text: UnsafePointer<CChar>) -> Unicode.Scalar? {
+        let start = skippingBlanks(UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self))
+        guard start[0] != 0 else { return nil }
+        var length = 1
+        while length < 4, start[length] != 0, start[length] & 0xC0 == 0x80 { length += 1 }
+        return String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self).unicodeScalars.first
     }
 
     /// The first word of `sql`'s first statement, upper-cased (ASCII letters and `_` only): `SELECT`,

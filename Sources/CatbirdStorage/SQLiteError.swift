@@ -1,4 +1,5 @@
 import CSQLite
+import CatbirdSupport
 
 /// A failure reported by SQLite, or by this wrapper where it enforces SQLite's rules.
 ///
@@ -127,25 +128,36 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         return SQLiteError(code: best, message: String(cString: sqlite3_errmsg(connection)), sql: sql)
     }
 
-    /// `text` on one line: whitespace runs become one space; cut with `…` after `limit` UTF-8
-    /// bytes, between code points (counted by code point, not `Character`: one character can be
-    /// any number of combining marks, try7b F10).
+    /// `text` on one line: runs of ASCII whitespace become one space, and a character that
+    /// looks blank but is not white space to SQLite (``looksBlank(_:)``) is written `<U+00A0>`,
+    /// so that the statement a syntax error quotes shows what SQLite read (tester finding
+    /// tester39a-F10: `near " SELECT": syntax error — in: SELECT 1` hid a no-break space); cut
+    /// with `…` after `limit` UTF-8 bytes, between code points (counted by code point, not
+    /// `Character`: one character can be any number of combining marks, try7b F10).
     private static func oneLine(_ text: String, limit: Int) -> String {
         var result = String.UnicodeScalarView()
         var bytes = 0
         var pendingSpace = false
         for scalar in text.unicodeScalars {
-            if scalar.properties.isWhitespace {
+            if scalar.isASCII, scalar.properties.isWhitespace {
                 pendingSpace = !result.isEmpty
                 continue
             }
-            let added = (pendingSpace ? 1 : 0) + scalar.utf8.count
+            let shown = looksBlank(scalar) ? "<\(scalar.codePointText)>" : String(scalar)
+            let added = (pendingSpace ? 1 : 0) + shown.utf8.count
             if bytes + added > limit { return String(result) + "…" }
             if pendingSpace { result.append(" ") }
             pendingSpace = false
-            result.append(scalar)
+            result.append(contentsOf: shown.unicodeScalars)
             bytes += added
         }
         return String(result)
+    }
+
+    /// Whether `scalar` is not ASCII and looks blank, white space or invisible (a no-break
+    /// space, U+2028, a zero-width space, a byte order mark), which SQLite's tokenizer does not
+    /// read as white space: it takes only ASCII space, tab, line feed, form feed and carriage return.
+    public static func looksBlank(_ scalar: Unicode.Scalar) -> Bool {
+        !scalar.isASCII && (scalar.properties.isWhitespace || scalar.properties.isDefaultIgnorableCodePoint)
     }
 }

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -56,6 +57,28 @@ extension ControlBadInputTests {
             XCTAssertEqual(answer.status, 200, "\(sql): \(answer.text)")
             XCTAssertNotNil(answer.object["rows"] as? [Any], "\(sql): \(answer.text)")
         }
+    }
+
+    /// tester39a-F10, its queries: a no-break space, U+2028 or a byte order mark after
+    /// `SELECT 1;` was refused as "only one SQL statement is allowed", a rule the query does not
+    /// seem to break, and a syntax error quoted the SQL with such a character raw (`near " SELECT":
+    /// syntax error — in: SELECT 1`). The refusal now names the character and says SQLite does
+    /// not read it as white space; a quoted statement shows it as `<U+00A0>`.
+    func testSQLWithACharacterThatLooksBlankNamesIt() throws {
+        let harness = try ControlBadInputHarness()
+        for (sql, expected) in [
+            ("SELECT 1;\u{00A0}", "the SQL holds U+00A0 after its statement, which SQLite does not read as white space"),
+            ("SELECT 1;\u{2028}", "the SQL holds U+2028 after its statement"),
+            ("SELECT 1;\u{FEFF}", "the SQL holds U+FEFF after its statement"),
+            ("\u{00A0}SELECT 1", "syntax error — in: <U+00A0>SELECT 1"),
+            ("SELECT\u{2028}1", "syntax error — in: SELECT<U+2028>1"),
+        ] {
+            try harness.assertRejected("SQL \(sql.unicodeScalars.map(\.codePointText))", 400, mentioning: [expected]) {
+                try $0.json("POST", "/catbird/api/sql", #"{"sql":\#(FixtureTestSupport.canonical(sql))}"#)
+            }
+        }
+        let two = try harness.client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT 1; SELECT 2"}"#)
+        E2E.assertError(two, status: 400, reasonContains: "only one SQL statement is allowed")
     }
 
     /// T12-F4: `select 1\u0000; delete from requests` answered 200 `[[1]]`: SQLite reads the
