@@ -997,6 +997,27 @@ def test_line_terminators_in_a_url_and_invisible_characters_in_a_tenant_id_are_s
         assert names.count(shown) == 1, (shown, names)
 
 
+def test_a_tenant_named_default_tenant_is_not_shown_as_the_default_tenant(server, driver):
+    """Tester finding tester39a-F12: a tenant whose id is the text `default tenant` read exactly
+    like the default tenant (id "") in the picker, the title bar and the tab title. Such an id
+    (and one in quotes) is now shown in quotes; the default tenant is still `default tenant`."""
+    server.request("GET", "/dt")
+    for tenant in ("default tenant", '"default tenant"'):
+        server.request("GET", "/dt", tenant=tenant)
+    driver.get(server.url + "/catbird?tenant=default%20tenant")
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 1, message="the named tenant's request never showed")
+    assert driver.find_element(By.ID, "tenant-title").text == '"default tenant"'
+    assert driver.title == 'Catbird · "default tenant"', repr(driver.title)
+    wait(driver, lambda d: len(tenant_names(d)) >= 3, message="the tenants never showed")
+    names = tenant_names(driver)
+    for shown in ("default tenant", '"default tenant"', '""default tenant""'):
+        assert names.count(shown) == 1, (shown, names)
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    assert driver.title == "Catbird · default tenant", repr(driver.title)
+
+
 def test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line(server, driver):
     """Tester finding tester38a-F5: libmicrohttpd's 431 (a 40,000-byte header) is journaled with
     method `""`, and its command was `curl -X '' …`, which sent a request line starting with a
@@ -1553,6 +1574,7 @@ TESTS = [
     (test_tenants_whose_ids_differ_only_by_canonically_equivalent_characters_are_told_apart, ()),
     (test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line, ("--head-timeout", "2")),
     (test_line_terminators_in_a_url_and_invisible_characters_in_a_tenant_id_are_shown, ()),
+    (test_a_tenant_named_default_tenant_is_not_shown_as_the_default_tenant, ()),
     (test_a_charset_inside_another_parameters_quotes_is_not_read, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),
     (test_a_jsonpath_patterns_equalto_is_shown_as_json, ()),

@@ -226,16 +226,24 @@ const TENANT_SHOWN_CHARACTERS = 64;
 // (tester finding tester39a-F2).
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 
+// How the default tenant (id "") is named. A tenant whose id reads as this name, or as it in
+// quotes, is shown in one more pair of quotes (`"default tenant"`), so that a
+// shard that happens to be called so is never taken for the default tenant (tester finding
+// tester39a-F12: both read `default tenant` in the picker, the title and the tab).
+const DEFAULT_TENANT_LABEL = "default tenant";
+const READS_AS_DEFAULT = /^"*default tenant"*$/;
+
 // `whole`: not cut (a tooltip's whole id).
 function tenantLabel(id, whole = false) {
-  if (id === "") return "default tenant";
+  if (id === "") return DEFAULT_TENANT_LABEL;
   let characters = Array.from(id);
   const cut = !whole && characters.length > TENANT_SHOWN_CHARACTERS;
   if (cut) characters = characters.slice(0, TENANT_SHOWN_CHARACTERS);
   if (id.normalize("NFC") !== id || INVISIBLE.test(id)) {
     characters = characters.map((char) => char.codePointAt(0) > 0x7f ? bidiEscape(char) : char);
   }
-  return characters.join("") + (cut ? "…" : "");
+  const label = characters.join("") + (cut ? "…" : "");
+  return READS_AS_DEFAULT.test(label) ? `"${label}"` : label;
 }
 
 function formatTime(iso) {
