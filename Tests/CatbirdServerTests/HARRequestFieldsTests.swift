@@ -128,26 +128,35 @@ final class HARRequestFieldsTests: ServerTestCase {
     /// Regression (tester finding tester34a-F5, the finding's five query strings): a value with
     /// one `%` that starts no escape was kept whole, its valid escapes too (`ok%20then%` stayed
     /// `ok%20then%` while the entry's `url` read `ok then%`). Each valid escape is now decoded
-    /// and a stray `%` kept as itself; a value that does not decode to UTF-8 stays as sent.
+    /// and a stray `%` kept as itself; a value that does not decode to UTF-8 stays as sent, and
+    /// (tester finding tester39a-F5, its queries: `q=%E9` and `q=%25E9` both read `q: %E9`) its
+    /// pair's `comment` says so.
     func testTheQueryStringDecodesEveryValidEscapeAndKeepsAStrayPercent() throws {
-        let cases: [(query: String, value: String)] = [
-            ("q=a%20b", "a b"),
-            ("q=100%", "100%"),
-            ("q=%zz%20x", "%zz x"),
-            ("q=ok%20then%", "ok then%"),
-            ("q=%E9t%C3%A9", "%E9t%C3%A9"),
-            ("q=a+b%2B%4", "a b+%4"),
+        let cases: [(query: String, name: String, value: String, keptAsSent: Bool)] = [
+            ("q=a%20b", "q", "a b", false),
+            ("q=100%", "q", "100%", false),
+            ("q=%zz%20x", "q", "%zz x", false),
+            ("q=ok%20then%", "q", "ok then%", false),
+            ("q=%E9t%C3%A9", "q", "%E9t%C3%A9", true),
+            ("q=a+b%2B%4", "q", "a b+%4", false),
             // tester35a-F1: a value not decoding to UTF-8 is as sent, its `+` too.
-            ("q=%e9+%41", "%e9+%41"),
+            ("q=%e9+%41", "q", "%e9+%41", true),
+            // tester39a-F5: kept as sent, or decoded from `%25E9`: the comment tells them apart.
+            ("q=%E9", "q", "%E9", true),
+            ("q=%25E9", "q", "%E9", false),
+            ("a%E9=1", "a%E9", "1", true),
+            ("a%25E9=1", "a%E9", "1", false),
         ]
-        for (index, (query, _)) in cases.enumerated() {
+        for (index, (query, _, _, _)) in cases.enumerated() {
             let answer = try E2E.exchange(server, "GET /qs\(index)?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 404 "), "\(query): \(answer.prefix(100))")
         }
         let entries = try exportedEntries(cases.count)
-        for (index, (query, value)) in cases.enumerated() {
+        for (index, (query, name, value, keptAsSent)) in cases.enumerated() {
             let pairs = (entries[index]["request"] as? [String: Any])?["queryString"] as? [[String: String]]
-            XCTAssertEqual(pairs ?? [], [["name": "q", "value": value]], query)
+            var expected = ["name": name, "value": value]
+            if keptAsSent { expected["comment"] = "kept as sent, percent-encoded: its decoded bytes are not UTF-8" }
+            XCTAssertEqual(pairs ?? [], [expected], query)
         }
     }
 

@@ -52,6 +52,8 @@ struct HAREntry: Encodable {
     struct NameValue: Encodable {
         let name: String
         let value: String
+        /// HAR 1.2's optional `comment`: for a query pair kept as sent (``queryString(_:)``).
+        var comment: String? = nil
     }
 
     typealias Cookie = NameValue
@@ -212,12 +214,19 @@ extension HAREntry {
         URIAuthority.problem(host[...].utf8, allowsUserInfo: false) == nil
     }
 
-    /// The target's query string as pairs, percent-decoded (`+` a space).
+    /// The target's query string as pairs, percent-decoded (`+` a space); a pair whose name or
+    /// value is kept as sent, its decoded bytes not being UTF-8, says so in its `comment`, since
+    /// `q=%E9` kept as sent reads as `q=%25E9` decoded (tester finding tester39a-F5).
     static func queryString(_ target: String) -> [NameValue] {
         guard let mark = target.firstIndex(of: "?") else { return [] }
         let query = target[target.index(after: mark)...].prefix { $0 != "#" }
-        return QueryParameters.pairs(query).map { NameValue(name: $0.name, value: $0.value) }
+        return QueryParameters.decodedPairs(query).map {
+            NameValue(name: $0.name, value: $0.value, comment: $0.keptAsSent ? Self.keptAsSentComment : nil)
+        }
     }
+
+    /// The `comment` of a query pair ``queryString(_:)`` kept as sent.
+    static let keptAsSentComment = "kept as sent, percent-encoded: its decoded bytes are not UTF-8"
 
     /// `Cookie: a=1; b=2` → `a`, `b`.
     static func requestCookies(_ headers: [(name: String, value: String)]) -> [Cookie] {

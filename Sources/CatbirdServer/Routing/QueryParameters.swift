@@ -6,9 +6,17 @@ enum QueryParameters {
     /// The pairs in order, names and values percent-decoded (`+` read as a space, as HTML forms
     /// send it); a pair without `=` has the value "". Empty pairs (`a=1&&b=2`) are skipped.
     static func pairs(_ query: Substring) -> [(name: String, value: String)] {
+        decodedPairs(query).map { ($0.name, $0.value) }
+    }
+
+    /// ``pairs(_:)``, each with whether its name or value was kept as sent because its decoded
+    /// bytes are not UTF-8 (`%E9`), which then reads as a decoded `%25E9` does.
+    static func decodedPairs(_ query: Substring) -> [(name: String, value: String, keptAsSent: Bool)] {
         split(query, at: UInt8(ascii: "&")).map { pair in
             let parts = split(pair, at: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+            let name = decode(parts[0])
+            let value = parts.count > 1 ? decode(parts[1]) : (text: "", keptAsSent: false)
+            return (name.text, value.text, name.keptAsSent || value.keptAsSent)
         }
     }
 
@@ -52,7 +60,7 @@ enum QueryParameters {
     /// digits) decoded, a `%` that starts none kept as itself, as the HAR entry's `url` reads it
     /// (tester finding tester34a-F5: `ok%20then%` was kept whole, `%20` and all); as sent when
     /// the decoded bytes are not UTF-8 (`%E9`).
-    private static func decode(_ raw: Substring) -> String {
+    private static func decode(_ raw: Substring) -> (text: String, keptAsSent: Bool) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(raw.utf8.count)
         var index = raw.utf8.startIndex
@@ -72,7 +80,7 @@ enum QueryParameters {
             }
         }
         // As sent, `+` too (tester finding tester35a-F1: `%e9+%41` was given as `%e9 %41`).
-        return String(validating: bytes, as: UTF8.self) ?? String(raw)
+        return String(validating: bytes, as: UTF8.self).map { ($0, false) } ?? (String(raw), true)
     }
 
     /// The value of a hex digit byte (`0`-`9`, `a`-`f`, `A`-`F`), nil for any other.
