@@ -42,6 +42,7 @@ public final class HTTPServer: Sendable {
     /// - Throws: ``HTTPServerError`` when the host does not resolve or the port cannot be bound.
     public func start() throws(HTTPServerError) {
         _ = LibraryPanic.installed  // a libmicrohttpd panic is logged before the abort
+        DispatchWarmUp.ensure()  // libdispatch's epoll made now, not when descriptors may have run out
         let retained = Unmanaged.passRetained(core)
         let workers: WorkerDaemons
         var callbacks = WorkerDaemons.Callbacks(

@@ -113,6 +113,15 @@ extension CatbirdServer {
         /// small open-file limit; no command-line option sets it.
         public var connectionLimit: Int? = nil
 
+        /// The connection limit when ``connectionLimit`` is nil: the open-file limit less a
+        /// reserve, halved when a connection may hold a second descriptor (an upstream's socket
+        /// with redirect or proxy, an open file with a mocks directory: tester finding
+        /// tester40a-F3) (``CatbirdHTTP/HTTPServer/defaultConnectionLimit(descriptorsPerConnection:)``).
+        public var defaultConnectionLimit: Int {
+            let holdsSecond = redirectURL != nil || proxyEnabled || mocksDirectory != nil
+            return HTTPServer.defaultConnectionLimit(descriptorsPerConnection: holdsSecond ? 2 : 1)
+        }
+
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080, databasePath: String = "catbird.sqlite",
             maxBodySize: Int = 50 * 1024 * 1024, journalBodyLimit: Int = 64 * 1024,

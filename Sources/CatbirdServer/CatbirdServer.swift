@@ -92,7 +92,7 @@ public final class CatbirdServer: Sendable {
         let configuration = HTTPServer.Configuration(
             host: settings.host, port: settings.port,
             threadCount: settings.workerThreads,
-            maxBodySize: settings.maxBodySize, connectionLimit: settings.connectionLimit ?? HTTPServer.defaultConnectionLimit,
+            maxBodySize: settings.maxBodySize, connectionLimit: settings.connectionLimit ?? settings.defaultConnectionLimit,
             maxBufferedBodies: settings.maxBufferedBodies, headTimeout: settings.headTimeout,
             budgetHolderHeader: TenantID.headerName)
         // Forwarded answers wait for their clients in the same budget as request bodies (try8b F1).

@@ -62,3 +62,55 @@ final class OpenFileLimitTests: XCTestCase {
         XCTAssertFalse(stderr.contains("[error]"), stderr)
     }
 }
+
+/// tester40a-F2 and F3: a connection slot counted one descriptor, but a forwarded request also
+/// holds an upstream socket (and a file answer an open file), so parked forwarded requests within
+/// every share used up the open-file limit: a freshly started server died with SIGILL (libdispatch
+/// could not make its epoll descriptor on first use), and a warmed-up one answered other
+/// tenants' forwarded requests and file mocks with errors blaming the upstream and the file.
+final class ForwardedOpenFileLimitTests: XCTestCase {
+    /// The finding's input: `--nofile=300:300`, redirect mode, eight shards sending 30 requests
+    /// each to an upstream that answers after 4 s. The server stays up: the health check and
+    /// another tenant's mock answer meanwhile, every parked request gets its upstream's 200 or a
+    /// 429 (its share, or all tenants', of half as many slots as before), and it stops cleanly.
+    func testParkedForwardedRequestsNeverUseUpTheOpenFileLimit() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
+            throw XCTSkip("/usr/bin/prlimit (util-linux) is not installed")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-nofile-fwd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try Upstream()
+        defer { upstream.stop() }
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", "f.sqlite", "--redirect-url", upstream.baseURL, "--upstream-timeout", "20",
+             "--log-level", "error"],
+            in: directory, openFileLimit: 300)
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "M", url: "/m/ping", body: "pong")
+
+        var parked: [RawHTTPClient] = []
+        for shard in 0..<8 {
+            for _ in 0..<30 {
+                let client = try RawHTTPClient(port: server.port, timeoutSeconds: 30)
+                try client.send(raw: Array("GET /slow/4 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: P\(shard)\r\nConnection: close\r\n\r\n".utf8))
+                parked.append(client)
+            }
+        }
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertTrue(server.process.isRunning, server.stderrText)
+        let probe = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        XCTAssertEqual(try probe.request("GET", "/catbird/api/health").status, 200)
+        let mock = try probe.request("GET", "/m/ping", headers: [("X-Catbird-Parallel-Id", "M")])
+        XCTAssertEqual(mock.status, 200, mock.text)
+        XCTAssertEqual(mock.text, "pong")
+
+        var statuses: [Int: Int] = [:]
+        for client in parked { statuses[try client.readResponse().status, default: 0] += 1 }
+        XCTAssertEqual(Set(statuses.keys).subtracting([200, 429]), [], "\(statuses)")
+        XCTAssertGreaterThan(statuses[200] ?? 0, 0, "\(statuses)")
+        XCTAssertTrue(server.process.isRunning, server.stderrText)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+    }
+}

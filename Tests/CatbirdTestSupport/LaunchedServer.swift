@@ -25,14 +25,25 @@ public final class LaunchedServer {
     ///   `CATBIRD_*` variable is removed first.
     /// - Parameter stderrPipe: the server's standard error instead of a file (``stderrText`` is
     ///   then empty); a test reads or closes its reading end.
+    /// - Parameter openFileLimit: started under this open-file limit, soft and hard
+    ///   (`prlimit --nofile=N:N`, which then execs it, so its process is the server's); nil: this process's.
     /// - Throws: ``Failure`` when it exits first or never becomes healthy.
-    public init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], stderrPipe: Pipe? = nil) throws {
+    public init(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], stderrPipe: Pipe? = nil,
+        openFileLimit: Int? = nil
+    ) throws {
         let portArgument = arguments.firstIndex(of: "--port").map { arguments[$0 + 1] }
             ?? arguments.first { $0.hasPrefix("--port=") }.map { String($0.dropFirst("--port=".count)) }
         guard let portText = portArgument, let port = UInt16(portText) else { throw Failure("no --port in \(arguments)") }
         self.port = port
-        process.executableURL = try BuiltProducts.executable(named: "catbird")
-        process.arguments = arguments
+        let executable = try BuiltProducts.executable(named: "catbird")
+        if let openFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(openFileLimit):\(openFileLimit)", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = Self.childEnvironment(environment)
         process.currentDirectoryURL = directory
         stderrFile = directory.appendingPathComponent("server-stderr-\(UUID().uuidString)")
