@@ -220,6 +220,9 @@ final class ConnectionWatch: Sendable {
         /// Closed by the watch because its client took none of an answer holding part of the
         /// body budget for ``ConnectionWatch/headTimeout`` (nothing written: reset).
         static let answerUnread: UInt64 = 9
+        /// Closed by the watch to make room while its head had been under way for a second or
+        /// longer (408 sent).
+        static let headClosedForRoom: UInt64 = 10
     }
 
     /// How long a request's head may take from its request line; nil: no deadline.
@@ -314,7 +317,12 @@ final class ConnectionWatch: Sendable {
     /// as the ticks saw), which get the ``stalledBodyAnswer`` (tester finding try10b F5:
     /// 19,990 connections each holding an unfinished 1,000-byte body, a byte now and then,
     /// locked every tenant and the health check out, since a connection "at work" was never
-    /// closed for room). Returns how many. Called by the acceptor when every slot is taken.
+    /// closed for room), and those whose head has been under way longest (at least
+    /// ``minimumIdleAge``, as the ticks saw, whether its bytes stopped or trickle: a head is
+    /// one packet or a few), which get the ``slowHeadAnswer`` (tester finding tester40b-F3: 300
+    /// connections each holding an unfinished head, stopped or a byte a second, locked every
+    /// tenant and the health check out until the head deadline, 30 s). Returns how many.
+    /// Called by the acceptor when every slot is taken.
     func makeRoom(_ count: Int) -> Int {
         let now = ContinuousClock.now
         return connections.withLock { connections in
@@ -328,6 +336,8 @@ final class ConnectionWatch: Sendable {
                 } else if phase & State.mask == State.body, phase == connection.seenPhase, let quietSince = connection.quietSince,
                           now - quietSince >= Self.minimumIdleAge {
                     stalled.append((connection, now - quietSince, phase))
+                } else if phase & State.mask == State.head, phase == connection.seenPhase, now - connection.seenSince >= Self.minimumIdleAge {
+                    stalled.append((connection, now - connection.seenSince, phase))
                 }
             }
             var closed = 0
@@ -342,6 +352,10 @@ final class ConnectionWatch: Sendable {
             closedIdle.add(closed, ordering: .relaxed)
             var cut = 0
             for candidate in stalled.sorted(by: { $0.age > $1.age }) where closed + cut < count {
+                if candidate.phase & State.mask == State.head {
+                    if close(candidate.connection, from: candidate.phase, as: State.headClosedForRoom, answer: slowHeadAnswer) { cut += 1 }
+                    continue
+                }
                 // Quiet as measured now, not projected from the last tick (review: bytes that came
                 // since it would be missed, and an upload sending all along looked quiet): one
                 // `TCP_INFO` read per connection about to be closed.

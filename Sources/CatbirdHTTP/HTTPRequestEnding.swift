@@ -37,13 +37,18 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// ``headTimedOut(limit:written:)``) and closed the connection to make room for new clients
     /// (``HTTPServer/Configuration/connectionLimit``).
     case bodyClosedForRoom(written: WrittenAnswer?)
+    /// Every connection slot was taken, and the request's head (its header fields) had been
+    /// under way for ``roomQuietLimit`` or longer: the server wrote the slow head's 408
+    /// (`written`, as for ``headTimedOut(limit:written:)``) and closed the connection to make
+    /// room for new clients (tester finding tester40b-F3).
+    case headClosedForRoom(written: WrittenAnswer?)
 
     /// The answer the server wrote itself before the connection closed (the watch's 408), as
     /// it went out; nil for the other endings, and when it was not written whole.
     public var written: WrittenAnswer? {
         switch self {
         case let .headTimedOut(_, written), let .requestLineTimedOut(_, written), let .bodyStalled(_, written),
-             let .bodyClosedForRoom(written): written
+             let .bodyClosedForRoom(written), let .headClosedForRoom(written): written
         default: nil
         }
     }

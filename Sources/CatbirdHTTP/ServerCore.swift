@@ -133,6 +133,7 @@ final class ServerCore: Sendable {
             case ConnectionWatch.State.headTimedOut: .headTimedOut(limit: core.watch.headTimeout ?? .zero, written: written)
             case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero, written: written)
             case ConnectionWatch.State.bodyClosedForRoom: .bodyClosedForRoom(written: written)
+            case ConnectionWatch.State.headClosedForRoom: .headClosedForRoom(written: written)
             default: context.noRoomToAnswer
                 ? .noRoomToAnswer(room: context.responseHeadRoom) : unansweredEnding(catbird_mhd_response_status(connection), termination)
             }

@@ -81,6 +81,39 @@ final class IdleConnectionRoomTests: XCTestCase {
         }
     }
 
+    /// tester40b-F3: connections holding an unfinished request head (a request line and part of
+    /// a header field, then nothing, or a byte a second) were never closed for room, so once they
+    /// filled the slots every tenant and the health check were locked out until the head
+    /// deadline (30 s). Against a limit of 20: 15 stalled heads and 15 trickling ones (ten wait
+    /// in the backlog), then a new client; once the ticks have seen the heads under way for a
+    /// second, they are closed (with the slow head's 408) to let it in.
+    func testStalledAndTricklingHeadsAtTheLimitMakeRoomForNewClients() throws {
+        let server = try Self.serverOfTwentySlots()
+        defer { server.stop() }
+        let heads = try (0..<30).map { _ in
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Array("GET /x HTTP/1.1\r\nHost: x\r\nX-Slow: a".utf8))
+            return client
+        }
+        // Half of them keep sending a byte every half second until the newcomer comes: they
+        // never look quiet, as a trickle does not.
+        for _ in 0..<4 {
+            Thread.sleep(forTimeInterval: 0.5)
+            for client in heads[15...] { try client.send(raw: Array("b".utf8)) }
+        }
+        let started = ContinuousClock.now
+        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 15)
+        XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "let in while unfinished heads held every slot")
+        XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "unfinished heads were closed")
+        let answers = heads.map { String(decoding: $0.readUntilQuiet(firstByteWithin: 200, quietAfter: 100), as: UTF8.self) }
+        let cut = answers.filter { !$0.isEmpty }
+        XCTAssertFalse(cut.isEmpty, "some unfinished heads got their answer")
+        for answer in cut {
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+        }
+    }
+
     /// Review of try10b F5's change: at the limit, a body is closed for room only when its
     /// socket, read at that moment (`TCP_INFO`), has received nothing for a second. The last
     /// tick's reading projected to the moment (``ConnectionWatch/Connection/quietSince``) took

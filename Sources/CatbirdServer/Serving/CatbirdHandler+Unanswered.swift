@@ -41,7 +41,7 @@ extension CatbirdHandler {
         default: false
         }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
-        case .timedOut, .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom: .timedOut
+        case .timedOut, .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom, .headClosedForRoom: .timedOut
         case .clientLeft: .clientLeft
         case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer, .serverStopped: nil
         }
@@ -152,6 +152,11 @@ extension CatbirdHandler {
             return (
                 MockServing.clientTimedOutStatus,
                 "the request body received no byte for \(limit.components.seconds) s (--head-timeout): " + closing(written))
+        case let .headClosedForRoom(written):
+            return (
+                MockServing.clientTimedOutStatus,
+                "the request line and header fields were still arriving after \(HTTPRequestEnding.roomQuietLimit.components.seconds) s "
+                    + "(closed to make room: every connection slot was taken): " + closing(written))
         case let .bodyClosedForRoom(written):
             return (
                 MockServing.clientTimedOutStatus,
