@@ -23,6 +23,15 @@ extension OutboundTransfer {
             return "the upstream's answer could not be read as HTTP/1.x \(said): answered 502 in its place"
         case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("HTTP/0.9"):
             return unreadableAnswer(CURLE_WEIRD_SERVER_REPLY, detail: detail)
+        case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("Unsupported response code"):
+            // `HTTP/1.1 000`, `099`, `20`, `1000`: a status line libcurl reads but whose code is
+            // no three-digit status from 100 (tester finding tester40a-F1: called unreachable).
+            return "the upstream's status line has no status code from 100 to 999 \(said), which no HTTP client can read as an "
+                + "answer (RFC 9110 section 15): answered 502 in its place"
+        case CURLE_RECV_ERROR where !headEnded && detail.contains("Too large response headers"):
+            // Many fields, or endless interim answers: complete, just more than libcurl reads
+            // (tester finding tester40a-F6: called cut short).
+            return "the upstream's header section is larger than the 300 KiB libcurl reads in all \(said): answered 502 in its place"
         case CURLE_RECV_ERROR where status > 0:
             if detail.contains("chunked-encoding") {
                 return "the upstream's chunked body is malformed after \(body.count.counted("body byte", "body bytes")) \(said), "

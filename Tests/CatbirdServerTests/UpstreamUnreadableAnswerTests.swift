@@ -10,7 +10,9 @@ import XCTest
 /// after any complete answer (tester23a-F1).
 final class UpstreamUnreadableAnswerTests: RecordingTestCase {
     /// The finding's answers: bytes that are no status line, a chunk size `zz`, a reset after
-    /// 1000 of 100000 body bytes, a 200 KB header field (libcurl's message: "Out of memory").
+    /// 1000 of 100000 body bytes, a 200 KB header field (libcurl's message: "Out of memory");
+    /// and tester40a-F1's and F6's: status codes `000`, `099`, `20`, `1000`, and 4,000 fields
+    /// of about 97 bytes.
     func testAnAnswerThatCannotBeReadIsSaidToBeTheUpstreamsAndJournaled() throws {
         let recorder = try server(recording: true)
         let client = try recorder.client()
@@ -19,6 +21,13 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
             ("/raw/badchunksize", "the upstream's chunked body is malformed after 0 body bytes (libcurl: "),
             ("/raw/resetmid", "the upstream's answer was cut short: the connection failed after "),
             ("/bigheader/200000", "the upstream's answer has a header field longer than the 100 KiB libcurl reads (libcurl: "),
+            // tester40a-F1: status lines whose code is not three digits from 100 were "unreachable".
+            ("/raw/status000", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
+            ("/raw/status099", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
+            ("/raw/status20", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
+            ("/raw/status1000", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
+            // tester40a-F6: a complete header section past libcurl's 300 KiB was "cut short".
+            ("/raw/manyfields", "the upstream's header section is larger than the 300 KiB libcurl reads in all (libcurl: "),
         ]
         for (path, reason) in cases {
             let answer = try client.request("GET", path)

@@ -48,7 +48,9 @@ Every answer is made from the request, so a test can check what arrived:
                        line), badchunksize (a chunk size `zz`), cookieorder and cookiethree
                        (Set-Cookie in two and three spellings of its name), upgrade101 (a whole
                        `101 Switching Protocols` head to a request that asked for none, then raw
-                       bytes of another protocol; tester26a-F3)
+                       bytes of another protocol; tester26a-F3), status000, status099, status20,
+                       status1000 (no status code from 100 to 999), manyfields (a header section
+                       of 4,000 fields, past libcurl's 300 KiB)
   /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
   /stall/declaredbig   a head announcing Content-Length: 10000000000, 3 body bytes, then silence
                        until the client closes (at most 20 s; tester20a-F11.9)
@@ -249,6 +251,15 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "cookiethree": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nSET-COOKIE: c=3\r\n\r\nok",
     # a switch of protocols nobody asked for, its head whole (tester26a-F3: said "cut short … before the blank line")
     "upgrade101": b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nraw bytes after upgrade",
+    # status codes that are not three digits from 100 (tester40a-F1: each was called "upstream unreachable")
+    "status000": b"HTTP/1.1 000 Zero\r\nContent-Length: 5\r\n\r\nhello",
+    "status099": b"HTTP/1.1 099 Low\r\nContent-Length: 5\r\n\r\nhello",
+    "status20": b"HTTP/1.1 20 Short\r\nContent-Length: 5\r\n\r\nhello",
+    "status1000": b"HTTP/1.1 1000 Big\r\nContent-Length: 5\r\n\r\nhello",
+    # a complete header section past libcurl's 300 KiB in all: 4,000 fields of about 97 bytes
+    # (tester40a-F6: said "cut short … inside its header section")
+    "manyfields": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Field-%04d: %s\r\n" % (n, b"v" * 80) for n in range(4000))
+    + b"Content-Length: 2\r\n\r\nok",
 }
 RAW.update({  # a trailer field after a chunked body (T15B-F3): it was merged into the header fields
     "trailer" + name: b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
