@@ -183,6 +183,34 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 0)
     }
 
+    /// Regression (tester finding tester40a-F7, its answers): an upstream answer with
+    /// `Content-Type: application/json` twice, or `ETag: "a"` twice, was not recorded ("clients
+    /// would read either value"), though both values are one. Such a repeat is recorded once and
+    /// replayed with the one value; two different values are still refused.
+    func testARepeatedFieldWithOneValueIsRecordedOnce() throws {
+        let recorder = try recording()
+        let client = try recorder.client()
+        for path in ["/raw/twoctsame", "/raw/twoetag", "/raw/twoctdiff"] {
+            XCTAssertEqual(try client.request("GET", path).status, 200, path)
+        }
+        let problems = try E2E.journal(client, tenant: nil).map { "\($0["url"] as? String ?? ""): \($0["problem"] as? String ?? "none")" }
+        XCTAssertEqual(problems.count, 3, "\(problems)")
+        XCTAssertTrue(problems.contains("/raw/twoctsame: none"), "\(problems)")
+        XCTAssertTrue(problems.contains("/raw/twoetag: none"), "\(problems)")
+        XCTAssertTrue(
+            problems.contains { $0.hasPrefix("/raw/twoctdiff: not recorded: a file mock of this answer could not be served: ") },
+            "\(problems)")
+
+        let player = try replaying()
+        let replayed = try player.client().request("GET", "/raw/twoctsame")
+        XCTAssertEqual(replayed.status, 200, replayed.text)
+        XCTAssertEqual(replayed.text, "{}")
+        XCTAssertEqual(replayed.headers.filter { $0.name.lowercased() == "content-type" }.map(\.value), ["application/json"])
+        let etag = try player.client().request("GET", "/raw/twoetag")
+        XCTAssertEqual(etag.headers.filter { $0.name.lowercased() == "etag" }.map(\.value), [#""a""#])
+        XCTAssertEqual(try player.client().request("GET", "/raw/twoctdiff").status, 404, "not recorded")
+    }
+
     func testQueryStringInFileNamesKeepsRecordingsApart() throws {
         let recorder = try recording(query: true)
         let first = try CurlClient.run(["http://127.0.0.1:\(recorder.port)/echo/q?page=1"])

@@ -50,7 +50,8 @@ Every answer is made from the request, so a test can check what arrived:
                        `101 Switching Protocols` head to a request that asked for none, then raw
                        bytes of another protocol; tester26a-F3), status000, status099, status20,
                        status1000 (no status code from 100 to 999), manyfields (a header section
-                       of 4,000 fields, past libcurl's 300 KiB)
+                       of 4,000 fields, past libcurl's 300 KiB), twoctsame, twoetag and twoctdiff
+                       (Content-Type or ETag twice, with one value or two)
   /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
   /stall/declaredbig   a head announcing Content-Length: 10000000000, 3 body bytes, then silence
                        until the client closes (at most 20 s; tester20a-F11.9)
@@ -256,6 +257,10 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "status099": b"HTTP/1.1 099 Low\r\nContent-Length: 5\r\n\r\nhello",
     "status20": b"HTTP/1.1 20 Short\r\nContent-Length: 5\r\n\r\nhello",
     "status1000": b"HTTP/1.1 1000 Big\r\nContent-Length: 5\r\n\r\nhello",
+    # a field a response has once, sent twice with one value, and twice with two (tester40a-F7)
+    "twoctsame": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+    "twoetag": b'HTTP/1.1 200 OK\r\nETag: "a"\r\nETag: "a"\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok',
+    "twoctdiff": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\n{}",
     # a complete header section past libcurl's 300 KiB in all: 4,000 fields of about 97 bytes
     # (tester40a-F6: said "cut short … inside its header section")
     "manyfields": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Field-%04d: %s\r\n" % (n, b"v" * 80) for n in range(4000))

@@ -50,10 +50,22 @@ public final class FileMockRecorder: Sendable {
         "content-length", "date",
     ]
 
-    /// The fields of `headers` a recording's sidecar holds: all but ``droppedHeaders`` and those
-    /// with an empty value, in order.
+    /// The fields of `headers` a recording's sidecar holds: all but ``droppedHeaders``, those
+    /// with an empty value, and a repeat of a field a response has once
+    /// (``CatbirdMatching/ResponseRules/singletonFields``: `Content-Type`, `ETag`, …) whose value
+    /// is byte for byte an earlier one's, in order. Such a repeat (a backend behind a proxy that
+    /// sets the field again) says nothing more, and clients read the one value; kept, it made the
+    /// answer unrecordable (tester finding tester40a-F7). Repeats that differ are kept, and refused.
     public static func sidecarFields(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
-        headers.filter { !$0.value.isEmpty && !droppedHeaders.contains($0.name.lowercased()) }
+        var singletons: [String: [String]] = [:]
+        return headers.filter { field in
+            let lowered = field.name.lowercased()
+            guard !field.value.isEmpty, !droppedHeaders.contains(lowered) else { return false }
+            guard ResponseRules.singletonFields[lowered] != nil else { return true }
+            if singletons[lowered, default: []].contains(where: { $0.hasSameBytes(as: field.value) }) { return false }
+            singletons[lowered, default: []].append(field.value)
+            return true
+        }
     }
 
     /// The request-target each file was last recorded from in this run and the tenant whose
