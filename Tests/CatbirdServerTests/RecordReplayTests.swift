@@ -211,6 +211,26 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try player.client().request("GET", "/raw/twoctdiff").status, 404, "not recorded")
     }
 
+    /// Regression (tester finding tester40a-F4, its targets): spellings of a control path that
+    /// are no control path (`//catbird/…`, `/./catbird/…`, `/%63atbird/…`) were forwarded and
+    /// recorded as `catbird/…`, and a replay answered a control `update` sent with a doubled
+    /// slash from that file, 200, while no mock was stored. They are still forwarded, but not
+    /// recorded, and the entry's `problem` says why.
+    func testSpellingsOfAControlPathAreNotRecorded() throws {
+        let recorder = try recording()
+        for target in ["//catbird/api/health", "/./catbird/api/health", "/%63atbird/api/health", "//catbird/api/mocks"] {
+            let answer = try E2E.exchange(recorder, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            XCTAssertFalse(answer.isEmpty, target)
+        }
+        let problems = try E2E.journal(try recorder.client(), tenant: nil).map { $0["problem"] as? String ?? "none" }
+        XCTAssertEqual(problems.count, 4, "\(problems)")
+        for problem in problems {
+            XCTAssertTrue(problem.hasPrefix("not recorded: cannot write '\(mocksDirectory.path)/catbird/api/"), problem)
+            XCTAssertTrue(problem.contains("its file would lie under catbird/"), problem)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: mocksDirectory.appendingPathComponent("catbird").path), "nothing under catbird/")
+    }
+
     func testQueryStringInFileNamesKeepsRecordingsApart() throws {
         let recorder = try recording(query: true)
         let first = try CurlClient.run(["http://127.0.0.1:\(recorder.port)/echo/q?page=1"])

@@ -268,6 +268,16 @@ public final class FileMockRecorder: Sendable {
             let why = if case let .failure(refusal) = named { refusal.reason } else { "it names no file" }
             throw .cannotRecord(path: target, reason: "the request-target does not map to a file name: \(why)")
         }
+        if let first = fileName.segments.first, first.lowercased() == "catbird" {
+            // `//catbird/api/mocks`, `/./catbird/…`, `/%63atbird/…`: no control path, so forwarded,
+            // but a replay of its file would answer a control call spelled so (a base URL ending
+            // in `/`) with a 2xx while nothing was done (tester finding tester40a-F4).
+            throw .cannotRecord(
+                path: directory.root + "/" + name,
+                reason: "its file would lie under catbird/, and a replay would answer a control call whose path is spelled "
+                    + "otherwise (//catbird/…, /./catbird/…, /%63atbird/…) from it, as if the call had been made; control paths "
+                    + "start with exactly /catbird/")
+        }
         if let long = fileName.segments.first(where: { $0.utf8.count > Self.maxSegmentBytes }) {
             throw .cannotRecord(
                 path: directory.root + "/" + name,
