@@ -56,4 +56,33 @@ final class RecordDirectoryLockTests: RecordingTestCase {
         XCTAssertEqual(try client.request("GET", "/stuck").status, 200)
         XCTAssertTrue(exists("stuck") && exists("stuck.catbird-response.json"), "recorded once the lock is free")
     }
+
+    /// Regression (tester finding tester40a-F5): while another process held the lock, queued
+    /// recordings waited their 2 s one after another (2, 4, … 16 s), and every answer behind them,
+    /// another tenant's too, waited as long. The first waits its 2 s; the ones queued behind it
+    /// then try once and fail at once, so six answers all arrive within about 2 s; once the lock
+    /// is free the next recording is written again.
+    func testRecordingsQueuedBehindAStuckLockFailAtOnceAfterTheFirst() throws {
+        let recorder = try server(recording: true)
+        let held = try holdDirectoryLock()
+        let started = ContinuousClock.now
+        let clients = try (0..<6).map { index in
+            let client = try recorder.client()
+            try client.send("GET", "/queued/\(index)", headers: [("X-Catbird-Parallel-Id", index == 5 ? "M" : "S")])
+            return client
+        }
+        for client in clients { XCTAssertEqual(try client.readResponse().status, 200) }
+        let took = ContinuousClock.now - started
+        close(held)
+        XCTAssertLessThan(took, .seconds(5), "six answers behind a stuck lock took \(took) (before: 2 s each, in turn)")
+        let problems = try ["S", "M"].flatMap { tenant in
+            try E2E.journal(try recorder.client(), tenant: tenant).compactMap { $0["problem"] as? String }
+        }
+        XCTAssertEqual(problems.count, 6, "\(problems)")
+        XCTAssertTrue(problems.allSatisfy { $0.contains("another process held the mocks directory's lock (flock) for 2 s") }, "\(problems)")
+        XCTAssertEqual(problems.filter { $0.contains("at an earlier recording's try and still holds it") }.count, 5, "\(problems)")
+
+        XCTAssertEqual(try recorder.client().request("GET", "/queued/after").status, 200)
+        XCTAssertTrue(exists("queued/after") && exists("queued/after.catbird-response.json"), "recorded once the lock is free")
+    }
 }
