@@ -223,7 +223,16 @@ final class ConnectionWatch: Sendable {
         /// Closed by the watch to make room while its head had been under way for a second or
         /// longer (408 sent).
         static let headClosedForRoom: UInt64 = 10
+        /// Closed by the watch to make room while its client had taken none of its answer's
+        /// bytes for ``ConnectionWatch/unreadAnswerRoomAge`` (nothing written: reset).
+        static let answerClosedForRoom: UInt64 = 11
     }
+
+    /// How long a watched answer's client must have taken none of its bytes before its
+    /// connection may be closed to make room: 5 s. Longer than for a stalled body or head: the
+    /// server sees a client's reads only when they open its TCP receive window again, in steps
+    /// of about 129 KB on loopback, so a slow reader may show none for seconds.
+    static let unreadAnswerRoomAge: Duration = .seconds(5)
 
     /// How long a request's head may take from its request line; nil: no deadline.
     let headTimeout: Duration?
@@ -328,6 +337,7 @@ final class ConnectionWatch: Sendable {
         return connections.withLock { connections in
             var idle: [(connection: Connection, age: Duration, phase: UInt64)] = []
             var stalled: [(connection: Connection, age: Duration, phase: UInt64)] = []
+            var unread: [(connection: Connection, age: Duration, phase: UInt64)] = []
             for connection in connections.values {
                 let phase = connection.phase.load(ordering: .relaxed)
                 let age = connection.idleAge(at: now)
@@ -338,6 +348,9 @@ final class ConnectionWatch: Sendable {
                     stalled.append((connection, now - quietSince, phase))
                 } else if phase & State.mask == State.head, phase == connection.seenPhase, now - connection.seenSince >= Self.minimumIdleAge {
                     stalled.append((connection, now - connection.seenSince, phase))
+                } else if phase & State.mask == State.busy, phase == connection.seenPhase, let since = connection.ackedSince,
+                          now - since >= Self.unreadAnswerRoomAge {
+                    unread.append((connection, now - since, phase))
                 }
             }
             var closed = 0
@@ -362,6 +375,13 @@ final class ConnectionWatch: Sendable {
                 let quietMs = catbird_socket_ms_since_data_received(candidate.connection.socket, nil, nil)
                 guard quietMs >= 0, .milliseconds(quietMs) >= Self.minimumIdleAge else { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.bodyClosedForRoom, answer: stalledBodyAnswer) { cut += 1 }
+            }
+            for candidate in unread.sorted(by: { $0.age > $1.age }) where closed + cut < count {
+                // Still nothing taken, as measured now (one `TCP_INFO` and one `SIOCOUTQ` read).
+                var acked: Int64 = -1
+                let waiting = catbird_socket_answer_progress(candidate.connection.socket, &acked)
+                guard waiting > 0, acked == candidate.connection.ackedBytes else { continue }
+                if close(candidate.connection, from: candidate.phase, as: State.answerClosedForRoom, answer: nil) { cut += 1 }
             }
             closedSlow.add(cut, ordering: .relaxed)
             return closed + cut

@@ -8,10 +8,15 @@ public enum HTTPAnswerCutShort: Sendable, Equatable {
     case clientLeft
     /// The client read nothing for the connection's idle timeout, which closed it.
     case timedOut
-    /// The answer held part of the server's body budget (``HTTPResponse/budgetShare``) and its
-    /// client took none of its bytes for `limit` (the head deadline), so the server closed the
-    /// connection (``ConnectionWatch``'s unread answers).
-    case unread(limit: Duration)
+    /// The answer was larger than a socket's buffers take (or held part of the server's body
+    /// budget, ``HTTPResponse/budgetShare``: `heldBudget`) and its client took none of its bytes
+    /// for `limit` (the head deadline), so the server closed the connection
+    /// (``ConnectionWatch``'s unread answers).
+    case unread(limit: Duration, heldBudget: Bool)
+    /// Every connection slot was taken and the answer's client had taken none of its bytes for
+    /// `limit` (``ConnectionWatch/unreadAnswerRoomAge``), so the server closed the connection to
+    /// make room for new clients (tester finding tester40a-F8).
+    case unreadClosedForRoom(limit: Duration)
     /// The server stopped before the whole answer was sent.
     case serverStopped
     /// A file answer's body ended before the length its head announced, and the connection was

@@ -114,6 +114,40 @@ final class IdleConnectionRoomTests: XCTestCase {
         }
     }
 
+    /// Answers every request with 5,000,000 bytes.
+    private struct AnsweringLarge: HTTPHandler {
+        static let body = [UInt8](repeating: UInt8(ascii: "L"), count: 5_000_000)
+        func respond(to request: HTTPRequest) -> HTTPAnswer {
+            .now(request.target == "/health" ? HTTPResponse(status: 200, body: Array("ok".utf8)) : HTTPResponse(status: 200, body: Self.body))
+        }
+        func respondToOversizedBody(_ request: HTTPRequest, limit: Int) -> HTTPAnswer { .now(HTTPResponse(status: 413)) }
+    }
+
+    /// tester40a-F8: clients that asked for a 5 MB mock answer and read none of it held every
+    /// slot for the 120-s idle timeout (an answer being sent was never closed for room, and only
+    /// one holding part of the body budget was reset after --head-timeout): the health check and
+    /// every other tenant were locked out. Against a limit of 20 (head timeout 30 s): 25 such
+    /// clients (5 wait in the backlog), then a new client; once the answers have been untaken
+    /// for 5 s, they are reset to let it in.
+    func testUnreadLargeAnswersAtTheLimitMakeRoomForNewClients() throws {
+        let server = HTTPServer(configuration: .init(port: 0, threadCount: 2, connectionLimit: 20), handler: AnsweringLarge())
+        try server.start()
+        defer { server.stop() }
+        let readers = try (0..<25).map { _ in
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 30, receiveBuffer: 4096)
+            try client.send("GET", "/big")
+            return client
+        }
+        defer { withExtendedLifetime(readers) {} }
+        let started = ContinuousClock.now
+        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
+        XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
+        let took = ContinuousClock.now - started
+        XCTAssertLessThan(took, .seconds(15), "let in while unread answers held every slot")
+        XCTAssertGreaterThanOrEqual(took, .seconds(4), "not before the answers were untaken for 5 s")
+        XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "unread answers were closed")
+    }
+
     /// Review of try10b F5's change: at the limit, a body is closed for room only when its
     /// socket, read at that moment (`TCP_INFO`), has received nothing for a second. The last
     /// tick's reading projected to the moment (``ConnectionWatch/Connection/quietSince``) took

@@ -25,9 +25,15 @@ extension CatbirdHandler {
         switch ending {
         case .timedOut:
             "the client read nothing more for the connection's idle timeout, which closed the connection before the whole answer was sent"
-        case let .unread(limit):
+        case let .unread(limit, true):
             "the client took none of the answer's bytes for \(limit.components.seconds) s (--head-timeout; its TCP receive window "
                 + "stayed shut) while it held part of --max-buffered-bodies, so the server reset the connection before the whole answer was sent"
+        case let .unread(limit, false):
+            "the client took none of the answer's bytes for \(limit.components.seconds) s (--head-timeout; its TCP receive window "
+                + "stayed shut), so the server reset the connection before the whole answer was sent"
+        case let .unreadClosedForRoom(limit):
+            "the client took none of the answer's bytes for \(limit.components.seconds) s (its TCP receive window stayed shut) while "
+                + "every connection slot was taken, so the server reset the connection to make room before the whole answer was sent"
         case .serverStopped:
             "the server stopped before the whole answer was sent"
         case let .fileEndedEarly(sent, promised, errorNumber?):
