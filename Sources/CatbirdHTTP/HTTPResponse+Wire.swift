@@ -51,7 +51,10 @@ extension HTTPResponse {
             if tokens.contains("close") {
                 added.append(("Connection", "close"))
             } else if request.version == "HTTP/1.0" {
-                added.append(("Connection", tokens.contains("keep-alive") ? "Keep-Alive" : "close"))
+                // An HTTP/1.0 request with Transfer-Encoding has faulty framing: the connection is
+                // closed after it, whatever it asked (RFC 9112 section 6.1; ``ServerCore``'s send).
+                let keepAlive = tokens.contains("keep-alive") && request.headers.first("Transfer-Encoding") == nil
+                added.append(("Connection", keepAlive ? "Keep-Alive" : "close"))
             }
         }
         guard status >= 200, status != 204, status >= 300 || request.method != "CONNECT" else { return added }

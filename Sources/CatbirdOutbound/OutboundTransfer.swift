@@ -35,6 +35,8 @@ final class OutboundTransfer: @unchecked Sendable {
     /// Why the answer cannot be passed on, found in its header section
     /// (``OutboundError/unusable(reason:)``): the transfer was ended there.
     var unusable: String?
+    /// The `chunked` codings the current response's `Transfer-Encoding` fields named so far.
+    var chunkedCodings = 0
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
     let share: ByteBudget.Share?
     var overBudget = false
@@ -114,6 +116,7 @@ final class OutboundTransfer: @unchecked Sendable {
             transfer.fieldsNotUTF8 = []
             transfer.headEnded = false
             transfer.headLines = 0
+            transfer.chunkedCodings = 0
             transfer.status = line.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
             transfer.interim = (100..<200).contains(transfer.status)
         } else if line == "\r\n" || line == "\n" {
@@ -159,10 +162,21 @@ final class OutboundTransfer: @unchecked Sendable {
             invalidLength = value
             return false
         }
-        if name.equalsIgnoringASCIICase("Transfer-Encoding"), let reason = Self.unsupportedCoding(value) {
-            // libcurl removes the chunked coding alone: gzip bytes went out labelled as the plain body.
-            unusable = reason
-            return false
+        if name.equalsIgnoringASCIICase("Transfer-Encoding") {
+            if let reason = Self.unsupportedCoding(value) {
+                // libcurl removes the chunked coding alone: gzip bytes went out labelled as the plain body.
+                unusable = reason
+                return false
+            }
+            chunkedCodings += value.split(separator: ",").filter { !$0.trimmingOptionalWhitespace().isEmpty }.count
+            if chunkedCodings > 1 {
+                // libcurl removes one: the inner chunk framing went out as the body, and was
+                // recorded so (tester finding tester40a-F10).
+                unusable = "the upstream's answer has chunked as its transfer coding more than once (Transfer-Encoding "
+                    + "\(JSONText.shortString(value))), which a sender must not apply (RFC 9112 section 7), and libcurl decodes it "
+                    + "once: its body cannot be told from its framing, so it is answered 502 in its place"
+                return false
+            }
         }
         return true
     }

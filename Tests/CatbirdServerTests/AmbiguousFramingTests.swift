@@ -33,6 +33,27 @@ final class AmbiguousFramingTests: ServerTestCase {
         XCTAssertEqual(try same.readResponse().status, 404)
     }
 
+    /// Regression (tester finding tester40b-F6): an HTTP/1.0 request with `Transfer-Encoding:
+    /// chunked` and `Connection: keep-alive` was decoded and its connection kept, the one
+    /// ambiguous framing not refused; RFC 9112 section 6.1 makes it faulty framing, to be closed
+    /// after the message. It is answered with `Connection: close`, journaled so, and the next
+    /// request sent on the connection is not read.
+    func testAnHTTP10RequestWithTransferEncodingClosesItsConnection() throws {
+        let raw = try server.client()
+        try raw.send(raw: Array((
+            "POST /te10 HTTP/1.0\r\nHost: x\r\nX-Catbird-Parallel-Id: te10\r\nConnection: keep-alive\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+                + "GET /next HTTP/1.0\r\nHost: x\r\nX-Catbird-Parallel-Id: te10\r\nConnection: keep-alive\r\n\r\n").utf8))
+        let response = try raw.readResponse()
+        XCTAssertEqual(response.status, 404, response.text)
+        XCTAssertEqual(response.header("Connection"), "close")
+        XCTAssertEqual(raw.readToEnd(), [], "nothing follows: the connection was closed after the message")
+        let journal = try E2E.journal(client, tenant: "te10", once: 1)
+        XCTAssertEqual(journal.map { $0["url"] as? String }, ["/te10"])
+        let headers = (journal.first?["response"] as? [String: Any])?["headers"] as? [String: Any]
+        XCTAssertEqual(headers?["Connection"] as? String, "close", "journaled as it went out")
+    }
+
     /// Regression (try5 finding 2): `GET /s HTTP/1.1` with no `Host` was answered 404 and
     /// journaled. Two `Host` fields are refused too; HTTP/1.0 needs none.
     func testAnHTTP11RequestWithoutOneHostGets400() throws {

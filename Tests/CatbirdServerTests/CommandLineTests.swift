@@ -319,22 +319,26 @@ final class CommandLineTests: XCTestCase {
     }
 
     /// `CATBIRD_MAX_BUFFERED_BODIES` and `CATBIRD_HEAD_TIMEOUT` are read (try8b F1, F12;
-    /// docs/operations.md#connections-and-memory): with a 2 KiB budget two stalled 1 KiB
-    /// uploads take it all and a third gets the 503 naming 2048 bytes; a head trickled past a
+    /// docs/operations.md#connections-and-memory): with a 2 KiB budget two tenants' stalled
+    /// 1 KiB uploads take it all and a third tenant's gets the 503 naming 2048 bytes; a head trickled past a
     /// 1 s deadline gets the 408.
     func testBufferedBodiesAndHeadTimeoutFromTheEnvironmentAreHonoured() throws {
         let database = directory.appendingPathComponent("budget.sqlite").path
         let server = try launch(
             ["--port", "\(try freePort())", "--db", database, "--log-level", "warning", "--max-body-size", "1kb"],
             environment: ["CATBIRD_MAX_BUFFERED_BODIES": "2kb", "CATBIRD_HEAD_TIMEOUT": "1"])
-        let head = Array("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1024\r\n\r\n".utf8)
+        // Each from a tenant of its own: one tenant's second 1 KiB would pass its share of the
+        // budget (one body of --max-body-size) while another's does not fit (tester39b-F8).
+        func head(_ tenant: String) -> [UInt8] {
+            Array("POST /up HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(tenant)\r\nContent-Length: 1024\r\n\r\n".utf8)
+        }
         let stalled = try (0..<2).map { _ in try server.client() }
-        for client in stalled {
-            try client.send(raw: head + [UInt8](repeating: 0x61, count: 1023))
+        for (index, client) in stalled.enumerated() {
+            try client.send(raw: head("t\(index)") + [UInt8](repeating: 0x61, count: 1023))
             XCTAssertEqual(client.readUntilQuiet(firstByteWithin: 300, quietAfter: 100), [], "taken, waiting for its last byte")
         }
         let third = try server.client()
-        try third.send(raw: head)
+        try third.send(raw: head("t2"))
         let refused = try third.readResponse()
         E2E.assertError(refused, status: 503, reasonContains: "limit of 2048 bytes of request bodies")
 

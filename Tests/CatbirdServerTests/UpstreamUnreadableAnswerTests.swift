@@ -11,8 +11,8 @@ import XCTest
 final class UpstreamUnreadableAnswerTests: RecordingTestCase {
     /// The finding's answers: bytes that are no status line, a chunk size `zz`, a reset after
     /// 1000 of 100000 body bytes, a 200 KB header field (libcurl's message: "Out of memory");
-    /// and tester40a-F1's and F6's: status codes `000`, `099`, `20`, `1000`, and 4,000 fields
-    /// of about 97 bytes.
+    /// and tester40a-F1's, F6's and F10's: status codes `000`, `099`, `20`, `1000`, 4,000
+    /// fields of about 97 bytes, and `chunked` applied twice.
     func testAnAnswerThatCannotBeReadIsSaidToBeTheUpstreamsAndJournaled() throws {
         let recorder = try server(recording: true)
         let client = try recorder.client()
@@ -28,6 +28,9 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
             ("/raw/status1000", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
             // tester40a-F6: a complete header section past libcurl's 300 KiB was "cut short".
             ("/raw/manyfields", "the upstream's header section is larger than the 300 KiB libcurl reads in all (libcurl: "),
+            // tester40a-F10: chunked twice; the inner framing was passed on (and recorded) as the body.
+            ("/raw/chunkedtwice", "the upstream's answer has chunked as its transfer coding more than once"),
+            ("/raw/chunkedtwolines", "the upstream's answer has chunked as its transfer coding more than once"),
         ]
         for (path, reason) in cases {
             let answer = try client.request("GET", path)

@@ -51,7 +51,8 @@ Every answer is made from the request, so a test can check what arrived:
                        bytes of another protocol; tester26a-F3), status000, status099, status20,
                        status1000 (no status code from 100 to 999), manyfields (a header section
                        of 4,000 fields, past libcurl's 300 KiB), twoctsame, twoetag and twoctdiff
-                       (Content-Type or ETag twice, with one value or two)
+                       (Content-Type or ETag twice, with one value or two), chunkedtwice and
+                       chunkedtwolines (chunked applied twice: in one field, in two)
   /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
   /stall/declaredbig   a head announcing Content-Length: 10000000000, 3 body bytes, then silence
                        until the client closes (at most 20 s; tester20a-F11.9)
@@ -261,6 +262,11 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "twoctsame": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
     "twoetag": b'HTTP/1.1 200 OK\r\nETag: "a"\r\nETag: "a"\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok',
     "twoctdiff": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Type: text/html\r\nContent-Length: 2\r\n\r\n{}",
+    # chunked applied twice, in one field and in two (tester40a-F10: the inner framing went out as the body)
+    "chunkedtwice": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n"
+    + b"a\r\n5\r\nhello\r\n\r\n5\r\n0\r\n\r\n\r\n0\r\n\r\n",
+    "chunkedtwolines": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+    + b"a\r\n5\r\nhello\r\n\r\n5\r\n0\r\n\r\n\r\n0\r\n\r\n",
     # a complete header section past libcurl's 300 KiB in all: 4,000 fields of about 97 bytes
     # (tester40a-F6: said "cut short … inside its header section")
     "manyfields": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Field-%04d: %s\r\n" % (n, b"v" * 80) for n in range(4000))
