@@ -108,7 +108,8 @@ extension HTTPHandler {
     public func respondToSlowHead(timeout: Duration) -> HTTPResponse {
         HTTPResponse.error(
             status: 408,
-            reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds; the connection is closed")
+            reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds (or were "
+                + "still arriving after a second while every connection slot was taken); the connection is closed")
     }
 
     /// Nothing.

@@ -96,8 +96,11 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// discarded), the connection closed. Worth retrying once other uploads end. `holderShare`:
     /// the share the request's holder (its tenant) would have passed with it, when it would
     /// (past it a holder's takes leave that much free for others:
-    /// ``CatbirdSupport/ByteBudget/take(_:leaving:by:)``); nil otherwise.
-    case bodiesOverBudget(limit: Int, holderShare: Int?)
+    /// ``CatbirdSupport/ByteBudget/take(_:leaving:by:)``); nil otherwise. `largeRoom`: what
+    /// bodies of its size may take of `limit` (a large one leaves the last eighth to bodies of
+    /// 64 KiB or less). `whileArriving`: refused while its body arrived (read and discarded),
+    /// not at its head.
+    case bodiesOverBudget(limit: Int, largeRoom: Int, holderShare: Int?, whileArriving: Bool)
 
     /// The status to answer with.
     public var status: Int {
@@ -165,10 +168,10 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case let .chunkLineTooLong(limit):
             "a chunk-size line of the chunked body (the size and its chunk extensions) is longer than the about \(limit) bytes "
                 + "this server holds of it (RFC 9112 section 7.1.1): send chunk extensions short, or none; the connection is closed"
-        case let .bodiesOverBudget(limit, nil):
+        case let .bodiesOverBudget(limit, _, nil, _):
             "the server is holding as many request bodies as its limit of \(limit) bytes for all of them at once allows: "
                 + "retry once other uploads ended; the connection is closed"
-        case let .bodiesOverBudget(limit, share?):
+        case let .bodiesOverBudget(limit, _, share?, _):
             "this request's holder already holds its share of \(share) bytes of the \(limit) bytes of request bodies held at "
                 + "once, past which it takes more only while that much stays free for others: retry once its other "
                 + "uploads ended; the connection is closed"

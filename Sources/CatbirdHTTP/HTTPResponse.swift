@@ -30,10 +30,28 @@ public struct HTTPResponse: Sendable {
     /// response's body holds, e.g. a forwarded answer's: kept with its request until the
     /// response was sent (or the connection closed), then given back. Nil: none.
     public var budgetShare: ByteBudget.Share?
+    /// An object kept with its request until the response was sent (or the connection closed),
+    /// then let go: what the handler holds while the answer goes out (e.g. its tenant's place for
+    /// a large answer, given back when released). Nil: none.
+    public var heldWhileSent: (any AnyObject & Sendable)?
     /// A number the handler gives an answer it journaled (its entry's ticket), handed back by
     /// ``HTTPHandler/answerCutShort(_:tag:ending:)`` when the connection ends before the whole
     /// answer was sent; 0: none, nothing is told.
     public var completionTag: UInt64 = 0
+
+    /// Whether this answer may be more than the kernel's socket buffers take from a client that
+    /// reads nothing (a body over ``Body/copiedBytesLimit``, a file, a stream): its connection is
+    /// held while it goes out, watched for a client that takes none of it (``ConnectionWatch``'s
+    /// unread answers), as an answer holding part of the body budget is (tester finding
+    /// tester40a-F8: clients that stopped reading a 5 MB mock answer held every slot for the
+    /// 120-s idle timeout).
+    public var outlastsSocketBuffers: Bool {
+        switch content {
+        case let .bytes(bytes): bytes.count > Body.copiedBytesLimit
+        case .file, .stream: true
+        case .unframed: false
+        }
+    }
 
     /// How the wait of a delayed response ended.
     public enum DelayOutcome: Sendable, Equatable {

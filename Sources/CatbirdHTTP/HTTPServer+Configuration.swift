@@ -24,7 +24,7 @@ extension HTTPServer {
         public var connectionMemoryLimit: Int
         /// The bytes of request bodies held in memory at once, all connections together (a
         /// declared `Content-Length` counts whole from the head on): a body that does not fit
-        /// is refused with 503 (``HTTPRequestProblem/bodiesOverBudget(limit:holderShare:)``). Its limit is
+        /// is refused with 503 (``HTTPRequestProblem/bodiesOverBudget(limit:largeRoom:holderShare:whileArriving:)``). Its limit is
         /// `maxBufferedBodies` (default ``defaultMaxBufferedBodies(maxBodySize:)``, at least
         /// `maxBodySize`). One object: whoever else holds it (an upstream client's answers, a
         /// second server made from this configuration) counts against the same limit. Its

@@ -88,6 +88,9 @@ final class RequestContext: @unchecked Sendable {
     /// The budget share of the response sent (``HTTPResponse/budgetShare``), released with
     /// the context once the request completed.
     var answerShare: ByteBudget.Share?
+    /// The response's ``HTTPResponse/heldWhileSent``, released with the context once the
+    /// request completed.
+    var answerHeld: (any AnyObject & Sendable)?
     /// The ``HTTPResponse/completionTag`` of the response queued, 0 when none: told to the
     /// handler when the request completes without the whole answer sent.
     var answerTag: UInt64 = 0

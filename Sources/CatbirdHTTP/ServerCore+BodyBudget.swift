@@ -7,7 +7,7 @@ import CatbirdSupport
 /// 4 KiB (``ByteBudget/grow(_:toHold:largest:)``, never past a declared `Content-Length`); past
 /// the budget the rest is read and discarded and the request answered 503 once its body ended,
 /// as past `maxBodySize`. A declared `Content-Length` that could not be held now is refused at
-/// its head, unread (503, ``HTTPRequestProblem/bodiesOverBudget(limit:holderShare:)``), but takes nothing
+/// its head, unread (503, ``HTTPRequestProblem/bodiesOverBudget(limit:largeRoom:holderShare:whileArriving:)``), but takes nothing
 /// there: a declaration is not a body (tester finding try10b F2: 7 uploads declaring 50 MB and
 /// 900 declaring 64 KiB, 2 bytes sent each, held the whole budget and every tenant's `update`
 /// got 503). A body larger than 64 KiB leaves the budget's reserve to small ones
@@ -40,13 +40,14 @@ extension ServerCore {
     }
 
     /// The refusal of `context`'s body when the budget has no room for it to hold `bytes`:
-    /// ``HTTPRequestProblem/bodiesOverBudget(limit:holderShare:)``, naming the holder's share
+    /// ``HTTPRequestProblem/bodiesOverBudget(limit:largeRoom:holderShare:whileArriving:)``, naming the holder's share
     /// when only that kept them out.
-    func budgetRefusal(holding bytes: Int, _ context: RequestContext) -> HTTPRequestProblem {
-        let byShare = bodyBudget.keptOutByShare(
-            budgetHolder(of: context), taking: bytes - context.bodyCharge,
-            leaving: bodyBudget.reserve(forHolding: bytes, largest: maxBodySize))
-        return .bodiesOverBudget(limit: bodyBudget.limit, holderShare: byShare ? bodyBudget.holderShare : nil)
+    func budgetRefusal(holding bytes: Int, _ context: RequestContext, whileArriving: Bool) -> HTTPRequestProblem {
+        let reserve = bodyBudget.reserve(forHolding: bytes, largest: maxBodySize)
+        let byShare = bodyBudget.keptOutByShare(budgetHolder(of: context), taking: bytes - context.bodyCharge, leaving: reserve)
+        return .bodiesOverBudget(
+            limit: bodyBudget.limit, largeRoom: bodyBudget.limit - reserve, holderShare: byShare ? bodyBudget.holderShare : nil,
+            whileArriving: whileArriving)
     }
 
     /// Who holds `context`'s body (``budgetHolderHeader``'s first value, "" when absent),

@@ -401,7 +401,8 @@ final class ServerCore: Sendable {
                     context.oversized = true
                     context.bodySizeSeen = declared
                     context.handled = true
-                    return answer(malformedRequestAnswer(context, budgetRefusal(holding: declared, context)), context, connection)
+                    return answer(
+                        malformedRequestAnswer(context, budgetRefusal(holding: declared, context, whileArriving: false)), context, connection)
                 }
                 // Reserve on the client's word only up to 1 MiB; a larger body grows as it arrives.
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
@@ -429,7 +430,7 @@ final class ServerCore: Sendable {
                 if !context.oversized, let uploadData {
                     let total = context.body.count + size
                     if total > self.maxBodySize || (total > context.bodyCharge && !self.growBody(to: total, context)) {
-                        context.overBudget = total <= self.maxBodySize ? self.budgetRefusal(holding: total, context) : nil
+                        context.overBudget = total <= self.maxBodySize ? self.budgetRefusal(holding: total, context, whileArriving: true) : nil
                         context.oversized = true
                         context.body = []
                         self.giveBackBody(context)
@@ -517,19 +518,6 @@ final class ServerCore: Sendable {
         return queue(response, on: connection)
     }
 
-    /// Whether an answer of `content` may be more than the kernel's socket buffers take from a
-    /// client that reads nothing (a body over ``HTTPResponse/Body/copiedBytesLimit``, a file, a
-    /// stream): watched for a client that takes none of it (``ConnectionWatch``'s unread
-    /// answers), as an answer holding part of the body budget is (tester finding tester40a-F8:
-    /// clients that stopped reading a 5 MB mock answer held every slot for the 120-s idle timeout).
-    static func outlastsSocketBuffers(_ content: HTTPResponse.Body) -> Bool {
-        switch content {
-        case let .bytes(bytes): bytes.count > HTTPResponse.Body.copiedBytesLimit
-        case .file, .stream: true
-        case .unframed: false
-        }
-    }
-
     /// Queues `response`, or parks the connection for its ``HTTPResponse/delay`` first: the
     /// delay is one user of the deferred path (a timer sends the response without its delay; at
     /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
@@ -539,9 +527,10 @@ final class ServerCore: Sendable {
         let response = context.version == "HTTP/1.0" && context.headers.first("Transfer-Encoding") != nil
             ? response.closingConnection() : response
         if let share = response.budgetShare { context.answerShare = share }
+        if let held = response.heldWhileSent { context.answerHeld = held }
         guard let delay = response.delay, delay > .zero else {
             context.answerTag = response.completionTag
-            if context.answerShare != nil || Self.outlastsSocketBuffers(response.content) {
+            if context.answerShare != nil || response.outlastsSocketBuffers {
                 context.watched?._withUnsafeGuaranteedRef { $0.answerHoldsBudget() }
             }
             return queue(response, on: connection, for: context)

@@ -111,6 +111,8 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertFalse(cut.isEmpty, "some unfinished heads got their answer")
         for answer in cut {
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 "), answer)
+            // tester41a-F2: it named only the head deadline (30 s), which never passed.
+            XCTAssertTrue(answer.contains("still arriving after a second while every connection slot was taken"), answer)
         }
     }
 

@@ -252,7 +252,7 @@ final class BufferedBodyBudgetTests: XCTestCase {
         let journal = try E2E.journal(control, tenant: "f1", once: 3)
         let refused = journal.filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 503 }
         XCTAssertEqual(refused.count, 2)
-        XCTAssertTrue(refused.allSatisfy { ($0["problem"] as? String ?? "").hasPrefix("refused while its chunked body arrived") }, "\(refused)")
+        XCTAssertTrue(refused.allSatisfy { ($0["problem"] as? String ?? "").hasPrefix("refused while its body arrived") }, "\(refused)")
 
         let again = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
         try again.send(raw: head + Array(repeating: chunk, count: 24).flatMap { $0 } + Array("0\r\n\r\n".utf8))

@@ -76,6 +76,52 @@ final class BufferedBodyTenantShareTests: XCTestCase {
         XCTAssertEqual(journal.map { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) }, [Self.uploadSize])
     }
 
+    /// tester41a-F1: the uploads of the tenant past its share arrived slowly, all four growing
+    /// at once, and the other tenant's upload still got the 503: at 2 MiB the budget is below
+    /// the bound the share needs (two of the largest bodies beside the last eighth, 16/7 MiB
+    /// here), as docs/tenancy.md#fair-shares now says. With 3 MiB: tenant `hog` sends four
+    /// uploads of 900,000 bytes 100,000 bytes at a time, round after round, to 600,000 each;
+    /// tenant `victim`'s upload of 900,000 bytes is then taken and answered by its mock, and
+    /// each of the hog's is answered once it ends (its mock's 200, or the 503 of its share).
+    func testSlowlyGrowingUploadsPastTheirShareLeaveRoomForAnotherTenantsLargestBody() throws {
+        let server = try TestServer {
+            $0.maxBodySize = Self.mebibyte
+            $0.maxBufferedBodies = 3 * Self.mebibyte
+        }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "hog", method: "POST", url: "/upload", body: "hog stored")
+        try E2E.addMock(control, tenant: "victim", method: "POST", url: "/upload", body: "victim stored")
+        let hog = try (0..<4).map { _ in
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 20)
+            try client.send(raw: Self.uploadHead(tenant: "hog", length: Self.uploadSize))
+            return client
+        }
+        let step = [UInt8](repeating: UInt8(ascii: "h"), count: 100_000)
+        for _ in 0..<6 {
+            for client in hog { try client.send(raw: step) }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let victim = try server.client()
+        let answer = try victim.request(
+            "POST", "/upload", headers: [("X-Catbird-Parallel-Id", "victim")],
+            body: [UInt8](repeating: UInt8(ascii: "v"), count: Self.uploadSize))
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.text, "victim stored")
+
+        var statuses: [Int] = []
+        for client in hog {
+            try client.send(raw: [UInt8](repeating: UInt8(ascii: "h"), count: 300_000))
+            let response = try client.readResponse()
+            statuses.append(response.status)
+            if response.status == 503 { XCTAssertTrue(response.text.contains("would pass its share of 1048576 bytes"), response.text) }
+        }
+        XCTAssertTrue(statuses.contains(200), "the hog's uploads within its share are answered: \(statuses)")
+        XCTAssertEqual(Set(statuses).subtracting([200, 503]), [], "\(statuses)")
+    }
+
     /// A tenant alone still holds past its share while a share stays free, as documented
     /// (docs/tenancy.md#fair-shares: a tenant alone takes seven of the largest bodies at once):
     /// with `--max-body-size 10mb` and the default budget (8/7 × 88 MiB, of which a tenant past

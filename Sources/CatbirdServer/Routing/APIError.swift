@@ -51,13 +51,21 @@ struct APIError: HTTPResponseError, Sendable {
     }
     /// 503 for a request body the server-wide budget has no room for (docs/protocol.md#errors);
     /// `tenantShare`: the tenant's share it would have passed, when it would (tester39b-F8).
-    static func bodiesOverBudget(limit: Int, tenantShare: Int? = nil) -> APIError {
+    /// `largeRoom`: what a body of its size may take of `limit` (a body over 64 KiB leaves the
+    /// last eighth to smaller ones; tester finding tester41a-F1: the reason said the server held
+    /// its limit while 1,560,768 of 2,097,152 bytes were held).
+    static func bodiesOverBudget(limit: Int, largeRoom: Int? = nil, tenantShare: Int? = nil) -> APIError {
         guard let tenantShare else {
+            let held = if let largeRoom, largeRoom < limit {
+                "the \(largeRoom) bytes that bodies over 64 KiB may take of its limit of \(limit) bytes (the last eighth is kept "
+                    + "for smaller ones) of request bodies and forwarded answers held at once"
+            } else {
+                "its limit of \(limit) bytes of request bodies and forwarded answers at once"
+            }
             return APIError(
                 status: 503,
-                reason: "the server is holding its limit of \(limit) bytes of request bodies and forwarded answers at once "
-                    + "(--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other uploads ended, or raise it; "
-                    + "its body was not kept")
+                reason: "the server is holding \(held) (--max-buffered-bodies, CATBIRD_MAX_BUFFERED_BODIES): retry once other "
+                    + "uploads ended, or raise it; its body was not kept")
         }
         return APIError(status: 503, reason: overShare(tenantShare, of: limit, what: "its body was not kept; retry once its other uploads ended"))
     }

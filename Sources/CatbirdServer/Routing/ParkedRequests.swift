@@ -207,7 +207,7 @@ extension APIError {
         APIError(
             status: 429,
             reason: "the server already has \(limit) requests parked, all tenants together (mock delays, journal long polls with "
-                + "wait=, requests/wait calls, forwarded requests): at most \(limit) of its \(connectionLimit) connection slots, so "
+                + "wait=, requests/wait calls, forwarded requests, mock and file answers over 64 KiB being sent): at most \(limit) of its \(connectionLimit) connection slots, so "
                 + "that the health check and requests answered at once always get in (docs/tenancy.md#fair-shares); retry when "
                 + "one has answered")
     }
@@ -217,7 +217,7 @@ extension APIError {
         return APIError(
             status: 429,
             reason: "\(who) already has \(limit) requests parked (mock delays, journal long polls with wait=, "
-                + "requests/wait calls, forwarded requests): at most \(limit) per tenant, 1/\(ParkedRequests.slotShare) of the "
+                + "requests/wait calls, forwarded requests, mock and file answers over 64 KiB being sent): at most \(limit) per tenant, 1/\(ParkedRequests.slotShare) of the "
                 + "server's \(connectionLimit) connection slots, so that the health check and other tenants always get in "
                 + "(docs/tenancy.md#fair-shares); retry when one has answered")
     }

@@ -161,10 +161,19 @@ struct MockServing: Sendable {
     /// round from this Catbird; nil: the 404 (``notFound(_:tenant:outOfTime:regexpSlice:generation:tables:)``).
     private func answeredWithoutMock(_ request: HTTPRequest, tenant: TenantID) -> Served? {
         if let answer = files?.respond(to: request) {
-            let (sent, entry) = entry(
+            // A large file answer holds one of its tenant's places while it goes out, as a large
+            // mock answer does (``answer(_:request:tenant:mayNotFit:callerRefunds:)``; tester
+            // finding tester41a-F3).
+            var place: ParkedRequests.Place?
+            if answer.response.outlastsSocketBuffers {
+                guard let taken = parked.admit(tenant) else { return refused(parked.refusal(tenant), request: request, tenant: tenant) }
+                place = taken
+            }
+            var (sent, entry) = entry(
                 request: request, response: answer.response, responseHeadersJSON: nil,
                 answeredBy: .file, hit: nil, tenant: tenant, filePath: answer.path.isEmpty ? nil : answer.path,
                 journalBody: answer.journalBody)
+            sent.heldWhileSent = place
             return .answered(sent, .file, entry, nil)
         }
         if let forwarding, request.method == "CONNECT", forwarding.proxyEnabled {
@@ -219,14 +228,25 @@ struct MockServing: Sendable {
                     headersMemo: headersMemo, journalBody: made?.journalBody),
                 .mock, nil, hit)
         }
+        // A large answer holds its connection while it goes out, as long as its client reads: one
+        // of its tenant's places (``ParkedRequests``), given back once sent; past its share, the
+        // 429 and the hit given back (tester finding tester41a-F3: one tenant's 600 connections
+        // that never read a 5 MB answer kept every other tenant and the health check out for 33 s).
+        var place: ParkedRequests.Place?
+        if hit.isRefundable, ranged?.outlastsSocketBuffers ?? (mock.responseBody.count > HTTPResponse.Body.copiedBytesLimit) {
+            guard let taken = parked.admit(tenant) else { return refusedForPlace(hit, request: request, tenant: tenant) }
+            place = taken
+        }
         guard cors == nil, ranged == nil else {
             // CORS fields depend on the request, so with --cors each answer is made for its request.
-            let (sent, entry) = entry(
+            var (sent, entry) = entry(
                 request: request, response: ranged ?? Self.response(of: mock), responseHeadersJSON: headersJSON,
                 headersMemo: headersMemo, answeredBy: .mock, hit: hit, tenant: tenant, journalBody: made?.journalBody, measured: checked)
+            sent.heldWhileSent = place
             return .answered(sent, .mock, entry, hit)
         }
-        let (sent, entry) = shared(hit, request: request, tenant: tenant)
+        var (sent, entry) = shared(hit, request: request, tenant: tenant)
+        sent.heldWhileSent = place
         return .answered(sent, .mock, entry, hit)
     }
 
