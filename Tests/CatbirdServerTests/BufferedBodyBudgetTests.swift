@@ -206,6 +206,8 @@ final class BufferedBodyBudgetTests: XCTestCase {
         XCTAssertEqual(refused.status, 503, refused.text)
         XCTAssertEqual(refused.header("Retry-After"), "1")
         XCTAssertFalse(refused.text.contains("its share"), "f0 holds 1000 bytes, within its share: \(refused.text)")
+        // tester41a-F1: it said the server held its limit while the last eighth was free.
+        XCTAssertTrue(refused.text.contains("bytes that bodies over 64 KiB may take of its limit of "), refused.text)
         for client in uploads + [small] {
             try client.send(raw: [UInt8(ascii: "a")])
             let answer = try client.readResponse()

@@ -120,6 +120,12 @@ final class BufferedBodyTenantShareTests: XCTestCase {
         }
         XCTAssertTrue(statuses.contains(200), "the hog's uploads within its share are answered: \(statuses)")
         XCTAssertEqual(Set(statuses).subtracting([200, 503]), [], "\(statuses)")
+        // tester41a-F4: a body refused while it arrived was journaled as refused before it was read.
+        let refused = try E2E.journal(control, tenant: "hog").filter { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) == 503 }
+        XCTAssertEqual(refused.count, statuses.filter { $0 == 503 }.count)
+        for entry in refused {
+            XCTAssertTrue((entry["problem"] as? String ?? "").hasPrefix("refused while its body arrived"), "\(entry["problem"] ?? "")")
+        }
     }
 
     /// A tenant alone still holds past its share while a share stays free, as documented
