@@ -148,9 +148,14 @@ final class ConnectionWatch: Sendable {
             ).exchanged
         }
 
+        /// Who holds its upload (the request's budget holder: its tenant), told when its body
+        /// starts; nil: not known (no header names holders). Read by ``ConnectionWatch/makeRoom(_:slots:)``.
+        let uploadHolder = Mutex<[UInt8]?>(nil)
+
         /// Its body is under way (the head declared one): watched for stalling until
-        /// ``bodyEnded()``.
-        func bodyStarted() {
+        /// ``bodyEnded()``; `holder` is who holds it (``uploadHolder``).
+        func bodyStarted(holder: [UInt8]? = nil) {
+            if let holder { uploadHolder.withLock { $0 = holder } }
             let current = phase.load(ordering: .relaxed)
             guard current & State.mask == State.busy else { return }
             _ = phase.compareExchange(expected: current, desired: current & ~State.mask | State.body, ordering: .relaxed)
@@ -226,7 +231,14 @@ final class ConnectionWatch: Sendable {
         /// Closed by the watch to make room while its client had taken none of its answer's
         /// bytes for ``ConnectionWatch/unreadAnswerRoomAge`` (nothing written: reset).
         static let answerClosedForRoom: UInt64 = 11
+        /// Closed by the watch to make room while its body was still arriving, its holder having
+        /// more than its share of the slots in uploads under way (408 sent).
+        static let uploadClosedOverShare: UInt64 = 12
     }
+
+    /// The most connections in uploads under way one holder keeps when the watch makes room, of
+    /// `slots` connection slots: 1/8 of them, at least 4 (as a tenant's parked requests).
+    static func uploadShare(slots: Int) -> Int { max(slots / 8, 4) }
 
     /// How long a watched answer's client must have taken none of its bytes before its
     /// connection may be closed to make room: 5 s. Longer than for a stalled body or head: the
@@ -240,6 +252,8 @@ final class ConnectionWatch: Sendable {
     let slowHeadAnswer: HTTPResponse
     /// The 408 written to a connection whose body stopped arriving (`Connection: close` added).
     let stalledBodyAnswer: HTTPResponse
+    /// The 408 written to an upload closed for room past its holder's share (`Connection: close` added).
+    let uploadOverShareAnswer: HTTPResponse
     /// Told, on the closing connection's worker thread, of a connection closed for a request
     /// line trickled in past ``headTimeout`` (``State/lineTimedOut``): since when its bytes were
     /// seen arriving (the first tick that saw them), and the 408 as written (nil: not written
@@ -254,6 +268,7 @@ final class ConnectionWatch: Sendable {
 
     init(
         headTimeout: Duration?, slowHeadAnswer: HTTPResponse, stalledBodyAnswer: HTTPResponse,
+        uploadOverShareAnswer: HTTPResponse = HTTPResponse(status: 408),
         requestLineTimedOut: (@Sendable (_ since: ContinuousClock.Instant, _ written: WrittenAnswer?) -> Void)? = nil
     ) {
         self.headTimeout = headTimeout
@@ -264,6 +279,9 @@ final class ConnectionWatch: Sendable {
         answer = stalledBodyAnswer
         answer.headers.add(name: "Connection", value: "close")
         self.stalledBodyAnswer = answer
+        answer = uploadOverShareAnswer
+        answer.headers.add(name: "Connection", value: "close")
+        self.uploadOverShareAnswer = answer
     }
 
     /// Starts the tick thread (ended by ``stop()``; an `HTTPServer` is started once).
@@ -332,7 +350,7 @@ final class ConnectionWatch: Sendable {
     /// connections each holding an unfinished head, stopped or a byte a second, locked every
     /// tenant and the health check out until the head deadline, 30 s). Returns how many.
     /// Called by the acceptor when every slot is taken.
-    func makeRoom(_ count: Int) -> Int {
+    func makeRoom(_ count: Int, slots: Int = .max) -> Int {
         let now = ContinuousClock.now
         return connections.withLock { connections in
             var idle: [(connection: Connection, age: Duration, phase: UInt64)] = []
@@ -383,9 +401,43 @@ final class ConnectionWatch: Sendable {
                 guard waiting > 0, acked == candidate.connection.ackedBytes else { continue }
                 if close(candidate.connection, from: candidate.phase, as: State.answerClosedForRoom, answer: nil) { cut += 1 }
             }
+            if closed + cut < count, slots != .max {
+                cut += closeUploadsOverShare(in: connections, count: count - closed - cut, slots: slots, now: now)
+            }
             closedSlow.add(cut, ordering: .relaxed)
             return closed + cut
         }
+    }
+
+    /// Closes up to `count` connections whose body is still arriving (under way for at least
+    /// ``minimumIdleAge``, as the ticks saw, whether bytes trickle or not) of holders that have
+    /// more than ``uploadShare(slots:)`` of them, each holder's longest under way first, down to
+    /// its share; they get the ``uploadOverShareAnswer``. A holder within its share keeps its
+    /// uploads (tester finding tester41a-F5: one tenant's 400 uploads sending a byte every half
+    /// second held every slot, and other tenants and the health check waited as long as they
+    /// trickled). Under the lock.
+    private func closeUploadsOverShare(
+        in connections: [ObjectIdentifier: Connection], count: Int, slots: Int, now: ContinuousClock.Instant
+    ) -> Int {
+        var byHolder: [[UInt8]: [(connection: Connection, phase: UInt64)]] = [:]
+        for connection in connections.values {
+            let phase = connection.phase.load(ordering: .relaxed)
+            guard phase & State.mask == State.body, phase == connection.seenPhase, now - connection.seenSince >= Self.minimumIdleAge,
+                  let holder = connection.uploadHolder.withLock({ $0 })
+            else { continue }
+            byHolder[holder, default: []].append((connection, phase))
+        }
+        let share = Self.uploadShare(slots: slots)
+        var cut = 0
+        for (_, uploads) in byHolder where uploads.count > share {
+            for candidate in uploads.sorted(by: { $0.connection.seenSince < $1.connection.seenSince }).prefix(uploads.count - share)
+            where cut < count {
+                if close(candidate.connection, from: candidate.phase, as: State.uploadClosedOverShare, answer: uploadOverShareAnswer) {
+                    cut += 1
+                }
+            }
+        }
+        return cut
     }
 
     /// One look at every record: notes phase changes, times out slow heads, trickled request

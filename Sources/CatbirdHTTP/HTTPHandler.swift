@@ -60,6 +60,13 @@ public protocol HTTPHandler: Sendable {
     /// with the JSON error body.
     func respondToStalledBody(timeout: Duration) -> HTTPResponse
 
+    /// The answer written to a connection whose body was still arriving when it was closed to
+    /// make room, its holder (tenant) having more than its share of the slots in uploads under
+    /// way; asked once, when the server is created, and written as it is (`Connection: close`
+    /// added). The request is told afterwards as ``HTTPRequestEnding/uploadClosedOverShare(written:)``.
+    /// Default: 408 with the JSON error body.
+    func respondToUploadClosedOverShare() -> HTTPResponse
+
     /// The answer the server sends in place of the handler's when it stops: to a request
     /// answered later that is still waiting (``HTTPAnswer/later(watching:_:)``), and to one that
     /// arrives meanwhile; asked once, when the server is created, and sent as it is. Default:
@@ -102,6 +109,18 @@ extension HTTPHandler {
             status: 408,
             reason: "the request body received no byte for \(timeout.components.seconds) seconds (or for a second while every "
                 + "connection slot was taken); the connection is closed")
+    }
+
+    /// The reason of ``respondToUploadClosedOverShare()``'s 408.
+    public static var uploadClosedOverShareReason: String {
+        "the request body was still arriving while every connection slot was taken and this tenant had more than its share "
+            + "(1/8) of them in uploads under way, so the connection is closed to make room for others: send fewer uploads at "
+            + "once, or send them faster"
+    }
+
+    /// 408 with the JSON error body, saying why.
+    public func respondToUploadClosedOverShare() -> HTTPResponse {
+        HTTPResponse.error(status: 408, reason: Self.uploadClosedOverShareReason)
     }
 
     /// 408 with the JSON error body, saying the limit.

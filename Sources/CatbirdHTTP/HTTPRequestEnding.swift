@@ -42,13 +42,19 @@ public enum HTTPRequestEnding: Sendable, Equatable {
     /// (`written`, as for ``headTimedOut(limit:written:)``) and closed the connection to make
     /// room for new clients (tester finding tester40b-F3).
     case headClosedForRoom(written: WrittenAnswer?)
+    /// Every connection slot was taken, and the request's body was still arriving while its
+    /// holder (its tenant) had more than its share of the slots in uploads under way
+    /// (``ConnectionWatch/uploadShare(slots:)``): the server wrote
+    /// ``HTTPHandler/respondToUploadClosedOverShare()``'s 408 (`written`, as for
+    /// ``headTimedOut(limit:written:)``) and closed the connection to make room (tester finding tester41a-F5).
+    case uploadClosedOverShare(written: WrittenAnswer?)
 
     /// The answer the server wrote itself before the connection closed (the watch's 408), as
     /// it went out; nil for the other endings, and when it was not written whole.
     public var written: WrittenAnswer? {
         switch self {
         case let .headTimedOut(_, written), let .requestLineTimedOut(_, written), let .bodyStalled(_, written),
-             let .bodyClosedForRoom(written), let .headClosedForRoom(written): written
+             let .bodyClosedForRoom(written), let .headClosedForRoom(written), let .uploadClosedOverShare(written): written
         default: nil
         }
     }

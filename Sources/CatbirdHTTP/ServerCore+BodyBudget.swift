@@ -50,6 +50,12 @@ extension ServerCore {
             whileArriving: whileArriving)
     }
 
+    /// The bytes of who holds `context`'s upload, for the connection watch's share of uploads
+    /// under way (``ConnectionWatch/makeRoom(_:slots:)``); nil when no header names holders.
+    func uploadHolder(of context: RequestContext) -> [UInt8]? {
+        budgetHolder(of: context)?.name
+    }
+
     /// Who holds `context`'s body (``budgetHolderHeader``'s first value, "" when absent),
     /// found at its first use and kept; nil when no header names holders.
     private func budgetHolder(of context: RequestContext) -> ByteBudget.Holder? {

@@ -68,6 +68,7 @@ final class ServerCore: Sendable {
         watch = ConnectionWatch(
             headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero),
             stalledBodyAnswer: handler.respondToStalledBody(timeout: headTimeout ?? .zero),
+            uploadOverShareAnswer: handler.respondToUploadClosedOverShare(),
             requestLineTimedOut: { [handler] since, written in
                 handler.requestEndedUnanswered(
                     HTTPRequest(method: "", target: "", receivedAt: since),
@@ -134,6 +135,7 @@ final class ServerCore: Sendable {
             case ConnectionWatch.State.bodyStalled: .bodyStalled(limit: core.watch.headTimeout ?? .zero, written: written)
             case ConnectionWatch.State.bodyClosedForRoom: .bodyClosedForRoom(written: written)
             case ConnectionWatch.State.headClosedForRoom: .headClosedForRoom(written: written)
+            case ConnectionWatch.State.uploadClosedOverShare: .uploadClosedOverShare(written: written)
             default: context.noRoomToAnswer
                 ? .noRoomToAnswer(room: context.responseHeadRoom) : unansweredEnding(catbird_mhd_response_status(connection), termination)
             }
@@ -408,14 +410,14 @@ final class ServerCore: Sendable {
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
                 context.declaredBodySize = declared
                 if declared > 0 {
-                    context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted() }
+                    context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted(holder: uploadHolder(of: context)) }
                     context.whenCompleted = handler.bodyWillArrive(request(from: context))
                 }
             } else if context.headers.first("Transfer-Encoding") != nil {
                 // Chunked (any other coding was refused above): its chunk-size lines may not fit.
                 context.whenCompleted = handler.bodyWillArrive(request(from: context))
                 context.watchesChunkLines = true
-                context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted() }
+                context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted(holder: uploadHolder(of: context)) }
                 let room = connectionMemory - headSize
                 chunkLines.watch(context, connection) { [unowned self] context, connection in
                     refuseStalledChunkLine(context, connection, room: room)

@@ -173,7 +173,7 @@ package final class WorkerDaemons: Sendable {
         while !stopping.load(ordering: .acquiring) {
             if openConnections >= connectionLimit {
                 // Room for the clients waiting: the connections idle longest go first.
-                if let watch = workers[0].callbacks.watch { _ = watch.makeRoom(max(1, connectionLimit / 64)) }
+                if let watch = workers[0].callbacks.watch { _ = watch.makeRoom(max(1, connectionLimit / 64), slots: connectionLimit) }
                 let freedSlot = workers[0].freedSlot
                 freedSlot.waiting.store(true, ordering: .sequentiallyConsistent)
                 if openConnections >= connectionLimit && !stopping.load(ordering: .acquiring) {

@@ -150,6 +150,41 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "unread answers were closed")
     }
 
+    /// tester41a-F5: one tenant's uploads that kept trickling (a byte every half second) were
+    /// never quiet for a second, so none was closed for room, and other tenants and the health
+    /// check waited as long as they trickled. Against a limit of 20 (a holder's share of uploads
+    /// under way: 4), with holders told by `X-Catbird-Parallel-Id`: 30 uploads of holder `A` (ten
+    /// wait in the backlog) trickle a byte every 0.4 s while a newcomer of another holder waits;
+    /// A's uploads past its share are closed with the 408 that says why, and the newcomer is
+    /// answered while they still trickle.
+    func testTricklingUploadsPastTheirHoldersShareMakeRoomForNewClients() throws {
+        let configuration = HTTPServer.Configuration(
+            port: 0, threadCount: 2, connectionLimit: 20, budgetHolderHeader: "X-Catbird-Parallel-Id")
+        let server = HTTPServer(configuration: configuration, handler: Answering())
+        try server.start()
+        defer { server.stop() }
+        let uploads = try (0..<30).map { _ in
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: A\r\nContent-Length: 1000\r\n\r\na".utf8))
+            return client
+        }
+        let started = ContinuousClock.now
+        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try newcomer.send(raw: Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: B\r\n\r\n".utf8))
+        var answer: [UInt8] = []
+        while answer.isEmpty, ContinuousClock.now - started < .seconds(15) {
+            for upload in uploads { _ = try? upload.send(raw: Array("b".utf8)) }
+            answer = newcomer.readUntilQuiet(firstByteWithin: 400, quietAfter: 50)
+        }
+        XCTAssertTrue(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200 "), String(decoding: answer, as: UTF8.self))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "let in while trickling uploads held every slot")
+        let cut = uploads.map { String(decoding: $0.readUntilQuiet(firstByteWithin: 100, quietAfter: 50), as: UTF8.self) }.filter { !$0.isEmpty }
+        XCTAssertFalse(cut.isEmpty, "uploads past the holder's share were closed")
+        for answer in cut {
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 ") && answer.contains("more than its share (1/8)"), answer)
+        }
+    }
+
     /// Review of try10b F5's change: at the limit, a body is closed for room only when its
     /// socket, read at that moment (`TCP_INFO`), has received nothing for a second. The last
     /// tick's reading projected to the moment (``ConnectionWatch/Connection/quietSince``) took

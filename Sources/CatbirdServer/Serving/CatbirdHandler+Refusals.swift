@@ -20,6 +20,13 @@ extension CatbirdHandler {
                     + "was taken; the connection is closed: send the whole head at once"))
     }
 
+    /// The 408 written to an upload closed for room past its tenant's share of the slots in
+    /// uploads under way (tester finding tester41a-F5), marked as Catbird's own in redirect and
+    /// proxy modes.
+    func respondToUploadClosedOverShare() -> HTTPResponse {
+        generatedInForwardingModes(APIError(status: 408, reason: Self.uploadClosedOverShareReason))
+    }
+
     /// The 408 written to a connection whose request body received no byte for `--head-timeout`
     /// (docs/operations.md#connections-and-memory).
     func respondToStalledBody(timeout: Duration) -> HTTPResponse {

@@ -41,7 +41,8 @@ extension CatbirdHandler {
         default: false
         }
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
-        case .timedOut, .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom, .headClosedForRoom: .timedOut
+        case .timedOut, .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom, .headClosedForRoom, .uploadClosedOverShare:
+            .timedOut
         case .clientLeft: .clientLeft
         case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer, .serverStopped: nil
         }
@@ -152,6 +153,11 @@ extension CatbirdHandler {
             return (
                 MockServing.clientTimedOutStatus,
                 "the request body received no byte for \(limit.components.seconds) s (--head-timeout): " + closing(written))
+        case let .uploadClosedOverShare(written):
+            return (
+                MockServing.clientTimedOutStatus,
+                "the request body was still arriving while every connection slot was taken and its tenant had more than its "
+                    + "share (1/8) of them in uploads under way (closed to make room): " + closing(written))
         case let .headClosedForRoom(written):
             return (
                 MockServing.clientTimedOutStatus,
