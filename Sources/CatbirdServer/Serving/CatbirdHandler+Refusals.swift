@@ -12,12 +12,15 @@ extension CatbirdHandler {
     /// (docs/protocol.md#malformed-requests); made once at start, marked as Catbird's own in
     /// redirect and proxy modes (``generatedInForwardingModes(_:)``).
     func respondToSlowHead(timeout: Duration) -> HTTPResponse {
-        generatedInForwardingModes(
+        // With --head-timeout off (`timeout` zero) only the closing for room writes it
+        // (tester finding tester41a-F2: it said "within 0 seconds").
+        let deadline = timeout == .zero ? "" : "were not complete within \(timeout.components.seconds) seconds "
+            + "(--head-timeout, CATBIRD_HEAD_TIMEOUT), or "
+        return generatedInForwardingModes(
             APIError(
                 status: 408,
-                reason: "the request line and header fields were not complete within \(timeout.components.seconds) seconds "
-                    + "(--head-timeout, CATBIRD_HEAD_TIMEOUT), or were still arriving after a second while every connection slot "
-                    + "was taken; the connection is closed: send the whole head at once"))
+                reason: "the request line and header fields \(deadline)were still arriving after a second while every connection "
+                    + "slot was taken; the connection is closed: send the whole head at once"))
     }
 
     /// The 408 written to an upload closed for room past its tenant's share of the slots in
@@ -33,9 +36,9 @@ extension CatbirdHandler {
         generatedInForwardingModes(
             APIError(
                 status: 408,
-                reason: "the request body received no byte for \(timeout.components.seconds) seconds (--head-timeout, "
-                    + "CATBIRD_HEAD_TIMEOUT), or for a second while every connection slot was taken; the connection is closed "
-                    + "and the body dropped: send it again"))
+                reason: "the request body received no byte for "
+                    + (timeout == .zero ? "" : "\(timeout.components.seconds) seconds (--head-timeout, CATBIRD_HEAD_TIMEOUT), or for ")
+                    + "a second while every connection slot was taken; the connection is closed and the body dropped: send it again"))
     }
 
     /// The stopping server's 503 (``CatbirdHTTP/HTTPResponse/serverStopping``), sent in place
