@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Takes may name who holds them (a ``Holder``: the server's tenants). A holder may take up to
 /// ``holderShare`` bytes (the server's: one of the largest bodies) like any other; past it, only
-/// while ``holderShare`` bytes stay free besides the reserve the take leaves (docs/tenancy.md#fair-shares), so that one holder's many
+/// while ``holderShare`` bytes stay free besides the reserve the take leaves
+/// (docs/tenancy.md#fair-shares), so that one holder's many
 /// large holdings never keep another holder's largest one out (tester finding tester39b-F8: one
 /// tenant's four concurrent uploads made another tenant's one upload fail with 503). Named takes
 /// and give backs also pass a lock around a table of what each holder holds.
@@ -117,11 +118,6 @@ public final class ByteBudget: Sendable {
 
     /// Bytes taken now (a moment's count; for tests, diagnostics and error reasons).
     public var taken: Int { used.load(ordering: .relaxed) }
-
-    /// Bytes `holder` holds now (a moment's count; 0 while the per-holder rule is off).
-    public func taken(by holder: Holder) -> Int {
-        held.withLock { $0[holder, default: 0] }
-    }
 
     /// Holdings up to this size (64 KiB: a mock hit's JSON, a small control update) may take
     /// the budget's last bytes (``reserve(forHolding:largest:)``).
