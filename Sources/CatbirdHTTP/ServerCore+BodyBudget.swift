@@ -44,7 +44,7 @@ extension ServerCore {
     /// when only that kept them out.
     func budgetRefusal(holding bytes: Int, _ context: RequestContext, whileArriving: Bool) -> HTTPRequestProblem {
         let reserve = bodyBudget.reserve(forHolding: bytes, largest: maxBodySize)
-        let byShare = bodyBudget.keptOutByShare(budgetHolder(of: context), taking: bytes - context.bodyCharge, leaving: reserve)
+        let byShare = bodyBudget.keptOutByShare(budgetHolder(of: context), held: context.bodyCharge, toHold: bytes, largest: maxBodySize)
         return .bodiesOverBudget(
             limit: bodyBudget.limit, largeRoom: bodyBudget.limit - reserve, holderShare: byShare ? bodyBudget.holderShare : nil,
             whileArriving: whileArriving)

@@ -78,10 +78,7 @@ final class OutboundTransfer: @unchecked Sendable {
         }
         if let share = transfer.share, !share.grow(toHold: transfer.body.count + length, largest: transfer.maxResponseSize) {
             transfer.overBudget = true
-            let total = transfer.body.count + length
-            transfer.passedShare = share.budget.keptOutByShare(
-                share.holder, taking: total - share.bytes,
-                leaving: share.budget.reserve(forHolding: total, largest: transfer.maxResponseSize))
+            transfer.passedShare = share.keptOutByShare(toHold: transfer.body.count + length, largest: transfer.maxResponseSize)
             return 0
         }
         buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {

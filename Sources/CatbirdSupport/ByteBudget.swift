@@ -97,11 +97,15 @@ public final class ByteBudget: Sendable {
         return held.withLock { $0[holder, default: 0] } + bytes > holderShare
     }
 
-    /// Whether a take of `bytes` leaving `reserve` by `holder` is refused only because it would
-    /// pass the holder's share (the budget has room for it otherwise): a moment's answer, for
-    /// a refusal's reason to name the share rather than the limit.
-    public func keptOutByShare(_ holder: Holder?, taking bytes: Int, leaving reserve: Int) -> Bool {
-        used.load(ordering: .relaxed) + bytes <= limit - reserve && passesShare(holder, with: bytes)
+    /// Whether `holder`'s holding of `held` bytes was refused growing to `total` (whose largest
+    /// is `largest`, as ``grow(_:toHold:largest:by:)`` was asked) only because it would pass the
+    /// holder's share: the budget has room for it beside the reserve otherwise. A moment's
+    /// answer, for a refusal's reason to name the share rather than the limit; the one rule of
+    /// every refusal that names it (request bodies, forwarded and control answers).
+    public func keptOutByShare(_ holder: Holder?, held: Int, toHold total: Int, largest: Int) -> Bool {
+        let bytes = total - held
+        return used.load(ordering: .relaxed) + bytes <= limit - reserve(forHolding: total, largest: largest)
+            && passesShare(holder, with: bytes)
     }
 
     /// Gives back `bytes` taken before (by `holder`, when the take named one).
@@ -183,6 +187,12 @@ extension ByteBudget {
             guard let grown = budget.grow(bytes, toHold: total, largest: largest, by: holder) else { return false }
             bytes = grown
             return true
+        }
+
+        /// Whether growing this holding to `total` (largest `largest`) was refused only for its
+        /// holder's share (``ByteBudget/keptOutByShare(_:held:toHold:largest:)``).
+        public func keptOutByShare(toHold total: Int, largest: Int) -> Bool {
+            budget.keptOutByShare(holder, held: bytes, toHold: total, largest: largest)
         }
 
         /// Takes `total` bytes when this holding and the whole budget hold none

@@ -98,7 +98,7 @@ struct APIError: HTTPResponseError, Sendable {
     /// or the share's tenant would pass its own part of it (tester39b-F8).
     static func answersOverBudget(bytes: Int, in share: ByteBudget.Share) -> APIError {
         let budget = share.budget
-        if budget.keptOutByShare(share.holder, taking: bytes - share.bytes, leaving: budget.reserve(forHolding: bytes, largest: bytes)) {
+        if share.keptOutByShare(toHold: bytes, largest: bytes) {
             return APIError(
                 status: 503,
                 reason: "this answer of \(bytes) bytes was not kept: " + overShare(
