@@ -20,6 +20,16 @@ final class BufferedBodyTenantShareTests: XCTestCase {
         }
     }
 
+    /// Tenant `victim`'s upload of ``uploadSize`` bytes, sent whole on a new connection, is
+    /// answered by its mock (`victim stored`).
+    private static func assertVictimsUploadIsTaken(_ server: TestServer, file: StaticString = #filePath, line: UInt = #line) throws {
+        let answer = try server.client().request(
+            "POST", "/upload", headers: [("X-Catbird-Parallel-Id", "victim")],
+            body: [UInt8](repeating: UInt8(ascii: "v"), count: uploadSize))
+        XCTAssertEqual(answer.status, 200, answer.text, file: file, line: line)
+        XCTAssertEqual(answer.text, "victim stored", file: file, line: line)
+    }
+
     private static func uploadHead(tenant: String, length: Int) -> [UInt8] {
         Array("POST /upload HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(tenant)\r\nContent-Length: \(length)\r\n\r\n".utf8)
     }
@@ -59,12 +69,7 @@ final class BufferedBodyTenantShareTests: XCTestCase {
             XCTAssertTrue(refusal.contains("docs/tenancy.md#fair-shares"), refusal)
         }
 
-        let victim = try server.client()
-        let answer = try victim.request(
-            "POST", "/upload", headers: [("X-Catbird-Parallel-Id", "victim")],
-            body: [UInt8](repeating: UInt8(ascii: "v"), count: Self.uploadSize))
-        XCTAssertEqual(answer.status, 200, answer.text)
-        XCTAssertEqual(answer.text, "victim stored")
+        try Self.assertVictimsUploadIsTaken(server)
 
         let hog = try XCTUnwrap(hogUploads.first)
         try hog.send(raw: [UInt8](repeating: UInt8(ascii: "h"), count: 300_000))
@@ -104,12 +109,7 @@ final class BufferedBodyTenantShareTests: XCTestCase {
         }
         Thread.sleep(forTimeInterval: 0.3)
 
-        let victim = try server.client()
-        let answer = try victim.request(
-            "POST", "/upload", headers: [("X-Catbird-Parallel-Id", "victim")],
-            body: [UInt8](repeating: UInt8(ascii: "v"), count: Self.uploadSize))
-        XCTAssertEqual(answer.status, 200, answer.text)
-        XCTAssertEqual(answer.text, "victim stored")
+        try Self.assertVictimsUploadIsTaken(server)
 
         var statuses: [Int] = []
         for client in hog {
