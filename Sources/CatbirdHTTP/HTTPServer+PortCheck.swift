@@ -23,7 +23,10 @@ extension HTTPServer {
         guard port != 0 else { return }
         let address = try SocketAddress(host: host, port: port)
         guard let probe = ListeningSocket.open(address) else {
-            throw .portUnavailable(host: host, port: port, reason: unavailableReason(errno))
+            let code = errno
+            throw .portUnavailable(
+                host: host, port: port,
+                reason: code == EADDRINUSE ? PortHolders.inUseReason(port: port) : unavailableReason(code))
         }
         close(probe)
     }

@@ -214,8 +214,59 @@ final class StartupChecksTests: XCTestCase {
         let database = directory.appendingPathComponent("never.sqlite")
         let result = try run(["--port", "\(holder.port)", "--db", database.path])
         XCTAssertEqual(result.status, 1, result.output)
-        XCTAssertTrue(result.stderr.contains("cannot listen on 127.0.0.1:\(holder.port): the port is in use"), result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains("cannot listen on 127.0.0.1:\(holder.port): another process listens on that port (choose another --port)"),
+            result.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no database was created")
+    }
+
+    /// tester41a-F8: a port held only by a closed connection's TIME-WAIT (its client side was
+    /// bound to that port and closed first) was refused as "in use by another process", and no
+    /// process could be found to blame. The refusal now says that no process listens on it and
+    /// what holds it.
+    func testAPortHeldOnlyByAClosedConnectionSaysSo() throws {
+        let port = try Self.portInTimeWait()
+        let result = try run(["--port", "\(port)", "--db", directory.appendingPathComponent("never.sqlite").path])
+        XCTAssertEqual(result.status, 1, result.output)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "cannot listen on 127.0.0.1:\(port): the port is in use although no process listens on it: "
+                    + "a connection closed in the last 60 seconds (TCP TIME-WAIT) still holds it; wait up to a minute or choose another --port"),
+            result.stderr)
+        XCTAssertFalse(result.stderr.contains("another process"), result.stderr)
+    }
+
+    /// A local port in TIME-WAIT with no socket open on it: a loopback connection whose client
+    /// side the kernel bound to that port, closed by the client first.
+    private static func portInTimeWait() throws -> UInt16 {
+        func loopback(_ port: UInt16) -> sockaddr_in {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            return address
+        }
+        func withAddress<T>(_ address: sockaddr_in, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+            var address = address
+            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        guard withAddress(loopback(0), { bind(listener, $0, $1) }) == 0, listen(listener, 1) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var bound = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard withAddress(loopback(UInt16(bigEndian: bound.sin_port)), { connect(client, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var local = sockaddr_in()
+        length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(client, $0, &length) } }
+        let accepted = accept(listener, nil, nil)
+        close(client)  // the client first: its side goes to TIME-WAIT once the server's side closes too
+        usleep(50_000)
+        close(accepted)
+        usleep(100_000)
+        return UInt16(bigEndian: local.sin_port)
     }
 
     /// Regression: `--host ::1` was logged as `http://::1:8080`, which no client can use.
