@@ -265,13 +265,17 @@ final class ConnectionWatch: Sendable {
     /// tests and the log).
     let closedIdle = Atomic<Int>(0)
     let closedSlow = Atomic<Int>(0)
+    /// Connections open now and those closed here, by why, for metrics.
+    let counts: HTTPConnectionCounts
 
     init(
         headTimeout: Duration?, slowHeadAnswer: HTTPResponse, stalledBodyAnswer: HTTPResponse,
         uploadOverShareAnswer: HTTPResponse = HTTPResponse(status: 408),
+        counts: HTTPConnectionCounts = HTTPConnectionCounts(),
         requestLineTimedOut: (@Sendable (_ since: ContinuousClock.Instant, _ written: WrittenAnswer?) -> Void)? = nil
     ) {
         self.headTimeout = headTimeout
+        self.counts = counts
         self.requestLineTimedOut = requestLineTimedOut
         var answer = slowHeadAnswer
         answer.headers.add(name: "Connection", value: "close")
@@ -304,6 +308,7 @@ final class ConnectionWatch: Sendable {
     func opened(socket: Int32) -> UnsafeMutableRawPointer {
         let connection = Connection(socket: socket)
         connections.withLock { $0[ObjectIdentifier(connection)] = connection }
+        counts.connectionOpened()
         return Unmanaged.passRetained(connection).toOpaque()
     }
 
@@ -320,6 +325,7 @@ final class ConnectionWatch: Sendable {
             guard connection.phase.load(ordering: .relaxed) & State.mask == State.lineTimedOut else { return nil }
             return (connection.lineSince ?? connection.opened, connection.written)
         }
+        counts.connectionClosed()
         if let line { requestLineTimedOut?(line.since, line.written) }
     }
 
@@ -381,6 +387,7 @@ final class ConnectionWatch: Sendable {
                 if close(candidate.connection, from: candidate.phase, as: State.closedIdle, answer: nil) { closed += 1 }
             }
             closedIdle.add(closed, ordering: .relaxed)
+            counts.noteClosed(.idleForRoom, count: closed)
             var cut = 0
             for candidate in stalled.sorted(by: { $0.age > $1.age }) where closed + cut < count {
                 if candidate.phase & State.mask == State.head {
@@ -615,6 +622,7 @@ final class ConnectionWatch: Sendable {
     private func close(_ connection: Connection, from phase: UInt64, as state: UInt64, answer: HTTPResponse?) -> Bool {
         guard connection.phase.compareExchange(expected: phase, desired: phase & ~State.mask | state, ordering: .relaxed).exchanged
         else { return false }
+        if let reason = Self.closeReason(state) { counts.noteClosed(reason) }
         let socket = connection.socket
         guard let answer else {
             if state == State.answerUnread {
@@ -635,6 +643,21 @@ final class ConnectionWatch: Sendable {
         }
         connection.written = ServerCore.send(answer, andShutDown: socket)
         return true
+    }
+
+    /// The metric's reason for closing as `state`; nil for ``State/closedIdle`` (to make room,
+    /// counted by ``makeRoom(_:slots:)``, or after the client's end of stream, not counted).
+    private static func closeReason(_ state: UInt64) -> HTTPConnectionCounts.CloseReason? {
+        switch state {
+        case State.headTimedOut, State.lineTimedOut: .headTimedOut
+        case State.bodyStalled: .bodyStalled
+        case State.bodyClosedForRoom: .bodyForRoom
+        case State.answerUnread: .answerUnread
+        case State.headClosedForRoom: .headForRoom
+        case State.answerClosedForRoom: .answerUnreadForRoom
+        case State.uploadClosedOverShare: .uploadOverShare
+        default: nil
+        }
     }
 
     /// The 408 written when the watch closed `connection` (``Connection/written``), for the

@@ -42,6 +42,10 @@ extension HTTPServer {
         /// deadline, only the idle timeout (which every byte restarts). Default
         /// ``defaultHeadTimeout``.
         public var headTimeout: Duration?
+        /// Where the server counts its open connections, how often every slot was taken and
+        /// the connections it closed itself (``HTTPConnectionCounts``); a new object by default.
+        /// One object: a second server made from this configuration counts into it too.
+        public var connectionCounts = HTTPConnectionCounts()
 
         /// 30 s: a head is one packet or a few; a client on the slowest link sends it in well
         /// under a second, a slow-loris one byte a minute.

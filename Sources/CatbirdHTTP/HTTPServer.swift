@@ -33,7 +33,8 @@ public final class HTTPServer: Sendable {
         self.core = ServerCore(
             handler: handler, maxBodySize: configuration.maxBodySize, connectionMemory: configuration.connectionMemoryLimit,
             bodyBudget: configuration.bodyBudget, budgetHolderHeader: configuration.budgetHolderHeader,
-            headTimeout: configuration.headTimeout, idleTimeoutSeconds: configuration.idleTimeoutSeconds)
+            headTimeout: configuration.headTimeout, idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+            connectionCounts: configuration.connectionCounts)
     }
 
     /// Starts listening. Returns once the socket is bound and accepting. A server is started

@@ -55,7 +55,7 @@ final class ServerCore: Sendable {
 
     init(
         handler: any HTTPHandler, maxBodySize: Int, connectionMemory: Int, bodyBudget: ByteBudget, budgetHolderHeader: String?,
-        headTimeout: Duration?, idleTimeoutSeconds: Int
+        headTimeout: Duration?, idleTimeoutSeconds: Int, connectionCounts: HTTPConnectionCounts
     ) {
         self.handler = handler
         self.connectionMemory = connectionMemory
@@ -69,6 +69,7 @@ final class ServerCore: Sendable {
             headTimeout: headTimeout, slowHeadAnswer: handler.respondToSlowHead(timeout: headTimeout ?? .zero),
             stalledBodyAnswer: handler.respondToStalledBody(timeout: headTimeout ?? .zero),
             uploadOverShareAnswer: handler.respondToUploadClosedOverShare(),
+            counts: connectionCounts,
             requestLineTimedOut: { [handler] since, written in
                 handler.requestEndedUnanswered(
                     HTTPRequest(method: "", target: "", receivedAt: since),

@@ -170,8 +170,11 @@ package final class WorkerDaemons: Sendable {
     private func accept() {
         var next = 0
         var address = sockaddr_storage()
+        var wasFull = false
         while !stopping.load(ordering: .acquiring) {
             if openConnections >= connectionLimit {
+                if !wasFull { workers[0].callbacks.watch?.counts.noteLimitReached() }
+                wasFull = true
                 // Room for the clients waiting: the connections idle longest go first.
                 if let watch = workers[0].callbacks.watch { _ = watch.makeRoom(max(1, connectionLimit / 64), slots: connectionLimit) }
                 let freedSlot = workers[0].freedSlot
@@ -182,6 +185,7 @@ package final class WorkerDaemons: Sendable {
                 freedSlot.waiting.store(false, ordering: .sequentiallyConsistent)
                 continue
             }
+            wasFull = false
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let client = catbird_accept(listener, &address, &length)
             guard client >= 0 else {

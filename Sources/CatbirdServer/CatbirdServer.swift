@@ -224,7 +224,8 @@ public final class CatbirdServer: Sendable {
                 admin: AdminAccess(token: settings.adminToken),
                 pruner: pruner, sentAnswers: SentMockAnswers(inUse: settings.corsPolicy == nil),
                 parkedWaits: ParkedWaitBytes(budget: configuration.bodyBudget.limit),
-                parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit), bodyBudget: configuration.bodyBudget)
+                parkedRequests: ParkedRequests(connectionLimit: configuration.connectionLimit), bodyBudget: configuration.bodyBudget,
+                connections: configuration.connectionCounts)
             let handler = CatbirdHandler(dependencies: dependencies, controlPools: controlPools, matchingLane: matchingLane, bodyLane: bodyLane)
             controlRoutes = handler.routes.routes
             http = HTTPServer(configuration: configuration, handler: handler)

@@ -57,6 +57,11 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertEqual(try busy.request("GET", "/").status, 200, "the client at work kept its connection")
         XCTAssertGreaterThan(server.closedConnections.idle, 0)
         XCTAssertLessThanOrEqual(server.connectionsPerWorker.reduce(0, +), 20, "never past the limit")
+        // tester41a-F6: what the metrics show of it.
+        let counts = server.configuration.connectionCounts
+        XCTAssertEqual(counts.closed(.idleForRoom), server.closedConnections.idle)
+        XCTAssertGreaterThanOrEqual(counts.limitReached, 1)
+        XCTAssertTrue((1...20).contains(counts.open), "\(counts.open) open")
     }
 
     /// try10b F5 (High): 19,990 connections each sending `POST /x` with `Content-Length: 1000`
@@ -73,6 +78,7 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "let in while stalled bodies held every slot")
         XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "stalled bodies were closed")
+        XCTAssertEqual(server.configuration.connectionCounts.closed(.bodyForRoom), server.closedConnections.slowHeads)
         let answers = stalled.map { String(decoding: $0.readUntilQuiet(firstByteWithin: 200, quietAfter: 100), as: UTF8.self) }
         let cut = answers.filter { !$0.isEmpty }
         XCTAssertFalse(cut.isEmpty, "some stalled bodies got their answer")
@@ -106,6 +112,7 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertEqual(try newcomer.request("GET", "/health").status, 200)
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "let in while unfinished heads held every slot")
         XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "unfinished heads were closed")
+        XCTAssertEqual(server.configuration.connectionCounts.closed(.headForRoom), server.closedConnections.slowHeads)
         let answers = heads.map { String(decoding: $0.readUntilQuiet(firstByteWithin: 200, quietAfter: 100), as: UTF8.self) }
         let cut = answers.filter { !$0.isEmpty }
         XCTAssertFalse(cut.isEmpty, "some unfinished heads got their answer")
@@ -148,6 +155,7 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertLessThan(took, .seconds(15), "let in while unread answers held every slot")
         XCTAssertGreaterThanOrEqual(took, .seconds(4), "not before the answers were untaken for 5 s")
         XCTAssertGreaterThan(server.closedConnections.slowHeads, 0, "unread answers were closed")
+        XCTAssertEqual(server.configuration.connectionCounts.closed(.answerUnreadForRoom), server.closedConnections.slowHeads)
     }
 
     /// tester41a-F5: one tenant's uploads that kept trickling (a byte every half second) were
@@ -180,6 +188,7 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "let in while trickling uploads held every slot")
         let cut = uploads.map { String(decoding: $0.readUntilQuiet(firstByteWithin: 100, quietAfter: 50), as: UTF8.self) }.filter { !$0.isEmpty }
         XCTAssertFalse(cut.isEmpty, "uploads past the holder's share were closed")
+        XCTAssertGreaterThanOrEqual(server.configuration.connectionCounts.closed(.uploadOverShare), cut.count)
         for answer in cut {
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 ") && answer.contains("more than its share (1/8)"), answer)
         }

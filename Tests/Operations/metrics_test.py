@@ -134,6 +134,13 @@ def run(args, work, checks):
         checks.check("no journal row was dropped", value(values, "catbird_journal_dropped_rows_total") == 0, "")
         checks.check("the version is in catbird_build_info",
                      any(name == "catbird_build_info" and dict(labels).get("version") for (name, labels) in values), "")
+        closed = {dict(labels)["reason"]: v for (name, labels), v in values.items() if name == "catbird_connections_closed_total"}
+        checks.check("the connection slots: the scrape's own open, none closed by the server, the limit never reached",
+                     types.get("catbird_connections") == "gauge" and value(values, "catbird_connections") >= 1
+                     and value(values, "catbird_connections_limit") >= 64
+                     and value(values, "catbird_connection_limit_reached_total") == 0
+                     and len(closed) == 8 and not any(closed.values()),
+                     f"open {value(values, 'catbird_connections')}, limit {value(values, 'catbird_connections_limit')}, closed {closed}")
         status, _ = call(node.port, "POST", "/catbird/metrics")
         checks.check("POST /catbird/metrics is refused with 405", status == 405, f"{status}")
     finally:

@@ -89,6 +89,7 @@ enum MetricsRoute {
             "catbird_parked_refused_total", .counter,
             help: "Requests refused with 429 because their tenant already had \(parked.limit) requests parked (1/\(ParkedRequests.slotShare) of the connection slots).")
         out.sample("catbird_parked_refused_total", parked.refused.load(ordering: .relaxed))
+        renderConnections(dependencies.connections, limit: parked.connectionLimit, into: &out)
         if let recorder = dependencies.upstream?.recorder {
             out.metric(
                 "catbird_recordings_failed_total", .counter,
@@ -173,5 +174,26 @@ enum MetricsRoute {
         out.metric("catbird_database_bytes", .gauge, help: "Bytes on disk of the SQLite database and its write-ahead log.")
         out.sample("catbird_database_bytes", dependencies.metrics.databaseBytes())
         return out.text
+    }
+
+    /// The connection slots: open now against the limit, how often all were taken, and the
+    /// connections the server closed itself, by why (tester finding tester41a-F6: one
+    /// tenant's stalled uploads or unread downloads held every slot, and the scrape showed a
+    /// healthy host; answers reset unread are counted in catbird_requests_total by their status too).
+    private static func renderConnections(_ connections: HTTPConnectionCounts, limit: Int, into out: inout PrometheusText) {
+        out.metric("catbird_connections", .gauge, help: "Client connections open now, against catbird_connections_limit.")
+        out.sample("catbird_connections", connections.open)
+        out.metric("catbird_connections_limit", .gauge, help: "Client connections open at most (the open-file limit less a reserve, halved with --redirect-url, --proxy or --mocks-dir); past it, new clients wait to be accepted.")
+        out.sample("catbird_connections_limit", limit)
+        out.metric(
+            "catbird_connection_limit_reached_total", .counter,
+            help: "Times every connection slot became taken, so that new clients waited to be accepted.")
+        out.sample("catbird_connection_limit_reached_total", connections.limitReached)
+        out.metric(
+            "catbird_connections_closed_total", .counter,
+            help: "Connections the server closed itself, by why: to make room at the limit (idle, head, body, unread answer, upload over its tenant's share) or past --head-timeout (head, stalled body, unread answer).")
+        for reason in HTTPConnectionCounts.CloseReason.allCases {
+            out.sample("catbird_connections_closed_total", labels: ["reason": reason.label], connections.closed(reason))
+        }
     }
 }

@@ -48,6 +48,8 @@ struct RouteDependencies: Sendable {
     /// The server's buffered-body budget (`--max-buffered-bodies`), which large control answers
     /// are counted in until their clients have read them (``ControlAnswerBytes``).
     let bodyBudget: ByteBudget
+    /// The HTTP server's connection slots, for `/catbird/metrics` (``CatbirdHTTP/HTTPConnectionCounts``).
+    let connections: HTTPConnectionCounts
     /// An opaque id of this server run (a random UUID, new at every start), which the journal
     /// listing carries as `serverRun` (``JournalFollowing``): a client following the journal
     /// sees it change when the server restarted, perhaps on a fresh database whose ids start
