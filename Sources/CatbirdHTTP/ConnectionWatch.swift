@@ -152,13 +152,19 @@ final class ConnectionWatch: Sendable {
         /// starts; nil: not known (no header names holders). Read by ``ConnectionWatch/makeRoom(_:slots:)``.
         let uploadHolder = Mutex<[UInt8]?>(nil)
 
+        /// Whether the request whose body is under way is a `HEAD` (told by ``bodyStarted(holder:head:)``):
+        /// the watch's 408 then goes out without its body (tester finding tester40b-F4).
+        let headRequest = Atomic<Bool>(false)
+
         /// Its body is under way (the head declared one): watched for stalling until
-        /// ``bodyEnded()``; `holder` is who holds it (``uploadHolder``).
-        func bodyStarted(holder: [UInt8]? = nil) {
+        /// ``bodyEnded()``; `holder` is who holds it (``uploadHolder``); `head`: the request is a `HEAD`.
+        func bodyStarted(holder: [UInt8]? = nil, head: Bool = false) {
             if let holder { uploadHolder.withLock { $0 = holder } }
+            headRequest.store(head, ordering: .relaxed)
             let current = phase.load(ordering: .relaxed)
             guard current & State.mask == State.busy else { return }
-            _ = phase.compareExchange(expected: current, desired: current & ~State.mask | State.body, ordering: .relaxed)
+            // Releasing: a tick of the watch, which loads the phase acquiring, sees `headRequest` too.
+            _ = phase.compareExchange(expected: current, desired: current & ~State.mask | State.body, ordering: .releasing)
         }
 
         /// Its body arrived whole (or it had none); false when the watch closed the connection
@@ -641,7 +647,9 @@ final class ConnectionWatch: Sendable {
             let read = scratch.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if read <= 0 { break }
         }
-        connection.written = ServerCore.send(answer, andShutDown: socket)
+        let headOnly = (state == State.bodyStalled || state == State.bodyClosedForRoom || state == State.uploadClosedOverShare)
+            && connection.headRequest.load(ordering: .relaxed)
+        connection.written = ServerCore.send(answer, andShutDown: socket, headOnly: headOnly)
         return true
     }
 

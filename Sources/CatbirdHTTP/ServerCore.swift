@@ -101,9 +101,7 @@ final class ServerCore: Sendable {
             }
             context.rawTargetStart = Int(bitPattern: uri)
             context.rawTargetLength = length
-            if core.mustRefuseBeforeQueryParsing(bytes, context), let connection {
-                core.refuseBeforeQueryParsing(context, connection)
-            }
+            core.limitQueryParsing(bytes, context)
         } else {
             context = RequestContext(target: "")
         }
@@ -307,7 +305,7 @@ final class ServerCore: Sendable {
         _ context: RequestContext, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?,
         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
-        if context.answeredEarly { return .NO }  // answered from the URI log callback: close
+        if context.answeredEarly { return .NO }  // answered on its socket (refuseOnSocket): close
         if context.parkedTimeout { parked.takenBack(connection, context) }  // resumed: its own idle timeout back
         if context.clientGone {  // resumed: the client hung up while parked
             context.clientGone = false
@@ -360,8 +358,14 @@ final class ServerCore: Sendable {
                 connection, .HEADER_KIND, ServerCore.collectHeader, Unmanaged.passUnretained(context).toOpaque())
             context.responseHeadRoom = responseHeadRoom(context, connection, headSize: headSize, fieldCount: fieldCount)
             if context.responseHeadRoom < ResponseHeadRoom.leastToAnswer {
-                // Not even an error's head would be written (tester21a-F8): closed now, unanswered,
-                // told to the handler when the request completes (requestCompleted).
+                // Not even an error's head would fit libmicrohttpd's memory (tester21a-F8). A
+                // request already refused (a target over 8 KiB: tester finding tester40b-F2, a
+                // 32,340-byte path got nothing) gets its answer written on the socket; else it
+                // is closed now, unanswered, told to the handler when it completes (requestCompleted).
+                if context.problem != nil {
+                    refuseOnSocket(context, connection)
+                    return .NO
+                }
                 context.noRoomToAnswer = true
                 return .NO
             }
@@ -411,14 +415,14 @@ final class ServerCore: Sendable {
                 context.body.reserveCapacity(min(declared, ServerCore.maxBodyReservation))
                 context.declaredBodySize = declared
                 if declared > 0 {
-                    context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted(holder: uploadHolder(of: context)) }
+                    context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted(holder: uploadHolder(of: context), head: context.method == "HEAD") }
                     context.whenCompleted = handler.bodyWillArrive(request(from: context))
                 }
             } else if context.headers.first("Transfer-Encoding") != nil {
                 // Chunked (any other coding was refused above): its chunk-size lines may not fit.
                 context.whenCompleted = handler.bodyWillArrive(request(from: context))
                 context.watchesChunkLines = true
-                context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted(holder: uploadHolder(of: context)) }
+                context.watched?._withUnsafeGuaranteedRef { $0.bodyStarted(holder: uploadHolder(of: context), head: context.method == "HEAD") }
                 let room = connectionMemory - headSize
                 chunkLines.watch(context, connection) { [unowned self] context, connection in
                     refuseStalledChunkLine(context, connection, room: room)

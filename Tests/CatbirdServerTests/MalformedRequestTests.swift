@@ -50,7 +50,7 @@ final class MalformedRequestTests: ServerTestCase {
     func testQueryWithTooManyParametersGetsJSON414AtOnce() throws {
         let cases = [
             ("GET /many?\(String(repeating: "a&", count: 500)) HTTP/1.1\r\nHost: x\r\n\r\n", "more than 200 query parameters"),
-            ("GET /catbird/api/requests?limit=2\(String(repeating: "&", count: 9_000))order=newest HTTP/1.1\r\nHost: x\r\nX-Catbird-Para\n\r\n",
+            ("GET /catbird/api/requests?limit=2\(String(repeating: "&", count: 9_000))order=newest HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: p\r\n\r\n",
              "longer than 8192 bytes"),
         ]
         for (text, reason) in cases {
@@ -63,6 +63,16 @@ final class MalformedRequestTests: ServerTestCase {
             XCTAssertTrue((response.object["reason"] as? String ?? "").contains(reason), response.text)
             XCTAssertEqual(raw.readToEnd(), [], "nothing may follow the one response")
         }
+        // The fuzz test's exact request ends its head with a line without a colon: since
+        // tester40b-F4's change the query of a long target is no longer refused before the
+        // head is read, so libmicrohttpd's own 400 for that line answers it, at once, as it
+        // answers the same line after a long target without a query (docs/protocol.md).
+        let fuzzed = try server.client()
+        try fuzzed.send(raw: Array(
+            "GET /catbird/api/requests?limit=2\(String(repeating: "&", count: 9_000))order=newest HTTP/1.1\r\nHost: x\r\nX-Catbird-Para\n\r\n".utf8))
+        let started = ContinuousClock.now
+        XCTAssertEqual(try fuzzed.readResponse().status, 400)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "answered at once, not at a timeout")
         let journal = try E2E.journal(client, tenant: nil)
         XCTAssertEqual(journal.count, 1, "the control request is not journaled")
         XCTAssertEqual((journal.first?["response"] as? [String: Any])?["status"] as? Int, 414)
