@@ -166,6 +166,46 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertFalse((try XCTUnwrap(with).client().request("GET", "/none?x=1").object["reason"] as? String ?? "").contains("is there"))
     }
 
+    /// Regression (tester finding tester40a-F9, the finding's layout): a recording made in proxy
+    /// mode, `127.0.0.1/p/echo`, asked in origin form (the app pointed at Catbird, redirect
+    /// style) or for another host, got a 404 naming neither the file nor why; so did a recording
+    /// without a host directory asked through the proxy. Each reason now names the file, how it
+    /// was filed and how to reach it, and the request it names is served.
+    func testA404NamesARecordingFiledInTheOtherLayout() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-layout-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("127.0.0.1/p"), withIntermediateDirectories: true)
+        try Data("echo\n".utf8).write(to: directory.appendingPathComponent("127.0.0.1/p/echo"))
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("v1"), withIntermediateDirectories: true)
+        try Data("users\n".utf8).write(to: directory.appendingPathComponent("v1/users"))
+        // A directory whose name is no host is not looked into.
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("api/q"), withIntermediateDirectories: true)
+        try Data("q\n".utf8).write(to: directory.appendingPathComponent("api/q/r"))
+        let root = directory.resolvingSymlinksInPath().path
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        let base = "http://127.0.0.1:\(server.port)"
+        let reason = { (arguments: [String]) throws -> String in
+            let answer = try CurlClient.run(arguments)
+            XCTAssertEqual(answer.status, 404, "\(arguments)")
+            return answer.object["reason"] as? String ?? ""
+        }
+        XCTAssertTrue(try reason(["\(base)/p/echo"]).hasSuffix(
+            "no file mock in \(root) (tried p/echo); 127.0.0.1/p/echo is there: a recording made in proxy mode, filed under its host; "
+                + "send the request through Catbird as a proxy (absolute form, http://127.0.0.1/…), or move the file up out of 127.0.0.1/ "
+                + "(docs/files.md#request-to-file)"))
+        XCTAssertEqual(try CurlClient.run(["--proxy", base, "http://127.0.0.1/p/echo"]).text, "echo\n", "the way it names serves it")
+        XCTAssertTrue(try reason(["--proxy", base, "http://api.other.test/p/echo"]).hasSuffix(
+            "no file mock in \(root) (tried api.other.test/p/echo); 127.0.0.1/p/echo is there: a recording of host 127.0.0.1, "
+                + "not api.other.test; ask for http://127.0.0.1/p/echo, or copy it into api.other.test/ (docs/files.md#request-to-file)"))
+        XCTAssertTrue(try reason(["--proxy", base, "http://api.example.com/v1/users"]).hasSuffix(
+            "no file mock in \(root) (tried api.example.com/v1/users); v1/users is there: a recording filed without a host directory "
+                + "(redirect mode, or origin-form requests); point the app's base URL at Catbird instead of using it as a proxy, "
+                + "or move the file into api.example.com/ (docs/files.md#request-to-file)"))
+        XCTAssertEqual(try CurlClient.run(["\(base)/v1/users"]).text, "users\n")
+        XCTAssertTrue(try reason(["\(base)/q/r"]).hasSuffix("(tried q/r)"), "api/ is no host's directory")
+        XCTAssertTrue(try reason(["\(base)/p/none"]).hasSuffix("(tried p/none)"))
+    }
+
     func testADirectoryIndexBesideATrailingSlashIsNamedByTheTargetThatServesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -12,7 +12,10 @@ extension FileMockDirectory {
     /// first file beside it with one (sidecars and hidden files left out) and the `Accept` type
     /// that selects it: `; api/books.json is beside it: send Accept: application/json, or add .json to the path`
     /// (for a trailing `/`, the target naming it: `; docs/index.html is beside it: send Accept: text/html, or ask for /docs/index.html`)
-    /// (with the query kept, `--files-with-query`, only the `Accept`: the extension follows the query).
+    /// (with the query kept, `--files-with-query`, only the `Accept`: the extension follows the query);
+    /// or a name tried that is a file under the other `--files-with-query` rule
+    /// (``otherQueryRule(target:accept:)``) or in the other layout, with or without a host
+    /// directory (``otherLayout(tried:target:)``).
     /// Reads the directory: asked only for a 404 with a mocks directory set, so none of this is
     /// on the path of a request a file or mock answers.
     public func missHint(target: String, accept: String?) -> String {
@@ -31,6 +34,8 @@ extension FileMockDirectory {
         } else if let other = tried.prefix(Self.missHintNames).lazy.compactMap(otherNormalization).first {
             hint += "; " + other
         } else if let other = otherQueryRule(target: target, accept: accept) {
+            hint += "; " + other
+        } else if let other = otherLayout(tried: tried, target: target) {
             hint += "; " + other
         }
         guard !name.hasExtension, let sibling = fileWithExtension(beside: name) else { return hint }
