@@ -95,9 +95,9 @@ final class ConnectionWatch: Sendable {
         /// The 408 the watch wrote when it closed the connection, as written (nil: none, or not
         /// written whole): read by ``ConnectionWatch/writtenAnswer(of:)``.
         var written: WrittenAnswer?
-        /// Its answer holds part of the body budget (``answerHoldsBudget()``, until
-        /// ``requestEnded()``).
-        let holdsAnswer = Atomic<Bool>(false)
+        /// Its answer is watched for a client that takes none of it (``watchAnswer()``, until
+        /// ``requestEnded()``): one holding part of the body budget, or larger than the socket buffers.
+        let answerWatched = Atomic<Bool>(false)
         /// The bytes of that answer its client had acknowledged when a tick last saw them
         /// change, and since when (nil: nothing was waiting for the client).
         var ackedBytes: Int64 = -1
@@ -180,10 +180,11 @@ final class ConnectionWatch: Sendable {
             return current & State.mask < State.headTimedOut
         }
 
-        /// Its answer, queued now, holds part of the body budget: watched for a client that
-        /// takes none of it (the connection's worker).
-        func answerHoldsBudget() {
-            holdsAnswer.store(true, ordering: .relaxed)
+        /// Its answer, queued now, holds part of the body budget or is larger than the socket
+        /// buffers (``HTTPResponse/outlastsSocketBuffers``): watched for a client that takes none
+        /// of it (the connection's worker).
+        func watchAnswer() {
+            answerWatched.store(true, ordering: .relaxed)
         }
 
         /// The request is done (its answer sent, or the connection closing); the state the
@@ -192,7 +193,7 @@ final class ConnectionWatch: Sendable {
         func requestEnded() -> UInt64 {
             let ended = ContinuousClock.now - opened
             endedAt.store(ended.components.seconds * 1_000_000_000 + ended.components.attoseconds / 1_000_000_000, ordering: .relaxed)
-            holdsAnswer.store(false, ordering: .relaxed)
+            answerWatched.store(false, ordering: .relaxed)
             var current = phase.load(ordering: .relaxed)
             while current & State.mask < State.headTimedOut {
                 let (exchanged, found) = phase.compareExchange(
@@ -243,8 +244,8 @@ final class ConnectionWatch: Sendable {
     }
 
     /// The most connections in uploads under way one holder keeps when the watch makes room, of
-    /// `slots` connection slots: 1/8 of them, at least 4 (as a tenant's parked requests).
-    static func uploadShare(slots: Int) -> Int { max(slots / 8, 4) }
+    /// `slots` connection slots: its share of them (``HTTPServer/slotShare(of:)``, as a tenant's parked requests).
+    static func uploadShare(slots: Int) -> Int { HTTPServer.slotShare(of: slots) }
 
     /// How long a watched answer's client must have taken none of its bytes before its
     /// connection may be closed to make room: 5 s. Longer than for a stalled body or head: the
@@ -486,7 +487,7 @@ final class ConnectionWatch: Sendable {
                 case State.body where seenFor >= Self.minimumIdleAge:
                     asked.append((connection, phase, seenFor, false))
                 case State.busy where headTimeout != nil && seenFor >= Self.minimumIdleAge:
-                    if connection.holdsAnswer.load(ordering: .relaxed) { answering.append((connection, phase)) }
+                    if connection.answerWatched.load(ordering: .relaxed) { answering.append((connection, phase)) }
                 case State.head:
                     guard let headTimeout, seenFor >= headTimeout else { continue }
                     if close(connection, from: phase, as: State.headTimedOut, answer: slowHeadAnswer) { closedSlow.add(1, ordering: .relaxed) }

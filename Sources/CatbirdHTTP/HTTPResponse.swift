@@ -47,11 +47,16 @@ public struct HTTPResponse: Sendable {
     /// 120-s idle timeout).
     public var outlastsSocketBuffers: Bool {
         switch content {
-        case let .bytes(bytes): bytes.count > Body.copiedBytesLimit
+        case let .bytes(bytes): Self.outlastsSocketBuffers(bodyLength: bytes.count)
         case .file, .stream: true
         case .unframed: false
         }
     }
+
+    /// Whether a body of `bodyLength` bytes given as bytes outlasts the socket buffers
+    /// (``outlastsSocketBuffers``): more than ``Body/copiedBytesLimit`` (64 KiB). For an answer
+    /// known by its body's length before it is made (a mock's shared answer).
+    public static func outlastsSocketBuffers(bodyLength: Int) -> Bool { bodyLength > Body.copiedBytesLimit }
 
     /// How the wait of a delayed response ended.
     public enum DelayOutcome: Sendable, Equatable {

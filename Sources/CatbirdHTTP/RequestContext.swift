@@ -20,6 +20,9 @@ final class RequestContext: @unchecked Sendable {
     /// complete), or nil.
     var problem: HTTPRequestProblem?
     var version = ""
+    /// The answer ends the connection whatever it says (an HTTP/1.0 request with
+    /// `Transfer-Encoding`, RFC 9112 section 6.1: set by the head's framing check).
+    var closesAfterAnswer = false
     let receivedAt: ContinuousClock.Instant
     var connection: OpaquePointer?
     var method = ""

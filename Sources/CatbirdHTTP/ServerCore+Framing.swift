@@ -40,6 +40,9 @@ extension ServerCore {
                 break
             }
         }
+        // RFC 9112 section 6.1: an HTTP/1.0 request with Transfer-Encoding has faulty framing,
+        // and the connection is closed after its answer (tester finding tester40b-F6: kept alive).
+        if !transferEncodings.isEmpty, context.version == "HTTP/1.0" { context.closesAfterAnswer = true }
         if !transferEncodings.isEmpty,
            let problem = transferEncodingProblem(
                transferEncodings, asRead: transferEncodingAsRead() ?? "", hasContentLength: length != nil) {

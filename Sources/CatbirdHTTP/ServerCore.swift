@@ -529,16 +529,13 @@ final class ServerCore: Sendable {
     /// delay is one user of the deferred path (a timer sends the response without its delay; at
     /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
     private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
-        // RFC 9112 section 6.1: an HTTP/1.0 request with Transfer-Encoding has faulty framing,
-        // and the connection is closed after it (tester finding tester40b-F6: kept alive).
-        let response = context.version == "HTTP/1.0" && context.headers.first("Transfer-Encoding") != nil
-            ? response.closingConnection() : response
+        let response = context.closesAfterAnswer ? response.closingConnection() : response
         if let share = response.budgetShare { context.answerShare = share }
         if let held = response.heldWhileSent { context.answerHeld = held }
         guard let delay = response.delay, delay > .zero else {
             context.answerTag = response.completionTag
             if context.answerShare != nil || response.outlastsSocketBuffers {
-                context.watched?._withUnsafeGuaranteedRef { $0.answerHoldsBudget() }
+                context.watched?._withUnsafeGuaranteedRef { $0.watchAnswer() }
             }
             return queue(response, on: connection, for: context)
         }

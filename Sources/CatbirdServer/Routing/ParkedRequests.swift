@@ -24,10 +24,11 @@ import Synchronization
 /// are counted (``admit(_:)`` at the bound, ``total``), since a long poll or
 /// wait whose client left lingers until its own timeout.
 final class ParkedRequests: Sendable {
-    /// A tenant's parked requests hold at most this fraction of the connection slots: 1/8.
-    static let slotShare = 8
+    /// A tenant's parked requests hold at most this fraction of the connection slots: 1/8
+    /// (``CatbirdHTTP/HTTPServer/slotShareDivisor``, the rule the connection watch keeps for uploads too).
+    static let slotShare = HTTPServer.slotShareDivisor
     /// A tenant may always park this many, whatever the connection limit: 4.
-    static let minimumPerTenant = 4
+    static let minimumPerTenant = HTTPServer.minimumSlotShare
 
     /// The server's connection limit (``CatbirdHTTP/HTTPServer/Configuration/connectionLimit``).
     let connectionLimit: Int
@@ -59,7 +60,7 @@ final class ParkedRequests: Sendable {
     /// - Parameter connectionLimit: the server's connection limit, in connections.
     init(connectionLimit: Int) {
         self.connectionLimit = connectionLimit
-        limit = max(connectionLimit / Self.slotShare, Self.minimumPerTenant)
+        limit = HTTPServer.slotShare(of: connectionLimit)
         totalLimit = max(connectionLimit - connectionLimit / Self.slotShare, limit)
     }
 

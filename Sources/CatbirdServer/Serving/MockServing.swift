@@ -233,7 +233,7 @@ struct MockServing: Sendable {
         // 429 and the hit given back (tester finding tester41a-F3: one tenant's 600 connections
         // that never read a 5 MB answer kept every other tenant and the health check out for 33 s).
         var place: ParkedRequests.Place?
-        if hit.isRefundable, ranged?.outlastsSocketBuffers ?? (mock.responseBody.count > HTTPResponse.Body.copiedBytesLimit) {
+        if hit.isRefundable, ranged?.outlastsSocketBuffers ?? HTTPResponse.outlastsSocketBuffers(bodyLength: mock.responseBody.count) {
             guard let taken = parked.admit(tenant) else { return refusedForPlace(hit, request: request, tenant: tenant) }
             place = taken
         }

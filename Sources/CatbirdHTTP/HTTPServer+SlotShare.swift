@@ -1,0 +1,13 @@
+extension HTTPServer {
+    /// One holder's share of the connection slots is 1/`slotShareDivisor` of them: 8.
+    public static let slotShareDivisor = 8
+    /// A holder's share is at least this many slots, whatever the limit: 4.
+    public static let minimumSlotShare = 4
+
+    /// The connection slots one holder (a tenant) may fill with one kind of long-lived request
+    /// when others need room, of `slots` in all: 1/``slotShareDivisor`` of them, at least
+    /// ``minimumSlotShare``. The one rule for a tenant's parked requests (the server's
+    /// `ParkedRequests`) and its uploads under way at the limit (``ConnectionWatch``), so that
+    /// the two change together.
+    public static func slotShare(of slots: Int) -> Int { max(slots / slotShareDivisor, minimumSlotShare) }
+}
