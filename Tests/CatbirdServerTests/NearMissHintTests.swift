@@ -37,6 +37,28 @@ final class NearMissHintTests: ServerTestCase {
         XCTAssertFalse(try reason("/lowr", tenant: "old").contains("only in case"))
     }
 
+    /// tester42a-F6, the finding's exact mocks: `PATCH /api/profile` (the one the test meant)
+    /// beside three `PUT` mocks of other urls; the app's `PUT /api/profile` named `/api/privacy` as
+    /// closest, and nothing named the mock that differs in its method alone (distance 1, behind
+    /// every url of the request's method). The reason now names it.
+    func testAMockThatDiffersInItsMethodAloneIsNamed() throws {
+        try update("nm8", #"{"type":"update","pattern":{"method":"PATCH","url":{"kind":"equal","value":"/api/profile"}},"response":{"status":200}}"#)
+        for url in ["/api/settings", "/api/avatar", "/api/privacy"] {
+            try update("nm8", #"{"type":"update","pattern":{"method":"PUT","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#)
+        }
+        let id = try mockID("nm8", url: "/api/profile")
+        let text = try reason("/api/profile", method: "PUT", tenant: "nm8")
+        XCTAssertTrue(
+            text.contains(#"; mock \#(id) (PATCH equal "/api/profile") matches the request in everything but its method: the request is "PUT", the mock's "PATCH""#),
+            text)
+        // Not when its url differs too, and not for the closest mock, whose summary says it.
+        XCTAssertFalse(try reason("/api/profil", method: "PUT", tenant: "nm8").contains("everything but its method"))
+        try update("nm8b", #"{"type":"update","pattern":{"method":"PATCH","url":{"kind":"equal","value":"/api/profile"}},"response":{"status":200}}"#)
+        let alone = try reason("/api/profile", method: "PUT", tenant: "nm8b")
+        XCTAssertTrue(alone.contains(#"method differs (expected "PATCH", got "PUT")"#) || alone.contains("method differs"), alone)
+        XCTAssertFalse(alone.contains("everything but its method"), alone)
+    }
+
     /// WireMock users expect query parameters in any order; `equal` compares the target as sent.
     func testQueryParametersInAnotherOrderGetAHint() throws {
         try update(nil, #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/api/search?q=x&page=1"}},"response":{"status":200}}"#)

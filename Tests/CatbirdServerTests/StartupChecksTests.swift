@@ -237,7 +237,9 @@ final class StartupChecksTests: XCTestCase {
     }
 
     /// A local port in TIME-WAIT with no socket open on it: a loopback connection whose client
-    /// side the kernel bound to that port, closed by the client first.
+    /// side was bound to that port, closed by the client first. The port is outside the
+    /// kernel's range for outgoing connections (below 32768), so that no other test's
+    /// connection takes it over meanwhile (tcp_tw_reuse on loopback).
     private static func portInTimeWait() throws -> UInt16 {
         func loopback(_ port: UInt16) -> sockaddr_in {
             var address = sockaddr_in()
@@ -257,6 +259,11 @@ final class StartupChecksTests: XCTestCase {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var tries = 0
+        while withAddress(loopback(UInt16.random(in: 20_000..<32_000)), { bind(client, $0, $1) }) != 0 {
+            tries += 1
+            if tries > 50 { throw POSIXError(.EADDRINUSE) }
+        }
         guard withAddress(loopback(UInt16(bigEndian: bound.sin_port)), { connect(client, $0, $1) }) == 0 else { throw POSIXError(.ECONNREFUSED) }
         var local = sockaddr_in()
         length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -30,7 +30,11 @@ enum NearMissHints {
     /// when none fits.
     static func hints(_ report: NearMissReport, method: String, target: String) -> [String] {
         var hints: [String] = []
-        if let hint = first(of: report, { methodCase($0, distance: $1, method: method) }) { hints.append(hint) }
+        if let hint = first(of: report, { methodCase($0, distance: $1, method: method) }) {
+            hints.append(hint)
+        } else if let hint = otherMethod(report, method: method) {
+            hints.append(hint)
+        }
         // A target without a `?` byte has no `?` character: no url can hold its query in another
         // order. Its bytes read in place, not through the generic `String.UTF8View` iterator.
         var bytes = target
@@ -66,6 +70,32 @@ enum NearMissHints {
         return "mock \(mock.id)'s method \(JSONText.shortString(expected)) differs from the request's "
             + "\(JSONText.shortString(method)) only in case: methods are compared case-sensitively, as sent (RFC 9110 "
             + "section 9.1), so write \(JSONText.shortString(method))"
+    }
+
+    /// The method hint for a mock that matches the request in everything but its method (a
+    /// near miss after the closest, whose summary says it already, or a slip): `mock 87 (PATCH
+    /// equal "/api/profile") matches the request in everything but its method: the request is
+    /// PUT`. A method of another case or `ANY` has hints of its own. Tester finding
+    /// tester42a-F6: such a mock ranks at distance 1, behind every mock of the request's method
+    /// (a url differs by at most 1), so an app's PUT where the backend takes PATCH was sent to
+    /// an unrelated url's mock, and nothing named the one meant.
+    private static func otherMethod(_ report: NearMissReport, method: String) -> String? {
+        func check(_ mock: Mock, _ distance: Double?) -> String? {
+            guard distance == 1 else { return nil }
+            let expected = mock.patternMethod
+            guard expected != method, !expected.equalsIgnoringASCIICase(method),
+                  !NeverMatchingMock.anyMethodSpellings.contains(expected.uppercased()) else { return nil }
+            let url = mock.patternURL
+            return "mock \(mock.id) (\(expected) \(url.kind.rawValue) \(JSONText.shortString(url.value))) matches the request in "
+                + "everything but its method: the request is \(JSONText.shortString(method)), the mock's \(JSONText.shortString(expected))"
+        }
+        for index in report.closest.indices.dropFirst() {
+            if let hint = check(report.closest[index].mock, report.closest[index].distance) { return hint }
+        }
+        for index in report.slips.indices {
+            if let hint = check(report.slips[index].mock, report.slips[index].distance) { return hint }
+        }
+        return nil
     }
 
     /// The query hint when `mock`'s url is `equal` to the target but for the order of its

@@ -10,14 +10,58 @@ enum PercentEncodingHint {
     /// `its url differs only in percent-encoding (both are "/api/bé" decoded): equal compares the
     /// request-target as sent, so write the mock's url as the app sends it, "/api/b%C3%A9" (a
     /// regexp url also ignores the case of %XX)`; nil when `mock`'s url is not `equal`, is the
-    /// target itself, or decodes to another text than the target (RFC 3986 section 2.1).
+    /// target itself, or is not an equivalent spelling of the target (``equivalentForm(_:)``,
+    /// RFC 3986 section 6.2.2: an encoded reserved character, `%2B` for `+`, `%26` for `&`, is
+    /// data where the plain one is structure, so the two are different URLs; tester finding
+    /// tester42a-F1: the hint told an author to copy an app's unencoded `+` into the mock).
     static func hint(_ mock: Mock, target: String) -> String? {
         let url = mock.patternURL  // in place: no copy of the compiled pattern
         guard url.kind == .equal, url.value != target, mayDiffer(url.value) || mayDiffer(target),
-              let decoded = url.value.removingPercentEncoding, decoded == target.removingPercentEncoding else { return nil }
+              let form = equivalentForm(url.value), form == equivalentForm(target) else { return nil }
+        let decoded = String(decoding: form, as: UTF8.self)
         return "its url differs only in percent-encoding (both are \(JSONText.shortString(decoded)) decoded): equal compares the "
             + "request-target as sent, so write the mock's url as the app sends it, \(JSONText.shortString(target)) "
             + "(a regexp url also ignores the case of %XX)"
+    }
+
+    /// `text`'s bytes with each `%XX` decoded unless it encodes a reserved character or `%`
+    /// (RFC 3986 section 2.2: `:/?#[]@!$&'()*+,;=`), which is kept, its hex digits upper-cased
+    /// (section 6.2.2.1): two texts with the same form are the same URL spelled two ways. Nil
+    /// when the decoded bytes are not UTF-8 or a `%` is not followed by two hex digits.
+    static func equivalentForm(_ text: String) -> [UInt8]? {
+        let bytes = Array(text.utf8)
+        var form: [UInt8] = []
+        form.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "%") else {
+                form.append(bytes[index])
+                index += 1
+                continue
+            }
+            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+            let byte = high << 4 | low
+            if byte < 0x80, reserved.contains(byte) {
+                form += [UInt8(ascii: "%"), hexDigits[Int(high)], hexDigits[Int(low)]]
+            } else {
+                form.append(byte)
+            }
+            index += 3
+        }
+        return String(validating: form, as: UTF8.self) == nil ? nil : form
+    }
+
+    /// RFC 3986's reserved characters (gen-delims and sub-delims) and `%` itself.
+    private static let reserved = Set(":/?#[]@!$&'()*+,;=%".utf8)
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Whether `text` has a `%` or a byte past ASCII: else it is its own decoding, and two such
