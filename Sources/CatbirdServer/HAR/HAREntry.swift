@@ -84,7 +84,7 @@ struct HAREntry: Encodable {
         let mimeType: String
         let text: String?
         let encoding: String?
-        let comment: String?
+        var comment: String?
     }
 
     struct Cache: Encodable {}
@@ -135,7 +135,7 @@ extension HAREntry {
             method: entry.method, url: Self.absoluteURL(entry.url, method: entry.method, host: sent.first("Host"), origin: origin),
             cookies: Self.requestCookies(entry.request.headers), headers: sent.headers, queryString: Self.queryString(entry.url),
             postData: entry.request.bodySize == 0 && entry.request.body.isEmpty
-                ? nil : PostData(Self.content(entry.request, mimeType: sent.mimeType, decodedLimit: decodedLimit, bodies: bodies)),
+                ? nil : PostData(Self.requestContent(entry, mimeType: sent.mimeType, decodedLimit: decodedLimit, bodies: bodies)),
             bodySize: entry.request.bodySize)
         response = Response(
             status: entry.status, statusText: HTTPStatus.reasonPhrase(for: entry.status),
@@ -177,6 +177,17 @@ extension HAREntry {
         guard !body.isEmpty else { return (nil, nil) }
         if let text = BodyText.text(of: body, contentType: contentType) { return (text, nil) }
         return (Data(body).base64EncodedString(), "base64")
+    }
+
+    /// The request body's ``Content``; one Catbird refused without keeping it (its entry's
+    /// `problem` starts `refused `: over `--max-body-size`, refused at its head, past the
+    /// buffered-body budget) has that `problem` as its `comment` (tester finding tester42a-F8:
+    /// it said "the journal kept the first 0 of 5000 bytes (--journal-body-limit)", an option
+    /// that changes nothing there).
+    static func requestContent(_ entry: JournalExportEntry, mimeType: String, decodedLimit: Int, bodies: Bool) -> Content {
+        var content = content(entry.request, mimeType: mimeType, decodedLimit: decodedLimit, bodies: bodies)
+        if entry.request.body.isEmpty, let problem = entry.problem, problem.hasPrefix("refused ") { content.comment = problem }
+        return content
     }
 
     static func truncation(_ message: JournalExportEntry.Message) -> String? {
