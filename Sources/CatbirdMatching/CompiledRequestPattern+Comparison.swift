@@ -21,6 +21,11 @@ public struct RequestComparison: Sendable {
     /// `fields`); nil when not.
     let shown: Shown?
 
+    /// Whether the pattern's method and url both match the request (a comparison made with its
+    /// fields; false without them): the body is then what it differs in, if anything, besides
+    /// headers.
+    public var methodAndURLMatch: Bool { shown.map { $0.methodMatches && $0.urlMatches } ?? false }
+
     /// The fields of a comparison asked for them, kept as verdicts and the request's values
     /// beside the pattern's texts: what the 404 writes (``writeNearMissJSON(to:distance:mockId:position:tenant:requestJSON:)``)
     /// with no ``CatbirdNearMiss/Field`` made.

@@ -34,6 +34,21 @@ final class JSONBodyDifferenceHintTests: ServerTestCase {
         return #"{"user": {"id": 1207, "name": "Ann Example", "email": "ann@example.com", "tier": "gold"}, "items": [\#(items)]}"#
     }
 
+    /// tester42a-F3, the finding's mocks: `POST /api/login` with a `jsonPath` body pattern beside
+    /// `POST /api/upload` with `contains "PNG"`; an image upload to `/api/upload` got `mock 50's
+    /// jsonPath "$.user": the body is not JSON`, about a mock of another url. The body hint is
+    /// now for a near miss whose method and url match only.
+    func testTheBodyHintIsNotForANearMissOfAnotherURL() throws {
+        try update("nm6", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/api/login"},"body":{"kind":"jsonPath","value":"$.user","equalTo":"john"}},"response":{"status":200}}"#)
+        try update("nm6", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/api/upload"},"body":{"kind":"contains","value":"PNG"}},"response":{"status":200}}"#)
+        let upload = try reason("nm6", "/api/upload", "GIF89a...")
+        XCTAssertTrue(upload.contains(#"body differs (expected contains "PNG""#), upload)
+        XCTAssertFalse(upload.contains("jsonPath"), upload)
+        // The mock whose url it is still gets it.
+        let login = try reason("nm6", "/api/login", "GIF89a...")
+        XCTAssertTrue(login.contains(#"mock \#(try mockID("nm6", url: "/api/login"))'s jsonPath "$.user": the body is not JSON"#), login)
+    }
+
     /// The finding's input (the order's user object is ours; the shape, the 40 items and the
     /// one changed `qty` are the finding's): the reason cut both bodies after ~200 bytes, long
     /// before item 33.

@@ -152,7 +152,10 @@ extension MockServing {
             slice: regexpSlice == nil ? .whole : .comparing)
         // A loop by index rather than a lazy `compactMap(…).first`: its closure, kept by the lazy
         // view, was allocated on the heap with a copy of the request, per miss.
-        for index in report.closest.indices {
+        // Only a near miss whose method and url match: another url's body pattern explains
+        // nothing of this miss (tester finding tester42a-F3: `mock 50's jsonPath "$.user": the
+        // body is not JSON` in the 404 of an image upload to another path).
+        for index in report.closest.indices where report.closest[index].comparison.methodAndURLMatch {
             if let text = report.closest[index].mock.patternBody?.jsonDifference(request.matchedBody) {
                 report.bodyDifference = (mockID: report.closest[index].mock.id, text: text)
                 break
