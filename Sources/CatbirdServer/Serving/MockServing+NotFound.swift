@@ -165,7 +165,8 @@ extension MockServing {
             report: report, method: request.method, target: request.target, tenant: tenant,
             namesOtherTenants: namesOtherTenants, outOfTime: outOfTime,
             modeHint: Self.missHints(
-                ForeignAdminHint.hint(target: request.target), files?.missHint(for: request), forwarding?.missHint(for: request.target)))
+                ForeignAdminHint.hint(target: request.target) ?? ControlPathSlipHint.hint(target: request.target),
+                files?.missHint(for: request), forwarding?.missHint(for: request.target)))
         if reusable, report.complete {
             NotFoundMemo.keep(answer, key: NotFoundMemo.Key(
                 generation: generation, tenant: tenant, namesOtherTenants: namesOtherTenants, method: request.method,

@@ -1,0 +1,30 @@
+import CatbirdSupport
+
+/// The 404 reason's hint for a request whose path is Catbird's own control path spelled another
+/// way: a doubled `/` (a base URL ending in `/` joined with `/catbird/…`), another letter case
+/// (`/Catbird/api/mocks`) or a percent-encoded letter (`/%63atbird/…`). Control routes are
+/// `/catbird` and the paths under `/catbird/` exactly as written; such a request is app traffic
+/// (matched, journaled), so a harness with a trailing `/` in its base URL saw only "no mock
+/// matched" for every control call (tester finding tester42a-F5).
+enum ControlPathSlipHint {
+    /// `"//catbird/api/mocks" is not a control route: control routes are /catbird and the paths
+    /// under /catbird/, as written (a doubled '/', another letter case or a %XX escape makes app
+    /// traffic of it); check the base URL for a trailing '/'`; nil for any other path. Looks
+    /// at the path of an origin-form `target` (its query left out) only when it holds
+    /// `catbird` in some case after its slashes.
+    static func hint(target: String) -> String? {
+        // Most 404s stop here: the first byte after the leading slashes is no `c`, `C` or `%`.
+        let first = target.utf8.first { $0 != UInt8(ascii: "/") }
+        guard target.utf8.first == UInt8(ascii: "/"), let first, first | 0x20 == UInt8(ascii: "c") || first == UInt8(ascii: "%")
+        else { return nil }
+        let path = Substring(target.firstIndex(of: "?").map { target[..<$0] } ?? target[...])
+        guard !(path == "/catbird" || path.hasPrefix("/catbird/")) else { return nil }
+        let trimmed = path.drop { $0 == "/" }
+        let decoded = (String(trimmed).removingPercentEncoding ?? String(trimmed)).lowercased()
+        guard decoded == "catbird" || decoded.hasPrefix("catbird/") else { return nil }
+        let doubled = path.hasPrefix("//")
+        return "\(JSONText.shortString(String(path))) is not a control route: control routes are /catbird and the paths under "
+            + "/catbird/, as written (a doubled '/', another letter case or a %XX escape makes app traffic of it)"
+            + (doubled ? "; check the base URL for a trailing '/'" : "")
+    }
+}
