@@ -206,6 +206,28 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertTrue(try reason(["\(base)/p/none"]).hasSuffix("(tried p/none)"))
     }
 
+    /// Regression (tester finding tester42a-F10, the finding's layout): `mocks/docs/index.html`;
+    /// `GET /docs` got "docs is a directory with no index file in it", though `Accept: text/html`
+    /// serves that index for `/docs`. The reason names the index and how to ask for it.
+    func testADirectoryWhoseIndexHasAnExtensionSaysHowToAskForIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-docs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("docs"), withIntermediateDirectories: true)
+        try Data("<h1>x</h1>\n".utf8).write(to: directory.appendingPathComponent("docs/index.html"))
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        let server = try TestServer { $0.mocksDirectory = directory.path }
+        let base = "http://127.0.0.1:\(server.port)"
+        let docs = try CurlClient.run(["\(base)/docs"])
+        XCTAssertEqual(docs.status, 404)
+        XCTAssertTrue((docs.object["reason"] as? String ?? "").hasSuffix(
+            "docs is a directory with no file named exactly index in it; docs/index.html is there: send Accept: text/html, "
+                + "or ask for /docs/index.html (docs/files.md#request-to-file)"), "\(docs.object)")
+        XCTAssertEqual(try CurlClient.run(["-H", "Accept: text/html", "\(base)/docs"]).text, "<h1>x</h1>\n")
+        XCTAssertEqual(try CurlClient.run(["\(base)/docs/index.html"]).text, "<h1>x</h1>\n")
+        XCTAssertTrue(
+            (try CurlClient.run(["\(base)/empty"]).object["reason"] as? String ?? "").hasSuffix("empty is a directory with no index file in it (docs/files.md#request-to-file)"))
+    }
+
     func testADirectoryIndexBesideATrailingSlashIsNamedByTheTargetThatServesIt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-miss-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

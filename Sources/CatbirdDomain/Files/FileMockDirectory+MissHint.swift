@@ -125,9 +125,18 @@ extension FileMockDirectory {
             return "\(name) is a symlink, or under one, leading outside the mocks directory: not served (docs/files.md#confinement)"
         case .directory:
             let last = name.split(separator: "/").last ?? Substring(name)
-            return last.dropFirst().contains(".")
-                ? "\(name) is a directory, and a name with an extension is not looked up as a directory's index: end the path with / to ask for \(name)/index"
-                : "\(name) is a directory with no index file in it (docs/files.md#request-to-file)"
+            if last.dropFirst().contains(".") {
+                return "\(name) is a directory, and a name with an extension is not looked up as a directory's index: end the path with / to ask for \(name)/index"
+            }
+            // An index with an extension is served for an Accept that adds it (tester finding
+            // tester42a-F10: "no index file in it" of a directory holding index.html).
+            if let index = indexWithExtension(in: name) {
+                let ext = index[index.index(after: index.lastIndex(of: ".")!)...]
+                let type = mediaTypes.type(forFileName: index)
+                return "\(name) is a directory with no file named exactly index in it; \(name)/\(index) is there: "
+                    + (type.map { "send Accept: \($0), or " } ?? "") + "ask for /\(name)/index.\(ext) (docs/files.md#request-to-file)"
+            }
+            return "\(name) is a directory with no index file in it (docs/files.md#request-to-file)"
         case let .notRegular(kind): return "\(name) is \(kind), not a regular file: not served"
         }
     }
@@ -192,6 +201,16 @@ extension FileMockDirectory {
             }
         }
         return text
+    }
+
+    /// The first (in byte order) regular file `index.<extension>` in the directory `name`
+    /// (relative to ``root``), sidecars left out; nil when none.
+    private func indexWithExtension(in name: String) -> String? {
+        guard let directory = confined(name), let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        return entries.filter { entry in
+            entry.hasPrefix("index.") && entry.utf8.count > 6 && !entry.hasSuffix(FileMockSidecar.suffix)
+                && Self.regularFile(directory + "/" + entry) != nil
+        }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.first
     }
 
     /// The first (in byte order) regular file named `<name's last segment>.<extension>` in the
