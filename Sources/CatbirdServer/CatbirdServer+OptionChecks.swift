@@ -40,10 +40,41 @@ extension CatbirdServer.Settings {
             if !exists, let reason = Self.whyNotCreatable(path) {
                 throw UnusableOption(option: "mocks-dir", problem: "the directory '\(path)' does not exist and record mode cannot create it: \(reason)")
             }
+            if let problem = Self.databaseInside(mocksDirectory: path, databasePath: databasePath) {
+                throw UnusableOption(option: "db", problem: problem)
+            }
         }
         if let path = upstreamCAFile {
             try Self.checkCertificateFile(path)
         }
+    }
+
+    /// Why the database cannot sit where it would: inside the mocks directory, where every
+    /// tenant could download it and its `-wal` (every tenant's mocks and journal) as file mocks,
+    /// and record mode would write an upstream's answer over it (tester finding tester42b-F14:
+    /// `--mocks-dir .` beside the default `catbird.sqlite` did both; the server then could not
+    /// start again). `:memory:`'s file is made in the temporary folder, which counts too. Nil
+    /// when the database is outside. Paths are compared with their symbolic links resolved
+    /// where they exist.
+    static func databaseInside(mocksDirectory: String, databasePath: String) -> String? {
+        let (folder, name) = databasePath == ":memory:"
+            ? (FileManager.default.temporaryDirectory.path, "its temporary file")
+            : ((databasePath as NSString).deletingLastPathComponent, "'\(databasePath)'")
+        let mocks = resolved(mocksDirectory)
+        let database = resolved(folder.isEmpty ? "." : folder)
+        guard database == mocks || database.hasPrefix(mocks == "/" ? "/" : mocks + "/") else { return nil }
+        return "the database \(databasePath == ":memory:" ? ":memory: (\(name), in \(folder))" : name) lies inside --mocks-dir "
+            + "'\(mocksDirectory)': every tenant could download it and its -wal as file mocks, and record mode could write over it; "
+            + "choose a --db outside the mocks directory"
+    }
+
+    /// `path` made absolute, with its symbolic links resolved when it exists (`realpath`), else standardized.
+    private static func resolved(_ path: String) -> String {
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// Why the missing directory `path` could not be created with its missing parents, judged

@@ -34,6 +34,37 @@ final class StartupOptionChecksTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester42b-F14): `--mocks-dir .` beside the default
+    /// `catbird.sqlite` let any shard download the database and its `-wal` (every tenant's mocks
+    /// and journal) as file mocks, and in record mode one request for `/catbird.sqlite` wrote
+    /// the upstream's answer over the live database, which then never started again. A database
+    /// inside the mocks directory (the default one, one in a folder below it, one reached through
+    /// a symbolic link to it, and `:memory:`'s file in a temporary folder that is the mocks
+    /// directory) is refused before anything is touched; one beside it is not.
+    func testADatabaseInsideTheMocksDirectoryIsRefused() throws {
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("fixtures/db"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("link"), withDestinationURL: directory.appendingPathComponent("fixtures"))
+        let cases: [(arguments: [String], environment: [String: String])] = [
+            (["--mocks-dir", "."], [:]),
+            (["--mocks-dir", "fixtures", "--db", "fixtures/db/catbird.sqlite"], [:]),
+            (["--mocks-dir", "link", "--db", "fixtures/catbird.sqlite"], [:]),
+            (["--mocks-dir", "fixtures", "--record", "--redirect-url", "http://127.0.0.1:9", "--db", "link/catbird.sqlite"], [:]),
+            (["--mocks-dir", directory.path, "--db", ":memory:"], ["TMPDIR": directory.path]),
+        ]
+        for (arguments, environment) in cases {
+            let result = try run(["--port", "\(try FreePort.next())"] + arguments, environment: environment)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.output)")
+            XCTAssertTrue(result.stderr.contains("lies inside --mocks-dir"), "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("choose a --db outside the mocks directory"), result.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("catbird.sqlite").path), "nothing was made")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("fixtures/catbird.sqlite").path))
+        // Beside the mocks directory: served as before.
+        let beside = try LaunchedServer(["--port", "\(try FreePort.next())", "--mocks-dir", "fixtures", "--db", "catbird.sqlite"], in: directory)
+        XCTAssertEqual(try RawHTTPClient(port: beside.port).request("GET", "/catbird/api/health").status, 200)
+        XCTAssertEqual(try beside.terminate().status, 0)
+    }
+
     /// Regression (tester finding tester36a-F5): record mode with `--mocks-dir afile/sub`, where
     /// `afile` is a file, opened and migrated the database, then exited 1 with "mocks directory
     /// 'afile/sub' does not exist or is not a directory". Now it exits 2 before the database,
