@@ -84,6 +84,10 @@ extension OutboundClient {
 
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        // Rounded up, and at least 1 for a positive duration: libcurl reads 0 as "no timeout"
+        // (tester finding tester42b-F1: --upstream-timeout 0.0004 truncated to 0 ms, and a
+        // request to a hung upstream was never answered).
+        let whole = Int(seconds) * 1000 + Int((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        return duration > .zero ? max(1, whole) : whole
     }
 }

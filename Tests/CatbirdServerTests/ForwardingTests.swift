@@ -190,6 +190,18 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertFalse(reason.contains("unreachable"), big.text)
     }
 
+    /// Regression (tester finding tester42b-F1): `--upstream-timeout 0.0004` was accepted (it is
+    /// more than 0) but truncated to 0 ms, which libcurl reads as no timeout: a request to an
+    /// upstream that never answered stayed unanswered until the server stopped. It is now at
+    /// least a millisecond: the 504 at once.
+    func testAnUpstreamTimeoutUnderAMillisecondStillTimesOut() throws {
+        let server = try redirecting { $0.upstreamTimeout = .microseconds(400) }
+        let started = ContinuousClock.now
+        let slow = try CurlClient.run([url(server, "/slow/5")], timeoutSeconds: 10)
+        XCTAssertEqual(slow.status, 504, slow.text)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(3), "timed out, not waited for the upstream's 5 s")
+    }
+
     /// Regression (tester20a-F11.9): an answer whose head announces a body over the limit
     /// (`Content-Length: 10000000000`), then 3 bytes and silence, got a 504 after the whole
     /// upstream timeout; the head alone shows it cannot be taken: a 502 at once.
