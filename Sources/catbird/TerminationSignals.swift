@@ -24,7 +24,8 @@ import Darwin
 ///
 /// SIGHUP takes the same graceful path as SIGTERM: it is what a closed terminal or SSH session
 /// sends, and its default action killed the server with acknowledged requests not yet in the
-/// journal (try6a F16). SIGPIPE is ignored process-wide: a closed stderr pipe (`catbird … | head`)
+/// journal (try6a F16); unless it was ignored when the process started (`nohup`), which is kept
+/// (``Taken/hangUpIgnored``). SIGPIPE is ignored process-wide: a closed stderr pipe (`catbird … | head`)
 /// killed the server at its next log line (exit 141, try6a F15); writes to a closed pipe or socket
 /// now fail with EPIPE instead, which ``Logger`` drops. SIGXFSZ is ignored too: a file-size
 /// limit (`ulimit -f`, systemd's `LimitFSIZE=`, `docker run --ulimit fsize=`) reached by the
@@ -48,36 +49,58 @@ enum TerminationSignals {
     /// The signals ignored: their default action would end the process, and nothing in it uses them.
     static let ignored = [SIGPIPE, SIGXFSZ, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGSTKFLT]
 
-    /// Ignores ``ignored`` and blocks ``graceful`` (their action reset to the default first) for
-    /// this thread and the threads it creates from now on. Call first thing in `main`.
-    static func block() {
-        for ignored in ignored { signal(ignored, SIG_IGN) }
-        for taken in graceful { signal(taken, SIG_DFL) }
-        var set = signals
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+    /// The graceful signals this process takes: ``graceful``, less SIGHUP when it was ignored
+    /// when the process started (``hangUpIgnored``).
+    struct Taken: Sendable {
+        /// SIGHUP was ignored at start (`nohup`, `trap '' HUP`) and stays so: an operator who
+        /// started the server with `nohup … &` asked it to outlive the terminal or SSH session
+        /// (tester finding tester42b-F6: the server put SIGHUP back on its graceful stop, and a
+        /// dropped SSH connection stopped the fleet's shared server).
+        let hangUpIgnored: Bool
+
+        fileprivate var set: sigset_t {
+            var set = sigset_t()
+            sigemptyset(&set)
+            for taken in graceful where !(hangUpIgnored && taken == SIGHUP) { sigaddset(&set, taken) }
+            return set
+        }
     }
 
-    /// Starts the thread that takes the ``graceful`` signals with `sigwait` from now on (it
-    /// inherits the block), so that a signal during start-up is seen while start-up runs
+    /// Ignores ``ignored`` and blocks ``graceful`` (their action reset to the default first,
+    /// but a SIGHUP ignored at start, ``Taken/hangUpIgnored``, stays ignored) for this thread
+    /// and the threads it creates from now on. Call first thing in `main`.
+    @discardableResult
+    static func block() -> Taken {
+        for ignored in ignored { signal(ignored, SIG_IGN) }
+        var hangUpIgnored = false
+        for taken in graceful {
+            let previous = signal(taken, SIG_DFL)
+            // Function pointers compared by address (they are not Equatable).
+            if taken == SIGHUP, let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                signal(SIGHUP, SIG_IGN)
+                hangUpIgnored = true
+            }
+        }
+        let taken = Taken(hangUpIgnored: hangUpIgnored)
+        var set = taken.set
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        return taken
+    }
+
+    /// Starts the thread that takes the `taken` signals with `sigwait` from now on (it inherits
+    /// the block), so that a signal during start-up is seen while start-up runs
     /// (``TerminationWatch/received``), not only once the server listens: `--mocks-dir /` held a
     /// SIGTERM for the 11 s of its start-up sweep (session 14's leftover). Call after ``block()``,
-    /// once.
-    static func watch() -> TerminationWatch {
+    /// once, with what it returned.
+    static func watch(_ taken: Taken) -> TerminationWatch {
         let watch = TerminationWatch()
         Thread.named("catbird-signals") {
-            var set = signals
+            var set = taken.set
             var received: Int32 = 0
             while sigwait(&set, &received) != 0 {}
             watch.note(received)
         }.start()
         return watch
-    }
-
-    private static var signals: sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for taken in graceful { sigaddset(&set, taken) }
-        return set
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 
 // catbird: the command-line entry point. See CommandLineOptions.usage.
 
-TerminationSignals.block()  // before any thread starts; see TerminationSignals
+let signalsTaken = TerminationSignals.block()  // before any thread starts; see TerminationSignals
 
 let command: Command
 do {
@@ -37,7 +37,10 @@ case let .serve(settings):
         log.error("cannot start: \(shortfall)")
         exit(1)  // a reason outside the database file (README.md#storage-faults)
     }
-    let termination = TerminationSignals.watch()
+    let termination = TerminationSignals.watch(signalsTaken)
+    if signalsTaken.hangUpIgnored {
+        log.info("SIGHUP is ignored, as it was when the server started (nohup): a closed terminal or SSH session does not stop it")
+    }
     let server: CatbirdServer
     do {
         server = try CatbirdServer(settings: settings, isStopping: { termination.received != nil })

@@ -96,6 +96,27 @@ final class TerminationSignalTests: XCTestCase {
         }
     }
 
+    /// tester42b-F6: `nohup catbird … &` ignores SIGHUP for the server, which put it back on its
+    /// graceful stop, so a dropped SSH session stopped the fleet's shared server. A SIGHUP
+    /// ignored at start stays ignored (and the log says so); SIGTERM still stops it.
+    func testSIGHUPIgnoredAtStartByNohupStaysIgnored() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try FreePort.next()
+        let (process, logged) = try Self.launch(
+            ["--port", "\(port)", "--db", directory.appendingPathComponent("nohup.sqlite").path], in: directory, until: "listening on",
+            underNohup: true)
+        XCTAssertTrue(logged().contains("SIGHUP is ignored, as it was when the server started (nohup)"), logged())
+        kill(process.processIdentifier, SIGHUP)
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(process.isRunning, logged())
+        XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/catbird/api/health").status, 200)
+        kill(process.processIdentifier, SIGTERM)
+        try LaunchedServer.wait(for: process, seconds: 30)
+        XCTAssertEqual(process.terminationStatus, 0, logged())
+        XCTAssertTrue(logged().contains("stopping (signal 15)"), logged())
+    }
+
     /// try6a F16: SIGHUP (a closed terminal) killed the server at once (exit 129) and 90 answered
     /// requests of a keep-alive client looping `GET /h/<n>` were missing from the journal.
     func testSIGHUPStopsGracefullyWithEveryAnsweredRequestJournaled() throws {
@@ -174,13 +195,15 @@ final class TerminationSignalTests: XCTestCase {
     /// waits (30 s at most) until the log contains `line`; asserts it did.
     /// - Returns: the process, and what it has logged so far each time it is called.
     private static func launch(
-        _ arguments: [String], in directory: URL, until line: String, file: StaticString = #filePath, lineNumber: UInt = #line
+        _ arguments: [String], in directory: URL, until line: String, underNohup: Bool = false,
+        file: StaticString = #filePath, lineNumber: UInt = #line
     ) throws -> (Process, () -> String) {
         let stderr = directory.appendingPathComponent("stderr.txt")
         _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
         let process = Process()
-        process.executableURL = try BuiltProducts.executable(named: "catbird")
-        process.arguments = arguments
+        let catbird = try BuiltProducts.executable(named: "catbird")
+        process.executableURL = underNohup ? URL(fileURLWithPath: "/usr/bin/nohup") : catbird
+        process.arguments = underNohup ? [catbird.path] + arguments : arguments
         process.environment = LaunchedServer.childEnvironment([:])
         process.standardError = try FileHandle(forWritingTo: stderr)
         process.standardOutput = FileHandle.nullDevice
