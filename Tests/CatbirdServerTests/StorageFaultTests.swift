@@ -155,6 +155,43 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: database + "-wal"))
     }
 
+    /// Tester finding tester42b-F8: a `-wal` the server's user cannot write (left by a server of
+    /// another user, killed) passed every start-up check: health said ok, then every control
+    /// change got 503 blaming "the database file", which was writable. Now exit 3 naming the
+    /// `-wal`, its owner and mode, and the fix. Made unwritable by mode for an ordinary user;
+    /// as root, who ignores modes, by `chattr +i`.
+    func testAWALThatCannotBeWrittenIsRefusedAtStartNamingIt() throws {
+        let killed = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database], in: directory)
+        try E2E.addMock(try killed.client(), url: "/kept", body: "kept")
+        kill(killed.process.processIdentifier, SIGKILL)
+        killed.process.waitUntilExit()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: database + "-wal"), "the killed server left its -wal")
+        let immutable = geteuid() == 0
+        if immutable {
+            let chattr = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["+i", database + "-wal"], in: directory)
+            guard chattr.status == 0 else { throw XCTSkip("running as root and chattr +i is not permitted here: \(chattr.stderr)") }
+        } else {
+            XCTAssertEqual(chmod(database + "-wal", 0o444), 0)
+        }
+        defer {
+            if immutable {
+                _ = try? ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["-i", database + "-wal"], in: directory)
+            } else {
+                chmod(database + "-wal", 0o644)
+            }
+        }
+        let result = try ProcessRunner.run(
+            try BuiltProducts.executable(named: "catbird"), ["--port", "\(try FreePort.next())", "--db", database],
+            in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        XCTAssertEqual(result.status, 3, result.output)
+        XCTAssertTrue(
+            result.stderr.contains("catbird.sqlite-wal cannot be read and written by this process's user ")
+                && result.stderr.contains("SQLite writes every change there (WAL mode), so nothing could be stored")
+                && result.stderr.contains("(do not delete it: it may hold changes not yet in the file)"),
+            result.stderr)
+        XCTAssertFalse(result.stderr.contains("listening"), result.stderr)
+    }
+
     // MARK: - A WAL left by a crashed process
 
     /// Another program (Python's sqlite3) changes a mock in WAL mode and dies without closing:
