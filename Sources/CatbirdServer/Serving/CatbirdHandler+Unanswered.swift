@@ -40,9 +40,12 @@ extension CatbirdHandler {
         case .refusedByLibrary, .noRoomToAnswer: true
         default: false
         }
+        // Catbird's own 408, written, is an answer: counted with the answered requests (tester
+        // finding tester42b-F9: it was counted as "nothing sent"); unanswered when it could not be written.
         let nothingSent: RequestMetrics.Unanswered? = switch ending {
-        case .timedOut, .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom, .headClosedForRoom, .uploadClosedOverShare:
-            .timedOut
+        case .timedOut: .timedOut
+        case .headTimedOut, .requestLineTimedOut, .bodyStalled, .bodyClosedForRoom, .headClosedForRoom, .uploadClosedOverShare:
+            ending.written == nil ? .timedOut : nil
         case .clientLeft: .clientLeft
         case .refusedByLibrary, .refusedWhileStopping, .noRoomToAnswer, .serverStopped: nil
         }
