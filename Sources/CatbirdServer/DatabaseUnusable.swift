@@ -16,6 +16,17 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
     public let path: String
     /// What is wrong and what to do, in a sentence.
     public let reason: String
+    /// The fault is the disk's, not the file's: a full disk, which freeing space cures with no
+    /// change to the file, so a restart may succeed (`catbird` exits 1, not 3; tester finding
+    /// tester42b-F13: exit 3 told supervisors never to restart, and a server started while the
+    /// disk was full stayed down after it was cleaned).
+    public var transient = false
+
+    init(path: String, reason: String, transient: Bool = false) {
+        self.path = path
+        self.reason = reason
+        self.transient = transient
+    }
 
     /// `database <path>: <reason>`.
     public var description: String { "database \(path): \(reason)" }
@@ -39,11 +50,11 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
             }
         case let error as MigrationError:
             if case let .failed(_, _, sqlite) = error, let reason = sqlite.environmentalReason {
-                return DatabaseUnusable(path: path, reason: "\(reason); \(error)")
+                return DatabaseUnusable(path: path, reason: "\(reason); \(error)", transient: sqlite.isDiskFull)
             }
             return DatabaseUnusable(path: path, reason: error.description)
         case let error as SQLiteError:
-            return DatabaseUnusable(path: path, reason: explanation(of: error))
+            return DatabaseUnusable(path: path, reason: explanation(of: error), transient: error.isDiskFull)
         case let error as UnloadableMockRow:
             return DatabaseUnusable(path: path, reason: error.description)
         default:

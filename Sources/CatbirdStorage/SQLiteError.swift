@@ -56,6 +56,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 
+    /// Whether the failure is a full disk (`SQLITE_FULL`, or the WAL index that could not grow).
+    public var isDiskFull: Bool { code == SQLITE_FULL || extendedCode == SQLITE_IOERR | (19 << 8) }
+
     /// What an environmental failure (``isEnvironmental``) means for a user, in a few words
     /// (`the database is busy`); nil for other failures.
     public var environmentalReason: String? {

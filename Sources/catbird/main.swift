@@ -56,7 +56,9 @@ case let .serve(settings):
         exit(0)
     } catch let error as DatabaseUnusable {
         log.error("cannot start: \(error)")
-        exit(3)  // restarting will not help until the file is fixed (README.md#storage-faults)
+        // Restarting will not help until the file is fixed (README.md#storage-faults), unless the
+        // fault is the disk's (full): then 1, which a supervisor restarts on.
+        exit(error.transient ? 1 : 3)
     } catch {
         log.error("cannot start: \(error)")
         exit(1)
