@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ enum PortHolders {
         let wanted = String(format: ":%04X", port)
         var found: [String] = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = wholeFile(table) else { continue }
+            guard let text = ProcFile.text(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 // "  sl  local_address rem_address   st …": the second field, the fourth.
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -26,27 +27,10 @@ enum PortHolders {
         return found
     }
 
-    /// `path`'s whole text, read until the end: a `/proc` file has no size to go by, and one of
-    /// many sockets' lines comes in several reads.
-    private static func wholeFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// The range the kernel picks outgoing connections' local ports from, as `32768–60999`, or
     /// nil when it cannot be read.
     private static func ephemeralRange() -> (low: Int, high: Int)? {
-        guard let text = wholeFile("/proc/sys/net/ipv4/ip_local_port_range") else { return nil }
+        guard let text = ProcFile.text("/proc/sys/net/ipv4/ip_local_port_range") else { return nil }
         let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
         return parts.count == 2 ? (parts[0], parts[1]) : nil
     }

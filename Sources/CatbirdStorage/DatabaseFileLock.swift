@@ -42,7 +42,7 @@ public final class DatabaseFileLock: Sendable {
     /// Why a lock could not be taken.
     public enum LockError: Error, CustomStringConvertible, Sendable {
         /// Another process (or another server in this one) holds the lock.
-        case inUse(database: String)
+        case inUse(database: String, holder: (pid: Int32, command: String, isCatbird: Bool)? = nil)
         /// The file could not be opened or created (`errno` text).
         case cannotOpen(database: String, reason: String)
         /// The file was missing but its `-wal` or `-shm` (named in full) were there: another
@@ -62,8 +62,13 @@ public final class DatabaseFileLock: Sendable {
 
         public var description: String {
             switch self {
-            case let .inUse(database):
-                return "database \(database) is in use by another Catbird server (the file is locked, whatever path "
+            case let .inUse(database, holder):
+                if let holder, !holder.isCatbird {
+                    return "database \(database) is locked (flock) by process \(holder.pid) (\(holder.command)), which is not a Catbird "
+                        + "server; wait for it to end, or choose another --db"
+                }
+                let who = holder.map { " (process \($0.pid))" } ?? ""
+                return "database \(database) is in use by another Catbird server\(who) (the file is locked, whatever path "
                     + "that server was given); stop that server or choose another --db"
             case let .cannotOpen(database, reason):
                 return "cannot open database file \(database): \(reason)"
@@ -143,8 +148,9 @@ public final class DatabaseFileLock: Sendable {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             let reason = Self.explain(errno, path: databasePath, existed: true)
+            let holder = busy ? FileLockHolder.holder(of: descriptor) : nil
             release()  // not `close`: every property is set, so `deinit` runs and would close it again
-            throw busy ? .inUse(database: databasePath) : .cannotOpen(database: databasePath, reason: reason)
+            throw busy ? .inUse(database: databasePath, holder: holder) : .cannotOpen(database: databasePath, reason: reason)
         }
         // Checked holding the lock, so no other start can open the file created here before it is
         // removed. An empty file that was there is no database either, and SQLite deletes the

@@ -206,6 +206,29 @@ final class StartupChecksTests: XCTestCase {
         XCTAssertTrue(unit.stderr.contains("max body size must be at least 1 byte, not '0kb'"), unit.stderr)
     }
 
+    /// Regression (tester finding tester42b-F16): a database locked by another program (a backup
+    /// script run under `flock catbird.sqlite …`) was refused as "in use by another Catbird
+    /// server", naming no process. The refusal now names the holder and says it is no Catbird.
+    func testADatabaseLockedByAnotherProgramNamesIt() throws {
+        let database = directory.appendingPathComponent("locked.sqlite").path
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["-x", database, "sleep", "5"]
+        try holder.run()
+        defer { holder.terminate(); holder.waitUntilExit() }
+        var result = try run(["--port", "\(try FreePort.next())", "--db", database])
+        for _ in 0..<20 where !result.stderr.contains("locked (flock)") {  // until flock holds it
+            usleep(100_000)
+            result = try run(["--port", "\(try FreePort.next())", "--db", database])
+        }
+        XCTAssertEqual(result.status, 1, result.output)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "database \(database) is locked (flock) by process \(holder.processIdentifier) (/usr/bin/flock -x \(database) sleep 5), "
+                    + "which is not a Catbird server; wait for it to end, or choose another --db"),
+            result.stderr)
+    }
+
     /// Regression: a busy port was found only after the database had been created and migrated.
     func testABusyPortIsFoundBeforeTheDatabaseIsCreated() throws {
         let holder = try CatbirdServer(settings: .init(port: 0, databasePath: ":memory:", logLevel: .error))
