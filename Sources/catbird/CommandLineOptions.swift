@@ -221,6 +221,9 @@ enum CommandLineOptions {
         }
         if let size = values["max-body-size"] {
             guard let bytes = ByteSize.parse(size) else {
+                if Self.isTooLargeNumber(size) {
+                    throw UsageError(description: "max body size is too large a number (at most \(Int.max)); not '\(size)'")
+                }
                 throw UsageError(description: "max body size must be bytes or a size like 1kb, 50mb, not '\(size)'")
             }
             guard bytes > 0 else {
@@ -407,10 +410,32 @@ enum CommandLineOptions {
         _ text: String, zeroIsOff: Bool = false, _ parse: (String) -> Int?, else problem: String
     ) throws(UsageError) -> Int? {
         if text.lowercased() == "off" { return nil }
-        guard let number = parse(text), number > 0 || (zeroIsOff && number == 0) else {
+        // The option's name as the problem says it (`max tenant mock bytes`), for the two
+        // refusals that are not about the form (tester finding tester42b-F11: `0` and a number
+        // past 64 bits were told they were no number or size at all).
+        let name = problem.components(separatedBy: " must be").first ?? problem
+        guard let number = parse(text) else {
+            if Self.isTooLargeNumber(text) {
+                throw UsageError(description: "\(name) is too large a number (at most \(Int.max)); not '\(text)'")
+            }
             throw UsageError(description: "\(problem); not '\(text)'")
         }
+        guard number > 0 || (zeroIsOff && number == 0) else {
+            throw UsageError(description: "\(name) must be at least 1, or off for no limit; not '\(text)'")
+        }
         return number > 0 ? number : nil
+    }
+
+    /// Whether `text` is digits (with a size unit: `kb`, `mb`, `gb`, `b`) whose value is past
+    /// `Int.max`: of the right form, but too large.
+    static func isTooLargeNumber(_ text: String) -> Bool {
+        var digits = Substring(text.trimmingCharacters(in: .whitespaces).lowercased())
+        for unit in ["gb", "mb", "kb", "b"] where digits.hasSuffix(unit) {
+            digits = digits.dropLast(unit.count)
+            break
+        }
+        digits = Substring(digits.trimmingCharacters(in: .whitespaces))
+        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
     }
 
     /// A ``RetentionDuration``; nil for `off`.

@@ -81,7 +81,12 @@ final class CommandLineTests: XCTestCase {
             (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
             (["--proxy=yes"], "option '--proxy' takes no value"),
             (["--upstream-timeout", "0"], "upstream timeout must be seconds"),
-            (["--max-tenant-mocks", "0"], "max tenant mocks must be a whole number of mocks from 1, or off; not '0'"),
+            (["--max-tenant-mocks", "0"], "max tenant mocks must be at least 1, or off for no limit; not '0'"),
+            // tester42b-F11: 0 and numbers past 64 bits were told they were no number or size at all.
+            (["--max-tenant-mock-bytes", "0"], "max tenant mock bytes must be at least 1, or off for no limit; not '0'"),
+            (["--max-tenant-mock-bytes", "0kb"], "max tenant mock bytes must be at least 1, or off for no limit; not '0kb'"),
+            (["--journal-max-rows", "99999999999999999999"], "journal-max-rows is too large a number (at most 9223372036854775807); not '99999999999999999999'"),
+            (["--max-body-size", "99999999999999999999"], "max body size is too large a number (at most 9223372036854775807); not '99999999999999999999'"),
             (["--cors-origin", "http://app.test/"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not 'http://app.test/'"),
             (["--cors-origin", "http://app.test,"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not ''"),
             (["--allowed-host", "ci-mocks.internal:8080"], "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not 'ci-mocks.internal:8080'"),
@@ -223,9 +228,12 @@ final class CommandLineTests: XCTestCase {
 
     func testWarningLevelPrintsNoPerRequestLines() throws {
         let database = directory.appendingPathComponent("db-quiet.sqlite").path  // its path must not hold "/quiet"
+        // The mocks directory beside the database, not around it (tester42b-F14's refusal).
+        let mocks = directory.appendingPathComponent("mocks")
+        try FileManager.default.createDirectory(at: mocks, withIntermediateDirectories: true)
         let server = try launch(
             ["--port", "\(try freePort())", "--db", database, "--log-level", "warning"],
-            environment: ["CATBIRD_MOCKS_DIR": directory.path])
+            environment: ["CATBIRD_MOCKS_DIR": mocks.path])
         let client = try server.client()
         try E2E.addMock(client, url: "/quiet", body: "shh")
         for _ in 0..<10 { XCTAssertEqual(try client.request("GET", "/quiet").text, "shh") }
