@@ -47,6 +47,31 @@ extension CatbirdServer.Settings {
         if let path = upstreamCAFile {
             try Self.checkCertificateFile(path)
         }
+        if let problem = Self.databaseNameProblem(databasePath) {
+            throw UnusableOption(option: "db", problem: problem)
+        }
+    }
+
+    /// Why SQLite could not make the files it keeps beside the database at `path`: its name
+    /// with `-journal` (8 bytes more, the longest) past the 255 bytes a file name may have, or
+    /// its absolute path with it past the 512 bytes SQLite takes (`SQLITE_MAX_PATHLEN`); nil
+    /// when both fit, and for `:memory:`. Tester finding tester42b-F12: a name of 248 to 255
+    /// bytes, or a path over about 505, failed with SQLite's bare "unable to open database file".
+    static func databaseNameProblem(_ path: String) -> String? {
+        guard path != ":memory:", !path.isEmpty else { return nil }
+        let name = (path as NSString).lastPathComponent
+        let longest = "-journal".utf8.count
+        if name.utf8.count + longest > 255 {
+            return "the database's file name is \(name.utf8.count) bytes: SQLite keeps \(name.prefix(20))…-journal, -wal and -shm "
+                + "beside it (up to \(longest) bytes more), and a file name may have at most 255 bytes; use a name of at most "
+                + "\(255 - longest) bytes"
+        }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        if absolute.utf8.count + longest > 512 {
+            return "the database's absolute path is \(absolute.utf8.count) bytes: SQLite opens at most 512 bytes of path, with its "
+                + "-journal (\(longest) bytes more) beside it; use a path of at most \(512 - longest) bytes"
+        }
+        return nil
     }
 
     /// Why the database cannot sit where it would: inside the mocks directory, where every
@@ -149,11 +174,22 @@ extension CatbirdServer.Settings {
     /// --journal-max-bytes 1mb`). Warned, not refused: rows with smaller bodies are kept as
     /// usual. Nil otherwise.
     public var journalMaxBytesWarning: String? {
-        guard let maxBytes = retention.journalMaxBytes, maxBytes < 2 * journalBodyLimit else { return nil }
+        let largest = Self.largestJournalRow(bodyLimit: journalBodyLimit)
+        guard let maxBytes = retention.journalMaxBytes, maxBytes < largest else { return nil }
         return "--journal-max-bytes (\(maxBytes) bytes) is smaller than one journal row can be at --journal-body-limit "
-            + "(\(journalBodyLimit) bytes, two bodies of it: \(2 * journalBodyLimit) bytes): a row that large never fits in the "
-            + "limit and is pruned at the next retention pass, before a count or wait can read it; raise --journal-max-bytes "
-            + "or lower --journal-body-limit (docs/operations.md#retention)"
+            + "(\(journalBodyLimit) bytes: two bodies of it, a head of up to 32 KiB and 64 bytes a row, \(largest) bytes): a row "
+            + "that large never fits in the limit and is pruned at the next retention pass, before a count or wait can read it; "
+            + "raise --journal-max-bytes or lower --journal-body-limit (docs/operations.md#retention)"
+    }
+
+    /// The most bytes one journal row counts for `--journal-max-bytes` with bodies cut at
+    /// `bodyLimit`: two bodies, the request's url and header fields (at most the 32 KiB of a
+    /// connection's memory) and 64 bytes a row (docs/operations.md#retention; tester finding
+    /// tester42b-F7: two bodies alone were compared, so `--journal-body-limit 512kb
+    /// --journal-max-bytes 1mb` was not warned, and a row with two cut bodies was pruned).
+    static func largestJournalRow(bodyLimit: Int) -> Int {
+        let (bodies, overflow) = bodyLimit.multipliedReportingOverflow(by: 2)
+        return overflow ? Int.max : bodies.addingReportingOverflow(32 * 1024 + 64).overflow ? Int.max : bodies + 32 * 1024 + 64
     }
 
     /// Admin tokens shorter than this many characters get a start-up warning

@@ -32,6 +32,12 @@ public final class DatabaseFileLock: Sendable {
     /// before any SQLite connection of this start opened it: ``discardCreatedFile()`` removes
     /// only the others, which this start made.
     let companionsBefore: Set<String>
+    /// The size in bytes of the `-wal` that was beside the file when the lock was taken, nil
+    /// when there was none: a clean stop removes it, so one with changes in it was left by a
+    /// run that did not stop (killed, crashed) or by another program.
+    public var leftWALSize: Int64? {
+        companionsBefore.contains(path + "-wal") ? Self.size(of: path + "-wal") : nil
+    }
     /// Open from ``init(databasePath:)`` until ``release()``.
     let descriptor: Int32
     /// Set once by ``release()``; the descriptor may be another file's afterwards.

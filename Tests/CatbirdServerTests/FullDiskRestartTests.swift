@@ -57,4 +57,46 @@ final class FullDiskRestartTests: XCTestCase {
         XCTAssertTrue((degraded.object["reason"] as? String ?? "").hasPrefix("the disk holding the database is full: a control change that cannot be written is refused (503)"), degraded.text)
         XCTAssertEqual(try again.terminate().status, 0)
     }
+    /// Tester finding tester42b-F3: a full disk's journal errors were logged, but not its end:
+    /// once space was freed the queued rows were written with no line saying so, and the log
+    /// read as if journaling were still broken. The first round that commits after failed ones
+    /// now says so (or the writer's probe does, when nothing was queued).
+    func testTheEndOfAFullDiskIsLogged() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fullend-\(UUID().uuidString)")
+        let mount = directory.appendingPathComponent("full")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mount.path], in: directory)
+        guard mounted.status == 0 else {
+            throw XCTSkip("cannot mount a small tmpfs here (needs root or CAP_SYS_ADMIN), so the full disk is not tested: \(mounted.stderr)")
+        }
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), ["-l", mount.path], in: directory) }
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", mount.appendingPathComponent("e.sqlite").path, "--log-level", "warning"], in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/big", body: String(repeating: "b", count: 5_000))
+        let filler = mount.appendingPathComponent("filler")
+        let descriptor = open(filler.path, O_WRONLY | O_CREAT, 0o644)
+        let block = [UInt8](repeating: 0, count: 64 * 1024)
+        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+        close(descriptor)
+        var health = try client.request("GET", "/catbird/api/health")
+        for _ in 0..<60 where health.status == 200 {
+            for _ in 0..<20 { XCTAssertEqual(try client.request("GET", "/big").status, 200) }
+            health = try client.request("GET", "/catbird/api/health")
+        }
+        XCTAssertEqual(health.status, 503, health.text)
+        try FileManager.default.removeItem(at: filler)
+        for _ in 0..<100 where health.status != 200 {
+            usleep(100_000)
+            health = try client.request("GET", "/catbird/api/health")
+        }
+        XCTAssertEqual(health.status, 200, health.text)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(stderr.contains("the disk holding the database is full"), stderr)
+        XCTAssertTrue(
+            stderr.contains("[warning] journal: writing again (its writes failed since ") || stderr.contains("journal: the database takes writes again"),
+            stderr)
+    }
 }

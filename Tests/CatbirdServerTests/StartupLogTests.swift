@@ -1,6 +1,9 @@
 import CatbirdTestSupport
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the `catbird` binary's start-up log tells an operator: one line with the modes in
 /// effect, and a warning for each `CATBIRD_*` variable it does not read (README.md#configuration).
@@ -121,10 +124,39 @@ final class StartupLogTests: XCTestCase {
         XCTAssertFalse(quiet.contains("--journal-body-limit"), quiet)
     }
 
+    /// Tester finding tester42b-F5: a start after a `kill -9` said nothing, although the killed
+    /// run's last answered requests may be missing from the journal (relaxed durability). The
+    /// start that finds a `-wal` with changes left beside the file says so; one after a clean
+    /// stop (which removes it) does not.
+    func testAStartAfterAKilledRunSaysSo() throws {
+        let database = directory.appendingPathComponent("killed.sqlite").path
+        let killed = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database], in: directory)
+        try E2E.addMock(try killed.client(), url: "/k", body: "k")
+        XCTAssertEqual(try killed.client().request("GET", "/k").text, "k")
+        kill(killed.process.processIdentifier, SIGKILL)
+        killed.process.waitUntilExit()
+        let restarted = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"], in: directory)
+        XCTAssertEqual(try restarted.client().request("GET", "/k").text, "k", "the acknowledged mock was kept")
+        let (status, _, stderr) = try restarted.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(
+            stderr.contains("[warning] database \(database): its -wal (")
+                && stderr.contains("bytes) was left by a run that did not stop cleanly (killed or crashed), or by another program; "
+                    + "SQLite replays it now: with --durability relaxed, requests that run answered in its last moments may be "
+                    + "missing from the journal and the mocks' hits"),
+            stderr)
+        let clean = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"], in: directory)
+        let (_, _, quiet) = try clean.terminate()
+        XCTAssertFalse(quiet.contains("did not stop cleanly"), quiet)
+    }
+
     /// Regression (tester finding tester34b-F6): `--journal-body-limit 30mb --journal-max-bytes 1mb`
     /// started without a word, and each large upload's row (never fitting in the byte limit) was
     /// pruned about 2 s after it was written. It is warned about at start-up; a byte limit that
-    /// holds two bodies of the body limit is not.
+    /// holds the largest row (two bodies of the body limit, a 32 KiB head and 64 bytes) is not.
+    /// Tester finding tester42b-F7, its exact options: `--journal-body-limit 512kb
+    /// --journal-max-bytes 1mb` (two bodies exactly) was not warned, and a row with two cut
+    /// bodies was pruned.
     func testAByteLimitSmallerThanOneRowIsWarnedAbout() throws {
         let server = try LaunchedServer(
             ["--port", "\(try FreePort.next())", "--db", ":memory:", "--journal-body-limit", "30mb", "--journal-max-bytes", "1mb"],
@@ -134,12 +166,17 @@ final class StartupLogTests: XCTestCase {
         XCTAssertTrue(
             stderr.contains(
                 "[warning] --journal-max-bytes (1048576 bytes) is smaller than one journal row can be at --journal-body-limit "
-                    + "(31457280 bytes, two bodies of it: 62914560 bytes): a row that large never fits in the limit and is pruned at "
-                    + "the next retention pass, before a count or wait can read it; raise --journal-max-bytes or lower "
-                    + "--journal-body-limit (docs/operations.md#retention)"),
+                    + "(31457280 bytes: two bodies of it, a head of up to 32 KiB and 64 bytes a row, 62947392 bytes): a row that "
+                    + "large never fits in the limit and is pruned at the next retention pass, before a count or wait can read it; "
+                    + "raise --journal-max-bytes or lower --journal-body-limit (docs/operations.md#retention)"),
             stderr)
-        let fitting = try LaunchedServer(
+        let boundary = try LaunchedServer(
             ["--port", "\(try FreePort.next())", "--db", ":memory:", "--journal-body-limit", "512kb", "--journal-max-bytes", "1mb"],
+            in: directory)
+        let (_, _, warned) = try boundary.terminate()
+        XCTAssertTrue(warned.contains("[warning] --journal-max-bytes (1048576 bytes) is smaller than one journal row"), warned)
+        let fitting = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", ":memory:", "--journal-body-limit", "512kb", "--journal-max-bytes", "2mb"],
             in: directory)
         let (_, _, quiet) = try fitting.terminate()
         XCTAssertFalse(quiet.contains("--journal-max-bytes"), quiet)

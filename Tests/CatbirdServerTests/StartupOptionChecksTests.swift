@@ -34,6 +34,28 @@ final class StartupOptionChecksTests: XCTestCase {
         }
     }
 
+    /// Regression (tester finding tester42b-F12): a database file name of 248 to 255 bytes, or an
+    /// absolute path over about 505 bytes, failed with SQLite's bare "unable to open database
+    /// file". Refused before anything is touched, saying why; 247 bytes start.
+    func testADatabaseNameTooLongForItsCompanionsIsRefused() throws {
+        for length in [248, 255] {
+            let name = String(repeating: "n", count: length - 7) + ".sqlite"
+            let result = try run(["--port", "\(try FreePort.next())", "--db", name])
+            XCTAssertEqual(result.status, 2, result.output)
+            XCTAssertTrue(
+                result.stderr.contains("the database's file name is \(length) bytes: SQLite keeps ")
+                    && result.stderr.contains("a file name may have at most 255 bytes; use a name of at most 247 bytes"),
+                result.stderr)
+        }
+        let deep = "/" + String(repeating: "d", count: 250) + "/" + String(repeating: "e", count: 250) + "/db.sqlite"
+        let path = try run(["--port", "\(try FreePort.next())", "--db", deep])
+        XCTAssertEqual(path.status, 2, path.output)
+        XCTAssertTrue(path.stderr.contains("the database's absolute path is 512 bytes: SQLite opens at most 512 bytes of path"), path.stderr)
+        let fits = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", String(repeating: "n", count: 240) + ".sqlite"], in: directory)
+        XCTAssertEqual(try fits.terminate().status, 0)
+    }
+
     /// Regression (tester finding tester42b-F14): `--mocks-dir .` beside the default
     /// `catbird.sqlite` let any shard download the database and its `-wal` (every tenant's mocks
     /// and journal) as file mocks, and in record mode one request for `/catbird.sqlite` wrote

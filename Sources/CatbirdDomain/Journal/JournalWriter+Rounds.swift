@@ -92,6 +92,7 @@ extension JournalWriter {
 
             condition.lock()
             var backsOff = false
+            var recovered: (failure: JournalWriterFailure, queued: Int)?
             state.failedAttempt = nil  // the round ended: committed, or dropped (then ``failure`` says so)
             state.heldHitsInRound = 0  // written, or held again just below
             state.inRound = QueuedByTenant.Queued()
@@ -124,6 +125,7 @@ extension JournalWriter {
                     backsOff = true
                 }
             } else {
+                if let failure = state.failure { recovered = (failure, state.waiting) }
                 state.noteWrites()
             }
             // A dropped round's tickets are noted above (a round of amendments only has none).
@@ -133,6 +135,13 @@ extension JournalWriter {
             state.lastReleased = resumed.count
             condition.broadcast()
             condition.unlock()
+            if let recovered {
+                // The episode's end, as its start was logged (tester finding tester42b-F3: a full
+                // disk's errors stopped, and nothing said the queued rows were then written).
+                log.warning(
+                    "journal: writing again (its writes failed since \(Timestamp.string(from: recovered.failure.since)): "
+                        + "\(recovered.failure.reason)): \(batch.count) entries written now, \(recovered.queued) more queued")
+            }
             if !resumed.isEmpty { releasing { for done in resumed { done(latestIDs != nil) } } }
             if backsOff {
                 // After the dropped round's waiters are told: while the back-off waited before
