@@ -70,8 +70,8 @@ enum QueryParameters {
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), index < raw.utf8.endIndex,
-                      let high = hexValue(raw.utf8[index]), raw.utf8.index(after: index) < raw.utf8.endIndex,
-                      let low = hexValue(raw.utf8[raw.utf8.index(after: index)])
+                      let high = ASCIIByte.hexValue(raw.utf8[index]), raw.utf8.index(after: index) < raw.utf8.endIndex,
+                      let low = ASCIIByte.hexValue(raw.utf8[raw.utf8.index(after: index)])
             {
                 bytes.append(high << 4 | low)
                 index = raw.utf8.index(index, offsetBy: 2)
@@ -81,16 +81,6 @@ enum QueryParameters {
         }
         // As sent, `+` too (tester finding tester35a-F1: `%e9+%41` was given as `%e9 %41`).
         return String(validating: bytes, as: UTF8.self).map { ($0, false) } ?? (String(raw), true)
-    }
-
-    /// The value of a hex digit byte (`0`-`9`, `a`-`f`, `A`-`F`), nil for any other.
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `raw` percent-decoded with `+` read as a space; nil when it is not valid

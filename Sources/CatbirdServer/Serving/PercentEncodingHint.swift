@@ -39,7 +39,7 @@ enum PercentEncodingHint {
                 index += 1
                 continue
             }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+            guard index + 2 < bytes.count, let high = ASCIIByte.hexValue(bytes[index + 1]), let low = ASCIIByte.hexValue(bytes[index + 2]) else { return nil }
             let byte = high << 4 | low
             if byte < 0x80, reserved.contains(byte) {
                 form += [UInt8(ascii: "%"), hexDigits[Int(high)], hexDigits[Int(low)]]
@@ -54,15 +54,6 @@ enum PercentEncodingHint {
     /// RFC 3986's reserved characters (gen-delims and sub-delims) and `%` itself.
     private static let reserved = Set(":/?#[]@!$&'()*+,;=%".utf8)
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 
     /// Whether `text` has a `%` or a byte past ASCII: else it is its own decoding, and two such
     /// texts that differ differ decoded too (the check of a 404's closest mock mostly stops here).
