@@ -188,6 +188,24 @@ final class EveryTenantDropTests: XCTestCase {
         XCTAssertEqual(try E2E.tenants(client).compactMap { $0["id"] as? String }, ["", "real"], "the real tenant is kept")
     }
 
+    /// Regression (tester finding tester42b-F10): with every retention limit off no pruning
+    /// thread ran, so the activity entries of made-up parallel ids (journal reads of ids with
+    /// nothing yet) were never forgotten: 220,000 ids, 43 MB. The passes now run with the limits
+    /// off too, forgetting ended work.
+    func testReadsOfIdsWithNoTenantLeaveBoundedActivityEntriesWithRetentionOff() throws {
+        let server = try TestServer { settings in
+            settings.retention = .init(tenantTTL: nil, journalMaxRows: nil, journalMaxAge: nil, journalMaxBytes: nil)
+            settings.retentionInterval = .milliseconds(100)
+        }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for index in 0..<300 {
+            XCTAssertEqual(try client.request("GET", "/catbird/api/requests", headers: E2E.tenantHeader("ghost-\(index)")).status, 200)
+        }
+        let entries = try Self.memoryEntries(client, until: { ($0["activity"] ?? .max) <= 2 })
+        XCTAssertLessThanOrEqual(entries["activity"] ?? .max, 2, "forgotten, not one per id ever read: \(entries)")
+    }
+
     /// What is left once every tenant that had anything was dropped: the scrape itself, the
     /// default tenant's work in flight (answered on the metrics lane).
     private static let onlyTheScrape = [

@@ -34,8 +34,6 @@ public struct RetentionPolicy: Sendable, Equatable {
         self.journalMaxAge = journalMaxAge
         self.journalMaxBytes = journalMaxBytes
     }
-
-    public var isOff: Bool { tenantTTL == nil && journalMaxRows == nil && journalMaxAge == nil && journalMaxBytes == nil }
 }
 
 /// What one pruning pass removed.
