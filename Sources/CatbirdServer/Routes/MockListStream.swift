@@ -42,9 +42,14 @@ final class MockListStream: Sendable {
     private let marker: (data: Data, text: [UInt8])
     private let state = Mutex(State())
 
-    init(tenant: String, mocks: [Mock]) {
+    /// Whether each mock's response body is listed; without (`bodies=false`), its size in bytes
+    /// is, as the mock's `responseBodySize`.
+    private let bodies: Bool
+
+    init(tenant: String, mocks: [Mock], bodies: Bool = true) {
         self.tenant = tenant
         self.mocks = mocks
+        self.bodies = bodies
         var generator = SystemRandomNumberGenerator()
         let token = Data((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
         marker = (token, Array(#""body":"\#(token.base64EncodedString())""#.utf8))
@@ -124,8 +129,15 @@ final class MockListStream: Sendable {
     /// mock without a body, or with an empty one, is all `head`.
     /// - Throws: what the encoder throws (a JSONEncoder never does for ``CatbirdMock``).
     private func split(_ index: Int) throws -> (head: [UInt8], body: Data, tail: [UInt8]) {
-        let mock = MockRoutes.listed(mocks[index])
+        var mock = MockRoutes.listed(mocks[index])
         let comma: [UInt8] = index > 0 ? [UInt8(ascii: ",")] : []
+        guard bodies else {
+            // `{"responseBodySize":N,` and the mock's own fields, its body left out.
+            let size = mock.response.body?.count ?? 0
+            mock.response.body = nil
+            let json = try Self.encoded(mock)
+            return (comma + Array(#"{"responseBodySize":\#(size),"#.utf8) + json.dropFirst(), Data(), [])
+        }
         guard let body = mock.response.body, !body.isEmpty else {
             return (comma + (try Self.encoded(mock)), Data(), [])
         }

@@ -727,7 +727,7 @@ async function refreshMocks() {
   const tenant = state.tenant;
   let list;
   try {
-    list = (await api("/catbird/api/mocks")).mocks;
+    list = (await api("/catbird/api/mocks?bodies=false")).mocks;
   } catch (_) { return; }
   if (tenant !== state.tenant) return;  // the view changed meanwhile: its own call answers
   state.mocks = new Map(list.map((m) => [m.id, m]));
@@ -823,7 +823,7 @@ function keyValues(title, pairs) {
 async function sharedMock(mockId) {
   if (state.tenant === "") return null;
   try {
-    return (await api("/catbird/api/mocks", { tenant: "" })).mocks.find((m) => m.id === mockId) ?? null;
+    return (await api("/catbird/api/mocks?bodies=false", { tenant: "" })).mocks.find((m) => m.id === mockId) ?? null;
   } catch (_) {
     return null;
   }
