@@ -75,6 +75,7 @@ struct NotFoundAnswer {
         Self.writeReason(
             report: report, method: method, target: target, tenant: tenant, namesOtherTenants: namesOtherTenants,
             outOfTime: outOfTime, modeHint: modeHint, to: &out)
+        Self.markLookAlikes(from: reasonStart, in: &out)
         Self.boundReason(from: reasonStart, in: &out)
         out.append(#"","tenant":"#)
         out.appendJSONString(tenant.rawValue)
