@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdHTTP
 import Foundation
 
@@ -87,19 +88,16 @@ extension CatbirdServer.Settings {
             : ((databasePath as NSString).deletingLastPathComponent, "'\(databasePath)'")
         let mocks = resolved(mocksDirectory)
         let database = resolved(folder.isEmpty ? "." : folder)
-        guard database == mocks || database.hasPrefix(mocks == "/" ? "/" : mocks + "/") else { return nil }
+        // Compared as bytes: `String.hasPrefix` takes canonically equivalent names for equal (try7b F13).
+        guard database == mocks || database.utf8.starts(with: (mocks == "/" ? "/" : mocks + "/").utf8) else { return nil }
         return "the database \(databasePath == ":memory:" ? ":memory: (\(name), in \(folder))" : name) lies inside --mocks-dir "
             + "'\(mocksDirectory)': every tenant could download it and its -wal as file mocks, and record mode could write over it; "
             + "choose a --db outside the mocks directory"
     }
 
-    /// `path` made absolute, with its symbolic links resolved when it exists (`realpath`), else standardized.
+    /// `path` made absolute, with its symbolic links resolved when it exists, else standardized.
     private static func resolved(_ path: String) -> String {
-        if let real = realpath(path, nil) {
-            defer { free(real) }
-            return String(cString: real)
-        }
-        return URL(fileURLWithPath: path).standardizedFileURL.path
+        FileMockDirectory.realPath(path) ?? URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// Why the missing directory `path` could not be created with its missing parents, judged

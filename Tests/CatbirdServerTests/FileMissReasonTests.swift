@@ -172,15 +172,9 @@ final class FileMissReasonTests: XCTestCase {
     /// without a host directory asked through the proxy. Each reason now names the file, how it
     /// was filed and how to reach it, and the request it names is served.
     func testA404NamesARecordingFiledInTheOtherLayout() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-layout-\(UUID().uuidString)")
+        // `api/q/r`: a directory whose name is no host is not looked into.
+        let directory = try Self.mocksDirectory(["127.0.0.1/p/echo": "echo\n", "v1/users": "users\n", "api/q/r": "q\n"])
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("127.0.0.1/p"), withIntermediateDirectories: true)
-        try Data("echo\n".utf8).write(to: directory.appendingPathComponent("127.0.0.1/p/echo"))
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("v1"), withIntermediateDirectories: true)
-        try Data("users\n".utf8).write(to: directory.appendingPathComponent("v1/users"))
-        // A directory whose name is no host is not looked into.
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("api/q"), withIntermediateDirectories: true)
-        try Data("q\n".utf8).write(to: directory.appendingPathComponent("api/q/r"))
         let root = directory.resolvingSymlinksInPath().path
         let server = try TestServer { $0.mocksDirectory = directory.path }
         let base = "http://127.0.0.1:\(server.port)"
@@ -210,11 +204,8 @@ final class FileMissReasonTests: XCTestCase {
     /// `GET /docs` got "docs is a directory with no index file in it", though `Accept: text/html`
     /// serves that index for `/docs`. The reason names the index and how to ask for it.
     func testADirectoryWhoseIndexHasAnExtensionSaysHowToAskForIt() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-docs-\(UUID().uuidString)")
+        let directory = try Self.mocksDirectory(["docs/index.html": "<h1>x</h1>\n"], folders: ["empty"])
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("docs"), withIntermediateDirectories: true)
-        try Data("<h1>x</h1>\n".utf8).write(to: directory.appendingPathComponent("docs/index.html"))
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("empty"), withIntermediateDirectories: true)
         let server = try TestServer { $0.mocksDirectory = directory.path }
         let base = "http://127.0.0.1:\(server.port)"
         let docs = try CurlClient.run(["\(base)/docs"])
@@ -342,5 +333,20 @@ final class FileMissReasonTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "/e%CC%81").text, "nfd")
         // A name that is simply missing still says only what was tried.
         XCTAssertTrue((try client.request("GET", "/%C3%A0").object["reason"] as? String ?? "").hasSuffix("(tried \u{E0})"))
+    }
+
+    /// A new temporary mocks directory holding `files` (relative path: text) and the empty
+    /// `folders`, their parents made.
+    private static func mocksDirectory(_ files: [String: String], folders: [String] = []) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-files-\(UUID().uuidString)")
+        for folder in folders {
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        for (path, text) in files {
+            let file = directory.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+        return directory
     }
 }

@@ -12,15 +12,8 @@ import Glibc
 /// rewrote a page. README.md#storage-faults: an up-to-date file needs no write to start.
 final class FullDiskRestartTests: XCTestCase {
     func testAnUpToDateFileStartsOnAFullDiskAndDegradesAtItsFirstWrite() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fullrestart-\(UUID().uuidString)")
-        let mount = directory.appendingPathComponent("full")
-        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount.path], in: directory)
-        guard mounted.status == 0 else {
-            throw XCTSkip("cannot mount a small tmpfs here (needs root or CAP_SYS_ADMIN), so the full disk is not tested: \(mounted.stderr)")
-        }
-        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), ["-l", mount.path], in: directory) }
+        let (directory, mount) = try Self.smallDisk(size: "1m")
+        defer { Self.remove(directory, mount: mount) }
         let database = mount.appendingPathComponent("f.sqlite").path
         let arguments = { ["--port", "\(try FreePort.next())", "--db", database, "--log-level", "error"] }
 
@@ -62,15 +55,8 @@ final class FullDiskRestartTests: XCTestCase {
     /// read as if journaling were still broken. The first round that commits after failed ones
     /// now says so (or the writer's probe does, when nothing was queued).
     func testTheEndOfAFullDiskIsLogged() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fullend-\(UUID().uuidString)")
-        let mount = directory.appendingPathComponent("full")
-        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mount.path], in: directory)
-        guard mounted.status == 0 else {
-            throw XCTSkip("cannot mount a small tmpfs here (needs root or CAP_SYS_ADMIN), so the full disk is not tested: \(mounted.stderr)")
-        }
-        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), ["-l", mount.path], in: directory) }
+        let (directory, mount) = try Self.smallDisk(size: "3m")
+        defer { Self.remove(directory, mount: mount) }
         let server = try LaunchedServer(
             ["--port", "\(try FreePort.next())", "--db", mount.appendingPathComponent("e.sqlite").path, "--log-level", "warning"], in: directory)
         let client = try server.client()
@@ -98,5 +84,25 @@ final class FullDiskRestartTests: XCTestCase {
         XCTAssertTrue(
             stderr.contains("[warning] journal: writing again (its writes failed since ") || stderr.contains("journal: the database takes writes again"),
             stderr)
+    }
+
+    /// A temporary directory with a tmpfs of `size` (`1m`) mounted at its `full` folder; skips the
+    /// test where mounting is not permitted (needs root or CAP_SYS_ADMIN).
+    private static func smallDisk(size: String) throws -> (directory: URL, mount: URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fulldisk-\(UUID().uuidString)")
+        let mount = directory.appendingPathComponent("full")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let mounted = try ProcessRunner.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", mount.path], in: directory)
+        guard mounted.status == 0 else {
+            try? FileManager.default.removeItem(at: directory)
+            throw XCTSkip("cannot mount a small tmpfs here (needs root or CAP_SYS_ADMIN), so the full disk is not tested: \(mounted.stderr)")
+        }
+        return (directory, mount)
+    }
+
+    /// Unmounts ``smallDisk(size:)``'s tmpfs and removes its directory.
+    private static func remove(_ directory: URL, mount: URL) {
+        _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/umount"), ["-l", mount.path], in: directory)
+        try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -50,8 +50,7 @@ extension FileMockDirectory {
         return entries.filter { entry in
             (entry.contains(".") || entry.contains(":") || entry == "localhost") && !entry.hasPrefix(".")
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.prefix(Self.layoutHintHosts).filter { entry in
-            var info = stat()
-            return confined(entry) != nil && stat(root + "/" + entry, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            confined(entry).map(Self.isDirectory) == true
         }
     }
 

@@ -148,13 +148,15 @@ public struct FileMockDirectory: Sendable {
         return resolved
     }
 
-    static func realPath(_ path: String) -> String? {
+    /// `path` with its symbolic links resolved (`realpath`), nil when it does not exist.
+    public static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    /// Whether `path` is a directory (symbolic links followed).
+    public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }

@@ -32,7 +32,7 @@ enum NearMissHints {
         var hints: [String] = []
         if let hint = first(of: report, { methodCase($0, distance: $1, method: method) }) {
             hints.append(hint)
-        } else if let hint = otherMethod(report, method: method) {
+        } else if let hint = first(of: report, skippingClosest: 1, { otherMethod($0, distance: $1, method: method) }) {
             hints.append(hint)
         }
         // A target without a `?` byte has no `?` character: no url can hold its query in another
@@ -50,9 +50,11 @@ enum NearMissHints {
 
     /// The first hint `check` gives for a near miss of `report`, in their order, then for one of
     /// its slips; `check` gets the mock and its distance (nil: a slip found by its url, not compared).
-    private static func first(of report: NearMissReport, _ check: (Mock, Double?) -> String?) -> String? {
+    private static func first(
+        of report: NearMissReport, skippingClosest skipped: Int = 0, _ check: (Mock, Double?) -> String?
+    ) -> String? {
         // By index: a copy of a near miss (its mock and comparison) retains their references.
-        for index in report.closest.indices {
+        for index in report.closest.indices.dropFirst(skipped) {
             if let hint = check(report.closest[index].mock, report.closest[index].distance) { return hint }
         }
         for index in report.slips.indices {
@@ -72,30 +74,22 @@ enum NearMissHints {
             + "section 9.1), so write \(JSONText.shortString(method))"
     }
 
-    /// The method hint for a mock that matches the request in everything but its method (a
-    /// near miss after the closest, whose summary says it already, or a slip): `mock 87 (PATCH
+    /// The method hint for `mock`, a near miss at `distance`, that matches the request in
+    /// everything but its method (asked for the near misses after the closest, whose summary
+    /// says it already, and the slips): `mock 87 (PATCH
     /// equal "/api/profile") matches the request in everything but its method: the request is
     /// PUT`. A method of another case or `ANY` has hints of its own. Tester finding
     /// tester42a-F6: such a mock ranks at distance 1, behind every mock of the request's method
     /// (a url differs by at most 1), so an app's PUT where the backend takes PATCH was sent to
     /// an unrelated url's mock, and nothing named the one meant.
-    private static func otherMethod(_ report: NearMissReport, method: String) -> String? {
-        func check(_ mock: Mock, _ distance: Double?) -> String? {
-            guard distance == 1 else { return nil }
-            let expected = mock.patternMethod
-            guard expected != method, !expected.equalsIgnoringASCIICase(method),
-                  !NeverMatchingMock.anyMethodSpellings.contains(expected.uppercased()) else { return nil }
-            let url = mock.patternURL
-            return "mock \(mock.id) (\(expected) \(url.kind.rawValue) \(JSONText.shortString(url.value))) matches the request in "
-                + "everything but its method: the request is \(JSONText.shortString(method)), the mock's \(JSONText.shortString(expected))"
-        }
-        for index in report.closest.indices.dropFirst() {
-            if let hint = check(report.closest[index].mock, report.closest[index].distance) { return hint }
-        }
-        for index in report.slips.indices {
-            if let hint = check(report.slips[index].mock, report.slips[index].distance) { return hint }
-        }
-        return nil
+    private static func otherMethod(_ mock: Mock, distance: Double?, method: String) -> String? {
+        guard distance == 1 else { return nil }
+        let expected = mock.patternMethod
+        guard expected != method, !expected.equalsIgnoringASCIICase(method),
+              !NeverMatchingMock.anyMethodSpellings.contains(expected.uppercased()) else { return nil }
+        let url = mock.patternURL
+        return "mock \(mock.id) (\(expected) \(url.kind.rawValue) \(JSONText.shortString(url.value))) matches the request in "
+            + "everything but its method: the request is \(JSONText.shortString(method)), the mock's \(JSONText.shortString(expected))"
     }
 
     /// The query hint when `mock`'s url is `equal` to the target but for the order of its
