@@ -2,8 +2,8 @@
 """The OpenAPI 3.1 document at GET /catbird/api/openapi.json, kept true against a real
 `catbird serve` (docs/protocol.md#openapi-document):
 
-1. it is a valid OpenAPI 3.1 document (openapi-spec-validator) and the bytes served are the
-   repository's Sources/CatbirdServer/OpenAPI/openapi.json;
+1. it is a valid OpenAPI 3.1 document (openapi-spec-validator), no object in it has a key
+   twice, and the bytes served are the repository's Sources/CatbirdServer/OpenAPI/openapi.json;
 2. every example in it (parameters, request and response bodies, schemas' `examples`)
    validates against its schema (jsonschema, draft 2020-12, formats checked);
 3. every operation's example request (path and query parameters, body) is accepted by the
@@ -198,7 +198,17 @@ def run(args, work, checks):
         checks.check("GET /catbird/api/openapi.json → 200", status == 200, f"got {status}")
         with open(SOURCE, "rb") as f:
             checks.check("the served document is Sources/CatbirdServer/OpenAPI/openapi.json", served == f.read())
-        document = json.loads(served)
+        duplicates = []
+
+        def no_duplicate_keys(pairs):
+            keys = [key for key, _ in pairs]
+            duplicates.extend(sorted({key for key in keys if keys.count(key) > 1}))
+            return dict(pairs)
+
+        document = json.loads(served, object_pairs_hook=no_duplicate_keys)
+        # JSON parsers keep either the first or the last of two equal keys (RFC 8259 4), so a
+        # second "429" in one responses object hides one of them from every reader.
+        checks.check("no object in the document has a key twice", not duplicates, f"repeated keys: {duplicates}")
         try:
             validate_openapi(document)
             checks.check("the document is valid OpenAPI 3.1", document["openapi"].startswith("3.1"))
