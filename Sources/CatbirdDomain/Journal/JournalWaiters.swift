@@ -56,16 +56,26 @@ public final class JournalWaiters: Sendable {
         self.rememberFor = rememberFor
     }
 
+    /// One registered waiter, for ``cancel(_:)``.
+    public struct Ticket: Sendable {
+        fileprivate let tenant: TenantID
+        fileprivate let number: UInt64
+    }
+
     /// Calls `wake` exactly once: with true as soon as entries of `tenant` with an id above
     /// `after` are committed (at once if they already are), with false after `timeout` or when
-    /// the journal stops. `wake` runs on the journal writer's thread or a timer's thread and
-    /// must return quickly: hand further work to another thread.
+    /// the journal stops; never once ``cancel(_:)`` took it back. `wake` runs on the journal
+    /// writer's thread or a timer's thread and must return quickly: hand further work to
+    /// another thread.
     /// - Parameters:
     ///   - after: a journal row id (``Journal/latestID(of:)`` read before the caller looked).
     ///   - timeout: how long to wait at most.
+    /// - Returns: the waiter's ticket; nil when `wake` was called at once (entries after
+    ///   `after` were committed already, or the journal stopped).
+    @discardableResult
     public func wait(
         for tenant: TenantID, after: Int64, timeout: Duration, wake: @escaping @Sendable (_ committed: Bool) -> Void
-    ) {
+    ) -> Ticket? {
         let ticket: UInt64? = state.withLock { state in
             if state.stopped || state.latestID(of: tenant) > after { return nil }
             state.nextTicket += 1
@@ -74,14 +84,31 @@ public final class JournalWaiters: Sendable {
         }
         guard let ticket else {
             wake(!state.withLock { $0.stopped })
-            return
+            return nil
         }
+        defer { scheduleTimeout(of: ticket, tenant, after: timeout) }
+        return Ticket(tenant: tenant, number: ticket)
+    }
+
+    /// Takes waiter `ticket` back without waking it, so that what its `wake` holds is let go
+    /// now (its request's client left: tester43a-F5). Its timer still runs out, finding nothing.
+    /// - Returns: false when it was woken (or taken back) already.
+    @discardableResult
+    public func cancel(_ ticket: Ticket) -> Bool {
+        take(ticket.number, of: ticket.tenant) != nil
+    }
+
+    private func scheduleTimeout(of ticket: UInt64, _ tenant: TenantID, after timeout: Duration) {
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
-            let waiter = state.withLock { state -> Waiter? in
-                defer { if state.waiters[tenant]?.isEmpty == true { state.waiters[tenant] = nil } }
-                return state.waiters[tenant]?.removeValue(forKey: ticket)
-            }
-            waiter?.wake(false)
+            take(ticket, of: tenant)?.wake(false)
+        }
+    }
+
+    /// Removes waiter `ticket` of `tenant`, nil when it is gone already.
+    private func take(_ ticket: UInt64, of tenant: TenantID) -> Waiter? {
+        state.withLock { state in
+            defer { if state.waiters[tenant]?.isEmpty == true { state.waiters[tenant] = nil } }
+            return state.waiters[tenant]?.removeValue(forKey: ticket)
         }
     }
 

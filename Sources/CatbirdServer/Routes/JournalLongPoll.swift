@@ -10,7 +10,7 @@ import CatbirdHTTP
 /// (docs/tenancy.md#fair-shares: the quick lane, or for a filtered listing, whose look may read
 /// the whole journal, the slow lane one look of the tenant at a time), and between looks a
 /// ``JournalWaiters`` callback waits for the journal writer to commit more of the tenant's
-/// entries.
+/// entries; a client that hangs up ends the wait then (``JournalWaitHangUp``).
 ///
 /// A quick look (``largePages`` set) finds the page first and builds it only when its JSON is
 /// expected to be small (``JournalRoutes/quickPageBytes``); a larger page is built on
@@ -35,11 +35,13 @@ struct JournalLongPoll: Sendable {
     let hiddenAtStart: Int64
 
     func start(_ responder: HTTPResponder) {
-        lane.run { look(responder) }
+        let hangUp = JournalWaitHangUp(responder, waiters: dependencies.journal.waiters)
+        lane.run { look(responder, hangUp) }
     }
 
     /// Reads the page; answers when it has entries or time is up, else waits for a commit.
-    private func look(_ responder: HTTPResponder) {
+    private func look(_ responder: HTTPResponder, _ hangUp: JournalWaitHangUp) {
+        guard responder.isWaiting else { return }  // its client left (or the server stopped): nothing to look for
         do {
             // The latest id first: an entry committed after it wakes the waiter below.
             let latest = try dependencies.journal.latestID(of: tenant)
@@ -60,8 +62,8 @@ struct JournalLongPoll: Sendable {
                     return
                 }
             }
-            dependencies.journal.waiters.wait(for: tenant, after: latest, timeout: remaining) { _ in
-                lane.run { look(responder) }
+            hangUp.wait(for: tenant, after: latest, timeout: remaining) { _ in
+                lane.run { look(responder, hangUp) }
             }
         } catch {
             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))

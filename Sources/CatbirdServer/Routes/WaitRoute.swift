@@ -68,12 +68,13 @@ enum WaitRoute {
                 let tenant = context.tenant
                 // Compiled on the slow lane, in the tenant's turn, not on this worker (try9b F13).
                 return ParkedRequests.holding(place, .later { responder in
+                    let hangUp = JournalWaitHangUp(responder, waiters: dependencies.journal.waiters)
                     lane.run {
                         do {
                             try checkSince(since, dependencies.journal)
                             let wait = RequestWait(
                                 dependencies: dependencies, lane: lane, tenant: tenant, pattern: try CompiledRequestPattern(body.pattern),
-                                since: since, timeout: timeout, charge: charge)
+                                since: since, timeout: timeout, charge: charge, hangUp: hangUp)
                             wait.look(responder)
                         } catch {
                             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))
@@ -100,14 +101,16 @@ final class RequestWait: Sendable {
     /// The id of the last journal entry looked at; only later ones are matched next time.
     private let searchedThrough: Mutex<Int64>
     /// Its body's share of the parked waits' bytes (``ParkedWaitBytes``), given back when the
-    /// wait is let go: once answered, or, its client gone, at its deadline.
+    /// wait is let go: once answered, or when its client leaves (``JournalWaitHangUp``).
     private let charge: ParkedWaitBytes.Charge
+    private let hangUp: JournalWaitHangUp
 
     init(
         dependencies: RouteDependencies, lane: LookLane, tenant: TenantID, pattern: CompiledRequestPattern, since: Int64, timeout: Double,
-        charge: ParkedWaitBytes.Charge
+        charge: ParkedWaitBytes.Charge, hangUp: JournalWaitHangUp
     ) {
         self.charge = charge
+        self.hangUp = hangUp
         self.dependencies = dependencies
         self.lane = lane
         self.tenant = tenant
@@ -120,7 +123,7 @@ final class RequestWait: Sendable {
 
     /// Looks at the journal now (called on the lane), and keeps looking until it can answer `responder`.
     func look(_ responder: HTTPResponder) {
-        guard !responder.hasAnswered else { return }
+        guard responder.isWaiting else { return }
         do {
             let after = searchedThrough.withLock { $0 }
             // The writer's wait ends at most ``WaitRoute/writerGrace`` past the deadline (tester
@@ -143,7 +146,7 @@ final class RequestWait: Sendable {
                 responder.send(try timedOut())
                 return
             }
-            dependencies.journal.waiters.wait(for: tenant, after: through, timeout: now.duration(to: deadline)) { _ in
+            hangUp.wait(for: tenant, after: through, timeout: now.duration(to: deadline)) { _ in
                 self.lane.run { self.look(responder) }
             }
         } catch {
