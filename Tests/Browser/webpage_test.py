@@ -12,6 +12,7 @@ The last line of a run reads "browser tests: N passed, N failed".
 """
 
 import base64
+import gzip
 import http.client
 import json
 import os
@@ -23,6 +24,7 @@ import threading
 import time
 import traceback
 import urllib.parse
+import zlib
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
@@ -1381,6 +1383,88 @@ def test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview(server, driv
     assert not errors, errors
 
 
+def test_a_long_url_takes_at_most_three_lines_of_its_row_and_is_whole_on_hover_and_in_the_details(server, driver):
+    """Tester finding tester43a-F4, its requests: five feed pages, a 6 KB analytics beacon
+    (`/analytics/collect?p0=value0000&…&p399=value0399`) and a profile call; in a 1600×1000
+    window the beacon's row was 937 px tall, taller than the window, and pushed the rows after it
+    off screen. Now its URL shows three lines at most, the whole of it on hover and in the details."""
+    tenant = "longurl"
+    beacon = "/analytics/collect?" + "&".join(f"p{i}=value{i:04d}" for i in range(400))
+    for page in range(5):
+        server.request("GET", f"/api/feed?page={page}", tenant=tenant)
+    server.request("GET", beacon, tenant=tenant)
+    server.request("GET", "/api/profile", tenant=tenant)
+    driver.set_window_size(1600, 1000)
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 7, message="the seven requests never showed")
+    heights = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#rows tr'), tr => tr.getBoundingClientRect().height)")
+    line = driver.execute_script(
+        "return parseFloat(getComputedStyle(document.querySelector('#rows tr td.url .clip')).lineHeight) || 16")
+    assert max(heights) <= 3 * line + 16, (heights, line)
+    assert all(top < 1000 for top in driver.execute_script(
+        "return Array.from(document.querySelectorAll('#rows tr'), tr => tr.getBoundingClientRect().top)")), "every row in view"
+    cell = driver.find_elements(By.CSS_SELECTOR, "#rows tr td.url")[1]
+    assert cell.get_attribute("title") == beacon, "the whole URL on hover"
+    assert rows(driver)[1][1] == beacon, "the cell holds all of it, clipped only where it shows"
+    driver.find_elements(By.CSS_SELECTOR, "#rows tr")[1].click()
+    wait(driver, lambda d: "analytics" in d.find_element(By.ID, "details-title").text)
+    title = driver.find_element(By.ID, "details-title")
+    assert title.size["height"] <= 3 * 1.5 * 15 + 8, title.size
+    summary = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#details-body table tr'), tr => [tr.children[0].textContent, tr.children[1].textContent])")
+    assert ["url", beacon] in summary, summary[:3]
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
+def test_a_gzip_or_deflate_request_body_is_shown_decoded_beside_its_bytes(server, driver):
+    """Tester finding tester43a-F6, its request: `POST /api/events` with the JSON
+    `{"event":"feed_opened","n":1}` gzip-compressed (`Content-Encoding: gzip`) matched a jsonPath
+    mock and was exported decoded in the HAR, but the page showed only a hex dump of its 49
+    bytes. Now the decoded JSON is shown above them; a deflate body (zlib data, and raw deflate)
+    too; a body whose coding the page cannot undo says why, and its hex stays."""
+    tenant = "gz"
+    status, _ = server.json("POST", "/catbird/api/mocks", {
+        "type": "update",
+        "pattern": {"method": "POST", "url": {"kind": "equal", "value": "/api/events"}, "headers": {},
+                    "body": {"kind": "jsonPath", "value": "$.event", "equalTo": "feed_opened"}},
+        "response": {"status": 202, "headers": {}}}, tenant)
+    assert status == 201, status
+    text = b'{"event":"feed_opened","n":1}'
+    raw_deflate = zlib.compressobj(wbits=-15)
+    bodies = [
+        ("gzip", gzip.compress(text)),
+        ("deflate", zlib.compress(text)),
+        ("deflate", raw_deflate.compress(text) + raw_deflate.flush()),
+        ("gzip", b"\x1f\x8b\x08\x00not gzip at all"),
+    ]
+    for coding, body in bodies:
+        status, _, _ = server.request("POST", "/api/events", body,
+                                      {"Content-Type": "application/json", "Content-Encoding": coding}, tenant)
+        assert status == (202 if b"not gzip" not in body else 404), (coding, status)
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 4, message="the four requests never showed")
+    for index, (coding, body) in enumerate(reversed(bodies)):  # newest first
+        driver.find_elements(By.CSS_SELECTOR, "#rows tr")[index].click()
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#details pre.hex"), message=f"{coding}: the hex of its bytes")
+        wait(driver, lambda d: any(note in d.find_element(By.ID, "details").text for note in ("decoded from", "not shown decoded")),
+             message=f"{coding}: a note on its decoding")
+        details = driver.find_element(By.ID, "details").text
+        if b"not gzip" in body:
+            assert "not shown decoded (gzip)" in details, details
+            assert "decoded from" not in details, details
+        else:
+            assert f"decoded from {coding}: 29 B" in details, details
+            assert '"event"' in details and '"feed_opened"' in details, details
+            assert driver.find_elements(By.CSS_SELECTOR, "#details .json"), "shown as a JSON tree"
+        assert f"binary: {len(body)} B" in details, details
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_page_fits_a_phone_screen(server, driver):
     phone = browser(390, 844, phone=True)
     try:
@@ -1588,6 +1672,8 @@ TESTS = [
     (test_a_latin1_text_body_is_shown_as_text_as_the_journal_reads_it, ()),
     (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
     (test_page_fits_a_phone_screen, ()),
+    (test_a_long_url_takes_at_most_three_lines_of_its_row_and_is_whole_on_hover_and_in_the_details, ()),
+    (test_a_gzip_or_deflate_request_body_is_shown_decoded_beside_its_bytes, ()),
 ]
 
 # The HAR export in DevTools' own importer (needs this file's Server and browser()).

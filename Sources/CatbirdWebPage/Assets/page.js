@@ -12,6 +12,7 @@ const LONG_POLL_SECONDS = 25;  // how long the server may hold a live poll when 
 const SHORT_POLL_MS = 500;     // pause between polls when it does not
 const PREVIEW_BYTES = 65536;   // body bytes fetched for a preview
 const TREE_LIMIT = 1048576;    // JSON bodies up to this size are shown as a collapsible tree
+const DECODED_LIMIT = 8388608;  // a compressed body is shown decoded up to this size
 const TENANTS_REFRESH_MS = 5000;
 const TENANTS_SHOWN = 200;     // tenants asked for per refresh: the server lists a page of them, never all (tester finding T11-F3)
 const TENANT_PREFIX_WAIT_MS = 300;  // pause after typing in the filter before the server is asked for ids that start with it
@@ -161,6 +162,15 @@ function el(tag, text, className) {
   if (text !== undefined && text !== null) setText(node, text);
   if (className) node.className = className;
   return node;
+}
+
+// A table cell whose text shows at most three lines (`.clip`), all of it on hover: one 8 KB
+// analytics URL made its journal row taller than the window (tester finding tester43a-F4).
+function clippedCell(text, className) {
+  const td = el("td", undefined, className);
+  td.append(el("div", text, "clip"));
+  td.title = escapeBidi(String(text));
+  return td;
 }
 
 function setStatus(text, offline = false) {
@@ -420,7 +430,7 @@ function rowFor(entry) {
   const time = el("td", formatTime(entry.time), "time");
   time.title = entry.time;
   const status = entry.response.status;
-  tr.append(time, el("td", entry.method), el("td", entry.url, "url"),
+  tr.append(time, el("td", entry.method), clippedCell(entry.url, "url"),
     el("td", status, "s" + Math.floor(status / 100)), el("td", entry.answeredBy, "answered"),
     el("td", entry.durationMs.toFixed(1), "ms"));
   return tr;
@@ -737,8 +747,8 @@ async function refreshMocks() {
   $("tab-mocks").textContent = `Mocks (${list.length})`;
   const rows = list.map((m) => {
     const tr = el("tr");
-    tr.append(el("td", m.position), el("td", m.pattern.method), el("td", describePattern(m.pattern), "url"),
-      el("td", describeHeaders(m.pattern.headers)), el("td", describeBody(m.pattern.body), "body"), el("td", m.response.status),
+    tr.append(el("td", m.position), el("td", m.pattern.method), clippedCell(describePattern(m.pattern), "url"),
+      el("td", describeHeaders(m.pattern.headers)), clippedCell(describeBody(m.pattern.body), "body"), el("td", m.response.status),
       el("td", m.remainingLimit === null ? "unlimited" : m.remainingLimit), el("td", m.hits),
       el("td", m.response.delay ? m.response.delay + " s" : ""));
     return tr;
@@ -786,9 +796,10 @@ async function openDetails(id) {
   const shared = entry.mockId !== null && !state.mocks.has(entry.mockId) ? await sharedMock(entry.mockId) : null;
   if (state.selected !== id) return;
   setText($("details-title"), `${entry.method} ${entry.url}`);
+  $("details-title").title = escapeBidi(`${entry.method} ${entry.url}`);
   const body = $("details-body");
   body.append(keyValues("Summary", [
-    ["time", entry.time], ["tenant", tenantLabel(entry.tenant)], ["status", entry.response.status],
+    ["url", entry.url], ["time", entry.time], ["tenant", tenantLabel(entry.tenant)], ["status", entry.response.status],
     ["answered by", entry.answeredBy], ["duration", entry.durationMs.toFixed(1) + " ms"],
     ...(entry.problem ? [["problem", entry.problem]] : []),
   ]));
@@ -918,6 +929,12 @@ function renderBody(holder, entry, side, bytes, stored) {
   } else {
     const text = bodyText(bytes, type, whole);
     if (text === null) {
+      const codings = whole ? undoableCodings(message.headers) : null;
+      if (codings) {
+        const decoded = el("div");
+        parts.push(decoded);
+        showDecoded(decoded, bytes, codings, type);
+      }
       parts.push(el("p", `binary: ${formatSize(message.bodySize)}; the first ${Math.min(bytes.length, 512)} bytes:`, "body-note"));
       parts.push(el("pre", hexDump(bytes.subarray(0, 512)), "hex"));
     } else {
@@ -925,6 +942,64 @@ function renderBody(holder, entry, side, bytes, stored) {
     }
   }
   holder.replaceChildren(...parts);
+}
+
+// The codings of a Content-Encoding the page undoes, last applied first, as the server does
+// for matching and the HAR export (docs/matching.md#compressed-request-bodies): gzip, x-gzip
+// and deflate; null when there is none or it names another (br, zstd). A gzip-encoded JSON
+// body was shown only as a hex dump (tester finding tester43a-F6).
+function undoableCodings(headers) {
+  const codings = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== "content-encoding") continue;
+    for (const part of value.split(",")) {
+      const coding = part.trim().toLowerCase();
+      if (coding === "" || coding === "identity") continue;
+      if (coding !== "gzip" && coding !== "x-gzip" && coding !== "deflate") return null;
+      codings.push(coding);
+    }
+  }
+  return codings.length > 0 && codings.length <= 4 ? codings.reverse() : null;
+}
+
+// `bytes` through DecompressionStream(`format`), at most DECODED_LIMIT bytes of output (else
+// it throws): a few KiB of gzip may hold gigabytes.
+async function inflate(bytes, format) {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(format)).getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > DECODED_LIMIT) { reader.cancel(); throw new Error(`it decodes to more than ${formatSize(DECODED_LIMIT)}`); }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) { out.set(chunk, offset); offset += chunk.length; }
+  return out;
+}
+
+// Fills `holder` with the body decoded from `codings` (undoableCodings): a note and the text,
+// JSON tree or hex of the decoded bytes; or why it could not be decoded. `deflate` is zlib
+// data, or raw deflate, which some clients send under that name (as the server reads it).
+async function showDecoded(holder, bytes, codings, type) {
+  let data = bytes;
+  try {
+    if (typeof DecompressionStream !== "function") throw new Error("this browser has no DecompressionStream");
+    for (const coding of codings) {
+      if (coding !== "deflate") data = await inflate(data, "gzip");
+      else data = await inflate(data, "deflate").catch(() => inflate(data, "deflate-raw"));
+    }
+  } catch (error) {
+    holder.replaceChildren(el("p", `not shown decoded (${codings.join(", ")}): ${error.message}`, "body-note"));
+    return;
+  }
+  const text = bodyText(data, type, true);
+  holder.replaceChildren(
+    el("p", `decoded from ${codings.join(", ")}: ${formatSize(data.length)}`, "body-note"),
+    text === null ? el("pre", hexDump(data.subarray(0, 512)), "hex") : textView(text, type, true));
 }
 
 // UTF-8 text, or null for binary: not UTF-8, or a control character other than tab, LF, VT,
