@@ -72,6 +72,37 @@ final class NearMissHintTests: ServerTestCase {
         XCTAssertFalse(try reason("/api/searc?page=1&q=x").contains("another order"), "another path")
     }
 
+    /// tester42a-F9, the finding's exact mocks in tenant nm12: `/api/users/me` for a mock
+    /// `/api/Users/Me`, and `/search?q=red%20shoes` for `/search?q=red+shoes`, got only "url
+    /// differs"; each is now named with what differs, and nothing else gets the hints.
+    func testAURLThatDiffersOnlyInLetterCaseOrInHowItsQueryWritesASpaceGetsAHint() throws {
+        for url in ["/api/Users/Me", "/search?q=red+shoes", "/ab"] {
+            try update("nm12", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#)
+        }
+        let users = try mockID("nm12", url: "/api/Users/Me")
+        let search = try mockID("nm12", url: "/search?q=red+shoes")
+        let lower = try reason("/api/users/me", tenant: "nm12")
+        XCTAssertTrue(
+            lower.contains(#"; mock \#(users)'s url "/api/Users/Me" differs from the request's "/api/users/me" only in letter case: equal compares the request-target as sent, case-sensitively (a wildcard or regexp compares ASCII letters case-insensitively)"#),
+            lower)
+        let space = try reason("/search?q=red%20shoes", tenant: "nm12")
+        XCTAssertTrue(
+            space.contains(#"; mock \#(search)'s url "/search?q=red+shoes" writes a space in its query as "+" where the request writes "%20" ("/search?q=red%20shoes"): both are a space to a form decoder, but equal compares the request-target as sent, so write it as the app sends it"#),
+            space)
+        // The other way round, in letter case too.
+        try update("nm12b", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/Search?q=red%20shoes"}},"response":{"status":200}}"#)
+        let both = try reason("/search?q=red+shoes", tenant: "nm12b")
+        XCTAssertFalse(both.contains("only in letter case"), "the query differs too: \(both)")
+        let plus = try reason("/Search?q=red+shoes", tenant: "nm12b")
+        XCTAssertTrue(plus.contains(#"writes a space in its query as "%20" where the request writes "+""#), plus)
+        // Not for another word, a `%2B` (a literal plus, not a space: tester42a-F1), nor a
+        // case difference inside a percent-escape alone (the percent-encoding hint's).
+        XCTAssertFalse(try reason("/api/users/you", tenant: "nm12").contains("letter case"))
+        XCTAssertFalse(try reason("/search?q=red%2Bshoes", tenant: "nm12").contains("writes a space"))
+        try update("nm12c", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a%2Fb"}},"response":{"status":200}}"#)
+        XCTAssertFalse(try reason("/a%2fb", tenant: "nm12c").contains("only in letter case"))
+    }
+
     /// The finding's addendum: `curl --proxy $C http://api.example.com/api/feed` against a mock
     /// `equal "/api/feed"` said only "url differs"; and the other way round.
     func testAProxyFormRequestAndAnAbsoluteMockURLGetAHint() throws {

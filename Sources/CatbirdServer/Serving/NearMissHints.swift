@@ -12,6 +12,8 @@ import CatbirdSupport
 ///   rest of the mock matching: `mock 88's method "get" differs from the request's "GET" only in
 ///   case: methods are compared case-sensitively, as sent (RFC 9110 section 9.1), so write "GET"`;
 /// - an `equal` url with the request's query parameters in another order;
+/// - an `equal` url that is the target with a query's space written `+` for `%20` or the other
+///   way, or in other letter case (``querySpace(_:target:)``, ``urlCase(_:target:)``);
 /// - an `equal` url that is the path of a proxy-form (absolute-form) request, which is matched
 ///   on its absolute URL, as in Catbird 0.11; or an absolute `equal` url against an origin-form
 ///   request with that path;
@@ -38,10 +40,10 @@ enum NearMissHints {
         // A target without a `?` byte has no `?` character: no url can hold its query in another
         // order. Its bytes read in place, not through the generic `String.UTF8View` iterator.
         var bytes = target
-        if bytes.withUTF8({ $0.contains(UInt8(ascii: "?")) }),
-           let hint = first(of: report, { mock, _ in queryOrder(mock, target: target) }) {
-            hints.append(hint)
-        }
+        let hasQuery = bytes.withUTF8 { $0.contains(UInt8(ascii: "?")) }
+        if hasQuery, let hint = first(of: report, { mock, _ in queryOrder(mock, target: target) }) { hints.append(hint) }
+        if hasQuery, let hint = first(of: report, { mock, _ in querySpace(mock, target: target) }) { hints.append(hint) }
+        if let hint = first(of: report, { mock, _ in urlCase(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { mock, _ in requestForm(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { mock, _ in urlSlip(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { anyMethod($0, distance: $1) }) { hints.append(hint) }
