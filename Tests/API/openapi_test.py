@@ -155,6 +155,46 @@ def check_example_requests(doc, port, checks):
             checks.check(f"answer to {name} matches its schema", not errors, "; ".join(errors[:3]))
 
 
+# Tester finding tester44b-F1, its inputs: each valid by the document's schemas before, each
+# refused by the server with 400 (Schemathesis: "schema-valid request rejected"), or the other
+# way (`maxRows: null`). Each is now as the document says: (what, JSON pointer of the schema,
+# the value it checks, the request, the server's status for it).
+BOUNDARY_INPUTS = [
+    ("mock id 0", "/paths/~1catbird~1api~1mocks~1{id}/delete/parameters/1/schema", "0",
+     ("DELETE", "/catbird/api/mocks/0", None), 400),
+    ("status=46949", "/components/parameters/status/schema", "46949", ("GET", "/catbird/api/requests?status=46949", None), 400),
+    ("status=0", "/components/parameters/status/schema", "0", ("GET", "/catbird/api/requests?status=0", None), 400),
+    ("status=0599", "/components/parameters/status/schema", "0599", ("GET", "/catbird/api/requests?status=0599", None), 200),
+    ("before=2^63", "/components/parameters/before/schema", 9223372036854775808,
+     ("GET", "/catbird/api/requests/unmatched?before=9223372036854775808", None), 400),
+    ("since=2^63", "/components/parameters/since/schema", 9223372036854775808,
+     ("GET", "/catbird/api/requests?since=9223372036854775808", None), 400),
+    ("since=2^63-1", "/components/parameters/since/schema", 9223372036854775807,
+     ("GET", "/catbird/api/requests?since=9223372036854775807", None), 200),
+]
+for value in ("", " x", "x ", "a\nb", "\t"):
+    response = {"status": 200, "headers": {"x-schemathesis-additional": value}}
+    BOUNDARY_INPUTS.append((f"response header value {value!r}", "/components/schemas/ResponseMock", response,
+                            ("POST", "/catbird/api/mocks", {"type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": "/b"}},
+                                                            "response": response}), 400))
+for name in ("a b", "x:y", ""):
+    response = {"status": 200, "headers": {name: "v"}}
+    BOUNDARY_INPUTS.append((f"response header name {name!r}", "/components/schemas/ResponseMock", response,
+                            ("POST", "/catbird/api/mocks", {"type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": "/b"}},
+                                                            "response": response}), 400))
+BOUNDARY_INPUTS.append(("SQL maxRows null", "/components/schemas/SQLRequest", {"sql": "SELECT 1", "maxRows": None},
+                        ("POST", "/catbird/api/sql", {"sql": "SELECT 1", "maxRows": None}), 200))
+
+
+def check_boundary_inputs(doc, port, checks):
+    """BOUNDARY_INPUTS: the document's schema and the server agree on each."""
+    for what, pointer, value, (method, target, body), status in BOUNDARY_INPUTS:
+        valid = not doc.errors(pointer, value)
+        got = harness.call(port, method, target, tenant="boundaries", body=body)[0]
+        checks.check(f"{what}: the server answers {status} and the document calls it {'valid' if status < 400 else 'invalid'}",
+                     got == status and valid == (status < 400), f"server {got}, document {'valid' if valid else 'invalid'}")
+
+
 def run_schemathesis(args, node, work, checks):
     """Schemathesis over every operation; the hooks keep waits short (see schemathesis_hooks.py)."""
     base = f"http://{harness.HOST}:{node.port}"
@@ -217,6 +257,7 @@ def run(args, work, checks):
         doc = Document(document)
         check_examples(doc, checks)
         check_example_requests(doc, node.port, checks)
+        check_boundary_inputs(doc, node.port, checks)
         if not args.skip_fuzzing:
             run_schemathesis(args, node, work, checks)
         check_still_serves(node, checks)
