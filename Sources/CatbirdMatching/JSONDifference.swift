@@ -60,8 +60,32 @@ public struct JSONDifference: Sendable, Equatable {
             return JSONDifference(
                 path: path, expected: "\(expectedItems.count) items", actual: "\(actualItems.count) items", unnameable: unnameable)
         default:
-            return expected == actual ? nil : JSONDifference(path: path, expected: shown(expected), actual: shown(actual), unnameable: unnameable)
+            guard expected != actual else { return nil }
+            let (shownExpected, shownActual) = (shown(expected), shown(actual))
+            // Canonically equivalent, other bytes (`"café"` in NFC and NFD): both written with
+            // `\u` escapes past ASCII, so the difference shows (tester finding tester42a-F4).
+            if shownExpected == shownActual, !shownExpected.hasSameBytes(as: shownActual) {
+                return JSONDifference(
+                    path: path, expected: escapedPastASCII(shownExpected),
+                    actual: escapedPastASCII(shownActual) + " (the same text in another Unicode normalization form: JSON strings are "
+                        + "compared code point by code point)", unnameable: unnameable)
+            }
+            return JSONDifference(path: path, expected: shownExpected, actual: shownActual, unnameable: unnameable)
         }
+    }
+
+    /// JSON `text` with each UTF-16 code unit past ASCII written `\uXXXX` (still the same JSON).
+    static func escapedPastASCII(_ text: String) -> String {
+        var out = ""
+        for unit in text.utf16 {
+            if unit < 0x80 {
+                out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+            } else {
+                let hex = String(unit, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return out
     }
 
     /// `.key` for a key of letters, digits and `_` not starting with a digit, else `."key"`

@@ -49,6 +49,32 @@ final class JSONBodyDifferenceHintTests: ServerTestCase {
         XCTAssertTrue(login.contains(#"mock \#(try mockID("nm6", url: "/api/login"))'s jsonPath "$.user": the body is not JSON"#), login)
     }
 
+    /// tester42a-F4, the finding's mocks: a `contains "café"` body pattern (NFC, as typed in
+    /// Swift source) against the body `cafe` + U+0301 (NFD), and a `json` pattern holding
+    /// `"g":"café"` against a body whose `g` is NFD. The reasons read `expected contains "café",
+    /// got "café"` and `expected "café", got "café"`; now the code points show.
+    func testABodyThatDiffersOnlyInUnicodeNormalizationIsSaidSo() throws {
+        try update("nm5b", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/l"},"body":{"kind":"contains","value":"café"}},"response":{"status":200}}"#)
+        let id = try mockID("nm5b", url: "/l")
+        let contains = try reason("nm5b", "/l", "cafe\u{301}")
+        XCTAssertTrue(
+            contains.contains(#"; mock \#(id)'s body pattern contains "caf<U+00E9>" is in the body only as "cafe<U+0301>", the same text in another Unicode normalization form: body patterns compare bytes, so write it as the app sends it"#),
+            contains)
+        // Within a longer body; and an equal pattern.
+        XCTAssertTrue(try reason("nm5b", "/l", "order: 2 cafe\u{301} latte").contains(#"is in the body only as "cafe<U+0301>""#))
+        try update("nm5c", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/l"},"body":{"kind":"equal","value":"café"}},"response":{"status":200}}"#)
+        XCTAssertTrue(try reason("nm5c", "/l", "cafe\u{301}").contains(#"body pattern equal "caf<U+00E9>" is the body only as "cafe<U+0301>""#))
+        // Not for a body that differs as text too.
+        XCTAssertFalse(try reason("nm5b", "/l", "cafe").contains("normalization"))
+        XCTAssertFalse(try reason("nm5c", "/l", "cafe\u{301}s").contains("normalization"))
+
+        try update("nm5j", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/j"},"body":{"kind":"json","value":"{\"g\":\"café\"}"}},"response":{"status":200}}"#)
+        let json = try reason("nm5j", "/j", "{\"g\":\"cafe\u{301}\"}")
+        XCTAssertTrue(
+            json.contains(#"'s json differs from the body at $.g: expected "caf\u00E9", got "cafe\u0301" (the same text in another Unicode normalization form: JSON strings are compared code point by code point)"#),
+            json)
+    }
+
     /// The finding's input (the order's user object is ours; the shape, the 40 items and the
     /// one changed `qty` are the finding's): the reason cut both bodies after ~200 bytes, long
     /// before item 33.

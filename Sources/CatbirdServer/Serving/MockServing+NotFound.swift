@@ -156,7 +156,8 @@ extension MockServing {
         // nothing of this miss (tester finding tester42a-F3: `mock 50's jsonPath "$.user": the
         // body is not JSON` in the 404 of an image upload to another path).
         for index in report.closest.indices where report.closest[index].comparison.methodAndURLMatch {
-            if let text = report.closest[index].mock.patternBody?.jsonDifference(request.matchedBody) {
+            if let pattern = report.closest[index].mock.patternBody,
+               let text = pattern.jsonDifference(request.matchedBody) ?? pattern.normalizationDifference(request.matchedBody) {
                 report.bodyDifference = (mockID: report.closest[index].mock.id, text: text)
                 break
             }
