@@ -122,6 +122,12 @@ public final class CatbirdServer: Sendable {
                 "database \(location.shown): its -wal (\(left) bytes) was left by a run that did not stop cleanly (killed or crashed), "
                     + "or by another program; SQLite replays it now" + relaxed)
         }
+        if claimed.linkCount > 1 {
+            // Tester finding tester42b-F4: a -wal left beside one name is not read through another.
+            log.warning(
+                "database \(location.shown) has \(claimed.linkCount) names (hard links): SQLite keeps its -wal beside the name it "
+                    + "opens, so after a run that did not stop cleanly, start again on the name that run used")
+        }
         let faults = StorageFaults(file: claimed)
         do {
             try DatabaseUnusable.checkFolder(of: location.path, path: location.shown)

@@ -47,6 +47,8 @@ public struct DatabaseUnusable: Error, CustomStringConvertible, Sendable {
                     path: path, reason: DatabaseFileLock.LockError.companionsReason(files, emptyFile: emptyFile, holder: holder))
             case let .notARegularFile(database, kind):
                 return DatabaseUnusable(path: path, reason: DatabaseFileLock.LockError.notARegularFileReason(database, kind: kind))
+            case let .walUnderAnotherName(database, other, walSize):
+                return DatabaseUnusable(path: path, reason: DatabaseFileLock.walUnderAnotherNameReason(database, other: other, walSize: walSize))
             }
         case let error as MigrationError:
             if case let .failed(_, _, sqlite) = error, let reason = sqlite.environmentalReason {

@@ -65,6 +65,10 @@ public final class DatabaseFileLock: Sendable {
         /// for writing (tester finding T13B-F7: SQLite took a block device for an empty file and
         /// wrote its first pages; `/dev/null` got a `/dev/null-journal` beside it).
         case notARegularFile(database: String, kind: String)
+        /// The file has another name (a hard link) in its folder, `other`, with a `-wal` of
+        /// changes beside it (``DatabaseFileLock/otherNameWithWAL(of:path:)``), and none beside
+        /// `database`: a crashed server's changes that a start through this name would not see.
+        case walUnderAnotherName(database: String, other: String, walSize: Int64)
 
         public var description: String {
             switch self {
@@ -82,6 +86,8 @@ public final class DatabaseFileLock: Sendable {
                 return "database \(database): \(Self.companionsReason(files, emptyFile: emptyFile, holder: holder))"
             case let .notARegularFile(database, kind):
                 return "database \(database): \(Self.notARegularFileReason(database, kind: kind))"
+            case let .walUnderAnotherName(database, other, walSize):
+                return "database \(database): \(DatabaseFileLock.walUnderAnotherNameReason(database, other: other, walSize: walSize))"
             }
         }
 
@@ -125,7 +131,9 @@ public final class DatabaseFileLock: Sendable {
     ///   the file is missing or empty but its `-wal` or `-shm` is there (a file it created is
     ///   removed again; an empty one that was there is left as it was),
     ///   ``LockError/notARegularFile(database:kind:)`` when a device, FIFO or socket is at the
-    ///   path (checked before opening it, and again on the opened descriptor).
+    ///   path (checked before opening it, and again on the opened descriptor),
+    ///   ``LockError/walUnderAnotherName(database:other:walSize:)`` when another name of the
+    ///   file in its folder has a `-wal` of changes and this one has none.
     public init(databasePath: String) throws(LockError) {
         path = databasePath
         var created = true
@@ -170,6 +178,11 @@ public final class DatabaseFileLock: Sendable {
             throw .companionsWithoutDatabase(
                 database: databasePath, files: companions, emptyFile: !created, holder: DatabaseCompanions.holder(ofSHMBeside: databasePath))
         }
+        if !created, !companionsBefore.contains(databasePath + "-wal"),
+           let (other, walSize) = Self.otherNameWithWAL(of: descriptor, path: databasePath) {
+            release()
+            throw .walUnderAnotherName(database: databasePath, other: other, walSize: walSize)
+        }
     }
 
     /// For a start-up that failed: deletes the file (with its `-wal` and `-shm`) when taking
@@ -205,7 +218,7 @@ public final class DatabaseFileLock: Sendable {
 
     /// The size of the regular file at `path` (not following a final symbolic link); nil when
     /// there is none.
-    private static func size(of path: String) -> Int64? {
+    static func size(of path: String) -> Int64? {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int64(status.st_size)

@@ -326,6 +326,49 @@ final class StartupChecksTests: XCTestCase {
         }
     }
 
+    /// Tester finding tester42b-F4, its steps: a server on `real.sqlite` killed (`kill -9`) after
+    /// two acknowledged updates, `ln real.sqlite hard.sqlite`, a start on `hard.sqlite`. It
+    /// found no `-wal` (SQLite names it after the path it opens), applied the migrations afresh
+    /// and served no mocks; a third mock added there was rolled back by the next start on
+    /// `real.sqlite`, which replayed the old `-wal`. Now the start through the other name is
+    /// refused (exit 3) naming the `-wal` and what to do, and changes nothing; the start on
+    /// `real.sqlite` keeps both mocks; after its clean stop, a start on `hard.sqlite` works,
+    /// warning that the file has two names.
+    func testAStartThroughAHardLinkWhoseOtherNameHasACrashedRunsWALIsRefused() throws {
+        let real = directory.appendingPathComponent("real.sqlite").path
+        let hard = directory.appendingPathComponent("hard.sqlite").path
+        let killed = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", real], in: directory)
+        try E2E.addMock(try killed.client(), url: "/one", body: "1")
+        try E2E.addMock(try killed.client(), url: "/two", body: "2")
+        kill(killed.process.processIdentifier, SIGKILL)
+        killed.process.waitUntilExit()
+        XCTAssertEqual(link(real, hard), 0, "ln real.sqlite hard.sqlite")
+        let walBefore = try Data(contentsOf: URL(fileURLWithPath: real + "-wal"))
+        XCTAssertGreaterThan(walBefore.count, 0)
+
+        let refused = try run(["--port", "\(try FreePort.next())", "--db", hard])
+        XCTAssertEqual(refused.status, 3, refused.output)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "database \(hard): \(hard) is another name (a hard link) of \(real), whose \(real)-wal (\(walBefore.count) bytes) holds "
+                    + "changes not yet in the file, left by a server that did not stop cleanly (killed or crashed)"),
+            refused.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: real + "-wal")), walBefore, "the -wal is untouched")
+        XCTAssertFalse(Self.exists(hard + "-wal"), "nothing made beside the other name")
+
+        let replayed = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", real], in: directory)
+        XCTAssertEqual(try replayed.client().request("GET", "/one").text, "1")
+        XCTAssertEqual(try replayed.client().request("GET", "/two").text, "2")
+        XCTAssertEqual(try replayed.terminate().status, 0)
+        let other = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", hard], in: directory)
+        XCTAssertEqual(try other.client().request("GET", "/two").text, "2", "the same file through its other name")
+        let (status, _, stderr) = try other.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(
+            stderr.contains("[warning] database \(hard) has 2 names (hard links): SQLite keeps its -wal beside the name it opens"),
+            stderr)
+    }
+
     // MARK: - Helpers
 
     private func run(_ arguments: [String]) throws -> ProcessRunner.Result {
