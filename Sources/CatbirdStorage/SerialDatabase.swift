@@ -78,14 +78,20 @@ public final class SerialDatabase: Sendable {
     /// `update` queued behind the journal writer's 5-second wait for that lock, then waited 5 s
     /// itself, and answered after about 10 s (tester note T15A-5). With this, its 503 comes
     /// after about 5 s wherever the wait was spent.
+    ///
+    /// `since`: when the wait began, for a control change its request's arrival, so that its
+    /// wait in the control lane's queue counts too (tester finding tester44b-F3: changes queued
+    /// behind one that waited out another process's lock each began their 5 s when their turn
+    /// came, and answered 503 after 10 s, 15 s …, or were made after their client had given up
+    /// at 5 s). One whose 5 s are over when its turn comes tries once without waiting (1 ms):
+    /// made at once when nothing holds the lock, else refused.
     /// - Throws: whatever `body` throws.
     public func useWithinBusyTimeout<T: Sendable>(
-        floor: Duration = .milliseconds(100), _ body: (Database) throws -> T
+        since start: ContinuousClock.Instant = .now, floor: Duration = .milliseconds(100), _ body: (Database) throws -> T
     ) throws -> T {
-        let start = ContinuousClock.now
-        return try use { database in
-            let left = max(Database.busyTimeout - (ContinuousClock.now - start), floor)
-            return try database.withBusyTimeout(left) { try body(database) }
+        try use { database in
+            let left = Database.busyTimeout - (ContinuousClock.now - start)
+            return try database.withBusyTimeout(left > .zero ? max(left, floor) : .milliseconds(1)) { try body(database) }
         }
     }
 

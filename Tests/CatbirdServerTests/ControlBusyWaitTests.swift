@@ -1,5 +1,6 @@
 import CatbirdTestSupport
 import Foundation
+import Synchronization
 import XCTest
 
 /// A control change waits at most one busy timeout (5 s) for another process's write lock
@@ -10,32 +11,13 @@ final class ControlBusyWaitTests: ServerTestCase {
     /// busy wait, then 5 s of its own: its 503 came after 9–11 s (10.3 s here before the fix;
     /// with this test's 7-second hold it got its 201 after 7 s). It now answers 503 after about 5 s.
     func testAControlChangeWaitsOneBusyTimeoutBeforeIts503() throws {
-        let held = server.databasePath + ".held"
-        let script = """
-            import sqlite3, sys, time
-            db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=0)
-            db.execute("BEGIN IMMEDIATE")
-            open(sys.argv[2], "w").close()
-            time.sleep(7)
-            db.execute("ROLLBACK")
-            """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script, server.databasePath, held]
-        do { try python.run() } catch { throw XCTSkip("python3 cannot be run here: \(error)") }
-        defer {
-            if python.isRunning { python.terminate() }
-            python.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: held)
-        }
-        let lockDeadline = Date(timeIntervalSinceNow: 10)
-        while !FileManager.default.fileExists(atPath: held), python.isRunning, Date() < lockDeadline { usleep(20_000) }
-        guard FileManager.default.fileExists(atPath: held) else { throw XCTSkip("python3's sqlite3 did not take the lock") }
+        let python = try holdWriteLock(seconds: 7)
+        defer { if python.isRunning { python.terminate() }; python.waitUntilExit() }
         // Requests the journal writer then tries to write, waiting 5 s for the lock.
         for index in 0..<3 { XCTAssertEqual(try client.request("GET", "/busy/\(index)").status, 404) }
         usleep(300_000)
         let start = ContinuousClock.now
-        let update = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/b"}},"response":{"status":200}}"#
+        let update = Self.update("/b")
         let answer = try client.json("POST", "/catbird/api/mocks", update)
         let waited = ContinuousClock.now - start
         XCTAssertEqual(answer.status, 503, answer.text)
@@ -46,5 +28,68 @@ final class ControlBusyWaitTests: ServerTestCase {
         XCTAssertEqual(python.terminationStatus, 0)
         let retried = try client.json("POST", "/catbird/api/mocks", update)
         XCTAssertEqual(retried.status, 201, retried.text)
+    }
+
+    /// Tester finding tester44b-F3, its steps: while another process holds the write lock (here
+    /// 9 s), updates `/a`, `/b`, `/c` and `/d` of one tenant are sent 50 ms apart, each on its
+    /// own connection. `/a` got its 503 after 5 s, but each one queued behind it began its own
+    /// 5 s when its turn came: `/b` 503 after 10 s, `/c` 201 after 11.6 s, and `/d`, whose
+    /// client gave up at 5 s, was made once the lock went. Now each is answered 503 within
+    /// about 5 s of its arrival, and none is made.
+    func testChangesQueuedBehindAWaitForTheLockAreAnsweredWithinFiveSecondsOfTheirArrival() throws {
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", Self.update("/warm")).status, 201)
+        let python = try holdWriteLock(seconds: 9)
+        defer { if python.isRunning { python.terminate() }; python.waitUntilExit() }
+        let urls = ["/a", "/b", "/c", "/d"]
+        let answers = Mutex<[String: (status: Int, waited: Duration)]>([:])
+        let group = DispatchGroup()
+        let port = server.port
+        for url in urls {
+            DispatchQueue.global().async(group: group) {
+                let start = ContinuousClock.now
+                let status = (try? RawHTTPClient(port: port).json("POST", "/catbird/api/mocks", Self.update(url)).status) ?? -1
+                answers.withLock { $0[url] = (status, ContinuousClock.now - start) }
+            }
+            usleep(50_000)
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+        for url in urls {
+            let answer = try XCTUnwrap(answers.withLock { $0[url] }, url)
+            XCTAssertEqual(answer.status, 503, "\(url) refused while the lock is held")
+            XCTAssertLessThan(answer.waited, .milliseconds(6_500), "\(url): about 5 s from its arrival, not behind the others' 5 s")
+        }
+        python.waitUntilExit()
+        let listed = try E2E.mocks(client, tenant: nil).compactMap { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String }
+        XCTAssertEqual(listed, ["/warm"], "no refused change was made afterwards")
+    }
+
+    private static func update(_ url: String) -> String {
+        #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#
+    }
+
+    /// A python3 `sqlite3` connection holding `BEGIN IMMEDIATE` on the server's database for
+    /// `seconds`, returned once it holds it (skips the test when python3 cannot take it).
+    private func holdWriteLock(seconds: Int) throws -> Process {
+        let held = server.databasePath + ".held"
+        let script = """
+            import sqlite3, sys, time
+            db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=0)
+            db.execute("BEGIN IMMEDIATE")
+            open(sys.argv[2], "w").close()
+            time.sleep(\(seconds))
+            db.execute("ROLLBACK")
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script, server.databasePath, held]
+        do { try python.run() } catch { throw XCTSkip("python3 cannot be run here: \(error)") }
+        defer { try? FileManager.default.removeItem(atPath: held) }
+        let lockDeadline = Date(timeIntervalSinceNow: 10)
+        while !FileManager.default.fileExists(atPath: held), python.isRunning, Date() < lockDeadline { usleep(20_000) }
+        guard FileManager.default.fileExists(atPath: held) else {
+            python.terminate()
+            throw XCTSkip("python3's sqlite3 did not take the lock")
+        }
+        return python
     }
 }

@@ -124,22 +124,29 @@ public final class MockStore: Sendable {
     /// the journal writer) waits for one piece at most, never for the whole body (tester finding
     /// tester22b-F7). Until the row commits no mock has the body; pieces of a write that fails
     /// or is cut short are deleted (``MockBodyPieces/sweep()``), at the latest at the next start.
+    ///
+    /// `since`: when the change's wait for the write connection began (its request's arrival):
+    /// it waits at most ``CatbirdStorage/Database/busyTimeout`` from then for another process's
+    /// lock on the file (``CatbirdStorage/SerialDatabase/useWithinBusyTimeout(since:floor:_:)``), as do
+    /// the removals below.
     @discardableResult
-    public func update(_ pattern: RequestPattern, response: ResponseMock, tenant: TenantID) throws -> Mock {
+    public func update(_ pattern: RequestPattern, response: ResponseMock, tenant: TenantID, since: ContinuousClock.Instant = .now) throws -> Mock {
         try MockPatternLimits.check(pattern)
         let compiled = try CompiledRequestPattern(pattern)
         // Copied once, before the write connection is taken (a 30 MiB copy in a debug build
         // held it for 0.1-0.2 s).
         let body = response.body.map { [UInt8]($0) }
         guard let body, MockBodyPieces.isWrittenInPieces(size: body.count) else {
-            return try store(compiled, response: response, body: body, tenant: tenant, bodyID: nil)
+            return try store(compiled, response: response, body: body, tenant: tenant, bodyID: nil, since: since)
         }
         // Refused before its pieces are written when the tenant's bytes are full already
         // (checked again with the row, as the tenant's table may change meanwhile).
         if let refusal = refusal(compiled, response: response, tenant: tenant, replacing: table(of: tenant)?.mock(identity: compiled.identity)) {
             throw refusal
         }
-        return try bodies.writing(body) { id in try store(compiled, response: response, body: body, tenant: tenant, bodyID: id) }
+        return try bodies.writing(body, since: since) { id in
+            try store(compiled, response: response, body: body, tenant: tenant, bodyID: id, since: since)
+        }
     }
 
     /// What ``TenantMockLimits`` says of adding the mock to the tenant's table, replacing `replaced`.
@@ -157,9 +164,10 @@ public final class MockStore: Sendable {
     /// in pieces, in one transaction with the replaced mock's deletion, then the table in memory.
     /// `body`: `response.body`'s bytes.
     private func store(
-        _ compiled: CompiledRequestPattern, response: ResponseMock, body: [UInt8]?, tenant: TenantID, bodyID: Int64?
+        _ compiled: CompiledRequestPattern, response: ResponseMock, body: [UInt8]?, tenant: TenantID, bodyID: Int64?,
+        since: ContinuousClock.Instant
     ) throws -> Mock {
-        try database.useWithinBusyTimeout { db in
+        try database.useWithinBusyTimeout(since: since) { db in
             // Under the write connection, so no other control change moves these. The table's
             // highest position is never lowered while the table exists (a used-up mock's row
             // may outlive it until the journal writer deletes it); removeAll, drop and dropAll
@@ -205,9 +213,9 @@ public final class MockStore: Sendable {
     /// - Returns: whether a mock was removed.
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     @discardableResult
-    public func remove(_ pattern: RequestPattern, tenant: TenantID) throws -> Bool {
+    public func remove(_ pattern: RequestPattern, tenant: TenantID, since: ContinuousClock.Instant = .now) throws -> Bool {
         let identity = pattern.identity
-        return try remove(tenant: tenant) { $0.mock(identity: identity) }
+        return try remove(tenant: tenant, since: since) { $0.mock(identity: identity) }
     }
 
     /// Removes the tenant's mock with id `id` (an id of `GET /catbird/api/mocks` or of a journal
@@ -216,8 +224,8 @@ public final class MockStore: Sendable {
     /// - Returns: whether a mock was removed.
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
     @discardableResult
-    public func remove(id: Int64, tenant: TenantID) throws -> Bool {
-        try remove(tenant: tenant) { $0.mock(id: id) }
+    public func remove(id: Int64, tenant: TenantID, since: ContinuousClock.Instant = .now) throws -> Bool {
+        try remove(tenant: tenant, since: since) { $0.mock(id: id) }
     }
 
     /// Removes the tenant's mock that `choose` finds in its table (under the write connection,
@@ -225,8 +233,8 @@ public final class MockStore: Sendable {
     /// - Returns: whether a mock was removed (false when the tenant has no table or `choose`
     ///   finds none).
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
-    private func remove(tenant: TenantID, choosing choose: (TenantMocks) -> Mock?) throws -> Bool {
-        try database.useWithinBusyTimeout { db in
+    private func remove(tenant: TenantID, since: ContinuousClock.Instant, choosing choose: (TenantMocks) -> Mock?) throws -> Bool {
+        try database.useWithinBusyTimeout(since: since) { db in
             guard let table = table(of: tenant), let existing = choose(table) else { return false }
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
@@ -240,8 +248,8 @@ public final class MockStore: Sendable {
 
     /// Removes all of the tenant's mocks (and no other tenant's).
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
-    public func removeAll(tenant: TenantID) throws {
-        try database.useWithinBusyTimeout { db in
+    public func removeAll(tenant: TenantID, since: ContinuousClock.Instant = .now) throws {
+        try database.useWithinBusyTimeout(since: since) { db in
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
                 try MockRecords.deleteAll(db, tenant: tenant)

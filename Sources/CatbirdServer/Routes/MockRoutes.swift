@@ -42,7 +42,7 @@ enum MockRoutes {
                 guard let id = Int64(text), id > 0, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
                     throw APIError.badRequest("a mock id is a whole number from 1 (an 'id' of GET /catbird/api/mocks), not \(JSONText.shortString(text))")
                 }
-                guard try dependencies.mocks.remove(id: id, tenant: context.tenant) else {
+                guard try dependencies.mocks.remove(id: id, tenant: context.tenant, since: context.request.receivedAt) else {
                     let place = context.tenant.named
                     throw APIError(status: 404, reason: "\(place) has no mock with id \(id) (GET /catbird/api/mocks lists its mocks)")
                 }
@@ -101,7 +101,7 @@ enum MockRoutes {
             } catch {
                 throw error.error
             }
-            let mock = try dependencies.mocks.update(pattern, response: response, tenant: context.tenant)
+            let mock = try dependencies.mocks.update(pattern, response: response, tenant: context.tenant, since: context.request.receivedAt)
             // Its answer made here, off the workers: the first request after the 201 finds it.
             dependencies.sentAnswers.prepare(mock)
             // Kept as 0.11 keeps it, but said: 0.11's client ignores a 2xx answer's body.
@@ -122,12 +122,12 @@ enum MockRoutes {
         case let .remove(pattern):
             // Not validated: a mock stored before method validation existed can still be removed.
             // 204 either way (0.11's answer), but one that removed nothing says so (try10a F18).
-            guard try dependencies.mocks.remove(pattern, tenant: context.tenant) else {
+            guard try dependencies.mocks.remove(pattern, tenant: context.tenant, since: context.request.receivedAt) else {
                 return HTTPResponse(status: 204, headers: [RemovedNothing.header: RemovedNothing.warning])
             }
             return HTTPResponse(status: 204)
         case .removeAll:
-            try dependencies.mocks.removeAll(tenant: context.tenant)
+            try dependencies.mocks.removeAll(tenant: context.tenant, since: context.request.receivedAt)
             guard let ignored = IgnoredActionKeys.warning(forRemoveAll: context.request.body) else { return HTTPResponse(status: 204) }
             return HTTPResponse(status: 204, headers: [RemovedNothing.header: ignored])
         }
