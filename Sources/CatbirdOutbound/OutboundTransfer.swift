@@ -37,6 +37,12 @@ final class OutboundTransfer: @unchecked Sendable {
     var unusable: String?
     /// The `chunked` codings the current response's `Transfer-Encoding` fields named so far.
     var chunkedCodings = 0
+    /// The most bytes the current answer's body may take of the client's budget: its announced
+    /// `Content-Length` (``announcedLength``) once its head ended, else ``maxResponseSize``. A
+    /// share grows in doublings up to it, as a request body's stops at its declared length
+    /// (tester finding tester44a-F1: a 4,200,000-byte answer held 8 MiB of the budget, so half
+    /// as many large answers fitted at once as the docs promise).
+    var bodyBound: Int
     /// What ``body`` holds of the client's budget (nil: none); set when it had no room.
     let share: ByteBudget.Share?
     var overBudget = false
@@ -60,6 +66,7 @@ final class OutboundTransfer: @unchecked Sendable {
         share = budget.map { ByteBudget.Share(of: $0, for: request.budgetHolder) }
         self.isWanted = isWanted
         self.maxResponseSize = maxResponseSize
+        bodyBound = maxResponseSize
         self.completion = completion
     }
 
@@ -76,9 +83,9 @@ final class OutboundTransfer: @unchecked Sendable {
             transfer.tooLarge = true
             return 0
         }
-        if let share = transfer.share, !share.grow(toHold: transfer.body.count + length, largest: transfer.maxResponseSize) {
+        if let share = transfer.share, !share.grow(toHold: transfer.body.count + length, largest: transfer.bodyBound) {
             transfer.overBudget = true
-            transfer.passedShare = share.keptOutByShare(toHold: transfer.body.count + length, largest: transfer.maxResponseSize)
+            transfer.passedShare = share.keptOutByShare(toHold: transfer.body.count + length, largest: transfer.bodyBound)
             return 0
         }
         buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {
@@ -112,6 +119,7 @@ final class OutboundTransfer: @unchecked Sendable {
             transfer.headers = []
             transfer.fieldsNotUTF8 = []
             transfer.headEnded = false
+            transfer.bodyBound = transfer.maxResponseSize
             transfer.headLines = 0
             transfer.chunkedCodings = 0
             transfer.status = line.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
@@ -122,6 +130,7 @@ final class OutboundTransfer: @unchecked Sendable {
                 transfer.tooLarge = true
                 return 0
             }
+            if let announced = transfer.announcedLength { transfer.bodyBound = Int(announced) }
         } else if line.first == " " || line.first == "\t" {
             // An obsolete line folding (obs-fold): the line continues the field before it, and
             // the fold is replaced by one space (RFC 9112 section 5.2; tester finding T15B-F5:
@@ -185,10 +194,17 @@ final class OutboundTransfer: @unchecked Sendable {
     /// could never be taken with (tester finding tester20a-F11.9: `Content-Length: 10000000000`,
     /// 3 bytes, then silence got a 504 after the whole `--upstream-timeout`).
     var announcesTooLarge: Bool {
-        guard !interim, OutboundResponse.hasBody(status: status, method: request.method),
-              !headers.contains(where: { $0.name.equalsIgnoringASCIICase("Transfer-Encoding") }),
-              let length = OutboundResponse.AnnouncedLength(headers).length else { return false }
+        guard let length = announcedLength else { return false }
         return length > UInt64(maxResponseSize)
+    }
+
+    /// The final answer's body length as its header section announces it: a `Content-Length`
+    /// and no `Transfer-Encoding` (which would override it, RFC 9112 section 6.3), for an
+    /// answer that has a body; nil otherwise.
+    var announcedLength: UInt64? {
+        guard !interim, OutboundResponse.hasBody(status: status, method: request.method),
+              !headers.contains(where: { $0.name.equalsIgnoringASCIICase("Transfer-Encoding") }) else { return nil }
+        return OutboundResponse.AnnouncedLength(headers).length
     }
 
     /// Why the answer is incomplete although libcurl took it (`CURLE_OK`), or nil: its header

@@ -31,4 +31,31 @@ final class BufferedBytesGaugeTests: XCTestCase {
         XCTAssertEqual(try uploader.readResponse().status, 404)
         XCTAssertEqual(try E2E.metrics(client)["catbird_buffered_bytes"], 0, "given back once answered")
     }
+
+    /// Tester finding tester44a-F1: a forwarded answer's share of `--max-buffered-bodies` grew in
+    /// doublings past its announced `Content-Length` (a 4,200,000-byte answer held 8,388,608
+    /// bytes), so about half as many large answers fitted at once. Here the upstream's
+    /// `/big/5` (5 MiB with a `Content-Length`) is forwarded to a client that does not read:
+    /// the answer holds its 5,242,880 bytes, not 8 MiB.
+    func testAForwardedAnswerHoldsItsAnnouncedLengthNotTheNextDoubling() throws {
+        let upstream = try Upstream()
+        defer { upstream.stop() }
+        let server = try TestServer { $0.redirectURL = upstream.baseURL }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let reader = try RawHTTPClient(port: server.port, receiveBuffer: 4096)
+        try reader.send(raw: Array("GET /big/5 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: big\r\n\r\n".utf8))
+        var held = 0.0
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            held = try E2E.metrics(client)["catbird_buffered_bytes"] ?? 0
+            if held >= 5_242_880 { break }
+            usleep(50_000)
+        }
+        usleep(300_000)
+        held = try E2E.metrics(client)["catbird_buffered_bytes"] ?? 0
+        XCTAssertEqual(held, 5_242_880, "the answer's announced length, not 8,388,608")
+        reader.hangUp()
+    }
 }
+
