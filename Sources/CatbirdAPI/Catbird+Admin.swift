@@ -1,3 +1,4 @@
+import CatbirdParallelId
 import Foundation
 
 extension Catbird {
@@ -60,15 +61,22 @@ extension Catbird {
 
     /// Drops the tenant `id`, its mocks and its journal (`DELETE /catbird/api/tenants/{id}`).
     /// An admin call: sent without `X-Catbird-Parallel-Id`, with ``adminToken`` when set.
-    /// For the default tenant (`""`) it
-    /// removes its mocks and clears its journal, as ``dropTenant()`` does.
+    /// `id` is read by the parallel-id rule (``parallelId``: spaces, tabs and line breaks at
+    /// either end dropped).
+    ///
+    /// An `id` that names no tenant (`""`, or only spaces, tabs or line breaks) is refused by
+    /// the client, nothing sent, as the server refuses `DELETE /catbird/api/tenants/` (tester
+    /// finding tester44c-F4: it emptied the default tenant, every shard's shared fixtures and
+    /// its journal, when an unset variable gave `""`). The default tenant is emptied by
+    /// ``dropTenant()`` on a client made without a parallel id.
     ///
     /// - Returns: true when the tenant was dropped; false when the server had no such tenant.
-    /// - Throws: ``CatbirdError``, `URLError` on a transport failure.
+    /// - Throws: ``CatbirdError`` (400 for an `id` that names no tenant), `URLError` on a
+    ///   transport failure.
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) throws -> Bool {
-        try drop(id, sentAs: nil, admin: true)
+        try drop(try Self.tenantToDrop(id), sentAs: nil, admin: true)
     }
 
     /// Drops the tenant `id`; see the synchronous form.
@@ -79,7 +87,20 @@ extension Catbird {
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) async throws -> Bool {
-        try await drop(id, sentAs: nil, admin: true)
+        try await drop(try Self.tenantToDrop(id), sentAs: nil, admin: true)
+    }
+
+    /// `id` read by the parallel-id rule; throws 400 when it names no tenant.
+    private static func tenantToDrop(_ id: String) throws -> String {
+        switch ParallelIdRule.read(id) {
+        case let .tenant(tenant):
+            return tenant
+        case .defaultTenant:
+            throw CatbirdError(statusCode: 400, reason: "dropTenant(id: \(id.debugDescription)) names no tenant: the default tenant has no "
+                + "id to drop (refused by the client, nothing sent); empty it with dropTenant() on a client made without a parallel id")
+        case let .refused(reason):
+            throw CatbirdError(statusCode: 400, reason: "dropTenant(id:): \(reason) (refused by the client, nothing sent)")
+        }
     }
 }
 

@@ -68,6 +68,7 @@ extension APICall where Output == CatbirdCountAnswer {
     static func countAnswer(_ pattern: RequestPattern) -> APICall {
         // A pattern holds only strings, which JSONEncoder always encodes.
         let body = CatbirdJSON.encodeKnownEncodable(CatbirdCountRequest(pattern: pattern))
-        return .json("POST", ["catbird", "api", "requests", "count"], body: body) { (answer: CatbirdCountAnswer) in answer }
+        return APICall.json("POST", ["catbird", "api", "requests", "count"], body: body) { (answer: CatbirdCountAnswer) in answer }
+            .refused(APICall.refusal(of: pattern))
     }
 }

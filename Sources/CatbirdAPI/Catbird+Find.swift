@@ -57,6 +57,7 @@ extension APICall where Output == CatbirdRequestPage {
         let body = CatbirdJSON.encodeKnownEncodable(CatbirdFindRequest(
             pattern: pattern, since: since, from: from.map(Timestamp.string(from:)), until: until.map(Timestamp.string(from:)),
             limit: limit))
-        return .json("POST", ["catbird", "api", "requests", "find"], body: body) { (page: CatbirdRequestPage) in page }
+        return APICall.json("POST", ["catbird", "api", "requests", "find"], body: body) { (page: CatbirdRequestPage) in page }
+            .refused(APICall.refusal(of: pattern))
     }
 }

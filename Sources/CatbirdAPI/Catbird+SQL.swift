@@ -42,9 +42,15 @@ extension Catbird {
 extension APICall where Output == CatbirdSQLResult {
     /// `POST /catbird/api/sql` with `{"sql": …, "params": […], "maxRows": n}`.
     ///
-    /// - Throws: `EncodingError` for a non-finite `.real` parameter.
+    /// - Throws: ``CatbirdError`` (400, nothing sent) for a non-finite `.real` parameter, which
+    ///   JSON cannot carry (tester finding tester44c-F5: a raw `EncodingError`).
     static func sql(_ query: String, params: [CatbirdSQLValue], maxRows: Int?) throws -> APICall {
-        let body = try CatbirdJSON.encode(SQLBody(sql: query, params: params, maxRows: maxRows))
+        for (index, param) in params.enumerated() {
+            if case let .real(value) = param, !value.isFinite {
+                throw CatbirdError(statusCode: 400, reason: "'params[\(index)]' is \(value), which JSON cannot carry (refused by the client, nothing sent)")
+            }
+        }
+        let body = CatbirdJSON.encodeKnownEncodable(SQLBody(sql: query, params: params, maxRows: maxRows))
         return .json("POST", ["catbird", "api", "sql"], body: body) { (result: CatbirdSQLResult) in result }
     }
 }

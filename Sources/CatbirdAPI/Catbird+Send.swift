@@ -83,8 +83,20 @@ extension APICall where Output == Void {
         // An action holds only strings, integers and bytes, which JSONEncoder always encodes
         // (it fails only for non-finite floating-point numbers).
         let body = CatbirdJSON.encodeKnownEncodable(action)
-        var call = APICall.ignoringAnswer("POST", ["catbird", "api", "mocks"], body: body)
+        // 201 for `update` (with `{"warnings": […]}` or empty), 204 for `remove` and `removeAll`.
+        var call = APICall.ignoringAnswer("POST", ["catbird", "api", "mocks"], body: body, statuses: [201, 204])
+            .refused(APICall.refusal(of: action.changedPattern))
         call.isAdminForDefaultTenant = true
         return call
+    }
+}
+
+extension CatbirdAction {
+    /// The pattern the action adds or removes; nil for `removeAll`.
+    fileprivate var changedPattern: RequestPattern? {
+        switch self {
+        case let .update(pattern, _), let .remove(pattern): pattern
+        case .removeAll: nil
+        }
     }
 }

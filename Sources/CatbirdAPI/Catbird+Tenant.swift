@@ -60,10 +60,10 @@ extension APICall where Output == Bool {
         guard let parallelId, !parallelId.isEmpty else {
             return [APICall<Void>.send(.removeAll).returning(true), APICall<Int>.clearJournal.returning(true)]
         }
-        return [
-            APICall(
-                method: "DELETE", path: ["catbird", "api", "tenants", parallelId], decode: { _ in true },
-                recover: { error in error.statusCode == 404 ? false : nil })
-        ]
+        var call = APICall(
+            method: "DELETE", path: ["catbird", "api", "tenants", parallelId], decode: { _ in true },
+            recover: { error in error.statusCode == 404 ? false : nil })
+        call.successStatuses = [204]
+        return [call]
     }
 }

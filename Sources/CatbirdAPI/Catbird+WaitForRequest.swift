@@ -103,6 +103,7 @@ extension APICall where Output == CatbirdRequest {
         // A pattern holds only strings, and the numbers are finite, which JSONEncoder always encodes.
         let body = CatbirdJSON.encodeKnownEncodable(CatbirdWaitRequest(pattern: pattern, timeout: timeout, since: since))
         var call = APICall.json("POST", ["catbird", "api", "requests", "wait"], body: body) { (entry: CatbirdRequest) in entry }
+            .refused(APICall.refusal(of: pattern))
         call.timeout = max(0, timeout) + 10
         return call
     }

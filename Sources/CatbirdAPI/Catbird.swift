@@ -17,7 +17,7 @@ import FoundationNetworking
 ///
 /// Every call carries `X-Catbird-Parallel-Id: <parallelId>` when ``parallelId`` is set and not
 /// empty (an empty id sends no header: the default tenant), so it sees and changes only that
-/// tenant (test shard): its mocks, its journal, its SQL rows. The id is trimmed of whitespace
+/// tenant (test shard): its mocks, its journal, its SQL rows. The id is trimmed of spaces, tabs
 /// and line breaks at either end, and one holding a control character is refused where it is
 /// given (see ``parallelId``).
 ///
@@ -57,7 +57,7 @@ public final class Catbird: @unchecked Sendable {
     public static let localhost = URL(string: "http://127.0.0.1:8080")!
 
     /// A new default session on every access, as in Catbird 0.11: ephemeral configuration,
-    /// 5-second request timeout, callbacks on the main queue.
+    /// 30-second request timeout, callbacks on the main queue.
     /// Because each access makes a new one, a test that calls `invalidateAndCancel()` on the
     /// session it got (0.11's own tests did, in tear-down) leaves every other client working.
     /// A client made without a session does not run its calls on one of these (see
@@ -68,12 +68,19 @@ public final class Catbird: @unchecked Sendable {
         return session
     }
 
-    /// The configuration of ``session``: ephemeral, 5-second request timeout.
+    /// The configuration of ``session``: ephemeral, ``defaultRequestTimeout``.
     static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 5
+        configuration.timeoutIntervalForRequest = defaultRequestTimeout
         return configuration
     }
+
+    /// How long ``session`` waits for an answer: 30 seconds, past the server's own 5-second
+    /// waits before its explanatory 503 (another process's lock on the database, a journal
+    /// writer that cannot write; docs/protocol.md#read-your-writes advises 30 s or more), so
+    /// that the test sees the server's reason and `Retry-After`, not a bare `URLError`
+    /// timeout (tester finding tester44c-F7: with 5 seconds the client always gave up first).
+    static let defaultRequestTimeout: TimeInterval = 30
 
     /// The description of ``session``.
     static let defaultSessionDescription = "Catbird session"
@@ -121,9 +128,9 @@ public final class Catbird: @unchecked Sendable {
     /// tenant (it reads back as nil).
     ///
     /// The id is stored as every call and ``launchArguments`` use it, by the rule the app side
-    /// (`CatbirdAppConfiguration`) and the server share: whitespace and line breaks at either end
+    /// (`CatbirdAppConfiguration`) and the server share: spaces, tabs and line breaks at either end
     /// are dropped (`" shard-1 "` and `"shard-1\n"` read back as `shard-1`, the tenant the server
-    /// files them under). An id that is only whitespace, or that still holds a control character
+    /// files them under). An id that is only spaces, tabs or line breaks, or that still holds a control character
     /// (U+0000–U+001F, U+007F–U+009F) or a line or paragraph separator, is a programming error
     /// and stops the process with a message naming it, where it is set: no header can carry it,
     /// and sending none would put every call in the default tenant (tester finding T18C-F7).
@@ -135,7 +142,7 @@ public final class Catbird: @unchecked Sendable {
         }
     }
 
-    /// A client with the default session's behaviour (``Catbird/session``: 5-second request
+    /// A client with the default session's behaviour (``Catbird/session``: 30-second request
     /// timeout; ``send(_:isolation:completion:)`` calls back on the main queue) that holds no
     /// session of its own: its calls run on one background session shared by every such client of the
     /// process (at most 64 connections to one host at once; `waitForRequest`'s long polls run on
@@ -147,7 +154,7 @@ public final class Catbird: @unchecked Sendable {
     /// - Parameters:
     ///   - url: the server's base URL; ``localhost`` by default.
     ///   - parallelId: the tenant to scope every call to; nil (or `""`) for the default tenant.
-    ///     Trimmed of whitespace and line breaks at either end; an id that is only whitespace or
+    ///     Trimmed of spaces, tabs and line breaks at either end; an id that is only spaces, tabs or line breaks or
     ///     holds a control character stops the process (see ``parallelId``).
     public init(url: URL = localhost, parallelId: String? = nil) {
         self.url = url

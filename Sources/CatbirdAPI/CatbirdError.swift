@@ -59,10 +59,6 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
     /// its reason names the URL, the status, the answer's Content-Type and first 200 bytes,
     /// and the likely cause (tester finding tester22a-F17: a bare `DecodingError` named none).
     init(unreadableAnswer body: Data, response: HTTPURLResponse, request: URLRequest, base: URL, error: DecodingError) {
-        let method = request.httpMethod ?? "GET"
-        let target = request.url?.absoluteString ?? base.absoluteString
-        let contentType = response.value(forHTTPHeaderField: "Content-Type").map { ", Content-Type \($0)" } ?? ""
-        let start = Self.quotedStart(of: body)
         let detail: String
         switch error {
         case let .dataCorrupted(context): detail = context.debugDescription
@@ -72,11 +68,34 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
             detail = path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         @unknown default: detail = "\(error)"
         }
+        self.init(notCatbirds: body, response: response, request: request, base: base, what: "Catbird's JSON (\(detail))")
+    }
+
+    /// The error for a 2xx answer to `request` whose status is none of `expected`, the ones
+    /// Catbird answers that call with (a call whose answer has no JSON to check): another
+    /// server's answer (tester finding tester44c-F2: `send` took a dev server's `200` HTML page
+    /// for a change made, and the test's mocks were never there).
+    init(unexpectedStatus body: Data, response: HTTPURLResponse, request: URLRequest, base: URL, expected: Set<Int>) {
+        let statuses = expected.sorted().map(String.init).joined(separator: " or ")
+        self.init(notCatbirds: body, response: response, request: request, base: base, what: "Catbird's answer (which is \(statuses))")
+    }
+
+    /// `the answer to <method> <url> (status <n>, Content-Type <type>) is not <what>; it begins
+    /// <start>. Is <base> a Catbird server (its --port), and this client as new as the server?`
+    private init(notCatbirds body: Data, response: HTTPURLResponse, request: URLRequest, base: URL, what: String) {
+        let method = request.httpMethod ?? "GET"
+        let target = request.url?.absoluteString ?? base.absoluteString
+        let contentType = response.value(forHTTPHeaderField: "Content-Type").map { ", Content-Type \($0)" } ?? ""
         self.init(statusCode: response.statusCode, reason: """
-            the answer to \(method) \(target) (status \(response.statusCode)\(contentType)) is not Catbird's JSON \
-            (\(detail)); it begins \(start). Is \(base.absoluteString) a Catbird server (its --port), \
+            the answer to \(method) \(target) (status \(response.statusCode)\(contentType)) is not \(what); \
+            it begins \(Self.quotedStart(of: body)). Is \(base.absoluteString) a Catbird server (its --port), \
             and this client as new as the server?
             """)
+    }
+
+    /// Whether `body` is Catbird's error JSON, `{"error": true, "reason": "…"}`.
+    static func isCatbirdsError(_ body: Data) -> Bool {
+        (try? JSONDecoder().decode(CatbirdErrorBody.self, from: body))?.error == true
     }
 
     /// The first 200 bytes of `body` as quoted text (invalid UTF-8 replaced, line breaks and

@@ -20,8 +20,7 @@ public enum CatbirdSQLValue: Hashable, Sendable, Codable, ExpressibleByNilLitera
     case real(Double)
     /// TEXT.
     case text(String)
-    /// A BLOB (on the wire: `{"base64": "…"}`). The server accepts no BLOB parameters: use
-    /// one only in a result.
+    /// A BLOB (on the wire: `{"base64": "…"}`, in results and parameters alike).
     case blob(Data)
 
     /// `.null`.

@@ -71,8 +71,8 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
     /// default tenant (no header).
     ///
     /// Read by the rule the test side (`CatbirdAPI`'s `Catbird.parallelId`) applies too, so both
-    /// address one tenant: whitespace and line breaks at either end are dropped (`" shard-1\n"`
-    /// is `shard-1`); an id that is only whitespace, or that still holds a control character
+    /// address one tenant: spaces, tabs and line breaks at either end are dropped (`" shard-1\n"`
+    /// is `shard-1`); an id that is only spaces, tabs or line breaks, or that still holds a control character
     /// (U+0000–U+001F, U+007F–U+009F) or a line or paragraph separator, stops the process with
     /// a message naming it, rather than sending requests without the header to the default
     /// tenant (tester finding T18C-F7).
@@ -173,9 +173,9 @@ public struct CatbirdAppConfiguration: Sendable, Hashable, CustomStringConvertib
         return components.url
     }
 
-    /// `id` by the rule `CatbirdAPI`'s `Catbird.parallelId` applies too: trimmed of whitespace
-    /// and line breaks at either end, nil when empty; stops the process for an id that is only
-    /// whitespace or holds a control character (no header could carry it).
+    /// `id` by the rule `CatbirdAPI`'s `Catbird.parallelId` applies too: trimmed of spaces, tabs
+    /// and line breaks at either end, nil when empty; stops the process for an id that is only spaces, tabs
+    /// or line breaks or holds a control character (no header could carry it).
     private static func normalizedParallelId(_ id: String?) -> String? {
         ParallelIdRule.validated(id, for: "CatbirdAppConfiguration")
     }

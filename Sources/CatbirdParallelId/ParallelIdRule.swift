@@ -3,12 +3,14 @@
 /// `X-Catbird-Parallel-Id`, so that both address the same tenant (tester findings T18C-F7, F8).
 ///
 /// - nil or `""` is the default tenant (no header).
-/// - Whitespace and line breaks at either end are not part of the id and are dropped
+/// - Spaces, tabs and line breaks (CR, LF) at either end are not part of the id and are dropped
 ///   (`" shard-1 "` and `"shard-1\n"`, as read from a file, are `shard-1`). The server drops
 ///   spaces and tabs around a header value itself (docs/tenancy.md#tenant-of-a-request), so
 ///   without this the mocks went to `shard-1` while the tenant's drop by id addressed
-///   `%20shard-1%20`, another tenant.
-/// - An id that is only whitespace, or that still holds a control character (Unicode
+///   `%20shard-1%20`, another tenant. Other Unicode spaces (U+00A0, U+2003, U+3000) are kept,
+///   as the server keeps them: trimmed here, the same id named one tenant for the Swift
+///   client and another for curl (tester finding tester44c-F6).
+/// - An id that is only spaces, tabs or line breaks, or that still holds a control character (Unicode
 ///   category Cc: U+0000–U+001F, U+007F–U+009F) or a line or paragraph separator
 ///   (U+2028, U+2029) inside, is refused: no HTTP header can carry it, and the transport
 ///   dropped such a header without an error, so every call went to the default tenant (and
@@ -29,7 +31,7 @@ public enum ParallelIdRule {
         guard let id, !id.isEmpty else { return .defaultTenant }
         let trimmed = trimmed(id)
         guard !trimmed.isEmpty else {
-            return .refused(reason: "the parallel id \(id.debugDescription) is only whitespace; use nil or \"\" for the default tenant")
+            return .refused(reason: "the parallel id \(id.debugDescription) is only spaces, tabs or line breaks; use nil or \"\" for the default tenant")
         }
         if let bad = trimmed.unicodeScalars.first(where: isForbidden) {
             return .refused(
@@ -50,12 +52,12 @@ public enum ParallelIdRule {
         }
     }
 
-    /// `text` without whitespace and line breaks at either end (Unicode White_Space).
+    /// `text` without spaces, tabs, CRs and LFs at either end: the server's optional whitespace
+    /// (spaces and tabs), and the line breaks of an id read from a file, which no header carries.
     private static func trimmed(_ text: String) -> String {
         let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
+        let edge: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let first = scalars.firstIndex(where: { !edge($0) }), let last = scalars.lastIndex(where: { !edge($0) }) else { return "" }
         return String(scalars[first...last])
     }
 

@@ -61,6 +61,28 @@ public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, 
         }
     }
 
+    /// The first number in the value (depth first, object keys in sorted order) that JSON cannot
+    /// hold (NaN or an infinity, which ``encode(to:)`` writes as `null`), with its path from
+    /// `path` in the syntax `jsonPath` uses (`$.a[0]`); nil when every number is finite. For a
+    /// client to refuse such a value rather than send `null` in its place (tester finding
+    /// tester44c-F5: `equalTo: .nan` became a mock for `null`).
+    public func nonFiniteNumber(path: String = "$") -> (path: String, value: Double)? {
+        switch self {
+        case let .number(value): return value.isFinite ? nil : (path, value)
+        case let .array(items):
+            for (index, item) in items.enumerated() {
+                if let found = item.nonFiniteNumber(path: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case let .object(fields):
+            for key in fields.keys.sorted() {
+                if let found = fields[key]!.nonFiniteNumber(path: "\(path).\(key)") { return found }
+            }
+            return nil
+        case .null, .bool, .string: return nil
+        }
+    }
+
     /// The JSON text `data` holds, or nil when it is not JSON (a top-level scalar is accepted).
     public init?(json data: Data) {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return nil }

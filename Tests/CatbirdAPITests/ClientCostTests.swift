@@ -38,7 +38,7 @@ final class ClientCostTests: CatbirdTestCase {
     }
 
     /// Reading `session` of a client made without one gives it its own `Catbird.session`
-    /// (main queue, 5 s), the same on every read; invalidating it leaves the client working.
+    /// (main queue, 30 s), the same on every read; invalidating it leaves the client working.
     func testDefaultClientSessionIsMadeOnFirstReadAndKept() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
@@ -46,7 +46,7 @@ final class ClientCostTests: CatbirdTestCase {
         let session = catbird.session
         XCTAssertTrue(session === catbird.session)
         XCTAssertTrue(session.delegateQueue === OperationQueue.main)
-        XCTAssertEqual(session.configuration.timeoutIntervalForRequest, 5)
+        XCTAssertEqual(session.configuration.timeoutIntervalForRequest, 30)
         session.invalidateAndCancel()
         try catbird.send(.add(LoginMock.success))
         XCTAssertEqual(try catbird.mocks().count, 1)

@@ -56,13 +56,18 @@ final class RequestBuildingTests: CatbirdTestCase {
         let empty = try CaptureServer(status: 404, body: "")
         defer { empty.stop() }
         XCTAssertNil(assertCatbirdError(404, try Catbird(url: empty.url).mocks())?.reason)
-        XCTAssertFalse(try Catbird(url: empty.url, parallelId: "p").dropTenant(), "404 → false")
+        // Only Catbird's own 404 is "no such tenant" (tester finding tester44c-F2).
+        assertCatbirdError(404, try Catbird(url: empty.url, parallelId: "p").dropTenant())
+        let noTenant = try CaptureServer(status: 404, body: #"{"error":true,"reason":"no tenant \"p\""}"#)
+        defer { noTenant.stop() }
+        XCTAssertFalse(try Catbird(url: noTenant.url, parallelId: "p").dropTenant(), "Catbird's 404 → false")
 
         let garbage = try CaptureServer(status: 200, body: "not json")
         defer { garbage.stop() }
         let unreadable = assertCatbirdError(200, try Catbird(url: garbage.url).mocks())
         XCTAssertTrue(unreadable?.reason?.contains("\(garbage.url.absoluteString)/catbird/api/mocks") == true, "\(String(describing: unreadable))")
-        XCTAssertNoThrow(try Catbird(url: garbage.url).send(.removeAll), "send ignores the answer's body")
+        let sent = assertCatbirdError(200, try Catbird(url: garbage.url).send(.removeAll))
+        XCTAssertTrue(sent?.reason?.contains("is not Catbird's answer (which is 201 or 204)") == true, "\(String(describing: sent))")
     }
 
     /// Another HTTP server on the client's port answering 200 with HTML (a dev server's SPA
@@ -78,6 +83,28 @@ final class RequestBuildingTests: CatbirdTestCase {
         XCTAssertTrue(reason.contains(#"it begins "<html>hi</html>""#), reason)
         XCTAssertTrue(reason.contains("Is \(other.url.absoluteString) a Catbird server"), reason)
         XCTAssertTrue(error.map { "\($0)" }?.hasPrefix("Catbird answered 200 (") == true)
+    }
+
+    /// Tester finding tester44c-F2, its servers: a dev server answering every request with
+    /// `200` HTML, and one answering `404` HTML. `count` threw as documented, but `send`, the
+    /// call every test makes first, `dropTenant()` and `dropTenant(id:)` reported success: the
+    /// test's mocks were never set up, and it failed later on the app's side.
+    func testSendAndTenantDropsThrowForAServerThatIsNotCatbird() throws {
+        let html = try CaptureServer(status: 200, body: "<!doctype html><html>dev server</html>")
+        defer { html.stop() }
+        let catbird = Catbird(url: html.url, parallelId: "x")
+        let update = CatbirdAction.update(RequestPattern(method: .GET, url: "/a"), ResponseMock(status: 200))
+        for (what, call) in [
+            ("send update", { try catbird.send(update) }), ("send removeAll", { try catbird.send(.removeAll) }),
+            ("dropTenant", { _ = try catbird.dropTenant() }), ("dropTenant(id:)", { _ = try Catbird(url: html.url).dropTenant(id: "x") }),
+        ] as [(String, () throws -> Void)] {
+            let error = assertCatbirdError(200, try call())
+            XCTAssertTrue(error?.reason?.contains("Is \(html.url.absoluteString) a Catbird server") == true, "\(what): \(String(describing: error))")
+        }
+        let missing = try CaptureServer(status: 404, body: "<html>Not Found</html>")
+        defer { missing.stop() }
+        assertCatbirdError(404, try Catbird(url: missing.url, parallelId: "x").dropTenant())
+        assertCatbirdError(404, try Catbird(url: missing.url).dropTenant(id: "x"))
     }
 
     /// Cancelling the awaiting task cancels the request.

@@ -140,7 +140,7 @@ final class SendTests: CatbirdTestCase {
         XCTAssertTrue(Thread.isMainThread, "XCTest runs test methods on the main thread")
         XCTAssertTrue(Catbird.session.delegateQueue === OperationQueue.main)
         XCTAssertFalse(Catbird.session === Catbird.session, "a new default session on every access, as in 0.11")
-        XCTAssertEqual(Catbird.session.configuration.timeoutIntervalForRequest, 5)
+        XCTAssertEqual(Catbird.session.configuration.timeoutIntervalForRequest, 30)
         let server = try TestServer()
         defer { server.removeFiles() }
         let catbird = Catbird(url: server.baseURL)

@@ -31,7 +31,13 @@ final class TestTenantTests: CatbirdTestCase {
         if let simulator = ProcessInfo.processInfo.environment["SIMULATOR_UDID"], !simulator.isEmpty {
             XCTAssertEqual(clone, simulator)
         } else {
-            XCTAssertEqual(clone, "pid-\(ProcessInfo.processInfo.processIdentifier)")
+            // Tester finding tester44c-F1: `pid-1` in every container; a per-process token now.
+            let prefix = "pid-\(ProcessInfo.processInfo.processIdentifier)-"
+            XCTAssertTrue(clone.hasPrefix(prefix), clone)
+            let token = clone.dropFirst(prefix.count)
+            XCTAssertEqual(token.count, 8, clone)
+            XCTAssertTrue(token.allSatisfy(\.isHexDigit), clone)
+            XCTAssertEqual(Catbird.TestTenant.currentClone, clone, "the same for the whole process")
         }
     }
 
@@ -97,7 +103,11 @@ final class TestTenantTests: CatbirdTestCase {
         XCTAssertEqual(try shardClient.tenants().map(\.id), ["", "shard-a"])
         XCTAssertFalse(try shardClient.dropTenant(id: "shard-b"), "no such tenant any more")
         try server.catbird().send(.add(LoginMock.success))
-        XCTAssertEqual(try shardClient.dropTenant(id: ""), true, "the default tenant is emptied")
+        // An id that names no tenant is refused (tester44c-F4); the default tenant is emptied
+        // by dropTenant() on a client without a parallel id.
+        assertCatbirdError(400, try shardClient.dropTenant(id: ""))
+        XCTAssertEqual(try server.catbird().mocks().count, 1)
+        XCTAssertEqual(try server.catbird().dropTenant(), true, "the default tenant is emptied")
         XCTAssertEqual(try server.catbird().mocks().count, 0)
     }
 

@@ -31,6 +31,18 @@ final class ParallelIdRuleTests: XCTestCase {
     func testAnIdThatIsOnlyWhitespaceIsRefused() {
         XCTAssertEqual(
             ParallelIdRule.read(" \n"),
-            .refused(reason: #"the parallel id " \n" is only whitespace; use nil or "" for the default tenant"#))
+            .refused(reason: #"the parallel id " \n" is only spaces, tabs or line breaks; use nil or "" for the default tenant"#))
+    }
+
+    /// Tester finding tester44c-F6, its ids: the rule trimmed every Unicode space (U+00A0,
+    /// U+2003, U+3000) where the server drops only spaces and tabs, so `"\u{A0}nbsp\u{A0}"` was
+    /// tenant `nbsp` for the Swift client and `\u{A0}nbsp\u{A0}` for curl. They are kept now; the
+    /// NEL (U+0085) of `"nel\u{85}"` is a control character, refused as inside an id.
+    func testOnlyTheServersWhitespaceAndLineBreaksAreTrimmed() {
+        XCTAssertEqual(ParallelIdRule.read("\u{A0}nbsp\u{A0}"), .tenant("\u{A0}nbsp\u{A0}"))
+        XCTAssertEqual(ParallelIdRule.read("\u{2003}em\u{2003}"), .tenant("\u{2003}em\u{2003}"))
+        XCTAssertEqual(ParallelIdRule.read("\u{3000}ideo"), .tenant("\u{3000}ideo"))
+        guard case .refused = ParallelIdRule.read("nel\u{85}") else { return XCTFail("a NEL at the end was accepted") }
+        XCTAssertEqual(ParallelIdRule.read(" \u{A0}x\t\r\n"), .tenant("\u{A0}x"))
     }
 }

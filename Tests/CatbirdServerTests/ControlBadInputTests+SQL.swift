@@ -147,6 +147,8 @@ extension ControlBadInputTests {
             ("sql empty", #"{"sql":""}"#, ["statement", "sql"]),
             ("sql only a comment", #"{"sql":"-- nothing"}"#, ["statement", "sql"]),
             ("param is an object", #"{"sql":"SELECT ?","params":[{"a":1}]}"#, ["param"]),
+            ("BLOB param not base64", #"{"sql":"SELECT ?","params":[{"base64":"aG k="}]}"#, ["BLOB", "base64"]),
+            ("BLOB param with another key", #"{"sql":"SELECT ?","params":[{"base64":"aGk=","x":"1"}]}"#, ["param"]),
             ("params not an array", #"{"sql":"SELECT ?","params":1}"#, ["param"]),
             ("params an array in an array", #"{"sql":"SELECT ?","params":[[1]]}"#, ["param"]),
             ("too many params", #"{"sql":"SELECT ?","params":[1,2]}"#, ["param"]),

@@ -11,7 +11,7 @@ final class ControlBusyWaitTests: ServerTestCase {
     /// busy wait, then 5 s of its own: its 503 came after 9–11 s (10.3 s here before the fix;
     /// with this test's 7-second hold it got its 201 after 7 s). It now answers 503 after about 5 s.
     func testAControlChangeWaitsOneBusyTimeoutBeforeIts503() throws {
-        let python = try holdWriteLock(seconds: 7)
+        let python = try SQLiteWriteLock.hold(server.databasePath, seconds: 7)
         defer { if python.isRunning { python.terminate() }; python.waitUntilExit() }
         // Requests the journal writer then tries to write, waiting 5 s for the lock.
         for index in 0..<3 { XCTAssertEqual(try client.request("GET", "/busy/\(index)").status, 404) }
@@ -38,7 +38,7 @@ final class ControlBusyWaitTests: ServerTestCase {
     /// about 5 s of its arrival, and none is made.
     func testChangesQueuedBehindAWaitForTheLockAreAnsweredWithinFiveSecondsOfTheirArrival() throws {
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", Self.update("/warm")).status, 201)
-        let python = try holdWriteLock(seconds: 9)
+        let python = try SQLiteWriteLock.hold(server.databasePath, seconds: 9)
         defer { if python.isRunning { python.terminate() }; python.waitUntilExit() }
         let urls = ["/a", "/b", "/c", "/d"]
         let answers = Mutex<[String: (status: Int, waited: Duration)]>([:])
@@ -65,31 +65,5 @@ final class ControlBusyWaitTests: ServerTestCase {
 
     private static func update(_ url: String) -> String {
         #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#
-    }
-
-    /// A python3 `sqlite3` connection holding `BEGIN IMMEDIATE` on the server's database for
-    /// `seconds`, returned once it holds it (skips the test when python3 cannot take it).
-    private func holdWriteLock(seconds: Int) throws -> Process {
-        let held = server.databasePath + ".held"
-        let script = """
-            import sqlite3, sys, time
-            db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=0)
-            db.execute("BEGIN IMMEDIATE")
-            open(sys.argv[2], "w").close()
-            time.sleep(\(seconds))
-            db.execute("ROLLBACK")
-            """
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script, server.databasePath, held]
-        do { try python.run() } catch { throw XCTSkip("python3 cannot be run here: \(error)") }
-        defer { try? FileManager.default.removeItem(atPath: held) }
-        let lockDeadline = Date(timeIntervalSinceNow: 10)
-        while !FileManager.default.fileExists(atPath: held), python.isRunning, Date() < lockDeadline { usleep(20_000) }
-        guard FileManager.default.fileExists(atPath: held) else {
-            python.terminate()
-            throw XCTSkip("python3's sqlite3 did not take the lock")
-        }
-        return python
     }
 }

@@ -74,16 +74,27 @@ extension Catbird {
     ) -> URLSessionTask {
         let decode = call.decode
         let recover = call.recover
+        let statuses = call.successStatuses
         let request = urlRequest(for: call, parallelId: parallelId)
         let base = url
+        if let refusal = call.refusal {
+            // Nothing sent: the task is made but never resumed, and the refusal delivered where
+            // an answer would be.
+            let task = session.dataTask(with: request)
+            session.delegateQueue.addOperation { completion(.failure(refusal)) }
+            return task
+        }
         let task = session.dataTask(with: request) { data, response, error in
             completion(Result {
                 if let error { throw error }
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
                 guard (200..<300).contains(http.statusCode) else {
                     let failure = CatbirdError(statusCode: http.statusCode, body: data ?? Data())
-                    if let recovered = recover?(failure) { return recovered }
+                    if let recover, CatbirdError.isCatbirdsError(data ?? Data()), let recovered = recover(failure) { return recovered }
                     throw failure
+                }
+                if let statuses, !statuses.contains(http.statusCode) {
+                    throw CatbirdError(unexpectedStatus: data ?? Data(), response: http, request: request, base: base, expected: statuses)
                 }
                 do {
                     return try decode(data ?? Data())

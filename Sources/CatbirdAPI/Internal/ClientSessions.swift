@@ -42,7 +42,7 @@ final class ClientSessions: @unchecked Sendable {
     /// queue a seventh concurrent `waitForRequest` behind six long polls.
     static let sharedConnectionsPerHost = 64
 
-    /// The session of every client made without one: `Catbird.session`'s configuration (5-second
+    /// The session of every client made without one: `Catbird.session`'s configuration (30-second
     /// request timeout, ephemeral), callbacks on a background queue.
     static let shared: URLSession = {
         let configuration = Catbird.defaultConfiguration()

@@ -75,11 +75,18 @@ extension Catbird {
 
         /// What tells apart runners that may run the same test at the same time against one
         /// server: the simulator clone's `SIMULATOR_UDID` (each clone of parallel testing has
-        /// its own), else this process's id (`pid-1234`, for runners on one machine).
+        /// its own), else this process's id and a random token made once per process
+        /// (`pid-1234-5f3a9c21`). The token tells apart processes of other machines and
+        /// containers with the same pid (tester finding tester44c-F1: every container's test
+        /// process was `pid-1`, so eight containerised shards shared one tenant and emptied each
+        /// other's mocks and journal).
         public static var currentClone: String {
             ProcessInfo.processInfo.environment["SIMULATOR_UDID"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? "pid-\(ProcessInfo.processInfo.processIdentifier)"
+                ?? "pid-\(ProcessInfo.processInfo.processIdentifier)-\(processToken)"
         }
+
+        /// Eight hex digits, random, the same for the whole process.
+        private static let processToken = String(format: "%08x", UInt32.random(in: .min ... .max))
 
         /// `<TestClass>.<testMethod>@<clone>` (`@<clone>` left out when `clone` is nil), with
         /// every character other than ASCII letters, digits and `.`, `_`, `-`, `@` replaced by

@@ -108,7 +108,9 @@ enum SQLRoute {
         }
     }
 
-    /// A JSON scalar bound as an SQLite value: null, bool (0/1), integer, real or text.
+    /// A JSON scalar bound as an SQLite value: null, bool (0/1), integer, real or text; or
+    /// `{"base64": "…"}`, bound as a BLOB, the form the answer gives a BLOB in (the Swift client's
+    /// `.blob` parameter: tester finding tester44c-F5, every such call was refused).
     private struct Parameter: Decodable {
         let value: SQLiteValue
 
@@ -133,9 +135,15 @@ enum SQLRoute {
                 value = .real(real)
             } else if let text = try? container.decode(String.self) {
                 value = .text(text)
+            } else if let blob = try? container.decode([String: String].self), blob.count == 1, let base64 = blob["base64"] {
+                guard let bytes = Data(strictBase64: base64) else {
+                    throw DecodingError.dataCorruptedError(
+                        in: container, debugDescription: "a BLOB parameter's \"base64\" must be standard base64 (RFC 4648, with its = padding)")
+                }
+                value = .blob([UInt8](bytes))
             } else {
                 throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "a parameter must be null, a boolean, a number or a string")
+                    in: container, debugDescription: "a parameter must be null, a boolean, a number, a string or {\"base64\": \"…\"} (a BLOB)")
             }
         }
     }
