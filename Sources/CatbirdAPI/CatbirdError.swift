@@ -48,11 +48,32 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
     }
 
     /// The error for an answer with `statusCode` and `body`: the reason is the body's
-    /// `reason` when it is Catbird's error JSON, else its trimmed UTF-8 text, else nil.
+    /// `reason` when it is Catbird's error JSON, else its trimmed UTF-8 text, cut after
+    /// ``otherBodyShown`` bytes, else nil.
     init(statusCode: Int, body: Data) {
-        let reason = (try? JSONDecoder().decode(CatbirdErrorBody.self, from: body))?.reason
-            ?? String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
-        self.init(statusCode: statusCode, reason: reason?.isEmpty == false ? reason : nil)
+        if let catbirds = try? JSONDecoder().decode(CatbirdErrorBody.self, from: body) {
+            self.init(statusCode: statusCode, reason: catbirds.reason.isEmpty ? nil : catbirds.reason)
+            return
+        }
+        let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.init(statusCode: statusCode, reason: text.flatMap { $0.isEmpty ? nil : Self.cut($0, bodySize: body.count) })
+    }
+
+    /// Bytes of an error body that is not Catbird's JSON kept in the reason: 500. A proxy's or
+    /// another server's error page (1 MiB of HTML) went whole into the test failure (tester
+    /// finding tester44c-F8).
+    static let otherBodyShown = 500
+
+    /// `text` when it fits ``otherBodyShown`` bytes, else its first characters that do, with
+    /// `… (<bodySize> bytes in all; not Catbird's error JSON)`.
+    private static func cut(_ text: String, bodySize: Int) -> String {
+        guard text.utf8.count > otherBodyShown else { return text }
+        var kept = ""
+        for character in text {
+            guard kept.utf8.count + character.utf8.count <= otherBodyShown else { break }
+            kept.append(character)
+        }
+        return kept + "… (\(bodySize) bytes in all; not Catbird's error JSON)"
     }
 
     /// The error for a 2xx answer to `request` that `error` says is not the expected JSON:

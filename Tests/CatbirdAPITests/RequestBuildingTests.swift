@@ -52,6 +52,14 @@ final class RequestBuildingTests: CatbirdTestCase {
         defer { failing.stop() }
         let error = assertCatbirdError(502, try Catbird(url: failing.url).send(.removeAll))
         XCTAssertEqual(error?.reason, "bad gateway")
+        // Tester finding tester44c-F8: a 1 MiB error page went whole into the reason.
+        let page = "<html><body><h1>502 Bad Gateway</h1>" + String(repeating: "x", count: 1_048_576 - 49) + "</body></html>"
+        let huge = try CaptureServer(status: 502, body: page)
+        defer { huge.stop() }
+        let cut = assertCatbirdError(502, try Catbird(url: huge.url).count(matching: RequestPattern(method: .GET, url: "/x")))
+        XCTAssertEqual(cut?.reason?.hasPrefix("<html><body><h1>502 Bad Gateway</h1>xxx"), true)
+        XCTAssertEqual(cut?.reason?.hasSuffix("… (\(page.utf8.count) bytes in all; not Catbird's error JSON)"), true)
+        XCTAssertLessThan(cut?.reason?.utf8.count ?? .max, 600)
 
         let empty = try CaptureServer(status: 404, body: "")
         defer { empty.stop() }
