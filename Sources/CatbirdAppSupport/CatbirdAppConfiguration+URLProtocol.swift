@@ -185,10 +185,29 @@ extension CatbirdAppConfiguration {
     /// Registers ``RedirectingURLProtocol`` for this configuration with `URLProtocol`, so that
     /// `URLSession.shared` (on Apple platforms) sends every `http`/`https` request to Catbird.
     /// Registering again replaces the configuration; ``unregisterURLProtocol()`` undoes it.
+    ///
+    /// On Linux registering reaches no session: swift-corelibs-foundation asks a session's
+    /// configuration's `protocolClasses` first, and they always hold its own HTTP protocol,
+    /// which takes every `http`/`https` request (tester finding tester44c-F3: nothing reached
+    /// Catbird, `URLSession.shared` included). There, make the app's sessions from
+    /// ``installURLProtocol(in:)``; this call says so on standard error.
     public func registerURLProtocol() {
         RedirectingURLProtocol.active.value = self
         _ = URLProtocol.registerClass(RedirectingURLProtocol.self)
+        #if os(Linux)
+        FileHandle.standardError.write(Data(Self.registeringReachesNoSession.utf8))
+        #endif
     }
+
+    #if os(Linux)
+    /// What ``registerURLProtocol()`` writes on Linux.
+    static let registeringReachesNoSession = """
+        CatbirdAppSupport: registerURLProtocol() reaches no URLSession on Linux (swift-corelibs-foundation asks a \
+        session's own protocol classes first, and its HTTP protocol takes every request); make the app's sessions from \
+        CatbirdAppConfiguration.current?.installURLProtocol(in: .default) instead, or use url(for:) and sessionConfiguration()
+
+        """
+    #endif
 
     /// Stops ``RedirectingURLProtocol``: unregisters it and leaves requests alone.
     public static func unregisterURLProtocol() {

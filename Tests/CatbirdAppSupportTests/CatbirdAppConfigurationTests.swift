@@ -206,3 +206,30 @@ final class CatbirdAppConfigurationTests: XCTestCase {
         XCTAssertEqual(defaultTenant.sessionConfiguration(base).httpAdditionalHeaders as? [String: String], ["User-Agent": "FeedApp/1.0"])
     }
 }
+
+#if os(Linux)
+/// Tester finding tester44c-F3: on Linux `registerURLProtocol()` reached no session
+/// (swift-corelibs-foundation's HTTP protocol, first in every configuration, takes every
+/// request), while the README described the protocol at work there. The call now says so on
+/// standard error, naming what to use instead.
+final class RegisterURLProtocolOnLinuxTests: XCTestCase {
+    func testRegisteringSaysThatItReachesNoSession() throws {
+        let configuration = try XCTUnwrap(CatbirdAppConfiguration(serverURL: URL(string: "http://127.0.0.1:9")!, parallelId: "linux"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)").path
+        let capture = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        XCTAssertGreaterThanOrEqual(capture, 0)
+        let saved = dup(2)
+        dup2(capture, 2)
+        configuration.registerURLProtocol()
+        dup2(saved, 2)
+        close(saved)
+        close(capture)
+        CatbirdAppConfiguration.unregisterURLProtocol()
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        let line = "CatbirdAppSupport: registerURLProtocol() reaches no URLSession on Linux"
+        XCTAssertEqual(written.components(separatedBy: line).count - 1, 1, "said: \(written)")
+        XCTAssertTrue(written.contains("installURLProtocol(in: .default)"), written)
+    }
+}
+#endif
