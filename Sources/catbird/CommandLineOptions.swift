@@ -349,11 +349,11 @@ enum CommandLineOptions {
         if let origins = values["cors-origin"] { settings.corsOrigins = try corsOrigins(origins) }
         if let names = values["allowed-host"] { settings.allowedHosts = try allowedHosts(names) }
         if let timeout = values["upstream-timeout"] {
-            let number = timeout.lowercased().hasSuffix("s") ? String(timeout.dropLast()) : timeout
-            guard let seconds = Double(number), seconds > 0, seconds <= 3600 else {
-                throw UsageError(description: "upstream timeout must be seconds, more than 0 and at most 3600, not '\(timeout)'")
+            guard let milliseconds = DecimalSeconds.milliseconds(timeout, maxSeconds: 3600), milliseconds > 0 else {
+                throw UsageError(
+                    description: "upstream timeout must be seconds in decimal digits (30, 30s, 0.5), more than 0 and at most 3600, not '\(timeout)'")
             }
-            settings.upstreamTimeout = .milliseconds(Int(seconds * 1000))
+            settings.upstreamTimeout = .milliseconds(milliseconds)
         }
         settings.upstreamCAFile = values["upstream-ca-file"]  // checked by Settings.checkOptions()
         if settings.recordMode && relations {

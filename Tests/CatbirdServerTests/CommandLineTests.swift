@@ -81,6 +81,13 @@ final class CommandLineTests: XCTestCase {
             (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
             (["--proxy=yes"], "option '--proxy' takes no value"),
             (["--upstream-timeout", "0"], "upstream timeout must be seconds"),
+            // tester44a-F4: hex floats, exponents and signs were taken by Double(_:).
+            (["--upstream-timeout", "0x10"], "upstream timeout must be seconds in decimal digits (30, 30s, 0.5), more than 0 and at most 3600, not '0x10'"),
+            (["--upstream-timeout", "0x1p-3"], "upstream timeout must be seconds in decimal digits"),
+            (["--upstream-timeout", "1e-9"], "upstream timeout must be seconds in decimal digits"),
+            (["--upstream-timeout", "+5"], "upstream timeout must be seconds in decimal digits"),
+            (["--upstream-timeout", "inf"], "upstream timeout must be seconds in decimal digits"),
+            (["--upstream-timeout", "3600.001"], "upstream timeout must be seconds in decimal digits"),
             (["--max-tenant-mocks", "0"], "max tenant mocks must be at least 1, or off for no limit; not '0'"),
             // tester42b-F11: 0 and numbers past 64 bits were told they were no number or size at all.
             (["--max-tenant-mock-bytes", "0"], "max tenant mock bytes must be at least 1, or off for no limit; not '0'"),
@@ -514,6 +521,23 @@ final class CommandLineTests: XCTestCase {
     func testSecondsOptionsTakeTheSecondsSuffix() throws {
         let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--head-timeout", "30s", "--upstream-timeout", "2.5s"])
         XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/catbird/api/health").status, 200)
+        XCTAssertEqual(try server.terminate().status, 0)
+    }
+
+    /// Tester finding tester44a-F4, its value: `--upstream-timeout 0.0001` was truncated to 0 ms
+    /// on the command line (before the outbound client's rounding up, tester42b-F1), which
+    /// libcurl reads as no timeout: a request to an upstream that never answered hung until its
+    /// client gave up. It is 1 ms now: the 504 at once.
+    func testAnUpstreamTimeoutUnderAMillisecondOnTheCommandLineStillTimesOut() throws {
+        let upstream = try Upstream()
+        defer { upstream.stop() }
+        let server = try launch([
+            "--port", "\(try freePort())", "--db", ":memory:", "--redirect-url", upstream.baseURL, "--upstream-timeout", "0.0001",
+        ])
+        let started = ContinuousClock.now
+        let slow = try RawHTTPClient(port: server.port, timeoutSeconds: 10).request("GET", "/slow/5")
+        XCTAssertEqual(slow.status, 504, slow.text)
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(3), "timed out, not waited for the upstream's 5 s")
         XCTAssertEqual(try server.terminate().status, 0)
     }
 
