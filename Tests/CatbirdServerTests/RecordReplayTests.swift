@@ -183,6 +183,30 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 0)
     }
 
+    /// Tester finding tester44a-F5: a 416 to `Range: bytes=100-` of a 100-byte clip was recorded
+    /// over the clip's 200 recording, and replay answered every request 416; a 412 to a request
+    /// with `If-Match` replaced the 200 the same way. Neither is recorded now, each saying why; a
+    /// 412 the backend sends to a request without a precondition is its own answer, recorded.
+    func testA416ToARangeAndA412ToAPreconditionAreNotRecorded() throws {
+        let recorder = try recording()
+        let client = try recorder.client()
+        let base = "http://127.0.0.1:\(recorder.port)"
+        XCTAssertEqual(try CurlClient.run(["-H", "Range: bytes=100-", "\(base)/status/416"]).status, 416)
+        XCTAssertEqual(try CurlClient.run(["-H", "If-Match: \"old\"", "\(base)/status/412"]).status, 412)
+        let problems = try E2E.journal(client, tenant: nil).map { "\($0["url"] as? String ?? ""): \($0["problem"] as? String ?? "none")" }
+        XCTAssertEqual(problems, [
+            "/status/416: not recorded: a 416 answers the client's byte range (no byte of it is in the resource), not the resource; "
+                + "send the request without Range to record it (replay answers such a range with 416 itself, docs/files.md#byte-ranges) (docs/files.md#recording)",
+            "/status/412: not recorded: a 412 answers the client's precondition (If-Match, If-Unmodified-Since, …), not the resource; "
+                + "send the request without them to record it (docs/files.md#recording)",
+        ])
+        XCTAssertNil(contents("status/416"))
+        XCTAssertNil(contents("status/412"))
+        XCTAssertEqual(try CurlClient.run(["\(base)/status/412"]).status, 412)
+        XCTAssertEqual(contents("status/412"), "status 412", "the backend's own 412, recorded")
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 0)
+    }
+
     /// Regression (tester finding tester40a-F7, its answers): an upstream answer with
     /// `Content-Type: application/json` twice, or `ETag: "a"` twice, was not recorded ("clients
     /// would read either value"), though both values are one. Such a repeat is recorded once and

@@ -43,8 +43,9 @@ struct UpstreamServing: Sendable {
     }
 
     /// Why record mode leaves an exchange unrecorded by rule, or nil when it writes it: a `HEAD`
-    /// (no body: it would replace the `GET`'s recording with an empty one), a `304 Not Modified`
-    /// or `206 Partial Content` (answers to the client's cache and range, not the resource), an
+    /// (no body: it would replace the `GET`'s recording with an empty one), a `304 Not Modified`,
+    /// `206 Partial Content` or `416 Range Not Satisfiable` (answers to the client's cache and
+    /// range, not the resource), a `412 Precondition Failed` to a conditional request, an
     /// answer a Catbird made itself (``Forwarding/isGenerated(_:)``: its own 508 after a loop,
     /// another Catbird's 502). The journal entry's `problem` (`not recorded: ` first); neither
     /// logged nor counted in `catbird_recordings_failed_total`: nothing failed (tester finding
@@ -67,6 +68,17 @@ struct UpstreamServing: Sendable {
                 ? "a 206 answers the client's byte range, not the resource; send the request without Range to record it"
                 : "a 206 answers a byte range, not the resource, and the backend sent it to a request without Range (it "
                     + "answers 206 on its own)"
+        } else if response.status == 416 {
+            // Tester finding tester44a-F5: a 416 to `Range: bytes=100-` of a 100-byte clip
+            // replaced the clip's 200, and replay answered every request 416.
+            why = asked(["Range"])
+                ? "a 416 answers the client's byte range (no byte of it is in the resource), not the resource; send the request "
+                    + "without Range to record it (replay answers such a range with 416 itself, docs/files.md#byte-ranges)"
+                : "a 416 answers a byte range, not the resource, and the backend sent it to a request without Range (it answers "
+                    + "416 on its own)"
+        } else if response.status == 412, asked(["If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since"]) {
+            why = "a 412 answers the client's precondition (If-Match, If-Unmodified-Since, …), not the resource; send the request "
+                + "without them to record it"
         } else if Forwarding.isGenerated(response) {
             why = "the answer was made by a Catbird (\(Forwarding.generatedByHeader)), not by the backend"
         } else {
