@@ -207,6 +207,42 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], 0)
     }
 
+    /// Tester finding tester44a-F2, its steps with the README's backend (`python3 -m
+    /// http.server`): recording `/api/` (the listing) then `/api` (the server's `301 Location:
+    /// /api/`) filed the 301 in `api/index`, over the listing, and the replay of `/api/`
+    /// redirected to itself for ever. The 301 is not recorded now, its entry saying why; the
+    /// replay of `/api/` is the listing.
+    func testABackendsSlashRedirectIsNotRecordedOverTheDirectorysIndex() throws {
+        let backend = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-backend-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: backend.appendingPathComponent("api"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: backend) }
+        try Data(#"{"books":["Dune"]}"#.utf8).write(to: backend.appendingPathComponent("api/books.json"))
+        let files = try Upstream(directory: backend.path)
+        defer { files.stop() }
+        let recorder = try TestServer { settings in
+            settings.redirectURL = files.baseURL
+            settings.recordMode = true
+            settings.mocksDirectory = self.mocksDirectory.path
+        }
+        let client = try recorder.client()
+        let listing = try client.request("GET", "/api/")
+        XCTAssertEqual(listing.status, 200)
+        XCTAssertTrue(listing.text.contains("books.json"), listing.text)
+        let redirect = try client.request("GET", "/api")
+        XCTAssertEqual(redirect.status, 301)
+        XCTAssertEqual(redirect.header("Location"), "/api/")
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).last)
+        XCTAssertEqual(
+            entry["problem"] as? String,
+            "not recorded: a 301 from /api to /api/, which names the same file as /api (/api is a directory, so both are its index): "
+                + "replayed, /api/ would redirect to itself (docs/files.md#recording)")
+        recorder.stop()
+        let replayer = try replaying()
+        let replayed = try replayer.client().request("GET", "/api/")
+        XCTAssertEqual(replayed.status, 200, "the listing, not a redirect to itself")
+        XCTAssertEqual(replayed.text, listing.text)
+    }
+
     /// Regression (tester finding tester40a-F7, its answers): an upstream answer with
     /// `Content-Type: application/json` twice, or `ETag: "a"` twice, was not recorded ("clients
     /// would read either value"), though both values are one. Such a repeat is recorded once and

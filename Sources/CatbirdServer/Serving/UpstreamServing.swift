@@ -218,7 +218,10 @@ struct UpstreamServing: Sendable {
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body,
                             fieldsNotUTF8: upstream.fieldsNotUTF8)
-                        if recordsOnceJournaled {
+                        if let loop = Self.slashRedirectProblem(request, response, path: staged.path) {
+                            staged.discard()
+                            notRecorded = loop
+                        } else if recordsOnceJournaled {
                             pending = staged
                             path = staged.path
                         } else {
