@@ -11,6 +11,15 @@ enum Base64Slip: Equatable {
     case unpadded(padding: String)
     /// base64url (RFC 4648 §5: `-` and `_` for `+` and `/`), padded or not (`aGVsbG8_`).
     case base64URL
+    /// Standard base64 but for spaces or tabs (` aGk=`, `aG k=`: a shell template's or YAML
+    /// indentation's); the first one's byte offset (tester finding tester44b-F4: told to
+    /// encode the value again, which served the base64 characters).
+    case whitespace(at: Int)
+    /// Standard base64 with more `=` than its last group takes (`aGk==`).
+    case extraPadding
+    /// Two or more padded base64 values one after another (`aGk=aGk=`, two encoded chunks
+    /// glued); `standard` encodes their bytes together.
+    case concatenated(pieces: Int)
 
     /// Whether `standard` (standard padded base64) decodes to UTF-8 text without control
     /// characters but tab and line breaks: then `aGVsbG8` surely meant `hello`; a short word
@@ -24,8 +33,14 @@ enum Base64Slip: Equatable {
     }
 
     /// The slip `text` holds and its standard padded form, or nil when `text` is not base64 of
-    /// either kind (then it is taken for text to encode).
+    /// any such kind (then it is taken for text to encode).
     static func find(in text: String) -> (slip: Base64Slip, standard: String)? {
+        if let space = text.utf8.firstIndex(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+            let squeezed = String(decoding: text.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }, as: UTF8.self)
+            guard !squeezed.isEmpty, Data(strictBase64: squeezed) != nil else { return nil }
+            return (.whitespace(at: text.utf8.distance(from: text.utf8.startIndex, to: space)), squeezed)
+        }
+        if let glued = concatenation(text) { return glued }
         var urlSafe = false
         var letters = 0
         var padding = 0
@@ -46,6 +61,10 @@ enum Base64Slip: Equatable {
         // A last group of 1 letter is no base64; 2 and 3 letters take "==" and "=".
         guard letters > 0, letters % 4 != 1, padding <= 2 else { return nil }
         let needed = (4 - letters % 4) % 4
+        if padding > needed, !urlSafe {
+            let standard = String(decoding: text.utf8.prefix(letters), as: UTF8.self) + String(repeating: "=", count: needed)
+            return Data(strictBase64: standard) != nil ? (.extraPadding, standard) : nil
+        }
         guard padding == 0 || padding == needed else { return nil }
         let letterText = text.utf8.prefix(letters)
         guard !urlSafe || !letterText.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") }) else { return nil }
@@ -61,5 +80,29 @@ enum Base64Slip: Equatable {
         if urlSafe { return (.base64URL, standard) }
         guard padding == 0, needed > 0 else { return nil }
         return (.unpadded(padding: String(repeating: "=", count: needed)), standard)
+    }
+
+    /// `text` as padded standard base64 values one after another (a letter after an `=`),
+    /// each valid, with the standard form of their bytes together; nil otherwise.
+    private static func concatenation(_ text: String) -> (slip: Base64Slip, standard: String)? {
+        var pieces: [Substring] = []
+        var start = text.startIndex
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(after: index)
+            if text[index] == "=", next < text.endIndex, text[next] != "=" {
+                pieces.append(text[start..<next])
+                start = next
+            }
+            index = next
+        }
+        guard !pieces.isEmpty else { return nil }
+        pieces.append(text[start...])
+        var bytes = Data()
+        for piece in pieces {
+            guard let decoded = Data(strictBase64: String(piece)) else { return nil }
+            bytes.append(decoded)
+        }
+        return (.concatenated(pieces: pieces.count), bytes.base64EncodedString())
     }
 }

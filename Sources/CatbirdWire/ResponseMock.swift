@@ -94,6 +94,15 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
         case .base64URL:
             hint = "\(what) is base64url (\"-\" and \"_\" for \"+\" and \"/\"): send it in standard base64, "
                 + (shown ? "\"\(standard)\"" : "\"+\" for \"-\", \"/\" for \"_\", and \"=\" padding to a multiple of 4 characters")
+        case let .whitespace(offset):
+            let what_ = text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: offset)] == UInt8(ascii: " ") ? "a space" : "a tab"
+            hint = "\(what) holds \(what_) at byte \(offset), and base64 has none: "
+                + (shown ? "without its spaces and tabs, send \"\(standard)\"" : "remove its spaces and tabs")
+        case .extraPadding:
+            hint = "\(what) has more \"=\" padding than its last group takes: " + (shown ? "send \"\(standard)\"" : "keep the \"=\" it takes")
+        case let .concatenated(pieces):
+            hint = "\(what) is \(pieces) padded base64 values one after another: "
+                + (shown ? "for their bytes together send \"\(standard)\"" : "encode their bytes together once")
         }
         // Base64 of bytes that are no text may have been meant as text (`ok`): both said.
         if shown, !Base64Slip.decodesToText(standard) { hint = "if " + hint + "; if it is text, " + asText }

@@ -52,4 +52,23 @@ final class Base64SlipReasonTests: ServerTestCase {
         XCTAssertEqual(try reason(body: "hello"), Self.rule + #"for the text "hello" send "aGVsbG8=""#)
         XCTAssertEqual(try reason(body: "a-b+c"), Self.rule + #"for the text "a-b+c" send "YS1iK2M=""#)
     }
+
+    /// Tester finding tester44b-F4, the exact bodies: base64 but for a stray space or tab, one
+    /// `=` too many, or two encoded pieces glued together was told to encode its text again
+    /// (`for the text " aGk=" send "IGFHaz0="`), which would serve the base64 characters. Each
+    /// is now told its standard form; text with a space that is no base64 keeps the text hint.
+    func testBase64WithSpacesExtraPaddingOrTwoPiecesIsToldItsStandardForm() throws {
+        XCTAssertEqual(
+            try reason(body: " aGk="), Self.rule + #"" aGk=" holds a space at byte 0, and base64 has none: without its spaces and tabs, send "aGk=""#)
+        XCTAssertEqual(
+            try reason(body: "aG k="), Self.rule + #""aG k=" holds a space at byte 2, and base64 has none: without its spaces and tabs, send "aGk=""#)
+        XCTAssertEqual(
+            try reason(body: #"aGk=\t"#),
+            Self.rule + #""aGk=\t" holds a tab at byte 4, and base64 has none: without its spaces and tabs, send "aGk=""#)
+        XCTAssertEqual(try reason(body: "aGk=="), Self.rule + #""aGk==" has more "=" padding than its last group takes: send "aGk=""#)
+        XCTAssertEqual(
+            try reason(body: "aGk=aGk="), Self.rule + #""aGk=aGk=" is 2 padded base64 values one after another: for their bytes together send "aGloaQ==""#)
+        XCTAssertEqual(try reason(body: "hello world"), Self.rule + #"for the text "hello world" send "aGVsbG8gd29ybGQ=""#)
+        XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "refused: nothing stored")
+    }
 }
