@@ -123,6 +123,7 @@ extension Catbird {
     ///   ``start(_:parallelId:on:completion:)``; `URLError(.timedOut)` when the deadline passes
     ///   (the request is then cancelled).
     func perform<Output>(_ call: APICall<Output>, parallelId: String?) throws -> Output {
+        if let refusal = call.refusal { throw refusal }  // nothing to send, nothing to wait for
         let outcome = Locked<Result<Output, any Error>?>(nil)
         let answered = DispatchSemaphore(value: 0)
         let task = start(call, parallelId: parallelId, on: sessions.performSession(longPoll: call.timeout != nil)) { result in
@@ -157,6 +158,7 @@ extension Catbird {
     ///   ``start(_:parallelId:on:completion:)``.
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     func perform<Output>(_ call: APICall<Output>, parallelId: String?) async throws -> Output {
+        if let refusal = call.refusal { throw refusal }
         let running = Locked<RunningTask>(RunningTask())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
