@@ -63,6 +63,44 @@ final class ControlBusyWaitTests: ServerTestCase {
         XCTAssertEqual(listed, ["/warm"], "no refused change was made afterwards")
     }
 
+    /// Tester finding tester45a-F1, its plan: while another process holds the lock (9 s here),
+    /// tenant L updates `/b`, then 0.5 s later removes `/warm`; tenant M updates at 1.5 s and N
+    /// at 4.9 s. L's remove waits in L's lane behind L's update (503 at 5 s), then waited in line
+    /// for the connection behind M's and N's waits, each within its own 5 s: it was refused 6 to
+    /// 19 s after its arrival, or applied 7.5 s after it once the lock went. Now every change is
+    /// answered within about 5 s of its arrival, and L's refused remove is not applied later.
+    func testAChangeQueuedInItsTenantsLaneDoesNotWaitOutOtherTenantsWaits() throws {
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", Self.update("/warm"), headers: [("X-Catbird-Parallel-Id", "L")]).status, 201)
+        let python = try SQLiteWriteLock.hold(server.databasePath, seconds: 9)
+        defer { if python.isRunning { python.terminate() }; python.waitUntilExit() }
+        let removeWarm = #"{"type":"remove","pattern":{"method":"GET","url":{"kind":"equal","value":"/warm"}}}"#
+        let plan: [(after: Double, tenant: String, body: String)] = [
+            (0, "L", Self.update("/b")), (0.5, "L", removeWarm), (1.5, "M", Self.update("/b")), (4.9, "N", Self.update("/b")),
+        ]
+        let answers = Mutex<[Int: (status: Int, waited: Duration)]>([:])
+        let group = DispatchGroup()
+        let port = server.port
+        let started = ContinuousClock.now
+        for (index, step) in plan.enumerated() {
+            DispatchQueue.global().async(group: group) {
+                Thread.sleep(forTimeInterval: max(0, step.after - (ContinuousClock.now - started).timeInterval))
+                let sent = ContinuousClock.now
+                let status = (try? RawHTTPClient(port: port).json(
+                    "POST", "/catbird/api/mocks", step.body, headers: [("X-Catbird-Parallel-Id", step.tenant)]).status) ?? -1
+                answers.withLock { $0[index] = (status, ContinuousClock.now - sent) }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 40), .success)
+        for index in plan.indices {
+            let answer = try XCTUnwrap(answers.withLock { $0[index] }, "step \(index)")
+            XCTAssertLessThan(answer.waited, .milliseconds(6_500), "step \(index) (\(plan[index].tenant)): about 5 s from its arrival")
+        }
+        XCTAssertEqual(answers.withLock { $0[1]?.status }, 503, "L's remove refused while the lock is held")
+        python.waitUntilExit()
+        let mocks = try E2E.mocks(client, tenant: "L").compactMap { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String }
+        XCTAssertTrue(mocks.contains("/warm"), "the refused remove was not applied later: \(mocks)")
+    }
+
     private static func update(_ url: String) -> String {
         #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#
     }
