@@ -234,13 +234,43 @@ final class RecordReplayTests: XCTestCase {
         let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).last)
         XCTAssertEqual(
             entry["problem"] as? String,
-            "not recorded: a 301 from /api to /api/, which names the same file as /api (/api is a directory, so both are its index): "
-                + "replayed, /api/ would redirect to itself (docs/files.md#recording)")
+            "not recorded: a 301 from /api to /api/ is a redirect to the other spelling of the same file mock (once /api is a "
+                + "directory, both name its index): replayed, it would redirect to itself (docs/files.md#recording)")
         recorder.stop()
         let replayer = try replaying()
         let replayed = try replayer.client().request("GET", "/api/")
         XCTAssertEqual(replayed.status, 200, "the listing, not a redirect to itself")
         XCTAssertEqual(replayed.text, listing.text)
+    }
+
+    /// Tester finding tester45a-F4, F5, F8, its redirects: `/dirB` → `/dirB/` recorded before
+    /// anything under `dirB/` (then moved into `dirB/index` by `/dirB/x`'s recording); an
+    /// absolute `Location` (nginx's `absolute_redirect`), a relative one (`dirK/`), and the
+    /// reverse `/rdirB/` → `/rdirB`: each was recorded and replayed as a redirect to itself. None
+    /// is recorded now; a redirect elsewhere still is.
+    func testNoSlashRedirectIsRecordedWhateverItsOrderOrForm() throws {
+        let recorder = try recording()
+        let base = "http://127.0.0.1:\(recorder.port)"
+        let cases: [(path: String, location: String)] = [
+            ("/moved/dirB", "/moved/dirB/"), ("/moved/dirD", "\(upstream.baseURL)/moved/dirD/"), ("/moved/dirK", "dirK/"),
+            ("/moved/rdirB/", "/moved/rdirB"), ("/moved/q?a=1", "/moved/q/?a=1"),
+        ]
+        for (path, location) in cases {
+            let answer = try CurlClient.run(["-H", "X-Location: \(location)", base + path])
+            XCTAssertEqual(answer.status, 301, path)
+        }
+        XCTAssertEqual(try CurlClient.run([base + "/moved/dirB/x"]).status, 200)
+        let problems = try E2E.journal(try recorder.client(), tenant: nil).prefix(cases.count).map { $0["problem"] as? String ?? "none" }
+        for (problem, (path, _)) in zip(problems, cases) {
+            XCTAssertTrue(problem.hasPrefix("not recorded: a 301 from \(path) to "), "\(path): \(problem)")
+        }
+        XCTAssertNil(contents("moved/dirB/index"), "nothing moved into the index")
+        XCTAssertNil(contents("moved/dirB"))
+        // A redirect elsewhere (another path, another query) is the backend's answer, recorded.
+        XCTAssertEqual(try CurlClient.run(["-H", "X-Location: /moved/other/", base + "/moved/away"]).status, 301)
+        XCTAssertEqual(try CurlClient.run(["-H", "X-Location: /moved/q2/?a=2", base + "/moved/q2?a=1"]).status, 301)
+        XCTAssertEqual(contents("moved/away"), "moved")
+        XCTAssertEqual(contents("moved/q2"), "moved")
     }
 
     /// Regression (tester finding tester40a-F7, its answers): an upstream answer with

@@ -18,6 +18,7 @@ Every answer is made from the request, so a test can check what arrived:
   /gzip                a gzip-encoded JSON body with Content-Encoding: gzip
   /binary              the 256 byte values 0..255, application/octet-stream
   /redirect            302 with Location: /echo/elsewhere (a proxy must not follow it)
+  /moved/...           with an X-Location request header: 301 with that Location (else as /echo)
   /slow/<seconds>      waits, then 200 "slow"
   /hold/<seconds>      waits like /slow, but watches its connection: if the client (Catbird)
                        closes it first, the path is added to the list /abandoned answers
@@ -118,6 +119,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, bytes(range(256)), [("Content-Type", "application/octet-stream")])
         if path.endswith("/redirect"):
             return self.send(302, b"moved", [("Location", "/echo/elsewhere"), ("Content-Type", "text/plain")])
+        if path.startswith("/moved/") and self.headers.get("X-Location") is not None:
+            return self.send(301, b"moved", [("Location", self.headers.get("X-Location")), ("Content-Type", "text/plain")])
         if "/status/" in path:
             code = int(path.rsplit("/", 1)[1])
             return self.send(code, ("status %d" % code).encode(), [("Content-Type", "text/plain"), ("X-Upstream", "yes")])

@@ -45,7 +45,8 @@ struct UpstreamServing: Sendable {
     /// Why record mode leaves an exchange unrecorded by rule, or nil when it writes it: a `HEAD`
     /// (no body: it would replace the `GET`'s recording with an empty one), a `304 Not Modified`,
     /// `206 Partial Content` or `416 Range Not Satisfiable` (answers to the client's cache and
-    /// range, not the resource), a `412 Precondition Failed` to a conditional request, an
+    /// range, not the resource), a `412 Precondition Failed` to a conditional request, a
+    /// redirect between the two spellings of one file mock (``slashRedirect(_:_:)``), an
     /// answer a Catbird made itself (``Forwarding/isGenerated(_:)``: its own 508 after a loop,
     /// another Catbird's 502). The journal entry's `problem` (`not recorded: ` first); neither
     /// logged nor counted in `catbird_recordings_failed_total`: nothing failed (tester finding
@@ -79,6 +80,8 @@ struct UpstreamServing: Sendable {
         } else if response.status == 412, asked(["If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since"]) {
             why = "a 412 answers the client's precondition (If-Match, If-Unmodified-Since, …), not the resource; send the request "
                 + "without them to record it"
+        } else if let loop = slashRedirect(request, response) {
+            why = loop
         } else if Forwarding.isGenerated(response) {
             why = "the answer was made by a Catbird (\(Forwarding.generatedByHeader)), not by the backend"
         } else {
@@ -218,10 +221,7 @@ struct UpstreamServing: Sendable {
                             method: request.method, target: request.target, accept: request.headers.first("Accept"),
                             status: response.status, headers: response.headers.fields, body: response.body,
                             fieldsNotUTF8: upstream.fieldsNotUTF8)
-                        if let loop = Self.slashRedirectProblem(request, response, path: staged.path) {
-                            staged.discard()
-                            notRecorded = loop
-                        } else if recordsOnceJournaled {
+                        if recordsOnceJournaled {
                             pending = staged
                             path = staged.path
                         } else {
