@@ -15,7 +15,8 @@ enum Base64Slip: Equatable {
     /// indentation's); the first one's byte offset (tester finding tester44b-F4: told to
     /// encode the value again, which served the base64 characters).
     case whitespace(at: Int)
-    /// Standard base64 with more `=` than its last group takes (`aGk==`).
+    /// Standard base64 with more `=` than its last group takes (`aGk==`, `aGk===`, `YQ===`:
+    /// tester finding tester45a-F6, all but one extra `=` were told to encode the text).
     case extraPadding
     /// Two or more padded base64 values one after another (`aGk=aGk=`, two encoded chunks
     /// glued); `standard` encodes their bytes together.
@@ -37,8 +38,11 @@ enum Base64Slip: Equatable {
     static func find(in text: String) -> (slip: Base64Slip, standard: String)? {
         if let space = text.utf8.firstIndex(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
             let squeezed = String(decoding: text.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }, as: UTF8.self)
-            guard !squeezed.isEmpty, Data(strictBase64: squeezed) != nil else { return nil }
-            return (.whitespace(at: text.utf8.distance(from: text.utf8.startIndex, to: space)), squeezed)
+            let offset = text.utf8.distance(from: text.utf8.startIndex, to: space)
+            guard !squeezed.isEmpty else { return nil }
+            if Data(strictBase64: squeezed) != nil { return (.whitespace(at: offset), squeezed) }
+            // Two pasted lines, `aGk= aGk=` (tester finding tester45a-F6): their bytes together.
+            return concatenation(squeezed).map { (.whitespace(at: offset), $0.standard) }
         }
         if let glued = concatenation(text) { return glued }
         var urlSafe = false
@@ -59,7 +63,7 @@ enum Base64Slip: Equatable {
             letters += 1
         }
         // A last group of 1 letter is no base64; 2 and 3 letters take "==" and "=".
-        guard letters > 0, letters % 4 != 1, padding <= 2 else { return nil }
+        guard letters > 0, letters % 4 != 1 else { return nil }
         let needed = (4 - letters % 4) % 4
         if padding > needed, !urlSafe {
             let standard = String(decoding: text.utf8.prefix(letters), as: UTF8.self) + String(repeating: "=", count: needed)

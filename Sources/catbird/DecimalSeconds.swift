@@ -10,9 +10,11 @@ enum DecimalSeconds {
     static func milliseconds(_ text: String, maxSeconds: Int) -> Int? {
         let number = text.lowercased().hasSuffix("s") ? text.dropLast() : Substring(text)
         let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let whole = parts[0], fraction = parts.count > 1 ? parts[1] : ""
+        // Leading zeros say nothing (tester finding tester45a-F9: `000000000030` was refused as
+        // over the maximum).
+        let whole = parts[0].drop { $0 == "0" }, fraction = parts.count > 1 ? parts[1] : ""
         let isDigits: (Substring) -> Bool = { $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
-        guard !(whole.isEmpty && fraction.isEmpty), isDigits(whole), isDigits(fraction), whole.count <= 10 else { return nil }
+        guard !(parts[0].isEmpty && fraction.isEmpty), isDigits(parts[0]), isDigits(fraction), whole.count <= 10 else { return nil }
         let seconds = Int(whole) ?? 0
         let milliseconds = Int(fraction.prefix(3).padding(toLength: 3, withPad: "0", startingAt: 0))!
         let roundsUp = fraction.dropFirst(3).contains { $0 != "0" }

@@ -69,6 +69,12 @@ final class Base64SlipReasonTests: ServerTestCase {
         XCTAssertEqual(
             try reason(body: "aGk=aGk="), Self.rule + #""aGk=aGk=" is 2 padded base64 values one after another: for their bytes together send "aGloaQ==""#)
         XCTAssertEqual(try reason(body: "hello world"), Self.rule + #"for the text "hello world" send "aGVsbG8gd29ybGQ=""#)
+        // tester45a-F6: two or more extra "=", and a space between glued values, fell back to the text hint.
+        XCTAssertEqual(try reason(body: "aGk==="), Self.rule + #""aGk===" has more "=" padding than its last group takes: send "aGk=""#)
+        XCTAssertEqual(try reason(body: "YQ==="), Self.rule + #""YQ===" has more "=" padding than its last group takes: send "YQ==""#)
+        XCTAssertEqual(
+            try reason(body: "aGk= aGk="),
+            Self.rule + #""aGk= aGk=" holds a space at byte 4, and base64 has none: without its spaces and tabs, send "aGloaQ==""#)
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "refused: nothing stored")
     }
 }

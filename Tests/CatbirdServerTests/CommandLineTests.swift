@@ -520,6 +520,10 @@ final class CommandLineTests: XCTestCase {
     /// documented form of durations; the seconds' `s` is taken by both bare-seconds options.
     func testSecondsOptionsTakeTheSecondsSuffix() throws {
         let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--head-timeout", "30s", "--upstream-timeout", "2.5s"])
+        // tester45a-F9: leading zeros were counted as digits of a value over 3600.
+        let zeros = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--upstream-timeout", "000000000030"])
+        XCTAssertEqual(try RawHTTPClient(port: zeros.port).request("GET", "/catbird/api/health").status, 200)
+        XCTAssertEqual(try zeros.terminate().status, 0)
         XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/catbird/api/health").status, 200)
         XCTAssertEqual(try server.terminate().status, 0)
     }

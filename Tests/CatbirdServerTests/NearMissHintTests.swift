@@ -99,6 +99,9 @@ final class NearMissHintTests: ServerTestCase {
         // case difference inside a percent-escape alone (the percent-encoding hint's).
         XCTAssertFalse(try reason("/api/users/you", tenant: "nm12").contains("letter case"))
         XCTAssertFalse(try reason("/search?q=red%2Bshoes", tenant: "nm12").contains("writes a space"))
+        // tester45a-F3: a `+` after a raw `#` is in no query.
+        try update("plusfrag", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/s?q=a#x+y"}},"response":{"status":200}}"#)
+        XCTAssertFalse(try reason("/s?q=a#x%20y", tenant: "plusfrag").contains("writes a space"))
         try update("nm12c", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/a%2Fb"}},"response":{"status":200}}"#)
         XCTAssertFalse(try reason("/a%2fb", tenant: "nm12c").contains("only in letter case"))
     }
