@@ -27,7 +27,8 @@ extension CompiledBodyPattern {
             case .absent: return "\(named): the body has no such field"
             case let .present(found):
                 guard let expected = jsonPathEqualTo, expected != found else { return nil }
-                return "\(named): the body has \(JSONDifference.shown(found)) there, not \(JSONDifference.shown(expected))"
+                let (shownExpected, shownFound) = JSONDifference.shownPair(expected, found)
+                return "\(named): the body has \(shownFound) there, not \(shownExpected)"
             }
         default:
             return nil

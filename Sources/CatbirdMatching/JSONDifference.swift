@@ -42,7 +42,16 @@ public struct JSONDifference: Sendable, Equatable {
             for (key, expectedValue) in expectedFields.sorted(by: { $0.key.precedes($1.key) }) {
                 let through = unnameable || key.text.utf8.contains(UInt8(ascii: "\""))
                 guard let actualValue = actualFields[key] else {
-                    return JSONDifference(path: path + member(key.text), expected: shown(expectedValue), actual: nil, unnameable: through)
+                    // A key the body spells in another Unicode normalization form (tester
+                    // finding tester45a-F2: "expected 1, got nothing (no such key)" of a body
+                    // that visibly had it).
+                    let twin = actualFields.keys.first { $0.text == key.text }
+                    return JSONDifference(
+                        path: path + member(key.text), expected: shown(expectedValue),
+                        actual: twin.map { "nothing (the body has the key \(escapedPastASCII(JSONValue.string($0.text).jsonText)), "
+                            + "\(escapedPastASCII(JSONValue.string(key.text).jsonText)) in another Unicode normalization form: keys are "
+                            + "compared code point by code point)" },
+                        unnameable: through)
                 }
                 if let found = first(expectedValue, actualValue, path: path + member(key.text), unnameable: through) {
                     return found
@@ -61,17 +70,24 @@ public struct JSONDifference: Sendable, Equatable {
                 path: path, expected: "\(expectedItems.count) items", actual: "\(actualItems.count) items", unnameable: unnameable)
         default:
             guard expected != actual else { return nil }
-            let (shownExpected, shownActual) = (shown(expected), shown(actual))
-            // Canonically equivalent, other bytes (`"café"` in NFC and NFD): both written with
-            // `\u` escapes past ASCII, so the difference shows (tester finding tester42a-F4).
-            if shownExpected == shownActual, !shownExpected.hasSameBytes(as: shownActual) {
-                return JSONDifference(
-                    path: path, expected: escapedPastASCII(shownExpected),
-                    actual: escapedPastASCII(shownActual) + " (the same text in another Unicode normalization form: JSON strings are "
-                        + "compared code point by code point)", unnameable: unnameable)
-            }
+            let (shownExpected, shownActual) = shownPair(expected, actual)
             return JSONDifference(path: path, expected: shownExpected, actual: shownActual, unnameable: unnameable)
         }
+    }
+
+    /// `expected` and `actual`, two values that differ, as a reason shows them (``shown(_:)``);
+    /// two strings that are canonically equivalent (`"café"` in NFC and NFD) are written with
+    /// `\u` escapes past ASCII, so the difference shows, and the actual one says so (tester
+    /// findings tester42a-F4, and tester45a-F2 for a `jsonPath`'s `equalTo` and for strings cut
+    /// before their difference).
+    static func shownPair(_ expected: ExactJSON, _ actual: ExactJSON) -> (expected: String, actual: String) {
+        guard case let .string(left) = expected, case let .string(right) = actual, left.text == right.text else {
+            return (shown(expected), shown(actual))
+        }
+        return (
+            escapedPastASCII(shown(expected)),
+            escapedPastASCII(shown(actual)) + " (the same text in another Unicode normalization form: JSON strings are "
+                + "compared code point by code point)")
     }
 
     /// JSON `text` with each UTF-16 code unit past ASCII written `\uXXXX` (still the same JSON).

@@ -75,6 +75,29 @@ final class JSONBodyDifferenceHintTests: ServerTestCase {
             json)
     }
 
+    /// Tester finding tester45a-F2, its patterns: a `jsonPath` `equalTo` of `"café"` (NFC)
+    /// against an NFD body read `the body has "café" there, not "café"`; a `json` key `café`
+    /// against an NFD key read `expected 1, got nothing (no such key)`; and a long `json`
+    /// string, cut before its difference, read the same cut text twice. Each now shows the code
+    /// points and says why.
+    func testJSONPathKeysAndLongStringsInAnotherNormalizationFormAreSaidSo() throws {
+        let nfd = "cafe\u{301}"
+        try update("nfc-jp", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/b"},"body":{"kind":"jsonPath","value":"$.n","equalTo":"café"}},"response":{"status":200}}"#)
+        let path = try reason("nfc-jp", "/b", #"{"n":"\#(nfd)"}"#)
+        XCTAssertTrue(
+            path.contains(#"'s jsonPath "$.n": the body has "cafe\u0301" (the same text in another Unicode normalization form: JSON strings are compared code point by code point) there, not "caf\u00E9""#),
+            path)
+        try update("nfc-key", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/k"},"body":{"kind":"json","value":"{\"café\":1}"}},"response":{"status":200}}"#)
+        let key = try reason("nfc-key", "/k", #"{"\#(nfd)":1}"#)
+        XCTAssertTrue(
+            key.contains(#"expected 1, got nothing (the body has the key "cafe\u0301", "caf\u00E9" in another Unicode normalization form: keys are compared code point by code point)"#),
+            key)
+        let long = String(repeating: "x", count: 100)
+        try update("nfc-long", #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/l"},"body":{"kind":"json","value":"{\"s\":\"\#(long)café\"}"}},"response":{"status":200}}"#)
+        let cut = try reason("nfc-long", "/l", #"{"s":"\#(long)\#(nfd)"}"#)
+        XCTAssertTrue(cut.contains("(the same text in another Unicode normalization form: JSON strings are compared code point by code point)"), cut)
+    }
+
     /// The finding's input (the order's user object is ours; the shape, the 40 items and the
     /// one changed `qty` are the finding's): the reason cut both bodies after ~200 bytes, long
     /// before item 33.
