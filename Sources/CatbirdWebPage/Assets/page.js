@@ -981,6 +981,30 @@ async function inflate(bytes, format) {
   return out;
 }
 
+// gzip `bytes` decoded, several members one after another (`cat a.gz b.gz`) read as one body,
+// as matching reads them: the browser's decoder stops at the end of the first ("Junk found
+// after end of compressed data"; tester finding tester45a-F7), so the body is cut where a
+// later member's header (1f 8b 08) starts and each part decoded, at most 64 members.
+async function inflateMembers(bytes, depth = 0) {
+  try {
+    return await inflate(bytes, "gzip");
+  } catch (error) {
+    if (depth >= 64) throw error;
+    for (let at = 18; at + 3 <= bytes.length; at++) {
+      if (bytes[at] !== 0x1f || bytes[at + 1] !== 0x8b || bytes[at + 2] !== 0x08) continue;
+      let first;
+      try { first = await inflate(bytes.subarray(0, at), "gzip"); } catch (_) { continue; }
+      const rest = await inflateMembers(bytes.subarray(at), depth + 1);
+      if (first.length + rest.length > DECODED_LIMIT) throw new Error(`it decodes to more than ${formatSize(DECODED_LIMIT)}`);
+      const out = new Uint8Array(first.length + rest.length);
+      out.set(first, 0);
+      out.set(rest, first.length);
+      return out;
+    }
+    throw error;
+  }
+}
+
 // Fills `holder` with the body decoded from `codings` (undoableCodings): a note and the text,
 // JSON tree or hex of the decoded bytes; or why it could not be decoded. `deflate` is zlib
 // data, or raw deflate, which some clients send under that name (as the server reads it).
@@ -989,7 +1013,7 @@ async function showDecoded(holder, bytes, codings, type) {
   try {
     if (typeof DecompressionStream !== "function") throw new Error("this browser has no DecompressionStream");
     for (const coding of codings) {
-      if (coding !== "deflate") data = await inflate(data, "gzip");
+      if (coding !== "deflate") data = await inflateMembers(data);
       else data = await inflate(data, "deflate").catch(() => inflate(data, "deflate-raw"));
     }
   } catch (error) {
