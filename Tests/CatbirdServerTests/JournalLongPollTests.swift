@@ -96,6 +96,30 @@ final class JournalLongPollTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(elapsed, .seconds(15), "another tenant's poll is left parked until its own wait ran out")
     }
 
+    /// Tester finding tester45a-F10, its case: a tenant with a mock and no request journaled
+    /// yet (a shard between its set-up and its first request); its long poll (`since=0`,
+    /// unfiltered or filtered) ran to its whole `wait` after the tenant's drop or a clear of its
+    /// journal, whose deletion floor an empty journal does not move. Answered at once now.
+    func testAClearOrDropOfAnEmptyJournalAnswersItsPollAtOnce() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        for (tenant, filter, change) in [("empty-drop", "", "drop"), ("empty-clear", "", "clear"), ("empty-filtered", "&url=/x", "drop")] {
+            try E2E.addMock(client, tenant: tenant, url: "/m", body: "m")
+            let poll = PendingPoll(port: server.port, tenant: tenant, target: "/catbird/api/requests?since=0&wait=20\(filter)")
+            usleep(500_000)  // parked
+            let changed = ContinuousClock.now
+            if change == "drop" {
+                XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/\(tenant)", headers: E2E.tenantHeader(tenant)).status, 204)
+            } else {
+                XCTAssertEqual(try client.request("DELETE", "/catbird/api/requests", headers: E2E.tenantHeader(tenant)).status, 200)
+            }
+            let (response, _) = poll.wait()
+            XCTAssertEqual(response?.status, 200, tenant)
+            XCTAssertLessThan(ContinuousClock.now - changed, .seconds(5), "\(tenant): answered at the \(change), not at the 20-s wait")
+        }
+    }
+
     func testAnswersAnEmptyPageWhenTheWaitRunsOut() throws {
         let server = try TestServer()
         defer { server.removeFiles() }

@@ -256,13 +256,13 @@ final class MockPositionAndJournalWriterTests: XCTestCase {
             let woken = Mutex<[Bool]>([])
             // The writer tells the waiters right after the commit that flush() waited for.
             domain.journal.waiters.wait(for: tenant, after: highest - 1, timeout: .seconds(10)) { committed in
-                woken.withLock { $0.append(committed) }
+                woken.withLock { $0.append(committed == .committed) }
             }
             let deadline = ContinuousClock.now + .seconds(10)
             while woken.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(1000) }
             XCTAssertEqual(woken.withLock { $0 }, [true], "\(tenant): a row above \(highest - 1) is committed")
             domain.journal.waiters.wait(for: tenant, after: highest, timeout: .milliseconds(50)) { committed in
-                woken.withLock { $0.append(committed) }
+                woken.withLock { $0.append(committed == .committed) }
             }
             while woken.withLock({ $0.count < 2 }) && ContinuousClock.now < deadline { usleep(1000) }
             XCTAssertEqual(woken.withLock { $0 }, [true, false], "\(tenant): nothing above \(highest)")

@@ -9,8 +9,8 @@ import Synchronization
 /// ```swift
 /// let latest = try journal.latestID(of: tenant)      // before looking
 /// // … look at the journal; nothing of interest yet …
-/// journal.waiters.wait(for: tenant, after: latest, timeout: .seconds(10)) { committed in
-///     // committed == true: entries with id > latest are readable now; false: timed out.
+/// journal.waiters.wait(for: tenant, after: latest, timeout: .seconds(10)) { wake in
+///     // .committed: entries with id > latest are readable now; .timedOut; .reset: cleared or dropped.
 ///     pool.run { lookAgain() }                         // never block here
 /// }
 /// ```
@@ -18,9 +18,22 @@ import Synchronization
 /// Reading the latest id *before* looking, then waiting after it, loses no entry: one committed
 /// between the two wakes the waiter at once.
 public final class JournalWaiters: Sendable {
+    /// Why a waiter is woken.
+    public enum Wake: Sendable, Equatable {
+        /// Entries of its tenant past its id are committed (or were already).
+        case committed
+        /// Its timeout passed, or the journal stopped.
+        case timedOut
+        /// Its tenant's journal was cleared or the tenant dropped (``wakeAfterReset(of:)``):
+        /// a reader showing its entries should look again at once (tester finding
+        /// tester45a-F10: a long poll of an empty journal, whose deletion floor a clear does
+        /// not move, ran to its end instead).
+        case reset
+    }
+
     private struct Waiter {
         let after: Int64
-        let wake: @Sendable (Bool) -> Void
+        let wake: @Sendable (Wake) -> Void
     }
 
     private struct State {
@@ -62,9 +75,10 @@ public final class JournalWaiters: Sendable {
         fileprivate let number: UInt64
     }
 
-    /// Calls `wake` exactly once: with true as soon as entries of `tenant` with an id above
-    /// `after` are committed (at once if they already are), with false after `timeout` or when
-    /// the journal stops; never once ``cancel(_:)`` took it back. `wake` runs on the journal
+    /// Calls `wake` exactly once: with ``Wake/committed`` as soon as entries of `tenant` with an
+    /// id above `after` are committed (at once if they already are), ``Wake/timedOut`` after
+    /// `timeout` or when the journal stops, ``Wake/reset`` when the tenant's journal is cleared
+    /// or the tenant dropped; never once ``cancel(_:)`` took it back. `wake` runs on the journal
     /// writer's thread or a timer's thread and must return quickly: hand further work to
     /// another thread.
     /// - Parameters:
@@ -74,7 +88,7 @@ public final class JournalWaiters: Sendable {
     ///   `after` were committed already, or the journal stopped).
     @discardableResult
     public func wait(
-        for tenant: TenantID, after: Int64, timeout: Duration, wake: @escaping @Sendable (_ committed: Bool) -> Void
+        for tenant: TenantID, after: Int64, timeout: Duration, wake: @escaping @Sendable (Wake) -> Void
     ) -> Ticket? {
         let ticket: UInt64? = state.withLock { state in
             if state.stopped || state.latestID(of: tenant) > after { return nil }
@@ -83,7 +97,7 @@ public final class JournalWaiters: Sendable {
             return state.nextTicket
         }
         guard let ticket else {
-            wake(!state.withLock { $0.stopped })
+            wake(state.withLock { $0.stopped } ? .timedOut : .committed)
             return nil
         }
         defer { scheduleTimeout(of: ticket, tenant, after: timeout) }
@@ -100,7 +114,7 @@ public final class JournalWaiters: Sendable {
 
     private func scheduleTimeout(of ticket: UInt64, _ tenant: TenantID, after timeout: Duration) {
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
-            take(ticket, of: tenant)?.wake(false)
+            take(ticket, of: tenant)?.wake(.timedOut)
         }
     }
 
@@ -132,20 +146,20 @@ public final class JournalWaiters: Sendable {
                 state.waiters[tenant] = waiting.isEmpty ? nil : waiting
             }
         }
-        for waiter in woken { waiter.wake(true) }
+        for waiter in woken { waiter.wake(.committed) }
     }
 
-    /// Wakes every waiter with false and refuses new ones (they are woken with false at once).
+    /// Wakes every waiter with ``Wake/timedOut`` and refuses new ones (they are woken with it at once).
     func stop() {
         let all = state.withLock { state in
             state.stopped = true
             defer { state.waiters = [:] }
             return state.waiters.values.flatMap(\.values)
         }
-        for waiter in all { waiter.wake(false) }
+        for waiter in all { waiter.wake(.timedOut) }
     }
 
-    /// Wakes `tenant`'s waiters (every tenant's when nil) with true after its journal was
+    /// Wakes `tenant`'s waiters (every tenant's when nil) with ``Wake/reset`` after its journal was
     /// cleared or it was dropped: a long poll of the journal that was shown then looks again,
     /// finds the tenant's deletion floor moved (``JournalDeletions/hiddenThrough(_:)``) and
     /// answers at once, so a page showing the entries learns they are gone (tester finding
@@ -159,7 +173,7 @@ public final class JournalWaiters: Sendable {
             }
             return state.waiters.removeValue(forKey: tenant).map { Array($0.values) } ?? []
         }
-        for waiter in woken { waiter.wake(true) }
+        for waiter in woken { waiter.wake(.reset) }
     }
 
     /// Forgets the tenant's remembered commits (it was dropped: what they name is gone). A

@@ -36,11 +36,13 @@ struct JournalLongPoll: Sendable {
 
     func start(_ responder: HTTPResponder) {
         let hangUp = JournalWaitHangUp(responder, waiters: dependencies.journal.waiters)
-        lane.run { look(responder, hangUp) }
+        lane.run { look(responder, hangUp, reset: false) }
     }
 
     /// Reads the page; answers when it has entries or time is up, else waits for a commit.
-    private func look(_ responder: HTTPResponder, _ hangUp: JournalWaitHangUp) {
+    /// `reset`: the tenant's journal was cleared or the tenant dropped while the poll waited
+    /// (its deletion floor does not move when the journal was empty: tester45a-F10).
+    private func look(_ responder: HTTPResponder, _ hangUp: JournalWaitHangUp, reset: Bool) {
         guard responder.isWaiting else { return }  // its client left (or the server stopped): nothing to look for
         do {
             // The latest id first: an entry committed after it wakes the waiter below.
@@ -53,17 +55,17 @@ struct JournalLongPoll: Sendable {
                     largePages.run { send(plan, responder) }
                     return
                 }
-                guard plan.isEmpty, remaining > .zero, !wasReset else { return send(plan, responder) }
+                guard plan.isEmpty, remaining > .zero, !reset, !wasReset else { return send(plan, responder) }
             } else {
                 let page = try dependencies.journal.encodedPage(of: tenant, query)
                 remaining = deadline - ContinuousClock.now
-                guard page.entryCount == 0, remaining > .zero, !wasReset else {
+                guard page.entryCount == 0, remaining > .zero, !reset, !wasReset else {
                     responder.send(try JournalFollowing.answer(page, tenant: tenant, dependencies))
                     return
                 }
             }
-            hangUp.wait(for: tenant, after: latest, timeout: remaining) { _ in
-                lane.run { look(responder, hangUp) }
+            hangUp.wait(for: tenant, after: latest, timeout: remaining) { wake in
+                lane.run { look(responder, hangUp, reset: wake == .reset) }
             }
         } catch {
             responder.send(ErrorAnswer.response(for: error, log: dependencies.log))

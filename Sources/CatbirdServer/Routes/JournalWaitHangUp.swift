@@ -44,7 +44,7 @@ final class JournalWaitHangUp: Sendable {
 
     /// ``JournalWaiters/wait(for:after:timeout:wake:)``, the waiter taken back at once when the
     /// client has left meanwhile.
-    func wait(for tenant: TenantID, after: Int64, timeout: Duration, wake: @escaping @Sendable (_ committed: Bool) -> Void) {
+    func wait(for tenant: TenantID, after: Int64, timeout: Duration, wake: @escaping @Sendable (JournalWaiters.Wake) -> Void) {
         guard let ticket = waiters.wait(for: tenant, after: after, timeout: timeout, wake: wake) else { return }
         let left = state.withLock { state in
             if !state.clientLeft { state.ticket = ticket }
