@@ -1,3 +1,5 @@
+import Foundation
+
 /// Mocks a 404's hints may name although they are not among its near misses
 /// (``NearMissReport/slips``; docs/matching.md#near-misses): the hints exist for a mock that
 /// is not the closest (a `get` mock at distance 1 behind unrelated urls at 0.5-0.9), and in a
@@ -11,7 +13,10 @@ enum NearMissSlips {
 
     /// The urls an `equal` url that slips from `target` may be (WireMock's `urlPath` habit and
     /// a trailing `/`, try9a F6): its path without its query, when it has one; its path with a
-    /// `/` added, or removed when it ends in one (not the root's), its query (if any) kept.
+    /// `/` added, or removed when it ends in one (not the root's), its query (if any) kept; and
+    /// its query with each `+` written `%20`, or each `%20` written `+` (a space either way to
+    /// a form decoder: tester finding tester45a-F11, the hint for it was lost behind three
+    /// closer mocks).
     static func urls(of target: String) -> [String] {
         var bytes = target
         return bytes.withUTF8 { bytes in
@@ -29,6 +34,12 @@ enum NearMissSlips {
                 }
             } else {
                 urls.append(String(decoding: path, as: UTF8.self) + "/" + String(decoding: query, as: UTF8.self))
+            }
+            if mark < bytes.count, !query.contains(UInt8(ascii: "#")) {
+                let text = String(decoding: query, as: UTF8.self)
+                let spaces = text.contains("+") ? text.replacingOccurrences(of: "+", with: "%20")
+                    : text.contains("%20") ? text.replacingOccurrences(of: "%20", with: "+") : nil
+                if let spaces { urls.append(String(decoding: path, as: UTF8.self) + spaces) }
             }
             return urls
         }
