@@ -94,14 +94,14 @@ public final class SerialDatabase: Sendable {
     /// made at once when nothing holds the lock, else refused.
     /// - Throws: whatever `body` throws.
     ///
-    /// The wait for the connection itself ends there too, `floor` after the call at the
+    /// The wait for the connection itself ends there too, ``turnFloor`` after the call at the
     /// earliest: a change whose 5 s are over while others hold or await the connection is
     /// refused with `SQLITE_BUSY` rather than waiting out each of their waits in turn (tester
     /// finding tester45a-F1: 19 s behind six other tenants' changes).
     public func useWithinBusyTimeout<T: Sendable>(
         since start: ContinuousClock.Instant = .now, floor: Duration = .milliseconds(100), _ body: (Database) throws -> T
     ) throws -> T {
-        let deadline = max(start + Database.busyTimeout, ContinuousClock.now + floor)
+        let deadline = max(start + Database.busyTimeout, ContinuousClock.now + Self.turnFloor)
         guard turns.take(until: deadline) else {
             throw SQLiteError(
                 code: SQLITE_BUSY, message: "the write connection stayed in use for the change's \(Database.busyTimeout) (other changes waiting for another process's lock)")
@@ -111,6 +111,13 @@ public final class SerialDatabase: Sendable {
             return try database.withBusyTimeout(left > .zero ? max(left, floor) : .milliseconds(1)) { try body(database) }
         }
     }
+
+    /// How long ``useWithinBusyTimeout(since:floor:_:)`` waits for the connection at least,
+    /// its 5 s over or not: 250 ms, several journal rounds' worth, so that a change that waited
+    /// long for a control thread or its tenant's earlier work (a large `removeAll`) is not
+    /// refused for the writer's commit in progress; short, since a change that waited that
+    /// long for a thread was most likely behind others waiting out another process's lock.
+    static let turnFloor = Duration.milliseconds(250)
 
     /// Closes the connection once every current user is done.
     public func close() {

@@ -87,7 +87,7 @@ final class MockBodyPieces: Sendable {
     /// ``abandonWrites()`` it gives up before its next piece or before `commit`, likewise.
     /// - Throws: `SQLiteError` from a piece's write, what `commit` throws, or
     ///   ``MockWriteAbandoned`` once the server is stopping (no row committed).
-    func writing<T: Sendable>(_ body: [UInt8], since: ContinuousClock.Instant, commit: (Int64) throws -> T) throws -> T {
+    func writing<T: Sendable>(_ body: [UInt8], commit: (Int64) throws -> T) throws -> T {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.writing.insert(state.nextID)
@@ -100,7 +100,7 @@ final class MockBodyPieces: Sendable {
                 try checkNotAbandoned()
                 let end = body.index(start, offsetBy: Self.pieceSize, limitedBy: body.endIndex) ?? body.endIndex
                 let bytes = Array(body[start..<end])
-                try database.useWithinBusyTimeout(since: since) { db in
+                try database.useWithinBusyTimeout { db in
                     try db.run(
                         "INSERT INTO mock_body_pieces (body_id, piece, bytes) VALUES (?, ?, ?)",
                         [.integer(id), .integer(piece), .blob(bytes)])
