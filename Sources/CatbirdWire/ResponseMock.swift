@@ -78,8 +78,10 @@ public struct ResponseMock: Equatable, Hashable, Codable, Sendable {
     /// finding T18A-F4: `"aGVsbG8"` was told to send `"YUdWc2JHOA=="`, the base64 of its text):
     /// `; "aGVsbG8" is base64 without its "=" padding: send "aGVsbG8="`; for a value over 64
     /// bytes, how to write it instead.
-    static func base64Hint(_ text: String) -> String {
-        let rule = ": the body is its bytes in standard padded base64 (Catbird 0.11's format)"
+    /// `rule`: what the value must be, before the hint; a mock body's by default.
+    @_spi(Server) public static func base64Hint(
+        _ text: String, rule: String = ": the body is its bytes in standard padded base64 (Catbird 0.11's format)"
+    ) -> String {
         if text.utf8.contains(UInt8(ascii: "\n")) || text.utf8.contains(UInt8(ascii: "\r")) {
             return rule + " on one line, without line breaks (GNU base64 wraps at 76 columns: use base64 -w0)"
         }

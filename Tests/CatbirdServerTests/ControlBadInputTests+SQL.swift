@@ -149,6 +149,9 @@ extension ControlBadInputTests {
             ("param is an object", #"{"sql":"SELECT ?","params":[{"a":1}]}"#, ["param"]),
             ("BLOB param not base64", #"{"sql":"SELECT ?","params":[{"base64":"aG k="}]}"#, ["BLOB", "base64"]),
             ("BLOB param with another key", #"{"sql":"SELECT ?","params":[{"base64":"aGk=","x":"1"}]}"#, ["param"]),
+            // tester45a-F12: the slips a mock body is told of, and the BLOB form in the body's shape.
+            ("BLOB param with a space", #"{"sql":"SELECT ?","params":[{"base64":"AA EC"}]}"#, ["holds a space at byte 2", #"send "AAEC""#, #"{"base64": "AAEC"}"#]),
+            ("BLOB param unpadded", #"{"sql":"SELECT ?","params":[{"base64":"AAE"}]}"#, [#"is base64 without its "=" padding: send "AAE=""#]),
             ("params not an array", #"{"sql":"SELECT ?","params":1}"#, ["param"]),
             ("params an array in an array", #"{"sql":"SELECT ?","params":[[1]]}"#, ["param"]),
             ("too many params", #"{"sql":"SELECT ?","params":[1,2]}"#, ["param"]),

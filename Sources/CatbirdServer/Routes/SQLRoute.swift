@@ -88,7 +88,7 @@ enum SQLRoute {
     }
 
     /// The body's shape, for reasons that say what was expected.
-    private static let shapeHint = #"{"sql": "SELECT …", "params": [null, true, 1, 2.5, "text"], "maxRows": 1000}"#
+    private static let shapeHint = #"{"sql": "SELECT …", "params": [null, true, 1, 2.5, "text", {"base64": "AAEC"}], "maxRows": 1000}"#
 
     private struct Body: Decodable {
         let sql: String
@@ -137,8 +137,10 @@ enum SQLRoute {
                 value = .text(text)
             } else if let blob = try? container.decode([String: String].self), blob.count == 1, let base64 = blob["base64"] {
                 guard let bytes = Data(strictBase64: base64) else {
+                    // The slips a mock body is told of (tester finding tester45a-F12).
                     throw DecodingError.dataCorruptedError(
-                        in: container, debugDescription: "a BLOB parameter's \"base64\" must be standard base64 (RFC 4648, with its = padding)")
+                        in: container, debugDescription: "a BLOB parameter's \"base64\" must be standard base64"
+                            + ResponseMock.base64Hint(base64, rule: " (RFC 4648, with its = padding)"))
                 }
                 value = .blob([UInt8](bytes))
             } else {
