@@ -109,6 +109,9 @@ final class NearMissHintTests: ServerTestCase {
         XCTAssertTrue(
             many.contains(#"mock \#(try mockID("plus-many", url: "/search?q=red+shoes"))'s url "/search?q=red+shoes" writes a space in its query as "+""#),
             many)
+        // Paths compared byte for byte: an NFC mock path is not the NFD request's (review of tester42a-F9).
+        try update("plus-nfd", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/caf\u00e9?q=a+b"}},"response":{"status":200}}"#)
+        XCTAssertFalse(try reason("/cafe\u{301}?q=a%20b", tenant: "plus-nfd").contains("writes a space"))
         // tester45a-F3: a `+` after a raw `#` is in no query.
         try update("plusfrag", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/s?q=a#x+y"}},"response":{"status":200}}"#)
         XCTAssertFalse(try reason("/s?q=a#x%20y", tenant: "plusfrag").contains("writes a space"))

@@ -32,10 +32,12 @@ extension NearMissHints {
         // A raw `#…` is no query (tester finding tester45a-F3: a `+` in it was called a space).
         guard url.kind == .equal, url.value != target, !target.contains("#"), !url.value.contains("#"),
               let query = target.firstIndex(of: "?"),
-              let expectedQuery = url.value.firstIndex(of: "?"), url.value[..<expectedQuery] == target[..<query] else { return nil }
+              let expectedQuery = url.value.firstIndex(of: "?"),
+              url.value[..<expectedQuery].utf8.elementsEqual(target[..<query].utf8) else { return nil }
         let expected = url.value[expectedQuery...]
         let sent = target[query...]
-        guard Self.spacesAsEscapes(expected) == Self.spacesAsEscapes(sent) else { return nil }
+        // Bytes, not `String` equality, which takes canonically equivalent texts for one (try7b F13).
+        guard Self.spacesAsEscapes(expected).hasSameBytes(as: Self.spacesAsEscapes(sent)) else { return nil }
         let how = switch (expected.contains("+"), sent.contains("+")) {
         case (true, false): #"writes a space in its query as "+" where the request writes "%20""#
         case (false, true): #"writes a space in its query as "%20" where the request writes "+""#
