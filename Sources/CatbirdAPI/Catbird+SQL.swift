@@ -24,7 +24,7 @@ extension Catbird {
     ///   ``CatbirdError`` for an unreadable answer.
     @_disfavoredOverload
     public func sql(_ query: String, params: [CatbirdSQLValue] = [], maxRows: Int? = nil) throws -> CatbirdSQLResult {
-        try perform(try APICall.sql(query, params: params, maxRows: maxRows))
+        try perform(APICall.sql(query, params: params, maxRows: maxRows))
     }
 
     /// Runs one read-only SQL statement over the caller's tenant's rows (`POST /catbird/api/sql`);
@@ -35,23 +35,25 @@ extension Catbird {
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     @_disfavoredOverload
     public func sql(_ query: String, params: [CatbirdSQLValue] = [], maxRows: Int? = nil) async throws -> CatbirdSQLResult {
-        try await perform(try APICall.sql(query, params: params, maxRows: maxRows))
+        try await perform(APICall.sql(query, params: params, maxRows: maxRows))
     }
 }
 
 extension APICall where Output == CatbirdSQLResult {
     /// `POST /catbird/api/sql` with `{"sql": …, "params": […], "maxRows": n}`.
     ///
-    /// - Throws: ``CatbirdError`` (400, nothing sent) for a non-finite `.real` parameter, which
-    ///   JSON cannot carry (tester finding tester44c-F5: a raw `EncodingError`).
-    static func sql(_ query: String, params: [CatbirdSQLValue], maxRows: Int?) throws -> APICall {
+    /// Refused (``APICall/refusal``: 400, nothing sent) for a non-finite `.real` parameter,
+    /// which JSON cannot carry (tester finding tester44c-F5: a raw `EncodingError`).
+    static func sql(_ query: String, params: [CatbirdSQLValue], maxRows: Int?) -> APICall {
+        let path = ["catbird", "api", "sql"]
         for (index, param) in params.enumerated() {
             if case let .real(value) = param, !value.isFinite {
-                throw CatbirdError(statusCode: 400, reason: "'params[\(index)]' is \(value), which JSON cannot carry (refused by the client, nothing sent)")
+                return APICall.json("POST", path) { (result: CatbirdSQLResult) in result }.refused(CatbirdError(
+                    statusCode: 400, reason: "'params[\(index)]' is \(value), which JSON cannot carry (refused by the client, nothing sent)"))
             }
         }
         let body = CatbirdJSON.encodeKnownEncodable(SQLBody(sql: query, params: params, maxRows: maxRows))
-        return .json("POST", ["catbird", "api", "sql"], body: body) { (result: CatbirdSQLResult) in result }
+        return .json("POST", path, body: body) { (result: CatbirdSQLResult) in result }
     }
 }
 

@@ -90,19 +90,20 @@ extension APICall where Output == CatbirdRequest {
     /// `POST /catbird/api/requests/wait` with `{"pattern": …, "timeout": seconds, "since": id}`,
     /// allowed 10 seconds more than `timeout` to answer.
     ///
-    /// - Throws: ``CatbirdError`` 400 naming `timeout` when it is not finite (`.infinity`,
-    ///   `.nan`), without sending anything: JSON has no such number (tester finding
-    ///   tester22a-F13: the server was sent -1 and named that instead).
-    static func waitForRequest(_ pattern: RequestPattern, timeout: TimeInterval, since: Int64?) throws -> APICall {
+    /// Refused (``APICall/refusal``: 400, nothing sent) when `timeout` is not finite
+    /// (`.infinity`, `.nan`): JSON has no such number (tester finding tester22a-F13: the server
+    /// was sent -1 and named that instead).
+    static func waitForRequest(_ pattern: RequestPattern, timeout: TimeInterval, since: Int64?) -> APICall {
+        let path = ["catbird", "api", "requests", "wait"]
         guard timeout.isFinite else {
-            throw CatbirdError(statusCode: 400, reason: """
+            return APICall.json("POST", path) { (entry: CatbirdRequest) in entry }.refused(CatbirdError(statusCode: 400, reason: """
                 'timeout' must be a number of seconds from 0 to \(maximumWaitTimeout), not \(timeout) \
                 (refused by the client, nothing sent; to wait longer, call waitForRequest again with `since`)
-                """)
+                """))
         }
         // A pattern holds only strings, and the numbers are finite, which JSONEncoder always encodes.
         let body = CatbirdJSON.encodeKnownEncodable(CatbirdWaitRequest(pattern: pattern, timeout: timeout, since: since))
-        var call = APICall.json("POST", ["catbird", "api", "requests", "wait"], body: body) { (entry: CatbirdRequest) in entry }
+        var call = APICall.json("POST", path, body: body) { (entry: CatbirdRequest) in entry }
             .refused(APICall.refusal(of: pattern))
         call.timeout = max(0, timeout) + 10
         return call

@@ -35,8 +35,10 @@ struct APICall<Output: Sendable>: Sendable {
     /// (tester finding tester44c-F2: `send` took a dev server's `200` HTML page for a change
     /// made). Nil: any 2xx whose body ``decode`` reads.
     var successStatuses: Set<Int>? = nil
-    /// Why the client refuses the call without sending it (a value JSON cannot carry); nil:
-    /// sent. The transport answers it with this error, on the session's delegate queue.
+    /// Why the client refuses the call without sending it (a value JSON cannot carry: a
+    /// non-finite `equalTo`, SQL parameter or wait timeout); nil: sent. The synchronous and
+    /// async forms throw it at once; the completion form delivers it on the session's delegate
+    /// queue, where an answer would be. The one way a call is refused before sending.
     var refusal: CatbirdError? = nil
 }
 
