@@ -41,6 +41,49 @@ final class TestTenantTests: CatbirdTestCase {
         }
     }
 
+    /// Tester finding tester44c-F1: the clone's token differs between processes (containers
+    /// whose test processes are all pid 1 shared one tenant). Two children, this test binary run
+    /// again for ``testWriteTheCloneInAChild()`` alone, each write their clone; the tokens differ.
+    func testTwoProcessesGetDifferentCloneTokens() throws {
+        guard ProcessInfo.processInfo.environment["SIMULATOR_UDID"]?.isEmpty ?? true else {
+            throw XCTSkip("the clone is the simulator's id here")
+        }
+        let clones = try (0..<2).map { _ in try Self.cloneOfAChild() }
+        for clone in clones {
+            XCTAssertNotNil(clone.range(of: "^pid-[0-9]+-[0-9a-f]{8}$", options: .regularExpression), clone)
+        }
+        let tokens = clones.map { $0.split(separator: "-").last.map(String.init) ?? "" }
+        XCTAssertNotEqual(tokens[0], tokens[1], "\(clones)")
+        XCTAssertFalse(tokens.contains(String(Catbird.TestTenant.currentClone.split(separator: "-").last ?? "")), "\(clones)")
+    }
+
+    /// The child: writes ``Catbird/TestTenant/currentClone`` to the file its parent names.
+    /// Skipped unless run by ``testTwoProcessesGetDifferentCloneTokens()``.
+    func testWriteTheCloneInAChild() throws {
+        guard let path = ProcessInfo.processInfo.environment[Self.cloneFileVariable], !path.isEmpty else {
+            throw XCTSkip("runs only as the child of testTwoProcessesGetDifferentCloneTokens")
+        }
+        try Catbird.TestTenant.currentClone.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    private static let cloneFileVariable = "CATBIRD_TEST_CLONE_FILE"
+
+    /// Runs this test binary for ``testWriteTheCloneInAChild()`` and reads what it wrote.
+    private static func cloneOfAChild() throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-clone-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["CatbirdAPITests.TestTenantTests/testWriteTheCloneInAChild"]
+        child.environment = ProcessInfo.processInfo.environment.merging([cloneFileVariable: file.path]) { $1 }
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        child.waitUntilExit()
+        XCTAssertEqual(child.terminationStatus, 0)
+        return try String(contentsOf: file, encoding: .utf8)
+    }
+
     func testATestsTenantStartsEmptyServesItsMocksAndIsDroppedInTearDown() throws {
         #if os(Linux)
         let server = try TestServer()
