@@ -109,6 +109,23 @@ final class NearMissHintTests: ServerTestCase {
         XCTAssertTrue(
             many.contains(#"mock \#(try mockID("plus-many", url: "/search?q=red+shoes"))'s url "/search?q=red+shoes" writes a space in its query as "+""#),
             many)
+        // tester45a-F11's other example: `/api/users/me1`…`me5` rank closer than `/API/USERS/ME`
+        // for a request `/api/users/me`; the letter-case hint named nothing. Found by lookup now,
+        // whichever side has the capitals, or both.
+        for url in ["/api/users/me1", "/api/users/me2", "/api/users/me3", "/api/users/me4", "/api/users/me5", "/API/USERS/ME"] {
+            try update("case-many", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(url)"}},"response":{"status":200}}"#)
+        }
+        let upper = try mockID("case-many", url: "/API/USERS/ME")
+        for target in ["/api/users/me", "/Api/Users/Me"] {
+            let text = try reason(target, tenant: "case-many")
+            XCTAssertTrue(
+                text.contains(#"mock \#(upper)'s url "/API/USERS/ME" differs from the request's "\#(target)" only in letter case"#), text)
+        }
+        let lowerMock = try mockID("case-many", url: "/api/users/me1")
+        let shouted = try reason("/API/USERS/ME1", tenant: "case-many")
+        XCTAssertTrue(shouted.contains(#"mock \#(lowerMock)'s url "/api/users/me1" differs from the request's "/API/USERS/ME1" only in letter case"#), shouted)
+        XCTAssertFalse(try reason("/api/users/m", tenant: "case-many").contains("letter case"), "another length")
+        XCTAssertFalse(try reason("/API/USERS/ME", method: "POST", tenant: "case-many").contains("letter case"), "another method")
         // Paths compared byte for byte: an NFC mock path is not the NFD request's (review of tester42a-F9).
         try update("plus-nfd", #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/caf\u00e9?q=a+b"}},"response":{"status":200}}"#)
         XCTAssertFalse(try reason("/cafe\u{301}?q=a%20b", tenant: "plus-nfd").contains("writes a space"))

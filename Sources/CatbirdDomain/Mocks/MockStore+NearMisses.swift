@@ -229,6 +229,9 @@ extension MockStore {
             for id in slipIDs where urlSlips.count < NearMissSlips.limit {
                 if let index = catalog.indexByID[id], catalog.mocks[index].patternMethod == method { urlSlips.append((rank, index)) }
             }
+            for index in catalog.mixedCaseSlips(of: target) where urlSlips.count < NearMissSlips.limit {
+                if catalog.mocks[index].patternMethod == method { urlSlips.append((rank, index)) }
+            }
             let candidates = ids.isEmpty ? [] : Set(ids.compactMap { catalog.indexByID[$0] })
             for index in candidates.isEmpty ? [] : candidates.sorted() {
                 guard cutShort == nil, inTime(), affords(1) else { break }

@@ -106,6 +106,9 @@ final class NearMissCatalog: @unchecked Sendable {
     let mocks: [Mock]
     /// Mock id → index in ``mocks``.
     let indexByID: [Int64: Int]
+    /// The `equal`-url mocks whose url has an ASCII capital, by that url lowered
+    /// (``equalURLsByLowercase(_:)``; empty for most tables).
+    let mixedCaseEqualURLs: [String: [Int]]
     /// Per mock (same indexes as ``mocks``).
     let bounds: UnsafeBufferPointer<MockBound>
     /// Every url's bytes (cut), one after the other (``MockBound/urlStart``).
@@ -269,6 +272,7 @@ final class NearMissCatalog: @unchecked Sendable {
         }
         self.mocks = mocks
         indexByID = Dictionary(uniqueKeysWithValues: mocks.indices.map { (mocks[$0].id, $0) })
+        mixedCaseEqualURLs = Self.equalURLsByLowercase(mocks)
         self.bounds = Self.kept(bounds)
         self.urls = Self.kept(urls)
         self.blocks = Self.kept(blocks)

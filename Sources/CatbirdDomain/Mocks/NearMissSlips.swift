@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// Mocks a 404's hints may name although they are not among its near misses
@@ -16,7 +17,9 @@ enum NearMissSlips {
     /// `/` added, or removed when it ends in one (not the root's), its query (if any) kept; and
     /// its query with each `+` written `%20`, or each `%20` written `+` (a space either way to
     /// a form decoder: tester finding tester45a-F11, the hint for it was lost behind three
-    /// closer mocks).
+    /// closer mocks); and, when it has an ASCII capital, the whole target with its capitals
+    /// lowered (a mock in other letter case whose url has a capital is found by
+    /// ``NearMissCatalog/mixedCaseSlips(of:)``; tester45a-F11 too).
     static func urls(of target: String) -> [String] {
         var bytes = target
         return bytes.withUTF8 { bytes in
@@ -40,6 +43,9 @@ enum NearMissSlips {
                 let spaces = text.contains("+") ? text.replacingOccurrences(of: "+", with: "%20")
                     : text.contains("%20") ? text.replacingOccurrences(of: "%20", with: "+") : nil
                 if let spaces { urls.append(String(decoding: path, as: UTF8.self) + spaces) }
+            }
+            if bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
+                urls.append(String(decoding: bytes.map(ASCIICase.lower), as: UTF8.self))
             }
             return urls
         }
