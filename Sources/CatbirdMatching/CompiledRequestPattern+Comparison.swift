@@ -86,8 +86,8 @@ extension CompiledRequestPattern {
     public static let shownFieldLimit = 20
 
     /// The header and body fields a near miss lists (``shownFieldLimit`` minus method and url):
-    /// those that did not match first, then those that did, each kept in the pattern's order;
-    /// and how many are left out.
+    /// chosen among those that did not match first, then among those that did, and listed in
+    /// the pattern's order; and how many are left out.
     static func listed(
         _ fields: [(index: Int, verdict: CatbirdNearMiss.Field.Verdict, actual: String?)]
     ) -> (listed: [(index: Int, verdict: CatbirdNearMiss.Field.Verdict, actual: String?)], omitted: Int) {

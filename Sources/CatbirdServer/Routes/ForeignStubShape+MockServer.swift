@@ -23,6 +23,11 @@ extension ForeignStubShape {
             if case let .string(path)? = request["path"] {
                 if path.hasPrefix("!") {
                     t.noURL = "its \"path\" \(JSONText.shortString(path)) is a negation (\"!\"), which Catbird has not"
+                } else if case let .object(parameters)? = request["pathParameters"], !parameters.isEmpty {
+                    // Tester finding tester46a-F3: `/api/users/{id}` became the literal text `{id}`.
+                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + mockServerPathTemplate(path, names: Set(parameters.keys)) + "(\\?.*)?$")
+                    read.insert("pathParameters")
+                    t.notes.append("the \"pathParameters\" values (each {name} of the path is translated as any one path segment)")
                 } else {
                     t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path) + "(\\?.*)?$")
                 }
@@ -32,7 +37,10 @@ extension ForeignStubShape {
             }
             if case let .object(headers)? = request["headers"] {
                 for (name, values) in headers.sorted(by: { $0.key < $1.key }) {
-                    if case let .array(list) = values, list.count == 1, let value = list.first.flatMap(text), !value.hasPrefix("!") {
+                    // Tester finding tester46a-F7: `"!Accept"` became a header literally named so.
+                    if name.hasPrefix("!") {
+                        t.notes.append("the header matcher of \(JSONText.shortString(name)) (a negation, which Catbird has not)")
+                    } else if case let .array(list) = values, list.count == 1, let value = list.first.flatMap(text), !value.hasPrefix("!") {
                         let expression = plainTextOrExpression(value)
                         t.headers[name] = expression == value
                             ? PatternMatch(kind: .equal, value: value) : PatternMatch(kind: .regexp, value: "(?-i)^" + expression + "$")
@@ -54,7 +62,11 @@ extension ForeignStubShape {
             ])
         }
         if case let .object(response)? = expectation["httpResponse"] {
-            if case let .number(status)? = response["statusCode"] { t.response.status = Int(status) }
+            if let status = number(response["statusCode"]) {
+                t.response.status = whole(status)
+            } else if let status = response["statusCode"] {
+                t.notes.append(notANumber("statusCode", status) + "; 200 is shown")
+            }
             switch response["headers"] {
             case let .object(headers)?:
                 for (name, values) in headers.sorted(by: { $0.key < $1.key }) {
@@ -75,29 +87,14 @@ extension ForeignStubShape {
             }
             switch response["body"] {
             case let .string(text)?: t.response.body = Data(text.utf8)
-            case let .object(body)?:
-                if let json = body["json"] {
-                    if case let .string(text) = json { t.response.body = Data(text.utf8) } else { t.response.body = Data(json.jsonText.utf8) }
-                } else if case let .string(text)? = body["string"] {
-                    t.response.body = Data(text.utf8)
-                } else {
-                    t.response.body = Data(JSONValue.object(body).jsonText.utf8)
-                }
-            default: break
+            case let .object(body)?: t.translateMockServerResponseBody(body)
+            case nil: break
+            case let other?: t.response.body = Data(other.jsonText.utf8)
             }
-            if case let .object(delay)? = response["delay"], case let .number(value)? = delay["value"] {
-                let unit: Double = switch delay["timeUnit"] {
-                case .string("MILLISECONDS")?: 1000
-                case .string("MINUTES")?: 1.0 / 60
-                default: 1
-                }
-                t.response.delay = Int((value / unit).rounded(.up))
-            }
+            if let delay = response["delay"] { t.translateMockServerDelay(delay) }
             t.noteUnread(response, read: ["statusCode", "headers", "body", "delay"])
         }
-        if case let .object(times)? = expectation["times"], case let .number(remaining)? = times["remainingTimes"] {
-            t.response.limit = Int(remaining)
-        }
+        if let times = expectation["times"] { t.translateMockServerTimes(times) }
         return t.reason("a MockServer expectation ({\"httpRequest\": …, \"httpResponse\": …})", count: count)
     }
 

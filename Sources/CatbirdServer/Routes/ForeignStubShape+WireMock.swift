@@ -38,10 +38,10 @@ extension ForeignStubShape {
         t.noURL = "the stub has no url key (WireMock then matches every url)"
         if case let .object(request)? = stub["request"] {
             var read: Set<String> = ["method", "headers", "bodyPatterns"]
-            if case let .string(method)? = request["method"], method.uppercased() != "ANY" {
-                t.method = method
-            } else {
-                t.notes.append("\"method\": \"ANY\" or none (Catbird compares methods exactly: GET is shown; add one mock per method)")
+            switch request["method"] {
+            case let .string(method)? where method.uppercased() != "ANY": t.method = method
+            case .string?, nil: t.notes.append("\"method\": \"ANY\" or none (Catbird compares methods exactly: GET is shown; add one mock per method)")
+            case let other?: t.notes.append("\"method\": \(JSONText.shortText(other.jsonText)) (not a string); GET is shown")
             }
             if let key = wireMockURLKeys.first(where: { request[$0] != nil }) {
                 if case let .string(text)? = request[key] {
@@ -57,24 +57,30 @@ extension ForeignStubShape {
                 t.notes.append("\(JSONText.string(second)) (a second url key: WireMock takes one)")
                 read.insert(second)
             }
-            if case let .object(headers)? = request["headers"] {
+            switch request["headers"] {
+            case let .object(headers)?:
                 for (name, matcher) in headers.sorted(by: { $0.key < $1.key }) {
-                    guard let match = wireMockString(matcher) else {
+                    guard case let .object(members) = matcher, let (match, read) = wireMockString(members) else {
                         t.notes.append("the header matcher of \(JSONText.shortString(name))")
                         continue
                     }
                     t.headers[name] = match
+                    // Tester finding tester46a-F1: a typo (`caseInsensitve`) was dropped in silence.
+                    for key in members.keys.sorted() where !read.contains(key) {
+                        t.notes.append("the header matcher of \(JSONText.shortString(name))'s \(JSONText.string(key))"
+                            + (key == "caseInsensitive" ? " (translated with \"equalTo\" alone)" : ""))
+                    }
                 }
+            case nil: break
+            default: t.notes.append("\"headers\" (not an object of header matchers)")
             }
-            if case let .array(patterns)? = request["bodyPatterns"], let first = patterns.first {
-                if case let .object(matcher) = first, let translated = wireMockBody(matcher) {
-                    t.body = translated.pattern
-                    t.noteUnread(matcher, read: translated.read, hints: [
-                        "ignoreExtraElements": "the json pattern matches the whole document, extra fields not ignored",
-                        "ignoreArrayOrder": "the json pattern compares arrays in order",
-                    ])
-                }
-                if t.body == nil || patterns.count > 1 { t.notes.append("body patterns beyond one equalTo, contains, matches, equalToJson or matchesJsonPath") }
+            switch request["bodyPatterns"] {
+            case let .array(patterns)?:
+                if let first = patterns.first { t.translateWireMockBody(first) }
+                if patterns.count > 1 { t.notes.append("the body patterns after the first (a Catbird mock has one body pattern)") }
+            case nil: break
+            // Tester finding tester46a-F4: an object here dropped the body matcher in silence.
+            default: t.notes.append("\"bodyPatterns\" (not a list)")
             }
             var hints = wireMockRequestHints
             for key in request.keys where !read.contains(key) {
@@ -86,7 +92,11 @@ extension ForeignStubShape {
             t.noteUnread(request, read: read, hints: hints)
         }
         if case let .object(response)? = stub["response"] {
-            if case let .number(status)? = response["status"] { t.response.status = Int(status) }
+            if let status = number(response["status"]) {
+                t.response.status = whole(status)
+            } else if let status = response["status"] {
+                t.notes.append(notANumber("status", status) + "; 200 is shown")
+            }
             if case let .object(headers)? = response["headers"] {
                 for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                     switch value {
@@ -96,23 +106,34 @@ extension ForeignStubShape {
                     }
                 }
             }
-            if let json = response["jsonBody"] {
-                t.response.body = Data(json.jsonText.utf8)
-            } else if case let .string(text)? = response["body"] {
+            // WireMock serves the first of `body`, `jsonBody` (not null), `base64Body` given; the
+            // others are named (tester finding tester46a-F4: a `body` beside `jsonBody` went in silence).
+            var bodyKeys: Set<String> = []
+            if case let .string(text)? = response["body"] {
                 t.response.body = Data(text.utf8)
+                bodyKeys.insert("body")
+            } else if let json = response["jsonBody"], json != .null {
+                t.response.body = Data(json.jsonText.utf8)
+                bodyKeys.insert("jsonBody")
             } else if case let .string(base64)? = response["base64Body"] {
                 t.response.body = Data(strictBase64: base64)
+                bodyKeys.insert("base64Body")
                 // Not padded base64 (RFC 4648 §4): named, not dropped in silence (fix18c's leftover).
                 if t.response.body == nil {
                     t.notes.append("\"base64Body\" (not padded base64, RFC 4648 §4: send the body's bytes as \"body\" in padded base64)")
                 }
             }
-            if case let .number(milliseconds)? = response["fixedDelayMilliseconds"] {
-                t.response.delay = Int((milliseconds / 1000).rounded(.up))
+            if response["jsonBody"] == .null { bodyKeys.insert("jsonBody") }
+            let served = bodyKeys.first.map { "WireMock serves \(JSONText.string($0)) when both are given" } ?? ""
+            if let milliseconds = number(response["fixedDelayMilliseconds"]) {
+                t.response.delay = whole(milliseconds / 1000, .up)
+            } else if let delay = response["fixedDelayMilliseconds"] {
+                t.notes.append(notANumber("fixedDelayMilliseconds", delay))
             }
             t.noteUnread(
-                response, read: ["status", "headers", "jsonBody", "body", "base64Body", "fixedDelayMilliseconds"],
-                hints: ["bodyFileName": "send the file's bytes as \"body\", or use --mocks-dir"])
+                response, read: bodyKeys.union(["status", "headers", "fixedDelayMilliseconds"]),
+                hints: ["bodyFileName": "send the file's bytes as \"body\", or use --mocks-dir", "body": served, "jsonBody": served,
+                        "base64Body": served].filter { !$0.value.isEmpty })
         }
         return t.reason("a WireMock stub mapping ({\"request\": …, \"response\": …})", count: count)
     }
@@ -153,37 +174,17 @@ extension ForeignStubShape {
     }
 
     /// A WireMock string matcher (`{"equalTo": "v"}` and its `caseInsensitive`, `matches`,
-    /// `contains`) as a PatternMatch.
-    private static func wireMockString(_ matcher: JSONValue) -> PatternMatch? {
-        guard case let .object(members) = matcher else { return nil }
-        if case let .string(value)? = members["equalTo"] {
-            if members["caseInsensitive"] == .bool(true) { return PatternMatch(kind: .regexp, value: "^" + escaped(value) + "$") }
-            return PatternMatch(kind: .equal, value: value)
-        }
-        if case let .string(value)? = members["matches"] { return PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")$") }
-        if case let .string(value)? = members["contains"] { return PatternMatch(kind: .regexp, value: "(?-i)" + escaped(value)) }
-        return nil
-    }
-
-    /// A WireMock body matcher (the first of `bodyPatterns`) as a body pattern, with the keys
-    /// of `members` it read (those it translates exactly); nil when it is none translated. `equalTo` with `caseInsensitive`
-    /// is a regexp (Catbird's are case-insensitive), as the header form is.
-    private static func wireMockBody(_ members: [String: JSONValue]) -> (pattern: BodyPattern, read: Set<String>)? {
-        if let json = members["equalToJson"] {
-            // Either flag false is the exact comparison the json pattern makes.
-            let read = Set(["ignoreExtraElements", "ignoreArrayOrder"].filter { members[$0] == .bool(false) } + ["equalToJson"])
-            if case let .string(text) = json { return (BodyPattern(kind: .json, value: text), read) }
-            return (BodyPattern(kind: .json, value: json.jsonText), read)
-        }
-        if case let .string(path)? = members["matchesJsonPath"] { return (BodyPattern(kind: .jsonPath, value: path), ["matchesJsonPath"]) }
+    /// `contains`) as a PatternMatch, with the keys of `members` it read; nil when it is none
+    /// of those.
+    private static func wireMockString(_ members: [String: JSONValue]) -> (PatternMatch, read: Set<String>)? {
         if case let .string(value)? = members["equalTo"] {
             if members["caseInsensitive"] == .bool(true) {
-                return (BodyPattern(kind: .regexp, value: "^" + escaped(value) + "$"), ["equalTo", "caseInsensitive"])
+                return (PatternMatch(kind: .regexp, value: "^" + escaped(value) + "$"), ["equalTo", "caseInsensitive"])
             }
-            return (BodyPattern(kind: .equal, value: value), members["caseInsensitive"] == .bool(false) ? ["equalTo", "caseInsensitive"] : ["equalTo"])
+            return (PatternMatch(kind: .equal, value: value), members["caseInsensitive"] == .bool(false) ? ["equalTo", "caseInsensitive"] : ["equalTo"])
         }
-        if case let .string(value)? = members["contains"] { return (BodyPattern(kind: .contains, value: value), ["contains"]) }
-        if case let .string(value)? = members["matches"] { return (BodyPattern(kind: .regexp, value: "(?-i)^(?:" + value + ")$"), ["matches"]) }
+        if case let .string(value)? = members["matches"] { return (PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")$"), ["matches"]) }
+        if case let .string(value)? = members["contains"] { return (PatternMatch(kind: .regexp, value: "(?-i)" + escaped(value)), ["contains"]) }
         return nil
     }
 }

@@ -65,15 +65,48 @@ enum ForeignStubShape {
             }
         }
 
-        /// Sets the response header `name` to the first of `values`, naming the others: a
-        /// Catbird response header has one value (tester finding tester25b F2: they were
-        /// dropped in silence).
+        /// Sets the response header `name` to the first of `values`. A list field's later values
+        /// (two `Set-Cookie`) go under other spellings of its name (`set-cookie`, `SET-COOKIE`,
+        /// …), as docs/protocol.md sends a field twice (tester finding tester46a-F9); those of a
+        /// field a response holds once (``ResponseRules/singletonFields``, `Connection`), or past
+        /// the spellings a short name has, are named: a Catbird response header has one value
+        /// (tester finding tester25b F2: they were dropped in silence).
         mutating func addResponseHeader(_ name: String, _ values: [String]) {
             guard let first = values.first else { return }
             response.headers[name] = first
-            if values.count > 1 {
-                notes.append("the values of response header \(JSONText.shortString(name)) after the first (a Catbird response header has one value)")
+            guard values.count > 1 else { return }
+            let lowered = name.asciiLowercased()
+            let spellings = ResponseRules.singletonFields[lowered] != nil || lowered == "connection"
+                ? [] : Self.spellings(of: name, count: values.count - 1, taken: Set(response.headers.keys))
+            for (spelling, value) in zip(spellings, values.dropFirst()) { response.headers[spelling] = value }
+            if spellings.count < values.count - 1 {
+                notes.append("the values of response header \(JSONText.shortString(name)) after the first\(spellings.isEmpty ? "" : " \(spellings.count + 1)") "
+                    + "(a Catbird response header has one value; a list field's are sent under other spellings of its name)")
             }
+        }
+
+        /// Up to `count` spellings of `name` in other ASCII letter case, none in `taken`: all
+        /// lower case, all capitals, then the lower-case name with capitals where the bits of
+        /// 1, 2, 3 … are set (its first 12 letters).
+        static func spellings(of name: String, count: Int, taken: Set<String>) -> [String] {
+            let lower = Array(name.asciiLowercased().utf8)
+            let letters = lower.indices.filter { lower[$0] >= UInt8(ascii: "a") && lower[$0] <= UInt8(ascii: "z") }.prefix(12)
+            var found: [String] = []
+            var seen = taken
+            func offer(_ bytes: [UInt8]) {
+                let spelling = String(decoding: bytes, as: UTF8.self)
+                if found.count < count, seen.insert(spelling).inserted { found.append(spelling) }
+            }
+            offer(lower)
+            offer(lower.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 })
+            var mask = 1
+            while found.count < count, mask < 1 << letters.count {
+                var bytes = lower
+                for (bit, index) in letters.enumerated() where mask & (1 << bit) != 0 { bytes[index] -= 32 }
+                offer(bytes)
+                mask += 1
+            }
+            return found
         }
 
         /// The request pattern, `url` standing in for a url not translated.
@@ -223,6 +256,33 @@ enum ForeignStubShape {
     static let queryHint = "a url pattern matches the query too: write it into the url"
     /// The note on a request's `cookies`, WireMock's and MockServer's alike.
     static let cookiesHint = "Catbird has no cookie matcher: match the Cookie header with a header pattern"
+
+    /// A number as WireMock and MockServer read one into a numeric field (Jackson, whose scalar
+    /// coercion is on by default): a JSON number, or a string of one (`"404"`, tester finding
+    /// tester46a-F9: `"status": "404"` was shown as 200); nil for anything else.
+    static func number(_ value: JSONValue?) -> Double? {
+        switch value {
+        case let .number(number)?: return number
+        case let .string(text)?:
+            guard !text.isEmpty, text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || ($0 >= 48 && $0 <= 57) }),
+                  let number = Double(text), number.isFinite else { return nil }
+            return number
+        default: return nil
+        }
+    }
+
+    /// `value` (a number from ``number(_:)`` times a unit) as an `Int`, rounded by `rule` and
+    /// held to ±10^15 (a bound past every range the translation checks): `Int(1e300)` traps,
+    /// and a posted stub's `"status": 1e300` ended the server (found with tester46a's findings).
+    static func whole(_ value: Double, _ rule: FloatingPointRoundingRule = .towardZero) -> Int {
+        let bound = 1e15
+        return Int(min(bound, max(-bound, value.rounded(rule))))
+    }
+
+    /// The note for a numeric field given something else: `"status": {"a":1} (not a number)`.
+    static func notANumber(_ key: String, _ value: JSONValue) -> String {
+        "\(JSONText.string(key)): \(JSONText.shortText(value.jsonText)) (not a number)"
+    }
 
     /// A header value given as a JSON scalar or more: its text, or its JSON.
     static func text(_ value: JSONValue) -> String? {

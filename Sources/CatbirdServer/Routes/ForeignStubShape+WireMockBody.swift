@@ -1,0 +1,73 @@
+import CatbirdSupport
+@_spi(Server) import CatbirdWire
+
+/// A WireMock stub's body matcher (the first of its `bodyPatterns`) translated by README.md's
+/// "Coming from WireMock or MockServer" table, what it does not carry over named.
+extension ForeignStubShape.Translation {
+    /// Sets ``body`` from WireMock body matcher `matcher`, noting each of its keys not carried
+    /// over exactly, or, when its kind is not translated, noting the matcher by its keys
+    /// (tester finding tester46a-F2: one untranslated matcher was called "body patterns beyond
+    /// one …").
+    mutating func translateWireMockBody(_ matcher: JSONValue) {
+        guard case let .object(members) = matcher else {
+            notes.append("the body pattern \(JSONText.shortText(matcher.jsonText)) (not an object)")
+            return
+        }
+        if case let .object(form)? = members["matchesJsonPath"] {
+            translateJSONPathObjectForm(form, members: members)
+            return
+        }
+        guard let translated = Self.wireMockBody(members) else {
+            let kinds = members.keys.sorted().map(JSONText.string).joined(separator: ", ")
+            notes.append("the body pattern \(kinds) (translated: equalTo, contains, matches, equalToJson, matchesJsonPath)")
+            return
+        }
+        body = translated.pattern
+        noteUnread(members, read: translated.read, hints: [
+            "ignoreExtraElements": "the json pattern matches the whole document, extra fields not ignored",
+            "ignoreArrayOrder": "the json pattern compares arrays in order",
+            "caseInsensitive": "translated with \"equalTo\" alone",
+        ])
+    }
+
+    /// WireMock's `{"matchesJsonPath": {"expression": "$.a", "equalTo": "x"}}` as a `jsonPath`
+    /// pattern with `equalTo` (docs/matching.md#body-patterns), said to compare JSON values:
+    /// WireMock compares the field's text, so `"1"` there also matches the number 1. Another
+    /// matcher in the object form (`contains`, `matches`, …) is not translated.
+    private mutating func translateJSONPathObjectForm(_ form: [String: JSONValue], members: [String: JSONValue]) {
+        guard case let .string(path)? = form["expression"], case let .string(value)? = form["equalTo"],
+              form.keys.allSatisfy({ $0 == "expression" || $0 == "equalTo" }) else {
+            let keys = form.keys.sorted().map(JSONText.string).joined(separator: ", ")
+            notes.append("the body pattern \"matchesJsonPath\" with \(keys) (only {\"expression\": …, \"equalTo\": \"…\"} is translated)")
+            return
+        }
+        body = BodyPattern(kind: .jsonPath, value: path, equalTo: .string(value))
+        notes.append("\"matchesJsonPath\"'s \"equalTo\" (WireMock compares the field's text; the jsonPath pattern compares JSON "
+            + "values: \(JSONText.string(value)) is a JSON string, write a number or true/false as one)")
+        noteUnread(members, read: ["matchesJsonPath"])
+    }
+
+    /// A WireMock body matcher as a body pattern, with the keys of `members` it read (those it
+    /// translates exactly); nil when it is none translated. `equalTo` with `caseInsensitive`
+    /// is a regexp (Catbird's are case-insensitive), as the header form is.
+    private static func wireMockBody(_ members: [String: JSONValue]) -> (pattern: BodyPattern, read: Set<String>)? {
+        if let json = members["equalToJson"] {
+            // Either flag false is the exact comparison the json pattern makes.
+            let read = Set(["ignoreExtraElements", "ignoreArrayOrder"].filter { members[$0] == .bool(false) } + ["equalToJson"])
+            if case let .string(text) = json { return (BodyPattern(kind: .json, value: text), read) }
+            return (BodyPattern(kind: .json, value: json.jsonText), read)
+        }
+        if case let .string(path)? = members["matchesJsonPath"] { return (BodyPattern(kind: .jsonPath, value: path), ["matchesJsonPath"]) }
+        if case let .string(value)? = members["equalTo"] {
+            if members["caseInsensitive"] == .bool(true) {
+                return (BodyPattern(kind: .regexp, value: "^" + ForeignStubShape.escaped(value) + "$"), ["equalTo", "caseInsensitive"])
+            }
+            return (BodyPattern(kind: .equal, value: value), members["caseInsensitive"] == .bool(false) ? ["equalTo", "caseInsensitive"] : ["equalTo"])
+        }
+        if case let .string(value)? = members["contains"] { return (BodyPattern(kind: .contains, value: value), ["contains"]) }
+        if case let .string(value)? = members["matches"] {
+            return (BodyPattern(kind: .regexp, value: "(?-i)^(?:" + value + ")$"), ["matches"])
+        }
+        return nil
+    }
+}

@@ -1,0 +1,157 @@
+import CatbirdTestSupport
+import Foundation
+import XCTest
+
+/// Tester finding tester46a (F1-F7, F9, F10), the exact stubs: what a posted WireMock stub or
+/// MockServer expectation's translation changed or dropped without a word is now carried over
+/// or named; and a number past `Int`'s range no longer ends the server.
+extension ForeignStubShapeTests {
+    /// `"status": 1e300` (and the other numbers the translation reads) trapped converting to
+    /// `Int`: the server died with the 400 unsent.
+    func testHugeNumbersInAStubAreNamedAndTheServerLives() throws {
+        let stubs = [
+            #"{"request":{"url":"/x"},"response":{"status":1e300}}"#,
+            #"{"request":{"url":"/x"},"response":{"status":-1e300,"fixedDelayMilliseconds":1e300}}"#,
+            #"{"httpRequest":{"path":"/x"},"httpResponse":{"statusCode":1e300,"delay":{"timeUnit":"DAYS","value":1e300}}}"#,
+            #"{"httpRequest":{"path":"/x"},"times":{"remainingTimes":1e300}}"#,
+            #"{"httpRequest":{"path":"/x"},"times":{"remainingTimes":-1e300}}"#,
+        ]
+        for stub in stubs {
+            let refused = try translated(stub)
+            XCTAssertTrue(refused.reason.contains("The same mock as a Catbird action"), refused.reason)
+        }
+        let status = try translated(stubs[0])
+        XCTAssertTrue(status.reason.contains("the status 1000000000000000 (refused by update: "), status.reason)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
+    }
+
+    /// F1: a typo in a header matcher, and `caseInsensitive` beside `contains`, were dropped in silence.
+    func testAHeaderMatchersKeysNotReadAreNamed() throws {
+        let typo = try translated(
+            #"{"request":{"method":"GET","url":"/x","headers":{"X-A":{"equalTo":"A","caseInsensitve":true}}},"response":{"status":200}}"#)
+        XCTAssertTrue(typo.reason.contains(#"Not carried over: the header matcher of "X-A"'s "caseInsensitve"."#), typo.reason)
+        let contains = try translated(
+            #"{"request":{"method":"GET","url":"/x","headers":{"X-A":{"contains":"A.B","caseInsensitive":true}}},"response":{"status":200}}"#)
+        XCTAssertTrue(
+            contains.reason.contains(#"the header matcher of "X-A"'s "caseInsensitive" (translated with "equalTo" alone)"#), contains.reason)
+        let exact = try translated(
+            #"{"request":{"method":"GET","url":"/x","headers":{"X-A":{"equalTo":"A","caseInsensitive":true}}},"response":{"status":200}}"#)
+        XCTAssertFalse(exact.reason.contains("Not carried over"), exact.reason)
+    }
+
+    /// F2: `matchesJsonPath`'s object form, an untranslated kind and a second pattern were all
+    /// "body patterns beyond one …".
+    func testBodyPatternsAreNamedByWhatIsNotTranslated() throws {
+        let path = try translated(
+            #"{"request":{"method":"POST","url":"/p","bodyPatterns":[{"matchesJsonPath":{"expression":"$.a","equalTo":"x"}}]},"response":{"status":200}}"#)
+        XCTAssertTrue(path.action.contains(#""body":{"equalTo":"x","kind":"jsonPath","value":"$.a"}"#), path.action)
+        XCTAssertTrue(path.reason.contains(#"Not carried over: "matchesJsonPath"'s "equalTo" (WireMock compares the field's text"#), path.reason)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
+        XCTAssertEqual(try client.request("POST", "/p", body: Array(#"{"a":"x"}"#.utf8)).status, 200)
+        XCTAssertEqual(try client.request("POST", "/p", body: Array(#"{"a":"y"}"#.utf8)).status, 404)
+        let other = try translated(
+            #"{"request":{"method":"POST","url":"/p","bodyPatterns":[{"matchesJsonPath":{"expression":"$.a","contains":"x"}}]},"response":{"status":200}}"#)
+        XCTAssertTrue(other.reason.contains(#"the body pattern "matchesJsonPath" with "contains", "expression" (only {"#), other.reason)
+        XCTAssertFalse(other.action.contains(#""body""#), other.action)
+        let xml = try translated(#"{"request":{"method":"POST","url":"/p","bodyPatterns":[{"equalToXml":"<a/>"}]},"response":{"status":200}}"#)
+        XCTAssertTrue(xml.reason.contains(#"Not carried over: the body pattern "equalToXml" (translated: equalTo, contains, "#), xml.reason)
+        let two = try translated(
+            #"{"request":{"method":"POST","url":"/p","bodyPatterns":[{"contains":"a"},{"contains":"b"}]},"response":{"status":200}}"#)
+        XCTAssertTrue(two.reason.contains(#"Not carried over: the body patterns after the first (a Catbird mock has one body pattern)."#), two.reason)
+    }
+
+    /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
+    /// that answered no real id.
+    func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {
+        let template = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/api/users/{id}","pathParameters":{"id":["[0-9]+"]}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(template.action.contains(#""url":{"kind":"regexp","value":"(?-i)^/api/users/[^/?]+(\\?.*)?$"}"#), template.action)
+        XCTAssertTrue(template.reason.contains(#"Not carried over: the "pathParameters" values (each {name} of the path is translated as any one path segment)."#),
+            template.reason)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", template.action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/api/users/42").status, 200)
+        XCTAssertEqual(try client.request("GET", "/api/users/42/x").status, 404)
+    }
+
+    /// F4: a delay written as a string, `body` beside `jsonBody`, `bodyPatterns` not a list,
+    /// a method or status of another type: dropped or changed in silence.
+    func testWireMockValuesOfAnotherTypeAreReadOrNamed() throws {
+        let delay = try translated(#"{"request":{"method":"GET","url":"/x"},"response":{"status":"404","fixedDelayMilliseconds":"1000"}}"#)
+        XCTAssertTrue(delay.action.contains(#""response":{"delay":1,"headers":{},"status":404}"#), delay.action)
+        XCTAssertFalse(delay.reason.contains("Not carried over"), delay.reason)
+        let both = try translated(#"{"request":{"method":"GET","url":"/x"},"response":{"status":200,"jsonBody":{"a":1},"body":"x"}}"#)
+        XCTAssertTrue(both.action.contains(#""body":"eA==""#), both.action)
+        XCTAssertTrue(both.reason.contains(#"Not carried over: "jsonBody" (WireMock serves "body" when both are given)."#), both.reason)
+        let object = try translated(#"{"request":{"method":"GET","url":"/x","bodyPatterns":{"contains":"a"}},"response":{"status":200}}"#)
+        XCTAssertTrue(object.reason.contains(#"Not carried over: "bodyPatterns" (not a list)."#), object.reason)
+        let types = try translated(#"{"request":{"method":5,"url":"/x"},"response":{"status":{"a":1}}}"#)
+        XCTAssertTrue(types.reason.contains(#"Not carried over: "method": 5 (not a string); GET is shown; "status": {"a":1} (not a number); 200 is shown."#),
+            types.reason)
+    }
+
+    /// F5: every `timeUnit` but milliseconds and minutes was read as seconds (1,500 µs: 25 minutes).
+    func testAMockServerDelayIsReadInItsUnit() throws {
+        func delay(_ unit: String, _ value: Int = 1500) throws -> (reason: String, action: String) {
+            try translated(#"{"httpRequest":{"method":"GET","path":"/x"},"httpResponse":{"statusCode":200,"delay":{"timeUnit":"\#(unit)","value":\#(value)}}}"#)
+        }
+        for (unit, seconds) in [("NANOSECONDS", 1), ("MICROSECONDS", 1), ("MILLISECONDS", 2), ("SECONDS", 1500), ("MINUTES", 60)] {
+            let shown = try delay(unit, unit == "MINUTES" ? 1 : 1500)
+            XCTAssertTrue(shown.action.contains(#""delay":\#(seconds),"#), "\(unit): \(shown.action)")
+            XCTAssertFalse(shown.reason.contains("Not carried over"), shown.reason)
+        }
+        let hours = try delay("HOURS")
+        XCTAssertTrue(hours.reason.contains("Not carried over: the delay (refused by update: "), hours.reason)
+        XCTAssertFalse(hours.action.contains(#""delay""#), hours.action)
+        let unknown = try delay("FORTNIGHTS")
+        XCTAssertTrue(unknown.reason.contains(#"Not carried over: the response's "delay" (its "timeUnit" "FORTNIGHTS" is none of NANOSECONDS, "#),
+            unknown.reason)
+        XCTAssertFalse(unknown.action.contains(#""delay""#), unknown.action)
+    }
+
+    /// F6: `BINARY` and `XML` bodies were served as their wrapper's JSON text; a body's
+    /// `contentType` was dropped.
+    func testMockServerResponseBodiesAreTheirBytesWithTheirContentType() throws {
+        let binary = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/img"},"httpResponse":{"statusCode":200,"body":{"type":"BINARY","base64Bytes":"AAEC","contentType":"image/png"}}}"#)
+        XCTAssertTrue(binary.action.contains(#""response":{"body":"AAEC","headers":{"Content-Type":"image/png"},"status":200}"#), binary.action)
+        XCTAssertFalse(binary.reason.contains("Not carried over"), binary.reason)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", binary.action).status, 201)
+        let image = try client.request("GET", "/img")
+        XCTAssertEqual(image.body, [0, 1, 2])
+        XCTAssertEqual(image.header("Content-Type"), "image/png")
+        let xml = try translated(#"{"httpRequest":{"method":"GET","path":"/x"},"httpResponse":{"statusCode":200,"body":{"type":"XML","xml":"<a/>"}}}"#)
+        XCTAssertTrue(xml.action.contains(#""body":"PGEvPg==""#), xml.action)
+        let text = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/x"},"httpResponse":{"statusCode":200,"body":{"type":"STRING","string":"x","contentType":"text/plain; charset=utf-8"}}}"#)
+        XCTAssertTrue(text.action.contains(#""response":{"body":"eA==","headers":{"Content-Type":"text/plain; charset=utf-8"},"status":200}"#), text.action)
+        let form = try translated(#"{"httpRequest":{"method":"GET","path":"/x"},"httpResponse":{"statusCode":200,"body":{"type":"PARAMETERS","parameters":{}}}}"#)
+        XCTAssertTrue(form.reason.contains(#"Not carried over: the response body of type "PARAMETERS" (translated: STRING, JSON, XML, BINARY)."#), form.reason)
+        XCTAssertFalse(form.action.contains(#""body""#), form.action)
+    }
+
+    /// F7: a header name negation `"!Accept"` became a header pattern of a header so named.
+    func testAMockServerHeaderNameNegationIsNamed() throws {
+        let negation = try translated(#"{"httpRequest":{"method":"GET","path":"/x","headers":{"!Accept":[".*"]}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(negation.action.contains(#""pattern":{"headers":{},"#), negation.action)
+        XCTAssertTrue(negation.reason.contains(#"Not carried over: the header matcher of "!Accept" (a negation, which Catbird has not)."#), negation.reason)
+    }
+
+    /// F9 and F10: `"statusCode": "404"` was 200; MockServer's unlimited times was a limit of 0
+    /// (answered once), `"remainingTimes": "2"` no limit.
+    func testAMockServerStatusAndTimesAreReadAsMockServerReadsThem() throws {
+        let status = try translated(#"{"httpRequest":{"method":"GET","path":"/x"},"httpResponse":{"statusCode":"404"}}"#)
+        XCTAssertTrue(status.action.contains(#""status":404"#), status.action)
+        let unlimited = try translated(
+            #"{"httpRequest":{"method":"POST","path":"/t"},"httpResponse":{"statusCode":200},"times":{"remainingTimes":0,"unlimited":true}}"#)
+        XCTAssertFalse(unlimited.action.contains(#""limit""#), unlimited.action)
+        XCTAssertFalse(unlimited.reason.contains("Not carried over"), unlimited.reason)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", unlimited.action).status, 201)
+        for _ in 0..<3 { XCTAssertEqual(try client.request("POST", "/t").status, 200) }
+        let two = try translated(#"{"httpRequest":{"method":"GET","path":"/x"},"times":{"remainingTimes":"2","unlimited":false}}"#)
+        XCTAssertTrue(two.action.contains(#""limit":2"#), two.action)
+        let none = try translated(#"{"httpRequest":{"method":"GET","path":"/x"},"times":{"remainingTimes":0}}"#)
+        XCTAssertFalse(none.action.contains(#""limit""#), none.action)
+        XCTAssertTrue(none.reason.contains(#"Not carried over: "remainingTimes": 0 without "unlimited" (a Catbird limit answers one request at least)"#),
+            none.reason)
+    }
+}
