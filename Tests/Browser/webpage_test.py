@@ -1383,6 +1383,36 @@ def test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview(server, driv
     assert not errors, errors
 
 
+# Tester finding tester46c-F3, its bodies: an SVG with a script, sent as image/svg+xml (and in
+# other spellings), and HTML sent as "image/png, text/html", were shown as images from blob URLs
+# of the page's origin; opened in a tab of their own, their scripts ran there, read every
+# tenant and dropped them all. Only raster image bytes are shown as an image now; these as text.
+XSS_SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><circle r="18" cx="20" cy="20" fill="red"/>'
+           b"<script>fetch(location.origin+'/catbird/api/tenants?all=true',{method:'DELETE'})</script></svg>")
+XSS_HTML = b"<html><body><script>document.title='RAN'</script></body></html>"
+
+
+def test_an_svg_or_html_body_sent_as_an_image_is_shown_as_text_not_as_a_blob_image(server, driver):
+    bodies = [("image/svg+xml", XSS_SVG), ("Image/SVG+XML", XSS_SVG), ("image/svg+xml; charset=utf-8", XSS_SVG),
+              ("image/png, text/html", XSS_HTML), ("image/png", XSS_HTML)]
+    for index, (content_type, body) in enumerate(bodies):
+        server.request("POST", f"/upload/{index}", body, {"Content-Type": content_type}, tenant="xss")
+    server.request("GET", "/logo.png", None, None, tenant="xss")
+    driver.get(server.url + "/catbird?tenant=xss")
+    wait_live(driver)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rows tr")) == len(bodies) + 1, message="every row")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#rows tr")
+    for row in range(1, len(bodies) + 1):
+        rows[row].click()
+        target = f"/upload/{len(bodies) - row}"
+        wait(driver, lambda d: target in d.find_element(By.ID, "details").text and "<script>" in d.find_element(By.ID, "details").text,
+             message=f"{target}'s body shown as text")
+        images = driver.execute_script("return Array.from(document.querySelectorAll('#details img')).map(i => i.src)")
+        assert images == [], (target, images)
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_a_long_url_takes_at_most_three_lines_of_its_row_and_is_whole_on_hover_and_in_the_details(server, driver):
     """Tester finding tester43a-F4, its requests: five feed pages, a 6 KB analytics beacon
     (`/analytics/collect?p0=value0000&…&p399=value0399`) and a profile call; in a 1600×1000
@@ -1672,6 +1702,7 @@ TESTS = [
     (test_a_body_the_journal_cut_offers_only_what_it_kept_and_stays_text, ()),
     (test_a_latin1_text_body_is_shown_as_text_as_the_journal_reads_it, ()),
     (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
+    (test_an_svg_or_html_body_sent_as_an_image_is_shown_as_text_not_as_a_blob_image, ()),
     (test_page_fits_a_phone_screen, ()),
     (test_a_long_url_takes_at_most_three_lines_of_its_row_and_is_whole_on_hover_and_in_the_details, ()),
     (test_a_gzip_or_deflate_request_body_is_shown_decoded_beside_its_bytes, ()),

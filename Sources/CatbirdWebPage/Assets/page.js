@@ -921,10 +921,11 @@ function renderBody(holder, entry, side, bytes, stored) {
   note.append(download);
   parts.push(note);
 
-  if (type.startsWith("image/") && whole) {
+  const imageType = type.startsWith("image/") && whole ? rasterImageType(bytes) : null;
+  if (imageType) {
     const image = el("img", null, "body-image");
     image.alt = `${side} body image`;
-    image.src = URL.createObjectURL(new Blob([bytes], { type }));
+    image.src = URL.createObjectURL(new Blob([bytes], { type: imageType }));
     parts.push(image);
   } else {
     const text = bodyText(bytes, type, whole);
@@ -942,6 +943,25 @@ function renderBody(holder, entry, side, bytes, stored) {
     }
   }
   holder.replaceChildren(...parts);
+}
+
+// The raster image format `bytes` start with (PNG, JPEG, GIF, WebP, BMP, ICO, AVIF), as a media
+// type, or null. Only such bytes are shown as an image, from a blob of that type: a blob URL has
+// the page's origin, and one of an SVG (or of HTML sent as `image/png, text/html`) opened in a
+// tab of its own ran its script there, outside the page's Content-Security-Policy, and could
+// read every shard's journal and drop every tenant (tester finding tester46c-F3). An SVG is
+// shown as its text.
+function rasterImageType(bytes) {
+  const starts = (offset, ...values) => values.every((value, index) => bytes[offset + index] === value);
+  const ascii = (offset, text) => starts(offset, ...Array.from(text, (c) => c.charCodeAt(0)));
+  if (starts(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "image/png";
+  if (starts(0, 0xff, 0xd8, 0xff)) return "image/jpeg";
+  if (ascii(0, "GIF87a") || ascii(0, "GIF89a")) return "image/gif";
+  if (ascii(0, "RIFF") && ascii(8, "WEBP")) return "image/webp";
+  if (ascii(0, "BM") && bytes.length > 26) return "image/bmp";
+  if (starts(0, 0x00, 0x00, 0x01, 0x00) && bytes.length > 6) return "image/x-icon";
+  if (ascii(4, "ftypavif") || ascii(4, "ftypavis")) return "image/avif";
+  return null;
 }
 
 // The codings of a Content-Encoding the page undoes, last applied first, as the server does
