@@ -89,6 +89,46 @@ final class ControlHostTests: XCTestCase {
         XCTAssertEqual(try listed.client().request("GET", "http://mocks.test/catbird/api/tenants", headers: [("Host", "mocks.test")]).status, 200)
     }
 
+    /// Tester finding tester46c-F4, the exact requests: through a `--proxy` server an absolute
+    /// target at any IP address (v4 or v6, any port) was answered by the control routes, so a
+    /// page a proxied browser loaded from `http://203.0.113.5/` listed every tenant, read a
+    /// shard's journal and dropped every tenant (204), with `--cors` too. Only this machine's
+    /// addresses are answered in proxy form now; in `Host` any address still is.
+    func testAProxyFormControlRequestToAnotherMachinesAddressIsRefused() throws {
+        for cors in [false, true] {
+            let server = try TestServer {
+                $0.proxyEnabled = true
+                $0.cors = cors
+            }
+            defer { server.removeFiles() }
+            let client = try server.client()
+            try E2E.addMock(client, tenant: "victim", url: "/kept", body: "kept")
+            for site in ["http://203.0.113.5", "http://203.0.113.5:8080", "http://[2001:db8::1]", "http://[::ffff:203.0.113.5]"] {
+                let page = [("Origin", site)]
+                let tenants = try client.request("GET", site + "/catbird/api/tenants", headers: page)
+                XCTAssertEqual(tenants.status, 403, "\(site): \(tenants.text)")
+                XCTAssertTrue((tenants.object["reason"] as? String ?? "").contains("of a proxy-form target is not one of this machine's"), tenants.text)
+                XCTAssertNil(tenants.header("Access-Control-Allow-Origin"), site)
+                let journal = try client.request("GET", site + "/catbird/api/requests", headers: page + [("X-Catbird-Parallel-Id", "victim")])
+                XCTAssertEqual(journal.status, 403, "\(site): \(journal.text)")
+                XCTAssertEqual(try client.request("DELETE", site + "/catbird/api/tenants?all=true", headers: page).status, 403, site)
+            }
+            XCTAssertEqual(try client.request("GET", "/kept", headers: [("X-Catbird-Parallel-Id", "victim")]).text, "kept", "nothing dropped")
+            // This machine's addresses in proxy form, and any address in Host, are answered.
+            for target in ["http://127.0.0.1:\(server.port)", "http://127.1.2.3:\(server.port)", "http://[::1]:\(server.port)",
+                           "http://[::ffff:127.0.0.1]:\(server.port)", "http://10.0.2.2:\(server.port)"] {
+                XCTAssertEqual(try client.request("GET", target + "/catbird/api/tenants").status, 200, target)
+            }
+            XCTAssertEqual(try client.request("GET", "/catbird/api/tenants", headers: [("Host", "203.0.113.5")]).status, 200)
+        }
+        let listed = try TestServer {
+            $0.proxyEnabled = true
+            $0.allowedHosts = ["203.0.113.5"]
+        }
+        defer { listed.removeFiles() }
+        XCTAssertEqual(try listed.client().request("GET", "http://203.0.113.5:81/catbird/api/tenants").status, 200)
+    }
+
     /// Reviewer finding (mend14c 3): the control-path check found an absolute-form target's
     /// path with its own `://` scanner, which accepted any scheme and did not end the authority
     /// at `#`, while the host check reads it as every other reader does (``URIAuthority/Span``):

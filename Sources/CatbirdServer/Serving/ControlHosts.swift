@@ -42,8 +42,20 @@ struct ControlHosts: Sendable {
     /// The 403 for a control request whose `Host` names a host this policy does not answer;
     /// nil when it is answered.
     func refusal(_ request: HTTPRequest) -> APIError? {
-        guard !anyName, let field = Self.authority(ofAbsolute: request.target) ?? request.headers.first("Host") else { return nil }
-        guard let name = Self.name(inHost: field) else { return nil }  // an IP address literal
+        guard !anyName else { return nil }
+        let absolute = Self.authority(ofAbsolute: request.target)
+        guard let field = absolute ?? request.headers.first("Host") else { return nil }
+        guard let name = Self.name(inHost: field) else {
+            // An IP address literal: in `Host` only this machine's (a browser sent the request to
+            // it); in absolute form any, so only this machine's are answered (tester finding
+            // tester46c-F4, ``isOwnAddress(_:)``).
+            guard let absolute, !Self.isOwnAddress(absolute), !listed.contains(Self.hostPart(of: absolute)) else { return nil }
+            return .forbidden(
+                "the address \(absolute) of a proxy-form target is not one of this machine's: listening on a loopback address, "
+                    + "the server answers its control routes in proxy form for loopback addresses, localhost and --allowed-host "
+                    + "names only, so that a page a proxied browser loaded from any address cannot reach them as its own origin; "
+                    + "give --allowed-host \(Self.hostPart(of: absolute)) if that address is this machine's (docs/files.md#host-names)")
+        }
         if name == "localhost" || name.hasSuffix(".localhost") || listed.contains(name) { return nil }
         // The option is suggested only with a value it accepts (T11-F8: an empty Host was told to
         // give `--allowed-host ` with no name).
