@@ -29,7 +29,6 @@ extension OutboundClient {
         // The answer's body as the upstream encoded it, and no Accept-Encoding but the client's
         // (CURLOPT_ACCEPT_ENCODING is never set): forwarding passes both through unchanged.
         _ = catbird_curl_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0)
-        if request.method == "HEAD" { _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1) }
         // One connection per request, closed when its answer has been read, never kept for
         // another: on a reused HTTP/1.1 connection nothing tells one answer's bytes from the
         // next's, so bytes an upstream sends after a complete answer (a write after it, a
@@ -47,6 +46,10 @@ extension OutboundClient {
             _ = catbird_curl_setopt_callback(easy, CURLOPT_READFUNCTION, OutboundTransfer.sendBody)
             _ = catbird_curl_setopt_pointer(easy, CURLOPT_READDATA, context)
         }
+        // After CURLOPT_UPLOAD, which clears it: a HEAD with a body (tester finding tester46c-F1)
+        // was read as if a body followed its answer's head, and a correct upstream's answer was
+        // a 502 "cut short".
+        if request.method == "HEAD" { _ = catbird_curl_setopt_long(easy, CURLOPT_NOBODY, 1) }
         _ = catbird_curl_setopt_callback(easy, CURLOPT_WRITEFUNCTION, OutboundTransfer.receiveBody)
         _ = catbird_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
         _ = catbird_curl_setopt_callback(easy, CURLOPT_HEADERFUNCTION, OutboundTransfer.receiveHeader)

@@ -12,7 +12,7 @@ import CatbirdHTTP
 /// routes therefore answer only:
 /// - a request without `Host` (HTTP/1.0; a browser always sends one);
 /// - an IP address literal (`127.0.0.1:8080`, `[::1]:8080`, an emulator's `10.0.2.2:8080`): a
-///   rebinding needs a name;
+///   rebinding needs a name (in absolute form only this machine's, ``isOwnAddress(_:)``);
 /// - `localhost` and names under `.localhost` (RFC 6761: always loopback, browsers never ask
 ///   DNS for them);
 /// - the names of `--allowed-host` (any case, a trailing dot ignored; `*`: any name).
