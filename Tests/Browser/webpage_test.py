@@ -1272,6 +1272,35 @@ def test_pause_keeps_position_and_clear_asks_first(server, driver):
     assert not errors, errors
 
 
+def test_resume_after_more_than_five_hundred_arrivals_counts_them_and_shows_the_newest_five_hundred(server, driver):
+    # tester46c-F2, the finding's input: 50 rows, Pause, 1,200 arrive, Resume. The status said
+    # "many new" past ~500 arrivals and Resume loaded the newest 100 afresh (the held rows gone),
+    # where the same burst unpaused shows the newest 500. Now every arrival is counted and Resume
+    # shows the newest 500, as a live burst is shown.
+    tenant = "pz5"
+    for index in range(50):
+        server.request("GET", f"/pre/{index}", tenant=tenant)
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 50, message="50 rows")
+    driver.find_element(By.ID, "pause").click()
+    flood(server, 1200, tenant)
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "paused · 1200 new", timeout=15,
+         message="every arrival counted")
+    assert len(rows(driver)) == 50, "held while paused"
+    driver.find_element(By.ID, "pause").click()
+    _, newest = server.json("GET", "/catbird/api/requests?order=newest&limit=600&bodies=false", tenant=tenant)
+    newest_ids = [entry["id"] for entry in newest["requests"]][:500]
+    wait(driver, lambda d: [row_id for row_id, _ in rows(d)] == newest_ids, timeout=10, message="the newest 500 after Resume")
+    # Load older goes on from the oldest row shown, with no entry skipped.
+    driver.find_element(By.ID, "older").click()
+    wait(driver, lambda d: d.find_element(By.ID, "notice").is_displayed(), message="older page")
+    older = [entry["id"] for entry in newest["requests"][500:600]]
+    assert [row_id for row_id, _ in rows(driver)] == newest_ids[100:] + older, rows(driver)[-3:]
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def body_view(driver, entry_id):
     """Opens the entry and answers its request body's notes and shown text (or hex) once loaded."""
     driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]').click()
@@ -1703,6 +1732,7 @@ TESTS = [
     (test_a_latin1_text_body_is_shown_as_text_as_the_journal_reads_it, ()),
     (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
     (test_an_svg_or_html_body_sent_as_an_image_is_shown_as_text_not_as_a_blob_image, ()),
+    (test_resume_after_more_than_five_hundred_arrivals_counts_them_and_shows_the_newest_five_hundred, ()),
     (test_page_fits_a_phone_screen, ()),
     (test_a_long_url_takes_at_most_three_lines_of_its_row_and_is_whole_on_hover_and_in_the_details, ()),
     (test_a_gzip_or_deflate_request_body_is_shown_decoded_beside_its_bytes, ()),

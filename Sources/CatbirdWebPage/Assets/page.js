@@ -33,7 +33,7 @@ const state = {
   paused: false,
   detached: false,       // showing older pages: live entries are not added until resumed
   pending: [],           // entries that arrived while paused, newest first
-  pendingGap: false,     // more arrived while paused than are kept in `pending`
+  pendingCount: 0,       // entries that arrived while paused, all counted (`pending` keeps the newest MAX_ROWS)
   // Whether live polls pass wait= (a long poll: the server parks the request, holding no
   // thread, and answers as soon as a matching entry is journaled). Turned off if a server
   // refuses wait= (an older Catbird); the page then asks every SHORT_POLL_MS instead.
@@ -471,7 +471,7 @@ async function resetView() {
   state.abort = new AbortController();
   const generation = ++state.generation;
   const signal = state.abort.signal;
-  Object.assign(state, { since: 0, before: null, hasOlder: false, rows: [], detached: false, pending: [], pendingGap: false });
+  Object.assign(state, { since: 0, before: null, hasOlder: false, rows: [], detached: false, pending: [], pendingCount: 0 });
   closeDetails();
   notice("");
   setText($("tenant-title"), tenantLabel(state.tenant));
@@ -579,9 +579,14 @@ async function follow(generation, signal) {
       gap = rest.gap;
     }
     if (state.paused || state.detached) {
+      // Each poll while paused carries the next entries after `since` (a burst is read poll by
+      // poll), so every arrival is counted; the newest MAX_ROWS are kept for Resume, which
+      // shows them as a live burst is shown. Past MAX_ROWS the status said "many new" and
+      // Resume loaded the newest 100 afresh, the held rows gone (tester finding tester46c-F2).
       state.pending = fresh.concat(state.pending);
-      if (gap || state.pending.length > MAX_ROWS) { state.pendingGap = true; state.pending.length = Math.min(state.pending.length, MAX_ROWS); }
-      setStatus(`paused · ${state.pendingGap ? "many" : state.pending.length} new`);
+      state.pendingCount += fresh.length;
+      if (state.pending.length > MAX_ROWS) state.pending.length = MAX_ROWS;
+      setStatus(`paused · ${state.pendingCount} new`);
     } else {
       prepend(fresh);  // keeps the newest MAX_ROWS; Load older pages back from there
       setStatus("live");
@@ -648,7 +653,6 @@ async function loadOlder() {
       state.rows.splice(0, dropped);
       for (let i = 0; i < dropped; i++) $("rows").firstElementChild.remove();
       state.detached = true;
-      state.pendingGap = true;
       $("pause").textContent = "Resume";
       notice("Showing older entries; newer ones were set aside. Resume to jump back to the newest.");
       setStatus("paused");
@@ -665,9 +669,10 @@ function togglePause() {
   if (state.paused || state.detached) {
     state.paused = false;
     $("pause").textContent = "Pause";
-    if (state.detached || state.pendingGap) { state.detached = false; resetView(); return; }
+    if (state.detached) { state.detached = false; resetView(); return; }
     const pending = state.pending;
     state.pending = [];
+    state.pendingCount = 0;
     prepend(pending);
     setStatus("live");
   } else {
