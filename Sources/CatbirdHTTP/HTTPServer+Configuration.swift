@@ -101,23 +101,26 @@ extension HTTPServer {
         }
     }
 
-    /// The soft open-file limit (`RLIMIT_NOFILE`) less 64 descriptors for the database, logs
-    /// and listening socket, between 64 and 65536.
-    public static var defaultConnectionLimit: Int { defaultConnectionLimit(descriptorsPerConnection: 1) }
+    /// The open-file limit less 64 descriptors for the process's own files
+    /// (``defaultConnectionLimit(descriptorsPerConnection:reserve:)``).
+    public static var defaultConnectionLimit: Int { defaultConnectionLimit(descriptorsPerConnection: 1, reserve: 64) }
 
-    /// ``defaultConnectionLimit`` for connections that may each hold `descriptorsPerConnection`
-    /// descriptors at once: a client's socket and an upstream's (a forwarded request) or an
-    /// open file (a file answer) is 2. The soft open-file limit less 64, divided by it, between
-    /// 64 / `descriptorsPerConnection` and 65536 (tester finding tester40a-F3: a slot counted one
-    /// descriptor, so parked forwarded requests within their share used up the open-file
-    /// limit, and other tenants' forwarded requests and file mocks failed with errors that
-    /// blamed the upstream and the file).
-    public static func defaultConnectionLimit(descriptorsPerConnection: Int) -> Int {
+    /// The connections the open-file limit leaves room for: the soft limit less `reserve` (the
+    /// descriptors the process holds or may open besides its connections), divided by
+    /// `descriptorsPerConnection` (a client's socket and an upstream's, or an open file: 2;
+    /// tester finding tester40a-F3), at least 1 and at most 65536. Unbounded by the limit
+    /// (no limit, or it cannot be read): 65536, or 1000 / `descriptorsPerConnection`.
+    ///
+    /// Nothing more than fits is promised: a floor of 64 admitted 64 clients where the limit
+    /// left room for 47 beside the server's 61 own files, and when the accepts used up the
+    /// rest the journal writer could not open SQLite's files and dropped 97 % of the rows
+    /// (tester finding tester46b-F9). The `catbird` command refuses to start below 64.
+    public static func defaultConnectionLimit(descriptorsPerConnection: Int, reserve: Int) -> Int {
         let each = Int64(max(1, descriptorsPerConnection))
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return Int(1000 / each) }
         let soft = limit.rlim_cur == rlim_t.max ? Int64.max : Int64(clamping: limit.rlim_cur)
-        return Int(min(max(soft - 64, 64) / each, 65536))
+        return Int(min(max(soft - Int64(reserve), each) / each, 65536))
     }
 
     /// The number of online processor cores.

@@ -113,13 +113,13 @@ extension CatbirdServer {
         /// small open-file limit; no command-line option sets it.
         public var connectionLimit: Int? = nil
 
-        /// The connection limit when ``connectionLimit`` is nil: the open-file limit less a
-        /// reserve, halved when a connection may hold a second descriptor (an upstream's socket
-        /// with redirect or proxy, an open file with a mocks directory: tester finding
-        /// tester40a-F3) (``CatbirdHTTP/HTTPServer/defaultConnectionLimit(descriptorsPerConnection:)``).
+        /// The connection limit when ``connectionLimit`` is nil: the open-file limit less the
+        /// server's own descriptors (``CatbirdServer/ownDescriptors(threads:)``), halved when a
+        /// connection may hold a second descriptor (``descriptorsPerConnection``)
+        /// (``CatbirdHTTP/HTTPServer/defaultConnectionLimit(descriptorsPerConnection:reserve:)``).
         public var defaultConnectionLimit: Int {
-            let holdsSecond = redirectURL != nil || proxyEnabled || mocksDirectory != nil
-            return HTTPServer.defaultConnectionLimit(descriptorsPerConnection: holdsSecond ? 2 : 1)
+            HTTPServer.defaultConnectionLimit(
+                descriptorsPerConnection: descriptorsPerConnection, reserve: CatbirdServer.ownDescriptors(threads: workerThreads))
         }
 
         public init(

@@ -1,3 +1,4 @@
+import CatbirdServer
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,27 +19,29 @@ enum OpenFileLimit {
     /// Client connections the limit must leave room for beyond the server's own files: 64.
     static let clientRoom = 64
 
-    /// Files the server holds open before its first client, at `threads` worker threads:
-    /// 40 + 2 per thread. Measured on Linux (2026-12-04, `ls /proc/PID/fd` of an idle server:
-    /// 39 at 1 thread, 41 at 2, 53 at 8, 101 at 32): the SQLite connections' database and
-    /// `-wal` files (about 28), the `-shm`, the listening socket, each worker's event and
-    /// wake-up descriptors, the standard streams.
-    static func serverFiles(threads: Int) -> Int { 40 + 2 * threads }
-
     /// The reason to refuse the start when the soft `RLIMIT_NOFILE` (read after
-    /// ``raiseToHardLimit()``) leaves fewer than ``clientRoom`` client connections beside
-    /// ``serverFiles(threads:)``; nil when it does, or cannot be read. With less, the start
-    /// failed in one of three misleading ways, depending on the limit: the database file named
-    /// unusable (exit 3, which tells a supervisor not to restart), an SQLite "unable to open", or
-    /// the port "in use" (tester finding tester21b-F11); or it started and refused clients.
-    static func shortfall(threads: Int) -> String? {
+    /// ``raiseToHardLimit()``) leaves fewer than ``clientRoom`` client connections, each holding
+    /// `perConnection` descriptors, beside the server's own
+    /// (``CatbirdServer/CatbirdServer/ownDescriptors(threads:)``); nil when it does, or cannot be
+    /// read. With less, the start failed in one of three misleading ways, depending on the limit:
+    /// the database file named unusable (exit 3, which tells a supervisor not to restart), an
+    /// SQLite "unable to open", or the port "in use" (tester finding tester21b-F11); or it
+    /// started, and under load the journal writer could not open SQLite's files (tester finding
+    /// tester46b-F9: the check counted 44 own files where the server holds 61; and, F3, it
+    /// counted one descriptor per client where `--mocks-dir`, `--redirect-url` and `--proxy` hold two).
+    static func shortfall(threads: Int, perConnection: Int) -> String? {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
-        let needed = serverFiles(threads: threads) + clientRoom
+        let own = CatbirdServer.ownDescriptors(threads: threads)
+        let needed = own + clientRoom * perConnection
         guard limit.rlim_cur < UInt(needed) else { return nil }
+        let clients = perConnection > 1
+            ? "room for \(clientRoom) client connections of \(perConnection) descriptors each (a client's socket and an upstream's or "
+                + "a file's, with --redirect-url, --proxy or --mocks-dir)"
+            : "room for \(clientRoom) client connections"
         return "the open-file limit (RLIMIT_NOFILE: ulimit -n, LimitNOFILE=) is \(limit.rlim_cur), raised as far as its hard "
-            + "limit allows; Catbird needs at least \(needed) at \(threads) worker threads (about \(serverFiles(threads: threads)) "
-            + "for its database connections, listening socket and workers, and room for \(clientRoom) client connections): "
-            + "raise the limit (ulimit -n, prlimit) or give fewer --threads"
+            + "limit allows; Catbird needs at least \(needed) at \(threads) worker threads (\(own) for its database connections, "
+            + "listening socket, workers and the files it opens under load, and \(clients)): raise the limit (ulimit -n, prlimit) "
+            + "or give fewer --threads"
     }
 }

@@ -33,7 +33,7 @@ case let .serve(settings):
     // Warned, not refused: a variable meant for another program may share the prefix (F9 of try7a).
     for warning in UnknownVariables.warnings(in: ProcessInfo.processInfo.environment) { log.warning(warning) }
     OpenFileLimit.raiseToHardLimit()
-    if let shortfall = OpenFileLimit.shortfall(threads: settings.workerThreads) {
+    if let shortfall = OpenFileLimit.shortfall(threads: settings.workerThreads, perConnection: settings.descriptorsPerConnection) {
         log.error("cannot start: \(shortfall)")
         exit(1)  // a reason outside the database file (README.md#storage-faults)
     }

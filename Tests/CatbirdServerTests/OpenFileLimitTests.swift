@@ -1,3 +1,4 @@
+import CatbirdServer
 import CatbirdTestSupport
 import Foundation
 import XCTest
@@ -35,7 +36,7 @@ final class OpenFileLimitTests: XCTestCase {
             XCTAssertTrue(
                 result.stderr.contains("cannot start: the open-file limit (RLIMIT_NOFILE: ulimit -n, LimitNOFILE=) is \(limit), "),
                 "limit \(limit): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("Catbird needs at least 108 at 2 worker threads"), "limit \(limit): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("Catbird needs at least 157 at 2 worker threads"), "limit \(limit): \(result.stderr)")
             for blame in ["cannot be opened", "unable to open database file", "port in use"] {
                 XCTAssertFalse(result.stderr.contains(blame), "limit \(limit): \(result.stderr)")
             }
@@ -43,23 +44,98 @@ final class OpenFileLimitTests: XCTestCase {
         }
     }
 
-    /// The least limit the check lets through at 2 worker threads (108) holds the server's own
-    /// files and 40 client connections open at once: the estimate of its own files
-    /// (`OpenFileLimit.serverFiles`) is not too low. The limit is set on the running server.
-    func testTheLeastLimitAllowedHoldsFortyClients() throws {
-        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", "f.sqlite", "--threads", "2"], in: directory)
-        let pid = server.process.processIdentifier
-        let set = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/prlimit"), ["--pid", "\(pid)", "--nofile=108:108"], in: directory, seconds: 10)
-        XCTAssertEqual(set.status, 0, set.stderr)
-        let clients = try (0..<40).map { _ in try RawHTTPClient(port: server.port) }
-        for (index, client) in clients.enumerated() { try client.send("GET", "/nothing/\(index)") }
-        let statuses = try clients.map { try $0.readResponse().status }
-        XCTAssertEqual(statuses, Array(repeating: 404, count: 40), server.stderrText)
-        XCTAssertEqual(try clients[0].request("GET", "/catbird/api/health").status, 200, "the database's files still open")
+    /// Tester finding tester46b-F9, its input: `ulimit -n 108` passed the check at 2 worker
+    /// threads (it counted 44 own files; the server holds 61), and 200 connections over 8
+    /// tenants ran the process out of descriptors: the journal writer could not open SQLite's
+    /// files (`cantopen`) and dropped 97 % of the rows, the connection limit "never reached".
+    /// 108 is refused now; at the least limit let through (157) the same load is held to the
+    /// connection limit, and no row is dropped.
+    func testAtTheLeastLimitAllowedALoadPastTheConnectionLimitDropsNoJournalRow() throws {
+        let refused = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/prlimit"),
+            ["--nofile=108:108", try BuiltProducts.executable(named: "catbird").path, "--port", "\(try FreePort.next())", "--db", "r.sqlite",
+             "--threads", "2"],
+            in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        let server = try LaunchedServer(
+            ["--port", "\(try FreePort.next())", "--db", "f.sqlite", "--threads", "2", "--log-level", "warning"], in: directory,
+            openFileLimit: 157)
+        let control = try server.client()
+        let tenants = (0..<8).map { "t\($0)" }
+        for tenant in tenants {
+            try E2E.addMock(control, tenant: tenant, url: "/x", body: "hi")
+        }
+        let answered = Locked<[String: Int]>([:])
+        let port = server.port
+        let done = DispatchGroup()
+        for index in 0..<200 {
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                let tenant = tenants[index % 8]
+                guard let client = try? RawHTTPClient(port: port, timeoutSeconds: 20) else { return }
+                for _ in 0..<20 {
+                    guard let answer = try? client.request("GET", "/x", headers: [("X-Catbird-Parallel-Id", tenant)]), answer.status == 200
+                    else { return }
+                    answered.change { $0[tenant, default: 0] += 1 }
+                }
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
+        let probe = try server.client()
+        let metrics = try E2E.metrics(probe)
+        XCTAssertEqual(metrics["catbird_journal_dropped_rows_total"], 0, server.stderrText)
+        // Past the connection limit (64 at this limit) some clients wait or are closed; those in answer.
+        XCTAssertGreaterThan(answered.value.values.reduce(0, +), 64 * 20 / 2, "\(answered.value)")
+        XCTAssertGreaterThan(metrics["catbird_connection_limit_reached_total"] ?? 0, 0, "the connection limit was what held the load")
+        for tenant in tenants {
+            XCTAssertEqual(try E2E.count(probe, tenant: tenant, patternJSON: #"{"method":"GET","url":{"kind":"equal","value":"/x"}}"#),
+                           answered.value[tenant] ?? 0, tenant)
+        }
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
+        XCTAssertFalse(stderr.contains("cantopen"), stderr)
         XCTAssertFalse(stderr.contains("[error]"), stderr)
+    }
+
+    /// Tester finding tester46b-F3: with `--mocks-dir` (and `--redirect-url`, `--proxy`) a
+    /// client connection may hold two descriptors, so the connection limit is halved; the
+    /// check still asked for room for 64 one-descriptor clients, and such a server started
+    /// with room for 32, silently. It asks for 64 of two descriptors now.
+    func testAModeWhoseClientsHoldTwoDescriptorsNeedsRoomForSixtyFourOfThem() throws {
+        let mocks = directory.appendingPathComponent("mocks")
+        try FileManager.default.createDirectory(at: mocks, withIntermediateDirectories: true)
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/prlimit"),
+            ["--nofile=157:157", try BuiltProducts.executable(named: "catbird").path, "--port", "\(try FreePort.next())", "--db", "m.sqlite",
+             "--threads", "2", "--mocks-dir", mocks.path],
+            in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains(
+            "Catbird needs at least 221 at 2 worker threads (93 for its database connections, listening socket, workers and the files it "
+                + "opens under load, and room for 64 client connections of 2 descriptors each"), result.stderr)
+    }
+
+    /// The descriptors a server holds when idle, after requests, a SQL query, a HAR export and
+    /// a journal long poll, are no more than ``CatbirdServer/idleDescriptors(threads:)`` counts,
+    /// which the open-file limit is checked against: it had gone stale (tester finding
+    /// tester46b-F9: 61 held, 44 counted).
+    func testAServerHoldsNoMoreDescriptorsThanItsLimitLeavesItself() throws {
+        for threads in [1, 2, 8] {
+            let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", "d\(threads).sqlite", "--threads", "\(threads)"], in: directory)
+            let client = try server.client()
+            try E2E.addMock(client, tenant: "a", url: "/x", body: "hi")
+            for _ in 0..<20 { _ = try client.request("GET", "/x", headers: [("X-Catbird-Parallel-Id", "a")]) }
+            XCTAssertEqual(try client.json("POST", "/catbird/api/sql", #"{"sql":"SELECT count(*) FROM requests"}"#,
+                                           headers: [("X-Catbird-Parallel-Id", "a")]).status, 200)
+            XCTAssertEqual(try client.request("GET", "/catbird/api/requests.har", headers: [("X-Catbird-Parallel-Id", "a")]).status, 200)
+            XCTAssertEqual(try client.request("GET", "/catbird/api/requests?since=1000000&wait=0.2", headers: [("X-Catbird-Parallel-Id", "a")]).status, 200)
+            let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.process.processIdentifier)/fd").count
+            // Less the probe's own connection to the server.
+            XCTAssertLessThanOrEqual(held - 1, CatbirdServer.idleDescriptors(threads: threads), "\(threads) threads")
+            XCTAssertGreaterThan(held - 1, CatbirdServer.idleDescriptors(threads: threads) - 8, "\(threads) threads: the count is not far too high either")
+            _ = try server.terminate()
+        }
     }
 }
 
