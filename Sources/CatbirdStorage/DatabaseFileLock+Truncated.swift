@@ -40,7 +40,9 @@ extension DatabaseFileLock {
     /// now. Call once the file is open and migrated, and only when nothing shrinks it while it is
     /// served: SQLite never makes a database file shorter except by `VACUUM` or auto-vacuum (a
     /// checkpoint truncates it to its page count, which only those lower; deleted rows' pages
-    /// go to the free list), and the server runs neither (`PRAGMA auto_vacuum` is 0, NONE).
+    /// go to the free list), and the server runs neither (`PRAGMA auto_vacuum` is 0, NONE); a
+    /// `VACUUM` another process runs leaves a file its header counts whole, which is not a
+    /// truncation (``isWholeDatabase(size:)``).
     public func watchSize() {
         guard let size = currentSize() else { return }
         sizes.withLock { $0.largest = max($0.largest ?? 0, size) }
@@ -70,7 +72,7 @@ extension DatabaseFileLock {
             // size the file had passed 1 ms before, during tenant churn on a loaded machine).
             let size = currentSize()
             if watch.shrink == nil, let largest = watch.largest, let size {
-                if size < largest {
+                if size < largest && !isWholeDatabase(size: size) {
                     watch.shrink = Truncation(size: size, largest: largest)
                 } else {
                     watch.largest = size
@@ -83,6 +85,31 @@ extension DatabaseFileLock {
             code: Self.truncatedCode,
             message: "\(path) is \(seen.size) bytes, shorter than the \(seen.largest) bytes it had (the file was "
                 + "\(seen.size == 0 ? "emptied" : "truncated"): the pages cut off are lost)")
+    }
+
+    /// Whether the file's header says the database is exactly `size` bytes: a valid header
+    /// (`SQLite format 3`, its in-header database size valid by SQLite's file format, section
+    /// 1.3.7: "version-valid-for" equal to the change counter) whose page count times page
+    /// size is `size`. A file made shorter by SQLite itself so (a `VACUUM` another process ran
+    /// on it: `sqlite3 catbird.sqlite VACUUM`, safe while the server runs, whose checkpoint
+    /// truncates the file to its new page count) lost nothing; one cut short by anything else
+    /// (`truncate -s`, `: >`) has a header that counts more pages than it holds, or none (tester
+    /// finding tester46b-F8: an online VACUUM was called a truncation, the server degraded for
+    /// good, and told the operator to restore a copy of an intact file).
+    private func isWholeDatabase(size: Int64) -> Bool {
+        guard size >= 100 else { return false }
+        var header = [UInt8](repeating: 0, count: 100)
+        let read = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 100, 0) }
+        guard read == 100, header[0..<16].elementsEqual(Array("SQLite format 3\0".utf8)) else { return false }
+        func bigEndian(_ offset: Int, _ count: Int) -> Int64 {
+            header[offset..<offset + count].reduce(0) { $0 << 8 | Int64($1) }
+        }
+        let encodedPageSize = bigEndian(16, 2)
+        let pageSize = encodedPageSize == 1 ? 65_536 : encodedPageSize
+        let changeCounter = bigEndian(24, 4)
+        let pageCount = bigEndian(28, 4)
+        let validFor = bigEndian(92, 4)
+        return pageSize >= 512 && pageCount > 0 && validFor == changeCounter && pageCount * pageSize == size
     }
 
     /// The locked file's size in bytes (`fstat` of the held descriptor, so also while its path

@@ -265,6 +265,53 @@ final class StorageFaultStopTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: database + "-wal"), wal, "the refused start left the -wal alone")
     }
 
+    /// Tester finding tester46b-F8, its steps: 300 uploads of 80 KB in tenant `big`, the tenant
+    /// dropped, then `sqlite3 catbird.sqlite VACUUM` while the server ran (safe in SQLite): its
+    /// checkpoint made the file shorter, which was taken for a truncation: health degraded for
+    /// good, every control change 503, journal rows dropped, and the stop told the operator to
+    /// restore a copy of an intact file. A file whose header counts it whole is not truncated;
+    /// one cut anywhere else still is.
+    func testAVacuumByAnotherProcessIsNotATruncation() throws {
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/kept", body: "kept")
+        let big = E2E.tenantHeader("big")
+        // Random bytes: the journal keeps one copy of equal bodies.
+        func upload() -> [UInt8] { (0..<60_000).map { _ in UInt8.random(in: 0...255) } }
+        for index in 0..<300 { XCTAssertEqual(try client.request("POST", "/u\(index)", headers: big, body: upload()).status, 404) }
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests?limit=1", headers: big).status, 200)  // written
+        XCTAssertEqual(try client.request("DELETE", "/catbird/api/tenants/big").status, 204)
+        let before = try fileSize(database)
+        // The drop deletes the rows in the background: VACUUM until their pages are given back.
+        var after = before
+        let deadline = Date().addingTimeInterval(20)
+        while after >= before / 2, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+            let vacuum = try Database(path: database)
+            try vacuum.execute("VACUUM")
+            _ = try vacuum.query("PRAGMA wal_checkpoint(TRUNCATE)")
+            vacuum.close()
+            after = try fileSize(database)
+        }
+        XCTAssertLessThan(after, before / 2, "the VACUUM gave the dropped tenant's pages back")
+
+        for index in 0..<80 { XCTAssertEqual(try client.request("POST", "/v\(index)", headers: big, body: upload()).status, 404) }
+        let action = #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/after"}},"response":{"status":200}}"#
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
+        XCTAssertEqual(try E2E.count(client, tenant: "big", patternJSON: #"{"method":"POST","url":{"kind":"wildcard","value":"/v*"}}"#), 80)
+        XCTAssertEqual(try E2E.metrics(client)["catbird_journal_dropped_rows_total"], 0)
+        XCTAssertEqual(try client.request("GET", "/kept").text, "kept")
+
+        // Cut short of what its header counts: a truncation still.
+        let size = try fileSize(database)
+        XCTAssertEqual(truncate(database, off_t(size - 4096)), 0)
+        E2E.assertError(try client.json("POST", "/catbird/api/mocks", action), status: 503, reasonContains: "was truncated under the running server")
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("which was truncated under the server"), ended.stderr)
+    }
+
     // MARK: - Helpers
 
     /// A stopped Catbird database with the mock `GET /other` → "the replacement's" (no `-wal`).
