@@ -1301,6 +1301,26 @@ def test_resume_after_more_than_five_hundred_arrivals_counts_them_and_shows_the_
     assert not errors, errors
 
 
+def test_resume_on_an_empty_journal_after_a_burst_offers_the_older_arrivals(server, driver):
+    # tester47a-F10: Pause on an empty journal, 700 arrive, Resume: the newest 500 were shown
+    # and no Load older reached the other 200.
+    tenant = "pz-empty"
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    driver.find_element(By.ID, "pause").click()
+    flood(server, 700, tenant)
+    wait(driver, lambda d: d.find_element(By.ID, "status").text == "paused · 700 new", timeout=15, message="every arrival counted")
+    driver.find_element(By.ID, "pause").click()
+    _, newest = server.json("GET", "/catbird/api/requests?order=newest&limit=700&bodies=false", tenant=tenant)
+    ids = [entry["id"] for entry in newest["requests"]]
+    wait(driver, lambda d: [row_id for row_id, _ in rows(d)] == ids[:500], timeout=10, message="the newest 500")
+    assert driver.find_element(By.ID, "older").is_displayed(), "Load older is offered"
+    driver.find_element(By.ID, "older").click()
+    wait(driver, lambda d: [row_id for row_id, _ in rows(d)] == ids[100:600], message="the next older page")
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def body_view(driver, entry_id):
     """Opens the entry and answers its request body's notes and shown text (or hex) once loaded."""
     driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]').click()
@@ -1733,6 +1753,7 @@ TESTS = [
     (test_image_and_binary_bodies_show_as_an_image_and_a_hex_preview, ()),
     (test_an_svg_or_html_body_sent_as_an_image_is_shown_as_text_not_as_a_blob_image, ()),
     (test_resume_after_more_than_five_hundred_arrivals_counts_them_and_shows_the_newest_five_hundred, ()),
+    (test_resume_on_an_empty_journal_after_a_burst_offers_the_older_arrivals, ()),
     (test_page_fits_a_phone_screen, ()),
     (test_a_long_url_takes_at_most_three_lines_of_its_row_and_is_whole_on_hover_and_in_the_details, ()),
     (test_a_gzip_or_deflate_request_body_is_shown_decoded_beside_its_bytes, ()),

@@ -103,7 +103,9 @@ final class ControlHostTests: XCTestCase {
             defer { server.removeFiles() }
             let client = try server.client()
             try E2E.addMock(client, tenant: "victim", url: "/kept", body: "kept")
-            for site in ["http://203.0.113.5", "http://203.0.113.5:8080", "http://[2001:db8::1]", "http://[::ffff:203.0.113.5]"] {
+            // tester47a-F8: `010.0.2.2` is 8.0.2.2 to clients (octal), not the emulator's 10.0.2.2.
+            for site in ["http://203.0.113.5", "http://203.0.113.5:8080", "http://[2001:db8::1]", "http://[::ffff:203.0.113.5]",
+                         "http://010.0.2.2", "http://010.000.002.002", "http://127.0.0.01"] {
                 let page = [("Origin", site)]
                 let tenants = try client.request("GET", site + "/catbird/api/tenants", headers: page)
                 XCTAssertEqual(tenants.status, 403, "\(site): \(tenants.text)")

@@ -671,9 +671,17 @@ function togglePause() {
     $("pause").textContent = "Pause";
     if (state.detached) { state.detached = false; resetView(); return; }
     const pending = state.pending;
+    const setAside = state.pendingCount > pending.length;  // arrivals past the newest MAX_ROWS kept
     state.pending = [];
     state.pendingCount = 0;
     prepend(pending);
+    if (setAside && state.rows.length > 0) {
+      // Older arrivals than those kept: Load older pages back to them (tester finding
+      // tester47a-F10: paused on an empty journal, nothing offered them).
+      state.before = state.rows[state.rows.length - 1].id;
+      state.hasOlder = true;
+      updateFooter();
+    }
     setStatus("live");
   } else {
     state.paused = true;
