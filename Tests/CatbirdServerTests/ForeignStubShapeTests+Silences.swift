@@ -60,6 +60,22 @@ extension ForeignStubShapeTests {
         XCTAssertTrue(two.reason.contains(#"Not carried over: the body patterns after the first (a Catbird mock has one body pattern)."#), two.reason)
     }
 
+    /// tester47a-F2, its stubs: a path regular expression ending in `$` anchored before the
+    /// query the translation lets follow: `/api/items/5?page=2` found no mock.
+    func testAPathExpressionsEndMatchesBeforeAQuery() throws {
+        let wireMock = try translated(#"{"request":{"method":"GET","urlPathPattern":"^/api/items/[0-9]+$"},"response":{"status":200,"body":"ok"}}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", wireMock.action).status, 201)
+        let mockServer = try translated(#"{"httpRequest":{"method":"GET","path":"/api/users/\\d+$"},"httpResponse":{"statusCode":200,"body":"ok"}}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", mockServer.action).status, 201)
+        for (target, status) in [("/api/items/5", 200), ("/api/items/5?page=2", 200), ("/api/items/5x", 404), ("/api/items/5/x?y", 404),
+                                 ("/api/users/5", 200), ("/api/users/5?x=1", 200), ("/api/users/5x", 404)] {
+            XCTAssertEqual(try client.request("GET", target).status, status, target)
+        }
+        // A `$` escaped or in a class is no anchor.
+        let literal = try translated(#"{"request":{"method":"GET","urlPathPattern":"/cost/[$]\\$"},"response":{"status":200}}"#)
+        XCTAssertTrue(literal.action.contains(#"(?:/cost/[$]\\$)"#), literal.action)
+    }
+
     /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
     /// that answered no real id.
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {

@@ -343,7 +343,19 @@ final class ForeignStubShapeTests: ServerTestCase {
 
         let cookies = try translated(#"{"request":{"method":"GET","urlPath":"/c"},"response":{"status":200,"headers":{"Set-Cookie":["a=1","b=2","c=3"]}}}"#)
         XCTAssertFalse(cookies.reason.contains("Not carried over"), cookies.reason)
-        XCTAssertTrue(cookies.action.contains(#""headers":{"SET-COOKIE":"c=3","Set-Cookie":"a=1","set-cookie":"b=2"}"#), cookies.action)
+        XCTAssertTrue(cookies.action.contains(#""headers":{"SET-COOKIE":"a=1","Set-Cookie":"b=2","set-cookie":"c=3"}"#), cookies.action)
+        // tester47a-F1, its stubs: the stub's own second spelling overwrote a value (`b=2` lost),
+        // and the values went out in another order than the stub's.
+        let spelled = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/c6"},"httpResponse":{"statusCode":200,"headers":[{"name":"Set-Cookie","values":["a=1","b=2"]},{"name":"set-cookie","values":["c=3"]}]}}"#)
+        XCTAssertFalse(spelled.reason.contains("Not carried over"), spelled.reason)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", spelled.action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/c6").headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value), ["a=1", "b=2", "c=3"])
+        let five = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/c2"},"httpResponse":{"statusCode":200,"headers":{"Set-Cookie":["v=1","v=2","v=3","v=4","v=5"]}}}"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", five.action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/c2").headers.filter { $0.name.lowercased() == "set-cookie" }.map(\.value),
+                       ["v=1", "v=2", "v=3", "v=4", "v=5"], "in the stub's order")
         // A name of one letter has two spellings: the third value is named.
         let short = try translated(#"{"request":{"method":"GET","urlPath":"/c"},"response":{"status":200,"headers":{"X":["1","2","3"]}}}"#)
         XCTAssertTrue(short.reason.contains(#"Not carried over: the values of response header "X" after the first 2 ("#), short.reason)

@@ -29,7 +29,7 @@ extension ForeignStubShape {
                     read.insert("pathParameters")
                     t.notes.append("the \"pathParameters\" values (each {name} of the path is translated as any one path segment)")
                 } else {
-                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path) + "(\\?.*)?$")
+                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path, pathOnly: true) + "(\\?.*)?$")
                 }
                 read.insert("path")
             } else if request["path"] != nil {

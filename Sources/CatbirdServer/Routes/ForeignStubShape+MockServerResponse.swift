@@ -45,8 +45,8 @@ extension ForeignStubShape.Translation {
             return
         }
         if let contentType = body["contentType"] {
-            if case let .string(value) = contentType, !response.headers.keys.contains(where: { $0.equalsIgnoringASCIICase("Content-Type") }) {
-                response.headers["Content-Type"] = value
+            if case let .string(value) = contentType, !responseFields.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Type") }) {
+                addResponseHeader("Content-Type", [value])
             } else if case .string = contentType {
                 notes.append("the response body's \"contentType\" (the response's headers have a Content-Type)")
             } else {

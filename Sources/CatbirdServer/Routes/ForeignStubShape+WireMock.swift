@@ -147,7 +147,7 @@ extension ForeignStubShape {
         case "url": PatternMatch(kind: .equal, value: value)
         case "urlPath": PatternMatch(kind: .regexp, value: "(?-i)^" + escaped(value) + query)
         case "urlPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")$")
-        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + value + ")" + query)
+        case "urlPathPattern": PatternMatch(kind: .regexp, value: "(?-i)^(?:" + pathOnly(value) + ")" + query)
         default: PatternMatch(kind: .regexp, value: "(?-i)^" + pathTemplate(value) + query)
         }
     }

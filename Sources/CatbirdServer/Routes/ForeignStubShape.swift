@@ -65,38 +65,57 @@ enum ForeignStubShape {
             }
         }
 
-        /// Sets the response header `name` to the first of `values`. A list field's later values
-        /// (two `Set-Cookie`) go under other spellings of its name (`set-cookie`, `SET-COOKIE`,
-        /// …), as docs/protocol.md sends a field twice (tester finding tester46a-F9); those of a
-        /// field a response holds once (``ResponseRules/singletonFields``, `Connection`), or past
-        /// the spellings a short name has, are named: a Catbird response header has one value
-        /// (tester finding tester25b F2: they were dropped in silence).
+        /// The response headers as the stub gives them, in its order, each name's values; set on
+        /// ``response`` by ``setResponseHeaders()``.
+        var responseFields: [(name: String, values: [String])] = []
+
+        /// Adds the response header `name` with `values` (``setResponseHeaders()`` sets them).
         mutating func addResponseHeader(_ name: String, _ values: [String]) {
-            guard let first = values.first else { return }
-            response.headers[name] = first
-            guard values.count > 1 else { return }
-            let lowered = name.asciiLowercased()
-            let spellings = ResponseRules.singletonFields[lowered] != nil || lowered == "connection"
-                ? [] : Self.spellings(of: name, count: values.count - 1, taken: Set(response.headers.keys))
-            for (spelling, value) in zip(spellings, values.dropFirst()) { response.headers[spelling] = value }
-            if spellings.count < values.count - 1 {
-                notes.append("the values of response header \(JSONText.shortString(name)) after the first\(spellings.isEmpty ? "" : " \(spellings.count + 1)") "
-                    + "(a Catbird response header has one value; a list field's are sent under other spellings of its name)")
+            responseFields.append((name, values))
+        }
+
+        /// Sets ``response``'s headers from ``responseFields``: the values of every spelling of
+        /// one name together, in the stub's order. A list field's values (two `Set-Cookie`) go
+        /// under as many spellings of its name (`SET-COOKIE`, `Set-Cookie`, `set-cookie`, …) as
+        /// docs/protocol.md sends a field twice (tester finding tester46a-F9), given in the byte
+        /// order of the spellings, the order the server sends a mock's headers in, so that they go
+        /// out in the stub's order (tester finding tester47a-F1: the stub's own second spelling
+        /// overwrote a value, and the values went out in another order). A field a response holds
+        /// once (``ResponseRules/singletonFields``, `Connection`) keeps its first value, and
+        /// values past the spellings a short name has are named: a Catbird response header has
+        /// one value (tester finding tester25b F2: they were dropped in silence).
+        mutating func setResponseHeaders() {
+            var order: [String] = []
+            var byName: [String: (name: String, values: [String])] = [:]
+            for (name, values) in responseFields where !values.isEmpty {
+                let key = name.asciiLowercased()
+                if byName[key] == nil { order.append(key) }
+                byName[key, default: (name, [])].values += values
+            }
+            for key in order {
+                let (name, values) = byName[key]!
+                let single = ResponseRules.singletonFields[key] != nil || key == "connection"
+                let spellings = single ? [name] : Self.spellings(of: name, count: values.count).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                for (spelling, value) in zip(spellings, values) { response.headers[spelling] = value }
+                if spellings.count < values.count {
+                    notes.append("the values of response header \(JSONText.shortString(name)) after the first\(spellings.count > 1 ? " \(spellings.count)" : "") "
+                        + "(a Catbird response header has one value; a list field's are sent under other spellings of its name)")
+                }
             }
         }
 
-        /// Up to `count` spellings of `name` in other ASCII letter case, none in `taken`: all
-        /// lower case, all capitals, then the lower-case name with capitals where the bits of
-        /// 1, 2, 3 … are set (its first 12 letters).
-        static func spellings(of name: String, count: Int, taken: Set<String>) -> [String] {
+        /// Up to `count` spellings of `name`: itself, all lower case, all capitals, then the
+        /// lower-case name with capitals where the bits of 1, 2, 3 … are set (its first 12 letters).
+        static func spellings(of name: String, count: Int) -> [String] {
             let lower = Array(name.asciiLowercased().utf8)
             let letters = lower.indices.filter { lower[$0] >= UInt8(ascii: "a") && lower[$0] <= UInt8(ascii: "z") }.prefix(12)
             var found: [String] = []
-            var seen = taken
+            var seen: Set<String> = []
             func offer(_ bytes: [UInt8]) {
                 let spelling = String(decoding: bytes, as: UTF8.self)
                 if found.count < count, seen.insert(spelling).inserted { found.append(spelling) }
             }
+            offer(Array(name.utf8))
             offer(lower)
             offer(lower.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 })
             var mask = 1
@@ -202,6 +221,7 @@ enum ForeignStubShape {
         /// would refuse are left out of the action and named (``dropRefused()``).
         func reason(_ kind: String, count: Int) -> String {
             var t = self
+            t.setResponseHeaders()
             t.dropRefused()
             return t.checkedReason(kind, count: count)
         }
@@ -293,10 +313,39 @@ enum ForeignStubShape {
     /// A MockServer string value, which MockServer matches as "plain text or regular
     /// expression", as an ICU regular expression (no anchors, no flags) matching the same:
     /// the text itself or, when it is one (it compiles), the expression, as a group.
-    static func plainTextOrExpression(_ value: String) -> String {
+    /// With `pathOnly`, the expression matches a path that a query may follow (``pathOnly(_:)``).
+    static func plainTextOrExpression(_ value: String, pathOnly: Bool = false) -> String {
         let literal = escaped(value)
         guard literal != value, (try? NSRegularExpression(pattern: value)) != nil else { return literal }
-        return "(?:" + literal + "|" + value + ")"
+        return "(?:" + literal + "|" + (pathOnly ? Self.pathOnly(value) : value) + ")"
+    }
+
+    /// A regular expression over a path alone (WireMock's `urlPathPattern`, a MockServer path)
+    /// made to match the path of a target that may go on with a query: each `$` outside a
+    /// character class and not escaped, the end of the path there, becomes `(?=\?|$)` (the end
+    /// or a query next). Copied as written, `^/api/items/[0-9]+$` anchored before the
+    /// `(\?.*)?$` the translation adds, and `/api/items/5?page=2` found no mock (tester finding
+    /// tester47a-F2).
+    static func pathOnly(_ expression: String) -> String {
+        var out = ""
+        var escaped = false
+        var inClass = false
+        for character in expression {
+            if escaped {
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if inClass {
+                if character == "]" { inClass = false }
+            } else if character == "[" {
+                inClass = true
+            } else if character == "$" {
+                out += "(?=\\?|$)"
+                continue
+            }
+            out.append(character)
+        }
+        return out
     }
 
     /// `literal` as an ICU regular expression matching exactly it.
