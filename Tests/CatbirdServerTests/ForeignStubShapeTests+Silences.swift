@@ -76,6 +76,30 @@ extension ForeignStubShapeTests {
         XCTAssertTrue(literal.action.contains(#"(?:/cost/[$]\\$)"#), literal.action)
     }
 
+    /// tester47a-F7, its stubs: a 12 KB `equalToJson` body pattern, or a 9 KB header value,
+    /// made the reason pass its 8,000 bytes: the action was cut mid-JSON and its notes lost.
+    /// Such values are left out of the action, each named, and the action parses and is taken.
+    func testLongPatternValuesAreLeftOutOfTheActionAndNamed() throws {
+        let items = (0..<200).map { #"{"id":\#($0),"name":"item number \#($0)","tags":["a","b"]}"# }.joined(separator: ",")
+        let stubs = [
+            (#"{"request":{"method":"POST","url":"/order","bodyPatterns":[{"equalToJson":{"items":[\#(items)]}}],"cookies":{"s":{"equalTo":"1"}}},"response":{"status":200}}"#,
+             #"the request body pattern (json, "#),
+            (#"{"request":{"method":"GET","url":"/order","headers":{"Authorization":{"equalTo":"Bearer \#(String(repeating: "t", count: 9000))"}}},"response":{"status":200}}"#,
+             #"the header pattern of "Authorization" (9007 bytes) is left out above"#),
+        ]
+        for (stub, note) in stubs {
+            let refused = try client.json("POST", "/catbird/api/mocks", stub)
+            let reason = refused.object["reason"] as? String ?? ""
+            XCTAssertLessThan(reason.utf8.count, 8_000, reason)
+            XCTAssertTrue(reason.contains(note), reason)
+            XCTAssertTrue(reason.hasSuffix("(README.md#coming-from-wiremock-or-mockserver)"), String(reason.suffix(200)))
+            let action = try shownAction(reason)
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201, action)
+        }
+        let cookies = try client.json("POST", "/catbird/api/mocks", stubs[0].0).object["reason"] as? String ?? ""
+        XCTAssertTrue(cookies.contains(#""cookies" (Catbird has no cookie matcher"#), "the notes are kept: \(cookies)")
+    }
+
     /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
     /// that answered no real id.
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {

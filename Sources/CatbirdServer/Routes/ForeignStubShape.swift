@@ -226,16 +226,46 @@ enum ForeignStubShape {
             return t.checkedReason(kind, count: count)
         }
 
+        /// A value longer than this is left out of the action shown, and named: 512 bytes.
+        static let shownValueLimit = 512
+        /// Room for the notes and the url in the reason, which is cut at 8,000 bytes: 6,000.
+        static let notesRoom = 6_000
+
         /// ``reason(_:count:)`` of a translation ``dropRefused()`` has checked.
         private func checkedReason(_ kind: String, count: Int) -> String {
             // A placeholder url, taken out of the JSON below when none was translated.
             let placeholder = PatternMatch(kind: .equal, value: "\u{0}no url")
-            let pattern = pattern(url: placeholder)
+            var pattern = pattern(url: placeholder)
             var shown = response
             var notes = notes
-            if let bytes = response.body, bytes.count > 512 {
+            if let bytes = response.body, bytes.count > Self.shownValueLimit {
                 shown.body = nil
                 notes.append("the response body (\(bytes.count) bytes) is left out above: send it as \"body\", its bytes in padded base64")
+            }
+            // Long pattern values are left out too, each named: the reason is cut at 8,000 bytes,
+            // and a 12 KB body pattern cut the action mid-JSON and its notes with it (tester
+            // finding tester47a-F7).
+            if let body = pattern.body, body.value.utf8.count > Self.shownValueLimit {
+                pattern.body = nil
+                notes.append("the request body pattern (\(body.kind.rawValue), \(body.value.utf8.count) bytes) is left out above: add it to the "
+                    + "action's pattern as \"body\": {\"kind\": \"\(body.kind.rawValue)\", \"value\": …}")
+            }
+            for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.value.utf8.count > Self.shownValueLimit {
+                pattern.headers[name] = nil
+                notes.append("the header pattern of \(JSONText.shortString(name)) (\(match.value.utf8.count) bytes) is left out above: add it "
+                    + "to the action's pattern's \"headers\"")
+            }
+            for (name, value) in shown.headers.sorted(by: { $0.key < $1.key }) where value.utf8.count > Self.shownValueLimit {
+                shown.headers[name] = nil
+                notes.append("the response header \(JSONText.shortString(name)) (\(value.utf8.count) bytes) is left out above: add it to the "
+                    + "action's response's \"headers\"")
+            }
+            // What is left is bounded but for the url and the notes: past the reason's room the
+            // last notes are counted instead.
+            var used = pattern.url.value.utf8.count
+            if let fits = notes.firstIndex(where: { used += $0.utf8.count + 2; return used > Self.notesRoom }) {
+                let kept = max(0, fits - 1)
+                notes = Array(notes.prefix(kept)) + ["\(notes.count - kept) more, left out for room (post the stub's parts on their own to see them)"]
             }
             var action = Self.json(CatbirdAction.update(pattern, shown))
             var noURLSaid = ""
