@@ -96,10 +96,10 @@ def add_mock(port, tenant):
     assert status == 201, f"{tenant}: add mock through nginx → {status} {answer[:200]!r}"
 
 
-def app_request(port, tenant, name):
+def app_request(port, tenant, name, header=None):
     connection = http.client.HTTPConnection(HOST, port, timeout=30)
     try:
-        connection.request("GET", f"/app/{tenant}/{name}", headers={HEADER: tenant})
+        connection.request("GET", f"/app/{tenant}/{name}", headers={HEADER: tenant if header is None else header})
         response = connection.getresponse()
         response.read()
         return response.status, response.getheader("X-Answer")
@@ -158,6 +158,15 @@ def run(args, work, checks):
         sizes = {t: journal_size(nginx.port, t) for t in tenants}
         checks.check("the journal read through nginx finds both requests", all(s == 2 for s in sizes.values()),
                      f"{ {t: s for t, s in sizes.items() if s != 2} }")
+        # Tester finding tester46b-F5: nginx hashed a tab around the id with it, and 2 in 3 such
+        # requests reached another node than the tenant's (a 404 there, the journal split).
+        tabbed = []
+        for tenant in tenants:
+            for spelled in (f"{tenant}\t", f"\t{tenant}", f" \t{tenant} \t"):
+                status, answer = app_request(nginx.port, tenant, "profile", header=spelled)
+                if (status, answer) != (200, tenant):
+                    tabbed.append(f"{spelled!r} → {status} {answer}")
+        checks.check("an id with spaces and tabs around it reaches the tenant's node", not tabbed, "; ".join(tabbed[:5]))
 
         # 2. Tenants spread over all nodes.
         per_node = {n.index: sum(1 for t in tenants if placement.get(t) == [n.index]) for n in nodes}
