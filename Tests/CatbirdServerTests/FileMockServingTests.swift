@@ -125,6 +125,23 @@ final class FileMockServingTests: XCTestCase {
         XCTAssertEqual(Array(stored), Array(big.prefix(64 * 1024)), "the journal keeps the first --journal-body-limit bytes")
     }
 
+    /// Tester finding tester46b-F2, its files: a hand-written file of a 234-byte name (legal: 255
+    /// at most) answered 500 "sidecar … cannot be looked up (File name too long)": its sidecar's
+    /// name would pass 255 bytes, so it can have none, and it is served as a file without one.
+    func testAFileWhoseSidecarsNameWouldBeTooLongIsServed() throws {
+        let long = String(repeating: "n", count: 230) + ".txt"
+        let shorter = String(repeating: "n", count: 229) + ".txt"
+        try write(long, "hi")
+        try write(shorter, "hi")
+        let server = try server()
+        for name in [shorter, long] {
+            let answer = try server.client().request("GET", "/" + name)
+            XCTAssertEqual(answer.status, 200, "\(name.utf8.count) bytes: \(answer.text)")
+            XCTAssertEqual(answer.text, "hi")
+            XCTAssertEqual(answer.header("Content-Type")?.hasPrefix("text/plain"), true)
+        }
+    }
+
     func testBrokenSidecarAnswers500NamingIt() throws {
         try write("x.json", "{}")
         try write("x.json.catbird-response.json", "not json")
