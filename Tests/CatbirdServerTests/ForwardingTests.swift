@@ -144,6 +144,17 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual(headWithBody.status, 200, headWithBody.text)
         XCTAssertEqual(headWithBody.header("Content-Type"), "application/octet-stream")
         XCTAssertEqual(headWithBody.body, [])
+        // tester47a-F9: nor the fields that describe the body it goes without (`Expect:
+        // 100-continue` without content breaks RFC 9110 section 10.1.1).
+        let client = try server.client()
+        var described = try client.request(
+            "HEAD", "/echo/h3", headers: [("Expect", "100-continue"), ("Content-Encoding", "gzip"), ("X-Kept", "1")], body: Array("hello".utf8))
+        if described.status == 100 { described = try client.readResponse(forHead: true) }  // the server's interim answer to the Expect
+        XCTAssertEqual(described.status, 200, described.text)
+        let fields = Set((described.header("X-Echo-Fields") ?? "").split(separator: ",").map(String.init))
+        XCTAssertTrue(fields.contains("x-kept"), "\(fields)")
+        XCTAssertTrue(fields.isDisjoint(with: ["expect", "content-encoding", "content-length", "transfer-encoding"]), "\(fields)")
+        XCTAssertEqual(described.header("X-Echo-Body-Length"), "0")
     }
 
     func testBinaryAndGzipBodiesPassThroughByteForByte() throws {

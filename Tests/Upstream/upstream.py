@@ -13,7 +13,8 @@ Every answer is made from the request, so a test can check what arrived:
                        [name, value]), body_base64, body_length, chunked (whether the body came
                        chunked), expect (the Expect header, or null), client_port (the
                        connection's source port: equal across requests when it is reused),
-                       sni (the TLS server name the client sent, or null)
+                       sni (the TLS server name the client sent, or null); its fields X-Echo-Fields
+                       (the received field names, lowercased) and X-Echo-Body-Length say so for a HEAD
   /status/<code>       that status, a text body, X-Upstream: yes
   /gzip                a gzip-encoded JSON body with Content-Encoding: gzip
   /binary              the 256 byte values 0..255, application/octet-stream
@@ -195,7 +196,9 @@ class Handler(BaseHTTPRequestHandler):
             "expect": self.headers.get("Expect"), "client_port": self.client_address[1],
             "sni": getattr(self.connection, "catbird_sni", None),
         }
-        self.send(200, json.dumps(echo).encode(), [("Content-Type", "application/json"), ("X-Upstream", "yes")])
+        # A HEAD's answer has no body: the received field names and body length go in fields.
+        received = [("X-Echo-Fields", ",".join(k.lower() for k in self.headers.keys())), ("X-Echo-Body-Length", str(len(body)))]
+        self.send(200, json.dumps(echo).encode(), [("Content-Type", "application/json"), ("X-Upstream", "yes")] + received)
 
     def hold(self, path, seconds):
         """/hold/<seconds>: 200 "held" after the wait, unless the client closes first (recorded)."""
