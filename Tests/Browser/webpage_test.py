@@ -1458,7 +1458,15 @@ def test_an_svg_or_html_body_sent_as_an_image_is_shown_as_text_not_as_a_blob_ima
              message=f"{target}'s body shown as text")
         images = driver.execute_script("return Array.from(document.querySelectorAll('#details img')).map(i => i.src)")
         assert images == [], (target, images)
-    errors = console_errors(driver)
+    # tester47a-F12: PNG's signature and then HTML was a broken image, its bytes nowhere: shown as bytes.
+    server.request("POST", "/polyglot", PNG[:8] + XSS_HTML, {"Content-Type": "image/png"}, tenant="xss")
+    wait(driver, lambda d: d.execute_script("return document.querySelector('#rows tr').children[2].textContent") == "/polyglot",
+         message="the polyglot's row")
+    driver.find_elements(By.CSS_SELECTOR, "#rows tr")[0].click()
+    wait(driver, lambda d: "not an image the browser can show" in d.find_element(By.ID, "details").text, message="shown as bytes")
+    hex_text = driver.find_element(By.CSS_SELECTOR, "#details pre.hex").text
+    assert hex_text.startswith("00000000  89 50 4e 47 0d 0a 1a 0a 3c 68 74 6d 6c 3e"), hex_text[:80]
+    errors = [e for e in console_errors(driver) if "blob:" not in e]
     assert not errors, errors
 
 

@@ -939,6 +939,13 @@ function renderBody(holder, entry, side, bytes, stored) {
     const image = el("img", null, "body-image");
     image.alt = `${side} body image`;
     image.src = URL.createObjectURL(new Blob([bytes], { type: imageType }));
+    // Bytes that only start like an image: shown as bytes, not as a broken image (tester
+    // finding tester47a-F12: PNG's signature then HTML showed nothing readable).
+    image.addEventListener("error", () => {
+      URL.revokeObjectURL(image.src);
+      image.replaceWith(el("p", `not an image the browser can show: ${formatSize(bytes.length)}; the first ${Math.min(bytes.length, 512)} bytes:`, "body-note"),
+        el("pre", hexDump(bytes.subarray(0, 512)), "hex"));
+    }, { once: true });
     parts.push(image);
   } else {
     const text = bodyText(bytes, type, whole);
