@@ -100,6 +100,17 @@ extension ForeignStubShapeTests {
         XCTAssertTrue(cookies.contains(#""cookies" (Catbird has no cookie matcher"#), "the notes are kept: \(cookies)")
     }
 
+    /// tester47a-F11, its stub: several response headers `update` refuses were each named with
+    /// the first one's reason.
+    func testEachRefusedHeaderIsNamedWithItsOwnReason() throws {
+        let refused = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/a"},"httpResponse":{"statusCode":200,"headers":{"Bad Name":["v"],"X-Ok":["1"],"Y":[" s "]}}}"#)
+        XCTAssertTrue(refused.reason.contains(#"the response header "Bad Name" (refused by update: response header name "Bad Name""#), refused.reason)
+        XCTAssertTrue(refused.reason.contains(#"the response header "Y" (refused by update: response header "Y" has a space"#), refused.reason)
+        XCTAssertTrue(refused.action.contains(#""X-Ok":"1""#), refused.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", refused.action).status, 201)
+    }
+
     /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
     /// that answered no real id.
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {

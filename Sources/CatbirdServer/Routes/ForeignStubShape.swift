@@ -152,10 +152,12 @@ enum ForeignStubShape {
                     notes.append("\"method\": \(JSONText.shortString(method))\(why); GET is shown")
                     method = "GET"
                 case .headers:
-                    for name in Self.refusedAlone(headers.keys, { [headers] name in
+                    let alone = { [headers] (name: String) in
                         (RequestPattern(method: "GET", url: anyURL, headers: headers.filter { $0.key == name }), ResponseMock(status: 200))
-                    }) {
-                        notes.append("the header pattern of \(JSONText.shortString(name))\(why)")
+                    }
+                    for name in Self.refusedAlone(headers.keys, alone) {
+                        // Each header's own refusal (tester finding tester47a-F11: every note gave the first's).
+                        notes.append("the header pattern of \(JSONText.shortString(name))\(Self.ownReason(alone(name), or: why))")
                         headers[name] = nil
                     }
                 case .body:
@@ -168,12 +170,13 @@ enum ForeignStubShape {
                     notes.append("the response body\(why)")
                     response.body = nil
                 case .responseHeaders:
-                    for name in Self.refusedAlone(response.headers.keys, { [response] name in
+                    let alone = { [response] (name: String) in
                         var alone = response
                         alone.headers = response.headers.filter { $0.key == name }
                         return (RequestPattern(method: "GET", url: anyURL), alone)
-                    }) {
-                        notes.append("the response header \(JSONText.shortString(name))\(why)")
+                    }
+                    for name in Self.refusedAlone(response.headers.keys, alone) {
+                        notes.append("the response header \(JSONText.shortString(name))\(Self.ownReason(alone(name), or: why))")
                         response.headers[name] = nil
                     }
                 case .delay:
@@ -181,6 +184,13 @@ enum ForeignStubShape {
                     response.delay = nil
                 }
             }
+        }
+
+        /// ` (refused by update: <reason>)` for the mock `alone` (one header) when `update`
+        /// refuses it on its own, else `shared` (the headers were refused together).
+        private static func ownReason(_ alone: (RequestPattern, ResponseMock), or shared: String) -> String {
+            guard let refusal = Self.refusal(alone.0, alone.1) else { return shared }
+            return " (refused by update: \(refusal.reason))"
         }
 
         /// A url every check takes, standing in for the url while another part is checked.
