@@ -32,4 +32,19 @@ enum FileSizeLimit {
             + "degraded, a journal clear included, until the limit is raised (prlimit --pid, or a restart with a higher one; "
             + "README.md#storage-faults)"
     }
+
+    /// What a start that failed writing the database (`reason`: an I/O error, or a "full" disk)
+    /// says of the file-size limit when it is below the file plus ``headroom``: the limit, not
+    /// the disk or the file, is then the likely cause (tester finding tester46b-F4: a new database
+    /// under `ulimit -f 40` was "the disk … is full" or "could not be read or written (disk I/O
+    /// error)", exit 3, with 60 GB free; the limit never named). Nil otherwise.
+    static func startFailure(forDatabaseAt path: String, reason: String) -> String? {
+        guard reason.contains("disk I/O error") || reason.contains("is full"), path != ":memory:" else { return nil }
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
+        guard limit.rlim_cur < UInt(size + headroom) else { return nil }
+        return "the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is \(limit.rlim_cur) bytes, below the database file's "
+            + "\(size) bytes plus 64 MiB, and is the likely cause, not the disk or the file: raise the limit and start again"
+    }
 }

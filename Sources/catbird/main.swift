@@ -55,12 +55,17 @@ case let .serve(settings):
         log.info("stopping (signal \(termination.received ?? SIGTERM)) during start-up: \(stopped); nothing was served")
         exit(0)
     } catch let error as DatabaseUnusable {
+        if let limit = FileSizeLimit.startFailure(forDatabaseAt: settings.databasePath, reason: "\(error)") {
+            log.error("cannot start: \(error); \(limit)")
+            exit(1)  // not the file's fault: a restart with a higher limit starts
+        }
         log.error("cannot start: \(error)")
         // Restarting will not help until the file is fixed (README.md#storage-faults), unless the
         // fault is the disk's (full): then 1, which a supervisor restarts on.
         exit(error.transient ? 1 : 3)
     } catch {
-        log.error("cannot start: \(error)")
+        let limit = FileSizeLimit.startFailure(forDatabaseAt: settings.databasePath, reason: "\(error)").map { "; \($0)" } ?? ""
+        log.error("cannot start: \(error)\(limit)")
         exit(1)
     }
     log.announce("Catbird \(CatbirdServer.version) listening on \(server.url) (database: \(settings.databasePath))")

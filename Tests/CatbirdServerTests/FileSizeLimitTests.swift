@@ -183,6 +183,30 @@ final class FileSizeLimitTests: XCTestCase {
     /// `-wal` reaches before its first checkpoint, started without a word, and 80 uploads later
     /// every write failed for good. The start now warns, giving the limit, what the database
     /// needs and the way out; a server without a limit says nothing of it.
+    /// Tester finding tester46b-F4, its limits: a new database under `ulimit -f` 10, 40, 100
+    /// or 200 (KiB) failed to start saying "the disk holding the database is full" (exit 1) or
+    /// "the database file could not be read or written (disk I/O error)" (exit 3, which tells a
+    /// supervisor not to restart), with the disk far from full; the limit was never named. Each
+    /// now names the limit as the likely cause and exits 1.
+    func testAStartThatALowFileSizeLimitFailsNamesTheLimit() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fsize-start-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for kibibytes in [10, 40, 100, 200] {
+            let database = directory.appendingPathComponent("new\(kibibytes).sqlite").path
+            let result = try ProcessRunner.run(
+                URL(fileURLWithPath: "/bin/bash"),
+                ["-c", #"ulimit -S -f \#(kibibytes) && exec "$0" "$@""#, try BuiltProducts.executable(named: "catbird").path,
+                 "--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"],
+                in: directory, environment: LaunchedServer.childEnvironment([:]), seconds: 30)
+            XCTAssertEqual(result.status, 1, "\(kibibytes) KiB: \(result.stderr)")
+            XCTAssertTrue(
+                result.stderr.contains("the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is \(kibibytes * 1024) bytes, below the "
+                    + "database file's"), "\(kibibytes) KiB: \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("is the likely cause, not the disk or the file"), result.stderr)
+        }
+    }
+
     func testALimitBelowWhatTheDatabaseNeedsIsWarnedAboutAtStartUp() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catbird-fsize-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
