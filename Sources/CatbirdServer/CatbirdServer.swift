@@ -410,9 +410,23 @@ public final class CatbirdServer: Sendable {
         closeWriter()
         if let note = companions.settle(after: lock.whereabouts(), movedTo: lock.currentName()) {
             log.warning("database \(settings.databasePath): \(note)")
+        } else if lock.truncation == nil, let left = Self.fileSize(location.path + "-wal"), left > 0 {
+            // The close's checkpoint could not copy the WAL into the file and remove it (a full
+            // disk, an immutable or read-only folder): said now, or the next start's "a run that
+            // did not stop cleanly" sent the operator after a crash that did not happen (tester
+            // finding tester46b-F1).
+            log.warning(
+                "database \(settings.databasePath): its -wal (\(left) bytes) could not be copied into the file and removed at this "
+                    + "clean stop (a full disk, or a read-only or immutable folder?): nothing is lost, the next start replays it")
         }
         lock.release()
         location.removeIfTemporary()
+    }
+
+    /// The size of the file at `path`, nil when there is none.
+    private static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     /// Closes the write connection, the last on the file. When the file was truncated under the

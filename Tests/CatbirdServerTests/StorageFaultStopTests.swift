@@ -312,6 +312,29 @@ final class StorageFaultStopTests: XCTestCase {
         XCTAssertTrue(ended.stderr.contains("which was truncated under the server"), ended.stderr)
     }
 
+    /// Tester finding tester46b-F1, its steps: a clean stop whose folder was made immutable
+    /// (`chattr +i`) could not copy the WAL into the file and remove it, logged nothing, and the
+    /// next start said the `-wal` "was left by a run that did not stop cleanly (killed or
+    /// crashed)". The stop says so now; nothing is lost.
+    func testACleanStopThatCannotRemoveItsWALSaysSo() throws {
+        let folder = directory.appendingPathComponent("frozen")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("a.sqlite").path
+        let server = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", path, "--log-level", "warning"], in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, url: "/a", body: "kept")
+        guard try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["+i", folder.path], in: directory, seconds: 10).status == 0 else {
+            _ = try server.terminate()
+            throw XCTSkip("chattr +i is not possible here (needs root and a file system that supports it)")
+        }
+        defer { _ = try? ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/chattr"), ["-i", folder.path], in: directory, seconds: 10) }
+        XCTAssertEqual(try client.request("GET", "/a").text, "kept")
+        let ended = try server.terminate()
+        XCTAssertEqual(ended.status, 0, ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("-wal ("), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("could not be copied into the file and removed at this clean stop"), ended.stderr)
+    }
+
     // MARK: - Helpers
 
     /// A stopped Catbird database with the mock `GET /other` → "the replacement's" (no `-wal`).
