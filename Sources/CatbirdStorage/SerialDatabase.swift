@@ -103,12 +103,19 @@ public final class SerialDatabase: Sendable {
     ) throws -> T {
         let deadline = max(start + Database.busyTimeout, ContinuousClock.now + Self.turnFloor)
         guard turns.take(until: deadline) else {
-            throw SQLiteError(
+            let busy = SQLiteError(
                 code: SQLITE_BUSY, message: "the write connection stayed in use for the change's \(Database.busyTimeout) (other changes waiting for another process's lock)")
+            faults?.recordBusy(busy)
+            throw busy
         }
-        return try used { database in
-            let left = Database.busyTimeout - (ContinuousClock.now - start)
-            return try database.withBusyTimeout(left > .zero ? max(left, floor) : .milliseconds(1)) { try body(database) }
+        do {
+            return try used { database in
+                let left = Database.busyTimeout - (ContinuousClock.now - start)
+                return try database.withBusyTimeout(left > .zero ? max(left, floor) : .milliseconds(1)) { try body(database) }
+            }
+        } catch let error as SQLiteError {
+            faults?.recordBusy(error)  // only a busy or locked error: health says so (tester46b-F6)
+            throw error
         }
     }
 

@@ -179,6 +179,21 @@ public final class StorageFaults: Sendable {
         }
     }
 
+    /// Records a write that waited out its whole busy timeout (5 s) for another connection's
+    /// lock (a control change answered 503 busy) as a fault of the writing kind, so that health
+    /// says so until a write commits again (``clear()``, or ``recheckWriting(on:notMoreOftenThan:)``'s
+    /// probe once the lock ends). Busy errors are not recorded by ``record(_:)``: the journal
+    /// writer retries them and says so itself; a control change has no retry, and while another
+    /// process held the lock every change got 503 but health said ok (tester finding tester46b-F6).
+    public func recordBusy(_ error: SQLiteError) {
+        guard error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED else { return }
+        let reason = "the database is busy: another connection has held its write lock past a change's 5 s wait "
+            + "(another process writing, or a long VACUUM); changes are refused with 503 until it ends"
+        state.withLock { state in
+            state.writing = Fault(kind: .writing, reason: reason, detail: error.description, since: state.writing?.since ?? Date())
+        }
+    }
+
     /// Forgets a fault of the writing kind: a write has just committed. A corruption stays.
     public func clear() {
         state.withLock { $0.writing = nil }

@@ -30,6 +30,31 @@ final class ControlBusyWaitTests: ServerTestCase {
         XCTAssertEqual(retried.status, 201, retried.text)
     }
 
+    /// Tester finding tester46b-F6, its steps: while another process held the write lock, every
+    /// control change got 503 after 5 s but health answered 200 `ok` (until an app request was
+    /// journaled). Health now says the database is busy until a write commits again, and is ok
+    /// once the lock ends.
+    func testHealthSaysBusyWhileAControlChangeWasRefusedForAnotherProcesssLock() throws {
+        let python = try SQLiteWriteLock.hold(server.databasePath, seconds: 8)
+        defer { if python.isRunning { python.terminate() }; python.waitUntilExit() }
+        usleep(300_000)
+        let answer = try client.json("POST", "/catbird/api/mocks", Self.update("/x"))
+        XCTAssertEqual(answer.status, 503, answer.text)
+        let health = try client.request("GET", "/catbird/api/health")
+        XCTAssertEqual(health.status, 503, health.text)
+        XCTAssertEqual(health.object["status"] as? String, "degraded", health.text)
+        XCTAssertTrue((health.object["reason"] as? String ?? "").contains("the database is busy"), health.text)
+        python.waitUntilExit()
+        var status = 0
+        let deadline = ContinuousClock.now + .seconds(15)
+        while status != 200, ContinuousClock.now < deadline {
+            status = try client.request("GET", "/catbird/api/health").status
+            if status != 200 { usleep(200_000) }
+        }
+        XCTAssertEqual(status, 200, "ok once the lock ended, with no other write")
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", Self.update("/x")).status, 201)
+    }
+
     /// Tester finding tester44b-F3, its steps: while another process holds the write lock (here
     /// 9 s), updates `/a`, `/b`, `/c` and `/d` of one tenant are sent 50 ms apart, each on its
     /// own connection. `/a` got its 503 after 5 s, but each one queued behind it began its own
