@@ -111,6 +111,29 @@ extension ForeignStubShapeTests {
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", refused.action).status, 201)
     }
 
+    /// tester47a-F5, its stubs: numbers changed in silence (200.5 shown as 200, a limit of
+    /// 2^63-1 as 10^15, a delay of -1 ms as none), and a note quoting the held number rather
+    /// than the stub's.
+    func testANumberChangedBeyondItsRoundingIsNamedAsWritten() throws {
+        let cases = [
+            (#"{"request":{"method":"GET","url":"/a"},"response":{"status":200.5}}"#, #""status": 200.5 (not a whole number, cut to one)"#),
+            (#"{"request":{"method":"GET","url":"/a"},"response":{"status":99999999999999999999999}}"#, #""status": 1e+23 (past 10^15)"#),
+            (#"{"httpRequest":{"method":"GET","path":"/a"},"httpResponse":{"statusCode":200},"times":{"remainingTimes":9223372036854775807}}"#,
+             #""remainingTimes": 9.223372036854776e+18 (past 10^15): no limit is shown"#),
+            (#"{"httpRequest":{"method":"GET","path":"/a"},"httpResponse":{"statusCode":200},"times":{"remainingTimes":1.5}}"#,
+             #""remainingTimes": 1.5 (not a whole number, cut to one): no limit is shown"#),
+            (#"{"request":{"method":"GET","url":"/a"},"response":{"status":200,"fixedDelayMilliseconds":-1}}"#,
+             #""fixedDelayMilliseconds": -1 (below zero): no delay is shown"#),
+            (#"{"request":{"method":"GET","url":"/a"},"response":{"status":200,"fixedDelayMilliseconds":1e20}}"#,
+             #""fixedDelayMilliseconds": 1e+20 (past 10^15): no delay is shown"#),
+        ]
+        for (stub, note) in cases {
+            let shown = try translated(stub)
+            XCTAssertTrue(shown.reason.contains(note), "\(note): \(shown.reason)")
+            XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", shown.action).status, 201, shown.action)
+        }
+    }
+
     /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
     /// that answered no real id.
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {

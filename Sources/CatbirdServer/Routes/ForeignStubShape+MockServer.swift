@@ -64,6 +64,7 @@ extension ForeignStubShape {
         if case let .object(response)? = expectation["httpResponse"] {
             if let status = number(response["statusCode"]) {
                 t.response.status = whole(status)
+                if let note = changedNumber("statusCode", response["statusCode"], status, fractions: false, negative: true) { t.notes.append(note) }
             } else if let status = response["statusCode"] {
                 t.notes.append(notANumber("statusCode", status) + "; 200 is shown")
             }

@@ -75,7 +75,11 @@ extension ForeignStubShape.Translation {
             notes.append("the response's \"delay\" (its \"value\" is not a number)")
             return
         }
-        response.delay = ForeignStubShape.whole(value * seconds, .up)
+        if let note = ForeignStubShape.changedNumber("value", members["value"], value * seconds, fractions: true, negative: false) {
+            notes.append("the response's \"delay\"'s " + note + ": no delay is shown")
+        } else {
+            response.delay = ForeignStubShape.whole(value * seconds, .up)
+        }
         for key in members.keys.sorted() where key != "timeUnit" && key != "value" {
             notes.append("the response's \"delay\"'s \(JSONText.string(key))")
         }
@@ -106,6 +110,10 @@ extension ForeignStubShape.Translation {
         guard let remaining = members["remainingTimes"] else { return }
         guard let count = ForeignStubShape.number(remaining) else {
             notes.append(ForeignStubShape.notANumber("remainingTimes", remaining))
+            return
+        }
+        if let note = ForeignStubShape.changedNumber("remainingTimes", remaining, count, fractions: false, negative: true) {
+            notes.append(note + ": no limit is shown")
             return
         }
         let limit = ForeignStubShape.whole(count)

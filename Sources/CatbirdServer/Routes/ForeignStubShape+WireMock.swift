@@ -94,6 +94,7 @@ extension ForeignStubShape {
         if case let .object(response)? = stub["response"] {
             if let status = number(response["status"]) {
                 t.response.status = whole(status)
+                if let note = changedNumber("status", response["status"], status, fractions: false, negative: true) { t.notes.append(note) }
             } else if let status = response["status"] {
                 t.notes.append(notANumber("status", status) + "; 200 is shown")
             }
@@ -126,7 +127,11 @@ extension ForeignStubShape {
             if response["jsonBody"] == .null { bodyKeys.insert("jsonBody") }
             let served = bodyKeys.first.map { "WireMock serves \(JSONText.string($0)) when both are given" } ?? ""
             if let milliseconds = number(response["fixedDelayMilliseconds"]) {
-                t.response.delay = whole(milliseconds / 1000, .up)
+                if let note = changedNumber("fixedDelayMilliseconds", response["fixedDelayMilliseconds"], milliseconds, fractions: true, negative: false) {
+                    t.notes.append(note + ": no delay is shown")
+                } else {
+                    t.response.delay = whole(milliseconds / 1000, .up)
+                }
             } else if let delay = response["fixedDelayMilliseconds"] {
                 t.notes.append(notANumber("fixedDelayMilliseconds", delay))
             }

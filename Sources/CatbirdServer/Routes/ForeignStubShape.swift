@@ -339,6 +339,19 @@ enum ForeignStubShape {
         return Int(min(bound, max(-bound, value.rounded(rule))))
     }
 
+    /// The note for a number `whole(_:_:)` changes beyond its rounding, quoting what the stub
+    /// wrote (`key`, `value`): past ±10^15, a fraction where a whole number is meant
+    /// (`fractions` false), or below zero where none may be (`negative` false); nil when none
+    /// applies (tester finding tester47a-F5: 200.5 was shown as 200, a limit of 2^63-1 as
+    /// 10^15, and a note quoted the held number rather than the stub's).
+    static func changedNumber(_ key: String, _ value: JSONValue?, _ number: Double, fractions: Bool, negative: Bool) -> String? {
+        let written = value.map { JSONText.shortText($0.jsonText) } ?? "\(number)"
+        if abs(number) > 1e15 || !number.isFinite { return "\(JSONText.string(key)): \(written) (past 10^15)" }
+        if !fractions, number.rounded(.towardZero) != number { return "\(JSONText.string(key)): \(written) (not a whole number, cut to one)" }
+        if !negative, number < 0 { return "\(JSONText.string(key)): \(written) (below zero)" }
+        return nil
+    }
+
     /// The note for a numeric field given something else: `"status": {"a":1} (not a number)`.
     static func notANumber(_ key: String, _ value: JSONValue) -> String {
         "\(JSONText.string(key)): \(JSONText.shortText(value.jsonText)) (not a number)"
