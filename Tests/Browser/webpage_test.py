@@ -196,6 +196,13 @@ def wait_live(driver):
     wait(driver, lambda d: d.find_element(By.ID, "status").text == "live", message="page never went live")
 
 
+def open_paused(driver, server, tenant):
+    """Opens the page on `tenant`, waits until it is live, and pauses it."""
+    driver.get(server.url + "/catbird?tenant=" + tenant)
+    wait_live(driver)
+    driver.find_element(By.ID, "pause").click()
+
+
 def set_hidden(driver, hidden):
     """Makes the page in the current tab see itself hidden (or shown again), as a browser tab
     behind another does: headless Chromium reports every tab `visible` (checked: a tab behind a
@@ -1280,10 +1287,8 @@ def test_resume_after_more_than_five_hundred_arrivals_counts_them_and_shows_the_
     tenant = "pz5"
     for index in range(50):
         server.request("GET", f"/pre/{index}", tenant=tenant)
-    driver.get(server.url + "/catbird?tenant=" + tenant)
-    wait_live(driver)
-    wait(driver, lambda d: len(rows(d)) == 50, message="50 rows")
-    driver.find_element(By.ID, "pause").click()
+    open_paused(driver, server, tenant)
+    assert len(rows(driver)) == 50, "50 rows"
     flood(server, 1200, tenant)
     wait(driver, lambda d: d.find_element(By.ID, "status").text == "paused · 1200 new", timeout=15,
          message="every arrival counted")
@@ -1305,9 +1310,7 @@ def test_resume_on_an_empty_journal_after_a_burst_offers_the_older_arrivals(serv
     # tester47a-F10: Pause on an empty journal, 700 arrive, Resume: the newest 500 were shown
     # and no Load older reached the other 200.
     tenant = "pz-empty"
-    driver.get(server.url + "/catbird?tenant=" + tenant)
-    wait_live(driver)
-    driver.find_element(By.ID, "pause").click()
+    open_paused(driver, server, tenant)
     flood(server, 700, tenant)
     wait(driver, lambda d: d.find_element(By.ID, "status").text == "paused · 700 new", timeout=15, message="every arrival counted")
     driver.find_element(By.ID, "pause").click()
