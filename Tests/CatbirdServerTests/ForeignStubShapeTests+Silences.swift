@@ -134,6 +134,17 @@ extension ForeignStubShapeTests {
         }
     }
 
+    /// tester47a-F4: a stub naming a key twice was translated with one of its values in
+    /// silence (WireMock and MockServer read the last).
+    func testAKeyGivenTwiceIsNamed() throws {
+        let twice = try translated(#"{"request":{"method":"GET","url":"/a"},"response":{"status":201,"status":404}}"#)
+        XCTAssertTrue(twice.reason.contains(
+            #"The stub names a key twice (the JSON object 'response' has the key "status" more than once; give each key once): "#
+                + "WireMock and MockServer read its last value"), twice.reason)
+        XCTAssertTrue(twice.reason.hasSuffix("(README.md#coming-from-wiremock-or-mockserver)"), twice.reason)
+        XCTAssertFalse(try translated(#"{"request":{"method":"GET","url":"/a"},"response":{"status":201}}"#).reason.contains("twice"))
+    }
+
     /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
     /// that answered no real id.
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {

@@ -17,6 +17,17 @@ enum ForeignStubShape {
     ///   values: it is parsed whole, with no limit of its own (tester finding T17-F2: this parse
     ///   of a refused 40 MB body of 20 million values held 1.4 GB for minutes).
     static func reason(for body: [UInt8]) -> String? {
+        guard let translated = translation(of: body) else { return nil }
+        // A key given twice: the translation read one value, WireMock and MockServer (Jackson)
+        // the last (tester finding tester47a-F4: it was translated in silence).
+        guard let twice = JSONTextCheck.scan(body, valueLimit: JSONBody.valueLimit).duplicateKeyReason,
+              let end = translated.range(of: " (README.md#coming-from-wiremock-or-mockserver)", options: .backwards) else { return translated }
+        return translated[..<end.lowerBound] + " The stub names a key twice (\(twice)): WireMock and MockServer read its last value, "
+            + "this translation may have read another" + translated[end.lowerBound...]
+    }
+
+    /// ``reason(for:)`` but for a key given twice.
+    private static func translation(of body: [UInt8]) -> String? {
         guard let value = JSONValue(json: Data(body)) else { return nil }
         var stub = value
         var count = 1
