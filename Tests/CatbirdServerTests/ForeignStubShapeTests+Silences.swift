@@ -145,6 +145,21 @@ extension ForeignStubShapeTests {
         XCTAssertFalse(try translated(#"{"request":{"method":"GET","url":"/a"},"response":{"status":201}}"#).reason.contains("twice"))
     }
 
+    /// tester47a-F6, its expectations: a JSON Schema header value became a regexp of its JSON
+    /// text (a mock nothing matches) in silence; an optional `?X-Foo` was called an invalid name;
+    /// `pathParameters` naming no `{name}` of the path was said to have been substituted.
+    func testMockServerMatcherObjectsAndOptionalHeadersAreNamed() throws {
+        let schema = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/sch","headers":{"X-Id":[{"schema":{"type":"string","pattern":"^[0-9]+$"}}]}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(schema.reason.contains(#"the header matcher of "X-Id" (a JSON Schema or matcher object, which Catbird has not)"#), schema.reason)
+        XCTAssertTrue(schema.action.contains(#""headers":{}"#), schema.action)
+        let optional = try translated(#"{"httpRequest":{"method":"GET","path":"/h","headers":{"?X-Foo":["1"]}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(optional.reason.contains(#"the header matcher of "?X-Foo" (an optional header, which Catbird has not"#), optional.reason)
+        let other = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/users/{id}","pathParameters":{"other":["1"]}},"httpResponse":{"statusCode":200}}"#)
+        XCTAssertTrue(other.reason.contains(#""pathParameters" (none of its names is a {name} of the path"#), other.reason)
+    }
+
     /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
     /// that answered no real id.
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {

@@ -25,9 +25,12 @@ extension ForeignStubShape {
                     t.noURL = "its \"path\" \(JSONText.shortString(path)) is a negation (\"!\"), which Catbird has not"
                 } else if case let .object(parameters)? = request["pathParameters"], !parameters.isEmpty {
                     // Tester finding tester46a-F3: `/api/users/{id}` became the literal text `{id}`.
-                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + mockServerPathTemplate(path, names: Set(parameters.keys)) + "(\\?.*)?$")
+                    let template = mockServerPathTemplate(path, names: Set(parameters.keys))
+                    t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + template + "(\\?.*)?$")
                     read.insert("pathParameters")
-                    t.notes.append("the \"pathParameters\" values (each {name} of the path is translated as any one path segment)")
+                    t.notes.append(template.contains("[^/?]+")
+                        ? "the \"pathParameters\" values (each {name} of the path is translated as any one path segment)"
+                        : "\"pathParameters\" (none of its names is a {name} of the path, which is translated as its text)")
                 } else {
                     t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + plainTextOrExpression(path, pathOnly: true) + "(\\?.*)?$")
                 }
@@ -40,6 +43,13 @@ extension ForeignStubShape {
                     // Tester finding tester46a-F7: `"!Accept"` became a header literally named so.
                     if name.hasPrefix("!") {
                         t.notes.append("the header matcher of \(JSONText.shortString(name)) (a negation, which Catbird has not)")
+                    } else if name.hasPrefix("?") {
+                        // Tester finding tester47a-F6: named an invalid header name instead.
+                        t.notes.append("the header matcher of \(JSONText.shortString(name)) (an optional header, which Catbird has not: "
+                            + "a header pattern requires the header)")
+                    } else if case let .array(list) = values, list.count == 1, case .object? = list.first {
+                        // A JSON Schema or `{"not": …, "value": …}`: no text to compare (tester47a-F6: its JSON text was).
+                        t.notes.append("the header matcher of \(JSONText.shortString(name)) (a JSON Schema or matcher object, which Catbird has not)")
                     } else if case let .array(list) = values, list.count == 1, let value = list.first.flatMap(text), !value.hasPrefix("!") {
                         let expression = plainTextOrExpression(value)
                         t.headers[name] = expression == value
