@@ -160,6 +160,19 @@ extension ForeignStubShapeTests {
         XCTAssertTrue(other.reason.contains(#""pathParameters" (none of its names is a {name} of the path"#), other.reason)
     }
 
+    /// tester47a-F3, its stubs: a `jsonBody` (or MockServer JSON body) with an id past 2^53 was
+    /// served with other digits (`9007199254740993` as `9007199254740992`), in silence.
+    func testAJSONBodyWithNumbersPastTwoToTheFiftyThreeIsNamed() throws {
+        let wireMock = try translated(#"{"request":{"method":"GET","url":"/j"},"response":{"status":200,"jsonBody":{"id":9007199254740993}}}"#)
+        XCTAssertTrue(wireMock.reason.contains(#""jsonBody" written back from its parsed JSON: its numbers past 2^53 are 64-bit floats"#),
+                      wireMock.reason)
+        let mockServer = try translated(
+            #"{"httpRequest":{"method":"GET","path":"/j"},"httpResponse":{"statusCode":200,"body":{"type":"JSON","json":{"ids":[12345678901234567890]}}}}"#)
+        XCTAssertTrue(mockServer.reason.contains(#""json" written back from its parsed JSON"#), mockServer.reason)
+        let small = try translated(#"{"request":{"method":"GET","url":"/j"},"response":{"status":200,"jsonBody":{"id":42,"x":1.5}}}"#)
+        XCTAssertFalse(small.reason.contains("written back"), small.reason)
+    }
+
     /// F3: `/api/users/{id}` with `pathParameters` became a regexp of the literal `{id}`, a mock
     /// that answered no real id.
     func testAMockServerPathTemplateIsOnePathSegmentPerParameter() throws {

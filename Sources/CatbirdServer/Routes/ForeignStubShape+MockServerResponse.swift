@@ -18,6 +18,7 @@ extension ForeignStubShape.Translation {
             if let json = body["json"] {
                 response.body = Data(Self.text(json).utf8)
                 read.insert("json")
+                if case .string = json {} else if let note = ForeignStubShape.inexactJSONBody("json", json) { notes.append(note) }
             } else if case let .string(text)? = body["string"] {
                 response.body = Data(text.utf8)
                 read.insert("string")
@@ -33,6 +34,7 @@ extension ForeignStubShape.Translation {
                 return
             }
             response.body = Data(Self.text(value).utf8)
+            if key == "json", let note = ForeignStubShape.inexactJSONBody("json", value) { notes.append(note) }
         case .string("BINARY")?:
             read.insert("base64Bytes")
             guard case let .string(base64)? = body["base64Bytes"], let bytes = Data(strictBase64: base64) else {

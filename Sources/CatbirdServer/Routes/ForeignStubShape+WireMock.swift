@@ -116,6 +116,7 @@ extension ForeignStubShape {
             } else if let json = response["jsonBody"], json != .null {
                 t.response.body = Data(json.jsonText.utf8)
                 bodyKeys.insert("jsonBody")
+                if let note = inexactJSONBody("jsonBody", json) { t.notes.append(note) }
             } else if case let .string(base64)? = response["base64Body"] {
                 t.response.body = Data(strictBase64: base64)
                 bodyKeys.insert("base64Body")

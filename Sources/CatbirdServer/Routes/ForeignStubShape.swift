@@ -363,6 +363,25 @@ enum ForeignStubShape {
         return nil
     }
 
+    /// The note for a JSON body written back from its parsed value (`key` names it) when that may
+    /// differ from the stub's text in more than key order and spacing: a number past 2^53 is
+    /// held as a 64-bit float and may lose digits (tester finding
+    /// tester47a-F3: `9007199254740993` was served as `9007199254740992.0`, in silence); nil
+    /// when it holds no such number.
+    static func inexactJSONBody(_ key: String, _ value: JSONValue) -> String? {
+        func inexact(_ value: JSONValue) -> Bool {
+            switch value {
+            case let .number(number): return abs(number) >= 9_007_199_254_740_992
+            case let .array(items): return items.contains(where: inexact)
+            case let .object(members): return members.values.contains(where: inexact)
+            default: return false
+            }
+        }
+        guard inexact(value) else { return nil }
+        return "\(JSONText.string(key)) written back from its parsed JSON: its numbers past 2^53 are 64-bit floats "
+            + "there and may read other digits than the stub's, its keys sorted; send the stub's bytes as \"body\" for them exactly"
+    }
+
     /// The note for a numeric field given something else: `"status": {"a":1} (not a number)`.
     static func notANumber(_ key: String, _ value: JSONValue) -> String {
         "\(JSONText.string(key)): \(JSONText.shortText(value.jsonText)) (not a number)"
