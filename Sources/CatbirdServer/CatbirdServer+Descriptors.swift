@@ -6,7 +6,7 @@ extension CatbirdServer {
     /// SQLite connections' database and `-wal` files (45: the write connection, the read pool, the
     /// SQL pool's readers and their checks, and the database's lock), the standard streams and
     /// `/dev/null`, the listening socket, a pipe and a timer, each worker's event and wake-up
-    /// descriptors. `ServerDescriptorTests` checks a running server against it. The figure of
+    /// descriptors. `OpenFileLimitTests` checks running servers against it. The figure of
     /// 2026-12-04 (40 + 2 per thread) had gone stale as connections were added (tester finding
     /// tester46b-F9: 61 held where 44 were counted).
     public static func idleDescriptors(threads: Int) -> Int { 57 + 2 * max(1, threads) }

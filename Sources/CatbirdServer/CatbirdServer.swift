@@ -410,7 +410,7 @@ public final class CatbirdServer: Sendable {
         closeWriter()
         if let note = companions.settle(after: lock.whereabouts(), movedTo: lock.currentName()) {
             log.warning("database \(settings.databasePath): \(note)")
-        } else if lock.truncation == nil, let left = Self.fileSize(location.path + "-wal"), left > 0 {
+        } else if lock.truncation == nil, let left = DatabaseFileLock.size(of: location.path + "-wal"), left > 0 {
             // The close's checkpoint could not copy the WAL into the file and remove it (a full
             // disk, an immutable or read-only folder): said now, or the next start's "a run that
             // did not stop cleanly" sent the operator after a crash that did not happen (tester
@@ -421,12 +421,6 @@ public final class CatbirdServer: Sendable {
         }
         lock.release()
         location.removeIfTemporary()
-    }
-
-    /// The size of the file at `path`, nil when there is none.
-    private static func fileSize(_ path: String) -> Int64? {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     /// Closes the write connection, the last on the file. When the file was truncated under the

@@ -218,7 +218,7 @@ public final class DatabaseFileLock: Sendable {
 
     /// The size of the regular file at `path` (not following a final symbolic link); nil when
     /// there is none.
-    static func size(of path: String) -> Int64? {
+    public static func size(of path: String) -> Int64? {
         var status = stat()
         guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int64(status.st_size)

@@ -19,18 +19,25 @@ enum FileSizeLimit {
     /// ``headroom``; nil when there is no such limit, it is high enough, or the database is in
     /// memory. The file's size is read as it is now (0 when it cannot be read).
     static func warning(forDatabaseAt path: String) -> String? {
+        guard let (limit, size) = shortfall(forDatabaseAt: path) else { return nil }
+        return "the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is \(limit) bytes, below the database "
+            + "file's \(size) bytes plus 64 MiB (\(size + headroom) bytes) for its -wal (checkpointed into the file only at about 4 MiB, "
+            + "larger in a burst) and the file's growth: once either reaches the limit every write fails and the server stays "
+            + "degraded, a journal clear included, until the limit is raised (prlimit --pid, or a restart with a higher one; "
+            + "README.md#storage-faults)"
+    }
+
+    /// The soft limit and the file's size (0 when it cannot be read) when the limit is below the
+    /// file at `path` plus ``headroom``; nil when there is no such limit, it is high enough, or
+    /// the database is in memory.
+    private static func shortfall(forDatabaseAt path: String) -> (limit: UInt, size: Int)? {
         guard path != ":memory:" else { return nil }
         var limit = rlimit()
         // rlim_t.max: RLIM_INFINITY, which Swift cannot import (-1 as an unsigned literal).
         guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
         let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
-        let needed = size + headroom
-        guard limit.rlim_cur < UInt(needed) else { return nil }
-        return "the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is \(limit.rlim_cur) bytes, below the database "
-            + "file's \(size) bytes plus 64 MiB (\(needed) bytes) for its -wal (checkpointed into the file only at about 4 MiB, "
-            + "larger in a burst) and the file's growth: once either reaches the limit every write fails and the server stays "
-            + "degraded, a journal clear included, until the limit is raised (prlimit --pid, or a restart with a higher one; "
-            + "README.md#storage-faults)"
+        guard limit.rlim_cur < UInt(size + headroom) else { return nil }
+        return (UInt(limit.rlim_cur), size)
     }
 
     /// What a start that failed writing the database (`reason`: an I/O error, or a "full" disk)
@@ -39,12 +46,9 @@ enum FileSizeLimit {
     /// under `ulimit -f 40` was "the disk … is full" or "could not be read or written (disk I/O
     /// error)", exit 3, with 60 GB free; the limit never named). Nil otherwise.
     static func startFailure(forDatabaseAt path: String, reason: String) -> String? {
-        guard reason.contains("disk I/O error") || reason.contains("is full"), path != ":memory:" else { return nil }
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? 0
-        guard limit.rlim_cur < UInt(size + headroom) else { return nil }
-        return "the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is \(limit.rlim_cur) bytes, below the database file's "
+        guard reason.contains("disk I/O error") || reason.contains("is full"), let (limit, size) = shortfall(forDatabaseAt: path)
+        else { return nil }
+        return "the file-size limit (RLIMIT_FSIZE: ulimit -f, LimitFSIZE=) is \(limit) bytes, below the database file's "
             + "\(size) bytes plus 64 MiB, and is the likely cause, not the disk or the file: raise the limit and start again"
     }
 }

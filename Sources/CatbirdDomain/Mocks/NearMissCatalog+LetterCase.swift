@@ -13,8 +13,7 @@ extension NearMissCatalog {
         var byLowercase: [String: [Int]] = [:]
         for (index, mock) in mocks.enumerated() {
             let url = mock.patternURL
-            guard url.kind == .equal, url.value.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
-            else { continue }
+            guard url.kind == .equal, url.value.utf8.contains(where: { ASCIICase.lower($0) != $0 }) else { continue }
             byLowercase[url.value.asciiLowercased(), default: []].append(index)
         }
         return byLowercase

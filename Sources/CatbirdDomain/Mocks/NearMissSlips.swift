@@ -44,7 +44,7 @@ enum NearMissSlips {
                     : text.contains("%20") ? text.replacingOccurrences(of: "%20", with: "+") : nil
                 if let spaces { urls.append(String(decoding: path, as: UTF8.self) + spaces) }
             }
-            if bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
+            if bytes.contains(where: { ASCIICase.lower($0) != $0 }) {
                 urls.append(String(decoding: bytes.map(ASCIICase.lower), as: UTF8.self))
             }
             return urls

@@ -25,7 +25,7 @@ extension ForeignStubShape {
                     t.noURL = "its \"path\" \(JSONText.shortString(path)) is a negation (\"!\"), which Catbird has not"
                 } else if case let .object(parameters)? = request["pathParameters"], !parameters.isEmpty {
                     // Tester finding tester46a-F3: `/api/users/{id}` became the literal text `{id}`.
-                    let template = mockServerPathTemplate(path, names: Set(parameters.keys))
+                    let template = pathTemplate(path, names: Set(parameters.keys))
                     t.url = PatternMatch(kind: .regexp, value: "(?-i)^" + template + "(\\?.*)?$")
                     read.insert("pathParameters")
                     t.notes.append(template.contains("[^/?]+")
@@ -50,7 +50,7 @@ extension ForeignStubShape {
                     } else if case let .array(list) = values, list.count == 1, case .object? = list.first {
                         // A JSON Schema or `{"not": …, "value": …}`: no text to compare (tester47a-F6: its JSON text was).
                         t.notes.append("the header matcher of \(JSONText.shortString(name)) (a JSON Schema or matcher object, which Catbird has not)")
-                    } else if case let .array(list) = values, list.count == 1, let value = list.first.flatMap(text), !value.hasPrefix("!") {
+                    } else if case let .array(list) = values, list.count == 1, let value = list.first.map(text), !value.hasPrefix("!") {
                         let expression = plainTextOrExpression(value)
                         t.headers[name] = expression == value
                             ? PatternMatch(kind: .equal, value: value) : PatternMatch(kind: .regexp, value: "(?-i)^" + expression + "$")
@@ -82,13 +82,13 @@ extension ForeignStubShape {
             case let .object(headers)?:
                 for (name, values) in headers.sorted(by: { $0.key < $1.key }) {
                     let list = if case let .array(list) = values { list } else { [values] }
-                    t.addResponseHeader(name, list.compactMap(text))
+                    t.addResponseHeader(name, list.map(text))
                 }
             case let .array(headers)?:
                 // MockServer 5's own form: [{"name": "Location", "values": ["…"]}].
                 for header in headers {
                     if case let .object(field) = header, case let .string(name)? = field["name"], case let .array(values)? = field["values"] {
-                        t.addResponseHeader(name, values.compactMap(text))
+                        t.addResponseHeader(name, values.map(text))
                     } else {
                         t.notes.append("a response header not of the form {\"name\": …, \"values\": […]}")
                     }

@@ -16,9 +16,9 @@ extension ForeignStubShape.Translation {
         switch body["type"] {
         case nil:
             if let json = body["json"] {
-                response.body = Data(Self.text(json).utf8)
+                response.body = Data(ForeignStubShape.text(json).utf8)
                 read.insert("json")
-                if case .string = json {} else if let note = ForeignStubShape.inexactJSONBody("json", json) { notes.append(note) }
+                if let note = ForeignStubShape.inexactJSONBody("json", json) { notes.append(note) }
             } else if case let .string(text)? = body["string"] {
                 response.body = Data(text.utf8)
                 read.insert("string")
@@ -30,10 +30,10 @@ extension ForeignStubShape.Translation {
             let key = body["type"] == .string("STRING") ? "string" : body["type"] == .string("JSON") ? "json" : "xml"
             read.insert(key)
             guard let value = body[key] else {
-                notes.append("the response body of type \(JSONText.string(body["type"].map(Self.text) ?? "")) without \(JSONText.string(key))")
+                notes.append("the response body of type \(JSONText.string(body["type"].map(ForeignStubShape.text) ?? "")) without \(JSONText.string(key))")
                 return
             }
-            response.body = Data(Self.text(value).utf8)
+            response.body = Data(ForeignStubShape.text(value).utf8)
             if key == "json", let note = ForeignStubShape.inexactJSONBody("json", value) { notes.append(note) }
         case .string("BINARY")?:
             read.insert("base64Bytes")
@@ -124,31 +124,5 @@ extension ForeignStubShape.Translation {
         } else {
             notes.append("\"remainingTimes\": \(limit) without \"unlimited\" (a Catbird limit answers one request at least): no limit is shown")
         }
-    }
-
-    /// A JSON value's text: a string as it is, anything else as JSON.
-    private static func text(_ value: JSONValue) -> String {
-        if case let .string(text) = value { return text }
-        return value.jsonText
-    }
-}
-
-extension ForeignStubShape {
-    /// A MockServer path with path parameters (`/api/users/{id}` and `"pathParameters": {"id":
-    /// …}`) as an ICU regular expression over the path: each `{name}` of `names` one path
-    /// segment (as WireMock's template, ``pathTemplate(_:)``), the rest literal text.
-    static func mockServerPathTemplate(_ path: String, names: Set<String>) -> String {
-        var out = ""
-        var rest = Substring(path)
-        while let first = rest.first {
-            if first == "{", let close = rest.firstIndex(of: "}"), names.contains(String(rest[rest.index(after: rest.startIndex)..<close])) {
-                out += "[^/?]+"
-                rest = rest[rest.index(after: close)...]
-            } else {
-                out += escaped(String(first))
-                rest = rest.dropFirst()
-            }
-        }
-        return out
     }
 }

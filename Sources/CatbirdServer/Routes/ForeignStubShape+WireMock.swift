@@ -102,7 +102,7 @@ extension ForeignStubShape {
                 for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                     switch value {
                     case let .string(text): t.addResponseHeader(name, [text])
-                    case let .array(values): t.addResponseHeader(name, values.compactMap(text))
+                    case let .array(values): t.addResponseHeader(name, values.map(text))
                     default: t.addResponseHeader(name, [value.jsonText])
                     }
                 }
@@ -158,17 +158,20 @@ extension ForeignStubShape {
         }
     }
 
-    /// A WireMock 3 path template as an ICU regular expression over the path: as WireMock reads
-    /// it, `{name}` is one or more characters other than `/` (here nor `?`, where the query
-    /// starts), `**` any run of characters (here up to the query), the rest literal text.
-    static func pathTemplate(_ template: String) -> String {
+    /// A path template as an ICU regular expression over the path. As WireMock 3 reads one
+    /// (`names` nil): `{name}` is one or more characters other than `/` (here nor `?`, where the
+    /// query starts), `**` any run of characters (here up to the query), the rest literal text.
+    /// As MockServer reads a path with `pathParameters` (their names in `names`): only a
+    /// `{name}` of those is a segment, and `**` is literal text.
+    static func pathTemplate(_ template: String, names: Set<String>? = nil) -> String {
         var out = ""
         var rest = Substring(template)
         while let first = rest.first {
-            if first == "{", let close = rest.dropFirst().firstIndex(of: "}"), close > rest.index(after: rest.startIndex) {
+            if first == "{", let close = rest.dropFirst().firstIndex(of: "}"), close > rest.index(after: rest.startIndex),
+               names?.contains(String(rest[rest.index(after: rest.startIndex)..<close])) ?? true {
                 out += "[^/?]+"
                 rest = rest[rest.index(after: close)...]
-            } else if rest.hasPrefix("**") {
+            } else if names == nil, rest.hasPrefix("**") {
                 out += "[^?]*"
                 rest = rest.dropFirst(2)
             } else {

@@ -387,8 +387,9 @@ enum ForeignStubShape {
         "\(JSONText.string(key)): \(JSONText.shortText(value.jsonText)) (not a number)"
     }
 
-    /// A header value given as a JSON scalar or more: its text, or its JSON.
-    static func text(_ value: JSONValue) -> String? {
+    /// A JSON value's text: a string as it is, anything else (a header value given as a number,
+    /// a body as JSON) as its JSON.
+    static func text(_ value: JSONValue) -> String {
         if case let .string(text) = value { return text }
         return value.jsonText
     }

@@ -172,15 +172,14 @@ struct Forwarding: Sendable {
         headers.append((name: "X-Forwarded-For", value: forwardedFor ?? request.clientAddress))
         if let host = request.headers.first("Host") { headers.append((name: "X-Forwarded-Host", value: host)) }
         headers.append((name: "X-Forwarded-Proto", value: "http"))
-        var body = request.body
         if request.method == "HEAD" {
-            // A HEAD goes without its body (libcurl sends none), so without the fields that
-            // describe one: RFC 9110 section 10.1.1, no `100-continue` without content (tester
-            // finding tester47a-F9: `Expect` and `Content-Encoding` went out on a bodiless HEAD).
-            body = []
+            // A HEAD goes without its body (libcurl sends none, ``CatbirdOutbound/OutboundClient``),
+            // so without the fields that describe one: RFC 9110 section 10.1.1, no `100-continue`
+            // without content (tester finding tester47a-F9: `Expect` and `Content-Encoding` went
+            // out on a bodiless HEAD).
             headers.removeAll { Self.contentFields.contains($0.name.lowercased()) }
         }
-        var outbound = OutboundRequest(method: request.method, url: destination.url, headers: headers, body: body)
+        var outbound = OutboundRequest(method: request.method, url: destination.url, headers: headers, body: request.body)
         outbound.budgetHolder = ByteBudget.Holder(request.headers.first(TenantID.headerName) ?? "")
         return outbound
     }
