@@ -939,6 +939,9 @@ function renderBody(holder, entry, side, bytes, stored) {
     const image = el("img", null, "body-image");
     image.alt = `${side} body image`;
     image.src = URL.createObjectURL(new Blob([bytes], { type: imageType }));
+    // Once decoded, the image stays shown without its blob URL: given back at once, not kept
+    // (with the body's bytes) until the page reloads.
+    image.addEventListener("load", () => URL.revokeObjectURL(image.src), { once: true });
     // Bytes that only start like an image: shown as bytes, not as a broken image (tester
     // finding tester47a-F12: PNG's signature then HTML showed nothing readable).
     image.addEventListener("error", () => {
