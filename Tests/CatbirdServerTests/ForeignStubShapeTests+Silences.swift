@@ -100,6 +100,28 @@ extension ForeignStubShapeTests {
         XCTAssertTrue(cookies.contains(#""cookies" (Catbird has no cookie matcher"#), "the notes are kept: \(cookies)")
     }
 
+    /// The last note's leftover, its stub: a WireMock stub with a 7 KB url made the action pass
+    /// the reason's 8,000 bytes, cut mid-JSON with its notes. Such a url is left out of the
+    /// action and named; the action with the url put back is taken and answers it.
+    func testALongURLIsLeftOutOfTheActionAndNamed() throws {
+        let url = "/search?q=" + String(repeating: "x", count: 7_000)
+        let stub = #"{"request":{"method":"GET","url":"\#(url)","cookies":{"s":{"equalTo":"1"}}},"response":{"status":200,"body":"found"}}"#
+        let refused = try translated(stub)
+        XCTAssertLessThan(refused.reason.utf8.count, 8_000, refused.reason)
+        XCTAssertTrue(refused.reason.contains(#"the url pattern (equal, 7010 bytes) is left out above: add it to the action's pattern as "url""#),
+                      refused.reason)
+        XCTAssertTrue(refused.reason.contains(#""cookies" (Catbird has no cookie matcher"#), "the notes are kept: \(refused.reason)")
+        XCTAssertTrue(refused.reason.hasSuffix("(README.md#coming-from-wiremock-or-mockserver)"), String(refused.reason.suffix(200)))
+        var action = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(refused.action.utf8)) as? [String: Any], refused.action)
+        var pattern = try XCTUnwrap(action["pattern"] as? [String: Any])
+        XCTAssertNil(pattern["url"], refused.action)
+        pattern["url"] = ["kind": "equal", "value": url]
+        action["pattern"] = pattern
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: action), as: UTF8.self)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", body).status, 201, body)
+        XCTAssertEqual(try client.request("GET", url).text, "found")
+    }
+
     /// tester47a-F11, its stub: several response headers `update` refuses were each named with
     /// the first one's reason.
     func testEachRefusedHeaderIsNamedWithItsOwnReason() throws {

@@ -249,6 +249,8 @@ enum ForeignStubShape {
 
         /// A value longer than this is left out of the action shown, and named: 512 bytes.
         static let shownValueLimit = 512
+        /// A url longer than this is left out of the action shown, and named: 2,048 bytes.
+        static let shownURLLimit = 2_048
         /// Room for the notes and the url in the reason, which is cut at 8,000 bytes: 6,000.
         static let notesRoom = 6_000
 
@@ -259,6 +261,13 @@ enum ForeignStubShape {
             var pattern = pattern(url: placeholder)
             var shown = response
             var notes = notes
+            // A url past the room is left out as well, and named: a 7 KB url made the action
+            // pass the reason's 8,000 bytes, cut mid-JSON.
+            if let long = url, long.value.utf8.count > Self.shownURLLimit {
+                pattern.url = placeholder
+                notes.insert("the url pattern (\(long.kind.rawValue), \(long.value.utf8.count) bytes) is left out above: add it to the "
+                    + "action's pattern as \"url\": {\"kind\": \"\(long.kind.rawValue)\", \"value\": …}", at: 0)
+            }
             if let bytes = response.body, bytes.count > Self.shownValueLimit {
                 shown.body = nil
                 notes.append("the response body (\(bytes.count) bytes) is left out above: send it as \"body\", its bytes in padded base64")
@@ -290,9 +299,11 @@ enum ForeignStubShape {
             }
             var action = Self.json(CatbirdAction.update(pattern, shown))
             var noURLSaid = ""
-            if url == nil {
+            if pattern.url == placeholder {
                 // Keys sorted: "url" is the pattern's last member.
                 if let range = action.range(of: ",\"url\":" + Self.json(placeholder), options: .backwards) { action.removeSubrange(range) }
+            }
+            if url == nil {
                 noURLSaid = " The action has no url: \(noURL); add \"url\" to its pattern (the wildcard \"*\" answers every url "
                     + "of its method and, the first added mock winning, shadows the mocks added after it)."
             }
