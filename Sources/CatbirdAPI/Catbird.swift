@@ -43,10 +43,14 @@ import FoundationNetworking
 ///
 /// Failures: `URLError` when the server cannot be reached or times out, ``CatbirdError`` when
 /// it answers with a non-2xx status, and with its 2xx status too when an answer is not
-/// Catbird's JSON (the reason names the URL and the answer's start).
+/// Catbird's JSON (the reason names the URL and the answer's start). A call Catbird refuses
+/// with 429 because its tenant already has its fair share of SQL queries or slow control calls
+/// running (docs/tenancy.md#fair-shares) did nothing and is sent again after a pause (10 ms
+/// doubling to 250 ms, or the answer's `Retry-After`), for up to 30 seconds from the first
+/// request, before that 429 is thrown.
 ///
 /// Thread safety: a `Catbird` may be shared between threads and tasks; ``parallelId`` is read
-/// once per call.
+/// once per call. Calls from many tasks at once are retried past the tenant's share, as above.
 public final class Catbird: @unchecked Sendable {
     // @unchecked Sendable: every stored property but the parallel id and the admin token is
     // immutable (`let`; `ClientSessions` is Sendable, its lazily made sessions behind locks), and

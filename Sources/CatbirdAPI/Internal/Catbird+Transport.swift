@@ -67,9 +67,12 @@ extension Catbird {
     /// session's delegate queue, with the decoded answer, a ``CatbirdError`` for a non-2xx
     /// status or for a 2xx answer that is not Catbird's JSON (tester finding tester22a-F17: the
     /// client pointed at another HTTP server), or the `URLError` of a transport failure.
+    /// A call Catbird refuses with 429 (its tenant's fair share taken, nothing done) is sent
+    /// again after a pause, for up to 30 seconds (``BusyRetry``); each request is run through
+    /// `attempts`, which cancels the one under way. Returns the first request.
     @discardableResult
     func start<Output>(
-        _ call: APICall<Output>, parallelId: String?, on session: URLSession,
+        _ call: APICall<Output>, parallelId: String?, on session: URLSession, attempts: CallAttempts = CallAttempts(),
         completion: @escaping @Sendable (Result<Output, any Error>) -> Void
     ) -> URLSessionTask {
         let decode = call.decode
@@ -84,26 +87,36 @@ extension Catbird {
             session.delegateQueue.addOperation { completion(.failure(refusal)) }
             return task
         }
-        let task = session.dataTask(with: request) { data, response, error in
-            completion(Result {
-                if let error { throw error }
-                guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-                guard (200..<300).contains(http.statusCode) else {
-                    let failure = CatbirdError(statusCode: http.statusCode, body: data ?? Data())
-                    if let recover, CatbirdError.isCatbirdsError(data ?? Data()), let recovered = recover(failure) { return recovered }
-                    throw failure
+        let firstSent = Date()
+        @Sendable func attempt(_ number: Int) -> URLSessionTask {
+            session.dataTask(with: request) { data, response, error in
+                if error == nil, BusyRetry.isRefusal(response, data: data),
+                   let pause = BusyRetry.pause(before: number, retryAfter: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After"),
+                                               firstSent: firstSent) {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + pause) { attempts.run(attempt(number + 1)) }
+                    return
                 }
-                if let statuses, !statuses.contains(http.statusCode) {
-                    throw CatbirdError(unexpectedStatus: data ?? Data(), response: http, request: request, base: base, expected: statuses)
-                }
-                do {
-                    return try decode(data ?? Data())
-                } catch let error as DecodingError {
-                    throw CatbirdError(unreadableAnswer: data ?? Data(), response: http, request: request, base: base, error: error)
-                }
-            })
+                completion(Result {
+                    if let error { throw error }
+                    guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                    guard (200..<300).contains(http.statusCode) else {
+                        let failure = CatbirdError(statusCode: http.statusCode, body: data ?? Data())
+                        if let recover, CatbirdError.isCatbirdsError(data ?? Data()), let recovered = recover(failure) { return recovered }
+                        throw failure
+                    }
+                    if let statuses, !statuses.contains(http.statusCode) {
+                        throw CatbirdError(unexpectedStatus: data ?? Data(), response: http, request: request, base: base, expected: statuses)
+                    }
+                    do {
+                        return try decode(data ?? Data())
+                    } catch let error as DecodingError {
+                        throw CatbirdError(unreadableAnswer: data ?? Data(), response: http, request: request, base: base, error: error)
+                    }
+                })
+            }
         }
-        task.resume()
+        let task = attempt(1)
+        attempts.run(task)
         return task
     }
 
@@ -126,13 +139,14 @@ extension Catbird {
         if let refusal = call.refusal { throw refusal }  // nothing to send, nothing to wait for
         let outcome = Locked<Result<Output, any Error>?>(nil)
         let answered = DispatchSemaphore(value: 0)
-        let task = start(call, parallelId: parallelId, on: sessions.performSession(longPoll: call.timeout != nil)) { result in
+        let attempts = CallAttempts()
+        start(call, parallelId: parallelId, on: sessions.performSession(longPoll: call.timeout != nil), attempts: attempts) { result in
             outcome.withLock { $0 = result }
             answered.signal()
         }
         if let syncDeadline {
             guard answered.wait(timeout: .now() + syncDeadline + (call.timeout ?? 0)) == .success else {
-                task.cancel()
+                attempts.cancel()
                 throw URLError(.timedOut)
             }
         } else {
@@ -159,31 +173,15 @@ extension Catbird {
     @available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
     func perform<Output>(_ call: APICall<Output>, parallelId: String?) async throws -> Output {
         if let refusal = call.refusal { throw refusal }
-        let running = Locked<RunningTask>(RunningTask())
+        let attempts = CallAttempts()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
-                let task = start(call, parallelId: parallelId, on: sessions.performSession(longPoll: call.timeout != nil)) { continuation.resume(with: $0) }
-                let cancelled = running.withLock { state in
-                    state.task = task
-                    return state.isCancelled
+                start(call, parallelId: parallelId, on: sessions.performSession(longPoll: call.timeout != nil), attempts: attempts) {
+                    continuation.resume(with: $0)
                 }
-                if cancelled { task.cancel() }
             }
         } onCancel: {
-            let task = running.withLock { state in
-                state.isCancelled = true
-                return state.task
-            }
-            task?.cancel()
+            attempts.cancel()
         }
     }
-}
-
-/// The request of an async call, for its cancellation handler.
-private struct RunningTask: @unchecked Sendable {
-    // @unchecked Sendable: URLSessionTask is documented thread-safe (its state and cancel()
-    // may be used from any thread) though not marked Sendable on every platform; this value
-    // only ever lives inside a `Locked` box.
-    var task: URLSessionTask?
-    var isCancelled = false
 }
