@@ -19,9 +19,11 @@ extension Catbird {
 
     /// Every tenant on the server with its counts, default tenant first, then by id
     /// (`GET /catbird/api/tenants`, a page of 1,000 tenants a call, asked for until the last:
-    /// tester finding T11-F3). An admin call: sent without `X-Catbird-Parallel-Id`
-    /// whatever ``parallelId`` is (a shard would see only its own row), and with
-    /// ``adminToken`` when the server has one (else 401).
+    /// tester finding T11-F3). An admin call on a client made without a parallel id: sent
+    /// with ``adminToken`` when the server has one (else 401). A client with a ``parallelId``
+    /// sends it and gets the server's answer to that shard, its own tenant's row alone (none
+    /// before its first mock or request), never the admin's list, whatever its token (tester
+    /// finding tester48c-F2: a shard's client listed every tenant).
     ///
     /// - Throws: ``CatbirdError``, `URLError` on a transport failure, ``CatbirdError`` for an
     ///   unreadable answer. A server with an admin token answers a caller without it with the
@@ -34,8 +36,9 @@ extension Catbird {
     public func tenants() throws -> [Tenant] {
         var tenants: [Tenant] = []
         var after: String?
+        let shard = scopedParallelId
         while true {
-            let page = try perform(APICall.tenants(after: after, sendsToken: adminToken != nil), parallelId: nil)
+            let page = try perform(APICall.tenants(after: after, sendsToken: adminToken != nil, asShard: shard != nil), parallelId: shard)
             tenants += page.tenants
             guard let next = page.next(after: after) else { return tenants }
             after = next
@@ -51,8 +54,9 @@ extension Catbird {
     public func tenants() async throws -> [Tenant] {
         var tenants: [Tenant] = []
         var after: String?
+        let shard = scopedParallelId
         while true {
-            let page = try await perform(APICall.tenants(after: after, sendsToken: adminToken != nil), parallelId: nil)
+            let page = try await perform(APICall.tenants(after: after, sendsToken: adminToken != nil, asShard: shard != nil), parallelId: shard)
             tenants += page.tenants
             guard let next = page.next(after: after) else { return tenants }
             after = next
@@ -60,7 +64,10 @@ extension Catbird {
     }
 
     /// Drops the tenant `id`, its mocks and its journal (`DELETE /catbird/api/tenants/{id}`).
-    /// An admin call: sent without `X-Catbird-Parallel-Id`, with ``adminToken`` when set.
+    /// An admin call on a client made without a parallel id: sent with ``adminToken`` when
+    /// set. A client with a ``parallelId`` sends it (and no token), so it drops only its own
+    /// tenant: another `id` is answered 403 and thrown (tester finding tester48c-F2: a shard's
+    /// client dropped another shard's mocks and journal on a server without a token).
     /// `id` is read by the parallel-id rule (``parallelId``: spaces, tabs and line breaks at
     /// either end dropped).
     ///
@@ -71,12 +78,13 @@ extension Catbird {
     /// ``dropTenant()`` on a client made without a parallel id.
     ///
     /// - Returns: true when the tenant was dropped; false when the server had no such tenant.
-    /// - Throws: ``CatbirdError`` (400 for an `id` that names no tenant), `URLError` on a
-    ///   transport failure.
+    /// - Throws: ``CatbirdError`` (400 for an `id` that names no tenant, 403 for another
+    ///   tenant's on a client with a parallel id), `URLError` on a transport failure.
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) throws -> Bool {
-        try drop(try Self.tenantToDrop(id), sentAs: nil, admin: true)
+        let shard = scopedParallelId
+        return try drop(try Self.tenantToDrop(id), sentAs: shard, admin: shard == nil)
     }
 
     /// Drops the tenant `id`; see the synchronous form.
@@ -87,7 +95,14 @@ extension Catbird {
     @discardableResult
     @_disfavoredOverload
     public func dropTenant(id: String) async throws -> Bool {
-        try await drop(try Self.tenantToDrop(id), sentAs: nil, admin: true)
+        let shard = scopedParallelId
+        return try await drop(try Self.tenantToDrop(id), sentAs: shard, admin: shard == nil)
+    }
+
+    /// ``parallelId`` (read once) when it names a shard, nil for the default tenant's client
+    /// (the admin's on a server without a token).
+    private var scopedParallelId: String? {
+        parallelId.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// `id` read by the parallel-id rule; throws 400 when it names no tenant.
@@ -108,12 +123,15 @@ extension APICall where Output == TenantList {
     /// `GET /catbird/api/tenants`: the page after the tenant `after` (the first page when nil);
     /// `sendsToken` tells whether the call carries ``Catbird/adminToken``, for the error of an
     /// answer as to a caller that is not the admin.
-    static func tenants(after: String?, sendsToken: Bool) -> APICall {
-        APICall(method: "GET", path: ["catbird", "api", "tenants"], query: after.map { [("after", $0)] } ?? []) { data in
+    /// `asShard`: sent with a shard's parallel id, whose answer is its own row (not the
+    /// admin's list, and without the token).
+    static func tenants(after: String?, sendsToken: Bool, asShard: Bool) -> APICall {
+        let call = APICall(method: "GET", path: ["catbird", "api", "tenants"], query: after.map { [("after", $0)] } ?? []) { data in
             let list = try JSONDecoder().decode(TenantList.self, from: data)
-            guard list.admin != false else { throw CatbirdError.notAdmin(sentToken: sendsToken) }
+            guard asShard || list.admin != false else { throw CatbirdError.notAdmin(sentToken: sendsToken) }
             return list
-        }.asAdmin
+        }
+        return asShard ? call : call.asAdmin
     }
 }
 

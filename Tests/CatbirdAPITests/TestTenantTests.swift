@@ -126,8 +126,45 @@ final class TestTenantTests: CatbirdTestCase {
             try await tenant.send(.update(RequestPattern(method: .GET, url: PatternMatch.regexp("(")), ResponseMock()))
         }
         let listed = try await tenant.catbird.tenants().map(\.id)
-        XCTAssertEqual(listed, ["", tenant.parallelId])
+        XCTAssertEqual(listed, [tenant.parallelId], "a shard's client lists its own tenant (tester48c-F2)")
         try server.catbird().send(.add(LoginMock.blockedUserError))  // the default tenant's, untouched by the tear-down
+    }
+
+    /// tester48c-F2, its calls: a shard's client (`parallelId: "attacker"`) listed every
+    /// tenant and dropped the tenant "victim", its mocks and journal, on a server without an
+    /// admin token: `tenants()` and `dropTenant(id:)` were sent without its parallel id. They
+    /// now act as the shard, as every other call does.
+    func testAShardsClientListsAndDropsOnlyItsOwnTenant() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let victim = server.catbird("victim")
+        try victim.send(.update(RequestPattern(method: .GET, url: "/v"), ResponseMock()))
+        XCTAssertEqual(try server.appRequest("GET", "/v", parallelId: "victim").status, 200)
+        let shard = server.catbird("attacker")
+        try shard.send(.add(LoginMock.success))
+        XCTAssertEqual(try shard.tenants().map(\.id), ["attacker"])
+        let refused = assertCatbirdError(403, try shard.dropTenant(id: "victim"))
+        XCTAssertTrue(refused?.reason?.contains("may act on only its own tenant") == true, String(describing: refused))
+        XCTAssertEqual(try victim.mocks().count, 1, "the other shard's mocks are kept")
+        XCTAssertEqual(try victim.allRequests().count, 1, "and its journal")
+        XCTAssertEqual(try server.catbird().tenants().map(\.id), ["", "attacker", "victim"])
+        // Its own tenant it drops, by id as with dropTenant().
+        XCTAssertTrue(try shard.dropTenant(id: "attacker"))
+        XCTAssertEqual(try server.catbird().tenants().map(\.id), ["", "victim"])
+    }
+
+    /// tester48c-F2, the `async` forms.
+    func testAShardsClientListsAndDropsOnlyItsOwnTenantAsync() async throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        try server.catbird("victim").send(.update(RequestPattern(method: .GET, url: "/v"), ResponseMock()))
+        let shard = server.catbird("attacker")
+        try shard.send(.add(LoginMock.success))
+        let listed = try await shard.tenants().map(\.id)
+        XCTAssertEqual(listed, ["attacker"])
+        await assertCatbirdErrorAsync(403) { try await shard.dropTenant(id: "victim") }
+        let victimMocks = try await server.catbird("victim").mocks()
+        XCTAssertEqual(victimMocks.count, 1, "the other shard's mocks are kept")
     }
 
     func testTheAdminListsAndDropsAnyTenant() throws {
@@ -136,19 +173,19 @@ final class TestTenantTests: CatbirdTestCase {
         try server.catbird("shard-a").send(.add(LoginMock.success))
         try server.catbird("shard-b").send(.add(LoginMock.success))
         _ = try server.appRequest("POST", "/login", parallelId: "shard-b")
-        // Admin calls go without the header, whatever the client's own parallel id.
-        let shardClient = server.catbird("shard-a")
-        let tenants = try shardClient.tenants()
+        let admin = server.catbird()
+        let tenants = try admin.tenants()
         XCTAssertEqual(tenants.map(\.id), ["", "shard-a", "shard-b"])
         XCTAssertEqual(tenants.map(\.mocks), [0, 1, 1])
         XCTAssertEqual(tenants.map(\.requests), [0, 0, 1])
-        XCTAssertEqual(try shardClient.dropTenant(id: "shard-b"), true)
-        XCTAssertEqual(try shardClient.tenants().map(\.id), ["", "shard-a"])
-        XCTAssertFalse(try shardClient.dropTenant(id: "shard-b"), "no such tenant any more")
+        XCTAssertEqual(try admin.dropTenant(id: "shard-b"), true)
+        XCTAssertEqual(try admin.tenants().map(\.id), ["", "shard-a"])
+        XCTAssertFalse(try admin.dropTenant(id: "shard-b"), "no such tenant any more")
         try server.catbird().send(.add(LoginMock.success))
         // An id that names no tenant is refused (tester44c-F4); the default tenant is emptied
         // by dropTenant() on a client without a parallel id.
-        assertCatbirdError(400, try shardClient.dropTenant(id: ""))
+        assertCatbirdError(400, try admin.dropTenant(id: ""))
+        assertCatbirdError(400, try server.catbird("shard-a").dropTenant(id: ""))
         XCTAssertEqual(try server.catbird().mocks().count, 1)
         XCTAssertEqual(try server.catbird().dropTenant(), true, "the default tenant is emptied")
         XCTAssertEqual(try server.catbird().mocks().count, 0)
