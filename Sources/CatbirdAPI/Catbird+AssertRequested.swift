@@ -96,6 +96,13 @@ struct RequestedMismatch {
     /// contains it that neither list above shows, whatever answered them.
     var similar: (path: String, requests: [CatbirdRequest])?
 
+    /// The reason of the 404 Catbird answered `entry` with, as the journal kept it; nil for
+    /// another answer, or a body the journal cut.
+    private static func notFoundReason(of entry: CatbirdRequest) -> String? {
+        guard entry.response.status == 404, !entry.response.bodyTruncated else { return nil }
+        return (try? JSONDecoder().decode(CatbirdErrorBody.self, from: entry.response.body))?.reason
+    }
+
     var message: String {
         let place = tenant.isEmpty ? "the default tenant" : "tenant \(JSONValue.string(tenant).jsonText)"
         var lines = ["expected \(times) request\(times == 1 ? "" : "s") matching \(pattern.summary) in \(place), found \(count)"]
@@ -124,6 +131,10 @@ struct RequestedMismatch {
                 if let closest = misses.first {
                     lines.append("    closest: \(closest.summary)")
                     lines += misses.dropFirst().map { "    then: \($0.summary)" }
+                } else if let reason = Self.notFoundReason(of: entry) {
+                    // No near miss, but the 404 said why (a mock used up by its limit; tester
+                    // finding tester48c-F8: "no mocks to compare with" hid it).
+                    lines.append("    \(reason)")
                 } else {
                     lines.append("    no mocks to compare with")
                 }

@@ -82,6 +82,22 @@ final class AssertRequestedTests: CatbirdTestCase {
     /// the client decodes it.
     /// A negative `times` is refused by the client, naming it, not reported as "expected -1
     /// requests …, found 0" (tester finding tester22a-F13's nit).
+    /// tester48c-F8, its mock and requests: a mock with a `limit` of 2 and three requests; the
+    /// third's 404 said the mock was used up, the failure said "no mocks to compare with".
+    func testARequestAfterAMockWasUsedUpQuotesThe404sReason() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("used-up")
+        let limited = RequestPattern(method: .GET, url: "/limited")
+        try catbird.send(.update(limited, ResponseMock(status: 200, body: Data("ok".utf8), limit: 2)))
+        let statuses = try (0..<3).map { _ in try server.appRequest("GET", "/limited", parallelId: "used-up").status }
+        XCTAssertEqual(statuses, [200, 200, 404])
+        let message = try XCTUnwrap(try catbird.requestedMismatch(limited, times: 2))
+        XCTAssertTrue(message.contains("expected 2 requests matching GET equal \"/limited\" in tenant \"used-up\", found 3"), message)
+        XCTAssertTrue(message.contains("matches it but was used up by its limit of 2"), message)
+        XCTAssertFalse(message.contains("no mocks to compare with"), message)
+    }
+
     func testANegativeTimesIsRefusedNamingIt() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
