@@ -126,4 +126,26 @@ extension ServerCore {
         if let declared = context.headers.first("Content-Length") { return declared != "0" }
         return context.headers.first("Transfer-Encoding") != nil
     }
+
+    /// The body size this head's `Content-Length` declares, in bytes; nil without one. A value
+    /// of digits past `Int`'s range (2^63 to 2^64 - 1, which libmicrohttpd reads as an unsigned
+    /// 64-bit size) is `Int.max`, refused as too large like any other past the limit (tester
+    /// finding tester48a-F2: it read as no length at all, and the body was taken without a
+    /// limit until the client gave up). libmicrohttpd refuses other forms before this is read.
+    static func declaredBodySize(_ context: RequestContext) -> Int? {
+        guard let text = context.headers.first("Content-Length") else { return nil }
+        if let size = Int(text) { return size }
+        return !text.isEmpty && text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) ? Int.max : nil
+    }
+
+    /// Whether libmicrohttpd 0.9.75 sent `100 Continue` for this head though it announced no
+    /// body (HTTP/1.1, `Expect: 100-continue`, no `Content-Length` above 0 and no
+    /// `Transfer-Encoding`): it sends one whenever no response is queued at the head.
+    static func getsContinueWithoutBody(_ context: RequestContext) -> Bool {
+        guard context.version == "HTTP/1.1",
+              let expect = context.headers.first("Expect"),
+              expect.lowercased() == "100-continue"
+        else { return false }
+        return !waitsForContinue(context)
+    }
 }

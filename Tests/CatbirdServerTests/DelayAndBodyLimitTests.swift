@@ -130,6 +130,31 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(try E2E.mocks(control, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 1)
     }
 
+    /// tester48a-F2, its heads: a `Content-Length` from 2^63 to 2^64 - 1 read as no length at
+    /// all: no 413 at the head, the body swallowed past the limit, no answer at all, on mocked
+    /// and control routes alike. Each is now the 413 a length of 2^63 - 1 got, journaled.
+    func testAContentLengthPastInt64Is413AtTheHead() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let lengths = ["9223372036854775807", "9223372036854775808", "18446744073709551614", "18446744073709551615"]
+        for length in lengths {
+            for target in ["/u64", "/catbird/api/mocks"] {
+                let raw = try RawHTTPClient(port: server.port, timeoutSeconds: 5)
+                try raw.send(raw: Array("POST \(target) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\nabc".utf8))
+                let response = try raw.readResponse()
+                E2E.assertError(response, status: 413, reasonContains: "larger than the limit")
+            }
+        }
+        let entries = try E2E.journal(try server.client(), tenant: nil)
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [413, 413, 413, 413])
+        XCTAssertEqual(entries.map { $0["problem"] as? String }, [
+            "refused before its body was read: bodySize is the declared Content-Length, not bytes received",
+            "refused before its body was read: bodySize is the declared Content-Length (9223372036854775808) held to 9223372036854775807, not bytes received",
+            "refused before its body was read: bodySize is the declared Content-Length (18446744073709551614) held to 9223372036854775807, not bytes received",
+            "refused before its body was read: bodySize is the declared Content-Length (18446744073709551615) held to 9223372036854775807, not bytes received",
+        ])
+    }
+
     /// Regression (try7a F6): a mock body under `--max-body-size` (40 MiB at the default 50 MiB)
     /// got 413 `… (CATBIRD_MAX_BODY_SIZE)`, which named neither the option nor why: the control
     /// request carries the body as base64, 4/3 of its size. Same shape at a 1,000-byte limit: a

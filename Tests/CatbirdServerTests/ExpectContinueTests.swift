@@ -78,4 +78,36 @@ final class ExpectContinueTests: XCTestCase {
         let journal = try client.request("GET", "/catbird/api/requests")
         XCTAssertTrue(journal.text.contains(Data(body.utf8).base64EncodedString()), journal.text)
     }
+
+    /// tester48a-F3, its exchange: `POST /once` with `Expect: 100-continue` and
+    /// `Content-Length: 0` (and a GET with `Expect` and no body), each with the next request
+    /// in the same write. libmicrohttpd sent `100 Continue`, refused the answer, and closed: the
+    /// `limit: 1` mock was spent, the entry said the client hung up, the next request was lost.
+    func testABodilessExpectRequestWithAPipelinedNextOneIsAnsweredAndTheNextToo() throws {
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let tenant = ("X-Catbird-Parallel-Id", "ex4")
+        let control = try server.client()
+        let once = #"{"type":"update","pattern":{"method":"POST","url":{"kind":"equal","value":"/once"},"headers":{}},"#
+            + #""response":{"status":200,"headers":{},"body":"T05DRQ==","limit":1}}"#
+        XCTAssertEqual(try control.request("POST", "/catbird/api/mocks", headers: [tenant, ("Content-Type", "application/json")],
+                                           body: Array(once.utf8)).status, 201)
+        let raw = try RawHTTPClient(port: server.port, timeoutSeconds: 5)
+        let fields = "Host: x\r\nX-Catbird-Parallel-Id: ex4\r\n"
+        let pipelined = "POST /once HTTP/1.1\r\n\(fields)Expect: 100-continue\r\nContent-Length: 0\r\n\r\n"
+            + "GET /after HTTP/1.1\r\n\(fields)Expect: 100-continue\r\n\r\n"
+            + "GET /last HTTP/1.1\r\n\(fields)Connection: close\r\n\r\n"
+        try raw.send(raw: Array(pipelined.utf8))
+        let read = raw.readUntilClosed(within: 5)
+        let text = String(decoding: read.bytes, as: UTF8.self)
+        // Each status line, wherever it starts (a JSON body runs into the next answer's).
+        let statusLines = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { "HTTP/1.1 " + ($0.components(separatedBy: "\r\n").first ?? "") }
+        XCTAssertEqual(statusLines, ["HTTP/1.1 100 Continue", "HTTP/1.1 200 OK", "HTTP/1.1 100 Continue", "HTTP/1.1 404 Not Found",
+                                     "HTTP/1.1 404 Not Found"], text)
+        XCTAssertTrue(text.contains("\r\n\r\nONCE"), text)
+        let journal = try control.request("GET", "/catbird/api/requests?bodies=false", headers: [tenant])
+        let entries = journal.object["requests"] as? [[String: Any]] ?? []
+        XCTAssertEqual(entries.map { "\($0["method"] ?? "") \($0["url"] ?? "")" }, ["POST /once", "GET /after", "GET /last"], journal.text)
+        XCTAssertEqual(entries.map { $0["problem"] as? String ?? "" }, ["", "", ""], journal.text)
+    }
 }
