@@ -8,8 +8,11 @@ extension RequestPattern {
     /// first 200 (at a Unicode scalar boundary), followed by `… (N bytes)` with its length in UTF-8 bytes, as a request body is. A mock
     /// whose body pattern holds a 4 MB upload made every miss near it a 16 MB 404 with an
     /// 8-million-character reason and an 8 MB journal row (try7b F12). The pattern itself, and
-    /// what it matches, are unchanged; a `jsonPath`'s `equalTo` is shown whole.
-    var shownInNearMisses: RequestPattern {
+    /// what it matches, are unchanged; a `jsonPath`'s `equalTo` is shown whole. Every reason
+    /// that names a pattern shows it so (a wait's 408, a warning naming an earlier mock: tester
+    /// finding tester48b-F1, a 9 KB body pattern filled the 408's 8,000 bytes and left out what
+    /// did arrive).
+    public var shownInNearMisses: RequestPattern {
         guard Self.needsCut(url.value) || headers.values.contains(where: { Self.needsCut($0.value) })
             || body.map({ Self.needsCut($0.value) }) == true
         else { return self }

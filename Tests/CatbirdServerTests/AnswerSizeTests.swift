@@ -95,6 +95,26 @@ final class AnswerSizeTests: XCTestCase {
         XCTAssertTrue(reason.hasSuffix("the journal has: GET /e\u{301} → 404, GET \(cut) → 404"), reason)
     }
 
+    /// tester48b-F1, its wait: a `contains` body pattern of 9,000 bytes filled the 408's
+    /// 8,000-byte reason, and what did arrive (the useful part) was left out. The pattern's
+    /// long values are shown cut, as in near misses.
+    func testTheWaitTimeoutCutsALongPatternAndStillListsArrivals() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let tenant = [("X-Catbird-Parallel-Id", "w408")]
+        XCTAssertEqual(try client.request("POST", "/upload", headers: tenant, body: Array("hello".utf8)).status, 404)
+        let needle = String(repeating: "N", count: 9_000)
+        let answer = try client.json(
+            "POST", "/catbird/api/requests/wait",
+            #"{"pattern":{"method":"POST","url":{"kind":"equal","value":"/upload"},"body":{"kind":"contains","value":"\#(needle)"}},"timeout":0}"#,
+            headers: tenant)
+        XCTAssertEqual(answer.status, 408, answer.text)
+        let reason = try XCTUnwrap(answer.object["reason"] as? String)
+        XCTAssertEqual(reason, #"no request matching POST equal "/upload" body contains ""# + String(repeating: "N", count: 200)
+            + #"… (9000 bytes)" arrived within 0 s; after entry 0 the journal has: POST /upload → 404"#)
+    }
+
     /// Regression: the wait route's 408 listed what arrived through a second page builder that
     /// read each entry whole (headers, near misses) and put every URL in the reason in full:
     /// 20 requests with 6,000-character URLs made a 120 KB reason. Now it reads the method, the

@@ -35,6 +35,23 @@ final class CatchAllShadowWarningTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/x").status, 200, "the catch-all answers: the warning is true")
     }
 
+    /// A warning names the earlier mock's pattern with its long values cut, as near misses do
+    /// (the kind of tester finding tester48b-F1: a reason that echoed a pattern whole).
+    func testTheWarningCutsTheEarlierMocksLongValues() throws {
+        let long = String(repeating: "v", count: 5_000)
+        XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"wildcard","value":"*\#(long)*"},"headers":{}}"#).status, 201)
+        XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"regexp","value":".*"},"headers":{}}"#).status, 201)
+        let added = try update(#"{"method":"GET","url":{"kind":"equal","value":"/x"},"headers":{}}"#)
+        let warning = try XCTUnwrap((added.object["warnings"] as? [String])?.first, added.text)
+        XCTAssertTrue(warning.contains(#"(GET regexp ".*"), added before this one"#), warning)
+        let broad = try update(#"{"method":"POST","url":{"kind":"equal","value":"/\#(long)"},"headers":{}}"#)
+        XCTAssertEqual(broad.status, 201, broad.text)
+        let behind = try update(#"{"method":"POST","url":{"kind":"equal","value":"/\#(long)"},"headers":{"X-A":{"kind":"equal","value":"1"}}}"#)
+        let shadowed = try XCTUnwrap((behind.object["warnings"] as? [String])?.first, behind.text)
+        XCTAssertTrue(shadowed.contains(#"(POST equal "/"# + String(repeating: "v", count: 199) + #"… (5001 bytes)")"#), shadowed)
+        XCTAssertLessThan(shadowed.utf8.count, 1_000, shadowed)
+    }
+
     /// A regexp catch-all (`.*`, `^.*$`) of a shard warns that shard's later mock, headers and
     /// body patterns on the later mock notwithstanding.
     func testARegexpCatchAllWarnsItsTenantsLaterMocks() throws {

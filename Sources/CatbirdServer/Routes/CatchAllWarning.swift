@@ -17,7 +17,7 @@ import CatbirdWire
 enum CatchAllWarning {
     /// The sentence naming `catchAll`, the earlier mock.
     static func warning(shadowedBy catchAll: Mock) -> String {
-        "mock \(catchAll.id) (\(catchAll.pattern.source.summary)), added before this one, matches every "
+        "mock \(catchAll.id) (\(catchAll.pattern.source.shownInNearMisses.summary)), added before this one, matches every "
             + "\(catchAll.patternMethod) request of this tenant and has no limit, so it answers every request this mock "
             + "could match: this mock is never served while it is there (the first mock added wins, Catbird 0.11's order; "
             + "docs/matching.md#match-order); add the catch-all after the specific mocks (remove it and add it again), "
@@ -27,7 +27,7 @@ enum CatchAllWarning {
     /// The sentence naming `broader`, the earlier mock of the same method and url pattern
     /// without header or body patterns.
     static func warning(shadowedByBroader broader: Mock) -> String {
-        "mock \(broader.id) (\(broader.pattern.source.summary)), added before this one, has the same method and url "
+        "mock \(broader.id) (\(broader.pattern.source.shownInNearMisses.summary)), added before this one, has the same method and url "
             + "pattern, no header or body pattern and no limit, so it answers every request this mock could match: this "
             + "mock is never served while it is there (the first mock added wins, Catbird 0.11's order; "
             + "docs/matching.md#match-order); add the broader mock after the specific ones (remove it and add it again), "

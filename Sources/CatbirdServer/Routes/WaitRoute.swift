@@ -158,7 +158,7 @@ final class RequestWait: Sendable {
     /// before it (``RequestWaitUnsettled``).
     private func unsettled() -> RequestWaitUnsettled {
         RequestWaitUnsettled(
-            pattern: pattern.source.summary, seconds: Self.seconds(timeout), writerFailure: dependencies.journal.writerFailure?.reason)
+            pattern: pattern.source.shownInNearMisses.summary, seconds: Self.seconds(timeout), writerFailure: dependencies.journal.writerFailure?.reason)
     }
 
     /// `timeout` as the reasons say it, counted in whole milliseconds as `deadline` is: `1e-9`
@@ -202,7 +202,7 @@ final class RequestWait: Sendable {
                 + "docs/operations.md#retention), so an entry that matched may have been deleted" : ""
         return APIError(
             status: 408,
-            reason: "no request matching \(source.summary) arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
+            reason: "no request matching \(source.shownInNearMisses.summary) arrived within \(seconds) s; after entry \(since) the journal has: \(arrived)"
                 + prunedNote + NeverMatchingMock.warnings(for: source, subject: "this pattern").map { "; " + $0 }.joined()
         ).response
     }
