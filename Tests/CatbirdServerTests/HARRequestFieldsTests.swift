@@ -17,6 +17,19 @@ final class HARRequestFieldsTests: ServerTestCase {
         return entries
     }
 
+    /// tester48b-F3: two exports of an unchanged journal differed byte for byte (each object's
+    /// keys in another order each time), so a golden file or a checksum saw a change every run.
+    func testTwoExportsOfTheSameJournalAreTheSameBytes() throws {
+        for index in 0..<5 {
+            XCTAssertEqual(try client.request("POST", "/many/\(index)?q=\(index)", headers: [("X-A", "\(index)")], body: Array("b\(index)".utf8)).status, 404)
+        }
+        _ = try exportedEntries(5)
+        let first = try client.request("GET", "/catbird/api/requests.har")
+        for _ in 0..<5 {
+            XCTAssertEqual(try client.request("GET", "/catbird/api/requests.har").body, first.body, "the same bytes each time")
+        }
+    }
+
     /// Regression: the url was `http://` + any `Host` received, so `Host: evil.example/x?` made
     /// `http://evil.example/x?/a`, another URL than the one asked for. A `Host` that is not
     /// `host[:port]` gives the server's own address; the header itself is kept as received.

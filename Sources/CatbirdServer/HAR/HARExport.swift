@@ -233,7 +233,7 @@ final class HARExport: Sendable {
             throw EntriesDeleted()
         }
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]  // the same bytes each export (tester48b-F3)
         for entry in entries {
             if state.entriesWritten > 0 { state.pending.append(UInt8(ascii: ",")) }
             state.pending += try encoder.encode(HAREntry(entry, origin: origin, decodedLimit: decodedLimit(pageSize: pageSize), bodies: query.includeBodies))
