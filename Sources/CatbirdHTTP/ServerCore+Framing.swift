@@ -51,7 +51,9 @@ extension ServerCore {
         if conflicting {
             return .conflictingContentLength(values: context.headers.values("Content-Length"))
         }
-        if context.version == "HTTP/1.1", hosts != 1 { return .hostFieldCount(hosts) }
+        // Two Host fields are refused whatever the version (RFC 9112 section 3.2; tester finding
+        // tester48a-F4: an HTTP/1.0 request with two was served, the Host check reading the first).
+        if hosts > 1 || (context.version == "HTTP/1.1" && hosts == 0) { return .hostFieldCount(hosts) }
         return nil
     }
 }

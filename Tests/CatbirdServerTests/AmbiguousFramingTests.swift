@@ -60,6 +60,11 @@ final class AmbiguousFramingTests: ServerTestCase {
         for (text, mention) in [
             ("GET /s HTTP/1.1\r\n\r\n", "must have a Host"),
             ("GET /s HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "2 Host header fields"),
+            // tester48a-F4, its request: HTTP/1.0 with two Host fields was served (health 200,
+            // the control routes' Host check reading the first only); any version is refused.
+            ("GET /catbird/api/health HTTP/1.0\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+             "2 Host header fields"),
+            ("GET /x HTTP/1.0\r\nHost: x\r\nHost: y\r\n\r\n", "2 Host header fields"),
         ] {
             let raw = try server.client()
             try raw.send(raw: Array(text.utf8))

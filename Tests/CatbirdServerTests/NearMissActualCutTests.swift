@@ -26,6 +26,22 @@ final class NearMissActualCutTests: ServerTestCase {
         }
     }
 
+    /// tester48a-F5, its request: a method of 20,000 `X` (a token, so legal) made the reason the
+    /// method and nothing else, cut at 8,000 bytes: the tenant, the closest mock and what
+    /// differed were gone. The method is cut as the target is.
+    func testALongMethodIsCutInTheReason() throws {
+        try E2E.addMock(client, url: "/x", body: "x")
+        let method = String(repeating: "X", count: 20_000)
+        let answer = try E2E.exchange(server, "\(method) /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 404 "), String(answer.prefix(100)))
+        let body = try XCTUnwrap(answer.range(of: "\r\n\r\n")).upperBound
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer[body...].utf8)) as? [String: Any])
+        let reason = object["reason"] as? String ?? ""
+        XCTAssertTrue(reason.hasPrefix("no mock matched " + String(repeating: "X", count: 200) + "… /x in the default tenant"), String(reason.prefix(300)))
+        XCTAssertTrue(reason.contains(#"the closest is mock"#), String(reason.prefix(600)))
+        XCTAssertLessThan(reason.utf8.count, 1_000, String(reason.prefix(300)))
+    }
+
     /// Repro 2, the exact input: shard `long`'s mock `GET equal "/hdr"` with the header pattern
     /// `X-Long: equal "abc"`, and a request carrying `X-Long` of 20,000 `v`.
     func testALongHeaderValueIsCutInTheReasonsGotClause() throws {

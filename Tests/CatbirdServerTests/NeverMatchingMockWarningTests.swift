@@ -105,6 +105,17 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/api/search?q=hello%20world", headers: tenant).status, 404, "curl's request misses it")
     }
 
+    /// tester48a-F6, its mocks: an `equal` url with a tab (`"/a\tb"`) or another control
+    /// character got a bare 201, though every request-target holding one is refused with 400.
+    func testAnEqualURLWithAControlCharacterIsKeptWithAWarning() throws {
+        try assertKeptWithWarning([
+            (#"/a\tb"#, #"'pattern.url.value' "/a\tb" holds a control character (U+0009), which this server refuses in a "#
+                + #"request-target with 400 before matching (RFC 9112 section 3.2): no request can match this mock; did you mean "/a%09b"?"#),
+            (#"/a\u0001b"#, #"'pattern.url.value' "/a\u0001b" holds a control character (U+0001), which this server refuses in a "#
+                + #"request-target with 400 before matching (RFC 9112 section 3.2): no request can match this mock; did you mean "/a%01b"?"#),
+        ])
+    }
+
     /// try10a F17 (try9a F13's second half): `"body":"done"` with `Content-Type: text/plain` got a
     /// bare 201 and was served as 3 bytes of binary (`7689 de`). It is kept as sent (0.11 reads
     /// base64) with a warning saying what to send for the text; a binary type, or a body that is

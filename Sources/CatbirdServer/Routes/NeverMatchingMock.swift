@@ -137,7 +137,9 @@ enum NeverMatchingMock {
     /// a client keeps `#…` to itself, RFC 9110 section 4.2.4) or a space (`?q=hello world`;
     /// clients send `%20`, a space ends the request-target, RFC 9112 section 3). This server
     /// reads a raw space or `#` into the target, so a hand-made request could still match:
-    /// hence a warning, not a refusal. Nil for other urls.
+    /// hence a warning, not a refusal. A tab or another control character (NUL, CR and LF are
+    /// refused) is refused with 400 in every request-target, so no request matches it. Nil for
+    /// other urls.
     private static func clientsNeverSend(_ url: String, subject: String) -> String? {
         if url.prefix(8).lowercased() == "https://" {
             // Pasted from a browser or Charles (tester finding try10a F19): HTTPS reaches a proxy
@@ -155,6 +157,16 @@ enum NeverMatchingMock {
             return "'pattern.url.value' \(JSONText.shortString(url)) holds a fragment ('#...'), which HTTP clients never "
                 + "send (RFC 9110 section 4.2.4): no usual client's request can match \(subject); did you mean "
                 + "\(JSONText.shortString(String(url[..<hash])))?"
+        }
+        if let control = url.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            // Refused with 400 before matching, as a space is not (tester finding tester48a-F6:
+            // a tab got no warning where a space got one).
+            let hex = Array("0123456789ABCDEF")
+            let byte = { (value: UInt32) in String([hex[Int(value >> 4)], hex[Int(value & 0xF)]]) }
+            let encoded = url.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "%" + byte($0.value) : String($0) }.joined()
+            return "'pattern.url.value' \(JSONText.shortString(url)) holds a control character (U+00\(byte(control.value))), "
+                + "which this server refuses in a request-target with 400 before matching (RFC 9112 section 3.2): no request can match "
+                + "\(subject); did you mean \(JSONText.shortString(encoded))?"
         }
         guard url.contains(" ") else { return nil }
         return "'pattern.url.value' \(JSONText.shortString(url)) holds a space, which HTTP clients send as %20 (a space "
