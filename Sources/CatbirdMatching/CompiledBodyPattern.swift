@@ -70,7 +70,7 @@ public struct CompiledBodyPattern: Sendable {
         self.source = source
         if source.equalTo != nil && source.kind != .jsonPath {
             throw .invalidBodyPattern(
-                reason: "'body.equalTo' is only for the kind \"jsonPath\", not \"\(source.kind.rawValue)\"")
+                reason: "'pattern.body.equalTo' is only for the kind \"jsonPath\", not \"\(source.kind.rawValue)\"")
         }
         switch source.kind {
         case .equal: matcher = .equal(Array(source.value.utf8))
@@ -82,19 +82,19 @@ public struct CompiledBodyPattern: Sendable {
             // one stored with a trailing comma still loads.
             let bytes = Array(source.value.utf8)
             guard let value = deferred ? JSONBodyParser.storedPatternValue(of: bytes) : JSONBodyParser.value(of: bytes) else {
-                if JSONNesting.tooDeep(bytes) { throw .invalidBodyPattern(reason: "'body.value' \(JSONNesting.reason)") }
+                if JSONNesting.tooDeep(bytes) { throw .invalidBodyPattern(reason: "'pattern.body.value' \(JSONNesting.reason)") }
                 if !deferred, case let findings = JSONTextCheck.scan(bytes, as: .value), findings.syntaxError == nil,
                    findings.numberOutOfRange != nil {
                     // RFC 8259 text whose numbers a double cannot hold (1e400, §6 lets a reader
                     // limit their range): it is JSON, so the reason says what is out of range
                     // (tester finding T13-F7).
                     throw .invalidBodyPattern(
-                        reason: "'body.value' is JSON text, but it holds a number out of the range this server compares "
+                        reason: "'pattern.body.value' is JSON text, but it holds a number out of the range this server compares "
                             + "(a 64-bit float, such as 1e400; RFC 8259 §6), so no body could be equal to it: write it as a string, "
                             + "or match the body with \"contains\" or \"regexp\"")
                 }
                 throw .invalidBodyPattern(
-                    reason: "'body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(source.value.utf8Prefix(100)))")
+                    reason: "'pattern.body.value' must be JSON text for the kind \"json\" (such as \"{\\\"id\\\": 7}\"), not \(JSONText.string(source.value.utf8Prefix(100)))")
             }
             matcher = .json(value)
         case .jsonPath:

@@ -53,7 +53,7 @@ public enum JSONNesting {
     }
 
     /// `nests arrays and objects more than 512 levels deep; JSON is read to at most 512
-    /// levels (docs/matching.md#json-nesting)`, after "the body ", "'body.value' " or "the
+    /// levels (docs/matching.md#json-nesting)`, after "the body ", "'pattern.body.value' " or "the
     /// JSON body ".
     public static let reason =
         "nests arrays and objects more than \(limit) levels deep; JSON is read to at most \(limit) levels (docs/matching.md#json-nesting)"

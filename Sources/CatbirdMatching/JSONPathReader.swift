@@ -34,7 +34,7 @@ enum JSONPathReader {
     static func validate(path: String) throws(PatternError) {
         guard path.hasPrefix("$") else {
             throw .invalidBodyPattern(
-                reason: "'body.value' \(JSONText.shortString(path)) is not a JSON path: it must start with '$' (such as \"$.user.id\")")
+                reason: "'pattern.body.value' \(JSONText.shortString(path)) is not a JSON path: it must start with '$' (such as \"$.user.id\")")
         }
         do {
             _ = try run { db in try db.query("SELECT json_type('{}', ?)", [.text(path)]) }
@@ -44,7 +44,7 @@ enum JSONPathReader {
             // 8,000 bytes and cut away what was wrong).
             let message = (error as? SQLiteError)?.message ?? "\(error)"
             throw .invalidBodyPattern(
-                reason: "'body.value' \(JSONText.shortString(path)) is not a SQLite JSON path (\(JSONText.cutWithLength(message, maxBytes: 200)))")
+                reason: "'pattern.body.value' \(JSONText.shortString(path)) is not a SQLite JSON path (\(JSONText.cutWithLength(message, maxBytes: 200)))")
         }
     }
 

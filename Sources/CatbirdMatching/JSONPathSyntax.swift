@@ -51,7 +51,7 @@ enum JSONPathSyntax {
     /// The 400's reason for `path`, malformed at `offset` for `problem` (``fault(in:)``).
     static func reason(_ path: String, offset: Int, problem: String) -> String {
         let rest = String(decoding: Array(path.utf8).dropFirst(offset), as: UTF8.self)
-        return "'body.value' \(JSONText.shortString(path)) is not a SQLite JSON path: malformed at byte offset \(offset) "
+        return "'pattern.body.value' \(JSONText.shortString(path)) is not a SQLite JSON path: malformed at byte offset \(offset) "
             + "(at \(JSONText.shortString(rest))): \(problem) (docs/matching.md#body-matchers)"
     }
 }

@@ -54,7 +54,7 @@ final class BodyPatternMatchingTests: XCTestCase {
         XCTAssertFalse(try matches(pattern, #"{"ok":true,"user":{"tags":["a","b"],"id":7},"x":null}"#), "an extra key")
         XCTAssertFalse(try matches(pattern, "not json"))
         XCTAssertThrowsError(try CompiledBodyPattern(.json("{oops"))) { error in
-            XCTAssertEqual((error as? PatternError)?.reason.hasPrefix("'body.value' must be JSON text"), true, "\(error)")
+            XCTAssertEqual((error as? PatternError)?.reason.hasPrefix("'pattern.body.value' must be JSON text"), true, "\(error)")
         }
     }
 
@@ -92,7 +92,7 @@ final class BodyPatternMatchingTests: XCTestCase {
             }
         }
         XCTAssertThrowsError(try CompiledBodyPattern(BodyPattern(kind: .contains, value: "x", equalTo: 1))) { error in
-            XCTAssertEqual((error as? PatternError)?.reason, "'body.equalTo' is only for the kind \"jsonPath\", not \"contains\"")
+            XCTAssertEqual((error as? PatternError)?.reason, "'pattern.body.equalTo' is only for the kind \"jsonPath\", not \"contains\"")
         }
     }
 

@@ -40,12 +40,12 @@ final class JSONNestingLimitTests: XCTestCase {
             XCTAssertThrowsError(try CompiledBodyPattern(.json(Self.arrays(depth))), "depth \(depth)") { error in
                 XCTAssertEqual(
                     (error as? PatternError)?.reason,
-                    "'body.value' nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)")
+                    "'pattern.body.value' nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)")
             }
         }
         // Text within the limit that is not JSON is refused as before.
         XCTAssertThrowsError(try CompiledBodyPattern(.json("[[1,]"))) { error in
-            XCTAssertEqual((error as? PatternError)?.reason.hasPrefix("'body.value' must be JSON text"), true, "\(error)")
+            XCTAssertEqual((error as? PatternError)?.reason.hasPrefix("'pattern.body.value' must be JSON text"), true, "\(error)")
         }
     }
 

@@ -15,7 +15,7 @@ final class JSONPathSyntaxTests: XCTestCase {
         XCTAssertThrowsError(try CompiledBodyPattern(source)) { error in
             XCTAssertEqual(
                 (error as? PatternError)?.reason,
-                #"'body.value' "$.a[*]" is not a SQLite JSON path: malformed at byte offset 3 (at "[*]"): an array step is [n], "#
+                #"'pattern.body.value' "$.a[*]" is not a SQLite JSON path: malformed at byte offset 3 (at "[*]"): an array step is [n], "#
                     + "[#] or [#-n] with n in decimal digits; SQLite's paths have no wildcards, filters or negative indexes "
                     + "([*], [?(...)], [-1]: [#-1] is the last element) (docs/matching.md#body-matchers)")
         }

@@ -202,11 +202,11 @@ final class BodyMatcherTests: ServerTestCase {
     func testBadBodyMatchersAndFindBoundsAreA400NamingTheField() throws {
         let cases: [(String, String)] = [
             (#"{"kind":"glob","value":"x"}"#, #"'pattern.body.kind' must be "equal", "contains", "regexp", "json" or "jsonPath", not "glob""#),
-            (#"{"kind":"json","value":"{oops"}"#, "'body.value' must be JSON text"),
+            (#"{"kind":"json","value":"{oops"}"#, "'pattern.body.value' must be JSON text"),
             (#"{"kind":"jsonPath","value":"user.id"}"#, "must start with '$'"),
             (#"{"kind":"jsonPath","value":"$..id"}"#, "is not a SQLite JSON path"),
             (#"{"kind":"regexp","value":"("}"#, "invalid regular expression \"(\""),
-            (#"{"kind":"equal","value":"x","equalTo":1}"#, "'body.equalTo' is only for the kind \"jsonPath\""),
+            (#"{"kind":"equal","value":"x","equalTo":1}"#, "'pattern.body.equalTo' is only for the kind \"jsonPath\""),
             (#"{"kind":"equal"}"#, "missing key 'pattern.body.value'"),
         ]
         for (body, reason) in cases {

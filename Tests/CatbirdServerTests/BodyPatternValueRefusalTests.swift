@@ -19,7 +19,7 @@ final class BodyPatternValueRefusalTests: ServerTestCase {
     /// path malformed past several good steps too.
     func testAJSONPathMalformedAfterItsFirstStepIsRefusedWhereItIsMalformed() throws {
         let refused = try update(#"{"kind":"jsonPath","value":"$.a[*]"}"#)
-        E2E.assertError(refused, status: 400, reasonContains: #"'body.value' "$.a[*]" is not a SQLite JSON path: malformed at byte offset 3 (at "[*]")"#)
+        E2E.assertError(refused, status: 400, reasonContains: #"'pattern.body.value' "$.a[*]" is not a SQLite JSON path: malformed at byte offset 3 (at "[*]")"#)
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).count, 0, "nothing stored")
 
         let counted = try client.json(
@@ -31,6 +31,24 @@ final class BodyPatternValueRefusalTests: ServerTestCase {
         XCTAssertEqual(try client.request("POST", "/p", body: Array(#"{"a":[1]}"#.utf8)).text, "matched")
     }
 
+    /// tester48b-F5(b), its call: a count's body pattern error named the field `'body.value'`
+    /// where every other field of the same call is named from `pattern.`; update, count, find
+    /// and wait all name it `'pattern.body.value'` (and `'pattern.body.equalTo'`) now.
+    func testABodyPatternErrorNamesTheFieldFromPattern() throws {
+        let pattern = #"{"method":"POST","url":{"kind":"equal","value":"/x"},"body":{"kind":"jsonPath","value":"$..id"}}"#
+        let calls = [("/catbird/api/mocks", #"{"type":"update","pattern":\#(pattern),"response":{"status":200}}"#),
+                     ("/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#),
+                     ("/catbird/api/requests/find", #"{"pattern":\#(pattern)}"#),
+                     ("/catbird/api/requests/wait", #"{"pattern":\#(pattern),"timeout":0}"#)]
+        for (route, body) in calls {
+            let refused = try client.json("POST", route, body)
+            E2E.assertError(refused, status: 400, reasonContains: #"'pattern.body.value' "$..id" is not a SQLite JSON path"#)
+        }
+        let equalTo = try client.json("POST", "/catbird/api/requests/count",
+                                      #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/x"},"body":{"kind":"contains","value":"a","equalTo":1}}}"#)
+        E2E.assertError(equalTo, status: 400, reasonContains: #"'pattern.body.equalTo' is only for the kind "jsonPath""#)
+    }
+
     /// Regression (tester finding try10a F12), the exact input: the `json` value `{"a":1,}` was
     /// read by a lenient parser and accepted, and a request body `{"a":1,}` matched the `json`
     /// pattern `{"a":1}` though `jsonPath` (SQLite) called that body malformed. The value is a
@@ -40,7 +58,7 @@ final class BodyPatternValueRefusalTests: ServerTestCase {
         let refused = try update(#"{"kind":"json","value":"{\"a\":1,}"}"#)
         E2E.assertError(
             refused, status: 400,
-            reasonContains: #"'body.value' must be JSON text (RFC 8259) for the kind "json", as a request body must be to "#
+            reasonContains: #"'pattern.body.value' must be JSON text (RFC 8259) for the kind "json", as a request body must be to "#
                 + "match it: invalid JSON at line 1, column 7 (byte offset 6): a trailing comma before '}'")
         let counted = try client.json(
             "POST", "/catbird/api/requests/count",

@@ -100,6 +100,24 @@ final class ControlNotFoundTests: ServerTestCase {
         XCTAssertFalse(slash.text.contains("did you mean"), slash.text)
     }
 
+    /// tester48b-F5(a), its paths: WireMock's `…/requests/unmatched/near-misses` and
+    /// `GET …/requests/find/1` were told `"unmatched" is not a journal id`; a path under an exact
+    /// route's is its 404 naming that route (never a parent of an id route, never a DELETE).
+    func testAPathUnderAnExactRouteIsA404NamingIt() throws {
+        for (method, path, meant) in [
+            ("GET", "/catbird/api/requests/unmatched/near-misses", "GET /catbird/api/requests/unmatched"),
+            ("GET", "/catbird/api/requests/find/1", "POST /catbird/api/requests/find"),
+        ] {
+            let answer = try client.request(method, path)
+            XCTAssertEqual(answer.status, 404, "\(method) \(path): \(answer.text)")
+            XCTAssertEqual(
+                answer.object["reason"] as? String,
+                "no control route \(method) \"\(path)\" (did you mean \(meant)?); the control routes are listed in GET /catbird/api/openapi.json")
+        }
+        // A malformed id under the listing is still its 400.
+        XCTAssertEqual(try client.request("GET", "/catbird/api/requests/abc").status, 400)
+    }
+
     /// An id that is not a whole number from 1 is a bad request, 400, as for `DELETE
     /// /catbird/api/mocks/abc` (T12-F6: these were 404s whose reason described a bad request).
     func testAJournalIdThatIsNotANumberIsABadRequestThatSaysSo() throws {

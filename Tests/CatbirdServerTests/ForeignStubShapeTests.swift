@@ -369,7 +369,7 @@ final class ForeignStubShapeTests: ServerTestCase {
 
         let refusedParts = [
             (#"{"request":{"method":"POST","urlPath":"/p","bodyPatterns":[{"matchesJsonPath":"$.items[*]"}]},"response":{"status":200}}"#,
-             #"Not carried over: the request body matcher (refused by update: 'body.value' "$.items[*]" is not a SQLite JSON path"#),
+             #"Not carried over: the request body matcher (refused by update: 'pattern.body.value' "$.items[*]" is not a SQLite JSON path"#),
             (#"{"request":{"method":"DELETE","urlPath":"/a"},"response":{"status":204,"body":"x"}}"#,
              #"Not carried over: the response body (refused by update: a 204 response has no body (RFC 9110)"#),
             (#"{"request":{"method":"GET","urlPath":"/s"},"response":{"status":700}}"#,

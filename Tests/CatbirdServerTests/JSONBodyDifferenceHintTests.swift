@@ -168,7 +168,7 @@ final class JSONBodyDifferenceHintTests: ServerTestCase {
             XCTAssertEqual(refused.status, 400, refused.text)
             XCTAssertTrue(
                 (refused.object["reason"] as? String ?? "").contains(
-                    "'body.value' nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)"),
+                    "'pattern.body.value' nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels (docs/matching.md#json-nesting)"),
                 refused.text)
         }
     }

@@ -23,6 +23,18 @@ final class SQLBeyondTenantTests: XCTestCase {
             floor.object["reason"] as? String,
             "catbird_journal_floor() is not available to tenant-scoped queries: it reports on the database every tenant shares, or on another tenant")
         XCTAssertEqual(try E2E.sql(client, "SELECT catbird_journal_floor(catbird_tenant())", tenant: "B").status, 400)
+        // tester48b-F5(c): with no argument (or two) it was SQLite's raw "wrong number of
+        // arguments"; it is the same refusal, for the default tenant's caller too.
+        for (sql, tenant) in [("select catbird_journal_floor()", "B"), ("select catbird_journal_floor()", nil),
+                              ("SELECT catbird_journal_floor('A', 'B')", "B")] {
+            let refused = try E2E.sql(client, sql, tenant: tenant)
+            XCTAssertEqual(refused.status, 400, refused.text)
+            XCTAssertEqual(
+                refused.object["reason"] as? String,
+                "catbird_journal_floor() is not available to tenant-scoped queries: it reports on the database every tenant shares, or on another tenant",
+                sql)
+        }
+        XCTAssertEqual(try E2E.sql(client, "SELECT count(*) FROM requests", tenant: "B").status, 200, "the view behind it still reads")
         for pragma in ["page_count", "freelist_count", "data_version"] {
             for sql in ["PRAGMA \(pragma)", "SELECT * FROM pragma_\(pragma)", "PRAGMA main.\(pragma)"] {
                 let answer = try E2E.sql(client, sql, tenant: "B")

@@ -19,7 +19,7 @@ enum BodyPatternCheck {
         let findings = JSONTextCheck.scan(Array(body.value.utf8), as: .value)
         if let syntaxError = findings.syntaxError {
             throw .invalidBodyPattern(
-                reason: "'body.value' must be JSON text (RFC 8259) for the kind \"json\", as a request body must be "
+                reason: "'pattern.body.value' must be JSON text (RFC 8259) for the kind \"json\", as a request body must be "
                     + "to match it: \(syntaxError)")
         }
         if let (path, key) = findings.duplicateKey {

@@ -25,8 +25,25 @@ extension RouteTable {
         }
         let compared = offered.map(\.compared)
         guard let meant = NearestName.nearest(to: Self.compared(method, path), among: compared),
-              let index = compared.firstIndex(of: meant) else { return nil }
+              let index = compared.firstIndex(of: meant) else { return enclosingRoute(method: method, path: path) }
         return offered[index].shown
+    }
+
+    /// The longest exact route whose path is a whole-segment prefix of `path`, of `method` when
+    /// one is, else of any method (`GET /catbird/api/requests/unmatched` for WireMock's
+    /// `…/requests/unmatched/near-misses`, `POST /catbird/api/requests/find` for
+    /// `GET …/requests/find/1`: tester finding tester48b-F5, told "not a journal id"); never
+    /// the parent of a parameter route (`/catbird/api/tenants` for `…/tenants/a/b`, whose
+    /// handler explains the `/` in an id; `/catbird/api/requests` for `…/requests/x/y`) nor a
+    /// `DELETE`; nil when none is.
+    private func enclosingRoute(method: String, path: Substring) -> String? {
+        let parents = Set(routes.filter(\.hasParameter).map(\.path))
+        let enclosing = routes.filter {
+            !$0.hasParameter && !Self.isWebPage($0.path) && $0.method != "DELETE" && path.hasPrefix($0.path + "/")
+                && !parents.contains($0.path + "/")
+        }
+            .sorted { ($0.path.count, $0.method == method ? 1 : 0) > ($1.path.count, $1.method == method ? 1 : 0) }
+        return enclosing.first.map { "\($0.method) \($0.path)" }
     }
 
     /// `METHOD path` with `/catbird/api/` read as `/catbird/`.
