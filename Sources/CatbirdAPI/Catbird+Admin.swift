@@ -111,10 +111,10 @@ extension Catbird {
         case let .tenant(tenant):
             return tenant
         case .defaultTenant:
-            throw CatbirdError(statusCode: 400, reason: "dropTenant(id: \(id.debugDescription)) names no tenant: the default tenant has no "
+            throw CatbirdError(refusal: "dropTenant(id: \(id.debugDescription)) names no tenant: the default tenant has no "
                 + "id to drop (refused by the client, nothing sent); empty it with dropTenant() on a client made without a parallel id")
         case let .refused(reason):
-            throw CatbirdError(statusCode: 400, reason: "dropTenant(id:): \(reason) (refused by the client, nothing sent)")
+            throw CatbirdError(refusal: "dropTenant(id:): \(reason) (refused by the client, nothing sent)")
         }
     }
 }

@@ -36,7 +36,7 @@ extension Catbird {
         // No count is negative: refuse rather than report "expected -1 requests …, found 0"
         // (tester finding tester22a-F13's nit).
         guard times >= 0 else {
-            throw CatbirdError(statusCode: 400, reason: "'times' must be 0 or more, not \(times) (refused by the client, nothing sent)")
+            throw CatbirdError(refusal: "'times' must be 0 or more, not \(times) (refused by the client, nothing sent)")
         }
         let tenant = parallelId ?? ""
         let answer = try perform(APICall.countAnswer(pattern), parallelId: tenant)
@@ -186,7 +186,7 @@ extension Catbird {
         do {
             if let message = try requestedMismatch(pattern, times: times) { XCTFail(message, file: file, line: line) }
         } catch {
-            XCTFail("Catbird could not check the requests matching \(pattern.summary): \(error)", file: file, line: line)
+            XCTFail("Catbird could not check the requests matching \(pattern.summary): \(readable(error))", file: file, line: line)
         }
     }
 }

@@ -49,7 +49,7 @@ extension APICall where Output == CatbirdSQLResult {
         for (index, param) in params.enumerated() {
             if case let .real(value) = param, !value.isFinite {
                 return APICall.json("POST", path) { (result: CatbirdSQLResult) in result }.refused(CatbirdError(
-                    statusCode: 400, reason: "'params[\(index)]' is \(value), which JSON cannot carry (refused by the client, nothing sent)"))
+                    refusal: "'params[\(index)]' is \(value), which JSON cannot carry (refused by the client, nothing sent)"))
             }
         }
         let body = CatbirdJSON.encodeKnownEncodable(SQLBody(sql: query, params: params, maxRows: maxRows))

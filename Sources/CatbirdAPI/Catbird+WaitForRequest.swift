@@ -96,7 +96,7 @@ extension APICall where Output == CatbirdRequest {
     static func waitForRequest(_ pattern: RequestPattern, timeout: TimeInterval, since: Int64?) -> APICall {
         let path = ["catbird", "api", "requests", "wait"]
         guard timeout.isFinite else {
-            return APICall.json("POST", path) { (entry: CatbirdRequest) in entry }.refused(CatbirdError(statusCode: 400, reason: """
+            return APICall.json("POST", path) { (entry: CatbirdRequest) in entry }.refused(CatbirdError(refusal: """
                 'timeout' must be a number of seconds from 0 to \(maximumWaitTimeout), not \(timeout) \
                 (refused by the client, nothing sent; to wait longer, call waitForRequest again with `since`)
                 """))

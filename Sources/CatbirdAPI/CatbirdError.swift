@@ -37,6 +37,18 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
     /// The server's reason (same as ``failureReason``).
     public var reason: String? { failureReason }
 
+    /// Who said ``reason``, for ``description`` only (equality compares the status and the
+    /// reason): Catbird, another server at the client's URL, or the client itself.
+    enum Origin: Sendable {
+        case catbird
+        /// An answer that is not Catbird's JSON, from the server at this base URL.
+        case otherServer(String)
+        /// A call the client refused before sending it.
+        case client
+    }
+
+    private var origin = Origin.catbird
+
     /// An error for an answer with this status and reason.
     ///
     /// - Parameters:
@@ -45,6 +57,26 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
     public init(statusCode: Int, reason: String?) {
         errorCode = statusCode
         failureReason = reason
+    }
+
+    /// A call the client refuses before sending it, with status 400: `reason` says why and
+    /// ends `(refused by the client, nothing sent…)`; ``description`` says the client refused it.
+    init(refusal reason: String) {
+        self.init(statusCode: 400, reason: reason)
+        origin = .client
+    }
+
+    /// ``init(statusCode:body:)`` for an answer from the server at `base`: one whose body is
+    /// not Catbird's error JSON is described as that server's, not Catbird's (tester finding
+    /// tester48c-F5: a dev server's 404 page read "Catbird answered 404").
+    init(statusCode: Int, body: Data, base: URL) {
+        self.init(statusCode: statusCode, body: body)
+        if !Self.isCatbirdsError(body) { origin = .otherServer(base.absoluteString) }
+    }
+
+    /// Equal when the status and the reason are.
+    public static func == (lhs: CatbirdError, rhs: CatbirdError) -> Bool {
+        lhs.errorCode == rhs.errorCode && lhs.failureReason == rhs.failureReason
     }
 
     /// The error for an answer with `statusCode` and `body`: the reason is the body's
@@ -112,6 +144,7 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
             it begins \(Self.quotedStart(of: body)). Is \(base.absoluteString) a Catbird server (its --port), \
             and this client as new as the server?
             """)
+        origin = .otherServer(base.absoluteString)
     }
 
     /// Whether `body` is Catbird's error JSON, `{"error": true, "reason": "…"}`.
@@ -149,10 +182,22 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
         #endif
     }
 
-    /// `Catbird answered 400 (bad request): <reason>`, what a test failure shows.
+    /// What a test failure shows: `Catbird answered 400 (bad request): <reason>`; for an
+    /// answer that is not Catbird's JSON, `the server at <url> answered 404 (not found), which
+    /// is not Catbird's answer (is it a Catbird server, its --port?): <its start>`; for a call
+    /// the client refused, `the Catbird client refused the call: <reason>` (tester finding
+    /// tester48c-F6: each read "Catbird answered").
     public var description: String {
-        let status = "Catbird answered \(errorCode) (\(HTTPURLResponse.localizedString(forStatusCode: errorCode)))"
-        return failureReason.map { "\(status): \($0)" } ?? status
+        let phrase = HTTPURLResponse.localizedString(forStatusCode: errorCode)
+        let head = switch origin {
+        case .catbird: "Catbird answered \(errorCode) (\(phrase))"
+        case let .otherServer(base):
+            (200..<300).contains(errorCode)
+                ? "the server at \(base) answered \(errorCode) (\(phrase))"
+                : "the server at \(base) answered \(errorCode) (\(phrase)), which is not Catbird's error JSON (is it a Catbird server, its --port?)"
+        case .client: "the Catbird client refused the call"
+        }
+        return failureReason.map { "\(head): \($0)" } ?? head
     }
 
     /// `NSLocalizedDescriptionKey` (``errorDescription``) and `NSLocalizedFailureReasonErrorKey`

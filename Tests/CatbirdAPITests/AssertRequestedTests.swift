@@ -98,6 +98,25 @@ final class AssertRequestedTests: CatbirdTestCase {
         XCTAssertFalse(message.contains("no mocks to compare with"), message)
     }
 
+    /// tester48c-F11: against a server that is not running, the failure was an `NSError` dump
+    /// (`Error Domain=NSURLErrorDomain Code=-1004 "(null)"UserInfo={…}`) with no hint; it now
+    /// names the cause, the URL and how to start the server.
+    func testAServerThatIsNotRunningFailsWithAReadableLine() throws {
+        let server = try TestServer()
+        let url = server.baseURL
+        server.removeFiles()  // stops it
+        let catbird = Catbird(url: url, parallelId: "down")
+        captured = []
+        catbird.assertRequested(RequestPattern(method: .GET, url: "/x"))
+        let failures = captured ?? []
+        captured = nil
+        XCTAssertEqual(failures.count, 1, "\(failures)")
+        let failure = failures.first ?? ""
+        XCTAssertTrue(failure.contains(#"Catbird could not check the requests matching GET equal "/x": "#), failure)
+        XCTAssertTrue(failure.contains("could not reach Catbird at \(url.absoluteString): is it running on that port"), failure)
+        XCTAssertFalse(failure.contains("Error Domain="), failure)
+    }
+
     func testANegativeTimesIsRefusedNamingIt() throws {
         let server = try TestServer()
         defer { server.removeFiles() }

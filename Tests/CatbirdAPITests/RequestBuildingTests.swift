@@ -1,6 +1,9 @@
 import CatbirdAPI
 import CatbirdTestSupport
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import XCTest
 
 /// What each call puts on the wire, captured: method, path, query, headers, body.
@@ -90,7 +93,32 @@ final class RequestBuildingTests: CatbirdTestCase {
         XCTAssertTrue(reason.contains("GET \(other.url.absoluteString)/catbird/api/mocks (status 200"), reason)
         XCTAssertTrue(reason.contains(#"it begins "<html>hi</html>""#), reason)
         XCTAssertTrue(reason.contains("Is \(other.url.absoluteString) a Catbird server"), reason)
-        XCTAssertTrue(error.map { "\($0)" }?.hasPrefix("Catbird answered 200 (") == true)
+        // tester48c-F6: it read "Catbird answered 200" of an answer it said was not Catbird's.
+        XCTAssertTrue(error.map { "\($0)" }?.hasPrefix("the server at \(other.url.absoluteString) answered 200 (") == true,
+                      error.map { "\($0)" } ?? "")
+    }
+
+    /// tester48c-F5 and F6, their calls: a dev server's 404 HTML page read "Catbird answered 404
+    /// (Not Found): <the page>" (a missing route, not a wrong port), and calls the client refused
+    /// itself, nothing sent, read "Catbird answered 400". Each now says who answered.
+    func testTheErrorSaysWhoAnswered() throws {
+        let missing = try CaptureServer(status: 404, body: "<html><body>My dev server</body></html>")
+        defer { missing.stop() }
+        let page = assertCatbirdError(404, try Catbird(url: missing.url, parallelId: "x").mocks())
+        // The status phrase is the platform's (HTTPURLResponse.localizedString).
+        let phrase = HTTPURLResponse.localizedString(forStatusCode: 404)
+        XCTAssertEqual(page.map { "\($0)" }, "the server at \(missing.url.absoluteString) answered 404 (\(phrase)), which is not "
+            + "Catbird's error JSON (is it a Catbird server, its --port?): <html><body>My dev server</body></html>")
+        XCTAssertEqual(page?.reason, "<html><body>My dev server</body></html>", "the reason is the body's text, as documented")
+        let refused = assertCatbirdError(400, try Catbird(url: missing.url).dropTenant(id: ""))
+        XCTAssertTrue(refused.map { "\($0)" }?.hasPrefix("the Catbird client refused the call: dropTenant(id: \"\") names no tenant") == true,
+                      refused.map { "\($0)" } ?? "")
+        XCTAssertTrue(missing.requests.allSatisfy { $0.target.hasSuffix("/mocks") }, "the refused call sent nothing")
+        // Catbird's own answer still reads as Catbird's.
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let bad = assertCatbirdError(400, try server.catbird().count(matching: RequestPattern(method: .GET, url: PatternMatch.regexp("(("))))
+        XCTAssertTrue(bad.map { "\($0)" }?.hasPrefix("Catbird answered 400 (") == true, bad.map { "\($0)" } ?? "")
     }
 
     /// Tester finding tester44c-F2, its servers: a dev server answering every request with

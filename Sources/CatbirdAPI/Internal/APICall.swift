@@ -48,7 +48,7 @@ extension APICall {
     /// tester44c-F5); nil for any other pattern.
     static func refusal(of pattern: RequestPattern?) -> CatbirdError? {
         guard let found = pattern?.body?.equalTo?.nonFiniteNumber(path: "pattern.body.equalTo") else { return nil }
-        return CatbirdError(statusCode: 400, reason: """
+        return CatbirdError(refusal: """
             '\(found.path)' is \(found.value), which JSON cannot carry (it would be sent as null) \
             (refused by the client, nothing sent)
             """)

@@ -100,7 +100,7 @@ extension Catbird {
                     if let error { throw error }
                     guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
                     guard (200..<300).contains(http.statusCode) else {
-                        let failure = CatbirdError(statusCode: http.statusCode, body: data ?? Data())
+                        let failure = CatbirdError(statusCode: http.statusCode, body: data ?? Data(), base: base)
                         if let recover, CatbirdError.isCatbirdsError(data ?? Data()), let recovered = recover(failure) { return recovered }
                         throw failure
                     }

@@ -16,7 +16,7 @@ enum ControlPathSlipHint {
         // Most 404s stop here: the first byte after the leading slashes is no `c`, `C` or `%`.
         let first = target.utf8.first { $0 != UInt8(ascii: "/") }
         guard target.utf8.first == UInt8(ascii: "/"), let first, first | 0x20 == UInt8(ascii: "c") || first == UInt8(ascii: "%")
-        else { return nil }
+        else { return underPrefixHint(target: target) }
         let path = Substring(target.firstIndex(of: "?").map { target[..<$0] } ?? target[...])
         guard !(path == "/catbird" || path.hasPrefix("/catbird/")) else { return nil }
         let trimmed = path.drop { $0 == "/" }
@@ -26,5 +26,20 @@ enum ControlPathSlipHint {
         return "\(JSONText.shortString(String(path))) is not a control route: control routes are /catbird and the paths under "
             + "/catbird/, as written (a doubled '/', another letter case or a %XX escape makes app traffic of it)"
             + (doubled ? "; check the base URL for a trailing '/'" : "")
+    }
+
+    /// `"/prefix/catbird/api/mocks" is Catbird's control path under "/prefix": …` for an
+    /// origin-form target whose path holds `/catbird/api/` after a prefix (a client given the
+    /// app's base URL with a path, `Catbird(url: "http://host:8080/prefix")`: its control calls
+    /// were app traffic, journaled in its tenant, and their 404 said only "no mock matched";
+    /// tester finding tester48c-F13); nil for any other path.
+    private static func underPrefixHint(target: String) -> String? {
+        guard target.utf8.first == UInt8(ascii: "/") else { return nil }
+        let path = Substring(target.firstIndex(of: "?").map { target[..<$0] } ?? target[...])
+        guard let found = path.firstRange(of: "/catbird/api/"), found.lowerBound > path.startIndex else { return nil }
+        let prefix = String(path[..<found.lowerBound])
+        return "\(JSONText.shortString(String(path))) is Catbird's control path under the prefix \(JSONText.shortString(prefix)), "
+            + "which makes app traffic of it: control routes are /catbird and the paths under /catbird/ from the server's root; "
+            + "give the client the server's root URL (Catbird(url: http://host:port), no path)"
     }
 }
