@@ -5,7 +5,8 @@ extension Catbird {
     /// How many journaled requests of the caller's tenant match `pattern`, by the same rules
     /// as mocks (`POST /catbird/api/requests/count`).
     ///
-    /// - Parameter pattern: method, URL and header patterns to match.
+    /// - Parameter pattern: the method, URL, header and body patterns to match, by the mocks'
+    ///   rules.
     /// - Returns: the number of matching requests.
     /// - Throws: ``CatbirdError`` (400 for an invalid regular expression, or one too slow to
     ///   evaluate within 2 seconds), `URLError` on a transport failure, ``CatbirdError`` for an
@@ -28,7 +29,8 @@ extension Catbird {
     /// How many journaled requests of the caller's tenant match `pattern`
     /// (`POST /catbird/api/requests/count`).
     ///
-    /// - Parameter pattern: method, URL and header patterns to match.
+    /// - Parameter pattern: the method, URL, header and body patterns to match, by the mocks'
+    ///   rules.
     /// - Returns: the number of matching requests.
     /// - Throws: ``CatbirdError`` (400 for an invalid or too slow regular expression),
     ///   `URLError` on a transport failure or cancellation, ``CatbirdError`` for an unreadable answer.

@@ -13,8 +13,10 @@ extension Catbird {
     ///
     /// - Parameters:
     ///   - query: one SELECT (or other read-only) statement.
-    ///   - params: values for the `?` placeholders, in order: null, integers, reals or texts
-    ///     (no blobs).
+    ///   - params: values for the `?` placeholders, in order: null, integers, reals, texts or
+    ///     blobs (``CatbirdSQLValue/blob(_:)``, sent as `{"base64": …}`). A REAL with no
+    ///     fraction in a result reads as an integer (`SELECT 2.0` gives `.integer(2)`), so
+    ///     compare such columns with integers (see ``CatbirdSQLValue``).
     ///   - maxRows: the most rows to return, 1–10000; nil for the server's default (1000).
     ///     ``CatbirdSQLResult/truncated`` tells whether rows were left out.
     /// - Returns: the columns and rows.

@@ -11,8 +11,8 @@ extension Catbird {
     /// - Returns: true when the tenant was dropped (always for the default tenant); false
     ///   when the server had no such tenant (a 404: the shard never sent anything, or it was
     ///   already dropped).
-    /// - Throws: ``CatbirdError`` (such as 403 for another shard's tenant), `URLError` on a
-    ///   transport failure.
+    /// - Throws: ``CatbirdError`` (such as 401 for the default tenant on a server with an
+    ///   admin token, without it), `URLError` on a transport failure.
     @discardableResult
     @_disfavoredOverload
     public func dropTenant() throws -> Bool {

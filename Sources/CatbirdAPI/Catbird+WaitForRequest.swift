@@ -9,7 +9,7 @@ extension Catbird {
     /// `POST /catbird/api/requests/wait` (docs/protocol.md, Waiting for a request): the server
     /// answers at once with the first matching entry after `since`, already journaled or not,
     /// else holds the call (without holding a thread) until one arrives or `timeout` passes.
-    /// Matching follows the mocks' rules (method, URL and header patterns).
+    /// Matching follows the mocks' rules (method, URL, header and body patterns).
     ///
     /// - Parameters:
     ///   - pattern: the request to wait for.

@@ -13,16 +13,26 @@ import Foundation
 public enum JSONValue: Codable, Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral
 {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, held as a `Double` (integers past 2^53 lose their last digits).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, its elements in order.
     case array([JSONValue])
+    /// An object; key order does not matter.
     case object([String: JSONValue])
 
+    /// `"text"` as ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `7` as ``number(_:)``.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// `2.5` as ``number(_:)``.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// `true` as ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
     /// Reads any JSON value.

@@ -6,14 +6,17 @@ import XCTest
 /// CatbirdAppSupport: they are typechecked together, as one module, with `swiftc`.
 final class ReadmeSnippetTests: XCTestCase {
     /// XCUIApplication exists on Apple platforms only; on Linux the snippets get a stand-in with
-    /// the members they use (nothing else is stubbed).
+    /// the members they use (nothing else is stubbed), main-actor isolated as the Xcode 16 SDK's
+    /// is, so that a snippet making it in a nonisolated `setUp` fails here as it fails there
+    /// (tester finding tester48c-F12).
     private static let uiTestingStandIn = """
         #if !canImport(XCUIAutomation) && os(Linux)
-        open class XCUIApplication {
+        @MainActor open class XCUIApplication {
             public var launchArguments: [String] = []
             public var launchEnvironment: [String: String] = [:]
             public init() {}
             open func launch() {}
+            open func typeText(_ text: String) {}
         }
         #endif
         """

@@ -14,17 +14,17 @@ extension Catbird {
     /// ```swift
     /// final class LoginUITests: XCTestCase {
     ///     private var tenant: Catbird.TestTenant!
-    ///     private var app: XCUIApplication!
     ///
-    ///     @MainActor override func setUpWithError() throws {
+    ///     override func setUpWithError() throws {
     ///         tenant = try Catbird.TestTenant(for: self)        // http://127.0.0.1:8080
-    ///         app = XCUIApplication()
-    ///         tenant.apply(to: app)                              // -catbird_url … -catbird_parallel_id …
-    ///         app.launch()
     ///     }
     ///
+    ///     @MainActor                                            // XCUIApplication is main-actor isolated
     ///     func testLogin() async throws {
     ///         try await tenant.send(.add(LoginMock.success))
+    ///         let app = XCUIApplication()
+    ///         tenant.apply(to: app)                              // -catbird_url … -catbird_parallel_id …
+    ///         app.launch()
     ///         // … log in …
     ///         let login = try await tenant.waitForRequest(matching: LoginMock.success, timeout: 10)
     ///         XCTAssertEqual(login.response.status, 200)
