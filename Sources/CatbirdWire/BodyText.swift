@@ -13,10 +13,10 @@ import CatbirdSupport
 ///   UTF-8 could show other characters than the client sent.
 ///
 /// Matching does not read the charset: the body matchers compare bytes (docs/matching.md#body-matchers).
-public enum BodyText {
+package enum BodyText {
     /// The text of `body` by the charset `contentType` declares; nil when there is no text
     /// to show (see the type's rules). An empty body is `""`.
-    public static func text(of body: some Collection<UInt8>, contentType: String?) -> String? {
+    package static func text(of body: some Collection<UInt8>, contentType: String?) -> String? {
         switch charset(of: contentType) {
         case nil, "utf-8", "utf8", "us-ascii", "ascii":
             return String(validating: body, as: UTF8.self)

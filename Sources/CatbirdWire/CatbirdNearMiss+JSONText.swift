@@ -27,14 +27,14 @@ extension ByteWriter {
 
 extension PatternMatch {
     /// Appends `{"kind":"equal","value":"/api/users"}`.
-    public func writeJSON(to out: inout ByteWriter) {
+    package func writeJSON(to out: inout ByteWriter) {
         out.appendKindObject(kind.rawValue, value: value)
     }
 }
 
 extension BodyPattern {
     /// Appends `{"equalTo":7,"kind":"jsonPath","value":"$.id"}`; `equalTo` only when set.
-    public func writeJSON(to out: inout ByteWriter) {
+    package func writeJSON(to out: inout ByteWriter) {
         out.appendKindObject(kind.rawValue, value: value, equalTo: equalTo?.jsonText)
     }
 }
@@ -43,14 +43,14 @@ extension RequestPattern {
     /// Appends `{"body":…,"headers":{…},"method":"GET","url":{…}}`: `headers` always, `body`
     /// only when set (``encode(to:)``'s shape). A near miss's `pattern` member, written once
     /// per mock.
-    public func writeJSON(to out: inout [UInt8]) {
+    package func writeJSON(to out: inout [UInt8]) {
         var writer = ByteWriter(capacity: 96)
         writeJSON(to: &writer)
         writer.withBytes { out.append(contentsOf: $0) }
     }
 
     /// ``writeJSON(to:)-([UInt8])`` into a ``ByteWriter``.
-    public func writeJSON(to out: inout ByteWriter) {
+    package func writeJSON(to out: inout ByteWriter) {
         out.append("{")
         if let body {
             out.append(#""body":"#)
@@ -76,7 +76,7 @@ extension CatbirdNearMiss.Field {
     /// The part of a field's JSON that depends on the pattern only, between `actual` and the
     /// verdict's value: `"expected":"equal \"/api/users\"","field":"url","verdict":"` (with
     /// `"name":…` before `"verdict"` for a header). The server writes it once per pattern.
-    public static func patternPartJSON(field: String, name: String?, expected: String) -> [UInt8] {
+    package static func patternPartJSON(field: String, name: String?, expected: String) -> [UInt8] {
         var out = ByteWriter(capacity: expected.utf8.count + field.utf8.count + (name?.utf8.count ?? 0) + 48)
         out.append(#""expected":"#)
         out.appendJSONString(expected)
@@ -94,7 +94,7 @@ extension CatbirdNearMiss.Field {
 extension CatbirdNearMiss {
     /// A distance as a JSON number: to 3 decimals (as the server rounds it), with no trailing
     /// zeros (`0.4`, `1.4`, `1`); other finite values as Swift prints them.
-    public static func writeDistance(_ distance: Double, to out: inout ByteWriter) {
+    package static func writeDistance(_ distance: Double, to out: inout ByteWriter) {
         let thousandths = (distance * 1000).rounded()
         guard thousandths >= 0, thousandths < 1e15, thousandths / 1000 == distance else {
             out.append(utf8: JSONValue.number(distance).jsonText)
@@ -119,11 +119,11 @@ extension CatbirdNearMiss {
     /// (``CatbirdSupport/JSONText/cutWithLength(_:maxBytes:)``): 200. A request body's `actual`
     /// and a pattern's values everywhere; a url's or header's `actual` in the summary (the
     /// 404's `reason`), while its field keeps it whole (docs/matching.md#near-misses).
-    public static let shownValueBytes = 200
+    package static let shownValueBytes = 200
 
     /// Appends ``summary(patternSummary:)``'s text: `mock 7 (POST equal "/api/users") of the
     /// default tenant: url differs (expected equal "/api/users", got "/api/usres")`.
-    public func writeSummary(patternSummary: String, to out: inout ByteWriter) {
+    package func writeSummary(patternSummary: String, to out: inout ByteWriter) {
         Self.writeSummaryHead(mockId: mockId, patternSummary: Array(patternSummary.utf8), tenant: tenant, escaped: false, to: &out)
         var first = true
         for field in fields {
@@ -139,13 +139,13 @@ extension CatbirdNearMiss {
     /// compared matches this request`. The mock was skipped while matching (its evaluation
     /// budget spent), which a later clause of the 404 names; an empty list read as a bug
     /// (tester finding tester30c-F2).
-    public static func writeNothingDiffers(if first: Bool, to out: inout ByteWriter) {
+    package static func writeNothingDiffers(if first: Bool, to out: inout ByteWriter) {
         if first { out.append("every field compared matches this request") }
     }
 
     /// The end of a near miss's summary when fields were left out: `; 1980 more fields not listed`
     /// (nothing to escape).
-    public static func writeOmitted(_ count: Int, to out: inout ByteWriter) {
+    package static func writeOmitted(_ count: Int, to out: inout ByteWriter) {
         out.append("; ")
         out.appendDecimal(Int64(count))
         out.append(" more fields not listed")
@@ -156,7 +156,7 @@ extension CatbirdNearMiss {
     /// `escaped`: written as the text of a JSON string, CR and LF as spaces (a 404's `reason`
     /// inside its body, whose bytes are then the plain text's escaped whole): `patternSummary`
     /// comes so, and the tenant is quoted and escaped here. Else as plain UTF-8 text.
-    public static func writeSummaryHead(mockId: Int64, patternSummary: [UInt8], tenant: String, escaped: Bool, to out: inout ByteWriter) {
+    package static func writeSummaryHead(mockId: Int64, patternSummary: [UInt8], tenant: String, escaped: Bool, to out: inout ByteWriter) {
         out.append("mock ")
         out.appendDecimal(mockId)
         out.append(" (")
@@ -178,7 +178,7 @@ extension CatbirdNearMiss {
     /// cut after ``shownValueBytes`` (`got "/uuuu…… (8000 bytes)"`: a url or header value, which
     /// its field keeps whole, made the reason grow with the request; tester finding T19B-F15)
     /// unless `actualIsCut` (a body's comes cut so). A value within the bound is written as it is.
-    public static func writeMismatch(
+    package static func writeMismatch(
         _ field: [UInt8], name: [UInt8]?, verdict: Field.Verdict, expected: [UInt8], actual: String?, actualIsCut: Bool = false,
         first: inout Bool, escaped: Bool, to out: inout ByteWriter
     ) {
