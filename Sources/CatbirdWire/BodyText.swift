@@ -39,7 +39,7 @@ package enum BodyText {
     /// A parameter without `=` is skipped. An unterminated quoted value runs to the field's
     /// end; a charset written so is returned with its opening quote (`"latin1`), which names no
     /// charset. The web page reads a `Content-Type` by the same rules (page.js, `charsetOf`).
-    static func charset(of contentType: String?) -> String? {
+    package static func charset(of contentType: String?) -> String? {
         guard let contentType else { return nil }
         let bytes = Array(contentType.utf8)
         let semicolon = UInt8(ascii: ";"), quote = UInt8(ascii: "\"")

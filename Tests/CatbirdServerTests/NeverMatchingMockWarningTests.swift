@@ -131,7 +131,11 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
             [#"'response.body' "done" is base64 (as in Catbird 0.11) for 3 bytes that are not UTF-8 text, though the "#
                 + #"Content-Type is "text/plain": they are served as those bytes; for the text "done" send "ZG9uZQ==""#])
         XCTAssertEqual(try client.request("GET", "/done", headers: tenant).body, [0x76, 0x89, 0xDE], "served as sent")
-        for (type, body) in [("application/octet-stream", "done"), ("text/plain", "ZG9uZQ==")] {
+        // tester48b-F7: Latin-1 text with its charset declared (`café`, "Y2Fm6Q==") got the
+        // warning and advice that would have served the base64 itself; any declared charset
+        // other than UTF-8 keeps the bytes as its text, quietly.
+        for (type, body) in [("application/octet-stream", "done"), ("text/plain", "ZG9uZQ=="), ("text/plain; charset=ISO-8859-1", "Y2Fm6Q=="),
+                             ("text/html; charset=latin1", "Y2Fm6Q=="), ("text/plain; charset=\\\"shift_jis\\\"", "gqA=")] {
             let quiet = try client.json(
                 "POST", "/catbird/api/mocks",
                 #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/q"}},"response":{"status":200,"headers":{"Content-Type":"\#(type)"},"body":"\#(body)"}}"#,

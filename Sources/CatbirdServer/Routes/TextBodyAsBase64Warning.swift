@@ -9,8 +9,8 @@ import Foundation
 /// base64, so the mock is kept as sent; the 201 says what was meant, as for mocks that can
 /// never match (docs/protocol.md#mocks-that-can-never-match).
 enum TextBodyAsBase64Warning {
-    /// The warning for `response`, or nil: only when its body's bytes are not UTF-8 and its
-    /// `Content-Type` names text (`text/*`, JSON, XML, `+json`, `+xml`, form data), or it has no
+    /// The warning for `response`, or nil: only when its body's bytes are not UTF-8, its
+    /// `Content-Type` declares no other charset, and it names text (`text/*`, JSON, XML, `+json`, `+xml`, form data), or it has no
     /// `Content-Type` and the base64 is a short word (letters only, at most ``wordLength``: tester
     /// finding T19B-F9, `"body":"done"` alone, the usual first try, got a bare 201).
     static func warning(for response: ResponseMock) -> String? {
@@ -19,6 +19,10 @@ enum TextBodyAsBase64Warning {
               !response.headers.keys.contains(where: { $0.lowercased() == "content-encoding" })
         else { return nil }
         let type = response.headers.first { $0.key.lowercased() == "content-type" }?.value.lowercased() ?? ""
+        // A charset other than UTF-8 declared: the bytes are text in it (ISO-8859-1's `café` is
+        // not UTF-8), as the journal and the page read them (tester finding tester48b-F7: the
+        // advice, if followed, would have served the base64 itself).
+        if let charset = BodyText.charset(of: type), !["utf-8", "utf8", "us-ascii"].contains(charset.lowercased()) { return nil }
         let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         let textual = mediaType.hasPrefix("text/") || mediaType.hasSuffix("/json") || mediaType.hasSuffix("+json")
             || mediaType.hasSuffix("/xml") || mediaType.hasSuffix("+xml") || mediaType == "application/x-www-form-urlencoded"
