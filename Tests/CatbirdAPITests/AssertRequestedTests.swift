@@ -198,7 +198,8 @@ final class AssertRequestedTests: CatbirdTestCase {
         XCTAssertEqual(Array(message.components(separatedBy: "\n").prefix(2)), [
             #"expected 1 request matching PUT equal "/up" body contains "NEEDLE" in tenant "big", found 0"#,
             "note: 1 journaled request (#\(entryID), 65536 of its 100006 body bytes kept) matches all but the body pattern, "
-                + "which was tested on the part of the body the journal kept: raise --journal-body-limit",
+                + "which was tested on the part of the body the journal kept: raise --journal-body-limit (a body its client did not finish, "
+                + "its entry's problem says so, has no more)",
         ])
     }
 }

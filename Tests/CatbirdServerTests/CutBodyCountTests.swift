@@ -120,7 +120,8 @@ final class CutBodyCountTests: ServerTestCase {
         _ pattern: String, tenant: [(String, String)], id: Int, size: Int, file: StaticString = #filePath, line: UInt = #line
     ) throws {
         let warning = "1 journaled request (#\(id), 65536 of its \(size) body bytes kept) matches all but the body pattern, "
-            + "which was tested on the part of the body the journal kept: raise --journal-body-limit"
+            + "which was tested on the part of the body the journal kept: raise --journal-body-limit (a body its client did not finish, "
+                + "its entry's problem says so, has no more)"
         let count = try client.json("POST", "/catbird/api/requests/count", #"{"pattern":\#(pattern)}"#, headers: tenant)
         XCTAssertEqual(count.status, 200, count.text, file: file, line: line)
         XCTAssertEqual(count.object["count"] as? Int, 0, count.text, file: file, line: line)

@@ -31,14 +31,42 @@ final class PartlyReadBodyJournalTests: ServerTestCase {
         XCTAssertEqual(journal.map { $0["answeredBy"] as? String }, ["none", "none"])
         XCTAssertTrue(journal.allSatisfy { $0["mockId"] is NSNull }, "\(journal)")
         let requests = journal.map { $0["request"] as? [String: Any] ?? [:] }
-        XCTAssertEqual(requests.map { $0["bodySize"] as? Int }, [3, 7], "the bytes that arrived, not the declared 10")
+        // The bytes that arrived are the body; it is marked cut short, its size the declared 10
+        // when there was one (tester finding tester48b-F4: 3 bytes, not truncated).
+        XCTAssertEqual(requests.map { $0["bodySize"] as? Int }, [10, 7], "the declared size, else the bytes that arrived")
         XCTAssertEqual(requests.map { $0["body"] as? String }, ["abc", "helloab"])
-        XCTAssertEqual(requests.map { $0["bodyTruncated"] as? Bool }, [false, false])
+        XCTAssertEqual(requests.map { $0["bodyTruncated"] as? Bool }, [true, true])
         XCTAssertTrue(journal.allSatisfy { ($0["problem"] as? String ?? "").contains("before the request was complete") }, "\(journal)")
         XCTAssertEqual(try E2E.mocks(client, tenant: nil).first.flatMap { JSONNumber.int($0["hits"]) }, 0, "no use taken")
         let whole = try client.request("POST", "/part", body: Array("abcdefghij".utf8))
         XCTAssertEqual(whole.status, 200, whole.text)
         XCTAssertEqual(whole.text, "stored")
+    }
+
+    /// tester48b-F4, its requests: `Content-Length: 100`, 10 bytes sent, then a hang-up. The
+    /// entry kept the 10 bytes as a whole body, and `count` matched `equal "ABCDEFGHIJ"` and
+    /// `regexp "^ABCDEFGHIJ$"` against them (1 each). They are decided as on a body the
+    /// journal cut: only a `contains` found in what arrived counts; the others are left out and
+    /// named in `cutBodyMatches`.
+    func testABodyItsClientDidNotFinishIsMatchedAsACutBody() throws {
+        let tenant = [("X-Catbird-Parallel-Id", "part2")]
+        let raw = try server.client()
+        try raw.send(raw: Array("POST /p HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: part2\r\nContent-Length: 100\r\n\r\nABCDEFGHIJ".utf8))
+        usleep(200_000)
+        raw.hangUp()
+        _ = try E2E.journal(client, tenant: "part2", once: 1)
+        for (body, count, cut) in [(#"{"kind":"equal","value":"ABCDEFGHIJ"}"#, 0, 1), (#"{"kind":"regexp","value":"^ABCDEFGHIJ$"}"#, 0, 1),
+                                   (#"{"kind":"contains","value":"CDE"}"#, 1, nil)] {
+            let counted = try client.json(
+                "POST", "/catbird/api/requests/count", #"{"pattern":{"method":"POST","url":{"kind":"equal","value":"/p"},"body":\#(body)}}"#,
+                headers: tenant)
+            XCTAssertEqual(counted.status, 200, counted.text)
+            XCTAssertEqual(counted.object["count"] as? Int, count, "\(body): \(counted.text)")
+            XCTAssertEqual(counted.object["cutBodyMatches"] as? Int, cut, "\(body): \(counted.text)")
+        }
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "part2").first?["request"] as? [String: Any])
+        XCTAssertEqual(entry["bodySize"] as? Int, 100)
+        XCTAssertEqual(entry["bodyTruncated"] as? Bool, true)
     }
 
     /// Tester finding T13-F11, its exact input: a mock with a 35,000,000-byte body; a client

@@ -23,12 +23,13 @@ public struct CutBodyMatches: Sendable, Equatable {
     /// The sentence `count` and `find` answer in `warnings`, and the Swift client's
     /// `requestedMismatch` quotes: `1 journaled request (#3, 65536 of its 100006 body bytes
     /// kept) matches all but the body pattern, which was tested on the part of the body the
-    /// journal kept: raise --journal-body-limit`.
+    /// journal kept: raise --journal-body-limit (a body its client did not finish, its entry's
+    /// problem says so, has no more)`.
     public var warning: String {
         let others = count > 1 ? " and \(count - 1) more" : ""
         return "\(count) journaled request\(count == 1 ? "" : "s") (#\(firstID), \(firstKept) of its \(firstSize) body bytes kept\(others)) "
             + "match\(count == 1 ? "es" : "") all but the body pattern, which was tested on the part of the body the journal kept: "
-            + "raise --journal-body-limit"
+            + "raise --journal-body-limit (a body its client did not finish, its entry's problem says so, has no more)"
     }
 }
 

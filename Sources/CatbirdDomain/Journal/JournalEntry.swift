@@ -19,6 +19,11 @@ public struct JournalEntry: Sendable {
     public var requestBody: [UInt8]
     /// The full request body size in bytes (`requestBody` may hold a prefix only).
     public private(set) var requestBodySize: Int
+    /// Whether `requestBody` is only the part of a body its client did not finish sending
+    /// (it left, or the connection timed out, mid-body): stored as cut short
+    /// (`request_body_truncated`), so body patterns decide on it as on a body the journal cut
+    /// (tester finding tester48b-F4: `equal` matched the 10 bytes of a 100-byte body).
+    public var requestBodyIncomplete = false
     public var status: Int
     /// Response headers as a JSON object text, the `response_headers` column, shaped like
     /// ``requestHeaders``.
@@ -84,6 +89,14 @@ public struct JournalEntry: Sendable {
 }
 
 extension JournalEntry {
+    /// Marks the request body as one its client did not finish (``requestBodyIncomplete``):
+    /// its full size becomes `declaredSize` (its `Content-Length`) when that is larger than the
+    /// bytes that arrived, else stays what arrived (a chunked body's whole size is unknown).
+    public mutating func markRequestBodyIncomplete(declaredSize: Int?) {
+        requestBodyIncomplete = true
+        requestBodySize = max(requestBodySize, declaredSize ?? 0)
+    }
+
     /// Keeps at most `limit` bytes of each body; the full sizes stay in `requestBodySize` and
     /// `responseBodySize`.
     /// Near misses the kept prefix no longer holds (or that point outside the body) become

@@ -215,7 +215,7 @@ enum JournalRecords {
         borrowed.add(text: entry.method, at: base + 3)
         borrowed.add(text: entry.url, at: base + 4)
         borrowed.add(text: entry.requestHeaders, at: base + 5)
-        bindBody(entry.requestBody, fullSize: entry.requestBodySize, statement, at: base + 6, &borrowed)
+        bindBody(entry.requestBody, fullSize: entry.requestBodySize, cut: entry.requestBodyIncomplete, statement, at: base + 6, &borrowed)
         statement.bind(entry.status, at: base + 9)
         borrowed.add(text: entry.responseHeaders, at: base + 10)
         if let bodyID {
@@ -246,12 +246,13 @@ enum JournalRecords {
     }
 
     /// Binds a (possibly truncated) body at `index` (through `borrowed`; NULL when empty), its
-    /// full size at `index + 1` and its truncation flag at `index + 2`.
+    /// full size at `index + 1` and its truncation flag at `index + 2`: set when the body is a
+    /// prefix of `fullSize`, or `cut` (its client never sent the rest).
     private static func bindBody(
-        _ body: [UInt8], fullSize: Int, _ statement: Statement, at index: Int32, _ borrowed: inout BorrowedBindings
+        _ body: [UInt8], fullSize: Int, cut: Bool = false, _ statement: Statement, at index: Int32, _ borrowed: inout BorrowedBindings
     ) {
         if body.isEmpty { statement.bindNull(at: index) } else { borrowed.add(bytes: body, at: index) }
         statement.bind(fullSize, at: index + 1)
-        statement.bind(fullSize > body.count ? 1 : 0, at: index + 2)
+        statement.bind(fullSize > body.count || cut ? 1 : 0, at: index + 2)
     }
 }

@@ -189,7 +189,7 @@ final class RequestWait: Sendable {
             var line = "\(entry.method) \(url) → \(entry.status.map(String.init) ?? "?")"
             if let kept = entry.requestBodyKept, cutShort.contains(entry.id) {
                 line += " (matches but for the body, which was tested on the \(kept) of its \(entry.requestBodySize) bytes "
-                    + "the journal kept: raise --journal-body-limit)"
+                    + "the journal kept: raise --journal-body-limit; a body its client did not finish has no more)"
             }
             return line
         }.joined(separator: ", ")
