@@ -20,6 +20,11 @@ extension Catbird {
     ///     made without a session, as in Catbird 0.11). Not `@Sendable`, as in 0.11. Do not
     ///     wait for it with a semaphore on the main thread: the main queue could then never run
     ///     it (a deadlock, as in 0.11); use an `XCTestExpectation`, or the synchronous `send(_:)`.
+    ///     Because it is not `@Sendable`, Swift 6 does not check what it captures: called from
+    ///     a caller with no actor (a plain `async` XCTest method, a background thread), it runs
+    ///     on the delegate queue while the caller goes on, so a `var` both touch is a data race
+    ///     the compiler accepts (tester finding tester48c-F4, seen with ThreadSanitizer). There,
+    ///     use the synchronous `send(_:)`, or keep such state behind a lock or on an actor.
     /// - Returns: the running task (already resumed).
     @discardableResult
     public func send(
