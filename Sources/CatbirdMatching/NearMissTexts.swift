@@ -52,11 +52,12 @@ public final class NearMissTexts: Sendable {
     init(_ pattern: RequestPattern, headerNames: [String]) {
         let source = pattern.shownInNearMisses
         let url = source.url.summary
-        let headers = headerNames.map { source.headers[$0]!.summary }
+        let shownNames = headerNames.map(RequestPattern.shownHeaderName)
+        let headers = shownNames.map { source.headers[$0]!.summary }
         let body = source.body?.summary
         self.headerNames = headerNames
         inReason = InReason(
-            method: InReason.escaped(source.method.rawValue), url: InReason.escaped(url), headerNames: headerNames.map(InReason.escaped),
+            method: InReason.escaped(source.method.rawValue), url: InReason.escaped(url), headerNames: shownNames.map(InReason.escaped),
             headers: headers.map(InReason.escaped), body: body.map(InReason.escaped), summary: InReason.escaped(source.summary))
         var json: [UInt8] = []
         source.writeJSON(to: &json)

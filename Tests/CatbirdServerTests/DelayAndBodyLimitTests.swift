@@ -136,7 +136,9 @@ final class DelayAndBodyLimitTests: XCTestCase {
     func testAContentLengthPastInt64Is413AtTheHead() throws {
         let server = try TestServer()
         defer { server.removeFiles() }
-        let lengths = ["9223372036854775807", "9223372036854775808", "18446744073709551614", "18446744073709551615"]
+        // tester49a-F1: leading zeros; the first two are within range, the third past it.
+        let lengths = ["9223372036854775807", "9223372036854775808", "18446744073709551614", "18446744073709551615",
+                       "00000000000000000000100000000", "0009223372036854775807", "00000000000000000000000000009223372036854775808"]
         for length in lengths {
             for target in ["/u64", "/catbird/api/mocks"] {
                 let raw = try RawHTTPClient(port: server.port, timeoutSeconds: 5)
@@ -146,13 +148,17 @@ final class DelayAndBodyLimitTests: XCTestCase {
             }
         }
         let entries = try E2E.journal(try server.client(), tenant: nil)
-        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, [413, 413, 413, 413])
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["response"] as? [String: Any])?["status"]) }, Array(repeating: 413, count: 7))
+        let plain = "refused before its body was read: bodySize is the declared Content-Length, not bytes received"
+        let held = { (quoted: String) in
+            "refused before its body was read: bodySize is the declared Content-Length (\(quoted)) held to 9223372036854775807, not bytes received"
+        }
         XCTAssertEqual(entries.map { $0["problem"] as? String }, [
-            "refused before its body was read: bodySize is the declared Content-Length, not bytes received",
-            "refused before its body was read: bodySize is the declared Content-Length (9223372036854775808) held to 9223372036854775807, not bytes received",
-            "refused before its body was read: bodySize is the declared Content-Length (18446744073709551614) held to 9223372036854775807, not bytes received",
-            "refused before its body was read: bodySize is the declared Content-Length (18446744073709551615) held to 9223372036854775807, not bytes received",
+            plain, held("9223372036854775808"), held("18446744073709551614"), held("18446744073709551615"), plain, plain,
+            held(String(repeating: "0", count: 28) + "922337203685… (47 bytes)"),
         ])
+        XCTAssertEqual(entries.compactMap { JSONNumber.int(($0["request"] as? [String: Any])?["bodySize"]) },
+                       [Int.max, Int.max, Int.max, Int.max, 100_000_000, Int.max, Int.max])
     }
 
     /// Regression (try7a F6): a mock body under `--max-body-size` (40 MiB at the default 50 MiB)

@@ -157,6 +157,26 @@ final class ForwardingTests: UpstreamTestCase {
         XCTAssertEqual(described.header("X-Echo-Body-Length"), "0")
     }
 
+    /// tester49a-F3, its requests: `Expect: 100-continue` went upstream on a bodiless GET, a
+    /// DELETE and a POST with `Content-Length: 0`, and on an HTTP/1.0 request (whose `Expect` a
+    /// server must ignore). None carries it now; a request with content still does.
+    func testExpectIsNotForwardedWithoutContent() throws {
+        let server = try redirecting()
+        var requests = [
+            "GET /echo/e1 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n",
+            "DELETE /echo/e2 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            "POST /echo/e3 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            "GET /echo/e4 HTTP/1.0\r\nHost: x\r\nExpect: 100-continue\r\n\r\n",
+        ]
+        requests.append("POST /echo/e5 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+        for (index, text) in requests.enumerated() {
+            let answer = try E2E.exchange(server, text)
+            let fields = answer.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("x-echo-fields:") } ?? ""
+            XCTAssertFalse(fields.isEmpty, "e\(index + 1): \(answer.prefix(300))")
+            XCTAssertEqual(fields.lowercased().contains("expect"), index == 4, "e\(index + 1): \(fields)")
+        }
+    }
+
     func testBinaryAndGzipBodiesPassThroughByteForByte() throws {
         let server = try redirecting()
         XCTAssertEqual(try CurlClient.run([url(server, "/binary")]).body, Array(0...255))

@@ -42,6 +42,29 @@ final class NearMissActualCutTests: ServerTestCase {
         XCTAssertLessThan(reason.utf8.count, 1_000, String(reason.prefix(300)))
     }
 
+    /// tester49a-F2, its mock and wait: four 3,000-byte header names (five of 1,900 in a wait)
+    /// were quoted whole, so a 404's reason and a wait's 408 were the names and the 8,000-byte
+    /// cap; what differed, and what arrived, were gone. Names are cut like values now.
+    func testLongHeaderNamesAreCutInTheReasons() throws {
+        let names = (0..<4).map { "X-\($0)-" + String(repeating: "N", count: 3_000) }
+        try E2E.addMock(client, tenant: "hn", url: "/hn", headerPatterns: Dictionary(uniqueKeysWithValues: names.map { ($0, ("equal", "v")) }),
+                        body: "h")
+        let miss = try client.request("GET", "/hn", headers: E2E.tenantHeader("hn"))
+        XCTAssertEqual(miss.status, 404, String(miss.text.prefix(300)))
+        let reason = miss.object["reason"] as? String ?? ""
+        XCTAssertLessThan(reason.utf8.count, 4_000, String(reason.prefix(500)))
+        XCTAssertTrue(reason.contains(#"X-0-"# + String(repeating: "N", count: 196) + "… (3004 bytes)"), String(reason.prefix(800)))
+        XCTAssertTrue(reason.contains("got none"), String(reason.prefix(1500)))
+        let wait = try client.json(
+            "POST", "/catbird/api/requests/wait",
+            #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/hn"},"headers":{"# + names.map { #""\#($0)":{"kind":"equal","value":"v"}"# }
+                .joined(separator: ",") + #"}},"timeout":0}"#,
+            headers: E2E.tenantHeader("hn"))
+        XCTAssertEqual(wait.status, 408, String(wait.text.prefix(300)))
+        let waited = wait.object["reason"] as? String ?? ""
+        XCTAssertTrue(waited.hasSuffix("after entry 0 the journal has: GET /hn → 404"), String(waited.suffix(300)))
+    }
+
     /// Repro 2, the exact input: shard `long`'s mock `GET equal "/hdr"` with the header pattern
     /// `X-Long: equal "abc"`, and a request carrying `X-Long` of 20,000 `v`.
     func testALongHeaderValueIsCutInTheReasonsGotClause() throws {

@@ -116,6 +116,22 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         ])
     }
 
+    /// tester49a-F4, its mocks: a wildcard url with a tab or a space was stored silently, and
+    /// `"\t/x"` was told "did you mean \"/\t/x\"", the tab kept.
+    func testAWildcardURLWithASpaceOrAControlCharacterAndAPastedTabAreNamed() throws {
+        let tail = "no request can match this mock; write it percent-encoded (%20, %09…) as clients send it"
+        try assertKeptWithWarning([
+            (#"/a\t*"#, #"'pattern.url.value' "/a\t*" is a wildcard holding a control character, which no request-target holds (a "#
+                + #"space ends it, RFC 9112 section 3, and this server refuses a control character in one with 400): "# + tail),
+            (#"/a b*"#, #"'pattern.url.value' "/a b*" is a wildcard holding a space, which no request-target holds (a "#
+                + #"space ends it, RFC 9112 section 3, and this server refuses a control character in one with 400): "# + tail),
+        ], kind: "wildcard")
+        try assertKeptWithWarning([
+            (#"\t/x"#, #"'pattern.url.value' "\t/x" is an equal url that is not a request-target (it starts with neither '/' nor a "#
+                + #"scheme such as http://, and is not '*' or host:port for CONNECT): no request can match this mock; did you mean "/x"?"#),
+        ])
+    }
+
     /// try10a F17 (try9a F13's second half): `"body":"done"` with `Content-Type: text/plain` got a
     /// bare 201 and was served as 3 bytes of binary (`7689 de`). It is kept as sent (0.11 reads
     /// base64) with a warning saying what to send for the text; a binary type, or a body that is

@@ -273,6 +273,34 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(contents("moved/q2"), "moved")
     }
 
+    /// tester49a-F5, its redirects: `/api//users` → `301 /api/users` (empty segments are dropped
+    /// in file names) was written over the good `api/users` recording, and `/products` →
+    /// `302 /products?page=1&sort=default` (the query left out without `--files-with-query`)
+    /// was recorded; replayed, each redirected to itself. Neither is recorded now.
+    func testARedirectToATargetNamingTheSameFileIsNotRecorded() throws {
+        let recorder = try recording()
+        let base = "http://127.0.0.1:\(recorder.port)"
+        XCTAssertEqual(try CurlClient.run([base + "/moved/api/users"]).status, 200)
+        let good = try XCTUnwrap(contents("moved/api/users"))
+        for (path, location) in [("/moved/api//users", "/moved/api/users"), ("/moved/products", "/moved/products?page=1&sort=default")] {
+            XCTAssertEqual(try CurlClient.run(["-H", "X-Location: \(location)", base + path]).status, 301, path)
+        }
+        let problems = try E2E.journal(try recorder.client(), tenant: nil).suffix(2).map { $0["problem"] as? String ?? "none" }
+        XCTAssertEqual(problems, [
+            "not recorded: a 301 from /moved/api//users to /moved/api/users is a redirect to a target that names the same file mock "
+                + "(moved/api/users, its query left out without --files-with-query): replayed, it would redirect to itself (docs/files.md#recording)",
+            "not recorded: a 301 from /moved/products to /moved/products?page=1&sort=default is a redirect to a target that names the same "
+                + "file mock (moved/products, its query left out without --files-with-query): replayed, it would redirect to itself "
+                + "(docs/files.md#recording)",
+        ])
+        XCTAssertEqual(contents("moved/api/users"), good, "the good recording is kept")
+        XCTAssertNil(contents("moved/products"))
+        recorder.stop()
+        let player = try replaying()
+        let replayed = try CurlClient.run(["-L", "--max-redirs", "3", "http://127.0.0.1:\(player.port)/moved/api/users"])
+        XCTAssertEqual(replayed.status, 200, "the recording, not a redirect to itself")
+    }
+
     /// Regression (tester finding tester40a-F7, its answers): an upstream answer with
     /// `Content-Type: application/json` twice, or `ETag: "a"` twice, was not recorded ("clients
     /// would read either value"), though both values are one. Such a repeat is recorded once and

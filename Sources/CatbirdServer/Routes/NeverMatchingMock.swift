@@ -28,7 +28,10 @@ enum NeverMatchingMock {
         // An empty target is no request-target either (the server core calls it one, since no
         // request line can carry it; tester finding T15A-F4: `""` got a 201 with no warning).
         if pattern.url.kind == .equal, url.isEmpty || !HTTPRequest.isInATargetForm(url, method: pattern.method.rawValue) {
-            let hint = "; did you mean \(JSONText.shortString("/" + url))?"
+            // A space, tab or line break pasted before the path is dropped from the suggestion
+            // (tester finding tester49a-F4: "\t/x" was told "did you mean \"/\t/x\"").
+            let trimmed = String(url.drop { $0.isWhitespace || $0.unicodeScalars.allSatisfy { $0.value < 0x20 || $0.value == 0x7F } })
+            let hint = "; did you mean \(JSONText.shortString(trimmed.hasPrefix("/") ? trimmed : "/" + trimmed))?"
             warnings.append(
                 "'pattern.url.value' \(JSONText.shortString(url)) is an equal url that is not a request-target (it starts "
                     + "with neither '/' nor a scheme such as http://, and is not '*' or host:port for CONNECT): "
@@ -41,6 +44,14 @@ enum NeverMatchingMock {
         }
         else if pattern.url.kind == .equal, let hint = clientsNeverSend(url, subject: subject) {
             warnings.append(hint)
+        }
+        else if pattern.url.kind == .wildcard, let odd = url.unicodeScalars.first(where: { $0 == " " || $0.value < 0x20 || $0.value == 0x7F }) {
+            // No request-target holds a space or a control character (each is refused with 400
+            // before matching), so neither can a wildcard match one (tester finding tester49a-F4).
+            warnings.append(
+                "'pattern.url.value' \(JSONText.shortString(url)) is a wildcard holding \(odd == " " ? "a space" : "a control character"), "
+                    + "which no request-target holds (a space ends it, RFC 9112 section 3, and this server refuses a control character "
+                    + "in one with 400): no request can match \(subject); write it percent-encoded (%20, %09…) as clients send it")
         }
         else if pattern.url.kind == .wildcard, url.isEmpty {
             warnings.append(

@@ -81,10 +81,12 @@ extension CatbirdHandler {
     static func unreadBodyProblem(of request: HTTPRequest) -> String? {
         let declared = request.headers.first("Content-Length")
         if request.discardedBodySize > 0 {
-            if let declared, declared != String(request.discardedBodySize) {
+            if let declared, Int(declared) == nil {
                 // Past Int64's range (tester finding tester48a-F2): held to the largest it has.
-                return "refused before its body was read: bodySize is the declared Content-Length (\(declared.utf8Prefix(20))) held to "
-                    + "\(Int.max), not bytes received"
+                // Quoted whole up to 40 bytes (tester finding tester49a-F1: leading zeros were cut
+                // at 20 bytes, and the length of the text, not its value, decided "held").
+                return "refused before its body was read: bodySize is the declared Content-Length (\(JSONText.cutWithLength(declared, maxBytes: 40))) "
+                    + "held to \(Int.max), not bytes received"
             }
             return declared != nil
                 ? "refused before its body was read: bodySize is the declared Content-Length, not bytes received"

@@ -178,6 +178,12 @@ struct Forwarding: Sendable {
             // without content (tester finding tester47a-F9: `Expect` and `Content-Encoding` went
             // out on a bodiless HEAD).
             headers.removeAll { Self.contentFields.contains($0.name.lowercased()) }
+        } else if request.body.isEmpty || request.version == "HTTP/1.0" {
+            // No content to send, or a request from an HTTP/1.0 client, whose `Expect` a
+            // server must ignore: no `100-continue` expectation goes out (RFC 9110 section
+            // 10.1.1; tester finding tester49a-F3: a GET, a `Content-Length: 0` POST and an
+            // HTTP/1.0 request forwarded it).
+            headers.removeAll { $0.name.lowercased() == "expect" }
         }
         var outbound = OutboundRequest(method: request.method, url: destination.url, headers: headers, body: request.body)
         outbound.budgetHolder = ByteBudget.Holder(request.headers.first(TenantID.headerName) ?? "")

@@ -1,3 +1,4 @@
+import CatbirdDomain
 import CatbirdHTTP
 import Foundation
 
@@ -10,21 +11,44 @@ import Foundation
 /// tester44a-F2: curl gave up after 50 redirects; tester45a-F4, F5, F8: the other order of
 /// recording, an absolute or relative `Location`, the reverse redirect).
 extension UpstreamServing {
-    /// Why the `response` to `request` is not recorded (in ``skippedByRule(_:_:)``'s words): a
-    /// 3xx whose `Location`, resolved against the request's URL (RFC 3986 section 5), has the
-    /// request's path with a `/` added or taken away, and its query; nil otherwise. The `Location`'s host is not compared: nginx writes
-    /// its own address there (`absolute_redirect`), which a replay sends the app to instead.
-    static func slashRedirect(_ request: HTTPRequest, _ response: HTTPResponse) -> String? {
+    /// Why the `response` to `request` is not recorded (in ``skippedByRule(_:_:includesQuery:)``'s
+    /// words): a 3xx whose `Location`, resolved against the request's URL (RFC 3986 section 5),
+    /// has the request's path with a `/` added or taken away, and its query, or names the same
+    /// file mock (``sameNameRedirect(_:_:to:resolved:includesQuery:)``); nil otherwise. The
+    /// `Location`'s host is not compared: nginx writes its own address there
+    /// (`absolute_redirect`), which a replay sends the app to instead.
+    static func slashRedirect(_ request: HTTPRequest, _ response: HTTPResponse, includesQuery: Bool) -> String? {
         guard (300...399).contains(response.status), let location = response.headers.first("Location") else { return nil }
         let target = request.target
         let base = target.hasPrefix("/") ? URL(string: "http://catbird.invalid" + target) : URL(string: target)
         guard let base, let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
               let asked = URLComponents(url: base, resolvingAgainstBaseURL: false),
-              let told = URLComponents(url: resolved, resolvingAgainstBaseURL: false),
-              asked.percentEncodedQuery == told.percentEncodedQuery else { return nil }
+              let told = URLComponents(url: resolved, resolvingAgainstBaseURL: false) else { return nil }
         let (path, other) = (asked.percentEncodedPath, told.percentEncodedPath)
-        guard path != other, path + "/" == other || other + "/" == path else { return nil }
-        return "a \(response.status) from \(target) to \(location) is a redirect to the other spelling of the same file mock "
-            + "(once \(path.hasSuffix("/") ? other : path) is a directory, both name its index): replayed, it would redirect to itself"
+        if asked.percentEncodedQuery == told.percentEncodedQuery, path != other, path + "/" == other || other + "/" == path {
+            return "a \(response.status) from \(target) to \(location) is a redirect to the other spelling of the same file mock "
+                + "(once \(path.hasSuffix("/") ? other : path) is a directory, both name its index): replayed, it would redirect to itself"
+        }
+        return sameNameRedirect(request, response, to: told, resolved: resolved, includesQuery: includesQuery)
+    }
+
+    /// Why a 3xx from `request.target` to `told` (its `Location` resolved) is not recorded when
+    /// both targets name one file mock under the directory's rules (``FileMockName``: empty
+    /// segments dropped, the query left out without `--files-with-query`): `/api//users` →
+    /// `/api/users`, `/products` → `/products?page=1` would be written over the file they point
+    /// to, and replayed redirect to themselves (tester finding tester49a-F5: the 301 replaced
+    /// the good `api/users` recording). Nil for a redirect to another file.
+    private static func sameNameRedirect(
+        _ request: HTTPRequest, _ response: HTTPResponse, to told: URLComponents, resolved: URL, includesQuery: Bool
+    ) -> String? {
+        let target = request.target
+        let toldTarget = target.hasPrefix("/")
+            ? told.percentEncodedPath + (told.percentEncodedQuery.map { "?" + $0 } ?? "") : resolved.absoluteString
+        guard toldTarget != target, let asked = FileMockName(target: target, includesQuery: includesQuery),
+              let pointed = FileMockName(target: toldTarget, includesQuery: includesQuery), asked.path == pointed.path
+        else { return nil }
+        let location = response.headers.first("Location") ?? toldTarget
+        return "a \(response.status) from \(target) to \(location) is a redirect to a target that names the same file mock "
+            + "(\(asked.path)\(includesQuery ? "" : ", its query left out without --files-with-query")): replayed, it would redirect to itself"
     }
 }

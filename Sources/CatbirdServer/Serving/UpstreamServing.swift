@@ -46,7 +46,7 @@ struct UpstreamServing: Sendable {
     /// (no body: it would replace the `GET`'s recording with an empty one), a `304 Not Modified`,
     /// `206 Partial Content` or `416 Range Not Satisfiable` (answers to the client's cache and
     /// range, not the resource), a `412 Precondition Failed` to a conditional request, a
-    /// redirect between the two spellings of one file mock (``slashRedirect(_:_:)``), an
+    /// redirect to a target naming the same file mock (``slashRedirect(_:_:includesQuery:)``), an
     /// answer a Catbird made itself (``Forwarding/isGenerated(_:)``: its own 508 after a loop,
     /// another Catbird's 502). The journal entry's `problem` (`not recorded: ` first); neither
     /// logged nor counted in `catbird_recordings_failed_total`: nothing failed (tester finding
@@ -54,7 +54,7 @@ struct UpstreamServing: Sendable {
     /// A 304 or 206 to a request that asked for none (no `If-None-Match`/`If-Modified-Since`,
     /// no `Range`) says the backend sent it on its own, rather than advising to drop fields the
     /// request does not have (tester finding tester29d-F1).
-    static func skippedByRule(_ request: HTTPRequest, _ response: HTTPResponse) -> String? {
+    static func skippedByRule(_ request: HTTPRequest, _ response: HTTPResponse, includesQuery: Bool) -> String? {
         let why: String
         let asked = { (names: [String]) in names.contains { request.headers.first($0) != nil } }
         if request.method == "HEAD" {
@@ -80,7 +80,7 @@ struct UpstreamServing: Sendable {
         } else if response.status == 412, asked(["If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since"]) {
             why = "a 412 answers the client's precondition (If-Match, If-Unmodified-Since, …), not the resource; send the request "
                 + "without them to record it"
-        } else if let loop = slashRedirect(request, response) {
+        } else if let loop = slashRedirect(request, response, includesQuery: includesQuery) {
             why = loop
         } else if Forwarding.isGenerated(response) {
             why = "the answer was made by a Catbird (\(Forwarding.generatedByHeader)), not by the backend"
@@ -209,7 +209,7 @@ struct UpstreamServing: Sendable {
                     log.warning("\(request.method) \(request.target) → \(destination.shown): \(problem)")
                     notRecorded = problem
                     recorder?.failures.add(1, ordering: .relaxed)
-                } else if recorder != nil, let skipped = Self.skippedByRule(request, response) {
+                } else if let recorder, let skipped = Self.skippedByRule(request, response, includesQuery: recorder.directory.includesQuery) {
                     notRecorded = skipped
                 } else if let recorder {
                     do throws(FileMockError) {
