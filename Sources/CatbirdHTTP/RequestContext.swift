@@ -116,6 +116,10 @@ final class RequestContext: @unchecked Sendable {
     /// The delayed response being waited for (its ``HTTPResponse/whenDelayEnds`` is called on
     /// resume), or nil.
     var delayed: HTTPResponse?
+    /// Whether the answer was parked once because libmicrohttpd refused to queue it after a
+    /// `100 Continue` it sent to a bodiless request (``ServerCore``'s send): never parked again,
+    /// so a second refusal closes the connection instead of parking it for ever.
+    var parkedToQueue = false
     /// Set (while parked, under ``ParkedConnections``' lock) when the client hung up: on resume
     /// the connection is closed.
     var clientGone = false

@@ -538,8 +538,9 @@ final class ServerCore: Sendable {
                 context.watched?._withUnsafeGuaranteedRef { $0.watchAnswer() }
             }
             let queued = queue(response, on: connection, for: context)
-            if queued == .NO, Self.getsContinueWithoutBody(context),
+            if queued == .NO, !context.parkedToQueue, Self.getsContinueWithoutBody(context),
                let responder = parked.park(connection, context, atShutdown: response, watching: .endOfStream) {
+                context.parkedToQueue = true
                 // libmicrohttpd 0.9.75 sends `100 Continue` to a bodiless request too and, when
                 // the next pipelined request is already read, asks for the answer in a state in
                 // which it refuses to queue one, then closes the connection (tester finding
