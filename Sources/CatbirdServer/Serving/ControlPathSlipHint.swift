@@ -1,4 +1,5 @@
 import CatbirdSupport
+import Foundation
 
 /// The 404 reason's hint for a request whose path is Catbird's own control path spelled another
 /// way: a doubled `/` (a base URL ending in `/` joined with `/catbird/…`), another letter case
@@ -34,12 +35,33 @@ enum ControlPathSlipHint {
     /// were app traffic, journaled in its tenant, and their 404 said only "no mock matched";
     /// tester finding tester48c-F13); nil for any other path.
     private static func underPrefixHint(target: String) -> String? {
-        guard target.utf8.first == UInt8(ascii: "/") else { return nil }
+        // Every 404 comes here: a scan of the path's bytes (a Character search cost a 404 27,000
+        // instructions, measured with Benchmarks/miss-callgrind.sh); the text is made only when found.
+        guard target.utf8.first == UInt8(ascii: "/"), let offset = controlPathOffset(in: target), offset > 0 else { return nil }
+        let start = target.utf8.index(target.utf8.startIndex, offsetBy: offset)
         let path = Substring(target.firstIndex(of: "?").map { target[..<$0] } ?? target[...])
-        guard let found = path.firstRange(of: "/catbird/api/"), found.lowerBound > path.startIndex else { return nil }
-        let prefix = String(path[..<found.lowerBound])
+        let prefix = String(target[..<start])
         return "\(JSONText.shortString(String(path))) is Catbird's control path under the prefix \(JSONText.shortString(prefix)), "
             + "which makes app traffic of it: control routes are /catbird and the paths under /catbird/ from the server's root; "
             + "give the client the server's root URL (Catbird(url: http://host:port), no path)"
+    }
+
+    /// The byte offset of `/catbird/api/` in `target`'s path (before any `?`), or nil.
+    private static func controlPathOffset(in target: String) -> Int? {
+        let needle: StaticString = "/catbird/api/"
+        let length = needle.utf8CodeUnitCount
+        var target = target
+        return target.withUTF8 { bytes -> Int? in
+            guard bytes.count > length else { return nil }
+            let first = needle.utf8Start
+            var index = 0
+            while index + length <= bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "?") { return nil }
+                if byte == first[0], memcmp(bytes.baseAddress! + index, first, length) == 0 { return index }
+                index += 1
+            }
+            return nil
+        }
     }
 }
