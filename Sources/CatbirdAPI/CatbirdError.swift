@@ -66,14 +66,6 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
         origin = .client
     }
 
-    /// ``init(statusCode:body:)`` for an answer from the server at `base`: one whose body is
-    /// not Catbird's error JSON is described as that server's, not Catbird's (tester finding
-    /// tester48c-F5: a dev server's 404 page read "Catbird answered 404").
-    init(statusCode: Int, body: Data, base: URL) {
-        self.init(statusCode: statusCode, body: body)
-        if !Self.isCatbirdsError(body) { origin = .otherServer(base.absoluteString) }
-    }
-
     /// Equal when the status and the reason are.
     public static func == (lhs: CatbirdError, rhs: CatbirdError) -> Bool {
         lhs.errorCode == rhs.errorCode && lhs.failureReason == rhs.failureReason
@@ -81,14 +73,17 @@ public struct CatbirdError: LocalizedError, CustomNSError, CustomStringConvertib
 
     /// The error for an answer with `statusCode` and `body`: the reason is the body's
     /// `reason` when it is Catbird's error JSON, else its trimmed UTF-8 text, cut after
-    /// ``otherBodyShown`` bytes, else nil.
-    init(statusCode: Int, body: Data) {
+    /// ``otherBodyShown`` bytes, else nil. Read once: a body that is not Catbird's, from the
+    /// server at `base`, is described as that server's, not Catbird's (tester finding
+    /// tester48c-F5: a dev server's 404 page read "Catbird answered 404").
+    init(statusCode: Int, body: Data, base: URL? = nil) {
         if let catbirds = try? JSONDecoder().decode(CatbirdErrorBody.self, from: body) {
             self.init(statusCode: statusCode, reason: catbirds.reason.isEmpty ? nil : catbirds.reason)
             return
         }
         let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.init(statusCode: statusCode, reason: text.flatMap { $0.isEmpty ? nil : Self.cut($0, bodySize: body.count) })
+        if let base { origin = .otherServer(base.absoluteString) }
     }
 
     /// Bytes of an error body that is not Catbird's JSON kept in the reason: 500. A proxy's or

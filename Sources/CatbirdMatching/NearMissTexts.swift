@@ -52,7 +52,7 @@ public final class NearMissTexts: Sendable {
     init(_ pattern: RequestPattern, headerNames: [String]) {
         let source = pattern.shownInNearMisses
         let url = source.url.summary
-        let shownNames = headerNames.map(RequestPattern.shownHeaderName)
+        let shownNames = headerNames.map(RequestPattern.shown)
         let headers = shownNames.map { source.headers[$0]!.summary }
         let body = source.body?.summary
         self.headerNames = headerNames

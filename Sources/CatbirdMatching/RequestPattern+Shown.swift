@@ -30,13 +30,9 @@ extension RequestPattern {
         value.utf8.count > CompiledRequestPattern.shownBodyLength
     }
 
-    /// A header `name` as ``shownInNearMisses`` shows it: cut when long, the key it has there.
-    static func shownHeaderName(_ name: String) -> String {
-        shown(name)
-    }
-
-    /// `value` cut as ``shownInNearMisses`` says, or whole.
-    private static func shown(_ value: String) -> String {
+    /// `value` (or a header name: the key it has in ``shownInNearMisses``) cut as that says,
+    /// or whole.
+    static func shown(_ value: String) -> String {
         JSONText.cutWithLength(value, maxBytes: CompiledRequestPattern.shownBodyLength)
     }
 }
