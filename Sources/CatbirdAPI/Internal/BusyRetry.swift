@@ -52,6 +52,13 @@ final class CallAttempts: Sendable {
         if cancelled { task.cancel() }
     }
 
+    /// Forgets the current request once it has ended (refused, a repeat to follow): cancelling
+    /// a finished task ends the process in swift-corelibs-foundation ("a task that is not in
+    /// the registry"), seen when a task was cancelled during the pause before its repeat.
+    func ended() {
+        state.withLock { $0.task = nil }
+    }
+
     /// Cancels the call: its current request, and any repeat it would start.
     func cancel() {
         let task = state.withLock { state in

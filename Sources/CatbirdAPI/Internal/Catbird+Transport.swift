@@ -93,6 +93,7 @@ extension Catbird {
                 if error == nil, BusyRetry.isRefusal(response, data: data),
                    let pause = BusyRetry.pause(before: number, retryAfter: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After"),
                                                firstSent: firstSent) {
+                    attempts.ended()
                     DispatchQueue.global().asyncAfter(deadline: .now() + pause) { attempts.run(attempt(number + 1)) }
                     return
                 }
