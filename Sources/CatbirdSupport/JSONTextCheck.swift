@@ -109,6 +109,19 @@ package enum JSONTextCheck {
 }
 
 extension JSONTextCheck {
+    /// The text of the JSON string whose opening quote is at `quote` in `bytes`, its escapes
+    /// decoded (RFC 8259 §7, as ``scan(_:as:valueLimit:)`` reads strings; a lone surrogate
+    /// escape becomes U+FFFD), or nil when no valid string starts there. Reads only the
+    /// string: what follows it is not looked at.
+    package static func string(openingAt quote: Int, in bytes: [UInt8]) -> String? {
+        guard bytes.indices.contains(quote), bytes[quote] == UInt8(ascii: "\"") else { return nil }
+        var reader = JSONTextReader(bytes: bytes, subject: .body)
+        reader.index = quote
+        return try? reader.readString(keepingText: true).text
+    }
+}
+
+extension JSONTextCheck {
     /// Whether the JSON number `literal` is beyond a 64-bit float: infinite when read, or read
     /// as 0 while a digit before its exponent is not 0 (`1e-400`, `2e-324`). Foundation's decoder
     /// refuses both; its `JSONSerialization` reads the second as 0. The scan's rule

@@ -557,6 +557,8 @@ final class CommandLineTests: XCTestCase {
         // try10a F16: the hint at the reason's end was cut off at 300 bytes.
         try E2E.addMock(client, tenant: "nm", url: "/api/s?b=2&a=1", body: "s")
         XCTAssertEqual(try client.request("GET", "/api/s?a=1&b=2", headers: E2E.tenantHeader("nm")).status, 404)
+        // The reason is read back from the 404's JSON: its escapes (a quote, a backslash) decoded.
+        XCTAssertEqual(try client.request("GET", #"/api/us"r\es"#).status, 404)
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
         let line = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/usres → 404 none") }, stderr)
@@ -569,6 +571,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(reordered.contains(#"ms: in tenant "nm"; the closest is mock "#), String(reordered))
         XCTAssertTrue(reordered.contains("has the request's query parameters in another order"), String(reordered))
         XCTAssertFalse(reordered.hasSuffix("…"), "whole: \(reordered)")
+        let escaped = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains(#"/api/us"r\es → 404 none"#) }, stderr)
+        XCTAssertTrue(escaped.contains(#"url differs (expected equal "/api/users", got "/api/us\"r\\es")"#), String(escaped))
         let hit = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/users → 200 mock") }, stderr)
         XCTAssertTrue(hit.hasSuffix("ms"), "a hit's line is unchanged: \(hit)")
     }
