@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 extension String {
     /// `bytes` as text when they are valid UTF-8, else nil. ASCII (every request line and
     /// nearly every header) is checked a word at a time and decoded without a second look;
@@ -25,7 +27,6 @@ extension String {
     static func percentEncodingNonText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
-        let hex = Array("0123456789ABCDEF".utf8)
         var index = 0
         while index < bytes.count {
             let lead = bytes[index]
@@ -43,7 +44,7 @@ extension String {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
                 index += length
             } else {
-                out += [UInt8(ascii: "%"), hex[Int(lead >> 4)], hex[Int(lead & 0x0F)]]
+                ASCIIByte.appendPercentEncoded(lead, to: &out)
                 index += 1
             }
         }

@@ -1,3 +1,5 @@
+import CatbirdSupport
+
 /// One SQLite value, as bound to a statement parameter or read from a result column.
 ///
 /// The cases mirror SQLite's five storage classes
@@ -98,14 +100,13 @@ extension SQLiteValue: CustomStringConvertible {
             }
             return quoted + "'"
         case .blob(let bytes):
-            let digits = Array("0123456789ABCDEF")
-            var hex = ""
+            var hex: [UInt8] = []
             hex.reserveCapacity(bytes.count * 2)
             for byte in bytes {
-                hex.append(digits[Int(byte >> 4)])
-                hex.append(digits[Int(byte & 0xF)])
+                hex.append(ASCIIByte.upperHexDigit(byte >> 4))
+                hex.append(ASCIIByte.upperHexDigit(byte))
             }
-            return "X'" + hex + "'"
+            return "X'" + String(decoding: hex, as: UTF8.self) + "'"
         }
     }
 }

@@ -79,6 +79,14 @@ final class BindingTests: StorageTestCase {
         ])
     }
 
+    /// The rendering for logs: a blob in upper-case hex (shared ``ASCIIByte`` digits), text quoted.
+    func testValuesDescribeThemselvesForLogs() {
+        XCTAssertEqual(SQLiteValue.blob([0x00, 0x0F, 0xA5, 0xFF]).description, "X'000FA5FF'")
+        XCTAssertEqual(SQLiteValue.blob([]).description, "X''")
+        XCTAssertEqual(SQLiteValue.text("it's").description, "'it''s'")
+        XCTAssertEqual(SQLiteValue.null.description, "NULL")
+    }
+
     func testTypedColumnReaders() throws {
         let db = try Database(path: databasePath())
         let statement = try db.statement("SELECT 7 AS i, 'x' AS s, X'0102' AS b, NULL AS n")

@@ -15,15 +15,13 @@ enum HARURL {
             let escapesNothing = byte == UInt8(ascii: "%")
                 && !(index + 2 < bytes.count && ASCIIByte.isHexDigit(bytes[index + 1]) && ASCIIByte.isHexDigit(bytes[index + 2]))
             if mustEncode(byte) || escapesNothing {
-                out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+                ASCIIByte.appendPercentEncoded(byte, to: &out)
             } else {
                 out.append(byte)
             }
         }
         return String(decoding: out, as: UTF8.self)
     }
-
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     private static func mustEncode(_ byte: UInt8) -> Bool {
         byte <= 0x20 || byte >= 0x7F || #""<>\^`{|}"#.utf8.contains(byte)

@@ -172,8 +172,7 @@ enum NeverMatchingMock {
         if let control = url.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             // Refused with 400 before matching, as a space is not (tester finding tester48a-F6:
             // a tab got no warning where a space got one).
-            let hex = Array("0123456789ABCDEF")
-            let byte = { (value: UInt32) in String([hex[Int(value >> 4)], hex[Int(value & 0xF)]]) }
+            let byte = { (value: UInt32) in ASCIIByte.upperHex(UInt8(value)) }
             let encoded = url.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "%" + byte($0.value) : String($0) }.joined()
             return "'pattern.url.value' \(JSONText.shortString(url)) holds a control character (U+00\(byte(control.value))), "
                 + "which this server refuses in a request-target with 400 before matching (RFC 9112 section 3.2): no request can match "

@@ -42,7 +42,7 @@ enum PercentEncodingHint {
             guard index + 2 < bytes.count, let high = ASCIIByte.hexValue(bytes[index + 1]), let low = ASCIIByte.hexValue(bytes[index + 2]) else { return nil }
             let byte = high << 4 | low
             if byte < 0x80, reserved.contains(byte) {
-                form += [UInt8(ascii: "%"), hexDigits[Int(high)], hexDigits[Int(low)]]
+                ASCIIByte.appendPercentEncoded(byte, to: &form)
             } else {
                 form.append(byte)
             }
@@ -53,7 +53,6 @@ enum PercentEncodingHint {
 
     /// RFC 3986's reserved characters (gen-delims and sub-delims) and `%` itself.
     private static let reserved = Set(":/?#[]@!$&'()*+,;=%".utf8)
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// Whether `text` has a `%` or a byte past ASCII: else it is its own decoding, and two such
     /// texts that differ differ decoded too (the check of a 404's closest mock mostly stops here).
