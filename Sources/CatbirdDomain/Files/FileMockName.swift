@@ -156,19 +156,7 @@ public struct FileMockName: Sendable, Equatable {
     /// `text` with each `%XY` (two hex digits) replaced by its byte, once; other `%` kept. Nil
     /// when the result is not UTF-8.
     static func percentDecoded(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var input = Array(text.utf8)[...]
-        while let byte = input.popFirst() {
-            if byte == UInt8(ascii: "%"), input.count >= 2,
-               let high = ASCIIByte.hexValue(input[input.startIndex]), let low = ASCIIByte.hexValue(input[input.startIndex + 1]) {
-                bytes.append(high << 4 | low)
-                input = input.dropFirst(2)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
+        PercentDecoding.text(text, stray: .kept)
     }
 }
 

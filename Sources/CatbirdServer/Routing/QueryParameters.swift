@@ -61,32 +61,14 @@ enum QueryParameters {
     /// (tester finding tester34a-F5: `ok%20then%` was kept whole, `%20` and all); as sent when
     /// the decoded bytes are not UTF-8 (`%E9`).
     private static func decode(_ raw: Substring) -> (text: String, keptAsSent: Bool) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(raw.utf8.count)
-        var index = raw.utf8.startIndex
-        while index < raw.utf8.endIndex {
-            let byte = raw.utf8[index]
-            raw.utf8.formIndex(after: &index)
-            if byte == UInt8(ascii: "+") {
-                bytes.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), index < raw.utf8.endIndex,
-                      let high = ASCIIByte.hexValue(raw.utf8[index]), raw.utf8.index(after: index) < raw.utf8.endIndex,
-                      let low = ASCIIByte.hexValue(raw.utf8[raw.utf8.index(after: index)])
-            {
-                bytes.append(high << 4 | low)
-                index = raw.utf8.index(index, offsetBy: 2)
-            } else {
-                bytes.append(byte)
-            }
-        }
         // As sent, `+` too (tester finding tester35a-F1: `%e9+%41` was given as `%e9 %41`).
-        return String(validating: bytes, as: UTF8.self).map { ($0, false) } ?? (String(raw), true)
+        PercentDecoding.text(raw, plusAsSpace: true, stray: .kept).map { ($0, false) } ?? (String(raw), true)
     }
 
     /// `raw` percent-decoded with `+` read as a space; nil when it is not valid
     /// percent-encoding of UTF-8.
     private static func strictDecode(_ raw: Substring) -> String? {
-        raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        PercentDecoding.text(raw, plusAsSpace: true, stray: .refused)
     }
 
     /// ``pairs(_:)`` for a control route's query, refusing one that ``pairs(_:)`` would read

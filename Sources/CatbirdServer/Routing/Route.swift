@@ -150,7 +150,7 @@ struct Route: Sendable {
         }
         var segments: [String] = []
         for part in parts {
-            guard let decoded = part.removingPercentEncoding else {
+            guard let decoded = PercentDecoding.text(part, stray: .refused) else {
                 throw .badRequest(
                     "the path segment \(JSONText.string(part.utf8Prefix(100))) is not valid percent-encoded UTF-8 "
                         + "(a '%' must be followed by two hex digits, and the bytes must be UTF-8)")

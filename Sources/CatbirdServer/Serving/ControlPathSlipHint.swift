@@ -21,7 +21,7 @@ enum ControlPathSlipHint {
         let path = Substring(target.firstIndex(of: "?").map { target[..<$0] } ?? target[...])
         guard !(path == "/catbird" || path.hasPrefix("/catbird/")) else { return nil }
         let trimmed = path.drop { $0 == "/" }
-        let decoded = (String(trimmed).removingPercentEncoding ?? String(trimmed)).lowercased()
+        let decoded = (PercentDecoding.text(trimmed, stray: .refused) ?? String(trimmed)).lowercased()
         guard decoded == "catbird" || decoded.hasPrefix("catbird/") else { return nil }
         let doubled = path.hasPrefix("//")
         return "\(JSONText.shortString(String(path))) is not a control route: control routes are /catbird and the paths under "
