@@ -66,6 +66,13 @@ public struct NearMissReport: Sendable {
     /// with its distance when it was compared (1: it differs in its method alone), nil when it
     /// was found by its url without a comparison. At most ``NearMissSlips/limit`` of each kind.
     public var slips: [(mock: Mock, distance: Double?)] = []
+    /// The first mock compared (the tenant's own first, then match order) whose method and url
+    /// both match the request, so that it differs in header or body fields alone, when it is
+    /// not ``closest``'s first: named by the 404's reason wherever it ranks. A url one
+    /// character off ranks closer than a missing header (docs/matching.md#near-misses), so with
+    /// three sibling urls mocked the mock the app was aimed at fell out of the 404 (tester
+    /// finding tester50b-F1).
+    public var sameRoute: Closest?
 }
 
 extension MockStore {
@@ -167,6 +174,9 @@ extension MockStore {
         var closest = NearMissRanking(limit: Self.nearMissLimit)
         /// Compared mocks whose url matches and that differ in their method alone (``NearMissSlips``), by rank and index.
         var methodSlips: [(rank: Int, index: Int)] = []
+        /// The first compared mock whose method and url match (``NearMissReport/sameRoute``): its
+        /// rank, position (match order), index and distance.
+        var sameRoute: (rank: Int, position: Int64, index: Int, distance: Double)?
         var compared = 0
         /// `compared` when the clock was last read in the block loop.
         var comparedAtClock = 0
@@ -209,6 +219,10 @@ extension MockStore {
                catalog.mocks[index].patternMethod != method {
                 methodSlips.append((rank, index))
             }
+            if urlMatches, catalog.mocks[index].patternMethod == method,
+               sameRoute.map({ (rank, catalog.bounds[index].position) < ($0.rank, $0.position) }) ?? true {
+                sameRoute = (rank, catalog.bounds[index].position, index, comparison.distance)
+            }
             compared += 1
             spent += 1
             closest.offer(
@@ -250,6 +264,15 @@ extension MockStore {
                 headerValue: headerValue, body: body, deadline: deadline, regexpDeadline: regexpDeadline, slice: slice)
             finished.cutShort = cutShort
             finished.mockCount = mockCount
+            if let sameRoute, finished.closest.first.map({ !$0.comparison.methodAndURLMatch }) ?? false {
+                let mock = catalogs[sameRoute.rank].catalog.mocks[sameRoute.index]
+                finished.sameRoute = finished.closest.first { $0.comparison.methodAndURLMatch }
+                    ?? NearMissReport.Closest(
+                        mock: mock, distance: (sameRoute.distance * 1000).rounded() / 1000,
+                        comparison: mock.definition.compare(
+                            probe, headerValue: headerValue, body: body, urlMatches: true, until: regexpDeadline, slice: slice,
+                            fields: true))
+            }
             finished.lookedAt = lookedAt
             if !methodSlips.isEmpty || !urlSlips.isEmpty {
                 let shown = Set(finished.closest.map(\.mock.id))

@@ -155,12 +155,16 @@ extension MockServing {
         // Only a near miss whose method and url match: another url's body pattern explains
         // nothing of this miss (tester finding tester42a-F3: `mock 50's jsonPath "$.user": the
         // body is not JSON` in the 404 of an image upload to another path).
+        // The mock whose method and url match named outside the near misses
+        // (``CatbirdDomain/NearMissReport/sameRoute``) is looked at last.
         for index in report.closest.indices where report.closest[index].comparison.methodAndURLMatch {
-            if let pattern = report.closest[index].mock.patternBody,
-               let text = pattern.jsonDifference(request.matchedBody) ?? pattern.normalizationDifference(request.matchedBody) {
+            if let text = Self.bodyDifference(report.closest[index].mock, request) {
                 report.bodyDifference = (mockID: report.closest[index].mock.id, text: text)
                 break
             }
+        }
+        if report.bodyDifference == nil, let sameRoute = report.sameRoute, let text = Self.bodyDifference(sameRoute.mock, request) {
+            report.bodyDifference = (mockID: sameRoute.mock.id, text: text)
         }
         let answer = NotFoundAnswer(
             report: report, method: request.method, target: request.target, tenant: tenant,
@@ -174,6 +178,13 @@ extension MockServing {
                 target: request.target, body: request.matchedBody, headers: asked))
         }
         return answer
+    }
+
+    /// What `request`'s body lacks for `mock`'s `json` or `jsonPath` body pattern, or how its
+    /// normalization differs, for the 404's reason; nil when neither applies.
+    private static func bodyDifference(_ mock: Mock, _ request: HTTPRequest) -> String? {
+        guard let pattern = mock.patternBody else { return nil }
+        return pattern.jsonDifference(request.matchedBody) ?? pattern.normalizationDifference(request.matchedBody)
     }
 
     /// The 404 reason's closing clauses (another mock server's control path, ``ForeignAdminHint``;

@@ -102,6 +102,10 @@ struct NotFoundAnswer {
             out.append("; the closest is ")
             report.closest[0].comparison.writeSummary(
                 mockId: report.closest[0].mock.id, tenant: report.closest[0].mock.tenant.rawValue, to: &out)
+            if let sameRoute = report.sameRoute {
+                out.append("; the mock whose method and url match is ")
+                sameRoute.comparison.writeSummary(mockId: sameRoute.mock.id, tenant: sameRoute.mock.tenant.rawValue, to: &out)
+            }
             if let hint = PercentEncodingHint.hint(report.closest[0].mock, target: target) { appendClause(hint, to: &out) }
             for hint in NearMissHints.hints(report, method: method, target: target) { appendClause(hint, to: &out) }
             if let difference = report.bodyDifference {
