@@ -203,6 +203,12 @@ public final class CatbirdServer: Sendable {
                 mocks = try MockStore(database: writer, limits: settings.mockLimits, check: MockUpdateCheck.checkStored)
                 // Their regular expressions are compiled after listening (try9b F14).
                 if stored.mocks > 0 { log.info("loaded \(stored.mocks) mocks in \(Int((ContinuousClock.now - began) / .milliseconds(1))) ms") }
+                if mocks.supersededAtStart > 0 {
+                    log.warning(
+                        "database \(settings.databasePath): deleted \(mocks.supersededAtStart) mocks that a later mock of their "
+                            + "tenant with the same pattern replaced (used-up mocks whose rows outlived a stop without a clean "
+                            + "shutdown; docs/schema.md#editing-mocks-rows)")
+                }
                 if mocks.bodiesSweptAtStart > 0 {
                     log.info(
                         "database \(settings.databasePath): deleted the pieces of \(mocks.bodiesSweptAtStart) mock bodies no mock uses "

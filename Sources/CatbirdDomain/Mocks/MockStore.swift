@@ -56,7 +56,12 @@ public final class MockStore: Sendable {
         self.database = database
         self.limits = limits
         bodies = try MockBodyPieces(database: database)
-        let loaded = try database.use { try MockRecords.loadAll($0, check: check) }
+        let (loaded, superseded) = Self.latestOfEachPattern(try database.use { try MockRecords.loadAll($0, check: check) })
+        supersededAtStart = superseded.count
+        if !superseded.isEmpty {
+            try database.use { db in try db.transaction { for id in superseded { try MockRecords.delete(db, id: id) } } }
+            bodies.queueSweep()
+        }
         var tables: [TenantID: TenantMocks] = [:]
         // Rows come ordered by tenant, then position: each tenant's are one run.
         var start = loaded.startIndex
@@ -68,6 +73,33 @@ public final class MockStore: Sendable {
         }
         self.tables.withLock { $0 = TenantTables(tables) }
     }
+
+    /// `loaded` (ordered by tenant, then position) with, of each tenant's mocks of one pattern
+    /// (``RequestPattern/isSamePattern(as:)``), only the latest added (the highest id): an
+    /// `update` replaces a mock of its pattern, so the others are the rows of mocks it replaced
+    /// that outlived them. A mock used up by its hits leaves the table at once, while its row
+    /// waits for the journal writer to delete it with the entry of its last hit (relaxed
+    /// durability: a few milliseconds); an `update` of its pattern meanwhile adds a row at a
+    /// new position, and a `kill -9` before the writer commits left both, the used-up mock with
+    /// every use back ahead of the acknowledged one (tester finding tester50a-F3).
+    /// - Returns: the mocks kept, in `loaded`'s order, and the ids of the others.
+    private static func latestOfEachPattern(_ loaded: [Mock]) -> (kept: [Mock], superseded: [Int64]) {
+        var latest: [TenantID: [RequestPattern.Identity: Int64]] = [:]
+        for mock in loaded {
+            latest[mock.tenant, default: [:]][mock.identity] = max(latest[mock.tenant]?[mock.identity] ?? mock.id, mock.id)
+        }
+        guard latest.values.reduce(0, { $0 + $1.count }) < loaded.count else { return (loaded, []) }
+        var kept: [Mock] = []
+        var superseded: [Int64] = []
+        for mock in loaded {
+            if latest[mock.tenant]?[mock.identity] == mock.id { kept.append(mock) } else { superseded.append(mock.id) }
+        }
+        return (kept, superseded)
+    }
+
+    /// How many stored mocks ``init(database:limits:check:)`` deleted because a later mock of
+    /// their tenant has their pattern (``latestOfEachPattern(_:)``).
+    public let supersededAtStart: Int
 
     /// How many mocks the `mocks` table holds, of how many tenants: what ``init(database:limits:)``
     /// will load (for a log line before a long load).
