@@ -4,6 +4,7 @@ import Foundation
 
 // catbird: the command-line entry point. See CommandLineOptions.usage.
 
+StandardDescriptors.openMissing()  // before any file is opened; see StandardDescriptors
 let signalsTaken = TerminationSignals.block()  // before any thread starts; see TerminationSignals
 
 let command: Command

@@ -23,6 +23,14 @@ final class BOMTenantIDTests: XCTestCase {
         XCTAssertEqual(listed.status, 200, listed.text)
         XCTAssertEqual(Self.ids(listed), [Array(Self.bom.utf8)], listed.text)
 
+        // Paging past the BOM-led id ends (its `after` read back as `victim` gave the same page
+        // again, forever, to a client reading every page; tester50a-F1).
+        let next = try client.request("GET", "/catbird/api/tenants?limit=1&after=victim")
+        XCTAssertEqual(Self.ids(next), [Array(Self.bom.utf8)], next.text)
+        let past = try client.request("GET", "/catbird/api/tenants?limit=1&after=%EF%BB%BFvictim")
+        XCTAssertEqual(past.status, 200, past.text)
+        XCTAssertEqual(Self.ids(past), [], past.text)
+
         // The admin (no header) drops the BOM-led tenant, never `victim`.
         let drop = try client.request("DELETE", "/catbird/api/tenants/%EF%BB%BFvictim")
         XCTAssertEqual(drop.status, 204, drop.text)

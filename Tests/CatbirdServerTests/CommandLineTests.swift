@@ -1,3 +1,4 @@
+import CatbirdStorage
 import CatbirdServer
 import CatbirdTestSupport
 import Foundation
@@ -575,6 +576,31 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(escaped.contains(#"url differs (expected equal "/api/users", got "/api/us\"r\\es")"#), String(escaped))
         let hit = try XCTUnwrap(stderr.split(separator: "\n").first { $0.contains("GET /api/users → 200 mock") }, stderr)
         XCTAssertTrue(hit.hasSuffix("ms"), "a hit's line is unchanged: \(hit)")
+    }
+
+    /// Regression (tester finding tester50c-F12), the exact case: started with its standard
+    /// descriptors closed (`catbird … 2>&-`), the server opened its database as descriptor 2 and
+    /// wrote every log line into it from byte 0: after a clean stop `PRAGMA integrity_check`
+    /// failed and the next start refused the file (exit 3), every mock and the journal lost.
+    func testAClosedStandardErrorLeavesTheDatabaseWhole() throws {
+        let database = directory.appendingPathComponent("closed-stderr.sqlite").path
+        let arguments = ["--port", "\(try freePort())", "--db", database, "--log-level", "info"]
+        let server = try LaunchedServer(arguments, in: directory, closedStandardError: true)
+        let standardError = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(server.process.processIdentifier)/fd/2")
+        XCTAssertEqual(standardError, "/dev/null")
+        let client = try RawHTTPClient(port: server.port)
+        try E2E.addMock(client, url: "/kept", body: "kept")
+        // Enough log lines to outgrow the pages the stop's checkpoint rewrites (the tester's 3,000).
+        for index in 1...3000 { XCTAssertEqual(try client.request("GET", "/some/long/path/\(index)?q=abcdefghijklmnop").status, 404) }
+        XCTAssertEqual(try server.terminate().status, 0)
+
+        let file = try Database(path: database)
+        XCTAssertEqual(try file.query("PRAGMA integrity_check").first?[0].stringValue, "ok")
+        XCTAssertEqual(try file.query("SELECT count(*) FROM mocks WHERE url_value = '/kept'").first?[0].intValue, 1)
+        file.close()
+        let again = try launch(["--port", "\(try freePort())", "--db", database])
+        XCTAssertEqual(try RawHTTPClient(port: again.port).request("GET", "/kept").text, "kept")
+        XCTAssertEqual(try again.terminate().status, 0)
     }
 
     /// Regression (tester finding tester28b-F3), the exact case: `TMPDIR=<a folder that does not

@@ -27,17 +27,23 @@ public final class LaunchedServer {
     ///   then empty); a test reads or closes its reading end.
     /// - Parameter openFileLimit: started under this open-file limit, soft and hard
     ///   (`prlimit --nofile=N:N`, which then execs it, so its process is the server's); nil: this process's.
+    /// - Parameter closedStandardError: started with descriptor 2 closed (`catbird 2>&-`);
+    ///   ``stderrText`` is then empty.
     /// - Throws: ``Failure`` when it exits first or never becomes healthy.
     public init(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:], stderrPipe: Pipe? = nil,
-        openFileLimit: Int? = nil
+        openFileLimit: Int? = nil, closedStandardError: Bool = false
     ) throws {
         let portArgument = arguments.firstIndex(of: "--port").map { arguments[$0 + 1] }
             ?? arguments.first { $0.hasPrefix("--port=") }.map { String($0.dropFirst("--port=".count)) }
         guard let portText = portArgument, let port = UInt16(portText) else { throw Failure("no --port in \(arguments)") }
         self.port = port
         let executable = try BuiltProducts.executable(named: "catbird")
-        if let openFileLimit {
+        if closedStandardError {
+            // Through a shell that closes descriptor 2 and then execs it, so its process is the server's.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", #"exec "$0" "$@" 2>&-"#, executable.path] + arguments
+        } else if let openFileLimit {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             process.arguments = ["--nofile=\(openFileLimit):\(openFileLimit)", executable.path] + arguments
         } else {
