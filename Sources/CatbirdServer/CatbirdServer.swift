@@ -409,7 +409,7 @@ public final class CatbirdServer: Sendable {
         bodyLane.stop()
         sqlPool.stop()
         mocks.stopSweeping()
-        journalWriter.stop()
+        let journalStored = journalWriter.stop()
         deletions.stop()
         sql.close()
         reader.close()
@@ -421,9 +421,16 @@ public final class CatbirdServer: Sendable {
             // disk, an immutable or read-only folder): said now, or the next start's "a run that
             // did not stop cleanly" sent the operator after a crash that did not happen (tester
             // finding tester46b-F1).
+            // "Nothing is lost" only when the journal stored everything: after the stop's own
+            // "not stored" errors it contradicted them (tester finding tester50a-F5, a lock held
+            // by another process, which the guessed causes left out).
+            let kept = journalStored
+                ? "nothing is lost, the next start replays it"
+                : "what it holds is not lost, the next start replays it (the entries logged above as not stored are)"
             log.warning(
                 "database \(settings.databasePath): its -wal (\(left) bytes) could not be copied into the file and removed at this "
-                    + "clean stop (a full disk, or a read-only or immutable folder?): nothing is lost, the next start replays it")
+                    + "clean stop (another process holding the database, such as a backup or a sqlite3 shell, a full disk, or a "
+                    + "read-only or immutable folder?): \(kept)")
         }
         lock.release()
         location.removeIfTemporary()

@@ -335,6 +335,29 @@ final class StorageFaultStopTests: XCTestCase {
         XCTAssertTrue(ended.stderr.contains("could not be copied into the file and removed at this clean stop"), ended.stderr)
     }
 
+    /// Regression (tester finding tester50a-F5), the exact case: another process held the
+    /// database's write lock across a SIGTERM with 10 answered requests queued; the stop dropped
+    /// them (as documented, README.md#storage-faults "the file busy"), logged them as not stored,
+    /// and then said of its `-wal` "nothing is lost", guessing a full disk or a read-only folder.
+    func testAStopThatDroppedEntriesNeverSaysNothingIsLost() throws {
+        let server = try LaunchedServer(arguments, in: directory)
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "lk", url: "/a", body: "A", limit: 1000)
+        let holder = try Database(path: database)
+        defer { holder.close() }
+        try holder.execute("BEGIN IMMEDIATE")
+        for _ in 1...10 { XCTAssertEqual(try client.request("GET", "/a", headers: E2E.tenantHeader("lk")).status, 200) }
+        let ended = try server.terminate()
+        try holder.execute("COMMIT")
+        XCTAssertTrue(ended.stderr.contains("journal: stopping: "), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("not stored"), ended.stderr)
+        XCTAssertFalse(ended.stderr.contains("nothing is lost"), ended.stderr)
+        if ended.stderr.contains("could not be copied into the file") {
+            XCTAssertTrue(ended.stderr.contains("(the entries logged above as not stored are)"), ended.stderr)
+            XCTAssertTrue(ended.stderr.contains("another process holding the database"), ended.stderr)
+        }
+    }
+
     // MARK: - Helpers
 
     /// A stopped Catbird database with the mock `GET /other` → "the replacement's" (no `-wal`).
