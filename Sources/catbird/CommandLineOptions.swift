@@ -329,17 +329,18 @@ enum CommandLineOptions {
     ) throws(UsageError) {
         if let url = values["redirect-url"] {
             if let problem = RedirectURLCharacters.problem(in: url) {
-                throw UsageError(description: "redirect URL '\(url)' cannot be forwarded to: \(problem)")
+                throw UsageError(description: "redirect URL '\(URLPassword.hidden(in: url))' cannot be forwarded to: \(problem)")
             }
             guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
                   components.host?.isEmpty == false, components.query == nil, components.fragment == nil else {
-                throw UsageError(description: "redirect URL must be an http:// or https:// URL with a host and no query, not '\(url)'")
+                throw UsageError(
+                    description: "redirect URL must be an http:// or https:// URL with a host and no query, not '\(URLPassword.hidden(in: url))'")
             }
             if let port = RedirectURLPort.written(in: url), !RedirectURLPort.isConnectable(port) {
                 // Accepted before, then every forwarded request was a 502 "URL using bad/illegal
                 // format" (99999, 2^63) or "Couldn't connect" (0) (tester findings tester23a-F5, tester24a-F4).
                 throw UsageError(
-                    description: "redirect URL '\(url)' cannot be forwarded to: its port \(port) is not a TCP port a connection can be made to (1 to 65535)")
+                    description: "redirect URL '\(URLPassword.hidden(in: url))' cannot be forwarded to: its port \(port) is not a TCP port a connection can be made to (1 to 65535)")
             }
             settings.redirectURL = url
         }

@@ -578,6 +578,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(hit.hasSuffix("ms"), "a hit's line is unchanged: \(hit)")
     }
 
+    /// Regression (tester finding tester50c-F10), the exact cases: a redirect URL refused at
+    /// start-up for its spelling was quoted with its password, which the running server shows
+    /// as `***` everywhere; a refusal goes to a CI job's log, often public.
+    func testARefusedRedirectURLHidesItsPassword() throws {
+        let cases: [([String], [String: String])] = [
+            (["--redirect-url", "http://ciuser:S3cret@api.test:0"], [:]),
+            (["--redirect-url", "http://127.0.0.1:1"], ["CATBIRD_REDIRECT_URL": "http://ciuser:S3cret@api.test/v1 "]),
+            (["--redirect-url", "http://u:S3cret@h/?q"], [:]),
+            (["--redirect-url", "ftp://u:S3cret@h"], [:]),
+        ]
+        for (arguments, environment) in cases {
+            let result = try run(["--port", "\(try freePort())", "--db", ":memory:"] + arguments, environment: environment)
+            XCTAssertEqual(result.status, 2, result.output)
+            XCTAssertFalse(result.stderr.contains("S3cret"), result.stderr)
+            XCTAssertTrue(result.stderr.contains(":***@"), result.stderr)
+        }
+    }
+
     /// Regression (tester finding tester50c-F12), the exact case: started with its standard
     /// descriptors closed (`catbird … 2>&-`), the server opened its database as descriptor 2 and
     /// wrote every log line into it from byte 0: after a clean stop `PRAGMA integrity_check`
