@@ -227,4 +227,14 @@ extension CatbirdServer.Settings {
         }
         return warnings
     }
+
+    /// The start-up warning of `--proxy` on an address beyond loopback: whoever reaches the port
+    /// may send requests through this server to any host it can reach, the internal network's
+    /// included (an open proxy; tester finding tester50c-F11). Nil on loopback or without `--proxy`.
+    public var openProxyWarning: String? {
+        guard proxyEnabled, !listensOnLoopbackOnly else { return nil }
+        return "--proxy on \(host): anyone who can reach the port can send requests through this server to any host it can "
+            + "reach (an open proxy, the hosts of its own network included); listen on 127.0.0.1, or keep the port behind a "
+            + "firewall that admits only the test machines"
+    }
 }

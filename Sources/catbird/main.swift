@@ -84,6 +84,7 @@ case let .serve(settings):
     if let warning = settings.journalMaxBytesWarning { log.warning(warning) }
     if let warning = FileSizeLimit.warning(forDatabaseAt: settings.databasePath) { log.warning(warning) }
     for warning in settings.ineffectiveOptionWarnings { log.warning(warning) }
+    if let warning = settings.openProxyWarning { log.warning(warning) }
     let number = termination.wait()
     log.info("stopping (signal \(number)): writing the journal and closing the database")
     server.stop()

@@ -315,6 +315,11 @@ final class AdminTokenTests: XCTestCase {
         XCTAssertTrue(loopback.contains("listening on http://127.0.0.1:"), loopback)
         XCTAssertFalse(loopback.contains("without an admin token"), loopback)
 
+        // Tester finding tester50c-F11: `--host 0.0.0.0 --proxy` made an open proxy without a word.
+        let proxy = try startupLog(["--host", "0.0.0.0", "--proxy"], environment: ["CATBIRD_ADMIN_TOKEN": token])
+        XCTAssertTrue(proxy.contains("[warning] --proxy on 0.0.0.0: anyone who can reach the port can send requests through"), proxy)
+        XCTAssertFalse(try startupLog(["--proxy"]).contains("open proxy"), "on loopback")
+
         let empty = try startupLog(["--admin-token", ""])
         XCTAssertTrue(empty.contains("admin token must be printable ASCII without spaces, and not empty"), empty)
     }
