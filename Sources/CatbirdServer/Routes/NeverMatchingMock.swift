@@ -1,5 +1,6 @@
 import CatbirdSupport
 import CatbirdHTTP
+import CatbirdMatching
 import CatbirdWire
 
 /// What makes a mock that `update` accepts impossible to match: Catbird 0.11 accepts such
@@ -53,6 +54,9 @@ enum NeverMatchingMock {
                     + "which no request-target holds (a space ends it, RFC 9112 section 3, and this server refuses a control character "
                     + "in one with 400): no request can match \(subject); write it percent-encoded (%20, %09…) as clients send it")
         }
+        else if pattern.url.kind == .regexp, let slip = RegexpQuantifierSlip.slip(in: url) {
+            warnings.append(quantifierSlip(url, slip, subject: subject))
+        }
         else if pattern.url.kind == .wildcard, url.isEmpty {
             warnings.append(
                 "'pattern.url.value' \"\" is an empty wildcard, which matches only an empty request-target (it translates to "
@@ -78,6 +82,15 @@ enum NeverMatchingMock {
         }
         warnings += conflictingSpellings(pattern, subject: subject)
         return warnings
+    }
+
+    /// A regexp url whose `?` or `+` is a quantifier, so that it does not match the url it
+    /// spells (``CatbirdMatching/RegexpQuantifierSlip``; tester finding tester50b-F2).
+    private static func quantifierSlip(_ url: String, _ slip: (literal: String, escaped: String), subject: String) -> String {
+        "'pattern.url.value' \(JSONText.shortString(url)) is a regexp, in which '?' and '+' are quantifiers ('?' makes the "
+            + "character before it optional, '+' repeats it), so \(subject) does not match the url it spells, "
+            + "\(JSONText.shortString(slip.literal)); did you mean \(JSONText.shortString(slip.escaped)) (a backslash before "
+            + "each, written \\\\ in JSON)?"
     }
 
     /// One warning per header named under two spellings (`X-Token` and `x-token`) with two

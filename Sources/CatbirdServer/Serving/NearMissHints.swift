@@ -1,4 +1,5 @@
 import CatbirdDomain
+import CatbirdMatching
 import CatbirdSupport
 
 /// The 404 reason's hints for slips a near miss shows but does not explain (docs/matching.md#near-misses;
@@ -19,7 +20,9 @@ import CatbirdSupport
 ///   request with that path;
 /// - an `equal` url that is the request's path without its query, or that differs from it only
 ///   in a trailing `/` (``urlSlip(_:target:)``: WireMock's `urlPath` habit, try9a F6);
-/// - a method `ANY` or `*`, which is compared exactly as any other (``anyMethod(_:)``, try9a F2).
+/// - a method `ANY` or `*`, which is compared exactly as any other (``anyMethod(_:)``, try9a F2);
+/// - a `regexp` url that spells the target but reads its query's `?` as a quantifier
+///   (``quantifierSlip(_:target:)``, tester50b-F2).
 ///
 /// Each check looks at a near miss's method and url texts only (no matching), read in place
 /// (``Mock/patternURL``, ``Mock/patternMethod``: no copy of a compiled pattern), and most stop at
@@ -47,6 +50,7 @@ enum NearMissHints {
         if let hint = first(of: report, { mock, _ in requestForm(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { mock, _ in urlSlip(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { anyMethod($0, distance: $1) }) { hints.append(hint) }
+        if let hint = first(of: report, { mock, _ in quantifierSlip(mock, target: target) }) { hints.append(hint) }
         return hints
     }
 
@@ -92,6 +96,22 @@ enum NearMissHints {
         let url = mock.patternURL
         return "mock \(mock.id) (\(expected) \(url.kind.rawValue) \(JSONText.shortString(url.value))) matches the request in "
             + "everything but its method: the request is \(JSONText.shortString(method)), the mock's \(JSONText.shortString(expected))"
+    }
+
+    /// The hint when `mock`'s `regexp` url spells the target (a leading `^` and trailing `$`
+    /// aside) but does not match it, its `?` or `+` being quantifiers
+    /// (``CatbirdMatching/RegexpQuantifierSlip``; tester finding tester50b-F2: the reason read
+    /// `expected regexp "/search?q=swift", got "/search?q=swift"`). Compiled only for such a
+    /// mock: most 404s stop at the comparison of texts.
+    private static func quantifierSlip(_ mock: Mock, target: String) -> String? {
+        let url = mock.patternURL
+        guard url.kind == .regexp else { return nil }
+        var literal = Substring(url.value)
+        if literal.hasPrefix("^") { literal = literal.dropFirst() }
+        if literal.hasSuffix("$") { literal = literal.dropLast() }
+        guard literal == target, let slip = RegexpQuantifierSlip.slip(in: url.value) else { return nil }
+        return "mock \(mock.id)'s regexp \(JSONText.shortString(url.value)) reads '?' and '+' as quantifiers, so it does not match "
+            + "the url it spells, \(JSONText.shortString(slip.literal)): write \(JSONText.shortString(slip.escaped))"
     }
 
     /// The query hint when `mock`'s url is `equal` to the target but for the order of its
