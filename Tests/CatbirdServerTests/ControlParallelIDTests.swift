@@ -43,4 +43,30 @@ final class ControlParallelIDTests: XCTestCase {
         XCTAssertEqual(try client.request("DELETE", "/catbird/api/mocks?all=true").status, 200)
         XCTAssertEqual(try client.request("GET", "/s1", headers: [("X-Catbird-Parallel-Id", "S1")]).status, 404)
     }
+
+    /// Regression (tester finding tester50c-F3), the exact case: a control call refused for an
+    /// empty or doubled parallel id was counted `answered_by="none"` (the label of app requests
+    /// no mock matched) and logged `400 none`; it is a control route's answer.
+    func testARefusedParallelIdIsCountedAsAControlAnswer() throws {
+        let server = try TestServer { $0.logLevel = .error }
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let before = try Self.fourHundreds(client)
+        XCTAssertEqual(try client.request("GET", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "")]).status, 400)
+        XCTAssertEqual(
+            try client.request("GET", "/catbird/api/mocks", headers: [("X-Catbird-Parallel-Id", "a"), ("X-Catbird-Parallel-Id", "b")]).status, 400)
+        let after = try Self.fourHundreds(client)
+        XCTAssertEqual(after.control - before.control, 2)
+        XCTAssertEqual(after.none, before.none)
+    }
+
+    /// `catbird_requests_total`'s 4xx answers by control routes and by none, from `/catbird/metrics`.
+    private static func fourHundreds(_ client: RawHTTPClient) throws -> (control: Int, none: Int) {
+        let text = try client.request("GET", "/catbird/metrics").text
+        func value(_ answeredBy: String) -> Int {
+            let prefix = "catbird_requests_total{answered_by=\"\(answeredBy)\",status_class=\"4xx\"} "
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+        }
+        return (value("control"), value("none"))
+    }
 }

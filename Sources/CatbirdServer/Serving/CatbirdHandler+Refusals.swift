@@ -111,13 +111,17 @@ extension CatbirdHandler {
         + "(a % the client sent is kept as sent), and a NUL as %00, where it ends: what followed a NUL is not kept "
         + "(libmicrohttpd has split it by then); refused with 400 before matching"
 
-    /// The 400 for a parallel id no tenant can have (too long): not journaled (no tenant to
-    /// journal it in), but logged and counted (as the default tenant's) like every other
-    /// answer, with CORS fields under `--cors`.
+    /// The 400 for a parallel id no tenant can have (too long; for a control route also empty
+    /// or sent twice): not journaled (no tenant to journal it in), but logged and counted (as
+    /// the default tenant's) like every other answer, with CORS fields under `--cors`.
     /// - Parameter origin: the request's allowed origin (``CORS/allowedOrigin(of:control:)``).
-    func refusedParallelID(_ request: HTTPRequest, _ reason: String, origin: String?) -> HTTPAnswer {
+    /// - Parameter control: whether `request` is a control request: counted and logged as
+    ///   answered by `control`, as every `/catbird` route's answer is, with its reason at debug
+    ///   (tester finding tester50c-F3: counted `none`, a dashboard's "matched no mock").
+    func refusedParallelID(_ request: HTTPRequest, _ reason: String, origin: String?, control: Bool) -> HTTPAnswer {
         let refusal = HTTPAnswer.now(marked(APIError.badRequest(reason).response, refusing: request))
-        return recorded(cors?.decorate(refusal, origin: origin) ?? refusal, request, answeredBy: "none", tenant: .defaultTenant)
+        return recorded(
+            cors?.decorate(refusal, origin: origin) ?? refusal, request, answeredBy: control ? "control" : "none", tenant: .defaultTenant)
     }
 
     /// `response`, this server's refusal of `request` before it was matched or forwarded,

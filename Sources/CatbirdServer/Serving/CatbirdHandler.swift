@@ -76,9 +76,10 @@ struct CatbirdHandler: HTTPHandler {
         var request = received
         let tenant = Self.tenant(of: request)
         guard tenant.isWithinMaxLength else {
+            let control = Self.isControlTarget(request.target)
             return refusedParallelID(
                 request, "the \(TenantID.headerName) header is longer than \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)",
-                origin: cors?.allowedOrigin(of: request, control: Self.isControlTarget(request.target)))
+                origin: cors?.allowedOrigin(of: request, control: control), control: control)
         }
         if let control = Self.controlRequest(request) {
             // Worked out once for the refusal, the preflight and the answer's fields.
@@ -127,7 +128,7 @@ struct CatbirdHandler: HTTPHandler {
             return recorded(.now(preflight), control, answeredBy: "control", tenant: tenant)
         }
         if let problem = ControlParallelID.problem(of: control, tenant: tenant) {
-            return refusedParallelID(control, problem, origin: origin)
+            return refusedParallelID(control, problem, origin: origin, control: true)
         }
         return nil
     }
