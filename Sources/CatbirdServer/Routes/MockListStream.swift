@@ -129,12 +129,11 @@ final class MockListStream: Sendable {
     /// mock without a body, or with an empty one, is all `head`.
     /// - Throws: what the encoder throws (a JSONEncoder never does for ``CatbirdMock``).
     private func split(_ index: Int) throws -> (head: [UInt8], body: Data, tail: [UInt8]) {
-        var mock = MockRoutes.listed(mocks[index])
+        let mock = MockRoutes.listed(mocks[index], withBody: bodies)
         let comma: [UInt8] = index > 0 ? [UInt8(ascii: ",")] : []
         guard bodies else {
             // `{"responseBodySize":N,` and the mock's own fields, its body left out.
-            let size = mock.response.body?.count ?? 0
-            mock.response.body = nil
+            let size = mocks[index].responseBody.count
             let json = try Self.encoded(mock)
             return (comma + Array(#"{"responseBodySize":\#(size),"#.utf8) + json.dropFirst(), Data(), [])
         }

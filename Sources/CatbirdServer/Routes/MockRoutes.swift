@@ -141,8 +141,9 @@ enum MockRoutes {
 extension MockRoutes {
     /// A mock as listed: its response's `limit` is the remaining limit, `createdAt` its
     /// stored time (always written by ``Timestamp/now()``, so shown unchanged).
-    static func listed(_ mock: Mock) -> CatbirdMock {
-        var response = mock.response
+    /// `withBody` false: its response's body left out (not copied).
+    static func listed(_ mock: Mock, withBody: Bool = true) -> CatbirdMock {
+        var response = withBody ? mock.response : mock.responseWithoutBody
         response.limit = mock.remainingLimit
         return CatbirdMock(
             id: mock.id, position: mock.position, pattern: mock.pattern.source, response: response,

@@ -217,7 +217,7 @@ struct MockServing: Sendable {
             // Passed on as settled, so the caller's settling of what is refundable leaves it alone.
             if !callerRefunds && !mock.isDelayed { hit = mocks.settled(hit) }
         }
-        if mock.isDelayed, let seconds = mock.response.delay {
+        if mock.isDelayed, let seconds = mock.responseDelay {
             // Its connection is parked for the delay: one of its tenant's places (``ParkedRequests``).
             guard let place = parked.admit(tenant) else { return refusedForPlace(hit, request: request, tenant: tenant) }
             var response = ranged ?? Self.response(of: mock)
@@ -322,7 +322,7 @@ struct MockServing: Sendable {
 
     /// `mock`'s response as given (no delay).
     private static func response(of mock: Mock) -> HTTPResponse {
-        HTTPResponse(status: mock.response.status, headers: HTTPHeaders(mock.responseHeaderFields), body: mock.responseBody)
+        HTTPResponse(status: mock.responseStatus, headers: HTTPHeaders(mock.responseHeaderFields), body: mock.responseBody)
     }
 
     /// Whether libmicrohttpd adds only the framing fields (`Content-Length`) to a response to
