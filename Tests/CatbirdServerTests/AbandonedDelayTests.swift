@@ -10,11 +10,12 @@ final class AbandonedDelayTests: ServerTestCase {
         try E2E.mocks(client, tenant: nil).first { (($0["pattern"] as? [String: Any])?["url"] as? [String: Any])?["value"] as? String == url }
     }
 
-    /// Waits up to 10 s until the mock for `url` is no longer listed (used up).
-    private func waitUntilGone(_ url: String) throws {
+    /// Waits up to 10 s until the mock for `url` is used up: listed with `remainingLimit` 0
+    /// while its answer waits (tester finding tester50b-F7).
+    private func waitUntilUsedUp(_ url: String) throws {
         let deadline = ContinuousClock.now + .seconds(10)
-        while try mock(url) != nil, ContinuousClock.now < deadline { usleep(2000) }
-        XCTAssertNil(try mock(url), "the request used the mock up")
+        while try JSONNumber.int(mock(url)?["remainingLimit"]) != 0, ContinuousClock.now < deadline { usleep(2000) }
+        XCTAssertEqual(try JSONNumber.int(mock(url)?["remainingLimit"]), 0, "the request used the mock up")
     }
 
     /// Sends `GET url` on a new connection, waits until the server counted the hit, hangs up,
@@ -25,7 +26,7 @@ final class AbandonedDelayTests: ServerTestCase {
         if hitsAfter > 0 {
             XCTAssertTrue(try E2E.waitForHits(client, url: url, hitsAfter), "the request was matched and parked")
         } else {
-            try waitUntilGone(url)
+            try waitUntilUsedUp(url)
         }
         let hungUp = ContinuousClock.now
         raw.hangUp()  // the client gives up
@@ -41,7 +42,7 @@ final class AbandonedDelayTests: ServerTestCase {
     func testAClientThatGivesUpDuringADelayKeepsTheLimitAndIsJournaledAsGone() throws {
         try E2E.addMock(client, url: "/slow", body: "slow", limit: 1, delay: 2)
         let started = ContinuousClock.now
-        // Its one use taken, the mock leaves the listing at once.
+        // Its one use taken, the mock is listed used up while the answer waits.
         let entry = try XCTUnwrap(try abandon("/slow", hitsAfter: 0, delay: .seconds(2)), "journaled before the delay ended")
         let response = entry["response"] as? [String: Any] ?? [:]
         XCTAssertEqual(JSONNumber.int(response["status"]), 499)
@@ -79,7 +80,7 @@ final class AbandonedDelayTests: ServerTestCase {
         try E2E.addMock(client, url: "/r", body: "old", limit: 1, delay: 30)
         let raw = try server.client()
         try raw.send(raw: Array("GET /r HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        try waitUntilGone("/r")
+        try waitUntilUsedUp("/r")
         try E2E.addMock(client, url: "/r", body: "new")
         raw.hangUp()
         let deadline = ContinuousClock.now + .seconds(10)

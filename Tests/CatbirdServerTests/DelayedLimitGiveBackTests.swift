@@ -84,7 +84,8 @@ final class DelayedLimitGiveBackTests: XCTestCase {
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline {
                 let mock = try E2E.mocks(control, tenant: run.tenant).first
-                if index == run.limit - 1 ? mock == nil : JSONNumber.int(mock?["hits"]) == index + 1 { return client }
+                // The last use too: a used-up mock is listed while its answer waits (tester50b-F7).
+                if JSONNumber.int(mock?["hits"]) == index + 1 { return client }
                 usleep(2000)
             }
             XCTFail("\(run.tenant): request \(index) was not matched within 10 s")

@@ -31,7 +31,8 @@ final class LargeHeadDelayedGiveBackTests: XCTestCase {
 
         // limit 1: the one use, taken beside a large head by a client that hangs up.
         let gone = try send(tenant: "pad1", padded: true, server)
-        try waitUntil(control, tenant: "pad1") { $0 == nil }  // used up: not listed while its answer waits
+        // Used up: listed with no use left while its answer waits (tester finding tester50b-F7).
+        try waitUntil(control, tenant: "pad1") { JSONNumber.int($0?["remainingLimit"]) == 0 }
         gone.hangUp()
 
         // limit 3: A (large head) is answered, then B (small head) hangs up before its delay ends.

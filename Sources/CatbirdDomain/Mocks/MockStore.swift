@@ -137,9 +137,10 @@ public final class MockStore: Sendable {
         }
     }
 
-    /// The tenant's mocks in match order.
+    /// The tenant's mocks in match order, with its used-up mocks whose delayed answers still
+    /// wait (``TenantMocks/listed``).
     public func mocks(of tenant: TenantID) -> [Mock] {
-        table(of: tenant)?.ordered ?? []
+        table(of: tenant)?.listed ?? []
     }
 
     /// Adds a mock, or replaces in place (same position, new id) the tenant's mock whose

@@ -221,6 +221,20 @@ final class TenantMocks: Sendable {
         state.withLock { state in state.table.ordered.map(state.current) }
     }
 
+    /// The mocks as `GET /catbird/api/mocks` lists them: ``ordered``, and at their positions
+    /// the used-up mocks whose delayed answers still wait (``State/pendingExhausted``, as their
+    /// last hit left them: `remainingLimit` 0, that hit counted), which `update`, `remove` and
+    /// the by-id routes reach too. A `limit: 1` mock with a `delay` left the listing when its
+    /// request arrived, and the journal has the request only once the delay ends, so nothing
+    /// showed the request had come (tester finding tester50b-F7; docs/protocol.md#delays).
+    var listed: [Mock] {
+        state.withLock { state in
+            let mocks = state.table.ordered.map(state.current)
+            guard !state.pendingExhausted.isEmpty else { return mocks }
+            return (mocks + state.pendingExhausted.values).sorted { $0.position < $1.position }
+        }
+    }
+
     /// The id of the first mock that matches the request, found on a snapshot outside the
     /// lock (a slow pattern holds up no one else), with no hit counted: whether this tenant
     /// would have answered it (near misses' `matchingTenants`). With `slice` (``MockTable/firstMatch(method:target:headerValue:body:deadline:slice:outOfTime:)``)
