@@ -74,6 +74,11 @@ enum CommandLineOptions {
                     value = String(name[name.index(after: equals)...])
                     name = String(name[..<equals])
                 }
+                // `--help=x`, `--version=1`: the options exist, and take no value (tester finding
+                // tester50c-F2: they were called unknown).
+                if value != nil, name == "help" || name == "version" {
+                    throw UsageError(description: "option '--\(name)' takes no value")
+                }
                 guard environmentNames[name] != nil else { throw UsageError(description: "unknown option '--\(name)'") }
                 // Given twice, which one counts would be a guess: refused rather than the last taken.
                 guard flags[name] == nil else {
@@ -249,7 +254,7 @@ enum CommandLineOptions {
         }
         if let text = values["max-tenant-mock-bytes"] {
             settings.mockLimits.maxBytes = try offOrPositive(
-                text, ByteSize.parse, else: "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off")
+                text, units: true, ByteSize.parse, else: "max tenant mock bytes must be bytes or a size like 512mb, 1gb, or off")
         }
         if let threads = values["threads"] {
             guard let count = Int(threads), (1...256).contains(count) else {
@@ -275,7 +280,7 @@ enum CommandLineOptions {
         }
         if let text = values["journal-max-bytes"] {
             let bytes = try offOrPositive(
-                text, zeroIsOff: true, ByteSize.parse, else: "journal-max-bytes must be a size like 500mb or 2gb, or off")
+                text, zeroIsOff: true, units: true, ByteSize.parse, else: "journal-max-bytes must be a size like 500mb or 2gb, or off")
             if let bytes, bytes < 1 << 20 {
                 throw UsageError(description: "journal-max-bytes must be at least 1mb (a journal row alone may hold two bodies of --journal-body-limit), or off; not '\(text)'")
             }
@@ -408,7 +413,7 @@ enum CommandLineOptions {
     /// above 0 (or, with `zeroIsOff`, 0 too, which is also off: nil).
     /// - Throws: ``UsageError`` saying `problem`, then the text given, for anything else.
     private static func offOrPositive(
-        _ text: String, zeroIsOff: Bool = false, _ parse: (String) -> Int?, else problem: String
+        _ text: String, zeroIsOff: Bool = false, units: Bool = false, _ parse: (String) -> Int?, else problem: String
     ) throws(UsageError) -> Int? {
         if text.lowercased() == "off" { return nil }
         // The option's name as the problem says it (`max tenant mock bytes`), for the two
@@ -416,7 +421,7 @@ enum CommandLineOptions {
         // past 64 bits were told they were no number or size at all).
         let name = problem.components(separatedBy: " must be").first ?? problem
         guard let number = parse(text) else {
-            if Self.isTooLargeNumber(text) {
+            if Self.isTooLargeNumber(text, units: units) {
                 throw UsageError(description: "\(name) is too large a number (at most \(Int.max)); not '\(text)'")
             }
             throw UsageError(description: "\(problem); not '\(text)'")
@@ -427,16 +432,24 @@ enum CommandLineOptions {
         return number > 0 ? number : nil
     }
 
-    /// Whether `text` is digits (with a size unit: `kb`, `mb`, `gb`, `b`) whose value is past
-    /// `Int.max`: of the right form, but too large.
-    static func isTooLargeNumber(_ text: String) -> Bool {
+    /// Whether `text` is digits (with `units`, a size unit too: `kb`, `mb`, `gb`, `b`) whose
+    /// value is past `Int.max`: of the right form, but too large. A unit on a count, or a
+    /// value that fits, is not (tester finding tester50c-F1: `--journal-max-rows 1mb` and `' 10'`
+    /// were told they were too large).
+    static func isTooLargeNumber(_ text: String, units: Bool = true) -> Bool {
         var digits = Substring(text.trimmingCharacters(in: .whitespaces).lowercased())
-        for unit in ["gb", "mb", "kb", "b"] where digits.hasSuffix(unit) {
-            digits = digits.dropLast(unit.count)
-            break
+        var factor = 1
+        if units {
+            for (unit, unitFactor) in [("gb", 1 << 30), ("mb", 1 << 20), ("kb", 1 << 10), ("b", 1)] where digits.hasSuffix(unit) {
+                digits = digits.dropLast(unit.count)
+                factor = unitFactor
+                break
+            }
         }
         digits = Substring(digits.trimmingCharacters(in: .whitespaces))
-        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        guard let value = Int(digits) else { return true }
+        return value.multipliedReportingOverflow(by: factor).overflow
     }
 
     /// A ``RetentionDuration``; nil for `off`.

@@ -77,7 +77,7 @@ final class CommandLineTests: XCTestCase {
             (["--redirect-url", "http://127.0.0.1:9223372036854775808"],
              "redirect URL 'http://127.0.0.1:9223372036854775808' cannot be forwarded to: its port 9223372036854775808 is not a TCP port a connection can be made to (1 to 65535)"),
             (["--redirect-url", "http://user:pw@[::1]:70000/api"],
-             "redirect URL 'http://user:pw@[::1]:70000/api' cannot be forwarded to: its port 70000 is not a TCP port a connection can be made to (1 to 65535)"),
+             "redirect URL 'http://user:***@[::1]:70000/api' cannot be forwarded to: its port 70000 is not a TCP port a connection can be made to (1 to 65535)"),
             (["--record", "--proxy"], "record mode writes file mocks: give --mocks-dir"),
             (["--record", "--mocks-dir", "m"], "give --redirect-url or --proxy"),
             (["--proxy=yes"], "option '--proxy' takes no value"),
@@ -95,6 +95,14 @@ final class CommandLineTests: XCTestCase {
             (["--max-tenant-mock-bytes", "0kb"], "max tenant mock bytes must be at least 1, or off for no limit; not '0kb'"),
             (["--journal-max-rows", "99999999999999999999"], "journal-max-rows is too large a number (at most 9223372036854775807); not '99999999999999999999'"),
             (["--max-body-size", "99999999999999999999"], "max body size is too large a number (at most 9223372036854775807); not '99999999999999999999'"),
+            (["--max-body-size", "9007199254740992kb"], "max body size is too large a number (at most 9223372036854775807); not '9007199254740992kb'"),
+            // tester50c-F1, the exact cases: a unit on a count, or a space, was called too large.
+            (["--journal-max-rows", "1mb"], "journal-max-rows must be a whole number of rows, or off; not '1mb'"),
+            (["--journal-max-rows", " 10"], "journal-max-rows must be a whole number of rows, or off; not ' 10'"),
+            (["--max-tenant-mocks", " 5"], "max tenant mocks must be a whole number of mocks from 1, or off; not ' 5'"),
+            // tester50c-F2: the options exist, and take no value.
+            (["--help=x"], "option '--help' takes no value"),
+            (["--version=1"], "option '--version' takes no value"),
             (["--cors-origin", "http://app.test/"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not 'http://app.test/'"),
             (["--cors-origin", "http://app.test,"], "CORS origin must be '*' or an origin such as http://localhost:3000 (scheme, host, optional port, no path), not ''"),
             (["--allowed-host", "ci-mocks.internal:8080"], "allowed host must be '*' or a host name such as ci-mocks.internal (no scheme, port or path), not 'ci-mocks.internal:8080'"),
