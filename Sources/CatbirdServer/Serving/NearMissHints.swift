@@ -50,7 +50,8 @@ enum NearMissHints {
         if let hint = first(of: report, { mock, _ in requestForm(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { mock, _ in urlSlip(mock, target: target) }) { hints.append(hint) }
         if let hint = first(of: report, { anyMethod($0, distance: $1) }) { hints.append(hint) }
-        if let hint = first(of: report, { mock, _ in quantifierSlip(mock, target: target) }) { hints.append(hint) }
+        // Only a target with a query can be spelled by a regexp whose `?` starts one.
+        if hasQuery, let hint = first(of: report, { mock, _ in quantifierSlip(mock, target: target) }) { hints.append(hint) }
         return hints
     }
 
@@ -105,7 +106,7 @@ enum NearMissHints {
     /// mock: most 404s stop at the comparison of texts.
     private static func quantifierSlip(_ mock: Mock, target: String) -> String? {
         let url = mock.patternURL
-        guard url.kind == .regexp else { return nil }
+        guard url.kind == .regexp, url.value.utf8.count - target.utf8.count <= 2, url.value.utf8.count >= target.utf8.count else { return nil }
         var literal = Substring(url.value)
         if literal.hasPrefix("^") { literal = literal.dropFirst() }
         if literal.hasSuffix("$") { literal = literal.dropLast() }
