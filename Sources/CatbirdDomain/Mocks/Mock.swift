@@ -1,7 +1,7 @@
-import Foundation
 import CatbirdMatching
 import CatbirdSupport
 import CatbirdWire
+import Foundation
 
 /// One dynamic mock (stub): a request pattern and the response served when it matches.
 ///
