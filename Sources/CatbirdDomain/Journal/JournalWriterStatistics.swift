@@ -4,9 +4,9 @@ public struct JournalWriterStatistics: Sendable, Equatable {
     /// whose bound is at least n): 1, 10, 100 and ``JournalWriter/maxBatchSize``.
     public static let rowsPerCommitBounds = [1, 10, 100, JournalWriter.maxBatchSize]
 
-    /// Entries waiting to be written.
+    /// Entries not yet written: queued, and in the round under way.
     public var queuedEntries = 0
-    /// Bytes waiting, counted as for ``JournalWriter/byteCapacity``.
+    /// Their bytes, counted as for ``JournalWriter/byteCapacity``.
     public var queuedBytes = 0
     /// Large entries held out of the queue for their tenant's share, at one moment
     /// (``JournalWriter/appendOrHold(_:)``; their answers wait with them).

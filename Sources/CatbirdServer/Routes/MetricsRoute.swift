@@ -96,9 +96,9 @@ enum MetricsRoute {
                 help: "Forwarded answers record mode could not write as file mocks, or that replay could not serve as received (journaled with a problem 'not recorded: ...'); not counted: answers a rule leaves unrecorded, such as another method's where a GET's recording is kept.")
             out.sample("catbird_recordings_failed_total", recorder.failures.load(ordering: .relaxed))
         }
-        out.metric("catbird_journal_queue_entries", .gauge, help: "Journal entries waiting to be written to SQLite.")
+        out.metric("catbird_journal_queue_entries", .gauge, help: "Journal entries not yet written to SQLite: queued, and in the round being written.")
         out.sample("catbird_journal_queue_entries", writer.queuedEntries)
-        out.metric("catbird_journal_queue_bytes", .gauge, help: "Bytes of bodies, headers and URLs waiting to be written.")
+        out.metric("catbird_journal_queue_bytes", .gauge, help: "Bytes of bodies, headers and URLs not yet written: queued, and in the round being written.")
         out.sample("catbird_journal_queue_bytes", writer.queuedBytes)
         out.metric("catbird_journal_queue_longest_entries", .gauge, help: "The most journal entries that were waiting at once since the server started.")
         out.sample("catbird_journal_queue_longest_entries", writer.longestQueue)
