@@ -77,8 +77,10 @@ final class CatchAllShadowWarningTests: ServerTestCase {
             #"{"method":"POST","url":{"kind":"wildcard","value":"*"},"headers":{}}"#,
             #"{"method":"GET","url":{"kind":"wildcard","value":"*"},"headers":{"X-A":{"kind":"equal","value":"1"}}}"#,
             #"{"method":"GET","url":{"kind":"regexp","value":".*"},"headers":{},"body":{"kind":"contains","value":"a"}}"#,
-            #"{"method":"GET","url":{"kind":"wildcard","value":"/api/*"},"headers":{}}"#,
-            #"{"method":"GET","url":{"kind":"regexp","value":"\\d+"},"headers":{}}"#,
+            // Literal text that /api/7 does not have (one that it has, `/api/*` or `\d+`, is a
+            // broader mock: testAnEqualURLMockBehindAWildcardOrRegexpThatMatchesItGetsAWarning).
+            #"{"method":"GET","url":{"kind":"wildcard","value":"/api/x*"},"headers":{}}"#,
+            #"{"method":"GET","url":{"kind":"regexp","value":"\\d{2}"},"headers":{}}"#,
         ]
         for pattern in notCatchAlls { XCTAssertEqual(try update(pattern, tenant: "s").status, 201) }
         XCTAssertEqual(
@@ -132,18 +134,37 @@ final class BroaderMockShadowWarningTests: ServerTestCase {
         XCTAssertEqual((withHeader.object["warnings"] as? [String])?.count, 1, withHeader.text)
     }
 
+    /// Regression (tester finding tester50b-F5), the exact cases: `GET wildcard /api/*`, then
+    /// `GET equal /api/users`, two bare 201s, and the second mock was never served; the same
+    /// with `regexp ^/v2/` and `equal /v2/users`. The 201 now names the earlier mock.
+    func testAnEqualURLMockBehindAWildcardOrRegexpThatMatchesItGetsAWarning() throws {
+        for (broad, equal) in [(#""kind":"wildcard","value":"/api/*""#, "/api/users"), (#""kind":"regexp","value":"^/v2/""#, "/v2/users")] {
+            XCTAssertEqual(try update(#"{"method":"GET","url":{\#(broad)},"headers":{}}"#, response: #"{"status":200,"body":"YnJvYWQ="}"#).status, 201)
+            let added = try update(#"{"method":"GET","url":{"kind":"equal","value":"\#(equal)"},"headers":{}}"#)
+            XCTAssertEqual(added.status, 201, added.text)
+            let warning = (added.object["warnings"] as? [String])?.first ?? ""
+            XCTAssertTrue(warning.contains("added before this one, matches this mock's url and method, has no header or body pattern"), added.text)
+            XCTAssertEqual(try client.request("GET", equal, headers: Self.tenant).text, "broad", "the warning is true")
+        }
+        // Another method, a limit, or a url the earlier pattern does not match: no warning.
+        XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/api/users"}}"#).text, "")
+        XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"equal","value":"/other/users"}}"#).text, "")
+        XCTAssertEqual(
+            try update(#"{"method":"PUT","url":{"kind":"wildcard","value":"/p/*"}}"#, response: #"{"status":200,"limit":1}"#).status, 201)
+        XCTAssertEqual(try update(#"{"method":"PUT","url":{"kind":"equal","value":"/p/x"}}"#).text, "")
+    }
+
     /// No warning where the earlier mock does not always win: it has a limit, another method,
-    /// another url kind or value, a header pattern of its own; or the generic mock is added
-    /// after the specific one (then the specific one answers first).
+    /// another url value, a header pattern of its own; or the generic mock is added after the
+    /// specific one (then the specific one answers first). (A `wildcard` `/w` before an
+    /// `equal` `/w` always wins: ``testAnEqualURLMockBehindAWildcardOrRegexpThatMatchesItGetsAWarning()``.)
     func testNoWarningWhereTheGenericMockDoesNotAlwaysWin() throws {
         let body = #""body":{"kind":"contains","value":"a"}"#
         XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/limited"}}"#, response: #"{"status":200,"limit":2}"#).status, 201)
         XCTAssertEqual(try update(#"{"method":"GET","url":{"kind":"equal","value":"/m"}}"#).status, 201)
-        XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"wildcard","value":"/w"}}"#).status, 201)
         XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/h"},"headers":{"X-A":{"kind":"equal","value":"1"}}}"#).status, 201)
         XCTAssertEqual(try update(#"{"method":"POST","url":{"kind":"equal","value":"/later"},\#(body)}"#).status, 201)
-        for url in [#""kind":"equal","value":"/limited""#, #""kind":"equal","value":"/m""#, #""kind":"equal","value":"/w""#,
-                    #""kind":"equal","value":"/h""#] {
+        for url in [#""kind":"equal","value":"/limited""#, #""kind":"equal","value":"/m""#, #""kind":"equal","value":"/h""#] {
             let added = try update(#"{"method":"POST","url":{\#(url)},"headers":{"X-B":{"kind":"equal","value":"2"}},\#(body)}"#)
             XCTAssertEqual(added.status, 201, added.text)
             XCTAssertEqual(added.text, "", url)

@@ -242,6 +242,15 @@ public final class MockStore: Sendable {
         table(of: tenant)?.read { $0.broader(than: mock.identity, before: mock.position) }
     }
 
+    /// The tenant's mock before `mock`, an `equal`-url one, whose `wildcard` or `regexp` url
+    /// matches its url, of its method, without header or body patterns and without a limit
+    /// (``MockTable/covering(url:method:before:)``), so that `mock` is never served while it is
+    /// there; nil when there is none or `mock`'s url is not `equal`.
+    public func covering(before mock: Mock, tenant: TenantID) -> Mock? {
+        guard mock.patternURL.kind == .equal else { return nil }
+        return table(of: tenant)?.read { $0.covering(url: mock.patternURL.value, method: mock.patternMethod, before: mock.position) }
+    }
+
     /// Removes the tenant's mock whose pattern is the same as `pattern` (header names compared
     /// case-insensitively, a `json` body value as JSON, see ``RequestPattern/isSamePattern(as:)``);
     /// nothing when there is none.

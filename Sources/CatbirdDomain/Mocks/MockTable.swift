@@ -87,6 +87,24 @@ struct MockTable: Sendable {
         return mock
     }
 
+    /// The first mock before `position` of `method` whose `wildcard` or `regexp` url matches the
+    /// `equal` url `url`, without header or body patterns and without a limit: it answers every
+    /// request a mock of that method and url could match (tester finding tester50b-F5: a
+    /// WireMock user's `/api/*` added before `/api/users`). Only the index's candidates for
+    /// `url` are evaluated, each within ``CatbirdMatching/CompiledPatternMatch/defaultBudget``
+    /// (one that outlasts it counts as not matching).
+    func covering(url: String, method: String, before position: Int64) -> Mock? {
+        let deadline = ContinuousClock.now.advanced(by: CompiledPatternMatch.defaultBudget)
+        for entry in patterns.candidates(for: url) {
+            guard entry.position < position else { return nil }
+            guard let mock = byID[entry.id], mock.remainingLimit == nil, mock.patternMethod == method,
+                  mock.patternURL.kind != .equal, mock.patternBody == nil, mock.pattern.source.headers.isEmpty else { continue }
+            let outcome = mock.definition.evaluate(method: method, target: url, headerValue: { _ in nil }, body: [], until: deadline)
+            if outcome == .matched { return mock }
+        }
+        return nil
+    }
+
     /// The first mock before `position` that answers every usual request of `method`: its
     /// pattern a catch-all (``CatbirdMatching/RequestPattern/isCatchAll``), without a limit.
     /// Such a url pattern requires no literal text, so only the index's patterns tried for

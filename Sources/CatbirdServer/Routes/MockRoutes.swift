@@ -109,6 +109,7 @@ enum MockRoutes {
                 + [ParallelIdPatternWarning.warning(for: pattern, tenant: context.tenant)].compactMap { $0 }
             let shadowed = dependencies.mocks.catchAll(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedBy:))
                 ?? dependencies.mocks.broader(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByBroader:))
+                ?? dependencies.mocks.covering(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByCovering:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
             guard !neverMatching.isEmpty || shadowed != nil || notText != nil else { return HTTPResponse(status: 201) }
             let tenant = JSONText.shortString(context.tenant.rawValue)
