@@ -14,6 +14,8 @@ final class NearMissSlipByteCheckTests: XCTestCase {
         "/api/feed?page=2", "/api/feed?", "/api/feed/?", "/api/feed??", "/api/feed?a=1?b", "/api/feed/?a=1?b", "?", "/?",
         "/miss/abcdefg", "/bench", "/bench/", "http://h/api/feed", "http://h/api/feed/", "/caf\u{E9}", "/caf\u{E9}/",
         "/cafe\u{301}", "/cafe\u{301}/", "/caf\u{E9}?q=1", "/a?\u{301}b", "/a/?\u{301}b", "/a", "/a/", "/a?\u{301}", "/a\r\n/",
+        // tester50b-F6: a doubled `/` (a base URL ending in one), with and without a query.
+        "//api/feed", "//api//feed?page=1", "http:/h/api/feed",
     ]
 
     /// Never false where the `String` comparison gives a hint; exactly that comparison's answer

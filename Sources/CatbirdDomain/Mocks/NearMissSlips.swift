@@ -8,7 +8,7 @@ import Foundation
 /// three near misses they were chosen from (tester finding tester21a-F4). Found without
 /// ranking: a mock whose url matches and that differs in its method alone (distance 1), and
 /// the `equal`-url mocks of the request's method whose url is one of ``urls(of:)``.
-enum NearMissSlips {
+public enum NearMissSlips {
     /// Slips kept per 404 at most, of each of the two kinds: 3.
     static let limit = 3
 
@@ -19,7 +19,8 @@ enum NearMissSlips {
     /// a form decoder: tester finding tester45a-F11, the hint for it was lost behind three
     /// closer mocks); and, when it has an ASCII capital, the whole target with its capitals
     /// lowered (a mock in other letter case whose url has a capital is found by
-    /// ``NearMissCatalog/mixedCaseSlips(of:)``; tester45a-F11 too).
+    /// ``NearMissCatalog/mixedCaseSlips(of:)``; tester45a-F11 too); and, when its path holds
+    /// `//`, its path with each run of `/` made one, its query kept (tester50b-F6).
     static func urls(of target: String) -> [String] {
         var bytes = target
         return bytes.withUTF8 { bytes in
@@ -47,7 +48,22 @@ enum NearMissSlips {
             if bytes.contains(where: { ASCIICase.lower($0) != $0 }) {
                 urls.append(String(decoding: bytes.map(ASCIICase.lower), as: UTF8.self))
             }
+            let text = String(decoding: path, as: UTF8.self)
+            if text.contains("//") { urls.append(collapsingSlashes(Substring(text)) + String(decoding: query, as: UTF8.self)) }
             return urls
         }
+    }
+
+    /// `path` with each run of `/` written as one (`//api//feed` is `/api/feed`): the path an
+    /// app meant when its base URL ends in `/` (tester finding tester50b-F6).
+    public static func collapsingSlashes(_ path: Substring) -> String {
+        var collapsed = ""
+        collapsed.reserveCapacity(path.utf8.count)
+        var previous: Character?
+        for character in path where !(character == "/" && previous == "/") {
+            collapsed.append(character)
+            previous = character
+        }
+        return collapsed
     }
 }

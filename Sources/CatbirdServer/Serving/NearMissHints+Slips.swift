@@ -32,7 +32,14 @@ extension NearMissHints {
                 + "\(JSONText.shortString("?" + targetQuery)): equal compares the whole request-target, query included; write the "
                 + "query in the mock, \(JSONText.shortString(target))\(wildcard)"
         }
-        guard urlQuery == targetQuery, urlPath + "/" == targetPath || targetPath + "/" == urlPath else { return nil }
+        guard urlQuery == targetQuery else { return nil }
+        if targetPath.hasPrefix("/"), targetPath.contains("//"), NearMissSlips.collapsingSlashes(targetPath) == urlPath {
+            // A base URL ending in '/' joined with a path starting with one (tester finding
+            // tester50b-F6; the control path's own hint says the same, ControlPathSlipHint).
+            return "mock \(mockID)'s url \(JSONText.shortString(url)) differs from the request-target only in a doubled '/': "
+                + "equal compares the request-target as sent; check the app's base URL for a trailing '/'"
+        }
+        guard urlPath + "/" == targetPath || targetPath + "/" == urlPath else { return nil }
         return "mock \(mockID)'s url \(JSONText.shortString(url)) differs from the request-target only in a trailing '/': "
             + "equal compares the request-target as sent, so write \(JSONText.shortString(target))"
     }
@@ -58,9 +65,27 @@ extension NearMissHints {
                 case let (u?, t?): url[u...].elementsEqual(target[t...])
                 default: false
                 }
-                return sameQuery && (endsInSlash(of: targetPath, after: urlPath) || endsInSlash(of: urlPath, after: targetPath))
+                return sameQuery && (endsInSlash(of: targetPath, after: urlPath) || endsInSlash(of: urlPath, after: targetPath)
+                    || isCollapsed(targetPath, into: urlPath))
             }
         }
+    }
+
+    /// Whether `path`, an origin-form path holding two `/` in a row, is `collapsed` once each run
+    /// of `/` is one (``NearMissSlips/collapsingSlashes(_:)`` by bytes).
+    private static func isCollapsed(_ path: UnsafeBufferPointer<UInt8>, into collapsed: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard path.first == UInt8(ascii: "/"), collapsed.count < path.count else { return false }
+        var next = 0
+        var doubled = false
+        for index in path.indices {
+            if index > 0, path[index] == UInt8(ascii: "/"), path[index - 1] == UInt8(ascii: "/") {
+                doubled = true
+                continue
+            }
+            guard next < collapsed.count, collapsed[next] == path[index] else { return false }
+            next += 1
+        }
+        return doubled && next == collapsed.count
     }
 
     /// Whether `longer` is `shorter` followed by one `/`.
