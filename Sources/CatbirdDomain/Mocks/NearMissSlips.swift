@@ -48,8 +48,11 @@ public enum NearMissSlips {
             if bytes.contains(where: { ASCIICase.lower($0) != $0 }) {
                 urls.append(String(decoding: bytes.map(ASCIICase.lower), as: UTF8.self))
             }
-            let text = String(decoding: path, as: UTF8.self)
-            if text.contains("//") { urls.append(collapsingSlashes(Substring(text)) + String(decoding: query, as: UTF8.self)) }
+            // Looked for by bytes: most 404s' paths have no `//`, and make no text for it.
+            if path.indices.dropFirst().contains(where: { path[$0] == UInt8(ascii: "/") && path[$0 - 1] == UInt8(ascii: "/") }) {
+                urls.append(
+                    collapsingSlashes(Substring(String(decoding: path, as: UTF8.self))) + String(decoding: query, as: UTF8.self))
+            }
             return urls
         }
     }
