@@ -369,14 +369,20 @@ public final class CatbirdServer: Sendable {
     /// The host a client on this machine uses to reach a server bound to `host`: the loopback
     /// address for a wildcard (`0.0.0.0` → `127.0.0.1`, `::` → `[::1]`), a name as the one
     /// address it was bound to (``HTTPServer/boundAddress(of:)``: `localhost` → `127.0.0.1`,
-    /// try9a F9), an IPv6 address in brackets, anything else as given.
+    /// try9a F9), an IPv6 address in brackets, anything else as given. Another spelling of a
+    /// wildcard (`0`, `0x0`, `000.000.000.000`, `0:0:0:0:0:0:0:0`) is the loopback address too,
+    /// as its bound address says (tester finding tester50c-F6: `http://0.0.0.0:…` was printed).
     static func clientHost(_ host: String) -> String {
         switch host {
         case "0.0.0.0": return "127.0.0.1"
         case "::", "::0": return "[::1]"
         default:
             let address = HTTPServer.boundAddress(of: host) ?? host
-            return address.contains(":") ? "[\(address)]" : address
+            switch address {
+            case "0.0.0.0": return "127.0.0.1"
+            case "::", "::0": return "[::1]"
+            default: return address.contains(":") ? "[\(address)]" : address
+            }
         }
     }
 

@@ -311,6 +311,14 @@ final class AdminTokenTests: XCTestCase {
         XCTAssertFalse(guarded.contains("without an admin token"), guarded)
         XCTAssertFalse(guarded.contains(token), "the token is never logged: \(guarded)")
 
+        // Tester finding tester50c-F6, the exact spellings: the URL printed was the wildcard itself.
+        for spelling in ["0", "0x0", "000.000.000.000"] {
+            let zero = try startupLog(["--host", spelling], environment: ["CATBIRD_ADMIN_TOKEN": token])
+            XCTAssertTrue(zero.contains("listening on http://127.0.0.1:"), "\(spelling): \(zero)")
+        }
+        let zeros = try startupLog(["--host", "0:0:0:0:0:0:0:0"], environment: ["CATBIRD_ADMIN_TOKEN": token])
+        XCTAssertFalse(zeros.contains("listening on http://[::]:"), zeros)
+
         let loopback = try startupLog(["--host", "127.0.0.1"])
         XCTAssertTrue(loopback.contains("listening on http://127.0.0.1:"), loopback)
         XCTAssertFalse(loopback.contains("without an admin token"), loopback)
