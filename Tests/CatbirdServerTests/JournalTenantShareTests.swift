@@ -69,7 +69,10 @@ final class JournalTenantShareTests: XCTestCase {
         let metrics = try E2E.metrics(client)
         let held = metrics["catbird_journal_held_entries"] ?? -1
         XCTAssertGreaterThanOrEqual(held, Double(Self.uploads - 17 - 4), "\(metrics)")
-        XCTAssertLessThanOrEqual(metrics["catbird_journal_queue_bytes"] ?? .infinity, Double(1 << 20) + 2_000, "\(metrics)")
+        // The gauge counts the round the writer took too (tester finding tester50c-F5): A's 1 MiB
+        // share, and that round's 256 KiB at most.
+        XCTAssertLessThanOrEqual(
+            metrics["catbird_journal_queue_bytes"] ?? .infinity, Double(1 << 20) + Double(256 << 10) + 2_000, "\(metrics)")
         XCTAssertEqual(metrics["catbird_journal_held_total"], held)
 
         try hold.release()
