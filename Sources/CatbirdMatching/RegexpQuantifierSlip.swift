@@ -14,9 +14,7 @@ public enum RegexpQuantifierSlip {
     public static func slip(in regexp: String) -> (literal: String, escaped: String)? {
         let characters = Array(regexp)
         guard let query = firstQueryMark(in: characters) else { return nil }
-        var literal = Substring(regexp)
-        if literal.hasPrefix("^") { literal = literal.dropFirst() }
-        if literal.hasSuffix("$") && !literal.hasSuffix("\\$") { literal = literal.dropLast() }
+        let literal = Self.literal(of: regexp)
         guard let compiled = try? CompiledPatternMatch(PatternMatch(kind: .regexp, value: regexp)),
               !compiled.matches(String(literal)) else { return nil }
         var escaped = String(characters[..<query])
@@ -29,6 +27,15 @@ public enum RegexpQuantifierSlip {
         guard let fixed = try? CompiledPatternMatch(PatternMatch(kind: .regexp, value: escaped)), fixed.matches(String(literal))
         else { return nil }
         return (String(literal), escaped)
+    }
+
+    /// `regexp` read as the url it spells: without a leading `^` and a trailing `$` (not an
+    /// escaped `\$`).
+    public static func literal(of regexp: String) -> Substring {
+        var literal = Substring(regexp)
+        if literal.hasPrefix("^") { literal = literal.dropFirst() }
+        if literal.hasSuffix("$") && !literal.hasSuffix("\\$") { literal = literal.dropLast() }
+        return literal
     }
 
     /// The index of the first `?` not escaped that a query parameter's name and `=` follow.

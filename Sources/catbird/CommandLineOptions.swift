@@ -440,7 +440,7 @@ enum CommandLineOptions {
         var digits = Substring(text.trimmingCharacters(in: .whitespaces).lowercased())
         var factor = 1
         if units {
-            for (unit, unitFactor) in [("gb", 1 << 30), ("mb", 1 << 20), ("kb", 1 << 10), ("b", 1)] where digits.hasSuffix(unit) {
+            for (unit, unitFactor) in ByteSize.units where digits.hasSuffix(unit) {
                 digits = digits.dropLast(unit.count)
                 factor = unitFactor
                 break

@@ -60,13 +60,10 @@ final class ControlParallelIDTests: XCTestCase {
         XCTAssertEqual(after.none, before.none)
     }
 
-    /// `catbird_requests_total`'s 4xx answers by control routes and by none, from `/catbird/metrics`.
-    private static func fourHundreds(_ client: RawHTTPClient) throws -> (control: Int, none: Int) {
-        let text = try client.request("GET", "/catbird/metrics").text
-        func value(_ answeredBy: String) -> Int {
-            let prefix = "catbird_requests_total{answered_by=\"\(answeredBy)\",status_class=\"4xx\"} "
-            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
-        }
-        return (value("control"), value("none"))
+    /// `catbird_requests_total`'s 4xx answers by control routes and by none (``E2E/metrics(_:)``).
+    private static func fourHundreds(_ client: RawHTTPClient) throws -> (control: Double, none: Double) {
+        let metrics = try E2E.metrics(client)
+        return (metrics[#"catbird_requests_total{answered_by="control",status_class="4xx"}"#] ?? 0,
+                metrics[#"catbird_requests_total{answered_by="none",status_class="4xx"}"#] ?? 0)
     }
 }

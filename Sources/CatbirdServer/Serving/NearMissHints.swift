@@ -107,10 +107,7 @@ enum NearMissHints {
     private static func quantifierSlip(_ mock: Mock, target: String) -> String? {
         let url = mock.patternURL
         guard url.kind == .regexp, url.value.utf8.count - target.utf8.count <= 2, url.value.utf8.count >= target.utf8.count else { return nil }
-        var literal = Substring(url.value)
-        if literal.hasPrefix("^") { literal = literal.dropFirst() }
-        if literal.hasSuffix("$") { literal = literal.dropLast() }
-        guard literal == target, let slip = RegexpQuantifierSlip.slip(in: url.value) else { return nil }
+        guard RegexpQuantifierSlip.literal(of: url.value) == target, let slip = RegexpQuantifierSlip.slip(in: url.value) else { return nil }
         return "mock \(mock.id)'s regexp \(JSONText.shortString(url.value)) reads '?' and '+' as quantifiers, so it does not match "
             + "the url it spells, \(JSONText.shortString(slip.literal)): write \(JSONText.shortString(slip.escaped))"
     }
