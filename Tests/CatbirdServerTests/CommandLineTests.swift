@@ -513,16 +513,38 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try separatorClient.readResponse().status, 404)
         let (status, _, stderr) = try server.terminate()
         XCTAssertEqual(status, 0, stderr)
-        XCTAssertTrue(stderr.contains(#"GET /esc → 404 none tenant=a\x1b[31mRED\x1b[0m\x01 "#), stderr)
+        XCTAssertTrue(stderr.contains(#"GET /esc → 404 none tenant="a\u001b[31mRED\u001b[0m\u0001" "#), stderr)
         XCTAssertTrue(stderr.contains(#"GET /c1%C2%85/\u0085x → 404"#), stderr)
-        XCTAssertTrue(stderr.contains(#"GET /bidi → 404 none tenant=e\u202esc\u2066 "#), stderr)
-        XCTAssertTrue(stderr.contains(#"GET /log\u2028next → 404 none tenant=lg\u2029x "#), stderr)
+        XCTAssertTrue(stderr.contains(#"GET /bidi → 404 none tenant="e\u202esc\u2066" "#), stderr)
+        XCTAssertTrue(stderr.contains(#"GET /log\u2028next → 404 none tenant="lg\u2029x" "#), stderr)
         let bidiControls: [ClosedRange<UInt32>] = [0x061C...0x061C, 0x200E...0x200F, 0x2028...0x202E, 0x2066...0x2069]
         let controls = stderr.unicodeScalars.filter { scalar in
             (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value)
                 || bidiControls.contains { $0.contains(scalar.value) }
         }
         XCTAssertEqual(controls.count, 0, "no raw control character in the log: \(controls.map(\.value))")
+    }
+
+    /// tester50a-F4 / tester50c-F7, the exact ids: a shard named `(default)` logged
+    /// `tenant=(default)` as the default tenant does, `web-1` with a zero-width space (or a BOM)
+    /// logged as plain `web-1`, and `a b` split the field in two. An id that is not a plain token
+    /// is quoted as a JSON string now, its invisible code points written `\uXXXX`.
+    func testLogLinesTellLookAlikeTenantsApart() throws {
+        let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--log-level", "info"])
+        let client = try RawHTTPClient(port: server.port)
+        for id in ["(default)", "\u{200B}web-1", "\u{FEFF}web-1", "web-1", "a b", "say \"hi\"", "shard-\u{212A}", "café"] {
+            XCTAssertEqual(try client.request("GET", "/logcheck", headers: [("X-Catbird-Parallel-Id", id)]).status, 404)
+        }
+        XCTAssertEqual(try client.request("GET", "/logcheck").status, 404)
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        let fields = stderr.split(separator: "\n").filter { $0.contains("GET /logcheck → 404") }.compactMap { line in
+            line.firstMatch(of: #/ tenant=(.*?) [0-9.]+ms/#).map { String($0.1) }
+        }
+        XCTAssertEqual(
+            fields,
+            [#""(default)""#, #""\u200bweb-1""#, #""\ufeffweb-1""#, "web-1", #""a b""#, #""say \"hi\"""#, #""shard-\u212a""#, #""café""#, "(default)"],
+            stderr)
     }
 
     /// try10a F5: `--head-timeout 30s` was refused (exit 2) beside `--tenant-ttl 90s`, the

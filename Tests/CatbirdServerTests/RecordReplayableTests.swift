@@ -45,6 +45,33 @@ final class RecordReplayableTests: RecordingTestCase {
         XCTAssertEqual(try replay.request("GET", "/raw/status999").status, 404, "nothing recorded to replay")
     }
 
+    /// A header value that starts with U+FEFF (`X-Tag: \u{FEFF}v1`) was recorded into its sidecar
+    /// as sent, but replayed as `v1`: Foundation's `JSONSerialization` on Linux drops a raw U+FEFF
+    /// at the start of a string it reads (the kind of tester50a-F1). The sidecar is read with it
+    /// written as its escape now, so the replay sends the bytes recorded, as does a hand-written one.
+    func testAHeaderValueStartingWithAByteOrderMarkIsReplayedAsRecorded() throws {
+        let recorder = try server(recording: true)
+        let recorded = try recorder.client().request("GET", "/raw/bomhdr")
+        XCTAssertEqual(recorded.status, 200)
+        XCTAssertEqual(recorded.header("X-Tag").map { Array($0.utf8) }, [0xEF, 0xBB, 0xBF, 0x76, 0x31])
+        recorder.stop()
+        upstream.stop()
+        let sidecar = try Data(contentsOf: mocksDirectory.appendingPathComponent("raw/bomhdr.catbird-response.json"))
+        XCTAssertNotNil(sidecar.firstRange(of: Data([0xEF, 0xBB, 0xBF, 0x76, 0x31])), String(decoding: sidecar, as: UTF8.self))
+        try Data(#"{"headers": {"X-Hand": "\#u{FEFF}h", "X-Escaped": "\ufeffe"}}"#.utf8)
+            .write(to: mocksDirectory.appendingPathComponent("raw/hand.catbird-response.json"))
+        try Data("hand".utf8).write(to: mocksDirectory.appendingPathComponent("raw/hand"))
+        let replayer = try server(recording: false)
+        let replay = try replayer.client()
+        let replayed = try replay.request("GET", "/raw/bomhdr")
+        XCTAssertEqual(replayed.status, 200, replayed.text)
+        XCTAssertEqual(replayed.header("X-Tag").map { Array($0.utf8) }, [0xEF, 0xBB, 0xBF, 0x76, 0x31])
+        let hand = try replay.request("GET", "/raw/hand")
+        XCTAssertEqual(hand.status, 200, hand.text)
+        XCTAssertEqual(hand.header("X-Hand").map { Array($0.utf8) }, [0xEF, 0xBB, 0xBF, 0x68])
+        XCTAssertEqual(hand.header("X-Escaped").map { Array($0.utf8) }, [0xEF, 0xBB, 0xBF, 0x65])
+    }
+
     /// Tester finding T14-F1, the exact upstream answer `X-A: 1\rX-B: 2`: libmicrohttpd refused
     /// the field on the wire, while the journal said it went out (`"X-A":"1\rX-B: 2"`), and in
     /// plain redirect mode nothing said it was dropped. It is now left out of the answer and of

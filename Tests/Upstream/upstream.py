@@ -220,6 +220,7 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "status999": b"HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok",
     "emptyval": b"HTTP/1.1 204 No Content\r\nX-Empty:\r\nContent-Length: 5\r\n\r\nhello",
     "badhdr": b"HTTP/1.1 200 OK\r\nX-Bin: \xff\xfe\r\nContent-Length: 2\r\n\r\nok",
+    "bomhdr": b"HTTP/1.1 200 OK\r\nX-Tag: \xef\xbb\xbfv1\r\nContent-Length: 2\r\n\r\nok",  # U+FEFF first (JSONSerialization dropped it)
     # tester14's upstream stand-in (T14-F4): 400 fields of ~110 bytes, a 44 KB header section
     "bighead": b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(400))
                + b"Content-Length: 2\r\n\r\nok",

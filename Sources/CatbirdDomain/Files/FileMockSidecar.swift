@@ -46,7 +46,8 @@ public struct FileMockSidecar: Sendable, Equatable {
         if let reason = findings.syntaxError ?? findings.unrepresentableValue ?? findings.duplicateKeyReason {
             throw .badSidecar(path: path, reason: reason)
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])) as? [String: Any] else {
+        guard let object = (try? JSONSerialization.jsonObject(with: JSONText.escapingByteOrderMarks(in: json), options: [.fragmentsAllowed])) as? [String: Any]
+        else {
             throw .badSidecar(path: path, reason: "not a JSON object: a sidecar is one object, such as {\"status\": 201, \"headers\": {}}")
         }
         // A misspelled key ("satus") would otherwise change nothing, silently (tester finding try8a F10).

@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Foundation
 
 /// What a recording is about to rename, written to its own temporary file
@@ -54,7 +55,7 @@ enum RecordingIntent: Equatable {
     /// `processID`'s form and every other name must stay inside the directory (no `.`, `..`,
     /// or empty segment), so an intent committed with a fixture cannot rename anything else.
     init?(json: Data, processID: Int) {
-        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { return nil }
+        guard let object = (try? JSONSerialization.jsonObject(with: JSONText.escapingByteOrderMarks(in: json))) as? [String: Any] else { return nil }
         func staged(_ name: String, _ inode: String) -> Staged? {
             guard let file = object[name] as? String, RecordingTemporaryFile.processID(in: file) == processID,
                   !file.contains("/"), let number = (object[inode] as? NSNumber)?.uint64Value else { return nil }

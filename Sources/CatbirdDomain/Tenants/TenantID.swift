@@ -69,14 +69,9 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
         return invisible.isEmpty ? "" : " (holds \(listed(Array(invisible))), which may not show)"
     }
 
-    /// For log lines: `(default)`, or the id; one of more than 64 UTF-8 bytes cut to its first 64
-    /// (at a scalar boundary), `…` and its length (`tttt… (1000 bytes)`), as reasons show it
-    /// (docs/tenancy.md#ids-in-messages).
-    public var description: String {
-        guard !isDefault else { return "(default)" }
-        guard rawValue.utf8.count > JSONText.shownBytes else { return rawValue }
-        return "\(rawValue.utf8Prefix(JSONText.shownBytes))… (\(rawValue.utf8.count) bytes)"
-    }
+    /// For log lines: ``logForm`` (`(default)`, a plain id as it is, any other quoted as a JSON
+    /// string; docs/tenancy.md#ids-in-messages).
+    public var description: String { logForm }
 
     /// The same UTF-8 bytes (``Swift/String/hasSameBytes(as:)``, by `memcmp`); never `String`'s
     /// `==` (canonical equivalence). Asked on every request that looks its tenant up
