@@ -400,8 +400,13 @@ public final class CatbirdServer: Sendable {
 
     /// Stops accepting, answers delayed requests at once, writes the queued journal, closes the
     /// database. Safe to call twice.
-    public func stop() {
-        guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
+    /// - Returns: true when the journal writer stored every entry and mock hit appended since
+    ///   the start; false when it dropped some (each drop logged as an error: at this stop, the
+    ///   file busy or full, or earlier while it could not write), which the CLI's exit status 4
+    ///   tells a supervisor (README.md#storage-faults; tester finding tester50a-F5).
+    @discardableResult
+    public func stop() -> Bool {
+        guard stopped.withLock({ state in defer { state = true }; return !state }) else { return journalWriter.stop() }
         journalWriter.stopComing()  // a failing round is not retried while the parts below stop
         // Before the HTTP server answers parked requests 503: a mock change under way gives up
         // (nothing done, its own 503) or gets its own answer (tester24a-F1).
@@ -440,6 +445,7 @@ public final class CatbirdServer: Sendable {
         }
         lock.release()
         location.removeIfTemporary()
+        return journalStored
     }
 
     /// Closes the write connection, the last on the file. When the file was truncated under the
