@@ -115,7 +115,7 @@ extension Database {
             }
         }
         guard let maxMemory else { return try run().get() }
-        let (outcome, usage) = SQLiteMemoryBudget.withBudget(maxMemory, run)
+        let (outcome, usage) = SQLiteMemoryBudget.withBudget(maxMemory, deadline: deadline, run)
         if usage.peak > Self.releaseThreshold {
             sqlite3_db_release_memory(connection.open("Database"))
             HeapTrim.giveBack()
@@ -125,6 +125,14 @@ extension Database {
         // another reason, its time limit or its result size, and must say so.
         if usage.refused, case .failure(.sqlite(let error)) = outcome, error.code == SQLITE_NOMEM {
             throw .memoryLimit(limit: maxMemory)
+        }
+        // A value refused for the deadline fails the statement with SQLite's NOMEM (or the
+        // error of the call that asked for it): it is the time limit that stopped it.
+        if usage.refusedAtDeadline, case .failure(let failure) = outcome {
+            switch failure {
+            case .timedOut, .sqlite: throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
+            default: throw failure
+            }
         }
         return try outcome.get()
     }

@@ -140,6 +140,8 @@ public final class TenantScopedReader: Sendable {
             connections.tenant.current = tenant
             defer { connections.tenant.current = nil }
             _ = connections.checkedFunctions.takeRefusal()
+            connections.checkedFunctions.deadline = deadline
+            defer { connections.checkedFunctions.deadline = nil }
             do throws(ReadOnlyQueryError) {
                 return try connections.executing.readOnlyQuery(
                     sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
