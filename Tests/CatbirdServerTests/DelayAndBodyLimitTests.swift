@@ -211,6 +211,35 @@ final class DelayAndBodyLimitTests: XCTestCase {
         XCTAssertEqual(entries.map { $0["problem"] as? String }, [received, received, nil])
     }
 
+    /// Tester finding tester52c-F2, scaled (55 MiB in 1 MiB chunks over the default 50 MiB, then
+    /// a hang-up): a chunked body that passed the limit and whose client left before its end was
+    /// journaled `bodySize` 0, not cut short, as if nothing had arrived. Now its bytes received
+    /// (and discarded) are its size, the body marked cut short, and the problem says both.
+    func testAChunkedUploadPastTheLimitWhoseClientLeftIsJournaledWithItsBytes() throws {
+        let server = try TestServer { $0.maxBodySize = 1000 }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        let leaving = try server.client()
+        var bytes = Array("POST /left HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for _ in 0..<6 { bytes += Array("400\r\n".utf8) + [UInt8](repeating: 0x61, count: 1024) + Array("\r\n".utf8) }
+        try leaving.send(raw: bytes)  // 6,144 bytes, no last chunk
+        Thread.sleep(forTimeInterval: 0.5)
+        leaving.hangUp()
+        var entry: [String: Any]?
+        let deadline = Date().addingTimeInterval(10)
+        while entry == nil, Date() < deadline {
+            entry = try E2E.journal(control, tenant: nil).first { $0["url"] as? String == "/left" }
+            if entry == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        let request = try XCTUnwrap(entry?["request"] as? [String: Any], "journaled")
+        XCTAssertEqual(JSONNumber.int(request["bodySize"]), 6144, "\(entry ?? [:])")
+        XCTAssertEqual(request["bodyTruncated"] as? Bool, true, "\(entry ?? [:])")
+        XCTAssertEqual(JSONNumber.int((entry?["response"] as? [String: Any])?["status"]), 499)
+        let problem = entry?["problem"] as? String ?? ""
+        XCTAssertTrue(problem.hasPrefix("the client closed the connection before the request was complete"), problem)
+        XCTAssertTrue(problem.hasSuffix("refused once its chunked body passed the size limit: bodySize is the bytes received, which were discarded"), problem)
+    }
+
     /// The exact reports: a declared `Content-Length: 60000000` over the default 50 MiB limit,
     /// and a 2,000-byte chunked upload with `--max-body-size 1kb`, were journaled with
     /// `request.bodySize: 0` (docs/protocol.md#journal: the full body size).

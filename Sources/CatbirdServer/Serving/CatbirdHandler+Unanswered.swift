@@ -54,7 +54,13 @@ extension CatbirdHandler {
         noteUnanswered(request, status: status, why: problem, warning: refused, nothingSent: nothingSent) { tenant in
             guard journaled else { return }
             var entry = serving.nothingSentEntry(request, tenant: tenant, status: status, problem: problem, written: ending.written)
-            if Self.leftBodyUnfinished(request) {
+            if request.discardedBodySize > 0, let unread = Self.unreadBodyProblem(of: request) {
+                // Past the size limit before it ended: its bytes were discarded as they came, and
+                // `bodySize` counts them (tester finding tester52c-F2: 55 MiB sent in chunks, then
+                // a hang-up, was journaled as `bodySize` 0, not cut short).
+                entry.markRequestBodyIncomplete(declaredSize: request.discardedBodySize)
+                entry.problem = problem + "; " + unread
+            } else if Self.leftBodyUnfinished(request) {
                 entry.markRequestBodyIncomplete(declaredSize: request.headers.first("Content-Length").flatMap { Int($0) })
             }
             journal.append(entry)
