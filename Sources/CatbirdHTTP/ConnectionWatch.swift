@@ -102,6 +102,12 @@ final class ConnectionWatch: Sendable {
         /// change, and since when (nil: nothing was waiting for the client).
         var ackedBytes: Int64 = -1
         var ackedSince: ContinuousClock.Instant?
+        /// The acknowledged bytes when its client last took bytes again after a second or more
+        /// of taking none (0 before); what it acknowledged since (or since its answer was queued,
+        /// ``answerStartAcked``) is the burst that filled its receive buffer (``unreadAllowance(_:burst:)``).
+        var burstBase: Int64 = 0
+        /// The bytes its client had acknowledged when its watched answer was queued (``watchAnswer()``).
+        let answerStartAcked = Atomic<Int64>(0)
 
         init(socket: Int32) {
             self.socket = socket
@@ -184,6 +190,9 @@ final class ConnectionWatch: Sendable {
         /// buffers (``HTTPResponse/outlastsSocketBuffers``): watched for a client that takes none
         /// of it (the connection's worker).
         func watchAnswer() {
+            var acked: Int64 = -1
+            _ = catbird_socket_answer_progress(socket, &acked)
+            answerStartAcked.store(max(0, acked), ordering: .relaxed)
             answerWatched.store(true, ordering: .relaxed)
         }
 
@@ -579,16 +588,38 @@ final class ConnectionWatch: Sendable {
                 // Nothing waits for the client (its answer's next part is being made), or it
                 // took bytes since: timed again from now.
                 guard waiting > 0, acked == connection.ackedBytes, let since = connection.ackedSince else {
+                    if acked != connection.ackedBytes, connection.ackedBytes >= 0, let since = connection.ackedSince,
+                       now - since >= Self.minimumIdleAge {
+                        connection.burstBase = connection.ackedBytes  // it took bytes again after a pause
+                    }
                     connection.ackedBytes = acked
                     connection.ackedSince = waiting > 0 ? now : nil
                     continue
                 }
-                if let headTimeout, now - since >= headTimeout,
+                if let headTimeout, now - since >= Self.unreadAllowance(
+                       headTimeout, burst: acked - max(connection.burstBase, connection.answerStartAcked.load(ordering: .relaxed))),
                    close(connection, from: candidate.phase, as: State.answerUnread, answer: nil) {
                     closedSlow.add(1, ordering: .relaxed)
                 }
             }
         }
+    }
+
+    /// How long a client may take none of an answer's bytes before its connection is reset:
+    /// `headTimeout` (``State/answerUnread``) times its last `burst` (the bytes it acknowledged
+    /// since it last took bytes again after a pause) over 128 KiB, between 1 and 16 times. The
+    /// server sees a client's reads only when they reopen its TCP receive window, which Linux does
+    /// once about half of its receive buffer is free, and the burst that filled that buffer tells
+    /// its size: a buffer of Linux's default size reopens every 129 KB or so, one the kernel grew
+    /// to 2.7 MB on loopback (autotuning, up to `tcp_rmem`'s largest) every 1.4 MB, so a client
+    /// reading a steady 30 KB a second went 47 s without a byte taken and was reset at 30 s
+    /// (tester finding tester52a-F2, a forwarded 20 MiB answer to `curl --limit-rate 30k`). The
+    /// window reopens once the client has read about what the last burst brought, so with this
+    /// allowance a client reading 128 KiB per `headTimeout` (about 4.4 KB a second with the
+    /// default 30 s) is not cut, up to bursts of 2 MiB; one that stops reading after such a
+    /// burst holds its part of the body budget up to 16 × `headTimeout` (8 minutes).
+    static func unreadAllowance(_ headTimeout: Duration, burst: Int64) -> Duration {
+        headTimeout * min(16, max(1, Double(max(0, burst)) / Double(128 << 10)))
     }
 
     /// Closes idle `connection` (unless its worker moved it on from `phase` meanwhile) whose
@@ -620,6 +651,7 @@ final class ConnectionWatch: Sendable {
         connection.quietSince = nil
         connection.ackedBytes = -1
         connection.ackedSince = nil
+        connection.burstBase = 0
         return true
     }
 

@@ -33,4 +33,31 @@ final class UnreadMockAnswerTests: XCTestCase {
             "the client took none of the answer's bytes for 2 s (--head-timeout; its TCP receive window stayed shut), so the "
                 + "server reset the connection before the whole answer was sent")
     }
+
+    /// Tester finding tester52a-F2, scaled to a 2 s head timeout: `curl --limit-rate 30k` read a
+    /// forwarded 20 MiB answer steadily and was reset after 30 s. Linux had grown its receive
+    /// buffer (autotuning) to 2.7 MB, and reopens such a window only once much of it is free, so
+    /// the server saw no byte taken for longer than the head timeout. A client that fills a grown
+    /// buffer (here by reading 4 MB at once) and then reads a steady 150 KB a second goes several
+    /// seconds between openings: it keeps its connection now, as long as it keeps reading.
+    func testASteadyReaderWithAGrownReceiveBufferIsNotReset() throws {
+        let server = try TestServer { $0.headTimeout = .seconds(2) }
+        defer { server.removeFiles() }
+        let control = try server.client()
+        try E2E.addMock(control, tenant: "S", url: "/s/big", body: String(repeating: "s", count: 30_000_000))
+        let reader = try RawHTTPClient(port: server.port, timeoutSeconds: 30)
+        try reader.send("GET", "/s/big", headers: [("X-Catbird-Parallel-Id", "S")])
+        var taken = reader.read(upTo: 4_000_000, within: 20).count  // fast: the kernel grows the buffer
+        XCTAssertEqual(taken, 4_000_000)
+        let started = ContinuousClock.now
+        while ContinuousClock.now - started < .seconds(12) {
+            let chunk = reader.read(upTo: 15_000, within: 1)
+            XCTAssertFalse(chunk.isEmpty, "reset after \(ContinuousClock.now - started) of steady reading, \(taken) bytes taken")
+            if chunk.isEmpty { break }
+            taken += chunk.count
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let problem = try E2E.journal(try server.client(), tenant: "S").first?["problem"] as? String
+        XCTAssertNil(problem, "the answer is still being read")
+    }
 }
