@@ -301,6 +301,31 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(replayed.status, 200, "the recording, not a redirect to itself")
     }
 
+    /// Tester finding tester52a-F4, its redirects: after a good `moved/flip` recording, a
+    /// redirect to the very same target (`/moved/flip`, `./flip`, `/moved/flip#top`, the
+    /// backend's own absolute URL) was recorded over it, and replay redirected to itself.
+    func testARedirectToTheSameTargetIsNotRecorded() throws {
+        let recorder = try recording()
+        let base = "http://127.0.0.1:\(recorder.port)"
+        XCTAssertEqual(try CurlClient.run([base + "/moved/flip"]).status, 200)
+        let good = try XCTUnwrap(contents("moved/flip"))
+        let locations = ["/moved/flip", "./flip", "/moved/flip#top", "\(upstream.baseURL)/moved/flip"]
+        for location in locations {
+            XCTAssertEqual(try CurlClient.run(["-H", "X-Location: \(location)", base + "/moved/flip"]).status, 301, location)
+        }
+        let problems = try E2E.journal(try recorder.client(), tenant: nil).suffix(locations.count).map { $0["problem"] as? String ?? "none" }
+        for (problem, location) in zip(problems, locations) {
+            XCTAssertEqual(
+                problem,
+                "not recorded: a 301 from /moved/flip to \(location) is a redirect to a target that names the same file mock "
+                    + "(moved/flip, its query left out without --files-with-query): replayed, it would redirect to itself (docs/files.md#recording)")
+        }
+        XCTAssertEqual(contents("moved/flip"), good, "the good recording is kept")
+        recorder.stop()
+        let player = try replaying()
+        XCTAssertEqual(try CurlClient.run(["-L", "--max-redirs", "3", "http://127.0.0.1:\(player.port)/moved/flip"]).status, 200)
+    }
+
     /// Regression (tester finding tester40a-F7, its answers): an upstream answer with
     /// `Content-Type: application/json` twice, or `ETag: "a"` twice, was not recorded ("clients
     /// would read either value"), though both values are one. Such a repeat is recorded once and
