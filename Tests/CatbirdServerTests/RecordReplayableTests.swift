@@ -72,6 +72,22 @@ final class RecordReplayableTests: RecordingTestCase {
         XCTAssertEqual(hand.header("X-Escaped").map { Array($0.utf8) }, [0xEF, 0xBB, 0xBF, 0x65])
     }
 
+    /// Tester finding tester52a-F5: an upstream answer whose head does not fit beside the request
+    /// (answered 502 in its place) was logged "record mode: … not recorded", but its journal
+    /// `problem` lacked the `not recorded: ` every other unrecorded answer's has, and
+    /// `catbird_recordings_failed_total` did not count it.
+    func testAnAnswerWhoseHeadDoesNotFitIsJournaledAndCountedAsNotRecorded() throws {
+        let recorder = try server(recording: true)
+        let client = try recorder.client()
+        let before = try E2E.metrics(client)["catbird_recordings_failed_total"] ?? 0
+        XCTAssertEqual(try client.request("GET", "/raw/bighead").status, 502)
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil).first { $0["url"] as? String == "/raw/bighead" })
+        let problem = entry["problem"] as? String ?? ""
+        XCTAssertTrue(problem.hasPrefix("not recorded: the upstream's answer has a header section of "), problem)
+        XCTAssertEqual(try E2E.metrics(client)["catbird_recordings_failed_total"], before + 1)
+        XCTAssertFalse(exists("raw/bighead"))
+    }
+
     /// Tester finding T14-F1, the exact upstream answer `X-A: 1\rX-B: 2`: libmicrohttpd refused
     /// the field on the wire, while the journal said it went out (`"X-A":"1\rX-B: 2"`), and in
     /// plain redirect mode nothing said it was dropped. It is now left out of the answer and of

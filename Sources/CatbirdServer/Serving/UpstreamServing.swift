@@ -199,10 +199,13 @@ struct UpstreamServing: Sendable {
                 if let headSize = measured?.headSize, headSize > request.responseHeadRoom {
                     // Answered with a 502 in its place (MockServing): a file mock made of it
                     // could not be sent either (docs/files.md#recording). Its journal entry's
-                    // `problem` is the 502's (MockServing), which says why.
-                    log.warning(
-                        "record mode: \(request.method) \(request.target) not recorded: "
-                            + OversizedHead.problem(source: "the upstream's answer", size: headSize, room: request.responseHeadRoom))
+                    // `problem` is the 502's, marked `not recorded: ` as every other one, and
+                    // counted (tester finding tester52a-F5: neither, while the log said so).
+                    let problem = "not recorded: "
+                        + OversizedHead.problem(source: "the upstream's answer", size: headSize, room: request.responseHeadRoom)
+                    log.warning("record mode: \(request.method) \(request.target) \(problem)")
+                    notRecorded = problem
+                    recorder?.failures.add(1, ordering: .relaxed)
                 } else if !leftOut.isEmpty {
                     // Said in every mode; record mode writes nothing (not the backend's answer).
                     let problem = Forwarding.leftOutProblem(leftOut, recording: recorder != nil)
