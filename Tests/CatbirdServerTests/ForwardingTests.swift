@@ -289,6 +289,21 @@ final class ForwardingTests: UpstreamTestCase {
                 + "path is forwarded with --redirect-url (docs/files.md#redirect-and-proxy)"), origin.text)
         let plain = try TestServer()
         XCTAssertFalse((try CurlClient.run([url(plain, "/plain/origin")]).object["reason"] as? String ?? "?").contains("forward"))
+        // tester52a-F1: `OPTIONS *` and `CONNECT host:443` got the absolute-form hint, though
+        // --proxy forwards neither (a plain 404, a 501).
+        for (raw, says) in [
+            ("OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "; not forwarded: a request for * (asterisk-form, OPTIONS *) asks"),
+            ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n",
+             "; not forwarded: an authority-form request (CONNECT host:port, a tunnel for HTTPS through a proxy) is never forwarded"),
+        ] {
+            let client = try RawHTTPClient(port: redirect.port)
+            try client.send(raw: Array(raw.utf8))
+            let answer = try client.readResponse()
+            XCTAssertEqual(answer.status, 404, answer.text)
+            let reason = answer.object["reason"] as? String ?? ""
+            XCTAssertTrue(reason.contains(says), reason)
+            XCTAssertFalse(reason.contains("is forwarded with --proxy"), reason)
+        }
     }
 
     /// Regression (tester finding tester36a-F4): with `--record --proxy` and no redirect URL, a

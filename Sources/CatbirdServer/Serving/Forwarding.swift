@@ -136,6 +136,16 @@ struct Forwarding: Sendable {
                 + "a request for a path is forwarded with --redirect-url (docs/files.md#redirect-and-proxy)" + files
         }
         guard let redirectBase else { return nil }
+        // Neither form goes anywhere with --proxy either (tester finding tester52a-F1: the hint
+        // said it would): `OPTIONS *` is the server's own, and a tunnel is not supported.
+        if target == "*" {
+            return "not forwarded: a request for * (asterisk-form, OPTIONS *) asks this server itself and is never forwarded "
+                + "(docs/files.md#redirect-and-proxy)"
+        }
+        if !target.contains("://") {
+            return "not forwarded: an authority-form request (CONNECT host:port, a tunnel for HTTPS through a proxy) is never "
+                + "forwarded; with --proxy it is answered 501 (docs/files.md#redirect-and-proxy)"
+        }
         return "not forwarded: this server forwards only requests for a path, to \(URLPassword.hidden(in: redirectBase)); "
             + "an absolute-form request (an HTTP proxy's) is forwarded with --proxy (docs/files.md#redirect-and-proxy)"
     }
