@@ -415,6 +415,11 @@ final class ForeignStubShapeTests: ServerTestCase {
         // The path is named without its query.
         let requests = try client.request("GET", "/__admin/requests?limit=5")
         XCTAssertTrue((requests.object["reason"] as? String ?? "").contains(#""/__admin/requests" is WireMock's admin API"#), requests.text)
+        // tester52b-F2: a count moved from WireMock was pointed to the listing only.
+        let count = try client.json("POST", "/__admin/requests/count", #"{"method":"GET","url":"/x"}"#)
+        XCTAssertTrue((count.object["reason"] as? String ?? "").contains(
+            "count and find it by request pattern with POST /catbird/api/requests/count and /find, its near misses with GET "
+                + "/catbird/api/requests/unmatched"), count.text)
         for other in ["/__adminx", "/api/__admin/mappings", "/mockservers"] {
             let reason = try client.request("GET", other).object["reason"] as? String ?? ""
             XCTAssertFalse(reason.contains("Catbird does not serve"), "\(other): \(reason)")

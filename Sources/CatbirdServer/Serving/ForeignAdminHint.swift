@@ -9,7 +9,9 @@ import CatbirdSupport
 enum ForeignAdminHint {
     /// `/__admin/mappings is WireMock's admin API, which Catbird does not serve: add mocks with
     /// POST /catbird/api/mocks (a WireMock stub posted there is answered with its Catbird action),
-    /// read requests with GET /catbird/api/requests (README "Coming from WireMock or MockServer")`,
+    /// read what the app sent with GET /catbird/api/requests, count and find it …/count, …/find,
+    /// its near misses …/unmatched (README "Coming from WireMock or MockServer")` (tester finding
+    /// tester52b-F2: a verification moved from `/__admin/requests/count` was pointed to the listing only),
     /// or the same for MockServer; nil for any other path. Compared on the path of `target`
     /// (origin form, its query left out), case-sensitively as both servers route.
     static func hint(target: String) -> String? {
@@ -26,6 +28,8 @@ enum ForeignAdminHint {
         }
         return "\(JSONText.shortString(path)) is \(server), which Catbird does not serve: add mocks with POST /catbird/api/mocks "
             + "(a WireMock stub mapping or a MockServer expectation posted there is answered with the Catbird action for it), "
-            + "read what the app sent with GET /catbird/api/requests (README \"Coming from WireMock or MockServer\")"
+            + "read what the app sent with GET /catbird/api/requests, count and find it by request pattern with POST "
+            + "/catbird/api/requests/count and /find, its near misses with GET /catbird/api/requests/unmatched (README \"Coming "
+            + "from WireMock or MockServer\")"
     }
 }
