@@ -40,6 +40,8 @@ public final class FileMockRecorder: Sendable {
     /// could not be replayed as received (``FileMockError/cannotReplay(target:reason:)``), since
     /// start; `/catbird/metrics` reports it as `catbird_recordings_failed_total`.
     public let failures = Atomic<Int>(0)
+    /// ``DirectoryFault``, as ``noteRecording(written:)`` last saw it.
+    let directoryFaultState = Mutex<DirectoryFault?>(nil)
 
     /// Response fields not recorded: per-connection and framing fields, and `Date` (a replay is
     /// sent now). `Content-Encoding` is kept: the body is stored as the upstream encoded it.
@@ -232,10 +234,15 @@ public final class FileMockRecorder: Sendable {
     /// replayed.
     private func counted<T>(_ body: () throws(FileMockError) -> T) throws(FileMockError) -> T {
         do {
-            return try body()
+            let result = try body()
+            noteRecording(written: true)
+            return result
         } catch {
             switch error {
-            case .cannotRecord, .cannotReplay: failures.add(1, ordering: .relaxed)
+            case .cannotRecord:
+                failures.add(1, ordering: .relaxed)
+                noteRecording(written: false)
+            case .cannotReplay: failures.add(1, ordering: .relaxed)
             default: break
             }
             throw error

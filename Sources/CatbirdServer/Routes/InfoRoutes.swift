@@ -49,6 +49,9 @@ enum InfoRoutes {
                 if let since = dependencies.mocksDirectoryGone.since(gone: gone != nil), let gone {
                     return StorageHealth.degraded(mocksDirectory: gone, since: since, recording: recorder != nil)
                 }
+                if let fault = recorder?.currentDirectoryFault() {
+                    return JSONBody.response(StorageHealth(reason: fault.reason, since: Timestamp.string(from: fault.since)), status: 503)
+                }
                 do {
                     try dependencies.tenants.checkReadable()
                     return JSONBody.response(["status": "ok"])
