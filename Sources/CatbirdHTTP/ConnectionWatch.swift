@@ -452,13 +452,27 @@ final class ConnectionWatch: Sendable {
         }
         let share = Self.uploadShare(slots: slots)
         var cut = 0
-        for (_, uploads) in byHolder where uploads.count > share {
-            for candidate in uploads.sorted(by: { $0.connection.seenSince < $1.connection.seenSince }).prefix(uploads.count - share)
-            where cut < count {
+        var left: [[UInt8]: [(connection: Connection, phase: UInt64)]] = [:]
+        for (holder, uploads) in byHolder {
+            let oldestFirst = uploads.sorted(by: { $0.connection.seenSince < $1.connection.seenSince })
+            left[holder] = Array(oldestFirst.suffix(min(share, oldestFirst.count)))
+            for candidate in oldestFirst.prefix(max(0, uploads.count - share)) where cut < count {
                 if close(candidate.connection, from: candidate.phase, as: State.uploadClosedOverShare, answer: uploadOverShareAnswer) {
                     cut += 1
                 }
             }
+        }
+        // All holders together within theirs too (tester finding tester52c-F1: nine tenants with
+        // 12 trickling uploads each, every one within its share, took all 107 slots, and the
+        // health check and every other tenant waited as long as they trickled): past it, the
+        // oldest upload of the holder with the most is closed, one at a time.
+        var total = left.values.reduce(0) { $0 + $1.count }
+        let allowed = HTTPServer.slotsForAllHolders(of: slots)
+        while total > allowed, cut < count, let holder = left.max(by: { $0.value.count < $1.value.count })?.key,
+              let oldest = left[holder]?.first {
+            left[holder]?.removeFirst()
+            total -= 1
+            if close(oldest.connection, from: oldest.phase, as: State.uploadClosedOverShare, answer: uploadOverShareAnswer) { cut += 1 }
         }
         return cut
     }

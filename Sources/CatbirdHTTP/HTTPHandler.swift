@@ -113,9 +113,9 @@ extension HTTPHandler {
 
     /// The reason of ``respondToUploadClosedOverShare()``'s 408.
     public static var uploadClosedOverShareReason: String {
-        "the request body was still arriving while every connection slot was taken and this tenant had more than its share "
-            + "(1/8) of them in uploads under way, so the connection is closed to make room for others: send fewer uploads at "
-            + "once, or send them faster"
+        "the request body was still arriving while every connection slot was taken and uploads under way held more than "
+            + "their share of them (this tenant more than 1/8, or all tenants together more than 7/8), so the connection is "
+            + "closed to make room for others: send fewer uploads at once, or send them faster"
     }
 
     /// 408 with the JSON error body, saying why.

@@ -190,8 +190,37 @@ final class IdleConnectionRoomTests: XCTestCase {
         XCTAssertFalse(cut.isEmpty, "uploads past the holder's share were closed")
         XCTAssertGreaterThanOrEqual(server.configuration.connectionCounts.closed(.uploadOverShare), cut.count)
         for answer in cut {
-            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 ") && answer.contains("more than its share (1/8)"), answer)
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408 ") && answer.contains("(this tenant more than 1/8, or all tenants together"), answer)
         }
+    }
+
+    /// tester52c-F1, scaled to a limit of 20 (a holder's share 4, all holders' 18): six holders
+    /// with four trickling uploads each, every one within its share, held every slot (four more
+    /// waiting in the backlog), and nothing was closed, so a newcomer waited as long as they
+    /// trickled. Past all holders' share the oldest uploads of the holder with the most are
+    /// closed now, and the newcomer is answered while the others still trickle.
+    func testTricklingUploadsOfManyHoldersEachWithinItsShareMakeRoomForNewClients() throws {
+        let configuration = HTTPServer.Configuration(
+            port: 0, threadCount: 2, connectionLimit: 20, budgetHolderHeader: "X-Catbird-Parallel-Id")
+        let server = HTTPServer(configuration: configuration, handler: Answering())
+        try server.start()
+        defer { server.stop() }
+        let uploads = try (0..<24).map { index in
+            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: H\(index % 6)\r\nContent-Length: 1000\r\n\r\na".utf8))
+            return client
+        }
+        let started = ContinuousClock.now
+        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try newcomer.send(raw: Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: N\r\n\r\n".utf8))
+        var answer: [UInt8] = []
+        while answer.isEmpty, ContinuousClock.now - started < .seconds(20) {
+            for upload in uploads { _ = try? upload.send(raw: Array("b".utf8)) }
+            answer = newcomer.readUntilQuiet(firstByteWithin: 400, quietAfter: 50)
+        }
+        XCTAssertTrue(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200 "), String(decoding: answer, as: UTF8.self))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(15), "let in while trickling uploads held every slot")
+        XCTAssertGreaterThan(server.configuration.connectionCounts.closed(.uploadOverShare), 0, "uploads past all holders' share were closed")
     }
 
     /// Review of try10b F5's change: at the limit, a body is closed for room only when its

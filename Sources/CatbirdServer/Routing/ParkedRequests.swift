@@ -61,7 +61,7 @@ final class ParkedRequests: Sendable {
     init(connectionLimit: Int) {
         self.connectionLimit = connectionLimit
         limit = HTTPServer.slotShare(of: connectionLimit)
-        totalLimit = max(connectionLimit - connectionLimit / Self.slotShare, limit)
+        totalLimit = HTTPServer.slotsForAllHolders(of: connectionLimit)
     }
 
     /// A place for one of `tenant`'s parked requests, or nil when it already has ``limit``, or

@@ -187,8 +187,9 @@ extension CatbirdHandler {
         case let .uploadClosedOverShare(written):
             return (
                 MockServing.clientTimedOutStatus,
-                "the request body was still arriving while every connection slot was taken and its tenant had more than its "
-                    + "share (1/8) of them in uploads under way (closed to make room): " + closing(written))
+                "the request body was still arriving while every connection slot was taken and uploads under way held more "
+                    + "than their share of them (its tenant more than 1/8, or all tenants together more than 7/8; closed to make "
+                    + "room): " + closing(written))
         case let .headClosedForRoom(written):
             return (
                 MockServing.clientTimedOutStatus,
