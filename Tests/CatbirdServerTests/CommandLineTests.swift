@@ -547,6 +547,29 @@ final class CommandLineTests: XCTestCase {
             stderr)
     }
 
+    /// tester53a-F1 and F4: the warning for a mock that can never match named its tenant raw
+    /// (`tenant "wm"` for an id with a zero-width space), and the line of an answer cut short by
+    /// its client named no tenant. The first names it as reasons do now, the second as every
+    /// request line does.
+    func testWarningsAndCutAnswersNameTheirTenantApart() throws {
+        let server = try launch(["--port", "\(try freePort())", "--db", ":memory:", "--log-level", "info"])
+        let client = try server.client()
+        // No leading `/`: a url no usual request can match.
+        try E2E.addMock(client, tenant: "\u{200B}wm", url: "api/users", body: "x")
+        try E2E.addMock(client, tenant: "slow-1", url: "/big", body: String(repeating: "b", count: 20_000_000))
+        let reader = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
+        try reader.send("GET", "/big", headers: [("X-Catbird-Parallel-Id", "slow-1")])
+        XCTAssertFalse(reader.read(upTo: 100_000, within: 5).isEmpty)
+        reader.hangUp()
+        let (status, _, stderr) = try server.terminate()
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertTrue(
+            stderr.contains("[warning] tenant \"\u{200B}wm\" (holds U+200B, which may not show): a mock was added that no usual request can match"),
+            stderr)
+        // The client's hang-up, or the stop, whichever libmicrohttpd reports first.
+        XCTAssertTrue(stderr.contains("GET /big tenant=slow-1: the "), stderr)
+    }
+
     /// try10a F5: `--head-timeout 30s` was refused (exit 2) beside `--tenant-ttl 90s`, the
     /// documented form of durations; the seconds' `s` is taken by both bare-seconds options.
     func testSecondsOptionsTakeTheSecondsSuffix() throws {

@@ -326,6 +326,33 @@ final class RecordReplayTests: XCTestCase {
         XCTAssertEqual(try CurlClient.run(["-L", "--max-redirs", "3", "http://127.0.0.1:\(player.port)/moved/flip"]).status, 200)
     }
 
+    /// Tester finding tester53a-F2: with a redirect URL that has a path (`…/base`), the backend's
+    /// redirect to itself names its own `/base/moved/flip` (or its absolute URL), which the
+    /// check compared with the client's `/moved/flip` and let through: the good recording was
+    /// replaced. The `Location` is read under the redirect URL's path now.
+    func testARedirectToItselfUnderTheRedirectURLsPathIsNotRecorded() throws {
+        let recorder = try TestServer { settings in
+            settings.redirectURL = self.upstream.baseURL + "/base"
+            settings.recordMode = true
+            settings.mocksDirectory = self.mocksDirectory.path
+        }
+        let base = "http://127.0.0.1:\(recorder.port)"
+        XCTAssertEqual(try CurlClient.run([base + "/moved/flip"]).status, 200)
+        let good = try XCTUnwrap(contents("moved/flip"))
+        let locations = ["/base/moved/flip", "flip", "\(upstream.baseURL)/base/moved/flip"]
+        for location in locations {
+            XCTAssertEqual(try CurlClient.run(["-H", "X-Location: \(location)", base + "/moved/flip"]).status, 301, location)
+        }
+        let problems = try E2E.journal(try recorder.client(), tenant: nil).suffix(locations.count).map { $0["problem"] as? String ?? "none" }
+        for (problem, location) in zip(problems, locations) {
+            XCTAssertTrue(problem.hasPrefix("not recorded: a 301 from /moved/flip to \(location) is a redirect to "), "\(location): \(problem)")
+        }
+        XCTAssertEqual(contents("moved/flip"), good, "the good recording is kept")
+        // A redirect outside the redirect URL's path is the backend's answer: recorded.
+        XCTAssertEqual(try CurlClient.run(["-H", "X-Location: /moved/flip", base + "/moved/out"]).status, 301)
+        XCTAssertEqual(contents("moved/out"), "moved")
+    }
+
     /// Regression (tester finding tester40a-F7, its answers): an upstream answer with
     /// `Content-Type: application/json` twice, or `ETag: "a"` twice, was not recorded ("clients
     /// would read either value"), though both values are one. Such a repeat is recorded once and

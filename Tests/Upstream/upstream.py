@@ -120,7 +120,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, bytes(range(256)), [("Content-Type", "application/octet-stream")])
         if path.endswith("/redirect"):
             return self.send(302, b"moved", [("Location", "/echo/elsewhere"), ("Content-Type", "text/plain")])
-        if path.startswith("/moved/") and self.headers.get("X-Location") is not None:
+        if path.startswith(("/moved/", "/base/moved/")) and self.headers.get("X-Location") is not None:
             return self.send(301, b"moved", [("Location", self.headers.get("X-Location")), ("Content-Type", "text/plain")])
         if "/status/" in path:
             code = int(path.rsplit("/", 1)[1])

@@ -112,12 +112,14 @@ enum MockRoutes {
                 ?? dependencies.mocks.covering(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByCovering:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
             guard !neverMatching.isEmpty || shadowed != nil || notText != nil else { return HTTPResponse(status: 201) }
-            let tenant = JSONText.shortString(context.tenant.rawValue)
+            // Named as reasons name it, look-alike ids told apart (tester finding tester53a-F1:
+            // `tenant "\u{200B}wm"` and an NFD `café` logged as `wm` and `café`).
+            let tenant = context.tenant.named
             for warning in neverMatching {
-                dependencies.log.warning("tenant \(tenant): a mock was added that no usual request can match: \(warning)")
+                dependencies.log.warning("\(tenant): a mock was added that no usual request can match: \(warning)")
             }
-            if let shadowed { dependencies.log.warning("tenant \(tenant): a mock was added behind a broader mock: \(shadowed)") }
-            if let notText { dependencies.log.warning("tenant \(tenant): a mock was added whose text body is binary: \(notText)") }
+            if let shadowed { dependencies.log.warning("\(tenant): a mock was added behind a broader mock: \(shadowed)") }
+            if let notText { dependencies.log.warning("\(tenant): a mock was added whose text body is binary: \(notText)") }
             let warnings = neverMatching + [shadowed, notText].compactMap { $0 }
             return JSONBody.response(["warnings": warnings], status: 201)
         case let .remove(pattern):

@@ -14,7 +14,8 @@ extension CatbirdHandler {
     func answerCutShort(_ request: HTTPRequest, tag: UInt64, ending: HTTPAnswerCutShort) {
         let problem = Self.cutShortProblem(ending)
         journal.amend(JournalTicket(completionTag: tag), problem: problem)
-        log.info("\(request.method) \(request.target): \(problem)")
+        // Its tenant named as every request line names it (tester finding tester53a-F4).
+        log.info("\(request.method) \(request.target) tenant=\(Self.tenant(of: request)): \(problem)")
     }
 
     /// The journal entry's `problem` of an answer cut short by `ending`. How much of the body

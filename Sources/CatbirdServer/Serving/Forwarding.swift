@@ -3,6 +3,7 @@ import CatbirdHTTP
 import CatbirdOutbound
 import CatbirdSupport
 import CatbirdWire
+import Foundation
 
 /// Where a request no mock or file answers is sent (`docs/files.md#redirect-and-proxy`), and
 /// how the request and the upstream's answer are translated.
@@ -45,6 +46,12 @@ struct Forwarding: Sendable {
     /// (`http://up/v2` + `/a?q` → `http://up/v2/a?q`). A fragment (`#frag`, which libcurl
     /// would drop) is left out of either, as it is of the recorded file's name
     /// (``CatbirdDomain/FileMockName``). Nil: not forwarded.
+    /// The redirect URL's path, percent-encoded, without a trailing `/` (`/v1` of
+    /// `http://up/v1/`); "" for none, or without a redirect URL.
+    var redirectBasePath: String {
+        redirectBase.flatMap { URLComponents(string: $0)?.percentEncodedPath } ?? ""
+    }
+
     func destination(of target: String) -> Destination? {
         let sent = target.firstIndex(of: "#").map { target[..<$0] } ?? Substring(target)
         if sent.hasPrefix("/") {

@@ -20,7 +20,7 @@ extension MockServing {
     /// (``Forwarding/refusal(_:of:)``). The one form of such a refusal, for the workers'
     /// lanes (``CatbirdHandler/refusedForLane(_:_:tenant:)``) and for a delayed mock's place.
     func refused(_ refusal: APIError, request: HTTPRequest, tenant: TenantID) -> Served {
-        log.warning("\(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue))) refused: \(refusal.reason)")
+        log.warning("\(request.method) \(JSONText.string(request.target)) (\(tenant.named)) refused: \(refusal.reason)")
         let response = forwarding?.refusal(refusal.response, of: request.target) ?? refusal.response
         return answered(response, request: request, tenant: tenant)
     }

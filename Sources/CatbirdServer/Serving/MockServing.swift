@@ -353,7 +353,7 @@ struct MockServing: Sendable {
         if outOfTime.count > NotFoundAnswer.outOfTimeShown {
             named += "; and \(outOfTime.count - NotFoundAnswer.outOfTimeShown) more mocks were skipped the same way"
         }
-        log.warning("\(named) for \(request.method) \(JSONText.string(request.target)) (tenant \(JSONText.string(tenant.rawValue)))\(withheld)")
+        log.warning("\(named) for \(request.method) \(JSONText.string(request.target)) (\(tenant.named))\(withheld)")
     }
 
     /// A delayed mock response, journaled when its delay ends (docs/protocol.md#delays): as

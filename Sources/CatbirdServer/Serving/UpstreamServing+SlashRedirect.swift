@@ -17,13 +17,25 @@ extension UpstreamServing {
     /// file mock (``sameNameRedirect(_:_:to:resolved:includesQuery:)``); nil otherwise. The
     /// `Location`'s host is not compared: nginx writes its own address there
     /// (`absolute_redirect`), which a replay sends the app to instead.
-    static func slashRedirect(_ request: HTTPRequest, _ response: HTTPResponse, includesQuery: Bool) -> String? {
+    ///
+    /// With a redirect URL that has a path (`basePath`, `/v1`), the request went to `/v1` + its
+    /// target, and the `Location` is resolved against that: one under `/v1` names the client's
+    /// target without it, one outside names no file of this directory (tester finding
+    /// tester53a-F2: `302 Location: /v1/g1/flip` to `/g1/flip` replaced the good recording).
+    static func slashRedirect(_ request: HTTPRequest, _ response: HTTPResponse, includesQuery: Bool, basePath: String = "") -> String? {
         guard (300...399).contains(response.status), let location = response.headers.first("Location") else { return nil }
         let target = request.target
-        let base = target.hasPrefix("/") ? URL(string: "http://catbird.invalid" + target) : URL(string: target)
+        let upstreamPath = target.hasPrefix("/") ? basePath : ""
+        let base = target.hasPrefix("/") ? URL(string: "http://catbird.invalid" + upstreamPath + target) : URL(string: target)
         guard let base, let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
-              let asked = URLComponents(url: base, resolvingAgainstBaseURL: false),
-              let told = URLComponents(url: resolved, resolvingAgainstBaseURL: false) else { return nil }
+              var asked = URLComponents(url: base, resolvingAgainstBaseURL: false),
+              var told = URLComponents(url: resolved, resolvingAgainstBaseURL: false) else { return nil }
+        if !upstreamPath.isEmpty {
+            let toldPath = told.percentEncodedPath
+            guard toldPath == upstreamPath || toldPath.hasPrefix(upstreamPath + "/") else { return nil }
+            told.percentEncodedPath = String(toldPath.dropFirst(upstreamPath.count))
+            asked.percentEncodedPath = String(asked.percentEncodedPath.dropFirst(upstreamPath.count))
+        }
         let (path, other) = (asked.percentEncodedPath, told.percentEncodedPath)
         if asked.percentEncodedQuery == told.percentEncodedQuery, path != other, path + "/" == other || other + "/" == path {
             return "a \(response.status) from \(target) to \(location) is a redirect to the other spelling of the same file mock "

@@ -54,7 +54,9 @@ struct UpstreamServing: Sendable {
     /// A 304 or 206 to a request that asked for none (no `If-None-Match`/`If-Modified-Since`,
     /// no `Range`) says the backend sent it on its own, rather than advising to drop fields the
     /// request does not have (tester finding tester29d-F1).
-    static func skippedByRule(_ request: HTTPRequest, _ response: HTTPResponse, includesQuery: Bool) -> String? {
+    /// `basePath`: the redirect URL's path (`/v1` of `http://up/v1`) when the request was
+    /// forwarded there, under which the backend's `Location` names the request's own target.
+    static func skippedByRule(_ request: HTTPRequest, _ response: HTTPResponse, includesQuery: Bool, basePath: String = "") -> String? {
         let why: String
         let asked = { (names: [String]) in names.contains { request.headers.first($0) != nil } }
         if request.method == "HEAD" {
@@ -80,7 +82,7 @@ struct UpstreamServing: Sendable {
         } else if response.status == 412, asked(["If-Match", "If-Unmodified-Since", "If-None-Match", "If-Modified-Since"]) {
             why = "a 412 answers the client's precondition (If-Match, If-Unmodified-Since, …), not the resource; send the request "
                 + "without them to record it"
-        } else if let loop = slashRedirect(request, response, includesQuery: includesQuery) {
+        } else if let loop = slashRedirect(request, response, includesQuery: includesQuery, basePath: basePath) {
             why = loop
         } else if Forwarding.isGenerated(response) {
             why = "the answer was made by a Catbird (\(Forwarding.generatedByHeader)), not by the backend"
@@ -212,7 +214,9 @@ struct UpstreamServing: Sendable {
                     log.warning("\(request.method) \(request.target) → \(destination.shown): \(problem)")
                     notRecorded = problem
                     recorder?.failures.add(1, ordering: .relaxed)
-                } else if let recorder, let skipped = Self.skippedByRule(request, response, includesQuery: recorder.directory.includesQuery) {
+                } else if let recorder, let skipped = Self.skippedByRule(
+                    request, response, includesQuery: recorder.directory.includesQuery,
+                    basePath: destination.answeredBy == .redirect ? forwarding.redirectBasePath : "") {
                     notRecorded = skipped
                 } else if let recorder {
                     do throws(FileMockError) {
