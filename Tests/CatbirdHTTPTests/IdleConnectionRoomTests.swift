@@ -166,26 +166,10 @@ final class IdleConnectionRoomTests: XCTestCase {
     /// A's uploads past its share are closed with the 408 that says why, and the newcomer is
     /// answered while they still trickle.
     func testTricklingUploadsPastTheirHoldersShareMakeRoomForNewClients() throws {
-        let configuration = HTTPServer.Configuration(
-            port: 0, threadCount: 2, connectionLimit: 20, budgetHolderHeader: "X-Catbird-Parallel-Id")
-        let server = HTTPServer(configuration: configuration, handler: Answering())
-        try server.start()
+        let (server, uploads, answer, took) = try newcomerWhileUploadsTrickle(30) { _ in "A" }
         defer { server.stop() }
-        let uploads = try (0..<30).map { _ in
-            let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: A\r\nContent-Length: 1000\r\n\r\na".utf8))
-            return client
-        }
-        let started = ContinuousClock.now
-        let newcomer = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-        try newcomer.send(raw: Array("GET /health HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: B\r\n\r\n".utf8))
-        var answer: [UInt8] = []
-        while answer.isEmpty, ContinuousClock.now - started < .seconds(15) {
-            for upload in uploads { _ = try? upload.send(raw: Array("b".utf8)) }
-            answer = newcomer.readUntilQuiet(firstByteWithin: 400, quietAfter: 50)
-        }
-        XCTAssertTrue(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200 "), String(decoding: answer, as: UTF8.self))
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10), "let in while trickling uploads held every slot")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200 "), answer)
+        XCTAssertLessThan(took, .seconds(10), "let in while trickling uploads held every slot")
         let cut = uploads.map { String(decoding: $0.readUntilQuiet(firstByteWithin: 100, quietAfter: 50), as: UTF8.self) }.filter { !$0.isEmpty }
         XCTAssertFalse(cut.isEmpty, "uploads past the holder's share were closed")
         XCTAssertGreaterThanOrEqual(server.configuration.connectionCounts.closed(.uploadOverShare), cut.count)
@@ -200,14 +184,28 @@ final class IdleConnectionRoomTests: XCTestCase {
     /// trickled. Past all holders' share the oldest uploads of the holder with the most are
     /// closed now, and the newcomer is answered while the others still trickle.
     func testTricklingUploadsOfManyHoldersEachWithinItsShareMakeRoomForNewClients() throws {
+        let (server, _, answer, took) = try newcomerWhileUploadsTrickle(24) { "H\($0 % 6)" }
+        defer { server.stop() }
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200 "), answer)
+        XCTAssertLessThan(took, .seconds(15), "let in while trickling uploads held every slot")
+        XCTAssertGreaterThan(server.configuration.connectionCounts.closed(.uploadOverShare), 0, "uploads past all holders' share were closed")
+    }
+
+    /// A server with a limit of 20 (a holder's share of uploads under way 4, all holders' 18),
+    /// holders told by `X-Catbird-Parallel-Id`; `count` uploads (1,000 bytes declared) of holder
+    /// `holder(index)` that send a byte every 0.4 s, while a newcomer of holder `N` asks for
+    /// `/health`, until it is answered or 20 s pass. Returns the running server (the caller
+    /// stops it), the uploads, the newcomer's answer and how long it took.
+    private func newcomerWhileUploadsTrickle(
+        _ count: Int, holder: (Int) -> String
+    ) throws -> (server: HTTPServer, uploads: [RawHTTPClient], answer: String, took: Duration) {
         let configuration = HTTPServer.Configuration(
             port: 0, threadCount: 2, connectionLimit: 20, budgetHolderHeader: "X-Catbird-Parallel-Id")
         let server = HTTPServer(configuration: configuration, handler: Answering())
         try server.start()
-        defer { server.stop() }
-        let uploads = try (0..<24).map { index in
+        let uploads = try (0..<count).map { index in
             let client = try RawHTTPClient(port: server.port, timeoutSeconds: 10)
-            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: H\(index % 6)\r\nContent-Length: 1000\r\n\r\na".utf8))
+            try client.send(raw: Array("POST /x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: \(holder(index))\r\nContent-Length: 1000\r\n\r\na".utf8))
             return client
         }
         let started = ContinuousClock.now
@@ -218,9 +216,7 @@ final class IdleConnectionRoomTests: XCTestCase {
             for upload in uploads { _ = try? upload.send(raw: Array("b".utf8)) }
             answer = newcomer.readUntilQuiet(firstByteWithin: 400, quietAfter: 50)
         }
-        XCTAssertTrue(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200 "), String(decoding: answer, as: UTF8.self))
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(15), "let in while trickling uploads held every slot")
-        XCTAssertGreaterThan(server.configuration.connectionCounts.closed(.uploadOverShare), 0, "uploads past all holders' share were closed")
+        return (server, uploads, String(decoding: answer, as: UTF8.self), ContinuousClock.now - started)
     }
 
     /// Review of try10b F5's change: at the limit, a body is closed for room only when its
