@@ -38,7 +38,7 @@ extension FileMockRecorder {
     /// fault, its time kept from the first such failure).
     func noteRecording(written: Bool) {
         guard !written else {
-            if directoryFaultState.withLock({ $0 }) != nil { directoryFaultState.withLock { $0 = nil } }
+            directoryFaultState.withLock { $0 = nil }
             return
         }
         guard let why = Self.directoryFault(of: directory.root) else { return }
@@ -56,11 +56,10 @@ extension FileMockRecorder {
     /// The fault health reports, or nil: one noted by a failed recording that the directory
     /// still shows (looked at again now, so that health recovers without a new recording).
     public func currentDirectoryFault() -> DirectoryFault? {
-        guard let fault = directoryFaultState.withLock({ $0 }) else { return nil }
-        if Self.directoryFault(of: directory.root) == nil {
-            directoryFaultState.withLock { $0 = nil }
-            return nil
+        guard directoryFaultState.withLock({ $0 }) != nil, Self.directoryFault(of: directory.root) == nil else {
+            return directoryFaultState.withLock { $0 }
         }
-        return fault
+        noteRecording(written: true)  // it takes writes again
+        return nil
     }
 }

@@ -21,17 +21,16 @@ extension TenantID {
         if bytes <= JSONText.shownBytes, rawValue.utf8.allSatisfy(Self.isBareLogByte) { return rawValue }
         let cut = bytes > JSONText.shownBytes
         let escapingAllNonASCII = !rawValue.precomposedStringWithCanonicalMapping.hasSameBytes(as: rawValue)
-        var out = "\""
-        for scalar in (cut ? rawValue.utf8Prefix(JSONText.shownBytes) : rawValue).unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: Self.appendEscaped(scalar, to: &out)
-            case _ where !scalar.isASCII && (escapingAllNonASCII || Self.mayNotShow(scalar)): Self.appendEscaped(scalar, to: &out)
-            default: out.unicodeScalars.append(scalar)
+        // The project's one JSON escaper (`"`, `\`, C0 controls), then what it leaves as itself.
+        var out = ""
+        for scalar in JSONText.string(cut ? rawValue.utf8Prefix(JSONText.shownBytes) : rawValue).unicodeScalars {
+            if scalar.value == 0x7F || (!scalar.isASCII && (escapingAllNonASCII || Self.mayNotShow(scalar))) {
+                Self.appendEscaped(scalar, to: &out)
+            } else {
+                out.unicodeScalars.append(scalar)
             }
         }
-        return cut ? out + "…\" (\(bytes) bytes)" : out + "\""
+        return cut ? out.dropLast() + "…\" (\(bytes) bytes)" : out
     }
 
     /// The bytes an id may be logged bare with: nothing that reads as a field's end, a quote
@@ -45,13 +44,13 @@ extension TenantID {
         }
     }
 
-    /// Whether a non-ASCII `scalar` may not show or may read as another: default-ignorable,
-    /// white space, or a format, separator, private-use or unassigned code point.
+    /// Whether a non-ASCII `scalar` may not show or may read as another: a look-alike
+    /// (``CatbirdSupport/Swift/Unicode/Scalar/isLookAlike``, as a 404's reason marks them), or
+    /// another format, control, private-use, unassigned or surrogate code point.
     private static func mayNotShow(_ scalar: Unicode.Scalar) -> Bool {
-        let properties = scalar.properties
-        if properties.isDefaultIgnorableCodePoint || properties.isWhitespace { return true }
-        switch properties.generalCategory {
-        case .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .privateUse, .unassigned, .control, .surrogate: return true
+        if scalar.isLookAlike { return true }
+        switch scalar.properties.generalCategory {
+        case .format, .privateUse, .unassigned, .control, .surrogate: return true
         default: return false
         }
     }

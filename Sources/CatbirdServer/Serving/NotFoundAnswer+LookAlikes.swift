@@ -8,24 +8,18 @@ import CatbirdSupport
 /// U+2060, U+FEFF, U+00AD, …) in the reason is written as its code point, `<U+202F>`, so that
 /// the two texts read differently. The near misses' JSON fields keep the values as they are.
 extension NotFoundAnswer {
-    /// Whether `scalar` is written as its code point in a reason: non-ASCII whitespace, or
-    /// default-ignorable (format characters that show as nothing).
-    static func isLookAlike(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value >= 0x80 && (scalar.properties.isWhitespace || scalar.properties.isDefaultIgnorableCodePoint)
-    }
-
     /// Rewrites the reason written from `start` in `out` (JSON string text, its non-ASCII
-    /// characters as themselves) with each ``isLookAlike(_:)`` character as `<U+XXXX>`. A reason
+    /// characters as themselves) with each look-alike character (``CatbirdSupport/Swift/Unicode/Scalar/isLookAlike``) as `<U+XXXX>`. A reason
     /// of ASCII bytes only, the usual one, is left after one pass over its bytes.
     static func markLookAlikes(from start: Int, in out: inout ByteWriter) {
         let hasNonASCII = out.withBytes { $0[start...].contains { $0 >= 0x80 } }
         guard hasNonASCII else { return }
         let text = out.withBytes { String(decoding: UnsafeBufferPointer(rebasing: $0[start...]), as: UTF8.self) }
-        guard text.unicodeScalars.contains(where: isLookAlike) else { return }
+        guard text.unicodeScalars.contains(where: \.isLookAlike) else { return }
         var marked = ""
         marked.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 16)
         for scalar in text.unicodeScalars {
-            if isLookAlike(scalar) {
+            if scalar.isLookAlike {
                 marked += "<\(scalar.codePointText)>"
             } else {
                 marked.unicodeScalars.append(scalar)
