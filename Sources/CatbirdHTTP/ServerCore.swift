@@ -529,7 +529,13 @@ final class ServerCore: Sendable {
     /// delay is one user of the deferred path (a timer sends the response without its delay; at
     /// shutdown it is sent at once; a client that hangs up meanwhile is let go at once).
     private func send(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
-        let response = context.closesAfterAnswer ? response.closingConnection() : response
+        // Changed (a copy) only when the connection closes after it; the usual answer is sent as given.
+        guard !context.closesAfterAnswer else { return sendAsGiven(response.closingConnection(), context, connection) }
+        return sendAsGiven(response, context, connection)
+    }
+
+    /// ``send(_:_:_:)`` of `response` as it goes out (`Connection: close` added where due).
+    private func sendAsGiven(_ response: HTTPResponse, _ context: RequestContext, _ connection: OpaquePointer) -> MHD_Result {
         if let share = response.budgetShare { context.answerShare = share }
         if let held = response.heldWhileSent { context.answerHeld = held }
         guard let delay = response.delay, delay > .zero else {

@@ -30,17 +30,20 @@ public final class PerThreadMemo<Value>: @unchecked Sendable {
         }
     }
 
-    private var key = pthread_key_t()
+    /// A `let`: read on every call, a class's stored `var` would cost a dynamic exclusivity check each time.
+    private let key: pthread_key_t
     private let initial: () -> Value
 
     /// - Parameter initial: the value a thread starts with.
     public init(_ initial: @escaping @Sendable () -> Value) {
         self.initial = initial
-        let created = pthread_key_create(&key) { box in
+        var made = pthread_key_t()
+        let created = pthread_key_create(&made) { box in
             guard let box else { return }
             Unmanaged<AnyObject>.fromOpaque(box).release()
         }
         precondition(created == 0, "no thread-specific slot left (pthread_key_create: \(created))")
+        key = made
     }
 
     /// Runs `body` with the calling thread's value, which it may change.

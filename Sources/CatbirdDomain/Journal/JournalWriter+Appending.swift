@@ -15,7 +15,7 @@ extension JournalWriter {
         let bytes = truncate(&entry)
         let tenant = entry.tenant
         condition.lock()
-        return enqueue(entry, bytes: bytes, tenant: tenant)
+        return enqueue(consume entry, bytes: bytes, tenant: tenant)
     }
 
     /// Queues a truncated `entry` of `bytes` (``queuedSize(of:)``) for `tenant`, waiting for
@@ -24,7 +24,7 @@ extension JournalWriter {
     /// (``State/roomWhileStuck(for:of:capacity:byteCapacity:)``, tester25a-F9, tester26b-F5).
     private func enqueue(_ entry: consuming JournalEntry, bytes: Int, tenant: TenantID) -> JournalTicket {
         while state.phase < .stopping {
-            if state.hasRoom(for: bytes, capacity: capacity, byteCapacity: byteCapacity) && state.failure == nil {
+            if state.takesUsualAppend(of: bytes, capacity: capacity, byteCapacity: byteCapacity) {
                 break  // the usual append: nothing more to check
             }
             if state.isStuck {
@@ -121,7 +121,7 @@ extension JournalWriter {
         condition.lock()
         guard bytes >= Self.largeEntryBytes, state.phase == .running,
             state.held.holds(tenant) || !state.admitsLarge(bytes, of: tenant, capacity: capacity, byteCapacity: byteCapacity)
-        else { return .queued(enqueue(entry, bytes: bytes, tenant: tenant)) }
+        else { return .queued(enqueue(consume entry, bytes: bytes, tenant: tenant)) }
         if state.failure != nil && !state.held.holds(tenant) {
             // The writer fails and large rows fill their three quarters: queued now without its
             // bodies, as a plain append (waiting only for the whole queue).

@@ -103,7 +103,9 @@ struct CatbirdHandler: HTTPHandler {
             serving.respond(
                 to: request, tenant: tenant, within: MatchingLane.workerSlice, refundable: refundable, refundableFromBody: fromBody)
         }
-        switch served {
+        // Consumed, as `answer` consumes what it is given: its journal entry is moved on into
+        // the journal's queue, not copied (each copy retains every string and array it holds).
+        switch consume served {
         case let .served(served): return holdingTenant(answer(served, request, tenant: tenant), tenant)
         // A body pattern must read its body over 64 KiB: the body lane (try9b F10).
         case let .unfinished(.largeBody(bytes)): return holdingTenant(matchOnBodyLane(request, tenant: tenant, bytes: bytes), tenant)
@@ -158,8 +160,8 @@ struct CatbirdHandler: HTTPHandler {
 
     /// What goes out for what serving decided on a worker: its entry journaled now (a delayed
     /// answer's when its delay ends), or the request forwarded.
-    func answer(_ served: MockServing.Served, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
-        switch served {
+    func answer(_ served: consuming MockServing.Served, _ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
+        switch consume served {
         case let .answered(sent, answeredBy, entry, hit):
             // CORS headers are added by serving, before journaling (the journal records them).
             guard let entry else { return release(sent, journaled: nil, request, answeredBy: answeredBy.rawValue, tenant: tenant) }
