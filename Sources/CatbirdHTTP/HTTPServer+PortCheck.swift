@@ -5,10 +5,11 @@ import Darwin
 #endif
 
 extension HTTPServer {
-    /// Checks that `host` is an address or a name that resolves (getaddrinfo), without binding.
-    /// - Throws: ``HTTPServerError/cannotResolve(host:reason:)``.
+    /// Checks that `host` is an address or a name that resolves (getaddrinfo), to an address a
+    /// socket can listen on (``SocketAddress/unusableReason``), without binding.
+    /// - Throws: ``HTTPServerError/cannotResolve(host:reason:)``, ``HTTPServerError/unusableAddress(host:reason:)``.
     public static func checkResolvable(host: String) throws(HTTPServerError) {
-        _ = try SocketAddress(host: host, port: 0)
+        if let reason = try SocketAddress(host: host, port: 0).unusableReason { throw .unusableAddress(host: host, reason: reason) }
     }
 
     /// Checks, before anything else is set up, that `host:port` can be bound now: opens the

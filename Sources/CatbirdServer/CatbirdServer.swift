@@ -120,7 +120,8 @@ public final class CatbirdServer: Sendable {
                 : ""
             log.warning(
                 "database \(location.shown): its -wal (\(left) bytes) was left by a run that did not stop cleanly (killed or crashed), "
-                    + "or by another program; SQLite replays it now" + relaxed)
+                    + "by a clean stop that could not copy it into the file (whose log says so: a full disk, a busy or read-only "
+                    + "file; tester finding tester54c-F4), or by another program; SQLite replays it now" + relaxed)
         }
         if claimed.linkCount > 1 {
             // Tester finding tester42b-F4: a -wal left beside one name is not read through another.
@@ -425,8 +426,19 @@ public final class CatbirdServer: Sendable {
         sql.close()
         reader.close()
         closeWriter()
-        if let note = companions.settle(after: lock.whereabouts(), movedTo: lock.currentName()) {
+        let whereabouts = lock.whereabouts()
+        if let note = companions.settle(after: whereabouts, movedTo: lock.currentName()) {
             log.warning("database \(settings.databasePath): \(note)")
+        } else if whereabouts != .atItsPath {
+            // A -wal at the path now is another file's (another server's, after this file was
+            // deleted or replaced: tester finding tester54c-F2, it was called this server's, with
+            // "nothing is lost"); settle found none of this server's own there.
+            if let left = DatabaseFileLock.size(of: location.path + "-wal") {
+                log.warning(
+                    "database \(settings.databasePath): the file this server opened is no longer at that path, and its own -wal "
+                        + "is not there either (deleted with it?): the changes it took since its last checkpoint went with them; "
+                        + "the -wal now at the path (\(left) bytes) is another file's and was left alone")
+            }
         } else if lock.truncation == nil, let left = DatabaseFileLock.size(of: location.path + "-wal"), left > 0 {
             // The close's checkpoint could not copy the WAL into the file and remove it (a full
             // disk, an immutable or read-only folder): said now, or the next start's "a run that

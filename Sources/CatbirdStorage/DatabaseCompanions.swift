@@ -191,7 +191,6 @@ public struct DatabaseCompanions: Sendable {
         return nil
     }
 
-    /// `stat`'s device and inode of `path` (not following a final symbolic link); nil when nothing is there.
     /// Whether the `-wal` recorded at start-up is no longer at its path (deleted, or replaced by
     /// another file): SQLite keeps writing to the one it has open, which a crash then loses
     /// (tester finding tester29b-F2). False when none was recorded.
@@ -200,6 +199,16 @@ public struct DatabaseCompanions: Sendable {
         return Self.identity(of: databasePath + "-wal") != wal
     }
 
+    /// Whether the `-shm` recorded at start-up is no longer at its path (deleted, or replaced):
+    /// the server's connections go on sharing the one they have mapped, but another program that
+    /// opens the file then makes a new one, does not see their locks, and its checkpoint can
+    /// corrupt the file (tester finding tester54c-F1). False when none was recorded.
+    public func shmGone() -> Bool {
+        guard let shm else { return false }
+        return Self.identity(of: databasePath + "-shm") != shm
+    }
+
+    /// `stat`'s device and inode of `path` (not following a final symbolic link); nil when nothing is there.
     static func identity(of path: String) -> Identity? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }

@@ -33,6 +33,9 @@ public final class StorageFaults: Sendable {
             /// The `-wal` gone from its path (``watch(_:)``): writes still work, but a crash
             /// would lose them. Never ended.
             case walGone
+            /// The `-shm` gone from its path (``watch(_:)``): writes still work, but another
+            /// program opening the file can corrupt it. Never ended.
+            case shmGone
             /// Checkpoints fail (``recordCheckpoint(_:)``): commits still go to the `-wal`,
             /// which grows, but nothing reaches the file. Ended by a checkpoint that succeeds.
             case checkpoint
@@ -76,6 +79,8 @@ public final class StorageFaults: Sendable {
         var writing: Fault?
         /// The `-wal` deleted or replaced under the server (``watch(_:)``): never ended.
         var walGone: Fault?
+        /// The `-shm` deleted or replaced under the server (``watch(_:)``): never ended.
+        var shmGone: Fault?
         /// Damaged pages: ended by a passing `PRAGMA quick_check` only.
         var corruption: Fault?
         /// Checkpoints fail: ended by one that succeeds.
@@ -105,11 +110,12 @@ public final class StorageFaults: Sendable {
     /// The fault now: a truncated file first, then a moved one, then corruption; nil when the
     /// file works as far as anyone knows.
     public var current: Fault? {
-        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.walGone ?? $0.writing ?? $0.checkpoint }
+        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.walGone ?? $0.shmGone ?? $0.writing ?? $0.checkpoint }
     }
 
-    /// From now on, ``checkFile()`` also checks that the `-wal` SQLite opened is still at its
-    /// path (``DatabaseCompanions/walGone()``). Deleted (a cleanup step removing `*-wal`) or
+    /// From now on, ``checkFile()`` also checks that the `-wal` and the `-shm` SQLite opened are
+    /// still at their paths (``DatabaseCompanions/walGone()``, ``DatabaseCompanions/shmGone()``;
+    /// the `-shm`: tester finding tester54c-F1). Deleted (a cleanup step removing `*-wal`) or
     /// replaced, it is recorded for good as a fault health reports (tester finding
     /// tester29b-F2: not detected, health `ok`, and a crash then lost every change since the
     /// last checkpoint). Writes are not refused: SQLite goes on writing to the `-wal` it has
@@ -133,12 +139,21 @@ public final class StorageFaults: Sendable {
         state.withLock { state in state.moved = moved.map { Self.fault($0, since: state.moved?.since) } }
         try checkTruncation()
         if let moved { throw moved }
-        if let wal = companions.withLock({ $0.flatMap { $0.walGone() ? $0.databasePath + "-wal" : nil } }) {
+        guard let companions = companions.withLock({ $0 }) else { return }
+        if companions.walGone() {
             state.withLock { state in
                 guard state.walGone == nil else { return }
                 state.walGone = Fault(
                     kind: .walGone, reason: "the database's -wal file was deleted or replaced under the running server",
-                    detail: wal, since: Date())
+                    detail: companions.databasePath + "-wal", since: Date())
+            }
+        }
+        if companions.shmGone() {
+            state.withLock { state in
+                guard state.shmGone == nil else { return }
+                state.shmGone = Fault(
+                    kind: .shmGone, reason: "the database's -shm file was deleted or replaced under the running server",
+                    detail: companions.databasePath + "-shm", since: Date())
             }
         }
     }

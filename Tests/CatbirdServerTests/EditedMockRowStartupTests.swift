@@ -72,6 +72,15 @@ final class EditedMockRowStartupTests: XCTestCase {
             after: "update mocks set status='abc' where id=2", saying: "mocks row 2 (tenant \"\"): status must be an INTEGER, not TEXT")
     }
 
+    /// Regression (tester finding tester54a-F4): `created_at` written as `'2026'` loaded, and
+    /// the listing showed the mock's `createdAt` as `1970-01-01T00:00:00.000Z`.
+    func testACreatedAtThatIsNoTimeStopsTheStart() throws {
+        try assertStartRefused(
+            after: "update mocks set created_at='2026' where id=2",
+            saying: "mocks row 2 (tenant \"\"): created_at must be a UTC time as ISO 8601 with milliseconds "
+                + "(strftime('%Y-%m-%dT%H:%M:%fZ','now')), not \"2026\"; fix or delete the row")
+    }
+
     /// `url_kind='regexp', url_value='([a-'` started with nothing said and never matched. It
     /// still starts (expressions compile after listening), and the compile names the row.
     func testARegexpThatDoesNotCompileIsLoggedNamingTheRow() throws {

@@ -84,6 +84,75 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try client.request("GET", "/hv", headers: tenant + [("X-V", " abc ")]).status, 404)
     }
 
+    /// Regression (tester54b-F1, its exact patterns): a `wildcard` or `regexp` header value that
+    /// needs a space or tab at the value's start or end (`" Bearer *"`, `"Bearer * "`,
+    /// `"^ Bearer"`) got a bare 201 and never matched; a regexp whose space is optional, or
+    /// one with an alternation, is kept without a word and matches.
+    func testAWildcardOrRegexpHeaderValueNeedingASpaceAroundItIsKeptWithAWarning() throws {
+        let cases = [
+            ("wildcard", " Bearer *", "start"), ("wildcard", "Bearer * ", "end"), ("regexp", "^ Bearer", "start"),
+            ("regexp", "Bearer\t$", "end"),
+        ]
+        for (index, (kind, value, side)) in cases.enumerated() {
+            let path = "/ws\(index)"
+            let body = try JSONSerialization.data(withJSONObject: [
+                "type": "update",
+                "pattern": ["method": "GET", "url": ["kind": "equal", "value": path], "headers": ["Authorization": ["kind": kind, "value": value]]],
+                "response": ["status": 200],
+            ])
+            let added = try client.json("POST", "/catbird/api/mocks", String(decoding: body, as: UTF8.self), headers: tenant)
+            XCTAssertEqual(added.status, 201, added.text)
+            let shown = String(decoding: try JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed), as: UTF8.self)
+            XCTAssertEqual(
+                added.object["warnings"] as? [String],
+                [
+                    "'pattern.headers.Authorization.value' \(shown) is a \(kind) that needs a space or tab at the value's \(side), "
+                        + "but header values are matched without the spaces and tabs around them: no request can match this mock"
+                ], value)
+            XCTAssertEqual(try client.request("GET", path, headers: tenant + [("Authorization", "Bearer x")]).status, 404, value)
+            XCTAssertEqual(try client.request("GET", path, headers: tenant + [("Authorization", "  Bearer x ")]).status, 404, value)
+        }
+        for (index, value) in ["^ *Bearer", "^ Bearer|Token", "Bearer *"].enumerated() {
+            let path = "/ok\(index)"
+            let kind = value == "Bearer *" ? "wildcard" : "regexp"
+            let body = try JSONSerialization.data(withJSONObject: [
+                "type": "update",
+                "pattern": ["method": "GET", "url": ["kind": "equal", "value": path], "headers": ["Authorization": ["kind": kind, "value": value]]],
+                "response": ["status": 200],
+            ])
+            let added = try client.json("POST", "/catbird/api/mocks", String(decoding: body, as: UTF8.self), headers: tenant)
+            XCTAssertEqual(added.status, 201, added.text)
+            XCTAssertEqual(added.text, "", "\(value) can match: no warning")
+            let header = value.hasSuffix("Token") ? "Token x" : "Bearer x"
+            XCTAssertEqual(try client.request("GET", path, headers: tenant + [("Authorization", header)]).status, 200, value)
+        }
+    }
+
+    /// Regression (tester54a-F2, its exact mock): `"delay": 1500` (a WireMock user's
+    /// milliseconds) got a bare 201 and each request then waited 25 minutes; now the 201 says
+    /// the delay is seconds and what to send for milliseconds. A delay under 1,000 s gets no word.
+    func testADelayOfAThousandSecondsOrMoreIsKeptWithAWarning() throws {
+        let added = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/slow"}},"response":{"status":200,"delay":1500}}"#,
+            headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(
+            added.object["warnings"] as? [String],
+            [
+                "'response.delay' 1500 is in whole seconds (25 minutes: each request this mock answers waits that long); "
+                    + "if it is milliseconds, as WireMock's fixedDelayMilliseconds and MockServer's delay are, send 2"
+            ])
+        let listed = try client.request("GET", "/catbird/api/mocks", headers: tenant)
+        XCTAssertTrue(listed.text.contains(#""delay":1500"#), "kept as sent: \(listed.text)")
+        let short = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/short"}},"response":{"status":200,"delay":999}}"#,
+            headers: tenant)
+        XCTAssertEqual(short.status, 201, short.text)
+        XCTAssertEqual(short.text, "", "999 s: no warning")
+    }
+
     /// Tester finding try9a F14, the exact mocks: an `equal` url with a fragment or a literal
     /// space (pasted from a browser or a log) got a bare 201, though no HTTP client sends either.
     func testAnEqualURLWithAFragmentOrASpaceIsKeptWithAWarning() throws {

@@ -117,6 +117,24 @@ final class StartupOptionChecksTests: XCTestCase {
         XCTAssertTrue(try run(["--upstream-ca-file", "/etc/passwd"]).stderr.contains("holds no PEM certificate"))
     }
 
+    /// Regression (tester finding tester54c-F5, its exact hosts): `--host ::ffff:127.0.0.1` and
+    /// `--host fe80::1` failed at the listen with a bare "Invalid argument" and exit 1 (the
+    /// status a supervisor restarts on); now exit 2 before anything is touched, naming why and
+    /// what to give instead.
+    func testAHostNoSocketCanListenOnIsRefusedAsAnOption() throws {
+        let cases = [
+            ("::ffff:127.0.0.1", "it is an IPv4-mapped IPv6 address, which a socket listening for IPv6 only never takes "
+                + "(this server listens on an IPv6 address for IPv6 only): listen on the IPv4 address itself, --host 127.0.0.1"),
+            ("fe80::1", "it is a link-local IPv6 address, which needs the interface it is on after a '%' (such as fe80::1%eth0)"),
+        ]
+        for (host, reason) in cases {
+            let result = try run(["--host", host, "--port", "\(try FreePort.next())", "--db", "cli.sqlite"])
+            XCTAssertEqual(result.status, 2, result.output)
+            XCTAssertTrue(result.stderr.contains("--host: cannot listen on '\(host)': \(reason)"), result.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], host)
+        }
+    }
+
     /// Regression: `--host 999.1.1.1` first warned "listening on 999.1.1.1 without an admin
     /// token", then failed to resolve.
     func testAHostThatDoesNotResolveIsRefusedBeforeTheWarning() throws {

@@ -149,6 +149,9 @@ final class StorageFaultStopTests: XCTestCase {
 
     /// A `-wal` at the path that is not the server's own (another inode: here the file and its
     /// WAL were deleted, as by `git clean -fdx`, and others put in their place) is left alone.
+    /// Regression (tester finding tester54c-F2: a second server's files there): the stop called
+    /// that `-wal` its own, one it "could not copy into the file", and said "nothing is lost",
+    /// though its own changes went with the deleted files; it now says so.
     func testAnotherFilesWALAtThePathIsLeftAlone() throws {
         let server = try LaunchedServer(arguments, in: directory)
         try E2E.addMock(try server.client(), url: "/kept", body: "kept")
@@ -161,6 +164,13 @@ final class StorageFaultStopTests: XCTestCase {
         XCTAssertEqual(ended.status, 0, ended.stderr)
         XCTAssertEqual(FileManager.default.contents(atPath: database + "-wal"), foreign, "left as it was")
         XCTAssertFalse(ended.stderr.contains("removed \(database)-wal"), ended.stderr)
+        XCTAssertFalse(ended.stderr.contains("nothing is lost"), ended.stderr)
+        XCTAssertTrue(
+            ended.stderr.contains(
+                "[warning] database \(database): the file this server opened is no longer at that path, and its own -wal is not "
+                    + "there either (deleted with it?): the changes it took since its last checkpoint went with them; the -wal now at "
+                    + "the path (\(foreign.count) bytes) is another file's and was left alone"),
+            ended.stderr)
     }
 
     /// T13B-F1's live variant, the limit README.md#storage-faults names: another process opened

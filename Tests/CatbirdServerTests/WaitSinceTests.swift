@@ -37,4 +37,28 @@ final class WaitSinceTests: ServerTestCase {
         XCTAssertEqual(next.status, 200, next.text)
         XCTAssertGreaterThan(next.object["id"] as? Int ?? 0, id, next.text)
     }
+
+    /// Regression (tester finding tester54c-F3, its steps on one keep-alive connection: `GET`
+    /// a mock, then at once a wait with `"timeout":0` and `since` the id of that `GET`): the
+    /// `since` was checked against the committed ids only, so it was refused 400 ("the newest
+    /// entry id this database has issued is N-1") in 30 rounds of 30 while the row was still
+    /// queued. Now the check waits for the writer first: every round answers 408 (nothing after
+    /// that id matches the pattern), none 400.
+    func testASinceOfARequestAnsweredAMomentAgoIsAcceptedWhileItsRowIsQueued() throws {
+        let tenant = E2E.tenantHeader("ryw")
+        try E2E.addMock(client, tenant: "ryw", url: "/x", body: "x")
+        let pattern = #"{"method":"GET","url":{"kind":"equal","value":"/nope"}}"#
+        var refused: [String] = []
+        for _ in 1...30 {
+            XCTAssertEqual(try client.request("GET", "/x", headers: tenant).status, 200)
+            let newest = try client.request("GET", "/catbird/api/requests?limit=1", headers: tenant)
+            let id = try XCTUnwrap(newest.object["newestId"] as? Int, newest.text)
+            // The next request's id: the one the harness counts on, asked for before its row is written.
+            XCTAssertEqual(try client.request("GET", "/x", headers: tenant).status, 200)
+            let wait = try client.json(
+                "POST", "/catbird/api/requests/wait", #"{"pattern":\#(pattern),"timeout":0,"since":\#(id + 1)}"#, headers: tenant)
+            if wait.status != 408 { refused.append("\(wait.status) \(wait.text)") }
+        }
+        XCTAssertEqual(refused, [], "every wait right after its request: 408, nothing after it matches")
+    }
 }

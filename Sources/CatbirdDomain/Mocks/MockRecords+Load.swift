@@ -97,9 +97,16 @@ extension MockRecords {
         } catch {
             throw unloadable("body_pattern", "is refused as an update would refuse it: \(error.reason)")
         }
+        // Shown as the mock's createdAt: a text that is no time was shown as 1970-01-01T00:00:00.000Z
+        // (tester finding tester54a-F4: `'2026'` written by hand).
+        let createdAt = try text("created_at")
+        guard Timestamp.date(from: createdAt) != nil else {
+            throw unloadable(
+                "created_at", "must be a UTC time as ISO 8601 with milliseconds (strftime('%Y-%m-%dT%H:%M:%fZ','now')), not \(JSONText.shortString(createdAt))")
+        }
         return Mock(
             id: id, tenant: TenantID(tenant), position: row["position"].intValue ?? 0, pattern: compiled,
             response: response, remainingLimit: remaining, hits: Int(row["hits"].intValue ?? 0),
-            createdAt: row["created_at"].stringValue ?? "")
+            createdAt: createdAt)
     }
 }

@@ -126,6 +126,12 @@ public final class MockStore: Sendable {
         bodies.abandonWrites()
     }
 
+    /// The tenant's mock an `update` of `pattern` replaces (the same pattern,
+    /// docs/matching.md#update-replaces-in-place), or nil when it has none.
+    public func mock(withPatternOf pattern: RequestPattern, tenant: TenantID) -> Mock? {
+        table(of: tenant)?.mock(identity: pattern.identity)
+    }
+
     /// The tenant's table, or nil when it has none (created first when `creating`).
     func table(of tenant: TenantID, creating: Bool = false) -> TenantMocks? {
         tables.withLock { tables in

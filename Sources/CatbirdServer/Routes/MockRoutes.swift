@@ -70,7 +70,9 @@ enum MockRoutes {
     /// update → 201, remove/removeAll → 204, all with empty bodies but the 201 of a mock no
     /// request can match (``NeverMatchingMock``), one behind a catch-all or a broader mock of its
     /// method and url (``CatchAllWarning``)
-    /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``): `{"warnings": [...]}`;
+    /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``), or whose delay is
+    /// likely milliseconds (``MillisecondDelayWarning``), or that replaces a mock with a limit
+    /// unspent (``ReplacedLimitWarning``): `{"warnings": [...]}`;
     /// a `remove` that removed nothing has the header ``RemovedNothing/header``. Each committed
     /// to SQLite before answering. A body of well-formed JSON that does not decode as an action
     /// but is a WireMock stub or MockServer expectation gets a 400 showing the action
@@ -101,6 +103,8 @@ enum MockRoutes {
             } catch {
                 throw error.error
             }
+            // Read first: what the update replaces (advice only; another change may come between).
+            let replaced = dependencies.mocks.mock(withPatternOf: pattern, tenant: context.tenant)
             let mock = try dependencies.mocks.update(pattern, response: response, tenant: context.tenant, since: context.request.receivedAt)
             // Its answer made here, off the workers: the first request after the 201 finds it.
             dependencies.sentAnswers.prepare(mock)
@@ -111,7 +115,10 @@ enum MockRoutes {
                 ?? dependencies.mocks.broader(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByBroader:))
                 ?? dependencies.mocks.covering(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByCovering:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
-            guard !neverMatching.isEmpty || shadowed != nil || notText != nil else { return HTTPResponse(status: 201) }
+            let longDelay = MillisecondDelayWarning.warning(for: response)
+            let sequence = ReplacedLimitWarning.warning(replacing: replaced, with: response)
+            let advice = [shadowed, notText, longDelay, sequence].compactMap { $0 }
+            guard !neverMatching.isEmpty || !advice.isEmpty else { return HTTPResponse(status: 201) }
             // Named as reasons name it, look-alike ids told apart (tester finding tester53a-F1:
             // `tenant "\u{200B}wm"` and an NFD `café` logged as `wm` and `café`).
             let tenant = context.tenant.named
@@ -120,7 +127,9 @@ enum MockRoutes {
             }
             if let shadowed { dependencies.log.warning("\(tenant): a mock was added behind a broader mock: \(shadowed)") }
             if let notText { dependencies.log.warning("\(tenant): a mock was added whose text body is binary: \(notText)") }
-            let warnings = neverMatching + [shadowed, notText].compactMap { $0 }
+            if let longDelay { dependencies.log.warning("\(tenant): a mock was added with a delay of minutes: \(longDelay)") }
+            if let sequence { dependencies.log.warning("\(tenant): a mock with a limit was replaced: \(sequence)") }
+            let warnings = neverMatching + advice
             return JSONBody.response(["warnings": warnings], status: 201)
         case let .remove(pattern):
             // Not validated: a mock stored before method validation existed can still be removed.

@@ -80,8 +80,43 @@ enum NeverMatchingMock {
                     + "header values are matched without them: no request can match \(subject); did you mean "
                     + "\(JSONText.shortString(String(trimmed)))?")
         }
+        for (name, match) in pattern.headers.sorted(by: { $0.key < $1.key }) where match.kind != .equal {
+            guard let side = literalSpaceAround(match) else { continue }
+            warnings.append(
+                "'pattern.headers.\(JSONText.shortText(name)).value' \(JSONText.shortString(match.value)) is a \(match.kind.rawValue) "
+                    + "that needs a space or tab at the value's \(side), but header values are matched without the spaces and "
+                    + "tabs around them: no request can match \(subject)")
+        }
         warnings += conflictingSpellings(pattern, subject: subject)
         return warnings
+    }
+
+    /// Where a `wildcard` or `regexp` header value needs a space or tab that no header value
+    /// has (values are matched without the spaces and tabs around them, docs/matching.md#request-matching):
+    /// "start" for a wildcard that starts with one, or a regexp that starts `^` and one not
+    /// made optional (`^ Bearer`, not `^ *Bearer`); "end" for a wildcard that ends with one, or
+    /// a regexp that ends with one and `$`. Nil otherwise, and for a regexp with an alternation
+    /// (`|`) or free-spacing mode (`(?x`), whose spaces may not be needed (tester finding
+    /// tester54b-F1: `" Bearer *"`, pasted from a log line, got a bare 201 and never matched).
+    static func literalSpaceAround(_ match: PatternMatch) -> String? {
+        let scalars = Array(match.value.unicodeScalars)
+        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        switch match.kind {
+        case .wildcard:
+            if let first = scalars.first, isSpace(first) { return "start" }
+            if let last = scalars.last, isSpace(last) { return "end" }
+        case .regexp:
+            guard !match.value.contains("|"), !match.value.contains("(?x") else { return nil }
+            let quantifiers: Set<Unicode.Scalar> = ["*", "?", "{"]
+            if scalars.count >= 2, scalars[0] == "^", isSpace(scalars[1]),
+                scalars.count == 2 || !quantifiers.contains(scalars[2]) {
+                return "start"
+            }
+            if scalars.count >= 2, scalars[scalars.count - 1] == "$", isSpace(scalars[scalars.count - 2]) { return "end" }
+        case .equal:
+            break
+        }
+        return nil
     }
 
     /// A regexp url whose `?` or `+` is a quantifier, so that it does not match the url it

@@ -39,6 +39,16 @@ struct StorageHealth: Encodable {
                         + "since the last checkpoint; stop the server and start it again (README.md#storage-faults)",
                     since: since),
                 status: 503)
+        case .shmGone:
+            return JSONBody.response(
+                StorageHealth(
+                    reason: "\(fault.reason) (\(fault.detail)): it holds SQLite's index of the -wal and the locks its connections "
+                        + "share; this server goes on with the one it has open, which has no name now, but another program that "
+                        + "opens the database now (the sqlite3 shell, a backup tool, a checkpoint) makes a new one, does not see this "
+                        + "server's readers and writer, and can corrupt the file; let nothing else open it, and stop the server and "
+                        + "start it again: a stop (SIGTERM) keeps every change (README.md#storage-faults)",
+                    since: since),
+                status: 503)
         case .checkpoint:
             return JSONBody.response(
                 StorageHealth(

@@ -34,10 +34,16 @@ enum WaitRoute {
     /// Throws a 400 when `since` is above every entry id the database has issued
     /// (``Journal/newestIssuedID()``): no entry can ever come after it, so the wait could only
     /// time out, its 408 saying nothing arrived while matching requests did (tester finding
-    /// tester27a-F2: a `since` kept across a restart on a fresh database).
-    /// - Throws: `APIError` (400), `SQLiteError`.
+    /// tester27a-F2: a `since` kept across a restart on a fresh database). Ids are issued as
+    /// rows are committed, so a `since` above them is first given the journal writer's commit
+    /// of every row queued before the wait (read your writes): the id of a request answered a
+    /// moment ago is one (tester finding tester54c-F3: refused 30 times in 30 right after its
+    /// request, the reason saying the id was never issued).
+    /// - Throws: `APIError` (400), `SQLiteError`, ``JournalWaitError`` (503) when the writer's
+    ///   rounds fail meanwhile.
     static func checkSince(_ since: Int64, _ journal: Journal) throws {
-        guard since > 0 else { return }
+        guard since > 0, since > (try journal.newestIssuedID()) else { return }
+        try journal.flushForReading(nil)
         let issued = try journal.newestIssuedID()
         guard since > issued else { return }
         throw APIError.badRequest(
