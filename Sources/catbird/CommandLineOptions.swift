@@ -276,13 +276,13 @@ enum CommandLineOptions {
         }
         if let text = values["journal-max-rows"] {
             settings.retention.journalMaxRows = try offOrPositive(
-                text, zeroIsOff: true, { Int($0) }, else: "journal-max-rows must be a whole number of rows, or off")
+                text, zeroIsOff: true, { Int($0) }, else: "journal-max-rows must be a whole number of rows, or 0 or off")
         }
         if let text = values["journal-max-bytes"] {
             let bytes = try offOrPositive(
-                text, zeroIsOff: true, units: true, ByteSize.parse, else: "journal-max-bytes must be a size like 500mb or 2gb, or off")
+                text, zeroIsOff: true, units: true, ByteSize.parse, else: "journal-max-bytes must be a size like 500mb or 2gb, or 0 or off")
             if let bytes, bytes < 1 << 20 {
-                throw UsageError(description: "journal-max-bytes must be at least 1mb (a journal row alone may hold two bodies of --journal-body-limit), or off; not '\(text)'")
+                throw UsageError(description: "journal-max-bytes must be at least 1mb (a journal row alone may hold two bodies of --journal-body-limit), or 0 or off; not '\(text)'")
             }
             settings.retention.journalMaxBytes = bytes
         }
@@ -427,7 +427,10 @@ enum CommandLineOptions {
             throw UsageError(description: "\(problem); not '\(text)'")
         }
         guard number > 0 || (zeroIsOff && number == 0) else {
-            throw UsageError(description: "\(name) must be at least 1, or off for no limit; not '\(text)'")
+            // Where 0 means no limit, the refusal says so (tester finding tester54a-F6: `-1` was told
+            // "at least 1", though 0 is taken).
+            let off = zeroIsOff ? "0 or off" : "off"
+            throw UsageError(description: "\(name) must be at least 1, or \(off) for no limit; not '\(text)'")
         }
         return number > 0 ? number : nil
     }
@@ -456,9 +459,10 @@ enum CommandLineOptions {
     private static func retentionDuration(_ text: String, option: String) throws(UsageError) -> Duration? {
         guard let duration = RetentionDuration.parse(text) else {
             if RetentionDuration.isTooLong(text) {
-                throw UsageError(description: "\(option) must be at most 36500d (100 years), or off for no limit; not '\(text)'")
+                throw UsageError(description: "\(option) must be at most 36500d (100 years), or 0 or off for no limit; not '\(text)'")
             }
-            throw UsageError(description: "\(option) must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or off; not '\(text)'")
+            throw UsageError(
+                description: "\(option) must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or 0 or off for no limit; not '\(text)'")
         }
         return duration
     }

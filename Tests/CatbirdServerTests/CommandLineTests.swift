@@ -97,8 +97,11 @@ final class CommandLineTests: XCTestCase {
             (["--max-body-size", "99999999999999999999"], "max body size is too large a number (at most 9223372036854775807); not '99999999999999999999'"),
             (["--max-body-size", "9007199254740992kb"], "max body size is too large a number (at most 9223372036854775807); not '9007199254740992kb'"),
             // tester50c-F1, the exact cases: a unit on a count, or a space, was called too large.
-            (["--journal-max-rows", "1mb"], "journal-max-rows must be a whole number of rows, or off; not '1mb'"),
-            (["--journal-max-rows", " 10"], "journal-max-rows must be a whole number of rows, or off; not ' 10'"),
+            (["--journal-max-rows", "1mb"], "journal-max-rows must be a whole number of rows, or 0 or off; not '1mb'"),
+            (["--journal-max-rows", " 10"], "journal-max-rows must be a whole number of rows, or 0 or off; not ' 10'"),
+            // tester54a-F6, its exact case: 0 (no limit) is taken, but the refusal said "at least 1".
+            (["--journal-max-rows", "-1"], "journal-max-rows must be at least 1, or 0 or off for no limit; not '-1'"),
+            (["--tenant-ttl", "90"], "tenant-ttl must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or 0 or off for no limit; not '90'"),
             (["--max-tenant-mocks", " 5"], "max tenant mocks must be a whole number of mocks from 1, or off; not ' 5'"),
             // tester50c-F2: the options exist, and take no value.
             (["--help=x"], "option '--help' takes no value"),
@@ -117,10 +120,10 @@ final class CommandLineTests: XCTestCase {
              "journal body limit must be at most 476mb (499122176 bytes), not '2gb': a journal row holds a request and a response body, and SQLite stores at most 1,000,000,000 bytes in a row"),
             (["--journal-body-limit", "499122177"], "journal body limit must be at most 476mb (499122176 bytes), not '499122177'"),
             // tester34b-F5: a whole number with a unit past the cap was refused as a wrong form.
-            (["--tenant-ttl", "36501d"], "tenant-ttl must be at most 36500d (100 years), or off for no limit; not '36501d'"),
-            (["--journal-max-age", "3153600001s"], "journal-max-age must be at most 36500d (100 years), or off for no limit; not '3153600001s'"),
-            (["--tenant-ttl", "99999999999999999999d"], "tenant-ttl must be at most 36500d (100 years), or off for no limit"),
-            (["--tenant-ttl", "7x"], "tenant-ttl must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or off; not '7x'"),
+            (["--tenant-ttl", "36501d"], "tenant-ttl must be at most 36500d (100 years), or 0 or off for no limit; not '36501d'"),
+            (["--journal-max-age", "3153600001s"], "journal-max-age must be at most 36500d (100 years), or 0 or off for no limit; not '3153600001s'"),
+            (["--tenant-ttl", "99999999999999999999d"], "tenant-ttl must be at most 36500d (100 years), or 0 or off for no limit"),
+            (["--tenant-ttl", "7x"], "tenant-ttl must be a whole number with s, m, h or d (90s, 30m, 12h, 7d), or 0 or off for no limit; not '7x'"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)
