@@ -72,8 +72,7 @@ struct CatbirdHandler: HTTPHandler {
             + InfoRoutes.routes(dependencies) + WebPageRoutes.routes() + MetricsRoute.routes(dependencies) + OpenAPIRoute.routes()
     }
 
-    func respond(to received: HTTPRequest) -> HTTPAnswer {
-        var request = received
+    func respond(to request: HTTPRequest) -> HTTPAnswer {
         let tenant = Self.tenant(of: request)
         guard tenant.isWithinMaxLength else {
             let control = Self.isControlTarget(request.target)
@@ -94,7 +93,16 @@ struct CatbirdHandler: HTTPHandler {
                 request: request, response: preflight, responseHeadersJSON: nil, answeredBy: .unanswered, hit: nil, tenant: tenant)
             return release(sent, journaled: ticket, request, answeredBy: "cors-preflight", tenant: tenant)
         }
-        decodeBody(&request)
+        // Copied only to decode a body (a copy retains each of the request's strings and arrays).
+        guard !request.body.isEmpty else { return serve(request, tenant: tenant) }
+        var decoded = request
+        decodeBody(&decoded)
+        return serve(decoded, tenant: tenant)
+    }
+
+    /// ``respond(to:)`` for a request to serve (not a control call nor a CORS preflight), its
+    /// body decoded: matched on this worker, or on a lane when it needs one.
+    private func serve(_ request: HTTPRequest, tenant: TenantID) -> HTTPAnswer {
         // Settled once its entry is committed (strict) or queued (relaxed; given back when it is
         // held for its tenant's share of the journal queue and the client leaves meanwhile, which
         // only an entry of JournalWriter.largeEntryBytes or more can be).
