@@ -128,8 +128,26 @@ final class NearMissTests: ServerTestCase {
         XCTAssertEqual(capped.object["matchingTenants"] as? [String], ["aa-cap0", "aa-cap1", "aa-cap2"])
         let cut = try XCTUnwrap(capped.object["reason"] as? String)
         XCTAssertTrue(
-            cut.contains(#"; but tenants "aa-cap0", "aa-cap1", "aa-cap2" and others (only the first 3 by id are named) have mocks that match it"#), cut)
+            cut.contains(
+                #"; but tenants "aa-cap0", "aa-cap1", "aa-cap2" and others (only 3 are named, by id, those whose mock "#
+                    + #"matching it is a catch-all last) have mocks that match it"#), cut)
         XCTAssertFalse(plural.contains("and others"), plural)
+    }
+
+    /// Regression (tester finding tester54b-F2, its exact mocks): three shards `a1`, `a2`, `a3`
+    /// with a catch-all `wildcard "*"` each and `zz-x` with `equal "/only-x"`; `GET /only-x`
+    /// without a parallel id named `a1`, `a2`, `a3` "and others", never `zz-x`, the shard the
+    /// app was aimed at. Shards whose matching mock is more than a catch-all are named first.
+    func testMatchingTenantsNameAShardsExactMockBeforeOtherShardsCatchAlls() throws {
+        for tenant in ["a1", "a2", "a3"] {
+            _ = try add(#"{"method":"GET","url":{"kind":"wildcard","value":"*"}}"#, body: "any", tenant: tenant)
+        }
+        _ = try add(#"{"method":"GET","url":{"kind":"equal","value":"/only-x"}}"#, body: "x", tenant: "zz-x")
+        let miss = try client.request("GET", "/only-x")
+        XCTAssertEqual(miss.status, 404, miss.text)
+        XCTAssertEqual(miss.object["matchingTenants"] as? [String], ["zz-x", "a1", "a2"], miss.text)
+        let reason = try XCTUnwrap(miss.object["reason"] as? String)
+        XCTAssertTrue(reason.contains(#"; but tenants "zz-x", "a1", "a2" and others (only 3 are named"#), reason)
     }
 
     func testNearMissesAreBoundedAndAHitIsUnaffected() throws {

@@ -12,8 +12,16 @@ import CatbirdSupport
 extension MockStore {
     /// What ``matchingTenantsSearch(method:target:headerValue:body:until:regexpDeadline:slice:)`` found.
     struct MatchingTenantsSearch {
-        /// Shards with a mock that matches the request, in id order, at most ``matchingTenantLimit``.
-        var tenants: [TenantID] = []
+        /// Shards with a mock that matches the request, at most ``matchingTenantLimit``: those whose
+        /// matching mock is more than a catch-all (``CatbirdMatching/RequestPattern/isCatchAll``)
+        /// first, then those whose mock would answer anything, each in id order.
+        var tenants: [TenantID] { Array((specific + catchAll).prefix(MockStore.matchingTenantLimit)) }
+        /// Shards whose first matching mock is more than a catch-all, in id order.
+        var specific: [TenantID] = []
+        /// Shards whose first matching mock is a catch-all, in id order: named after the others
+        /// (tester finding tester54b-F2: three shards' catch-alls, first by id, crowded out the one
+        /// shard whose exact mock the app was aimed at).
+        var catchAll: [TenantID] = []
         /// Whether every shard that may be searched was: false when a time limit ended the search first.
         var searchedAll = true
         /// Whether the answer may depend on more than the request and the tables: a time limit
@@ -21,9 +29,13 @@ extension MockStore {
         var cutShort = false
         /// Whether tenants holding mocks were left unsearched past ``nearMissTenantLimit``.
         var pastLimit = false
-        /// Whether a shard past the first ``matchingTenantLimit`` that match matches too (the
-        /// search stops at it; tester finding tester21a-F10: the list stopped at 3 unsaid).
-        var more = false
+        /// Whether more shards match than ``tenants`` names (the search stops at the first one
+        /// past ``matchingTenantLimit`` more-than-catch-all matches; tester finding
+        /// tester21a-F10: the list stopped at 3 unsaid).
+        var more: Bool { specific.count + catchAll.count > MockStore.matchingTenantLimit }
+        /// Whether the search need not go on: more than ``matchingTenantLimit`` shards matched with
+        /// more than a catch-all, so later shards could not be named.
+        var isSettled: Bool { specific.count > MockStore.matchingTenantLimit }
         /// Whether the search did not run: such searches had used their time in the current
         /// second (``CrossTenantSearchAllowance``).
         var overAllowance = false
@@ -34,7 +46,8 @@ extension MockStore {
 
     /// The shards (every tenant but the default one) holding a mock that matches the request,
     /// the same rules as matching, no hit counted: the first ``nearMissTenantLimit`` shards by
-    /// id that hold mocks are tried, until ``matchingTenantLimit`` match. Stops when
+    /// id that hold mocks are tried, until more than ``matchingTenantLimit`` match with more than
+    /// a catch-all (``MatchingTenantsSearch/tenants`` names those first). Stops when
     /// ``matchingTenantTimeLimit`` of the thread's CPU time has gone since the call (checked
     /// before each shard, the cheap wall clock first: the CPU time cannot have reached the
     /// limit before the wall clock has) or at `deadline` (the whole comparison's). The CPU
@@ -80,7 +93,7 @@ extension MockStore {
                 cpuDeadline = started + Self.matchingTenantTimeLimit
             }
             for (other, table) in batch {
-                guard !search.more else { break batches }
+                guard !search.isSettled else { break batches }
                 guard searched < Self.nearMissTenantLimit else {
                     if !table.isEmpty { search.pastLimit = true } else { continue }
                     break batches
@@ -95,7 +108,7 @@ extension MockStore {
                 // which would push a matching tenant out unseen.
                 guard !table.isEmpty else { continue }
                 searched += 1
-                if table.firstMatch(
+                if let id = table.firstMatch(
                     method: method, target: target, headerValue: headerValue, body: body, deadline: regexpDeadline, slice: slice,
                     outOfTime: { _ in
                         // A shard not searched to its end (a pattern stopped, or the worker's
@@ -103,8 +116,13 @@ extension MockStore {
                         search.cutShort = true
                         search.searchedAll = false
                     }
-                ) != nil {
-                    if search.tenants.count < Self.matchingTenantLimit { search.tenants.append(other) } else { search.more = true }
+                ) {
+                    if table.mock(id: id)?.pattern.source.isCatchAll == true {
+                        // Kept only while it may still be named: the list needs no more than its limit.
+                        if search.catchAll.count <= Self.matchingTenantLimit { search.catchAll.append(other) }
+                    } else {
+                        search.specific.append(other)
+                    }
                 }
             }
             guard batch.count == Self.matchingTenantBatch, let last = batch.last else { break }

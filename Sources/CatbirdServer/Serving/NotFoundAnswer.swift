@@ -117,7 +117,7 @@ struct NotFoundAnswer {
         if let cutShort = report.cutShort { appendClause(Self.cutShortClause(cutShort, report: report), to: &out) }
         if !report.matchingTenants.isEmpty {
             let several = namesOtherTenants && (report.matchingTenants.count > 1 || report.moreMatchingTenants)
-            let more = report.moreMatchingTenants ? " and others (only the first \(MockStore.matchingTenantLimit) by id are named)" : ""
+            let more = report.moreMatchingTenants ? " and others (only \(MockStore.matchingTenantLimit) are named, by id, those whose mock matching it is a catch-all last)" : ""
             let owner = namesOtherTenants
                 ? (several ? "tenants " : "tenant ") + report.matchingTenants.map { JSONText.shortString($0.rawValue) + $0.lookAlikeNote }.joined(separator: ", ") + more
                 : "another tenant (not named: an admin token is set)"
