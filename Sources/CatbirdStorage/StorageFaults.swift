@@ -140,21 +140,18 @@ public final class StorageFaults: Sendable {
         try checkTruncation()
         if let moved { throw moved }
         guard let companions = companions.withLock({ $0 }) else { return }
-        if companions.walGone() {
-            state.withLock { state in
-                guard state.walGone == nil else { return }
-                state.walGone = Fault(
-                    kind: .walGone, reason: "the database's -wal file was deleted or replaced under the running server",
-                    detail: companions.databasePath + "-wal", since: Date())
-            }
-        }
-        if companions.shmGone() {
-            state.withLock { state in
-                guard state.shmGone == nil else { return }
-                state.shmGone = Fault(
-                    kind: .shmGone, reason: "the database's -shm file was deleted or replaced under the running server",
-                    detail: companions.databasePath + "-shm", since: Date())
-            }
+        if companions.walGone() { recordGone(\.walGone, .walGone, companions.databasePath + "-wal") }
+        if companions.shmGone() { recordGone(\.shmGone, .shmGone, companions.databasePath + "-shm") }
+    }
+
+    /// Records, once and for good, that `path` (the `-wal` or `-shm`) was deleted or replaced.
+    private func recordGone(_ field: WritableKeyPath<State, Fault?>, _ kind: Fault.Kind, _ path: String) {
+        let name = path.hasSuffix("-wal") ? "-wal" : "-shm"
+        state.withLock { state in
+            guard state[keyPath: field] == nil else { return }
+            state[keyPath: field] = Fault(
+                kind: kind, reason: "the database's \(name) file was deleted or replaced under the running server", detail: path,
+                since: Date())
         }
     }
 

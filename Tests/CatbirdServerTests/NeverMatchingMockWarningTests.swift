@@ -95,13 +95,7 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         ]
         for (index, (kind, value, side)) in cases.enumerated() {
             let path = "/ws\(index)"
-            let body = try JSONSerialization.data(withJSONObject: [
-                "type": "update",
-                "pattern": ["method": "GET", "url": ["kind": "equal", "value": path], "headers": ["Authorization": ["kind": kind, "value": value]]],
-                "response": ["status": 200],
-            ])
-            let added = try client.json("POST", "/catbird/api/mocks", String(decoding: body, as: UTF8.self), headers: tenant)
-            XCTAssertEqual(added.status, 201, added.text)
+            let added = try addedMock(path: path, authorization: (kind, value))
             let shown = String(decoding: try JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed), as: UTF8.self)
             XCTAssertEqual(
                 added.object["warnings"] as? [String],
@@ -115,13 +109,7 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         for (index, value) in ["^ *Bearer", "^ Bearer|Token", "Bearer *"].enumerated() {
             let path = "/ok\(index)"
             let kind = value == "Bearer *" ? "wildcard" : "regexp"
-            let body = try JSONSerialization.data(withJSONObject: [
-                "type": "update",
-                "pattern": ["method": "GET", "url": ["kind": "equal", "value": path], "headers": ["Authorization": ["kind": kind, "value": value]]],
-                "response": ["status": 200],
-            ])
-            let added = try client.json("POST", "/catbird/api/mocks", String(decoding: body, as: UTF8.self), headers: tenant)
-            XCTAssertEqual(added.status, 201, added.text)
+            let added = try addedMock(path: path, authorization: (kind, value))
             XCTAssertEqual(added.text, "", "\(value) can match: no warning")
             let header = value.hasSuffix("Token") ? "Token x" : "Bearer x"
             XCTAssertEqual(try client.request("GET", path, headers: tenant + [("Authorization", header)]).status, 200, value)
@@ -132,11 +120,7 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
     /// milliseconds) got a bare 201 and each request then waited 25 minutes; now the 201 says
     /// the delay is seconds and what to send for milliseconds. A delay under 1,000 s gets no word.
     func testADelayOfAThousandSecondsOrMoreIsKeptWithAWarning() throws {
-        let added = try client.json(
-            "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/slow"}},"response":{"status":200,"delay":1500}}"#,
-            headers: tenant)
-        XCTAssertEqual(added.status, 201, added.text)
+        let added = try addedMock(path: "/slow", response: #"{"status":200,"delay":1500}"#)
         XCTAssertEqual(
             added.object["warnings"] as? [String],
             [
@@ -145,12 +129,32 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
             ])
         let listed = try client.request("GET", "/catbird/api/mocks", headers: tenant)
         XCTAssertTrue(listed.text.contains(#""delay":1500"#), "kept as sent: \(listed.text)")
-        let short = try client.json(
+        XCTAssertEqual(try addedMock(path: "/short", response: #"{"status":200,"delay":999}"#).text, "", "999 s: no warning")
+    }
+
+    /// The 201 of an `update` of `GET path` (equal) with the header pattern `Authorization: kind value`, answering 200.
+    private func addedMock(path: String, authorization: (kind: String, value: String)) throws -> RawResponse {
+        let body = try JSONSerialization.data(withJSONObject: [
+            "type": "update",
+            "pattern": [
+                "method": "GET", "url": ["kind": "equal", "value": path],
+                "headers": ["Authorization": ["kind": authorization.kind, "value": authorization.value]],
+            ],
+            "response": ["status": 200],
+        ])
+        let added = try client.json("POST", "/catbird/api/mocks", String(decoding: body, as: UTF8.self), headers: tenant)
+        XCTAssertEqual(added.status, 201, added.text)
+        return added
+    }
+
+    /// The 201 of an `update` of `GET path` (equal) answering `response` (a JSON object), in this test's tenant.
+    private func addedMock(path: String, response: String) throws -> RawResponse {
+        let added = try client.json(
             "POST", "/catbird/api/mocks",
-            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/short"}},"response":{"status":200,"delay":999}}"#,
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"\#(path)"}},"response":\#(response)}"#,
             headers: tenant)
-        XCTAssertEqual(short.status, 201, short.text)
-        XCTAssertEqual(short.text, "", "999 s: no warning")
+        XCTAssertEqual(added.status, 201, added.text)
+        return added
     }
 
     /// Tester finding try9a F14, the exact mocks: an `equal` url with a fragment or a literal

@@ -10,30 +10,9 @@ final class WALDeletedTests: XCTestCase {
     /// changes are still acknowledged (SQLite writes to the `-wal` it has open), and a stop
     /// (SIGTERM) copies them into the file, so a restart has all three.
     func testADeletedWALIsReportedByHealthAndAStopKeepsEveryChange() throws {
-        try LaunchedServer.withTemporaryDatabase { server, client, database in
-            let tenant = "w"
-            try E2E.addMock(client, tenant: tenant, url: "/w1", body: "1")
-            XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
-            XCTAssertEqual(unlink(database + "-wal"), 0)
-            try E2E.addMock(client, tenant: tenant, url: "/w2", body: "2")
-            try E2E.addMock(client, tenant: tenant, url: "/w3", body: "3")
-            let health = try client.request("GET", "/catbird/api/health")
-            XCTAssertEqual(health.status, 503, health.text)
-            XCTAssertEqual(health.object["status"] as? String, "degraded")
-            let reason = health.object["reason"] as? String ?? ""
-            XCTAssertTrue(
-                reason.hasPrefix("the database's -wal file was deleted or replaced under the running server (\(database)-wal): "), reason)
-            XCTAssertTrue(reason.contains("a crash would lose every change since the last checkpoint; stop the server and start it again"), reason)
-            XCTAssertEqual(try server.terminate().status, 0)
-
-            let port = try FreePort.next()
-            let again = try LaunchedServer(
-                ["--port", "\(port)", "--db", database], in: URL(fileURLWithPath: database).deletingLastPathComponent())
-            let mocks = try E2E.mockList(try RawHTTPClient(port: port), tenant: tenant)["mocks"] as? [[String: Any]] ?? []
-            XCTAssertEqual(mocks.count, 3, "\(mocks)")
-            XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/catbird/api/health").status, 200, "a new -wal, all well")
-            XCTAssertEqual(try again.terminate().status, 0)
-        }
+        try assertDeletedUnderTheServer(
+            "-wal", mocksAfter: 2,
+            saying: "a crash would lose every change since the last checkpoint; stop the server and start it again")
     }
 
     /// Regression (tester finding tester54c-F1, its first step: `rm <db>-shm` under a server
@@ -41,28 +20,36 @@ final class WALDeletedTests: XCTestCase {
     /// new `-shm`, blind to the server's locks) corrupted the file. Health now answers 503
     /// naming the `-shm` and what to do; changes are still acknowledged, and a stop keeps them.
     func testADeletedSHMIsReportedByHealthAndAStopKeepsEveryChange() throws {
+        try assertDeletedUnderTheServer("-shm", mocksAfter: 1, saying: "let nothing else open it, and stop the server and start it again")
+    }
+
+    /// One mock added, `suffix` (`-wal` or `-shm`) deleted, `mocksAfter` more added: health is
+    /// 503 `degraded` with the reason for that file, mocks are still served, and after a clean
+    /// stop a restart has every mock and is healthy.
+    private func assertDeletedUnderTheServer(_ suffix: String, mocksAfter: Int, saying advice: String) throws {
         try LaunchedServer.withTemporaryDatabase { server, client, database in
-            let tenant = "s"
-            try E2E.addMock(client, tenant: tenant, url: "/s1", body: "1")
+            let tenant = "d"
+            try E2E.addMock(client, tenant: tenant, url: "/m0", body: "0")
             XCTAssertEqual(try client.request("GET", "/catbird/api/health").status, 200)
-            XCTAssertEqual(unlink(database + "-shm"), 0)
-            try E2E.addMock(client, tenant: tenant, url: "/s2", body: "2")
+            XCTAssertEqual(unlink(database + suffix), 0)
+            for index in 1...mocksAfter { try E2E.addMock(client, tenant: tenant, url: "/m\(index)", body: "\(index)") }
             let health = try client.request("GET", "/catbird/api/health")
             XCTAssertEqual(health.status, 503, health.text)
             XCTAssertEqual(health.object["status"] as? String, "degraded")
             let reason = health.object["reason"] as? String ?? ""
             XCTAssertTrue(
-                reason.hasPrefix("the database's -shm file was deleted or replaced under the running server (\(database)-shm): "), reason)
-            XCTAssertTrue(reason.contains("let nothing else open it, and stop the server and start it again"), reason)
-            XCTAssertEqual(try client.request("GET", "/s2", headers: [("X-Catbird-Parallel-Id", tenant)]).status, 200)
+                reason.hasPrefix("the database's \(suffix) file was deleted or replaced under the running server (\(database)\(suffix)): "),
+                reason)
+            XCTAssertTrue(reason.contains(advice), reason)
+            XCTAssertEqual(try client.request("GET", "/m\(mocksAfter)", headers: [("X-Catbird-Parallel-Id", tenant)]).status, 200)
             XCTAssertEqual(try server.terminate().status, 0)
 
             let port = try FreePort.next()
             let again = try LaunchedServer(
                 ["--port", "\(port)", "--db", database], in: URL(fileURLWithPath: database).deletingLastPathComponent())
             let mocks = try E2E.mockList(try RawHTTPClient(port: port), tenant: tenant)["mocks"] as? [[String: Any]] ?? []
-            XCTAssertEqual(mocks.count, 2, "\(mocks)")
-            XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/catbird/api/health").status, 200, "a new -shm, all well")
+            XCTAssertEqual(mocks.count, mocksAfter + 1, "\(mocks)")
+            XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/catbird/api/health").status, 200, "a new \(suffix), all well")
             XCTAssertEqual(try again.terminate().status, 0)
         }
     }
