@@ -201,7 +201,7 @@ final class ConnectionWatch: Sendable {
         /// ``State/closedIdle``), or ``State/idle`` when it did not.
         func requestEnded() -> UInt64 {
             let ended = ContinuousClock.now - opened
-            endedAt.store(ended.components.seconds * 1_000_000_000 + ended.components.attoseconds / 1_000_000_000, ordering: .relaxed)
+            endedAt.store(ended.nanoseconds, ordering: .relaxed)
             answerWatched.store(false, ordering: .relaxed)
             var current = phase.load(ordering: .relaxed)
             while current & State.mask < State.headTimedOut {

@@ -1,5 +1,6 @@
 import CatbirdMatching
 import CatbirdStorage
+import CatbirdSupport
 import CatbirdWire
 import Dispatch
 import Foundation
@@ -54,8 +55,7 @@ enum RequestMatchFunction {
     /// `deadline` as the function's second argument.
     static func argument(_ deadline: ContinuousClock.Instant) -> SQLiteValue {
         let remaining = deadline - ContinuousClock.now
-        let nanoseconds = max(0, remaining.components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
-        return .integer(Int64(clamping: DispatchTime.now().uptimeNanoseconds) + max(1, nanoseconds))
+        return .integer(Int64(clamping: DispatchTime.now().uptimeNanoseconds) + max(1, remaining.nanoseconds))
     }
 
     /// `pattern` as the function's first argument.

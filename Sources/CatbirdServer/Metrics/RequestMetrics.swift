@@ -1,3 +1,4 @@
+import CatbirdSupport
 import Synchronization
 
 /// Counts of answered requests since start, for `/catbird/metrics`: by who answered and the
@@ -67,8 +68,7 @@ final class RequestMetrics: Sendable {
     func record(answeredBy: String, status: Int, latency: Duration) {
         let who = Self.answerers.firstIndex(of: answeredBy) ?? Self.answerers.count - 1
         let statusClass = min(max(status / 100, 1), 5) - 1
-        let (seconds, attoseconds) = latency.components
-        let nanoseconds = max(0, seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
+        let nanoseconds = max(0, latency.nanoseconds)
         let bucket = Self.latencyBoundsNanoseconds.firstIndex { nanoseconds <= $0 } ?? Self.latencyBounds.count
         requests[who * Self.statusClasses.count + statusClass].value.add(1, ordering: .relaxed)
         latencyBuckets[bucket].value.add(1, ordering: .relaxed)
