@@ -53,4 +53,27 @@ final class WaitWriterDeadlineTests: ServerTestCase {
         XCTAssertEqual(after.status, 408, after.text)
         XCTAssertTrue((after.object["reason"] as? String ?? "").contains("GET /arrived → 404"), after.text)
     }
+
+    /// Regression (tester finding tester55b-F1, its steps: the write lock held, `GET` answered
+    /// as id K+1, then a wait with `"since": K+1, "timeout": 0`): the check that the since was
+    /// issued waited for the writer as journal reads do, 5 s, and answered their generic 503.
+    /// Now an id not yet written counts as issued: the wait answers within its timeout and the
+    /// 1-s grace, with its own 503.
+    func testASinceOfAnAnswerNotYetWrittenIsBoundByTheWaitsOwnTimeout() throws {
+        let tenant = E2E.tenantHeader("wk")
+        XCTAssertEqual(try client.request("GET", "/stored", headers: tenant).status, 404)
+        let newest = try client.request("GET", "/catbird/api/requests?limit=1", headers: tenant)
+        let stored = try XCTUnwrap(newest.object["newestId"] as? Int, newest.text)
+        let writer = try JournalWriterHold(server)
+        defer { writer.end() }
+        XCTAssertEqual(try client.request("GET", "/unstored", headers: tenant).status, 404)
+        let started = ContinuousClock.now
+        let answer = try client.json(
+            "POST", "/catbird/api/requests/wait",
+            #"{"pattern":{"method":"GET","url":{"kind":"equal","value":"/never"}},"timeout":0,"since":\#(stored + 1)}"#, headers: tenant)
+        let waited = ContinuousClock.now - started
+        XCTAssertLessThan(waited, .milliseconds(1800), answer.text)
+        XCTAssertEqual(answer.status, 503, answer.text)
+        XCTAssertTrue((answer.object["reason"] as? String ?? "").hasSuffix("so one may have arrived; retry the wait (Retry-After)"), answer.text)
+    }
 }

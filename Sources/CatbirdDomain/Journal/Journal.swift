@@ -189,6 +189,9 @@ public final class Journal: Sendable {
         writer.flush(for: tenant, before: deadline)
     }
 
+    /// Entries taken and not yet written; see ``JournalWriter/entriesNotYetWritten``.
+    public var entriesNotYetWritten: Int { writer.entriesNotYetWritten }
+
     /// The writer's queue and commits so far; see ``JournalWriter/statistics()``.
     public func writerStatistics() -> JournalWriterStatistics {
         writer.statistics()

@@ -247,6 +247,15 @@ public final class JournalWriter: Sendable {
         return state.failure ?? state.failedAttempt
     }
 
+    /// Entries taken and not yet written: queued, in the round under way, or held for their
+    /// tenant's share. Each gets the next row id when written (unless its round is dropped), so
+    /// the newest id issued plus these is the highest id a request answered so far can have.
+    public var entriesNotYetWritten: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.waiting + state.inRound.entries + state.held.count
+    }
+
     /// The queue as it is now and the commits so far (for `/catbird/metrics`).
     public func statistics() -> JournalWriterStatistics {
         condition.lock()

@@ -127,9 +127,10 @@ public final class MockStore: Sendable {
     }
 
     /// The tenant's mock an `update` of `pattern` replaces (the same pattern,
-    /// docs/matching.md#update-replaces-in-place), or nil when it has none.
+    /// docs/matching.md#update-replaces-in-place), with its current hits and remaining limit,
+    /// or nil when it has none.
     public func mock(withPatternOf pattern: RequestPattern, tenant: TenantID) -> Mock? {
-        table(of: tenant)?.mock(identity: pattern.identity)
+        table(of: tenant)?.currentMock(identity: pattern.identity)
     }
 
     /// The tenant's table, or nil when it has none (created first when `creating`).

@@ -7,12 +7,17 @@ import CatbirdWire
 /// mock of its pattern, as in Catbird 0.11, docs/matching.md#update-replaces-in-place), so the
 /// first answer of a sequence written that way is gone (tester finding tester54a-F5: "first
 /// 503, then 200" answered 200 twice, with a bare 201). The mock is replaced as asked; the 201
-/// says how a sequence is written here.
+/// says how a sequence is written here: with a header pattern every request matches (`Host`),
+/// which works for any url and url kind (tester finding tester55b-F3, F4: "the wildcard of the
+/// same url" was no other pattern for a wildcard url, and no match for a url holding `[` or `{`).
 enum ReplacedLimitWarning {
-    /// The warning for replacing `replaced` with a mock answering `response`, or nil: only
-    /// when `replaced` had a limit with uses left, or `response` adds a limit to a mock that had none.
+    /// The warning for replacing `replaced` (its current hits and limit) with a mock answering
+    /// `response`, or nil: only when `replaced` had a limit with uses left, or `response` adds a
+    /// limit to a mock that had none, and `response` is not the one `replaced` was added with
+    /// (a suite that re-adds the same mock in each test's set-up is told nothing: tester finding
+    /// tester55b-F5).
     static func warning(replacing replaced: Mock?, with response: ResponseMock) -> String? {
-        guard let replaced else { return nil }
+        guard let replaced, replaced.response != response else { return nil }
         let what: String
         if let left = replaced.remainingLimit, left > 0 {
             what = "replaced mock \(replaced.id), which had \(left) of its limit left"
@@ -23,7 +28,8 @@ enum ReplacedLimitWarning {
         }
         return "this update \(what): mocks of the same pattern are one mock, so an update replaces it "
             + "(docs/matching.md#update-replaces-in-place); for a sequence of answers to one request (WireMock's scenarios "
-            + "or times), add the first with its limit and the next with another pattern that matches the same request, "
-            + "such as the wildcard of the same url, which answers once the first is used up (docs/matching.md#sequences)"
+            + "or times), add the first with its limit, then the next with the same pattern and a header pattern every "
+            + "request carries, such as {\"Host\": {\"kind\": \"wildcard\", \"value\": \"*\"}}, which answers once the first "
+            + "is used up (docs/matching.md#sequences)"
     }
 }
