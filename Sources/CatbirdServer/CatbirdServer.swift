@@ -116,7 +116,7 @@ public final class CatbirdServer: Sendable {
             // Tester finding tester42b-F5: a start after a kill -9 or a crash said nothing, and a
             // shard's counts could be short of what was answered just before it.
             let relaxed = settings.durability == .relaxed
-                ? ": with --durability relaxed, requests that run answered in its last moments may be missing from the journal and the mocks' hits"
+                ? ": after a kill or a crash, with --durability relaxed, requests that run answered in its last moments may be missing from the journal and the mocks' hits (after a clean stop, nothing is)"
                 : ""
             log.warning(
                 "database \(location.shown): its -wal (\(left) bytes) was left by a run that did not stop cleanly (killed or crashed), "
@@ -129,7 +129,10 @@ public final class CatbirdServer: Sendable {
                 "database \(location.shown) has \(claimed.linkCount) names (hard links): SQLite keeps its -wal beside the name it "
                     + "opens, so after a run that did not stop cleanly, start again on the name that run used")
         }
-        let faults = StorageFaults(file: claimed)
+        let shownPath = location.shown
+        let faults = StorageFaults(file: claimed) { [log] fault in
+            log.warning("database \(shownPath): \(fault.reason) (\(fault.detail)); health answers 503 until a restart (README.md#storage-faults)")
+        }
         do {
             try DatabaseUnusable.checkFolder(of: location.path, path: location.shown)
             try DatabaseUnusable.inspect(location.path, path: location.shown, log: log)

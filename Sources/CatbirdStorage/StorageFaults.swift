@@ -103,14 +103,21 @@ public final class StorageFaults: Sendable {
     private let companions = Mutex<DatabaseCompanions?>(nil)
 
     /// - Parameter file: the database file's lock, for ``checkFile()``.
-    public init(file: DatabaseFileLock? = nil) {
+    /// - Parameter noticed: told once of each `-wal` or `-shm` found gone (``watch(_:)``), for a
+    ///   log line: health alone said so (tester finding tester55b-F6).
+    public init(file: DatabaseFileLock? = nil, noticed: @escaping @Sendable (Fault) -> Void = { _ in }) {
         self.file = file
+        self.noticed = noticed
     }
 
-    /// The fault now: a truncated file first, then a moved one, then corruption; nil when the
+    /// Told once of each `-wal` or `-shm` found gone.
+    private let noticed: @Sendable (Fault) -> Void
+
+    /// The fault now: a truncated file first, then a moved one, then corruption, then a gone
+    /// `-shm` (the more dangerous of the two: tester finding tester55b-F6) or `-wal`; nil when the
     /// file works as far as anyone knows.
     public var current: Fault? {
-        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.walGone ?? $0.shmGone ?? $0.writing ?? $0.checkpoint }
+        state.withLock { $0.truncated ?? $0.moved ?? $0.corruption ?? $0.shmGone ?? $0.walGone ?? $0.writing ?? $0.checkpoint }
     }
 
     /// From now on, ``checkFile()`` also checks that the `-wal` and the `-shm` SQLite opened are
@@ -147,12 +154,15 @@ public final class StorageFaults: Sendable {
     /// Records, once and for good, that `path` (the `-wal` or `-shm`) was deleted or replaced.
     private func recordGone(_ field: WritableKeyPath<State, Fault?>, _ kind: Fault.Kind, _ path: String) {
         let name = path.hasSuffix("-wal") ? "-wal" : "-shm"
-        state.withLock { state in
-            guard state[keyPath: field] == nil else { return }
-            state[keyPath: field] = Fault(
+        let new: Fault? = state.withLock { state in
+            guard state[keyPath: field] == nil else { return nil }
+            let fault = Fault(
                 kind: kind, reason: "the database's \(name) file was deleted or replaced under the running server", detail: path,
                 since: Date())
+            state[keyPath: field] = fault
+            return fault
         }
+        if let new { noticed(new) }
     }
 
     /// The truncation half of ``checkFile()``, for the read connections, which read on in a file

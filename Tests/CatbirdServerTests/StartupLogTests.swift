@@ -144,8 +144,8 @@ final class StartupLogTests: XCTestCase {
                 && stderr.contains("bytes) was left by a run that did not stop cleanly (killed or crashed), by a clean stop that "
                     + "could not copy it into the file (whose log says so: a full disk, a busy or read-only file; tester finding "
                     + "tester54c-F4), or by another program; "
-                    + "SQLite replays it now: with --durability relaxed, requests that run answered in its last moments may be "
-                    + "missing from the journal and the mocks' hits"),
+                    + "SQLite replays it now: after a kill or a crash, with --durability relaxed, requests that run answered in "
+                    + "its last moments may be missing from the journal and the mocks' hits (after a clean stop, nothing is)"),
             stderr)
         let clean = try LaunchedServer(["--port", "\(try FreePort.next())", "--db", database, "--log-level", "warning"], in: directory)
         let (_, _, quiet) = try clean.terminate()

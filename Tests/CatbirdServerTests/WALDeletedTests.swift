@@ -23,6 +23,20 @@ final class WALDeletedTests: XCTestCase {
         try assertDeletedUnderTheServer("-shm", mocksAfter: 1, saying: "let nothing else open it, and stop the server and start it again")
     }
 
+    /// Regression (tester finding tester55b-F6: `rm <db>-shm <db>-wal`): health named only the
+    /// `-wal`, without the `-shm`'s warning that another program opening the file can corrupt it.
+    func testBothDeletedAreReportedAsTheSHM() throws {
+        try LaunchedServer.withTemporaryDatabase { server, client, database in
+            try E2E.addMock(client, url: "/b", body: "b")
+            for suffix in ["-shm", "-wal"] { XCTAssertEqual(unlink(database + suffix), 0, suffix) }
+            try E2E.addMock(client, url: "/c", body: "c")
+            let health = try client.request("GET", "/catbird/api/health")
+            XCTAssertEqual(health.status, 503, health.text)
+            XCTAssertTrue((health.object["reason"] as? String ?? "").hasPrefix("the database's -shm file was deleted"), health.text)
+            XCTAssertEqual(try server.terminate().status, 0)
+        }
+    }
+
     /// One mock added, `suffix` (`-wal` or `-shm`) deleted, `mocksAfter` more added: health is
     /// 503 `degraded` with the reason for that file, mocks are still served, and after a clean
     /// stop a restart has every mock and is healthy.
@@ -42,7 +56,12 @@ final class WALDeletedTests: XCTestCase {
                 reason)
             XCTAssertTrue(reason.contains(advice), reason)
             XCTAssertEqual(try client.request("GET", "/m\(mocksAfter)", headers: [("X-Catbird-Parallel-Id", tenant)]).status, 200)
-            XCTAssertEqual(try server.terminate().status, 0)
+            let ended = try server.terminate()
+            XCTAssertEqual(ended.status, 0, ended.stderr)
+            // Logged once, not only told by health (tester finding tester55b-F6).
+            let line = "[warning] database \(database): the database's \(suffix) file was deleted or replaced under the running "
+                + "server (\(database)\(suffix)); health answers 503 until a restart"
+            XCTAssertEqual(ended.stderr.components(separatedBy: line).count - 1, 1, ended.stderr)
 
             let port = try FreePort.next()
             let again = try LaunchedServer(
