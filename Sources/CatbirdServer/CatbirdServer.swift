@@ -49,6 +49,9 @@ public final class CatbirdServer: Sendable {
         threadCount: TenantSQL.defaultConnectionCount, perKeyLimit: TenantSQL.runningPerTenant, name: "catbird-sql",
         niceness: ControlPools.slowNiceness)
     private let writer: SerialDatabase
+    /// Set by ``closeWriter()`` when it copied the WAL into a file moved away (through the
+    /// descriptors it held): its -wal's name no longer matters.
+    private nonisolated(unsafe) var walCopiedAtClose = false
     /// The journal's read connections (listings, counts, entries, tenants, health).
     private let reader: DatabasePool
     /// Deletes cleared and dropped journals in the background.
@@ -430,7 +433,7 @@ public final class CatbirdServer: Sendable {
         reader.close()
         closeWriter()
         let whereabouts = lock.whereabouts()
-        if let note = companions.settle(after: whereabouts, movedTo: lock.currentName()) {
+        if let note = companions.settle(after: whereabouts, movedTo: lock.currentName(), copiedAtClose: walCopiedAtClose) {
             log.warning("database \(settings.databasePath): \(note)")
         } else if whereabouts != .atItsPath {
             // A -wal at the path now is another file's (another server's, after this file was
@@ -470,7 +473,19 @@ public final class CatbirdServer: Sendable {
     private func closeWriter() {
         _ = lock.truncated()  // looked at now too: the stop may be the first write since
         guard let truncation = lock.truncation else {
-            writer.close()
+            switch lock.whereabouts() {
+            case .movedAway, .replaced(deleted: false):
+                // Still named elsewhere: its changes go into it there through the open descriptors.
+                if let failed = writer.closeCheckpointingThroughOpenFile() {
+                    log.warning(
+                        "database \(settings.databasePath): the file was moved away while the server ran, and copying its WAL into "
+                            + "it through the server's descriptors at this stop failed (\(failed))")
+                } else {
+                    walCopiedAtClose = true
+                }
+            default:
+                writer.close()
+            }
             return
         }
         do {

@@ -56,12 +56,13 @@ public struct DatabaseCompanions: Sendable {
     /// the moved file, another process on the `-shm`, a failed rename or checkpoint) both are
     /// left at the path, as before, and the note says how to recover by hand.
     public func settle(
-        after whereabouts: DatabaseFileLock.Whereabouts, movedTo: String? = nil, processID: Int32 = getpid()
+        after whereabouts: DatabaseFileLock.Whereabouts, movedTo: String? = nil, copiedAtClose: Bool = false, processID: Int32 = getpid()
     ) -> String? {
         let deleted: Bool
         switch whereabouts {
         case .atItsPath: return nil
         case .movedAway:
+            if copiedAtClose, let note = copiedThroughDescriptors(movedTo: movedTo) { return note }
             switch recover(movedTo: movedTo) {
             case let .moved(note), let .left(note): return note
             case .nothing: return nil
@@ -106,6 +107,21 @@ public struct DatabaseCompanions: Sendable {
             + "moved away from \(databasePath) and replaced by another file; left there, SQLite would replay it into the file now "
             + "at \(databasePath) and corrupt it. To recover those changes, put the moved file back at \(databasePath) and "
             + "rename \(orphan) to \(walPath) before opening it"
+    }
+
+    /// ``settle(after:movedTo:copiedAtClose:processID:)`` for a file moved away whose changes
+    /// the close copied into it through the descriptors the server held
+    /// (`SerialDatabase.closeCheckpointingThroughOpenFile()`): when its recorded `-wal` lost its
+    /// name too (`mv` then `rm <db>-*`: tester finding tester55b-F10, every change since the
+    /// last checkpoint was lost, and the `-shm` left at the path refused the next start), removes
+    /// this server's `-shm` at the path and says where the changes went. Nil when the `-wal` is
+    /// still at the path (``recover(movedTo:)`` deals with it).
+    private func copiedThroughDescriptors(movedTo: String?) -> String? {
+        let walPath = databasePath + "-wal", shmPath = databasePath + "-shm"
+        guard wal != nil, Self.identity(of: walPath) != wal else { return nil }
+        if shm != nil, Self.identity(of: shmPath) == shm, openedElsewhere() == nil { unlink(shmPath) }
+        return "the database file was moved to \(movedTo ?? "another name") and its -wal deleted while the server ran: its changes "
+            + "since the last checkpoint were written into it there at this stop, through the descriptors the server held"
     }
 
     /// What ``recover(movedTo:)`` did: moved the `-wal` away from the path (the note says

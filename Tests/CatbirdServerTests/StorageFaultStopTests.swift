@@ -61,6 +61,22 @@ final class StorageFaultStopTests: XCTestCase {
     /// Now the stop moves its `-wal` beside the moved file and copies it in: a start on the moved
     /// file serves the three mocks, and nothing is left at the old path.
     func testAFileMovedAwayGetsItsChangesAtTheCleanStop() throws {
+        try assertMovedAwayFileGetsItsChanges(deletingCompanions: false)
+    }
+
+    /// Regression (tester finding tester55b-F10, its steps: `mv mv.sqlite mvbak.sqlite; rm
+    /// mv.sqlite-wal mv.sqlite-shm`, then SIGTERM): the stop kept nothing (the moved file a
+    /// 4,096-byte header without tables), logged nothing, exited 0, and left its `-shm`, which
+    /// refused the next start. Now the WAL is copied into the moved file through the descriptors
+    /// the server holds before it closes.
+    func testAFileMovedAwayWhoseWALWasDeletedGetsItsChangesAtTheCleanStop() throws {
+        try assertMovedAwayFileGetsItsChanges(deletingCompanions: true)
+    }
+
+    /// Three mocks added, the file moved into a folder (its `-wal` and `-shm` deleted too when
+    /// `deletingCompanions`), a clean stop: the moved file holds the three, nothing is left at
+    /// the path, and the log says where the changes went.
+    private func assertMovedAwayFileGetsItsChanges(deletingCompanions: Bool) throws {
         let server = try LaunchedServer(arguments, in: directory)
         let client = try server.client()
         for name in ["a", "b", "c"] { try E2E.addMock(client, url: "/\(name)", body: name) }
@@ -68,10 +84,13 @@ final class StorageFaultStopTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let moved = folder.appendingPathComponent("catbird.sqlite").path
         XCTAssertEqual(rename(database, moved), 0)
+        if deletingCompanions {
+            for suffix in ["-wal", "-shm"] { XCTAssertEqual(unlink(database + suffix), 0, suffix) }
+        }
 
         let ended = try server.terminate()
         XCTAssertEqual(ended.status, 0, ended.stderr)
-        XCTAssertTrue(ended.stderr.contains("was moved to "), ended.stderr)
+        XCTAssertTrue(ended.stderr.contains("was moved to \(moved)"), ended.stderr)
         XCTAssertTrue(ended.stderr.contains("were written into it there"), ended.stderr)
         for suffix in ["", "-wal", "-shm"] { XCTAssertFalse(exists(database + suffix), "\(database + suffix) is left") }
         XCTAssertFalse(exists(moved + "-wal"), "the checkpoint emptied and removed the moved file's WAL")
