@@ -107,10 +107,14 @@ public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
         queue.withLock { $0.running[key, default: 0] }
     }
 
-    /// Drops the jobs not yet started, waits for the running ones to finish and ends the
-    /// threads. Safe to call twice. (A dropped job's responder answers 500 when released, which
-    /// after the server's own stop does nothing.)
-    public func stop() {
+    /// Drops the jobs not yet started (with `runningWaiting`, runs them on the calling thread
+    /// instead, once the running ones are done), waits for the running ones to finish and ends
+    /// the threads. Safe to call twice. (A dropped job's responder answers 500 when released,
+    /// which after the server's own stop does nothing.)
+    /// - Parameter runningWaiting: for jobs that are quick once their client no longer waits and
+    ///   record what became of it then (the matching lanes': tester finding tester55a-F2, the
+    ///   requests they dropped at a stop were in no journal, though their clients got its 503).
+    public func stop(runningWaiting: Bool = false) {
         let dropped: [Key: KeyQueue]? = queue.withLock { queue in
             guard !queue.stopped else { return nil }
             queue.stopped = true
@@ -120,7 +124,10 @@ public final class HTTPWorkPool<Key: Hashable & Sendable>: Sendable {
         guard let dropped else { return }
         for _ in 0..<threadCount { changed.signal() }
         running.wait()
-        _ = dropped  // released here, outside the lock
+        guard runningWaiting else { return }  // the dropped jobs are released here, outside the lock
+        for var keyQueue in dropped.values {
+            while !keyQueue.isEmpty { keyQueue.pop()() }
+        }
     }
 
     private enum Next {

@@ -127,13 +127,21 @@ extension CatbirdHandler {
     }
 
     /// A request that waited on `lane` (`matching lane`, `body lane`) until it was no longer
-    /// waiting: not matched; what went out instead is logged and counted (a 499 when its client
-    /// hung up, the stopping server's 503), and a client that hung up is journaled (a stopping
-    /// server journals nothing more).
+    /// waiting: not matched; what went out instead is logged, counted and journaled (a 499 when
+    /// its client hung up, the stopping server's 503).
     func abandonedOnLane(_ request: HTTPRequest, tenant: TenantID, _ responder: HTTPResponder, lane: String = "matching lane") {
         let record = recording(request, answeredBy: CatbirdRequest.AnsweredBy.unanswered.rawValue, tenant: tenant)
         responder.deliver(Self.nothingSent) { delivery in
-            if case .nothingSent = delivery { journal.append(clientLeftOnLaneEntry(request, tenant: tenant, lane: lane)) }
+            switch delivery {
+            case .nothingSent: journal.append(clientLeftOnLaneEntry(request, tenant: tenant, lane: lane))
+            case let .sentInstead(instead):
+                // The stopping server's 503, sent before the lane's turn came: journaled as it
+                // went out (tester finding tester55a-F2: in no journal).
+                let written = Self.writtenForm(of: instead, to: request)
+                let problem = "the server was stopping and sent its \(instead.status) while the request waited to be matched on the \(lane)"
+                journal.append(serving.nothingSentEntry(request, tenant: tenant, status: written.status, problem: problem, written: written))
+            case .sent: break
+            }
             record(delivery)
         }
     }

@@ -79,9 +79,12 @@ struct MatchingLane: Sendable {
         pool.run(tenant, holding: reservation, work, then: deliver)
     }
 
-    /// Drops the jobs not yet started and waits for the running ones (``HTTPWorkPool/stop()``).
+    /// Waits for the running jobs, then runs those not yet started on the calling thread
+    /// (``HTTPWorkPool/stop(runningWaiting:)``): called after the server's HTTP stop answered
+    /// their clients 503, each finds its client no longer waiting, matches nothing and journals
+    /// that 503 (``CatbirdHandler/abandonedOnLane(_:tenant:_:lane:)``).
     func stop() {
-        pool.stop()
+        pool.stop(runningWaiting: true)
     }
 }
 
