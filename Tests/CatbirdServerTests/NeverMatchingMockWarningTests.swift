@@ -92,6 +92,10 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         let cases = [
             ("wildcard", " Bearer *", "start"), ("wildcard", "Bearer * ", "end"), ("regexp", "^ Bearer", "start"),
             ("regexp", "Bearer\t$", "end"),
+            // tester55b-F8, its exact values: the escapes and classes written for a space or tab.
+            ("regexp", #"^\tBearer"#, "start"), ("regexp", #"^\sBearer"#, "start"), ("regexp", #"^\s+Bearer"#, "start"),
+            ("regexp", "^[ ]Bearer", "start"), ("regexp", #"^\x20Bearer"#, "start"), ("regexp", #"^\ Bearer"#, "start"),
+            ("regexp", #"Bearer\s$"#, "end"), ("wildcard", "[ ]x", "start"), ("wildcard", #"\ x"#, "start"),
         ]
         for (index, (kind, value, side)) in cases.enumerated() {
             let path = "/ws\(index)"
@@ -106,7 +110,7 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
             XCTAssertEqual(try client.request("GET", path, headers: tenant + [("Authorization", "Bearer x")]).status, 404, value)
             XCTAssertEqual(try client.request("GET", path, headers: tenant + [("Authorization", "  Bearer x ")]).status, 404, value)
         }
-        for (index, value) in ["^ *Bearer", "^ Bearer|Token", "Bearer *"].enumerated() {
+        for (index, value) in ["^ *Bearer", "^ Bearer|Token", "Bearer *", #"^\s*Bearer"#, #"^Bearer\sx$"#].enumerated() {
             let path = "/ok\(index)"
             let kind = value == "Bearer *" ? "wildcard" : "regexp"
             let added = try addedMock(path: path, authorization: (kind, value))

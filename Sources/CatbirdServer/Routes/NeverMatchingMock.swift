@@ -93,31 +93,49 @@ enum NeverMatchingMock {
 
     /// Where a `wildcard` or `regexp` header value needs a space or tab that no header value
     /// has (values are matched without the spaces and tabs around them, docs/matching.md#request-matching):
-    /// "start" for a wildcard that starts with one, or a regexp that starts `^` and one not
-    /// made optional (`^ Bearer`, not `^ *Bearer`); "end" for a wildcard that ends with one, or
-    /// a regexp that ends with one and `$`. Nil otherwise, and for a regexp with an alternation
-    /// (`|`) or free-spacing mode (`(?x`), whose spaces may not be needed (tester finding
-    /// tester54b-F1: `" Bearer *"`, pasted from a log line, got a bare 201 and never matched).
+    /// "start" for a wildcard that starts with one (as itself, escaped `\ `, or a class of only
+    /// spaces and tabs, `[ ]`), or a regexp that starts `^` and one not made optional (`^ Bearer`,
+    /// `^\tBearer`, `^\sBearer`, `^\x20`, `^[ \t]`; not `^ *Bearer`); "end" for the same at the end
+    /// (a regexp's before its `$`). Nil otherwise, and for a regexp with an alternation (`|`) or
+    /// free-spacing mode (`(?x`), whose spaces may not be needed (tester findings tester54b-F1:
+    /// `" Bearer *"`, pasted from a log line, got a bare 201 and never matched; tester55b-F8: the
+    /// escapes and classes a user writes for "a tab here" were not seen).
     static func literalSpaceAround(_ match: PatternMatch) -> String? {
-        let scalars = Array(match.value.unicodeScalars)
-        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        let value = match.value
         switch match.kind {
         case .wildcard:
-            if let first = scalars.first, isSpace(first) { return "start" }
-            if let last = scalars.last, isSpace(last) { return "end" }
+            if spaceAtoms.wildcard.contains(where: { value.hasPrefix($0) }) { return "start" }
+            if spaceAtoms.wildcard.contains(where: { value.hasSuffix($0) }) { return "end" }
         case .regexp:
-            guard !match.value.contains("|"), !match.value.contains("(?x") else { return nil }
-            let quantifiers: Set<Unicode.Scalar> = ["*", "?", "{"]
-            if scalars.count >= 2, scalars[0] == "^", isSpace(scalars[1]),
-                scalars.count == 2 || !quantifiers.contains(scalars[2]) {
-                return "start"
+            guard !value.contains("|"), !value.contains("(?x") else { return nil }
+            if value.hasPrefix("^") {
+                let rest = value.dropFirst()
+                let quantifiers: Set<Character> = ["*", "?", "{"]
+                if let atom = spaceAtoms.regexp.first(where: { rest.hasPrefix($0) }),
+                    rest.dropFirst(atom.count).first.map({ !quantifiers.contains($0) }) ?? true
+                {
+                    return "start"
+                }
             }
-            if scalars.count >= 2, scalars[scalars.count - 1] == "$", isSpace(scalars[scalars.count - 2]) { return "end" }
+            if value.hasSuffix("$"), !value.hasSuffix("\\$") {
+                let head = value.dropLast()
+                if spaceAtoms.regexp.contains(where: { head.hasSuffix($0) }) { return "end" }
+            }
         case .equal:
             break
         }
         return nil
     }
+
+    /// The ways of writing one space or tab (and only that) that ``literalSpaceAround(_:)``
+    /// knows: in a wildcard, itself, escaped, or a class of spaces and tabs; in a regexp, also
+    /// `\t`, `\s`, `\x20`, `\x09`.
+    private static let spaceAtoms: (wildcard: [String], regexp: [String]) = {
+        let classes = ["[ ]", "[\t]", "[ \t]", "[\t ]"]
+        let wildcard = [" ", "\t", "\\ ", "\\\t"] + classes
+        let regexp = wildcard + ["\\t", "\\s", "\\x20", "\\x09", "[\\t]", "[ \\t]", "[\\t ]", "[\\s]"]
+        return (wildcard, regexp)
+    }()
 
     /// A regexp url whose `?` or `+` is a quantifier, so that it does not match the url it
     /// spells (``CatbirdMatching/RegexpQuantifierSlip``; tester finding tester50b-F2).
