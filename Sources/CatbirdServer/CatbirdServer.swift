@@ -50,7 +50,9 @@ public final class CatbirdServer: Sendable {
         niceness: ControlPools.slowNiceness)
     private let writer: SerialDatabase
     /// Set by ``closeWriter()`` when it copied the WAL into a file moved away (through the
-    /// descriptors it held): its -wal's name no longer matters.
+    /// descriptors it held): its -wal's name no longer matters. `nonisolated(unsafe)`: written
+    /// and read only by ``stop()``, on the one thread that gets past its `stopped` flag, so no
+    /// two threads ever touch it.
     private nonisolated(unsafe) var walCopiedAtClose = false
     /// The journal's read connections (listings, counts, entries, tenants, health).
     private let reader: DatabasePool
