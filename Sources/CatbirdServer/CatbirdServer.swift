@@ -49,11 +49,6 @@ public final class CatbirdServer: Sendable {
         threadCount: TenantSQL.defaultConnectionCount, perKeyLimit: TenantSQL.runningPerTenant, name: "catbird-sql",
         niceness: ControlPools.slowNiceness)
     private let writer: SerialDatabase
-    /// Set by ``closeWriter()`` when it copied the WAL into a file moved away (through the
-    /// descriptors it held): its -wal's name no longer matters. `nonisolated(unsafe)`: written
-    /// and read only by ``stop()``, on the one thread that gets past its `stopped` flag, so no
-    /// two threads ever touch it.
-    private nonisolated(unsafe) var walCopiedAtClose = false
     /// The journal's read connections (listings, counts, entries, tenants, health).
     private let reader: DatabasePool
     /// Deletes cleared and dropped journals in the background.
@@ -433,9 +428,9 @@ public final class CatbirdServer: Sendable {
         deletions.stop()
         sql.close()
         reader.close()
-        closeWriter()
         let whereabouts = lock.whereabouts()
-        if let note = companions.settle(after: whereabouts, movedTo: lock.currentName(), copiedAtClose: walCopiedAtClose) {
+        let copiedAtClose = closeWriter(whereabouts)
+        if let note = companions.settle(after: whereabouts, movedTo: lock.currentName(), copiedAtClose: copiedAtClose) {
             log.warning("database \(settings.databasePath): \(note)")
         } else if whereabouts != .atItsPath {
             // A -wal at the path now is another file's (another server's, after this file was
@@ -472,23 +467,23 @@ public final class CatbirdServer: Sendable {
     /// server (``DatabaseFileLock/truncated()``), without the checkpoint on close: it would copy
     /// the WAL into what is left of the file and delete the `-wal`, the last copy of the changes
     /// since the last checkpoint (tester21b-F13: a 4 MB `-wal` deleted, a 0-byte file left).
-    private func closeWriter() {
+    /// - Parameter whereabouts: the file's, read once by ``stop()`` for this and the companions.
+    /// - Returns: whether the WAL was copied into a file moved away through the open descriptors
+    ///   (``CatbirdStorage/SerialDatabase/closeCheckpointingThroughOpenFile()``).
+    private func closeWriter(_ whereabouts: DatabaseFileLock.Whereabouts) -> Bool {
         _ = lock.truncated()  // looked at now too: the stop may be the first write since
         guard let truncation = lock.truncation else {
-            switch lock.whereabouts() {
+            switch whereabouts {
             case .movedAway, .replaced(deleted: false):
                 // Still named elsewhere: its changes go into it there through the open descriptors.
-                if let failed = writer.closeCheckpointingThroughOpenFile() {
-                    log.warning(
-                        "database \(settings.databasePath): the file was moved away while the server ran, and copying its WAL into "
-                            + "it through the server's descriptors at this stop failed (\(failed))")
-                } else {
-                    walCopiedAtClose = true
-                }
+                guard let failed = writer.closeCheckpointingThroughOpenFile() else { return true }
+                log.warning(
+                    "database \(settings.databasePath): the file was moved away while the server ran, and copying its WAL into "
+                        + "it through the server's descriptors at this stop failed (\(failed))")
             default:
                 writer.close()
             }
-            return
+            return false
         }
         do {
             try writer.closeKeepingWAL()
@@ -500,6 +495,7 @@ public final class CatbirdServer: Sendable {
                 + "truncated under the server (\(truncation.size) bytes, after \(truncation.largest)): the -wal holds the changes "
                 + "since the last checkpoint, not the pages cut off, so the file is lost; restore a copy of it, or move all three "
                 + "away to start afresh")
+        return false
     }
 
     deinit {

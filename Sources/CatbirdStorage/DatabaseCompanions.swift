@@ -211,8 +211,7 @@ public struct DatabaseCompanions: Sendable {
     /// another file): SQLite keeps writing to the one it has open, which a crash then loses
     /// (tester finding tester29b-F2). False when none was recorded.
     public func walGone() -> Bool {
-        guard let wal else { return false }
-        return Self.identity(of: databasePath + "-wal") != wal
+        isGone(wal, "-wal")
     }
 
     /// Whether the `-shm` recorded at start-up is no longer at its path (deleted, or replaced):
@@ -220,8 +219,12 @@ public struct DatabaseCompanions: Sendable {
     /// opens the file then makes a new one, does not see their locks, and its checkpoint can
     /// corrupt the file (tester finding tester54c-F1). False when none was recorded.
     public func shmGone() -> Bool {
-        guard let shm else { return false }
-        return Self.identity(of: databasePath + "-shm") != shm
+        isGone(shm, "-shm")
+    }
+
+    /// Whether the companion `suffix` recorded as `recorded` is no longer at its path; false when none was recorded.
+    private func isGone(_ recorded: Identity?, _ suffix: String) -> Bool {
+        recorded != nil && Self.identity(of: databasePath + suffix) != recorded
     }
 
     /// `stat`'s device and inode of `path` (not following a final symbolic link); nil when nothing is there.

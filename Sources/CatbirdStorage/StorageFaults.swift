@@ -147,13 +147,13 @@ public final class StorageFaults: Sendable {
         try checkTruncation()
         if let moved { throw moved }
         guard let companions = companions.withLock({ $0 }) else { return }
-        if companions.walGone() { recordGone(\.walGone, .walGone, companions.databasePath + "-wal") }
-        if companions.shmGone() { recordGone(\.shmGone, .shmGone, companions.databasePath + "-shm") }
+        if companions.walGone() { recordGone(\.walGone, .walGone, "-wal", of: companions.databasePath) }
+        if companions.shmGone() { recordGone(\.shmGone, .shmGone, "-shm", of: companions.databasePath) }
     }
 
-    /// Records, once and for good, that `path` (the `-wal` or `-shm`) was deleted or replaced.
-    private func recordGone(_ field: WritableKeyPath<State, Fault?>, _ kind: Fault.Kind, _ path: String) {
-        let name = path.hasSuffix("-wal") ? "-wal" : "-shm"
+    /// Records, once and for good, that the companion `name` (`-wal` or `-shm`) of `databasePath` was deleted or replaced.
+    private func recordGone(_ field: WritableKeyPath<State, Fault?>, _ kind: Fault.Kind, _ name: String, of databasePath: String) {
+        let path = databasePath + name
         let new: Fault? = state.withLock { state in
             guard state[keyPath: field] == nil else { return nil }
             let fault = Fault(

@@ -130,7 +130,7 @@ public final class MockStore: Sendable {
     /// docs/matching.md#update-replaces-in-place), with its current hits and remaining limit,
     /// or nil when it has none.
     public func mock(withPatternOf pattern: RequestPattern, tenant: TenantID) -> Mock? {
-        table(of: tenant)?.currentMock(identity: pattern.identity)
+        table(of: tenant)?.mock(identity: pattern.identity)
     }
 
     /// The tenant's table, or nil when it has none (created first when `creating`).

@@ -279,19 +279,12 @@ final class TenantMocks: Sendable {
         }
     }
 
-    /// ``mock(identity:)`` with its current hits and remaining limit (``State/current(_:)``), as
-    /// the listing shows them.
-    func currentMock(identity: RequestPattern.Identity) -> Mock? {
-        state.withLock { state in
-            state.table.mock(identity: identity).map(state.current) ?? state.pendingExhausted.values.first { $0.identity == identity }
-        }
-    }
-
-    /// The mock whose pattern has `identity` (``MockTable/mock(identity:)``), or a used-up one
-    /// with it whose delayed answer still waits.
+    /// The mock whose pattern has `identity` (``MockTable/mock(identity:)``) with its current
+    /// hits and remaining limit (``State/current(_:)``, as the listing shows them), or a used-up
+    /// one with it whose delayed answer still waits.
     func mock(identity: RequestPattern.Identity) -> Mock? {
         state.withLock { state in
-            state.table.mock(identity: identity) ?? state.pendingExhausted.values.first { $0.identity == identity }
+            state.table.mock(identity: identity).map(state.current) ?? state.pendingExhausted.values.first { $0.identity == identity }
         }
     }
 
