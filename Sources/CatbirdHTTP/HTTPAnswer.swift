@@ -82,6 +82,8 @@ extension HTTPAnswer {
         case let .now(response): responder.send(response)
         case let .later(_, start): start(responder)
         case let .soon(held):
+            // A wait of moments still: a stop lets it end with its own answer (tester55a-F1).
+            responder.awaitMoments()
             held.start { send in
                 responder.deliver(send ? held.response : held.otherwise) { held.observe?($0) }
             }
@@ -89,13 +91,15 @@ extension HTTPAnswer {
     }
 
     private static func transforming(_ responder: HTTPResponder, _ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPResponder {
-        HTTPResponder.delivering(waiting: { responder.isWaiting }, leaving: responder.whenClientLeaves) {
+        HTTPResponder.delivering(waiting: { responder.isWaiting }, leaving: responder.whenClientLeaves, moments: responder.awaitMoments) {
             responder.deliver(transform($0), beforeSending: $1)
         }
     }
 
     private static func observing(_ responder: HTTPResponder, _ observe: @escaping @Sendable (HTTPDelivery) -> Void) -> HTTPResponder {
-        HTTPResponder.delivering(waiting: { responder.isWaiting }, leaving: responder.whenClientLeaves) { response, beforeSending in
+        HTTPResponder.delivering(
+            waiting: { responder.isWaiting }, leaving: responder.whenClientLeaves, moments: responder.awaitMoments
+        ) { response, beforeSending in
             responder.deliver(response) { delivery in
                 observe(delivery)
                 beforeSending(delivery)

@@ -32,13 +32,18 @@ public final class HTTPResponder: Sendable {
     /// responder nobody watches for a hang-up (its action is never called).
     private let leaving: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
 
+    /// Makes the wait a wait of moments with whoever parks the request (``awaitMoments()``);
+    /// nil: a responder nobody parks (``isWaiting`` answers for it).
+    private let moments: (@Sendable () -> Bool)?
+
     private init(
         sinkWithDelivery sink: @escaping Sink, waiting: @escaping @Sendable () -> Bool,
-        leaving: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
+        leaving: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil, moments: (@Sendable () -> Bool)? = nil
     ) {
         self.sink = sink
         unansweredElsewhere = waiting
         self.leaving = leaving
+        self.moments = moments
     }
 
     /// A responder whose `sink` learns what goes out, which may differ from the response it was
@@ -49,11 +54,29 @@ public final class HTTPResponder: Sendable {
     ///   passes the wrapped responder's ``isWaiting``.
     ///   - leaving: registers an action for the client's hang-up (``whenClientLeaves(_:)``); a
     ///     wrapper passes the wrapped responder's ``whenClientLeaves(_:)``; nil: never called.
+    ///   - moments: makes the wait a wait of moments (``awaitMoments()``); a wrapper passes the
+    ///     wrapped responder's ``awaitMoments()``; nil: `waiting` answers for it.
     public static func delivering(
         waiting: @escaping @Sendable () -> Bool = { true }, leaving: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil,
-        _ sink: @escaping Sink
+        moments: (@Sendable () -> Bool)? = nil, _ sink: @escaping Sink
     ) -> HTTPResponder {
-        HTTPResponder(sinkWithDelivery: sink, waiting: waiting, leaving: leaving)
+        HTTPResponder(sinkWithDelivery: sink, waiting: waiting, leaving: leaving, moments: moments)
+    }
+
+    /// Tells whoever parks the request that its answer is due within moments (strict
+    /// durability's wait for a journal commit already queued: ``HTTPAnswer/soon(_:)``'s kind of
+    /// wait), so a server that begins to stop lets it end with its own answer, up to
+    /// ``HTTPServer/momentsAtShutdown``, instead of sending its 503 in its place at once: the
+    /// answer the journal records is then the one the client gets (tester finding tester55a-F1:
+    /// the 503 went out while the committed row said the mock's 201 and its hit stood). Call it
+    /// once the answer's entry is queued, before waiting for the commit; again does no harm.
+    /// - Returns: false when the request no longer waits (answered, its client gone) or the
+    ///   server began to stop first: ``deliver(_:beforeSending:)`` then tells what went out
+    ///   instead. A responder nobody parks answers ``isWaiting``.
+    @discardableResult
+    public func awaitMoments() -> Bool {
+        guard let moments else { return isWaiting }
+        return !hasAnswered && moments()
     }
 
     /// Calls `action` once when the client hangs up while its request waits parked for this

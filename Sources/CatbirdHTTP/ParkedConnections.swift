@@ -41,9 +41,14 @@ final class ParkedConnections: Sendable {
         let atShutdown: HTTPResponse?
         /// Called when its client hangs up (``HTTPResponder/whenClientLeaves(_:)``), outside the lock.
         var whenLeft: (@Sendable () -> Void)?
+        /// A deferred request whose answer became a wait of moments (``awaitMoments(_:)``):
+        /// ``beginStopping()`` leaves it to its responder, as it does a held answer.
+        var momentary = false
         /// A held answer's wait (``hold(_:_:_:)``): its worker tells what went out when it takes
         /// the connection back, so nothing is kept for a late release in ``State/answeredInstead``.
         var holds: Bool { atShutdown == nil }
+        /// Whether shutdown lets it end with its own answer (up to ``resumeAll()``).
+        var waitsMoments: Bool { atShutdown == nil || momentary }
     }
 
     /// How far shutdown has gone.
@@ -128,10 +133,13 @@ final class ParkedConnections: Sendable {
         guard let ticket = suspend(connection, context, atShutdown: atShutdown, watching: watching) else { return nil }
         guard ticket != 0 else {
             // Shutdown got here since the check: answered as it does; a responder has nothing left to do.
-            return HTTPResponder.delivering(waiting: { false }) { _, beforeSending in beforeSending(.sentInstead(atShutdown)) }
+            return HTTPResponder.delivering(waiting: { false }, moments: { false }) { _, beforeSending in
+                beforeSending(.sentInstead(atShutdown))
+            }
         }
         return HTTPResponder.delivering(
-            waiting: { [self] in isParked(ticket) }, leaving: { [self] action in whenClientLeaves(ticket, action) }
+            waiting: { [self] in isParked(ticket) }, leaving: { [self] action in whenClientLeaves(ticket, action) },
+            moments: { [self] in awaitMoments(ticket) }
         ) { [self] response, beforeSending in
             resume(ticket, with: response, beforeSending: beforeSending)
         }
@@ -207,6 +215,18 @@ final class ParkedConnections: Sendable {
         state.withLock { $0.parked[ticket] != nil }
     }
 
+    /// Makes parked request `ticket`'s wait a wait of moments (``HTTPResponder/awaitMoments()``):
+    /// its answer is due within moments, so ``beginStopping()`` leaves it to its responder and
+    /// shutdown waits for it (``holdsWaitsOfMoments``) up to ``resumeAll()``. False when it is
+    /// no longer parked (answered, its client gone, or shutdown answered it) or shutdown began.
+    private func awaitMoments(_ ticket: UInt64) -> Bool {
+        state.withLock { state in
+            guard state.phase == .running, state.parked[ticket] != nil else { return false }
+            state.parked[ticket]?.momentary = true
+            return true
+        }
+    }
+
     /// How many connections are parked now.
     var count: Int {
         state.withLock { $0.parked.count }
@@ -228,7 +248,7 @@ final class ParkedConnections: Sendable {
     /// Whether a wait of moments is parked (shutdown waits for it between ``beginStopping()``
     /// and ``resumeAll()``).
     var holdsWaitsOfMoments: Bool {
-        state.withLock { $0.parked.values.contains { $0.atShutdown == nil } }
+        state.withLock { $0.parked.values.contains(where: \.waitsMoments) }
     }
 
     /// Shutdown's last step: resumes every parked connection with its shutdown answer
@@ -251,7 +271,7 @@ final class ParkedConnections: Sendable {
             state.phase = next
             phase.store(next.rawValue, ordering: .sequentiallyConsistent)
             var resumed = 0
-            for (ticket, parked) in state.parked where parked.atShutdown != nil || next == .stopped {
+            for (ticket, parked) in state.parked where !parked.waitsMoments || next == .stopped {
                 state.parked[ticket] = nil
                 hangUps.forget(parked.socket)
                 parked.context.parkedTicket = nil

@@ -45,8 +45,10 @@ extension CatbirdHandler {
                 guard !hold.isReplaced else { return }
                 // Relaxed: sent at once. Either durability, a request no longer waiting (its client
                 // left, or the stopping server answered it): nothing can be sent (no longer waiting
-                // is final), so its entry is settled now rather than after a commit.
-                guard durability == .strict && responder.isWaiting else {
+                // is final), so its entry is settled now rather than after a commit. Strict and
+                // waiting: a wait of moments from now on, which a stop lets the commit release
+                // (tester55a-F1: the stop's 503 went out while the row said the mock's 201).
+                guard durability == .strict && responder.awaitMoments() else {
                     let sent = serving.appended(ticket, of: response, settling: nil)
                     responder.deliver(sent) { delivery in
                         settleQueued(hit, ticket: ticket, delivery, request, answeredBy: answeredBy, tenant: tenant, leftProblem: Self.leftWhileHeldProblem)

@@ -86,8 +86,10 @@ extension CatbirdHandler {
     /// server's 503 went in its place, the entry and the hit say so as
     /// ``settleQueued(_:ticket:_:_:answeredBy:tenant:leftProblem:)`` tells.
     /// Strict durability commits the entry before the answer leaves, so the request is checked
-    /// once more just before the entry is queued; a client that leaves during the commit's few
-    /// milliseconds is logged and counted as gone, but its entry and hit stand. An entry that
+    /// once more just before the entry is queued, and its wait becomes one of moments
+    /// (``HTTPResponder/awaitMoments()``: a stop lets the commit release it); a client that
+    /// leaves during the commit's few milliseconds is logged and counted as gone, but its entry
+    /// and hit stand. An entry that
     /// cannot be committed gives the hit back, its answer withheld (``MockServing/settleOnceCommitted(_:_:)``).
     /// A delayed mock answer (`entry` nil) is journaled, and its hit settled or refunded, when
     /// its delay ends (``MockServing``), or here as the client having gone when it is not sent.
@@ -106,7 +108,10 @@ extension CatbirdHandler {
             }
             return
         }
-        guard responder.isWaiting else {
+        // Strict: from now on a wait of moments, before the entry is queued, so a stop that
+        // begins lets the commit release the answer (tester55a-F1) or finds the request
+        // abandoned here, with nothing journaled yet.
+        guard durability == .strict ? responder.awaitMoments() : responder.isWaiting else {
             if let hit { mocks.refund(hit) }
             return abandonedOnLane(request, tenant: tenant, responder, lane: lane)
         }

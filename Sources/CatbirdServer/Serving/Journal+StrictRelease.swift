@@ -10,10 +10,14 @@ extension Journal {
     /// Sends `response` through `responder` once the entry behind `ticket` is committed
     /// (`otherwise` if it never will be: ``notJournaled``, marked as Catbird's own in place of an
     /// upstream's answer, ``Forwarding/generated(_:)-(HTTPResponse)``), telling `sent` what goes out first.
+    /// The wait is one of moments (``HTTPResponder/awaitMoments()``): a stop that begins
+    /// meanwhile lets the commit release the answer rather than send its 503 in its place while
+    /// the row says otherwise (tester finding tester55a-F1).
     func send(
         _ response: HTTPResponse, onceCommitted ticket: JournalTicket, to responder: HTTPResponder,
         otherwise: HTTPResponse = Journal.notJournaled, sent: (@Sendable (HTTPDelivery) -> Void)? = nil
     ) {
+        responder.awaitMoments()
         whenCommitted(ticket) { committed in
             responder.deliver(committed ? response : otherwise) { sent?($0) }
         }
