@@ -647,11 +647,41 @@ def test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written(server, d
 def copied_curl(driver, entry_id):
     """Opens the entry `entry_id` and answers the command "Copy as curl" builds for it."""
     driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry_id}"]').click()
-    wait(driver, lambda d: d.find_element(By.ID, "curl").is_displayed(), message="details")
+    wait(driver, lambda d: d.find_element(By.ID, "details").get_attribute("data-entry-id") == str(entry_id), message="details")
     driver.execute_script("document.getElementById('curl-text').value = ''")
     driver.find_element(By.ID, "curl").click()
     wait(driver, lambda d: d.find_element(By.ID, "curl-text").get_attribute("value"), message="curl text")
     return driver.find_element(By.ID, "curl-text").get_attribute("value")
+
+
+def test_copy_as_curl_while_the_next_entrys_details_load_copies_nothing_of_the_entry_before(server, driver):
+    """Regression (CI run of dd37ea16, test_copy_as_curl_sends_non_ascii_and_proxy_form_targets…):
+    a row's click, then Copy as curl before that entry's details had loaded, copied the entry
+    shown before (its replay journaled `http://user@example.com/x` twice and
+    `http://example.com:/x` never). Here the second entry's details are held back a second by
+    the browser's fetch: Copy as curl does nothing meanwhile, and copies the second entry once
+    they are shown."""
+    server.request("GET", "/first")
+    server.request("GET", "/second")
+    _, page = server.json("GET", "/catbird/api/requests")
+    ids = {entry["url"]: entry["id"] for entry in page["requests"]}
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    assert "/first" in copied_curl(driver, ids["/first"])
+    driver.execute_script(
+        "const fetched = window.fetch;"
+        "window.fetch = (input, init) => String(input).startsWith(arguments[0])"
+        " ? new Promise((done) => setTimeout(done, 1000)).then(() => fetched(input, init)) : fetched(input, init);",
+        f"/catbird/api/requests/{ids['/second']}?")
+    driver.execute_script("document.getElementById('curl-text').value = ''")
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{ids["/second"]}"]').click()
+    driver.execute_script("document.getElementById('curl').click()")
+    time.sleep(0.3)
+    assert driver.find_element(By.ID, "details").get_attribute("data-entry-id") is None
+    early = driver.find_element(By.ID, "curl-text").get_attribute("value")
+    assert early == "", early
+    command = copied_curl(driver, ids["/second"])
+    assert "/second" in command and "/first" not in command, command
 
 
 def test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled(server, driver):
@@ -1746,6 +1776,7 @@ TESTS = [
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
     (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),
+    (test_copy_as_curl_while_the_next_entrys_details_load_copies_nothing_of_the_entry_before, ()),
     (test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled, ()),
     (test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both, ()),
     (test_copy_as_curl_adds_no_header_field_the_request_did_not_have, ()),

@@ -783,6 +783,11 @@ function showTab(tab) {
 
 function closeDetails() {
   state.selected = null;
+  // Copy as curl waits for the next entry's details: it copied the entry shown before while
+  // they loaded (CI run of dd37ea16: a second row's click, then Copy as curl, sent the first's).
+  state.detailsEntry = null;
+  $("curl").disabled = true;
+  delete $("details").dataset.entryId;
   $("details").hidden = true;
   $("curl-text").hidden = true;
   for (const row of $("rows").querySelectorAll("tr.selected")) row.classList.remove("selected");
@@ -821,6 +826,8 @@ async function openDetails(id) {
   const response = el("section");
   body.append(request, response);
   state.detailsEntry = entry;
+  $("details").dataset.entryId = String(entry.id);
+  $("curl").disabled = false;
   await Promise.all([
     renderMessage(request, "Request", entry, "request"),
     renderMessage(response, "Response", entry, "response"),
@@ -1455,7 +1462,7 @@ function base64Lines(bytes) {
 
 async function copyAsCurl() {
   const entry = state.detailsEntry;
-  if (!entry) return;
+  if (!entry || entry.id !== state.selected) return;  // the selected entry's details still load
   if (entry.url === "") {
     // The request line never arrived whole (its `problem` says so): nothing to send again.
     await showCurl("# nothing to replay: the request line never arrived whole, so the journal has no method or target for it");
