@@ -102,13 +102,29 @@ extension Database {
         maxMemory: Int?,
         readPolicy: TenantReadPolicy?
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
-        let run = { () -> Result<ReadOnlyQueryResult, ReadOnlyQueryError> in
-            self.interrupting(at: deadline) {
+        try budgeted(maxMemory: maxMemory, deadline: deadline, timeLimit: timeLimit) { () throws(ReadOnlyQueryError) in
+            try self.readOnlyQuery(
+                sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
+                maxResultSize: maxResultSize, readPolicy: readPolicy)
+        }
+    }
+
+    /// Runs `body` (a user's statement compiled, or compiled and run, on this connection)
+    /// interrupted at `deadline` from another thread as well (``CatbirdStorage/Database/interrupting(at:_:)``)
+    /// and with at most `maxMemory` bytes of SQLite's heap allocated for it on this thread at
+    /// once (``SQLiteMemoryBudget``; nil: no bound), and tells why it stopped: an allocation
+    /// past `maxMemory` that failed it (SQLite's `SQLITE_NOMEM`) is `.memoryLimit`, one refused
+    /// past the deadline `.timedOut` (`timeLimit` named). After a body that held more than
+    /// ``releaseThreshold``, the connection's unused cache is released
+    /// (`sqlite3_db_release_memory`) and the C heap's free pages given back
+    /// (``CatbirdSupport/HeapTrim``).
+    private func budgeted<T>(
+        maxMemory: Int?, deadline: ContinuousClock.Instant, timeLimit: Duration, _ body: () throws(ReadOnlyQueryError) -> T
+    ) throws(ReadOnlyQueryError) -> T {
+        func run() -> Result<T, ReadOnlyQueryError> {
+            interrupting(at: deadline) {
                 do throws(ReadOnlyQueryError) {
-                    return .success(
-                        try self.readOnlyQuery(
-                            sql, parameters: parameters, maxRows: maxRows, timeLimit: timeLimit, deadline: deadline,
-                            maxResultSize: maxResultSize, readPolicy: readPolicy))
+                    return .success(try body())
                 } catch {
                     return .failure(error)
                 }
@@ -124,7 +140,7 @@ extension Database {
         // refused an allocation SQLite could do without (a cache page) may still stop for
         // another reason, its time limit or its result size, and must say so.
         if usage.refused, case .failure(.sqlite(let error)) = outcome, error.code == SQLITE_NOMEM {
-            throw .memoryLimit(limit: maxMemory)
+            throw .memoryLimit(limit: maxMemory, compiling: usage.refusedWhileCompiling)
         }
         // A value refused for the deadline fails the statement with SQLite's NOMEM (or the
         // error of the call that asked for it): it is the time limit that stopped it.
@@ -239,12 +255,22 @@ extension Database {
     /// tenant-scoped query (see `TenantReadPolicy`). Text without a statement passes.
     ///
     /// - Throws: `.notReadOnly`, `.outsideTenantScope`, or `.sqlite` for SQLite's own refusals.
-    func inspectReadOnly(_ sql: String, readPolicy: TenantReadPolicy) throws(ReadOnlyQueryError) {
+    func inspectReadOnly(
+        _ sql: String, readPolicy: TenantReadPolicy, maxMemory: Int, deadline: ContinuousClock.Instant, timeLimit: Duration
+    ) throws(ReadOnlyQueryError) {
         let queryGuard = ReadOnlyQueryGuard(deadline: .now, readPolicy: readPolicy)
         let context = Unmanaged.passRetained(queryGuard)
         defer { context.release() }
-        if case .statement(let prepared, _) = try compile(sql, under: context) {
-            sqlite3_finalize(prepared)
+        // Under the query's own bounds: compiled without them, a costly statement took this
+        // connection 10 s and 3.3 GB before the bounded run began (tester finding tester56c-F3).
+        try budgeted(maxMemory: maxMemory, deadline: deadline, timeLimit: timeLimit) { () throws(ReadOnlyQueryError) in
+            do throws(ReadOnlyQueryError) {
+                if case .statement(let prepared, _) = try compile(sql, under: context) {
+                    sqlite3_finalize(prepared)
+                }
+            } catch .sqlite(let error) where error.code == SQLITE_INTERRUPT {
+                throw .timedOut(milliseconds: Int(timeLimit.milliseconds))
+            }
         }
     }
 
@@ -261,7 +287,8 @@ extension Database {
         }, queryGuard.toOpaque())
         defer { sqlite3_set_authorizer(handle, nil, nil) }
         do {
-            return try Preparation.prepare(handle, sql, flags: 0)
+            // Past the deadline every allocation is refused while compiling (SQLiteMemoryBudget).
+            return try SQLiteMemoryBudget.compiling { () throws(SQLiteError) in try Preparation.prepare(handle, sql, flags: 0) }
         } catch {
             throw queryGuard.takeUnretainedValue().refusal(for: error)
         }

@@ -102,8 +102,10 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     case resultTooLarge(limit: Int)
     /// The query needed more than `limit` bytes of SQLite's memory at once (many large values
     /// held together, e.g. ten columns of `hex(zeroblob(30000000))`); it was stopped when an
-    /// allocation would have passed the limit (``CatbirdStorage/SQLiteMemoryBudget``).
-    case memoryLimit(limit: Int)
+    /// allocation would have passed the limit (``CatbirdStorage/SQLiteMemoryBudget``);
+    /// `compiling`: while the statement was compiled (it is itself too large: CTEs copied at
+    /// each use, or a list of millions of values written into it).
+    case memoryLimit(limit: Int, compiling: Bool = false)
     /// One call of the SQL function `function` (e.g. `instr`) would take longer than SQLite
     /// can be interrupted for: its arguments' lengths multiply past its bound (`reason` says
     /// by how much; docs/protocol.md#sql). It was refused before it ran.
@@ -141,9 +143,14 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
             return "a string or blob would exceed the limit of \(Self.size(limit)) per value"
         case .resultTooLarge(let limit):
             return "the result exceeds \(Self.shortSize(limit)); select fewer rows or columns, or use substr()"
-        case .memoryLimit(let limit):
+        case .memoryLimit(let limit, false):
             return "the query needs more than \(Self.shortSize(limit)) of memory at once (the limit per query); "
                 + "hold fewer large values together, or use substr() or length()"
+        case .memoryLimit(let limit, true):
+            return "compiling the statement needs more than \(Self.shortSize(limit)) of memory at once (the limit per query): "
+                + "SQLite copies a CTE (WITH) into each place that names it, so CTEs that each name the one before more than "
+                + "once double with every level; a list of many values is better passed as one parameter and read with "
+                + "json_each(?)"
         case .functionTooCostly(_, let reason):
             return reason
         case .sqlite(let error):

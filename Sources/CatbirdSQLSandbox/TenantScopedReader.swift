@@ -136,7 +136,8 @@ public final class TenantScopedReader: Sendable {
     ) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult {
         let deadline = deadline ?? ContinuousClock.now.advanced(by: timeLimit)
         return try connections.withLock { (connections: inout Connections) throws(ReadOnlyQueryError) -> ReadOnlyQueryResult in
-            try connections.inspecting.inspectReadOnly(sql, readPolicy: connections.inspectionPolicy)
+            try connections.inspecting.inspectReadOnly(
+                sql, readPolicy: connections.inspectionPolicy, maxMemory: maxQueryMemory, deadline: deadline, timeLimit: timeLimit)
             connections.tenant.current = tenant
             defer { connections.tenant.current = nil }
             _ = connections.checkedFunctions.takeRefusal()
