@@ -522,6 +522,44 @@ def test_an_entrys_problem_marks_its_row_and_is_said_in_its_details(server, driv
     assert not errors, errors
 
 
+def test_an_answer_cut_short_after_its_row_was_shown_is_marked_live(server, driver):
+    """Regression (tester finding tester56b-F4, its repro with a 20 MB body): the `problem` of an
+    answer cut short is added when its connection ends, after the live page showed the row, and
+    the page, which polls for newer entries only, left the row unmarked until a reload (34 s
+    later still). Now the row gets its mark and its sentence on hover while the page stays
+    live."""
+    body = base64.b64encode(b"h" * 20_000_000).decode()
+    status, _ = server.json("POST", "/catbird/api/mocks", {
+        "type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": "/huge"}, "headers": {}},
+        "response": {"status": 200, "headers": {}, "body": body}})
+    assert status == 201, status
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.sendall(b"GET /huge HTTP/1.1\r\nHost: x\r\n\r\n")
+    sock.recv(1000)
+    row = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#rows tr"), message="the row of /huge")
+    assert "/huge" in row.text, row.text
+    assert "problem" not in row.get_attribute("class").split(), "marked before the answer was cut short"
+    sock.close()
+    deadline = time.monotonic() + 10
+    while True:
+        _, page = server.json("GET", "/catbird/api/requests")
+        entry = page["requests"][0]
+        if entry.get("problem") or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert entry["url"] == "/huge" and "closed the connection" in (entry.get("problem") or ""), entry
+    wait(driver, lambda d: "problem" in d.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry["id"]}"]').get_attribute("class").split(),
+         timeout=8, message="the row never got its mark")
+    row = driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry["id"]}"]')
+    assert row.get_attribute("title") == entry["problem"], (row.get_attribute("title"), entry["problem"])
+    assert driver.find_element(By.ID, "status").text == "live"
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_a_shards_request_answered_by_a_shared_fixture_shows_that_mock(server, driver):
     # tester20b-F12: a default-tenant mock (a shared fixture) answered shard fbk's request, and
     # the details said "#1 (no longer in the table)": the page looked only in the shard's table.
@@ -1772,6 +1810,7 @@ TESTS = [
     (test_details_show_headers_pretty_json_and_the_answering_mock, ()),
     (test_details_show_the_answering_mock_as_it_is_now_not_as_the_view_loaded, ()),
     (test_an_entrys_problem_marks_its_row_and_is_said_in_its_details, ()),
+    (test_an_answer_cut_short_after_its_row_was_shown_is_marked_live, ()),
     (test_a_shards_request_answered_by_a_shared_fixture_shows_that_mock, ()),
     (test_copy_as_curl_reproduces_head_proxy_form_asterisk_and_empty_header_requests, ()),
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),

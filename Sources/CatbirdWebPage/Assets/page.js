@@ -34,6 +34,7 @@ const state = {
   detached: false,       // showing older pages: live entries are not added until resumed
   pending: [],           // entries that arrived while paused, newest first
   pendingCount: 0,       // entries that arrived while paused, all counted (`pending` keeps the newest MAX_ROWS)
+  recheck: [],           // rows shown without a `problem` that may still get one: { id, until }, newest first
   // Whether live polls pass wait= (a long poll: the server parks the request, holding no
   // thread, and answers as soon as a matching entry is journaled). Turned off if a server
   // refuses wait= (an older Catbird); the page then asks every SHORT_POLL_MS instead.
@@ -440,7 +441,60 @@ function renderRows() {
   const fragment = document.createDocumentFragment();
   for (const entry of state.rows) fragment.append(rowFor(entry));
   $("rows").replaceChildren(fragment);
+  state.recheck = [];
+  watchForProblems(state.rows);
   updateFooter();
+}
+
+// How long, and how often, rows shown without a `problem` are read again: the journal adds the
+// `problem` of an answer cut short, or of a client that hung up while it was sent, once the
+// connection ends, after the row was shown (tester finding tester56b-F4: such a row stayed
+// unmarked until a reload). At most RECHECK_ROWS rows, the newest, are read again each time.
+const RECHECK_MS = 2000;
+const RECHECK_WINDOW_MS = 120000;
+const RECHECK_ROWS = 100;
+
+// Adds `entries` (newest first, newer than the rows watched) that have no `problem` to the rows
+// read again for one (recheckProblems).
+function watchForProblems(entries) {
+  const until = Date.now() + RECHECK_WINDOW_MS;
+  const added = entries.filter((entry) => !entry.problem).map((entry) => ({ id: entry.id, until }));
+  state.recheck = added.concat(state.recheck).slice(0, RECHECK_ROWS);
+}
+
+// Marks the row of `entry` (read again, or opened in the details) when its `problem` came after
+// the row was shown.
+function markProblem(entry) {
+  if (!entry.problem) return;
+  state.recheck = state.recheck.filter((row) => row.id !== entry.id);
+  const shown = state.rows.find((row) => row.id === entry.id);
+  if (shown) shown.problem = entry.problem;
+  const tr = $("rows").querySelector(`tr[data-id="${entry.id}"]`);
+  if (!tr || tr.classList.contains("problem")) return;
+  tr.classList.add("problem");
+  tr.title = escapeBidi(entry.problem);
+}
+
+// Reads the watched rows (watchForProblems) again every RECHECK_MS while the view lasts and
+// the tab is shown, and marks those that got a `problem` since.
+async function recheckProblems(generation, signal) {
+  while (generation === state.generation) {
+    await sleep(RECHECK_MS, signal);
+    if (signal.aborted || generation !== state.generation) return;
+    const now = Date.now();
+    state.recheck = state.recheck.filter((row) => row.until > now);
+    if (state.recheck.length === 0 || document.visibilityState === "hidden") continue;
+    const newest = state.recheck[0].id;
+    const oldest = state.recheck[state.recheck.length - 1].id;
+    let page;
+    try {
+      page = await api(journalPath({ order: "newest", since: oldest - 1, before: newest + 1, limit: 2 * RECHECK_ROWS }), { signal });
+    } catch (_) {
+      continue;  // the live poll reports a server that fails
+    }
+    if (generation !== state.generation) return;
+    for (const entry of page.requests) markProblem(entry);
+  }
 }
 
 function updateFooter() {
@@ -455,6 +509,7 @@ function prepend(entries) {
   for (const entry of entries) fragment.append(rowFor(entry));
   $("rows").prepend(fragment);
   state.rows = entries.concat(state.rows);
+  watchForProblems(entries);
   if (state.rows.length > MAX_ROWS) {
     const dropped = state.rows.length - MAX_ROWS;
     state.rows.length = MAX_ROWS;
@@ -471,7 +526,7 @@ async function resetView() {
   state.abort = new AbortController();
   const generation = ++state.generation;
   const signal = state.abort.signal;
-  Object.assign(state, { since: 0, before: null, hasOlder: false, rows: [], detached: false, pending: [], pendingCount: 0 });
+  Object.assign(state, { since: 0, before: null, hasOlder: false, rows: [], detached: false, pending: [], pendingCount: 0, recheck: [] });
   closeDetails();
   notice("");
   setText($("tenant-title"), tenantLabel(state.tenant));
@@ -497,6 +552,7 @@ async function resetView() {
     return;
   }
   await mocks;
+  recheckProblems(generation, signal);
   follow(generation, signal);
 }
 
@@ -808,6 +864,7 @@ async function openDetails(id) {
     return;
   }
   if (state.selected !== id) return;
+  markProblem(entry);  // a `problem` added since the row was shown (tester56b-F4)
   // The tenant's mocks read afresh: a copy from when the view loaded showed a used-up `limit`
   // mock as alive, with its load-time remaining limit and hits (tester finding tester22a-F5).
   if (entry.mockId !== null) await refreshMocks();
