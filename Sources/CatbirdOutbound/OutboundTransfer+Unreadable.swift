@@ -15,7 +15,13 @@ extension OutboundTransfer {
     /// - `CURLE_RECV_ERROR` once the answer began (a status line read): the connection failed
     ///   inside it, or its chunked framing was malformed;
     /// - `CURLE_OUT_OF_MEMORY` inside the header section: a field past libcurl's 100 KiB
-    ///   (`CURL_MAX_HTTP_HEADER`).
+    ///   (`CURL_MAX_HTTP_HEADER`);
+    /// - `CURLE_UNSUPPORTED_PROTOCOL` for "Unsupported HTTP version": a status line of another
+    ///   HTTP version than 1.0 or 1.1 (tester finding tester56a-F5: called unreachable);
+    /// - `CURLE_BAD_FUNCTION_ARGUMENT` inside the header section: libcurl's header store refuses
+    ///   a continuation line with no field before it, a line led by a space or tab right after
+    ///   the status line, which RFC 9112 section 2.2 lets a recipient reject (tester56a-F5:
+    ///   "upstream unreachable: … A libcurl function was given a bad argument").
     func unreadableAnswer(_ code: CURLcode, detail: String) -> String? {
         let said = "(libcurl: \(detail))"
         switch code {
@@ -40,6 +46,13 @@ extension OutboundTransfer {
             let place = headEnded ? "after \(body.count.counted("body byte", "body bytes"))" : "inside its header section"
             return "the upstream's answer was cut short: the connection failed \(place) \(said), "
                 + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
+        case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("Unsupported HTTP version"):
+            let version = detail.split(separator: "(").dropFirst().first?.split(separator: ")").first.map { "HTTP/\($0)" }
+            return "the upstream's status line names \(version ?? "an HTTP version"), not HTTP/1.0 or HTTP/1.1, so its answer cannot be "
+                + "read as HTTP/1.x \(said): answered 502 in its place"
+        case CURLE_BAD_FUNCTION_ARGUMENT where status > 0 && !headEnded:
+            return "the upstream's header section could not be read: its first line after the status line starts with a space or "
+                + "a tab, a continuation of no field (RFC 9112 section 2.2) \(said): answered 502 in its place"
         case CURLE_OUT_OF_MEMORY where !headEnded:
             return "the upstream's answer has a header field longer than the 100 KiB libcurl reads \(said): answered 502 in its place"
         default:

@@ -12,7 +12,8 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
     /// The finding's answers: bytes that are no status line, a chunk size `zz`, a reset after
     /// 1000 of 100000 body bytes, a 200 KB header field (libcurl's message: "Out of memory");
     /// and tester40a-F1's, F6's and F10's: status codes `000`, `099`, `20`, `1000`, 4,000
-    /// fields of about 97 bytes, and `chunked` applied twice.
+    /// fields of about 97 bytes, and `chunked` applied twice; and tester56a-F5's: a first header
+    /// line led by a space or a tab, status lines of HTTP/1.2 and HTTP/3.0.
     func testAnAnswerThatCannotBeReadIsSaidToBeTheUpstreamsAndJournaled() throws {
         let recorder = try server(recording: true)
         let client = try recorder.client()
@@ -31,6 +32,12 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
             // tester40a-F10: chunked twice; the inner framing was passed on (and recorded) as the body.
             ("/raw/chunkedtwice", "the upstream's answer has chunked as its transfer coding more than once"),
             ("/raw/chunkedtwolines", "the upstream's answer has chunked as its transfer coding more than once"),
+            // tester56a-F5: "upstream unreachable: … A libcurl function was given a bad argument",
+            // "… Unsupported HTTP version (1.2) in response".
+            ("/raw/leadws", "the upstream's header section could not be read: its first line after the status line starts with "),
+            ("/raw/leadtab", "the upstream's header section could not be read: its first line after the status line starts with "),
+            ("/raw/v12", "the upstream's status line names HTTP/1.2, "),
+            ("/raw/v30", "the upstream's status line names HTTP/3.0, "),
         ]
         for (path, reason) in cases {
             let answer = try client.request("GET", path)

@@ -54,7 +54,9 @@ Every answer is made from the request, so a test can check what arrived:
                        status1000 (no status code from 100 to 999), manyfields (a header section
                        of 4,000 fields, past libcurl's 300 KiB), twoctsame, twoetag and twoctdiff
                        (Content-Type or ETag twice, with one value or two), chunkedtwice and
-                       chunkedtwolines (chunked applied twice: in one field, in two)
+                       chunkedtwolines (chunked applied twice: in one field, in two), leadws and
+                       leadtab (the first header line led by a space, a tab), v12 and v30 (status
+                       lines of HTTP/1.2 and HTTP/3.0)
   /raw/resetmid        Content-Length: 100000, 1000 body bytes, then a reset (SO_LINGER 0)
   /stall/declaredbig   a head announcing Content-Length: 10000000000, 3 body bytes, then silence
                        until the client closes (at most 20 s; tester20a-F11.9)
@@ -217,6 +219,12 @@ class Handler(BaseHTTPRequestHandler):
 ABANDONED = []  # /hold/... paths whose client left first (list.append is atomic in CPython)
 
 RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6a F1)
+    # tester56a-F5: a first header line led by a space or a tab (libcurl: "A libcurl function was
+    # given a bad argument"), and status lines of HTTP/1.2 and HTTP/3.0, were "upstream unreachable"
+    "leadws": b"HTTP/1.1 200 OK\r\n X-Lead: 1\r\nContent-Length: 2\r\n\r\nok",
+    "leadtab": b"HTTP/1.1 200 OK\r\n\tX-Lead: 1\r\nContent-Length: 2\r\n\r\nok",
+    "v12": b"HTTP/1.2 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    "v30": b"HTTP/3.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
     "status999": b"HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok",
     "emptyval": b"HTTP/1.1 204 No Content\r\nX-Empty:\r\nContent-Length: 5\r\n\r\nhello",
     "badhdr": b"HTTP/1.1 200 OK\r\nX-Bin: \xff\xfe\r\nContent-Length: 2\r\n\r\nok",
