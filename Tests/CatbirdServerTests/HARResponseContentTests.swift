@@ -105,6 +105,27 @@ final class HARResponseContentTests: RecordingTestCase {
         }
     }
 
+    /// Regression (tester finding tester56a-F3, its body: `plain` gzipped, 25 bytes sent for 5):
+    /// `compression`, HAR 1.2's "number of bytes saved", was -20. Now it is left out, and a
+    /// `comment` says the coding made the body 20 bytes larger; the body is still given decoded.
+    func testACodingThatMadeTheBodyLargerSavedNoBytes() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let gzipped = Array(Data(base64Encoded: "H4sIAAAAAAACAyvISczMAwDPYiAZBQAAAA==")!)
+        let action = E2E.updateAction(
+            url: "/identgz", responseHeaders: ["Content-Encoding": "gzip", "Content-Type": "text/plain"], body: gzipped)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/identgz").body, gzipped)
+        let response = try XCTUnwrap(try exported(client, "/identgz")["response"] as? [String: Any])
+        let content = try XCTUnwrap(response["content"] as? [String: Any])
+        XCTAssertEqual(content["text"] as? String, "plain", "\(content)")
+        XCTAssertEqual(JSONNumber.int(content["size"]), 5)
+        XCTAssertEqual(JSONNumber.int(response["bodySize"]), 25)
+        XCTAssertNil(content["compression"], "\(content)")
+        XCTAssertEqual(content["comment"] as? String, "Content-Encoding: gzip made the body 20 bytes larger than decoded (25 sent)")
+    }
+
     /// A request body sent with `Content-Encoding: gzip` is given decoded in `postData.text`
     /// too, as HAR 1.2's "plain text posted data" (leftover of session 16's closing note: the
     /// gzip bytes were given as base64 with `_encoding`), while `request.bodySize` stays the

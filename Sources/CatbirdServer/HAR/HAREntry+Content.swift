@@ -46,9 +46,12 @@ extension HAREntry {
         switch ContentDecoding.decode(message.body, contentEncoding: coding, limit: decodedLimit) {
         case let .decoded(bytes, _)?:
             let (text, encoding) = text(bytes, contentType: mimeType)
+            // HAR 1.2: "Number of bytes saved"; a coding that made the body larger saved none,
+            // and a negative saving read as such in viewers (tester finding tester56a-F3).
+            let saved = bytes.count - message.bodySize
             return Content(
-                size: bytes.count, compression: bytes.count - message.bodySize, mimeType: mimeType, text: text, encoding: encoding,
-                comment: nil)
+                size: bytes.count, compression: saved >= 0 ? saved : nil, mimeType: mimeType, text: text, encoding: encoding,
+                comment: saved >= 0 ? nil : "\(named) made the body \((-saved).counted("byte", "bytes")) larger than decoded (\(message.bodySize) sent)")
         case let .undecodable(_, reason)?:
             return asSent("the body is given as sent (\(named)): it could not be decoded (\(reason))")
         case .tooLarge?:

@@ -78,8 +78,8 @@ struct HAREntry: Encodable {
     struct Content: Encodable {
         /// The full body size in bytes, decoded from its `Content-Encoding` when it was.
         let size: Int
-        /// The bytes its `Content-Encoding` saved (``size`` less the bytes sent, negative when
-        /// the coding made it larger); absent when the body was not decoded.
+        /// The bytes its `Content-Encoding` saved (``size`` less the bytes sent); absent when the
+        /// body was not decoded, or the coding made it larger (``comment`` then says by how much).
         var compression: Int?
         let mimeType: String
         let text: String?
