@@ -48,7 +48,7 @@ public enum JSONNesting {
     }
 
     /// ``tooDeep(_:)`` of an array's bytes.
-    static func tooDeep(_ bytes: [UInt8]) -> Bool {
+    public static func tooDeep(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { tooDeep($0) }
     }
 

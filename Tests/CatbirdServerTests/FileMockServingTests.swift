@@ -217,6 +217,7 @@ final class FileMockServingTests: XCTestCase {
     /// refused with its reason (line, column, byte offset; the key named), naming the file.
     /// The reasons call the text "the file", not "the body" (re-read of T15B-F11: a sidecar's
     /// repeated key was "the JSON body has the key …", an unclosed string "the body ends inside it").
+    /// One nested past 512 levels gets the control bodies' reason (tester56a-F6: "not a JSON object").
     func testASidecarIsReadAsStrictlyAsAControlBody() throws {
         let cases = [
             (
@@ -242,6 +243,11 @@ final class FileMockServingTests: XCTestCase {
             (
                 "comment", "{\"status\": 201 // created\n}",
                 "invalid JSON at line 1, column 16 (byte offset 15): a comment: JSON has no comments (RFC 8259)"
+            ),
+            // tester56a-F6, its sidecar: 513 levels of arrays were "not a JSON object".
+            (
+                "deep", "{\"status\":200,\"x\":" + String(repeating: "[", count: 513) + String(repeating: "]", count: 513) + "}",
+                "the sidecar nests arrays and objects more than 512 levels deep; JSON is read to at most 512 levels"
             ),
         ]
         for (name, sidecar, _) in cases {

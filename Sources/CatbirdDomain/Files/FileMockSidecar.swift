@@ -48,6 +48,9 @@ public struct FileMockSidecar: Sendable, Equatable {
         }
         guard let object = (try? JSONSerialization.jsonObject(with: JSONText.escapingByteOrderMarks(in: json), options: [.fragmentsAllowed])) as? [String: Any]
         else {
+            // Foundation's reader fails past its own depth limit: "not a JSON object" was said of
+            // a sidecar that is one (tester finding tester56a-F6).
+            if JSONNesting.tooDeep(Array(json)) { throw .badSidecar(path: path, reason: "the sidecar \(JSONNesting.reason)") }
             throw .badSidecar(path: path, reason: "not a JSON object: a sidecar is one object, such as {\"status\": 201, \"headers\": {}}")
         }
         // A misspelled key ("satus") would otherwise change nothing, silently (tester finding try8a F10).
