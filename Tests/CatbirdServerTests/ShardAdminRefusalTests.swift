@@ -14,7 +14,7 @@ final class ShardAdminRefusalTests: ServerTestCase {
         try E2E.addMock(client, tenant: "s1", url: "/s", body: "s")
         let cases: [(target: String, action: String)] = [
             ("/catbird/api/tenants?all=true", "dropping every tenant (a shard drops its own with DELETE /catbird/api/tenants/<its id>)"),
-            ("/catbird/api/tenants/other", "dropping another tenant"),
+            ("/catbird/api/tenants/other", #"dropping another tenant (the path names tenant "other")"#),
             ("/catbird/api/mocks?all=true", #"removing every tenant's mocks (a tenant removes its own with {"type":"removeAll"})"#),
         ]
         for (target, action) in cases {
@@ -29,5 +29,26 @@ final class ShardAdminRefusalTests: ServerTestCase {
         }
         XCTAssertEqual(try E2E.mocks(client, tenant: "other").count, 1, "the other tenant's mock is kept")
         XCTAssertEqual(try E2E.mocks(client, tenant: "s1").count, 1, "the shard's own mock is kept")
+    }
+
+    /// Regression (tester finding tester56c-F1, its requests): a shard whose id is `shard-K`
+    /// with a KELVIN SIGN dropping the ASCII `shard-K`, and shard `victim` dropping `victim%20`,
+    /// got a 403 naming only the caller, which read as "shard-K may not drop shard-K". The
+    /// reason now names the path's tenant as well, and a look-alike id says so.
+    func testTheRefusalToDropAnotherTenantNamesBothIds() throws {
+        try E2E.addMock(client, tenant: "shard-K", url: "/u", body: "x")
+        try E2E.addMock(client, tenant: "victim ", url: "/v", body: "v")
+        let kelvin = try client.request("DELETE", "/catbird/api/tenants/shard-K", headers: [("X-Catbird-Parallel-Id", "shard-\u{212A}")])
+        E2E.assertError(
+            kelvin, status: 403,
+            reasonContains: #"dropping another tenant (the path names tenant "shard-K") is an admin action, and a shard "#
+                + #"(X-Catbird-Parallel-Id: "shard-\#u{212A}" (not in NFC: U+212A)) may act on only its own tenant"#)
+        let space = try client.request("DELETE", "/catbird/api/tenants/victim%20", headers: E2E.tenantHeader("victim"))
+        E2E.assertError(
+            space, status: 403,
+            reasonContains: #"dropping another tenant (the path names tenant "victim ") is an admin action, and a shard "#
+                + #"(X-Catbird-Parallel-Id: "victim") may act on only its own tenant"#)
+        XCTAssertEqual(try E2E.mocks(client, tenant: "shard-K").count, 1, "nothing was dropped")
+        XCTAssertEqual(try E2E.mocks(client, tenant: "victim ").count, 1, "nothing was dropped")
     }
 }

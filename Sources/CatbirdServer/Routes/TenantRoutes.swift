@@ -55,7 +55,10 @@ enum TenantRoutes {
                     throw APIError.badRequest("a tenant id is at most \(TenantID.maxLength) bytes (docs/tenancy.md#tenant-of-a-request)")
                 }
                 guard context.isAdmin || (context.tenant == tenant && !tenant.isDefault) else {
-                    throw dependencies.admin.refusal("dropping another tenant", tenant: context.tenant, request: context.request)
+                    // Both ids named: the caller's alone read "shard-K may not drop shard-K" of a
+                    // look-alike id, or of a path id with a space the header's lacks (tester56c-F1).
+                    throw dependencies.admin.refusal(
+                        "dropping another tenant (the path names \(tenant.named))", tenant: context.tenant, request: context.request)
                 }
                 guard try FullDiskDeletion.refusing("the tenant's drop", { try dependencies.tenants.drop(tenant) }) else {
                     throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))\(tenant.lookAlikeNote)")

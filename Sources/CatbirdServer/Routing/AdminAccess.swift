@@ -44,7 +44,8 @@ struct AdminAccess: Sendable {
                     + tokenProblem(in: request))
         }
         return .forbidden(
-            "\(action) is an admin action, and a shard (\(TenantID.headerName): \(JSONText.shortString(tenant.rawValue))) may act on only its own tenant; "
+            "\(action) is an admin action, and a shard (\(TenantID.headerName): \(JSONText.shortString(tenant.rawValue))\(tenant.lookAlikeNote)) "
+                + "may act on only its own tenant; "
                 + "the admin (a call without \(TenantID.headerName) on a trusted host, or with the admin token) does that "
                 + "(docs/tenancy.md#admin)")
     }
