@@ -1074,6 +1074,66 @@ def test_line_terminators_in_a_url_and_invisible_characters_in_a_tenant_id_are_s
         assert names.count(shown) == 1, (shown, names)
 
 
+def test_control_characters_in_headers_tenant_ids_and_bodies_are_shown_and_copied_escaped(server, driver):
+    """Regression (tester findings tester56b-F1 and F2, their exact values): a header value
+    `a<ESC>[31mred<ESC>[0m<BEL><DEL>` was shown raw (an empty box or nothing for each control)
+    and copied as curl with the raw bytes; tenant ids `t<ESC>[33myellow<BEL>` and `t[33myellow`
+    read alike in the picker and the tab title; a UTF-8 body holding U+009B and U+0080 was shown
+    as text; `/h?q=<U+2028>x` was copied as curl with the U+2028 raw (a space in the box). Each
+    control is now marked `\\u001B` on the page, a body holding one is shown as hex, and the
+    command writes them as `\\xHH` in $'…', which, run, journals the same bytes."""
+    esc_tenant = "t\x1b[33myellow\x07"
+    requests = [
+        b"GET /ctl HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: ctl\r\nX-Esc: a\x1b[31mred\x1b[0m\x07\x7f\r\nConnection: close\r\n\r\n",
+        b"GET /h?q=\xe2\x80\xa8x HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: ctl\r\nConnection: close\r\n\r\n",
+        b"POST /utf8c1 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: ctl\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n"
+        b"Connection: close\r\n\r\n" + "abc\u009b31mred\u0080x".encode(),
+        b"GET /b HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: " + esc_tenant.encode() + b"\r\nConnection: close\r\n\r\n",
+        b"GET /b HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: t[33myellow\r\nConnection: close\r\n\r\n",
+    ]
+    for request in requests:
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(request)
+            while sock.recv(65536):
+                pass
+    _, page = server.json("GET", "/catbird/api/requests", tenant="ctl")
+    sent = {entry["url"]: entry for entry in page["requests"]}
+    assert sorted(sent) == ["/ctl", "/h?q=\u2028x", "/utf8c1"], sorted(sent)
+    driver.get(server.url + "/catbird?tenant=ctl")
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 3, message="the three requests never showed")
+    header = sent["/ctl"]["request"]["headers"]["X-Esc"]
+    assert header == "a\x1b[31mred\x1b[0m\x07\x7f", repr(header)
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{sent["/ctl"]["id"]}"]').click()
+    wait(driver, lambda d: d.find_element(By.ID, "details").get_attribute("data-entry-id") == str(sent["/ctl"]["id"]), message="details")
+    details = driver.find_element(By.ID, "details").text
+    assert "a\\u001B[31mred\\u001B[0m\\u0007\\u007F" in details, details
+    page_text = driver.execute_script("return document.body.textContent")
+    assert not any(char in page_text for char in "\x1b\x07\x7f\u2028"), "no control is put into the page as it is"
+    command = copied_curl(driver, sent["/ctl"]["id"])
+    assert "$'X-Esc: a\\x1b[31mred\\x1b[0m\\x07\\x7f'" in command, command
+    url_command = copied_curl(driver, sent["/h?q=\u2028x"]["id"])
+    assert "\u2028" not in url_command and "\\xe2\\x80\\xa8" in url_command, url_command
+    for copied in (command, url_command):
+        run = subprocess.run(["bash", "-c", copied + " -s -o /dev/null -m 10"], capture_output=True)
+        assert run.returncode == 0, (copied, run.returncode, run.stderr)
+    _, page = server.json("GET", "/catbird/api/requests", tenant="ctl")
+    replayed = [entry for entry in page["requests"] if entry["id"] not in {e["id"] for e in sent.values()}]
+    assert sorted(e["url"] for e in replayed) == ["/ctl", "/h?q=\u2028x"], replayed
+    assert [e["request"]["headers"].get("X-Esc") for e in replayed if e["url"] == "/ctl"] == [header], replayed
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{sent["/utf8c1"]["id"]}"]').click()
+    wait(driver, lambda d: d.find_element(By.ID, "details").get_attribute("data-entry-id") == str(sent["/utf8c1"]["id"]), message="details")
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#details pre.hex"), message="the body holding C1 controls shown as hex")
+    wait(driver, lambda d: len(tenant_names(d)) >= 3, message="the tenants never showed")
+    names = tenant_names(driver)
+    assert "t\\u001B[33myellow\\u0007" in names and "t[33myellow" in names, names
+    driver.get(server.url + "/catbird?tenant=" + urllib.parse.quote(esc_tenant))
+    wait_live(driver)
+    assert driver.title == "Catbird · t\\u001B[33myellow\\u0007", repr(driver.title)
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_a_tenant_named_default_tenant_is_not_shown_as_the_default_tenant(server, driver):
     """Tester finding tester39a-F12: a tenant whose id is the text `default tenant` read exactly
     like the default tenant (id "") in the picker, the title bar and the tab title. Such an id
@@ -1828,6 +1888,7 @@ TESTS = [
     (test_tenants_whose_ids_differ_only_by_canonically_equivalent_characters_are_told_apart, ()),
     (test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line, ("--head-timeout", "2")),
     (test_line_terminators_in_a_url_and_invisible_characters_in_a_tenant_id_are_shown, ()),
+    (test_control_characters_in_headers_tenant_ids_and_bodies_are_shown_and_copied_escaped, ()),
     (test_a_tenant_named_default_tenant_is_not_shown_as_the_default_tenant, ()),
     (test_a_charset_inside_another_parameters_quotes_is_not_read, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),

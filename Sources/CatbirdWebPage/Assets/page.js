@@ -125,8 +125,11 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 // T15B-F15); the line terminators U+0085, U+2028 and U+2029 showed as a space, an empty box or
 // nothing at all (`/p?x=\u2029` read `/p?x=`: tester finding tester39a-F1). Every value put
 // into the page goes through setText(), which shows each one as a marked `\u202E` (class
-// "escaped") in place of the character itself.
-const BIDI_CONTROLS = /([\u0085\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069])/;
+// "escaped") in place of the character itself. So are the control characters other than tab,
+// LF and CR (C0, DEL and C1), which showed as an empty box or as nothing: a header value
+// `a\x1b[31mred\x07` read `a□[31mred□`, a tenant `t\x1b[33myellow` as `t[33myellow` (tester
+// finding tester56b-F1).
+const BIDI_CONTROLS = /([\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069])/;
 
 function setText(node, text) {
   const parts = String(text).split(BIDI_CONTROLS);
@@ -140,7 +143,9 @@ function setText(node, text) {
     mark.textContent = escaped;
     mark.title = /[\u0085\u2028\u2029]/.test(part)
       ? `U+${escaped.slice(2)}, a line terminator, shown escaped: it would show as a space or as nothing`
-      : `U+${escaped.slice(2)}, a bidirectional control character, shown escaped: it would reorder the text around it`;
+      : /[\u0000-\u009f]/.test(part)
+        ? `U+${escaped.slice(2)}, a control character, shown escaped: it would show as an empty box or as nothing`
+        : `U+${escaped.slice(2)}, a bidirectional control character, shown escaped: it would reorder the text around it`;
     node.append(mark);
   });
 }
@@ -1144,7 +1149,9 @@ function decodeText(bytes, complete) {
     // ignoreBOM: a leading U+FEFF is part of the body (the journal's `body` keeps it); by default
     // TextDecoder drops it, and Copy as curl sent the body without it (tester finding tester29a-F4).
     const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes, { stream: !complete });
-    return /[\u0000-\u0008\u000e-\u001f]/.test(text) ? null : text;
+    // DEL and the C1 controls (U+0080-U+009F) are control characters too (tester56b-F1: a
+    // UTF-8 body holding U+009B was shown as text, its controls invisible).
+    return /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/.test(text) ? null : text;
   } catch (_) { return null; }
 }
 
@@ -1428,8 +1435,10 @@ function repeatedName(object, lexeme) {
 // box, tester finding tester22a-F1), and a raw U+202E reorders the command on screen
 // (tester22a-F3). In $'…' a CR is `\r` and a control's UTF-8 bytes are `\xHH` (bash 3.2 and zsh
 // read both; bash 3.2 has no `\u`), so the box shows plain ASCII escapes and the shell sends the
-// bytes journaled.
-const SHELL_ESCAPED = /[\r\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// bytes journaled. So are the other control characters but tab and LF (raw terminal escapes in
+// a header went into the command: tester finding tester56b-F1) and the line terminators U+0085,
+// U+2028 and U+2029, which the box showed as a space (tester56b-F2).
+const SHELL_ESCAPED = /[\r\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 function shellQuote(text) {
   text = String(text);
   if (!SHELL_ESCAPED.test(text)) return "'" + text.replace(/'/g, "'\\''") + "'";
