@@ -173,7 +173,10 @@ final class FileMissReasonTests: XCTestCase {
     /// was filed and how to reach it, and the request it names is served.
     func testA404NamesARecordingFiledInTheOtherLayout() throws {
         // `api/q/r`: a directory whose name is no host is not looked into.
-        let directory = try Self.mocksDirectory(["127.0.0.1/p/echo": "echo\n", "v1/users": "users\n", "api/q/r": "q\n"])
+        // `v1.2/users`, `api.v2/items`: fixture folders named for a version are no host's (tester56a-F4).
+        let directory = try Self.mocksDirectory([
+            "127.0.0.1/p/echo": "echo\n", "v1/users": "users\n", "api/q/r": "q\n", "v1.2/accounts": "u\n", "api.v2/items": "i\n",
+        ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let root = directory.resolvingSymlinksInPath().path
         let server = try TestServer { $0.mocksDirectory = directory.path }
@@ -197,6 +200,10 @@ final class FileMissReasonTests: XCTestCase {
                 + "or move the file into api.example.com/ (docs/files.md#request-to-file)"))
         XCTAssertEqual(try CurlClient.run(["\(base)/v1/users"]).text, "users\n")
         XCTAssertTrue(try reason(["\(base)/q/r"]).hasSuffix("(tried q/r)"), "api/ is no host's directory")
+        // Regression (tester finding tester56a-F4): `v1.2/users is there: a recording made in proxy
+        // mode, filed under its host; send the request through Catbird as a proxy …`.
+        XCTAssertTrue(try reason(["\(base)/accounts"]).hasSuffix("(tried accounts)"), "v1.2/ is no host's directory")
+        XCTAssertTrue(try reason(["\(base)/items"]).hasSuffix("(tried items)"), "api.v2/ is no host's directory")
         XCTAssertTrue(try reason(["\(base)/p/none"]).hasSuffix("(tried p/none)"))
     }
 

@@ -14,7 +14,7 @@ extension FileMockDirectory {
     /// for an absolute-form one, without its host (`p/echo`) or under another host's directory.
     /// Says which file, how it was recorded and how to reach it; nil when none is. Host
     /// directories are the first ``layoutHintHosts`` directories at the top whose names look like
-    /// hosts (a `.` or `:` in them, or `localhost`). Reads the directory: asked only for a 404.
+    /// hosts (``looksLikeHost(_:)``). Reads the directory: asked only for a 404.
     func otherLayout(tried: [String], target: String) -> String? {
         let absolute = ["http://", "https://"].contains { target.lowercased().hasPrefix($0) }
         let names = tried.prefix(Self.missHintNames)
@@ -47,12 +47,25 @@ extension FileMockDirectory {
     /// The top-level directories whose names look like hosts, in byte order, at most ``layoutHintHosts``.
     private func hostDirectories() -> [String] {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: root) else { return [] }
-        return entries.filter { entry in
-            (entry.contains(".") || entry.contains(":") || entry == "localhost") && !entry.hasPrefix(".")
-        }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.prefix(Self.layoutHintHosts).filter { entry in
+        return entries.filter(Self.looksLikeHost).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.prefix(Self.layoutHintHosts).filter { entry in
             confined(entry).map(Self.isDirectory) == true
         }
     }
 
     private func isFile(_ name: String) -> Bool { confined(name).flatMap(Self.regularFile) != nil }
+
+    /// Whether a top-level directory's name looks like the host a proxy recording is filed
+    /// under: `localhost`, a name with a port or an IPv6 address (a `:`), four dot-separated
+    /// numbers (IPv4), or a dotted name whose last label is letters only, as top-level domains
+    /// are (`api.example.com`). A fixture folder named for a version, `v1.2` or `api.v2`, is no
+    /// host's: the 404 called its files proxy recordings and advised proxy mode, where the app's
+    /// base URL lacked the folder's prefix (tester finding tester56a-F4).
+    static func looksLikeHost(_ name: String) -> Bool {
+        guard !name.hasPrefix(".") else { return false }
+        if name == "localhost" || name.contains(":") { return true }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, !labels.contains(where: \.isEmpty) else { return false }
+        if labels.count == 4, labels.allSatisfy({ $0.count <= 3 && $0.allSatisfy { ("0"..."9").contains($0) } }) { return true }
+        return labels.last!.allSatisfy { $0.isASCII && $0.isLetter }
+    }
 }
