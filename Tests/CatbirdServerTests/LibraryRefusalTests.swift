@@ -34,6 +34,29 @@ final class LibraryRefusalTests: ServerTestCase {
         XCTAssertEqual(urls, ["/no-colon"], listed.text)
     }
 
+    /// Regression (tester finding tester56a-F1, its request): shard `shard-7`'s request with a
+    /// 30 KB cookie got libmicrohttpd's 431 before its header section was read, and was
+    /// journaled in the default tenant with its whole target, `?access_token=SHARD7-SECRET`
+    /// included, where any client without a parallel id (and its HAR export) read it. Its query
+    /// is now left out (`?…`), and the `problem` says why; a request without a query keeps it all.
+    func testARefusalWhoseTenantIsUnknownKeepsNoQueryInTheDefaultJournal() throws {
+        let cookie = "s=" + String(repeating: "x", count: 30_000)
+        let answer = try E2E.exchange(
+            server, "GET /api/me?access_token=SHARD7-SECRET HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: shard-7\r\n"
+                + "Cookie: \(cookie)\r\nConnection: close\r\n\r\n")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431 "), String(answer.prefix(200)))
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 1).first)
+        XCTAssertEqual(entry["url"] as? String, "/api/me?…")
+        XCTAssertEqual(entry["method"] as? String, "")
+        XCTAssertTrue((entry["problem"] as? String ?? "").hasSuffix(
+            "; its query was left out of the url (?… in its place): the header section was not read, so its tenant is unknown and "
+                + "it is journaled in the default tenant's journal, which every client reads (docs/protocol.md#what-libmicrohttpd-answers-itself)"),
+            "\(entry)")
+        let har = try client.request("GET", "/catbird/api/requests.har")
+        XCTAssertFalse(har.text.contains("SHARD7-SECRET"), "the default tenant's HAR holds the shard's token")
+        XCTAssertFalse(try client.request("GET", "/catbird/api/requests").text.contains("SHARD7-SECRET"))
+    }
+
     /// A chunk size that is not hex: libmicrohttpd's 400 after the header section was
     /// accepted, so the entry has the method, the headers and the tenant of the parallel id.
     func testMalformedChunkIsJournaledInItsTenant() throws {

@@ -54,6 +54,13 @@ extension CatbirdHandler {
         noteUnanswered(request, status: status, why: problem, warning: refused, nothingSent: nothingSent) { tenant in
             guard journaled else { return }
             var entry = serving.nothingSentEntry(request, tenant: tenant, status: status, problem: problem, written: ending.written)
+            if request.method.isEmpty, let query = entry.url.firstIndex(of: "?") {
+                // Its tenant unknown (the header section was not read), the entry goes to the
+                // default tenant's journal, which every client reads: a shard's query (a token)
+                // would be read there by any other (tester finding tester56a-F1).
+                entry.url = String(entry.url[..<query]) + "?…"
+                entry.problem = (entry.problem.map { $0 + "; " } ?? "") + Self.queryLeftOutProblem
+            }
             if request.discardedBodySize > 0, let unread = Self.unreadBodyProblem(of: request) {
                 // Past the size limit before it ended: its bytes were discarded as they came, and
                 // `bodySize` counts them (tester finding tester52c-F2: 55 MiB sent in chunks, then
@@ -66,6 +73,12 @@ extension CatbirdHandler {
             journal.append(entry)
         }
     }
+
+    /// The `problem` sentence of a request journaled in the default tenant because its header
+    /// section was not read, whose query is left out of its `url` (`?…` in its place).
+    static let queryLeftOutProblem =
+        "its query was left out of the url (?… in its place): the header section was not read, so its tenant is unknown and "
+        + "it is journaled in the default tenant's journal, which every client reads (docs/protocol.md#what-libmicrohttpd-answers-itself)"
 
     /// Whether `request`, which ended before it was answered, announced a body it did not
     /// finish (a `Transfer-Encoding`, or a `Content-Length` past the bytes that arrived); false
