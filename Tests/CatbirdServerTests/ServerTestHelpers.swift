@@ -302,6 +302,25 @@ enum E2E {
         }
     }
 
+    /// `catbird_buffered_bytes` of a scrape of `server`'s `GET /catbird/metrics`.
+    static func bufferedBytes(_ server: TestServer) throws -> Int? {
+        let scrape = try server.client().request("GET", "/catbird/metrics").text
+        let line = scrape.split(separator: "\n").first { $0.hasPrefix("catbird_buffered_bytes ") }
+        return line.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+
+    /// ``bufferedBytes(_:)`` once it is 0, or after 5 s: a request's bytes are given back when
+    /// libmicrohttpd completes it, a moment after its answer went out.
+    static func bufferedBytesOnceGivenBack(_ server: TestServer) throws -> Int? {
+        let deadline = ContinuousClock.now + .seconds(5)
+        var buffered = try bufferedBytes(server)
+        while buffered != 0, ContinuousClock.now < deadline {
+            usleep(50_000)
+            buffered = try bufferedBytes(server)
+        }
+        return buffered
+    }
+
     /// Runs `body(index)` on `count` threads at once and waits for all of them.
     static func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         let group = DispatchGroup()
