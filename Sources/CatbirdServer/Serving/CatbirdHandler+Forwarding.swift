@@ -27,7 +27,12 @@ extension CatbirdHandler {
         let chosen = Timestamp.now()
         return .later { [serving] responder in
             upstream.forward(request, to: destination, isWanted: { responder.isWaiting }) { answer in
-                guard responder.isWaiting else {
+                // Strict: a wait of moments from before the entry is queued, so a stop that
+                // begins lets the commit (and the recording's placing) release the answer, or
+                // finds the request answered already and journals that (tester finding
+                // tester57a-F1: with --record, the stop's 503 went out while the row said the
+                // upstream's 200 and the recording was placed).
+                guard durability == .strict ? responder.awaitMoments() : responder.isWaiting else {
                     return deliverToGone(placed(answer), request, destination: destination, tenant: tenant, chosen: chosen, to: responder)
                 }
                 let (sent, ticket) = serving.journal(
