@@ -526,8 +526,9 @@ def test_an_answer_cut_short_after_its_row_was_shown_is_marked_live(server, driv
     """Regression (tester finding tester56b-F4, its repro with a 20 MB body): the `problem` of an
     answer cut short is added when its connection ends, after the live page showed the row, and
     the page, which polls for newer entries only, left the row unmarked until a reload (34 s
-    later still). Now the row gets its mark and its sentence on hover while the page stays
-    live."""
+    later still), and its open details kept the entry as first read (tester57a-F6). Now the
+    row gets its mark and its sentence on hover while the page stays live, and its open details
+    show the problem."""
     body = base64.b64encode(b"h" * 20_000_000).decode()
     status, _ = server.json("POST", "/catbird/api/mocks", {
         "type": "update", "pattern": {"method": "GET", "url": {"kind": "equal", "value": "/huge"}, "headers": {}},
@@ -542,6 +543,9 @@ def test_an_answer_cut_short_after_its_row_was_shown_is_marked_live(server, driv
     row = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#rows tr"), message="the row of /huge")
     assert "/huge" in row.text, row.text
     assert "problem" not in row.get_attribute("class").split(), "marked before the answer was cut short"
+    row.click()  # its details open (tester57a-F6: they kept the entry as first read)
+    wait(driver, lambda d: d.find_element(By.ID, "details").get_attribute("data-entry-id") is not None, message="details")
+    assert "problem" not in driver.find_element(By.ID, "details").text.split()
     sock.close()
     deadline = time.monotonic() + 10
     while True:
@@ -555,6 +559,7 @@ def test_an_answer_cut_short_after_its_row_was_shown_is_marked_live(server, driv
          timeout=8, message="the row never got its mark")
     row = driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{entry["id"]}"]')
     assert row.get_attribute("title") == entry["problem"], (row.get_attribute("title"), entry["problem"])
+    wait(driver, lambda d: "closed the connection" in d.find_element(By.ID, "details").text, message="the open details never showed the problem")
     assert driver.find_element(By.ID, "status").text == "live"
     errors = console_errors(driver)
     assert not errors, errors
@@ -720,6 +725,35 @@ def test_copy_as_curl_while_the_next_entrys_details_load_copies_nothing_of_the_e
     assert early == "", early
     command = copied_curl(driver, ids["/second"])
     assert "/second" in command and "/first" not in command, command
+
+
+def test_copy_as_curl_then_another_row_shows_no_command_of_the_row_before(server, driver):
+    """Regression (tester finding tester57a-F3): Copy as curl on a row with a body, then a click
+    on another row while that body was read, showed (and copied) the first row's command under
+    the second row's details. Here the body is held back a second by the browser's fetch: the
+    second row's details show no command, and its own Copy as curl copies its own."""
+    server.request("POST", "/with-body", b"first body", {"Content-Type": "text/plain"})
+    server.request("GET", "/second")
+    _, page = server.json("GET", "/catbird/api/requests")
+    ids = {entry["url"]: entry["id"] for entry in page["requests"]}
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{ids["/with-body"]}"]').click()
+    wait(driver, lambda d: d.find_element(By.ID, "details").get_attribute("data-entry-id") == str(ids["/with-body"]), message="details")
+    driver.execute_script(
+        "const fetched = window.fetch;"
+        "window.fetch = (input, init) => String(input).startsWith(arguments[0])"
+        " ? new Promise((done) => setTimeout(done, 1000)).then(() => fetched(input, init)) : fetched(input, init);",
+        f"/catbird/api/requests/{ids['/with-body']}/request/body")
+    driver.find_element(By.ID, "curl").click()
+    driver.find_element(By.CSS_SELECTOR, f'#rows tr[data-id="{ids["/second"]}"]').click()
+    wait(driver, lambda d: d.find_element(By.ID, "details").get_attribute("data-entry-id") == str(ids["/second"]), message="details")
+    time.sleep(1.5)
+    box = driver.find_element(By.ID, "curl-text")
+    shown = box.get_attribute("value") if box.is_displayed() else ""
+    assert "/with-body" not in shown, shown
+    command = copied_curl(driver, ids["/second"])
+    assert "/second" in command and "/with-body" not in command, command
 
 
 def test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled(server, driver):
@@ -1876,6 +1910,7 @@ TESTS = [
     (test_copy_as_curl_sends_a_body_starting_with_an_at_sign_as_written, ()),
     (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),
     (test_copy_as_curl_while_the_next_entrys_details_load_copies_nothing_of_the_entry_before, ()),
+    (test_copy_as_curl_then_another_row_shows_no_command_of_the_row_before, ()),
     (test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled, ()),
     (test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both, ()),
     (test_copy_as_curl_adds_no_header_field_the_request_did_not_have, ()),

@@ -468,8 +468,9 @@ function watchForProblems(entries) {
 }
 
 // Marks the row of `entry` (read again, or opened in the details) when its `problem` came after
-// the row was shown.
-function markProblem(entry) {
+// the row was shown; its details, when open (and not being opened: `opening`), are shown again
+// with it (tester finding tester57a-F6: they kept the entry as first read).
+function markProblem(entry, opening = false) {
   if (!entry.problem) return;
   state.recheck = state.recheck.filter((row) => row.id !== entry.id);
   const shown = state.rows.find((row) => row.id === entry.id);
@@ -478,6 +479,7 @@ function markProblem(entry) {
   if (!tr || tr.classList.contains("problem")) return;
   tr.classList.add("problem");
   tr.title = escapeBidi(entry.problem);
+  if (!opening && state.selected === entry.id && state.detailsEntry?.id === entry.id) openDetails(entry.id);
 }
 
 // Reads the watched rows (watchForProblems) again every RECHECK_MS while the view lasts and
@@ -869,7 +871,7 @@ async function openDetails(id) {
     return;
   }
   if (state.selected !== id) return;
-  markProblem(entry);  // a `problem` added since the row was shown (tester56b-F4)
+  markProblem(entry, true);  // a `problem` added since the row was shown (tester56b-F4)
   // The tenant's mocks read afresh: a copy from when the view loaded showed a used-up `limit`
   // mock as alive, with its load-time remaining limit and hits (tester finding tester22a-F5).
   if (entry.mockId !== null) await refreshMocks();
@@ -1566,6 +1568,10 @@ async function copyAsCurl() {
     body.after += "\n# the request-target held bytes that are not UTF-8, or a NUL, which the journal wrote as %XX:"
       + " this sends those escapes as text, another request (the original was refused with 400)";
   }
+  // Another row opened while the body was read: its details are shown now, and this command
+  // is not theirs (tester finding tester57a-F3: the first row's command was shown, and copied,
+  // under the second row's details).
+  if (state.selected !== entry.id || state.detailsEntry !== entry) return;
   await showCurl(body.before + parts.join(" ") + body.after);
 }
 
