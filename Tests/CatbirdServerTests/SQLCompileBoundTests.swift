@@ -26,7 +26,10 @@ final class SQLCompileBoundTests: XCTestCase {
         try LaunchedServer.withTemporaryDatabase { server, client in
             let start = try server.currentResidentMegabytes()
             let inList = "SELECT count(*) FROM requests WHERE id IN (" + (0..<4_000_000).map(String.init).joined(separator: ",") + ")"
-            for (name, sql) in [("20 levels of CTEs", Self.doublingCTEs(levels: 20)), ("4,000,000 values", inList)] {
+            // The bounds on time are generous for a loaded machine and a debug build: the CTEs took
+            // 10.6 s; the values' 31 MB body is read and decoded before its 2 s begin.
+            let cases = [("20 levels of CTEs", Self.doublingCTEs(levels: 20), 6), ("4,000,000 values", inList, 15)]
+            for (name, sql, seconds) in cases {
                 let started = ContinuousClock.now
                 let answer = try E2E.sql(try RawHTTPClient(port: server.port, timeoutSeconds: 90), sql, tenant: "attacker")
                 let took = ContinuousClock.now - started
@@ -34,8 +37,7 @@ final class SQLCompileBoundTests: XCTestCase {
                 XCTAssertTrue(
                     answer.text.contains("compiling the statement needs more than 256 MiB of memory")
                         || answer.text.contains("time limit of 2000 ms"), "\(name): \(answer.text)")
-                // Generous for a loaded machine: the CTEs took 10.6 s.
-                XCTAssertLessThan(took, .seconds(5), "\(name) answered late")
+                XCTAssertLessThan(took, .seconds(seconds), "\(name) answered late")
                 let peak = try server.peakResidentMegabytes()
                 // One query of at most 256 MiB (with the allocator's overhead) and the server.
                 XCTAssertLessThan(peak, start + 450, "\(name): the server's VmHWM \(peak) MB (\(start) MB at start)")
