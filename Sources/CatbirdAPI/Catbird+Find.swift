@@ -16,8 +16,9 @@ extension Catbird {
     /// - Parameters:
     ///   - pattern: the requests to find.
     ///   - since: only entries after this entry id (a page's ``CatbirdRequestPage/nextSince``).
-    ///   - from: only requests answered at or after this time (millisecond precision).
-    ///   - until: only requests answered before this time.
+    ///   - from: only requests that arrived at or after this time (their `time`, ``CatbirdRequest/time``; millisecond
+    ///     precision): a delayed mock's request counts from its arrival, not from its answer.
+    ///   - until: only requests that arrived before this time.
     ///   - limit: the size of the one page to read, 1–1000; nil to read every match (bounded
     ///     as above).
     /// - Returns: the matches, as one page (with a `limit`, at most 4 MiB of JSON: it may stop
