@@ -200,7 +200,7 @@ extension Database {
         do throws(SQLiteError) {
             try statement.bind(parameters)
             var size = columns.reduce(0) { $0 + ReadOnlyQueryResult.size(ofColumnName: $1) }
-            if size > maxResultSize { refusal = .resultTooLarge(limit: maxResultSize) }
+            if size > maxResultSize { refusal = .resultTooLarge(limit: maxResultSize, columnNames: true) }
             while refusal == nil, rows.count < maxRows, try statement.step() {
                 refusal = Self.refusal(
                     afterStepping: statement, size: size, maxResultSize: maxResultSize,

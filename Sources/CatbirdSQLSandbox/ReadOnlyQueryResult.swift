@@ -98,8 +98,9 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
     /// The column names and the rows read so far would exceed the result size limit of `limit`
     /// bytes (``ReadOnlyQueryResult/size(ofColumnName:)`` and ``ReadOnlyQueryResult/size(of:)``
     /// summed, e.g. 16 MiB); the query was stopped at the row that crossed it, before copying
-    /// it out of SQLite when its bytes alone crossed it.
-    case resultTooLarge(limit: Int)
+    /// it out of SQLite when its bytes alone crossed it. `columnNames`: the column names alone
+    /// cross it (an unnamed expression's text is its column's name).
+    case resultTooLarge(limit: Int, columnNames: Bool = false)
     /// The query needed more than `limit` bytes of SQLite's memory at once (many large values
     /// held together, e.g. ten columns of `hex(zeroblob(30000000))`); it was stopped when an
     /// allocation would have passed the limit (``CatbirdStorage/SQLiteMemoryBudget``);
@@ -141,7 +142,11 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
                 + "through their unqualified names, which show only the caller's tenant's rows"
         case .valueTooLarge(let limit):
             return "a string or blob would exceed the limit of \(Self.size(limit)) per value"
-        case .resultTooLarge(let limit):
+        case .resultTooLarge(let limit, true):
+            // tester57a-F5: `SELECT length('<20 MB literal>')` was told to select fewer rows or columns.
+            return "the result's column names alone exceed \(Self.shortSize(limit)): a column without a name is named by its "
+                + "expression's text; name it with AS (SELECT length(?) AS n), or pass a long literal as a parameter"
+        case .resultTooLarge(let limit, false):
             return "the result exceeds \(Self.shortSize(limit)); select fewer rows or columns, or use substr()"
         case .memoryLimit(let limit, false):
             return "the query needs more than \(Self.shortSize(limit)) of memory at once (the limit per query); "

@@ -118,7 +118,17 @@ final class ResultSizeTests: StorageTestCase {
         assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT printf('%.*c', 482, '\"') AS a") }
         // T16-F4: column names count, even with no row (two 20 MB names made a 40 MB answer).
         let longName = String(repeating: "x", count: 990)
-        assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT 1 AS \"\(longName)\" WHERE 0") }
+        assertThrows(.resultTooLarge(limit: 1000, columnNames: true)) { try query("SELECT 1 AS \"\(longName)\" WHERE 0") }
+        // Regression (tester finding tester57a-F5, its query at this limit): an unnamed
+        // expression's text is its column's name, so `SELECT length('<20 MB literal>')` was
+        // refused, told to select fewer rows or columns; it is now told to name the column.
+        let literal = String(repeating: "y", count: 1000)
+        assertThrows(.resultTooLarge(limit: 1000, columnNames: true)) { try query("SELECT length('\(literal)')") }
+        XCTAssertEqual(try query("SELECT length('\(literal)') AS n").rows, [[.integer(1000)]])
+        XCTAssertEqual(
+            ReadOnlyQueryError.resultTooLarge(limit: 16 << 20, columnNames: true).description,
+            "the result's column names alone exceed 16 MiB: a column without a name is named by its expression's text; "
+                + "name it with AS (SELECT length(?) AS n), or pass a long literal as a parameter")
         // Numbers and NULLs count 16 each, across rows: 19 + 61 × 16 = 995, 62 × 16 is 1011.
         XCTAssertEqual(try query("SELECT x FROM \(rows(61))").rows.count, 61)
         assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT x FROM \(rows(62))") }
