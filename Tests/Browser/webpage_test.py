@@ -1168,6 +1168,47 @@ def test_control_characters_in_headers_tenant_ids_and_bodies_are_shown_and_copie
     assert not errors, errors
 
 
+def test_a_huge_method_or_header_name_leaves_the_other_columns_in_view(server, driver):
+    """Regression (tester finding tester56b-F3, its requests): a 9,000-byte method made the
+    method column 9,000 characters wide, every row's URL and status off to the right, and a
+    20,000-byte header name hid the values of the entry's other headers. The method is clipped
+    as the URL is, a name cut at its column's width, both whole on hover."""
+    for request in (
+        b"M" * 9000 + b" /m HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: huge\r\nConnection: close\r\n\r\n",
+        b"GET /n HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: huge\r\n" + b"N" * 20000 + b": v\r\nConnection: close\r\n\r\n",
+        b"GET /ok HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: huge\r\nConnection: close\r\n\r\n",
+    ):
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(request)
+            while sock.recv(65536):
+                pass
+    driver.get(server.url + "/catbird?tenant=huge")
+    wait_live(driver)
+    wait(driver, lambda d: len(rows(d)) == 3, message="the three requests never showed")
+    width = driver.execute_script("return document.documentElement.clientWidth")
+    for url in ("/ok", "/m"):
+        right = driver.execute_script(
+            "const row = Array.from(document.querySelectorAll('#rows tr')).find(tr => tr.children[2].textContent === arguments[0]);"
+            " return row.children[3].getBoundingClientRect().right", url)
+        assert right <= width, (url, right, width)
+    titles = [cell.get_attribute("title") for cell in driver.find_elements(By.CSS_SELECTOR, "#rows td:nth-child(2)")]
+    assert "M" * 9000 in titles, "the whole method on hover"
+    row = driver.execute_script("return Array.from(document.querySelectorAll('#rows tr')).find(tr => tr.children[2].textContent === '/n')")
+    row.click()
+    wait(driver, lambda d: d.find_element(By.ID, "details").get_attribute("data-entry-id") is not None, message="details")
+    wait(driver, lambda d: "X-Catbird-Parallel-Id" in d.find_element(By.ID, "details").text, message="the headers")
+    panel = driver.execute_script("return document.getElementById('details').getBoundingClientRect().right")
+    values = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#details-body table tr'))"
+        ".filter(tr => tr.children[0].textContent === 'Host' || tr.children[0].textContent === 'X-Catbird-Parallel-Id')"
+        ".map(tr => { const r = tr.children[1].getBoundingClientRect(); return [tr.children[1].textContent, r.left, r.width]; })")
+    assert len(values) == 2, values
+    for text, left, cell_width in values:
+        assert cell_width > 0 and left < panel, (text, left, cell_width, panel)
+    errors = console_errors(driver)
+    assert not errors, errors
+
+
 def test_a_tenant_named_default_tenant_is_not_shown_as_the_default_tenant(server, driver):
     """Tester finding tester39a-F12: a tenant whose id is the text `default tenant` read exactly
     like the default tenant (id "") in the picker, the title bar and the tab title. Such an id
@@ -1924,6 +1965,7 @@ TESTS = [
     (test_copy_as_curl_of_a_request_journaled_without_a_method_sends_a_request_line, ("--head-timeout", "2")),
     (test_line_terminators_in_a_url_and_invisible_characters_in_a_tenant_id_are_shown, ()),
     (test_control_characters_in_headers_tenant_ids_and_bodies_are_shown_and_copied_escaped, ()),
+    (test_a_huge_method_or_header_name_leaves_the_other_columns_in_view, ()),
     (test_a_tenant_named_default_tenant_is_not_shown_as_the_default_tenant, ()),
     (test_a_charset_inside_another_parameters_quotes_is_not_read, ()),
     (test_mocks_that_differ_by_body_pattern_show_it, ()),

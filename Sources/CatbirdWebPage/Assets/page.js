@@ -436,7 +436,9 @@ function rowFor(entry) {
   const time = el("td", formatTime(entry.time), "time");
   time.title = entry.time;
   const status = entry.response.status;
-  tr.append(time, el("td", entry.method), clippedCell(entry.url, "url"),
+  // The method clipped as the URL is: a 9,000-byte one pushed every row's URL and status out
+  // of view (tester finding tester56b-F3).
+  tr.append(time, clippedCell(entry.method, "method"), clippedCell(entry.url, "url"),
     el("td", status, "s" + Math.floor(status / 100)), el("td", entry.answeredBy, "answered"),
     el("td", entry.durationMs.toFixed(1), "ms"));
   return tr;
@@ -905,7 +907,12 @@ function keyValues(title, pairs) {
   const table = el("table");
   for (const [key, value] of pairs) {
     const tr = el("tr");
-    tr.append(el("td", key), el("td", value));
+    // A name is cut at the column's width, whole on hover: a 20,000-byte header name took the
+    // panel's width and hid every other header's value (tester finding tester56b-F3).
+    const name = el("td");
+    name.append(el("div", key, "name"));
+    name.title = escapeBidi(String(key));
+    tr.append(name, el("td", value));
     table.append(tr);
   }
   section.append(table);
