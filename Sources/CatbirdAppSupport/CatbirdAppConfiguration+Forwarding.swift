@@ -32,6 +32,8 @@ extension CatbirdAppConfiguration {
             var data = Data()
             /// Whether the request was handed back to the app's session as a redirect.
             var redirected = false
+            /// Whether the request's own `timeoutInterval` passed first (``timeOut(_:)``).
+            var timedOut = false
 
             init(instance: RedirectingURLProtocol, configuration: CatbirdAppConfiguration) {
                 self.instance = instance
@@ -44,6 +46,15 @@ extension CatbirdAppConfiguration {
             lock.lock()
             loads[task.taskIdentifier] = Load(instance: instance, configuration: configuration)
             lock.unlock()
+        }
+
+        /// Ends `task` with `URLError(.timedOut)` when it is still under way: its request's
+        /// `timeoutInterval` passed (the forwarding session's own timeout, 60 s, ignored the
+        /// app's shorter one: tester finding tester57b-F6, a 3 s mock answered 200 to a request
+        /// of 1 s). Any thread.
+        func timeOut(_ task: URLSessionTask) {
+            guard withLoad(of: task, { $0.timedOut = true }) != nil else { return }
+            task.cancel()
         }
 
         /// Runs `body` on `task`'s load under the lock; nil when the task is unknown.
@@ -96,6 +107,12 @@ extension CatbirdAppConfiguration {
             guard !instance.forwarding.isCancelled else { return }
             if load.redirected {
                 instance.client?.urlProtocol(instance, didFailWithError: CocoaError(.userCancelled))
+                return
+            }
+            if load.timedOut {
+                var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "The request timed out."]
+                if let url = instance.request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+                instance.client?.urlProtocol(instance, didFailWithError: URLError(.timedOut, userInfo: userInfo))
                 return
             }
             if let error {

@@ -35,6 +35,15 @@ extension CatbirdAppConfiguration {
     /// host, without the header). A request already aimed at the server keeps its URL and gets
     /// the header.
     ///
+    /// What the app's session adds is not applied: the protocol sees the task's request, not
+    /// its session, and sends it through one forwarding session per process, so the session
+    /// configuration's `httpAdditionalHeaders`, `timeoutIntervalForRequest`, cookie storage and
+    /// `httpShouldSetCookies` do not reach Catbird (cookies are shared by every session through
+    /// the protocol; tester findings tester57b-F4, F5). The request's own `timeoutInterval` holds:
+    /// past it the request fails with `URLError(.timedOut)` (tester57b-F6). One configuration is
+    /// redirected to per process: installing or registering another moves the sessions made with
+    /// the first to it (tester57b-F9).
+    ///
     /// Upload tasks: a URL protocol sees only the task's request, and an upload task
     /// (`upload(for:from:)`, `uploadTask(with:from:)`, `uploadTask(with:fromFile:)`) keeps its
     /// body outside it, so the protocol cannot send that body on. Such a request fails with
@@ -84,7 +93,8 @@ extension CatbirdAppConfiguration {
                 client?.urlProtocol(self, didFailWithError: Self.unreachableUploadBody(request.url))
                 return
             }
-            let request = Self.copy(of: configuration.redirect(request), timeout: request.timeoutInterval, marked: true)
+            let timeout = request.timeoutInterval
+            let request = Self.copy(of: configuration.redirect(request), timeout: timeout, marked: true)
             let loading = Loading(protocol: self)
             // Started from another queue: swift-corelibs-foundation calls startLoading on its URL
             // sessions' shared work queue, and making or resuming a task of another session there
@@ -94,6 +104,11 @@ extension CatbirdAppConfiguration {
                 guard loading.protocol.forwarding.start(task) else { return }
                 Self.forwardingDelegate.register(task, for: loading.protocol, configuration: configuration)
                 task.resume()
+                // The request's own timeout, which the forwarding session does not apply.
+                if timeout > 0, timeout.isFinite {
+                    let forwarded = SendableTask(task: task)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { Self.forwardingDelegate.timeOut(forwarded.task) }
+                }
             }
         }
 
