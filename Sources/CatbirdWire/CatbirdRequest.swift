@@ -138,7 +138,11 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         public static let proxy = AnsweredBy(rawValue: "proxy")
         /// `redirect`: the request was redirected.
         public static let redirect = AnsweredBy(rawValue: "redirect")
-        /// `none`: nothing matched (a 404), or the body was over the size limit (a 413).
+        /// `none`: no mock, file or upstream answered: nothing matched (a 404, which
+        /// `unmatched()` lists), the request was refused (413, 414, 431, 429, 400, the stopping
+        /// server's 503), or nothing was sent: its client hung up first, during a mock's `delay`
+        /// too (a 499), or it timed out (a 408); the entry's `problem` says which
+        /// (docs/protocol.md#what-the-journal-records; tester finding tester57b-F8).
         /// Named `unanswered` so that it cannot be confused with `Optional.none`.
         public static let unanswered = AnsweredBy(rawValue: "none")
 
