@@ -69,7 +69,19 @@ final class LibraryRefusalTests: ServerTestCase {
         XCTAssertEqual(entry["url"] as? String, "/chunked")
         XCTAssertEqual(Self.status(entry), 400)
         XCTAssertEqual(((entry["request"] as? [String: Any])?["headers"] as? [String: Any])?["Transfer-Encoding"] as? String, "chunked")
-        XCTAssertTrue((entry["problem"] as? String ?? "").contains("body was malformed"), "\(entry)")
+        XCTAssertTrue((entry["problem"] as? String ?? "").contains("the chunked body's framing was malformed"), "\(entry)")
+    }
+
+    /// Regression (tester finding tester56b-F5, its request): whitespace before a chunk
+    /// extension's `;`, which RFC 9112 allows and libmicrohttpd 0.9.75 refuses with its 400,
+    /// was journaled as "a chunk size that is not hex"; the `problem` now names it too.
+    func testAChunkExtensionAfterWhitespaceIsNamedInTheProblem() throws {
+        let answer = try E2E.exchange(
+            server, "POST /p HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: lib\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                + "3 ;x=1\r\nabc\r\n0\r\n\r\n")
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 400 "), answer)
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "lib", once: 1).first)
+        XCTAssertTrue((entry["problem"] as? String ?? "").contains("whitespace before a chunk extension's ';'"), "\(entry)")
     }
 
     /// try10b F7: a chunked body `1\r\na\r\n0\r\n` followed by 1,190 trailer lines of about 60

@@ -171,7 +171,12 @@ extension CatbirdHandler {
                 what = switch status {
                 case 431: "the chunked body's trailer section (the fields after its last chunk) did not fit the connection memory"
                 case 413: "a chunk size of the chunked body was too large a number (past 64 bits)"
-                default: "the body was malformed (a chunk size that is not hex, a chunk without its CRLF)"
+                // libmicrohttpd 0.9.75 also refuses whitespace before a chunk extension's `;`
+                // (`3 ;x=1`, allowed by RFC 9112 section 7.1.1) and a trailer line without a
+                // colon (tester finding tester56b-F5: each was said to be a chunk size not hex).
+                default: "the chunked body's framing was malformed as libmicrohttpd reads it (a chunk size that is not hex, a chunk "
+                    + "without its CRLF, whitespace before a chunk extension's ';', which libmicrohttpd 0.9.75 refuses though "
+                    + "RFC 9112 allows it, or a trailer line without a colon)"
                 }
             } else {
                 what = switch status {
