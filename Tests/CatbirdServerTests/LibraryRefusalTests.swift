@@ -38,7 +38,8 @@ final class LibraryRefusalTests: ServerTestCase {
     /// 30 KB cookie got libmicrohttpd's 431 before its header section was read, and was
     /// journaled in the default tenant with its whole target, `?access_token=SHARD7-SECRET`
     /// included, where any client without a parallel id (and its HAR export) read it. Its query
-    /// is now left out (`?…`), and the `problem` says why; a request without a query keeps it all.
+    /// is now left out, and its userinfo, and the `problem` says why; a request without either
+    /// keeps it all.
     func testARefusalWhoseTenantIsUnknownKeepsNoQueryInTheDefaultJournal() throws {
         let cookie = "s=" + String(repeating: "x", count: 30_000)
         let answer = try E2E.exchange(
@@ -46,15 +47,25 @@ final class LibraryRefusalTests: ServerTestCase {
                 + "Cookie: \(cookie)\r\nConnection: close\r\n\r\n")
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431 "), String(answer.prefix(200)))
         let entry = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 1).first)
-        XCTAssertEqual(entry["url"] as? String, "/api/me?…")
+        XCTAssertEqual(entry["url"] as? String, "/api/me")
         XCTAssertEqual(entry["method"] as? String, "")
         XCTAssertTrue((entry["problem"] as? String ?? "").hasSuffix(
-            "; its query was left out of the url (?… in its place): the header section was not read, so its tenant is unknown and "
-                + "it is journaled in the default tenant's journal, which every client reads (docs/protocol.md#what-libmicrohttpd-answers-itself)"),
+            "; its query left out of the url: the header section was not read, so the request's tenant is unknown and it is "
+                + "journaled in the default tenant's journal, which every client reads (docs/protocol.md#what-libmicrohttpd-answers-itself)"),
             "\(entry)")
+        // tester58a-F1, its request: the userinfo of an absolute-form target (a password) was kept
+        // whole; tester58a-F2: the HAR read a `?…` placeholder as a query parameter named `…`.
+        _ = try E2E.exchange(
+            server, "GET http://user:hunter2@example.com/abs?access_token=S HTTP/1.1\r\nHost: example.com\r\n"
+                + "X-Catbird-Parallel-Id: s1\r\nbadline\r\n\r\n")
+        let absolute = try XCTUnwrap(try E2E.journal(client, tenant: nil, once: 2).first { ($0["url"] as? String ?? "").hasPrefix("http") })
+        XCTAssertEqual(absolute["url"] as? String, "http://example.com/abs")
+        XCTAssertTrue((absolute["problem"] as? String ?? "").contains("; its userinfo and query left out of the url: "), "\(absolute)")
         let har = try client.request("GET", "/catbird/api/requests.har")
-        XCTAssertFalse(har.text.contains("SHARD7-SECRET"), "the default tenant's HAR holds the shard's token")
-        XCTAssertFalse(try client.request("GET", "/catbird/api/requests").text.contains("SHARD7-SECRET"))
+        for secret in ["SHARD7-SECRET", "hunter2", "access_token", "%E2%80%A6"] {
+            XCTAssertFalse(har.text.contains(secret), "the default tenant's HAR holds \(secret)")
+            XCTAssertFalse(try client.request("GET", "/catbird/api/requests").text.contains(secret), secret)
+        }
     }
 
     /// A chunk size that is not hex: libmicrohttpd's 400 after the header section was

@@ -54,12 +54,13 @@ extension CatbirdHandler {
         noteUnanswered(request, status: status, why: problem, warning: refused, nothingSent: nothingSent) { tenant in
             guard journaled else { return }
             var entry = serving.nothingSentEntry(request, tenant: tenant, status: status, problem: problem, written: ending.written)
-            if request.method.isEmpty, let query = entry.url.firstIndex(of: "?") {
+            if request.method.isEmpty, let (url, left) = Self.withoutCredentials(entry.url) {
                 // Its tenant unknown (the header section was not read), the entry goes to the
                 // default tenant's journal, which every client reads: a shard's query (a token)
-                // would be read there by any other (tester finding tester56a-F1).
-                entry.url = String(entry.url[..<query]) + "?…"
-                entry.problem = (entry.problem.map { $0 + "; " } ?? "") + Self.queryLeftOutProblem
+                // or userinfo (a password) would be read there by any other (tester findings
+                // tester56a-F1, tester58a-F1).
+                entry.url = url
+                entry.problem = (entry.problem.map { $0 + "; " } ?? "") + Self.leftOutProblem(left)
             }
             if request.discardedBodySize > 0, let unread = Self.unreadBodyProblem(of: request) {
                 // Past the size limit before it ended: its bytes were discarded as they came, and
@@ -74,11 +75,33 @@ extension CatbirdHandler {
         }
     }
 
+    /// `target` without its query and, in absolute form, without the userinfo of its authority
+    /// (`http://user:pw@host/p?q` → `http://host/p`), and what was left out (`its userinfo and
+    /// query`); nil when it has neither. Not a `?…` placeholder in its place: a HAR export read
+    /// that as a query parameter named `…` (tester finding tester58a-F2).
+    static func withoutCredentials(_ target: String) -> (url: String, left: String)? {
+        var url = Substring(target)
+        var parts: [String] = []
+        if let scheme = url.range(of: "://") {
+            let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            if let at = authority.lastIndex(of: "@") {
+                url = url[..<scheme.upperBound] + url[url.index(after: at)...]
+                parts.append("userinfo")
+            }
+        }
+        if let query = url.firstIndex(of: "?") {
+            url = url[..<query]
+            parts.append("query")
+        }
+        return parts.isEmpty ? nil : (String(url), "its " + parts.joined(separator: " and "))
+    }
+
     /// The `problem` sentence of a request journaled in the default tenant because its header
-    /// section was not read, whose query is left out of its `url` (`?…` in its place).
-    static let queryLeftOutProblem =
-        "its query was left out of the url (?… in its place): the header section was not read, so its tenant is unknown and "
-        + "it is journaled in the default tenant's journal, which every client reads (docs/protocol.md#what-libmicrohttpd-answers-itself)"
+    /// section was not read, whose query or userinfo (`left`: `its query`) is left out of its `url`.
+    static func leftOutProblem(_ left: String) -> String {
+        "\(left) left out of the url: the header section was not read, so the request's tenant is unknown and it is "
+            + "journaled in the default tenant's journal, which every client reads (docs/protocol.md#what-libmicrohttpd-answers-itself)"
+    }
 
     /// Whether `request`, which ended before it was answered, announced a body it did not
     /// finish (a `Transfer-Encoding`, or a `Content-Length` past the bytes that arrived); false
