@@ -241,3 +241,27 @@ final class Outcomes: @unchecked Sendable {
         return values
     }
 }
+
+/// The server's warnings of a mock it accepts but can never serve reach the test author.
+final class SendWarningTests: CatbirdTestCase {
+    /// Regression (tester finding tester57b-F10, its mocks): an equal URL without its leading
+    /// `/` and a mock after a catch-all were answered 201 with `{"warnings": […]}`, which `send`
+    /// dropped: they reached only the server's log. Each is now written to standard error; a
+    /// mock with nothing to warn about writes nothing.
+    func testTheServersWarningsAreWrittenToStandardError() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let catbird = server.catbird("warned")
+        let quiet = try capturingStandardError {
+            try catbird.send(.update(RequestPattern(method: .GET, url: "/fine"), ResponseMock(status: 200)))
+        }
+        XCTAssertFalse(quiet.contains("Catbird: the server warns"), quiet)
+        let written = try capturingStandardError {
+            try catbird.send(.update(RequestPattern(method: .GET, url: PatternMatch.wildcard("*")), ResponseMock(status: 200)))
+            try catbird.send(.update(RequestPattern(method: .GET, url: "api/feed"), ResponseMock(status: 200, body: Data("feed".utf8))))
+        }
+        XCTAssertTrue(written.contains("Catbird: the server warns about the mock for GET api/feed: "), written)
+        XCTAssertTrue(written.contains(#"did you mean \"/api/feed\"?"#) || written.contains(#"did you mean "/api/feed"?"#), written)
+        XCTAssertTrue(written.contains("this mock is never served"), written)
+    }
+}
