@@ -5,6 +5,11 @@ extension Catbird {
     /// How many journaled requests of the caller's tenant match `pattern`, by the same rules
     /// as mocks (`POST /catbird/api/requests/count`).
     ///
+    /// A body pattern matches the body the journal kept (`--journal-body-limit`, 64 KiB by
+    /// default): a request whose body was cut before what the pattern looks for is not counted,
+    /// and this count does not say so; ``find(matching:since:from:until:limit:)``'s
+    /// `cutBodyMatches` and ``assertRequested(_:times:file:line:)`` do (tester finding tester57b-F2).
+    ///
     /// - Parameter pattern: the method, URL, header and body patterns to match, by the mocks'
     ///   rules.
     /// - Returns: the number of matching requests.

@@ -15,7 +15,9 @@ public struct CatbirdRequest: Codable, Hashable, Sendable {
         /// received; the names sorted ASCII case-insensitively (the journal keeps no order between
         /// different names). Only in the answer of `GET /catbird/api/requests/{id}`
         /// (docs/protocol.md#journal): ``headers`` cannot tell `X-A: a, b` from `X-A: a` and
-        /// `X-A: b` (tester finding T18A-F5). Nil elsewhere and from servers that predate it.
+        /// `X-A: b` (tester finding T18A-F5). Nil elsewhere and from servers that predate it; the
+        /// Swift client's calls (listings, `find`, `waitForRequest`) never ask that route, so
+        /// from them it is nil (tester finding tester57b-F11).
         public var headerFields: [HeaderField]?
 
         /// The stored body bytes (empty for none). Only the first bytes are kept when
