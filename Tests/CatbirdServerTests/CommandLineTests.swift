@@ -35,6 +35,11 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(result.stdout.contains("SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU or SIGPWR stops the server"), flag)
             XCTAssertTrue(result.stdout.contains("--help or --version with other arguments"), flag)
             XCTAssertTrue(result.stdout.contains("warning (or warn)"), flag)
+            // Regression (tester finding tester58b-F2): --admin-token's line named only the
+            // cross-tenant routes, while the token guards the default tenant's mocks and journal
+            // clear too, every 0.11 client's update (README's configuration table).
+            let flattened = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            XCTAssertTrue(flattened.contains("every change of the default tenant's mocks (update, remove, removeAll without a parallel id) and its journal clear"), flag)
         }
     }
 
