@@ -154,6 +154,36 @@ final class BroaderMockShadowWarningTests: ServerTestCase {
         XCTAssertEqual(try update(#"{"method":"PUT","url":{"kind":"equal","value":"/p/x"}}"#).text, "")
     }
 
+    /// Regression (tester finding tester58b-F1, its sequence, docs/matching.md#sequences): three
+    /// steps of `GET /s3` (no header pattern, `limit` 1; `Host wildcard "*"`, `limit` 1; `Host
+    /// regexp ""`, no limit) run once, then step 2 added again to start over: a bare 201, and
+    /// `GET /s3` kept getting step 3's 200. The 201 now names step 3; adding the first steps,
+    /// and a step with a limit of its own before a limited one, is still quiet.
+    func testAStepAddedBehindASequencesLastStepGetsAWarning() throws {
+        let step1 = #"{"method":"GET","url":{"kind":"equal","value":"/s3"}}"#
+        let step2 = #"{"method":"GET","url":{"kind":"equal","value":"/s3"},"headers":{"Host":{"kind":"wildcard","value":"*"}}}"#
+        let step3 = #"{"method":"GET","url":{"kind":"equal","value":"/s3"},"headers":{"Host":{"kind":"regexp","value":""}}}"#
+        XCTAssertEqual(try update(step1, response: #"{"status":503,"limit":1}"#).text, "")
+        XCTAssertEqual(try update(step2, response: #"{"status":502,"limit":1}"#).text, "")
+        XCTAssertEqual(try update(step3, response: #"{"status":200}"#).text, "")
+        let statuses = try (0..<3).map { _ in try client.request("GET", "/s3", headers: Self.tenant).status }
+        XCTAssertEqual(statuses, [503, 502, 200])
+        let last = try XCTUnwrap(
+            try E2E.mocks(client, tenant: "t18-bp2").first { (($0["pattern"] as? [String: Any])?["headers"] as? [String: Any])?["Host"] != nil })
+        let again = try update(step2, response: #"{"status":502,"limit":1}"#)
+        XCTAssertEqual(again.status, 201, again.text)
+        XCTAssertEqual(
+            again.object["warnings"] as? [String],
+            [
+                #"mock \#(JSONNumber.int(last["id"]) ?? -1) (GET equal "/s3" Host: regexp ""), added before this one, has the "#
+                    + "same method and url pattern, a Host pattern every request's Host matches, no body pattern and no limit, so it "
+                    + "answers every request this mock could match: this mock is never served while it is there (the first mock "
+                    + "added wins, Catbird 0.11's order); to run a sequence again, remove its steps (or removeAll) and add them "
+                    + "again in order (docs/matching.md#sequences)"
+            ], again.text)
+        XCTAssertEqual(try client.request("GET", "/s3", headers: Self.tenant).status, 200, "the last step answers: the warning is true")
+    }
+
     /// No warning where the earlier mock does not always win: it has a limit, another method,
     /// another url value, a header pattern of its own; or the generic mock is added after the
     /// specific one (then the specific one answers first). (A `wildcard` `/w` before an

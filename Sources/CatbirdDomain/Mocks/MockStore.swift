@@ -249,6 +249,13 @@ public final class MockStore: Sendable {
         table(of: tenant)?.read { $0.broader(than: mock.identity, before: mock.position) }
     }
 
+    /// The tenant's mock before `mock` of its method and url pattern whose only header pattern
+    /// matches every `Host` (``MockTable/anyHost(before:)``), without a body pattern or a limit,
+    /// so that `mock` is never served while it is there; nil when there is none.
+    public func anyHost(before mock: Mock, tenant: TenantID) -> Mock? {
+        table(of: tenant)?.read { $0.anyHost(before: mock) }
+    }
+
     /// The tenant's mock before `mock`, an `equal`-url one, whose `wildcard` or `regexp` url
     /// matches its url, of its method, without header or body patterns and without a limit
     /// (``MockTable/covering(url:method:before:)``), so that `mock` is never served while it is

@@ -87,6 +87,33 @@ struct MockTable: Sendable {
         return mock
     }
 
+    /// The first mock before `position` of `mock`'s method and url pattern, without a body
+    /// pattern and without a limit, whose only header pattern is a `Host` one every value
+    /// matches (``isAnyHost(_:)``): every HTTP/1.1 request carries a `Host`, so it answers every
+    /// request `mock` could match. The last step of docs/matching.md#sequences is such a mock:
+    /// an earlier step added again once the sequence ran came behind it and was never served,
+    /// unwarned (tester finding tester58b-F1). Nil when `mock` is that mock's identity.
+    func anyHost(before mock: Mock) -> Mock? {
+        let method = mock.patternMethod
+        let url = mock.patternURL
+        return byID.values.filter { earlier in
+            earlier.position < mock.position && earlier.remainingLimit == nil && earlier.patternBody == nil
+                && earlier.patternMethod == method && earlier.patternURL == url
+                && Self.isAnyHost(earlier.pattern.source.headers) && earlier.identity != mock.identity
+        }.min { $0.position < $1.position }
+    }
+
+    /// Whether `headers` is one `Host` pattern that every value matches: `wildcard` `*`, or a
+    /// `regexp` of `""` or `.*` (the sequences' recipe, docs/matching.md#sequences).
+    static func isAnyHost(_ headers: [String: PatternMatch]) -> Bool {
+        guard headers.count == 1, let (name, pattern) = headers.first, name.lowercased() == "host" else { return false }
+        switch pattern.kind {
+        case .wildcard: return pattern.value == "*"
+        case .regexp: return pattern.value == "" || pattern.value == ".*"
+        default: return false
+        }
+    }
+
     /// The first mock before `position` of `method` whose `wildcard` or `regexp` url matches the
     /// `equal` url `url`, without header or body patterns and without a limit: it answers every
     /// request a mock of that method and url could match (tester finding tester50b-F5: a

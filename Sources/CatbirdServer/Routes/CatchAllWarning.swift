@@ -36,6 +36,16 @@ enum CatchAllWarning {
             + "add it again), or give it a limit"
     }
 
+    /// The sentence naming `anyHost`, the earlier mock of the same method and url pattern whose
+    /// only header pattern matches every `Host` (a sequence's last step, docs/matching.md#sequences).
+    static func warning(shadowedByAnyHost anyHost: Mock) -> String {
+        "mock \(anyHost.id) (\(anyHost.pattern.source.shownInNearMisses.summary)), added before this one, has the same method and url "
+            + "pattern, a Host pattern every request's Host matches, no body pattern and no limit, so it answers every request "
+            + "this mock could match: this mock is never served while it is there (the first mock added wins, Catbird 0.11's "
+            + "order); to run a sequence again, remove its steps (or removeAll) and add them again in order "
+            + "(docs/matching.md#sequences)"
+    }
+
     /// The sentence naming `broader`, the earlier mock of the same method and url pattern
     /// without header or body patterns.
     static func warning(shadowedByBroader broader: Mock) -> String {

@@ -114,6 +114,7 @@ enum MockRoutes {
             let shadowed = dependencies.mocks.catchAll(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedBy:))
                 ?? dependencies.mocks.broader(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByBroader:))
                 ?? dependencies.mocks.covering(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByCovering:))
+                ?? dependencies.mocks.anyHost(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByAnyHost:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
             let longDelay = MillisecondDelayWarning.warning(for: response)
             let sequence = ReplacedLimitWarning.warning(replacing: replaced, with: response)
