@@ -22,6 +22,12 @@ extension OutboundTransfer {
     ///   a continuation line with no field before it, a line led by a space or tab right after
     ///   the status line, which RFC 9112 section 2.2 lets a recipient reject (tester56a-F5:
     ///   "upstream unreachable: … A libcurl function was given a bad argument").
+    /// The reason of a status line without a status code from 100 to 999 (`said`: libcurl's words).
+    private static func noStatusCode(_ said: String) -> String {
+        "the upstream's status line has no status code from 100 to 999 \(said), which no HTTP client can read as an "
+            + "answer (RFC 9110 section 15): answered 502 in its place"
+    }
+
     func unreadableAnswer(_ code: CURLcode, detail: String) -> String? {
         let said = "(libcurl: \(detail))"
         switch code {
@@ -32,8 +38,7 @@ extension OutboundTransfer {
         case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("Unsupported response code"):
             // `HTTP/1.1 000`, `099`, `20`, `1000`: a status line libcurl reads but whose code is
             // no three-digit status from 100 (tester finding tester40a-F1: called unreachable).
-            return "the upstream's status line has no status code from 100 to 999 \(said), which no HTTP client can read as an "
-                + "answer (RFC 9110 section 15): answered 502 in its place"
+            return Self.noStatusCode(said)
         case CURLE_RECV_ERROR where !headEnded && detail.contains("Too large response headers"):
             // Many fields, or endless interim answers: complete, just more than libcurl reads
             // (tester finding tester40a-F6: called cut short).
@@ -47,8 +52,13 @@ extension OutboundTransfer {
             return "the upstream's answer was cut short: the connection failed \(place) \(said), "
                 + "so the answer is incomplete (RFC 9112 section 8): answered 502 in its place"
         case CURLE_UNSUPPORTED_PROTOCOL where detail.contains("Unsupported HTTP version"):
-            let version = detail.split(separator: "(").dropFirst().first?.split(separator: ")").first.map { "HTTP/\($0)" }
-            return "the upstream's status line names \(version ?? "an HTTP version"), not HTTP/1.0 or HTTP/1.1, so its answer cannot be "
+            // libcurl says "Unsupported HTTP version in response" of `HTTP/1.1 OK` and
+            // `HTTP/1.1 abc OK` too, whose version is fine: their status code is what is missing
+            // (tester finding tester58a-F4: blamed on the version).
+            guard let version = detail.split(separator: "(").dropFirst().first?.split(separator: ")").first else {
+                return Self.noStatusCode(said)
+            }
+            return "the upstream's status line names HTTP/\(version), not HTTP/1.0 or HTTP/1.1, so its answer cannot be "
                 + "read as HTTP/1.x \(said): answered 502 in its place"
         case CURLE_BAD_FUNCTION_ARGUMENT where status > 0 && !headEnded:
             return "the upstream's header section could not be read: its first line after the status line starts with a space or "

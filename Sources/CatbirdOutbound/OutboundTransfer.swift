@@ -116,6 +116,16 @@ final class OutboundTransfer: @unchecked Sendable {
             return length
         }
         if line.hasPrefix("HTTP/") {
+            // libcurl reads `HTTP/2` and `HTTP/2.0` status lines on an HTTP/1.1 connection (it
+            // refuses 1.2, 3 and 3.0): such an answer was passed on and recorded as HTTP/1.1's
+            // (tester finding tester58a-F3).
+            let version = line.dropFirst(5).prefix { $0 != " " && $0 != "\r" && $0 != "\n" }
+            guard version == "1.1" || version == "1.0" else {
+                transfer.unusable = "the upstream's status line names HTTP/\(version), not HTTP/1.0 or HTTP/1.1, so its answer "
+                    + "cannot be read as HTTP/1.x (its status line: \(JSONText.shortString(line[...].trimmingWhitespace()))): "
+                    + "answered 502 in its place"
+                return 0
+            }
             transfer.headers = []
             transfer.fieldsNotUTF8 = []
             transfer.headEnded = false

@@ -38,6 +38,11 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
             ("/raw/leadtab", "the upstream's header section could not be read: its first line after the status line starts with "),
             ("/raw/v12", "the upstream's status line names HTTP/1.2, "),
             ("/raw/v30", "the upstream's status line names HTTP/3.0, "),
+            // tester58a-F3: passed on and recorded as HTTP/1.1's; F4: blamed on the version.
+            ("/raw/v20", "the upstream's status line names HTTP/2.0, not HTTP/1.0 or HTTP/1.1"),
+            ("/raw/v2", "the upstream's status line names HTTP/2, not HTTP/1.0 or HTTP/1.1"),
+            ("/raw/nostatus", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
+            ("/raw/abcstatus", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
         ]
         for (path, reason) in cases {
             let answer = try client.request("GET", path)

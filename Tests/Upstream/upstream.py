@@ -225,6 +225,12 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "leadtab": b"HTTP/1.1 200 OK\r\n\tX-Lead: 1\r\nContent-Length: 2\r\n\r\nok",
     "v12": b"HTTP/1.2 200 OK\r\nContent-Length: 2\r\n\r\nok",
     "v30": b"HTTP/3.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    # tester58a-F3: HTTP/2 status lines were passed on and recorded; F4: a status line without a
+    # code was blamed on its version
+    "v20": b"HTTP/2.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    "v2": b"HTTP/2 299 OK\r\nContent-Length: 2\r\n\r\nok",
+    "nostatus": b"HTTP/1.1 OK\r\nContent-Length: 2\r\n\r\nok",
+    "abcstatus": b"HTTP/1.1 abc OK\r\nContent-Length: 2\r\n\r\nok",
     "status999": b"HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok",
     "emptyval": b"HTTP/1.1 204 No Content\r\nX-Empty:\r\nContent-Length: 5\r\n\r\nhello",
     "badhdr": b"HTTP/1.1 200 OK\r\nX-Bin: \xff\xfe\r\nContent-Length: 2\r\n\r\nok",
