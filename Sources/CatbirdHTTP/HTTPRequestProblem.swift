@@ -130,7 +130,7 @@ public enum HTTPRequestProblem: Sendable, Equatable {
         case .methodNotToken:
             "the method is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~; RFC 9110 section 9.1)"
         case let .fieldNameNotToken(name):
-            "the header field name \(JSONText.shortString(name)) is not an HTTP token (no spaces, not even before the colon; RFC 9112 section 5.1)"
+            "the header field name \(JSONText.shortStringShowingInvisible(name)) is not an HTTP token (no spaces, not even before the colon; RFC 9112 section 5.1)"
         case .foldedFieldLine:
             "a header field line is folded (a line starting with a space or tab, obs-fold; RFC 9112 section 5.2): send each field on one line"
         case let .fieldValueNotUTF8(name):

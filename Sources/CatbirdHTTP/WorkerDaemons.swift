@@ -198,6 +198,8 @@ package final class WorkerDaemons: Sendable {
                 }
                 continue
             }
+            var sendBuffer = Self.sendBufferBytes
+            setsockopt(client, SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
             let worker = Self.choose(workers, after: &next)
             worker.connections.add(1, ordering: .relaxed)
             // Its loop adds it (`MHD_add_connection`); one refused (out of memory: libmicrohttpd
@@ -206,6 +208,15 @@ package final class WorkerDaemons: Sendable {
             worker.loop!.hand(client, address: address, length: length)
         }
     }
+
+    /// The send buffer each accepted connection gets (`SO_SNDBUF`, which Linux doubles): 256 KiB.
+    /// libmicrohttpd's idle timeout counts from its last successful write, and Linux wakes a
+    /// writer only once about a third of the send buffer is free again: on loopback, whose
+    /// buffer grows by itself to 4 MiB, a client reading a large answer steadily at 8 KB/s freed
+    /// that third too slowly, so the 120 s timeout cut its download while it read all along
+    /// (tester finding tester58a-F10). Bounded, a third is about 170 KB: a client reading at
+    /// least about 1.5 KB/s keeps its connection.
+    static let sendBufferBytes: Int32 = 256 << 10
 
     /// Connections handed to workers and not closed yet, over all workers.
     private var openConnections: Int { workers.reduce(0) { $0 + $1.connections.load(ordering: .sequentiallyConsistent) } }

@@ -48,6 +48,11 @@ final class ShardAdminRefusalTests: ServerTestCase {
             space, status: 403,
             reasonContains: #"dropping another tenant (the path names tenant "victim ") is an admin action, and a shard "#
                 + #"(X-Catbird-Parallel-Id: "victim") may act on only its own tenant"#)
+        // tester58a-F7, its request: a DEL in the path's id was written raw and not flagged.
+        let del = try client.request("DELETE", "/catbird/api/tenants/s5%7F", headers: E2E.tenantHeader("s5"))
+        E2E.assertError(
+            del, status: 403,
+            reasonContains: "dropping another tenant (the path names tenant \"s5\u{7F}\" (holds U+007F, which may not show)) is an admin action")
         XCTAssertEqual(try E2E.mocks(client, tenant: "shard-K").count, 1, "nothing was dropped")
         XCTAssertEqual(try E2E.mocks(client, tenant: "victim ").count, 1, "nothing was dropped")
     }

@@ -25,7 +25,8 @@ extension CatbirdHandler {
     static func cutShortProblem(_ ending: HTTPAnswerCutShort) -> String {
         switch ending {
         case .timedOut:
-            "the client read nothing more for the connection's idle timeout, which closed the connection before the whole answer was sent"
+            "no byte of the answer could be written to the client for the connection's idle timeout (it read nothing, or too little "
+                + "to free room in the connection's send buffer), which closed the connection before the whole answer was sent"
         case let .unread(limit, true):
             "the client took none of the answer's bytes for \(limit.components.seconds) s (--head-timeout; its TCP receive window "
                 + "stayed shut) while it held part of --max-buffered-bodies, so the server reset the connection before the whole answer was sent"
