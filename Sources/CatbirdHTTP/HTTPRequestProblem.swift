@@ -30,7 +30,8 @@ public enum HTTPRequestProblem: Sendable, Equatable {
     /// A field line folded onto the next (obs-fold: a line starting with a space or tab; RFC
     /// 9112 §5.2 lets a server refuse it with 400). libmicrohttpd 0.9.75 joins such a line into
     /// the field's *name* (`X-F: a` + `  folded` reads as `X-Ffolded: a`), so it is refused.
-    case foldedFieldLine
+    /// `name` is that joined name.
+    case foldedFieldLine(name: String)
     /// A header field value whose bytes are not UTF-8 (obs-text such as ISO-8859-1's `\xE9`,
     /// which a browser's `fetch` sends for `é`): the journal's header values are JSON text, so
     /// it could only be held altered, and a header matcher compares text (400; RFC 9110 §5.5

@@ -276,7 +276,7 @@ final class ServerCore: Sendable {
     /// header section in the read buffer (a folded line joined into the name), or is not a token.
     /// - Parameter isToken: whether the name's bytes are a token (``HTTPToken/isToken(_:)``).
     private static func fieldLineProblem(name: String, isToken: Bool, at address: Int, _ context: RequestContext) -> HTTPRequestProblem? {
-        if context.rawHeadEnd > 0, !(context.rawHeadStart..<context.rawHeadEnd).contains(address) { return .foldedFieldLine }
+        if context.rawHeadEnd > 0, !(context.rawHeadStart..<context.rawHeadEnd).contains(address) { return .foldedFieldLine(name: name) }
         return isToken ? nil : .fieldNameNotToken(name: name)
     }
 

@@ -34,14 +34,39 @@ final class MalformedFieldLineTests: ServerTestCase {
             XCTAssertEqual(response.header("Connection"), "close", raw.debugDescription)
         }
         XCTAssertEqual(try E2E.journal(client, tenant: "OTHER").count, 0, "a refused line's parallel id does not count")
+        // The malformed parallel-id line's request is journaled nowhere (tester58a-F11, below).
+        let journaledCases = cases.filter { !$0.raw.contains("Parallel-Id :") }
         let journal = try E2E.journal(client, tenant: nil)
-        XCTAssertEqual(journal.map { $0["method"] as? String }, cases.map(\.method))
-        XCTAssertEqual(journal.map { ($0["response"] as? [String: Any])?["status"] as? Int }, Array(repeating: 400, count: cases.count))
+        XCTAssertEqual(journal.map { $0["method"] as? String }, journaledCases.map(\.method))
+        XCTAssertEqual(journal.map { ($0["response"] as? [String: Any])?["status"] as? Int }, Array(repeating: 400, count: journaledCases.count))
         // The tab-led line folds onto Host: libmicrohttpd joins it into the name `HostX-L: 1`.
         let kept = journal.map { entry in
             ((entry["request"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]).keys.sorted()
         }
-        XCTAssertEqual(kept, [["Host"], [], ["Host"], ["Host"], ["Host"], ["Host"], ["Host"], ["Host"]], "only the field lines that were sent as such")
+        XCTAssertEqual(kept, [["Host"], [], ["Host"], ["Host"], ["Host"], ["Host"], ["Host"]], "only the field lines that were sent as such")
+    }
+
+    /// Regression (tester finding tester58a-F11, its requests): a shard's request whose
+    /// parallel-id line is malformed (a space or a tab before the colon, a folded line) was
+    /// refused with 400 and journaled in the default tenant, which every client reads, with its
+    /// query token, Authorization and Cookie. Its tenant unknown, it is now journaled nowhere
+    /// (as one whose parallel id is not UTF-8); the 400 still says why.
+    func testARequestWithAMalformedParallelIDLineIsJournaledNowhere() throws {
+        let lines = ["X-Catbird-Parallel-Id : s1", "x-catbird-parallel-id\t: s1", "X-Catbird-Parallel-Id: s1\r\n x"]
+        for line in lines {
+            let connection = try server.client()
+            try connection.send(raw: Array(
+                ("GET /nt10?access_token=SECRET50 HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer SECRET51\r\nCookie: sid=SECRET52\r\n"
+                    + line + "\r\n\r\n").utf8))
+            let response = try connection.readResponse()
+            XCTAssertEqual(response.status, 400, "\(line.debugDescription): \(response.text)")
+        }
+        XCTAssertEqual(try client.request("GET", "/after").status, 404)
+        let journal = try E2E.journal(client, tenant: nil, once: 1)
+        XCTAssertEqual(journal.map { $0["url"] as? String }, ["/after"], "none of the three is journaled")
+        for tenant in ["s1", "s1 x"] { XCTAssertEqual(try E2E.journal(client, tenant: tenant).count, 0, tenant) }
+        let har = try client.request("GET", "/catbird/api/requests.har").text
+        XCTAssertFalse(har.contains("SECRET5"), "the default tenant's HAR holds a shard's token")
     }
 
     /// Regression: `X-Bin: \xFF\xFE\x80abc` was served and journaled as `"\u{FFFD}\u{FFFD}\u{FFFD}abc"`,

@@ -84,6 +84,12 @@ extension CatbirdHandler {
             // Decoded, `a\xFF` and `a\xFE` would read alike and share a tenant: no tenant to
             // journal it in (docs/tenancy.md#tenant-of-a-request).
             return refused(request, .badRequest("the \(TenantID.headerName) header is not valid UTF-8"), journaled: false)
+        case .fieldNameNotToken where Self.namesParallelID(request, problem), .foldedFieldLine where Self.namesParallelID(request, problem):
+            // A shard's request whose parallel-id line is malformed (`X-Catbird-Parallel-Id : s1`,
+            // a tab before the colon, a folded line): its tenant is unknown, and the default
+            // tenant's journal, which every client reads, got its query, Authorization and Cookie
+            // (tester finding tester58a-F11). Not journaled; logged and counted as the others.
+            return refused(request, APIError(status: problem.status, reason: problem.reason), journaled: false)
         case let .bodiesOverBudget(limit, largeRoom, share, whileArriving):
             // Refused at its head (a declared Content-Length, unread) or while its body arrived
             // (read and discarded, answered once it ended; tester finding tester41a-F4: such a
@@ -102,6 +108,19 @@ extension CatbirdHandler {
                     + "chunk data received, which was discarded")
         default:
             return refused(request, APIError(status: problem.status, reason: problem.reason))
+        }
+    }
+
+    /// Whether `request`, refused for `problem` (a field name that is not a token, or a folded
+    /// line), has a field line naming the parallel id however malformed: the name refused, or
+    /// one of its fields, spaces and tabs around it ignored.
+    static func namesParallelID(_ request: HTTPRequest, _ problem: HTTPRequestProblem) -> Bool {
+        let named = { (name: String) in name.trimmingCharacters(in: .whitespaces).equalsIgnoringASCIICase(TenantID.headerName) }
+        switch problem {
+        case let .fieldNameNotToken(name) where named(name): return true
+        // libmicrohttpd joins the folded line into the name: `X-Catbird-Parallel-Idx` of `… s1` + ` x`.
+        case let .foldedFieldLine(name) where name.lowercased().hasPrefix(TenantID.headerName.lowercased()): return true
+        default: return request.headers.fields.contains { named($0.name) }
         }
     }
 
