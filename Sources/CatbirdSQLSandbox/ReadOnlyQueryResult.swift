@@ -144,8 +144,9 @@ public enum ReadOnlyQueryError: Error, CustomStringConvertible, Sendable, Equata
             return "a string or blob would exceed the limit of \(Self.size(limit)) per value"
         case .resultTooLarge(let limit, true):
             // tester57a-F5: `SELECT length('<20 MB literal>')` was told to select fewer rows or columns.
-            return "the result's column names alone exceed \(Self.shortSize(limit)): a column without a name is named by its "
-                + "expression's text; name it with AS (SELECT length(?) AS n), or pass a long literal as a parameter"
+            // tester58a-F6: the advice fits only an unnamed column, so it is said as such.
+            return "the result's column names alone exceed \(Self.shortSize(limit)): shorten them; a column without an AS name is "
+                + "named by its expression's text, so name it (SELECT length(?) AS n) or pass a long literal as a parameter"
         case .resultTooLarge(let limit, false):
             return "the result exceeds \(Self.shortSize(limit)); select fewer rows or columns, or use substr()"
         case .memoryLimit(let limit, false):

@@ -127,8 +127,8 @@ final class ResultSizeTests: StorageTestCase {
         XCTAssertEqual(try query("SELECT length('\(literal)') AS n").rows, [[.integer(1000)]])
         XCTAssertEqual(
             ReadOnlyQueryError.resultTooLarge(limit: 16 << 20, columnNames: true).description,
-            "the result's column names alone exceed 16 MiB: a column without a name is named by its expression's text; "
-                + "name it with AS (SELECT length(?) AS n), or pass a long literal as a parameter")
+            "the result's column names alone exceed 16 MiB: shorten them; a column without an AS name is named by its "
+                + "expression's text, so name it (SELECT length(?) AS n) or pass a long literal as a parameter")
         // Numbers and NULLs count 16 each, across rows: 19 + 61 × 16 = 995, 62 × 16 is 1011.
         XCTAssertEqual(try query("SELECT x FROM \(rows(61))").rows.count, 61)
         assertThrows(.resultTooLarge(limit: 1000)) { try query("SELECT x FROM \(rows(62))") }
