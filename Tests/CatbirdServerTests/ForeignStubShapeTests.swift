@@ -110,7 +110,10 @@ final class ForeignStubShapeTests: ServerTestCase {
         let reason = refused.object["reason"] as? String ?? ""
         XCTAssertTrue(reason.contains(
             #" Not carried over: "priority" (the first added mock wins here: add the mocks in the order they are to be tried); "#
-                + #""basicAuthCredentials" (match the Authorization header with a header pattern); "fault"; "transformers"."#), reason)
+                + #""basicAuthCredentials" (match the Authorization header with a header pattern); "fault" (Catbird cannot "#
+                + #"simulate a connection fault: this action answers the status shown instead; a 5xx status, or a delay past the "#
+                + #"app's timeout, is the nearest); "transformers" (Catbird has no response templates: the body is served as "#
+                + #"written)."#), reason)
         let action = try shownAction(reason)
         XCTAssertTrue(action.contains(#""headers":{"X-Kind":{"kind":"regexp","value":"(?-i)Blue"}}"#), action)
         XCTAssertTrue(action.contains(#""body":{"kind":"regexp","value":"(?-i)^(?:a+)$"}"#), action)
@@ -124,6 +127,25 @@ final class ForeignStubShapeTests: ServerTestCase {
         E2E.assertError(mockServer, status: 400, reasonContains: #"The action has no url: the expectation has no "path" (MockServer then matches every path)"#)
         E2E.assertError(mockServer, status: 400, reasonContains: #"Not carried over: "cookies" (Catbird has no cookie matcher"#)
         E2E.assertError(mockServer, status: 400, reasonContains: #"; "reasonPhrase"."#)
+    }
+
+    /// Regression (tester finding tester58b-F7, its stubs): a fault stub and a proxy stub were
+    /// translated into a plain 200 with nothing but `Not carried over: "fault"` (or
+    /// `"proxyBaseUrl"`); pasted, such an action made an error-path test pass for the wrong
+    /// reason. The note now says what the action does instead, and what comes nearest.
+    func testAFaultOrProxyStubSaysTheActionAnswersItsStatusInstead() throws {
+        let fault = try client.json(
+            "POST", "/catbird/api/mocks", #"{"request":{"method":"GET","url":"/t"},"response":{"fault":"CONNECTION_RESET_BY_PEER"}}"#)
+        E2E.assertError(
+            fault, status: 400,
+            reasonContains: #"Not carried over: "fault" (Catbird cannot simulate a connection fault: this action answers the status "#
+                + "shown instead; a 5xx status, or a delay past the app's timeout, is the nearest).")
+        let proxy = try client.json(
+            "POST", "/catbird/api/mocks", #"{"request":{"method":"GET","url":"/t"},"response":{"proxyBaseUrl":"http://example.com"}}"#)
+        E2E.assertError(
+            proxy, status: 400,
+            reasonContains: #"Not carried over: "proxyBaseUrl" (Catbird forwards with --redirect-url or --proxy, not per mock: "#
+                + "this action answers the status shown instead).")
     }
 
     /// A MockServer expectation, and WireMock's `{"mappings": [...]}` of two stubs (one action

@@ -138,8 +138,17 @@ extension ForeignStubShape {
             }
             t.noteUnread(
                 response, read: bodyKeys.union(["status", "headers", "fixedDelayMilliseconds"]),
-                hints: ["bodyFileName": "send the file's bytes as \"body\", or use --mocks-dir", "body": served, "jsonBody": served,
-                        "base64Body": served].filter { !$0.value.isEmpty })
+                hints: [
+                    "bodyFileName": "send the file's bytes as \"body\", or use --mocks-dir", "body": served, "jsonBody": served,
+                    "base64Body": served,
+                    // What the action does instead, said (tester finding tester58b-F7: a fault stub
+                    // became a plain 200, which made an error-path test pass for the wrong reason).
+                    "fault": "Catbird cannot simulate a connection fault: this action answers the status shown instead; a 5xx "
+                        + "status, or a delay past the app's timeout, is the nearest",
+                    "proxyBaseUrl": "Catbird forwards with --redirect-url or --proxy, not per mock: this action answers the status "
+                        + "shown instead",
+                    "transformers": "Catbird has no response templates: the body is served as written",
+                ].filter { !$0.value.isEmpty })
         }
         return t.reason("a WireMock stub mapping ({\"request\": …, \"response\": …})", count: count)
     }
