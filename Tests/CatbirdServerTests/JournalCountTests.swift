@@ -319,6 +319,6 @@ final class JournalCountTests: XCTestCase {
         // Column names count: two 10 MB names (20 MB of answer before) are refused.
         let name = String(repeating: "x", count: 10_000_000)
         let names = try E2E.sql(client, "SELECT 1 AS \(name), 2 AS y\(name)")
-        E2E.assertError(names, status: 400, reasonContains: "the result exceeds 16 MiB")
+        E2E.assertError(names, status: 400, reasonContains: "the result's column names alone exceed 16 MiB: shorten them")
     }
 }
