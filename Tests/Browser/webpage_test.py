@@ -756,6 +756,31 @@ def test_copy_as_curl_then_another_row_shows_no_command_of_the_row_before(server
     assert "/second" in command and "/with-body" not in command, command
 
 
+def test_copy_as_curl_of_a_request_whose_query_was_left_out_says_so(server, driver):
+    """Regression (tester finding tester58a-F9, its request): a shard's request refused with 431
+    before its header section was read is journaled in the default tenant without its query;
+    Copy as curl replayed the url without a word. The command now says the query was left out."""
+    cookie = b"a" * 30000
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"GET /api/me?access_token=SECRET1 HTTP/1.1\r\nHost: x\r\nX-Catbird-Parallel-Id: s1\r\nCookie: "
+                     + cookie + b"\r\nConnection: close\r\n\r\n")
+        while sock.recv(65536):
+            pass
+    deadline = time.monotonic() + 10
+    while True:
+        _, page = server.json("GET", "/catbird/api/requests")
+        if page["requests"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    entry = page["requests"][0]
+    assert entry["url"] == "/api/me", entry
+    driver.get(server.url + "/catbird")
+    wait_live(driver)
+    command = copied_curl(driver, entry["id"])
+    assert "SECRET1" not in command, command
+    assert "# the journal left this request's query (or userinfo) out of its url" in command, command
+
+
 def test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled(server, driver):
     # tester22a-F1, the finding's bodies: the command box (a textarea, the only copy path over
     # plain http://) turned every CRLF and lone CR into LF, so a multipart body was replayed 5 bytes
@@ -1952,6 +1977,7 @@ TESTS = [
     (test_copy_as_curl_sends_the_journaled_target_without_globbing_or_dot_segments, ()),
     (test_copy_as_curl_while_the_next_entrys_details_load_copies_nothing_of_the_entry_before, ()),
     (test_copy_as_curl_then_another_row_shows_no_command_of_the_row_before, ()),
+    (test_copy_as_curl_of_a_request_whose_query_was_left_out_says_so, ()),
     (test_copy_as_curl_from_the_box_sends_crlf_bodies_bidi_headers_and_odd_targets_as_journaled, ()),
     (test_copy_as_curl_sends_a_repeated_header_field_as_two_and_the_details_list_both, ()),
     (test_copy_as_curl_adds_no_header_field_the_request_did_not_have, ()),

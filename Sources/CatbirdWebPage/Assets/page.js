@@ -1570,6 +1570,12 @@ async function copyAsCurl() {
   if (entry.method === "") {
     body.after += `\n# the journal has no method for this request (it was refused before its method was read); curl sends ${hasBody ? "POST" : "GET"}`;
   }
+  if (/its (userinfo and )?query left out of the url|its userinfo left out of the url/.test(entry.problem || "")) {
+    // tester58a-F9: the replay sent another request with nothing said (the server's
+    // CatbirdHandler.leftOutProblem: a request whose tenant is unknown keeps no query).
+    body.after += "\n# the journal left this request's query (or userinfo) out of its url, its tenant being unknown:"
+      + " this sends the url without it, another request";
+  }
   if ((entry.problem || "").startsWith(NON_TEXT_TARGET_PROBLEM)) {
     // tester39a-F11: its row reads like a request for the escapes themselves, which is what this sends.
     body.after += "\n# the request-target held bytes that are not UTF-8, or a NUL, which the journal wrote as %XX:"
