@@ -96,7 +96,10 @@ struct MockTable: Sendable {
     func anyHost(before mock: Mock) -> Mock? {
         let method = mock.patternMethod
         let url = mock.patternURL
-        return byID.values.filter { earlier in
+        // An equal url's mocks from its index; another kind's by a look at every mock (once per
+        // update of such a mock, which has no index by its pattern's text).
+        let candidates: [Mock] = url.kind == .equal ? equalURLMocks(url.value).compactMap { byID[$0] } : Array(byID.values)
+        return candidates.filter { earlier in
             earlier.position < mock.position && earlier.remainingLimit == nil && earlier.patternBody == nil
                 && earlier.patternMethod == method && earlier.patternURL == url
                 && Self.isAnyHost(earlier.pattern.source.headers) && earlier.identity != mock.identity
