@@ -14,28 +14,19 @@ extension JSONText {
     }
 
     /// ``shortString(_:maxBytes:)`` with each character a reader may not see written as a JSON
-    /// `\u` escape: DEL and the C1 controls (U+007F–U+009F), which JSON leaves as they are, and
-    /// the default-ignorable code points (a zero-width space U+200B, the bidirectional controls
-    /// U+202A–U+202E). For a value that is wrong because of such a character, which a reason
-    /// quoting it as is showed as a valid-looking one: `the header field name "X-H" is not an
-    /// HTTP token` of `X-H<DEL>` (tester finding tester58a-F8).
+    /// `\u` escape (``Swift/Unicode/Scalar/mayNotShow``: DEL, C1 controls, default-ignorable and
+    /// other invisible code points, which JSON leaves as they are), as a log line writes a tenant
+    /// id. For a value that is wrong because of such a character, which a reason quoting it as is
+    /// showed as a valid-looking one: `the header field name "X-H" is not an HTTP token` of
+    /// `X-H<DEL>` (tester finding tester58a-F8).
     public static func shortStringShowingInvisible(_ value: String, maxBytes: Int = shownBytes) -> String {
         let literal = shortString(value, maxBytes: maxBytes)
-        guard literal.unicodeScalars.contains(where: isInvisible) else { return literal }
+        guard literal.unicodeScalars.contains(where: \.mayNotShow) else { return literal }
         var shown = ""
         for scalar in literal.unicodeScalars {
-            guard isInvisible(scalar) else {
-                shown.unicodeScalars.append(scalar)
-                continue
-            }
-            for unit in String(scalar).utf16 { shown += "\\u" + String(unit, radix: 16, uppercase: true).leftPadded(to: 4) }
+            if scalar.mayNotShow { scalar.appendJSONEscape(to: &shown) } else { shown.unicodeScalars.append(scalar) }
         }
         return shown
-    }
-
-    /// Whether a reader may not see `scalar`: DEL, a C1 control, or a default-ignorable code point.
-    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        (0x7F...0x9F).contains(scalar.value) || scalar.properties.isDefaultIgnorableCodePoint
     }
 
     /// `value` cut to its first `maxBytes` UTF-8 bytes with `…` after it when it is longer, not
@@ -64,12 +55,5 @@ extension JSONText {
         } else {
             out.append(utf8: shortString(value, maxBytes: maxBytes))
         }
-    }
-}
-
-extension String {
-    /// The string with `0`s before it up to `length` characters.
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

@@ -15,4 +15,28 @@ extension Unicode.Scalar {
     public var isLookAlike: Bool {
         value >= 0x80 && (properties.isWhitespace || properties.isDefaultIgnorableCodePoint)
     }
+
+    /// Whether a quoted text for people writes the scalar as a `\u` escape: DEL, or a non-ASCII
+    /// look-alike (``isLookAlike``) or other format, control (C1), private-use, unassigned or
+    /// surrogate code point, which a reader may not see or tell apart. How a log line writes a
+    /// tenant id (`TenantID.logForm`) and a reason quotes a header field name
+    /// (``JSONText/shortStringShowingInvisible(_:maxBytes:)``). C0 controls are JSON's own escapes.
+    public var mayNotShow: Bool {
+        if value == 0x7F { return true }
+        guard value >= 0x80 else { return false }
+        if isLookAlike { return true }
+        switch properties.generalCategory {
+        case .format, .privateUse, .unassigned, .control, .surrogate: return true
+        default: return false
+        }
+    }
+
+    /// Appends the scalar to `out` as JSON's `\uXXXX` escape (its UTF-16 surrogate pair past
+    /// U+FFFF), in lower-case hex as JSON writes it.
+    public func appendJSONEscape(to out: inout String) {
+        for unit in String(self).utf16 {
+            let hex = String(unit, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
+    }
 }

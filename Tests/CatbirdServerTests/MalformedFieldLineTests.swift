@@ -19,9 +19,9 @@ final class MalformedFieldLineTests: ServerTestCase {
             ("MéTH /m HTTP/1.1\r\nHost: x\r\n\r\n", "method is not an HTTP token", "MéTH"),
             // tester58a-F8, its requests: the name was written with its DEL, C1 or zero-width
             // character raw, `"X-H" is not an HTTP token`.
-            ("GET /m HTTP/1.1\r\nHost: x\r\nX-H\u{7F}: z\r\n\r\n", #"the header field name "X-H\u007F" is not an HTTP token"#, "GET"),
-            ("GET /m HTTP/1.1\r\nHost: x\r\nX-H\u{9B}: z\r\n\r\n", #"the header field name "X-H\u009B" is not an HTTP token"#, "GET"),
-            ("GET /m HTTP/1.1\r\nHost: x\r\nX-H\u{200B}: z\r\n\r\n", #"the header field name "X-H\u200B" is not an HTTP token"#, "GET"),
+            ("GET /m HTTP/1.1\r\nHost: x\r\nX-H\u{7F}: z\r\n\r\n", #"the header field name "X-H\u007f" is not an HTTP token"#, "GET"),
+            ("GET /m HTTP/1.1\r\nHost: x\r\nX-H\u{9B}: z\r\n\r\n", #"the header field name "X-H\u009b" is not an HTTP token"#, "GET"),
+            ("GET /m HTTP/1.1\r\nHost: x\r\nX-H\u{200B}: z\r\n\r\n", #"the header field name "X-H\u200b" is not an HTTP token"#, "GET"),
         ]
         for (raw, reason, _) in cases {
             let connection = try server.client()

@@ -24,8 +24,8 @@ extension TenantID {
         // The project's one JSON escaper (`"`, `\`, C0 controls), then what it leaves as itself.
         var out = ""
         for scalar in JSONText.string(cut ? rawValue.utf8Prefix(JSONText.shownBytes) : rawValue).unicodeScalars {
-            if scalar.value == 0x7F || (!scalar.isASCII && (escapingAllNonASCII || Self.mayNotShow(scalar))) {
-                Self.appendEscaped(scalar, to: &out)
+            if scalar.mayNotShow || (escapingAllNonASCII && !scalar.isASCII) {
+                scalar.appendJSONEscape(to: &out)
             } else {
                 out.unicodeScalars.append(scalar)
             }
@@ -41,25 +41,6 @@ extension TenantID {
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "/"),
              UInt8(ascii: "@"), UInt8(ascii: "+"), UInt8(ascii: "~"): true
         default: false
-        }
-    }
-
-    /// Whether a non-ASCII `scalar` may not show or may read as another: a look-alike
-    /// (``CatbirdSupport/Swift/Unicode/Scalar/isLookAlike``, as a 404's reason marks them), or
-    /// another format, control, private-use, unassigned or surrogate code point.
-    private static func mayNotShow(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isLookAlike { return true }
-        switch scalar.properties.generalCategory {
-        case .format, .privateUse, .unassigned, .control, .surrogate: return true
-        default: return false
-        }
-    }
-
-    /// `\uXXXX`, or its UTF-16 surrogate pair past U+FFFF, in lower-case hex as JSON writes it.
-    private static func appendEscaped(_ scalar: Unicode.Scalar, to out: inout String) {
-        for unit in String(scalar).utf16 {
-            let hex = String(unit, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
         }
     }
 }

@@ -54,8 +54,9 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// ` (not in NFC: U+212A, …)` for an id NFC would change, ` (holds U+200B, which may not
-    /// show)` for one with default-ignorable code points, DEL or C1 controls (at most 8 shown
-    /// either way), "" for any other: an ASCII id without DEL is told at once, without normalising.
+    /// show)` for one with code points a reader may not see (``CatbirdSupport/Swift/Unicode/Scalar/mayNotShow``:
+    /// default-ignorable ones, non-ASCII spaces, DEL, C1 controls; at most 8 shown either way), ""
+    /// for any other: an ASCII id without DEL is told at once, without normalising.
     public var lookAlikeNote: String {
         guard !rawValue.utf8.allSatisfy({ $0 < 0x7F }) else { return "" }
         func listed(_ points: [Unicode.Scalar]) -> String {
@@ -66,8 +67,8 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
             return " (not in NFC: \(listed(rawValue.unicodeScalars.filter { !$0.isASCII })))"
         }
         // DEL and C1 controls too, which JSON writes as they are (tester finding tester58a-F7:
-        // `s5<DEL>` read as `s5` in a refusal to drop it).
-        let invisible = rawValue.unicodeScalars.filter { $0.properties.isDefaultIgnorableCodePoint || (0x7F...0x9F).contains($0.value) }
+        // `s5<DEL>` read as `s5` in a refusal to drop it): what a log line escapes.
+        let invisible = rawValue.unicodeScalars.filter(\.mayNotShow)
         return invisible.isEmpty ? "" : " (holds \(listed(Array(invisible))), which may not show)"
     }
 
