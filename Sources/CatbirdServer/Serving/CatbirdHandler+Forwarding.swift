@@ -32,7 +32,7 @@ extension CatbirdHandler {
                 // finds the request answered already and journals that (tester finding
                 // tester57a-F1: with --record, the stop's 503 went out while the row said the
                 // upstream's 200 and the recording was placed).
-                guard durability == .strict ? responder.awaitMoments() : responder.isWaiting else {
+                guard stillWaitsToBeJournaled(responder) else {
                     return deliverToGone(placed(answer), request, destination: destination, tenant: tenant, chosen: chosen, to: responder)
                 }
                 let (sent, ticket) = serving.journal(

@@ -111,7 +111,7 @@ extension CatbirdHandler {
         // Strict: from now on a wait of moments, before the entry is queued, so a stop that
         // begins lets the commit release the answer (tester55a-F1) or finds the request
         // abandoned here, with nothing journaled yet.
-        guard durability == .strict ? responder.awaitMoments() : responder.isWaiting else {
+        guard stillWaitsToBeJournaled(responder) else {
             if let hit { mocks.refund(hit) }
             return abandonedOnLane(request, tenant: tenant, responder, lane: lane)
         }

@@ -191,6 +191,15 @@ struct CatbirdHandler: HTTPHandler {
     /// ``MockServing/append(_:of:settling:)``): at once (relaxed durability), or once the writer
     /// has committed its entry, holding no worker meanwhile (strict: ``Journal/answer(_:onceCommitted:sent:)``).
     /// A delayed answer (no ticket) is journaled, and waited for, when its delay ends (``MockServing``).
+    /// Whether `responder`'s request still waits for its answer, asked just before its journal
+    /// entry is queued by an answer that was chosen later (matching lane, forwarding). Strict
+    /// durability also makes the wait from then on one of moments (``HTTPResponder/awaitMoments()``),
+    /// so a stop that begins lets the commit release the answer rather than send its 503 while
+    /// the row says otherwise (tester findings tester55a-F1, tester57a-F1).
+    func stillWaitsToBeJournaled(_ responder: HTTPResponder) -> Bool {
+        durability == .strict ? responder.awaitMoments() : responder.isWaiting
+    }
+
     private func release(
         _ response: HTTPResponse, journaled ticket: JournalTicket?, _ request: HTTPRequest, answeredBy: String, tenant: TenantID
     ) -> HTTPAnswer {
