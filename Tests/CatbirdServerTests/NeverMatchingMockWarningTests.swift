@@ -136,6 +136,24 @@ final class NeverMatchingMockWarningTests: ServerTestCase {
         XCTAssertEqual(try addedMock(path: "/short", response: #"{"status":200,"delay":999}"#).text, "", "999 s: no warning")
     }
 
+    /// Regression (tester58b-F6, its exact mock): `"limit": -1` (a common "unlimited" idiom) got
+    /// a bare 201, and the mock answered once, then 404. Now the 201 says it counts as 1 (0.11's
+    /// rule, kept), and so for 0; a limit of 1 gets no word.
+    func testALimitBelowOneIsKeptWithAWarning() throws {
+        for limit in [-1, 0] {
+            let added = try addedMock(path: "/lm\(limit)", response: #"{"status":200,"limit":\#(limit)}"#)
+            XCTAssertEqual(
+                added.object["warnings"] as? [String],
+                [
+                    "'response.limit' \(limit) counts as 1 (Catbird 0.11's rule): this mock answers one request and is removed; "
+                        + "leave limit out (or null) for a mock that answers every request"
+                ])
+            XCTAssertEqual(try client.request("GET", "/lm\(limit)", headers: tenant).status, 200)
+            XCTAssertEqual(try client.request("GET", "/lm\(limit)", headers: tenant).status, 404, "counted as 1, as 0.11 counts it")
+        }
+        XCTAssertEqual(try addedMock(path: "/lm1", response: #"{"status":200,"limit":1}"#).text, "", "limit 1: no warning")
+    }
+
     /// The 201 of an `update` of `GET path` (equal) with the header pattern `Authorization: kind value`, answering 200.
     private func addedMock(path: String, authorization: (kind: String, value: String)) throws -> RawResponse {
         let body = try JSONSerialization.data(withJSONObject: [

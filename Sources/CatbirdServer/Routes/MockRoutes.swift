@@ -71,7 +71,8 @@ enum MockRoutes {
     /// request can match (``NeverMatchingMock``), one behind a catch-all or a broader mock of its
     /// method and url (``CatchAllWarning``)
     /// or whose text body is base64 of binary (``TextBodyAsBase64Warning``), or whose delay is
-    /// likely milliseconds (``MillisecondDelayWarning``), or that replaces a mock with a limit
+    /// likely milliseconds (``MillisecondDelayWarning``), or whose limit is below 1
+    /// (``LimitBelowOneWarning``), or that replaces a mock with a limit
     /// unspent (``ReplacedLimitWarning``): `{"warnings": [...]}`;
     /// a `remove` that removed nothing has the header ``RemovedNothing/header``. Each committed
     /// to SQLite before answering. A body of well-formed JSON that does not decode as an action
@@ -117,8 +118,9 @@ enum MockRoutes {
                 ?? dependencies.mocks.anyHost(before: mock, tenant: context.tenant).map(CatchAllWarning.warning(shadowedByAnyHost:))
             let notText = TextBodyAsBase64Warning.warning(for: response)
             let longDelay = MillisecondDelayWarning.warning(for: response)
+            let onlyOnce = LimitBelowOneWarning.warning(for: response)
             let sequence = ReplacedLimitWarning.warning(replacing: replaced, with: response)
-            let advice = [shadowed, notText, longDelay, sequence].compactMap { $0 }
+            let advice = [shadowed, notText, longDelay, onlyOnce, sequence].compactMap { $0 }
             guard !neverMatching.isEmpty || !advice.isEmpty else { return HTTPResponse(status: 201) }
             // Named as reasons name it, look-alike ids told apart (tester finding tester53a-F1:
             // `tenant "\u{200B}wm"` and an NFD `café` logged as `wm` and `café`).
@@ -129,6 +131,7 @@ enum MockRoutes {
             if let shadowed { dependencies.log.warning("\(tenant): a mock was added behind a broader mock: \(shadowed)") }
             if let notText { dependencies.log.warning("\(tenant): a mock was added whose text body is binary: \(notText)") }
             if let longDelay { dependencies.log.warning("\(tenant): a mock was added with a delay of minutes: \(longDelay)") }
+            if let onlyOnce { dependencies.log.warning("\(tenant): a mock was added with a limit below 1: \(onlyOnce)") }
             if let sequence { dependencies.log.warning("\(tenant): a mock with a limit was replaced: \(sequence)") }
             let warnings = neverMatching + advice
             return JSONBody.response(["warnings": warnings], status: 201)
