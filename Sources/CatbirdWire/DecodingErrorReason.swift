@@ -42,8 +42,8 @@ extension DecodingError {
 
     /// What to write instead, for the shapes a newcomer gets wrong most (tester finding
     /// tester30a-F3: the reason named the key but not the shape): a url or header pattern is a
-    /// ``PatternMatch`` object, not its value; a response body is its bytes in base64. Empty for
-    /// other paths.
+    /// ``PatternMatch`` object, not its value; a response header is one string, a field sent twice
+    /// two spellings of its name; a response body is its bytes in base64. Empty for other paths.
     private static func shapeHint(_ path: [any CodingKey]) -> String {
         let keys = path.map(\.stringValue)
         guard keys.first == "pattern" || keys.first == "response" else { return "" }
@@ -52,6 +52,11 @@ extension DecodingError {
         }
         if keys.count == 3, keys[0] == "pattern", keys[1] == "headers" {
             return #" such as {"kind": "equal", "value": "application/json"} (kinds: equal, wildcard, regexp)"#
+        }
+        if keys.count == 3, keys[0] == "response", keys[1] == "headers" {
+            // Tester finding tester58b-F4: a WireMock-style array got only "must be a string".
+            return #": one string per name (Catbird 0.11's shape); to send a field twice, give its name in two spellings, "#
+                + #"{"Set-Cookie": "a=1", "set-cookie": "b=2"} (docs/protocol.md, ResponseMock)"#
         }
         if keys == ["response", "body"] {
             return #": the body's bytes in base64 (for the JSON {"a":1} send "eyJhIjoxfQ==")"#

@@ -52,6 +52,21 @@ final class ErrorReasonTests: ServerTestCase {
         E2E.assertError(half, status: 408, reasonContains: #"no request matching GET equal "/never" arrived within 0.25 s;"#)
     }
 
+    /// Regression (tester58b-F4, its exact mock): a WireMock-style header array got only
+    /// "'response.headers.Set-Cookie' must be a string", though docs/protocol.md tells how to send
+    /// a field twice; the reason now says it. Nothing is stored.
+    func testAResponseHeaderArraySaysHowToSendAFieldTwice() throws {
+        let refused = try client.json(
+            "POST", "/catbird/api/mocks",
+            #"{"type":"update","pattern":{"method":"GET","url":{"kind":"equal","value":"/ck"}},"response":{"status":200,"headers":{"Set-Cookie":["a=1","b=2"]}}}"#,
+            headers: [("X-Catbird-Parallel-Id", "w4")])
+        E2E.assertError(
+            refused, status: 400,
+            reasonContains: #"'response.headers.Set-Cookie' must be a string: one string per name (Catbird 0.11's shape); "#
+                + #"to send a field twice, give its name in two spellings, {"Set-Cookie": "a=1", "set-cookie": "b=2"}"#)
+        XCTAssertEqual(try client.request("GET", "/ck", headers: [("X-Catbird-Parallel-Id", "w4")]).status, 404)
+    }
+
     /// `equalTo` takes any JSON value: `1e400` was refused with "'pattern.body.equalTo' must be an
     /// object", and `"status":1e400` with "malformed JSON"; the fault is a number out of range.
     func testANumberOutOfRangeIsNamedAsSuchWhereverItIs() throws {

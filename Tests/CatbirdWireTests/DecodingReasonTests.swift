@@ -124,7 +124,8 @@ final class DecodingReasonTests: XCTestCase {
         XCTAssertEqual(reason(#"{"type":"remove","pattern":{"method":"GET","url":{"kind":"equal","value":"\/"},"headers":{"X-A":"v"}}}"#),
                        #"'pattern.headers.X-A' must be an object such as {"kind": "equal", "value": "application/json"} (kinds: equal, wildcard, regexp)"#)
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":{"X-A":1}}}"#),
-                       "'response.headers.X-A' must be a string")
+                       #"'response.headers.X-A' must be a string: one string per name (Catbird 0.11's shape); "#
+                        + #"to send a field twice, give its name in two spellings, {"Set-Cookie": "a=1", "set-cookie": "b=2"} (docs/protocol.md, ResponseMock)"#)
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"headers":[]}}"#),
                        "'response.headers' must be an object")
         XCTAssertEqual(reason(#"{"type":"update",\#(pattern),"response":{"status":200,"limit":"2"}}"#),
