@@ -45,7 +45,11 @@ extension ForeignStubShapeTests {
         let path = try translated(
             #"{"request":{"method":"POST","url":"/p","bodyPatterns":[{"matchesJsonPath":{"expression":"$.a","equalTo":"x"}}]},"response":{"status":200}}"#)
         XCTAssertTrue(path.action.contains(#""body":{"equalTo":"x","kind":"jsonPath","value":"$.a"}"#), path.action)
-        XCTAssertTrue(path.reason.contains(#"Not carried over: "matchesJsonPath"'s "equalTo" (WireMock compares the field's text"#), path.reason)
+        XCTAssertTrue(
+            path.reason.contains(#"Carried over with another meaning: "matchesJsonPath"'s "equalTo" "x", as the JSON string "x" (WireMock "#
+                + #"compares the field's text; the jsonPath pattern compares JSON values, so only a field holding that string matches it)."#),
+            path.reason)
+        XCTAssertFalse(path.reason.contains("Not carried over"), path.reason)
         XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", path.action).status, 201)
         XCTAssertEqual(try client.request("POST", "/p", body: Array(#"{"a":"x"}"#.utf8)).status, 200)
         XCTAssertEqual(try client.request("POST", "/p", body: Array(#"{"a":"y"}"#.utf8)).status, 404)
@@ -58,6 +62,28 @@ extension ForeignStubShapeTests {
         let two = try translated(
             #"{"request":{"method":"POST","url":"/p","bodyPatterns":[{"contains":"a"},{"contains":"b"}]},"response":{"status":200}}"#)
         XCTAssertTrue(two.reason.contains(#"Not carried over: the body patterns after the first (a Catbird mock has one body pattern)."#), two.reason)
+    }
+
+    /// Regression (tester58b-F8, its exact stub): the jsonPath `equalTo` the action holds was
+    /// listed under "Not carried over"; it is carried over as a JSON string, which a field
+    /// holding the number 5 does not match, and the reason now says so and what to write.
+    func testAJSONPathEqualToIsSaidToBeCarriedOverAsAString() throws {
+        let stub = try translated(
+            #"{"request":{"method":"POST","url":"/x","bodyPatterns":[{"matchesJsonPath":{"expression":"$.user.id","equalTo":"5"}}]},"response":{"status":200}}"#)
+        XCTAssertTrue(stub.action.contains(#""body":{"equalTo":"5","kind":"jsonPath","value":"$.user.id"}"#), stub.action)
+        XCTAssertTrue(
+            stub.reason.contains(#"Carried over with another meaning: "matchesJsonPath"'s "equalTo" "5", as the JSON string "5" (WireMock "#
+                + #"compares the field's text; the jsonPath pattern compares JSON values, so only a field holding that string matches it); "#
+                + #"if the field holds 5 itself, not a string, write "equalTo": 5 in the action."#),
+            stub.reason)
+        XCTAssertFalse(stub.reason.contains("Not carried over"), stub.reason)
+        // What the reason says holds: the action as offered misses the number, the one it suggests matches it.
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
+        XCTAssertEqual(try client.request("POST", "/x", body: Array(#"{"user":{"id":5}}"#.utf8)).status, 404)
+        XCTAssertEqual(try client.request("POST", "/x", body: Array(#"{"user":{"id":"5"}}"#.utf8)).status, 200)
+        let suggested = stub.action.replacingOccurrences(of: #""equalTo":"5""#, with: #""equalTo":5"#)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", suggested).status, 201)
+        XCTAssertEqual(try client.request("POST", "/x", body: Array(#"{"user":{"id":5}}"#.utf8)).status, 200)
     }
 
     /// tester47a-F2, its stubs: a path regular expression ending in `$` anchored before the

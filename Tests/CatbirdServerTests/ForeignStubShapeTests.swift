@@ -10,7 +10,7 @@ final class ForeignStubShapeTests: ServerTestCase {
     func shownAction(_ reason: String) throws -> String {
         let start = try XCTUnwrap(reason.range(of: "The same mock as a Catbird action: "), reason).upperBound
         var action = String(reason[start...])
-        for end in [" The action has no url: ", " Not carried over: ", " (README.md#"] {
+        for end in [" The action has no url: ", " Carried over with another meaning: ", " Not carried over: ", " (README.md#"] {
             if let cut = action.range(of: end) { action = String(action[..<cut.lowerBound]) }
         }
         return action

@@ -42,9 +42,18 @@ extension ForeignStubShape.Translation {
             return
         }
         body = BodyPattern(kind: .jsonPath, value: path, equalTo: .string(value))
-        notes.append("\"matchesJsonPath\"'s \"equalTo\" (WireMock compares the field's text; the jsonPath pattern compares JSON "
-            + "values: \(JSONText.string(value)) is a JSON string, write a number or true/false as one)")
+        let shown = JSONText.shortString(value)
+        let literal = Self.isJSONLiteral(value) ? "; if the field holds \(value) itself, not a string, write \"equalTo\": \(value) in the action" : ""
+        differences.append("\"matchesJsonPath\"'s \"equalTo\" \(shown), as the JSON string \(shown) (WireMock compares the field's "
+            + "text; the jsonPath pattern compares JSON values, so only a field holding that string matches it)\(literal)")
         noteUnread(members, read: ["matchesJsonPath"])
+    }
+
+    /// Whether `text` is a JSON number, `true`, `false` or `null`: what WireMock's text
+    /// comparison matches in a field that holds that value, not a string.
+    private static func isJSONLiteral(_ text: String) -> Bool {
+        text == "true" || text == "false" || text == "null"
+            || text.wholeMatch(of: /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/) != nil
     }
 
     /// A WireMock body matcher as a body pattern, with the keys of `members` it read (those it

@@ -64,6 +64,10 @@ enum ForeignStubShape {
         var body: BodyPattern?
         var response = ResponseMock(status: 200)
         var notes: [String] = []
+        /// What was carried over with another meaning than the stub's, each a clause: said
+        /// apart from ``notes`` (tester finding tester58b-F8: the jsonPath `equalTo` the action
+        /// holds was listed as "Not carried over").
+        var differences: [String] = []
 
         /// Notes each key of `object` that is neither `read` nor `ignored` (keys that name or
         /// file a stub and change nothing it matches or answers), in key order, as `"key"` and
@@ -308,7 +312,8 @@ enum ForeignStubShape {
                     + "of its method and, the first added mock winning, shadows the mocks added after it)."
             }
             let one = count > 1 ? "; Catbird takes one action per call: post each mock on its own" : ""
-            let said = notes.isEmpty ? "" : " Not carried over: " + notes.joined(separator: "; ") + "."
+            let said = (differences.isEmpty ? "" : " Carried over with another meaning: " + differences.joined(separator: "; ") + ".")
+                + (notes.isEmpty ? "" : " Not carried over: " + notes.joined(separator: "; ") + ".")
             // Only the first of several is translated (the reason is bounded); the others are named
             // by their count, not passed over (tester26b-F2: a mappings file's second stub and its
             // refused Content-Length went unmentioned).
