@@ -22,8 +22,9 @@ extension OutboundTransfer {
     ///   a continuation line with no field before it, a line led by a space or tab right after
     ///   the status line, which RFC 9112 section 2.2 lets a recipient reject (tester56a-F5:
     ///   "upstream unreachable: … A libcurl function was given a bad argument").
-    /// The reason of a status line without a status code from 100 to 999 (`said`: libcurl's words).
-    private static func noStatusCode(_ said: String) -> String {
+    /// The reason of a status line without a status code from 100 to 999 (`said`: libcurl's
+    /// words, or the line, in parentheses).
+    static func noStatusCode(_ said: String) -> String {
         "the upstream's status line has no status code from 100 to 999 \(said), which no HTTP client can read as an "
             + "answer (RFC 9110 section 15): answered 502 in its place"
     }

@@ -119,11 +119,19 @@ final class OutboundTransfer: @unchecked Sendable {
             // libcurl reads `HTTP/2` and `HTTP/2.0` status lines on an HTTP/1.1 connection (it
             // refuses 1.2, 3 and 3.0): such an answer was passed on and recorded as HTTP/1.1's
             // (tester finding tester58a-F3).
-            let version = line.dropFirst(5).prefix { $0 != " " && $0 != "\r" && $0 != "\n" }
+            let version = line.dropFirst(5).prefix { $0 != " " && !$0.isNewline }
             guard version == "1.1" || version == "1.0" else {
                 transfer.unusable = "the upstream's status line names HTTP/\(version), not HTTP/1.0 or HTTP/1.1, so its answer "
                     + "cannot be read as HTTP/1.x (its status line: \(JSONText.shortString(line[...].trimmingWhitespace()))): "
                     + "answered 502 in its place"
+                return 0
+            }
+            // libcurl reads the digits a status code starts with: `HTTP/1.1 200x OK` was passed
+            // on, and recorded, as a 200 (tester finding tester58a-F4). RFC 9112 section 4: three
+            // digits, then a space or the line's end.
+            let code = line.dropFirst(5 + version.count).drop { $0 == " " }.prefix { $0 != " " && !$0.isNewline }
+            guard code.utf8.count == 3, code.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+                transfer.unusable = OutboundTransfer.noStatusCode("(its status line: \(JSONText.shortString(line[...].trimmingWhitespace())))")
                 return 0
             }
             transfer.headers = []

@@ -43,6 +43,8 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
             ("/raw/v2", "the upstream's status line names HTTP/2, not HTTP/1.0 or HTTP/1.1"),
             ("/raw/nostatus", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
             ("/raw/abcstatus", "the upstream's status line has no status code from 100 to 999 (libcurl: "),
+            // tester58a-F4's aside: libcurl read `200x` as 200, passed on and recorded.
+            ("/raw/status200x", #"the upstream's status line has no status code from 100 to 999 (its status line: "HTTP/1.1 200x OK")"#),
         ]
         for (path, reason) in cases {
             let answer = try client.request("GET", path)
@@ -53,6 +55,14 @@ final class UpstreamUnreadableAnswerTests: RecordingTestCase {
             XCTAssertTrue(said.hasSuffix("answered 502 in its place"), "\(path): \(said)")
             try assertMarked502NotRecorded(answer, path: path, problem: said, client: client)
         }
+    }
+
+    /// A status line with no reason phrase and no space after its code (`HTTP/1.1 204`) is
+    /// valid (RFC 9112 section 4): passed on, as the check that refuses `200x` must not refuse it.
+    func testAStatusLineWithoutAReasonPhraseIsPassedOn() throws {
+        let recorder = try server(recording: true)
+        let answer = try recorder.client().request("GET", "/raw/statusnoreason")
+        XCTAssertEqual(answer.status, 204, answer.text)
     }
 
     /// tester26a-F3, the finding's upstream: a plain GET answered with the whole head

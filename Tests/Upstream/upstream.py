@@ -51,7 +51,8 @@ Every answer is made from the request, so a test can check what arrived:
                        (Set-Cookie in two and three spellings of its name), upgrade101 (a whole
                        `101 Switching Protocols` head to a request that asked for none, then raw
                        bytes of another protocol; tester26a-F3), status000, status099, status20,
-                       status1000 (no status code from 100 to 999), manyfields (a header section
+                       status1000, status200x (no status code from 100 to 999), statusnoreason
+                       (`HTTP/1.1 204` and nothing more: valid), manyfields (a header section
                        of 4,000 fields, past libcurl's 300 KiB), twoctsame, twoetag and twoctdiff
                        (Content-Type or ETag twice, with one value or two), chunkedtwice and
                        chunkedtwolines (chunked applied twice: in one field, in two), leadws and
@@ -279,6 +280,10 @@ RAW = {  # /raw/<name>: whole answers written as they are (try6b finding 4, try6
     "status099": b"HTTP/1.1 099 Low\r\nContent-Length: 5\r\n\r\nhello",
     "status20": b"HTTP/1.1 20 Short\r\nContent-Length: 5\r\n\r\nhello",
     "status1000": b"HTTP/1.1 1000 Big\r\nContent-Length: 5\r\n\r\nhello",
+    # a code with a letter after its digits, which libcurl reads as 200 (tester58a-F4)
+    "status200x": b"HTTP/1.1 200x OK\r\nContent-Length: 5\r\n\r\nhello",
+    # no reason phrase, its space left out: a valid status line (RFC 9112 section 4)
+    "statusnoreason": b"HTTP/1.1 204\r\n\r\n",
     # a field a response has once, sent twice with one value, and twice with two (tester40a-F7)
     "twoctsame": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
     "twoetag": b'HTTP/1.1 200 OK\r\nETag: "a"\r\nETag: "a"\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok',
