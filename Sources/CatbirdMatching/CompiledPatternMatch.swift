@@ -139,14 +139,15 @@ public struct CompiledPatternMatch: Sendable {
     }
 
     /// `subject` matched by the glob or the automaton where it handles it, else by ICU. Marked
-    /// slow (by ICU's searches or by theirs), the pattern is not started within a slice; their
+    /// slow (by ICU's searches or by theirs) on a subject at most twice as long, the pattern is
+    /// not started within a slice (``ICUExpression/skipsInSlice(length:)``); their
     /// search sets or clears the mark as ICU's does (``ICUExpression/note(_:of:length:slice:)``)
     /// when it was stopped on a worker or ran with the whole budget.
     private static func evaluate(
         _ subject: String, by matcher: some ClockedMatcher, or expression: ICUExpression,
         until deadline: ContinuousClock.Instant, slice: RegexpSlice
     ) -> MatchOutcome {
-        if slice.isSlice, expression.isMarkedSlow { return .outOfTime }
+        if slice.isSlice, expression.skipsInSlice(length: subject.utf8.count) { return .outOfTime }
         var clock = SearchClock(deadline: deadline)
         var text = subject
         guard let outcome = text.withUTF8({ matcher.matches($0, clock: &clock) }) else {

@@ -126,7 +126,7 @@ public struct CompiledRequestPattern: Sendable {
     }
 
     /// Whether one of the url, header and body regular expressions is marked slow now
-    /// (found slow on a worker and not cleared since: docs/tenancy.md#slow-regular-expressions).
+    /// (found slow and not cleared since: docs/tenancy.md#slow-regular-expressions).
     public var isMarkedSlow: Bool {
         anyExpression { $0.isMarkedSlow }
     }

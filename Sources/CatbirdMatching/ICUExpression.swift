@@ -15,18 +15,23 @@ import Synchronization
 /// it is set, and their long searches set and clear it by the same rule
 /// (``note(_:of:length:slice:)``; tester finding tester30c-F3).
 ///
-/// Found slow means: a search while matching within a slice (``RegexpSlice/matching``) was
-/// stopped at the slice's end after its own search, from its own start, had run
-/// ``RegexpSlice/markedAfter`` or more of the thread's CPU time (``ThreadCPUTime``), so an
-/// expression that starts after earlier work (other mocks) used up the request's slice is
-/// stopped without being marked, and so is one whose thread waited for a core meanwhile (a
-/// loaded machine: a clean-clone CI run marked `[a-z]*q(?=\?)` after a descheduling, by the
-/// wall clock); the near-miss comparison (``RegexpSlice/comparing``) never marks. The mark is
-/// cleared when a search with the whole budget (the matching lane, ``RegexpSlice/whole``)
-/// finishes within ``RegexpSlice/length`` of CPU time on a subject at least as long as the one
-/// it was marked on, so an
-/// unlucky slice does not brand it for good, while short quick subjects cannot clear a mark
-/// that long slow ones earned.
+/// Found slow means slower than ``RegexpSlice/timePerUnit`` (1 µs) of the thread's CPU time
+/// (``ThreadCPUTime``) per unit of its subject, and than a floor
+/// (``RegexpSlice/isSlow(worked:length:floor:)``): a search whose time comes from its subject's
+/// length alone is never slow (tester finding tester59b-F4). A search while matching within a
+/// slice (``RegexpSlice/matching``) is found slow when stopped at the slice's end after its own
+/// search, from its own start, had run ``RegexpSlice/markedAfter`` or more, so an expression
+/// that starts after earlier work (other mocks) used up the request's slice is stopped without
+/// being marked, and so is one whose thread waited for a core meanwhile (a loaded machine: a
+/// clean-clone CI run marked `[a-z]*q(?=\?)` after a descheduling, by the wall clock); a
+/// subject too long for the slice to tell (``RegexpSlice/outgrowsSlice(_:)``) is found slow by
+/// a search with the whole budget (the matching lane, ``RegexpSlice/whole``) that took
+/// ``RegexpSlice/length`` or more, finished or not. The near-miss comparison
+/// (``RegexpSlice/comparing``) never marks. The mark is kept with the subject's length, and a
+/// subject less than half as long is still started within a slice (``skipsInSlice(length:)``).
+/// It is cleared when a search with the whole budget finishes without being slow on a subject
+/// at least as long as the one it was marked on, so an unlucky slice does not brand it for
+/// good, while short quick subjects cannot clear a mark that long slow ones earned.
 ///
 /// An expression is compiled when made (``init(compiling:)``: an `update`, a count, find or
 /// wait, whose 400 must say at once that it is invalid) or at its first search
@@ -42,8 +47,8 @@ import Synchronization
 /// would come to clear a mark that load alone had set. The search that sets a mark leaves a
 /// probe, and from then on one probe a second (``probeInterval``, for all marked expressions
 /// together) can be claimed (``claimProbe()``) by a request that needs the expression; the matching lane, taking it
-/// (``takeProbe()``), gives the expression the request's whole budget, which finishing within
-/// ``RegexpSlice/length`` clears the mark as above.
+/// (``takeProbe()``), gives the expression the request's whole budget, which finishing without
+/// being slow clears the mark as above.
 ///
 /// `NSRegularExpression` is `Sendable` in this toolchain's Foundation (immutable once created,
 /// documented as safe to use from several threads); the compiled expression is published once
@@ -107,8 +112,22 @@ final class ICUExpression: Sendable {
     /// requests in 3 s instead of about 40,000). Each mark is probed in its turn.
     private static let anyProbeDue = Atomic<UInt64>(0)
 
-    /// Whether the expression is marked slow now (found slow on a worker and not cleared since).
+    /// Whether the expression is marked slow now (found slow and not cleared since), on a
+    /// subject of any length.
     var isMarkedSlow: Bool { markedOn.load(ordering: .relaxed) > 0 }
+
+    /// Whether a search of a subject of `length` units is not started within a slice: the
+    /// expression is marked slow on a subject at most twice as long. A mark set on a long
+    /// subject (by a search with the whole budget: ``RegexpSlice/outgrowsSlice(_:)``) does not
+    /// send the expression's short subjects to the matching lane for good; one of them that is
+    /// slow in a slice marks it on its own length.
+    func skipsInSlice(length: Int) -> Bool {
+        Self.skips(length: length, markedOn: markedOn.load(ordering: .relaxed))
+    }
+
+    private static func skips(length: Int, markedOn marked: Int) -> Bool {
+        marked > 0 && length * 2 >= marked
+    }
 
     /// Claims a probe of a marked expression when one is due (one ``probeInterval`` after the
     /// mark or its last probe, and one ``probeInterval`` after any expression's last probe);
@@ -143,7 +162,8 @@ final class ICUExpression: Sendable {
     /// its time delays no other tenant, and compiled there (or by the start-up's pass).
     func search(_ subject: String, until deadline: ContinuousClock.Instant, slice: RegexpSlice) -> MatchOutcome {
         let marked = markedOn.load(ordering: .relaxed)
-        if marked > 0, slice.isSlice { return .outOfTime }
+        let length = subject.utf16.count
+        if slice.isSlice, Self.skips(length: length, markedOn: marked) { return .outOfTime }
         let expression: NSRegularExpression
         if let compiled = compiled.load() {
             expression = compiled
@@ -152,10 +172,11 @@ final class ICUExpression: Sendable {
             guard let compiled = compile() else { return .notMatched }
             expression = compiled
         }
-        let length = subject.utf16.count
         // Only what can set or clear the mark is timed: by the wall clock, and by this thread's
         // CPU time, which alone decides (a search that waited for a core is not slow for it).
-        let timed = slice == .matching || (marked > 0 && length >= marked)
+        // With the whole budget: a subject too long for a slice to find the search slow, or a
+        // marked expression's subject as long as the one it was marked on.
+        let timed = slice == .matching || (slice == .whole && (RegexpSlice.outgrowsSlice(length) || (marked > 0 && length >= marked)))
         let started = timed ? ContinuousClock.now : deadline
         let startedWorking = timed ? ThreadCPUTime.now() : .zero
         var outcome = MatchOutcome.notMatched
@@ -170,15 +191,15 @@ final class ICUExpression: Sendable {
             }
         }
         guard timed else { return outcome }
-        // The CPU time is read again only when the wall clock leaves the rule undecided: a
-        // thread's CPU time never runs ahead of the wall clock.
-        let ranByTheClock = ContinuousClock.now - started
-        if slice == .matching, outcome == .outOfTime, ranByTheClock >= RegexpSlice.markedAfter,
-           ThreadCPUTime.now() - startedWorking >= RegexpSlice.markedAfter {
-            mark(length: length)
-        } else if slice == .whole, outcome != .outOfTime,
-                  ranByTheClock < RegexpSlice.length || ThreadCPUTime.now() - startedWorking < RegexpSlice.length {
-            _ = markedOn.compareExchange(expected: marked, desired: 0, ordering: .relaxed)
+        if slice == .matching {
+            // The CPU time is read only when the wall clock leaves the rule undecided: a
+            // thread's CPU time never runs ahead of the wall clock.
+            if outcome == .outOfTime, ContinuousClock.now - started >= RegexpSlice.markedAfter,
+               RegexpSlice.isSlow(worked: ThreadCPUTime.now() - startedWorking, length: length, floor: RegexpSlice.markedAfter) {
+                mark(length: length)
+            }
+        } else {
+            settleMark(worked: ThreadCPUTime.now() - startedWorking, finished: outcome != .outOfTime, length: length, markedOn: marked)
         }
         return outcome
     }
@@ -194,20 +215,36 @@ final class ICUExpression: Sendable {
     func note(_ outcome: MatchOutcome, of clock: SearchClock, length: Int, slice: RegexpSlice) {
         switch slice {
         case .matching where outcome == .outOfTime:
-            if clock.workedSinceFirstRead() >= RegexpSlice.markedAfter { mark(length: length) }
-        case .whole where outcome != .outOfTime:
-            let marked = markedOn.load(ordering: .relaxed)
-            guard marked > 0, length >= marked, clock.workedSinceFirstRead() < RegexpSlice.length else { return }
-            _ = markedOn.compareExchange(expected: marked, desired: 0, ordering: .relaxed)
+            if RegexpSlice.isSlow(worked: clock.workedSinceFirstRead(), length: length, floor: RegexpSlice.markedAfter) { mark(length: length) }
+        case .whole:
+            settleMark(worked: clock.workedSinceFirstRead(), finished: outcome != .outOfTime, length: length, markedOn: markedOn.load(ordering: .relaxed))
         default:
             return
         }
     }
 
-    /// Marks the expression slow, found on a subject of `length` UTF-16 code units, leaving a probe.
-    private func mark(length: Int) {
+    /// The mark after a search with the whole budget that worked `worked` of its thread's CPU
+    /// time on a subject of `length` units (``RegexpSlice/isSlow(worked:length:floor:)``, the
+    /// slice's length as the floor), the expression marked on `marked` units before it (0: not):
+    /// slow on a subject too long for a slice to tell (``RegexpSlice/outgrowsSlice(_:)``),
+    /// finished or not, marks it; finished and not slow on a subject at least as long as the
+    /// marked one clears the mark.
+    private func settleMark(worked: Duration, finished: Bool, length: Int, markedOn marked: Int) {
+        if RegexpSlice.isSlow(worked: worked, length: length, floor: RegexpSlice.length) {
+            // This search had the whole budget already: no probe is left for the lane.
+            if RegexpSlice.outgrowsSlice(length), marked == 0 { mark(length: length, leavingProbe: false) }
+        } else if finished, marked > 0, length >= marked {
+            _ = markedOn.compareExchange(expected: marked, desired: 0, ordering: .relaxed)
+        }
+    }
+
+    /// Marks the expression slow, found on a subject of `length` UTF-16 code units (kept when
+    /// marked on a shorter one already), leaving a probe (unless `leavingProbe` is false: the
+    /// search that marks it had the whole budget).
+    private func mark(length: Int, leavingProbe: Bool = true) {
         probeDue.store(DispatchTime.now().uptimeNanoseconds + Self.probeInterval, ordering: .relaxed)
-        probeWaiting.store(true, ordering: .relaxed)
-        markedOn.store(max(length, 1), ordering: .relaxed)
+        if leavingProbe { probeWaiting.store(true, ordering: .relaxed) }
+        let marked = markedOn.load(ordering: .relaxed)
+        if marked == 0 || length < marked { markedOn.store(max(length, 1), ordering: .relaxed) }
     }
 }

@@ -3,13 +3,14 @@
 /// started within a slice (``ICUExpression``).
 public enum RegexpSlice: Sendable, Equatable {
     /// The request's whole evaluation budget (the matching lane, journal queries): a marked
-    /// expression runs; one that finishes within ``length``, its own search measured from its
-    /// own start (its thread's CPU time), on a subject at least as long as the one it was
-    /// marked on, loses its mark.
+    /// expression runs; one that is not slow (``isSlow(worked:length:floor:)`` with ``length``
+    /// as the floor), its own search measured from its own start (its thread's CPU time), on a
+    /// subject at least as long as the one it was marked on, loses its mark; one that is slow
+    /// on a subject too long for a slice to tell (``outgrowsSlice(_:)``) is marked.
     case whole
     /// Matching a request on a worker, within ``length`` from the request's start: a marked
     /// expression is not started; one stopped at the slice's end after its own search ran
-    /// ``markedAfter`` or more is marked.
+    /// ``markedAfter`` or more, and ``timePerUnit`` or more per unit of its subject, is marked.
     case matching
     /// A 404's near-miss comparison on a worker: a marked expression is not started, and none
     /// is marked (the comparison reaches other tenants' mocks, and its time is the request's).
@@ -29,6 +30,27 @@ public enum RegexpSlice: Sendable, Equatable {
     /// (``ThreadCPUTime``). One that started after earlier work had used up the slice, or
     /// whose thread waited for a core meanwhile, is stopped, but not marked.
     public static let markedAfter = length / 2
+    /// The CPU time a search may take per unit of its subject (UTF-16 code unit for ICU, byte
+    /// for the glob and the automaton) and still not be slow: 1 µs, some ten times what a
+    /// linear search costs (a body regexp through `NSRegularExpression`: about 100 ns a byte).
+    /// A search's time that comes from its subject's length alone is no fault of its pattern
+    /// (tester finding tester59b-F4: a plain body regexp of the default tenant, found slow on a
+    /// 12 KB body, was skipped for every shard's request: 404s).
+    public static let timePerUnit = Duration.microseconds(1)
+
+    /// Whether a search that worked `worked` of its thread's CPU time on a subject of `length`
+    /// units was slow: at least `floor` (``markedAfter`` within a slice, ``length`` with the
+    /// whole budget) and at least ``timePerUnit`` per unit of the subject.
+    public static func isSlow(worked: Duration, length: Int, floor: Duration) -> Bool {
+        worked >= floor && worked >= timePerUnit * length
+    }
+
+    /// Whether a subject of `length` units is too long for a worker's slice to find a search of
+    /// it slow (its ``timePerUnit`` allowance is past the slice): only a search with the whole
+    /// budget can, and does (``ICUExpression``).
+    public static func outgrowsSlice(_ length: Int) -> Bool {
+        timePerUnit * length > Self.length
+    }
 
     /// Whether the search runs within a slice (``matching``, ``comparing`` or ``bodyLane``).
     public var isSlice: Bool { self != .whole }

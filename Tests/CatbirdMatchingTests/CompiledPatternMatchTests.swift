@@ -1,4 +1,4 @@
-import CatbirdMatching
+@testable import CatbirdMatching
 @_spi(Server) import CatbirdWire
 import XCTest
 
@@ -138,23 +138,29 @@ final class EvaluationBudgetTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(90), "stopped at its first check, not after 100 ms of its own")
     }
 
-    /// An expression stopped within a worker's slice is not started within a slice again (ICU
-    /// checks its deadline only every block of steps, up to 25 ms apart); with a budget it runs
-    /// as before, and subjects that never need ICU are unaffected. A quick run with the whole
-    /// budget on a shorter subject leaves the mark; on one as long, it clears it.
+    /// An expression stopped within a worker's slice is not started within a slice again for
+    /// a subject at least half as long (ICU checks its deadline only every block of steps, up
+    /// to 25 ms apart), a far shorter one is (a mark is for subjects of its length); with a
+    /// budget it runs as before. A quick run with the whole budget on a shorter subject leaves
+    /// the mark; on one as long, it clears it. (A subject of 300 units: a slice finds a search
+    /// slow only within its 1 µs a unit, ``RegexpSlice/timePerUnit``.)
     func testAnExpressionThatOutlastedASliceIsNotStartedInOneAgain() throws {
         let pattern = try CompiledPatternMatch(.regexp("^/(a|aa)+$"))
-        let slow = "/" + String(repeating: "a", count: 3000) + "!"
+        let icu = try XCTUnwrap(pattern.expression)
+        let slow = "/" + String(repeating: "a", count: 300) + "!"
+        let half = "/" + String(repeating: "a", count: 200)
         XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .milliseconds(1)), slice: .matching), .matched)
         XCTAssertEqual(pattern.evaluate(slow, until: .now.advanced(by: .milliseconds(1)), slice: .matching), .outOfTime)
         let started = ContinuousClock.now
-        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: .matching), .outOfTime, "marked: not started in a slice")
+        XCTAssertEqual(pattern.evaluate(half, until: .now.advanced(by: .seconds(10)), slice: .matching), .outOfTime, "marked: not started in a slice")
         XCTAssertLessThan(ContinuousClock.now - started, .milliseconds(5))
-        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .milliseconds(100))), .matched, "with the request's budget it runs")
-        XCTAssertEqual(pattern.evaluate("/b", until: .now.advanced(by: .seconds(10)), slice: .matching), .outOfTime, "a shorter quick subject kept the mark")
-        let asLong = "/" + String(repeating: "b", count: 3001)
+        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: .matching), .matched, "a far shorter subject is started")
+        XCTAssertEqual(pattern.evaluate(half, until: .now.advanced(by: .milliseconds(100))), .matched, "with the request's budget it runs")
+        XCTAssertEqual(pattern.evaluate("/b", until: .now.advanced(by: .seconds(10))), .notMatched)
+        XCTAssertTrue(icu.isMarkedSlow, "a shorter quick subject kept the mark")
+        let asLong = "/" + String(repeating: "b", count: 301)
         XCTAssertEqual(pattern.evaluate(asLong, until: .now.advanced(by: .milliseconds(100))), .notMatched)
-        XCTAssertEqual(pattern.evaluate("/aaaa", until: .now.advanced(by: .seconds(10)), slice: .matching), .matched, "cleared by a quick run as long")
+        XCTAssertEqual(pattern.evaluate(half, until: .now.advanced(by: .seconds(10)), slice: .matching), .matched, "cleared by a quick run as long")
     }
 
     /// An expression reached after earlier work used up the request's slice is stopped there

@@ -13,7 +13,10 @@ import XCTest
 /// tenant's request: the mock counts as not matching, the 404 names it, and the request never
 /// waits on the lane for it.
 final class DefaultTenantSlowRegexpTests: XCTestCase {
-    static let skippedWording = #"(GET regexp "(a+)+$") of the default tenant was skipped: its regular expression was found slow on a worker"#
+    static let skippedWording = #"(GET regexp "(a+)+$") of the default tenant was skipped: its regular expression was found slow, and the default tenant"#
+    /// A catastrophic subject for `(a+)+$` short enough (302 units) for a worker's slice to
+    /// find its search slow: within 1 µs a unit (``RegexpSlice/timePerUnit``).
+    static let slowTarget = "/" + String(repeating: "a", count: 300) + "!"
 
     func testShardsUnmatchedRequestsSkipTheDefaultTenantsSlowExpressionInsteadOfQueueingOnTheLane() throws {
         try LaunchedServer.withTemporaryDatabase { server, client in
@@ -25,7 +28,7 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
 
             let started = ContinuousClock.now
             let answers = SlowMatchingLaneTests.inFlight(45, port: server.port) { client in
-                try client.request("GET", SlowMatchingLaneTests.slowTarget, headers: E2E.tenantHeader("shard-1"))
+                try client.request("GET", Self.slowTarget, headers: E2E.tenantHeader("shard-1"))
             }.wait()
             let wave = ContinuousClock.now - started
             let refused = answers.filter { $0.status == 429 }
@@ -44,24 +47,77 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
             let loop = ContinuousClock.now
             for shard in 0..<5 {
                 for _ in 0..<10 {
-                    let answer = try client.request("GET", SlowMatchingLaneTests.slowTarget, headers: E2E.tenantHeader("s\(shard)"))
+                    let answer = try client.request("GET", Self.slowTarget, headers: E2E.tenantHeader("s\(shard)"))
                     E2E.assertError(answer, status: 404, reasonContains: Self.skippedWording)
                 }
             }
             let probes = (try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? -1) - onLane
             XCTAssertLessThanOrEqual(probes, Self.probeBound(after: ContinuousClock.now - loop), "shard requests sent to the lane as probes")
             let after = try client.request(
-                "GET", SlowMatchingLaneTests.slowTarget, headers: E2E.tenantHeader("s0") + [("X-After", "1")])
+                "GET", Self.slowTarget, headers: E2E.tenantHeader("s0") + [("X-After", "1")])
             XCTAssertEqual(after.status, 200, after.text)
             XCTAssertEqual(after.text, "after", "the default mock after the skipped one still answers")
             XCTAssertEqual(try client.request("GET", "/fixture", headers: E2E.tenantHeader("s1")).text, "fixture")
             XCTAssertEqual(try client.request("GET", "/own", headers: E2E.tenantHeader("shard-1")).text, "own")
 
             // The default tenant's own request still gives its expression the whole budget.
-            let own = try client.request("GET", SlowMatchingLaneTests.slowTarget)
+            let own = try client.request("GET", Self.slowTarget)
             E2E.assertError(own, status: 404, reasonContains: "(GET regexp \"(a+)+$\") of the default tenant was skipped: its regular expression ran out of the 100 ms evaluation budget")
         }
     }
+    /// A subject too long for a worker's slice to find a search slow (3,002 units: 3 ms at 1 µs
+    /// a unit) is judged by the lane's search with the whole budget: the shard's first request
+    /// for it goes there (its 404 says the expression ran out of the budget) and marks the
+    /// default tenant's catastrophic expression; the shards' later requests skip it on the
+    /// workers, but for one probe a second.
+    func testADefaultExpressionSlowOnALongSubjectIsMarkedByTheLanesSearch() throws {
+        try LaunchedServer.withTemporaryDatabase { _, client in
+            try E2E.addMock(client, url: "(a+)+$", kind: "regexp", body: "never")
+            let long = SlowMatchingLaneTests.slowTarget
+            XCTAssertEqual(long.utf16.count, 3_002)
+            let first = try client.request("GET", long, headers: E2E.tenantHeader("s1"))
+            E2E.assertError(first, status: 404, reasonContains: "(GET regexp \"(a+)+$\") of the default tenant was skipped: its regular expression ran out of the 100 ms evaluation budget")
+            let onLane = try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? -1
+            XCTAssertEqual(onLane, 1, "judged on the lane")
+            let loop = ContinuousClock.now
+            for shard in 0..<10 {
+                E2E.assertError(try client.request("GET", long, headers: E2E.tenantHeader("s\(shard)")), status: 404, reasonContains: Self.skippedWording)
+            }
+            let probes = (try E2E.metrics(client)["catbird_slow_matching_requests_total"] ?? -1) - onLane
+            XCTAssertLessThanOrEqual(probes, Self.probeBound(after: ContinuousClock.now - loop), "marked: skipped on the workers")
+        }
+    }
+
+    /// Regression (tester59b-F4, its exact mock and bodies): a default-tenant mock with a plain
+    /// body regexp, linear in the body, answered the default tenant every time, but a shard's
+    /// request once the body passed 10-20 KB only about once a second (404: "found slow on a
+    /// worker"): its search on a 12 KB body outlasted half a slice and marked it. A search's
+    /// time that comes from its subject's length is no longer slow (1 µs a unit); every
+    /// request, of the shards and of the default tenant, gets the mock's answer.
+    func testADefaultTenantsLinearBodyRegexpAnswersShardsWhateverTheBodysLength() throws {
+        try LaunchedServer.withTemporaryDatabase { _, client in
+            let added = try client.json("POST", "/catbird/api/mocks", E2E.jsonText([
+                "type": "update",
+                "pattern": ["method": "POST", "url": ["kind": "equal", "value": "/upload"],
+                            "body": ["kind": "regexp", "value": #""orderId":\s*"[a-z0-9]+-end""#]],
+                "response": ["status": 200, "body": Data("DEFAULT-BODY-RX".utf8).base64EncodedString()],
+            ]))
+            XCTAssertEqual(added.status, 201, added.text)
+            for size in [8_000, 12_000, 20_000, 200_000] {
+                let body = Array((#"{"pad":""# + String(repeating: "x", count: size) + #"","orderId": "abc123-end"}"#).utf8)
+                for i in 0..<8 {
+                    let shard = try client.request("POST", "/upload", headers: E2E.tenantHeader("shardb\(size)"), body: body)
+                    XCTAssertEqual(shard.status, 200, "shard, \(size) x's, request \(i): \(shard.text.prefix(600))")
+                    XCTAssertEqual(shard.text, "DEFAULT-BODY-RX")
+                }
+                for i in 0..<4 {
+                    let own = try client.request("POST", "/upload", body: body)
+                    XCTAssertEqual(own.status, 200, "default tenant, \(size) x's, request \(i): \(own.text.prefix(600))")
+                }
+            }
+        }
+    }
+
     /// Tester finding try9b F7's exact input, scaled down: the default fixture `GET equal
     /// /fixture` and one default mock `GET regexp "(.*.*)*#"`; shards s0-s3 request unmocked
     /// `/analytics/<n>` (16 clients there, 4 here, 25 requests each), s4 its own `/own` and the
@@ -123,7 +179,7 @@ final class DefaultTenantSlowRegexpTests: XCTestCase {
                     XCTAssertEqual(answer.text, "fixture")
                     comeBack = .now
                 } else {
-                    E2E.assertError(answer, status: 404, reasonContains: "of the default tenant was skipped: its regular expression was found slow on a worker")
+                    E2E.assertError(answer, status: 404, reasonContains: "of the default tenant was skipped: its regular expression was found slow, and the default tenant")
                     skipped += 1
                     usleep(20_000)
                 }

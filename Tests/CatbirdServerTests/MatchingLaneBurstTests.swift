@@ -79,7 +79,7 @@ final class MatchingLaneBurstTests: XCTestCase {
             + "tenant already has 32 requests running or waiting (one at a time per tenant; docs/tenancy.md#large-bodies); send "
             + "fewer such requests at once"
         let matchingLaneReason = "this request was not matched: its mocks' regular expressions take more than 1 ms (one ran past "
-            + "a worker's slice, or was found slow on a worker before), so it is matched on the matching lane, where this tenant "
+            + "a worker's slice, or was found slow before), so it is matched on the matching lane, where this tenant "
             + "already has 32 requests running or waiting"
         for answer in refused {
             let reason = answer.object["reason"] as? String ?? ""

@@ -14,15 +14,24 @@ import XCTest
 /// the same: a parked request answered 503 was still matched, spending the hit and journaling 200.
 final class SlowMatchingLaneAbandonedTests: XCTestCase {
     private static let tenant = E2E.tenantHeader("t")
+    /// The `limit: 1` mock's url: `/x` with a query of 1,600 b's, so that its request, at
+    /// least half as long as the slow subject the expression is marked on, goes to the lane
+    /// at once (a far shorter one is tried on a worker first: docs/tenancy.md#slow-regular-expressions).
+    private static let x = "/x?pad=" + String(repeating: "b", count: 1_600)
 
+    /// Adds the two mocks, then sends one slow request and waits for its 404: the lane's search
+    /// of that 3,002-unit subject, with the whole budget, marks the expression slow (a worker's
+    /// slice cannot for so long a subject), so that the requests that follow go to the lane at
+    /// once, whatever the timing.
     private static func addMocks(_ client: RawHTTPClient) throws {
         try E2E.addMock(client, tenant: "t", url: "(a|aa)+$", kind: "regexp", body: "never")
-        try E2E.addMock(client, tenant: "t", url: "/x", body: "x", limit: 1)
+        try E2E.addMock(client, tenant: "t", url: Self.x, body: "x", limit: 1)
+        XCTAssertEqual(try client.request("GET", SlowMatchingLaneTests.slowTarget, headers: Self.tenant).status, 404)
     }
 
     /// The `/x` entries of tenant `t`'s journal: their statuses.
     private static func statusesOfX(_ client: RawHTTPClient) throws -> [Int] {
-        try E2E.journal(client, tenant: "t").filter { $0["url"] as? String == "/x" }
+        try E2E.journal(client, tenant: "t").filter { $0["url"] as? String == Self.x }
             .compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }
     }
 
@@ -34,7 +43,7 @@ final class SlowMatchingLaneAbandonedTests: XCTestCase {
             }
             usleep(300_000)
             let leaving = try RawHTTPClient(port: server.port, timeoutSeconds: 1)
-            XCTAssertThrowsError(try leaving.request("GET", "/x", headers: Self.tenant), "queued behind 31 slow requests: no answer within 1 s")
+            XCTAssertThrowsError(try leaving.request("GET", Self.x, headers: Self.tenant), "queued behind 31 slow requests: no answer within 1 s")
             leaving.hangUp()
             let answers = slow.wait()
             XCTAssertEqual(answers.filter { $0.status == 404 }.count, 31, "the slow requests were all matched on the lane")
@@ -47,14 +56,14 @@ final class SlowMatchingLaneAbandonedTests: XCTestCase {
                 statuses = try Self.statusesOfX(client)
             }
             XCTAssertEqual(statuses, [499], "journaled as the client having gone, not as a 200 never sent")
-            let entry = try E2E.journal(client, tenant: "t").first { $0["url"] as? String == "/x" }
+            let entry = try E2E.journal(client, tenant: "t").first { $0["url"] as? String == Self.x }
             XCTAssertTrue((entry?["problem"] as? String ?? "").contains("closed the connection"), "\(entry ?? [:])")
             XCTAssertGreaterThanOrEqual(JSONNumber.double(entry?["durationMs"]) ?? 0, 1000, "the time it waited: \(entry ?? [:])")
             let metrics = try E2E.metrics(client)
             XCTAssertEqual(metrics[#"catbird_requests_unanswered_total{reason="client_left"}"#], 1, "counted as gone")
             XCTAssertEqual(metrics[#"catbird_requests_total{answered_by="mock",status_class="2xx"}"#] ?? 0, 0, "no 200 counted")
 
-            let retry = try RawHTTPClient(port: server.port).request("GET", "/x", headers: Self.tenant)
+            let retry = try RawHTTPClient(port: server.port).request("GET", Self.x, headers: Self.tenant)
             XCTAssertEqual(retry.status, 200, "the limit was not spent: \(retry.text)")
             XCTAssertEqual(retry.text, "x")
         }
@@ -73,7 +82,7 @@ final class SlowMatchingLaneAbandonedTests: XCTestCase {
         }
         usleep(100_000)
         let x = SlowMatchingLaneTests.inFlight(1, port: server.port) { client in
-            try client.request("GET", "/x", headers: Self.tenant)
+            try client.request("GET", Self.x, headers: Self.tenant)
         }
         usleep(50_000)
         // A request still being read keeps the stopping server in its first second: time in
@@ -91,7 +100,7 @@ final class SlowMatchingLaneAbandonedTests: XCTestCase {
         // Journaled as the 503 that went out, never as a 200 that was not sent (tester finding
         // tester55a-F2: such requests were in no journal at all).
         XCTAssertEqual(try Self.statusesOfX(client), [503], "the stop's 503, and no 200 that was never sent")
-        let retry = try client.request("GET", "/x", headers: Self.tenant)
+        let retry = try client.request("GET", Self.x, headers: Self.tenant)
         XCTAssertEqual(retry.status, 200, "the limit was not spent: \(retry.text)")
         XCTAssertEqual(retry.text, "x")
     }

@@ -112,7 +112,7 @@ final class SlowMatchingLaneTests: XCTestCase {
             if answer.status == 429 {
                 E2E.assertError(
                     answer, status: 429,
-                    reasonContains: "this request was not matched: its mocks' regular expressions take more than 1 ms (one ran past a worker's slice, or was found slow on a worker before), so it is matched on the matching lane, where this tenant already has 32 requests running or waiting",
+                    reasonContains: "this request was not matched: its mocks' regular expressions take more than 1 ms (one ran past a worker's slice, or was found slow before), so it is matched on the matching lane, where this tenant already has 32 requests running or waiting",
                     file: file, line: line)
             } else {
                 E2E.assertError(answer, status: 404, reasonContains: "ran out of the 100 ms evaluation budget", file: file, line: line)

@@ -109,7 +109,7 @@ extension APIError {
         let why = switch cause {
         case .slowExpressions:
             "its mocks' regular expressions take more than \(Int(MatchingLane.workerSlice.milliseconds)) ms (one ran past a "
-                + "worker's slice, or was found slow on a worker before)"
+                + "worker's slice, or was found slow before)"
         case let .largeBody(bytes):
             "its body of \(bytes) bytes is over the \(RequestBodyScope.workerPassBytes / 1024) KiB a worker reads for body "
                 + "patterns (a mock whose method, url and headers match it has one)"

@@ -74,7 +74,7 @@ extension MockServing {
 
     /// The 404 with its near misses (``notFoundAnswer(_:tenant:outOfTime:regexpSlice:generation:tables:)``) and its journal entry.
     func notFound(
-        _ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?, generation: UInt64,
+        _ request: HTTPRequest, tenant: TenantID, outOfTime: [SkippedMock], regexpSlice: Duration?, generation: UInt64,
         tables: MockStore.NearMissTables? = nil
     ) -> Served {
         let answer = notFoundAnswer(
@@ -120,7 +120,7 @@ extension MockServing {
     /// before the tables are read here: a change made meanwhile leaves the kept answer stale).
     /// `tables`: as looked up after it (``MockStore/nearMissTables(of:)``); nil: looked up here.
     private func notFoundAnswer(
-        _ request: HTTPRequest, tenant: TenantID, outOfTime: [Mock], regexpSlice: Duration?, generation: UInt64,
+        _ request: HTTPRequest, tenant: TenantID, outOfTime: [SkippedMock], regexpSlice: Duration?, generation: UInt64,
         tables: MockStore.NearMissTables?
     ) -> NotFoundAnswer {
         let namesOtherTenants = !admin.requiresToken

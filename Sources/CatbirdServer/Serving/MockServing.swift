@@ -82,11 +82,11 @@ struct MockServing: Sendable {
         // Each mock tried asks for its header patterns' names (try8b F10: by index, not a search per ask).
         var fields = HTTPHeaders.Lookup(request.headers)
         // The default tenant's mocks marked slow, not tried for this (another tenant's) request.
-        var skipped: [Mock] = []
+        var skipped: [SkippedMock] = []
         switch mocks.serve(
             tenant: tenant, method: request.method, target: request.target, headerValue: { fields.first($0) },
             body: request.matchedBody, within: slice, as: kind, refundable: callerRefunds || mayNotFit,
-            refundableFromBody: refundableFromBody, skipped: { skipped.append($0) }) {
+            refundableFromBody: refundableFromBody, skipped: { skipped.append(SkippedMock(mock: $0, charged: true)) }) {
         case let .hit(hit):
             if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
             let callerSettles = callerRefunds || hit.mock.responseBody.count >= refundableFromBody
@@ -109,14 +109,14 @@ struct MockServing: Sendable {
     /// in ``respond(to:tenant:within:refundable:)``.
     func respond(to request: HTTPRequest, tenant: TenantID, refundable callerRefunds: Bool) -> Served {
         let mayNotFit = mayNotFit(request)
-        var outOfTime: [Mock] = []
+        var outOfTime: [SkippedMock] = []
         // Read before matching: what the 404's memo is keyed by (``NotFoundMemo``).
         let generation = mocks.generation
         var fields = HTTPHeaders.Lookup(request.headers)
         let served = mocks.serve(
             tenant: tenant, method: request.method, target: request.target,
             headerValue: { fields.first($0) }, body: request.matchedBody, refundable: callerRefunds || mayNotFit,
-            outOfTime: { outOfTime.append($0) }, skipped: { outOfTime.append($0) })
+            outOfTime: { outOfTime.append(SkippedMock(mock: $0, charged: false)) }, skipped: { outOfTime.append(SkippedMock(mock: $0, charged: true)) })
         if !outOfTime.isEmpty { reportOutOfTime(outOfTime, request: request, tenant: tenant) }
         guard let hit = served else {
             return answeredWithoutMock(request, tenant: tenant) ?? notFound(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil, generation: generation)
@@ -342,7 +342,7 @@ struct MockServing: Sendable {
     /// mocks were skipped the same way for GET "/x" (tenant "s1")`. `paced`: the default
     /// tenant's slow mocks skipped on a worker, logged at most once a second (``WarningPace``)
     /// with how many such requests were not logged since.
-    private func reportOutOfTime(_ outOfTime: [Mock], request: HTTPRequest, tenant: TenantID, paced: Bool = false) {
+    private func reportOutOfTime(_ outOfTime: [SkippedMock], request: HTTPRequest, tenant: TenantID, paced: Bool = false) {
         metrics.regexpBudgetOverruns.add(outOfTime.count, ordering: .relaxed)
         var withheld = ""
         if paced {

@@ -33,7 +33,7 @@ struct NotFoundAnswer {
     ///     forwarding mode that does not forward the request's form, which does
     ///     (``Forwarding/missHint(for:)``); nil without either.
     init(
-        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
+        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [SkippedMock] = [],
         modeHint: String? = nil
     ) {
         // The body's JSON written into one buffer (``CatbirdNotFoundBody``'s shape, keys
@@ -93,7 +93,7 @@ struct NotFoundAnswer {
     /// it the caller's): the bytes of the whole one-line text escaped at once, without it being
     /// made first. Not bounded: the caller bounds it (``boundReason(from:in:)``).
     static func writeReason(
-        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [Mock] = [],
+        report: NearMissReport, method: String, target: String, tenant: TenantID, namesOtherTenants: Bool, outOfTime: [SkippedMock] = [],
         modeHint: String? = nil, to out: inout ByteWriter
     ) {
         writeUnmatched(method: method, target: target, tenant: tenant, to: &out)
@@ -134,7 +134,7 @@ struct NotFoundAnswer {
             appendClause("only the first \(MockStore.nearMissTenantLimit) tenants by id holding mocks were searched for one "
                 + "that matches it; others were not", to: &out)
         }
-        for mock in outOfTime.prefix(Self.outOfTimeShown) { appendClause(outOfTimeSummary(mock, for: tenant), to: &out) }
+        for skipped in outOfTime.prefix(Self.outOfTimeShown) { appendClause(outOfTimeSummary(skipped, for: tenant), to: &out) }
         if outOfTime.count > Self.outOfTimeShown {
             appendClause("and \(outOfTime.count - Self.outOfTimeShown) more mocks were skipped the same way", to: &out)
         }
@@ -202,12 +202,13 @@ struct NotFoundAnswer {
     /// the 100 ms evaluation budget` (docs/matching.md#evaluation-budget). The mock's header and
     /// body regular expressions are named too (`mock 7 (POST equal "/b", body regexp "(a|aa)+$")…`),
     /// so an overrun of any of them can be found. A default-tenant mock marked slow that
-    /// `tenant`'s request (another tenant's) gave at most 1 ms instead (tester finding try9b F7,
+    /// `tenant`'s request (another tenant's) gave at most 1 ms instead (``SkippedMock/charged``) (tester finding try9b F7,
     /// docs/tenancy.md#slow-regular-expressions) ends `… of the default tenant was skipped: its regular
-    /// expression was found slow on a worker, and the default tenant's slow expressions get at
+    /// expression was found slow, and the default tenant's slow expressions get at
     /// most 1 ms of another tenant's request (one such request a second gives it the whole
     /// budget on the matching lane: docs/tenancy.md#slow-regular-expressions)`.
-    static func outOfTimeSummary(_ mock: Mock, for tenant: TenantID) -> String {
+    static func outOfTimeSummary(_ skipped: SkippedMock, for tenant: TenantID) -> String {
+        let mock = skipped.mock
         let pattern = mock.pattern.source
         var summary = "mock \(mock.id) (\(pattern.method.rawValue) \(pattern.url.kind.rawValue) \(JSONText.shortString(pattern.url.value))"
         for (name, header) in pattern.headers.sorted(by: { $0.key < $1.key }) where header.kind == .regexp {
@@ -218,8 +219,8 @@ struct NotFoundAnswer {
         }
         // A body pattern of another kind runs out of the budget too (a pass over the body not started).
         let what = pattern.body.map { $0.kind != .regexp } ?? false ? "its regular expression or body pattern" : "its regular expression"
-        if mock.tenant.isDefault && !tenant.isDefault && mock.pattern.isMarkedSlow {
-            return summary + ") of the default tenant was skipped: its regular expression was found slow on a worker, and the default "
+        if skipped.charged && mock.tenant.isDefault && !tenant.isDefault {
+            return summary + ") of the default tenant was skipped: its regular expression was found slow, and the default "
                 + "tenant's slow expressions get at most \(Int(RegexpSlice.length.milliseconds)) ms of another tenant's request "
                 + "(one such request a second gives it the whole budget on the matching lane: docs/tenancy.md#slow-regular-expressions)"
         }
