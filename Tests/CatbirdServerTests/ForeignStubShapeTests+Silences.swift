@@ -86,6 +86,34 @@ extension ForeignStubShapeTests {
         XCTAssertEqual(try client.request("POST", "/x", body: Array(#"{"user":{"id":5}}"#.utf8)).status, 200)
     }
 
+    /// Regression (tester59b-F1, its stubs): a WireMock body `matches` and `equalTo` with
+    /// `caseInsensitive` were translated to regexps ending in `$`, which ICU also matches
+    /// before a last line break: `abc\n` and `abc\r\n` got the mock WireMock's stub does not
+    /// answer. Now they end in `\z`.
+    func testAWholeBodyRegexpTranslationMatchesNoTrailingLineBreak() throws {
+        let matches = try translated(#"{"request":{"method":"POST","url":"/q","bodyPatterns":[{"matches":"a.c"}]},"response":{"status":200,"body":"matches"}}"#)
+        XCTAssertTrue(matches.action.contains(#""body":{"kind":"regexp","value":"(?-i)^(?:a.c)\\z"}"#), matches.action)
+        let equal = try translated(
+            #"{"request":{"method":"POST","url":"/q2","bodyPatterns":[{"equalTo":"abc","caseInsensitive":true}]},"response":{"status":200,"body":"eq"}}"#)
+        XCTAssertTrue(equal.action.contains(#""body":{"kind":"regexp","value":"^abc\\z"}"#), equal.action)
+        for action in [matches.action, equal.action] { XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", action).status, 201, action) }
+        for (path, body, status) in [("/q", "abc", 200), ("/q", "abc\n", 404), ("/q", "abc\r\n", 404), ("/q2", "ABC", 200), ("/q2", "ABC\n", 404)] {
+            XCTAssertEqual(try client.request("POST", path, body: Array(body.utf8)).status, status, "\(path) \(body.debugDescription)")
+        }
+    }
+
+    /// Regression (tester59b-F2, its stub): a `$` quoted with `\Q…\E` in a `urlPathPattern` was
+    /// rewritten as the end of the path, and the translated mock matched neither `/a$` nor
+    /// `/a%24`. A quoted span is now copied as it is.
+    func testAQuotedDollarInAURLPathPatternStaysLiteral() throws {
+        let stub = try translated(#"{"request":{"method":"GET","urlPathPattern":"/a\\Q$\\E"},"response":{"status":200}}"#)
+        XCTAssertTrue(stub.action.contains(#""value":"(?-i)^(?:/a\\Q$\\E)(\\?.*)?$""#), stub.action)
+        XCTAssertEqual(try client.json("POST", "/catbird/api/mocks", stub.action).status, 201)
+        XCTAssertEqual(try client.request("GET", "/a$").status, 200)
+        XCTAssertEqual(try client.request("GET", "/a$?x=1").status, 200)
+        XCTAssertEqual(try client.request("GET", "/a").status, 404)
+    }
+
     /// tester47a-F2, its stubs: a path regular expression ending in `$` anchored before the
     /// query the translation lets follow: `/api/items/5?page=2` found no mock.
     func testAPathExpressionsEndMatchesBeforeAQuery() throws {

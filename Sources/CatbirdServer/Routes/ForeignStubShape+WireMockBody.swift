@@ -58,7 +58,10 @@ extension ForeignStubShape.Translation {
 
     /// A WireMock body matcher as a body pattern, with the keys of `members` it read (those it
     /// translates exactly); nil when it is none translated. `equalTo` with `caseInsensitive`
-    /// is a regexp (Catbird's are case-insensitive), as the header form is.
+    /// is a regexp (Catbird's are case-insensitive), as the header form is. A whole-body regexp
+    /// ends in `\z`, not `$`, which ICU also matches before a last line break: `abc\n` matched
+    /// a translated `equalTo "abc"` or `matches "a.c"`, which WireMock's do not (tester finding
+    /// tester59b-F1).
     private static func wireMockBody(_ members: [String: JSONValue]) -> (pattern: BodyPattern, read: Set<String>)? {
         if let json = members["equalToJson"] {
             // Either flag false is the exact comparison the json pattern makes.
@@ -69,13 +72,13 @@ extension ForeignStubShape.Translation {
         if case let .string(path)? = members["matchesJsonPath"] { return (BodyPattern(kind: .jsonPath, value: path), ["matchesJsonPath"]) }
         if case let .string(value)? = members["equalTo"] {
             if members["caseInsensitive"] == .bool(true) {
-                return (BodyPattern(kind: .regexp, value: "^" + ForeignStubShape.escaped(value) + "$"), ["equalTo", "caseInsensitive"])
+                return (BodyPattern(kind: .regexp, value: "^" + ForeignStubShape.escaped(value) + "\\z"), ["equalTo", "caseInsensitive"])
             }
             return (BodyPattern(kind: .equal, value: value), members["caseInsensitive"] == .bool(false) ? ["equalTo", "caseInsensitive"] : ["equalTo"])
         }
         if case let .string(value)? = members["contains"] { return (BodyPattern(kind: .contains, value: value), ["contains"]) }
         if case let .string(value)? = members["matches"] {
-            return (BodyPattern(kind: .regexp, value: "(?-i)^(?:" + value + ")$"), ["matches"])
+            return (BodyPattern(kind: .regexp, value: "(?-i)^(?:" + value + ")\\z"), ["matches"])
         }
         return nil
     }

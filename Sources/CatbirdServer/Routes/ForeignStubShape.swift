@@ -422,7 +422,7 @@ enum ForeignStubShape {
 
     /// A regular expression over a path alone (WireMock's `urlPathPattern`, a MockServer path)
     /// made to match the path of a target that may go on with a query: each `$` outside a
-    /// character class and not escaped, the end of the path there, becomes `(?=\?|$)` (the end
+    /// character class and a `\Q…\E` quote and not escaped, the end of the path there, becomes `(?=\?|$)` (the end
     /// or a query next). Copied as written, `^/api/items/[0-9]+$` anchored before the
     /// `(\?.*)?$` the translation adds, and `/api/items/5?page=2` found no mock (tester finding
     /// tester47a-F2).
@@ -430,9 +430,23 @@ enum ForeignStubShape {
         var out = ""
         var escaped = false
         var inClass = false
+        // Inside `\Q…\E` every character is literal, a `$` too (tester finding tester59b-F2:
+        // `/a\Q$\E` became `/a\Q(?=\?|$)\E`, which matched neither `/a$` nor anything else).
+        var quoted = false
+        var previous: Character?
         for character in expression {
+            if quoted {
+                if previous == "\\", character == "E" { quoted = false }
+                previous = quoted ? character : nil
+                out.append(character)
+                continue
+            }
             if escaped {
                 escaped = false
+                if character == "Q" {
+                    quoted = true
+                    previous = nil
+                }
             } else if character == "\\" {
                 escaped = true
             } else if inClass {
