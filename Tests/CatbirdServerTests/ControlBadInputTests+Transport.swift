@@ -19,6 +19,30 @@ extension ControlBadInputTests {
         }
     }
 
+    /// Regression (tester59c-F2, its exact requests): with two Content-Type fields only the
+    /// first was read: `application/json` then `text/plain` stored the mock (201), the other
+    /// order got a 415 asking for the type it had sent. Either order is now a 400 naming both,
+    /// and nothing changes (the harness checks); two equal fields are one type.
+    func testTwoDifferingContentTypesAreRefusedInEitherOrder() throws {
+        let harness = try ControlBadInputHarness()
+        let body = Array(ControlBadInputHarness.update(response: #"{"status":200,"headers":{}}"#).utf8)
+        for types in [["application/json", "text/plain"], ["text/plain", "application/json"]] {
+            try harness.assertRejected("Content-Type \(types)", 400, mentioning: [
+                "the request has 2 Content-Type fields that differ (\"\(types[0])\", \"\(types[1])\")", "send one",
+            ]) {
+                try $0.request("POST", "/catbird/api/mocks", headers: types.map { ("Content-Type", $0) }, body: body)
+            }
+        }
+        let sql = try harness.client.request(
+            "POST", "/catbird/api/sql", headers: [("Content-Type", "application/json"), ("Content-Type", "text/plain")],
+            body: Array(#"{"sql":"select 1"}"#.utf8))
+        E2E.assertError(sql, status: 400, reasonContains: "Content-Type fields that differ")
+        let same = try harness.client.request(
+            "POST", "/catbird/api/sql", headers: [("Content-Type", "application/json"), ("Content-Type", "application/json")],
+            body: Array(#"{"sql":"select 1"}"#.utf8))
+        XCTAssertEqual(same.status, 200, same.text)
+    }
+
     /// T12-F5: a gzipped `{"type":"removeAll"}` got 400 `invalid JSON … found the control
     /// character U+001F`. A control body is read as sent, so any Content-Encoding but identity
     /// is 415 saying so, and nothing is removed (the harness checks nothing changed).

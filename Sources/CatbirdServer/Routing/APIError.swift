@@ -122,6 +122,15 @@ struct APIError: HTTPResponseError, Sendable {
             reason: "Content-Type must be application/json (\(got); with curl, add -H 'Content-Type: application/json' to -d)")
     }
 
+    /// 400 for a control request with Content-Type fields that differ (`types`, as sent): a body
+    /// has one media type (RFC 9110 section 8.3), and which one was meant cannot be told.
+    static func severalContentTypes(_ types: [String]) -> APIError {
+        APIError(
+            status: 400,
+            reason: "the request has \(types.count) Content-Type fields that differ (\(types.prefix(4).map { JSONText.shortString($0) }.joined(separator: ", ")))"
+                + ", and a body has one type (RFC 9110 section 8.3): send one, Content-Type: application/json")
+    }
+
     /// The headers of every error response: the JSON Content-Type alone.
     static let headers = HTTPResponse.errorHeaders
     /// ``headers`` as the journal's JSON object (``JSONText/object(_:)``), built once.
