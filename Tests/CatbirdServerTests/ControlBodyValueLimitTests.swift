@@ -100,6 +100,32 @@ final class ControlBodyBigNumberTests: XCTestCase {
         XCTAssertTrue(exact.text.contains(#"["real","text"]"#), exact.text)
     }
 
+    /// Regression (tester59c-F1, its exact parameters): a whole number written with `.0` at the
+    /// 64-bit edges went through a double, which rounds to 2^63: 9223372036854775807.0,
+    /// …806.0 and …296.0 were refused as "outside the 64-bit integer range", and
+    /// -9223372036854775808.0 bound as a real. Each is now the integer it is; 2^63, past the
+    /// range, stays a real, as before.
+    func testWholeNumbersWithAFractionAtThe64BitEdgesAreTheirIntegers() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        let cases = [
+            ("9223372036854775807.0", #"[9223372036854775807,"integer"]"#),
+            ("9223372036854775806.0", #"[9223372036854775806,"integer"]"#),
+            ("9223372036854775296.0", #"[9223372036854775296,"integer"]"#),
+            ("9223372036854774784.0", #"[9223372036854774784,"integer"]"#),
+            ("-9223372036854775807.0", #"[-9223372036854775807,"integer"]"#),
+            ("-9223372036854775808.0", #"[-9223372036854775808,"integer"]"#),
+            ("12345678901234567.0", #"[12345678901234567,"integer"]"#),
+            ("9223372036854775808.0", #""real"]"#),
+        ]
+        for (param, row) in cases {
+            let answer = try client.json("POST", "/catbird/api/sql", #"{"sql":"select ?, typeof(?1)","params":[\#(param)]}"#)
+            XCTAssertEqual(answer.status, 200, "\(param): \(answer.text)")
+            XCTAssertTrue(answer.text.contains(row), "\(param): \(answer.text)")
+        }
+    }
+
     /// The range a number past 64 bits is told is the one its field's check refuses others
     /// with, in the same words (docs/protocol.md#errors): `status` 600 and 99999999999999999999,
     /// `delay` 86401 and 9223372036854775808, each reason whole.
