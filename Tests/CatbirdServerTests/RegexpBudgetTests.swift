@@ -29,6 +29,30 @@ final class RegexpBudgetTests: XCTestCase {
         XCTAssertEqual(try E2E.metrics(client)["catbird_regexp_budget_overruns_total"], 1, "a quick evaluation is no overrun")
     }
 
+    /// Regression (tester59b-F3): the request a later mock answered after an earlier one ran out
+    /// of the budget (the budget is wall time on the matching lane, so which mock answers can
+    /// change with the machine's load) was journaled as a plain hit of the later mock; only the
+    /// log named the skipped one. Its journal entry's `problem` now names it.
+    func testAHitAfterAMockSkippedForItsBudgetNamesItInTheJournal() throws {
+        let server = try TestServer()
+        defer { server.removeFiles() }
+        let client = try server.client()
+        try E2E.addMock(client, tenant: "bud", url: Self.catastrophic, kind: "regexp", body: "never")
+        try E2E.addMock(client, tenant: "bud", url: "*", kind: "wildcard", body: "CATCHALL")
+        let mockID = JSONNumber.int(try E2E.mocks(client, tenant: "bud").first?["id"]) ?? -1
+        let response = try client.request("GET", Self.slowTarget, headers: E2E.tenantHeader("bud"))
+        XCTAssertEqual(response.text, "CATCHALL")
+        let entry = try XCTUnwrap(try E2E.journal(client, tenant: "bud").last)
+        XCTAssertEqual(entry["answeredBy"] as? String, "mock")
+        XCTAssertEqual(
+            entry["problem"] as? String,
+            "answered by a later mock: mock \(mockID) (GET regexp \"^/(a+)+$\") of tenant \"bud\" was skipped: its regular "
+                + "expression ran out of the 100 ms evaluation budget")
+        // A hit with nothing skipped before it has no problem.
+        XCTAssertEqual(try client.request("GET", "/b", headers: E2E.tenantHeader("bud")).text, "CATCHALL")
+        XCTAssertNil(try XCTUnwrap(try E2E.journal(client, tenant: "bud").last)["problem"] as? String)
+    }
+
     /// When nothing else answers, the 404's reason names the mock that ran out of time, and the
     /// journal entry keeps that answer.
     func testA404NamesTheMockThatRanOutOfTime() throws {

@@ -90,7 +90,8 @@ struct MockServing: Sendable {
         case let .hit(hit):
             if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
             let callerSettles = callerRefunds || hit.mock.responseBody.count >= refundableFromBody
-            return .served(answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerSettles))
+            return .served(
+                Self.naming(skipped, in: answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerSettles), tenant: tenant))
         case .miss:
             if !skipped.isEmpty { reportOutOfTime(skipped, request: request, tenant: tenant, paced: true) }
             if let other = answeredWithoutMock(request, tenant: tenant) { return .served(other) }
@@ -121,7 +122,19 @@ struct MockServing: Sendable {
         guard let hit = served else {
             return answeredWithoutMock(request, tenant: tenant) ?? notFound(request, tenant: tenant, outOfTime: outOfTime, regexpSlice: nil, generation: generation)
         }
-        return answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds)
+        return Self.naming(outOfTime, in: answer(hit, request: request, tenant: tenant, mayNotFit: mayNotFit, callerRefunds: callerRefunds), tenant: tenant)
+    }
+
+    /// `served`, a later mock's answer, with the mocks `skipped` before it named in its journal
+    /// entry's `problem` (`answered by a later mock: mock 3 (…) of tenant "s1" was skipped: …`),
+    /// so a request whose answer changed with the machine's load (the budget is wall time on
+    /// the matching lane) can be told from the journal and the page, not only from the log
+    /// (tester finding tester59b-F3). A delayed answer, journaled when its delay ends, is not.
+    private static func naming(_ skipped: [SkippedMock], in served: Served, tenant: TenantID) -> Served {
+        guard !skipped.isEmpty, case .answered(let response, let answeredBy, var entry?, let hit) = served else { return served }
+        let named = "answered by a later mock: " + NotFoundAnswer.outOfTimeSummaries(skipped, for: tenant)
+        entry.problem = entry.problem.map { $0 + "; " + named } ?? named
+        return .answered(response, answeredBy, entry, hit)
     }
 
     /// Appends `entry`, the journal entry of the answer `response`, now, and returns `response`
@@ -349,10 +362,7 @@ struct MockServing: Sendable {
             guard let count = skippedWarnings.admit() else { return }
             if count > 0 { withheld = " (and \(count) more requests of other tenants since the last such warning)" }
         }
-        var named = outOfTime.prefix(NotFoundAnswer.outOfTimeShown).map { NotFoundAnswer.outOfTimeSummary($0, for: tenant) }.joined(separator: "; ")
-        if outOfTime.count > NotFoundAnswer.outOfTimeShown {
-            named += "; and \(outOfTime.count - NotFoundAnswer.outOfTimeShown) more mocks were skipped the same way"
-        }
+        let named = NotFoundAnswer.outOfTimeSummaries(outOfTime, for: tenant)
         log.warning("\(named) for \(request.method) \(JSONText.string(request.target)) (\(tenant.named))\(withheld)")
     }
 

@@ -227,4 +227,14 @@ struct NotFoundAnswer {
         return summary + ") of \(mock.tenant.named) was skipped: \(what) ran out of the "
             + "\(Int(MockStore.requestBudget.milliseconds)) ms evaluation budget"
     }
+
+    /// The first ``outOfTimeShown`` of `skipped` as ``outOfTimeSummary(_:for:)`` writes them,
+    /// `; ` between, then `; and 97 more mocks were skipped the same way` for the others.
+    static func outOfTimeSummaries(_ skipped: [SkippedMock], for tenant: TenantID) -> String {
+        var named = skipped.prefix(outOfTimeShown).map { outOfTimeSummary($0, for: tenant) }.joined(separator: "; ")
+        if skipped.count > outOfTimeShown {
+            named += "; and \(skipped.count - outOfTimeShown) more mocks were skipped the same way"
+        }
+        return named
+    }
 }
