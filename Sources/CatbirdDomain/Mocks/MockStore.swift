@@ -304,15 +304,16 @@ public final class MockStore: Sendable {
         }
     }
 
-    /// Removes all of the tenant's mocks (and no other tenant's).
+    /// Removes all of the tenant's mocks (and no other tenant's); how many it had.
     /// - Throws: `SQLiteError` when the write fails (nothing changed).
-    public func removeAll(tenant: TenantID, since: ContinuousClock.Instant = .now) throws {
+    @discardableResult
+    public func removeAll(tenant: TenantID, since: ContinuousClock.Instant = .now) throws -> Int {
         try database.useWithinBusyTimeout(since: since) { db in
             try db.transaction {
                 try TenantRecords.touch(db, tenant: tenant)
                 try MockRecords.deleteAll(db, tenant: tenant)
             }
-            forget(tenant)
+            return forget(tenant)
         }
     }
 
@@ -433,15 +434,17 @@ public final class MockStore: Sendable {
         tables.withLock { $0.count }
     }
 
-    /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop). A
-    /// request that looked the table up just before still finds it empty.
-    func forget(_ tenant: TenantID) {
+    /// Forgets the tenant's mocks in memory after its rows were deleted (tenant drop); how
+    /// many it had. A request that looked the table up just before still finds it empty.
+    @discardableResult
+    func forget(_ tenant: TenantID) -> Int {
         let table = tables.withLock { $0.removeValue(forKey: tenant) }
+        let count = table?.clear() ?? 0
         // A large table's memory goes back to the system (tester finding tester34a-F4: after a
         // `removeAll` of 100,000 mocks the server kept 178 of its 220 MB).
-        let large = (table?.clear() ?? 0) >= Self.heapTrimMocks
         bodies.queueSweep()
-        if large { DispatchQueue.global(qos: .utility).async { HeapTrim.giveBack() } }
+        if count >= Self.heapTrimMocks { DispatchQueue.global(qos: .utility).async { HeapTrim.giveBack() } }
+        return count
     }
 
     /// A tenant's table of at least this many mocks, forgotten, has the heap's free pages given

@@ -291,6 +291,7 @@ public final class Retention: Sendable {
             if let mocks {
                 pass.idleTenants += 1
                 pass.idleTenantMocks += mocks
+                if pass.idleTenantIDs.count < RetentionPass.namedIdleTenants { pass.idleTenantIDs.append(tenant) }
             }
         }
     }

@@ -49,6 +49,11 @@ public struct RetentionPass: Sendable, Equatable {
     public var journalBytes: Int?
     /// Tenants dropped for being idle longer than ``RetentionPolicy/tenantTTL``.
     public var idleTenants = 0
+    /// The first ``namedIdleTenants`` of them, in the order dropped: the log names them (tester
+    /// finding tester59a-F2: a shard owner could not find their tenant in "pruned 2 tenant(s)").
+    public var idleTenantIDs: [TenantID] = []
+    /// Idle tenants a pass names at most: 10.
+    public static let namedIdleTenants = 10
     /// Journal rows and mocks that went with those tenants.
     public var idleTenantJournalRows = 0
     public var idleTenantMocks = 0
@@ -69,6 +74,7 @@ public struct RetentionPass: Sendable, Equatable {
         lhs.journalRowsOverBytes += rhs.journalRowsOverBytes
         lhs.journalBytes = rhs.journalBytes ?? lhs.journalBytes
         lhs.idleTenants += rhs.idleTenants
+        lhs.idleTenantIDs += rhs.idleTenantIDs.prefix(max(0, namedIdleTenants - lhs.idleTenantIDs.count))
         lhs.idleTenantJournalRows += rhs.idleTenantJournalRows
         lhs.idleTenantMocks += rhs.idleTenantMocks
     }

@@ -86,6 +86,14 @@ final class RetentionPruner: Sendable {
         }
     }
 
+    /// The idle tenants `pass` dropped, by id as reasons name them (`tenant "s1", tenant "s2"`),
+    /// the first ``RetentionPass/namedIdleTenants``, then how many more.
+    static func named(_ pass: RetentionPass) -> String {
+        let named = pass.idleTenantIDs.map(\.named).joined(separator: ", ")
+        let more = pass.idleTenants - pass.idleTenantIDs.count
+        return more > 0 ? named + " and \(more) more" : named
+    }
+
     /// One line: what a pass removed and under which limit.
     static func describe(_ pass: RetentionPass, _ policy: RetentionPolicy) -> String {
         var parts: [String] = []
@@ -104,7 +112,7 @@ final class RetentionPruner: Sendable {
             parts.append(
                 pass.idleTenants > 0
                     ? "\(pass.idleTenants) tenant(s) idle longer than \(RetentionDuration.format(ttl)) "
-                        + "(with \(pass.idleTenantMocks) mocks and \(pass.idleTenantJournalRows) journal rows)"
+                        + "(with \(pass.idleTenantMocks) mocks and \(pass.idleTenantJournalRows) journal rows: \(Self.named(pass)))"
                     : "\(pass.idleTenantJournalRows) journal rows of tenant(s) idle longer than \(RetentionDuration.format(ttl)) "
                         + "(not dropped yet, or active again and kept)")
         }

@@ -63,6 +63,12 @@ enum TenantRoutes {
                 guard try FullDiskDeletion.refusing("the tenant's drop", { try dependencies.tenants.drop(tenant) }) else {
                     throw APIError(status: 404, reason: "no tenant \(JSONText.shortString(tenant.rawValue))\(tenant.lookAlikeNote)")
                 }
+                // Another tenant's drop, the admin's, is a warning, as the drop of all is: the
+                // shipped unit logs warnings, and its log line named only the caller (tester
+                // finding tester59a-F1). A shard's drop of itself is routine.
+                if context.tenant != tenant {
+                    dependencies.log.warning("admin: dropped \(tenant.named), its mocks and journal (DELETE /catbird/api/tenants/{id})")
+                }
                 return HTTPResponse(status: 204)
             }.serving("/catbird/api/tenants/{name}"),
         ]
