@@ -40,7 +40,9 @@ final class MatcherSlowMarkTests: XCTestCase {
         let icu = try XCTUnwrap(regexp.expression)
         for size in [20_000, 200_000] {
             let body = #"{"pad":""# + String(repeating: "x", count: size) + #"","orderId": "abc123-end"}"#
-            XCTAssertEqual(regexp.evaluate(body, until: .now.advanced(by: .microseconds(200)), slice: .matching), .outOfTime, "\(size)")
+            // Stopped (or, should ICU not look at the clock in time, finished) within a slice.
+            let inSlice = regexp.evaluate(body, until: .now.advanced(by: .microseconds(200)), slice: .matching)
+            XCTAssertTrue(inSlice == .outOfTime || inSlice == .matched, "\(size): \(inSlice)")
             XCTAssertFalse(icu.isMarkedSlow, "stopped in a slice: \(size)")
             XCTAssertEqual(regexp.evaluate(body, until: .now.advanced(by: .seconds(60)), slice: .whole), .matched, "\(size)")
             XCTAssertFalse(icu.isMarkedSlow, "run to its end: \(size)")
