@@ -185,7 +185,7 @@ final class ICUExpression: Sendable {
             if result != nil {
                 outcome = .matched
                 stop.pointee = true
-            } else if ContinuousClock.now >= deadline {
+            } else if WholeBudget.hasPassed(deadline, now: .now) {
                 outcome = .outOfTime
                 stop.pointee = true
             }

@@ -30,7 +30,7 @@ struct SearchClock {
     mutating func deadlinePassed() -> Bool {
         guard let deadline else { return false }
         if firstRead == nil { firstRead = ThreadCPUTime.now() }
-        return ContinuousClock.now >= deadline
+        return WholeBudget.hasPassed(deadline, now: .now)
     }
 
     /// The thread's CPU time since the first read: how long the search worked, less its first

@@ -340,10 +340,14 @@ public final class MockStore: Sendable {
         budget: Duration = requestBudget, refundable: Bool = false, outOfTime: (Mock) -> Void = { _ in },
         skipped: (Mock) -> Void = { _ in }
     ) -> MockHit? {
-        serve(
-            tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
-            deadline: ContinuousClock.now.advanced(by: budget), slice: .whole, refundable: refundable, outOfTime: outOfTime,
-            skipped: skipped)
+        // Counted in this thread's CPU time (``WholeBudget``): which mock answers does not
+        // depend on the machine's load.
+        let deadline = ContinuousClock.now.advanced(by: budget)
+        return WholeBudget.counting(budget, deadline: deadline) {
+            serve(
+                tenant: tenant, method: method, target: target, headerValue: headerValue, body: body,
+                deadline: deadline, slice: .whole, refundable: refundable, outOfTime: outOfTime, skipped: skipped)
+        }
     }
 
     /// ``serve(tenant:method:target:headerValue:body:budget:refundable:outOfTime:skipped:)`` with the deadline

@@ -229,7 +229,8 @@ struct MockTable: Sendable {
             // Marked before this search (one that this search marks is the tenant's own overrun).
             let wasMarked = fallback && definition.isMarkedSlow
             var until = deadline
-            if wasMarked, !slice.isSlice, !definition.takeSlowProbe() { until = min(deadline, .now.advanced(by: RegexpSlice.length)) }
+            // Its own instant, never the request's deadline, which is counted in CPU time (``WholeBudget``).
+            if wasMarked, !slice.isSlice, !definition.takeSlowProbe() { until = ContinuousClock.now.advanced(by: RegexpSlice.length) }
             switch definition.evaluate(method: method, target: target, headerValue: headerValue, body: body, until: until, slice: slice) {
             case .matched: return id
             case .notMatched: break
